@@ -1,0 +1,2 @@
+/** Skein's public library API. */
+export * from "./model/index.js";

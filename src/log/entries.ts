@@ -1,0 +1,73 @@
+/**
+ * Session log entries: the durable record of a session, one per committed step.
+ *
+ * Boundary rule: plain data. These shapes are hashed (canonical JSON, see canonical-json.ts)
+ * and stored verbatim, so a field may be added only as optional and never renamed.
+ */
+import type { Item } from "../model/items.js";
+import type { RequestConfig } from "../model/request-config.js";
+
+/** Where a forked session branched from: the source session and the hash of the last entry it kept. */
+export interface SessionOrigin {
+  session_id: string;
+  entry_hash: string;
+}
+
+/** How a run ended (audit only; replay uses `interrupted`). */
+export type Outcome =
+  | { type: "finished" }
+  | { type: "paused" }
+  | { type: "limit_reached" }
+  | { type: "yielded" }
+  | { type: "error"; message: string };
+
+/** Optional bookkeeping the daemon attaches to entries it writes (which turn, which input). */
+export interface EntryContext {
+  turn_id?: string;
+  input_id?: string;
+}
+
+export type LogEntry =
+  | {
+      kind: "session_start";
+      ts: number;
+      system_prompt: string | null;
+      config: RequestConfig;
+      history: Item[];
+      forked_from?: SessionOrigin;
+    }
+  | ({ kind: "user_input"; ts: number; item: Item } & EntryContext)
+  | ({ kind: "assistant_items"; ts: number; items: Item[] } & EntryContext)
+  | ({ kind: "tool_results"; ts: number; items: Item[] } & EntryContext)
+  /** Items an interceptor added that are neither user input nor model output (e.g. system messages). */
+  | ({ kind: "hook_injected_items"; ts: number; items: Item[] } & EntryContext)
+  /** A message from the runtime to the model (e.g. "the daemon restarted"); replays as `item`. */
+  | ({ kind: "note"; ts: number; origin: string; item: Item } & EntryContext)
+  | { kind: "turn_end"; ts: number; turn_count: number }
+  | { kind: "run_outcome"; ts: number; outcome: Outcome; interrupted: boolean }
+  | { kind: "config_changed"; ts: number; config: RequestConfig }
+  | { kind: "locked"; ts: number; locked_prefix_len: number }
+  | { kind: "cache_unlocked"; ts: number }
+  | {
+      kind: "llm_usage";
+      ts: number;
+      history_len: number;
+      input_total_tokens: number;
+      cache_read_tokens: number;
+      cache_write_tokens: number;
+      output_tokens: number;
+    };
+
+export type LogEntryKind = LogEntry["kind"];
+
+/** A stored entry: the entry plus its place in the hash chain (lowercase hex SHA-256). */
+export interface HashedEntry {
+  hash: string;
+  prev_hash: string | null;
+  entry: LogEntry;
+}
+
+/** A hashed entry with its 0-based position in its session's log. */
+export interface PositionedEntry extends HashedEntry {
+  position: number;
+}

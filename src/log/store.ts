@@ -1,0 +1,47 @@
+/**
+ * The storage contract every session-log backend implements (JSONL files, SQLite, PostgreSQL).
+ *
+ * Boundary rule: a store moves hashed entries; it never builds them. Every read verifies the
+ * chain it returns and throws `LogCorruptError` naming the session and position of the first
+ * bad entry. Every append is a compare-and-append on the head hash.
+ */
+import type { HashedEntry, PositionedEntry } from "./entries.js";
+
+/** The last entry of a session's log. */
+export interface LogHead {
+  hash: string;
+  /** 0-based position of the head entry; the log holds position + 1 entries. */
+  position: number;
+}
+
+export interface Store {
+  /**
+   * Append entries atomically if and only if the session's current head hash equals
+   * `entries[0].prev_hash` (null: the log must be empty, i.e. this creates the session).
+   * The entries must chain to each other. On a mismatch nothing is written and
+   * `AppendConflictError` is thrown.
+   */
+  append(sessionId: string, entries: readonly HashedEntry[]): Promise<LogHead>;
+
+  /** Every entry of the session, verified. Throws `SessionNotFoundError` if it has none. */
+  readAll(sessionId: string): Promise<PositionedEntry[]>;
+
+  /** The head, or null when the session does not exist. */
+  readHead(sessionId: string): Promise<LogHead | null>;
+
+  /**
+   * Entries with `from <= position < from + limit`, verified within the range (each hash
+   * recomputed, each link checked, the first against its predecessor when there is one).
+   */
+  readRange(sessionId: string, from: number, limit: number): Promise<PositionedEntry[]>;
+
+  /** Ids of all sessions, newest first (session ids are UUIDv7, so this is id order). */
+  listSessions(): Promise<string[]>;
+
+  exists(sessionId: string): Promise<boolean>;
+
+  /** Remove a session's log entirely. Removing an unknown session is not an error. */
+  deleteSession(sessionId: string): Promise<void>;
+
+  close(): Promise<void>;
+}

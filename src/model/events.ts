@@ -1,0 +1,137 @@
+/**
+ * Normalized stream events: what every provider adapter turns its wire protocol into and
+ * what the Worker consumes. Blocks are addressed by `index`, unique within one response.
+ *
+ * Boundary rule: plain data and constructors only; no I/O.
+ */
+import type { Usage } from "./usage.js";
+
+export type BlockType = "text" | "thinking" | "tool_use";
+
+export type StopReason =
+  | "end_turn"
+  | "max_tokens"
+  | "stop_sequence"
+  | "tool_use"
+  | "content_filter"
+  | "refusal";
+
+export type BlockStart =
+  | { type: "text" }
+  | { type: "thinking" }
+  | { type: "tool_use"; id: string; name: string; item_id?: string; signature?: string };
+
+export type BlockDelta =
+  | { type: "text"; text: string }
+  | { type: "thinking"; text: string }
+  | { type: "input_json"; json: string };
+
+/** What a provider needs back to accept a thinking block in a later request. */
+export interface ReasoningData {
+  id?: string;
+  text?: string;
+  summary?: string[];
+  signature?: string;
+  encrypted_content?: string;
+  redacted?: boolean;
+}
+
+export type ResponseStatus = "started" | "completed" | "cancelled" | "failed";
+
+/** A provider request is being retried after a transient failure. */
+export interface RetryNotice {
+  /** The attempt that failed, 1-based. */
+  attempt: number;
+  max_attempts: number;
+  delay_ms: number;
+  reason: string;
+  status?: number;
+}
+
+export type StreamEvent =
+  | { type: "block_start"; index: number; block: BlockStart }
+  | { type: "block_delta"; index: number; delta: BlockDelta }
+  | {
+      type: "block_stop";
+      index: number;
+      /** The block's type when the provider says it; the Worker tracks index → type anyway. */
+      block_type?: BlockType;
+      stop_reason?: StopReason;
+      reasoning?: ReasoningData;
+    }
+  | { type: "block_abort"; index: number; block_type?: BlockType; reason: string }
+  | { type: "usage"; usage: Usage }
+  | { type: "status"; status: ResponseStatus; stop_reason?: StopReason }
+  | { type: "error"; code?: string; message: string }
+  | { type: "retry"; retry: RetryNotice }
+  | { type: "ping" };
+
+export function textBlockStart(index: number): StreamEvent {
+  return { type: "block_start", index, block: { type: "text" } };
+}
+
+export function textDelta(index: number, text: string): StreamEvent {
+  return { type: "block_delta", index, delta: { type: "text", text } };
+}
+
+export function textBlockStop(index: number, stopReason?: StopReason): StreamEvent {
+  return stopReason === undefined
+    ? { type: "block_stop", index, block_type: "text" }
+    : { type: "block_stop", index, block_type: "text", stop_reason: stopReason };
+}
+
+export function thinkingBlockStart(index: number): StreamEvent {
+  return { type: "block_start", index, block: { type: "thinking" } };
+}
+
+export function thinkingDelta(index: number, text: string): StreamEvent {
+  return { type: "block_delta", index, delta: { type: "thinking", text } };
+}
+
+export function thinkingBlockStop(index: number, reasoning?: ReasoningData): StreamEvent {
+  return reasoning === undefined
+    ? { type: "block_stop", index, block_type: "thinking" }
+    : { type: "block_stop", index, block_type: "thinking", reasoning };
+}
+
+export function toolUseStart(index: number, id: string, name: string): StreamEvent {
+  return { type: "block_start", index, block: { type: "tool_use", id, name } };
+}
+
+export function toolInputDelta(index: number, json: string): StreamEvent {
+  return { type: "block_delta", index, delta: { type: "input_json", json } };
+}
+
+export function toolUseStop(index: number): StreamEvent {
+  return { type: "block_stop", index, block_type: "tool_use", stop_reason: "tool_use" };
+}
+
+export function blockAbort(index: number, reason: string): StreamEvent {
+  return { type: "block_abort", index, reason };
+}
+
+/** A usage report with total = input + output. */
+export function usageEvent(inputTokens: number, outputTokens: number): StreamEvent {
+  return {
+    type: "usage",
+    usage: {
+      input_tokens: inputTokens,
+      output_tokens: outputTokens,
+      total_tokens: inputTokens + outputTokens,
+    },
+  };
+}
+
+export function statusEvent(status: ResponseStatus, stopReason?: StopReason): StreamEvent {
+  return stopReason === undefined
+    ? { type: "status", status }
+    : { type: "status", status, stop_reason: stopReason };
+}
+
+export function errorEvent(message: string, code?: string): StreamEvent {
+  return code === undefined ? { type: "error", message } : { type: "error", code, message };
+}
+
+export function pingEvent(): StreamEvent {
+  return { type: "ping" };
+}

@@ -1,0 +1,7 @@
+export * from "./events.js";
+export * from "./items.js";
+export type * from "./json.js";
+export * from "./llm-client.js";
+export * from "./request-config.js";
+export * from "./tools.js";
+export * from "./usage.js";

@@ -1,0 +1,113 @@
+/**
+ * Conversation items: the provider-neutral history a Worker keeps and the log stores.
+ *
+ * Boundary rule: plain data only. Field names are snake_case because these objects are
+ * persisted verbatim (log entries, canonical JSON for the hash chain) and must never change
+ * shape with a refactor of the code that uses them.
+ */
+
+export type Role = "user" | "assistant" | "system";
+
+export type ContentPart = { type: "text"; text: string } | { type: "refusal"; refusal: string };
+
+export interface MessageItem {
+  type: "message";
+  role: Role;
+  content: ContentPart[];
+  /** Provider-assigned id (e.g. OpenAI Responses `msg_...`), kept so it can be sent back. */
+  id?: string;
+}
+
+export interface ToolCallItem {
+  type: "tool_call";
+  call_id: string;
+  name: string;
+  /** The arguments as a JSON string, exactly as the model produced them. */
+  arguments: string;
+  /** Provider item id (OpenAI Responses `fc_...`), when it differs from call_id. */
+  id?: string;
+  /** Gemini thought signature attached to this call; must be sent back with it. */
+  signature?: string;
+}
+
+export interface ToolResultItem {
+  type: "tool_result";
+  call_id: string;
+  output: string;
+  is_error?: boolean;
+}
+
+/**
+ * Model reasoning ("thinking"), kept with whatever the provider needs to accept it back:
+ * Anthropic's signature (or redacted data), OpenAI Responses' encrypted content and summary.
+ */
+export interface ReasoningItem {
+  type: "reasoning";
+  text: string;
+  summary?: string[];
+  signature?: string;
+  encrypted_content?: string;
+  /** Anthropic `redacted_thinking`: the opaque data is in encrypted_content, text is empty. */
+  redacted?: boolean;
+  id?: string;
+}
+
+export type Item = MessageItem | ToolCallItem | ToolResultItem | ReasoningItem;
+
+/** A user message with one text part. */
+export function userMessage(text: string): MessageItem {
+  return { type: "message", role: "user", content: [{ type: "text", text }] };
+}
+
+/** An assistant message with one text part. */
+export function assistantMessage(text: string): MessageItem {
+  return { type: "message", role: "assistant", content: [{ type: "text", text }] };
+}
+
+/** A system message with one text part (sent as a user turn to providers without a system role). */
+export function systemMessage(text: string): MessageItem {
+  return { type: "message", role: "system", content: [{ type: "text", text }] };
+}
+
+/** A tool call; `args` is the JSON string of the arguments. */
+export function toolCall(callId: string, name: string, args: string): ToolCallItem {
+  return { type: "tool_call", call_id: callId, name, arguments: args };
+}
+
+/** A tool result; `isError` is kept only when true so ordinary results stay small. */
+export function toolResult(callId: string, output: string, isError = false): ToolResultItem {
+  return isError
+    ? { type: "tool_result", call_id: callId, output, is_error: true }
+    : { type: "tool_result", call_id: callId, output };
+}
+
+/** A reasoning item with optional provider round-trip data. */
+export function reasoning(text: string, extra: Omit<ReasoningItem, "type" | "text"> = {}): ReasoningItem {
+  return { type: "reasoning", text, ...extra };
+}
+
+export function isUserMessage(item: Item): item is MessageItem {
+  return item.type === "message" && item.role === "user";
+}
+
+export function isAssistantMessage(item: Item): item is MessageItem {
+  return item.type === "message" && item.role === "assistant";
+}
+
+export function isToolCall(item: Item): item is ToolCallItem {
+  return item.type === "tool_call";
+}
+
+export function isToolResult(item: Item): item is ToolResultItem {
+  return item.type === "tool_result";
+}
+
+export function isReasoning(item: Item): item is ReasoningItem {
+  return item.type === "reasoning";
+}
+
+/** The concatenated text parts of a message (refusals included), or "" for other items. */
+export function messageText(item: Item): string {
+  if (item.type !== "message") return "";
+  return item.content.map((part) => (part.type === "text" ? part.text : part.refusal)).join("");
+}
