@@ -1,0 +1,62 @@
+/** Shared output format of every benchmark: a JSON file of figures and a printed table. */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/**
+ * One measured figure with the baseline measured in the same run. `ratio` is value / baseline
+ * (for throughputs higher is better; for durations the unit says which way is better).
+ */
+export interface Figure {
+  name: string;
+  value: number;
+  unit: string;
+  baseline: number | null;
+  ratio: number | null;
+  /** Free-form context: what the baseline is, targets, extra numbers. */
+  note?: string;
+}
+
+/** A figure whose ratio is computed from value and baseline. */
+export function figure(
+  name: string,
+  value: number,
+  unit: string,
+  baseline: number | null,
+  note?: string,
+): Figure {
+  const ratio = baseline === null || baseline === 0 ? null : round(value / baseline, 3);
+  const result: Figure = {
+    name,
+    value: round(value, 3),
+    unit,
+    baseline: baseline === null ? null : round(baseline, 3),
+    ratio,
+  };
+  if (note !== undefined) result.note = note;
+  return result;
+}
+
+function round(value: number, digits: number): number {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}
+
+const resultsDir = join(dirname(fileURLToPath(import.meta.url)), "results");
+
+/** Write `bench/results/<suite>.json` and print the figures as a table. */
+export function writeReport(suite: string, figures: Figure[]): void {
+  mkdirSync(resultsDir, { recursive: true });
+  writeFileSync(join(resultsDir, `${suite}.json`), `${JSON.stringify(figures, null, 2)}\n`);
+  console.log(`\n${suite}`);
+  console.table(
+    figures.map((f) => ({
+      name: f.name,
+      value: f.value,
+      unit: f.unit,
+      baseline: f.baseline,
+      ratio: f.ratio,
+      note: f.note ?? "",
+    })),
+  );
+}

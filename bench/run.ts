@@ -1,0 +1,25 @@
+/**
+ * `npm run bench [-- suite...]`: runs the named benchmark suites (all when none is named).
+ * Each suite is `bench/<name>.ts` exporting `run(): Promise<void>` that calls `writeReport`.
+ */
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const suites = ["log", "providers", "daemon", "cli"];
+const here = dirname(fileURLToPath(import.meta.url));
+const requested = process.argv.slice(2);
+const unknown = requested.filter((name) => !suites.includes(name));
+if (unknown.length > 0) {
+  console.error(`unknown bench suite(s): ${unknown.join(", ")}; known: ${suites.join(", ")}`);
+  process.exit(2);
+}
+for (const name of requested.length > 0 ? requested : suites) {
+  const file = join(here, `${name}.ts`);
+  if (!existsSync(file)) {
+    console.log(`(suite ${name}: not written yet)`);
+    continue;
+  }
+  const suite = (await import(pathToFileURL(file).href)) as { run: () => Promise<void> };
+  await suite.run();
+}
