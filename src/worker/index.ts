@@ -1,0 +1,23 @@
+/** The agent Worker: the LLM + tools loop with interceptor hooks, a prompt-cache lock and cancellation. */
+export {
+  DuplicateToolNameError,
+  WorkerError,
+  type WorkerErrorKind,
+  WorkerStateError,
+  type WorkerStateErrorKind,
+} from "./errors.js";
+export type {
+  AfterToolCallAction,
+  Awaitable,
+  BeforeRequestAction,
+  BeforeToolCallAction,
+  Interceptor,
+  PromptSubmitAction,
+  ToolCallResult,
+  TurnEndAction,
+} from "./interceptor.js";
+export { LockedWorker, type RunOptions } from "./locked-worker.js";
+export type { CommitKind, WorkerObserver } from "./observer.js";
+export { leavesRunInterrupted, type WorkerResult } from "./result.js";
+export { NOT_RUN_OUTPUT } from "./run.js";
+export { Worker, type WorkerOptions } from "./worker.js";

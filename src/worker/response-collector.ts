@@ -1,0 +1,247 @@
+/**
+ * Turns the stream events of ONE model response into its reasoning, text and tool calls.
+ *
+ * Boundary rule: pure in-memory state for a single response; a new collector per request, so
+ * nothing of a failed response can leak into the next one. Provider quirks are normalised here:
+ * - the Worker tracks index → block type itself; a stop's own `block_type` is only a fallback;
+ * - a delta with no open block opens one implicitly (OpenAI and Gemini send no text start);
+ * - a delta of another type than the open block at its index closes that block and opens a new one;
+ * - blocks still open when a finish reason arrives (a `status` event that is "completed" or carries
+ *   a stop reason) or when the stream ends are closed and collected, tool calls included;
+ * - an input_json delta without a tool start has no id or name and is dropped;
+ * - `block_abort` drops the block.
+ */
+import type { BlockDelta, BlockStart, ReasoningData, StreamEvent } from "../model/events.js";
+import type { ReasoningItem, ToolCallItem } from "../model/items.js";
+
+type OpenBlock =
+  | { type: "text"; order: number; text: string }
+  | { type: "thinking"; order: number; text: string }
+  | {
+      type: "tool_use";
+      order: number;
+      id: string;
+      name: string;
+      json: string;
+      item_id?: string;
+      signature?: string;
+    }
+  /** Tool input that arrived without a start: no id or name to file it under. */
+  | { type: "orphan_input"; order: number };
+
+type ClosedBlock =
+  | { type: "text"; order: number; text: string }
+  | { type: "reasoning"; order: number; item: ReasoningItem }
+  | { type: "tool_call"; order: number; item: ToolCallItem };
+
+/** What one response produced, each part in the order its block was opened. */
+export interface CollectedResponse {
+  reasoning: ReasoningItem[];
+  /** All text blocks joined with "". */
+  text: string;
+  toolCalls: ToolCallItem[];
+}
+
+export class ResponseCollector {
+  private readonly open = new Map<number, OpenBlock>();
+  private readonly closed: ClosedBlock[] = [];
+  private nextOrder = 0;
+
+  /** Feeds one stream event; events that carry no content (usage, ping, ...) are ignored. */
+  accept(event: StreamEvent): void {
+    switch (event.type) {
+      case "block_start":
+        this.closeIndex(event.index);
+        this.open.set(event.index, this.startBlock(event.block));
+        return;
+      case "block_delta":
+        this.appendDelta(event.index, event.delta);
+        return;
+      case "block_stop":
+        this.stopBlock(event.index, event.block_type, event.reasoning);
+        return;
+      case "block_abort":
+        this.open.delete(event.index);
+        return;
+      case "status":
+        if (event.status === "completed" || event.stop_reason !== undefined) this.closeAll();
+        return;
+      case "usage":
+      case "error":
+      case "retry":
+      case "ping":
+        return;
+      default: {
+        const unknownEvent: never = event;
+        throw new Error(`Unknown stream event: ${JSON.stringify(unknownEvent)}`);
+      }
+    }
+  }
+
+  /** Closes whatever is still open (the stream ended) and returns the response's parts. */
+  finish(): CollectedResponse {
+    this.closeAll();
+    const blocks = [...this.closed].sort((a, b) => a.order - b.order);
+    const reasoning: ReasoningItem[] = [];
+    const texts: string[] = [];
+    const toolCalls: ToolCallItem[] = [];
+    for (const block of blocks) {
+      if (block.type === "reasoning") reasoning.push(block.item);
+      else if (block.type === "text") texts.push(block.text);
+      else toolCalls.push(block.item);
+    }
+    return { reasoning, text: texts.join(""), toolCalls };
+  }
+
+  private startBlock(start: BlockStart): OpenBlock {
+    const order = this.nextOrder++;
+    switch (start.type) {
+      case "text":
+        return { type: "text", order, text: "" };
+      case "thinking":
+        return { type: "thinking", order, text: "" };
+      case "tool_use": {
+        const block: OpenBlock = { type: "tool_use", order, id: start.id, name: start.name, json: "" };
+        if (start.item_id !== undefined) block.item_id = start.item_id;
+        if (start.signature !== undefined) block.signature = start.signature;
+        return block;
+      }
+      default: {
+        const unknownStart: never = start;
+        throw new Error(`Unknown block start: ${JSON.stringify(unknownStart)}`);
+      }
+    }
+  }
+
+  private appendDelta(index: number, delta: BlockDelta): void {
+    let block = this.open.get(index);
+    if (block !== undefined && !deltaFits(block, delta)) {
+      this.closeIndex(index);
+      block = undefined;
+    }
+    if (block === undefined) {
+      block = this.implicitBlock(delta);
+      this.open.set(index, block);
+    }
+    switch (delta.type) {
+      case "text":
+      case "thinking":
+        if (block.type === "text" || block.type === "thinking") block.text += delta.text;
+        return;
+      case "input_json":
+        if (block.type === "tool_use") block.json += delta.json;
+        return;
+      default: {
+        const unknownDelta: never = delta;
+        throw new Error(`Unknown block delta: ${JSON.stringify(unknownDelta)}`);
+      }
+    }
+  }
+
+  private implicitBlock(delta: BlockDelta): OpenBlock {
+    const order = this.nextOrder++;
+    switch (delta.type) {
+      case "text":
+        return { type: "text", order, text: "" };
+      case "thinking":
+        return { type: "thinking", order, text: "" };
+      case "input_json":
+        return { type: "orphan_input", order };
+      default: {
+        const unknownDelta: never = delta;
+        throw new Error(`Unknown block delta: ${JSON.stringify(unknownDelta)}`);
+      }
+    }
+  }
+
+  private stopBlock(index: number, stopType: string | undefined, data: ReasoningData | undefined): void {
+    if (this.open.has(index)) {
+      this.closeIndex(index, data);
+      return;
+    }
+    // Some providers emit a whole reasoning item as a lone stop (e.g. encrypted-only reasoning).
+    if (stopType === "thinking" && data !== undefined) {
+      const item = reasoningItem("", data);
+      if (item !== undefined) this.closed.push({ type: "reasoning", order: this.nextOrder++, item });
+    }
+  }
+
+  private closeIndex(index: number, data?: ReasoningData): void {
+    const block = this.open.get(index);
+    if (block === undefined) return;
+    this.open.delete(index);
+    switch (block.type) {
+      case "text":
+        if (block.text !== "") this.closed.push({ type: "text", order: block.order, text: block.text });
+        return;
+      case "thinking": {
+        const item = reasoningItem(block.text, data);
+        if (item !== undefined) this.closed.push({ type: "reasoning", order: block.order, item });
+        return;
+      }
+      case "tool_use":
+        this.closed.push({ type: "tool_call", order: block.order, item: toolCallItem(block) });
+        return;
+      case "orphan_input":
+        return;
+      default: {
+        const unknownBlock: never = block;
+        throw new Error(`Unknown open block: ${JSON.stringify(unknownBlock)}`);
+      }
+    }
+  }
+
+  private closeAll(): void {
+    const indices = [...this.open.entries()].sort((a, b) => a[1].order - b[1].order).map(([index]) => index);
+    for (const index of indices) this.closeIndex(index);
+  }
+}
+
+function deltaFits(block: OpenBlock, delta: BlockDelta): boolean {
+  switch (delta.type) {
+    case "text":
+      return block.type === "text";
+    case "thinking":
+      return block.type === "thinking";
+    case "input_json":
+      return block.type === "tool_use" || block.type === "orphan_input";
+    default: {
+      const unknownDelta: never = delta;
+      throw new Error(`Unknown block delta: ${JSON.stringify(unknownDelta)}`);
+    }
+  }
+}
+
+/**
+ * The reasoning item for a closed thinking block: the stop's data wins, the streamed text is the
+ * fallback. An empty block with nothing to send back is dropped.
+ */
+function reasoningItem(streamedText: string, data: ReasoningData | undefined): ReasoningItem | undefined {
+  const text = data?.text !== undefined && data.text !== "" ? data.text : streamedText;
+  const item: ReasoningItem = { type: "reasoning", text };
+  if (data?.summary !== undefined && data.summary.length > 0) item.summary = [...data.summary];
+  if (data?.signature !== undefined) item.signature = data.signature;
+  if (data?.encrypted_content !== undefined) item.encrypted_content = data.encrypted_content;
+  if (data?.redacted === true) item.redacted = true;
+  if (data?.id !== undefined) item.id = data.id;
+  const worthKeeping =
+    text !== "" ||
+    item.summary !== undefined ||
+    item.signature !== undefined ||
+    item.encrypted_content !== undefined ||
+    item.redacted === true;
+  return worthKeeping ? item : undefined;
+}
+
+/** Empty arguments become "{}"; anything else is kept byte for byte, valid JSON or not. */
+function toolCallItem(block: Extract<OpenBlock, { type: "tool_use" }>): ToolCallItem {
+  const item: ToolCallItem = {
+    type: "tool_call",
+    call_id: block.id,
+    name: block.name,
+    arguments: block.json.trim() === "" ? "{}" : block.json,
+  };
+  if (block.item_id !== undefined) item.id = block.item_id;
+  if (block.signature !== undefined) item.signature = block.signature;
+  return item;
+}

@@ -1,0 +1,328 @@
+/**
+ * One run or resume of a locked Worker: the turn loop of yoi-spec §1.3–1.6 with the Rust
+ * original's gaps fixed.
+ *
+ * Boundary rule: the only code that appends to history while the Worker is locked, and only
+ * through `commit`, which tells the observer. A run owns an AbortController: `cancel()` (or the
+ * caller's signal) aborts it, which aborts the LLM stream (the signal given to `client.stream`)
+ * and running tools (their ToolContext.signal); every await on outside code races it, so a
+ * cancelled run rejects at once even when the stream or a tool ignores the signal. When a run
+ * fails for any reason, the controller is aborted too, so nothing it started keeps working.
+ *
+ * Decisions beyond the seed:
+ * - A response is collected by a fresh ResponseCollector and committed only once its stream has
+ *   ended cleanly: nothing of a failed or cancelled response reaches history.
+ * - `run(input)` first answers tool calls left pending by an interrupted run (is_error "not run"
+ *   results, committed before the user message): the new input replaces whatever was awaited
+ *   (typically a pause for approval), and the next request stays valid for every provider.
+ *   `resume()` instead executes pending calls, through `beforeToolCall` again.
+ * - `turnCount` grows when a response has been committed.
+ */
+import type { StreamEvent } from "../model/events.js";
+import { type Item, type ToolCallItem, toolResult, userMessage } from "../model/items.js";
+import { LlmClientError, type LlmRequest } from "../model/llm-client.js";
+import { mergeUsage, type Usage } from "../model/usage.js";
+import { assistantItems } from "./assistant-items.js";
+import { abortReasonText, untilAborted } from "./cancellation.js";
+import { errorMessage, WorkerError } from "./errors.js";
+import { type Awaitable, type Interceptor, unknownAction } from "./interceptor.js";
+import type { CommitKind, WorkerObserver } from "./observer.js";
+import { pendingToolCalls } from "./pending-tool-calls.js";
+import { type CollectedResponse, ResponseCollector } from "./response-collector.js";
+import { leavesRunInterrupted, type WorkerResult } from "./result.js";
+import { runToolBatch, type ToolBatchRun } from "./tool-batch.js";
+import type { ToolRegistry } from "./tool-registry.js";
+import type { WorkerCore } from "./worker-core.js";
+
+/** The result given to a call an interrupted run left pending when a new input arrives instead. */
+export const NOT_RUN_OUTPUT =
+  "Tool call not run: the previous run was interrupted and a new user message arrived instead.";
+
+export class WorkerRun implements ToolBatchRun {
+  private readonly core: WorkerCore;
+  private readonly controller = new AbortController();
+  private cancelReason: string | undefined;
+  private readonly detachExternal: () => void;
+
+  constructor(core: WorkerCore, external?: AbortSignal) {
+    this.core = core;
+    if (external === undefined) {
+      this.detachExternal = () => undefined;
+    } else if (external.aborted) {
+      this.cancel(abortReasonText(external.reason));
+      this.detachExternal = () => undefined;
+    } else {
+      const onAbort = (): void => this.cancel(abortReasonText(external.reason));
+      external.addEventListener("abort", onAbort, { once: true });
+      this.detachExternal = () => external.removeEventListener("abort", onAbort);
+    }
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get tools(): ToolRegistry {
+    return this.core.tools;
+  }
+
+  get interceptor(): Interceptor {
+    return this.core.interceptor;
+  }
+
+  get observer(): WorkerObserver {
+    return this.core.observer;
+  }
+
+  /** Cancels this run; a second call (or a call after the run failed) does nothing. */
+  cancel(reason?: string): void {
+    if (this.controller.signal.aborted) return;
+    this.cancelReason = reason;
+    this.controller.abort(WorkerError.cancelled(reason));
+  }
+
+  /** `run(input)`: prompt hook, pending calls answered, user item committed, then the turn loop. */
+  start(input: string): Promise<WorkerResult> {
+    return this.finalize(async () => {
+      this.throwIfCancelled();
+      let item: Item = userMessage(input);
+      const hook = this.interceptor.onPromptSubmit;
+      if (hook !== undefined) {
+        const submitted = structuredClone(item);
+        const action = await this.callHook("onPromptSubmit", () => hook.call(this.interceptor, submitted));
+        switch (action.action) {
+          case "continue":
+            item = action.item ?? item;
+            break;
+          case "cancel":
+            throw WorkerError.aborted(action.reason);
+          default:
+            unknownAction("onPromptSubmit", action);
+        }
+      }
+      const pending = pendingToolCalls(this.core.history);
+      await this.commit(
+        pending.map((call) => toolResult(call.call_id, NOT_RUN_OUTPUT, true)),
+        "tool_results",
+      );
+      await this.commit([item], "user_input");
+      return this.turnLoop();
+    });
+  }
+
+  /** `resume()`: executes pending tool calls, then the turn loop. */
+  resume(): Promise<WorkerResult> {
+    return this.finalize(async () => {
+      this.throwIfCancelled();
+      const pending = pendingToolCalls(this.core.history);
+      if (pending.length > 0 && (await this.runTools(pending)) === "paused") return "paused";
+      return this.turnLoop();
+    });
+  }
+
+  untilCancelled<T>(work: Promise<T>): Promise<T> {
+    return untilAborted(work, this.signal, () => this.cancellation());
+  }
+
+  async callHook<T>(hook: keyof Interceptor, invoke: () => Awaitable<T>): Promise<T> {
+    try {
+      // Through a promise so a hook that throws synchronously is handled like one that rejects.
+      return await this.untilCancelled(Promise.resolve().then(invoke));
+    } catch (error) {
+      if (error instanceof WorkerError) throw error;
+      throw WorkerError.aborted(`interceptor ${hook} failed: ${errorMessage(error)}`, error);
+    }
+  }
+
+  notify(callback: keyof WorkerObserver, invoke: () => void): void {
+    try {
+      invoke();
+    } catch (error) {
+      throw WorkerError.aborted(`observer ${callback} failed: ${errorMessage(error)}`, error);
+    }
+  }
+
+  private async finalize(body: () => Promise<WorkerResult>): Promise<WorkerResult> {
+    this.core.lastRunInterrupted = false;
+    try {
+      const result = await body();
+      this.core.lastRunInterrupted = leavesRunInterrupted(result);
+      return result;
+    } catch (error) {
+      this.core.lastRunInterrupted = true;
+      if (!this.controller.signal.aborted) this.controller.abort(error);
+      await this.reportAbort(error);
+      throw error;
+    } finally {
+      this.detachExternal();
+    }
+  }
+
+  /** Tells `onAbort`; its own failure must not replace the run's error, so it is dropped. */
+  private async reportAbort(error: unknown): Promise<void> {
+    const hook = this.interceptor.onAbort;
+    if (hook === undefined) return;
+    const reason =
+      error instanceof WorkerError
+        ? error.kind === "aborted"
+          ? (error.reason ?? error.message)
+          : error.message
+        : errorMessage(error);
+    try {
+      await hook.call(this.interceptor, reason);
+    } catch {
+      // Deliberately ignored (see above).
+    }
+  }
+
+  private async turnLoop(): Promise<WorkerResult> {
+    for (;;) {
+      this.throwIfCancelled();
+      const turn = this.core.turnCount;
+      this.notify("onTurnStart", () => this.observer.onTurnStart?.(turn));
+
+      let items: Item[];
+      const before = this.interceptor.beforeRequest;
+      if (before === undefined) {
+        items = [...this.core.history];
+      } else {
+        // A deep copy: edits (even in place) apply to this request only.
+        const copy = structuredClone(this.core.history);
+        const action = await this.callHook("beforeRequest", () => before.call(this.interceptor, copy));
+        switch (action.action) {
+          case "continue":
+            items = action.items ?? copy;
+            break;
+          case "cancel":
+            this.notify("onTurnEnd", () => this.observer.onTurnEnd?.(turn, {}));
+            throw WorkerError.aborted(action.reason);
+          case "yield":
+            this.notify("onTurnEnd", () => this.observer.onTurnEnd?.(turn, {}));
+            return "yielded";
+          default:
+            return unknownAction("beforeRequest", action);
+        }
+      }
+
+      const request: LlmRequest = {
+        items,
+        tools: [...this.core.tools.metas()],
+        config: structuredClone(this.core.requestConfig),
+      };
+      if (this.core.systemPrompt !== null) request.system_prompt = this.core.systemPrompt;
+      const { response, usage } = await this.streamResponse(request);
+
+      await this.commit(assistantItems(response), "assistant");
+      this.core.turnCount += 1;
+      this.notify("onTurnEnd", () => this.observer.onTurnEnd?.(turn, usage));
+
+      if (response.toolCalls.length === 0) {
+        const onTurnEnd = this.interceptor.onTurnEnd;
+        if (onTurnEnd === undefined) return "finished";
+        const history: readonly Item[] = this.core.history;
+        const action = await this.callHook("onTurnEnd", () => onTurnEnd.call(this.interceptor, history));
+        switch (action.action) {
+          case "finish":
+            return "finished";
+          case "continue":
+            await this.commit(action.messages, "injected");
+            continue;
+          case "pause":
+            return "paused";
+          default:
+            return unknownAction("onTurnEnd", action);
+        }
+      }
+
+      if ((await this.runTools(response.toolCalls)) === "paused") return "paused";
+      const maxTurns = this.core.maxTurns;
+      if (maxTurns !== null && this.core.turnCount >= maxTurns) return "limit_reached";
+    }
+  }
+
+  /** Streams one response to its end; throws (committing nothing) on an error, an error event or a cancel. */
+  private async streamResponse(request: LlmRequest): Promise<{ response: CollectedResponse; usage: Usage }> {
+    this.throwIfCancelled();
+    const collector = new ResponseCollector();
+    let usage: Usage = {};
+    let iterator: AsyncIterator<StreamEvent> | undefined;
+    let ended = false;
+    try {
+      iterator = this.core.client.stream(request, this.signal)[Symbol.asyncIterator]();
+      for (;;) {
+        const step = await this.untilCancelled(iterator.next());
+        if (step.done === true) {
+          ended = true;
+          break;
+        }
+        const event = step.value;
+        this.notify("onEvent", () => this.observer.onEvent?.(event));
+        if (event.type === "usage") {
+          usage = mergeUsage(usage, event.usage);
+        } else if (event.type === "error") {
+          const details = event.code === undefined ? {} : { code: event.code };
+          throw WorkerError.client(
+            new LlmClientError("api", this.core.client.provider, event.message, details),
+          );
+        } else {
+          collector.accept(event);
+        }
+      }
+    } catch (error) {
+      throw this.streamFailure(error);
+    } finally {
+      // Let an abandoned stream clean up, without waiting for a stream that ignores its signal.
+      if (!ended && iterator?.return !== undefined) {
+        const stop = iterator.return.bind(iterator);
+        void Promise.resolve()
+          .then(() => stop())
+          .catch(() => undefined);
+      }
+    }
+    return { response: collector.finish(), usage };
+  }
+
+  private streamFailure(error: unknown): WorkerError {
+    if (error instanceof WorkerError) return error;
+    if (this.signal.aborted) return this.cancellation();
+    if (error instanceof LlmClientError) return WorkerError.client(error);
+    // A client broke its contract (threw something else); treat it as a broken connection.
+    return WorkerError.client(
+      new LlmClientError("network", this.core.client.provider, errorMessage(error), { cause: error }),
+    );
+  }
+
+  private async runTools(calls: readonly ToolCallItem[]): Promise<"paused" | "done"> {
+    const outcome = await runToolBatch(calls, this);
+    if (outcome.kind === "paused") return "paused";
+    await this.commit(outcome.results, "tool_results");
+    return "done";
+  }
+
+  /**
+   * Appends items to history and awaits the observer. If the observer fails, the items are taken
+   * back out, so history holds only steps its owner accepted.
+   */
+  private async commit(items: readonly Item[], kind: CommitKind): Promise<void> {
+    if (items.length === 0) return;
+    const history = this.core.history;
+    const lengthBefore = history.length;
+    history.push(...items);
+    const observer = this.observer;
+    if (observer.onItemsCommitted === undefined) return;
+    try {
+      await observer.onItemsCommitted(items, kind);
+    } catch (error) {
+      history.length = lengthBefore;
+      throw WorkerError.aborted(`observer onItemsCommitted failed: ${errorMessage(error)}`, error);
+    }
+  }
+
+  private throwIfCancelled(): void {
+    if (this.signal.aborted) throw this.cancellation();
+  }
+
+  private cancellation(): WorkerError {
+    return WorkerError.cancelled(this.cancelReason);
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * The state one Worker owns, shared by its two facades (`Worker` while mutable, `LockedWorker`
+ * while locked). Whichever facade is in use, there is exactly one history, one tool registry and
+ * at most one run at a time.
+ *
+ * Boundary rule: plain state, no behaviour beyond its own invariants; the facades guard who may
+ * change what, and `WorkerRun` is the only code that appends to history while locked.
+ */
+import type { Item } from "../model/items.js";
+import type { LlmClient } from "../model/llm-client.js";
+import { defaultRequestConfig, type RequestConfig } from "../model/request-config.js";
+import type { Interceptor } from "./interceptor.js";
+import type { WorkerObserver } from "./observer.js";
+import type { WorkerRun } from "./run.js";
+import { ToolRegistry } from "./tool-registry.js";
+
+export class WorkerCore {
+  readonly client: LlmClient;
+  readonly tools = new ToolRegistry();
+  systemPrompt: string | null = null;
+  requestConfig: RequestConfig = defaultRequestConfig();
+  history: Item[] = [];
+  turnCount = 0;
+  maxTurns: number | null = null;
+  lastRunInterrupted = false;
+  interceptor: Interceptor;
+  observer: WorkerObserver;
+  locked = false;
+  /** Bumped by every lock, so a LockedWorker from an earlier lock can tell it is stale. */
+  lockGeneration = 0;
+  lockedPrefixLen = 0;
+  activeRun: WorkerRun | null = null;
+
+  constructor(client: LlmClient, interceptor: Interceptor, observer: WorkerObserver) {
+    this.client = client;
+    this.interceptor = interceptor;
+    this.observer = observer;
+  }
+}

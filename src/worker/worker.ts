@@ -1,0 +1,151 @@
+/**
+ * The mutable face of a Worker: configure tools, prompt, interceptor, observer and history, then
+ * `lock()` to run. One Worker object lives for the whole life of its state; `lock()` hands out a
+ * LockedWorker over the same state and `unlock()` gives this object back.
+ *
+ * Boundary rule: every mutator checks the lock at run time too (a cast cannot get around it) and
+ * throws WorkerStateError kind "locked".
+ */
+import type { Item } from "../model/items.js";
+import type { LlmClient } from "../model/llm-client.js";
+import type { RequestConfig } from "../model/request-config.js";
+import type { ToolDefinition, ToolMeta } from "../model/tools.js";
+import { WorkerStateError } from "./errors.js";
+import type { Interceptor } from "./interceptor.js";
+import { LockedWorker } from "./locked-worker.js";
+import type { WorkerObserver } from "./observer.js";
+import { WorkerCore } from "./worker-core.js";
+
+export interface WorkerOptions {
+  interceptor?: Interceptor;
+  observer?: WorkerObserver;
+}
+
+export class Worker {
+  readonly #core: WorkerCore;
+
+  constructor(client: LlmClient, options: WorkerOptions = {}) {
+    this.#core = new WorkerCore(client, options.interceptor ?? {}, options.observer ?? {});
+  }
+
+  get client(): LlmClient {
+    return this.#core.client;
+  }
+
+  get systemPrompt(): string | null {
+    return this.#core.systemPrompt;
+  }
+
+  /** Sets (or with null, removes) the system prompt. */
+  setSystemPrompt(prompt: string | null): void {
+    this.#assertMutable("setSystemPrompt");
+    this.#core.systemPrompt = prompt;
+  }
+
+  /** Queues a tool; its factory runs at `lock()`, which throws DuplicateToolNameError on a clash. */
+  registerTool(definition: ToolDefinition): void {
+    this.#assertMutable("registerTool");
+    this.#core.tools.register(definition);
+  }
+
+  /** Materialised tools (those registered before the last `lock()`), sorted by name. */
+  get tools(): readonly ToolMeta[] {
+    return this.#core.tools.metas();
+  }
+
+  /** Replaces the interceptor (pass `{}` for none). */
+  setInterceptor(interceptor: Interceptor): void {
+    this.#assertMutable("setInterceptor");
+    this.#core.interceptor = interceptor;
+  }
+
+  /** Replaces the observer (pass `{}` for none). */
+  setObserver(observer: WorkerObserver): void {
+    this.#assertMutable("setObserver");
+    this.#core.observer = observer;
+  }
+
+  /** Replaces the request config (copied). */
+  setRequestConfig(config: RequestConfig): void {
+    this.#assertMutable("setRequestConfig");
+    this.#core.requestConfig = structuredClone(config);
+  }
+
+  get requestConfig(): Readonly<RequestConfig> {
+    return this.#core.requestConfig;
+  }
+
+  get history(): readonly Item[] {
+    return this.#core.history;
+  }
+
+  /** Replaces the whole history (copied), e.g. when restoring a session. */
+  setHistory(items: readonly Item[]): void {
+    this.#assertMutable("setHistory");
+    this.#core.history = [...items];
+  }
+
+  /** Appends one item to history. */
+  pushItem(item: Item): void {
+    this.#assertMutable("pushItem");
+    this.#core.history.push(item);
+  }
+
+  /** LLM request/response cycles so far, cumulative over the Worker's life. */
+  get turnCount(): number {
+    return this.#core.turnCount;
+  }
+
+  /** Restores the turn count. */
+  setTurnCount(count: number): void {
+    this.#assertMutable("setTurnCount");
+    if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`Invalid turn count: ${count}`);
+    this.#core.turnCount = count;
+  }
+
+  get maxTurns(): number | null {
+    return this.#core.maxTurns;
+  }
+
+  /** Caps the cumulative turn count (checked after each tool batch); null means unlimited. */
+  setMaxTurns(limit: number | null): void {
+    this.#assertMutable("setMaxTurns");
+    if (limit !== null && (!Number.isSafeInteger(limit) || limit < 1)) {
+      throw new RangeError(`Invalid turn limit: ${limit}`);
+    }
+    this.#core.maxTurns = limit;
+  }
+
+  /** Whether the last run/resume stopped short of a clean end, so `resume()` is meaningful. */
+  get lastRunInterrupted(): boolean {
+    return this.#core.lastRunInterrupted;
+  }
+
+  /** Restores the interrupted flag. */
+  setLastRunInterrupted(interrupted: boolean): void {
+    this.#assertMutable("setLastRunInterrupted");
+    this.#core.lastRunInterrupted = interrupted;
+  }
+
+  get isLocked(): boolean {
+    return this.#core.locked;
+  }
+
+  /**
+   * Materialises queued tools (throws DuplicateToolNameError on a clash, leaving the Worker
+   * unlocked) and records the current history length as the locked prefix.
+   */
+  lock(): LockedWorker {
+    this.#assertMutable("lock");
+    const core = this.#core;
+    core.tools.materialise();
+    core.locked = true;
+    core.lockGeneration += 1;
+    core.lockedPrefixLen = core.history.length;
+    return new LockedWorker(core, core.lockGeneration, () => this);
+  }
+
+  #assertMutable(operation: string): void {
+    if (this.#core.locked) throw new WorkerStateError("locked", operation);
+  }
+}

@@ -1,0 +1,135 @@
+import { describe, expect, it } from "vitest";
+import { textBlockStart, textDelta } from "../../src/model/events.js";
+import { assistantMessage, userMessage } from "../../src/model/items.js";
+import { Worker, WorkerError } from "../../src/worker/index.js";
+import { MockLlmClient, mockHang } from "../support/mock-llm-client.js";
+import { deferred, defineTool, textResponse, toolCallResponse } from "./scripts.js";
+
+async function failure(promise: Promise<unknown>): Promise<WorkerError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof WorkerError) return error;
+    throw error;
+  }
+  throw new Error("expected the run to fail");
+}
+
+/** A worker whose stream sends a partial text block and then hangs; `streaming` resolves at the delta. */
+function hangingStream(ignoreAbort = false) {
+  const streaming = deferred();
+  const client = MockLlmClient.withResponses([
+    [textBlockStart(0), textDelta(0, "Half a sent"), mockHang(ignoreAbort)],
+    textResponse("Hello!"),
+  ]);
+  const worker = new Worker(client, {
+    observer: { onEvent: (event) => event.type === "block_delta" && streaming.resolve() },
+  });
+  return { client, locked: worker.lock(), streaming: streaming.promise };
+}
+
+describe("cancellation", () => {
+  it("cancels mid-stream: aborts the client's signal and commits nothing of the response", async () => {
+    const { client, locked, streaming } = hangingStream();
+    const running = locked.run("Hi");
+    await streaming;
+    locked.cancel("user pressed stop");
+
+    const error = await failure(running);
+    expect(error.kind).toBe("cancelled");
+    expect(error.message).toBe("Cancelled");
+    expect(error.reason).toBe("user pressed stop");
+    expect(client.signals[0]?.aborted).toBe(true);
+    expect(locked.history).toEqual([userMessage("Hi")]);
+    expect(locked.lastRunInterrupted).toBe(true);
+    expect(locked.turnCount).toBe(0);
+
+    // The half-finished block does not leak into the next response.
+    await expect(locked.resume()).resolves.toBe("finished");
+    expect(locked.history).toEqual([userMessage("Hi"), assistantMessage("Hello!")]);
+  });
+
+  it("stops at once even when the stream ignores its abort signal", async () => {
+    const { locked, streaming } = hangingStream(true);
+    const running = locked.run("Hi");
+    await streaming;
+    locked.cancel();
+    await expect(failure(running)).resolves.toMatchObject({ kind: "cancelled" });
+    expect(locked.history).toEqual([userMessage("Hi")]);
+  });
+
+  it("cancels through the AbortSignal given to run", async () => {
+    const { locked, streaming } = hangingStream();
+    const controller = new AbortController();
+    const running = locked.run("Hi", { signal: controller.signal });
+    await streaming;
+    controller.abort("caller gave up");
+    await expect(failure(running)).resolves.toMatchObject({ kind: "cancelled", reason: "caller gave up" });
+    expect(locked.lastRunInterrupted).toBe(true);
+  });
+
+  it("cancels mid-tools: aborts the tools' signal and commits no tool result", async () => {
+    const started = deferred();
+    let toolSawAbort = false;
+    const client = MockLlmClient.withResponses([
+      toolCallResponse({ id: "c1", name: "long_job", args: "{}" }),
+      textResponse("never sent"),
+    ]);
+    const worker = new Worker(client);
+    worker.registerTool(
+      defineTool("long_job", (_input, context) => {
+        started.resolve();
+        return new Promise((_resolve, reject) => {
+          context.signal.addEventListener("abort", () => {
+            toolSawAbort = true;
+            reject(new Error("stopped"));
+          });
+        });
+      }),
+    );
+    const locked = worker.lock();
+    const controller = new AbortController();
+    const running = locked.run("Run the job", { signal: controller.signal });
+    await started.promise;
+    controller.abort();
+
+    await expect(failure(running)).resolves.toMatchObject({ kind: "cancelled" });
+    expect(toolSawAbort).toBe(true);
+    expect(locked.history.map((item) => item.type)).toEqual(["message", "tool_call"]);
+    expect(locked.lastRunInterrupted).toBe(true);
+    expect(client.calls).toBe(1);
+  });
+
+  it("does not cancel a run with a cancel sent before it started", async () => {
+    const locked = new Worker(new MockLlmClient(textResponse("Hello!"))).lock();
+    locked.cancel();
+    await expect(locked.run("Hi")).resolves.toBe("finished");
+  });
+
+  it("treats an already aborted signal as a cancel before anything is committed", async () => {
+    const client = new MockLlmClient(textResponse("Hello!"));
+    const locked = new Worker(client).lock();
+    await expect(failure(locked.run("Hi", { signal: AbortSignal.abort() }))).resolves.toMatchObject({
+      kind: "cancelled",
+    });
+    expect(locked.history).toEqual([]);
+    expect(client.calls).toBe(0);
+  });
+
+  it("cancels a run waiting on a slow interceptor hook", async () => {
+    const asked = deferred();
+    const worker = new Worker(new MockLlmClient(textResponse("Hello!")), {
+      interceptor: {
+        beforeRequest: () => {
+          asked.resolve();
+          return new Promise(() => undefined);
+        },
+      },
+    });
+    const locked = worker.lock();
+    const running = locked.run("Hi");
+    await asked.promise;
+    locked.cancel();
+    await expect(failure(running)).resolves.toMatchObject({ kind: "cancelled" });
+  });
+});
