@@ -43,6 +43,8 @@ export type LogEntry =
   | ({ kind: "hook_injected_items"; ts: number; items: Item[] } & EntryContext)
   /** A message from the runtime to the model (e.g. "the daemon restarted"); replays as `item`. */
   | ({ kind: "note"; ts: number; origin: string; item: Item } & EntryContext)
+  /** A `continue` input ran the model again without a user message; changes no history. */
+  | ({ kind: "continuation"; ts: number } & EntryContext)
   | { kind: "turn_end"; ts: number; turn_count: number }
   | { kind: "run_outcome"; ts: number; outcome: Outcome; interrupted: boolean }
   | { kind: "config_changed"; ts: number; config: RequestConfig }

@@ -1,0 +1,44 @@
+/**
+ * The HTTP history entry (spec §6): what a client sees of one committed step of a session.
+ *
+ * Boundary rule: wire data only (snake_case, JSON-serializable); built by project-history.ts
+ * from log entries, never stored.
+ */
+import type { JsonValue } from "../../model/json.js";
+
+export type HistoryEntryKind =
+  | "user"
+  | "assistant"
+  | "thinking"
+  | "tool_call"
+  | "tool_result"
+  | "note"
+  | "continuation";
+
+export type HistoryPart =
+  | { kind: "text"; text: string }
+  | { kind: "json"; field: "arguments" | "result"; value: JsonValue };
+
+/** The tool a tool_call or tool_result entry is about. */
+export interface HistoryTool {
+  name: string;
+  tool_call_id: string;
+  /** Only on tool_result entries: whether the tool reported an error. */
+  is_error?: boolean;
+}
+
+export interface HistoryEntry {
+  /** `"<position>"`, `"<position>-<k>"` or `"continue-<input_id>"`. */
+  id: string;
+  /** The log position the entry comes from (several entries may share one). */
+  position: number;
+  kind: HistoryEntryKind;
+  turn_id: string | null;
+  input_id: string | null;
+  /** RFC 3339 with milliseconds, UTC: the log entry's time. */
+  created_at: string;
+  content: HistoryPart[];
+  /** The id a fork may start from (this entry included), or null for thinking and continuation. */
+  checkpoint_id: string | null;
+  tool: HistoryTool | null;
+}

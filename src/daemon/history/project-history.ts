@@ -1,0 +1,208 @@
+/**
+ * Projection of session log entries to HTTP history entries.
+ *
+ * Boundary rule: pure functions of the log. Every item of a log entry becomes exactly one
+ * history entry, in order, so a history entry id (`"<position>"` when its log entry yields one,
+ * `"<position>-<k>"` for the k-th of several) names one item of one log entry for good; a fork
+ * at a checkpoint id can be resolved back to that item. Bookkeeping entries (turn_end,
+ * run_outcome, config_changed, locked, cache_unlocked, llm_usage) yield nothing.
+ *
+ * Decisions beyond the spec: a tool_result entry's `tool` carries `is_error` (false unless the
+ * tool reported an error); an empty or redacted reasoning item still yields a `thinking` entry,
+ * with no content; a message in a hook_injected_items or note entry is a `note`; a tool result
+ * whose call is not in the log gets the tool name "".
+ */
+import type { LogEntry, PositionedEntry } from "../../log/entries.js";
+import type { Item, ReasoningItem } from "../../model/items.js";
+import type { JsonValue } from "../../model/json.js";
+import type { HistoryEntry, HistoryEntryKind, HistoryPart, HistoryTool } from "./history-entry.js";
+
+/** Tool names by call id, gathered from the tool calls seen so far in a log. */
+export type ToolNames = Map<string, string>;
+
+/** The position and entry of a log entry (a PositionedEntry is one). */
+export type PlacedEntry = Pick<PositionedEntry, "position" | "entry">;
+
+interface Draft {
+  kind: HistoryEntryKind;
+  content: HistoryPart[];
+  tool: HistoryTool | null;
+}
+
+/** Whether the log entry yields at least one history entry (cheaper than projecting it). */
+export function projectsToHistory(entry: LogEntry): boolean {
+  switch (entry.kind) {
+    case "session_start":
+      return entry.history.length > 0;
+    case "assistant_items":
+    case "tool_results":
+    case "hook_injected_items":
+      return entry.items.length > 0;
+    case "user_input":
+    case "note":
+    case "continuation":
+      return true;
+    case "turn_end":
+    case "run_outcome":
+    case "config_changed":
+    case "locked":
+    case "cache_unlocked":
+    case "llm_usage":
+      return false;
+    default:
+      return unreachable(entry);
+  }
+}
+
+/** Record the names of the entry's tool calls in `names`. */
+export function recordToolNames(entry: LogEntry, names: ToolNames): void {
+  for (const item of itemsOf(entry)) {
+    if (item.type === "tool_call") names.set(item.call_id, item.name);
+  }
+}
+
+/**
+ * The history entries of one log entry, oldest first. `toolNames` names the tool calls seen
+ * earlier in the log (for tool_result entries); this entry's own calls are added to it, so a
+ * caller feeding a log in order can keep one map.
+ */
+export function projectEntry(placed: PlacedEntry, toolNames: ToolNames = new Map()): HistoryEntry[] {
+  const { position, entry } = placed;
+  recordToolNames(entry, toolNames);
+  const drafts = draftsOf(entry, toolNames);
+  if (drafts.length === 0) return [];
+  const createdAt = new Date(entry.ts).toISOString();
+  const turnId = "turn_id" in entry ? (entry.turn_id ?? null) : null;
+  const inputId = "input_id" in entry ? (entry.input_id ?? null) : null;
+  return drafts.map((draft, k) => {
+    const id =
+      draft.kind === "continuation" && inputId !== null
+        ? `continue-${inputId}`
+        : drafts.length === 1
+          ? `${position}`
+          : `${position}-${k}`;
+    const checkpointable = draft.kind !== "thinking" && draft.kind !== "continuation";
+    return {
+      id,
+      position,
+      kind: draft.kind,
+      turn_id: turnId,
+      input_id: inputId,
+      created_at: createdAt,
+      content: draft.content,
+      checkpoint_id: checkpointable ? id : null,
+      tool: draft.tool,
+    };
+  });
+}
+
+/** The history entries of a whole log (or a contiguous run of it from position 0), oldest first. */
+export function projectLog(entries: readonly PlacedEntry[]): HistoryEntry[] {
+  const names: ToolNames = new Map();
+  const out: HistoryEntry[] = [];
+  for (const placed of entries) {
+    for (const projected of projectEntry(placed, names)) out.push(projected);
+  }
+  return out;
+}
+
+function draftsOf(entry: LogEntry, names: ToolNames): Draft[] {
+  switch (entry.kind) {
+    case "session_start":
+      return entry.history.map((item) => draftOf(item, names));
+    case "user_input":
+      return [draftOf(entry.item, names)];
+    case "assistant_items":
+    case "tool_results":
+      return entry.items.map((item) => draftOf(item, names));
+    case "hook_injected_items":
+      return entry.items.map((item) => asNote(draftOf(item, names), item));
+    case "note":
+      return [asNote(draftOf(entry.item, names), entry.item)];
+    case "continuation":
+      return [{ kind: "continuation", content: [], tool: null }];
+    case "turn_end":
+    case "run_outcome":
+    case "config_changed":
+    case "locked":
+    case "cache_unlocked":
+    case "llm_usage":
+      return [];
+    default:
+      return unreachable(entry);
+  }
+}
+
+function itemsOf(entry: LogEntry): readonly Item[] {
+  switch (entry.kind) {
+    case "session_start":
+      return entry.history;
+    case "user_input":
+    case "note":
+      return [entry.item];
+    case "assistant_items":
+    case "tool_results":
+    case "hook_injected_items":
+      return entry.items;
+    default:
+      return [];
+  }
+}
+
+function asNote(draft: Draft, item: Item): Draft {
+  return item.type === "message" ? { ...draft, kind: "note" } : draft;
+}
+
+function draftOf(item: Item, names: ToolNames): Draft {
+  switch (item.type) {
+    case "message": {
+      const content: HistoryPart[] = item.content.map((part) => ({
+        kind: "text",
+        text: part.type === "text" ? part.text : part.refusal,
+      }));
+      const kind: HistoryEntryKind =
+        item.role === "user" ? "user" : item.role === "assistant" ? "assistant" : "note";
+      return { kind, content, tool: null };
+    }
+    case "reasoning":
+      return { kind: "thinking", content: thinkingContent(item), tool: null };
+    case "tool_call":
+      return {
+        kind: "tool_call",
+        content: [{ kind: "json", field: "arguments", value: parsedArguments(item.arguments) }],
+        tool: { name: item.name, tool_call_id: item.call_id },
+      };
+    case "tool_result":
+      return {
+        kind: "tool_result",
+        content: [{ kind: "json", field: "result", value: item.output }],
+        tool: {
+          name: names.get(item.call_id) ?? "",
+          tool_call_id: item.call_id,
+          is_error: item.is_error === true,
+        },
+      };
+    default:
+      return unreachable(item);
+  }
+}
+
+function thinkingContent(item: ReasoningItem): HistoryPart[] {
+  if (item.redacted === true) return [];
+  if (item.text !== "") return [{ kind: "text", text: item.text }];
+  const summary = (item.summary ?? []).filter((line) => line !== "").join("\n\n");
+  return summary === "" ? [] : [{ kind: "text", text: summary }];
+}
+
+// Models do emit invalid JSON now and then; the client still sees exactly what was sent.
+function parsedArguments(raw: string): JsonValue {
+  try {
+    return JSON.parse(raw) as JsonValue;
+  } catch {
+    return raw;
+  }
+}
+
+function unreachable(value: never): never {
+  throw new Error(`unexpected value ${JSON.stringify(value)}`);
+}

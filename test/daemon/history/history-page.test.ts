@@ -1,0 +1,342 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { HistoryEntry } from "../../../src/daemon/history/history-entry.js";
+import {
+  type HistoryPage,
+  HistoryQueryInvalidError,
+  readHistoryPage,
+  tailPage,
+} from "../../../src/daemon/history/history-page.js";
+import {
+  HistoryTokenExpiredError,
+  HistoryTokenInvalidError,
+  verifyHistoryToken,
+} from "../../../src/daemon/history/history-token.js";
+import { projectLog } from "../../../src/daemon/history/project-history.js";
+import type { LogEntry, PositionedEntry } from "../../../src/log/entries.js";
+import { LogCorruptError } from "../../../src/log/errors.js";
+import {
+  assistantMessage,
+  type Item,
+  reasoning,
+  systemMessage,
+  toolCall,
+  toolResult,
+  userMessage,
+} from "../../../src/model/items.js";
+import { placeLog, sessionStart, ts0 } from "./log-fixtures.js";
+
+const secret = "history-test-secret";
+const now = ts0 + 60_000;
+const sessionId = "s1";
+
+/** A growing log whose reads return a snapshot copy, like a store's readAll. */
+class GrowingLog {
+  entries: PositionedEntry[];
+  reads = 0;
+
+  constructor(initial: readonly LogEntry[]) {
+    this.entries = placeLog(initial);
+  }
+
+  append(more: readonly LogEntry[]): void {
+    this.entries.push(...placeLog(more, this.entries.length));
+  }
+
+  read = async (id: string): Promise<PositionedEntry[]> => {
+    expect(id).toBe(sessionId);
+    this.reads += 1;
+    return this.entries.slice();
+  };
+}
+
+const turn = (text: string, answer: string): LogEntry[] => [
+  { kind: "user_input", ts: ts0, item: userMessage(text), input_id: `in-${text}` },
+  { kind: "assistant_items", ts: ts0, items: [reasoning("thinking"), assistantMessage(answer)] },
+  { kind: "turn_end", ts: ts0, turn_count: 1 },
+];
+
+const userTexts = (items: readonly HistoryEntry[]) =>
+  items
+    .filter((e) => e.kind === "user")
+    .flatMap((e) => e.content.flatMap((p) => (p.kind === "text" ? [p.text] : [])));
+
+const positionsOf = (page: HistoryPage) => [...new Set(page.items.map((e) => e.position))];
+
+describe("history pages", () => {
+  it("reads the newest page backwards and pages older with a token bound to the same limit", async () => {
+    // Positions: 0 start, 1 user, 2 assistant, 3 turn_end, 4 user, 5 assistant, 6 turn_end.
+    const log = new GrowingLog([
+      sessionStart(),
+      ...turn("oldest prompt", "a1"),
+      ...turn("newest prompt", "a2"),
+    ]);
+    const first = await readHistoryPage(log.read, { sessionId, limit: 3, secret, now });
+    expect(positionsOf(first)).toEqual([2, 4, 5]);
+    expect(first.items.map((e) => e.id)).toEqual(["2-0", "2-1", "4", "5-0", "5-1"]);
+    expect(userTexts(first.items)).toEqual(["newest prompt"]);
+    expect(first.high_water).toBe(6);
+    expect(first.newer).toBeNull();
+    expect(first.older).not.toBeNull();
+
+    const older = await readHistoryPage(log.read, { sessionId, limit: 3, next: first.older!, secret, now });
+    expect(older.items.map((e) => e.id)).toEqual(["1"]);
+    expect(userTexts(older.items)).toEqual(["oldest prompt"]);
+    expect(older.older).toBeNull();
+    expect(older.newer).not.toBeNull();
+    expect(older.high_water).toBe(6);
+
+    const back = await readHistoryPage(log.read, { sessionId, limit: 3, next: older.newer!, secret, now });
+    expect(back.items).toEqual(first.items);
+  });
+
+  it("reads forwards from after=0 including a fork's copied history at position 0", async () => {
+    const log = new GrowingLog([sessionStart([userMessage("copied")]), ...turn("q", "a")]);
+    const page = await readHistoryPage(log.read, { sessionId, limit: 2, after: 0, secret, now });
+    expect(page.items.map((e) => e.id)).toEqual(["0", "1"]);
+    expect(page.older).toBeNull();
+    const rest = await readHistoryPage(log.read, { sessionId, limit: 2, next: page.newer!, secret, now });
+    expect(rest.items.map((e) => e.id)).toEqual(["2-0", "2-1"]);
+    expect(rest.newer).toBeNull();
+    expect(rest.older).not.toBeNull();
+  });
+
+  it("reads before and after an explicit position, exclusive", async () => {
+    const log = new GrowingLog([sessionStart(), ...turn("a", "b"), ...turn("c", "d")]);
+    const before = await readHistoryPage(log.read, { sessionId, limit: 10, before: 4, secret, now });
+    expect(positionsOf(before)).toEqual([1, 2]);
+    expect(before.older).toBeNull();
+    expect(before.newer).not.toBeNull();
+    const after = await readHistoryPage(log.read, { sessionId, limit: 10, after: 2, secret, now });
+    expect(positionsOf(after)).toEqual([4, 5]);
+    expect(after.newer).toBeNull();
+    expect(after.older).not.toBeNull();
+  });
+
+  it("answers an empty page with tokens that still lead to the entries on either side", async () => {
+    const log = new GrowingLog([sessionStart(), ...turn("a", "b")]);
+    const beyond = await readHistoryPage(log.read, { sessionId, limit: 5, after: 50, secret, now });
+    expect(beyond.items).toEqual([]);
+    expect(beyond.newer).toBeNull();
+    const back = await readHistoryPage(log.read, { sessionId, limit: 5, next: beyond.older!, secret, now });
+    expect(positionsOf(back)).toEqual([1, 2]);
+
+    const before = await readHistoryPage(log.read, { sessionId, limit: 5, before: 1, secret, now });
+    expect(before.items).toEqual([]);
+    expect(before.older).toBeNull();
+    const forward = await readHistoryPage(log.read, {
+      sessionId,
+      limit: 5,
+      next: before.newer!,
+      secret,
+      now,
+    });
+    expect(positionsOf(forward)).toEqual([1, 2]);
+  });
+
+  it("has no items and no tokens for a session with no history yet", async () => {
+    const log = new GrowingLog([sessionStart(), { kind: "config_changed", ts: ts0, config: {} }]);
+    expect(await readHistoryPage(log.read, { sessionId, secret, now })).toEqual({
+      items: [],
+      older: null,
+      newer: null,
+      high_water: 1,
+    });
+  });
+
+  it("never shows entries appended after the first read on later pages", async () => {
+    const log = new GrowingLog([sessionStart(), ...turn("a", "b"), ...turn("c", "d")]);
+    const first = await readHistoryPage(log.read, { sessionId, limit: 1, after: 0, secret, now });
+    log.append(turn("late", "reply"));
+    const pages = [first];
+    while (pages.at(-1)!.newer !== null) {
+      pages.push(
+        await readHistoryPage(log.read, { sessionId, limit: 1, next: pages.at(-1)!.newer!, secret, now }),
+      );
+    }
+    expect(userTexts(pages.flatMap((p) => p.items))).toEqual(["a", "c"]);
+    expect(pages.every((p) => p.high_water === 6)).toBe(true);
+    const fresh = await readHistoryPage(log.read, { sessionId, limit: 1, after: 6, secret, now });
+    expect(userTexts(fresh.items)).toEqual(["late"]);
+  });
+
+  it("checks the token before reading the log", async () => {
+    const log = new GrowingLog([sessionStart(), ...turn("a", "b")]);
+    const first = await readHistoryPage(log.read, { sessionId, limit: 1, secret, now });
+    const reads = log.reads;
+    await expect(
+      readHistoryPage(log.read, { sessionId: "s2", limit: 1, next: first.older!, secret, now }),
+    ).rejects.toThrow(HistoryTokenInvalidError);
+    await expect(
+      readHistoryPage(log.read, { sessionId, limit: 2, next: first.older!, secret, now }),
+    ).rejects.toThrow(HistoryTokenInvalidError);
+    await expect(
+      readHistoryPage(log.read, { sessionId, limit: 1, next: first.older!, secret, now: now + 3_600_001 }),
+    ).rejects.toThrow(HistoryTokenExpiredError);
+    await expect(
+      readHistoryPage(log.read, {
+        sessionId,
+        limit: 1,
+        next: first.older!,
+        secret,
+        now: now + 1001,
+        tokenTtlMs: 1000,
+      }),
+    ).rejects.toThrow(HistoryTokenExpiredError);
+    expect(log.reads).toBe(reads);
+  });
+
+  it("passes a storage error and a corrupt log through unchanged", async () => {
+    const corrupt = new LogCorruptError(sessionId, 3, "hash mismatch");
+    await expect(
+      readHistoryPage(
+        () => {
+          throw corrupt;
+        },
+        { sessionId, secret, now },
+      ),
+    ).rejects.toBe(corrupt);
+    const unavailable = Object.assign(new Error("no such table: transcript"), { code: "SQLITE_ERROR" });
+    await expect(
+      readHistoryPage(async () => Promise.reject(unavailable), { sessionId, secret, now }),
+    ).rejects.toBe(unavailable);
+  });
+
+  it("refuses a limit outside 1..200 and more than one of next, before and after", async () => {
+    const log = new GrowingLog([sessionStart()]);
+    for (const limit of [0, 201, 1.5, -1]) {
+      await expect(readHistoryPage(log.read, { sessionId, limit, secret, now })).rejects.toThrow(
+        HistoryQueryInvalidError,
+      );
+    }
+    await expect(readHistoryPage(log.read, { sessionId, before: 1, after: 1, secret, now })).rejects.toThrow(
+      HistoryQueryInvalidError,
+    );
+    await expect(readHistoryPage(log.read, { sessionId, before: -1, secret, now })).rejects.toThrow(
+      HistoryQueryInvalidError,
+    );
+    expect(log.reads).toBe(0);
+  });
+});
+
+describe("snapshot tail pages", () => {
+  it("holds the newest tail positions and an older token usable with limit=tail", async () => {
+    const log = new GrowingLog([
+      sessionStart(),
+      ...turn("oldest prompt", "a1"),
+      ...turn("newest prompt", "a2"),
+    ]);
+    const tail = tailPage(log.entries, { sessionId, tail: 3, secret, now });
+    expect(userTexts(tail.items)).toEqual(["newest prompt"]);
+    expect(positionsOf(tail)).toEqual([2, 4, 5]);
+    expect(tail).toMatchObject({ newer: null, high_water: 6 });
+    const older = await readHistoryPage(log.read, { sessionId, limit: 3, next: tail.older!, secret, now });
+    expect(userTexts(older.items)).toEqual(["oldest prompt"]);
+    expect(older.older).toBeNull();
+  });
+
+  it("defaults to the newest 100 positions", () => {
+    const entries: LogEntry[] = [sessionStart()];
+    for (let i = 0; i < 150; i++) entries.push({ kind: "user_input", ts: ts0, item: userMessage(`m${i}`) });
+    const tail = tailPage(placeLog(entries), { sessionId, secret, now });
+    expect(tail.items).toHaveLength(100);
+    expect(tail.items[0]!.position).toBe(51);
+    expect(verifyHistoryToken(tail.older!, { secret, sessionId, limit: 100, now }).bound).toBe(51);
+  });
+
+  it("with tail=0 has no items but an older token (limit 100) when the log has history", async () => {
+    const log = new GrowingLog([sessionStart(), ...turn("a", "b")]);
+    const tail = tailPage(log.entries, { sessionId, tail: 0, secret, now });
+    expect(tail.items).toEqual([]);
+    expect(tail.newer).toBeNull();
+    const page = await readHistoryPage(log.read, { sessionId, next: tail.older!, secret, now });
+    expect(positionsOf(page)).toEqual([1, 2]);
+    expect(tailPage(placeLog([sessionStart()]), { sessionId, tail: 0, secret, now }).older).toBeNull();
+  });
+
+  it("refuses a tail outside 0..200", () => {
+    for (const tail of [-1, 201, 2.5]) {
+      expect(() => tailPage(placeLog([sessionStart()]), { sessionId, tail, secret, now })).toThrow(
+        HistoryQueryInvalidError,
+      );
+    }
+  });
+});
+
+describe("history paging under concurrent appends (property)", () => {
+  const item: fc.Arbitrary<Item> = fc.oneof(
+    fc.string({ maxLength: 5 }).map((t) => userMessage(t)),
+    fc.string({ maxLength: 5 }).map((t) => assistantMessage(t)),
+    fc.string({ maxLength: 5 }).map((t) => reasoning(t)),
+    fc.nat(3).map((n) => toolCall(`c${n}`, `tool${n}`, `{"n":${n}}`)),
+    fc.nat(3).map((n) => toolResult(`c${n}`, `out${n}`)),
+  );
+  const entry: fc.Arbitrary<LogEntry> = fc.oneof(
+    fc.string({ maxLength: 5 }).map((t): LogEntry => ({ kind: "user_input", ts: ts0, item: userMessage(t) })),
+    fc.array(item, { maxLength: 3 }).map((items): LogEntry => ({ kind: "assistant_items", ts: ts0, items })),
+    fc.array(item, { maxLength: 2 }).map((items): LogEntry => ({ kind: "tool_results", ts: ts0, items })),
+    fc.uuid().map((id): LogEntry => ({ kind: "continuation", ts: ts0, input_id: id })),
+    fc.constant<LogEntry>({ kind: "note", ts: ts0, origin: "test", item: systemMessage("n") }),
+    fc.constant<LogEntry>({ kind: "turn_end", ts: ts0, turn_count: 1 }),
+    fc.constant<LogEntry>({ kind: "cache_unlocked", ts: ts0 }),
+  );
+  const start = fc.oneof(
+    fc.constant({ kind: "newest" as const }),
+    fc.constant({ kind: "tail" as const }),
+    fc.nat(40).map((at) => ({ kind: "before" as const, at })),
+    fc.nat(40).map((at) => ({ kind: "after" as const, at })),
+  );
+
+  it("visits every entry of the first read exactly once, in order, in either direction", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(item, { maxLength: 3 }),
+        fc.array(entry, { maxLength: 30 }),
+        fc.integer({ min: 1, max: 6 }),
+        start,
+        fc.array(fc.array(entry, { maxLength: 3 }), { maxLength: 40 }),
+        async (forked, initial, limit, from, appends) => {
+          const log = new GrowingLog([sessionStart(forked), ...initial]);
+          const atFirstRead = log.entries.slice();
+          const head = atFirstRead.length - 1;
+          const wanted = projectLog(atFirstRead).filter((e) =>
+            from.kind === "before"
+              ? e.position < from.at
+              : from.kind === "after" && from.at > 0
+                ? e.position > from.at
+                : true,
+          );
+
+          const request = { sessionId, limit, secret, now };
+          const first =
+            from.kind === "tail"
+              ? tailPage(log.entries, { sessionId, tail: limit, secret, now })
+              : await readHistoryPage(log.read, {
+                  ...request,
+                  ...(from.kind === "before"
+                    ? { before: from.at }
+                    : from.kind === "after"
+                      ? { after: from.at }
+                      : {}),
+                });
+          const direction = from.kind === "after" ? "newer" : "older";
+          const pages = [first];
+          for (let i = 0; pages.at(-1)![direction] !== null; i++) {
+            expect(i).toBeLessThan(100);
+            log.append(appends[i % Math.max(appends.length, 1)] ?? []);
+            pages.push(await readHistoryPage(log.read, { ...request, next: pages.at(-1)![direction]! }));
+          }
+
+          for (const page of pages) {
+            expect(page.high_water).toBe(head);
+            expect(positionsOf(page).length).toBeLessThanOrEqual(limit);
+          }
+          const ordered = direction === "older" ? pages.slice().reverse() : pages;
+          const visited = ordered.flatMap((page) => page.items);
+          expect(visited).toEqual(wanted);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

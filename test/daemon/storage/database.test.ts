@@ -1,0 +1,73 @@
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import {
+  currentSchemaVersion,
+  DatabaseVersionError,
+  openDaemonDatabase,
+  schemaVersion,
+} from "../../../src/daemon/storage/database.js";
+import { getSession } from "../../../src/daemon/storage/sessions-table.js";
+import { addSession, tempDatabase, tempFolder } from "./temp-database.js";
+
+describe("the daemon database", () => {
+  it("opens with WAL, synchronous FULL, foreign keys on and a 5 s busy timeout", () => {
+    const { db } = tempDatabase();
+    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(db.pragma("synchronous", { simple: true })).toBe(2);
+    expect(db.pragma("foreign_keys", { simple: true })).toBe(1);
+    expect(db.pragma("busy_timeout", { simple: true })).toBe(5000);
+  });
+
+  it("creates the file readable and writable by its owner only", () => {
+    const { db, path } = tempDatabase();
+    addSession(db, "s1");
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(`${path}-wal`).mode & 0o777).toBe(0o600);
+  });
+
+  it("tightens the mode of an existing file to 0600", () => {
+    const path = join(tempFolder(), "loose.sqlite");
+    new Database(path).close();
+    const db = openDaemonDatabase(path);
+    db.close();
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  it("creates the sessions, inputs and turns tables and records the schema version", () => {
+    const { db } = tempDatabase();
+    const tables = (
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]
+    )
+      .map((row) => row.name)
+      .sort();
+    expect(tables).toEqual(["inputs", "schema_version", "sessions", "turns"]);
+    expect(currentSchemaVersion(db)).toBe(schemaVersion);
+  });
+
+  it("applies migrations once however often the file is opened, keeping the data", () => {
+    const { db, path } = tempDatabase();
+    addSession(db, "kept");
+    db.close();
+    for (let i = 0; i < 3; i++) {
+      const again = openDaemonDatabase(path);
+      const versions = again.prepare("SELECT version FROM schema_version ORDER BY version").all();
+      expect(versions).toEqual([{ version: schemaVersion }]);
+      expect(getSession(again, "kept")?.workspace).toBe("/tmp/work");
+      again.close();
+    }
+  });
+
+  it("refuses a file written by a newer schema and leaves it untouched", () => {
+    const { db, path } = tempDatabase();
+    db.prepare("INSERT INTO schema_version (version, applied_at) VALUES (?, 0)").run(schemaVersion + 1);
+    db.close();
+    expect(() => openDaemonDatabase(path)).toThrow(DatabaseVersionError);
+    const raw = new Database(path);
+    expect(raw.prepare("SELECT max(version) AS v FROM schema_version").get()).toEqual({
+      v: schemaVersion + 1,
+    });
+    raw.close();
+  });
+});

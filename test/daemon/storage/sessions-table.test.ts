@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import { SessionExistsError } from "../../../src/daemon/storage/errors.js";
+import { admitInput } from "../../../src/daemon/storage/inputs-table.js";
+import {
+  deleteSessionRows,
+  getSession,
+  insertSession,
+  listSessions,
+  setPreview,
+  tablesWithSessionColumn,
+  touchActivity,
+  updateUsage,
+} from "../../../src/daemon/storage/sessions-table.js";
+import { getTurn, startTurn } from "../../../src/daemon/storage/turns-table.js";
+import { addSession, tempDatabase } from "./temp-database.js";
+
+describe("the sessions table", () => {
+  it("stores a new session with zero usage, an empty preview and activity at creation", () => {
+    const { db } = tempDatabase();
+    const row = insertSession(db, {
+      id: "s1",
+      name: "first",
+      workspace: "/w",
+      providerProfile: "fixture",
+      model: "m",
+      systemPrompt: "be brief",
+      createdAt: 1000,
+    });
+    expect(row).toEqual({
+      id: "s1",
+      name: "first",
+      workspace: "/w",
+      parentId: null,
+      providerProfile: "fixture",
+      model: "m",
+      systemPrompt: "be brief",
+      createdAt: 1000,
+      activityAt: 1000,
+      inputOrder: 0,
+      usage: { prompt_tokens: 0, completion_tokens: 0, cached_prompt_tokens: 0, total_tokens: 0 },
+      preview: { text: "", transcript_count: 0, truncated: false },
+    });
+    expect(getSession(db, "s1")).toEqual(row);
+    expect(getSession(db, "nope")).toBeNull();
+  });
+
+  it("refuses a second session with the same id", () => {
+    const { db } = tempDatabase();
+    addSession(db, "s1");
+    expect(() => addSession(db, "s1")).toThrow(SessionExistsError);
+  });
+
+  it("lists sessions newest activity first and never moves activity backwards", () => {
+    const { db } = tempDatabase();
+    addSession(db, "a", 100);
+    addSession(db, "b", 200);
+    addSession(db, "c", 300);
+    expect(listSessions(db).map((s) => s.id)).toEqual(["c", "b", "a"]);
+    expect(touchActivity(db, "a", 400)).toBe(true);
+    expect(touchActivity(db, "c", 50)).toBe(true);
+    expect(listSessions(db).map((s) => s.id)).toEqual(["a", "c", "b"]);
+    expect(getSession(db, "c")?.activityAt).toBe(300);
+    expect(touchActivity(db, "missing", 1)).toBe(false);
+  });
+
+  it("adds each usage report to the session's totals", () => {
+    const { db } = tempDatabase();
+    addSession(db, "s1");
+    updateUsage(db, "s1", { input_tokens: 100, output_tokens: 20, cache_read_tokens: 80, total_tokens: 120 });
+    updateUsage(db, "s1", { input_tokens: 10, output_tokens: 5 });
+    expect(getSession(db, "s1")?.usage).toEqual({
+      prompt_tokens: 110,
+      completion_tokens: 25,
+      cached_prompt_tokens: 80,
+      total_tokens: 135,
+    });
+  });
+
+  it("stores the preview text, its truncation and the transcript count", () => {
+    const { db } = tempDatabase();
+    addSession(db, "s1");
+    setPreview(db, "s1", { text: "hello", transcript_count: 3, truncated: true });
+    expect(getSession(db, "s1")?.preview).toEqual({ text: "hello", transcript_count: 3, truncated: true });
+  });
+
+  it("deletes every row of one session in every table with a session column, and nothing of another", () => {
+    const { db } = tempDatabase();
+    // A table this module has never heard of still takes part, as the log store's table does.
+    db.exec("CREATE TABLE extra (session TEXT NOT NULL, value INTEGER)");
+    for (const id of ["gone", "kept"]) {
+      addSession(db, id);
+      admitInput(db, { session: id, id: `${id}-i1`, kind: "message", intent: { text: id }, acceptedAt: 1 });
+      startTurn(db, { id: `${id}-t1`, session: id, inputIds: [`${id}-i1`], startedAt: 2 });
+      db.prepare("INSERT INTO extra (session, value) VALUES (?, 1), (?, 2)").run(id, id);
+    }
+    expect(tablesWithSessionColumn(db)).toEqual(["extra", "inputs", "turns"]);
+
+    expect(deleteSessionRows(db, "gone")).toBe(5);
+
+    for (const table of tablesWithSessionColumn(db)) {
+      const sessions = db.prepare(`SELECT DISTINCT session FROM ${table}`).all();
+      expect(sessions, table).toEqual([{ session: "kept" }]);
+    }
+    expect(getSession(db, "gone")).toBeNull();
+    expect(getSession(db, "kept")).not.toBeNull();
+    expect(getTurn(db, "kept-t1")).not.toBeNull();
+    expect(deleteSessionRows(db, "gone")).toBe(0);
+  });
+});
