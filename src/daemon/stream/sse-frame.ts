@@ -1,0 +1,35 @@
+/**
+ * The SSE frame of one batch: `id: <generation>.<cursor>` then
+ * `data: {"generation","cursor","events":[...],"snapshot"?}` and a blank line. The batch JSON
+ * is concatenated from the events' pre-encoded JSON; only a reset's snapshot is encoded here.
+ *
+ * Boundary rule: pure string building; JSON.stringify never emits a raw line break, so the
+ * whole batch fits on one `data:` line.
+ */
+import { formatEventId } from "./cursor.js";
+import { type EncodedEvent, encodeResetEvent, type ResetReason } from "./session-event.js";
+
+/** A reset that opens a batch, with the session snapshot the client rebuilds from. */
+export interface BatchReset {
+  readonly reason: ResetReason;
+  readonly snapshot: object;
+}
+
+/** The keepalive comment written when nothing else was sent for a while. */
+export const KEEPALIVE_FRAME = ": keepalive\n\n";
+
+/** Encodes one batch as an SSE frame. */
+export function encodeBatchFrame(
+  generation: string,
+  cursor: number,
+  events: readonly EncodedEvent[],
+  reset?: BatchReset,
+): string {
+  const parts: string[] = reset === undefined ? [] : [encodeResetEvent(reset.reason)];
+  for (const event of events) parts.push(event.json);
+  const snapshot = reset === undefined ? "" : `,"snapshot":${JSON.stringify(reset.snapshot)}`;
+  return (
+    `id: ${formatEventId(generation, cursor)}\n` +
+    `data: {"generation":"${generation}","cursor":${cursor},"events":[${parts.join(",")}]${snapshot}}\n\n`
+  );
+}
