@@ -1,0 +1,196 @@
+/**
+ * The daemon process: settings → home (0700) and its lock → database and session log →
+ * recovery of turns a crash cut short → HTTP on loopback → daemon.json; then serve until a
+ * SIGTERM or `POST /server/shutdown` drains it.
+ *
+ * Boundary rule: wiring only. Each piece is built here once and handed to the ones that need
+ * it; nothing below this file reads the environment or knows about the process.
+ */
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import pino from "pino";
+import { v7 as uuidv7 } from "uuid";
+import { SqliteStore } from "../log/sqlite-store.js";
+import { createLlmClient } from "../providers/create-llm-client.js";
+import { validateProviderProfile } from "../providers/provider-profile.js";
+import { builtinTools } from "../tools/builtin-tools.js";
+import { createHttpApp } from "./http/create-http-app.js";
+import { problem } from "./http/problem.js";
+import { writeDiscoveryFile, removeDiscoveryFile } from "./process/discovery-file.js";
+import { DrainController, installSignalHandlers } from "./process/drain.js";
+import { ensureHome } from "./process/home.js";
+import { HomeLock } from "./process/home-lock.js";
+import { choosePort } from "./process/port.js";
+import { NoProviderError, ProviderConfigSource } from "./process/provider-config.js";
+import { type DaemonSettings, readSettings } from "./process/settings.js";
+import { registerDebugRoutes } from "./routes/debug-routes.js";
+import { registerHistoryRoutes } from "./routes/history-routes.js";
+import { registerInputRoutes } from "./routes/input-routes.js";
+import type { RouteServices } from "./routes/route-services.js";
+import { registerServerRoutes } from "./routes/server-routes.js";
+import { registerSessionRoutes } from "./routes/session-routes.js";
+import { SessionRegistry } from "./session/session-registry.js";
+import type { SessionServices } from "./session/session-services.js";
+import { openDaemonDatabase } from "./storage/database.js";
+
+/** The package version, as `GET /server` reports it. */
+export function packageVersion(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (const candidate of [join(here, "../../package.json"), join(here, "../../../package.json")]) {
+    try {
+      const parsed = JSON.parse(readFileSync(candidate, "utf8")) as { name?: string; version?: string };
+      if (parsed.name === "skein" && typeof parsed.version === "string") return parsed.version;
+    } catch {
+      // try the next layout (src/ under tsx, dist/ when built)
+    }
+  }
+  return "0.0.0";
+}
+
+/** The system prompt of a session created without one. */
+export function defaultSystemPrompt(workspace: string): string {
+  return (
+    `You are a capable software agent working in the directory ${workspace}. ` +
+    "Use the tools to inspect and change files there and to run commands; paths are relative to that directory. " +
+    "Be concise, check your work, and say what you changed."
+  );
+}
+
+/** A running daemon, as `startDaemon` returns it (tests and `skein daemon run`). */
+export interface RunningDaemon {
+  settings: DaemonSettings;
+  port: number;
+  instanceId: string;
+  /** Drain and stop; resolves when everything is closed. */
+  shutdown(timeoutMs: number): Promise<void>;
+  /** Resolves when the daemon has stopped (after a shutdown from any source). */
+  stopped: Promise<void>;
+}
+
+/** Start the daemon from the environment; throws a clear error if it cannot (home locked, bad settings). */
+export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise<RunningDaemon> {
+  const settings = readSettings(env);
+  ensureHome(settings.home);
+  const lock = HomeLock.acquire(settings.home);
+  const logger = pino({ level: env.SKEIN_LOG_LEVEL ?? "info", base: { pid: process.pid } });
+  try {
+    return await boot(settings, lock, logger);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+async function boot(settings: DaemonSettings, lock: HomeLock, logger: pino.Logger): Promise<RunningDaemon> {
+  const instanceId = uuidv7();
+  const db = openDaemonDatabase(settings.dbPath);
+  const store = new SqliteStore(db);
+  const providers = new ProviderConfigSource(settings.home);
+  const drain = new DrainController();
+  const historySecret = randomBytes(32).toString("hex");
+  const now = () => Date.now();
+
+  const sessionServices: SessionServices = {
+    db,
+    store,
+    historySecret,
+    logger,
+    now,
+    isDraining: () => drain.draining,
+    tools: (workspace) => builtinTools(workspace),
+    bindClient: (profileName, model) => {
+      const named = providers.resolveProfile(profileName);
+      const profile = validateProviderProfile({ ...named.profile, ...(model === null ? {} : { model }) }, `provider profile "${named.name}"`);
+      return { client: createLlmClient(profile), profileName: named.name, model: profile.model };
+    },
+  };
+  const registry = new SessionRegistry(sessionServices);
+  await registry.recover();
+
+  const routeServices: RouteServices = {
+    registry,
+    db,
+    historySecret,
+    now,
+    defaultSystemPrompt,
+    providerDefaults: (name) => {
+      try {
+        const named = providers.resolveProfile(name);
+        return { name: named.name, model: named.profile.model };
+      } catch (error) {
+        // A session may be created before any provider exists; its turns say how to add one.
+        if (error instanceof NoProviderError && name === null) return { name: null, model: null };
+        if (error instanceof NoProviderError) throw problem("invalid_request", error.message);
+        throw error;
+      }
+    },
+  };
+
+  let stoppedResolve: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    stoppedResolve = resolve;
+  });
+  const app = createHttpApp({ token: settings.token, isDraining: () => drain.draining, logger: false });
+  let shuttingDown: Promise<void> | null = null;
+  const shutdown = (timeoutMs: number): Promise<void> => {
+    shuttingDown ??= (async () => {
+      logger.info({ timeoutMs }, "draining");
+      void drain.begin(timeoutMs);
+      await registry.drain(timeoutMs);
+      await app.close();
+      await removeDiscoveryFile(settings.home, { pid: process.pid, instance_id: instanceId }).catch(() => undefined);
+      await store.close();
+      db.close();
+      lock.release();
+      logger.info({}, "stopped");
+      stoppedResolve();
+    })();
+    return shuttingDown;
+  };
+
+  registerServerRoutes(app, {
+    instanceId,
+    version: packageVersion(),
+    isDraining: () => drain.draining,
+    shutdown: (timeoutMs) => {
+      // Answer the request first; the drain closes the listener.
+      setTimeout(() => void shutdown(timeoutMs), 10).unref();
+    },
+  });
+  registerSessionRoutes(app, routeServices);
+  registerInputRoutes(app, routeServices);
+  registerHistoryRoutes(app, routeServices);
+  if (settings.inspect) registerDebugRoutes(app, routeServices);
+
+  const port = await choosePort({ configured: settings.port, home: settings.home, host: settings.host });
+  await app.listen({ host: settings.host, port });
+  await writeDiscoveryFile(settings.home, {
+    pid: process.pid,
+    port,
+    token: settings.token,
+    version: 3,
+    instance_id: instanceId,
+  });
+  registry.startUnloading(settings.unloadSeconds * 1000);
+  logger.info({ port, home: settings.home, instanceId }, "ready");
+  return { settings, port, instanceId, shutdown, stopped };
+}
+
+/** `skein daemon run`: start, serve until drained, exit 0 (non-zero with a message if it cannot start). */
+export async function runDaemonForeground(env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let daemon: RunningDaemon;
+  try {
+    daemon = await startDaemon(env);
+  } catch (error) {
+    process.stderr.write(`skein daemon: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+  const removeHandlers = installSignalHandlers({
+    drain: () => daemon.shutdown(30_000),
+  });
+  await daemon.stopped;
+  removeHandlers();
+  return 0;
+}

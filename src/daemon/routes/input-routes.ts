@@ -1,0 +1,101 @@
+/**
+ * Inputs: `PUT`/`GET /sessions/{sid}/inputs/{iid}` (durable, idempotent prompts and their
+ * receipts), `POST .../inputs/{iid}/cancel` and `POST /sessions/{sid}/interrupt`.
+ *
+ * Boundary rule: an input is stored before the 202 is sent; everything after (the turn) is the
+ * session actor's business.
+ */
+import { type Static, Type } from "typebox";
+import type { HttpApp } from "../http/create-http-app.js";
+import { problem } from "../http/problem.js";
+import { registerResource } from "../http/resource.js";
+import { inputBodyLimit } from "../http/route-config.js";
+import type { InputIntent } from "../session/session-actor.js";
+import { checkIdShape, checkNewId } from "./client-id.js";
+import { answerWith } from "./daemon-problem.js";
+import type { RouteServices } from "./route-services.js";
+
+const MessageInput = Type.Object(
+  {
+    kind: Type.Literal("message"),
+    text: Type.String({ maxLength: 4 * 1024 * 1024 }),
+    client_id: Type.Optional(Type.String({ maxLength: 512 })),
+  },
+  { additionalProperties: false },
+);
+const ContinueInput = Type.Object(
+  { kind: Type.Literal("continue"), client_id: Type.Optional(Type.String({ maxLength: 512 })) },
+  { additionalProperties: false },
+);
+type InputBody = Static<typeof MessageInput> | Static<typeof ContinueInput>;
+
+const InputParams = Type.Object({ sid: Type.String(), iid: Type.String() });
+const SessionParams = Type.Object({ sid: Type.String() });
+const InterruptBody = Type.Object(
+  {
+    run_id: Type.Union([Type.String(), Type.Null()]),
+    through_input_order: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+  },
+  { additionalProperties: false },
+);
+
+/** Register the input, cancel and interrupt routes. */
+export function registerInputRoutes(app: HttpApp, services: RouteServices): void {
+  const { registry } = services;
+
+  registerResource(app, "/sessions/:sid/inputs/:iid", {
+    PUT: {
+      schema: { params: InputParams, body: Type.Union([MessageInput, ContinueInput]) },
+      bodyLimit: inputBodyLimit,
+      config: { startsWork: true },
+      handler: async (request, reply) => {
+        const { sid, iid } = request.params as { sid: string; iid: string };
+        checkIdShape(sid, "session id");
+        checkNewId(iid, "input id", services.now());
+        const body = request.body as InputBody;
+        const intent: InputIntent =
+          body.kind === "message" ? { kind: "message", text: body.text } : { kind: "continue" };
+        if (intent.kind === "message" && intent.text.trim() === "") {
+          throw problem("message_empty", "a message input needs non-blank text");
+        }
+        const receipt = await answerWith(async () =>
+          (await registry.get(sid)).submit(iid, intent, body.client_id ?? null),
+        );
+        return reply.code(202).send(receipt);
+      },
+    },
+    GET: {
+      schema: { params: InputParams },
+      handler: async (request) => {
+        const { sid, iid } = request.params as { sid: string; iid: string };
+        checkIdShape(sid, "session id");
+        checkIdShape(iid, "input id");
+        return answerWith(async () => (await registry.get(sid)).receipt(iid));
+      },
+    },
+  });
+
+  registerResource(app, "/sessions/:sid/inputs/:iid/cancel", {
+    POST: {
+      schema: { params: InputParams },
+      handler: async (request) => {
+        const { sid, iid } = request.params as { sid: string; iid: string };
+        checkIdShape(sid, "session id");
+        checkIdShape(iid, "input id");
+        return answerWith(async () => (await registry.get(sid)).cancelInput(iid));
+      },
+    },
+  });
+
+  registerResource(app, "/sessions/:sid/interrupt", {
+    POST: {
+      schema: { params: SessionParams, body: InterruptBody },
+      handler: async (request) => {
+        const { sid } = request.params as { sid: string };
+        checkIdShape(sid, "session id");
+        const body = request.body as Static<typeof InterruptBody>;
+        return answerWith(async () => (await registry.get(sid)).interrupt(body.run_id, body.through_input_order));
+      },
+    },
+  });
+}

@@ -1,0 +1,22 @@
+/** What the routes need from the daemon, passed in by daemon.ts. */
+import type { DaemonDatabase } from "../storage/database.js";
+import type { SessionRegistry } from "../session/session-registry.js";
+
+/** The provider a new session gets: the named profile (or the active one) and its model. */
+export interface ProviderDefaults {
+  name: string | null;
+  model: string | null;
+}
+
+export interface RouteServices {
+  registry: SessionRegistry;
+  db: DaemonDatabase;
+  historySecret: string;
+  now(): number;
+  /** Defaults for a new session; throws a 400 problem for a profile that is not configured. */
+  providerDefaults(profileName: string | null): ProviderDefaults;
+  /** The system prompt of a session created without one. */
+  defaultSystemPrompt(workspace: string): string;
+  /** SSE connection tuning (tests shorten the keepalive). */
+  streamOptions?: { keepaliveMs?: number };
+}

@@ -1,0 +1,167 @@
+/**
+ * Sessions: `GET /sessions`, and `PUT` (create or fork), `GET` (snapshot or SSE stream) and
+ * `DELETE` on `/sessions/{id}`.
+ *
+ * Boundary rule: validation and translation only; the registry and the actors do the work.
+ * A stream's first batch (and its snapshot, on a reset) is built before the reply is hijacked,
+ * so a storage failure is still answered as problem JSON with no snapshot, generation or cursor.
+ */
+import { statSync } from "node:fs";
+import { isAbsolute } from "node:path";
+import { type Static, Type } from "typebox";
+import { type HttpApp, wantsEventStream } from "../http/create-http-app.js";
+import { problem } from "../http/problem.js";
+import { registerResource } from "../http/resource.js";
+import type { SessionRegistry } from "../session/session-registry.js";
+import { getSession } from "../storage/sessions-table.js";
+import { parseStreamCursor, StreamCursorError } from "../stream/cursor.js";
+import { serveSessionStream } from "../stream/sse-stream.js";
+import { checkIdShape, checkNewId } from "./client-id.js";
+import { answerWith } from "./daemon-problem.js";
+import type { RouteServices } from "./route-services.js";
+
+const NewSession = Type.Object(
+  {
+    kind: Type.Literal("new"),
+    workspace: Type.String({ minLength: 1, maxLength: 4096 }),
+    name: Type.Optional(Type.String({ maxLength: 256 })),
+    provider_profile: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    model: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+    system_prompt: Type.Optional(Type.String({ maxLength: 65_536 })),
+  },
+  { additionalProperties: false },
+);
+
+const ForkSession = Type.Object(
+  {
+    kind: Type.Literal("fork"),
+    source_session_id: Type.String(),
+    checkpoint_id: Type.String({ minLength: 1, maxLength: 128 }),
+    name: Type.Optional(Type.String({ maxLength: 256 })),
+  },
+  { additionalProperties: false },
+);
+
+type CreateBody = Static<typeof NewSession> | Static<typeof ForkSession>;
+
+const SessionParams = Type.Object({ id: Type.String() });
+
+const SessionQuery = Type.Object(
+  {
+    tail: Type.Optional(Type.Integer({ minimum: 0, maximum: 200 })),
+    after_generation: Type.Optional(Type.String()),
+    after_seq: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+/** Register the session routes. */
+export function registerSessionRoutes(app: HttpApp, services: RouteServices): void {
+  const { registry } = services;
+
+  registerResource(app, "/sessions", {
+    GET: { handler: async () => answerWith(() => ({ items: registry.list() })) },
+  });
+
+  registerResource(app, "/sessions/:id", {
+    PUT: {
+      schema: { params: SessionParams, body: Type.Union([NewSession, ForkSession]) },
+      config: { startsWork: true },
+      handler: async (request, reply) => {
+        const { id } = request.params as { id: string };
+        const condition = request.headers["if-none-match"];
+        if (condition === undefined) {
+          throw problem("precondition_required", "creating a session needs `If-None-Match: *`");
+        }
+        if (condition.trim() !== "*") throw problem("invalid_request", "If-None-Match must be `*`");
+        checkNewId(id, "session id", services.now());
+        const body = request.body as CreateBody;
+        const snapshot = await answerWith(async () => {
+          if (getSession(services.db, id) !== null) {
+            throw problem("precondition_failed", `session ${id} already exists`);
+          }
+          const actor = body.kind === "new" ? await createNew(registry, services, id, body) : await fork(registry, id, body);
+          return actor.snapshot();
+        });
+        return reply.code(201).header("location", `/sessions/${id}`).send(snapshot);
+      },
+    },
+    GET: {
+      schema: { params: SessionParams, querystring: SessionQuery },
+      config: { eventStream: true },
+      handler: async (request, reply) => {
+        const { id } = request.params as { id: string };
+        checkIdShape(id, "session id");
+        const query = request.query as Static<typeof SessionQuery>;
+        if (!wantsEventStream(request)) {
+          if (query.after_generation !== undefined || query.after_seq !== undefined) {
+            throw problem("invalid_request", "replay parameters require Accept: text/event-stream");
+          }
+          return answerWith(async () => (await registry.get(id)).snapshot(query.tail));
+        }
+        let after: ReturnType<typeof parseStreamCursor>;
+        try {
+          after = parseStreamCursor(query, request.headers["last-event-id"]);
+        } catch (error) {
+          if (error instanceof StreamCursorError) throw problem("invalid_request", error.detail);
+          throw error;
+        }
+        const { actor, first } = await answerWith(async () => {
+          const actor = await registry.get(id);
+          return { actor, first: await actor.openStream(after, query.tail) };
+        });
+        reply.hijack();
+        serveSessionStream(reply.raw, { feed: actor.feed, first, ...services.streamOptions });
+        return reply;
+      },
+    },
+    DELETE: {
+      schema: { params: SessionParams },
+      handler: async (request) => {
+        const { id } = request.params as { id: string };
+        checkIdShape(id, "session id");
+        return answerWith(async () => {
+          const actor = await registry.get(id);
+          await actor.delete();
+          registry.forget(id);
+          return { id, deleted: true };
+        });
+      },
+    },
+  });
+}
+
+async function createNew(
+  registry: SessionRegistry,
+  services: RouteServices,
+  id: string,
+  body: Static<typeof NewSession>,
+) {
+  if (!isAbsolute(body.workspace)) throw problem("invalid_request", "workspace must be an absolute path");
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(body.workspace).isDirectory();
+  } catch {
+    // reported below
+  }
+  if (!isDirectory) throw problem("invalid_request", `workspace ${body.workspace} is not an existing directory`);
+  const profile = services.providerDefaults(body.provider_profile ?? null);
+  return registry.create({
+    id,
+    workspace: body.workspace,
+    name: body.name ?? null,
+    providerProfile: profile.name,
+    model: body.model ?? profile.model,
+    systemPrompt: body.system_prompt ?? services.defaultSystemPrompt(body.workspace),
+  });
+}
+
+async function fork(registry: SessionRegistry, id: string, body: Static<typeof ForkSession>) {
+  checkIdShape(body.source_session_id, "source_session_id");
+  return registry.fork({
+    id,
+    sourceSessionId: body.source_session_id,
+    checkpointId: body.checkpoint_id,
+    name: body.name ?? null,
+  });
+}

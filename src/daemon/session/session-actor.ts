@@ -1,0 +1,518 @@
+/**
+ * The session actor: the single owner of one loaded session. It holds the session's event feed
+ * (generation + sequence + replay window + watchers), the in-memory replay of its log, its
+ * status and the turn in progress, and it is the only writer of the session's log.
+ *
+ * Boundary rule: everything that reads or appends the log runs through the mailbox, one task at
+ * a time, so a snapshot and the cursor sent with it always agree and appends never race. Live
+ * deltas go straight to the feed (they are not durable and need no ordering with the log).
+ * A failure that is not the model's or a tool's (a bug, a storage error mid-turn) crashes the
+ * actor: it reports to its supervisor, which replaces it with a new one (a new generation).
+ */
+import { v7 as uuidv7 } from "uuid";
+import { applyEntry, collectState, type RestoredState } from "../../log/collect-state.js";
+import type { LogEntry, Outcome } from "../../log/entries.js";
+import { buildChain } from "../../log/entry-hash.js";
+import { classifyDelta, type LogHeadRef } from "../../log/session-log.js";
+import type { JsonObject } from "../../model/json.js";
+import { userMessage } from "../../model/items.js";
+import { tailPage } from "../history/history-page.js";
+import { extendPreview, type SessionPreview } from "../history/preview.js";
+import { projectEntry, recordToolNames, type ToolNames } from "../history/project-history.js";
+import { InputUnknownError } from "../storage/errors.js";
+import {
+  admitInput,
+  cancelInput,
+  cancelInputsThrough,
+  getReceipt,
+  type InputReceipt,
+  type InputRow,
+  listPendingInputs,
+  markInputsCommitted,
+} from "../storage/inputs-table.js";
+import { deleteSessionRows, getSession, type SessionRow, setPreview, touchActivity } from "../storage/sessions-table.js";
+import { endTurn, startTurn, type TurnRow } from "../storage/turns-table.js";
+import type { StreamCursor } from "../stream/session-event.js";
+import { SessionFeed } from "../stream/session-feed.js";
+import type { FirstBatch } from "../stream/sse-stream.js";
+import { Mailbox } from "./mailbox.js";
+import { closeOpenCalls, type OpenCallReason } from "./open-tool-calls.js";
+import type { SessionServices } from "./session-services.js";
+import { idleStatus, type SessionSnapshot, type SessionStatus, sessionSnapshot } from "./session-snapshot.js";
+import { type TurnEnding, TurnRun } from "./turn-run.js";
+
+/** What a client asked for in an input (the body of `PUT .../inputs/{id}`, without client_id). */
+export type InputIntent = { kind: "message"; text: string } | { kind: "continue" };
+
+/** The answer to `POST /sessions/{id}/interrupt`. */
+export interface InterruptResult {
+  run_id: string | null;
+  state: "requested" | "already_ended";
+  cancelled_input_ids: string[];
+}
+
+/** The answer to `POST .../inputs/{id}/cancel`. */
+export interface CancelResult {
+  result: "cancelled" | "interrupt_requested" | "not_pending";
+  input: InputReceipt;
+}
+
+/** A session that cannot take the request now (409 session_busy). */
+export class SessionBusyError extends Error {
+  constructor(readonly sessionId: string) {
+    super(`session ${sessionId} is running a turn; interrupt it or wait until it is idle`);
+    this.name = "SessionBusyError";
+  }
+}
+
+/** The actor was stopped (deleted, unloaded, restarted); the caller should look the session up again. */
+export class ActorStoppedError extends Error {
+  constructor(readonly sessionId: string) {
+    super(`session ${sessionId} actor stopped`);
+    this.name = "ActorStoppedError";
+  }
+}
+
+/** The note the model reads after a daemon restart cut a turn short. */
+export const restartNoteText =
+  "[Skein] The daemon restarted while this turn was running. Tool calls that were in flight are marked " +
+  "interrupted with an unknown outcome; check their effects before retrying anything, then continue the task.";
+
+export type StopReason = "unload" | "restart" | "shutdown" | "deleted" | "crashed";
+
+export class SessionActor {
+  readonly sessionId: string;
+  readonly feed: SessionFeed;
+  readonly #services: SessionServices;
+  readonly #mailbox = new Mailbox();
+  readonly #onCrash: (actor: SessionActor, error: unknown) => void;
+  #state: RestoredState;
+  readonly #head: LogHeadRef;
+  #headPosition: number;
+  readonly #toolNames: ToolNames = new Map();
+  #preview: SessionPreview;
+  #status: SessionStatus = idleStatus;
+  #turn: TurnRun | null = null;
+  #turnStarting = false;
+  #stopped = false;
+  #lastUsedAt: number;
+
+  private constructor(
+    services: SessionServices,
+    row: SessionRow,
+    entries: Awaited<ReturnType<SessionServices["store"]["readAll"]>>,
+    onCrash: (actor: SessionActor, error: unknown) => void,
+  ) {
+    this.sessionId = row.id;
+    this.#services = services;
+    this.#onCrash = onCrash;
+    this.feed = new SessionFeed(services.feedOptions);
+    this.#state = collectState(entries);
+    const last = entries[entries.length - 1];
+    this.#head = { sessionId: row.id, hash: last?.hash ?? null };
+    this.#headPosition = last?.position ?? -1;
+    for (const { entry } of entries) recordToolNames(entry, this.#toolNames);
+    this.#preview = row.preview;
+    this.#lastUsedAt = services.now();
+  }
+
+  /**
+   * Load a session from durable state: its row and its verified log. Throws the store's errors
+   * (SessionNotFoundError, LogCorruptError, storage failures) unchanged.
+   */
+  static async load(
+    services: SessionServices,
+    sessionId: string,
+    onCrash: (actor: SessionActor, error: unknown) => void,
+  ): Promise<SessionActor> {
+    const row = getSession(services.db, sessionId);
+    if (row === null) throw new ActorStoppedError(sessionId);
+    const entries = await services.store.readAll(sessionId);
+    return new SessionActor(services, row, entries, onCrash);
+  }
+
+  get status(): SessionStatus {
+    return this.#status;
+  }
+
+  get cursor(): StreamCursor {
+    return { generation: this.feed.generation, sequence: this.feed.sequence };
+  }
+
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  /** True when nothing runs, nothing waits and nobody watches: the actor may be unloaded. */
+  isQuiet(now: number, idleMs: number): boolean {
+    return (
+      this.#turn === null &&
+      !this.#turnStarting &&
+      this.feed.watcherCount === 0 &&
+      now - this.#lastUsedAt >= idleMs &&
+      listPendingInputs(this.#services.db, this.sessionId).length === 0
+    );
+  }
+
+  /** Whether a turn is in progress. */
+  get busy(): boolean {
+    return this.#turn !== null || this.#turnStarting;
+  }
+
+  /** Resolves when the running turn (if any) has ended. */
+  async turnEnded(): Promise<void> {
+    await this.#turn?.done;
+  }
+
+  /** The snapshot with the newest `tail` history positions, read from storage. */
+  snapshot(tail?: number): Promise<SessionSnapshot> {
+    return this.#task(() => this.#snapshotNow(tail, this.cursor));
+  }
+
+  /** The first batch of a stream attach: a replay after `after`, or a reset with a snapshot. */
+  openStream(after: StreamCursor | null, tail?: number): Promise<FirstBatch> {
+    return this.#task(async () => {
+      const read = this.feed.read(after);
+      if (read.kind === "events") return { cursor: read.cursor, events: read.events };
+      const cursor = { generation: this.feed.generation, sequence: read.cursor };
+      const snapshot = await this.#snapshotNow(tail, cursor);
+      return { cursor: read.cursor, events: [], reset: { reason: read.reason, snapshot } };
+    });
+  }
+
+  /** Admit an input (idempotently) and start a turn for it when the session is idle. */
+  submit(inputId: string, intent: InputIntent, clientId: string | null): Promise<InputReceipt> {
+    return this.#task(() => {
+      const admission = admitInput(this.#services.db, {
+        session: this.sessionId,
+        id: inputId,
+        kind: intent.kind,
+        intent: intent as unknown as JsonObject,
+        clientId,
+        acceptedAt: this.#services.now(),
+      });
+      if (admission.created) {
+        touchActivity(this.#services.db, this.sessionId, this.#services.now());
+        this.feed.publish("input", { input: receiptJson(admission.receipt) });
+        queueMicrotask(() => this.#kick());
+      }
+      return admission.receipt;
+    });
+  }
+
+  /** Cancel queued inputs through `throughOrder` and stop the running turn if it is `runId`. */
+  interrupt(runId: string | null, throughOrder: number): Promise<InterruptResult> {
+    // Stop the model at once; the bookkeeping waits its turn in the mailbox.
+    const requested = runId !== null && this.#turn !== null && this.#turn.id === runId;
+    if (requested) this.#requestInterrupt();
+    return this.#task(() => {
+      const cancelled = cancelInputsThrough(this.#services.db, this.sessionId, throughOrder);
+      this.#publishReceipts(cancelled);
+      return { run_id: runId, state: requested ? "requested" : "already_ended", cancelled_input_ids: cancelled };
+    });
+  }
+
+  /** Cancel one input: drop it from the queue, or interrupt the turn it alone belongs to. */
+  cancelInput(inputId: string): Promise<CancelResult> {
+    return this.#task(() => {
+      const result = cancelInput(this.#services.db, this.sessionId, inputId);
+      if (result === "cancelled") {
+        this.#publishReceipts([inputId]);
+        return { result, input: this.#receipt(inputId) };
+      }
+      const turn = this.#turn;
+      if (turn !== null && turn.inputIds.length === 1 && turn.inputIds[0] === inputId) {
+        this.#requestInterrupt();
+        return { result: "interrupt_requested", input: this.#receipt(inputId) };
+      }
+      return { result: "not_pending", input: this.#receipt(inputId) };
+    });
+  }
+
+  /** The receipt of one of this session's inputs (404 input_unknown when it has none such). */
+  receipt(inputId: string): InputReceipt {
+    return this.#receipt(inputId);
+  }
+
+  /** Delete the session: every row, every entry. Refused while a turn runs. */
+  delete(): Promise<void> {
+    return this.#task(() => {
+      if (this.busy) throw new SessionBusyError(this.sessionId);
+      this.#stop("deleted");
+      deleteSessionRows(this.#services.db, this.sessionId);
+    });
+  }
+
+  /**
+   * Stop the actor. A running turn is aborted: after a debug restart it ends `failed` (as if
+   * the actor had crashed); at shutdown it is left `running` in storage, so the next daemon
+   * start recovers it like after a crash.
+   */
+  async stop(reason: StopReason): Promise<void> {
+    if (this.#stopped) return;
+    const turn = this.#turn;
+    if (turn !== null && reason !== "shutdown") {
+      turn.abort("crashed");
+      await turn.done;
+    }
+    this.#stop(reason);
+    if (turn !== null && reason === "shutdown") turn.abort("shutdown");
+  }
+
+  /**
+   * Boot recovery of a turn a crash cut short: mark it abandoned, give every open tool call a
+   * result saying its outcome is unknown, tell the model the daemon restarted, then run a new turn.
+   */
+  recoverAbandoned(turn: TurnRow): Promise<void> {
+    return this.#task(() => {
+      const results = closeOpenCalls(this.#state.history, "daemon_restart");
+      const now = this.#services.now();
+      const entries: LogEntry[] = [];
+      if (results.length > 0) entries.push({ kind: "tool_results", ts: now, items: results, turn_id: turn.id });
+      entries.push({ kind: "note", ts: now, origin: "daemon_restart", item: userMessage(restartNoteText), turn_id: turn.id });
+      this.#commitSync(entries, () => endTurn(this.#services.db, turn.id, { state: "abandoned", endedAt: now }));
+      this.#publishReceipts(turn.inputIds);
+      this.#startTurn([], "recovery");
+    });
+  }
+
+  /** Start a turn if the session is idle and inputs wait (called after admissions, turn ends and loads). */
+  kick(): void {
+    this.#kick();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  #kick(): void {
+    if (this.#stopped || this.busy || this.#services.isDraining()) return;
+    this.#turnStarting = true;
+    this.#task(() => {
+      this.#turnStarting = false;
+      if (this.#stopped || this.#turn !== null || this.#services.isDraining()) return;
+      const pending = listPendingInputs(this.#services.db, this.sessionId);
+      if (pending.length > 0) this.#startTurn(pending, "inputs");
+    }).catch((error: unknown) => {
+      this.#turnStarting = false;
+      this.#crash(error);
+    });
+  }
+
+  /** Inside the mailbox: commit the turn's inputs with the turn row, then run the model. */
+  #startTurn(inputs: readonly InputRow[], cause: "inputs" | "recovery"): void {
+    const turnId = uuidv7();
+    const now = this.#services.now();
+    const entries: LogEntry[] = [];
+    // Defensive: a turn never starts with an unanswered call (the worker would run it again).
+    const stale = closeOpenCalls(this.#state.history, "failed");
+    if (stale.length > 0) entries.push({ kind: "tool_results", ts: now, items: stale, turn_id: turnId });
+    const firstInputEntry = entries.length;
+    for (const input of inputs) entries.push(inputEntry(input, turnId, now));
+    const inputIds = inputs.map((input) => input.id);
+    this.#commitSync(entries, (positions) => {
+      startTurn(this.#services.db, { id: turnId, session: this.sessionId, inputIds, startedAt: now });
+      markInputsCommitted(
+        this.#services.db,
+        turnId,
+        inputs.map((input, i) => ({ id: input.id, transcriptPosition: positions[firstInputEntry + i] ?? null })),
+      );
+    });
+    this.#publishReceipts(inputIds);
+    this.#setStatus({ phase: "running", run_id: turnId, interrupt_requested: false, blocking_reason: null });
+    const row = this.#row();
+    const turn = new TurnRun({
+      id: turnId,
+      inputIds,
+      cause,
+      services: this.#services,
+      session: row,
+      state: this.#state,
+      feed: this.feed,
+      commitItems: (items, kind) => this.#task(() => this.#commitAsync(classifyDelta(items, this.#services.now(), { turn_id: turnId }), kind)),
+    });
+    this.#turn = turn;
+    turn.start().then(
+      (ending) => this.#task(() => this.#endTurn(turn, ending)).catch((error: unknown) => this.#crash(error)),
+      (error: unknown) => this.#crash(error),
+    );
+  }
+
+  /** Inside the mailbox: close open calls if needed, log the turn's end, end the turn row. */
+  #endTurn(turn: TurnRun, ending: TurnEnding): void {
+    if (this.#turn !== turn) return;
+    const now = this.#services.now();
+    const entries: LogEntry[] = [];
+    const reason: OpenCallReason = ending.state === "interrupted" ? "interrupted" : "failed";
+    const results = ending.state === "completed" ? [] : closeOpenCalls(this.#state.history, reason);
+    if (results.length > 0) entries.push({ kind: "tool_results", ts: now, items: results, turn_id: turn.id });
+    entries.push({ kind: "turn_end", ts: now, turn_count: ending.turnCount });
+    entries.push({ kind: "run_outcome", ts: now, outcome: ending.outcome, interrupted: ending.interrupted });
+    this.#commitSync(entries, () => {
+      endTurn(this.#services.db, turn.id, {
+        state: ending.state,
+        endedAt: now,
+        error: ending.error?.message ?? null,
+      });
+    });
+    this.#turn = null;
+    if (ending.error !== undefined) {
+      this.feed.publish("error", { run_id: turn.id, code: ending.error.code, message: ending.error.message });
+    }
+    this.#publishReceipts(turn.inputIds);
+    this.feed.publish("turn_completed", { run_id: turn.id, state: ending.state, input_ids: [...turn.inputIds] });
+    this.#setStatus(idleStatus);
+    if (!this.#stopped) queueMicrotask(() => this.#kick());
+  }
+
+  #requestInterrupt(): void {
+    const turn = this.#turn;
+    if (turn === null || turn.interruptRequested) return;
+    turn.abort("interrupted");
+    this.#setStatus({ ...this.#status, interrupt_requested: true });
+  }
+
+  /** Append synchronously in one transaction with `alsoInTransaction` (given the new positions). */
+  #commitSync(entries: readonly LogEntry[], alsoInTransaction: (positions: number[]) => void): void {
+    const { db, store } = this.#services;
+    const chain = buildChain(this.#head.hash, entries);
+    const positions = entries.map((_, i) => this.#headPosition + 1 + i);
+    const preview = extendPreview(this.#preview, placed(entries, positions));
+    db.transaction(() => {
+      if (chain.length > 0) store.appendInTransaction(this.sessionId, chain);
+      alsoInTransaction(positions);
+      setPreview(db, this.sessionId, preview);
+      touchActivity(db, this.sessionId, this.#services.now());
+    }).immediate();
+    this.#applyCommitted(entries, chain.at(-1)?.hash, preview);
+  }
+
+  /** Append through the store's group commit (model output and tool results mid-turn). */
+  async #commitAsync(entries: readonly LogEntry[], _kind: string): Promise<void> {
+    if (entries.length === 0) return;
+    const chain = buildChain(this.#head.hash, entries);
+    await this.#services.store.append(this.sessionId, chain);
+    const positions = entries.map((_, i) => this.#headPosition + 1 + i);
+    this.#applyCommitted(entries, chain.at(-1)?.hash, extendPreview(this.#preview, placed(entries, positions)));
+  }
+
+  /** After a commit: advance the head, replay into memory, publish each new history entry. */
+  #applyCommitted(entries: readonly LogEntry[], headHash: string | undefined, preview: SessionPreview): void {
+    if (headHash === undefined) return;
+    for (const entry of entries) {
+      this.#headPosition += 1;
+      applyEntry(this.#state, entry);
+      for (const projected of projectEntry({ position: this.#headPosition, entry }, this.#toolNames)) {
+        this.feed.publish("message", { entry: projected as unknown as JsonObject });
+      }
+    }
+    this.#head.hash = headHash;
+    this.#state.head_hash = headHash;
+    this.#preview = preview;
+    this.#lastUsedAt = this.#services.now();
+    this.feed.publish("committed", { high_water: this.#headPosition });
+  }
+
+  async #snapshotNow(tail: number | undefined, cursor: StreamCursor): Promise<SessionSnapshot> {
+    const { db, store, historySecret } = this.#services;
+    const entries = await store.readAll(this.sessionId);
+    const history = tailPage(entries, {
+      sessionId: this.sessionId,
+      secret: historySecret,
+      now: this.#services.now(),
+      ...(tail === undefined ? {} : { tail }),
+    });
+    this.#lastUsedAt = this.#services.now();
+    return sessionSnapshot(this.#row(), this.#status, cursor, listPendingInputs(db, this.sessionId), history);
+  }
+
+  #row(): SessionRow {
+    const row = getSession(this.#services.db, this.sessionId);
+    if (row === null) throw new ActorStoppedError(this.sessionId);
+    return row;
+  }
+
+  #receipt(inputId: string): InputReceipt {
+    const receipt = getReceipt(this.#services.db, this.sessionId, inputId);
+    if (receipt === null) throw new InputUnknownError(this.sessionId, inputId);
+    return receipt;
+  }
+
+  #publishReceipts(inputIds: readonly string[]): void {
+    for (const id of inputIds) {
+      const receipt = getReceipt(this.#services.db, this.sessionId, id);
+      if (receipt !== null) this.feed.publish("input", { input: receiptJson(receipt) });
+    }
+  }
+
+  #setStatus(status: SessionStatus): void {
+    this.#status = status;
+    this.feed.publish("status", {
+      phase: status.phase,
+      run_id: status.run_id,
+      interrupt_requested: status.interrupt_requested,
+    });
+  }
+
+  /** Queue a task; a stopped actor refuses new work. */
+  #task<T>(task: () => Promise<T> | T): Promise<T> {
+    if (this.#stopped) return Promise.reject(new ActorStoppedError(this.sessionId));
+    this.#lastUsedAt = this.#services.now();
+    return this.#mailbox.run(() => {
+      if (this.#stopped) throw new ActorStoppedError(this.sessionId);
+      return task();
+    });
+  }
+
+  #stop(reason: StopReason): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.feed.close();
+    this.#services.logger.info({ session: this.sessionId, reason }, "session actor stopped");
+  }
+
+  /** An unexpected failure: end the turn as failed if possible, stop, and let the supervisor replace us. */
+  #crash(error: unknown): void {
+    if (this.#stopped) return;
+    const turn = this.#turn;
+    this.#services.logger.error({ session: this.sessionId, err: error }, "session actor crashed");
+    if (turn !== null) {
+      turn.abort("crashed");
+      try {
+        endTurn(this.#services.db, turn.id, {
+          state: "failed",
+          endedAt: this.#services.now(),
+          error: error instanceof Error ? error.message : String(error),
+        });
+      } catch {
+        // Storage is what failed: the turn stays `running` and the next start recovers it.
+      }
+      this.feed.publish("error", {
+        run_id: turn.id,
+        code: "session_error",
+        message: "the session actor failed and was restarted; see the daemon log",
+      });
+      this.#turn = null;
+    }
+    this.#stop("crashed");
+    this.#onCrash(this, error);
+  }
+}
+
+/** The log entry that delivers an input to the model. */
+function inputEntry(input: InputRow, turnId: string, ts: number): LogEntry {
+  const intent = input.intent as InputIntent;
+  if (intent.kind === "message") {
+    return { kind: "user_input", ts, item: userMessage(intent.text), turn_id: turnId, input_id: input.id };
+  }
+  return { kind: "continuation", ts, turn_id: turnId, input_id: input.id };
+}
+
+function placed(entries: readonly LogEntry[], positions: readonly number[]) {
+  return entries.map((entry, i) => ({ entry, position: positions[i]! }));
+}
+
+function receiptJson(receipt: InputReceipt): JsonObject {
+  return receipt as unknown as JsonObject;
+}
+
+/** How a run's outcome is logged. */
+export type { Outcome };

@@ -1,0 +1,238 @@
+/**
+ * The supervisor of session actors: loads an actor on demand from durable state, replaces one
+ * that crashed (with a new generation), unloads quiet ones, recovers turns a crash cut short,
+ * creates and forks sessions, and drains everything at shutdown.
+ *
+ * Boundary rule: at most one live actor per session. Loads are deduplicated, and an actor that
+ * stopped is dropped from the map before anyone can be handed it again.
+ */
+import type { LogEntry } from "../../log/entries.js";
+import { hashEntry } from "../../log/entry-hash.js";
+import { SessionNotFoundError } from "../../log/errors.js";
+import { getSession, insertSession, listSessions, type SessionRow } from "../storage/sessions-table.js";
+import { runningTurns } from "../storage/turns-table.js";
+import { type ForkPlan, planFork } from "./fork-plan.js";
+import { ActorStoppedError, SessionActor } from "./session-actor.js";
+import type { SessionServices } from "./session-services.js";
+import { idleStatus, type SessionSummary, sessionSummary } from "./session-snapshot.js";
+
+/** What `PUT /sessions/{id}` with kind "new" asks for, after validation and defaults. */
+export interface NewSessionRequest {
+  id: string;
+  workspace: string;
+  name: string | null;
+  providerProfile: string | null;
+  model: string | null;
+  systemPrompt: string | null;
+}
+
+/** What `PUT /sessions/{id}` with kind "fork" asks for. */
+export interface ForkSessionRequest {
+  id: string;
+  sourceSessionId: string;
+  checkpointId: string;
+  name: string | null;
+}
+
+/** The session does not exist (404). */
+export class SessionUnknownError extends Error {
+  constructor(readonly sessionId: string) {
+    super(`session ${sessionId} not found`);
+    this.name = "SessionUnknownError";
+  }
+}
+
+export class SessionRegistry {
+  readonly #services: SessionServices;
+  readonly #actors = new Map<string, SessionActor>();
+  readonly #loading = new Map<string, Promise<SessionActor>>();
+  #unloadTimer: NodeJS.Timeout | null = null;
+
+  constructor(services: SessionServices) {
+    this.#services = services;
+  }
+
+  /** The loaded actor of a session, loading it from storage first if needed. */
+  async get(sessionId: string): Promise<SessionActor> {
+    const live = this.#actors.get(sessionId);
+    if (live !== undefined && !live.stopped) return live;
+    const pending = this.#loading.get(sessionId);
+    if (pending !== undefined) return pending;
+    if (getSession(this.#services.db, sessionId) === null) throw new SessionUnknownError(sessionId);
+    const load = SessionActor.load(this.#services, sessionId, (actor, error) => this.#onCrash(actor, error))
+      .then((actor) => {
+        this.#actors.set(sessionId, actor);
+        actor.kick();
+        return actor;
+      })
+      .catch((error: unknown) => {
+        if (error instanceof ActorStoppedError || error instanceof SessionNotFoundError) {
+          throw new SessionUnknownError(sessionId);
+        }
+        throw error;
+      })
+      .finally(() => this.#loading.delete(sessionId));
+    this.#loading.set(sessionId, load);
+    return load;
+  }
+
+  /** The actor if it is loaded (never loads). */
+  loaded(sessionId: string): SessionActor | undefined {
+    const actor = this.#actors.get(sessionId);
+    return actor?.stopped === false ? actor : undefined;
+  }
+
+  /** A session's verified log, read from storage (history pages never load the actor). */
+  readLog(sessionId: string) {
+    return this.#services.store.readAll(sessionId);
+  }
+
+  /** Every session's summary, newest activity first; cursor null for sessions not loaded. */
+  list(): SessionSummary[] {
+    return listSessions(this.#services.db).map((row) => this.summary(row));
+  }
+
+  /** The summary of one session row with its live status when loaded. */
+  summary(row: SessionRow): SessionSummary {
+    const actor = this.loaded(row.id);
+    return sessionSummary(row, actor?.status ?? idleStatus, actor?.cursor ?? null);
+  }
+
+  /** Create a session: its row and its session_start entry in one transaction. Throws SessionExistsError. */
+  async create(request: NewSessionRequest): Promise<SessionActor> {
+    const { db, store } = this.#services;
+    const now = this.#services.now();
+    const start: LogEntry = {
+      kind: "session_start",
+      ts: now,
+      system_prompt: request.systemPrompt,
+      config: {},
+      history: [],
+    };
+    db.transaction(() => {
+      insertSession(db, {
+        id: request.id,
+        name: request.name,
+        workspace: request.workspace,
+        providerProfile: request.providerProfile,
+        model: request.model,
+        systemPrompt: request.systemPrompt,
+        createdAt: now,
+      });
+      store.appendInTransaction(request.id, [hashEntry(null, start)]);
+    }).immediate();
+    return this.get(request.id);
+  }
+
+  /** Fork a session at a history checkpoint into a new session. */
+  async fork(request: ForkSessionRequest): Promise<SessionActor> {
+    const { db, store } = this.#services;
+    const source = getSession(db, request.sourceSessionId);
+    if (source === null) throw new SessionUnknownError(request.sourceSessionId);
+    const entries = await store.readAll(request.sourceSessionId);
+    const plan: ForkPlan = planFork(entries, request.sourceSessionId, request.checkpointId);
+    const now = this.#services.now();
+    const start: LogEntry = {
+      kind: "session_start",
+      ts: now,
+      system_prompt: plan.systemPrompt,
+      config: plan.config,
+      history: plan.history,
+      forked_from: plan.origin,
+    };
+    db.transaction(() => {
+      insertSession(db, {
+        id: request.id,
+        name: request.name ?? source.name,
+        workspace: source.workspace,
+        parentId: source.id,
+        providerProfile: source.providerProfile,
+        model: source.model,
+        systemPrompt: plan.systemPrompt,
+        createdAt: now,
+      });
+      store.appendInTransaction(request.id, [hashEntry(null, start)]);
+    }).immediate();
+    return this.get(request.id);
+  }
+
+  /** Debug route: stop a session's actor as if it had crashed; the next request loads a new one. */
+  async restart(sessionId: string): Promise<void> {
+    const actor = this.loaded(sessionId);
+    if (actor === undefined) {
+      if (getSession(this.#services.db, sessionId) === null) throw new SessionUnknownError(sessionId);
+      return;
+    }
+    this.#actors.delete(sessionId);
+    await actor.stop("restart");
+  }
+
+  /** Forget a deleted session's actor. */
+  forget(sessionId: string): void {
+    this.#actors.delete(sessionId);
+  }
+
+  /**
+   * Boot recovery: every turn left `running` by a crash is abandoned, its session told so and
+   * a new turn started; sessions with queued inputs are loaded so their queues run.
+   */
+  async recover(): Promise<void> {
+    const { db, logger } = this.#services;
+    for (const turn of runningTurns(db)) {
+      try {
+        const actor = await this.get(turn.session);
+        await actor.recoverAbandoned(turn);
+        logger.info({ session: turn.session, turn: turn.id }, "recovered a turn cut short by a restart");
+      } catch (error) {
+        logger.error({ session: turn.session, turn: turn.id, err: error }, "could not recover turn");
+      }
+    }
+    const waiting = db
+      .prepare("SELECT DISTINCT session FROM inputs WHERE delivery = 'pending'")
+      .all() as { session: string }[];
+    for (const { session } of waiting) {
+      try {
+        await this.get(session);
+      } catch (error) {
+        logger.error({ session, err: error }, "could not load session with queued inputs");
+      }
+    }
+  }
+
+  /** Unload actors that have been quiet for `idleMs` (checked every `everyMs`). */
+  startUnloading(idleMs: number, everyMs = Math.min(Math.max(idleMs / 4, 250), 30_000)): void {
+    this.#unloadTimer = setInterval(() => {
+      const now = this.#services.now();
+      for (const [id, actor] of this.#actors) {
+        if (actor.isQuiet(now, idleMs)) {
+          this.#actors.delete(id);
+          void actor.stop("unload");
+        }
+      }
+    }, everyMs);
+    this.#unloadTimer.unref();
+  }
+
+  /** Wait up to `timeoutMs` for running turns to end; then stop every actor. */
+  async drain(timeoutMs: number): Promise<void> {
+    if (this.#unloadTimer !== null) clearInterval(this.#unloadTimer);
+    const running = [...this.#actors.values()].map((actor) => actor.turnEnded());
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((done) => {
+      timer = setTimeout(done, timeoutMs);
+    });
+    await Promise.race([Promise.all(running), timeout]);
+    clearTimeout(timer);
+    for (const actor of this.#actors.values()) await actor.stop("shutdown");
+    this.#actors.clear();
+  }
+
+  #onCrash(actor: SessionActor, _error: unknown): void {
+    if (this.#actors.get(actor.sessionId) === actor) this.#actors.delete(actor.sessionId);
+    // Restart at once, so queued inputs keep flowing; a failure to reload is logged, and the
+    // next request tries again.
+    this.get(actor.sessionId).catch((error: unknown) => {
+      this.#services.logger.error({ session: actor.sessionId, err: error }, "could not restart session actor");
+    });
+  }
+}

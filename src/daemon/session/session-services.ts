@@ -1,0 +1,44 @@
+/**
+ * What a session actor needs from the daemon around it. Passed in, never imported, so an actor
+ * can be built in a test with a real database and a fake provider.
+ */
+import type { SqliteStore } from "../../log/sqlite-store.js";
+import type { LlmClient } from "../../model/llm-client.js";
+import type { ToolDefinition } from "../../model/tools.js";
+import type { DaemonDatabase } from "../storage/database.js";
+import type { SessionFeedOptions } from "../stream/session-feed.js";
+
+/** A provider client chosen for one turn, with the names the snapshot and usage events show. */
+export interface BoundClient {
+  client: LlmClient;
+  profileName: string;
+  model: string;
+}
+
+/** The daemon's logger, as far as sessions use it (pino's shape). */
+export interface SessionLogger {
+  info(object: object, message: string): void;
+  warn(object: object, message: string): void;
+  error(object: object, message: string): void;
+}
+
+export interface SessionServices {
+  db: DaemonDatabase;
+  /** The session logs, in the same database. */
+  store: SqliteStore;
+  /** Key of the history paging tokens. */
+  historySecret: string;
+  /**
+   * The provider client for a session's profile and model (null: the active profile and its
+   * model). Throws an Error whose message tells the user how to configure a provider.
+   */
+  bindClient(profileName: string | null, model: string | null): BoundClient;
+  /** The tools an agent gets in a workspace. */
+  tools(workspace: string): ToolDefinition[];
+  logger: SessionLogger;
+  /** True once the daemon drains: no new turn starts. */
+  isDraining(): boolean;
+  feedOptions?: SessionFeedOptions;
+  /** The clock (ms since the epoch); tests may pin it. */
+  now(): number;
+}

@@ -1,0 +1,232 @@
+/**
+ * One turn of a session: a Worker run over the session's history with its provider and tools,
+ * publishing live output to the feed and handing every committed step to the actor to log.
+ *
+ * Boundary rule: a TurnRun never writes storage itself; `commitItems` (the actor's mailbox)
+ * does, and the Worker awaits it, so a tool call is durable before its tool starts. It reports
+ * how the turn ended; it never throws for the model's or a tool's failures, only for bugs.
+ */
+import type { RestoredState } from "../../log/collect-state.js";
+import type { Outcome } from "../../log/entries.js";
+import type { StreamEvent } from "../../model/events.js";
+import type { Item, ToolCallItem, ToolResultItem } from "../../model/items.js";
+import type { JsonObject } from "../../model/json.js";
+import { LlmClientError } from "../../model/llm-client.js";
+import type { Usage } from "../../model/usage.js";
+import { type CommitKind, Worker, WorkerError, type WorkerResult } from "../../worker/index.js";
+import { type SessionRow, updateUsage } from "../storage/sessions-table.js";
+import type { EndedTurnState } from "../storage/turns-table.js";
+import type { SessionFeed } from "../stream/session-feed.js";
+import type { BoundClient, SessionServices } from "./session-services.js";
+
+/** Why a turn was stopped from outside. */
+export type AbortCause = "interrupted" | "crashed" | "shutdown";
+
+/** How a turn ended, for the log, the turns table and the stream. */
+export interface TurnEnding {
+  state: EndedTurnState;
+  outcome: Outcome;
+  interrupted: boolean;
+  turnCount: number;
+  error?: { code: string; message: string };
+}
+
+export interface TurnRunOptions {
+  id: string;
+  inputIds: readonly string[];
+  cause: "inputs" | "recovery";
+  services: SessionServices;
+  session: SessionRow;
+  /** The actor's live replay of the log; read at start, kept current by the actor's commits. */
+  state: RestoredState;
+  feed: SessionFeed;
+  commitItems(items: readonly Item[], kind: CommitKind): Promise<void>;
+}
+
+export class TurnRun {
+  readonly id: string;
+  readonly inputIds: readonly string[];
+  readonly #options: TurnRunOptions;
+  readonly #abort = new AbortController();
+  #abortCause: AbortCause | null = null;
+  #llmTurn = 0;
+  #done: Promise<TurnEnding> | null = null;
+
+  constructor(options: TurnRunOptions) {
+    this.id = options.id;
+    this.inputIds = options.inputIds;
+    this.#options = options;
+  }
+
+  get interruptRequested(): boolean {
+    return this.#abortCause === "interrupted";
+  }
+
+  /** Settles when the turn has ended (never rejects). */
+  get done(): Promise<unknown> {
+    return (this.#done ?? Promise.resolve()).catch(() => undefined);
+  }
+
+  /** Stop the turn: the provider request and running tools are aborted. */
+  abort(cause: AbortCause): void {
+    if (this.#abortCause !== null) return;
+    this.#abortCause = cause;
+    this.#abort.abort(new Error(cause));
+  }
+
+  /** Run the turn; resolves with how it ended. */
+  start(): Promise<TurnEnding> {
+    this.#done ??= this.#run();
+    return this.#done;
+  }
+
+  async #run(): Promise<TurnEnding> {
+    const { services, session, state } = this.#options;
+    let bound: BoundClient;
+    try {
+      bound = services.bindClient(session.providerProfile, session.model);
+    } catch (error) {
+      return this.#failed(state.turn_count, "provider_unconfigured", errorText(error));
+    }
+    const worker = new Worker(bound.client, { observer: this.#observer(bound) });
+    worker.setSystemPrompt(state.system_prompt);
+    worker.setRequestConfig(state.config);
+    worker.setHistory(state.history);
+    worker.setTurnCount(state.turn_count);
+    for (const tool of services.tools(session.workspace)) worker.registerTool(tool);
+    const locked = worker.lock();
+    try {
+      // The actor committed this turn's inputs already; resume() runs the model on them.
+      const result = await locked.resume({ signal: this.#abort.signal });
+      return this.#finished(result, locked.turnCount, locked.lastRunInterrupted);
+    } catch (error) {
+      if (!(error instanceof WorkerError)) throw error;
+      return this.#fromWorkerError(error, locked.turnCount);
+    } finally {
+      this.#options.feed.flushDeltas();
+      if (!locked.isRunning) locked.unlock();
+    }
+  }
+
+  #observer(bound: BoundClient) {
+    const { feed, services, session } = this.#options;
+    const runId = this.id;
+    return {
+      onTurnStart: (turn: number) => {
+        this.#llmTurn = turn;
+      },
+      onEvent: (event: StreamEvent) => {
+        switch (event.type) {
+          case "block_delta":
+            if (event.delta.type === "text") {
+              feed.publishDelta("text", runId, `${runId}:${this.#llmTurn}`, event.delta.text);
+            } else if (event.delta.type === "thinking") {
+              feed.publishDelta("thinking", runId, `${runId}:${this.#llmTurn}:thinking`, event.delta.text);
+            }
+            return;
+          case "retry":
+            feed.publish("retry", {
+              run_id: runId,
+              attempt: event.retry.attempt,
+              reason: event.retry.reason,
+              delay_ms: event.retry.delay_ms,
+            });
+            return;
+          case "block_start":
+          case "block_stop":
+          case "block_abort":
+          case "usage":
+          case "status":
+          case "error":
+          case "ping":
+            return;
+          default: {
+            const unknownEvent: never = event;
+            throw new Error(`unknown stream event ${JSON.stringify(unknownEvent)}`);
+          }
+        }
+      },
+      onTurnEnd: (_turn: number, usage: Usage) => {
+        if (Object.keys(usage).length === 0) return;
+        updateUsage(services.db, session.id, usage);
+        feed.publish("usage", usageEventData(bound.model, usage));
+      },
+      onItemsCommitted: (items: readonly Item[], kind: CommitKind) => {
+        feed.flushDeltas();
+        return this.#options.commitItems(items, kind);
+      },
+      onToolCallStart: (call: ToolCallItem) => {
+        feed.publish("tool", toolEventData(call, null));
+      },
+      onToolCallEnd: (call: ToolCallItem, result: ToolResultItem) => {
+        feed.publish("tool", toolEventData(call, result));
+      },
+    };
+  }
+
+  #finished(result: WorkerResult, turnCount: number, interrupted: boolean): TurnEnding {
+    return { state: "completed", outcome: { type: result }, interrupted, turnCount };
+  }
+
+  #fromWorkerError(error: WorkerError, turnCount: number): TurnEnding {
+    if (error.kind === "cancelled" || this.#abortCause !== null) {
+      const state: EndedTurnState = this.#abortCause === "interrupted" ? "interrupted" : "failed";
+      const ending: TurnEnding = {
+        state,
+        outcome: { type: "error", message: error.message },
+        interrupted: true,
+        turnCount,
+      };
+      if (state === "failed") ending.error = { code: "session_error", message: "the turn was stopped" };
+      return ending;
+    }
+    const cause = error.cause;
+    if (error.kind === "client" && cause instanceof LlmClientError) {
+      const status = cause.status === undefined ? "" : ` (HTTP ${cause.status})`;
+      return this.#failed(turnCount, providerErrorCode(cause), `${cause.provider}${status}: ${cause.message}`);
+    }
+    return this.#failed(turnCount, "turn_failed", error.message);
+  }
+
+  #failed(turnCount: number, code: string, message: string): TurnEnding {
+    return {
+      state: "failed",
+      outcome: { type: "error", message },
+      interrupted: true,
+      turnCount,
+      error: { code, message },
+    };
+  }
+}
+
+function providerErrorCode(error: LlmClientError): string {
+  return error.kind === "config" ? "provider_unconfigured" : "provider_error";
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The `usage` event of one LLM request (spec §5). */
+function usageEventData(model: string, usage: Usage): JsonObject {
+  const prompt = usage.input_tokens ?? 0;
+  const completion = usage.output_tokens ?? 0;
+  return {
+    model,
+    prompt_tokens: prompt,
+    cached_prompt_tokens: usage.cache_read_tokens ?? 0,
+    completion_tokens: completion,
+    total_tokens: usage.total_tokens ?? prompt + completion,
+  };
+}
+
+/** The `tool` event: a call starting (result null) or finished. */
+function toolEventData(call: ToolCallItem, result: ToolResultItem | null): JsonObject {
+  return {
+    tool_call_id: call.call_id,
+    name: call.name,
+    arguments: call.arguments,
+    result: result === null ? null : result.output,
+    is_error: result?.is_error === true,
+  };
+}

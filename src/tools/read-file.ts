@@ -1,0 +1,233 @@
+/**
+ * `read_file`: a window of lines from a text file in the workspace.
+ *
+ * Boundary rule: the file is streamed, never loaded whole, and at most `OUTPUT_LIMIT_BYTES` of it
+ * reaches the model; the output says where it stopped and which `offset` continues it.
+ */
+import type { FileHandle } from "node:fs/promises";
+import type { JsonObject } from "../model/json.js";
+import type { ToolDefinition, ToolMeta } from "../model/tools.js";
+import { ToolError } from "../model/tools.js";
+import { OUTPUT_LIMIT_BYTES, utf8Prefix } from "./output-limit.js";
+import { toolInputParser } from "./tool-input.js";
+import { openRegularFile } from "./workspace-file.js";
+import { realWorkspace, resolveInWorkspace } from "./workspace-path.js";
+
+/** Lines returned when the call gives no `limit`. */
+export const DEFAULT_READ_LINES = 2000;
+const MAX_READ_LINES = 100_000;
+/** A NUL byte in this many leading bytes marks a file as binary. */
+const BINARY_SNIFF_BYTES = 8192;
+const CHUNK_BYTES = 64 * 1024;
+
+/** Arguments of `read_file`. */
+export interface ReadFileInput {
+  path: string;
+  offset?: number;
+  limit?: number;
+}
+
+const inputSchema: JsonObject = {
+  type: "object",
+  properties: {
+    path: { type: "string", minLength: 1, description: "File path, relative to the workspace root." },
+    offset: { type: "integer", minimum: 1, description: "1-based line number to start at (default 1)." },
+    limit: {
+      type: "integer",
+      minimum: 1,
+      maximum: MAX_READ_LINES,
+      description: `Most lines to return (default ${DEFAULT_READ_LINES}).`,
+    },
+  },
+  required: ["path"],
+  additionalProperties: false,
+};
+
+const meta: ToolMeta = {
+  name: "read_file",
+  description:
+    "Read a UTF-8 text file from the workspace. Returns the file's lines exactly (no line numbers added). " +
+    `Reads at most ${DEFAULT_READ_LINES} lines or ${OUTPUT_LIMIT_BYTES / 1024} KiB per call; when more remains, ` +
+    "a final bracketed note gives the offset to continue from.",
+  input_schema: inputSchema,
+};
+
+const parseInput = toolInputParser<ReadFileInput>(meta.name, inputSchema);
+
+/** The `read_file` tool, confined to `workspace`. */
+export function readFileTool(workspace: string): ToolDefinition {
+  return () => ({
+    meta,
+    tool: {
+      async execute(inputJson) {
+        return readFile(workspace, parseInput(inputJson));
+      },
+    },
+  });
+}
+
+async function readFile(workspace: string, input: ReadFileInput): Promise<string> {
+  const realRoot = await realWorkspace(workspace);
+  const absolute = await resolveInWorkspace(workspace, input.path);
+  const handle = await openRegularFile(realRoot, absolute, input.path);
+  try {
+    const first = input.offset ?? 1;
+    const window = await readLineWindow(handle, first, input.limit ?? DEFAULT_READ_LINES, OUTPUT_LIMIT_BYTES);
+    if (window === "binary") {
+      throw new ToolError(
+        "execution_failed",
+        `"${input.path}" looks like a binary file; read_file shows text only`,
+      );
+    }
+    if (window.stop === "end" && window.totalLines === 0) return "(empty file)";
+    if (window.lines.length === 0 && window.stop === "end") {
+      throw new ToolError(
+        "invalid_argument",
+        `offset ${first} is past the end of "${input.path}" (${window.totalLines} lines)`,
+      );
+    }
+    return window.lines.join("\n") + windowNote(window, first);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Why reading stopped. */
+type WindowStop = "end" | "limit" | "budget";
+
+interface LineWindow {
+  lines: string[];
+  stop: WindowStop;
+  /** Lines in the file; known only when the whole file was scanned (`stop === "end"`). */
+  totalLines: number;
+  /** Whether bytes follow the last line returned. */
+  more: boolean;
+  /** Set when the first requested line alone did not fit and was cut. */
+  cutLine?: { omittedBytes: number };
+}
+
+function windowNote(window: LineWindow, first: number): string {
+  const last = first + window.lines.length - 1;
+  switch (window.stop) {
+    case "end":
+      return first === 1 ? "" : `\n[lines ${first}-${last} of ${window.totalLines}]`;
+    case "limit":
+      return window.more
+        ? `\n[lines ${first}-${last}; more lines follow, continue with offset=${last + 1}]`
+        : "";
+    case "budget":
+      if (window.cutLine !== undefined) {
+        return (
+          `\n[line ${first} is longer than the ${OUTPUT_LIMIT_BYTES}-byte output limit: ` +
+          `${window.cutLine.omittedBytes} bytes of it not shown; the next line is offset=${first + 1}]`
+        );
+      }
+      return (
+        `\n[output limit of ${OUTPUT_LIMIT_BYTES} bytes reached: lines ${first}-${last} shown; ` +
+        `continue with offset=${last + 1}]`
+      );
+    default: {
+      const unreachable: never = window.stop;
+      return unreachable;
+    }
+  }
+}
+
+/**
+ * Streams the file and collects `count` lines from line `first`, within `budget` bytes of
+ * output (newlines included). Lines are split on "\n" only, so "\r" stays visible to edits.
+ */
+async function readLineWindow(
+  handle: FileHandle,
+  first: number,
+  count: number,
+  budget: number,
+): Promise<LineWindow | "binary"> {
+  const chunk = Buffer.alloc(CHUNK_BYTES);
+  const lines: string[] = [];
+  let usedBytes = 0;
+  let lineNumber = 1;
+  let pieces: Buffer[] = [];
+  let keptBytes = 0;
+  let lineBytes = 0;
+  let position = 0;
+  let sniffed = false;
+
+  // Returns a finished window when this line ends the read, otherwise undefined.
+  const finishLine = (): LineWindow | undefined => {
+    const current = lineNumber;
+    const bytes = lineBytes;
+    const kept = Buffer.concat(pieces);
+    lineNumber += 1;
+    pieces = [];
+    keptBytes = 0;
+    lineBytes = 0;
+    if (current < first) return undefined;
+    const cost = bytes + (lines.length > 0 ? 1 : 0);
+    if (usedBytes + cost > budget) {
+      if (lines.length > 0) return { lines, stop: "budget", totalLines: 0, more: true };
+      const shown = utf8Prefix(kept, budget);
+      lines.push(shown);
+      return {
+        lines,
+        stop: "budget",
+        totalLines: 0,
+        more: true,
+        cutLine: { omittedBytes: bytes - Buffer.byteLength(shown, "utf8") },
+      };
+    }
+    lines.push(kept.toString("utf8"));
+    usedBytes += cost;
+    return lines.length >= count ? { lines, stop: "limit", totalLines: 0, more: false } : undefined;
+  };
+
+  for (;;) {
+    const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, position);
+    if (bytesRead === 0) break;
+    const data = chunk.subarray(0, bytesRead);
+    if (!sniffed) {
+      sniffed = true;
+      if (data.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return "binary";
+    }
+    let start = 0;
+    while (start < data.length) {
+      const newline = data.indexOf(0x0a, start);
+      const end = newline === -1 ? data.length : newline;
+      const piece = data.subarray(start, end);
+      lineBytes += piece.length;
+      // Keep only what could be shown (plus a partial character's worth) of very long lines.
+      if (lineNumber >= first && keptBytes < budget + 4) {
+        pieces.push(Buffer.from(piece.subarray(0, budget + 4 - keptBytes)));
+        keptBytes += Math.min(piece.length, budget + 4 - keptBytes);
+      }
+      if (newline === -1) break;
+      start = newline + 1;
+      const done = finishLine();
+      if (done !== undefined) {
+        if (done.stop === "budget") return done;
+        return settleLimit(
+          done,
+          lineNumber - 1,
+          start < bytesRead || (await hasMoreBytes(handle, position + bytesRead)),
+        );
+      }
+    }
+    position += bytesRead;
+  }
+  if (lineBytes > 0) {
+    const done = finishLine();
+    if (done !== undefined) return done.stop === "budget" ? done : settleLimit(done, lineNumber - 1, false);
+  }
+  return { lines, stop: "end", totalLines: lineNumber - 1, more: false };
+}
+
+/** A window that hit its line limit exactly at the end of the file is a whole-file window. */
+function settleLimit(window: LineWindow, lastLine: number, more: boolean): LineWindow {
+  return more ? { ...window, more } : { ...window, stop: "end", totalLines: lastLine, more };
+}
+
+async function hasMoreBytes(handle: FileHandle, position: number): Promise<boolean> {
+  const probe = Buffer.alloc(1);
+  const { bytesRead } = await handle.read(probe, 0, 1, position);
+  return bytesRead > 0;
+}

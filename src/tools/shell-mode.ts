@@ -1,0 +1,82 @@
+/**
+ * Decides whether a session's agent gets `run_command`, and how it is confined.
+ *
+ * Boundary rule: a command never runs unconfined by accident. "sandboxed" needs a working bwrap;
+ * without one the tool is simply not offered. "unconfined" (plain `sh -c` in the workspace
+ * directory, no isolation) is allowed only when the operator sets SKEIN_UNCONFINED_SHELL=1 in
+ * the daemon's environment; asking for it without that is a configuration error.
+ *
+ * With no explicit request: sandboxed when bwrap works, else unconfined if the operator set
+ * SKEIN_UNCONFINED_SHELL=1, else off.
+ */
+import { DEFAULT_BWRAP_PATH, probeBwrap } from "./bubblewrap.js";
+
+/** How `run_command` is offered: inside bwrap, as a plain shell, or not at all. */
+export type ShellMode = "sandboxed" | "unconfined" | "off";
+
+/** The environment variable an operator sets to "1" to allow an unconfined shell. */
+export const UNCONFINED_SHELL_ENV = "SKEIN_UNCONFINED_SHELL";
+
+/** A shell that will be offered to the model. */
+export type OfferedShell = { mode: "sandboxed"; bwrapPath: string } | { mode: "unconfined" };
+
+/** The decision, with the reason when no shell is offered. */
+export type ShellChoice = OfferedShell | { mode: "off"; reason: string };
+
+/** What the decision depends on. */
+export interface ShellChoiceOptions {
+  /** The requested mode; omitted means "decide from the machine and the environment". */
+  shell?: ShellMode;
+  /** Environment to read SKEIN_UNCONFINED_SHELL from (default: process.env). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** bwrap binary (default /usr/bin/bwrap). */
+  bwrapPath?: string;
+}
+
+/** A shell mode that cannot be honoured as configured. */
+export class ShellConfigurationError extends Error {
+  constructor(
+    readonly requested: ShellMode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ShellConfigurationError";
+  }
+}
+
+/** Chooses how (or whether) `run_command` is offered; throws `ShellConfigurationError` on a bad request. */
+export function chooseShell(options: ShellChoiceOptions = {}): ShellChoice {
+  const env = options.env ?? process.env;
+  const bwrapPath = options.bwrapPath ?? DEFAULT_BWRAP_PATH;
+  const unconfinedAllowed = env[UNCONFINED_SHELL_ENV] === "1";
+  const requested = options.shell;
+  switch (requested) {
+    case "off":
+      return { mode: "off", reason: "the shell is turned off" };
+    case "unconfined":
+      if (!unconfinedAllowed) {
+        throw new ShellConfigurationError(
+          requested,
+          `an unconfined shell needs ${UNCONFINED_SHELL_ENV}=1 in the daemon's environment`,
+        );
+      }
+      return { mode: "unconfined" };
+    case "sandboxed": {
+      const probe = probeBwrap(bwrapPath);
+      return probe.usable ? { mode: "sandboxed", bwrapPath } : { mode: "off", reason: probe.reason };
+    }
+    case undefined: {
+      const probe = probeBwrap(bwrapPath);
+      if (probe.usable) return { mode: "sandboxed", bwrapPath };
+      if (unconfinedAllowed) return { mode: "unconfined" };
+      return {
+        mode: "off",
+        reason: `${probe.reason}; set ${UNCONFINED_SHELL_ENV}=1 to allow an unconfined shell`,
+      };
+    }
+    default: {
+      const unreachable: never = requested;
+      throw new ShellConfigurationError(unreachable, `unknown shell mode ${String(unreachable)}`);
+    }
+  }
+}

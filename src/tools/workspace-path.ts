@@ -1,0 +1,197 @@
+/**
+ * Maps paths a model supplies onto real paths inside one session's workspace.
+ *
+ * Boundary rule: every filesystem path a built-in file tool touches is resolved here first, and
+ * only the returned real path is used afterwards. Nothing outside the workspace's real path is
+ * ever returned: `..` is applied to the text of the request, then symlinks are followed with the
+ * kernel's own realpath on the deepest existing ancestor (dangling links are followed by hand),
+ * and the result must stay under the workspace's realpath. Because the tools run alongside a
+ * shell that can swap directories for symlinks, callers also check each opened descriptor with
+ * `assertDescriptorInWorkspace` (a Linux /proc check) to close the gap between resolving and
+ * opening.
+ */
+import { lstat, readlink, realpath } from "node:fs/promises";
+import path from "node:path";
+import { ToolError } from "../model/tools.js";
+import { errorCode, errorMessage } from "./system-error.js";
+
+/** Why a path was refused. */
+export type WorkspacePathProblem =
+  | "invalid_path"
+  | "outside_workspace"
+  | "symlink_escape"
+  | "too_many_links"
+  | "workspace_unavailable";
+
+/** A path that cannot be used inside the workspace; the message names the path as requested. */
+export class WorkspacePathError extends ToolError {
+  constructor(
+    readonly problem: WorkspacePathProblem,
+    readonly requestedPath: string,
+    readonly workspace: string,
+    message: string,
+  ) {
+    super(problem === "workspace_unavailable" ? "execution_failed" : "invalid_argument", message);
+    this.name = "WorkspacePathError";
+  }
+}
+
+/** Same bound the kernel uses for symlink chains (ELOOP). */
+const MAX_SYMLINK_HOPS = 40;
+
+/** True when `candidate` is `root` itself or lies below it (both absolute and normalized). */
+export function isInsideDirectory(root: string, candidate: string): boolean {
+  const relative = path.relative(root, candidate);
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+}
+
+/** The workspace's real path (symlinks resolved); fails with a typed error if it is unusable. */
+export async function realWorkspace(workspace: string): Promise<string> {
+  if (!path.isAbsolute(workspace) || workspace.includes("\0")) {
+    throw new WorkspacePathError(
+      "workspace_unavailable",
+      workspace,
+      workspace,
+      `workspace "${workspace}" is not an absolute path`,
+    );
+  }
+  try {
+    return await realpath(workspace);
+  } catch (error) {
+    throw new WorkspacePathError(
+      "workspace_unavailable",
+      workspace,
+      workspace,
+      `workspace "${workspace}" is not accessible: ${errorMessage(error)}`,
+    );
+  }
+}
+
+/**
+ * Resolves a relative or absolute path to an absolute real path guaranteed to be inside the
+ * workspace. The final components may not exist yet (for writes); they are then appended to the
+ * real path of their deepest existing ancestor.
+ */
+export async function resolveInWorkspace(workspace: string, requested: string): Promise<string> {
+  if (requested.length === 0) {
+    throw new WorkspacePathError("invalid_path", requested, workspace, "path is empty");
+  }
+  if (requested.includes("\0")) {
+    throw new WorkspacePathError(
+      "invalid_path",
+      requested,
+      workspace,
+      `path ${JSON.stringify(requested)} contains a NUL byte`,
+    );
+  }
+  const realRoot = await realWorkspace(workspace);
+  const lexicalRoot = path.resolve(workspace);
+  const candidate = path.resolve(lexicalRoot, requested);
+  if (!isInsideDirectory(lexicalRoot, candidate) && !isInsideDirectory(realRoot, candidate)) {
+    throw new WorkspacePathError(
+      "outside_workspace",
+      requested,
+      workspace,
+      `path "${requested}" is outside the workspace`,
+    );
+  }
+  return confine({ realRoot, lexicalRoot, requested, workspace }, candidate, 0);
+}
+
+interface Confinement {
+  realRoot: string;
+  lexicalRoot: string;
+  requested: string;
+  workspace: string;
+}
+
+async function confine(scope: Confinement, candidate: string, hops: number): Promise<string> {
+  const missing: string[] = [];
+  let existing = candidate;
+  for (;;) {
+    try {
+      const real = await realpath(existing);
+      if (!isInsideDirectory(scope.realRoot, real)) throw symlinkEscape(scope);
+      return path.join(real, ...missing);
+    } catch (error) {
+      if (error instanceof WorkspacePathError) throw error;
+      const code = errorCode(error);
+      if (code === "ELOOP") throw tooManyLinks(scope);
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw unreadable(scope, error);
+    }
+    // realpath failed: `existing` is missing, or is a dangling symlink that writes would follow.
+    const stats = await lstat(existing).catch(() => undefined);
+    if (stats?.isSymbolicLink()) {
+      if (hops + 1 > MAX_SYMLINK_HOPS) throw tooManyLinks(scope);
+      const parent = await realpath(path.dirname(existing)).catch((error: unknown) => {
+        throw unreadable(scope, error);
+      });
+      if (!isInsideDirectory(scope.realRoot, parent)) throw symlinkEscape(scope);
+      const target = path.resolve(parent, await readlink(existing));
+      const continued = path.join(target, ...missing);
+      if (!isInsideDirectory(scope.realRoot, continued) && !isInsideDirectory(scope.lexicalRoot, continued)) {
+        throw symlinkEscape(scope);
+      }
+      return confine(scope, continued, hops + 1);
+    }
+    const parent = path.dirname(existing);
+    // The workspace root exists (realWorkspace checked it), so the walk stops before "/".
+    if (parent === existing) throw symlinkEscape(scope);
+    missing.unshift(path.basename(existing));
+    existing = parent;
+  }
+}
+
+/**
+ * Checks that an open descriptor really refers to something inside the workspace, closing the
+ * window between resolving a path and opening it. A no-op where /proc is not mounted.
+ */
+export async function assertDescriptorInWorkspace(
+  realRoot: string,
+  fd: number,
+  requested: string,
+): Promise<void> {
+  let opened: string;
+  try {
+    opened = await readlink(`/proc/self/fd/${fd}`);
+  } catch {
+    return;
+  }
+  const withoutDeletedMark = opened.endsWith(" (deleted)") ? opened.slice(0, -" (deleted)".length) : opened;
+  if (!isInsideDirectory(realRoot, withoutDeletedMark)) {
+    throw new WorkspacePathError(
+      "symlink_escape",
+      requested,
+      realRoot,
+      `path "${requested}" leads outside the workspace (it changed while being opened)`,
+    );
+  }
+}
+
+/** A path as the model should see it: relative to the workspace root ("." for the root). */
+export function workspaceRelative(realRoot: string, absolute: string): string {
+  const relative = path.relative(realRoot, absolute);
+  return relative === "" ? "." : relative;
+}
+
+function symlinkEscape(scope: Confinement): WorkspacePathError {
+  return new WorkspacePathError(
+    "symlink_escape",
+    scope.requested,
+    scope.workspace,
+    `path "${scope.requested}" leads outside the workspace through a symbolic link`,
+  );
+}
+
+function tooManyLinks(scope: Confinement): WorkspacePathError {
+  return new WorkspacePathError(
+    "too_many_links",
+    scope.requested,
+    scope.workspace,
+    `path "${scope.requested}" has too many levels of symbolic links`,
+  );
+}
+
+function unreadable(scope: Confinement, error: unknown): ToolError {
+  return new ToolError("execution_failed", `cannot resolve "${scope.requested}": ${errorMessage(error)}`);
+}

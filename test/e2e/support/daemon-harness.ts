@@ -1,0 +1,388 @@
+/**
+ * End-to-end harness: runs the real daemon (`bin/skein.js daemon run`) as a child process on a
+ * temporary home and talks to it over real HTTP, like the seed's Python harness.
+ *
+ * Boundary rule: this file knows the daemon only through its process, its home files and its
+ * HTTP API — never through its modules.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { v7 as uuidv7 } from "uuid";
+
+const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+export const skeinBin = join(projectRoot, "bin/skein.js");
+
+export interface ProviderProfileConfig {
+  protocol: "chat_completions" | "responses" | "anthropic" | "gemini";
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+}
+
+export interface HarnessOptions {
+  /** Provider profiles written to config.json; the first is active. None: an unconfigured daemon. */
+  providers?: Record<string, ProviderProfileConfig>;
+  env?: Record<string, string>;
+}
+
+/** One batch of the session stream: the first `data:` frame of an attach. */
+export interface StreamPage {
+  generation: string;
+  cursor: number;
+  events: Array<{ type: string; sequence?: number; data: Record<string, unknown> }>;
+  snapshot?: Record<string, unknown> & { history: HistoryPage };
+}
+
+export interface HistoryPage {
+  items: HistoryEntry[];
+  older: string | null;
+  newer: string | null;
+  high_water: number;
+}
+
+export interface HistoryEntry {
+  id: string;
+  position: number;
+  kind: string;
+  input_id: string | null;
+  turn_id: string | null;
+  checkpoint_id: string | null;
+  content: Array<{ kind: string; text?: string; field?: string; value?: unknown }>;
+  tool: { name: string; tool_call_id: string } | null;
+}
+
+/** An HTTP answer with its body already read. */
+export interface ApiResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  json<T = Record<string, unknown>>(): T;
+}
+
+export class DaemonHarness {
+  readonly root: string;
+  readonly home: string;
+  readonly workspace: string;
+  port = 0;
+  token = "";
+  pid = 0;
+  private child: ChildProcess | null = null;
+  private readonly env: Record<string, string>;
+
+  private constructor(options: HarnessOptions) {
+    this.root = mkdtempSync(join(tmpdir(), "skein-e2e-"));
+    this.home = join(this.root, "home");
+    this.workspace = join(this.root, "workspace");
+    mkdirSync(this.workspace, { recursive: true });
+    mkdirSync(this.home, { recursive: true, mode: 0o700 });
+    this.env = { ...(options.env ?? {}) };
+    if (options.providers !== undefined) this.writeProviders(options.providers);
+  }
+
+  /** Start a daemon on a fresh home and wait until it is ready. */
+  static async start(options: HarnessOptions = {}): Promise<DaemonHarness> {
+    const harness = new DaemonHarness(options);
+    await harness.boot();
+    return harness;
+  }
+
+  /** Write config.json (atomically, as a user's editor might not; the daemon must cope either way). */
+  writeProviders(providers: Record<string, ProviderProfileConfig>): void {
+    const names = Object.keys(providers);
+    const config = { active: names[0] ?? null, providers };
+    const tmp = join(this.home, "config.json.tmp");
+    writeFileSync(tmp, JSON.stringify(config, null, 2), { mode: 0o600 });
+    writeFileSync(join(this.home, "config.json"), readFileSync(tmp));
+    rmSync(tmp);
+  }
+
+  setEnv(name: string, value: string | undefined): void {
+    if (value === undefined) delete this.env[name];
+    else this.env[name] = value;
+  }
+
+  get logPath(): string {
+    return join(this.home, "daemon.log");
+  }
+
+  readLog(): string {
+    try {
+      return readFileSync(this.logPath, "utf8");
+    } catch {
+      return "";
+    }
+  }
+
+  /** Start the daemon process and wait for `GET /server` to say ready. */
+  async boot(): Promise<void> {
+    const log = openSync(this.logPath, "a");
+    const child = spawn(process.execPath, [skeinBin, "daemon", "run"], {
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: this.root,
+        SKEIN_HOME: this.home,
+        ...this.env,
+      },
+      stdio: ["ignore", log, log],
+    });
+    this.child = child;
+    const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const early = await Promise.race([exited, sleep(20).then(() => "running" as const)]);
+      if (early !== "running") {
+        throw new Error(`daemon exited with ${early} before it was ready; log:\n${this.readLog()}`);
+      }
+      if (this.refresh(child.pid ?? 0)) {
+        try {
+          const server = await this.api("/server");
+          if (server.status === 200 && server.json().state === "ready") return;
+        } catch {
+          // not listening yet
+        }
+      }
+      if (Date.now() > deadline) throw new Error(`daemon not ready after 20 s; log:\n${this.readLog()}`);
+    }
+  }
+
+  private refresh(expectedPid: number): boolean {
+    try {
+      const info = JSON.parse(readFileSync(join(this.home, "daemon.json"), "utf8")) as {
+        pid: number;
+        port: number;
+        token: string;
+      };
+      if (info.pid !== expectedPid) return false;
+      this.pid = info.pid;
+      this.port = info.port;
+      this.token = info.token;
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Restart the daemon: gracefully (POST /server/shutdown) or by SIGKILL. */
+  async restart(options: { crash: boolean }): Promise<void> {
+    if (options.crash) await this.kill();
+    else await this.shutdown();
+    await this.boot();
+  }
+
+  /** SIGKILL the daemon and wait for it to be gone. */
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (child === null || child.exitCode !== null || child.signalCode !== null) return;
+    const gone = new Promise<void>((done) => child.once("exit", () => done()));
+    child.kill("SIGKILL");
+    await gone;
+    this.child = null;
+  }
+
+  /** Graceful shutdown through the API; waits for the process to exit. */
+  async shutdown(timeoutMs = 5_000): Promise<number | null> {
+    const child = this.child;
+    if (child === null || child.exitCode !== null) return child?.exitCode ?? null;
+    const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
+    const server = (await this.api("/server")).json<{ instance_id: string }>();
+    await this.api("/server/shutdown", {
+      method: "POST",
+      body: { instance_id: server.instance_id, timeout_ms: timeoutMs },
+    });
+    const code = await Promise.race([exited, sleep(timeoutMs + 10_000).then(() => "timeout" as const)]);
+    if (code === "timeout") throw new Error("daemon did not exit after shutdown");
+    this.child = null;
+    return code;
+  }
+
+  /** Stop the daemon (gracefully, then by force) and remove the temporary root. */
+  async close(): Promise<void> {
+    try {
+      if (this.child !== null && this.child.exitCode === null) await this.shutdown(2_000);
+    } catch {
+      await this.kill();
+    }
+    await this.kill();
+    rmSync(this.root, { recursive: true, force: true });
+  }
+
+  /** One HTTP request to the daemon with its token; the body, when given, is sent as JSON. */
+  api(
+    path: string,
+    options: { method?: string; headers?: Record<string, string>; body?: unknown; rawBody?: string } = {},
+  ): Promise<ApiResponse> {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.token}`,
+      ...(options.body !== undefined ? { "content-type": "application/json" } : {}),
+      ...(options.headers ?? {}),
+    };
+    const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+    return rawRequest(this.port, { method: options.method ?? "GET", path, headers, body });
+  }
+
+  /** Create a session (201) in the harness workspace; returns its id. */
+  async createSession(body: Record<string, unknown> = {}): Promise<string> {
+    const id = uuidv7();
+    const response = await this.api(`/sessions/${id}`, {
+      method: "PUT",
+      headers: { "if-none-match": "*" },
+      body: { kind: "new", workspace: this.workspace, ...body },
+    });
+    if (response.status !== 201) throw new Error(`create session: ${response.status} ${response.text}`);
+    return id;
+  }
+
+  /** Submit a message input; returns the receipt. */
+  async prompt(sessionId: string, text: string, inputId = uuidv7()): Promise<Record<string, unknown>> {
+    const response = await this.api(`/sessions/${sessionId}/inputs/${inputId}`, {
+      method: "PUT",
+      body: { kind: "message", text },
+    });
+    if (response.status !== 202) throw new Error(`prompt: ${response.status} ${response.text}`);
+    return response.json();
+  }
+
+  /** Wait until the session is idle with no pending input. */
+  async idle(sessionId: string, timeoutMs = 20_000): Promise<Record<string, unknown>> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const response = await this.api(`/sessions/${sessionId}?tail=0`);
+      if (response.status === 200) {
+        const snapshot = response.json<{ status: { phase: string }; pending_inputs: unknown[] }>();
+        if (snapshot.status.phase === "idle" && snapshot.pending_inputs.length === 0) return snapshot;
+      } else if (response.status !== 503) {
+        throw new Error(`idle: ${response.status} ${response.text}`);
+      }
+      if (Date.now() > deadline) throw new Error(`session ${sessionId} not idle after ${timeoutMs} ms`);
+      await sleep(25);
+    }
+  }
+
+  /** Prompt and wait for the turn to finish. */
+  async turn(sessionId: string, text: string): Promise<void> {
+    await this.prompt(sessionId, text);
+    await this.idle(sessionId);
+  }
+
+  /** The first batch of a fresh SSE attach (optionally resuming after a previous page). */
+  streamPage(
+    sessionId: string,
+    after?: { generation: string; cursor: number },
+    options: { tail?: number } = {},
+  ): Promise<StreamPage> {
+    const query = new URLSearchParams();
+    if (after !== undefined) {
+      query.set("after_generation", after.generation);
+      query.set("after_seq", String(after.cursor));
+    }
+    if (options.tail !== undefined) query.set("tail", String(options.tail));
+    const suffix = query.size > 0 ? `?${query}` : "";
+    return readFirstFrame(this.port, `/sessions/${sessionId}${suffix}`, this.token);
+  }
+}
+
+/** A raw HTTP/1.1 request over loopback (fetch would forbid some of the headers the tests need). */
+export function rawRequest(
+  port: number,
+  options: { method: string; path: string; headers: Record<string, string>; body?: string | undefined },
+): Promise<ApiResponse> {
+  return new Promise((done, fail) => {
+    const req = httpRequest(
+      {
+        host: "127.0.0.1",
+        port,
+        method: options.method,
+        path: options.path,
+        headers: { host: `127.0.0.1:${port}`, ...options.headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          done({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text,
+            json<T>() {
+              return JSON.parse(text) as T;
+            },
+          });
+        });
+        res.on("error", fail);
+      },
+    );
+    req.on("error", fail);
+    if (options.body !== undefined) req.write(options.body);
+    req.end();
+  });
+}
+
+/** Open an SSE stream, parse its first `data:` frame, then close the connection. */
+function readFirstFrame(port: number, path: string, token: string): Promise<StreamPage> {
+  return new Promise((done, fail) => {
+    const req = httpRequest(
+      {
+        host: "127.0.0.1",
+        port,
+        method: "GET",
+        path,
+        headers: { host: `127.0.0.1:${port}`, authorization: `Bearer ${token}`, accept: "text/event-stream" },
+      },
+      (res) => {
+        if (res.statusCode !== 200) {
+          const chunks: Buffer[] = [];
+          res.on("data", (chunk: Buffer) => chunks.push(chunk));
+          res.on("end", () => {
+            const error = new Error(`stream ${path}: ${res.statusCode}`) as Error & {
+              status?: number;
+              body?: string;
+            };
+            error.status = res.statusCode ?? 0;
+            error.body = Buffer.concat(chunks).toString("utf8");
+            fail(error);
+          });
+          return;
+        }
+        let buffered = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          buffered += chunk;
+          const end = buffered.indexOf("\n\n");
+          if (end < 0) return;
+          const frame = buffered.slice(0, end);
+          const data = frame
+            .split("\n")
+            .filter((line) => line.startsWith("data: "))
+            .map((line) => line.slice(6))
+            .join("\n");
+          if (data === "") {
+            // a keepalive comment before the first batch: keep reading
+            buffered = buffered.slice(end + 2);
+            return;
+          }
+          req.destroy();
+          done(JSON.parse(data) as StreamPage);
+        });
+        res.on("error", () => {});
+      },
+    );
+    req.on("error", fail);
+    req.end();
+  });
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
+}
+
+/** The user prompts in a page of history, in order. */
+export function userTexts(items: readonly HistoryEntry[]): string[] {
+  return items
+    .filter((entry) => entry.kind === "user")
+    .flatMap((entry) => entry.content.filter((part) => part.kind === "text").map((part) => part.text ?? ""));
+}

@@ -1,0 +1,102 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_BWRAP_PATH, probeBwrap } from "../../src/tools/bubblewrap.js";
+import { builtinTools, WorkspaceConfigurationError } from "../../src/tools/builtin-tools.js";
+import { chooseShell, ShellConfigurationError, UNCONFINED_SHELL_ENV } from "../../src/tools/shell-mode.js";
+import { callTool, expectToolError, makeTempDirectory, requireBwrap } from "./tool-harness.js";
+
+const missingBwrap = "/nonexistent/skein-test/bwrap";
+const allowUnconfined = { [UNCONFINED_SHELL_ENV]: "1" };
+const names = (workspace: string, options: Parameters<typeof builtinTools>[1]) =>
+  builtinTools(workspace, options).map((definition) => definition().meta.name);
+
+describe("chooseShell", () => {
+  it("sandboxes commands when bwrap works", () => {
+    requireBwrap();
+    expect(chooseShell({ env: {} })).toEqual({ mode: "sandboxed", bwrapPath: DEFAULT_BWRAP_PATH });
+    expect(chooseShell({ shell: "sandboxed", env: allowUnconfined })).toEqual({
+      mode: "sandboxed",
+      bwrapPath: DEFAULT_BWRAP_PATH,
+    });
+  });
+
+  it("offers no shell when sandboxing is asked for and bwrap is missing, saying why", () => {
+    const choice = chooseShell({ shell: "sandboxed", bwrapPath: missingBwrap, env: allowUnconfined });
+    expect(choice.mode).toBe("off");
+    expect(choice.mode === "off" && choice.reason).toContain(missingBwrap);
+    expect(probeBwrap(missingBwrap).usable).toBe(false);
+  });
+
+  it("never falls back to an unconfined shell unless the operator set the variable", () => {
+    const choice = chooseShell({ bwrapPath: missingBwrap, env: {} });
+    expect(choice.mode).toBe("off");
+    expect(choice.mode === "off" && choice.reason).toContain(`${UNCONFINED_SHELL_ENV}=1`);
+    expect(chooseShell({ bwrapPath: missingBwrap, env: { [UNCONFINED_SHELL_ENV]: "true" } }).mode).toBe(
+      "off",
+    );
+    expect(chooseShell({ bwrapPath: missingBwrap, env: allowUnconfined })).toEqual({ mode: "unconfined" });
+  });
+
+  it("refuses an explicit unconfined shell without the operator's variable", () => {
+    expect(() => chooseShell({ shell: "unconfined", env: {} })).toThrow(ShellConfigurationError);
+    expect(() => chooseShell({ shell: "unconfined", env: {} })).toThrow(/SKEIN_UNCONFINED_SHELL=1/);
+    expect(chooseShell({ shell: "unconfined", env: allowUnconfined })).toEqual({ mode: "unconfined" });
+  });
+
+  it("turns the shell off when asked", () => {
+    expect(chooseShell({ shell: "off", env: allowUnconfined }).mode).toBe("off");
+  });
+});
+
+describe("builtinTools", () => {
+  it("gives the file tools and a sandboxed run_command", async () => {
+    requireBwrap();
+    const workspace = await makeTempDirectory();
+    try {
+      expect(names(workspace.root, { env: {} })).toEqual([
+        "read_file",
+        "write_file",
+        "edit_file",
+        "list_files",
+        "run_command",
+      ]);
+      const tools = builtinTools(workspace.root, { env: {} });
+      const runCommand = tools.find((definition) => definition().meta.name === "run_command");
+      if (runCommand === undefined) throw new Error("run_command is missing");
+      expect(runCommand().meta.description).toContain("Sandboxed");
+      expect(await callTool(runCommand, { command: "echo hi" })).toBe("exit code: 0\nhi\n");
+    } finally {
+      await workspace.remove();
+    }
+  });
+
+  it("leaves run_command out when no shell is offered", () => {
+    expect(names("/srv/ws", { shell: "off" })).toEqual([
+      "read_file",
+      "write_file",
+      "edit_file",
+      "list_files",
+    ]);
+    expect(names("/srv/ws", { bwrapPath: missingBwrap, env: {} })).not.toContain("run_command");
+  });
+
+  it("describes every tool with a strict JSON Schema object", () => {
+    for (const definition of builtinTools("/srv/ws", { shell: "unconfined", env: allowUnconfined })) {
+      const { meta } = definition();
+      expect(meta.description.length).toBeGreaterThan(20);
+      expect(meta.input_schema).toMatchObject({ type: "object", additionalProperties: false });
+    }
+  });
+
+  it("refuses a relative workspace or the filesystem root", () => {
+    expect(() => builtinTools("relative/ws", { shell: "off" })).toThrow(WorkspaceConfigurationError);
+    expect(() => builtinTools("/", { shell: "off" })).toThrow(WorkspaceConfigurationError);
+    expect(() => builtinTools("/srv/..", { shell: "off" })).toThrow(WorkspaceConfigurationError);
+  });
+
+  it("rejects arguments that are not a JSON object as invalid_argument, for every tool", async () => {
+    for (const definition of builtinTools("/srv/ws", { shell: "unconfined", env: allowUnconfined })) {
+      await expectToolError(callTool(definition, [1, 2]), "invalid_argument", /must be object/);
+      await expectToolError(callTool(definition, "text"), "invalid_argument", /must be object/);
+    }
+  });
+});

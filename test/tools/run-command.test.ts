@@ -1,0 +1,251 @@
+import { randomBytes } from "node:crypto";
+import { access, readdir, readFile, rm } from "node:fs/promises";
+import { createServer, type Server } from "node:net";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { DEFAULT_BWRAP_PATH } from "../../src/tools/bubblewrap.js";
+import { OUTPUT_LIMIT_BYTES } from "../../src/tools/output-limit.js";
+import { runCommandTool } from "../../src/tools/run-command.js";
+import type { OfferedShell } from "../../src/tools/shell-mode.js";
+import {
+  callTool,
+  expectToolError,
+  isErrorOutput,
+  makeTempDirectory,
+  outputText,
+  requireBwrap,
+  type TempDirectory,
+} from "./tool-harness.js";
+
+const sandboxed: OfferedShell = { mode: "sandboxed", bwrapPath: DEFAULT_BWRAP_PATH };
+const unconfined: OfferedShell = { mode: "unconfined" };
+
+let workspace: TempDirectory;
+const run = (input: unknown, shell: OfferedShell = sandboxed, signal?: AbortSignal) =>
+  callTool(runCommandTool(workspace.root, shell), input, signal);
+
+/** A unique `sleep` argument, so the test can find exactly its own processes in /proc. */
+const uniqueSleep = () => `30.${Math.floor(Math.random() * 1e9)}`;
+
+/** Host pids of live processes whose command line is exactly `sleep <seconds>`. */
+async function sleepers(seconds: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const commandLine = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
+    const status = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    // Zombies are already dead; they only wait to be reaped.
+    if (commandLine === `sleep\0${seconds}\0` && !/\) Z /.test(status)) found.push(Number(entry));
+  }
+  return found;
+}
+
+/** Polls until `condition` holds, failing after `timeoutMs` (generous: this is not a timing assert). */
+async function eventually(
+  condition: () => Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+beforeAll(() => {
+  requireBwrap();
+});
+beforeEach(async () => {
+  workspace = await makeTempDirectory();
+});
+afterEach(async () => {
+  await workspace.remove();
+});
+
+describe("run_command in the sandbox", () => {
+  it("runs in the workspace and reports the exit code with stdout and stderr", async () => {
+    const output = await run({ command: "pwd; echo out; echo err >&2; exit 3" });
+    expect(output).toBe(`exit code: 3\n${workspace.root}\nout\nerr\n`);
+  });
+
+  it("says when there is no output", async () => {
+    expect(await run({ command: "true" })).toBe("exit code: 0\n(no output)");
+  });
+
+  it("can write files in the workspace", async () => {
+    expect(await run({ command: "mkdir -p out && echo made > out/file" })).toBe("exit code: 0\n(no output)");
+    expect(await readFile(path.join(workspace.root, "out/file"), "utf8")).toBe("made\n");
+  });
+
+  it("gives the command a clean minimal environment", async () => {
+    process.env.SKEIN_TEST_SECRET = "do-not-leak";
+    try {
+      const output = outputText(await run({ command: "env | sort" }));
+      expect(output).toContain(`HOME=${workspace.root}\n`);
+      expect(output).toContain("LANG=C.UTF-8\n");
+      expect(output).toMatch(/^PATH=\/usr\/local\/sbin:/m);
+      expect(output).not.toContain("do-not-leak");
+      const names = output
+        .split("\n")
+        .slice(1)
+        .filter((line) => line.includes("="))
+        .map((line) => line.split("=")[0]);
+      // sh itself adds PWD (and OLDPWD); nothing else may appear.
+      for (const name of names) expect(["HOME", "LANG", "PATH", "PWD", "OLDPWD"]).toContain(name);
+    } finally {
+      delete process.env.SKEIN_TEST_SECRET;
+    }
+  });
+
+  it("cannot write outside the workspace, even as root by remounting", async () => {
+    const marker = `/etc/skein-test-${randomBytes(4).toString("hex")}`;
+    const output = outputText(
+      await run({
+        command: `echo x > ${marker}; echo x > /var/tmp/skein-escape; mount -o remount,rw,bind / ; echo x > ${marker}; exit 0`,
+      }),
+    );
+    expect(output).toMatch(/Read-only file system|Permission denied/);
+    await expect(access(marker)).rejects.toThrow();
+    await expect(access("/var/tmp/skein-escape")).rejects.toThrow();
+  });
+
+  it("gives the command a private /tmp that does not reach the host's /tmp", async () => {
+    const name = `/tmp/skein-sandbox-${randomBytes(4).toString("hex")}`;
+    expect(await run({ command: `echo x > ${name} && cat ${name}` })).toBe("exit code: 0\nx\n");
+    await expect(access(name)).rejects.toThrow();
+  });
+
+  describe("network", () => {
+    let server: Server;
+    let port: number;
+    beforeAll(async () => {
+      server = createServer((socket) => socket.end("hello from the host\n"));
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const address = server.address();
+      if (address === null || typeof address === "string") throw new Error("no port");
+      port = address.port;
+    });
+    afterAll(async () => {
+      await new Promise((resolve) => server.close(resolve));
+    });
+
+    const connect = () =>
+      `${process.execPath} -e "require('net').connect(${port}, '127.0.0.1').on('data', d => process.stdout.write(d)).on('error', e => { console.log('connect failed: ' + e.code); process.exit(7); })"`;
+
+    it("has no network: a connection to a host port fails", async () => {
+      const output = outputText(await run({ command: connect() }));
+      expect(output).toMatch(/^exit code: 7\nconnect failed: (ECONNREFUSED|ENETUNREACH)/);
+    });
+
+    it("reaches the same port when unconfined, so the test above can fail", async () => {
+      expect(await run({ command: connect() }, unconfined)).toBe("exit code: 0\nhello from the host\n");
+    });
+
+    it("cannot resolve host names", async () => {
+      const output = outputText(await run({ command: "getent hosts example.com; echo status=$?" }));
+      expect(output).toMatch(/status=[1-9]/);
+    });
+  });
+
+  it("kills the whole process tree on timeout, including detached and setsid children", async () => {
+    const [main, background, detached] = [uniqueSleep(), uniqueSleep(), uniqueSleep()];
+    const output = await run({
+      command: `sleep ${background} & setsid sleep ${detached} & echo started; sleep ${main}`,
+      timeout_ms: 1_000,
+    });
+    expect(isErrorOutput(output)).toBe(true);
+    expect(outputText(output)).toBe(
+      "timed out after 1000 ms; the command and all its processes were killed\nstarted\n",
+    );
+    for (const seconds of [main, background, detached]) {
+      await eventually(async () => (await sleepers(seconds)).length === 0, `sleep ${seconds} is gone`);
+    }
+  });
+
+  it("kills the whole process tree when the call is aborted", async () => {
+    const [main, background] = [uniqueSleep(), uniqueSleep()];
+    const controller = new AbortController();
+    const pending = run(
+      { command: `setsid sleep ${background} & sleep ${main}` },
+      sandboxed,
+      controller.signal,
+    );
+    await eventually(
+      async () => (await sleepers(main)).length === 1 && (await sleepers(background)).length === 1,
+      "both sleeps run",
+    );
+    controller.abort();
+    const output = await pending;
+    expect(isErrorOutput(output)).toBe(true);
+    expect(outputText(output)).toMatch(/^cancelled; the command and all its processes were killed/);
+    for (const seconds of [main, background]) {
+      await eventually(async () => (await sleepers(seconds)).length === 0, `sleep ${seconds} is gone`);
+    }
+  });
+
+  it("leaves no background process running after the command exits", async () => {
+    const background = uniqueSleep();
+    expect(await run({ command: `(setsid sleep ${background} &) ; echo done` })).toBe("exit code: 0\ndone\n");
+    await eventually(async () => (await sleepers(background)).length === 0, `sleep ${background} is gone`);
+  });
+
+  it("refuses to start when already aborted", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expectToolError(
+      run({ command: "true" }, sandboxed, controller.signal),
+      "execution_failed",
+      /cancelled/,
+    );
+  });
+
+  it("truncates long output in the middle, saying how many bytes were omitted", async () => {
+    const output = outputText(
+      await run({ command: "printf 'HEAD'; head -c 200000 /dev/zero | tr '\\0' a; printf 'TAIL'" }),
+    );
+    const body = output.slice("exit code: 0\n".length);
+    expect(output.startsWith("exit code: 0\nHEAD")).toBe(true);
+    expect(output.endsWith("aTAIL")).toBe(true);
+    expect(body).toContain(`[... output truncated: ${200008 - OUTPUT_LIMIT_BYTES} bytes omitted ...]`);
+    expect(Buffer.byteLength(body)).toBeLessThan(OUTPUT_LIMIT_BYTES + 100);
+  });
+
+  it("rejects invalid arguments as invalid_argument", async () => {
+    await expectToolError(run({}), "invalid_argument", /missing required property "command"/);
+    await expectToolError(run({ command: "" }), "invalid_argument", /"command"/);
+    await expectToolError(
+      run({ command: "true", timeout_ms: 0 }),
+      "invalid_argument",
+      /"timeout_ms" must be >= 1/,
+    );
+    await expectToolError(
+      run({ command: "true", timeout_ms: 600_001 }),
+      "invalid_argument",
+      /must be <= 600000/,
+    );
+    await expectToolError(run({ command: "true", cwd: "/" }), "invalid_argument", /unknown property "cwd"/);
+  });
+
+  it("fails with a typed error when the workspace is gone", async () => {
+    await rm(workspace.root, { recursive: true });
+    await expectToolError(run({ command: "true" }), "execution_failed", /is not accessible/);
+  });
+});
+
+describe("run_command unconfined", () => {
+  it("runs in the workspace with the same minimal environment", async () => {
+    expect(await run({ command: 'pwd; echo "$HOME"; exit 4' }, unconfined)).toBe(
+      `exit code: 4\n${workspace.root}\n${workspace.root}\n`,
+    );
+  });
+
+  it("kills its process group on timeout", async () => {
+    const [main, background] = [uniqueSleep(), uniqueSleep()];
+    const output = await run({ command: `sleep ${background} & sleep ${main}`, timeout_ms: 500 }, unconfined);
+    expect(outputText(output)).toMatch(/^timed out after 500 ms/);
+    for (const seconds of [main, background]) {
+      await eventually(async () => (await sleepers(seconds)).length === 0, `sleep ${seconds} is gone`);
+    }
+  });
+});
