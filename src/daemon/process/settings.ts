@@ -1,0 +1,167 @@
+/**
+ * Daemon settings from the environment.
+ *
+ * Boundary rule: this file only reads and validates variables; it touches no file and opens no
+ * socket. Every invalid value is a `SettingsError` naming the variable, so `skein daemon run`
+ * can print one clear line and exit non-zero.
+ *
+ * Variables: SKEIN_HOME, SKEIN_PORT, SKEIN_TOKEN, SKEIN_DB, SKEIN_INSPECT, SKEIN_UNLOAD_SECONDS,
+ * SKEIN_HOST and SKEIN_ALLOW_NON_LOOPBACK. SKEIN_HOST must be a loopback address (127.0.0.0/8 or
+ * ::1) unless SKEIN_ALLOW_NON_LOOPBACK=1: the bearer token travels in clear text, so binding a
+ * reachable interface is an explicit opt-in. An empty variable counts as unset.
+ */
+import { randomBytes } from "node:crypto";
+import { isIP } from "node:net";
+import { homedir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+
+/** Everything the daemon takes from its environment, validated and with defaults applied. */
+export interface DaemonSettings {
+  /** Absolute path of the data folder. */
+  home: string;
+  /** 0 = choose a port (reuse the previous one when free). */
+  port: number;
+  token: string;
+  /** True when the token was generated for this start (SKEIN_TOKEN unset). */
+  tokenGenerated: boolean;
+  /** Absolute path of the SQLite database. */
+  dbPath: string;
+  /** SKEIN_INSPECT=1: the /debug routes are enabled. */
+  inspect: boolean;
+  /** Idle session actors are unloaded after this many seconds (1..604800). */
+  unloadSeconds: number;
+  /** Bind address (an IP literal). */
+  host: string;
+  /** SKEIN_ALLOW_NON_LOOPBACK=1 was given. */
+  allowNonLoopback: boolean;
+}
+
+/** An environment variable holds a value the daemon cannot use. */
+export class SettingsError extends Error {
+  constructor(
+    readonly variable: string,
+    /** The rejected value; null for a secret that must not be echoed. */
+    readonly value: string | null,
+    reason: string,
+  ) {
+    super(`${value === null ? variable : `${variable}=${JSON.stringify(value)}`} is invalid: ${reason}`);
+    this.name = "SettingsError";
+  }
+}
+
+/** Lowest accepted length of a caller-chosen SKEIN_TOKEN. */
+export const minTokenLength = 16;
+/** Default SKEIN_UNLOAD_SECONDS. */
+export const defaultUnloadSeconds = 3600;
+const maxUnloadSeconds = 604_800;
+
+/** Read and validate the daemon settings from `env`. */
+export function readSettings(env: NodeJS.ProcessEnv = process.env): DaemonSettings {
+  const home = readHome(env);
+  const generatedToken = value(env, "SKEIN_TOKEN") === undefined;
+  const host = readHost(env);
+  const allowNonLoopback = readFlag(env, "SKEIN_ALLOW_NON_LOOPBACK");
+  if (!allowNonLoopback && !isLoopbackAddress(host)) {
+    throw new SettingsError(
+      "SKEIN_HOST",
+      host,
+      "it is not a loopback address; set SKEIN_ALLOW_NON_LOOPBACK=1 to bind it anyway (the token travels in clear text)",
+    );
+  }
+  return {
+    home,
+    port: readPort(env),
+    token: readToken(env),
+    tokenGenerated: generatedToken,
+    dbPath: readPath(env, "SKEIN_DB") ?? join(home, "skein.sqlite"),
+    inspect: readFlag(env, "SKEIN_INSPECT"),
+    unloadSeconds: readUnloadSeconds(env),
+    host,
+    allowNonLoopback,
+  };
+}
+
+/** True for 127.0.0.0/8, ::1 and the IPv4-mapped form of a 127/8 address. */
+export function isLoopbackAddress(address: string): boolean {
+  const kind = isIP(address);
+  if (kind === 4) return address.startsWith("127.");
+  if (kind === 6) {
+    const lower = address.toLowerCase();
+    if (lower === "::1" || lower === "0:0:0:0:0:0:0:1") return true;
+    return lower.startsWith("::ffff:127.");
+  }
+  return false;
+}
+
+function value(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw === "" ? undefined : raw;
+}
+
+function readHome(env: NodeJS.ProcessEnv): string {
+  return readPath(env, "SKEIN_HOME") ?? join(homedir(), ".skein");
+}
+
+function readPath(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = value(env, name);
+  if (raw === undefined) return undefined;
+  if (raw.includes("\0")) throw new SettingsError(name, raw, "a path cannot contain a NUL byte");
+  // The shell expands ~ only at the start of a word; a quoted "~/x" reaches us unexpanded.
+  const expanded = raw === "~" ? homedir() : raw.startsWith("~/") ? join(homedir(), raw.slice(2)) : raw;
+  return isAbsolute(expanded) ? resolve(expanded) : resolve(process.cwd(), expanded);
+}
+
+function readPort(env: NodeJS.ProcessEnv): number {
+  const raw = value(env, "SKEIN_PORT");
+  if (raw === undefined) return 0;
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65_535) {
+    throw new SettingsError(
+      "SKEIN_PORT",
+      raw,
+      "expected an integer from 0 to 65535 (0 = choose a free port)",
+    );
+  }
+  return Number(raw);
+}
+
+function readToken(env: NodeJS.ProcessEnv): string {
+  const raw = value(env, "SKEIN_TOKEN");
+  if (raw === undefined) return randomBytes(32).toString("hex");
+  if (raw.length < minTokenLength) {
+    throw new SettingsError("SKEIN_TOKEN", null, `it must be at least ${minTokenLength} characters long`);
+  }
+  // The token is sent in an Authorization header: only visible ASCII survives that unchanged.
+  if (!/^[\x21-\x7e]+$/.test(raw)) {
+    throw new SettingsError(
+      "SKEIN_TOKEN",
+      null,
+      "it may only contain visible ASCII characters (no spaces or control characters)",
+    );
+  }
+  return raw;
+}
+
+function readFlag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = value(env, name);
+  if (raw === undefined || raw === "0") return false;
+  if (raw === "1") return true;
+  throw new SettingsError(name, raw, "expected 1 (enabled) or 0 (disabled)");
+}
+
+function readUnloadSeconds(env: NodeJS.ProcessEnv): number {
+  const raw = value(env, "SKEIN_UNLOAD_SECONDS");
+  if (raw === undefined) return defaultUnloadSeconds;
+  if (!/^-?\d{1,16}$/.test(raw)) {
+    throw new SettingsError("SKEIN_UNLOAD_SECONDS", raw, "expected a whole number of seconds");
+  }
+  return Math.min(maxUnloadSeconds, Math.max(1, Number(raw)));
+}
+
+function readHost(env: NodeJS.ProcessEnv): string {
+  const raw = value(env, "SKEIN_HOST");
+  if (raw === undefined) return "127.0.0.1";
+  if (isIP(raw) === 0) {
+    throw new SettingsError("SKEIN_HOST", raw, "expected an IP address such as 127.0.0.1 or ::1");
+  }
+  return raw;
+}

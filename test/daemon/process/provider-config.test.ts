@@ -1,0 +1,169 @@
+import { readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ensureHome } from "../../../src/daemon/process/home.js";
+import {
+  NoProviderError,
+  type ProviderConfig,
+  ProviderConfigError,
+  ProviderConfigSource,
+  parseProviderConfig,
+  writeProviderConfig,
+} from "../../../src/daemon/process/provider-config.js";
+import { removeTempRoots, tempRoot } from "./temp-home.js";
+
+afterEach(removeTempRoots);
+
+function newHome(): string {
+  const home = join(tempRoot(), "home");
+  ensureHome(home);
+  return home;
+}
+
+const local: ProviderConfig = {
+  active: "local",
+  providers: {
+    local: { protocol: "chat_completions", baseUrl: "http://127.0.0.1:11434/v1", model: "qwen3" },
+  },
+};
+
+describe("ProviderConfigSource", () => {
+  it("has no providers when config.json is missing, and says how to add one", () => {
+    const home = newHome();
+    const source = new ProviderConfigSource(home);
+    expect(source.current()).toEqual({ providers: {} });
+    expect(source.lastError).toBeNull();
+    let error: unknown;
+    try {
+      source.resolveProfile(null);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(NoProviderError);
+    const message = (error as Error).message;
+    expect(message).toMatch(/^no provider is configured\. Add one with `skein config add/);
+    expect(message).toContain(join(home, "config.json"));
+    expect(message).toContain('"protocol":"chat_completions"|"responses"|"anthropic"|"gemini"');
+  });
+
+  it("resolves the active profile and a named one", async () => {
+    const home = newHome();
+    await writeProviderConfig(home, {
+      active: "local",
+      providers: {
+        ...local.providers,
+        claude: {
+          protocol: "anthropic",
+          baseUrl: "https://api.anthropic.com",
+          apiKeyEnv: "ANTHROPIC_API_KEY",
+          model: "claude-x",
+          headers: { "anthropic-beta": "x" },
+        },
+      },
+    });
+    const source = new ProviderConfigSource(home);
+    expect(source.resolveProfile(null)).toEqual({ name: "local", profile: local.providers.local });
+    expect(source.resolveProfile("claude").profile.apiKeyEnv).toBe("ANTHROPIC_API_KEY");
+    expect(() => source.resolveProfile("missing")).toThrow(
+      /^provider profile "missing" is not configured \(configured: local, claude\)/,
+    );
+  });
+
+  it("re-reads the file after it changes, without a restart", async () => {
+    const home = newHome();
+    const source = new ProviderConfigSource(home);
+    expect(Object.keys(source.current().providers)).toEqual([]);
+    await writeProviderConfig(home, local);
+    expect(source.resolveProfile(null).name).toBe("local");
+    // Same size, written at once: the change must still be noticed.
+    await writeProviderConfig(home, {
+      ...local,
+      providers: { local: { ...local.providers.local!, model: "qwen4" } },
+    });
+    expect(source.resolveProfile(null).profile.model).toBe("qwen4");
+    unlinkSync(join(home, "config.json"));
+    expect(source.current()).toEqual({ providers: {} });
+  });
+
+  it("keeps the last good config while the file is broken and reports why", async () => {
+    const home = newHome();
+    const source = new ProviderConfigSource(home);
+    await writeProviderConfig(home, local);
+    expect(source.resolveProfile(null).name).toBe("local");
+    writeFileSync(join(home, "config.json"), '{"active":"local","providers":{');
+    expect(source.resolveProfile(null).name).toBe("local");
+    expect(source.lastError).toBeInstanceOf(ProviderConfigError);
+    expect(source.lastError?.message).toMatch(/is not valid JSON/);
+    writeFileSync(
+      join(home, "config.json"),
+      JSON.stringify({ providers: { bad: { protocol: "soap", baseUrl: "http://x", model: "m" } } }),
+    );
+    expect(source.current()).toEqual(local);
+    expect(source.lastError?.message).toMatch(
+      /profile "bad" has protocol "soap"; expected one of "chat_completions"/,
+    );
+    await writeProviderConfig(home, { providers: {} });
+    expect(source.lastError).toBeNull();
+    expect(source.current()).toEqual({ providers: {} });
+  });
+
+  it("writes config.json atomically with mode 0600", async () => {
+    const home = newHome();
+    await writeProviderConfig(home, local);
+    const path = join(home, "config.json");
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(path, "utf8"))).toEqual(local);
+  });
+
+  it("refuses to write an invalid config", async () => {
+    const home = newHome();
+    await expect(writeProviderConfig(home, { active: "nope", providers: {} })).rejects.toThrow(
+      /"active" names profile "nope", which is not in "providers"/,
+    );
+  });
+});
+
+describe("parseProviderConfig", () => {
+  const parse = (value: unknown) => parseProviderConfig(JSON.stringify(value), "/h/config.json");
+  const profile = { protocol: "gemini", baseUrl: "https://g.example", model: "g" };
+
+  it("validates strictly and names the problem", () => {
+    const cases: Array<[unknown, RegExp]> = [
+      [[], /expected a JSON object/],
+      [{ providers: {}, extra: 1 }, /the top level has an unknown field "extra"/],
+      [
+        { providers: { p: { ...profile, temperature: 1 } } },
+        /profile "p" has an unknown field "temperature"/,
+      ],
+      [
+        { providers: { p: { ...profile, baseUrl: "ftp://x" } } },
+        /profile "p" needs "baseUrl", an http\(s\) URL/,
+      ],
+      [{ providers: { p: { ...profile, model: "" } } }, /profile "p" needs "model"/],
+      [
+        { providers: { p: { ...profile, apiKey: "k", apiKeyEnv: "K" } } },
+        /sets both "apiKey" and "apiKeyEnv"/,
+      ],
+      [
+        { providers: { p: { ...profile, apiKeyEnv: "not a name" } } },
+        /"apiKeyEnv" must be an environment variable name/,
+      ],
+      [{ providers: { p: { ...profile, headers: { "bad header": "x" } } } }, /header "bad header"/],
+      [{ providers: { "bad name!": profile } }, /profile name "bad name!"/],
+    ];
+    for (const [value, message] of cases) {
+      expect(() => parse(value), String(message)).toThrow(message);
+    }
+    expect(() => parse([])).toThrow(/^provider config \/h\/config\.json is invalid: /);
+  });
+
+  it("keeps a profile named __proto__ as a plain entry", () => {
+    const config = parseProviderConfig(
+      `{"providers":{"__proto__":${JSON.stringify(profile)}},"active":"__proto__"}`,
+      "/h/config.json",
+    );
+    expect(Object.keys(config.providers)).toEqual(["__proto__"]);
+    expect(Object.getOwnPropertyDescriptor(config.providers, "__proto__")?.value.model).toBe("g");
+    expect(({} as Record<string, unknown>).model).toBeUndefined();
+  });
+});
