@@ -23,7 +23,7 @@ import { type Item, type ToolCallItem, toolResult, userMessage } from "../model/
 import { LlmClientError, type LlmRequest } from "../model/llm-client.js";
 import { mergeUsage, type Usage } from "../model/usage.js";
 import { assistantItems } from "./assistant-items.js";
-import { abortReasonText, untilAborted } from "./cancellation.js";
+import { abortReasonText } from "./cancellation.js";
 import { errorMessage, WorkerError } from "./errors.js";
 import { type Awaitable, type Interceptor, unknownAction } from "./interceptor.js";
 import type { CommitKind, WorkerObserver } from "./observer.js";
@@ -121,7 +121,25 @@ export class WorkerRun implements ToolBatchRun {
   }
 
   untilCancelled<T>(work: Promise<T>): Promise<T> {
-    return untilAborted(work, this.signal, () => this.cancellation());
+    if (this.signal.aborted) {
+      work.catch(() => undefined);
+      return Promise.reject(this.cancellation());
+    }
+    // One shared "cancelled" promise per run: racing every stream step against it costs no
+    // event-listener bookkeeping (the hot path of a long answer is one race per delta).
+    return Promise.race([work, this.whenCancelled()]);
+  }
+
+  private cancelled: Promise<never> | null = null;
+
+  private whenCancelled(): Promise<never> {
+    if (this.cancelled === null) {
+      this.cancelled = new Promise<never>((_, reject) => {
+        this.signal.addEventListener("abort", () => reject(this.cancellation()), { once: true });
+      });
+      this.cancelled.catch(() => undefined);
+    }
+    return this.cancelled;
   }
 
   async callHook<T>(hook: keyof Interceptor, invoke: () => Awaitable<T>): Promise<T> {

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { v7 as uuidv7 } from "uuid";
+import { SseConnection } from "./sse-client.js";
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 export const skeinBin = join(projectRoot, "bin/skein.js");
@@ -55,6 +56,19 @@ export interface HistoryEntry {
   tool: { name: string; tool_call_id: string } | null;
 }
 
+/** An input receipt (spec §4). */
+export interface Receipt {
+  id: string;
+  session_id: string;
+  kind: string;
+  admission: string;
+  accepted_at: string;
+  acceptance_order: number;
+  delivery: "pending" | "committed" | "cancelled";
+  transcript_position: number | null;
+  turn: null | { id: string; state: string; started_at: string; ended_at: string | null };
+}
+
 /** An HTTP answer with its body already read. */
 export interface ApiResponse {
   status: number;
@@ -71,6 +85,7 @@ export class DaemonHarness {
   token = "";
   pid = 0;
   private child: ChildProcess | null = null;
+  private childExit: Promise<number | null> | null = null;
   private readonly env: Record<string, string>;
 
   private constructor(options: HarnessOptions) {
@@ -120,7 +135,7 @@ export class DaemonHarness {
   /** Start the daemon process and wait for `GET /server` to say ready. */
   async boot(): Promise<void> {
     const log = openSync(this.logPath, "a");
-    const child = spawn(process.execPath, [skeinBin, "daemon", "run"], {
+    const child = spawn(process.execPath, [...(process.env.SKEIN_NODE_FLAGS ? process.env.SKEIN_NODE_FLAGS.split(" ") : []), skeinBin, "daemon", "run"], {
       env: {
         PATH: process.env.PATH ?? "/usr/bin:/bin",
         HOME: this.root,
@@ -131,6 +146,7 @@ export class DaemonHarness {
     });
     this.child = child;
     const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
+    this.childExit = exited;
     const deadline = Date.now() + 20_000;
     for (;;) {
       const early = await Promise.race([exited, sleep(20).then(() => "running" as const)]);
@@ -266,6 +282,85 @@ export class DaemonHarness {
   async turn(sessionId: string, text: string): Promise<void> {
     await this.prompt(sessionId, text);
     await this.idle(sessionId);
+  }
+
+  /** The SQLite file of this home (the default SKEIN_DB). */
+  get dbPath(): string {
+    return join(this.home, "skein.sqlite");
+  }
+
+  /** Send `signal` to the daemon and wait for it to exit; resolves with its exit code. */
+  async signal(signal: NodeJS.Signals, timeoutMs = 15_000): Promise<number | null> {
+    const child = this.child;
+    if (child === null) throw new Error("no daemon is running");
+    child.kill(signal);
+    return this.waitExit(timeoutMs);
+  }
+
+  /** Wait for the running daemon process to exit (however it was asked to); resolves with its exit code. */
+  async waitExit(timeoutMs = 15_000): Promise<number | null> {
+    const exited = this.childExit;
+    if (exited === null) throw new Error("no daemon was started");
+    const code = await Promise.race([exited, sleep(timeoutMs).then(() => "timeout" as const)]);
+    if (code === "timeout") throw new Error(`daemon did not exit within ${timeoutMs} ms`);
+    this.child = null;
+    return code;
+  }
+
+  /** Run one more `skein daemon run` on this home and wait for it to exit: its code and output. */
+  runAnotherDaemon(timeoutMs = 15_000): Promise<{ code: number | null; output: string }> {
+    return new Promise((done, fail) => {
+      const child = spawn(process.execPath, [...(process.env.SKEIN_NODE_FLAGS ? process.env.SKEIN_NODE_FLAGS.split(" ") : []), skeinBin, "daemon", "run"], {
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: this.root, SKEIN_HOME: this.home, ...this.env },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        output += chunk.toString("utf8");
+      });
+      child.stderr.on("data", (chunk: Buffer) => {
+        output += chunk.toString("utf8");
+      });
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        fail(new Error(`the second daemon did not exit within ${timeoutMs} ms; output:\n${output}`));
+      }, timeoutMs);
+      child.once("close", (code) => {
+        clearTimeout(timer);
+        done({ code, output });
+      });
+    });
+  }
+
+  /** An input's receipt (GET /sessions/{sid}/inputs/{iid}), asserting 200. */
+  async receipt(sessionId: string, inputId: string): Promise<Receipt> {
+    const response = await this.api(`/sessions/${sessionId}/inputs/${inputId}`);
+    if (response.status !== 200) throw new Error(`receipt: ${response.status} ${response.text}`);
+    return response.json<Receipt>();
+  }
+
+  /** A page of history (GET /sessions/{id}/history with `query`), asserting 200. */
+  async history(sessionId: string, query = "limit=200"): Promise<HistoryPage> {
+    const response = await this.api(`/sessions/${sessionId}/history?${query}`);
+    if (response.status !== 200) throw new Error(`history: ${response.status} ${response.text}`);
+    return response.json<HistoryPage>();
+  }
+
+  /** Open a session stream and keep it open (after a cursor, or with a Last-Event-ID header). */
+  openStream(
+    sessionId: string,
+    options: { after?: { generation: string; cursor: number }; tail?: number; lastEventId?: string } = {},
+  ): Promise<SseConnection> {
+    const query = new URLSearchParams();
+    if (options.after !== undefined) {
+      query.set("after_generation", options.after.generation);
+      query.set("after_seq", String(options.after.cursor));
+    }
+    if (options.tail !== undefined) query.set("tail", String(options.tail));
+    const suffix = query.size > 0 ? `?${query}` : "";
+    const headers: Record<string, string> = { authorization: `Bearer ${this.token}` };
+    if (options.lastEventId !== undefined) headers["last-event-id"] = options.lastEventId;
+    return SseConnection.open(this.port, `/sessions/${sessionId}${suffix}`, headers);
   }
 
   /** The first batch of a fresh SSE attach (optionally resuming after a previous page). */

@@ -1,0 +1,405 @@
+/**
+ * `npm run bench -- daemon`: the daemon's streaming, latency, concurrency and start-up figures,
+ * each with a baseline measured in the same run (see bench/report.ts).
+ *
+ * The daemon runs as a real child process (`bin/skein.js daemon run`, built code); the fake
+ * provider and the SSE watchers run in this process. Delays are measured from the moment the
+ * provider wrote a delta (its text carries `performance.timeOrigin + performance.now()`) to the
+ * moment a watcher parsed it; both clocks are the same machine's wall clock.
+ */
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { v7 as uuidv7 } from "uuid";
+import { DaemonHarness } from "../test/e2e/support/daemon-harness.js";
+import { deltas, text } from "../test/support/fake-provider/reply.js";
+import { FakeProvider } from "../test/support/fake-provider/server.js";
+import { type Figure, figure, writeReport } from "./report.js";
+
+const now = (): number => performance.timeOrigin + performance.now();
+const stamp = (): string => `|${now().toFixed(3)}`;
+
+/** Run every daemon figure. */
+export async function run(): Promise<void> {
+  const provider = await FakeProvider.start();
+  const figures: Figure[] = [];
+  try {
+    figures.push(...(await coldStart(provider)));
+    const app = await DaemonHarness.start({
+      providers: profiles(provider),
+      env: { SKEIN_LOG_LEVEL: "warn" },
+    });
+    try {
+      const baseline = await directStream(provider, 100_000);
+      for (const watchers of [1, 10, 100]) {
+        figures.push(...(await streamDeltas(app, provider, watchers, baseline)));
+      }
+      figures.push(...(await firstToken(app, provider)));
+    } finally {
+      await app.close();
+    }
+    figures.push(...(await concurrentTurns(provider, 1000)));
+  } finally {
+    await provider.close();
+  }
+  writeReport("daemon", figures);
+}
+
+function profiles(provider: FakeProvider) {
+  return {
+    bench: {
+      protocol: "chat_completions" as const,
+      baseUrl: provider.baseUrlWith("v1"),
+      apiKey: "bench-key",
+      model: "bench-model",
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Streaming throughput and delivery delay
+
+interface Watcher {
+  /** Resolves when the watcher saw `turn_completed`. */
+  done: Promise<void>;
+  textLength(): number;
+  close(): void;
+}
+
+/** Attach an SSE watcher; the first one (`measure`) records the delay of every delta it parses. */
+function watch(app: DaemonHarness, sessionId: string, delays: number[] | null): Promise<Watcher> {
+  return new Promise((attached, failed) => {
+    let length = 0;
+    let finish: () => void = () => {};
+    const done = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const req = httpRequest(
+      {
+        host: "127.0.0.1",
+        port: app.port,
+        path: `/sessions/${sessionId}?tail=0`,
+        headers: {
+          host: `127.0.0.1:${app.port}`,
+          authorization: `Bearer ${app.token}`,
+          accept: "text/event-stream",
+        },
+      },
+      (res) => {
+        let buffered = "";
+        let first = true;
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          buffered += chunk;
+          let end = buffered.indexOf("\n\n");
+          while (end >= 0) {
+            const frame = buffered.slice(0, end);
+            buffered = buffered.slice(end + 2);
+            end = buffered.indexOf("\n\n");
+            const data = frame.indexOf("data: ");
+            if (data < 0) continue;
+            const batch = JSON.parse(frame.slice(data + 6)) as {
+              events: { type: string; data: { text?: string } }[];
+            };
+            if (first) {
+              first = false;
+              attached({ done, textLength: () => length, close: () => req.destroy() });
+            }
+            const receivedAt = now();
+            for (const event of batch.events) {
+              if (event.type === "text" && event.data.text !== undefined) {
+                length += event.data.text.length;
+                if (delays !== null) {
+                  for (const part of event.data.text.split("|")) {
+                    if (part !== "") delays.push(receivedAt - Number.parseFloat(part));
+                  }
+                }
+              } else if (event.type === "turn_completed") {
+                finish();
+              }
+            }
+          }
+        });
+      },
+    );
+    req.on("error", failed);
+    req.end();
+  });
+}
+
+async function streamDeltas(
+  app: DaemonHarness,
+  provider: FakeProvider,
+  watcherCount: number,
+  baselinePerSecond: number,
+): Promise<Figure[]> {
+  const count = 100_000;
+  const session = await app.createSession();
+  const delays: number[] = [];
+  const watchers: Watcher[] = [];
+  for (let i = 0; i < watcherCount; i++) watchers.push(await watch(app, session, i === 0 ? delays : null));
+  let firstWrite = 0;
+  provider.script = () =>
+    deltas(count, () => {
+      const s = stamp();
+      if (firstWrite === 0) firstWrite = Number(s.slice(1));
+      return s;
+    });
+  await app.prompt(session, "stream");
+  await Promise.all(watchers.map((w) => w.done));
+  const end = now();
+  const expected = watchers[0]!.textLength();
+  const complete = watchers.every((w) => w.textLength() === expected);
+  for (const w of watchers) w.close();
+  await app.idle(session);
+  const perSecond = count / ((end - firstWrite) / 1000);
+  delays.sort((a, b) => a - b);
+  const name = `stream_deltas_per_s_${watcherCount}_watcher${watcherCount === 1 ? "" : "s"}`;
+  return [
+    figure(
+      name,
+      perSecond,
+      "deltas/s",
+      baselinePerSecond,
+      `${count} deltas delivered to each of ${watcherCount} watcher(s)${complete ? "" : " (INCOMPLETE delivery!)"}; baseline: the fake provider streaming the same deltas straight to one client`,
+    ),
+    figure(
+      `delivery_delay_p50_ms_${watcherCount}`,
+      quantile(delays, 0.5),
+      "ms",
+      null,
+      "provider write → watcher parse, one watcher sampled",
+    ),
+    figure(
+      `delivery_delay_p99_ms_${watcherCount}`,
+      quantile(delays, 0.99),
+      "ms",
+      null,
+      "target at 10 watchers: < 20 ms",
+    ),
+  ];
+}
+
+/** The same deltas read straight from the fake provider by one client: deltas/s. */
+async function directStream(provider: FakeProvider, count: number): Promise<number> {
+  provider.script = () => deltas(count, stamp);
+  const start = now();
+  const response = await fetch(`${provider.baseUrlWith("v1")}/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "bench-model", stream: true, messages: [{ role: "user", content: "x" }] }),
+  });
+  let seen = 0;
+  let buffered = "";
+  const decoder = new TextDecoder();
+  for await (const chunk of response.body!) {
+    buffered += decoder.decode(chunk, { stream: true });
+    let end = buffered.indexOf("\n\n");
+    while (end >= 0) {
+      const line = buffered.slice(0, end);
+      buffered = buffered.slice(end + 2);
+      end = buffered.indexOf("\n\n");
+      if (!line.startsWith("data: ") || line === "data: [DONE]") continue;
+      const chunkJson = JSON.parse(line.slice(6)) as { choices: { delta: { content?: string } }[] };
+      if (chunkJson.choices[0]?.delta.content?.startsWith("|") === true) seen += 1;
+    }
+  }
+  return seen / ((now() - start) / 1000);
+}
+
+// ---------------------------------------------------------------------------------------------
+// First token overhead
+
+async function firstToken(app: DaemonHarness, provider: FakeProvider): Promise<Figure[]> {
+  const turns = 60;
+  const session = await app.createSession();
+  const overhead: number[] = [];
+  for (let i = 0; i < turns; i++) {
+    const delays: number[] = [];
+    const watcher = await watch(app, session, delays);
+    provider.script = () => text([stamp(), " done"]);
+    await app.prompt(session, `turn ${i}`);
+    await watcher.done;
+    watcher.close();
+    await app.idle(session);
+    if (delays.length > 0) overhead.push(delays[0]!);
+  }
+  const direct: number[] = [];
+  for (let i = 0; i < turns; i++) direct.push(await directFirstDelta(provider));
+  overhead.sort((a, b) => a - b);
+  direct.sort((a, b) => a - b);
+  return [
+    figure(
+      "first_token_overhead_p50_ms",
+      quantile(overhead, 0.5),
+      "ms",
+      quantile(direct, 0.5),
+      "provider writes the first delta → first SSE frame parsed at a client; baseline: the same delta read straight from the provider",
+    ),
+    figure(
+      "first_token_overhead_p99_ms",
+      quantile(overhead, 0.99),
+      "ms",
+      quantile(direct, 0.99),
+      "target: p99 < 10 ms",
+    ),
+  ];
+}
+
+async function directFirstDelta(provider: FakeProvider): Promise<number> {
+  provider.script = () => text([stamp(), " done"]);
+  const response = await fetch(`${provider.baseUrlWith("v1")}/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "bench-model", stream: true, messages: [{ role: "user", content: "x" }] }),
+  });
+  const decoder = new TextDecoder();
+  let buffered = "";
+  let delay = Number.NaN;
+  for await (const chunk of response.body!) {
+    const receivedAt = now();
+    buffered += decoder.decode(chunk, { stream: true });
+    const match = Number.isNaN(delay) ? /"content":"\|([0-9.]+)"/.exec(buffered) : null;
+    if (match !== null) delay = receivedAt - Number(match[1]);
+  }
+  return delay;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1,000 concurrent turns, memory per session
+
+async function concurrentTurns(provider: FakeProvider, sessions: number): Promise<Figure[]> {
+  provider.script = () => text("ok");
+  const app = await DaemonHarness.start({ providers: profiles(provider), env: { SKEIN_LOG_LEVEL: "warn" } });
+  try {
+    await settle();
+    const emptyRss = rssOf(app.pid).rss;
+    const ids: string[] = [];
+    for (let i = 0; i < sessions; i += 50) {
+      ids.push(
+        ...(await Promise.all(Array.from({ length: Math.min(50, sessions - i) }, () => app.createSession()))),
+      );
+    }
+    await settle();
+    const loadedRss = rssOf(app.pid).rss;
+    provider.reset();
+    const start = now();
+    await Promise.all(ids.map((id) => app.prompt(id, "hi", uuidv7())));
+    for (;;) {
+      const list = (await app.api("/sessions")).json<{
+        items: { status: { phase: string }; preview: { transcript_count: number } }[];
+      }>();
+      if (list.items.every((s) => s.status.phase === "idle" && s.preview.transcript_count >= 2)) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const wall = now() - start;
+    const peak = rssOf(app.pid).hwm;
+    // A fresh daemon on the same home: every session unloaded (rows and logs on disk only).
+    await app.restart({ crash: false });
+    await settle();
+    const unloadedRss = rssOf(app.pid).rss;
+    const directWall = await directConcurrent(provider, sessions);
+    return [
+      figure(
+        "concurrent_turns_1000_wall_ms",
+        wall,
+        "ms",
+        directWall,
+        `${sessions} sessions, one short turn each, all at once; baseline: ${sessions} concurrent requests straight to the fake provider`,
+      ),
+      figure(
+        "concurrent_turns_1000_peak_rss_mb",
+        peak / 1024,
+        "MB",
+        emptyRss / 1024,
+        "daemon VmHWM; baseline: RSS of the same daemon with no session; target < 300 MB",
+      ),
+      figure(
+        "rss_per_idle_loaded_session_kb",
+        (loadedRss - emptyRss) / sessions,
+        "KB",
+        null,
+        "RSS growth after creating (and so loading) the sessions, per session",
+      ),
+      figure(
+        "rss_per_unloaded_session_kb",
+        (unloadedRss - emptyRss) / sessions,
+        "KB",
+        null,
+        "a restarted daemon with the sessions on disk only, vs the empty daemon",
+      ),
+    ];
+  } finally {
+    await app.close();
+  }
+}
+
+async function directConcurrent(provider: FakeProvider, count: number): Promise<number> {
+  provider.script = () => text("ok");
+  const start = now();
+  await Promise.all(
+    Array.from({ length: count }, async () => {
+      const response = await fetch(`${provider.baseUrlWith("v1")}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          model: "bench-model",
+          stream: true,
+          messages: [{ role: "user", content: "x" }],
+        }),
+      });
+      await response.text();
+    }),
+  );
+  return now() - start;
+}
+
+/** VmRSS and VmHWM of a process, in KB. */
+function rssOf(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const field = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? "0");
+  return { rss: field("VmRSS"), hwm: field("VmHWM") };
+}
+
+function settle(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 500));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cold start
+
+async function coldStart(provider: FakeProvider): Promise<Figure[]> {
+  const runs = 7;
+  const starts: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const begin = now();
+    const app = await DaemonHarness.start({
+      providers: profiles(provider),
+      env: { SKEIN_LOG_LEVEL: "warn" },
+    });
+    starts.push(now() - begin);
+    await app.close();
+  }
+  const bare: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const begin = now();
+    spawnSync(process.execPath, ["-e", ""]);
+    bare.push(now() - begin);
+  }
+  starts.sort((a, b) => a - b);
+  bare.sort((a, b) => a - b);
+  return [
+    figure(
+      "cold_start_ms",
+      quantile(starts, 0.5),
+      "ms",
+      quantile(bare, 0.5),
+      'process start → GET /server ready (median of 7; polled every 20 ms); baseline: node -e ""',
+    ),
+  ];
+}
+
+function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
