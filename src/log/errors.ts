@@ -57,3 +57,28 @@ export class UnknownEntryError extends LogError {
     this.name = "UnknownEntryError";
   }
 }
+
+/** An append whose entries are malformed: empty, a hash that does not match, or a broken link. */
+export class InvalidAppendError extends LogError {
+  constructor(
+    sessionId: string,
+    /** Index of the offending entry within the append (0-based), or -1 for the whole batch. */
+    readonly index: number,
+    readonly reason: string,
+  ) {
+    super(`session ${sessionId}: invalid append (entry ${index}): ${reason}`, sessionId);
+    this.name = "InvalidAppendError";
+  }
+}
+
+/** Another writer held a session's lock for longer than the store is willing to wait. */
+export class LockTimeoutError extends LogError {
+  constructor(
+    sessionId: string,
+    readonly lockPath: string,
+    readonly waitedMs: number,
+  ) {
+    super(`session ${sessionId}: lock ${lockPath} still held after ${waitedMs} ms`, sessionId);
+    this.name = "LockTimeoutError";
+  }
+}

@@ -1,0 +1,370 @@
+/**
+ * The SQLite store: every session's log in one `transcript` table, one row per entry.
+ *
+ * Boundary rule: durability is SQLite's (WAL, synchronous=FULL); a compare-and-append is one
+ * IMMEDIATE transaction that reads the head, compares and inserts, with UNIQUE(session,
+ * position) as a backstop. The async `append` group-commits: everything queued in one tick is
+ * written in one transaction, each request inside its own savepoint so a conflicting request
+ * fails alone. The `entry` column holds the canonical JSON that was hashed, so reads verify the
+ * stored text itself. A daemon sharing the database can append synchronously inside its own
+ * transaction with `appendInTransaction`.
+ */
+import Database from "better-sqlite3";
+import type { HashedEntry, PositionedEntry } from "./entries.js";
+import { isEntryHash } from "./entry-hash.js";
+import { AppendConflictError, LogCorruptError, LogError, SessionNotFoundError } from "./errors.js";
+import type { PreparedEntry } from "./prepared-append.js";
+import { prepareAppend } from "./prepared-append.js";
+import type { LogHead, Store } from "./store.js";
+import { parseStoredEntry } from "./stored-entry.js";
+import { verifyEntry } from "./verify-chain.js";
+
+/** Create the `transcript` table and its indexes if they do not exist (idempotent). */
+export function createTranscriptSchema(db: Database.Database): void {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS transcript (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+      session TEXT NOT NULL,
+      position INTEGER NOT NULL,
+      hash TEXT NOT NULL,
+      prev_hash TEXT,
+      kind TEXT NOT NULL,
+      entry TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      UNIQUE (session, position)
+    );
+  `);
+}
+
+export interface SqliteStoreOptions {
+  /** How long a writer waits for another connection's write lock (ms). */
+  busyTimeoutMs?: number;
+}
+
+/** How many transactions the group commit ran for how many append requests. */
+export interface GroupCommitStats {
+  transactions: number;
+  requests: number;
+}
+
+type Row = [position: number, hash: unknown, prevHash: unknown, kind: unknown, entry: unknown];
+
+type FlushOutcome = { head: LogHead } | { error: unknown };
+
+interface AppendRequest {
+  sessionId: string;
+  prepared: PreparedEntry[];
+  resolve: (head: LogHead) => void;
+  reject: (error: unknown) => void;
+}
+
+/** The store was closed and takes no more work. */
+export class StoreClosedError extends LogError {
+  constructor(sessionId: string) {
+    super(`store is closed (session ${sessionId})`, sessionId);
+    this.name = "StoreClosedError";
+  }
+}
+
+export class SqliteStore implements Store {
+  readonly db: Database.Database;
+  private readonly ownsDb: boolean;
+  private queue: AppendRequest[] = [];
+  private flushScheduled = false;
+  private closed = false;
+  private readonly stats: GroupCommitStats = { transactions: 0, requests: 0 };
+
+  private readonly selectHead: Database.Statement<[string], { hash: string; position: number }>;
+  private readonly insertRow: Database.Statement<
+    [string, number, string, string | null, string, string, number]
+  >;
+  private readonly selectAll: Database.Statement<[string], Row>;
+  private readonly selectRange: Database.Statement<[string, number, number], Row>;
+  private readonly selectHashAt: Database.Statement<[string, number], unknown>;
+  private readonly selectSessions: Database.Statement<[], string>;
+  private readonly selectExists: Database.Statement<[string], number>;
+  private readonly deleteRows: Database.Statement<[string]>;
+  private readonly compareAndInsertTx: Database.Transaction<
+    (sessionId: string, prepared: PreparedEntry[]) => LogHead
+  >;
+  private readonly flushTx: Database.Transaction<(batch: AppendRequest[]) => FlushOutcome[]>;
+  private readonly readRangeTx: Database.Transaction<
+    (sessionId: string, from: number, limit: number) => PositionedEntry[]
+  >;
+
+  /**
+   * A store on a database file (opened with WAL, synchronous=FULL and a busy timeout) or on a
+   * database the caller already opened and configures (e.g. the daemon's; it stays open on close()).
+   */
+  constructor(database: string | Database.Database, options: SqliteStoreOptions = {}) {
+    if (typeof database === "string") {
+      this.db = new Database(database);
+      this.ownsDb = true;
+      this.db.pragma("journal_mode = WAL");
+      this.db.pragma("synchronous = FULL");
+      this.db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 10_000)}`);
+    } else {
+      this.db = database;
+      this.ownsDb = false;
+    }
+    createTranscriptSchema(this.db);
+    const db = this.db;
+    this.selectHead = db.prepare(
+      "SELECT hash, position FROM transcript WHERE session = ? ORDER BY position DESC LIMIT 1",
+    );
+    this.insertRow = db.prepare(
+      "INSERT INTO transcript (session, position, hash, prev_hash, kind, entry, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    );
+    this.selectAll = db
+      .prepare<[string], Row>(
+        "SELECT position, hash, prev_hash, kind, entry FROM transcript WHERE session = ? ORDER BY position",
+      )
+      .raw(true);
+    this.selectRange = db
+      .prepare<[string, number, number], Row>(
+        "SELECT position, hash, prev_hash, kind, entry FROM transcript WHERE session = ? AND position >= ? AND position < ? ORDER BY position",
+      )
+      .raw(true);
+    this.selectHashAt = db
+      .prepare<[string, number], unknown>("SELECT hash FROM transcript WHERE session = ? AND position = ?")
+      .pluck(true);
+    this.selectSessions = db
+      .prepare<[], string>("SELECT DISTINCT session FROM transcript ORDER BY session DESC")
+      .pluck(true);
+    this.selectExists = db
+      .prepare<[string], number>("SELECT 1 FROM transcript WHERE session = ? LIMIT 1")
+      .pluck(true);
+    this.deleteRows = db.prepare("DELETE FROM transcript WHERE session = ?");
+    // Nested inside another transaction, better-sqlite3 runs these as savepoints.
+    this.compareAndInsertTx = db.transaction((sessionId: string, prepared: PreparedEntry[]) =>
+      this.compareAndInsert(sessionId, prepared),
+    );
+    this.flushTx = db.transaction((batch: AppendRequest[]) =>
+      batch.map((request): FlushOutcome => {
+        // Some errors (disk full, I/O) make SQLite roll the whole transaction back; then nothing
+        // of this batch is committed and going on would commit later requests on their own.
+        if (!db.inTransaction) throw new Error("the group commit transaction was rolled back by SQLite");
+        try {
+          return { head: this.compareAndInsertTx(request.sessionId, request.prepared) };
+        } catch (error) {
+          return { error };
+        }
+      }),
+    );
+    this.readRangeTx = db.transaction((sessionId: string, from: number, limit: number) =>
+      this.readRangeUnlocked(sessionId, from, limit),
+    );
+  }
+
+  /** Transactions and requests of the group commit so far (for benchmarks and tests). */
+  groupCommitStats(): GroupCommitStats {
+    return { ...this.stats };
+  }
+
+  append(sessionId: string, entries: readonly HashedEntry[]): Promise<LogHead> {
+    if (this.closed) return Promise.reject(new StoreClosedError(sessionId));
+    let prepared: PreparedEntry[];
+    try {
+      prepared = prepareAppend(sessionId, entries);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise<LogHead>((resolve, reject) => {
+      this.queue.push({ sessionId, prepared, resolve, reject });
+      this.scheduleFlush();
+    });
+  }
+
+  /**
+   * Compare-and-append synchronously. Inside the caller's transaction it runs as a savepoint of
+   * it (the caller's commit makes it durable, together with the caller's other writes);
+   * otherwise it is its own IMMEDIATE transaction. Throws `AppendConflictError` on a stale head.
+   */
+  appendInTransaction(sessionId: string, entries: readonly HashedEntry[]): LogHead {
+    const prepared = prepareAppend(sessionId, entries);
+    return this.db.inTransaction
+      ? this.compareAndInsertTx(sessionId, prepared)
+      : this.compareAndInsertTx.immediate(sessionId, prepared);
+  }
+
+  async readAll(sessionId: string): Promise<PositionedEntry[]> {
+    return this.readAllSync(sessionId);
+  }
+
+  /** `readAll`, synchronously. */
+  readAllSync(sessionId: string): PositionedEntry[] {
+    const rows = this.selectAll.all(sessionId);
+    if (rows.length === 0) throw new SessionNotFoundError(sessionId);
+    return verifyRows(sessionId, rows, 0, null);
+  }
+
+  async readRange(sessionId: string, from: number, limit: number): Promise<PositionedEntry[]> {
+    return this.readRangeSync(sessionId, from, limit);
+  }
+
+  /** `readRange`, synchronously (one read transaction, so the range and its predecessor agree). */
+  readRangeSync(sessionId: string, from: number, limit: number): PositionedEntry[] {
+    if (!Number.isInteger(from) || from < 0 || !(limit >= 0)) {
+      throw new RangeError(`invalid range from=${from} limit=${limit}`);
+    }
+    return this.readRangeTx(sessionId, from, limit);
+  }
+
+  async readHead(sessionId: string): Promise<LogHead | null> {
+    return this.readHeadSync(sessionId);
+  }
+
+  /** `readHead`, synchronously. */
+  readHeadSync(sessionId: string): LogHead | null {
+    const head = this.selectHead.get(sessionId);
+    return head === undefined ? null : { hash: head.hash, position: head.position };
+  }
+
+  async listSessions(): Promise<string[]> {
+    return this.listSessionsSync();
+  }
+
+  /** `listSessions`, synchronously. */
+  listSessionsSync(): string[] {
+    return this.selectSessions.all();
+  }
+
+  async exists(sessionId: string): Promise<boolean> {
+    return this.existsSync(sessionId);
+  }
+
+  /** `exists`, synchronously. */
+  existsSync(sessionId: string): boolean {
+    return this.selectExists.get(sessionId) !== undefined;
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    this.deleteSessionSync(sessionId);
+  }
+
+  /** `deleteSession`, synchronously. */
+  deleteSessionSync(sessionId: string): void {
+    this.deleteRows.run(sessionId);
+  }
+
+  /** Commit what is queued, then close the database if this store opened it. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    if (!this.db.inTransaction) this.flush();
+    this.closed = true;
+    for (const request of this.queue.splice(0)) request.reject(new StoreClosedError(request.sessionId));
+    if (this.ownsDb) this.db.close();
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    if (this.queue.length === 0) return;
+    if (this.db.inTransaction) {
+      // Someone holds a transaction open across ticks on this connection; wait for it to end.
+      this.scheduleFlush();
+      return;
+    }
+    const batch = this.queue;
+    this.queue = [];
+    let outcomes: FlushOutcome[];
+    try {
+      outcomes = this.flushTx.immediate(batch);
+    } catch (error) {
+      for (const request of batch) request.reject(error);
+      return;
+    }
+    this.stats.transactions++;
+    this.stats.requests += batch.length;
+    for (let i = 0; i < batch.length; i++) {
+      const outcome = outcomes[i]!;
+      if ("head" in outcome) batch[i]!.resolve(outcome.head);
+      else batch[i]!.reject(outcome.error);
+    }
+  }
+
+  private compareAndInsert(sessionId: string, prepared: readonly PreparedEntry[]): LogHead {
+    const head = this.selectHead.get(sessionId);
+    const expected = prepared[0]!.hashed.prev_hash;
+    const actual = head?.hash ?? null;
+    if (actual !== expected) throw new AppendConflictError(sessionId, expected, actual);
+    let position = head === undefined ? 0 : head.position + 1;
+    const now = Date.now();
+    for (const { hashed, text } of prepared) {
+      this.insertRow.run(sessionId, position, hashed.hash, hashed.prev_hash, hashed.entry.kind, text, now);
+      position++;
+    }
+    return { hash: prepared[prepared.length - 1]!.hashed.hash, position: position - 1 };
+  }
+
+  private readRangeUnlocked(sessionId: string, from: number, limit: number): PositionedEntry[] {
+    const end = Math.min(from + limit, Number.MAX_SAFE_INTEGER);
+    const rows = this.selectRange.all(sessionId, from, end);
+    let prevHash: string | null = null;
+    if (from > 0) {
+      const predecessor = this.selectHashAt.get(sessionId, from - 1);
+      if (predecessor === undefined) {
+        if (rows.length > 0) throw new LogCorruptError(sessionId, from - 1, "the entry is missing");
+        if (!this.existsSync(sessionId)) throw new SessionNotFoundError(sessionId);
+        return [];
+      }
+      if (!isEntryHash(predecessor)) {
+        throw new LogCorruptError(sessionId, from - 1, "hash is not 64 lowercase hex digits");
+      }
+      prevHash = predecessor;
+    } else if (rows.length === 0 && !this.existsSync(sessionId)) {
+      throw new SessionNotFoundError(sessionId);
+    }
+    const entries = verifyRows(sessionId, rows, from, prevHash);
+    // A short range must really be the end of the log, not a gap before later entries.
+    if (entries.length < end - from) {
+      const head = this.selectHead.get(sessionId);
+      const missing = from + entries.length;
+      if (head !== undefined && head.position >= missing) {
+        throw new LogCorruptError(sessionId, missing, "the entry is missing");
+      }
+    }
+    return entries;
+  }
+}
+
+/** Verify rows that must hold positions `from, from + 1, ...` chained after `prevHash`. */
+function verifyRows(
+  sessionId: string,
+  rows: readonly Row[],
+  from: number,
+  prevHash: string | null,
+): PositionedEntry[] {
+  const entries: PositionedEntry[] = [];
+  let prev = prevHash;
+  for (let i = 0; i < rows.length; i++) {
+    const [position, hash, prevHashColumn, kind, text] = rows[i]!;
+    const expected = from + i;
+    if (position !== expected) throw new LogCorruptError(sessionId, expected, "the entry is missing");
+    if (typeof text !== "string")
+      throw new LogCorruptError(sessionId, position, "unparseable record: entry is not text");
+    const entry = parseStoredEntry(sessionId, position, text);
+    if (kind !== entry.kind) {
+      throw new LogCorruptError(
+        sessionId,
+        position,
+        `kind column ${String(kind)} does not match entry kind ${entry.kind}`,
+      );
+    }
+    const stored: PositionedEntry = {
+      hash: hash as string,
+      prev_hash: prevHashColumn as string | null,
+      entry,
+      position,
+    };
+    verifyEntry(sessionId, position, prev, stored, text);
+    entries.push(stored);
+    prev = stored.hash;
+  }
+  return entries;
+}

@@ -1,0 +1,169 @@
+import { describe, expect, it } from "vitest";
+import { collectState } from "../../src/log/collect-state.js";
+import type { LogEntry } from "../../src/log/entries.js";
+import { buildChain, computeHash } from "../../src/log/entry-hash.js";
+import { assistantMessage, systemMessage, toolCall, toolResult, userMessage } from "../../src/model/items.js";
+
+const start = (overrides: Partial<Extract<LogEntry, { kind: "session_start" }>> = {}): LogEntry => ({
+  kind: "session_start",
+  ts: 1000,
+  system_prompt: "You are helpful.",
+  config: { max_tokens: 1024 },
+  history: [],
+  ...overrides,
+});
+
+const fullTurn: LogEntry[] = [
+  start(),
+  { kind: "user_input", ts: 1001, item: userMessage("Hi") },
+  { kind: "assistant_items", ts: 1002, items: [assistantMessage("Hello!")] },
+  { kind: "turn_end", ts: 1003, turn_count: 1 },
+  { kind: "run_outcome", ts: 1004, outcome: { type: "finished" }, interrupted: false },
+];
+
+describe("collectState", () => {
+  it("gives the defaults for an empty log", () => {
+    expect(collectState([])).toEqual({
+      system_prompt: null,
+      config: {},
+      history: [],
+      turn_count: 0,
+      locked_prefix_len: 0,
+      last_run_interrupted: false,
+      head_hash: null,
+      usage_history: [],
+    });
+  });
+
+  it("takes prompt, config and history from session_start", () => {
+    const chain = buildChain(null, [start({ history: [userMessage("a"), assistantMessage("b")] })]);
+    const state = collectState(chain);
+    expect(state.system_prompt).toBe("You are helpful.");
+    expect(state.config).toEqual({ max_tokens: 1024 });
+    expect(state.history).toHaveLength(2);
+    expect(state.head_hash).toBe(chain[0]!.hash);
+  });
+
+  it("replays a full turn", () => {
+    const chain = buildChain(null, fullTurn);
+    const state = collectState(chain);
+    expect(state.history).toEqual([userMessage("Hi"), assistantMessage("Hello!")]);
+    expect(state.turn_count).toBe(1);
+    expect(state.last_run_interrupted).toBe(false);
+    expect(state.head_hash).toBe(chain[4]!.hash);
+  });
+
+  it("replays tool calls and results in order", () => {
+    const state = collectState(
+      buildChain(null, [
+        start(),
+        { kind: "user_input", ts: 1, item: userMessage("Weather?") },
+        { kind: "assistant_items", ts: 2, items: [toolCall("call_1", "get_weather", '{"city":"Tokyo"}')] },
+        { kind: "tool_results", ts: 3, items: [toolResult("call_1", "Sunny, 25C")] },
+        { kind: "assistant_items", ts: 4, items: [assistantMessage("It's sunny in Tokyo!")] },
+      ]),
+    );
+    expect(state.history).toHaveLength(4);
+    expect(state.history[1]!.type).toBe("tool_call");
+    expect(state.history[2]!.type).toBe("tool_result");
+  });
+
+  it("sets and clears the locked prefix", () => {
+    const chain = buildChain(null, [
+      start(),
+      { kind: "locked", ts: 1, locked_prefix_len: 2 },
+      { kind: "cache_unlocked", ts: 2 },
+    ]);
+    expect(collectState(chain.slice(0, 2)).locked_prefix_len).toBe(2);
+    expect(collectState(chain).locked_prefix_len).toBe(0);
+  });
+
+  it("takes the latest config_changed", () => {
+    const state = collectState(
+      buildChain(null, [start(), { kind: "config_changed", ts: 1, config: { temperature: 0.7 } }]),
+    );
+    expect(state.config).toEqual({ temperature: 0.7 });
+  });
+
+  it("lets a later session_start replace the history instead of appending to it", () => {
+    const state = collectState(
+      buildChain(null, [
+        start({ history: [userMessage("old")] }),
+        { kind: "user_input", ts: 1, item: userMessage("more") },
+        start({ system_prompt: null, history: [systemMessage("summary")] }),
+      ]),
+    );
+    expect(state.history).toEqual([systemMessage("summary")]);
+    expect(state.system_prompt).toBeNull();
+  });
+
+  it("pushes notes and hook-injected items and ignores continuations", () => {
+    const state = collectState(
+      buildChain(null, [
+        start(),
+        { kind: "hook_injected_items", ts: 1, items: [systemMessage("injected")] },
+        { kind: "note", ts: 2, origin: "daemon", item: systemMessage("the daemon restarted") },
+        { kind: "continuation", ts: 3 },
+      ]),
+    );
+    expect(state.history).toEqual([systemMessage("injected"), systemMessage("the daemon restarted")]);
+  });
+
+  it("marks the last run interrupted from its run_outcome", () => {
+    const state = collectState(
+      buildChain(null, [
+        start(),
+        { kind: "run_outcome", ts: 1, outcome: { type: "paused" }, interrupted: true },
+      ]),
+    );
+    expect(state.last_run_interrupted).toBe(true);
+  });
+
+  it("appends llm_usage entries to the usage history without touching history", () => {
+    const usage: LogEntry = {
+      kind: "llm_usage",
+      ts: 5,
+      history_len: 2,
+      input_total_tokens: 100,
+      cache_read_tokens: 80,
+      cache_write_tokens: 10,
+      output_tokens: 20,
+    };
+    const state = collectState(buildChain(null, [...fullTurn, usage]));
+    expect(state.usage_history).toEqual([
+      {
+        history_len: 2,
+        input_total_tokens: 100,
+        cache_read_tokens: 80,
+        cache_write_tokens: 10,
+        output_tokens: 20,
+      },
+    ]);
+    expect(state.history).toHaveLength(2);
+  });
+
+  it("keeps the usage history empty without llm_usage entries", () => {
+    expect(collectState(buildChain(null, fullTurn)).usage_history).toEqual([]);
+  });
+
+  it("round-trips an llm_usage entry through JSON with the same hash", () => {
+    const usage: LogEntry = {
+      kind: "llm_usage",
+      ts: 5,
+      history_len: 2,
+      input_total_tokens: 100,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      output_tokens: 20,
+    };
+    const parsed = JSON.parse(JSON.stringify(usage)) as LogEntry;
+    expect(parsed).toEqual(usage);
+    expect(computeHash(null, parsed)).toBe(computeHash(null, usage));
+  });
+
+  it("does not let changes to the restored history reach the entries", () => {
+    const chain = buildChain(null, [start({ history: [userMessage("a")] })]);
+    collectState(chain).history.push(userMessage("b"));
+    expect(collectState(chain).history).toHaveLength(1);
+  });
+});

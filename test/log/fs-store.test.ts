@@ -1,0 +1,299 @@
+import { spawnSync } from "node:child_process";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { v7 as uuidv7 } from "uuid";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { canonicalJson } from "../../src/log/canonical-json.js";
+import type { HashedEntry } from "../../src/log/entries.js";
+import { buildChain, computeHash, hashEntry } from "../../src/log/entry-hash.js";
+import {
+  AppendConflictError,
+  LockTimeoutError,
+  LogCorruptError,
+  SessionNotFoundError,
+} from "../../src/log/errors.js";
+import { FsStore } from "../../src/log/fs-store.js";
+import { encodeRecordLine } from "../../src/log/jsonl-record.js";
+import { userMessage } from "../../src/model/items.js";
+import { logArbitrary } from "./arbitraries.js";
+import { raceWithChildProcess } from "./concurrent-writers.js";
+import { describeStoreContract, sampleEntries, writeSession } from "./store-contract.js";
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), "skein-fs-store-"));
+}
+
+/** Change the first digit of the entry's ts on line `position`: still valid JSON, different content. */
+function corruptLine(file: string, position: number): void {
+  const lines = readFileSync(file, "utf8").split("\n");
+  const line = lines[position]!;
+  const at = line.indexOf('"ts":') + 5;
+  const digit = line[at] === "9" ? "8" : String(Number(line[at]) + 1);
+  lines[position] = line.slice(0, at) + digit + line.slice(at + 1);
+  writeFileSync(file, lines.join("\n"));
+}
+
+describeStoreContract("FsStore", async () => {
+  const dir = tempDir();
+  const store = await FsStore.open(dir);
+  return {
+    store,
+    openAnother: async () => new FsStore(dir),
+    corruptEntry: async (sessionId, position) => corruptLine(store.sessionFile(sessionId), position),
+    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+  };
+});
+
+describe("FsStore", () => {
+  let dir: string;
+  let store: FsStore;
+
+  beforeEach(() => {
+    dir = tempDir();
+    store = new FsStore(dir);
+  });
+
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function corruptionOf(sessionId: string): Promise<LogCorruptError> {
+    const error = await store.readAll(sessionId).catch((e: unknown) => e);
+    if (!(error instanceof LogCorruptError))
+      throw new Error(`expected LogCorruptError, got ${String(error)}`);
+    expect(error.sessionId).toBe(sessionId);
+    return error;
+  }
+
+  it("stores one {hash, prev_hash, entry} object per line with the canonical entry", async () => {
+    const id = uuidv7();
+    const chain = await writeSession(store, id, sampleEntries(2));
+    const text = readFileSync(store.sessionFile(id), "utf8");
+    expect(text.endsWith("\n")).toBe(true);
+    const lines = text.trimEnd().split("\n");
+    expect(lines).toHaveLength(2);
+    expect(JSON.parse(lines[1]!)).toEqual({
+      hash: chain[1]!.hash,
+      prev_hash: chain[0]!.hash,
+      entry: chain[1]!.entry,
+    });
+    expect(lines[1]).toBe(
+      `{"hash":"${chain[1]!.hash}","prev_hash":"${chain[0]!.hash}","entry":${canonicalJson(chain[1]!.entry)}}`,
+    );
+  });
+
+  it("ignores a torn last line and cuts it off before the next append", async () => {
+    const id = uuidv7();
+    const chain = await writeSession(store, id, sampleEntries(3));
+    const file = store.sessionFile(id);
+    const committed = readFileSync(file, "utf8");
+    appendFileSync(file, '{"hash":"0123","prev_hash":nu');
+
+    expect(await store.readAll(id)).toHaveLength(3);
+    expect(await store.readHead(id)).toEqual({ hash: chain[2]!.hash, position: 2 });
+    expect((await store.readRange(id, 2, 5)).map((e) => e.position)).toEqual([2]);
+
+    const next = hashEntry(chain[2]!.hash, { kind: "turn_end", ts: 9, turn_count: 1 });
+    await store.append(id, [next]);
+    const after = readFileSync(file, "utf8");
+    expect(after.startsWith(committed)).toBe(true);
+    expect(after.slice(committed.length)).toBe(`${encodeRecordLine(next, canonicalJson(next.entry))}\n`);
+    expect((await store.readAll(id)).map((e) => e.hash)).toEqual([...chain.map((e) => e.hash), next.hash]);
+  });
+
+  it("cuts a torn tail left behind a stale head cache too", async () => {
+    const id = uuidv7();
+    const chain = await writeSession(store, id, sampleEntries(2));
+    // Another process appended one entry, then crashed half-way through a second.
+    const other = new FsStore(dir);
+    const third = hashEntry(chain[1]!.hash, { kind: "turn_end", ts: 3, turn_count: 1 });
+    await other.append(id, [third]);
+    appendFileSync(store.sessionFile(id), '{"hash":"ab');
+    const fourth = hashEntry(third.hash, { kind: "turn_end", ts: 4, turn_count: 2 });
+    expect(await store.append(id, [fourth])).toEqual({ hash: fourth.hash, position: 3 });
+    expect(await store.readAll(id)).toHaveLength(4);
+  });
+
+  it("treats a file holding only a torn line as a session that does not exist yet", async () => {
+    const id = uuidv7();
+    writeFileSync(store.sessionFile(id), '{"hash":"abc"');
+    expect(await store.exists(id)).toBe(false);
+    expect(await store.readHead(id)).toBeNull();
+    expect(await store.listSessions()).toEqual([]);
+    await expect(store.readAll(id)).rejects.toBeInstanceOf(SessionNotFoundError);
+    await writeSession(store, id, sampleEntries(1));
+    expect(await store.readAll(id)).toHaveLength(1);
+  });
+
+  it("detects a tampered byte in a stored line and names its position", async () => {
+    const id = uuidv7();
+    await writeSession(store, id, sampleEntries(5));
+    const file = store.sessionFile(id);
+    writeFileSync(file, readFileSync(file, "utf8").replace("question 3", "questioN 3"));
+    const error = await corruptionOf(id);
+    expect(error.position).toBe(3);
+    expect(error.reason).toContain("hash mismatch");
+  });
+
+  it("detects a change that keeps the JSON meaning but not the stored bytes", async () => {
+    const id = uuidv7();
+    const chain = buildChain(null, [
+      sampleEntries(1)[0]!,
+      { kind: "user_input", ts: 2, item: userMessage("escape\u001b") },
+    ]);
+    for (const hashed of chain) await store.append(id, [hashed]);
+    const file = store.sessionFile(id);
+    const text = readFileSync(file, "utf8");
+    expect(text).toContain("\\u001b");
+    // Same string once parsed, different bytes on disk.
+    writeFileSync(file, text.replace("\\u001b", "\\u001B"));
+    expect((await corruptionOf(id)).position).toBe(1);
+  });
+
+  it("detects a removed middle line", async () => {
+    const id = uuidv7();
+    await writeSession(store, id, sampleEntries(5));
+    const file = store.sessionFile(id);
+    const lines = readFileSync(file, "utf8").split("\n");
+    lines.splice(2, 1);
+    writeFileSync(file, lines.join("\n"));
+    const error = await corruptionOf(id);
+    expect(error.position).toBe(2);
+    expect(error.reason).toContain("prev_hash");
+  });
+
+  it("detects a wrong prev_hash even when the line's own hash was recomputed", async () => {
+    const id = uuidv7();
+    const chain = await writeSession(store, id, sampleEntries(4));
+    const forgedPrev = chain[0]!.hash;
+    const forged: HashedEntry = {
+      hash: computeHash(forgedPrev, chain[2]!.entry),
+      prev_hash: forgedPrev,
+      entry: chain[2]!.entry,
+    };
+    const file = store.sessionFile(id);
+    const lines = readFileSync(file, "utf8").split("\n");
+    lines[2] = encodeRecordLine(forged, canonicalJson(forged.entry));
+    writeFileSync(file, lines.join("\n"));
+    expect((await corruptionOf(id)).position).toBe(2);
+  });
+
+  it("reports a newline-terminated line that does not parse as corruption, not a torn tail", async () => {
+    const id = uuidv7();
+    const chain = await writeSession(store, id, sampleEntries(3));
+    appendFileSync(store.sessionFile(id), "not json\n");
+    const error = await corruptionOf(id);
+    expect(error.position).toBe(3);
+    expect(error.reason).toContain("unparseable");
+    // Nothing is chained onto a corrupt head either.
+    const next = hashEntry(chain[2]!.hash, { kind: "turn_end", ts: 9, turn_count: 1 });
+    await expect(store.append(id, [next])).rejects.toBeInstanceOf(LogCorruptError);
+  });
+
+  it("reports invalid UTF-8 inside a committed line as corruption", async () => {
+    const id = uuidv7();
+    await writeSession(store, id, sampleEntries(3));
+    const file = store.sessionFile(id);
+    const bytes = readFileSync(file);
+    const at = bytes.indexOf("question 1");
+    bytes[at] = 0xff;
+    writeFileSync(file, bytes);
+    expect((await corruptionOf(id)).position).toBe(1);
+  });
+
+  it("detects any single-byte change to a stored line at that line's position", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        logArbitrary(5),
+        fc.nat(),
+        fc.nat(),
+        fc.integer({ min: 1, max: 255 }),
+        async (entries, pick, offset, delta) => {
+          const id = uuidv7();
+          await writeSession(store, id, entries);
+          const file = store.sessionFile(id);
+          const bytes = readFileSync(file);
+          const starts = [0];
+          for (let i = 0; i < bytes.length - 1; i++) if (bytes[i] === 0x0a) starts.push(i + 1);
+          const position = pick % starts.length;
+          const lineEnd = bytes.indexOf(0x0a, starts[position]!);
+          // Any byte of the line's JSON (its newline terminator is framing, not content).
+          const at = starts[position]! + (offset % (lineEnd - starts[position]!));
+          bytes[at] = (bytes[at]! + delta) % 256;
+          writeFileSync(file, bytes);
+          const error = await store.readAll(id).catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(LogCorruptError);
+          expect((error as LogCorruptError).position).toBe(position);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it("never trusts a head cache across a delete and a same-size re-creation", async () => {
+    const id = uuidv7();
+    const mine = await writeSession(store, id, [
+      sampleEntries(1)[0]!,
+      { kind: "user_input", ts: 2, item: userMessage("version A") },
+    ]);
+    const other = new FsStore(dir);
+    await other.deleteSession(id);
+    await writeSession(other, id, [
+      sampleEntries(1)[0]!,
+      { kind: "user_input", ts: 2, item: userMessage("version B") },
+    ]);
+    const next = hashEntry(mine[1]!.hash, { kind: "turn_end", ts: 3, turn_count: 1 });
+    await expect(store.append(id, [next])).rejects.toBeInstanceOf(AppendConflictError);
+  });
+
+  it("breaks a lock left behind by a dead process", async () => {
+    const id = uuidv7();
+    const chain = await writeSession(store, id, sampleEntries(2));
+    const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], {
+      encoding: "utf8",
+    });
+    const lockPath = `${store.sessionFile(id)}.lock`;
+    writeFileSync(lockPath, `${dead.stdout} ${Date.now()} leftover\n`);
+    await store.append(id, [hashEntry(chain[1]!.hash, { kind: "turn_end", ts: 3, turn_count: 1 })]);
+    expect(await store.readAll(id)).toHaveLength(3);
+    expect(existsSync(lockPath)).toBe(false);
+  });
+
+  it("waits for a lock held by a live process and gives up with a typed error", async () => {
+    const id = uuidv7();
+    const chain = await writeSession(store, id, sampleEntries(2));
+    const impatient = new FsStore(dir, { lock: { timeoutMs: 150 } });
+    const lockPath = `${store.sessionFile(id)}.lock`;
+    writeFileSync(lockPath, `${process.ppid} ${Date.now() - 5_000_000} live-holder\n`);
+    const next = hashEntry(chain[1]!.hash, { kind: "turn_end", ts: 3, turn_count: 1 });
+    await expect(impatient.append(id, [next])).rejects.toBeInstanceOf(LockTimeoutError);
+    rmSync(lockPath);
+    await impatient.append(id, [next]);
+    expect(await store.readAll(id)).toHaveLength(3);
+  });
+
+  it("never interleaves a chain when another process appends concurrently", async () => {
+    const id = uuidv7();
+    await writeSession(store, id, sampleEntries(1));
+    const count = 150;
+    const race = await raceWithChildProcess(store, "fs", dir, id, count);
+    const read = await store.readAll(id);
+    expect(read).toHaveLength(1 + 2 * count);
+    const texts = read
+      .slice(1)
+      .map((e) =>
+        e.entry.kind === "user_input" && e.entry.item.type === "message"
+          ? e.entry.item.content[0]!.type === "text" && e.entry.item.content[0]!.text
+          : "",
+      );
+    for (const label of ["parent", "child"]) {
+      const mine = texts.filter((t) => typeof t === "string" && t.startsWith(`${label} `));
+      expect(mine).toEqual(Array.from({ length: count }, (_, i) => `${label} ${i}`));
+    }
+    // Both writers really ran at the same time: at least one of them lost a race.
+    expect(race.parentConflicts + race.childConflicts).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,336 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import fc from "fast-check";
+import { v7 as uuidv7 } from "uuid";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { canonicalJson } from "../../src/log/canonical-json.js";
+import { buildChain, computeHash, hashEntry } from "../../src/log/entry-hash.js";
+import { AppendConflictError, LogCorruptError } from "../../src/log/errors.js";
+import { createTranscriptSchema, SqliteStore, StoreClosedError } from "../../src/log/sqlite-store.js";
+import type { userMessage } from "../../src/model/items.js";
+import { logArbitrary } from "./arbitraries.js";
+import { raceWithChildProcess } from "./concurrent-writers.js";
+import { describeStoreContract, sampleEntries, writeSession } from "./store-contract.js";
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), "skein-sqlite-store-"));
+}
+
+/** Change the first digit of the entry's ts in the stored row: still valid JSON, different content. */
+function corruptRow(db: Database.Database, sessionId: string, position: number): void {
+  const text = db
+    .prepare<[string, number], string>("SELECT entry FROM transcript WHERE session = ? AND position = ?")
+    .pluck()
+    .get(sessionId, position)!;
+  const at = text.indexOf('"ts":') + 5;
+  const digit = text[at] === "9" ? "8" : String(Number(text[at]) + 1);
+  db.prepare("UPDATE transcript SET entry = ? WHERE session = ? AND position = ?").run(
+    text.slice(0, at) + digit + text.slice(at + 1),
+    sessionId,
+    position,
+  );
+}
+
+describeStoreContract("SqliteStore", async () => {
+  const dir = tempDir();
+  const file = join(dir, "log.sqlite");
+  const store = new SqliteStore(file);
+  return {
+    store,
+    openAnother: async () => new SqliteStore(file),
+    corruptEntry: async (sessionId, position) => {
+      const db = new Database(file);
+      try {
+        corruptRow(db, sessionId, position);
+      } finally {
+        db.close();
+      }
+    },
+    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+  };
+});
+
+describe("SqliteStore", () => {
+  let dir: string;
+  let file: string;
+  let store: SqliteStore;
+
+  beforeEach(() => {
+    dir = tempDir();
+    file = join(dir, "log.sqlite");
+    store = new SqliteStore(file);
+  });
+
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function corruptionOf(sessionId: string): Promise<LogCorruptError> {
+    const error = await store.readAll(sessionId).catch((e: unknown) => e);
+    if (!(error instanceof LogCorruptError))
+      throw new Error(`expected LogCorruptError, got ${String(error)}`);
+    expect(error.sessionId).toBe(sessionId);
+    return error;
+  }
+
+  it("opens its database durably: WAL and synchronous=FULL", () => {
+    expect(store.db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(store.db.pragma("synchronous", { simple: true })).toBe(2);
+  });
+
+  it("stores one row per entry with the canonical entry text", async () => {
+    const id = uuidv7();
+    const chain = await writeSession(store, id, sampleEntries(3));
+    const rows = store.db
+      .prepare("SELECT session, position, hash, prev_hash, kind, entry FROM transcript ORDER BY seq")
+      .all() as {
+      session: string;
+      position: number;
+      hash: string;
+      prev_hash: string | null;
+      kind: string;
+      entry: string;
+    }[];
+    expect(rows.map((r) => [r.session, r.position, r.hash, r.prev_hash, r.kind, r.entry])).toEqual(
+      chain.map((e, i) => [id, i, e.hash, e.prev_hash, e.entry.kind, canonicalJson(e.entry)]),
+    );
+  });
+
+  it("detects a tampered byte changed with SQL and names the position", async () => {
+    const id = uuidv7();
+    await writeSession(store, id, sampleEntries(5));
+    store.db
+      .prepare("UPDATE transcript SET entry = replace(entry, 'question 3', 'questioN 3') WHERE session = ?")
+      .run(id);
+    const error = await corruptionOf(id);
+    expect(error.position).toBe(3);
+    expect(error.reason).toContain("hash mismatch");
+  });
+
+  it("detects a removed middle row", async () => {
+    const id = uuidv7();
+    await writeSession(store, id, sampleEntries(5));
+    store.db.prepare("DELETE FROM transcript WHERE session = ? AND position = 2").run(id);
+    expect((await corruptionOf(id)).position).toBe(2);
+    const error = await store.readRange(id, 1, 3).catch((e: unknown) => e);
+    expect((error as LogCorruptError).position).toBe(2);
+  });
+
+  it("detects a removed row at the end of a range that later rows follow", async () => {
+    const id = uuidv7();
+    await writeSession(store, id, sampleEntries(6));
+    store.db.prepare("DELETE FROM transcript WHERE session = ? AND position = 3").run(id);
+    const error = await store.readRange(id, 1, 3).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LogCorruptError);
+    expect((error as LogCorruptError).position).toBe(3);
+  });
+
+  it("detects a wrong prev_hash even when the row's own hash was recomputed", async () => {
+    const id = uuidv7();
+    const chain = await writeSession(store, id, sampleEntries(4));
+    const forgedPrev = chain[0]!.hash;
+    store.db
+      .prepare("UPDATE transcript SET prev_hash = ?, hash = ? WHERE session = ? AND position = 2")
+      .run(forgedPrev, computeHash(forgedPrev, chain[2]!.entry), id);
+    expect((await corruptionOf(id)).position).toBe(2);
+  });
+
+  it("detects an unparseable entry and a kind column that disagrees with the entry", async () => {
+    const id = uuidv7();
+    await writeSession(store, id, sampleEntries(4));
+    store.db.prepare("UPDATE transcript SET kind = 'turn_end' WHERE session = ? AND position = 1").run(id);
+    expect((await corruptionOf(id)).position).toBe(1);
+    store.db
+      .prepare(
+        "UPDATE transcript SET kind = 'user_input', entry = '{oops' WHERE session = ? AND position = 1",
+      )
+      .run(id);
+    const error = await corruptionOf(id);
+    expect(error.position).toBe(1);
+    expect(error.reason).toContain("unparseable");
+  });
+
+  it("detects any single-byte change to a stored row's entry at that row's position", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        logArbitrary(5),
+        fc.nat(),
+        fc.nat(),
+        fc.integer({ min: 1, max: 255 }),
+        async (entries, pick, offset, delta) => {
+          const id = uuidv7();
+          await writeSession(store, id, entries);
+          const position = pick % entries.length;
+          const bytes = Buffer.from(
+            store.db
+              .prepare<[string, number], string>(
+                "SELECT entry FROM transcript WHERE session = ? AND position = ?",
+              )
+              .pluck()
+              .get(id, position)!,
+            "utf8",
+          );
+          const at = offset % bytes.length;
+          bytes[at] = (bytes[at]! + delta) % 256;
+          // CAST keeps the raw bytes (even invalid UTF-8) as TEXT, as a disk-level edit would.
+          store.db
+            .prepare("UPDATE transcript SET entry = CAST(? AS TEXT) WHERE session = ? AND position = ?")
+            .run(bytes, id, position);
+          const error = await store.readAll(id).catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(LogCorruptError);
+          expect((error as LogCorruptError).position).toBe(position);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it("keeps a corrupt session from affecting the others in the same table", async () => {
+    const bad = uuidv7();
+    const good = uuidv7();
+    await writeSession(store, bad, sampleEntries(3));
+    await writeSession(store, good, sampleEntries(3));
+    store.db.prepare("UPDATE transcript SET entry = '{}' WHERE session = ? AND position = 0").run(bad);
+    await expect(store.readAll(bad)).rejects.toBeInstanceOf(LogCorruptError);
+    expect(await store.readAll(good)).toHaveLength(3);
+    expect(await store.listSessions()).toEqual([good, bad]);
+  });
+
+  it("group-commits concurrent appends of many sessions into few transactions", async () => {
+    const ids = Array.from({ length: 50 }, () => uuidv7());
+    const before = store.groupCommitStats();
+    await Promise.all(ids.map((id) => store.append(id, buildChain(null, sampleEntries(1)))));
+    const after = store.groupCommitStats();
+    expect(after.requests - before.requests).toBe(50);
+    expect(after.transactions - before.transactions).toBe(1);
+    for (const id of ids) expect(await store.readAll(id)).toHaveLength(1);
+  });
+
+  it("fails only the conflicting request of a group commit", async () => {
+    const shared = uuidv7();
+    const chain = await writeSession(store, shared, sampleEntries(2));
+    const others = Array.from({ length: 5 }, () => uuidv7());
+    const a = hashEntry(chain[1]!.hash, { kind: "turn_end", ts: 1, turn_count: 1 });
+    const b = hashEntry(chain[1]!.hash, { kind: "turn_end", ts: 2, turn_count: 1 });
+    const results = await Promise.allSettled([
+      store.append(shared, [a]),
+      ...others.map((id) => store.append(id, buildChain(null, sampleEntries(2)))),
+      store.append(shared, [b]),
+    ]);
+    expect(results.map((r) => r.status)).toEqual([...Array(6).fill("fulfilled"), "rejected"]);
+    expect((results[6] as PromiseRejectedResult).reason).toBeInstanceOf(AppendConflictError);
+    for (const id of others) expect(await store.readAll(id)).toHaveLength(2);
+    expect((await store.readAll(shared)).map((e) => e.hash)).toEqual([
+      chain[0]!.hash,
+      chain[1]!.hash,
+      a.hash,
+    ]);
+  });
+
+  it("appends synchronously inside the caller's transaction, committing and rolling back with it", async () => {
+    const db = new Database(join(dir, "daemon.sqlite"));
+    try {
+      db.pragma("journal_mode = WAL");
+      db.exec("CREATE TABLE inputs (id TEXT PRIMARY KEY, state TEXT NOT NULL)");
+      const shared = new SqliteStore(db);
+      const id = uuidv7();
+      const chain = buildChain(null, sampleEntries(3));
+
+      db.transaction(() => {
+        shared.appendInTransaction(id, chain.slice(0, 2));
+        db.prepare("INSERT INTO inputs VALUES ('i1', 'committed')").run();
+      }).immediate();
+      expect(shared.readAllSync(id)).toHaveLength(2);
+
+      expect(() =>
+        db.transaction(() => {
+          shared.appendInTransaction(id, chain.slice(2));
+          db.prepare("INSERT INTO inputs VALUES ('i1', 'duplicate')").run();
+        })(),
+      ).toThrow();
+      expect(shared.readAllSync(id)).toHaveLength(2);
+
+      // A conflict inside the caller's transaction leaves the caller free to carry on.
+      db.transaction(() => {
+        expect(() => shared.appendInTransaction(id, chain.slice(1, 2))).toThrow(AppendConflictError);
+        db.prepare("INSERT INTO inputs VALUES ('i2', 'committed')").run();
+      })();
+      expect(db.prepare("SELECT count(*) FROM inputs").pluck().get()).toBe(2);
+      expect(shared.readHeadSync(id)).toEqual({ hash: chain[1]!.hash, position: 1 });
+
+      // Outside any transaction it is its own.
+      expect(shared.appendInTransaction(id, chain.slice(2))).toEqual({ hash: chain[2]!.hash, position: 2 });
+      await shared.close();
+      expect(db.open).toBe(true);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("commits appends still queued when it closes and refuses new ones after", async () => {
+    const id = uuidv7();
+    const chain = buildChain(null, sampleEntries(2));
+    const queued = store.append(id, chain);
+    await store.close();
+    await expect(queued).resolves.toEqual({ hash: chain[1]!.hash, position: 1 });
+    await expect(store.append(uuidv7(), buildChain(null, sampleEntries(1)))).rejects.toBeInstanceOf(
+      StoreClosedError,
+    );
+    const reopened = new SqliteStore(file);
+    expect(reopened.readAllSync(id)).toHaveLength(2);
+    store = reopened;
+  });
+
+  it("creates its schema idempotently on a shared database", () => {
+    const db = new Database(":memory:");
+    try {
+      createTranscriptSchema(db);
+      createTranscriptSchema(db);
+      const first = new SqliteStore(db);
+      const id = uuidv7();
+      first.appendInTransaction(id, buildChain(null, sampleEntries(1)));
+      expect(new SqliteStore(db).readAllSync(id)).toHaveLength(1);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("orders rows of every session globally by seq", async () => {
+    const one = uuidv7();
+    const two = uuidv7();
+    const a = buildChain(null, sampleEntries(2));
+    const b = buildChain(null, sampleEntries(2));
+    await store.append(one, [a[0]!]);
+    await store.append(two, [b[0]!]);
+    await store.append(one, [a[1]!]);
+    const order = store.db.prepare("SELECT session, position FROM transcript ORDER BY seq").raw().all();
+    expect(order).toEqual([
+      [one, 0],
+      [two, 0],
+      [one, 1],
+    ]);
+  });
+
+  it("never interleaves a chain when another process appends concurrently", async () => {
+    const id = uuidv7();
+    await writeSession(store, id, sampleEntries(1));
+    const count = 150;
+    const race = await raceWithChildProcess(store, "sqlite", file, id, count);
+    const read = await store.readAll(id);
+    expect(read).toHaveLength(1 + 2 * count);
+    const texts = read
+      .slice(1)
+      .map((e) => (e.entry.kind === "user_input" ? JSON.stringify(e.entry.item) : ""))
+      .map((t) => (JSON.parse(t) as ReturnType<typeof userMessage>).content[0]!);
+    for (const label of ["parent", "child"]) {
+      const mine = texts
+        .map((p) => (p.type === "text" ? p.text : ""))
+        .filter((t) => t.startsWith(`${label} `));
+      expect(mine).toEqual(Array.from({ length: count }, (_, i) => `${label} ${i}`));
+    }
+    expect(race.parentConflicts + race.childConflicts).toBeGreaterThan(0);
+  });
+});
