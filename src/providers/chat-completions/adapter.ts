@@ -1,0 +1,44 @@
+/**
+ * The Chat Completions protocol bound to a profile: `POST {base}/chat/completions` with Bearer
+ * auth when a key is configured (local servers run without one).
+ *
+ * Boundary rule: wiring only; the request body and the parser live next door.
+ */
+import type { LlmRequest } from "../../model/llm-client.js";
+import { endpointUrl, isLoopbackUrl } from "../endpoint-url.js";
+import { effectiveBaseUrl, type ProviderProfile, providerLabels } from "../provider-profile.js";
+import { mergeHeaders } from "../request-headers.js";
+import type { HttpRequestSpec, ProtocolAdapter, StreamParser } from "../stream-parser.js";
+import { ChatCompletionsParser } from "./parser.js";
+import { chatRequestBody } from "./request.js";
+
+/** A Chat Completions adapter for `profile`. */
+export function chatCompletionsAdapter(
+  profile: ProviderProfile,
+  apiKey: string | undefined,
+): ProtocolAdapter {
+  const provider = providerLabels.chat_completions;
+  const base = effectiveBaseUrl(profile);
+  const url = endpointUrl(base, "v1", "/chat/completions");
+  const maxTokensField =
+    profile.maxTokensField ?? (isLoopbackUrl(base) ? "max_tokens" : "max_completion_tokens");
+  return {
+    provider,
+    model: profile.model,
+    buildHttpRequest(request: LlmRequest): HttpRequestSpec {
+      const headers: Record<string, string> = {
+        "content-type": "application/json",
+        accept: "text/event-stream",
+      };
+      if (apiKey !== undefined) headers.authorization = `Bearer ${apiKey}`;
+      return {
+        url,
+        headers: mergeHeaders(headers, profile.headers),
+        body: JSON.stringify(chatRequestBody(request, { model: profile.model, maxTokensField })),
+      };
+    },
+    createParser(): StreamParser {
+      return new ChatCompletionsParser(provider);
+    },
+  };
+}

@@ -1,0 +1,258 @@
+/**
+ * Chat Completions stream → normalized events. Text has no start event on the wire, so a text
+ * block opens at the first non-empty `delta.content`; reasoning arrives as
+ * `delta.reasoning_content` (DeepSeek, vLLM, llama.cpp) or `delta.reasoning` (Ollama,
+ * OpenRouter) and alternates with text, each switch closing the other block. Tool calls are
+ * keyed by `tool_calls[].index` with arguments split across chunks; a call's block starts once
+ * its name is known. `finish_reason` closes every open block; `[DONE]` (or the end of the
+ * byte stream after a finish reason) ends the response with usage and status. Only choice 0
+ * is read.
+ *
+ * Boundary rule: a pure state machine over SSE messages.
+ */
+import { randomUUID } from "node:crypto";
+import type { StopReason, StreamEvent } from "../../model/events.js";
+import { LlmClientError } from "../../model/llm-client.js";
+import type { Usage } from "../../model/usage.js";
+import { BlockLedger } from "../block-ledger.js";
+import type { SseMessage } from "../sse-decoder.js";
+import { incompleteStreamError, providerStreamError } from "../stream-errors.js";
+import type { StreamParser } from "../stream-parser.js";
+import { hasUsage, usageFrom } from "../usage-report.js";
+import {
+  arrayAt,
+  isWireObject,
+  numberAt,
+  objectAt,
+  parseWireObject,
+  stringAt,
+  type WireObject,
+} from "../wire-json.js";
+
+interface ToolCallState {
+  id: string;
+  name: string;
+  /** The block index once started. */
+  index: number | undefined;
+  /** Arguments received before the name (some servers send them apart). */
+  pendingArguments: string;
+}
+
+/** finish_reason → stop reason; unknown values end the turn normally. */
+function stopReasonOf(finishReason: string, sawToolCalls: boolean): StopReason {
+  switch (finishReason) {
+    case "length":
+      return "max_tokens";
+    case "content_filter":
+      return "content_filter";
+    case "tool_calls":
+    case "function_call":
+      return "tool_use";
+    default:
+      // Some local servers answer "stop" even after tool calls.
+      return sawToolCalls ? "tool_use" : "end_turn";
+  }
+}
+
+/** Parser state for one Chat Completions response. */
+export class ChatCompletionsParser implements StreamParser {
+  private readonly blocks = new BlockLedger();
+  private started = false;
+  private finished = false;
+  private textIndex: number | undefined;
+  private thinking: { index: number; text: string } | undefined;
+  private tools = new Map<number, ToolCallState>();
+  private sawToolCalls = false;
+  private stopReason: StopReason | undefined;
+  private usage: Usage = {};
+
+  constructor(private readonly provider: string) {}
+
+  push(message: SseMessage): StreamEvent[] {
+    const out: StreamEvent[] = [];
+    if (this.finished) return out;
+    const data = message.data.trim();
+    if (data === "[DONE]") {
+      this.complete(out);
+      return out;
+    }
+    const chunk = parseWireObject(this.provider, data);
+    const error = chunk.error;
+    if (error !== undefined && error !== null) {
+      const detail = isWireObject(error) ? error : {};
+      const code =
+        stringAt(detail, "code") ?? stringAt(detail, "type") ?? numberAt(detail, "code")?.toString();
+      throw providerStreamError(this.provider, stringAt(detail, "message") ?? String(error), code);
+    }
+    if (!this.started) {
+      this.started = true;
+      out.push({ type: "status", status: "started" });
+    }
+    const usage = objectAt(chunk, "usage");
+    if (usage !== undefined) this.readUsage(usage);
+    const choices = arrayAt(chunk, "choices") ?? [];
+    for (const choice of choices) {
+      if (!isWireObject(choice) || (numberAt(choice, "index") ?? 0) !== 0) continue;
+      const delta = objectAt(choice, "delta");
+      if (delta !== undefined) this.readDelta(delta, out);
+      const finishReason = stringAt(choice, "finish_reason");
+      if (finishReason !== undefined) {
+        this.stopReason = stopReasonOf(finishReason, this.sawToolCalls);
+        this.closeAll(out);
+      }
+    }
+    return out;
+  }
+
+  end(): StreamEvent[] {
+    const out: StreamEvent[] = [];
+    if (this.finished) return out;
+    if (this.stopReason === undefined) throw incompleteStreamError(this.provider, "a finish_reason");
+    this.complete(out);
+    return out;
+  }
+
+  abortOpenBlocks(reason: string): StreamEvent[] {
+    return this.blocks.abortAll(reason);
+  }
+
+  private readDelta(delta: WireObject, out: StreamEvent[]): void {
+    const reasoning = stringAt(delta, "reasoning_content") ?? stringAt(delta, "reasoning");
+    if (reasoning !== undefined && reasoning.length > 0) {
+      this.closeText(out);
+      if (this.thinking === undefined) {
+        this.thinking = { index: this.blocks.start({ type: "thinking" }, out), text: "" };
+      }
+      this.thinking.text += reasoning;
+      out.push({
+        type: "block_delta",
+        index: this.thinking.index,
+        delta: { type: "thinking", text: reasoning },
+      });
+    }
+    const content = stringAt(delta, "content") ?? stringAt(delta, "refusal");
+    if (content !== undefined && content.length > 0) {
+      this.closeThinking(out);
+      this.textIndex ??= this.blocks.start({ type: "text" }, out);
+      out.push({ type: "block_delta", index: this.textIndex, delta: { type: "text", text: content } });
+    }
+    const toolCalls = arrayAt(delta, "tool_calls");
+    if (toolCalls !== undefined) {
+      toolCalls.forEach((call, position) => {
+        if (isWireObject(call)) this.readToolCall(call, position, out);
+      });
+    }
+  }
+
+  private readToolCall(call: WireObject, position: number, out: StreamEvent[]): void {
+    const key = numberAt(call, "index") ?? position;
+    const fn = objectAt(call, "function");
+    let state = this.tools.get(key);
+    if (state === undefined) {
+      // An entry with neither id nor function carries nothing to act on.
+      if (fn === undefined && stringAt(call, "id") === undefined) return;
+      this.closeThinking(out);
+      this.sawToolCalls = true;
+      state = { id: stringAt(call, "id") ?? "", name: "", index: undefined, pendingArguments: "" };
+      this.tools.set(key, state);
+    }
+    if (state.index === undefined) {
+      const id = stringAt(call, "id");
+      if (id !== undefined && id.length > 0) state.id = id;
+      const name = stringAt(fn, "name");
+      if (name !== undefined && name.length > 0) state.name = name;
+    }
+    const args = stringAt(fn, "arguments") ?? "";
+    if (state.index === undefined) {
+      state.pendingArguments += args;
+      if (state.name.length > 0) this.startToolCall(state, out);
+    } else if (args.length > 0) {
+      out.push({ type: "block_delta", index: state.index, delta: { type: "input_json", json: args } });
+    }
+  }
+
+  private startToolCall(state: ToolCallState, out: StreamEvent[]): void {
+    // A few local servers send no id; the history still needs one to pair the result with.
+    if (state.id.length === 0) state.id = `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`;
+    state.index = this.blocks.start({ type: "tool_use", id: state.id, name: state.name }, out);
+    if (state.pendingArguments.length > 0) {
+      out.push({
+        type: "block_delta",
+        index: state.index,
+        delta: { type: "input_json", json: state.pendingArguments },
+      });
+      state.pendingArguments = "";
+    }
+  }
+
+  private closeText(out: StreamEvent[], stopReason?: StopReason): void {
+    if (this.textIndex === undefined) return;
+    this.blocks.release(this.textIndex);
+    out.push(
+      stopReason === undefined
+        ? { type: "block_stop", index: this.textIndex, block_type: "text" }
+        : { type: "block_stop", index: this.textIndex, block_type: "text", stop_reason: stopReason },
+    );
+    this.textIndex = undefined;
+  }
+
+  private closeThinking(out: StreamEvent[]): void {
+    if (this.thinking === undefined) return;
+    this.blocks.release(this.thinking.index);
+    out.push({
+      type: "block_stop",
+      index: this.thinking.index,
+      block_type: "thinking",
+      reasoning: { text: this.thinking.text },
+    });
+    this.thinking = undefined;
+  }
+
+  private closeAll(out: StreamEvent[]): void {
+    this.closeThinking(out);
+    this.closeText(out, this.stopReason);
+    for (const state of this.tools.values()) {
+      if (state.index === undefined) {
+        if (state.name.length === 0) {
+          throw new LlmClientError(
+            "protocol",
+            this.provider,
+            `${this.provider}: a tool call never got a function name`,
+            {
+              code: "tool_call_without_name",
+            },
+          );
+        }
+        this.startToolCall(state, out);
+      }
+      const index = state.index as number;
+      this.blocks.release(index);
+      out.push({ type: "block_stop", index, block_type: "tool_use", stop_reason: "tool_use" });
+    }
+    this.tools = new Map();
+  }
+
+  private complete(out: StreamEvent[]): void {
+    if (!this.started) {
+      this.started = true;
+      out.push({ type: "status", status: "started" });
+    }
+    this.closeAll(out);
+    this.finished = true;
+    if (hasUsage(this.usage)) out.push({ type: "usage", usage: this.usage });
+    const stopReason = this.stopReason ?? (this.sawToolCalls ? "tool_use" : "end_turn");
+    out.push({ type: "status", status: "completed", stop_reason: stopReason });
+  }
+
+  private readUsage(usage: WireObject): void {
+    const promptDetails = objectAt(usage, "prompt_tokens_details");
+    const completionDetails = objectAt(usage, "completion_tokens_details");
+    this.usage = usageFrom({
+      input: numberAt(usage, "prompt_tokens"),
+      output: numberAt(usage, "completion_tokens"),
+      total: numberAt(usage, "total_tokens"),
+      cacheRead: numberAt(promptDetails, "cached_tokens") ?? numberAt(usage, "prompt_cache_hit_tokens"),
+      reasoning: numberAt(completionDetails, "reasoning_tokens"),
+    });
+  }
+}

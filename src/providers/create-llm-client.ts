@@ -1,0 +1,60 @@
+/**
+ * The one entry point from a provider profile to a working `LlmClient`.
+ *
+ * Boundary rule: selection and defaults only.
+ */
+import type { LlmClient } from "../model/llm-client.js";
+import { anthropicAdapter } from "./anthropic/adapter.js";
+import { chatCompletionsAdapter } from "./chat-completions/adapter.js";
+import { geminiAdapter } from "./gemini/adapter.js";
+import { type ProviderProfile, resolveApiKey, validateProviderProfile } from "./provider-profile.js";
+import { responsesAdapter } from "./responses/adapter.js";
+import { defaultRetryPolicy, type RetryPolicy } from "./retry-policy.js";
+import type { ProtocolAdapter } from "./stream-parser.js";
+import { StreamingLlmClient } from "./streaming-client.js";
+
+/** Transport options; everything has a default. */
+export interface LlmClientOptions {
+  /** No bytes from the provider for this long ends the request with a "timeout" error. Default 180 s. */
+  idleTimeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** Where `apiKeyEnv` is looked up. Default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Jitter source for retry backoff. Default `Math.random`. */
+  random?: () => number;
+}
+
+/** Reasoning models can think for minutes before the first byte; three is a stall. */
+export const defaultIdleTimeoutMs = 180_000;
+
+/** The protocol adapter for a profile. */
+export function protocolAdapter(profile: ProviderProfile, apiKey: string | undefined): ProtocolAdapter {
+  switch (profile.protocol) {
+    case "chat_completions":
+      return chatCompletionsAdapter(profile, apiKey);
+    case "responses":
+      return responsesAdapter(profile, apiKey);
+    case "anthropic":
+      return anthropicAdapter(profile, apiKey);
+    case "gemini":
+      return geminiAdapter(profile, apiKey);
+    default: {
+      const unreachable: never = profile.protocol;
+      throw new Error(`unknown protocol ${String(unreachable)}`);
+    }
+  }
+}
+
+/**
+ * A streaming client for `profile`. Throws an `LlmClientError` of kind "config" when the
+ * profile is invalid or its API key cannot be found.
+ */
+export function createLlmClient(profile: ProviderProfile, options: LlmClientOptions = {}): LlmClient {
+  const checked = validateProviderProfile(profile);
+  const apiKey = resolveApiKey(checked, options.env);
+  return new StreamingLlmClient(protocolAdapter(checked, apiKey), {
+    idleTimeoutMs: options.idleTimeoutMs ?? defaultIdleTimeoutMs,
+    retry: { ...defaultRetryPolicy, ...options.retry },
+    random: options.random ?? Math.random,
+  });
+}

@@ -1,0 +1,43 @@
+/**
+ * The Gemini protocol bound to a profile:
+ * `POST {base}/v1beta/models/{model}:streamGenerateContent?alt=sse` with `x-goog-api-key`.
+ *
+ * Boundary rule: wiring only; the request body and the parser live next door.
+ */
+import type { LlmRequest } from "../../model/llm-client.js";
+import { endpointUrl } from "../endpoint-url.js";
+import { effectiveBaseUrl, type ProviderProfile, providerLabels } from "../provider-profile.js";
+import { mergeHeaders } from "../request-headers.js";
+import type { HttpRequestSpec, ProtocolAdapter, StreamParser } from "../stream-parser.js";
+import { GeminiParser } from "./parser.js";
+import { geminiRequestBody } from "./request.js";
+
+/** A Gemini adapter for `profile`. */
+export function geminiAdapter(profile: ProviderProfile, apiKey: string | undefined): ProtocolAdapter {
+  const provider = providerLabels.gemini;
+  const model = profile.model.replace(/^models\//, "");
+  const url = endpointUrl(
+    effectiveBaseUrl(profile),
+    "v1beta",
+    `/models/${encodeURIComponent(model)}:streamGenerateContent?alt=sse`,
+  );
+  return {
+    provider,
+    model: profile.model,
+    buildHttpRequest(request: LlmRequest): HttpRequestSpec {
+      const headers: Record<string, string> = {
+        "content-type": "application/json",
+        accept: "text/event-stream",
+      };
+      if (apiKey !== undefined) headers["x-goog-api-key"] = apiKey;
+      return {
+        url,
+        headers: mergeHeaders(headers, profile.headers),
+        body: JSON.stringify(geminiRequestBody(request)),
+      };
+    },
+    createParser(): StreamParser {
+      return new GeminiParser(provider);
+    },
+  };
+}

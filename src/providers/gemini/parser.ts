@@ -1,0 +1,192 @@
+/**
+ * Gemini `streamGenerateContent?alt=sse` stream → normalized events. Every data line is a
+ * whole GenerateContentResponse; only candidate 0 is read. Text parts feed one text block and
+ * `thought: true` parts one thinking block (both opened at their first part, closed at
+ * `finishReason`). A `functionCall` part arrives whole and becomes a complete tool block; its
+ * id is Gemini's when given (then also the `item_id`, to be sent back), otherwise a fresh
+ * unique one, so two calls to the same function never collide. A part's `thoughtSignature`
+ * stays with its function call (`signature` on the block start); a signature on a text or
+ * thought part goes on the thinking block's stop (a thinking block with empty text is emitted
+ * for it when the model showed no thoughts). The stream has no terminal event: it ends after
+ * the chunk with `finishReason`; `usageMetadata` (repeated on every chunk) is reported once.
+ *
+ * Boundary rule: a pure state machine over SSE messages.
+ */
+import { randomUUID } from "node:crypto";
+import type { BlockStart, ReasoningData, StopReason, StreamEvent } from "../../model/events.js";
+import type { Usage } from "../../model/usage.js";
+import { BlockLedger } from "../block-ledger.js";
+import type { SseMessage } from "../sse-decoder.js";
+import { incompleteStreamError, providerStreamError } from "../stream-errors.js";
+import type { StreamParser } from "../stream-parser.js";
+import { hasUsage, usageFrom } from "../usage-report.js";
+import {
+  isWireObject,
+  numberAt,
+  objectAt,
+  objectsAt,
+  parseWireObject,
+  stringAt,
+  type WireObject,
+} from "../wire-json.js";
+
+type ToolUseStart = Extract<BlockStart, { type: "tool_use" }>;
+
+const filterReasons = new Set([
+  "SAFETY",
+  "RECITATION",
+  "BLOCKLIST",
+  "PROHIBITED_CONTENT",
+  "SPII",
+  "IMAGE_SAFETY",
+  "LANGUAGE",
+]);
+
+const failedCallReasons = new Set(["MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL"]);
+
+/** Parser state for one Gemini stream. */
+export class GeminiParser implements StreamParser {
+  private readonly blocks = new BlockLedger();
+  private started = false;
+  private finished = false;
+  private textIndex: number | undefined;
+  private thinking: { index: number; text: string } | undefined;
+  private signature: string | undefined;
+  private sawToolCalls = false;
+  private stopReason: StopReason | undefined;
+  private usage: Usage = {};
+
+  constructor(private readonly provider: string) {}
+
+  push(message: SseMessage): StreamEvent[] {
+    const out: StreamEvent[] = [];
+    if (this.finished) return out;
+    const chunk = parseWireObject(this.provider, message.data);
+    const error = objectAt(chunk, "error");
+    if (error !== undefined) {
+      throw providerStreamError(
+        this.provider,
+        stringAt(error, "message") ?? "unknown error",
+        stringAt(error, "status") ?? numberAt(error, "code")?.toString(),
+      );
+    }
+    if (!this.started) {
+      this.started = true;
+      out.push({ type: "status", status: "started" });
+    }
+    const usage = objectAt(chunk, "usageMetadata");
+    if (usage !== undefined) this.readUsage(usage);
+    const candidate = objectsAt(chunk, "candidates").find((c) => (numberAt(c, "index") ?? 0) === 0);
+    if (candidate === undefined) {
+      const blocked = stringAt(objectAt(chunk, "promptFeedback"), "blockReason");
+      if (blocked !== undefined) this.finish("content_filter", out);
+      return out;
+    }
+    for (const part of objectsAt(objectAt(candidate, "content"), "parts")) this.readPart(part, out);
+    const finishReason = stringAt(candidate, "finishReason");
+    if (finishReason !== undefined) {
+      if (failedCallReasons.has(finishReason)) {
+        throw providerStreamError(
+          this.provider,
+          stringAt(candidate, "finishMessage") ?? "the model produced a malformed function call",
+          finishReason,
+        );
+      }
+      this.finish(this.stopReasonOf(finishReason), out);
+    }
+    return out;
+  }
+
+  end(): StreamEvent[] {
+    if (this.finished) return [];
+    if (this.stopReason === undefined) throw incompleteStreamError(this.provider, "a finishReason");
+    const out: StreamEvent[] = [];
+    this.finished = true;
+    if (hasUsage(this.usage)) out.push({ type: "usage", usage: this.usage });
+    out.push({ type: "status", status: "completed", stop_reason: this.stopReason });
+    return out;
+  }
+
+  abortOpenBlocks(reason: string): StreamEvent[] {
+    this.textIndex = undefined;
+    this.thinking = undefined;
+    return this.blocks.abortAll(reason);
+  }
+
+  private readPart(part: WireObject, out: StreamEvent[]): void {
+    const signature = stringAt(part, "thoughtSignature");
+    const call = objectAt(part, "functionCall");
+    if (call !== undefined) {
+      this.sawToolCalls = true;
+      const wireId = stringAt(call, "id");
+      const id =
+        wireId !== undefined && wireId.length > 0 ? wireId : `call_${randomUUID().replaceAll("-", "")}`;
+      const block: ToolUseStart = { type: "tool_use", id, name: stringAt(call, "name") ?? "" };
+      if (wireId !== undefined && wireId.length > 0) block.item_id = wireId;
+      if (signature !== undefined) block.signature = signature;
+      const index = this.blocks.start(block, out);
+      const args = call.args;
+      out.push({
+        type: "block_delta",
+        index,
+        delta: { type: "input_json", json: isWireObject(args) ? JSON.stringify(args) : "{}" },
+      });
+      this.blocks.release(index);
+      out.push({ type: "block_stop", index, block_type: "tool_use", stop_reason: "tool_use" });
+      return;
+    }
+    if (signature !== undefined) this.signature = signature;
+    const text = stringAt(part, "text");
+    if (text === undefined || text.length === 0) return;
+    if (part.thought === true) {
+      if (this.thinking === undefined) {
+        this.thinking = { index: this.blocks.start({ type: "thinking" }, out), text: "" };
+      }
+      this.thinking.text += text;
+      out.push({ type: "block_delta", index: this.thinking.index, delta: { type: "thinking", text } });
+    } else {
+      this.textIndex ??= this.blocks.start({ type: "text" }, out);
+      out.push({ type: "block_delta", index: this.textIndex, delta: { type: "text", text } });
+    }
+  }
+
+  private stopReasonOf(finishReason: string): StopReason {
+    if (finishReason === "MAX_TOKENS") return "max_tokens";
+    if (filterReasons.has(finishReason)) return "content_filter";
+    return this.sawToolCalls ? "tool_use" : "end_turn";
+  }
+
+  /** The finish reason arrived: close text and thinking (with the signature, if any). */
+  private finish(stopReason: StopReason, out: StreamEvent[]): void {
+    this.stopReason = stopReason;
+    if (this.thinking === undefined && this.signature !== undefined) {
+      this.thinking = { index: this.blocks.start({ type: "thinking" }, out), text: "" };
+    }
+    if (this.thinking !== undefined) {
+      const reasoning: ReasoningData = { text: this.thinking.text };
+      if (this.signature !== undefined) reasoning.signature = this.signature;
+      this.blocks.release(this.thinking.index);
+      out.push({ type: "block_stop", index: this.thinking.index, block_type: "thinking", reasoning });
+      this.thinking = undefined;
+      this.signature = undefined;
+    }
+    if (this.textIndex !== undefined) {
+      this.blocks.release(this.textIndex);
+      out.push({ type: "block_stop", index: this.textIndex, block_type: "text", stop_reason: stopReason });
+      this.textIndex = undefined;
+    }
+  }
+
+  private readUsage(usage: WireObject): void {
+    const candidates = numberAt(usage, "candidatesTokenCount");
+    const thoughts = numberAt(usage, "thoughtsTokenCount");
+    this.usage = usageFrom({
+      input: numberAt(usage, "promptTokenCount"),
+      output:
+        candidates === undefined && thoughts === undefined ? undefined : (candidates ?? 0) + (thoughts ?? 0),
+      total: numberAt(usage, "totalTokenCount"),
+      cacheRead: numberAt(usage, "cachedContentTokenCount"),
+      reasoning: thoughts,
+    });
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * Provider profiles: which wire protocol, where, which model, which credentials. A profile is
+ * plain data (it comes from `$SKEIN_HOME/config.json`), so it is validated field by field here
+ * and every problem is a "config" error that says what to fix.
+ *
+ * Boundary rule: validation and credential lookup only; no network.
+ */
+import { LlmClientError } from "../model/llm-client.js";
+import { isLoopbackUrl } from "./endpoint-url.js";
+import { isWireObject, type WireObject } from "./wire-json.js";
+
+export type ProviderProtocol = "chat_completions" | "responses" | "anthropic" | "gemini";
+
+/** Every protocol a profile may name. */
+export const providerProtocols: readonly ProviderProtocol[] = [
+  "chat_completions",
+  "responses",
+  "anthropic",
+  "gemini",
+];
+
+/** Where and how to reach a model. */
+export interface ProviderProfile {
+  protocol: ProviderProtocol;
+  /** API root; defaults to the vendor's public endpoint. `http://localhost:11434/v1` style bases work too. */
+  baseUrl?: string;
+  model: string;
+  /** The key itself, or `apiKeyEnv`: the name of an environment variable holding it. */
+  apiKey?: string;
+  apiKeyEnv?: string;
+  /** Extra request headers (they override the adapter's defaults). */
+  headers?: Record<string, string>;
+  /**
+   * chat_completions: the field carrying the output limit. OpenAI wants `max_completion_tokens`;
+   * older local servers only know `max_tokens`. Default: `max_tokens` for loopback base URLs,
+   * `max_completion_tokens` otherwise.
+   */
+  maxTokensField?: "max_tokens" | "max_completion_tokens";
+  /** anthropic: mark cache breakpoints with `cache_control` (default true; some compatible servers reject it). */
+  promptCaching?: boolean;
+  /** responses: let OpenAI store the response (default false: reasoning comes back encrypted instead). */
+  store?: boolean;
+}
+
+/** The vendors' public endpoints. */
+export const defaultBaseUrls: Record<ProviderProtocol, string> = {
+  chat_completions: "https://api.openai.com/v1",
+  responses: "https://api.openai.com/v1",
+  anthropic: "https://api.anthropic.com",
+  gemini: "https://generativelanguage.googleapis.com",
+};
+
+/** The label of each protocol's client, used in errors and as `LlmClient.provider`. */
+export const providerLabels: Record<ProviderProtocol, string> = {
+  chat_completions: "openai-chat",
+  responses: "openai-responses",
+  anthropic: "anthropic",
+  gemini: "gemini",
+};
+
+const knownFields = new Set([
+  "protocol",
+  "baseUrl",
+  "model",
+  "apiKey",
+  "apiKeyEnv",
+  "headers",
+  "maxTokensField",
+  "promptCaching",
+  "store",
+]);
+
+function configError(message: string): LlmClientError {
+  return new LlmClientError("config", "config", message);
+}
+
+function optionalString(source: WireObject, key: string, where: string): string | undefined {
+  const value = source[key];
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || value.length === 0) {
+    throw configError(`${where}: "${key}" must be a non-empty string`);
+  }
+  return value;
+}
+
+function optionalBoolean(source: WireObject, key: string, where: string): boolean | undefined {
+  const value = source[key];
+  if (value === undefined) return undefined;
+  if (typeof value !== "boolean") throw configError(`${where}: "${key}" must be true or false`);
+  return value;
+}
+
+/** Checks untrusted data (a config file entry) and returns it as a profile; throws a "config" error naming the bad field. */
+export function validateProviderProfile(value: unknown, where = "provider profile"): ProviderProfile {
+  if (!isWireObject(value)) throw configError(`${where} must be a JSON object`);
+  for (const key of Object.keys(value)) {
+    if (!knownFields.has(key)) throw configError(`${where}: unknown field "${key}"`);
+  }
+  const protocol = value.protocol;
+  if (typeof protocol !== "string" || !providerProtocols.includes(protocol as ProviderProtocol)) {
+    throw configError(`${where}: "protocol" must be one of ${providerProtocols.join(", ")}`);
+  }
+  const model = optionalString(value, "model", where);
+  if (model === undefined) throw configError(`${where}: "model" is required`);
+  const profile: ProviderProfile = { protocol: protocol as ProviderProtocol, model };
+  const baseUrl = optionalString(value, "baseUrl", where);
+  if (baseUrl !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(baseUrl);
+    } catch {
+      throw configError(`${where}: "baseUrl" is not a URL: ${baseUrl}`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      throw configError(`${where}: "baseUrl" must be an http or https URL`);
+    }
+    profile.baseUrl = baseUrl;
+  }
+  const apiKey = optionalString(value, "apiKey", where);
+  if (apiKey !== undefined) profile.apiKey = apiKey;
+  const apiKeyEnv = optionalString(value, "apiKeyEnv", where);
+  if (apiKeyEnv !== undefined) profile.apiKeyEnv = apiKeyEnv;
+  if (value.headers !== undefined) {
+    const headers = value.headers;
+    if (!isWireObject(headers) || Object.values(headers).some((header) => typeof header !== "string")) {
+      throw configError(`${where}: "headers" must map header names to strings`);
+    }
+    profile.headers = { ...(headers as Record<string, string>) };
+  }
+  const maxTokensField = value.maxTokensField;
+  if (maxTokensField !== undefined) {
+    if (maxTokensField !== "max_tokens" && maxTokensField !== "max_completion_tokens") {
+      throw configError(`${where}: "maxTokensField" must be "max_tokens" or "max_completion_tokens"`);
+    }
+    profile.maxTokensField = maxTokensField;
+  }
+  const promptCaching = optionalBoolean(value, "promptCaching", where);
+  if (promptCaching !== undefined) profile.promptCaching = promptCaching;
+  const store = optionalBoolean(value, "store", where);
+  if (store !== undefined) profile.store = store;
+  return profile;
+}
+
+/** The base URL a profile really uses. */
+export function effectiveBaseUrl(profile: ProviderProfile): string {
+  return profile.baseUrl ?? defaultBaseUrls[profile.protocol];
+}
+
+/**
+ * The API key for a profile: `apiKey`, else the variable named by `apiKeyEnv`. A named but
+ * unset variable is an error; so is no key at all for a vendor protocol on a remote host
+ * (chat_completions servers and anything on loopback may run without one).
+ */
+export function resolveApiKey(
+  profile: ProviderProfile,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string | undefined {
+  if (profile.apiKey !== undefined) return profile.apiKey;
+  if (profile.apiKeyEnv !== undefined) {
+    const key = env[profile.apiKeyEnv];
+    if (key === undefined || key.length === 0) {
+      throw configError(
+        `the API key variable ${profile.apiKeyEnv} named by the ${profile.protocol} profile is not set`,
+      );
+    }
+    return key;
+  }
+  if (profile.protocol !== "chat_completions" && !isLoopbackUrl(effectiveBaseUrl(profile))) {
+    throw configError(
+      `the ${profile.protocol} profile for ${profile.model} has no API key: set "apiKey" or "apiKeyEnv"`,
+    );
+  }
+  return undefined;
+}

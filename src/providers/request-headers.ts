@@ -1,0 +1,18 @@
+/**
+ * Request headers: the adapter's defaults with the profile's extra headers on top, compared
+ * case-insensitively so a profile's `Authorization` replaces the default instead of doubling it.
+ *
+ * Boundary rule: pure function.
+ */
+
+/** `defaults` overridden by `extra`, all names lower-cased. */
+export function mergeHeaders(
+  defaults: Readonly<Record<string, string>>,
+  extra: Readonly<Record<string, string>> | undefined,
+): Record<string, string> {
+  const merged: Record<string, string> = {};
+  for (const [name, value] of Object.entries(defaults)) merged[name.toLowerCase()] = value;
+  if (extra !== undefined)
+    for (const [name, value] of Object.entries(extra)) merged[name.toLowerCase()] = value;
+  return merged;
+}

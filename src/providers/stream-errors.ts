@@ -1,0 +1,28 @@
+/**
+ * The typed errors parsers raise: a provider's in-stream error event (kind "api") and a stream
+ * that stopped before its terminal event (kind "network", code "incomplete_stream").
+ *
+ * Boundary rule: constructors only.
+ */
+import { LlmClientError } from "../model/llm-client.js";
+
+/** A provider reported an error inside the stream (error event, response.failed, ...). */
+export function providerStreamError(provider: string, message: string, code?: string): LlmClientError {
+  const text = message.length > 0 ? message : "the provider reported an error without a message";
+  return new LlmClientError(
+    "api",
+    provider,
+    `${provider} error${code === undefined ? "" : ` ${code}`}: ${text}`,
+    code === undefined ? {} : { code },
+  );
+}
+
+/** The byte stream ended cleanly but before the protocol's terminal event. */
+export function incompleteStreamError(provider: string, expected: string): LlmClientError {
+  return new LlmClientError(
+    "network",
+    provider,
+    `${provider} stream ended before ${expected}; the response is incomplete`,
+    { code: "incomplete_stream" },
+  );
+}

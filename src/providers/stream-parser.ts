@@ -1,0 +1,42 @@
+/**
+ * The contract between the generic streaming client and one wire protocol: a protocol adapter
+ * builds the HTTP request and makes a fresh parser per response; a parser is a pure state
+ * machine (SSE message in → normalized events out), so any split of the byte stream yields the
+ * same events.
+ *
+ * Boundary rule: types only.
+ */
+import type { StreamEvent } from "../model/events.js";
+import type { LlmRequest } from "../model/llm-client.js";
+import type { SseMessage } from "./sse-decoder.js";
+
+/** Everything needed to send one streaming request. */
+export interface HttpRequestSpec {
+  url: string;
+  headers: Record<string, string>;
+  /** The JSON body, already serialized. */
+  body: string;
+}
+
+/**
+ * One response's decoder. `push` and `end` throw `LlmClientError` for provider error events
+ * (kind "api"), garbage (kind "protocol") and a stream that ended before its terminal event
+ * (kind "network").
+ */
+export interface StreamParser {
+  /** Maps one SSE message to the events it produces (possibly none). */
+  push(message: SseMessage): StreamEvent[];
+  /** The byte stream ended: returns the closing events, or throws if the response is incomplete. */
+  end(): StreamEvent[];
+  /** `block_abort` events for every block still open, used when the stream fails mid-way. */
+  abortOpenBlocks(reason: string): StreamEvent[];
+}
+
+/** One wire protocol bound to a provider profile. */
+export interface ProtocolAdapter {
+  /** The label used in errors and as `LlmClient.provider`. */
+  readonly provider: string;
+  readonly model: string;
+  buildHttpRequest(request: LlmRequest): HttpRequestSpec;
+  createParser(): StreamParser;
+}

@@ -1,0 +1,152 @@
+/**
+ * The generic `LlmClient` over HTTP + SSE: builds the request through a protocol adapter,
+ * opens the stream (retrying transient failures until the first event is delivered, each
+ * retry reported as a `retry` event), decodes bytes → SSE → normalized events, and ends with
+ * a typed error when anything fails. Blocks still open when a stream fails mid-way are closed
+ * with `block_abort` before the error is thrown.
+ *
+ * Boundary rule: protocol-agnostic; everything wire-specific lives in the adapters.
+ */
+import type { StreamEvent } from "../model/events.js";
+import { type LlmClient, LlmClientError, type LlmRequest } from "../model/llm-client.js";
+import { HttpStream } from "./http-stream.js";
+import { isRetryable, type RetryPolicy, retryDelayMs, sleepUnlessAborted } from "./retry-policy.js";
+import { SseDecoder, type SseMessage, SseOverflowError } from "./sse-decoder.js";
+import type { ProtocolAdapter, StreamParser } from "./stream-parser.js";
+
+/** Transport settings of a client. */
+export interface StreamingClientSettings {
+  idleTimeoutMs: number;
+  retry: RetryPolicy;
+  /** Jitter source, injectable for deterministic tests. */
+  random: () => number;
+}
+
+/** An `LlmClient` for one provider profile. */
+export class StreamingLlmClient implements LlmClient {
+  readonly provider: string;
+  readonly model: string;
+
+  constructor(
+    private readonly adapter: ProtocolAdapter,
+    private readonly settings: StreamingClientSettings,
+  ) {
+    this.provider = adapter.provider;
+    this.model = adapter.model;
+  }
+
+  async *stream(request: LlmRequest, signal: AbortSignal): AsyncGenerator<StreamEvent> {
+    const spec = this.adapter.buildHttpRequest(request);
+    const { retry } = this.settings;
+    const startedAt = Date.now();
+    for (let attempt = 1; ; attempt++) {
+      const http = new HttpStream(spec, {
+        provider: this.provider,
+        signal,
+        idleTimeoutMs: this.settings.idleTimeoutMs,
+      });
+      const parser = this.adapter.createParser();
+      let delivered = false;
+      try {
+        await http.open();
+        for await (const events of decodeStream(http.chunks(), parser, this.provider)) {
+          for (const event of events) {
+            // Events already decoded from the last chunk are dropped once cancelled.
+            if (signal.aborted) throw abortedError(this.provider, signal);
+            delivered = true;
+            yield event;
+          }
+        }
+        return;
+      } catch (thrown) {
+        // Whatever broke after the caller aborted is the abort's consequence.
+        const error = signal.aborted
+          ? abortedError(this.provider, signal)
+          : asClientError(thrown, this.provider);
+        if (delivered) {
+          if (error.kind !== "aborted") yield* parser.abortOpenBlocks(error.message);
+          throw error;
+        }
+        if (!isRetryable(error)) throw error;
+        const delay = retryDelayMs(retry, attempt, error, Date.now() - startedAt, this.settings.random);
+        if (delay === undefined) throw error;
+        const notice: StreamEvent = {
+          type: "retry",
+          retry: { attempt, max_attempts: retry.maxAttempts, delay_ms: delay, reason: error.message },
+        };
+        if (error.status !== undefined) notice.retry.status = error.status;
+        yield notice;
+        await sleepUnlessAborted(delay, signal, this.provider);
+      } finally {
+        http.close();
+      }
+    }
+  }
+}
+
+/**
+ * Byte chunks → batches of normalized events (one batch per chunk, then the closing batch).
+ * This is the whole decoding path, shared by the client and the benchmark.
+ */
+export async function* decodeStream(
+  chunks: AsyncIterable<Uint8Array>,
+  parser: StreamParser,
+  provider: string,
+): AsyncGenerator<StreamEvent[]> {
+  const decoder = new SseDecoder();
+  try {
+    for await (const chunk of chunks) {
+      const messages = decoder.decode(chunk);
+      if (messages.length > 0) yield* parseBatch(parser, messages, false);
+    }
+    yield* parseBatch(parser, decoder.end(), true);
+  } catch (error) {
+    if (error instanceof SseOverflowError) {
+      throw new LlmClientError("protocol", provider, `${provider}: ${error.message}`, {
+        code: "event_too_large",
+      });
+    }
+    throw error;
+  }
+}
+
+/**
+ * The events of a run of messages (and of the end of the stream when `last`). When the parser
+ * fails part-way, the events produced before the failure are still delivered, then the error.
+ */
+function* parseBatch(
+  parser: StreamParser,
+  messages: readonly SseMessage[],
+  last: boolean,
+): Generator<StreamEvent[]> {
+  const batch: StreamEvent[] = [];
+  let failure: unknown;
+  let failed = false;
+  try {
+    for (const message of messages) for (const event of parser.push(message)) batch.push(event);
+    if (last) for (const event of parser.end()) batch.push(event);
+  } catch (error) {
+    failure = error;
+    failed = true;
+  }
+  if (batch.length > 0) yield batch;
+  if (failed) throw failure;
+}
+
+function abortedError(provider: string, signal: AbortSignal): LlmClientError {
+  return new LlmClientError("aborted", provider, `${provider}: request aborted`, { cause: signal.reason });
+}
+
+/** Anything thrown on the way becomes an LlmClientError; a non-client error is a bug, reported as protocol. */
+function asClientError(thrown: unknown, provider: string): LlmClientError {
+  if (thrown instanceof LlmClientError) return thrown;
+  const message = thrown instanceof Error ? thrown.message : String(thrown);
+  return new LlmClientError(
+    "protocol",
+    provider,
+    `${provider}: unexpected failure while streaming: ${message}`,
+    {
+      cause: thrown,
+    },
+  );
+}
