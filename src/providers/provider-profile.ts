@@ -119,11 +119,21 @@ export function validateProviderProfile(value: unknown, where = "provider profil
   const apiKey = optionalString(value, "apiKey", where);
   if (apiKey !== undefined) profile.apiKey = apiKey;
   const apiKeyEnv = optionalString(value, "apiKeyEnv", where);
-  if (apiKeyEnv !== undefined) profile.apiKeyEnv = apiKeyEnv;
+  if (apiKeyEnv !== undefined) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(apiKeyEnv)) {
+      throw configError(`${where}: "apiKeyEnv" must be an environment variable name`);
+    }
+    profile.apiKeyEnv = apiKeyEnv;
+  }
   if (value.headers !== undefined) {
     const headers = value.headers;
-    if (!isWireObject(headers) || Object.values(headers).some((header) => typeof header !== "string")) {
-      throw configError(`${where}: "headers" must map header names to strings`);
+    if (!isWireObject(headers)) throw configError(`${where}: "headers" must map header names to strings`);
+    for (const [name, header] of Object.entries(headers)) {
+      if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || typeof header !== "string") {
+        throw configError(
+          `${where}: header ${JSON.stringify(name)} must be a valid header name with a string value`,
+        );
+      }
     }
     profile.headers = { ...(headers as Record<string, string>) };
   }

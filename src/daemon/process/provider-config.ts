@@ -9,26 +9,12 @@
  * problem is exposed as `lastError` until the file is fixed.
  */
 import { readFileSync, statSync } from "node:fs";
+import { LlmClientError } from "../../model/llm-client.js";
+import { type ProviderProfile, validateProviderProfile } from "../../providers/provider-profile.js";
 import { writeFileAtomic } from "./atomic-file.js";
 import { homePaths } from "./home.js";
 
-/** The wire protocols src/providers implements. */
-export const providerProtocols = ["chat_completions", "responses", "anthropic", "gemini"] as const;
-/** One of `providerProtocols`. */
-export type ProviderProtocol = (typeof providerProtocols)[number];
-
-/** One named provider profile (camelCase: this is the CLI's config file format, not wire data). */
-export interface ProviderProfile {
-  protocol: ProviderProtocol;
-  baseUrl: string;
-  /** The API key itself. */
-  apiKey?: string;
-  /** Name of an environment variable of the daemon that holds the API key. */
-  apiKeyEnv?: string;
-  model: string;
-  /** Extra HTTP headers sent with every request to this provider. */
-  headers?: Record<string, string>;
-}
+export type { ProviderProfile, ProviderProtocol } from "../../providers/provider-profile.js";
 
 /** Content of config.json. */
 export interface ProviderConfig {
@@ -191,46 +177,18 @@ export async function writeProviderConfig(home: string, config: ProviderConfig):
   await writeFileAtomic(path, text, 0o600);
 }
 
+// One validator for profiles, the provider layer's: the file accepts exactly what a client can use.
 function parseProfile(name: string, value: unknown, fail: (reason: string) => never): ProviderProfile {
   const where = `profile "${name}"`;
-  const record = asRecord(value) ?? fail(`${where} must be an object`);
-  checkKeys(record, ["protocol", "baseUrl", "apiKey", "apiKeyEnv", "model", "headers"], where, fail);
-  const { protocol, baseUrl, apiKey, apiKeyEnv, model, headers } = record;
-  if (!providerProtocols.includes(protocol as ProviderProtocol)) {
-    fail(
-      `${where} has protocol ${JSON.stringify(protocol)}; expected one of ${providerProtocols.map((p) => `"${p}"`).join(", ")}`,
-    );
-  }
-  if (typeof baseUrl !== "string" || !isHttpUrl(baseUrl)) fail(`${where} needs "baseUrl", an http(s) URL`);
-  if (typeof model !== "string" || model.length === 0) fail(`${where} needs "model", a non-empty string`);
-  const profile: ProviderProfile = {
-    protocol: protocol as ProviderProtocol,
-    baseUrl: baseUrl as string,
-    model: model as string,
-  };
-  if (apiKey !== undefined) {
-    if (typeof apiKey !== "string") fail(`${where}: "apiKey" must be a string`);
-    profile.apiKey = apiKey as string;
-  }
-  if (apiKeyEnv !== undefined) {
-    if (typeof apiKeyEnv !== "string" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(apiKeyEnv)) {
-      fail(`${where}: "apiKeyEnv" must be an environment variable name`);
-    }
-    profile.apiKeyEnv = apiKeyEnv as string;
+  let profile: ProviderProfile;
+  try {
+    profile = validateProviderProfile(value, where);
+  } catch (error) {
+    if (error instanceof LlmClientError) fail(error.message);
+    throw error;
   }
   if (profile.apiKey !== undefined && profile.apiKeyEnv !== undefined) {
     fail(`${where} sets both "apiKey" and "apiKeyEnv"; keep one`);
-  }
-  if (headers !== undefined) {
-    const headerRecord = asRecord(headers) ?? fail(`${where}: "headers" must be an object of strings`);
-    const copy: Record<string, string> = Object.create(null);
-    for (const [header, headerValue] of Object.entries(headerRecord)) {
-      if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header) || typeof headerValue !== "string") {
-        fail(`${where}: header ${JSON.stringify(header)} must be a valid header name with a string value`);
-      }
-      copy[header] = headerValue as string;
-    }
-    profile.headers = copy;
   }
   return profile;
 }
@@ -254,13 +212,4 @@ function checkKeys(
 
 function isProfileName(name: string): boolean {
   return /^[A-Za-z0-9._-]{1,64}$/.test(name);
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return url.protocol === "http:" || url.protocol === "https:";
-  } catch {
-    return false;
-  }
 }

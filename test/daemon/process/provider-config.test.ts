@@ -99,9 +99,7 @@ describe("ProviderConfigSource", () => {
       JSON.stringify({ providers: { bad: { protocol: "soap", baseUrl: "http://x", model: "m" } } }),
     );
     expect(source.current()).toEqual(local);
-    expect(source.lastError?.message).toMatch(
-      /profile "bad" has protocol "soap"; expected one of "chat_completions"/,
-    );
+    expect(source.lastError?.message).toMatch(/profile "bad": "protocol" must be one of chat_completions/);
     await writeProviderConfig(home, { providers: {} });
     expect(source.lastError).toBeNull();
     expect(source.current()).toEqual({ providers: {} });
@@ -131,15 +129,12 @@ describe("parseProviderConfig", () => {
     const cases: Array<[unknown, RegExp]> = [
       [[], /expected a JSON object/],
       [{ providers: {}, extra: 1 }, /the top level has an unknown field "extra"/],
-      [
-        { providers: { p: { ...profile, temperature: 1 } } },
-        /profile "p" has an unknown field "temperature"/,
-      ],
+      [{ providers: { p: { ...profile, temperature: 1 } } }, /profile "p": unknown field "temperature"/],
       [
         { providers: { p: { ...profile, baseUrl: "ftp://x" } } },
-        /profile "p" needs "baseUrl", an http\(s\) URL/,
+        /profile "p": "baseUrl" must be an http or https URL/,
       ],
-      [{ providers: { p: { ...profile, model: "" } } }, /profile "p" needs "model"/],
+      [{ providers: { p: { ...profile, model: "" } } }, /profile "p": "model" must be a non-empty string/],
       [
         { providers: { p: { ...profile, apiKey: "k", apiKeyEnv: "K" } } },
         /sets both "apiKey" and "apiKeyEnv"/,
@@ -148,7 +143,7 @@ describe("parseProviderConfig", () => {
         { providers: { p: { ...profile, apiKeyEnv: "not a name" } } },
         /"apiKeyEnv" must be an environment variable name/,
       ],
-      [{ providers: { p: { ...profile, headers: { "bad header": "x" } } } }, /header "bad header"/],
+      [{ providers: { p: { ...profile, headers: { "bad header": "x" } } } }, /"headers" entry "bad header"/],
       [{ providers: { "bad name!": profile } }, /profile name "bad name!"/],
     ];
     for (const [value, message] of cases) {
