@@ -131,7 +131,7 @@ export function validateProviderProfile(value: unknown, where = "provider profil
     for (const [name, header] of Object.entries(headers)) {
       if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || typeof header !== "string") {
         throw configError(
-          `${where}: header ${JSON.stringify(name)} must be a valid header name with a string value`,
+          `${where}: "headers" entry ${JSON.stringify(name)} must be a valid header name with a string value`,
         );
       }
     }
