@@ -51,9 +51,17 @@ type Row = [position: number, hash: unknown, prevHash: unknown, kind: unknown, e
 
 type FlushOutcome = { head: LogHead } | { error: unknown };
 
+/**
+ * Writes of the caller that must commit atomically with an append (e.g. the daemon's receipts
+ * and turn rows). Runs inside the append's savepoint, after the entries are inserted, with the
+ * new head; if it throws, the entries are rolled back too and the append rejects with its error.
+ */
+export type AlongsideWrites = (head: LogHead) => void;
+
 interface AppendRequest {
   sessionId: string;
   prepared: PreparedEntry[];
+  alongside: AlongsideWrites | undefined;
   resolve: (head: LogHead) => void;
   reject: (error: unknown) => void;
 }
@@ -85,7 +93,7 @@ export class SqliteStore implements Store {
   private readonly selectExists: Database.Statement<[string], number>;
   private readonly deleteRows: Database.Statement<[string]>;
   private readonly compareAndInsertTx: Database.Transaction<
-    (sessionId: string, prepared: PreparedEntry[]) => LogHead
+    (sessionId: string, prepared: PreparedEntry[], alongside?: AlongsideWrites) => LogHead
   >;
   private readonly flushTx: Database.Transaction<(batch: AppendRequest[]) => FlushOutcome[]>;
   private readonly readRangeTx: Database.Transaction<
@@ -136,8 +144,12 @@ export class SqliteStore implements Store {
       .pluck(true);
     this.deleteRows = db.prepare("DELETE FROM transcript WHERE session = ?");
     // Nested inside another transaction, better-sqlite3 runs these as savepoints.
-    this.compareAndInsertTx = db.transaction((sessionId: string, prepared: PreparedEntry[]) =>
-      this.compareAndInsert(sessionId, prepared),
+    this.compareAndInsertTx = db.transaction(
+      (sessionId: string, prepared: PreparedEntry[], alongside?: AlongsideWrites) => {
+        const head = this.compareAndInsert(sessionId, prepared);
+        alongside?.(head);
+        return head;
+      },
     );
     this.flushTx = db.transaction((batch: AppendRequest[]) =>
       batch.map((request): FlushOutcome => {
@@ -145,7 +157,7 @@ export class SqliteStore implements Store {
         // of this batch is committed and going on would commit later requests on their own.
         if (!db.inTransaction) throw new Error("the group commit transaction was rolled back by SQLite");
         try {
-          return { head: this.compareAndInsertTx(request.sessionId, request.prepared) };
+          return { head: this.compareAndInsertTx(request.sessionId, request.prepared, request.alongside) };
         } catch (error) {
           return { error };
         }
@@ -161,7 +173,11 @@ export class SqliteStore implements Store {
     return { ...this.stats };
   }
 
-  append(sessionId: string, entries: readonly HashedEntry[]): Promise<LogHead> {
+  /**
+   * Group-committed compare-and-append; `alongside` (optional) runs in the same savepoint, so
+   * other writes of the caller commit or roll back together with these entries.
+   */
+  append(sessionId: string, entries: readonly HashedEntry[], alongside?: AlongsideWrites): Promise<LogHead> {
     if (this.closed) return Promise.reject(new StoreClosedError(sessionId));
     let prepared: PreparedEntry[];
     try {
@@ -170,7 +186,7 @@ export class SqliteStore implements Store {
       return Promise.reject(error);
     }
     return new Promise<LogHead>((resolve, reject) => {
-      this.queue.push({ sessionId, prepared, resolve, reject });
+      this.queue.push({ sessionId, prepared, alongside, resolve, reject });
       this.scheduleFlush();
     });
   }

@@ -230,6 +230,27 @@ describe("SqliteStore", () => {
     ]);
   });
 
+  it("commits the caller's writes alongside a group-committed append, or neither", async () => {
+    store.db.exec("CREATE TABLE receipts (session TEXT, position INTEGER)");
+    const insert = store.db.prepare("INSERT INTO receipts VALUES (?, ?)");
+    const kept = uuidv7();
+    const refused = uuidv7();
+    const results = await Promise.allSettled([
+      store.append(kept, buildChain(null, sampleEntries(2)), (head) => insert.run(kept, head.position)),
+      store.append(refused, buildChain(null, sampleEntries(2)), () => {
+        insert.run(refused, 0);
+        throw new Error("the receipt cannot be written");
+      }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected"]);
+    expect((results[1] as PromiseRejectedResult).reason).toEqual(new Error("the receipt cannot be written"));
+    expect(store.db.prepare("SELECT session, position FROM receipts").all()).toEqual([
+      { session: kept, position: 1 },
+    ]);
+    expect(await store.readAll(kept)).toHaveLength(2);
+    expect(await store.exists(refused)).toBe(false);
+  });
+
   it("appends synchronously inside the caller's transaction, committing and rolling back with it", async () => {
     const db = new Database(join(dir, "daemon.sqlite"));
     try {
