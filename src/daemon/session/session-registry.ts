@@ -10,7 +10,7 @@ import type { LogEntry } from "../../log/entries.js";
 import { hashEntry } from "../../log/entry-hash.js";
 import { SessionNotFoundError } from "../../log/errors.js";
 import { getSession, insertSession, listSessions, type SessionRow } from "../storage/sessions-table.js";
-import { runningTurns } from "../storage/turns-table.js";
+import { runningTurnOf, runningTurns } from "../storage/turns-table.js";
 import { type ForkPlan, planFork } from "./fork-plan.js";
 import { ActorStoppedError, SessionActor } from "./session-actor.js";
 import type { SessionServices } from "./session-services.js";
@@ -60,9 +60,9 @@ export class SessionRegistry {
     if (pending !== undefined) return pending;
     if (getSession(this.#services.db, sessionId) === null) throw new SessionUnknownError(sessionId);
     const load = SessionActor.load(this.#services, sessionId, (actor, error) => this.#onCrash(actor, error))
-      .then((actor) => {
+      .then(async (actor) => {
         this.#actors.set(sessionId, actor);
-        actor.kick();
+        await this.#resume(actor);
         return actor;
       })
       .catch((error: unknown) => {
@@ -173,29 +173,48 @@ export class SessionRegistry {
   }
 
   /**
-   * Boot recovery: every turn left `running` by a crash is abandoned, its session told so and
-   * a new turn started; sessions with queued inputs are loaded so their queues run.
+   * Boot recovery: every session with a turn left `running` by a crash, or with queued inputs,
+   * is loaded; loading recovers the cut turn (see #resume) and lets the queue run.
    */
   async recover(): Promise<void> {
     const { db, logger } = this.#services;
-    for (const turn of runningTurns(db)) {
-      try {
-        const actor = await this.get(turn.session);
-        await actor.recoverAbandoned(turn);
-        logger.info({ session: turn.session, turn: turn.id }, "recovered a turn cut short by a restart");
-      } catch (error) {
-        logger.error({ session: turn.session, turn: turn.id, err: error }, "could not recover turn");
-      }
-    }
-    const waiting = db
-      .prepare("SELECT DISTINCT session FROM inputs WHERE delivery = 'pending'")
-      .all() as { session: string }[];
-    for (const { session } of waiting) {
+    const waiting = db.prepare("SELECT DISTINCT session FROM inputs WHERE delivery = 'pending'").all() as {
+      session: string;
+    }[];
+    const sessions = new Set([
+      ...runningTurns(db).map((turn) => turn.session),
+      ...waiting.map((row) => row.session),
+    ]);
+    for (const session of sessions) {
       try {
         await this.get(session);
       } catch (error) {
-        logger.error({ session, err: error }, "could not load session with queued inputs");
+        logger.error({ session, err: error }, "could not load session at start");
       }
+    }
+  }
+
+  /**
+   * Start a freshly loaded actor. A turn still `running` in storage belongs to no live actor (a
+   * crash or a shutdown cut it short), so it is recovered (abandoned, noted, a new turn) before
+   * anything else. Bug fix: loading used to kick the input queue first; with queued inputs that
+   * started a second running turn, which the one-running-turn index refuses, so the actor
+   * crashed, was reloaded, kicked again and crashed again, and the session answered 404. While
+   * the daemon drains nothing starts; the next start recovers the turn.
+   */
+  async #resume(actor: SessionActor): Promise<void> {
+    const { db, logger } = this.#services;
+    const cut = runningTurnOf(db, actor.sessionId);
+    if (cut === null) {
+      actor.kick();
+      return;
+    }
+    if (this.#services.isDraining()) return;
+    try {
+      await actor.recoverAbandoned(cut);
+      logger.info({ session: cut.session, turn: cut.id }, "recovered a turn cut short by a restart");
+    } catch (error) {
+      logger.error({ session: cut.session, turn: cut.id, err: error }, "could not recover turn");
     }
   }
 
@@ -232,7 +251,10 @@ export class SessionRegistry {
     // Restart at once, so queued inputs keep flowing; a failure to reload is logged, and the
     // next request tries again.
     this.get(actor.sessionId).catch((error: unknown) => {
-      this.#services.logger.error({ session: actor.sessionId, err: error }, "could not restart session actor");
+      this.#services.logger.error(
+        { session: actor.sessionId, err: error },
+        "could not restart session actor",
+      );
     });
   }
 }

@@ -135,15 +135,24 @@ export class DaemonHarness {
   /** Start the daemon process and wait for `GET /server` to say ready. */
   async boot(): Promise<void> {
     const log = openSync(this.logPath, "a");
-    const child = spawn(process.execPath, [...(process.env.SKEIN_NODE_FLAGS ? process.env.SKEIN_NODE_FLAGS.split(" ") : []), skeinBin, "daemon", "run"], {
-      env: {
-        PATH: process.env.PATH ?? "/usr/bin:/bin",
-        HOME: this.root,
-        SKEIN_HOME: this.home,
-        ...this.env,
+    const child = spawn(
+      process.execPath,
+      [
+        ...(process.env.SKEIN_NODE_FLAGS ? process.env.SKEIN_NODE_FLAGS.split(" ") : []),
+        skeinBin,
+        "daemon",
+        "run",
+      ],
+      {
+        env: {
+          PATH: process.env.PATH ?? "/usr/bin:/bin",
+          HOME: this.root,
+          SKEIN_HOME: this.home,
+          ...this.env,
+        },
+        stdio: ["ignore", log, log],
       },
-      stdio: ["ignore", log, log],
-    });
+    );
     this.child = child;
     const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
     this.childExit = exited;
@@ -310,10 +319,24 @@ export class DaemonHarness {
   /** Run one more `skein daemon run` on this home and wait for it to exit: its code and output. */
   runAnotherDaemon(timeoutMs = 15_000): Promise<{ code: number | null; output: string }> {
     return new Promise((done, fail) => {
-      const child = spawn(process.execPath, [...(process.env.SKEIN_NODE_FLAGS ? process.env.SKEIN_NODE_FLAGS.split(" ") : []), skeinBin, "daemon", "run"], {
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: this.root, SKEIN_HOME: this.home, ...this.env },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
+      const child = spawn(
+        process.execPath,
+        [
+          ...(process.env.SKEIN_NODE_FLAGS ? process.env.SKEIN_NODE_FLAGS.split(" ") : []),
+          skeinBin,
+          "daemon",
+          "run",
+        ],
+        {
+          env: {
+            PATH: process.env.PATH ?? "/usr/bin:/bin",
+            HOME: this.root,
+            SKEIN_HOME: this.home,
+            ...this.env,
+          },
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
       let output = "";
       child.stdout.on("data", (chunk: Buffer) => {
         output += chunk.toString("utf8");

@@ -1,0 +1,295 @@
+/**
+ * The session collection and a session's lifetime: listing by activity, unloading quiet actors
+ * (SKEIN_UNLOAD_SECONDS=1) and reloading them from the log, forking at a checkpoint, a tampered
+ * log answering 500 log_corrupt, and paging a snapshot's tail back through `older` tokens. One daemon for the file; each test uses its own
+ * sessions.
+ */
+import Database from "better-sqlite3";
+import { v7 as uuidv7 } from "uuid";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { text, toolCalls } from "../support/fake-provider/reply.js";
+import type { FakeProvider } from "../support/fake-provider/server.js";
+import {
+  type DaemonHarness,
+  type HistoryEntry,
+  type HistoryPage,
+  userTexts,
+} from "./support/daemon-harness.js";
+import { contentText, entryText, eventually, messagesOf, startFixture } from "./support/fixture.js";
+
+interface Summary {
+  id: string;
+  parent_id: string | null;
+  activity_at: string;
+  cursor: { generation: string; sequence: number } | null;
+}
+
+describe("sessions", () => {
+  let provider: FakeProvider;
+  let app: DaemonHarness;
+
+  beforeAll(async () => {
+    ({ provider, app } = await startFixture({ SKEIN_UNLOAD_SECONDS: "1" }));
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await provider?.close();
+  });
+
+  beforeEach(() => {
+    provider.reset();
+    provider.script = (request) => {
+      const users = messagesOf(request).filter((message) => message.role === "user");
+      return text(`answer to ${contentText(users[users.length - 1] ?? { role: "user" })}`);
+    };
+  });
+
+  async function list(): Promise<Summary[]> {
+    const response = await app.api("/sessions");
+    expect(response.status).toBe(200);
+    return response.json<{ items: Summary[] }>().items;
+  }
+
+  async function summary(sessionId: string): Promise<Summary> {
+    const found = (await list()).find((item) => item.id === sessionId);
+    if (found === undefined) throw new Error(`session ${sessionId} is not listed`);
+    return found;
+  }
+
+  async function fork(source: string, checkpointId: string) {
+    const id = uuidv7();
+    const response = await app.api(`/sessions/${id}`, {
+      method: "PUT",
+      headers: { "if-none-match": "*" },
+      body: { kind: "fork", source_session_id: source, checkpoint_id: checkpointId },
+    });
+    return { id, response };
+  }
+
+  it("lists sessions newest activity first", async () => {
+    const first = await app.createSession();
+    const second = await app.createSession();
+    const third = await app.createSession();
+    await app.turn(first, "bring me to the top");
+    const items = await list();
+    const mine = items.map((item) => item.id).filter((id) => [first, second, third].includes(id));
+    expect(mine).toEqual([first, third, second]);
+    const times = items.map((item) => Date.parse(item.activity_at));
+    expect([...times].sort((a, b) => b - a)).toEqual(times);
+  });
+
+  it("unloads a quiet session but not a watched one; a history read does not reload it, the next prompt does", async () => {
+    // Watched: created first, so it has been quiet at least as long as the unwatched one.
+    const watched = await app.createSession();
+    const watcher = await app.openStream(watched);
+    const attached = await watcher.next();
+
+    const quiet = await app.createSession();
+    await app.turn(quiet, "before unload");
+    const loaded = await summary(quiet);
+    expect(loaded.cursor).not.toBeNull();
+    const oldGeneration = loaded.cursor!.generation;
+
+    await eventually("the quiet session to unload", async () =>
+      (await summary(quiet)).cursor === null ? true : undefined,
+    );
+    // The watched session stays loaded, in the same generation, and the stream stays open.
+    expect((await summary(watched)).cursor?.generation).toBe(attached.batch.generation);
+    expect(watcher.closed).toBe(false);
+
+    // History is read from storage without loading the actor.
+    const history = await app.history(quiet);
+    expect(userTexts(history.items)).toEqual(["before unload"]);
+    expect((await summary(quiet)).cursor).toBeNull();
+
+    // The next prompt reloads it: a new generation, the durable history before and after.
+    await app.turn(quiet, "after unload");
+    // A client resuming from before the unload gets a reset with the durable history.
+    const reattached = await app.openStream(quiet, {
+      lastEventId: `${oldGeneration}.${loaded.cursor!.sequence}`,
+    });
+    const page = (await reattached.next()).batch;
+    expect(page.events[0]).toEqual({ type: "reset", data: { reason: "generation_changed" } });
+    const reloaded = await summary(quiet);
+    reattached.close();
+    expect(reloaded.cursor?.generation).toBe(page.generation);
+    expect(page.generation).not.toBe(oldGeneration);
+    expect(userTexts(page.snapshot!.history.items)).toEqual(["before unload", "after unload"]);
+    const seen = messagesOf(provider.lastRequest).map(contentText);
+    expect(seen).toEqual(
+      expect.arrayContaining(["before unload", "answer to before unload", "after unload"]),
+    );
+
+    // Once its watcher leaves, the watched session unloads too.
+    watcher.close();
+    await eventually("the watched session to unload", async () =>
+      (await summary(watched)).cursor === null ? true : undefined,
+    );
+  });
+
+  it("forks at a user entry: the new session's history ends there and the model continues from it", async () => {
+    const source = await app.createSession();
+    await app.turn(source, "first prompt");
+    await app.turn(source, "second prompt");
+    const history = await app.history(source);
+    expect(history.items.map((entry) => entry.kind)).toEqual(["user", "assistant", "user", "assistant"]);
+    const checkpoint = history.items[2]!.checkpoint_id;
+    expect(checkpoint).not.toBeNull();
+
+    const { id, response } = await fork(source, checkpoint!);
+    expect(response.status).toBe(201);
+    expect(response.headers.location).toBe(`/sessions/${id}`);
+    expect(response.json()).toMatchObject({ id, parent_id: source, workspace: app.workspace });
+    const forked = await app.history(id);
+    expect(forked.items.map((entry) => [entry.kind, entryText(entry)])).toEqual([
+      ["user", "first prompt"],
+      ["assistant", "answer to first prompt"],
+      ["user", "second prompt"],
+    ]);
+    expect((await summary(id)).parent_id).toBe(source);
+
+    await app.turn(id, "third prompt");
+    const sent = messagesOf(provider.lastRequest).map(contentText);
+    expect(sent).toEqual(
+      expect.arrayContaining(["first prompt", "answer to first prompt", "second prompt", "third prompt"]),
+    );
+    expect(sent).not.toContain("answer to second prompt");
+    // The source is unchanged.
+    expect((await app.history(source)).items).toHaveLength(4);
+  });
+
+  it("forks at a tool call: the call gets the result 'not executed after branch checkpoint'", async () => {
+    provider.queue(
+      toolCalls([{ name: "write_file", args: { path: "fork-source.txt", content: "from the source" } }]),
+      text("written"),
+    );
+    const source = await app.createSession();
+    await app.turn(source, "write a file");
+    const history = await app.history(source);
+    expect(history.items.map((entry) => entry.kind)).toEqual([
+      "user",
+      "tool_call",
+      "tool_result",
+      "assistant",
+    ]);
+    const call = history.items[1]!;
+
+    const { id, response } = await fork(source, call.checkpoint_id!);
+    expect(response.status).toBe(201);
+    const forked = await app.history(id);
+    expect(forked.items.map((entry) => entry.kind)).toEqual(["user", "tool_call", "tool_result"]);
+    const result = forked.items[2]!;
+    expect(result.tool).toMatchObject({ name: "write_file", tool_call_id: call.tool!.tool_call_id });
+    expect(result.content).toEqual([
+      { kind: "json", field: "result", value: "not executed after branch checkpoint" },
+    ]);
+
+    await app.turn(id, "what happened?");
+    const toolMessage = messagesOf(provider.lastRequest).find((message) => message.role === "tool");
+    expect(toolMessage?.tool_call_id).toBe(call.tool!.tool_call_id);
+    expect(contentText(toolMessage!)).toContain("not executed after branch checkpoint");
+  });
+
+  it("refuses a fork at an unknown checkpoint with 400 and creates nothing", async () => {
+    const source = await app.createSession();
+    await app.turn(source, "only prompt");
+    const { id, response } = await fork(source, "no-such-checkpoint");
+    expect(response.status).toBe(400);
+    expect(response.headers["content-type"]).toBe("application/problem+json");
+    expect(response.json().code).toBe("invalid_request");
+    expect((await app.api(`/sessions/${id}`)).status).toBe(404);
+    expect((await list()).map((item) => item.id)).not.toContain(id);
+  });
+
+  it("answers 500 log_corrupt for a session whose stored log was tampered with, and serves the others", async () => {
+    const victim = await app.createSession();
+    await app.turn(victim, "to be tampered with");
+    const bystander = await app.createSession();
+    await app.turn(bystander, "untouched");
+    await eventually("the victim to unload", async () =>
+      (await summary(victim)).cursor === null ? true : undefined,
+    );
+
+    const countRows = () => {
+      const reader = new Database(app.dbPath, { readonly: true });
+      try {
+        return (
+          reader.prepare("SELECT count(*) AS n FROM transcript WHERE session = ?").get(victim) as {
+            n: number;
+          }
+        ).n;
+      } finally {
+        reader.close();
+      }
+    };
+    const rowsBefore = countRows();
+    const db = new Database(app.dbPath);
+    const changed = db
+      .prepare(
+        "UPDATE transcript SET entry = replace(entry, 'to be tampered with', 'rewritten history') WHERE session = ? AND kind = 'user_input'",
+      )
+      .run(victim).changes;
+    db.close();
+    expect(changed).toBe(1);
+
+    const snapshot = await app.api(`/sessions/${victim}`);
+    expect(snapshot.status).toBe(500);
+    expect(snapshot.headers["content-type"]).toBe("application/problem+json");
+    expect(snapshot.json().code).toBe("log_corrupt");
+    expect(String(snapshot.json().detail)).toMatch(/position 1\b/);
+    for (const response of [
+      await app.api(`/sessions/${victim}/history`),
+      await app.api(`/sessions/${victim}/inputs/${uuidv7()}`, {
+        method: "PUT",
+        body: { kind: "message", text: "accept me" },
+      }),
+      await app.api(`/sessions/${victim}`, { headers: { accept: "text/event-stream" } }),
+    ]) {
+      expect(response.status).toBe(500);
+      expect(response.json().code).toBe("log_corrupt");
+    }
+    // Nothing was repaired or appended, and other sessions are unaffected.
+    expect((await app.api("/sessions")).status).toBe(200);
+    expect(userTexts((await app.history(bystander)).items)).toEqual(["untouched"]);
+    await app.turn(bystander, "still fine");
+    expect(countRows()).toBe(rowsBefore);
+  });
+
+  it("pages a snapshot's tail back through older tokens and forward through newer, each entry once", async () => {
+    const sessionId = await app.createSession();
+    for (let index = 0; index < 6; index++) await app.turn(sessionId, `prompt ${index}`);
+    const full = await app.history(sessionId);
+    expect(full.items).toHaveLength(12);
+
+    const snapshot = await app.api(`/sessions/${sessionId}?tail=3`);
+    expect(snapshot.status).toBe(200);
+    const tail = snapshot.json<{ history: HistoryPage }>().history;
+    expect(tail.items.map((entry) => entry.id)).toEqual(full.items.slice(-3).map((entry) => entry.id));
+    expect(tail.newer).toBeNull();
+    expect(tail.older).not.toBeNull();
+
+    // New entries appended while paging do not shift or repeat anything.
+    await app.turn(sessionId, "appended while paging");
+    const pages: HistoryEntry[][] = [tail.items];
+    let older = tail.older;
+    while (older !== null) {
+      const page = await app.history(sessionId, `limit=3&next=${encodeURIComponent(older)}`);
+      expect(page.items.length).toBeGreaterThan(0);
+      pages.unshift(page.items);
+      older = page.older;
+    }
+    const visited = pages.flat().map((entry) => entry.id);
+    expect(visited).toEqual(full.items.map((entry) => entry.id));
+
+    // Forward from the start, the same entries once each, bounded by the first read.
+    const forward: string[] = [];
+    let page = await app.history(sessionId, "limit=4&after=0");
+    forward.push(...page.items.map((entry) => entry.id));
+    while (page.newer !== null) {
+      page = await app.history(sessionId, `limit=4&next=${encodeURIComponent(page.newer)}`);
+      forward.push(...page.items.map((entry) => entry.id));
+    }
+    expect(forward).toEqual((await app.history(sessionId)).items.map((entry) => entry.id));
+  });
+});

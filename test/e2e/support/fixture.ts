@@ -1,0 +1,97 @@
+/**
+ * Shared e2e setup: a fake provider and a daemon configured with one Chat Completions profile
+ * pointing at it, plus small helpers the e2e files share (message texts of provider requests,
+ * polling).
+ *
+ * Boundary rule: test support; it knows the daemon only through its process and HTTP API.
+ */
+import type { RecordedRequest } from "../../support/fake-provider/server.js";
+import { FakeProvider } from "../../support/fake-provider/server.js";
+import { DaemonHarness, type HistoryEntry, sleep } from "./daemon-harness.js";
+
+export const fixtureProfile = "fixture";
+export const fixtureModel = "fixture-model";
+
+/** The provider profiles of a daemon that talks to `provider`. */
+export function profileFor(provider: FakeProvider) {
+  return {
+    [fixtureProfile]: {
+      protocol: "chat_completions" as const,
+      baseUrl: provider.baseUrlWith("v1"),
+      apiKey: "fixture-key",
+      model: fixtureModel,
+    },
+  };
+}
+
+/** A fake provider and a daemon using it. */
+export async function startFixture(
+  env: Record<string, string> = {},
+): Promise<{ provider: FakeProvider; app: DaemonHarness }> {
+  const provider = await FakeProvider.start();
+  try {
+    const app = await DaemonHarness.start({ providers: profileFor(provider), env });
+    return { provider, app };
+  } catch (error) {
+    await provider.close();
+    throw error;
+  }
+}
+
+/** A Chat Completions message as the daemon sends it. */
+export interface ChatMessage {
+  role: string;
+  content?: unknown;
+  tool_calls?: Array<{ id: string; type: string; function: { name: string; arguments: string } }>;
+  tool_call_id?: string;
+}
+
+/** The messages of a recorded Chat Completions request. */
+export function messagesOf(request: RecordedRequest): ChatMessage[] {
+  const body = request.body as { messages?: ChatMessage[] } | undefined;
+  return body?.messages ?? [];
+}
+
+/** The text of a message's content (a string, or text parts joined). */
+export function contentText(message: ChatMessage): string {
+  const content = message.content;
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part) => (typeof part === "object" && part !== null && "text" in part ? String(part.text) : ""))
+      .join("");
+  }
+  return "";
+}
+
+/** The texts of a history entry's text parts, joined. */
+export function entryText(entry: HistoryEntry): string {
+  return entry.content
+    .filter((part) => part.kind === "text")
+    .map((part) => part.text ?? "")
+    .join("");
+}
+
+/** Poll `check` until it returns a value other than undefined; throws after `timeoutMs`. */
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+/** A promise with its resolve function, to hold a provider reply until the test releases it. */
+export function gate(): { promise: Promise<void>; open: () => void } {
+  let open: () => void = () => {};
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
+}

@@ -1,0 +1,326 @@
+/**
+ * Tools and the process's life: a turn that writes a file through `write_file`; SIGKILL while
+ * `run_command` runs (abandoned turn, unknown-outcome result, restart note, a new turn, and the
+ * command never run twice); SIGKILL with queued inputs (order and idempotency survive); an actor
+ * restart mid-turn; draining with a running turn; graceful shutdown by API and by SIGTERM; one
+ * daemon per home; and a daemon with no provider configured, whose turns fail saying how to
+ * configure one. Each test starts its own daemon (most of them stop it).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { v7 as uuidv7 } from "uuid";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { hang, text, toolCalls } from "../support/fake-provider/reply.js";
+import { FakeProvider } from "../support/fake-provider/server.js";
+import { DaemonHarness, type HistoryEntry, userTexts } from "./support/daemon-harness.js";
+import { contentText, entryText, eventually, messagesOf, profileFor } from "./support/fixture.js";
+import { eventsOf } from "./support/sse-client.js";
+
+describe("tools and recovery", () => {
+  let provider: FakeProvider;
+  const started: DaemonHarness[] = [];
+
+  beforeAll(async () => {
+    provider = await FakeProvider.start();
+  });
+
+  afterEach(async () => {
+    for (const app of started.splice(0)) await app.close();
+  });
+
+  afterAll(async () => {
+    await provider?.close();
+  });
+
+  async function daemon(
+    options: { configured?: boolean; env?: Record<string, string> } = {},
+  ): Promise<DaemonHarness> {
+    provider.reset();
+    provider.script = () => text("ok");
+    const env = options.env ?? {};
+    const app = await DaemonHarness.start(
+      options.configured === false ? { env } : { providers: profileFor(provider), env },
+    );
+    started.push(app);
+    return app;
+  }
+
+  function resultText(entry: HistoryEntry | undefined): string {
+    const value = entry?.content.find((part) => part.field === "result")?.value;
+    return typeof value === "string" ? value : JSON.stringify(value);
+  }
+
+  it("runs a tool-using turn: the file is written, history has the call and its result, the model gets the result", async () => {
+    const app = await daemon();
+    provider.queue(
+      toolCalls([{ name: "write_file", args: { path: "out.txt", content: "x" }, id: "call_write_1" }]),
+      text("I wrote out.txt."),
+    );
+    const sessionId = await app.createSession();
+    await app.turn(sessionId, "write x to out.txt");
+
+    expect(readFileSync(join(app.workspace, "out.txt"), "utf8")).toBe("x");
+    const history = await app.history(sessionId);
+    expect(history.items.map((entry) => entry.kind)).toEqual([
+      "user",
+      "tool_call",
+      "tool_result",
+      "assistant",
+    ]);
+    const [, call, result, answer] = history.items;
+    expect(call!.tool).toEqual({ name: "write_file", tool_call_id: "call_write_1" });
+    expect(call!.content).toEqual([
+      { kind: "json", field: "arguments", value: { path: "out.txt", content: "x" } },
+    ]);
+    expect(result!.tool).toMatchObject({ name: "write_file", tool_call_id: "call_write_1", is_error: false });
+    expect(entryText(answer!)).toBe("I wrote out.txt.");
+
+    expect(provider.requests).toHaveLength(2);
+    const offered =
+      (provider.requests[0]!.body as { tools?: Array<{ function: { name: string } }> }).tools ?? [];
+    expect(offered.map((tool) => tool.function.name)).toContain("write_file");
+    // The second request carries the call and its result in Chat Completions shape.
+    const messages = messagesOf(provider.requests[1]!);
+    const assistant = messages.find((message) => message.role === "assistant");
+    expect(assistant?.tool_calls).toEqual([
+      {
+        id: "call_write_1",
+        type: "function",
+        function: { name: "write_file", arguments: JSON.stringify({ path: "out.txt", content: "x" }) },
+      },
+    ]);
+    const tool = messages.find((message) => message.role === "tool");
+    expect(tool?.tool_call_id).toBe("call_write_1");
+    expect(contentText(tool!)).toBe(resultText(result));
+    expect(messages.indexOf(tool!)).toBeGreaterThan(messages.indexOf(assistant!));
+  });
+
+  it("recovers from SIGKILL in the middle of a tool: abandoned turn, unknown outcome, a note, a new turn, no re-run", async () => {
+    const app = await daemon();
+    const command = "echo started >> effects.txt; sleep 30";
+    provider.queue(toolCalls([{ name: "run_command", args: { command }, id: "call_sleep_1" }]));
+    provider.script = () => text("I will check effects.txt before doing anything else.");
+    const sessionId = await app.createSession();
+    const inputId = uuidv7();
+    await app.prompt(sessionId, "record that you started, then wait", inputId);
+    const effects = join(app.workspace, "effects.txt");
+    await eventually("the command to start", () => (existsSync(effects) ? true : undefined));
+    const runId = (await app.receipt(sessionId, inputId)).turn?.id;
+
+    await app.kill();
+    await app.boot();
+    await app.idle(sessionId);
+
+    const receipt = await app.receipt(sessionId, inputId);
+    expect(receipt.delivery).toBe("committed");
+    expect(receipt.turn).toMatchObject({ id: runId, state: "abandoned" });
+    expect(receipt.turn?.ended_at).not.toBeNull();
+
+    const history = await app.history(sessionId);
+    expect(history.items.map((entry) => entry.kind)).toEqual([
+      "user",
+      "tool_call",
+      "tool_result",
+      "note",
+      "assistant",
+    ]);
+    const result = history.items[2]!;
+    expect(result.tool).toMatchObject({ name: "run_command", tool_call_id: "call_sleep_1", is_error: true });
+    expect(resultText(result)).toMatch(/outcome is unknown/);
+    const note = history.items[3]!;
+    expect(entryText(note)).toMatch(/daemon restarted/);
+    expect(note.turn_id).toBe(runId);
+    const answer = history.items[4]!;
+    expect(answer.turn_id).not.toBe(runId);
+
+    // A new turn ran: the model was asked again, with the note and the unknown outcome.
+    expect(provider.requests).toHaveLength(2);
+    const messages = messagesOf(provider.requests[1]!);
+    expect(messages.map(contentText).some((content) => content.includes("daemon restarted"))).toBe(true);
+    const tool = messages.find((message) => message.role === "tool");
+    expect(tool?.tool_call_id).toBe("call_sleep_1");
+    expect(contentText(tool!)).toMatch(/outcome is unknown/);
+
+    // The command ran once and only once.
+    expect(readFileSync(effects, "utf8")).toBe("started\n");
+  });
+
+  it("keeps queued inputs and their order across SIGKILL, and a re-PUT after the crash is the same receipt", async () => {
+    const app = await daemon();
+    provider.script = (request) => (request.index === 0 ? hang() : text(`answer ${request.index}`));
+    const sessionId = await app.createSession();
+    const first = uuidv7();
+    await app.prompt(sessionId, "hangs", first);
+    await provider.waitForRequests(1);
+    const queued = [uuidv7(), uuidv7()];
+    const receipts = [];
+    for (const [index, id] of queued.entries())
+      receipts.push(await app.prompt(sessionId, `queued ${index}`, id));
+
+    await app.kill();
+    await app.boot();
+    await app.idle(sessionId);
+
+    expect((await app.receipt(sessionId, first)).turn?.state).toBe("abandoned");
+    const history = await app.history(sessionId);
+    expect(history.items.map((entry) => [entry.kind, entry.input_id])).toEqual([
+      ["user", first],
+      ["note", null],
+      ["assistant", null],
+      ["user", queued[0]],
+      ["user", queued[1]],
+      ["assistant", null],
+    ]);
+    for (const [index, id] of queued.entries()) {
+      const receipt = await app.receipt(sessionId, id);
+      expect(receipt).toMatchObject({ delivery: "committed", acceptance_order: index + 2 });
+      expect(receipt.turn?.state).toBe("completed");
+      // Idempotent across the crash: the same PUT is the same receipt and runs nothing.
+      const again = await app.prompt(sessionId, `queued ${index}`, id);
+      expect(again).toMatchObject({
+        id,
+        acceptance_order: receipts[index]!.acceptance_order,
+        delivery: "committed",
+      });
+    }
+    const conflict = await app.api(`/sessions/${sessionId}/inputs/${first}`, {
+      method: "PUT",
+      body: { kind: "message", text: "not what was sent" },
+    });
+    expect(conflict.status).toBe(409);
+    await app.idle(sessionId);
+    expect(provider.requests).toHaveLength(3);
+  });
+
+  it("ends a turn cut by an actor restart as failed, and the session takes its queued and next inputs", async () => {
+    const app = await daemon({ env: { SKEIN_INSPECT: "1" } });
+    provider.script = (request) => (request.index === 0 ? hang() : text(`answer ${request.index}`));
+    const sessionId = await app.createSession();
+    const first = uuidv7();
+    await app.prompt(sessionId, "hangs", first);
+    await provider.waitForRequests(1);
+    const queued = uuidv7();
+    await app.prompt(sessionId, "queued behind it", queued);
+    const watcher = await app.openStream(sessionId);
+    await watcher.next();
+
+    const restarted = await app.api(`/debug/sessions/${sessionId}/restart`, { method: "POST" });
+    expect(restarted.json()).toEqual({ result: "actor_stopped" });
+    await watcher.waitClosed();
+    await app.idle(sessionId);
+
+    expect((await app.receipt(sessionId, first)).turn?.state).toBe("failed");
+    expect((await app.receipt(sessionId, queued)).turn?.state).toBe("completed");
+    const next = uuidv7();
+    await app.prompt(sessionId, "and now?", next);
+    await app.idle(sessionId);
+    expect((await app.receipt(sessionId, next)).turn?.state).toBe("completed");
+    expect(userTexts((await app.history(sessionId)).items)).toEqual([
+      "hangs",
+      "queued behind it",
+      "and now?",
+    ]);
+  });
+
+  it("drains on shutdown: refuses new work, ends streams, exits 0, and the next start recovers the cut turn", async () => {
+    const app = await daemon();
+    provider.script = (request) => (request.index === 0 ? hang() : text("picked up again"));
+    const sessionId = await app.createSession();
+    const inputId = uuidv7();
+    await app.prompt(sessionId, "long running", inputId);
+    await provider.waitForRequests(1);
+    const watcher = await app.openStream(sessionId);
+    await watcher.next();
+    const instanceId = (await app.api("/server")).json<{ instance_id: string }>().instance_id;
+
+    const shutdown = await app.api("/server/shutdown", {
+      method: "POST",
+      body: { instance_id: instanceId, timeout_ms: 1_500 },
+    });
+    expect(shutdown.status).toBe(202);
+    await eventually("the daemon to report draining", async () =>
+      (await app.api("/server")).json().state === "draining" ? true : undefined,
+    );
+    const refused = await app.api(`/sessions/${sessionId}/inputs/${uuidv7()}`, {
+      method: "PUT",
+      body: { kind: "message", text: "too late" },
+    });
+    expect(refused.status).toBe(503);
+    expect(refused.json().code).toBe("daemon_unavailable");
+    const noSession = await app.api(`/sessions/${uuidv7()}`, {
+      method: "PUT",
+      headers: { "if-none-match": "*" },
+      body: { kind: "new", workspace: app.workspace },
+    });
+    expect(noSession.status).toBe(503);
+
+    await watcher.waitClosed();
+    expect(await app.waitExit()).toBe(0);
+
+    await app.boot();
+    await app.idle(sessionId);
+    expect((await app.receipt(sessionId, inputId)).turn?.state).toBe("abandoned");
+    const history = await app.history(sessionId);
+    expect(history.items.map((entry) => entry.kind)).toEqual(["user", "note", "assistant"]);
+    expect(userTexts(history.items)).toEqual(["long running"]);
+  });
+
+  it("shuts down through the API only for its own instance id, then exits 0", async () => {
+    const app = await daemon();
+    const server = await app.api("/server");
+    expect(server.json()).toMatchObject({ protocol: 3, state: "ready" });
+    const instanceId = server.json<{ instance_id: string }>().instance_id;
+
+    const wrong = await app.api("/server/shutdown", { method: "POST", body: { instance_id: uuidv7() } });
+    expect(wrong.status).toBe(409);
+    expect(wrong.headers["content-type"]).toBe("application/problem+json");
+    expect(wrong.json().code).toBe("instance_changed");
+    expect((await app.api("/server")).json().state).toBe("ready");
+
+    const right = await app.api("/server/shutdown", {
+      method: "POST",
+      body: { instance_id: instanceId, timeout_ms: 2_000 },
+    });
+    expect(right.status).toBe(202);
+    expect(right.json()).toEqual({ instance_id: instanceId, state: "draining" });
+    expect(await app.waitExit()).toBe(0);
+    expect(existsSync(join(app.home, "daemon.json"))).toBe(false);
+  });
+
+  it("exits 0 on SIGTERM, and a second daemon on the same home exits non-zero saying why", async () => {
+    const app = await daemon();
+    const second = await app.runAnotherDaemon();
+    expect(second.code).not.toBe(0);
+    expect(second.code).not.toBeNull();
+    expect(second.output).toMatch(/another Skein daemon .*is running/);
+    // The first one is unaffected.
+    expect((await app.api("/server")).status).toBe(200);
+    const sessionId = await app.createSession();
+    await app.turn(sessionId, "still here?");
+
+    expect(await app.signal("SIGTERM")).toBe(0);
+    // The home is free again: a new daemon starts on it and finds the session.
+    await app.boot();
+    expect((await app.api(`/sessions/${sessionId}`)).status).toBe(200);
+  });
+
+  it("starts without a provider; a turn fails with an error that says how to configure one", async () => {
+    const app = await daemon({ configured: false });
+    const sessionId = await app.createSession();
+    const stream = await app.openStream(sessionId);
+    await stream.next();
+    const inputId = uuidv7();
+    await app.prompt(sessionId, "hello?", inputId);
+    const frames = await stream.readUntil((event) => event.type === "turn_completed");
+    stream.close();
+    const events = eventsOf(frames);
+    const error = events.find((event) => event.type === "error");
+    expect(error?.data.code).toBe("provider_unconfigured");
+    expect(String(error?.data.message)).toMatch(/config\.json/);
+    expect(String(error?.data.message)).toMatch(/skein config/);
+    expect(events.find((event) => event.type === "turn_completed")?.data.state).toBe("failed");
+    await app.idle(sessionId);
+    expect((await app.receipt(sessionId, inputId)).turn?.state).toBe("failed");
+    expect(provider.requests).toHaveLength(0);
+  });
+});
