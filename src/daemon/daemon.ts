@@ -18,7 +18,7 @@ import { validateProviderProfile } from "../providers/provider-profile.js";
 import { builtinTools } from "../tools/builtin-tools.js";
 import { createHttpApp } from "./http/create-http-app.js";
 import { problem } from "./http/problem.js";
-import { writeDiscoveryFile, removeDiscoveryFile } from "./process/discovery-file.js";
+import { removeDiscoveryFile, writeDiscoveryFile } from "./process/discovery-file.js";
 import { DrainController, installSignalHandlers } from "./process/drain.js";
 import { ensureHome } from "./process/home.js";
 import { HomeLock } from "./process/home-lock.js";
@@ -102,7 +102,10 @@ async function boot(settings: DaemonSettings, lock: HomeLock, logger: pino.Logge
     tools: (workspace) => builtinTools(workspace),
     bindClient: (profileName, model) => {
       const named = providers.resolveProfile(profileName);
-      const profile = validateProviderProfile({ ...named.profile, ...(model === null ? {} : { model }) }, `provider profile "${named.name}"`);
+      const profile = validateProviderProfile(
+        { ...named.profile, ...(model === null ? {} : { model }) },
+        `provider profile "${named.name}"`,
+      );
       return { client: createLlmClient(profile), profileName: named.name, model: profile.model };
     },
   };
@@ -140,7 +143,9 @@ async function boot(settings: DaemonSettings, lock: HomeLock, logger: pino.Logge
       void drain.begin(timeoutMs);
       await registry.drain(timeoutMs);
       await app.close();
-      await removeDiscoveryFile(settings.home, { pid: process.pid, instance_id: instanceId }).catch(() => undefined);
+      await removeDiscoveryFile(settings.home, { pid: process.pid, instance_id: instanceId }).catch(
+        () => undefined,
+      );
       await store.close();
       db.close();
       lock.release();

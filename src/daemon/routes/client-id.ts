@@ -13,14 +13,24 @@ export function checkNewId(id: string, what: string, now: number): void {
   checkIdShape(id, what);
   const ms = Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
   if (ms < now - maxAgeMs) {
-    throw problem("identity_expired", `${what} ${id} was generated more than 7 days ago; generate a new UUIDv7`);
+    throw problem(
+      "identity_expired",
+      `${what} ${id} was generated more than 7 days ago; generate a new UUIDv7`,
+    );
   }
   if (ms > now + maxSkewMs) {
-    throw problem("identity_future", `${what} ${id} lies more than 5 minutes in the future; check the client's clock`);
+    throw problem(
+      "identity_future",
+      `${what} ${id} lies more than 5 minutes in the future; check the client's clock`,
+    );
   }
 }
 
 /** Check an id names a possible resource (lowercase UUIDv7); 404 otherwise would hide typos, so 400. */
 export function checkIdShape(id: string, what: string): void {
-  if (!uuidV7.test(id)) throw problem("invalid_request", `${what} must be a lowercase UUIDv7, got ${JSON.stringify(id.slice(0, 64))}`);
+  if (!uuidV7.test(id))
+    throw problem(
+      "invalid_request",
+      `${what} must be a lowercase UUIDv7, got ${JSON.stringify(id.slice(0, 64))}`,
+    );
 }

@@ -34,7 +34,8 @@ export function toDaemonProblem(error: unknown): unknown {
   }
   if (error instanceof InputUnknownError) return problem("input_unknown", error.message);
   if (error instanceof InputConflictError) return problem("input_conflict", error.message);
-  if (error instanceof QueueFullError) return problem("queue_full", error.message, { headers: { "retry-after": "1" } });
+  if (error instanceof QueueFullError)
+    return problem("queue_full", error.message, { headers: { "retry-after": "1" } });
   if (error instanceof SessionBusyError) return problem("session_busy", error.message);
   if (error instanceof SessionExistsError) return problem("precondition_failed", error.message);
   if (error instanceof CheckpointUnknownError) return problem("invalid_request", error.message);

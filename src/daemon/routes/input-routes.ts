@@ -94,7 +94,9 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
         const { sid } = request.params as { sid: string };
         checkIdShape(sid, "session id");
         const body = request.body as Static<typeof InterruptBody>;
-        return answerWith(async () => (await registry.get(sid)).interrupt(body.run_id, body.through_input_order));
+        return answerWith(async () =>
+          (await registry.get(sid)).interrupt(body.run_id, body.through_input_order),
+        );
       },
     },
   });

@@ -1,6 +1,7 @@
 /** What the routes need from the daemon, passed in by daemon.ts. */
-import type { DaemonDatabase } from "../storage/database.js";
+
 import type { SessionRegistry } from "../session/session-registry.js";
+import type { DaemonDatabase } from "../storage/database.js";
 
 /** The provider a new session gets: the named profile (or the active one) and its model. */
 export interface ProviderDefaults {

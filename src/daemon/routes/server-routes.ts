@@ -38,7 +38,10 @@ export function registerServerRoutes(app: HttpApp, options: ServerRouteOptions):
       handler: async (request, reply) => {
         const body = request.body as { instance_id: string; timeout_ms?: number };
         if (body.instance_id !== options.instanceId) {
-          throw problem("instance_changed", `this daemon is instance ${options.instanceId}, not ${body.instance_id}`);
+          throw problem(
+            "instance_changed",
+            `this daemon is instance ${options.instanceId}, not ${body.instance_id}`,
+          );
         }
         options.shutdown(body.timeout_ms ?? 5_000);
         return reply.code(202).send({ instance_id: options.instanceId, state: "draining" });

@@ -80,7 +80,10 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
           if (getSession(services.db, id) !== null) {
             throw problem("precondition_failed", `session ${id} already exists`);
           }
-          const actor = body.kind === "new" ? await createNew(registry, services, id, body) : await fork(registry, id, body);
+          const actor =
+            body.kind === "new"
+              ? await createNew(registry, services, id, body)
+              : await fork(registry, id, body);
           return actor.snapshot();
         });
         return reply.code(201).header("location", `/sessions/${id}`).send(snapshot);
@@ -144,7 +147,8 @@ async function createNew(
   } catch {
     // reported below
   }
-  if (!isDirectory) throw problem("invalid_request", `workspace ${body.workspace} is not an existing directory`);
+  if (!isDirectory)
+    throw problem("invalid_request", `workspace ${body.workspace} is not an existing directory`);
   const profile = services.providerDefaults(body.provider_profile ?? null);
   return registry.create({
     id,

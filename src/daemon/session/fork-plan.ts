@@ -31,7 +31,11 @@ export class CheckpointUnknownError extends Error {
 }
 
 /** The state a fork at `checkpointId` of the source log starts from. */
-export function planFork(entries: readonly PositionedEntry[], sourceId: string, checkpointId: string): ForkPlan {
+export function planFork(
+  entries: readonly PositionedEntry[],
+  sourceId: string,
+  checkpointId: string,
+): ForkPlan {
   const names: ToolNames = new Map();
   for (let i = 0; i < entries.length; i++) {
     const placed = entries[i]!;

@@ -20,7 +20,9 @@ const reasonText: Record<OpenCallReason, string> = {
 export function openToolCalls(history: readonly Item[]): ToolCallItem[] {
   const answered = new Set<string>();
   for (const item of history) if (item.type === "tool_result") answered.add(item.call_id);
-  return history.filter((item): item is ToolCallItem => item.type === "tool_call" && !answered.has(item.call_id));
+  return history.filter(
+    (item): item is ToolCallItem => item.type === "tool_call" && !answered.has(item.call_id),
+  );
 }
 
 /** Error results closing every open call of `history`, in call order. */

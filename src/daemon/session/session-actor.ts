@@ -14,8 +14,8 @@ import { applyEntry, collectState, type RestoredState } from "../../log/collect-
 import type { LogEntry, Outcome } from "../../log/entries.js";
 import { buildChain } from "../../log/entry-hash.js";
 import { classifyDelta, type LogHeadRef } from "../../log/session-log.js";
-import type { JsonObject } from "../../model/json.js";
 import { userMessage } from "../../model/items.js";
+import type { JsonObject } from "../../model/json.js";
 import { tailPage } from "../history/history-page.js";
 import { extendPreview, type SessionPreview } from "../history/preview.js";
 import { projectEntry, recordToolNames, type ToolNames } from "../history/project-history.js";
@@ -30,7 +30,14 @@ import {
   listPendingInputs,
   markInputsCommitted,
 } from "../storage/inputs-table.js";
-import { deleteSessionRows, getSession, type SessionRow, setPreview, touchActivity } from "../storage/sessions-table.js";
+import {
+  deleteSessionRows,
+  getSession,
+  type SessionRow,
+  setPreview,
+  touchActivity,
+  updateUsage,
+} from "../storage/sessions-table.js";
 import { endTurn, startTurn, type TurnRow } from "../storage/turns-table.js";
 import type { StreamCursor } from "../stream/session-event.js";
 import { SessionFeed } from "../stream/session-feed.js";
@@ -208,7 +215,11 @@ export class SessionActor {
     return this.#task(() => {
       const cancelled = cancelInputsThrough(this.#services.db, this.sessionId, throughOrder);
       this.#publishReceipts(cancelled);
-      return { run_id: runId, state: requested ? "requested" : "already_ended", cancelled_input_ids: cancelled };
+      return {
+        run_id: runId,
+        state: requested ? "requested" : "already_ended",
+        cancelled_input_ids: cancelled,
+      };
     });
   }
 
@@ -264,15 +275,24 @@ export class SessionActor {
    * result saying its outcome is unknown, tell the model the daemon restarted, then run a new turn.
    */
   recoverAbandoned(turn: TurnRow): Promise<void> {
-    return this.#task(() => {
+    return this.#task(async () => {
       const results = closeOpenCalls(this.#state.history, "daemon_restart");
       const now = this.#services.now();
       const entries: LogEntry[] = [];
-      if (results.length > 0) entries.push({ kind: "tool_results", ts: now, items: results, turn_id: turn.id });
-      entries.push({ kind: "note", ts: now, origin: "daemon_restart", item: userMessage(restartNoteText), turn_id: turn.id });
-      this.#commitSync(entries, () => endTurn(this.#services.db, turn.id, { state: "abandoned", endedAt: now }));
+      if (results.length > 0)
+        entries.push({ kind: "tool_results", ts: now, items: results, turn_id: turn.id });
+      entries.push({
+        kind: "note",
+        ts: now,
+        origin: "daemon_restart",
+        item: userMessage(restartNoteText),
+        turn_id: turn.id,
+      });
+      await this.#commit(entries, () =>
+        endTurn(this.#services.db, turn.id, { state: "abandoned", endedAt: now }),
+      );
       this.#publishReceipts(turn.inputIds);
-      this.#startTurn([], "recovery");
+      await this.#startTurn([], "recovery");
     });
   }
 
@@ -286,19 +306,19 @@ export class SessionActor {
   #kick(): void {
     if (this.#stopped || this.busy || this.#services.isDraining()) return;
     this.#turnStarting = true;
-    this.#task(() => {
-      this.#turnStarting = false;
-      if (this.#stopped || this.#turn !== null || this.#services.isDraining()) return;
-      const pending = listPendingInputs(this.#services.db, this.sessionId);
-      if (pending.length > 0) this.#startTurn(pending, "inputs");
-    }).catch((error: unknown) => {
-      this.#turnStarting = false;
-      this.#crash(error);
-    });
+    this.#task(async () => {
+      try {
+        if (this.#stopped || this.#turn !== null || this.#services.isDraining()) return;
+        const pending = listPendingInputs(this.#services.db, this.sessionId);
+        if (pending.length > 0) await this.#startTurn(pending, "inputs");
+      } finally {
+        this.#turnStarting = false;
+      }
+    }).catch((error: unknown) => this.#crash(error));
   }
 
   /** Inside the mailbox: commit the turn's inputs with the turn row, then run the model. */
-  #startTurn(inputs: readonly InputRow[], cause: "inputs" | "recovery"): void {
+  async #startTurn(inputs: readonly InputRow[], cause: "inputs" | "recovery"): Promise<void> {
     const turnId = uuidv7();
     const now = this.#services.now();
     const entries: LogEntry[] = [];
@@ -308,12 +328,15 @@ export class SessionActor {
     const firstInputEntry = entries.length;
     for (const input of inputs) entries.push(inputEntry(input, turnId, now));
     const inputIds = inputs.map((input) => input.id);
-    this.#commitSync(entries, (positions) => {
+    await this.#commit(entries, (positions) => {
       startTurn(this.#services.db, { id: turnId, session: this.sessionId, inputIds, startedAt: now });
       markInputsCommitted(
         this.#services.db,
         turnId,
-        inputs.map((input, i) => ({ id: input.id, transcriptPosition: positions[firstInputEntry + i] ?? null })),
+        inputs.map((input, i) => ({
+          id: input.id,
+          transcriptPosition: positions[firstInputEntry + i] ?? null,
+        })),
       );
     });
     this.#publishReceipts(inputIds);
@@ -327,7 +350,8 @@ export class SessionActor {
       session: row,
       state: this.#state,
       feed: this.feed,
-      commitItems: (items, kind) => this.#task(() => this.#commitAsync(classifyDelta(items, this.#services.now(), { turn_id: turnId }), kind)),
+      commitItems: (items) =>
+        this.#task(() => this.#commit(classifyDelta(items, this.#services.now(), { turn_id: turnId }))),
     });
     this.#turn = turn;
     turn.start().then(
@@ -337,7 +361,7 @@ export class SessionActor {
   }
 
   /** Inside the mailbox: close open calls if needed, log the turn's end, end the turn row. */
-  #endTurn(turn: TurnRun, ending: TurnEnding): void {
+  async #endTurn(turn: TurnRun, ending: TurnEnding): Promise<void> {
     if (this.#turn !== turn) return;
     const now = this.#services.now();
     const entries: LogEntry[] = [];
@@ -346,19 +370,24 @@ export class SessionActor {
     if (results.length > 0) entries.push({ kind: "tool_results", ts: now, items: results, turn_id: turn.id });
     entries.push({ kind: "turn_end", ts: now, turn_count: ending.turnCount });
     entries.push({ kind: "run_outcome", ts: now, outcome: ending.outcome, interrupted: ending.interrupted });
-    this.#commitSync(entries, () => {
+    await this.#commit(entries, () => {
       endTurn(this.#services.db, turn.id, {
         state: ending.state,
         endedAt: now,
         error: ending.error?.message ?? null,
       });
+      if (Object.keys(ending.usage).length > 0) updateUsage(this.#services.db, this.sessionId, ending.usage);
     });
     this.#turn = null;
     if (ending.error !== undefined) {
       this.feed.publish("error", { run_id: turn.id, code: ending.error.code, message: ending.error.message });
     }
     this.#publishReceipts(turn.inputIds);
-    this.feed.publish("turn_completed", { run_id: turn.id, state: ending.state, input_ids: [...turn.inputIds] });
+    this.feed.publish("turn_completed", {
+      run_id: turn.id,
+      state: ending.state,
+      input_ids: [...turn.inputIds],
+    });
     this.#setStatus(idleStatus);
     if (!this.#stopped) queueMicrotask(() => this.#kick());
   }
@@ -370,28 +399,26 @@ export class SessionActor {
     this.#setStatus({ ...this.#status, interrupt_requested: true });
   }
 
-  /** Append synchronously in one transaction with `alsoInTransaction` (given the new positions). */
-  #commitSync(entries: readonly LogEntry[], alsoInTransaction: (positions: number[]) => void): void {
+  /**
+   * Append entries through the store's group commit, with `alongside` (given the new entries'
+   * positions), the preview and the activity time in the same savepoint: concurrent sessions
+   * share one fsync, and a session's log and its rows never disagree.
+   */
+  async #commit(entries: readonly LogEntry[], alongside?: (positions: number[]) => void): Promise<void> {
     const { db, store } = this.#services;
-    const chain = buildChain(this.#head.hash, entries);
     const positions = entries.map((_, i) => this.#headPosition + 1 + i);
     const preview = extendPreview(this.#preview, placed(entries, positions));
-    db.transaction(() => {
-      if (chain.length > 0) store.appendInTransaction(this.sessionId, chain);
-      alsoInTransaction(positions);
+    if (entries.length === 0) {
+      if (alongside !== undefined) db.transaction(() => alongside(positions)).immediate();
+      return;
+    }
+    const chain = buildChain(this.#head.hash, entries);
+    await store.append(this.sessionId, chain, () => {
+      alongside?.(positions);
       setPreview(db, this.sessionId, preview);
       touchActivity(db, this.sessionId, this.#services.now());
-    }).immediate();
+    });
     this.#applyCommitted(entries, chain.at(-1)?.hash, preview);
-  }
-
-  /** Append through the store's group commit (model output and tool results mid-turn). */
-  async #commitAsync(entries: readonly LogEntry[], _kind: string): Promise<void> {
-    if (entries.length === 0) return;
-    const chain = buildChain(this.#head.hash, entries);
-    await this.#services.store.append(this.sessionId, chain);
-    const positions = entries.map((_, i) => this.#headPosition + 1 + i);
-    this.#applyCommitted(entries, chain.at(-1)?.hash, extendPreview(this.#preview, placed(entries, positions)));
   }
 
   /** After a commit: advance the head, replay into memory, publish each new history entry. */

@@ -51,7 +51,11 @@ export const idleStatus: SessionStatus = {
 };
 
 /** The summary of a session row, with its live status and cursor when loaded. */
-export function sessionSummary(row: SessionRow, status: SessionStatus, cursor: StreamCursor | null): SessionSummary {
+export function sessionSummary(
+  row: SessionRow,
+  status: SessionStatus,
+  cursor: StreamCursor | null,
+): SessionSummary {
   return {
     id: row.id,
     name: row.name,

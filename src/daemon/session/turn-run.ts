@@ -14,7 +14,7 @@ import type { JsonObject } from "../../model/json.js";
 import { LlmClientError } from "../../model/llm-client.js";
 import type { Usage } from "../../model/usage.js";
 import { type CommitKind, Worker, WorkerError, type WorkerResult } from "../../worker/index.js";
-import { type SessionRow, updateUsage } from "../storage/sessions-table.js";
+import type { SessionRow } from "../storage/sessions-table.js";
 import type { EndedTurnState } from "../storage/turns-table.js";
 import type { SessionFeed } from "../stream/session-feed.js";
 import type { BoundClient, SessionServices } from "./session-services.js";
@@ -28,6 +28,8 @@ export interface TurnEnding {
   outcome: Outcome;
   interrupted: boolean;
   turnCount: number;
+  /** Token usage of every model request of the turn, added up. */
+  usage: Usage;
   error?: { code: string; message: string };
 }
 
@@ -50,6 +52,7 @@ export class TurnRun {
   readonly #abort = new AbortController();
   #abortCause: AbortCause | null = null;
   #llmTurn = 0;
+  #usage: Usage = {};
   #done: Promise<TurnEnding> | null = null;
 
   constructor(options: TurnRunOptions) {
@@ -109,7 +112,7 @@ export class TurnRun {
   }
 
   #observer(bound: BoundClient) {
-    const { feed, services, session } = this.#options;
+    const { feed } = this.#options;
     const runId = this.id;
     return {
       onTurnStart: (turn: number) => {
@@ -148,7 +151,8 @@ export class TurnRun {
       },
       onTurnEnd: (_turn: number, usage: Usage) => {
         if (Object.keys(usage).length === 0) return;
-        updateUsage(services.db, session.id, usage);
+        // Stored with the turn's end (one write per turn); streamed per request.
+        this.#usage = addUsage(this.#usage, usage);
         feed.publish("usage", usageEventData(bound.model, usage));
       },
       onItemsCommitted: (items: readonly Item[], kind: CommitKind) => {
@@ -165,7 +169,7 @@ export class TurnRun {
   }
 
   #finished(result: WorkerResult, turnCount: number, interrupted: boolean): TurnEnding {
-    return { state: "completed", outcome: { type: result }, interrupted, turnCount };
+    return { state: "completed", outcome: { type: result }, interrupted, turnCount, usage: this.#usage };
   }
 
   #fromWorkerError(error: WorkerError, turnCount: number): TurnEnding {
@@ -176,6 +180,7 @@ export class TurnRun {
         outcome: { type: "error", message: error.message },
         interrupted: true,
         turnCount,
+        usage: this.#usage,
       };
       if (state === "failed") ending.error = { code: "session_error", message: "the turn was stopped" };
       return ending;
@@ -183,7 +188,11 @@ export class TurnRun {
     const cause = error.cause;
     if (error.kind === "client" && cause instanceof LlmClientError) {
       const status = cause.status === undefined ? "" : ` (HTTP ${cause.status})`;
-      return this.#failed(turnCount, providerErrorCode(cause), `${cause.provider}${status}: ${cause.message}`);
+      return this.#failed(
+        turnCount,
+        providerErrorCode(cause),
+        `${cause.provider}${status}: ${cause.message}`,
+      );
     }
     return this.#failed(turnCount, "turn_failed", error.message);
   }
@@ -194,9 +203,20 @@ export class TurnRun {
       outcome: { type: "error", message },
       interrupted: true,
       turnCount,
+      usage: this.#usage,
       error: { code, message },
     };
   }
+}
+
+/** Two usage reports added field by field (a field absent from both stays absent). */
+function addUsage(a: Usage, b: Usage): Usage {
+  const sum: Usage = { ...a };
+  for (const key of Object.keys(b) as (keyof Usage)[]) {
+    const value = b[key];
+    if (value !== undefined) sum[key] = (sum[key] ?? 0) + value;
+  }
+  return sum;
 }
 
 function providerErrorCode(error: LlmClientError): string {
