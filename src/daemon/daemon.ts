@@ -146,10 +146,11 @@ async function boot(settings: DaemonSettings, lock: HomeLock, logger: pino.Logge
       await removeDiscoveryFile(settings.home, { pid: process.pid, instance_id: instanceId }).catch(
         () => undefined,
       );
+      const commits = store.groupCommitStats();
       await store.close();
       db.close();
       lock.release();
-      logger.info({}, "stopped");
+      logger.info({ groupCommit: commits }, "stopped");
       stoppedResolve();
     })();
     return shuttingDown;

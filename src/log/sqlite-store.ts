@@ -49,7 +49,7 @@ export interface GroupCommitStats {
 
 type Row = [position: number, hash: unknown, prevHash: unknown, kind: unknown, entry: unknown];
 
-type FlushOutcome = { head: LogHead } | { error: unknown };
+type FlushOutcome = { value: unknown } | { error: unknown };
 
 /**
  * Writes of the caller that must commit atomically with an append (e.g. the daemon's receipts
@@ -58,13 +58,15 @@ type FlushOutcome = { head: LogHead } | { error: unknown };
  */
 export type AlongsideWrites = (head: LogHead) => void;
 
-interface AppendRequest {
+/** One unit of a group commit: an append, or other writes of a caller sharing the database. */
+type GroupRequest = {
   sessionId: string;
-  prepared: PreparedEntry[];
-  alongside: AlongsideWrites | undefined;
-  resolve: (head: LogHead) => void;
+  resolve: (value: never) => void;
   reject: (error: unknown) => void;
-}
+} & (
+  | { kind: "append"; prepared: PreparedEntry[]; alongside: AlongsideWrites | undefined }
+  | { kind: "writes"; run: () => unknown }
+);
 
 /** The store was closed and takes no more work. */
 export class StoreClosedError extends LogError {
@@ -77,7 +79,7 @@ export class StoreClosedError extends LogError {
 export class SqliteStore implements Store {
   readonly db: Database.Database;
   private readonly ownsDb: boolean;
-  private queue: AppendRequest[] = [];
+  private queue: GroupRequest[] = [];
   private flushScheduled = false;
   private closed = false;
   private readonly stats: GroupCommitStats = { transactions: 0, requests: 0 };
@@ -95,7 +97,8 @@ export class SqliteStore implements Store {
   private readonly compareAndInsertTx: Database.Transaction<
     (sessionId: string, prepared: PreparedEntry[], alongside?: AlongsideWrites) => LogHead
   >;
-  private readonly flushTx: Database.Transaction<(batch: AppendRequest[]) => FlushOutcome[]>;
+  private readonly flushTx: Database.Transaction<(batch: GroupRequest[]) => FlushOutcome[]>;
+  private readonly savepointTx: Database.Transaction<(run: () => unknown) => unknown>;
   private readonly readRangeTx: Database.Transaction<
     (sessionId: string, from: number, limit: number) => PositionedEntry[]
   >;
@@ -151,13 +154,15 @@ export class SqliteStore implements Store {
         return head;
       },
     );
-    this.flushTx = db.transaction((batch: AppendRequest[]) =>
+    this.savepointTx = db.transaction((run: () => unknown) => run());
+    this.flushTx = db.transaction((batch: GroupRequest[]) =>
       batch.map((request): FlushOutcome => {
         // Some errors (disk full, I/O) make SQLite roll the whole transaction back; then nothing
         // of this batch is committed and going on would commit later requests on their own.
         if (!db.inTransaction) throw new Error("the group commit transaction was rolled back by SQLite");
         try {
-          return { head: this.compareAndInsertTx(request.sessionId, request.prepared, request.alongside) };
+          if (request.kind === "writes") return { value: this.savepointTx(request.run) };
+          return { value: this.compareAndInsertTx(request.sessionId, request.prepared, request.alongside) };
         } catch (error) {
           return { error };
         }
@@ -186,7 +191,20 @@ export class SqliteStore implements Store {
       return Promise.reject(error);
     }
     return new Promise<LogHead>((resolve, reject) => {
-      this.queue.push({ sessionId, prepared, alongside, resolve, reject });
+      this.queue.push({ kind: "append", sessionId, prepared, alongside, resolve, reject });
+      this.scheduleFlush();
+    });
+  }
+
+  /**
+   * Run other writes on this database in the next group commit (in their own savepoint), so
+   * many small durable writes share one fsync. Resolves with `run`'s result once committed;
+   * rejects with what `run` threw (its writes rolled back) or with a commit failure.
+   */
+  groupCommit<T>(sessionId: string, run: () => T): Promise<T> {
+    if (this.closed) return Promise.reject(new StoreClosedError(sessionId));
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ kind: "writes", sessionId, run, resolve: resolve as (value: never) => void, reject });
       this.scheduleFlush();
     });
   }
@@ -299,7 +317,7 @@ export class SqliteStore implements Store {
     this.stats.requests += batch.length;
     for (let i = 0; i < batch.length; i++) {
       const outcome = outcomes[i]!;
-      if ("head" in outcome) batch[i]!.resolve(outcome.head);
+      if ("value" in outcome) batch[i]!.resolve(outcome.value as never);
       else batch[i]!.reject(outcome.error);
     }
   }

@@ -251,6 +251,24 @@ describe("SqliteStore", () => {
     expect(await store.exists(refused)).toBe(false);
   });
 
+  it("runs other writes in the group commit, each rolled back alone when it throws", async () => {
+    store.db.exec("CREATE TABLE notes (text TEXT)");
+    const insert = store.db.prepare("INSERT INTO notes VALUES (?)");
+    const before = store.groupCommitStats();
+    const results = await Promise.allSettled([
+      store.groupCommit("a", () => insert.run("first").changes),
+      store.groupCommit("b", () => {
+        insert.run("second");
+        throw new Error("refused");
+      }),
+      store.append(uuidv7(), buildChain(null, sampleEntries(1))),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((results[0] as PromiseFulfilledResult<number>).value).toBe(1);
+    expect(store.groupCommitStats().transactions - before.transactions).toBe(1);
+    expect(store.db.prepare("SELECT text FROM notes").pluck().all()).toEqual(["first"]);
+  });
+
   it("appends synchronously inside the caller's transaction, committing and rolling back with it", async () => {
     const db = new Database(join(dir, "daemon.sqlite"));
     try {

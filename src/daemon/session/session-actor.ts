@@ -189,17 +189,23 @@ export class SessionActor {
 
   /** Admit an input (idempotently) and start a turn for it when the session is idle. */
   submit(inputId: string, intent: InputIntent, clientId: string | null): Promise<InputReceipt> {
-    return this.#task(() => {
-      const admission = admitInput(this.#services.db, {
-        session: this.sessionId,
-        id: inputId,
-        kind: intent.kind,
-        intent: intent as unknown as JsonObject,
-        clientId,
-        acceptedAt: this.#services.now(),
+    return this.#task(async () => {
+      const { db, store } = this.#services;
+      // Through the group commit: concurrent admissions of many sessions share one fsync, and
+      // the input is durable before the receipt (and so the 202) is returned.
+      const admission = await store.groupCommit(this.sessionId, () => {
+        const admitted = admitInput(db, {
+          session: this.sessionId,
+          id: inputId,
+          kind: intent.kind,
+          intent: intent as unknown as JsonObject,
+          clientId,
+          acceptedAt: this.#services.now(),
+        });
+        if (admitted.created) touchActivity(db, this.sessionId, this.#services.now());
+        return admitted;
       });
       if (admission.created) {
-        touchActivity(this.#services.db, this.sessionId, this.#services.now());
         this.feed.publish("input", { input: receiptJson(admission.receipt) });
         queueMicrotask(() => this.#kick());
       }
