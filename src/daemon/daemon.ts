@@ -99,7 +99,8 @@ async function boot(settings: DaemonSettings, lock: HomeLock, logger: pino.Logge
     logger,
     now,
     isDraining: () => drain.draining,
-    tools: (workspace) => builtinTools(workspace),
+    // The home holds the token, the database and API keys: commands never see it.
+    tools: (workspace) => builtinTools(workspace, { hiddenPaths: [settings.home] }),
     bindClient: (profileName, model) => {
       const named = providers.resolveProfile(profileName);
       const profile = validateProviderProfile(

@@ -29,8 +29,15 @@ function processArguments(): string[] {
   return ["--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL"];
 }
 
-/** The bwrap arguments that run `sh -c command` confined to `realWorkspace` (a real, absolute path). */
-export function sandboxArguments(realWorkspace: string, command: string): string[] {
+/**
+ * The bwrap arguments that run `sh -c command` confined to `realWorkspace` (a real, absolute
+ * path), with each of `hiddenPaths` (existing absolute directories) covered by an empty tmpfs.
+ */
+export function sandboxArguments(
+  realWorkspace: string,
+  command: string,
+  hiddenPaths: readonly string[] = [],
+): string[] {
   const environment = Object.entries(commandEnvironment(realWorkspace)).flatMap(([name, value]) => [
     "--setenv",
     name,
@@ -38,7 +45,8 @@ export function sandboxArguments(realWorkspace: string, command: string): string
   ]);
   return [
     ...isolationArguments(),
-    // After the /tmp tmpfs, so a workspace under /tmp is still the real directory.
+    ...hiddenPaths.flatMap((hidden) => ["--tmpfs", hidden]),
+    // After the tmpfs mounts, so a workspace under /tmp (or under a hidden path) is still the real directory.
     "--bind",
     realWorkspace,
     realWorkspace,

@@ -102,7 +102,7 @@ async function runCommand(
   const timeoutMs = input.timeout_ms ?? DEFAULT_COMMAND_TIMEOUT_MS;
   const child =
     shell.mode === "sandboxed"
-      ? spawn(shell.bwrapPath, sandboxArguments(realRoot, input.command), {
+      ? spawn(shell.bwrapPath, sandboxArguments(realRoot, input.command, shell.hiddenPaths), {
           cwd: "/",
           env: commandEnvironment(realRoot),
           stdio: ["ignore", "pipe", "pipe"],

@@ -18,7 +18,9 @@ export type ShellMode = "sandboxed" | "unconfined" | "off";
 export const UNCONFINED_SHELL_ENV = "SKEIN_UNCONFINED_SHELL";
 
 /** A shell that will be offered to the model. */
-export type OfferedShell = { mode: "sandboxed"; bwrapPath: string } | { mode: "unconfined" };
+export type OfferedShell =
+  | { mode: "sandboxed"; bwrapPath: string; hiddenPaths: readonly string[] }
+  | { mode: "unconfined" };
 
 /** The decision, with the reason when no shell is offered. */
 export type ShellChoice = OfferedShell | { mode: "off"; reason: string };
@@ -31,6 +33,11 @@ export interface ShellChoiceOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** bwrap binary (default /usr/bin/bwrap). */
   bwrapPath?: string;
+  /**
+   * Directories the sandbox replaces with an empty tmpfs, e.g. the daemon's home with its token,
+   * database and API keys: read-only is not enough for secrets.
+   */
+  hiddenPaths?: readonly string[];
 }
 
 /** A shell mode that cannot be honoured as configured. */
@@ -48,6 +55,7 @@ export class ShellConfigurationError extends Error {
 export function chooseShell(options: ShellChoiceOptions = {}): ShellChoice {
   const env = options.env ?? process.env;
   const bwrapPath = options.bwrapPath ?? DEFAULT_BWRAP_PATH;
+  const hiddenPaths = options.hiddenPaths ?? [];
   const unconfinedAllowed = env[UNCONFINED_SHELL_ENV] === "1";
   const requested = options.shell;
   switch (requested) {
@@ -63,11 +71,13 @@ export function chooseShell(options: ShellChoiceOptions = {}): ShellChoice {
       return { mode: "unconfined" };
     case "sandboxed": {
       const probe = probeBwrap(bwrapPath);
-      return probe.usable ? { mode: "sandboxed", bwrapPath } : { mode: "off", reason: probe.reason };
+      return probe.usable
+        ? { mode: "sandboxed", bwrapPath, hiddenPaths }
+        : { mode: "off", reason: probe.reason };
     }
     case undefined: {
       const probe = probeBwrap(bwrapPath);
-      if (probe.usable) return { mode: "sandboxed", bwrapPath };
+      if (probe.usable) return { mode: "sandboxed", bwrapPath, hiddenPaths };
       if (unconfinedAllowed) return { mode: "unconfined" };
       return {
         mode: "off",

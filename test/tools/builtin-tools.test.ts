@@ -12,10 +12,15 @@ const names = (workspace: string, options: Parameters<typeof builtinTools>[1]) =
 describe("chooseShell", () => {
   it("sandboxes commands when bwrap works", () => {
     requireBwrap();
-    expect(chooseShell({ env: {} })).toEqual({ mode: "sandboxed", bwrapPath: DEFAULT_BWRAP_PATH });
+    expect(chooseShell({ env: {} })).toEqual({
+      mode: "sandboxed",
+      bwrapPath: DEFAULT_BWRAP_PATH,
+      hiddenPaths: [],
+    });
     expect(chooseShell({ shell: "sandboxed", env: allowUnconfined })).toEqual({
       mode: "sandboxed",
       bwrapPath: DEFAULT_BWRAP_PATH,
+      hiddenPaths: [],
     });
   });
 

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { access, readdir, readFile, rm } from "node:fs/promises";
+import { access, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -17,7 +17,7 @@ import {
   type TempDirectory,
 } from "./tool-harness.js";
 
-const sandboxed: OfferedShell = { mode: "sandboxed", bwrapPath: DEFAULT_BWRAP_PATH };
+const sandboxed: OfferedShell = { mode: "sandboxed", bwrapPath: DEFAULT_BWRAP_PATH, hiddenPaths: [] };
 const unconfined: OfferedShell = { mode: "unconfined" };
 
 let workspace: TempDirectory;
@@ -108,6 +108,25 @@ describe("run_command in the sandbox", () => {
     expect(output).toMatch(/Read-only file system|Permission denied/);
     await expect(access(marker)).rejects.toThrow();
     await expect(access("/var/tmp/skein-escape")).rejects.toThrow();
+  });
+
+  it("hides secret directories behind an empty tmpfs, keeping a workspace inside them reachable", async () => {
+    // Outside /tmp: the sandbox's private /tmp would hide a directory there anyway.
+    const secrets = await mkdtemp(path.join("/var/tmp", "skein-secrets-"));
+    try {
+      await writeFile(path.join(secrets, "daemon.json"), '{"token":"secret"}');
+      const inner = path.join(secrets, "workspace");
+      await mkdir(inner);
+      await writeFile(path.join(inner, "notes.txt"), "visible");
+      const hidden: OfferedShell = { ...sandboxed, hiddenPaths: [secrets] };
+      const inHiddenHome = (command: string) => callTool(runCommandTool(inner, hidden), { command });
+      expect(await inHiddenHome(`cat ${secrets}/daemon.json`)).toMatch(/^exit code: 1\n.*No such file/s);
+      expect(await inHiddenHome("cat notes.txt")).toBe("exit code: 0\nvisible");
+      // Without hiding, the same command reads the secret, so the first assertion can fail.
+      expect(await run({ command: `cat ${secrets}/daemon.json` })).toBe('exit code: 0\n{"token":"secret"}');
+    } finally {
+      await rm(secrets, { recursive: true, force: true });
+    }
   });
 
   it("gives the command a private /tmp that does not reach the host's /tmp", async () => {
