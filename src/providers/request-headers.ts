@@ -16,3 +16,17 @@ export function mergeHeaders(
     for (const [name, value] of Object.entries(extra)) merged[name.toLowerCase()] = value;
   return merged;
 }
+
+/**
+ * The headers of a streaming JSON request: JSON body, SSE answer, the protocol's own headers
+ * (auth, version), then the profile's extra headers on top.
+ */
+export function streamingRequestHeaders(
+  protocolHeaders: Readonly<Record<string, string>>,
+  extra: Readonly<Record<string, string>> | undefined,
+): Record<string, string> {
+  return mergeHeaders(
+    { "content-type": "application/json", accept: "text/event-stream", ...protocolHeaders },
+    extra,
+  );
+}

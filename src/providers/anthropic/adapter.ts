@@ -7,7 +7,7 @@
 import type { LlmRequest } from "../../model/llm-client.js";
 import { endpointUrl } from "../endpoint-url.js";
 import { effectiveBaseUrl, type ProviderProfile, providerLabels } from "../provider-profile.js";
-import { mergeHeaders } from "../request-headers.js";
+import { streamingRequestHeaders } from "../request-headers.js";
 import type { HttpRequestSpec, ProtocolAdapter, StreamParser } from "../stream-parser.js";
 import { AnthropicParser } from "./parser.js";
 import { anthropicRequestBody } from "./request.js";
@@ -24,15 +24,10 @@ export function anthropicAdapter(profile: ProviderProfile, apiKey: string | unde
     provider,
     model: profile.model,
     buildHttpRequest(request: LlmRequest): HttpRequestSpec {
-      const headers: Record<string, string> = {
-        "content-type": "application/json",
-        accept: "text/event-stream",
-        "anthropic-version": anthropicVersion,
-      };
-      if (apiKey !== undefined) headers["x-api-key"] = apiKey;
+      const auth: Record<string, string> = apiKey === undefined ? {} : { "x-api-key": apiKey };
       return {
         url,
-        headers: mergeHeaders(headers, profile.headers),
+        headers: streamingRequestHeaders({ "anthropic-version": anthropicVersion, ...auth }, profile.headers),
         body: JSON.stringify(anthropicRequestBody(request, { model: profile.model, promptCaching })),
       };
     },

@@ -7,7 +7,7 @@
 import type { LlmRequest } from "../../model/llm-client.js";
 import { endpointUrl, isLoopbackUrl } from "../endpoint-url.js";
 import { effectiveBaseUrl, type ProviderProfile, providerLabels } from "../provider-profile.js";
-import { mergeHeaders } from "../request-headers.js";
+import { streamingRequestHeaders } from "../request-headers.js";
 import type { HttpRequestSpec, ProtocolAdapter, StreamParser } from "../stream-parser.js";
 import { ChatCompletionsParser } from "./parser.js";
 import { chatRequestBody } from "./request.js";
@@ -26,14 +26,12 @@ export function chatCompletionsAdapter(
     provider,
     model: profile.model,
     buildHttpRequest(request: LlmRequest): HttpRequestSpec {
-      const headers: Record<string, string> = {
-        "content-type": "application/json",
-        accept: "text/event-stream",
-      };
-      if (apiKey !== undefined) headers.authorization = `Bearer ${apiKey}`;
       return {
         url,
-        headers: mergeHeaders(headers, profile.headers),
+        headers: streamingRequestHeaders(
+          apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` },
+          profile.headers,
+        ),
         body: JSON.stringify(chatRequestBody(request, { model: profile.model, maxTokensField })),
       };
     },

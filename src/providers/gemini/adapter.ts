@@ -7,7 +7,7 @@
 import type { LlmRequest } from "../../model/llm-client.js";
 import { endpointUrl } from "../endpoint-url.js";
 import { effectiveBaseUrl, type ProviderProfile, providerLabels } from "../provider-profile.js";
-import { mergeHeaders } from "../request-headers.js";
+import { streamingRequestHeaders } from "../request-headers.js";
 import type { HttpRequestSpec, ProtocolAdapter, StreamParser } from "../stream-parser.js";
 import { GeminiParser } from "./parser.js";
 import { geminiRequestBody } from "./request.js";
@@ -25,14 +25,12 @@ export function geminiAdapter(profile: ProviderProfile, apiKey: string | undefin
     provider,
     model: profile.model,
     buildHttpRequest(request: LlmRequest): HttpRequestSpec {
-      const headers: Record<string, string> = {
-        "content-type": "application/json",
-        accept: "text/event-stream",
-      };
-      if (apiKey !== undefined) headers["x-goog-api-key"] = apiKey;
       return {
         url,
-        headers: mergeHeaders(headers, profile.headers),
+        headers: streamingRequestHeaders(
+          apiKey === undefined ? {} : { "x-goog-api-key": apiKey },
+          profile.headers,
+        ),
         body: JSON.stringify(geminiRequestBody(request)),
       };
     },

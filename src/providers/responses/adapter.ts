@@ -6,7 +6,7 @@
 import type { LlmRequest } from "../../model/llm-client.js";
 import { endpointUrl } from "../endpoint-url.js";
 import { effectiveBaseUrl, type ProviderProfile, providerLabels } from "../provider-profile.js";
-import { mergeHeaders } from "../request-headers.js";
+import { streamingRequestHeaders } from "../request-headers.js";
 import type { HttpRequestSpec, ProtocolAdapter, StreamParser } from "../stream-parser.js";
 import { ResponsesParser } from "./parser.js";
 import { responsesRequestBody } from "./request.js";
@@ -20,14 +20,12 @@ export function responsesAdapter(profile: ProviderProfile, apiKey: string | unde
     provider,
     model: profile.model,
     buildHttpRequest(request: LlmRequest): HttpRequestSpec {
-      const headers: Record<string, string> = {
-        "content-type": "application/json",
-        accept: "text/event-stream",
-      };
-      if (apiKey !== undefined) headers.authorization = `Bearer ${apiKey}`;
       return {
         url,
-        headers: mergeHeaders(headers, profile.headers),
+        headers: streamingRequestHeaders(
+          apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` },
+          profile.headers,
+        ),
         body: JSON.stringify(responsesRequestBody(request, { model: profile.model, store })),
       };
     },
