@@ -1,18 +1,260 @@
 /**
- * `skein`: the command line. For now it runs the daemon in the foreground; the interactive
- * client commands build on the daemon's HTTP API.
+ * `skein`: the command line. Every command except `daemon run` talks to the daemon through its
+ * HTTP API (src/cli/daemon-client.ts); `daemon run` loads the daemon itself.
+ *
+ * Boundary rule: argument parsing and dispatch only. The client path must stay light
+ * (`skein run` is benchmarked): each command's module is imported when that command runs, so
+ * the daemon's modules (fastify, SQLite) and the provider clients load only for the
+ * subcommands that need them.
  */
-import { Command } from "commander";
-import { packageVersion, runDaemonForeground } from "../daemon/daemon.js";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Command, CommanderError, InvalidArgumentError } from "commander";
+import { type CliContext, processContext } from "./cli-context.js";
+import { describeFailure } from "./cli-error.js";
+import { skeinHome } from "./client/discovery.js";
+import { exitCodes } from "./exit-codes.js";
+
+const exitCodeHelp = `
+Exit codes:
+  0    success
+  1    the command failed (a turn failed, the provider or the daemon refused)
+  2    usage error (unknown option, missing argument, ambiguous session id)
+  3    no daemon could be reached or started
+  4    session or profile not found
+  130  interrupted with Ctrl-C`;
+
+const environmentHelp = `
+Environment:
+  SKEIN_HOME           data folder (default ~/.skein); --home overrides it
+  SKEIN_NO_AUTOSTART=1 never start a daemon in the background (exit 3 instead)
+  NO_COLOR             no colours (colours and spinners are also off when output is piped)
+  PAGER, SKEIN_PAGER   pager for \`skein show\` (default "less -FRX")`;
+
+const mainExamples = `
+Examples:
+  $ skein                                   chat in a new session in this directory
+  $ skein run "summarise README.md"         one turn, answer on stdout
+  $ git diff | skein run -                  the prompt from stdin
+  $ skein sessions                          list sessions
+  $ skein chat --session 01a2b3c4-d5        continue a session (any unique id prefix)
+  $ skein config add openai --protocol responses --model gpt-5-mini --api-key-env OPENAI_API_KEY
+${exitCodeHelp}
+${environmentHelp}`;
+
+/** The package version (read from package.json, without loading the daemon). */
+export function cliVersion(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  try {
+    const parsed = JSON.parse(readFileSync(join(here, "../../package.json"), "utf8")) as {
+      version?: unknown;
+    };
+    return typeof parsed.version === "string" ? parsed.version : "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}
+
+function positiveInteger(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed) || parsed < 0) throw new InvalidArgumentError("expected a whole number");
+  return parsed;
+}
 
 /** Parse `argv` and run the command; resolves with the process exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
-  let exitCode = 0;
+  let exitCode: number = exitCodes.ok;
   const program = new Command("skein")
-    .description("Skein: a durable runtime for LLM agent sessions")
-    .version(packageVersion(), "-V, --version")
-    .showHelpAfterError();
-  const daemon = program.command("daemon").description("run and manage the local daemon");
+    .description("Skein: durable LLM agent sessions, from the terminal")
+    .version(cliVersion(), "-V, --version", "print the version")
+    .helpOption("-h, --help", "show help")
+    .option("--home <dir>", "data folder (default: $SKEIN_HOME or ~/.skein)")
+    .showHelpAfterError("(add --help for usage)")
+    .exitOverride()
+    .addHelpText("after", mainExamples);
+
+  const context = (command: Command): CliContext => {
+    const home = command.optsWithGlobals<{ home?: string }>().home;
+    return processContext(home === undefined ? skeinHome() : skeinHome({ SKEIN_HOME: home }));
+  };
+
+  program
+    .command("chat", { isDefault: true })
+    .description("chat with an agent working in the current directory (the default command)")
+    .option("-s, --session <id>", "continue this session (id, unique id prefix or name)")
+    .option("-c, --continue", "continue the most recent session of this directory")
+    .option("--hide-thinking", "do not show the model's thinking (/thinking toggles it)")
+    .option("--name <name>", "name of a new session")
+    .option("--profile <name>", "provider profile of a new session (default: the active one)")
+    .option("--model <model>", "model of a new session (default: the profile's)")
+    .addHelpText(
+      "after",
+      `
+Keys: Enter sends; Ctrl-C interrupts the running turn; Ctrl-C twice on an empty prompt, or Ctrl-D, exits.
+Commands: /thinking /status /id /help /exit
+
+Examples:
+  $ skein
+  $ skein chat --session 01a2b3c4-d5 --hide-thinking
+  $ skein chat -c`,
+    )
+    .action(async (options, command: Command) => {
+      const { chat } = await import("./commands/chat.js");
+      exitCode = await chat(context(command), options);
+    });
+
+  program
+    .command("run")
+    .description("run one turn and print the answer")
+    .argument("<prompt>", 'the prompt; "-" reads it from stdin')
+    .option("-s, --session <id>", "run in this session (default: a new session in this directory)")
+    .option("--json", "print the stream events as NDJSON instead of the answer")
+    .option("--hide-thinking", "do not show the model's thinking on stderr")
+    .option("--name <name>", "name of a new session")
+    .option("--profile <name>", "provider profile of a new session")
+    .option("--model <model>", "model of a new session")
+    .addHelpText(
+      "after",
+      `
+The answer goes to stdout; tool calls, thinking and notices go to stderr.
+Exit status: 0 when the turn completed, 1 when it failed (the error is on stderr), 130 when interrupted.
+
+Examples:
+  $ skein run "list the TODOs in src/"
+  $ skein run --session 01a2b3c4-d5 "now fix the first one"
+  $ echo "write a haiku" | skein run -
+  $ skein run --json "hi" | jq -c 'select(.type=="text")'`,
+    )
+    .action(async (prompt: string, options, command: Command) => {
+      const { runPrompt } = await import("./commands/run-prompt.js");
+      exitCode = await runPrompt(context(command), prompt, options);
+    });
+
+  program
+    .command("sessions")
+    .alias("ls")
+    .description("list sessions, most recently active first")
+    .option("--json", "print the daemon's session summaries as JSON")
+    .option("--here", "only sessions whose workspace is the current directory")
+    .option("-n, --limit <n>", "show at most n sessions", positiveInteger)
+    .addHelpText(
+      "after",
+      "\nExamples:\n  $ skein sessions\n  $ skein sessions --here -n 5\n  $ skein sessions --json | jq '.[].id'",
+    )
+    .action(async (options, command: Command) => {
+      const { listSessions } = await import("./commands/sessions.js");
+      exitCode = await listSessions(context(command), options);
+    });
+
+  program
+    .command("show")
+    .description("print a session's history (through a pager on a terminal)")
+    .argument("<id>", "session id, unique id prefix or name")
+    .option("-t, --tail <n>", "only the last n entries", positiveInteger)
+    .option("--json", "print the entries as JSON")
+    .option("--no-pager", "never use a pager")
+    .option("--hide-thinking", "leave out the model's thinking")
+    .addHelpText(
+      "after",
+      "\nEach entry starts with its id in brackets; `skein fork ID --at ENTRY` starts a fork there.\n\nExamples:\n  $ skein show 01a2b3c4-d5\n  $ skein show 01a2b3c4-d5 --tail 20 --no-pager",
+    )
+    .action(async (id: string, options, command: Command) => {
+      const { showSession } = await import("./commands/show.js");
+      exitCode = await showSession(context(command), id, options);
+    });
+
+  program
+    .command("attach")
+    .description("follow a session live (Ctrl-C detaches; the session keeps running)")
+    .argument("<id>", "session id, unique id prefix or name")
+    .option("-t, --tail <n>", "entries of history to show first (default 10)", positiveInteger)
+    .option("--hide-thinking", "do not show the model's thinking")
+    .option("--until-idle", "leave once the session is idle with nothing queued")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  $ skein attach 01a2b3c4-d5\n  $ skein attach 01a2b3c4-d5 --until-idle",
+    )
+    .action(async (id: string, options, command: Command) => {
+      const { attachSession } = await import("./commands/attach.js");
+      exitCode = await attachSession(context(command), id, options);
+    });
+
+  program
+    .command("fork")
+    .description("copy a session's history (up to an entry) into a new session; prints the new id")
+    .argument("<id>", "session id, unique id prefix or name")
+    .option("--at <entry>", "the history entry to fork at, as `skein show` lists it (default: the newest)")
+    .option("--name <name>", "name of the new session")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  $ skein fork 01a2b3c4-d5\n  $ skein fork 01a2b3c4-d5 --at 4 --name try-other-approach",
+    )
+    .action(async (id: string, options, command: Command) => {
+      const { forkSession } = await import("./commands/fork.js");
+      exitCode = await forkSession(context(command), id, options);
+    });
+
+  program
+    .command("interrupt")
+    .description("stop a session's running turn and cancel its queued inputs")
+    .argument("<id>", "session id, unique id prefix or name")
+    .addHelpText("after", "\nExample:\n  $ skein interrupt 01a2b3c4-d5")
+    .action(async (id: string, _options, command: Command) => {
+      const { interruptSession } = await import("./commands/interrupt.js");
+      exitCode = await interruptSession(context(command), id);
+    });
+
+  program
+    .command("rm")
+    .description("delete sessions and their whole history")
+    .argument("<id...>", "session ids, unique id prefixes or names")
+    .option("-f, --force", "interrupt a running session first")
+    .addHelpText("after", "\nExamples:\n  $ skein rm 01a2b3c4-d5\n  $ skein rm -f 01a2b3c4-d5 01a2b3c5-77")
+    .action(async (ids: string[], options, command: Command) => {
+      const { removeSessions } = await import("./commands/remove.js");
+      exitCode = await removeSessions(context(command), ids, options);
+    });
+
+  const daemon = program
+    .command("daemon")
+    .description("run and manage the background daemon")
+    .addHelpText(
+      "after",
+      "\nCommands that need the daemon start it in the background when none runs; its output goes to $SKEIN_HOME/daemon.log.\n\nExamples:\n  $ skein daemon start\n  $ skein daemon status\n  $ skein daemon logs -f\n  $ skein daemon stop",
+    );
+  daemon
+    .command("start")
+    .description("start the daemon in the background (no-op when one runs)")
+    .action(async (_options, command: Command) => {
+      const { startDaemon } = await import("./commands/daemon-control.js");
+      exitCode = await startDaemon(context(command));
+    });
+  daemon
+    .command("stop")
+    .description("stop the daemon gracefully (running turns get --timeout to finish)")
+    .option("--timeout <seconds>", "seconds running turns get to finish", positiveInteger, 10)
+    .action(async (options: { timeout: number }, command: Command) => {
+      const { stopDaemon } = await import("./commands/daemon-control.js");
+      exitCode = await stopDaemon(context(command), { timeoutMs: options.timeout * 1000 });
+    });
+  daemon
+    .command("status")
+    .description("say whether a daemon runs for the home (exit 0 if so, 3 if not)")
+    .option("--json", "print the status as JSON")
+    .action(async (options, command: Command) => {
+      const { daemonStatus } = await import("./commands/daemon-control.js");
+      exitCode = await daemonStatus(context(command), options);
+    });
+  daemon
+    .command("logs")
+    .description("print the daemon's log ($SKEIN_HOME/daemon.log)")
+    .option("-n, --lines <n>", "number of lines", positiveInteger, 50)
+    .option("-f, --follow", "keep printing new lines (Ctrl-C stops)")
+    .action(async (options: { lines: number; follow?: boolean }, command: Command) => {
+      const { daemonLogs } = await import("./commands/daemon-control.js");
+      exitCode = await daemonLogs(context(command), options);
+    });
   daemon
     .command("run")
     .description("run the daemon in the foreground (settings from SKEIN_* environment variables)")
@@ -22,9 +264,113 @@ export async function main(argv: readonly string[]): Promise<number> {
         "  SKEIN_TOKEN bearer token (default: random per start)\n  SKEIN_DB    SQLite file (default $SKEIN_HOME/skein.sqlite)\n" +
         "  SKEIN_INSPECT=1  enable /debug routes\n  SKEIN_UNLOAD_SECONDS  unload idle sessions after this (default 3600)\n",
     )
-    .action(async () => {
-      exitCode = await runDaemonForeground();
+    .action(async (_options, command: Command) => {
+      const home = command.optsWithGlobals<{ home?: string }>().home;
+      const env = home === undefined ? process.env : { ...process.env, SKEIN_HOME: home };
+      const { runDaemonForeground } = await import("../daemon/daemon.js");
+      exitCode = await runDaemonForeground(env);
     });
-  await program.parseAsync([...argv], { from: "user" });
-  return exitCode;
+
+  const config = program
+    .command("config")
+    .description("manage provider profiles ($SKEIN_HOME/config.json)")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ skein config add openai --protocol responses --model gpt-5-mini --api-key-env OPENAI_API_KEY
+  $ skein config add claude --protocol anthropic --model claude-sonnet-4-5 --api-key-env ANTHROPIC_API_KEY
+  $ skein config add gemini --protocol gemini --model gemini-2.5-flash --api-key-env GEMINI_API_KEY
+  $ skein config add local --protocol chat_completions --base-url http://localhost:11434/v1 --model qwen3:8b
+  $ skein config list
+  $ skein config use claude
+  $ skein config test`,
+    );
+  config
+    .command("add")
+    .description("add (or replace) a provider profile; the first one becomes active")
+    .argument("<name>", "profile name (letters, digits, . _ -)")
+    .requiredOption("--protocol <protocol>", "chat_completions | responses | anthropic | gemini")
+    .requiredOption("--model <model>", "model name as the provider knows it")
+    .option("--base-url <url>", "API root (default: the vendor's public endpoint)")
+    .option("--api-key-env <var>", "read the API key from this environment variable (of the daemon)")
+    .option("--api-key <key>", 'store the API key in config.json (mode 0600); "-" reads it from stdin')
+    .option("--header <header...>", 'extra HTTP header "Name: value" (repeatable)')
+    .option("--use", "make it the active profile")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ skein config add openai --protocol responses --model gpt-5-mini --api-key-env OPENAI_API_KEY
+  $ skein config add ollama --protocol chat_completions --base-url http://localhost:11434/v1 --model qwen3:8b
+  $ printf %s "$KEY" | skein config add work --protocol anthropic --model claude-sonnet-4-5 --api-key -`,
+    )
+    .action(async (name: string, options, command: Command) => {
+      const { addProfile } = await import("./commands/provider-config.js");
+      exitCode = await addProfile(context(command), name, options);
+    });
+  config
+    .command("list")
+    .description("list provider profiles (* marks the active one; keys are never shown)")
+    .option("--json", "print as JSON")
+    .action(async (options, command: Command) => {
+      const { listProfiles } = await import("./commands/provider-config.js");
+      exitCode = listProfiles(context(command), options);
+    });
+  config
+    .command("remove")
+    .alias("rm")
+    .description("remove a provider profile")
+    .argument("<name>")
+    .action(async (name: string, _options, command: Command) => {
+      const { removeProfile } = await import("./commands/provider-config.js");
+      exitCode = await removeProfile(context(command), name);
+    });
+  config
+    .command("use")
+    .description("make a profile the active one (used by new sessions)")
+    .argument("<name>")
+    .action(async (name: string, _options, command: Command) => {
+      const { useProfile } = await import("./commands/provider-config.js");
+      exitCode = await useProfile(context(command), name);
+    });
+  config
+    .command("test")
+    .description("send one tiny request to a provider (default: the active profile) and report what happened")
+    .argument("[name]")
+    .option("--timeout <seconds>", "give up after this long", positiveInteger, 30)
+    .action(async (name: string | undefined, options: { timeout: number }, command: Command) => {
+      const { testProfile } = await import("./commands/provider-config.js");
+      exitCode = await testProfile(context(command), name, { timeoutMs: options.timeout * 1000 });
+    });
+
+  const first = argv[0];
+  const known = new Set([
+    "help",
+    ...program.commands.flatMap((command) => [command.name(), ...command.aliases()]),
+  ]);
+  if (first !== undefined && !first.startsWith("-") && !known.has(first)) {
+    process.stderr.write(`skein: unknown command "${first}" (see skein --help)\n`);
+    return exitCodes.usage;
+  }
+
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (
+        error.code === "commander.helpDisplayed" ||
+        error.code === "commander.version" ||
+        error.code === "commander.help"
+      ) {
+        return exitCodes.ok;
+      }
+      return exitCodes.usage;
+    }
+    const failure = describeFailure(error);
+    process.stderr.write(`skein: ${failure.message}\n`);
+    if (failure.hint !== undefined) process.stderr.write(`hint: ${failure.hint}\n`);
+    return failure.exitCode;
+  }
 }

@@ -1,0 +1,63 @@
+/**
+ * What every command gets: the home, the environment, the working directory, the terminal,
+ * and a way to reach the daemon (started in the background when none runs, unless
+ * SKEIN_NO_AUTOSTART=1).
+ *
+ * Boundary rule: per-invocation wiring only; commands receive a context and never read
+ * process globals themselves, so they stay callable from tests and other programs.
+ */
+import { DaemonUnreachableError } from "./client/api-errors.js";
+import { ensureDaemon } from "./client/ensure-daemon.js";
+import { DaemonClient } from "./daemon-client.js";
+import { processTerminal, type Terminal } from "./render/terminal.js";
+
+export interface CliContext {
+  home: string;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  terminal: Terminal;
+  stdin: NodeJS.ReadStream;
+}
+
+/** The context of this process, with `home` already resolved. */
+export function processContext(home: string): CliContext {
+  return {
+    home,
+    env: process.env,
+    cwd: process.cwd(),
+    terminal: processTerminal(process.env),
+    stdin: process.stdin,
+  };
+}
+
+/**
+ * A client of the home's daemon, starting one in the background first if needed. The check is
+ * one `GET /server` on the client's own keep-alive connection, which the command's requests
+ * then reuse.
+ */
+export async function connect(
+  context: CliContext,
+  options: { autoStart?: boolean } = {},
+): Promise<DaemonClient> {
+  const autoStart = (options.autoStart ?? true) && context.env.SKEIN_NO_AUTOSTART !== "1";
+  const client = new DaemonClient({ home: context.home });
+  let failure: unknown;
+  try {
+    const server = await client.server(2_000);
+    if (server.state === "ready") return client;
+    failure = new DaemonUnreachableError(context.home, "the daemon is shutting down");
+  } catch (error) {
+    failure = error;
+  }
+  client.close();
+  if (!autoStart) throw failure;
+  const daemon = await ensureDaemon({ home: context.home, env: context.env });
+  if (daemon.started) {
+    context.terminal.err.stream.write(
+      context.terminal.err.paint.dim(
+        `started the Skein daemon (pid ${daemon.info.pid}; log: ${context.home}/daemon.log)\n`,
+      ),
+    );
+  }
+  return new DaemonClient({ home: context.home });
+}

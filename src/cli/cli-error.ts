@@ -1,0 +1,61 @@
+/**
+ * How failures reach the person at the terminal: one line `skein: <message>` on stderr (plus an
+ * optional hint) and an exit code from exit-codes.ts.
+ *
+ * Boundary rule: commands throw `CliError` for failures they understand; anything else is
+ * classified here once (daemon errors by type and problem code), so every command reports the
+ * same failure the same way.
+ */
+import { DaemonApiError, DaemonProtocolError, DaemonUnreachableError } from "./client/api-errors.js";
+import { DaemonStartError } from "./client/ensure-daemon.js";
+import { type ExitCode, exitCodes } from "./exit-codes.js";
+
+/** A failure with the message and exit code to report. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode = exitCodes.error,
+    /** A second line telling what to do about it. */
+    readonly hint?: string,
+  ) {
+    super(message);
+    this.name = "CliError";
+  }
+}
+
+/** The message, hint and exit code of any error a command let escape. */
+export function describeFailure(error: unknown): { message: string; hint?: string; exitCode: ExitCode } {
+  if (error instanceof CliError) {
+    return {
+      message: error.message,
+      exitCode: error.exitCode,
+      ...(error.hint === undefined ? {} : { hint: error.hint }),
+    };
+  }
+  if (error instanceof DaemonUnreachableError) {
+    return {
+      message: error.message,
+      hint: "start it with `skein daemon start` (see `skein daemon logs` if it does not come up)",
+      exitCode: exitCodes.unreachable,
+    };
+  }
+  if (error instanceof DaemonStartError) return { message: error.message, exitCode: exitCodes.unreachable };
+  if (error instanceof DaemonApiError) {
+    const exitCode =
+      error.status === 404
+        ? exitCodes.notFound
+        : error.code === "daemon_unavailable"
+          ? exitCodes.unreachable
+          : exitCodes.error;
+    return { message: `${error.detail} (${error.code})`, exitCode };
+  }
+  if (error instanceof DaemonProtocolError) return { message: error.message, exitCode: exitCodes.error };
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === "ECONNRESET" || code === "ETIMEDOUT") {
+    return {
+      message: `lost the connection to the daemon (${String(code)})`,
+      exitCode: exitCodes.unreachable,
+    };
+  }
+  return { message: error instanceof Error ? error.message : String(error), exitCode: exitCodes.error };
+}

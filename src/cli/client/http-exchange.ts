@@ -1,0 +1,157 @@
+/**
+ * One HTTP exchange with the daemon over loopback (node:http: cheaper to load than fetch, and
+ * a stream can be cut at once by destroying its request).
+ *
+ * Boundary rule: transport only. Connection failures reject with the socket's error unchanged
+ * (the client decides what they mean); every answer, error statuses included, resolves.
+ */
+import {
+  type Agent,
+  type ClientRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  request,
+} from "node:http";
+import type { DaemonEndpoint } from "./discovery.js";
+
+/** A request to the daemon; `body` is sent as JSON. */
+export interface ExchangeRequest {
+  method: string;
+  path: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Abort when no answer has come after this long. */
+  timeoutMs?: number;
+}
+
+/** An answer with its body read. */
+export interface ExchangeAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** An error while talking to the daemon that says nothing reached it or came back. */
+export class ExchangeTimeoutError extends Error {
+  readonly code = "ETIMEDOUT";
+  constructor(method: string, path: string, timeoutMs: number) {
+    super(`${method} ${path}: no answer within ${timeoutMs} ms`);
+    this.name = "ExchangeTimeoutError";
+  }
+}
+
+/** Send one request and read the whole answer. */
+export function exchange(
+  endpoint: DaemonEndpoint,
+  agent: Agent,
+  spec: ExchangeRequest,
+): Promise<ExchangeAnswer> {
+  return new Promise((resolve, reject) => {
+    const payload = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${endpoint.token}`,
+      accept: "application/json",
+      ...(payload === undefined
+        ? {}
+        : { "content-type": "application/json", "content-length": String(Buffer.byteLength(payload)) }),
+      ...spec.headers,
+    };
+    const req = request(
+      {
+        host: endpoint.host ?? "127.0.0.1",
+        port: endpoint.port,
+        method: spec.method,
+        path: spec.path,
+        headers,
+        agent,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => {
+          clear();
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString("utf8"),
+          });
+        });
+        res.on("error", (error) => {
+          clear();
+          reject(error);
+        });
+      },
+    );
+    const timer =
+      spec.timeoutMs === undefined
+        ? undefined
+        : setTimeout(
+            () => req.destroy(new ExchangeTimeoutError(spec.method, spec.path, spec.timeoutMs!)),
+            spec.timeoutMs,
+          );
+    const clear = (): void => {
+      if (timer !== undefined) clearTimeout(timer);
+    };
+    req.on("error", (error) => {
+      clear();
+      reject(error);
+    });
+    req.end(payload);
+  });
+}
+
+/** An open event stream: the answer's head, its body as a readable, and a way to cut it. */
+export interface OpenedStream {
+  response: IncomingMessage;
+  request: ClientRequest;
+}
+
+/** Open `GET path` with `Accept: text/event-stream` on its own connection. */
+export function openEventStream(
+  endpoint: DaemonEndpoint,
+  path: string,
+  headers: Record<string, string> = {},
+  timeoutMs = 10_000,
+): Promise<OpenedStream> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: endpoint.host ?? "127.0.0.1",
+        port: endpoint.port,
+        method: "GET",
+        path,
+        agent: false,
+        headers: { authorization: `Bearer ${endpoint.token}`, accept: "text/event-stream", ...headers },
+      },
+      (res) => {
+        clearTimeout(timer);
+        resolve({ response: res, request: req });
+      },
+    );
+    const timer = setTimeout(() => req.destroy(new ExchangeTimeoutError("GET", path, timeoutMs)), timeoutMs);
+    req.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    req.end();
+  });
+}
+
+/** Read the rest of a response body as text. */
+export async function readBody(response: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of response) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Whether a socket error means the request cannot have reached a daemon. */
+export function isConnectionRefused(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "ECONNREFUSED" || code === "EADDRNOTAVAIL" || code === "ENOTFOUND";
+}
+
+/** Whether a socket error is a lost connection (the daemon may or may not have seen the request). */
+export function isConnectionLost(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "ECONNRESET" || code === "EPIPE" || code === "ETIMEDOUT" || code === "ECONNABORTED";
+}

@@ -1,0 +1,205 @@
+/**
+ * Following a session's event stream across dropped connections and daemon restarts.
+ *
+ * Boundary rule: this file owns reconnection and the resume cursor, nothing about rendering.
+ * After every batch it remembers `{generation, cursor}`; when the connection ends or breaks it
+ * re-reads daemon.json (a restarted daemon may have a new port or token) and reconnects with
+ * `after_generation`/`after_seq`. The daemon then either replays exactly what was missed or
+ * starts the batch with a reset and a snapshot; the caller sees both as ordinary batches, plus a
+ * `disconnected` item when a connection is lost and `reconnected` before the first batch of the
+ * next one. The first connection is not retried: its failure is the caller's to report.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { createParser } from "eventsource-parser";
+import { apiErrorFrom, DaemonApiError, DaemonUnreachableError } from "./api-errors.js";
+import type { StreamBatch, StreamCursor } from "./api-types.js";
+import type { DaemonEndpoint } from "./discovery.js";
+import {
+  isConnectionLost,
+  isConnectionRefused,
+  type OpenedStream,
+  openEventStream,
+  readBody,
+} from "./http-exchange.js";
+import { decodeBatch, StreamFrameError } from "./stream-batch.js";
+
+/** What a follower yields. */
+export type StreamItem =
+  | { kind: "batch"; batch: StreamBatch }
+  /** The connection was lost; the follower is reconnecting. */
+  | { kind: "disconnected"; reason: string }
+  /** A new connection is up; its first batch follows. */
+  | { kind: "reconnected"; downMs: number };
+
+export interface FollowOptions {
+  /** Resume after this position (null: an initial attach, which starts with a reset and a snapshot). */
+  after?: StreamCursor | null;
+  /** History entries in a reset's snapshot (0..200; the daemon's default is 100). */
+  tail?: number;
+  signal?: AbortSignal;
+  /** Give up when no connection could be made for this long after a loss (default 60 s). */
+  reconnectForMs?: number;
+  /** No byte (keepalives included) for this long counts as a lost connection (default 20 s). */
+  idleTimeoutMs?: number;
+}
+
+/** What the follower needs from a client: the current endpoint, and a re-read of daemon.json. */
+export interface StreamEndpointSource {
+  readonly home: string | null;
+  endpoint(): DaemonEndpoint;
+  rediscover(): boolean;
+}
+
+/** Follow `sessionId` until `signal` aborts; throws when the session is gone or the daemon stays away. */
+export async function* followSession(
+  source: StreamEndpointSource,
+  sessionId: string,
+  options: FollowOptions = {},
+): AsyncGenerator<StreamItem, void, undefined> {
+  const signal = options.signal;
+  const reconnectForMs = options.reconnectForMs ?? 60_000;
+  const idleTimeoutMs = options.idleTimeoutMs ?? 20_000;
+  let cursor: StreamCursor | null = options.after ?? null;
+  let lostAt: number | null = null;
+  let attempt = 0;
+  let everConnected = false;
+  // A function, so that the check after an await is not narrowed away by the loop condition.
+  const aborted = (): boolean => signal?.aborted === true;
+
+  while (!aborted()) {
+    let opened: OpenedStream;
+    try {
+      opened = await openEventStream(source.endpoint(), streamPath(sessionId, cursor, options.tail));
+      if (opened.response.statusCode !== 200) {
+        const status = opened.response.statusCode ?? 0;
+        const error = apiErrorFrom(status, await readBody(opened.response), "GET", `/sessions/${sessionId}`);
+        // A new token (401) or a daemon still draining (503) heal by themselves after a restart.
+        if (everConnected && (status === 401 || status === 503))
+          throw new RetryableStreamError(error.message);
+        throw error;
+      }
+    } catch (error) {
+      if (!everConnected || !isRetryable(error)) throw error;
+      lostAt ??= Date.now();
+      if (Date.now() - lostAt > reconnectForMs) {
+        throw new DaemonUnreachableError(
+          source.home,
+          `the stream could not be resumed for ${Math.round(reconnectForMs / 1000)} s`,
+          {
+            cause: error,
+          },
+        );
+      }
+      attempt += 1;
+      await pause(Math.min(1000, 50 * 2 ** attempt), signal);
+      source.rediscover();
+      continue;
+    }
+    everConnected = true;
+    const reason = yield* readBatches(opened, {
+      signal,
+      idleTimeoutMs,
+      onBatch: (batch) => {
+        cursor = { generation: batch.generation, sequence: batch.cursor };
+      },
+      onFirstBatch: () => {
+        const downMs = lostAt === null ? null : Date.now() - lostAt;
+        lostAt = null;
+        attempt = 0;
+        return downMs;
+      },
+    });
+    if (aborted()) return;
+    lostAt ??= Date.now();
+    yield { kind: "disconnected", reason };
+    source.rediscover();
+  }
+}
+
+class RetryableStreamError extends Error {}
+
+function isRetryable(error: unknown): boolean {
+  return (
+    error instanceof RetryableStreamError ||
+    error instanceof DaemonUnreachableError ||
+    isConnectionRefused(error) ||
+    isConnectionLost(error) ||
+    (error instanceof DaemonApiError && (error.status === 401 || error.status === 503))
+  );
+}
+
+/** Yield the batches of one connection; returns why it ended. */
+async function* readBatches(
+  opened: OpenedStream,
+  hooks: {
+    signal: AbortSignal | undefined;
+    idleTimeoutMs: number;
+    onBatch(batch: StreamBatch): void;
+    /** Called before the first batch; returns how long the stream was down (null: first connection). */
+    onFirstBatch(): number | null;
+  },
+): AsyncGenerator<StreamItem, string, undefined> {
+  const { request, response } = opened;
+  const frames: string[] = [];
+  const parser = createParser({ onEvent: (message) => frames.push(message.data) });
+  let idleTimer: NodeJS.Timeout | undefined;
+  const armIdle = (): void => {
+    if (idleTimer !== undefined) clearTimeout(idleTimer);
+    idleTimer = setTimeout(
+      () => request.destroy(new Error("no data or keepalive from the daemon")),
+      hooks.idleTimeoutMs,
+    );
+  };
+  const onAbort = (): void => {
+    request.destroy();
+  };
+  hooks.signal?.addEventListener("abort", onAbort, { once: true });
+  let first = true;
+  let reason = "the daemon closed the stream";
+  response.setEncoding("utf8");
+  armIdle();
+  try {
+    for await (const chunk of response) {
+      armIdle();
+      parser.feed(chunk as string);
+      while (frames.length > 0) {
+        const batch = decodeBatch(frames.shift()!);
+        hooks.onBatch(batch);
+        if (first) {
+          first = false;
+          const downMs = hooks.onFirstBatch();
+          if (downMs !== null) yield { kind: "reconnected", downMs };
+        }
+        yield { kind: "batch", batch };
+      }
+    }
+  } catch (error) {
+    // A frame this client cannot decode will not decode better after a reconnect.
+    if (error instanceof StreamFrameError) throw error;
+    reason = error instanceof Error ? error.message : String(error);
+  } finally {
+    if (idleTimer !== undefined) clearTimeout(idleTimer);
+    hooks.signal?.removeEventListener("abort", onAbort);
+    request.destroy();
+  }
+  return reason;
+}
+
+function streamPath(sessionId: string, cursor: StreamCursor | null, tail: number | undefined): string {
+  const query = new URLSearchParams();
+  if (cursor !== null) {
+    query.set("after_generation", cursor.generation);
+    query.set("after_seq", String(cursor.sequence));
+  }
+  if (tail !== undefined) query.set("tail", String(tail));
+  const suffix = query.size > 0 ? `?${query.toString()}` : "";
+  return `/sessions/${encodeURIComponent(sessionId)}${suffix}`;
+}
+
+async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await sleep(ms, undefined, signal === undefined ? undefined : { signal });
+  } catch {
+    // aborted: the loop condition ends the follower
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Decoding one stream frame's `data:` JSON into a `StreamBatch`.
+ *
+ * Boundary rule: pure. A leading reset event is split off with the frame's snapshot; event
+ * types this client does not know (a newer daemon) are dropped from `events` but kept in `raw`.
+ */
+import type {
+  ResetReason,
+  SessionEvent,
+  SessionSnapshot,
+  StreamBatch,
+  StreamEventType,
+} from "./api-types.js";
+
+const knownTypes: ReadonlySet<string> = new Set<StreamEventType>([
+  "status",
+  "input",
+  "text",
+  "thinking",
+  "message",
+  "tool",
+  "retry",
+  "usage",
+  "committed",
+  "turn_completed",
+  "error",
+]);
+
+const resetReasons: ReadonlySet<string> = new Set<ResetReason>([
+  "initial",
+  "generation_changed",
+  "replay_unavailable",
+]);
+
+/** A frame that is not a batch. */
+export class StreamFrameError extends Error {
+  constructor(reason: string) {
+    super(`malformed stream frame: ${reason}`);
+    this.name = "StreamFrameError";
+  }
+}
+
+/** Decode the JSON text of one `data:` line. */
+export function decodeBatch(data: string): StreamBatch {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    throw new StreamFrameError("not JSON");
+  }
+  if (typeof value !== "object" || value === null) throw new StreamFrameError("not an object");
+  const frame = value as { generation?: unknown; cursor?: unknown; events?: unknown; snapshot?: unknown };
+  if (typeof frame.generation !== "string") throw new StreamFrameError("no generation");
+  if (typeof frame.cursor !== "number") throw new StreamFrameError("no cursor");
+  if (!Array.isArray(frame.events)) throw new StreamFrameError("no events");
+  const raw = frame.events as unknown[];
+  let reset: StreamBatch["reset"] = null;
+  const events: SessionEvent[] = [];
+  for (const item of raw) {
+    if (typeof item !== "object" || item === null) continue;
+    const event = item as { type?: unknown; data?: unknown };
+    if (event.type === "reset") {
+      const reason = (event.data as { reason?: unknown } | undefined)?.reason;
+      if (typeof reason !== "string" || !resetReasons.has(reason))
+        throw new StreamFrameError("bad reset reason");
+      if (typeof frame.snapshot !== "object" || frame.snapshot === null) {
+        throw new StreamFrameError("a reset without a snapshot");
+      }
+      reset = { reason: reason as ResetReason, snapshot: frame.snapshot as SessionSnapshot };
+      continue;
+    }
+    if (typeof event.type === "string" && knownTypes.has(event.type)) events.push(item as SessionEvent);
+  }
+  return { generation: frame.generation, cursor: frame.cursor, events, reset, raw };
+}

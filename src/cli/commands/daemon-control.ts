@@ -1,0 +1,141 @@
+/**
+ * `skein daemon start|stop|status|logs` (`run` is wired in main.ts: it loads the daemon itself).
+ *
+ * Boundary rule: the daemon is managed through its public surface only: the start command,
+ * daemon.json, `GET /server`, `POST /server/shutdown` and daemon.log.
+ */
+import { createReadStream, existsSync, readFileSync, statSync, watch } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { CliContext } from "../cli-context.js";
+import { CliError } from "../cli-error.js";
+import { daemonLogPath, readDaemonInfo } from "../client/discovery.js";
+import { ensureDaemon, probeDaemon, processAlive } from "../client/ensure-daemon.js";
+import { DaemonClient } from "../daemon-client.js";
+import { type ExitCode, exitCodes } from "../exit-codes.js";
+import { writeLine } from "../render/terminal.js";
+
+/** `skein daemon start`: start in the background unless one runs already. */
+export async function startDaemon(context: CliContext): Promise<ExitCode> {
+  const daemon = await ensureDaemon({ home: context.home, env: context.env });
+  const { pid, port } = daemon.info;
+  const out = context.terminal.out;
+  writeLine(
+    out,
+    daemon.started
+      ? `started the Skein daemon (pid ${pid}, port ${port}, home ${context.home}; log ${daemonLogPath(context.home)})`
+      : `the Skein daemon is already running (pid ${pid}, port ${port}, home ${context.home})`,
+  );
+  return exitCodes.ok;
+}
+
+/** `skein daemon stop`: drain (running turns get `timeoutMs`) and wait for the process to exit. */
+export async function stopDaemon(context: CliContext, options: { timeoutMs: number }): Promise<ExitCode> {
+  const out = context.terminal.out;
+  const live = await probeDaemon(context.home);
+  if (live === null) {
+    writeLine(out, `no Skein daemon is running for ${context.home}`);
+    return exitCodes.ok;
+  }
+  const client = new DaemonClient({
+    home: context.home,
+    endpoint: { port: live.info.port, token: live.info.token },
+  });
+  try {
+    await client.shutdown(live.server.instance_id, options.timeoutMs);
+  } finally {
+    client.close();
+  }
+  const deadline = Date.now() + options.timeoutMs + 15_000;
+  while (processAlive(live.info.pid)) {
+    if (Date.now() > deadline) {
+      throw new CliError(
+        `the daemon (pid ${live.info.pid}) is still running after the shutdown request`,
+        exitCodes.error,
+      );
+    }
+    await sleep(25);
+  }
+  writeLine(out, `stopped the Skein daemon (pid ${live.info.pid})`);
+  return exitCodes.ok;
+}
+
+/** `skein daemon status`: exit 0 when a daemon answers, 3 when none does. */
+export async function daemonStatus(context: CliContext, options: { json?: boolean }): Promise<ExitCode> {
+  const out = context.terminal.out;
+  const live = await probeDaemon(context.home);
+  if (options.json === true) {
+    writeLine(
+      out,
+      JSON.stringify(
+        live === null
+          ? { running: false, home: context.home }
+          : { running: true, home: context.home, pid: live.info.pid, port: live.info.port, ...live.server },
+      ),
+    );
+    return live === null ? exitCodes.unreachable : exitCodes.ok;
+  }
+  if (live === null) {
+    let stale = "";
+    try {
+      const info = readDaemonInfo(context.home);
+      if (info !== null)
+        stale = ` (daemon.json names pid ${info.pid}, which ${processAlive(info.pid) ? "does not answer" : "is gone"})`;
+    } catch {
+      stale = " (daemon.json is unreadable)";
+    }
+    writeLine(out, `not running: no Skein daemon answers for ${context.home}${stale}`);
+    return exitCodes.unreachable;
+  }
+  const { info, server } = live;
+  writeLine(
+    out,
+    `running: pid ${info.pid}, port ${info.port}, version ${server.version}, protocol ${server.protocol}, state ${server.state}`,
+  );
+  writeLine(out, `home ${context.home}; instance ${server.instance_id}; log ${daemonLogPath(context.home)}`);
+  return exitCodes.ok;
+}
+
+/** `skein daemon logs [-n N] [-f]`. */
+export async function daemonLogs(
+  context: CliContext,
+  options: { lines: number; follow?: boolean },
+): Promise<ExitCode> {
+  const path = daemonLogPath(context.home);
+  const out = context.terminal.out.stream;
+  if (!existsSync(path)) {
+    if (options.follow !== true) {
+      writeLine(context.terminal.err, `no daemon log yet at ${path}`);
+      return exitCodes.ok;
+    }
+  } else {
+    const lines = readFileSync(path, "utf8").split("\n");
+    if (lines.at(-1) === "") lines.pop();
+    for (const line of lines.slice(-options.lines)) out.write(`${line}\n`);
+  }
+  if (options.follow !== true) return exitCodes.ok;
+  let offset = existsSync(path) ? statSync(path).size : 0;
+  await new Promise<void>((resolve) => {
+    const pump = (): void => {
+      if (!existsSync(path)) return;
+      const size = statSync(path).size;
+      if (size < offset) offset = 0;
+      if (size === offset) return;
+      const start = offset;
+      offset = size;
+      createReadStream(path, { start, end: size - 1 }).pipe(out, { end: false });
+    };
+    const timer = setInterval(pump, 250);
+    let watcher: ReturnType<typeof watch> | null = null;
+    try {
+      watcher = watch(context.home, () => pump());
+    } catch {
+      // polling alone is enough
+    }
+    process.once("SIGINT", () => {
+      clearInterval(timer);
+      watcher?.close();
+      resolve();
+    });
+  });
+  return exitCodes.ok;
+}

@@ -1,0 +1,243 @@
+/**
+ * A typed client of the Skein daemon's HTTP API, usable by any program:
+ *
+ *   const client = DaemonClient.forHome();            // $SKEIN_HOME or ~/.skein
+ *   const session = await client.createSession(uuidV7(), { workspace: process.cwd() });
+ *   await client.putInput(session.id, uuidV7(), { kind: "message", text: "hi" });
+ *   for await (const item of client.follow(session.id, { after: session.cursor })) { ... }
+ *   client.close();
+ *
+ * Boundary rule: HTTP only; nothing here touches the daemon's modules or its database. The
+ * endpoint comes from the home's daemon.json and is re-read when a connection is refused or the
+ * token is rejected (a restarted daemon has a new token and maybe a new port); the request is
+ * then sent once more, which is safe because neither failure lets the request reach a handler.
+ * Error answers become `DaemonApiError` (status, problem code, detail).
+ */
+import { Agent } from "node:http";
+import { apiErrorFrom, DaemonProtocolError, DaemonUnreachableError } from "./client/api-errors.js";
+import type {
+  CancelAnswer,
+  DeleteAnswer,
+  ForkSessionBody,
+  HistoryPage,
+  HistoryQuery,
+  InputBody,
+  InputReceipt,
+  InterruptAnswer,
+  NewSessionBody,
+  ServerInfo,
+  SessionSnapshot,
+  SessionSummary,
+  ShutdownAnswer,
+} from "./client/api-types.js";
+import { type DaemonEndpoint, readDaemonInfo, skeinHome } from "./client/discovery.js";
+import { type ExchangeAnswer, exchange, isConnectionRefused } from "./client/http-exchange.js";
+import { type FollowOptions, followSession, type StreamItem } from "./client/session-stream.js";
+
+export * from "./client/api-errors.js";
+export type * from "./client/api-types.js";
+export { type DaemonEndpoint, skeinHome } from "./client/discovery.js";
+export {
+  DaemonStartError,
+  type EnsureDaemonOptions,
+  ensureDaemon,
+  type LiveDaemon,
+  probeDaemon,
+} from "./client/ensure-daemon.js";
+export type { FollowOptions, StreamItem } from "./client/session-stream.js";
+export { uuidV7 } from "./client/uuid-v7.js";
+
+export interface DaemonClientOptions {
+  /** Find the daemon through this home's daemon.json (default: SKEIN_HOME or ~/.skein). */
+  home?: string;
+  /** Talk to this endpoint instead of reading daemon.json. */
+  endpoint?: DaemonEndpoint;
+  /** Per-request timeout (default 30 s). */
+  timeoutMs?: number;
+}
+
+interface CallOptions {
+  body?: unknown;
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+/** A connection to one daemon (or to whichever daemon currently serves a home). */
+export class DaemonClient {
+  /** The home whose daemon.json names the daemon; null for a fixed endpoint. */
+  readonly home: string | null;
+  readonly #agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  readonly #timeoutMs: number;
+  #endpoint: DaemonEndpoint | null;
+
+  constructor(options: DaemonClientOptions = {}) {
+    this.#endpoint = options.endpoint ?? null;
+    this.home = options.endpoint === undefined ? (options.home ?? skeinHome()) : (options.home ?? null);
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+  }
+
+  /** A client of the daemon serving `home`. */
+  static forHome(home: string = skeinHome()): DaemonClient {
+    return new DaemonClient({ home });
+  }
+
+  /** The endpoint requests go to; reads daemon.json the first time. Throws DaemonUnreachableError. */
+  endpoint(): DaemonEndpoint {
+    if (this.#endpoint !== null) return this.#endpoint;
+    if (this.home === null) throw new DaemonUnreachableError(null, "no endpoint was given");
+    const info = readDaemonInfo(this.home);
+    if (info === null)
+      throw new DaemonUnreachableError(this.home, "no daemon is running (there is no daemon.json)");
+    this.#endpoint = { port: info.port, token: info.token };
+    return this.#endpoint;
+  }
+
+  /** Re-read daemon.json; true when it names another port or token than before. */
+  rediscover(): boolean {
+    if (this.home === null) return false;
+    let info: ReturnType<typeof readDaemonInfo>;
+    try {
+      info = readDaemonInfo(this.home);
+    } catch {
+      info = null;
+    }
+    const before = this.#endpoint;
+    if (info === null) {
+      this.#endpoint = null;
+      return before !== null;
+    }
+    this.#endpoint = { port: info.port, token: info.token };
+    return before === null || before.port !== info.port || before.token !== info.token;
+  }
+
+  /** `GET /server`. */
+  server(timeoutMs?: number): Promise<ServerInfo> {
+    return this.#call("GET", "/server", timeoutMs === undefined ? {} : { timeoutMs });
+  }
+
+  /** `POST /server/shutdown`: the daemon drains (running turns get `timeoutMs`) and exits. */
+  shutdown(instanceId: string, timeoutMs?: number): Promise<ShutdownAnswer> {
+    return this.#call("POST", "/server/shutdown", {
+      body:
+        timeoutMs === undefined
+          ? { instance_id: instanceId }
+          : { instance_id: instanceId, timeout_ms: timeoutMs },
+    });
+  }
+
+  /** `GET /sessions`: every session, newest activity first. */
+  async listSessions(): Promise<SessionSummary[]> {
+    const answer = await this.#call<{ items: SessionSummary[] }>("GET", "/sessions");
+    if (!Array.isArray(answer.items)) throw new DaemonProtocolError("GET", "/sessions", "no items array");
+    return answer.items;
+  }
+
+  /** `GET /sessions/{id}`: the snapshot with the newest `tail` history entries (default 100). */
+  getSession(id: string, tail?: number): Promise<SessionSnapshot> {
+    return this.#call("GET", `${sessionPath(id)}${tail === undefined ? "" : `?tail=${tail}`}`);
+  }
+
+  /** `PUT /sessions/{id}` (If-None-Match: *): a new session; `id` must be a fresh UUIDv7. */
+  createSession(id: string, body: NewSessionBody): Promise<SessionSnapshot> {
+    return this.#call("PUT", sessionPath(id), {
+      body: { kind: "new", ...body },
+      headers: { "if-none-match": "*" },
+    });
+  }
+
+  /** `PUT /sessions/{id}` with a fork body: a copy of the source's history up to `checkpoint_id`. */
+  forkSession(id: string, body: ForkSessionBody): Promise<SessionSnapshot> {
+    return this.#call("PUT", sessionPath(id), {
+      body: { kind: "fork", ...body },
+      headers: { "if-none-match": "*" },
+    });
+  }
+
+  /** `DELETE /sessions/{id}` (409 session_busy while a turn runs). */
+  deleteSession(id: string): Promise<DeleteAnswer> {
+    return this.#call("DELETE", sessionPath(id));
+  }
+
+  /** `PUT /sessions/{sid}/inputs/{iid}`: durable and idempotent (same id and body: same receipt). */
+  putInput(sessionId: string, inputId: string, body: InputBody): Promise<InputReceipt> {
+    return this.#call("PUT", `${sessionPath(sessionId)}/inputs/${encodeURIComponent(inputId)}`, { body });
+  }
+
+  /** `GET /sessions/{sid}/inputs/{iid}`. */
+  getInput(sessionId: string, inputId: string): Promise<InputReceipt> {
+    return this.#call("GET", `${sessionPath(sessionId)}/inputs/${encodeURIComponent(inputId)}`);
+  }
+
+  /** `POST /sessions/{sid}/inputs/{iid}/cancel`. */
+  cancelInput(sessionId: string, inputId: string): Promise<CancelAnswer> {
+    return this.#call("POST", `${sessionPath(sessionId)}/inputs/${encodeURIComponent(inputId)}/cancel`);
+  }
+
+  /** `POST /sessions/{sid}/interrupt`: stop run `runId` and cancel queued inputs up to `throughInputOrder`. */
+  interrupt(sessionId: string, runId: string | null, throughInputOrder: number): Promise<InterruptAnswer> {
+    return this.#call("POST", `${sessionPath(sessionId)}/interrupt`, {
+      body: { run_id: runId, through_input_order: throughInputOrder },
+    });
+  }
+
+  /** `GET /sessions/{id}/history`: one page (the newest without a query). */
+  history(sessionId: string, query: HistoryQuery = {}): Promise<HistoryPage> {
+    const params = new URLSearchParams();
+    if (query.limit !== undefined) params.set("limit", String(query.limit));
+    if (query.next !== undefined) params.set("next", query.next);
+    if (query.before !== undefined) params.set("before", String(query.before));
+    if (query.after !== undefined) params.set("after", String(query.after));
+    const suffix = params.size > 0 ? `?${params.toString()}` : "";
+    return this.#call("GET", `${sessionPath(sessionId)}/history${suffix}`);
+  }
+
+  /** Follow the session's event stream, resuming across reconnects (see session-stream.ts). */
+  follow(sessionId: string, options: FollowOptions = {}): AsyncGenerator<StreamItem, void, undefined> {
+    return followSession(this, sessionId, options);
+  }
+
+  /** Close idle keep-alive connections (call when done, so the process can exit at once). */
+  close(): void {
+    this.#agent.destroy();
+  }
+
+  async #call<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
+    const answer = await this.#send(method, path, options);
+    if (answer.status >= 400) throw apiErrorFrom(answer.status, answer.body, method, path);
+    try {
+      return JSON.parse(answer.body) as T;
+    } catch {
+      throw new DaemonProtocolError(method, path, `a ${answer.status} answer that is not JSON`);
+    }
+  }
+
+  async #send(method: string, path: string, options: CallOptions): Promise<ExchangeAnswer> {
+    const spec = { method, path, timeoutMs: options.timeoutMs ?? this.#timeoutMs, ...options };
+    let endpoint = this.endpoint();
+    try {
+      const answer = await exchange(endpoint, this.#agent, spec);
+      if (answer.status !== 401 || !this.rediscover() || this.#endpoint === null) return answer;
+      endpoint = this.#endpoint;
+    } catch (error) {
+      if (!isConnectionRefused(error)) throw error;
+      if (!this.rediscover() || this.#endpoint === null) {
+        throw new DaemonUnreachableError(this.home, `nothing answers on 127.0.0.1:${endpoint.port}`, {
+          cause: error,
+        });
+      }
+      endpoint = this.#endpoint;
+    }
+    try {
+      return await exchange(endpoint, this.#agent, spec);
+    } catch (error) {
+      if (!isConnectionRefused(error)) throw error;
+      throw new DaemonUnreachableError(this.home, `nothing answers on 127.0.0.1:${endpoint.port}`, {
+        cause: error,
+      });
+    }
+  }
+}
+
+function sessionPath(id: string): string {
+  return `/sessions/${encodeURIComponent(id)}`;
+}

@@ -1,0 +1,21 @@
+/**
+ * The exit codes of `skein` (documented in docs/cli.md; scripts rely on them).
+ *
+ * Boundary rule: the single list; commands return these names, never bare numbers.
+ */
+export const exitCodes = {
+  /** Success. */
+  ok: 0,
+  /** The command failed: a turn failed, the provider answered an error, the daemon refused a request. */
+  error: 1,
+  /** Bad usage: unknown command or option, missing argument, ambiguous session id. */
+  usage: 2,
+  /** No daemon could be reached or started. */
+  unreachable: 3,
+  /** The session (or input, profile) named does not exist. */
+  notFound: 4,
+  /** Interrupted by Ctrl-C (the running turn was interrupted). */
+  interrupted: 130,
+} as const;
+
+export type ExitCode = (typeof exitCodes)[keyof typeof exitCodes];

@@ -1,0 +1,75 @@
+/**
+ * `skein show`: a session's history as readable text, each entry tagged with the id a fork
+ * can start from.
+ *
+ * Boundary rule: pure formatting of snapshot data and history entries into lines.
+ */
+import type { HistoryEntry, SessionSnapshot } from "../client/api-types.js";
+import { clockTime } from "./relative-time.js";
+import type { Paint } from "./terminal.js";
+import { entryJson, entryText, shortArguments, shortResult } from "./tool-line.js";
+
+/** The header lines of a session. */
+export function sessionHeader(snapshot: SessionSnapshot, paint: Paint): string[] {
+  const lines = [
+    `${paint.bold("session")} ${paint.cyan(snapshot.id)}${snapshot.name === null ? "" : `  ${paint.bold(snapshot.name)}`}`,
+  ];
+  const model =
+    snapshot.model === null
+      ? "no provider"
+      : `${snapshot.model}${snapshot.provider_profile === null ? "" : ` (${snapshot.provider_profile})`}`;
+  lines.push(paint.dim(`workspace ${snapshot.workspace} · model ${model} · created ${snapshot.created_at}`));
+  const usage = snapshot.usage;
+  lines.push(
+    paint.dim(
+      `status ${snapshot.status.phase} · ${usage.total_tokens} tokens (${usage.prompt_tokens} in, ${usage.completion_tokens} out)` +
+        (snapshot.parent_id === null ? "" : ` · forked from ${snapshot.parent_id}`),
+    ),
+  );
+  return lines;
+}
+
+/** The lines of one entry. */
+export function entryLines(
+  entry: HistoryEntry,
+  paint: Paint,
+  options: { showThinking: boolean; calls: Map<string, { name: string; args: unknown }> },
+): string[] {
+  const tag = paint.dim(`[${entry.id}]`);
+  const time = paint.dim(clockTime(entry.created_at));
+  const body = (text: string, style: (text: string) => string = (t) => t): string[] =>
+    text.split("\n").map((line) => `    ${style(line)}`);
+  switch (entry.kind) {
+    case "user":
+      return [`${tag} ${paint.bold(paint.cyan("you"))} ${time}`, ...body(entryText(entry), paint.bold)];
+    case "assistant":
+      return [`${tag} ${paint.bold("assistant")} ${time}`, ...body(entryText(entry))];
+    case "thinking": {
+      const text = entryText(entry);
+      if (!options.showThinking || text === "") return [];
+      return [`${tag} ${paint.dim("thinking")}`, ...body(text, (line) => paint.dim(paint.italic(line)))];
+    }
+    case "tool_call": {
+      const name = entry.tool?.name ?? "?";
+      const args = entryJson(entry, "arguments");
+      if (entry.tool !== null) options.calls.set(entry.tool.tool_call_id, { name, args });
+      return [`${tag} ${paint.yellow("⚙")} ${paint.bold(name)} ${paint.dim(shortArguments(args, 100))}`];
+    }
+    case "tool_result": {
+      const isError = entry.tool?.is_error === true;
+      const result = shortResult(entryJson(entry, "result"), 100);
+      const name = entry.tool?.name ?? "";
+      return [
+        `${tag} ${isError ? paint.red("✗") : paint.dim("→")} ${paint.dim(name)} ${isError ? paint.red(result) : result}`,
+      ];
+    }
+    case "note":
+      return [`${tag} ${paint.dim("note")}`, ...body(entryText(entry), paint.dim)];
+    case "continuation":
+      return [`${tag} ${paint.dim("(continue)")}`];
+    default: {
+      const unknown: never = entry.kind;
+      return [`${tag} ${String(unknown)}`];
+    }
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * The `skein sessions` table: id prefix, name, status, last activity, model, preview.
+ *
+ * Boundary rule: pure formatting of summaries; on a terminal the preview is cut to the width,
+ * elsewhere every row still stays one line.
+ */
+import type { SessionSummary } from "../client/api-types.js";
+import { uniquePrefixes } from "../session-ref.js";
+import { relativeTime } from "./relative-time.js";
+import type { OutputStream } from "./terminal.js";
+import { clip, oneLine, padVisible, visibleWidth } from "./text-shape.js";
+
+/** The table's lines (a header and one row per session). */
+export function sessionTable(
+  sessions: readonly SessionSummary[],
+  output: OutputStream,
+  now = Date.now(),
+): string[] {
+  const paint = output.paint;
+  const prefixes = uniquePrefixes(sessions.map((session) => session.id));
+  const rows = sessions.map((session) => {
+    const running = session.status.phase === "running";
+    return [
+      prefixes.get(session.id) ?? session.id,
+      clip(session.name ?? "", 24),
+      running ? (session.status.interrupt_requested ? "stopping" : "running") : "idle",
+      relativeTime(session.activity_at, now),
+      clip(session.model ?? "-", 24),
+      oneLine(session.preview.text) + (session.preview.truncated ? "…" : ""),
+    ];
+  });
+  const header = ["ID", "NAME", "STATUS", "ACTIVE", "MODEL", "PREVIEW"];
+  const widths = header
+    .slice(0, 5)
+    .map((title, column) => Math.max(visibleWidth(title), ...rows.map((row) => visibleWidth(row[column]!))));
+  const used = widths.reduce((sum, width) => sum + width + 2, 0);
+  const previewWidth = output.tty ? Math.max(10, output.columns - used - 1) : 60;
+  const format = (cells: string[], style: (text: string, column: number) => string): string =>
+    cells
+      .map((cell, column) => {
+        if (column === 5) return style(clip(cell, previewWidth), column);
+        return padVisible(style(cell, column), widths[column]!);
+      })
+      .join("  ")
+      .trimEnd();
+  const lines = [format(header, (text) => paint.bold(text))];
+  for (const row of rows) {
+    lines.push(
+      format(row, (text, column) => {
+        if (column === 0) return paint.cyan(text);
+        if (column === 2) return text === "idle" ? paint.dim(text) : paint.green(text);
+        if (column === 3 || column === 4) return paint.dim(text);
+        return text;
+      }),
+    );
+  }
+  return lines;
+}

@@ -1,0 +1,325 @@
+/**
+ * The live transcript of a session on a terminal: streamed text as it arrives, thinking dimmed
+ * (or hidden), one line per tool call, notes and notices.
+ *
+ * Boundary rule: rendering only; it never talks to the daemon. It is fed stream events and
+ * history entries (from `message` events and from reset snapshots) and guarantees that nothing
+ * is shown twice: entries are remembered by id, tool calls by call id, and text already shown
+ * from deltas is matched against the entry that commits it, so only what the deltas missed is
+ * printed. Deltas are not durable: when a daemon restart loses a turn's uncommitted text, that
+ * text stays on screen and a notice says so; nothing is reprinted.
+ */
+import type { HistoryEntry, SessionEvent } from "../client/api-types.js";
+import type { Spinner } from "./spinner.js";
+import type { OutputStream } from "./terminal.js";
+import { entryJson, entryText, toolLine } from "./tool-line.js";
+
+export interface TranscriptViewOptions {
+  /** Where answer text goes. */
+  text: OutputStream;
+  /** Where everything else goes: thinking, tool lines, notes, notices. */
+  aside: OutputStream;
+  showThinking: boolean;
+  /** Show user prompts from history (inputs sent by this process are never echoed). */
+  showUserEntries: boolean;
+  spinner?: Spinner | null;
+  /** Render only what belongs to these runs; default: everything. */
+  runFilter?: (runId: string | null) => boolean;
+  /** Print `error` events (default true; `run` reports the error once, at the end, instead). */
+  showErrors?: boolean;
+}
+
+type DeltaKind = "text" | "thinking";
+
+/** Text shown from deltas and not yet matched to a committed entry. */
+interface Segment {
+  kind: DeltaKind;
+  runId: string;
+  messageId: string;
+  shown: string;
+}
+
+/** Renders a session's live transcript without ever showing anything twice. */
+export class TranscriptView {
+  showThinking: boolean;
+  readonly #options: TranscriptViewOptions;
+  readonly #known = new Set<string>();
+  readonly #ownInputs = new Set<string>();
+  readonly #shownTools = new Set<string>();
+  readonly #calls = new Map<string, { name: string; args: unknown }>();
+  readonly #segments: Segment[] = [];
+  readonly #openLine = new Map<OutputStream, boolean>();
+  /** The paragraph being streamed into ("<kind>:<message id>"), or null after a full line. */
+  #paragraph: string | null = null;
+
+  constructor(options: TranscriptViewOptions) {
+    this.#options = options;
+    this.showThinking = options.showThinking;
+  }
+
+  /** An input sent from here: its user entry is not echoed (the person just typed it). */
+  markOwnInput(inputId: string): void {
+    this.#ownInputs.add(inputId);
+  }
+
+  /** Whether the entry with this id was shown (or deliberately skipped) already. */
+  knows(entryId: string): boolean {
+    return this.#known.has(entryId);
+  }
+
+  /** Remember entries as seen without showing them (history the person does not need again). */
+  markKnown(entries: readonly HistoryEntry[]): void {
+    for (const entry of entries) {
+      this.#known.add(entry.id);
+      if (entry.kind === "tool_call" && entry.tool !== null) this.#rememberCall(entry);
+      if (entry.kind === "tool_result" && entry.tool !== null) this.#shownTools.add(entry.tool.tool_call_id);
+    }
+  }
+
+  /** Show the entries not shown yet, in order. */
+  renderEntries(entries: readonly HistoryEntry[]): void {
+    for (const entry of entries) this.#entry(entry);
+  }
+
+  /**
+   * After a reset: one notice line (saying so when streamed text above was never saved), then
+   * what the snapshot has that was not shown; text segments of runs that are over are dropped
+   * (their uncommitted text is gone for good).
+   */
+  applyReset(entries: readonly HistoryEntry[], runningRunId: string | null, notice: string): void {
+    const unsaved = this.#segments.some(
+      (segment) =>
+        segment.runId !== runningRunId &&
+        segment.shown !== "" &&
+        !entries.some(
+          (entry) =>
+            !this.#known.has(entry.id) &&
+            entry.turn_id === segment.runId &&
+            (entry.kind === "assistant" || entry.kind === "thinking"),
+        ),
+    );
+    this.notice(unsaved ? `${notice}; the unsaved end of the output above was dropped —` : `${notice} —`);
+    this.renderEntries(entries);
+    for (let i = this.#segments.length - 1; i >= 0; i--) {
+      if (this.#segments[i]!.runId !== runningRunId) this.#segments.splice(i, 1);
+    }
+    this.#endParagraph();
+  }
+
+  /** Feed one stream event. */
+  onEvent(event: SessionEvent): void {
+    switch (event.type) {
+      case "text":
+      case "thinking":
+        if (!this.#wanted(event.data.run_id)) return;
+        this.#delta(event.type, event.data.run_id, event.data.message_id, event.data.text);
+        return;
+      case "message":
+        this.#entry(event.data.entry);
+        return;
+      case "tool": {
+        const { tool_call_id: id, name, arguments: args, result } = event.data;
+        if (result === null) {
+          this.#calls.set(id, { name, args });
+          // The spinner redraws its own line: it must not sit on (and wipe) an unfinished one.
+          this.#endParagraph();
+          this.#options.spinner?.start(`running ${name}…`);
+          return;
+        }
+        if (this.#shownTools.has(id)) return;
+        this.#shownTools.add(id);
+        this.#calls.set(id, { name, args });
+        this.#asideLine(
+          toolLine(
+            this.#options.aside.paint,
+            { name, args, result, isError: event.data.is_error === true },
+            this.#options.aside.columns,
+          ),
+        );
+        return;
+      }
+      case "retry": {
+        if (!this.#wanted(event.data.run_id)) return;
+        const seconds = (event.data.delay_ms / 1000).toFixed(1);
+        this.notice(
+          `provider request failed (${event.data.reason}); retry ${event.data.attempt} in ${seconds} s`,
+        );
+        return;
+      }
+      case "error":
+        if (this.#options.showErrors === false || !this.#wanted(event.data.run_id)) return;
+        this.#asideLine(this.#options.aside.paint.red(`error: ${event.data.message}`));
+        return;
+      case "status":
+      case "input":
+      case "usage":
+      case "committed":
+      case "turn_completed":
+        return;
+      default: {
+        const unknown: never = event;
+        throw new Error(`unhandled stream event ${JSON.stringify(unknown)}`);
+      }
+    }
+  }
+
+  /** One dim line on the aside stream. */
+  notice(text: string): void {
+    this.#asideLine(this.#options.aside.paint.dim(text));
+  }
+
+  /** One line on the aside stream as given (already styled). */
+  line(text: string): void {
+    this.#asideLine(text);
+  }
+
+  /** End any unfinished line (call before the prompt comes back, or before exiting). */
+  finish(): void {
+    this.#options.spinner?.stop();
+    this.#endParagraph();
+  }
+
+  #wanted(runId: string | null): boolean {
+    return this.#options.runFilter === undefined || this.#options.runFilter(runId);
+  }
+
+  #delta(kind: DeltaKind, runId: string, messageId: string, text: string): void {
+    let segment = this.#segments.find((s) => s.kind === kind && s.messageId === messageId);
+    if (segment === undefined) {
+      segment = { kind, runId, messageId, shown: "" };
+      this.#segments.push(segment);
+    }
+    segment.shown += text;
+    this.#stream(kind, `${kind}:${messageId}`, text);
+  }
+
+  #entry(entry: HistoryEntry): void {
+    if (this.#known.has(entry.id)) return;
+    this.#known.add(entry.id);
+    if (!this.#wanted(entry.turn_id)) {
+      if (entry.kind === "tool_call") this.#rememberCall(entry);
+      return;
+    }
+    const paint = this.#options.aside.paint;
+    switch (entry.kind) {
+      case "user": {
+        if (!this.#options.showUserEntries) return;
+        if (entry.input_id !== null && this.#ownInputs.has(entry.input_id)) return;
+        const text = this.#options.text.paint;
+        this.#textLine(`${text.bold(text.cyan("›"))} ${text.bold(entryText(entry))}`);
+        return;
+      }
+      case "assistant":
+      case "thinking":
+        this.#committedText(entry.kind === "assistant" ? "text" : "thinking", entry);
+        return;
+      case "tool_call":
+        this.#rememberCall(entry);
+        return;
+      case "tool_result": {
+        if (entry.tool === null || this.#shownTools.has(entry.tool.tool_call_id)) return;
+        this.#shownTools.add(entry.tool.tool_call_id);
+        const call = this.#calls.get(entry.tool.tool_call_id);
+        this.#asideLine(
+          toolLine(
+            paint,
+            {
+              name: call?.name ?? entry.tool.name,
+              args: call?.args ?? {},
+              result: entryJson(entry, "result"),
+              isError: entry.tool.is_error === true,
+            },
+            this.#options.aside.columns,
+          ),
+        );
+        return;
+      }
+      case "note":
+        this.#asideLine(paint.dim(`note: ${entryText(entry)}`));
+        return;
+      case "continuation":
+        this.#asideLine(paint.dim("(continue)"));
+        return;
+      default: {
+        const unknown: never = entry.kind;
+        throw new Error(`unhandled history entry kind ${String(unknown)}`);
+      }
+    }
+  }
+
+  /** A committed assistant/thinking entry: print only what deltas did not show already. */
+  #committedText(kind: DeltaKind, entry: HistoryEntry): void {
+    const full = entryText(entry);
+    const index = this.#segments.findIndex((s) => s.kind === kind && s.runId === entry.turn_id);
+    if (index === -1) {
+      if (full === "") return;
+      this.#endParagraph();
+      this.#stream(kind, `${kind}:entry:${entry.id}`, full);
+      this.#endParagraph();
+      return;
+    }
+    const segment = this.#segments[index]!;
+    if (full.startsWith(segment.shown)) {
+      this.#segments.splice(index, 1);
+      const rest = full.slice(segment.shown.length);
+      if (rest !== "") this.#stream(kind, `${kind}:${segment.messageId}`, rest);
+      return;
+    }
+    if (segment.shown.startsWith(full)) {
+      // Several entries committed from one streamed message: this one is shown, the rest waits.
+      segment.shown = segment.shown.slice(full.length);
+      return;
+    }
+    // The deltas and the committed text disagree (deltas were lost): show the durable text.
+    this.#segments.splice(index, 1);
+    this.#endParagraph();
+    this.#stream(kind, `${kind}:entry:${entry.id}`, full);
+    this.#endParagraph();
+  }
+
+  #rememberCall(entry: HistoryEntry): void {
+    if (entry.tool !== null)
+      this.#calls.set(entry.tool.tool_call_id, {
+        name: entry.tool.name,
+        args: entryJson(entry, "arguments"),
+      });
+  }
+
+  /** Write streamed text into the paragraph `key`, starting a new line if another paragraph was open. */
+  #stream(kind: DeltaKind, key: string, text: string): void {
+    if (kind === "thinking" && !this.showThinking) return;
+    this.#options.spinner?.stop();
+    if (this.#paragraph !== key) {
+      this.#endParagraph();
+      this.#paragraph = key;
+    }
+    const output = kind === "text" ? this.#options.text : this.#options.aside;
+    this.#write(output, kind === "text" ? text : output.paint.dim(output.paint.italic(text)), text);
+  }
+
+  #textLine(text: string): void {
+    this.#options.spinner?.stop();
+    this.#endParagraph();
+    this.#write(this.#options.text, `${text}\n`);
+  }
+
+  #asideLine(text: string): void {
+    this.#options.spinner?.stop();
+    this.#endParagraph();
+    this.#write(this.#options.aside, `${text}\n`);
+  }
+
+  #endParagraph(): void {
+    this.#paragraph = null;
+    for (const [output, open] of this.#openLine) {
+      if (open) this.#write(output, "\n");
+    }
+  }
+
+  /** Write `text`; `plain` is the same text without escape codes (to know whether a line is left open). */
+  #write(output: OutputStream, text: string, plain: string = text): void {
+    if (plain === "") return;
+    output.stream.write(text);
+    this.#openLine.set(output, !plain.endsWith("\n"));
+  }
+}

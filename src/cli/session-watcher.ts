@@ -1,0 +1,384 @@
+/**
+ * Watching one session for a command: follows its stream (through the client's reconnecting
+ * follower), feeds a TranscriptView, and keeps what commands wait on: the status, which run took
+ * which input, how runs ended, their errors and token usage.
+ *
+ * Boundary rule: state and waiting only; what is printed is the view's business and what to do
+ * about an outcome is the command's. After a reset (daemon restart, lost replay) it re-syncs:
+ * entries missed while away are paged in from history until a known one is found, and inputs
+ * still awaited are looked up by receipt, so a turn that a restart abandoned is followed into
+ * the recovery turn that continues it.
+ */
+import type {
+  HistoryEntry,
+  InputReceipt,
+  SessionEvent,
+  SessionSnapshot,
+  StreamBatch,
+  StreamCursor,
+  TurnState,
+} from "./client/api-types.js";
+import type { DaemonClient } from "./daemon-client.js";
+import type { TranscriptView } from "./render/transcript-view.js";
+
+/** How the turn that took an input ended. */
+export interface TurnOutcome {
+  runId: string | null;
+  state: TurnState | "cancelled";
+  errors: { code: string; message: string }[];
+}
+
+/** Token counts of one run or of the whole session. */
+export interface UsageTotals {
+  prompt: number;
+  completion: number;
+  cached: number;
+  total: number;
+}
+
+export interface SessionWatcherOptions {
+  /** Resume after this cursor (e.g. a new session's snapshot cursor); null: attach fresh. */
+  after: StreamCursor | null;
+  /** History entries in a reset's snapshot (the initial one included). */
+  tail?: number;
+  /** What to do with the history in the first snapshot: show it, or only remember it. */
+  initialHistory: "render" | "skip";
+  /** Every batch as received (for `--json`). */
+  onBatch?: (batch: StreamBatch) => void;
+  /** Called after every batch (status checks such as `--until-idle`). */
+  afterBatch?: () => void;
+}
+
+const terminalStates: ReadonlySet<string> = new Set(["completed", "interrupted", "failed"]);
+
+/** Follows one session for a command and keeps what the command waits on. */
+export class SessionWatcher {
+  status: { phase: "idle" | "running"; run_id: string | null; interrupt_requested: boolean } = {
+    phase: "idle",
+    run_id: null,
+    interrupt_requested: false,
+  };
+  model: string | null = null;
+  readonly sessionUsage: UsageTotals = emptyUsage();
+  readonly pendingInputs = new Set<string>();
+  readonly #runUsage = new Map<string, UsageTotals>();
+  readonly #runOfInput = new Map<string, string>();
+  readonly #ended = new Map<string, TurnState>();
+  readonly #errors = new Map<string, { code: string; message: string }[]>();
+  readonly #successor = new Map<string, string>();
+  readonly #cancelled = new Set<string>();
+  readonly #awaited = new Set<string>();
+  readonly #abort = new AbortController();
+  readonly #listeners = new Set<() => void>();
+  #firstBatch = true;
+  #connected: { promise: Promise<void>; resolve: () => void };
+  #failure: unknown = null;
+  #stopped = false;
+  #loop: Promise<void> | null = null;
+  #lostTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly client: DaemonClient,
+    readonly sessionId: string,
+    private readonly view: TranscriptView | null,
+    private readonly options: SessionWatcherOptions,
+  ) {
+    let resolve = () => {};
+    const promise = new Promise<void>((done) => {
+      resolve = done;
+    });
+    this.#connected = { promise, resolve };
+  }
+
+  /** Start following (idempotent). */
+  start(): void {
+    this.#loop ??= this.#run();
+  }
+
+  /** Resolves once the first batch was handled (the stream is positioned). */
+  async connected(): Promise<void> {
+    await Promise.race([this.#connected.promise, this.#settled()]);
+    if (this.#failure !== null) throw this.#failure;
+  }
+
+  /** Stop following. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#abort.abort();
+    clearTimeout(this.#lostTimer);
+    await this.#loop?.catch(() => undefined);
+  }
+
+  /** The run that took an input, once known. */
+  runOf(inputId: string): string | null {
+    return this.#runOfInput.get(inputId) ?? null;
+  }
+
+  /** The run that took an input and the runs that continued it after restarts, oldest first. */
+  runsOf(inputId: string): string[] {
+    const runs: string[] = [];
+    for (let runId = this.#runOfInput.get(inputId); runId !== undefined; runId = this.#successor.get(runId)) {
+      runs.push(runId);
+    }
+    return runs;
+  }
+
+  /** Token usage of a run so far. */
+  usageOf(runId: string | null): UsageTotals {
+    return (runId === null ? undefined : this.#runUsage.get(runId)) ?? emptyUsage();
+  }
+
+  /** Learn from a receipt (the 202 of a PUT, or a receipt fetched after a reset). */
+  noteReceipt(receipt: InputReceipt): void {
+    if (receipt.turn !== null) this.#runOfInput.set(receipt.id, receipt.turn.id);
+    if (receipt.delivery === "pending") this.pendingInputs.add(receipt.id);
+    else this.pendingInputs.delete(receipt.id);
+    if (receipt.delivery === "cancelled") this.#cancelled.add(receipt.id);
+    if (receipt.turn !== null && terminalStates.has(receipt.turn.state)) {
+      this.#ended.set(receipt.turn.id, receipt.turn.state);
+    }
+    this.#notify();
+  }
+
+  /** Resolves when the turn that takes `inputId` has ended (following it across a restart). */
+  waitForInput(inputId: string): Promise<TurnOutcome> {
+    this.#awaited.add(inputId);
+    return this.waitUntil(() => this.outcomeOf(inputId)).finally(() => this.#awaited.delete(inputId));
+  }
+
+  /** How the input's turn ended, or null while it has not. */
+  outcomeOf(inputId: string): TurnOutcome | null {
+    if (this.#cancelled.has(inputId) && !this.#runOfInput.has(inputId)) {
+      return { runId: null, state: "cancelled", errors: [] };
+    }
+    let runId = this.#runOfInput.get(inputId);
+    if (runId === undefined) return null;
+    const errors: TurnOutcome["errors"] = [...(this.#errors.get(runId) ?? [])];
+    for (let next = this.#successor.get(runId); next !== undefined; next = this.#successor.get(runId)) {
+      runId = next;
+      errors.push(...(this.#errors.get(runId) ?? []));
+    }
+    const state = this.#ended.get(runId);
+    return state === undefined ? null : { runId, state, errors };
+  }
+
+  /** Resolves when `check` returns a value other than null/false; rejects if following fails. */
+  waitUntil<T>(check: () => T | null | false): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const test = (): void => {
+        if (this.#failure !== null) {
+          this.#listeners.delete(test);
+          reject(this.#failure);
+          return;
+        }
+        const value = check();
+        if (value !== null && value !== false) {
+          this.#listeners.delete(test);
+          resolve(value);
+        }
+      };
+      this.#listeners.add(test);
+      test();
+    });
+  }
+
+  async #run(): Promise<void> {
+    try {
+      const items = this.client.follow(this.sessionId, {
+        after: this.options.after,
+        ...(this.options.tail === undefined ? {} : { tail: this.options.tail }),
+        signal: this.#abort.signal,
+      });
+      for await (const item of items) {
+        switch (item.kind) {
+          case "disconnected":
+            clearTimeout(this.#lostTimer);
+            // Only a lasting loss is worth a line; a restart shows its own notice.
+            this.#lostTimer = setTimeout(
+              () => this.view?.notice("connection to the daemon lost; reconnecting…"),
+              2_000,
+            );
+            break;
+          case "reconnected":
+            clearTimeout(this.#lostTimer);
+            break;
+          case "batch":
+            await this.#batch(item.batch);
+            break;
+          default: {
+            const unknown: never = item;
+            throw new Error(`unknown stream item ${JSON.stringify(unknown)}`);
+          }
+        }
+      }
+    } catch (error) {
+      if (!this.#stopped) this.#failure = error;
+    } finally {
+      clearTimeout(this.#lostTimer);
+      this.#connected.resolve();
+      if (this.#failure === null && !this.#stopped) this.#failure = new Error("the session stream ended");
+      this.#notify();
+    }
+  }
+
+  #settled(): Promise<void> {
+    return new Promise((resolve) => {
+      const check = (): void => {
+        if (this.#failure !== null) {
+          this.#listeners.delete(check);
+          resolve();
+        }
+      };
+      this.#listeners.add(check);
+    });
+  }
+
+  async #batch(batch: StreamBatch): Promise<void> {
+    this.options.onBatch?.(batch);
+    if (batch.reset !== null) await this.#reset(batch.reset.reason, batch.reset.snapshot);
+    for (const event of batch.events) {
+      this.#track(event);
+      this.view?.onEvent(event);
+    }
+    if (this.#firstBatch) {
+      this.#firstBatch = false;
+      this.#connected.resolve();
+    }
+    this.#notify();
+    this.options.afterBatch?.();
+  }
+
+  #track(event: SessionEvent): void {
+    switch (event.type) {
+      case "status":
+        this.status = { ...event.data };
+        return;
+      case "input":
+        this.noteReceipt(event.data.input);
+        return;
+      case "usage": {
+        this.model = event.data.model;
+        const add = (totals: UsageTotals): void => {
+          totals.prompt += event.data.prompt_tokens;
+          totals.completion += event.data.completion_tokens;
+          totals.cached += event.data.cached_prompt_tokens;
+          totals.total += event.data.total_tokens;
+        };
+        add(this.sessionUsage);
+        const runId = this.status.run_id;
+        if (runId !== null) {
+          const totals = this.#runUsage.get(runId) ?? emptyUsage();
+          add(totals);
+          this.#runUsage.set(runId, totals);
+        }
+        return;
+      }
+      case "error": {
+        const runId = event.data.run_id;
+        if (runId === null) return;
+        const list = this.#errors.get(runId) ?? [];
+        list.push({ code: event.data.code, message: event.data.message });
+        this.#errors.set(runId, list);
+        return;
+      }
+      case "turn_completed":
+        this.#ended.set(event.data.run_id, event.data.state);
+        for (const inputId of event.data.input_ids) {
+          this.#runOfInput.set(inputId, event.data.run_id);
+          this.pendingInputs.delete(inputId);
+        }
+        return;
+      case "text":
+      case "thinking":
+      case "message":
+      case "tool":
+      case "retry":
+      case "committed":
+        return;
+      default: {
+        const unknown: never = event;
+        throw new Error(`unhandled stream event ${JSON.stringify(unknown)}`);
+      }
+    }
+  }
+
+  /** Take status, model and usage from a snapshot (e.g. the one a new session was created with). */
+  seed(snapshot: SessionSnapshot): void {
+    this.status = {
+      phase: snapshot.status.phase,
+      run_id: snapshot.status.run_id,
+      interrupt_requested: snapshot.status.interrupt_requested,
+    };
+    this.model = snapshot.model;
+    Object.assign(this.sessionUsage, {
+      prompt: snapshot.usage.prompt_tokens,
+      completion: snapshot.usage.completion_tokens,
+      cached: snapshot.usage.cached_prompt_tokens,
+      total: snapshot.usage.total_tokens,
+    });
+    this.pendingInputs.clear();
+    for (const input of snapshot.pending_inputs) this.pendingInputs.add(input.id);
+  }
+
+  async #reset(reason: string, snapshot: SessionSnapshot): Promise<void> {
+    this.seed(snapshot);
+    const items = snapshot.history.items;
+    if (this.#firstBatch && reason === "initial") {
+      if (this.options.initialHistory === "skip" || this.view === null) {
+        this.view?.markKnown(items);
+        return;
+      }
+      if (snapshot.history.older !== null) {
+        this.view.notice(`… earlier history: skein show ${this.sessionId.slice(0, 13)}`);
+      }
+      this.view.renderEntries(items);
+      return;
+    }
+    const entries = await this.#withMissedEntries(items, snapshot.history.older);
+    this.view?.applyReset(
+      entries,
+      snapshot.status.run_id,
+      reason === "generation_changed"
+        ? "— reconnected: the daemon or session restarted; continuing from its saved history"
+        : "— fell behind the live stream; continuing from the saved history",
+    );
+    await this.#resyncAwaited(snapshot.status.run_id);
+  }
+
+  /** Prepend the entries between the last one seen and the snapshot's tail (paging back). */
+  async #withMissedEntries(items: HistoryEntry[], older: string | null): Promise<HistoryEntry[]> {
+    const view = this.view;
+    if (view === null || items.length === 0 || view.knows(items[0]!.id) || older === null) return items;
+    const limit = this.options.tail === undefined || this.options.tail === 0 ? 100 : this.options.tail;
+    const pages: HistoryEntry[][] = [];
+    let token: string | null = older;
+    for (let page = 0; page < 50 && token !== null; page++) {
+      const answer = await this.client.history(this.sessionId, { limit, next: token });
+      pages.unshift(answer.items);
+      if (answer.items.some((entry) => view.knows(entry.id))) break;
+      token = answer.older;
+    }
+    return [...pages.flat(), ...items];
+  }
+
+  /** After a restart: look up how awaited inputs fared; an abandoned turn continues in the recovery turn. */
+  async #resyncAwaited(runningRunId: string | null): Promise<void> {
+    for (const inputId of this.#awaited) {
+      if (this.outcomeOf(inputId) !== null) continue;
+      const receipt = await this.client.getInput(this.sessionId, inputId);
+      this.noteReceipt(receipt);
+      const turn = receipt.turn;
+      if (turn === null || turn.state !== "abandoned") continue;
+      if (runningRunId !== null && runningRunId !== turn.id) this.#successor.set(turn.id, runningRunId);
+      else this.#ended.set(turn.id, "abandoned");
+    }
+  }
+
+  #notify(): void {
+    for (const listener of [...this.#listeners]) listener();
+  }
+}
+
+function emptyUsage(): UsageTotals {
+  return { prompt: 0, completion: 0, cached: 0, total: 0 };
+}

@@ -1,0 +1,128 @@
+/**
+ * The interactive chat through a real pseudo-terminal (tmux): type a prompt, watch the answer
+ * stream, interrupt a slow turn with Ctrl-C, leave with Ctrl-C or Ctrl-D.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { DaemonHarness } from "../e2e/support/daemon-harness.js";
+import { deliver, deltas, reasoning, text, toolCalls } from "../support/fake-provider/reply.js";
+import { FakeProvider } from "../support/fake-provider/server.js";
+import { eventually, fakeProfile, occurrences, skeinBin } from "./support/cli-harness.js";
+import { TmuxPane, tmuxAvailable } from "./support/tmux-pane.js";
+
+describe.skipIf(!tmuxAvailable())("interactive chat in a terminal", () => {
+  let provider: FakeProvider;
+  let daemon: DaemonHarness;
+  const panes: TmuxPane[] = [];
+
+  beforeAll(async () => {
+    provider = await FakeProvider.start();
+    daemon = await DaemonHarness.start({ providers: { fake: fakeProfile(provider.baseUrl) as never } });
+  });
+
+  afterEach(() => {
+    for (const pane of panes.splice(0)) pane.close();
+  });
+
+  afterAll(async () => {
+    await daemon.close();
+    await provider.close();
+  });
+
+  function chat(...args: string[]): TmuxPane {
+    const pane = TmuxPane.start([process.execPath, skeinBin, ...args], {
+      cwd: daemon.workspace,
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: daemon.root,
+        SKEIN_HOME: daemon.home,
+        SKEIN_NO_AUTOSTART: "1",
+        TERM: "screen",
+      },
+    });
+    panes.push(pane);
+    return pane;
+  }
+
+  async function screenShows(pane: TmuxPane, needle: string, timeoutMs = 10_000): Promise<string> {
+    return eventually(
+      () => {
+        const screen = pane.capture();
+        return screen.includes(needle) ? screen : null;
+      },
+      () => `"${needle}" never appeared; screen:\n${pane.capture()}`,
+      timeoutMs,
+    );
+  }
+
+  it("streams the answer to a typed prompt, with thinking and tool calls, and a status line", async () => {
+    provider.reset();
+    provider.queue(
+      deliver(
+        reasoning(
+          "Pondering the request.",
+          toolCalls([{ name: "write_file", args: { path: "tty.txt", content: "hi" } }]),
+        ),
+        { delayMs: 20 },
+      ),
+      deliver(text(["Streamed ", "through ", "a real ", "terminal."]), { delayMs: 40 }),
+    );
+    const pane = chat();
+    await screenShows(pane, "Ctrl-D exits");
+    pane.type("hello from tmux");
+    pane.press("Enter");
+    const screen = await screenShows(pane, "Streamed through a real terminal.");
+    expect(screen).toContain("› hello from tmux");
+    expect(occurrences(screen, "hello from tmux")).toBe(1);
+    expect(screen).toContain("Pondering the request.");
+    expect(screen).toMatch(/⚙ write_file path="tty\.txt" content="hi" → created tty\.txt/);
+    const done = await screenShows(pane, "── fake-model");
+    expect(done).toMatch(/── fake-model · \d+ in \/ \d+ out · session \d+ tokens/);
+    expect(occurrences(done, "Streamed through a real terminal.")).toBe(1);
+    pane.press("C-d");
+    await screenShows(pane, "[exit 0]");
+  });
+
+  it("interrupts a slow turn on Ctrl-C, then exits on a second Ctrl-C at the prompt", async () => {
+    provider.reset();
+    provider.script = () => deliver(deltas(400, "tick "), { delayMs: 25 });
+    const pane = chat();
+    await screenShows(pane, "Ctrl-D exits");
+    pane.type("take your time");
+    pane.press("Enter");
+    await screenShows(pane, "tick tick tick");
+    pane.press("C-c");
+    const screen = await screenShows(pane, "── interrupted");
+    expect(screen).toContain("interrupting…");
+    await eventually(
+      () => provider.requests[0]?.clientAborted === true,
+      () => "the provider request was not aborted",
+    );
+    // The session is usable again at once.
+    provider.script = () => text("Back after the interrupt.");
+    pane.type("still there?");
+    pane.press("Enter");
+    await screenShows(pane, "Back after the interrupt.");
+    await screenShows(pane, "session ");
+    pane.press("C-c");
+    await screenShows(pane, "press Ctrl-C again to exit");
+    pane.press("C-c");
+    await screenShows(pane, "[exit 130]");
+  });
+
+  it("resumes a session with --session and shows its recent history", async () => {
+    provider.reset();
+    provider.script = () => text("An answer worth remembering.");
+    const id = await daemon.createSession({ name: "resumable" });
+    await daemon.turn(id, "a question from before");
+    const pane = chat("chat", "--session", "resumable");
+    const screen = await screenShows(pane, "An answer worth remembering.");
+    expect(screen).toContain(`session ${id}`);
+    expect(screen).toContain("› a question from before");
+    pane.type("/status");
+    pane.press("Enter");
+    await screenShows(pane, `session ${id} · fake-model · idle`);
+    pane.type("/exit");
+    pane.press("Enter");
+    await screenShows(pane, "[exit 0]");
+  });
+});

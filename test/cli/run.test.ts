@@ -1,0 +1,208 @@
+/**
+ * `skein run` end to end: the real binary against a real daemon and the fake provider.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { DaemonHarness } from "../e2e/support/daemon-harness.js";
+import { deliver, deltas, httpError, reasoning, text, toolCalls } from "../support/fake-provider/reply.js";
+import { FakeProvider } from "../support/fake-provider/server.js";
+import { CliSandbox, eventually, fakeProfile } from "./support/cli-harness.js";
+
+describe("skein run", () => {
+  let provider: FakeProvider;
+  let daemon: DaemonHarness;
+  let cli: CliSandbox;
+
+  beforeAll(async () => {
+    provider = await FakeProvider.start();
+    daemon = await DaemonHarness.start({
+      providers: { fake: fakeProfile(provider.baseUrl) as never },
+    });
+    cli = new CliSandbox({ root: daemon.root, home: daemon.home, env: { SKEIN_NO_AUTOSTART: "1" } });
+  });
+
+  afterAll(async () => {
+    await daemon.close();
+    await provider.close();
+  });
+
+  beforeEach(() => {
+    provider.reset();
+    provider.script = () => text("The answer is 42.");
+  });
+
+  it("prints the answer on stdout and exits 0", async () => {
+    const result = await cli.run(["run", "what is the answer?"]);
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toBe("The answer is 42.\n");
+    expect(result.code).toBe(0);
+    const body = provider.lastRequest.body as { messages: Array<{ role: string; content: unknown }> };
+    expect(JSON.stringify(body.messages)).toContain("what is the answer?");
+  });
+
+  it("creates each new session in the current directory", async () => {
+    await cli.run(["run", "where am I?"]);
+    const sessions = (await daemon.api("/sessions")).json<{
+      items: Array<{ workspace: string; preview: { text: string } }>;
+    }>();
+    const session = sessions.items.find((item) => item.preview.text === "where am I?");
+    expect(session?.workspace).toBe(cli.workspace);
+  });
+
+  it("reads the prompt from stdin when it is -", async () => {
+    const result = await cli.run(["run", "-"], { input: "a prompt from a pipe\n" });
+    expect(result.code).toBe(0);
+    expect(JSON.stringify(provider.lastRequest.body)).toContain("a prompt from a pipe");
+  });
+
+  it("prints the stream events as NDJSON with --json", async () => {
+    provider.script = () => reasoning("let me think", text("forty-two"));
+    const result = await cli.run(["run", "--json", "think first"]);
+    expect(result.code).toBe(0);
+    const events = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
+    const types = events.map((event) => event.type);
+    expect(types).toContain("input");
+    expect(types).toContain("thinking");
+    expect(types).toContain("text");
+    expect(types).toContain("message");
+    expect(types.at(-2)).toBe("turn_completed");
+    const streamed = events
+      .filter((event) => event.type === "text")
+      .map((event) => event.data.text)
+      .join("");
+    expect(streamed).toBe("forty-two");
+    expect(events.find((event) => event.type === "turn_completed")?.data.state).toBe("completed");
+  });
+
+  it("runs a tool-using turn: the tool's effect lands in the workspace and the call is shown on stderr", async () => {
+    provider.queue(
+      toolCalls(
+        [{ name: "write_file", args: { path: "notes/hello.txt", content: "hello from the agent\n" } }],
+        {
+          text: "Writing the file.",
+        },
+      ),
+      text("Done: notes/hello.txt is written."),
+    );
+    const result = await cli.run(["run", "write a greeting to notes/hello.txt"]);
+    expect(result.code).toBe(0);
+    expect(readFileSync(join(cli.workspace, "notes/hello.txt"), "utf8")).toBe("hello from the agent\n");
+    expect(result.stdout).toBe("Writing the file.\nDone: notes/hello.txt is written.\n");
+    expect(result.stderr).toMatch(/⚙ write_file path="notes\/hello\.txt" .*→ created notes\/hello\.txt/);
+    expect(result.stderr.match(/⚙ write_file/g)).toHaveLength(1);
+    // The second request carried the tool result back to the model.
+    expect(JSON.stringify(provider.requests[1]?.body)).toContain("created notes/hello.txt");
+  });
+
+  it("continues an existing session given by an id prefix", async () => {
+    const first = await cli.run(["run", "--json", "remember the word pineapple"]);
+    const sessionId = (
+      JSON.parse(first.stdout.split("\n")[0]!) as { data: { input: { session_id: string } } }
+    ).data.input.session_id;
+    provider.script = () => text("You said pineapple.");
+    const second = await cli.run(["run", "--session", sessionId.slice(0, 20), "what word?"]);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toBe("You said pineapple.\n");
+    const history = JSON.stringify(provider.lastRequest.body);
+    expect(history).toContain("remember the word pineapple");
+    expect(history).toContain("what word?");
+  });
+
+  it("fails with exit 1 and the provider's error on stderr when the provider refuses", async () => {
+    provider.script = () => httpError(400, { message: "this model does not exist" });
+    const result = await cli.run(["run", "hi"]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain("this model does not exist");
+    expect(result.stderr).toContain("skein config test");
+  });
+
+  it("interrupts the turn on Ctrl-C (SIGINT) and exits 130", async () => {
+    provider.script = () => deliver(deltas(400, "tock "), { delayMs: 25 });
+    const live = cli.spawn(["run", "count slowly"]);
+    await eventually(
+      () => live.stdout().includes("tock tock"),
+      () => `no output yet: ${live.stdout()} ${live.stderr()}`,
+    );
+    live.child.kill("SIGINT");
+    const result = await live.exited;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain("the turn was interrupted");
+    expect(provider.lastRequest.clientAborted).toBe(true);
+    const sessions = (await daemon.api("/sessions")).json<{
+      items: Array<{ status: { phase: string }; preview: { text: string } }>;
+    }>();
+    expect(sessions.items.find((item) => item.preview.text === "count slowly")?.status.phase).toBe("idle");
+  });
+
+  it("rejects an unknown session with exit 4", async () => {
+    const result = await cli.run(["run", "--session", "ffffffff", "hi"]);
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain('no session matches "ffffffff"');
+  });
+
+  it("answers prompts piped into `skein` one after another, in one session", async () => {
+    let n = 0;
+    provider.script = () => text(`Answer number ${++n}.`);
+    const result = await cli.run([], { input: "first question\nsecond question\n" });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(
+      /› first question\nAnswer number 1\.\n── fake-model .*\n› second question\nAnswer number 2\.\n/,
+    );
+    // The second request carries the first exchange: both went to the same session.
+    expect(JSON.stringify(provider.lastRequest.body)).toContain("Answer number 1.");
+  });
+
+  it("rejects an empty prompt and a missing one as usage errors (exit 2)", async () => {
+    expect((await cli.run(["run", "   "])).code).toBe(2);
+    const missing = await cli.run(["run"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("missing required argument");
+  });
+});
+
+describe("skein run without a usable provider", () => {
+  it("says that no provider is configured and how to add one (exit 1)", async () => {
+    const daemon = await DaemonHarness.start();
+    try {
+      const cli = new CliSandbox({ root: daemon.root, home: daemon.home, env: { SKEIN_NO_AUTOSTART: "1" } });
+      const result = await cli.run(["run", "hi"]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain("no provider is configured");
+      expect(result.stderr).toContain("skein config add");
+    } finally {
+      await daemon.close();
+    }
+  });
+
+  it("reports a provider that is down (exit 1)", async () => {
+    const gone = await FakeProvider.start();
+    const baseUrl = gone.baseUrl;
+    await gone.close();
+    const daemon = await DaemonHarness.start({ providers: { down: fakeProfile(baseUrl) as never } });
+    try {
+      const cli = new CliSandbox({ root: daemon.root, home: daemon.home, env: { SKEIN_NO_AUTOSTART: "1" } });
+      const result = await cli.run(["run", "hi"], { timeoutMs: 30_000 });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/ECONNREFUSED|connect|network/i);
+    } finally {
+      await daemon.close();
+    }
+  }, 40_000);
+
+  it("exits 3 when no daemon runs and auto-start is off", async () => {
+    const cli = new CliSandbox({ env: { SKEIN_NO_AUTOSTART: "1" } });
+    try {
+      const result = await cli.run(["sessions"]);
+      expect(result.code).toBe(3);
+      expect(result.stderr).toContain("no daemon is running");
+      expect(result.stderr).toContain("skein daemon start");
+    } finally {
+      await cli.cleanup();
+    }
+  });
+});

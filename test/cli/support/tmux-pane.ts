@@ -1,0 +1,74 @@
+/**
+ * A real pseudo-terminal for interactive CLI tests: one tmux server (on its own socket) running
+ * one command in a detached session; the test types keys and reads the screen.
+ *
+ * Boundary rule: test support only; every server it starts is killed by `close()`.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+
+/** Whether tmux can be run here. */
+export function tmuxAvailable(): boolean {
+  return spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;
+}
+
+function quote(value: string): string {
+  return `'${value.replaceAll("'", "'\\''")}'`;
+}
+
+export class TmuxPane {
+  private constructor(private readonly socket: string) {}
+
+  /**
+   * Run `command` (argv) with exactly `env` in `cwd`. When it ends the pane shows
+   * `[exit <code>]` and stays open, so tests can read the exit code.
+   */
+  static start(
+    command: readonly string[],
+    options: { cwd: string; env: Record<string, string>; width?: number; height?: number },
+  ): TmuxPane {
+    const socket = `skein-test-${process.pid}-${randomBytes(4).toString("hex")}`;
+    const assignments = Object.entries(options.env).map(([key, value]) => quote(`${key}=${value}`));
+    const shell = `env -i ${assignments.join(" ")} ${command.map(quote).join(" ")}; echo "[exit $?]"; sleep 600`;
+    execFileSync("tmux", [
+      "-L",
+      socket,
+      "-f",
+      "/dev/null",
+      "new-session",
+      "-d",
+      "-s",
+      "main",
+      "-x",
+      String(options.width ?? 120),
+      "-y",
+      String(options.height ?? 40),
+      "-c",
+      options.cwd,
+      shell,
+    ]);
+    return new TmuxPane(socket);
+  }
+
+  /** The screen and its scrollback as plain text. */
+  capture(): string {
+    return execFileSync("tmux", ["-L", this.socket, "capture-pane", "-p", "-J", "-S", "-", "-t", "main"], {
+      encoding: "utf8",
+    });
+  }
+
+  /** Type literal text. */
+  type(text: string): void {
+    execFileSync("tmux", ["-L", this.socket, "send-keys", "-t", "main", "-l", text]);
+  }
+
+  /** Press keys by tmux name ("Enter", "C-c", "C-d"). */
+  press(...keys: string[]): void {
+    execFileSync("tmux", ["-L", this.socket, "send-keys", "-t", "main", ...keys]);
+  }
+
+  /** Kill the tmux server and everything in it. */
+  close(): void {
+    spawnSync("tmux", ["-L", this.socket, "kill-server"], { stdio: "ignore" });
+  }
+}
