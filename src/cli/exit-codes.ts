@@ -14,6 +14,8 @@ export const exitCodes = {
   unreachable: 3,
   /** The session (or input, profile) named does not exist. */
   notFound: 4,
+  /** `skein daemon run` only: another daemon already owns this home (EX_TEMPFAIL). */
+  homeLocked: 75,
   /** Interrupted by Ctrl-C (the running turn was interrupted). */
   interrupted: 130,
 } as const;

@@ -21,7 +21,7 @@ import { problem } from "./http/problem.js";
 import { removeDiscoveryFile, writeDiscoveryFile } from "./process/discovery-file.js";
 import { DrainController, installSignalHandlers } from "./process/drain.js";
 import { ensureHome } from "./process/home.js";
-import { HomeLock } from "./process/home-lock.js";
+import { HomeLock, HomeLockedError } from "./process/home-lock.js";
 import { choosePort } from "./process/port.js";
 import { NoProviderError, ProviderConfigSource } from "./process/provider-config.js";
 import { type DaemonSettings, readSettings } from "./process/settings.js";
@@ -185,14 +185,21 @@ async function boot(settings: DaemonSettings, lock: HomeLock, logger: pino.Logge
   return { settings, port, instanceId, shutdown, stopped };
 }
 
-/** `skein daemon run`: start, serve until drained, exit 0 (non-zero with a message if it cannot start). */
+/** The exit status of `skein daemon run` when another daemon already owns the home (EX_TEMPFAIL). */
+export const homeLockedExitCode = 75;
+
+/**
+ * `skein daemon run`: start, serve until drained, exit 0. A daemon that cannot start exits
+ * non-zero with a message: 75 when another daemon owns the home (so a starter that lost the
+ * race can tell), 1 otherwise.
+ */
 export async function runDaemonForeground(env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let daemon: RunningDaemon;
   try {
     daemon = await startDaemon(env);
   } catch (error) {
     process.stderr.write(`skein daemon: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
+    return error instanceof HomeLockedError ? homeLockedExitCode : 1;
   }
   const removeHandlers = installSignalHandlers({
     drain: () => daemon.shutdown(30_000),

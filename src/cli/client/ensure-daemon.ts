@@ -10,11 +10,12 @@
  * which also covers a daemon that was draining when we looked.
  */
 import { spawn } from "node:child_process";
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import { Agent } from "node:http";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { exitCodes } from "../exit-codes.js";
 import type { ServerInfo } from "./api-types.js";
 import { type DiscoveryInfo, daemonLogPath, readDaemonInfo } from "./discovery.js";
 import { exchange } from "./http-exchange.js";
@@ -103,7 +104,9 @@ export async function ensureDaemon(options: EnsureDaemonOptions): Promise<LiveDa
       throw new DaemonStartError(home, "no daemon became ready in time", logTail(home));
     }
     if (child.spawnError !== null) throw new DaemonStartError(home, child.spawnError.message, "");
-    if (child.exited && child.code !== 0 && !lostTheLock(home, child.logOffset)) {
+    // A child that lost the race for the home lock exits with its own code; the winner's
+    // daemon.json is then awaited like ours would be.
+    if (child.exited && child.code !== 0 && child.code !== exitCodes.homeLocked) {
       throw new DaemonStartError(home, `the daemon exited with code ${child.code}`, logTail(home));
     }
     // Our child lost the home lock; if the winner does not show up soon (it may have been a
@@ -121,8 +124,6 @@ interface SpawnedDaemon {
   exited: boolean;
   code: number | null;
   spawnError: Error | null;
-  /** Size of daemon.log when this child was started. */
-  logOffset: number;
 }
 
 function spawnDaemon(options: EnsureDaemonOptions): SpawnedDaemon {
@@ -133,7 +134,6 @@ function spawnDaemon(options: EnsureDaemonOptions): SpawnedDaemon {
     exited: false,
     code: null,
     spawnError: null,
-    logOffset: fstatSync(log).size,
   };
   try {
     const child = spawn(command.executable, command.args, {
@@ -161,18 +161,6 @@ function spawnDaemon(options: EnsureDaemonOptions): SpawnedDaemon {
 /** bin/skein.js of this package (src/cli/client or dist/cli/client are three levels below the root). */
 function defaultBin(): string {
   return join(dirname(fileURLToPath(import.meta.url)), "../../../bin/skein.js");
-}
-
-/** Whether daemon.log, from `offset` on, says a daemon gave up because another one holds the home. */
-function lostTheLock(home: string, offset: number): boolean {
-  try {
-    return readFileSync(daemonLogPath(home))
-      .subarray(offset)
-      .toString("utf8")
-      .includes("another Skein daemon");
-  } catch {
-    return false;
-  }
 }
 
 /** The last lines of daemon.log (for start failures). */

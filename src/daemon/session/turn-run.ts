@@ -153,7 +153,7 @@ export class TurnRun {
         if (Object.keys(usage).length === 0) return;
         // Stored with the turn's end (one write per turn); streamed per request.
         this.#usage = addUsage(this.#usage, usage);
-        feed.publish("usage", usageEventData(bound.model, usage));
+        feed.publish("usage", usageEventData(this.id, bound.model, usage));
       },
       onItemsCommitted: (items: readonly Item[], kind: CommitKind) => {
         feed.flushDeltas();
@@ -187,12 +187,11 @@ export class TurnRun {
     }
     const cause = error.cause;
     if (error.kind === "client" && cause instanceof LlmClientError) {
-      const status = cause.status === undefined ? "" : ` (HTTP ${cause.status})`;
-      return this.#failed(
-        turnCount,
-        providerErrorCode(cause),
-        `${cause.provider}${status}: ${cause.message}`,
-      );
+      // Most provider messages already start with the provider's label (and the HTTP status).
+      const message = cause.message.startsWith(cause.provider)
+        ? cause.message
+        : `${cause.provider}: ${cause.message}`;
+      return this.#failed(turnCount, providerErrorCode(cause), message);
     }
     return this.#failed(turnCount, "turn_failed", error.message);
   }
@@ -228,10 +227,11 @@ function errorText(error: unknown): string {
 }
 
 /** The `usage` event of one LLM request (spec §5). */
-function usageEventData(model: string, usage: Usage): JsonObject {
+function usageEventData(runId: string, model: string, usage: Usage): JsonObject {
   const prompt = usage.input_tokens ?? 0;
   const completion = usage.output_tokens ?? 0;
   return {
+    run_id: runId,
     model,
     prompt_tokens: prompt,
     cached_prompt_tokens: usage.cache_read_tokens ?? 0,
