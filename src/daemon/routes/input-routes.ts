@@ -59,7 +59,7 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
           throw problem("message_empty", "a message input needs non-blank text");
         }
         const receipt = await answerWith(async () =>
-          (await registry.get(sid)).submit(iid, intent, body.client_id ?? null),
+          registry.withActor(sid, (actor) => actor.submit(iid, intent, body.client_id ?? null)),
         );
         return reply.code(202).send(receipt);
       },
@@ -70,7 +70,7 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
         const { sid, iid } = request.params as { sid: string; iid: string };
         checkIdShape(sid, "session id");
         checkIdShape(iid, "input id");
-        return answerWith(async () => (await registry.get(sid)).receipt(iid));
+        return answerWith(() => registry.withActor(sid, (actor) => actor.receipt(iid)));
       },
     },
   });
@@ -82,7 +82,7 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
         const { sid, iid } = request.params as { sid: string; iid: string };
         checkIdShape(sid, "session id");
         checkIdShape(iid, "input id");
-        return answerWith(async () => (await registry.get(sid)).cancelInput(iid));
+        return answerWith(() => registry.withActor(sid, (actor) => actor.cancelInput(iid)));
       },
     },
   });
@@ -95,7 +95,7 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
         checkIdShape(sid, "session id");
         const body = request.body as Static<typeof InterruptBody>;
         return answerWith(async () =>
-          (await registry.get(sid)).interrupt(body.run_id, body.through_input_order),
+          registry.withActor(sid, (actor) => actor.interrupt(body.run_id, body.through_input_order)),
         );
       },
     },

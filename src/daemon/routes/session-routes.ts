@@ -100,7 +100,7 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
           if (query.after_generation !== undefined || query.after_seq !== undefined) {
             throw problem("invalid_request", "replay parameters require Accept: text/event-stream");
           }
-          return answerWith(async () => (await registry.get(id)).snapshot(query.tail));
+          return answerWith(() => registry.withActor(id, (actor) => actor.snapshot(query.tail)));
         }
         let after: ReturnType<typeof parseStreamCursor>;
         try {
@@ -109,10 +109,12 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
           if (error instanceof StreamCursorError) throw problem("invalid_request", error.detail);
           throw error;
         }
-        const { actor, first } = await answerWith(async () => {
-          const actor = await registry.get(id);
-          return { actor, first: await actor.openStream(after, query.tail) };
-        });
+        const { actor, first } = await answerWith(() =>
+          registry.withActor(id, async (actor) => ({
+            actor,
+            first: await actor.openStream(after, query.tail),
+          })),
+        );
         reply.hijack();
         serveSessionStream(reply.raw, { feed: actor.feed, first, ...services.streamOptions });
         return reply;
@@ -124,8 +126,7 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
         const { id } = request.params as { id: string };
         checkIdShape(id, "session id");
         return answerWith(async () => {
-          const actor = await registry.get(id);
-          await actor.delete();
+          await registry.withActor(id, (actor) => actor.delete());
           registry.forget(id);
           return { id, deleted: true };
         });

@@ -76,6 +76,20 @@ export class SessionRegistry {
     return load;
   }
 
+  /**
+   * Run `work` on the session's actor. If the actor stops underneath it (a debug restart, an
+   * unload, a crash) the work is retried once on a freshly loaded actor, so a request racing a
+   * restart is answered instead of failing with "not found".
+   */
+  async withActor<T>(sessionId: string, work: (actor: SessionActor) => Promise<T> | T): Promise<T> {
+    try {
+      return await work(await this.get(sessionId));
+    } catch (error) {
+      if (!(error instanceof ActorStoppedError)) throw error;
+      return work(await this.get(sessionId));
+    }
+  }
+
   /** The actor if it is loaded (never loads). */
   loaded(sessionId: string): SessionActor | undefined {
     const actor = this.#actors.get(sessionId);

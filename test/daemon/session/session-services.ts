@@ -1,0 +1,44 @@
+/** Real SessionServices for session-layer tests: a temp SQLite database and a scripted client. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { SessionServices } from "../../../src/daemon/session/session-services.js";
+import { openDaemonDatabase } from "../../../src/daemon/storage/database.js";
+import { SqliteStore } from "../../../src/log/sqlite-store.js";
+import type { LlmClient } from "../../../src/model/llm-client.js";
+
+export interface TestServices {
+  services: SessionServices;
+  workspace: string;
+  cleanup(): Promise<void>;
+}
+
+/** Services over a fresh database; `client` answers every turn (none: turns fail unconfigured). */
+export function testServices(client: () => LlmClient | null): TestServices {
+  const dir = mkdtempSync(join(tmpdir(), "skein-session-"));
+  const db = openDaemonDatabase(join(dir, "skein.sqlite"));
+  const store = new SqliteStore(db);
+  const services: SessionServices = {
+    db,
+    store,
+    historySecret: "test-secret",
+    now: () => Date.now(),
+    isDraining: () => false,
+    tools: () => [],
+    logger: { info: () => {}, warn: () => {}, error: () => {} },
+    bindClient: () => {
+      const bound = client();
+      if (bound === null) throw new Error("no provider configured");
+      return { client: bound, profileName: "test", model: "test-model" };
+    },
+  };
+  return {
+    services,
+    workspace: dir,
+    cleanup: async () => {
+      await store.close();
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
