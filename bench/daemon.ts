@@ -30,6 +30,9 @@ export async function run(): Promise<void> {
       env: { SKEIN_LOG_LEVEL: "warn" },
     });
     try {
+      // Warm both paths up (JIT, connection pools) before anything is timed.
+      await directStream(provider, 20_000);
+      await streamOnce(app, provider, 1, (stampDelta) => deltas(20_000, stampDelta));
       const baseline = await directStream(provider, 100_000);
       for (const watchers of [1, 10, 100]) {
         figures.push(...(await streamDeltas(app, provider, watchers, baseline)));
@@ -234,7 +237,7 @@ async function directStream(provider: FakeProvider, count: number): Promise<numb
 // First token overhead
 
 async function firstToken(app: DaemonHarness, provider: FakeProvider): Promise<Figure[]> {
-  const turns = 60;
+  const turns = 200;
   const session = await app.createSession();
   const overhead: number[] = [];
   for (let i = 0; i < turns; i++) {
