@@ -38,6 +38,8 @@ export interface SessionSummary {
 }
 
 export interface SessionSnapshot extends SessionSummary {
+  /** A snapshot is only ever taken of a loaded session. */
+  cursor: { generation: string; sequence: number };
   pending_inputs: PendingInputJson[];
   history: HistoryPage;
 }
@@ -83,6 +85,7 @@ export function sessionSnapshot(
 ): SessionSnapshot {
   return {
     ...sessionSummary(row, status, cursor),
+    cursor: { generation: cursor.generation, sequence: cursor.sequence },
     pending_inputs: pending.map(pendingInputJson),
     history,
   };
