@@ -265,12 +265,10 @@ export class SessionWatcher {
           totals.total += event.data.total_tokens;
         };
         add(this.sessionUsage);
-        const runId = this.status.run_id;
-        if (runId !== null) {
-          const totals = this.#runUsage.get(runId) ?? emptyUsage();
-          add(totals);
-          this.#runUsage.set(runId, totals);
-        }
+        const runId = event.data.run_id;
+        const totals = this.#runUsage.get(runId) ?? emptyUsage();
+        add(totals);
+        this.#runUsage.set(runId, totals);
         return;
       }
       case "error": {

@@ -188,6 +188,7 @@ export interface StreamEventData {
   tool: { tool_call_id: string; name: string; arguments: string; result: string | null; is_error?: boolean };
   retry: { run_id: string; attempt: number; reason: string; delay_ms: number };
   usage: {
+    run_id: string;
     model: string;
     prompt_tokens: number;
     cached_prompt_tokens: number;

@@ -44,6 +44,7 @@ import { SessionFeed } from "../stream/session-feed.js";
 import type { FirstBatch } from "../stream/sse-stream.js";
 import { Mailbox } from "./mailbox.js";
 import { closeOpenCalls, type OpenCallReason } from "./open-tool-calls.js";
+import { publishEvent } from "./session-events.js";
 import type { SessionServices } from "./session-services.js";
 import { idleStatus, type SessionSnapshot, type SessionStatus, sessionSnapshot } from "./session-snapshot.js";
 import { type TurnEnding, TurnRun } from "./turn-run.js";
@@ -198,7 +199,7 @@ export class SessionActor {
           session: this.sessionId,
           id: inputId,
           kind: intent.kind,
-          intent: intent as unknown as JsonObject,
+          intent: intentJson(intent),
           clientId,
           acceptedAt: this.#services.now(),
         });
@@ -206,7 +207,7 @@ export class SessionActor {
         return admitted;
       });
       if (admission.created) {
-        this.feed.publish("input", { input: receiptJson(admission.receipt) });
+        publishEvent(this.feed, "input", { input: admission.receipt });
         queueMicrotask(() => this.#kick());
       }
       return admission.receipt;
@@ -386,10 +387,14 @@ export class SessionActor {
     });
     this.#turn = null;
     if (ending.error !== undefined) {
-      this.feed.publish("error", { run_id: turn.id, code: ending.error.code, message: ending.error.message });
+      publishEvent(this.feed, "error", {
+        run_id: turn.id,
+        code: ending.error.code,
+        message: ending.error.message,
+      });
     }
     this.#publishReceipts(turn.inputIds);
-    this.feed.publish("turn_completed", {
+    publishEvent(this.feed, "turn_completed", {
       run_id: turn.id,
       state: ending.state,
       input_ids: [...turn.inputIds],
@@ -434,14 +439,14 @@ export class SessionActor {
       this.#headPosition += 1;
       applyEntry(this.#state, entry);
       for (const projected of projectEntry({ position: this.#headPosition, entry }, this.#toolNames)) {
-        this.feed.publish("message", { entry: projected as unknown as JsonObject });
+        publishEvent(this.feed, "message", { entry: projected });
       }
     }
     this.#head.hash = headHash;
     this.#state.head_hash = headHash;
     this.#preview = preview;
     this.#lastUsedAt = this.#services.now();
-    this.feed.publish("committed", { high_water: this.#headPosition });
+    publishEvent(this.feed, "committed", { high_water: this.#headPosition });
   }
 
   async #snapshotNow(tail: number | undefined, cursor: StreamCursor): Promise<SessionSnapshot> {
@@ -472,13 +477,13 @@ export class SessionActor {
   #publishReceipts(inputIds: readonly string[]): void {
     for (const id of inputIds) {
       const receipt = getReceipt(this.#services.db, this.sessionId, id);
-      if (receipt !== null) this.feed.publish("input", { input: receiptJson(receipt) });
+      if (receipt !== null) publishEvent(this.feed, "input", { input: receipt });
     }
   }
 
   #setStatus(status: SessionStatus): void {
     this.#status = status;
-    this.feed.publish("status", {
+    publishEvent(this.feed, "status", {
       phase: status.phase,
       run_id: status.run_id,
       interrupt_requested: status.interrupt_requested,
@@ -518,7 +523,7 @@ export class SessionActor {
       } catch {
         // Storage is what failed: the turn stays `running` and the next start recovers it.
       }
-      this.feed.publish("error", {
+      publishEvent(this.feed, "error", {
         run_id: turn.id,
         code: "session_error",
         message: "the session actor failed and was restarted; see the daemon log",
@@ -543,9 +548,10 @@ function placed(entries: readonly LogEntry[], positions: readonly number[]) {
   return entries.map((entry, i) => ({ entry, position: positions[i]! }));
 }
 
-function receiptJson(receipt: InputReceipt): JsonObject {
-  return receipt as unknown as JsonObject;
-}
-
 /** How a run's outcome is logged. */
 export type { Outcome };
+
+/** The intent as the JSON the inputs table fingerprints (kind and text; never client_id). */
+function intentJson(intent: InputIntent): JsonObject {
+  return intent.kind === "message" ? { kind: "message", text: intent.text } : { kind: "continue" };
+}

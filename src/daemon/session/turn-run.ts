@@ -10,13 +10,13 @@ import type { RestoredState } from "../../log/collect-state.js";
 import type { Outcome } from "../../log/entries.js";
 import type { StreamEvent } from "../../model/events.js";
 import type { Item, ToolCallItem, ToolResultItem } from "../../model/items.js";
-import type { JsonObject } from "../../model/json.js";
 import { LlmClientError } from "../../model/llm-client.js";
 import type { Usage } from "../../model/usage.js";
 import { type CommitKind, Worker, WorkerError, type WorkerResult } from "../../worker/index.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import type { EndedTurnState } from "../storage/turns-table.js";
 import type { SessionFeed } from "../stream/session-feed.js";
+import { publishEvent, type SessionEventData } from "./session-events.js";
 import type { BoundClient, SessionServices } from "./session-services.js";
 
 /** Why a turn was stopped from outside. */
@@ -128,7 +128,7 @@ export class TurnRun {
             }
             return;
           case "retry":
-            feed.publish("retry", {
+            publishEvent(feed, "retry", {
               run_id: runId,
               attempt: event.retry.attempt,
               reason: event.retry.reason,
@@ -153,17 +153,17 @@ export class TurnRun {
         if (Object.keys(usage).length === 0) return;
         // Stored with the turn's end (one write per turn); streamed per request.
         this.#usage = addUsage(this.#usage, usage);
-        feed.publish("usage", usageEventData(this.id, bound.model, usage));
+        publishEvent(feed, "usage", usageEventData(this.id, bound.model, usage));
       },
       onItemsCommitted: (items: readonly Item[], kind: CommitKind) => {
         feed.flushDeltas();
         return this.#options.commitItems(items, kind);
       },
       onToolCallStart: (call: ToolCallItem) => {
-        feed.publish("tool", toolEventData(call, null));
+        publishEvent(feed, "tool", toolEventData(call, null));
       },
       onToolCallEnd: (call: ToolCallItem, result: ToolResultItem) => {
-        feed.publish("tool", toolEventData(call, result));
+        publishEvent(feed, "tool", toolEventData(call, result));
       },
     };
   }
@@ -227,7 +227,7 @@ function errorText(error: unknown): string {
 }
 
 /** The `usage` event of one LLM request (spec §5). */
-function usageEventData(runId: string, model: string, usage: Usage): JsonObject {
+function usageEventData(runId: string, model: string, usage: Usage): SessionEventData["usage"] {
   const prompt = usage.input_tokens ?? 0;
   const completion = usage.output_tokens ?? 0;
   return {
@@ -241,7 +241,7 @@ function usageEventData(runId: string, model: string, usage: Usage): JsonObject 
 }
 
 /** The `tool` event: a call starting (result null) or finished. */
-function toolEventData(call: ToolCallItem, result: ToolResultItem | null): JsonObject {
+function toolEventData(call: ToolCallItem, result: ToolResultItem | null): SessionEventData["tool"] {
   return {
     tool_call_id: call.call_id,
     name: call.name,

@@ -4,7 +4,6 @@
  *
  * Boundary rule: plain data and pure encoders; no I/O, no timers, no feed state.
  */
-import type { JsonObject } from "../../model/json.js";
 
 /** Types of the events a session publishes (spec §5). */
 export type SessionEventType =
@@ -40,7 +39,7 @@ export interface EncodedEvent {
 }
 
 /** Encodes a published event once; `type` is a fixed identifier, so only `data` needs escaping. */
-export function encodeSessionEvent(type: SessionEventType, sequence: number, data: JsonObject): EncodedEvent {
+export function encodeSessionEvent(type: SessionEventType, sequence: number, data: object): EncodedEvent {
   const json = `{"type":"${type}","sequence":${sequence},"data":${JSON.stringify(data)}}`;
   return { sequence, json, bytes: Buffer.byteLength(json, "utf8") };
 }

@@ -9,7 +9,6 @@
  * publish to the same feed.
  */
 import { randomBytes } from "node:crypto";
-import type { JsonObject } from "../../model/json.js";
 import { DeltaMerger } from "./delta-merger.js";
 import { ReplayWindow } from "./replay-window.js";
 import {
@@ -96,7 +95,7 @@ export class SessionFeed {
   }
 
   /** Publishes one event, after any merged deltas still waiting (order is preserved). */
-  publish(type: SessionEventType, data: JsonObject): void {
+  publish(type: SessionEventType, data: object): void {
     this.merger.flush();
     this.append(type, data);
   }
@@ -165,7 +164,7 @@ export class SessionFeed {
     this.armed.delete(watcher);
   }
 
-  private append(type: SessionEventType, data: JsonObject): void {
+  private append(type: SessionEventType, data: object): void {
     const sequence = this.lastSequence + 1;
     this.window.push(encodeSessionEvent(type, sequence, data));
     this.lastSequence = sequence;

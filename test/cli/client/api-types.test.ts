@@ -9,6 +9,7 @@ import type * as Client from "../../../src/cli/client/api-types.js";
 import type { HistoryEntry } from "../../../src/daemon/history/history-entry.js";
 import type { HistoryPage } from "../../../src/daemon/history/history-page.js";
 import type { CancelResult, InterruptResult } from "../../../src/daemon/session/session-actor.js";
+import type { SessionEventData } from "../../../src/daemon/session/session-events.js";
 import type { SessionSnapshot, SessionSummary } from "../../../src/daemon/session/session-snapshot.js";
 import type { InputReceipt } from "../../../src/daemon/storage/inputs-table.js";
 
@@ -23,10 +24,35 @@ const contract: {
   receipt: Readable<InputReceipt, Client.InputReceipt>;
   interrupt: Readable<InterruptResult, Client.InterruptAnswer>;
   cancel: Readable<CancelResult, Client.CancelAnswer>;
-} = { summary: true, snapshot: true, entry: true, page: true, receipt: true, interrupt: true, cancel: true };
+  events: { [K in keyof SessionEventData]: Readable<SessionEventData[K], Client.StreamEventData[K]> };
+  eventTypes: Readable<keyof Client.StreamEventData, keyof SessionEventData>;
+} = {
+  summary: true,
+  snapshot: true,
+  entry: true,
+  page: true,
+  receipt: true,
+  interrupt: true,
+  cancel: true,
+  events: {
+    status: true,
+    input: true,
+    text: true,
+    thinking: true,
+    message: true,
+    tool: true,
+    retry: true,
+    usage: true,
+    committed: true,
+    turn_completed: true,
+    error: true,
+  },
+  eventTypes: true,
+};
 
 describe("the client's wire types", () => {
   it("accept every answer shape the daemon builds (checked by the type checker)", () => {
-    expect(Object.values(contract).every((readable) => readable)).toBe(true);
+    const { events, ...answers } = contract;
+    expect([...Object.values(answers), ...Object.values(events)].every((readable) => readable)).toBe(true);
   });
 });
