@@ -103,6 +103,7 @@ export class SessionActor {
   #turn: TurnRun | null = null;
   #turnStarting = false;
   #stopped = false;
+  #stopping = false;
   #lastUsedAt: number;
 
   private constructor(
@@ -267,11 +268,15 @@ export class SessionActor {
    * start recovers it like after a crash.
    */
   async stop(reason: StopReason): Promise<void> {
-    if (this.#stopped) return;
+    if (this.#stopped || this.#stopping) return;
+    // From here no new turn starts, even for inputs still queued (the next actor takes them).
+    this.#stopping = true;
     const turn = this.#turn;
     if (turn !== null && reason !== "shutdown") {
       turn.abort("crashed");
       await turn.done;
+      // The turn's end (its log entries and turn row) is queued in the mailbox: let it finish.
+      await this.#mailbox.idle();
     }
     this.#stop(reason);
     if (turn !== null && reason === "shutdown") turn.abort("shutdown");
@@ -311,11 +316,11 @@ export class SessionActor {
   // ---------------------------------------------------------------------------------------------
 
   #kick(): void {
-    if (this.#stopped || this.busy || this.#services.isDraining()) return;
+    if (this.#stopped || this.#stopping || this.busy || this.#services.isDraining()) return;
     this.#turnStarting = true;
     this.#task(async () => {
       try {
-        if (this.#stopped || this.#turn !== null || this.#services.isDraining()) return;
+        if (this.#stopped || this.#stopping || this.#turn !== null || this.#services.isDraining()) return;
         const pending = listPendingInputs(this.#services.db, this.sessionId);
         if (pending.length > 0) await this.#startTurn(pending, "inputs");
       } finally {

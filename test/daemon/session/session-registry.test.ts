@@ -1,8 +1,10 @@
 import { v7 as uuidv7 } from "uuid";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionRegistry, SessionUnknownError } from "../../../src/daemon/session/session-registry.js";
+import { getReceipt } from "../../../src/daemon/storage/inputs-table.js";
+import { getTurn } from "../../../src/daemon/storage/turns-table.js";
 import { textBlockStart, textBlockStop, textDelta } from "../../../src/model/events.js";
-import { MockLlmClient } from "../../support/mock-llm-client.js";
+import { MockLlmClient, mockHang } from "../../support/mock-llm-client.js";
 import { type TestServices, testServices } from "./session-services.js";
 
 describe("SessionRegistry", () => {
@@ -69,6 +71,41 @@ describe("SessionRegistry", () => {
     expect(history.map((entry) => [entry.kind, entry.content])).toEqual([
       ["user", [{ kind: "text", text: "Hi" }]],
       ["assistant", [{ kind: "text", text: "Hello there" }]],
+    ]);
+  });
+
+  it("ends a turn cut by a restart as failed and leaves the queued input to the next actor", async () => {
+    let calls = 0;
+    env = testServices(() => {
+      calls += 1;
+      return calls === 1
+        ? new MockLlmClient([mockHang()])
+        : new MockLlmClient([textBlockStart(0), textDelta(0, "done"), textBlockStop(0)]);
+    });
+    const registry = new SessionRegistry(env.services);
+    const id = await create(registry, env.workspace);
+    const actor = await registry.get(id);
+    const first = uuidv7();
+    const queued = uuidv7();
+    await actor.submit(first, { kind: "message", text: "hangs" }, null);
+    for (let i = 0; i < 200 && calls === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    await actor.submit(queued, { kind: "message", text: "queued" }, null);
+    const snapshot = actor.snapshot(0); // keeps the mailbox busy while the restart happens
+    await registry.restart(id);
+    await snapshot.catch(() => undefined);
+    const db = env.services.db;
+    const firstTurn = getReceipt(db, id, first)?.turn;
+    expect(firstTurn?.state).toBe("failed");
+    expect(getTurn(db, firstTurn!.id)?.error).toBeTruthy();
+    const fresh = await registry.get(id);
+    for (let i = 0; i < 400 && getReceipt(db, id, queued)?.turn?.state !== "completed"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(getReceipt(db, id, queued)?.turn?.state).toBe("completed");
+    const users = (await fresh.snapshot()).history.items.filter((entry) => entry.kind === "user");
+    expect(users.map((entry) => entry.content)).toEqual([
+      [{ kind: "text", text: "hangs" }],
+      [{ kind: "text", text: "queued" }],
     ]);
   });
 });
