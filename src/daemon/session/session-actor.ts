@@ -425,7 +425,7 @@ export class SessionActor {
     const positions = entries.map((_, i) => this.#headPosition + 1 + i);
     const preview = extendPreview(this.#preview, placed(entries, positions));
     if (entries.length === 0) {
-      if (alongside !== undefined) db.transaction(() => alongside(positions)).immediate();
+      if (alongside !== undefined) await store.groupCommit(this.sessionId, () => alongside(positions));
       return;
     }
     const chain = buildChain(this.#head.hash, entries);
