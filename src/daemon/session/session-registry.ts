@@ -42,11 +42,15 @@ export class SessionUnknownError extends Error {
   }
 }
 
+/** A session whose actor crashes twice within this window is not restarted eagerly again. */
+const crashRestartWindowMs = 5_000;
+
 export class SessionRegistry {
   readonly #services: SessionServices;
   readonly #actors = new Map<string, SessionActor>();
   readonly #loading = new Map<string, Promise<SessionActor>>();
   #unloadTimer: NodeJS.Timeout | null = null;
+  readonly #lastCrashRestart = new Map<string, number>();
 
   constructor(services: SessionServices) {
     this.#services = services;
@@ -261,14 +265,20 @@ export class SessionRegistry {
   }
 
   #onCrash(actor: SessionActor, _error: unknown): void {
-    if (this.#actors.get(actor.sessionId) === actor) this.#actors.delete(actor.sessionId);
-    // Restart at once, so queued inputs keep flowing; a failure to reload is logged, and the
-    // next request tries again.
-    this.get(actor.sessionId).catch((error: unknown) => {
-      this.#services.logger.error(
-        { session: actor.sessionId, err: error },
-        "could not restart session actor",
-      );
+    const id = actor.sessionId;
+    if (this.#actors.get(id) === actor) this.#actors.delete(id);
+    // Restart at once, so queued inputs keep flowing; but a session that keeps crashing is
+    // restarted eagerly at most once per window (the next request still loads it), so a bug
+    // that fails every turn cannot spin the daemon.
+    const now = this.#services.now();
+    const last = this.#lastCrashRestart.get(id);
+    if (last !== undefined && now - last < crashRestartWindowMs) {
+      this.#services.logger.warn({ session: id }, "session actor crashed again; not restarting it eagerly");
+      return;
+    }
+    this.#lastCrashRestart.set(id, now);
+    this.get(id).catch((error: unknown) => {
+      this.#services.logger.error({ session: id, err: error }, "could not restart session actor");
     });
   }
 }
