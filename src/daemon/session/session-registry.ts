@@ -9,7 +9,13 @@
 import type { LogEntry } from "../../log/entries.js";
 import { hashEntry } from "../../log/entry-hash.js";
 import { SessionNotFoundError } from "../../log/errors.js";
-import { getSession, insertSession, listSessions, type SessionRow } from "../storage/sessions-table.js";
+import {
+  getSession,
+  insertSession,
+  listSessions,
+  type NewSession,
+  type SessionRow,
+} from "../storage/sessions-table.js";
 import { runningTurnOf, runningTurns } from "../storage/turns-table.js";
 import { type ForkPlan, planFork } from "./fork-plan.js";
 import { ActorStoppedError, SessionActor } from "./session-actor.js";
@@ -118,8 +124,16 @@ export class SessionRegistry {
 
   /** Create a session: its row and its session_start entry in one transaction. Throws SessionExistsError. */
   async create(request: NewSessionRequest): Promise<SessionActor> {
-    const { db, store } = this.#services;
     const now = this.#services.now();
+    const row: NewSession = {
+      id: request.id,
+      name: request.name,
+      workspace: request.workspace,
+      providerProfile: request.providerProfile,
+      model: request.model,
+      systemPrompt: request.systemPrompt,
+      createdAt: now,
+    };
     const start: LogEntry = {
       kind: "session_start",
       ts: now,
@@ -127,29 +141,26 @@ export class SessionRegistry {
       config: {},
       history: [],
     };
-    db.transaction(() => {
-      insertSession(db, {
-        id: request.id,
-        name: request.name,
-        workspace: request.workspace,
-        providerProfile: request.providerProfile,
-        model: request.model,
-        systemPrompt: request.systemPrompt,
-        createdAt: now,
-      });
-      store.appendInTransaction(request.id, [hashEntry(null, start)]);
-    }).immediate();
-    return this.get(request.id);
+    return this.#start(row, start);
   }
 
-  /** Fork a session at a history checkpoint into a new session. */
+  /** Fork a session at a history checkpoint into a new session (same workspace, provider, model). */
   async fork(request: ForkSessionRequest): Promise<SessionActor> {
-    const { db, store } = this.#services;
-    const source = getSession(db, request.sourceSessionId);
+    const source = getSession(this.#services.db, request.sourceSessionId);
     if (source === null) throw new SessionUnknownError(request.sourceSessionId);
-    const entries = await store.readAll(request.sourceSessionId);
+    const entries = await this.#services.store.readAll(request.sourceSessionId);
     const plan: ForkPlan = planFork(entries, request.sourceSessionId, request.checkpointId);
     const now = this.#services.now();
+    const row: NewSession = {
+      id: request.id,
+      name: request.name ?? source.name,
+      workspace: source.workspace,
+      parentId: source.id,
+      providerProfile: source.providerProfile,
+      model: source.model,
+      systemPrompt: plan.systemPrompt,
+      createdAt: now,
+    };
     const start: LogEntry = {
       kind: "session_start",
       ts: now,
@@ -158,20 +169,17 @@ export class SessionRegistry {
       history: plan.history,
       forked_from: plan.origin,
     };
+    return this.#start(row, start);
+  }
+
+  /** Write a new session's row and first log entry in one transaction, then load its actor. */
+  #start(row: NewSession, start: LogEntry): Promise<SessionActor> {
+    const { db, store } = this.#services;
     db.transaction(() => {
-      insertSession(db, {
-        id: request.id,
-        name: request.name ?? source.name,
-        workspace: source.workspace,
-        parentId: source.id,
-        providerProfile: source.providerProfile,
-        model: source.model,
-        systemPrompt: plan.systemPrompt,
-        createdAt: now,
-      });
-      store.appendInTransaction(request.id, [hashEntry(null, start)]);
+      insertSession(db, row);
+      store.appendInTransaction(row.id, [hashEntry(null, start)]);
     }).immediate();
-    return this.get(request.id);
+    return this.get(row.id);
   }
 
   /** Debug route: stop a session's actor as if it had crashed; the next request loads a new one. */
