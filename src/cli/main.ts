@@ -267,7 +267,8 @@ Examples:
     .action(async (_options, command: Command) => {
       const home = command.optsWithGlobals<{ home?: string }>().home;
       const env = home === undefined ? process.env : { ...process.env, SKEIN_HOME: home };
-      const { runDaemonForeground } = await import("../daemon/daemon.js");
+      const { loadDaemon } = await import("./load-daemon.js");
+      const { runDaemonForeground } = await loadDaemon();
       exitCode = await runDaemonForeground(env);
     });
 

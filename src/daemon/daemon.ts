@@ -35,16 +35,20 @@ import { SessionRegistry } from "./session/session-registry.js";
 import type { SessionServices } from "./session/session-services.js";
 import { openDaemonDatabase } from "./storage/database.js";
 
-/** The package version, as `GET /server` reports it. */
+/** The package version, as `GET /server` reports it (found upward from this file: src/, dist/ or the bundle). */
 export function packageVersion(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  for (const candidate of [join(here, "../../package.json"), join(here, "../../../package.json")]) {
+  let directory = dirname(fileURLToPath(import.meta.url));
+  for (let depth = 0; depth < 4; depth++) {
     try {
-      const parsed = JSON.parse(readFileSync(candidate, "utf8")) as { name?: string; version?: string };
+      const parsed = JSON.parse(readFileSync(join(directory, "package.json"), "utf8")) as {
+        name?: string;
+        version?: string;
+      };
       if (parsed.name === "skein" && typeof parsed.version === "string") return parsed.version;
     } catch {
-      // try the next layout (src/ under tsx, dist/ when built)
+      // no package.json here; look one level up
     }
+    directory = dirname(directory);
   }
   return "0.0.0";
 }

@@ -1,0 +1,20 @@
+// Bundles the compiled daemon (dist/daemon/daemon.js) and its dependencies into one file,
+// dist/daemon.bundle.js. `skein daemon run` loads it instead of ~1,000 small modules: most of
+// the daemon's start-up time is module loading (see bench/daemon.ts, cold_start_ms).
+// better-sqlite3 stays external (a native addon); CommonJS dependencies get a `require`.
+import { build } from "esbuild";
+
+await build({
+  entryPoints: ["dist/daemon/daemon.js"],
+  outfile: "dist/daemon.bundle.js",
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  format: "esm",
+  external: ["better-sqlite3"],
+  banner: {
+    js: "import { createRequire as __skeinCreateRequire } from 'node:module'; const require = __skeinCreateRequire(import.meta.url);",
+  },
+  legalComments: "none",
+  logLevel: "warning",
+});
