@@ -66,46 +66,56 @@ export type StreamEvent =
   | { type: "retry"; retry: RetryNotice }
   | { type: "ping" };
 
+/** Opens text block `index`. */
 export function textBlockStart(index: number): StreamEvent {
   return { type: "block_start", index, block: { type: "text" } };
 }
 
+/** Text for block `index`. */
 export function textDelta(index: number, text: string): StreamEvent {
   return { type: "block_delta", index, delta: { type: "text", text } };
 }
 
+/** Closes text block `index`, with the response's stop reason when it ends there. */
 export function textBlockStop(index: number, stopReason?: StopReason): StreamEvent {
   return stopReason === undefined
     ? { type: "block_stop", index, block_type: "text" }
     : { type: "block_stop", index, block_type: "text", stop_reason: stopReason };
 }
 
+/** Opens thinking block `index`. */
 export function thinkingBlockStart(index: number): StreamEvent {
   return { type: "block_start", index, block: { type: "thinking" } };
 }
 
+/** Thinking text for block `index`. */
 export function thinkingDelta(index: number, text: string): StreamEvent {
   return { type: "block_delta", index, delta: { type: "thinking", text } };
 }
 
+/** Closes thinking block `index` with what the provider needs to accept it back. */
 export function thinkingBlockStop(index: number, reasoning?: ReasoningData): StreamEvent {
   return reasoning === undefined
     ? { type: "block_stop", index, block_type: "thinking" }
     : { type: "block_stop", index, block_type: "thinking", reasoning };
 }
 
+/** Opens tool-use block `index` for call `id` of tool `name`. */
 export function toolUseStart(index: number, id: string, name: string): StreamEvent {
   return { type: "block_start", index, block: { type: "tool_use", id, name } };
 }
 
+/** A fragment of the arguments JSON of tool-use block `index`. */
 export function toolInputDelta(index: number, json: string): StreamEvent {
   return { type: "block_delta", index, delta: { type: "input_json", json } };
 }
 
+/** Closes tool-use block `index` (stop reason tool_use). */
 export function toolUseStop(index: number): StreamEvent {
   return { type: "block_stop", index, block_type: "tool_use", stop_reason: "tool_use" };
 }
 
+/** Block `index` ended unfinished (a broken or cancelled stream). */
 export function blockAbort(index: number, reason: string): StreamEvent {
   return { type: "block_abort", index, reason };
 }
@@ -122,16 +132,19 @@ export function usageEvent(inputTokens: number, outputTokens: number): StreamEve
   };
 }
 
+/** The response's status, with its stop reason when it ended. */
 export function statusEvent(status: ResponseStatus, stopReason?: StopReason): StreamEvent {
   return stopReason === undefined
     ? { type: "status", status }
     : { type: "status", status, stop_reason: stopReason };
 }
 
+/** An error the provider reported inside the stream. */
 export function errorEvent(message: string, code?: string): StreamEvent {
   return code === undefined ? { type: "error", message } : { type: "error", code, message };
 }
 
+/** A keepalive from the provider. */
 export function pingEvent(): StreamEvent {
   return { type: "ping" };
 }

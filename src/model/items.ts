@@ -86,22 +86,27 @@ export function reasoning(text: string, extra: Omit<ReasoningItem, "type" | "tex
   return { type: "reasoning", text, ...extra };
 }
 
+/** True for a message with the user role. */
 export function isUserMessage(item: Item): item is MessageItem {
   return item.type === "message" && item.role === "user";
 }
 
+/** True for a message with the assistant role. */
 export function isAssistantMessage(item: Item): item is MessageItem {
   return item.type === "message" && item.role === "assistant";
 }
 
+/** True for a tool call. */
 export function isToolCall(item: Item): item is ToolCallItem {
   return item.type === "tool_call";
 }
 
+/** True for a tool result. */
 export function isToolResult(item: Item): item is ToolResultItem {
   return item.type === "tool_result";
 }
 
+/** True for a reasoning item. */
 export function isReasoning(item: Item): item is ReasoningItem {
   return item.type === "reasoning";
 }

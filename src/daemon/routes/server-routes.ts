@@ -20,6 +20,7 @@ const ShutdownBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** Register `GET /server` and `POST /server/shutdown`. */
 export function registerServerRoutes(app: HttpApp, options: ServerRouteOptions): void {
   registerResource(app, "/server", {
     GET: {
