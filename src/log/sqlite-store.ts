@@ -16,8 +16,7 @@ import { AppendConflictError, LogCorruptError, LogError, SessionNotFoundError } 
 import type { PreparedEntry } from "./prepared-append.js";
 import { prepareAppend } from "./prepared-append.js";
 import type { LogHead, Store } from "./store.js";
-import { parseStoredEntry } from "./stored-entry.js";
-import { verifyEntry } from "./verify-chain.js";
+import { type StoredRow, verifyRows } from "./verify-rows.js";
 
 /** Create the `transcript` table and its indexes if they do not exist (idempotent). */
 export function createTranscriptSchema(db: Database.Database): void {
@@ -46,8 +45,6 @@ export interface GroupCommitStats {
   transactions: number;
   requests: number;
 }
-
-type Row = [position: number, hash: unknown, prevHash: unknown, kind: unknown, entry: unknown];
 
 type FlushOutcome = { value: unknown } | { error: unknown };
 
@@ -88,8 +85,8 @@ export class SqliteStore implements Store {
   private readonly insertRow: Database.Statement<
     [string, number, string, string | null, string, string, number]
   >;
-  private readonly selectAll: Database.Statement<[string], Row>;
-  private readonly selectRange: Database.Statement<[string, number, number], Row>;
+  private readonly selectAll: Database.Statement<[string], StoredRow>;
+  private readonly selectRange: Database.Statement<[string, number, number], StoredRow>;
   private readonly selectHashAt: Database.Statement<[string, number], unknown>;
   private readonly selectSessions: Database.Statement<[], string>;
   private readonly selectExists: Database.Statement<[string], number>;
@@ -127,12 +124,12 @@ export class SqliteStore implements Store {
       "INSERT INTO transcript (session, position, hash, prev_hash, kind, entry, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
     );
     this.selectAll = db
-      .prepare<[string], Row>(
+      .prepare<[string], StoredRow>(
         "SELECT position, hash, prev_hash, kind, entry FROM transcript WHERE session = ? ORDER BY position",
       )
       .raw(true);
     this.selectRange = db
-      .prepare<[string, number, number], Row>(
+      .prepare<[string, number, number], StoredRow>(
         "SELECT position, hash, prev_hash, kind, entry FROM transcript WHERE session = ? AND position >= ? AND position < ? ORDER BY position",
       )
       .raw(true);
@@ -365,40 +362,4 @@ export class SqliteStore implements Store {
     }
     return entries;
   }
-}
-
-/** Verify rows that must hold positions `from, from + 1, ...` chained after `prevHash`. */
-function verifyRows(
-  sessionId: string,
-  rows: readonly Row[],
-  from: number,
-  prevHash: string | null,
-): PositionedEntry[] {
-  const entries: PositionedEntry[] = [];
-  let prev = prevHash;
-  for (let i = 0; i < rows.length; i++) {
-    const [position, hash, prevHashColumn, kind, text] = rows[i]!;
-    const expected = from + i;
-    if (position !== expected) throw new LogCorruptError(sessionId, expected, "the entry is missing");
-    if (typeof text !== "string")
-      throw new LogCorruptError(sessionId, position, "unparseable record: entry is not text");
-    const entry = parseStoredEntry(sessionId, position, text);
-    if (kind !== entry.kind) {
-      throw new LogCorruptError(
-        sessionId,
-        position,
-        `kind column ${String(kind)} does not match entry kind ${entry.kind}`,
-      );
-    }
-    const stored: PositionedEntry = {
-      hash: hash as string,
-      prev_hash: prevHashColumn as string | null,
-      entry,
-      position,
-    };
-    verifyEntry(sessionId, position, prev, stored, text);
-    entries.push(stored);
-    prev = stored.hash;
-  }
-  return entries;
 }
