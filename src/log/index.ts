@@ -8,6 +8,7 @@ export type { FileLockOptions } from "./file-lock.js";
 export * from "./fs-store.js";
 export * from "./prepared-append.js";
 export * from "./session-log.js";
+export * from "./pg-store.js";
 export * from "./sqlite-store.js";
 export type * from "./store.js";
 export * from "./stored-entry.js";
