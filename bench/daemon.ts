@@ -65,14 +65,19 @@ function profiles(provider: FakeProvider) {
 interface Watcher {
   /** Resolves when the watcher saw `turn_completed`. */
   done: Promise<void>;
-  textLength(): number;
+  /** The `id:` (generation.cursor) of the last frame received. */
+  position(): string;
   close(): void;
 }
 
-/** Attach an SSE watcher; the first one (`measure`) records the delay of every delta it parses. */
+/**
+ * Attach an SSE watcher. The measuring one (`delays` given) parses every frame and records the
+ * delay of every delta; the others only follow the `id:` lines and spot `turn_completed`, so the
+ * figure is the daemon's delivery, not this process parsing JSON for a hundred clients.
+ */
 function watch(app: DaemonHarness, sessionId: string, delays: number[] | null): Promise<Watcher> {
   return new Promise((attached, failed) => {
-    let length = 0;
+    let cursor = "";
     let finish: () => void = () => {};
     const done = new Promise<void>((resolve) => {
       finish = resolve;
@@ -89,6 +94,26 @@ function watch(app: DaemonHarness, sessionId: string, delays: number[] | null): 
         },
       },
       (res) => {
+        const attach = () => attached({ done, position: () => cursor, close: () => req.destroy() });
+        if (delays === null) {
+          // Light client: scan raw bytes for frame ids and the turn's end, parse nothing.
+          let tail = "";
+          let first = true;
+          res.setEncoding("latin1");
+          res.on("data", (chunk: string) => {
+            const text = tail + chunk;
+            const id = text.lastIndexOf("id: ");
+            const idEnd = id < 0 ? -1 : text.indexOf("\n", id);
+            if (idEnd > 0) cursor = text.slice(id + 4, idEnd);
+            if (first && text.includes("\n\n")) {
+              first = false;
+              attach();
+            }
+            if (text.includes('"type":"turn_completed"')) finish();
+            tail = text.slice(-64);
+          });
+          return;
+        }
         let buffered = "";
         let first = true;
         res.setEncoding("utf8");
@@ -101,21 +126,19 @@ function watch(app: DaemonHarness, sessionId: string, delays: number[] | null): 
             end = buffered.indexOf("\n\n");
             const data = frame.indexOf("data: ");
             if (data < 0) continue;
+            if (frame.startsWith("id: ")) cursor = frame.slice(4, frame.indexOf("\n"));
+            if (first) {
+              first = false;
+              attach();
+            }
             const batch = JSON.parse(frame.slice(data + 6)) as {
               events: { type: string; data: { text?: string } }[];
             };
-            if (first) {
-              first = false;
-              attached({ done, textLength: () => length, close: () => req.destroy() });
-            }
             const receivedAt = now();
             for (const event of batch.events) {
               if (event.type === "text" && event.data.text !== undefined) {
-                length += event.data.text.length;
-                if (delays !== null) {
-                  for (const part of event.data.text.split("|")) {
-                    if (part !== "") delays.push(receivedAt - Number.parseFloat(part));
-                  }
+                for (const part of event.data.text.split("|")) {
+                  if (part !== "") delays.push(receivedAt - Number.parseFloat(part));
                 }
               } else if (event.type === "turn_completed") {
                 finish();
@@ -198,8 +221,10 @@ async function streamOnce(
   await app.prompt(session, "stream");
   await Promise.all(watchers.map((w) => w.done));
   const end = now();
-  const expected = watchers[0]!.textLength();
-  const complete = watchers.every((w) => w.textLength() === expected);
+  // Every watcher must end on the same frame id: nothing is published after the turn's last events.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const expected = watchers[0]!.position();
+  const complete = watchers.every((w) => w.position() === expected);
   for (const w of watchers) w.close();
   await app.idle(session);
   delays.sort((a, b) => a - b);
