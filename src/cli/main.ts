@@ -23,6 +23,7 @@ Exit codes:
   2    usage error (unknown option, missing argument, ambiguous session id)
   3    no daemon could be reached or started
   4    session or profile not found
+  75   (daemon run) another daemon already owns this home
   130  interrupted with Ctrl-C`;
 
 const environmentHelp = `
