@@ -7,7 +7,7 @@
  * turn), and typing must not echo into the streamed answer. When stdin is not a terminal, one
  * readline reads all lines and queues them, so piped prompts are answered one after another.
  */
-import { createInterface, type Interface } from "node:readline";
+import { createInterface, emitKeypressEvents, type Interface } from "node:readline";
 
 export type PromptResult = { kind: "line"; text: string } | { kind: "eof" } | { kind: "interrupt" };
 
@@ -18,13 +18,31 @@ export class PromptReader {
   readonly #queue: string[] = [];
   #ended = false;
   #wake: (() => void) | null = null;
+  /** What the terminal input is doing: read by a prompt, captured by a turn, or neither. */
+  #mode: "idle" | "reading" | "capturing" = "idle";
+  #pendingCtrlC = false;
 
   constructor(
     private readonly input: NodeJS.ReadStream,
     private readonly output: NodeJS.WriteStream,
     /** True when both ends are a terminal. */
     readonly interactive: boolean,
-  ) {}
+  ) {
+    if (!interactive) return;
+    // Keys typed together with Enter ("\r\x03") arrive after the prompt's readline closed and
+    // before a turn captures the keyboard; without this, such a Ctrl-C would be lost.
+    emitKeypressEvents(input);
+    input.on("keypress", (_text: string | undefined, key: { ctrl?: boolean; name?: string } | undefined) => {
+      if (this.#mode === "idle" && key?.ctrl === true && key.name === "c") this.#pendingCtrlC = true;
+    });
+  }
+
+  /** Whether a Ctrl-C arrived between the last prompt and now (and forget it). */
+  takePendingCtrlC(): boolean {
+    const pending = this.#pendingCtrlC;
+    this.#pendingCtrlC = false;
+    return pending;
+  }
 
   /** The next line (eof on Ctrl-D or end of input; interrupt on Ctrl-C at an empty prompt). */
   read(prompt: string): Promise<PromptResult> {
@@ -41,10 +59,12 @@ export class PromptReader {
       const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
       for (const byte of bytes) if (byte === 0x03) onCtrlC();
     };
+    this.#mode = "capturing";
     this.input.setRawMode(true);
     this.input.on("data", onData);
     this.input.resume();
     return () => {
+      this.#mode = "idle";
       this.input.off("data", onData);
       this.input.setRawMode(false);
       this.input.pause();
@@ -69,11 +89,14 @@ export class PromptReader {
     rl.on("history", (history) => {
       this.#history = [...history];
     });
+    this.#pendingCtrlC = false;
+    this.#mode = "reading";
     return new Promise((resolve) => {
       let settled = false;
       const finish = (result: PromptResult): void => {
         if (settled) return;
         settled = true;
+        this.#mode = "idle";
         rl.close();
         resolve(result);
       };

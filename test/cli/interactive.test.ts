@@ -109,6 +109,24 @@ describe.skipIf(!tmuxAvailable())("interactive chat in a terminal", () => {
     await screenShows(pane, "[exit 130]");
   });
 
+  it("interrupts, instead of dying, on a Ctrl-C that arrives with the prompt before the turn starts", async () => {
+    provider.reset();
+    provider.script = () => deliver(deltas(400, "tock "), { delayMs: 25 });
+    const pane = chat();
+    await screenShows(pane, "Ctrl-D exits");
+    pane.type("stop me at once");
+    // Enter and Ctrl-C back to back: the Ctrl-C lands before the terminal is in raw mode.
+    pane.press("Enter", "C-c");
+    const screen = await screenShows(pane, "── interrupted");
+    expect(screen).not.toContain("[exit");
+    provider.script = () => text("Still alive.");
+    pane.type("and now?");
+    pane.press("Enter");
+    await screenShows(pane, "Still alive.");
+    pane.press("C-d");
+    await screenShows(pane, "[exit 0]");
+  });
+
   it("resumes a session with --session and shows its recent history", async () => {
     provider.reset();
     provider.script = () => text("An answer worth remembering.");

@@ -9,7 +9,7 @@
  */
 
 import { type CliContext, connect } from "../cli-context.js";
-import type { SessionSnapshot } from "../client/api-types.js";
+import type { InputReceipt, SessionSnapshot } from "../client/api-types.js";
 import { uuidV7 } from "../client/uuid-v7.js";
 import type { DaemonClient } from "../daemon-client.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
@@ -155,17 +155,24 @@ class ChatSession {
   async #turn(text: string): Promise<TurnOutcome | "forced"> {
     const inputId = uuidV7();
     this.view.markOwnInput(inputId);
-    const receipt = await this.client.putInput(this.sessionId, inputId, { kind: "message", text });
-    this.watcher.noteReceipt(receipt);
-    if (receipt.delivery === "pending" && this.watcher.status.phase === "running") {
-      this.view.notice("(queued behind the running turn)");
-    }
-    this.spinner.start("thinking…");
+    let receipt: InputReceipt | null = null;
     let interrupts = 0;
     let force: (value: "forced") => void = () => {};
     const forced = new Promise<"forced">((resolve) => {
       force = resolve;
     });
+    const interrupt = (admitted: InputReceipt): void => {
+      const runId = this.watcher.runOf(inputId);
+      // Before its run is known, cancelling the input itself is exact: a queued input is dropped,
+      // and the turn it alone started is interrupted.
+      const request =
+        runId === null
+          ? this.client.cancelInput(this.sessionId, inputId)
+          : this.client.interrupt(this.sessionId, runId, admitted.acceptance_order);
+      request.catch((error: unknown) =>
+        this.view.notice(`interrupt failed: ${error instanceof Error ? error.message : String(error)}`),
+      );
+    };
     const onCtrlC = (): void => {
       interrupts += 1;
       if (interrupts > 1) {
@@ -174,24 +181,35 @@ class ChatSession {
       }
       this.view.notice("interrupting… (Ctrl-C again to quit)");
       this.spinner.start("interrupting…");
-      this.client
-        .interrupt(this.sessionId, this.watcher.runOf(inputId), receipt.acceptance_order)
-        .catch((error: unknown) =>
-          this.view.notice(`interrupt failed: ${error instanceof Error ? error.message : String(error)}`),
-        );
+      // Before the input is admitted there is nothing to interrupt yet; it is done on admission.
+      if (receipt !== null) interrupt(receipt);
     };
-    const release = this.reader.captureKeys(onCtrlC);
+    // From the moment the prompt is sent, Ctrl-C interrupts the turn; it must never fall through
+    // to the default handler (which would kill the CLI) while the terminal is not yet raw.
     process.on("SIGINT", onCtrlC);
-    let outcome: TurnOutcome | "forced";
+    if (this.reader.takePendingCtrlC()) onCtrlC();
     try {
-      outcome = await Promise.race([this.watcher.waitForInput(inputId), forced]);
+      const admitted = await this.client.putInput(this.sessionId, inputId, { kind: "message", text });
+      receipt = admitted;
+      this.watcher.noteReceipt(admitted);
+      if (interrupts > 0) interrupt(admitted);
+      if (admitted.delivery === "pending" && this.watcher.status.phase === "running") {
+        this.view.notice("(queued behind the running turn)");
+      }
+      if (interrupts === 0) this.spinner.start("thinking…");
+      const release = this.reader.captureKeys(onCtrlC);
+      let outcome: TurnOutcome | "forced";
+      try {
+        outcome = await Promise.race([this.watcher.waitForInput(inputId), forced]);
+      } finally {
+        release();
+      }
+      this.view.finish();
+      if (outcome !== "forced") this.#status(outcome);
+      return outcome;
     } finally {
       process.off("SIGINT", onCtrlC);
-      release();
     }
-    this.view.finish();
-    if (outcome !== "forced") this.#status(outcome);
-    return outcome;
   }
 
   #status(outcome: TurnOutcome): void {
