@@ -3,6 +3,15 @@
 // `prepare` script runs `npm run build`).
 import { main } from "../dist/cli/main.js";
 
+// A reader that went away (`skein sessions | head`) is not an error: stop quietly, like other
+// Unix tools, instead of crashing on EPIPE.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
