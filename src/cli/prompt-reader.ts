@@ -21,6 +21,9 @@ export class PromptReader {
   /** What the terminal input is doing: read by a prompt, captured by a turn, or neither. */
   #mode: "idle" | "reading" | "capturing" = "idle";
   #pendingCtrlC = false;
+  /** The prompt's readline while one is shown, and whether output has pushed it aside. */
+  #prompting: Interface | null = null;
+  #promptHidden = false;
 
   constructor(
     private readonly input: NodeJS.ReadStream,
@@ -35,6 +38,23 @@ export class PromptReader {
     input.on("keypress", (_text: string | undefined, key: { ctrl?: boolean; name?: string } | undefined) => {
       if (this.#mode === "idle" && key?.ctrl === true && key.name === "c") this.#pendingCtrlC = true;
     });
+  }
+
+  /**
+   * Output is about to be written (e.g. another client's turn streaming in while we wait for a
+   * prompt): clear the prompt line first, so the output does not land in the middle of it.
+   */
+  beforeOutput(): void {
+    if (this.#prompting === null || this.#promptHidden) return;
+    this.output.write("\r\x1b[2K");
+    this.#promptHidden = true;
+  }
+
+  /** Output was written; once it has ended its line, show the prompt again with what was typed. */
+  afterOutput(lineOpen: boolean): void {
+    if (this.#prompting === null || !this.#promptHidden || lineOpen) return;
+    this.#promptHidden = false;
+    this.#prompting.prompt(true);
   }
 
   /** Whether a Ctrl-C arrived between the last prompt and now (and forget it). */
@@ -91,12 +111,15 @@ export class PromptReader {
     });
     this.#pendingCtrlC = false;
     this.#mode = "reading";
+    this.#prompting = rl;
+    this.#promptHidden = false;
     return new Promise((resolve) => {
       let settled = false;
       const finish = (result: PromptResult): void => {
         if (settled) return;
         settled = true;
         this.#mode = "idle";
+        this.#prompting = null;
         rl.close();
         resolve(result);
       };

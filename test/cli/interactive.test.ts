@@ -143,4 +143,31 @@ describe.skipIf(!tmuxAvailable())("interactive chat in a terminal", () => {
     pane.press("Enter");
     await screenShows(pane, "[exit 0]");
   });
+
+  it("keeps the prompt and the typed draft intact while another client's turn streams in", async () => {
+    provider.reset();
+    provider.script = () => deliver(text(["Answer ", "for the ", "other client."]), { delayMs: 30 });
+    const id = await daemon.createSession({ name: "shared" });
+    const pane = chat("chat", "--session", "shared");
+    await screenShows(pane, "Ctrl-D exits");
+    pane.type("my draft");
+    await screenShows(pane, "› my draft");
+    await daemon.prompt(id, "a prompt from elsewhere");
+    await screenShows(pane, "Answer for the other client.");
+    const screen = await eventually(
+      () => {
+        const lines = pane
+          .capture()
+          .split("\n")
+          .filter((line) => line.trim() !== "");
+        return lines.at(-1)?.startsWith("› my draft") === true ? lines : null;
+      },
+      () => `the prompt did not come back below the output:\n${pane.capture()}`,
+    );
+    // The other client's output is on lines of its own, never spliced into the prompt line.
+    expect(screen.filter((line) => line.includes("my draft"))).toEqual(["› my draft"]);
+    expect(screen.some((line) => line.startsWith("Answer for the other client."))).toBe(true);
+    pane.press("C-u", "C-d");
+    await screenShows(pane, "[exit 0]");
+  });
 });

@@ -53,6 +53,10 @@ export async function chat(context: CliContext, options: ChatOptions): Promise<E
       showThinking: options.hideThinking !== true,
       showUserEntries: true,
       spinner,
+      surroundWrites: {
+        before: () => reader.beforeOutput(),
+        after: (lineOpen) => reader.afterOutput(lineOpen),
+      },
     });
     const active = new SessionWatcher(client, snapshot.id, view, {
       after: created ? snapshot.cursor : null,

@@ -27,6 +27,11 @@ export interface TranscriptViewOptions {
   runFilter?: (runId: string | null) => boolean;
   /** Print `error` events (default true; `run` reports the error once, at the end, instead). */
   showErrors?: boolean;
+  /**
+   * Told before and after each write, so an input line on the same terminal (the chat prompt)
+   * can step aside while output arrives and come back when the output has ended its line.
+   */
+  surroundWrites?: { before(): void; after(lineOpen: boolean): void };
 }
 
 type DeltaKind = "text" | "thinking";
@@ -150,11 +155,14 @@ export class TranscriptView {
         if (this.#options.showErrors === false || !this.#wanted(event.data.run_id)) return;
         this.#asideLine(this.#options.aside.paint.red(`error: ${event.data.message}`));
         return;
+      case "turn_completed":
+        // A finished turn ends its line (another client's turn gets no status line after it).
+        if (this.#wanted(event.data.run_id)) this.#endParagraph();
+        return;
       case "status":
       case "input":
       case "usage":
       case "committed":
-      case "turn_completed":
         return;
       default: {
         const unknown: never = event;
@@ -319,7 +327,11 @@ export class TranscriptView {
   /** Write `text`; `plain` is the same text without escape codes (to know whether a line is left open). */
   #write(output: OutputStream, text: string, plain: string = text): void {
     if (plain === "") return;
+    const surround = this.#options.surroundWrites;
+    surround?.before();
     output.stream.write(text);
-    this.#openLine.set(output, !plain.endsWith("\n"));
+    const lineOpen = !plain.endsWith("\n");
+    this.#openLine.set(output, lineOpen);
+    surround?.after(lineOpen);
   }
 }
