@@ -252,7 +252,8 @@ Examples:
     .description("print the daemon's log ($SKEIN_HOME/daemon.log)")
     .option("-n, --lines <n>", "number of lines", positiveInteger, 50)
     .option("-f, --follow", "keep printing new lines (Ctrl-C stops)")
-    .action(async (options: { lines: number; follow?: boolean }, command: Command) => {
+    .option("--json", "print the raw JSON records instead of readable lines")
+    .action(async (options: { lines: number; follow?: boolean; json?: boolean }, command: Command) => {
       const { daemonLogs } = await import("./commands/daemon-control.js");
       exitCode = await daemonLogs(context(command), options);
     });

@@ -91,7 +91,9 @@ describe("daemon auto-start", () => {
 
     const logs = await cli.run(["daemon", "logs", "-n", "5"]);
     expect(logs.code).toBe(0);
-    expect(logs.stdout).toContain('"msg":"ready"');
+    expect(logs.stdout).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  ready port=\d+/m);
+    const raw = await cli.run(["daemon", "logs", "-n", "5", "--json"]);
+    expect(raw.stdout).toContain('"msg":"ready"');
 
     const stopped = await cli.run(["daemon", "stop"]);
     expect(stopped.code).toBe(0);

@@ -12,6 +12,7 @@ import { daemonLogPath, readDaemonInfo } from "../client/discovery.js";
 import { ensureDaemon, probeDaemon, processAlive } from "../client/ensure-daemon.js";
 import { DaemonClient } from "../daemon-client.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
+import { formatLogLine } from "../render/log-line.js";
 import { writeLine } from "../render/terminal.js";
 
 /** `skein daemon start`: start in the background unless one runs already. */
@@ -98,10 +99,13 @@ export async function daemonStatus(context: CliContext, options: { json?: boolea
 /** `skein daemon logs [-n N] [-f]`. */
 export async function daemonLogs(
   context: CliContext,
-  options: { lines: number; follow?: boolean },
+  options: { lines: number; follow?: boolean; json?: boolean },
 ): Promise<ExitCode> {
   const path = daemonLogPath(context.home);
-  const out = context.terminal.out.stream;
+  const out = context.terminal.out;
+  const show = (line: string): void => {
+    out.stream.write(`${options.json === true ? line : formatLogLine(line, out.paint)}\n`);
+  };
   if (!existsSync(path)) {
     if (options.follow !== true) {
       writeLine(context.terminal.err, `no daemon log yet at ${path}`);
@@ -110,10 +114,11 @@ export async function daemonLogs(
   } else {
     const lines = readFileSync(path, "utf8").split("\n");
     if (lines.at(-1) === "") lines.pop();
-    for (const line of lines.slice(-options.lines)) out.write(`${line}\n`);
+    for (const line of lines.slice(-options.lines)) show(line);
   }
   if (options.follow !== true) return exitCodes.ok;
   let offset = existsSync(path) ? statSync(path).size : 0;
+  let partial = "";
   await new Promise<void>((resolve) => {
     const pump = (): void => {
       if (!existsSync(path)) return;
@@ -122,7 +127,16 @@ export async function daemonLogs(
       if (size === offset) return;
       const start = offset;
       offset = size;
-      createReadStream(path, { start, end: size - 1 }).pipe(out, { end: false });
+      let text = partial;
+      createReadStream(path, { start, end: size - 1, encoding: "utf8" })
+        .on("data", (chunk) => {
+          text += chunk;
+        })
+        .on("end", () => {
+          const lines = text.split("\n");
+          partial = lines.pop() ?? "";
+          for (const line of lines) show(line);
+        });
     };
     const timer = setInterval(pump, 250);
     let watcher: ReturnType<typeof watch> | null = null;
