@@ -72,6 +72,11 @@ export interface HttpAppOptions {
   port?: () => number;
   /** Fastify's logger option (false, true or pino options). Default false. */
   logger?: FastifyServerOptions["logger"];
+  /**
+   * A logger to use instead (the daemon's pino instance): unexpected errors are logged through
+   * it; per-request logging stays off.
+   */
+  loggerInstance?: FastifyBaseLogger;
   /** True while the daemon drains: work-starting routes answer 503 daemon_unavailable. */
   isDraining?: () => boolean;
   /** More host names (without port) the Host header may name, e.g. a non-loopback bind address. */
@@ -84,7 +89,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const bearer = new BearerCheck(options.token);
   const timeouts = options.timeouts ?? {};
   const app = Fastify({
-    logger: options.logger ?? false,
+    ...(options.loggerInstance === undefined
+      ? { logger: options.logger ?? false }
+      : { loggerInstance: options.loggerInstance, disableRequestLogging: true }),
     bodyLimit: defaultBodyLimit,
     exposeHeadRoutes: false,
     return503OnClosing: false,
