@@ -140,7 +140,11 @@ async function boot(settings: DaemonSettings, lock: HomeLock, logger: pino.Logge
   const stopped = new Promise<void>((resolve) => {
     stoppedResolve = resolve;
   });
-  const app = createHttpApp({ token: settings.token, isDraining: () => drain.draining, loggerInstance: logger });
+  const app = createHttpApp({
+    token: settings.token,
+    isDraining: () => drain.draining,
+    loggerInstance: logger,
+  });
   let shuttingDown: Promise<void> | null = null;
   const shutdown = (timeoutMs: number): Promise<void> => {
     shuttingDown ??= (async () => {

@@ -91,7 +91,7 @@ describe("daemon auto-start", () => {
 
     const logs = await cli.run(["daemon", "logs", "-n", "5"]);
     expect(logs.code).toBe(0);
-    expect(logs.stdout).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  ready port=\d+/m);
+    expect(logs.stdout).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}ready port=\d+/m);
     const raw = await cli.run(["daemon", "logs", "-n", "5", "--json"]);
     expect(raw.stdout).toContain('"msg":"ready"');
 
