@@ -11,7 +11,7 @@
  */
 import { v7 as uuidv7 } from "uuid";
 import { applyEntry, collectState, type RestoredState } from "../../log/collect-state.js";
-import type { LogEntry, Outcome } from "../../log/entries.js";
+import type { LogEntry } from "../../log/entries.js";
 import { buildChain } from "../../log/entry-hash.js";
 import { classifyDelta, type LogHeadRef } from "../../log/session-log.js";
 import { userMessage } from "../../model/items.js";
@@ -304,7 +304,7 @@ export class SessionActor {
         endTurn(this.#services.db, turn.id, { state: "abandoned", endedAt: now }),
       );
       this.#publishReceipts(turn.inputIds);
-      await this.#startTurn([], "recovery");
+      await this.#startTurn([]);
     });
   }
 
@@ -322,7 +322,7 @@ export class SessionActor {
       try {
         if (this.#stopped || this.#stopping || this.#turn !== null || this.#services.isDraining()) return;
         const pending = listPendingInputs(this.#services.db, this.sessionId);
-        if (pending.length > 0) await this.#startTurn(pending, "inputs");
+        if (pending.length > 0) await this.#startTurn(pending);
       } finally {
         this.#turnStarting = false;
       }
@@ -330,7 +330,7 @@ export class SessionActor {
   }
 
   /** Inside the mailbox: commit the turn's inputs with the turn row, then run the model. */
-  async #startTurn(inputs: readonly InputRow[], cause: "inputs" | "recovery"): Promise<void> {
+  async #startTurn(inputs: readonly InputRow[]): Promise<void> {
     const turnId = uuidv7();
     const now = this.#services.now();
     const entries: LogEntry[] = [];
@@ -357,7 +357,6 @@ export class SessionActor {
     const turn = new TurnRun({
       id: turnId,
       inputIds,
-      cause,
       services: this.#services,
       session: row,
       state: this.#state,
@@ -552,9 +551,6 @@ function inputEntry(input: InputRow, turnId: string, ts: number): LogEntry {
 function placed(entries: readonly LogEntry[], positions: readonly number[]) {
   return entries.map((entry, i) => ({ entry, position: positions[i]! }));
 }
-
-/** How a run's outcome is logged. */
-export type { Outcome };
 
 /** The intent as the JSON the inputs table fingerprints (kind and text; never client_id). */
 function intentJson(intent: InputIntent): JsonObject {

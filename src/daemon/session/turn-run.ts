@@ -12,7 +12,7 @@ import type { StreamEvent } from "../../model/events.js";
 import type { Item, ToolCallItem, ToolResultItem } from "../../model/items.js";
 import { LlmClientError } from "../../model/llm-client.js";
 import type { Usage } from "../../model/usage.js";
-import { type CommitKind, Worker, WorkerError, type WorkerResult } from "../../worker/index.js";
+import { Worker, WorkerError, type WorkerResult } from "../../worker/index.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import type { EndedTurnState } from "../storage/turns-table.js";
 import type { SessionFeed } from "../stream/session-feed.js";
@@ -36,13 +36,13 @@ export interface TurnEnding {
 export interface TurnRunOptions {
   id: string;
   inputIds: readonly string[];
-  cause: "inputs" | "recovery";
   services: SessionServices;
   session: SessionRow;
   /** The actor's live replay of the log; read at start, kept current by the actor's commits. */
   state: RestoredState;
   feed: SessionFeed;
-  commitItems(items: readonly Item[], kind: CommitKind): Promise<void>;
+  /** Log items the Worker committed (its observer awaits this). */
+  commitItems(items: readonly Item[]): Promise<void>;
 }
 
 export class TurnRun {
@@ -155,9 +155,9 @@ export class TurnRun {
         this.#usage = addUsage(this.#usage, usage);
         publishEvent(feed, "usage", usageEventData(this.id, bound.model, usage));
       },
-      onItemsCommitted: (items: readonly Item[], kind: CommitKind) => {
+      onItemsCommitted: (items: readonly Item[]) => {
         feed.flushDeltas();
-        return this.#options.commitItems(items, kind);
+        return this.#options.commitItems(items);
       },
       onToolCallStart: (call: ToolCallItem) => {
         publishEvent(feed, "tool", toolEventData(call, null));
