@@ -79,18 +79,36 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
   ensureHome(settings.home);
   const lock = HomeLock.acquire(settings.home);
   const logger = pino({ level: env.SKEIN_LOG_LEVEL ?? "info", base: { pid: process.pid } });
+  // Whatever boot opened is closed again, in reverse order, if a later step fails: a daemon
+  // that cannot finish starting must not keep listening or hold the home.
+  const undo: Array<() => Promise<void> | void> = [() => lock.release()];
   try {
-    return await boot(settings, lock, logger);
+    return await boot(settings, lock, logger, undo);
   } catch (error) {
-    lock.release();
+    for (const step of undo.reverse()) {
+      try {
+        await step();
+      } catch (cleanupError) {
+        logger.error({ err: cleanupError }, "cleanup after a failed start failed");
+      }
+    }
     throw error;
   }
 }
 
-async function boot(settings: DaemonSettings, lock: HomeLock, logger: pino.Logger): Promise<RunningDaemon> {
+async function boot(
+  settings: DaemonSettings,
+  lock: HomeLock,
+  logger: pino.Logger,
+  undo: Array<() => Promise<void> | void>,
+): Promise<RunningDaemon> {
   const instanceId = uuidv7();
   const db = openDaemonDatabase(settings.dbPath);
+  undo.push(() => {
+    db.close();
+  });
   const store = new SqliteStore(db);
+  undo.push(() => store.close());
   const providers = new ProviderConfigSource(settings.home);
   const drain = new DrainController();
   const historySecret = randomBytes(32).toString("hex");
@@ -115,6 +133,7 @@ async function boot(settings: DaemonSettings, lock: HomeLock, logger: pino.Logge
     },
   };
   const registry = new SessionRegistry(sessionServices);
+  undo.push(() => registry.drain(0));
   await registry.recover();
 
   const routeServices: RouteServices = {
@@ -145,6 +164,7 @@ async function boot(settings: DaemonSettings, lock: HomeLock, logger: pino.Logge
     isDraining: () => drain.draining,
     loggerInstance: logger,
   });
+  undo.push(() => app.close());
   let shuttingDown: Promise<void> | null = null;
   const shutdown = (timeoutMs: number): Promise<void> => {
     shuttingDown ??= (async () => {

@@ -82,3 +82,18 @@ export class LockTimeoutError extends LogError {
     this.name = "LockTimeoutError";
   }
 }
+
+/**
+ * A group commit failed as a whole (SQLite refused the COMMIT or rolled the transaction back,
+ * e.g. on a full disk): nothing of the batch was written. `cause` is the storage's own error.
+ */
+export class GroupCommitFailedError extends LogError {
+  constructor(sessionId: string, cause: unknown) {
+    super(
+      `session ${sessionId}: the write was not committed: ${cause instanceof Error ? cause.message : String(cause)}`,
+      sessionId,
+    );
+    this.name = "GroupCommitFailedError";
+    this.cause = cause;
+  }
+}

@@ -12,7 +12,13 @@
 import Database from "better-sqlite3";
 import type { HashedEntry, PositionedEntry } from "./entries.js";
 import { isEntryHash } from "./entry-hash.js";
-import { AppendConflictError, LogCorruptError, LogError, SessionNotFoundError } from "./errors.js";
+import {
+  AppendConflictError,
+  GroupCommitFailedError,
+  LogCorruptError,
+  LogError,
+  SessionNotFoundError,
+} from "./errors.js";
 import type { PreparedEntry } from "./prepared-append.js";
 import { prepareAppend } from "./prepared-append.js";
 import type { LogHead, Store } from "./store.js";
@@ -65,6 +71,14 @@ type GroupRequest = {
   | { kind: "writes"; run: () => unknown }
 );
 
+/** Internal: SQLite rolled the group commit's transaction back under it (the cause is kept aside). */
+class RolledBackError extends Error {
+  constructor() {
+    super("SQLite rolled the group commit transaction back");
+    this.name = "RolledBackError";
+  }
+}
+
 /** The store was closed and takes no more work. */
 export class StoreClosedError extends LogError {
   constructor(sessionId: string) {
@@ -79,6 +93,8 @@ export class SqliteStore implements Store {
   private queue: GroupRequest[] = [];
   private flushScheduled = false;
   private closed = false;
+  /** The error after which SQLite rolled back the current group commit, if it did. */
+  private rollbackCause: unknown = null;
   private readonly stats: GroupCommitStats = { transactions: 0, requests: 0 };
 
   private readonly selectHead: Database.Statement<[string], { hash: string; position: number }>;
@@ -152,19 +168,23 @@ export class SqliteStore implements Store {
       },
     );
     this.savepointTx = db.transaction((run: () => unknown) => run());
-    this.flushTx = db.transaction((batch: GroupRequest[]) =>
-      batch.map((request): FlushOutcome => {
+    this.flushTx = db.transaction((batch: GroupRequest[]) => {
+      const outcomes = batch.map((request): FlushOutcome => {
         // Some errors (disk full, I/O) make SQLite roll the whole transaction back; then nothing
         // of this batch is committed and going on would commit later requests on their own.
-        if (!db.inTransaction) throw new Error("the group commit transaction was rolled back by SQLite");
+        if (!db.inTransaction) throw new RolledBackError();
         try {
           if (request.kind === "writes") return { value: this.savepointTx(request.run) };
           return { value: this.compareAndInsertTx(request.sessionId, request.prepared, request.alongside) };
         } catch (error) {
+          // Remembered in case SQLite rolled the whole transaction back because of it.
+          if (!db.inTransaction) this.rollbackCause = error;
           return { error };
         }
-      }),
-    );
+      });
+      if (!db.inTransaction) throw new RolledBackError();
+      return outcomes;
+    });
     this.readRangeTx = db.transaction((sessionId: string, from: number, limit: number) =>
       this.readRangeUnlocked(sessionId, from, limit),
     );
@@ -307,7 +327,9 @@ export class SqliteStore implements Store {
     try {
       outcomes = this.flushTx.immediate(batch);
     } catch (error) {
-      for (const request of batch) request.reject(error);
+      const cause = error instanceof RolledBackError ? (this.rollbackCause ?? error) : error;
+      this.rollbackCause = null;
+      for (const request of batch) request.reject(new GroupCommitFailedError(request.sessionId, cause));
       return;
     }
     this.stats.transactions++;

@@ -12,7 +12,7 @@ import { HistoryTokenExpiredError, HistoryTokenInvalidError } from "../history/h
 import { ProblemError, problem } from "../http/problem.js";
 import { CheckpointUnknownError } from "../session/fork-plan.js";
 import { ActorStoppedError, SessionBusyError } from "../session/session-actor.js";
-import { SessionUnknownError } from "../session/session-registry.js";
+import { SessionUnavailableError, SessionUnknownError } from "../session/session-registry.js";
 import {
   InputConflictError,
   InputUnknownError,
@@ -20,6 +20,7 @@ import {
   SessionExistsError,
   SessionUnknownError as SessionRowUnknownError,
 } from "../storage/errors.js";
+import { isSqliteError, isStorageUnavailable } from "../storage/storage-unavailable.js";
 
 /** The problem for a domain error, or the error itself when it is not one of ours. */
 export function toDaemonProblem(error: unknown): unknown {
@@ -48,17 +49,11 @@ export function toDaemonProblem(error: unknown): unknown {
       `the log of session ${error.sessionId} fails verification at position ${error.position} (${error.reason}); it is not repaired automatically`,
     );
   }
-  if (isStorageFailure(error)) {
+  if (error instanceof SessionUnavailableError) return problem("request_unavailable", error.message);
+  if (isSqliteError(error) || isStorageUnavailable(error)) {
     return problem("request_unavailable", "storage could not answer this request; try again later");
   }
   return error;
-}
-
-/** A failure of SQLite itself (a missing table, a locked or broken database file, I/O). */
-function isStorageFailure(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as Error & { code?: unknown }).code;
-  return error.name === "SqliteError" || (typeof code === "string" && code.startsWith("SQLITE_"));
 }
 
 /** Run a handler and rethrow its domain errors as problems. */

@@ -13,6 +13,7 @@ import { v7 as uuidv7 } from "uuid";
 import { applyEntry, collectState, type RestoredState } from "../../log/collect-state.js";
 import type { LogEntry } from "../../log/entries.js";
 import { buildChain } from "../../log/entry-hash.js";
+import { AppendConflictError, LogCorruptError } from "../../log/errors.js";
 import { classifyDelta, type LogHeadRef } from "../../log/session-log.js";
 import { userMessage } from "../../model/items.js";
 import type { JsonObject } from "../../model/json.js";
@@ -38,7 +39,8 @@ import {
   touchActivity,
   updateUsage,
 } from "../storage/sessions-table.js";
-import { endTurn, startTurn, type TurnRow } from "../storage/turns-table.js";
+import { isStorageUnavailable, storageFailureText } from "../storage/storage-unavailable.js";
+import { endTurn, runningTurnOf, startTurn, type TurnRow } from "../storage/turns-table.js";
 import type { StreamCursor } from "../stream/session-event.js";
 import { SessionFeed } from "../stream/session-feed.js";
 import type { FirstBatch } from "../stream/sse-stream.js";
@@ -47,7 +49,10 @@ import { closeOpenCalls, type OpenCallReason } from "./open-tool-calls.js";
 import { publishEvent } from "./session-events.js";
 import type { SessionServices } from "./session-services.js";
 import { idleStatus, type SessionSnapshot, type SessionStatus, sessionSnapshot } from "./session-snapshot.js";
-import { type TurnEnding, TurnRun } from "./turn-run.js";
+import { storageUnavailableMessage, type TurnEnding, TurnRun } from "./turn-run.js";
+
+/** Waits between attempts to write what a storage failure held back (a turn's end or start). */
+const storageRetryDelaysMs = [250, 500, 1_000, 2_000, 5_000];
 
 /** What a client asked for in an input (the body of `PUT .../inputs/{id}`, without client_id). */
 export type InputIntent = { kind: "message"; text: string } | { kind: "continue" };
@@ -105,6 +110,13 @@ export class SessionActor {
   #stopped = false;
   #stopping = false;
   #lastUsedAt: number;
+  /** Set once a read or a head check found the stored log changed: the session takes nothing more. */
+  #corrupt: LogCorruptError | null = null;
+  /** Failed attempts to write the current turn's end or the next turn's start. */
+  #storageFailures = 0;
+  #storageRetry: NodeJS.Timeout | null = null;
+  /** Whether the ending turn's error event has gone out (it goes out once, whatever retries follow). */
+  #endingReported = false;
 
   private constructor(
     services: SessionServices,
@@ -193,6 +205,7 @@ export class SessionActor {
   submit(inputId: string, intent: InputIntent, clientId: string | null): Promise<InputReceipt> {
     return this.#task(async () => {
       const { db, store } = this.#services;
+      this.#checkLogIntact();
       // Through the group commit: concurrent admissions of many sessions share one fsync, and
       // the input is durable before the receipt (and so the 202) is returned.
       const admission = await store.groupCommit(this.sessionId, () => {
@@ -209,7 +222,7 @@ export class SessionActor {
       });
       if (admission.created) {
         publishEvent(this.feed, "input", { input: admission.receipt });
-        queueMicrotask(() => this.#kick());
+        queueMicrotask(() => this.kick());
       }
       return admission.receipt;
     });
@@ -257,8 +270,9 @@ export class SessionActor {
   delete(): Promise<void> {
     return this.#task(() => {
       if (this.busy) throw new SessionBusyError(this.sessionId);
-      this.#stop("deleted");
+      // Rows first: if storage refuses, the session stays as it was and keeps its actor.
       deleteSessionRows(this.#services.db, this.sessionId);
+      this.#stop("deleted");
     });
   }
 
@@ -283,50 +297,134 @@ export class SessionActor {
   }
 
   /**
-   * Boot recovery of a turn a crash cut short: mark it abandoned, give every open tool call a
-   * result saying its outcome is unknown, tell the model the daemon restarted, then run a new turn.
+   * Run what waits: recover a turn a crash or a shutdown left `running` (abandoned, open calls
+   * answered "outcome unknown", a restart note, then a new turn), or else start a turn for
+   * queued inputs. Resolves once that first step is done (or found nothing to do).
    */
-  recoverAbandoned(turn: TurnRow): Promise<void> {
-    return this.#task(async () => {
-      const results = closeOpenCalls(this.#state.history, "daemon_restart");
-      const now = this.#services.now();
-      const entries: LogEntry[] = [];
-      if (results.length > 0)
-        entries.push({ kind: "tool_results", ts: now, items: results, turn_id: turn.id });
-      entries.push({
-        kind: "note",
-        ts: now,
-        origin: "daemon_restart",
-        item: userMessage(restartNoteText),
-        turn_id: turn.id,
-      });
-      await this.#commit(entries, () =>
-        endTurn(this.#services.db, turn.id, { state: "abandoned", endedAt: now }),
-      );
-      this.#publishReceipts(turn.inputIds);
-      await this.#startTurn([]);
-    });
-  }
-
-  /** Start a turn if the session is idle and inputs wait (called after admissions, turn ends and loads). */
-  kick(): void {
-    this.#kick();
-  }
-
-  // ---------------------------------------------------------------------------------------------
-
-  #kick(): void {
-    if (this.#stopped || this.#stopping || this.busy || this.#services.isDraining()) return;
+  recoverOrKick(): Promise<void> {
+    if (!this.#canStartTurn()) return Promise.resolve();
     this.#turnStarting = true;
-    this.#task(async () => {
+    return this.#task(async () => {
       try {
-        if (this.#stopped || this.#stopping || this.#turn !== null || this.#services.isDraining()) return;
+        if (!this.#mayRunTurns() || this.#turn !== null) return;
+        const cut = runningTurnOf(this.#services.db, this.sessionId);
+        if (cut !== null) {
+          await this.#recoverAbandoned(cut);
+          return;
+        }
         const pending = listPendingInputs(this.#services.db, this.sessionId);
         if (pending.length > 0) await this.#startTurn(pending);
       } finally {
         this.#turnStarting = false;
       }
-    }).catch((error: unknown) => this.#crash(error));
+    }).then(
+      () => {
+        this.#storageFailures = 0;
+      },
+      (error: unknown) => this.#onStartFailure(error),
+    );
+  }
+
+  /** Start a turn if the session is idle and inputs wait (called after admissions, turn ends and loads). */
+  kick(): void {
+    void this.recoverOrKick();
+  }
+
+  /**
+   * The stored log no longer verifies (or no longer ends where this actor wrote it): from now
+   * on the session takes no input and writes nothing, and a running turn is stopped.
+   */
+  markCorrupt(error: LogCorruptError): void {
+    if (this.#corrupt !== null) return;
+    this.#corrupt = error;
+    this.#services.logger.error({ session: this.sessionId, err: error }, "session log failed verification");
+    this.#turn?.abort("corrupt");
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  #canStartTurn(): boolean {
+    return !this.busy && this.#mayRunTurns();
+  }
+
+  /** Nothing forbids running turns (stopping, a corrupt log, a storage retry pending, a drain). */
+  #mayRunTurns(): boolean {
+    return (
+      !this.#stopped &&
+      !this.#stopping &&
+      this.#corrupt === null &&
+      this.#storageRetry === null &&
+      !this.#services.isDraining()
+    );
+  }
+
+  /** Inside the mailbox: a turn a crash cut short becomes abandoned, with a note, then a new turn runs. */
+  async #recoverAbandoned(turn: TurnRow): Promise<void> {
+    const results = closeOpenCalls(this.#state.history, "daemon_restart");
+    const now = this.#services.now();
+    const entries: LogEntry[] = [];
+    if (results.length > 0) entries.push({ kind: "tool_results", ts: now, items: results, turn_id: turn.id });
+    entries.push({
+      kind: "note",
+      ts: now,
+      origin: "daemon_restart",
+      item: userMessage(restartNoteText),
+      turn_id: turn.id,
+    });
+    await this.#commit(entries, () =>
+      endTurn(this.#services.db, turn.id, { state: "abandoned", endedAt: now }),
+    );
+    this.#services.logger.info(
+      { session: this.sessionId, turn: turn.id },
+      "recovered a turn cut short by a restart",
+    );
+    this.#publishReceipts(turn.inputIds);
+    await this.#startTurn([]);
+  }
+
+  /** Starting (or recovering) a turn failed: storage trouble is retried later, anything else is a crash. */
+  #onStartFailure(error: unknown): void {
+    if (error instanceof ActorStoppedError || this.#stopped) return;
+    if (error instanceof LogCorruptError) {
+      this.markCorrupt(error);
+      return;
+    }
+    if (!isStorageUnavailable(error)) {
+      this.#crash(error);
+      return;
+    }
+    this.#services.logger.warn(
+      { session: this.sessionId, err: error },
+      "could not start a turn: storage unavailable; will retry",
+    );
+    this.#retryAfterStorageFailure(() => this.kick());
+  }
+
+  /** Run `attempt` again after a growing delay (the storage may have room again by then). */
+  #retryAfterStorageFailure(attempt: () => void): void {
+    const delay = storageRetryDelaysMs[Math.min(this.#storageFailures, storageRetryDelaysMs.length - 1)]!;
+    this.#storageFailures++;
+    if (this.#storageRetry !== null) clearTimeout(this.#storageRetry);
+    this.#storageRetry = setTimeout(() => {
+      this.#storageRetry = null;
+      if (!this.#stopped) attempt();
+    }, delay);
+    this.#storageRetry.unref();
+  }
+
+  /** Before admitting input: the log must still verify as far as this actor knows, and end where it wrote it. */
+  #checkLogIntact(): void {
+    if (this.#corrupt !== null) throw this.#corrupt;
+    const stored = this.#services.store.readHeadSync(this.sessionId);
+    if (stored?.hash === this.#head.hash && stored.position === this.#headPosition) return;
+    const position = Math.min(stored?.position ?? -1, this.#headPosition) + 1;
+    const reason =
+      stored === null || stored.position < this.#headPosition
+        ? `the log ends at position ${stored?.position ?? -1} but this daemon wrote it up to ${this.#headPosition}`
+        : "the log's head is not the entry this daemon wrote last";
+    const error = new LogCorruptError(this.sessionId, position, reason);
+    this.markCorrupt(error);
+    throw error;
   }
 
   /** Inside the mailbox: commit the turn's inputs with the turn row, then run the model. */
@@ -352,6 +450,7 @@ export class SessionActor {
       );
     });
     this.#publishReceipts(inputIds);
+    this.#endingReported = false;
     this.#setStatus({ phase: "running", run_id: turnId, interrupt_requested: false, blocking_reason: null });
     const row = this.#row();
     const turn = new TurnRun({
@@ -362,7 +461,12 @@ export class SessionActor {
       state: this.#state,
       feed: this.feed,
       commitItems: (items) =>
-        this.#task(() => this.#commit(classifyDelta(items, this.#services.now(), { turn_id: turnId }))),
+        this.#task(() => this.#commit(classifyDelta(items, this.#services.now(), { turn_id: turnId }))).catch(
+          (error: unknown) => {
+            this.#stopTurnAfterFailedCommit(turn, error);
+            throw error;
+          },
+        ),
     });
     this.#turn = turn;
     turn.start().then(
@@ -371,9 +475,40 @@ export class SessionActor {
     );
   }
 
-  /** Inside the mailbox: close open calls if needed, log the turn's end, end the turn row. */
+  /** A step of the turn could not be logged: the turn stops (the worker unwinds on the same error). */
+  #stopTurnAfterFailedCommit(turn: TurnRun, error: unknown): void {
+    if (error instanceof LogCorruptError) {
+      this.markCorrupt(error);
+    } else if (error instanceof AppendConflictError) {
+      // The daemon is the only writer of its logs: another one appended behind its back.
+      this.markCorrupt(
+        new LogCorruptError(this.sessionId, this.#headPosition + 1, "another writer appended"),
+      );
+    } else if (isStorageUnavailable(error)) {
+      turn.abort("storage", storageFailureText(error));
+    }
+  }
+
+  /**
+   * Inside the mailbox: close open calls if needed, log the turn's end, end the turn row. When
+   * storage refuses the write, clients hear about it at once and the end is written again
+   * later (the mailbox stays free meanwhile, so snapshots and streams keep working).
+   */
   async #endTurn(turn: TurnRun, ending: TurnEnding): Promise<void> {
     if (this.#turn !== turn) return;
+    if (!this.#endingReported && ending.error !== undefined) {
+      this.#endingReported = true;
+      publishEvent(this.feed, "error", {
+        run_id: turn.id,
+        code: ending.error.code,
+        message: ending.error.message,
+      });
+    }
+    if (this.#corrupt !== null) {
+      // Nothing more is written to a log that fails verification; the turn ends in memory only.
+      this.#finishTurn(turn, "failed");
+      return;
+    }
     const now = this.#services.now();
     const entries: LogEntry[] = [];
     const reason: OpenCallReason = ending.state === "interrupted" ? "interrupted" : "failed";
@@ -381,30 +516,62 @@ export class SessionActor {
     if (results.length > 0) entries.push({ kind: "tool_results", ts: now, items: results, turn_id: turn.id });
     entries.push({ kind: "turn_end", ts: now, turn_count: ending.turnCount });
     entries.push({ kind: "run_outcome", ts: now, outcome: ending.outcome, interrupted: ending.interrupted });
-    await this.#commit(entries, () => {
-      endTurn(this.#services.db, turn.id, {
-        state: ending.state,
-        endedAt: now,
-        error: ending.error?.message ?? null,
+    try {
+      await this.#commit(entries, () => {
+        endTurn(this.#services.db, turn.id, {
+          state: ending.state,
+          endedAt: now,
+          error: ending.error?.message ?? null,
+        });
+        if (Object.keys(ending.usage).length > 0)
+          updateUsage(this.#services.db, this.sessionId, ending.usage);
       });
-      if (Object.keys(ending.usage).length > 0) updateUsage(this.#services.db, this.sessionId, ending.usage);
-    });
-    this.#turn = null;
-    if (ending.error !== undefined) {
+    } catch (error) {
+      if (error instanceof LogCorruptError || error instanceof AppendConflictError) {
+        this.#stopTurnAfterFailedCommit(turn, error);
+        this.#finishTurn(turn, "failed");
+        return;
+      }
+      if (!isStorageUnavailable(error)) throw error;
+      this.#holdTurnEnd(turn, ending, error);
+      return;
+    }
+    this.#storageFailures = 0;
+    this.#finishTurn(turn, ending.state);
+  }
+
+  /** The turn's end could not be written: say so once, show it in the status, and try again later. */
+  #holdTurnEnd(turn: TurnRun, ending: TurnEnding, error: unknown): void {
+    const detail = storageFailureText(error);
+    this.#services.logger.warn(
+      { session: this.sessionId, turn: turn.id, err: error },
+      "could not log a turn's end",
+    );
+    if (!this.#endingReported) {
+      this.#endingReported = true;
       publishEvent(this.feed, "error", {
         run_id: turn.id,
-        code: ending.error.code,
-        message: ending.error.message,
+        code: "storage_unavailable",
+        message: storageUnavailableMessage(detail),
       });
     }
-    this.#publishReceipts(turn.inputIds);
-    publishEvent(this.feed, "turn_completed", {
-      run_id: turn.id,
-      state: ending.state,
-      input_ids: [...turn.inputIds],
+    this.#setStatus({ ...this.#status, blocking_reason: { code: "storage_unavailable", detail } });
+    this.#retryAfterStorageFailure(() => {
+      this.#task(() => this.#endTurn(turn, ending)).catch((failure: unknown) => this.#crash(failure));
     });
-    this.#setStatus(idleStatus);
-    if (!this.#stopped) queueMicrotask(() => this.#kick());
+  }
+
+  /** The turn is over (logged, or given up on a corrupt log): tell the clients and let the queue run. */
+  #finishTurn(turn: TurnRun, state: TurnEnding["state"]): void {
+    this.#turn = null;
+    this.#publishReceipts(turn.inputIds);
+    publishEvent(this.feed, "turn_completed", { run_id: turn.id, state, input_ids: [...turn.inputIds] });
+    this.#setStatus(
+      this.#corrupt === null
+        ? idleStatus
+        : { ...idleStatus, blocking_reason: { code: "log_corrupt", detail: this.#corrupt.message } },
+    );
+    if (!this.#stopped) queueMicrotask(() => this.kick());
   }
 
   #requestInterrupt(): void {
@@ -421,6 +588,7 @@ export class SessionActor {
    */
   async #commit(entries: readonly LogEntry[], alongside?: (positions: number[]) => void): Promise<void> {
     const { db, store } = this.#services;
+    if (this.#corrupt !== null) throw this.#corrupt;
     const positions = entries.map((_, i) => this.#headPosition + 1 + i);
     const preview = extendPreview(this.#preview, placed(entries, positions));
     if (entries.length === 0) {
@@ -455,7 +623,10 @@ export class SessionActor {
 
   async #snapshotNow(tail: number | undefined, cursor: StreamCursor): Promise<SessionSnapshot> {
     const { db, store, historySecret } = this.#services;
-    const entries = await store.readAll(this.sessionId);
+    const entries = await store.readAll(this.sessionId).catch((error: unknown) => {
+      if (error instanceof LogCorruptError) this.markCorrupt(error);
+      throw error;
+    });
     const history = tailPage(entries, {
       sessionId: this.sessionId,
       secret: historySecret,
@@ -507,6 +678,8 @@ export class SessionActor {
   #stop(reason: StopReason): void {
     if (this.#stopped) return;
     this.#stopped = true;
+    if (this.#storageRetry !== null) clearTimeout(this.#storageRetry);
+    this.#storageRetry = null;
     this.feed.close();
     this.#services.logger.info({ session: this.sessionId, reason }, "session actor stopped");
   }

@@ -8,7 +8,7 @@
  */
 import type { LogEntry } from "../../log/entries.js";
 import { hashEntry } from "../../log/entry-hash.js";
-import { SessionNotFoundError } from "../../log/errors.js";
+import { LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
 import {
   getSession,
   insertSession,
@@ -16,7 +16,7 @@ import {
   type NewSession,
   type SessionRow,
 } from "../storage/sessions-table.js";
-import { runningTurnOf, runningTurns } from "../storage/turns-table.js";
+import { runningTurns } from "../storage/turns-table.js";
 import { type ForkPlan, planFork } from "./fork-plan.js";
 import { ActorStoppedError, SessionActor } from "./session-actor.js";
 import type { SessionServices } from "./session-services.js";
@@ -45,6 +45,14 @@ export class SessionUnknownError extends Error {
   constructor(readonly sessionId: string) {
     super(`session ${sessionId} not found`);
     this.name = "SessionUnknownError";
+  }
+}
+
+/** The session exists but its actor could not be kept running for this request (503). */
+export class SessionUnavailableError extends Error {
+  constructor(readonly sessionId: string) {
+    super(`session ${sessionId} is restarting; try again`);
+    this.name = "SessionUnavailableError";
   }
 }
 
@@ -96,7 +104,14 @@ export class SessionRegistry {
       return await work(await this.get(sessionId));
     } catch (error) {
       if (!(error instanceof ActorStoppedError)) throw error;
-      return work(await this.get(sessionId));
+    }
+    try {
+      return await work(await this.get(sessionId));
+    } catch (error) {
+      if (!(error instanceof ActorStoppedError)) throw error;
+      // Stopped twice in a row: deleted (404), or stopping for another reason (503, not "not found").
+      if (getSession(this.#services.db, sessionId) === null) throw new SessionUnknownError(sessionId);
+      throw new SessionUnavailableError(sessionId);
     }
   }
 
@@ -106,9 +121,17 @@ export class SessionRegistry {
     return actor?.stopped === false ? actor : undefined;
   }
 
-  /** A session's verified log, read from storage (history pages never load the actor). */
-  readLog(sessionId: string) {
-    return this.#services.store.readAll(sessionId);
+  /**
+   * A session's verified log, read from storage (history pages never load the actor). A log
+   * that fails verification also stops a loaded actor from taking more input.
+   */
+  async readLog(sessionId: string) {
+    try {
+      return await this.#services.store.readAll(sessionId);
+    } catch (error) {
+      if (error instanceof LogCorruptError) this.loaded(sessionId)?.markCorrupt(error);
+      throw error;
+    }
   }
 
   /** Every session's summary, newest activity first; cursor null for sessions not loaded. */
@@ -221,27 +244,12 @@ export class SessionRegistry {
   }
 
   /**
-   * Start a freshly loaded actor. A turn still `running` in storage belongs to no live actor (a
-   * crash or a shutdown cut it short), so it is recovered (abandoned, noted, a new turn) before
-   * anything else. Bug fix: loading used to kick the input queue first; with queued inputs that
-   * started a second running turn, which the one-running-turn index refuses, so the actor
-   * crashed, was reloaded, kicked again and crashed again, and the session answered 404. While
-   * the daemon drains nothing starts; the next start recovers the turn.
+   * Start a freshly loaded actor: its kick recovers a turn left `running` by a crash or a
+   * shutdown (abandoned, noted, a new turn) before anything else, then lets the queue run.
+   * While the daemon drains nothing starts; the next start recovers the turn.
    */
   async #resume(actor: SessionActor): Promise<void> {
-    const { db, logger } = this.#services;
-    const cut = runningTurnOf(db, actor.sessionId);
-    if (cut === null) {
-      actor.kick();
-      return;
-    }
-    if (this.#services.isDraining()) return;
-    try {
-      await actor.recoverAbandoned(cut);
-      logger.info({ session: cut.session, turn: cut.id }, "recovered a turn cut short by a restart");
-    } catch (error) {
-      logger.error({ session: cut.session, turn: cut.id, err: error }, "could not recover turn");
-    }
+    await actor.recoverOrKick();
   }
 
   /** Unload actors that have been quiet for `idleMs` (checked every `everyMs`). */

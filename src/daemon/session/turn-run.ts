@@ -19,8 +19,11 @@ import type { SessionFeed } from "../stream/session-feed.js";
 import { publishEvent, type SessionEventData } from "./session-events.js";
 import type { BoundClient, SessionServices } from "./session-services.js";
 
-/** Why a turn was stopped from outside. */
-export type AbortCause = "interrupted" | "crashed" | "shutdown";
+/**
+ * Why a turn was stopped from outside: a user's interrupt, the actor stopping, the daemon
+ * shutting down, a step the storage could not write, or a log found changed behind its back.
+ */
+export type AbortCause = "interrupted" | "crashed" | "shutdown" | "storage" | "corrupt";
 
 /** How a turn ended, for the log, the turns table and the stream. */
 export interface TurnEnding {
@@ -51,6 +54,7 @@ export class TurnRun {
   readonly #options: TurnRunOptions;
   readonly #abort = new AbortController();
   #abortCause: AbortCause | null = null;
+  #abortDetail = "";
   #llmTurn = 0;
   #usage: Usage = {};
   #done: Promise<TurnEnding> | null = null;
@@ -70,10 +74,11 @@ export class TurnRun {
     return (this.#done ?? Promise.resolve()).catch(() => undefined);
   }
 
-  /** Stop the turn: the provider request and running tools are aborted. */
-  abort(cause: AbortCause): void {
+  /** Stop the turn: the provider request and running tools are aborted. `detail` says why, for the error event. */
+  abort(cause: AbortCause, detail = ""): void {
     if (this.#abortCause !== null) return;
     this.#abortCause = cause;
+    this.#abortDetail = detail;
     this.#abort.abort(new Error(cause));
   }
 
@@ -173,6 +178,12 @@ export class TurnRun {
   }
 
   #fromWorkerError(error: WorkerError, turnCount: number): TurnEnding {
+    if (this.#abortCause === "storage") {
+      return this.#failed(turnCount, "storage_unavailable", storageUnavailableMessage(this.#abortDetail));
+    }
+    if (this.#abortCause === "corrupt") {
+      return this.#failed(turnCount, "log_corrupt", "the session's log fails verification; the turn stopped");
+    }
     if (error.kind === "cancelled" || this.#abortCause !== null) {
       const state: EndedTurnState = this.#abortCause === "interrupted" ? "interrupted" : "failed";
       const ending: TurnEnding = {
@@ -216,6 +227,11 @@ function addUsage(a: Usage, b: Usage): Usage {
     if (value !== undefined) sum[key] = (sum[key] ?? 0) + value;
   }
   return sum;
+}
+
+/** The error event's text when a turn's log entries could not be written. */
+export function storageUnavailableMessage(detail: string): string {
+  return `the session's log could not be written (${detail}); the turn stopped and is recorded as failed once storage accepts writes again`;
 }
 
 function providerErrorCode(error: LlmClientError): string {

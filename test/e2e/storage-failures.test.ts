@@ -1,0 +1,230 @@
+/**
+ * Storage that fails under a running daemon: a full disk (a real tmpfs filled to ENOSPC) while a
+ * turn commits and while inputs arrive, a boot that fails after the listener is up, and a log
+ * changed behind a loaded session's back. In every case the daemon says what happened, changes
+ * nothing it cannot record, and carries on normally once the storage is usable again.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { v7 as uuidv7 } from "uuid";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { text } from "../support/fake-provider/reply.js";
+import { FakeProvider } from "../support/fake-provider/server.js";
+import { DaemonHarness, userTexts } from "./support/daemon-harness.js";
+import { entryText, eventually, gate, profileFor } from "./support/fixture.js";
+import { SmallDisk } from "./support/small-disk.js";
+import { eventsOf } from "./support/sse-client.js";
+
+const disk = SmallDisk.mount(8 * 1024 * 1024);
+const skipReason = typeof disk === "string" ? disk : null;
+
+describe.skipIf(skipReason !== null)("a full disk under a running daemon", () => {
+  let provider: FakeProvider;
+  const started: DaemonHarness[] = [];
+
+  beforeAll(async () => {
+    provider = await FakeProvider.start();
+  });
+
+  afterEach(async () => {
+    if (typeof disk !== "string") disk.free();
+    for (const app of started.splice(0)) await app.close();
+  });
+
+  afterAll(async () => {
+    await provider?.close();
+    if (typeof disk !== "string") disk.unmount();
+  });
+
+  async function daemonOnSmallDisk(): Promise<{ app: DaemonHarness; small: SmallDisk }> {
+    if (typeof disk === "string") throw new Error(disk);
+    provider.reset();
+    provider.script = () => text("ok");
+    const dbPath = join(disk.path, `${uuidv7()}.sqlite`);
+    const app = await DaemonHarness.start({ providers: profileFor(provider), env: { SKEIN_DB: dbPath } });
+    started.push(app);
+    return { app, small: disk };
+  }
+
+  it("ends a turn whose commit fails for lack of space as failed, with an error event, and takes the next input once space is back", async () => {
+    const { app, small } = await daemonOnSmallDisk();
+    const sessionId = await app.createSession();
+    await app.turn(sessionId, "warm up");
+
+    const held = gate();
+    provider.script = async () => {
+      await held.promise;
+      return text("this answer cannot be stored");
+    };
+    const stream = await app.openStream(sessionId, { tail: 0 });
+    const inputId = uuidv7();
+    await app.prompt(sessionId, "second", inputId);
+    await eventually("the provider to be asked", () => (provider.requests.length >= 2 ? true : undefined));
+    small.fill();
+    held.open();
+
+    const frames = await stream.readUntil((event) => event.type === "error");
+    const error = eventsOf(frames).find((event) => event.type === "error");
+    expect(error?.data).toMatchObject({ code: "storage_unavailable" });
+    expect(String(error?.data.message)).toMatch(/could not be written|space/i);
+
+    // While the disk is full, the session answers: its snapshot, 503 for new input, never 404.
+    const snapshot = await app.api(`/sessions/${sessionId}?tail=0`);
+    expect(snapshot.status).toBe(200);
+    const refused = await app.api(`/sessions/${sessionId}/inputs/${uuidv7()}`, {
+      method: "PUT",
+      body: { kind: "message", text: "while full" },
+    });
+    expect(refused.status).toBe(503);
+    expect(refused.json()).toMatchObject({ code: "request_unavailable" });
+    const listed = await app.api("/sessions");
+    expect(listed.status).toBe(200);
+
+    small.free();
+    const ended = await stream.readUntil((event) => event.type === "turn_completed");
+    const completed = eventsOf(ended).find((event) => event.type === "turn_completed");
+    expect(completed?.data).toMatchObject({ state: "failed" });
+    stream.close();
+
+    const receipt = await app.receipt(sessionId, inputId);
+    expect(receipt.delivery).toBe("committed");
+    expect(receipt.turn?.state).toBe("failed");
+    expect(receipt.turn?.ended_at).not.toBeNull();
+
+    provider.script = () => text("back to normal");
+    await app.turn(sessionId, "third");
+    const history = await app.history(sessionId);
+    expect(userTexts(history.items)).toEqual(["warm up", "second", "third"]);
+    const answers = history.items.filter((entry) => entry.kind === "assistant").map(entryText);
+    expect(answers).toEqual(["ok", "back to normal"]);
+    const verified = await app.api(`/sessions/${sessionId}/history?limit=200`);
+    expect(verified.status).toBe(200);
+  });
+
+  it("answers 503, never 404, for a live session while its writes fail, and admits the input once space is back", async () => {
+    const { app, small } = await daemonOnSmallDisk();
+    const sessionId = await app.createSession();
+    await app.turn(sessionId, "one");
+    small.fill();
+    const inputId = uuidv7();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const put = await app.api(`/sessions/${sessionId}/inputs/${inputId}`, {
+        method: "PUT",
+        body: { kind: "message", text: "two" },
+      });
+      expect(put.status).toBe(503);
+      const get = await app.api(`/sessions/${sessionId}?tail=1`);
+      expect([200, 503]).toContain(get.status);
+      const del = await app.api(`/sessions/${sessionId}`, { method: "DELETE" });
+      expect(del.status).toBe(503);
+    }
+    const unknown = await app.api(`/sessions/${sessionId}/inputs/${inputId}`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.json()).toMatchObject({ code: "input_unknown" });
+
+    small.free();
+    await app.prompt(sessionId, "two", inputId);
+    await app.idle(sessionId);
+    expect(userTexts((await app.history(sessionId)).items)).toEqual(["one", "two"]);
+  });
+});
+
+describe("boot failures and a log changed behind the daemon's back", () => {
+  let provider: FakeProvider;
+  const started: DaemonHarness[] = [];
+
+  beforeAll(async () => {
+    provider = await FakeProvider.start();
+  });
+
+  afterEach(async () => {
+    for (const app of started.splice(0)) await app.close();
+  });
+
+  afterAll(async () => {
+    await provider?.close();
+  });
+
+  it("exits non-zero and releases its home when boot fails after the listener is up", async () => {
+    provider.reset();
+    const app = await DaemonHarness.start({ providers: profileFor(provider) });
+    started.push(app);
+    await app.shutdown();
+    // daemon.json cannot be written: a directory (with something in it) stands in its place.
+    mkdirSync(join(app.home, "daemon.json"));
+    writeFileSync(join(app.home, "daemon.json", "keep"), "");
+    const failed = await app.runAnotherDaemon(15_000);
+    expect(failed.code).toBe(1);
+    expect(failed.output).toMatch(/daemon\.json/);
+
+    // The home lock was released: a daemon starts once the obstacle is gone.
+    const { rmSync } = await import("node:fs");
+    rmSync(join(app.home, "daemon.json"), { recursive: true });
+    await app.boot();
+    expect((await app.api("/server")).json()).toMatchObject({ state: "ready" });
+  });
+
+  it("refuses input with log_corrupt once a loaded session's log no longer verifies, and appends nothing", async () => {
+    provider.reset();
+    provider.script = () => text("ok");
+    const app = await DaemonHarness.start({ providers: profileFor(provider) });
+    started.push(app);
+    const sessionId = await app.createSession();
+    await app.turn(sessionId, "one");
+    await app.turn(sessionId, "two");
+
+    // Another process edits an old entry's text in place (the actor stays loaded).
+    const db = new Database(app.dbPath);
+    const before = db.prepare("SELECT count(*) AS n FROM transcript WHERE session = ?").get(sessionId) as {
+      n: number;
+    };
+    db.prepare(
+      "UPDATE transcript SET entry = replace(entry, '\"one\"', '\"uno\"') WHERE session = ? AND position = 1",
+    ).run(sessionId);
+    db.close();
+
+    const history = await app.api(`/sessions/${sessionId}/history?limit=200`);
+    expect(history.status).toBe(500);
+    expect(history.json()).toMatchObject({ code: "log_corrupt" });
+
+    const put = await app.api(`/sessions/${sessionId}/inputs/${uuidv7()}`, {
+      method: "PUT",
+      body: { kind: "message", text: "three" },
+    });
+    expect(put.status).toBe(500);
+    expect(put.json()).toMatchObject({ code: "log_corrupt" });
+
+    const check = new Database(app.dbPath, { readonly: true });
+    const after = check.prepare("SELECT count(*) AS n FROM transcript WHERE session = ?").get(sessionId) as {
+      n: number;
+    };
+    check.close();
+    expect(after.n).toBe(before.n);
+    expect(provider.requests).toHaveLength(2);
+  });
+
+  it("checks the log before admitting input even when nothing read it since it changed", async () => {
+    provider.reset();
+    provider.script = () => text("ok");
+    const app = await DaemonHarness.start({ providers: profileFor(provider) });
+    started.push(app);
+    const sessionId = await app.createSession();
+    await app.turn(sessionId, "one");
+
+    // The tail of the log is cut back behind the loaded actor.
+    const db = new Database(app.dbPath);
+    db.prepare(
+      "DELETE FROM transcript WHERE session = ? AND position = (SELECT max(position) FROM transcript WHERE session = ?)",
+    ).run(sessionId, sessionId);
+    db.close();
+
+    const put = await app.api(`/sessions/${sessionId}/inputs/${uuidv7()}`, {
+      method: "PUT",
+      body: { kind: "message", text: "two" },
+    });
+    expect(put.status).toBe(500);
+    expect(put.json()).toMatchObject({ code: "log_corrupt" });
+    expect(provider.requests).toHaveLength(1);
+  });
+});
