@@ -29,6 +29,7 @@ import type {
   SessionSnapshot,
   SessionSummary,
   ShutdownAnswer,
+  VerifyReport,
 } from "./client/api-types.js";
 import { type DaemonEndpoint, readDaemonInfo, skeinHome } from "./client/discovery.js";
 import { type ExchangeAnswer, exchange, isConnectionRefused } from "./client/http-exchange.js";
@@ -189,6 +190,11 @@ export class DaemonClient {
     if (query.after !== undefined) params.set("after", String(query.after));
     const suffix = params.size > 0 ? `?${params.toString()}` : "";
     return this.#call("GET", `${sessionPath(sessionId)}/history${suffix}`);
+  }
+
+  /** `GET /sessions/{id}/verify`: the whole chain, its recorded head and the head's signature checked. */
+  verifySession(sessionId: string): Promise<VerifyReport> {
+    return this.#call("GET", `${sessionPath(sessionId)}/verify`);
   }
 
   /** Follow the session's event stream, resuming across reconnects (see session-stream.ts). */

@@ -217,6 +217,22 @@ Examples:
       exitCode = await removeSessions(context(command), ids, options);
     });
 
+  program
+    .command("verify")
+    .description(
+      "check sessions' logs now (every hash, the recorded head, its signature) and print the signed heads",
+    )
+    .argument("[id...]", "session ids, unique id prefixes or names (default: every session)")
+    .option("--json", "print the reports as JSON")
+    .addHelpText(
+      "after",
+      "\nExit status 1 when any log fails verification. Keep the printed heads and the public key elsewhere:\na later rewrite of the log, even with every hash recomputed, no longer matches them.\n\nExamples:\n  $ skein verify\n  $ skein verify 01a2b3c4-d5 --json",
+    )
+    .action(async (ids: string[], options, command: Command) => {
+      const { verifySessions } = await import("./commands/verify.js");
+      exitCode = await verifySessions(context(command), ids, options);
+    });
+
   const daemon = program
     .command("daemon")
     .description("run and manage the background daemon")

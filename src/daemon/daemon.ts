@@ -25,12 +25,14 @@ import { HomeLock, HomeLockedError } from "./process/home-lock.js";
 import { choosePort } from "./process/port.js";
 import { NoProviderError, ProviderConfigSource } from "./process/provider-config.js";
 import { type DaemonSettings, readSettings } from "./process/settings.js";
+import { loadSigningKey } from "./process/signing-key.js";
 import { registerDebugRoutes } from "./routes/debug-routes.js";
 import { registerHistoryRoutes } from "./routes/history-routes.js";
 import { registerInputRoutes } from "./routes/input-routes.js";
 import type { RouteServices } from "./routes/route-services.js";
 import { registerServerRoutes } from "./routes/server-routes.js";
 import { registerSessionRoutes } from "./routes/session-routes.js";
+import { registerVerifyRoutes } from "./routes/verify-routes.js";
 import { SessionRegistry } from "./session/session-registry.js";
 import type { SessionServices } from "./session/session-services.js";
 import { openDaemonDatabase } from "./storage/database.js";
@@ -103,11 +105,12 @@ async function boot(
   undo: Array<() => Promise<void> | void>,
 ): Promise<RunningDaemon> {
   const instanceId = uuidv7();
+  const signer = await loadSigningKey(settings.home);
   const db = openDaemonDatabase(settings.dbPath);
   undo.push(() => {
     db.close();
   });
-  const store = new SqliteStore(db);
+  const store = new SqliteStore(db, { signer });
   undo.push(() => store.close());
   const providers = new ProviderConfigSource(settings.home);
   const drain = new DrainController();
@@ -197,6 +200,7 @@ async function boot(
   registerSessionRoutes(app, routeServices);
   registerInputRoutes(app, routeServices);
   registerHistoryRoutes(app, routeServices);
+  registerVerifyRoutes(app, routeServices, signer);
   if (settings.inspect) registerDebugRoutes(app, routeServices);
 
   const port = await choosePort({ configured: settings.port, home: settings.home, host: settings.host });

@@ -6,7 +6,9 @@
  * append cuts it off first, so it can never make a session unreadable. A newline-terminated
  * line that does not parse or verify is corruption, reported with its position, never skipped.
  * Appends to one session are serialized in-process (a promise chain) and across processes
- * (a lock file); the compare against the head happens under both.
+ * (a lock file); the compare against the head happens under both. After each append the new
+ * head is recorded in `<sessionId>.head.json` (written after the entries, so it may lag them
+ * after a crash, never lead them): a file cut back before its recorded head reads as corrupt.
  */
 import {
   closeSync,
@@ -19,7 +21,7 @@ import {
   readSync,
   writeSync,
 } from "node:fs";
-import { mkdir, open, readdir, readFile, unlink } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import type { HashedEntry, PositionedEntry } from "./entries.js";
@@ -27,6 +29,8 @@ import { isEntryHash } from "./entry-hash.js";
 import { AppendConflictError, InvalidAppendError, LogCorruptError, SessionNotFoundError } from "./errors.js";
 import type { FileLockOptions } from "./file-lock.js";
 import { acquireFileLock, defaultFileLockOptions } from "./file-lock.js";
+import { checkHeadRecord, type HeadRecord } from "./head-record.js";
+import type { HeadSigner } from "./head-signer.js";
 import { decodeRecordLine, encodeRecordLine } from "./jsonl-record.js";
 import { withKeyedMutex } from "./keyed-mutex.js";
 import { prepareAppend } from "./prepared-append.js";
@@ -37,6 +41,7 @@ const fdatasyncAsync = promisify(fdatasync);
 
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SESSION_FILE_SUFFIX = ".jsonl";
+const HEAD_FILE_SUFFIX = ".head.json";
 const NEWLINE = 0x0a;
 const SCAN_CHUNK = 64 * 1024;
 
@@ -62,17 +67,21 @@ interface ScannedTail {
 
 export interface FsStoreOptions {
   lock?: Partial<FileLockOptions>;
+  /** Signs every recorded head and checks signatures on read (see head-signer.ts). */
+  signer?: HeadSigner;
 }
 
 export class FsStore implements Store {
   readonly rootDir: string;
   private readonly tails = new Map<string, TailState>();
   private readonly lockOptions: FileLockOptions;
+  private readonly signer: HeadSigner | undefined;
 
   /** A store over `rootDir` (created if missing). */
   constructor(rootDir: string, options: FsStoreOptions = {}) {
     this.rootDir = resolve(rootDir);
     this.lockOptions = { ...defaultFileLockOptions, ...options.lock };
+    this.signer = options.signer;
     mkdirSync(this.rootDir, { recursive: true });
   }
 
@@ -85,6 +94,11 @@ export class FsStore implements Store {
   /** The file that holds a session's log. */
   sessionFile(sessionId: string): string {
     return join(this.rootDir, `${sessionId}${SESSION_FILE_SUFFIX}`);
+  }
+
+  /** The file that records a session's head. */
+  headFile(sessionId: string): string {
+    return join(this.rootDir, `${sessionId}${HEAD_FILE_SUFFIX}`);
   }
 
   async append(sessionId: string, entries: readonly HashedEntry[]): Promise<LogHead> {
@@ -115,6 +129,17 @@ export class FsStore implements Store {
       }
       try {
         const tail = this.committedTail(sessionId, file, fd);
+        // Nothing is chained onto a log cut back before its recorded head.
+        const record = await this.readHeadRecord(sessionId);
+        checkHeadRecord(
+          sessionId,
+          tail.head?.position ?? -1,
+          record,
+          (at) => (at === tail.head?.position ? tail.head.hash : null),
+          {
+            mayLag: true,
+          },
+        );
         const actual = tail.head?.hash ?? null;
         if (actual !== expected) throw new AppendConflictError(sessionId, expected, actual);
         const start = tail.committedEnd;
@@ -140,11 +165,41 @@ export class FsStore implements Store {
           position: (tail.head?.position ?? -1) + entries.length,
         };
         this.tails.set(file, head);
+        await this.recordHead(sessionId, head);
         return { hash: head.hash, position: head.position };
       } finally {
         closeSync(fd);
       }
     });
+  }
+
+  async readHeadRecord(sessionId: string): Promise<HeadRecord | null> {
+    if (!SESSION_ID.test(sessionId)) return null;
+    let text: string;
+    try {
+      text = await readFile(this.headFile(sessionId), "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw error;
+    }
+    return parseHeadRecord(sessionId, text);
+  }
+
+  /**
+   * Record the head after its entries are durable. A failure here loses nothing (the entries are
+   * committed; the record just lags, which readers accept), so it is not the append's failure.
+   */
+  private async recordHead(sessionId: string, head: { position: number; hash: string }): Promise<void> {
+    const signed = this.signer?.sign(sessionId, head.position, head.hash) ?? null;
+    const record: HeadRecord = { position: head.position, hash: head.hash, signed };
+    const target = this.headFile(sessionId);
+    const temp = `${target}.${process.pid}.tmp`;
+    try {
+      await writeFile(temp, `${JSON.stringify(record)}\n`, { mode: 0o644 });
+      await rename(temp, target);
+    } catch {
+      await unlink(temp).catch(() => undefined);
+    }
   }
 
   async readAll(sessionId: string): Promise<PositionedEntry[]> {
@@ -161,15 +216,28 @@ export class FsStore implements Store {
   async readHead(sessionId: string): Promise<LogHead | null> {
     if (!SESSION_ID.test(sessionId)) return null;
     const file = this.sessionFile(sessionId);
+    // The record first: it is written after the entries, so read in this order it can only lag.
+    const record = await this.readHeadRecord(sessionId);
     let fd: number;
     try {
       fd = openSync(file, "r");
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw error;
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      if (record === null) return null;
+      throw new LogCorruptError(sessionId, 0, "the log file was removed but its recorded head remains");
     }
     try {
       const head = this.committedTail(sessionId, file, fd).head;
+      // Only that the log reaches its recorded head: a lagging record's entry is not read here.
+      checkHeadRecord(
+        sessionId,
+        head?.position ?? -1,
+        record,
+        (at) => (at === head?.position ? head.hash : null),
+        {
+          mayLag: true,
+        },
+      );
       return head === null ? null : { hash: head.hash, position: head.position };
     } finally {
       closeSync(fd);
@@ -217,10 +285,12 @@ export class FsStore implements Store {
     const file = this.sessionFile(sessionId);
     await this.withSessionLock(sessionId, async () => {
       this.tails.delete(file);
-      try {
-        await unlink(file);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      for (const path of [file, this.headFile(sessionId)]) {
+        try {
+          await unlink(path);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+        }
       }
     });
   }
@@ -249,13 +319,33 @@ export class FsStore implements Store {
   private async readVerified(sessionId: string, from: number, limit: number): Promise<PositionedEntry[]> {
     if (!SESSION_ID.test(sessionId)) throw new SessionNotFoundError(sessionId);
     const file = this.sessionFile(sessionId);
+    const read = async () => {
+      const record = await this.readHeadRecord(sessionId);
+      const bytes = await readSessionFile(sessionId, file).catch((error: unknown) => {
+        if (error instanceof SessionNotFoundError && record !== null) return Buffer.alloc(0);
+        throw error;
+      });
+      if (!bytes.includes(NEWLINE) && record !== null) {
+        throw new LogCorruptError(
+          sessionId,
+          0,
+          "every entry was removed but the log's recorded head remains",
+        );
+      }
+      const decoded = decodeRange(sessionId, bytes, from, limit, record?.position ?? null);
+      if (decoded.reachedEnd) {
+        checkHeadRecord(sessionId, decoded.lines - 1, record, () => decoded.recordHash, {
+          mayLag: true,
+          signer: this.signer,
+        });
+      }
+      return decoded.entries;
+    };
     try {
-      return decodeRange(sessionId, await readSessionFile(sessionId, file), from, limit);
+      return await read();
     } catch (error) {
       if (!(error instanceof LogCorruptError)) throw error;
-      return this.withSessionLock(sessionId, async () =>
-        decodeRange(sessionId, await readSessionFile(sessionId, file), from, limit),
-      );
+      return this.withSessionLock(sessionId, read);
     }
   }
 
@@ -329,8 +419,28 @@ function scanTail(
   };
 }
 
-/** Decode and verify lines `from <= position < from + limit` of a whole session file. */
-function decodeRange(sessionId: string, bytes: Buffer, from: number, limit: number): PositionedEntry[] {
+/** What decoding a range of a session file found. */
+interface DecodedRange {
+  entries: PositionedEntry[];
+  /** The whole file was walked: `lines` is the number of committed lines. */
+  reachedEnd: boolean;
+  lines: number;
+  /** The hash of the line at the recorded head's position, when the file has it. */
+  recordHash: string | undefined;
+}
+
+/**
+ * Decode and verify lines `from <= position < from + limit` of a whole session file, and read
+ * the hash of the line at `recordPosition` (the recorded head) when the walk passes it. The walk
+ * stops after the range, so `reachedEnd` says whether the whole file was seen.
+ */
+function decodeRange(
+  sessionId: string,
+  bytes: Buffer,
+  from: number,
+  limit: number,
+  recordPosition: number | null,
+): DecodedRange {
   // No committed line at all: the session does not exist (yet).
   if (!bytes.includes(NEWLINE)) throw new SessionNotFoundError(sessionId);
   const out: PositionedEntry[] = [];
@@ -338,10 +448,16 @@ function decodeRange(sessionId: string, bytes: Buffer, from: number, limit: numb
   let position = 0;
   let lineStart = 0;
   let prevHash: string | null = null;
+  let recordHash: string | undefined;
+  let reachedEnd = false;
   for (;;) {
     const newline = bytes.indexOf(NEWLINE, lineStart);
     // No newline: the rest is a torn tail (an append that never completed), not part of the log.
-    if (newline === -1 || position >= end) break;
+    if (newline === -1) {
+      reachedEnd = true;
+      break;
+    }
+    if (position >= end) break;
     if (position === from - 1) {
       // The predecessor of a range: only its hash is needed, to check the range's first link.
       const predecessor = decodeRecordLine(sessionId, position, bytes, lineStart, newline);
@@ -359,11 +475,45 @@ function decodeRange(sessionId: string, bytes: Buffer, from: number, limit: numb
         entry: record.hashed.entry,
         position,
       });
+    } else if (position === recordPosition) {
+      recordHash = decodeRecordLine(sessionId, position, bytes, lineStart, newline).hashed.hash;
     }
+    // In the range or its predecessor, prevHash now holds this line's hash.
+    if (position === recordPosition && position >= from - 1 && position < end)
+      recordHash = prevHash ?? undefined;
     position++;
     lineStart = newline + 1;
   }
-  return out;
+  return { entries: out, reachedEnd, lines: position, recordHash };
+}
+
+/** A head record file's content, checked field by field (a bad one is corruption, not a crash). */
+function parseHeadRecord(sessionId: string, text: string): HeadRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new LogCorruptError(sessionId, 0, "the recorded head is not valid JSON");
+  }
+  const record = value as Partial<Record<keyof HeadRecord, unknown>>;
+  const signed = record.signed as { signature?: unknown; key_id?: unknown } | null | undefined;
+  if (
+    typeof value !== "object" ||
+    value === null ||
+    !Number.isSafeInteger(record.position) ||
+    (record.position as number) < 0 ||
+    typeof record.hash !== "string" ||
+    !isEntryHash(record.hash) ||
+    (signed !== null && (typeof signed?.signature !== "string" || typeof signed.key_id !== "string"))
+  ) {
+    throw new LogCorruptError(sessionId, 0, "the recorded head does not have the expected shape");
+  }
+  return {
+    position: record.position as number,
+    hash: record.hash,
+    signed:
+      signed === null ? null : { signature: signed.signature as string, key_id: signed.key_id as string },
+  };
 }
 
 async function readSessionFile(sessionId: string, file: string): Promise<Buffer> {

@@ -1,10 +1,12 @@
 /**
- * The PostgreSQL store: every session's log in one `transcript` table, one row per entry, so
- * several processes (later: several daemons) can share one database.
+ * The PostgreSQL store: every session's log in one `transcript` table, one row per entry, and
+ * its recorded head in `transcript_heads`, so several processes (later: several daemons) can
+ * share one database.
  *
- * Boundary rule: PostgreSQL is the arbiter of a compare-and-append. An append reads the head,
- * compares it with the first entry's prev_hash and inserts, in one transaction; two writers that
- * both saw the same head collide on UNIQUE(session, position) and the loser gets
+ * Boundary rule: PostgreSQL is the arbiter of a compare-and-append. An append locks the
+ * session's recorded head (`FOR UPDATE`), compares it with the first entry's prev_hash, inserts
+ * and moves the head, in one transaction; two writers that both start a new session collide on
+ * the primary key of `transcript_heads` (or UNIQUE(session, position)) and the loser gets
  * `AppendConflictError` with the head it lost to. Durability is PostgreSQL's (commit is durable
  * with the default synchronous_commit). Reads verify exactly like the SQLite store.
  */
@@ -12,12 +14,21 @@ import pg from "pg";
 import type { HashedEntry, PositionedEntry } from "./entries.js";
 import { isEntryHash } from "./entry-hash.js";
 import { AppendConflictError, LogCorruptError, SessionNotFoundError } from "./errors.js";
+import { checkHeadRecord, type HeadRecord } from "./head-record.js";
+import type { HeadSigner } from "./head-signer.js";
 import { prepareAppend } from "./prepared-append.js";
 import type { LogHead, Store } from "./store.js";
 import { type StoredRow, verifyRows } from "./verify-rows.js";
 
-/** Create the `transcript` table and its index if they do not exist (idempotent). */
-export async function createPgTranscriptSchema(queryable: pg.Pool | pg.PoolClient): Promise<void> {
+type Queryable = pg.Pool | pg.PoolClient;
+
+/**
+ * Create the `transcript` table and `transcript_heads` if they do not exist (idempotent). A
+ * database from before recorded heads gets one per session, from its last entry.
+ */
+export async function createPgTranscriptSchema(queryable: Queryable): Promise<void> {
+  const existing = await queryable.query("SELECT to_regclass('transcript_heads') IS NOT NULL AS present");
+  const hadHeads = (existing.rows[0] as { present: boolean }).present;
   await queryable.query(`
     CREATE TABLE IF NOT EXISTS transcript (
       seq BIGSERIAL PRIMARY KEY,
@@ -29,26 +40,51 @@ export async function createPgTranscriptSchema(queryable: pg.Pool | pg.PoolClien
       entry TEXT NOT NULL,
       created_at BIGINT NOT NULL,
       UNIQUE (session, position)
+    );
+    CREATE TABLE IF NOT EXISTS transcript_heads (
+      session TEXT PRIMARY KEY,
+      position INTEGER NOT NULL,
+      hash TEXT NOT NULL,
+      signature TEXT,
+      key_id TEXT
     )`);
+  if (!hadHeads) {
+    await queryable.query(`
+      INSERT INTO transcript_heads (session, position, hash)
+      SELECT DISTINCT ON (session) session, position, hash FROM transcript ORDER BY session, position DESC
+      ON CONFLICT (session) DO NOTHING`);
+  }
 }
 
 const UNIQUE_VIOLATION = "23505";
 const SELECT_COLUMNS = "SELECT position, hash, prev_hash, kind, entry FROM transcript";
 
+export interface PgStoreOptions {
+  /** End the pool on close(). */
+  ownsPool?: boolean;
+  /** Signs every recorded head and checks signatures on read (see head-signer.ts). */
+  signer?: HeadSigner;
+}
+
 export class PgStore implements Store {
   private closed = false;
+  private readonly ownsPool: boolean;
+  private readonly signer: HeadSigner | undefined;
 
-  /**
-   * A store on `pool` (its connections must see the `transcript` table, e.g. through their
-   * search_path). `ownsPool`: end the pool on close().
-   */
+  /** A store on `pool` (its connections must see the tables, e.g. through their search_path). */
   constructor(
     readonly pool: pg.Pool,
-    private readonly ownsPool = false,
-  ) {}
+    options: PgStoreOptions = {},
+  ) {
+    this.ownsPool = options.ownsPool ?? false;
+    this.signer = options.signer;
+  }
 
-  /** Connect with `config` (a connection string or pool settings) and make sure the table exists. */
-  static async open(config: string | pg.PoolConfig): Promise<PgStore> {
+  /** Connect with `config` (a connection string or pool settings) and make sure the tables exist. */
+  static async open(
+    config: string | pg.PoolConfig,
+    options: Omit<PgStoreOptions, "ownsPool"> = {},
+  ): Promise<PgStore> {
     const pool = new pg.Pool(typeof config === "string" ? { connectionString: config } : config);
     try {
       await createPgTranscriptSchema(pool);
@@ -56,7 +92,7 @@ export class PgStore implements Store {
       await pool.end();
       throw error;
     }
-    return new PgStore(pool, true);
+    return new PgStore(pool, { ...options, ownsPool: true });
   }
 
   async append(sessionId: string, entries: readonly HashedEntry[]): Promise<LogHead> {
@@ -65,7 +101,7 @@ export class PgStore implements Store {
     const client = await this.pool.connect();
     try {
       await client.query("BEGIN");
-      const head = await readHeadWith(client, sessionId);
+      const head = await this.checkedHead(client, sessionId, true);
       if ((head?.hash ?? null) !== expected) {
         await client.query("ROLLBACK");
         throw new AppendConflictError(sessionId, expected, head?.hash ?? null);
@@ -82,13 +118,24 @@ export class PgStore implements Store {
         `INSERT INTO transcript (session, position, hash, prev_hash, kind, entry, created_at) VALUES ${rows.join(", ")}`,
         values,
       );
+      const last = {
+        hash: prepared[prepared.length - 1]!.hashed.hash,
+        position: first + prepared.length - 1,
+      };
+      const signed = this.signer?.sign(sessionId, last.position, last.hash) ?? null;
+      await client.query(
+        head === null
+          ? "INSERT INTO transcript_heads (session, position, hash, signature, key_id) VALUES ($1, $2, $3, $4, $5)"
+          : "UPDATE transcript_heads SET position = $2, hash = $3, signature = $4, key_id = $5 WHERE session = $1",
+        [sessionId, last.position, last.hash, signed?.signature ?? null, signed?.key_id ?? null],
+      );
       await client.query("COMMIT");
-      return { hash: prepared[prepared.length - 1]!.hashed.hash, position: first + prepared.length - 1 };
+      return last;
     } catch (error) {
       if (error instanceof AppendConflictError) throw error;
       await client.query("ROLLBACK").catch(() => undefined);
       if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) {
-        // Another writer appended after our read of the head: it won, we report what it wrote.
+        // Another writer created the session after our read of the head: it won.
         const actual = await this.readHead(sessionId);
         throw new AppendConflictError(sessionId, expected, actual?.hash ?? null);
       }
@@ -99,13 +146,35 @@ export class PgStore implements Store {
   }
 
   async readAll(sessionId: string): Promise<PositionedEntry[]> {
-    const rows = await this.selectRows(`${SELECT_COLUMNS} WHERE session = $1 ORDER BY position`, [sessionId]);
-    if (rows.length === 0) throw new SessionNotFoundError(sessionId);
-    return verifyRows(sessionId, rows, 0, null);
+    return this.inSnapshot(async (client) => {
+      const rows = await selectRowsWith(client, `${SELECT_COLUMNS} WHERE session = $1 ORDER BY position`, [
+        sessionId,
+      ]);
+      const record = await readRecordWith(client, sessionId);
+      if (rows.length === 0) {
+        if (record !== null) {
+          throw new LogCorruptError(
+            sessionId,
+            0,
+            "every entry was removed but the log's recorded head remains",
+          );
+        }
+        throw new SessionNotFoundError(sessionId);
+      }
+      const entries = verifyRows(sessionId, rows, 0, null);
+      checkHeadRecord(sessionId, entries.length - 1, record, (at) => entries[at]?.hash, {
+        signer: this.signer,
+      });
+      return entries;
+    });
   }
 
   async readHead(sessionId: string): Promise<LogHead | null> {
-    return readHeadWith(this.pool, sessionId);
+    return this.inSnapshot((client) => this.checkedHead(client, sessionId, false));
+  }
+
+  async readHeadRecord(sessionId: string): Promise<HeadRecord | null> {
+    return readRecordWith(this.pool, sessionId);
   }
 
   async readRange(sessionId: string, from: number, limit: number): Promise<PositionedEntry[]> {
@@ -113,10 +182,7 @@ export class PgStore implements Store {
       throw new RangeError(`invalid range from=${from} limit=${limit}`);
     }
     const end = Math.min(from + limit, 2 ** 31 - 1);
-    const client = await this.pool.connect();
-    try {
-      // One snapshot: the range, its predecessor and the head must agree.
-      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    return this.inSnapshot(async (client) => {
       const rows = await selectRowsWith(
         client,
         `${SELECT_COLUMNS} WHERE session = $1 AND position >= $2 AND position < $3 ORDER BY position`,
@@ -131,29 +197,29 @@ export class PgStore implements Store {
         const hash = predecessor.rows[0]?.hash;
         if (hash === undefined) {
           if (rows.length > 0) throw new LogCorruptError(sessionId, from - 1, "the entry is missing");
-          if ((await readHeadWith(client, sessionId)) === null) throw new SessionNotFoundError(sessionId);
+          if ((await this.checkedHead(client, sessionId, false)) === null) {
+            throw new SessionNotFoundError(sessionId);
+          }
           return [];
         }
         if (!isEntryHash(hash))
           throw new LogCorruptError(sessionId, from - 1, "hash is not 64 lowercase hex digits");
         prevHash = hash;
-      } else if (rows.length === 0 && (await readHeadWith(client, sessionId)) === null) {
+      } else if (rows.length === 0 && (await this.checkedHead(client, sessionId, false)) === null) {
         throw new SessionNotFoundError(sessionId);
       }
       const entries = verifyRows(sessionId, rows, from, prevHash);
-      // A short range must really be the end of the log, not a gap before later entries.
+      // A short range must really be the end of the log: not a gap before later entries, nor a
+      // log cut back before its recorded head.
       if (entries.length < end - from) {
-        const head = await readHeadWith(client, sessionId);
+        const head = await this.checkedHead(client, sessionId, false);
         const missing = from + entries.length;
         if (head !== null && head.position >= missing) {
           throw new LogCorruptError(sessionId, missing, "the entry is missing");
         }
       }
       return entries;
-    } finally {
-      await client.query("COMMIT").catch(() => undefined);
-      client.release();
-    }
+    });
   }
 
   async listSessions(): Promise<string[]> {
@@ -169,7 +235,18 @@ export class PgStore implements Store {
   }
 
   async deleteSession(sessionId: string): Promise<void> {
-    await this.pool.query("DELETE FROM transcript WHERE session = $1", [sessionId]);
+    const client = await this.pool.connect();
+    try {
+      await client.query("BEGIN");
+      await client.query("DELETE FROM transcript WHERE session = $1", [sessionId]);
+      await client.query("DELETE FROM transcript_heads WHERE session = $1", [sessionId]);
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   async close(): Promise<void> {
@@ -178,25 +255,73 @@ export class PgStore implements Store {
     if (this.ownsPool) await this.pool.end();
   }
 
-  private selectRows(text: string, values: unknown[]): Promise<StoredRow[]> {
-    return selectRowsWith(this.pool, text, values);
+  /** Run `work` in one read-only snapshot, so the entries, their predecessor and the head agree. */
+  private async inSnapshot<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      return await work(client);
+    } finally {
+      await client.query("COMMIT").catch(() => undefined);
+      client.release();
+    }
+  }
+
+  /**
+   * The last entry, checked against the recorded head (two indexed lookups, no chain walk);
+   * `lock` takes the head's row lock for an append.
+   */
+  private async checkedHead(
+    client: pg.PoolClient,
+    sessionId: string,
+    lock: boolean,
+  ): Promise<LogHead | null> {
+    const record = await readRecordWith(client, sessionId, lock);
+    const result = await client.query<{ hash: string; position: number }>(
+      "SELECT hash, position FROM transcript WHERE session = $1 ORDER BY position DESC LIMIT 1",
+      [sessionId],
+    );
+    const row = result.rows[0];
+    if (row === undefined && record === null) return null;
+    const last = row === undefined ? null : { hash: row.hash, position: row.position };
+    checkHeadRecord(
+      sessionId,
+      last?.position ?? -1,
+      record,
+      (at) => (at === last?.position ? last.hash : undefined),
+      {
+        signer: this.signer,
+      },
+    );
+    return last;
   }
 }
 
-async function selectRowsWith(
-  queryable: pg.Pool | pg.PoolClient,
-  text: string,
-  values: unknown[],
-): Promise<StoredRow[]> {
+async function selectRowsWith(queryable: Queryable, text: string, values: unknown[]): Promise<StoredRow[]> {
   const result = await queryable.query<StoredRow>({ text, values, rowMode: "array" });
   return result.rows;
 }
 
-async function readHeadWith(queryable: pg.Pool | pg.PoolClient, sessionId: string): Promise<LogHead | null> {
-  const result = await queryable.query<{ hash: string; position: number }>(
-    "SELECT hash, position FROM transcript WHERE session = $1 ORDER BY position DESC LIMIT 1",
+async function readRecordWith(
+  queryable: Queryable,
+  sessionId: string,
+  lock = false,
+): Promise<HeadRecord | null> {
+  const result = await queryable.query<{
+    position: number;
+    hash: string;
+    signature: string | null;
+    key_id: string | null;
+  }>(
+    `SELECT position, hash, signature, key_id FROM transcript_heads WHERE session = $1${lock ? " FOR UPDATE" : ""}`,
     [sessionId],
   );
   const row = result.rows[0];
-  return row === undefined ? null : { hash: row.hash, position: row.position };
+  if (row === undefined) return null;
+  return {
+    position: row.position,
+    hash: row.hash,
+    signed:
+      row.signature === null || row.key_id === null ? null : { signature: row.signature, key_id: row.key_id },
+  };
 }

@@ -19,13 +19,21 @@ import {
   LogError,
   SessionNotFoundError,
 } from "./errors.js";
+import { checkHeadRecord, type HeadRecord } from "./head-record.js";
+import type { HeadSigner } from "./head-signer.js";
 import type { PreparedEntry } from "./prepared-append.js";
 import { prepareAppend } from "./prepared-append.js";
 import type { LogHead, Store } from "./store.js";
 import { type StoredRow, verifyRows } from "./verify-rows.js";
 
-/** Create the `transcript` table and its indexes if they do not exist (idempotent). */
+/**
+ * Create the `transcript` table and its recorded heads (`transcript_heads`) if they do not exist
+ * (idempotent). A database from before recorded heads gets one per session, from its last entry.
+ */
 export function createTranscriptSchema(db: Database.Database): void {
+  const hadHeads =
+    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'transcript_heads'").get() !==
+    undefined;
   db.exec(`
     CREATE TABLE IF NOT EXISTS transcript (
       seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -38,12 +46,28 @@ export function createTranscriptSchema(db: Database.Database): void {
       created_at INTEGER NOT NULL,
       UNIQUE (session, position)
     );
+    CREATE TABLE IF NOT EXISTS transcript_heads (
+      session TEXT PRIMARY KEY,
+      position INTEGER NOT NULL,
+      hash TEXT NOT NULL,
+      signature TEXT,
+      key_id TEXT
+    );
   `);
+  if (!hadHeads) {
+    db.exec(`
+      INSERT OR IGNORE INTO transcript_heads (session, position, hash)
+      SELECT t.session, t.position, t.hash FROM transcript t
+      WHERE t.position = (SELECT max(position) FROM transcript WHERE session = t.session)
+    `);
+  }
 }
 
 export interface SqliteStoreOptions {
   /** How long a writer waits for another connection's write lock (ms). */
   busyTimeoutMs?: number;
+  /** Signs every recorded head and checks signatures on read (see head-signer.ts). */
+  signer?: HeadSigner;
 }
 
 /** How many transactions the group commit ran for how many append requests. */
@@ -97,7 +121,16 @@ export class SqliteStore implements Store {
   private rollbackCause: unknown = null;
   private readonly stats: GroupCommitStats = { transactions: 0, requests: 0 };
 
+  private readonly signer: HeadSigner | undefined;
   private readonly selectHead: Database.Statement<[string], { hash: string; position: number }>;
+  private readonly selectRecord: Database.Statement<
+    [string],
+    { position: number; hash: string; signature: string | null; key_id: string | null }
+  >;
+  private readonly upsertRecord: Database.Statement<[string, number, string, string | null, string | null]>;
+  private readonly deleteRecord: Database.Statement<[string]>;
+  private readonly readAllTx: Database.Transaction<(sessionId: string) => PositionedEntry[]>;
+  private readonly readHeadTx: Database.Transaction<(sessionId: string) => LogHead | null>;
   private readonly insertRow: Database.Statement<
     [string, number, string, string | null, string, string, number]
   >;
@@ -131,8 +164,18 @@ export class SqliteStore implements Store {
       this.db = database;
       this.ownsDb = false;
     }
+    this.signer = options.signer;
     createTranscriptSchema(this.db);
     const db = this.db;
+    this.selectRecord = db.prepare(
+      "SELECT position, hash, signature, key_id FROM transcript_heads WHERE session = ?",
+    );
+    this.upsertRecord = db.prepare(
+      `INSERT INTO transcript_heads (session, position, hash, signature, key_id) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (session) DO UPDATE SET position = excluded.position, hash = excluded.hash,
+         signature = excluded.signature, key_id = excluded.key_id`,
+    );
+    this.deleteRecord = db.prepare("DELETE FROM transcript_heads WHERE session = ?");
     this.selectHead = db.prepare(
       "SELECT hash, position FROM transcript WHERE session = ? ORDER BY position DESC LIMIT 1",
     );
@@ -188,6 +231,9 @@ export class SqliteStore implements Store {
     this.readRangeTx = db.transaction((sessionId: string, from: number, limit: number) =>
       this.readRangeUnlocked(sessionId, from, limit),
     );
+    // Read transactions: the entries and the recorded head come from one snapshot.
+    this.readAllTx = db.transaction((sessionId: string) => this.readAllUnlocked(sessionId));
+    this.readHeadTx = db.transaction((sessionId: string) => this.readHeadUnlocked(sessionId));
   }
 
   /** Transactions and requests of the group commit so far (for benchmarks and tests). */
@@ -244,9 +290,25 @@ export class SqliteStore implements Store {
 
   /** `readAll`, synchronously. */
   readAllSync(sessionId: string): PositionedEntry[] {
-    const rows = this.selectAll.all(sessionId);
-    if (rows.length === 0) throw new SessionNotFoundError(sessionId);
-    return verifyRows(sessionId, rows, 0, null);
+    return this.readAllTx(sessionId);
+  }
+
+  async readHeadRecord(sessionId: string): Promise<HeadRecord | null> {
+    return this.readHeadRecordSync(sessionId);
+  }
+
+  /** `readHeadRecord`, synchronously. */
+  readHeadRecordSync(sessionId: string): HeadRecord | null {
+    const row = this.selectRecord.get(sessionId);
+    if (row === undefined) return null;
+    return {
+      position: row.position,
+      hash: row.hash,
+      signed:
+        row.signature === null || row.key_id === null
+          ? null
+          : { signature: row.signature, key_id: row.key_id },
+    };
   }
 
   async readRange(sessionId: string, from: number, limit: number): Promise<PositionedEntry[]> {
@@ -267,8 +329,7 @@ export class SqliteStore implements Store {
 
   /** `readHead`, synchronously. */
   readHeadSync(sessionId: string): LogHead | null {
-    const head = this.selectHead.get(sessionId);
-    return head === undefined ? null : { hash: head.hash, position: head.position };
+    return this.readHeadTx(sessionId);
   }
 
   async listSessions(): Promise<string[]> {
@@ -295,7 +356,10 @@ export class SqliteStore implements Store {
 
   /** `deleteSession`, synchronously. */
   deleteSessionSync(sessionId: string): void {
-    this.deleteRows.run(sessionId);
+    this.db.transaction(() => {
+      this.deleteRows.run(sessionId);
+      this.deleteRecord.run(sessionId);
+    })();
   }
 
   /** Commit what is queued, then close the database if this store opened it. */
@@ -342,17 +406,65 @@ export class SqliteStore implements Store {
   }
 
   private compareAndInsert(sessionId: string, prepared: readonly PreparedEntry[]): LogHead {
-    const head = this.selectHead.get(sessionId);
+    // The entries must still end where the recorded head says before anything is chained on.
+    const head = this.readHeadUnlocked(sessionId);
     const expected = prepared[0]!.hashed.prev_hash;
     const actual = head?.hash ?? null;
     if (actual !== expected) throw new AppendConflictError(sessionId, expected, actual);
-    let position = head === undefined ? 0 : head.position + 1;
+    let position = head === null ? 0 : head.position + 1;
     const now = Date.now();
     for (const { hashed, text } of prepared) {
       this.insertRow.run(sessionId, position, hashed.hash, hashed.prev_hash, hashed.entry.kind, text, now);
       position++;
     }
-    return { hash: prepared[prepared.length - 1]!.hashed.hash, position: position - 1 };
+    const last = { hash: prepared[prepared.length - 1]!.hashed.hash, position: position - 1 };
+    const signed = this.signer?.sign(sessionId, last.position, last.hash) ?? null;
+    this.upsertRecord.run(
+      sessionId,
+      last.position,
+      last.hash,
+      signed?.signature ?? null,
+      signed?.key_id ?? null,
+    );
+    return last;
+  }
+
+  private readAllUnlocked(sessionId: string): PositionedEntry[] {
+    const rows = this.selectAll.all(sessionId);
+    if (rows.length === 0) {
+      if (this.selectRecord.get(sessionId) !== undefined) {
+        throw new LogCorruptError(
+          sessionId,
+          0,
+          "every entry was removed but the log's recorded head remains",
+        );
+      }
+      throw new SessionNotFoundError(sessionId);
+    }
+    const entries = verifyRows(sessionId, rows, 0, null);
+    const last = entries[entries.length - 1]!;
+    checkHeadRecord(sessionId, last.position, this.readHeadRecordSync(sessionId), (at) => entries[at]?.hash, {
+      signer: this.signer,
+    });
+    return entries;
+  }
+
+  /** The last entry, checked against the recorded head (cheap: two indexed lookups, no chain walk). */
+  private readHeadUnlocked(sessionId: string): LogHead | null {
+    const row = this.selectHead.get(sessionId);
+    const record = this.readHeadRecordSync(sessionId);
+    if (row === undefined && record === null) return null;
+    const last = row === undefined ? null : { hash: row.hash, position: row.position };
+    checkHeadRecord(
+      sessionId,
+      last?.position ?? -1,
+      record,
+      (at) => (at === last?.position ? last.hash : undefined),
+      {
+        signer: this.signer,
+      },
+    );
+    return last;
   }
 
   private readRangeUnlocked(sessionId: string, from: number, limit: number): PositionedEntry[] {
@@ -374,11 +486,12 @@ export class SqliteStore implements Store {
       throw new SessionNotFoundError(sessionId);
     }
     const entries = verifyRows(sessionId, rows, from, prevHash);
-    // A short range must really be the end of the log, not a gap before later entries.
+    // A short range must really be the end of the log: not a gap before later entries, nor a
+    // log cut back before its recorded head.
     if (entries.length < end - from) {
-      const head = this.selectHead.get(sessionId);
+      const head = this.readHeadUnlocked(sessionId);
       const missing = from + entries.length;
-      if (head !== undefined && head.position >= missing) {
+      if (head !== null && head.position >= missing) {
         throw new LogCorruptError(sessionId, missing, "the entry is missing");
       }
     }

@@ -3,9 +3,11 @@
  *
  * Boundary rule: a store moves hashed entries; it never builds them. Every read verifies the
  * chain it returns and throws `LogCorruptError` naming the session and position of the first
- * bad entry. Every append is a compare-and-append on the head hash.
+ * bad entry. Every append is a compare-and-append on the head hash and records the new head
+ * beside the entries (see head-record.ts), so a log cut back at its tail is detected too.
  */
 import type { HashedEntry, PositionedEntry } from "./entries.js";
+import type { HeadRecord } from "./head-record.js";
 
 /** The last entry of a session's log. */
 export interface LogHead {
@@ -26,8 +28,15 @@ export interface Store {
   /** Every entry of the session, verified. Throws `SessionNotFoundError` if it has none. */
   readAll(sessionId: string): Promise<PositionedEntry[]>;
 
-  /** The head, or null when the session does not exist. */
+  /**
+   * The head, or null when the session does not exist. The last entry is checked against the
+   * store's recorded head (not the whole chain): a log cut back or extended behind the store's
+   * back throws `LogCorruptError`.
+   */
   readHead(sessionId: string): Promise<LogHead | null>;
+
+  /** The recorded head as stored (with its signature, if it was signed), or null. Not checked. */
+  readHeadRecord(sessionId: string): Promise<HeadRecord | null>;
 
   /**
    * Entries with `from <= position < from + limit`, verified within the range (each hash

@@ -7,7 +7,7 @@ import { v7 as uuidv7 } from "uuid";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/log/canonical-json.js";
 import type { HashedEntry } from "../../src/log/entries.js";
-import { buildChain, computeHash, hashEntry } from "../../src/log/entry-hash.js";
+import { buildChain, canonicalTextOf, computeHash, hashEntry } from "../../src/log/entry-hash.js";
 import {
   AppendConflictError,
   LockTimeoutError,
@@ -35,13 +35,28 @@ function corruptLine(file: string, position: number): void {
   writeFileSync(file, lines.join("\n"));
 }
 
-describeStoreContract("FsStore", async () => {
+describeStoreContract("FsStore", async (options = {}) => {
   const dir = tempDir();
-  const store = await FsStore.open(dir);
+  const store = await FsStore.open(dir, options);
+  const keepLines = (file: string, keep: number, extra: readonly string[] = []) => {
+    const lines = readFileSync(file, "utf8").split("\n").slice(0, keep);
+    writeFileSync(file, [...lines, ...extra].map((line) => `${line}\n`).join(""));
+  };
   return {
     store,
-    openAnother: async () => new FsStore(dir),
+    openAnother: async () => new FsStore(dir, options),
     corruptEntry: async (sessionId, position) => corruptLine(store.sessionFile(sessionId), position),
+    cutTail: async (sessionId, keep) => keepLines(store.sessionFile(sessionId), keep),
+    rewriteTail: async (sessionId, from, chain) => {
+      const lines = chain.map((hashed) => encodeRecordLine(hashed, canonicalTextOf(hashed)));
+      keepLines(store.sessionFile(sessionId), from, lines);
+      const headFile = store.headFile(sessionId);
+      const record = JSON.parse(readFileSync(headFile, "utf8")) as Record<string, unknown>;
+      writeFileSync(
+        headFile,
+        JSON.stringify({ ...record, position: from + chain.length - 1, hash: chain.at(-1)!.hash }),
+      );
+    },
     cleanup: async () => rmSync(dir, { recursive: true, force: true }),
   };
 });

@@ -6,8 +6,9 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildChain, hashEntry } from "../../src/log/entry-hash.js";
+import { buildChain, canonicalTextOf, hashEntry } from "../../src/log/entry-hash.js";
 import { AppendConflictError, LogCorruptError } from "../../src/log/errors.js";
+import type { HeadSigner } from "../../src/log/head-signer.js";
 import { PgStore } from "../../src/log/pg-store.js";
 import { describeStoreContract, sampleEntries, writeSession } from "./store-contract.js";
 
@@ -16,7 +17,7 @@ const connectionString = process.env.SKEIN_TEST_PG ?? "postgres://postgres@127.0
 /** A fresh schema and a store whose connections use it. */
 async function isolatedStore(): Promise<{
   schema: string;
-  open: () => Promise<PgStore>;
+  open: (options?: { signer?: HeadSigner }) => Promise<PgStore>;
   drop: () => Promise<void>;
 }> {
   const schema = `skein_test_${randomBytes(6).toString("hex")}`;
@@ -26,7 +27,8 @@ async function isolatedStore(): Promise<{
   await admin.end();
   return {
     schema,
-    open: () => PgStore.open({ connectionString, options: `-c search_path=${schema}`, max: 4 }),
+    open: (options: { signer?: HeadSigner } = {}) =>
+      PgStore.open({ connectionString, options: `-c search_path=${schema}`, max: 4 }, options),
     drop: async () => {
       const client = new pg.Client({ connectionString });
       await client.connect();
@@ -52,13 +54,36 @@ async function corruptRow(store: PgStore, sessionId: string, position: number): 
   ]);
 }
 
-describeStoreContract("PgStore", async () => {
+describeStoreContract("PgStore", async (options = {}) => {
   const isolated = await isolatedStore();
-  const store = await isolated.open();
+  const store = await isolated.open(options);
   return {
     store,
-    openAnother: isolated.open,
+    openAnother: () => isolated.open(options),
     corruptEntry: (sessionId, position) => corruptRow(store, sessionId, position),
+    cutTail: async (sessionId, keep) => {
+      await store.pool.query("DELETE FROM transcript WHERE session = $1 AND position >= $2", [
+        sessionId,
+        keep,
+      ]);
+    },
+    rewriteTail: async (sessionId, from, chain) => {
+      await store.pool.query("DELETE FROM transcript WHERE session = $1 AND position >= $2", [
+        sessionId,
+        from,
+      ]);
+      for (const [i, hashed] of chain.entries()) {
+        await store.pool.query(
+          "INSERT INTO transcript (session, position, hash, prev_hash, kind, entry, created_at) VALUES ($1, $2, $3, $4, $5, $6, 0)",
+          [sessionId, from + i, hashed.hash, hashed.prev_hash, hashed.entry.kind, canonicalTextOf(hashed)],
+        );
+      }
+      await store.pool.query("UPDATE transcript_heads SET position = $2, hash = $3 WHERE session = $1", [
+        sessionId,
+        from + chain.length - 1,
+        chain.at(-1)!.hash,
+      ]);
+    },
     cleanup: isolated.drop,
   };
 });

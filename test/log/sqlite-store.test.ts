@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { v7 as uuidv7 } from "uuid";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/log/canonical-json.js";
-import { buildChain, computeHash, hashEntry } from "../../src/log/entry-hash.js";
+import { buildChain, canonicalTextOf, computeHash, hashEntry } from "../../src/log/entry-hash.js";
 import { AppendConflictError, LogCorruptError } from "../../src/log/errors.js";
 import { createTranscriptSchema, SqliteStore, StoreClosedError } from "../../src/log/sqlite-store.js";
 import type { userMessage } from "../../src/model/items.js";
@@ -33,21 +33,48 @@ function corruptRow(db: Database.Database, sessionId: string, position: number):
   );
 }
 
-describeStoreContract("SqliteStore", async () => {
+describeStoreContract("SqliteStore", async (options = {}) => {
   const dir = tempDir();
   const file = join(dir, "log.sqlite");
-  const store = new SqliteStore(file);
+  const store = new SqliteStore(file, options);
+  const behind = (work: (db: Database.Database) => void) => async () => {
+    const db = new Database(file);
+    try {
+      work(db);
+    } finally {
+      db.close();
+    }
+  };
   return {
     store,
-    openAnother: async () => new SqliteStore(file),
-    corruptEntry: async (sessionId, position) => {
-      const db = new Database(file);
-      try {
-        corruptRow(db, sessionId, position);
-      } finally {
-        db.close();
-      }
-    },
+    openAnother: async () => new SqliteStore(file, options),
+    corruptEntry: (sessionId, position) => behind((db) => corruptRow(db, sessionId, position))(),
+    cutTail: (sessionId, keep) =>
+      behind((db) =>
+        db.prepare("DELETE FROM transcript WHERE session = ? AND position >= ?").run(sessionId, keep),
+      )(),
+    rewriteTail: (sessionId, from, chain) =>
+      behind((db) => {
+        db.prepare("DELETE FROM transcript WHERE session = ? AND position >= ?").run(sessionId, from);
+        const insert = db.prepare(
+          "INSERT INTO transcript (session, position, hash, prev_hash, kind, entry, created_at) VALUES (?, ?, ?, ?, ?, ?, 0)",
+        );
+        for (const [i, hashed] of chain.entries()) {
+          insert.run(
+            sessionId,
+            from + i,
+            hashed.hash,
+            hashed.prev_hash,
+            hashed.entry.kind,
+            canonicalTextOf(hashed),
+          );
+        }
+        db.prepare("UPDATE transcript_heads SET position = ?, hash = ? WHERE session = ?").run(
+          from + chain.length - 1,
+          chain.at(-1)!.hash,
+          sessionId,
+        );
+      })(),
     cleanup: async () => rmSync(dir, { recursive: true, force: true }),
   };
 });
@@ -75,6 +102,18 @@ describe("SqliteStore", () => {
     expect(error.sessionId).toBe(sessionId);
     return error;
   }
+
+  it("records a head for every session of a database written before recorded heads existed", async () => {
+    const id = uuidv7();
+    const chain = await writeSession(store, id, sampleEntries(3));
+    await store.close();
+    const old = new Database(file);
+    old.exec("DROP TABLE transcript_heads");
+    old.close();
+    store = new SqliteStore(file);
+    expect((await store.readAll(id)).map((entry) => entry.hash)).toEqual(chain.map((entry) => entry.hash));
+    expect(await store.readHeadRecord(id)).toEqual({ position: 2, hash: chain[2]!.hash, signed: null });
+  });
 
   it("opens its database durably: WAL and synchronous=FULL", () => {
     expect(store.db.pragma("journal_mode", { simple: true })).toBe("wal");

@@ -15,6 +15,7 @@ import {
   LogCorruptError,
   SessionNotFoundError,
 } from "../../src/log/errors.js";
+import { HeadSigner } from "../../src/log/head-signer.js";
 import type { Store } from "../../src/log/store.js";
 import { assistantMessage, userMessage } from "../../src/model/items.js";
 import { logArbitrary } from "./arbitraries.js";
@@ -26,7 +27,20 @@ export interface StoreHarness {
   openAnother: () => Promise<Store>;
   /** Change the stored form of the entry at `position` (bypassing the store) so its content differs. */
   corruptEntry: (sessionId: string, position: number) => Promise<void>;
+  /** Remove every stored entry at `keep` and after (bypassing the store; its recorded head stays). */
+  cutTail: (sessionId: string, keep: number) => Promise<void>;
+  /**
+   * What a forger without the signing key can do: replace the stored entries from `from` on with
+   * `chain` (validly hashed, chained to the entry before) and move the recorded head to its last
+   * entry, keeping the old signature.
+   */
+  rewriteTail: (sessionId: string, from: number, chain: readonly HashedEntry[]) => Promise<void>;
   cleanup: () => Promise<void>;
+}
+
+/** What a store under test is built with. */
+export interface StoreOptions {
+  signer?: HeadSigner;
 }
 
 /** A small but complete session log. */
@@ -72,7 +86,10 @@ async function corruption(promise: Promise<unknown>): Promise<LogCorruptError> {
 }
 
 /** The store contract, run against storage from `makeStore`. */
-export function describeStoreContract(name: string, makeStore: () => Promise<StoreHarness>): void {
+export function describeStoreContract(
+  name: string,
+  makeStore: (options?: StoreOptions) => Promise<StoreHarness>,
+): void {
   describe(`${name} (store contract)`, () => {
     let harness: StoreHarness;
     let store: Store;
@@ -249,6 +266,76 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       await harness.corruptEntry(bad, 1);
       await expect(store.readAll(bad)).rejects.toBeInstanceOf(LogCorruptError);
       expect(await store.readAll(good)).toHaveLength(3);
+    });
+
+    it("detects entries cut off the end of a log, and chains nothing onto the cut", async () => {
+      const id = uuidv7();
+      const chain = await writeSession(store, id, sampleEntries(5));
+      await harness.cutTail(id, 3);
+      const error = await corruption(store.readAll(id));
+      expect(error.sessionId).toBe(id);
+      expect(error.position).toBe(3);
+      expect((await corruption(store.readRange(id, 0, 10))).position).toBe(3);
+      await corruption(store.readHead(id));
+      // A writer that only knows the shortened log cannot extend it.
+      const onCut = hashEntry(chain[2]!.hash, { kind: "turn_end", ts: 9, turn_count: 1 });
+      await expect(store.append(id, [onCut])).rejects.toBeInstanceOf(LogCorruptError);
+      // The entries that remain still read as a range that stops short of the end.
+      expect(await store.readRange(id, 0, 2)).toHaveLength(2);
+    });
+
+    it("detects a cut of the tail wherever it falls (property)", async () => {
+      await fc.assert(
+        fc.asyncProperty(logArbitrary(8), fc.nat(), async (entries, cut) => {
+          fc.pre(entries.length >= 2);
+          const id = uuidv7();
+          await writeSession(store, id, entries);
+          const keep = (cut % (entries.length - 1)) + 1;
+          await harness.cutTail(id, keep);
+          expect((await corruption(store.readAll(id))).position).toBe(keep);
+        }),
+        { numRuns: 10 },
+      );
+    });
+
+    it("detects a log whose every entry was removed while its recorded head remains", async () => {
+      const id = uuidv7();
+      await writeSession(store, id, sampleEntries(3));
+      await harness.cutTail(id, 0);
+      await expect(store.readAll(id)).rejects.toBeInstanceOf(LogCorruptError);
+    });
+
+    it("signs each recorded head when given a signer, and detects a log rewritten and re-hashed behind it", async () => {
+      const signer = HeadSigner.generate();
+      const signed = await makeStore({ signer });
+      try {
+        const id = uuidv7();
+        const chain = await writeSession(signed.store, id, sampleEntries(5));
+        const record = await signed.store.readHeadRecord(id);
+        expect(record).toMatchObject({ position: 4, hash: chain[4]!.hash, signed: { key_id: signer.keyId } });
+        expect(signer.check(id, 4, chain[4]!.hash, record!.signed!)).toBe("valid");
+
+        // The forger rewrites positions 2..4 with other content, hashes it all correctly and moves
+        // the recorded head along: the chain verifies, the signature cannot.
+        const forged = buildChain(chain[1]!.hash, [
+          { kind: "user_input", ts: 2_002, item: userMessage("something else") },
+          { kind: "assistant_items", ts: 2_003, items: [assistantMessage("forged")] },
+          { kind: "turn_end", ts: 2_004, turn_count: 1 },
+        ]);
+        await signed.rewriteTail(id, 2, forged);
+        const error = await corruption(signed.store.readAll(id));
+        expect(error.position).toBe(4);
+        expect(error.reason).toMatch(/signature/);
+      } finally {
+        await signed.store.close();
+        await signed.cleanup();
+      }
+    });
+
+    it("records an unsigned head without a signer", async () => {
+      const id = uuidv7();
+      const chain = await writeSession(store, id, sampleEntries(2));
+      expect(await store.readHeadRecord(id)).toEqual({ position: 1, hash: chain[1]!.hash, signed: null });
     });
 
     it("round-trips random logs: read == written, verified, same replayed state", async () => {

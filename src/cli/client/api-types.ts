@@ -172,6 +172,22 @@ export interface CancelAnswer {
   input: InputReceipt;
 }
 
+/** `GET /sessions/{id}/verify`: the chain, its recorded head and the head's signature, checked now. */
+export interface VerifyReport {
+  session_id: string;
+  status: "verified" | "corrupt";
+  entries: number | null;
+  head: null | {
+    position: number;
+    hash: string;
+    signature: string | null;
+    key_id: string | null;
+    signature_status: "valid" | "invalid" | "unknown_key" | "unsigned";
+  };
+  problem: null | { position: number; reason: string };
+  signing_key: { key_id: string; public_key: string };
+}
+
 /** `DELETE /sessions/{id}`. */
 export interface DeleteAnswer {
   id: string;

@@ -32,6 +32,8 @@ export interface HomePaths {
   config: string;
   /** Default SQLite database (SKEIN_DB overrides it). */
   database: string;
+  /** Ed25519 private key that signs each session's recorded head (PKCS#8 PEM, 0600). */
+  signingKey: string;
 }
 
 /** The file names inside `home`. */
@@ -42,6 +44,7 @@ export function homePaths(home: string): HomePaths {
     discovery: join(home, "daemon.json"),
     config: join(home, "config.json"),
     database: join(home, "skein.sqlite"),
+    signingKey: join(home, "head-signing-key.pem"),
   };
 }
 

@@ -134,6 +134,11 @@ export class SessionRegistry {
     }
   }
 
+  /** A session's recorded head as stored (not checked; see verify-report.ts). */
+  readHeadRecord(sessionId: string) {
+    return this.#services.store.readHeadRecord(sessionId);
+  }
+
   /** Every session's summary, newest activity first; cursor null for sessions not loaded. */
   list(): SessionSummary[] {
     return listSessions(this.#services.db).map((row) => this.summary(row));

@@ -11,6 +11,7 @@ import type { HistoryPage } from "../../../src/daemon/history/history-page.js";
 import type { CancelResult, InterruptResult } from "../../../src/daemon/session/session-actor.js";
 import type { SessionEventData } from "../../../src/daemon/session/session-events.js";
 import type { SessionSnapshot, SessionSummary } from "../../../src/daemon/session/session-snapshot.js";
+import type { VerifyReport } from "../../../src/daemon/session/verify-report.js";
 import type { InputReceipt } from "../../../src/daemon/storage/inputs-table.js";
 
 /** Compiles only when `Daemon` values can be read as `ClientView`. */
@@ -24,6 +25,7 @@ const contract: {
   receipt: Readable<InputReceipt, Client.InputReceipt>;
   interrupt: Readable<InterruptResult, Client.InterruptAnswer>;
   cancel: Readable<CancelResult, Client.CancelAnswer>;
+  verify: Readable<VerifyReport, Client.VerifyReport>;
   events: { [K in keyof SessionEventData]: Readable<SessionEventData[K], Client.StreamEventData[K]> };
   eventTypes: Readable<keyof Client.StreamEventData, keyof SessionEventData>;
 } = {
@@ -34,6 +36,7 @@ const contract: {
   receipt: true,
   interrupt: true,
   cancel: true,
+  verify: true,
   events: {
     status: true,
     input: true,

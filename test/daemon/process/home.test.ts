@@ -47,6 +47,7 @@ describe("ensureHome", () => {
       discovery: "/h/daemon.json",
       config: "/h/config.json",
       database: "/h/skein.sqlite",
+      signingKey: "/h/head-signing-key.pem",
     });
   });
 });

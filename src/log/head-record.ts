@@ -1,0 +1,72 @@
+/**
+ * The recorded head: what a store keeps beside a session's entries (the position and hash of
+ * the last entry, and optionally their signature), written in the same transaction as every
+ * append. Entries alone cannot show that their tail was cut off: the chain of the entries that
+ * remain still verifies. Checked against the recorded head, a log that ends early does not.
+ *
+ * Boundary rule: pure checks; each store reads its own record and calls `checkHeadRecord`.
+ */
+import { LogCorruptError } from "./errors.js";
+import type { HeadSignature, HeadSigner } from "./head-signer.js";
+
+/** A session's recorded head, as a store keeps it. */
+export interface HeadRecord {
+  position: number;
+  hash: string;
+  /** Null when the head was written by a store without a signer. */
+  signed: HeadSignature | null;
+}
+
+/** How a store's recorded head may relate to its entries. */
+export interface HeadCheckOptions {
+  /**
+   * The record may lag behind the entries (by any number of appends): true for a store that
+   * writes the record after the entries, not atomically with them (the JSONL files).
+   */
+  mayLag?: boolean;
+  /** Checks signatures; without one they are not checked. */
+  signer?: HeadSigner | undefined;
+}
+
+/**
+ * Check the entries a store read against its recorded head. `end` is the position of the log's
+ * last entry (-1 when it has none); `hashAt` gives the hash of the entry at the recorded
+ * position (null: the caller did not read it, so it is not checked). Throws `LogCorruptError`
+ * naming the first position that does not hold.
+ */
+export function checkHeadRecord(
+  sessionId: string,
+  end: number,
+  record: HeadRecord | null,
+  hashAt: (position: number) => string | null | undefined,
+  options: HeadCheckOptions = {},
+): void {
+  if (record === null) {
+    if (end < 0 || options.mayLag === true) return;
+    throw new LogCorruptError(sessionId, 0, "the log has entries but no recorded head");
+  }
+  if (end < record.position) {
+    throw new LogCorruptError(
+      sessionId,
+      end + 1,
+      `the log ends at position ${end} but its recorded head is at ${record.position}: entries were removed`,
+    );
+  }
+  if (end > record.position && options.mayLag !== true) {
+    throw new LogCorruptError(
+      sessionId,
+      record.position + 1,
+      `the log goes on past its recorded head at position ${record.position}: entries were added behind the store`,
+    );
+  }
+  const hash = hashAt(record.position);
+  if (hash !== null && hash !== record.hash) {
+    throw new LogCorruptError(sessionId, record.position, "the entry is not the one the recorded head names");
+  }
+  if (record.signed !== null && options.signer !== undefined) {
+    const check = options.signer.check(sessionId, record.position, record.hash, record.signed);
+    if (check === "invalid") {
+      throw new LogCorruptError(sessionId, record.position, "the recorded head's signature does not verify");
+    }
+  }
+}
