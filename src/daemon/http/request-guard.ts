@@ -35,7 +35,7 @@ export function allowedHosts(port: number, extraHosts: readonly string[] = []): 
   return new Set(names.map((name) => `${name.toLowerCase()}:${port}`));
 }
 
-/** The origins (`http://host:port`, lower case) of pages the daemon itself serves on `port`. */
+/** The origins of the daemon's own pages: `http://` plus each accepted Host value (`name:port`). */
 export function allowedOrigins(hosts: ReadonlySet<string>): Set<string> {
   return new Set([...hosts].map((host) => `http://${host}`));
 }
