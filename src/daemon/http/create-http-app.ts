@@ -3,28 +3,36 @@
  *
  * Boundary rule: this file knows no route of the daemon (the lead's routes/ registers them on
  * the returned app); it owns what every request goes through. In order, before the body is read
- * (an `onRequest` hook), a request is refused with:
+ * (1-10 in an `onRequest` hook, 11 in Fastify's parser lookup), a request is refused with:
  *   1. 401 authentication_required: missing, repeated or wrong `Authorization: Bearer <token>`.
  *      Auth comes first so that nothing about the daemon, not even its Host policy, is revealed
- *      to a caller without the token; the response closes the connection, so an unread body
- *      (whatever its Content-Length) is never waited for.
- *   2. 403 host_forbidden: Host is not exactly 127.0.0.1:<port>, localhost:<port> or
- *      [::1]:<port> (DNS rebinding), or is repeated. Also closes the connection.
- *   3. 404 resource_not_found (unknown path) / 405 method_not_allowed (see resource.ts).
- *   4. 415 unsupported_encoding: a Content-Encoding other than identity.
- *   5. 400 invalid_request: an unknown or repeated query parameter.
- *   6. 406 not_acceptable: an Accept that allows neither JSON nor (on streaming routes) SSE.
- *   7. 503 daemon_unavailable: a work-starting route (`config.startsWork`) while draining.
- * Then the body: only application/json (else 415 unsupported_media_type), at most 64 KiB unless
- * the route sets `bodyLimit` (else 413), parsed strictly (json-body.ts), validated by the route's
- * TypeBox schema without coercion or removal of unknown fields (else 400). A route without a
- * body schema takes no body (an empty object is tolerated).
+ *      to a caller without the token.
+ *   2. 400 invalid_request: no Host header or more than one; 403 host_forbidden: Host is not
+ *      exactly 127.0.0.1:<port>, localhost:<port> or [::1]:<port> (DNS rebinding).
+ *   3. 403 origin_forbidden: sent by a web page other than the daemon's own (request-guard.ts).
+ *   4. 417 expectation_failed: an `Expect` other than 100-continue.
+ *   5. 404 resource_not_found (unknown path) / 405 method_not_allowed (see resource.ts).
+ *   6. 415 unsupported_encoding: a Content-Encoding other than identity.
+ *   7. 400 invalid_request: an unknown or repeated query parameter.
+ *   8. 406 not_acceptable: an Accept that allows neither JSON nor (on streaming routes) SSE.
+ *   9. 503 daemon_unavailable: a work-starting route (`config.startsWork`) while draining.
+ *  10. 413 request_body_too_large: a Content-Length over the route's limit (64 KiB unless the
+ *      route sets `bodyLimit`).
+ *  11. 415 unsupported_media_type: a body that is not application/json.
+ * A client that sent `Expect: 100-continue` gets its 100 Continue only past 1-10 and with an
+ * application/json body; a refused one is answered without it (and Node closes). Then the body:
+ * at most the route's limit even when chunked (else 413), parsed strictly (json-body.ts),
+ * validated by the route's TypeBox schema without coercion or removal of unknown fields (else
+ * 400). A route without a body schema takes no body (an empty object is tolerated).
+ * An answer given before the whole body arrived keeps the connection only when the unread rest
+ * is declared within the route's limit (Node then reads and discards it); a larger or chunked
+ * rest closes it, so no unbounded body is waited for. The 401, 400/403 (Host and origin) and 413
+ * answers always close it.
  * Every failure, including Fastify's own and unexpected exceptions (500, logged), is answered
- * as problem JSON; requests Node cannot even parse get problem JSON on the raw socket.
+ * as problem JSON; what Fastify never sees is answered on the raw socket (raw-answer.ts).
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import { STATUS_CODES } from "node:http";
-import type { Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import Fastify, {
   type FastifyBaseLogger,
@@ -33,12 +41,21 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
   type FastifyServerOptions,
+  LogController,
 } from "fastify";
 import { negotiate } from "./accept.js";
-import { parseJsonBody } from "./json-body.js";
-import { daemonUnavailable, ProblemError, problem, problemContentType } from "./problem.js";
+import { isJsonMediaType, parseJsonBody } from "./json-body.js";
+import {
+  authenticationRequired,
+  daemonUnavailable,
+  ProblemError,
+  problem,
+  problemContentType,
+  requestBodyTooLarge,
+} from "./problem.js";
 import { checkQuery, parseQueryString, queryNamesOfSchema } from "./query.js";
-import { allowedHosts, authorizationInRawRequest, BearerCheck, headerCount } from "./request-guard.js";
+import { answerConnect, answerUnparsableRequest } from "./raw-answer.js";
+import { allowedHosts, allowedOrigins, BearerCheck, browserRefusal, headerValues } from "./request-guard.js";
 import { defaultBodyLimit } from "./route-config.js";
 import { describeValidation, type ValidationIssue } from "./validation-detail.js";
 
@@ -91,13 +108,18 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const app = Fastify({
     ...(options.loggerInstance === undefined
       ? { logger: options.logger ?? false }
-      : { loggerInstance: options.loggerInstance, disableRequestLogging: true }),
+      : {
+          loggerInstance: options.loggerInstance,
+          logController: new LogController({ disableRequestLogging: true }),
+        }),
     bodyLimit: defaultBodyLimit,
     exposeHeadRoutes: false,
     return503OnClosing: false,
     requestTimeout: timeouts.requestMs ?? 60_000,
     keepAliveTimeout: timeouts.keepAliveMs ?? 10_000,
     http: {
+      // Node would answer a request without Host with an empty 400 before any check of ours.
+      requireHostHeader: false,
       headersTimeout: timeouts.headersMs ?? 30_000,
       connectionsCheckingInterval: timeouts.checkIntervalMs ?? 5_000,
     },
@@ -127,26 +149,35 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       const address = app.server.address();
       return typeof address === "object" && address !== null ? address.port : 0;
     });
-  let hostsFor: { port: number; hosts: Set<string> } | null = null;
-  const hostsOfPort = (port: number): Set<string> => {
-    if (hostsFor?.port !== port) hostsFor = { port, hosts: allowedHosts(port, options.extraHosts) };
-    return hostsFor.hosts;
+  let selfFor: { port: number; hosts: Set<string>; origins: Set<string> } | null = null;
+  const self = (port: number): { hosts: Set<string>; origins: Set<string> } => {
+    if (selfFor?.port !== port) {
+      const hosts = allowedHosts(port, options.extraHosts);
+      selfFor = { port, hosts, origins: allowedOrigins(hosts) };
+    }
+    return selfFor;
   };
+  const closing = { headers: { connection: "close" } };
 
+  // Who sends the request: token, Host, origin (the first three ingress checks).
   const checkAuthority = (request: FastifyRequest): void => {
     const raw = request.raw.rawHeaders;
-    if (headerCount(raw, "authorization") > 1 || !bearer.accepts(request.headers.authorization)) {
-      throw problem("authentication_required", "a valid `Authorization: Bearer <token>` header is required", {
-        headers: { "www-authenticate": "Bearer", connection: "close" },
-      });
+    const authorization = headerValues(raw, "authorization");
+    if (authorization.length !== 1 || !bearer.accepts(authorization[0])) throw authenticationRequired();
+    const port = portOf();
+    const { hosts, origins } = self(port);
+    const host = headerValues(raw, "host");
+    if (host.length !== 1)
+      throw problem("invalid_request", "a request must carry exactly one Host header", closing);
+    if (!hosts.has(host[0]!.toLowerCase())) {
+      throw problem(
+        "host_forbidden",
+        `the Host header must be 127.0.0.1:${port} or localhost:${port}`,
+        closing,
+      );
     }
-    const host = request.headers.host?.toLowerCase();
-    if (headerCount(raw, "host") !== 1 || host === undefined || !hostsOfPort(portOf()).has(host)) {
-      const port = portOf();
-      throw problem("host_forbidden", `the Host header must be 127.0.0.1:${port} or localhost:${port}`, {
-        headers: { connection: "close" },
-      });
-    }
+    const refusal = browserRefusal(raw, origins);
+    if (refusal !== null) throw problem("origin_forbidden", refusal, closing);
   };
 
   const allowedQueryByRoute = new Map<string, ReadonlySet<string>>();
@@ -163,9 +194,12 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   app.addHook("onRequest", async (request) => {
     checkAuthority(request);
+    checkExpectation(request.headers.expect);
+    // Here, not in the 404 handler: Fastify would read and check the body before calling it.
+    if (request.is404) throw notFound(request);
     const config = request.routeOptions.config;
-    // The 404 handler and the 405 placeholders answer next; nothing else about the request matters.
-    if (request.is404 || config.allow !== undefined) return;
+    // The 405 placeholders answer next; nothing else about the request matters.
+    if (config.allow !== undefined) return;
     const encoding = request.headers["content-encoding"];
     if (encoding !== undefined && encoding.trim().toLowerCase() !== "identity") {
       throw problem(
@@ -183,6 +217,29 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       );
     }
     if (config.startsWork === true && options.isDraining?.() === true) throw daemonUnavailable();
+    // Size before type: Fastify would answer 415 to a body without Content-Type before its size.
+    const limit = bodyLimitOf(request);
+    if (Number(request.headers["content-length"] ?? 0) > limit) throw requestBodyTooLarge(limit);
+  });
+
+  // Node answers `Expect` itself (100 Continue at once, a bare 417 for anything else) unless
+  // these events have listeners: hand both to Fastify, and send 100 Continue once the request
+  // passed the checks above with a body the parser takes, so a refused client never uploads it.
+  const awaitingContinue = new WeakSet<IncomingMessage>();
+  app.server.on("checkContinue", (request: IncomingMessage, response: ServerResponse) => {
+    awaitingContinue.add(request);
+    app.server.emit("request", request, response);
+  });
+  app.server.on("checkExpectation", (request: IncomingMessage, response: ServerResponse) => {
+    app.server.emit("request", request, response);
+  });
+  app.server.on("connect", (request: IncomingMessage, socket: Duplex) =>
+    answerConnect(request, socket, bearer),
+  );
+  app.addHook("preParsing", async (request, reply, payload) => {
+    const waiting = awaitingContinue.delete(request.raw) && !request.raw.complete;
+    if (waiting && isJsonMediaType(request.headers["content-type"])) reply.raw.writeContinue();
+    return payload;
   });
 
   app.removeAllContentTypeParsers();
@@ -203,8 +260,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       throw problem("invalid_request", `${request.method} on this resource takes no request body`);
   });
 
-  app.addHook("onSend", (_request, reply, payload, done) => {
-    if (!reply.hasHeader("cache-control")) reply.header("cache-control", "no-store");
+  app.addHook("onSend", (request, reply, payload, done) => {
+    settleHeaders(request, reply);
     const type = reply.getHeader("content-type");
     // RFC 8259 and RFC 9457 define no charset parameter (JSON is UTF-8); send the bare media type.
     if (typeof type === "string" && type.endsWith("; charset=utf-8")) {
@@ -215,7 +272,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   });
 
   app.setNotFoundHandler(async (request) => {
-    throw problem("resource_not_found", `no resource at ${request.url.split("?")[0]}`);
+    throw notFound(request);
   });
 
   app.setErrorHandler((error, request, reply) => {
@@ -243,12 +300,8 @@ function toProblem(error: unknown, request: FastifyRequest): ProblemError {
     );
   }
   switch (fastifyError.code) {
-    case "FST_ERR_CTP_BODY_TOO_LARGE": {
-      const limit = request.routeOptions.bodyLimit ?? defaultBodyLimit;
-      return problem("request_body_too_large", `the request body exceeds ${limit} bytes`, {
-        headers: { connection: "close" },
-      });
-    }
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return requestBodyTooLarge(bodyLimitOf(request));
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return problem(
         "unsupported_media_type",
@@ -271,12 +324,41 @@ function toProblem(error: unknown, request: FastifyRequest): ProblemError {
   return problem("internal_error", "the daemon failed to answer this request; the cause is in its log");
 }
 
+function bodyLimitOf(request: FastifyRequest): number {
+  return request.routeOptions.bodyLimit ?? defaultBodyLimit;
+}
+
+function notFound(request: FastifyRequest): ProblemError {
+  return problem("resource_not_found", `no resource at ${request.url.split("?")[0]}`);
+}
+
+// Only 100-continue is understood (and answered once the request passes the ingress checks).
+function checkExpectation(expect: string | undefined): void {
+  if (expect === undefined) return;
+  const expectations = expect.split(",").map((part) => part.trim().toLowerCase());
+  if (expectations.every((part) => part === "100-continue")) return;
+  throw problem("expectation_failed", "the daemon meets no expectation but `Expect: 100-continue`");
+}
+
+// Also used where Fastify runs no hooks (frameworkErrors): the bytes are sent as a Buffer, to
+// which Fastify adds no charset parameter, and the common headers are set here.
 function sendProblem(reply: FastifyReply, answer: ProblemError): void {
-  reply
-    .code(answer.status)
-    .headers(answer.headers)
-    .header("content-type", problemContentType)
-    .send(JSON.stringify(answer.body()));
+  reply.code(answer.status).headers(answer.headers).header("content-type", problemContentType);
+  settleHeaders(reply.request, reply);
+  reply.send(Buffer.from(JSON.stringify(answer.body())));
+}
+
+// Headers of every answer.
+function settleHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  if (!reply.hasHeader("cache-control")) reply.header("cache-control", "no-store");
+  // Answered before the whole body arrived: on a kept-alive connection Node reads and discards
+  // the rest before the next request. Allowed up to the route's limit (the daemon would have
+  // read that much anyway); a larger or chunked (unbounded) rest closes the connection instead.
+  if (!request.raw.complete) {
+    const declared = request.headers["content-length"];
+    if (declared === undefined || Number(declared) > bodyLimitOf(request))
+      reply.header("connection", "close");
+  }
 }
 
 function frameworkErrorDetail(error: FastifyError): string {
@@ -288,64 +370,4 @@ function frameworkErrorDetail(error: FastifyError): string {
     default:
       return "the request cannot be routed";
   }
-}
-
-// Node could not parse the request (bad Content-Length, bad framing, oversized headers, ...), so
-// Fastify never sees it. Answer on the raw socket and close it. Auth still wins: a caller
-// without the token learns nothing beyond 401, as albedo does.
-function answerUnparsableRequest(
-  error: Error & { code?: string; rawPacket?: unknown },
-  socket: Socket,
-  bearer: BearerCheck,
-): void {
-  if (error.code === "ECONNRESET" || socket.destroyed) return;
-  // Node's own rule: never write into a response that has started (it would corrupt it). A
-  // request in flight already passed the onRequest checks, so its token was good.
-  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-  if (inFlight?.headersSent === true) {
-    socket.destroy();
-    return;
-  }
-  let status: number;
-  let answer: ProblemError;
-  const extra: string[] = [];
-  if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") {
-    status = 408;
-    answer = new ProblemError(408, "invalid_request", "the request was not received in time", {
-      title: "Request timeout",
-    });
-  } else if (error.code === "HPE_HEADER_OVERFLOW") {
-    status = 431;
-    answer = new ProblemError(431, "invalid_request", "the request headers are too large");
-  } else {
-    const raw = Buffer.isBuffer(error.rawPacket) ? error.rawPacket : undefined;
-    if (inFlight == null && !bearer.accepts(authorizationInRawRequest(raw))) {
-      status = 401;
-      answer = problem(
-        "authentication_required",
-        "a valid `Authorization: Bearer <token>` header is required",
-      );
-      extra.push("WWW-Authenticate: Bearer");
-    } else {
-      status = 400;
-      answer = problem(
-        "invalid_request",
-        `the request is not valid HTTP/1.1 (${error.code ?? "parse error"})`,
-      );
-    }
-  }
-  const body = JSON.stringify(answer.body());
-  const head = [
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}`,
-    `Content-Type: ${problemContentType}`,
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    "Cache-Control: no-store",
-    "Connection: close",
-    ...extra,
-  ];
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  socket.end(`${head.join("\r\n")}\r\n\r\n${body}`, () => socket.destroy());
 }

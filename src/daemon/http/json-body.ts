@@ -72,6 +72,12 @@ export function checkJsonValue(value: unknown): void {
   }
 }
 
+/** True when a Content-Type names application/json, whatever its parameters. */
+export function isJsonMediaType(contentType: string | undefined): boolean {
+  const media = contentType === undefined ? "" : contentType.split(";")[0]!;
+  return media.trim().toLowerCase() === "application/json";
+}
+
 function charsetOf(contentType: string | undefined): string | null {
   if (contentType === undefined) return null;
   for (const parameter of contentType.split(";").slice(1)) {

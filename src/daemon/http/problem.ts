@@ -14,10 +14,12 @@ export const problemStatuses = {
   identity_future: 400,
   authentication_required: 401,
   host_forbidden: 403,
+  origin_forbidden: 403,
   resource_not_found: 404,
   input_unknown: 404,
   method_not_allowed: 405,
   not_acceptable: 406,
+  request_timeout: 408,
   input_conflict: 409,
   session_busy: 409,
   instance_changed: 409,
@@ -27,15 +29,17 @@ export const problemStatuses = {
   request_body_too_large: 413,
   unsupported_media_type: 415,
   unsupported_encoding: 415,
+  expectation_failed: 417,
   precondition_required: 428,
   queue_full: 429,
+  request_headers_too_large: 431,
   log_corrupt: 500,
   internal_error: 500,
   request_unavailable: 503,
   daemon_unavailable: 503,
 } as const satisfies Record<string, number>;
 
-/** A problem code (spec §2 plus the codes the routes need). */
+/** A problem code: the HTTP contract's codes plus the ones the daemon's routes and ingress need. */
 export type ProblemCode = keyof typeof problemStatuses;
 
 /** Media type of every error body. */
@@ -56,10 +60,12 @@ const titles: Record<ProblemCode, string> = {
   identity_future: "Identity in the future",
   authentication_required: "Authentication required",
   host_forbidden: "Host forbidden",
+  origin_forbidden: "Origin forbidden",
   resource_not_found: "Resource not found",
   input_unknown: "Input unknown",
   method_not_allowed: "Method not allowed",
   not_acceptable: "Not acceptable",
+  request_timeout: "Request timeout",
   input_conflict: "Input conflict",
   session_busy: "Session busy",
   instance_changed: "Instance changed",
@@ -69,8 +75,10 @@ const titles: Record<ProblemCode, string> = {
   request_body_too_large: "Request body too large",
   unsupported_media_type: "Unsupported media type",
   unsupported_encoding: "Unsupported encoding",
+  expectation_failed: "Expectation failed",
   precondition_required: "Precondition required",
   queue_full: "Queue full",
+  request_headers_too_large: "Request headers too large",
   log_corrupt: "Log corrupt",
   internal_error: "Internal error",
   request_unavailable: "Request unavailable",
@@ -117,6 +125,20 @@ export function problem(code: ProblemCode, detail: string, options?: ProblemOpti
 /** The wire body for a problem (title defaults to the code's title). */
 export function problemBody(status: number, code: ProblemCode, detail: string, title?: string): ProblemBody {
   return { type: "about:blank", title: title ?? titles[code], status, detail, code };
+}
+
+/** The 401 for a missing, repeated or wrong token; the connection closes. */
+export function authenticationRequired(): ProblemError {
+  return problem("authentication_required", "a valid `Authorization: Bearer <token>` header is required", {
+    headers: { "www-authenticate": "Bearer", connection: "close" },
+  });
+}
+
+/** The 413 for a body over `limit` bytes; the connection closes, so an unread rest is never waited for. */
+export function requestBodyTooLarge(limit: number): ProblemError {
+  return problem("request_body_too_large", `the request body exceeds ${limit} bytes`, {
+    headers: { connection: "close" },
+  });
 }
 
 /** The 503 answered to work-starting requests while the daemon drains. */

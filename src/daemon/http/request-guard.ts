@@ -1,11 +1,13 @@
 /**
- * Who may talk to the daemon: the bearer token and the Host header.
+ * Who may talk to the daemon: the bearer token, the Host header and, for browsers, the origin.
  *
- * Boundary rule: pure checks on header values, shared by the request hook and the handler for
- * requests Node could not even parse. The token is compared in constant time: both sides are
- * hashed to fixed-length SHA-256 digests first, so neither the content nor the length of the
- * expected token leaks through timing. The Host check blocks DNS rebinding: a web page that
- * resolves its own name to 127.0.0.1 still sends its own name as Host.
+ * Boundary rule: pure checks on header values, shared by the request hook and the handlers for
+ * requests Fastify never sees. The token is compared in constant time: both sides are hashed to
+ * fixed-length SHA-256 digests first, so neither the content nor the length of the expected
+ * token leaks through timing. The Host check blocks DNS rebinding: a web page that resolves its
+ * own name to 127.0.0.1 still sends its own name as Host. The origin check blocks every other
+ * web page: browsers name the page's origin in `Origin` (and the relation in `Sec-Fetch-Site`),
+ * and a page cannot forge either; programs send neither and are not affected.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 
@@ -33,13 +35,40 @@ export function allowedHosts(port: number, extraHosts: readonly string[] = []): 
   return new Set(names.map((name) => `${name.toLowerCase()}:${port}`));
 }
 
-/** Count how often a header appears in Node's rawHeaders (Node folds some duplicates away). */
-export function headerCount(rawHeaders: readonly string[], name: string): number {
-  let count = 0;
-  for (let index = 0; index < rawHeaders.length; index += 2) {
-    if (rawHeaders[index]!.toLowerCase() === name) count += 1;
+/** The origins of the daemon's own pages: `http://` plus each accepted Host value (`name:port`). */
+export function allowedOrigins(hosts: ReadonlySet<string>): Set<string> {
+  return new Set([...hosts].map((host) => `http://${host}`));
+}
+
+/**
+ * Why a request sent by a web page is refused, or null when it may pass. With an `Origin`, it
+ * alone decides: exactly one, naming one of `origins` (`null`, the opaque origin of sandboxed
+ * pages and files, never does). Without one (a browser's plain GET, or a program), a
+ * `Sec-Fetch-Site` other than same-origin or none means another page caused the request.
+ */
+export function browserRefusal(rawHeaders: readonly string[], origins: ReadonlySet<string>): string | null {
+  const origin = headerValues(rawHeaders, "origin");
+  if (origin.length > 1) return "a request must carry at most one Origin header";
+  if (origin.length === 1) {
+    return origins.has(origin[0]!.toLowerCase())
+      ? null
+      : "only pages served by the daemon itself may call it";
   }
-  return count;
+  const site = headerValues(rawHeaders, "sec-fetch-site");
+  if (site.length === 0) return null;
+  const relation = site.length === 1 ? site[0]!.toLowerCase() : "repeated";
+  return relation === "same-origin" || relation === "none"
+    ? null
+    : "only pages served by the daemon itself may call it (Sec-Fetch-Site)";
+}
+
+/** The values of a header in Node's rawHeaders, one per line (Node folds some duplicates away). */
+export function headerValues(rawHeaders: readonly string[], name: string): string[] {
+  const values: string[] = [];
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    if (rawHeaders[index]!.toLowerCase() === name) values.push(rawHeaders[index + 1]!);
+  }
+  return values;
 }
 
 /** The Authorization header found in the raw bytes of a request Node failed to parse. */

@@ -4,6 +4,23 @@ import { describe, expect, it } from "vitest";
 import { startTestApp, token } from "./test-app.js";
 
 describe("the daemon's HTTP app with the daemon's logger", () => {
+  it("starts without a deprecation warning", async () => {
+    const warnings: string[] = [];
+    const collect = (warning: Error): void => {
+      warnings.push(`${warning.name}: ${warning.message}`);
+    };
+    process.on("warning", collect);
+    try {
+      const t = await startTestApp({ token, loggerInstance: pino({ level: "silent" }) });
+      await t.close();
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off("warning", collect);
+    }
+    expect(warnings.filter((warning) => /deprecat/i.test(warning))).toEqual([]);
+  });
+
   it("logs an unexpected failure (with its cause) while the client gets a bare 500 problem", async () => {
     const lines: string[] = [];
     const sink = new Writable({

@@ -27,6 +27,10 @@ describe("problem codes", () => {
       message_empty: 400,
       identity_future: 400,
       unsupported_encoding: 415,
+      origin_forbidden: 403,
+      request_timeout: 408,
+      expectation_failed: 417,
+      request_headers_too_large: 431,
     });
   });
 

@@ -1,6 +1,6 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rawRequest } from "./raw-http.js";
+import { expectProblem, rawRequest } from "./raw-http.js";
 import { startTestApp, type TestApp, token, validHead } from "./test-app.js";
 
 let t: TestApp;
@@ -21,8 +21,16 @@ describe("connection timeouts", () => {
       '{"text":',
       { timeoutMs: 8000 },
     );
-    expect(response.status).toBe(408);
-    expect(response.headers["content-type"]).toBe("application/problem+json");
+    expectProblem(response, 408, "request_timeout");
+    expect(response.closed).toBe(true);
+  });
+
+  it("answers 408 problem JSON to a request whose headers never complete", async () => {
+    const response = await rawRequest(t.port, ["GET /server HTTP/1.1", `Host: 127.0.0.1:${t.port}`], "", {
+      timeoutMs: 8000,
+      unfinishedHead: true,
+    });
+    expectProblem(response, 408, "request_timeout");
   });
 
   it("keeps an event stream open long after the request timeout", async () => {
