@@ -5,13 +5,13 @@
  * Why: the agent's shell can swap a directory for a symlink between the moment a file tool
  * checks a path (`resolveInWorkspace`) and the moment it opens it. Every step here opens
  * `/proc/self/fd/N/<name>` with O_NOFOLLOW, which the kernel resolves inside the directory that
- * descriptor N holds (the effect of openat), so a swapped component fails with ELOOP instead of
+ * descriptor N holds (the effect of openat), so a component swapped for a symlink fails instead of
  * leading elsewhere, and the file a tool finally opens, creates or renames through `entry()` is
  * the one that was checked: inside the workspace, never a hidden path. Only directories are
  * opened on the way. Where /proc is not mounted, plain paths are used and that guarantee is lost.
  */
 import { constants, existsSync } from "node:fs";
-import { type FileHandle, mkdir, open } from "node:fs/promises";
+import { type FileHandle, lstat, mkdir, open } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../model/tools.js";
 import { fileError } from "./file-error.js";
@@ -112,7 +112,15 @@ export class PinnedDirectory {
         await open(this.entry(name), DIRECTORY_FLAGS | constants.O_NOFOLLOW),
       );
     } catch (error) {
-      if (errorCode(error) === "ELOOP") {
+      // O_DIRECTORY | O_NOFOLLOW on a symlink fails with ENOTDIR (or ELOOP): lstat tells which.
+      const code = errorCode(error);
+      const swapped =
+        (code === "ELOOP" || code === "ENOTDIR") &&
+        (await lstat(this.entry(name)).then(
+          (stats) => stats.isSymbolicLink(),
+          () => false,
+        ));
+      if (swapped) {
         throw new WorkspacePathError(
           "symlink_escape",
           requested,

@@ -82,7 +82,7 @@ const OFFSET_ARG0_LOW = 16;
 /** One instruction before jump targets are resolved: jumps name labels. */
 type Instruction =
   | { op: "load"; offset: number }
-  | { op: "jump_if_equal" | "jump_if_at_least"; value: number; then: Label; otherwise: Label }
+  | { op: "jump_if_equal" | "jump_if_at_least"; value: number; ifTrue: Label; ifFalse: Label }
   | { op: "return"; value: number }
   | { op: "label"; name: Label };
 
@@ -116,7 +116,7 @@ function filterInstructions(table: ArchitectureTable): Instruction[] {
     // A = seccomp_data.arch: which ABI the call came through.
     { op: "load", offset: OFFSET_ARCH },
     // Another ABI (i386 on x86-64, arm32 on aarch64) uses other numbers: kill the process.
-    { op: "jump_if_equal", value: table.auditArch, then: "native", otherwise: "kill" },
+    { op: "jump_if_equal", value: table.auditArch, ifTrue: "native", ifFalse: "kill" },
     { op: "label", name: "native" },
     // A = seccomp_data.nr: the system call number.
     { op: "load", offset: OFFSET_NR },
@@ -125,7 +125,7 @@ function filterInstructions(table: ArchitectureTable): Instruction[] {
     // x32 calls share AUDIT_ARCH_X86_64 but carry this bit; every such number is at least the bit.
     const native = next();
     program.push(
-      { op: "jump_if_at_least", value: table.foreignAbiBit, then: "kill", otherwise: native },
+      { op: "jump_if_at_least", value: table.foreignAbiBit, ifTrue: "kill", ifFalse: native },
       { op: "label", name: native },
     );
   }
@@ -133,13 +133,13 @@ function filterInstructions(table: ArchitectureTable): Instruction[] {
     // io_uring would run socket() and connect() on the kernel's side, unseen by this filter.
     const notThis = next();
     program.push(
-      { op: "jump_if_equal", value: number, then: "deny_io_uring", otherwise: notThis },
+      { op: "jump_if_equal", value: number, ifTrue: "deny_io_uring", ifFalse: notThis },
       { op: "label", name: notThis },
     );
   }
   program.push(
     // Every call but socket() is allowed from here on.
-    { op: "jump_if_equal", value: table.socket, then: "socket_family", otherwise: "allow" },
+    { op: "jump_if_equal", value: table.socket, ifTrue: "socket_family", ifFalse: "allow" },
     { op: "label", name: "socket_family" },
     // A = socket()'s first argument, the address family.
     { op: "load", offset: OFFSET_ARG0_LOW },
@@ -147,7 +147,7 @@ function filterInstructions(table: ArchitectureTable): Instruction[] {
   for (const family of Object.values(ALLOWED_SOCKET_FAMILIES)) {
     const notThis = next();
     program.push(
-      { op: "jump_if_equal", value: family, then: "allow", otherwise: notThis },
+      { op: "jump_if_equal", value: family, ifTrue: "allow", ifFalse: notThis },
       { op: "label", name: notThis },
     );
   }
@@ -203,8 +203,8 @@ function assemble(instructions: readonly Instruction[]): Buffer {
       case "jump_if_at_least":
         emit(
           instruction.op === "jump_if_equal" ? BPF_JMP_JEQ_K : BPF_JMP_JGE_K,
-          jump(instruction.then),
-          jump(instruction.otherwise),
+          jump(instruction.ifTrue),
+          jump(instruction.ifFalse),
           instruction.value,
         );
         break;

@@ -1,4 +1,4 @@
-import { mkdir, open, readFile, realpath, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { mkdir, realpath, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
