@@ -15,7 +15,8 @@ import { v7 as uuidv7 } from "uuid";
 import { SqliteStore } from "../log/sqlite-store.js";
 import { createLlmClient } from "../providers/create-llm-client.js";
 import { validateProviderProfile } from "../providers/provider-profile.js";
-import { builtinTools } from "../tools/builtin-tools.js";
+import { builtinTools, workspaceProblem } from "../tools/builtin-tools.js";
+import { chooseShell, describeShellChoice } from "../tools/shell-mode.js";
 import { createHttpApp } from "./http/create-http-app.js";
 import { problem } from "./http/problem.js";
 import { removeDiscoveryFile, writeDiscoveryFile } from "./process/discovery-file.js";
@@ -35,7 +36,7 @@ import { registerSessionRoutes } from "./routes/session-routes.js";
 import { registerVerifyRoutes } from "./routes/verify-routes.js";
 import { SessionRegistry } from "./session/session-registry.js";
 import type { SessionServices } from "./session/session-services.js";
-import { openDaemonDatabase } from "./storage/database.js";
+import { databaseFiles, openDaemonDatabase } from "./storage/database.js";
 
 /** The package version, as `GET /server` reports it (found upward from this file: src/, dist/ or the bundle). */
 export function packageVersion(): string {
@@ -116,6 +117,11 @@ async function boot(
   const drain = new DrainController();
   const historySecret = randomBytes(32).toString("hex");
   const now = () => Date.now();
+  // The home holds the token and API keys, the database every session: no tool touches them.
+  const hiddenPaths = [settings.home, ...databaseFiles(settings.dbPath)];
+  const shell = describeShellChoice(chooseShell());
+  if (shell.warning) logger.warn(shell.text);
+  else logger.info(shell.text);
 
   const sessionServices: SessionServices = {
     db,
@@ -124,8 +130,7 @@ async function boot(
     logger,
     now,
     isDraining: () => drain.draining,
-    // The home holds the token, the database and API keys: commands never see it.
-    tools: (workspace) => builtinTools(workspace, { hiddenPaths: [settings.home] }),
+    tools: (workspace) => builtinTools(workspace, { hiddenPaths }),
     bindClient: (profileName, model) => {
       const named = providers.resolveProfile(profileName);
       const profile = validateProviderProfile(
@@ -145,6 +150,7 @@ async function boot(
     historySecret,
     now,
     defaultSystemPrompt,
+    workspaceProblem: (workspace) => workspaceProblem(workspace, hiddenPaths),
     providerDefaults: (name) => {
       try {
         const named = providers.resolveProfile(name);

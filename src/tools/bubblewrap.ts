@@ -1,12 +1,23 @@
 /**
  * The bubblewrap (`bwrap`) sandbox that `run_command` runs inside, and a check that it works.
  *
- * Boundary rule: the only writable places a sandboxed command sees are the workspace and a
- * private /tmp; the rest of the filesystem is read-only, there is no network, the command is in
- * its own PID namespace (all of it dies when bwrap dies), and it holds no capabilities, so even
- * when the daemon runs as root the command cannot remount the read-only tree.
+ * Boundary rule: the only writable places a sandboxed command sees are the workspace and private
+ * tmpfs mounts (see sandbox-mounts.ts); the rest of the filesystem is read-only and hidden paths
+ * are covered; there is no network (an empty network namespace, which also confines abstract
+ * Unix sockets); a seccomp filter keeps it from creating Unix sockets at all (see
+ * socket-filter.ts), so a host service's socket file it can still see stays out of reach; the
+ * command is in its own PID namespace (all of it dies when bwrap dies) and holds no
+ * capabilities, so even when the daemon runs as root the command cannot remount the read-only
+ * tree.
  */
 import { spawnSync } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { HiddenPaths } from "./hidden-paths.js";
+import { baseMountArguments, workspaceMountArguments } from "./sandbox-mounts.js";
+import { type SocketFilter, socketFilterFor } from "./socket-filter.js";
+import { errorMessage } from "./system-error.js";
 
 /** Where Debian's `bubblewrap` package installs bwrap. */
 export const DEFAULT_BWRAP_PATH = "/usr/bin/bwrap";
@@ -14,29 +25,32 @@ export const DEFAULT_BWRAP_PATH = "/usr/bin/bwrap";
 /** The PATH a command sees (sandboxed or not). */
 export const COMMAND_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
+/** The descriptor number bwrap reads the seccomp program from (the first after stdio). */
+export const SECCOMP_DESCRIPTOR = 3;
+
 /** The whole environment a command gets: nothing of the daemon's own environment leaks in. */
 export function commandEnvironment(realWorkspace: string): Record<string, string> {
   return { PATH: COMMAND_PATH, HOME: realWorkspace, LANG: "C.UTF-8" };
 }
 
-/** Namespace and mount options shared by the sandbox and its probe, before the workspace bind. */
-function isolationArguments(): string[] {
-  return ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
-}
-
-function processArguments(): string[] {
-  // --cap-drop ALL matters when the daemon is root: with capabilities the command could remount / rw.
-  return ["--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL"];
+function processArguments(filter: SocketFilter): string[] {
+  return [
+    // --cap-drop ALL matters when the daemon is root: with capabilities the command could remount / rw.
+    ...["--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL"],
+    ...(filter.kind === "filter" ? ["--seccomp", String(SECCOMP_DESCRIPTOR)] : []),
+  ];
 }
 
 /**
  * The bwrap arguments that run `sh -c command` confined to `realWorkspace` (a real, absolute
- * path), with each of `hiddenPaths` (existing absolute directories) covered by an empty tmpfs.
+ * path outside every hidden path), with the hidden paths covered and, when `filter` has a
+ * program, the seccomp filter read from descriptor `SECCOMP_DESCRIPTOR`.
  */
 export function sandboxArguments(
   realWorkspace: string,
   command: string,
-  hiddenPaths: readonly string[] = [],
+  hidden: HiddenPaths,
+  filter: SocketFilter,
 ): string[] {
   const environment = Object.entries(commandEnvironment(realWorkspace)).flatMap(([name, value]) => [
     "--setenv",
@@ -44,13 +58,8 @@ export function sandboxArguments(
     value,
   ]);
   return [
-    ...isolationArguments(),
-    ...hiddenPaths.flatMap((hidden) => ["--tmpfs", hidden]),
-    // After the tmpfs mounts, so a workspace under /tmp (or under a hidden path) is still the real directory.
-    "--bind",
-    realWorkspace,
-    realWorkspace,
-    ...processArguments(),
+    ...workspaceMountArguments(realWorkspace, hidden),
+    ...processArguments(filter),
     "--chdir",
     realWorkspace,
     "--clearenv",
@@ -62,33 +71,71 @@ export function sandboxArguments(
   ];
 }
 
+/**
+ * Calls `use` with a read-only descriptor of the filter's program (null without a program),
+ * closed afterwards. The program sits in an unlinked temporary file: spawning copies the
+ * descriptor into the child, which is all bwrap needs.
+ */
+export function withSeccompDescriptor<T>(filter: SocketFilter, use: (descriptor: number | null) => T): T {
+  if (filter.kind === "unsupported") return use(null);
+  const directory = mkdtempSync(path.join(tmpdir(), "skein-seccomp-"));
+  let descriptor: number;
+  try {
+    const file = path.join(directory, "filter.bpf");
+    writeFileSync(file, filter.program, { mode: 0o600 });
+    descriptor = openSync(file, "r");
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+  try {
+    return use(descriptor);
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
 /** Whether bwrap can build the sandbox on this machine. */
 export type BwrapProbe = { usable: true } | { usable: false; reason: string };
 
 const probes = new Map<string, BwrapProbe>();
 
 /**
- * Runs `/bin/true` in the same sandbox once per bwrap path and remembers the answer: bwrap being
- * installed is not enough (namespaces can be disabled, e.g. in some containers).
+ * Runs `/bin/true` in the same sandbox (mounts, namespaces, seccomp filter) once per bwrap path
+ * and filter kind and remembers the answer: bwrap being installed is not enough (namespaces can
+ * be disabled, e.g. in some containers).
  */
-export function probeBwrap(bwrapPath: string = DEFAULT_BWRAP_PATH): BwrapProbe {
-  const known = probes.get(bwrapPath);
+export function probeBwrap(
+  bwrapPath: string = DEFAULT_BWRAP_PATH,
+  filter: SocketFilter = socketFilterFor(),
+): BwrapProbe {
+  const key = `${bwrapPath}\0${filter.kind}`;
+  const known = probes.get(key);
   if (known !== undefined) return known;
-  const result = spawnSync(bwrapPath, [...isolationArguments(), ...processArguments(), "--", "/bin/true"], {
-    env: { PATH: COMMAND_PATH },
-    stdio: ["ignore", "ignore", "pipe"],
-    timeout: 10_000,
-    encoding: "utf8",
-  });
   let probe: BwrapProbe;
-  if (result.error !== undefined) {
-    probe = { usable: false, reason: `cannot run ${bwrapPath}: ${result.error.message}` };
-  } else if (result.status !== 0) {
-    const detail = result.stderr.trim() || `exit status ${String(result.status ?? result.signal)}`;
-    probe = { usable: false, reason: `${bwrapPath} cannot build the sandbox here: ${detail}` };
-  } else {
-    probe = { usable: true };
+  try {
+    probe = withSeccompDescriptor(filter, (descriptor) => {
+      const result = spawnSync(
+        bwrapPath,
+        [...baseMountArguments(), ...processArguments(filter), "--", "/bin/true"],
+        {
+          env: { PATH: COMMAND_PATH },
+          stdio: ["ignore", "ignore", "pipe", ...(descriptor === null ? [] : [descriptor])],
+          timeout: 10_000,
+          encoding: "utf8",
+        },
+      );
+      if (result.error !== undefined) {
+        return { usable: false, reason: `cannot run ${bwrapPath}: ${result.error.message}` };
+      }
+      if (result.status !== 0) {
+        const detail = result.stderr.trim() || `exit status ${String(result.status ?? result.signal)}`;
+        return { usable: false, reason: `${bwrapPath} cannot build the sandbox here: ${detail}` };
+      }
+      return { usable: true };
+    });
+  } catch (error) {
+    probe = { usable: false, reason: `cannot prepare the seccomp filter: ${errorMessage(error)}` };
   }
-  probes.set(bwrapPath, probe);
+  probes.set(key, probe);
   return probe;
 }

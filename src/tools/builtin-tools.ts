@@ -1,12 +1,17 @@
 /**
- * The tools the daemon gives every session's agent, all confined to that session's workspace.
+ * The tools the daemon gives every session's agent, all confined to that session's workspace
+ * and kept off the hidden paths (the daemon's home and database).
  *
  * Boundary rule: this is the one place that decides which built-in tools exist for a session;
- * `run_command` is included only when `chooseShell` offers a shell (see shell-mode.ts).
+ * `run_command` is included only when `chooseShell` offers a shell (see shell-mode.ts). A
+ * workspace that is or lies inside a hidden directory is refused here: its tools could do
+ * nothing (every path in it is hidden) and its sandbox would cover it. A workspace that contains
+ * a hidden path is fine: the path stays hidden inside it.
  */
 import path from "node:path";
 import type { ToolDefinition } from "../model/tools.js";
 import { editFileTool } from "./edit-file.js";
+import { hiddenPathCovering, realPathOf, resolveHiddenPaths } from "./hidden-paths.js";
 import { listFilesTool } from "./list-files.js";
 import { readFileTool } from "./read-file.js";
 import { runCommandTool } from "./run-command.js";
@@ -14,9 +19,15 @@ import { chooseShell, type ShellChoiceOptions } from "./shell-mode.js";
 import { writeFileTool } from "./write-file.js";
 
 /** Options for `builtinTools`; see `chooseShell` for how `shell` is decided when omitted. */
-export type BuiltinToolsOptions = ShellChoiceOptions;
+export interface BuiltinToolsOptions extends ShellChoiceOptions {
+  /**
+   * Absolute paths (files or directories, existing or not) no tool may read, change or list the
+   * contents of, e.g. the daemon's home with its token and API keys, and its database files.
+   */
+  hiddenPaths?: readonly string[];
+}
 
-/** A workspace that cannot confine anything. */
+/** A workspace that cannot confine anything, or that lies inside a hidden path. */
 export class WorkspaceConfigurationError extends Error {
   constructor(
     readonly workspace: string,
@@ -28,23 +39,38 @@ export class WorkspaceConfigurationError extends Error {
 }
 
 /**
+ * Why `workspace` cannot be a session's workspace, or null when it can: it must be an absolute
+ * path other than "/" that is not, and does not lie inside, one of `hiddenPaths`.
+ */
+export function workspaceProblem(workspace: string, hiddenPaths: readonly string[]): string | null {
+  if (!path.isAbsolute(workspace)) return `workspace "${workspace}" must be an absolute path`;
+  if (path.resolve(workspace) === path.parse(workspace).root)
+    return "the filesystem root cannot be a workspace";
+  const covering = hiddenPathCovering(resolveHiddenPaths(hiddenPaths), realPathOf(workspace));
+  if (covering === undefined) return null;
+  return (
+    `workspace "${workspace}" lies inside ${covering}, which holds the daemon's private data and is ` +
+    "hidden from the agent; choose a workspace outside it"
+  );
+}
+
+/**
  * Built-in tool definitions for one session: read_file, write_file, edit_file, list_files and,
- * when a shell is offered, run_command. `workspace` must be an absolute path other than "/".
+ * when a shell is offered, run_command. Throws `WorkspaceConfigurationError` for a workspace
+ * `workspaceProblem` refuses.
  */
 export function builtinTools(workspace: string, options: BuiltinToolsOptions = {}): ToolDefinition[] {
-  if (!path.isAbsolute(workspace)) {
-    throw new WorkspaceConfigurationError(workspace, `workspace "${workspace}" must be an absolute path`);
-  }
-  if (path.resolve(workspace) === path.parse(workspace).root) {
-    throw new WorkspaceConfigurationError(workspace, "the filesystem root cannot be a workspace");
-  }
+  const hiddenPaths = options.hiddenPaths ?? [];
+  const problem = workspaceProblem(workspace, hiddenPaths);
+  if (problem !== null) throw new WorkspaceConfigurationError(workspace, problem);
+  const hidden = resolveHiddenPaths(hiddenPaths);
   const tools = [
-    readFileTool(workspace),
-    writeFileTool(workspace),
-    editFileTool(workspace),
-    listFilesTool(workspace),
+    readFileTool(workspace, hidden),
+    writeFileTool(workspace, hidden),
+    editFileTool(workspace, hidden),
+    listFilesTool(workspace, hidden),
   ];
   const shell = chooseShell(options);
-  if (shell.mode !== "off") tools.push(runCommandTool(workspace, shell));
+  if (shell.mode !== "off") tools.push(runCommandTool(workspace, shell, hidden));
   return tools;
 }

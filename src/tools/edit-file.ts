@@ -8,6 +8,7 @@
 import type { JsonObject } from "../model/json.js";
 import type { ToolDefinition, ToolMeta } from "../model/tools.js";
 import { ToolError } from "../model/tools.js";
+import { type HiddenPaths, NO_HIDDEN_PATHS } from "./hidden-paths.js";
 import { toolInputParser } from "./tool-input.js";
 import { openRegularFile, replaceFileAtomically } from "./workspace-file.js";
 import { realWorkspace, resolveInWorkspace, workspaceRelative } from "./workspace-path.js";
@@ -48,13 +49,13 @@ const meta: ToolMeta = {
 
 const parseInput = toolInputParser<EditFileInput>(meta.name, inputSchema);
 
-/** The `edit_file` tool, confined to `workspace`. */
-export function editFileTool(workspace: string): ToolDefinition {
+/** The `edit_file` tool, confined to `workspace` and kept off the `hidden` paths. */
+export function editFileTool(workspace: string, hidden: HiddenPaths = NO_HIDDEN_PATHS): ToolDefinition {
   return () => ({
     meta,
     tool: {
       async execute(inputJson) {
-        return editFile(workspace, parseInput(inputJson));
+        return editFile(workspace, hidden, parseInput(inputJson));
       },
     },
   });
@@ -69,9 +70,9 @@ export function occurrences(haystack: string, needle: string): number[] {
   return found;
 }
 
-async function editFile(workspace: string, input: EditFileInput): Promise<string> {
+async function editFile(workspace: string, hidden: HiddenPaths, input: EditFileInput): Promise<string> {
   const realRoot = await realWorkspace(workspace);
-  const absolute = await resolveInWorkspace(workspace, input.path);
+  const absolute = await resolveInWorkspace(workspace, input.path, hidden);
   const original = await readUtf8(realRoot, absolute, input.path);
   const matches = occurrences(original, input.old_text);
   const shown = workspaceRelative(realRoot, absolute);

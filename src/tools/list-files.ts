@@ -3,7 +3,9 @@
  *
  * Boundary rule: the walk never follows symbolic links (a link is listed, with its target, but
  * not entered), so it cannot leave the workspace or loop; it stops after `MAX_LIST_ENTRIES`
- * entries and says so.
+ * entries and says so. Hidden paths (the daemon's private data) are listed by name with a
+ * `[hidden]` mark, never opened or entered, so the listing agrees with what `ls` shows in the
+ * sandbox (an empty directory or an unreadable file there) and explains why they cannot be used.
  */
 import type { Dirent } from "node:fs";
 import { lstat, opendir, readlink } from "node:fs/promises";
@@ -11,15 +13,19 @@ import path from "node:path";
 import type { JsonObject } from "../model/json.js";
 import type { ToolDefinition, ToolMeta } from "../model/tools.js";
 import { ToolError } from "../model/tools.js";
+import { fileError } from "./file-error.js";
+import { type HiddenPaths, hiddenPathCovering, NO_HIDDEN_PATHS } from "./hidden-paths.js";
 import { truncateText } from "./output-limit.js";
+import { PinnedDirectory } from "./pinned-directory.js";
 import { toolInputParser } from "./tool-input.js";
-import { fileError } from "./workspace-file.js";
 import { realWorkspace, resolveInWorkspace, workspaceRelative } from "./workspace-path.js";
 
 /** Most entries one call lists. */
 export const MAX_LIST_ENTRIES = 1000;
 /** Directories a recursive listing shows but does not enter (list them explicitly to see inside). */
 export const UNENTERED_DIRECTORIES: ReadonlySet<string> = new Set([".git", "node_modules"]);
+/** Follows a hidden entry (e.g. the daemon's home inside the workspace) in a listing. */
+export const HIDDEN_MARK = "[hidden]";
 
 /** Arguments of `list_files`. */
 export interface ListFilesInput {
@@ -44,29 +50,30 @@ const meta: ToolMeta = {
   name: "list_files",
   description:
     "List a workspace directory. Paths are relative to the workspace root; directories end with '/', " +
-    "symbolic links show their target ('link -> target'). A recursive listing does not enter .git or " +
+    "symbolic links show their target ('link -> target'); entries marked [hidden] are the daemon's private " +
+    "data and cannot be read, changed or entered. A recursive listing does not enter .git or " +
     `node_modules and stops after ${MAX_LIST_ENTRIES} entries.`,
   input_schema: inputSchema,
 };
 
 const parseInput = toolInputParser<ListFilesInput>(meta.name, inputSchema);
 
-/** The `list_files` tool, confined to `workspace`. */
-export function listFilesTool(workspace: string): ToolDefinition {
+/** The `list_files` tool, confined to `workspace` and kept off the `hidden` paths. */
+export function listFilesTool(workspace: string, hidden: HiddenPaths = NO_HIDDEN_PATHS): ToolDefinition {
   return () => ({
     meta,
     tool: {
       async execute(inputJson) {
-        return listFiles(workspace, parseInput(inputJson));
+        return listFiles(workspace, hidden, parseInput(inputJson));
       },
     },
   });
 }
 
-async function listFiles(workspace: string, input: ListFilesInput): Promise<string> {
+async function listFiles(workspace: string, hidden: HiddenPaths, input: ListFilesInput): Promise<string> {
   const requested = input.path ?? ".";
   const realRoot = await realWorkspace(workspace);
-  const start = await resolveInWorkspace(workspace, requested);
+  const start = await resolveInWorkspace(workspace, requested, hidden);
   const stats = await lstat(start).catch((error: unknown) => {
     throw fileError(requested, error);
   });
@@ -74,12 +81,18 @@ async function listFiles(workspace: string, input: ListFilesInput): Promise<stri
 
   const listing: Listing = {
     realRoot,
+    hidden,
     requested,
     recursive: input.recursive === true,
     lines: [],
     stopped: false,
   };
-  await listDirectory(listing, start);
+  const directory = await PinnedDirectory.openBeneath(realRoot, start, requested);
+  try {
+    await listDirectory(listing, directory);
+  } finally {
+    await directory.close();
+  }
   const { lines, stopped } = listing;
   if (lines.length === 0) return "(empty directory)";
   const note = stopped
@@ -90,49 +103,62 @@ async function listFiles(workspace: string, input: ListFilesInput): Promise<stri
 
 interface Listing {
   realRoot: string;
+  hidden: HiddenPaths;
   requested: string;
   recursive: boolean;
   lines: string[];
   stopped: boolean;
 }
 
-/** Pre-order walk: each directory's contents follow it, in name order; stops at the bound. */
-async function listDirectory(listing: Listing, directory: string): Promise<void> {
+/**
+ * Pre-order walk: each directory's contents follow it, in name order; stops at the bound. A
+ * hidden entry is listed with a mark and never entered, read or described further.
+ */
+async function listDirectory(listing: Listing, directory: PinnedDirectory): Promise<void> {
   for (const entry of await sortedEntries(directory, listing.requested)) {
     if (listing.lines.length >= MAX_LIST_ENTRIES) {
       listing.stopped = true;
       return;
     }
-    const absolute = path.join(directory, entry.name);
-    listing.lines.push(await describeEntry(listing.realRoot, absolute, entry));
+    const absolute = path.join(directory.path, entry.name);
+    const shown = workspaceRelative(listing.realRoot, absolute);
+    if (hiddenPathCovering(listing.hidden, absolute) !== undefined) {
+      listing.lines.push(`${shown}${entry.isDirectory() ? "/" : ""} ${HIDDEN_MARK}`);
+      continue;
+    }
+    listing.lines.push(await describeEntry(directory, shown, entry));
     if (listing.recursive && entry.isDirectory() && !UNENTERED_DIRECTORIES.has(entry.name)) {
       try {
-        await listDirectory(listing, absolute);
+        const child = await directory.child(entry.name, listing.requested);
+        try {
+          await listDirectory(listing, child);
+        } finally {
+          await child.close();
+        }
       } catch (error) {
         // One unreadable subdirectory should not hide the rest of the listing.
         if (!(error instanceof ToolError)) throw error;
-        listing.lines.push(`[${workspaceRelative(listing.realRoot, absolute)}/ could not be read]`);
+        listing.lines.push(`[${shown}/ could not be read]`);
       }
       if (listing.stopped) return;
     }
   }
 }
 
-async function sortedEntries(directory: string, requested: string): Promise<Dirent[]> {
+async function sortedEntries(directory: PinnedDirectory, requested: string): Promise<Dirent[]> {
   const entries: Dirent[] = [];
   try {
-    for await (const entry of await opendir(directory)) entries.push(entry);
+    for await (const entry of await opendir(directory.self)) entries.push(entry);
   } catch (error) {
     throw fileError(requested, error);
   }
   return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-async function describeEntry(realRoot: string, absolute: string, entry: Dirent): Promise<string> {
-  const shown = workspaceRelative(realRoot, absolute);
+async function describeEntry(directory: PinnedDirectory, shown: string, entry: Dirent): Promise<string> {
   if (entry.isDirectory()) return `${shown}/`;
   if (entry.isSymbolicLink()) {
-    const target = await readlink(absolute).catch(() => "?");
+    const target = await readlink(directory.entry(entry.name)).catch(() => "?");
     return `${shown} -> ${target}`;
   }
   return shown;

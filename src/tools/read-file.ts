@@ -8,6 +8,7 @@ import type { FileHandle } from "node:fs/promises";
 import type { JsonObject } from "../model/json.js";
 import type { ToolDefinition, ToolMeta } from "../model/tools.js";
 import { ToolError } from "../model/tools.js";
+import { type HiddenPaths, NO_HIDDEN_PATHS } from "./hidden-paths.js";
 import { OUTPUT_LIMIT_BYTES, utf8Prefix } from "./output-limit.js";
 import { toolInputParser } from "./tool-input.js";
 import { openRegularFile } from "./workspace-file.js";
@@ -54,21 +55,21 @@ const meta: ToolMeta = {
 
 const parseInput = toolInputParser<ReadFileInput>(meta.name, inputSchema);
 
-/** The `read_file` tool, confined to `workspace`. */
-export function readFileTool(workspace: string): ToolDefinition {
+/** The `read_file` tool, confined to `workspace` and kept off the `hidden` paths. */
+export function readFileTool(workspace: string, hidden: HiddenPaths = NO_HIDDEN_PATHS): ToolDefinition {
   return () => ({
     meta,
     tool: {
       async execute(inputJson) {
-        return readFile(workspace, parseInput(inputJson));
+        return readFile(workspace, hidden, parseInput(inputJson));
       },
     },
   });
 }
 
-async function readFile(workspace: string, input: ReadFileInput): Promise<string> {
+async function readFile(workspace: string, hidden: HiddenPaths, input: ReadFileInput): Promise<string> {
   const realRoot = await realWorkspace(workspace);
-  const absolute = await resolveInWorkspace(workspace, input.path);
+  const absolute = await resolveInWorkspace(workspace, input.path, hidden);
   const handle = await openRegularFile(realRoot, absolute, input.path);
   try {
     const first = input.offset ?? 1;

@@ -11,7 +11,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import type { JsonObject } from "../model/json.js";
 import type { ToolContext, ToolDefinition, ToolMeta, ToolOutput } from "../model/tools.js";
 import { ToolError } from "../model/tools.js";
-import { commandEnvironment, sandboxArguments } from "./bubblewrap.js";
+import { commandEnvironment, sandboxArguments, withSeccompDescriptor } from "./bubblewrap.js";
+import { type HiddenPaths, hiddenPathCovering, NO_HIDDEN_PATHS } from "./hidden-paths.js";
 import { BoundedOutput, OUTPUT_LIMIT_BYTES } from "./output-limit.js";
 import type { OfferedShell } from "./shell-mode.js";
 import { errorMessage } from "./system-error.js";
@@ -56,7 +57,10 @@ function describe(shell: OfferedShell): string {
     case "sandboxed":
       return (
         `${common} Sandboxed: only the workspace and a private, empty /tmp are writable, the rest of ` +
-        "the filesystem is read-only, and there is no network access."
+        "the filesystem is read-only, /run is empty, the daemon's private files are hidden, and there is " +
+        (shell.socketFilter.kind === "filter"
+          ? "no network access and no local IPC: creating a Unix socket fails (socketpair works)."
+          : "no network access.")
       );
     case "unconfined":
       return common;
@@ -69,14 +73,21 @@ function describe(shell: OfferedShell): string {
 
 const parseInput = toolInputParser<RunCommandInput>("run_command", inputSchema);
 
-/** The `run_command` tool for `workspace`, running commands the way `shell` says. */
-export function runCommandTool(workspace: string, shell: OfferedShell): ToolDefinition {
+/**
+ * The `run_command` tool for `workspace`, running commands the way `shell` says; a sandboxed
+ * command cannot see the `hidden` paths.
+ */
+export function runCommandTool(
+  workspace: string,
+  shell: OfferedShell,
+  hidden: HiddenPaths = NO_HIDDEN_PATHS,
+): ToolDefinition {
   const meta: ToolMeta = { name: "run_command", description: describe(shell), input_schema: inputSchema };
   return () => ({
     meta,
     tool: {
       async execute(inputJson, context) {
-        return runCommand(workspace, shell, parseInput(inputJson), context);
+        return runCommand(workspace, shell, hidden, parseInput(inputJson), context);
       },
     },
   });
@@ -92,6 +103,7 @@ type CommandEnd =
 async function runCommand(
   workspace: string,
   shell: OfferedShell,
+  hidden: HiddenPaths,
   input: RunCommandInput,
   context: ToolContext,
 ): Promise<ToolOutput> {
@@ -102,18 +114,8 @@ async function runCommand(
   const timeoutMs = input.timeout_ms ?? DEFAULT_COMMAND_TIMEOUT_MS;
   const child =
     shell.mode === "sandboxed"
-      ? spawn(shell.bwrapPath, sandboxArguments(realRoot, input.command, shell.hiddenPaths), {
-          cwd: "/",
-          env: commandEnvironment(realRoot),
-          stdio: ["ignore", "pipe", "pipe"],
-          detached: true,
-        })
-      : spawn("/bin/sh", ["-c", input.command], {
-          cwd: realRoot,
-          env: commandEnvironment(realRoot),
-          stdio: ["ignore", "pipe", "pipe"],
-          detached: true,
-        });
+      ? spawnSandboxed(shell, realRoot, hidden, input.command)
+      : spawnUnconfined(realRoot, input.command);
   const output = new BoundedOutput();
   child.stdout?.on("data", (chunk: Buffer) => output.append(chunk));
   child.stderr?.on("data", (chunk: Buffer) => output.append(chunk));
@@ -140,6 +142,39 @@ async function runCommand(
     context.signal.removeEventListener("abort", onAbort);
   }
   return formatResult(end, output, timeoutMs);
+}
+
+function spawnSandboxed(
+  shell: Extract<OfferedShell, { mode: "sandboxed" }>,
+  realRoot: string,
+  hidden: HiddenPaths,
+  command: string,
+): ChildProcess {
+  const covering = hiddenPathCovering(hidden, realRoot);
+  if (covering !== undefined) {
+    // The sandbox would cover the workspace itself; builtinTools refuses such a workspace up front.
+    throw new ToolError(
+      "execution_failed",
+      `run_command: the workspace ${realRoot} lies inside ${covering}, which is hidden from the agent`,
+    );
+  }
+  return withSeccompDescriptor(shell.socketFilter, (descriptor) =>
+    spawn(shell.bwrapPath, sandboxArguments(realRoot, command, hidden, shell.socketFilter), {
+      cwd: "/",
+      env: commandEnvironment(realRoot),
+      stdio: ["ignore", "pipe", "pipe", ...(descriptor === null ? [] : [descriptor])],
+      detached: true,
+    }),
+  );
+}
+
+function spawnUnconfined(realRoot: string, command: string): ChildProcess {
+  return spawn("/bin/sh", ["-c", command], {
+    cwd: realRoot,
+    env: commandEnvironment(realRoot),
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
 }
 
 function formatResult(end: CommandEnd, output: BoundedOutput, timeoutMs: number): ToolOutput {

@@ -7,9 +7,12 @@
  * the daemon's environment; asking for it without that is a configuration error.
  *
  * With no explicit request: sandboxed when bwrap works, else unconfined if the operator set
- * SKEIN_UNCONFINED_SHELL=1, else off.
+ * SKEIN_UNCONFINED_SHELL=1, else off. A sandbox on an architecture without a seccomp socket
+ * filter still runs, with the private /run and /tmp mounts as its only guard against host
+ * sockets; `describeShellChoice` says so, for the daemon's log.
  */
 import { DEFAULT_BWRAP_PATH, probeBwrap } from "./bubblewrap.js";
+import { type SocketFilter, socketFilterFor } from "./socket-filter.js";
 
 /** How `run_command` is offered: inside bwrap, as a plain shell, or not at all. */
 export type ShellMode = "sandboxed" | "unconfined" | "off";
@@ -19,7 +22,7 @@ export const UNCONFINED_SHELL_ENV = "SKEIN_UNCONFINED_SHELL";
 
 /** A shell that will be offered to the model. */
 export type OfferedShell =
-  | { mode: "sandboxed"; bwrapPath: string; hiddenPaths: readonly string[] }
+  | { mode: "sandboxed"; bwrapPath: string; socketFilter: SocketFilter }
   | { mode: "unconfined" };
 
 /** The decision, with the reason when no shell is offered. */
@@ -33,11 +36,6 @@ export interface ShellChoiceOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** bwrap binary (default /usr/bin/bwrap). */
   bwrapPath?: string;
-  /**
-   * Directories the sandbox replaces with an empty tmpfs, e.g. the daemon's home with its token,
-   * database and API keys: read-only is not enough for secrets.
-   */
-  hiddenPaths?: readonly string[];
 }
 
 /** A shell mode that cannot be honoured as configured. */
@@ -55,7 +53,7 @@ export class ShellConfigurationError extends Error {
 export function chooseShell(options: ShellChoiceOptions = {}): ShellChoice {
   const env = options.env ?? process.env;
   const bwrapPath = options.bwrapPath ?? DEFAULT_BWRAP_PATH;
-  const hiddenPaths = options.hiddenPaths ?? [];
+  const socketFilter = socketFilterFor();
   const unconfinedAllowed = env[UNCONFINED_SHELL_ENV] === "1";
   const requested = options.shell;
   switch (requested) {
@@ -70,14 +68,14 @@ export function chooseShell(options: ShellChoiceOptions = {}): ShellChoice {
       }
       return { mode: "unconfined" };
     case "sandboxed": {
-      const probe = probeBwrap(bwrapPath);
+      const probe = probeBwrap(bwrapPath, socketFilter);
       return probe.usable
-        ? { mode: "sandboxed", bwrapPath, hiddenPaths }
+        ? { mode: "sandboxed", bwrapPath, socketFilter }
         : { mode: "off", reason: probe.reason };
     }
     case undefined: {
-      const probe = probeBwrap(bwrapPath);
-      if (probe.usable) return { mode: "sandboxed", bwrapPath, hiddenPaths };
+      const probe = probeBwrap(bwrapPath, socketFilter);
+      if (probe.usable) return { mode: "sandboxed", bwrapPath, socketFilter };
       if (unconfinedAllowed) return { mode: "unconfined" };
       return {
         mode: "off",
@@ -87,6 +85,32 @@ export function chooseShell(options: ShellChoiceOptions = {}): ShellChoice {
     default: {
       const unreachable: never = requested;
       throw new ShellConfigurationError(unreachable, `unknown shell mode ${String(unreachable)}`);
+    }
+  }
+}
+
+/** One line for the daemon's log saying how commands run; `warning` when they are less confined than usual. */
+export function describeShellChoice(choice: ShellChoice): { warning: boolean; text: string } {
+  switch (choice.mode) {
+    case "sandboxed":
+      return choice.socketFilter.kind === "filter"
+        ? {
+            warning: false,
+            text: `run_command is sandboxed by ${choice.bwrapPath} with a seccomp socket filter (${choice.socketFilter.architecture})`,
+          }
+        : {
+            warning: true,
+            text:
+              `run_command is sandboxed by ${choice.bwrapPath} without a seccomp socket filter ` +
+              `(${choice.socketFilter.reason}): host Unix sockets outside /run and /tmp stay reachable`,
+          };
+    case "unconfined":
+      return { warning: true, text: `run_command is unconfined (${UNCONFINED_SHELL_ENV}=1)` };
+    case "off":
+      return { warning: false, text: `run_command is not offered: ${choice.reason}` };
+    default: {
+      const unreachable: never = choice;
+      return unreachable;
     }
   }
 }

@@ -1,19 +1,20 @@
 /**
  * Opening and replacing regular files that `resolveInWorkspace` has already placed inside the
- * workspace.
+ * workspace and outside every hidden path.
  *
- * Boundary rule: every descriptor is checked with `assertDescriptorInWorkspace` before a byte is
- * read or written, final symlinks are never followed (O_NOFOLLOW), FIFOs and devices are refused
- * without blocking (O_NONBLOCK), and writes go to a fresh temporary file in the same directory
- * that is renamed over the target, so a reader never sees a half-written file.
+ * Boundary rule: the file's directory is reached through a `PinnedDirectory` (no symlink
+ * followed on the way), the final component is opened with O_NOFOLLOW, FIFOs and devices are
+ * refused without blocking (O_NONBLOCK), and writes go to a fresh temporary file in the same
+ * directory that is renamed over the target, so a reader never sees a half-written file.
  */
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { type FileHandle, lstat, mkdir, open, rename, unlink } from "node:fs/promises";
+import { type FileHandle, lstat, open, rename, unlink } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../model/tools.js";
-import { errorCode, errorMessage } from "./system-error.js";
-import { assertDescriptorInWorkspace } from "./workspace-path.js";
+import { fileError } from "./file-error.js";
+import { PinnedDirectory } from "./pinned-directory.js";
+import { errorCode } from "./system-error.js";
 
 /** Opens an existing regular file for reading; `requested` is the path as the model wrote it. */
 export async function openRegularFile(
@@ -21,18 +22,22 @@ export async function openRegularFile(
   absolute: string,
   requested: string,
 ): Promise<FileHandle> {
+  if (absolute === realRoot) throw notAFile(requested);
+  const directory = await PinnedDirectory.openBeneath(realRoot, path.dirname(absolute), requested);
   let handle: FileHandle;
   try {
-    handle = await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    handle = await open(
+      directory.entry(path.basename(absolute)),
+      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    );
   } catch (error) {
     throw fileError(requested, error);
+  } finally {
+    await directory.close();
   }
   try {
-    await assertDescriptorInWorkspace(realRoot, handle.fd, requested);
     const stats = await handle.stat();
-    if (stats.isDirectory()) {
-      throw new ToolError("execution_failed", `"${requested}" is a directory, not a file`);
-    }
+    if (stats.isDirectory()) throw notAFile(requested);
     if (!stats.isFile()) throw new ToolError("execution_failed", `"${requested}" is not a regular file`);
     return handle;
   } catch (error) {
@@ -57,29 +62,34 @@ export async function replaceFileAtomically(
   requested: string,
   content: string | Uint8Array,
 ): Promise<FileReplacement> {
-  const directory = path.dirname(absolute);
+  if (absolute === realRoot) throw notAFile(requested);
+  const directory = await PinnedDirectory.openBeneath(realRoot, path.dirname(absolute), requested, {
+    create: true,
+  });
   try {
-    await mkdir(directory, { recursive: true });
-  } catch (error) {
-    throw new ToolError(
-      "execution_failed",
-      `cannot create the directory for "${requested}": ${errorMessage(error)}`,
-    );
+    return await replaceIn(directory, path.basename(absolute), requested, content);
+  } finally {
+    await directory.close();
   }
-  const existing = await lstat(absolute).catch((error: unknown) => {
+}
+
+async function replaceIn(
+  directory: PinnedDirectory,
+  name: string,
+  requested: string,
+  content: string | Uint8Array,
+): Promise<FileReplacement> {
+  const target = directory.entry(name);
+  const existing = await lstat(target).catch((error: unknown) => {
     if (errorCode(error) === "ENOENT") return undefined;
     throw fileError(requested, error);
   });
-  if (existing?.isDirectory())
-    throw new ToolError("execution_failed", `"${requested}" is a directory, not a file`);
+  if (existing?.isDirectory()) throw notAFile(requested);
   if (existing !== undefined && !existing.isFile()) {
     throw new ToolError("execution_failed", `"${requested}" is not a regular file`);
   }
   const mode = existing === undefined ? 0o666 : existing.mode & 0o7777;
-  const temporary = path.join(
-    directory,
-    `.${path.basename(absolute)}.${randomBytes(6).toString("hex")}.skein-tmp`,
-  );
+  const temporary = directory.entry(`.${name}.${randomBytes(6).toString("hex")}.skein-tmp`);
   let handle: FileHandle;
   try {
     handle = await open(
@@ -92,7 +102,6 @@ export async function replaceFileAtomically(
   }
   try {
     try {
-      await assertDescriptorInWorkspace(realRoot, handle.fd, requested);
       await handle.writeFile(content);
       // The creation mode was filtered by the umask; an existing file's bits are restored exactly.
       if (existing !== undefined) await handle.chmod(mode);
@@ -100,7 +109,7 @@ export async function replaceFileAtomically(
     } finally {
       await handle.close();
     }
-    await rename(temporary, absolute);
+    await rename(temporary, target);
   } catch (error) {
     await unlink(temporary).catch(() => undefined);
     if (error instanceof ToolError) throw error;
@@ -110,24 +119,6 @@ export async function replaceFileAtomically(
   return { created: existing === undefined, bytes };
 }
 
-/** A filesystem failure as the model should read it. */
-export function fileError(requested: string, error: unknown): ToolError {
-  switch (errorCode(error)) {
-    case "ENOENT":
-      return new ToolError("execution_failed", `"${requested}" does not exist`);
-    case "ENOTDIR":
-      return new ToolError("execution_failed", `a parent of "${requested}" is not a directory`);
-    case "EISDIR":
-      return new ToolError("execution_failed", `"${requested}" is a directory, not a file`);
-    case "EACCES":
-    case "EPERM":
-      return new ToolError("execution_failed", `permission denied for "${requested}"`);
-    case "ELOOP":
-      return new ToolError(
-        "execution_failed",
-        `"${requested}" is a symbolic link that could not be followed`,
-      );
-    default:
-      return new ToolError("execution_failed", `cannot access "${requested}": ${errorMessage(error)}`);
-  }
+function notAFile(requested: string): ToolError {
+  return new ToolError("execution_failed", `"${requested}" is a directory, not a file`);
 }

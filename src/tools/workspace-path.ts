@@ -5,20 +5,23 @@
  * only the returned real path is used afterwards. Nothing outside the workspace's real path is
  * ever returned: `..` is applied to the text of the request, then symlinks are followed with the
  * kernel's own realpath on the deepest existing ancestor (dangling links are followed by hand),
- * and the result must stay under the workspace's realpath. Because the tools run alongside a
- * shell that can swap directories for symlinks, callers also check each opened descriptor with
- * `assertDescriptorInWorkspace` (a Linux /proc check) to close the gap between resolving and
- * opening.
+ * and the result must stay under the workspace's realpath and outside every hidden path. Only
+ * realpath, lstat and readlink are used: a refused path is never opened. Because the tools run
+ * alongside a shell that can swap directories for symlinks, callers then open the result through
+ * a `PinnedDirectory`, which follows no symlink, so what they open is what was checked here.
  */
 import { lstat, readlink, realpath } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../model/tools.js";
+import { type HiddenPaths, hiddenPathCovering, NO_HIDDEN_PATHS } from "./hidden-paths.js";
+import { isInsideDirectory } from "./path-containment.js";
 import { errorCode, errorMessage } from "./system-error.js";
 
 /** Why a path was refused. */
 export type WorkspacePathProblem =
   | "invalid_path"
   | "outside_workspace"
+  | "hidden_path"
   | "symlink_escape"
   | "too_many_links"
   | "workspace_unavailable";
@@ -38,12 +41,6 @@ export class WorkspacePathError extends ToolError {
 
 /** Same bound the kernel uses for symlink chains (ELOOP). */
 const MAX_SYMLINK_HOPS = 40;
-
-/** True when `candidate` is `root` itself or lies below it (both absolute and normalized). */
-export function isInsideDirectory(root: string, candidate: string): boolean {
-  const relative = path.relative(root, candidate);
-  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
-}
 
 /** The workspace's real path (symlinks resolved); fails with a typed error if it is unusable. */
 export async function realWorkspace(workspace: string): Promise<string> {
@@ -69,10 +66,15 @@ export async function realWorkspace(workspace: string): Promise<string> {
 
 /**
  * Resolves a relative or absolute path to an absolute real path guaranteed to be inside the
- * workspace. The final components may not exist yet (for writes); they are then appended to the
- * real path of their deepest existing ancestor.
+ * workspace and outside every hidden path (a symlink into one is refused too). The final
+ * components may not exist yet (for writes); they are then appended to the real path of their
+ * deepest existing ancestor.
  */
-export async function resolveInWorkspace(workspace: string, requested: string): Promise<string> {
+export async function resolveInWorkspace(
+  workspace: string,
+  requested: string,
+  hidden: HiddenPaths = NO_HIDDEN_PATHS,
+): Promise<string> {
   if (requested.length === 0) {
     throw new WorkspacePathError("invalid_path", requested, workspace, "path is empty");
   }
@@ -95,7 +97,19 @@ export async function resolveInWorkspace(workspace: string, requested: string): 
       `path "${requested}" is outside the workspace`,
     );
   }
-  return confine({ realRoot, lexicalRoot, requested, workspace }, candidate, 0);
+  const resolved = await confine({ realRoot, lexicalRoot, requested, workspace }, candidate, 0);
+  if (hiddenPathCovering(hidden, resolved) !== undefined) throw hiddenPathError(requested, workspace);
+  return resolved;
+}
+
+/** The refusal of a path that is, or lies under, or leads through a symlink to a hidden path. */
+export function hiddenPathError(requested: string, workspace: string): WorkspacePathError {
+  return new WorkspacePathError(
+    "hidden_path",
+    requested,
+    workspace,
+    `path "${requested}" is hidden from the agent: it holds the daemon's private data (its home or database)`,
+  );
 }
 
 interface Confinement {
@@ -139,32 +153,6 @@ async function confine(scope: Confinement, candidate: string, hops: number): Pro
     if (parent === existing) throw symlinkEscape(scope);
     missing.unshift(path.basename(existing));
     existing = parent;
-  }
-}
-
-/**
- * Checks that an open descriptor really refers to something inside the workspace, closing the
- * window between resolving a path and opening it. A no-op where /proc is not mounted.
- */
-export async function assertDescriptorInWorkspace(
-  realRoot: string,
-  fd: number,
-  requested: string,
-): Promise<void> {
-  let opened: string;
-  try {
-    opened = await readlink(`/proc/self/fd/${fd}`);
-  } catch {
-    return;
-  }
-  const withoutDeletedMark = opened.endsWith(" (deleted)") ? opened.slice(0, -" (deleted)".length) : opened;
-  if (!isInsideDirectory(realRoot, withoutDeletedMark)) {
-    throw new WorkspacePathError(
-      "symlink_escape",
-      requested,
-      realRoot,
-      `path "${requested}" leads outside the workspace (it changed while being opened)`,
-    );
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import type { JsonObject } from "../model/json.js";
 import type { ToolDefinition, ToolMeta } from "../model/tools.js";
+import { type HiddenPaths, NO_HIDDEN_PATHS } from "./hidden-paths.js";
 import { toolInputParser } from "./tool-input.js";
 import { replaceFileAtomically } from "./workspace-file.js";
 import { realWorkspace, resolveInWorkspace, workspaceRelative } from "./workspace-path.js";
@@ -36,15 +37,15 @@ const meta: ToolMeta = {
 
 const parseInput = toolInputParser<WriteFileInput>(meta.name, inputSchema);
 
-/** The `write_file` tool, confined to `workspace`. */
-export function writeFileTool(workspace: string): ToolDefinition {
+/** The `write_file` tool, confined to `workspace` and kept off the `hidden` paths. */
+export function writeFileTool(workspace: string, hidden: HiddenPaths = NO_HIDDEN_PATHS): ToolDefinition {
   return () => ({
     meta,
     tool: {
       async execute(inputJson) {
         const input = parseInput(inputJson);
         const realRoot = await realWorkspace(workspace);
-        const absolute = await resolveInWorkspace(workspace, input.path);
+        const absolute = await resolveInWorkspace(workspace, input.path, hidden);
         const result = await replaceFileAtomically(realRoot, absolute, input.path, input.content);
         const verb = result.created ? "created" : "replaced";
         return `${verb} ${workspaceRelative(realRoot, absolute)} (${result.bytes} bytes)`;

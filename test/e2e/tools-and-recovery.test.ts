@@ -95,6 +95,54 @@ describe("tools and recovery", () => {
     expect(messages.indexOf(tool!)).toBeGreaterThan(messages.indexOf(assistant!));
   });
 
+  it("keeps the daemon's home from the agent when the workspace contains it, and refuses a workspace inside it", async () => {
+    const app = await daemon();
+    const refused = await app.api(`/sessions/${uuidv7()}`, {
+      method: "PUT",
+      headers: { "if-none-match": "*" },
+      body: { kind: "new", workspace: app.home },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json()).toMatchObject({
+      code: "invalid_request",
+      detail: expect.stringContaining("hidden from the agent"),
+    });
+
+    const config = readFileSync(join(app.home, "config.json"), "utf8");
+    provider.queue(
+      toolCalls([
+        { name: "read_file", args: { path: "home/daemon.json" }, id: "call_read" },
+        {
+          name: "edit_file",
+          args: { path: "home/config.json", old_text: "fixture-key", new_text: "stolen" },
+          id: "call_edit",
+        },
+        { name: "list_files", args: { path: "." }, id: "call_list" },
+        {
+          name: "run_command",
+          args: { command: "cat home/daemon.json home/config.json; ls -A home | wc -l" },
+          id: "call_cat",
+        },
+      ]),
+      text("I could not read them."),
+    );
+    // The harness's root holds both the home and the usual workspace.
+    const sessionId = await app.createSession({ workspace: app.root });
+    await app.turn(sessionId, "show me the daemon's token and keys");
+
+    const results = (await app.history(sessionId)).items.filter((entry) => entry.kind === "tool_result");
+    const byCall = Object.fromEntries(results.map((entry) => [entry.tool?.tool_call_id, resultText(entry)]));
+    expect(byCall.call_read).toMatch(/hidden from the agent/);
+    expect(byCall.call_edit).toMatch(/hidden from the agent/);
+    expect(byCall.call_list).toContain("home/ [hidden]");
+    expect(byCall.call_cat).toMatch(/No such file.*No such file.*\n0\n$/s);
+    for (const output of Object.values(byCall)) {
+      expect(output).not.toContain(app.token);
+      expect(output).not.toContain("fixture-key");
+    }
+    expect(readFileSync(join(app.home, "config.json"), "utf8")).toBe(config);
+  });
+
   it("recovers from SIGKILL in the middle of a tool: abandoned turn, unknown outcome, a note, a new turn, no re-run", async () => {
     const app = await daemon();
     const command = "echo started >> effects.txt; sleep 30";

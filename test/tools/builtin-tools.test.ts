@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_BWRAP_PATH, probeBwrap } from "../../src/tools/bubblewrap.js";
 import { builtinTools, WorkspaceConfigurationError } from "../../src/tools/builtin-tools.js";
 import { chooseShell, ShellConfigurationError, UNCONFINED_SHELL_ENV } from "../../src/tools/shell-mode.js";
+import { socketFilterFor } from "../../src/tools/socket-filter.js";
 import { callTool, expectToolError, makeTempDirectory, requireBwrap } from "./tool-harness.js";
 
 const missingBwrap = "/nonexistent/skein-test/bwrap";
@@ -15,12 +16,12 @@ describe("chooseShell", () => {
     expect(chooseShell({ env: {} })).toEqual({
       mode: "sandboxed",
       bwrapPath: DEFAULT_BWRAP_PATH,
-      hiddenPaths: [],
+      socketFilter: socketFilterFor(),
     });
     expect(chooseShell({ shell: "sandboxed", env: allowUnconfined })).toEqual({
       mode: "sandboxed",
       bwrapPath: DEFAULT_BWRAP_PATH,
-      hiddenPaths: [],
+      socketFilter: socketFilterFor(),
     });
   });
 

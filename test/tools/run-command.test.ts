@@ -4,9 +4,11 @@ import { createServer, type Server } from "node:net";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_BWRAP_PATH } from "../../src/tools/bubblewrap.js";
+import { resolveHiddenPaths } from "../../src/tools/hidden-paths.js";
 import { OUTPUT_LIMIT_BYTES } from "../../src/tools/output-limit.js";
 import { runCommandTool } from "../../src/tools/run-command.js";
 import type { OfferedShell } from "../../src/tools/shell-mode.js";
+import { socketFilterFor } from "../../src/tools/socket-filter.js";
 import {
   callTool,
   expectToolError,
@@ -17,7 +19,11 @@ import {
   type TempDirectory,
 } from "./tool-harness.js";
 
-const sandboxed: OfferedShell = { mode: "sandboxed", bwrapPath: DEFAULT_BWRAP_PATH, hiddenPaths: [] };
+const sandboxed: OfferedShell = {
+  mode: "sandboxed",
+  bwrapPath: DEFAULT_BWRAP_PATH,
+  socketFilter: socketFilterFor(),
+};
 const unconfined: OfferedShell = { mode: "unconfined" };
 
 let workspace: TempDirectory;
@@ -110,20 +116,26 @@ describe("run_command in the sandbox", () => {
     await expect(access("/var/tmp/skein-escape")).rejects.toThrow();
   });
 
-  it("hides secret directories behind an empty tmpfs, keeping a workspace inside them reachable", async () => {
+  it("hides secret directories behind an empty tmpfs, and refuses to run in a workspace inside one", async () => {
     // Outside /tmp: the sandbox's private /tmp would hide a directory there anyway.
     const secrets = await mkdtemp(path.join("/var/tmp", "skein-secrets-"));
     try {
       await writeFile(path.join(secrets, "daemon.json"), '{"token":"secret"}');
+      const hidden = resolveHiddenPaths([secrets]);
+      expect(
+        await callTool(runCommandTool(workspace.root, sandboxed, hidden), {
+          command: `cat ${secrets}/daemon.json`,
+        }),
+      ).toMatch(/^exit code: 1\n.*No such file/s);
+      // Without hiding, the same command reads the secret, so the assertion above can fail.
+      expect(await run({ command: `cat ${secrets}/daemon.json` })).toBe('exit code: 0\n{"token":"secret"}');
       const inner = path.join(secrets, "workspace");
       await mkdir(inner);
-      await writeFile(path.join(inner, "notes.txt"), "visible");
-      const hidden: OfferedShell = { ...sandboxed, hiddenPaths: [secrets] };
-      const inHiddenHome = (command: string) => callTool(runCommandTool(inner, hidden), { command });
-      expect(await inHiddenHome(`cat ${secrets}/daemon.json`)).toMatch(/^exit code: 1\n.*No such file/s);
-      expect(await inHiddenHome("cat notes.txt")).toBe("exit code: 0\nvisible");
-      // Without hiding, the same command reads the secret, so the first assertion can fail.
-      expect(await run({ command: `cat ${secrets}/daemon.json` })).toBe('exit code: 0\n{"token":"secret"}');
+      await expectToolError(
+        callTool(runCommandTool(inner, sandboxed, hidden), { command: "true" }),
+        "execution_failed",
+        /lies inside .* hidden from the agent/,
+      );
     } finally {
       await rm(secrets, { recursive: true, force: true });
     }

@@ -1,13 +1,10 @@
-import { mkdir, open, readFile, realpath, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { mkdir, realpath, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  assertDescriptorInWorkspace,
-  isInsideDirectory,
-  resolveInWorkspace,
-  WorkspacePathError,
-} from "../../src/tools/workspace-path.js";
+import { resolveHiddenPaths } from "../../src/tools/hidden-paths.js";
+import { isInsideDirectory } from "../../src/tools/path-containment.js";
+import { resolveInWorkspace, WorkspacePathError } from "../../src/tools/workspace-path.js";
 import { makeTempDirectory, type TempDirectory } from "./tool-harness.js";
 
 let base: TempDirectory;
@@ -212,31 +209,91 @@ describe("resolveInWorkspace", () => {
   });
 });
 
-describe("assertDescriptorInWorkspace", () => {
-  it("accepts a descriptor opened inside and refuses one opened outside", async () => {
-    const inside = await open(path.join(workspace, "src", "a.txt"), "r");
-    const escaped = await open(path.join(outside, "secret.txt"), "r");
-    try {
-      await expect(assertDescriptorInWorkspace(workspace, inside.fd, "src/a.txt")).resolves.toBeUndefined();
-      await expect(assertDescriptorInWorkspace(workspace, escaped.fd, "swapped")).rejects.toMatchObject({
-        problem: "symlink_escape",
-      });
-    } finally {
-      await inside.close();
-      await escaped.close();
-    }
-    expect(await readFile(path.join(outside, "secret.txt"), "utf8")).toBe("secret");
+describe("resolveInWorkspace with hidden paths", () => {
+  let hiddenRoot: string;
+  let hidden: readonly string[];
+
+  beforeAll(async () => {
+    hiddenRoot = path.join(base.root, "with-hidden");
+    await mkdir(path.join(hiddenRoot, ".skein"), { recursive: true });
+    await writeFile(path.join(hiddenRoot, ".skein", "daemon.json"), '{"token":"t"}');
+    await writeFile(path.join(hiddenRoot, "db.sqlite"), "db");
+    await writeFile(path.join(hiddenRoot, "db.sqlite.bak"), "not hidden");
+    await symlink(".skein", path.join(hiddenRoot, "home-link"));
+    await symlink("db.sqlite-wal", path.join(hiddenRoot, "dangling-to-wal"));
+    await symlink(path.join(hiddenRoot, ".skein", "daemon.json"), path.join(hiddenRoot, "token-link"));
+    // Given through a symlinked alias: the set holds real paths, so both spellings are caught.
+    await symlink(hiddenRoot, path.join(base.root, "alias-of-hidden-root"));
+    const aliased = path.join(base.root, "alias-of-hidden-root");
+    hidden = resolveHiddenPaths([
+      path.join(aliased, ".skein"),
+      ...["", "-wal", "-shm", "-journal"].map((suffix) => path.join(aliased, `db.sqlite${suffix}`)),
+    ]);
   });
 
-  it("still recognises a file deleted after it was opened", async () => {
-    const doomed = path.join(workspace, "doomed.txt");
-    await writeFile(doomed, "x");
-    const handle = await open(doomed, "r");
-    try {
-      await rm(doomed);
-      await expect(assertDescriptorInWorkspace(workspace, handle.fd, "doomed.txt")).resolves.toBeUndefined();
-    } finally {
-      await handle.close();
+  it("refuses hidden directories, what lies under them, and hidden files that exist or not", async () => {
+    for (const requested of [
+      ".skein",
+      ".skein/daemon.json",
+      ".skein/not-yet",
+      "./.skein/../.skein/config.json",
+      `${hiddenRoot}/.skein/daemon.json`,
+      "db.sqlite",
+      "db.sqlite-wal",
+      "db.sqlite-journal",
+    ]) {
+      await expect(resolveInWorkspace(hiddenRoot, requested, hidden), requested).rejects.toMatchObject({
+        name: "WorkspacePathError",
+        problem: "hidden_path",
+        kind: "invalid_argument",
+        message: expect.stringContaining("hidden from the agent"),
+      });
     }
+  });
+
+  it("refuses symbolic links that lead to a hidden path, dangling ones included", async () => {
+    for (const requested of ["home-link", "home-link/daemon.json", "token-link", "dangling-to-wal"]) {
+      await expect(resolveInWorkspace(hiddenRoot, requested, hidden), requested).rejects.toMatchObject({
+        problem: "hidden_path",
+      });
+    }
+  });
+
+  it("still resolves neighbours whose names merely start like a hidden path", async () => {
+    expect(await resolveInWorkspace(hiddenRoot, "db.sqlite.bak", hidden)).toBe(
+      path.join(hiddenRoot, "db.sqlite.bak"),
+    );
+    expect(await resolveInWorkspace(hiddenRoot, ".skein-notes", hidden)).toBe(
+      path.join(hiddenRoot, ".skein-notes"),
+    );
+  });
+
+  it("never returns a path inside a hidden one, whatever the request", async () => {
+    const segment = fc.constantFrom(
+      ".skein",
+      "home-link",
+      "token-link",
+      "dangling-to-wal",
+      "db.sqlite",
+      "..",
+      ".",
+      "x",
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(segment, { minLength: 1, maxLength: 4 }), async (segments) => {
+        const requested = segments.join("/");
+        let resolved: string;
+        try {
+          resolved = await resolveInWorkspace(hiddenRoot, requested, hidden);
+        } catch (error) {
+          expect(error).toBeInstanceOf(WorkspacePathError);
+          return;
+        }
+        for (const hiddenPath of hidden) {
+          expect(isInsideDirectory(hiddenPath, resolved), `${requested} -> ${resolved}`).toBe(false);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

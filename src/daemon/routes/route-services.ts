@@ -18,6 +18,8 @@ export interface RouteServices {
   providerDefaults(profileName: string | null): ProviderDefaults;
   /** The system prompt of a session created without one. */
   defaultSystemPrompt(workspace: string): string;
+  /** Why the tools would refuse this workspace (e.g. it lies inside the daemon's home), or null. */
+  workspaceProblem(workspace: string): string | null;
   /** SSE connection tuning (tests shorten the keepalive). */
   streamOptions?: { keepaliveMs?: number };
 }

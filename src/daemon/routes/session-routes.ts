@@ -150,6 +150,8 @@ async function createNew(
   }
   if (!isDirectory)
     throw problem("invalid_request", `workspace ${body.workspace} is not an existing directory`);
+  const refused = services.workspaceProblem(body.workspace);
+  if (refused !== null) throw problem("invalid_request", refused);
   const profile = services.providerDefaults(body.provider_profile ?? null);
   return registry.create({
     id,

@@ -11,6 +11,7 @@ import type { Outcome } from "../../log/entries.js";
 import type { StreamEvent } from "../../model/events.js";
 import type { Item, ToolCallItem, ToolResultItem } from "../../model/items.js";
 import { LlmClientError } from "../../model/llm-client.js";
+import type { ToolDefinition } from "../../model/tools.js";
 import type { Usage } from "../../model/usage.js";
 import { Worker, WorkerError, type WorkerResult } from "../../worker/index.js";
 import type { SessionRow } from "../storage/sessions-table.js";
@@ -96,12 +97,19 @@ export class TurnRun {
     } catch (error) {
       return this.#failed(state.turn_count, "provider_unconfigured", errorText(error));
     }
+    let tools: ToolDefinition[];
+    try {
+      tools = services.tools(session.workspace);
+    } catch (error) {
+      // E.g. a workspace inside the daemon's home, from a session created before that was refused.
+      return this.#failed(state.turn_count, "workspace_refused", errorText(error));
+    }
     const worker = new Worker(bound.client, { observer: this.#observer(bound) });
     worker.setSystemPrompt(state.system_prompt);
     worker.setRequestConfig(state.config);
     worker.setHistory(state.history);
     worker.setTurnCount(state.turn_count);
-    for (const tool of services.tools(session.workspace)) worker.registerTool(tool);
+    for (const tool of tools) worker.registerTool(tool);
     const locked = worker.lock();
     try {
       // The actor committed this turn's inputs already; resume() runs the model on them.

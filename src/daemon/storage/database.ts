@@ -110,6 +110,15 @@ export function openDaemonDatabase(path: string): DaemonDatabase {
   }
 }
 
+/**
+ * The database file at `path` and the companions SQLite keeps next to it (write-ahead log,
+ * shared memory, rollback journal); none for an in-memory database.
+ */
+export function databaseFiles(path: string): string[] {
+  if (path === ":memory:" || path === "") return [];
+  return [path, `${path}-wal`, `${path}-shm`, `${path}-journal`];
+}
+
 /** The highest applied migration version (0 for a database that has none). */
 export function currentSchemaVersion(db: DaemonDatabase): number {
   const row = db.prepare("SELECT max(version) AS version FROM schema_version").get() as {

@@ -4,6 +4,7 @@ import { SessionRegistry, SessionUnknownError } from "../../../src/daemon/sessio
 import { getReceipt } from "../../../src/daemon/storage/inputs-table.js";
 import { getTurn } from "../../../src/daemon/storage/turns-table.js";
 import { textBlockStart, textBlockStop, textDelta } from "../../../src/model/events.js";
+import { builtinTools } from "../../../src/tools/builtin-tools.js";
 import { MockLlmClient, mockHang } from "../../support/mock-llm-client.js";
 import { type TestServices, testServices } from "./session-services.js";
 
@@ -107,5 +108,25 @@ describe("SessionRegistry", () => {
       [{ kind: "text", text: "hangs" }],
       [{ kind: "text", text: "queued" }],
     ]);
+  });
+
+  it("fails a turn whose workspace the tools refuse, saying why, and takes the next input the same way", async () => {
+    env = testServices(() => new MockLlmClient([textBlockStart(0), textDelta(0, "never"), textBlockStop(0)]));
+    // The workspace is the daemon's home itself, as a session stored before such workspaces were refused.
+    const home = env.workspace;
+    env.services.tools = (workspace) => builtinTools(workspace, { hiddenPaths: [home], shell: "off" });
+    const registry = new SessionRegistry(env.services);
+    const id = await create(registry, home);
+    const actor = await registry.get(id);
+    for (const text of ["first", "second"]) {
+      const inputId = uuidv7();
+      await actor.submit(inputId, { kind: "message", text }, null);
+      for (let i = 0; i < 400 && getReceipt(env.services.db, id, inputId)?.turn?.state !== "failed"; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      const turn = getReceipt(env.services.db, id, inputId)?.turn;
+      expect(turn?.state).toBe("failed");
+      expect(getTurn(env.services.db, turn!.id)?.error).toMatch(/lies inside .* hidden from the agent/);
+    }
   });
 });

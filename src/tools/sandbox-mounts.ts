@@ -1,0 +1,127 @@
+/**
+ * The filesystem a sandboxed command sees, as bubblewrap mount arguments.
+ *
+ * Boundary rule: the host's root is read-only; /tmp, /run and /var/run (where services keep
+ * their Unix sockets) are private, empty tmpfs mounts; the workspace is the one writable host
+ * directory; hidden paths are covered after the workspace bind, so a workspace that contains
+ * them cannot uncover them: a directory by an empty read-only tmpfs, a file by /dev/null (which
+ * the sandbox cannot open: its device nodes are unusable there).
+ *
+ * Inside the workspace the shell could otherwise move a hidden path aside: renaming a directory
+ * moves the mounts inside it along, and the next command would find the daemon's home or
+ * database at a path nobody hides. So every directory between the workspace and a hidden path
+ * is bound onto itself (a mount point cannot be renamed), and a hidden file that does not exist
+ * yet (SQLite's `-journal`, say) is covered all the same: bwrap leaves an empty placeholder
+ * file on the host, and the shell cannot plant a file SQLite would read at the next start.
+ */
+import { lstatSync, realpathSync } from "node:fs";
+import path from "node:path";
+import type { HiddenPaths } from "./hidden-paths.js";
+import { isInsideDirectory } from "./path-containment.js";
+
+/** Host directories replaced by a private, empty tmpfs (a symlink, like Debian's /var/run, counts once). */
+export const PRIVATE_DIRECTORIES: readonly string[] = ["/tmp", "/run", "/var/run"];
+
+/** The real paths of the private directories that exist on this host, without duplicates or nesting. */
+export function privateDirectories(): string[] {
+  const found: string[] = [];
+  for (const directory of PRIVATE_DIRECTORIES) {
+    let real: string;
+    try {
+      real = realpathSync.native(directory);
+      if (!lstatSync(real).isDirectory()) continue;
+    } catch {
+      continue;
+    }
+    if (!found.some((known) => isInsideDirectory(known, real))) found.push(real);
+  }
+  return found;
+}
+
+/** Mounts of the sandbox with no workspace: what the probe checks. */
+export function baseMountArguments(): string[] {
+  return [
+    ...["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"],
+    ...privateDirectories().flatMap((directory) => ["--tmpfs", directory]),
+  ];
+}
+
+/**
+ * Mounts of the sandbox for `realWorkspace` (real, absolute), which must not lie inside a hidden
+ * path. Order matters: a later mount covers an earlier one.
+ */
+export function workspaceMountArguments(realWorkspace: string, hidden: HiddenPaths): string[] {
+  const privates = privateDirectories();
+  // A private directory that holds the workspace goes first, so the workspace bind shows through.
+  const holdingWorkspace = privates.filter((directory) => isInsideDirectory(directory, realWorkspace));
+  const others = privates.filter((directory) => !isInsideDirectory(directory, realWorkspace));
+  const covers = hiddenCovers(realWorkspace, hidden, privates);
+  const pinned = [...new Set(covers.flatMap((cover) => cover.pinnedAncestors))].sort(
+    (a, b) => a.length - b.length,
+  );
+  return [
+    ...["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"],
+    ...holdingWorkspace.flatMap((directory) => ["--tmpfs", directory]),
+    ...["--bind", realWorkspace, realWorkspace],
+    ...others.flatMap((directory) => ["--tmpfs", directory]),
+    ...pinned.flatMap((directory) => ["--bind", directory, directory]),
+    ...covers.flatMap((cover) =>
+      cover.kind === "directory"
+        ? ["--tmpfs", cover.path, "--remount-ro", cover.path]
+        : ["--ro-bind", "/dev/null", cover.path],
+    ),
+  ];
+}
+
+/** How one hidden path is covered in the sandbox. */
+interface HiddenCover {
+  path: string;
+  kind: "directory" | "file";
+  /** Directories strictly between the workspace and the hidden path, bound onto themselves. */
+  pinnedAncestors: string[];
+}
+
+function hiddenCovers(
+  realWorkspace: string,
+  hidden: HiddenPaths,
+  privates: readonly string[],
+): HiddenCover[] {
+  const outermost = hidden.filter(
+    (candidate) => !hidden.some((other) => other !== candidate && isInsideDirectory(other, candidate)),
+  );
+  const covers: HiddenCover[] = [];
+  for (const hiddenPath of outermost) {
+    const inWorkspace = isInsideDirectory(realWorkspace, hiddenPath);
+    // Outside the workspace, a private tmpfs already hides it.
+    if (!inWorkspace && privates.some((directory) => isInsideDirectory(directory, hiddenPath))) continue;
+    const stats = lstatOrUndefined(hiddenPath);
+    if (stats === undefined) {
+      // A missing path outside the workspace sits on the read-only root: nothing can create it.
+      if (!inWorkspace || !lstatOrUndefined(path.dirname(hiddenPath))?.isDirectory()) continue;
+    }
+    covers.push({
+      path: hiddenPath,
+      kind: stats?.isDirectory() === true ? "directory" : "file",
+      pinnedAncestors: inWorkspace ? ancestorsBetween(realWorkspace, hiddenPath) : [],
+    });
+  }
+  return covers;
+}
+
+/** Directories strictly between `root` and `inner` (inside it), outermost first. */
+function ancestorsBetween(root: string, inner: string): string[] {
+  const ancestors: string[] = [];
+  for (let directory = path.dirname(inner); directory !== root && isInsideDirectory(root, directory); ) {
+    ancestors.unshift(directory);
+    directory = path.dirname(directory);
+  }
+  return ancestors;
+}
+
+function lstatOrUndefined(target: string) {
+  try {
+    return lstatSync(target);
+  } catch {
+    return undefined;
+  }
+}

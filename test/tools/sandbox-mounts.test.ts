@@ -1,0 +1,74 @@
+import { lstatSync, realpathSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { resolveHiddenPaths } from "../../src/tools/hidden-paths.js";
+import { privateDirectories, workspaceMountArguments } from "../../src/tools/sandbox-mounts.js";
+import { makeTempDirectory, type TempDirectory } from "./tool-harness.js";
+
+/** The arguments as `[option, ...operands]` groups, for readable expectations. */
+function mounts(args: readonly string[]): string[] {
+  const groups: string[] = [];
+  for (let at = 0; at < args.length; ) {
+    const option = args[at] ?? "";
+    const operands = option === "--bind" || option === "--ro-bind" ? 2 : 1;
+    groups.push([option, ...args.slice(at + 1, at + 1 + operands)].join(" "));
+    at += 1 + operands;
+  }
+  return groups;
+}
+
+describe("privateDirectories", () => {
+  it("covers /tmp and /run once each, following a symlinked /var/run", () => {
+    const found = privateDirectories();
+    expect(found).toContain("/tmp");
+    expect(found).toContain(realpathSync("/run"));
+    if (lstatSync("/var/run").isSymbolicLink()) expect(found).not.toContain("/var/run");
+    expect(new Set(found).size).toBe(found.length);
+  });
+});
+
+describe("workspaceMountArguments", () => {
+  let workspace: TempDirectory;
+
+  beforeEach(async () => {
+    workspace = await makeTempDirectory();
+  });
+  afterEach(async () => {
+    await workspace.remove();
+  });
+
+  it("mounts a private directory holding the workspace before the workspace, the others after", () => {
+    const groups = mounts(workspaceMountArguments(workspace.root, []));
+    const bind = groups.indexOf(`--bind ${workspace.root} ${workspace.root}`);
+    expect(groups.indexOf("--tmpfs /tmp")).toBeLessThan(bind);
+    expect(groups.indexOf(`--tmpfs ${realpathSync("/run")}`)).toBeGreaterThan(bind);
+  });
+
+  it("covers hidden paths after the workspace, pinning the directories that lead to them", async () => {
+    const home = path.join(workspace.root, "a", "b", ".skein");
+    await mkdir(home, { recursive: true });
+    await writeFile(path.join(workspace.root, "a", "db.sqlite"), "");
+    const hidden = resolveHiddenPaths([
+      home,
+      path.join(home, "skein.sqlite"),
+      path.join(workspace.root, "a", "db.sqlite"),
+      path.join(workspace.root, "a", "db.sqlite-journal"),
+      path.join(workspace.root, "missing-dir", "db.sqlite-wal"),
+      "/var/tmp/skein-never-created/secret",
+      "/tmp/skein-outside-workspace/home",
+    ]);
+    const groups = mounts(workspaceMountArguments(workspace.root, hidden));
+    const after = groups.slice(groups.indexOf(`--bind ${workspace.root} ${workspace.root}`) + 1);
+    const a = path.join(workspace.root, "a");
+    expect(after.filter((group) => !group.startsWith("--tmpfs /run"))).toEqual([
+      `--bind ${a} ${a}`,
+      `--bind ${a}/b ${a}/b`,
+      `--tmpfs ${home}`,
+      `--remount-ro ${home}`,
+      `--ro-bind /dev/null ${a}/db.sqlite`,
+      // Missing, but in the writable workspace: covered so nothing can be planted there.
+      `--ro-bind /dev/null ${a}/db.sqlite-journal`,
+    ]);
+  });
+});
