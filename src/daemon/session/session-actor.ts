@@ -16,6 +16,7 @@ import { buildChain } from "../../log/entry-hash.js";
 import { classifyDelta, type LogHeadRef } from "../../log/session-log.js";
 import { userMessage } from "../../model/items.js";
 import type { JsonObject } from "../../model/json.js";
+import { boundEntry } from "../history/bounded-entry.js";
 import { tailPage } from "../history/history-page.js";
 import { extendPreview, type SessionPreview } from "../history/preview.js";
 import { projectEntry, recordToolNames, type ToolNames } from "../history/project-history.js";
@@ -436,14 +437,14 @@ export class SessionActor {
     this.#applyCommitted(entries, chain.at(-1)?.hash, preview);
   }
 
-  /** After a commit: advance the head, replay into memory, publish each new history entry. */
+  /** After a commit: advance the head, replay into memory, publish each new history entry (large parts truncated). */
   #applyCommitted(entries: readonly LogEntry[], headHash: string | undefined, preview: SessionPreview): void {
     if (headHash === undefined) return;
     for (const entry of entries) {
       this.#headPosition += 1;
       applyEntry(this.#state, entry);
       for (const projected of projectEntry({ position: this.#headPosition, entry }, this.#toolNames)) {
-        publishEvent(this.feed, "message", { entry: projected });
+        publishEvent(this.feed, "message", { entry: boundEntry(projected, this.sessionId) });
       }
     }
     this.#head.hash = headHash;

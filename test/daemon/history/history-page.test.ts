@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { boundEntry } from "../../../src/daemon/history/bounded-entry.js";
 import type { HistoryEntry } from "../../../src/daemon/history/history-entry.js";
 import {
   type HistoryPage,
@@ -60,6 +61,9 @@ const userTexts = (items: readonly HistoryEntry[]) =>
   items
     .filter((e) => e.kind === "user")
     .flatMap((e) => e.content.flatMap((p) => (p.kind === "text" ? [p.text] : [])));
+
+const entryBytes = (items: readonly HistoryEntry[]) =>
+  items.reduce((sum, e) => sum + Buffer.byteLength(JSON.stringify(e)) + 1, 0);
 
 const positionsOf = (page: HistoryPage) => [...new Set(page.items.map((e) => e.position))];
 
@@ -141,6 +145,7 @@ describe("history pages", () => {
       older: null,
       newer: null,
       high_water: 1,
+      byte_limited: false,
     });
   });
 
@@ -267,6 +272,7 @@ describe("history paging under concurrent appends (property)", () => {
   const item: fc.Arbitrary<Item> = fc.oneof(
     fc.string({ maxLength: 5 }).map((t) => userMessage(t)),
     fc.string({ maxLength: 5 }).map((t) => assistantMessage(t)),
+    fc.string({ maxLength: 120, unit: "binary" }).map((t) => assistantMessage(t)),
     fc.string({ maxLength: 5 }).map((t) => reasoning(t)),
     fc.nat(3).map((n) => toolCall(`c${n}`, `tool${n}`, `{"n":${n}}`)),
     fc.nat(3).map((n) => toolResult(`c${n}`, `out${n}`)),
@@ -287,7 +293,9 @@ describe("history paging under concurrent appends (property)", () => {
     fc.nat(40).map((at) => ({ kind: "after" as const, at })),
   );
 
-  it("visits every entry of the first read exactly once, in order, in either direction", async () => {
+  const limits = { partBytes: 60, entryBytes: 100, previewBytes: 12 };
+
+  it("visits every entry of the first read exactly once, in order, in either direction, within any byte budget", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(item, { maxLength: 3 }),
@@ -295,22 +303,26 @@ describe("history paging under concurrent appends (property)", () => {
         fc.integer({ min: 1, max: 6 }),
         start,
         fc.array(fc.array(entry, { maxLength: 3 }), { maxLength: 40 }),
-        async (forked, initial, limit, from, appends) => {
+        fc.option(fc.integer({ min: 1, max: 1500 }), { nil: undefined }),
+        async (forked, initial, limit, from, appends, maxBytes) => {
           const log = new GrowingLog([sessionStart(forked), ...initial]);
           const atFirstRead = log.entries.slice();
           const head = atFirstRead.length - 1;
-          const wanted = projectLog(atFirstRead).filter((e) =>
-            from.kind === "before"
-              ? e.position < from.at
-              : from.kind === "after" && from.at > 0
-                ? e.position > from.at
-                : true,
-          );
+          const budget = { contentLimits: limits, ...(maxBytes === undefined ? {} : { maxBytes }) };
+          const wanted = projectLog(atFirstRead)
+            .map((e) => boundEntry(e, sessionId, limits))
+            .filter((e) =>
+              from.kind === "before"
+                ? e.position < from.at
+                : from.kind === "after" && from.at > 0
+                  ? e.position > from.at
+                  : true,
+            );
 
-          const request = { sessionId, limit, secret, now };
+          const request = { sessionId, limit, secret, now, ...budget };
           const first =
             from.kind === "tail"
-              ? tailPage(log.entries, { sessionId, tail: limit, secret, now })
+              ? tailPage(log.entries, { sessionId, tail: limit, secret, now, ...budget })
               : await readHistoryPage(log.read, {
                   ...request,
                   ...(from.kind === "before"
@@ -330,6 +342,10 @@ describe("history paging under concurrent appends (property)", () => {
           for (const page of pages) {
             expect(page.high_water).toBe(head);
             expect(positionsOf(page).length).toBeLessThanOrEqual(limit);
+            if (maxBytes !== undefined && page.items.length > 1) {
+              expect(entryBytes(page.items)).toBeLessThanOrEqual(maxBytes);
+            }
+            if (page.byte_limited) expect(page.items.length).toBeGreaterThan(0);
           }
           const ordered = direction === "older" ? pages.slice().reverse() : pages;
           const visited = ordered.flatMap((page) => page.items);
