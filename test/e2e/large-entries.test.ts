@@ -4,9 +4,12 @@
  * slices give back exactly the original text, and history pages cut by bytes still visit every
  * entry once. Runs the daemon process against the fake provider over loopback HTTP.
  */
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { text } from "../support/fake-provider/reply.js";
+import { text, toolCalls } from "../support/fake-provider/reply.js";
 import type { FakeProvider } from "../support/fake-provider/server.js";
 import type { DaemonHarness, HistoryEntry, HistoryPage } from "./support/daemon-harness.js";
 import { startFixture } from "./support/fixture.js";
@@ -183,6 +186,33 @@ describe("large entries", () => {
     const ended = events.find((event) => event.type === "turn_completed");
     expect(ended?.data.input_ids).toEqual([receipt.id]);
   }, 120_000);
+
+  it("announces a tool call with 600 KB of arguments cut in its tool events, and serves them whole as JSON text", async () => {
+    const args = { path: "big.txt", content: variedText(600_000, "file") };
+    provider.queue(toolCalls([{ name: "write_file", args, pieces: 20 }]), text("written"));
+    const session = await app.createSession();
+    const stream = await open(session);
+    await stream.next();
+    await app.prompt(session, "write the file");
+    const frames = await stream.readUntil((event) => event.type === "turn_completed", 60_000);
+    checkFrames(stream);
+    expect(readFileSync(join(app.workspace, "big.txt"), "utf8") === args.content).toBe(true);
+    const events = eventsOf(frames);
+    const toolEvents = events.filter((event) => event.type === "tool");
+    expect(toolEvents).toHaveLength(2);
+    const argumentBytes = Buffer.byteLength(JSON.stringify(args), "utf8");
+    for (const event of toolEvents) {
+      expect(event.data.truncated).toEqual({ arguments: argumentBytes });
+      expect(JSON.stringify(args).startsWith(event.data.arguments as string)).toBe(true);
+    }
+    const call = events
+      .filter((event) => event.type === "message")
+      .map((event) => event.data.entry as HistoryEntry)
+      .find((entry) => entry.kind === "tool_call");
+    const part = truncatedPart(call!);
+    expect(part).toMatchObject({ kind: "json", encoding: "json", bytes: argumentBytes });
+    expect(JSON.parse(await fetchPart(part))).toEqual(args);
+  }, 60_000);
 
   it("pages a history of multi-MiB and near-threshold entries by bytes, visiting every entry once in either direction", async () => {
     provider.script = () => text("ok");
