@@ -17,6 +17,7 @@ import { Agent } from "node:http";
 import { apiErrorFrom, DaemonProtocolError, DaemonUnreachableError } from "./client/api-errors.js";
 import type {
   CancelAnswer,
+  ContentSlice,
   DeleteAnswer,
   ForkSessionBody,
   HistoryPage,
@@ -189,6 +190,12 @@ export class DaemonClient {
     if (query.after !== undefined) params.set("after", String(query.after));
     const suffix = params.size > 0 ? `?${params.toString()}` : "";
     return this.#call("GET", `${sessionPath(sessionId)}/history${suffix}`);
+  }
+
+  /** One slice of a truncated part's content: `ref` is the part's `ref`, `offset` a byte offset (start: 0). */
+  contentSlice(ref: string, offset: number): Promise<ContentSlice> {
+    if (!ref.startsWith("/sessions/")) throw new DaemonProtocolError("GET", ref, "not a content ref");
+    return this.#call("GET", `${ref}&offset=${offset}`);
   }
 
   /** Follow the session's event stream, resuming across reconnects (see session-stream.ts). */
