@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { ContentSlice, TruncationMarker } from "../../src/cli/client/api-types.js";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
 import type { FakeProvider } from "../support/fake-provider/server.js";
 import type { DaemonHarness, HistoryEntry, HistoryPage } from "./support/daemon-harness.js";
@@ -20,24 +21,7 @@ const MiB = 1024 * 1024;
 const bound = MiB;
 
 /** A truncated content part as the daemon sends it. */
-interface TruncatedPart {
-  kind: string;
-  truncated: true;
-  bytes: number;
-  encoding: "text" | "json";
-  ref: string;
-}
-
-/** One slice of `GET …/entries/{entry_id}/content`. */
-interface ContentSlice {
-  entry_id: string;
-  part: number;
-  encoding: "text" | "json";
-  bytes: number;
-  offset: number;
-  next_offset: number | null;
-  text: string;
-}
+type TruncatedPart = { kind: string } & TruncationMarker;
 
 /** The largest frame and answer seen across this file. */
 const largest = { frame: 0, answer: 0 };

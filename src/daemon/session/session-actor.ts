@@ -16,7 +16,7 @@ import { buildChain } from "../../log/entry-hash.js";
 import { classifyDelta, type LogHeadRef } from "../../log/session-log.js";
 import { userMessage } from "../../model/items.js";
 import type { JsonObject } from "../../model/json.js";
-import { boundEntry } from "../history/bounded-entry.js";
+import { boundEntry, boundText } from "../history/bounded-entry.js";
 import { tailPage } from "../history/history-page.js";
 import { extendPreview, type SessionPreview } from "../history/preview.js";
 import { projectEntry, recordToolNames, type ToolNames } from "../history/project-history.js";
@@ -395,7 +395,8 @@ export class SessionActor {
       publishEvent(this.feed, "error", {
         run_id: turn.id,
         code: ending.error.code,
-        message: ending.error.message,
+        // A provider's error text is its own; an event carries at most its start.
+        message: boundText(ending.error.message).text,
       });
     }
     this.#publishReceipts(turn.inputIds);
