@@ -17,6 +17,7 @@ import { Agent } from "node:http";
 import { apiErrorFrom, DaemonProtocolError, DaemonUnreachableError } from "./client/api-errors.js";
 import type {
   CancelAnswer,
+  ContentSlice,
   DeleteAnswer,
   ForkSessionBody,
   HistoryPage,
@@ -195,6 +196,12 @@ export class DaemonClient {
   /** `GET /sessions/{id}/verify`: the whole chain, its recorded head and the head's signature checked. */
   verifySession(sessionId: string): Promise<VerifyReport> {
     return this.#call("GET", `${sessionPath(sessionId)}/verify`);
+  }
+
+  /** One slice of a truncated part's content: `ref` is the part's `ref`, `offset` a byte offset (start: 0). */
+  contentSlice(ref: string, offset: number): Promise<ContentSlice> {
+    if (!ref.startsWith("/sessions/")) throw new DaemonProtocolError("GET", ref, "not a content ref");
+    return this.#call("GET", `${ref}&offset=${offset}`);
   }
 
   /** Follow the session's event stream, resuming across reconnects (see session-stream.ts). */

@@ -156,6 +156,7 @@ Examples:
     .option("--json", "print the entries as JSON")
     .option("--no-pager", "never use a pager")
     .option("--hide-thinking", "leave out the model's thinking")
+    .option("--full", "fetch and show large entries whole (they are cut to their start otherwise)")
     .addHelpText(
       "after",
       "\nEach entry starts with its id in brackets; `skein fork ID --at ENTRY` starts a fork there.\n\nExamples:\n  $ skein show 01a2b3c4-d5\n  $ skein show 01a2b3c4-d5 --tail 20 --no-pager",

@@ -89,9 +89,35 @@ export type HistoryEntryKind =
   | "note"
   | "continuation";
 
+/**
+ * Present on a part too large to send inline: `text` (or `value`, then a string) is only the
+ * start of the content; `ref` serves all of it (see `ContentSlice`).
+ */
+export interface TruncationMarker {
+  truncated: true;
+  /** UTF-8 bytes of the whole content. */
+  bytes: number;
+  /** `text`: the content is the text itself; `json`: it is the JSON text of the part's value. */
+  encoding: "text" | "json";
+  /** Path of `GET /sessions/{id}/entries/{entry_id}/content?part=K`. */
+  ref: string;
+}
+
 export type HistoryPart =
-  | { kind: "text"; text: string }
-  | { kind: "json"; field: "arguments" | "result"; value: unknown };
+  | ({ kind: "text"; text: string } & Partial<TruncationMarker>)
+  | ({ kind: "json"; field: "arguments" | "result"; value: unknown } & Partial<TruncationMarker>);
+
+/** `GET /sessions/{id}/entries/{entry_id}/content`: one slice of a part's whole content. */
+export interface ContentSlice {
+  entry_id: string;
+  part: number;
+  encoding: "text" | "json";
+  bytes: number;
+  offset: number;
+  /** Where the next slice starts, or null after the last one. */
+  next_offset: number | null;
+  text: string;
+}
 
 export interface HistoryEntry {
   id: string;
@@ -112,6 +138,8 @@ export interface HistoryPage {
   older: string | null;
   newer: string | null;
   high_water: number;
+  /** The page ended before its limit of positions because it reached its byte budget. */
+  byte_limited?: boolean;
 }
 
 /** Which history page to read: the newest by default. */
@@ -201,7 +229,15 @@ export interface StreamEventData {
   text: { run_id: string; message_id: string; text: string };
   thinking: { run_id: string; message_id: string; text: string };
   message: { entry: HistoryEntry };
-  tool: { tool_call_id: string; name: string; arguments: string; result: string | null; is_error?: boolean };
+  tool: {
+    tool_call_id: string;
+    name: string;
+    arguments: string;
+    result: string | null;
+    is_error?: boolean;
+    /** Set when arguments or result were cut to their start: their full size in UTF-8 bytes. */
+    truncated?: { arguments?: number; result?: number };
+  };
   retry: { run_id: string; attempt: number; reason: string; delay_ms: number };
   usage: {
     run_id: string;

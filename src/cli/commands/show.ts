@@ -2,12 +2,14 @@
  * `skein show ID`: a session's whole history (or its last entries), readable, paged.
  *
  * Boundary rule: reads through the history API (pages of up to 200 positions, oldest first);
- * it never loads more than it prints.
+ * it never loads more than it prints. Large parts come cut to their start with a note; with
+ * `--full` their whole content is fetched through each part's ref.
  */
 
 import { type CliContext, connect } from "../cli-context.js";
 import type { HistoryEntry } from "../client/api-types.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
+import { withFullContent } from "../full-content.js";
 import { entryLines, sessionHeader } from "../render/history-listing.js";
 import { page } from "../render/pager.js";
 import { writeLine } from "../render/terminal.js";
@@ -18,6 +20,8 @@ export interface ShowOptions {
   json?: boolean;
   pager?: boolean;
   hideThinking?: boolean;
+  /** Fetch the whole content of parts the daemon sent truncated. */
+  full?: boolean;
 }
 
 /** Print a session's history. */
@@ -49,19 +53,23 @@ export async function showSession(context: CliContext, ref: string, options: Sho
         entries.push(...answer.items);
       }
     }
+    const shown = options.full === true ? await withFullContent(client, entries) : entries;
     const out = context.terminal.out;
     if (options.json === true) {
-      writeLine(out, JSON.stringify({ session: { ...snapshot, history: undefined }, entries }, null, 2));
+      writeLine(
+        out,
+        JSON.stringify({ session: { ...snapshot, history: undefined }, entries: shown }, null, 2),
+      );
       return exitCodes.ok;
     }
     const lines = sessionHeader(snapshot, out.paint);
     lines.push("");
     if (earlier) lines.push(out.paint.dim("… earlier entries not shown (drop --tail to see everything)"));
     const calls = new Map<string, { name: string; args: unknown }>();
-    for (const entry of entries) {
+    for (const entry of shown) {
       lines.push(...entryLines(entry, out.paint, { showThinking: options.hideThinking !== true, calls }));
     }
-    if (entries.length === 0) lines.push(out.paint.dim("(no history yet)"));
+    if (shown.length === 0) lines.push(out.paint.dim("(no history yet)"));
     await page(out, lines, options.pager === false ? { ...context.env, SKEIN_PAGER: "cat" } : context.env);
     return exitCodes.ok;
   } finally {

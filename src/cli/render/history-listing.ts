@@ -7,7 +7,8 @@
 import type { HistoryEntry, SessionSnapshot } from "../client/api-types.js";
 import { clockTime } from "./relative-time.js";
 import type { Paint } from "./terminal.js";
-import { entryJson, entryText, shortArguments, shortResult } from "./tool-line.js";
+import { entryJson, shortArguments, shortResult } from "./tool-line.js";
+import { displayText } from "./truncated-text.js";
 
 /** The header lines of a session. */
 export function sessionHeader(snapshot: SessionSnapshot, paint: Paint): string[] {
@@ -41,11 +42,11 @@ export function entryLines(
     text.split("\n").map((line) => `    ${style(line)}`);
   switch (entry.kind) {
     case "user":
-      return [`${tag} ${paint.bold(paint.cyan("you"))} ${time}`, ...body(entryText(entry), paint.bold)];
+      return [`${tag} ${paint.bold(paint.cyan("you"))} ${time}`, ...body(displayText(entry), paint.bold)];
     case "assistant":
-      return [`${tag} ${paint.bold("assistant")} ${time}`, ...body(entryText(entry))];
+      return [`${tag} ${paint.bold("assistant")} ${time}`, ...body(displayText(entry))];
     case "thinking": {
-      const text = entryText(entry);
+      const text = displayText(entry);
       if (!options.showThinking || text === "") return [];
       return [`${tag} ${paint.dim("thinking")}`, ...body(text, (line) => paint.dim(paint.italic(line)))];
     }
@@ -64,7 +65,7 @@ export function entryLines(
       ];
     }
     case "note":
-      return [`${tag} ${paint.dim("note")}`, ...body(entryText(entry), paint.dim)];
+      return [`${tag} ${paint.dim("note")}`, ...body(displayText(entry), paint.dim)];
     case "continuation":
       return [`${tag} ${paint.dim("(continue)")}`];
     default: {

@@ -13,6 +13,7 @@ import type { HistoryEntry, SessionEvent } from "../client/api-types.js";
 import type { Spinner } from "./spinner.js";
 import type { OutputStream } from "./terminal.js";
 import { entryJson, entryText, toolLine } from "./tool-line.js";
+import { displayText, hasTruncatedParts, streamedPrefix, truncationNote } from "./truncated-text.js";
 
 export interface TranscriptViewOptions {
   /** Where answer text goes. */
@@ -214,7 +215,7 @@ export class TranscriptView {
         if (!this.#options.showUserEntries) return;
         if (entry.input_id !== null && this.#ownInputs.has(entry.input_id)) return;
         const text = this.#options.text.paint;
-        this.#textLine(`${text.bold(text.cyan("›"))} ${text.bold(entryText(entry))}`);
+        this.#textLine(`${text.bold(text.cyan("›"))} ${text.bold(displayText(entry))}`);
         return;
       }
       case "assistant":
@@ -243,7 +244,7 @@ export class TranscriptView {
         return;
       }
       case "note":
-        this.#asideLine(paint.dim(`note: ${entryText(entry)}`));
+        this.#asideLine(paint.dim(`note: ${displayText(entry)}`));
         return;
       case "continuation":
         this.#asideLine(paint.dim("(continue)"));
@@ -262,11 +263,15 @@ export class TranscriptView {
     if (index === -1) {
       if (full === "") return;
       this.#endParagraph();
-      this.#stream(kind, `${kind}:entry:${entry.id}`, full);
+      this.#stream(kind, `${kind}:entry:${entry.id}`, displayText(entry));
       this.#endParagraph();
       return;
     }
     const segment = this.#segments[index]!;
+    if (hasTruncatedParts(entry)) {
+      this.#committedTruncated(index, entry);
+      return;
+    }
     if (full.startsWith(segment.shown)) {
       this.#segments.splice(index, 1);
       const rest = full.slice(segment.shown.length);
@@ -283,6 +288,26 @@ export class TranscriptView {
     this.#endParagraph();
     this.#stream(kind, `${kind}:entry:${entry.id}`, full);
     this.#endParagraph();
+  }
+
+  /**
+   * A committed entry that came truncated: the deltas showed it whole when they hold its size;
+   * otherwise (deltas were lost) only a note says how much there is and where to read it.
+   */
+  #committedTruncated(index: number, entry: HistoryEntry): void {
+    const segment = this.#segments[index]!;
+    const prefix = streamedPrefix(entry, segment.shown);
+    if (prefix !== null && prefix.length < segment.shown.length) {
+      segment.shown = segment.shown.slice(prefix.length);
+      return;
+    }
+    this.#segments.splice(index, 1);
+    if (prefix !== null) return;
+    const bytes = entry.content.reduce(
+      (sum, part) => sum + (part.truncated === true ? (part.bytes ?? 0) : 0),
+      0,
+    );
+    this.#asideLine(this.#options.aside.paint.dim(truncationNote(bytes)));
   }
 
   #rememberCall(entry: HistoryEntry): void {

@@ -15,9 +15,36 @@ export type HistoryEntryKind =
   | "note"
   | "continuation";
 
-export type HistoryPart =
+/** A content part as the log holds it, whole. */
+export type InlinePart =
   | { kind: "text"; text: string }
   | { kind: "json"; field: "arguments" | "result"; value: JsonValue };
+
+/**
+ * What the fetched content of a truncated part is: the text itself (`text` parts, and `json`
+ * parts whose value is a string), or the JSON text of the part's value.
+ */
+export type ContentEncoding = "text" | "json";
+
+/** What a truncated part carries besides its preview. */
+export interface TruncationMarker {
+  truncated: true;
+  /** UTF-8 bytes of the whole content. */
+  bytes: number;
+  encoding: ContentEncoding;
+  /** Path (with query) of the content route that serves the whole content in slices. */
+  ref: string;
+}
+
+/**
+ * A part too large to send inline: `text` (or `value`, then always a string) holds only the
+ * first characters of the content.
+ */
+export type TruncatedPart =
+  | ({ kind: "text"; text: string } & TruncationMarker)
+  | ({ kind: "json"; field: "arguments" | "result"; value: string } & TruncationMarker);
+
+export type HistoryPart = InlinePart | TruncatedPart;
 
 /** The tool a tool_call or tool_result entry is about. */
 export interface HistoryTool {
@@ -41,4 +68,9 @@ export interface HistoryEntry {
   /** The id a fork may start from (this entry included), or null for thinking and continuation. */
   checkpoint_id: string | null;
   tool: HistoryTool | null;
+}
+
+/** A history entry straight from the log, every part whole (before any byte bound). */
+export interface FullHistoryEntry extends HistoryEntry {
+  content: InlinePart[];
 }

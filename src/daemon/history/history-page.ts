@@ -3,14 +3,20 @@
  *
  * Boundary rule: pages are cut by LOG POSITION, counting only positions that yield at least one
  * history entry; a page holds up to `limit` such positions with all their entries, oldest
- * first. The first read fixes `upper` (the log's head position then, reported as `high_water`)
- * and every token carries it, so paging to `older: null` or `newer: null` visits each entry
- * that existed at the first read exactly once, however much is appended in between. `after` is
+ * first, and at most `maxBytes` of entry JSON: the byte budget wins over the count (the page
+ * says so in `byte_limited`), and a page always holds at least one entry, so paging always
+ * moves on. When the budget runs out inside one position's entries the page ends there and its
+ * token carries the entry index, so even a position whose entries are larger than the budget
+ * together is read in bounded pages. Every entry is bounded on its own (bounded-entry.ts).
+ * The first read fixes `upper` (the log's head position then, reported as `high_water`) and
+ * every token carries it, so paging to `older: null` or `newer: null` visits each entry that
+ * existed at the first read exactly once, however much is appended in between. `after` is
  * exclusive except `after=0`, which reads from the start: position 0 is the session_start entry,
  * which holds a fork's copied history and has nothing before it. Errors of
  * `readEntries` (storage failures, LogCorruptError) propagate unchanged.
  */
 import type { PositionedEntry } from "../../log/entries.js";
+import { boundEntry, type ContentLimits, defaultContentLimits } from "./bounded-entry.js";
 import type { HistoryEntry } from "./history-entry.js";
 import {
   type HistoryDirection,
@@ -29,6 +35,8 @@ export interface HistoryPage {
   newer: string | null;
   /** The log head position this page (and every page reached from its tokens) is bounded by. */
   high_water: number;
+  /** True when the byte budget ended the page before `limit` positions (more follow in its direction). */
+  byte_limited: boolean;
 }
 
 /** The verified entries of a session's log in position order (e.g. `(id) => store.readAll(id)`). */
@@ -48,11 +56,21 @@ export interface HistoryPageRequest {
   /** ms since the epoch: issue time of new tokens and the clock for expiry. */
   now: number;
   tokenTtlMs?: number;
+  /** Byte budget of the page's entries (default `maxPageBytes`). */
+  maxBytes?: number;
+  /** Bounds of each entry's content (default `defaultContentLimits`). */
+  contentLimits?: ContentLimits;
 }
 
 export const defaultHistoryLimit = 100;
 export const maxHistoryLimit = 200;
 export const defaultTail = 100;
+
+/** Byte budget of a history answer's entries: with its envelope the answer stays within 1 MiB. */
+export const maxPageBytes = 1024 * 1024 - 8 * 1024;
+
+/** Byte budget of a snapshot's entries: with the session's other fields it stays within 1 MiB. */
+export const maxTailBytes = 1024 * 1024 - 64 * 1024;
 
 /** A history query that can never be answered (→ 400 invalid_request). */
 export class HistoryQueryInvalidError extends Error {
@@ -65,11 +83,19 @@ export class HistoryQueryInvalidError extends Error {
   }
 }
 
+/**
+ * A point between two history entries: before entry `index` of log position `position`. An
+ * older page takes entries before it, a newer page the entries from it on.
+ */
+interface Cut {
+  position: number;
+  index: number;
+}
+
 interface Window {
   sessionId: string;
   direction: HistoryDirection;
-  /** Exclusive: older reads take positions below it, newer reads above it. */
-  bound: number;
+  cut: Cut;
   upper: number;
   /** How many positions to take. */
   take: number;
@@ -77,6 +103,8 @@ interface Window {
   tokenLimit: number;
   secret: HistoryTokenSecret;
   now: number;
+  maxBytes: number;
+  contentLimits: ContentLimits;
 }
 
 /**
@@ -105,6 +133,8 @@ export async function readHistoryPage(
     tokenLimit: limit,
     secret: request.secret,
     now: request.now,
+    maxBytes: request.maxBytes ?? maxPageBytes,
+    contentLimits: request.contentLimits ?? defaultContentLimits,
   };
   if (request.next !== undefined) {
     const token = verifyHistoryToken(request.next, {
@@ -115,17 +145,21 @@ export async function readHistoryPage(
       ...(request.tokenTtlMs === undefined ? {} : { ttlMs: request.tokenTtlMs }),
     });
     const entries = await readEntries(request.sessionId);
-    return pageOf(entries, { ...common, direction: token.direction, bound: token.bound, upper: token.upper });
+    const cut =
+      token.direction === "newer" && token.index === undefined
+        ? { position: token.bound + 1, index: 0 }
+        : { position: token.bound, index: token.index ?? 0 };
+    return pageOf(entries, { ...common, direction: token.direction, cut, upper: token.upper });
   }
   const entries = await readEntries(request.sessionId);
   const upper = headPosition(entries);
   if (request.after !== undefined) {
     // Position 0 (session_start) precedes everything, so after=0 means "from the start".
-    const bound = request.after === 0 ? -1 : request.after;
-    return pageOf(entries, { ...common, direction: "newer", bound, upper });
+    const position = request.after === 0 ? 0 : request.after + 1;
+    return pageOf(entries, { ...common, direction: "newer", cut: { position, index: 0 }, upper });
   }
-  const bound = request.before ?? upper + 1;
-  return pageOf(entries, { ...common, direction: "older", bound, upper });
+  const position = request.before ?? upper + 1;
+  return pageOf(entries, { ...common, direction: "older", cut: { position, index: 0 }, upper });
 }
 
 /**
@@ -135,7 +169,14 @@ export async function readHistoryPage(
  */
 export function tailPage(
   entries: readonly PositionedEntry[],
-  options: { sessionId: string; tail?: number; secret: HistoryTokenSecret; now: number },
+  options: {
+    sessionId: string;
+    tail?: number;
+    secret: HistoryTokenSecret;
+    now: number;
+    maxBytes?: number;
+    contentLimits?: ContentLimits;
+  },
 ): HistoryPage {
   const tail = options.tail ?? defaultTail;
   if (!Number.isSafeInteger(tail) || tail < 0 || tail > maxHistoryLimit) {
@@ -145,12 +186,14 @@ export function tailPage(
   return pageOf(entries, {
     sessionId: options.sessionId,
     direction: "older",
-    bound: upper + 1,
+    cut: { position: upper + 1, index: 0 },
     upper,
     take: tail,
     tokenLimit: tail === 0 ? defaultHistoryLimit : tail,
     secret: options.secret,
     now: options.now,
+    maxBytes: options.maxBytes ?? maxTailBytes,
+    contentLimits: options.contentLimits ?? defaultContentLimits,
   });
 }
 
@@ -158,59 +201,125 @@ function headPosition(entries: readonly PositionedEntry[]): number {
   return entries.length === 0 ? -1 : entries[entries.length - 1]!.position;
 }
 
+/** One entry taken into a page, with where it sits. */
+interface Taken {
+  position: number;
+  index: number;
+  entry: HistoryEntry;
+}
+
 function pageOf(entries: readonly PositionedEntry[], window: Window): HistoryPage {
+  const { cut } = window;
   const positions: number[] = [];
   for (const { position, entry } of entries) {
     if (position <= window.upper && projectsToHistory(entry)) positions.push(position);
   }
-  let selected: number[];
-  if (window.direction === "older") {
-    const below = positions.filter((p) => p < window.bound);
-    selected = below.slice(Math.max(0, below.length - window.take));
+  const older = window.direction === "older";
+  // The positions the page may take, in the order it takes them (newest first for older pages).
+  let candidates: number[];
+  if (older) {
+    const below = positions.filter((p) => p < cut.position || (p === cut.position && cut.index > 0));
+    candidates = window.take === 0 ? [] : below.slice(Math.max(0, below.length - window.take)).reverse();
   } else {
-    selected = positions.filter((p) => p > window.bound).slice(0, window.take);
+    candidates = positions.filter((p) => p >= cut.position).slice(0, window.take);
+  }
+  const projected = projectPositions(entries, candidates, window);
+
+  const taken: Taken[] = [];
+  let used = 0;
+  let byteLimited = false;
+  walk: for (const position of candidates) {
+    const list = projected.get(position) ?? [];
+    const indices = list.map((_, index) => index).filter((index) => inside(window, position, index));
+    if (older) indices.reverse();
+    for (const index of indices) {
+      const entry = list[index]!;
+      const size = Buffer.byteLength(JSON.stringify(entry), "utf8") + 1;
+      if (taken.length > 0 && used + size > window.maxBytes) {
+        byteLimited = true;
+        break walk;
+      }
+      used += size;
+      taken.push({ position, index, entry });
+    }
+  }
+  if (older) taken.reverse();
+
+  const first = taken[0];
+  const last = taken[taken.length - 1];
+  let olderCut: Cut | null;
+  let newerCut: Cut | null;
+  if (first === undefined || last === undefined) {
+    olderCut = positions.some((p) => p < cut.position) ? cut : null;
+    newerCut = positions.some((p) => p >= cut.position) ? cut : null;
+  } else {
+    olderCut =
+      first.index > 0 || positions[0]! < first.position
+        ? { position: first.position, index: first.index }
+        : null;
+    const lastCount = projected.get(last.position)?.length ?? 0;
+    newerCut =
+      last.index + 1 < lastCount
+        ? { position: last.position, index: last.index + 1 }
+        : positions[positions.length - 1]! > last.position
+          ? { position: last.position + 1, index: 0 }
+          : null;
   }
 
-  const first = selected[0];
-  const last = selected[selected.length - 1];
-  const olderBound = first ?? (window.direction === "older" ? window.bound : window.bound + 1);
-  const newerBound = last ?? (window.direction === "older" ? window.bound - 1 : window.bound);
-  const hasOlder = positions.length > 0 && positions[0]! < olderBound;
-  const hasNewer = positions.length > 0 && positions[positions.length - 1]! > newerBound;
-
   return {
-    items: projectSelected(entries, selected),
-    older: hasOlder ? token(window, "older", olderBound) : null,
-    newer: hasNewer ? token(window, "newer", newerBound) : null,
+    items: taken.map((t) => t.entry),
+    older: olderCut === null ? null : token(window, "older", olderCut),
+    newer: newerCut === null ? null : token(window, "newer", newerCut),
     high_water: window.upper,
+    byte_limited: byteLimited,
   };
 }
 
-function projectSelected(entries: readonly PositionedEntry[], selected: readonly number[]): HistoryEntry[] {
-  const items: HistoryEntry[] = [];
-  if (selected.length === 0) return items;
-  const wanted = new Set(selected);
-  const last = selected[selected.length - 1]!;
+/** Whether entry `index` of `position` lies on the page's side of its cut. */
+function inside(window: Window, position: number, index: number): boolean {
+  const { cut } = window;
+  if (position !== cut.position) return window.direction === "older" ? position < cut.position : true;
+  return window.direction === "older" ? index < cut.index : index >= cut.index;
+}
+
+/** The bounded history entries of each wanted position. */
+function projectPositions(
+  entries: readonly PositionedEntry[],
+  wanted: readonly number[],
+  window: Window,
+): Map<number, HistoryEntry[]> {
+  const projected = new Map<number, HistoryEntry[]>();
+  if (wanted.length === 0) return projected;
+  const set = new Set(wanted);
+  const last = Math.max(...wanted);
   // Tool results are named after calls that may sit anywhere earlier in the log.
   const names: ToolNames = new Map();
   for (const placed of entries) {
     if (placed.position > last) break;
-    if (wanted.has(placed.position)) {
-      for (const entry of projectEntry(placed, names)) items.push(entry);
+    if (set.has(placed.position)) {
+      projected.set(
+        placed.position,
+        projectEntry(placed, names).map((entry) => boundEntry(entry, window.sessionId, window.contentLimits)),
+      );
     } else {
       recordToolNames(placed.entry, names);
     }
   }
-  return items;
+  return projected;
 }
 
-function token(window: Window, direction: HistoryDirection, bound: number): string {
+function token(window: Window, direction: HistoryDirection, cut: Cut): string {
+  // A newer token without an index reads the positions above `bound`; an older one those below it.
+  const place =
+    cut.index > 0
+      ? { bound: cut.position, index: cut.index }
+      : { bound: direction === "older" ? cut.position : cut.position - 1 };
   return signHistoryToken(
     {
       sessionId: window.sessionId,
       limit: window.tokenLimit,
       direction,
-      bound,
+      ...place,
       upper: window.upper,
       issuedAt: window.now,
     },

@@ -20,6 +20,12 @@ export interface HistoryTokenPayload {
   direction: HistoryDirection;
   /** Exclusive position bound: older pages read below it, newer pages above it. */
   bound: number;
+  /**
+   * Set when a page ended inside the entries of one position (its byte budget was reached
+   * there): older pages read that position's entries below this index, newer pages those from
+   * it on, before going on past `bound`.
+   */
+  index?: number;
   /** The highest log position of the first read; pages never go above it. */
   upper: number;
   /** ms since the epoch. */
@@ -62,6 +68,7 @@ interface WirePayload {
   b: number;
   u: number;
   t: number;
+  i?: number;
 }
 
 const signaturePrefix = "skein.history.v1.";
@@ -76,6 +83,7 @@ export function signHistoryToken(payload: HistoryTokenPayload, secret: HistoryTo
     b: payload.bound,
     u: payload.upper,
     t: payload.issuedAt,
+    ...(payload.index === undefined ? {} : { i: payload.index }),
   };
   const body = Buffer.from(JSON.stringify(wire), "utf8").toString("base64url");
   return `${body}.${signature(body, secret).toString("base64url")}`;
@@ -136,6 +144,7 @@ function parsePayload(body: string): HistoryTokenPayload {
     bound: wire.b,
     upper: wire.u,
     issuedAt: wire.t,
+    ...(wire.i === undefined ? {} : { index: wire.i }),
   };
 }
 
@@ -146,6 +155,7 @@ function isWirePayload(value: unknown): value is WirePayload {
     wire.v === 1 &&
     typeof wire.s === "string" &&
     (wire.d === "o" || wire.d === "n") &&
-    [wire.l, wire.b, wire.u, wire.t].every((n) => Number.isSafeInteger(n))
+    [wire.l, wire.b, wire.u, wire.t].every((n) => Number.isSafeInteger(n)) &&
+    (wire.i === undefined || (Number.isSafeInteger(wire.i) && (wire.i as number) > 0))
   );
 }

@@ -15,7 +15,7 @@
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import type { Item, ReasoningItem } from "../../model/items.js";
 import type { JsonValue } from "../../model/json.js";
-import type { HistoryEntry, HistoryEntryKind, HistoryPart, HistoryTool } from "./history-entry.js";
+import type { FullHistoryEntry, HistoryEntryKind, HistoryTool, InlinePart } from "./history-entry.js";
 
 /** Tool names by call id, gathered from the tool calls seen so far in a log. */
 export type ToolNames = Map<string, string>;
@@ -25,7 +25,7 @@ export type PlacedEntry = Pick<PositionedEntry, "position" | "entry">;
 
 interface Draft {
   kind: HistoryEntryKind;
-  content: HistoryPart[];
+  content: InlinePart[];
   tool: HistoryTool | null;
 }
 
@@ -66,7 +66,7 @@ export function recordToolNames(entry: LogEntry, names: ToolNames): void {
  * earlier in the log (for tool_result entries); this entry's own calls are added to it, so a
  * caller feeding a log in order can keep one map.
  */
-export function projectEntry(placed: PlacedEntry, toolNames: ToolNames = new Map()): HistoryEntry[] {
+export function projectEntry(placed: PlacedEntry, toolNames: ToolNames = new Map()): FullHistoryEntry[] {
   const { position, entry } = placed;
   recordToolNames(entry, toolNames);
   const drafts = draftsOf(entry, toolNames);
@@ -97,9 +97,9 @@ export function projectEntry(placed: PlacedEntry, toolNames: ToolNames = new Map
 }
 
 /** The history entries of a whole log (or a contiguous run of it from position 0), oldest first. */
-export function projectLog(entries: readonly PlacedEntry[]): HistoryEntry[] {
+export function projectLog(entries: readonly PlacedEntry[]): FullHistoryEntry[] {
   const names: ToolNames = new Map();
-  const out: HistoryEntry[] = [];
+  const out: FullHistoryEntry[] = [];
   for (const placed of entries) {
     for (const projected of projectEntry(placed, names)) out.push(projected);
   }
@@ -156,7 +156,7 @@ function asNote(draft: Draft, item: Item): Draft {
 function draftOf(item: Item, names: ToolNames): Draft {
   switch (item.type) {
     case "message": {
-      const content: HistoryPart[] = item.content.map((part) => ({
+      const content: InlinePart[] = item.content.map((part) => ({
         kind: "text",
         text: part.type === "text" ? part.text : part.refusal,
       }));
@@ -187,7 +187,7 @@ function draftOf(item: Item, names: ToolNames): Draft {
   }
 }
 
-function thinkingContent(item: ReasoningItem): HistoryPart[] {
+function thinkingContent(item: ReasoningItem): InlinePart[] {
   if (item.redacted === true) return [];
   if (item.text !== "") return [{ kind: "text", text: item.text }];
   const summary = (item.summary ?? []).filter((line) => line !== "").join("\n\n");

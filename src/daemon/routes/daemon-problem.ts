@@ -7,8 +7,10 @@
  * 503 request_unavailable with nothing else in the body, and the daemon keeps serving.
  */
 import { LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
+import { EntryContentUnknownError } from "../history/entry-content.js";
 import { HistoryQueryInvalidError } from "../history/history-page.js";
 import { HistoryTokenExpiredError, HistoryTokenInvalidError } from "../history/history-token.js";
+import { TextOffsetError } from "../history/text-slice.js";
 import { ProblemError, problem } from "../http/problem.js";
 import { CheckpointUnknownError } from "../session/fork-plan.js";
 import { ActorStoppedError, SessionBusyError } from "../session/session-actor.js";
@@ -43,6 +45,8 @@ export function toDaemonProblem(error: unknown): unknown {
   if (error instanceof HistoryQueryInvalidError) return problem("invalid_request", error.message);
   if (error instanceof HistoryTokenInvalidError) return problem("invalid_request", error.message);
   if (error instanceof HistoryTokenExpiredError) return problem("continuation_expired", error.message);
+  if (error instanceof EntryContentUnknownError) return problem("resource_not_found", error.message);
+  if (error instanceof TextOffsetError) return problem("invalid_request", error.message);
   if (error instanceof LogCorruptError) {
     return problem(
       "log_corrupt",

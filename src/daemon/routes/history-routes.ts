@@ -1,5 +1,10 @@
-/** `GET /sessions/{id}/history`: pages of the durable history, read from storage. */
+/**
+ * `GET /sessions/{id}/history` (pages of the durable history) and
+ * `GET /sessions/{id}/entries/{entry_id}/content` (one part of an entry, whole, in slices),
+ * read from storage.
+ */
 import { type Static, Type } from "typebox";
+import { maxContentSliceBytes, readEntryContent } from "../history/entry-content.js";
 import { readHistoryPage } from "../history/history-page.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { registerResource } from "../http/resource.js";
@@ -19,7 +24,18 @@ const HistoryQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** Register the history route. A history read never loads the session's actor. */
+const ContentParams = Type.Object({ id: Type.String(), entry: Type.String({ maxLength: 128 }) });
+
+const ContentQuery = Type.Object(
+  {
+    part: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: maxContentSliceBytes })),
+  },
+  { additionalProperties: false },
+);
+
+/** Register the history and entry content routes. Neither loads the session's actor. */
 export function registerHistoryRoutes(app: HttpApp, services: RouteServices): void {
   registerResource(app, "/sessions/:id/history", {
     GET: {
@@ -38,6 +54,27 @@ export function registerHistoryRoutes(app: HttpApp, services: RouteServices): vo
             ...(query.next === undefined ? {} : { next: query.next }),
             ...(query.before === undefined ? {} : { before: query.before }),
             ...(query.after === undefined ? {} : { after: query.after }),
+          });
+        });
+      },
+    },
+  });
+
+  registerResource(app, "/sessions/:id/entries/:entry/content", {
+    GET: {
+      schema: { params: ContentParams, querystring: ContentQuery },
+      handler: async (request) => {
+        const { id, entry } = request.params as Static<typeof ContentParams>;
+        checkIdShape(id, "session id");
+        const query = request.query as Static<typeof ContentQuery>;
+        return answerWith(async () => {
+          if (getSession(services.db, id) === null) throw new SessionUnknownError(id);
+          return readEntryContent(await services.registry.readLog(id), {
+            sessionId: id,
+            entryId: entry,
+            part: query.part,
+            offset: query.offset ?? 0,
+            limit: query.limit ?? maxContentSliceBytes,
           });
         });
       },

@@ -17,6 +17,7 @@ import { AppendConflictError, LogCorruptError } from "../../log/errors.js";
 import { classifyDelta, type LogHeadRef } from "../../log/session-log.js";
 import { userMessage } from "../../model/items.js";
 import type { JsonObject } from "../../model/json.js";
+import { boundEntry, boundText } from "../history/bounded-entry.js";
 import { tailPage } from "../history/history-page.js";
 import { extendPreview, type SessionPreview } from "../history/preview.js";
 import { projectEntry, recordToolNames, type ToolNames } from "../history/project-history.js";
@@ -501,7 +502,8 @@ export class SessionActor {
       publishEvent(this.feed, "error", {
         run_id: turn.id,
         code: ending.error.code,
-        message: ending.error.message,
+        // A provider's error text is its own; an event carries at most its start.
+        message: boundText(ending.error.message).text,
       });
     }
     if (this.#corrupt !== null) {
@@ -604,14 +606,14 @@ export class SessionActor {
     this.#applyCommitted(entries, chain.at(-1)?.hash, preview);
   }
 
-  /** After a commit: advance the head, replay into memory, publish each new history entry. */
+  /** After a commit: advance the head, replay into memory, publish each new history entry (large parts truncated). */
   #applyCommitted(entries: readonly LogEntry[], headHash: string | undefined, preview: SessionPreview): void {
     if (headHash === undefined) return;
     for (const entry of entries) {
       this.#headPosition += 1;
       applyEntry(this.#state, entry);
       for (const projected of projectEntry({ position: this.#headPosition, entry }, this.#toolNames)) {
-        publishEvent(this.feed, "message", { entry: projected });
+        publishEvent(this.feed, "message", { entry: boundEntry(projected, this.sessionId) });
       }
     }
     this.#head.hash = headHash;

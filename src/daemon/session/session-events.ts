@@ -17,8 +17,18 @@ export interface SessionEventData {
   text: { run_id: string; message_id: string; text: string };
   thinking: { run_id: string; message_id: string; text: string };
   message: { entry: HistoryEntry };
-  /** Published when a call starts (`result` null) and when it ends. */
-  tool: { tool_call_id: string; name: string; arguments: string; result: string | null; is_error: boolean };
+  /**
+   * Published when a call starts (`result` null) and when it ends. `truncated` is present when
+   * the arguments or the result were cut to their start, with the full size in UTF-8 bytes.
+   */
+  tool: {
+    tool_call_id: string;
+    name: string;
+    arguments: string;
+    result: string | null;
+    is_error: boolean;
+    truncated?: { arguments?: number; result?: number };
+  };
   retry: { run_id: string; attempt: number; reason: string; delay_ms: number };
   usage: {
     run_id: string;

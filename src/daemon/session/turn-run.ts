@@ -14,6 +14,7 @@ import { LlmClientError } from "../../model/llm-client.js";
 import type { ToolDefinition } from "../../model/tools.js";
 import type { Usage } from "../../model/usage.js";
 import { Worker, WorkerError, type WorkerResult } from "../../worker/index.js";
+import { boundText } from "../history/bounded-entry.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import type { EndedTurnState } from "../storage/turns-table.js";
 import type { SessionFeed } from "../stream/session-feed.js";
@@ -264,13 +265,26 @@ function usageEventData(runId: string, model: string, usage: Usage): SessionEven
   };
 }
 
-/** The `tool` event: a call starting (result null) or finished. */
+/**
+ * The `tool` event: a call starting (result null) or finished. Arguments or a result too large
+ * for an event are cut to their start; `truncated` gives their full size, and the whole text is
+ * in the call's and the result's history entries.
+ */
 function toolEventData(call: ToolCallItem, result: ToolResultItem | null): SessionEventData["tool"] {
-  return {
+  const args = boundText(call.arguments);
+  const output = result === null ? null : boundText(result.output);
+  const data: SessionEventData["tool"] = {
     tool_call_id: call.call_id,
     name: call.name,
-    arguments: call.arguments,
-    result: result === null ? null : result.output,
+    arguments: args.text,
+    result: output === null ? null : output.text,
     is_error: result?.is_error === true,
   };
+  if (args.cutFrom !== null || (output !== null && output.cutFrom !== null)) {
+    data.truncated = {
+      ...(args.cutFrom === null ? {} : { arguments: args.cutFrom }),
+      ...(output === null || output.cutFrom === null ? {} : { result: output.cutFrom }),
+    };
+  }
+  return data;
 }

@@ -7,11 +7,18 @@
  * A frame stays open as long as each frame collected something, so a steady stream costs one
  * event per frame; it closes after one frame with nothing to emit.
  *
+ * An event's text is at most `maxUnits` UTF-16 code units: a longer merged (or single) delta is
+ * emitted as several events of the same type and message, never splitting a surrogate pair, so
+ * no delta event outgrows a stream frame however fast the model writes.
+ *
  * Boundary rule: per-delta work is a comparison and an array push; text is joined and encoded
  * only when an event is emitted. Emits through a callback; knows nothing about sequences.
  */
 import type { JsonObject } from "../../model/json.js";
 import type { DeltaEventType } from "./session-event.js";
+
+/** The most UTF-16 code units of text one delta event carries (at most 192 KiB of UTF-8). */
+export const DEFAULT_DELTA_MAX_UNITS = 64 * 1024;
 
 /** Receives each merged delta event. */
 export type DeltaEmit = (type: DeltaEventType, data: JsonObject) => void;
@@ -32,9 +39,12 @@ export class DeltaMerger {
   constructor(
     private readonly frameMs: number,
     private readonly emit: DeltaEmit,
+    private readonly maxUnits: number = DEFAULT_DELTA_MAX_UNITS,
   ) {
     if (!Number.isFinite(frameMs) || frameMs < 0)
       throw new RangeError(`frameMs must be >= 0, got ${frameMs}`);
+    if (!Number.isSafeInteger(maxUnits) || maxUnits < 2)
+      throw new RangeError(`maxUnits must be an integer >= 2, got ${maxUnits}`);
   }
 
   /** True while a frame is open (deltas are being collected instead of emitted at once). */
@@ -59,7 +69,7 @@ export class DeltaMerger {
       this.flush();
     }
     if (this.frame === null && !this.stopped) {
-      this.emit(type, deltaData(runId, messageId, text));
+      this.emitText(type, runId, messageId, text);
       this.openFrame();
       return;
     }
@@ -72,7 +82,7 @@ export class DeltaMerger {
     if (pending === null) return;
     this.pending = null;
     const text = pending.parts.length === 1 ? pending.parts[0]! : pending.parts.join("");
-    this.emit(pending.type, deltaData(pending.runId, pending.messageId, text));
+    this.emitText(pending.type, pending.runId, pending.messageId, text);
   }
 
   /** Emits what is collected and stops the frame timer; later deltas are emitted one by one. */
@@ -81,6 +91,16 @@ export class DeltaMerger {
     this.stopped = true;
     if (this.frame !== null) clearTimeout(this.frame);
     this.frame = null;
+  }
+
+  /** Emits `text` as one event, or as several of at most `maxUnits` code units each. */
+  private emitText(type: DeltaEventType, runId: string, messageId: string, text: string): void {
+    for (let start = 0; start < text.length; ) {
+      let end = Math.min(text.length, start + this.maxUnits);
+      if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
+      this.emit(type, deltaData(runId, messageId, text.slice(start, end)));
+      start = end;
+    }
   }
 
   private openFrame(): void {
@@ -95,6 +115,10 @@ export class DeltaMerger {
     // Deltas are still flowing: keep collecting, or the next one would skip the frame.
     this.openFrame();
   }
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
 }
 
 function deltaData(runId: string, messageId: string, text: string): JsonObject {

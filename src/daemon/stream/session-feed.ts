@@ -28,6 +28,8 @@ export interface SessionFeedOptions {
   windowMaxBytes?: number;
   /** Delta merging frame in milliseconds (default 16). */
   frameMs?: number;
+  /** Most UTF-16 code units of text in one delta event (default 65536). */
+  deltaMaxUnits?: number;
 }
 
 /** What a read returns: the events after the cursor, or a reset when they cannot be replayed. */
@@ -69,8 +71,10 @@ export class SessionFeed {
 
   constructor(options: SessionFeedOptions = {}) {
     this.window = new ReplayWindow({ maxEvents: options.windowMaxEvents, maxBytes: options.windowMaxBytes });
-    this.merger = new DeltaMerger(options.frameMs ?? DEFAULT_FRAME_MS, (type, data) =>
-      this.append(type, data),
+    this.merger = new DeltaMerger(
+      options.frameMs ?? DEFAULT_FRAME_MS,
+      (type, data) => this.append(type, data),
+      options.deltaMaxUnits,
     );
   }
 

@@ -15,6 +15,25 @@ export interface BatchReset {
   readonly snapshot: object;
 }
 
+/** The most bytes of a frame of events; a longer read goes out as several frames. */
+export const DEFAULT_MAX_FRAME_BYTES = 1024 * 1024;
+
+/** Room kept in a frame for its `id:` line and the batch fields around the events. */
+const FRAME_ENVELOPE_BYTES = 512;
+
+/**
+ * How many of `events`, from the first, fit in one frame of at most `maxFrameBytes` (always at
+ * least one, so a stream always moves on; a single event is bounded where it is made).
+ */
+export function eventsInFrame(events: readonly EncodedEvent[], maxFrameBytes: number): number {
+  let used = FRAME_ENVELOPE_BYTES;
+  for (let i = 0; i < events.length; i++) {
+    used += events[i]!.bytes + 1;
+    if (used > maxFrameBytes && i > 0) return i;
+  }
+  return events.length;
+}
+
 /** The keepalive comment written when nothing else was sent for a while. */
 export const KEEPALIVE_FRAME = ": keepalive\n\n";
 

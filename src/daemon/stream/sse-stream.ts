@@ -2,6 +2,8 @@
  * One SSE connection to a session feed, served on a raw `ServerResponse` (a hijacked Fastify
  * reply). It writes the first batch at once, then on each wake reads everything since its
  * cursor and writes it as one frame, and acknowledges the wake only once the frame is written.
+ * A frame holds at most `maxFrameBytes` of events: a longer read is sent as its first frame's
+ * worth, and the acknowledgement of that frame wakes the connection at once for the rest.
  *
  * Slow clients: while `res.write` reports a full buffer the connection neither acknowledges nor
  * reads; memory per connection is therefore about one frame. If the socket does not drain in
@@ -16,7 +18,13 @@
 import type { ServerResponse } from "node:http";
 import type { EncodedEvent } from "./session-event.js";
 import type { FeedWatcher, SessionFeed } from "./session-feed.js";
-import { type BatchReset, encodeBatchFrame, KEEPALIVE_FRAME } from "./sse-frame.js";
+import {
+  type BatchReset,
+  DEFAULT_MAX_FRAME_BYTES,
+  encodeBatchFrame,
+  eventsInFrame,
+  KEEPALIVE_FRAME,
+} from "./sse-frame.js";
 
 /** The batch sent on connect: a replay (events after the client's cursor) or a reset with a snapshot. */
 export interface FirstBatch {
@@ -37,6 +45,8 @@ export interface SessionStreamOptions {
   readonly drainTimeoutMs?: number;
   /** A socket holding more unsent bytes than this is destroyed (default 8 MiB). */
   readonly maxBufferedBytes?: number;
+  /** The most bytes of one frame of events (default 1 MiB). */
+  readonly maxFrameBytes?: number;
   /** Called once when the connection is over, with what ended it. */
   readonly onClose?: (reason: StreamEndReason) => void;
 }
@@ -79,6 +89,7 @@ class SessionStreamConnection {
   private readonly keepaliveMs: number;
   private readonly drainTimeoutMs: number;
   private readonly maxBufferedBytes: number;
+  private readonly maxFrameBytes: number;
   private watcher: FeedWatcher | null = null;
   private readTask: NodeJS.Immediate | null = null;
   private drainTimer: NodeJS.Timeout | null = null;
@@ -98,6 +109,7 @@ class SessionStreamConnection {
     this.keepaliveMs = options.keepaliveMs ?? DEFAULT_KEEPALIVE_MS;
     this.drainTimeoutMs = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
     this.maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+    this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
   }
 
   start(): void {
@@ -125,9 +137,8 @@ class SessionStreamConnection {
     );
     this.watcher = watcher;
     const { first } = this.options;
-    const written = this.write(
-      encodeBatchFrame(this.feed.generation, first.cursor, first.events, first.reset),
-    );
+    const events = this.frameOf(first.events, first.cursor);
+    const written = this.write(encodeBatchFrame(this.feed.generation, this.cursor, events, first.reset));
     if (watcher.closed) {
       // The feed closed before this connection attached: the client gets its first batch, then the end.
       this.end("feed_closed");
@@ -162,10 +173,21 @@ class SessionStreamConnection {
       watcher.consumed(this.cursor);
       return;
     }
-    this.cursor = read.cursor;
-    if (this.write(encodeBatchFrame(this.feed.generation, read.cursor, read.events))) {
+    const events = this.frameOf(read.events, read.cursor);
+    if (this.write(encodeBatchFrame(this.feed.generation, this.cursor, events))) {
       watcher.consumed(this.cursor);
     }
+  }
+
+  /** The events of the next frame, the cursor moved to its last one (the rest follows on the next read). */
+  private frameOf(events: readonly EncodedEvent[], cursor: number): readonly EncodedEvent[] {
+    const count = eventsInFrame(events, this.maxFrameBytes);
+    if (count === events.length) {
+      this.cursor = cursor;
+      return events;
+    }
+    this.cursor = events[count - 1]!.sequence;
+    return events.slice(0, count);
   }
 
   private tick(): void {

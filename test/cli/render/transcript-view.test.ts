@@ -73,6 +73,60 @@ describe("TranscriptView", () => {
     expect(sink.text).toBe("The start and the end.\n");
   });
 
+  describe("with entries sent truncated", () => {
+    /** An assistant entry whose one text part came as its first `preview` characters of `bytes`. */
+    function truncated(id: string, kind: HistoryEntry["kind"], preview: string, bytes: number): HistoryEntry {
+      return {
+        ...entry(id, kind, ""),
+        content: [
+          {
+            kind: "text",
+            text: preview,
+            truncated: true,
+            bytes,
+            encoding: "text",
+            ref: `/x/${id}/content?part=0`,
+          },
+        ],
+      };
+    }
+
+    it("shows a streamed answer once: the deltas held all of the truncated entry", () => {
+      const { transcript, sink } = view();
+      const whole = "é".repeat(30);
+      transcript.onEvent(delta("text", whole.slice(0, 12)));
+      transcript.onEvent(delta("text", whole.slice(12)));
+      transcript.onEvent(message(truncated("2", "assistant", whole.slice(0, 5), 60)));
+      transcript.finish();
+      expect(sink.text).toBe(`${whole}\n`);
+    });
+
+    it("keeps the rest of the streamed text for the next entry of the same message", () => {
+      const { transcript, sink } = view();
+      transcript.onEvent(delta("text", "aaaaaaaaaabbb"));
+      transcript.onEvent(message(truncated("2-0", "assistant", "aaa", 10)));
+      transcript.onEvent(message(entry("2-1", "assistant", "bbb")));
+      transcript.finish();
+      expect(sink.text).toBe("aaaaaaaaaabbb\n");
+    });
+
+    it("shows the start and a note when nothing was streamed, and only a note when deltas were lost", () => {
+      const fresh = view();
+      fresh.transcript.renderEntries([truncated("2", "assistant", "The start", 9_000_000)]);
+      fresh.transcript.renderEntries([truncated("3", "user", "A long prompt", 5_000_000)]);
+      fresh.transcript.finish();
+      expect(fresh.sink.text).toBe(
+        "The start\n[… 9000000 bytes, skein show --full]\n› A long prompt\n[… 5000000 bytes, skein show --full]\n",
+      );
+
+      const lost = view();
+      lost.transcript.onEvent(delta("text", "The start and"));
+      lost.transcript.onEvent(message(truncated("2", "assistant", "The start", 9_000_000)));
+      lost.transcript.finish();
+      expect(lost.sink.text).toBe("The start and\n[… 9000000 bytes, skein show --full]\n");
+    });
+  });
+
   it("shows thinking and text as separate paragraphs, and hides thinking when asked", () => {
     const shown = view();
     shown.transcript.onEvent(delta("thinking", "hmm", "run-1", "run-1:0:thinking"));

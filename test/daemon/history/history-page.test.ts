@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { boundEntry } from "../../../src/daemon/history/bounded-entry.js";
 import type { HistoryEntry } from "../../../src/daemon/history/history-entry.js";
 import {
   type HistoryPage,
@@ -60,6 +61,9 @@ const userTexts = (items: readonly HistoryEntry[]) =>
   items
     .filter((e) => e.kind === "user")
     .flatMap((e) => e.content.flatMap((p) => (p.kind === "text" ? [p.text] : [])));
+
+const entryBytes = (items: readonly HistoryEntry[]) =>
+  items.reduce((sum, e) => sum + Buffer.byteLength(JSON.stringify(e)) + 1, 0);
 
 const positionsOf = (page: HistoryPage) => [...new Set(page.items.map((e) => e.position))];
 
@@ -141,6 +145,7 @@ describe("history pages", () => {
       older: null,
       newer: null,
       high_water: 1,
+      byte_limited: false,
     });
   });
 
@@ -263,10 +268,84 @@ describe("snapshot tail pages", () => {
   });
 });
 
+describe("history pages bounded by bytes", () => {
+  const KiB = 1024;
+  /** A log of user inputs of the given sizes (positions 1..n). */
+  const sized = (sizes: number[]) =>
+    new GrowingLog([
+      sessionStart(),
+      ...sizes.map(
+        (size, i): LogEntry => ({ kind: "user_input", ts: ts0, item: userMessage(`${i}`.padEnd(size, "x")) }),
+      ),
+    ]);
+
+  it("end a page early at the budget, say so, and go on from there with the token", async () => {
+    const log = sized([200 * KiB, 200 * KiB, 200 * KiB, 200 * KiB, 200 * KiB, 200 * KiB, 200 * KiB]);
+    const newest = await readHistoryPage(log.read, { sessionId, secret, now });
+    expect(newest.byte_limited).toBe(true);
+    expect(positionsOf(newest)).toEqual([3, 4, 5, 6, 7]);
+    expect(Buffer.byteLength(JSON.stringify(newest))).toBeLessThanOrEqual(1024 * KiB);
+    const older = await readHistoryPage(log.read, { sessionId, secret, now, next: newest.older! });
+    expect(positionsOf(older)).toEqual([1, 2]);
+    expect(older).toMatchObject({ older: null, byte_limited: false });
+    const back = await readHistoryPage(log.read, { sessionId, secret, now, next: older.newer! });
+    expect(positionsOf(back)).toEqual([3, 4, 5, 6, 7]);
+  });
+
+  it("always hold one entry, even one larger than the budget", async () => {
+    const log = sized([300, 300]);
+    const page = await readHistoryPage(log.read, { sessionId, secret, now, maxBytes: 10 });
+    expect(positionsOf(page)).toEqual([2]);
+    expect(page.byte_limited).toBe(true);
+    const older = await readHistoryPage(log.read, {
+      sessionId,
+      secret,
+      now,
+      maxBytes: 10,
+      next: page.older!,
+    });
+    expect(positionsOf(older)).toEqual([1]);
+  });
+
+  it("split the entries of one position over pages in both directions, and keep each page's count of positions", async () => {
+    const forked = Array.from({ length: 6 }, (_, i) => userMessage(`copied ${i} `.padEnd(400, "y")));
+    const log = new GrowingLog([sessionStart(forked), ...turn("after the fork", "answer")]);
+    const one = Buffer.byteLength(JSON.stringify(projectLog(log.entries)[0])) + 1;
+    const request = { sessionId, secret, now, limit: 2, maxBytes: 3 * one + 10 };
+    const ids: string[][] = [];
+    let page = await readHistoryPage(log.read, { ...request, after: 0 });
+    ids.push(page.items.map((e) => e.id));
+    while (page.newer !== null) {
+      page = await readHistoryPage(log.read, { ...request, next: page.newer });
+      ids.push(page.items.map((e) => e.id));
+    }
+    expect(ids.flat()).toEqual(projectLog(log.entries).map((e) => e.id));
+    expect(ids[0]).toEqual(["0-0", "0-1", "0-2"]);
+    expect(ids[1]).toEqual(["0-3", "0-4", "0-5"]);
+    // From the middle of position 0, older pages read its first entries.
+    const middle = await readHistoryPage(log.read, { ...request, after: 0 });
+    const rest = await readHistoryPage(log.read, { ...request, next: middle.newer! });
+    const before = await readHistoryPage(log.read, { ...request, next: rest.older! });
+    expect(before.items.map((e) => e.id)).toEqual(["0-0", "0-1", "0-2"]);
+    expect(before.older).toBeNull();
+  });
+
+  it("cut a snapshot's tail by bytes within its budget, with an older token bound to limit=tail", async () => {
+    const log = sized(Array.from({ length: 12 }, () => 200 * KiB));
+    const tail = tailPage(log.entries, { sessionId, tail: 10, secret, now });
+    expect(tail.byte_limited).toBe(true);
+    expect(positionsOf(tail)).toEqual([9, 10, 11, 12]);
+    expect(Buffer.byteLength(JSON.stringify(tail.items))).toBeLessThanOrEqual(960 * KiB);
+    const older = await readHistoryPage(log.read, { sessionId, secret, now, limit: 10, next: tail.older! });
+    expect(positionsOf(older)).toEqual([4, 5, 6, 7, 8]);
+  });
+});
+
 describe("history paging under concurrent appends (property)", () => {
   const item: fc.Arbitrary<Item> = fc.oneof(
     fc.string({ maxLength: 5 }).map((t) => userMessage(t)),
     fc.string({ maxLength: 5 }).map((t) => assistantMessage(t)),
+    fc.string({ maxLength: 120, unit: "binary" }).map((t) => assistantMessage(t)),
     fc.string({ maxLength: 5 }).map((t) => reasoning(t)),
     fc.nat(3).map((n) => toolCall(`c${n}`, `tool${n}`, `{"n":${n}}`)),
     fc.nat(3).map((n) => toolResult(`c${n}`, `out${n}`)),
@@ -287,7 +366,9 @@ describe("history paging under concurrent appends (property)", () => {
     fc.nat(40).map((at) => ({ kind: "after" as const, at })),
   );
 
-  it("visits every entry of the first read exactly once, in order, in either direction", async () => {
+  const limits = { partBytes: 60, entryBytes: 100, previewBytes: 12 };
+
+  it("visits every entry of the first read exactly once, in order, in either direction, within any byte budget", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(item, { maxLength: 3 }),
@@ -295,22 +376,26 @@ describe("history paging under concurrent appends (property)", () => {
         fc.integer({ min: 1, max: 6 }),
         start,
         fc.array(fc.array(entry, { maxLength: 3 }), { maxLength: 40 }),
-        async (forked, initial, limit, from, appends) => {
+        fc.option(fc.integer({ min: 1, max: 1500 }), { nil: undefined }),
+        async (forked, initial, limit, from, appends, maxBytes) => {
           const log = new GrowingLog([sessionStart(forked), ...initial]);
           const atFirstRead = log.entries.slice();
           const head = atFirstRead.length - 1;
-          const wanted = projectLog(atFirstRead).filter((e) =>
-            from.kind === "before"
-              ? e.position < from.at
-              : from.kind === "after" && from.at > 0
-                ? e.position > from.at
-                : true,
-          );
+          const budget = { contentLimits: limits, ...(maxBytes === undefined ? {} : { maxBytes }) };
+          const wanted = projectLog(atFirstRead)
+            .map((e) => boundEntry(e, sessionId, limits))
+            .filter((e) =>
+              from.kind === "before"
+                ? e.position < from.at
+                : from.kind === "after" && from.at > 0
+                  ? e.position > from.at
+                  : true,
+            );
 
-          const request = { sessionId, limit, secret, now };
+          const request = { sessionId, limit, secret, now, ...budget };
           const first =
             from.kind === "tail"
-              ? tailPage(log.entries, { sessionId, tail: limit, secret, now })
+              ? tailPage(log.entries, { sessionId, tail: limit, secret, now, ...budget })
               : await readHistoryPage(log.read, {
                   ...request,
                   ...(from.kind === "before"
@@ -330,6 +415,10 @@ describe("history paging under concurrent appends (property)", () => {
           for (const page of pages) {
             expect(page.high_water).toBe(head);
             expect(positionsOf(page).length).toBeLessThanOrEqual(limit);
+            if (maxBytes !== undefined && page.items.length > 1) {
+              expect(entryBytes(page.items)).toBeLessThanOrEqual(maxBytes);
+            }
+            if (page.byte_limited) expect(page.items.length).toBeGreaterThan(0);
           }
           const ordered = direction === "older" ? pages.slice().reverse() : pages;
           const visited = ordered.flatMap((page) => page.items);

@@ -347,6 +347,32 @@ describe("session feed", () => {
       ).toBe(expected);
     });
 
+    it("splits a delta longer than the event bound into events of the same message, never inside a surrogate pair", () => {
+      const feed = new SessionFeed({ frameMs: 1_000, deltaMaxUnits: 4 });
+      feed.publishDelta("text", "r1", "m1", "abc😀defghij");
+      expect(held(feed).map((e) => [e.data.message_id, e.data.text])).toEqual([
+        ["m1", "abc"],
+        ["m1", "😀de"],
+        ["m1", "fghi"],
+        ["m1", "j"],
+      ]);
+    });
+
+    it("splits merged deltas too, by default at 65536 code units, keeping all the text in order", async () => {
+      const feed = new SessionFeed({ frameMs: 10 });
+      let expected = "";
+      for (let n = 0; n < 40; n += 1) {
+        const delta = `${n}`.padEnd(10_000, "é");
+        expected += delta;
+        feed.publishDelta("thinking", "r1", "m1", delta);
+      }
+      // The first delta goes out at once; the other 390,000 units are merged, then split in six.
+      await until(() => feed.sequence === 7, "the merged deltas");
+      const texts = held(feed).map((e) => e.data.text ?? "");
+      expect(texts.join("")).toBe(expected);
+      expect(Math.max(...texts.map((text) => text.length))).toBe(65_536);
+    });
+
     it("publishes waiting deltas when the feed closes", () => {
       const feed = new SessionFeed({ frameMs: 1_000 });
       feed.publishDelta("thinking", "r1", "m1", "a");

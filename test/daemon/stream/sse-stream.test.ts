@@ -195,6 +195,35 @@ describe("session SSE stream", () => {
     }
   });
 
+  it("sends a read larger than the frame bound as several frames, each within it, contiguous and in order", async () => {
+    const feed = new SessionFeed();
+    const { server } = await streamServer(feed, () => ({ maxFrameBytes: 2_000 }));
+    const client = await connect(server.port);
+    await client.waitFor(() => client.batches.length === 1, "the first batch");
+    for (let n = 1; n <= 30; n += 1) feed.publish("status", { n, pad: "p".repeat(300) });
+    await client.waitFor(() => lastSequence(client) === 30, "sequence 30");
+    expectContiguous(client.events, 1, 30);
+    const later = client.frames.slice(1);
+    expect(later.length).toBeGreaterThanOrEqual(6);
+    expect(Math.max(...client.frameBytes)).toBeLessThanOrEqual(2_000);
+    for (const frame of later) {
+      expect(frame.batch!.cursor).toBe(frame.batch!.events.at(-1)!.sequence);
+      expect(frame.id).toBe(`${feed.generation}.${frame.batch!.cursor}`);
+    }
+  });
+
+  it("splits a first batch that replays more than the frame bound, and sends an event over the bound alone", async () => {
+    const feed = new SessionFeed();
+    for (let n = 1; n <= 12; n += 1) feed.publish("status", { n, pad: "p".repeat(n === 6 ? 5_000 : 300) });
+    const { server } = await streamServer(feed, () => ({ maxFrameBytes: 2_000 }));
+    const client = await connect(server.port, `/stream?after_generation=${feed.generation}&after_seq=0`);
+    await client.waitFor(() => lastSequence(client) === 12, "sequence 12");
+    expectContiguous(client.events, 1, 12);
+    expect(client.batches[0]!.cursor).toBeLessThan(6);
+    const alone = client.batches.find((batch) => batch.events.some((event) => event.sequence === 6));
+    expect(alone!.events.map((event) => event.sequence)).toEqual([6]);
+  });
+
   it("resumes from Last-Event-ID with only the events after it", async () => {
     const feed = new SessionFeed();
     const { server } = await streamServer(feed);

@@ -56,6 +56,8 @@ export async function startServer(
 /** A reading SSE client that keeps every frame it received. */
 export class SseTestClient {
   readonly frames: WireFrame[] = [];
+  /** UTF-8 bytes of each frame as received (with the blank line that ends it), by index. */
+  readonly frameBytes: number[] = [];
   ended = false;
   private buffer = "";
   private readonly waiters = new Set<() => void>();
@@ -173,6 +175,7 @@ export class SseTestClient {
         else throw new Error(`unexpected SSE line: ${line.slice(0, 80)}`);
       }
       this.frames.push(frame);
+      this.frameBytes.push(Buffer.byteLength(block, "utf8") + 2);
     }
   }
 }

@@ -18,6 +18,8 @@ export type StreamEvent = StreamPage["events"][number];
 export interface StreamFrame {
   id: string | undefined;
   batch: StreamPage;
+  /** UTF-8 bytes of the frame as received (its lines and the blank line that ends it). */
+  bytes: number;
 }
 
 /** A stream request the daemon refused before streaming (problem JSON). */
@@ -173,7 +175,11 @@ export class SseConnection {
         this.keepalives += 1;
         continue;
       }
-      const frame: StreamFrame = { id, batch: JSON.parse(data.join("\n")) as StreamPage };
+      const frame: StreamFrame = {
+        id,
+        batch: JSON.parse(data.join("\n")) as StreamPage,
+        bytes: Buffer.byteLength(block, "utf8") + 2,
+      };
       if (id !== undefined) this.lastEventId = id;
       this.frames.push(frame);
       this.ready.push(frame);

@@ -1,0 +1,80 @@
+/**
+ * The whole content of one part of one history entry, served in bounded slices
+ * (`GET /sessions/{id}/entries/{entry_id}/content?part=K&offset=&limit=`): the way to read a
+ * part that history pages and stream events send truncated.
+ *
+ * Boundary rule: a pure function of the verified log entries; finding nothing is an
+ * EntryContentUnknownError (404), a bad offset a TextOffsetError (400).
+ */
+import type { PositionedEntry } from "../../log/entries.js";
+import { partContent } from "./bounded-entry.js";
+import type { ContentEncoding } from "./history-entry.js";
+import { projectEntry } from "./project-history.js";
+import { sliceText } from "./text-slice.js";
+
+/** The most bytes of JSON-escaped text one slice holds, and the default (the answer stays within 1 MiB). */
+export const maxContentSliceBytes = 960 * 1024;
+
+/** What a content request names. */
+export interface ContentRequest {
+  sessionId: string;
+  entryId: string;
+  part: number;
+  /** UTF-8 byte offset into the content; must start a character. */
+  offset: number;
+  /** Most bytes of JSON-escaped text in the slice (1..maxContentSliceBytes). */
+  limit: number;
+}
+
+/** One slice of a part's content. */
+export interface ContentSlice {
+  entry_id: string;
+  part: number;
+  encoding: ContentEncoding;
+  /** UTF-8 bytes of the whole content. */
+  bytes: number;
+  offset: number;
+  /** Where the next slice starts, or null when this one reaches the end. */
+  next_offset: number | null;
+  text: string;
+}
+
+/** A history entry or part that does not exist in the session. */
+export class EntryContentUnknownError extends Error {
+  constructor(
+    readonly sessionId: string,
+    readonly entryId: string,
+    readonly part: number,
+  ) {
+    super(`session ${sessionId} has no history entry ${entryId} with a content part ${part}`);
+    this.name = "EntryContentUnknownError";
+  }
+}
+
+const positionalId = /^(0|[1-9][0-9]{0,14})(?:-(0|[1-9][0-9]{0,8}))?$/;
+
+/** The slice of the named part's content. Throws EntryContentUnknownError or TextOffsetError. */
+export function readEntryContent(entries: readonly PositionedEntry[], request: ContentRequest): ContentSlice {
+  const unknown = new EntryContentUnknownError(request.sessionId, request.entryId, request.part);
+  // Continuation entries (`continue-<input>`) have no content; every other id starts with its position.
+  const match = positionalId.exec(request.entryId);
+  if (match === null) throw unknown;
+  const position = Number(match[1]);
+  const placed = entries.find((entry) => entry.position === position);
+  if (placed === undefined) throw unknown;
+  const entry = projectEntry(placed).find((projected) => projected.id === request.entryId);
+  const part = entry?.content[request.part];
+  if (part === undefined) throw unknown;
+  const { encoding, text } = partContent(part);
+  const slice = sliceText(text, request.offset, request.limit);
+  const bytes = Buffer.byteLength(text, "utf8");
+  return {
+    entry_id: request.entryId,
+    part: request.part,
+    encoding,
+    bytes,
+    offset: request.offset,
+    next_offset: slice.end < bytes ? slice.end : null,
+    text: slice.text,
+  };
+}
