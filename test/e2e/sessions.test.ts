@@ -22,6 +22,7 @@ interface Summary {
   parent_id: string | null;
   activity_at: string;
   cursor: { generation: string; sequence: number } | null;
+  preview: { text: string; transcript_count: number; truncated: boolean };
 }
 
 describe("sessions", () => {
@@ -157,6 +158,70 @@ describe("sessions", () => {
     expect(sent).not.toContain("answer to second prompt");
     // The source is unchanged.
     expect((await app.history(source)).items).toHaveLength(4);
+  });
+
+  it("a fork reads like any session: the source's positions, ids, turns and continuations, a preview, paging", async () => {
+    const source = await app.createSession();
+    await app.turn(source, "first prompt");
+    const again = await app.api(`/sessions/${source}/inputs/${uuidv7()}`, {
+      method: "PUT",
+      body: { kind: "continue" },
+    });
+    expect(again.status).toBe(202);
+    await app.idle(source);
+    await app.turn(source, "second prompt");
+    const all = (await app.history(source)).items;
+    expect(all.map((entry) => entry.kind)).toEqual([
+      "user",
+      "assistant",
+      "continuation",
+      "assistant",
+      "user",
+      "assistant",
+    ]);
+    const checkpoint = all[3]!;
+
+    const { id, response } = await fork(source, checkpoint.checkpoint_id!);
+    expect(response.status).toBe(201);
+    const created = response.json<{ preview: { text: string; transcript_count: number } }>();
+    expect(created.preview).toEqual({ text: "first prompt", transcript_count: 3, truncated: false });
+    expect((await summary(id)).preview).toEqual(created.preview);
+
+    // Every copied entry keeps its position, id, turn and input; the continuation is there.
+    const copied = (await app.history(id)).items;
+    const strip = (entry: HistoryEntry) => ({
+      id: entry.id,
+      position: entry.position,
+      kind: entry.kind,
+      turn_id: entry.turn_id,
+      input_id: entry.input_id,
+      checkpoint_id: entry.checkpoint_id,
+      content: entry.content,
+    });
+    expect(copied.map(strip)).toEqual(all.slice(0, 4).map(strip));
+    expect(copied[0]!.input_id).not.toBeNull();
+    expect(copied[2]!.id).toBe(`continue-${copied[2]!.input_id}`);
+
+    // Paging one position at a time visits each entry once, newest first.
+    const seen: string[] = [];
+    let page = await app.history(id, "limit=1");
+    for (;;) {
+      expect(page.items).toHaveLength(1);
+      seen.unshift(page.items[0]!.id);
+      if (page.older === null) break;
+      page = await app.history(id, `limit=1&next=${encodeURIComponent(page.older)}`);
+    }
+    expect(seen).toEqual(copied.map((entry) => entry.id));
+    const tail = (await app.api(`/sessions/${id}?tail=1`)).json<{ history: HistoryPage }>().history;
+    expect(tail.items.map((entry) => entry.id)).toEqual([copied[3]!.id]);
+
+    // A turn in the fork continues at the next position.
+    await app.turn(id, "third prompt");
+    const after = (await app.history(id)).items;
+    expect(after.slice(4).map((entry) => [entry.kind, entry.position])).toEqual([
+      ["user", copied[3]!.position + 1],
+      ["assistant", copied[3]!.position + 2],
+    ]);
   });
 
   it("forks at a tool call: the call gets the result 'not executed after branch checkpoint'", async () => {

@@ -11,14 +11,19 @@
  */
 import { v7 as uuidv7 } from "uuid";
 import { applyEntry, collectState, type RestoredState } from "../../log/collect-state.js";
-import type { LogEntry } from "../../log/entries.js";
+import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import { buildChain } from "../../log/entry-hash.js";
 import { classifyDelta, type LogHeadRef } from "../../log/session-log.js";
 import { userMessage } from "../../model/items.js";
 import type { JsonObject } from "../../model/json.js";
 import { tailPage } from "../history/history-page.js";
-import { extendPreview, type SessionPreview } from "../history/preview.js";
-import { projectEntry, recordToolNames, type ToolNames } from "../history/project-history.js";
+import { extendPreview, previewOf, type SessionPreview } from "../history/preview.js";
+import {
+  projectEntry,
+  projectsToHistory,
+  recordToolNames,
+  type ToolNames,
+} from "../history/project-history.js";
 import { InputUnknownError } from "../storage/errors.js";
 import {
   admitInput,
@@ -109,7 +114,7 @@ export class SessionActor {
   private constructor(
     services: SessionServices,
     row: SessionRow,
-    entries: Awaited<ReturnType<SessionServices["store"]["readAll"]>>,
+    entries: readonly PositionedEntry[],
     onCrash: (actor: SessionActor, error: unknown) => void,
   ) {
     this.sessionId = row.id;
@@ -137,7 +142,7 @@ export class SessionActor {
     const row = getSession(services.db, sessionId);
     if (row === null) throw new ActorStoppedError(sessionId);
     const entries = await services.store.readAll(sessionId);
-    return new SessionActor(services, row, entries, onCrash);
+    return new SessionActor(services, repairPreview(services, row, entries), entries, onCrash);
   }
 
   get status(): SessionStatus {
@@ -537,6 +542,21 @@ export class SessionActor {
     this.#stop("crashed");
     this.#onCrash(this, error);
   }
+}
+
+/**
+ * Forks made before the daemon stored a fork's preview at creation show none although their
+ * log has history: compute it from the log once and store it.
+ */
+function repairPreview(
+  services: SessionServices,
+  row: SessionRow,
+  entries: readonly PositionedEntry[],
+): SessionRow {
+  if (row.preview.transcript_count > 0 || !entries.some(({ entry }) => projectsToHistory(entry))) return row;
+  const preview = previewOf(entries);
+  setPreview(services.db, row.id, preview);
+  return { ...row, preview };
 }
 
 /** The log entry that delivers an input to the model. */

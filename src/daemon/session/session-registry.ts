@@ -7,14 +7,16 @@
  * stopped is dropped from the map before anyone can be handed it again.
  */
 import type { LogEntry } from "../../log/entries.js";
-import { hashEntry } from "../../log/entry-hash.js";
+import { buildChain } from "../../log/entry-hash.js";
 import { SessionNotFoundError } from "../../log/errors.js";
+import { previewOf } from "../history/preview.js";
 import {
   getSession,
   insertSession,
   listSessions,
   type NewSession,
   type SessionRow,
+  setPreview,
 } from "../storage/sessions-table.js";
 import { runningTurnOf, runningTurns } from "../storage/turns-table.js";
 import { type ForkPlan, planFork } from "./fork-plan.js";
@@ -141,7 +143,7 @@ export class SessionRegistry {
       config: {},
       history: [],
     };
-    return this.#start(row, start);
+    return this.#start(row, [start]);
   }
 
   /** Fork a session at a history checkpoint into a new session (same workspace, provider, model). */
@@ -149,8 +151,8 @@ export class SessionRegistry {
     const source = getSession(this.#services.db, request.sourceSessionId);
     if (source === null) throw new SessionUnknownError(request.sourceSessionId);
     const entries = await this.#services.store.readAll(request.sourceSessionId);
-    const plan: ForkPlan = planFork(entries, request.sourceSessionId, request.checkpointId);
     const now = this.#services.now();
+    const plan: ForkPlan = planFork(entries, request.sourceSessionId, request.checkpointId, now);
     const row: NewSession = {
       id: request.id,
       name: request.name ?? source.name,
@@ -161,23 +163,20 @@ export class SessionRegistry {
       systemPrompt: plan.systemPrompt,
       createdAt: now,
     };
-    const start: LogEntry = {
-      kind: "session_start",
-      ts: now,
-      system_prompt: plan.systemPrompt,
-      config: plan.config,
-      history: plan.history,
-      forked_from: plan.origin,
-    };
-    return this.#start(row, start);
+    return this.#start(row, plan.entries);
   }
 
-  /** Write a new session's row and first log entry in one transaction, then load its actor. */
-  #start(row: NewSession, start: LogEntry): Promise<SessionActor> {
+  /**
+   * Write a new session's row, its log and its preview in one transaction, then load its actor.
+   * `entries` is the whole log, first entry (a session_start) first.
+   */
+  #start(row: NewSession, entries: readonly LogEntry[]): Promise<SessionActor> {
     const { db, store } = this.#services;
+    const preview = previewOf(entries.map((entry, position) => ({ entry, position })));
     db.transaction(() => {
       insertSession(db, row);
-      store.appendInTransaction(row.id, [hashEntry(null, start)]);
+      store.appendInTransaction(row.id, buildChain(null, entries));
+      setPreview(db, row.id, preview);
     }).immediate();
     return this.get(row.id);
   }
