@@ -23,6 +23,7 @@ interface Summary {
   activity_at: string;
   cursor: { generation: string; sequence: number } | null;
   preview: { text: string; transcript_count: number; truncated: boolean };
+  creation: Record<string, unknown>;
 }
 
 describe("sessions", () => {
@@ -265,6 +266,100 @@ describe("sessions", () => {
     expect(response.json().code).toBe("invalid_request");
     expect((await app.api(`/sessions/${id}`)).status).toBe(404);
     expect((await list()).map((item) => item.id)).not.toContain(id);
+  });
+
+  it("says in every snapshot and summary how the session was created", async () => {
+    const source = await app.createSession();
+    await app.turn(source, "only prompt");
+    const snapshot = (await app.api(`/sessions/${source}`)).json();
+    expect(snapshot.creation).toEqual({ kind: "new" });
+    const checkpoint = (await app.history(source)).items[1]!.checkpoint_id!;
+    const { id, response } = await fork(source, checkpoint);
+    const creation = {
+      kind: "fork",
+      source_session_id: source,
+      checkpoint_id: checkpoint,
+      entry_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    };
+    expect(response.json().creation).toEqual(creation);
+    expect((await app.api(`/sessions/${id}`)).json().creation).toEqual(creation);
+    expect((await list()).find((item) => item.id === id)).toMatchObject({ creation });
+  });
+
+  it("remembers a refused creation: a later GET of the id answers 404 with the decision, until it is created", async () => {
+    const source = await app.createSession();
+    await app.turn(source, "only prompt");
+    const refusals = [
+      {
+        body: { kind: "new", workspace: "/no/such/dir" },
+        status: 400,
+        code: "invalid_request",
+        says: "/no/such/dir",
+      },
+      {
+        body: { kind: "fork", source_session_id: source, checkpoint_id: "99" },
+        status: 400,
+        code: "invalid_request",
+        says: "checkpoint_id",
+      },
+      {
+        body: { kind: "fork", source_session_id: uuidv7(), checkpoint_id: "1" },
+        status: 404,
+        code: "resource_not_found",
+        says: "not found",
+      },
+    ];
+    for (const refusal of refusals) {
+      const id = uuidv7();
+      const put = await app.api(`/sessions/${id}`, {
+        method: "PUT",
+        headers: { "if-none-match": "*" },
+        body: refusal.body,
+      });
+      expect(put.status).toBe(refusal.status);
+      const get = await app.api(`/sessions/${id}`);
+      expect(get.status).toBe(404);
+      const answer = get.json<{ code: string; detail: string; rejected_creation: Record<string, unknown> }>();
+      expect(answer.code).toBe("resource_not_found");
+      expect(answer.detail).toContain(put.json<{ detail: string }>().detail);
+      expect(answer.rejected_creation).toEqual({
+        status: refusal.status,
+        code: refusal.code,
+        detail: put.json<{ detail: string }>().detail,
+        rejected_at: expect.stringMatching(/Z$/),
+      });
+      expect(answer.rejected_creation.detail).toContain(refusal.says);
+      const stream = await app.api(`/sessions/${id}`, { headers: { accept: "text/event-stream" } });
+      expect(stream.status).toBe(404);
+      expect(stream.json()).toEqual(answer);
+    }
+
+    // A refusal about the request, not the session, is not remembered.
+    const unconditional = uuidv7();
+    const put = await app.api(`/sessions/${unconditional}`, {
+      method: "PUT",
+      body: { kind: "new", workspace: app.workspace },
+    });
+    expect(put.status).toBe(428);
+    expect((await app.api(`/sessions/${unconditional}`)).json()).not.toHaveProperty("rejected_creation");
+
+    // The id stays free: a corrected request creates the session, and the refusal is forgotten.
+    const retried = uuidv7();
+    const bad = await app.api(`/sessions/${retried}`, {
+      method: "PUT",
+      headers: { "if-none-match": "*" },
+      body: { kind: "new", workspace: "/no/such/dir" },
+    });
+    expect(bad.status).toBe(400);
+    const good = await app.api(`/sessions/${retried}`, {
+      method: "PUT",
+      headers: { "if-none-match": "*" },
+      body: { kind: "new", workspace: app.workspace },
+    });
+    expect(good.status).toBe(201);
+    expect((await app.api(`/sessions/${retried}`)).status).toBe(200);
+    await app.api(`/sessions/${retried}`, { method: "DELETE" });
+    expect((await app.api(`/sessions/${retried}`)).json()).not.toHaveProperty("rejected_creation");
   });
 
   it("answers 500 log_corrupt for a session whose stored log was tampered with, and serves the others", async () => {

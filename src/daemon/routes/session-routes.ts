@@ -17,6 +17,7 @@ import { getSession } from "../storage/sessions-table.js";
 import { parseStreamCursor, StreamCursorError } from "../stream/cursor.js";
 import { serveSessionStream } from "../stream/sse-stream.js";
 import { checkIdShape, checkNewId } from "./client-id.js";
+import { explainUnknown, rememberRefusal } from "./creation-rejection.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
 
@@ -80,10 +81,9 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
           if (getSession(services.db, id) !== null) {
             throw problem("precondition_failed", `session ${id} already exists`);
           }
-          const actor =
-            body.kind === "new"
-              ? await createNew(registry, services, id, body)
-              : await fork(registry, id, body);
+          const actor = await rememberRefusal(services.db, id, services.now(), () =>
+            body.kind === "new" ? createNew(registry, services, id, body) : fork(registry, id, body),
+          );
           return actor.snapshot();
         });
         return reply.code(201).header("location", `/sessions/${id}`).send(snapshot);
@@ -100,7 +100,11 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
           if (query.after_generation !== undefined || query.after_seq !== undefined) {
             throw problem("invalid_request", "replay parameters require Accept: text/event-stream");
           }
-          return answerWith(() => registry.withActor(id, (actor) => actor.snapshot(query.tail)));
+          return answerWith(() =>
+            explainUnknown(services.db, id, services.now(), () =>
+              registry.withActor(id, (actor) => actor.snapshot(query.tail)),
+            ),
+          );
         }
         let after: ReturnType<typeof parseStreamCursor>;
         try {
@@ -110,10 +114,12 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
           throw error;
         }
         const { actor, first } = await answerWith(() =>
-          registry.withActor(id, async (actor) => ({
-            actor,
-            first: await actor.openStream(after, query.tail),
-          })),
+          explainUnknown(services.db, id, services.now(), () =>
+            registry.withActor(id, async (actor) => ({
+              actor,
+              first: await actor.openStream(after, query.tail),
+            })),
+          ),
         );
         reply.hijack();
         serveSessionStream(reply.raw, { feed: actor.feed, first, ...services.streamOptions });

@@ -10,6 +10,7 @@ import type { LogEntry } from "../../log/entries.js";
 import { buildChain } from "../../log/entry-hash.js";
 import { SessionNotFoundError } from "../../log/errors.js";
 import { previewOf } from "../history/preview.js";
+import { forgetRejection } from "../storage/rejected-creations-table.js";
 import {
   getSession,
   insertSession,
@@ -162,6 +163,7 @@ export class SessionRegistry {
       model: source.model,
       systemPrompt: plan.systemPrompt,
       createdAt: now,
+      fork: { checkpointId: request.checkpointId, entryHash: plan.origin.entry_hash },
     };
     return this.#start(row, plan.entries);
   }
@@ -177,6 +179,7 @@ export class SessionRegistry {
       insertSession(db, row);
       store.appendInTransaction(row.id, buildChain(null, entries));
       setPreview(db, row.id, preview);
+      forgetRejection(db, row.id);
     }).immediate();
     return this.get(row.id);
   }
