@@ -63,7 +63,13 @@ export interface SessionSummary {
   preview: SessionPreview;
   input_order: number;
   usage: SessionUsage;
+  creation: SessionCreation;
 }
+
+/** How a session was created; a fork's checkpoint and entry hash are null when an older daemon made it. */
+export type SessionCreation =
+  | { kind: "new" }
+  | { kind: "fork"; source_session_id: string; checkpoint_id: string | null; entry_hash: string | null };
 
 export interface PendingInput {
   id: string;
@@ -104,6 +110,8 @@ export interface HistoryEntry {
   /** The id a fork may start from, or null. */
   checkpoint_id: string | null;
   tool: null | { name: string; tool_call_id: string; is_error?: boolean };
+  /** Thinking entries only: ms the model thought (null when unknown). */
+  thinking_duration_ms?: number | null;
 }
 
 /** `GET /sessions/{id}/history` and a snapshot's `history`. */

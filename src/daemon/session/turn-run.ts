@@ -91,7 +91,11 @@ export class TurnRun {
     } catch (error) {
       return this.#failed(state.turn_count, "provider_unconfigured", errorText(error));
     }
-    const worker = new Worker(bound.client, { observer: this.#observer(bound) });
+    // A monotonic clock: thinking durations must not jump with the wall clock.
+    const worker = new Worker(bound.client, {
+      observer: this.#observer(bound),
+      clock: () => performance.now(),
+    });
     worker.setSystemPrompt(state.system_prompt);
     worker.setRequestConfig(state.config);
     worker.setHistory(state.history);

@@ -54,6 +54,7 @@ export interface HistoryEntry {
   checkpoint_id: string | null;
   content: Array<{ kind: string; text?: string; field?: string; value?: unknown }>;
   tool: { name: string; tool_call_id: string } | null;
+  thinking_duration_ms?: number | null;
 }
 
 /** An input receipt (spec §4). */
