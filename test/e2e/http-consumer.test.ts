@@ -267,7 +267,8 @@ describe("a plain HTTP consumer", () => {
     const streamed = first!.find(
       (event) => event.type === "message" && (event.data.entry as { kind: string }).kind === "thinking",
     );
-    expect((streamed?.data.entry as { thinking_duration_ms?: number }).thinking_duration_ms).toBe(thought);
+    const streamedEntry = streamed?.data.entry as { thinking_duration_ms?: number } | undefined;
+    expect(streamedEntry?.thinking_duration_ms).toBe(thought);
     const snapshot = (await app.api(`/sessions/${sessionId}?tail=0`)).json<{ usage: unknown }>();
     expect(snapshot.usage).toEqual({
       prompt_tokens: 12,

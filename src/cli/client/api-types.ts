@@ -229,3 +229,36 @@ export interface StreamBatch {
   /** The frame's events exactly as received (reset included), for `--json` output. */
   raw: unknown[];
 }
+
+/** Which sessions `GET /sessions` lists: all (the default), the top-level ones, or one session's forks. */
+export interface SessionListQuery {
+  scope?: "all" | "top";
+  /** List the forks of this session (not together with `scope`). */
+  parent_id?: string;
+}
+
+/** The `data` of each event of the session list's stream. */
+export interface SessionListEventData {
+  created: { session: SessionSummary };
+  /** Activity, preview, usage or input order changed: the summary as it is now. */
+  updated: { session: SessionSummary };
+  status: { id: string; parent_id: string | null; status: SessionStatus };
+  deleted: { id: string; parent_id: string | null };
+}
+
+export type SessionListEventType = keyof SessionListEventData;
+
+/** One published event of the session list. */
+export type SessionListEvent = {
+  [K in SessionListEventType]: { type: K; sequence: number; data: SessionListEventData[K] };
+}[SessionListEventType];
+
+/** One frame of the session list's stream, with its reset (if any) split off the events. */
+export interface SessionListBatch {
+  generation: string;
+  cursor: number;
+  events: SessionListEvent[];
+  /** Present when the batch starts with a reset: replace the list with `snapshot.items`. */
+  reset: null | { reason: ResetReason; snapshot: { items: SessionSummary[] } };
+  raw: unknown[];
+}

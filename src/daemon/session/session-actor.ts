@@ -93,12 +93,26 @@ export const restartNoteText =
 
 export type StopReason = "unload" | "restart" | "shutdown" | "deleted" | "crashed";
 
+/** What an actor tells its supervisor besides what its methods return. */
+export interface ActorSupervisor {
+  /** The actor failed unexpectedly and stopped; the supervisor may replace it. */
+  crashed(actor: SessionActor, error: unknown): void;
+  /** The session's summary changed: activity, preview, usage or input order. */
+  summaryChanged(actor: SessionActor): void;
+  /** The session's status changed. */
+  statusChanged(actor: SessionActor, status: SessionStatus): void;
+  /** The session was deleted (its rows and log are gone). */
+  deleted(actor: SessionActor): void;
+}
+
 export class SessionActor {
   readonly sessionId: string;
+  /** The session this one was forked from (null: not a fork). */
+  readonly parentId: string | null;
   readonly feed: SessionFeed;
   readonly #services: SessionServices;
   readonly #mailbox = new Mailbox();
-  readonly #onCrash: (actor: SessionActor, error: unknown) => void;
+  readonly #supervisor: ActorSupervisor;
   #state: RestoredState;
   readonly #head: LogHeadRef;
   #headPosition: number;
@@ -115,11 +129,12 @@ export class SessionActor {
     services: SessionServices,
     row: SessionRow,
     entries: readonly PositionedEntry[],
-    onCrash: (actor: SessionActor, error: unknown) => void,
+    supervisor: ActorSupervisor,
   ) {
     this.sessionId = row.id;
+    this.parentId = row.parentId;
     this.#services = services;
-    this.#onCrash = onCrash;
+    this.#supervisor = supervisor;
     this.feed = new SessionFeed(services.feedOptions);
     this.#state = collectState(entries);
     const last = entries[entries.length - 1];
@@ -137,12 +152,12 @@ export class SessionActor {
   static async load(
     services: SessionServices,
     sessionId: string,
-    onCrash: (actor: SessionActor, error: unknown) => void,
+    supervisor: ActorSupervisor,
   ): Promise<SessionActor> {
     const row = getSession(services.db, sessionId);
     if (row === null) throw new ActorStoppedError(sessionId);
     const entries = await services.store.readAll(sessionId);
-    return new SessionActor(services, repairPreview(services, row, entries), entries, onCrash);
+    return new SessionActor(services, repairPreview(services, row, entries), entries, supervisor);
   }
 
   get status(): SessionStatus {
@@ -214,6 +229,7 @@ export class SessionActor {
       });
       if (admission.created) {
         publishEvent(this.feed, "input", { input: admission.receipt });
+        this.#supervisor.summaryChanged(this);
         queueMicrotask(() => this.#kick());
       }
       return admission.receipt;
@@ -264,6 +280,7 @@ export class SessionActor {
       if (this.busy) throw new SessionBusyError(this.sessionId);
       this.#stop("deleted");
       deleteSessionRows(this.#services.db, this.sessionId);
+      this.#supervisor.deleted(this);
     });
   }
 
@@ -439,6 +456,7 @@ export class SessionActor {
       touchActivity(db, this.sessionId, this.#services.now());
     });
     this.#applyCommitted(entries, chain.at(-1)?.hash, preview);
+    this.#supervisor.summaryChanged(this);
   }
 
   /** After a commit: advance the head, replay into memory, publish each new history entry. */
@@ -492,6 +510,7 @@ export class SessionActor {
 
   #setStatus(status: SessionStatus): void {
     this.#status = status;
+    this.#supervisor.statusChanged(this, status);
     publishEvent(this.feed, "status", {
       phase: status.phase,
       run_id: status.run_id,
@@ -540,7 +559,7 @@ export class SessionActor {
       this.#turn = null;
     }
     this.#stop("crashed");
-    this.#onCrash(this, error);
+    this.#supervisor.crashed(this, error);
   }
 }
 

@@ -16,12 +16,15 @@ import {
   insertSession,
   listSessions,
   type NewSession,
+  type SessionListFilter,
   type SessionRow,
   setPreview,
 } from "../storage/sessions-table.js";
 import { runningTurnOf, runningTurns } from "../storage/turns-table.js";
+import type { StreamCursor } from "../stream/session-event.js";
 import { type ForkPlan, planFork } from "./fork-plan.js";
-import { ActorStoppedError, SessionActor } from "./session-actor.js";
+import { ActorStoppedError, type ActorSupervisor, SessionActor } from "./session-actor.js";
+import { type OpenedListStream, SessionListHub } from "./session-list-hub.js";
 import type { SessionServices } from "./session-services.js";
 import { idleStatus, type SessionSummary, sessionSummary } from "./session-snapshot.js";
 
@@ -56,6 +59,8 @@ const crashRestartWindowMs = 5_000;
 
 export class SessionRegistry {
   readonly #services: SessionServices;
+  readonly #listHub: SessionListHub;
+  readonly #supervisor: ActorSupervisor;
   readonly #actors = new Map<string, SessionActor>();
   readonly #loading = new Map<string, Promise<SessionActor>>();
   #unloadTimer: NodeJS.Timeout | null = null;
@@ -63,6 +68,23 @@ export class SessionRegistry {
 
   constructor(services: SessionServices) {
     this.#services = services;
+    this.#listHub = new SessionListHub(
+      {
+        list: (filter) => this.list(filter),
+        summary: (sessionId) => {
+          const row = getSession(services.db, sessionId);
+          return row === null ? null : this.summary(row);
+        },
+      },
+      services.feedOptions === undefined ? {} : { feed: services.feedOptions },
+    );
+    const rowOf = (actor: SessionActor) => ({ id: actor.sessionId, parentId: actor.parentId });
+    this.#supervisor = {
+      crashed: (actor, error) => this.#onCrash(actor, error),
+      summaryChanged: (actor) => this.#listHub.changed(actor.sessionId),
+      statusChanged: (actor, status) => this.#listHub.statusChanged(rowOf(actor), status),
+      deleted: (actor) => this.#listHub.deleted(rowOf(actor)),
+    };
   }
 
   /** The loaded actor of a session, loading it from storage first if needed. */
@@ -72,7 +94,7 @@ export class SessionRegistry {
     const pending = this.#loading.get(sessionId);
     if (pending !== undefined) return pending;
     if (getSession(this.#services.db, sessionId) === null) throw new SessionUnknownError(sessionId);
-    const load = SessionActor.load(this.#services, sessionId, (actor, error) => this.#onCrash(actor, error))
+    const load = SessionActor.load(this.#services, sessionId, this.#supervisor)
       .then(async (actor) => {
         this.#actors.set(sessionId, actor);
         await this.#resume(actor);
@@ -114,9 +136,14 @@ export class SessionRegistry {
     return this.#services.store.readAll(sessionId);
   }
 
-  /** Every session's summary, newest activity first; cursor null for sessions not loaded. */
-  list(): SessionSummary[] {
-    return listSessions(this.#services.db).map((row) => this.summary(row));
+  /** The summaries of the sessions `filter` selects (default: all), newest activity first; cursor null for sessions not loaded. */
+  list(filter: SessionListFilter = { kind: "all" }): SessionSummary[] {
+    return listSessions(this.#services.db, filter).map((row) => this.summary(row));
+  }
+
+  /** Open a stream of the session list (`GET /sessions` as SSE); see SessionListHub. */
+  openList(filter: SessionListFilter, after: StreamCursor | null): OpenedListStream {
+    return this.#listHub.open(filter, after);
   }
 
   /** The summary of one session row with its live status when loaded. */
@@ -181,6 +208,7 @@ export class SessionRegistry {
       setPreview(db, row.id, preview);
       forgetRejection(db, row.id);
     }).immediate();
+    this.#listHub.created(row.id);
     return this.get(row.id);
   }
 
@@ -263,6 +291,7 @@ export class SessionRegistry {
   /** Wait up to `timeoutMs` for running turns to end; then stop every actor. */
   async drain(timeoutMs: number): Promise<void> {
     if (this.#unloadTimer !== null) clearInterval(this.#unloadTimer);
+    this.#listHub.close();
     const running = [...this.#actors.values()].map((actor) => actor.turnEnded());
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((done) => {
@@ -277,6 +306,9 @@ export class SessionRegistry {
   #onCrash(actor: SessionActor, _error: unknown): void {
     const id = actor.sessionId;
     if (this.#actors.get(id) === actor) this.#actors.delete(id);
+    // A turn the crash cut short ended with it; the next actor starts idle.
+    if (actor.status.phase !== "idle")
+      this.#listHub.statusChanged({ id, parentId: actor.parentId }, idleStatus);
     // Restart at once, so queued inputs keep flowing; but a session that keeps crashing is
     // restarted eagerly at most once per window (the next request still loads it), so a bug
     // that fails every turn cannot spin the daemon.

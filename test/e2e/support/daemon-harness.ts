@@ -387,6 +387,13 @@ export class DaemonHarness {
     return SseConnection.open(this.port, `/sessions/${sessionId}${suffix}`, headers);
   }
 
+  /** Open the session list's stream (`GET /sessions` as SSE) with `query`, optionally resuming. */
+  openListStream(query = "", options: { lastEventId?: string } = {}): Promise<SseConnection> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.token}` };
+    if (options.lastEventId !== undefined) headers["last-event-id"] = options.lastEventId;
+    return SseConnection.open(this.port, `/sessions${query === "" ? "" : `?${query}`}`, headers);
+  }
+
   /** The first batch of a fresh SSE attach (optionally resuming after a previous page). */
   streamPage(
     sessionId: string,
