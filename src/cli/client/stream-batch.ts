@@ -54,47 +54,30 @@ export class StreamFrameError extends Error {
 
 /** Decode the JSON text of one `data:` line of a session's stream. */
 export function decodeBatch(data: string): StreamBatch {
-  const frame = decodeFrame(data, knownTypes);
-  return {
-    generation: frame.generation,
-    cursor: frame.cursor,
-    events: frame.events as SessionEvent[],
-    reset:
-      frame.reset === null
-        ? null
-        : { reason: frame.reset.reason, snapshot: frame.reset.snapshot as SessionSnapshot },
-    raw: frame.raw,
-  };
+  return decodeFrame<SessionEvent, SessionSnapshot>(data, knownTypes);
 }
 
 /** Decode the JSON text of one `data:` line of the session list's stream. */
 export function decodeSessionListBatch(data: string): SessionListBatch {
-  const frame = decodeFrame(data, knownListTypes);
-  if (frame.reset !== null && !Array.isArray((frame.reset.snapshot as { items?: unknown }).items)) {
+  const batch = decodeFrame<SessionListEvent, { items: SessionSummary[] }>(data, knownListTypes);
+  if (batch.reset !== null && !Array.isArray(batch.reset.snapshot.items)) {
     throw new StreamFrameError("a list snapshot without items");
   }
-  return {
-    generation: frame.generation,
-    cursor: frame.cursor,
-    events: frame.events as SessionListEvent[],
-    reset:
-      frame.reset === null
-        ? null
-        : { reason: frame.reset.reason, snapshot: frame.reset.snapshot as { items: SessionSummary[] } },
-    raw: frame.raw,
-  };
+  return batch;
 }
 
-interface DecodedFrame {
+/** A decoded frame whose events are of type `E` and whose reset snapshot is an `S`. */
+interface DecodedFrame<E, S> {
   generation: string;
   cursor: number;
   /** Events of the known types, after the reset. */
-  events: unknown[];
-  reset: null | { reason: ResetReason; snapshot: object };
+  events: E[];
+  reset: null | { reason: ResetReason; snapshot: S };
   raw: unknown[];
 }
 
-function decodeFrame(data: string, known: ReadonlySet<string>): DecodedFrame {
+/** The frame's parts; events are kept when their type is `known`, and trusted to be `E` then. */
+function decodeFrame<E, S>(data: string, known: ReadonlySet<string>): DecodedFrame<E, S> {
   let value: unknown;
   try {
     value = JSON.parse(data);
@@ -107,8 +90,8 @@ function decodeFrame(data: string, known: ReadonlySet<string>): DecodedFrame {
   if (typeof frame.cursor !== "number") throw new StreamFrameError("no cursor");
   if (!Array.isArray(frame.events)) throw new StreamFrameError("no events");
   const raw = frame.events as unknown[];
-  let reset: DecodedFrame["reset"] = null;
-  const events: unknown[] = [];
+  let reset: DecodedFrame<E, S>["reset"] = null;
+  const events: E[] = [];
   for (const item of raw) {
     if (typeof item !== "object" || item === null) continue;
     const event = item as { type?: unknown; data?: unknown };
@@ -119,10 +102,10 @@ function decodeFrame(data: string, known: ReadonlySet<string>): DecodedFrame {
       if (typeof frame.snapshot !== "object" || frame.snapshot === null) {
         throw new StreamFrameError("a reset without a snapshot");
       }
-      reset = { reason: reason as ResetReason, snapshot: frame.snapshot };
+      reset = { reason: reason as ResetReason, snapshot: frame.snapshot as S };
       continue;
     }
-    if (typeof event.type === "string" && known.has(event.type)) events.push(item);
+    if (typeof event.type === "string" && known.has(event.type)) events.push(item as E);
   }
   return { generation: frame.generation, cursor: frame.cursor, events, reset, raw };
 }

@@ -69,13 +69,7 @@ export class SessionRegistry {
   constructor(services: SessionServices) {
     this.#services = services;
     this.#listHub = new SessionListHub(
-      {
-        list: (filter) => this.list(filter),
-        summary: (sessionId) => {
-          const row = getSession(services.db, sessionId);
-          return row === null ? null : this.summary(row);
-        },
-      },
+      { list: (filter) => this.list(filter), summary: (sessionId) => this.summaryOf(sessionId) },
       services.feedOptions === undefined ? {} : { feed: services.feedOptions },
     );
     const rowOf = (actor: SessionActor) => ({ id: actor.sessionId, parentId: actor.parentId });
@@ -139,6 +133,12 @@ export class SessionRegistry {
   /** The summaries of the sessions `filter` selects (default: all), newest activity first; cursor null for sessions not loaded. */
   list(filter: SessionListFilter = { kind: "all" }): SessionSummary[] {
     return listSessions(this.#services.db, filter).map((row) => this.summary(row));
+  }
+
+  /** The summary of one session, or null when there is no such session. */
+  summaryOf(sessionId: string): SessionSummary | null {
+    const row = getSession(this.#services.db, sessionId);
+    return row === null ? null : this.summary(row);
   }
 
   /** Open a stream of the session list (`GET /sessions` as SSE); see SessionListHub. */

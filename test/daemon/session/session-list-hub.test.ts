@@ -1,12 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { v7 as uuidv7 } from "uuid";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionListHub } from "../../../src/daemon/session/session-list-hub.js";
 import { SessionRegistry } from "../../../src/daemon/session/session-registry.js";
-import { getSession } from "../../../src/daemon/storage/sessions-table.js";
 import type { StreamCursor } from "../../../src/daemon/stream/session-event.js";
 import type { SessionFeed } from "../../../src/daemon/stream/session-feed.js";
-import { type TestServices, testServices } from "./session-services.js";
+import { createTestSession, type TestServices, testServices } from "./session-services.js";
 
 describe("SessionListHub", () => {
   let env: TestServices | null = null;
@@ -20,30 +18,12 @@ describe("SessionListHub", () => {
   function setup(graceMs = 60_000) {
     env = testServices(() => null);
     const registry = new SessionRegistry(env.services);
-    const db = env.services.db;
     const hub = new SessionListHub(
-      {
-        list: (filter) => registry.list(filter),
-        summary: (id) => {
-          const row = getSession(db, id);
-          return row === null ? null : registry.summary(row);
-        },
-      },
+      { list: (filter) => registry.list(filter), summary: (id) => registry.summaryOf(id) },
       { graceMs },
     );
     const workspace = env.workspace;
-    const create = async () => {
-      const id = uuidv7();
-      await registry.create({
-        id,
-        workspace,
-        name: null,
-        providerProfile: null,
-        model: null,
-        systemPrompt: null,
-      });
-      return id;
-    };
+    const create = () => createTestSession(registry, workspace);
     return { hub, create };
   }
 

@@ -8,7 +8,7 @@ import { hashEntry } from "../../../src/log/entry-hash.js";
 import { textBlockStart, textBlockStop, textDelta } from "../../../src/model/events.js";
 import { assistantMessage, userMessage } from "../../../src/model/items.js";
 import { MockLlmClient, mockHang } from "../../support/mock-llm-client.js";
-import { type TestServices, testServices } from "./session-services.js";
+import { createTestSession, type TestServices, testServices } from "./session-services.js";
 
 describe("SessionRegistry", () => {
   let env: TestServices | null = null;
@@ -23,18 +23,7 @@ describe("SessionRegistry", () => {
     return { registry: new SessionRegistry(env.services), workspace: env.workspace };
   }
 
-  async function create(registry: SessionRegistry, workspace: string): Promise<string> {
-    const id = uuidv7();
-    await registry.create({
-      id,
-      workspace,
-      name: null,
-      providerProfile: null,
-      model: null,
-      systemPrompt: null,
-    });
-    return id;
-  }
+  const create = createTestSession;
 
   it("retries work once on a fresh actor when the actor stops underneath it", async () => {
     const { registry, workspace } = registryWith("hi");
