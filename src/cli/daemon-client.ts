@@ -27,6 +27,7 @@ import type {
   InterruptAnswer,
   NewSessionBody,
   ServerInfo,
+  SessionListQuery,
   SessionSnapshot,
   SessionSummary,
   ShutdownAnswer,
@@ -34,7 +35,15 @@ import type {
 } from "./client/api-types.js";
 import { type DaemonEndpoint, readDaemonInfo, skeinHome } from "./client/discovery.js";
 import { type ExchangeAnswer, exchange, isConnectionRefused } from "./client/http-exchange.js";
-import { type FollowOptions, followSession, type StreamItem } from "./client/session-stream.js";
+import {
+  type FollowListOptions,
+  type FollowOptions,
+  followSession,
+  followSessionList,
+  listQuery,
+  type SessionListItem,
+  type StreamItem,
+} from "./client/session-stream.js";
 
 export * from "./client/api-errors.js";
 export type * from "./client/api-types.js";
@@ -46,7 +55,14 @@ export {
   type LiveDaemon,
   probeDaemon,
 } from "./client/ensure-daemon.js";
-export type { FollowOptions, StreamItem } from "./client/session-stream.js";
+export type {
+  FollowItem,
+  FollowListOptions,
+  FollowOptions,
+  FollowStreamOptions,
+  SessionListItem,
+  StreamItem,
+} from "./client/session-stream.js";
 export { uuidV7 } from "./client/uuid-v7.js";
 
 export interface DaemonClientOptions {
@@ -127,9 +143,11 @@ export class DaemonClient {
     });
   }
 
-  /** `GET /sessions`: every session, newest activity first. */
-  async listSessions(): Promise<SessionSummary[]> {
-    const answer = await this.#call<{ items: SessionSummary[] }>("GET", "/sessions");
+  /** `GET /sessions`: every session (or those `query` selects), newest activity first. */
+  async listSessions(query: SessionListQuery = {}): Promise<SessionSummary[]> {
+    const params = listQuery(query);
+    const path = params.size > 0 ? `/sessions?${params.toString()}` : "/sessions";
+    const answer = await this.#call<{ items: SessionSummary[] }>("GET", path);
     if (!Array.isArray(answer.items)) throw new DaemonProtocolError("GET", "/sessions", "no items array");
     return answer.items;
   }
@@ -207,6 +225,14 @@ export class DaemonClient {
   /** Follow the session's event stream, resuming across reconnects (see session-stream.ts). */
   follow(sessionId: string, options: FollowOptions = {}): AsyncGenerator<StreamItem, void, undefined> {
     return followSession(this, sessionId, options);
+  }
+
+  /**
+   * Follow the session list (`GET /sessions` as a stream): a reset with the list, then created,
+   * updated, status and deleted events, resuming across reconnects (see session-stream.ts).
+   */
+  followSessionList(options: FollowListOptions = {}): AsyncGenerator<SessionListItem, void, undefined> {
+    return followSessionList(this, options);
   }
 
   /** Close idle keep-alive connections (call when done, so the process can exit at once). */

@@ -7,10 +7,15 @@
 import type { Item } from "../model/items.js";
 import type { RequestConfig } from "../model/request-config.js";
 
-/** Where a forked session branched from: the source session and the hash of the last entry it kept. */
+/**
+ * Where a forked session branched from: the source session and the hash of the last entry it
+ * kept. `position` (that entry's position in the source) is present when the fork copied the
+ * source's entries: then the fork's positions 1..position are those entries, re-chained.
+ */
 export interface SessionOrigin {
   session_id: string;
   entry_hash: string;
+  position?: number;
 }
 
 /** How a run ended (audit only; replay uses `interrupted`). */

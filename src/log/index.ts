@@ -5,6 +5,7 @@ export type * from "./entries.js";
 export * from "./entry-hash.js";
 export * from "./errors.js";
 export type { FileLockOptions } from "./file-lock.js";
+export * from "./fork-entries.js";
 export * from "./fs-store.js";
 export * from "./pg-store.js";
 export * from "./prepared-append.js";

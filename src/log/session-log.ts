@@ -15,6 +15,7 @@ import { collectState } from "./collect-state.js";
 import type { EntryContext, HashedEntry, LogEntry, Outcome, SessionOrigin } from "./entries.js";
 import { buildChain, hashEntry } from "./entry-hash.js";
 import { UnknownEntryError } from "./errors.js";
+import { copiedForkEntries } from "./fork-entries.js";
 import type { LogHead, Store } from "./store.js";
 
 /** What a new session (or a fork) starts from. */
@@ -165,14 +166,33 @@ export async function fork(store: Store, state: SessionStartState): Promise<Crea
 }
 
 /**
- * A new session that starts where `sourceId` was right after the entry `entryHash`: its
- * session_start holds the replayed state of the source up to and including that entry and
- * points back at it. An entry the source does not have is an `UnknownEntryError`.
+ * How `forkAt` writes the fork: `snapshot`, one session_start holding the replayed state of the
+ * source; `copy`, the source's entries through the fork point re-chained as the fork's own (so it
+ * keeps the source's positions, entry contexts and continuations; the daemon forks this way).
  */
-export async function forkAt(store: Store, sourceId: string, entryHash: string): Promise<CreatedSession> {
+export type ForkMode = "snapshot" | "copy";
+
+/**
+ * A new session that starts where `sourceId` was right after the entry `entryHash`, pointing
+ * back at it (`forked_from`): by default its session_start holds the replayed state of the
+ * source up to and including that entry; with `mode: "copy"` it holds those entries themselves
+ * (see copiedForkEntries). An entry the source does not have is an `UnknownEntryError`.
+ */
+export async function forkAt(
+  store: Store,
+  sourceId: string,
+  entryHash: string,
+  options: { mode?: ForkMode } = {},
+): Promise<CreatedSession> {
   const entries = await store.readAll(sourceId);
   const cut = entries.findIndex((entry) => entry.hash === entryHash);
   if (cut < 0) throw new UnknownEntryError(sourceId, entryHash);
+  if (options.mode === "copy") {
+    const chain = buildChain(null, copiedForkEntries(sourceId, entries, { position: cut }));
+    const sessionId = uuidv7();
+    await store.append(sessionId, chain);
+    return { sessionId, headHash: chain[chain.length - 1]!.hash };
+  }
   const state = collectState(entries.slice(0, cut + 1));
   return startSession(store, uuidv7(), state, { session_id: sourceId, entry_hash: entryHash });
 }

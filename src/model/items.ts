@@ -50,6 +50,11 @@ export interface ReasoningItem {
   /** Anthropic `redacted_thinking`: the opaque data is in encrypted_content, text is empty. */
   redacted?: boolean;
   id?: string;
+  /**
+   * How long the model spent on it, in ms: from its first streamed delta to the end of its block
+   * (set by a Worker given a clock; never sent to a provider).
+   */
+  duration_ms?: number;
 }
 
 export type Item = MessageItem | ToolCallItem | ToolResultItem | ReasoningItem;

@@ -10,13 +10,24 @@
  *   a stop reason) or when the stream ends are closed and collected, tool calls included;
  * - an input_json delta without a tool start has no id or name and is dropped;
  * - `block_abort` drops the block.
+ * With a clock, a thinking block is timed from its first delta until its block ends or any other
+ * block starts or streams (models think first; some providers never close a thinking block).
  */
 import type { BlockDelta, BlockStart, ReasoningData, StreamEvent } from "../model/events.js";
 import type { ReasoningItem, ToolCallItem } from "../model/items.js";
 
+/** A thinking block; `startedAt`/`endedAt` are clock readings (null: not timed, or not yet). */
+interface ThinkingBlock {
+  type: "thinking";
+  order: number;
+  text: string;
+  startedAt: number | null;
+  endedAt: number | null;
+}
+
 type OpenBlock =
   | { type: "text"; order: number; text: string }
-  | { type: "thinking"; order: number; text: string }
+  | ThinkingBlock
   | {
       type: "tool_use";
       order: number;
@@ -46,11 +57,17 @@ export class ResponseCollector {
   private readonly open = new Map<number, OpenBlock>();
   private readonly closed: ClosedBlock[] = [];
   private nextOrder = 0;
+  /** Thinking blocks timed since their first delta whose end is not seen yet. */
+  private thinking: ThinkingBlock[] = [];
+
+  /** `clock` (ms) times thinking blocks; without one, reasoning items carry no duration. */
+  constructor(private readonly clock: (() => number) | null = null) {}
 
   /** Feeds one stream event; events that carry no content (usage, ping, ...) are ignored. */
   accept(event: StreamEvent): void {
     switch (event.type) {
       case "block_start":
+        this.endThinking(null);
         this.closeIndex(event.index);
         this.open.set(event.index, this.startBlock(event.block));
         return;
@@ -99,7 +116,7 @@ export class ResponseCollector {
       case "text":
         return { type: "text", order, text: "" };
       case "thinking":
-        return { type: "thinking", order, text: "" };
+        return thinkingBlock(order);
       case "tool_use": {
         const block: OpenBlock = { type: "tool_use", order, id: start.id, name: start.name, json: "" };
         if (start.item_id !== undefined) block.item_id = start.item_id;
@@ -123,6 +140,11 @@ export class ResponseCollector {
       block = this.implicitBlock(delta);
       this.open.set(index, block);
     }
+    this.endThinking(block.type === "thinking" ? block : null);
+    if (block.type === "thinking" && block.startedAt === null && this.clock !== null) {
+      block.startedAt = this.clock();
+      this.thinking.push(block);
+    }
     switch (delta.type) {
       case "text":
       case "thinking":
@@ -144,7 +166,7 @@ export class ResponseCollector {
       case "text":
         return { type: "text", order, text: "" };
       case "thinking":
-        return { type: "thinking", order, text: "" };
+        return thinkingBlock(order);
       case "input_json":
         return { type: "orphan_input", order };
       default: {
@@ -175,7 +197,8 @@ export class ResponseCollector {
         if (block.text !== "") this.closed.push({ type: "text", order: block.order, text: block.text });
         return;
       case "thinking": {
-        const item = reasoningItem(block.text, data);
+        this.endThinkingOf(block);
+        const item = reasoningItem(block.text, data, durationOf(block));
         if (item !== undefined) this.closed.push({ type: "reasoning", order: block.order, item });
         return;
       }
@@ -191,10 +214,37 @@ export class ResponseCollector {
     }
   }
 
+  /** Ends the timing of every thinking block in progress but `continuing` (the block a thinking delta extends). */
+  private endThinking(continuing: ThinkingBlock | null): void {
+    if (this.clock === null || this.thinking.length === 0) return;
+    if (this.thinking.length === 1 && this.thinking[0] === continuing) return;
+    const now = this.clock();
+    for (const block of this.thinking) if (block !== continuing) block.endedAt = now;
+    this.thinking = continuing !== null && this.thinking.includes(continuing) ? [continuing] : [];
+  }
+
+  /** Ends the timing of one thinking block (it closed). */
+  private endThinkingOf(block: ThinkingBlock): void {
+    const at = this.thinking.indexOf(block);
+    if (this.clock === null || at < 0) return;
+    block.endedAt = this.clock();
+    this.thinking.splice(at, 1);
+  }
+
   private closeAll(): void {
     const indices = [...this.open.entries()].sort((a, b) => a[1].order - b[1].order).map(([index]) => index);
     for (const index of indices) this.closeIndex(index);
   }
+}
+
+function thinkingBlock(order: number): ThinkingBlock {
+  return { type: "thinking", order, text: "", startedAt: null, endedAt: null };
+}
+
+/** Whole milliseconds from a thinking block's first delta to its end, or undefined when it was not timed. */
+function durationOf(block: ThinkingBlock): number | undefined {
+  if (block.startedAt === null || block.endedAt === null) return undefined;
+  return Math.max(0, Math.round(block.endedAt - block.startedAt));
 }
 
 function deltaFits(block: OpenBlock, delta: BlockDelta): boolean {
@@ -216,7 +266,11 @@ function deltaFits(block: OpenBlock, delta: BlockDelta): boolean {
  * The reasoning item for a closed thinking block: the stop's data wins, the streamed text is the
  * fallback. An empty block with nothing to send back is dropped.
  */
-function reasoningItem(streamedText: string, data: ReasoningData | undefined): ReasoningItem | undefined {
+function reasoningItem(
+  streamedText: string,
+  data: ReasoningData | undefined,
+  durationMs?: number,
+): ReasoningItem | undefined {
   const text = data?.text !== undefined && data.text !== "" ? data.text : streamedText;
   const item: ReasoningItem = { type: "reasoning", text };
   if (data?.summary !== undefined && data.summary.length > 0) item.summary = [...data.summary];
@@ -224,6 +278,7 @@ function reasoningItem(streamedText: string, data: ReasoningData | undefined): R
   if (data?.encrypted_content !== undefined) item.encrypted_content = data.encrypted_content;
   if (data?.redacted === true) item.redacted = true;
   if (data?.id !== undefined) item.id = data.id;
+  if (durationMs !== undefined) item.duration_ms = durationMs;
   const worthKeeping =
     text !== "" ||
     item.summary !== undefined ||

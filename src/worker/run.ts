@@ -261,7 +261,7 @@ export class WorkerRun implements ToolBatchRun {
   /** Streams one response to its end; throws (committing nothing) on an error, an error event or a cancel. */
   private async streamResponse(request: LlmRequest): Promise<{ response: CollectedResponse; usage: Usage }> {
     this.throwIfCancelled();
-    const collector = new ResponseCollector();
+    const collector = new ResponseCollector(this.core.clock);
     let usage: Usage = {};
     let iterator: AsyncIterator<StreamEvent> | undefined;
     let ended = false;

@@ -30,10 +30,18 @@ export class WorkerCore {
   lockGeneration = 0;
   lockedPrefixLen = 0;
   activeRun: WorkerRun | null = null;
+  /** Times reasoning (ms, e.g. `performance.now`); null: reasoning items get no `duration_ms`. */
+  readonly clock: (() => number) | null;
 
-  constructor(client: LlmClient, interceptor: Interceptor, observer: WorkerObserver) {
+  constructor(
+    client: LlmClient,
+    interceptor: Interceptor,
+    observer: WorkerObserver,
+    clock: (() => number) | null = null,
+  ) {
     this.client = client;
     this.interceptor = interceptor;
     this.observer = observer;
+    this.clock = clock;
   }
 }

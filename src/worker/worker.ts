@@ -19,13 +19,23 @@ import { WorkerCore } from "./worker-core.js";
 export interface WorkerOptions {
   interceptor?: Interceptor;
   observer?: WorkerObserver;
+  /**
+   * A clock in milliseconds (e.g. `() => performance.now()`): with one, every reasoning item the
+   * model streams records how long it took (`duration_ms`, first delta to end of its block).
+   */
+  clock?: () => number;
 }
 
 export class Worker {
   readonly #core: WorkerCore;
 
   constructor(client: LlmClient, options: WorkerOptions = {}) {
-    this.#core = new WorkerCore(client, options.interceptor ?? {}, options.observer ?? {});
+    this.#core = new WorkerCore(
+      client,
+      options.interceptor ?? {},
+      options.observer ?? {},
+      options.clock ?? null,
+    );
   }
 
   get client(): LlmClient {

@@ -21,6 +21,7 @@ function summary(id: string, name: string | null = null): SessionSummary {
     preview: { text: "", transcript_count: 0, truncated: false },
     input_order: 0,
     usage: { prompt_tokens: 0, completion_tokens: 0, cached_prompt_tokens: 0, total_tokens: 0 },
+    creation: { kind: "new" },
   };
 }
 

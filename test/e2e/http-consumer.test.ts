@@ -258,6 +258,17 @@ describe("a plain HTTP consumer", () => {
     const history = await app.history(sessionId);
     expect(history.items.map((entry) => entry.kind)).toEqual(["user", "thinking", "assistant"]);
     expect(entryText(history.items[1]!)).toBe("Let me think this through.");
+    // Seven deltas 10 ms apart, then the answer: the model thought for at least ~60 ms. History
+    // is read from the stored log, so the duration survives a restart.
+    const thought = history.items[1]!.thinking_duration_ms;
+    expect(thought).toBeGreaterThanOrEqual(50);
+    expect(thought).toBeLessThan(10_000);
+    expect(history.items[2]).not.toHaveProperty("thinking_duration_ms");
+    const streamed = first!.find(
+      (event) => event.type === "message" && (event.data.entry as { kind: string }).kind === "thinking",
+    );
+    const streamedEntry = streamed?.data.entry as { thinking_duration_ms?: number } | undefined;
+    expect(streamedEntry?.thinking_duration_ms).toBe(thought);
     const snapshot = (await app.api(`/sessions/${sessionId}?tail=0`)).json<{ usage: unknown }>();
     expect(snapshot.usage).toEqual({
       prompt_tokens: 12,

@@ -22,6 +22,8 @@ interface Summary {
   parent_id: string | null;
   activity_at: string;
   cursor: { generation: string; sequence: number } | null;
+  preview: { text: string; transcript_count: number; truncated: boolean };
+  creation: Record<string, unknown>;
 }
 
 describe("sessions", () => {
@@ -159,6 +161,70 @@ describe("sessions", () => {
     expect((await app.history(source)).items).toHaveLength(4);
   });
 
+  it("a fork reads like any session: the source's positions, ids, turns and continuations, a preview, paging", async () => {
+    const source = await app.createSession();
+    await app.turn(source, "first prompt");
+    const again = await app.api(`/sessions/${source}/inputs/${uuidv7()}`, {
+      method: "PUT",
+      body: { kind: "continue" },
+    });
+    expect(again.status).toBe(202);
+    await app.idle(source);
+    await app.turn(source, "second prompt");
+    const all = (await app.history(source)).items;
+    expect(all.map((entry) => entry.kind)).toEqual([
+      "user",
+      "assistant",
+      "continuation",
+      "assistant",
+      "user",
+      "assistant",
+    ]);
+    const checkpoint = all[3]!;
+
+    const { id, response } = await fork(source, checkpoint.checkpoint_id!);
+    expect(response.status).toBe(201);
+    const created = response.json<{ preview: { text: string; transcript_count: number } }>();
+    expect(created.preview).toEqual({ text: "first prompt", transcript_count: 3, truncated: false });
+    expect((await summary(id)).preview).toEqual(created.preview);
+
+    // Every copied entry keeps its position, id, turn and input; the continuation is there.
+    const copied = (await app.history(id)).items;
+    const strip = (entry: HistoryEntry) => ({
+      id: entry.id,
+      position: entry.position,
+      kind: entry.kind,
+      turn_id: entry.turn_id,
+      input_id: entry.input_id,
+      checkpoint_id: entry.checkpoint_id,
+      content: entry.content,
+    });
+    expect(copied.map(strip)).toEqual(all.slice(0, 4).map(strip));
+    expect(copied[0]!.input_id).not.toBeNull();
+    expect(copied[2]!.id).toBe(`continue-${copied[2]!.input_id}`);
+
+    // Paging one position at a time visits each entry once, newest first.
+    const seen: string[] = [];
+    let page = await app.history(id, "limit=1");
+    for (;;) {
+      expect(page.items).toHaveLength(1);
+      seen.unshift(page.items[0]!.id);
+      if (page.older === null) break;
+      page = await app.history(id, `limit=1&next=${encodeURIComponent(page.older)}`);
+    }
+    expect(seen).toEqual(copied.map((entry) => entry.id));
+    const tail = (await app.api(`/sessions/${id}?tail=1`)).json<{ history: HistoryPage }>().history;
+    expect(tail.items.map((entry) => entry.id)).toEqual([copied[3]!.id]);
+
+    // A turn in the fork continues at the next position.
+    await app.turn(id, "third prompt");
+    const after = (await app.history(id)).items;
+    expect(after.slice(4).map((entry) => [entry.kind, entry.position])).toEqual([
+      ["user", copied[3]!.position + 1],
+      ["assistant", copied[3]!.position + 2],
+    ]);
+  });
+
   it("forks at a tool call: the call gets the result 'not executed after branch checkpoint'", async () => {
     provider.queue(
       toolCalls([{ name: "write_file", args: { path: "fork-source.txt", content: "from the source" } }]),
@@ -200,6 +266,100 @@ describe("sessions", () => {
     expect(response.json().code).toBe("invalid_request");
     expect((await app.api(`/sessions/${id}`)).status).toBe(404);
     expect((await list()).map((item) => item.id)).not.toContain(id);
+  });
+
+  it("says in every snapshot and summary how the session was created", async () => {
+    const source = await app.createSession();
+    await app.turn(source, "only prompt");
+    const snapshot = (await app.api(`/sessions/${source}`)).json();
+    expect(snapshot.creation).toEqual({ kind: "new" });
+    const checkpoint = (await app.history(source)).items[1]!.checkpoint_id!;
+    const { id, response } = await fork(source, checkpoint);
+    const creation = {
+      kind: "fork",
+      source_session_id: source,
+      checkpoint_id: checkpoint,
+      entry_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    };
+    expect(response.json().creation).toEqual(creation);
+    expect((await app.api(`/sessions/${id}`)).json().creation).toEqual(creation);
+    expect((await list()).find((item) => item.id === id)).toMatchObject({ creation });
+  });
+
+  it("remembers a refused creation: a later GET of the id answers 404 with the decision, until it is created", async () => {
+    const source = await app.createSession();
+    await app.turn(source, "only prompt");
+    const refusals = [
+      {
+        body: { kind: "new", workspace: "/no/such/dir" },
+        status: 400,
+        code: "invalid_request",
+        says: "/no/such/dir",
+      },
+      {
+        body: { kind: "fork", source_session_id: source, checkpoint_id: "99" },
+        status: 400,
+        code: "invalid_request",
+        says: "checkpoint_id",
+      },
+      {
+        body: { kind: "fork", source_session_id: uuidv7(), checkpoint_id: "1" },
+        status: 404,
+        code: "resource_not_found",
+        says: "not found",
+      },
+    ];
+    for (const refusal of refusals) {
+      const id = uuidv7();
+      const put = await app.api(`/sessions/${id}`, {
+        method: "PUT",
+        headers: { "if-none-match": "*" },
+        body: refusal.body,
+      });
+      expect(put.status).toBe(refusal.status);
+      const get = await app.api(`/sessions/${id}`);
+      expect(get.status).toBe(404);
+      const answer = get.json<{ code: string; detail: string; rejected_creation: Record<string, unknown> }>();
+      expect(answer.code).toBe("resource_not_found");
+      expect(answer.detail).toContain(put.json<{ detail: string }>().detail);
+      expect(answer.rejected_creation).toEqual({
+        status: refusal.status,
+        code: refusal.code,
+        detail: put.json<{ detail: string }>().detail,
+        rejected_at: expect.stringMatching(/Z$/),
+      });
+      expect(answer.rejected_creation.detail).toContain(refusal.says);
+      const stream = await app.api(`/sessions/${id}`, { headers: { accept: "text/event-stream" } });
+      expect(stream.status).toBe(404);
+      expect(stream.json()).toEqual(answer);
+    }
+
+    // A refusal about the request, not the session, is not remembered.
+    const unconditional = uuidv7();
+    const put = await app.api(`/sessions/${unconditional}`, {
+      method: "PUT",
+      body: { kind: "new", workspace: app.workspace },
+    });
+    expect(put.status).toBe(428);
+    expect((await app.api(`/sessions/${unconditional}`)).json()).not.toHaveProperty("rejected_creation");
+
+    // The id stays free: a corrected request creates the session, and the refusal is forgotten.
+    const retried = uuidv7();
+    const bad = await app.api(`/sessions/${retried}`, {
+      method: "PUT",
+      headers: { "if-none-match": "*" },
+      body: { kind: "new", workspace: "/no/such/dir" },
+    });
+    expect(bad.status).toBe(400);
+    const good = await app.api(`/sessions/${retried}`, {
+      method: "PUT",
+      headers: { "if-none-match": "*" },
+      body: { kind: "new", workspace: app.workspace },
+    });
+    expect(good.status).toBe(201);
+    expect((await app.api(`/sessions/${retried}`)).status).toBe(200);
+    await app.api(`/sessions/${retried}`, { method: "DELETE" });
+    expect((await app.api(`/sessions/${retried}`)).json()).not.toHaveProperty("rejected_creation");
   });
 
   it("answers 500 log_corrupt for a session whose stored log was tampered with, and serves the others", async () => {

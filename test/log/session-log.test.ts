@@ -236,6 +236,53 @@ describe.each(backends)("session log on %s", (_name, open) => {
     expect((await store.readAll(head.sessionId)).map((e) => e.hash)).toEqual(all.map((e) => e.hash));
   });
 
+  it("forks in copy mode: the source's entries through the fork point, re-chained, the first pointing back", async () => {
+    const created = await createSession(store, helpful);
+    const head: LogHeadRef = { sessionId: created.sessionId, hash: created.headHash };
+    await runOnce(head, "one", "1");
+    await saveConfigChanged(store, head, { temperature: 0.2 });
+    await saveNote(store, head, "daemon_restart", userMessage("restarted"), {
+      turn_id: "t2",
+      input_id: "i2",
+    });
+    await runOnce(head, "two", "2");
+    const all = await store.readAll(head.sessionId);
+    for (let cut = 0; cut < all.length; cut++) {
+      const forked = await forkAt(store, head.sessionId, all[cut]!.hash, { mode: "copy" });
+      const entries = await store.readAll(forked.sessionId);
+      expect(entries.map((e) => e.position)).toEqual(all.slice(0, cut + 1).map((e) => e.position));
+      expect(entries[0]!.entry).toEqual({
+        ...all[0]!.entry,
+        forked_from: { session_id: head.sessionId, entry_hash: all[cut]!.hash, position: cut },
+      });
+      expect(entries.slice(1).map((e) => e.entry)).toEqual(all.slice(1, cut + 1).map((e) => e.entry));
+      // Its own chain: nothing of it is the source's.
+      expect(entries[0]!.prev_hash).toBeNull();
+      expect(entries.some((e) => all.some((source) => source.hash === e.hash))).toBe(false);
+      expect(forked.headHash).toBe(entries.at(-1)!.hash);
+      const { head_hash: _forkHead, ...state } = collectState(entries);
+      const { head_hash: _sourceHead, ...sourceState } = collectState(all.slice(0, cut + 1));
+      expect(state).toEqual(sourceState);
+    }
+    expect((await store.readAll(head.sessionId)).map((e) => e.hash)).toEqual(all.map((e) => e.hash));
+  });
+
+  it("points a copied fork of a fork at its own source only", async () => {
+    const created = await createSession(store, helpful);
+    const head: LogHeadRef = { sessionId: created.sessionId, hash: created.headHash };
+    await runOnce(head, "one", "1");
+    const source = await store.readAll(head.sessionId);
+    const first = await forkAt(store, head.sessionId, source[2]!.hash, { mode: "copy" });
+    const middle = await store.readAll(first.sessionId);
+    const second = await forkAt(store, first.sessionId, middle[1]!.hash, { mode: "copy" });
+    const start = (await store.readAll(second.sessionId))[0]!.entry;
+    expect(start.kind === "session_start" && start.forked_from).toEqual({
+      session_id: first.sessionId,
+      entry_hash: middle[1]!.hash,
+      position: 1,
+    });
+  });
+
   it("refuses to fork at a hash the source does not have", async () => {
     const created = await createSession(store, helpful);
     const sessionsBefore = await store.listSessions();

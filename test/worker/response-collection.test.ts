@@ -119,3 +119,80 @@ describe("the response collector", () => {
     expect(response.reasoning).toEqual([{ type: "reasoning", text: "", encrypted_content: "enc" }]);
   });
 });
+
+describe("timing thinking with a clock", () => {
+  /** Feed `steps` (events, or numbers that move the clock to that time) to a collector with a clock. */
+  function timed(steps: (Parameters<ResponseCollector["accept"]>[0] | number)[]) {
+    let now = 0;
+    const collector = new ResponseCollector(() => now);
+    for (const step of steps) {
+      if (typeof step === "number") now = step;
+      else collector.accept(step);
+    }
+    return collector.finish();
+  }
+
+  it("measures from the first thinking delta to the block's stop", () => {
+    const response = timed([
+      { type: "block_start", index: 0, block: { type: "thinking" } },
+      100,
+      thinkingDelta(0, "let me "),
+      250,
+      thinkingDelta(0, "think"),
+      1340,
+      { type: "block_stop", index: 0, block_type: "thinking", reasoning: { signature: "sig" } },
+      2000,
+      textDelta(1, "answer"),
+    ]);
+    expect(response.reasoning).toEqual([
+      { type: "reasoning", text: "let me think", signature: "sig", duration_ms: 1240 },
+    ]);
+  });
+
+  it("ends a thinking block that is never closed when another block starts or streams", () => {
+    const response = timed([
+      10,
+      thinkingDelta(0, "first"),
+      40.4,
+      textDelta(1, "then text"),
+      900,
+      thinkingDelta(2, "second"),
+      950,
+      toolUseStart(3, "c1", "read_file"),
+      5000,
+      statusEvent("completed"),
+    ]);
+    expect(response.reasoning.map((item) => item.duration_ms)).toEqual([30, 50]);
+  });
+
+  it("ends thinking still streaming when the response ends", () => {
+    const response = timed([5, thinkingDelta(0, "only thought"), 75, statusEvent("completed")]);
+    expect(response.reasoning[0]?.duration_ms).toBe(70);
+  });
+
+  it("gives no duration to reasoning that streamed nothing, nor to any without a clock", () => {
+    const lone = timed([
+      { type: "block_stop", index: 5, block_type: "thinking", reasoning: { encrypted_content: "enc" } },
+    ]);
+    expect(lone.reasoning).toEqual([{ type: "reasoning", text: "", encrypted_content: "enc" }]);
+    expect(collect([thinkingDelta(0, "untimed"), textDelta(1, "x")]).reasoning).toEqual([
+      { type: "reasoning", text: "untimed" },
+    ]);
+  });
+
+  it("reaches the history through the Worker's clock option", async () => {
+    let now = 0;
+    const client = new MockLlmClient([
+      thinkingDelta(0, "hmm"),
+      textDelta(1, "answer"),
+      statusEvent("completed"),
+    ]);
+    const worker = new Worker(client, { clock: () => (now += 25) });
+    await worker.lock().run("Question?");
+    expect(worker.history.find((item) => item.type === "reasoning")).toEqual({
+      type: "reasoning",
+      text: "hmm",
+      duration_ms: 25,
+    });
+  });
+});

@@ -63,7 +63,13 @@ export interface SessionSummary {
   preview: SessionPreview;
   input_order: number;
   usage: SessionUsage;
+  creation: SessionCreation;
 }
+
+/** How a session was created; a fork's checkpoint and entry hash are null when an older daemon made it. */
+export type SessionCreation =
+  | { kind: "new" }
+  | { kind: "fork"; source_session_id: string; checkpoint_id: string | null; entry_hash: string | null };
 
 export interface PendingInput {
   id: string;
@@ -130,6 +136,8 @@ export interface HistoryEntry {
   /** The id a fork may start from, or null. */
   checkpoint_id: string | null;
   tool: null | { name: string; tool_call_id: string; is_error?: boolean };
+  /** Thinking entries only: ms the model thought (null when unknown). */
+  thinking_duration_ms?: number | null;
 }
 
 /** `GET /sessions/{id}/history` and a snapshot's `history`. */
@@ -271,5 +279,38 @@ export interface StreamBatch {
   /** Present when the batch starts with a reset: rebuild the view from the snapshot. */
   reset: null | { reason: ResetReason; snapshot: SessionSnapshot };
   /** The frame's events exactly as received (reset included), for `--json` output. */
+  raw: unknown[];
+}
+
+/** Which sessions `GET /sessions` lists: all (the default), the top-level ones, or one session's forks. */
+export interface SessionListQuery {
+  scope?: "all" | "top";
+  /** List the forks of this session (not together with `scope`). */
+  parent_id?: string;
+}
+
+/** The `data` of each event of the session list's stream. */
+export interface SessionListEventData {
+  created: { session: SessionSummary };
+  /** Activity, preview, usage or input order changed: the summary as it is now. */
+  updated: { session: SessionSummary };
+  status: { id: string; parent_id: string | null; status: SessionStatus };
+  deleted: { id: string; parent_id: string | null };
+}
+
+export type SessionListEventType = keyof SessionListEventData;
+
+/** One published event of the session list. */
+export type SessionListEvent = {
+  [K in SessionListEventType]: { type: K; sequence: number; data: SessionListEventData[K] };
+}[SessionListEventType];
+
+/** One frame of the session list's stream, with its reset (if any) split off the events. */
+export interface SessionListBatch {
+  generation: string;
+  cursor: number;
+  events: SessionListEvent[];
+  /** Present when the batch starts with a reset: replace the list with `snapshot.items`. */
+  reset: null | { reason: ResetReason; snapshot: { items: SessionSummary[] } };
   raw: unknown[];
 }

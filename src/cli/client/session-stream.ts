@@ -1,5 +1,6 @@
 /**
- * Following a session's event stream across dropped connections and daemon restarts.
+ * Following an event stream of the daemon (a session's, or the session list's) across dropped
+ * connections and daemon restarts.
  *
  * Boundary rule: this file owns reconnection and the resume cursor, nothing about rendering.
  * After every batch it remembers `{generation, cursor}`; when the connection ends or breaks it
@@ -12,7 +13,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { createParser } from "eventsource-parser";
 import { apiErrorFrom, DaemonApiError, DaemonUnreachableError } from "./api-errors.js";
-import type { StreamBatch, StreamCursor } from "./api-types.js";
+import type { SessionListBatch, SessionListQuery, StreamBatch, StreamCursor } from "./api-types.js";
 import type { DaemonEndpoint } from "./discovery.js";
 import {
   isConnectionLost,
@@ -21,26 +22,45 @@ import {
   openEventStream,
   readBody,
 } from "./http-exchange.js";
-import { decodeBatch, StreamFrameError } from "./stream-batch.js";
+import { decodeBatch, decodeSessionListBatch, StreamFrameError } from "./stream-batch.js";
 
-/** What a follower yields. */
-export type StreamItem =
-  | { kind: "batch"; batch: StreamBatch }
+/** What a follower yields: batches of type `B`, and news of the connection. */
+export type FollowItem<B> =
+  | { kind: "batch"; batch: B }
   /** The connection was lost; the follower is reconnecting. */
   | { kind: "disconnected"; reason: string }
   /** A new connection is up; its first batch follows. */
   | { kind: "reconnected"; downMs: number };
 
-export interface FollowOptions {
+/** What a session follower yields. */
+export type StreamItem = FollowItem<StreamBatch>;
+
+/** What a session list follower yields. */
+export type SessionListItem = FollowItem<SessionListBatch>;
+
+/** Options every follower takes. */
+export interface FollowStreamOptions {
   /** Resume after this position (null: an initial attach, which starts with a reset and a snapshot). */
   after?: StreamCursor | null;
-  /** History entries in a reset's snapshot (0..200; the daemon's default is 100). */
-  tail?: number;
   signal?: AbortSignal;
   /** Give up when no connection could be made for this long after a loss (default 60 s). */
   reconnectForMs?: number;
   /** No byte (keepalives included) for this long counts as a lost connection (default 20 s). */
   idleTimeoutMs?: number;
+}
+
+export interface FollowOptions extends FollowStreamOptions {
+  /** History entries in a reset's snapshot (0..200; the daemon's default is 100). */
+  tail?: number;
+}
+
+/** Following the session list: which sessions (see `GET /sessions`), from where. */
+export interface FollowListOptions extends FollowStreamOptions, SessionListQuery {}
+
+/** One stream to follow: where a connection resuming after a cursor goes, and how its frames decode. */
+interface StreamTarget<B> {
+  path(cursor: StreamCursor | null): string;
+  decode(data: string): B;
 }
 
 /** What the follower needs from a client: the current endpoint, and a re-read of daemon.json. */
@@ -51,11 +71,37 @@ export interface StreamEndpointSource {
 }
 
 /** Follow `sessionId` until `signal` aborts; throws when the session is gone or the daemon stays away. */
-export async function* followSession(
+export function followSession(
   source: StreamEndpointSource,
   sessionId: string,
   options: FollowOptions = {},
 ): AsyncGenerator<StreamItem, void, undefined> {
+  const target = {
+    path: (cursor: StreamCursor | null) =>
+      streamPath(`/sessions/${encodeURIComponent(sessionId)}`, cursor, tailQuery(options.tail)),
+    decode: decodeBatch,
+  };
+  return followStream(source, target, options);
+}
+
+/** Follow the session list (`GET /sessions` as a stream) until `signal` aborts. */
+export function followSessionList(
+  source: StreamEndpointSource,
+  options: FollowListOptions = {},
+): AsyncGenerator<SessionListItem, void, undefined> {
+  const query = listQuery(options);
+  const target = {
+    path: (cursor: StreamCursor | null) => streamPath("/sessions", cursor, query),
+    decode: decodeSessionListBatch,
+  };
+  return followStream(source, target, options);
+}
+
+async function* followStream<B extends { generation: string; cursor: number }>(
+  source: StreamEndpointSource,
+  target: StreamTarget<B>,
+  options: FollowStreamOptions,
+): AsyncGenerator<FollowItem<B>, void, undefined> {
   const signal = options.signal;
   const reconnectForMs = options.reconnectForMs ?? 60_000;
   const idleTimeoutMs = options.idleTimeoutMs ?? 20_000;
@@ -69,10 +115,11 @@ export async function* followSession(
   while (!aborted()) {
     let opened: OpenedStream;
     try {
-      opened = await openEventStream(source.endpoint(), streamPath(sessionId, cursor, options.tail));
+      const path = target.path(cursor);
+      opened = await openEventStream(source.endpoint(), path);
       if (opened.response.statusCode !== 200) {
         const status = opened.response.statusCode ?? 0;
-        const error = apiErrorFrom(status, await readBody(opened.response), "GET", `/sessions/${sessionId}`);
+        const error = apiErrorFrom(status, await readBody(opened.response), "GET", path.split("?")[0]!);
         // A new token (401) or a daemon still draining (503) heal by themselves after a restart.
         if (everConnected && (status === 401 || status === 503))
           throw new RetryableStreamError(error.message);
@@ -96,10 +143,10 @@ export async function* followSession(
       continue;
     }
     everConnected = true;
-    const reason = yield* readBatches(opened, {
+    const reason = yield* readBatches(opened, target.decode, {
       signal,
       idleTimeoutMs,
-      onBatch: (batch) => {
+      onBatch: (batch: B) => {
         cursor = { generation: batch.generation, sequence: batch.cursor };
       },
       onFirstBatch: () => {
@@ -129,16 +176,17 @@ function isRetryable(error: unknown): boolean {
 }
 
 /** Yield the batches of one connection; returns why it ended. */
-async function* readBatches(
+async function* readBatches<B>(
   opened: OpenedStream,
+  decode: (data: string) => B,
   hooks: {
     signal: AbortSignal | undefined;
     idleTimeoutMs: number;
-    onBatch(batch: StreamBatch): void;
+    onBatch(batch: B): void;
     /** Called before the first batch; returns how long the stream was down (null: first connection). */
     onFirstBatch(): number | null;
   },
-): AsyncGenerator<StreamItem, string, undefined> {
+): AsyncGenerator<FollowItem<B>, string, undefined> {
   const { request, response } = opened;
   const frames: string[] = [];
   const parser = createParser({ onEvent: (message) => frames.push(message.data) });
@@ -163,7 +211,7 @@ async function* readBatches(
       armIdle();
       parser.feed(chunk as string);
       while (frames.length > 0) {
-        const batch = decodeBatch(frames.shift()!);
+        const batch = decode(frames.shift()!);
         hooks.onBatch(batch);
         if (first) {
           first = false;
@@ -185,15 +233,27 @@ async function* readBatches(
   return reason;
 }
 
-function streamPath(sessionId: string, cursor: StreamCursor | null, tail: number | undefined): string {
-  const query = new URLSearchParams();
+/** `base` with the resume cursor (when there is one) and `extra` as its query. */
+function streamPath(base: string, cursor: StreamCursor | null, extra: URLSearchParams): string {
+  const query = new URLSearchParams(extra);
   if (cursor !== null) {
     query.set("after_generation", cursor.generation);
     query.set("after_seq", String(cursor.sequence));
   }
-  if (tail !== undefined) query.set("tail", String(tail));
   const suffix = query.size > 0 ? `?${query.toString()}` : "";
-  return `/sessions/${encodeURIComponent(sessionId)}${suffix}`;
+  return `${base}${suffix}`;
+}
+
+function tailQuery(tail: number | undefined): URLSearchParams {
+  return new URLSearchParams(tail === undefined ? {} : { tail: String(tail) });
+}
+
+/** The query of a session listing: `scope` and `parent_id` when given. */
+export function listQuery(query: SessionListQuery): URLSearchParams {
+  const params = new URLSearchParams();
+  if (query.scope !== undefined) params.set("scope", query.scope);
+  if (query.parent_id !== undefined) params.set("parent_id", query.parent_id);
+  return params;
 }
 
 async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {

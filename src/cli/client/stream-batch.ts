@@ -1,5 +1,6 @@
 /**
- * Decoding one stream frame's `data:` JSON into a `StreamBatch`.
+ * Decoding one stream frame's `data:` JSON into a `StreamBatch` (a session's stream) or a
+ * `SessionListBatch` (the session list's).
  *
  * Boundary rule: pure. A leading reset event is split off with the frame's snapshot; event
  * types this client does not know (a newer daemon) are dropped from `events` but kept in `raw`.
@@ -7,7 +8,11 @@
 import type {
   ResetReason,
   SessionEvent,
+  SessionListBatch,
+  SessionListEvent,
+  SessionListEventType,
   SessionSnapshot,
+  SessionSummary,
   StreamBatch,
   StreamEventType,
 } from "./api-types.js";
@@ -26,6 +31,13 @@ const knownTypes: ReadonlySet<string> = new Set<StreamEventType>([
   "error",
 ]);
 
+const knownListTypes: ReadonlySet<string> = new Set<SessionListEventType>([
+  "created",
+  "updated",
+  "status",
+  "deleted",
+]);
+
 const resetReasons: ReadonlySet<string> = new Set<ResetReason>([
   "initial",
   "generation_changed",
@@ -40,8 +52,32 @@ export class StreamFrameError extends Error {
   }
 }
 
-/** Decode the JSON text of one `data:` line. */
+/** Decode the JSON text of one `data:` line of a session's stream. */
 export function decodeBatch(data: string): StreamBatch {
+  return decodeFrame<SessionEvent, SessionSnapshot>(data, knownTypes);
+}
+
+/** Decode the JSON text of one `data:` line of the session list's stream. */
+export function decodeSessionListBatch(data: string): SessionListBatch {
+  const batch = decodeFrame<SessionListEvent, { items: SessionSummary[] }>(data, knownListTypes);
+  if (batch.reset !== null && !Array.isArray(batch.reset.snapshot.items)) {
+    throw new StreamFrameError("a list snapshot without items");
+  }
+  return batch;
+}
+
+/** A decoded frame whose events are of type `E` and whose reset snapshot is an `S`. */
+interface DecodedFrame<E, S> {
+  generation: string;
+  cursor: number;
+  /** Events of the known types, after the reset. */
+  events: E[];
+  reset: null | { reason: ResetReason; snapshot: S };
+  raw: unknown[];
+}
+
+/** The frame's parts; events are kept when their type is `known`, and trusted to be `E` then. */
+function decodeFrame<E, S>(data: string, known: ReadonlySet<string>): DecodedFrame<E, S> {
   let value: unknown;
   try {
     value = JSON.parse(data);
@@ -54,8 +90,8 @@ export function decodeBatch(data: string): StreamBatch {
   if (typeof frame.cursor !== "number") throw new StreamFrameError("no cursor");
   if (!Array.isArray(frame.events)) throw new StreamFrameError("no events");
   const raw = frame.events as unknown[];
-  let reset: StreamBatch["reset"] = null;
-  const events: SessionEvent[] = [];
+  let reset: DecodedFrame<E, S>["reset"] = null;
+  const events: E[] = [];
   for (const item of raw) {
     if (typeof item !== "object" || item === null) continue;
     const event = item as { type?: unknown; data?: unknown };
@@ -66,10 +102,10 @@ export function decodeBatch(data: string): StreamBatch {
       if (typeof frame.snapshot !== "object" || frame.snapshot === null) {
         throw new StreamFrameError("a reset without a snapshot");
       }
-      reset = { reason: reason as ResetReason, snapshot: frame.snapshot as SessionSnapshot };
+      reset = { reason: reason as ResetReason, snapshot: frame.snapshot as S };
       continue;
     }
-    if (typeof event.type === "string" && knownTypes.has(event.type)) events.push(item as SessionEvent);
+    if (typeof event.type === "string" && known.has(event.type)) events.push(item as E);
   }
   return { generation: frame.generation, cursor: frame.cursor, events, reset, raw };
 }

@@ -68,6 +68,8 @@ export interface HistoryEntry {
   /** The id a fork may start from (this entry included), or null for thinking and continuation. */
   checkpoint_id: string | null;
   tool: HistoryTool | null;
+  /** Thinking entries only: ms from the first thinking delta to the end of the block; null when unknown. */
+  thinking_duration_ms?: number | null;
 }
 
 /** A history entry straight from the log, every part whole (before any byte bound). */

@@ -10,7 +10,8 @@
  * Decisions beyond the spec: a tool_result entry's `tool` carries `is_error` (false unless the
  * tool reported an error); an empty or redacted reasoning item still yields a `thinking` entry,
  * with no content; a message in a hook_injected_items or note entry is a `note`; a tool result
- * whose call is not in the log gets the tool name "".
+ * whose call is not in the log gets the tool name "". A thinking entry carries
+ * `thinking_duration_ms` (null when its reasoning item was not timed, e.g. in older logs).
  */
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import type { Item, ReasoningItem } from "../../model/items.js";
@@ -27,6 +28,8 @@ interface Draft {
   kind: HistoryEntryKind;
   content: InlinePart[];
   tool: HistoryTool | null;
+  /** Thinking only: how long the model thought (ms), null when the log does not say. */
+  thinkingMs?: number | null;
 }
 
 /** Whether the log entry yields at least one history entry (cheaper than projecting it). */
@@ -92,6 +95,7 @@ export function projectEntry(placed: PlacedEntry, toolNames: ToolNames = new Map
       content: draft.content,
       checkpoint_id: checkpointable ? id : null,
       tool: draft.tool,
+      ...(draft.thinkingMs === undefined ? {} : { thinking_duration_ms: draft.thinkingMs }),
     };
   });
 }
@@ -165,7 +169,12 @@ function draftOf(item: Item, names: ToolNames): Draft {
       return { kind, content, tool: null };
     }
     case "reasoning":
-      return { kind: "thinking", content: thinkingContent(item), tool: null };
+      return {
+        kind: "thinking",
+        content: thinkingContent(item),
+        tool: null,
+        thinkingMs: item.duration_ms ?? null,
+      };
     case "tool_call":
       return {
         kind: "tool_call",

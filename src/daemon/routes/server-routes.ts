@@ -13,7 +13,13 @@ export interface ServerRouteOptions {
 }
 
 /** The capabilities this daemon announces (versions of the protocol features clients may rely on). */
-export const capabilities = { durable_inputs: 1, session_replay: 2, history_paging: 1, fork: 1 } as const;
+export const capabilities = {
+  durable_inputs: 1,
+  session_replay: 2,
+  history_paging: 1,
+  fork: 1,
+  session_list: 1,
+} as const;
 
 const ShutdownBody = Type.Object(
   { instance_id: Type.String(), timeout_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 300_000 })) },

@@ -1,6 +1,6 @@
 /**
- * Sessions: `GET /sessions`, and `PUT` (create or fork), `GET` (snapshot or SSE stream) and
- * `DELETE` on `/sessions/{id}`.
+ * Sessions: `GET /sessions` (the list, or its SSE stream), and `PUT` (create or fork), `GET`
+ * (snapshot or SSE stream) and `DELETE` on `/sessions/{id}`.
  *
  * Boundary rule: validation and translation only; the registry and the actors do the work.
  * A stream's first batch (and its snapshot, on a reset) is built before the reply is hijacked,
@@ -13,10 +13,12 @@ import { type HttpApp, wantsEventStream } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
 import type { SessionRegistry } from "../session/session-registry.js";
-import { getSession } from "../storage/sessions-table.js";
-import { parseStreamCursor, StreamCursorError } from "../stream/cursor.js";
+import { getSession, type SessionListFilter } from "../storage/sessions-table.js";
+import { parseStreamCursor, StreamCursorError, type StreamCursorQuery } from "../stream/cursor.js";
+import type { StreamCursor } from "../stream/session-event.js";
 import { serveSessionStream } from "../stream/sse-stream.js";
 import { checkIdShape, checkNewId } from "./client-id.js";
+import { explainUnknown, rememberRefusal } from "./creation-rejection.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
 
@@ -46,6 +48,16 @@ type CreateBody = Static<typeof NewSession> | Static<typeof ForkSession>;
 
 const SessionParams = Type.Object({ id: Type.String() });
 
+const ListQuery = Type.Object(
+  {
+    scope: Type.Optional(Type.Union([Type.Literal("all"), Type.Literal("top")])),
+    parent_id: Type.Optional(Type.String()),
+    after_generation: Type.Optional(Type.String()),
+    after_seq: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
 const SessionQuery = Type.Object(
   {
     tail: Type.Optional(Type.Integer({ minimum: 0, maximum: 200 })),
@@ -60,7 +72,28 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
   const { registry } = services;
 
   registerResource(app, "/sessions", {
-    GET: { handler: async () => answerWith(() => ({ items: registry.list() })) },
+    GET: {
+      schema: { querystring: ListQuery },
+      config: { eventStream: true },
+      handler: async (request, reply) => {
+        const query = request.query as Static<typeof ListQuery>;
+        const filter = listFilter(query);
+        if (!wantsEventStream(request)) {
+          rejectReplayParameters(query);
+          return answerWith(() => ({ items: registry.list(filter) }));
+        }
+        const after = streamCursorOf(query, request.headers["last-event-id"]);
+        const opened = await answerWith(() => registry.openList(filter, after));
+        reply.hijack();
+        serveSessionStream(reply.raw, {
+          feed: opened.feed,
+          first: opened.first,
+          ...services.streamOptions,
+          onClose: () => opened.closed(),
+        });
+        return reply;
+      },
+    },
   });
 
   registerResource(app, "/sessions/:id", {
@@ -80,10 +113,9 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
           if (getSession(services.db, id) !== null) {
             throw problem("precondition_failed", `session ${id} already exists`);
           }
-          const actor =
-            body.kind === "new"
-              ? await createNew(registry, services, id, body)
-              : await fork(registry, id, body);
+          const actor = await rememberRefusal(services.db, id, services.now(), () =>
+            body.kind === "new" ? createNew(registry, services, id, body) : fork(registry, id, body),
+          );
           return actor.snapshot();
         });
         return reply.code(201).header("location", `/sessions/${id}`).send(snapshot);
@@ -97,23 +129,21 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
         checkIdShape(id, "session id");
         const query = request.query as Static<typeof SessionQuery>;
         if (!wantsEventStream(request)) {
-          if (query.after_generation !== undefined || query.after_seq !== undefined) {
-            throw problem("invalid_request", "replay parameters require Accept: text/event-stream");
-          }
-          return answerWith(() => registry.withActor(id, (actor) => actor.snapshot(query.tail)));
+          rejectReplayParameters(query);
+          return answerWith(() =>
+            explainUnknown(services.db, id, services.now(), () =>
+              registry.withActor(id, (actor) => actor.snapshot(query.tail)),
+            ),
+          );
         }
-        let after: ReturnType<typeof parseStreamCursor>;
-        try {
-          after = parseStreamCursor(query, request.headers["last-event-id"]);
-        } catch (error) {
-          if (error instanceof StreamCursorError) throw problem("invalid_request", error.detail);
-          throw error;
-        }
+        const after = streamCursorOf(query, request.headers["last-event-id"]);
         const { actor, first } = await answerWith(() =>
-          registry.withActor(id, async (actor) => ({
-            actor,
-            first: await actor.openStream(after, query.tail),
-          })),
+          explainUnknown(services.db, id, services.now(), () =>
+            registry.withActor(id, async (actor) => ({
+              actor,
+              first: await actor.openStream(after, query.tail),
+            })),
+          ),
         );
         reply.hijack();
         serveSessionStream(reply.raw, { feed: actor.feed, first, ...services.streamOptions });
@@ -133,6 +163,32 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
       },
     },
   });
+}
+
+/** The listing a `GET /sessions` asks for: `scope` all (default) or top, or `parent_id`'s forks. */
+function listFilter(query: Static<typeof ListQuery>): SessionListFilter {
+  if (query.parent_id !== undefined) {
+    if (query.scope !== undefined) throw problem("invalid_request", "give scope or parent_id, not both");
+    checkIdShape(query.parent_id, "parent_id");
+    return { kind: "children", parentId: query.parent_id };
+  }
+  return { kind: query.scope ?? "all" };
+}
+
+function rejectReplayParameters(query: { after_generation?: string; after_seq?: string }): void {
+  if (query.after_generation !== undefined || query.after_seq !== undefined) {
+    throw problem("invalid_request", "replay parameters require Accept: text/event-stream");
+  }
+}
+
+/** Where a stream request resumes (null: an initial attach); a malformed cursor is a 400. */
+function streamCursorOf(query: StreamCursorQuery, lastEventId: unknown): StreamCursor | null {
+  try {
+    return parseStreamCursor(query, lastEventId);
+  } catch (error) {
+    if (error instanceof StreamCursorError) throw problem("invalid_request", error.detail);
+    throw error;
+  }
 }
 
 async function createNew(

@@ -1,21 +1,23 @@
 /**
- * Where a fork starts: the source's state up to and including one history entry (a checkpoint),
- * with every tool call left without its result answered "not executed after branch checkpoint".
+ * Where a fork starts: the source's log up to and including one history entry (a checkpoint),
+ * copied entry by entry into the fork's own log, with every tool call left without its result
+ * answered "not executed after branch checkpoint".
  *
  * Boundary rule: pure. It relies on the projection's rule that every item of a log entry is
- * exactly one history entry, in order, so a checkpoint id names one item of one log entry.
+ * exactly one history entry, in order, so a checkpoint id names one item of one log entry, and
+ * the fork keeps that entry's items up to it. The copies keep the source's positions, times,
+ * turn and input ids and continuations, so a fork pages, previews and reads like any session.
  */
 import { collectState } from "../../log/collect-state.js";
-import type { PositionedEntry, SessionOrigin } from "../../log/entries.js";
-import type { Item } from "../../model/items.js";
-import type { RequestConfig } from "../../model/request-config.js";
+import type { LogEntry, PositionedEntry, SessionOrigin } from "../../log/entries.js";
+import { copiedForkEntries } from "../../log/fork-entries.js";
 import { projectEntry, type ToolNames } from "../history/project-history.js";
 import { closeOpenCalls } from "./open-tool-calls.js";
 
 export interface ForkPlan {
   systemPrompt: string | null;
-  config: RequestConfig;
-  history: Item[];
+  /** The fork's whole log, first entry first: the copies, then the results closing open calls. */
+  entries: LogEntry[];
   origin: SessionOrigin;
 }
 
@@ -30,31 +32,25 @@ export class CheckpointUnknownError extends Error {
   }
 }
 
-/** The state a fork at `checkpointId` of the source log starts from. */
+/** The log a fork at `checkpointId` of the source log starts with; `now` stamps the closing results. */
 export function planFork(
   entries: readonly PositionedEntry[],
   sourceId: string,
   checkpointId: string,
+  now: number,
 ): ForkPlan {
   const names: ToolNames = new Map();
-  for (let i = 0; i < entries.length; i++) {
-    const placed = entries[i]!;
-    const projected = projectEntry(placed, names);
-    const k = projected.findIndex((entry) => entry.checkpoint_id === checkpointId);
+  for (const placed of entries) {
+    const k = projectEntry(placed, names).findIndex((entry) => entry.checkpoint_id === checkpointId);
     if (k < 0) continue;
-    const before = collectState(entries.slice(0, i));
-    const state = collectState(entries.slice(0, i + 1));
-    // A session_start replaces the history; any other entry appends its items to it.
-    const replaces = placed.entry.kind === "session_start";
-    const base = replaces ? [] : before.history;
-    const itemsOfEntry = replaces ? state.history : state.history.slice(before.history.length);
-    const history = [...base, ...itemsOfEntry.slice(0, k + 1)];
-    history.push(...closeOpenCalls(history, "branch_checkpoint"));
+    const copies = copiedForkEntries(sourceId, entries, { position: placed.position, keepItems: k + 1 });
+    const state = collectState(copies.map((entry) => ({ hash: "", prev_hash: null, entry })));
+    const results = closeOpenCalls(state.history, "branch_checkpoint");
+    if (results.length > 0) copies.push({ kind: "tool_results", ts: now, items: results });
     return {
       systemPrompt: state.system_prompt,
-      config: state.config,
-      history,
-      origin: { session_id: sourceId, entry_hash: placed.hash },
+      entries: copies,
+      origin: { session_id: sourceId, entry_hash: placed.hash, position: placed.position },
     };
   }
   throw new CheckpointUnknownError(sourceId, checkpointId);

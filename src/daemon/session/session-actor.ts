@@ -11,7 +11,7 @@
  */
 import { v7 as uuidv7 } from "uuid";
 import { applyEntry, collectState, type RestoredState } from "../../log/collect-state.js";
-import type { LogEntry } from "../../log/entries.js";
+import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import { buildChain } from "../../log/entry-hash.js";
 import { AppendConflictError, LogCorruptError } from "../../log/errors.js";
 import { classifyDelta, type LogHeadRef } from "../../log/session-log.js";
@@ -19,8 +19,13 @@ import { userMessage } from "../../model/items.js";
 import type { JsonObject } from "../../model/json.js";
 import { boundEntry, boundText } from "../history/bounded-entry.js";
 import { tailPage } from "../history/history-page.js";
-import { extendPreview, type SessionPreview } from "../history/preview.js";
-import { projectEntry, recordToolNames, type ToolNames } from "../history/project-history.js";
+import { extendPreview, previewOf, type SessionPreview } from "../history/preview.js";
+import {
+  projectEntry,
+  projectsToHistory,
+  recordToolNames,
+  type ToolNames,
+} from "../history/project-history.js";
 import { InputUnknownError } from "../storage/errors.js";
 import {
   admitInput,
@@ -94,12 +99,26 @@ export const restartNoteText =
 
 export type StopReason = "unload" | "restart" | "shutdown" | "deleted" | "crashed";
 
+/** What an actor tells its supervisor besides what its methods return. */
+export interface ActorSupervisor {
+  /** The actor failed unexpectedly and stopped; the supervisor may replace it. */
+  crashed(actor: SessionActor, error: unknown): void;
+  /** The session's summary changed: activity, preview, usage or input order. */
+  summaryChanged(actor: SessionActor): void;
+  /** The session's status changed. */
+  statusChanged(actor: SessionActor, status: SessionStatus): void;
+  /** The session was deleted (its rows and log are gone). */
+  deleted(actor: SessionActor): void;
+}
+
 export class SessionActor {
   readonly sessionId: string;
+  /** The session this one was forked from (null: not a fork). */
+  readonly parentId: string | null;
   readonly feed: SessionFeed;
   readonly #services: SessionServices;
   readonly #mailbox = new Mailbox();
-  readonly #onCrash: (actor: SessionActor, error: unknown) => void;
+  readonly #supervisor: ActorSupervisor;
   #state: RestoredState;
   readonly #head: LogHeadRef;
   #headPosition: number;
@@ -122,12 +141,13 @@ export class SessionActor {
   private constructor(
     services: SessionServices,
     row: SessionRow,
-    entries: Awaited<ReturnType<SessionServices["store"]["readAll"]>>,
-    onCrash: (actor: SessionActor, error: unknown) => void,
+    entries: readonly PositionedEntry[],
+    supervisor: ActorSupervisor,
   ) {
     this.sessionId = row.id;
+    this.parentId = row.parentId;
     this.#services = services;
-    this.#onCrash = onCrash;
+    this.#supervisor = supervisor;
     this.feed = new SessionFeed(services.feedOptions);
     this.#state = collectState(entries);
     const last = entries[entries.length - 1];
@@ -145,12 +165,12 @@ export class SessionActor {
   static async load(
     services: SessionServices,
     sessionId: string,
-    onCrash: (actor: SessionActor, error: unknown) => void,
+    supervisor: ActorSupervisor,
   ): Promise<SessionActor> {
     const row = getSession(services.db, sessionId);
     if (row === null) throw new ActorStoppedError(sessionId);
     const entries = await services.store.readAll(sessionId);
-    return new SessionActor(services, row, entries, onCrash);
+    return new SessionActor(services, repairPreview(services, row, entries), entries, supervisor);
   }
 
   get status(): SessionStatus {
@@ -223,6 +243,7 @@ export class SessionActor {
       });
       if (admission.created) {
         publishEvent(this.feed, "input", { input: admission.receipt });
+        this.#supervisor.summaryChanged(this);
         queueMicrotask(() => this.kick());
       }
       return admission.receipt;
@@ -274,6 +295,7 @@ export class SessionActor {
       // Rows first: if storage refuses, the session stays as it was and keeps its actor.
       deleteSessionRows(this.#services.db, this.sessionId);
       this.#stop("deleted");
+      this.#supervisor.deleted(this);
     });
   }
 
@@ -604,6 +626,7 @@ export class SessionActor {
       touchActivity(db, this.sessionId, this.#services.now());
     });
     this.#applyCommitted(entries, chain.at(-1)?.hash, preview);
+    this.#supervisor.summaryChanged(this);
   }
 
   /** After a commit: advance the head, replay into memory, publish each new history entry (large parts truncated). */
@@ -660,6 +683,7 @@ export class SessionActor {
 
   #setStatus(status: SessionStatus): void {
     this.#status = status;
+    this.#supervisor.statusChanged(this, status);
     publishEvent(this.feed, "status", {
       phase: status.phase,
       run_id: status.run_id,
@@ -710,8 +734,23 @@ export class SessionActor {
       this.#turn = null;
     }
     this.#stop("crashed");
-    this.#onCrash(this, error);
+    this.#supervisor.crashed(this, error);
   }
+}
+
+/**
+ * Forks made before the daemon stored a fork's preview at creation show none although their
+ * log has history: compute it from the log once and store it.
+ */
+function repairPreview(
+  services: SessionServices,
+  row: SessionRow,
+  entries: readonly PositionedEntry[],
+): SessionRow {
+  if (row.preview.transcript_count > 0 || !entries.some(({ entry }) => projectsToHistory(entry))) return row;
+  const preview = previewOf(entries);
+  setPreview(services.db, row.id, preview);
+  return { ...row, preview };
 }
 
 /** The log entry that delivers an input to the model. */

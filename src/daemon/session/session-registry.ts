@@ -7,18 +7,24 @@
  * stopped is dropped from the map before anyone can be handed it again.
  */
 import type { LogEntry } from "../../log/entries.js";
-import { hashEntry } from "../../log/entry-hash.js";
+import { buildChain } from "../../log/entry-hash.js";
 import { LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
+import { previewOf } from "../history/preview.js";
+import { forgetRejection } from "../storage/rejected-creations-table.js";
 import {
   getSession,
   insertSession,
   listSessions,
   type NewSession,
+  type SessionListFilter,
   type SessionRow,
+  setPreview,
 } from "../storage/sessions-table.js";
 import { runningTurns } from "../storage/turns-table.js";
+import type { StreamCursor } from "../stream/session-event.js";
 import { type ForkPlan, planFork } from "./fork-plan.js";
-import { ActorStoppedError, SessionActor } from "./session-actor.js";
+import { ActorStoppedError, type ActorSupervisor, SessionActor } from "./session-actor.js";
+import { type OpenedListStream, SessionListHub } from "./session-list-hub.js";
 import type { SessionServices } from "./session-services.js";
 import { idleStatus, type SessionSummary, sessionSummary } from "./session-snapshot.js";
 
@@ -61,6 +67,8 @@ const crashRestartWindowMs = 5_000;
 
 export class SessionRegistry {
   readonly #services: SessionServices;
+  readonly #listHub: SessionListHub;
+  readonly #supervisor: ActorSupervisor;
   readonly #actors = new Map<string, SessionActor>();
   readonly #loading = new Map<string, Promise<SessionActor>>();
   #unloadTimer: NodeJS.Timeout | null = null;
@@ -68,6 +76,17 @@ export class SessionRegistry {
 
   constructor(services: SessionServices) {
     this.#services = services;
+    this.#listHub = new SessionListHub(
+      { list: (filter) => this.list(filter), summary: (sessionId) => this.summaryOf(sessionId) },
+      services.feedOptions === undefined ? {} : { feed: services.feedOptions },
+    );
+    const rowOf = (actor: SessionActor) => ({ id: actor.sessionId, parentId: actor.parentId });
+    this.#supervisor = {
+      crashed: (actor, error) => this.#onCrash(actor, error),
+      summaryChanged: (actor) => this.#listHub.changed(actor.sessionId),
+      statusChanged: (actor, status) => this.#listHub.statusChanged(rowOf(actor), status),
+      deleted: (actor) => this.#listHub.deleted(rowOf(actor)),
+    };
   }
 
   /** The loaded actor of a session, loading it from storage first if needed. */
@@ -77,7 +96,7 @@ export class SessionRegistry {
     const pending = this.#loading.get(sessionId);
     if (pending !== undefined) return pending;
     if (getSession(this.#services.db, sessionId) === null) throw new SessionUnknownError(sessionId);
-    const load = SessionActor.load(this.#services, sessionId, (actor, error) => this.#onCrash(actor, error))
+    const load = SessionActor.load(this.#services, sessionId, this.#supervisor)
       .then(async (actor) => {
         this.#actors.set(sessionId, actor);
         await this.#resume(actor);
@@ -139,9 +158,20 @@ export class SessionRegistry {
     return this.#services.store.readHeadRecord(sessionId);
   }
 
-  /** Every session's summary, newest activity first; cursor null for sessions not loaded. */
-  list(): SessionSummary[] {
-    return listSessions(this.#services.db).map((row) => this.summary(row));
+  /** The summaries of the sessions `filter` selects (default: all), newest activity first; cursor null for sessions not loaded. */
+  list(filter: SessionListFilter = { kind: "all" }): SessionSummary[] {
+    return listSessions(this.#services.db, filter).map((row) => this.summary(row));
+  }
+
+  /** The summary of one session, or null when there is no such session. */
+  summaryOf(sessionId: string): SessionSummary | null {
+    const row = getSession(this.#services.db, sessionId);
+    return row === null ? null : this.summary(row);
+  }
+
+  /** Open a stream of the session list (`GET /sessions` as SSE); see SessionListHub. */
+  openList(filter: SessionListFilter, after: StreamCursor | null): OpenedListStream {
+    return this.#listHub.open(filter, after);
   }
 
   /** The summary of one session row with its live status when loaded. */
@@ -169,7 +199,7 @@ export class SessionRegistry {
       config: {},
       history: [],
     };
-    return this.#start(row, start);
+    return this.#start(row, [start]);
   }
 
   /** Fork a session at a history checkpoint into a new session (same workspace, provider, model). */
@@ -177,8 +207,8 @@ export class SessionRegistry {
     const source = getSession(this.#services.db, request.sourceSessionId);
     if (source === null) throw new SessionUnknownError(request.sourceSessionId);
     const entries = await this.#services.store.readAll(request.sourceSessionId);
-    const plan: ForkPlan = planFork(entries, request.sourceSessionId, request.checkpointId);
     const now = this.#services.now();
+    const plan: ForkPlan = planFork(entries, request.sourceSessionId, request.checkpointId, now);
     const row: NewSession = {
       id: request.id,
       name: request.name ?? source.name,
@@ -188,25 +218,25 @@ export class SessionRegistry {
       model: source.model,
       systemPrompt: plan.systemPrompt,
       createdAt: now,
+      fork: { checkpointId: request.checkpointId, entryHash: plan.origin.entry_hash },
     };
-    const start: LogEntry = {
-      kind: "session_start",
-      ts: now,
-      system_prompt: plan.systemPrompt,
-      config: plan.config,
-      history: plan.history,
-      forked_from: plan.origin,
-    };
-    return this.#start(row, start);
+    return this.#start(row, plan.entries);
   }
 
-  /** Write a new session's row and first log entry in one transaction, then load its actor. */
-  #start(row: NewSession, start: LogEntry): Promise<SessionActor> {
+  /**
+   * Write a new session's row, its log and its preview in one transaction, then load its actor.
+   * `entries` is the whole log, first entry (a session_start) first.
+   */
+  #start(row: NewSession, entries: readonly LogEntry[]): Promise<SessionActor> {
     const { db, store } = this.#services;
+    const preview = previewOf(entries.map((entry, position) => ({ entry, position })));
     db.transaction(() => {
       insertSession(db, row);
-      store.appendInTransaction(row.id, [hashEntry(null, start)]);
+      store.appendInTransaction(row.id, buildChain(null, entries));
+      setPreview(db, row.id, preview);
+      forgetRejection(db, row.id);
     }).immediate();
+    this.#listHub.created(row.id);
     return this.get(row.id);
   }
 
@@ -274,6 +304,7 @@ export class SessionRegistry {
   /** Wait up to `timeoutMs` for running turns to end; then stop every actor. */
   async drain(timeoutMs: number): Promise<void> {
     if (this.#unloadTimer !== null) clearInterval(this.#unloadTimer);
+    this.#listHub.close();
     const running = [...this.#actors.values()].map((actor) => actor.turnEnded());
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((done) => {
@@ -288,6 +319,9 @@ export class SessionRegistry {
   #onCrash(actor: SessionActor, _error: unknown): void {
     const id = actor.sessionId;
     if (this.#actors.get(id) === actor) this.#actors.delete(id);
+    // A turn the crash cut short ended with it; the next actor starts idle.
+    if (actor.status.phase !== "idle")
+      this.#listHub.statusChanged({ id, parentId: actor.parentId }, idleStatus);
     // Restart at once, so queued inputs keep flowing; but a session that keeps crashing is
     // restarted eagerly at most once per window (the next request still loads it), so a bug
     // that fails every turn cannot spin the daemon.

@@ -8,7 +8,7 @@
 import type { HistoryPage } from "../history/history-page.js";
 import type { SessionPreview } from "../history/preview.js";
 import { type InputRow, type PendingInputJson, pendingInputJson } from "../storage/inputs-table.js";
-import type { SessionRow, SessionUsage } from "../storage/sessions-table.js";
+import type { SessionCreation, SessionRow, SessionUsage } from "../storage/sessions-table.js";
 import type { StreamCursor } from "../stream/session-event.js";
 
 /** The `status` object of a snapshot and of `status` events. */
@@ -35,6 +35,7 @@ export interface SessionSummary {
   preview: SessionPreview;
   input_order: number;
   usage: SessionUsage;
+  creation: SessionCreation;
 }
 
 export interface SessionSnapshot extends SessionSummary {
@@ -72,6 +73,7 @@ export function sessionSummary(
     preview: row.preview,
     input_order: row.inputOrder,
     usage: row.usage,
+    creation: row.creation,
   };
 }
 

@@ -105,7 +105,11 @@ export class TurnRun {
       // E.g. a workspace inside the daemon's home, from a session created before that was refused.
       return this.#failed(state.turn_count, "workspace_refused", errorText(error));
     }
-    const worker = new Worker(bound.client, { observer: this.#observer(bound) });
+    // A monotonic clock: thinking durations must not jump with the wall clock.
+    const worker = new Worker(bound.client, {
+      observer: this.#observer(bound),
+      clock: () => performance.now(),
+    });
     worker.setSystemPrompt(state.system_prompt);
     worker.setRequestConfig(state.config);
     worker.setHistory(state.history);

@@ -2,8 +2,8 @@
  * The daemon's SQLite database: open with the durability pragmas, then bring the schema up to
  * date with ordered, idempotent migrations recorded in `schema_version`.
  *
- * Boundary rule: this file owns the daemon's tables (sessions, inputs, turns) and nothing
- * else; the `transcript` table belongs to the log's SqliteStore, which shares the connection.
+ * Boundary rule: this file owns the daemon's tables (sessions, inputs, turns,
+ * rejected_creations) and nothing else; the `transcript` table belongs to the log's SqliteStore, which shares the connection.
  * Every table holding session data has a column named `session` (or is `sessions` itself), so
  * a session can be deleted generically (see sessions-table.ts).
  */
@@ -25,14 +25,15 @@ export class DatabaseVersionError extends Error {
   }
 }
 
-interface Migration {
+/** One schema step: its version and the statements that take a database there from the one before. */
+export interface Migration {
   version: number;
   statements: readonly string[];
 }
 
 // Append only: a released migration is never edited, a change is a new version.
 // Foreign keys are deferred so one transaction may delete or insert rows in any order.
-const migrations: readonly Migration[] = [
+export const migrations: readonly Migration[] = [
   {
     version: 1,
     statements: [
@@ -82,6 +83,26 @@ const migrations: readonly Migration[] = [
         UNIQUE (session, acceptance_order)
       )`,
       "CREATE INDEX inputs_by_delivery ON inputs (session, delivery, acceptance_order)",
+    ],
+  },
+  {
+    version: 2,
+    statements: [
+      // Where a fork started: the checkpoint it was asked for and the hash of the source entry.
+      // Null for sessions that are not forks and for forks made before this version.
+      "ALTER TABLE sessions ADD COLUMN fork_checkpoint_id TEXT",
+      "ALTER TABLE sessions ADD COLUMN fork_entry_hash TEXT",
+      "CREATE INDEX sessions_by_parent ON sessions (parent_id, activity_at DESC, id DESC)",
+      // Creations refused for what they asked (a bad workspace, an unknown checkpoint), so a
+      // later GET of the id can say why it does not exist. Not session data: no `session` column.
+      `CREATE TABLE rejected_creations (
+        id TEXT PRIMARY KEY,
+        rejected_at INTEGER NOT NULL,
+        status INTEGER NOT NULL,
+        code TEXT NOT NULL,
+        detail TEXT NOT NULL
+      )`,
+      "CREATE INDEX rejected_creations_by_time ON rejected_creations (rejected_at)",
     ],
   },
 ];

@@ -20,6 +20,21 @@ export interface SessionUsage {
   total_tokens: number;
 }
 
+/** How a session came to be (the snapshot's `creation`): created new, or forked at a checkpoint. */
+export type SessionCreation =
+  | { kind: "new" }
+  | {
+      kind: "fork";
+      source_session_id: string;
+      /** Null for forks made before the daemon stored it. */
+      checkpoint_id: string | null;
+      /** The hash of the source's log entry the fork branched after; null as checkpoint_id. */
+      entry_hash: string | null;
+    };
+
+/** Which sessions a listing returns: all, the top-level ones (no parent), or a session's forks. */
+export type SessionListFilter = { kind: "all" } | { kind: "top" } | { kind: "children"; parentId: string };
+
 export interface SessionRow {
   id: string;
   name: string | null;
@@ -35,6 +50,7 @@ export interface SessionRow {
   inputOrder: number;
   usage: SessionUsage;
   preview: SessionPreview;
+  creation: SessionCreation;
 }
 
 /** What a caller supplies to create a session row; the rest starts at zero. */
@@ -47,6 +63,8 @@ export interface NewSession {
   model?: string | null;
   systemPrompt?: string | null;
   createdAt: number;
+  /** For a fork: the checkpoint it was asked for and the hash of the source entry it branched after. */
+  fork?: { checkpointId: string; entryHash: string };
 }
 
 interface SessionRecord {
@@ -67,6 +85,8 @@ interface SessionRecord {
   preview_text: string;
   preview_truncated: number;
   transcript_count: number;
+  fork_checkpoint_id: string | null;
+  fork_entry_hash: string | null;
 }
 
 const cache: StatementCache<ReturnType<typeof prepare>> = new WeakMap();
@@ -74,11 +94,15 @@ const cache: StatementCache<ReturnType<typeof prepare>> = new WeakMap();
 function prepare(db: DaemonDatabase) {
   return {
     insert: db.prepare(
-      `INSERT INTO sessions (id, name, workspace, parent_id, provider_profile, model, system_prompt, created_at, activity_at)
-       VALUES (@id, @name, @workspace, @parent_id, @provider_profile, @model, @system_prompt, @created_at, @created_at)`,
+      `INSERT INTO sessions (id, name, workspace, parent_id, provider_profile, model, system_prompt, created_at,
+         activity_at, fork_checkpoint_id, fork_entry_hash)
+       VALUES (@id, @name, @workspace, @parent_id, @provider_profile, @model, @system_prompt, @created_at,
+         @created_at, @fork_checkpoint_id, @fork_entry_hash)`,
     ),
     get: db.prepare("SELECT * FROM sessions WHERE id = ?"),
     list: db.prepare("SELECT * FROM sessions ORDER BY activity_at DESC, id DESC"),
+    listTop: db.prepare("SELECT * FROM sessions WHERE parent_id IS NULL ORDER BY activity_at DESC, id DESC"),
+    listChildren: db.prepare("SELECT * FROM sessions WHERE parent_id = ? ORDER BY activity_at DESC, id DESC"),
     touch: db.prepare("UPDATE sessions SET activity_at = max(activity_at, ?) WHERE id = ?"),
     addUsage: db.prepare(
       `UPDATE sessions SET
@@ -126,6 +150,15 @@ function rowOf(record: SessionRecord): SessionRow {
       transcript_count: record.transcript_count,
       truncated: record.preview_truncated === 1,
     },
+    creation:
+      record.parent_id === null
+        ? { kind: "new" }
+        : {
+            kind: "fork",
+            source_session_id: record.parent_id,
+            checkpoint_id: record.fork_checkpoint_id,
+            entry_hash: record.fork_entry_hash,
+          },
   };
 }
 
@@ -141,6 +174,8 @@ export function insertSession(db: DaemonDatabase, session: NewSession): SessionR
       model: session.model ?? null,
       system_prompt: session.systemPrompt ?? null,
       created_at: session.createdAt,
+      fork_checkpoint_id: session.fork?.checkpointId ?? null,
+      fork_entry_hash: session.fork?.entryHash ?? null,
     });
   } catch (error) {
     if (hasSqliteCode(error, "SQLITE_CONSTRAINT_PRIMARYKEY")) throw new SessionExistsError(session.id);
@@ -155,9 +190,42 @@ export function getSession(db: DaemonDatabase, sessionId: string): SessionRow | 
   return record === undefined ? null : rowOf(record);
 }
 
-/** Every session row, newest activity first (ties: newest id first). */
-export function listSessions(db: DaemonDatabase): SessionRow[] {
-  return (statements(db).list.all() as SessionRecord[]).map(rowOf);
+/** The session rows `filter` selects (default: all), newest activity first (ties: newest id first). */
+export function listSessions(db: DaemonDatabase, filter: SessionListFilter = { kind: "all" }): SessionRow[] {
+  const all = statements(db);
+  let records: unknown[];
+  switch (filter.kind) {
+    case "all":
+      records = all.list.all();
+      break;
+    case "top":
+      records = all.listTop.all();
+      break;
+    case "children":
+      records = all.listChildren.all(filter.parentId);
+      break;
+    default: {
+      const unknown: never = filter;
+      throw new Error(`unknown session filter ${JSON.stringify(unknown)}`);
+    }
+  }
+  return (records as SessionRecord[]).map(rowOf);
+}
+
+/** Whether `row` is one of the sessions `filter` selects. */
+export function sessionMatches(row: Pick<SessionRow, "parentId">, filter: SessionListFilter): boolean {
+  switch (filter.kind) {
+    case "all":
+      return true;
+    case "top":
+      return row.parentId === null;
+    case "children":
+      return row.parentId === filter.parentId;
+    default: {
+      const unknown: never = filter;
+      throw new Error(`unknown session filter ${JSON.stringify(unknown)}`);
+    }
+  }
 }
 
 /** Move the session's activity time forward to `at` (never backwards); false if there is no such session. */

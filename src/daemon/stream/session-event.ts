@@ -5,8 +5,12 @@
  * Boundary rule: plain data and pure encoders; no I/O, no timers, no feed state.
  */
 
-/** Types of the events a session publishes (spec §5). */
+/** Types of the events the session list's feeds publish besides `status`. */
+export type SessionListEventType = "created" | "updated" | "deleted";
+
+/** Types of the events a session publishes (spec §5), and those of the session list. */
 export type SessionEventType =
+  | SessionListEventType
   | "status"
   | "input"
   | "text"

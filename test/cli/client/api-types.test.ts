@@ -10,6 +10,10 @@ import type { HistoryEntry } from "../../../src/daemon/history/history-entry.js"
 import type { HistoryPage } from "../../../src/daemon/history/history-page.js";
 import type { CancelResult, InterruptResult } from "../../../src/daemon/session/session-actor.js";
 import type { SessionEventData } from "../../../src/daemon/session/session-events.js";
+import type {
+  SessionListEventData,
+  SessionListSnapshot,
+} from "../../../src/daemon/session/session-list-hub.js";
 import type { SessionSnapshot, SessionSummary } from "../../../src/daemon/session/session-snapshot.js";
 import type { VerifyReport } from "../../../src/daemon/session/verify-report.js";
 import type { InputReceipt } from "../../../src/daemon/storage/inputs-table.js";
@@ -28,6 +32,11 @@ const contract: {
   verify: Readable<VerifyReport, Client.VerifyReport>;
   events: { [K in keyof SessionEventData]: Readable<SessionEventData[K], Client.StreamEventData[K]> };
   eventTypes: Readable<keyof Client.StreamEventData, keyof SessionEventData>;
+  listEvents: {
+    [K in keyof SessionListEventData]: Readable<SessionListEventData[K], Client.SessionListEventData[K]>;
+  };
+  listEventTypes: Readable<keyof Client.SessionListEventData, keyof SessionListEventData>;
+  listSnapshot: Readable<SessionListSnapshot, NonNullable<Client.SessionListBatch["reset"]>["snapshot"]>;
 } = {
   summary: true,
   snapshot: true,
@@ -51,11 +60,15 @@ const contract: {
     error: true,
   },
   eventTypes: true,
+  listEvents: { created: true, updated: true, status: true, deleted: true },
+  listEventTypes: true,
+  listSnapshot: true,
 };
 
 describe("the client's wire types", () => {
   it("accept every answer shape the daemon builds (checked by the type checker)", () => {
-    const { events, ...answers } = contract;
-    expect([...Object.values(answers), ...Object.values(events)].every((readable) => readable)).toBe(true);
+    const { events, listEvents, ...answers } = contract;
+    const all = [...Object.values(answers), ...Object.values(events), ...Object.values(listEvents)];
+    expect(all.every((readable) => readable)).toBe(true);
   });
 });

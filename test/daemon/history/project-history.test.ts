@@ -104,6 +104,24 @@ describe("history projection", () => {
     ]);
   });
 
+  it("gives thinking entries, and only them, how long the model thought (null when the log does not say)", () => {
+    const log = placeLog([
+      sessionStart(),
+      {
+        kind: "assistant_items",
+        ts: ts0,
+        items: [
+          reasoning("timed", { duration_ms: 1250 }),
+          reasoning("from an older log"),
+          assistantMessage("hi"),
+        ],
+      },
+    ]);
+    const entries = projectEntry(log[1]!);
+    expect(entries.map((entry) => entry.thinking_duration_ms)).toEqual([1250, null, undefined]);
+    expect(entries[2]).not.toHaveProperty("thinking_duration_ms");
+  });
+
   it("names each tool result after its call earlier in the log and marks errors", () => {
     const log = placeLog([
       sessionStart(),

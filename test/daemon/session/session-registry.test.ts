@@ -2,11 +2,14 @@ import { v7 as uuidv7 } from "uuid";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionRegistry, SessionUnknownError } from "../../../src/daemon/session/session-registry.js";
 import { getReceipt } from "../../../src/daemon/storage/inputs-table.js";
+import { insertSession } from "../../../src/daemon/storage/sessions-table.js";
 import { getTurn } from "../../../src/daemon/storage/turns-table.js";
+import { hashEntry } from "../../../src/log/entry-hash.js";
 import { textBlockStart, textBlockStop, textDelta } from "../../../src/model/events.js";
+import { assistantMessage, userMessage } from "../../../src/model/items.js";
 import { builtinTools } from "../../../src/tools/builtin-tools.js";
 import { MockLlmClient, mockHang } from "../../support/mock-llm-client.js";
-import { type TestServices, testServices } from "./session-services.js";
+import { createTestSession, type TestServices, testServices } from "./session-services.js";
 
 describe("SessionRegistry", () => {
   let env: TestServices | null = null;
@@ -21,18 +24,7 @@ describe("SessionRegistry", () => {
     return { registry: new SessionRegistry(env.services), workspace: env.workspace };
   }
 
-  async function create(registry: SessionRegistry, workspace: string): Promise<string> {
-    const id = uuidv7();
-    await registry.create({
-      id,
-      workspace,
-      name: null,
-      providerProfile: null,
-      model: null,
-      systemPrompt: null,
-    });
-    return id;
-  }
+  const create = createTestSession;
 
   it("retries work once on a fresh actor when the actor stops underneath it", async () => {
     const { registry, workspace } = registryWith("hi");
@@ -128,5 +120,29 @@ describe("SessionRegistry", () => {
       expect(turn?.state).toBe("failed");
       expect(getTurn(env.services.db, turn!.id)?.error).toMatch(/lies inside .* hidden from the agent/);
     }
+  });
+
+  it("gives a fork made by an older daemon (history in its session_start, no preview stored) its preview on load", async () => {
+    const { registry, workspace } = registryWith("hi");
+    const source = await create(registry, workspace);
+    const id = uuidv7();
+    const { db, store } = env!.services;
+    insertSession(db, { id, workspace, parentId: source, createdAt: Date.now() });
+    store.appendInTransaction(id, [
+      hashEntry(null, {
+        kind: "session_start",
+        ts: 1,
+        system_prompt: null,
+        config: {},
+        history: [userMessage("an old fork's question"), assistantMessage("its answer")],
+        forked_from: { session_id: source, entry_hash: "a".repeat(64) },
+      }),
+    ]);
+    expect(registry.list().find((item) => item.id === id)?.preview.transcript_count).toBe(0);
+    const snapshot = await registry.withActor(id, (actor) => actor.snapshot());
+    const repaired = { text: "an old fork's question", transcript_count: 1, truncated: false };
+    expect(snapshot.preview).toEqual(repaired);
+    expect(registry.list().find((item) => item.id === id)?.preview).toEqual(repaired);
+    expect(snapshot.history.items.map((entry) => entry.id)).toEqual(["0-0", "0-1"]);
   });
 });

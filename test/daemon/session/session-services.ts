@@ -2,6 +2,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { v7 as uuidv7 } from "uuid";
+import type { SessionRegistry } from "../../../src/daemon/session/session-registry.js";
 import type { SessionServices } from "../../../src/daemon/session/session-services.js";
 import { openDaemonDatabase } from "../../../src/daemon/storage/database.js";
 import { SqliteStore } from "../../../src/log/sqlite-store.js";
@@ -41,4 +43,18 @@ export function testServices(client: () => LlmClient | null): TestServices {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Create a session with every default in `workspace`; returns its id. */
+export async function createTestSession(registry: SessionRegistry, workspace: string): Promise<string> {
+  const id = uuidv7();
+  await registry.create({
+    id,
+    workspace,
+    name: null,
+    providerProfile: null,
+    model: null,
+    systemPrompt: null,
+  });
+  return id;
 }

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import {
   currentSchemaVersion,
   DatabaseVersionError,
+  migrations,
   openDaemonDatabase,
   schemaVersion,
 } from "../../../src/daemon/storage/database.js";
@@ -35,14 +36,14 @@ describe("the daemon database", () => {
     expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 
-  it("creates the sessions, inputs and turns tables and records the schema version", () => {
+  it("creates the sessions, inputs, turns and rejected_creations tables and records the schema version", () => {
     const { db } = tempDatabase();
     const tables = (
       db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]
     )
       .map((row) => row.name)
       .sort();
-    expect(tables).toEqual(["inputs", "schema_version", "sessions", "turns"]);
+    expect(tables).toEqual(["inputs", "rejected_creations", "schema_version", "sessions", "turns"]);
     expect(currentSchemaVersion(db)).toBe(schemaVersion);
   });
 
@@ -53,7 +54,7 @@ describe("the daemon database", () => {
     for (let i = 0; i < 3; i++) {
       const again = openDaemonDatabase(path);
       const versions = again.prepare("SELECT version FROM schema_version ORDER BY version").all();
-      expect(versions).toEqual([{ version: schemaVersion }]);
+      expect(versions).toEqual(migrations.map(({ version }) => ({ version })));
       expect(getSession(again, "kept")?.workspace).toBe("/tmp/work");
       again.close();
     }
@@ -69,5 +70,29 @@ describe("the daemon database", () => {
       v: schemaVersion + 1,
     });
     raw.close();
+  });
+
+  it("brings a version 1 file up to date: its sessions keep their data, forks among them say so", () => {
+    const path = join(tempFolder(), "v1.sqlite");
+    const old = new Database(path);
+    old.exec("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)");
+    for (const statement of migrations[0]!.statements) old.exec(statement);
+    old.prepare("INSERT INTO schema_version VALUES (1, 0)").run();
+    const insert = old.prepare(
+      "INSERT INTO sessions (id, workspace, parent_id, created_at, activity_at) VALUES (?, '/w', ?, 5, 5)",
+    );
+    insert.run("plain", null);
+    insert.run("fork", "plain");
+    old.close();
+    const db = openDaemonDatabase(path);
+    expect(currentSchemaVersion(db)).toBe(schemaVersion);
+    expect(getSession(db, "plain")?.creation).toEqual({ kind: "new" });
+    expect(getSession(db, "fork")?.creation).toEqual({
+      kind: "fork",
+      source_session_id: "plain",
+      checkpoint_id: null,
+      entry_hash: null,
+    });
+    db.close();
   });
 });

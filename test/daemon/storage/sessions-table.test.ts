@@ -6,6 +6,8 @@ import {
   getSession,
   insertSession,
   listSessions,
+  type SessionListFilter,
+  sessionMatches,
   setPreview,
   tablesWithSessionColumn,
   touchActivity,
@@ -39,6 +41,7 @@ describe("the sessions table", () => {
       inputOrder: 0,
       usage: { prompt_tokens: 0, completion_tokens: 0, cached_prompt_tokens: 0, total_tokens: 0 },
       preview: { text: "", transcript_count: 0, truncated: false },
+      creation: { kind: "new" },
     });
     expect(getSession(db, "s1")).toEqual(row);
     expect(getSession(db, "nope")).toBeNull();
@@ -61,6 +64,42 @@ describe("the sessions table", () => {
     expect(listSessions(db).map((s) => s.id)).toEqual(["a", "c", "b"]);
     expect(getSession(db, "c")?.activityAt).toBe(300);
     expect(touchActivity(db, "missing", 1)).toBe(false);
+  });
+
+  it("records how a fork was made and lists all sessions, the top-level ones or one session's forks", () => {
+    const { db } = tempDatabase();
+    addSession(db, "root", 100);
+    insertSession(db, {
+      id: "child",
+      workspace: "/w",
+      parentId: "root",
+      createdAt: 300,
+      fork: { checkpointId: "3-1", entryHash: "e".repeat(64) },
+    });
+    insertSession(db, { id: "grandchild", workspace: "/w", parentId: "child", createdAt: 200 });
+    addSession(db, "other", 400);
+    expect(getSession(db, "child")?.creation).toEqual({
+      kind: "fork",
+      source_session_id: "root",
+      checkpoint_id: "3-1",
+      entry_hash: "e".repeat(64),
+    });
+    const ids = (filter: SessionListFilter) => listSessions(db, filter).map((row) => row.id);
+    expect(ids({ kind: "all" })).toEqual(["other", "child", "grandchild", "root"]);
+    expect(listSessions(db).map((row) => row.id)).toEqual(ids({ kind: "all" }));
+    expect(ids({ kind: "top" })).toEqual(["other", "root"]);
+    expect(ids({ kind: "children", parentId: "root" })).toEqual(["child"]);
+    expect(ids({ kind: "children", parentId: "child" })).toEqual(["grandchild"]);
+    expect(ids({ kind: "children", parentId: "other" })).toEqual([]);
+    for (const row of listSessions(db)) {
+      for (const filter of [
+        { kind: "all" },
+        { kind: "top" },
+        { kind: "children", parentId: "root" },
+      ] satisfies SessionListFilter[]) {
+        expect(sessionMatches(row, filter)).toBe(ids(filter).includes(row.id));
+      }
+    }
   });
 
   it("adds each usage report to the session's totals", () => {

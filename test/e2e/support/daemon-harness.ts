@@ -54,6 +54,7 @@ export interface HistoryEntry {
   checkpoint_id: string | null;
   content: Array<{ kind: string; text?: string; field?: string; value?: unknown }>;
   tool: { name: string; tool_call_id: string } | null;
+  thinking_duration_ms?: number | null;
 }
 
 /** An input receipt (spec §4). */
@@ -384,6 +385,13 @@ export class DaemonHarness {
     const headers: Record<string, string> = { authorization: `Bearer ${this.token}` };
     if (options.lastEventId !== undefined) headers["last-event-id"] = options.lastEventId;
     return SseConnection.open(this.port, `/sessions/${sessionId}${suffix}`, headers);
+  }
+
+  /** Open the session list's stream (`GET /sessions` as SSE) with `query`, optionally resuming. */
+  openListStream(query = "", options: { lastEventId?: string } = {}): Promise<SseConnection> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.token}` };
+    if (options.lastEventId !== undefined) headers["last-event-id"] = options.lastEventId;
+    return SseConnection.open(this.port, `/sessions${query === "" ? "" : `?${query}`}`, headers);
   }
 
   /** The first batch of a fresh SSE attach (optionally resuming after a previous page). */
