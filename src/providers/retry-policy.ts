@@ -52,9 +52,9 @@ export function isRetryable(error: LlmClientError): boolean {
     case "network":
       return error.code !== undefined && retryableSystemCodes.has(error.code);
     case "api":
+    case "protocol":
       return error.transient;
     case "timeout":
-    case "protocol":
     case "aborted":
     case "config":
       return false;
