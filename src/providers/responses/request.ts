@@ -141,8 +141,11 @@ export function responsesInput(
   for (const item of items) {
     switch (item.type) {
       case "message":
-        if (item.role === "assistant") input.push(assistantMessage(item, store));
-        else
+        if (item.role === "assistant") {
+          // A Gemini-signed empty text has nothing for this protocol.
+          if (messageText(item).length > 0 || (store && item.id !== undefined))
+            input.push(assistantMessage(item, store));
+        } else
           input.push({
             type: "message",
             role: item.role,
