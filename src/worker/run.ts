@@ -18,6 +18,7 @@
  *   `resume()` instead executes pending calls, through `beforeToolCall` again.
  * - `turnCount` grows when a response has been committed.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import type { StreamEvent } from "../model/events.js";
 import { type Item, type ToolCallItem, toolResult, userMessage } from "../model/items.js";
 import { LlmClientError, type LlmRequest } from "../model/llm-client.js";
@@ -31,6 +32,7 @@ import { pendingToolCalls } from "./pending-tool-calls.js";
 import { type CollectedResponse, ResponseCollector } from "./response-collector.js";
 import { leavesRunInterrupted, type WorkerResult } from "./result.js";
 import { runToolBatch, type ToolBatchRun } from "./tool-batch.js";
+import { withTransientRetry } from "./transient-retry.js";
 import type { ToolRegistry } from "./tool-registry.js";
 import type { WorkerCore } from "./worker-core.js";
 
@@ -228,7 +230,10 @@ export class WorkerRun implements ToolBatchRun {
         config: structuredClone(this.core.requestConfig),
       };
       if (this.core.systemPrompt !== null) request.system_prompt = this.core.systemPrompt;
-      const { response, usage } = await this.streamResponse(request);
+      const { response, usage } = await withTransientRetry(() => this.streamResponse(request), {
+        notice: (event) => this.notify("onEvent", () => this.observer.onEvent?.(event)),
+        wait: (ms) => this.untilCancelled(sleep(ms)),
+      });
 
       await this.commit(assistantItems(response), "assistant");
       this.core.turnCount += 1;
