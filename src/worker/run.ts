@@ -32,8 +32,8 @@ import { pendingToolCalls } from "./pending-tool-calls.js";
 import { type CollectedResponse, ResponseCollector } from "./response-collector.js";
 import { leavesRunInterrupted, type WorkerResult } from "./result.js";
 import { runToolBatch, type ToolBatchRun } from "./tool-batch.js";
-import { withTransientRetry } from "./transient-retry.js";
 import type { ToolRegistry } from "./tool-registry.js";
+import { withTransientRetry } from "./transient-retry.js";
 import type { WorkerCore } from "./worker-core.js";
 
 /** The result given to a call an interrupted run left pending when a new input arrives instead. */
