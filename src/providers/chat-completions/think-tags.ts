@@ -22,6 +22,8 @@ type Phase = "undecided" | "thinking" | "text";
 export class ThinkTagSplitter {
   private phase: Phase = "undecided";
   private held = "";
+  /** The blank lines after `</think>` are the tag's, not the answer's, whichever delta brings them. */
+  private trimLeading = false;
 
   /** The segments one content delta yields (possibly none while a tag may still be forming). */
   push(delta: string): ContentSegment[] {
@@ -47,8 +49,13 @@ export class ThinkTagSplitter {
         return out;
       }
       emit(out, "thinking", this.held.slice(0, end));
-      this.held = this.held.slice(end + closeTag.length).replace(/^\s+/, "");
+      this.held = this.held.slice(end + closeTag.length);
       this.phase = "text";
+      this.trimLeading = true;
+    }
+    if (this.trimLeading) {
+      this.held = this.held.replace(/^\s+/, "");
+      if (this.held.length > 0) this.trimLeading = false;
     }
     emit(out, "text", this.held);
     this.held = "";
