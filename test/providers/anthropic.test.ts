@@ -203,6 +203,19 @@ describe("anthropic streaming", () => {
     expect(fake.requests).toHaveLength(1);
   });
 
+  it("refuses a stream that splices a second message_start into an open message instead of merging both", async () => {
+    const textStart = event("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+    const textDelta = (text: string) =>
+      event("content_block_delta", { index: 0, delta: { type: "text_delta", text } });
+    fake.queue(
+      raw([messageStart, textStart, textDelta("First gen"), messageStart, textStart, textDelta("Second")]),
+    );
+    const { events, error } = await collect(client(), ask());
+    expect(error).toMatchObject({ kind: "protocol", code: "spliced_stream", transient: true });
+    assertWellFormed(events);
+    expect(textOf(events)).toBe("First gen");
+  });
+
   it("closes blocks still open at message_stop", async () => {
     fake.queue(
       raw([
