@@ -4,6 +4,7 @@
  *
  * Boundary rule: plain data and constructors only; no I/O.
  */
+import type { ItemOrigin, MessagePhase } from "./items.js";
 import type { Usage } from "./usage.js";
 
 export type BlockType = "text" | "thinking" | "tool_use";
@@ -16,10 +17,22 @@ export type StopReason =
   | "content_filter"
   | "refusal";
 
+/**
+ * A text block may belong to a provider message item (Responses `msg_...` with its `phase`):
+ * text blocks of different items become different messages.
+ */
 export type BlockStart =
-  | { type: "text" }
+  | { type: "text"; item_id?: string; phase?: MessagePhase }
   | { type: "thinking" }
-  | { type: "tool_use"; id: string; name: string; item_id?: string; signature?: string };
+  | {
+      type: "tool_use";
+      id: string;
+      name: string;
+      item_id?: string;
+      signature?: string;
+      /** Who produced `signature` (stamped by the client). */
+      origin?: ItemOrigin;
+    };
 
 export type BlockDelta =
   | { type: "text"; text: string }
@@ -34,6 +47,8 @@ export interface ReasoningData {
   signature?: string;
   encrypted_content?: string;
   redacted?: boolean;
+  /** Who produced this reasoning (stamped by the client). */
+  origin?: ItemOrigin;
 }
 
 export type ResponseStatus = "started" | "completed" | "cancelled" | "failed";
@@ -58,6 +73,10 @@ export type StreamEvent =
       block_type?: BlockType;
       stop_reason?: StopReason;
       reasoning?: ReasoningData;
+      /** Text blocks: a Gemini thought signature that arrived on this text. */
+      signature?: string;
+      /** Who produced `signature` (stamped by the client). */
+      origin?: ItemOrigin;
     }
   | { type: "block_abort"; index: number; block_type?: BlockType; reason: string }
   | { type: "usage"; usage: Usage }

@@ -10,12 +10,34 @@ export type Role = "user" | "assistant" | "system";
 
 export type ContentPart = { type: "text"; text: string } | { type: "refusal"; refusal: string };
 
+/**
+ * Which client and model produced an item's provider payload (a signature, encrypted reasoning,
+ * a thought signature). Payloads are only valid for the provider that issued them, so request
+ * builders send them back only to the same `provider` label and `model`. An item without an
+ * origin was written before items were tagged; it is treated as coming from whichever provider
+ * reads it, when its payload has that provider's shape (docs/providers.md).
+ */
+export interface ItemOrigin {
+  /** The client's provider label (`LlmClient.provider`: "anthropic", "openai-responses", ...). */
+  provider: string;
+  model: string;
+}
+
+/** OpenAI Responses labels assistant messages as intermediate commentary or the final answer. */
+export type MessagePhase = "commentary" | "final_answer";
+
 export interface MessageItem {
   type: "message";
   role: Role;
   content: ContentPart[];
   /** Provider-assigned id (e.g. OpenAI Responses `msg_...`), kept so it can be sent back. */
   id?: string;
+  /** OpenAI Responses `phase`, resent as received. */
+  phase?: MessagePhase;
+  /** Gemini thought signature that arrived on this text; must be sent back on the same part. */
+  signature?: string;
+  /** Who produced `signature` (set only with it). */
+  origin?: ItemOrigin;
 }
 
 export interface ToolCallItem {
@@ -28,6 +50,8 @@ export interface ToolCallItem {
   id?: string;
   /** Gemini thought signature attached to this call; must be sent back with it. */
   signature?: string;
+  /** Who produced `signature` (set only with it). */
+  origin?: ItemOrigin;
 }
 
 export interface ToolResultItem {
@@ -39,7 +63,9 @@ export interface ToolResultItem {
 
 /**
  * Model reasoning ("thinking"), kept with whatever the provider needs to accept it back:
- * Anthropic's signature (or redacted data), OpenAI Responses' encrypted content and summary.
+ * Anthropic's signature (or redacted data), OpenAI Responses' encrypted content, summary and
+ * item id (with `store: true` the id alone stands for the stored reasoning), Gemini's thought
+ * signature.
  */
 export interface ReasoningItem {
   type: "reasoning";
@@ -55,6 +81,8 @@ export interface ReasoningItem {
    * (set by a Worker given a clock; never sent to a provider).
    */
   duration_ms?: number;
+  /** Who produced this reasoning; absent in logs written before items were tagged. */
+  origin?: ItemOrigin;
 }
 
 export type Item = MessageItem | ToolCallItem | ToolResultItem | ReasoningItem;
@@ -120,4 +148,9 @@ export function isReasoning(item: Item): item is ReasoningItem {
 export function messageText(item: Item): string {
   if (item.type !== "message") return "";
   return item.content.map((part) => (part.type === "text" ? part.text : part.refusal)).join("");
+}
+
+/** Whether an item's provider payload may be sent to `target`: same provider and model, or untagged. */
+export function payloadFits(origin: ItemOrigin | undefined, target: ItemOrigin): boolean {
+  return origin === undefined || (origin.provider === target.provider && origin.model === target.model);
 }

@@ -48,12 +48,23 @@ export class LlmClientError extends Error {
   readonly status?: number;
   readonly code?: string;
   readonly retryAfterMs?: number;
+  /**
+   * The provider said, inside the stream, that the failure is temporary (overloaded, server
+   * error, unavailable): the same request may succeed when sent again.
+   */
+  readonly transient: boolean;
 
   constructor(
     kind: LlmClientErrorKind,
     provider: string,
     message: string,
-    details: { status?: number; code?: string; retryAfterMs?: number; cause?: unknown } = {},
+    details: {
+      status?: number;
+      code?: string;
+      retryAfterMs?: number;
+      transient?: boolean;
+      cause?: unknown;
+    } = {},
   ) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = "LlmClientError";
@@ -62,5 +73,6 @@ export class LlmClientError extends Error {
     if (details.status !== undefined) this.status = details.status;
     if (details.code !== undefined) this.code = details.code;
     if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
+    this.transient = details.transient === true;
   }
 }

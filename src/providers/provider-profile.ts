@@ -1,12 +1,22 @@
 /**
- * Provider profiles: which wire protocol, where, which model, which credentials. A profile is
- * plain data (it comes from `$SKEIN_HOME/config.json`), so it is validated field by field here
- * and every problem is a "config" error that says what to fix.
+ * Provider profiles: which wire protocol, where, which model, which credentials, the request
+ * defaults of its sessions (output limit, temperature, effort or thinking budget) and
+ * overrides of the capability table. A profile is plain data (it comes from
+ * `$SKEIN_HOME/config.json`), so it is validated field by field here and every problem is a
+ * "config" error that says what to fix.
  *
  * Boundary rule: validation and credential lookup only; no network.
  */
 import { LlmClientError } from "../model/llm-client.js";
 import { isLoopbackUrl } from "./endpoint-url.js";
+import {
+  booleanCapabilities,
+  type CapabilityOverrides,
+  type Effort,
+  efforts,
+  type ReasoningStyle,
+  reasoningStyles,
+} from "./model-capabilities.js";
 import { isWireObject, type WireObject } from "./wire-json.js";
 
 export type ProviderProtocol = "chat_completions" | "responses" | "anthropic" | "gemini";
@@ -40,6 +50,18 @@ export interface ProviderProfile {
   promptCaching?: boolean;
   /** responses: let OpenAI store the response (default false: reasoning comes back encrypted instead). */
   store?: boolean;
+  /** Default output token limit of this profile's sessions. */
+  maxOutputTokens?: number;
+  /** Default sampling temperature (sent only where the model accepts it). */
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  /** Default effort level; exclusive with `thinkingBudget`. */
+  effort?: Effort;
+  /** Default thinking budget in tokens; exclusive with `effort`. */
+  thinkingBudget?: number;
+  /** Overrides of the capability table for this profile's model (docs/providers.md). */
+  capabilities?: CapabilityOverrides;
 }
 
 /** The vendors' public endpoints. */
@@ -68,6 +90,13 @@ const knownFields = new Set([
   "maxTokensField",
   "promptCaching",
   "store",
+  "maxOutputTokens",
+  "temperature",
+  "topP",
+  "topK",
+  "effort",
+  "thinkingBudget",
+  "capabilities",
 ]);
 
 function configError(message: string): LlmClientError {
@@ -148,7 +177,81 @@ export function validateProviderProfile(value: unknown, where = "provider profil
   if (promptCaching !== undefined) profile.promptCaching = promptCaching;
   const store = optionalBoolean(value, "store", where);
   if (store !== undefined) profile.store = store;
+  readRequestDefaults(value, where, profile);
+  if (value.capabilities !== undefined) profile.capabilities = capabilityOverrides(value.capabilities, where);
   return profile;
+}
+
+function optionalNumber(
+  source: WireObject,
+  key: string,
+  where: string,
+  check: { integer: boolean; min: number; max: number },
+): number | undefined {
+  const value = source[key];
+  if (value === undefined) return undefined;
+  const valid =
+    typeof value === "number" &&
+    Number.isFinite(value) &&
+    (!check.integer || Number.isInteger(value)) &&
+    value >= check.min &&
+    value <= check.max;
+  if (!valid) {
+    throw configError(
+      `${where}: "${key}" must be ${check.integer ? "an integer" : "a number"} from ${check.min} to ${check.max}`,
+    );
+  }
+  return value as number;
+}
+
+const tokenRange = { integer: true, min: 1, max: 10_000_000 };
+
+/** The request defaults of a profile (output limit, sampling, effort or thinking budget). */
+function readRequestDefaults(value: WireObject, where: string, profile: ProviderProfile): void {
+  const maxOutputTokens = optionalNumber(value, "maxOutputTokens", where, tokenRange);
+  if (maxOutputTokens !== undefined) profile.maxOutputTokens = maxOutputTokens;
+  const temperature = optionalNumber(value, "temperature", where, { integer: false, min: 0, max: 2 });
+  if (temperature !== undefined) profile.temperature = temperature;
+  const topP = optionalNumber(value, "topP", where, { integer: false, min: 0, max: 1 });
+  if (topP !== undefined) profile.topP = topP;
+  const topK = optionalNumber(value, "topK", where, tokenRange);
+  if (topK !== undefined) profile.topK = topK;
+  if (value.effort !== undefined) {
+    if (typeof value.effort !== "string" || !efforts.includes(value.effort as Effort)) {
+      throw configError(`${where}: "effort" must be one of ${efforts.join(", ")}`);
+    }
+    profile.effort = value.effort as Effort;
+  }
+  const thinkingBudget = optionalNumber(value, "thinkingBudget", where, tokenRange);
+  if (thinkingBudget !== undefined) {
+    if (profile.effort !== undefined)
+      throw configError(`${where}: set "effort" or "thinkingBudget", not both`);
+    profile.thinkingBudget = thinkingBudget;
+  }
+}
+
+/** Checks a profile's `capabilities` object: known keys, booleans, a known reasoning style. */
+function capabilityOverrides(value: unknown, where: string): CapabilityOverrides {
+  const at = `${where}: "capabilities"`;
+  if (!isWireObject(value)) throw configError(`${at} must be a JSON object`);
+  const overrides: CapabilityOverrides = {};
+  const known = new Set<string>(["reasoning", ...booleanCapabilities]);
+  for (const key of Object.keys(value)) {
+    if (!known.has(key)) {
+      throw configError(`${at} has an unknown field "${key}" (known: ${[...known].join(", ")})`);
+    }
+  }
+  if (value.reasoning !== undefined) {
+    if (typeof value.reasoning !== "string" || !reasoningStyles.includes(value.reasoning as ReasoningStyle)) {
+      throw configError(`${at}.reasoning must be one of ${reasoningStyles.join(", ")}`);
+    }
+    overrides.reasoning = value.reasoning as ReasoningStyle;
+  }
+  for (const key of booleanCapabilities) {
+    const flag = optionalBoolean(value, key, at);
+    if (flag !== undefined) overrides[key] = flag;
+  }
+  return overrides;
 }
 
 /** The base URL a profile really uses. */

@@ -1,7 +1,7 @@
 /**
  * When and how long to wait before re-opening a stream: full-jitter exponential backoff,
  * overridden by the provider's Retry-After, bounded in attempts and in total time. Only
- * opening is ever retried (the caller stops retrying once an event was delivered).
+ * opening is ever retried (the caller stops retrying once content was delivered).
  *
  * Boundary rule: pure decisions plus one abortable sleep; no HTTP.
  */
@@ -44,7 +44,7 @@ export function isRetryableStatus(status: number): boolean {
   return status >= 500 && status <= 599 && status !== 501 && status !== 505;
 }
 
-/** Whether a failure while opening a stream may be retried. */
+/** Whether a failure before any content was delivered may be retried. */
 export function isRetryable(error: LlmClientError): boolean {
   switch (error.kind) {
     case "http":
@@ -52,8 +52,9 @@ export function isRetryable(error: LlmClientError): boolean {
     case "network":
       return error.code !== undefined && retryableSystemCodes.has(error.code);
     case "api":
-    case "timeout":
     case "protocol":
+      return error.transient;
+    case "timeout":
     case "aborted":
     case "config":
       return false;

@@ -6,6 +6,12 @@
  */
 import { LlmClientError } from "../model/llm-client.js";
 
+/**
+ * In-stream error codes the vendors use for a temporary failure: Anthropic `overloaded_error`
+ * and `api_error`, OpenAI `server_error`, Gemini `UNAVAILABLE` and `INTERNAL`.
+ */
+const transientCodes = new Set(["overloaded_error", "api_error", "server_error", "UNAVAILABLE", "INTERNAL"]);
+
 /** A provider reported an error inside the stream (error event, response.failed, ...). */
 export function providerStreamError(provider: string, message: string, code?: string): LlmClientError {
   const text = message.length > 0 ? message : "the provider reported an error without a message";
@@ -13,7 +19,7 @@ export function providerStreamError(provider: string, message: string, code?: st
     "api",
     provider,
     `${provider} error${code === undefined ? "" : ` ${code}`}: ${text}`,
-    code === undefined ? {} : { code },
+    code === undefined ? {} : { code, transient: transientCodes.has(code) },
   );
 }
 

@@ -7,7 +7,7 @@
  * Boundary rule: types only.
  */
 import type { StreamEvent } from "../model/events.js";
-import type { LlmRequest } from "../model/llm-client.js";
+import type { LlmClientError, LlmRequest } from "../model/llm-client.js";
 import type { SseMessage } from "./sse-decoder.js";
 
 /** Everything needed to send one streaming request. */
@@ -39,4 +39,10 @@ export interface ProtocolAdapter {
   readonly model: string;
   buildHttpRequest(request: LlmRequest): HttpRequestSpec;
   createParser(): StreamParser;
+  /**
+   * A request failed before any event: return true when the adapter changed how it builds
+   * requests because of it (a server refused an optional field), so the request is built and
+   * sent again at once. Called once per failure; an adapter adjusts each thing only once.
+   */
+  adjustAfter?(error: LlmClientError): boolean;
 }

@@ -1,13 +1,17 @@
 /**
  * The generic `LlmClient` over HTTP + SSE: builds the request through a protocol adapter,
- * opens the stream (retrying transient failures until the first event is delivered, each
- * retry reported as a `retry` event), decodes bytes → SSE → normalized events, and ends with
- * a typed error when anything fails. Blocks still open when a stream fails mid-way are closed
- * with `block_abort` before the error is thrown.
+ * opens the stream (retrying transient failures — HTTP, connection, and the provider's own
+ * in-stream "overloaded"/"server error" — as long as nothing but the response's start was
+ * delivered, each retry reported as a `retry` event; a request the adapter adjusts after a
+ * refusal is rebuilt and sent again once), decodes bytes → SSE → normalized events, stamps
+ * every provider payload (reasoning data, signatures) with the origin {provider, model}, and
+ * ends with a typed error when anything fails. Blocks still open when a stream fails mid-way
+ * are closed with `block_abort` before the error is thrown.
  *
  * Boundary rule: protocol-agnostic; everything wire-specific lives in the adapters.
  */
 import type { StreamEvent } from "../model/events.js";
+import type { ItemOrigin } from "../model/items.js";
 import { type LlmClient, LlmClientError, type LlmRequest } from "../model/llm-client.js";
 import { HttpStream } from "./http-stream.js";
 import { isRetryable, type RetryPolicy, retryDelayMs, sleepUnlessAborted } from "./retry-policy.js";
@@ -36,10 +40,13 @@ export class StreamingLlmClient implements LlmClient {
   }
 
   async *stream(request: LlmRequest, signal: AbortSignal): AsyncGenerator<StreamEvent> {
-    const spec = this.adapter.buildHttpRequest(request);
+    let spec = this.adapter.buildHttpRequest(request);
     const { retry } = this.settings;
+    const origin: ItemOrigin = { provider: this.provider, model: this.model };
     const startedAt = Date.now();
-    for (let attempt = 1; ; attempt++) {
+    let attempt = 0;
+    for (;;) {
+      attempt++;
       const http = new HttpStream(spec, {
         provider: this.provider,
         signal,
@@ -53,8 +60,11 @@ export class StreamingLlmClient implements LlmClient {
           for (const event of events) {
             // Events already decoded from the last chunk are dropped once cancelled.
             if (signal.aborted) throw abortedError(this.provider, signal);
-            delivered = true;
-            yield event;
+            // The start of a response (and keepalives) carry nothing a consumer keeps.
+            if (event.type !== "ping" && !(event.type === "status" && event.status === "started")) {
+              delivered = true;
+            }
+            yield withOrigin(event, origin);
           }
         }
         return;
@@ -66,6 +76,11 @@ export class StreamingLlmClient implements LlmClient {
         if (delivered) {
           if (error.kind !== "aborted") yield* parser.abortOpenBlocks(error.message);
           throw error;
+        }
+        if (this.adapter.adjustAfter?.(error) === true) {
+          spec = this.adapter.buildHttpRequest(request);
+          attempt--;
+          continue;
         }
         if (!isRetryable(error)) throw error;
         const delay = retryDelayMs(retry, attempt, error, Date.now() - startedAt, this.settings.random);
@@ -131,6 +146,21 @@ function* parseBatch(
   }
   if (batch.length > 0) yield batch;
   if (failed) throw failure;
+}
+
+/** `event` with its provider payload stamped with `origin` (events without one pass unchanged). */
+export function withOrigin(event: StreamEvent, origin: ItemOrigin): StreamEvent {
+  if (event.type === "block_stop") {
+    if (event.reasoning !== undefined) return { ...event, reasoning: { ...event.reasoning, origin } };
+    if (event.signature !== undefined) return { ...event, origin };
+  } else if (
+    event.type === "block_start" &&
+    event.block.type === "tool_use" &&
+    event.block.signature !== undefined
+  ) {
+    return { ...event, block: { ...event.block, origin } };
+  }
+  return event;
 }
 
 function abortedError(provider: string, signal: AbortSignal): LlmClientError {

@@ -9,12 +9,28 @@
  * - blocks still open when a finish reason arrives (a `status` event that is "completed" or carries
  *   a stop reason) or when the stream ends are closed and collected, tool calls included;
  * - an input_json delta without a tool start has no id or name and is dropped;
- * - `block_abort` drops the block.
+ * - `block_abort` drops the block;
+ * - text blocks of different provider message items (id, phase) make different messages, and a
+ *   text block that ends with a signature ends its message, so every signature keeps its text;
+ * - reasoning is kept when it has anything to send back, an id alone included.
  * With a clock, a thinking block is timed from its first delta until its block ends or any other
  * block starts or streams (models think first; some providers never close a thinking block).
  */
 import type { BlockDelta, BlockStart, ReasoningData, StreamEvent } from "../model/events.js";
-import type { ReasoningItem, ToolCallItem } from "../model/items.js";
+import type { ItemOrigin, MessagePhase, ReasoningItem, ToolCallItem } from "../model/items.js";
+
+/** Which provider message a text block belongs to, and the signature it ended with. */
+interface TextMeta {
+  item_id?: string;
+  phase?: MessagePhase;
+  signature?: string;
+  origin?: ItemOrigin;
+}
+
+/** One assistant message of a response: its text and what the provider needs back with it. */
+export interface CollectedMessage extends TextMeta {
+  text: string;
+}
 
 /** A thinking block; `startedAt`/`endedAt` are clock readings (null: not timed, or not yet). */
 interface ThinkingBlock {
@@ -26,7 +42,7 @@ interface ThinkingBlock {
 }
 
 type OpenBlock =
-  | { type: "text"; order: number; text: string }
+  | { type: "text"; order: number; text: string; meta: TextMeta }
   | ThinkingBlock
   | {
       type: "tool_use";
@@ -36,12 +52,13 @@ type OpenBlock =
       json: string;
       item_id?: string;
       signature?: string;
+      origin?: ItemOrigin;
     }
   /** Tool input that arrived without a start: no id or name to file it under. */
   | { type: "orphan_input"; order: number };
 
 type ClosedBlock =
-  | { type: "text"; order: number; text: string }
+  | { type: "text"; order: number; text: string; meta: TextMeta }
   | { type: "reasoning"; order: number; item: ReasoningItem }
   | { type: "tool_call"; order: number; item: ToolCallItem };
 
@@ -50,6 +67,8 @@ export interface CollectedResponse {
   reasoning: ReasoningItem[];
   /** All text blocks joined with "". */
   text: string;
+  /** The text as messages (one unless the provider separates them). */
+  messages: CollectedMessage[];
   toolCalls: ToolCallItem[];
 }
 
@@ -74,9 +93,15 @@ export class ResponseCollector {
       case "block_delta":
         this.appendDelta(event.index, event.delta);
         return;
-      case "block_stop":
+      case "block_stop": {
+        const block = this.open.get(event.index);
+        if (block?.type === "text" && event.signature !== undefined) {
+          block.meta.signature = event.signature;
+          if (event.origin !== undefined) block.meta.origin = event.origin;
+        }
         this.stopBlock(event.index, event.block_type, event.reasoning);
         return;
+      }
       case "block_abort":
         this.open.delete(event.index);
         return;
@@ -101,26 +126,34 @@ export class ResponseCollector {
     const blocks = [...this.closed].sort((a, b) => a.order - b.order);
     const reasoning: ReasoningItem[] = [];
     const texts: string[] = [];
+    const messages: CollectedMessage[] = [];
     const toolCalls: ToolCallItem[] = [];
     for (const block of blocks) {
       if (block.type === "reasoning") reasoning.push(block.item);
-      else if (block.type === "text") texts.push(block.text);
-      else toolCalls.push(block.item);
+      else if (block.type === "text") {
+        texts.push(block.text);
+        appendText(messages, block.text, block.meta);
+      } else toolCalls.push(block.item);
     }
-    return { reasoning, text: texts.join(""), toolCalls };
+    return { reasoning, text: texts.join(""), messages, toolCalls };
   }
 
   private startBlock(start: BlockStart): OpenBlock {
     const order = this.nextOrder++;
     switch (start.type) {
-      case "text":
-        return { type: "text", order, text: "" };
+      case "text": {
+        const meta: TextMeta = {};
+        if (start.item_id !== undefined) meta.item_id = start.item_id;
+        if (start.phase !== undefined) meta.phase = start.phase;
+        return { type: "text", order, text: "", meta };
+      }
       case "thinking":
         return thinkingBlock(order);
       case "tool_use": {
         const block: OpenBlock = { type: "tool_use", order, id: start.id, name: start.name, json: "" };
         if (start.item_id !== undefined) block.item_id = start.item_id;
         if (start.signature !== undefined) block.signature = start.signature;
+        if (start.origin !== undefined) block.origin = start.origin;
         return block;
       }
       default: {
@@ -164,7 +197,7 @@ export class ResponseCollector {
     const order = this.nextOrder++;
     switch (delta.type) {
       case "text":
-        return { type: "text", order, text: "" };
+        return { type: "text", order, text: "", meta: {} };
       case "thinking":
         return thinkingBlock(order);
       case "input_json":
@@ -194,7 +227,9 @@ export class ResponseCollector {
     this.open.delete(index);
     switch (block.type) {
       case "text":
-        if (block.text !== "") this.closed.push({ type: "text", order: block.order, text: block.text });
+        if (block.text !== "" || block.meta.signature !== undefined) {
+          this.closed.push({ type: "text", order: block.order, text: block.text, meta: block.meta });
+        }
         return;
       case "thinking": {
         this.endThinkingOf(block);
@@ -279,13 +314,33 @@ function reasoningItem(
   if (data?.redacted === true) item.redacted = true;
   if (data?.id !== undefined) item.id = data.id;
   if (durationMs !== undefined) item.duration_ms = durationMs;
+  if (data?.origin !== undefined) item.origin = data.origin;
+  // An id alone matters: a stored response's function call is refused without its reasoning.
   const worthKeeping =
     text !== "" ||
     item.summary !== undefined ||
     item.signature !== undefined ||
     item.encrypted_content !== undefined ||
-    item.redacted === true;
+    item.redacted === true ||
+    item.id !== undefined;
   return worthKeeping ? item : undefined;
+}
+
+/** Adds a text block to the messages: same provider message as the last text, unless that one was signed. */
+function appendText(messages: CollectedMessage[], text: string, meta: TextMeta): void {
+  const last = messages[messages.length - 1];
+  if (
+    last !== undefined &&
+    last.signature === undefined &&
+    last.item_id === meta.item_id &&
+    last.phase === meta.phase
+  ) {
+    last.text += text;
+    if (meta.signature !== undefined) last.signature = meta.signature;
+    if (meta.origin !== undefined) last.origin = meta.origin;
+    return;
+  }
+  messages.push({ ...meta, text });
 }
 
 /** Empty arguments become "{}"; anything else is kept byte for byte, valid JSON or not. */
@@ -298,5 +353,6 @@ function toolCallItem(block: Extract<OpenBlock, { type: "tool_use" }>): ToolCall
   };
   if (block.item_id !== undefined) item.id = block.item_id;
   if (block.signature !== undefined) item.signature = block.signature;
+  if (block.origin !== undefined) item.origin = block.origin;
   return item;
 }

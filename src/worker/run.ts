@@ -18,6 +18,7 @@
  *   `resume()` instead executes pending calls, through `beforeToolCall` again.
  * - `turnCount` grows when a response has been committed.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import type { StreamEvent } from "../model/events.js";
 import { type Item, type ToolCallItem, toolResult, userMessage } from "../model/items.js";
 import { LlmClientError, type LlmRequest } from "../model/llm-client.js";
@@ -32,6 +33,7 @@ import { type CollectedResponse, ResponseCollector } from "./response-collector.
 import { leavesRunInterrupted, type WorkerResult } from "./result.js";
 import { runToolBatch, type ToolBatchRun } from "./tool-batch.js";
 import type { ToolRegistry } from "./tool-registry.js";
+import { withTransientRetry } from "./transient-retry.js";
 import type { WorkerCore } from "./worker-core.js";
 
 /** The result given to a call an interrupted run left pending when a new input arrives instead. */
@@ -228,7 +230,10 @@ export class WorkerRun implements ToolBatchRun {
         config: structuredClone(this.core.requestConfig),
       };
       if (this.core.systemPrompt !== null) request.system_prompt = this.core.systemPrompt;
-      const { response, usage } = await this.streamResponse(request);
+      const { response, usage } = await withTransientRetry(() => this.streamResponse(request), {
+        notice: (event) => this.notify("onEvent", () => this.observer.onEvent?.(event)),
+        wait: (ms) => this.untilCancelled(sleep(ms)),
+      });
 
       await this.commit(assistantItems(response), "assistant");
       this.core.turnCount += 1;

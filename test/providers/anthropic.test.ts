@@ -28,6 +28,7 @@ import {
   clientFor,
   collect,
   reasoningOf,
+  retriesOf,
   textOf,
   thinkingOf,
   toolCallsOf,
@@ -175,12 +176,44 @@ describe("anthropic streaming", () => {
     expect(toolCallsOf(events)).toEqual([]);
   });
 
-  it("turns an overloaded error event into a typed api error", async () => {
+  it("retries an overloaded error event that came before any content, as the real API sends it", async () => {
     fake.queue(
       raw([messageStart, event("error", { error: { type: "overloaded_error", message: "Overloaded" } })]),
+      text("recovered"),
+    );
+    const { events, error } = await collect(client(), ask());
+    expect(error).toBeUndefined();
+    expect(retriesOf(events).map((retry) => retry.reason)).toEqual([
+      "anthropic error overloaded_error: Overloaded",
+    ]);
+    expect(textOf(events)).toBe("recovered");
+  });
+
+  it("turns an overloaded error event after content into a typed, transient api error", async () => {
+    fake.queue(
+      raw([
+        messageStart,
+        event("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+        event("content_block_delta", { index: 0, delta: { type: "text_delta", text: "Par" } }),
+        event("error", { error: { type: "overloaded_error", message: "Overloaded" } }),
+      ]),
     );
     const { error } = await collect(client(), ask());
-    expect(error).toMatchObject({ kind: "api", code: "overloaded_error" });
+    expect(error).toMatchObject({ kind: "api", code: "overloaded_error", transient: true });
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it("refuses a stream that splices a second message_start into an open message instead of merging both", async () => {
+    const textStart = event("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+    const textDelta = (text: string) =>
+      event("content_block_delta", { index: 0, delta: { type: "text_delta", text } });
+    fake.queue(
+      raw([messageStart, textStart, textDelta("First gen"), messageStart, textStart, textDelta("Second")]),
+    );
+    const { events, error } = await collect(client(), ask());
+    expect(error).toMatchObject({ kind: "protocol", code: "spliced_stream", transient: true });
+    assertWellFormed(events);
+    expect(textOf(events)).toBe("First gen");
   });
 
   it("closes blocks still open at message_stop", async () => {

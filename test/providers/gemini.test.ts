@@ -63,17 +63,24 @@ describe("gemini streaming", () => {
     expect(reasoningOf(events)).toEqual([{ text: "Consider options", signature: "CiQB-thought-sig" }]);
   });
 
-  it("keeps a signature that came on a text part as reasoning data", async () => {
+  it("keeps each signature that came on a text part on that text, none lost (streamed as Gemini 3 does)", async () => {
     fake.queue(
       raw([
         chunk([{ text: "Plain " }]),
-        chunk([{ text: "answer", thoughtSignature: "text-sig" }], { finishReason: "STOP" }),
+        chunk([{ text: "answer", thoughtSignature: "text-sig-1" }]),
+        chunk([{ text: " and more" }]),
+        // Gemini 3 streams the last signature on a chunk of its own with empty text.
+        chunk([{ text: "", thoughtSignature: "text-sig-2" }], { finishReason: "STOP" }),
       ]),
     );
     const { events } = await collect(client(), ask());
     assertWellFormed(events);
-    expect(textOf(events)).toBe("Plain answer");
-    expect(reasoningOf(events)).toEqual([{ text: "", signature: "text-sig" }]);
+    expect(textOf(events)).toBe("Plain answer and more");
+    expect(reasoningOf(events)).toEqual([]);
+    const signedStops = events.flatMap((event) =>
+      event.type === "block_stop" && event.signature !== undefined ? [event.signature] : [],
+    );
+    expect(signedStops).toEqual(["text-sig-1", "text-sig-2"]);
   });
 
   it("gives two calls to the same function distinct ids and keeps the signature on its call", async () => {

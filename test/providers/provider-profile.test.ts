@@ -28,7 +28,14 @@ describe("validateProviderProfile", () => {
       [{ protocol: "gemini", model: "m", baseUrl: "ftp://x" }, /http or https/],
       [{ protocol: "gemini", model: "m", baseUrl: "not a url" }, /not a URL/],
       [{ protocol: "gemini", model: "m", headers: { a: 1 } }, /"headers"/],
-      [{ protocol: "gemini", model: "m", temperature: 1 }, /unknown field "temperature"/],
+      [{ protocol: "gemini", model: "m", temp: 1 }, /unknown field "temp"/],
+      [{ protocol: "gemini", model: "m", temperature: 5 }, /"temperature" must be a number from 0 to 2/],
+      [{ protocol: "gemini", model: "m", maxOutputTokens: 1.5 }, /"maxOutputTokens" must be an integer/],
+      [{ protocol: "gemini", model: "m", effort: "huge" }, /"effort" must be one of/],
+      [{ protocol: "gemini", model: "m", effort: "low", thinkingBudget: 1024 }, /not both/],
+      [{ protocol: "gemini", model: "m", capabilities: { topK: "yes" } }, /"topK" must be true or false/],
+      [{ protocol: "gemini", model: "m", capabilities: { sampling: true } }, /unknown field "sampling"/],
+      [{ protocol: "gemini", model: "m", capabilities: { reasoning: "deep" } }, /reasoning must be one of/],
       [{ protocol: "chat_completions", model: "m", maxTokensField: "limit" }, /maxTokensField/],
     ];
     for (const [value, message] of bad) {

@@ -276,12 +276,12 @@ describe("responses requests", () => {
 
   it("sends turn 2 with the reasoning's encrypted content, the call and its output (stateless: no item ids)", async () => {
     fake.queue(text("18°C in Paris."));
-    await collect(client(), turnTwo);
+    await collect(clientFor("responses", fake.baseUrl, {}, "gpt-5-mini"), turnTwo);
     const { body, path, headers } = fake.lastRequest;
     expect(path).toBe("/v1/responses");
     expect(headers.authorization).toBe("Bearer test-key");
     expect(body).toEqual({
-      model: "test-model",
+      model: "gpt-5-mini",
       input: [
         { type: "message", role: "user", content: [{ type: "input_text", text: "Weather in Paris?" }] },
         {
@@ -289,11 +289,7 @@ describe("responses requests", () => {
           summary: [{ type: "summary_text", text: "Need a lookup." }],
           encrypted_content: "enc-1",
         },
-        {
-          type: "message",
-          role: "assistant",
-          content: [{ type: "output_text", text: "Looking.", annotations: [] }],
-        },
+        { type: "message", role: "assistant", content: "Looking." },
         { type: "function_call", call_id: "call_1", name: "get_weather", arguments: '{"city":"Paris"}' },
         { type: "function_call_output", call_id: "call_1", output: "18°C" },
       ],

@@ -65,7 +65,9 @@ function historyParts(history: readonly Item[]) {
   const calls = history.filter((item): item is ToolCallItem => item.type === "tool_call");
   expect(calls).toHaveLength(2);
   expect(calls.map((call) => call.arguments)).toEqual(['{"city":"Paris"}', '{"city":"Atlantis"}']);
-  expect(history.at(-1)).toEqual({
+  // Responses names its message items (msg_...); the id is kept for stored conversations.
+  const { id: _messageId, ...lastMessage } = history.at(-1) as Item & { id?: string };
+  expect(lastMessage).toEqual({
     type: "message",
     role: "assistant",
     content: [{ type: "text", text: "Paris is 18°C; Atlantis does not exist." }],
@@ -85,7 +87,11 @@ describe.each(protocols)("%s tool round trip through the Worker", (protocol) => 
     const userText = "Weather in Paris and Atlantis?";
     switch (protocol) {
       case "chat_completions":
-        expect(reasoningItem).toEqual({ type: "reasoning", text: "Two cities, two lookups." });
+        expect(reasoningItem).toEqual({
+          type: "reasoning",
+          text: "Two cities, two lookups.",
+          origin: { provider: "openai-chat", model: "round-trip-model" },
+        });
         expect(body.messages).toEqual([
           { role: "system", content: "You report the weather." },
           { role: "user", content: userText },
@@ -116,6 +122,7 @@ describe.each(protocols)("%s tool round trip through the Worker", (protocol) => 
           summary: ["Two cities, two lookups."],
           encrypted_content: "enc-reasoning-1",
           id: "rs_round_1",
+          origin: { provider: "openai-responses", model: "round-trip-model" },
         });
         expect(paris.id).toMatch(/^fc_/);
         expect(body.instructions).toBe("You report the weather.");
@@ -147,6 +154,7 @@ describe.each(protocols)("%s tool round trip through the Worker", (protocol) => 
           type: "reasoning",
           text: "Two cities, two lookups.",
           signature: "thinking-sig-1",
+          origin: { provider: "anthropic", model: "round-trip-model" },
         });
         expect(body.system).toEqual([
           { type: "text", text: "You report the weather.", cache_control: { type: "ephemeral" } },
@@ -181,6 +189,7 @@ describe.each(protocols)("%s tool round trip through the Worker", (protocol) => 
           type: "reasoning",
           text: "Two cities, two lookups.",
           signature: "thinking-sig-1",
+          origin: { provider: "gemini", model: "round-trip-model" },
         });
         expect(paris.signature).toBe("fc-sig-1");
         expect(paris.call_id).not.toBe(atlantis.call_id);

@@ -76,11 +76,14 @@ export function thinkingOf(events: readonly StreamEvent[]): string {
   return text;
 }
 
-/** The reasoning data of every thinking stop, in order. */
+/** The reasoning data of every thinking stop, in order, without the origin stamp (tested on its own). */
 export function reasoningOf(events: readonly StreamEvent[]): ReasoningData[] {
   const found: ReasoningData[] = [];
   for (const event of events) {
-    if (event.type === "block_stop" && event.reasoning !== undefined) found.push(event.reasoning);
+    if (event.type === "block_stop" && event.reasoning !== undefined) {
+      const { origin: _origin, ...data } = event.reasoning;
+      found.push(data);
+    }
   }
   return found;
 }

@@ -5,6 +5,7 @@
  * Boundary rule: wiring only; the request body and the parser live next door.
  */
 import type { LlmRequest } from "../../model/llm-client.js";
+import { capabilitiesFor } from "../capability-table.js";
 import { endpointUrl } from "../endpoint-url.js";
 import { effectiveBaseUrl, type ProviderProfile, providerLabels } from "../provider-profile.js";
 import { streamingRequestHeaders } from "../request-headers.js";
@@ -19,7 +20,12 @@ export const anthropicVersion = "2023-06-01";
 export function anthropicAdapter(profile: ProviderProfile, apiKey: string | undefined): ProtocolAdapter {
   const provider = providerLabels.anthropic;
   const url = endpointUrl(effectiveBaseUrl(profile), "v1", "/messages");
-  const promptCaching = profile.promptCaching ?? true;
+  const options = {
+    model: profile.model,
+    promptCaching: profile.promptCaching ?? true,
+    capabilities: capabilitiesFor("anthropic", profile.model, profile.capabilities),
+    origin: { provider, model: profile.model },
+  };
   return {
     provider,
     model: profile.model,
@@ -28,7 +34,7 @@ export function anthropicAdapter(profile: ProviderProfile, apiKey: string | unde
       return {
         url,
         headers: streamingRequestHeaders({ "anthropic-version": anthropicVersion, ...auth }, profile.headers),
-        body: JSON.stringify(anthropicRequestBody(request, { model: profile.model, promptCaching })),
+        body: JSON.stringify(anthropicRequestBody(request, options)),
       };
     },
     createParser(): StreamParser {

@@ -4,12 +4,16 @@
  * the thinking stop carries `{text, signature}` (redacted blocks: `{redacted, encrypted_content}`).
  * A tool block that got no `input_json_delta` (a call without arguments) gets `{}`. Usage from
  * `message_start` and `message_delta` is merged, input normalized to include cache reads and
- * writes; `message_stop` ends the response. `ping` passes through; `error` is a typed error.
+ * writes; `message_stop` ends the response. `ping` passes through; `error` is a typed error
+ * (transient for `overloaded_error` and `api_error`). A second `message_start` before
+ * `message_stop` means two generations were spliced into one stream (a proxy that retried
+ * upstream): that is a transient protocol error rather than a merge of both.
  * Block types we do not handle (server tools, ...) are skipped with their deltas.
  *
  * Boundary rule: a pure state machine over SSE messages.
  */
 import type { BlockType, ReasoningData, StopReason, StreamEvent } from "../../model/events.js";
+import { LlmClientError } from "../../model/llm-client.js";
 import { BlockLedger } from "../block-ledger.js";
 import type { SseMessage } from "../sse-decoder.js";
 import { incompleteStreamError, providerStreamError } from "../stream-errors.js";
@@ -57,6 +61,7 @@ export class AnthropicParser implements StreamParser {
   /** Wire block index → our block; null for skipped block types. */
   private readonly open = new Map<number, OpenBlock | null>();
   private started = false;
+  private sawMessageStart = false;
   private finished = false;
   private stopReason: StopReason | undefined;
   private inputTokens: number | undefined;
@@ -73,6 +78,15 @@ export class AnthropicParser implements StreamParser {
     const type = stringAt(event, "type") ?? message.event ?? "";
     switch (type) {
       case "message_start": {
+        if (this.sawMessageStart) {
+          throw new LlmClientError(
+            "protocol",
+            this.provider,
+            `${this.provider}: a second message_start arrived before message_stop; the stream splices two responses`,
+            { code: "spliced_stream", transient: true },
+          );
+        }
+        this.sawMessageStart = true;
         this.markStarted(out);
         const usage = objectAt(objectAt(event, "message"), "usage");
         if (usage !== undefined) this.readUsage(usage);

@@ -2,41 +2,87 @@
  * Anthropic Messages request bodies. Consecutive items of one side are grouped into one
  * message: an assistant run (thinking with its signature or redacted data, text, tool_use)
  * becomes one assistant message, tool results and user text become one user message with the
- * `tool_result` blocks first (the API requires them to lead). Reasoning without a signature
- * (another provider's) is not sent: the API would reject it. With prompt caching on, the system
- * prompt and the last message's last block carry `cache_control` breakpoints, so the whole
- * prefix (tools, system, history) is cached from one request to the next.
+ * `tool_result` blocks first (the API requires them to lead). Reasoning without a signature,
+ * or produced by another provider or model (whose signature this API would reject), is not
+ * sent. With prompt caching on, the system prompt and the last message's last block carry
+ * `cache_control` breakpoints, so the whole prefix (tools, system, history) is cached from one
+ * request to the next. Thinking follows the capability table: `enabled` with a budget (kept
+ * at least 1024 and below `max_tokens`) or `adaptive` with `output_config.effort`; sampling
+ * parameters are dropped where the model rejects them.
  *
- * Boundary rule: pure functions from an LlmRequest to JSON.
+ * Boundary rule: pure functions from an LlmRequest to the wire body.
  */
-import type { Item } from "../../model/items.js";
-import { messageText } from "../../model/items.js";
-import type { JsonObject, JsonValue } from "../../model/json.js";
+import type { Item, ItemOrigin } from "../../model/items.js";
+import { messageText, payloadFits } from "../../model/items.js";
+import type { JsonObject } from "../../model/json.js";
 import type { LlmRequest } from "../../model/llm-client.js";
-import type { ReasoningControl } from "../../model/request-config.js";
+import {
+  type AnthropicEffort,
+  budgetFor,
+  levelFor,
+  type ModelCapabilities,
+  samplingParameters,
+} from "../model-capabilities.js";
 import { argumentsObject } from "../tool-arguments.js";
 
 /** Protocol options that come from the profile. */
 export interface AnthropicRequestOptions {
   model: string;
   promptCaching: boolean;
+  capabilities: ModelCapabilities;
+  origin: ItemOrigin;
 }
 
 /** Used when the request config sets no limit (the API requires one). */
 export const defaultAnthropicMaxTokens = 8192;
 
-/** Thinking budgets standing in for effort levels (Anthropic takes a budget, not a level). */
-const effortBudgets = { minimal: 1024, low: 2048, medium: 8192, high: 16_384, xhigh: 32_768 } as const;
+/** The API's smallest thinking budget. */
+const minimumBudget = 1024;
 
 type Role = "user" | "assistant";
 
-interface Draft {
+interface CacheControl {
+  type: "ephemeral";
+}
+
+export type AnthropicBlock =
+  | { type: "text"; text: string; cache_control?: CacheControl }
+  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string }
+  | { type: "tool_use"; id: string; name: string; input: JsonObject; cache_control?: CacheControl }
+  | {
+      type: "tool_result";
+      tool_use_id: string;
+      content: string;
+      is_error?: boolean;
+      cache_control?: CacheControl;
+    };
+
+export interface AnthropicMessage {
   role: Role;
-  content: JsonObject[];
+  content: AnthropicBlock[];
+}
+
+export type AnthropicThinking = { type: "enabled"; budget_tokens: number } | { type: "adaptive" };
+
+/** The request body as sent. */
+export interface AnthropicRequestBody {
+  model: string;
+  max_tokens: number;
+  messages: AnthropicMessage[];
+  stream: true;
+  system?: string | { type: "text"; text: string; cache_control: CacheControl }[];
+  tools?: { name: string; description: string; input_schema: JsonObject & { type: "object" } }[];
+  temperature?: number;
+  top_p?: number;
+  top_k?: number;
+  stop_sequences?: string[];
+  thinking?: AnthropicThinking;
+  output_config?: { effort: AnthropicEffort };
 }
 
 /** The content block an item contributes and the side it belongs to, or undefined to skip it. */
-function blockOf(item: Item): { role: Role; block: JsonObject } | undefined {
+function blockOf(item: Item, origin: ItemOrigin): { role: Role; block: AnthropicBlock } | undefined {
   switch (item.type) {
     case "message": {
       const text = messageText(item);
@@ -44,6 +90,7 @@ function blockOf(item: Item): { role: Role; block: JsonObject } | undefined {
       return { role: item.role === "assistant" ? "assistant" : "user", block: { type: "text", text } };
     }
     case "reasoning":
+      if (!payloadFits(item.origin, origin)) return undefined;
       if (item.redacted === true && item.encrypted_content !== undefined) {
         return { role: "assistant", block: { type: "redacted_thinking", data: item.encrypted_content } };
       }
@@ -63,7 +110,7 @@ function blockOf(item: Item): { role: Role; block: JsonObject } | undefined {
         },
       };
     case "tool_result": {
-      const block: JsonObject = { type: "tool_result", tool_use_id: item.call_id, content: item.output };
+      const block: AnthropicBlock = { type: "tool_result", tool_use_id: item.call_id, content: item.output };
       if (item.is_error === true) block.is_error = true;
       return { role: "user", block };
     }
@@ -75,10 +122,10 @@ function blockOf(item: Item): { role: Role; block: JsonObject } | undefined {
 }
 
 /** The `messages` array: one message per run of same-side items. */
-export function anthropicMessages(items: readonly Item[]): JsonObject[] {
-  const drafts: Draft[] = [];
+export function anthropicMessages(items: readonly Item[], origin: ItemOrigin): AnthropicMessage[] {
+  const drafts: AnthropicMessage[] = [];
   for (const item of items) {
-    const entry = blockOf(item);
+    const entry = blockOf(item, origin);
     if (entry === undefined) continue;
     const last = drafts[drafts.length - 1];
     if (last !== undefined && last.role === entry.role) last.content.push(entry.block);
@@ -96,48 +143,73 @@ export function anthropicMessages(items: readonly Item[]): JsonObject[] {
   });
 }
 
-const cacheableBlocks = new Set(["text", "tool_result", "tool_use"]);
-
-function thinkingBudget(reasoning: ReasoningControl): number {
-  return "budget_tokens" in reasoning ? reasoning.budget_tokens : effortBudgets[reasoning.effort];
+/** Thinking, effort and output limit for a request; the limit always leaves room above the budget. */
+function thinkingParameters(
+  request: LlmRequest,
+  capabilities: ModelCapabilities,
+): Pick<AnthropicRequestBody, "max_tokens" | "thinking" | "output_config"> {
+  const { reasoning, max_tokens: requested } = request.config;
+  const rule = capabilities.reasoning;
+  if (reasoning !== undefined && rule.style === "anthropic_budget") {
+    const budget = Math.max(minimumBudget, budgetFor(reasoning, rule.budgets));
+    // The limit covers thinking and answer: a limit at or under the budget gets the budget on top.
+    const max_tokens =
+      requested === undefined
+        ? defaultAnthropicMaxTokens + budget
+        : requested > budget
+          ? requested
+          : requested + budget;
+    return { max_tokens, thinking: { type: "enabled", budget_tokens: budget } };
+  }
+  const max_tokens = requested ?? defaultAnthropicMaxTokens;
+  if (reasoning !== undefined && rule.style === "anthropic_adaptive") {
+    return {
+      max_tokens,
+      thinking: { type: "adaptive" },
+      output_config: { effort: levelFor(reasoning, rule.levels) },
+    };
+  }
+  return { max_tokens };
 }
 
+const cacheableBlocks = new Set(["text", "tool_result", "tool_use"]);
+
 /** The full streaming request body. */
-export function anthropicRequestBody(request: LlmRequest, options: AnthropicRequestOptions): JsonObject {
+export function anthropicRequestBody(
+  request: LlmRequest,
+  options: AnthropicRequestOptions,
+): AnthropicRequestBody {
   const { config } = request;
-  const messages = anthropicMessages(request.items);
-  const budget = config.reasoning === undefined ? undefined : thinkingBudget(config.reasoning);
-  const body: JsonObject = {
+  const messages = anthropicMessages(request.items, options.origin);
+  const body: AnthropicRequestBody = {
     model: options.model,
-    max_tokens: config.max_tokens ?? defaultAnthropicMaxTokens + (budget ?? 0),
-    messages: messages as JsonValue,
+    max_tokens: 0,
+    messages,
     stream: true,
   };
+  Object.assign(body, thinkingParameters(request, options.capabilities));
   if (request.system_prompt !== undefined && request.system_prompt.length > 0) {
     body.system = options.promptCaching
       ? [{ type: "text", text: request.system_prompt, cache_control: { type: "ephemeral" } }]
       : request.system_prompt;
   }
   if (options.promptCaching) {
-    const lastContent = messages[messages.length - 1]?.content as JsonObject[] | undefined;
+    const lastContent = messages[messages.length - 1]?.content;
     const lastBlock = lastContent?.[lastContent.length - 1];
-    if (lastBlock !== undefined && cacheableBlocks.has(String(lastBlock.type))) {
-      lastBlock.cache_control = { type: "ephemeral" };
+    if (lastBlock !== undefined && cacheableBlocks.has(lastBlock.type)) {
+      (lastBlock as { cache_control?: CacheControl }).cache_control = { type: "ephemeral" };
     }
   }
   if (request.tools.length > 0) {
     body.tools = request.tools.map((tool) => ({
       name: tool.name,
       description: tool.description,
-      input_schema: tool.input_schema,
+      input_schema: { ...tool.input_schema, type: "object" },
     }));
   }
-  if (config.temperature !== undefined) body.temperature = config.temperature;
-  if (config.top_p !== undefined) body.top_p = config.top_p;
-  if (config.top_k !== undefined) body.top_k = config.top_k;
+  Object.assign(body, samplingParameters(config, options.capabilities));
   if (config.stop_sequences !== undefined && config.stop_sequences.length > 0) {
-    body.stop_sequences = config.stop_sequences as JsonValue;
+    body.stop_sequences = [...config.stop_sequences];
   }
-  if (budget !== undefined) body.thinking = { type: "enabled", budget_tokens: budget };
   return body;
 }

@@ -5,6 +5,7 @@
  * Boundary rule: wiring only; the request body and the parser live next door.
  */
 import type { LlmRequest } from "../../model/llm-client.js";
+import { capabilitiesFor } from "../capability-table.js";
 import { endpointUrl, isLoopbackUrl } from "../endpoint-url.js";
 import { effectiveBaseUrl, type ProviderProfile, providerLabels } from "../provider-profile.js";
 import { streamingRequestHeaders } from "../request-headers.js";
@@ -22,6 +23,12 @@ export function chatCompletionsAdapter(
   const url = endpointUrl(base, "v1", "/chat/completions");
   const maxTokensField =
     profile.maxTokensField ?? (isLoopbackUrl(base) ? "max_tokens" : "max_completion_tokens");
+  const options = {
+    model: profile.model,
+    maxTokensField,
+    capabilities: capabilitiesFor("chat_completions", profile.model, profile.capabilities),
+    origin: { provider, model: profile.model },
+  };
   return {
     provider,
     model: profile.model,
@@ -32,7 +39,7 @@ export function chatCompletionsAdapter(
           apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` },
           profile.headers,
         ),
-        body: JSON.stringify(chatRequestBody(request, { model: profile.model, maxTokensField })),
+        body: JSON.stringify(chatRequestBody(request, options)),
       };
     },
     createParser(): StreamParser {

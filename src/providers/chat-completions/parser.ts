@@ -1,12 +1,16 @@
 /**
  * Chat Completions stream → normalized events. Text has no start event on the wire, so a text
  * block opens at the first non-empty `delta.content`; reasoning arrives as
- * `delta.reasoning_content` (DeepSeek, vLLM, llama.cpp) or `delta.reasoning` (Ollama,
- * OpenRouter) and alternates with text, each switch closing the other block. Tool calls are
- * keyed by `tool_calls[].index` with arguments split across chunks; a call's block starts once
- * its name is known. `finish_reason` closes every open block; `[DONE]` (or the end of the
- * byte stream after a finish reason) ends the response with usage and status. Only choice 0
- * is read.
+ * `delta.reasoning_content` (DeepSeek, vLLM, llama.cpp), `delta.reasoning` (Ollama,
+ * OpenRouter), `thinking` parts of a `delta.content` array (Mistral, whose text then comes as
+ * `text` parts) or a leading `<think>…</think>` in the content (raw passthrough servers), and
+ * alternates with text, each switch closing the other block. Tool calls are keyed by
+ * `tool_calls[].index` with arguments split across chunks, except that a new `id` at an index
+ * already holding another call starts a new call (Ollama sends every parallel call at index 0);
+ * a call's block starts once its name is known. `finish_reason` closes every open block;
+ * `[DONE]` (or the end of the byte stream after a finish reason) ends the response with usage
+ * and status. Usage whose total counts reasoning beside `completion_tokens` (xAI) gets the
+ * reasoning added to the output. Only choice 0 is read.
  *
  * Boundary rule: a pure state machine over SSE messages.
  */
@@ -28,6 +32,7 @@ import {
   stringAt,
   type WireObject,
 } from "../wire-json.js";
+import { ThinkTagSplitter } from "./think-tags.js";
 
 interface ToolCallState {
   id: string;
@@ -62,6 +67,9 @@ export class ChatCompletionsParser implements StreamParser {
   private textIndex: number | undefined;
   private thinking: { index: number; text: string } | undefined;
   private tools = new Map<number, ToolCallState>();
+  /** Wire index → key in `tools` of the call currently at that index. */
+  private slots = new Map<number, number>();
+  private readonly content = new ThinkTagSplitter();
   private sawToolCalls = false;
   private stopReason: StopReason | undefined;
   private usage: Usage = {};
@@ -118,24 +126,20 @@ export class ChatCompletionsParser implements StreamParser {
 
   private readDelta(delta: WireObject, out: StreamEvent[]): void {
     const reasoning = stringAt(delta, "reasoning_content") ?? stringAt(delta, "reasoning");
-    if (reasoning !== undefined && reasoning.length > 0) {
-      this.closeText(out);
-      if (this.thinking === undefined) {
-        this.thinking = { index: this.blocks.start({ type: "thinking" }, out), text: "" };
+    if (reasoning !== undefined) this.thinkingText(reasoning, out);
+    const parts = arrayAt(delta, "content");
+    if (parts !== undefined) {
+      for (const part of parts) if (isWireObject(part)) this.contentPart(part, out);
+    }
+    const content = stringAt(delta, "content");
+    if (content !== undefined) {
+      for (const segment of this.content.push(content)) {
+        if (segment.kind === "thinking") this.thinkingText(segment.text, out);
+        else this.answerText(segment.text, out);
       }
-      this.thinking.text += reasoning;
-      out.push({
-        type: "block_delta",
-        index: this.thinking.index,
-        delta: { type: "thinking", text: reasoning },
-      });
     }
-    const content = stringAt(delta, "content") ?? stringAt(delta, "refusal");
-    if (content !== undefined && content.length > 0) {
-      this.closeThinking(out);
-      this.textIndex ??= this.blocks.start({ type: "text" }, out);
-      out.push({ type: "block_delta", index: this.textIndex, delta: { type: "text", text: content } });
-    }
+    const refusal = stringAt(delta, "refusal");
+    if (refusal !== undefined) this.answerText(refusal, out);
     const toolCalls = arrayAt(delta, "tool_calls");
     if (toolCalls !== undefined) {
       toolCalls.forEach((call, position) => {
@@ -144,8 +148,71 @@ export class ChatCompletionsParser implements StreamParser {
     }
   }
 
+  /** One part of a `delta.content` array (Mistral): `text`, or `thinking` holding text parts or a string. */
+  private contentPart(part: WireObject, out: StreamEvent[]): void {
+    switch (stringAt(part, "type")) {
+      case "text":
+        this.answerText(stringAt(part, "text") ?? "", out);
+        break;
+      case "thinking": {
+        const thinking = part.thinking;
+        if (typeof thinking === "string") {
+          this.thinkingText(thinking, out);
+        } else if (Array.isArray(thinking)) {
+          for (const inner of thinking)
+            if (isWireObject(inner)) this.thinkingText(stringAt(inner, "text") ?? "", out);
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  private thinkingText(text: string, out: StreamEvent[]): void {
+    if (text.length === 0) return;
+    this.closeText(out);
+    if (this.thinking === undefined) {
+      this.thinking = { index: this.blocks.start({ type: "thinking" }, out), text: "" };
+    }
+    this.thinking.text += text;
+    out.push({ type: "block_delta", index: this.thinking.index, delta: { type: "thinking", text } });
+  }
+
+  private answerText(text: string, out: StreamEvent[]): void {
+    if (text.length === 0) return;
+    this.closeThinking(out);
+    this.textIndex ??= this.blocks.start({ type: "text" }, out);
+    out.push({ type: "block_delta", index: this.textIndex, delta: { type: "text", text } });
+  }
+
+  /** The key of the call a tool_calls entry belongs to: its index's, unless it brings another call's id. */
+  private toolKey(call: WireObject, position: number): number {
+    const wireIndex = numberAt(call, "index") ?? position;
+    const id = stringAt(call, "id");
+    const key = this.slots.get(wireIndex);
+    const current = key === undefined ? undefined : this.tools.get(key);
+    if (
+      current !== undefined &&
+      id !== undefined &&
+      id.length > 0 &&
+      current.id.length > 0 &&
+      id !== current.id
+    ) {
+      const fresh = this.tools.size === 0 ? 0 : Math.max(...this.tools.keys()) + 1;
+      this.slots.set(wireIndex, fresh);
+      return fresh;
+    }
+    if (key === undefined) {
+      const fresh = this.tools.size === 0 ? 0 : Math.max(...this.tools.keys()) + 1;
+      this.slots.set(wireIndex, fresh);
+      return fresh;
+    }
+    return key;
+  }
+
   private readToolCall(call: WireObject, position: number, out: StreamEvent[]): void {
-    const key = numberAt(call, "index") ?? position;
+    const key = this.toolKey(call, position);
     const fn = objectAt(call, "function");
     let state = this.tools.get(key);
     if (state === undefined) {
@@ -209,6 +276,10 @@ export class ChatCompletionsParser implements StreamParser {
   }
 
   private closeAll(out: StreamEvent[]): void {
+    for (const segment of this.content.flush()) {
+      if (segment.kind === "thinking") this.thinkingText(segment.text, out);
+      else this.answerText(segment.text, out);
+    }
     this.closeThinking(out);
     this.closeText(out, this.stopReason);
     for (const state of this.tools.values()) {
@@ -230,6 +301,7 @@ export class ChatCompletionsParser implements StreamParser {
       out.push({ type: "block_stop", index, block_type: "tool_use", stop_reason: "tool_use" });
     }
     this.tools = new Map();
+    this.slots = new Map();
   }
 
   private complete(out: StreamEvent[]): void {
@@ -247,12 +319,23 @@ export class ChatCompletionsParser implements StreamParser {
   private readUsage(usage: WireObject): void {
     const promptDetails = objectAt(usage, "prompt_tokens_details");
     const completionDetails = objectAt(usage, "completion_tokens_details");
+    const input = numberAt(usage, "prompt_tokens");
+    const completion = numberAt(usage, "completion_tokens");
+    const total = numberAt(usage, "total_tokens");
+    const reasoning = numberAt(completionDetails, "reasoning_tokens");
+    // OpenAI counts reasoning inside completion_tokens; xAI beside it (the total tells which).
+    const reasoningApart =
+      reasoning !== undefined &&
+      reasoning > 0 &&
+      input !== undefined &&
+      completion !== undefined &&
+      total === input + completion + reasoning;
     this.usage = usageFrom({
-      input: numberAt(usage, "prompt_tokens"),
-      output: numberAt(usage, "completion_tokens"),
-      total: numberAt(usage, "total_tokens"),
+      input,
+      output: reasoningApart ? completion + reasoning : completion,
+      total,
       cacheRead: numberAt(promptDetails, "cached_tokens") ?? numberAt(usage, "prompt_cache_hit_tokens"),
-      reasoning: numberAt(completionDetails, "reasoning_tokens"),
+      reasoning,
     });
   }
 }

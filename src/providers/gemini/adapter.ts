@@ -5,6 +5,7 @@
  * Boundary rule: wiring only; the request body and the parser live next door.
  */
 import type { LlmRequest } from "../../model/llm-client.js";
+import { capabilitiesFor } from "../capability-table.js";
 import { endpointUrl } from "../endpoint-url.js";
 import { effectiveBaseUrl, type ProviderProfile, providerLabels } from "../provider-profile.js";
 import { streamingRequestHeaders } from "../request-headers.js";
@@ -21,6 +22,10 @@ export function geminiAdapter(profile: ProviderProfile, apiKey: string | undefin
     "v1beta",
     `/models/${encodeURIComponent(model)}:streamGenerateContent?alt=sse`,
   );
+  const options = {
+    capabilities: capabilitiesFor("gemini", model, profile.capabilities),
+    origin: { provider, model: profile.model },
+  };
   return {
     provider,
     model: profile.model,
@@ -31,7 +36,7 @@ export function geminiAdapter(profile: ProviderProfile, apiKey: string | undefin
           apiKey === undefined ? {} : { "x-goog-api-key": apiKey },
           profile.headers,
         ),
-        body: JSON.stringify(geminiRequestBody(request)),
+        body: JSON.stringify(geminiRequestBody(request, options)),
       };
     },
     createParser(): StreamParser {

@@ -5,10 +5,14 @@
  * `finishReason`). A `functionCall` part arrives whole and becomes a complete tool block; its
  * id is Gemini's when given (then also the `item_id`, to be sent back), otherwise a fresh
  * unique one, so two calls to the same function never collide. A part's `thoughtSignature`
- * stays with its function call (`signature` on the block start); a signature on a text or
- * thought part goes on the thinking block's stop (a thinking block with empty text is emitted
- * for it when the model showed no thoughts). The stream has no terminal event: it ends after
- * the chunk with `finishReason`; `usageMetadata` (repeated on every chunk) is reported once.
+ * stays with the part that carried it: on a function call's block start, on the stop of the
+ * thinking block a signed thought part ends, on the stop of the text block a signed text part
+ * ends (streaming sends it on the last chunk, often with empty text); each signature ends its
+ * block, so none is lost. A signature with no thought or text to hold it becomes a thinking
+ * block with empty text. The stream has no terminal event: it ends after the chunk with
+ * `finishReason`; `usageMetadata` (repeated on every chunk) is reported once. Finish reasons
+ * other than a stop or the output limit are a content filter (safety, recitation, image
+ * blocks, ...) or an error (malformed calls or responses, a missing thought signature).
  *
  * Boundary rule: a pure state machine over SSE messages.
  */
@@ -38,11 +42,22 @@ const filterReasons = new Set([
   "BLOCKLIST",
   "PROHIBITED_CONTENT",
   "SPII",
-  "IMAGE_SAFETY",
   "LANGUAGE",
+  "IMAGE_SAFETY",
+  "IMAGE_PROHIBITED_CONTENT",
+  "IMAGE_RECITATION",
+  "IMAGE_OTHER",
+  "NO_IMAGE",
 ]);
 
-const failedCallReasons = new Set(["MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL"]);
+/** Finish reasons that mean the response is unusable, with what to say when Gemini says nothing. */
+const failureReasons: ReadonlyMap<string, string> = new Map([
+  ["MALFORMED_FUNCTION_CALL", "the model produced a malformed function call"],
+  ["UNEXPECTED_TOOL_CALL", "the model called a tool that was not offered"],
+  ["TOO_MANY_TOOL_CALLS", "the model made too many tool calls"],
+  ["MALFORMED_RESPONSE", "the model produced a malformed response"],
+  ["MISSING_THOUGHT_SIGNATURE", "a function call in the request is missing its thought signature"],
+]);
 
 /** Parser state for one Gemini stream. */
 export class GeminiParser implements StreamParser {
@@ -51,7 +66,6 @@ export class GeminiParser implements StreamParser {
   private finished = false;
   private textIndex: number | undefined;
   private thinking: { index: number; text: string } | undefined;
-  private signature: string | undefined;
   private sawToolCalls = false;
   private stopReason: StopReason | undefined;
   private usage: Usage = {};
@@ -85,10 +99,11 @@ export class GeminiParser implements StreamParser {
     for (const part of objectsAt(objectAt(candidate, "content"), "parts")) this.readPart(part, out);
     const finishReason = stringAt(candidate, "finishReason");
     if (finishReason !== undefined) {
-      if (failedCallReasons.has(finishReason)) {
+      const failure = failureReasons.get(finishReason);
+      if (failure !== undefined) {
         throw providerStreamError(
           this.provider,
-          stringAt(candidate, "finishMessage") ?? "the model produced a malformed function call",
+          stringAt(candidate, "finishMessage") ?? failure,
           finishReason,
         );
       }
@@ -135,19 +150,51 @@ export class GeminiParser implements StreamParser {
       out.push({ type: "block_stop", index, block_type: "tool_use", stop_reason: "tool_use" });
       return;
     }
-    if (signature !== undefined) this.signature = signature;
-    const text = stringAt(part, "text");
-    if (text === undefined || text.length === 0) return;
+    const text = stringAt(part, "text") ?? "";
     if (part.thought === true) {
-      if (this.thinking === undefined) {
-        this.thinking = { index: this.blocks.start({ type: "thinking" }, out), text: "" };
-      }
-      this.thinking.text += text;
-      out.push({ type: "block_delta", index: this.thinking.index, delta: { type: "thinking", text } });
-    } else {
+      if (text.length > 0) this.thinkingText(text, out);
+      if (signature !== undefined) this.closeThinking(out, signature);
+      return;
+    }
+    if (text.length > 0) {
+      this.closeThinking(out);
       this.textIndex ??= this.blocks.start({ type: "text" }, out);
       out.push({ type: "block_delta", index: this.textIndex, delta: { type: "text", text } });
     }
+    if (signature === undefined) return;
+    if (this.textIndex !== undefined) this.closeText(out, undefined, signature);
+    else this.closeThinking(out, signature);
+  }
+
+  private thinkingText(text: string, out: StreamEvent[]): void {
+    if (this.thinking === undefined) {
+      this.thinking = { index: this.blocks.start({ type: "thinking" }, out), text: "" };
+    }
+    this.thinking.text += text;
+    out.push({ type: "block_delta", index: this.thinking.index, delta: { type: "thinking", text } });
+  }
+
+  /** Closes the thinking block; a signature with no open block gets an empty one of its own. */
+  private closeThinking(out: StreamEvent[], signature?: string): void {
+    if (this.thinking === undefined && signature !== undefined) {
+      this.thinking = { index: this.blocks.start({ type: "thinking" }, out), text: "" };
+    }
+    if (this.thinking === undefined) return;
+    const reasoning: ReasoningData = { text: this.thinking.text };
+    if (signature !== undefined) reasoning.signature = signature;
+    this.blocks.release(this.thinking.index);
+    out.push({ type: "block_stop", index: this.thinking.index, block_type: "thinking", reasoning });
+    this.thinking = undefined;
+  }
+
+  private closeText(out: StreamEvent[], stopReason?: StopReason, signature?: string): void {
+    if (this.textIndex === undefined) return;
+    this.blocks.release(this.textIndex);
+    const stop: StreamEvent = { type: "block_stop", index: this.textIndex, block_type: "text" };
+    if (stopReason !== undefined) stop.stop_reason = stopReason;
+    if (signature !== undefined) stop.signature = signature;
+    out.push(stop);
+    this.textIndex = undefined;
   }
 
   private stopReasonOf(finishReason: string): StopReason {
@@ -156,25 +203,11 @@ export class GeminiParser implements StreamParser {
     return this.sawToolCalls ? "tool_use" : "end_turn";
   }
 
-  /** The finish reason arrived: close text and thinking (with the signature, if any). */
+  /** The finish reason arrived: close thinking and text. */
   private finish(stopReason: StopReason, out: StreamEvent[]): void {
     this.stopReason = stopReason;
-    if (this.thinking === undefined && this.signature !== undefined) {
-      this.thinking = { index: this.blocks.start({ type: "thinking" }, out), text: "" };
-    }
-    if (this.thinking !== undefined) {
-      const reasoning: ReasoningData = { text: this.thinking.text };
-      if (this.signature !== undefined) reasoning.signature = this.signature;
-      this.blocks.release(this.thinking.index);
-      out.push({ type: "block_stop", index: this.thinking.index, block_type: "thinking", reasoning });
-      this.thinking = undefined;
-      this.signature = undefined;
-    }
-    if (this.textIndex !== undefined) {
-      this.blocks.release(this.textIndex);
-      out.push({ type: "block_stop", index: this.textIndex, block_type: "text", stop_reason: stopReason });
-      this.textIndex = undefined;
-    }
+    this.closeThinking(out);
+    this.closeText(out, stopReason);
   }
 
   private readUsage(usage: WireObject): void {

@@ -4,17 +4,20 @@
  * - `function_call` items are tool blocks from `output_item.added` to `output_item.done`
  *   (`call_id` is the call id, the `fc_` item id rides along as `item_id`);
  * - each text content part is a text block (opened at `content_part.added`, or at its first
- *   delta when that event is missing);
+ *   delta when that event is missing) carrying its message's `msg_` id and `phase`, so the
+ *   commentary and the final answer of one response stay separate messages;
  * - each `reasoning` item is ONE thinking block fed by summary deltas (parts separated by a
  *   blank line) and raw reasoning deltas; its stop carries `{id, text, summary,
  *   encrypted_content}` taken from `output_item.done`, which is authoritative.
- * `response.completed` and `response.incomplete` (max tokens, content filter) end the response
- * with usage and status; `response.failed` and `error` are typed errors. Other event types
+ * `response.completed` and `response.incomplete` (max tokens — `max_output_tokens`, or
+ * `max_tokens`/`length` from compatible servers — and content filter) end the response with
+ * usage and status; `response.failed` and `error` are typed errors (transient for
+ * `server_error`). Other event types
  * (annotations, built-in tool progress, ...) are ignored.
  *
  * Boundary rule: a pure state machine over SSE messages.
  */
-import type { ReasoningData, StopReason, StreamEvent } from "../../model/events.js";
+import type { BlockStart, ReasoningData, StopReason, StreamEvent } from "../../model/events.js";
 import type { Usage } from "../../model/usage.js";
 import { BlockLedger } from "../block-ledger.js";
 import type { SseMessage } from "../sse-decoder.js";
@@ -37,12 +40,17 @@ interface ReasoningState {
   encrypted: string | undefined;
 }
 
+/** `incomplete_details.reason` values that mean the output limit was reached. */
+const maxTokenReasons = new Set(["max_output_tokens", "max_tokens", "length"]);
+
 /** Parser state for one Responses stream. */
 export class ResponsesParser implements StreamParser {
   private readonly blocks = new BlockLedger();
   private started = false;
   private finished = false;
   private readonly texts = new Map<string, number>();
+  /** Output index → the message item's id and phase, for its text blocks. */
+  private readonly messages = new Map<number, Extract<BlockStart, { type: "text" }>>();
   private readonly tools = new Map<number, ToolState>();
   private readonly reasonings = new Map<number, ReasoningState>();
   private sawToolCalls = false;
@@ -143,13 +151,12 @@ export class ResponsesParser implements StreamParser {
         break;
       case "response.incomplete": {
         const response = objectAt(event, "response");
-        const reason = stringAt(objectAt(response, "incomplete_details"), "reason");
-        const stopReason: StopReason =
-          reason === "max_output_tokens"
-            ? "max_tokens"
-            : reason === "content_filter"
-              ? "content_filter"
-              : "end_turn";
+        const reason = stringAt(objectAt(response, "incomplete_details"), "reason") ?? "";
+        const stopReason: StopReason = maxTokenReasons.has(reason)
+          ? "max_tokens"
+          : reason === "content_filter"
+            ? "content_filter"
+            : "end_turn";
         this.complete(response, stopReason, out);
         break;
       }
@@ -185,6 +192,15 @@ export class ResponsesParser implements StreamParser {
 
   private itemAdded(outputIndex: number, item: WireObject | undefined, out: StreamEvent[]): void {
     switch (stringAt(item, "type")) {
+      case "message": {
+        const start: Extract<BlockStart, { type: "text" }> = { type: "text" };
+        const id = stringAt(item, "id");
+        const phase = stringAt(item, "phase");
+        if (id !== undefined) start.item_id = id;
+        if (phase === "commentary" || phase === "final_answer") start.phase = phase;
+        this.messages.set(outputIndex, start);
+        break;
+      }
       case "function_call":
         this.startTool(outputIndex, item as WireObject, out);
         break;
@@ -270,7 +286,7 @@ export class ResponsesParser implements StreamParser {
     const key = `${outputIndex}:${contentIndex}`;
     let index = this.texts.get(key);
     if (index === undefined) {
-      index = this.blocks.start({ type: "text" }, out);
+      index = this.blocks.start(this.messages.get(outputIndex) ?? { type: "text" }, out);
       this.texts.set(key, index);
     }
     return index;

@@ -1,59 +1,172 @@
 /**
  * OpenAI Responses request bodies: `instructions` carries the system prompt, `input` the items
- * (messages, `function_call`, `function_call_output`, and `reasoning` with its
- * `encrypted_content` so a stateless request can continue the model's reasoning).
+ * (messages with their `phase`, `function_call`, `function_call_output`, and `reasoning`).
  *
  * With `store: false` (the default) nothing is kept server-side, so item ids are not sent
- * (they would point at nothing) and reasoning without encrypted content cannot be sent back;
- * with `store: true` ids are sent as received.
+ * (they would point at nothing), assistant text goes by value, and reasoning goes back only as
+ * `encrypted_content` — asked for with `include` only for models that reason (the capability
+ * table; other models answer 400 to it). With `store: true` ids are sent as received, and a
+ * reasoning item is sent even when all it has is its id: a `function_call` that follows it is
+ * refused without it. Reasoning from another provider or model is never sent.
  *
- * Boundary rule: pure functions from an LlmRequest to JSON.
+ * Boundary rule: pure functions from an LlmRequest to the wire body.
  */
-import type { Item } from "../../model/items.js";
-import { messageText } from "../../model/items.js";
+import type { Item, ItemOrigin, MessagePhase } from "../../model/items.js";
+import { messageText, payloadFits } from "../../model/items.js";
 import type { JsonObject } from "../../model/json.js";
 import type { LlmRequest } from "../../model/llm-client.js";
+import {
+  levelFor,
+  type ModelCapabilities,
+  type OpenAiEffort,
+  samplingParameters,
+} from "../model-capabilities.js";
 
 /** Protocol options that come from the profile. */
 export interface ResponsesRequestOptions {
   model: string;
   store: boolean;
+  capabilities: ModelCapabilities;
+  origin: ItemOrigin;
+  /** The server refused `include: ["reasoning.encrypted_content"]` once: never ask again. */
+  encryptedReasoningRefused?: boolean;
+}
+
+/** An assistant message sent by value (no server-side item to point at). */
+export interface ResponsesAssistantText {
+  type: "message";
+  role: "assistant";
+  content: string;
+  phase?: MessagePhase;
+}
+
+/** A stored assistant message, sent with its id. */
+export interface ResponsesStoredMessage {
+  type: "message";
+  id: string;
+  role: "assistant";
+  status: "completed";
+  content: { type: "output_text"; text: string; annotations: [] }[];
+  phase?: MessagePhase;
+}
+
+export interface ResponsesUserMessage {
+  type: "message";
+  role: "user" | "system";
+  content: { type: "input_text"; text: string }[];
+}
+
+export interface ResponsesReasoning {
+  type: "reasoning";
+  /** Only with `store: true`. */
+  id?: string;
+  summary: { type: "summary_text"; text: string }[];
+  encrypted_content?: string;
+}
+
+export interface ResponsesFunctionCall {
+  type: "function_call";
+  call_id: string;
+  name: string;
+  arguments: string;
+  id?: string;
+}
+
+export interface ResponsesFunctionOutput {
+  type: "function_call_output";
+  call_id: string;
+  output: string;
+}
+
+export type ResponsesInputItem =
+  | ResponsesAssistantText
+  | ResponsesStoredMessage
+  | ResponsesUserMessage
+  | ResponsesReasoning
+  | ResponsesFunctionCall
+  | ResponsesFunctionOutput;
+
+export interface ResponsesTool {
+  type: "function";
+  name: string;
+  description: string;
+  parameters: JsonObject;
+  strict: boolean;
+}
+
+/** The request body as sent. */
+export interface ResponsesRequestBody {
+  model: string;
+  input: ResponsesInputItem[];
+  stream: true;
+  store: boolean;
+  include?: "reasoning.encrypted_content"[];
+  instructions?: string;
+  tools?: ResponsesTool[];
+  parallel_tool_calls?: boolean;
+  max_output_tokens?: number;
+  temperature?: number;
+  top_p?: number;
+  reasoning?: { effort: OpenAiEffort; summary: "auto" };
+}
+
+function assistantMessage(
+  item: Extract<Item, { type: "message" }>,
+  store: boolean,
+): ResponsesAssistantText | ResponsesStoredMessage {
+  const text = messageText(item);
+  if (store && item.id !== undefined) {
+    const stored: ResponsesStoredMessage = {
+      type: "message",
+      id: item.id,
+      role: "assistant",
+      status: "completed",
+      content: [{ type: "output_text", text, annotations: [] }],
+    };
+    if (item.phase !== undefined) stored.phase = item.phase;
+    return stored;
+  }
+  const message: ResponsesAssistantText = { type: "message", role: "assistant", content: text };
+  if (item.phase !== undefined) message.phase = item.phase;
+  return message;
 }
 
 /** The `input` array for a request. */
-export function responsesInput(items: readonly Item[], store: boolean): JsonObject[] {
-  const input: JsonObject[] = [];
+export function responsesInput(
+  items: readonly Item[],
+  options: Pick<ResponsesRequestOptions, "store" | "origin">,
+): ResponsesInputItem[] {
+  const { store } = options;
+  const input: ResponsesInputItem[] = [];
   for (const item of items) {
     switch (item.type) {
-      case "message": {
-        const text = messageText(item);
+      case "message":
         if (item.role === "assistant") {
-          const message: JsonObject = {
+          // A Gemini-signed empty text has nothing for this protocol.
+          if (messageText(item).length > 0 || (store && item.id !== undefined))
+            input.push(assistantMessage(item, store));
+        } else
+          input.push({
             type: "message",
-            role: "assistant",
-            content: [{ type: "output_text", text, annotations: [] }],
-          };
-          if (store && item.id !== undefined) message.id = item.id;
-          input.push(message);
-        } else {
-          input.push({ type: "message", role: item.role, content: [{ type: "input_text", text }] });
-        }
+            role: item.role,
+            content: [{ type: "input_text", text: messageText(item) }],
+          });
         break;
-      }
       case "reasoning": {
-        const canResend = item.encrypted_content !== undefined || (store && item.id !== undefined);
-        if (!canResend) break;
-        const reasoning: JsonObject = {
+        if (item.redacted === true || !payloadFits(item.origin, options.origin)) break;
+        const byId = store && item.id !== undefined;
+        if (!byId && item.encrypted_content === undefined) break;
+        const reasoning: ResponsesReasoning = {
           type: "reasoning",
           summary: (item.summary ?? []).map((text) => ({ type: "summary_text", text })),
         };
-        if (store && item.id !== undefined) reasoning.id = item.id;
+        if (byId) reasoning.id = item.id;
         if (item.encrypted_content !== undefined) reasoning.encrypted_content = item.encrypted_content;
         input.push(reasoning);
         break;
       }
       case "tool_call": {
-        const call: JsonObject = {
+        const call: ResponsesFunctionCall = {
           type: "function_call",
           call_id: item.call_id,
           name: item.name,
@@ -76,14 +189,20 @@ export function responsesInput(items: readonly Item[], store: boolean): JsonObje
 }
 
 /** The full streaming request body. */
-export function responsesRequestBody(request: LlmRequest, options: ResponsesRequestOptions): JsonObject {
-  const body: JsonObject = {
+export function responsesRequestBody(
+  request: LlmRequest,
+  options: ResponsesRequestOptions,
+): ResponsesRequestBody {
+  const { capabilities } = options;
+  const body: ResponsesRequestBody = {
     model: options.model,
-    input: responsesInput(request.items, options.store),
+    input: responsesInput(request.items, options),
     stream: true,
     store: options.store,
   };
-  if (!options.store) body.include = ["reasoning.encrypted_content"];
+  if (!options.store && capabilities.encryptedReasoning && options.encryptedReasoningRefused !== true) {
+    body.include = ["reasoning.encrypted_content"];
+  }
   if (request.system_prompt !== undefined && request.system_prompt.length > 0) {
     body.instructions = request.system_prompt;
   }
@@ -99,12 +218,11 @@ export function responsesRequestBody(request: LlmRequest, options: ResponsesRequ
   }
   const { config } = request;
   if (config.max_tokens !== undefined) body.max_output_tokens = config.max_tokens;
-  if (config.temperature !== undefined) body.temperature = config.temperature;
-  if (config.top_p !== undefined) body.top_p = config.top_p;
-  if (config.reasoning !== undefined) {
-    const reasoning: JsonObject = { summary: "auto" };
-    if ("effort" in config.reasoning) reasoning.effort = config.reasoning.effort;
-    body.reasoning = reasoning;
+  const sampling = samplingParameters(config, capabilities);
+  if (sampling.temperature !== undefined) body.temperature = sampling.temperature;
+  if (sampling.top_p !== undefined) body.top_p = sampling.top_p;
+  if (config.reasoning !== undefined && capabilities.reasoning.style === "effort") {
+    body.reasoning = { effort: levelFor(config.reasoning, capabilities.reasoning.levels), summary: "auto" };
   }
   return body;
 }

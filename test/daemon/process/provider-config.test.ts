@@ -129,7 +129,10 @@ describe("parseProviderConfig", () => {
     const cases: Array<[unknown, RegExp]> = [
       [[], /expected a JSON object/],
       [{ providers: {}, extra: 1 }, /the top level has an unknown field "extra"/],
-      [{ providers: { p: { ...profile, temperature: 1 } } }, /profile "p": unknown field "temperature"/],
+      [
+        { providers: { p: { ...profile, temperature: 9 } } },
+        /profile "p": "temperature" must be a number from 0 to 2/,
+      ],
       [
         { providers: { p: { ...profile, baseUrl: "ftp://x" } } },
         /profile "p": "baseUrl" must be an http or https URL/,

@@ -1,9 +1,12 @@
 /**
  * Abstract reply → OpenAI Chat Completions SSE: `data: {chat.completion.chunk}` lines without
  * `event:` fields, the role in the first delta, text in `delta.content`, reasoning in
- * `delta.reasoning_content` (or `delta.reasoning`), tool calls announced by index with id and
- * name and then their arguments in pieces interleaved across calls, a `finish_reason` chunk,
- * a usage chunk with empty `choices` (as with `stream_options.include_usage`), then `[DONE]`.
+ * `delta.reasoning_content` (or `delta.reasoning`; Mistral's typed `thinking`/`text` parts in
+ * a `delta.content` array; a raw `<think>…</think>` prefix of the content), tool calls
+ * announced by index with id and name and then their arguments in pieces interleaved across
+ * calls (Ollama: each call whole in one chunk, every one at index 0 with its own id), a
+ * `finish_reason` chunk, a usage chunk with empty `choices` (as with
+ * `stream_options.include_usage`; xAI counts reasoning beside `completion_tokens`), then `[DONE]`.
  *
  * Boundary rule: pure generator of SSE text.
  */
@@ -30,8 +33,22 @@ export function* encodeChatCompletions(reply: StreamReply, context: EncodeContex
   const reasoningField = reply.reasoningField ?? "reasoning_content";
   let toolIndex = 0;
   let pendingCalls: Extract<ReplyPart, { type: "tool_call" }>[] = [];
+  let thinkOpen = false;
   function* flushCalls(): Generator<string> {
     if (pendingCalls.length === 0) return;
+    if (reply.toolCallStyle === "ollama") {
+      for (const call of pendingCalls) {
+        const wire = { name: call.name, arguments: call.arguments };
+        const id = call.id ?? context.nextId("call");
+        yield delta({
+          role: "assistant",
+          content: "",
+          tool_calls: [{ id, index: 0, type: "function", function: wire }],
+        });
+      }
+      pendingCalls = [];
+      return;
+    }
     const calls = pendingCalls.map((call) => ({
       index: toolIndex++,
       id: call.id ?? context.nextId("call"),
@@ -62,18 +79,36 @@ export function* encodeChatCompletions(reply: StreamReply, context: EncodeContex
     }
     yield* flushCalls();
     if (part.type === "reasoning") {
-      for (const text of part.deltas) yield delta({ content: null, [reasoningField]: text });
+      for (const text of part.deltas) {
+        if (reasoningField === "mistral") {
+          yield delta({ content: [{ type: "thinking", thinking: [{ type: "text", text }] }] });
+        } else if (reasoningField === "think_tags") {
+          yield delta({ content: thinkOpen ? text : `<think>${text}` });
+          thinkOpen = true;
+        } else {
+          yield delta({ content: null, [reasoningField]: text });
+        }
+      }
     } else {
-      for (const text of textDeltas(part)) yield delta({ content: text });
+      for (const text of textDeltas(part)) {
+        if (reasoningField === "mistral") yield delta({ content: [{ type: "text", text }] });
+        else if (thinkOpen) {
+          thinkOpen = false;
+          yield delta({ content: `</think>\n\n${text}` });
+        } else yield delta({ content: text });
+      }
     }
   }
+  if (thinkOpen) yield delta({ content: "</think>" });
   yield* flushCalls();
-  const finish = hasToolCalls(reply) ? "tool_calls" : finishReasons[reply.stop ?? "end_turn"];
+  const finish =
+    reply.finishReason ?? (hasToolCalls(reply) ? "tool_calls" : finishReasons[reply.stop ?? "end_turn"]);
   yield chunk({ delta: {}, finish_reason: finish });
   const usage = usageOf(reply);
+  const reasoningApart = reply.usageStyle === "xai" ? (usage.reasoning ?? 0) : 0;
   const usageJson: Record<string, unknown> = {
     prompt_tokens: usage.input,
-    completion_tokens: usage.output,
+    completion_tokens: usage.output - reasoningApart,
     total_tokens: usage.input + usage.output,
   };
   if (usage.cached !== undefined) usageJson.prompt_tokens_details = { cached_tokens: usage.cached };

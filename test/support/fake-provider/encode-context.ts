@@ -11,6 +11,8 @@ export interface EncodeContext {
   model: string;
   /** A fresh id with a prefix, unique within the server's life. */
   nextId(prefix: string): string;
+  /** Responses: a function call item was produced after this reasoning item (OpenAI pairs them). */
+  pairCall?(callItemId: string, reasoningId: string): void;
 }
 
 /** A context with a counter-based id source (deterministic, handy in tests and benches). */

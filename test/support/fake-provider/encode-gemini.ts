@@ -3,8 +3,9 @@
  * events separated by CRLF pairs (as Google sends them). Thought deltas are `thought: true`
  * parts (the last one carrying the reasoning signature), text deltas plain text parts,
  * consecutive tool calls one chunk with several `functionCall` parts (args as objects, no id
- * unless the part has one, `thoughtSignature` beside the call). `usageMetadata` rides on every
- * chunk (complete on the last), and the last chunk carries `finishReason`.
+ * unless the part has one, `thoughtSignature` beside the call), a signed text's signature on a
+ * chunk of its own with empty text. `usageMetadata` rides on every chunk (complete on the
+ * last), and the last chunk carries `finishReason`.
  *
  * Boundary rule: pure generator of SSE text.
  */
@@ -24,7 +25,7 @@ export function* encodeGemini(reply: StreamReply, context: EncodeContext): Gener
     const candidate: Record<string, unknown> = { content: { role: "model", parts }, index: 0 };
     const usageMetadata: Record<string, unknown> = { promptTokenCount: usage.input };
     if (final) {
-      candidate.finishReason = finishReasons[reply.stop ?? "end_turn"];
+      candidate.finishReason = reply.finishReason ?? finishReasons[reply.stop ?? "end_turn"];
       usageMetadata.candidatesTokenCount = usage.output - (usage.reasoning ?? 0);
       usageMetadata.totalTokenCount = usage.input + usage.output;
       if (usage.reasoning !== undefined) usageMetadata.thoughtsTokenCount = usage.reasoning;
@@ -64,6 +65,10 @@ export function* encodeGemini(reply: StreamReply, context: EncodeContext): Gener
       }
     } else if (isTextPart(part)) {
       for (const text of textDeltas(part)) yield* emit([{ text }]);
+      // Gemini 3 streams a text's signature on a chunk of its own with empty text.
+      if (part.type === "text" && part.signature !== undefined) {
+        yield* emit([{ text: "", thoughtSignature: part.signature }]);
+      }
     }
   }
   yield* flushCalls();

@@ -9,7 +9,8 @@ import { encodeChatCompletions } from "./encode-chat-completions.js";
 import type { EncodeContext } from "./encode-context.js";
 import { encodeGemini } from "./encode-gemini.js";
 import { encodeResponses } from "./encode-responses.js";
-import type { FakeProtocol, HttpErrorReply, StreamReply } from "./reply.js";
+import type { FakeProtocol, HttpErrorReply, StreamFailure, StreamReply } from "./reply.js";
+import { sse } from "./reply.js";
 
 /** The protocol a request path belongs to (with or without a version prefix), or undefined. */
 export function protocolOfPath(path: string): FakeProtocol | undefined {
@@ -26,12 +27,81 @@ export function geminiModelOfPath(path: string): string | undefined {
   return /\/models\/([^/:?]+):streamGenerateContent/.exec(path)?.[1];
 }
 
-/** `reply` as the SSE events of `protocol`. */
+/** `reply` as the SSE events of `protocol`, cut short by its in-stream failure when it has one. */
 export function encodeReply(
   protocol: FakeProtocol,
   reply: StreamReply,
   context: EncodeContext,
 ): Iterable<string> {
+  const frames = encodeWhole(protocol, reply, context);
+  return reply.fail === undefined ? frames : failing(frames, protocol, reply.fail);
+}
+
+function* failing(frames: Iterable<string>, protocol: FakeProtocol, fail: StreamFailure): Generator<string> {
+  let sent = 0;
+  for (const frame of frames) {
+    if (sent++ >= fail.afterEvents) break;
+    yield frame;
+  }
+  yield failureFrame(protocol, fail);
+}
+
+/** A transient in-stream failure as each vendor sends it. */
+export function failureFrame(protocol: FakeProtocol, fail: Omit<StreamFailure, "afterEvents">): string {
+  switch (protocol) {
+    case "anthropic":
+      return sse(
+        {
+          type: "error",
+          error: { type: fail.code ?? "overloaded_error", message: fail.message ?? "Overloaded" },
+        },
+        "error",
+      );
+    case "responses":
+      return sse(
+        {
+          type: "response.failed",
+          sequence_number: 99,
+          response: {
+            id: "resp_failed",
+            object: "response",
+            status: "failed",
+            error: {
+              code: fail.code ?? "server_error",
+              message: fail.message ?? "An error occurred while processing your request.",
+            },
+          },
+        },
+        "response.failed",
+      );
+    case "gemini":
+      return sse(
+        {
+          error: {
+            code: 503,
+            message: fail.message ?? "The model is overloaded. Please try again later.",
+            status: fail.code ?? "UNAVAILABLE",
+          },
+        },
+        undefined,
+        "\r\n",
+      );
+    case "chat_completions":
+      return sse({
+        error: {
+          message: fail.message ?? "The server had an error while processing your request.",
+          type: "server_error",
+          code: fail.code ?? "server_error",
+        },
+      });
+    default: {
+      const unreachable: never = protocol;
+      throw new Error(`unknown protocol ${String(unreachable)}`);
+    }
+  }
+}
+
+function encodeWhole(protocol: FakeProtocol, reply: StreamReply, context: EncodeContext): Iterable<string> {
   switch (protocol) {
     case "chat_completions":
       return encodeChatCompletions(reply, context);

@@ -37,10 +37,12 @@ export function* encodeResponses(reply: StreamReply, context: EncodeContext): Ge
   yield event("response.created", { response: response("in_progress") });
   yield event("response.in_progress", { response: response("in_progress") });
   let outputIndex = 0;
+  let lastReasoningId: string | undefined;
   for (const part of reply.parts) {
     const at = outputIndex++;
     if (part.type === "reasoning") {
       const id = part.id ?? context.nextId("rs");
+      lastReasoningId = id;
       yield event("response.output_item.added", {
         output_index: at,
         item: { id, type: "reasoning", summary: [] },
@@ -84,9 +86,10 @@ export function* encodeResponses(reply: StreamReply, context: EncodeContext): Ge
       yield event("response.output_item.done", { output_index: at, item });
     } else if (isTextPart(part)) {
       const id = context.nextId("msg");
+      const phase = part.type === "text" && part.phase !== undefined ? { phase: part.phase } : {};
       yield event("response.output_item.added", {
         output_index: at,
-        item: { id, type: "message", status: "in_progress", role: "assistant", content: [] },
+        item: { id, type: "message", status: "in_progress", role: "assistant", content: [], ...phase },
       });
       yield event("response.content_part.added", {
         item_id: id,
@@ -112,12 +115,20 @@ export function* encodeResponses(reply: StreamReply, context: EncodeContext): Ge
         content_index: 0,
         part: content,
       });
-      const item = { id, type: "message", status: "completed", role: "assistant", content: [content] };
+      const item = {
+        id,
+        type: "message",
+        status: "completed",
+        role: "assistant",
+        content: [content],
+        ...phase,
+      };
       output.push(item);
       yield event("response.output_item.done", { output_index: at, item });
     } else if (part.type === "tool_call") {
       const id = context.nextId("fc");
       const callId = part.id ?? context.nextId("call");
+      if (lastReasoningId !== undefined) context.pairCall?.(id, lastReasoningId);
       yield event("response.output_item.added", {
         output_index: at,
         item: {
@@ -158,7 +169,14 @@ export function* encodeResponses(reply: StreamReply, context: EncodeContext): Ge
     total_tokens: usage.input + usage.output,
   };
   const stop = hasToolCalls(reply) ? "end_turn" : (reply.stop ?? "end_turn");
-  if (stop === "end_turn") {
+  if (reply.finishReason !== undefined) {
+    yield event("response.incomplete", {
+      response: response("incomplete", {
+        usage: usageJson,
+        incomplete_details: { reason: reply.finishReason },
+      }),
+    });
+  } else if (stop === "end_turn") {
     yield event("response.completed", { response: response("completed", { usage: usageJson }) });
   } else {
     const reason = stop === "max_tokens" ? "max_output_tokens" : "content_filter";

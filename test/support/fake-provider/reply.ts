@@ -22,7 +22,14 @@ export interface FakeUsage {
 }
 
 export type ReplyPart =
-  | { type: "text"; deltas: string[] }
+  | {
+      type: "text";
+      deltas: string[];
+      /** Responses: the message item's `phase`. */
+      phase?: "commentary" | "final_answer";
+      /** Gemini: a thought signature sent on a last chunk with empty text, as Gemini 3 streams it. */
+      signature?: string;
+    }
   /** Many deltas generated lazily (throughput runs); a function sees the delta's number. */
   | { type: "text_repeat"; count: number; text: string | ((index: number) => string) }
   | {
@@ -58,13 +65,34 @@ export interface Delivery {
   hangAfter?: number;
 }
 
+/** A provider's in-stream failure after some events, in the protocol's own shape. */
+export interface StreamFailure {
+  /** SSE events sent before the failure. */
+  afterEvents: number;
+  /** Default: the protocol's transient code (overloaded_error, server_error, UNAVAILABLE). */
+  code?: string;
+  message?: string;
+}
+
 export interface StreamReply {
   kind: "stream";
   parts: ReplyPart[];
   usage?: FakeUsage;
   stop?: FakeStop;
-  /** Chat Completions only: which delta field carries reasoning. Default `reasoning_content`. */
-  reasoningField?: "reasoning_content" | "reasoning";
+  /** The protocol's own finish value, verbatim (Gemini finishReason, Responses incomplete reason, Chat finish_reason). */
+  finishReason?: string;
+  /**
+   * Chat Completions only: where reasoning goes. `reasoning_content` (default; DeepSeek, vLLM),
+   * `reasoning` (Ollama, OpenRouter), `mistral` (typed `thinking`/`text` parts in a
+   * `delta.content` array), `think_tags` (raw `<think>…</think>` at the start of the content).
+   */
+  reasoningField?: "reasoning_content" | "reasoning" | "mistral" | "think_tags";
+  /** Chat Completions only: `ollama` sends each parallel call whole at index 0 with its own id. */
+  toolCallStyle?: "indexed" | "ollama";
+  /** Chat Completions only: `xai` reports reasoning tokens beside completion_tokens (total counts both). */
+  usageStyle?: "openai" | "xai";
+  /** Fail inside the stream after some events. */
+  fail?: StreamFailure;
   delivery?: Delivery;
 }
 
@@ -122,6 +150,14 @@ export function stream(parts: ReplyPart[], options: StreamOptions = {}): StreamR
 /** A text answer; a string is cut into small deltas, an array gives the deltas exactly. */
 export function text(content: string | string[], options: StreamOptions = {}): StreamReply {
   return stream([{ type: "text", deltas: deltasOf(content) }], options);
+}
+
+/** A text part with its Responses phase or Gemini signature. */
+export function textPart(
+  content: string | string[],
+  extra: { phase?: "commentary" | "final_answer"; signature?: string } = {},
+): ReplyPart {
+  return { type: "text", deltas: deltasOf(content), ...extra };
 }
 
 /** Reasoning followed by `then` (by default nothing else). */

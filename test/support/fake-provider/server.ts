@@ -3,8 +3,10 @@
  * Completions (`/v1/chat/completions`), Responses (`/v1/responses`), Anthropic Messages
  * (`/v1/messages`) and Gemini (`/v1beta/models/{model}:streamGenerateContent`). Each request
  * is recorded, then answered by the next queued reply or, when the queue is empty, by
- * `script(request)`. Another process can drive it through `POST /_fake/replies` (a JSON array
- * of replies), `GET /_fake/requests` and `POST /_fake/reset`.
+ * `script(request)` — unless the request breaks one of the vendors' rules (`vendor-rules.ts`),
+ * which is answered with that vendor's own 400 and leaves the queue as it was. Another process
+ * can drive it through `POST /_fake/replies` (a JSON array of replies), `GET /_fake/requests`
+ * and `POST /_fake/reset`.
  *
  * Boundary rule: test support only; it knows the wire formats through the encoders and
  * nothing about Skein's own code.
@@ -23,6 +25,7 @@ import type { EncodeContext } from "./encode-context.js";
 import { encodeReply, errorBody, geminiModelOfPath, protocolOfPath } from "./encode-reply.js";
 import type { Delivery, FakeProtocol, Reply } from "./reply.js";
 import { text } from "./reply.js";
+import { vendorRejection } from "./vendor-rules.js";
 
 /** One request as the fake provider received it. */
 export interface RecordedRequest {
@@ -61,6 +64,8 @@ export class FakeProvider {
   private readonly queued: Reply[] = [];
   private readonly waiters: { count: number; resolve: () => void }[] = [];
   private idCounter = 0;
+  /** Responses function call item id → the reasoning item it came after. */
+  private readonly callPairs = new Map<string, string>();
 
   private constructor(
     private readonly server: Server,
@@ -169,7 +174,8 @@ export class FakeProvider {
       );
       return;
     }
-    const reply = this.queued.shift() ?? (await this.script(record));
+    const rejection = vendorRejection(protocol, body, modelOf(protocol, record), this.callPairs);
+    const reply = rejection ?? this.queued.shift() ?? (await this.script(record));
     const destroy = () => {
       selfDestroyed = true;
       response.socket?.destroy();
@@ -199,7 +205,11 @@ export class FakeProvider {
         await writeFrames(response, reply.frames, reply.delivery ?? {}, destroy);
         return;
       case "stream": {
-        const context: EncodeContext = { model: modelOf(protocol, record), nextId: this.nextId };
+        const context: EncodeContext = {
+          model: modelOf(protocol, record),
+          nextId: this.nextId,
+          pairCall: (callItemId, reasoningId) => this.callPairs.set(callItemId, reasoningId),
+        };
         response.writeHead(200, {
           "content-type": "text/event-stream",
           "cache-control": "no-cache",

@@ -1,0 +1,256 @@
+/**
+ * The capability table: one row per (protocol, model family), chosen from the model name alone
+ * (never the base URL, so a model keeps its rules behind a proxy or gateway). Families:
+ * - OpenAI (Chat Completions and Responses): `o1`/`o3`/`o4` and `gpt-5`+ reason (no temperature
+ *   or top_p; encrypted reasoning on Responses), `gpt-5-chat` and older GPTs do not; top_k is
+ *   never sent to an OpenAI model. Effort levels follow each generation's accepted set.
+ * - Other Chat Completions models (Ollama, llama.cpp, vLLM, DeepSeek, Mistral, ...): effort
+ *   clamped to low/medium/high, every sampling parameter allowed; DeepSeek models get their
+ *   reasoning back as `reasoning_content`.
+ * - Anthropic: Claude 3.7 to 4.5 think with a budget and drop sampling while thinking; Claude
+ *   4.6 thinks adaptively; Opus 4.7 and later, Mythos and Claude 5 think adaptively only and
+ *   take no sampling parameters at all; older Claude models do not think.
+ * - Gemini: 2.5 takes a thinking budget, 3 a thinking level (Pro: low/high only) and needs a
+ *   thought signature on every function call of the current turn; 1.5/2.0 do not think.
+ * Unknown models get their protocol's conservative default row.
+ *
+ * Boundary rule: pure functions of protocol and model name.
+ */
+import {
+  allEffortLevels,
+  anthropicAdaptiveLevels,
+  anthropicBudgets,
+  applyOverrides,
+  type CapabilityOverrides,
+  commonEffortLevels,
+  type Effort,
+  type GeminiThinkingLevel,
+  geminiBudgets,
+  geminiFlashLevels,
+  type ModelCapabilities,
+  type OpenAiEffort,
+} from "./model-capabilities.js";
+import type { ProviderProtocol } from "./provider-profile.js";
+
+/** A row with everything allowed and nothing special; rows spell out where they differ. */
+const baseRow: Omit<ModelCapabilities, "family" | "reasoning"> = {
+  temperature: true,
+  topP: true,
+  topK: true,
+  samplingWithReasoning: true,
+  encryptedReasoning: false,
+  reasoningContent: false,
+  thoughtSignatures: false,
+};
+
+/** A model name without a provider prefix ("openai/gpt-5", "models/gemini-2.5-pro") and lower-cased. */
+function bareModel(model: string): string {
+  const lower = model.toLowerCase();
+  return lower.slice(lower.lastIndexOf("/") + 1);
+}
+
+// ---- OpenAI -------------------------------------------------------------------------------
+
+/** gpt-5 (5.0): minimal exists, xhigh does not. */
+const gpt5Levels: Record<Effort, OpenAiEffort> = { ...allEffortLevels, xhigh: "high" };
+/** gpt-5.1: none/low/medium/high. */
+const gpt51Levels: Record<Effort, OpenAiEffort> = { ...allEffortLevels, minimal: "low", xhigh: "high" };
+/** gpt-5.2 and later: none/low/medium/high/xhigh. */
+const gpt52Levels: Record<Effort, OpenAiEffort> = { ...allEffortLevels, minimal: "low" };
+
+function openAiReasoningRow(
+  family: string,
+  levels: Readonly<Record<Effort, OpenAiEffort>>,
+): ModelCapabilities {
+  return {
+    ...baseRow,
+    family,
+    reasoning: { style: "effort", levels },
+    temperature: false,
+    topP: false,
+    topK: false,
+    samplingWithReasoning: false,
+    encryptedReasoning: true,
+  };
+}
+
+/** The OpenAI row for a model name, or undefined when it is not an OpenAI model. */
+export function openAiRow(model: string): ModelCapabilities | undefined {
+  const name = bareModel(model);
+  if (/^o[134](-|$)/.test(name)) return openAiReasoningRow("openai-o-series", commonEffortLevels);
+  const gpt = /^gpt-(\d+)(?:\.(\d+))?/.exec(name);
+  if (gpt !== null) {
+    const major = Number(gpt[1]);
+    const minor = Number(gpt[2] ?? "0");
+    if (major >= 5 && !/-chat/.test(name)) {
+      if (major === 5 && minor === 0) return openAiReasoningRow("openai-gpt-5", gpt5Levels);
+      if (major === 5 && minor === 1) return openAiReasoningRow("openai-gpt-5.1", gpt51Levels);
+      return openAiReasoningRow("openai-gpt-5.2+", gpt52Levels);
+    }
+    return { ...baseRow, family: "openai-gpt-chat", reasoning: { style: "none" }, topK: false };
+  }
+  if (/^(chatgpt|codex-mini)/.test(name)) {
+    return name.startsWith("codex")
+      ? openAiReasoningRow("openai-o-series", commonEffortLevels)
+      : { ...baseRow, family: "openai-gpt-chat", reasoning: { style: "none" }, topK: false };
+  }
+  return undefined;
+}
+
+// ---- Chat Completions ---------------------------------------------------------------------
+
+function chatCompletionsRow(model: string): ModelCapabilities {
+  const openAi = openAiRow(model);
+  if (openAi !== undefined) return openAi;
+  const name = bareModel(model);
+  if (name.includes("deepseek")) {
+    // DeepSeek maps every level itself (its docs list minimal..xhigh).
+    return {
+      ...baseRow,
+      family: "deepseek",
+      reasoning: { style: "effort", levels: allEffortLevels },
+      reasoningContent: true,
+    };
+  }
+  return {
+    ...baseRow,
+    family: "openai-compatible",
+    reasoning: { style: "effort", levels: commonEffortLevels },
+  };
+}
+
+// ---- Responses ----------------------------------------------------------------------------
+
+function responsesRow(model: string): ModelCapabilities {
+  return (
+    openAiRow(model) ?? {
+      ...baseRow,
+      family: "responses-other",
+      reasoning: { style: "effort", levels: commonEffortLevels },
+    }
+  );
+}
+
+// ---- Anthropic ----------------------------------------------------------------------------
+
+/** Major and minor version of a Claude model name (`claude-sonnet-4-5-20250929`, `claude-3-7-sonnet`). */
+export function claudeVersion(model: string): { major: number; minor: number } | undefined {
+  const name = bareModel(model).replace(/-\d{8}$/, "");
+  const numbers = name
+    .split(/[-.@]/)
+    .filter((token) => /^\d{1,2}$/.test(token))
+    .map(Number);
+  if (numbers.length === 0) return undefined;
+  return { major: numbers[0]!, minor: numbers[1] ?? 0 };
+}
+
+const adaptiveOnlyLevels: Record<Effort, "low" | "medium" | "high" | "xhigh" | "max"> = {
+  minimal: "low",
+  low: "low",
+  medium: "medium",
+  high: "high",
+  xhigh: "xhigh",
+};
+
+function anthropicRow(model: string): ModelCapabilities {
+  const name = bareModel(model);
+  const version = claudeVersion(name);
+  const adaptiveOnly =
+    name.includes("mythos") ||
+    (version !== undefined &&
+      (version.major >= 5 || (version.major === 4 && version.minor >= 7 && name.includes("opus"))));
+  if (adaptiveOnly) {
+    return {
+      ...baseRow,
+      family: "claude-adaptive-only",
+      reasoning: { style: "anthropic_adaptive", levels: adaptiveOnlyLevels },
+      temperature: false,
+      topP: false,
+      topK: false,
+      samplingWithReasoning: false,
+    };
+  }
+  if (version !== undefined && version.major === 4 && version.minor >= 6) {
+    return {
+      ...baseRow,
+      family: "claude-4.6",
+      reasoning: {
+        style: "anthropic_adaptive",
+        // `max` is Opus-only.
+        levels: name.includes("opus")
+          ? anthropicAdaptiveLevels
+          : { ...anthropicAdaptiveLevels, xhigh: "high" },
+      },
+      samplingWithReasoning: false,
+    };
+  }
+  if (version !== undefined && (version.major < 3 || (version.major === 3 && version.minor < 7))) {
+    return { ...baseRow, family: "claude-no-thinking", reasoning: { style: "none" } };
+  }
+  return {
+    ...baseRow,
+    family: "claude-budget",
+    reasoning: { style: "anthropic_budget", budgets: anthropicBudgets },
+    samplingWithReasoning: false,
+  };
+}
+
+// ---- Gemini -------------------------------------------------------------------------------
+
+/** Gemini 3 Pro knows only low and high. */
+const geminiProLevels: Record<Effort, GeminiThinkingLevel> = {
+  minimal: "low",
+  low: "low",
+  medium: "high",
+  high: "high",
+  xhigh: "high",
+};
+
+function geminiRow(model: string): ModelCapabilities {
+  const name = bareModel(model);
+  const version = /^gemini-(\d+)(?:\.(\d+))?/.exec(name);
+  const major = version === null ? undefined : Number(version[1]);
+  const minor = version === null ? 0 : Number(version[2] ?? "0");
+  if (major !== undefined && major >= 3) {
+    return {
+      ...baseRow,
+      family: name.includes("pro") ? "gemini-3-pro" : "gemini-3",
+      reasoning: {
+        style: "gemini_level",
+        levels: name.includes("pro") ? geminiProLevels : geminiFlashLevels,
+      },
+      thoughtSignatures: true,
+    };
+  }
+  if (major !== undefined && (major < 2 || (major === 2 && minor < 5))) {
+    return { ...baseRow, family: "gemini-no-thinking", reasoning: { style: "none" } };
+  }
+  // 2.5, and unknown names: Gemini 3 still accepts a thinking budget, Gemini 2.5 takes nothing else.
+  return { ...baseRow, family: "gemini-2.5", reasoning: { style: "gemini_budget", budgets: geminiBudgets } };
+}
+
+/** The table row for a protocol and model, with a profile's overrides applied. */
+export function capabilitiesFor(
+  protocol: ProviderProtocol,
+  model: string,
+  overrides?: CapabilityOverrides,
+): ModelCapabilities {
+  return applyOverrides(rowFor(protocol, model), overrides);
+}
+
+function rowFor(protocol: ProviderProtocol, model: string): ModelCapabilities {
+  switch (protocol) {
+    case "chat_completions":
+      return chatCompletionsRow(model);
+    case "responses":
+      return responsesRow(model);
+    case "anthropic":
+      return anthropicRow(model);
+    case "gemini":
+      return geminiRow(model);
+    default: {
+      const unreachable: never = protocol;
+      throw new Error(`unknown protocol ${String(unreachable)}`);
+    }
+  }
+}
