@@ -12,7 +12,6 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pino from "pino";
 import { v7 as uuidv7 } from "uuid";
-import { SqliteStore } from "../log/sqlite-store.js";
 import { createLlmClient } from "../providers/create-llm-client.js";
 import { validateProviderProfile } from "../providers/provider-profile.js";
 import { builtinTools, workspaceProblem } from "../tools/builtin-tools.js";
@@ -37,6 +36,7 @@ import { registerVerifyRoutes } from "./routes/verify-routes.js";
 import { SessionRegistry } from "./session/session-registry.js";
 import type { SessionServices } from "./session/session-services.js";
 import { databaseFiles, openDaemonDatabase } from "./storage/database.js";
+import { SqliteSessionStorage } from "./storage/sqlite-session-storage.js";
 
 /** The package version, as `GET /server` reports it (found upward from this file: src/, dist/ or the bundle). */
 export function packageVersion(): string {
@@ -111,8 +111,8 @@ async function boot(
   undo.push(() => {
     db.close();
   });
-  const store = new SqliteStore(db, { signer });
-  undo.push(() => store.close());
+  const storage = new SqliteSessionStorage(db, { signer });
+  undo.push(() => storage.close());
   const providers = new ProviderConfigSource(settings.home);
   const drain = new DrainController();
   const historySecret = randomBytes(32).toString("hex");
@@ -124,8 +124,7 @@ async function boot(
   else logger.info(shell.text);
 
   const sessionServices: SessionServices = {
-    db,
-    store,
+    storage,
     historySecret,
     logger,
     now,
@@ -146,7 +145,7 @@ async function boot(
 
   const routeServices: RouteServices = {
     registry,
-    db,
+    storage,
     historySecret,
     now,
     defaultSystemPrompt,
@@ -184,8 +183,8 @@ async function boot(
       await removeDiscoveryFile(settings.home, { pid: process.pid, instance_id: instanceId }).catch(
         () => undefined,
       );
-      const commits = store.groupCommitStats();
-      await store.close();
+      const commits = storage.commitStats();
+      await storage.close();
       db.close();
       lock.release();
       logger.info({ groupCommit: commits }, "stopped");

@@ -34,7 +34,7 @@ import type { HeadSigner } from "./head-signer.js";
 import { decodeRecordLine, encodeRecordLine } from "./jsonl-record.js";
 import { withKeyedMutex } from "./keyed-mutex.js";
 import { prepareAppend } from "./prepared-append.js";
-import type { LogHead, Store } from "./store.js";
+import type { AlongsideWrites, LogHead, Store } from "./store.js";
 import { verifyEntry } from "./verify-chain.js";
 
 const fdatasyncAsync = promisify(fdatasync);
@@ -71,7 +71,7 @@ export interface FsStoreOptions {
   signer?: HeadSigner;
 }
 
-export class FsStore implements Store {
+export class FsStore implements Store<never> {
   readonly rootDir: string;
   private readonly tails = new Map<string, TailState>();
   private readonly lockOptions: FileLockOptions;
@@ -101,7 +101,15 @@ export class FsStore implements Store {
     return join(this.rootDir, `${sessionId}${HEAD_FILE_SUFFIX}`);
   }
 
-  async append(sessionId: string, entries: readonly HashedEntry[]): Promise<LogHead> {
+  /** Files have no transactions: writes alongside an append are refused (`Tx` is never). */
+  async append(
+    sessionId: string,
+    entries: readonly HashedEntry[],
+    alongside?: AlongsideWrites<never>,
+  ): Promise<LogHead> {
+    if (alongside !== undefined) {
+      throw new InvalidAppendError(sessionId, -1, "the file store cannot commit other writes with an append");
+    }
     if (!SESSION_ID.test(sessionId)) {
       throw new InvalidAppendError(sessionId, -1, "a file store session id must be a lowercase UUID");
     }

@@ -17,7 +17,7 @@ import { AppendConflictError, LogCorruptError, SessionNotFoundError } from "./er
 import { checkHeadRecord, type HeadRecord } from "./head-record.js";
 import type { HeadSigner } from "./head-signer.js";
 import { prepareAppend } from "./prepared-append.js";
-import type { LogHead, Store } from "./store.js";
+import type { AlongsideWrites, LogHead, Store } from "./store.js";
 import { type StoredRow, verifyRows } from "./verify-rows.js";
 
 type Queryable = pg.Pool | pg.PoolClient;
@@ -66,7 +66,7 @@ export interface PgStoreOptions {
   signer?: HeadSigner;
 }
 
-export class PgStore implements Store {
+export class PgStore implements Store<pg.PoolClient> {
   private closed = false;
   private readonly ownsPool: boolean;
   private readonly signer: HeadSigner | undefined;
@@ -95,7 +95,12 @@ export class PgStore implements Store {
     return new PgStore(pool, { ...options, ownsPool: true });
   }
 
-  async append(sessionId: string, entries: readonly HashedEntry[]): Promise<LogHead> {
+  /** `alongside` runs in the append's transaction with its client (before COMMIT). */
+  async append(
+    sessionId: string,
+    entries: readonly HashedEntry[],
+    alongside?: AlongsideWrites<pg.PoolClient>,
+  ): Promise<LogHead> {
     const prepared = prepareAppend(sessionId, entries);
     const expected = prepared[0]!.hashed.prev_hash;
     const client = await this.pool.connect();
@@ -129,6 +134,7 @@ export class PgStore implements Store {
           : "UPDATE transcript_heads SET position = $2, hash = $3, signature = $4, key_id = $5 WHERE session = $1",
         [sessionId, last.position, last.hash, signed?.signature ?? null, signed?.key_id ?? null],
       );
+      if (alongside !== undefined) await alongside(client, last);
       await client.query("COMMIT");
       return last;
     } catch (error) {

@@ -1,10 +1,11 @@
 /**
  * The persistence functions of a session: what a worker's progress becomes in the log.
  *
- * Boundary rule: these functions build and hash entries and hand them to a `Store`; they never
- * touch storage directly. The caller owns a `LogHeadRef` (session id + head hash) that every
- * save updates in place after its append commits, and every append is a compare-and-append
- * against that head, so a second writer is detected, never interleaved.
+ * Boundary rule: these functions build entries and append them through the log's one append
+ * path (`appendEntries`, session-writer.ts). The caller owns a `LogHeadRef` (session id + head
+ * hash) that every save updates in place after its append commits, and every append is a
+ * compare-and-append against that head, so a second writer is detected, never interleaved.
+ * `SessionWriter` does the same while also keeping the position and the replayed state.
  */
 import { v7 as uuidv7 } from "uuid";
 import type { Item } from "../model/items.js";
@@ -12,23 +13,19 @@ import { isAssistantMessage, isReasoning, isToolCall, isToolResult, isUserMessag
 import type { RequestConfig } from "../model/request-config.js";
 import type { RestoredState, UsageRecord } from "./collect-state.js";
 import { collectState } from "./collect-state.js";
-import type { EntryContext, HashedEntry, LogEntry, Outcome, SessionOrigin } from "./entries.js";
-import { buildChain, hashEntry } from "./entry-hash.js";
+import type { EntryContext, LogEntry, Outcome, SessionOrigin } from "./entries.js";
 import { UnknownEntryError } from "./errors.js";
 import { copiedForkEntries } from "./fork-entries.js";
+import { appendEntries, type LogHeadRef } from "./session-writer.js";
 import type { LogHead, Store } from "./store.js";
+
+export type { LogHeadRef } from "./session-writer.js";
 
 /** What a new session (or a fork) starts from. */
 export interface SessionStartState {
   system_prompt: string | null;
   config: RequestConfig;
   history: readonly Item[];
-}
-
-/** The writer's view of a session's log: which session, and the hash it last appended. */
-export interface LogHeadRef {
-  sessionId: string;
-  hash: string | null;
 }
 
 /** A session just created: its id and the hash of its session_start entry. */
@@ -188,10 +185,9 @@ export async function forkAt(
   const cut = entries.findIndex((entry) => entry.hash === entryHash);
   if (cut < 0) throw new UnknownEntryError(sourceId, entryHash);
   if (options.mode === "copy") {
-    const chain = buildChain(null, copiedForkEntries(sourceId, entries, { position: cut }));
-    const sessionId = uuidv7();
-    await store.append(sessionId, chain);
-    return { sessionId, headHash: chain[chain.length - 1]!.hash };
+    const head: LogHeadRef = { sessionId: uuidv7(), hash: null };
+    await appendEntries(store, head, copiedForkEntries(sourceId, entries, { position: cut }));
+    return { sessionId: head.sessionId, headHash: head.hash! };
   }
   const state = collectState(entries.slice(0, cut + 1));
   return startSession(store, uuidv7(), state, { session_id: sourceId, entry_hash: entryHash });
@@ -231,18 +227,9 @@ async function startSession(
     history: [...state.history],
     ...(forkedFrom === undefined ? {} : { forked_from: forkedFrom }),
   };
-  const hashed = hashEntry(null, entry);
-  await store.append(sessionId, [hashed]);
-  return { sessionId, headHash: hashed.hash };
-}
-
-/** Chain `entries` after the writer's head, compare-and-append them, then advance the head. */
-async function appendEntries(store: Store, head: LogHeadRef, entries: readonly LogEntry[]): Promise<LogHead> {
-  const chain: HashedEntry[] =
-    entries.length === 1 ? [hashEntry(head.hash, entries[0]!)] : buildChain(head.hash, entries);
-  const stored = await store.append(head.sessionId, chain);
-  head.hash = stored.hash;
-  return stored;
+  const head: LogHeadRef = { sessionId, hash: null };
+  await appendEntries(store, head, [entry]);
+  return { sessionId, headHash: head.hash! };
 }
 
 function isAssistantOutput(item: Item): boolean {

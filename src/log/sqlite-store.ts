@@ -14,7 +14,7 @@ import type { HashedEntry, PositionedEntry } from "./entries.js";
 import { isEntryHash } from "./entry-hash.js";
 import {
   AppendConflictError,
-  GroupCommitFailedError,
+  InvalidAppendError,
   LogCorruptError,
   LogError,
   SessionNotFoundError,
@@ -23,7 +23,8 @@ import { checkHeadRecord, type HeadRecord } from "./head-record.js";
 import type { HeadSigner } from "./head-signer.js";
 import type { PreparedEntry } from "./prepared-append.js";
 import { prepareAppend } from "./prepared-append.js";
-import type { LogHead, Store } from "./store.js";
+import { type GroupCommitStats, SqliteCommitQueue } from "./sqlite-commit-queue.js";
+import type { AlongsideWrites, LogHead, Store } from "./store.js";
 import { type StoredRow, verifyRows } from "./verify-rows.js";
 
 /**
@@ -68,40 +69,16 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
   /** Signs every recorded head and checks signatures on read (see head-signer.ts). */
   signer?: HeadSigner;
+  /**
+   * The group commit of the connection, when others write on it too (the daemon's own rows):
+   * shared, their writes and these appends of one tick cost one transaction. Default: the
+   * store's own.
+   */
+  commitQueue?: SqliteCommitQueue;
 }
 
-/** How many transactions the group commit ran for how many append requests. */
-export interface GroupCommitStats {
-  transactions: number;
-  requests: number;
-}
-
-type FlushOutcome = { value: unknown } | { error: unknown };
-
-/**
- * Writes of the caller that must commit atomically with an append (e.g. the daemon's receipts
- * and turn rows). Runs inside the append's savepoint, after the entries are inserted, with the
- * new head; if it throws, the entries are rolled back too and the append rejects with its error.
- */
-export type AlongsideWrites = (head: LogHead) => void;
-
-/** One unit of a group commit: an append, or other writes of a caller sharing the database. */
-type GroupRequest = {
-  sessionId: string;
-  resolve: (value: never) => void;
-  reject: (error: unknown) => void;
-} & (
-  | { kind: "append"; prepared: PreparedEntry[]; alongside: AlongsideWrites | undefined }
-  | { kind: "writes"; run: () => unknown }
-);
-
-/** Internal: SQLite rolled the group commit's transaction back under it (the cause is kept aside). */
-class RolledBackError extends Error {
-  constructor() {
-    super("SQLite rolled the group commit transaction back");
-    this.name = "RolledBackError";
-  }
-}
+/** What the SQLite store gives writes that commit with an append: the connection, inside the transaction. */
+export type SqliteTransaction = Database.Database;
 
 /** The store was closed and takes no more work. */
 export class StoreClosedError extends LogError {
@@ -111,15 +88,12 @@ export class StoreClosedError extends LogError {
   }
 }
 
-export class SqliteStore implements Store {
+export class SqliteStore implements Store<SqliteTransaction> {
   readonly db: Database.Database;
   private readonly ownsDb: boolean;
-  private queue: GroupRequest[] = [];
-  private flushScheduled = false;
+  private readonly commitQueue: SqliteCommitQueue;
+  private readonly ownsQueue: boolean;
   private closed = false;
-  /** The error after which SQLite rolled back the current group commit, if it did. */
-  private rollbackCause: unknown = null;
-  private readonly stats: GroupCommitStats = { transactions: 0, requests: 0 };
 
   private readonly signer: HeadSigner | undefined;
   private readonly selectHead: Database.Statement<[string], { hash: string; position: number }>;
@@ -141,10 +115,8 @@ export class SqliteStore implements Store {
   private readonly selectExists: Database.Statement<[string], number>;
   private readonly deleteRows: Database.Statement<[string]>;
   private readonly compareAndInsertTx: Database.Transaction<
-    (sessionId: string, prepared: PreparedEntry[], alongside?: AlongsideWrites) => LogHead
+    (sessionId: string, prepared: PreparedEntry[], alongside?: AlongsideWrites<SqliteTransaction>) => LogHead
   >;
-  private readonly flushTx: Database.Transaction<(batch: GroupRequest[]) => FlushOutcome[]>;
-  private readonly savepointTx: Database.Transaction<(run: () => unknown) => unknown>;
   private readonly readRangeTx: Database.Transaction<
     (sessionId: string, from: number, limit: number) => PositionedEntry[]
   >;
@@ -165,6 +137,8 @@ export class SqliteStore implements Store {
       this.ownsDb = false;
     }
     this.signer = options.signer;
+    this.ownsQueue = options.commitQueue === undefined;
+    this.commitQueue = options.commitQueue ?? new SqliteCommitQueue(this.db);
     createTranscriptSchema(this.db);
     const db = this.db;
     this.selectRecord = db.prepare(
@@ -202,32 +176,14 @@ export class SqliteStore implements Store {
       .prepare<[string], number>("SELECT 1 FROM transcript WHERE session = ? LIMIT 1")
       .pluck(true);
     this.deleteRows = db.prepare("DELETE FROM transcript WHERE session = ?");
-    // Nested inside another transaction, better-sqlite3 runs these as savepoints.
+    // Nested inside another transaction, better-sqlite3 runs this as a savepoint.
     this.compareAndInsertTx = db.transaction(
-      (sessionId: string, prepared: PreparedEntry[], alongside?: AlongsideWrites) => {
+      (sessionId: string, prepared: PreparedEntry[], alongside?: AlongsideWrites<SqliteTransaction>) => {
         const head = this.compareAndInsert(sessionId, prepared);
-        alongside?.(head);
+        if (alongside !== undefined) requireSynchronous(sessionId, alongside(db, head));
         return head;
       },
     );
-    this.savepointTx = db.transaction((run: () => unknown) => run());
-    this.flushTx = db.transaction((batch: GroupRequest[]) => {
-      const outcomes = batch.map((request): FlushOutcome => {
-        // Some errors (disk full, I/O) make SQLite roll the whole transaction back; then nothing
-        // of this batch is committed and going on would commit later requests on their own.
-        if (!db.inTransaction) throw new RolledBackError();
-        try {
-          if (request.kind === "writes") return { value: this.savepointTx(request.run) };
-          return { value: this.compareAndInsertTx(request.sessionId, request.prepared, request.alongside) };
-        } catch (error) {
-          // Remembered in case SQLite rolled the whole transaction back because of it.
-          if (!db.inTransaction) this.rollbackCause = error;
-          return { error };
-        }
-      });
-      if (!db.inTransaction) throw new RolledBackError();
-      return outcomes;
-    });
     this.readRangeTx = db.transaction((sessionId: string, from: number, limit: number) =>
       this.readRangeUnlocked(sessionId, from, limit),
     );
@@ -238,14 +194,19 @@ export class SqliteStore implements Store {
 
   /** Transactions and requests of the group commit so far (for benchmarks and tests). */
   groupCommitStats(): GroupCommitStats {
-    return { ...this.stats };
+    return this.commitQueue.stats();
   }
 
   /**
-   * Group-committed compare-and-append; `alongside` (optional) runs in the same savepoint, so
-   * other writes of the caller commit or roll back together with these entries.
+   * Group-committed compare-and-append; `alongside` (optional, synchronous) runs in the same
+   * savepoint with the connection, so other writes of the caller commit or roll back together
+   * with these entries.
    */
-  append(sessionId: string, entries: readonly HashedEntry[], alongside?: AlongsideWrites): Promise<LogHead> {
+  append(
+    sessionId: string,
+    entries: readonly HashedEntry[],
+    alongside?: AlongsideWrites<SqliteTransaction>,
+  ): Promise<LogHead> {
     if (this.closed) return Promise.reject(new StoreClosedError(sessionId));
     let prepared: PreparedEntry[];
     try {
@@ -253,23 +214,7 @@ export class SqliteStore implements Store {
     } catch (error) {
       return Promise.reject(error);
     }
-    return new Promise<LogHead>((resolve, reject) => {
-      this.queue.push({ kind: "append", sessionId, prepared, alongside, resolve, reject });
-      this.scheduleFlush();
-    });
-  }
-
-  /**
-   * Run other writes on this database in the next group commit (in their own savepoint), so
-   * many small durable writes share one fsync. Resolves with `run`'s result once committed;
-   * rejects with what `run` threw (its writes rolled back) or with a commit failure.
-   */
-  groupCommit<T>(sessionId: string, run: () => T): Promise<T> {
-    if (this.closed) return Promise.reject(new StoreClosedError(sessionId));
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ kind: "writes", sessionId, run, resolve: resolve as (value: never) => void, reject });
-      this.scheduleFlush();
-    });
+    return this.commitQueue.run(sessionId, () => this.compareAndInsertTx(sessionId, prepared, alongside));
   }
 
   /**
@@ -277,11 +222,15 @@ export class SqliteStore implements Store {
    * it (the caller's commit makes it durable, together with the caller's other writes);
    * otherwise it is its own IMMEDIATE transaction. Throws `AppendConflictError` on a stale head.
    */
-  appendInTransaction(sessionId: string, entries: readonly HashedEntry[]): LogHead {
+  appendInTransaction(
+    sessionId: string,
+    entries: readonly HashedEntry[],
+    alongside?: AlongsideWrites<SqliteTransaction>,
+  ): LogHead {
     const prepared = prepareAppend(sessionId, entries);
     return this.db.inTransaction
-      ? this.compareAndInsertTx(sessionId, prepared)
-      : this.compareAndInsertTx.immediate(sessionId, prepared);
+      ? this.compareAndInsertTx(sessionId, prepared, alongside)
+      : this.compareAndInsertTx.immediate(sessionId, prepared, alongside);
   }
 
   async readAll(sessionId: string): Promise<PositionedEntry[]> {
@@ -362,47 +311,12 @@ export class SqliteStore implements Store {
     })();
   }
 
-  /** Commit what is queued, then close the database if this store opened it. */
+  /** Commit what is queued (when the queue is the store's own), then close the database if this store opened it. */
   async close(): Promise<void> {
     if (this.closed) return;
-    if (!this.db.inTransaction) this.flush();
     this.closed = true;
-    for (const request of this.queue.splice(0)) request.reject(new StoreClosedError(request.sessionId));
+    if (this.ownsQueue) this.commitQueue.close();
     if (this.ownsDb) this.db.close();
-  }
-
-  private scheduleFlush(): void {
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => this.flush());
-  }
-
-  private flush(): void {
-    this.flushScheduled = false;
-    if (this.queue.length === 0) return;
-    if (this.db.inTransaction) {
-      // Someone holds a transaction open across ticks on this connection; wait for it to end.
-      this.scheduleFlush();
-      return;
-    }
-    const batch = this.queue;
-    this.queue = [];
-    let outcomes: FlushOutcome[];
-    try {
-      outcomes = this.flushTx.immediate(batch);
-    } catch (error) {
-      const cause = error instanceof RolledBackError ? (this.rollbackCause ?? error) : error;
-      this.rollbackCause = null;
-      for (const request of batch) request.reject(new GroupCommitFailedError(request.sessionId, cause));
-      return;
-    }
-    this.stats.transactions++;
-    this.stats.requests += batch.length;
-    for (let i = 0; i < batch.length; i++) {
-      const outcome = outcomes[i]!;
-      if ("value" in outcome) batch[i]!.resolve(outcome.value as never);
-      else batch[i]!.reject(outcome.error);
-    }
   }
 
   private compareAndInsert(sessionId: string, prepared: readonly PreparedEntry[]): LogHead {
@@ -496,5 +410,13 @@ export class SqliteStore implements Store {
       }
     }
     return entries;
+  }
+}
+
+/** better-sqlite3 transactions cannot span an await: writes that commit with an append are synchronous. */
+function requireSynchronous(sessionId: string, result: unknown): void {
+  if (result instanceof Promise) {
+    result.catch(() => undefined);
+    throw new InvalidAppendError(sessionId, -1, "writes alongside a SQLite append must be synchronous");
   }
 }

@@ -16,14 +16,27 @@ export interface LogHead {
   position: number;
 }
 
-export interface Store {
+/**
+ * Writes of the caller that must commit atomically with an append (e.g. the daemon's receipts
+ * and turn rows): run inside the append's transaction, after the entries are inserted, with the
+ * store's transaction handle and the new head. If they throw, the entries are rolled back too and
+ * the append rejects with their error. What `Tx` is depends on the store (the SQLite connection,
+ * a PostgreSQL client); a store without transactions (the JSONL files) takes none.
+ */
+export type AlongsideWrites<Tx> = (tx: Tx, head: LogHead) => void | Promise<void>;
+
+export interface Store<Tx = unknown> {
   /**
    * Append entries atomically if and only if the session's current head hash equals
    * `entries[0].prev_hash` (null: the log must be empty, i.e. this creates the session).
    * The entries must chain to each other. On a mismatch nothing is written and
-   * `AppendConflictError` is thrown.
+   * `AppendConflictError` is thrown. `alongside` commits with the entries (see above).
    */
-  append(sessionId: string, entries: readonly HashedEntry[]): Promise<LogHead>;
+  append(
+    sessionId: string,
+    entries: readonly HashedEntry[],
+    alongside?: AlongsideWrites<Tx>,
+  ): Promise<LogHead>;
 
   /** Every entry of the session, verified. Throws `SessionNotFoundError` if it has none. */
   readAll(sessionId: string): Promise<PositionedEntry[]>;

@@ -1,4 +1,10 @@
 /** The agent Worker: the LLM + tools loop with interceptor hooks, a prompt-cache lock and cancellation. */
+export { type Conversation, MemoryConversation } from "./conversation.js";
+export {
+  type ConversationRunEnd,
+  type ConversationRunOptions,
+  resumeConversation,
+} from "./conversation-run.js";
 export {
   DuplicateToolNameError,
   WorkerError,

@@ -82,7 +82,7 @@ export class LockedWorker {
   }
 
   get history(): readonly Item[] {
-    return this.#core.history;
+    return this.#core.conversation.items;
   }
 
   get turnCount(): number {

@@ -102,7 +102,7 @@ export class WorkerRun implements ToolBatchRun {
             unknownAction("onPromptSubmit", action);
         }
       }
-      const pending = pendingToolCalls(this.core.history);
+      const pending = pendingToolCalls(this.core.conversation.items);
       await this.commit(
         pending.map((call) => toolResult(call.call_id, NOT_RUN_OUTPUT, true)),
         "tool_results",
@@ -116,7 +116,7 @@ export class WorkerRun implements ToolBatchRun {
   resume(): Promise<WorkerResult> {
     return this.finalize(async () => {
       this.throwIfCancelled();
-      const pending = pendingToolCalls(this.core.history);
+      const pending = pendingToolCalls(this.core.conversation.items);
       if (pending.length > 0 && (await this.runTools(pending)) === "paused") return "paused";
       return this.turnLoop();
     });
@@ -204,10 +204,10 @@ export class WorkerRun implements ToolBatchRun {
       let items: Item[];
       const before = this.interceptor.beforeRequest;
       if (before === undefined) {
-        items = [...this.core.history];
+        items = [...this.core.conversation.items];
       } else {
         // A deep copy: edits (even in place) apply to this request only.
-        const copy = structuredClone(this.core.history);
+        const copy = structuredClone(this.core.conversation.items) as Item[];
         const action = await this.callHook("beforeRequest", () => before.call(this.interceptor, copy));
         switch (action.action) {
           case "continue":
@@ -242,7 +242,7 @@ export class WorkerRun implements ToolBatchRun {
       if (response.toolCalls.length === 0) {
         const onTurnEnd = this.interceptor.onTurnEnd;
         if (onTurnEnd === undefined) return "finished";
-        const history: readonly Item[] = this.core.history;
+        const history: readonly Item[] = this.core.conversation.items;
         const action = await this.callHook("onTurnEnd", () => onTurnEnd.call(this.interceptor, history));
         switch (action.action) {
           case "finish":
@@ -322,22 +322,14 @@ export class WorkerRun implements ToolBatchRun {
     return "done";
   }
 
-  /**
-   * Appends items to history and awaits the observer. If the observer fails, the items are taken
-   * back out, so history holds only steps its owner accepted.
-   */
+  /** Appends items to the conversation (which persists them first, when its owner does). */
   private async commit(items: readonly Item[], kind: CommitKind): Promise<void> {
     if (items.length === 0) return;
-    const history = this.core.history;
-    const lengthBefore = history.length;
-    history.push(...items);
-    const observer = this.observer;
-    if (observer.onItemsCommitted === undefined) return;
     try {
-      await observer.onItemsCommitted(items, kind);
+      await this.core.conversation.append(items, kind);
     } catch (error) {
-      history.length = lengthBefore;
-      throw WorkerError.aborted(`observer onItemsCommitted failed: ${errorMessage(error)}`, error);
+      if (error instanceof WorkerError) throw error;
+      throw WorkerError.aborted(`the conversation refused a step: ${errorMessage(error)}`, error);
     }
   }
 

@@ -1,14 +1,15 @@
 /**
- * The state one Worker owns, shared by its two facades (`Worker` while mutable, `LockedWorker`
- * while locked). Whichever facade is in use, there is exactly one history, one tool registry and
- * at most one run at a time.
+ * The state a run works with: shared by the Worker's two facades (`Worker` while mutable,
+ * `LockedWorker` while locked), or built for one run over an owner's conversation
+ * (`resumeConversation`). There is exactly one history (the conversation's), one tool registry
+ * and at most one run at a time.
  *
  * Boundary rule: plain state, no behaviour beyond its own invariants; the facades guard who may
  * change what, and `WorkerRun` is the only code that appends to history while locked.
  */
-import type { Item } from "../model/items.js";
 import type { LlmClient } from "../model/llm-client.js";
 import { defaultRequestConfig, type RequestConfig } from "../model/request-config.js";
+import { type Conversation, MemoryConversation } from "./conversation.js";
 import type { Interceptor } from "./interceptor.js";
 import type { WorkerObserver } from "./observer.js";
 import type { WorkerRun } from "./run.js";
@@ -19,7 +20,8 @@ export class WorkerCore {
   readonly tools = new ToolRegistry();
   systemPrompt: string | null = null;
   requestConfig: RequestConfig = defaultRequestConfig();
-  history: Item[] = [];
+  /** The history the runs read and grow: in memory for the Worker facade, the owner's otherwise. */
+  conversation: Conversation;
   turnCount = 0;
   maxTurns: number | null = null;
   lastRunInterrupted = false;
@@ -38,7 +40,9 @@ export class WorkerCore {
     interceptor: Interceptor,
     observer: WorkerObserver,
     clock: (() => number) | null = null,
+    conversation?: Conversation,
   ) {
+    this.conversation = conversation ?? new MemoryConversation(() => this.observer);
     this.client = client;
     this.interceptor = interceptor;
     this.observer = observer;

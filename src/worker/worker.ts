@@ -10,6 +10,7 @@ import type { Item } from "../model/items.js";
 import type { LlmClient } from "../model/llm-client.js";
 import type { RequestConfig } from "../model/request-config.js";
 import type { ToolDefinition, ToolMeta } from "../model/tools.js";
+import type { MemoryConversation } from "./conversation.js";
 import { WorkerStateError } from "./errors.js";
 import type { Interceptor } from "./interceptor.js";
 import { LockedWorker } from "./locked-worker.js";
@@ -86,19 +87,19 @@ export class Worker {
   }
 
   get history(): readonly Item[] {
-    return this.#core.history;
+    return this.#core.conversation.items;
   }
 
   /** Replaces the whole history (copied), e.g. when restoring a session. */
   setHistory(items: readonly Item[]): void {
     this.#assertMutable("setHistory");
-    this.#core.history = [...items];
+    this.#memory().replace(items);
   }
 
   /** Appends one item to history. */
   pushItem(item: Item): void {
     this.#assertMutable("pushItem");
-    this.#core.history.push(item);
+    this.#memory().push(item);
   }
 
   /** LLM request/response cycles so far, cumulative over the Worker's life. */
@@ -151,8 +152,13 @@ export class Worker {
     core.tools.materialise();
     core.locked = true;
     core.lockGeneration += 1;
-    core.lockedPrefixLen = core.history.length;
+    core.lockedPrefixLen = core.conversation.items.length;
     return new LockedWorker(core, core.lockGeneration, () => this);
+  }
+
+  /** The Worker's own in-memory conversation (a Worker never runs on anyone else's). */
+  #memory(): MemoryConversation {
+    return this.#core.conversation as MemoryConversation;
   }
 
   #assertMutable(operation: string): void {

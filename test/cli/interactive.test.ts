@@ -54,6 +54,22 @@ describe.skipIf(!tmuxAvailable())("interactive chat in a terminal", () => {
     );
   }
 
+  /**
+   * Wait until the prompt is shown (the last line is the bare prompt mark): keys typed before it
+   * would meet a terminal not yet in raw mode, echoed by the terminal itself (and a Ctrl-C would
+   * be a signal to a program still starting).
+   */
+  async function promptReady(pane: TmuxPane): Promise<void> {
+    await eventually(
+      () => {
+        const lines = pane.capture().trimEnd().split("\n");
+        return lines.at(-1)?.trim() === "›" ? true : null;
+      },
+      () => `the prompt never appeared; screen:\n${pane.capture()}`,
+      10_000,
+    );
+  }
+
   it("streams the answer to a typed prompt, with thinking and tool calls, and a status line", async () => {
     provider.reset();
     provider.queue(
@@ -68,6 +84,7 @@ describe.skipIf(!tmuxAvailable())("interactive chat in a terminal", () => {
     );
     const pane = chat();
     await screenShows(pane, "Ctrl-D exits");
+    await promptReady(pane);
     pane.type("hello from tmux");
     pane.press("Enter");
     const screen = await screenShows(pane, "Streamed through a real terminal.");
@@ -78,6 +95,7 @@ describe.skipIf(!tmuxAvailable())("interactive chat in a terminal", () => {
     const done = await screenShows(pane, "── fake-model");
     expect(done).toMatch(/── fake-model · \d+ in \/ \d+ out · session \d+ tokens/);
     expect(occurrences(done, "Streamed through a real terminal.")).toBe(1);
+    await promptReady(pane);
     pane.press("C-d");
     await screenShows(pane, "[exit 0]");
   });
@@ -87,6 +105,7 @@ describe.skipIf(!tmuxAvailable())("interactive chat in a terminal", () => {
     provider.script = () => deliver(deltas(400, "tick "), { delayMs: 25 });
     const pane = chat();
     await screenShows(pane, "Ctrl-D exits");
+    await promptReady(pane);
     pane.type("take your time");
     pane.press("Enter");
     await screenShows(pane, "tick tick tick");
@@ -99,10 +118,12 @@ describe.skipIf(!tmuxAvailable())("interactive chat in a terminal", () => {
     );
     // The session is usable again at once.
     provider.script = () => text("Back after the interrupt.");
+    await promptReady(pane);
     pane.type("still there?");
     pane.press("Enter");
     await screenShows(pane, "Back after the interrupt.");
     await screenShows(pane, "session ");
+    await promptReady(pane);
     pane.press("C-c");
     await screenShows(pane, "press Ctrl-C again to exit");
     pane.press("C-c");
@@ -114,15 +135,18 @@ describe.skipIf(!tmuxAvailable())("interactive chat in a terminal", () => {
     provider.script = () => deliver(deltas(400, "tock "), { delayMs: 25 });
     const pane = chat();
     await screenShows(pane, "Ctrl-D exits");
+    await promptReady(pane);
     pane.type("stop me at once");
     // Enter and Ctrl-C back to back: the Ctrl-C lands before the terminal is in raw mode.
     pane.press("Enter", "C-c");
     const screen = await screenShows(pane, "── interrupted");
     expect(screen).not.toContain("[exit");
     provider.script = () => text("Still alive.");
+    await promptReady(pane);
     pane.type("and now?");
     pane.press("Enter");
     await screenShows(pane, "Still alive.");
+    await promptReady(pane);
     pane.press("C-d");
     await screenShows(pane, "[exit 0]");
   });
@@ -150,6 +174,7 @@ describe.skipIf(!tmuxAvailable())("interactive chat in a terminal", () => {
     const id = await daemon.createSession({ name: "shared" });
     const pane = chat("chat", "--session", "shared");
     await screenShows(pane, "Ctrl-D exits");
+    await promptReady(pane);
     pane.type("my draft");
     await screenShows(pane, "› my draft");
     await daemon.prompt(id, "a prompt from elsewhere");

@@ -7,7 +7,8 @@ import { v7 as uuidv7 } from "uuid";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/log/canonical-json.js";
 import { buildChain, canonicalTextOf, computeHash, hashEntry } from "../../src/log/entry-hash.js";
-import { AppendConflictError, LogCorruptError } from "../../src/log/errors.js";
+import { AppendConflictError, InvalidAppendError, LogCorruptError } from "../../src/log/errors.js";
+import { SqliteCommitQueue } from "../../src/log/sqlite-commit-queue.js";
 import { createTranscriptSchema, SqliteStore, StoreClosedError } from "../../src/log/sqlite-store.js";
 import type { userMessage } from "../../src/model/items.js";
 import { logArbitrary } from "./arbitraries.js";
@@ -275,7 +276,9 @@ describe("SqliteStore", () => {
     const kept = uuidv7();
     const refused = uuidv7();
     const results = await Promise.allSettled([
-      store.append(kept, buildChain(null, sampleEntries(2)), (head) => insert.run(kept, head.position)),
+      store.append(kept, buildChain(null, sampleEntries(2)), (_db, head) => {
+        insert.run(kept, head.position);
+      }),
       store.append(refused, buildChain(null, sampleEntries(2)), () => {
         insert.run(refused, 0);
         throw new Error("the receipt cannot be written");
@@ -290,22 +293,38 @@ describe("SqliteStore", () => {
     expect(await store.exists(refused)).toBe(false);
   });
 
-  it("runs other writes in the group commit, each rolled back alone when it throws", async () => {
-    store.db.exec("CREATE TABLE notes (text TEXT)");
-    const insert = store.db.prepare("INSERT INTO notes VALUES (?)");
-    const before = store.groupCommitStats();
-    const results = await Promise.allSettled([
-      store.groupCommit("a", () => insert.run("first").changes),
-      store.groupCommit("b", () => {
-        insert.run("second");
-        throw new Error("refused");
-      }),
-      store.append(uuidv7(), buildChain(null, sampleEntries(1))),
-    ]);
-    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
-    expect((results[0] as PromiseFulfilledResult<number>).value).toBe(1);
-    expect(store.groupCommitStats().transactions - before.transactions).toBe(1);
-    expect(store.db.prepare("SELECT text FROM notes").pluck().all()).toEqual(["first"]);
+  it("shares one transaction with other writers of the connection that share its commit queue", async () => {
+    const db = new Database(join(dir, "shared.sqlite"));
+    try {
+      db.pragma("journal_mode = WAL");
+      db.exec("CREATE TABLE notes (text TEXT)");
+      const queue = new SqliteCommitQueue(db);
+      const shared = new SqliteStore(db, { commitQueue: queue });
+      const insert = db.prepare("INSERT INTO notes VALUES (?)");
+      const before = queue.stats();
+      const results = await Promise.allSettled([
+        queue.run("a", () => insert.run("first").changes),
+        queue.run("b", () => {
+          insert.run("second");
+          throw new Error("refused");
+        }),
+        shared.append(uuidv7(), buildChain(null, sampleEntries(1))),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+      expect((results[0] as PromiseFulfilledResult<number>).value).toBe(1);
+      expect(queue.stats().transactions - before.transactions).toBe(1);
+      expect(db.prepare("SELECT text FROM notes").pluck().all()).toEqual(["first"]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("refuses writes alongside an append that are not synchronous, writing nothing", async () => {
+    const id = uuidv7();
+    await expect(
+      store.append(id, buildChain(null, sampleEntries(1)), async () => undefined),
+    ).rejects.toBeInstanceOf(InvalidAppendError);
+    expect(await store.exists(id)).toBe(false);
   });
 
   it("appends synchronously inside the caller's transaction, committing and rolling back with it", async () => {

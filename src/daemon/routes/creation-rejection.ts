@@ -10,8 +10,8 @@
  */
 import { type ProblemBody, ProblemError } from "../http/problem.js";
 import { SessionUnknownError } from "../session/session-registry.js";
-import type { DaemonDatabase } from "../storage/database.js";
-import { getRejection, type RejectedCreation, recordRejection } from "../storage/rejected-creations-table.js";
+import type { RejectedCreation } from "../storage/rejected-creations-table.js";
+import type { SessionStorage } from "../storage/session-storage.js";
 import { toDaemonProblem } from "./daemon-problem.js";
 
 /** The problem body of a GET of a session whose creation was refused. */
@@ -44,7 +44,7 @@ export class RejectedCreationProblem extends ProblemError {
 
 /** Run the creation of session `id`; a 400 or 404 it is refused with is remembered, then thrown as a problem. */
 export async function rememberRefusal<T>(
-  db: DaemonDatabase,
+  storage: SessionStorage,
   id: string,
   now: number,
   create: () => Promise<T>,
@@ -55,7 +55,7 @@ export async function rememberRefusal<T>(
     const answer = toDaemonProblem(error);
     if (answer instanceof ProblemError && (answer.status === 400 || answer.status === 404)) {
       try {
-        recordRejection(db, {
+        await storage.recordRejection({
           id,
           rejectedAt: now,
           status: answer.status,
@@ -72,7 +72,7 @@ export async function rememberRefusal<T>(
 
 /** Run a read of session `id`; when the session is unknown but its creation was refused, throw why. */
 export async function explainUnknown<T>(
-  db: DaemonDatabase,
+  storage: SessionStorage,
   id: string,
   now: number,
   read: () => Promise<T>,
@@ -81,7 +81,7 @@ export async function explainUnknown<T>(
     return await read();
   } catch (error) {
     if (!(error instanceof SessionUnknownError) || error.sessionId !== id) throw error;
-    const rejection = getRejection(db, id, now);
+    const rejection = await storage.getRejection(id, now);
     throw rejection === null ? error : new RejectedCreationProblem(rejection);
   }
 }

@@ -9,7 +9,6 @@ import { readHistoryPage } from "../history/history-page.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { registerResource } from "../http/resource.js";
 import { SessionUnknownError } from "../session/session-registry.js";
-import { getSession } from "../storage/sessions-table.js";
 import { checkIdShape } from "./client-id.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
@@ -45,7 +44,7 @@ export function registerHistoryRoutes(app: HttpApp, services: RouteServices): vo
         checkIdShape(id, "session id");
         const query = request.query as Static<typeof HistoryQuery>;
         return answerWith(async () => {
-          if (getSession(services.db, id) === null) throw new SessionUnknownError(id);
+          if (!(await services.registry.exists(id))) throw new SessionUnknownError(id);
           return readHistoryPage((sessionId) => services.registry.readLog(sessionId), {
             sessionId: id,
             secret: services.historySecret,
@@ -68,7 +67,7 @@ export function registerHistoryRoutes(app: HttpApp, services: RouteServices): vo
         checkIdShape(id, "session id");
         const query = request.query as Static<typeof ContentQuery>;
         return answerWith(async () => {
-          if (getSession(services.db, id) === null) throw new SessionUnknownError(id);
+          if (!(await services.registry.exists(id))) throw new SessionUnknownError(id);
           return readEntryContent(await services.registry.readLog(id), {
             sessionId: id,
             entryId: entry,

@@ -1,7 +1,7 @@
 /** What the routes need from the daemon, passed in by daemon.ts. */
 
 import type { SessionRegistry } from "../session/session-registry.js";
-import type { DaemonDatabase } from "../storage/database.js";
+import type { SessionStorage } from "../storage/session-storage.js";
 
 /** The provider a new session gets: the named profile (or the active one) and its model. */
 export interface ProviderDefaults {
@@ -11,7 +11,7 @@ export interface ProviderDefaults {
 
 export interface RouteServices {
   registry: SessionRegistry;
-  db: DaemonDatabase;
+  storage: SessionStorage;
   historySecret: string;
   now(): number;
   /** Defaults for a new session; throws a 400 problem for a profile that is not configured. */

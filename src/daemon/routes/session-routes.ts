@@ -13,7 +13,7 @@ import { type HttpApp, wantsEventStream } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
 import type { SessionRegistry } from "../session/session-registry.js";
-import { getSession, type SessionListFilter } from "../storage/sessions-table.js";
+import type { SessionListFilter } from "../storage/sessions-table.js";
 import { parseStreamCursor, StreamCursorError, type StreamCursorQuery } from "../stream/cursor.js";
 import type { StreamCursor } from "../stream/session-event.js";
 import { serveSessionStream } from "../stream/sse-stream.js";
@@ -80,7 +80,7 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
         const filter = listFilter(query);
         if (!wantsEventStream(request)) {
           rejectReplayParameters(query);
-          return answerWith(() => ({ items: registry.list(filter) }));
+          return answerWith(async () => ({ items: await registry.list(filter) }));
         }
         const after = streamCursorOf(query, request.headers["last-event-id"]);
         const opened = await answerWith(() => registry.openList(filter, after));
@@ -110,10 +110,10 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
         checkNewId(id, "session id", services.now());
         const body = request.body as CreateBody;
         const snapshot = await answerWith(async () => {
-          if (getSession(services.db, id) !== null) {
+          if (await registry.exists(id)) {
             throw problem("precondition_failed", `session ${id} already exists`);
           }
-          const actor = await rememberRefusal(services.db, id, services.now(), () =>
+          const actor = await rememberRefusal(services.storage, id, services.now(), () =>
             body.kind === "new" ? createNew(registry, services, id, body) : fork(registry, id, body),
           );
           return actor.snapshot();
@@ -131,14 +131,14 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
         if (!wantsEventStream(request)) {
           rejectReplayParameters(query);
           return answerWith(() =>
-            explainUnknown(services.db, id, services.now(), () =>
+            explainUnknown(services.storage, id, services.now(), () =>
               registry.withActor(id, (actor) => actor.snapshot(query.tail)),
             ),
           );
         }
         const after = streamCursorOf(query, request.headers["last-event-id"]);
         const { actor, first } = await answerWith(() =>
-          explainUnknown(services.db, id, services.now(), () =>
+          explainUnknown(services.storage, id, services.now(), () =>
             registry.withActor(id, async (actor) => ({
               actor,
               first: await actor.openStream(after, query.tail),

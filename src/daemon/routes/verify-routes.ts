@@ -5,7 +5,6 @@ import type { HttpApp } from "../http/create-http-app.js";
 import { registerResource } from "../http/resource.js";
 import { SessionUnknownError } from "../session/session-registry.js";
 import { verifySession } from "../session/verify-report.js";
-import { getSession } from "../storage/sessions-table.js";
 import { checkIdShape } from "./client-id.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
@@ -19,7 +18,7 @@ export function registerVerifyRoutes(app: HttpApp, services: RouteServices, sign
         const { id } = request.params as { id: string };
         checkIdShape(id, "session id");
         return answerWith(async () => {
-          if (getSession(services.db, id) === null) throw new SessionUnknownError(id);
+          if (!(await services.registry.exists(id))) throw new SessionUnknownError(id);
           return verifySession(
             id,
             (sessionId) => services.registry.readLog(sessionId),

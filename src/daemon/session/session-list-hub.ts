@@ -33,9 +33,9 @@ export interface SessionListSnapshot {
 /** What the hub reads from the registry. */
 export interface SessionListSource {
   /** The summaries `filter` selects, newest activity first. */
-  list(filter: SessionListFilter): SessionSummary[];
+  list(filter: SessionListFilter): Promise<SessionSummary[]>;
   /** The current summary of one session, or null when it no longer exists. */
-  summary(sessionId: string): SessionSummary | null;
+  summary(sessionId: string): Promise<SessionSummary | null>;
 }
 
 /** An opened list stream: the feed to serve and its first batch; call `closed` when the connection ends. */
@@ -82,10 +82,11 @@ export class SessionListHub {
 
   /**
    * Open a stream of the listing `filter` after `after` (null: an initial attach): a replay of
-   * the events since, or a reset whose snapshot is the listing now. Synchronous, so the snapshot
-   * and the cursor agree.
+   * the events since, or a reset whose snapshot is the listing now. The cursor is taken before
+   * the listing is read, so an event after the cursor may repeat what the snapshot already shows
+   * (events apply by session id), but none is ever missed.
    */
-  open(filter: SessionListFilter, after: StreamCursor | null): OpenedListStream {
+  async open(filter: SessionListFilter, after: StreamCursor | null): Promise<OpenedListStream> {
     const entry = this.#feedOf(filter);
     if (entry.idleTimer !== null) clearTimeout(entry.idleTimer);
     entry.idleTimer = null;
@@ -96,7 +97,7 @@ export class SessionListHub {
         : {
             cursor: read.cursor,
             events: [],
-            reset: { reason: read.reason, snapshot: this.#snapshot(filter) },
+            reset: { reason: read.reason, snapshot: await this.#snapshot(filter) },
           };
     let done = false;
     return {
@@ -111,9 +112,9 @@ export class SessionListHub {
   }
 
   /** A session was created. */
-  created(sessionId: string): void {
+  async created(sessionId: string): Promise<void> {
     if (this.#feeds.size === 0) return;
-    const session = this.#source.summary(sessionId);
+    const session = await this.#source.summary(sessionId);
     if (session !== null) this.#publish(session.parent_id, "created", { session });
   }
 
@@ -121,7 +122,9 @@ export class SessionListHub {
   changed(sessionId: string): void {
     if (this.#feeds.size === 0) return;
     this.#dirty.add(sessionId);
-    this.#flush ??= setImmediate(() => this.#publishChanges());
+    this.#flush ??= setImmediate(() => {
+      void this.#publishChanges().catch(() => undefined);
+    });
   }
 
   /** A session's status changed. */
@@ -150,17 +153,17 @@ export class SessionListHub {
     this.#feeds.clear();
   }
 
-  #snapshot(filter: SessionListFilter): SessionListSnapshot {
-    return { items: this.#source.list(filter) };
+  async #snapshot(filter: SessionListFilter): Promise<SessionListSnapshot> {
+    return { items: await this.#source.list(filter) };
   }
 
-  #publishChanges(): void {
+  async #publishChanges(): Promise<void> {
     this.#flush = null;
     const ids = [...this.#dirty];
     this.#dirty.clear();
     for (const id of ids) {
-      const session = this.#source.summary(id);
-      if (session !== null) this.#publish(session.parent_id, "updated", { session });
+      const session = await this.#source.summary(id);
+      if (session !== null && !this.#closed) this.#publish(session.parent_id, "updated", { session });
     }
   }
 

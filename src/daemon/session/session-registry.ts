@@ -7,20 +7,9 @@
  * stopped is dropped from the map before anyone can be handed it again.
  */
 import type { LogEntry } from "../../log/entries.js";
-import { buildChain } from "../../log/entry-hash.js";
 import { LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
 import { previewOf } from "../history/preview.js";
-import { forgetRejection } from "../storage/rejected-creations-table.js";
-import {
-  getSession,
-  insertSession,
-  listSessions,
-  type NewSession,
-  type SessionListFilter,
-  type SessionRow,
-  setPreview,
-} from "../storage/sessions-table.js";
-import { runningTurns } from "../storage/turns-table.js";
+import type { NewSession, SessionListFilter, SessionRow } from "../storage/sessions-table.js";
 import type { StreamCursor } from "../stream/session-event.js";
 import { type ForkPlan, planFork } from "./fork-plan.js";
 import { ActorStoppedError, type ActorSupervisor, SessionActor } from "./session-actor.js";
@@ -95,8 +84,16 @@ export class SessionRegistry {
     if (live !== undefined && !live.stopped) return live;
     const pending = this.#loading.get(sessionId);
     if (pending !== undefined) return pending;
-    if (getSession(this.#services.db, sessionId) === null) throw new SessionUnknownError(sessionId);
-    const load = SessionActor.load(this.#services, sessionId, this.#supervisor)
+    const load = this.#load(sessionId);
+    this.#loading.set(sessionId, load);
+    return load;
+  }
+
+  /** Load a session's actor (its row must exist) and start what waits in it. */
+  async #load(sessionId: string): Promise<SessionActor> {
+    if ((await this.#services.storage.getSession(sessionId)) === null)
+      throw new SessionUnknownError(sessionId);
+    return SessionActor.load(this.#services, sessionId, this.#supervisor)
       .then(async (actor) => {
         this.#actors.set(sessionId, actor);
         await this.#resume(actor);
@@ -109,8 +106,6 @@ export class SessionRegistry {
         throw error;
       })
       .finally(() => this.#loading.delete(sessionId));
-    this.#loading.set(sessionId, load);
-    return load;
   }
 
   /**
@@ -129,7 +124,8 @@ export class SessionRegistry {
     } catch (error) {
       if (!(error instanceof ActorStoppedError)) throw error;
       // Stopped twice in a row: deleted (404), or stopping for another reason (503, not "not found").
-      if (getSession(this.#services.db, sessionId) === null) throw new SessionUnknownError(sessionId);
+      if ((await this.#services.storage.getSession(sessionId)) === null)
+        throw new SessionUnknownError(sessionId);
       throw new SessionUnavailableError(sessionId);
     }
   }
@@ -146,7 +142,7 @@ export class SessionRegistry {
    */
   async readLog(sessionId: string) {
     try {
-      return await this.#services.store.readAll(sessionId);
+      return await this.#services.storage.readLog(sessionId);
     } catch (error) {
       if (error instanceof LogCorruptError) this.loaded(sessionId)?.markCorrupt(error);
       throw error;
@@ -155,22 +151,27 @@ export class SessionRegistry {
 
   /** A session's recorded head as stored (not checked; see verify-report.ts). */
   readHeadRecord(sessionId: string) {
-    return this.#services.store.readHeadRecord(sessionId);
+    return this.#services.storage.readHeadRecord(sessionId);
   }
 
   /** The summaries of the sessions `filter` selects (default: all), newest activity first; cursor null for sessions not loaded. */
-  list(filter: SessionListFilter = { kind: "all" }): SessionSummary[] {
-    return listSessions(this.#services.db, filter).map((row) => this.summary(row));
+  async list(filter: SessionListFilter = { kind: "all" }): Promise<SessionSummary[]> {
+    return (await this.#services.storage.listSessions(filter)).map((row) => this.summary(row));
   }
 
   /** The summary of one session, or null when there is no such session. */
-  summaryOf(sessionId: string): SessionSummary | null {
-    const row = getSession(this.#services.db, sessionId);
+  async summaryOf(sessionId: string): Promise<SessionSummary | null> {
+    const row = await this.#services.storage.getSession(sessionId);
     return row === null ? null : this.summary(row);
   }
 
+  /** Whether the session exists (has a row). */
+  async exists(sessionId: string): Promise<boolean> {
+    return (await this.#services.storage.getSession(sessionId)) !== null;
+  }
+
   /** Open a stream of the session list (`GET /sessions` as SSE); see SessionListHub. */
-  openList(filter: SessionListFilter, after: StreamCursor | null): OpenedListStream {
+  openList(filter: SessionListFilter, after: StreamCursor | null): Promise<OpenedListStream> {
     return this.#listHub.open(filter, after);
   }
 
@@ -204,9 +205,9 @@ export class SessionRegistry {
 
   /** Fork a session at a history checkpoint into a new session (same workspace, provider, model). */
   async fork(request: ForkSessionRequest): Promise<SessionActor> {
-    const source = getSession(this.#services.db, request.sourceSessionId);
+    const source = await this.#services.storage.getSession(request.sourceSessionId);
     if (source === null) throw new SessionUnknownError(request.sourceSessionId);
-    const entries = await this.#services.store.readAll(request.sourceSessionId);
+    const entries = await this.#services.storage.readLog(request.sourceSessionId);
     const now = this.#services.now();
     const plan: ForkPlan = planFork(entries, request.sourceSessionId, request.checkpointId, now);
     const row: NewSession = {
@@ -227,16 +228,10 @@ export class SessionRegistry {
    * Write a new session's row, its log and its preview in one transaction, then load its actor.
    * `entries` is the whole log, first entry (a session_start) first.
    */
-  #start(row: NewSession, entries: readonly LogEntry[]): Promise<SessionActor> {
-    const { db, store } = this.#services;
+  async #start(row: NewSession, entries: readonly LogEntry[]): Promise<SessionActor> {
     const preview = previewOf(entries.map((entry, position) => ({ entry, position })));
-    db.transaction(() => {
-      insertSession(db, row);
-      store.appendInTransaction(row.id, buildChain(null, entries));
-      setPreview(db, row.id, preview);
-      forgetRejection(db, row.id);
-    }).immediate();
-    this.#listHub.created(row.id);
+    await this.#services.storage.createSession(row, entries, preview);
+    void this.#listHub.created(row.id).catch(() => undefined);
     return this.get(row.id);
   }
 
@@ -244,7 +239,7 @@ export class SessionRegistry {
   async restart(sessionId: string): Promise<void> {
     const actor = this.loaded(sessionId);
     if (actor === undefined) {
-      if (getSession(this.#services.db, sessionId) === null) throw new SessionUnknownError(sessionId);
+      if (!(await this.exists(sessionId))) throw new SessionUnknownError(sessionId);
       return;
     }
     this.#actors.delete(sessionId);
@@ -261,13 +256,10 @@ export class SessionRegistry {
    * is loaded; loading recovers the cut turn (see #resume) and lets the queue run.
    */
   async recover(): Promise<void> {
-    const { db, logger } = this.#services;
-    const waiting = db.prepare("SELECT DISTINCT session FROM inputs WHERE delivery = 'pending'").all() as {
-      session: string;
-    }[];
+    const { storage, logger } = this.#services;
     const sessions = new Set([
-      ...runningTurns(db).map((turn) => turn.session),
-      ...waiting.map((row) => row.session),
+      ...(await storage.runningTurns()).map((turn) => turn.session),
+      ...(await storage.sessionsWithPendingInputs()),
     ]);
     for (const session of sessions) {
       try {
@@ -290,15 +282,22 @@ export class SessionRegistry {
   /** Unload actors that have been quiet for `idleMs` (checked every `everyMs`). */
   startUnloading(idleMs: number, everyMs = Math.min(Math.max(idleMs / 4, 250), 30_000)): void {
     this.#unloadTimer = setInterval(() => {
-      const now = this.#services.now();
-      for (const [id, actor] of this.#actors) {
-        if (actor.isQuiet(now, idleMs)) {
-          this.#actors.delete(id);
-          void actor.stop("unload");
-        }
-      }
+      void this.#unloadQuiet(idleMs);
     }, everyMs);
     this.#unloadTimer.unref();
+  }
+
+  async #unloadQuiet(idleMs: number): Promise<void> {
+    const now = this.#services.now();
+    for (const [id, actor] of [...this.#actors]) {
+      try {
+        if (!(await actor.isQuiet(now, idleMs)) || this.#actors.get(id) !== actor) continue;
+      } catch {
+        continue; // storage trouble: try again at the next check
+      }
+      this.#actors.delete(id);
+      void actor.stop("unload");
+    }
   }
 
   /** Wait up to `timeoutMs` for running turns to end; then stop every actor. */

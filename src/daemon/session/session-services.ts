@@ -2,10 +2,9 @@
  * What a session actor needs from the daemon around it. Passed in, never imported, so an actor
  * can be built in a test with a real database and a fake provider.
  */
-import type { SqliteStore } from "../../log/sqlite-store.js";
 import type { LlmClient } from "../../model/llm-client.js";
 import type { ToolDefinition } from "../../model/tools.js";
-import type { DaemonDatabase } from "../storage/database.js";
+import type { SessionStorage } from "../storage/session-storage.js";
 import type { SessionFeedOptions } from "../stream/session-feed.js";
 
 /** A provider client chosen for one turn, with the names the snapshot and usage events show. */
@@ -23,9 +22,8 @@ export interface SessionLogger {
 }
 
 export interface SessionServices {
-  db: DaemonDatabase;
-  /** The session logs, in the same database. */
-  store: SqliteStore;
+  /** Everything kept durably: the session logs and the daemon's rows. */
+  storage: SessionStorage;
   /** Key of the history paging tokens. */
   historySecret: string;
   /**

@@ -1,19 +1,25 @@
 /**
- * One turn of a session: a Worker run over the session's history with its provider and tools,
- * publishing live output to the feed and handing every committed step to the actor to log.
+ * One turn of a session: the agent loop run over the session's own conversation (the replay of
+ * its log, no copy) with its provider and tools, publishing live output to the feed.
  *
- * Boundary rule: a TurnRun never writes storage itself; `commitItems` (the actor's mailbox)
- * does, and the Worker awaits it, so a tool call is durable before its tool starts. It reports
- * how the turn ended; it never throws for the model's or a tool's failures, only for bugs.
+ * Boundary rule: a TurnRun never writes storage itself; the conversation it is given appends
+ * each step through the actor's log writer, and the loop awaits that, so a tool call is durable
+ * before its tool starts. It reports how the turn ended; it never throws for the model's or a
+ * tool's failures, only for bugs.
  */
 import type { RestoredState } from "../../log/collect-state.js";
 import type { Outcome } from "../../log/entries.js";
 import type { StreamEvent } from "../../model/events.js";
-import type { Item, ToolCallItem, ToolResultItem } from "../../model/items.js";
+import type { ToolCallItem, ToolResultItem } from "../../model/items.js";
 import { LlmClientError } from "../../model/llm-client.js";
 import type { ToolDefinition } from "../../model/tools.js";
 import type { Usage } from "../../model/usage.js";
-import { Worker, WorkerError, type WorkerResult } from "../../worker/index.js";
+import {
+  type Conversation,
+  resumeConversation,
+  type WorkerError,
+  type WorkerResult,
+} from "../../worker/index.js";
 import { boundText } from "../history/bounded-entry.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import type { EndedTurnState } from "../storage/turns-table.js";
@@ -43,11 +49,11 @@ export interface TurnRunOptions {
   inputIds: readonly string[];
   services: SessionServices;
   session: SessionRow;
-  /** The actor's live replay of the log; read at start, kept current by the actor's commits. */
-  state: RestoredState;
+  /** The session's replay of its log: read as the run goes, grown only by `conversation`. */
+  state: Readonly<RestoredState>;
+  /** The session's history, appending through its log writer. */
+  conversation: Conversation;
   feed: SessionFeed;
-  /** Log items the Worker committed (its observer awaits this). */
-  commitItems(items: readonly Item[]): Promise<void>;
 }
 
 export class TurnRun {
@@ -105,27 +111,24 @@ export class TurnRun {
       // E.g. a workspace inside the daemon's home, from a session created before that was refused.
       return this.#failed(state.turn_count, "workspace_refused", errorText(error));
     }
-    // A monotonic clock: thinking durations must not jump with the wall clock.
-    const worker = new Worker(bound.client, {
-      observer: this.#observer(bound),
-      clock: () => performance.now(),
-    });
-    worker.setSystemPrompt(state.system_prompt);
-    worker.setRequestConfig(state.config);
-    worker.setHistory(state.history);
-    worker.setTurnCount(state.turn_count);
-    for (const tool of tools) worker.registerTool(tool);
-    const locked = worker.lock();
     try {
-      // The actor committed this turn's inputs already; resume() runs the model on them.
-      const result = await locked.resume({ signal: this.#abort.signal });
-      return this.#finished(result, locked.turnCount, locked.lastRunInterrupted);
-    } catch (error) {
-      if (!(error instanceof WorkerError)) throw error;
-      return this.#fromWorkerError(error, locked.turnCount);
+      // The turn's inputs are in the log already: resuming runs the model on them.
+      const end = await resumeConversation({
+        client: bound.client,
+        conversation: this.#options.conversation,
+        tools,
+        systemPrompt: state.system_prompt,
+        requestConfig: state.config,
+        requestCount: state.turn_count,
+        observer: this.#observer(bound),
+        // A monotonic clock: thinking durations must not jump with the wall clock.
+        clock: () => performance.now(),
+        signal: this.#abort.signal,
+      });
+      if ("error" in end) return this.#fromWorkerError(end.error, end.requestCount);
+      return this.#finished(end.result, end.requestCount, end.interrupted);
     } finally {
       this.#options.feed.flushDeltas();
-      if (!locked.isRunning) locked.unlock();
     }
   }
 
@@ -172,10 +175,6 @@ export class TurnRun {
         // Stored with the turn's end (one write per turn); streamed per request.
         this.#usage = addUsage(this.#usage, usage);
         publishEvent(feed, "usage", usageEventData(this.id, bound.model, usage));
-      },
-      onItemsCommitted: (items: readonly Item[]) => {
-        feed.flushDeltas();
-        return this.#options.commitItems(items);
       },
       onToolCallStart: (call: ToolCallItem) => {
         publishEvent(feed, "tool", toolEventData(call, null));

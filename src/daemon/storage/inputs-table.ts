@@ -123,6 +123,7 @@ function prepare(db: DaemonDatabase) {
     pending: db.prepare(
       "SELECT * FROM inputs WHERE session = ? AND delivery = 'pending' ORDER BY acceptance_order",
     ),
+    sessionsPending: db.prepare("SELECT DISTINCT session FROM inputs WHERE delivery = 'pending'"),
     commit: db.prepare(
       `UPDATE inputs SET delivery = 'committed', turn_id = ?, transcript_position = ?
        WHERE id = ? AND delivery = 'pending'`,
@@ -237,6 +238,11 @@ export function getReceipt(db: DaemonDatabase, sessionId: string, inputId: strin
 export function getInput(db: DaemonDatabase, inputId: string): InputRow | null {
   const record = statements(db).get.get(inputId) as InputRecord | undefined;
   return record === undefined ? null : rowOf(record);
+}
+
+/** Ids of the sessions that have inputs waiting. */
+export function sessionsWithPendingInputs(db: DaemonDatabase): string[] {
+  return (statements(db).sessionsPending.all() as { session: string }[]).map((row) => row.session);
 }
 
 /** The session's waiting inputs in acceptance order (the FIFO queue). */

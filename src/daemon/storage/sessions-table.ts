@@ -264,20 +264,29 @@ export function setPreview(db: DaemonDatabase, sessionId: string, preview: Sessi
   );
 }
 
-/** Names of every table with a `session` column, found in the schema (so tables added later are included). */
+/** The log store's own tables: its entries are deleted through the store, never here. */
+const logTables = new Set(["transcript", "transcript_heads"]);
+
+/**
+ * Names of every daemon table with a `session` column, found in the schema (so tables added
+ * later are included), the log's tables excepted.
+ */
 export function tablesWithSessionColumn(db: DaemonDatabase): string[] {
-  return (statements(db).tablesWithSession.all() as { name: string }[]).map((row) => row.name);
+  return (statements(db).tablesWithSession.all() as { name: string }[])
+    .map((row) => row.name)
+    .filter((name) => !logTables.has(name));
 }
 
 /**
- * Delete every row of the session, in every table with a `session` column, and its `sessions`
- * row, in one transaction. Returns how many rows were deleted (0: the session was unknown).
+ * Delete every row of the session, in every daemon table with a `session` column, and its
+ * `sessions` row, in one transaction (the log is the store's to delete). Returns how many rows
+ * were deleted (0: the session was unknown).
  */
 export function deleteSessionRows(db: DaemonDatabase, sessionId: string): number {
   const remove = db.transaction(() => {
     let deleted = 0;
     for (const table of tablesWithSessionColumn(db)) {
-      // Not cached: the set of tables can grow (the log store creates `transcript` itself).
+      // Not cached: the set of tables can grow.
       deleted += db.prepare(`DELETE FROM ${quoteIdentifier(table)} WHERE session = ?`).run(sessionId).changes;
     }
     deleted += statements(db).deleteSession.run(sessionId).changes;

@@ -38,7 +38,7 @@ describe("SessionListHub", () => {
   it("publishes a burst of changes to one session as one update with the summary as it is then", async () => {
     const { hub, create } = setup();
     const id = await create();
-    const opened = hub.open({ kind: "all" }, null);
+    const opened = await hub.open({ kind: "all" }, null);
     const start = { generation: opened.feed.generation, sequence: opened.first.cursor };
     hub.changed(id);
     hub.changed(id);
@@ -54,8 +54,8 @@ describe("SessionListHub", () => {
   it("sends a filtered feed only the sessions its filter selects", async () => {
     const { hub, create } = setup();
     const parent = await create();
-    const children = hub.open({ kind: "children", parentId: parent }, null);
-    const top = hub.open({ kind: "top" }, null);
+    const children = await hub.open({ kind: "children", parentId: parent }, null);
+    const top = await hub.open({ kind: "top" }, null);
     hub.statusChanged(
       { id: "fork", parentId: parent },
       { phase: "running", run_id: "r", interrupt_requested: false, blocking_reason: null },
@@ -71,19 +71,19 @@ describe("SessionListHub", () => {
 
   it("keeps an unwatched feed for the grace period, so a reconnect resumes, then drops it", async () => {
     const { hub, create } = setup(30);
-    const opened = hub.open({ kind: "all" }, null);
+    const opened = await hub.open({ kind: "all" }, null);
     const cursor = { generation: opened.feed.generation, sequence: opened.first.cursor };
     opened.closed();
     const id = await create();
-    hub.created(id);
-    const resumed = hub.open({ kind: "all" }, cursor);
+    await hub.created(id);
+    const resumed = await hub.open({ kind: "all" }, cursor);
     expect(resumed.first.reset).toBeUndefined();
     expect(resumed.first.events.map((event) => JSON.parse(event.json).type)).toEqual(["created"]);
     resumed.closed();
     await sleep(80);
     expect(hub.feedCount).toBe(0);
     expect(opened.feed.closed).toBe(true);
-    const after = hub.open({ kind: "all" }, cursor);
+    const after = await hub.open({ kind: "all" }, cursor);
     expect(after.first.reset?.reason).toBe("generation_changed");
     const snapshot = after.first.reset?.snapshot as { items: { id: string }[] } | undefined;
     expect(snapshot?.items.map((item) => item.id)).toEqual([id]);

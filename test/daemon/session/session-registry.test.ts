@@ -86,7 +86,7 @@ describe("SessionRegistry", () => {
     const snapshot = actor.snapshot(0); // keeps the mailbox busy while the restart happens
     await registry.restart(id);
     await snapshot.catch(() => undefined);
-    const db = env.services.db;
+    const db = env.db;
     const firstTurn = getReceipt(db, id, first)?.turn;
     expect(firstTurn?.state).toBe("failed");
     expect(getTurn(db, firstTurn!.id)?.error).toBeTruthy();
@@ -113,12 +113,12 @@ describe("SessionRegistry", () => {
     for (const text of ["first", "second"]) {
       const inputId = uuidv7();
       await actor.submit(inputId, { kind: "message", text }, null);
-      for (let i = 0; i < 400 && getReceipt(env.services.db, id, inputId)?.turn?.state !== "failed"; i++) {
+      for (let i = 0; i < 400 && getReceipt(env.db, id, inputId)?.turn?.state !== "failed"; i++) {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
-      const turn = getReceipt(env.services.db, id, inputId)?.turn;
+      const turn = getReceipt(env.db, id, inputId)?.turn;
       expect(turn?.state).toBe("failed");
-      expect(getTurn(env.services.db, turn!.id)?.error).toMatch(/lies inside .* hidden from the agent/);
+      expect(getTurn(env.db, turn!.id)?.error).toMatch(/lies inside .* hidden from the agent/);
     }
   });
 
@@ -126,9 +126,9 @@ describe("SessionRegistry", () => {
     const { registry, workspace } = registryWith("hi");
     const source = await create(registry, workspace);
     const id = uuidv7();
-    const { db, store } = env!.services;
+    const { db, storage } = env!;
     insertSession(db, { id, workspace, parentId: source, createdAt: Date.now() });
-    store.appendInTransaction(id, [
+    storage.log.appendInTransaction(id, [
       hashEntry(null, {
         kind: "session_start",
         ts: 1,
@@ -138,11 +138,11 @@ describe("SessionRegistry", () => {
         forked_from: { session_id: source, entry_hash: "a".repeat(64) },
       }),
     ]);
-    expect(registry.list().find((item) => item.id === id)?.preview.transcript_count).toBe(0);
+    expect((await registry.list()).find((item) => item.id === id)?.preview.transcript_count).toBe(0);
     const snapshot = await registry.withActor(id, (actor) => actor.snapshot());
     const repaired = { text: "an old fork's question", transcript_count: 1, truncated: false };
     expect(snapshot.preview).toEqual(repaired);
-    expect(registry.list().find((item) => item.id === id)?.preview).toEqual(repaired);
+    expect((await registry.list()).find((item) => item.id === id)?.preview).toEqual(repaired);
     expect(snapshot.history.items.map((entry) => entry.id)).toEqual(["0-0", "0-1"]);
   });
 });

@@ -5,12 +5,15 @@ import { join } from "node:path";
 import { v7 as uuidv7 } from "uuid";
 import type { SessionRegistry } from "../../../src/daemon/session/session-registry.js";
 import type { SessionServices } from "../../../src/daemon/session/session-services.js";
-import { openDaemonDatabase } from "../../../src/daemon/storage/database.js";
-import { SqliteStore } from "../../../src/log/sqlite-store.js";
+import { type DaemonDatabase, openDaemonDatabase } from "../../../src/daemon/storage/database.js";
+import { SqliteSessionStorage } from "../../../src/daemon/storage/sqlite-session-storage.js";
 import type { LlmClient } from "../../../src/model/llm-client.js";
 
 export interface TestServices {
   services: SessionServices;
+  /** The storage's database, to look at rows directly. */
+  db: DaemonDatabase;
+  storage: SqliteSessionStorage;
   workspace: string;
   cleanup(): Promise<void>;
 }
@@ -19,10 +22,9 @@ export interface TestServices {
 export function testServices(client: () => LlmClient | null): TestServices {
   const dir = mkdtempSync(join(tmpdir(), "skein-session-"));
   const db = openDaemonDatabase(join(dir, "skein.sqlite"));
-  const store = new SqliteStore(db);
+  const storage = new SqliteSessionStorage(db);
   const services: SessionServices = {
-    db,
-    store,
+    storage,
     historySecret: "test-secret",
     now: () => Date.now(),
     isDraining: () => false,
@@ -36,9 +38,11 @@ export function testServices(client: () => LlmClient | null): TestServices {
   };
   return {
     services,
+    db,
+    storage,
     workspace: dir,
     cleanup: async () => {
-      await store.close();
+      await storage.close();
       db.close();
       rmSync(dir, { recursive: true, force: true });
     },

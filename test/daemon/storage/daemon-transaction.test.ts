@@ -8,12 +8,7 @@ import {
   listPendingInputs,
   markInputsCommitted,
 } from "../../../src/daemon/storage/inputs-table.js";
-import {
-  deleteSessionRows,
-  getSession,
-  setPreview,
-  tablesWithSessionColumn,
-} from "../../../src/daemon/storage/sessions-table.js";
+import { getSession, setPreview } from "../../../src/daemon/storage/sessions-table.js";
 import { getTurn, runningTurnOf, startTurn } from "../../../src/daemon/storage/turns-table.js";
 import type { LogEntry } from "../../../src/log/entries.js";
 import { buildChain } from "../../../src/log/entry-hash.js";
@@ -113,34 +108,6 @@ describe("daemon storage in one transaction with the SQLite log store", () => {
     ).toThrow(InputNotPendingError);
     expect(store.readAllSync("s")).toHaveLength(1);
     expect(getReceipt(db, "s", "i1")?.delivery).toBe("pending");
-  });
-
-  it("deletes a session's transcript rows with its other rows, and keeps another session's log intact", async () => {
-    const { db } = tempDatabase();
-    const store = new SqliteStore(db);
-    for (const id of ["gone", "kept"]) {
-      startSession(store, id);
-      admitInput(db, { session: id, id: `${id}-i1`, kind: "message", intent: { text: id }, acceptedAt: ts });
-      commitTurn(store, id, `${id}-t1`, null);
-    }
-    expect(tablesWithSessionColumn(db)).toContain("transcript");
-
-    deleteSessionRows(db, "gone");
-
-    for (const table of tablesWithSessionColumn(db)) {
-      expect(db.prepare(`SELECT count(*) AS n FROM ${table} WHERE session = 'gone'`).get(), table).toEqual({
-        n: 0,
-      });
-      expect(
-        db.prepare(`SELECT count(*) AS n FROM ${table} WHERE session = 'kept'`).get(),
-        table,
-      ).not.toEqual({
-        n: 0,
-      });
-    }
-    expect(getSession(db, "gone")).toBeNull();
-    expect(await store.exists("gone")).toBe(false);
-    expect((await store.readAll("kept")).map((p) => p.position)).toEqual([0, 1]);
   });
 
   it("pages history from the store and passes a broken transcript table's error through as-is", async () => {

@@ -1,0 +1,144 @@
+/**
+ * A loaded session's log, as its actor writes it: the log's `SessionWriter` (head, position,
+ * replayed state) plus what the daemon keeps beside each append in the same transaction (turn
+ * and input rows, the preview, the activity time), and what it tells clients once an append
+ * has committed (one `message` event per history entry, then `committed`).
+ *
+ * Boundary rule: the session's only way to write its log. Once the stored log is found changed
+ * behind the daemon (a read that fails verification, a head that is not where this writer left
+ * it, another writer's append) the session is corrupt: nothing more is written, ever, by this
+ * actor; the error is kept and thrown again.
+ */
+
+import type { RestoredState } from "../../log/collect-state.js";
+import type { LogEntry } from "../../log/entries.js";
+import { AppendConflictError, LogCorruptError } from "../../log/errors.js";
+import type { PlacedEntry } from "../../log/session-writer.js";
+import { boundEntry } from "../history/bounded-entry.js";
+import { extendPreview, type SessionPreview } from "../history/preview.js";
+import { projectEntry, recordToolNames, type ToolNames } from "../history/project-history.js";
+import type { RowWrites, SessionStorage, StoredSessionWriter } from "../storage/session-storage.js";
+import type { SessionFeed } from "../stream/session-feed.js";
+import { publishEvent } from "./session-events.js";
+import type { SessionLogger } from "./session-services.js";
+
+export interface SessionLogWriterOptions {
+  storage: SessionStorage;
+  writer: StoredSessionWriter;
+  feed: SessionFeed;
+  preview: SessionPreview;
+  logger: SessionLogger;
+  now(): number;
+  /** Called after each commit (the session's summary changed). */
+  committed(): void;
+  /** Called once when the log is found corrupt. */
+  corrupted(error: LogCorruptError): void;
+}
+
+export class SessionLogWriter {
+  readonly sessionId: string;
+  readonly #options: SessionLogWriterOptions;
+  readonly #toolNames: ToolNames = new Map();
+  #preview: SessionPreview;
+  #corrupt: LogCorruptError | null = null;
+
+  constructor(options: SessionLogWriterOptions, entries: readonly PlacedEntry[]) {
+    this.sessionId = options.writer.sessionId;
+    this.#options = options;
+    this.#preview = options.preview;
+    for (const { entry } of entries) recordToolNames(entry, this.#toolNames);
+  }
+
+  /** The replay of the log (read it; commits change it). */
+  get state(): Readonly<RestoredState> {
+    return this.#options.writer.state;
+  }
+
+  /** Position of the last entry. */
+  get position(): number {
+    return this.#options.writer.position;
+  }
+
+  get preview(): SessionPreview {
+    return this.#preview;
+  }
+
+  /** Where `entries` would be stored if committed now. */
+  placed(entries: readonly LogEntry[]): PlacedEntry[] {
+    return this.#options.writer.placed(entries);
+  }
+
+  /** The corruption found, or null while the log is intact as far as this writer knows. */
+  get corrupt(): LogCorruptError | null {
+    return this.#corrupt;
+  }
+
+  /** Stop writing for good: the stored log fails verification. */
+  markCorrupt(error: LogCorruptError): void {
+    if (this.#corrupt !== null) return;
+    this.#corrupt = error;
+    this.#options.logger.error({ session: this.sessionId, err: error }, "session log failed verification");
+    this.#options.corrupted(error);
+  }
+
+  /** The log must still verify as far as known, and end where this writer left it (a cheap check). */
+  async checkIntact(): Promise<void> {
+    if (this.#corrupt !== null) throw this.#corrupt;
+    const { storage, writer } = this.#options;
+    let stored: Awaited<ReturnType<SessionStorage["readLogHead"]>>;
+    try {
+      stored = await storage.readLogHead(this.sessionId);
+    } catch (error) {
+      if (error instanceof LogCorruptError) this.markCorrupt(error);
+      throw error;
+    }
+    if (stored?.hash === writer.headHash && stored.position === writer.position) return;
+    const position = Math.min(stored?.position ?? -1, writer.position) + 1;
+    const reason =
+      stored === null || stored.position < writer.position
+        ? `the log ends at position ${stored?.position ?? -1} but this daemon wrote it up to ${writer.position}`
+        : "the log's head is not the entry this daemon wrote last";
+    const error = new LogCorruptError(this.sessionId, position, reason);
+    this.markCorrupt(error);
+    throw error;
+  }
+
+  /**
+   * Append `entries` with `writes` (plus the preview and the activity time) in one transaction,
+   * then publish them. With no entries, `writes` are committed alone.
+   */
+  async commit(entries: readonly LogEntry[], writes: RowWrites = {}): Promise<PlacedEntry[]> {
+    if (this.#corrupt !== null) throw this.#corrupt;
+    const { storage, writer, feed, now } = this.#options;
+    if (entries.length === 0) {
+      await storage.writeRows(this.sessionId, { ...writes, activityAt: now() });
+      return [];
+    }
+    const preview = extendPreview(this.#preview, writer.placed(entries));
+    let placed: PlacedEntry[];
+    try {
+      placed = await writer.append(entries, { ...writes, preview, activityAt: now() });
+    } catch (error) {
+      this.#noticeCorruption(error);
+      throw error;
+    }
+    this.#preview = preview;
+    for (const item of placed) {
+      for (const projected of projectEntry(item, this.#toolNames)) {
+        publishEvent(feed, "message", { entry: boundEntry(projected, this.sessionId) });
+      }
+    }
+    publishEvent(feed, "committed", { high_water: writer.position });
+    this.#options.committed();
+    return placed;
+  }
+
+  /** A corrupt read or another writer's append seen while committing makes the session corrupt. */
+  #noticeCorruption(error: unknown): void {
+    if (error instanceof LogCorruptError) this.markCorrupt(error);
+    else if (error instanceof AppendConflictError) {
+      // The daemon is the only writer of its logs: another one appended behind its back.
+      this.markCorrupt(new LogCorruptError(this.sessionId, this.position + 1, "another writer appended"));
+    }
+  }
+}

@@ -1,0 +1,388 @@
+/**
+ * A session's turns: when one starts (the session is idle and inputs wait), what it commits at
+ * its start (its inputs, with their receipts and the turn row) and at its end (open calls
+ * closed, turn_end, run_outcome, the turn row ended, usage), and recovery of a turn a crash or a
+ * shutdown cut short. A storage failure at either end is held and retried, never a crash.
+ *
+ * Boundary rule: runs inside the actor's mailbox for everything it writes; the turn itself
+ * (`TurnRun`) runs outside it and comes back through the mailbox for each step and for its end.
+ */
+import { v7 as uuidv7 } from "uuid";
+import type { LogEntry } from "../../log/entries.js";
+import { LogCorruptError } from "../../log/errors.js";
+import { classifyDelta } from "../../log/session-log.js";
+import { type Item, userMessage } from "../../model/items.js";
+import type { Conversation } from "../../worker/index.js";
+import { boundText } from "../history/bounded-entry.js";
+import type { InputRow } from "../storage/inputs-table.js";
+import type { SessionRow } from "../storage/sessions-table.js";
+import { isStorageUnavailable, storageFailureText } from "../storage/storage-unavailable.js";
+import type { TurnRow } from "../storage/turns-table.js";
+import type { SessionFeed } from "../stream/session-feed.js";
+import type { InputIntent, InputQueue } from "./input-queue.js";
+import { closeOpenCalls, type OpenCallReason } from "./open-tool-calls.js";
+import { publishEvent } from "./session-events.js";
+import type { SessionLogWriter } from "./session-log-writer.js";
+import type { SessionServices } from "./session-services.js";
+import { idleStatus, type SessionStatus } from "./session-snapshot.js";
+import { storageUnavailableMessage, type TurnEnding, TurnRun } from "./turn-run.js";
+
+/** The note the model reads after a daemon restart cut a turn short. */
+export const restartNoteText =
+  "[Skein] The daemon restarted while this turn was running. Tool calls that were in flight are marked " +
+  "interrupted with an unknown outcome; check their effects before retrying anything, then continue the task.";
+
+/** Waits between attempts to write what a storage failure held back (a turn's end or start). */
+const storageRetryDelaysMs = [250, 500, 1_000, 2_000, 5_000];
+
+/** What the scheduler needs from its actor. */
+export interface TurnContext {
+  sessionId: string;
+  services: SessionServices;
+  feed: SessionFeed;
+  log: SessionLogWriter;
+  inputs: InputQueue;
+  /** Run `task` in the actor's mailbox. */
+  task<T>(task: () => Promise<T> | T): Promise<T>;
+  setStatus(status: SessionStatus): void;
+  readonly status: SessionStatus;
+  /** The session's row (the turn reads its provider, model and workspace). */
+  row(): Promise<SessionRow>;
+  /** No new turn may start (the actor is stopping or stopped). */
+  halted(): boolean;
+  /** An unexpected failure: the actor stops and is replaced. */
+  crash(error: unknown): void;
+}
+
+export class TurnScheduler {
+  readonly #ctx: TurnContext;
+  #turn: TurnRun | null = null;
+  #starting = false;
+  #storageFailures = 0;
+  #storageRetry: NodeJS.Timeout | null = null;
+  /** Whether the ending turn's error event has gone out (it goes out once, whatever retries follow). */
+  #endingReported = false;
+
+  constructor(context: TurnContext) {
+    this.#ctx = context;
+  }
+
+  /** The turn in progress, if any. */
+  get turn(): TurnRun | null {
+    return this.#turn;
+  }
+
+  /** Whether a turn is in progress or starting. */
+  get busy(): boolean {
+    return this.#turn !== null || this.#starting;
+  }
+
+  /** Resolves when the running turn (if any) has ended. */
+  async turnEnded(): Promise<void> {
+    await this.#turn?.done;
+  }
+
+  /**
+   * Run what waits: recover a turn a crash or a shutdown left `running` (abandoned, open calls
+   * answered "outcome unknown", a restart note, then a new turn), or else start a turn for
+   * queued inputs. Resolves once that first step is done (or found nothing to do).
+   */
+  recoverOrKick(): Promise<void> {
+    if (this.busy || !this.#mayRunTurns()) return Promise.resolve();
+    this.#starting = true;
+    return this.#ctx
+      .task(async () => {
+        try {
+          if (!this.#mayRunTurns() || this.#turn !== null) return;
+          const { services, sessionId, inputs } = this.#ctx;
+          const cut = await services.storage.runningTurnOf(sessionId);
+          if (cut !== null) {
+            await this.#recoverAbandoned(cut);
+            return;
+          }
+          const pending = await inputs.pending();
+          if (pending.length > 0) await this.#startTurn(pending);
+        } finally {
+          this.#starting = false;
+        }
+      })
+      .then(
+        () => {
+          this.#storageFailures = 0;
+        },
+        (error: unknown) => this.#onStartFailure(error),
+      );
+  }
+
+  /** Start a turn if the session is idle and inputs wait (after admissions, turn ends and loads). */
+  kick(): void {
+    void this.recoverOrKick();
+  }
+
+  /** Stop the running turn on a user's request (its end is logged `interrupted`). */
+  requestInterrupt(): boolean {
+    const turn = this.#turn;
+    if (turn === null || turn.interruptRequested) return turn !== null;
+    turn.abort("interrupted");
+    this.#ctx.setStatus({ ...this.#ctx.status, interrupt_requested: true });
+    return true;
+  }
+
+  /** The log was found corrupt: the running turn stops (nothing more can be logged). */
+  corrupted(): void {
+    this.#turn?.abort("corrupt");
+  }
+
+  /** The actor stops: abort the running turn (`shutdown` leaves it `running` for the next start to recover). */
+  abortFor(reason: "crashed" | "shutdown"): TurnRun | null {
+    this.#turn?.abort(reason);
+    return this.#turn;
+  }
+
+  /** The actor crashed: end the turn `failed` if storage allows and tell the clients. */
+  async failOnCrash(error: unknown): Promise<void> {
+    const turn = this.#turn;
+    if (turn === null) return;
+    turn.abort("crashed");
+    this.#turn = null;
+    publishEvent(this.#ctx.feed, "error", {
+      run_id: turn.id,
+      code: "session_error",
+      message: "the session actor failed and was restarted; see the daemon log",
+    });
+    try {
+      const detail = error instanceof Error ? error.message : String(error);
+      await this.#ctx.services.storage.failTurn(turn.id, this.#ctx.services.now(), detail);
+    } catch {
+      // Storage is what failed: the turn stays `running` and the next start recovers it.
+    }
+  }
+
+  /** The actor is gone: no more retries. */
+  dispose(): void {
+    if (this.#storageRetry !== null) clearTimeout(this.#storageRetry);
+    this.#storageRetry = null;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  /** Nothing forbids running turns (stopping, a corrupt log, a storage retry pending, a drain). */
+  #mayRunTurns(): boolean {
+    return (
+      !this.#ctx.halted() &&
+      this.#ctx.log.corrupt === null &&
+      this.#storageRetry === null &&
+      !this.#ctx.services.isDraining()
+    );
+  }
+
+  /** Inside the mailbox: a turn a crash cut short becomes abandoned, with a note, then a new turn runs. */
+  async #recoverAbandoned(turn: TurnRow): Promise<void> {
+    const { log, services, sessionId, inputs } = this.#ctx;
+    const results = closeOpenCalls(log.state.history, "daemon_restart");
+    const now = services.now();
+    const entries: LogEntry[] = [];
+    if (results.length > 0) entries.push({ kind: "tool_results", ts: now, items: results, turn_id: turn.id });
+    entries.push({
+      kind: "note",
+      ts: now,
+      origin: "daemon_restart",
+      item: userMessage(restartNoteText),
+      turn_id: turn.id,
+    });
+    await log.commit(entries, { endTurn: { id: turn.id, state: "abandoned", endedAt: now, error: null } });
+    services.logger.info({ session: sessionId, turn: turn.id }, "recovered a turn cut short by a restart");
+    await inputs.publish(turn.inputIds);
+    await this.#startTurn([]);
+  }
+
+  /** Inside the mailbox: commit the turn's inputs with the turn row, then run the model. */
+  async #startTurn(pending: readonly InputRow[]): Promise<void> {
+    const { log, services, inputs, feed } = this.#ctx;
+    const turnId = uuidv7();
+    const now = services.now();
+    const entries: LogEntry[] = [];
+    // Defensive: a turn never starts with an unanswered call (the loop would run it again).
+    const stale = closeOpenCalls(log.state.history, "failed");
+    if (stale.length > 0) entries.push({ kind: "tool_results", ts: now, items: stale, turn_id: turnId });
+    const firstInputEntry = entries.length;
+    for (const input of pending) entries.push(inputEntry(input, turnId, now));
+    const inputIds = pending.map((input) => input.id);
+    const placed = log.placed(entries);
+    await log.commit(entries, {
+      startTurn: { id: turnId, inputIds, startedAt: now },
+      committedInputs: {
+        turnId,
+        inputs: pending.map((input, i) => ({
+          id: input.id,
+          transcriptPosition: placed[firstInputEntry + i]?.position ?? null,
+        })),
+      },
+    });
+    await inputs.publish(inputIds);
+    this.#endingReported = false;
+    this.#ctx.setStatus({
+      phase: "running",
+      run_id: turnId,
+      interrupt_requested: false,
+      blocking_reason: null,
+    });
+    const turn = new TurnRun({
+      id: turnId,
+      inputIds,
+      services,
+      session: await this.#ctx.row(),
+      state: log.state,
+      conversation: this.#conversation(turnId, () => turn),
+      feed,
+    });
+    this.#turn = turn;
+    turn.start().then(
+      (ending) =>
+        this.#ctx.task(() => this.#endTurn(turn, ending)).catch((error: unknown) => this.#ctx.crash(error)),
+      (error: unknown) => this.#ctx.crash(error),
+    );
+  }
+
+  /** The session's history as the loop sees it: the log's replay, appended through the mailbox. */
+  #conversation(turnId: string, turn: () => TurnRun): Conversation {
+    const { log, feed, services } = this.#ctx;
+    return {
+      get items(): readonly Item[] {
+        return log.state.history;
+      },
+      append: async (items) => {
+        feed.flushDeltas();
+        try {
+          await this.#ctx.task(() => log.commit(classifyDelta(items, services.now(), { turn_id: turnId })));
+        } catch (error) {
+          // The loop unwinds on the same error; this says why the turn stopped.
+          if (log.corrupt !== null) turn().abort("corrupt");
+          else if (isStorageUnavailable(error)) turn().abort("storage", storageFailureText(error));
+          throw error;
+        }
+      },
+    };
+  }
+
+  /**
+   * Inside the mailbox: close open calls if needed, log the turn's end, end the turn row. When
+   * storage refuses the write, clients hear about it at once and the end is written again
+   * later (the mailbox stays free meanwhile, so snapshots and streams keep working).
+   */
+  async #endTurn(turn: TurnRun, ending: TurnEnding): Promise<void> {
+    if (this.#turn !== turn) return;
+    const { log, services, feed } = this.#ctx;
+    if (!this.#endingReported && ending.error !== undefined) {
+      this.#endingReported = true;
+      publishEvent(feed, "error", {
+        run_id: turn.id,
+        code: ending.error.code,
+        // A provider's error text is its own; an event carries at most its start.
+        message: boundText(ending.error.message).text,
+      });
+    }
+    if (log.corrupt !== null) {
+      // Nothing more is written to a log that fails verification; the turn ends in memory only.
+      await this.#finish(turn, "failed");
+      return;
+    }
+    const now = services.now();
+    const entries: LogEntry[] = [];
+    const reason: OpenCallReason = ending.state === "interrupted" ? "interrupted" : "failed";
+    const results = ending.state === "completed" ? [] : closeOpenCalls(log.state.history, reason);
+    if (results.length > 0) entries.push({ kind: "tool_results", ts: now, items: results, turn_id: turn.id });
+    entries.push({ kind: "turn_end", ts: now, turn_count: ending.turnCount });
+    entries.push({ kind: "run_outcome", ts: now, outcome: ending.outcome, interrupted: ending.interrupted });
+    try {
+      await log.commit(entries, {
+        endTurn: { id: turn.id, state: ending.state, endedAt: now, error: ending.error?.message ?? null },
+        usage: ending.usage,
+      });
+    } catch (error) {
+      if (log.corrupt !== null) {
+        await this.#finish(turn, "failed");
+        return;
+      }
+      if (!isStorageUnavailable(error)) throw error;
+      this.#holdTurnEnd(turn, ending, error);
+      return;
+    }
+    this.#storageFailures = 0;
+    await this.#finish(turn, ending.state);
+  }
+
+  /** The turn's end could not be written: say so once, show it in the status, and try again later. */
+  #holdTurnEnd(turn: TurnRun, ending: TurnEnding, error: unknown): void {
+    const { services, sessionId, feed } = this.#ctx;
+    const detail = storageFailureText(error);
+    services.logger.warn({ session: sessionId, turn: turn.id, err: error }, "could not log a turn's end");
+    if (!this.#endingReported) {
+      this.#endingReported = true;
+      publishEvent(feed, "error", {
+        run_id: turn.id,
+        code: "storage_unavailable",
+        message: storageUnavailableMessage(detail),
+      });
+    }
+    this.#ctx.setStatus({ ...this.#ctx.status, blocking_reason: { code: "storage_unavailable", detail } });
+    this.#retryAfterStorageFailure(() => {
+      this.#ctx.task(() => this.#endTurn(turn, ending)).catch((failure: unknown) => this.#ctx.crash(failure));
+    });
+  }
+
+  /** The turn is over (logged, or given up on a corrupt log): tell the clients and let the queue run. */
+  async #finish(turn: TurnRun, state: TurnEnding["state"]): Promise<void> {
+    const { feed, inputs, log } = this.#ctx;
+    this.#turn = null;
+    await inputs.publish(turn.inputIds);
+    publishEvent(feed, "turn_completed", { run_id: turn.id, state, input_ids: [...turn.inputIds] });
+    const corrupt = log.corrupt;
+    this.#ctx.setStatus(
+      corrupt === null
+        ? idleStatus
+        : { ...idleStatus, blocking_reason: { code: "log_corrupt", detail: corrupt.message } },
+    );
+    if (!this.#ctx.halted()) queueMicrotask(() => this.kick());
+  }
+
+  /** Starting (or recovering) a turn failed: storage trouble is retried later, anything else is a crash. */
+  #onStartFailure(error: unknown): void {
+    const { services, sessionId, log } = this.#ctx;
+    if (this.#ctx.halted()) return;
+    if (error instanceof LogCorruptError || log.corrupt !== null) {
+      if (error instanceof LogCorruptError) log.markCorrupt(error);
+      return;
+    }
+    if (!isStorageUnavailable(error)) {
+      this.#ctx.crash(error);
+      return;
+    }
+    services.logger.warn(
+      { session: sessionId, err: error },
+      "could not start a turn: storage unavailable; will retry",
+    );
+    this.#retryAfterStorageFailure(() => this.kick());
+  }
+
+  /** Run `attempt` again after a growing delay (the storage may have room again by then). */
+  #retryAfterStorageFailure(attempt: () => void): void {
+    const delay = storageRetryDelaysMs[Math.min(this.#storageFailures, storageRetryDelaysMs.length - 1)]!;
+    this.#storageFailures++;
+    if (this.#storageRetry !== null) clearTimeout(this.#storageRetry);
+    this.#storageRetry = setTimeout(() => {
+      this.#storageRetry = null;
+      if (!this.#ctx.halted()) attempt();
+    }, delay);
+    this.#storageRetry.unref();
+  }
+}
+
+/** The log entry that delivers an input to the model. */
+function inputEntry(input: InputRow, turnId: string, ts: number): LogEntry {
+  const intent = input.intent as InputIntent;
+  if (intent.kind === "message") {
+    return { kind: "user_input", ts, item: userMessage(intent.text), turn_id: turnId, input_id: input.id };
+  }
+  return { kind: "continuation", ts, turn_id: turnId, input_id: input.id };
+}

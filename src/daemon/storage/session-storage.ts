@@ -1,0 +1,114 @@
+/**
+ * The daemon's storage port: everything the sessions layer keeps durably (the session logs,
+ * the sessions, their inputs and turns), behind one asynchronous interface that a SQLite
+ * backend implements (sqlite-session-storage.ts) and a PostgreSQL one can.
+ *
+ * Boundary rule: the port speaks in plain data. Writes that must commit atomically with a log
+ * append are described as `RowWrites`, which the backend applies in the append's transaction,
+ * so the sessions layer never sees a connection, a transaction or SQL.
+ */
+import type { RestoredState } from "../../log/collect-state.js";
+import type { LogEntry, PositionedEntry } from "../../log/entries.js";
+import type { HeadRecord } from "../../log/head-record.js";
+import type { PlacedEntry } from "../../log/session-writer.js";
+import type { LogHead } from "../../log/store.js";
+import type { Usage } from "../../model/usage.js";
+import type { SessionPreview } from "../history/preview.js";
+import type { Admission, InputReceipt, InputRow, NewInput } from "./inputs-table.js";
+import type { RejectedCreation } from "./rejected-creations-table.js";
+import type { NewSession, SessionListFilter, SessionRow } from "./sessions-table.js";
+import type { EndedTurnState, TurnRow } from "./turns-table.js";
+
+/** Row writes that commit in the same transaction as a log append (each part optional). */
+export interface RowWrites {
+  /** A turn starts (its row is `running`). */
+  startTurn?: { id: string; inputIds: readonly string[]; startedAt: number };
+  /** Inputs delivered by a turn, each with the log position of the entry that delivered it. */
+  committedInputs?: {
+    turnId: string;
+    inputs: ReadonlyArray<{ id: string; transcriptPosition: number | null }>;
+  };
+  /** A turn ends. */
+  endTurn?: { id: string; state: EndedTurnState; endedAt: number; error: string | null };
+  /** Token usage to add to the session's totals. */
+  usage?: Usage;
+  /** The session's new preview. */
+  preview?: SessionPreview;
+  /** The session's activity time moves forward to this (ms). */
+  activityAt?: number;
+}
+
+/**
+ * A session's log writer as the storage hands it out: the log's `SessionWriter` (head,
+ * position, replay) whose appends carry the daemon's row writes in their transaction.
+ */
+export interface StoredSessionWriter {
+  readonly sessionId: string;
+  readonly headHash: string | null;
+  readonly position: number;
+  readonly state: Readonly<RestoredState>;
+  /** Where `entries` would be stored if appended now. */
+  placed(entries: readonly LogEntry[]): PlacedEntry[];
+  /** Append `entries` with `writes` in one transaction, then advance and replay. */
+  append(entries: readonly LogEntry[], writes: RowWrites): Promise<PlacedEntry[]>;
+}
+
+/** What cancelling one input did. */
+export type InputCancellation = "cancelled" | "not_pending";
+
+export interface SessionStorage {
+  // --- the session logs -------------------------------------------------------------------
+
+  /** The writer of a session whose whole log was just read (and so verified) as `entries`. */
+  writerFrom(sessionId: string, entries: readonly PositionedEntry[]): StoredSessionWriter;
+  /** The session's whole verified log. */
+  readLog(sessionId: string): Promise<PositionedEntry[]>;
+  /** Entries `from <= position < from + limit`, verified within the range. */
+  readLogRange(sessionId: string, from: number, limit: number): Promise<PositionedEntry[]>;
+  /** The log's last entry, checked against its recorded head (cheap). */
+  readLogHead(sessionId: string): Promise<LogHead | null>;
+  /** The recorded head as stored, with its signature. */
+  readHeadRecord(sessionId: string): Promise<HeadRecord | null>;
+  /** `writes` on their own, for a step that adds no log entry (group committed). */
+  writeRows(sessionId: string, writes: RowWrites): Promise<void>;
+
+  // --- sessions ---------------------------------------------------------------------------
+
+  /** Create a session: its row, its first entries and its preview, in one transaction. */
+  createSession(row: NewSession, entries: readonly LogEntry[], preview: SessionPreview): Promise<void>;
+  getSession(sessionId: string): Promise<SessionRow | null>;
+  listSessions(filter?: SessionListFilter): Promise<SessionRow[]>;
+  /** Remove the session: its log (through the log store) and every row about it. */
+  deleteSession(sessionId: string): Promise<void>;
+  /** Store a repaired preview (no log entry). */
+  setPreview(sessionId: string, preview: SessionPreview): Promise<void>;
+
+  // --- inputs -----------------------------------------------------------------------------
+
+  /** Admit an input durably (idempotent; see inputs-table.ts) and move the activity time. */
+  admitInput(input: NewInput): Promise<Admission>;
+  getReceipt(sessionId: string, inputId: string): Promise<InputReceipt | null>;
+  pendingInputs(sessionId: string): Promise<InputRow[]>;
+  /** Cancel waiting inputs with acceptance order <= `order`; their ids in order. */
+  cancelInputsThrough(sessionId: string, order: number): Promise<string[]>;
+  cancelInput(sessionId: string, inputId: string): Promise<InputCancellation>;
+  /** Sessions with inputs still waiting (boot recovery). */
+  sessionsWithPendingInputs(): Promise<string[]>;
+
+  // --- turns ------------------------------------------------------------------------------
+
+  runningTurnOf(sessionId: string): Promise<TurnRow | null>;
+  /** Every turn still `running` (boot recovery). */
+  runningTurns(): Promise<TurnRow[]>;
+  /** End a turn without a log entry (a crashed actor's last word; best effort). */
+  failTurn(turnId: string, endedAt: number, error: string): Promise<void>;
+
+  // --- refused creations ------------------------------------------------------------------
+
+  recordRejection(rejection: RejectedCreation): Promise<void>;
+  getRejection(id: string, now: number): Promise<RejectedCreation | null>;
+
+  /** Group-commit figures (benchmarks). */
+  commitStats(): { transactions: number; requests: number };
+  close(): Promise<void>;
+}

@@ -1,0 +1,118 @@
+/**
+ * The one writer of a session's log: it owns the head (hash and position) and the replayed
+ * state, chains new entries after the head, compare-and-appends them through the store (with
+ * the caller's writes alongside, in the same transaction), and only then applies them to the
+ * state. Memory therefore never holds a step the store did not accept, and there is exactly one
+ * copy of the history: the one the replay keeps.
+ *
+ * Boundary rule: every append of a session goes through `appendEntries` (the library's save
+ * functions and the daemon alike); a store conflict or corruption propagates unchanged and
+ * leaves head and state as they were.
+ */
+import { applyEntry, collectState, emptyState, type RestoredState } from "./collect-state.js";
+import type { HashedEntry, LogEntry, PositionedEntry } from "./entries.js";
+import { buildChain, hashEntry } from "./entry-hash.js";
+import type { AlongsideWrites, LogHead, Store } from "./store.js";
+
+/** The writer's view of a session's log: which session, and the hash it last appended. */
+export interface LogHeadRef {
+  sessionId: string;
+  hash: string | null;
+}
+
+/** An entry with the position it was (or will be) stored at. */
+export interface PlacedEntry {
+  position: number;
+  entry: LogEntry;
+}
+
+/**
+ * Chain `entries` after `head`, compare-and-append them, then advance `head` in place. The
+ * single append path of the log layer.
+ */
+export async function appendEntries<Tx>(
+  store: Store<Tx>,
+  head: LogHeadRef,
+  entries: readonly LogEntry[],
+  alongside?: AlongsideWrites<Tx>,
+): Promise<LogHead> {
+  const chain: HashedEntry[] =
+    entries.length === 1 ? [hashEntry(head.hash, entries[0]!)] : buildChain(head.hash, entries);
+  const stored = await store.append(head.sessionId, chain, alongside);
+  head.hash = stored.hash;
+  return stored;
+}
+
+export class SessionWriter<Tx = unknown> {
+  readonly #store: Store<Tx>;
+  readonly #head: LogHeadRef;
+  #position: number;
+  readonly #state: RestoredState;
+
+  private constructor(store: Store<Tx>, sessionId: string, entries: readonly PositionedEntry[]) {
+    this.#store = store;
+    const last = entries[entries.length - 1];
+    this.#head = { sessionId, hash: last?.hash ?? null };
+    this.#position = last?.position ?? -1;
+    this.#state = entries.length === 0 ? emptyState() : collectState(entries);
+  }
+
+  /** A writer over a session's whole verified log (the store verifies it on read). */
+  static async open<Tx>(store: Store<Tx>, sessionId: string): Promise<SessionWriter<Tx>> {
+    return new SessionWriter(store, sessionId, await store.readAll(sessionId));
+  }
+
+  /** A writer over entries already read and verified (e.g. by a caller that needs them too). */
+  static fromEntries<Tx>(
+    store: Store<Tx>,
+    sessionId: string,
+    entries: readonly PositionedEntry[],
+  ): SessionWriter<Tx> {
+    return new SessionWriter(store, sessionId, entries);
+  }
+
+  /** A writer for a session that has no entries yet (its first append creates it). */
+  static forNewSession<Tx>(store: Store<Tx>, sessionId: string): SessionWriter<Tx> {
+    return new SessionWriter(store, sessionId, []);
+  }
+
+  get sessionId(): string {
+    return this.#head.sessionId;
+  }
+
+  /** Hash of the last entry; null before the first. */
+  get headHash(): string | null {
+    return this.#head.hash;
+  }
+
+  /** Position of the last entry; -1 before the first. */
+  get position(): number {
+    return this.#position;
+  }
+
+  /** The replayed state: read it, never change it (only appends do). */
+  get state(): Readonly<RestoredState> {
+    return this.#state;
+  }
+
+  /** Where `entries` would be stored if appended now. */
+  placed(entries: readonly LogEntry[]): PlacedEntry[] {
+    return entries.map((entry, i) => ({ position: this.#position + 1 + i, entry }));
+  }
+
+  /**
+   * Append `entries` (with `alongside` in the same transaction), then advance the head and
+   * replay them into the state. Resolves with the entries as placed.
+   */
+  async append(entries: readonly LogEntry[], alongside?: AlongsideWrites<Tx>): Promise<PlacedEntry[]> {
+    if (entries.length === 0) return [];
+    const placed = this.placed(entries);
+    const head: LogHeadRef = { sessionId: this.#head.sessionId, hash: this.#head.hash };
+    await appendEntries(this.#store, head, entries, alongside);
+    this.#head.hash = head.hash;
+    this.#position += entries.length;
+    for (const entry of entries) applyEntry(this.#state, entry);
+    this.#state.head_hash = head.hash;
+    return placed;
+  }
+}

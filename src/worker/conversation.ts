@@ -1,0 +1,60 @@
+/**
+ * The conversation a run works on: the history it reads and the one way it grows. The loop
+ * never keeps a history of its own; it reads `items` and hands each step to `append`, which
+ * makes it part of the conversation (and, for an owner that persists, durable) before the run
+ * goes on.
+ *
+ * Boundary rule: `MemoryConversation` is the Worker facade's: it appends in memory, tells the
+ * observer and takes the step back out when the observer fails. An owner that keeps the history
+ * elsewhere (the daemon: the replay of the session's log) implements `Conversation` itself, so
+ * there is exactly one copy of the history.
+ */
+import type { Item } from "../model/items.js";
+import { errorMessage, WorkerError } from "./errors.js";
+import type { CommitKind, WorkerObserver } from "./observer.js";
+
+export interface Conversation {
+  /** The history as it stands (read-only: only `append` changes it). */
+  readonly items: readonly Item[];
+  /** Make `items` part of the conversation; the run goes on only once this resolves. */
+  append(items: readonly Item[], kind: CommitKind): Promise<void>;
+}
+
+/** A conversation held in memory, reporting each step to an observer (the library's Worker). */
+export class MemoryConversation implements Conversation {
+  #items: Item[] = [];
+
+  constructor(private readonly observer: () => WorkerObserver) {}
+
+  get items(): readonly Item[] {
+    return this.#items;
+  }
+
+  /** Replace the whole history (copied). */
+  replace(items: readonly Item[]): void {
+    this.#items = [...items];
+  }
+
+  /** Append one item without telling the observer (the Worker's `pushItem`, before a run). */
+  push(item: Item): void {
+    this.#items.push(item);
+  }
+
+  /**
+   * Appends items and awaits the observer. If the observer fails, the items are taken back out,
+   * so history holds only steps its owner accepted.
+   */
+  async append(items: readonly Item[], kind: CommitKind): Promise<void> {
+    if (items.length === 0) return;
+    const lengthBefore = this.#items.length;
+    this.#items.push(...items);
+    const observer = this.observer();
+    if (observer.onItemsCommitted === undefined) return;
+    try {
+      await observer.onItemsCommitted(items, kind);
+    } catch (error) {
+      this.#items.length = lengthBefore;
+      throw WorkerError.aborted(`observer onItemsCommitted failed: ${errorMessage(error)}`, error);
+    }
+  }
+}
