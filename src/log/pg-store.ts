@@ -18,6 +18,7 @@ import { checkHeadRecord, type HeadRecord } from "./head-record.js";
 import type { HeadSigner } from "./head-signer.js";
 import { prepareAppend } from "./prepared-append.js";
 import type { AlongsideWrites, LogHead, Store } from "./store.js";
+import { backfillRecordedHeads, transcriptTables } from "./transcript-schema.js";
 import { type StoredRow, verifyRows } from "./verify-rows.js";
 
 type Queryable = pg.Pool | pg.PoolClient;
@@ -29,31 +30,8 @@ type Queryable = pg.Pool | pg.PoolClient;
 export async function createPgTranscriptSchema(queryable: Queryable): Promise<void> {
   const existing = await queryable.query("SELECT to_regclass('transcript_heads') IS NOT NULL AS present");
   const hadHeads = (existing.rows[0] as { present: boolean }).present;
-  await queryable.query(`
-    CREATE TABLE IF NOT EXISTS transcript (
-      seq BIGSERIAL PRIMARY KEY,
-      session TEXT NOT NULL,
-      position INTEGER NOT NULL,
-      hash TEXT NOT NULL,
-      prev_hash TEXT,
-      kind TEXT NOT NULL,
-      entry TEXT NOT NULL,
-      created_at BIGINT NOT NULL,
-      UNIQUE (session, position)
-    );
-    CREATE TABLE IF NOT EXISTS transcript_heads (
-      session TEXT PRIMARY KEY,
-      position INTEGER NOT NULL,
-      hash TEXT NOT NULL,
-      signature TEXT,
-      key_id TEXT
-    )`);
-  if (!hadHeads) {
-    await queryable.query(`
-      INSERT INTO transcript_heads (session, position, hash)
-      SELECT DISTINCT ON (session) session, position, hash FROM transcript ORDER BY session, position DESC
-      ON CONFLICT (session) DO NOTHING`);
-  }
+  for (const statement of transcriptTables("postgres")) await queryable.query(statement);
+  if (!hadHeads) await queryable.query(backfillRecordedHeads);
 }
 
 const UNIQUE_VIOLATION = "23505";

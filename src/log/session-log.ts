@@ -87,8 +87,8 @@ export function classifyDelta(items: readonly Item[], ts: number, context: Entry
 }
 
 /** Log the end of a run's turns with the cumulative turn count. */
-export async function saveTurnEnd(store: Store, head: LogHeadRef, turnCount: number): Promise<LogHead> {
-  return appendEntries(store, head, [{ kind: "turn_end", ts: Date.now(), turn_count: turnCount }]);
+export async function saveTurnEnd(store: Store, head: LogHeadRef, requestCount: number): Promise<LogHead> {
+  return appendEntries(store, head, [{ kind: "turn_end", ts: Date.now(), turn_count: requestCount }]);
 }
 
 /** Log how a run ended and whether it left the session interrupted. */

@@ -25,6 +25,7 @@ import type { PreparedEntry } from "./prepared-append.js";
 import { prepareAppend } from "./prepared-append.js";
 import { type GroupCommitStats, SqliteCommitQueue } from "./sqlite-commit-queue.js";
 import type { AlongsideWrites, LogHead, Store } from "./store.js";
+import { backfillRecordedHeads, transcriptTables } from "./transcript-schema.js";
 import { type StoredRow, verifyRows } from "./verify-rows.js";
 
 /**
@@ -35,33 +36,8 @@ export function createTranscriptSchema(db: Database.Database): void {
   const hadHeads =
     db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'transcript_heads'").get() !==
     undefined;
-  db.exec(`
-    CREATE TABLE IF NOT EXISTS transcript (
-      seq INTEGER PRIMARY KEY AUTOINCREMENT,
-      session TEXT NOT NULL,
-      position INTEGER NOT NULL,
-      hash TEXT NOT NULL,
-      prev_hash TEXT,
-      kind TEXT NOT NULL,
-      entry TEXT NOT NULL,
-      created_at INTEGER NOT NULL,
-      UNIQUE (session, position)
-    );
-    CREATE TABLE IF NOT EXISTS transcript_heads (
-      session TEXT PRIMARY KEY,
-      position INTEGER NOT NULL,
-      hash TEXT NOT NULL,
-      signature TEXT,
-      key_id TEXT
-    );
-  `);
-  if (!hadHeads) {
-    db.exec(`
-      INSERT OR IGNORE INTO transcript_heads (session, position, hash)
-      SELECT t.session, t.position, t.hash FROM transcript t
-      WHERE t.position = (SELECT max(position) FROM transcript WHERE session = t.session)
-    `);
-  }
+  for (const statement of transcriptTables("sqlite")) db.exec(statement);
+  if (!hadHeads) db.exec(backfillRecordedHeads);
 }
 
 export interface SqliteStoreOptions {

@@ -21,3 +21,13 @@ export function mergeUsage(earlier: Usage, later: Usage): Usage {
   }
   return merged;
 }
+
+/** Usage of two different requests added field by field (a field absent from both stays absent). */
+export function addUsage(a: Usage, b: Usage): Usage {
+  const sum: Usage = { ...a };
+  for (const key of Object.keys(b) as (keyof Usage)[]) {
+    const value = b[key];
+    if (value !== undefined) sum[key] = (sum[key] ?? 0) + value;
+  }
+  return sum;
+}

@@ -4,14 +4,15 @@
  * Boundary rule: selection and defaults only.
  */
 import type { LlmClient } from "../model/llm-client.js";
-import { anthropicAdapter } from "./anthropic/adapter.js";
-import { chatCompletionsAdapter } from "./chat-completions/adapter.js";
-import { geminiAdapter } from "./gemini/adapter.js";
+import { anthropicProtocol } from "./anthropic/adapter.js";
+import { chatCompletionsProtocol } from "./chat-completions/adapter.js";
+import { geminiProtocol } from "./gemini/adapter.js";
 import { type ProviderProfile, resolveApiKey, validateProviderProfile } from "./provider-profile.js";
-import { responsesAdapter } from "./responses/adapter.js";
+import { responsesProtocol } from "./responses/adapter.js";
 import { defaultRetryPolicy, type RetryPolicy } from "./retry-policy.js";
 import type { ProtocolAdapter } from "./stream-parser.js";
 import { StreamingLlmClient } from "./streaming-client.js";
+import { bindProtocol } from "./wire-protocol.js";
 
 /** Transport options; everything has a default. */
 export interface LlmClientOptions {
@@ -31,13 +32,13 @@ export const defaultIdleTimeoutMs = 180_000;
 export function protocolAdapter(profile: ProviderProfile, apiKey: string | undefined): ProtocolAdapter {
   switch (profile.protocol) {
     case "chat_completions":
-      return chatCompletionsAdapter(profile, apiKey);
+      return bindProtocol(chatCompletionsProtocol, profile, apiKey);
     case "responses":
-      return responsesAdapter(profile, apiKey);
+      return bindProtocol(responsesProtocol, profile, apiKey);
     case "anthropic":
-      return anthropicAdapter(profile, apiKey);
+      return bindProtocol(anthropicProtocol, profile, apiKey);
     case "gemini":
-      return geminiAdapter(profile, apiKey);
+      return bindProtocol(geminiProtocol, profile, apiKey);
     default: {
       const unreachable: never = profile.protocol;
       throw new Error(`unknown protocol ${String(unreachable)}`);

@@ -3,7 +3,7 @@ import { assistantMessage, type Item, type MessageItem } from "../model/items.js
 import type { CollectedMessage, CollectedResponse } from "./response-collector.js";
 
 /**
- * All reasoning items first (Anthropic requires thinking before the rest of the turn), then the
+ * All reasoning items first (Anthropic requires thinking before the rest of the response), then the
  * assistant messages (one with the joined text unless the provider told its messages apart, by
  * item id and phase, or signed a text), then the tool calls in order.
  */

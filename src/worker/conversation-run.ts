@@ -55,16 +55,16 @@ export async function resumeConversation(options: ConversationRunOptions): Promi
   );
   core.systemPrompt = options.systemPrompt;
   core.requestConfig = structuredClone(options.requestConfig);
-  core.turnCount = options.requestCount;
-  core.maxTurns = options.maxRequests ?? null;
+  core.requestCount = options.requestCount;
+  core.maxRequests = options.maxRequests ?? null;
   for (const tool of options.tools) core.tools.register(tool);
   core.tools.materialise();
   const run = new WorkerRun(core, options.signal);
   try {
     const result = await run.resume();
-    return { result, requestCount: core.turnCount, interrupted: core.lastRunInterrupted };
+    return { result, requestCount: core.requestCount, interrupted: core.lastRunInterrupted };
   } catch (error) {
     if (!(error instanceof WorkerError)) throw error;
-    return { error, requestCount: core.turnCount, interrupted: true };
+    return { error, requestCount: core.requestCount, interrupted: true };
   }
 }

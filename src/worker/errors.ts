@@ -32,7 +32,7 @@ export class WorkerError extends Error {
   }
 
   /**
-   * A tool failed in a way the model cannot be told about. The turn loop itself never raises this:
+   * A tool failed in a way the model cannot be told about. The request loop itself never raises this:
    * thrown tools and `is_error` outputs become error results the model sees (see tool-batch.ts).
    */
   static tool(error: ToolError): WorkerError {

@@ -19,8 +19,8 @@ export type {
   BeforeToolCallAction,
   Interceptor,
   PromptSubmitAction,
+  RunEndAction,
   ToolCallResult,
-  TurnEndAction,
 } from "./interceptor.js";
 export { LockedWorker, type RunOptions } from "./locked-worker.js";
 export type { CommitKind, WorkerObserver } from "./observer.js";

@@ -49,13 +49,13 @@ export type AfterToolCallAction =
   /** Fail the run; no result of this batch is committed. */
   | { action: "abort"; reason: string };
 
-export type TurnEndAction =
+export type RunEndAction =
   | { action: "finish" }
   /** Append these items to history and send another request. */
   | { action: "continue"; messages: Item[] }
   | { action: "pause" };
 
-/** Every hook is optional; a missing hook means "continue" (or "finish" for onTurnEnd). */
+/** Every hook is optional; a missing hook means "continue" (or "finish" for onRunEnd). */
 export interface Interceptor {
   /** Before the user's input is committed; `item` is a fresh user message. */
   onPromptSubmit?(item: Item): Awaitable<PromptSubmitAction>;
@@ -66,7 +66,7 @@ export interface Interceptor {
   /** After the batch, once per executed call, in call order. */
   afterToolCall?(call: ToolCallItem, result: ToolCallResult): Awaitable<AfterToolCallAction>;
   /** After a response without tool calls. */
-  onTurnEnd?(history: readonly Item[]): Awaitable<TurnEndAction>;
+  onRunEnd?(history: readonly Item[]): Awaitable<RunEndAction>;
   /** When a run fails, with the failure's reason; its own failures are ignored. */
   onAbort?(reason: string): Awaitable<void>;
 }

@@ -35,7 +35,7 @@ export class LockedWorker {
   }
 
   /**
-   * Adds `input` as a user message and runs the turn loop until the model answers without tool
+   * Adds `input` as a user message and runs the request loop until the model answers without tool
    * calls (or a pause, yield, limit or failure). Tool calls an interrupted run left pending get
    * an is_error "not run" result first. Rejects with WorkerError on failure.
    */
@@ -48,7 +48,7 @@ export class LockedWorker {
     }
   }
 
-  /** Goes on after a pause, yield or failure: executes pending tool calls, then the turn loop. */
+  /** Goes on after a pause, yield or failure: executes pending tool calls, then the request loop. */
   async resume(options: RunOptions = {}): Promise<WorkerResult> {
     const run = this.#beginRun("resume", options);
     try {
@@ -85,8 +85,8 @@ export class LockedWorker {
     return this.#core.conversation.items;
   }
 
-  get turnCount(): number {
-    return this.#core.turnCount;
+  get requestCount(): number {
+    return this.#core.requestCount;
   }
 
   get systemPrompt(): string | null {

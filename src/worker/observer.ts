@@ -20,7 +20,7 @@ export type CommitKind =
   | "assistant"
   /** Results of one tool batch (or answers to calls left pending by an interrupted run). */
   | "tool_results"
-  /** Items an interceptor's onTurnEnd "continue" appended. */
+  /** Items an interceptor's onRunEnd "continue" appended. */
   | "injected";
 
 export interface WorkerObserver {
@@ -35,8 +35,8 @@ export interface WorkerObserver {
   onToolCallStart?(call: ToolCallItem): void;
   /** An executed tool call finished (before afterToolCall may rewrite its result). */
   onToolCallEnd?(call: ToolCallItem, result: ToolResultItem): void;
-  /** A turn (one LLM request/response cycle) begins; `turn` is the 0-based cumulative count. */
-  onTurnStart?(turn: number): void;
-  /** A turn ended: its response was committed (or beforeRequest cancelled/yielded it). */
-  onTurnEnd?(turn: number, usage: Usage): void;
+  /** An LLM request/response cycle begins; `request` is the 0-based cumulative count. */
+  onRequestStart?(request: number): void;
+  /** A request ended: its response was committed (or beforeRequest cancelled/yielded it). */
+  onRequestEnd?(request: number, usage: Usage): void;
 }

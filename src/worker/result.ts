@@ -2,8 +2,8 @@
 
 /**
  * - `finished`: the model answered without tool calls and no interceptor asked for more.
- * - `paused`: an interceptor paused before a tool batch or at the end of a turn; `resume()` goes on.
- * - `limit_reached`: the cumulative turn count reached `maxTurns` after a tool batch.
+ * - `paused`: an interceptor paused before a tool batch or at the end of a run; `resume()` goes on.
+ * - `limit_reached`: the cumulative request count reached `maxRequests` after a tool batch.
  * - `yielded`: `beforeRequest` yielded (e.g. to let the owner compact the history), then `resume()`.
  */
 export type WorkerResult = "finished" | "paused" | "limit_reached" | "yielded";

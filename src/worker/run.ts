@@ -1,22 +1,22 @@
 /**
- * One run or resume of a locked Worker: the turn loop of yoi-spec §1.3–1.6 with the Rust
- * original's gaps fixed.
+ * One run or resume of the agent loop (a Worker's, or an owner's conversation): requests to the
+ * model, each response committed, its tool calls run, until the model answers without tool calls.
  *
- * Boundary rule: the only code that appends to history while the Worker is locked, and only
- * through `commit`, which tells the observer. A run owns an AbortController: `cancel()` (or the
+ * Boundary rule: the only code that grows the conversation during a run, and only through
+ * `commit` (the conversation's `append`). A run owns an AbortController: `cancel()` (or the
  * caller's signal) aborts it, which aborts the LLM stream (the signal given to `client.stream`)
  * and running tools (their ToolContext.signal); every await on outside code races it, so a
  * cancelled run rejects at once even when the stream or a tool ignores the signal. When a run
  * fails for any reason, the controller is aborted too, so nothing it started keeps working.
  *
- * Decisions beyond the seed:
+ * Decisions worth knowing:
  * - A response is collected by a fresh ResponseCollector and committed only once its stream has
  *   ended cleanly: nothing of a failed or cancelled response reaches history.
  * - `run(input)` first answers tool calls left pending by an interrupted run (is_error "not run"
  *   results, committed before the user message): the new input replaces whatever was awaited
  *   (typically a pause for approval), and the next request stays valid for every provider.
  *   `resume()` instead executes pending calls, through `beforeToolCall` again.
- * - `turnCount` grows when a response has been committed.
+ * - `requestCount` grows when a response has been committed.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { StreamEvent } from "../model/events.js";
@@ -83,7 +83,7 @@ export class WorkerRun implements ToolBatchRun {
     this.controller.abort(WorkerError.cancelled(reason));
   }
 
-  /** `run(input)`: prompt hook, pending calls answered, user item committed, then the turn loop. */
+  /** `run(input)`: prompt hook, pending calls answered, user item committed, then the request loop. */
   start(input: string): Promise<WorkerResult> {
     return this.finalize(async () => {
       this.throwIfCancelled();
@@ -108,17 +108,17 @@ export class WorkerRun implements ToolBatchRun {
         "tool_results",
       );
       await this.commit([item], "user_input");
-      return this.turnLoop();
+      return this.requestLoop();
     });
   }
 
-  /** `resume()`: executes pending tool calls, then the turn loop. */
+  /** `resume()`: executes pending tool calls, then the request loop. */
   resume(): Promise<WorkerResult> {
     return this.finalize(async () => {
       this.throwIfCancelled();
       const pending = pendingToolCalls(this.core.conversation.items);
       if (pending.length > 0 && (await this.runTools(pending)) === "paused") return "paused";
-      return this.turnLoop();
+      return this.requestLoop();
     });
   }
 
@@ -195,11 +195,11 @@ export class WorkerRun implements ToolBatchRun {
     }
   }
 
-  private async turnLoop(): Promise<WorkerResult> {
+  private async requestLoop(): Promise<WorkerResult> {
     for (;;) {
       this.throwIfCancelled();
-      const turn = this.core.turnCount;
-      this.notify("onTurnStart", () => this.observer.onTurnStart?.(turn));
+      const index = this.core.requestCount;
+      this.notify("onRequestStart", () => this.observer.onRequestStart?.(index));
 
       let items: Item[];
       const before = this.interceptor.beforeRequest;
@@ -214,10 +214,10 @@ export class WorkerRun implements ToolBatchRun {
             items = action.items ?? copy;
             break;
           case "cancel":
-            this.notify("onTurnEnd", () => this.observer.onTurnEnd?.(turn, {}));
+            this.notify("onRequestEnd", () => this.observer.onRequestEnd?.(index, {}));
             throw WorkerError.aborted(action.reason);
           case "yield":
-            this.notify("onTurnEnd", () => this.observer.onTurnEnd?.(turn, {}));
+            this.notify("onRequestEnd", () => this.observer.onRequestEnd?.(index, {}));
             return "yielded";
           default:
             return unknownAction("beforeRequest", action);
@@ -236,14 +236,14 @@ export class WorkerRun implements ToolBatchRun {
       });
 
       await this.commit(assistantItems(response), "assistant");
-      this.core.turnCount += 1;
-      this.notify("onTurnEnd", () => this.observer.onTurnEnd?.(turn, usage));
+      this.core.requestCount += 1;
+      this.notify("onRequestEnd", () => this.observer.onRequestEnd?.(index, usage));
 
       if (response.toolCalls.length === 0) {
-        const onTurnEnd = this.interceptor.onTurnEnd;
-        if (onTurnEnd === undefined) return "finished";
+        const onRunEnd = this.interceptor.onRunEnd;
+        if (onRunEnd === undefined) return "finished";
         const history: readonly Item[] = this.core.conversation.items;
-        const action = await this.callHook("onTurnEnd", () => onTurnEnd.call(this.interceptor, history));
+        const action = await this.callHook("onRunEnd", () => onRunEnd.call(this.interceptor, history));
         switch (action.action) {
           case "finish":
             return "finished";
@@ -253,13 +253,13 @@ export class WorkerRun implements ToolBatchRun {
           case "pause":
             return "paused";
           default:
-            return unknownAction("onTurnEnd", action);
+            return unknownAction("onRunEnd", action);
         }
       }
 
       if ((await this.runTools(response.toolCalls)) === "paused") return "paused";
-      const maxTurns = this.core.maxTurns;
-      if (maxTurns !== null && this.core.turnCount >= maxTurns) return "limit_reached";
+      const maxRequests = this.core.maxRequests;
+      if (maxRequests !== null && this.core.requestCount >= maxRequests) return "limit_reached";
     }
   }
 

@@ -22,8 +22,8 @@ export class WorkerCore {
   requestConfig: RequestConfig = defaultRequestConfig();
   /** The history the runs read and grow: in memory for the Worker facade, the owner's otherwise. */
   conversation: Conversation;
-  turnCount = 0;
-  maxTurns: number | null = null;
+  requestCount = 0;
+  maxRequests: number | null = null;
   lastRunInterrupted = false;
   interceptor: Interceptor;
   observer: WorkerObserver;

@@ -103,28 +103,28 @@ export class Worker {
   }
 
   /** LLM request/response cycles so far, cumulative over the Worker's life. */
-  get turnCount(): number {
-    return this.#core.turnCount;
+  get requestCount(): number {
+    return this.#core.requestCount;
   }
 
-  /** Restores the turn count. */
-  setTurnCount(count: number): void {
-    this.#assertMutable("setTurnCount");
-    if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`Invalid turn count: ${count}`);
-    this.#core.turnCount = count;
+  /** Restores the request count. */
+  setRequestCount(count: number): void {
+    this.#assertMutable("setRequestCount");
+    if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`Invalid request count: ${count}`);
+    this.#core.requestCount = count;
   }
 
-  get maxTurns(): number | null {
-    return this.#core.maxTurns;
+  get maxRequests(): number | null {
+    return this.#core.maxRequests;
   }
 
-  /** Caps the cumulative turn count (checked after each tool batch); null means unlimited. */
-  setMaxTurns(limit: number | null): void {
-    this.#assertMutable("setMaxTurns");
+  /** Caps the cumulative request count (checked after each tool batch); null means unlimited. */
+  setMaxRequests(limit: number | null): void {
+    this.#assertMutable("setMaxRequests");
     if (limit !== null && (!Number.isSafeInteger(limit) || limit < 1)) {
-      throw new RangeError(`Invalid turn limit: ${limit}`);
+      throw new RangeError(`Invalid request limit: ${limit}`);
     }
-    this.#core.maxTurns = limit;
+    this.#core.maxRequests = limit;
   }
 
   /** Whether the last run/resume stopped short of a clean end, so `resume()` is meaningful. */

@@ -39,7 +39,7 @@ export async function libraryExample(baseUrl: string, dbPath: string, workspace:
   const result = await locked.run("Create hello.txt saying hi, then tell me you did.");
   const unlocked = locked.unlock();
   await saveDelta(store, head, unlocked.history.slice(before));
-  await saveTurnEnd(store, head, unlocked.turnCount);
+  await saveTurnEnd(store, head, unlocked.requestCount);
   await saveOutcome(store, head, { type: result }, unlocked.lastRunInterrupted);
 
   // Later, or in another process: read back, verified, and replayed.

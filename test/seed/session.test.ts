@@ -78,7 +78,7 @@ function weatherToolDefinition(): ToolDefinition {
 }
 
 /** Policy that forces Pause on every turn end. */
-const pausePolicy: Interceptor = { onTurnEnd: () => ({ action: "pause" }) };
+const pausePolicy: Interceptor = { onRunEnd: () => ({ action: "pause" }) };
 
 function startState(worker: Worker): SessionStartState {
   return { system_prompt: worker.systemPrompt, config: worker.requestConfig, history: worker.history };
@@ -104,7 +104,7 @@ async function runAndPersist(
   const unlocked = locked.unlock();
 
   await saveDelta(store, head, unlocked.history.slice(historyBefore));
-  await saveTurnEnd(store, head, unlocked.turnCount);
+  await saveTurnEnd(store, head, unlocked.requestCount);
 
   const outcome: Outcome =
     result instanceof WorkerError ? { type: "error", message: result.message } : { type: result };
@@ -176,7 +176,7 @@ describe.each(stores)("session log with %s", (_name, openStore) => {
 
     const { worker: after } = await runAndPersist(worker, store, head, "Hi");
     const originalHistoryLen = after.history.length;
-    const originalTurnCount = after.turnCount;
+    const originalTurnCount = after.requestCount;
 
     // Restore
     const state = await restore(store, head.sessionId);

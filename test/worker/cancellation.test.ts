@@ -42,7 +42,7 @@ describe("cancellation", () => {
     expect(client.signals[0]?.aborted).toBe(true);
     expect(locked.history).toEqual([userMessage("Hi")]);
     expect(locked.lastRunInterrupted).toBe(true);
-    expect(locked.turnCount).toBe(0);
+    expect(locked.requestCount).toBe(0);
 
     // The half-finished block does not leak into the next response.
     await expect(locked.resume()).resolves.toBe("finished");

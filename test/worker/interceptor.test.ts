@@ -234,11 +234,11 @@ describe("interceptor: afterToolCall", () => {
   });
 });
 
-describe("interceptor: onTurnEnd", () => {
+describe("interceptor: onRunEnd", () => {
   it("finishes the run when it says finish", async () => {
     const histories: number[] = [];
     const { locked } = lockedWith([textResponse("ok")], {
-      onTurnEnd: (history) => {
+      onRunEnd: (history) => {
         histories.push(history.length);
         return { action: "finish" };
       },
@@ -251,7 +251,7 @@ describe("interceptor: onTurnEnd", () => {
     let nudged = false;
     const nudge: Item = userMessage("Are you sure?");
     const { locked, client } = lockedWith([textResponse("first"), textResponse("second")], {
-      onTurnEnd: () => {
+      onRunEnd: () => {
         if (nudged) return { action: "finish" };
         nudged = true;
         return { action: "continue", messages: [nudge] };
@@ -265,11 +265,11 @@ describe("interceptor: onTurnEnd", () => {
       nudge,
       assistantMessage("second"),
     ]);
-    expect(locked.turnCount).toBe(2);
+    expect(locked.requestCount).toBe(2);
   });
 
   it("pauses the run, which then counts as interrupted", async () => {
-    const { locked } = lockedWith([textResponse("ok")], { onTurnEnd: () => ({ action: "pause" }) });
+    const { locked } = lockedWith([textResponse("ok")], { onRunEnd: () => ({ action: "pause" }) });
     await expect(locked.run("Hi")).resolves.toBe("paused");
     expect(locked.lastRunInterrupted).toBe(true);
     expect(locked.history).toEqual([userMessage("Hi"), assistantMessage("ok")]);
@@ -297,7 +297,7 @@ describe("interceptor failures", () => {
 
   it("turns an unknown action into an aborted run", async () => {
     const { locked } = lockedWith([textResponse("ok")], {
-      onTurnEnd: () => ({ action: "explode" }) as unknown as { action: "finish" },
+      onRunEnd: () => ({ action: "explode" }) as unknown as { action: "finish" },
     });
     const error = await failure(locked.run("Hi"));
     expect(error.kind).toBe("aborted");

@@ -9,7 +9,7 @@ describe("pause and resume", () => {
     let pauses = 1;
     const client = MockLlmClient.withResponses([textResponse("Hello!"), textResponse("Still here.")]);
     const worker = new Worker(client, {
-      interceptor: { onTurnEnd: () => (pauses-- > 0 ? { action: "pause" } : { action: "finish" }) },
+      interceptor: { onRunEnd: () => (pauses-- > 0 ? { action: "pause" } : { action: "finish" }) },
     });
     const locked = worker.lock();
     await expect(locked.run("Hi")).resolves.toBe("paused");
@@ -61,19 +61,19 @@ describe("pause and resume", () => {
     worker.registerTool(weatherTool());
     worker.setHistory([userMessage("Weather?"), toolCall("call_1", "get_weather", '{"city":"Tokyo"}')]);
     worker.setLastRunInterrupted(true);
-    worker.setTurnCount(1);
+    worker.setRequestCount(1);
     const locked = worker.lock();
     await expect(locked.resume()).resolves.toBe("finished");
     expect(locked.history.slice(2)).toEqual([
       toolResult("call_1", "Sunny, 25C"),
       assistantMessage("It's sunny."),
     ]);
-    expect(locked.turnCount).toBe(2);
+    expect(locked.requestCount).toBe(2);
   });
 
   it("reports a paused run as interrupted after unlocking, as the seed's pause policy expects", async () => {
     const worker = new Worker(MockLlmClient.withResponses(weatherRoundTrip()), {
-      interceptor: { onTurnEnd: () => ({ action: "pause" }) },
+      interceptor: { onRunEnd: () => ({ action: "pause" }) },
     });
     worker.registerTool(weatherTool());
     const locked = worker.lock();

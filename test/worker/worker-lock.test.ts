@@ -123,8 +123,8 @@ describe("Worker lock and unlock", () => {
       ["setRequestConfig", () => worker.setRequestConfig({ max_tokens: 5 })],
       ["setInterceptor", () => worker.setInterceptor({})],
       ["setObserver", () => worker.setObserver({})],
-      ["setTurnCount", () => worker.setTurnCount(3)],
-      ["setMaxTurns", () => worker.setMaxTurns(3)],
+      ["setRequestCount", () => worker.setRequestCount(3)],
+      ["setMaxRequests", () => worker.setMaxRequests(3)],
       ["setLastRunInterrupted", () => worker.setLastRunInterrupted(true)],
       ["lock", () => worker.lock()],
     ];
@@ -166,18 +166,18 @@ describe("Worker lock and unlock", () => {
   it("restores state through the restore helpers", () => {
     const worker = new Worker(new MockLlmClient([]));
     worker.setHistory([userMessage("a"), assistantMessage("b")]);
-    worker.setTurnCount(7);
-    worker.setMaxTurns(10);
+    worker.setRequestCount(7);
+    worker.setMaxRequests(10);
     worker.setLastRunInterrupted(true);
     worker.setRequestConfig({ temperature: 0.5 });
     expect(worker.history).toHaveLength(2);
-    expect(worker.turnCount).toBe(7);
-    expect(worker.maxTurns).toBe(10);
+    expect(worker.requestCount).toBe(7);
+    expect(worker.maxRequests).toBe(10);
     expect(worker.lastRunInterrupted).toBe(true);
     expect(worker.requestConfig).toEqual({ temperature: 0.5 });
-    worker.setMaxTurns(null);
-    expect(worker.maxTurns).toBeNull();
-    expect(() => worker.setTurnCount(-1)).toThrow(RangeError);
-    expect(() => worker.setMaxTurns(0)).toThrow(RangeError);
+    worker.setMaxRequests(null);
+    expect(worker.maxRequests).toBeNull();
+    expect(() => worker.setRequestCount(-1)).toThrow(RangeError);
+    expect(() => worker.setMaxRequests(0)).toThrow(RangeError);
   });
 });

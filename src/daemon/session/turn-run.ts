@@ -13,7 +13,7 @@ import type { StreamEvent } from "../../model/events.js";
 import type { ToolCallItem, ToolResultItem } from "../../model/items.js";
 import { LlmClientError } from "../../model/llm-client.js";
 import type { ToolDefinition } from "../../model/tools.js";
-import type { Usage } from "../../model/usage.js";
+import { addUsage, type Usage } from "../../model/usage.js";
 import {
   type Conversation,
   resumeConversation,
@@ -38,7 +38,7 @@ export interface TurnEnding {
   state: EndedTurnState;
   outcome: Outcome;
   interrupted: boolean;
-  turnCount: number;
+  requestCount: number;
   /** Token usage of every model request of the turn, added up. */
   usage: Usage;
   error?: { code: string; message: string };
@@ -63,7 +63,7 @@ export class TurnRun {
   readonly #abort = new AbortController();
   #abortCause: AbortCause | null = null;
   #abortDetail = "";
-  #llmTurn = 0;
+  #request = 0;
   #usage: Usage = {};
   #done: Promise<TurnEnding> | null = null;
 
@@ -136,16 +136,16 @@ export class TurnRun {
     const { feed } = this.#options;
     const runId = this.id;
     return {
-      onTurnStart: (turn: number) => {
-        this.#llmTurn = turn;
+      onRequestStart: (request: number) => {
+        this.#request = request;
       },
       onEvent: (event: StreamEvent) => {
         switch (event.type) {
           case "block_delta":
             if (event.delta.type === "text") {
-              feed.publishDelta("text", runId, `${runId}:${this.#llmTurn}`, event.delta.text);
+              feed.publishDelta("text", runId, `${runId}:${this.#request}`, event.delta.text);
             } else if (event.delta.type === "thinking") {
-              feed.publishDelta("thinking", runId, `${runId}:${this.#llmTurn}:thinking`, event.delta.text);
+              feed.publishDelta("thinking", runId, `${runId}:${this.#request}:thinking`, event.delta.text);
             }
             return;
           case "retry":
@@ -170,7 +170,7 @@ export class TurnRun {
           }
         }
       },
-      onTurnEnd: (_turn: number, usage: Usage) => {
+      onRequestEnd: (_request: number, usage: Usage) => {
         if (Object.keys(usage).length === 0) return;
         // Stored with the turn's end (one write per turn); streamed per request.
         this.#usage = addUsage(this.#usage, usage);
@@ -185,16 +185,20 @@ export class TurnRun {
     };
   }
 
-  #finished(result: WorkerResult, turnCount: number, interrupted: boolean): TurnEnding {
-    return { state: "completed", outcome: { type: result }, interrupted, turnCount, usage: this.#usage };
+  #finished(result: WorkerResult, requestCount: number, interrupted: boolean): TurnEnding {
+    return { state: "completed", outcome: { type: result }, interrupted, requestCount, usage: this.#usage };
   }
 
-  #fromWorkerError(error: WorkerError, turnCount: number): TurnEnding {
+  #fromWorkerError(error: WorkerError, requestCount: number): TurnEnding {
     if (this.#abortCause === "storage") {
-      return this.#failed(turnCount, "storage_unavailable", storageUnavailableMessage(this.#abortDetail));
+      return this.#failed(requestCount, "storage_unavailable", storageUnavailableMessage(this.#abortDetail));
     }
     if (this.#abortCause === "corrupt") {
-      return this.#failed(turnCount, "log_corrupt", "the session's log fails verification; the turn stopped");
+      return this.#failed(
+        requestCount,
+        "log_corrupt",
+        "the session's log fails verification; the turn stopped",
+      );
     }
     if (error.kind === "cancelled" || this.#abortCause !== null) {
       const state: EndedTurnState = this.#abortCause === "interrupted" ? "interrupted" : "failed";
@@ -202,7 +206,7 @@ export class TurnRun {
         state,
         outcome: { type: "error", message: error.message },
         interrupted: true,
-        turnCount,
+        requestCount,
         usage: this.#usage,
       };
       if (state === "failed") ending.error = { code: "session_error", message: "the turn was stopped" };
@@ -214,31 +218,21 @@ export class TurnRun {
       const message = cause.message.startsWith(cause.provider)
         ? cause.message
         : `${cause.provider}: ${cause.message}`;
-      return this.#failed(turnCount, providerErrorCode(cause), message);
+      return this.#failed(requestCount, providerErrorCode(cause), message);
     }
-    return this.#failed(turnCount, "turn_failed", error.message);
+    return this.#failed(requestCount, "turn_failed", error.message);
   }
 
-  #failed(turnCount: number, code: string, message: string): TurnEnding {
+  #failed(requestCount: number, code: string, message: string): TurnEnding {
     return {
       state: "failed",
       outcome: { type: "error", message },
       interrupted: true,
-      turnCount,
+      requestCount,
       usage: this.#usage,
       error: { code, message },
     };
   }
-}
-
-/** Two usage reports added field by field (a field absent from both stays absent). */
-function addUsage(a: Usage, b: Usage): Usage {
-  const sum: Usage = { ...a };
-  for (const key of Object.keys(b) as (keyof Usage)[]) {
-    const value = b[key];
-    if (value !== undefined) sum[key] = (sum[key] ?? 0) + value;
-  }
-  return sum;
 }
 
 /** The error event's text when a turn's log entries could not be written. */

@@ -292,7 +292,7 @@ export class TurnScheduler {
     const reason: OpenCallReason = ending.state === "interrupted" ? "interrupted" : "failed";
     const results = ending.state === "completed" ? [] : closeOpenCalls(log.state.history, reason);
     if (results.length > 0) entries.push({ kind: "tool_results", ts: now, items: results, turn_id: turn.id });
-    entries.push({ kind: "turn_end", ts: now, turn_count: ending.turnCount });
+    entries.push({ kind: "turn_end", ts: now, turn_count: ending.requestCount });
     entries.push({ kind: "run_outcome", ts: now, outcome: ending.outcome, interrupted: ending.interrupted });
     try {
       await log.commit(entries, {

@@ -1,46 +1,28 @@
 /**
- * The Gemini protocol bound to a profile:
- * `POST {base}/v1beta/models/{model}:streamGenerateContent?alt=sse` with `x-goog-api-key`.
- *
- * Boundary rule: wiring only; the request body and the parser live next door.
+ * The Gemini protocol: `POST {base}/v1beta/models/{model}:streamGenerateContent?alt=sse` with
+ * `x-goog-api-key`.
  */
-import type { LlmRequest } from "../../model/llm-client.js";
 import { capabilitiesFor } from "../capability-table.js";
-import { endpointUrl } from "../endpoint-url.js";
-import { effectiveBaseUrl, type ProviderProfile, providerLabels } from "../provider-profile.js";
-import { streamingRequestHeaders } from "../request-headers.js";
-import type { HttpRequestSpec, ProtocolAdapter, StreamParser } from "../stream-parser.js";
+import type { WireProtocol } from "../wire-protocol.js";
 import { GeminiParser } from "./parser.js";
-import { geminiRequestBody } from "./request.js";
+import { type GeminiRequestOptions, geminiRequestBody } from "./request.js";
 
-/** A Gemini adapter for `profile`. */
-export function geminiAdapter(profile: ProviderProfile, apiKey: string | undefined): ProtocolAdapter {
-  const provider = providerLabels.gemini;
-  const model = profile.model.replace(/^models\//, "");
-  const url = endpointUrl(
-    effectiveBaseUrl(profile),
-    "v1beta",
-    `/models/${encodeURIComponent(model)}:streamGenerateContent?alt=sse`,
-  );
-  const options = {
-    capabilities: capabilitiesFor("gemini", model, profile.capabilities),
-    origin: { provider, model: profile.model },
-  };
-  return {
-    provider,
-    model: profile.model,
-    buildHttpRequest(request: LlmRequest): HttpRequestSpec {
-      return {
-        url,
-        headers: streamingRequestHeaders(
-          apiKey === undefined ? {} : { "x-goog-api-key": apiKey },
-          profile.headers,
-        ),
-        body: JSON.stringify(geminiRequestBody(request, options)),
-      };
-    },
-    createParser(): StreamParser {
-      return new GeminiParser(provider);
-    },
-  };
+/** The model name without the `models/` prefix a profile may give it. */
+function modelName(model: string): string {
+  return model.replace(/^models\//, "");
 }
+
+export const geminiProtocol: WireProtocol<GeminiRequestOptions> = {
+  protocol: "gemini",
+  endpoint: ({ profile }) => ({
+    version: "v1beta",
+    path: `/models/${encodeURIComponent(modelName(profile.model))}:streamGenerateContent?alt=sse`,
+  }),
+  authHeaders: (apiKey) => ({ "x-goog-api-key": apiKey }),
+  options: ({ profile, provider }) => ({
+    capabilities: capabilitiesFor("gemini", modelName(profile.model), profile.capabilities),
+    origin: { provider, model: profile.model },
+  }),
+  body: geminiRequestBody,
+  parser: (provider) => new GeminiParser(provider),
+};

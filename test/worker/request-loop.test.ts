@@ -30,9 +30,9 @@ describe("the turn loop", () => {
     const client = MockLlmClient.withResponses([textResponse("one"), textResponse("two")]);
     const locked = new Worker(client).lock();
     await locked.run("first");
-    expect(locked.turnCount).toBe(1);
+    expect(locked.requestCount).toBe(1);
     await locked.run("second");
-    expect(locked.turnCount).toBe(2);
+    expect(locked.requestCount).toBe(2);
     expect(locked.history).toHaveLength(4);
   });
 
@@ -41,7 +41,7 @@ describe("the turn loop", () => {
     worker.registerTool(weatherTool());
     const locked = worker.lock();
     await expect(locked.run("What's the weather?")).resolves.toBe("finished");
-    expect(locked.turnCount).toBe(2);
+    expect(locked.requestCount).toBe(2);
     expect(locked.history).toEqual([
       userMessage("What's the weather?"),
       toolCall("call_1", "get_weather", '{"city":"Tokyo"}'),
@@ -81,11 +81,11 @@ describe("the turn loop", () => {
     expect(client.requests[0]).not.toHaveProperty("system_prompt");
   });
 
-  it("stops with limit_reached after a tool batch once the turn count reaches maxTurns", async () => {
+  it("stops with limit_reached after a tool batch once the request count reaches maxRequests", async () => {
     const client = MockLlmClient.withResponses(weatherRoundTrip());
     const worker = new Worker(client);
     worker.registerTool(weatherTool());
-    worker.setMaxTurns(1);
+    worker.setMaxRequests(1);
     const locked = worker.lock();
     await expect(locked.run("Weather?")).resolves.toBe("limit_reached");
     expect(client.calls).toBe(1);
@@ -95,7 +95,7 @@ describe("the turn loop", () => {
 
   it("never reports limit_reached for a reply without tool calls", async () => {
     const worker = new Worker(new MockLlmClient(textResponse("Hello!")));
-    worker.setMaxTurns(1);
+    worker.setMaxRequests(1);
     await expect(worker.lock().run("Hi")).resolves.toBe("finished");
   });
 
@@ -117,7 +117,7 @@ describe("the turn loop", () => {
     const locked = new Worker(new MockLlmClient([statusEvent("completed")])).lock();
     await expect(locked.run("Hi")).resolves.toBe("finished");
     expect(locked.history).toEqual([userMessage("Hi")]);
-    expect(locked.turnCount).toBe(1);
+    expect(locked.requestCount).toBe(1);
   });
 
   it("commits reasoning first, then text, then tool calls, keeping signatures and encrypted content", async () => {
@@ -224,8 +224,9 @@ describe("the turn loop", () => {
         },
         onToolCallStart: (call) => log.push(`tool-start:${call.call_id}`),
         onToolCallEnd: (call, result) => log.push(`tool-end:${call.call_id}:${result.output}`),
-        onTurnStart: (turn) => log.push(`turn-start:${turn}`),
-        onTurnEnd: (turn, usage) => log.push(`turn-end:${turn}:${usage.input_tokens}/${usage.output_tokens}`),
+        onRequestStart: (request) => log.push(`request-start:${request}`),
+        onRequestEnd: (request, usage) =>
+          log.push(`request-end:${request}:${usage.input_tokens}/${usage.output_tokens}`),
       },
     });
     worker.registerTool(weatherTool());
@@ -238,12 +239,12 @@ describe("the turn loop", () => {
       ["assistant", 1],
     ]);
     expect(log.filter((line) => !line.startsWith("event:"))).toEqual([
-      "turn-start:0",
-      "turn-end:0:10/2",
+      "request-start:0",
+      "request-end:0:10/2",
       "tool-start:c1",
       "tool-end:c1:Sunny, 25C",
-      "turn-start:1",
-      "turn-end:1:20/3",
+      "request-start:1",
+      "request-end:1:20/3",
     ]);
     expect(log.filter((line) => line.startsWith("event:"))).toHaveLength(client.emitted.length);
   });
@@ -271,7 +272,7 @@ describe("the turn loop", () => {
     }).lock();
     await expect(refusing.run("Hi")).rejects.toMatchObject({ kind: "aborted" });
     expect(refusing.history).toEqual([userMessage("Hi")]);
-    expect(refusing.turnCount).toBe(0);
+    expect(refusing.requestCount).toBe(0);
   });
 
   it("waits for an asynchronous commit observer before running the tools", async () => {
