@@ -18,24 +18,23 @@ import {
   ftruncateSync,
   mkdirSync,
   openSync,
-  readSync,
   writeSync,
 } from "node:fs";
 import { mkdir, open, readdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import type { HashedEntry, PositionedEntry } from "./entries.js";
-import { isEntryHash } from "./entry-hash.js";
 import { AppendConflictError, InvalidAppendError, LogCorruptError, SessionNotFoundError } from "./errors.js";
 import type { FileLockOptions } from "./file-lock.js";
 import { acquireFileLock, defaultFileLockOptions } from "./file-lock.js";
-import { checkHeadRecord, type HeadRecord } from "./head-record.js";
+import { checkHeadRecord, type HeadRecord, parseHeadRecord } from "./head-record.js";
 import type { HeadSigner } from "./head-signer.js";
-import { decodeRecordLine, encodeRecordLine } from "./jsonl-record.js";
+import { decodeRange } from "./jsonl-range.js";
+import { encodeRecordLine } from "./jsonl-record.js";
+import { lineStartsWithHash, type ScannedTail, scanTail, type TailState } from "./jsonl-tail.js";
 import { withKeyedMutex } from "./keyed-mutex.js";
 import { prepareAppend } from "./prepared-append.js";
 import type { AlongsideWrites, LogHead, Store } from "./store.js";
-import { verifyEntry } from "./verify-chain.js";
 
 const fdatasyncAsync = promisify(fdatasync);
 
@@ -44,26 +43,6 @@ const SESSION_FILE_SUFFIX = ".jsonl";
 const HEAD_FILE_SUFFIX = ".head.json";
 const NEWLINE = 0x0a;
 const SCAN_CHUNK = 64 * 1024;
-
-/**
- * What we last knew about the committed end of a session file. Only an optimisation: it is
- * used only while the file size still equals `committedEnd` and the head line still starts
- * with `hash`; otherwise the file is scanned again.
- */
-interface TailState {
-  committedEnd: number;
-  /** Byte offset of the head line. */
-  headLineStart: number;
-  hash: string;
-  position: number;
-}
-
-/** Where the committed part of a file ends and what its head is (null: no committed line). */
-interface ScannedTail {
-  size: number;
-  committedEnd: number;
-  head: TailState | null;
-}
 
 export interface FsStoreOptions {
   lock?: Partial<FileLockOptions>;
@@ -381,149 +360,6 @@ export class FsStore implements Store<never> {
   }
 }
 
-/**
- * Find the committed end of a file by counting newlines from `offset` (where `known`, the
- * head at that offset, was already established), then decode and self-check the head line.
- */
-function scanTail(
-  sessionId: string,
-  fd: number,
-  size: number,
-  offset: number,
-  known: TailState | null,
-): ScannedTail {
-  let lines = known === null ? 0 : known.position + 1;
-  let lastLineStart = known === null ? 0 : known.headLineStart;
-  let committedEnd = offset;
-  const chunk = Buffer.allocUnsafe(SCAN_CHUNK);
-  let chunkStart = offset;
-  while (chunkStart < size) {
-    const bytesRead = readSync(fd, chunk, 0, Math.min(chunk.length, size - chunkStart), chunkStart);
-    if (bytesRead === 0) break;
-    const view = chunk.subarray(0, bytesRead);
-    for (let at = view.indexOf(NEWLINE); at !== -1; at = view.indexOf(NEWLINE, at + 1)) {
-      lastLineStart = committedEnd;
-      committedEnd = chunkStart + at + 1;
-      lines++;
-    }
-    chunkStart += bytesRead;
-  }
-  if (lines === 0) return { size, committedEnd: 0, head: null };
-  if (known !== null && committedEnd === known.committedEnd) return { size, committedEnd, head: known };
-  const position = lines - 1;
-  const line = Buffer.allocUnsafe(committedEnd - 1 - lastLineStart);
-  readFully(fd, line, lastLineStart);
-  const record = decodeRecordLine(sessionId, position, line);
-  // Self-check the head before anything is chained onto it; the full chain is checked on read.
-  const prev = record.hashed.prev_hash;
-  if (prev !== null && !isEntryHash(prev)) {
-    throw new LogCorruptError(sessionId, position, "prev_hash is not 64 lowercase hex digits");
-  }
-  verifyEntry(sessionId, position, prev, record.hashed, record.entryBytes ?? undefined);
-  return {
-    size,
-    committedEnd,
-    head: { committedEnd, headLineStart: lastLineStart, hash: record.hashed.hash, position },
-  };
-}
-
-/** What decoding a range of a session file found. */
-interface DecodedRange {
-  entries: PositionedEntry[];
-  /** The whole file was walked: `lines` is the number of committed lines. */
-  reachedEnd: boolean;
-  lines: number;
-  /** The hash of the line at the recorded head's position, when the file has it. */
-  recordHash: string | undefined;
-}
-
-/**
- * Decode and verify lines `from <= position < from + limit` of a whole session file, and read
- * the hash of the line at `recordPosition` (the recorded head) when the walk passes it. The walk
- * stops after the range, so `reachedEnd` says whether the whole file was seen.
- */
-function decodeRange(
-  sessionId: string,
-  bytes: Buffer,
-  from: number,
-  limit: number,
-  recordPosition: number | null,
-): DecodedRange {
-  // No committed line at all: the session does not exist (yet).
-  if (!bytes.includes(NEWLINE)) throw new SessionNotFoundError(sessionId);
-  const out: PositionedEntry[] = [];
-  const end = from + limit;
-  let position = 0;
-  let lineStart = 0;
-  let prevHash: string | null = null;
-  let recordHash: string | undefined;
-  let reachedEnd = false;
-  for (;;) {
-    const newline = bytes.indexOf(NEWLINE, lineStart);
-    // No newline: the rest is a torn tail (an append that never completed), not part of the log.
-    if (newline === -1) {
-      reachedEnd = true;
-      break;
-    }
-    if (position >= end) break;
-    if (position === from - 1) {
-      // The predecessor of a range: only its hash is needed, to check the range's first link.
-      const predecessor = decodeRecordLine(sessionId, position, bytes, lineStart, newline);
-      if (!isEntryHash(predecessor.hashed.hash)) {
-        throw new LogCorruptError(sessionId, position, "hash is not 64 lowercase hex digits");
-      }
-      prevHash = predecessor.hashed.hash;
-    } else if (position >= from) {
-      const record = decodeRecordLine(sessionId, position, bytes, lineStart, newline);
-      verifyEntry(sessionId, position, prevHash, record.hashed, record.entryBytes ?? undefined);
-      prevHash = record.hashed.hash;
-      out.push({
-        hash: record.hashed.hash,
-        prev_hash: record.hashed.prev_hash,
-        entry: record.hashed.entry,
-        position,
-      });
-    } else if (position === recordPosition) {
-      recordHash = decodeRecordLine(sessionId, position, bytes, lineStart, newline).hashed.hash;
-    }
-    // In the range or its predecessor, prevHash now holds this line's hash.
-    if (position === recordPosition && position >= from - 1 && position < end)
-      recordHash = prevHash ?? undefined;
-    position++;
-    lineStart = newline + 1;
-  }
-  return { entries: out, reachedEnd, lines: position, recordHash };
-}
-
-/** A head record file's content, checked field by field (a bad one is corruption, not a crash). */
-function parseHeadRecord(sessionId: string, text: string): HeadRecord {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new LogCorruptError(sessionId, 0, "the recorded head is not valid JSON");
-  }
-  const record = value as Partial<Record<keyof HeadRecord, unknown>>;
-  const signed = record.signed as { signature?: unknown; key_id?: unknown } | null | undefined;
-  if (
-    typeof value !== "object" ||
-    value === null ||
-    !Number.isSafeInteger(record.position) ||
-    (record.position as number) < 0 ||
-    typeof record.hash !== "string" ||
-    !isEntryHash(record.hash) ||
-    (signed !== null && (typeof signed?.signature !== "string" || typeof signed.key_id !== "string"))
-  ) {
-    throw new LogCorruptError(sessionId, 0, "the recorded head does not have the expected shape");
-  }
-  return {
-    position: record.position as number,
-    hash: record.hash,
-    signed:
-      signed === null ? null : { signature: signed.signature as string, key_id: signed.key_id as string },
-  };
-}
-
 async function readSessionFile(sessionId: string, file: string): Promise<Buffer> {
   try {
     return await readFile(file);
@@ -533,26 +369,10 @@ async function readSessionFile(sessionId: string, file: string): Promise<Buffer>
   }
 }
 
-function lineStartsWithHash(fd: number, tail: TailState): boolean {
-  const expected = `{"hash":"${tail.hash}"`;
-  const buffer = Buffer.allocUnsafe(expected.length);
-  const bytesRead = readSync(fd, buffer, 0, buffer.length, tail.headLineStart);
-  return bytesRead === buffer.length && buffer.toString("latin1") === expected;
-}
-
 function writeFully(fd: number, bytes: Buffer, position: number): void {
   let written = 0;
   while (written < bytes.length) {
     written += writeSync(fd, bytes, written, bytes.length - written, position + written);
-  }
-}
-
-function readFully(fd: number, into: Buffer, position: number): void {
-  let done = 0;
-  while (done < into.length) {
-    const bytesRead = readSync(fd, into, done, into.length - done, position + done);
-    if (bytesRead === 0) throw new Error(`unexpected end of file at ${position + done}`);
-    done += bytesRead;
   }
 }
 

@@ -6,6 +6,7 @@
  *
  * Boundary rule: pure checks; each store reads its own record and calls `checkHeadRecord`.
  */
+import { isEntryHash } from "./entry-hash.js";
 import { LogCorruptError } from "./errors.js";
 import type { HeadSignature, HeadSigner } from "./head-signer.js";
 
@@ -69,4 +70,33 @@ export function checkHeadRecord(
       throw new LogCorruptError(sessionId, record.position, "the recorded head's signature does not verify");
     }
   }
+}
+
+/** A head record file's content, checked field by field (a bad one is corruption, not a crash). */
+export function parseHeadRecord(sessionId: string, text: string): HeadRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new LogCorruptError(sessionId, 0, "the recorded head is not valid JSON");
+  }
+  const record = value as Partial<Record<keyof HeadRecord, unknown>>;
+  const signed = record.signed as { signature?: unknown; key_id?: unknown } | null | undefined;
+  if (
+    typeof value !== "object" ||
+    value === null ||
+    !Number.isSafeInteger(record.position) ||
+    (record.position as number) < 0 ||
+    typeof record.hash !== "string" ||
+    !isEntryHash(record.hash) ||
+    (signed !== null && (typeof signed?.signature !== "string" || typeof signed.key_id !== "string"))
+  ) {
+    throw new LogCorruptError(sessionId, 0, "the recorded head does not have the expected shape");
+  }
+  return {
+    position: record.position as number,
+    hash: record.hash,
+    signed:
+      signed === null ? null : { signature: signed.signature as string, key_id: signed.key_id as string },
+  };
 }
