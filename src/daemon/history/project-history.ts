@@ -13,10 +13,11 @@
  * whose call is not in the log gets the tool name "". A thinking entry carries
  * `thinking_duration_ms` (null when its reasoning item was not timed, e.g. in older logs).
  */
+import type { HistoryEntryKind, HistoryTool, InlinePart } from "../../api/history.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import type { Item, ReasoningItem } from "../../model/items.js";
 import type { JsonValue } from "../../model/json.js";
-import type { FullHistoryEntry, HistoryEntryKind, HistoryTool, InlinePart } from "./history-entry.js";
+import type { FullHistoryEntry } from "./history-entry.js";
 
 /** Tool names by call id, gathered from the tool calls seen so far in a log. */
 export type ToolNames = Map<string, string>;

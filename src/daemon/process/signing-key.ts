@@ -7,8 +7,8 @@
  */
 import { chmodSync, readFileSync } from "node:fs";
 import { HeadSigner } from "../../log/head-signer.js";
-import { writeFileAtomic } from "./atomic-file.js";
-import { homePaths } from "./home.js";
+import { writeFileAtomic } from "../../api/atomic-file.js";
+import { homePaths } from "../../api/home.js";
 
 /** The key file exists but does not hold a usable Ed25519 private key. */
 export class SigningKeyError extends Error {

@@ -10,6 +10,14 @@
  * actor: it reports to its supervisor, which replaces it with a new one (a new generation).
  */
 import { v7 as uuidv7 } from "uuid";
+import type {
+  CancelAnswer as CancelResult,
+  InputIntent,
+  InputReceipt,
+  InterruptAnswer as InterruptResult,
+} from "../../api/inputs.js";
+import type { SessionPreview, SessionSnapshot, SessionStatus } from "../../api/session-snapshot.js";
+import type { StreamCursor } from "../../api/stream-cursor.js";
 import { applyEntry, collectState, type RestoredState } from "../../log/collect-state.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import { buildChain } from "../../log/entry-hash.js";
@@ -19,7 +27,7 @@ import { userMessage } from "../../model/items.js";
 import type { JsonObject } from "../../model/json.js";
 import { boundEntry, boundText } from "../history/bounded-entry.js";
 import { tailPage } from "../history/history-page.js";
-import { extendPreview, previewOf, type SessionPreview } from "../history/preview.js";
+import { extendPreview, previewOf } from "../history/preview.js";
 import {
   projectEntry,
   projectsToHistory,
@@ -32,7 +40,6 @@ import {
   cancelInput,
   cancelInputsThrough,
   getReceipt,
-  type InputReceipt,
   type InputRow,
   listPendingInputs,
   markInputsCommitted,
@@ -47,34 +54,17 @@ import {
 } from "../storage/sessions-table.js";
 import { isStorageUnavailable, storageFailureText } from "../storage/storage-unavailable.js";
 import { endTurn, runningTurnOf, startTurn, type TurnRow } from "../storage/turns-table.js";
-import type { StreamCursor } from "../stream/session-event.js";
 import { SessionFeed } from "../stream/session-feed.js";
 import type { FirstBatch } from "../stream/sse-stream.js";
 import { Mailbox } from "./mailbox.js";
 import { closeOpenCalls, type OpenCallReason } from "./open-tool-calls.js";
 import { publishEvent } from "./session-events.js";
 import type { SessionServices } from "./session-services.js";
-import { idleStatus, type SessionSnapshot, type SessionStatus, sessionSnapshot } from "./session-snapshot.js";
+import { idleStatus, sessionSnapshot } from "./session-snapshot.js";
 import { storageUnavailableMessage, type TurnEnding, TurnRun } from "./turn-run.js";
 
 /** Waits between attempts to write what a storage failure held back (a turn's end or start). */
 const storageRetryDelaysMs = [250, 500, 1_000, 2_000, 5_000];
-
-/** What a client asked for in an input (the body of `PUT .../inputs/{id}`, without client_id). */
-export type InputIntent = { kind: "message"; text: string } | { kind: "continue" };
-
-/** The answer to `POST /sessions/{id}/interrupt`. */
-export interface InterruptResult {
-  run_id: string | null;
-  state: "requested" | "already_ended";
-  cancelled_input_ids: string[];
-}
-
-/** The answer to `POST .../inputs/{id}/cancel`. */
-export interface CancelResult {
-  result: "cancelled" | "interrupt_requested" | "not_pending";
-  input: InputReceipt;
-}
 
 /** A session that cannot take the request now (409 session_busy). */
 export class SessionBusyError extends Error {

@@ -7,7 +7,8 @@
  * whole batch fits on one `data:` line.
  */
 import { formatEventId } from "./cursor.js";
-import { type EncodedEvent, encodeResetEvent, type ResetReason } from "./session-event.js";
+import type { ResetReason } from "../../api/session-events.js";
+import { type EncodedEvent, encodeResetEvent } from "./session-event.js";
 
 /** A reset that opens a batch, with the session snapshot the client rebuilds from. */
 export interface BatchReset {
