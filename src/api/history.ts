@@ -3,8 +3,8 @@
  * their content parts, pages (`GET /sessions/{id}/history` and a snapshot's `history`) and the
  * slices of a truncated part's content (`GET /sessions/{id}/entries/{entry_id}/content`).
  *
- * Boundary rule: plain types in their wire shape (snake_case, JSON); the daemon builds them
- * from the log (src/daemon/history), a client reads them.
+ * Boundary rule: plain types in their wire shape (snake_case, JSON) and one type guard; the
+ * daemon builds them from the log (src/daemon/history), a client reads them.
  */
 import type { JsonValue } from "../model/json.js";
 
@@ -47,6 +47,11 @@ export type TruncatedPart =
   | ({ kind: "json"; field: "arguments" | "result"; value: string } & TruncationMarker);
 
 export type HistoryPart = InlinePart | TruncatedPart;
+
+/** Whether a part came truncated (its content is fetched through its `ref`). */
+export function isTruncatedPart(part: HistoryPart): part is TruncatedPart {
+  return "truncated" in part && part.truncated === true;
+}
 
 /** The tool a tool_call or tool_result entry is about. */
 export interface HistoryTool {

@@ -14,6 +14,7 @@ import { packageVersion } from "../api/package-version.js";
 import { protocolVersion } from "../api/protocol.js";
 import { SqliteStore } from "../log/sqlite-store.js";
 import { createLlmClient } from "../providers/create-llm-client.js";
+import { probeProfile } from "../providers/profile-probe.js";
 import { validateProviderProfile } from "../providers/provider-profile.js";
 import { builtinTools, workspaceProblem } from "../tools/builtin-tools.js";
 import { chooseShell, describeShellChoice } from "../tools/shell-mode.js";
@@ -30,6 +31,7 @@ import { loadSigningKey } from "./process/signing-key.js";
 import { registerDebugRoutes } from "./routes/debug-routes.js";
 import { registerHistoryRoutes } from "./routes/history-routes.js";
 import { registerInputRoutes } from "./routes/input-routes.js";
+import { registerProviderRoutes } from "./routes/provider-routes.js";
 import type { RouteServices } from "./routes/route-services.js";
 import { registerServerRoutes } from "./routes/server-routes.js";
 import { registerSessionRoutes } from "./routes/session-routes.js";
@@ -144,6 +146,8 @@ async function boot(
         throw error;
       }
     },
+    resolveProfile: (name) => providers.resolveProfile(name),
+    probeProvider: (profile, timeoutMs) => probeProfile(profile, { timeoutMs }),
   };
 
   let stoppedResolve: () => void = () => {};
@@ -189,6 +193,7 @@ async function boot(
   registerInputRoutes(app, routeServices);
   registerHistoryRoutes(app, routeServices);
   registerVerifyRoutes(app, routeServices, signer);
+  registerProviderRoutes(app, routeServices);
   if (settings.inspect) registerDebugRoutes(app, routeServices);
 
   const port = await choosePort({ configured: settings.port, home: settings.home, host: settings.host });

@@ -1,6 +1,6 @@
 /**
  * `skein config …`: provider profiles in config.json, keys kept out of sight, and `config test`
- * against a real (fake) provider server.
+ * against a real (fake) provider server, sent by the daemon with the daemon's environment.
  */
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -127,10 +127,13 @@ describe("skein config", () => {
     expect(Object.keys(config().providers)).not.toContain("x");
   });
 
+  // `config test` goes through the daemon, so these runs may start one.
+  const withDaemon = { env: { SKEIN_NO_AUTOSTART: "0" } };
+
   it("tests the active profile with one tiny request and reports the answer", async () => {
     provider.reset();
     provider.script = () => text("OK");
-    const result = await cli.run(["config", "test"]);
+    const result = await cli.run(["config", "test"], withDaemon);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/✓ local \(chat_completions, fake-model at .*\): answered "OK" in \d+ ms/);
     expect(provider.requests).toHaveLength(1);
@@ -140,7 +143,7 @@ describe("skein config", () => {
   it("reports what went wrong when the provider refuses (exit 1)", async () => {
     provider.reset();
     provider.script = () => httpError(401, { message: "invalid api key" });
-    const result = await cli.run(["config", "test", "local"]);
+    const result = await cli.run(["config", "test", "local"], withDaemon);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/✗ local .*HTTP 401.*invalid api key/);
   });
@@ -158,9 +161,57 @@ describe("skein config", () => {
       "UNSET_VARIABLE_FOR_TEST",
     ]);
     provider.reset();
-    const result = await cli.run(["config", "test", "needs-env"]);
+    const result = await cli.run(["config", "test", "needs-env"], withDaemon);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("UNSET_VARIABLE_FOR_TEST");
     expect(provider.requests).toHaveLength(0);
+  });
+
+  it("says which profile is unknown to the daemon (exit 4)", async () => {
+    const result = await cli.run(["config", "test", "nobody"], withDaemon);
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain('provider profile "nobody" is not configured');
+  });
+});
+
+describe("skein config test", () => {
+  let provider: FakeProvider;
+  let cli: CliSandbox;
+
+  beforeAll(async () => {
+    provider = await FakeProvider.start();
+    cli = new CliSandbox();
+  });
+
+  afterAll(async () => {
+    await cli.cleanup();
+    await provider.close();
+  });
+
+  it("sends the request from the daemon, with the key variable of the daemon's environment", async () => {
+    const added = await cli.run([
+      "config",
+      "add",
+      "daemon-key",
+      "--protocol",
+      "chat_completions",
+      "--base-url",
+      `${provider.baseUrl}/v1`,
+      "--model",
+      "fake-model",
+      "--api-key-env",
+      "SKEIN_TEST_DAEMON_KEY",
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    const started = await cli.run(["daemon", "start"], { env: { SKEIN_TEST_DAEMON_KEY: "sk-daemon-side" } });
+    expect(started.code, started.stderr).toBe(0);
+    provider.reset();
+    provider.script = () => text("OK");
+    const result = await cli.run(["config", "test"], { env: { SKEIN_TEST_DAEMON_KEY: "sk-cli-side" } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('answered "OK"');
+    expect(result.stdout).toContain("the daemon read $SKEIN_TEST_DAEMON_KEY from its own environment");
+    expect(provider.requests).toHaveLength(1);
+    expect(provider.lastRequest.headers.authorization).toBe("Bearer sk-daemon-side");
   });
 });

@@ -17,5 +17,6 @@ export type SameShape<A, B> =
 
 /** `wireSchema<T>()(schema)`: the schema itself; does not compile unless `Static<schema>` is `T`. */
 export function wireSchema<T>() {
-  return <S extends TSchema>(schema: S & (SameShape<Static<S>, T> extends true ? unknown : never)): S => schema;
+  return <S extends TSchema>(schema: S & (SameShape<Static<S>, T> extends true ? unknown : never)): S =>
+    schema;
 }

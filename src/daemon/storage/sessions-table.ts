@@ -6,8 +6,8 @@
  * compose them with other writes inside one `db.transaction`. Rows use camelCase; the nested
  * `usage` and `preview` objects are already in their snake_case wire shape.
  */
-import type { Usage } from "../../model/usage.js";
 import type { SessionCreation, SessionPreview, SessionUsage } from "../../api/session-snapshot.js";
+import type { Usage } from "../../model/usage.js";
 import { type DaemonDatabase, hasSqliteCode } from "./database.js";
 import { SessionExistsError } from "./errors.js";
 import { cachedStatements, type StatementCache } from "./statement-cache.js";
