@@ -3,11 +3,11 @@
  *
  * Boundary rule: this file keeps the current config and resolves profiles; the file's format,
  * parser and writer are the contract's (src/api/provider-config.ts), and it never talks to a
- * provider (src/providers does, given a profile). The file is re-read when its mtime or size changes, so
- * a profile added by `skein config add` is usable without a restart. A missing file means "no
- * providers" (the daemon still starts; turns fail with a NoProviderError that says how to add
- * one). A broken file never replaces a good one: the last good config stays in use and the
- * problem is exposed as `lastError` until the file is fixed.
+ * provider (src/providers does, given a profile). The file is re-read when its mtime or size
+ * changes, so a profile added by `skein config add` is usable without a restart. A missing file
+ * means "no providers" (the daemon still starts; turns fail with a NoProviderError that says how
+ * to add one). A broken file never replaces a good one: the last good config stays in use and
+ * the problem is exposed as `lastError` until the file is fixed.
  */
 import { readFileSync, statSync } from "node:fs";
 import { homePaths } from "../../api/home.js";
