@@ -92,8 +92,3 @@ export interface ProblemBody {
 export interface RejectedCreationBody extends ProblemBody {
   rejected_creation: { status: number; code: string; detail: string; rejected_at: string };
 }
-
-/** Whether `code` is one of the daemon's problem codes. */
-export function isProblemCode(code: string): code is ProblemCode {
-  return Object.hasOwn(problemStatuses, code);
-}

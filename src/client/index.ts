@@ -12,13 +12,13 @@
  * daemon builds its answers with. Nothing here imports the daemon or the CLI.
  */
 export { DiscoveryFileError, type DiscoveryInfo } from "../api/discovery-file.js";
-export type * from "../api/history.js";
+export * from "../api/history.js";
 export { defaultHomeName, type HomePaths, homePaths, skeinHome } from "../api/home.js";
 export type * from "../api/inputs.js";
 export {
-  isProblemCode,
   type ProblemBody,
   type ProblemCode,
+  problemStatuses,
   type RejectedCreationBody,
 } from "../api/problem.js";
 export { capabilities, protocolVersion } from "../api/protocol.js";

@@ -5,16 +5,9 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DiscoveryFileError, type DiscoveryInfo, readDiscoveryFile } from "../../src/api/discovery-file.js";
-import { ensureHome } from "../../src/daemon/process/home.js";
-import { removeTempRoots, tempRoot } from "../daemon/process/temp-home.js";
+import { newHome, removeTempRoots } from "../daemon/process/temp-home.js";
 
 afterEach(removeTempRoots);
-
-function newHome(): string {
-  const home = join(tempRoot(), "home");
-  ensureHome(home);
-  return home;
-}
 
 const info: DiscoveryInfo = {
   pid: 4242,

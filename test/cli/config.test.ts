@@ -172,21 +172,6 @@ describe("skein config", () => {
     expect(result.code).toBe(4);
     expect(result.stderr).toContain('provider profile "nobody" is not configured');
   });
-});
-
-describe("skein config test", () => {
-  let provider: FakeProvider;
-  let cli: CliSandbox;
-
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-    cli = new CliSandbox();
-  });
-
-  afterAll(async () => {
-    await cli.cleanup();
-    await provider.close();
-  });
 
   it("sends the request from the daemon, with the key variable of the daemon's environment", async () => {
     const added = await cli.run([
@@ -203,11 +188,14 @@ describe("skein config test", () => {
       "SKEIN_TEST_DAEMON_KEY",
     ]);
     expect(added.code, added.stderr).toBe(0);
+    expect((await cli.run(["daemon", "stop"])).code).toBe(0);
     const started = await cli.run(["daemon", "start"], { env: { SKEIN_TEST_DAEMON_KEY: "sk-daemon-side" } });
     expect(started.code, started.stderr).toBe(0);
     provider.reset();
     provider.script = () => text("OK");
-    const result = await cli.run(["config", "test"], { env: { SKEIN_TEST_DAEMON_KEY: "sk-cli-side" } });
+    const result = await cli.run(["config", "test", "daemon-key"], {
+      env: { SKEIN_TEST_DAEMON_KEY: "sk-cli-side" },
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('answered "OK"');
     expect(result.stdout).toContain("the daemon read $SKEIN_TEST_DAEMON_KEY from its own environment");

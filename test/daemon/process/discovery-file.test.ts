@@ -3,16 +3,9 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type DiscoveryInfo, readDiscoveryFile } from "../../../src/api/discovery-file.js";
 import { removeDiscoveryFile, writeDiscoveryFile } from "../../../src/daemon/process/discovery-file.js";
-import { ensureHome } from "../../../src/daemon/process/home.js";
-import { removeTempRoots, tempRoot } from "./temp-home.js";
+import { newHome, removeTempRoots } from "./temp-home.js";
 
 afterEach(removeTempRoots);
-
-function newHome(): string {
-  const home = join(tempRoot(), "home");
-  ensureHome(home);
-  return home;
-}
 
 const info: DiscoveryInfo = {
   pid: 4242,

@@ -6,17 +6,10 @@ import {
   ProviderConfigError,
   writeProviderConfig,
 } from "../../../src/api/provider-config.js";
-import { ensureHome } from "../../../src/daemon/process/home.js";
 import { NoProviderError, ProviderConfigSource } from "../../../src/daemon/process/provider-config.js";
-import { removeTempRoots, tempRoot } from "./temp-home.js";
+import { newHome, removeTempRoots } from "./temp-home.js";
 
 afterEach(removeTempRoots);
-
-function newHome(): string {
-  const home = join(tempRoot(), "home");
-  ensureHome(home);
-  return home;
-}
 
 const local: ProviderConfig = {
   active: "local",
