@@ -23,24 +23,18 @@ describe("skein config", () => {
     await provider.close();
   });
 
+  /** `skein config add NAME` for a Chat Completions profile of the fake provider, with these key options. */
+  function addFakeProfile(name: string, key: readonly string[]) {
+    const where = ["--base-url", `${provider.baseUrl}/v1`, "--model", "fake-model"];
+    return cli.run(["config", "add", name, "--protocol", "chat_completions", ...where, ...key]);
+  }
+
   function config(): { active?: string; providers: Record<string, Record<string, unknown>> } {
     return JSON.parse(readFileSync(join(cli.home, "config.json"), "utf8"));
   }
 
   it("adds profiles (the first becomes active), stores keys with mode 0600 and never prints them", async () => {
-    const added = await cli.run([
-      "config",
-      "add",
-      "local",
-      "--protocol",
-      "chat_completions",
-      "--base-url",
-      `${provider.baseUrl}/v1`,
-      "--model",
-      "fake-model",
-      "--api-key",
-      "sk-very-secret",
-    ]);
+    const added = await addFakeProfile("local", ["--api-key", "sk-very-secret"]);
     expect(added.code, added.stderr).toBe(0);
     expect(added.stdout).toContain('added provider profile "local"');
     expect(added.stdout).toContain('"local" is the active profile');
@@ -174,19 +168,7 @@ describe("skein config", () => {
   });
 
   it("sends the request from the daemon, with the key variable of the daemon's environment", async () => {
-    const added = await cli.run([
-      "config",
-      "add",
-      "daemon-key",
-      "--protocol",
-      "chat_completions",
-      "--base-url",
-      `${provider.baseUrl}/v1`,
-      "--model",
-      "fake-model",
-      "--api-key-env",
-      "SKEIN_TEST_DAEMON_KEY",
-    ]);
+    const added = await addFakeProfile("daemon-key", ["--api-key-env", "SKEIN_TEST_DAEMON_KEY"]);
     expect(added.code, added.stderr).toBe(0);
     expect((await cli.run(["daemon", "stop"])).code).toBe(0);
     const started = await cli.run(["daemon", "start"], { env: { SKEIN_TEST_DAEMON_KEY: "sk-daemon-side" } });
