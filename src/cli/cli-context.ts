@@ -6,9 +6,10 @@
  * Boundary rule: per-invocation wiring only; commands receive a context and never read
  * process globals themselves, so they stay callable from tests and other programs.
  */
-import { DaemonUnreachableError } from "./client/api-errors.js";
-import { ensureDaemon } from "./client/ensure-daemon.js";
-import { DaemonClient } from "./daemon-client.js";
+import { homePaths } from "../api/home.js";
+import { DaemonUnreachableError } from "../client/api-errors.js";
+import { DaemonClient } from "../client/daemon-client.js";
+import { ensureDaemon } from "../client/ensure-daemon.js";
 import { processTerminal, type Terminal } from "./render/terminal.js";
 
 export interface CliContext {
@@ -55,7 +56,7 @@ export async function connect(
   if (daemon.started) {
     context.terminal.err.stream.write(
       context.terminal.err.paint.dim(
-        `started the Skein daemon (pid ${daemon.info.pid}; log: ${context.home}/daemon.log)\n`,
+        `started the Skein daemon (pid ${daemon.info.pid}; log: ${homePaths(context.home).log})\n`,
       ),
     );
   }

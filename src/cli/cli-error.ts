@@ -6,8 +6,8 @@
  * classified here once (daemon errors by type and problem code), so every command reports the
  * same failure the same way.
  */
-import { DaemonApiError, DaemonProtocolError, DaemonUnreachableError } from "./client/api-errors.js";
-import { DaemonStartError } from "./client/ensure-daemon.js";
+import { DaemonApiError, DaemonProtocolError, DaemonUnreachableError } from "../client/api-errors.js";
+import { DaemonStartError } from "../client/ensure-daemon.js";
 import { type ExitCode, exitCodes } from "./exit-codes.js";
 
 /** A failure with the message and exit code to report. */

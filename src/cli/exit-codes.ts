@@ -1,8 +1,11 @@
 /**
  * The exit codes of `skein` (documented in docs/cli.md; scripts rely on them).
  *
- * Boundary rule: the single list; commands return these names, never bare numbers.
+ * Boundary rule: the single list; commands return these names, never bare numbers. The code
+ * shared with the daemon's starters (75) is the contract's (src/api/exit-codes.ts).
  */
+import { homeLockedExitCode } from "../api/exit-codes.js";
+
 export const exitCodes = {
   /** Success. */
   ok: 0,
@@ -15,7 +18,7 @@ export const exitCodes = {
   /** The session (or input, profile) named does not exist. */
   notFound: 4,
   /** `skein daemon run` only: another daemon already owns this home (EX_TEMPFAIL). */
-  homeLocked: 75,
+  homeLocked: homeLockedExitCode,
   /** Interrupted by Ctrl-C (the running turn was interrupted). */
   interrupted: 130,
 } as const;

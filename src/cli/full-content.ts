@@ -5,8 +5,9 @@
  * Boundary rule: HTTP through the DaemonClient only; entries without truncated parts are
  * returned as they are, without a request.
  */
-import type { HistoryEntry, HistoryPart } from "./client/api-types.js";
-import type { DaemonClient } from "./daemon-client.js";
+import { type HistoryEntry, type HistoryPart, isTruncatedPart } from "../api/history.js";
+import type { DaemonClient } from "../client/daemon-client.js";
+import type { JsonValue } from "../model/json.js";
 
 /** The entries with every truncated part replaced by its whole content. */
 export async function withFullContent(
@@ -15,7 +16,7 @@ export async function withFullContent(
 ): Promise<HistoryEntry[]> {
   const whole: HistoryEntry[] = [];
   for (const entry of entries) {
-    if (!entry.content.some((part) => part.truncated === true)) {
+    if (!entry.content.some(isTruncatedPart)) {
       whole.push(entry);
       continue;
     }
@@ -27,7 +28,7 @@ export async function withFullContent(
 }
 
 async function wholePart(client: DaemonClient, part: HistoryPart): Promise<HistoryPart> {
-  if (part.truncated !== true || part.ref === undefined) return part;
+  if (!isTruncatedPart(part)) return part;
   const chunks: string[] = [];
   for (let offset: number | null = 0; offset !== null; ) {
     const slice = await client.contentSlice(part.ref, offset);
@@ -39,6 +40,6 @@ async function wholePart(client: DaemonClient, part: HistoryPart): Promise<Histo
   return {
     kind: "json",
     field: part.field,
-    value: part.encoding === "json" ? (JSON.parse(text) as unknown) : text,
+    value: part.encoding === "json" ? (JSON.parse(text) as JsonValue) : text,
   };
 }

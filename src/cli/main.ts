@@ -1,19 +1,17 @@
 /**
  * `skein`: the command line. Every command except `daemon run` talks to the daemon through its
- * HTTP API (src/cli/daemon-client.ts); `daemon run` loads the daemon itself.
+ * HTTP API (src/client); `daemon run` loads the daemon itself (load-daemon.ts).
  *
  * Boundary rule: argument parsing and dispatch only. The client path must stay light
  * (`skein run` is benchmarked): each command's module is imported when that command runs, so
  * the daemon's modules (fastify, SQLite) and the provider clients load only for the
  * subcommands that need them.
  */
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
+import { skeinHome } from "../api/home.js";
+import { packageVersion } from "../api/package-version.js";
 import { type CliContext, processContext } from "./cli-context.js";
 import { describeFailure } from "./cli-error.js";
-import { skeinHome } from "./client/discovery.js";
 import { exitCodes } from "./exit-codes.js";
 
 const exitCodeHelp = `
@@ -44,19 +42,6 @@ Examples:
 ${exitCodeHelp}
 ${environmentHelp}`;
 
-/** The package version (read from package.json, without loading the daemon). */
-export function cliVersion(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  try {
-    const parsed = JSON.parse(readFileSync(join(here, "../../package.json"), "utf8")) as {
-      version?: unknown;
-    };
-    return typeof parsed.version === "string" ? parsed.version : "0.0.0";
-  } catch {
-    return "0.0.0";
-  }
-}
-
 function positiveInteger(value: string): number {
   const parsed = Number(value);
   if (!Number.isSafeInteger(parsed) || parsed < 0) throw new InvalidArgumentError("expected a whole number");
@@ -68,7 +53,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   let exitCode: number = exitCodes.ok;
   const program = new Command("skein")
     .description("Skein: durable LLM agent sessions, from the terminal")
-    .version(cliVersion(), "-V, --version", "print the version")
+    .version(packageVersion(), "-V, --version", "print the version")
     .helpOption("-h, --help", "show help")
     .option("--home <dir>", "data folder (default: $SKEIN_HOME or ~/.skein)")
     .showHelpAfterError("(add --help for usage)")

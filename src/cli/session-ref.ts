@@ -5,10 +5,9 @@
  * Boundary rule: resolution against `GET /sessions` only; an unknown reference is a
  * not-found error, an ambiguous one a usage error listing the candidates.
  */
-
+import type { SessionSummary } from "../api/session-snapshot.js";
+import type { DaemonClient } from "../client/daemon-client.js";
 import { CliError } from "./cli-error.js";
-import type { SessionSummary } from "./client/api-types.js";
-import type { DaemonClient } from "./daemon-client.js";
 import { exitCodes } from "./exit-codes.js";
 
 const fullId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

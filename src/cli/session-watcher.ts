@@ -9,16 +9,13 @@
  * still awaited are looked up by receipt, so a turn that a restart abandoned is followed into
  * the recovery turn that continues it.
  */
-import type {
-  HistoryEntry,
-  InputReceipt,
-  SessionEvent,
-  SessionSnapshot,
-  StreamBatch,
-  StreamCursor,
-  TurnState,
-} from "./client/api-types.js";
-import type { DaemonClient } from "./daemon-client.js";
+import type { HistoryEntry } from "../api/history.js";
+import type { InputReceipt, TurnState } from "../api/inputs.js";
+import type { SessionEvent } from "../api/session-events.js";
+import type { SessionSnapshot } from "../api/session-snapshot.js";
+import type { StreamCursor } from "../api/stream-cursor.js";
+import type { DaemonClient } from "../client/daemon-client.js";
+import type { StreamBatch } from "../client/stream-batch.js";
 import type { TranscriptView } from "./render/transcript-view.js";
 
 /** How the turn that took an input ended. */

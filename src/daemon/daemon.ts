@@ -7,12 +7,13 @@
  * it; nothing below this file reads the environment or knows about the process.
  */
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import pino from "pino";
 import { v7 as uuidv7 } from "uuid";
+import { homeLockedExitCode } from "../api/exit-codes.js";
+import { packageVersion } from "../api/package-version.js";
+import { protocolVersion } from "../api/protocol.js";
 import { createLlmClient } from "../providers/create-llm-client.js";
+import { probeProfile } from "../providers/profile-probe.js";
 import { validateProviderProfile } from "../providers/provider-profile.js";
 import { builtinTools, workspaceProblem } from "../tools/builtin-tools.js";
 import { chooseShell, describeShellChoice } from "../tools/shell-mode.js";
@@ -29,6 +30,7 @@ import { loadSigningKey } from "./process/signing-key.js";
 import { registerDebugRoutes } from "./routes/debug-routes.js";
 import { registerHistoryRoutes } from "./routes/history-routes.js";
 import { registerInputRoutes } from "./routes/input-routes.js";
+import { registerProviderRoutes } from "./routes/provider-routes.js";
 import type { RouteServices } from "./routes/route-services.js";
 import { registerServerRoutes } from "./routes/server-routes.js";
 import { registerSessionRoutes } from "./routes/session-routes.js";
@@ -37,24 +39,6 @@ import { SessionRegistry } from "./session/session-registry.js";
 import type { SessionServices } from "./session/session-services.js";
 import { databaseFiles, openDaemonDatabase } from "./storage/database.js";
 import { SqliteSessionStorage } from "./storage/sqlite-session-storage.js";
-
-/** The package version, as `GET /server` reports it (found upward from this file: src/, dist/ or the bundle). */
-export function packageVersion(): string {
-  let directory = dirname(fileURLToPath(import.meta.url));
-  for (let depth = 0; depth < 4; depth++) {
-    try {
-      const parsed = JSON.parse(readFileSync(join(directory, "package.json"), "utf8")) as {
-        name?: string;
-        version?: string;
-      };
-      if (parsed.name === "skein" && typeof parsed.version === "string") return parsed.version;
-    } catch {
-      // no package.json here; look one level up
-    }
-    directory = dirname(directory);
-  }
-  return "0.0.0";
-}
 
 /** The system prompt of a session created without one. */
 export function defaultSystemPrompt(workspace: string): string {
@@ -161,6 +145,8 @@ async function boot(
         throw error;
       }
     },
+    resolveProfile: (name) => providers.resolveProfile(name),
+    probeProvider: (profile, timeoutMs) => probeProfile(profile, { timeoutMs }),
   };
 
   let stoppedResolve: () => void = () => {};
@@ -206,6 +192,7 @@ async function boot(
   registerInputRoutes(app, routeServices);
   registerHistoryRoutes(app, routeServices);
   registerVerifyRoutes(app, routeServices, signer);
+  registerProviderRoutes(app, routeServices);
   if (settings.inspect) registerDebugRoutes(app, routeServices);
 
   const port = await choosePort({ configured: settings.port, home: settings.home, host: settings.host });
@@ -214,16 +201,13 @@ async function boot(
     pid: process.pid,
     port,
     token: settings.token,
-    version: 3,
+    version: protocolVersion,
     instance_id: instanceId,
   });
   registry.startUnloading(settings.unloadSeconds * 1000);
   logger.info({ port, home: settings.home, instanceId }, "ready");
   return { settings, port, instanceId, shutdown, stopped };
 }
-
-/** The exit status of `skein daemon run` when another daemon already owns the home (EX_TEMPFAIL). */
-export const homeLockedExitCode = 75;
 
 /**
  * `skein daemon run`: start, serve until drained, exit 0. A daemon that cannot start exits

@@ -22,8 +22,7 @@ export type {
   RunEndAction,
   ToolCallResult,
 } from "./interceptor.js";
-export { LockedWorker, type RunOptions } from "./locked-worker.js";
 export type { CommitKind, WorkerObserver } from "./observer.js";
 export { leavesRunInterrupted, type WorkerResult } from "./result.js";
 export { NOT_RUN_OUTPUT } from "./run.js";
-export { Worker, type WorkerOptions } from "./worker.js";
+export { LockedWorker, type RunOptions, Worker, type WorkerOptions } from "./worker.js";

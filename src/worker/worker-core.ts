@@ -12,8 +12,12 @@ import { defaultRequestConfig, type RequestConfig } from "../model/request-confi
 import { type Conversation, MemoryConversation } from "./conversation.js";
 import type { Interceptor } from "./interceptor.js";
 import type { WorkerObserver } from "./observer.js";
-import type { WorkerRun } from "./run.js";
 import { ToolRegistry } from "./tool-registry.js";
+
+/** The run in progress, as far as the state needs to know it: something to cancel. */
+export interface ActiveRun {
+  cancel(reason?: string): void;
+}
 
 export class WorkerCore {
   readonly client: LlmClient;
@@ -31,7 +35,7 @@ export class WorkerCore {
   /** Bumped by every lock, so a LockedWorker from an earlier lock can tell it is stale. */
   lockGeneration = 0;
   lockedPrefixLen = 0;
-  activeRun: WorkerRun | null = null;
+  activeRun: ActiveRun | null = null;
   /** Times reasoning (ms, e.g. `performance.now`); null: reasoning items get no `duration_ms`. */
   readonly clock: (() => number) | null;
 

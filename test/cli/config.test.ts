@@ -1,6 +1,6 @@
 /**
  * `skein config …`: provider profiles in config.json, keys kept out of sight, and `config test`
- * against a real (fake) provider server.
+ * against a real (fake) provider server, sent by the daemon with the daemon's environment.
  */
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -23,24 +23,18 @@ describe("skein config", () => {
     await provider.close();
   });
 
+  /** `skein config add NAME` for a Chat Completions profile of the fake provider, with these key options. */
+  function addFakeProfile(name: string, key: readonly string[]) {
+    const where = ["--base-url", `${provider.baseUrl}/v1`, "--model", "fake-model"];
+    return cli.run(["config", "add", name, "--protocol", "chat_completions", ...where, ...key]);
+  }
+
   function config(): { active?: string; providers: Record<string, Record<string, unknown>> } {
     return JSON.parse(readFileSync(join(cli.home, "config.json"), "utf8"));
   }
 
   it("adds profiles (the first becomes active), stores keys with mode 0600 and never prints them", async () => {
-    const added = await cli.run([
-      "config",
-      "add",
-      "local",
-      "--protocol",
-      "chat_completions",
-      "--base-url",
-      `${provider.baseUrl}/v1`,
-      "--model",
-      "fake-model",
-      "--api-key",
-      "sk-very-secret",
-    ]);
+    const added = await addFakeProfile("local", ["--api-key", "sk-very-secret"]);
     expect(added.code, added.stderr).toBe(0);
     expect(added.stdout).toContain('added provider profile "local"');
     expect(added.stdout).toContain('"local" is the active profile');
@@ -127,10 +121,13 @@ describe("skein config", () => {
     expect(Object.keys(config().providers)).not.toContain("x");
   });
 
+  // `config test` goes through the daemon, so these runs may start one.
+  const withDaemon = { env: { SKEIN_NO_AUTOSTART: "0" } };
+
   it("tests the active profile with one tiny request and reports the answer", async () => {
     provider.reset();
     provider.script = () => text("OK");
-    const result = await cli.run(["config", "test"]);
+    const result = await cli.run(["config", "test"], withDaemon);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/✓ local \(chat_completions, fake-model at .*\): answered "OK" in \d+ ms/);
     expect(provider.requests).toHaveLength(1);
@@ -140,7 +137,7 @@ describe("skein config", () => {
   it("reports what went wrong when the provider refuses (exit 1)", async () => {
     provider.reset();
     provider.script = () => httpError(401, { message: "invalid api key" });
-    const result = await cli.run(["config", "test", "local"]);
+    const result = await cli.run(["config", "test", "local"], withDaemon);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/✗ local .*HTTP 401.*invalid api key/);
   });
@@ -158,9 +155,33 @@ describe("skein config", () => {
       "UNSET_VARIABLE_FOR_TEST",
     ]);
     provider.reset();
-    const result = await cli.run(["config", "test", "needs-env"]);
+    const result = await cli.run(["config", "test", "needs-env"], withDaemon);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("UNSET_VARIABLE_FOR_TEST");
     expect(provider.requests).toHaveLength(0);
+  });
+
+  it("says which profile is unknown to the daemon (exit 4)", async () => {
+    const result = await cli.run(["config", "test", "nobody"], withDaemon);
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain('provider profile "nobody" is not configured');
+  });
+
+  it("sends the request from the daemon, with the key variable of the daemon's environment", async () => {
+    const added = await addFakeProfile("daemon-key", ["--api-key-env", "SKEIN_TEST_DAEMON_KEY"]);
+    expect(added.code, added.stderr).toBe(0);
+    expect((await cli.run(["daemon", "stop"])).code).toBe(0);
+    const started = await cli.run(["daemon", "start"], { env: { SKEIN_TEST_DAEMON_KEY: "sk-daemon-side" } });
+    expect(started.code, started.stderr).toBe(0);
+    provider.reset();
+    provider.script = () => text("OK");
+    const result = await cli.run(["config", "test", "daemon-key"], {
+      env: { SKEIN_TEST_DAEMON_KEY: "sk-cli-side" },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('answered "OK"');
+    expect(result.stdout).toContain("the daemon read $SKEIN_TEST_DAEMON_KEY from its own environment");
+    expect(provider.requests).toHaveLength(1);
+    expect(provider.lastRequest.headers.authorization).toBe("Bearer sk-daemon-side");
   });
 });

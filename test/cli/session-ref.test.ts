@@ -2,8 +2,8 @@
  * Session references: unique prefixes for display, and resolving what a person typed.
  */
 import { describe, expect, it } from "vitest";
+import type { SessionSummary } from "../../src/api/session-snapshot.js";
 import { CliError } from "../../src/cli/cli-error.js";
-import type { SessionSummary } from "../../src/cli/client/api-types.js";
 import { pickSession, uniquePrefixes } from "../../src/cli/session-ref.js";
 
 function summary(id: string, name: string | null = null): SessionSummary {
@@ -16,7 +16,7 @@ function summary(id: string, name: string | null = null): SessionSummary {
     activity_at: "",
     provider_profile: null,
     model: null,
-    status: { phase: "idle", run_id: null, interrupt_requested: false },
+    status: { phase: "idle", run_id: null, interrupt_requested: false, blocking_reason: null },
     cursor: null,
     preview: { text: "", transcript_count: 0, truncated: false },
     input_order: 0,

@@ -1,10 +1,10 @@
 /**
- * The plain-HTTP consumer flow (albedo's http_consumer_test): create → durable, idempotent
- * input → SSE stream from the create snapshot's cursor with contiguous sequences until
- * `turn_completed` → reconnect without a reset → history with the input id → receipt committed;
- * an EventSource-style client resuming with `Last-Event-ID`; and two watchers seeing the same
- * events (thinking and usage included). One daemon for the file; each
- * test uses its own session.
+ * The plain-HTTP consumer flow, as a program without any Skein code uses the API: create →
+ * durable, idempotent input → SSE stream from the create snapshot's cursor with contiguous
+ * sequences until `turn_completed` → reconnect without a reset → history with the input id →
+ * receipt committed; an EventSource-style client resuming with `Last-Event-ID`; and two watchers
+ * seeing the same events (thinking and usage included). One daemon for the file; each test uses
+ * its own session.
  */
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ContentSlice, TruncationMarker } from "../../src/cli/client/api-types.js";
+import type { ContentSlice, TruncationMarker } from "../../src/api/history.js";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
 import type { FakeProvider } from "../support/fake-provider/server.js";
 import type { DaemonHarness, HistoryEntry, HistoryPage } from "./support/daemon-harness.js";

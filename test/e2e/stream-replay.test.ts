@@ -1,5 +1,5 @@
 /**
- * Port of the seed `stream_replay_test.py`: a replay cursor never skips durable events, across
+ * Stream replay: a replay cursor never skips durable events, across
  * an actor restart, a daemon crash, the same generation, a storage failure and an evicted
  * window. Runs the real daemon process against the fake provider over loopback HTTP.
  */
@@ -29,7 +29,7 @@ function assertResetHistory(page: StreamPage, prompts: string[]): void {
   expect(userTexts(page.snapshot?.history.items ?? [])).toEqual(prompts);
 }
 
-describe("stream replay (seed stream_replay_test.py)", () => {
+describe("stream replay", () => {
   let provider: FakeProvider;
 
   beforeAll(async () => {

@@ -7,11 +7,11 @@
  * Ctrl-C (or one right after an interrupted turn) exits; Ctrl-D exits. Reconnecting after a
  * lost connection or a daemon restart is the watcher's job and needs nothing from here.
  */
-
+import type { InputReceipt } from "../../api/inputs.js";
+import type { SessionSnapshot } from "../../api/session-snapshot.js";
+import type { DaemonClient } from "../../client/daemon-client.js";
+import { uuidV7 } from "../../client/uuid-v7.js";
 import { type CliContext, connect } from "../cli-context.js";
-import type { InputReceipt, SessionSnapshot } from "../client/api-types.js";
-import { uuidV7 } from "../client/uuid-v7.js";
-import type { DaemonClient } from "../daemon-client.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { PromptReader } from "../prompt-reader.js";
 import { Spinner } from "../render/spinner.js";

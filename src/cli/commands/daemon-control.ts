@@ -6,11 +6,13 @@
  */
 import { createReadStream, existsSync, readFileSync, statSync, watch } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
+import { readDiscoveryFile } from "../../api/discovery-file.js";
+import { homePaths } from "../../api/home.js";
+import { DaemonClient } from "../../client/daemon-client.js";
+import { endpointOf } from "../../client/daemon-endpoint.js";
+import { ensureDaemon, probeDaemon, processAlive } from "../../client/ensure-daemon.js";
 import type { CliContext } from "../cli-context.js";
 import { CliError } from "../cli-error.js";
-import { daemonLogPath, readDaemonInfo } from "../client/discovery.js";
-import { ensureDaemon, probeDaemon, processAlive } from "../client/ensure-daemon.js";
-import { DaemonClient } from "../daemon-client.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { formatLogLine } from "../render/log-line.js";
 import { writeLine } from "../render/terminal.js";
@@ -23,7 +25,7 @@ export async function startDaemon(context: CliContext): Promise<ExitCode> {
   writeLine(
     out,
     daemon.started
-      ? `started the Skein daemon (pid ${pid}, port ${port}, home ${context.home}; log ${daemonLogPath(context.home)})`
+      ? `started the Skein daemon (pid ${pid}, port ${port}, home ${context.home}; log ${homePaths(context.home).log})`
       : `the Skein daemon is already running (pid ${pid}, port ${port}, home ${context.home})`,
   );
   return exitCodes.ok;
@@ -39,7 +41,7 @@ export async function stopDaemon(context: CliContext, options: { timeoutMs: numb
   }
   const client = new DaemonClient({
     home: context.home,
-    endpoint: { port: live.info.port, token: live.info.token },
+    endpoint: endpointOf(live.info),
   });
   try {
     await client.shutdown(live.server.instance_id, options.timeoutMs);
@@ -78,7 +80,7 @@ export async function daemonStatus(context: CliContext, options: { json?: boolea
   if (live === null) {
     let stale = "";
     try {
-      const info = readDaemonInfo(context.home);
+      const info = readDiscoveryFile(context.home);
       if (info !== null)
         stale = ` (daemon.json names pid ${info.pid}, which ${processAlive(info.pid) ? "does not answer" : "is gone"})`;
     } catch {
@@ -92,7 +94,7 @@ export async function daemonStatus(context: CliContext, options: { json?: boolea
     out,
     `running: pid ${info.pid}, port ${info.port}, version ${server.version}, protocol ${server.protocol}, state ${server.state}`,
   );
-  writeLine(out, `home ${context.home}; instance ${server.instance_id}; log ${daemonLogPath(context.home)}`);
+  writeLine(out, `home ${context.home}; instance ${server.instance_id}; log ${homePaths(context.home).log}`);
   return exitCodes.ok;
 }
 
@@ -101,7 +103,7 @@ export async function daemonLogs(
   context: CliContext,
   options: { lines: number; follow?: boolean; json?: boolean },
 ): Promise<ExitCode> {
-  const path = daemonLogPath(context.home);
+  const path = homePaths(context.home).log;
   const out = context.terminal.out;
   const show = (line: string): void => {
     out.stream.write(`${options.json === true ? line : formatLogLine(line, out.paint)}\n`);

@@ -4,11 +4,10 @@
  *
  * Boundary rule: one PUT with a fork body; the new id goes to stdout, the explanation to stderr.
  */
-
+import type { DaemonClient } from "../../client/daemon-client.js";
+import { uuidV7 } from "../../client/uuid-v7.js";
 import { type CliContext, connect } from "../cli-context.js";
 import { CliError } from "../cli-error.js";
-import { uuidV7 } from "../client/uuid-v7.js";
-import type { DaemonClient } from "../daemon-client.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { writeLine } from "../render/terminal.js";
 import { resolveSessionId } from "../session-ref.js";

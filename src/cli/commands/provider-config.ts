@@ -1,27 +1,27 @@
 /**
  * `skein config add|list|remove|use|test`: the provider profiles in `$SKEIN_HOME/config.json`.
  *
- * Boundary rule: the file is read and written through the daemon's own config module (one
- * validator, one format, atomic 0600 writes); the running daemon notices the change by itself.
- * API keys are never printed. `config test` talks to the provider directly (through
- * src/providers, loaded only for that subcommand), not through the daemon.
+ * Boundary rule: the file is read and written through the contract's config module
+ * (src/api/provider-config.ts: one validator, one format, atomic 0600 writes); the running
+ * daemon notices the change by itself. API keys are never printed. `config test` asks the
+ * daemon (`POST /providers/{name}/test`), so the request is sent with the daemon's environment,
+ * where the profile's key variable is read.
  */
-import { mkdirSync, readFileSync } from "node:fs";
-import {
-  type ProviderConfig,
-  parseProviderConfig,
-  writeProviderConfig,
-} from "../../daemon/process/provider-config.js";
+import { mkdirSync } from "node:fs";
 import {
   defaultBaseUrls,
   effectiveBaseUrl,
+  type ProviderConfig,
+  ProviderConfigError,
   type ProviderProfile,
   type ProviderProtocol,
   providerProtocols,
-} from "../../providers/provider-profile.js";
-import type { CliContext } from "../cli-context.js";
+  readProviderConfig,
+  writeProviderConfig,
+} from "../../api/provider-config.js";
+import type { ProviderTestAnswer } from "../../api/provider-test.js";
+import { type CliContext, connect } from "../cli-context.js";
 import { CliError } from "../cli-error.js";
-import { providerConfigPath } from "../client/discovery.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { writeLine } from "../render/terminal.js";
 import { readAll } from "./run-prompt.js";
@@ -37,19 +37,14 @@ export interface AddProfileOptions {
 }
 
 /** The config of a home; an absent file is an empty config. */
-export function readProviderConfig(home: string): ProviderConfig {
-  const path = providerConfigPath(home);
-  let text: string;
+function readConfig(home: string): ProviderConfig {
   try {
-    text = readFileSync(path, "utf8");
+    return readProviderConfig(home);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { providers: {} };
-    throw new CliError(`cannot read ${path}: ${(error as Error).message}`);
-  }
-  try {
-    return parseProviderConfig(text, path);
-  } catch (error) {
-    throw new CliError((error as Error).message, exitCodes.error, `fix or remove ${path}`);
+    if (error instanceof ProviderConfigError) {
+      throw new CliError(error.message, exitCodes.error, `fix or remove ${error.path}`);
+    }
+    throw error;
   }
 }
 
@@ -91,7 +86,7 @@ export async function addProfile(
   if (options.header !== undefined && options.header.length > 0)
     profile.headers = parseHeaders(options.header);
   mkdirSync(context.home, { recursive: true, mode: 0o700 });
-  const config = readProviderConfig(context.home);
+  const config = readConfig(context.home);
   const replaced = Object.hasOwn(config.providers, name);
   const providers = { ...config.providers, [name]: profile };
   const active = options.use === true || config.active === undefined ? name : config.active;
@@ -127,7 +122,7 @@ function parseHeaders(values: readonly string[]): Record<string, string> {
 
 /** `skein config list`. */
 export function listProfiles(context: CliContext, options: { json?: boolean }): ExitCode {
-  const config = readProviderConfig(context.home);
+  const config = readConfig(context.home);
   const out = context.terminal.out;
   const names = Object.keys(config.providers);
   if (options.json === true) {
@@ -166,7 +161,7 @@ export function listProfiles(context: CliContext, options: { json?: boolean }): 
 
 /** `skein config remove NAME`. */
 export async function removeProfile(context: CliContext, name: string): Promise<ExitCode> {
-  const config = readProviderConfig(context.home);
+  const config = readConfig(context.home);
   if (!Object.hasOwn(config.providers, name))
     throw new CliError(`no provider profile named "${name}"`, exitCodes.notFound);
   const providers = { ...config.providers };
@@ -183,7 +178,7 @@ export async function removeProfile(context: CliContext, name: string): Promise<
 
 /** `skein config use NAME`. */
 export async function useProfile(context: CliContext, name: string): Promise<ExitCode> {
-  const config = readProviderConfig(context.home);
+  const config = readConfig(context.home);
   if (!Object.hasOwn(config.providers, name)) {
     const known = Object.keys(config.providers);
     throw new CliError(
@@ -196,14 +191,13 @@ export async function useProfile(context: CliContext, name: string): Promise<Exi
   return exitCodes.ok;
 }
 
-/** `skein config test [NAME]`: one tiny streamed request to the provider; reports what happened. */
+/** `skein config test [NAME]`: the daemon sends one tiny request to the provider; reports what happened. */
 export async function testProfile(
   context: CliContext,
   name: string | undefined,
   options: { timeoutMs: number },
 ): Promise<ExitCode> {
-  const config = readProviderConfig(context.home);
-  const chosen = name ?? config.active;
+  const chosen = name ?? readConfig(context.home).active;
   if (chosen === undefined) {
     throw new CliError(
       "no provider profile is active",
@@ -211,61 +205,34 @@ export async function testProfile(
       "add one with `skein config add`, or name one",
     );
   }
-  const profile = config.providers[chosen];
-  if (profile === undefined) throw new CliError(`no provider profile named "${chosen}"`, exitCodes.notFound);
-  const { createLlmClient } = await import("../../providers/create-llm-client.js");
-  const { LlmClientError } = await import("../../model/llm-client.js");
-  const { out, err } = context.terminal;
-  const label = `${chosen} (${profile.protocol}, ${profile.model} at ${effectiveBaseUrl(profile)})`;
-  const started = Date.now();
-  const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(new Error("timeout")), options.timeoutMs);
-  let answer = "";
-  let usage = "";
+  const client = await connect(context);
+  let answer: ProviderTestAnswer;
   try {
-    const client = createLlmClient(profile, {
-      env: context.env,
-      retry: { maxAttempts: 1 },
-      idleTimeoutMs: options.timeoutMs,
-    });
-    const request = {
-      items: [
-        {
-          type: "message" as const,
-          role: "user" as const,
-          content: [{ type: "text" as const, text: "Reply with the single word: OK" }],
-        },
-      ],
-      tools: [],
-      config: { max_tokens: 64 },
-    };
-    for await (const event of client.stream(request, abort.signal)) {
-      if (event.type === "block_delta" && event.delta.type === "text") answer += event.delta.text;
-      if (event.type === "usage") {
-        usage = ` (${event.usage.input_tokens ?? 0} tokens in, ${event.usage.output_tokens ?? 0} out)`;
-      }
-      if (event.type === "error") throw new Error(event.message);
-    }
-  } catch (error) {
-    const ms = Date.now() - started;
-    let reason = error instanceof Error ? error.message : String(error);
-    if (abort.signal.aborted) reason = `no answer within ${options.timeoutMs} ms`;
-    else if (error instanceof LlmClientError) {
-      reason = `${error.kind} error${error.status === undefined ? "" : ` (HTTP ${error.status})`}: ${error.message}`;
-    }
-    writeLine(err, `${err.paint.red("✗")} ${label}: ${reason} [${ms} ms]`);
-    return exitCodes.error;
+    answer = await client.testProvider(chosen, { timeout_ms: options.timeoutMs });
   } finally {
-    clearTimeout(timer);
+    client.close();
   }
-  const ms = Date.now() - started;
-  const shown = answer.trim() === "" ? "(no text)" : JSON.stringify(answer.trim().slice(0, 80));
-  writeLine(out, `${out.paint.green("✓")} ${label}: answered ${shown} in ${ms} ms${usage}`);
-  if (profile.apiKeyEnv !== undefined) {
+  const { out, err } = context.terminal;
+  const label = `${answer.profile} (${answer.protocol}, ${answer.model} at ${answer.base_url})`;
+  const { result } = answer;
+  if (!result.ok) {
+    const status = result.status === null ? "" : ` (HTTP ${result.status})`;
+    const reason =
+      result.kind === "timeout" ? result.message : `${result.kind} error${status}: ${result.message}`;
+    writeLine(err, `${err.paint.red("✗")} ${label}: ${reason} [${answer.elapsed_ms} ms]`);
+    return exitCodes.error;
+  }
+  const shown = result.text === "" ? "(no text)" : JSON.stringify(result.text.slice(0, 80));
+  const usage =
+    result.usage === null
+      ? ""
+      : ` (${result.usage.input_tokens} tokens in, ${result.usage.output_tokens} out)`;
+  writeLine(out, `${out.paint.green("✓")} ${label}: answered ${shown} in ${answer.elapsed_ms} ms${usage}`);
+  if (answer.api_key_env !== null) {
     writeLine(
       out,
       out.paint.dim(
-        `the daemon reads $${profile.apiKeyEnv} from its own environment (the one it was started from)`,
+        `the daemon read $${answer.api_key_env} from its own environment (the one it was started from)`,
       ),
     );
   }

@@ -5,10 +5,10 @@
  * interrupts it and waits for it to stop first.
  */
 import { setTimeout as sleep } from "node:timers/promises";
+import { DaemonApiError } from "../../client/api-errors.js";
+import type { DaemonClient } from "../../client/daemon-client.js";
 import { type CliContext, connect } from "../cli-context.js";
 import { CliError } from "../cli-error.js";
-import { DaemonApiError } from "../client/api-errors.js";
-import type { DaemonClient } from "../daemon-client.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { writeLine } from "../render/terminal.js";
 import { resolveSessionId } from "../session-ref.js";

@@ -6,11 +6,10 @@
  * answer only. With --json, stdout gets every stream event as one JSON line instead. Ctrl-C
  * interrupts the turn (exit 130); a second Ctrl-C leaves at once.
  */
-
+import type { StreamCursor } from "../../api/stream-cursor.js";
+import { uuidV7 } from "../../client/uuid-v7.js";
 import { type CliContext, connect } from "../cli-context.js";
 import { CliError } from "../cli-error.js";
-import type { StreamCursor } from "../client/api-types.js";
-import { uuidV7 } from "../client/uuid-v7.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { TranscriptView } from "../render/transcript-view.js";
 import { resolveSessionId } from "../session-ref.js";

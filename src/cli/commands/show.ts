@@ -5,9 +5,8 @@
  * it never loads more than it prints. Large parts come cut to their start with a note; with
  * `--full` their whole content is fetched through each part's ref.
  */
-
+import type { HistoryEntry } from "../../api/history.js";
 import { type CliContext, connect } from "../cli-context.js";
-import type { HistoryEntry } from "../client/api-types.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { withFullContent } from "../full-content.js";
 import { entryLines, sessionHeader } from "../render/history-listing.js";

@@ -5,8 +5,8 @@
  *
  * Boundary rule: GET /sessions/{id}/verify per session; the exit code says whether all verified.
  */
+import type { VerifyReport } from "../../api/verify-report.js";
 import { type CliContext, connect } from "../cli-context.js";
-import type { VerifyReport } from "../client/api-types.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import type { Paint } from "../render/terminal.js";
 import { writeLine } from "../render/terminal.js";

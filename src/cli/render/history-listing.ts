@@ -4,7 +4,8 @@
  *
  * Boundary rule: pure formatting of snapshot data and history entries into lines.
  */
-import type { HistoryEntry, SessionSnapshot } from "../client/api-types.js";
+import type { HistoryEntry } from "../../api/history.js";
+import type { SessionSnapshot } from "../../api/session-snapshot.js";
 import { clockTime } from "./relative-time.js";
 import type { Paint } from "./terminal.js";
 import { entryJson, shortArguments, shortResult } from "./tool-line.js";

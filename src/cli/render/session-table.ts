@@ -4,7 +4,7 @@
  * Boundary rule: pure formatting of summaries; on a terminal the preview is cut to the width,
  * elsewhere every row still stays one line.
  */
-import type { SessionSummary } from "../client/api-types.js";
+import type { SessionSummary } from "../../api/session-snapshot.js";
 import { uniquePrefixes } from "../session-ref.js";
 import { relativeTime } from "./relative-time.js";
 import type { OutputStream } from "./terminal.js";

@@ -4,7 +4,7 @@
  * Boundary rule: pure formatting of a call's name, arguments and result; the caller decides
  * when a call is shown (once, when its result is known).
  */
-import type { HistoryEntry } from "../client/api-types.js";
+import type { HistoryEntry } from "../../api/history.js";
 import type { Paint } from "./terminal.js";
 import { clip, oneLine } from "./text-shape.js";
 

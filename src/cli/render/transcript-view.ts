@@ -9,7 +9,8 @@
  * printed. Deltas are not durable: when a daemon restart loses a turn's uncommitted text, that
  * text stays on screen and a notice says so; nothing is reprinted.
  */
-import type { HistoryEntry, SessionEvent } from "../client/api-types.js";
+import { type HistoryEntry, isTruncatedPart } from "../../api/history.js";
+import type { SessionEvent } from "../../api/session-events.js";
 import type { Spinner } from "./spinner.js";
 import type { OutputStream } from "./terminal.js";
 import { entryJson, entryText, toolLine } from "./tool-line.js";
@@ -303,10 +304,7 @@ export class TranscriptView {
     }
     this.#segments.splice(index, 1);
     if (prefix !== null) return;
-    const bytes = entry.content.reduce(
-      (sum, part) => sum + (part.truncated === true ? (part.bytes ?? 0) : 0),
-      0,
-    );
+    const bytes = entry.content.reduce((sum, part) => sum + (isTruncatedPart(part) ? part.bytes : 0), 0);
     this.#asideLine(this.#options.aside.paint.dim(truncationNote(bytes)));
   }
 

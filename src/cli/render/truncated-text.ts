@@ -4,7 +4,7 @@
  *
  * Boundary rule: pure functions of history entries and strings.
  */
-import type { HistoryEntry } from "../client/api-types.js";
+import { type HistoryEntry, isTruncatedPart } from "../../api/history.js";
 
 /** The note that follows the start of a part sent truncated. */
 export function truncationNote(bytes: number): string {
@@ -13,7 +13,7 @@ export function truncationNote(bytes: number): string {
 
 /** Whether any of the entry's parts came truncated. */
 export function hasTruncatedParts(entry: HistoryEntry): boolean {
-  return entry.content.some((part) => part.truncated === true);
+  return entry.content.some(isTruncatedPart);
 }
 
 /** The entry's text parts joined for display, each truncated one followed by its note on a line of its own. */
@@ -22,7 +22,7 @@ export function displayText(entry: HistoryEntry): string {
   for (const part of entry.content) {
     if (part.kind !== "text") continue;
     text += part.text;
-    if (part.truncated === true) text += `\n${truncationNote(part.bytes ?? 0)}`;
+    if (isTruncatedPart(part)) text += `\n${truncationNote(part.bytes)}`;
   }
   return text;
 }
@@ -37,11 +37,11 @@ export function streamedPrefix(entry: HistoryEntry, shown: string): string | nul
   for (const part of entry.content) {
     if (part.kind !== "text") continue;
     if (!shown.startsWith(part.text, index)) return null;
-    if (part.truncated !== true) {
+    if (!isTruncatedPart(part)) {
       index += part.text.length;
       continue;
     }
-    const end = afterBytes(shown, index, part.bytes ?? 0);
+    const end = afterBytes(shown, index, part.bytes);
     if (end === null) return null;
     index = end;
   }

@@ -7,13 +7,8 @@
  * Boundary rule: pure functions of a projected entry. `partContent` is the one definition of
  * what a part's fetchable content is, shared by the marker and the content route.
  */
-import type {
-  ContentEncoding,
-  FullHistoryEntry,
-  HistoryEntry,
-  HistoryPart,
-  InlinePart,
-} from "./history-entry.js";
+import type { ContentEncoding, HistoryEntry, HistoryPart, InlinePart } from "../../api/history.js";
+import type { FullHistoryEntry } from "./history-entry.js";
 import { jsonStringBytes, sliceText } from "./text-slice.js";
 
 /** The byte bounds of one entry's content (sizes are of the JSON encoding). */

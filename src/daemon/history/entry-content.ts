@@ -6,9 +6,9 @@
  * Boundary rule: a pure function of the verified log entries; finding nothing is an
  * EntryContentUnknownError (404), a bad offset a TextOffsetError (400).
  */
+import type { ContentSlice } from "../../api/history.js";
 import type { PositionedEntry } from "../../log/entries.js";
 import { partContent } from "./bounded-entry.js";
-import type { ContentEncoding } from "./history-entry.js";
 import { projectEntry } from "./project-history.js";
 import { sliceText } from "./text-slice.js";
 
@@ -24,19 +24,6 @@ export interface ContentRequest {
   offset: number;
   /** Most bytes of JSON-escaped text in the slice (1..maxContentSliceBytes). */
   limit: number;
-}
-
-/** One slice of a part's content. */
-export interface ContentSlice {
-  entry_id: string;
-  part: number;
-  encoding: ContentEncoding;
-  /** UTF-8 bytes of the whole content. */
-  bytes: number;
-  offset: number;
-  /** Where the next slice starts, or null when this one reaches the end. */
-  next_offset: number | null;
-  text: string;
 }
 
 /** A history entry or part that does not exist in the session. */

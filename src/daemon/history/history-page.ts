@@ -15,9 +15,9 @@
  * which holds a fork's copied history and has nothing before it. Errors of
  * `readEntries` (storage failures, LogCorruptError) propagate unchanged.
  */
+import type { HistoryEntry, HistoryPage } from "../../api/history.js";
 import type { PositionedEntry } from "../../log/entries.js";
 import { boundEntry, type ContentLimits, defaultContentLimits } from "./bounded-entry.js";
-import type { HistoryEntry } from "./history-entry.js";
 import {
   type HistoryDirection,
   type HistoryTokenSecret,
@@ -25,19 +25,6 @@ import {
   verifyHistoryToken,
 } from "./history-token.js";
 import { projectEntry, projectsToHistory, recordToolNames, type ToolNames } from "./project-history.js";
-
-export interface HistoryPage {
-  /** Oldest first. */
-  items: HistoryEntry[];
-  /** A token for the page before this one, or null when nothing older exists. */
-  older: string | null;
-  /** A token for the page after this one (up to `high_water`), or null. */
-  newer: string | null;
-  /** The log head position this page (and every page reached from its tokens) is bounded by. */
-  high_water: number;
-  /** True when the byte budget ended the page before `limit` positions (more follow in its direction). */
-  byte_limited: boolean;
-}
 
 /** The verified entries of a session's log in position order (e.g. `(id) => store.readAll(id)`). */
 export type ReadEntries = (

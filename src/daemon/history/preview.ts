@@ -4,18 +4,9 @@
  * Boundary rule: computed from history entries (so a fork's copied history counts), measured in
  * Unicode scalar values, never UTF-16 code units; an emoji is one character.
  */
-import type { HistoryEntry } from "./history-entry.js";
+import type { HistoryEntry } from "../../api/history.js";
+import type { SessionPreview } from "../../api/session-snapshot.js";
 import { type PlacedEntry, projectEntry, type ToolNames } from "./project-history.js";
-
-/** The snapshot's `preview` object. */
-export interface SessionPreview {
-  /** The first `previewLength` scalar values of the first non-empty user text ("" when there is none). */
-  text: string;
-  /** How many distinct log positions yield a history entry other than a continuation. */
-  transcript_count: number;
-  /** Whether the first user text is longer than `text`. */
-  truncated: boolean;
-}
 
 /** How many Unicode scalar values the preview text keeps. */
 export const previewLength = 256;

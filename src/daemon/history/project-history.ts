@@ -7,16 +7,17 @@
  * at a checkpoint id can be resolved back to that item. Bookkeeping entries (turn_end,
  * run_outcome, config_changed, locked, cache_unlocked, llm_usage) yield nothing.
  *
- * Decisions beyond the spec: a tool_result entry's `tool` carries `is_error` (false unless the
+ * Further rules: a tool_result entry's `tool` carries `is_error` (false unless the
  * tool reported an error); an empty or redacted reasoning item still yields a `thinking` entry,
  * with no content; a message in a hook_injected_items or note entry is a `note`; a tool result
  * whose call is not in the log gets the tool name "". A thinking entry carries
  * `thinking_duration_ms` (null when its reasoning item was not timed, e.g. in older logs).
  */
+import type { HistoryEntryKind, HistoryTool, InlinePart } from "../../api/history.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import type { Item, ReasoningItem } from "../../model/items.js";
 import type { JsonValue } from "../../model/json.js";
-import type { FullHistoryEntry, HistoryEntryKind, HistoryTool, InlinePart } from "./history-entry.js";
+import type { FullHistoryEntry } from "./history-entry.js";
 
 /** Tool names by call id, gathered from the tool calls seen so far in a log. */
 export type ToolNames = Map<string, string>;

@@ -1,7 +1,7 @@
 /**
  * The daemon's Fastify app: every ingress rule of the HTTP contract, before any route runs.
  *
- * Boundary rule: this file knows no route of the daemon (the lead's routes/ registers them on
+ * Boundary rule: this file knows no route of the daemon (src/daemon/routes registers them on
  * the returned app); it owns what every request goes through. In order, before the body is read
  * (1-10 in an `onRequest` hook, 11 in Fastify's parser lookup), a request is refused with:
  *   1. 401 authentication_required: missing, repeated or wrong `Authorization: Bearer <token>`.
@@ -43,6 +43,7 @@ import Fastify, {
   type FastifyServerOptions,
   LogController,
 } from "fastify";
+import { problemContentType } from "../../api/problem.js";
 import { negotiate } from "./accept.js";
 import { isJsonMediaType, parseJsonBody } from "./json-body.js";
 import {
@@ -50,7 +51,6 @@ import {
   daemonUnavailable,
   ProblemError,
   problem,
-  problemContentType,
   requestBodyTooLarge,
 } from "./problem.js";
 import { checkQuery, parseQueryString, queryNamesOfSchema } from "./query.js";

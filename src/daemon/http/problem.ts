@@ -1,89 +1,12 @@
 /**
- * Problem JSON (RFC 9457 shape): the body of every 4xx/5xx answer of the daemon.
+ * Problems raised by the daemon: route code throws `ProblemError`; the app's error handler
+ * (create-http-app.ts) renders it with `Content-Type: application/problem+json`.
  *
- * Boundary rule: the closed list of error codes and their statuses lives here and nowhere
- * else. Route code throws `ProblemError`; the app's error handler (create-http-app.ts) renders
- * it with `Content-Type: application/problem+json`. A detail is a human sentence that must not
- * leak internals (stack traces, SQL, file paths of other users).
+ * Boundary rule: the closed list of codes, their statuses and titles, and the body's shape are
+ * the contract's (src/api/problem.ts); this file only raises them. A detail is a human sentence
+ * that must not leak internals (stack traces, SQL, file paths of other users).
  */
-
-/** Every problem code the daemon answers with, and its HTTP status. */
-export const problemStatuses = {
-  invalid_request: 400,
-  message_empty: 400,
-  identity_future: 400,
-  authentication_required: 401,
-  host_forbidden: 403,
-  origin_forbidden: 403,
-  resource_not_found: 404,
-  input_unknown: 404,
-  method_not_allowed: 405,
-  not_acceptable: 406,
-  request_timeout: 408,
-  input_conflict: 409,
-  session_busy: 409,
-  instance_changed: 409,
-  continuation_expired: 410,
-  identity_expired: 410,
-  precondition_failed: 412,
-  request_body_too_large: 413,
-  unsupported_media_type: 415,
-  unsupported_encoding: 415,
-  expectation_failed: 417,
-  precondition_required: 428,
-  queue_full: 429,
-  request_headers_too_large: 431,
-  log_corrupt: 500,
-  internal_error: 500,
-  request_unavailable: 503,
-  daemon_unavailable: 503,
-} as const satisfies Record<string, number>;
-
-/** A problem code: the HTTP contract's codes plus the ones the daemon's routes and ingress need. */
-export type ProblemCode = keyof typeof problemStatuses;
-
-/** Media type of every error body. */
-export const problemContentType = "application/problem+json";
-
-/** The wire body of a problem. */
-export interface ProblemBody {
-  type: "about:blank";
-  title: string;
-  status: number;
-  detail: string;
-  code: ProblemCode;
-}
-
-const titles: Record<ProblemCode, string> = {
-  invalid_request: "Invalid request",
-  message_empty: "Empty message",
-  identity_future: "Identity in the future",
-  authentication_required: "Authentication required",
-  host_forbidden: "Host forbidden",
-  origin_forbidden: "Origin forbidden",
-  resource_not_found: "Resource not found",
-  input_unknown: "Input unknown",
-  method_not_allowed: "Method not allowed",
-  not_acceptable: "Not acceptable",
-  request_timeout: "Request timeout",
-  input_conflict: "Input conflict",
-  session_busy: "Session busy",
-  instance_changed: "Instance changed",
-  continuation_expired: "Continuation expired",
-  identity_expired: "Identity expired",
-  precondition_failed: "Precondition failed",
-  request_body_too_large: "Request body too large",
-  unsupported_media_type: "Unsupported media type",
-  unsupported_encoding: "Unsupported encoding",
-  expectation_failed: "Expectation failed",
-  precondition_required: "Precondition required",
-  queue_full: "Queue full",
-  request_headers_too_large: "Request headers too large",
-  log_corrupt: "Log corrupt",
-  internal_error: "Internal error",
-  request_unavailable: "Request unavailable",
-  daemon_unavailable: "Daemon unavailable",
-};
+import { type ProblemBody, type ProblemCode, problemStatuses, problemTitles } from "../../api/problem.js";
 
 /** Extra parts of a problem answer. */
 export interface ProblemOptions {
@@ -108,7 +31,7 @@ export class ProblemError extends Error {
     super(detail, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "ProblemError";
     this.headers = options.headers ?? {};
-    this.title = options.title ?? titles[code];
+    this.title = options.title ?? problemTitles[code];
   }
 
   /** The JSON body of this problem. */
@@ -124,7 +47,7 @@ export function problem(code: ProblemCode, detail: string, options?: ProblemOpti
 
 /** The wire body for a problem (title defaults to the code's title). */
 export function problemBody(status: number, code: ProblemCode, detail: string, title?: string): ProblemBody {
-  return { type: "about:blank", title: title ?? titles[code], status, detail, code };
+  return { type: "about:blank", title: title ?? problemTitles[code], status, detail, code };
 }
 
 /** The 401 for a missing, repeated or wrong token; the connection closes. */

@@ -10,7 +10,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
-import { authenticationRequired, type ProblemError, problem, problemContentType } from "./problem.js";
+import { problemContentType } from "../../api/problem.js";
+import { authenticationRequired, type ProblemError, problem } from "./problem.js";
 import { authorizationInRawRequest, type BearerCheck, headerValues } from "./request-guard.js";
 
 /** Node's parse failure of a request, as its 'clientError' event reports it. */

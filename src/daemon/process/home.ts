@@ -1,5 +1,6 @@
 /**
- * The daemon's home folder ($SKEIN_HOME) and the names of the files in it.
+ * The daemon's home folder ($SKEIN_HOME): creating and securing it. Its path and the names of
+ * its files are the contract's (src/api/home.ts).
  *
  * Boundary rule: this file creates and secures the folder; it never reads or writes the files
  * inside it (their owners do: home-lock.ts, discovery-file.ts, provider-config.ts, storage).
@@ -7,7 +8,7 @@
  * created 0700, a looser existing one is tightened, and one owned by another user is refused.
  */
 import { chmodSync, mkdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { type HomePaths, homePaths } from "../../api/home.js";
 
 /** The home cannot be used: not a directory, owned by someone else, or not creatable. */
 export class HomeError extends Error {
@@ -19,33 +20,6 @@ export class HomeError extends Error {
     super(`cannot use Skein home ${home}: ${reason}`, options);
     this.name = "HomeError";
   }
-}
-
-/** Absolute paths of the files the daemon keeps in its home. */
-export interface HomePaths {
-  home: string;
-  /** SQLite file held exclusively for the daemon's life (one daemon per home). */
-  lock: string;
-  /** Discovery file for clients: pid, port, token, version, instance id. */
-  discovery: string;
-  /** Provider profiles. */
-  config: string;
-  /** Default SQLite database (SKEIN_DB overrides it). */
-  database: string;
-  /** Ed25519 private key that signs each session's recorded head (PKCS#8 PEM, 0600). */
-  signingKey: string;
-}
-
-/** The file names inside `home`. */
-export function homePaths(home: string): HomePaths {
-  return {
-    home,
-    lock: join(home, "daemon.lock"),
-    discovery: join(home, "daemon.json"),
-    config: join(home, "config.json"),
-    database: join(home, "skein.sqlite"),
-    signingKey: join(home, "head-signing-key.pem"),
-  };
 }
 
 /** Create `home` (mode 0700) or check and tighten an existing one; returns its paths. */

@@ -12,8 +12,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
-import { homedir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { homePaths, resolveUserPath, skeinHome } from "../../api/home.js";
 
 /** Everything the daemon takes from its environment, validated and with defaults applied. */
 export interface DaemonSettings {
@@ -73,7 +72,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): DaemonSettin
     port: readPort(env),
     token: readToken(env),
     tokenGenerated: generatedToken,
-    dbPath: readPath(env, "SKEIN_DB") ?? join(home, "skein.sqlite"),
+    dbPath: readPath(env, "SKEIN_DB") ?? homePaths(home).database,
     inspect: readFlag(env, "SKEIN_INSPECT"),
     unloadSeconds: readUnloadSeconds(env),
     host,
@@ -98,17 +97,16 @@ function value(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return raw === undefined || raw === "" ? undefined : raw;
 }
 
+// Resolved as every client resolves SKEIN_HOME (src/api/home.ts), so both find the same daemon.json.
 function readHome(env: NodeJS.ProcessEnv): string {
-  return readPath(env, "SKEIN_HOME") ?? join(homedir(), ".skein");
+  return readPath(env, "SKEIN_HOME") ?? skeinHome({});
 }
 
 function readPath(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const raw = value(env, name);
   if (raw === undefined) return undefined;
   if (raw.includes("\0")) throw new SettingsError(name, raw, "a path cannot contain a NUL byte");
-  // The shell expands ~ only at the start of a word; a quoted "~/x" reaches us unexpanded.
-  const expanded = raw === "~" ? homedir() : raw.startsWith("~/") ? join(homedir(), raw.slice(2)) : raw;
-  return isAbsolute(expanded) ? resolve(expanded) : resolve(process.cwd(), expanded);
+  return resolveUserPath(raw);
 }
 
 function readPort(env: NodeJS.ProcessEnv): number {

@@ -6,9 +6,9 @@
  * (src/log/head-signer.ts).
  */
 import { chmodSync, readFileSync } from "node:fs";
+import { writeFileAtomic } from "../../api/atomic-file.js";
+import { homePaths } from "../../api/home.js";
 import { HeadSigner } from "../../log/head-signer.js";
-import { writeFileAtomic } from "./atomic-file.js";
-import { homePaths } from "./home.js";
 
 /** The key file exists but does not hold a usable Ed25519 private key. */
 export class SigningKeyError extends Error {

@@ -8,16 +8,12 @@
  * itself is decided elsewhere. Refusals about the request rather than the session (a missing
  * If-None-Match, a malformed or expired id, an id that exists) are not remembered.
  */
-import { type ProblemBody, ProblemError } from "../http/problem.js";
+import type { RejectedCreationBody } from "../../api/problem.js";
+import { ProblemError } from "../http/problem.js";
 import { SessionUnknownError } from "../session/session-registry.js";
 import type { RejectedCreation } from "../storage/rejected-creations-table.js";
 import type { SessionStorage } from "../storage/session-storage.js";
 import { toDaemonProblem } from "./daemon-problem.js";
-
-/** The problem body of a GET of a session whose creation was refused. */
-export interface RejectedCreationBody extends ProblemBody {
-  rejected_creation: { status: number; code: string; detail: string; rejected_at: string };
-}
 
 /** 404 for a session that does not exist because its creation was refused; the body says why. */
 export class RejectedCreationProblem extends ProblemError {

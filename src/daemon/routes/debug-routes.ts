@@ -1,5 +1,6 @@
 /** Debug routes, registered only with SKEIN_INSPECT=1. */
 import { Type } from "typebox";
+import type { RestartAnswer } from "../../api/server.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { registerResource } from "../http/resource.js";
 import { checkIdShape } from "./client-id.js";
@@ -14,7 +15,7 @@ export function registerDebugRoutes(app: HttpApp, services: RouteServices): void
       handler: async (request) => {
         const { id } = request.params as { id: string };
         checkIdShape(id, "session id");
-        return answerWith(async () => {
+        return answerWith(async (): Promise<RestartAnswer> => {
           await services.registry.restart(id);
           return { result: "actor_stopped" };
         });

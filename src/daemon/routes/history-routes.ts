@@ -4,46 +4,52 @@
  * read from storage.
  */
 import { type Static, Type } from "typebox";
+import type { ContentQuery, ContentSlice, HistoryPage, HistoryQuery } from "../../api/history.js";
 import { maxContentSliceBytes, readEntryContent } from "../history/entry-content.js";
 import { readHistoryPage } from "../history/history-page.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { registerResource } from "../http/resource.js";
+import { wireSchema } from "../http/wire-schema.js";
 import { SessionUnknownError } from "../session/session-registry.js";
 import { checkIdShape } from "./client-id.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
 
-const HistoryQuery = Type.Object(
-  {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
-    next: Type.Optional(Type.String({ maxLength: 2048 })),
-    before: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
-    after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
-  },
-  { additionalProperties: false },
+const HistoryQuerySchema = wireSchema<HistoryQuery>()(
+  Type.Object(
+    {
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+      next: Type.Optional(Type.String({ maxLength: 2048 })),
+      before: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+      after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+    },
+    { additionalProperties: false },
+  ),
 );
 
 const ContentParams = Type.Object({ id: Type.String(), entry: Type.String({ maxLength: 128 }) });
 
-const ContentQuery = Type.Object(
-  {
-    part: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
-    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: maxContentSliceBytes })),
-  },
-  { additionalProperties: false },
+const ContentQuerySchema = wireSchema<ContentQuery>()(
+  Type.Object(
+    {
+      part: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+      offset: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: maxContentSliceBytes })),
+    },
+    { additionalProperties: false },
+  ),
 );
 
 /** Register the history and entry content routes. Neither loads the session's actor. */
 export function registerHistoryRoutes(app: HttpApp, services: RouteServices): void {
   registerResource(app, "/sessions/:id/history", {
     GET: {
-      schema: { params: Type.Object({ id: Type.String() }), querystring: HistoryQuery },
+      schema: { params: Type.Object({ id: Type.String() }), querystring: HistoryQuerySchema },
       handler: async (request) => {
         const { id } = request.params as { id: string };
         checkIdShape(id, "session id");
-        const query = request.query as Static<typeof HistoryQuery>;
-        return answerWith(async () => {
+        const query = request.query as HistoryQuery;
+        return answerWith(async (): Promise<HistoryPage> => {
           if (!(await services.registry.exists(id))) throw new SessionUnknownError(id);
           return readHistoryPage((sessionId) => services.registry.readLog(sessionId), {
             sessionId: id,
@@ -61,12 +67,12 @@ export function registerHistoryRoutes(app: HttpApp, services: RouteServices): vo
 
   registerResource(app, "/sessions/:id/entries/:entry/content", {
     GET: {
-      schema: { params: ContentParams, querystring: ContentQuery },
+      schema: { params: ContentParams, querystring: ContentQuerySchema },
       handler: async (request) => {
         const { id, entry } = request.params as Static<typeof ContentParams>;
         checkIdShape(id, "session id");
-        const query = request.query as Static<typeof ContentQuery>;
-        return answerWith(async () => {
+        const query = request.query as ContentQuery;
+        return answerWith(async (): Promise<ContentSlice> => {
           if (!(await services.registry.exists(id))) throw new SessionUnknownError(id);
           return readEntryContent(await services.registry.readLog(id), {
             sessionId: id,

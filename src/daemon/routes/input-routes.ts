@@ -5,38 +5,44 @@
  * Boundary rule: an input is stored before the 202 is sent; everything after (the turn) is the
  * session actor's business.
  */
-import { type Static, Type } from "typebox";
+import { Type } from "typebox";
+import type { InputBody, InputIntent, InterruptBody } from "../../api/inputs.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
 import { inputBodyLimit } from "../http/route-config.js";
-import type { InputIntent } from "../session/session-actor.js";
+import { wireSchema } from "../http/wire-schema.js";
 import { checkIdShape, checkNewId } from "./client-id.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
 
-const MessageInput = Type.Object(
-  {
-    kind: Type.Literal("message"),
-    text: Type.String({ maxLength: 4 * 1024 * 1024 }),
-    client_id: Type.Optional(Type.String({ maxLength: 512 })),
-  },
-  { additionalProperties: false },
+const InputBodySchema = wireSchema<InputBody>()(
+  Type.Union([
+    Type.Object(
+      {
+        kind: Type.Literal("message"),
+        text: Type.String({ maxLength: 4 * 1024 * 1024 }),
+        client_id: Type.Optional(Type.String({ maxLength: 512 })),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      { kind: Type.Literal("continue"), client_id: Type.Optional(Type.String({ maxLength: 512 })) },
+      { additionalProperties: false },
+    ),
+  ]),
 );
-const ContinueInput = Type.Object(
-  { kind: Type.Literal("continue"), client_id: Type.Optional(Type.String({ maxLength: 512 })) },
-  { additionalProperties: false },
-);
-type InputBody = Static<typeof MessageInput> | Static<typeof ContinueInput>;
 
 const InputParams = Type.Object({ sid: Type.String(), iid: Type.String() });
 const SessionParams = Type.Object({ sid: Type.String() });
-const InterruptBody = Type.Object(
-  {
-    run_id: Type.Union([Type.String(), Type.Null()]),
-    through_input_order: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
-  },
-  { additionalProperties: false },
+const InterruptBodySchema = wireSchema<InterruptBody>()(
+  Type.Object(
+    {
+      run_id: Type.Union([Type.String(), Type.Null()]),
+      through_input_order: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+    },
+    { additionalProperties: false },
+  ),
 );
 
 /** Register the input, cancel and interrupt routes. */
@@ -45,7 +51,7 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
 
   registerResource(app, "/sessions/:sid/inputs/:iid", {
     PUT: {
-      schema: { params: InputParams, body: Type.Union([MessageInput, ContinueInput]) },
+      schema: { params: InputParams, body: InputBodySchema },
       bodyLimit: inputBodyLimit,
       config: { startsWork: true },
       handler: async (request, reply) => {
@@ -89,11 +95,11 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
 
   registerResource(app, "/sessions/:sid/interrupt", {
     POST: {
-      schema: { params: SessionParams, body: InterruptBody },
+      schema: { params: SessionParams, body: InterruptBodySchema },
       handler: async (request) => {
         const { sid } = request.params as { sid: string };
         checkIdShape(sid, "session id");
-        const body = request.body as Static<typeof InterruptBody>;
+        const body = request.body as InterruptBody;
         return answerWith(async () =>
           registry.withActor(sid, (actor) => actor.interrupt(body.run_id, body.through_input_order)),
         );

@@ -1,5 +1,7 @@
 /** What the routes need from the daemon, passed in by daemon.ts. */
-
+import type { ProbeOutcome } from "../../providers/profile-probe.js";
+import type { ProviderProfile } from "../../providers/provider-profile.js";
+import type { NamedProfile } from "../process/provider-config.js";
 import type { SessionRegistry } from "../session/session-registry.js";
 import type { SessionStorage } from "../storage/session-storage.js";
 
@@ -16,6 +18,10 @@ export interface RouteServices {
   now(): number;
   /** Defaults for a new session; throws a 400 problem for a profile that is not configured. */
   providerDefaults(profileName: string | null): ProviderDefaults;
+  /** The configured profile of this name; throws NoProviderError. */
+  resolveProfile(profileName: string): NamedProfile;
+  /** One tiny request to the provider of `profile`, with the daemon's environment. */
+  probeProvider(profile: ProviderProfile, timeoutMs: number): Promise<ProbeOutcome>;
   /** The system prompt of a session created without one. */
   defaultSystemPrompt(workspace: string): string;
   /** Why the tools would refuse this workspace (e.g. it lies inside the daemon's home), or null. */

@@ -1,8 +1,11 @@
 /** `GET /server` and `POST /server/shutdown`. */
 import { Type } from "typebox";
+import { capabilities, protocolVersion } from "../../api/protocol.js";
+import type { ServerInfo, ShutdownAnswer, ShutdownBody } from "../../api/server.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
+import { wireSchema } from "../http/wire-schema.js";
 
 export interface ServerRouteOptions {
   instanceId: string;
@@ -12,27 +15,20 @@ export interface ServerRouteOptions {
   shutdown(timeoutMs: number): void;
 }
 
-/** The capabilities this daemon announces (versions of the protocol features clients may rely on). */
-export const capabilities = {
-  durable_inputs: 1,
-  session_replay: 2,
-  history_paging: 1,
-  fork: 1,
-  session_list: 1,
-} as const;
-
-const ShutdownBody = Type.Object(
-  { instance_id: Type.String(), timeout_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 300_000 })) },
-  { additionalProperties: false },
+const ShutdownBodySchema = wireSchema<ShutdownBody>()(
+  Type.Object(
+    { instance_id: Type.String(), timeout_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 300_000 })) },
+    { additionalProperties: false },
+  ),
 );
 
 /** Register `GET /server` and `POST /server/shutdown`. */
 export function registerServerRoutes(app: HttpApp, options: ServerRouteOptions): void {
   registerResource(app, "/server", {
     GET: {
-      handler: async () => ({
+      handler: async (): Promise<ServerInfo> => ({
         instance_id: options.instanceId,
-        protocol: 3,
+        protocol: protocolVersion,
         state: options.isDraining() ? "draining" : "ready",
         capabilities,
         version: options.version,
@@ -41,9 +37,9 @@ export function registerServerRoutes(app: HttpApp, options: ServerRouteOptions):
   });
   registerResource(app, "/server/shutdown", {
     POST: {
-      schema: { body: ShutdownBody },
+      schema: { body: ShutdownBodySchema },
       handler: async (request, reply) => {
-        const body = request.body as { instance_id: string; timeout_ms?: number };
+        const body = request.body as ShutdownBody;
         if (body.instance_id !== options.instanceId) {
           throw problem(
             "instance_changed",
@@ -51,7 +47,8 @@ export function registerServerRoutes(app: HttpApp, options: ServerRouteOptions):
           );
         }
         options.shutdown(body.timeout_ms ?? 5_000);
-        return reply.code(202).send({ instance_id: options.instanceId, state: "draining" });
+        const answer: ShutdownAnswer = { instance_id: options.instanceId, state: "draining" };
+        return reply.code(202).send(answer);
       },
     },
   });

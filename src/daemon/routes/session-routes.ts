@@ -8,63 +8,81 @@
  */
 import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
-import { type Static, Type } from "typebox";
+import { Type } from "typebox";
+import type {
+  CreateSessionBody,
+  DeleteAnswer,
+  ForkSessionBody,
+  NewSessionBody,
+  SessionList,
+  SessionListQuery,
+  SessionQuery,
+} from "../../api/sessions.js";
+import type { StreamCursor, StreamResumeQuery } from "../../api/stream-cursor.js";
 import { type HttpApp, wantsEventStream } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
+import { wireSchema } from "../http/wire-schema.js";
 import type { SessionRegistry } from "../session/session-registry.js";
 import type { SessionListFilter } from "../storage/sessions-table.js";
 import { parseStreamCursor, StreamCursorError, type StreamCursorQuery } from "../stream/cursor.js";
-import type { StreamCursor } from "../stream/session-event.js";
 import { serveSessionStream } from "../stream/sse-stream.js";
 import { checkIdShape, checkNewId } from "./client-id.js";
 import { explainUnknown, rememberRefusal } from "./creation-rejection.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
 
-const NewSession = Type.Object(
-  {
-    kind: Type.Literal("new"),
-    workspace: Type.String({ minLength: 1, maxLength: 4096 }),
-    name: Type.Optional(Type.String({ maxLength: 256 })),
-    provider_profile: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
-    model: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-    system_prompt: Type.Optional(Type.String({ maxLength: 65_536 })),
-  },
-  { additionalProperties: false },
+const NewSession = wireSchema<{ kind: "new" } & NewSessionBody>()(
+  Type.Object(
+    {
+      kind: Type.Literal("new"),
+      workspace: Type.String({ minLength: 1, maxLength: 4096 }),
+      name: Type.Optional(Type.String({ maxLength: 256 })),
+      provider_profile: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+      model: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+      system_prompt: Type.Optional(Type.String({ maxLength: 65_536 })),
+    },
+    { additionalProperties: false },
+  ),
 );
 
-const ForkSession = Type.Object(
-  {
-    kind: Type.Literal("fork"),
-    source_session_id: Type.String(),
-    checkpoint_id: Type.String({ minLength: 1, maxLength: 128 }),
-    name: Type.Optional(Type.String({ maxLength: 256 })),
-  },
-  { additionalProperties: false },
+const ForkSession = wireSchema<{ kind: "fork" } & ForkSessionBody>()(
+  Type.Object(
+    {
+      kind: Type.Literal("fork"),
+      source_session_id: Type.String(),
+      checkpoint_id: Type.String({ minLength: 1, maxLength: 128 }),
+      name: Type.Optional(Type.String({ maxLength: 256 })),
+    },
+    { additionalProperties: false },
+  ),
 );
-
-type CreateBody = Static<typeof NewSession> | Static<typeof ForkSession>;
 
 const SessionParams = Type.Object({ id: Type.String() });
 
-const ListQuery = Type.Object(
-  {
-    scope: Type.Optional(Type.Union([Type.Literal("all"), Type.Literal("top")])),
-    parent_id: Type.Optional(Type.String()),
-    after_generation: Type.Optional(Type.String()),
-    after_seq: Type.Optional(Type.String()),
-  },
-  { additionalProperties: false },
+type ListQuery = SessionListQuery & StreamResumeQuery;
+
+const ListQuerySchema = wireSchema<ListQuery>()(
+  Type.Object(
+    {
+      scope: Type.Optional(Type.Union([Type.Literal("all"), Type.Literal("top")])),
+      parent_id: Type.Optional(Type.String()),
+      after_generation: Type.Optional(Type.String()),
+      after_seq: Type.Optional(Type.String()),
+    },
+    { additionalProperties: false },
+  ),
 );
 
-const SessionQuery = Type.Object(
-  {
-    tail: Type.Optional(Type.Integer({ minimum: 0, maximum: 200 })),
-    after_generation: Type.Optional(Type.String()),
-    after_seq: Type.Optional(Type.String()),
-  },
-  { additionalProperties: false },
+const SessionQuerySchema = wireSchema<SessionQuery & StreamResumeQuery>()(
+  Type.Object(
+    {
+      tail: Type.Optional(Type.Integer({ minimum: 0, maximum: 200 })),
+      after_generation: Type.Optional(Type.String()),
+      after_seq: Type.Optional(Type.String()),
+    },
+    { additionalProperties: false },
+  ),
 );
 
 /** Register the session routes. */
@@ -73,14 +91,14 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
 
   registerResource(app, "/sessions", {
     GET: {
-      schema: { querystring: ListQuery },
+      schema: { querystring: ListQuerySchema },
       config: { eventStream: true },
       handler: async (request, reply) => {
-        const query = request.query as Static<typeof ListQuery>;
+        const query = request.query as ListQuery;
         const filter = listFilter(query);
         if (!wantsEventStream(request)) {
           rejectReplayParameters(query);
-          return answerWith(async () => ({ items: await registry.list(filter) }));
+          return answerWith(async (): Promise<SessionList> => ({ items: await registry.list(filter) }));
         }
         const after = streamCursorOf(query, request.headers["last-event-id"]);
         const opened = await answerWith(() => registry.openList(filter, after));
@@ -108,7 +126,7 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
         }
         if (condition.trim() !== "*") throw problem("invalid_request", "If-None-Match must be `*`");
         checkNewId(id, "session id", services.now());
-        const body = request.body as CreateBody;
+        const body = request.body as CreateSessionBody;
         const snapshot = await answerWith(async () => {
           if (await registry.exists(id)) {
             throw problem("precondition_failed", `session ${id} already exists`);
@@ -122,12 +140,12 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
       },
     },
     GET: {
-      schema: { params: SessionParams, querystring: SessionQuery },
+      schema: { params: SessionParams, querystring: SessionQuerySchema },
       config: { eventStream: true },
       handler: async (request, reply) => {
         const { id } = request.params as { id: string };
         checkIdShape(id, "session id");
-        const query = request.query as Static<typeof SessionQuery>;
+        const query = request.query as SessionQuery & StreamResumeQuery;
         if (!wantsEventStream(request)) {
           rejectReplayParameters(query);
           return answerWith(() =>
@@ -155,7 +173,7 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
       handler: async (request) => {
         const { id } = request.params as { id: string };
         checkIdShape(id, "session id");
-        return answerWith(async () => {
+        return answerWith(async (): Promise<DeleteAnswer> => {
           await registry.withActor(id, (actor) => actor.delete());
           registry.forget(id);
           return { id, deleted: true };
@@ -166,7 +184,7 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
 }
 
 /** The listing a `GET /sessions` asks for: `scope` all (default) or top, or `parent_id`'s forks. */
-function listFilter(query: Static<typeof ListQuery>): SessionListFilter {
+function listFilter(query: SessionListQuery): SessionListFilter {
   if (query.parent_id !== undefined) {
     if (query.scope !== undefined) throw problem("invalid_request", "give scope or parent_id, not both");
     checkIdShape(query.parent_id, "parent_id");
@@ -175,7 +193,7 @@ function listFilter(query: Static<typeof ListQuery>): SessionListFilter {
   return { kind: query.scope ?? "all" };
 }
 
-function rejectReplayParameters(query: { after_generation?: string; after_seq?: string }): void {
+function rejectReplayParameters(query: StreamResumeQuery): void {
   if (query.after_generation !== undefined || query.after_seq !== undefined) {
     throw problem("invalid_request", "replay parameters require Accept: text/event-stream");
   }
@@ -195,7 +213,7 @@ async function createNew(
   registry: SessionRegistry,
   services: RouteServices,
   id: string,
-  body: Static<typeof NewSession>,
+  body: NewSessionBody,
 ) {
   if (!isAbsolute(body.workspace)) throw problem("invalid_request", "workspace must be an absolute path");
   let isDirectory = false;
@@ -219,7 +237,7 @@ async function createNew(
   });
 }
 
-async function fork(registry: SessionRegistry, id: string, body: Static<typeof ForkSession>) {
+async function fork(registry: SessionRegistry, id: string, body: ForkSessionBody) {
   checkIdShape(body.source_session_id, "source_session_id");
   return registry.fork({
     id,

@@ -1,5 +1,6 @@
 /** `GET /sessions/{id}/verify`: the session's chain, recorded head and signature checked now. */
 import { Type } from "typebox";
+import type { VerifyReport } from "../../api/verify-report.js";
 import type { HeadSigner } from "../../log/head-signer.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { registerResource } from "../http/resource.js";
@@ -17,7 +18,7 @@ export function registerVerifyRoutes(app: HttpApp, services: RouteServices, sign
       handler: async (request) => {
         const { id } = request.params as { id: string };
         checkIdShape(id, "session id");
-        return answerWith(async () => {
+        return answerWith(async (): Promise<VerifyReport> => {
           if (!(await services.registry.exists(id))) throw new SessionUnknownError(id);
           return verifySession(
             id,

@@ -6,15 +6,13 @@
  * Boundary rule: inputs only. Which inputs a turn takes and when is the turn scheduler's; an
  * input becomes part of the log only when a turn delivers it.
  */
+import type { InputIntent, InputReceipt } from "../../api/inputs.js";
 import type { JsonObject } from "../../model/json.js";
 import { InputUnknownError } from "../storage/errors.js";
-import type { Admission, InputReceipt, InputRow } from "../storage/inputs-table.js";
+import type { Admission, InputRow } from "../storage/inputs-table.js";
 import type { InputCancellation, SessionStorage } from "../storage/session-storage.js";
 import type { SessionFeed } from "../stream/session-feed.js";
 import { publishEvent } from "./session-events.js";
-
-/** What a client asked for in an input (the body of `PUT .../inputs/{id}`, without client_id). */
-export type InputIntent = { kind: "message"; text: string } | { kind: "continue" };
 
 export class InputQueue {
   constructor(

@@ -10,39 +10,32 @@
  * failure that is not the model's, a tool's or the storage's (a bug) crashes the actor: it
  * reports to its supervisor, which replaces it with a new one (a new generation).
  */
+import type {
+  CancelAnswer as CancelResult,
+  InputIntent,
+  InputReceipt,
+  InterruptAnswer as InterruptResult,
+} from "../../api/inputs.js";
+import type { SessionSnapshot, SessionStatus } from "../../api/session-snapshot.js";
+import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { PositionedEntry } from "../../log/entries.js";
 import { LogCorruptError } from "../../log/errors.js";
 import { tailPage } from "../history/history-page.js";
 import { previewOf } from "../history/preview.js";
 import { projectsToHistory } from "../history/project-history.js";
-import type { InputReceipt } from "../storage/inputs-table.js";
 import type { SessionRow } from "../storage/sessions-table.js";
-import type { StreamCursor } from "../stream/session-event.js";
 import { SessionFeed } from "../stream/session-feed.js";
 import type { FirstBatch } from "../stream/sse-stream.js";
-import { type InputIntent, InputQueue } from "./input-queue.js";
+import { InputQueue } from "./input-queue.js";
 import { Mailbox } from "./mailbox.js";
 import { publishEvent } from "./session-events.js";
 import { SessionLogWriter } from "./session-log-writer.js";
 import type { SessionServices } from "./session-services.js";
-import { idleStatus, type SessionSnapshot, type SessionStatus, sessionSnapshot } from "./session-snapshot.js";
+import { idleStatus, sessionSnapshot } from "./session-snapshot.js";
 import { TurnScheduler } from "./turn-scheduler.js";
 
-export type { InputIntent } from "./input-queue.js";
 export { restartNoteText } from "./turn-scheduler.js";
-
-/** The answer to `POST /sessions/{id}/interrupt`. */
-export interface InterruptResult {
-  run_id: string | null;
-  state: "requested" | "already_ended";
-  cancelled_input_ids: string[];
-}
-
-/** The answer to `POST .../inputs/{id}/cancel`. */
-export interface CancelResult {
-  result: "cancelled" | "interrupt_requested" | "not_pending";
-  input: InputReceipt;
-}
+export type { CancelResult, InputIntent, InterruptResult };
 
 /** A session that cannot take the request now (409 session_busy). */
 export class SessionBusyError extends Error {

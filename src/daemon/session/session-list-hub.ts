@@ -10,25 +10,14 @@
  * `updated` events are coalesced per event-loop turn and carry the summary as it is when they
  * are published; every event is an upsert or removal keyed by session id, applied in order.
  */
+import type { SessionListEventData } from "../../api/session-list-events.js";
+import type { SessionStatus, SessionSummary } from "../../api/session-snapshot.js";
+import type { SessionList as SessionListSnapshot } from "../../api/sessions.js";
+import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { SessionListFilter, SessionRow } from "../storage/sessions-table.js";
 import { sessionMatches } from "../storage/sessions-table.js";
-import type { StreamCursor } from "../stream/session-event.js";
 import { SessionFeed, type SessionFeedOptions } from "../stream/session-feed.js";
 import type { FirstBatch } from "../stream/sse-stream.js";
-import type { SessionStatus, SessionSummary } from "./session-snapshot.js";
-
-/** The `data` of each event of the session list's stream. */
-export interface SessionListEventData {
-  created: { session: SessionSummary };
-  updated: { session: SessionSummary };
-  status: { id: string; parent_id: string | null; status: SessionStatus };
-  deleted: { id: string; parent_id: string | null };
-}
-
-/** The snapshot of a list stream's reset: the listing as `GET /sessions` answers it. */
-export interface SessionListSnapshot {
-  items: SessionSummary[];
-}
 
 /** What the hub reads from the registry. */
 export interface SessionListSource {

@@ -10,12 +10,13 @@
  * actor; the error is kept and thrown again.
  */
 
+import type { SessionPreview } from "../../api/session-snapshot.js";
 import type { RestoredState } from "../../log/collect-state.js";
 import type { LogEntry } from "../../log/entries.js";
 import { AppendConflictError, LogCorruptError } from "../../log/errors.js";
 import type { PlacedEntry } from "../../log/session-writer.js";
 import { boundEntry } from "../history/bounded-entry.js";
-import { extendPreview, type SessionPreview } from "../history/preview.js";
+import { extendPreview } from "../history/preview.js";
 import { projectEntry, recordToolNames, type ToolNames } from "../history/project-history.js";
 import type { RowWrites, SessionStorage, StoredSessionWriter } from "../storage/session-storage.js";
 import type { SessionFeed } from "../stream/session-feed.js";

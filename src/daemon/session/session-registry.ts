@@ -6,16 +6,17 @@
  * Boundary rule: at most one live actor per session. Loads are deduplicated, and an actor that
  * stopped is dropped from the map before anyone can be handed it again.
  */
+import type { SessionSummary } from "../../api/session-snapshot.js";
+import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { LogEntry } from "../../log/entries.js";
 import { LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
 import { previewOf } from "../history/preview.js";
 import type { NewSession, SessionListFilter, SessionRow } from "../storage/sessions-table.js";
-import type { StreamCursor } from "../stream/session-event.js";
 import { type ForkPlan, planFork } from "./fork-plan.js";
 import { ActorStoppedError, type ActorSupervisor, SessionActor } from "./session-actor.js";
 import { type OpenedListStream, SessionListHub } from "./session-list-hub.js";
 import type { SessionServices } from "./session-services.js";
-import { idleStatus, type SessionSummary, sessionSummary } from "./session-snapshot.js";
+import { idleStatus, sessionSummary } from "./session-snapshot.js";
 
 /** What `PUT /sessions/{id}` with kind "new" asks for, after validation and defaults. */
 export interface NewSessionRequest {

@@ -1,49 +1,16 @@
 /**
- * The session snapshot (spec §3): the JSON a client rebuilds its view from, sent by
- * `GET /sessions/{id}`, by create, and in a stream reset.
+ * Building a session's summary and snapshot (their wire shapes are src/api/session-snapshot.ts):
+ * the JSON a client rebuilds its view from, sent by `GET /sessions/{id}`, by create, and in a
+ * stream reset.
  *
  * Boundary rule: a pure function of what the actor and the database know; reading them is the
  * caller's job (inside the actor's mailbox, so the cursor and the history agree).
  */
-import type { HistoryPage } from "../history/history-page.js";
-import type { SessionPreview } from "../history/preview.js";
-import { type InputRow, type PendingInputJson, pendingInputJson } from "../storage/inputs-table.js";
-import type { SessionCreation, SessionRow, SessionUsage } from "../storage/sessions-table.js";
-import type { StreamCursor } from "../stream/session-event.js";
-
-/** The `status` object of a snapshot and of `status` events. */
-export interface SessionStatus {
-  phase: "idle" | "running";
-  run_id: string | null;
-  interrupt_requested: boolean;
-  blocking_reason: null | { code: string; detail: string };
-}
-
-/** A session as the collection lists it (`GET /sessions`). */
-export interface SessionSummary {
-  id: string;
-  name: string | null;
-  workspace: string;
-  parent_id: string | null;
-  created_at: string;
-  activity_at: string;
-  provider_profile: string | null;
-  model: string | null;
-  status: SessionStatus;
-  /** Null when the session's actor is not loaded. */
-  cursor: { generation: string; sequence: number } | null;
-  preview: SessionPreview;
-  input_order: number;
-  usage: SessionUsage;
-  creation: SessionCreation;
-}
-
-export interface SessionSnapshot extends SessionSummary {
-  /** A snapshot is only ever taken of a loaded session. */
-  cursor: { generation: string; sequence: number };
-  pending_inputs: PendingInputJson[];
-  history: HistoryPage;
-}
+import type { HistoryPage } from "../../api/history.js";
+import type { SessionSnapshot, SessionStatus, SessionSummary } from "../../api/session-snapshot.js";
+import type { StreamCursor } from "../../api/stream-cursor.js";
+import { type InputRow, pendingInputJson } from "../storage/inputs-table.js";
+import type { SessionRow } from "../storage/sessions-table.js";
 
 /** The status of a session with no turn running. */
 export const idleStatus: SessionStatus = {

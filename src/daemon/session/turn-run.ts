@@ -7,6 +7,8 @@
  * before its tool starts. It reports how the turn ended; it never throws for the model's or a
  * tool's failures, only for bugs.
  */
+import type { EndedTurnState } from "../../api/inputs.js";
+import type { SessionEventData } from "../../api/session-events.js";
 import type { RestoredState } from "../../log/collect-state.js";
 import type { Outcome } from "../../log/entries.js";
 import type { StreamEvent } from "../../model/events.js";
@@ -22,9 +24,8 @@ import {
 } from "../../worker/index.js";
 import { boundText } from "../history/bounded-entry.js";
 import type { SessionRow } from "../storage/sessions-table.js";
-import type { EndedTurnState } from "../storage/turns-table.js";
 import type { SessionFeed } from "../stream/session-feed.js";
-import { publishEvent, type SessionEventData } from "./session-events.js";
+import { publishEvent } from "./session-events.js";
 import type { BoundClient, SessionServices } from "./session-services.js";
 
 /**

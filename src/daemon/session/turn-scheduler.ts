@@ -8,6 +8,8 @@
  * (`TurnRun`) runs outside it and comes back through the mailbox for each step and for its end.
  */
 import { v7 as uuidv7 } from "uuid";
+import type { InputIntent } from "../../api/inputs.js";
+import type { SessionStatus } from "../../api/session-snapshot.js";
 import type { LogEntry } from "../../log/entries.js";
 import { LogCorruptError } from "../../log/errors.js";
 import { classifyDelta } from "../../log/session-log.js";
@@ -19,12 +21,12 @@ import type { SessionRow } from "../storage/sessions-table.js";
 import { isStorageUnavailable, storageFailureText } from "../storage/storage-unavailable.js";
 import type { TurnRow } from "../storage/turns-table.js";
 import type { SessionFeed } from "../stream/session-feed.js";
-import type { InputIntent, InputQueue } from "./input-queue.js";
+import type { InputQueue } from "./input-queue.js";
 import { closeOpenCalls, type OpenCallReason } from "./open-tool-calls.js";
 import { publishEvent } from "./session-events.js";
 import type { SessionLogWriter } from "./session-log-writer.js";
 import type { SessionServices } from "./session-services.js";
-import { idleStatus, type SessionStatus } from "./session-snapshot.js";
+import { idleStatus } from "./session-snapshot.js";
 import { storageUnavailableMessage, type TurnEnding, TurnRun } from "./turn-run.js";
 
 /** The note the model reads after a daemon restart cut a turn short. */

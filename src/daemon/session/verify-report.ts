@@ -1,36 +1,16 @@
 /**
- * A session's verification report (`GET /sessions/{id}/verify`, `skein verify`): the whole
- * chain re-hashed, checked against its recorded head and that head's signature, with the
- * signed head itself, so a user can keep it elsewhere and later prove the log was not rewritten.
+ * Building a session's verification report (`GET /sessions/{id}/verify`, `skein verify`; its
+ * wire shape is src/api/verify-report.ts): the whole chain re-hashed, checked against its
+ * recorded head and that head's signature, with the signed head itself.
  *
  * Boundary rule: a pure function of what the store reads; corruption is the report's answer,
  * not an error.
  */
+import type { VerifyReport } from "../../api/verify-report.js";
 import type { PositionedEntry } from "../../log/entries.js";
 import { LogCorruptError } from "../../log/errors.js";
 import type { HeadRecord } from "../../log/head-record.js";
-import type { HeadSigner, SignatureCheck } from "../../log/head-signer.js";
-
-/** How a recorded head's signature stands. */
-export type SignatureStatus = SignatureCheck | "unsigned";
-
-/** The wire form of a verification. */
-export interface VerifyReport {
-  session_id: string;
-  status: "verified" | "corrupt";
-  /** Entries read and verified (null when the log could not be read to the end). */
-  entries: number | null;
-  head: null | {
-    position: number;
-    hash: string;
-    signature: string | null;
-    key_id: string | null;
-    signature_status: SignatureStatus;
-  };
-  problem: null | { position: number; reason: string };
-  /** The daemon's own signing key: its id and the public key (SPKI PEM) that checks its signatures. */
-  signing_key: { key_id: string; public_key: string };
-}
+import type { HeadSigner } from "../../log/head-signer.js";
 
 /** Verify one session: read its whole log (which checks chain, head and signature) and describe the head. */
 export async function verifySession(

@@ -7,6 +7,12 @@
  * JSON of what the client asked for); admission order comes from the session's `input_order`
  * counter, bumped in the same transaction as the insert, so orders are gapless per session.
  */
+import type {
+  InputDelivery,
+  InputReceipt,
+  PendingInput as PendingInputJson,
+  TurnState,
+} from "../../api/inputs.js";
 import { canonicalJson } from "../../log/canonical-json.js";
 import type { JsonValue } from "../../model/json.js";
 import type { DaemonDatabase } from "./database.js";
@@ -18,9 +24,6 @@ import {
   SessionUnknownError,
 } from "./errors.js";
 import { cachedStatements, type StatementCache } from "./statement-cache.js";
-import type { TurnState } from "./turns-table.js";
-
-export type InputDelivery = "pending" | "committed" | "cancelled";
 
 /** How many inputs may wait in one session's queue. */
 export const defaultQueueLimit = 32;
@@ -48,29 +51,6 @@ export interface NewInput {
   intent: JsonValue;
   clientId?: string | null;
   acceptedAt: number;
-}
-
-/** The receipt of an input, in its wire shape (`GET /sessions/{sid}/inputs/{iid}`). */
-export interface InputReceipt {
-  id: string;
-  session_id: string;
-  kind: string;
-  admission: "accepted";
-  accepted_at: string;
-  acceptance_order: number;
-  delivery: InputDelivery;
-  transcript_position: number | null;
-  turn: null | { id: string; state: TurnState; started_at: string; ended_at: string | null };
-  client_id: string | null;
-}
-
-/** A waiting input as the snapshot's `pending_inputs` lists it. */
-export interface PendingInputJson {
-  id: string;
-  kind: string;
-  accepted_at: string;
-  acceptance_order: number;
-  delivery: "pending";
 }
 
 export interface Admission {

@@ -7,17 +7,19 @@
  * append are described as `RowWrites`, which the backend applies in the append's transaction,
  * so the sessions layer never sees a connection, a transaction or SQL.
  */
+
+import type { EndedTurnState, InputReceipt } from "../../api/inputs.js";
+import type { SessionPreview } from "../../api/session-snapshot.js";
 import type { RestoredState } from "../../log/collect-state.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import type { HeadRecord } from "../../log/head-record.js";
 import type { PlacedEntry } from "../../log/session-writer.js";
 import type { LogHead } from "../../log/store.js";
 import type { Usage } from "../../model/usage.js";
-import type { SessionPreview } from "../history/preview.js";
-import type { Admission, InputReceipt, InputRow, NewInput } from "./inputs-table.js";
+import type { Admission, InputRow, NewInput } from "./inputs-table.js";
 import type { RejectedCreation } from "./rejected-creations-table.js";
 import type { NewSession, SessionListFilter, SessionRow } from "./sessions-table.js";
-import type { EndedTurnState, TurnRow } from "./turns-table.js";
+import type { TurnRow } from "./turns-table.js";
 
 /** Row writes that commit in the same transaction as a log append (each part optional). */
 export interface RowWrites {

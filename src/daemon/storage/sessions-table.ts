@@ -6,31 +6,11 @@
  * compose them with other writes inside one `db.transaction`. Rows use camelCase; the nested
  * `usage` and `preview` objects are already in their snake_case wire shape.
  */
+import type { SessionCreation, SessionPreview, SessionUsage } from "../../api/session-snapshot.js";
 import type { Usage } from "../../model/usage.js";
-import type { SessionPreview } from "../history/preview.js";
 import { type DaemonDatabase, hasSqliteCode } from "./database.js";
 import { SessionExistsError } from "./errors.js";
 import { cachedStatements, type StatementCache } from "./statement-cache.js";
-
-/** Token totals of a session, as the snapshot's `usage` object. */
-export interface SessionUsage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  cached_prompt_tokens: number;
-  total_tokens: number;
-}
-
-/** How a session came to be (the snapshot's `creation`): created new, or forked at a checkpoint. */
-export type SessionCreation =
-  | { kind: "new" }
-  | {
-      kind: "fork";
-      source_session_id: string;
-      /** Null for forks made before the daemon stored it. */
-      checkpoint_id: string | null;
-      /** The hash of the source's log entry the fork branched after; null as checkpoint_id. */
-      entry_hash: string | null;
-    };
 
 /** Which sessions a listing returns: all, the top-level ones (no parent), or a session's forks. */
 export type SessionListFilter = { kind: "all" } | { kind: "top" } | { kind: "children"; parentId: string };

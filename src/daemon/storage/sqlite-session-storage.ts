@@ -9,13 +9,14 @@
  * above it speaks through `SessionStorage`.
  */
 
+import type { InputReceipt } from "../../api/inputs.js";
+import type { SessionPreview } from "../../api/session-snapshot.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import { buildChain } from "../../log/entry-hash.js";
 import type { HeadSigner } from "../../log/head-signer.js";
 import { SessionWriter } from "../../log/session-writer.js";
 import { SqliteCommitQueue } from "../../log/sqlite-commit-queue.js";
 import { SqliteStore } from "../../log/sqlite-store.js";
-import type { SessionPreview } from "../history/preview.js";
 import type { DaemonDatabase } from "./database.js";
 import {
   type Admission,
@@ -23,7 +24,6 @@ import {
   cancelInput,
   cancelInputsThrough,
   getReceipt,
-  type InputReceipt,
   type InputRow,
   listPendingInputs,
   markInputsCommitted,

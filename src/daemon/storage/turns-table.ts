@@ -6,14 +6,10 @@
  * the caller's `db.transaction` (e.g. start the turn, commit its inputs and append the log in
  * one transaction).
  */
+import type { EndedTurnState, TurnState } from "../../api/inputs.js";
 import { type DaemonDatabase, hasSqliteCode } from "./database.js";
 import { TurnStateError } from "./errors.js";
 import { cachedStatements, type StatementCache } from "./statement-cache.js";
-
-export type TurnState = "running" | "completed" | "interrupted" | "abandoned" | "failed";
-
-/** The states a turn can end in. */
-export type EndedTurnState = Exclude<TurnState, "running">;
 
 export interface TurnRow {
   id: string;

@@ -9,7 +9,7 @@
  * Boundary rule: pure parsing; errors are StreamCursorError (the HTTP layer maps them to 400
  * `invalid_request` problem JSON with `detail` as the problem detail).
  */
-import type { StreamCursor } from "./session-event.js";
+import type { StreamCursor } from "../../api/stream-cursor.js";
 
 /** A stream resume position that cannot be used; `detail` is a sentence for the client. */
 export class StreamCursorError extends Error {

@@ -1,8 +1,9 @@
 /**
- * Frame merging of streamed text and thinking deltas (spec §5): the first delta after a quiet
- * frame is emitted at once (no first-token delay); deltas that arrive while a frame is open are
- * collected and emitted as one event when the frame closes; a change of type, run or message
- * emits the collected one first, so order is preserved and each event has one type and message.
+ * Frame merging of streamed text and thinking deltas (the `text` and `thinking` events of
+ * docs/http-api.md, "The stream"): the first delta after a quiet frame is emitted at once (no
+ * first-token delay); deltas that arrive while a frame is open are collected and emitted as one
+ * event when the frame closes; a change of type, run or message emits the collected one first,
+ * so order is preserved and each event has one type and message.
  *
  * A frame stays open as long as each frame collected something, so a steady stream costs one
  * event per frame; it closes after one frame with nothing to emit.

@@ -2,38 +2,18 @@
  * Session stream events as they travel: `{"type","sequence","data"}`, encoded to JSON exactly
  * once when published, so every watcher, every frame and every replay shares the same string.
  *
- * Boundary rule: plain data and pure encoders; no I/O, no timers, no feed state.
+ * Boundary rule: plain data and pure encoders; no I/O, no timers, no feed state. The events'
+ * types and payloads are the contract's (src/api/session-events.ts,
+ * src/api/session-list-events.ts).
  */
+import type { ResetReason, SessionEventType as SessionStreamEventType } from "../../api/session-events.js";
+import type { SessionListEventType } from "../../api/session-list-events.js";
 
-/** Types of the events the session list's feeds publish besides `status`. */
-export type SessionListEventType = "created" | "updated" | "deleted";
-
-/** Types of the events a session publishes (spec §5), and those of the session list. */
-export type SessionEventType =
-  | SessionListEventType
-  | "status"
-  | "input"
-  | "text"
-  | "thinking"
-  | "message"
-  | "tool"
-  | "retry"
-  | "usage"
-  | "committed"
-  | "turn_completed"
-  | "error";
+/** Types of the events a feed publishes: a session's, and those of the session list. */
+export type SessionEventType = SessionStreamEventType | SessionListEventType;
 
 /** The event types that carry streamed model output and are merged per frame. */
-export type DeltaEventType = "text" | "thinking";
-
-/** Why a batch starts with a reset instead of a replay. */
-export type ResetReason = "initial" | "generation_changed" | "replay_unavailable";
-
-/** A position in one session's event stream: the actor lifetime and the last sequence seen. */
-export interface StreamCursor {
-  readonly generation: string;
-  readonly sequence: number;
-}
+export type DeltaEventType = Extract<SessionStreamEventType, "text" | "thinking">;
 
 /** One published event, already encoded; `bytes` is the UTF-8 length of `json` (window accounting). */
 export interface EncodedEvent {

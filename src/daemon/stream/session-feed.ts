@@ -9,15 +9,15 @@
  * publish to the same feed.
  */
 import { randomBytes } from "node:crypto";
+import type { ResetReason } from "../../api/session-events.js";
+import type { StreamCursor } from "../../api/stream-cursor.js";
 import { DeltaMerger } from "./delta-merger.js";
 import { ReplayWindow } from "./replay-window.js";
 import {
   type DeltaEventType,
   type EncodedEvent,
   encodeSessionEvent,
-  type ResetReason,
   type SessionEventType,
-  type StreamCursor,
 } from "./session-event.js";
 
 /** Bounds and timing of a feed. */

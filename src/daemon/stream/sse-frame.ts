@@ -6,8 +6,9 @@
  * Boundary rule: pure string building; JSON.stringify never emits a raw line break, so the
  * whole batch fits on one `data:` line.
  */
+import type { ResetReason } from "../../api/session-events.js";
 import { formatEventId } from "./cursor.js";
-import { type EncodedEvent, encodeResetEvent, type ResetReason } from "./session-event.js";
+import { type EncodedEvent, encodeResetEvent } from "./session-event.js";
 
 /** A reset that opens a batch, with the session snapshot the client rebuilds from. */
 export interface BatchReset {

@@ -4,7 +4,8 @@
 import { Writable } from "node:stream";
 import pc from "picocolors";
 import { describe, expect, it } from "vitest";
-import type { HistoryEntry, SessionEvent } from "../../../src/cli/client/api-types.js";
+import type { HistoryEntry } from "../../../src/api/history.js";
+import type { SessionEvent } from "../../../src/api/session-events.js";
 import type { OutputStream } from "../../../src/cli/render/terminal.js";
 import { TranscriptView } from "../../../src/cli/render/transcript-view.js";
 
@@ -161,7 +162,13 @@ describe("TranscriptView", () => {
     transcript.onEvent({
       type: "tool",
       sequence: ++sequence,
-      data: { tool_call_id: "call-1", name: "read_file", arguments: '{"path":"a.txt"}', result: null },
+      data: {
+        tool_call_id: "call-1",
+        name: "read_file",
+        arguments: '{"path":"a.txt"}',
+        result: null,
+        is_error: false,
+      },
     });
     transcript.onEvent({
       type: "tool",
@@ -171,6 +178,7 @@ describe("TranscriptView", () => {
         name: "read_file",
         arguments: '{"path":"a.txt"}',
         result: "line one\nline two",
+        is_error: false,
       },
     });
     transcript.onEvent(message(result));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { TruncatedPart } from "../../../src/api/history.js";
 import { boundEntry, boundText, partContent } from "../../../src/daemon/history/bounded-entry.js";
-import type { FullHistoryEntry, TruncatedPart } from "../../../src/daemon/history/history-entry.js";
+import type { FullHistoryEntry } from "../../../src/daemon/history/history-entry.js";
 import { projectEntry } from "../../../src/daemon/history/project-history.js";
 import { assistantMessage, toolCall, toolResult, userMessage } from "../../../src/model/items.js";
 import { ts0 } from "./log-fixtures.js";

@@ -1,9 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  type ContentSlice,
-  EntryContentUnknownError,
-  readEntryContent,
-} from "../../../src/daemon/history/entry-content.js";
+import type { ContentSlice } from "../../../src/api/history.js";
+import { EntryContentUnknownError, readEntryContent } from "../../../src/daemon/history/entry-content.js";
 import { TextOffsetError } from "../../../src/daemon/history/text-slice.js";
 import { assistantMessage, reasoning, toolCall, toolResult, userMessage } from "../../../src/model/items.js";
 import { placeLog, sessionStart, ts0 } from "./log-fixtures.js";

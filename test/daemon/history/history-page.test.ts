@@ -1,9 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { HistoryEntry, HistoryPage } from "../../../src/api/history.js";
 import { boundEntry } from "../../../src/daemon/history/bounded-entry.js";
-import type { HistoryEntry } from "../../../src/daemon/history/history-entry.js";
 import {
-  type HistoryPage,
   HistoryQueryInvalidError,
   readHistoryPage,
   tailPage,

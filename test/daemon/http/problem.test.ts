@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ProblemError, problem, problemBody, problemStatuses } from "../../../src/daemon/http/problem.js";
+import { problemStatuses } from "../../../src/api/problem.js";
+import { ProblemError, problem, problemBody } from "../../../src/daemon/http/problem.js";
 
 describe("problem codes", () => {
   it("carry the statuses of the HTTP contract", () => {

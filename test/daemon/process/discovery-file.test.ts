@@ -1,23 +1,11 @@
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  DiscoveryFileError,
-  type DiscoveryInfo,
-  readDiscoveryFile,
-  removeDiscoveryFile,
-  writeDiscoveryFile,
-} from "../../../src/daemon/process/discovery-file.js";
-import { ensureHome } from "../../../src/daemon/process/home.js";
-import { removeTempRoots, tempRoot } from "./temp-home.js";
+import { type DiscoveryInfo, readDiscoveryFile } from "../../../src/api/discovery-file.js";
+import { removeDiscoveryFile, writeDiscoveryFile } from "../../../src/daemon/process/discovery-file.js";
+import { newHome, removeTempRoots } from "./temp-home.js";
 
 afterEach(removeTempRoots);
-
-function newHome(): string {
-  const home = join(tempRoot(), "home");
-  ensureHome(home);
-  return home;
-}
 
 const info: DiscoveryInfo = {
   pid: 4242,
@@ -78,15 +66,6 @@ describe("daemon.json", () => {
     mkdirSync(join(home, "daemon.json"));
     await expect(writeDiscoveryFile(home, info)).rejects.toThrow();
     expect(readdirSync(home)).toEqual(["daemon.json"]);
-  });
-
-  it("reads as null when absent and throws a typed error when malformed", () => {
-    const home = newHome();
-    expect(readDiscoveryFile(home)).toBeNull();
-    writeFileSync(join(home, "daemon.json"), "{not json");
-    expect(() => readDiscoveryFile(home)).toThrow(DiscoveryFileError);
-    writeFileSync(join(home, "daemon.json"), JSON.stringify({ ...info, version: 2 }));
-    expect(() => readDiscoveryFile(home)).toThrow(/protocol version 2 is not 3/);
   });
 
   it("is removed on shutdown only while it still names this daemon", async () => {

@@ -1,18 +1,10 @@
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { writeDiscoveryFile } from "../../../src/daemon/process/discovery-file.js";
-import { ensureHome } from "../../../src/daemon/process/home.js";
 import { HomeLock, HomeLockedError } from "../../../src/daemon/process/home-lock.js";
 import { startFixture } from "./child-process.js";
-import { removeTempRoots, tempRoot } from "./temp-home.js";
+import { newHome, removeTempRoots } from "./temp-home.js";
 
 afterEach(removeTempRoots);
-
-function newHome(): string {
-  const home = join(tempRoot(), "home");
-  ensureHome(home);
-  return home;
-}
 
 function lockError(home: string): HomeLockedError {
   try {

@@ -1,7 +1,8 @@
 import { chmodSync, chownSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ensureHome, HomeError, homePaths } from "../../../src/daemon/process/home.js";
+import { homePaths } from "../../../src/api/home.js";
+import { ensureHome, HomeError } from "../../../src/daemon/process/home.js";
 import { removeTempRoots, tempRoot } from "./temp-home.js";
 
 afterEach(removeTempRoots);
@@ -38,16 +39,5 @@ describe("ensureHome", () => {
     mkdirSync(home, { mode: 0o700 });
     chownSync(home, 12_345, 12_345);
     expect(() => ensureHome(home)).toThrow(/owned by uid 12345, not by this user/);
-  });
-
-  it("names the files of a home", () => {
-    expect(homePaths("/h")).toEqual({
-      home: "/h",
-      lock: "/h/daemon.lock",
-      discovery: "/h/daemon.json",
-      config: "/h/config.json",
-      database: "/h/skein.sqlite",
-      signingKey: "/h/head-signing-key.pem",
-    });
   });
 });

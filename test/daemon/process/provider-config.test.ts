@@ -1,24 +1,15 @@
 import { readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ensureHome } from "../../../src/daemon/process/home.js";
 import {
-  NoProviderError,
   type ProviderConfig,
   ProviderConfigError,
-  ProviderConfigSource,
-  parseProviderConfig,
   writeProviderConfig,
-} from "../../../src/daemon/process/provider-config.js";
-import { removeTempRoots, tempRoot } from "./temp-home.js";
+} from "../../../src/api/provider-config.js";
+import { NoProviderError, ProviderConfigSource } from "../../../src/daemon/process/provider-config.js";
+import { newHome, removeTempRoots } from "./temp-home.js";
 
 afterEach(removeTempRoots);
-
-function newHome(): string {
-  const home = join(tempRoot(), "home");
-  ensureHome(home);
-  return home;
-}
 
 const local: ProviderConfig = {
   active: "local",
@@ -118,50 +109,5 @@ describe("ProviderConfigSource", () => {
     await expect(writeProviderConfig(home, { active: "nope", providers: {} })).rejects.toThrow(
       /"active" names profile "nope", which is not in "providers"/,
     );
-  });
-});
-
-describe("parseProviderConfig", () => {
-  const parse = (value: unknown) => parseProviderConfig(JSON.stringify(value), "/h/config.json");
-  const profile = { protocol: "gemini", baseUrl: "https://g.example", model: "g" };
-
-  it("validates strictly and names the problem", () => {
-    const cases: Array<[unknown, RegExp]> = [
-      [[], /expected a JSON object/],
-      [{ providers: {}, extra: 1 }, /the top level has an unknown field "extra"/],
-      [
-        { providers: { p: { ...profile, temperature: 9 } } },
-        /profile "p": "temperature" must be a number from 0 to 2/,
-      ],
-      [
-        { providers: { p: { ...profile, baseUrl: "ftp://x" } } },
-        /profile "p": "baseUrl" must be an http or https URL/,
-      ],
-      [{ providers: { p: { ...profile, model: "" } } }, /profile "p": "model" must be a non-empty string/],
-      [
-        { providers: { p: { ...profile, apiKey: "k", apiKeyEnv: "K" } } },
-        /sets both "apiKey" and "apiKeyEnv"/,
-      ],
-      [
-        { providers: { p: { ...profile, apiKeyEnv: "not a name" } } },
-        /"apiKeyEnv" must be an environment variable name/,
-      ],
-      [{ providers: { p: { ...profile, headers: { "bad header": "x" } } } }, /"headers" entry "bad header"/],
-      [{ providers: { "bad name!": profile } }, /profile name "bad name!"/],
-    ];
-    for (const [value, message] of cases) {
-      expect(() => parse(value), String(message)).toThrow(message);
-    }
-    expect(() => parse([])).toThrow(/^provider config \/h\/config\.json is invalid: /);
-  });
-
-  it("keeps a profile named __proto__ as a plain entry", () => {
-    const config = parseProviderConfig(
-      `{"providers":{"__proto__":${JSON.stringify(profile)}},"active":"__proto__"}`,
-      "/h/config.json",
-    );
-    expect(Object.keys(config.providers)).toEqual(["__proto__"]);
-    expect(Object.getOwnPropertyDescriptor(config.providers, "__proto__")?.value.model).toBe("g");
-    expect(({} as Record<string, unknown>).model).toBeUndefined();
   });
 });

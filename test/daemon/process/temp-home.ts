@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ensureHome } from "../../../src/daemon/process/home.js";
 
 const made: string[] = [];
 
@@ -15,4 +16,11 @@ export function tempRoot(): string {
 /** Remove every directory made by tempRoot. */
 export function removeTempRoots(): void {
   for (const root of made.splice(0)) rmSync(root, { recursive: true, force: true });
+}
+
+/** A new home, created and secured as the daemon creates it. */
+export function newHome(): string {
+  const home = join(tempRoot(), "home");
+  ensureHome(home);
+  return home;
 }

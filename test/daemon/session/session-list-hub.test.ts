@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
+import type { StreamCursor } from "../../../src/api/stream-cursor.js";
 import { SessionListHub } from "../../../src/daemon/session/session-list-hub.js";
 import { SessionRegistry } from "../../../src/daemon/session/session-registry.js";
-import type { StreamCursor } from "../../../src/daemon/stream/session-event.js";
 import type { SessionFeed } from "../../../src/daemon/stream/session-feed.js";
 import { createTestSession, type TestServices, testServices } from "./session-services.js";
 

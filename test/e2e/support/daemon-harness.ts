@@ -1,6 +1,6 @@
 /**
  * End-to-end harness: runs the real daemon (`bin/skein.js daemon run`) as a child process on a
- * temporary home and talks to it over real HTTP, like the seed's Python harness.
+ * temporary home and talks to it over real HTTP, as a program written in any language would.
  *
  * Boundary rule: this file knows the daemon only through its process, its home files and its
  * HTTP API — never through its modules.
@@ -57,7 +57,7 @@ export interface HistoryEntry {
   thinking_duration_ms?: number | null;
 }
 
-/** An input receipt (spec §4). */
+/** An input receipt (docs/http-api.md, "Receipt"). */
 export interface Receipt {
   id: string;
   session_id: string;

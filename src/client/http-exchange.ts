@@ -12,7 +12,7 @@ import {
   type IncomingMessage,
   request,
 } from "node:http";
-import type { DaemonEndpoint } from "./discovery.js";
+import type { DaemonEndpoint } from "./daemon-endpoint.js";
 
 /** A request to the daemon; `body` is sent as JSON. */
 export interface ExchangeRequest {

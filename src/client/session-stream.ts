@@ -12,9 +12,10 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { createParser } from "eventsource-parser";
+import type { SessionListQuery } from "../api/sessions.js";
+import type { StreamCursor } from "../api/stream-cursor.js";
 import { apiErrorFrom, DaemonApiError, DaemonUnreachableError } from "./api-errors.js";
-import type { SessionListBatch, SessionListQuery, StreamBatch, StreamCursor } from "./api-types.js";
-import type { DaemonEndpoint } from "./discovery.js";
+import type { DaemonEndpoint } from "./daemon-endpoint.js";
 import {
   isConnectionLost,
   isConnectionRefused,
@@ -22,7 +23,13 @@ import {
   openEventStream,
   readBody,
 } from "./http-exchange.js";
-import { decodeBatch, decodeSessionListBatch, StreamFrameError } from "./stream-batch.js";
+import {
+  decodeBatch,
+  decodeSessionListBatch,
+  type SessionListBatch,
+  type StreamBatch,
+  StreamFrameError,
+} from "./stream-batch.js";
 
 /** What a follower yields: batches of type `B`, and news of the connection. */
 export type FollowItem<B> =

@@ -2,7 +2,7 @@
  * The client's UUIDv7 ids: the daemon's format, the current time, strictly increasing.
  */
 import { describe, expect, it } from "vitest";
-import { uuidV7 } from "../../../src/cli/client/uuid-v7.js";
+import { uuidV7 } from "../../src/client/uuid-v7.js";
 
 const shape = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

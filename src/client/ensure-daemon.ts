@@ -15,9 +15,11 @@ import { Agent } from "node:http";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { exitCodes } from "../exit-codes.js";
-import type { ServerInfo } from "./api-types.js";
-import { type DiscoveryInfo, daemonLogPath, readDaemonInfo } from "./discovery.js";
+import { type DiscoveryInfo, readDiscoveryFile } from "../api/discovery-file.js";
+import { homeLockedExitCode } from "../api/exit-codes.js";
+import { homePaths } from "../api/home.js";
+import type { ServerInfo } from "../api/server.js";
+import { endpointOf } from "./daemon-endpoint.js";
 import { exchange } from "./http-exchange.js";
 
 /** A daemon that answered `GET /server` with state ready. */
@@ -52,14 +54,14 @@ export class DaemonStartError extends Error {
 export async function probeDaemon(home: string, timeoutMs = 2_000): Promise<LiveDaemon | null> {
   let info: DiscoveryInfo | null;
   try {
-    info = readDaemonInfo(home);
+    info = readDiscoveryFile(home);
   } catch {
     return null;
   }
   if (info === null) return null;
   const agent = new Agent({ keepAlive: false });
   try {
-    const answer = await exchange({ port: info.port, token: info.token }, agent, {
+    const answer = await exchange(endpointOf(info), agent, {
       method: "GET",
       path: "/server",
       timeoutMs,
@@ -106,7 +108,7 @@ export async function ensureDaemon(options: EnsureDaemonOptions): Promise<LiveDa
     if (child.spawnError !== null) throw new DaemonStartError(home, child.spawnError.message, "");
     // A child that lost the race for the home lock exits with its own code; the winner's
     // daemon.json is then awaited like ours would be.
-    if (child.exited && child.code !== 0 && child.code !== exitCodes.homeLocked) {
+    if (child.exited && child.code !== 0 && child.code !== homeLockedExitCode) {
       throw new DaemonStartError(home, `the daemon exited with code ${child.code}`, logTail(home));
     }
     // Our child lost the home lock; if the winner does not show up soon (it may have been a
@@ -128,7 +130,7 @@ interface SpawnedDaemon {
 
 function spawnDaemon(options: EnsureDaemonOptions): SpawnedDaemon {
   const command = options.command ?? { executable: process.execPath, args: [defaultBin(), "daemon", "run"] };
-  const log = openSync(daemonLogPath(options.home), "a", 0o600);
+  const log = openSync(homePaths(options.home).log, "a", 0o600);
   const state: SpawnedDaemon = {
     pid: undefined,
     exited: false,
@@ -158,15 +160,15 @@ function spawnDaemon(options: EnsureDaemonOptions): SpawnedDaemon {
   return state;
 }
 
-/** bin/skein.js of this package (src/cli/client or dist/cli/client are three levels below the root). */
+/** bin/skein.js of this package (src/client and dist/client are two levels below the root). */
 function defaultBin(): string {
-  return join(dirname(fileURLToPath(import.meta.url)), "../../../bin/skein.js");
+  return join(dirname(fileURLToPath(import.meta.url)), "../../bin/skein.js");
 }
 
 /** The last lines of daemon.log (for start failures). */
 export function logTail(home: string, lines = 15): string {
   try {
-    const text = readFileSync(daemonLogPath(home), "utf8").trimEnd();
+    const text = readFileSync(homePaths(home).log, "utf8").trimEnd();
     return text.split("\n").slice(-lines).join("\n");
   } catch {
     return "";

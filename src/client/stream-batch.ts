@@ -5,19 +5,34 @@
  * Boundary rule: pure. A leading reset event is split off with the frame's snapshot; event
  * types this client does not know (a newer daemon) are dropped from `events` but kept in `raw`.
  */
-import type {
-  ResetReason,
-  SessionEvent,
-  SessionListBatch,
-  SessionListEvent,
-  SessionListEventType,
-  SessionSnapshot,
-  SessionSummary,
-  StreamBatch,
-  StreamEventType,
-} from "./api-types.js";
+import type { ResetReason, SessionEvent, SessionEventType } from "../api/session-events.js";
+import type { SessionListEvent, SessionListEventType } from "../api/session-list-events.js";
+import type { SessionSnapshot } from "../api/session-snapshot.js";
+import type { SessionList } from "../api/sessions.js";
 
-const knownTypes: ReadonlySet<string> = new Set<StreamEventType>([
+/** One frame of a session's stream, with its reset (if any) split off the events. */
+export interface StreamBatch {
+  generation: string;
+  cursor: number;
+  /** Events after the reset, in order (event types this client does not know are dropped). */
+  events: SessionEvent[];
+  /** Present when the batch starts with a reset: rebuild the view from the snapshot. */
+  reset: null | { reason: ResetReason; snapshot: SessionSnapshot };
+  /** The frame's events exactly as received (reset included), for `--json` output. */
+  raw: unknown[];
+}
+
+/** One frame of the session list's stream, with its reset (if any) split off the events. */
+export interface SessionListBatch {
+  generation: string;
+  cursor: number;
+  events: SessionListEvent[];
+  /** Present when the batch starts with a reset: replace the list with `snapshot.items`. */
+  reset: null | { reason: ResetReason; snapshot: SessionList };
+  raw: unknown[];
+}
+
+const knownTypes: ReadonlySet<string> = new Set<SessionEventType>([
   "status",
   "input",
   "text",
@@ -59,7 +74,7 @@ export function decodeBatch(data: string): StreamBatch {
 
 /** Decode the JSON text of one `data:` line of the session list's stream. */
 export function decodeSessionListBatch(data: string): SessionListBatch {
-  const batch = decodeFrame<SessionListEvent, { items: SessionSummary[] }>(data, knownListTypes);
+  const batch = decodeFrame<SessionListEvent, SessionList>(data, knownListTypes);
   if (batch.reset !== null && !Array.isArray(batch.reset.snapshot.items)) {
     throw new StreamFrameError("a list snapshot without items");
   }

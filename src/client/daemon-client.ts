@@ -1,11 +1,5 @@
 /**
- * A typed client of the Skein daemon's HTTP API, usable by any program:
- *
- *   const client = DaemonClient.forHome();            // $SKEIN_HOME or ~/.skein
- *   const session = await client.createSession(uuidV7(), { workspace: process.cwd() });
- *   await client.putInput(session.id, uuidV7(), { kind: "message", text: "hi" });
- *   for await (const item of client.follow(session.id, { after: session.cursor })) { ... }
- *   client.close();
+ * `DaemonClient`: a typed client of the Skein daemon's HTTP API (the public entry is index.ts).
  *
  * Boundary rule: HTTP only; nothing here touches the daemon's modules or its database. The
  * endpoint comes from the home's daemon.json and is re-read when a connection is refused or the
@@ -14,27 +8,24 @@
  * Error answers become `DaemonApiError` (status, problem code, detail).
  */
 import { Agent } from "node:http";
-import { apiErrorFrom, DaemonProtocolError, DaemonUnreachableError } from "./client/api-errors.js";
+import { readDiscoveryFile } from "../api/discovery-file.js";
+import type { ContentSlice, HistoryPage, HistoryQuery } from "../api/history.js";
+import { skeinHome } from "../api/home.js";
+import type { CancelAnswer, InputBody, InputReceipt, InterruptAnswer } from "../api/inputs.js";
+import type { ProviderTestAnswer, ProviderTestBody } from "../api/provider-test.js";
+import type { ServerInfo, ShutdownAnswer, ShutdownBody } from "../api/server.js";
+import type { SessionSnapshot, SessionSummary } from "../api/session-snapshot.js";
 import type {
-  CancelAnswer,
-  ContentSlice,
   DeleteAnswer,
   ForkSessionBody,
-  HistoryPage,
-  HistoryQuery,
-  InputBody,
-  InputReceipt,
-  InterruptAnswer,
   NewSessionBody,
-  ServerInfo,
+  SessionList,
   SessionListQuery,
-  SessionSnapshot,
-  SessionSummary,
-  ShutdownAnswer,
-  VerifyReport,
-} from "./client/api-types.js";
-import { type DaemonEndpoint, readDaemonInfo, skeinHome } from "./client/discovery.js";
-import { type ExchangeAnswer, exchange, isConnectionRefused } from "./client/http-exchange.js";
+} from "../api/sessions.js";
+import type { VerifyReport } from "../api/verify-report.js";
+import { apiErrorFrom, DaemonProtocolError, DaemonUnreachableError } from "./api-errors.js";
+import { type DaemonEndpoint, endpointOf } from "./daemon-endpoint.js";
+import { type ExchangeAnswer, exchange, isConnectionRefused } from "./http-exchange.js";
 import {
   type FollowListOptions,
   type FollowOptions,
@@ -43,27 +34,7 @@ import {
   listQuery,
   type SessionListItem,
   type StreamItem,
-} from "./client/session-stream.js";
-
-export * from "./client/api-errors.js";
-export type * from "./client/api-types.js";
-export { type DaemonEndpoint, skeinHome } from "./client/discovery.js";
-export {
-  DaemonStartError,
-  type EnsureDaemonOptions,
-  ensureDaemon,
-  type LiveDaemon,
-  probeDaemon,
-} from "./client/ensure-daemon.js";
-export type {
-  FollowItem,
-  FollowListOptions,
-  FollowOptions,
-  FollowStreamOptions,
-  SessionListItem,
-  StreamItem,
-} from "./client/session-stream.js";
-export { uuidV7 } from "./client/uuid-v7.js";
+} from "./session-stream.js";
 
 export interface DaemonClientOptions {
   /** Find the daemon through this home's daemon.json (default: SKEIN_HOME or ~/.skein). */
@@ -103,19 +74,19 @@ export class DaemonClient {
   endpoint(): DaemonEndpoint {
     if (this.#endpoint !== null) return this.#endpoint;
     if (this.home === null) throw new DaemonUnreachableError(null, "no endpoint was given");
-    const info = readDaemonInfo(this.home);
+    const info = readDiscoveryFile(this.home);
     if (info === null)
       throw new DaemonUnreachableError(this.home, "no daemon is running (there is no daemon.json)");
-    this.#endpoint = { port: info.port, token: info.token };
+    this.#endpoint = endpointOf(info);
     return this.#endpoint;
   }
 
   /** Re-read daemon.json; true when it names another port or token than before. */
   rediscover(): boolean {
     if (this.home === null) return false;
-    let info: ReturnType<typeof readDaemonInfo>;
+    let info: ReturnType<typeof readDiscoveryFile>;
     try {
-      info = readDaemonInfo(this.home);
+      info = readDiscoveryFile(this.home);
     } catch {
       info = null;
     }
@@ -124,7 +95,7 @@ export class DaemonClient {
       this.#endpoint = null;
       return before !== null;
     }
-    this.#endpoint = { port: info.port, token: info.token };
+    this.#endpoint = endpointOf(info);
     return before === null || before.port !== info.port || before.token !== info.token;
   }
 
@@ -135,19 +106,18 @@ export class DaemonClient {
 
   /** `POST /server/shutdown`: the daemon drains (running turns get `timeoutMs`) and exits. */
   shutdown(instanceId: string, timeoutMs?: number): Promise<ShutdownAnswer> {
-    return this.#call("POST", "/server/shutdown", {
-      body:
-        timeoutMs === undefined
-          ? { instance_id: instanceId }
-          : { instance_id: instanceId, timeout_ms: timeoutMs },
-    });
+    const body: ShutdownBody =
+      timeoutMs === undefined
+        ? { instance_id: instanceId }
+        : { instance_id: instanceId, timeout_ms: timeoutMs };
+    return this.#call("POST", "/server/shutdown", { body });
   }
 
   /** `GET /sessions`: every session (or those `query` selects), newest activity first. */
   async listSessions(query: SessionListQuery = {}): Promise<SessionSummary[]> {
     const params = listQuery(query);
     const path = params.size > 0 ? `/sessions?${params.toString()}` : "/sessions";
-    const answer = await this.#call<{ items: SessionSummary[] }>("GET", path);
+    const answer = await this.#call<SessionList>("GET", path);
     if (!Array.isArray(answer.items)) throw new DaemonProtocolError("GET", "/sessions", "no items array");
     return answer.items;
   }
@@ -220,6 +190,12 @@ export class DaemonClient {
   contentSlice(ref: string, offset: number): Promise<ContentSlice> {
     if (!ref.startsWith("/sessions/")) throw new DaemonProtocolError("GET", ref, "not a content ref");
     return this.#call("GET", `${ref}&offset=${offset}`);
+  }
+
+  /** `POST /providers/{name}/test`: the daemon sends one tiny request to the profile's provider. */
+  testProvider(name: string, body: ProviderTestBody = {}): Promise<ProviderTestAnswer> {
+    const wait = (body.timeout_ms ?? 30_000) + 5_000;
+    return this.#call("POST", `/providers/${encodeURIComponent(name)}/test`, { body, timeoutMs: wait });
   }
 
   /** Follow the session's event stream, resuming across reconnects (see session-stream.ts). */

@@ -4,10 +4,8 @@
  * A real daemon child process, real HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SessionListBatch } from "../../../src/cli/client/api-types.js";
-import type { SessionListItem } from "../../../src/cli/client/session-stream.js";
-import { DaemonClient, uuidV7 } from "../../../src/cli/daemon-client.js";
-import { DaemonHarness } from "../../e2e/support/daemon-harness.js";
+import { DaemonClient, type SessionListBatch, type SessionListItem, uuidV7 } from "../../src/client/index.js";
+import { DaemonHarness } from "../e2e/support/daemon-harness.js";
 
 describe("DaemonClient and the session list", () => {
   let app: DaemonHarness;

@@ -1,6 +1,9 @@
 /**
  * Replace a small file atomically: readers see the old content or the new one, never a part.
  *
+ * The home's files (daemon.json, config.json, the signing key) are written this way, by the
+ * daemon and by the CLI alike.
+ *
  * Boundary rule: byte-level file replacement only; callers own the content and its meaning.
  * The temp file lives in the same directory (rename is atomic only within one file system),
  * is created with the final mode (a secret is never readable by others, not even briefly), and

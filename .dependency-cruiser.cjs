@@ -1,0 +1,93 @@
+/**
+ * The layers of src/ and the only directions their imports may take, checked by
+ * `npm run lint:layers` (part of `npm test`). Type-only imports count like any other: a layer
+ * that needs another's types depends on it.
+ *
+ *   model                          plain data and interfaces; imports nothing of ours
+ *   providers, worker, tools, log  each on model only, never on each other
+ *   api                            the HTTP contract: model, providers (config.json's profiles)
+ *   daemon                         everything below it, the contract included
+ *   client                         api and model only: never the daemon or the CLI
+ *   cli                            client, api, model; the daemon only through load-daemon.ts,
+ *                                  by a dynamic import (`skein daemon run`)
+ *
+ * src/index.ts, the library's entry, exports the layers below api. No cycles anywhere.
+ */
+const layers = {
+  model: [],
+  providers: ["model"],
+  worker: ["model"],
+  tools: ["model"],
+  log: ["model"],
+  api: ["model", "providers"],
+  daemon: ["model", "providers", "worker", "tools", "log", "api"],
+  client: ["model", "api"],
+  cli: ["model", "api", "client"],
+};
+
+/** The one file of the CLI that may reach the daemon (lazily, for `skein daemon run`). */
+const daemonLoader = "^src/cli/load-daemon\\.ts$";
+
+function layerRule(layer, allowed) {
+  return {
+    name: `${layer}-imports-${allowed.length === 0 ? "nothing" : allowed.join("-")}`,
+    comment: `src/${layer} may import only ${allowed.length === 0 ? "itself" : `itself and ${allowed.join(", ")}`}`,
+    severity: "error",
+    from: { path: `^src/${layer}/`, ...(layer === "cli" ? { pathNot: daemonLoader } : {}) },
+    to: { path: "^src/", pathNot: `^src/(${[layer, ...allowed].join("|")})/` },
+  };
+}
+
+module.exports = {
+  forbidden: [
+    ...Object.entries(layers).map(([layer, allowed]) => layerRule(layer, allowed)),
+    {
+      name: "daemon-loader-loads-only-the-daemon",
+      comment: "load-daemon.ts reaches the daemon through src/daemon/daemon.ts and nothing else of it",
+      severity: "error",
+      from: { path: daemonLoader },
+      to: { path: "^src/", pathNot: ["^src/(model|api|client|cli)/", "^src/daemon/daemon\\.ts$"] },
+    },
+    {
+      name: "daemon-loader-is-lazy",
+      comment: "the CLI loads the daemon only when `skein daemon run` runs: a dynamic import",
+      severity: "error",
+      from: { path: daemonLoader },
+      to: { path: "^src/daemon/", dependencyTypesNot: ["dynamic-import"] },
+    },
+    {
+      name: "library-entry-exports-the-library",
+      comment: "src/index.ts exports model, providers, worker, tools and log; not the programs",
+      severity: "error",
+      from: { path: "^src/index\\.ts$" },
+      to: { path: "^src/", pathNot: "^src/(model|providers|worker|tools|log)/" },
+    },
+    {
+      name: "no-circular",
+      comment: "no import cycles, type-only imports included",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "no-unresolvable",
+      comment: "every import resolves, so no dependency escapes these rules",
+      severity: "error",
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    // swc parses TypeScript itself and reports `import type` like any import (the TypeScript
+    // compiler's own API, which dependency-cruiser can also use, is not in TypeScript 7).
+    parser: "swc",
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+      mainFields: ["module", "main", "types", "typings"],
+    },
+  },
+};

@@ -1,0 +1,138 @@
+/**
+ * `$SKEIN_HOME/config.json`: the provider profiles, `{"active"?: name, "providers": {name:
+ * profile}}`. Its shape, its parser and its writer, shared by the daemon (which re-reads it when
+ * it changes) and the CLI (`skein config`, which edits it).
+ *
+ * Boundary rule: the file's format only. A profile's fields are the provider layer's
+ * (src/providers/provider-profile.ts validates them), so the file accepts exactly what a
+ * provider client can use; what the CLI needs of profiles is re-exported from here. Writes are
+ * atomic with mode 0600 (the file may hold API keys).
+ */
+import { readFileSync } from "node:fs";
+import { LlmClientError } from "../model/llm-client.js";
+import { type ProviderProfile, validateProviderProfile } from "../providers/provider-profile.js";
+import { writeFileAtomic } from "./atomic-file.js";
+import { homePaths } from "./home.js";
+
+export {
+  defaultBaseUrls,
+  effectiveBaseUrl,
+  type ProviderProfile,
+  type ProviderProtocol,
+  providerProtocols,
+} from "../providers/provider-profile.js";
+
+/** Content of config.json. */
+export interface ProviderConfig {
+  /** The profile used when a session names none. */
+  active?: string;
+  providers: Record<string, ProviderProfile>;
+}
+
+/** config.json cannot be read or is not valid; `path` names the file. */
+export class ProviderConfigError extends Error {
+  constructor(
+    readonly path: string,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`provider config ${path} is invalid: ${reason}`, options);
+    this.name = "ProviderConfigError";
+  }
+}
+
+/** The config of a home; an absent file is an empty config. Throws ProviderConfigError. */
+export function readProviderConfig(home: string): ProviderConfig {
+  const path = homePaths(home).config;
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { providers: {} };
+    throw new ProviderConfigError(path, `it cannot be read (${(error as Error).message})`, { cause: error });
+  }
+  return parseProviderConfig(text, path);
+}
+
+/** Parse and strictly validate config.json text; throws ProviderConfigError naming the problem. */
+export function parseProviderConfig(text: string, path: string): ProviderConfig {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ProviderConfigError(path, `it is not valid JSON (${(error as Error).message})`, {
+      cause: error,
+    });
+  }
+  const fail = (reason: string): never => {
+    throw new ProviderConfigError(path, reason);
+  };
+  const root = asRecord(value) ?? fail("expected a JSON object");
+  checkKeys(root, ["active", "providers"], "the top level", fail);
+  const providersValue = root.providers === undefined ? {} : root.providers;
+  const providers = asRecord(providersValue) ?? fail(`"providers" must be an object of named profiles`);
+  // Null prototype: a profile named "__proto__" must stay a plain key, not replace the prototype.
+  const result: Record<string, ProviderProfile> = Object.create(null);
+  for (const [name, profileValue] of Object.entries(providers)) {
+    if (!isProfileName(name)) {
+      fail(
+        `profile name ${JSON.stringify(name)} must be 1-64 characters of letters, digits, ".", "_" or "-"`,
+      );
+    }
+    result[name] = parseProfile(name, profileValue, fail);
+  }
+  const config: ProviderConfig = { providers: result };
+  if (root.active !== undefined && root.active !== null) {
+    if (typeof root.active !== "string") fail(`"active" must be a profile name`);
+    const active = root.active as string;
+    if (!Object.hasOwn(result, active))
+      fail(`"active" names profile "${active}", which is not in "providers"`);
+    config.active = active;
+  }
+  return config;
+}
+
+/** Atomically write config.json (mode 0600: it may hold API keys) after validating it. */
+export async function writeProviderConfig(home: string, config: ProviderConfig): Promise<void> {
+  const path = homePaths(home).config;
+  const text = `${JSON.stringify(config, null, 2)}\n`;
+  parseProviderConfig(text, path);
+  await writeFileAtomic(path, text, 0o600);
+}
+
+// One validator for profiles, the provider layer's: the file accepts exactly what a client can use.
+function parseProfile(name: string, value: unknown, fail: (reason: string) => never): ProviderProfile {
+  const where = `profile "${name}"`;
+  let profile: ProviderProfile;
+  try {
+    profile = validateProviderProfile(value, where);
+  } catch (error) {
+    if (error instanceof LlmClientError) fail(error.message);
+    throw error;
+  }
+  if (profile.apiKey !== undefined && profile.apiKeyEnv !== undefined) {
+    fail(`${where} sets both "apiKey" and "apiKeyEnv"; keep one`);
+  }
+  return profile;
+}
+
+function asRecord(value: unknown): Record<string, unknown> | null {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
+}
+
+function checkKeys(
+  record: Record<string, unknown>,
+  allowed: readonly string[],
+  where: string,
+  fail: (reason: string) => never,
+): void {
+  for (const key of Object.keys(record)) {
+    if (!allowed.includes(key)) fail(`${where} has an unknown field ${JSON.stringify(key)}`);
+  }
+}
+
+function isProfileName(name: string): boolean {
+  return /^[A-Za-z0-9._-]{1,64}$/.test(name);
+}

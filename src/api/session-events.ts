@@ -1,0 +1,73 @@
+/**
+ * A session's event stream (`GET /sessions/{id}` with `Accept: text/event-stream`): the `data`
+ * of each event type, the events themselves and the frames that carry them.
+ *
+ * Boundary rule: plain types in their wire shape (snake_case); the daemon publishes them
+ * (src/daemon/session/session-events.ts), a client decodes them (src/client/stream-batch.ts).
+ */
+import type { HistoryEntry } from "./history.js";
+import type { EndedTurnState, InputReceipt } from "./inputs.js";
+
+/** The `data` of each event type a session publishes. */
+export interface SessionEventData {
+  status: { phase: "idle" | "running"; run_id: string | null; interrupt_requested: boolean };
+  input: { input: InputReceipt };
+  /** Merged text deltas of one model message; `message_id` is `<run_id>:<n>`. */
+  text: { run_id: string; message_id: string; text: string };
+  /** Merged thinking deltas; `message_id` is `<run_id>:<n>:thinking`. */
+  thinking: { run_id: string; message_id: string; text: string };
+  message: { entry: HistoryEntry };
+  /**
+   * Published when a call starts (`result` null) and when it ends. `truncated` is present when
+   * the arguments or the result were cut to their start, with the full size in UTF-8 bytes.
+   */
+  tool: {
+    tool_call_id: string;
+    name: string;
+    arguments: string;
+    result: string | null;
+    is_error: boolean;
+    truncated?: { arguments?: number; result?: number };
+  };
+  retry: { run_id: string; attempt: number; reason: string; delay_ms: number };
+  /** Tokens of one model request. */
+  usage: {
+    run_id: string;
+    model: string;
+    prompt_tokens: number;
+    cached_prompt_tokens: number;
+    completion_tokens: number;
+    total_tokens: number;
+  };
+  committed: { high_water: number };
+  turn_completed: { run_id: string; state: EndedTurnState; input_ids: string[] };
+  error: { run_id: string | null; code: string; message: string };
+}
+
+export type SessionEventType = keyof SessionEventData;
+
+/** One published event of a session. */
+export type SessionEvent = {
+  [K in SessionEventType]: { type: K; sequence: number; data: SessionEventData[K] };
+}[SessionEventType];
+
+/** Why a frame starts over from a snapshot instead of replaying. */
+export type ResetReason = "initial" | "generation_changed" | "replay_unavailable";
+
+/** The event a frame starts with when it carries a snapshot; it has no sequence. */
+export interface ResetEvent {
+  type: "reset";
+  data: { reason: ResetReason };
+}
+
+/**
+ * The JSON of one `data:` line of an event stream (its SSE `id` is `<generation>.<cursor>`):
+ * events of type `E`, and the snapshot `S` when the first event is a reset.
+ */
+export interface StreamFrame<E, S> {
+  generation: string;
+  /** The sequence of the frame's last event: where a reconnect resumes. */
+  cursor: number;
+  events: Array<ResetEvent | E>;
+  snapshot?: S;
+}

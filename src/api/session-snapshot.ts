@@ -1,0 +1,77 @@
+/**
+ * A session as the HTTP API shows it: the summary `GET /sessions` lists, and the snapshot a
+ * client rebuilds its view from (`GET /sessions/{id}`, the answer of a creation, a stream
+ * reset's `snapshot`).
+ *
+ * Boundary rule: plain types in their wire shape (snake_case); the daemon builds them
+ * (src/daemon/session/session-snapshot.ts), a client reads them.
+ */
+import type { HistoryPage } from "./history.js";
+import type { PendingInput } from "./inputs.js";
+import type { StreamCursor } from "./stream-cursor.js";
+
+/** The `status` object of a summary, a snapshot and the session list's `status` events. */
+export interface SessionStatus {
+  phase: "idle" | "running";
+  run_id: string | null;
+  interrupt_requested: boolean;
+  /** Why the session cannot go on now (`storage_unavailable`, `log_corrupt`), or null. */
+  blocking_reason: null | { code: string; detail: string };
+}
+
+/** A session's preview: the start of its first user text and how many transcript positions it has. */
+export interface SessionPreview {
+  /** The first 256 Unicode scalar values of the first non-empty user text ("" when there is none). */
+  text: string;
+  /** How many distinct log positions yield a history entry other than a continuation. */
+  transcript_count: number;
+  /** Whether the first user text is longer than `text`. */
+  truncated: boolean;
+}
+
+/** Token totals of a session. */
+export interface SessionUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_prompt_tokens: number;
+  total_tokens: number;
+}
+
+/** How a session came to be: created new, or forked at a checkpoint. */
+export type SessionCreation =
+  | { kind: "new" }
+  | {
+      kind: "fork";
+      source_session_id: string;
+      /** Null for forks made before the daemon stored it. */
+      checkpoint_id: string | null;
+      /** The hash of the source's log entry the fork branched after; null as checkpoint_id. */
+      entry_hash: string | null;
+    };
+
+/** A session as the collection lists it (`GET /sessions`). */
+export interface SessionSummary {
+  id: string;
+  name: string | null;
+  workspace: string;
+  parent_id: string | null;
+  created_at: string;
+  activity_at: string;
+  provider_profile: string | null;
+  model: string | null;
+  status: SessionStatus;
+  /** Null when the session's actor is not loaded. */
+  cursor: StreamCursor | null;
+  preview: SessionPreview;
+  input_order: number;
+  usage: SessionUsage;
+  creation: SessionCreation;
+}
+
+/** `GET /sessions/{id}`, the answer of a creation, and a stream reset's snapshot. */
+export interface SessionSnapshot extends SessionSummary {
+  /** A snapshot is only ever taken of a loaded session. */
+  cursor: StreamCursor;
+  pending_inputs: PendingInput[];
+  history: HistoryPage;
+}

@@ -1,0 +1,22 @@
+/**
+ * Request schemas tied to the contract's types: a route validates a body or query with a TypeBox
+ * schema, and `wireSchema<T>()` makes the build fail when the schema's static type and the
+ * contract's type `T` (src/api) are not the same, so validation and the documented shape cannot
+ * drift apart.
+ *
+ * Boundary rule: types only at compile time; at run time the schema passes through unchanged.
+ */
+import type { Static, TSchema } from "typebox";
+
+/** An object type with its intersections merged, member by member of a union. */
+type Flat<T> = T extends object ? { [K in keyof T]: T[K] } : T;
+
+/** `true` when A and B are the same type (optional and required properties told apart), else `false`. */
+export type SameShape<A, B> =
+  (<X>() => X extends Flat<A> ? 1 : 2) extends <X>() => X extends Flat<B> ? 1 : 2 ? true : false;
+
+/** `wireSchema<T>()(schema)`: the schema itself; does not compile unless `Static<schema>` is `T`. */
+export function wireSchema<T>() {
+  return <S extends TSchema>(schema: S & (SameShape<Static<S>, T> extends true ? unknown : never)): S =>
+    schema;
+}

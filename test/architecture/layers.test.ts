@@ -1,0 +1,142 @@
+/**
+ * The layer rules of .dependency-cruiser.cjs, run as `npm run lint:layers` does: they pass on
+ * src/ as it is, and they fail on small trees that break them (an upward import, a type-only
+ * one, the client reaching the daemon, the CLI loading the daemon eagerly, a type-only cycle).
+ */
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+
+const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const depcruise = join(projectRoot, "node_modules/dependency-cruiser/bin/dependency-cruise.mjs");
+const config = join(projectRoot, ".dependency-cruiser.cjs");
+const roots: string[] = [];
+
+afterAll(() => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
+
+interface Cruise {
+  code: number;
+  output: string;
+}
+
+/** Run dependency-cruiser with the project's rules on `src` under `cwd`. */
+function cruise(cwd: string, extra: readonly string[] = []): Promise<Cruise> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      [depcruise, "src", "--config", config, "--output-type", "err", ...extra],
+      { cwd, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
+        done({ code, output: `${stdout}${stderr}` });
+      },
+    );
+  });
+}
+
+/** A tree `src/<path>` → content, with the tsconfig the rules read. */
+function tree(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), "skein-layers-"));
+  roots.push(root);
+  writeFileSync(
+    join(root, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext" },
+      include: ["src"],
+    }),
+  );
+  for (const [path, content] of Object.entries(files)) {
+    const file = join(root, "src", path);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, content);
+  }
+  return root;
+}
+
+/** A well-layered tree the cases below each break in one place. */
+const base: Record<string, string> = {
+  "model/items.ts": "export interface Item { id: string }\n",
+  "providers/client.ts":
+    'import type { Item } from "../model/items.js";\nexport const send = (item: Item) => item.id;\n',
+  "api/wire.ts": 'import type { Item } from "../model/items.js";\nexport type Wire = { item: Item };\n',
+  "daemon/daemon.ts":
+    'import type { Wire } from "../api/wire.js";\nexport const serve = (wire: Wire) => wire;\n',
+  "client/index.ts":
+    'import type { Wire } from "../api/wire.js";\nexport const read = (wire: Wire) => wire;\n',
+  "cli/main.ts": 'import { read } from "../client/index.js";\nexport const main = read;\n',
+  "cli/load-daemon.ts": 'export const loadDaemon = () => import("../daemon/daemon.js");\n',
+};
+
+describe("the layer rules", () => {
+  it("pass on the project's src/", async () => {
+    const result = await cruise(projectRoot, []);
+    expect(result.output).toContain("no dependency violations found");
+    expect(result.code, result.output).toBe(0);
+  });
+
+  it("pass on a well-layered tree", async () => {
+    const result = await cruise(tree(base));
+    expect(result.code, result.output).toBe(0);
+  });
+
+  const broken: Array<[string, Record<string, string>, string]> = [
+    [
+      "an upward import (model importing providers)",
+      { "model/items.ts": 'import { send } from "../providers/client.js";\nexport const again = send;\n' },
+      "model-imports-nothing",
+    ],
+    [
+      "a type-only upward import",
+      {
+        "model/items.ts":
+          'import type { Wire } from "../api/wire.js";\nexport interface Item { id: string; wire?: Wire }\n',
+      },
+      "model-imports-nothing",
+    ],
+    [
+      "a sideways import between lower layers (worker importing log)",
+      {
+        "log/store.ts": "export const store = 1;\n",
+        "worker/run.ts": 'import { store } from "../log/store.js";\nexport const run = store;\n',
+      },
+      "worker-imports-model",
+    ],
+    [
+      "the client importing the daemon",
+      { "client/index.ts": 'import { serve } from "../daemon/daemon.js";\nexport const read = serve;\n' },
+      "client-imports-model-api",
+    ],
+    [
+      "the CLI importing the daemon outside the loader",
+      { "cli/main.ts": 'import { serve } from "../daemon/daemon.js";\nexport const main = serve;\n' },
+      "cli-imports-model-api-client",
+    ],
+    [
+      "the loader importing the daemon eagerly",
+      {
+        "cli/load-daemon.ts":
+          'import { serve } from "../daemon/daemon.js";\nexport const loadDaemon = serve;\n',
+      },
+      "daemon-loader-is-lazy",
+    ],
+    [
+      "a cycle made of type-only imports",
+      {
+        "api/wire.ts": 'import type { Other } from "./other.js";\nexport type Wire = { other?: Other };\n',
+        "api/other.ts": 'import type { Wire } from "./wire.js";\nexport type Other = { wire?: Wire };\n',
+      },
+      "no-circular",
+    ],
+  ];
+
+  it.each(broken)("fail on %s", async (_name, change, rule) => {
+    const result = await cruise(tree({ ...base, ...change }));
+    expect(result.code, result.output).not.toBe(0);
+    expect(result.output).toContain(rule);
+  });
+});
