@@ -6,7 +6,7 @@
  * every session must hold the invariants of support/torture-invariants.ts and complete a turn
  * for a new input; at the end, every session of every cycle is checked once more.
  *
- * The cycles fill a time budget (SKEIN_TORTURE_SECONDS, default 40) with at least 15 kills.
+ * The cycles fill a time budget (SKEIN_TORTURE_SECONDS, default 45) with at least 15 kills.
  * The random choices come from a seed printed at the start; SKEIN_TORTURE_SEED=<seed> replays
  * them (the timing of the process itself cannot be replayed, the choices can).
  */
@@ -32,7 +32,7 @@ import {
 type KillPhase = "admission" | "stream" | "tool" | "turn_end" | "recovery" | "anywhere";
 
 const phases: readonly KillPhase[] = ["admission", "stream", "tool", "turn_end", "recovery", "anywhere"];
-const budgetMs = Number(process.env.SKEIN_TORTURE_SECONDS ?? "40") * 1000;
+const budgetMs = Number(process.env.SKEIN_TORTURE_SECONDS ?? "45") * 1000;
 const minimumKills = 15;
 const sessionsPerCycle = 3;
 /** Generous, for a loaded 2-core machine: how long a session may take to be idle again. */
@@ -59,6 +59,17 @@ interface CyclePlan {
   restartKillShare: number;
 }
 
+/** A violated invariant, with the seed, cycle and phase it was seen in. */
+class TortureFailure extends Error {
+  override name = "TortureFailure";
+}
+
+/** Minimum, median and maximum of `values`, as text. */
+function spread(values: readonly number[]): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  return `min ${sorted[0]}, median ${sorted[Math.floor(sorted.length / 2)]}, max ${sorted.at(-1)}`;
+}
+
 describe("crash torture", () => {
   const seed = seedFromEnvironment();
   const random = new SeededRandom(seed);
@@ -66,6 +77,8 @@ describe("crash torture", () => {
   let app: DaemonHarness;
   /** How long a start-up takes here (the latest measured), to aim kills during recovery. */
   let bootMs = 0;
+  /** Inputs whose first PUT got no answer, and how many of them the daemon had admitted. */
+  const cut = { inputs: 0, admitted: 0 };
 
   beforeAll(async () => {
     provider = await FakeProvider.start();
@@ -234,6 +247,8 @@ describe("crash torture", () => {
       return `the receipt of cut input ${input.label} answered ${before.status}: ${before.text}`;
     }
     const admitted = before.status === 200 ? before.json<Receipt>().acceptance_order : null;
+    cut.inputs++;
+    if (admitted !== null) cut.admitted++;
     const again = await app.api(`/sessions/${session.id}/inputs/${input.id}`, {
       method: "PUT",
       body: { kind: "message", text: input.text },
@@ -256,9 +271,9 @@ describe("crash torture", () => {
     }
   }
 
-  function failure(plan: { index: number; phase: string }, problems: readonly string[]): Error {
+  function failure(plan: { index: number; phase: string }, problems: readonly string[]): TortureFailure {
     const log = app.readLog().trimEnd().split("\n").slice(-30).join("\n");
-    return new Error(
+    return new TortureFailure(
       `crash torture: seed ${seed} (replay with SKEIN_TORTURE_SEED=${seed}), cycle ${plan.index}, phase ${plan.phase}:\n` +
         `${problems.map((problem) => `  - ${problem}`).join("\n")}\nlast lines of the daemon log:\n${log}`,
     );
@@ -333,6 +348,7 @@ describe("crash torture", () => {
       const started = Date.now();
       const everySession: TrackedSession[] = [];
       const killsByPhase = new Map<KillPhase, number>();
+      const cycleMs: number[] = [];
       let kills = 0;
       const firstPhase = random.int(0, phases.length - 1);
       for (let index = 0; ; index++) {
@@ -340,20 +356,28 @@ describe("crash torture", () => {
         const perCycle = index === 0 ? 0 : elapsed / index;
         if (kills >= minimumKills && elapsed + perCycle > budgetMs) break;
         const phase = phases[(firstPhase + index) % phases.length]!;
-        const plan = await planCycle(index, phase);
-        everySession.push(...plan.sessions);
-        const made = await runCycle(plan);
-        kills += made;
-        killsByPhase.set(phase, (killsByPhase.get(phase) ?? 0) + made);
-        await check(plan.sessions, plan);
+        const cycleStarted = Date.now();
+        try {
+          const plan = await planCycle(index, phase);
+          everySession.push(...plan.sessions);
+          const made = await runCycle(plan);
+          kills += made;
+          killsByPhase.set(phase, (killsByPhase.get(phase) ?? 0) + made);
+          await check(plan.sessions, plan);
+        } catch (error) {
+          throw error instanceof TortureFailure ? error : failure({ index, phase }, [String(error)]);
+        }
+        cycleMs.push(Date.now() - cycleStarted);
       }
       // Later kills and recoveries must not have changed any earlier session.
       const totals = await check(everySession, { index: -1, phase: "final check of every session" });
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       console.log(
         `crash torture: seed ${seed}, ${kills} kills (${[...killsByPhase].map(([phase, n]) => `${phase} ${n}`).join(", ")}), ` +
-          `${everySession.length} sessions, ${everySession.reduce((sum, session) => sum + session.inputs.length, 0)} inputs, ` +
-          `${totals.toolCalls} tool calls (${totals.unknownOutcomes} with an unknown outcome), ${totals.recoveries} recovered turns, ${seconds} s`,
+          `${everySession.length} sessions, ${everySession.reduce((sum, session) => sum + session.inputs.length, 0)} inputs ` +
+          `(${cut.inputs} PUTs cut by a kill, ${cut.admitted} of them admitted), ` +
+          `${totals.toolCalls} tool calls (${totals.unknownOutcomes} with an unknown outcome), ${totals.recoveries} recovered turns, ` +
+          `${seconds} s (a cycle: ${spread(cycleMs)} ms)`,
       );
       expect(kills).toBeGreaterThanOrEqual(minimumKills);
       // The kills did land inside turns and tools, or the run proved little.

@@ -57,24 +57,24 @@ export function writtenPath(callId: string): string {
 }
 
 /**
- * The fake provider's script. A request whose last message is a prompt with tool calls planned
- * gets those calls (ids `call_r<request index>_<k>`, unique over the run); every other request
- * (after tool results, after a restart note) gets a short text answer. Answers stream at the
- * pace of the latest plan in the conversation.
+ * The fake provider's script. A request that ends with prompts (the inputs a turn just took)
+ * gets the tool calls their plans list, in order (ids `call_r<request index>_<k>`, unique over
+ * the run); every other request (after tool results, after a restart note) gets a short text
+ * answer. Answers stream at the pace of the latest plan in the conversation.
  */
 export function tortureModel(request: RecordedRequest): Reply {
   const messages = messagesOf(request);
-  const last = messages.at(-1);
-  const own = last?.role === "user" ? planOf(contentText(last)) : undefined;
-  const latest =
-    own ??
-    messages
-      .filter((message) => message.role === "user")
-      .map((message) => planOf(contentText(message)))
-      .findLast((plan) => plan !== undefined);
+  const plans = messages.map((message) =>
+    message.role === "user" ? planOf(contentText(message)) : undefined,
+  );
+  const trailing: InputPlan[] = [];
+  for (let index = plans.length - 1; index >= 0 && plans[index] !== undefined; index--)
+    trailing.unshift(plans[index]!);
+  const latest = plans.findLast((plan) => plan !== undefined);
   const delivery = { delayMs: latest?.eventDelayMs ?? 0 };
-  if (own !== undefined && own.tools.length > 0) {
-    const calls = own.tools.map((tool, k) => toolCallFor(tool, `call_r${request.index}_${k}`));
+  const tools = trailing.flatMap((plan) => plan.tools);
+  if (tools.length > 0) {
+    const calls = tools.map((tool, k) => toolCallFor(tool, `call_r${request.index}_${k}`));
     return toolCalls(calls, { text: "working on it", delivery });
   }
   return text(`done ${request.index}, all went well here`, { delivery });
