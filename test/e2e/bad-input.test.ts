@@ -114,6 +114,18 @@ const cases: Case[] = [
     send: (c) => c.app.api("/server", { headers: { host: `127.0.0.1:${c.app.port === 1 ? 2 : 1}` } }),
   },
   {
+    name: "an input sent by a foreign web page (Origin: http://evil.example) gets 403 origin_forbidden and is not stored",
+    status: 403,
+    code: "origin_forbidden",
+    send: (c) =>
+      c.app.api(`/sessions/${c.session}/inputs/${uuidv7()}`, {
+        method: "PUT",
+        headers: { origin: "http://evil.example" },
+        body: message,
+      }),
+    check: (response) => expect(response.headers.connection).toBe("close"),
+  },
+  {
     name: "an input sent as text/plain gets 415",
     status: 415,
     code: "unsupported_media_type",

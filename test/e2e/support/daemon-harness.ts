@@ -53,7 +53,7 @@ export interface HistoryEntry {
   turn_id: string | null;
   checkpoint_id: string | null;
   content: Array<{ kind: string; text?: string; field?: string; value?: unknown }>;
-  tool: { name: string; tool_call_id: string } | null;
+  tool: { name: string; tool_call_id: string; is_error?: boolean } | null;
   thinking_duration_ms?: number | null;
 }
 
