@@ -2,7 +2,7 @@
  * Replay: the session state a log describes, rebuilt entry by entry.
  *
  * Boundary rule: pure and trusting. It neither verifies hashes nor checks links (stores verify
- * on read); it only folds entries into state, exactly as yoi's `collect_state` does.
+ * on read); it only folds entries into state.
  */
 import type { Item } from "../model/items.js";
 import type { RequestConfig } from "../model/request-config.js";

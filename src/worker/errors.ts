@@ -13,7 +13,7 @@ export type WorkerErrorKind = "client" | "tool" | "aborted" | "cancelled";
 /**
  * Why a run failed. `cause` holds the LlmClientError for "client" and the ToolError for "tool";
  * `reason` holds the interceptor's (or failing hook's) reason for "aborted" and the caller's
- * optional reason for "cancelled". Messages match the seed's Display strings.
+ * optional reason for "cancelled". Messages are stable: callers and tests match on them.
  */
 export class WorkerError extends Error {
   readonly kind: WorkerErrorKind;

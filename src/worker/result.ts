@@ -8,7 +8,7 @@
  */
 export type WorkerResult = "finished" | "paused" | "limit_reached" | "yielded";
 
-/** Whether a run that ended with `result` leaves the history needing a `resume()` (yoi-spec §1.8). */
+/** Whether a run that ended with `result` leaves the history needing a `resume()`. */
 export function leavesRunInterrupted(result: WorkerResult): boolean {
   switch (result) {
     case "finished":

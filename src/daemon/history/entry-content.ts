@@ -8,6 +8,7 @@
  */
 import type { ContentSlice } from "../../api/history.js";
 import type { PositionedEntry } from "../../log/entries.js";
+import { EntryContentUnknownError } from "../errors.js";
 import { partContent } from "./bounded-entry.js";
 import { projectEntry } from "./project-history.js";
 import { sliceText } from "./text-slice.js";
@@ -24,18 +25,6 @@ export interface ContentRequest {
   offset: number;
   /** Most bytes of JSON-escaped text in the slice (1..maxContentSliceBytes). */
   limit: number;
-}
-
-/** A history entry or part that does not exist in the session. */
-export class EntryContentUnknownError extends Error {
-  constructor(
-    readonly sessionId: string,
-    readonly entryId: string,
-    readonly part: number,
-  ) {
-    super(`session ${sessionId} has no history entry ${entryId} with a content part ${part}`);
-    this.name = "EntryContentUnknownError";
-  }
 }
 
 const positionalId = /^(0|[1-9][0-9]{0,14})(?:-(0|[1-9][0-9]{0,8}))?$/;

@@ -17,6 +17,7 @@
  */
 import type { HistoryEntry, HistoryPage } from "../../api/history.js";
 import type { PositionedEntry } from "../../log/entries.js";
+import { HistoryQueryInvalidError } from "../errors.js";
 import { boundEntry, type ContentLimits, defaultContentLimits } from "./bounded-entry.js";
 import {
   type HistoryDirection,
@@ -58,17 +59,6 @@ export const maxPageBytes = 1024 * 1024 - 8 * 1024;
 
 /** Byte budget of a snapshot's entries: with the session's other fields it stays within 1 MiB. */
 export const maxTailBytes = 1024 * 1024 - 64 * 1024;
-
-/** A history query that can never be answered (→ 400 invalid_request). */
-export class HistoryQueryInvalidError extends Error {
-  readonly status = 400;
-  readonly code = "invalid_request";
-
-  constructor(reason: string) {
-    super(reason);
-    this.name = "HistoryQueryInvalidError";
-  }
-}
 
 /**
  * A point between two history entries: before entry `index` of log position `position`. An

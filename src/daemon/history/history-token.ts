@@ -8,6 +8,7 @@
  * `upper` bound of the first read, so later pages never see entries appended after it.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { HistoryTokenExpiredError, HistoryTokenInvalidError } from "../errors.js";
 
 export type HistoryDirection = "older" | "newer";
 
@@ -34,31 +35,6 @@ export interface HistoryTokenPayload {
 
 /** How long a token stays valid unless the caller says otherwise. */
 export const defaultHistoryTokenTtlMs = 60 * 60 * 1000;
-
-/** A token that is malformed, tampered with, or issued for another session or page size (→ 400). */
-export class HistoryTokenInvalidError extends Error {
-  readonly status = 400;
-  readonly code = "invalid_request";
-
-  constructor(readonly reason: string) {
-    super(`history continuation is invalid: ${reason}`);
-    this.name = "HistoryTokenInvalidError";
-  }
-}
-
-/** A genuine token older than the TTL (→ 410 continuation_expired). */
-export class HistoryTokenExpiredError extends Error {
-  readonly status = 410;
-  readonly code = "continuation_expired";
-
-  constructor(
-    readonly issuedAt: number,
-    readonly ttlMs: number,
-  ) {
-    super(`history continuation expired (issued ${new Date(issuedAt).toISOString()}, valid for ${ttlMs} ms)`);
-    this.name = "HistoryTokenExpiredError";
-  }
-}
 
 interface WirePayload {
   v: 1;

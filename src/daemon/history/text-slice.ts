@@ -1,3 +1,4 @@
+import { TextOffsetError } from "../errors.js";
 /**
  * Slices of a text addressed by UTF-8 byte offsets and bounded by the bytes their JSON string
  * encoding takes, so a client can read a text of any size in answers of bounded size and
@@ -7,21 +8,6 @@
  * pair stays whole); a lone surrogate counts as 3 UTF-8 bytes, as `Buffer.byteLength` counts
  * it, and travels as a `\uXXXX` escape, so even an ill-formed string comes back unchanged.
  */
-
-/** An offset that is not the start of a character of the text, or lies past its end. */
-export class TextOffsetError extends Error {
-  constructor(
-    readonly offset: number,
-    readonly length: number,
-  ) {
-    super(
-      offset > length
-        ? `offset ${offset} is past the end of the content (${length} bytes)`
-        : `offset ${offset} falls inside a character; use the next_offset of the previous slice`,
-    );
-    this.name = "TextOffsetError";
-  }
-}
 
 /** A slice of a text. */
 export interface TextSlice {

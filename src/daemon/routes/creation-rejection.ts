@@ -9,8 +9,8 @@
  * If-None-Match, a malformed or expired id, an id that exists) are not remembered.
  */
 import type { RejectedCreationBody } from "../../api/problem.js";
+import { SessionUnknownError } from "../errors.js";
 import { ProblemError } from "../http/problem.js";
-import { SessionUnknownError } from "../session/session-registry.js";
 import type { RejectedCreation } from "../storage/rejected-creations-table.js";
 import type { SessionStorage } from "../storage/session-storage.js";
 import { toDaemonProblem } from "./daemon-problem.js";

@@ -5,12 +5,12 @@
  */
 import { type Static, Type } from "typebox";
 import type { ContentQuery, ContentSlice, HistoryPage, HistoryQuery } from "../../api/history.js";
+import { SessionUnknownError } from "../errors.js";
 import { maxContentSliceBytes, readEntryContent } from "../history/entry-content.js";
 import { readHistoryPage } from "../history/history-page.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { registerResource } from "../http/resource.js";
 import { wireSchema } from "../http/wire-schema.js";
-import { SessionUnknownError } from "../session/session-registry.js";
 import { checkIdShape } from "./client-id.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";

@@ -19,13 +19,14 @@ import type {
   SessionQuery,
 } from "../../api/sessions.js";
 import type { StreamCursor, StreamResumeQuery } from "../../api/stream-cursor.js";
+import { StreamCursorError } from "../errors.js";
 import { type HttpApp, wantsEventStream } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
 import { wireSchema } from "../http/wire-schema.js";
 import type { SessionRegistry } from "../session/session-registry.js";
 import type { SessionListFilter } from "../storage/sessions-table.js";
-import { parseStreamCursor, StreamCursorError, type StreamCursorQuery } from "../stream/cursor.js";
+import { parseStreamCursor, type StreamCursorQuery } from "../stream/cursor.js";
 import { serveSessionStream } from "../stream/sse-stream.js";
 import { checkIdShape, checkNewId } from "./client-id.js";
 import { explainUnknown, rememberRefusal } from "./creation-rejection.js";

@@ -2,9 +2,9 @@
 import { Type } from "typebox";
 import type { VerifyReport } from "../../api/verify-report.js";
 import type { HeadSigner } from "../../log/head-signer.js";
+import { SessionUnknownError } from "../errors.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { registerResource } from "../http/resource.js";
-import { SessionUnknownError } from "../session/session-registry.js";
 import { verifySession } from "../session/verify-report.js";
 import { checkIdShape } from "./client-id.js";
 import { answerWith } from "./daemon-problem.js";

@@ -11,6 +11,7 @@
 import { collectState } from "../../log/collect-state.js";
 import type { LogEntry, PositionedEntry, SessionOrigin } from "../../log/entries.js";
 import { copiedForkEntries } from "../../log/fork-entries.js";
+import { CheckpointUnknownError } from "../errors.js";
 import { projectEntry, type ToolNames } from "../history/project-history.js";
 import { closeOpenCalls } from "./open-tool-calls.js";
 
@@ -19,17 +20,6 @@ export interface ForkPlan {
   /** The fork's whole log, first entry first: the copies, then the results closing open calls. */
   entries: LogEntry[];
   origin: SessionOrigin;
-}
-
-/** The checkpoint is not a checkpoint of the source session (400). */
-export class CheckpointUnknownError extends Error {
-  constructor(
-    readonly sessionId: string,
-    readonly checkpointId: string,
-  ) {
-    super(`session ${sessionId} has no history entry with checkpoint_id ${JSON.stringify(checkpointId)}`);
-    this.name = "CheckpointUnknownError";
-  }
 }
 
 /** The log a fork at `checkpointId` of the source log starts with; `now` stamps the closing results. */

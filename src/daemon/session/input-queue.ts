@@ -8,11 +8,11 @@
  */
 import type { InputIntent, InputReceipt } from "../../api/inputs.js";
 import type { JsonObject } from "../../model/json.js";
-import { InputUnknownError } from "../storage/errors.js";
+import { InputUnknownError } from "../errors.js";
 import type { Admission, InputRow } from "../storage/inputs-table.js";
 import type { InputCancellation, SessionStorage } from "../storage/session-storage.js";
 import type { SessionFeed } from "../stream/session-feed.js";
-import { publishEvent } from "./session-events.js";
+import { publishEvent } from "./publish-event.js";
 
 export class InputQueue {
   constructor(

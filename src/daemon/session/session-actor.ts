@@ -20,6 +20,7 @@ import type { SessionSnapshot, SessionStatus } from "../../api/session-snapshot.
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { PositionedEntry } from "../../log/entries.js";
 import { LogCorruptError } from "../../log/errors.js";
+import { ActorStoppedError, SessionBusyError } from "../errors.js";
 import { tailPage } from "../history/history-page.js";
 import { previewOf } from "../history/preview.js";
 import { projectsToHistory } from "../history/project-history.js";
@@ -28,7 +29,7 @@ import { SessionFeed } from "../stream/session-feed.js";
 import type { FirstBatch } from "../stream/sse-stream.js";
 import { InputQueue } from "./input-queue.js";
 import { Mailbox } from "./mailbox.js";
-import { publishEvent } from "./session-events.js";
+import { publishEvent } from "./publish-event.js";
 import { SessionLogWriter } from "./session-log-writer.js";
 import type { SessionServices } from "./session-services.js";
 import { idleStatus, sessionSnapshot } from "./session-snapshot.js";
@@ -36,22 +37,6 @@ import { TurnScheduler } from "./turn-scheduler.js";
 
 export { restartNoteText } from "./turn-scheduler.js";
 export type { CancelResult, InputIntent, InterruptResult };
-
-/** A session that cannot take the request now (409 session_busy). */
-export class SessionBusyError extends Error {
-  constructor(readonly sessionId: string) {
-    super(`session ${sessionId} is running a turn; interrupt it or wait until it is idle`);
-    this.name = "SessionBusyError";
-  }
-}
-
-/** The actor was stopped (deleted, unloaded, restarted); the caller should look the session up again. */
-export class ActorStoppedError extends Error {
-  constructor(readonly sessionId: string) {
-    super(`session ${sessionId} actor stopped`);
-    this.name = "ActorStoppedError";
-  }
-}
 
 export type StopReason = "unload" | "restart" | "shutdown" | "deleted" | "crashed";
 

@@ -20,7 +20,7 @@ import { extendPreview } from "../history/preview.js";
 import { projectEntry, recordToolNames, type ToolNames } from "../history/project-history.js";
 import type { RowWrites, SessionStorage, StoredSessionWriter } from "../storage/session-storage.js";
 import type { SessionFeed } from "../stream/session-feed.js";
-import { publishEvent } from "./session-events.js";
+import { publishEvent } from "./publish-event.js";
 import type { SessionLogger } from "./session-services.js";
 
 export interface SessionLogWriterOptions {

@@ -10,10 +10,11 @@ import type { SessionSummary } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { LogEntry } from "../../log/entries.js";
 import { LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
+import { ActorStoppedError, SessionUnavailableError, SessionUnknownError } from "../errors.js";
 import { previewOf } from "../history/preview.js";
 import type { NewSession, SessionListFilter, SessionRow } from "../storage/sessions-table.js";
 import { type ForkPlan, planFork } from "./fork-plan.js";
-import { ActorStoppedError, type ActorSupervisor, SessionActor } from "./session-actor.js";
+import { type ActorSupervisor, SessionActor } from "./session-actor.js";
 import { type OpenedListStream, SessionListHub } from "./session-list-hub.js";
 import type { SessionServices } from "./session-services.js";
 import { idleStatus, sessionSummary } from "./session-snapshot.js";
@@ -34,22 +35,6 @@ export interface ForkSessionRequest {
   sourceSessionId: string;
   checkpointId: string;
   name: string | null;
-}
-
-/** The session does not exist (404). */
-export class SessionUnknownError extends Error {
-  constructor(readonly sessionId: string) {
-    super(`session ${sessionId} not found`);
-    this.name = "SessionUnknownError";
-  }
-}
-
-/** The session exists but its actor could not be kept running for this request (503). */
-export class SessionUnavailableError extends Error {
-  constructor(readonly sessionId: string) {
-    super(`session ${sessionId} is restarting; try again`);
-    this.name = "SessionUnavailableError";
-  }
 }
 
 /** A session whose actor crashes twice within this window is not restarted eagerly again. */

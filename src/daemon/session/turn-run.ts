@@ -25,7 +25,7 @@ import {
 import { boundText } from "../history/bounded-entry.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import type { SessionFeed } from "../stream/session-feed.js";
-import { publishEvent } from "./session-events.js";
+import { publishEvent } from "./publish-event.js";
 import type { BoundClient, SessionServices } from "./session-services.js";
 
 /**
@@ -249,7 +249,7 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The `usage` event of one LLM request (spec §5). */
+/** The `usage` event of one LLM request. */
 function usageEventData(runId: string, model: string, usage: Usage): SessionEventData["usage"] {
   const prompt = usage.input_tokens ?? 0;
   const completion = usage.output_tokens ?? 0;

@@ -23,7 +23,7 @@ import type { TurnRow } from "../storage/turns-table.js";
 import type { SessionFeed } from "../stream/session-feed.js";
 import type { InputQueue } from "./input-queue.js";
 import { closeOpenCalls, type OpenCallReason } from "./open-tool-calls.js";
-import { publishEvent } from "./session-events.js";
+import { publishEvent } from "./publish-event.js";
 import type { SessionLogWriter } from "./session-log-writer.js";
 import type { SessionServices } from "./session-services.js";
 import { idleStatus } from "./session-snapshot.js";

@@ -15,14 +15,14 @@ import type {
 } from "../../api/inputs.js";
 import { canonicalJson } from "../../log/canonical-json.js";
 import type { JsonValue } from "../../model/json.js";
-import type { DaemonDatabase } from "./database.js";
 import {
   InputConflictError,
   InputNotPendingError,
   InputUnknownError,
   QueueFullError,
   SessionUnknownError,
-} from "./errors.js";
+} from "../errors.js";
+import type { DaemonDatabase } from "./database.js";
 import { cachedStatements, type StatementCache } from "./statement-cache.js";
 
 /** How many inputs may wait in one session's queue. */

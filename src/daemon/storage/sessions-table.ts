@@ -8,8 +8,8 @@
  */
 import type { SessionCreation, SessionPreview, SessionUsage } from "../../api/session-snapshot.js";
 import type { Usage } from "../../model/usage.js";
+import { SessionExistsError } from "../errors.js";
 import { type DaemonDatabase, hasSqliteCode } from "./database.js";
-import { SessionExistsError } from "./errors.js";
 import { cachedStatements, type StatementCache } from "./statement-cache.js";
 
 /** Which sessions a listing returns: all, the top-level ones (no parent), or a session's forks. */

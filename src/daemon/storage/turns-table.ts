@@ -7,8 +7,8 @@
  * one transaction).
  */
 import type { EndedTurnState, TurnState } from "../../api/inputs.js";
+import { TurnStateError } from "../errors.js";
 import { type DaemonDatabase, hasSqliteCode } from "./database.js";
-import { TurnStateError } from "./errors.js";
 import { cachedStatements, type StatementCache } from "./statement-cache.js";
 
 export interface TurnRow {

@@ -10,18 +10,7 @@
  * `invalid_request` problem JSON with `detail` as the problem detail).
  */
 import type { StreamCursor } from "../../api/stream-cursor.js";
-
-/** A stream resume position that cannot be used; `detail` is a sentence for the client. */
-export class StreamCursorError extends Error {
-  constructor(
-    /** The parameter or header at fault. */
-    readonly parameter: "after_generation" | "after_seq" | "Last-Event-ID",
-    readonly detail: string,
-  ) {
-    super(detail);
-    this.name = "StreamCursorError";
-  }
-}
+import { StreamCursorError } from "../errors.js";
 
 /** The query values this parser reads; anything but a single string counts as malformed. */
 export interface StreamCursorQuery {

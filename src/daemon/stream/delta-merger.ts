@@ -16,7 +16,7 @@
  * only when an event is emitted. Emits through a callback; knows nothing about sequences.
  */
 import type { JsonObject } from "../../model/json.js";
-import type { DeltaEventType } from "./session-event.js";
+import type { DeltaEventType } from "./encoded-event.js";
 
 /** The most UTF-16 code units of text one delta event carries (at most 192 KiB of UTF-8). */
 export const DEFAULT_DELTA_MAX_UNITS = 64 * 1024;

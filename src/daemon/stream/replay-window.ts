@@ -5,7 +5,7 @@
  *
  * Boundary rule: holds encoded events only; knows nothing about generations, watchers or I/O.
  */
-import type { EncodedEvent } from "./session-event.js";
+import type { EncodedEvent } from "./encoded-event.js";
 
 /** Bounds of a replay window. */
 export interface ReplayWindowOptions {

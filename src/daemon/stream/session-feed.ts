@@ -12,13 +12,13 @@ import { randomBytes } from "node:crypto";
 import type { ResetReason } from "../../api/session-events.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import { DeltaMerger } from "./delta-merger.js";
-import { ReplayWindow } from "./replay-window.js";
 import {
   type DeltaEventType,
   type EncodedEvent,
   encodeSessionEvent,
   type SessionEventType,
-} from "./session-event.js";
+} from "./encoded-event.js";
+import { ReplayWindow } from "./replay-window.js";
 
 /** Bounds and timing of a feed. */
 export interface SessionFeedOptions {

@@ -8,7 +8,7 @@
  */
 import type { ResetReason } from "../../api/session-events.js";
 import { formatEventId } from "./cursor.js";
-import { type EncodedEvent, encodeResetEvent } from "./session-event.js";
+import { type EncodedEvent, encodeResetEvent } from "./encoded-event.js";
 
 /** A reset that opens a batch, with the session snapshot the client rebuilds from. */
 export interface BatchReset {

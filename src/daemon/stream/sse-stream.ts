@@ -16,7 +16,7 @@
  * Boundary rule: never throws after the headers are written; a failed write ends the connection.
  */
 import type { ServerResponse } from "node:http";
-import type { EncodedEvent } from "./session-event.js";
+import type { EncodedEvent } from "./encoded-event.js";
 import type { FeedWatcher, SessionFeed } from "./session-feed.js";
 import {
   type BatchReset,

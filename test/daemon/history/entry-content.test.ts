@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ContentSlice } from "../../../src/api/history.js";
-import { EntryContentUnknownError, readEntryContent } from "../../../src/daemon/history/entry-content.js";
-import { TextOffsetError } from "../../../src/daemon/history/text-slice.js";
+import { EntryContentUnknownError, TextOffsetError } from "../../../src/daemon/errors.js";
+import { readEntryContent } from "../../../src/daemon/history/entry-content.js";
 import { assistantMessage, reasoning, toolCall, toolResult, userMessage } from "../../../src/model/items.js";
 import { placeLog, sessionStart, ts0 } from "./log-fixtures.js";
 

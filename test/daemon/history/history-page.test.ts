@@ -1,17 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { HistoryEntry, HistoryPage } from "../../../src/api/history.js";
-import { boundEntry } from "../../../src/daemon/history/bounded-entry.js";
 import {
   HistoryQueryInvalidError,
-  readHistoryPage,
-  tailPage,
-} from "../../../src/daemon/history/history-page.js";
-import {
   HistoryTokenExpiredError,
   HistoryTokenInvalidError,
-  verifyHistoryToken,
-} from "../../../src/daemon/history/history-token.js";
+} from "../../../src/daemon/errors.js";
+import { boundEntry } from "../../../src/daemon/history/bounded-entry.js";
+import { readHistoryPage, tailPage } from "../../../src/daemon/history/history-page.js";
+import { verifyHistoryToken } from "../../../src/daemon/history/history-token.js";
 import { projectLog } from "../../../src/daemon/history/project-history.js";
 import type { LogEntry, PositionedEntry } from "../../../src/log/entries.js";
 import { LogCorruptError } from "../../../src/log/errors.js";

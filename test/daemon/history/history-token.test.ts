@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { HistoryTokenExpiredError, HistoryTokenInvalidError } from "../../../src/daemon/errors.js";
 import {
   defaultHistoryTokenTtlMs,
-  HistoryTokenExpiredError,
-  HistoryTokenInvalidError,
   type HistoryTokenPayload,
   signHistoryToken,
   verifyHistoryToken,
 } from "../../../src/daemon/history/history-token.js";
+import { toDaemonProblem } from "../../../src/daemon/routes/daemon-problem.js";
 
 const secret = Buffer.from("0123456789abcdef0123456789abcdef");
 const issuedAt = 1_750_000_000_000;
@@ -64,9 +64,15 @@ describe("history tokens", () => {
     }
   });
 
-  it("carries a 400 status and a 410 status for the route to map", () => {
-    expect(new HistoryTokenInvalidError("x")).toMatchObject({ status: 400, code: "invalid_request" });
-    expect(new HistoryTokenExpiredError(0, 1)).toMatchObject({ status: 410, code: "continuation_expired" });
+  it("answers 400 for an invalid token and 410 for an expired one, through the catalogue", () => {
+    expect(toDaemonProblem(new HistoryTokenInvalidError("x"))).toMatchObject({
+      status: 400,
+      code: "invalid_request",
+    });
+    expect(toDaemonProblem(new HistoryTokenExpiredError(0, 1))).toMatchObject({
+      status: 410,
+      code: "continuation_expired",
+    });
   });
 
   it("expires a genuine token after the default hour, and after a shorter TTL when asked", () => {

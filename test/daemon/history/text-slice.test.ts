@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { jsonStringBytes, sliceText, TextOffsetError } from "../../../src/daemon/history/text-slice.js";
+import { TextOffsetError } from "../../../src/daemon/errors.js";
+import { jsonStringBytes, sliceText } from "../../../src/daemon/history/text-slice.js";
 
 /** Any UTF-16 string: lone surrogates, pairs, controls, quotes and everything else. */
 const anyText = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((u) => String.fromCharCode(u)) });

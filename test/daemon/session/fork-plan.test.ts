@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CheckpointUnknownError, planFork } from "../../../src/daemon/session/fork-plan.js";
+import { CheckpointUnknownError } from "../../../src/daemon/errors.js";
+import { planFork } from "../../../src/daemon/session/fork-plan.js";
 import type { LogEntry, PositionedEntry } from "../../../src/log/entries.js";
 import { buildChain } from "../../../src/log/entry-hash.js";
 import { assistantMessage, toolCall, toolResult, userMessage } from "../../../src/model/items.js";

@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from "uuid";
 import { afterEach, describe, expect, it } from "vitest";
-import { SessionRegistry, SessionUnknownError } from "../../../src/daemon/session/session-registry.js";
+import { SessionUnknownError } from "../../../src/daemon/errors.js";
+import { SessionRegistry } from "../../../src/daemon/session/session-registry.js";
 import { getReceipt } from "../../../src/daemon/storage/inputs-table.js";
 import { insertSession } from "../../../src/daemon/storage/sessions-table.js";
 import { getTurn } from "../../../src/daemon/storage/turns-table.js";

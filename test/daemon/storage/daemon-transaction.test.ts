@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { InputNotPendingError } from "../../../src/daemon/errors.js";
 import { readHistoryPage } from "../../../src/daemon/history/history-page.js";
 import { previewOf } from "../../../src/daemon/history/preview.js";
-import { InputNotPendingError } from "../../../src/daemon/storage/errors.js";
 import {
   admitInput,
   getReceipt,

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { openDaemonDatabase } from "../../../src/daemon/storage/database.js";
 import {
   InputConflictError,
   InputNotPendingError,
   InputUnknownError,
   QueueFullError,
   SessionUnknownError,
-} from "../../../src/daemon/storage/errors.js";
+} from "../../../src/daemon/errors.js";
+import { openDaemonDatabase } from "../../../src/daemon/storage/database.js";
 import {
   admitInput,
   cancelInput,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SessionExistsError } from "../../../src/daemon/storage/errors.js";
+import { SessionExistsError } from "../../../src/daemon/errors.js";
 import { admitInput } from "../../../src/daemon/storage/inputs-table.js";
 import {
   deleteSessionRows,

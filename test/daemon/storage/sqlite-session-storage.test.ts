@@ -4,8 +4,8 @@
  * share one transaction.
  */
 import { describe, expect, it } from "vitest";
+import { InputNotPendingError } from "../../../src/daemon/errors.js";
 import { emptyPreview } from "../../../src/daemon/history/preview.js";
-import { InputNotPendingError } from "../../../src/daemon/storage/errors.js";
 import { tablesWithSessionColumn } from "../../../src/daemon/storage/sessions-table.js";
 import { SqliteSessionStorage } from "../../../src/daemon/storage/sqlite-session-storage.js";
 import type { LogEntry } from "../../../src/log/entries.js";

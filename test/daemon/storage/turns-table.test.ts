@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { TurnStateError } from "../../../src/daemon/errors.js";
 import { openDaemonDatabase } from "../../../src/daemon/storage/database.js";
-import { TurnStateError } from "../../../src/daemon/storage/errors.js";
 import {
   endTurn,
   getTurn,

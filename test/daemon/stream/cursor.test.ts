@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  formatEventId,
-  parseLastEventId,
-  parseStreamCursor,
-  StreamCursorError,
-} from "../../../src/daemon/stream/cursor.js";
+import { StreamCursorError } from "../../../src/daemon/errors.js";
+import { formatEventId, parseLastEventId, parseStreamCursor } from "../../../src/daemon/stream/cursor.js";
 
 const G = "AbCdEfGhIjKlMnOpQr_-09";
 

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { type EncodedEvent, encodeSessionEvent } from "../../../src/daemon/stream/encoded-event.js";
 import { ReplayWindow } from "../../../src/daemon/stream/replay-window.js";
-import { type EncodedEvent, encodeSessionEvent } from "../../../src/daemon/stream/session-event.js";
 
 function event(sequence: number, text = "x"): EncodedEvent {
   return encodeSessionEvent("status", sequence, { text });

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { EncodedEvent } from "../../../src/daemon/stream/session-event.js";
+import type { EncodedEvent } from "../../../src/daemon/stream/encoded-event.js";
 import { type FeedRead, newGeneration, SessionFeed } from "../../../src/daemon/stream/session-feed.js";
 
 interface ParsedEvent {

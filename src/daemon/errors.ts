@@ -1,0 +1,235 @@
+/**
+ * The daemon's error catalogue: every error a request can meet in the session, storage,
+ * history and stream code, each with a stable code and the context it is about, and the table
+ * that says which problem (if any) a route answers for each code.
+ *
+ * Boundary rule: errors are plain classes here and nowhere else in those folders; a route
+ * maps a `DaemonError` through `problemFor` (daemon-problem.ts), never by `instanceof` one by
+ * one. A code whose problem is null is a bug when it reaches a route (500, logged). Failures of
+ * the process at start (settings, home, lock, key, database version) live in `process/` and
+ * `storage/database.ts`: they end the start, they never reach a route.
+ */
+import type { ProblemCode } from "../api/problem.js";
+
+/** Each code, and the problem a route answers for it (null: not the client's doing). */
+export const daemonErrorProblems = {
+  session_unknown: "resource_not_found",
+  session_exists: "precondition_failed",
+  session_busy: "session_busy",
+  session_unavailable: "request_unavailable",
+  actor_stopped: "request_unavailable",
+  input_unknown: "input_unknown",
+  input_conflict: "input_conflict",
+  queue_full: "queue_full",
+  input_not_pending: null,
+  turn_state: null,
+  checkpoint_unknown: "invalid_request",
+  history_query_invalid: "invalid_request",
+  history_token_invalid: "invalid_request",
+  history_token_expired: "continuation_expired",
+  entry_content_unknown: "resource_not_found",
+  text_offset_invalid: "invalid_request",
+  stream_cursor_invalid: "invalid_request",
+} as const satisfies Record<string, ProblemCode | null>;
+
+/** A daemon error's stable code. */
+export type DaemonErrorCode = keyof typeof daemonErrorProblems;
+
+/** Every error of the catalogue: a stable code, a sentence for a person, context as fields. */
+export abstract class DaemonError extends Error {
+  abstract readonly code: DaemonErrorCode;
+}
+
+/** There is no session with this id (→ 404). */
+export class SessionUnknownError extends DaemonError {
+  readonly code = "session_unknown";
+  constructor(readonly sessionId: string) {
+    super(`session ${sessionId} not found`);
+    this.name = "SessionUnknownError";
+  }
+}
+
+/** A session with this id exists already (create → 412). */
+export class SessionExistsError extends DaemonError {
+  readonly code = "session_exists";
+  constructor(readonly sessionId: string) {
+    super(`session ${sessionId} already exists`);
+    this.name = "SessionExistsError";
+  }
+}
+
+/** The session cannot take the request now: a turn runs (409 session_busy). */
+export class SessionBusyError extends DaemonError {
+  readonly code = "session_busy";
+  constructor(readonly sessionId: string) {
+    super(`session ${sessionId} is running a turn; interrupt it or wait until it is idle`);
+    this.name = "SessionBusyError";
+  }
+}
+
+/** The session exists but its actor could not be kept running for this request (503). */
+export class SessionUnavailableError extends DaemonError {
+  readonly code = "session_unavailable";
+  constructor(readonly sessionId: string) {
+    super(`session ${sessionId} is restarting; try again`);
+    this.name = "SessionUnavailableError";
+  }
+}
+
+/** The actor was stopped (deleted, unloaded, restarted); the caller should look the session up again. */
+export class ActorStoppedError extends DaemonError {
+  readonly code = "actor_stopped";
+  constructor(readonly sessionId: string) {
+    super(`session ${sessionId} is restarting; try again`);
+    this.name = "ActorStoppedError";
+  }
+}
+
+/** The session has no input with this id (→ 404 input_unknown). */
+export class InputUnknownError extends DaemonError {
+  readonly code = "input_unknown";
+  constructor(
+    readonly sessionId: string,
+    readonly inputId: string,
+  ) {
+    super(`session ${sessionId} has no input ${inputId}`);
+    this.name = "InputUnknownError";
+  }
+}
+
+/** The input id is taken by another intent or by another session's input (→ 409 input_conflict). */
+export class InputConflictError extends DaemonError {
+  readonly code = "input_conflict";
+  constructor(
+    readonly sessionId: string,
+    readonly inputId: string,
+    readonly reason: "other_intent" | "other_session",
+  ) {
+    super(
+      reason === "other_session"
+        ? `input ${inputId} belongs to another session than ${sessionId}`
+        : `input ${inputId} of session ${sessionId} was accepted with a different body`,
+    );
+    this.name = "InputConflictError";
+  }
+}
+
+/** The session already has `limit` inputs waiting (→ 429 queue_full). */
+export class QueueFullError extends DaemonError {
+  readonly code = "queue_full";
+  constructor(
+    readonly sessionId: string,
+    readonly limit: number,
+  ) {
+    super(`session ${sessionId} already has ${limit} inputs waiting`);
+    this.name = "QueueFullError";
+  }
+}
+
+/** An input that was to be committed is no longer pending (cancelled, or committed twice). */
+export class InputNotPendingError extends DaemonError {
+  readonly code = "input_not_pending";
+  constructor(
+    readonly inputId: string,
+    readonly delivery: string | null,
+  ) {
+    super(`input ${inputId} is not pending (delivery: ${delivery ?? "unknown input"})`);
+    this.name = "InputNotPendingError";
+  }
+}
+
+/** A turn could not move to the requested state (unknown turn, or it has ended already). */
+export class TurnStateError extends DaemonError {
+  readonly code = "turn_state";
+  constructor(
+    readonly turnId: string,
+    readonly reason: string,
+  ) {
+    super(`turn ${turnId}: ${reason}`);
+    this.name = "TurnStateError";
+  }
+}
+
+/** A fork names a checkpoint the source session does not have (→ 400). */
+export class CheckpointUnknownError extends DaemonError {
+  readonly code = "checkpoint_unknown";
+  constructor(
+    readonly sessionId: string,
+    readonly checkpointId: string,
+  ) {
+    super(`session ${sessionId} has no history entry with checkpoint_id ${JSON.stringify(checkpointId)}`);
+    this.name = "CheckpointUnknownError";
+  }
+}
+
+/** A history query that cannot be answered as asked (→ 400). */
+export class HistoryQueryInvalidError extends DaemonError {
+  readonly code = "history_query_invalid";
+  constructor(reason: string) {
+    super(reason);
+    this.name = "HistoryQueryInvalidError";
+  }
+}
+
+/** A history continuation token that is not one of this daemon's for this page (→ 400). */
+export class HistoryTokenInvalidError extends DaemonError {
+  readonly code = "history_token_invalid";
+  constructor(readonly reason: string) {
+    super(`history continuation is invalid: ${reason}`);
+    this.name = "HistoryTokenInvalidError";
+  }
+}
+
+/** A genuine token older than the TTL (→ 410 continuation_expired). */
+export class HistoryTokenExpiredError extends DaemonError {
+  readonly code = "history_token_expired";
+  constructor(
+    readonly issuedAt: number,
+    readonly ttlMs: number,
+  ) {
+    super(`history continuation expired (issued ${new Date(issuedAt).toISOString()}, valid for ${ttlMs} ms)`);
+    this.name = "HistoryTokenExpiredError";
+  }
+}
+
+/** A content ref that names no entry or part of the session (→ 404). */
+export class EntryContentUnknownError extends DaemonError {
+  readonly code = "entry_content_unknown";
+  constructor(
+    readonly sessionId: string,
+    readonly entryId: string,
+    readonly part: number,
+  ) {
+    super(`session ${sessionId} has no history entry ${entryId} with a content part ${part}`);
+    this.name = "EntryContentUnknownError";
+  }
+}
+
+/** A content slice offset past the end or inside a character (→ 400). */
+export class TextOffsetError extends DaemonError {
+  readonly code = "text_offset_invalid";
+  constructor(
+    readonly offset: number,
+    readonly length: number,
+  ) {
+    super(
+      offset > length
+        ? `offset ${offset} is past the end of the content (${length} bytes)`
+        : `offset ${offset} falls inside a character; use the next_offset of the previous slice`,
+    );
+    this.name = "TextOffsetError";
+  }
+}
+
+/** A stream cursor (query or Last-Event-ID) that does not parse (→ 400, never a silent initial attach). */
+export class StreamCursorError extends DaemonError {
+  readonly code = "stream_cursor_invalid";
+  constructor(
+    /** The parameter or header at fault. */
+    readonly parameter: "after_generation" | "after_seq" | "Last-Event-ID",
+    readonly detail: string,
+  ) {
+    super(detail);
+    this.name = "StreamCursorError";
+  }
+}
