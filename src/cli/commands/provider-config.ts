@@ -53,7 +53,8 @@ export function readProviderConfig(home: string): ProviderConfig {
   }
 }
 
-async function save(context: CliContext, config: ProviderConfig): Promise<void> {
+/** Validate and write config.json atomically (mode 0600); an invalid config is a usage error. */
+export async function saveProviderConfig(context: CliContext, config: ProviderConfig): Promise<void> {
   try {
     await writeProviderConfig(context.home, config);
   } catch (error) {
@@ -95,7 +96,7 @@ export async function addProfile(
   const replaced = Object.hasOwn(config.providers, name);
   const providers = { ...config.providers, [name]: profile };
   const active = options.use === true || config.active === undefined ? name : config.active;
-  await save(context, { active, providers });
+  await saveProviderConfig(context, { ...config, active, providers });
   const out = context.terminal.out;
   writeLine(
     out,
@@ -172,8 +173,9 @@ export async function removeProfile(context: CliContext, name: string): Promise<
   const providers = { ...config.providers };
   delete providers[name];
   const next: ProviderConfig = { providers };
+  if (config.mcpServers !== undefined) next.mcpServers = config.mcpServers;
   if (config.active !== undefined && config.active !== name) next.active = config.active;
-  await save(context, next);
+  await saveProviderConfig(context, next);
   writeLine(context.terminal.out, `removed provider profile "${name}"`);
   if (config.active === name) {
     writeLine(context.terminal.out, "no profile is active now; choose one with `skein config use NAME`");
@@ -191,7 +193,7 @@ export async function useProfile(context: CliContext, name: string): Promise<Exi
       exitCodes.notFound,
     );
   }
-  await save(context, { ...config, active: name });
+  await saveProviderConfig(context, { ...config, active: name });
   writeLine(context.terminal.out, `"${name}" is now the active provider profile`);
   return exitCodes.ok;
 }

@@ -1,5 +1,5 @@
 /**
- * Provider profiles from `$SKEIN_HOME/config.json`.
+ * Provider profiles and MCP servers from `$SKEIN_HOME/config.json`.
  *
  * Boundary rule: this file reads, validates and writes the file; it never talks to a provider
  * (src/providers does, given a profile). The file is re-read when its mtime or size changes, so
@@ -9,6 +9,7 @@
  * problem is exposed as `lastError` until the file is fixed.
  */
 import { readFileSync, statSync } from "node:fs";
+import { McpConfigError, type McpServersConfig, parseMcpServers } from "../../mcp/mcp-config.js";
 import { LlmClientError } from "../../model/llm-client.js";
 import { type ProviderProfile, validateProviderProfile } from "../../providers/provider-profile.js";
 import { writeFileAtomic } from "./atomic-file.js";
@@ -21,6 +22,8 @@ export interface ProviderConfig {
   /** The profile used when a session names none. */
   active?: string;
   providers: Record<string, ProviderProfile>;
+  /** MCP servers sessions may use (validated by src/mcp/mcp-config.ts). */
+  mcpServers?: McpServersConfig;
 }
 
 /** A profile together with its name. */
@@ -145,7 +148,7 @@ export function parseProviderConfig(text: string, path: string): ProviderConfig 
     throw new ProviderConfigError(path, reason);
   };
   const root = asRecord(value) ?? fail("expected a JSON object");
-  checkKeys(root, ["active", "providers"], "the top level", fail);
+  checkKeys(root, ["active", "providers", "mcpServers"], "the top level", fail);
   const providersValue = root.providers === undefined ? {} : root.providers;
   const providers = asRecord(providersValue) ?? fail(`"providers" must be an object of named profiles`);
   // Null prototype: a profile named "__proto__" must stay a plain key, not replace the prototype.
@@ -159,6 +162,14 @@ export function parseProviderConfig(text: string, path: string): ProviderConfig 
     result[name] = parseProfile(name, profileValue, fail);
   }
   const config: ProviderConfig = { providers: result };
+  if (root.mcpServers !== undefined) {
+    try {
+      config.mcpServers = parseMcpServers(root.mcpServers);
+    } catch (error) {
+      if (error instanceof McpConfigError) fail(error.message);
+      throw error;
+    }
+  }
   if (root.active !== undefined && root.active !== null) {
     if (typeof root.active !== "string") fail(`"active" must be a profile name`);
     const active = root.active as string;

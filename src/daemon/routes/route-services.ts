@@ -1,5 +1,6 @@
 /** What the routes need from the daemon, passed in by daemon.ts. */
 
+import type { ProjectInstructions } from "../session/project-instructions.js";
 import type { SessionRegistry } from "../session/session-registry.js";
 import type { DaemonDatabase } from "../storage/database.js";
 
@@ -20,6 +21,10 @@ export interface RouteServices {
   defaultSystemPrompt(workspace: string): string;
   /** Why the tools would refuse this workspace (e.g. it lies inside the daemon's home), or null. */
   workspaceProblem(workspace: string): string | null;
+  /** The AGENTS.md (or CLAUDE.md) a new session in this workspace gets, or null. */
+  projectInstructions(workspace: string): ProjectInstructions | null;
+  /** The names of the MCP servers in config.json (a new session uses them all unless it names some). */
+  mcpServerNames(): string[];
   /** SSE connection tuning (tests shorten the keepalive). */
   streamOptions?: { keepaliveMs?: number };
 }

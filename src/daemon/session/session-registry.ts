@@ -6,7 +6,7 @@
  * Boundary rule: at most one live actor per session. Loads are deduplicated, and an actor that
  * stopped is dropped from the map before anyone can be handed it again.
  */
-import type { LogEntry } from "../../log/entries.js";
+import type { LogEntry, SessionInstructions } from "../../log/entries.js";
 import { buildChain } from "../../log/entry-hash.js";
 import { LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
 import { previewOf } from "../history/preview.js";
@@ -36,6 +36,10 @@ export interface NewSessionRequest {
   providerProfile: string | null;
   model: string | null;
   systemPrompt: string | null;
+  /** The MCP servers whose tools the agent gets (default: none). */
+  mcpServers?: readonly string[];
+  /** The project instructions appended to `systemPrompt`, recorded in the session_start entry. */
+  instructions?: SessionInstructions | null;
 }
 
 /** What `PUT /sessions/{id}` with kind "fork" asks for. */
@@ -191,6 +195,7 @@ export class SessionRegistry {
       model: request.model,
       systemPrompt: request.systemPrompt,
       createdAt: now,
+      mcpServers: request.mcpServers ?? [],
     };
     const start: LogEntry = {
       kind: "session_start",
@@ -198,6 +203,7 @@ export class SessionRegistry {
       system_prompt: request.systemPrompt,
       config: {},
       history: [],
+      ...(request.instructions == null ? {} : { instructions: request.instructions }),
     };
     return this.#start(row, [start]);
   }
@@ -219,6 +225,7 @@ export class SessionRegistry {
       systemPrompt: plan.systemPrompt,
       createdAt: now,
       fork: { checkpointId: request.checkpointId, entryHash: plan.origin.entry_hash },
+      mcpServers: source.mcpServers,
     };
     return this.#start(row, plan.entries);
   }
