@@ -244,6 +244,8 @@ export class McpServerInstance {
         "MCP server ready",
       );
     } catch (error) {
+      // A server that exits at once fails our first write (EPIPE) before its exit is seen.
+      if (transport instanceof ProcessGroupTransport) await transport.exitWithin(500);
       const message = this.#startFailure(error, transport, abort.signal);
       client.onclose = undefined;
       await client.close().catch(() => undefined);
@@ -341,7 +343,8 @@ export class McpServerInstance {
     this.#restartTimer = setTimeout(
       () => {
         this.#restartTimer = null;
-        this.ensureReady().catch(() => undefined);
+        // Forced: the timer is the backoff (and may fire a millisecond before the clock says so).
+        this.ensureReady(true).catch(() => undefined);
       },
       Math.max(0, this.#nextAttemptAt - this.#options.now()),
     );
@@ -379,7 +382,7 @@ export class McpServerInstance {
       if (transport.exit !== null) {
         if (transport.pid === null)
           return `cannot run ${JSON.stringify(this.#command())}: ${errorText(error)}`;
-        return `${describeExit(transport)} before it was ready`;
+        return describeExit(transport, " before it was ready");
       }
     }
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
@@ -418,7 +421,7 @@ export class McpServerInstance {
 }
 
 /** "the server exited with code 1; stderr: ..." */
-function describeExit(transport: ProcessGroupTransport): string {
+function describeExit(transport: ProcessGroupTransport, when = ""): string {
   const exit = transport.exit;
   const how =
     exit === null
@@ -427,7 +430,7 @@ function describeExit(transport: ProcessGroupTransport): string {
         ? `the server was killed by ${exit.signal}`
         : `the server exited with code ${exit.code}`;
   const stderr = transport.stderrTail.trim();
-  return stderr === "" ? how : `${how}; its stderr ends with: ${stderr.slice(-500)}`;
+  return stderr === "" ? `${how}${when}` : `${how}${when}; its stderr ends with: ${stderr.slice(-500)}`;
 }
 
 function errorText(error: unknown): string {

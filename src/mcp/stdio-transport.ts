@@ -74,6 +74,12 @@ export class ProcessGroupTransport implements Transport {
     return this.#badOutput;
   }
 
+  /** Wait up to `ms` for the process to exit; true when it has (or never started). */
+  async exitWithin(ms: number): Promise<boolean> {
+    if (this.#exit !== null || this.#exited === null) return true;
+    return settlesWithin(this.#exited, ms);
+  }
+
   start(): Promise<void> {
     if (this.#child !== null) throw new Error("the server process was already started");
     const launch = this.#launch;
