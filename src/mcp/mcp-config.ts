@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${workspace} and ${env:NAME} are config placeholders, not template slips
 /**
  * The `mcpServers` section of config.json: the MCP servers a daemon may start, in the shape
  * users already write for other agents, `{"<name>": {"command", "args", "env", "cwd"} | {"url",

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${workspace} and ${env:NAME} are config placeholders, not template slips
 /**
  * The MCP manager against real servers run as child processes: the npm filesystem server, the
  * SDK-built stdio and Streamable HTTP test servers, the SDK's own example server, and broken

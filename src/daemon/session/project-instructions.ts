@@ -92,7 +92,8 @@ function readInstructions(
   try {
     const stats = fstatSync(descriptor);
     if (!stats.isFile()) return "absent";
-    const buffer = Buffer.alloc(Math.min(stats.size, maxBytes));
+    // One byte past the cap, so a character the cap splits can be seen and left out.
+    const buffer = Buffer.alloc(Math.min(stats.size, maxBytes + 1));
     let read = 0;
     while (read < buffer.length) {
       const count = readSync(descriptor, buffer, read, buffer.length - read, read);

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${workspace} and ${env:NAME} are config placeholders, not template slips
 /**
  * Real MCP servers for the tests and the benchmark, as `mcpServers` entries or running
  * processes: the test servers of this folder (stdio and Streamable HTTP, run with tsx), the

@@ -69,7 +69,8 @@ const baseTools: Tool[] = [
       $schema: "http://json-schema.org/draft-07/schema#",
       type: "object",
       $defs: { ItemId: { type: "string", description: "An item id such as it-1." } },
-      properties: { id: { $ref: "#/$defs/ItemId", description: "The id to look up." } },
+      // A title beside $ref, as schema generators write it: Gemini refuses that unconverted.
+      properties: { id: { $ref: "#/$defs/ItemId", title: "Item id", description: "The id to look up." } },
       required: ["id"],
       additionalProperties: false,
     },
