@@ -97,10 +97,11 @@ async function eventually<T>(what: string, check: () => T | undefined | Promise<
   }
 }
 
+/** Whether `pid` is a live process (a zombie waiting to be reaped is not). */
 function alive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
   } catch {
     return false;
   }
