@@ -14,6 +14,7 @@
  * Error answers become `DaemonApiError` (status, problem code, detail).
  */
 import { Agent } from "node:http";
+import type { McpStatus, McpTestReport } from "../mcp/mcp-status.js";
 import { apiErrorFrom, DaemonProtocolError, DaemonUnreachableError } from "./client/api-errors.js";
 import type {
   CancelAnswer,
@@ -45,6 +46,7 @@ import {
   type StreamItem,
 } from "./client/session-stream.js";
 
+export type * from "../mcp/mcp-status.js";
 export * from "./client/api-errors.js";
 export type * from "./client/api-types.js";
 export { type DaemonEndpoint, skeinHome } from "./client/discovery.js";
@@ -131,6 +133,20 @@ export class DaemonClient {
   /** `GET /server`. */
   server(timeoutMs?: number): Promise<ServerInfo> {
     return this.#call("GET", "/server", timeoutMs === undefined ? {} : { timeoutMs });
+  }
+
+  /** `GET /mcp`: the configured MCP servers, their instances' state, tools and last errors. */
+  mcpStatus(): Promise<McpStatus> {
+    return this.#call("GET", "/mcp");
+  }
+
+  /** `POST /mcp/{name}/test`: the daemon starts the server now, in its own environment, and reports. */
+  testMcpServer(name: string, workspace?: string): Promise<McpTestReport> {
+    return this.#call("POST", `/mcp/${encodeURIComponent(name)}/test`, {
+      body: workspace === undefined ? {} : { workspace },
+      // A server may take its startup timeout (30 s by default, at most 10 min) to answer.
+      timeoutMs: 660_000,
+    });
   }
 
   /** `POST /server/shutdown`: the daemon drains (running turns get `timeoutMs`) and exits. */

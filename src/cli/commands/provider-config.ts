@@ -114,7 +114,8 @@ export async function addProfile(
   return exitCodes.ok;
 }
 
-function parseHeaders(values: readonly string[]): Record<string, string> {
+/** `--header "Name: value"` options (also "Name=value") as a header object; a usage error otherwise. */
+export function parseHeaders(values: readonly string[]): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const value of values) {
     const colon = value.indexOf(":");
