@@ -160,15 +160,22 @@ export class McpServerInstance {
     const client = this.#client;
     if (client === null) return { output: `MCP server "${this.name}" is not running`, is_error: true };
     const timeoutMs = this.#callTimeoutMs;
+    // A signal of this call alone: the SDK never removes its abort listener, so the turn's own
+    // signal would collect one per call and, once aborted, cancel calls that ended long ago.
+    const call = new AbortController();
+    const forward = () => call.abort(signal.reason);
+    signal.addEventListener("abort", forward, { once: true });
     try {
       const result = await client.callTool({ name: mcpName, arguments: args }, undefined, {
-        signal,
+        signal: call.signal,
         timeout: timeoutMs,
       });
       return toolOutputOf(result as CallToolResult);
     } catch (error) {
       if (signal.aborted) throw error;
       return { output: this.#callFailure(mcpName, error, timeoutMs), is_error: true };
+    } finally {
+      signal.removeEventListener("abort", forward);
     }
   }
 

@@ -126,8 +126,17 @@ export class ProcessGroupTransport implements Transport {
     if (stdin === null || stdin === undefined || this.#exit !== null || this.#closed) {
       return Promise.reject(new Error("the server process is not running"));
     }
+    // Resolve once the data is queued (as the SDK's transport does); wait only when the pipe is full.
+    if (stdin.write(serializeMessage(message))) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      stdin.write(serializeMessage(message), (error) => (error ? reject(error) : resolve()));
+      const settle = (error?: Error) => {
+        stdin.off("drain", settle);
+        stdin.off("error", settle);
+        if (error === undefined) resolve();
+        else reject(error);
+      };
+      stdin.once("drain", settle);
+      stdin.once("error", settle);
     });
   }
 

@@ -5,6 +5,7 @@
  * commands. Listing, calls, error results, a crash mid-call and the restart, list_changed,
  * timeouts, bad servers, the environment a server gets, config edits and process-group shutdown.
  */
+import { getEventListeners } from "node:events";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -175,6 +176,16 @@ describe("the MCP manager", () => {
     expect(await call(tools, "test__echo", { text: "after" })).toBe("after");
     // The crashed call was never run again.
     expect(readFileSync(marker, "utf8")).toBe("crashed\n");
+  });
+
+  it("leaves no listener on the turn's signal after its calls, so aborting it later cancels nothing", async () => {
+    const f = fixture({ test: testServerConfig() });
+    const tools = await toolsOf(f, ["test"]);
+    const turn = new AbortController();
+    for (let index = 0; index < 20; index++) {
+      await tools.get("test__echo")!.tool.execute(`{"text":"${index}"}`, { call_id: `c${index}`, signal: turn.signal });
+    }
+    expect(getEventListeners(turn.signal, "abort")).toHaveLength(0);
   });
 
   it("refreshes the tool list on list_changed", async () => {
