@@ -183,7 +183,9 @@ describe("the MCP manager", () => {
     const tools = await toolsOf(f, ["test"]);
     const turn = new AbortController();
     for (let index = 0; index < 20; index++) {
-      await tools.get("test__echo")!.tool.execute(`{"text":"${index}"}`, { call_id: `c${index}`, signal: turn.signal });
+      await tools
+        .get("test__echo")!
+        .tool.execute(`{"text":"${index}"}`, { call_id: `c${index}`, signal: turn.signal });
     }
     expect(getEventListeners(turn.signal, "abort")).toHaveLength(0);
   });
