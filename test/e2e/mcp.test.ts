@@ -15,7 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { McpStatus, McpTestReport } from "../../src/mcp/mcp-status.js";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
-import { filesystemServerConfig, testServerConfig } from "../support/mcp/servers.js";
+import { isProcessAlive as alive, filesystemServerConfig, testServerConfig } from "../support/mcp/servers.js";
 import { weirdToolName } from "../support/mcp/test-tools.js";
 import { DaemonHarness, type HistoryEntry, type ProviderProfileConfig } from "./support/daemon-harness.js";
 import { eventually } from "./support/fixture.js";
@@ -315,13 +315,3 @@ describe("project instructions through the daemon", () => {
     expect(sessionStart(sessionId)).not.toHaveProperty("instructions");
   });
 });
-
-/** Whether `pid` is a live process (a zombie waiting to be reaped is not). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}

@@ -15,6 +15,7 @@ import { McpManager } from "../../src/mcp/mcp-manager.js";
 import { portableToolName } from "../../src/mcp/tool-name.js";
 import type { Tool, ToolDefinition, ToolOutput } from "../../src/model/tools.js";
 import {
+  isProcessAlive as alive,
   filesystemServerConfig,
   freePort,
   type RunningHttpServer,
@@ -95,16 +96,6 @@ async function eventually<T>(what: string, check: () => T | undefined | Promise<
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((done) => setTimeout(done, 25));
-  }
-}
-
-/** Whether `pid` is a live process (a zombie waiting to be reaped is not). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
   }
 }
 

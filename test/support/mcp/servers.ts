@@ -9,6 +9,7 @@
  * 127.0.0.1.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
@@ -121,4 +122,14 @@ function startListening(
       reject(new Error(`the MCP server exited before it listened; output:\n${output}`));
     });
   });
+}
+
+/** Whether `pid` is a live process (a zombie waiting to be reaped is not). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
 }
