@@ -12,7 +12,17 @@ import type { ToolDefinition } from "../model/tools.js";
 import { type McpServerConfig, type McpServersConfig, transportOf, usesWorkspace } from "./mcp-config.js";
 import type { McpServerStatus, McpStatus, McpTestReport } from "./mcp-status.js";
 import { mcpToolDefinition } from "./mcp-tool.js";
-import { type McpLogger, McpServerInstance } from "./server-instance.js";
+import type { McpLogger, McpServerInstance } from "./server-instance.js";
+
+/**
+ * The SDK (and the zod schemas it builds when loaded) is loaded when the first server starts,
+ * not with the daemon: most daemons run no MCP server, and start-up time is measured.
+ */
+let instanceModule: Promise<typeof import("./server-instance.js")> | null = null;
+function loadInstanceModule(): Promise<typeof import("./server-instance.js")> {
+  instanceModule ??= import("./server-instance.js");
+  return instanceModule;
+}
 
 /** The `mcpServers` in force and, when config.json is broken, why (the last good one stays in force). */
 export interface McpConfigSnapshot {
@@ -71,6 +81,7 @@ export class McpManager {
   async toolsFor(selection: readonly string[], workspace: string): Promise<ToolDefinition[]> {
     if (selection.length === 0 || this.#stopped) return [];
     const servers = this.#sync();
+    const { McpServerInstance } = await loadInstanceModule();
     const instances: McpServerInstance[] = [];
     for (const name of selection) {
       const config = servers[name];
@@ -81,7 +92,7 @@ export class McpManager {
         );
         continue;
       }
-      instances.push(this.#instance(name, config, workspace));
+      instances.push(this.#instance(McpServerInstance, name, config, workspace));
     }
     const ready = await Promise.all(
       instances.map((instance) =>
@@ -104,7 +115,8 @@ export class McpManager {
     const servers = this.#sync();
     const config = servers[name];
     if (config === undefined) throw new McpServerUnknownError(name, Object.keys(servers));
-    const instance = this.#instance(name, config, workspace);
+    const { McpServerInstance } = await loadInstanceModule();
+    const instance = this.#instance(McpServerInstance, name, config, workspace);
     const started = this.#options.now();
     let ok = true;
     try {
@@ -140,12 +152,17 @@ export class McpManager {
   }
 
   /** The instance of `name` for `workspace` (or the daemon-wide one), created when missing. */
-  #instance(name: string, config: McpServerConfig, workspace: string | null): McpServerInstance {
+  #instance(
+    Instance: typeof McpServerInstance,
+    name: string,
+    config: McpServerConfig,
+    workspace: string | null,
+  ): McpServerInstance {
     const perWorkspace = usesWorkspace(config);
     const key = `${name}\0${perWorkspace ? (workspace ?? "") : ""}`;
     const existing = this.#entries.get(key);
     if (existing !== undefined) return existing.instance;
-    const instance = new McpServerInstance({
+    const instance = new Instance({
       name,
       config,
       workspace: perWorkspace ? workspace : null,
