@@ -6,6 +6,8 @@
  *   model                          plain data and interfaces; imports nothing of ours
  *   providers, worker, tools, log  each on model only, never on each other
  *   api                            the HTTP contract: model, providers (config.json's profiles)
+ *   mcp                            MCP servers as tools: model, tools (output limits), api
+ *                                  (config.json's mcpServers, the status wire types)
  *   daemon                         everything below it, the contract included
  *   client                         api and model only: never the daemon or the CLI
  *   cli                            client, api, model; the daemon only through load-daemon.ts,
@@ -20,7 +22,8 @@ const layers = {
   tools: ["model"],
   log: ["model"],
   api: ["model", "providers"],
-  daemon: ["model", "providers", "worker", "tools", "log", "api"],
+  mcp: ["model", "tools", "api"],
+  daemon: ["model", "providers", "worker", "tools", "log", "api", "mcp"],
   client: ["model", "api"],
   cli: ["model", "api", "client"],
 };

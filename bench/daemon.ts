@@ -14,7 +14,7 @@ import { v7 as uuidv7 } from "uuid";
 import { DaemonHarness } from "../test/e2e/support/daemon-harness.js";
 import { deliver, deltas, type Reply, text } from "../test/support/fake-provider/reply.js";
 import { FakeProvider } from "../test/support/fake-provider/server.js";
-import { type Figure, figure, writeReport } from "./report.js";
+import { type Figure, figure, quantile, writeReport } from "./report.js";
 
 const now = (): number => performance.timeOrigin + performance.now();
 const stamp = (): string => `|${now().toFixed(3)}`;
@@ -448,9 +448,4 @@ async function coldStart(provider: FakeProvider): Promise<Figure[]> {
       'process start → GET /server ready (median of 7; polled every 20 ms); baseline: node -e ""',
     ),
   ];
-}
-
-function quantile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }

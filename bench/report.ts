@@ -37,6 +37,12 @@ export function figure(
   return result;
 }
 
+/** The q-quantile (0..1) of an ascending list of samples; NaN for none. */
+export function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
 function round(value: number, digits: number): number {
   const scale = 10 ** digits;
   return Math.round(value * scale) / scale;

@@ -8,11 +8,13 @@
  * provider client can use; what the CLI needs of profiles is re-exported from here. Writes are
  * atomic with mode 0600 (the file may hold API keys).
  */
+
 import { readFileSync } from "node:fs";
 import { LlmClientError } from "../model/llm-client.js";
 import { type ProviderProfile, validateProviderProfile } from "../providers/provider-profile.js";
 import { writeFileAtomic } from "./atomic-file.js";
 import { homePaths } from "./home.js";
+import { McpConfigError, type McpServersConfig, parseMcpServers } from "./mcp-config.js";
 
 export {
   defaultBaseUrls,
@@ -27,6 +29,8 @@ export interface ProviderConfig {
   /** The profile used when a session names none. */
   active?: string;
   providers: Record<string, ProviderProfile>;
+  /** MCP servers sessions may use (see mcp-config.ts). */
+  mcpServers?: McpServersConfig;
 }
 
 /** config.json cannot be read or is not valid; `path` names the file. */
@@ -68,7 +72,7 @@ export function parseProviderConfig(text: string, path: string): ProviderConfig 
     throw new ProviderConfigError(path, reason);
   };
   const root = asRecord(value) ?? fail("expected a JSON object");
-  checkKeys(root, ["active", "providers"], "the top level", fail);
+  checkKeys(root, ["active", "providers", "mcpServers"], "the top level", fail);
   const providersValue = root.providers === undefined ? {} : root.providers;
   const providers = asRecord(providersValue) ?? fail(`"providers" must be an object of named profiles`);
   // Null prototype: a profile named "__proto__" must stay a plain key, not replace the prototype.
@@ -82,6 +86,14 @@ export function parseProviderConfig(text: string, path: string): ProviderConfig 
     result[name] = parseProfile(name, profileValue, fail);
   }
   const config: ProviderConfig = { providers: result };
+  if (root.mcpServers !== undefined) {
+    try {
+      config.mcpServers = parseMcpServers(root.mcpServers);
+    } catch (error) {
+      if (error instanceof McpConfigError) fail(error.message);
+      throw error;
+    }
+  }
   if (root.active !== undefined && root.active !== null) {
     if (typeof root.active !== "string") fail(`"active" must be a profile name`);
     const active = root.active as string;

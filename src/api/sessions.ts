@@ -16,6 +16,8 @@ export interface NewSessionBody {
   /** Default: the profile's model. */
   model?: string;
   system_prompt?: string;
+  /** The MCP servers its agent gets (names from config.json); default: every configured one. */
+  mcp_servers?: string[];
 }
 
 /** The fields of `PUT /sessions/{id}` for a fork (a client sends them with `kind: "fork"`). */

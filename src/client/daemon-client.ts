@@ -12,6 +12,7 @@ import { readDiscoveryFile } from "../api/discovery-file.js";
 import type { ContentSlice, HistoryPage, HistoryQuery } from "../api/history.js";
 import { skeinHome } from "../api/home.js";
 import type { CancelAnswer, InputBody, InputReceipt, InterruptAnswer } from "../api/inputs.js";
+import type { McpStatus, McpTestReport } from "../api/mcp-status.js";
 import type { ProviderTestAnswer, ProviderTestBody } from "../api/provider-test.js";
 import type { ServerInfo, ShutdownAnswer, ShutdownBody } from "../api/server.js";
 import type { SessionSnapshot, SessionSummary } from "../api/session-snapshot.js";
@@ -102,6 +103,20 @@ export class DaemonClient {
   /** `GET /server`. */
   server(timeoutMs?: number): Promise<ServerInfo> {
     return this.#call("GET", "/server", timeoutMs === undefined ? {} : { timeoutMs });
+  }
+
+  /** `GET /mcp`: the configured MCP servers, their instances' state, tools and last errors. */
+  mcpStatus(): Promise<McpStatus> {
+    return this.#call("GET", "/mcp");
+  }
+
+  /** `POST /mcp/{name}/test`: the daemon starts the server now, in its own environment, and reports. */
+  testMcpServer(name: string, workspace?: string): Promise<McpTestReport> {
+    return this.#call("POST", `/mcp/${encodeURIComponent(name)}/test`, {
+      body: workspace === undefined ? {} : { workspace },
+      // A server may take its startup timeout (30 s by default, at most 10 min) to answer.
+      timeoutMs: 660_000,
+    });
   }
 
   /** `POST /server/shutdown`: the daemon drains (running turns get `timeoutMs`) and exits. */

@@ -12,6 +12,7 @@ import { v7 as uuidv7 } from "uuid";
 import { homeLockedExitCode } from "../api/exit-codes.js";
 import { packageVersion } from "../api/package-version.js";
 import { protocolVersion } from "../api/protocol.js";
+import { McpManager } from "../mcp/mcp-manager.js";
 import { createLlmClient } from "../providers/create-llm-client.js";
 import { probeProfile } from "../providers/profile-probe.js";
 import { validateProviderProfile } from "../providers/provider-profile.js";
@@ -30,11 +31,13 @@ import { loadSigningKey } from "./process/signing-key.js";
 import { registerDebugRoutes } from "./routes/debug-routes.js";
 import { registerHistoryRoutes } from "./routes/history-routes.js";
 import { registerInputRoutes } from "./routes/input-routes.js";
+import { registerMcpRoutes } from "./routes/mcp-routes.js";
 import { registerProviderRoutes } from "./routes/provider-routes.js";
 import type { RouteServices } from "./routes/route-services.js";
 import { registerServerRoutes } from "./routes/server-routes.js";
 import { registerSessionRoutes } from "./routes/session-routes.js";
 import { registerVerifyRoutes } from "./routes/verify-routes.js";
+import { findProjectInstructions } from "./session/project-instructions.js";
 import { SessionRegistry } from "./session/session-registry.js";
 import type { SessionServices } from "./session/session-services.js";
 import { databaseFiles, openDaemonDatabase } from "./storage/database.js";
@@ -70,7 +73,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
   // that cannot finish starting must not keep listening or hold the home.
   const undo: Array<() => Promise<void> | void> = [() => lock.release()];
   try {
-    return await boot(settings, lock, logger, undo);
+    return await boot(settings, env, lock, logger, undo);
   } catch (error) {
     for (const step of undo.reverse()) {
       try {
@@ -85,6 +88,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
 
 async function boot(
   settings: DaemonSettings,
+  env: NodeJS.ProcessEnv,
   lock: HomeLock,
   logger: pino.Logger,
   undo: Array<() => Promise<void> | void>,
@@ -106,6 +110,18 @@ async function boot(
   const shell = describeShellChoice(chooseShell());
   if (shell.warning) logger.warn(shell.text);
   else logger.info(shell.text);
+  // MCP servers start on first use; each gets only the environment its config names.
+  const mcp = new McpManager({
+    config: () => ({
+      servers: providers.current().mcpServers ?? {},
+      error: providers.lastError?.message ?? null,
+    }),
+    env,
+    clientVersion: packageVersion(),
+    logger,
+    now,
+  });
+  undo.push(() => mcp.stop());
 
   const sessionServices: SessionServices = {
     storage,
@@ -113,7 +129,11 @@ async function boot(
     logger,
     now,
     isDraining: () => drain.draining,
-    tools: (workspace) => builtinTools(workspace, { hiddenPaths }),
+    // Built-in tools first: a refused workspace fails the turn before any MCP server starts for it.
+    tools: async (session) => [
+      ...builtinTools(session.workspace, { hiddenPaths }),
+      ...(await mcp.toolsFor(session.mcpServers, session.workspace)),
+    ],
     bindClient: (profileName, model) => {
       const named = providers.resolveProfile(profileName);
       const profile = validateProviderProfile(
@@ -134,6 +154,8 @@ async function boot(
     now,
     defaultSystemPrompt,
     workspaceProblem: (workspace) => workspaceProblem(workspace, hiddenPaths),
+    projectInstructions: (workspace) => findProjectInstructions(workspace, { hiddenPaths }),
+    mcpServerNames: () => mcp.serverNames(),
     providerDefaults: (name) => {
       try {
         const named = providers.resolveProfile(name);
@@ -165,6 +187,7 @@ async function boot(
       logger.info({ timeoutMs }, "draining");
       void drain.begin(timeoutMs);
       await registry.drain(timeoutMs);
+      await mcp.stop();
       await app.close();
       await removeDiscoveryFile(settings.home, { pid: process.pid, instance_id: instanceId }).catch(
         () => undefined,
@@ -193,6 +216,7 @@ async function boot(
   registerHistoryRoutes(app, routeServices);
   registerVerifyRoutes(app, routeServices, signer);
   registerProviderRoutes(app, routeServices);
+  registerMcpRoutes(app, { mcp, workspaceProblem: routeServices.workspaceProblem });
   if (settings.inspect) registerDebugRoutes(app, routeServices);
 
   const port = await choosePort({ configured: settings.port, home: settings.home, host: settings.host });

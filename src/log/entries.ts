@@ -18,6 +18,16 @@ export interface SessionOrigin {
   position?: number;
 }
 
+/**
+ * The project instruction file (AGENTS.md, CLAUDE.md) whose text was appended to the system
+ * prompt at creation: its path, its size in bytes, and whether only its start was used.
+ */
+export interface SessionInstructions {
+  path: string;
+  bytes: number;
+  truncated: boolean;
+}
+
 /** How a run ended (audit only; replay uses `interrupted`). */
 export type Outcome =
   | { type: "finished" }
@@ -40,6 +50,8 @@ export type LogEntry =
       config: RequestConfig;
       history: Item[];
       forked_from?: SessionOrigin;
+      /** Present when project instructions were added to `system_prompt` (which holds their text). */
+      instructions?: SessionInstructions;
     }
   | ({ kind: "user_input"; ts: number; item: Item } & EntryContext)
   | ({ kind: "assistant_items"; ts: number; items: Item[] } & EntryContext)

@@ -37,7 +37,7 @@ export interface AddProfileOptions {
 }
 
 /** The config of a home; an absent file is an empty config. */
-function readConfig(home: string): ProviderConfig {
+export function readConfig(home: string): ProviderConfig {
   try {
     return readProviderConfig(home);
   } catch (error) {
@@ -48,7 +48,8 @@ function readConfig(home: string): ProviderConfig {
   }
 }
 
-async function save(context: CliContext, config: ProviderConfig): Promise<void> {
+/** Validate and write config.json atomically (mode 0600); an invalid config is a usage error. */
+export async function saveProviderConfig(context: CliContext, config: ProviderConfig): Promise<void> {
   try {
     await writeProviderConfig(context.home, config);
   } catch (error) {
@@ -90,7 +91,7 @@ export async function addProfile(
   const replaced = Object.hasOwn(config.providers, name);
   const providers = { ...config.providers, [name]: profile };
   const active = options.use === true || config.active === undefined ? name : config.active;
-  await save(context, { active, providers });
+  await saveProviderConfig(context, { ...config, active, providers });
   const out = context.terminal.out;
   writeLine(
     out,
@@ -108,7 +109,8 @@ export async function addProfile(
   return exitCodes.ok;
 }
 
-function parseHeaders(values: readonly string[]): Record<string, string> {
+/** `--header "Name: value"` options (also "Name=value") as a header object; a usage error otherwise. */
+export function parseHeaders(values: readonly string[]): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const value of values) {
     const colon = value.indexOf(":");
@@ -167,8 +169,9 @@ export async function removeProfile(context: CliContext, name: string): Promise<
   const providers = { ...config.providers };
   delete providers[name];
   const next: ProviderConfig = { providers };
+  if (config.mcpServers !== undefined) next.mcpServers = config.mcpServers;
   if (config.active !== undefined && config.active !== name) next.active = config.active;
-  await save(context, next);
+  await saveProviderConfig(context, next);
   writeLine(context.terminal.out, `removed provider profile "${name}"`);
   if (config.active === name) {
     writeLine(context.terminal.out, "no profile is active now; choose one with `skein config use NAME`");
@@ -186,7 +189,7 @@ export async function useProfile(context: CliContext, name: string): Promise<Exi
       exitCodes.notFound,
     );
   }
-  await save(context, { ...config, active: name });
+  await saveProviderConfig(context, { ...config, active: name });
   writeLine(context.terminal.out, `"${name}" is now the active provider profile`);
   return exitCodes.ok;
 }

@@ -2,6 +2,7 @@
 import type { ProbeOutcome } from "../../providers/profile-probe.js";
 import type { ProviderProfile } from "../../providers/provider-profile.js";
 import type { NamedProfile } from "../process/provider-config.js";
+import type { ProjectInstructions } from "../session/project-instructions.js";
 import type { SessionRegistry } from "../session/session-registry.js";
 import type { SessionStorage } from "../storage/session-storage.js";
 
@@ -26,6 +27,10 @@ export interface RouteServices {
   defaultSystemPrompt(workspace: string): string;
   /** Why the tools would refuse this workspace (e.g. it lies inside the daemon's home), or null. */
   workspaceProblem(workspace: string): string | null;
+  /** The AGENTS.md (or CLAUDE.md) a new session in this workspace gets, or null. */
+  projectInstructions(workspace: string): ProjectInstructions | null;
+  /** The names of the MCP servers in config.json (a new session uses them all unless it names some). */
+  mcpServerNames(): string[];
   /** SSE connection tuning (tests shorten the keepalive). */
   streamOptions?: { keepaliveMs?: number };
 }

@@ -1,13 +1,3 @@
-/**
- * Sessions: `GET /sessions` (the list, or its SSE stream), and `PUT` (create or fork), `GET`
- * (snapshot or SSE stream) and `DELETE` on `/sessions/{id}`.
- *
- * Boundary rule: validation and translation only; the registry and the actors do the work.
- * A stream's first batch (and its snapshot, on a reset) is built before the reply is hijacked,
- * so a storage failure is still answered as problem JSON with no snapshot, generation or cursor.
- */
-import { statSync } from "node:fs";
-import { isAbsolute } from "node:path";
 import { Type } from "typebox";
 import type {
   CreateSessionBody,
@@ -24,6 +14,7 @@ import { type HttpApp, wantsEventStream } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
 import { wireSchema } from "../http/wire-schema.js";
+import { withInstructions } from "../session/project-instructions.js";
 import type { SessionRegistry } from "../session/session-registry.js";
 import type { SessionListFilter } from "../storage/sessions-table.js";
 import { parseStreamCursor, type StreamCursorQuery } from "../stream/cursor.js";
@@ -32,6 +23,7 @@ import { checkIdShape, checkNewId } from "./client-id.js";
 import { explainUnknown, rememberRefusal } from "./creation-rejection.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
+import { checkWorkspace } from "./workspace-check.js";
 
 const NewSession = wireSchema<{ kind: "new" } & NewSessionBody>()(
   Type.Object(
@@ -42,6 +34,7 @@ const NewSession = wireSchema<{ kind: "new" } & NewSessionBody>()(
       provider_profile: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
       model: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
       system_prompt: Type.Optional(Type.String({ maxLength: 65_536 })),
+      mcp_servers: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 64 })),
     },
     { additionalProperties: false },
   ),
@@ -216,26 +209,40 @@ async function createNew(
   id: string,
   body: NewSessionBody,
 ) {
-  if (!isAbsolute(body.workspace)) throw problem("invalid_request", "workspace must be an absolute path");
-  let isDirectory = false;
-  try {
-    isDirectory = statSync(body.workspace).isDirectory();
-  } catch {
-    // reported below
-  }
-  if (!isDirectory)
-    throw problem("invalid_request", `workspace ${body.workspace} is not an existing directory`);
-  const refused = services.workspaceProblem(body.workspace);
-  if (refused !== null) throw problem("invalid_request", refused);
+  checkWorkspace(body.workspace, services.workspaceProblem);
   const profile = services.providerDefaults(body.provider_profile ?? null);
+  const mcpServers = mcpSelection(body.mcp_servers, services.mcpServerNames());
+  const systemPrompt = body.system_prompt ?? services.defaultSystemPrompt(body.workspace);
+  const instructions = services.projectInstructions(body.workspace);
   return registry.create({
     id,
     workspace: body.workspace,
     name: body.name ?? null,
     providerProfile: profile.name,
     model: body.model ?? profile.model,
-    systemPrompt: body.system_prompt ?? services.defaultSystemPrompt(body.workspace),
+    systemPrompt: instructions === null ? systemPrompt : withInstructions(systemPrompt, instructions),
+    mcpServers,
+    instructions:
+      instructions === null
+        ? null
+        : { path: instructions.path, bytes: instructions.bytes, truncated: instructions.truncated },
   });
+}
+
+/** The MCP servers a new session uses: those it names (each must be configured), else every configured one. */
+function mcpSelection(requested: readonly string[] | undefined, configured: readonly string[]): string[] {
+  if (requested === undefined) return [...configured];
+  const unknown = requested.filter((name) => !configured.includes(name));
+  if (unknown.length > 0) {
+    throw problem(
+      "invalid_request",
+      `MCP server ${unknown.map((name) => `"${name}"`).join(", ")} is not configured` +
+        (configured.length > 0
+          ? ` (configured: ${configured.join(", ")})`
+          : " (none is; see `skein mcp add`)"),
+    );
+  }
+  return [...new Set(requested)];
 }
 
 async function fork(registry: SessionRegistry, id: string, body: ForkSessionBody) {

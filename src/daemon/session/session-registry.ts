@@ -8,7 +8,7 @@
  */
 import type { SessionSummary } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
-import type { LogEntry } from "../../log/entries.js";
+import type { LogEntry, SessionInstructions } from "../../log/entries.js";
 import { LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
 import { ActorStoppedError, SessionUnavailableError, SessionUnknownError } from "../errors.js";
 import { previewOf } from "../history/preview.js";
@@ -27,6 +27,10 @@ export interface NewSessionRequest {
   providerProfile: string | null;
   model: string | null;
   systemPrompt: string | null;
+  /** The MCP servers whose tools the agent gets (default: none). */
+  mcpServers?: readonly string[];
+  /** The project instructions appended to `systemPrompt`, recorded in the session_start entry. */
+  instructions?: SessionInstructions | null;
 }
 
 /** What `PUT /sessions/{id}` with kind "fork" asks for. */
@@ -178,6 +182,7 @@ export class SessionRegistry {
       model: request.model,
       systemPrompt: request.systemPrompt,
       createdAt: now,
+      mcpServers: request.mcpServers ?? [],
     };
     const start: LogEntry = {
       kind: "session_start",
@@ -185,6 +190,7 @@ export class SessionRegistry {
       system_prompt: request.systemPrompt,
       config: {},
       history: [],
+      ...(request.instructions == null ? {} : { instructions: request.instructions }),
     };
     return this.#start(row, [start]);
   }
@@ -206,6 +212,7 @@ export class SessionRegistry {
       systemPrompt: plan.systemPrompt,
       createdAt: now,
       fork: { checkpointId: request.checkpointId, entryHash: plan.origin.entry_hash },
+      mcpServers: source.mcpServers,
     };
     return this.#start(row, plan.entries);
   }

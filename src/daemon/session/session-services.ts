@@ -5,6 +5,7 @@
 import type { LlmClient } from "../../model/llm-client.js";
 import type { ToolDefinition } from "../../model/tools.js";
 import type { SessionStorage } from "../storage/session-storage.js";
+import type { SessionRow } from "../storage/sessions-table.js";
 import type { SessionFeedOptions } from "../stream/session-feed.js";
 
 /** A provider client chosen for one turn, with the names the snapshot and usage events show. */
@@ -31,8 +32,11 @@ export interface SessionServices {
    * model). Throws an Error whose message tells the user how to configure a provider.
    */
   bindClient(profileName: string | null, model: string | null): BoundClient;
-  /** The tools an agent gets in a workspace. */
-  tools(workspace: string): ToolDefinition[];
+  /**
+   * The tools a session's agent gets for one turn: the built-in ones in its workspace and those
+   * of its MCP servers (started on first use, so this may wait for them).
+   */
+  tools(session: SessionRow): Promise<ToolDefinition[]>;
   logger: SessionLogger;
   /** True once the daemon drains: no new turn starts. */
   isDraining(): boolean;

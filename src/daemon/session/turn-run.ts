@@ -107,7 +107,7 @@ export class TurnRun {
     }
     let tools: ToolDefinition[];
     try {
-      tools = services.tools(session.workspace);
+      tools = await services.tools(session);
     } catch (error) {
       // E.g. a workspace inside the daemon's home, from a session created before that was refused.
       return this.#failed(state.turn_count, "workspace_refused", errorText(error));

@@ -105,6 +105,14 @@ export const migrations: readonly Migration[] = [
       "CREATE INDEX rejected_creations_by_time ON rejected_creations (rejected_at)",
     ],
   },
+  {
+    version: 3,
+    statements: [
+      // The MCP servers a session uses (a JSON array of names from config.json's mcpServers).
+      // Null for sessions created before this version: they use none.
+      "ALTER TABLE sessions ADD COLUMN mcp_servers TEXT",
+    ],
+  },
 ];
 
 /** The schema version this daemon writes. */

@@ -31,6 +31,8 @@ export interface SessionRow {
   usage: SessionUsage;
   preview: SessionPreview;
   creation: SessionCreation;
+  /** Names of the MCP servers whose tools the session's agent gets (empty: none). */
+  mcpServers: string[];
 }
 
 /** What a caller supplies to create a session row; the rest starts at zero. */
@@ -45,6 +47,7 @@ export interface NewSession {
   createdAt: number;
   /** For a fork: the checkpoint it was asked for and the hash of the source entry it branched after. */
   fork?: { checkpointId: string; entryHash: string };
+  mcpServers?: readonly string[];
 }
 
 interface SessionRecord {
@@ -67,6 +70,7 @@ interface SessionRecord {
   transcript_count: number;
   fork_checkpoint_id: string | null;
   fork_entry_hash: string | null;
+  mcp_servers: string | null;
 }
 
 const cache: StatementCache<ReturnType<typeof prepare>> = new WeakMap();
@@ -75,9 +79,9 @@ function prepare(db: DaemonDatabase) {
   return {
     insert: db.prepare(
       `INSERT INTO sessions (id, name, workspace, parent_id, provider_profile, model, system_prompt, created_at,
-         activity_at, fork_checkpoint_id, fork_entry_hash)
+         activity_at, fork_checkpoint_id, fork_entry_hash, mcp_servers)
        VALUES (@id, @name, @workspace, @parent_id, @provider_profile, @model, @system_prompt, @created_at,
-         @created_at, @fork_checkpoint_id, @fork_entry_hash)`,
+         @created_at, @fork_checkpoint_id, @fork_entry_hash, @mcp_servers)`,
     ),
     get: db.prepare("SELECT * FROM sessions WHERE id = ?"),
     list: db.prepare("SELECT * FROM sessions ORDER BY activity_at DESC, id DESC"),
@@ -139,6 +143,7 @@ function rowOf(record: SessionRecord): SessionRow {
             checkpoint_id: record.fork_checkpoint_id,
             entry_hash: record.fork_entry_hash,
           },
+    mcpServers: record.mcp_servers === null ? [] : (JSON.parse(record.mcp_servers) as string[]),
   };
 }
 
@@ -156,6 +161,7 @@ export function insertSession(db: DaemonDatabase, session: NewSession): SessionR
       created_at: session.createdAt,
       fork_checkpoint_id: session.fork?.checkpointId ?? null,
       fork_entry_hash: session.fork?.entryHash ?? null,
+      mcp_servers: JSON.stringify(session.mcpServers ?? []),
     });
   } catch (error) {
     if (hasSqliteCode(error, "SQLITE_CONSTRAINT_PRIMARYKEY")) throw new SessionExistsError(session.id);

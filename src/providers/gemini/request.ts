@@ -8,7 +8,7 @@
  * require a signature on each function call of the current turn (Gemini 3), a call without one
  * (from another model, or an older log) gets the documented validator-skip value instead of a
  * 400. Tool parameters go as `parametersJsonSchema` (full JSON Schema, unlike `parameters`,
- * which takes only an OpenAPI subset). Thinking follows the capability table: a budget
+ * which takes only an OpenAPI subset), with local `$ref`s inlined (tool-schema.ts). Thinking follows the capability table: a budget
  * (Gemini 2.5) or a level (Gemini 3).
  *
  * Boundary rule: pure functions from an LlmRequest to the wire body.
@@ -25,6 +25,7 @@ import {
   samplingParameters,
 } from "../model-capabilities.js";
 import { argumentsObject } from "../tool-arguments.js";
+import { geminiParametersSchema } from "./tool-schema.js";
 
 /** Protocol options that come from the profile. */
 export interface GeminiRequestOptions {
@@ -191,7 +192,7 @@ export function geminiRequestBody(request: LlmRequest, options: GeminiRequestOpt
         functionDeclarations: request.tools.map((tool) => ({
           name: tool.name,
           description: tool.description,
-          parametersJsonSchema: tool.input_schema,
+          parametersJsonSchema: geminiParametersSchema(tool.input_schema),
         })),
       },
     ];

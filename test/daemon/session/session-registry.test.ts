@@ -107,7 +107,8 @@ describe("SessionRegistry", () => {
     env = testServices(() => new MockLlmClient([textBlockStart(0), textDelta(0, "never"), textBlockStop(0)]));
     // The workspace is the daemon's home itself, as a session stored before such workspaces were refused.
     const home = env.workspace;
-    env.services.tools = (workspace) => builtinTools(workspace, { hiddenPaths: [home], shell: "off" });
+    env.services.tools = async (session) =>
+      builtinTools(session.workspace, { hiddenPaths: [home], shell: "off" });
     const registry = new SessionRegistry(env.services);
     const id = await create(registry, home);
     const actor = await registry.get(id);

@@ -28,7 +28,7 @@ export function testServices(client: () => LlmClient | null): TestServices {
     historySecret: "test-secret",
     now: () => Date.now(),
     isDraining: () => false,
-    tools: () => [],
+    tools: async () => [],
     logger: { info: () => {}, warn: () => {}, error: () => {} },
     bindClient: () => {
       const bound = client();

@@ -93,6 +93,8 @@ describe("the daemon database", () => {
       checkpoint_id: null,
       entry_hash: null,
     });
+    // Sessions from before MCP servers could be selected use none.
+    expect(getSession(db, "plain")?.mcpServers).toEqual([]);
     db.close();
   });
 });

@@ -42,9 +42,16 @@ describe("the sessions table", () => {
       usage: { prompt_tokens: 0, completion_tokens: 0, cached_prompt_tokens: 0, total_tokens: 0 },
       preview: { text: "", transcript_count: 0, truncated: false },
       creation: { kind: "new" },
+      mcpServers: [],
     });
     expect(getSession(db, "s1")).toEqual(row);
     expect(getSession(db, "nope")).toBeNull();
+  });
+
+  it("keeps the MCP servers a session selected, in order", () => {
+    const { db } = tempDatabase();
+    insertSession(db, { id: "s1", workspace: "/w", createdAt: 1, mcpServers: ["github", "fs"] });
+    expect(getSession(db, "s1")?.mcpServers).toEqual(["github", "fs"]);
   });
 
   it("refuses a second session with the same id", () => {

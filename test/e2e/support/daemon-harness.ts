@@ -27,6 +27,8 @@ export interface ProviderProfileConfig {
 export interface HarnessOptions {
   /** Provider profiles written to config.json; the first is active. None: an unconfigured daemon. */
   providers?: Record<string, ProviderProfileConfig>;
+  /** config.json's `mcpServers` (written with the providers). */
+  mcpServers?: Record<string, unknown>;
   env?: Record<string, string>;
 }
 
@@ -96,7 +98,7 @@ export class DaemonHarness {
     mkdirSync(this.workspace, { recursive: true });
     mkdirSync(this.home, { recursive: true, mode: 0o700 });
     this.env = { ...(options.env ?? {}) };
-    if (options.providers !== undefined) this.writeProviders(options.providers);
+    if (options.providers !== undefined) this.writeProviders(options.providers, options.mcpServers);
   }
 
   /** Start a daemon on a fresh home and wait until it is ready. */
@@ -107,9 +109,16 @@ export class DaemonHarness {
   }
 
   /** Write config.json (atomically, as a user's editor might not; the daemon must cope either way). */
-  writeProviders(providers: Record<string, ProviderProfileConfig>): void {
+  writeProviders(
+    providers: Record<string, ProviderProfileConfig>,
+    mcpServers?: Record<string, unknown>,
+  ): void {
     const names = Object.keys(providers);
-    const config = { active: names[0] ?? null, providers };
+    const config = {
+      active: names[0] ?? null,
+      providers,
+      ...(mcpServers === undefined ? {} : { mcpServers }),
+    };
     const tmp = join(this.home, "config.json.tmp");
     writeFileSync(tmp, JSON.stringify(config, null, 2), { mode: 0o600 });
     writeFileSync(join(this.home, "config.json"), readFileSync(tmp));

@@ -9,7 +9,9 @@
  *   `max_tokens`, sampling parameters with thinking or on a model that takes none;
  * - Gemini: `thinkingLevel` to Gemini 2.5; a Gemini 3 function call of the current turn
  *   without its thought signature.
- * Rules are keyed by model name, so requests for neutral names ("test-model") pass untouched.
+ * - every vendor: tool names outside its pattern; Gemini also a `$ref` with siblings other than
+ *   `description`/`default`, or one that does not resolve.
+ * Model rules are keyed by model name, so requests for neutral names ("test-model") pass them.
  *
  * Boundary rule: pure checks of a request body (plus the call/reasoning pairs the fake issued).
  */
@@ -194,6 +196,108 @@ function geminiRule(model: string, body: Body): HttpErrorReply | undefined {
   return undefined;
 }
 
+/** Tool names as OpenAI takes them (Chat Completions and Responses). */
+const openAiToolName = /^[a-zA-Z0-9_-]{1,64}$/;
+const anthropicToolName = /^[a-zA-Z0-9_-]{1,128}$/;
+const geminiToolName = /^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/;
+
+/** Tool declarations the vendor refuses whatever the model: names, and Gemini's `$ref` rules. */
+function toolRule(protocol: FakeProtocol, body: Body): HttpErrorReply | undefined {
+  switch (protocol) {
+    case "chat_completions":
+    case "responses": {
+      const tools = objects(body.tools);
+      for (const [index, tool] of tools.entries()) {
+        const chat = protocol === "chat_completions";
+        const name = String(chat ? (isObject(tool.function) ? tool.function.name : "") : tool.name);
+        const param = chat ? `tools[${index}].function.name` : `tools[${index}].name`;
+        if (name.length > 64) {
+          return openAiError(
+            `Invalid '${param}': string too long. Expected a string with maximum length 64, but got a string with length ${name.length} instead.`,
+            param,
+            "string_above_max_length",
+          );
+        }
+        if (!openAiToolName.test(name)) {
+          return openAiError(
+            `Invalid '${param}': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+            param,
+            "invalid_value",
+          );
+        }
+      }
+      return undefined;
+    }
+    case "anthropic": {
+      for (const [index, tool] of objects(body.tools).entries()) {
+        if (!anthropicToolName.test(String(tool.name))) {
+          return anthropicError(
+            `tools.${index}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`,
+          );
+        }
+      }
+      return undefined;
+    }
+    case "gemini": {
+      const declarations = objects(body.tools).flatMap((tool) => objects(tool.functionDeclarations));
+      for (const [index, declaration] of declarations.entries()) {
+        if (!geminiToolName.test(String(declaration.name))) {
+          return geminiError(
+            `* GenerateContentRequest.tools[0].function_declarations[${index}].name: Invalid function name. Must start with a letter or an underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_), dots (.), colons (:), or dashes (-), with a maximum length of 64.`,
+          );
+        }
+        if (isObject(declaration.parametersJsonSchema)) {
+          const problem = geminiReferenceProblem(
+            declaration.parametersJsonSchema,
+            declaration.parametersJsonSchema,
+            "",
+          );
+          if (problem !== undefined) return geminiError(problem);
+        }
+      }
+      return undefined;
+    }
+    default: {
+      const unreachable: never = protocol;
+      throw new Error(`unknown protocol ${String(unreachable)}`);
+    }
+  }
+}
+
+/** Gemini's rules for `$ref` in a JSON Schema: only `description` and `default` beside it, and it must resolve. */
+function geminiReferenceProblem(node: unknown, root: Body, at: string): string | undefined {
+  if (Array.isArray(node)) {
+    for (const [index, item] of node.entries()) {
+      const problem = geminiReferenceProblem(item, root, `${at}.${index}`);
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
+  }
+  if (!isObject(node)) return undefined;
+  if (typeof node.$ref === "string") {
+    const ref = node.$ref;
+    if (Object.keys(node).some((key) => !["$ref", "description", "default"].includes(key))) {
+      const name = ref.slice(ref.lastIndexOf("/") + 1);
+      return `$ref '${name}' was set alongside unsupported fields. If a schema node has $ref set, then only description and default can be set alongside it`;
+    }
+    let target: unknown = root;
+    for (const token of ref
+      .replace(/^#\/?/, "")
+      .split("/")
+      .filter((part) => part !== "")) {
+      target = isObject(target) ? target[token] : undefined;
+    }
+    if (!ref.startsWith("#") || target === undefined)
+      return `reference to undefined schema at ${at.slice(1)}`;
+  }
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "enum" || key === "const" || key === "default" || key === "examples") continue;
+    const problem = geminiReferenceProblem(value, root, `${at}.${key}`);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
 /**
  * The vendor's 400 for a request its model refuses, or undefined when the request passes.
  * `pairs` maps each Responses function call item id to the reasoning item it came after.
@@ -205,6 +309,8 @@ export function vendorRejection(
   pairs: ReadonlyMap<string, string>,
 ): HttpErrorReply | undefined {
   if (!isObject(body)) return undefined;
+  const tools = toolRule(protocol, body);
+  if (tools !== undefined) return tools;
   switch (protocol) {
     case "responses":
       return responsesRule(body, pairs);

@@ -1,0 +1,317 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${workspace} is a config placeholder
+/**
+ * MCP servers and project instructions through the real daemon: GET /mcp and POST
+ * /mcp/{name}/test; a turn in each of the four protocols in which the model calls an MCP tool
+ * whose name and `$ref` schema need the portable naming and Gemini's conversion (the fake
+ * provider answers the vendors' 400 otherwise); bad servers reported while the daemon and the
+ * turn go on; SIGKILL in the middle of an MCP call (the call is never run again); the server's
+ * process group ended with the daemon; AGENTS.md added to the system prompt, logged and capped.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { v7 as uuidv7 } from "uuid";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { McpStatus, McpTestReport } from "../../src/api/mcp-status.js";
+import { text, toolCalls } from "../support/fake-provider/reply.js";
+import { FakeProvider } from "../support/fake-provider/server.js";
+import { isProcessAlive as alive, filesystemServerConfig, testServerConfig } from "../support/mcp/servers.js";
+import { weirdToolName } from "../support/mcp/test-tools.js";
+import { DaemonHarness, type HistoryEntry, type ProviderProfileConfig } from "./support/daemon-harness.js";
+import { eventually } from "./support/fixture.js";
+
+const protocols = ["chat_completions", "responses", "anthropic", "gemini"] as const;
+
+describe("MCP servers through the daemon", () => {
+  let provider: FakeProvider;
+  const started: DaemonHarness[] = [];
+
+  beforeAll(async () => {
+    provider = await FakeProvider.start();
+  });
+  afterEach(async () => {
+    for (const app of started.splice(0)) await app.close();
+  });
+  afterAll(async () => {
+    await provider?.close();
+  });
+
+  function profiles(): Record<string, ProviderProfileConfig> {
+    return Object.fromEntries(
+      protocols.map((protocol) => [
+        protocol,
+        {
+          protocol,
+          baseUrl:
+            protocol === "chat_completions" || protocol === "responses"
+              ? provider.baseUrlWith("v1")
+              : provider.baseUrl,
+          apiKey: "fixture-key",
+          model: "fixture-model",
+        },
+      ]),
+    );
+  }
+
+  async function daemon(mcpServers: Record<string, unknown>): Promise<DaemonHarness> {
+    provider.reset();
+    provider.script = () => text("ok");
+    const app = await DaemonHarness.start({ providers: profiles(), mcpServers });
+    started.push(app);
+    return app;
+  }
+
+  function resultOf(entry: HistoryEntry | undefined): string {
+    const value = entry?.content.find((part) => part.field === "result")?.value;
+    return typeof value === "string" ? value : JSON.stringify(value);
+  }
+
+  it("lists configured servers, starts one on request, and runs an MCP tool in a turn of each protocol", async () => {
+    const app = await daemon({ test: testServerConfig() });
+    const before = (await app.api("/mcp")).json<McpStatus>();
+    expect(before).toEqual({
+      servers: [
+        {
+          name: "test",
+          transport: "stdio",
+          target: expect.stringContaining("stdio-server.ts"),
+          scope: "daemon",
+          instances: [],
+        },
+      ],
+      config_error: null,
+    });
+    const tested = await app.api("/mcp/test/test", { method: "POST", body: {} });
+    expect(tested.status).toBe(200);
+    const report = tested.json<McpTestReport>();
+    expect(report).toMatchObject({ name: "test", ok: true, instance: { state: "ready", last_error: null } });
+    const weird = report.instance.tools.find((tool) => tool.mcp_name === weirdToolName)!.name;
+    expect(weird).toMatch(/^test__lookup_item_v2_by-id_[0-9a-f]{8}$/);
+
+    for (const protocol of protocols) {
+      provider.reset();
+      provider.queue(
+        toolCalls([{ name: weird, args: { id: `it-${protocol}` }, id: `call_${protocol}` }]),
+        text("found it"),
+      );
+      const sessionId = await app.createSession({ provider_profile: protocol });
+      await app.turn(sessionId, "look up the item");
+      const history = (await app.history(sessionId)).items;
+      expect(
+        history.map((entry) => entry.kind),
+        protocol,
+      ).toEqual(["user", "tool_call", "tool_result", "assistant"]);
+      expect(history[2]!.tool).toMatchObject({ name: weird, is_error: false });
+      expect(resultOf(history[2])).toBe(`item it-${protocol}`);
+      expect(provider.requests, protocol).toHaveLength(2);
+      const offered = provider.requests[0]!.rawBody;
+      expect(offered).toContain(JSON.stringify(weird));
+      if (protocol === "gemini") expect(offered).not.toContain("$ref");
+      else expect(offered).toContain('"$ref":"#/$defs/ItemId"');
+      expect(provider.requests[1]!.rawBody).toContain(`item it-${protocol}`);
+    }
+    // One server process served every session.
+    const after = (await app.api("/mcp")).json<McpStatus>();
+    expect(after.servers[0]!.instances).toHaveLength(1);
+    expect(after.servers[0]!.instances[0]).toMatchObject({ state: "ready", restarts: 0 });
+  });
+
+  it("gives a session only the servers it selected, and refuses one that is not configured", async () => {
+    const app = await daemon({ test: testServerConfig(), fs: filesystemServerConfig() });
+    const refused = await app.api(`/sessions/${uuidv7()}`, {
+      method: "PUT",
+      headers: { "if-none-match": "*" },
+      body: { kind: "new", workspace: app.workspace, mcp_servers: ["nope"] },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json()).toMatchObject({
+      detail: 'MCP server "nope" is not configured (configured: test, fs)',
+    });
+
+    writeFileSync(join(app.workspace, "notes.txt"), "from the filesystem server");
+    provider.queue(
+      toolCalls([
+        { name: "fs__read_text_file", args: { path: join(app.workspace, "notes.txt") }, id: "call_fs" },
+      ]),
+      text("read it"),
+    );
+    const onlyFs = await app.createSession({ mcp_servers: ["fs"] });
+    await app.turn(onlyFs, "read notes.txt");
+    const names = (
+      (provider.requests[0]!.body as { tools: Array<{ function: { name: string } }> }).tools ?? []
+    ).map((tool) => tool.function.name);
+    expect(names).toContain("fs__read_text_file");
+    expect(names.some((name) => name.startsWith("test__"))).toBe(false);
+    expect(resultOf((await app.history(onlyFs)).items[2])).toBe("from the filesystem server");
+
+    provider.reset();
+    const none = await app.createSession({ mcp_servers: [] });
+    await app.turn(none, "hi");
+    const plain = (provider.requests[0]!.body as { tools: Array<{ function: { name: string } }> }).tools;
+    expect(plain.every((tool) => !tool.function.name.includes("__"))).toBe(true);
+  });
+
+  it("reports servers that exit at once or write garbage, while the daemon and the turn go on with the others", async () => {
+    const app = await daemon({
+      exits: { command: "sh", args: ["-c", "echo 'missing API token' >&2; exit 1"] },
+      garbage: { command: "sh", args: ["-c", "echo '<html>not a server</html>'; sleep 60"] },
+      test: testServerConfig(),
+    });
+    provider.queue(
+      toolCalls([{ name: "test__echo", args: { text: "still works" }, id: "call_echo" }]),
+      text("done"),
+    );
+    const sessionId = await app.createSession();
+    await app.turn(sessionId, "echo something");
+    expect(resultOf((await app.history(sessionId)).items[2])).toBe("still works");
+    const status = (await app.api("/mcp")).json<McpStatus>();
+    const byName = Object.fromEntries(status.servers.map((server) => [server.name, server.instances[0]]));
+    expect(byName.exits?.state).toBe("failed");
+    expect(byName.exits?.last_error?.message).toMatch(
+      /exited with code 1 before it was ready.*missing API token/s,
+    );
+    expect(byName.garbage?.last_error?.message).toMatch(
+      /not JSON-RPC on stdout \("<html>not a server<\/html>"\)/,
+    );
+    expect(byName.test?.state).toBe("ready");
+    expect((await app.api("/server")).json()).toMatchObject({ state: "ready" });
+  });
+
+  it("never runs an MCP call again after SIGKILL cut it: the result is unknown and the server's group is gone", async () => {
+    const marker = "marker.txt";
+    const app = await daemon({ test: testServerConfig(["--pid-file", "pids.txt"], { cwd: "${workspace}" }) });
+    const sessionId = await app.createSession();
+    provider.queue(
+      toolCalls([
+        { name: "test__slow", args: { ms: 60_000, marker: join(app.workspace, marker) }, id: "call_slow" },
+      ]),
+    );
+    provider.script = () => text("I will not call it again.");
+    const inputId = uuidv7();
+    await app.prompt(sessionId, "wait a minute", inputId);
+    const markerPath = join(app.workspace, marker);
+    await eventually("the MCP call to start", () => (existsSync(markerPath) ? true : undefined));
+    const [serverPid] = readFileSync(join(app.workspace, "pids.txt"), "utf8")
+      .trim()
+      .split("\n")
+      .map(Number) as [number];
+
+    await app.kill();
+    // The server sees its stdin close and ends with the daemon.
+    await eventually("the orphaned server to exit", () => (alive(serverPid) ? undefined : true));
+    await app.boot();
+    await app.idle(sessionId);
+
+    const history = (await app.history(sessionId)).items;
+    expect(history.map((entry) => entry.kind)).toEqual([
+      "user",
+      "tool_call",
+      "tool_result",
+      "note",
+      "assistant",
+    ]);
+    expect(history[2]!.tool).toMatchObject({ name: "test__slow", is_error: true });
+    expect(resultOf(history[2])).toMatch(/outcome is unknown/);
+    expect((await app.receipt(sessionId, inputId)).turn?.state).toBe("abandoned");
+    // The call ran once, and only once.
+    expect(readFileSync(markerPath, "utf8")).toBe("started\n");
+  });
+
+  it("stops its MCP servers with their process groups when the daemon shuts down", async () => {
+    const app = await daemon({
+      test: testServerConfig(["--pid-file", "pids.txt", "--grandchild"], { cwd: "${workspace}" }),
+    });
+    provider.queue(toolCalls([{ name: "test__echo", args: { text: "x" }, id: "call_echo" }]), text("done"));
+    const sessionId = await app.createSession();
+    await app.turn(sessionId, "echo");
+    const pids = readFileSync(join(app.workspace, "pids.txt"), "utf8").trim().split("\n").map(Number);
+    expect(pids.every(alive)).toBe(true);
+    expect(await app.shutdown()).toBe(0);
+    await eventually("the server's group to be gone", () => (pids.some(alive) ? undefined : true), 5_000);
+  });
+});
+
+describe("project instructions through the daemon", () => {
+  let provider: FakeProvider;
+  let app: DaemonHarness;
+
+  beforeAll(async () => {
+    provider = await FakeProvider.start();
+    app = await DaemonHarness.start({
+      providers: {
+        fixture: {
+          protocol: "chat_completions",
+          baseUrl: provider.baseUrlWith("v1"),
+          apiKey: "k",
+          model: "fixture-model",
+        },
+      },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await provider?.close();
+  });
+
+  function sessionStart(sessionId: string): Record<string, unknown> {
+    const db = new Database(app.dbPath, { readonly: true });
+    try {
+      const row = db
+        .prepare("SELECT entry FROM transcript WHERE session = ? AND position = 0")
+        .get(sessionId) as {
+        entry: string;
+      };
+      return JSON.parse(row.entry) as Record<string, unknown>;
+    } finally {
+      db.close();
+    }
+  }
+
+  function systemPromptSent(): string {
+    const messages = (provider.lastRequest.body as { messages: Array<{ role: string; content: unknown }> })
+      .messages;
+    const system = messages.find((message) => message.role === "system");
+    return typeof system?.content === "string" ? system.content : JSON.stringify(system?.content);
+  }
+
+  it("adds the repository's AGENTS.md to the system prompt and records it in session_start", async () => {
+    const repo = join(app.root, "repo");
+    const workspace = join(repo, "packages", "web");
+    mkdirSync(join(repo, ".git"), { recursive: true });
+    mkdirSync(workspace, { recursive: true });
+    writeFileSync(join(repo, "AGENTS.md"), "Run the tests with `make check` before you answer.\n");
+    const sessionId = await app.createSession({ workspace });
+    await app.turn(sessionId, "hi");
+    expect(systemPromptSent()).toContain(
+      `The project's instructions for agents, from ${join(repo, "AGENTS.md")}:\n\nRun the tests with \`make check\` before you answer.\n`,
+    );
+    const start = sessionStart(sessionId);
+    expect(start.instructions).toEqual({ path: join(repo, "AGENTS.md"), bytes: 51, truncated: false });
+    expect(start.system_prompt).toContain("make check");
+  });
+
+  it("caps a large CLAUDE.md and says so", async () => {
+    const workspace = join(app.root, "big");
+    mkdirSync(workspace);
+    writeFileSync(join(workspace, "CLAUDE.md"), "z".repeat(100_000));
+    const sessionId = await app.createSession({ workspace });
+    await app.turn(sessionId, "hi");
+    const prompt = systemPromptSent();
+    expect(prompt).toContain(
+      `${"z".repeat(32 * 1024)}\n\n[... the file is 100000 bytes; only its first 32768 are shown]`,
+    );
+    expect(prompt).not.toContain("z".repeat(32 * 1024 + 1));
+    expect(sessionStart(sessionId).instructions).toEqual({
+      path: join(workspace, "CLAUDE.md"),
+      bytes: 100_000,
+      truncated: true,
+    });
+  });
+
+  it("adds nothing, and records nothing, for a workspace without instructions", async () => {
+    const sessionId = await app.createSession();
+    await app.turn(sessionId, "hi");
+    expect(systemPromptSent()).not.toContain("instructions for agents");
+    expect(sessionStart(sessionId)).not.toHaveProperty("instructions");
+  });
+});
