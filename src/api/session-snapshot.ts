@@ -8,6 +8,7 @@
  */
 import type { HistoryPage } from "./history.js";
 import type { PendingInput } from "./inputs.js";
+import type { SessionSettings } from "./session-settings.js";
 import type { StreamCursor } from "./stream-cursor.js";
 
 /** The `status` object of a summary, a snapshot and the session list's `status` events. */
@@ -74,4 +75,6 @@ export interface SessionSnapshot extends SessionSummary {
   cursor: StreamCursor;
   pending_inputs: PendingInput[];
   history: HistoryPage;
+  /** The provider, model and model parameters the session runs with. */
+  settings: SessionSettings;
 }

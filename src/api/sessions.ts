@@ -4,6 +4,8 @@
  *
  * Boundary rule: plain types in their wire shape (snake_case); no behaviour.
  */
+
+import type { RequestConfigBody } from "./session-settings.js";
 import type { SessionSummary } from "./session-snapshot.js";
 
 /** The fields of `PUT /sessions/{id}` for a new session (a client sends them with `kind: "new"`). */
@@ -18,6 +20,8 @@ export interface NewSessionBody {
   system_prompt?: string;
   /** The MCP servers its agent gets (names from config.json); default: every configured one. */
   mcp_servers?: string[];
+  /** Model parameters; default: the profile's. */
+  request_config?: RequestConfigBody;
 }
 
 /** The fields of `PUT /sessions/{id}` for a fork (a client sends them with `kind: "fork"`). */

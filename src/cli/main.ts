@@ -13,6 +13,7 @@ import { packageVersion } from "../api/package-version.js";
 import { type CliContext, processContext } from "./cli-context.js";
 import { describeFailure } from "./cli-error.js";
 import { exitCodes } from "./exit-codes.js";
+import { effortOption, temperatureOption } from "./session-settings-options.js";
 
 const exitCodeHelp = `
 Exit codes:
@@ -72,13 +73,20 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option("-c, --continue", "continue the most recent session of this directory")
     .option("--hide-thinking", "do not show the model's thinking (/thinking toggles it)")
     .option("--name <name>", "name of a new session")
-    .option("--profile <name>", "provider profile of a new session (default: the active one)")
-    .option("--model <model>", "model of a new session (default: the profile's)")
+    .option("--profile <name>", "provider profile (default: the active one); changes a continued session")
+    .option("--model <model>", "model (default: the profile's); changes a continued session")
+    .option("--effort <level>", "how hard the model thinks: minimal, low, medium, high, xhigh", effortOption)
+    .option("--max-tokens <n>", "output limit of each model request", positiveInteger)
+    .option(
+      "--temperature <t>",
+      "sampling temperature, 0 to 2 (where the model accepts it)",
+      temperatureOption,
+    )
     .addHelpText(
       "after",
       `
 Keys: Enter sends; Ctrl-C interrupts the running turn; Ctrl-C twice on an empty prompt, or Ctrl-D, exits.
-Commands: /thinking /status /id /help /exit
+Commands: /thinking /status /model /effort /id /help /exit
 
 Examples:
   $ skein
@@ -98,8 +106,15 @@ Examples:
     .option("--json", "print the stream events as NDJSON instead of the answer")
     .option("--hide-thinking", "do not show the model's thinking on stderr")
     .option("--name <name>", "name of a new session")
-    .option("--profile <name>", "provider profile of a new session")
-    .option("--model <model>", "model of a new session")
+    .option("--profile <name>", "provider profile (default: the active one); with --session, changes it")
+    .option("--model <model>", "model (default: the profile's); with --session, changes it")
+    .option("--effort <level>", "how hard the model thinks: minimal, low, medium, high, xhigh", effortOption)
+    .option("--max-tokens <n>", "output limit of each model request", positiveInteger)
+    .option(
+      "--temperature <t>",
+      "sampling temperature, 0 to 2 (where the model accepts it)",
+      temperatureOption,
+    )
     .addHelpText(
       "after",
       `

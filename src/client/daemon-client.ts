@@ -15,6 +15,7 @@ import type { CancelAnswer, InputBody, InputReceipt, InterruptAnswer } from "../
 import type { McpStatus, McpTestReport } from "../api/mcp-status.js";
 import type { ProviderTestAnswer, ProviderTestBody } from "../api/provider-test.js";
 import type { ServerInfo, ShutdownAnswer, ShutdownBody } from "../api/server.js";
+import type { SessionSettings, SessionSettingsBody } from "../api/session-settings.js";
 import type { SessionSnapshot, SessionSummary } from "../api/session-snapshot.js";
 import type {
   DeleteAnswer,
@@ -156,6 +157,11 @@ export class DaemonClient {
       body: { kind: "fork", ...body },
       headers: { "if-none-match": "*" },
     });
+  }
+
+  /** `PATCH /sessions/{id}`: another profile, model or model parameters from the next request on. */
+  updateSettings(id: string, body: SessionSettingsBody): Promise<SessionSettings> {
+    return this.#call("PATCH", sessionPath(id), { body });
   }
 
   /** `DELETE /sessions/{id}` (409 session_busy while a turn runs). */

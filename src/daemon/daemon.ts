@@ -13,9 +13,7 @@ import { homeLockedExitCode } from "../api/exit-codes.js";
 import { packageVersion } from "../api/package-version.js";
 import { protocolVersion } from "../api/protocol.js";
 import { McpManager } from "../mcp/mcp-manager.js";
-import { createLlmClient } from "../providers/create-llm-client.js";
 import { probeProfile } from "../providers/profile-probe.js";
-import { validateProviderProfile } from "../providers/provider-profile.js";
 import { builtinTools, workspaceProblem } from "../tools/builtin-tools.js";
 import { chooseShell, describeShellChoice } from "../tools/shell-mode.js";
 import { createHttpApp } from "./http/create-http-app.js";
@@ -26,6 +24,7 @@ import { ensureHome } from "./process/home.js";
 import { HomeLock, HomeLockedError } from "./process/home-lock.js";
 import { choosePort } from "./process/port.js";
 import { NoProviderError, ProviderConfigSource } from "./process/provider-config.js";
+import { sessionProviders } from "./process/session-providers.js";
 import { type DaemonSettings, readSettings } from "./process/settings.js";
 import { loadSigningKey } from "./process/signing-key.js";
 import { registerDebugRoutes } from "./routes/debug-routes.js";
@@ -134,14 +133,7 @@ async function boot(
       ...builtinTools(session.workspace, { hiddenPaths }),
       ...(await mcp.toolsFor(session.mcpServers, session.workspace)),
     ],
-    bindClient: (profileName, model) => {
-      const named = providers.resolveProfile(profileName);
-      const profile = validateProviderProfile(
-        { ...named.profile, ...(model === null ? {} : { model }) },
-        `provider profile "${named.name}"`,
-      );
-      return { client: createLlmClient(profile), profileName: named.name, model: profile.model };
-    },
+    ...sessionProviders(providers),
   };
   const registry = new SessionRegistry(sessionServices);
   undo.push(() => registry.drain(0));

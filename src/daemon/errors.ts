@@ -24,6 +24,7 @@ export const daemonErrorProblems = {
   input_not_pending: null,
   turn_state: null,
   checkpoint_unknown: "invalid_request",
+  profile_unknown: "invalid_request",
   history_query_invalid: "invalid_request",
   history_token_invalid: "invalid_request",
   history_token_expired: "continuation_expired",
@@ -147,6 +148,15 @@ export class TurnStateError extends DaemonError {
   ) {
     super(`turn ${turnId}: ${reason}`);
     this.name = "TurnStateError";
+  }
+}
+
+/** A session names a provider profile that config.json does not have (→ 400). */
+export class ProfileUnknownError extends DaemonError {
+  readonly code = "profile_unknown";
+  constructor(readonly profileName: string) {
+    super(`provider profile "${profileName}" is not configured; see \`skein config list\``);
+    this.name = "ProfileUnknownError";
   }
 }
 

@@ -64,7 +64,17 @@ export type LogEntry =
   | ({ kind: "continuation"; ts: number } & EntryContext)
   | { kind: "turn_end"; ts: number; turn_count: number }
   | { kind: "run_outcome"; ts: number; outcome: Outcome; interrupted: boolean }
-  | { kind: "config_changed"; ts: number; config: RequestConfig }
+  /**
+   * New model parameters from the next request on; `provider_profile` and `model` (absent in
+   * logs written before they were recorded) name the provider the session switched to, if any.
+   */
+  | {
+      kind: "config_changed";
+      ts: number;
+      config: RequestConfig;
+      provider_profile?: string | null;
+      model?: string | null;
+    }
   | { kind: "locked"; ts: number; locked_prefix_len: number }
   | { kind: "cache_unlocked"; ts: number }
   | {

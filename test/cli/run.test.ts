@@ -41,6 +41,25 @@ describe("skein run", () => {
     expect(JSON.stringify(body.messages)).toContain("what is the answer?");
   });
 
+  it("creates a session with the model options given, and changes an existing one with them", async () => {
+    const created = await cli.run(["run", "--max-tokens", "77", "--temperature", "0.5", "first"]);
+    expect(created.code).toBe(0);
+    expect(provider.lastRequest.body).toMatchObject({ max_tokens: 77, temperature: 0.5 });
+    const id = (await daemon.api("/sessions"))
+      .json<{ items: Array<{ id: string; preview: { text: string } }> }>()
+      .items.find((item) => item.preview.text === "first")!.id;
+    const changed = await cli.run(["run", "--session", id, "--model", "another-model", "second"]);
+    expect(changed.code).toBe(0);
+    expect(provider.lastRequest.body).toMatchObject({
+      model: "another-model",
+      max_tokens: 77,
+      temperature: 0.5,
+    });
+    const refused = await cli.run(["run", "--effort", "extreme", "third"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/minimal, low, medium, high, xhigh/);
+  });
+
   it("creates each new session in the current directory", async () => {
     await cli.run(["run", "where am I?"]);
     const sessions = (await daemon.api("/sessions")).json<{

@@ -18,6 +18,12 @@ import { Spinner } from "../render/spinner.js";
 import { type OutputStream, writeLine } from "../render/terminal.js";
 import { TranscriptView } from "../render/transcript-view.js";
 import { resolveSessionId } from "../session-ref.js";
+import {
+  describeSettings,
+  newSessionSettings,
+  settingsPatch,
+  slashSettingsPatch,
+} from "../session-settings-options.js";
 import { SessionWatcher, type TurnOutcome } from "../session-watcher.js";
 
 export interface ChatOptions {
@@ -28,11 +34,16 @@ export interface ChatOptions {
   name?: string;
   profile?: string;
   model?: string;
+  effort?: string;
+  maxTokens?: number;
+  temperature?: number;
 }
 
 const helpText = [
   "/thinking  show or hide the model's thinking",
   "/status    session, model and token usage",
+  "/model     /model NAME (or default): the model from the next turn on",
+  "/effort    /effort minimal|low|medium|high|xhigh|default: how hard the model thinks",
   "/id        print the session id",
   "/exit      leave (Ctrl-D works too); the session stays and can be resumed with --session",
   "Ctrl-C interrupts a running turn; Ctrl-C twice on an empty prompt exits.",
@@ -85,19 +96,25 @@ async function openSession(
 ): Promise<{ snapshot: SessionSnapshot; created: boolean }> {
   if (options.session !== undefined) {
     const id = await resolveSessionId(client, options.session);
-    return { snapshot: await client.getSession(id, 0), created: false };
+    return { snapshot: await existing(client, id, options), created: false };
   }
   if (options.continue === true) {
     const latest = (await client.listSessions()).find((session) => session.workspace === context.cwd);
-    if (latest !== undefined) return { snapshot: await client.getSession(latest.id, 0), created: false };
+    if (latest !== undefined) return { snapshot: await existing(client, latest.id, options), created: false };
   }
   const snapshot = await client.createSession(uuidV7(), {
     workspace: context.cwd,
     ...(options.name === undefined ? {} : { name: options.name }),
-    ...(options.profile === undefined ? {} : { provider_profile: options.profile }),
-    ...(options.model === undefined ? {} : { model: options.model }),
+    ...newSessionSettings(options),
   });
   return { snapshot, created: true };
+}
+
+/** An existing session, changed first when the options ask for another model or parameters. */
+async function existing(client: DaemonClient, id: string, options: ChatOptions): Promise<SessionSnapshot> {
+  const patch = settingsPatch(options);
+  if (patch !== null) await client.updateSettings(id, patch);
+  return client.getSession(id, 0);
 }
 
 function header(out: OutputStream, snapshot: SessionSnapshot, created: boolean): string {
@@ -251,6 +268,21 @@ class ChatSession {
       case "/id":
         writeLine(this.out, this.sessionId);
         return "continue";
+      case "/model":
+      case "/effort": {
+        const patch = slashSettingsPatch(command, text.split(/\s+/)[1]);
+        if (typeof patch === "string") {
+          this.view.notice(patch);
+          return "continue";
+        }
+        this.client
+          .updateSettings(this.sessionId, patch)
+          .then((settings) => this.view.notice(`from the next turn on: ${describeSettings(settings)}`))
+          .catch((error: unknown) =>
+            this.view.notice(error instanceof Error ? error.message : String(error)),
+          );
+        return "continue";
+      }
       case "/help":
         for (const line of helpText) this.view.notice(line);
         return "continue";

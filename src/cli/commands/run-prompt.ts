@@ -13,6 +13,7 @@ import { CliError } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { TranscriptView } from "../render/transcript-view.js";
 import { resolveSessionId } from "../session-ref.js";
+import { newSessionSettings, settingsPatch } from "../session-settings-options.js";
 import { SessionWatcher, type TurnOutcome } from "../session-watcher.js";
 
 export interface RunOptions {
@@ -22,6 +23,9 @@ export interface RunOptions {
   name?: string;
   profile?: string;
   model?: string;
+  effort?: string;
+  maxTokens?: number;
+  temperature?: number;
 }
 
 /** Run one turn; resolves with the exit code. */
@@ -40,12 +44,13 @@ export async function runPrompt(
     let after: StreamCursor | null = null;
     if (options.session !== undefined) {
       sessionId = await resolveSessionId(client, options.session);
+      const patch = settingsPatch(options);
+      if (patch !== null) await client.updateSettings(sessionId, patch);
     } else {
       const snapshot = await client.createSession(uuidV7(), {
         workspace: context.cwd,
         ...(options.name === undefined ? {} : { name: options.name }),
-        ...(options.profile === undefined ? {} : { provider_profile: options.profile }),
-        ...(options.model === undefined ? {} : { model: options.model }),
+        ...newSessionSettings(options),
       });
       sessionId = snapshot.id;
       after = snapshot.cursor;

@@ -1,4 +1,5 @@
 import { Type } from "typebox";
+import type { SessionSettingsBody } from "../../api/session-settings.js";
 import type {
   CreateSessionBody,
   DeleteAnswer,
@@ -23,6 +24,7 @@ import { checkIdShape, checkNewId } from "./client-id.js";
 import { explainUnknown, rememberRefusal } from "./creation-rejection.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
+import { RequestConfigSchema, SessionSettingsSchema } from "./session-settings-schema.js";
 import { checkWorkspace } from "./workspace-check.js";
 
 const NewSession = wireSchema<{ kind: "new" } & NewSessionBody>()(
@@ -35,6 +37,7 @@ const NewSession = wireSchema<{ kind: "new" } & NewSessionBody>()(
       model: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
       system_prompt: Type.Optional(Type.String({ maxLength: 65_536 })),
       mcp_servers: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 64 })),
+      request_config: Type.Optional(RequestConfigSchema),
     },
     { additionalProperties: false },
   ),
@@ -162,6 +165,15 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
         return reply;
       },
     },
+    PATCH: {
+      schema: { params: SessionParams, body: SessionSettingsSchema },
+      handler: async (request) => {
+        const { id } = request.params as { id: string };
+        checkIdShape(id, "session id");
+        const body = request.body as SessionSettingsBody;
+        return answerWith(() => registry.withActor(id, (actor) => actor.changeSettings(body)));
+      },
+    },
     DELETE: {
       schema: { params: SessionParams },
       handler: async (request) => {
@@ -226,6 +238,7 @@ async function createNew(
       instructions === null
         ? null
         : { path: instructions.path, bytes: instructions.bytes, truncated: instructions.truncated },
+    ...(body.request_config === undefined ? {} : { requestConfig: body.request_config }),
   });
 }
 

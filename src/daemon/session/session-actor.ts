@@ -16,6 +16,7 @@ import type {
   InputReceipt,
   InterruptAnswer as InterruptResult,
 } from "../../api/inputs.js";
+import type { SessionSettings, SessionSettingsBody } from "../../api/session-settings.js";
 import type { SessionSnapshot, SessionStatus } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { PositionedEntry } from "../../log/entries.js";
@@ -32,6 +33,7 @@ import { Mailbox } from "./mailbox.js";
 import { publishEvent } from "./publish-event.js";
 import { SessionLogWriter } from "./session-log-writer.js";
 import type { SessionServices } from "./session-services.js";
+import { type ProviderDescription, patchSettings, settingsOf } from "./session-settings.js";
 import { idleStatus, sessionSnapshot } from "./session-snapshot.js";
 import { TurnScheduler } from "./turn-scheduler.js";
 
@@ -217,6 +219,36 @@ export class SessionActor {
     return this.#inputs.receipt(inputId);
   }
 
+  /**
+   * Change the session's provider profile, model or model parameters from its next model request
+   * on (a running turn keeps what it started with); logged as `config_changed`.
+   */
+  changeSettings(patch: SessionSettingsBody): Promise<SessionSettings> {
+    return this.#task(async () => {
+      await this.#log.checkIntact();
+      const row = await this.#row();
+      const next = patchSettings(
+        { providerProfile: row.providerProfile, model: row.model, config: this.#log.state.config },
+        patch,
+      );
+      // Refuses a profile that is not configured, before anything is written.
+      const effective = this.#services.describeProvider(next.providerProfile, next.model, next.config);
+      await this.#log.commit(
+        [
+          {
+            kind: "config_changed",
+            ts: this.#services.now(),
+            config: next.config,
+            provider_profile: next.providerProfile,
+            model: next.model,
+          },
+        ],
+        { provider: { providerProfile: next.providerProfile, model: next.model } },
+      );
+      return settingsOf(next, effective);
+    });
+  }
+
   /** Delete the session: its log and every row. Refused while a turn runs. */
   delete(): Promise<void> {
     return this.#task(async () => {
@@ -282,7 +314,20 @@ export class SessionActor {
       ...(tail === undefined ? {} : { tail }),
     });
     this.#lastUsedAt = this.#services.now();
-    return sessionSnapshot(await this.#row(), status, cursor, await this.#inputs.pending(), history);
+    const row = await this.#row();
+    return sessionSnapshot(row, status, cursor, await this.#inputs.pending(), history, this.#settings(row));
+  }
+
+  /** The session's settings with what they resolve to now (a profile removed from the config: none). */
+  #settings(row: SessionRow): SessionSettings {
+    const state = { providerProfile: row.providerProfile, model: row.model, config: this.#log.state.config };
+    let effective: ProviderDescription | null;
+    try {
+      effective = this.#services.describeProvider(state.providerProfile, state.model, state.config);
+    } catch {
+      effective = null;
+    }
+    return settingsOf(state, effective);
   }
 
   async #row(): Promise<SessionRow> {

@@ -10,6 +10,7 @@ import type { SessionSummary } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { LogEntry, SessionInstructions } from "../../log/entries.js";
 import { LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
+import type { RequestConfig } from "../../model/request-config.js";
 import { ActorStoppedError, SessionUnavailableError, SessionUnknownError } from "../errors.js";
 import { previewOf } from "../history/preview.js";
 import type { NewSession, SessionListFilter, SessionRow } from "../storage/sessions-table.js";
@@ -31,6 +32,8 @@ export interface NewSessionRequest {
   mcpServers?: readonly string[];
   /** The project instructions appended to `systemPrompt`, recorded in the session_start entry. */
   instructions?: SessionInstructions | null;
+  /** The session's own model parameters (default: none, the profile's). */
+  requestConfig?: RequestConfig;
 }
 
 /** What `PUT /sessions/{id}` with kind "fork" asks for. */
@@ -188,7 +191,7 @@ export class SessionRegistry {
       kind: "session_start",
       ts: now,
       system_prompt: request.systemPrompt,
-      config: {},
+      config: request.requestConfig ?? {},
       history: [],
       ...(request.instructions == null ? {} : { instructions: request.instructions }),
     };

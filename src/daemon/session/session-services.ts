@@ -3,16 +3,20 @@
  * can be built in a test with a real database and a fake provider.
  */
 import type { LlmClient } from "../../model/llm-client.js";
+import type { RequestConfig } from "../../model/request-config.js";
 import type { ToolDefinition } from "../../model/tools.js";
 import type { SessionStorage } from "../storage/session-storage.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import type { SessionFeedOptions } from "../stream/session-feed.js";
+import type { ProviderDescription } from "./session-settings.js";
 
 /** A provider client chosen for one turn, with the names the snapshot and usage events show. */
 export interface BoundClient {
   client: LlmClient;
   profileName: string;
   model: string;
+  /** The session's model parameters over the profile's defaults. */
+  requestConfig: RequestConfig;
 }
 
 /** The daemon's logger, as far as sessions use it (pino's shape). */
@@ -31,7 +35,16 @@ export interface SessionServices {
    * The provider client for a session's profile and model (null: the active profile and its
    * model). Throws an Error whose message tells the user how to configure a provider.
    */
-  bindClient(profileName: string | null, model: string | null): BoundClient;
+  bindClient(profileName: string | null, model: string | null, config: RequestConfig): BoundClient;
+  /**
+   * What a session with these settings runs with, as the config says now: null when no provider
+   * is configured at all; throws `ProfileUnknownError` for a profile that is not configured.
+   */
+  describeProvider(
+    profileName: string | null,
+    model: string | null,
+    config: RequestConfig,
+  ): ProviderDescription | null;
   /**
    * The tools a session's agent gets for one turn: the built-in ones in its workspace and those
    * of its MCP servers (started on first use, so this may wait for them).

@@ -7,6 +7,7 @@
  * caller's job (inside the actor's mailbox, so the cursor and the history agree).
  */
 import type { HistoryPage } from "../../api/history.js";
+import type { SessionSettings } from "../../api/session-settings.js";
 import type { SessionSnapshot, SessionStatus, SessionSummary } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import { type InputRow, pendingInputJson } from "../storage/inputs-table.js";
@@ -51,11 +52,13 @@ export function sessionSnapshot(
   cursor: StreamCursor,
   pending: readonly InputRow[],
   history: HistoryPage,
+  settings: SessionSettings,
 ): SessionSnapshot {
   return {
     ...sessionSummary(row, status, cursor),
     cursor: { generation: cursor.generation, sequence: cursor.sequence },
     pending_inputs: pending.map(pendingInputJson),
     history,
+    settings,
   };
 }

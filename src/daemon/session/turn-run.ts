@@ -101,7 +101,7 @@ export class TurnRun {
     const { services, session, state } = this.#options;
     let bound: BoundClient;
     try {
-      bound = services.bindClient(session.providerProfile, session.model);
+      bound = services.bindClient(session.providerProfile, session.model, state.config);
     } catch (error) {
       return this.#failed(state.turn_count, "provider_unconfigured", errorText(error));
     }
@@ -119,7 +119,7 @@ export class TurnRun {
         conversation: this.#options.conversation,
         tools,
         systemPrompt: state.system_prompt,
-        requestConfig: state.config,
+        requestConfig: bound.requestConfig,
         requestCount: state.turn_count,
         observer: this.#observer(bound),
         // A monotonic clock: thinking durations must not jump with the wall clock.

@@ -38,6 +38,8 @@ export interface RowWrites {
   preview?: SessionPreview;
   /** The session's activity time moves forward to this (ms). */
   activityAt?: number;
+  /** The session's provider profile and model change (null: back to the defaults). */
+  provider?: { providerProfile: string | null; model: string | null };
 }
 
 /**

@@ -99,6 +99,7 @@ function prepare(db: DaemonDatabase) {
     setPreview: db.prepare(
       "UPDATE sessions SET preview_text = ?, preview_truncated = ?, transcript_count = ? WHERE id = ?",
     ),
+    setProvider: db.prepare("UPDATE sessions SET provider_profile = ?, model = ? WHERE id = ?"),
     tablesWithSession: db.prepare(
       `SELECT m.name AS name FROM sqlite_master AS m, pragma_table_info(m.name) AS c
        WHERE m.type = 'table' AND c.name = 'session' ORDER BY m.name`,
@@ -248,6 +249,15 @@ export function setPreview(db: DaemonDatabase, sessionId: string, preview: Sessi
       sessionId,
     ).changes > 0
   );
+}
+
+/** Store the session's provider profile and model (null: the defaults); false if there is no such session. */
+export function setProvider(
+  db: DaemonDatabase,
+  sessionId: string,
+  provider: { providerProfile: string | null; model: string | null },
+): boolean {
+  return statements(db).setProvider.run(provider.providerProfile, provider.model, sessionId).changes > 0;
 }
 
 /** The log store's own tables: its entries are deleted through the store, never here. */

@@ -46,6 +46,7 @@ import {
   type SessionListFilter,
   type SessionRow,
   setPreview,
+  setProvider,
   touchActivity,
   updateUsage,
 } from "./sessions-table.js";
@@ -204,4 +205,5 @@ function applyRowWrites(db: DaemonDatabase, sessionId: string, writes: RowWrites
     updateUsage(db, sessionId, writes.usage);
   if (writes.preview !== undefined) setPreview(db, sessionId, writes.preview);
   if (writes.activityAt !== undefined) touchActivity(db, sessionId, writes.activityAt);
+  if (writes.provider !== undefined) setProvider(db, sessionId, writes.provider);
 }

@@ -30,11 +30,20 @@ export function testServices(client: () => LlmClient | null): TestServices {
     isDraining: () => false,
     tools: async () => [],
     logger: { info: () => {}, warn: () => {}, error: () => {} },
-    bindClient: () => {
+    bindClient: (_profile, _model, config) => {
       const bound = client();
       if (bound === null) throw new Error("no provider configured");
-      return { client: bound, profileName: "test", model: "test-model" };
+      return { client: bound, profileName: "test", model: "test-model", requestConfig: config };
     },
+    describeProvider: (_profile, model, config) =>
+      client() === null
+        ? null
+        : {
+            provider_profile: "test",
+            protocol: "chat_completions",
+            model: model ?? "test-model",
+            request_config: config,
+          },
   };
   return {
     services,

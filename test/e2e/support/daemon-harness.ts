@@ -22,6 +22,10 @@ export interface ProviderProfileConfig {
   baseUrl: string;
   model: string;
   apiKey?: string;
+  /** Request defaults a profile may carry (see docs/providers.md). */
+  maxOutputTokens?: number;
+  temperature?: number;
+  effort?: "minimal" | "low" | "medium" | "high" | "xhigh";
 }
 
 export interface HarnessOptions {

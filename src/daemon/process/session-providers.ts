@@ -1,0 +1,58 @@
+/**
+ * How a session's settings meet config.json: the profile it names (or the active one), the
+ * model (its own, or the profile's), and its model parameters over the profile's defaults,
+ * turned into a client for a turn or into the description a snapshot shows.
+ *
+ * Boundary rule: resolution only; a profile that is not configured is a `ProfileUnknownError`
+ * when the session named it, and "no provider" (null, or the error that says how to add one)
+ * when it relies on the active one.
+ */
+import type { RequestConfig } from "../../model/request-config.js";
+import { createLlmClient } from "../../providers/create-llm-client.js";
+import { effectiveRequestConfig } from "../../providers/effective-request-config.js";
+import { type ProviderProfile, validateProviderProfile } from "../../providers/provider-profile.js";
+import { ProfileUnknownError } from "../errors.js";
+import type { SessionServices } from "../session/session-services.js";
+import type { ProviderDescription } from "../session/session-settings.js";
+import { NoProviderError, type ProviderConfigSource } from "./provider-config.js";
+
+/** The session services that read provider profiles from `source`. */
+export function sessionProviders(
+  source: ProviderConfigSource,
+): Pick<SessionServices, "bindClient" | "describeProvider"> {
+  const resolve = (profileName: string | null, model: string | null) => {
+    const named = source.resolveProfile(profileName);
+    const profile: ProviderProfile = validateProviderProfile(
+      { ...named.profile, ...(model === null ? {} : { model }) },
+      `provider profile "${named.name}"`,
+    );
+    return { name: named.name, profile };
+  };
+  return {
+    bindClient: (profileName, model, config) => {
+      const { name, profile } = resolve(profileName, model);
+      return {
+        client: createLlmClient(profile),
+        profileName: name,
+        model: profile.model,
+        requestConfig: effectiveRequestConfig(profile, config),
+      };
+    },
+    describeProvider: (profileName, model, config: RequestConfig): ProviderDescription | null => {
+      try {
+        const { name, profile } = resolve(profileName, model);
+        const { stop_sequences: _, ...effective } = effectiveRequestConfig(profile, config);
+        return {
+          provider_profile: name,
+          protocol: profile.protocol,
+          model: profile.model,
+          request_config: effective,
+        };
+      } catch (error) {
+        if (!(error instanceof NoProviderError)) throw error;
+        if (profileName === null) return null;
+        throw new ProfileUnknownError(profileName);
+      }
+    },
+  };
+}
