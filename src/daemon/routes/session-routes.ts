@@ -23,6 +23,7 @@ import { checkIdShape, checkNewId } from "./client-id.js";
 import { explainUnknown, rememberRefusal } from "./creation-rejection.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
+import { SessionPathParams, sessionIdOf } from "./session-path.js";
 import { checkWorkspace } from "./workspace-check.js";
 
 const NewSession = wireSchema<{ kind: "new" } & NewSessionBody>()(
@@ -51,8 +52,6 @@ const ForkSession = wireSchema<{ kind: "fork" } & ForkSessionBody>()(
     { additionalProperties: false },
   ),
 );
-
-const SessionParams = Type.Object({ id: Type.String() });
 
 type ListQuery = SessionListQuery & StreamResumeQuery;
 
@@ -110,7 +109,7 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
 
   registerResource(app, "/sessions/:id", {
     PUT: {
-      schema: { params: SessionParams, body: Type.Union([NewSession, ForkSession]) },
+      schema: { params: SessionPathParams, body: Type.Union([NewSession, ForkSession]) },
       config: { startsWork: true },
       handler: async (request, reply) => {
         const { id } = request.params as { id: string };
@@ -134,11 +133,10 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
       },
     },
     GET: {
-      schema: { params: SessionParams, querystring: SessionQuerySchema },
+      schema: { params: SessionPathParams, querystring: SessionQuerySchema },
       config: { eventStream: true },
       handler: async (request, reply) => {
-        const { id } = request.params as { id: string };
-        checkIdShape(id, "session id");
+        const id = sessionIdOf(request);
         const query = request.query as SessionQuery & StreamResumeQuery;
         if (!wantsEventStream(request)) {
           rejectReplayParameters(query);
@@ -163,10 +161,9 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
       },
     },
     DELETE: {
-      schema: { params: SessionParams },
+      schema: { params: SessionPathParams },
       handler: async (request) => {
-        const { id } = request.params as { id: string };
-        checkIdShape(id, "session id");
+        const id = sessionIdOf(request);
         return answerWith(async (): Promise<DeleteAnswer> => {
           await registry.withActor(id, (actor) => actor.delete());
           registry.forget(id);
