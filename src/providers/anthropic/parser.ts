@@ -16,7 +16,7 @@ import type { BlockType, ReasoningData, StopReason, StreamEvent } from "../../mo
 import { LlmClientError } from "../../model/llm-client.js";
 import { ProtocolParser } from "../protocol-parser.js";
 import type { SseMessage } from "../sse-decoder.js";
-import { providerStreamError } from "../stream-errors.js";
+import { providerStreamErrorOf } from "../stream-errors.js";
 import { usageFrom } from "../usage-report.js";
 import {
   isWireObject,
@@ -107,14 +107,11 @@ export class AnthropicParser extends ProtocolParser {
       case "ping":
         out.push({ type: "ping" });
         break;
-      case "error": {
-        const error = objectAt(event, "error");
-        throw providerStreamError(
-          this.provider,
-          stringAt(error, "message") ?? "unknown error",
-          stringAt(error, "type") ?? "error",
-        );
-      }
+      case "error":
+        throw providerStreamErrorOf(this.provider, objectAt(event, "error"), ["type"], {
+          message: "unknown error",
+          code: "error",
+        });
       default:
         break;
     }

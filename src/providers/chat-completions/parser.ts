@@ -20,7 +20,7 @@ import { LlmClientError } from "../../model/llm-client.js";
 import type { Usage } from "../../model/usage.js";
 import { ProtocolParser } from "../protocol-parser.js";
 import type { SseMessage } from "../sse-decoder.js";
-import { providerStreamError } from "../stream-errors.js";
+import { providerStreamErrorOf } from "../stream-errors.js";
 import { usageFrom } from "../usage-report.js";
 import {
   arrayAt,
@@ -79,10 +79,8 @@ export class ChatCompletionsParser extends ProtocolParser {
     const chunk = parseWireObject(this.provider, data);
     const error = chunk.error;
     if (error !== undefined && error !== null) {
-      const detail = isWireObject(error) ? error : {};
-      const code =
-        stringAt(detail, "code") ?? stringAt(detail, "type") ?? numberAt(detail, "code")?.toString();
-      throw providerStreamError(this.provider, stringAt(detail, "message") ?? String(error), code);
+      const detail = isWireObject(error) ? error : undefined;
+      throw providerStreamErrorOf(this.provider, detail, ["code", "type"], { message: String(error) });
     }
     this.startResponse(out);
     const usage = objectAt(chunk, "usage");

@@ -21,7 +21,7 @@ import type { BlockStart, ReasoningData, StopReason, StreamEvent } from "../../m
 import type { Usage } from "../../model/usage.js";
 import { ProtocolParser } from "../protocol-parser.js";
 import type { SseMessage } from "../sse-decoder.js";
-import { providerStreamError } from "../stream-errors.js";
+import { providerStreamError, providerStreamErrorOf } from "../stream-errors.js";
 import { usageFrom } from "../usage-report.js";
 import {
   isWireObject,
@@ -70,11 +70,7 @@ export class GeminiParser extends ProtocolParser {
     const chunk = parseWireObject(this.provider, message.data);
     const error = objectAt(chunk, "error");
     if (error !== undefined) {
-      throw providerStreamError(
-        this.provider,
-        stringAt(error, "message") ?? "unknown error",
-        stringAt(error, "status") ?? numberAt(error, "code")?.toString(),
-      );
+      throw providerStreamErrorOf(this.provider, error, ["status", "code"], { message: "unknown error" });
     }
     this.startResponse(out);
     const usage = objectAt(chunk, "usageMetadata");

@@ -21,7 +21,7 @@ import type { BlockStart, ReasoningData, StopReason, StreamEvent } from "../../m
 import type { Usage } from "../../model/usage.js";
 import { ProtocolParser } from "../protocol-parser.js";
 import type { SseMessage } from "../sse-decoder.js";
-import { providerStreamError } from "../stream-errors.js";
+import { providerStreamError, providerStreamErrorOf } from "../stream-errors.js";
 import { usageFrom } from "../usage-report.js";
 import { numberAt, objectAt, objectsAt, parseWireObject, stringAt, type WireObject } from "../wire-json.js";
 
@@ -149,14 +149,11 @@ export class ResponsesParser extends ProtocolParser {
         this.complete(response, stopReason, out);
         break;
       }
-      case "response.failed": {
-        const error = objectAt(objectAt(event, "response"), "error");
-        throw providerStreamError(
-          this.provider,
-          stringAt(error, "message") ?? "the response failed",
-          stringAt(error, "code") ?? "response_failed",
-        );
-      }
+      case "response.failed":
+        throw providerStreamErrorOf(this.provider, objectAt(objectAt(event, "response"), "error"), ["code"], {
+          message: "the response failed",
+          code: "response_failed",
+        });
       default:
         break;
     }
