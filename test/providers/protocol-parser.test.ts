@@ -63,15 +63,10 @@ describe("ProtocolParser", () => {
   it("calls a stream that ends before its response completed incomplete, naming what was missing", () => {
     const parser = new LineParser("test");
     push(parser, "text:partial");
-    let caught: unknown;
-    try {
-      parser.end();
-    } catch (error) {
-      caught = error;
-    }
-    expect(caught).toBeInstanceOf(LlmClientError);
-    expect(caught).toMatchObject({ kind: "network", code: "incomplete_stream" });
-    expect((caught as Error).message).toBe("test stream ended before done; the response is incomplete");
+    const end = () => parser.end();
+    expect(end).toThrow(LlmClientError);
+    expect(end).toThrow(expect.objectContaining({ kind: "network", code: "incomplete_stream" }));
+    expect(end).toThrow("test stream ended before done; the response is incomplete");
   });
 
   it("aborts the blocks still open", () => {
