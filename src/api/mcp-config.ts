@@ -134,12 +134,7 @@ export function parseServer(name: string, value: unknown): McpServerConfig {
       config.args = [...args];
     }
     if (entry.env !== undefined) {
-      const env = stringRecord(entry.env, `"env"`, fail);
-      for (const [key, envValue] of Object.entries(env)) {
-        if (!envName.test(key)) fail(`"env" has an invalid variable name ${JSON.stringify(key)}`);
-        checkPlaceholders(envValue, `"env"."${key}"`, fail);
-      }
-      config.env = env;
+      config.env = templatedRecord(entry.env, "env", { pattern: envName, what: "variable name" }, fail);
     }
     if (entry.cwd !== undefined) {
       const cwd = nonEmptyString(entry.cwd, `"cwd"`, fail);
@@ -163,12 +158,12 @@ export function parseServer(name: string, value: unknown): McpServerConfig {
     url,
   };
   if (entry.headers !== undefined) {
-    const headers = stringRecord(entry.headers, `"headers"`, fail);
-    for (const [key, headerValue] of Object.entries(headers)) {
-      if (!headerName.test(key)) fail(`"headers" has an invalid header name ${JSON.stringify(key)}`);
-      checkPlaceholders(headerValue, `"headers"."${key}"`, fail);
-    }
-    config.headers = headers;
+    config.headers = templatedRecord(
+      entry.headers,
+      "headers",
+      { pattern: headerName, what: "header name" },
+      fail,
+    );
   }
   return { ...config, ...limits };
 }
@@ -221,9 +216,7 @@ export function resolveServer(
       name,
       command: expand(config.command, `"command"`),
       args: (config.args ?? []).map((arg) => expand(arg, `"args"`)),
-      env: Object.fromEntries(
-        Object.entries(config.env ?? {}).map(([key, value]) => [key, expand(value, `"env"."${key}"`)]),
-      ),
+      env: expandRecord(config.env, "env", expand),
       cwd: config.cwd === undefined ? null : expand(config.cwd, `"cwd"`),
       timeoutMs,
       startupTimeoutMs,
@@ -237,9 +230,7 @@ export function resolveServer(
     transport: "http",
     name,
     url: new URL(url),
-    headers: Object.fromEntries(
-      Object.entries(config.headers ?? {}).map(([key, value]) => [key, expand(value, `"headers"."${key}"`)]),
-    ),
+    headers: expandRecord(config.headers, "headers", expand),
     timeoutMs,
     startupTimeoutMs,
   };
@@ -296,16 +287,37 @@ function nonEmptyString(value: unknown, field: string, fail: (reason: string) =>
   return value as string;
 }
 
-function stringRecord(
+/**
+ * A record of strings (`env`, `headers`) whose keys match `key.pattern` and whose values may hold
+ * placeholders; a copy of it, or fail naming the field and, for a bad key or value, the key.
+ */
+function templatedRecord(
   value: unknown,
-  field: string,
+  field: "env" | "headers",
+  key: { pattern: RegExp; what: string },
   fail: (reason: string) => never,
 ): Record<string, string> {
   const record = asRecord(value);
   if (record === null || !Object.values(record).every((item) => typeof item === "string")) {
-    fail(`${field} must be an object of strings`);
+    fail(`"${field}" must be an object of strings`);
   }
-  return { ...(record as Record<string, string>) };
+  const strings = { ...(record as Record<string, string>) };
+  for (const [name, text] of Object.entries(strings)) {
+    if (!key.pattern.test(name)) fail(`"${field}" has an invalid ${key.what} ${JSON.stringify(name)}`);
+    checkPlaceholders(text, `"${field}"."${name}"`, fail);
+  }
+  return strings;
+}
+
+/** A templated record (`env`, `headers`) with every value's placeholders expanded. */
+function expandRecord(
+  record: Record<string, string> | undefined,
+  field: "env" | "headers",
+  expand: (text: string, field: string) => string,
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(record ?? {}).map(([name, text]) => [name, expand(text, `"${field}"."${name}"`)]),
+  );
 }
 
 function checkKeys(

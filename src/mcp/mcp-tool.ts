@@ -10,7 +10,8 @@
  */
 import type { JsonObject } from "../model/json.js";
 import type { ToolDefinition } from "../model/tools.js";
-import type { McpServerInstance, McpToolInfo } from "./server-instance.js";
+import type { McpServerInstance } from "./server-instance.js";
+import type { McpToolInfo } from "./server-tools.js";
 
 /** The definition of `tool`, called on `instance` (which must outlive the turn's Worker). */
 export function mcpToolDefinition(instance: McpServerInstance, tool: McpToolInfo): ToolDefinition {

@@ -9,40 +9,29 @@
  * the server and why; only the caller's own cancellation rejects.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  type CallToolResult,
-  ErrorCode,
-  McpError,
-  type Tool as McpTool,
-  ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import {
   defaultCallTimeoutMs,
   defaultStartupTimeoutMs,
   type McpServerConfig,
-  type ResolvedServer,
   resolveServer,
 } from "../api/mcp-config.js";
 import type { McpErrorStatus, McpInstanceStatus, McpServerState } from "../api/mcp-status.js";
 import type { JsonObject } from "../model/json.js";
 import type { ToolOutput } from "../model/tools.js";
-import { toolInputSchema } from "./input-schema.js";
-import { serverEnvironment } from "./server-environment.js";
+import {
+  callFailureText,
+  describeExit,
+  errorText,
+  isTransportFailure,
+  McpServerUnavailableError,
+  startFailureText,
+} from "./server-failure.js";
+import { listServerTools, type McpToolInfo } from "./server-tools.js";
+import { closeConnection, createTransport } from "./server-transport.js";
 import { ProcessGroupTransport } from "./stdio-transport.js";
-import { mcpToolName } from "./tool-name.js";
 import { toolOutputOf } from "./tool-result.js";
-
-/** One tool of a server, with the name the model sees. */
-export interface McpToolInfo {
-  /** `<server>__<tool>`, portable across providers. */
-  name: string;
-  /** The tool's name on the server. */
-  mcpName: string;
-  description: string;
-  inputSchema: JsonObject;
-}
 
 /** The daemon's logger, as far as MCP uses it (pino's shape). */
 export interface McpLogger {
@@ -64,17 +53,6 @@ export interface InstanceOptions {
   now(): number;
 }
 
-/** The server cannot be used now (its start failed, or it is waiting to restart). */
-export class McpServerUnavailableError extends Error {
-  constructor(
-    readonly server: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = "McpServerUnavailableError";
-  }
-}
-
 /** Backoff after the n-th consecutive failure: 0.5 s, 1 s, 2 s, ... at most 30 s. */
 export function restartDelayMs(failures: number): number {
   return Math.min(500 * 2 ** Math.max(0, failures - 1), 30_000);
@@ -86,7 +64,6 @@ const stableUptimeMs = 10_000;
 const maxEagerRestarts = 5;
 /** A call arriving while a restart is due within this long waits for it. */
 const waitForRestartMs = 5_000;
-const maxListedTools = 1000;
 
 export class McpServerInstance {
   readonly name: string;
@@ -219,9 +196,11 @@ export class McpServerInstance {
     this.#state = "starting";
     let transport: Transport;
     try {
-      transport = this.#createTransport(
-        resolveServer(this.name, this.#options.config, { workspace: this.workspace, env: this.#options.env }),
-      );
+      const server = resolveServer(this.name, this.#options.config, {
+        workspace: this.workspace,
+        env: this.#options.env,
+      });
+      transport = createTransport(server, this.#options.env);
     } catch (error) {
       this.#fail(errorText(error));
       throw new McpServerUnavailableError(this.name, errorText(error));
@@ -238,7 +217,10 @@ export class McpServerInstance {
     try {
       await client.connect(transport, { timeout: this.#startupTimeoutMs, signal: abort.signal });
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#refreshTools(client));
-      const tools = await this.#listTools(client, { timeout: this.#startupTimeoutMs, signal: abort.signal });
+      const tools = await listServerTools(client, this.name, {
+        timeout: this.#startupTimeoutMs,
+        signal: abort.signal,
+      });
       if (this.#stopped) throw new Error("stopped while starting");
       this.#client = client;
       this.#transport = transport;
@@ -253,7 +235,15 @@ export class McpServerInstance {
     } catch (error) {
       // A server that exits at once fails our first write (EPIPE) before its exit is seen.
       if (transport instanceof ProcessGroupTransport) await transport.exitWithin(500);
-      const message = this.#startFailure(error, transport, abort.signal);
+      const message = startFailureText(
+        {
+          command: this.#command(),
+          startupTimeoutMs: this.#startupTimeoutMs,
+          transport,
+          signal: abort.signal,
+        },
+        error,
+      );
       client.onclose = undefined;
       await client.close().catch(() => undefined);
       await transport.close().catch(() => undefined);
@@ -266,54 +256,10 @@ export class McpServerInstance {
     }
   }
 
-  #createTransport(server: ResolvedServer): Transport {
-    switch (server.transport) {
-      case "stdio":
-        return new ProcessGroupTransport({
-          command: server.command,
-          args: server.args,
-          env: serverEnvironment(this.#options.env, server.env),
-          cwd: server.cwd,
-        });
-      case "http":
-        return new StreamableHTTPClientTransport(server.url, { requestInit: { headers: server.headers } });
-      default: {
-        const unknown: never = server;
-        throw new Error(`unknown MCP transport ${JSON.stringify(unknown)}`);
-      }
-    }
-  }
-
-  async #listTools(
-    client: Client,
-    options: { timeout: number; signal?: AbortSignal },
-  ): Promise<McpToolInfo[]> {
-    const listed: McpTool[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor === undefined ? undefined : { cursor }, options);
-      listed.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined && listed.length < maxListedTools);
-    const byName = new Map<string, McpToolInfo>();
-    for (const tool of listed.slice(0, maxListedTools)) {
-      const name = mcpToolName(this.name, tool.name);
-      if (byName.has(name)) continue;
-      byName.set(name, {
-        name,
-        mcpName: tool.name,
-        description:
-          tool.description ?? tool.title ?? `Tool "${tool.name}" of the MCP server "${this.name}".`,
-        inputSchema: toolInputSchema(tool.inputSchema),
-      });
-    }
-    return [...byName.values()];
-  }
-
   async #refreshTools(client: Client): Promise<void> {
     if (client !== this.#client) return;
     try {
-      this.#tools = await this.#listTools(client, { timeout: this.#startupTimeoutMs });
+      this.#tools = await listServerTools(client, this.name, { timeout: this.#startupTimeoutMs });
       this.#options.logger.info(
         { mcpServer: this.name, tools: this.#tools.length },
         "MCP server's tools changed",
@@ -366,37 +312,16 @@ export class McpServerInstance {
   }
 
   #callFailure(mcpName: string, error: unknown, timeoutMs: number): string {
-    const call = `MCP server "${this.name}", tool "${mcpName}"`;
-    if (error instanceof McpError) {
-      if (error.code === ErrorCode.RequestTimeout)
-        return `${call}: no answer within ${timeoutMs} ms; the call was cancelled`;
-      if (error.code === ErrorCode.ConnectionClosed) {
-        return `${call}: the server stopped during the call (${this.#lastError?.message ?? "connection closed"}); it is restarted, and the call was not retried`;
-      }
-      return `${call}: ${error.message}`;
-    }
-    // Anything else is the transport failing (an HTTP server gone, a session it forgot): reconnect next time.
+    const text = callFailureText(
+      { server: this.name, mcpName, timeoutMs, lastError: this.#lastError?.message },
+      error,
+    );
+    // The transport failing (an HTTP server gone, a session it forgot): reconnect next time.
     const client = this.#client;
-    if (client !== null) this.#lost(client, `the connection failed: ${errorText(error)}`);
-    return `${call}: the connection failed (${errorText(error)})`;
-  }
-
-  #startFailure(error: unknown, transport: Transport, signal: AbortSignal): string {
-    if (transport instanceof ProcessGroupTransport) {
-      if (transport.badOutput !== null) {
-        return `it wrote a line that is not JSON-RPC on stdout (${JSON.stringify(transport.badOutput)}); a stdio server must write only protocol messages there`;
-      }
-      if (transport.exit !== null) {
-        if (transport.pid === null)
-          return `cannot run ${JSON.stringify(this.#command())}: ${errorText(error)}`;
-        return describeExit(transport, " before it was ready");
-      }
+    if (isTransportFailure(error) && client !== null) {
+      this.#lost(client, `the connection failed: ${errorText(error)}`);
     }
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-      return `it did not finish starting within ${this.#startupTimeoutMs} ms`;
-    }
-    if (signal.aborted) return errorText(signal.reason);
-    return errorText(error);
+    return text;
   }
 
   #command(): string {
@@ -409,12 +334,7 @@ export class McpServerInstance {
     const transport = this.#transport;
     this.#client = null;
     this.#transport = null;
-    if (client !== null) client.onclose = undefined;
-    if (transport instanceof StreamableHTTPClientTransport) {
-      await withTimeout(transport.terminateSession(), 1_000).catch(() => undefined);
-    }
-    await client?.close().catch(() => undefined);
-    await transport?.close().catch(() => undefined);
+    await closeConnection(client, transport);
   }
 
   #cancelRestart(): void {
@@ -427,35 +347,6 @@ export class McpServerInstance {
   }
 }
 
-/** "the server exited with code 1; stderr: ..." */
-function describeExit(transport: ProcessGroupTransport, when = ""): string {
-  const exit = transport.exit;
-  const how =
-    exit === null
-      ? "the server's output closed"
-      : exit.signal !== null
-        ? `the server was killed by ${exit.signal}`
-        : `the server exited with code ${exit.code}`;
-  const stderr = transport.stderrTail.trim();
-  return stderr === "" ? `${how}${when}` : `${how}${when}; its stderr ends with: ${stderr.slice(-500)}`;
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 function sleep(ms: number): Promise<void> {
   return new Promise((done) => setTimeout(done, ms));
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((done) => {
-    timer = setTimeout(() => done(undefined), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -17,6 +17,7 @@
  * Boundary rule: pure functions of protocol and model name.
  */
 import {
+  type AnthropicEffort,
   allEffortLevels,
   anthropicAdaptiveLevels,
   anthropicBudgets,
@@ -144,13 +145,8 @@ export function claudeVersion(model: string): { major: number; minor: number } |
   return { major: numbers[0]!, minor: numbers[1] ?? 0 };
 }
 
-const adaptiveOnlyLevels: Record<Effort, "low" | "medium" | "high" | "xhigh" | "max"> = {
-  minimal: "low",
-  low: "low",
-  medium: "medium",
-  high: "high",
-  xhigh: "xhigh",
-};
+/** Adaptive-only models know `xhigh` as a level of its own, below `max`. */
+const adaptiveOnlyLevels: Record<Effort, AnthropicEffort> = { ...anthropicAdaptiveLevels, xhigh: "xhigh" };
 
 function anthropicRow(model: string): ModelCapabilities {
   const name = bareModel(model);

@@ -5,6 +5,7 @@
  * Boundary rule: constructors only.
  */
 import { LlmClientError } from "../model/llm-client.js";
+import { numberAt, stringAt, type WireObject } from "./wire-json.js";
 
 /**
  * In-stream error codes the vendors use for a temporary failure: Anthropic `overloaded_error`
@@ -20,6 +21,26 @@ export function providerStreamError(provider: string, message: string, code?: st
     provider,
     `${provider} error${code === undefined ? "" : ` ${code}`}: ${text}`,
     code === undefined ? {} : { code, transient: transientCodes.has(code) },
+  );
+}
+
+/**
+ * A provider's error object (`{message, code | type | status}`) as `providerStreamError`: the code
+ * is the first of `codeFields` holding text, else the first holding a number; `fallback` stands
+ * in for a missing message or code.
+ */
+export function providerStreamErrorOf(
+  provider: string,
+  error: WireObject | undefined,
+  codeFields: readonly string[],
+  fallback: { message: string; code?: string },
+): LlmClientError {
+  const textCode = codeFields.map((field) => stringAt(error, field)).find((code) => code !== undefined);
+  const numberCode = codeFields.map((field) => numberAt(error, field)).find((code) => code !== undefined);
+  return providerStreamError(
+    provider,
+    stringAt(error, "message") ?? fallback.message,
+    textCode ?? numberCode?.toString() ?? fallback.code,
   );
 }
 

@@ -6,8 +6,11 @@
  *
  * Boundary rule: wiring only; each protocol's request body and parser live in its folder.
  */
+import type { ItemOrigin } from "../model/items.js";
 import type { LlmClientError, LlmRequest } from "../model/llm-client.js";
+import { capabilitiesFor } from "./capability-table.js";
 import { endpointUrl } from "./endpoint-url.js";
+import type { ModelCapabilities } from "./model-capabilities.js";
 import {
   effectiveBaseUrl,
   type ProviderProfile,
@@ -26,8 +29,21 @@ export interface BindingContext {
   baseUrl: string;
 }
 
-/** A wire protocol, described. `O` is what its body builder needs, settled once per client. */
-export interface WireProtocol<O> {
+/**
+ * What every protocol's body builder gets, settled by `bindProtocol`: the profile's model, its
+ * row of the capability table and the origin stamped on (and checked against) provider payloads.
+ */
+export interface BoundModel {
+  model: string;
+  capabilities: ModelCapabilities;
+  origin: ItemOrigin;
+}
+
+/**
+ * A wire protocol, described. `O` is what its body builder needs, settled once per client: the
+ * protocol's own settings (from `options`) and the `BoundModel`.
+ */
+export interface WireProtocol<O extends BoundModel> {
   protocol: ProviderProtocol;
   /** The API version segment the base URL gets when it has none, and the path below it. */
   endpoint(context: BindingContext): { version: string; path: string };
@@ -35,8 +51,8 @@ export interface WireProtocol<O> {
   authHeaders(apiKey: string): Record<string, string>;
   /** Headers every request carries (e.g. an API version). */
   fixedHeaders?: Record<string, string>;
-  /** The body builder's settings for this profile. */
-  options(context: BindingContext): O;
+  /** The body builder's settings for this profile, besides the `BoundModel`. */
+  options(context: BindingContext): Omit<O, keyof BoundModel>;
   /** The request as the protocol's JSON body. */
   body(request: LlmRequest, options: O): unknown;
   parser(provider: string): StreamParser;
@@ -45,7 +61,7 @@ export interface WireProtocol<O> {
 }
 
 /** The adapter of `protocol` for `profile` (with its API key, when one is configured). */
-export function bindProtocol<O>(
+export function bindProtocol<O extends BoundModel>(
   protocol: WireProtocol<O>,
   profile: ProviderProfile,
   apiKey: string | undefined,
@@ -57,7 +73,12 @@ export function bindProtocol<O>(
   };
   const { version, path } = protocol.endpoint(context);
   const url = endpointUrl(context.baseUrl, version, path);
-  const options = protocol.options(context);
+  const bound: BoundModel = {
+    model: profile.model,
+    capabilities: capabilitiesFor(protocol.protocol, profile.model, profile.capabilities),
+    origin: { provider: context.provider, model: profile.model },
+  };
+  const options = { ...protocol.options(context), ...bound } as O;
   const headers = streamingRequestHeaders(
     { ...protocol.fixedHeaders, ...(apiKey === undefined ? {} : protocol.authHeaders(apiKey)) },
     profile.headers,

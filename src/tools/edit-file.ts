@@ -6,12 +6,11 @@
  * so that rewriting it cannot corrupt bytes the model never saw.
  */
 import type { JsonObject } from "../model/json.js";
-import type { ToolDefinition, ToolMeta } from "../model/tools.js";
 import { ToolError } from "../model/tools.js";
-import { type HiddenPaths, NO_HIDDEN_PATHS } from "./hidden-paths.js";
-import { toolInputParser } from "./tool-input.js";
+import type { HiddenPaths } from "./hidden-paths.js";
+import { type WorkspaceTool, workspaceTool } from "./tool-kind.js";
 import { openRegularFile, replaceFileAtomically } from "./workspace-file.js";
-import { realWorkspace, resolveInWorkspace, workspaceRelative } from "./workspace-path.js";
+import { filePathArgument, realWorkspace, resolveInWorkspace, workspaceRelative } from "./workspace-path.js";
 
 /** Largest file `edit_file` will load. */
 export const MAX_EDIT_FILE_BYTES = 16 * 1024 * 1024;
@@ -26,7 +25,7 @@ export interface EditFileInput {
 const inputSchema: JsonObject = {
   type: "object",
   properties: {
-    path: { type: "string", minLength: 1, description: "File path, relative to the workspace root." },
+    path: filePathArgument,
     old_text: {
       type: "string",
       minLength: 1,
@@ -38,28 +37,13 @@ const inputSchema: JsonObject = {
   additionalProperties: false,
 };
 
-const meta: ToolMeta = {
-  name: "edit_file",
-  description:
-    "Replace one exact occurrence of old_text with new_text in a workspace file. old_text must match " +
-    "the file byte for byte (whitespace and indentation included) and occur exactly once; if it occurs " +
-    "more than once, include more surrounding lines to make it unique.",
-  input_schema: inputSchema,
-};
+const description =
+  "Replace one exact occurrence of old_text with new_text in a workspace file. old_text must match " +
+  "the file byte for byte (whitespace and indentation included) and occur exactly once; if it occurs " +
+  "more than once, include more surrounding lines to make it unique.";
 
-const parseInput = toolInputParser<EditFileInput>(meta.name, inputSchema);
-
-/** The `edit_file` tool, confined to `workspace` and kept off the `hidden` paths. */
-export function editFileTool(workspace: string, hidden: HiddenPaths = NO_HIDDEN_PATHS): ToolDefinition {
-  return () => ({
-    meta,
-    tool: {
-      async execute(inputJson) {
-        return editFile(workspace, hidden, parseInput(inputJson));
-      },
-    },
-  });
-}
+/** The `edit_file` tool, confined to a workspace and kept off its hidden paths. */
+export const editFileTool: WorkspaceTool = workspaceTool("edit_file", inputSchema, description, editFile);
 
 /** Every start index of `needle` in `haystack`, overlapping ones included. */
 export function occurrences(haystack: string, needle: string): number[] {

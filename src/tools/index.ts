@@ -14,6 +14,7 @@ export * from "./sandbox-mounts.js";
 export * from "./shell-mode.js";
 export * from "./socket-filter.js";
 export * from "./tool-input.js";
+export * from "./tool-kind.js";
 export * from "./workspace-file.js";
 export * from "./workspace-path.js";
 export * from "./write-file.js";

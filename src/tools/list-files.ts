@@ -11,13 +11,12 @@ import type { Dirent } from "node:fs";
 import { lstat, opendir, readlink } from "node:fs/promises";
 import path from "node:path";
 import type { JsonObject } from "../model/json.js";
-import type { ToolDefinition, ToolMeta } from "../model/tools.js";
 import { ToolError } from "../model/tools.js";
 import { fileError } from "./file-error.js";
-import { type HiddenPaths, hiddenPathCovering, NO_HIDDEN_PATHS } from "./hidden-paths.js";
+import { type HiddenPaths, hiddenPathCovering } from "./hidden-paths.js";
 import { truncateText } from "./output-limit.js";
 import { PinnedDirectory } from "./pinned-directory.js";
-import { toolInputParser } from "./tool-input.js";
+import { type WorkspaceTool, workspaceTool } from "./tool-kind.js";
 import { realWorkspace, resolveInWorkspace, workspaceRelative } from "./workspace-path.js";
 
 /** Most entries one call lists. */
@@ -46,29 +45,14 @@ const inputSchema: JsonObject = {
   additionalProperties: false,
 };
 
-const meta: ToolMeta = {
-  name: "list_files",
-  description:
-    "List a workspace directory. Paths are relative to the workspace root; directories end with '/', " +
-    "symbolic links show their target ('link -> target'); entries marked [hidden] are the daemon's private " +
-    "data and cannot be read, changed or entered. A recursive listing does not enter .git or " +
-    `node_modules and stops after ${MAX_LIST_ENTRIES} entries.`,
-  input_schema: inputSchema,
-};
+const description =
+  "List a workspace directory. Paths are relative to the workspace root; directories end with '/', " +
+  "symbolic links show their target ('link -> target'); entries marked [hidden] are the daemon's private " +
+  "data and cannot be read, changed or entered. A recursive listing does not enter .git or " +
+  `node_modules and stops after ${MAX_LIST_ENTRIES} entries.`;
 
-const parseInput = toolInputParser<ListFilesInput>(meta.name, inputSchema);
-
-/** The `list_files` tool, confined to `workspace` and kept off the `hidden` paths. */
-export function listFilesTool(workspace: string, hidden: HiddenPaths = NO_HIDDEN_PATHS): ToolDefinition {
-  return () => ({
-    meta,
-    tool: {
-      async execute(inputJson) {
-        return listFiles(workspace, hidden, parseInput(inputJson));
-      },
-    },
-  });
-}
+/** The `list_files` tool, confined to a workspace and kept off its hidden paths. */
+export const listFilesTool: WorkspaceTool = workspaceTool("list_files", inputSchema, description, listFiles);
 
 async function listFiles(workspace: string, hidden: HiddenPaths, input: ListFilesInput): Promise<string> {
   const requested = input.path ?? ".";

@@ -6,13 +6,12 @@
  */
 import type { FileHandle } from "node:fs/promises";
 import type { JsonObject } from "../model/json.js";
-import type { ToolDefinition, ToolMeta } from "../model/tools.js";
 import { ToolError } from "../model/tools.js";
-import { type HiddenPaths, NO_HIDDEN_PATHS } from "./hidden-paths.js";
+import type { HiddenPaths } from "./hidden-paths.js";
 import { OUTPUT_LIMIT_BYTES, utf8Prefix } from "./output-limit.js";
-import { toolInputParser } from "./tool-input.js";
+import { type WorkspaceTool, workspaceTool } from "./tool-kind.js";
 import { openRegularFile } from "./workspace-file.js";
-import { realWorkspace, resolveInWorkspace } from "./workspace-path.js";
+import { filePathArgument, realWorkspace, resolveInWorkspace } from "./workspace-path.js";
 
 /** Lines returned when the call gives no `limit`. */
 export const DEFAULT_READ_LINES = 2000;
@@ -31,7 +30,7 @@ export interface ReadFileInput {
 const inputSchema: JsonObject = {
   type: "object",
   properties: {
-    path: { type: "string", minLength: 1, description: "File path, relative to the workspace root." },
+    path: filePathArgument,
     offset: { type: "integer", minimum: 1, description: "1-based line number to start at (default 1)." },
     limit: {
       type: "integer",
@@ -44,28 +43,13 @@ const inputSchema: JsonObject = {
   additionalProperties: false,
 };
 
-const meta: ToolMeta = {
-  name: "read_file",
-  description:
-    "Read a UTF-8 text file from the workspace. Returns the file's lines exactly (no line numbers added). " +
-    `Reads at most ${DEFAULT_READ_LINES} lines or ${OUTPUT_LIMIT_BYTES / 1024} KiB per call; when more remains, ` +
-    "a final bracketed note gives the offset to continue from.",
-  input_schema: inputSchema,
-};
+const description =
+  "Read a UTF-8 text file from the workspace. Returns the file's lines exactly (no line numbers added). " +
+  `Reads at most ${DEFAULT_READ_LINES} lines or ${OUTPUT_LIMIT_BYTES / 1024} KiB per call; when more remains, ` +
+  "a final bracketed note gives the offset to continue from.";
 
-const parseInput = toolInputParser<ReadFileInput>(meta.name, inputSchema);
-
-/** The `read_file` tool, confined to `workspace` and kept off the `hidden` paths. */
-export function readFileTool(workspace: string, hidden: HiddenPaths = NO_HIDDEN_PATHS): ToolDefinition {
-  return () => ({
-    meta,
-    tool: {
-      async execute(inputJson) {
-        return readFile(workspace, hidden, parseInput(inputJson));
-      },
-    },
-  });
-}
+/** The `read_file` tool, confined to a workspace and kept off its hidden paths. */
+export const readFileTool: WorkspaceTool = workspaceTool("read_file", inputSchema, description, readFile);
 
 async function readFile(workspace: string, hidden: HiddenPaths, input: ReadFileInput): Promise<string> {
   const realRoot = await realWorkspace(workspace);

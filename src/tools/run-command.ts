@@ -9,14 +9,14 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import type { JsonObject } from "../model/json.js";
-import type { ToolContext, ToolDefinition, ToolMeta, ToolOutput } from "../model/tools.js";
+import type { ToolContext, ToolDefinition, ToolOutput } from "../model/tools.js";
 import { ToolError } from "../model/tools.js";
 import { commandEnvironment, sandboxArguments, withSeccompDescriptor } from "./bubblewrap.js";
 import { type HiddenPaths, hiddenPathCovering, NO_HIDDEN_PATHS } from "./hidden-paths.js";
 import { BoundedOutput, OUTPUT_LIMIT_BYTES } from "./output-limit.js";
 import type { OfferedShell } from "./shell-mode.js";
 import { errorMessage } from "./system-error.js";
-import { toolInputParser } from "./tool-input.js";
+import { toolKind } from "./tool-kind.js";
 import { realWorkspace } from "./workspace-path.js";
 
 /** Timeout when the call gives none. */
@@ -71,7 +71,7 @@ function describe(shell: OfferedShell): string {
   }
 }
 
-const parseInput = toolInputParser<RunCommandInput>("run_command", inputSchema);
+const runCommandKind = toolKind<RunCommandInput>("run_command", inputSchema);
 
 /**
  * The `run_command` tool for `workspace`, running commands the way `shell` says; a sandboxed
@@ -82,15 +82,9 @@ export function runCommandTool(
   shell: OfferedShell,
   hidden: HiddenPaths = NO_HIDDEN_PATHS,
 ): ToolDefinition {
-  const meta: ToolMeta = { name: "run_command", description: describe(shell), input_schema: inputSchema };
-  return () => ({
-    meta,
-    tool: {
-      async execute(inputJson, context) {
-        return runCommand(workspace, shell, hidden, parseInput(inputJson), context);
-      },
-    },
-  });
+  return runCommandKind(describe(shell), (input, context) =>
+    runCommand(workspace, shell, hidden, input, context),
+  );
 }
 
 /** How a command ended. */

@@ -12,6 +12,7 @@
  */
 import { lstat, readlink, realpath } from "node:fs/promises";
 import path from "node:path";
+import type { JsonObject } from "../model/json.js";
 import { ToolError } from "../model/tools.js";
 import { type HiddenPaths, hiddenPathCovering, NO_HIDDEN_PATHS } from "./hidden-paths.js";
 import { isInsideDirectory } from "./path-containment.js";
@@ -155,6 +156,13 @@ async function confine(scope: Confinement, candidate: string, hops: number): Pro
     existing = parent;
   }
 }
+
+/** The JSON Schema of a file tool's `path` argument, as the model is told it. */
+export const filePathArgument: JsonObject = {
+  type: "string",
+  minLength: 1,
+  description: "File path, relative to the workspace root.",
+};
 
 /** A path as the model should see it: relative to the workspace root ("." for the root). */
 export function workspaceRelative(realRoot: string, absolute: string): string {

@@ -5,11 +5,10 @@
  * (resolved by `resolveInWorkspace`); the write is atomic (temporary file + rename).
  */
 import type { JsonObject } from "../model/json.js";
-import type { ToolDefinition, ToolMeta } from "../model/tools.js";
-import { type HiddenPaths, NO_HIDDEN_PATHS } from "./hidden-paths.js";
-import { toolInputParser } from "./tool-input.js";
+import type { HiddenPaths } from "./hidden-paths.js";
+import { type WorkspaceTool, workspaceTool } from "./tool-kind.js";
 import { replaceFileAtomically } from "./workspace-file.js";
-import { realWorkspace, resolveInWorkspace, workspaceRelative } from "./workspace-path.js";
+import { filePathArgument, realWorkspace, resolveInWorkspace, workspaceRelative } from "./workspace-path.js";
 
 /** Arguments of `write_file`. */
 export interface WriteFileInput {
@@ -20,36 +19,24 @@ export interface WriteFileInput {
 const inputSchema: JsonObject = {
   type: "object",
   properties: {
-    path: { type: "string", minLength: 1, description: "File path, relative to the workspace root." },
+    path: filePathArgument,
     content: { type: "string", description: "The file's complete new content." },
   },
   required: ["path", "content"],
   additionalProperties: false,
 };
 
-const meta: ToolMeta = {
-  name: "write_file",
-  description:
-    "Create a file in the workspace, or replace an existing file's whole content. Missing parent " +
-    "directories are created. To change part of a file, prefer edit_file.",
-  input_schema: inputSchema,
-};
+const description =
+  "Create a file in the workspace, or replace an existing file's whole content. Missing parent " +
+  "directories are created. To change part of a file, prefer edit_file.";
 
-const parseInput = toolInputParser<WriteFileInput>(meta.name, inputSchema);
+/** The `write_file` tool, confined to a workspace and kept off its hidden paths. */
+export const writeFileTool: WorkspaceTool = workspaceTool("write_file", inputSchema, description, writeFile);
 
-/** The `write_file` tool, confined to `workspace` and kept off the `hidden` paths. */
-export function writeFileTool(workspace: string, hidden: HiddenPaths = NO_HIDDEN_PATHS): ToolDefinition {
-  return () => ({
-    meta,
-    tool: {
-      async execute(inputJson) {
-        const input = parseInput(inputJson);
-        const realRoot = await realWorkspace(workspace);
-        const absolute = await resolveInWorkspace(workspace, input.path, hidden);
-        const result = await replaceFileAtomically(realRoot, absolute, input.path, input.content);
-        const verb = result.created ? "created" : "replaced";
-        return `${verb} ${workspaceRelative(realRoot, absolute)} (${result.bytes} bytes)`;
-      },
-    },
-  });
+async function writeFile(workspace: string, hidden: HiddenPaths, input: WriteFileInput): Promise<string> {
+  const realRoot = await realWorkspace(workspace);
+  const absolute = await resolveInWorkspace(workspace, input.path, hidden);
+  const result = await replaceFileAtomically(realRoot, absolute, input.path, input.content);
+  const verb = result.created ? "created" : "replaced";
+  return `${verb} ${workspaceRelative(realRoot, absolute)} (${result.bytes} bytes)`;
 }

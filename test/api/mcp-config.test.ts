@@ -47,6 +47,12 @@ describe("the mcpServers section", () => {
     [{ s: { url: "not a url" } }, "is not a valid URL"],
     [{ s: { url: "http://h", type: "sse" } }, "SSE-only servers are not supported"],
     [{ s: { url: "http://h", headers: { "bad header": "x" } } }, 'invalid header name "bad header"'],
+    [{ s: { command: "x", env: { A: 1 } } }, '"env" must be an object of strings'],
+    [{ s: { url: "http://h", headers: ["x"] } }, '"headers" must be an object of strings'],
+    [
+      { s: { url: "http://h", headers: { A: "${home}" } } },
+      '"headers"."A" has an unknown placeholder ${home}',
+    ],
     [{ s: { command: "x", timeoutMs: 0 } }, '"timeoutMs" must be a whole number'],
     [{ s: { command: "x", startupTimeoutMs: 1.5 } }, '"startupTimeoutMs" must be a whole number'],
   ])("refuses %j, saying why", (section, message) => {
@@ -82,6 +88,10 @@ describe("the mcpServers section", () => {
       'reads ${env:KEY} in "env"."KEY", which is not set in the daemon\'s environment',
     );
     const remote = parseMcpServers({ r: { url: "${env:URL}", headers: { A: "${env:URL}" } } }).r!;
+    expect(resolveServer("r", remote, { workspace: null, env: { URL: "https://h/mcp" } })).toMatchObject({
+      transport: "http",
+      headers: { A: "https://h/mcp" },
+    });
     expect(() => resolveServer("r", remote, { workspace: null, env: { URL: "file:///x" } })).toThrow(
       '"url" must be http:// or https://',
     );

@@ -274,6 +274,14 @@ describe("parameters beside the table", () => {
     });
   });
 
+  it("reads a Gemini model given as `models/<name>` by its name", () => {
+    expect(
+      bodyFor("gemini", "models/gemini-3-pro-preview", { reasoning: { effort: "minimal" } }),
+    ).toMatchObject({
+      generationConfig: { thinkingConfig: { thinkingLevel: "low", includeThoughts: true } },
+    });
+  });
+
   it("asks for encrypted reasoning only for Responses models that reason, unless stored", () => {
     expect(bodyFor("responses", "gpt-5", {}).include).toEqual(["reasoning.encrypted_content"]);
     expect(bodyFor("responses", "o4-mini", {}).include).toEqual(["reasoning.encrypted_content"]);

@@ -35,27 +35,7 @@ interface Draft {
 
 /** Whether the log entry yields at least one history entry (cheaper than projecting it). */
 export function projectsToHistory(entry: LogEntry): boolean {
-  switch (entry.kind) {
-    case "session_start":
-      return entry.history.length > 0;
-    case "assistant_items":
-    case "tool_results":
-    case "hook_injected_items":
-      return entry.items.length > 0;
-    case "user_input":
-    case "note":
-    case "continuation":
-      return true;
-    case "turn_end":
-    case "run_outcome":
-    case "config_changed":
-    case "locked":
-    case "cache_unlocked":
-    case "llm_usage":
-      return false;
-    default:
-      return unreachable(entry);
-  }
+  return entry.kind === "continuation" || itemsOf(entry).length > 0;
 }
 
 /** Record the names of the entry's tool calls in `names`. */
@@ -112,32 +92,12 @@ export function projectLog(entries: readonly PlacedEntry[]): FullHistoryEntry[] 
 }
 
 function draftsOf(entry: LogEntry, names: ToolNames): Draft[] {
-  switch (entry.kind) {
-    case "session_start":
-      return entry.history.map((item) => draftOf(item, names));
-    case "user_input":
-      return [draftOf(entry.item, names)];
-    case "assistant_items":
-    case "tool_results":
-      return entry.items.map((item) => draftOf(item, names));
-    case "hook_injected_items":
-      return entry.items.map((item) => asNote(draftOf(item, names), item));
-    case "note":
-      return [asNote(draftOf(entry.item, names), entry.item)];
-    case "continuation":
-      return [{ kind: "continuation", content: [], tool: null }];
-    case "turn_end":
-    case "run_outcome":
-    case "config_changed":
-    case "locked":
-    case "cache_unlocked":
-    case "llm_usage":
-      return [];
-    default:
-      return unreachable(entry);
-  }
+  if (entry.kind === "continuation") return [{ kind: "continuation", content: [], tool: null }];
+  const injected = entry.kind === "hook_injected_items" || entry.kind === "note";
+  return itemsOf(entry).map((item) => (injected ? asNote(draftOf(item, names), item) : draftOf(item, names)));
 }
 
+/** The items of a log entry, each of which becomes one history entry; bookkeeping carries none. */
 function itemsOf(entry: LogEntry): readonly Item[] {
   switch (entry.kind) {
     case "session_start":
@@ -149,8 +109,16 @@ function itemsOf(entry: LogEntry): readonly Item[] {
     case "tool_results":
     case "hook_injected_items":
       return entry.items;
-    default:
+    case "continuation":
+    case "turn_end":
+    case "run_outcome":
+    case "config_changed":
+    case "locked":
+    case "cache_unlocked":
+    case "llm_usage":
       return [];
+    default:
+      return unreachable(entry);
   }
 }
 

@@ -5,15 +5,14 @@
  */
 import { type Static, Type } from "typebox";
 import type { ContentQuery, ContentSlice, HistoryPage, HistoryQuery } from "../../api/history.js";
-import { SessionUnknownError } from "../errors.js";
 import { maxContentSliceBytes, readEntryContent } from "../history/entry-content.js";
 import { readHistoryPage } from "../history/history-page.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { registerResource } from "../http/resource.js";
 import { wireSchema } from "../http/wire-schema.js";
-import { checkIdShape } from "./client-id.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
+import { requireSession, SessionPathParams, sessionIdOf } from "./session-path.js";
 
 const HistoryQuerySchema = wireSchema<HistoryQuery>()(
   Type.Object(
@@ -44,13 +43,12 @@ const ContentQuerySchema = wireSchema<ContentQuery>()(
 export function registerHistoryRoutes(app: HttpApp, services: RouteServices): void {
   registerResource(app, "/sessions/:id/history", {
     GET: {
-      schema: { params: Type.Object({ id: Type.String() }), querystring: HistoryQuerySchema },
+      schema: { params: SessionPathParams, querystring: HistoryQuerySchema },
       handler: async (request) => {
-        const { id } = request.params as { id: string };
-        checkIdShape(id, "session id");
+        const id = sessionIdOf(request);
         const query = request.query as HistoryQuery;
         return answerWith(async (): Promise<HistoryPage> => {
-          if (!(await services.registry.exists(id))) throw new SessionUnknownError(id);
+          await requireSession(services.registry, id);
           return readHistoryPage((sessionId) => services.registry.readLog(sessionId), {
             sessionId: id,
             secret: services.historySecret,
@@ -69,11 +67,11 @@ export function registerHistoryRoutes(app: HttpApp, services: RouteServices): vo
     GET: {
       schema: { params: ContentParams, querystring: ContentQuerySchema },
       handler: async (request) => {
-        const { id, entry } = request.params as Static<typeof ContentParams>;
-        checkIdShape(id, "session id");
+        const id = sessionIdOf(request);
+        const { entry } = request.params as Static<typeof ContentParams>;
         const query = request.query as ContentQuery;
         return answerWith(async (): Promise<ContentSlice> => {
-          if (!(await services.registry.exists(id))) throw new SessionUnknownError(id);
+          await requireSession(services.registry, id);
           return readEntryContent(await services.registry.readLog(id), {
             sessionId: id,
             entryId: entry,

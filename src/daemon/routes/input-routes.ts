@@ -5,7 +5,7 @@
  * Boundary rule: an input is stored before the 202 is sent; everything after (the turn) is the
  * session actor's business.
  */
-import { Type } from "typebox";
+import { type Static, Type } from "typebox";
 import type { InputBody, InputIntent, InterruptBody } from "../../api/inputs.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
@@ -35,6 +35,14 @@ const InputBodySchema = wireSchema<InputBody>()(
 
 const InputParams = Type.Object({ sid: Type.String(), iid: Type.String() });
 const SessionParams = Type.Object({ sid: Type.String() });
+
+/** The session and input ids of an input's path, both checked to be possible ones. */
+function inputIdsOf(request: { params: unknown }): Static<typeof InputParams> {
+  const { sid, iid } = request.params as Static<typeof InputParams>;
+  checkIdShape(sid, "session id");
+  checkIdShape(iid, "input id");
+  return { sid, iid };
+}
 const InterruptBodySchema = wireSchema<InterruptBody>()(
   Type.Object(
     {
@@ -73,9 +81,7 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
     GET: {
       schema: { params: InputParams },
       handler: async (request) => {
-        const { sid, iid } = request.params as { sid: string; iid: string };
-        checkIdShape(sid, "session id");
-        checkIdShape(iid, "input id");
+        const { sid, iid } = inputIdsOf(request);
         return answerWith(() => registry.withActor(sid, (actor) => actor.receipt(iid)));
       },
     },
@@ -85,9 +91,7 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
     POST: {
       schema: { params: InputParams },
       handler: async (request) => {
-        const { sid, iid } = request.params as { sid: string; iid: string };
-        checkIdShape(sid, "session id");
-        checkIdShape(iid, "input id");
+        const { sid, iid } = inputIdsOf(request);
         return answerWith(() => registry.withActor(sid, (actor) => actor.cancelInput(iid)));
       },
     },

@@ -24,6 +24,7 @@ import { checkIdShape, checkNewId } from "./client-id.js";
 import { explainUnknown, rememberRefusal } from "./creation-rejection.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
+import { SessionPathParams, sessionIdOf } from "./session-path.js";
 import { RequestConfigSchema, SessionSettingsSchema } from "./session-settings-schema.js";
 import { checkWorkspace } from "./workspace-check.js";
 
@@ -54,8 +55,6 @@ const ForkSession = wireSchema<{ kind: "fork" } & ForkSessionBody>()(
     { additionalProperties: false },
   ),
 );
-
-const SessionParams = Type.Object({ id: Type.String() });
 
 type ListQuery = SessionListQuery & StreamResumeQuery;
 
@@ -113,7 +112,7 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
 
   registerResource(app, "/sessions/:id", {
     PUT: {
-      schema: { params: SessionParams, body: Type.Union([NewSession, ForkSession]) },
+      schema: { params: SessionPathParams, body: Type.Union([NewSession, ForkSession]) },
       config: { startsWork: true },
       handler: async (request, reply) => {
         const { id } = request.params as { id: string };
@@ -137,11 +136,10 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
       },
     },
     GET: {
-      schema: { params: SessionParams, querystring: SessionQuerySchema },
+      schema: { params: SessionPathParams, querystring: SessionQuerySchema },
       config: { eventStream: true },
       handler: async (request, reply) => {
-        const { id } = request.params as { id: string };
-        checkIdShape(id, "session id");
+        const id = sessionIdOf(request);
         const query = request.query as SessionQuery & StreamResumeQuery;
         if (!wantsEventStream(request)) {
           rejectReplayParameters(query);
@@ -166,19 +164,17 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
       },
     },
     PATCH: {
-      schema: { params: SessionParams, body: SessionSettingsSchema },
+      schema: { params: SessionPathParams, body: SessionSettingsSchema },
       handler: async (request) => {
-        const { id } = request.params as { id: string };
-        checkIdShape(id, "session id");
+        const id = sessionIdOf(request);
         const body = request.body as SessionSettingsBody;
         return answerWith(() => registry.withActor(id, (actor) => actor.changeSettings(body)));
       },
     },
     DELETE: {
-      schema: { params: SessionParams },
+      schema: { params: SessionPathParams },
       handler: async (request) => {
-        const { id } = request.params as { id: string };
-        checkIdShape(id, "session id");
+        const id = sessionIdOf(request);
         return answerWith(async (): Promise<DeleteAnswer> => {
           await registry.withActor(id, (actor) => actor.delete());
           registry.forget(id);

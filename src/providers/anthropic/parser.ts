@@ -14,11 +14,10 @@
  */
 import type { BlockType, ReasoningData, StopReason, StreamEvent } from "../../model/events.js";
 import { LlmClientError } from "../../model/llm-client.js";
-import { BlockLedger } from "../block-ledger.js";
+import { ProtocolParser } from "../protocol-parser.js";
 import type { SseMessage } from "../sse-decoder.js";
-import { incompleteStreamError, providerStreamError } from "../stream-errors.js";
-import type { StreamParser } from "../stream-parser.js";
-import { hasUsage, usageFrom } from "../usage-report.js";
+import { providerStreamErrorOf } from "../stream-errors.js";
+import { usageFrom } from "../usage-report.js";
 import {
   isWireObject,
   numberAt,
@@ -56,24 +55,17 @@ function stopReasonOf(reason: string | undefined): StopReason | undefined {
 }
 
 /** Parser state for one Messages stream. */
-export class AnthropicParser implements StreamParser {
-  private readonly blocks = new BlockLedger();
+export class AnthropicParser extends ProtocolParser {
   /** Wire block index → our block; null for skipped block types. */
   private readonly open = new Map<number, OpenBlock | null>();
-  private started = false;
   private sawMessageStart = false;
-  private finished = false;
   private stopReason: StopReason | undefined;
   private inputTokens: number | undefined;
   private outputTokens: number | undefined;
   private cacheRead: number | undefined;
   private cacheWrite: number | undefined;
 
-  constructor(private readonly provider: string) {}
-
-  push(message: SseMessage): StreamEvent[] {
-    const out: StreamEvent[] = [];
-    if (this.finished) return out;
+  protected read(message: SseMessage, out: StreamEvent[]): void {
     const event = parseWireObject(this.provider, message.data);
     const type = stringAt(event, "type") ?? message.event ?? "";
     switch (type) {
@@ -87,13 +79,13 @@ export class AnthropicParser implements StreamParser {
           );
         }
         this.sawMessageStart = true;
-        this.markStarted(out);
+        this.startResponse(out);
         const usage = objectAt(objectAt(event, "message"), "usage");
         if (usage !== undefined) this.readUsage(usage);
         break;
       }
       case "content_block_start":
-        this.markStarted(out);
+        this.startResponse(out);
         this.startBlock(numberAt(event, "index") ?? 0, objectAt(event, "content_block"), out);
         break;
       case "content_block_delta":
@@ -115,34 +107,23 @@ export class AnthropicParser implements StreamParser {
       case "ping":
         out.push({ type: "ping" });
         break;
-      case "error": {
-        const error = objectAt(event, "error");
-        throw providerStreamError(
-          this.provider,
-          stringAt(error, "message") ?? "unknown error",
-          stringAt(error, "type") ?? "error",
-        );
-      }
+      case "error":
+        throw providerStreamErrorOf(this.provider, objectAt(event, "error"), ["type"], {
+          message: "unknown error",
+          code: "error",
+        });
       default:
         break;
     }
-    return out;
   }
 
   end(): StreamEvent[] {
-    if (this.finished) return [];
-    throw incompleteStreamError(this.provider, "message_stop");
+    return this.requireComplete("message_stop");
   }
 
-  abortOpenBlocks(reason: string): StreamEvent[] {
+  override abortOpenBlocks(reason: string): StreamEvent[] {
     this.open.clear();
-    return this.blocks.abortAll(reason);
-  }
-
-  private markStarted(out: StreamEvent[]): void {
-    if (this.started) return;
-    this.started = true;
-    out.push({ type: "status", status: "started" });
+    return super.abortOpenBlocks(reason);
   }
 
   private startBlock(wireIndex: number, block: WireObject | undefined, out: StreamEvent[]): void {
@@ -271,9 +252,8 @@ export class AnthropicParser implements StreamParser {
   }
 
   private complete(out: StreamEvent[]): void {
-    this.markStarted(out);
+    this.startResponse(out);
     for (const wireIndex of [...this.open.keys()]) this.stopBlock(wireIndex, out);
-    this.finished = true;
     const usage = usageFrom({
       input:
         this.inputTokens === undefined
@@ -283,8 +263,7 @@ export class AnthropicParser implements StreamParser {
       cacheRead: this.cacheRead,
       cacheWrite: this.cacheWrite,
     });
-    if (hasUsage(usage)) out.push({ type: "usage", usage });
-    out.push({ type: "status", status: "completed", stop_reason: this.stopReason ?? "end_turn" });
+    this.completeResponse(out, usage, this.stopReason ?? "end_turn");
   }
 
   /** message_start and message_delta both report counters; later values win, absent ones keep earlier values. */

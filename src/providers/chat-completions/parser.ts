@@ -18,11 +18,10 @@ import { randomUUID } from "node:crypto";
 import type { StopReason, StreamEvent } from "../../model/events.js";
 import { LlmClientError } from "../../model/llm-client.js";
 import type { Usage } from "../../model/usage.js";
-import { BlockLedger } from "../block-ledger.js";
+import { ProtocolParser } from "../protocol-parser.js";
 import type { SseMessage } from "../sse-decoder.js";
-import { incompleteStreamError, providerStreamError } from "../stream-errors.js";
-import type { StreamParser } from "../stream-parser.js";
-import { hasUsage, usageFrom } from "../usage-report.js";
+import { providerStreamErrorOf } from "../stream-errors.js";
+import { usageFrom } from "../usage-report.js";
 import {
   arrayAt,
   isWireObject,
@@ -60,10 +59,7 @@ function stopReasonOf(finishReason: string, sawToolCalls: boolean): StopReason {
 }
 
 /** Parser state for one Chat Completions response. */
-export class ChatCompletionsParser implements StreamParser {
-  private readonly blocks = new BlockLedger();
-  private started = false;
-  private finished = false;
+export class ChatCompletionsParser extends ProtocolParser {
   private textIndex: number | undefined;
   private thinking: { index: number; text: string } | undefined;
   private tools = new Map<number, ToolCallState>();
@@ -74,28 +70,19 @@ export class ChatCompletionsParser implements StreamParser {
   private stopReason: StopReason | undefined;
   private usage: Usage = {};
 
-  constructor(private readonly provider: string) {}
-
-  push(message: SseMessage): StreamEvent[] {
-    const out: StreamEvent[] = [];
-    if (this.finished) return out;
+  protected read(message: SseMessage, out: StreamEvent[]): void {
     const data = message.data.trim();
     if (data === "[DONE]") {
       this.complete(out);
-      return out;
+      return;
     }
     const chunk = parseWireObject(this.provider, data);
     const error = chunk.error;
     if (error !== undefined && error !== null) {
-      const detail = isWireObject(error) ? error : {};
-      const code =
-        stringAt(detail, "code") ?? stringAt(detail, "type") ?? numberAt(detail, "code")?.toString();
-      throw providerStreamError(this.provider, stringAt(detail, "message") ?? String(error), code);
+      const detail = isWireObject(error) ? error : undefined;
+      throw providerStreamErrorOf(this.provider, detail, ["code", "type"], { message: String(error) });
     }
-    if (!this.started) {
-      this.started = true;
-      out.push({ type: "status", status: "started" });
-    }
+    this.startResponse(out);
     const usage = objectAt(chunk, "usage");
     if (usage !== undefined) this.readUsage(usage);
     const choices = arrayAt(chunk, "choices") ?? [];
@@ -109,19 +96,14 @@ export class ChatCompletionsParser implements StreamParser {
         this.closeAll(out);
       }
     }
-    return out;
   }
 
   end(): StreamEvent[] {
+    // A finish reason is this protocol's last word; `[DONE]` after it is optional.
+    if (this.isComplete || this.stopReason === undefined) return this.requireComplete("a finish_reason");
     const out: StreamEvent[] = [];
-    if (this.finished) return out;
-    if (this.stopReason === undefined) throw incompleteStreamError(this.provider, "a finish_reason");
     this.complete(out);
     return out;
-  }
-
-  abortOpenBlocks(reason: string): StreamEvent[] {
-    return this.blocks.abortAll(reason);
   }
 
   private readDelta(delta: WireObject, out: StreamEvent[]): void {
@@ -305,15 +287,9 @@ export class ChatCompletionsParser implements StreamParser {
   }
 
   private complete(out: StreamEvent[]): void {
-    if (!this.started) {
-      this.started = true;
-      out.push({ type: "status", status: "started" });
-    }
+    this.startResponse(out);
     this.closeAll(out);
-    this.finished = true;
-    if (hasUsage(this.usage)) out.push({ type: "usage", usage: this.usage });
-    const stopReason = this.stopReason ?? (this.sawToolCalls ? "tool_use" : "end_turn");
-    out.push({ type: "status", status: "completed", stop_reason: stopReason });
+    this.completeResponse(out, this.usage, this.stopReason ?? (this.sawToolCalls ? "tool_use" : "end_turn"));
   }
 
   private readUsage(usage: WireObject): void {

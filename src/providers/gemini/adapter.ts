@@ -2,8 +2,7 @@
  * The Gemini protocol: `POST {base}/v1beta/models/{model}:streamGenerateContent?alt=sse` with
  * `x-goog-api-key`.
  */
-import { capabilitiesFor } from "../capability-table.js";
-import type { WireProtocol } from "../wire-protocol.js";
+import type { BoundModel, WireProtocol } from "../wire-protocol.js";
 import { GeminiParser } from "./parser.js";
 import { type GeminiRequestOptions, geminiRequestBody } from "./request.js";
 
@@ -12,17 +11,15 @@ function modelName(model: string): string {
   return model.replace(/^models\//, "");
 }
 
-export const geminiProtocol: WireProtocol<GeminiRequestOptions> = {
+// The capability table reads a model name without its `models/` prefix by itself.
+export const geminiProtocol: WireProtocol<GeminiRequestOptions & BoundModel> = {
   protocol: "gemini",
   endpoint: ({ profile }) => ({
     version: "v1beta",
     path: `/models/${encodeURIComponent(modelName(profile.model))}:streamGenerateContent?alt=sse`,
   }),
   authHeaders: (apiKey) => ({ "x-goog-api-key": apiKey }),
-  options: ({ profile, provider }) => ({
-    capabilities: capabilitiesFor("gemini", modelName(profile.model), profile.capabilities),
-    origin: { provider, model: profile.model },
-  }),
+  options: () => ({}),
   body: geminiRequestBody,
   parser: (provider) => new GeminiParser(provider),
 };

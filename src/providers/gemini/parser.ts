@@ -19,11 +19,10 @@
 import { randomUUID } from "node:crypto";
 import type { BlockStart, ReasoningData, StopReason, StreamEvent } from "../../model/events.js";
 import type { Usage } from "../../model/usage.js";
-import { BlockLedger } from "../block-ledger.js";
+import { ProtocolParser } from "../protocol-parser.js";
 import type { SseMessage } from "../sse-decoder.js";
-import { incompleteStreamError, providerStreamError } from "../stream-errors.js";
-import type { StreamParser } from "../stream-parser.js";
-import { hasUsage, usageFrom } from "../usage-report.js";
+import { providerStreamError, providerStreamErrorOf } from "../stream-errors.js";
+import { usageFrom } from "../usage-report.js";
 import {
   isWireObject,
   numberAt,
@@ -60,41 +59,27 @@ const failureReasons: ReadonlyMap<string, string> = new Map([
 ]);
 
 /** Parser state for one Gemini stream. */
-export class GeminiParser implements StreamParser {
-  private readonly blocks = new BlockLedger();
-  private started = false;
-  private finished = false;
+export class GeminiParser extends ProtocolParser {
   private textIndex: number | undefined;
   private thinking: { index: number; text: string } | undefined;
   private sawToolCalls = false;
   private stopReason: StopReason | undefined;
   private usage: Usage = {};
 
-  constructor(private readonly provider: string) {}
-
-  push(message: SseMessage): StreamEvent[] {
-    const out: StreamEvent[] = [];
-    if (this.finished) return out;
+  protected read(message: SseMessage, out: StreamEvent[]): void {
     const chunk = parseWireObject(this.provider, message.data);
     const error = objectAt(chunk, "error");
     if (error !== undefined) {
-      throw providerStreamError(
-        this.provider,
-        stringAt(error, "message") ?? "unknown error",
-        stringAt(error, "status") ?? numberAt(error, "code")?.toString(),
-      );
+      throw providerStreamErrorOf(this.provider, error, ["status", "code"], { message: "unknown error" });
     }
-    if (!this.started) {
-      this.started = true;
-      out.push({ type: "status", status: "started" });
-    }
+    this.startResponse(out);
     const usage = objectAt(chunk, "usageMetadata");
     if (usage !== undefined) this.readUsage(usage);
     const candidate = objectsAt(chunk, "candidates").find((c) => (numberAt(c, "index") ?? 0) === 0);
     if (candidate === undefined) {
       const blocked = stringAt(objectAt(chunk, "promptFeedback"), "blockReason");
       if (blocked !== undefined) this.finish("content_filter", out);
-      return out;
+      return;
     }
     for (const part of objectsAt(objectAt(candidate, "content"), "parts")) this.readPart(part, out);
     const finishReason = stringAt(candidate, "finishReason");
@@ -109,23 +94,20 @@ export class GeminiParser implements StreamParser {
       }
       this.finish(this.stopReasonOf(finishReason), out);
     }
-    return out;
   }
 
   end(): StreamEvent[] {
-    if (this.finished) return [];
-    if (this.stopReason === undefined) throw incompleteStreamError(this.provider, "a finishReason");
+    // The stream has no terminal event: after a finish reason, its end completes the response.
+    if (this.isComplete || this.stopReason === undefined) return this.requireComplete("a finishReason");
     const out: StreamEvent[] = [];
-    this.finished = true;
-    if (hasUsage(this.usage)) out.push({ type: "usage", usage: this.usage });
-    out.push({ type: "status", status: "completed", stop_reason: this.stopReason });
+    this.completeResponse(out, this.usage, this.stopReason);
     return out;
   }
 
-  abortOpenBlocks(reason: string): StreamEvent[] {
+  override abortOpenBlocks(reason: string): StreamEvent[] {
     this.textIndex = undefined;
     this.thinking = undefined;
-    return this.blocks.abortAll(reason);
+    return super.abortOpenBlocks(reason);
   }
 
   private readPart(part: WireObject, out: StreamEvent[]): void {

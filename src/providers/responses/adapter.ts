@@ -1,5 +1,4 @@
 /** The OpenAI Responses protocol: `POST {base}/responses` with Bearer auth. */
-import { capabilitiesFor } from "../capability-table.js";
 import { bearerAuth, type WireProtocol } from "../wire-protocol.js";
 import { ResponsesParser } from "./parser.js";
 import { type ResponsesRequestOptions, responsesRequestBody } from "./request.js";
@@ -11,13 +10,7 @@ export const responsesProtocol: WireProtocol<ResponsesRequestOptions> = {
   protocol: "responses",
   endpoint: () => ({ version: "v1", path: "/responses" }),
   authHeaders: bearerAuth,
-  options: ({ profile, provider }) => ({
-    model: profile.model,
-    store: profile.store ?? false,
-    capabilities: capabilitiesFor("responses", profile.model, profile.capabilities),
-    origin: { provider, model: profile.model },
-    encryptedReasoningRefused: false,
-  }),
+  options: ({ profile }) => ({ store: profile.store ?? false, encryptedReasoningRefused: false }),
   body: responsesRequestBody,
   parser: (provider) => new ResponsesParser(provider),
   adjustAfter(error, options) {

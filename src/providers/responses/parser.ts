@@ -19,11 +19,10 @@
  */
 import type { BlockStart, ReasoningData, StopReason, StreamEvent } from "../../model/events.js";
 import type { Usage } from "../../model/usage.js";
-import { BlockLedger } from "../block-ledger.js";
+import { ProtocolParser } from "../protocol-parser.js";
 import type { SseMessage } from "../sse-decoder.js";
-import { incompleteStreamError, providerStreamError } from "../stream-errors.js";
-import type { StreamParser } from "../stream-parser.js";
-import { hasUsage, usageFrom } from "../usage-report.js";
+import { providerStreamError, providerStreamErrorOf } from "../stream-errors.js";
+import { usageFrom } from "../usage-report.js";
 import { numberAt, objectAt, objectsAt, parseWireObject, stringAt, type WireObject } from "../wire-json.js";
 
 interface ToolState {
@@ -44,10 +43,7 @@ interface ReasoningState {
 const maxTokenReasons = new Set(["max_output_tokens", "max_tokens", "length"]);
 
 /** Parser state for one Responses stream. */
-export class ResponsesParser implements StreamParser {
-  private readonly blocks = new BlockLedger();
-  private started = false;
-  private finished = false;
+export class ResponsesParser extends ProtocolParser {
   private readonly texts = new Map<string, number>();
   /** Output index → the message item's id and phase, for its text blocks. */
   private readonly messages = new Map<number, Extract<BlockStart, { type: "text" }>>();
@@ -56,18 +52,11 @@ export class ResponsesParser implements StreamParser {
   private sawToolCalls = false;
   private usage: Usage = {};
 
-  constructor(private readonly provider: string) {}
-
-  push(message: SseMessage): StreamEvent[] {
-    const out: StreamEvent[] = [];
-    if (this.finished) return out;
+  protected read(message: SseMessage, out: StreamEvent[]): void {
     const event = parseWireObject(this.provider, message.data);
     const type = stringAt(event, "type") ?? message.event ?? "";
     if (type === "error") throw this.errorEvent(event);
-    if (!this.started) {
-      this.started = true;
-      out.push({ type: "status", status: "started" });
-    }
+    this.startResponse(out);
     const outputIndex = numberAt(event, "output_index") ?? 0;
     switch (type) {
       case "response.output_item.added":
@@ -160,27 +149,18 @@ export class ResponsesParser implements StreamParser {
         this.complete(response, stopReason, out);
         break;
       }
-      case "response.failed": {
-        const error = objectAt(objectAt(event, "response"), "error");
-        throw providerStreamError(
-          this.provider,
-          stringAt(error, "message") ?? "the response failed",
-          stringAt(error, "code") ?? "response_failed",
-        );
-      }
+      case "response.failed":
+        throw providerStreamErrorOf(this.provider, objectAt(objectAt(event, "response"), "error"), ["code"], {
+          message: "the response failed",
+          code: "response_failed",
+        });
       default:
         break;
     }
-    return out;
   }
 
   end(): StreamEvent[] {
-    if (this.finished) return [];
-    throw incompleteStreamError(this.provider, "response.completed");
-  }
-
-  abortOpenBlocks(reason: string): StreamEvent[] {
-    return this.blocks.abortAll(reason);
+    return this.requireComplete("response.completed");
   }
 
   private errorEvent(event: WireObject): Error {
@@ -339,15 +319,9 @@ export class ResponsesParser implements StreamParser {
       out.push({ type: "block_stop", index: tool.index, block_type: "tool_use", stop_reason: "tool_use" });
     }
     this.tools.clear();
-    this.finished = true;
     const usage = objectAt(response, "usage");
     if (usage !== undefined) this.readUsage(usage);
-    if (hasUsage(this.usage)) out.push({ type: "usage", usage: this.usage });
-    out.push({
-      type: "status",
-      status: "completed",
-      stop_reason: stopReason ?? (this.sawToolCalls ? "tool_use" : "end_turn"),
-    });
+    this.completeResponse(out, this.usage, stopReason ?? (this.sawToolCalls ? "tool_use" : "end_turn"));
   }
 
   private readUsage(usage: WireObject): void {
