@@ -20,23 +20,19 @@ import { TranscriptView } from "../render/transcript-view.js";
 import { resolveSessionId } from "../session-ref.js";
 import {
   describeSettings,
+  type ModelOptions,
   newSessionSettings,
   settingsPatch,
   slashSettingsPatch,
 } from "../session-settings-options.js";
 import { SessionWatcher, type TurnOutcome } from "../session-watcher.js";
 
-export interface ChatOptions {
+export interface ChatOptions extends ModelOptions {
   session?: string;
   /** Resume the most recently active session of this workspace. */
   continue?: boolean;
   hideThinking?: boolean;
   name?: string;
-  profile?: string;
-  model?: string;
-  effort?: string;
-  maxTokens?: number;
-  temperature?: number;
 }
 
 const helpText = [

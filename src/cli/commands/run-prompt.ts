@@ -13,19 +13,14 @@ import { CliError } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { TranscriptView } from "../render/transcript-view.js";
 import { resolveSessionId } from "../session-ref.js";
-import { newSessionSettings, settingsPatch } from "../session-settings-options.js";
+import { type ModelOptions, newSessionSettings, settingsPatch } from "../session-settings-options.js";
 import { SessionWatcher, type TurnOutcome } from "../session-watcher.js";
 
-export interface RunOptions {
+export interface RunOptions extends ModelOptions {
   session?: string;
   json?: boolean;
   hideThinking?: boolean;
   name?: string;
-  profile?: string;
-  model?: string;
-  effort?: string;
-  maxTokens?: number;
-  temperature?: number;
 }
 
 /** Run one turn; resolves with the exit code. */
