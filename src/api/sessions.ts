@@ -4,6 +4,7 @@
  *
  * Boundary rule: plain types in their wire shape (snake_case); no behaviour.
  */
+import type { ApprovalPolicy } from "./approvals.js";
 import type { SessionSummary } from "./session-snapshot.js";
 
 /** The fields of `PUT /sessions/{id}` for a new session (a client sends them with `kind: "new"`). */
@@ -18,6 +19,8 @@ export interface NewSessionBody {
   system_prompt?: string;
   /** The MCP servers its agent gets (names from config.json); default: every configured one. */
   mcp_servers?: string[];
+  /** The session's own approval policy; default: none (config.json's applies). */
+  approval_policy?: ApprovalPolicy;
 }
 
 /** The fields of `PUT /sessions/{id}` for a fork (a client sends them with `kind: "fork"`). */

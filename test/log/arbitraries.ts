@@ -159,18 +159,16 @@ export const laterEntryArbitrary: fc.Arbitrary<LogEntry> = fc.oneof(
   fc
     .tuple(ts, fc.option(approvalPolicyArbitrary(), { nil: null }))
     .map(([t, policy]): LogEntry => ({ kind: "approval_policy_changed", ts: t, policy })),
-  fc
-    .tuple(ts, id, id, approvalActionArbitrary, context)
-    .map(
-      ([t, callId, tool, action, c]): LogEntry => ({
-        kind: "approval_requested",
-        ts: t,
-        call_id: callId,
-        tool,
-        rule: { source: "config", tool, pattern: null, action },
-        ...c,
-      }),
-    ),
+  fc.tuple(ts, id, id, approvalActionArbitrary, context).map(
+    ([t, callId, tool, action, c]): LogEntry => ({
+      kind: "approval_requested",
+      ts: t,
+      call_id: callId,
+      tool,
+      rule: { source: "config", tool, pattern: null, action },
+      ...c,
+    }),
+  ),
   fc
     .tuple(
       ts,

@@ -165,6 +165,8 @@ export class TranscriptView {
       case "input":
       case "usage":
       case "committed":
+      case "approval_requested":
+      case "approval_resolved":
         return;
       default: {
         const unknown: never = event;
