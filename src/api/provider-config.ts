@@ -48,6 +48,9 @@ export interface ProviderConfig extends SessionSettings {
   mcpServers?: McpServersConfig;
 }
 
+/** The most tool rounds one turn takes when config.json sets no `maxToolRounds`. */
+export const defaultMaxToolRounds = 100;
+
 /** Longest `maxToolRounds` config.json may set. */
 export const maxToolRoundsLimit = 10_000;
 

@@ -28,6 +28,7 @@ import { choosePort } from "./process/port.js";
 import { NoProviderError, ProviderConfigSource } from "./process/provider-config.js";
 import { type DaemonSettings, readSettings } from "./process/settings.js";
 import { loadSigningKey } from "./process/signing-key.js";
+import { registerApprovalRoutes } from "./routes/approval-routes.js";
 import { registerDebugRoutes } from "./routes/debug-routes.js";
 import { registerHistoryRoutes } from "./routes/history-routes.js";
 import { registerInputRoutes } from "./routes/input-routes.js";
@@ -134,6 +135,7 @@ async function boot(
       ...builtinTools(session.workspace, { hiddenPaths }),
       ...(await mcp.toolsFor(session.mcpServers, session.workspace)),
     ],
+    turnSettings: (session) => providers.turnSettings(session.providerProfile),
     bindClient: (profileName, model) => {
       const named = providers.resolveProfile(profileName);
       const profile = validateProviderProfile(
@@ -213,6 +215,7 @@ async function boot(
   });
   registerSessionRoutes(app, routeServices);
   registerInputRoutes(app, routeServices);
+  registerApprovalRoutes(app, routeServices);
   registerHistoryRoutes(app, routeServices);
   registerVerifyRoutes(app, routeServices, signer);
   registerProviderRoutes(app, routeServices);

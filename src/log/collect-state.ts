@@ -164,7 +164,9 @@ export function applyEntry(state: RestoredState, entry: LogEntry): void {
       });
       return;
     case "approval_resolved":
-      state.pending_approvals = state.pending_approvals.filter((pending) => pending.call_id !== entry.call_id);
+      state.pending_approvals = state.pending_approvals.filter(
+        (pending) => pending.call_id !== entry.call_id,
+      );
       state.approval_decisions[entry.call_id] = {
         call_id: entry.call_id,
         decision: entry.decision,

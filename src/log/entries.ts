@@ -80,7 +80,13 @@ export type LogEntry =
    * A committed tool call waits for a person's answer before its tool may run; `rule` is what
    * asked. Logged with the call (same commit) or, for a call found waiting later, on its own.
    */
-  | ({ kind: "approval_requested"; ts: number; call_id: string; tool: string; rule: MatchedRule } & EntryContext)
+  | ({
+      kind: "approval_requested";
+      ts: number;
+      call_id: string;
+      tool: string;
+      rule: MatchedRule;
+    } & EntryContext)
   /**
    * The answer to an approval request, logged before the tool runs. `remember`: the rule an
    * "always" answer added to the session; `message`: what the model is told (a deny's reason,

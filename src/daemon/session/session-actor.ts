@@ -11,6 +11,12 @@
  * reports to its supervisor, which replaces it with a new one (a new generation).
  */
 import type {
+  ApprovalAnswerBody,
+  ApprovalPolicy,
+  ApprovalPolicyAnswer,
+  ApprovalRecord,
+} from "../../api/approvals.js";
+import type {
   CancelAnswer as CancelResult,
   InputIntent,
   InputReceipt,
@@ -158,6 +164,28 @@ export class SessionActor {
     return this.#turns.turnEnded();
   }
 
+  /** Resolves when no turn runs or the running one waits for a person's answer. */
+  turnSettled(): Promise<void> {
+    return this.#turns.turnSettled();
+  }
+
+  /** Answer a call that waits for approval (once: see ApprovalGate.answer). */
+  answerApproval(callId: string, body: ApprovalAnswerBody): Promise<ApprovalRecord> {
+    return this.#task(async () => {
+      await this.#log.checkIntact();
+      return this.#turns.gate.answer(callId, body);
+    });
+  }
+
+  /** Set (or clear, with null) the session's own approval policy, as a log entry. */
+  setApprovalPolicy(policy: ApprovalPolicy | null): Promise<ApprovalPolicyAnswer> {
+    return this.#task(async () => {
+      await this.#log.checkIntact();
+      await this.#log.commit([{ kind: "approval_policy_changed", ts: this.#services.now(), policy }]);
+      return { approval_policy: this.#log.state.approval_policy };
+    });
+  }
+
   /** The snapshot with the newest `tail` history positions, read from storage. */
   snapshot(tail?: number): Promise<SessionSnapshot> {
     return this.#task(() => this.#snapshotNow(tail, this.cursor));
@@ -282,7 +310,15 @@ export class SessionActor {
       ...(tail === undefined ? {} : { tail }),
     });
     this.#lastUsedAt = this.#services.now();
-    return sessionSnapshot(await this.#row(), status, cursor, await this.#inputs.pending(), history);
+    const approvals = { pending: this.#turns.gate.pending(), policy: this.#log.state.approval_policy };
+    return sessionSnapshot(
+      await this.#row(),
+      status,
+      cursor,
+      await this.#inputs.pending(),
+      approvals,
+      history,
+    );
   }
 
   async #row(): Promise<SessionRow> {
