@@ -99,9 +99,10 @@ export interface ApprovalDesk {
 /** Ask about each waiting call in turn, until stopped. */
 export function serveApprovals(pending: PendingApprovals, options: ApprovalDeskOptions): ApprovalDesk {
   const stopping = new AbortController();
-  const skipped = new Set<string>();
+  // Calls asked already: an answer sent reaches this stream's pending list a moment later.
+  const handled = new Set<string>();
   const next = (): PendingApproval | undefined =>
-    pending.list().find((request) => !skipped.has(request.call_id) && (options.filter?.(request) ?? true));
+    pending.list().find((request) => !handled.has(request.call_id) && (options.filter?.(request) ?? true));
   const waitForRequest = (): Promise<PendingApproval | null> =>
     new Promise((resolve) => {
       const check = (): void => {
@@ -125,8 +126,9 @@ export function serveApprovals(pending: PendingApprovals, options: ApprovalDeskO
       const request = await waitForRequest();
       if (request === null) return;
       const answered = await askOnce(request, pending, options, stopping.signal);
+      handled.add(request.call_id);
       // After Ctrl-C the turn is being interrupted (which denies every waiting call): ask no more of them.
-      if (answered === "interrupted") for (const waiting of pending.list()) skipped.add(waiting.call_id);
+      if (answered === "interrupted") for (const waiting of pending.list()) handled.add(waiting.call_id);
     }
   })();
   return {
