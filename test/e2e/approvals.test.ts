@@ -13,6 +13,7 @@ import { v7 as uuidv7 } from "uuid";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
+import { testServerConfig } from "../support/mcp/servers.js";
 import { type ApiResponse, DaemonHarness, type HistoryEntry } from "./support/daemon-harness.js";
 import { contentText, eventually, messagesOf, profileFor } from "./support/fixture.js";
 import { eventsOf } from "./support/sse-client.js";
@@ -52,10 +53,15 @@ describe("approvals", () => {
   /** A daemon with the built-in policy (or the config.json fields given). */
   async function daemon(
     config: Record<string, unknown> = { approvalPolicy: undefined },
+    mcpServers?: Record<string, unknown>,
   ): Promise<DaemonHarness> {
     provider.reset();
     provider.script = () => text("done");
-    const app = await DaemonHarness.start({ providers: profileFor(provider), config });
+    const app = await DaemonHarness.start({
+      providers: profileFor(provider),
+      config,
+      ...(mcpServers === undefined ? {} : { mcpServers }),
+    });
     started.push(app);
     return app;
   }
@@ -471,6 +477,34 @@ describe("approvals", () => {
     expect((await answer(app, sessionId, "call_echo", { decision: "allow" })).status).toBe(200);
     await app.idle(sessionId);
     expect(effects(app)).toBe("ran\n");
+  });
+
+  it("asks before an MCP tool runs, and lets config.json's rules allow a server's tools", async () => {
+    const app = await daemon({ approvalPolicy: undefined }, { test: testServerConfig() });
+    provider.queue(
+      toolCalls([{ name: "test__echo", args: { text: "asked first" }, id: "call_mcp" }]),
+      text("echoed"),
+    );
+    const sessionId = await app.createSession();
+    await app.prompt(sessionId, "echo");
+    const [pending] = await waitingCalls(app, sessionId);
+    expect(pending).toMatchObject({ tool: "test__echo", rule: { source: "builtin", action: "ask" } });
+    expect((await answer(app, sessionId, "call_mcp", { decision: "allow" })).status).toBe(200);
+    await app.idle(sessionId);
+    expect(resultOf((await app.history(sessionId)).items, "call_mcp")).toBe("asked first");
+
+    const allowing = await daemon(
+      { approvalPolicy: { rules: [{ tool: "test__*", action: "allow" }] } },
+      { test: testServerConfig() },
+    );
+    provider.queue(
+      toolCalls([{ name: "test__echo", args: { text: "not asked" }, id: "call_mcp2" }]),
+      text("ok"),
+    );
+    const other = await allowing.createSession();
+    await allowing.turn(other, "echo");
+    expect(resultOf((await allowing.history(other)).items, "call_mcp2")).toBe("not asked");
+    expect(logKinds(allowing, other)).not.toContain("approval_requested");
   });
 
   it("refuses answers of the wrong shape and changes nothing", async () => {
