@@ -58,10 +58,9 @@ const strictness: Record<ApprovalAction, number> = { allow: 0, ask: 1, deny: 2 }
 
 /** The rule that decides `call` under `layers`. */
 export function judgeCall(layers: PolicyLayers, call: CallToJudge): MatchedRule {
-  if (fileTools.has(call.tool) && pathEscapes(call.args.path, call.workspace)) {
-    return { source: "workspace", tool: call.tool, pattern: null, action: "deny" };
-  }
-  const subject = subjectOf(call);
+  const subjectText = subjectOf(call);
+  if (subjectText === null) return { source: "workspace", tool: call.tool, pattern: null, action: "deny" };
+  const subject = new Subject(subjectText);
   let best: MatchedRule | null = null;
   for (const [source, rules] of ruleSets(layers)) {
     for (const rule of rules) {
@@ -80,7 +79,26 @@ export function ruleCovers(
   tool: string,
   args: Readonly<Record<string, unknown>>,
 ): boolean {
-  return ruleMatches(rule, tool, subjectOf({ tool, args, workspace: "/" }));
+  const subject = subjectOf({ tool, args, workspace: "/" });
+  return subject !== null && ruleMatches(rule, tool, new Subject(subject));
+}
+
+/** A call's subject, with what command rules need of it worked out once (on first use). */
+class Subject {
+  #operators: Set<string> | null = null;
+  #parts: string[] | null = null;
+
+  constructor(readonly text: string) {}
+
+  get operators(): Set<string> {
+    this.#operators ??= shellOperatorsIn(this.text);
+    return this.#operators;
+  }
+
+  get parts(): string[] {
+    this.#parts ??= commandParts(this.text);
+    return this.#parts;
+  }
 }
 
 /**
@@ -98,10 +116,15 @@ export function rememberedRule(
   return { tool: literalPattern(tool), action: decision };
 }
 
-/** What a rule's pattern is matched against: the command, the path, or the arguments as JSON. */
-export function subjectOf(call: CallToJudge): string {
+/**
+ * What a rule's pattern is matched against: the command, the path relative to the workspace, or
+ * the arguments as JSON; null for a file tool's path outside the workspace.
+ */
+export function subjectOf(call: CallToJudge): string | null {
   if (call.tool === "run_command") return typeof call.args.command === "string" ? call.args.command : "";
-  if (fileTools.has(call.tool)) return workspacePath(call.args.path, call.workspace);
+  if (fileTools.has(call.tool)) {
+    return typeof call.args.path === "string" ? workspacePath(call.args.path, call.workspace) : ".";
+  }
   return JSON.stringify(call.args);
 }
 
@@ -152,33 +175,30 @@ function hasOwnPolicy(layers: PolicyLayers): boolean {
  * `git status*` cannot allow `git status; rm -rf ~`; ask and deny patterns also match any part
  * of a chained command, so `rm *` catches `make && rm -rf build`.
  */
-function ruleMatches(rule: ApprovalRule, tool: string, subject: string): boolean {
+function ruleMatches(rule: ApprovalRule, tool: string, subject: Subject): boolean {
   if (!matchesWildcard(rule.tool, tool)) return false;
   const pattern = rule.pattern;
   if (pattern === undefined) return true;
-  if (tool !== "run_command") return matchesWildcard(pattern, subject);
+  if (tool !== "run_command") return matchesWildcard(pattern, subject.text);
   if (rule.action === "allow") {
     if (pattern === "*") return true;
-    const allowed = shellOperatorsIn(pattern);
-    for (const operator of shellOperatorsIn(subject)) if (!allowed.has(operator)) return false;
-    return matchesWildcard(pattern, subject);
+    for (const operator of subject.operators) if (!pattern.includes(operator)) return false;
+    return matchesWildcard(pattern, subject.text);
   }
   return (
-    matchesWildcard(pattern, subject) || commandParts(subject).some((part) => matchesWildcard(pattern, part))
+    matchesWildcard(pattern, subject.text) || subject.parts.some((part) => matchesWildcard(pattern, part))
   );
 }
 
-/** Whether a path argument names something outside the workspace (judged by its text alone). */
-function pathEscapes(value: unknown, workspace: string): boolean {
-  if (typeof value !== "string") return false;
-  const resolved = path.resolve(workspace, value);
-  const relative = path.relative(workspace, resolved);
-  return relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative);
-}
-
-/** A path argument as patterns see it: relative to the workspace, normalised (`.` for the workspace). */
-function workspacePath(value: unknown, workspace: string): string {
-  if (typeof value !== "string") return ".";
-  const relative = path.relative(workspace, path.resolve(workspace, value));
-  return relative === "" ? "." : relative.split(path.sep).join("/");
+/**
+ * A path argument relative to the workspace, normalised (`.` for the workspace itself), or
+ * null when it names something outside (judged by its text alone).
+ */
+function workspacePath(value: string, workspace: string): string | null {
+  const root = path.resolve(workspace);
+  const resolved = path.isAbsolute(value) ? path.normalize(value) : path.join(root, value);
+  if (resolved === root) return ".";
+  const prefix = root.endsWith(path.sep) ? root : `${root}${path.sep}`;
+  if (!resolved.startsWith(prefix)) return null;
+  return resolved.slice(prefix.length).split(path.sep).join("/");
 }

@@ -82,6 +82,11 @@ describe("the approval policy", () => {
         "allow",
       );
       expect(judge({ session: allowAll }, "read_file", { path: "a/../b" }).action).toBe("allow");
+      const trailing = judgeCall(
+        { session: allowAll, remembered: [] },
+        { tool: "list_files", args: { path: "." }, workspace: `${workspace}/` },
+      );
+      expect(trailing.action).toBe("allow");
     });
 
     it("lets the most specific default apply and counts every layer's rules", () => {
