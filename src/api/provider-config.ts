@@ -1,12 +1,14 @@
 /**
  * `$SKEIN_HOME/config.json`: the provider profiles, `{"active"?: name, "providers": {name:
- * profile}}`. Its shape, its parser and its writer, shared by the daemon (which re-reads it when
- * it changes) and the CLI (`skein config`, which edits it).
+ * profile}, "mcpServers"?, "approvalPolicy"?, "maxToolRounds"?}`. Its shape, its parser and its
+ * writer, shared by the daemon (which re-reads it when it changes) and the CLI (`skein config`,
+ * which edits it).
  *
  * Boundary rule: the file's format only. A profile's fields are the provider layer's
  * (src/providers/provider-profile.ts validates them), so the file accepts exactly what a
- * provider client can use; what the CLI needs of profiles is re-exported from here. Writes are
- * atomic with mode 0600 (the file may hold API keys).
+ * provider client can use, plus its sessions' `approvalPolicy` and `maxToolRounds`, which are
+ * split off first (`splitProfile`); what the CLI needs of profiles is re-exported from here.
+ * Writes are atomic with mode 0600 (the file may hold API keys).
  */
 
 import { readFileSync } from "node:fs";
