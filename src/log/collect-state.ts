@@ -115,6 +115,9 @@ export function applyEntry(state: RestoredState, entry: LogEntry): void {
       dropAnsweredApprovals(state, entry.items);
       return;
     case "assistant_items":
+      for (const item of entry.items) state.history.push(item);
+      forgetReusedCallIds(state, entry.items);
+      return;
     case "hook_injected_items":
       for (const item of entry.items) state.history.push(item);
       return;
@@ -181,6 +184,20 @@ export function applyEntry(state: RestoredState, entry: LogEntry): void {
     default: {
       const unknown: never = entry;
       throw new Error(`unknown log entry kind ${(unknown as { kind: string }).kind}`);
+    }
+  }
+}
+
+/**
+ * Some servers reuse call ids (`call_0` in every response): a new call with an id seen before
+ * is a new call, and an answer given to the old one must never apply to it.
+ */
+function forgetReusedCallIds(state: RestoredState, items: readonly Item[]): void {
+  for (const item of items) {
+    if (item.type !== "tool_call") continue;
+    if (Object.hasOwn(state.approval_decisions, item.call_id)) delete state.approval_decisions[item.call_id];
+    if (state.pending_approvals.some((pending) => pending.call_id === item.call_id)) {
+      state.pending_approvals = state.pending_approvals.filter((pending) => pending.call_id !== item.call_id);
     }
   }
 }

@@ -507,6 +507,28 @@ describe("approvals", () => {
     expect(logKinds(allowing, other)).not.toContain("approval_requested");
   });
 
+  it("asks again for a new call that reuses an old call's id (as some servers do)", async () => {
+    const app = await daemon();
+    provider.queue(
+      toolCalls([{ name: "run_command", args: { command: "echo first >> effects.txt" }, id: "call_0" }]),
+      text("First done."),
+      toolCalls([{ name: "run_command", args: { command: "echo second >> effects.txt" }, id: "call_0" }]),
+      text("Second done."),
+    );
+    const sessionId = await app.createSession();
+    await app.prompt(sessionId, "first");
+    await waitingCalls(app, sessionId);
+    expect((await answer(app, sessionId, "call_0", { decision: "allow" })).status).toBe(200);
+    await app.idle(sessionId);
+    await app.prompt(sessionId, "second");
+    const [again] = await waitingCalls(app, sessionId);
+    expect(JSON.parse(again!.arguments)).toEqual({ command: "echo second >> effects.txt" });
+    expect(effects(app)).toBe("first\n");
+    expect((await answer(app, sessionId, "call_0", { decision: "deny" })).status).toBe(200);
+    await app.idle(sessionId);
+    expect(effects(app)).toBe("first\n");
+  });
+
   it("refuses answers of the wrong shape and changes nothing", async () => {
     const app = await daemon();
     provider.queue(

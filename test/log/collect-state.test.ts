@@ -239,6 +239,23 @@ describe("collectState", () => {
       expect(state.pending_approvals.map((pending) => pending.call_id)).toEqual(["call_2"]);
     });
 
+    it("forgets the answer to a call id when a new call uses the same id", () => {
+      const state = collectState(
+        buildChain(null, [
+          ...asked,
+          { kind: "approval_resolved", ts: 3, call_id: "call_1", decision: "allow", by: "client" },
+          { kind: "tool_results", ts: 4, items: [toolResult("call_1", "ok"), toolResult("call_2", "ok")] },
+          {
+            kind: "assistant_items",
+            ts: 5,
+            items: [toolCall("call_1", "run_command", '{"command":"rm -r /"}')],
+          },
+        ]),
+      );
+      expect(state.approval_decisions.call_1).toBeUndefined();
+      expect(state.pending_approvals).toEqual([]);
+    });
+
     it("takes the latest session policy, null included", () => {
       const policy = { default: "deny" as const, rules: [{ tool: "read_file", action: "allow" as const }] };
       const entries: LogEntry[] = [start(), { kind: "approval_policy_changed", ts: 1, policy }];
