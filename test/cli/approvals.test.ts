@@ -140,6 +140,45 @@ describe("approvals from the command line", () => {
     });
   });
 
+  it("takes the answer from the next line when the chat reads a pipe", async () => {
+    provider.queue(
+      toolCalls([{ name: "run_command", args: { command: "echo piped >> effects.txt" }, id: "call_pipe" }]),
+      text("Piped and ran."),
+    );
+    const before = effects();
+    const result = await cli.run([], { input: "record it\ny\n" });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("⚠ run_command wants approval");
+    expect(result.stdout).toContain("allowed by skein");
+    expect(result.stdout).toContain("Piped and ran.");
+    expect(effects()).toBe(`${before}piped\n`);
+  });
+
+  it("prints a line for each waiting call when attach's output is not a terminal", async () => {
+    provider.queue(
+      toolCalls([{ name: "write_file", args: { path: "attached.txt", content: "x" }, id: "call_note" }]),
+    );
+    const sessionId = await daemon.createSession();
+    await daemon.prompt(sessionId, "write it");
+    const attach = cli.spawn(["attach", sessionId]);
+    await eventually(
+      () =>
+        attach
+          .stdout()
+          .includes(
+            `⚠ waiting for approval: write_file attached.txt — skein approve ${sessionId.slice(0, 13)} call_note`,
+          ),
+      () => `no notice: ${attach.stdout()} ${attach.stderr()}`,
+    );
+    attach.child.kill("SIGINT");
+    expect((await attach.exited).code).toBe(0);
+    await daemon.api(`/sessions/${sessionId}/approvals/call_note`, {
+      method: "POST",
+      body: { decision: "deny" },
+    });
+    await daemon.idle(sessionId);
+  });
+
   describe.skipIf(!tmuxAvailable())("in a terminal", () => {
     function open(...args: string[]): TmuxPane {
       const pane = TmuxPane.start([process.execPath, skeinBin, ...args], {

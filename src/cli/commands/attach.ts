@@ -68,19 +68,20 @@ export async function attachSession(
     process.once("SIGINT", detach);
     const desk = interactive ? approvals.serve(detach) : null;
     const announced = new Set<string>();
-    const stopAnnouncing = interactive
-      ? () => undefined
-      : approvals.pending.onChange(() => {
-          for (const request of approvals.pending.list()) {
-            if (announced.has(request.call_id)) continue;
-            announced.add(request.call_id);
-            view.line(
-              out.paint.yellow(
-                `⚠ waiting for approval: ${approvalSummary(request)} — skein approve ${id.slice(0, 13)} ${request.call_id}`,
-              ),
-            );
-          }
-        });
+    const announce = (): void => {
+      for (const request of approvals.pending.list()) {
+        if (announced.has(request.call_id)) continue;
+        announced.add(request.call_id);
+        view.line(
+          out.paint.yellow(
+            `⚠ waiting for approval: ${approvalSummary(request)} — skein approve ${id.slice(0, 13)} ${request.call_id}`,
+          ),
+        );
+      }
+    };
+    // Without a terminal to answer on, each waiting call gets one line saying how to answer it.
+    const stopAnnouncing = interactive ? () => undefined : approvals.pending.onChange(announce);
+    if (!interactive) announce();
     try {
       await Promise.race([
         detached,
