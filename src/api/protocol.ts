@@ -17,4 +17,5 @@ export const capabilities = {
   fork: 1,
   session_list: 1,
   provider_test: 1,
+  approvals: 1,
 } as const;

@@ -1,17 +1,21 @@
 /**
  * `$SKEIN_HOME/config.json`: the provider profiles, `{"active"?: name, "providers": {name:
- * profile}}`. Its shape, its parser and its writer, shared by the daemon (which re-reads it when
- * it changes) and the CLI (`skein config`, which edits it).
+ * profile}, "mcpServers"?, "approvalPolicy"?, "maxToolRounds"?}`. Its shape, its parser and its
+ * writer, shared by the daemon (which re-reads it when it changes) and the CLI (`skein config`,
+ * which edits it).
  *
  * Boundary rule: the file's format only. A profile's fields are the provider layer's
  * (src/providers/provider-profile.ts validates them), so the file accepts exactly what a
- * provider client can use; what the CLI needs of profiles is re-exported from here. Writes are
- * atomic with mode 0600 (the file may hold API keys).
+ * provider client can use, plus its sessions' `approvalPolicy` and `maxToolRounds`, which are
+ * split off first (`splitProfile`); what the CLI needs of profiles is re-exported from here.
+ * Writes are atomic with mode 0600 (the file may hold API keys).
  */
 
 import { readFileSync } from "node:fs";
+import type { ApprovalPolicy } from "../model/approval-policy.js";
 import { LlmClientError } from "../model/llm-client.js";
 import { type ProviderProfile, validateProviderProfile } from "../providers/provider-profile.js";
+import { ApprovalPolicyError, parseApprovalPolicy } from "./approval-policy.js";
 import { writeFileAtomic } from "./atomic-file.js";
 import { homePaths } from "./home.js";
 import { McpConfigError, type McpServersConfig, parseMcpServers } from "./mcp-config.js";
@@ -24,13 +28,47 @@ export {
   providerProtocols,
 } from "../providers/provider-profile.js";
 
+/**
+ * What config.json sets for sessions besides their provider, at the top level (every session)
+ * and per profile (that profile's sessions): the approval policy of their tool calls and the
+ * most tool rounds one turn may take.
+ */
+export interface SessionSettings {
+  approvalPolicy?: ApprovalPolicy;
+  maxToolRounds?: number;
+}
+
+/** A profile as config.json holds it: where the model is, plus its sessions' settings. */
+export type ConfiguredProfile = ProviderProfile & SessionSettings;
+
 /** Content of config.json. */
-export interface ProviderConfig {
+export interface ProviderConfig extends SessionSettings {
   /** The profile used when a session names none. */
   active?: string;
-  providers: Record<string, ProviderProfile>;
+  providers: Record<string, ConfiguredProfile>;
   /** MCP servers sessions may use (see mcp-config.ts). */
   mcpServers?: McpServersConfig;
+}
+
+/** The most tool rounds one turn takes when config.json sets no `maxToolRounds`. */
+export const defaultMaxToolRounds = 100;
+
+/** Longest `maxToolRounds` config.json may set. */
+export const maxToolRoundsLimit = 10_000;
+
+/** A configured profile split into what its provider client takes and what its sessions take. */
+export function splitProfile(profile: ConfiguredProfile): {
+  provider: ProviderProfile;
+  settings: SessionSettings;
+} {
+  const { approvalPolicy, maxToolRounds, ...provider } = profile;
+  return {
+    provider,
+    settings: {
+      ...(approvalPolicy === undefined ? {} : { approvalPolicy }),
+      ...(maxToolRounds === undefined ? {} : { maxToolRounds }),
+    },
+  };
 }
 
 /** config.json cannot be read or is not valid; `path` names the file. */
@@ -72,11 +110,16 @@ export function parseProviderConfig(text: string, path: string): ProviderConfig 
     throw new ProviderConfigError(path, reason);
   };
   const root = asRecord(value) ?? fail("expected a JSON object");
-  checkKeys(root, ["active", "providers", "mcpServers"], "the top level", fail);
+  checkKeys(
+    root,
+    ["active", "providers", "mcpServers", "approvalPolicy", "maxToolRounds"],
+    "the top level",
+    fail,
+  );
   const providersValue = root.providers === undefined ? {} : root.providers;
   const providers = asRecord(providersValue) ?? fail(`"providers" must be an object of named profiles`);
   // Null prototype: a profile named "__proto__" must stay a plain key, not replace the prototype.
-  const result: Record<string, ProviderProfile> = Object.create(null);
+  const result: Record<string, ConfiguredProfile> = Object.create(null);
   for (const [name, profileValue] of Object.entries(providers)) {
     if (!isProfileName(name)) {
       fail(
@@ -85,7 +128,7 @@ export function parseProviderConfig(text: string, path: string): ProviderConfig 
     }
     result[name] = parseProfile(name, profileValue, fail);
   }
-  const config: ProviderConfig = { providers: result };
+  const config: ProviderConfig = { providers: result, ...parseSessionSettings(root, "", fail) };
   if (root.mcpServers !== undefined) {
     try {
       config.mcpServers = parseMcpServers(root.mcpServers);
@@ -112,12 +155,16 @@ export async function writeProviderConfig(home: string, config: ProviderConfig):
   await writeFileAtomic(path, text, 0o600);
 }
 
-// One validator for profiles, the provider layer's: the file accepts exactly what a client can use.
-function parseProfile(name: string, value: unknown, fail: (reason: string) => never): ProviderProfile {
+// One validator for profiles, the provider layer's: the file accepts exactly what a provider
+// client can use, plus the sessions' settings, which are taken out before it looks.
+function parseProfile(name: string, value: unknown, fail: (reason: string) => never): ConfiguredProfile {
   const where = `profile "${name}"`;
+  const record = asRecord(value);
+  const { approvalPolicy, maxToolRounds, ...providerPart } = record ?? {};
+  const settings = parseSessionSettings({ approvalPolicy, maxToolRounds }, `${where}: `, fail);
   let profile: ProviderProfile;
   try {
-    profile = validateProviderProfile(value, where);
+    profile = validateProviderProfile(record === null ? value : providerPart, where);
   } catch (error) {
     if (error instanceof LlmClientError) fail(error.message);
     throw error;
@@ -125,7 +172,37 @@ function parseProfile(name: string, value: unknown, fail: (reason: string) => ne
   if (profile.apiKey !== undefined && profile.apiKeyEnv !== undefined) {
     fail(`${where} sets both "apiKey" and "apiKeyEnv"; keep one`);
   }
-  return profile;
+  return { ...profile, ...settings };
+}
+
+/** `approvalPolicy` and `maxToolRounds` of the top level or of a profile (`prefix` says which). */
+function parseSessionSettings(
+  record: Record<string, unknown>,
+  prefix: string,
+  fail: (reason: string) => never,
+): SessionSettings {
+  const settings: SessionSettings = {};
+  if (record.approvalPolicy !== undefined) {
+    try {
+      settings.approvalPolicy = parseApprovalPolicy(record.approvalPolicy, `${prefix}"approvalPolicy"`);
+    } catch (error) {
+      if (error instanceof ApprovalPolicyError) fail(error.message);
+      throw error;
+    }
+  }
+  const rounds = record.maxToolRounds;
+  if (rounds !== undefined) {
+    if (
+      typeof rounds !== "number" ||
+      !Number.isInteger(rounds) ||
+      rounds < 1 ||
+      rounds > maxToolRoundsLimit
+    ) {
+      fail(`${prefix}"maxToolRounds" must be a whole number from 1 to ${maxToolRoundsLimit}`);
+    }
+    settings.maxToolRounds = rounds as number;
+  }
+  return settings;
 }
 
 function asRecord(value: unknown): Record<string, unknown> | null {

@@ -5,12 +5,14 @@
  * Boundary rule: plain types in their wire shape (snake_case); the daemon publishes them
  * (src/daemon/session/session-events.ts), a client decodes them (src/client/stream-batch.ts).
  */
+import type { ApprovalRecord, PendingApproval } from "./approvals.js";
 import type { HistoryEntry } from "./history.js";
 import type { EndedTurnState, InputReceipt } from "./inputs.js";
+import type { SessionPhase } from "./session-snapshot.js";
 
 /** The `data` of each event type a session publishes. */
 export interface SessionEventData {
-  status: { phase: "idle" | "running"; run_id: string | null; interrupt_requested: boolean };
+  status: { phase: SessionPhase; run_id: string | null; interrupt_requested: boolean };
   input: { input: InputReceipt };
   /** Merged text deltas of one model message; `message_id` is `<run_id>:<n>`. */
   text: { run_id: string; message_id: string; text: string };
@@ -40,7 +42,20 @@ export interface SessionEventData {
     total_tokens: number;
   };
   committed: { high_water: number };
-  turn_completed: { run_id: string; state: EndedTurnState; input_ids: string[] };
+  /**
+   * `outcome` says why a turn that completed stopped: the model answered (`finished`), or the
+   * turn reached its cap of tool rounds (`limit_reached`); `error` for the other states.
+   */
+  turn_completed: {
+    run_id: string;
+    state: EndedTurnState;
+    input_ids: string[];
+    outcome: "finished" | "limit_reached" | "paused" | "yielded" | "error";
+  };
+  /** A committed tool call waits for an answer (`POST /sessions/{id}/approvals/{call_id}`). */
+  approval_requested: PendingApproval;
+  /** A request was answered (by a client, a remembered rule, an interrupt or the turn's end). */
+  approval_resolved: ApprovalRecord & { run_id: string | null };
   error: { run_id: string | null; code: string; message: string };
 }
 

@@ -6,14 +6,21 @@
  * Boundary rule: plain types in their wire shape (snake_case); the daemon builds them
  * (src/daemon/session/session-snapshot.ts), a client reads them.
  */
+import type { ApprovalPolicy, PendingApproval } from "./approvals.js";
 import type { HistoryPage } from "./history.js";
 import type { PendingInput } from "./inputs.js";
 import type { SessionSettings } from "./session-settings.js";
 import type { StreamCursor } from "./stream-cursor.js";
 
+/**
+ * What a session is doing: nothing, running a turn, or running a turn that waits for a person
+ * to answer an approval request (`pending_approvals` of the snapshot lists them).
+ */
+export type SessionPhase = "idle" | "running" | "waiting";
+
 /** The `status` object of a summary, a snapshot and the session list's `status` events. */
 export interface SessionStatus {
-  phase: "idle" | "running";
+  phase: SessionPhase;
   run_id: string | null;
   interrupt_requested: boolean;
   /** Why the session cannot go on now (`storage_unavailable`, `log_corrupt`), or null. */
@@ -74,6 +81,10 @@ export interface SessionSnapshot extends SessionSummary {
   /** A snapshot is only ever taken of a loaded session. */
   cursor: StreamCursor;
   pending_inputs: PendingInput[];
+  /** Tool calls that wait for an answer, oldest first. */
+  pending_approvals: PendingApproval[];
+  /** The session's own approval policy (null: config.json's applies). */
+  approval_policy: ApprovalPolicy | null;
   history: HistoryPage;
   /** The provider, model and model parameters the session runs with. */
   settings: SessionSettings;

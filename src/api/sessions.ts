@@ -5,6 +5,7 @@
  * Boundary rule: plain types in their wire shape (snake_case); no behaviour.
  */
 
+import type { ApprovalPolicy } from "./approvals.js";
 import type { RequestConfigBody } from "./session-settings.js";
 import type { SessionSummary } from "./session-snapshot.js";
 
@@ -22,6 +23,8 @@ export interface NewSessionBody {
   mcp_servers?: string[];
   /** Model parameters; default: the profile's. */
   request_config?: RequestConfigBody;
+  /** The session's own approval policy; default: none (config.json's applies). */
+  approval_policy?: ApprovalPolicy;
 }
 
 /** The fields of `PUT /sessions/{id}` for a fork (a client sends them with `kind: "fork"`). */

@@ -17,6 +17,8 @@ export const exitCodes = {
   unreachable: 3,
   /** The session (or input, profile) named does not exist. */
   notFound: 4,
+  /** `skein run` only: the turn waits for an approval (or a question) and `--approve` was not given. */
+  approvalNeeded: 5,
   /** `skein daemon run` only: another daemon already owns this home (EX_TEMPFAIL). */
   homeLocked: homeLockedExitCode,
   /** Interrupted by Ctrl-C (the running turn was interrupted). */

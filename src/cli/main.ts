@@ -22,6 +22,7 @@ Exit codes:
   2    usage error (unknown option, missing argument, ambiguous session id)
   3    no daemon could be reached or started
   4    session or profile not found
+  5    (run) the turn waits for an approval and --approve was not given
   75   (daemon run) another daemon already owns this home
   130  interrupted with Ctrl-C`;
 
@@ -115,11 +116,16 @@ Examples:
       "sampling temperature, 0 to 2 (where the model accepts it)",
       temperatureOption,
     )
+    .option(
+      "--approve",
+      "allow every tool call the turn asks about (recorded as answered by skein run --approve)",
+    )
     .addHelpText(
       "after",
       `
 The answer goes to stdout; tool calls, thinking and notices go to stderr.
-Exit status: 0 when the turn completed, 1 when it failed (the error is on stderr), 130 when interrupted.
+Exit status: 0 when the turn completed, 1 when it failed (the error is on stderr), 130 when interrupted,
+5 when the turn waits for an approval (the call stays waiting: answer it with skein approve/deny).
 
 Examples:
   $ skein run "list the TODOs in src/"
@@ -130,6 +136,44 @@ Examples:
     .action(async (prompt: string, options, command: Command) => {
       const { runPrompt } = await import("./commands/run-prompt.js");
       exitCode = await runPrompt(context(command), prompt, options);
+    });
+
+  program
+    .command("approve")
+    .description("allow a tool call that waits for approval")
+    .argument("<session>", "session id, unique id prefix or name")
+    .argument("<call>", "the call's id (or a unique prefix), as `skein approvals` lists it")
+    .option("-a, --always", "also allow matching calls for the rest of the session")
+    .option("-m, --message <text>", "the reply, for an ask_user question")
+    .addHelpText(
+      "after",
+      '\nExamples:\n  $ skein approvals\n  $ skein approve 01a2b3c4-d5 call_7Hq\n  $ skein approve 01a2b3c4-d5 call_9 -m "blue"',
+    )
+    .action(async (session: string, call: string, options, command: Command) => {
+      const { answerCall } = await import("./commands/approve.js");
+      exitCode = await answerCall(context(command), "allow", session, call, options);
+    });
+
+  program
+    .command("deny")
+    .description("refuse a tool call that waits for approval (the model is told, with your message)")
+    .argument("<session>", "session id, unique id prefix or name")
+    .argument("<call>", "the call's id (or a unique prefix)")
+    .option("-m, --message <text>", "why, or what to do instead (the model reads it)")
+    .addHelpText("after", '\nExample:\n  $ skein deny 01a2b3c4-d5 call_7Hq -m "use the Makefile instead"')
+    .action(async (session: string, call: string, options, command: Command) => {
+      const { answerCall } = await import("./commands/approve.js");
+      exitCode = await answerCall(context(command), "deny", session, call, options);
+    });
+
+  program
+    .command("approvals")
+    .description("list the tool calls that wait for approval (of one session, or of all)")
+    .argument("[session]", "session id, unique id prefix or name")
+    .option("--json", "print them as JSON")
+    .action(async (session: string | undefined, options, command: Command) => {
+      const { listApprovals } = await import("./commands/approve.js");
+      exitCode = await listApprovals(context(command), session, options);
     });
 
   program

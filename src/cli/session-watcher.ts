@@ -12,7 +12,7 @@
 import type { HistoryEntry } from "../api/history.js";
 import type { InputReceipt, TurnState } from "../api/inputs.js";
 import type { SessionEvent } from "../api/session-events.js";
-import type { SessionSnapshot } from "../api/session-snapshot.js";
+import type { SessionPhase, SessionSnapshot } from "../api/session-snapshot.js";
 import type { StreamCursor } from "../api/stream-cursor.js";
 import type { DaemonClient } from "../client/daemon-client.js";
 import type { StreamBatch } from "../client/stream-batch.js";
@@ -50,7 +50,7 @@ const terminalStates: ReadonlySet<string> = new Set(["completed", "interrupted",
 
 /** Follows one session for a command and keeps what the command waits on. */
 export class SessionWatcher {
-  status: { phase: "idle" | "running"; run_id: string | null; interrupt_requested: boolean } = {
+  status: { phase: SessionPhase; run_id: string | null; interrupt_requested: boolean } = {
     phase: "idle",
     run_id: null,
     interrupt_requested: false,
@@ -289,6 +289,8 @@ export class SessionWatcher {
       case "tool":
       case "retry":
       case "committed":
+      case "approval_requested":
+      case "approval_resolved":
         return;
       default: {
         const unknown: never = event;

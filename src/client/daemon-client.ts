@@ -8,6 +8,12 @@
  * Error answers become `DaemonApiError` (status, problem code, detail).
  */
 import { Agent } from "node:http";
+import type {
+  ApprovalAnswerBody,
+  ApprovalPolicy,
+  ApprovalPolicyAnswer,
+  ApprovalRecord,
+} from "../api/approvals.js";
 import { readDiscoveryFile } from "../api/discovery-file.js";
 import type { ContentSlice, HistoryPage, HistoryQuery } from "../api/history.js";
 import { skeinHome } from "../api/home.js";
@@ -188,6 +194,21 @@ export class DaemonClient {
   interrupt(sessionId: string, runId: string | null, throughInputOrder: number): Promise<InterruptAnswer> {
     return this.#call("POST", `${sessionPath(sessionId)}/interrupt`, {
       body: { run_id: runId, through_input_order: throughInputOrder },
+    });
+  }
+
+  /**
+   * `POST /sessions/{sid}/approvals/{call_id}`: answer a tool call that waits. The same decision
+   * again returns the recorded one; another decision is a 409 `approval_conflict`.
+   */
+  answerApproval(sessionId: string, callId: string, body: ApprovalAnswerBody): Promise<ApprovalRecord> {
+    return this.#call("POST", `${sessionPath(sessionId)}/approvals/${encodeURIComponent(callId)}`, { body });
+  }
+
+  /** `PUT /sessions/{sid}/approval-policy`: the session's own policy (null: config.json's applies). */
+  setApprovalPolicy(sessionId: string, policy: ApprovalPolicy | null): Promise<ApprovalPolicyAnswer> {
+    return this.#call("PUT", `${sessionPath(sessionId)}/approval-policy`, {
+      body: { approval_policy: policy },
     });
   }
 

@@ -11,6 +11,7 @@
  * and reads the home's daemon.json; the wire types are the contract's (src/api), the same the
  * daemon builds its answers with. Nothing here imports the daemon or the CLI.
  */
+export type * from "../api/approvals.js";
 export { DiscoveryFileError, type DiscoveryInfo } from "../api/discovery-file.js";
 export * from "../api/history.js";
 export { defaultHomeName, type HomePaths, homePaths, skeinHome } from "../api/home.js";

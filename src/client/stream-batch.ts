@@ -44,6 +44,8 @@ const knownTypes: ReadonlySet<string> = new Set<SessionEventType>([
   "committed",
   "turn_completed",
   "error",
+  "approval_requested",
+  "approval_resolved",
 ]);
 
 const knownListTypes: ReadonlySet<string> = new Set<SessionListEventType>([

@@ -27,6 +27,7 @@ import { NoProviderError, ProviderConfigSource } from "./process/provider-config
 import { sessionProviders } from "./process/session-providers.js";
 import { type DaemonSettings, readSettings } from "./process/settings.js";
 import { loadSigningKey } from "./process/signing-key.js";
+import { registerApprovalRoutes } from "./routes/approval-routes.js";
 import { registerDebugRoutes } from "./routes/debug-routes.js";
 import { registerHistoryRoutes } from "./routes/history-routes.js";
 import { registerInputRoutes } from "./routes/input-routes.js";
@@ -133,6 +134,7 @@ async function boot(
       ...builtinTools(session.workspace, { hiddenPaths }),
       ...(await mcp.toolsFor(session.mcpServers, session.workspace)),
     ],
+    turnSettings: (session) => providers.turnSettings(session.providerProfile),
     ...sessionProviders(providers),
   };
   const registry = new SessionRegistry(sessionServices);
@@ -205,6 +207,7 @@ async function boot(
   });
   registerSessionRoutes(app, routeServices);
   registerInputRoutes(app, routeServices);
+  registerApprovalRoutes(app, routeServices);
   registerHistoryRoutes(app, routeServices);
   registerVerifyRoutes(app, routeServices, signer);
   registerProviderRoutes(app, routeServices);

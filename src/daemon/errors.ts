@@ -22,6 +22,9 @@ export const daemonErrorProblems = {
   input_conflict: "input_conflict",
   queue_full: "queue_full",
   input_not_pending: null,
+  approval_unknown: "approval_unknown",
+  approval_conflict: "approval_conflict",
+  approval_answer_invalid: "invalid_request",
   turn_state: null,
   checkpoint_unknown: "invalid_request",
   profile_unknown: "invalid_request",
@@ -241,5 +244,43 @@ export class StreamCursorError extends DaemonError {
   ) {
     super(detail);
     this.name = "StreamCursorError";
+  }
+}
+
+/** The session has no call with this id that waits for an answer or was answered (→ 404 approval_unknown). */
+export class ApprovalUnknownError extends DaemonError {
+  readonly code = "approval_unknown";
+  constructor(
+    readonly sessionId: string,
+    readonly callId: string,
+  ) {
+    super(`session ${sessionId} has no tool call ${JSON.stringify(callId)} waiting for approval`);
+    this.name = "ApprovalUnknownError";
+  }
+}
+
+/** The call was answered already, with the other decision (→ 409 approval_conflict). */
+export class ApprovalConflictError extends DaemonError {
+  readonly code = "approval_conflict";
+  constructor(
+    readonly sessionId: string,
+    readonly callId: string,
+    readonly recorded: "allow" | "deny",
+  ) {
+    super(`tool call ${JSON.stringify(callId)} of session ${sessionId} was already answered: ${recorded}`);
+    this.name = "ApprovalConflictError";
+  }
+}
+
+/** An answer that cannot apply to this call, e.g. an ask_user answer without its text (→ 400). */
+export class ApprovalAnswerInvalidError extends DaemonError {
+  readonly code = "approval_answer_invalid";
+  constructor(
+    readonly sessionId: string,
+    readonly callId: string,
+    reason: string,
+  ) {
+    super(`tool call ${JSON.stringify(callId)} of session ${sessionId}: ${reason}`);
+    this.name = "ApprovalAnswerInvalidError";
   }
 }

@@ -4,6 +4,13 @@
  * Boundary rule: pure and trusting. It neither verifies hashes nor checks links (stores verify
  * on read); it only folds entries into state.
  */
+import type {
+  ApprovalDecision,
+  ApprovalPolicy,
+  ApprovalResolver,
+  ApprovalRule,
+  MatchedRule,
+} from "../model/approval-policy.js";
 import type { Item } from "../model/items.js";
 import type { RequestConfig } from "../model/request-config.js";
 import type { HashedEntry, LogEntry } from "./entries.js";
@@ -19,6 +26,28 @@ export interface UsageRecord {
   output_tokens: number;
 }
 
+/** A committed tool call that waits for an answer (an `approval_requested` entry not yet resolved). */
+export interface PendingApproval {
+  call_id: string;
+  tool: string;
+  rule: MatchedRule;
+  /** When it was requested (ms since the epoch). */
+  requested_at: number;
+  turn_id: string | null;
+}
+
+/** A recorded answer to an approval request (an `approval_resolved` entry). */
+export interface ResolvedApproval {
+  call_id: string;
+  decision: ApprovalDecision;
+  by: ApprovalResolver;
+  client_id: string | null;
+  message: string | null;
+  remember: ApprovalRule | null;
+  /** When it was resolved (ms since the epoch). */
+  resolved_at: number;
+}
+
 /** Everything a worker needs to continue a session, as replayed from its log. */
 export interface RestoredState {
   system_prompt: string | null;
@@ -30,6 +59,14 @@ export interface RestoredState {
   /** Hash of the last entry replayed; null for an empty log. */
   head_hash: string | null;
   usage_history: UsageRecord[];
+  /** The session's own approval policy (null: the configured one applies). */
+  approval_policy: ApprovalPolicy | null;
+  /** Rules remembered from "always" answers, oldest first. */
+  remembered_rules: ApprovalRule[];
+  /** Calls waiting for an answer, in request order; a call leaves once answered or given a result. */
+  pending_approvals: PendingApproval[];
+  /** Every answer given, by call id (a null-prototype record). */
+  approval_decisions: Record<string, ResolvedApproval>;
 }
 
 /** The state of an empty log: no prompt, default config, nothing said yet. */
@@ -43,6 +80,10 @@ export function emptyState(): RestoredState {
     last_run_interrupted: false,
     head_hash: null,
     usage_history: [],
+    approval_policy: null,
+    remembered_rules: [],
+    pending_approvals: [],
+    approval_decisions: Object.create(null) as Record<string, ResolvedApproval>,
   };
 }
 
@@ -63,13 +104,20 @@ export function applyEntry(state: RestoredState, entry: LogEntry): void {
       state.system_prompt = entry.system_prompt;
       state.config = { ...entry.config };
       state.history = [...entry.history];
+      state.pending_approvals = [];
       return;
     case "user_input":
     case "note":
       state.history.push(entry.item);
       return;
-    case "assistant_items":
     case "tool_results":
+      for (const item of entry.items) state.history.push(item);
+      dropAnsweredApprovals(state, entry.items);
+      return;
+    case "assistant_items":
+      for (const item of entry.items) state.history.push(item);
+      forgetReusedCallIds(state, entry.items);
+      return;
     case "hook_injected_items":
       for (const item of entry.items) state.history.push(item);
       return;
@@ -100,9 +148,64 @@ export function applyEntry(state: RestoredState, entry: LogEntry): void {
         output_tokens: entry.output_tokens,
       });
       return;
+    case "approval_policy_changed":
+      state.approval_policy = entry.policy === null ? null : structuredClone(entry.policy);
+      return;
+    case "approval_requested":
+      if (
+        Object.hasOwn(state.approval_decisions, entry.call_id) ||
+        state.pending_approvals.some((pending) => pending.call_id === entry.call_id)
+      ) {
+        return;
+      }
+      state.pending_approvals.push({
+        call_id: entry.call_id,
+        tool: entry.tool,
+        rule: { ...entry.rule },
+        requested_at: entry.ts,
+        turn_id: entry.turn_id ?? null,
+      });
+      return;
+    case "approval_resolved":
+      state.pending_approvals = state.pending_approvals.filter(
+        (pending) => pending.call_id !== entry.call_id,
+      );
+      state.approval_decisions[entry.call_id] = {
+        call_id: entry.call_id,
+        decision: entry.decision,
+        by: entry.by,
+        client_id: entry.client_id ?? null,
+        message: entry.message ?? null,
+        remember: entry.remember === undefined ? null : { ...entry.remember },
+        resolved_at: entry.ts,
+      };
+      if (entry.remember !== undefined) state.remembered_rules.push({ ...entry.remember });
+      return;
     default: {
       const unknown: never = entry;
       throw new Error(`unknown log entry kind ${(unknown as { kind: string }).kind}`);
     }
   }
+}
+
+/**
+ * Some servers reuse call ids (`call_0` in every response): a new call with an id seen before
+ * is a new call, and an answer given to the old one must never apply to it.
+ */
+function forgetReusedCallIds(state: RestoredState, items: readonly Item[]): void {
+  for (const item of items) {
+    if (item.type !== "tool_call") continue;
+    if (Object.hasOwn(state.approval_decisions, item.call_id)) delete state.approval_decisions[item.call_id];
+    if (state.pending_approvals.some((pending) => pending.call_id === item.call_id)) {
+      state.pending_approvals = state.pending_approvals.filter((pending) => pending.call_id !== item.call_id);
+    }
+  }
+}
+
+/** A call that got its result waits for nothing any more (e.g. closed when a turn stopped short). */
+function dropAnsweredApprovals(state: RestoredState, items: readonly Item[]): void {
+  if (state.pending_approvals.length === 0) return;
+  const answered = new Set<string>();
+  for (const item of items) if (item.type === "tool_result") answered.add(item.call_id);
+  state.pending_approvals = state.pending_approvals.filter((pending) => !answered.has(pending.call_id));
 }

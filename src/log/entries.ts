@@ -4,6 +4,13 @@
  * Boundary rule: plain data. These shapes are hashed (canonical JSON, see canonical-json.ts)
  * and stored verbatim, so a field may be added only as optional and never renamed.
  */
+import type {
+  ApprovalDecision,
+  ApprovalPolicy,
+  ApprovalResolver,
+  ApprovalRule,
+  MatchedRule,
+} from "../model/approval-policy.js";
 import type { Item } from "../model/items.js";
 import type { RequestConfig } from "../model/request-config.js";
 
@@ -77,6 +84,34 @@ export type LogEntry =
     }
   | { kind: "locked"; ts: number; locked_prefix_len: number }
   | { kind: "cache_unlocked"; ts: number }
+  /** The session's own approval policy was set (at creation) or changed; null: none of its own. */
+  | { kind: "approval_policy_changed"; ts: number; policy: ApprovalPolicy | null }
+  /**
+   * A committed tool call waits for a person's answer before its tool may run; `rule` is what
+   * asked. Logged with the call (same commit) or, for a call found waiting later, on its own.
+   */
+  | ({
+      kind: "approval_requested";
+      ts: number;
+      call_id: string;
+      tool: string;
+      rule: MatchedRule;
+    } & EntryContext)
+  /**
+   * The answer to an approval request, logged before the tool runs. `remember`: the rule an
+   * "always" answer added to the session; `message`: what the model is told (a deny's reason,
+   * an `ask_user` answer); `client_id`: the answering client's name, when it gave one.
+   */
+  | ({
+      kind: "approval_resolved";
+      ts: number;
+      call_id: string;
+      decision: ApprovalDecision;
+      by: ApprovalResolver;
+      client_id?: string;
+      message?: string;
+      remember?: ApprovalRule;
+    } & EntryContext)
   | {
       kind: "llm_usage";
       ts: number;

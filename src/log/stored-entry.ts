@@ -22,6 +22,9 @@ const entryKinds: Record<LogEntryKind, true> = {
   locked: true,
   cache_unlocked: true,
   llm_usage: true,
+  approval_policy_changed: true,
+  approval_requested: true,
+  approval_resolved: true,
 };
 
 /** Why `value` is not shaped like a log entry, or null when it is. */

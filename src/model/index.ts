@@ -1,3 +1,4 @@
+export type * from "./approval-policy.js";
 export * from "./events.js";
 export * from "./items.js";
 export type * from "./json.js";

@@ -42,11 +42,53 @@ describe("parseProviderConfig", () => {
       ],
       [{ providers: { p: { ...profile, headers: { "bad header": "x" } } } }, /"headers" entry "bad header"/],
       [{ providers: { "bad name!": profile } }, /profile name "bad name!"/],
+      [{ providers: {}, approvalPolicy: [] }, /"approvalPolicy": must be an object/],
+      [
+        { providers: {}, approvalPolicy: { default: "maybe" } },
+        /"approvalPolicy": "default" must be one of allow, ask, deny/,
+      ],
+      [
+        { providers: {}, approvalPolicy: { rules: [{ tool: "", action: "allow" }] } },
+        /"rules"\[0\]\."tool" must be/,
+      ],
+      [
+        { providers: {}, approvalPolicy: { rules: [{ tool: "x", action: "allow", why: 1 }] } },
+        /"rules"\[0\] has an unknown field "why"/,
+      ],
+      [
+        { providers: {}, approvalPolicy: { rules: [{ tool: "x", pattern: 3, action: "allow" }] } },
+        /"pattern" must be a string/,
+      ],
+      [{ providers: {}, approvalPolicy: { mode: "ask" } }, /"approvalPolicy": unknown field "mode"/],
+      [
+        { providers: { p: { ...profile, approvalPolicy: { default: "nope" } } } },
+        /profile "p": "approvalPolicy": "default" must be one of/,
+      ],
+      [{ providers: {}, maxToolRounds: 0 }, /"maxToolRounds" must be a whole number from 1 to 10000/],
+      [
+        { providers: { p: { ...profile, maxToolRounds: 1.5 } } },
+        /profile "p": "maxToolRounds" must be a whole number/,
+      ],
     ];
     for (const [value, message] of cases) {
       expect(() => parse(value), String(message)).toThrow(message);
     }
     expect(() => parse([])).toThrow(/^provider config \/h\/config\.json is invalid: /);
+  });
+
+  it("takes approval policies and the tool-round cap at the top level and per profile", () => {
+    const policy = {
+      default: "ask",
+      rules: [{ tool: "run_command", pattern: "git status*", action: "allow" }],
+    };
+    const config = parse({
+      approvalPolicy: policy,
+      maxToolRounds: 40,
+      providers: { p: { ...profile, approvalPolicy: { default: "deny" }, maxToolRounds: 5 } },
+    });
+    expect(config.approvalPolicy).toEqual(policy);
+    expect(config.maxToolRounds).toBe(40);
+    expect(config.providers.p).toEqual({ ...profile, approvalPolicy: { default: "deny" }, maxToolRounds: 5 });
   });
 
   it("keeps a profile named __proto__ as a plain entry", () => {

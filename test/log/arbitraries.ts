@@ -1,6 +1,7 @@
 /** fast-check arbitraries for conversation items and log entries (shared by the log tests). */
 import fc from "fast-check";
 import type { EntryContext, LogEntry, Outcome } from "../../src/log/entries.js";
+import type { ApprovalPolicy, ApprovalRule } from "../../src/model/approval-policy.js";
 import type { ContentPart, Item } from "../../src/model/items.js";
 import type { RequestConfig } from "../../src/model/request-config.js";
 
@@ -102,6 +103,22 @@ export const sessionStartArbitrary: fc.Arbitrary<LogEntry> = fc.record(
   { requiredKeys: ["kind", "ts", "system_prompt", "config", "history"] },
 );
 
+const approvalActionArbitrary = fc.constantFrom("allow" as const, "ask" as const, "deny" as const);
+
+function approvalRuleArbitrary(): fc.Arbitrary<ApprovalRule> {
+  return fc.record(
+    { tool: id, pattern: anyText, action: approvalActionArbitrary },
+    { requiredKeys: ["tool", "action"] },
+  );
+}
+
+function approvalPolicyArbitrary(): fc.Arbitrary<ApprovalPolicy> {
+  return fc.record(
+    { default: approvalActionArbitrary, rules: fc.array(approvalRuleArbitrary(), { maxLength: 3 }) },
+    { requiredKeys: [] },
+  );
+}
+
 /** Any entry that may follow a session_start. */
 export const laterEntryArbitrary: fc.Arbitrary<LogEntry> = fc.oneof(
   fc
@@ -139,6 +156,38 @@ export const laterEntryArbitrary: fc.Arbitrary<LogEntry> = fc.oneof(
       output_tokens: o,
     }),
   ),
+  fc
+    .tuple(ts, fc.option(approvalPolicyArbitrary(), { nil: null }))
+    .map(([t, policy]): LogEntry => ({ kind: "approval_policy_changed", ts: t, policy })),
+  fc.tuple(ts, id, id, approvalActionArbitrary, context).map(
+    ([t, callId, tool, action, c]): LogEntry => ({
+      kind: "approval_requested",
+      ts: t,
+      call_id: callId,
+      tool,
+      rule: { source: "config", tool, pattern: null, action },
+      ...c,
+    }),
+  ),
+  fc
+    .tuple(
+      ts,
+      id,
+      fc.constantFrom("allow" as const, "deny" as const),
+      fc.option(anyText, { nil: undefined }),
+      fc.option(approvalRuleArbitrary(), { nil: undefined }),
+    )
+    .map(
+      ([t, callId, decision, message, remember]): LogEntry => ({
+        kind: "approval_resolved",
+        ts: t,
+        call_id: callId,
+        decision,
+        by: "client",
+        ...(message === undefined ? {} : { message }),
+        ...(remember === undefined ? {} : { remember }),
+      }),
+    ),
 );
 
 /** A plausible log: a session_start followed by other entries. */

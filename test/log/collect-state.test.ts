@@ -32,6 +32,10 @@ describe("collectState", () => {
       last_run_interrupted: false,
       head_hash: null,
       usage_history: [],
+      approval_policy: null,
+      remembered_rules: [],
+      pending_approvals: [],
+      approval_decisions: {},
     });
   });
 
@@ -165,5 +169,111 @@ describe("collectState", () => {
     const chain = buildChain(null, [start({ history: [userMessage("a")] })]);
     collectState(chain).history.push(userMessage("b"));
     expect(collectState(chain).history).toHaveLength(1);
+  });
+
+  describe("approvals", () => {
+    const rule = { source: "builtin" as const, tool: null, pattern: null, action: "ask" as const };
+    const asked: LogEntry[] = [
+      start(),
+      { kind: "user_input", ts: 1, item: userMessage("Clean up") },
+      {
+        kind: "assistant_items",
+        ts: 2,
+        items: [
+          toolCall("call_1", "run_command", '{"command":"rm -r build"}'),
+          toolCall("call_2", "write_file", '{"path":"a","content":""}'),
+        ],
+        turn_id: "turn-1",
+      },
+      { kind: "approval_requested", ts: 2, call_id: "call_1", tool: "run_command", rule, turn_id: "turn-1" },
+      { kind: "approval_requested", ts: 2, call_id: "call_2", tool: "write_file", rule, turn_id: "turn-1" },
+    ];
+
+    it("keeps a requested call pending until it is answered", () => {
+      const state = collectState(buildChain(null, asked));
+      expect(state.pending_approvals).toEqual([
+        { call_id: "call_1", tool: "run_command", rule, requested_at: 2, turn_id: "turn-1" },
+        { call_id: "call_2", tool: "write_file", rule, requested_at: 2, turn_id: "turn-1" },
+      ]);
+      expect(state.history).toHaveLength(3);
+    });
+
+    it("records an answer, its remembered rule, and takes the call off the pending list", () => {
+      const remember = { tool: "write_file", action: "allow" as const };
+      const state = collectState(
+        buildChain(null, [
+          ...asked,
+          { kind: "approval_resolved", ts: 3, call_id: "call_2", decision: "allow", by: "client", remember },
+          {
+            kind: "approval_resolved",
+            ts: 4,
+            call_id: "call_1",
+            decision: "deny",
+            by: "client",
+            client_id: "cli",
+            message: "not now",
+          },
+        ]),
+      );
+      expect(state.pending_approvals).toEqual([]);
+      expect(state.remembered_rules).toEqual([remember]);
+      expect(state.approval_decisions.call_1).toEqual({
+        call_id: "call_1",
+        decision: "deny",
+        by: "client",
+        client_id: "cli",
+        message: "not now",
+        remember: null,
+        resolved_at: 4,
+      });
+      expect(state.approval_decisions.call_2?.remember).toEqual(remember);
+    });
+
+    it("drops a pending request once its call has a result", () => {
+      const state = collectState(
+        buildChain(null, [
+          ...asked,
+          { kind: "tool_results", ts: 3, items: [toolResult("call_1", "not executed", true)] },
+        ]),
+      );
+      expect(state.pending_approvals.map((pending) => pending.call_id)).toEqual(["call_2"]);
+    });
+
+    it("forgets the answer to a call id when a new call uses the same id", () => {
+      const state = collectState(
+        buildChain(null, [
+          ...asked,
+          { kind: "approval_resolved", ts: 3, call_id: "call_1", decision: "allow", by: "client" },
+          { kind: "tool_results", ts: 4, items: [toolResult("call_1", "ok"), toolResult("call_2", "ok")] },
+          {
+            kind: "assistant_items",
+            ts: 5,
+            items: [toolCall("call_1", "run_command", '{"command":"rm -r /"}')],
+          },
+        ]),
+      );
+      expect(state.approval_decisions.call_1).toBeUndefined();
+      expect(state.pending_approvals).toEqual([]);
+    });
+
+    it("takes the latest session policy, null included", () => {
+      const policy = { default: "deny" as const, rules: [{ tool: "read_file", action: "allow" as const }] };
+      const entries: LogEntry[] = [start(), { kind: "approval_policy_changed", ts: 1, policy }];
+      expect(collectState(buildChain(null, entries)).approval_policy).toEqual(policy);
+      entries.push({ kind: "approval_policy_changed", ts: 2, policy: null });
+      expect(collectState(buildChain(null, entries)).approval_policy).toBeNull();
+    });
+
+    it("keeps answers by call id even for ids that name Object's properties", () => {
+      const state = collectState(
+        buildChain(null, [
+          start(),
+          { kind: "approval_requested", ts: 1, call_id: "__proto__", tool: "t", rule },
+          { kind: "approval_resolved", ts: 2, call_id: "__proto__", decision: "allow", by: "client" },
+        ]),
+      );
+      expect(Object.hasOwn(state.approval_decisions, "__proto__")).toBe(true);
+      expect(Object.hasOwn(state.approval_decisions, "toString")).toBe(false);
+    });
   });
 });

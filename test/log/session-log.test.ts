@@ -182,6 +182,10 @@ describe.each(backends)("session log on %s", (_name, open) => {
           output_tokens: 5,
         },
       ],
+      approval_policy: null,
+      remembered_rules: [],
+      pending_approvals: [],
+      approval_decisions: {},
     });
     await saveCacheUnlocked(store, head);
     expect((await restore(store, head.sessionId)).locked_prefix_len).toBe(0);

@@ -1,11 +1,15 @@
 /**
  * `skein attach ID`: follow a session live (its recent history first), across reconnects and
- * daemon restarts, until Ctrl-C (which detaches; the session keeps running).
+ * daemon restarts, until Ctrl-C (which detaches; the session keeps running). Tool calls that
+ * wait for approval are shown and, on a terminal, can be answered (Ctrl-C at the question
+ * detaches and leaves them waiting).
  *
- * Boundary rule: read-only; it never sends input or interrupts.
+ * Boundary rule: it never sends input or interrupts; its only writes are approval answers.
  */
+import { ChatApprovals } from "../chat-approvals.js";
 import { type CliContext, connect } from "../cli-context.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
+import { approvalSummary } from "../render/approval-prompt.js";
 import { Spinner } from "../render/spinner.js";
 import { TranscriptView } from "../render/transcript-view.js";
 import { resolveSessionId } from "../session-ref.js";
@@ -36,10 +40,22 @@ export async function attachSession(
       showUserEntries: true,
       spinner,
     });
+    const interactive = context.stdin.isTTY === true && out.tty;
+    const approvals = new ChatApprovals({
+      client,
+      sessionId: id,
+      workspace: (await client.getSession(id, 0)).workspace,
+      out,
+      print: (line) => view.line(line),
+      reader: { interactive, read: async () => ({ kind: "eof" }) },
+      stdin: context.stdin,
+      stdout: process.stdout,
+    });
     const watcher = new SessionWatcher(client, id, view, {
       after: null,
       tail: options.tail ?? 10,
       initialHistory: "render",
+      onBatch: (batch) => approvals.pending.observe(batch),
     });
     view.notice(`attached to session ${id} (Ctrl-C detaches; the session keeps running)`);
     watcher.start();
@@ -50,6 +66,22 @@ export async function attachSession(
       detach = () => resolve("detached");
     });
     process.once("SIGINT", detach);
+    const desk = interactive ? approvals.serve(detach) : null;
+    const announced = new Set<string>();
+    const announce = (): void => {
+      for (const request of approvals.pending.list()) {
+        if (announced.has(request.call_id)) continue;
+        announced.add(request.call_id);
+        view.line(
+          out.paint.yellow(
+            `⚠ waiting for approval: ${approvalSummary(request)} — skein approve ${id.slice(0, 13)} ${request.call_id}`,
+          ),
+        );
+      }
+    };
+    // Without a terminal to answer on, each waiting call gets one line saying how to answer it.
+    const stopAnnouncing = interactive ? () => undefined : approvals.pending.onChange(announce);
+    if (!interactive) announce();
     try {
       await Promise.race([
         detached,
@@ -57,6 +89,8 @@ export async function attachSession(
       ]);
     } finally {
       process.off("SIGINT", detach);
+      stopAnnouncing();
+      await desk?.stop();
     }
     view.finish();
     await watcher.stop();

@@ -11,6 +11,7 @@ import type { InputReceipt } from "../../api/inputs.js";
 import type { SessionSnapshot } from "../../api/session-snapshot.js";
 import type { DaemonClient } from "../../client/daemon-client.js";
 import { uuidV7 } from "../../client/uuid-v7.js";
+import { ChatApprovals } from "../chat-approvals.js";
 import { type CliContext, connect } from "../cli-context.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { PromptReader } from "../prompt-reader.js";
@@ -65,17 +66,28 @@ export async function chat(context: CliContext, options: ChatOptions): Promise<E
         after: (lineOpen) => reader.afterOutput(lineOpen),
       },
     });
+    const approvals = new ChatApprovals({
+      client,
+      sessionId: snapshot.id,
+      workspace: snapshot.workspace,
+      out,
+      print: (line) => view.line(line),
+      reader,
+      stdin: context.stdin,
+      stdout: process.stdout,
+    });
     const active = new SessionWatcher(client, snapshot.id, view, {
       after: created ? snapshot.cursor : null,
       tail: 10,
       initialHistory: "render",
+      onBatch: (batch) => approvals.pending.observe(batch),
     });
     watcher = active;
     active.seed(snapshot);
     writeLine(out, header(out, snapshot, created));
     active.start();
     await active.connected();
-    const session = new ChatSession(client, snapshot.id, active, view, reader, out, spinner);
+    const session = new ChatSession(client, snapshot.id, active, view, reader, out, spinner, approvals);
     return await session.loop();
   } finally {
     spinner.stop();
@@ -138,11 +150,14 @@ class ChatSession {
     private readonly reader: PromptReader,
     private readonly out: OutputStream,
     private readonly spinner: Spinner,
+    private readonly approvals: ChatApprovals,
   ) {}
 
   async loop(): Promise<ExitCode> {
     const prompt = this.reader.interactive ? `${this.out.paint.bold(this.out.paint.cyan("›"))} ` : "";
     for (;;) {
+      // Calls that wait from before (another client's turn, a restart): answer them first.
+      await this.approvals.answerWaiting(() => this.#interruptRunning());
       const result = await this.reader.read(prompt);
       if (result.kind === "eof") {
         if (this.reader.interactive) writeLine(this.out);
@@ -210,16 +225,18 @@ class ChatSession {
       receipt = admitted;
       this.watcher.noteReceipt(admitted);
       if (interrupts > 0) interrupt(admitted);
-      if (admitted.delivery === "pending" && this.watcher.status.phase === "running") {
+      if (admitted.delivery === "pending" && this.watcher.status.phase !== "idle") {
         this.view.notice("(queued behind the running turn)");
       }
       if (interrupts === 0) this.spinner.start("thinking…");
-      const release = this.reader.captureKeys(onCtrlC);
+      // Approvals are asked inline; each question takes the keys from the turn's capture.
+      const keys = this.approvals.duringTurn(() => this.reader.captureKeys(onCtrlC), onCtrlC);
       let outcome: TurnOutcome | "forced";
       try {
         outcome = await Promise.race([this.watcher.waitForInput(inputId), forced]);
       } finally {
-        release();
+        await keys.desk.stop();
+        keys.release();
       }
       this.view.finish();
       if (outcome !== "forced") this.#status(outcome);
@@ -227,6 +244,18 @@ class ChatSession {
     } finally {
       process.off("SIGINT", onCtrlC);
     }
+  }
+
+  /** Interrupt whatever turn runs now (one this chat did not start). */
+  #interruptRunning(): void {
+    const runId = this.watcher.status.run_id;
+    if (runId === null) return;
+    this.view.notice("interrupting the waiting turn…");
+    this.client
+      .interrupt(this.sessionId, runId, 0)
+      .catch((error: unknown) =>
+        this.view.notice(`interrupt failed: ${error instanceof Error ? error.message : String(error)}`),
+      );
   }
 
   #status(outcome: TurnOutcome): void {

@@ -4,13 +4,18 @@
  * Boundary rule: one input, one turn, then exit. Answer text goes to stdout; tool lines,
  * thinking (on a terminal) and notices go to stderr, so `skein run … > answer.txt` captures the
  * answer only. With --json, stdout gets every stream event as one JSON line instead. Ctrl-C
- * interrupts the turn (exit 130); a second Ctrl-C leaves at once.
+ * interrupts the turn (exit 130); a second Ctrl-C leaves at once. A tool call the turn asks
+ * about ends the command at once (exit 5, the call left waiting) unless --approve allows it;
+ * an `ask_user` question always does.
  */
+import type { PendingApproval } from "../../api/approvals.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import { uuidV7 } from "../../client/uuid-v7.js";
+import { approveAutomatically, PendingApprovals } from "../approval-desk.js";
 import { type CliContext, connect } from "../cli-context.js";
 import { CliError } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
+import { approvalSummary, requestSubject } from "../render/approval-prompt.js";
 import { TranscriptView } from "../render/transcript-view.js";
 import { resolveSessionId } from "../session-ref.js";
 import { type ModelOptions, newSessionSettings, settingsPatch } from "../session-settings-options.js";
@@ -21,7 +26,12 @@ export interface RunOptions extends ModelOptions {
   json?: boolean;
   hideThinking?: boolean;
   name?: string;
+  /** Allow every tool call the turn asks about. */
+  approve?: boolean;
 }
+
+/** The name `--approve` decisions carry in the session's log. */
+const autoApproverId = "skein run --approve";
 
 /** Run one turn; resolves with the exit code. */
 export async function runPrompt(
@@ -64,17 +74,15 @@ export async function runPrompt(
           runFilter: (runId) => runId !== null && runsOfInput().includes(runId),
         });
     view?.markOwnInput(inputId);
+    const approvals = new PendingApprovals();
     const activeWatcher = new SessionWatcher(client, sessionId, view, {
       after,
       tail: 0,
       initialHistory: "skip",
-      ...(options.json
-        ? {
-            onBatch: (batch) => {
-              for (const event of batch.raw) out.stream.write(`${JSON.stringify(event)}\n`);
-            },
-          }
-        : {}),
+      onBatch: (batch) => {
+        approvals.observe(batch);
+        if (options.json) for (const event of batch.raw) out.stream.write(`${JSON.stringify(event)}\n`);
+      },
     });
     runsOfInput = () => activeWatcher.runsOf(inputId);
     watcher = activeWatcher;
@@ -84,19 +92,73 @@ export async function runPrompt(
     if (after === null) await activeWatcher.connected();
     const receipt = await client.putInput(sessionId, inputId, { kind: "message", text });
     activeWatcher.noteReceipt(receipt);
+    const ours = (request: PendingApproval): boolean =>
+      request.run_id !== null && activeWatcher.runsOf(inputId).includes(request.run_id);
+    const stopApproving =
+      options.approve === true
+        ? approveAutomatically(approvals, {
+            client,
+            sessionId,
+            clientId: autoApproverId,
+            filter: ours,
+            report: (request, outcome) => {
+              if (outcome instanceof Error) {
+                err.stream.write(
+                  `skein: could not approve ${approvalSummary(request)}: ${outcome.message}\n`,
+                );
+              } else if (!options.json) {
+                err.stream.write(err.paint.dim(`approved ${approvalSummary(request)} (--approve)\n`));
+              }
+            },
+          })
+        : () => undefined;
+    // Without --approve any call that waits ends the command; with it, only a question does.
+    const needsPerson = activeWatcher.waitUntil(
+      () =>
+        approvals
+          .list()
+          .find((request) => ours(request) && (options.approve !== true || request.tool === "ask_user")) ??
+        null,
+    );
 
-    const outcome = await withInterrupt(() => {
-      err.stream.write(err.paint.dim("\ninterrupting… (Ctrl-C again to leave at once)\n"));
-      void client
-        .interrupt(sessionId, activeWatcher.runOf(inputId), receipt.acceptance_order)
-        .catch((error: unknown) => err.stream.write(`skein: interrupt failed: ${String(error)}\n`));
-    }, activeWatcher.waitForInput(inputId));
+    let outcome: TurnOutcome | PendingApproval | "forced";
+    try {
+      outcome = await withInterrupt(
+        () => {
+          err.stream.write(err.paint.dim("\ninterrupting… (Ctrl-C again to leave at once)\n"));
+          void client
+            .interrupt(sessionId, activeWatcher.runOf(inputId), receipt.acceptance_order)
+            .catch((error: unknown) => err.stream.write(`skein: interrupt failed: ${String(error)}\n`));
+        },
+        Promise.race([activeWatcher.waitForInput(inputId), needsPerson]),
+      );
+    } finally {
+      stopApproving();
+    }
     view?.finish();
+    if (outcome !== "forced" && "call_id" in outcome) throw waitsForPerson(sessionId, outcome);
     return report(context, sessionId, outcome);
   } finally {
     await watcher?.stop();
     client.close();
   }
+}
+
+/** The failure of a run whose turn waits for a person: the call stays waiting; say how to answer it. */
+function waitsForPerson(sessionId: string, request: PendingApproval): CliError {
+  const session = sessionId.slice(0, 13);
+  if (request.tool === "ask_user") {
+    return new CliError(
+      `the agent asks: ${requestSubject(request)} (call ${request.call_id})`,
+      exitCodes.approvalNeeded,
+      `answer with \`skein approve ${session} ${request.call_id} -m "…"\``,
+    );
+  }
+  return new CliError(
+    `the turn waits for approval of ${approvalSummary(request)} (call ${request.call_id})`,
+    exitCodes.approvalNeeded,
+    `answer with \`skein approve ${session} ${request.call_id}\` or \`skein deny ${session} ${request.call_id} -m "why"\`, or run with --approve`,
+  );
 }
 
 function report(context: CliContext, sessionId: string, outcome: TurnOutcome | "forced"): ExitCode {

@@ -19,11 +19,11 @@ export function sessionTable(
   const paint = output.paint;
   const prefixes = uniquePrefixes(sessions.map((session) => session.id));
   const rows = sessions.map((session) => {
-    const running = session.status.phase === "running";
+    const { phase, interrupt_requested: stopping } = session.status;
     return [
       prefixes.get(session.id) ?? session.id,
       clip(session.name ?? "", 24),
-      running ? (session.status.interrupt_requested ? "stopping" : "running") : "idle",
+      phase === "idle" ? "idle" : stopping ? "stopping" : phase,
       relativeTime(session.activity_at, now),
       clip(session.model ?? "-", 24),
       oneLine(session.preview.text) + (session.preview.truncated ? "…" : ""),
@@ -48,7 +48,13 @@ export function sessionTable(
     lines.push(
       format(row, (text, column) => {
         if (column === 0) return paint.cyan(text);
-        if (column === 2) return text === "idle" ? paint.dim(text) : paint.green(text);
+        if (column === 2) {
+          return text === "idle"
+            ? paint.dim(text)
+            : text === "waiting"
+              ? paint.yellow(text)
+              : paint.green(text);
+        }
         if (column === 3 || column === 4) return paint.dim(text);
         return text;
       }),

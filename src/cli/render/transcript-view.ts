@@ -15,6 +15,7 @@ import type { Spinner } from "./spinner.js";
 import type { OutputStream } from "./terminal.js";
 import { entryJson, entryText, toolLine } from "./tool-line.js";
 import { displayText, hasTruncatedParts, streamedPrefix, truncationNote } from "./truncated-text.js";
+import { editDiffLines } from "./unified-diff.js";
 
 export interface TranscriptViewOptions {
   /** Where answer text goes. */
@@ -143,6 +144,7 @@ export class TranscriptView {
             this.#options.aside.columns,
           ),
         );
+        if (event.data.is_error !== true) this.#editDiff(name, args);
         return;
       }
       case "retry": {
@@ -159,12 +161,18 @@ export class TranscriptView {
         return;
       case "turn_completed":
         // A finished turn ends its line (another client's turn gets no status line after it).
-        if (this.#wanted(event.data.run_id)) this.#endParagraph();
+        if (!this.#wanted(event.data.run_id)) return;
+        this.#endParagraph();
+        if (event.data.outcome === "limit_reached") {
+          this.notice("(the turn stopped at its limit of tool rounds; send a message to go on)");
+        }
         return;
       case "status":
       case "input":
       case "usage":
       case "committed":
+      case "approval_requested":
+      case "approval_resolved":
         return;
       default: {
         const unknown: never = event;
@@ -242,6 +250,7 @@ export class TranscriptView {
             this.#options.aside.columns,
           ),
         );
+        if (entry.tool.is_error !== true) this.#editDiff(call?.name ?? entry.tool.name, call?.args);
         return;
       }
       case "note":
@@ -306,6 +315,11 @@ export class TranscriptView {
     if (prefix !== null) return;
     const bytes = entry.content.reduce((sum, part) => sum + (isTruncatedPart(part) ? part.bytes : 0), 0);
     this.#asideLine(this.#options.aside.paint.dim(truncationNote(bytes)));
+  }
+
+  /** A file edit's diff under its tool line (the arguments' change; the file before it is gone). */
+  #editDiff(name: string, args: unknown): void {
+    for (const line of editDiffLines(this.#options.aside.paint, name, args)) this.#asideLine(`  ${line}`);
   }
 
   #rememberCall(entry: HistoryEntry): void {

@@ -5,7 +5,8 @@
  * history entry, in order, so a history entry id (`"<position>"` when its log entry yields one,
  * `"<position>-<k>"` for the k-th of several) names one item of one log entry for good; a fork
  * at a checkpoint id can be resolved back to that item. Bookkeeping entries (turn_end,
- * run_outcome, config_changed, locked, cache_unlocked, llm_usage) yield nothing.
+ * run_outcome, config_changed, locked, cache_unlocked, llm_usage and the approval entries) yield
+ * nothing.
  *
  * Further rules: a tool_result entry's `tool` carries `is_error` (false unless the
  * tool reported an error); an empty or redacted reasoning item still yields a `thinking` entry,
@@ -116,6 +117,9 @@ function itemsOf(entry: LogEntry): readonly Item[] {
     case "locked":
     case "cache_unlocked":
     case "llm_usage":
+    case "approval_policy_changed":
+    case "approval_requested":
+    case "approval_resolved":
       return [];
     default:
       return unreachable(entry);

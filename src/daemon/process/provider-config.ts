@@ -12,16 +12,21 @@
 import { readFileSync, statSync } from "node:fs";
 import { homePaths } from "../../api/home.js";
 import {
+  defaultMaxToolRounds,
   type ProviderConfig,
   ProviderConfigError,
   type ProviderProfile,
   parseProviderConfig,
+  type SessionSettings,
+  splitProfile,
 } from "../../api/provider-config.js";
+import type { TurnSettings } from "../session/session-services.js";
 
-/** A profile together with its name. */
+/** A profile together with its name, and what it sets for its sessions. */
 export interface NamedProfile {
   name: string;
   profile: ProviderProfile;
+  settings: SessionSettings;
 }
 
 /** No usable provider profile for a request; the message says how to configure one. */
@@ -76,10 +81,31 @@ export class ProviderConfigSource {
     const config = this.current();
     const wanted = name ?? config.active ?? null;
     if (wanted !== null && Object.hasOwn(config.providers, wanted)) {
-      return { name: wanted, profile: config.providers[wanted]! };
+      const { provider, settings } = splitProfile(config.providers[wanted]!);
+      return { name: wanted, profile: provider, settings };
     }
     // `active` is validated to name a profile, so only an unknown name or no active one lands here.
     throw new NoProviderError(this.path, name, Object.keys(config.providers));
+  }
+
+  /**
+   * What config.json sets for the turns of a session of this profile (null: the active one):
+   * the top-level and the profile's approval policies, and the tool-round cap (the profile's,
+   * else the top level's, else the default). A profile that is gone sets nothing.
+   */
+  turnSettings(profileName: string | null): TurnSettings {
+    const config = this.current();
+    let profile: SessionSettings = {};
+    try {
+      profile = this.resolveProfile(profileName).settings;
+    } catch (error) {
+      if (!(error instanceof NoProviderError)) throw error;
+    }
+    return {
+      configPolicy: config.approvalPolicy,
+      profilePolicy: profile.approvalPolicy,
+      maxToolRounds: profile.maxToolRounds ?? config.maxToolRounds ?? defaultMaxToolRounds,
+    };
   }
 
   private refresh(): void {

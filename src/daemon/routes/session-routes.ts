@@ -20,6 +20,7 @@ import type { SessionRegistry } from "../session/session-registry.js";
 import type { SessionListFilter } from "../storage/sessions-table.js";
 import { parseStreamCursor, type StreamCursorQuery } from "../stream/cursor.js";
 import { serveSessionStream } from "../stream/sse-stream.js";
+import { ApprovalPolicySchema } from "./approval-policy-schema.js";
 import { checkIdShape, checkNewId } from "./client-id.js";
 import { explainUnknown, rememberRefusal } from "./creation-rejection.js";
 import { answerWith } from "./daemon-problem.js";
@@ -39,6 +40,7 @@ const NewSession = wireSchema<{ kind: "new" } & NewSessionBody>()(
       system_prompt: Type.Optional(Type.String({ maxLength: 65_536 })),
       mcp_servers: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 64 })),
       request_config: Type.Optional(RequestConfigSchema),
+      approval_policy: Type.Optional(ApprovalPolicySchema),
     },
     { additionalProperties: false },
   ),
@@ -235,6 +237,7 @@ async function createNew(
         ? null
         : { path: instructions.path, bytes: instructions.bytes, truncated: instructions.truncated },
     ...(body.request_config === undefined ? {} : { requestConfig: body.request_config }),
+    approvalPolicy: body.approval_policy ?? null,
   });
 }
 

@@ -11,6 +11,12 @@
  * reports to its supervisor, which replaces it with a new one (a new generation).
  */
 import type {
+  ApprovalAnswerBody,
+  ApprovalPolicy,
+  ApprovalPolicyAnswer,
+  ApprovalRecord,
+} from "../../api/approvals.js";
+import type {
   CancelAnswer as CancelResult,
   InputIntent,
   InputReceipt,
@@ -158,6 +164,28 @@ export class SessionActor {
   /** Resolves when the running turn (if any) has ended. */
   turnEnded(): Promise<void> {
     return this.#turns.turnEnded();
+  }
+
+  /** Resolves when no turn runs or the running one waits for a person's answer. */
+  turnSettled(): Promise<void> {
+    return this.#turns.turnSettled();
+  }
+
+  /** Answer a call that waits for approval (once: see ApprovalGate.answer). */
+  answerApproval(callId: string, body: ApprovalAnswerBody): Promise<ApprovalRecord> {
+    return this.#task(async () => {
+      await this.#log.checkIntact();
+      return this.#turns.gate.answer(callId, body);
+    });
+  }
+
+  /** Set (or clear, with null) the session's own approval policy, as a log entry. */
+  setApprovalPolicy(policy: ApprovalPolicy | null): Promise<ApprovalPolicyAnswer> {
+    return this.#task(async () => {
+      await this.#log.checkIntact();
+      await this.#log.commit([{ kind: "approval_policy_changed", ts: this.#services.now(), policy }]);
+      return { approval_policy: this.#log.state.approval_policy };
+    });
   }
 
   /** The snapshot with the newest `tail` history positions, read from storage. */
@@ -315,7 +343,16 @@ export class SessionActor {
     });
     this.#lastUsedAt = this.#services.now();
     const row = await this.#row();
-    return sessionSnapshot(row, status, cursor, await this.#inputs.pending(), history, this.#settings(row));
+    const approvals = { pending: this.#turns.gate.pending(), policy: this.#log.state.approval_policy };
+    return sessionSnapshot(
+      row,
+      status,
+      cursor,
+      await this.#inputs.pending(),
+      approvals,
+      history,
+      this.#settings(row),
+    );
   }
 
   /** The session's settings with what they resolve to now (a profile removed from the config: none). */

@@ -10,6 +10,7 @@ import type { SessionSummary } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { LogEntry, SessionInstructions } from "../../log/entries.js";
 import { LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
+import type { ApprovalPolicy } from "../../model/approval-policy.js";
 import type { RequestConfig } from "../../model/request-config.js";
 import { ActorStoppedError, SessionUnavailableError, SessionUnknownError } from "../errors.js";
 import { previewOf } from "../history/preview.js";
@@ -34,6 +35,8 @@ export interface NewSessionRequest {
   instructions?: SessionInstructions | null;
   /** The session's own model parameters (default: none, the profile's). */
   requestConfig?: RequestConfig;
+  /** The session's own approval policy, logged right after its session_start. */
+  approvalPolicy?: ApprovalPolicy | null;
 }
 
 /** What `PUT /sessions/{id}` with kind "fork" asks for. */
@@ -195,7 +198,11 @@ export class SessionRegistry {
       history: [],
       ...(request.instructions == null ? {} : { instructions: request.instructions }),
     };
-    return this.#start(row, [start]);
+    const policy: LogEntry[] =
+      request.approvalPolicy == null
+        ? []
+        : [{ kind: "approval_policy_changed", ts: now, policy: request.approvalPolicy }];
+    return this.#start(row, [start, ...policy]);
   }
 
   /** Fork a session at a history checkpoint into a new session (same workspace, provider, model). */
@@ -300,7 +307,8 @@ export class SessionRegistry {
   async drain(timeoutMs: number): Promise<void> {
     if (this.#unloadTimer !== null) clearInterval(this.#unloadTimer);
     this.#listHub.close();
-    const running = [...this.#actors.values()].map((actor) => actor.turnEnded());
+    // A turn that waits for a person's answer is not waited for: the next start waits again.
+    const running = [...this.#actors.values()].map((actor) => actor.turnSettled());
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((done) => {
       timer = setTimeout(done, timeoutMs);

@@ -2,6 +2,7 @@
  * What a session actor needs from the daemon around it. Passed in, never imported, so an actor
  * can be built in a test with a real database and a fake provider.
  */
+import type { ApprovalPolicy } from "../../model/approval-policy.js";
 import type { LlmClient } from "../../model/llm-client.js";
 import type { RequestConfig } from "../../model/request-config.js";
 import type { ToolDefinition } from "../../model/tools.js";
@@ -24,6 +25,16 @@ export interface SessionLogger {
   info(object: object, message: string): void;
   warn(object: object, message: string): void;
   error(object: object, message: string): void;
+}
+
+/** What config.json sets for a session's turns, as a turn starts. */
+export interface TurnSettings {
+  /** config.json's top-level `approvalPolicy`. */
+  configPolicy?: ApprovalPolicy | undefined;
+  /** The `approvalPolicy` of the session's provider profile. */
+  profilePolicy?: ApprovalPolicy | undefined;
+  /** The most tool rounds (model requests answered with tool calls) one turn takes. */
+  maxToolRounds: number;
 }
 
 export interface SessionServices {
@@ -50,6 +61,8 @@ export interface SessionServices {
    * of its MCP servers (started on first use, so this may wait for them).
    */
   tools(session: SessionRow): Promise<ToolDefinition[]>;
+  /** config.json's approval policies and tool-round cap for a session's next turn. */
+  turnSettings(session: SessionRow): TurnSettings;
   logger: SessionLogger;
   /** True once the daemon drains: no new turn starts. */
   isDraining(): boolean;

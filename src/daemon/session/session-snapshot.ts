@@ -6,6 +6,7 @@
  * Boundary rule: a pure function of what the actor and the database know; reading them is the
  * caller's job (inside the actor's mailbox, so the cursor and the history agree).
  */
+import type { ApprovalPolicy, PendingApproval } from "../../api/approvals.js";
 import type { HistoryPage } from "../../api/history.js";
 import type { SessionSettings } from "../../api/session-settings.js";
 import type { SessionSnapshot, SessionStatus, SessionSummary } from "../../api/session-snapshot.js";
@@ -51,6 +52,7 @@ export function sessionSnapshot(
   status: SessionStatus,
   cursor: StreamCursor,
   pending: readonly InputRow[],
+  approvals: { pending: PendingApproval[]; policy: ApprovalPolicy | null },
   history: HistoryPage,
   settings: SessionSettings,
 ): SessionSnapshot {
@@ -58,6 +60,8 @@ export function sessionSnapshot(
     ...sessionSummary(row, status, cursor),
     cursor: { generation: cursor.generation, sequence: cursor.sequence },
     pending_inputs: pending.map(pendingInputJson),
+    pending_approvals: approvals.pending,
+    approval_policy: approvals.policy,
     history,
     settings,
   };

@@ -22,9 +22,11 @@ import {
   type WorkerError,
   type WorkerResult,
 } from "../../worker/index.js";
+import { askUserTool } from "../approval/ask-user-tool.js";
 import { boundText } from "../history/bounded-entry.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import type { SessionFeed } from "../stream/session-feed.js";
+import type { ApprovalGate, TurnPolicy } from "./approval-gate.js";
 import { publishEvent } from "./publish-event.js";
 import type { BoundClient, SessionServices } from "./session-services.js";
 
@@ -55,6 +57,8 @@ export interface TurnRunOptions {
   /** The session's history, appending through its log writer. */
   conversation: Conversation;
   feed: SessionFeed;
+  /** The session's approvals: the turn's tool calls pass through it. */
+  gate: ApprovalGate;
 }
 
 export class TurnRun {
@@ -67,11 +71,17 @@ export class TurnRun {
   #request = 0;
   #usage: Usage = {};
   #done: Promise<TurnEnding> | null = null;
+  #policy: TurnPolicy | null = null;
 
   constructor(options: TurnRunOptions) {
     this.id = options.id;
     this.inputIds = options.inputIds;
     this.#options = options;
+  }
+
+  /** What the turn's calls are judged with (null until its tools are known). */
+  get policy(): TurnPolicy | null {
+    return this.#policy;
   }
 
   get interruptRequested(): boolean {
@@ -112,15 +122,33 @@ export class TurnRun {
       // E.g. a workspace inside the daemon's home, from a session created before that was refused.
       return this.#failed(state.turn_count, "workspace_refused", errorText(error));
     }
+    const settings = services.turnSettings(session);
+    const names = new Set<string>();
+    this.#policy = {
+      workspace: session.workspace,
+      config: settings.configPolicy,
+      profile: settings.profilePolicy,
+      tools: names,
+    };
+    const policy = this.#policy;
+    const { gate } = this.#options;
     try {
       // The turn's inputs are in the log already: resuming runs the model on them.
       const end = await resumeConversation({
         client: bound.client,
         conversation: this.#options.conversation,
-        tools,
+        // Each tool's name is learnt as the loop materialises it: calls to others wait for nothing.
+        tools: [...tools, askUserTool()].map((definition) => () => {
+          const made = definition();
+          names.add(made.meta.name);
+          return made;
+        }),
         systemPrompt: state.system_prompt,
         requestConfig: bound.requestConfig,
         requestCount: state.turn_count,
+        // Counted from this turn's start: a turn takes at most this many tool rounds.
+        maxRequests: state.turn_count + settings.maxToolRounds,
+        interceptor: { beforeToolCall: (call) => gate.beforeToolCall(call, policy, this.id) },
         observer: this.#observer(bound),
         // A monotonic clock: thinking durations must not jump with the wall clock.
         clock: () => performance.now(),

@@ -2,7 +2,10 @@
  * A session's turns: when one starts (the session is idle and inputs wait), what it commits at
  * its start (its inputs, with their receipts and the turn row) and at its end (open calls
  * closed, turn_end, run_outcome, the turn row ended, usage), and recovery of a turn a crash or a
- * shutdown cut short. A storage failure at either end is held and retried, never a crash.
+ * shutdown cut short. A storage failure at either end is held and retried, never a crash. It
+ * owns the session's approvals (approval-gate.ts): a turn whose calls wait for an answer keeps
+ * running (phase "waiting"); ending it denies what waits; a turn cut short while calls waited is
+ * followed by a turn that waits for the same calls again (nothing of their batch had started).
  *
  * Boundary rule: runs inside the actor's mailbox for everything it writes; the turn itself
  * (`TurnRun`) runs outside it and comes back through the mailbox for each step and for its end.
@@ -21,6 +24,7 @@ import type { SessionRow } from "../storage/sessions-table.js";
 import { isStorageUnavailable, storageFailureText } from "../storage/storage-unavailable.js";
 import type { TurnRow } from "../storage/turns-table.js";
 import type { SessionFeed } from "../stream/session-feed.js";
+import { ApprovalGate } from "./approval-gate.js";
 import type { InputQueue } from "./input-queue.js";
 import { closeOpenCalls, type OpenCallReason } from "./open-tool-calls.js";
 import { publishEvent } from "./publish-event.js";
@@ -59,6 +63,9 @@ export interface TurnContext {
 export class TurnScheduler {
   readonly #ctx: TurnContext;
   #turn: TurnRun | null = null;
+  readonly #gate: ApprovalGate;
+  /** Called when the running turn ends or starts to wait for an answer (see `turnSettled`). */
+  readonly #settledListeners = new Set<() => void>();
   #starting = false;
   #storageFailures = 0;
   #storageRetry: NodeJS.Timeout | null = null;
@@ -67,6 +74,19 @@ export class TurnScheduler {
 
   constructor(context: TurnContext) {
     this.#ctx = context;
+    this.#gate = new ApprovalGate({
+      sessionId: context.sessionId,
+      log: context.log,
+      feed: context.feed,
+      now: () => context.services.now(),
+      task: (task) => context.task(task),
+      changed: () => this.#approvalsChanged(),
+    });
+  }
+
+  /** The session's approvals. */
+  get gate(): ApprovalGate {
+    return this.#gate;
   }
 
   /** The turn in progress, if any. */
@@ -85,6 +105,22 @@ export class TurnScheduler {
   }
 
   /**
+   * Resolves when no turn runs or the running one waits for an answer: a drain need not wait
+   * for a person (the waiting calls are durable, and the next start waits for them again).
+   */
+  turnSettled(): Promise<void> {
+    if (this.#turn === null || this.#gate.waiting) return Promise.resolve();
+    return new Promise((resolve) => {
+      const check = (): void => {
+        if (this.#turn !== null && !this.#gate.waiting) return;
+        this.#settledListeners.delete(check);
+        resolve();
+      };
+      this.#settledListeners.add(check);
+    });
+  }
+
+  /**
    * Run what waits: recover a turn a crash or a shutdown left `running` (abandoned, open calls
    * answered "outcome unknown", a restart note, then a new turn), or else start a turn for
    * queued inputs. Resolves once that first step is done (or found nothing to do).
@@ -100,6 +136,11 @@ export class TurnScheduler {
           const cut = await services.storage.runningTurnOf(sessionId);
           if (cut !== null) {
             await this.#recoverAbandoned(cut);
+            return;
+          }
+          // Calls that wait with no turn (the actor failed while they waited): a turn waits for them.
+          if (this.#gate.waiting) {
+            await this.#startTurn([]);
             return;
           }
           const pending = await inputs.pending();
@@ -147,6 +188,8 @@ export class TurnScheduler {
     if (turn === null) return;
     turn.abort("crashed");
     this.#turn = null;
+    this.#gate.turnEnded();
+    this.#notifySettled();
     publishEvent(this.#ctx.feed, "error", {
       run_id: turn.id,
       code: "session_error",
@@ -178,9 +221,25 @@ export class TurnScheduler {
     );
   }
 
-  /** Inside the mailbox: a turn a crash cut short becomes abandoned, with a note, then a new turn runs. */
+  /**
+   * Inside the mailbox: a turn a crash cut short becomes abandoned, with a note, then a new turn
+   * runs. When calls of it were waiting for an answer, none of their batch had started: they
+   * stay open, without a note (it would split the calls from their results), and the new turn
+   * waits for the same answers.
+   */
   async #recoverAbandoned(turn: TurnRow): Promise<void> {
     const { log, services, sessionId, inputs } = this.#ctx;
+    if (this.#gate.waiting) {
+      const now = services.now();
+      await log.commit([], { endTurn: { id: turn.id, state: "abandoned", endedAt: now, error: null } });
+      services.logger.info(
+        { session: sessionId, turn: turn.id },
+        "recovered a turn cut short by a restart while tool calls waited for approval",
+      );
+      await inputs.publish(turn.inputIds);
+      await this.#startTurn([]);
+      return;
+    }
     const results = closeOpenCalls(log.state.history, "daemon_restart");
     const now = services.now();
     const entries: LogEntry[] = [];
@@ -204,9 +263,16 @@ export class TurnScheduler {
     const turnId = uuidv7();
     const now = services.now();
     const entries: LogEntry[] = [];
-    // Defensive: a turn never starts with an unanswered call (the loop would run it again).
-    const stale = closeOpenCalls(log.state.history, "failed");
-    if (stale.length > 0) entries.push({ kind: "tool_results", ts: now, items: stale, turn_id: turnId });
+    if (pending.length > 0 || !this.#gate.waiting) {
+      // Defensive: a turn never starts with an unanswered call (the loop would run it again).
+      // Calls that wait for an answer are denied; a turn without inputs waits for them instead.
+      const closing = this.#gate.closingEntries("turn_end", turnId);
+      if (closing.length > 0) entries.push(...closing);
+      const stale = closeOpenCalls(log.state.history, "failed");
+      if (closing.length === 0 && stale.length > 0) {
+        entries.push({ kind: "tool_results", ts: now, items: stale, turn_id: turnId });
+      }
+    }
     const firstInputEntry = entries.length;
     for (const input of pending) entries.push(inputEntry(input, turnId, now));
     const inputIds = pending.map((input) => input.id);
@@ -221,10 +287,11 @@ export class TurnScheduler {
         })),
       },
     });
+    this.#gate.announce(entries);
     await inputs.publish(inputIds);
     this.#endingReported = false;
     this.#ctx.setStatus({
-      phase: "running",
+      phase: this.#gate.waiting ? "waiting" : "running",
       run_id: turnId,
       interrupt_requested: false,
       blocking_reason: null,
@@ -237,6 +304,7 @@ export class TurnScheduler {
       state: log.state,
       conversation: this.#conversation(turnId, () => turn),
       feed,
+      gate: this.#gate,
     });
     this.#turn = turn;
     turn.start().then(
@@ -253,10 +321,19 @@ export class TurnScheduler {
       get items(): readonly Item[] {
         return log.state.history;
       },
-      append: async (items) => {
+      append: async (items, kind) => {
         feed.flushDeltas();
         try {
-          await this.#ctx.task(() => log.commit(classifyDelta(items, services.now(), { turn_id: turnId })));
+          await this.#ctx.task(async () => {
+            const entries = classifyDelta(items, services.now(), { turn_id: turnId });
+            // A model response's calls that must wait are requested in the same commit as the calls.
+            const policy = turn().policy;
+            if (kind === "assistant" && policy !== null) {
+              entries.push(...this.#gate.requestEntries(items, policy, turnId));
+            }
+            await log.commit(entries);
+            this.#gate.announce(entries);
+          });
         } catch (error) {
           // The loop unwinds on the same error; this says why the turn stopped.
           if (log.corrupt !== null) turn().abort("corrupt");
@@ -286,13 +363,19 @@ export class TurnScheduler {
     }
     if (log.corrupt !== null) {
       // Nothing more is written to a log that fails verification; the turn ends in memory only.
-      await this.#finish(turn, "failed");
+      await this.#finish(turn, "failed", "error");
       return;
     }
     const now = services.now();
     const entries: LogEntry[] = [];
     const reason: OpenCallReason = ending.state === "interrupted" ? "interrupted" : "failed";
-    const results = ending.state === "completed" ? [] : closeOpenCalls(log.state.history, reason);
+    const closing =
+      ending.state === "completed"
+        ? []
+        : this.#gate.closingEntries(ending.state === "interrupted" ? "interrupt" : "turn_end", turn.id);
+    entries.push(...closing);
+    const results =
+      ending.state === "completed" || closing.length > 0 ? [] : closeOpenCalls(log.state.history, reason);
     if (results.length > 0) entries.push({ kind: "tool_results", ts: now, items: results, turn_id: turn.id });
     entries.push({ kind: "turn_end", ts: now, turn_count: ending.requestCount });
     entries.push({ kind: "run_outcome", ts: now, outcome: ending.outcome, interrupted: ending.interrupted });
@@ -303,7 +386,7 @@ export class TurnScheduler {
       });
     } catch (error) {
       if (log.corrupt !== null) {
-        await this.#finish(turn, "failed");
+        await this.#finish(turn, "failed", "error");
         return;
       }
       if (!isStorageUnavailable(error)) throw error;
@@ -311,7 +394,9 @@ export class TurnScheduler {
       return;
     }
     this.#storageFailures = 0;
-    await this.#finish(turn, ending.state);
+    // The turn's end sets the status itself.
+    this.#gate.announce(entries, { statusChange: false });
+    await this.#finish(turn, ending.state, ending.outcome.type);
   }
 
   /** The turn's end could not be written: say so once, show it in the status, and try again later. */
@@ -334,11 +419,17 @@ export class TurnScheduler {
   }
 
   /** The turn is over (logged, or given up on a corrupt log): tell the clients and let the queue run. */
-  async #finish(turn: TurnRun, state: TurnEnding["state"]): Promise<void> {
+  async #finish(
+    turn: TurnRun,
+    state: TurnEnding["state"],
+    outcome: TurnEnding["outcome"]["type"],
+  ): Promise<void> {
     const { feed, inputs, log } = this.#ctx;
     this.#turn = null;
+    this.#gate.turnEnded();
+    this.#notifySettled();
     await inputs.publish(turn.inputIds);
-    publishEvent(feed, "turn_completed", { run_id: turn.id, state, input_ids: [...turn.inputIds] });
+    publishEvent(feed, "turn_completed", { run_id: turn.id, state, input_ids: [...turn.inputIds], outcome });
     const corrupt = log.corrupt;
     this.#ctx.setStatus(
       corrupt === null
@@ -346,6 +437,20 @@ export class TurnScheduler {
         : { ...idleStatus, blocking_reason: { code: "log_corrupt", detail: corrupt.message } },
     );
     if (!this.#ctx.halted()) queueMicrotask(() => this.kick());
+  }
+
+  /** Calls started or stopped waiting: the running turn's phase follows. */
+  #approvalsChanged(): void {
+    const status = this.#ctx.status;
+    if (this.#turn !== null && status.phase !== "idle") {
+      const phase = this.#gate.waiting ? "waiting" : "running";
+      if (status.phase !== phase) this.#ctx.setStatus({ ...status, phase });
+    }
+    this.#notifySettled();
+  }
+
+  #notifySettled(): void {
+    for (const listener of [...this.#settledListeners]) listener();
   }
 
   /** Starting (or recovering) a turn failed: storage trouble is retried later, anything else is a crash. */

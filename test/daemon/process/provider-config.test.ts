@@ -53,11 +53,49 @@ describe("ProviderConfigSource", () => {
       },
     });
     const source = new ProviderConfigSource(home);
-    expect(source.resolveProfile(null)).toEqual({ name: "local", profile: local.providers.local });
+    expect(source.resolveProfile(null)).toEqual({
+      name: "local",
+      profile: local.providers.local,
+      settings: {},
+    });
     expect(source.resolveProfile("claude").profile.apiKeyEnv).toBe("ANTHROPIC_API_KEY");
     expect(() => source.resolveProfile("missing")).toThrow(
       /^provider profile "missing" is not configured \(configured: local, claude\)/,
     );
+  });
+
+  it("gives a profile's provider part to its client and its sessions' settings to their turns", async () => {
+    const home = newHome();
+    const configPolicy = { rules: [{ tool: "run_command", pattern: "rm *", action: "deny" as const }] };
+    await writeProviderConfig(home, {
+      active: "local",
+      approvalPolicy: configPolicy,
+      maxToolRounds: 30,
+      providers: {
+        local: { ...local.providers.local!, approvalPolicy: { default: "allow" }, maxToolRounds: 7 },
+        other: { protocol: "gemini", model: "g" },
+      },
+    });
+    const source = new ProviderConfigSource(home);
+    const named = source.resolveProfile(null);
+    expect(named.profile).toEqual(local.providers.local);
+    expect(named.settings).toEqual({ approvalPolicy: { default: "allow" }, maxToolRounds: 7 });
+    expect(source.turnSettings(null)).toEqual({
+      configPolicy,
+      profilePolicy: { default: "allow" },
+      maxToolRounds: 7,
+    });
+    expect(source.turnSettings("other")).toEqual({
+      configPolicy,
+      profilePolicy: undefined,
+      maxToolRounds: 30,
+    });
+    expect(source.turnSettings("gone").maxToolRounds).toBe(30);
+    expect(new ProviderConfigSource(newHome()).turnSettings(null)).toEqual({
+      configPolicy: undefined,
+      profilePolicy: undefined,
+      maxToolRounds: 100,
+    });
   });
 
   it("re-reads the file after it changes, without a restart", async () => {

@@ -29,6 +29,7 @@ export function testServices(client: () => LlmClient | null): TestServices {
     now: () => Date.now(),
     isDraining: () => false,
     tools: async () => [],
+    turnSettings: () => ({ maxToolRounds: 100 }),
     logger: { info: () => {}, warn: () => {}, error: () => {} },
     bindClient: (_profile, _model, config) => {
       const bound = client();

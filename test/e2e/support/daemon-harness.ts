@@ -33,6 +33,12 @@ export interface HarnessOptions {
   providers?: Record<string, ProviderProfileConfig>;
   /** config.json's `mcpServers` (written with the providers). */
   mcpServers?: Record<string, unknown>;
+  /**
+   * Other top-level fields of config.json (written with the providers). Without
+   * `approvalPolicy` here, the harness writes `{"default": "allow"}` so tools run unasked; give
+   * `approvalPolicy: undefined` to leave it out (the built-in policy then applies).
+   */
+  config?: Record<string, unknown>;
   env?: Record<string, string>;
 }
 
@@ -94,6 +100,7 @@ export class DaemonHarness {
   private child: ChildProcess | null = null;
   private childExit: Promise<number | null> | null = null;
   private readonly env: Record<string, string>;
+  private readonly extraConfig: Record<string, unknown>;
 
   private constructor(options: HarnessOptions) {
     this.root = mkdtempSync(join(tmpdir(), "skein-e2e-"));
@@ -102,6 +109,7 @@ export class DaemonHarness {
     mkdirSync(this.workspace, { recursive: true });
     mkdirSync(this.home, { recursive: true, mode: 0o700 });
     this.env = { ...(options.env ?? {}) };
+    this.extraConfig = { approvalPolicy: { default: "allow" }, ...options.config };
     if (options.providers !== undefined) this.writeProviders(options.providers, options.mcpServers);
   }
 
@@ -122,6 +130,7 @@ export class DaemonHarness {
       active: names[0] ?? null,
       providers,
       ...(mcpServers === undefined ? {} : { mcpServers }),
+      ...this.extraConfig,
     };
     const tmp = join(this.home, "config.json.tmp");
     writeFileSync(tmp, JSON.stringify(config, null, 2), { mode: 0o600 });

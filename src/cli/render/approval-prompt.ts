@@ -1,0 +1,113 @@
+/**
+ * A tool call that waits for approval, shown to the person who may answer it: what the agent
+ * wants to do (the command, a diff for file edits, the question of `ask_user`, else the
+ * arguments), which rule asked, and the keys to answer with; and the reading of that answer.
+ *
+ * Boundary rule: pure formatting and parsing. Reading the workspace file a diff needs is the
+ * caller's (`read`); so are reading the answer and sending it.
+ */
+import type { ApprovalAnswerBody, PendingApproval } from "../../api/approvals.js";
+import type { Paint } from "./terminal.js";
+import { clip, oneLine } from "./text-shape.js";
+import { fileEditOf, unifiedDiffLines } from "./unified-diff.js";
+
+/** The lines that present `request` (without the question line). */
+export function approvalRequestLines(
+  paint: Paint,
+  request: PendingApproval,
+  read: (path: string) => string | null,
+  columns = 100,
+): string[] {
+  const args = parsedArguments(request.arguments);
+  if (request.tool === "ask_user") {
+    const question = typeof args?.question === "string" ? args.question : request.arguments;
+    return [`${paint.bold(paint.magenta("?"))} ${paint.bold("the agent asks:")} ${question}`];
+  }
+  const lines = [
+    `${paint.yellow("⚠")} ${paint.bold(request.tool)} ${paint.dim(`wants approval (${ruleText(request)}; call ${request.call_id})`)}`,
+  ];
+  if (request.truncated !== undefined) {
+    lines.push(
+      paint.dim(`  arguments too large to show here (${request.truncated.arguments} bytes); see skein show`),
+    );
+    return lines;
+  }
+  const edit = fileEditOf(request.tool, args, read);
+  if (edit !== null) return [...lines, ...unifiedDiffLines(paint, edit).map((line) => `  ${line}`)];
+  if (request.tool === "run_command" && typeof args?.command === "string") {
+    return [
+      ...lines,
+      ...args.command.split("\n").map((line, i) => `  ${paint.bold(i === 0 ? "$" : ">")} ${line}`),
+    ];
+  }
+  const shown = args === null ? request.arguments : JSON.stringify(args, null, 2);
+  return [
+    ...lines,
+    ...shown
+      .split("\n")
+      .slice(0, 40)
+      .map((line) => `  ${clip(line, columns - 2)}`),
+  ];
+}
+
+/** The question line after a request: what to type. */
+export function approvalQuestion(paint: Paint, request: PendingApproval): string {
+  if (request.tool === "ask_user") return `${paint.bold("your answer")} ${paint.dim("(Ctrl-D declines)")} › `;
+  return `${paint.bold("allow?")} ${paint.dim("[y]es [n]o [a]lways, or a message to deny with")} › `;
+}
+
+/**
+ * What a typed line answers: `y`/`yes` allow, `n`/`no` deny, `a`/`always` allow and remember,
+ * any other text denies with it as the message to the model; an empty line answers nothing.
+ * For `ask_user` any non-empty line is the answer.
+ */
+export function parseApprovalAnswer(request: PendingApproval, line: string): ApprovalAnswerBody | null {
+  const text = line.trim();
+  if (text === "") return null;
+  if (request.tool === "ask_user") return { decision: "allow", message: line };
+  switch (text.toLowerCase()) {
+    case "y":
+    case "yes":
+      return { decision: "allow" };
+    case "n":
+    case "no":
+      return { decision: "deny" };
+    case "a":
+    case "always":
+      return { decision: "allow", remember: true };
+    default:
+      return { decision: "deny", message: text };
+  }
+}
+
+/** One line summing up a request (for lists and notices). */
+export function approvalSummary(request: PendingApproval, width = 60): string {
+  return `${request.tool} ${clip(oneLine(requestSubject(request)), width)}`;
+}
+
+/** What a request is about: its command, question or path, else its arguments. */
+export function requestSubject(request: PendingApproval): string {
+  const args = parsedArguments(request.arguments);
+  for (const key of ["command", "question", "path"]) {
+    const value = args?.[key];
+    if (typeof value === "string") return value;
+  }
+  return request.arguments;
+}
+
+function ruleText(request: PendingApproval): string {
+  const { rule } = request;
+  if (rule.tool === null) return `default of the ${rule.source} policy`;
+  return `rule ${rule.tool}${rule.pattern === null ? "" : ` ${JSON.stringify(rule.pattern)}`} of the ${rule.source} policy`;
+}
+
+function parsedArguments(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}

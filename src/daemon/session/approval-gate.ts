@@ -1,0 +1,392 @@
+/**
+ * A session's approvals: which committed tool calls wait for a person, the answers, and what a
+ * turn's loop does with them. The requests of a model response are logged in the same commit as
+ * the response (so a call never exists without its request), an answer is logged before its
+ * tool may run, and both live in the log's replay (`pending_approvals`, `approval_decisions`),
+ * which is therefore the only copy: after a restart the same calls still wait.
+ *
+ * Rules worth knowing:
+ * - The loop decides every call of a batch before it runs any (see worker/tool-batch.ts). So
+ *   while one call of the batch waits, no call of it has started: a turn that stops then
+ *   (interrupt, crash) leaves nothing whose outcome is unknown.
+ * - `ask_user` always asks; an `allow` answer's `message` is the tool's result.
+ *
+ * Boundary rule: owned by the turn scheduler. Everything it writes runs in the actor's mailbox
+ * through the log writer; `beforeToolCall` runs in the turn (outside the mailbox) and only
+ * reads the replay or waits to be woken.
+ */
+
+import type { ApprovalAnswerBody, ApprovalRecord, PendingApproval } from "../../api/approvals.js";
+import type { PendingApproval as LoggedRequest, ResolvedApproval } from "../../log/collect-state.js";
+import type { LogEntry } from "../../log/entries.js";
+import type { ApprovalPolicy, ApprovalResolver, MatchedRule } from "../../model/approval-policy.js";
+import { type Item, type ToolCallItem, type ToolResultItem, toolResult } from "../../model/items.js";
+import type { BeforeToolCallAction } from "../../worker/index.js";
+import {
+  askUserToolName,
+  describeRule,
+  judgeCall,
+  rememberedRule,
+  ruleCovers,
+} from "../approval/approval-policy.js";
+import { questionOf } from "../approval/ask-user-tool.js";
+import { ApprovalAnswerInvalidError, ApprovalConflictError, ApprovalUnknownError } from "../errors.js";
+import { boundText } from "../history/bounded-entry.js";
+import type { SessionFeed } from "../stream/session-feed.js";
+import { openToolCalls } from "./open-tool-calls.js";
+import { publishEvent } from "./publish-event.js";
+import type { SessionLogWriter } from "./session-log-writer.js";
+
+/** What a turn's calls are judged with. */
+export interface TurnPolicy {
+  workspace: string;
+  /** config.json's top-level policy and the session profile's, as the turn started. */
+  config?: ApprovalPolicy | undefined;
+  profile?: ApprovalPolicy | undefined;
+  /** The turn's tools: a call to any other fails at once and waits for nothing. */
+  tools: ReadonlySet<string>;
+}
+
+export interface ApprovalGateContext {
+  sessionId: string;
+  log: SessionLogWriter;
+  feed: SessionFeed;
+  now(): number;
+  /** Run `task` in the actor's mailbox. */
+  task<T>(task: () => Promise<T> | T): Promise<T>;
+  /** Calls started or stopped waiting (the status says whether the session waits). */
+  changed(): void;
+}
+
+/** Why a turn stopped with calls waiting: they are denied, and this is what the model reads. */
+const notRunText: Record<"interrupt" | "turn_end", string> = {
+  interrupt: "Tool call not run: the user interrupted the turn while it waited for approval.",
+  turn_end: "Tool call not run: the turn ended while it waited for approval.",
+};
+
+export class ApprovalGate {
+  readonly #ctx: ApprovalGateContext;
+  readonly #waiters = new Map<string, Array<(answer: ResolvedApproval) => void>>();
+
+  constructor(context: ApprovalGateContext) {
+    this.#ctx = context;
+  }
+
+  /** Whether any call waits for an answer. */
+  get waiting(): boolean {
+    return this.#ctx.log.state.pending_approvals.length > 0;
+  }
+
+  /** The waiting calls as a snapshot lists them. */
+  pending(): PendingApproval[] {
+    const { history } = this.#ctx.log.state;
+    return this.#ctx.log.state.pending_approvals.map((request) => pendingJson(request, history));
+  }
+
+  /**
+   * Inside the mailbox, for a model response about to be committed: the requests to log with
+   * it, one per call that must wait (calls to unknown tools or with arguments that are no
+   * object get none: they fail at once, as without approvals).
+   */
+  requestEntries(items: readonly Item[], policy: TurnPolicy, turnId: string): LogEntry[] {
+    const entries: LogEntry[] = [];
+    for (const item of items) {
+      if (item.type !== "tool_call" || !policy.tools.has(item.name)) continue;
+      const args = parseArguments(item.arguments);
+      if (args === null) continue;
+      const rule = this.#ruleFor(item, args, policy);
+      if (rule?.action !== "ask") continue;
+      entries.push(requestEntry(item, rule, this.#ctx.now(), turnId));
+    }
+    return entries;
+  }
+
+  /**
+   * After a commit: tell the clients about its approval entries and wake whoever waits on an
+   * answer; then `changed` (unless the caller sets the status itself).
+   */
+  announce(entries: readonly LogEntry[], options: { statusChange?: boolean } = {}): void {
+    const { feed, log } = this.#ctx;
+    let any = false;
+    for (const entry of entries) {
+      if (entry.kind === "approval_requested") {
+        const request = log.state.pending_approvals.find((pending) => pending.call_id === entry.call_id);
+        if (request !== undefined)
+          publishEvent(feed, "approval_requested", pendingJson(request, log.state.history));
+        any = true;
+      } else if (entry.kind === "approval_resolved") {
+        const answer = log.state.approval_decisions[entry.call_id];
+        if (answer === undefined) continue;
+        publishEvent(feed, "approval_resolved", { ...recordJson(answer), run_id: entry.turn_id ?? null });
+        this.#wake(answer);
+        any = true;
+      }
+    }
+    if (any && options.statusChange !== false) this.#ctx.changed();
+  }
+
+  /**
+   * The interceptor hook of a turn: run, refuse or wait. A call already answered takes its
+   * answer; a call with a logged request waits for one; any other call is judged now (and, if
+   * it must wait, its request is logged first).
+   */
+  async beforeToolCall(
+    call: ToolCallItem,
+    policy: TurnPolicy,
+    turnId: string,
+  ): Promise<BeforeToolCallAction> {
+    const { log } = this.#ctx;
+    const answered = log.state.approval_decisions[call.call_id];
+    if (answered !== undefined) return actionFor(call, answered);
+    if (log.state.pending_approvals.some((request) => request.call_id === call.call_id)) {
+      return actionFor(call, await this.#answerOf(call.call_id));
+    }
+    const rule = this.#ruleFor(call, parseArguments(call.arguments) ?? {}, policy);
+    if (rule === null) {
+      return {
+        action: "result",
+        result: { output: "ask_user was not run: it needs a non-empty `question`.", is_error: true },
+      };
+    }
+    switch (rule.action) {
+      case "allow":
+        return { action: "continue" };
+      case "deny":
+        return { action: "result", result: { output: deniedByPolicy(rule), is_error: true } };
+      case "ask":
+        await this.#ctx.task(async () => {
+          if (Object.hasOwn(log.state.approval_decisions, call.call_id)) return;
+          const entries = [requestEntry(call, rule, this.#ctx.now(), turnId)];
+          await log.commit(entries);
+          this.announce(entries);
+        });
+        return actionFor(call, await this.#answerOf(call.call_id));
+      default: {
+        const unknown: never = rule.action;
+        throw new Error(`unknown approval action ${String(unknown)}`);
+      }
+    }
+  }
+
+  /**
+   * Inside the mailbox: record an answer, once. The same decision again is answered with the
+   * recorded one; another decision is an ApprovalConflictError; a call that waits for nothing
+   * (and was never answered) an ApprovalUnknownError. With `remember`, the rule it adds also
+   * answers the other waiting calls it covers.
+   */
+  async answer(callId: string, body: ApprovalAnswerBody): Promise<ApprovalRecord> {
+    const { log, sessionId } = this.#ctx;
+    const recorded = log.state.approval_decisions[callId];
+    if (recorded !== undefined) {
+      if (recorded.decision !== body.decision)
+        throw new ApprovalConflictError(sessionId, callId, recorded.decision);
+      return recordJson(recorded);
+    }
+    const request = log.state.pending_approvals.find((pending) => pending.call_id === callId);
+    if (request === undefined) throw new ApprovalUnknownError(sessionId, callId);
+    const isQuestion = request.tool === askUserToolName;
+    if (isQuestion && body.decision === "allow" && body.message === undefined) {
+      throw new ApprovalAnswerInvalidError(
+        sessionId,
+        callId,
+        "an ask_user answer needs `message`: the reply",
+      );
+    }
+    const args = argumentsOf(log.state.history, callId);
+    const remember =
+      body.remember === true && !isQuestion ? rememberedRule(request.tool, args, body.decision) : undefined;
+    const now = this.#ctx.now();
+    const entries: LogEntry[] = [
+      {
+        kind: "approval_resolved",
+        ts: now,
+        call_id: callId,
+        decision: body.decision,
+        by: "client",
+        ...(body.client_id === undefined ? {} : { client_id: body.client_id }),
+        ...(body.message === undefined ? {} : { message: body.message }),
+        ...(remember === undefined ? {} : { remember }),
+        ...turnOf(request),
+      },
+    ];
+    if (remember !== undefined) {
+      for (const other of log.state.pending_approvals) {
+        if (other.call_id === callId || other.tool === askUserToolName) continue;
+        if (!ruleCovers(remember, other.tool, argumentsOf(log.state.history, other.call_id))) continue;
+        entries.push(resolvedEntry(other, body.decision, "rule", now));
+      }
+    }
+    await log.commit(entries);
+    this.announce(entries);
+    return recordJson(log.state.approval_decisions[callId]!);
+  }
+
+  /**
+   * Inside the mailbox, for a turn that stops while calls wait: each request denied (`by` the
+   * interrupt or the turn's end) and a "not run" result for every open call, since none of the
+   * waiting batch has started. Empty when nothing waits.
+   */
+  closingEntries(by: "interrupt" | "turn_end", turnId: string): LogEntry[] {
+    const { log } = this.#ctx;
+    if (log.state.pending_approvals.length === 0) return [];
+    const now = this.#ctx.now();
+    const entries: LogEntry[] = log.state.pending_approvals.map((request) =>
+      resolvedEntry(request, "deny", by, now),
+    );
+    const results: ToolResultItem[] = openToolCalls(log.state.history).map((call) =>
+      toolResult(call.call_id, notRunText[by], true),
+    );
+    if (results.length > 0) entries.push({ kind: "tool_results", ts: now, items: results, turn_id: turnId });
+    return entries;
+  }
+
+  /** The turn is over: nobody waits on an answer any more. */
+  turnEnded(): void {
+    this.#waiters.clear();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  /** What the policy says about a call; null for an `ask_user` call without a question. */
+  #ruleFor(call: ToolCallItem, args: Record<string, unknown>, policy: TurnPolicy): MatchedRule | null {
+    if (call.name === askUserToolName) {
+      return questionOf(args) === null
+        ? null
+        : { source: "ask_user", tool: call.name, pattern: null, action: "ask" };
+    }
+    const { state } = this.#ctx.log;
+    return judgeCall(
+      {
+        config: policy.config,
+        profile: policy.profile,
+        session: state.approval_policy,
+        remembered: state.remembered_rules,
+      },
+      { tool: call.name, args, workspace: policy.workspace },
+    );
+  }
+
+  /** The answer to a call: the recorded one, or the next one logged. */
+  #answerOf(callId: string): Promise<ResolvedApproval> {
+    const answered = this.#ctx.log.state.approval_decisions[callId];
+    if (answered !== undefined) return Promise.resolve(answered);
+    return new Promise((resolve) => {
+      const list = this.#waiters.get(callId) ?? [];
+      list.push(resolve);
+      this.#waiters.set(callId, list);
+    });
+  }
+
+  #wake(answer: ResolvedApproval): void {
+    const list = this.#waiters.get(answer.call_id);
+    if (list === undefined) return;
+    this.#waiters.delete(answer.call_id);
+    for (const resolve of list) resolve(answer);
+  }
+}
+
+/** What the loop does with an answered call. */
+function actionFor(call: ToolCallItem, answer: ResolvedApproval): BeforeToolCallAction {
+  if (call.name === askUserToolName) {
+    if (answer.decision === "allow")
+      return { action: "result", result: { output: answer.message ?? "", is_error: false } };
+    const said = answer.message === null ? "" : ` They said: ${answer.message}`;
+    return { action: "result", result: { output: `The user declined to answer.${said}`, is_error: true } };
+  }
+  if (answer.decision === "allow") return { action: "continue" };
+  return { action: "result", result: { output: deniedText(answer), is_error: true } };
+}
+
+function deniedText(answer: ResolvedApproval): string {
+  switch (answer.by) {
+    case "client":
+      return answer.message === null
+        ? "The user denied this tool call; it was not run."
+        : `The user denied this tool call; it was not run. Their message: ${answer.message}`;
+    case "rule":
+      return "Tool call denied by a rule the user set in this session; it was not run.";
+    case "interrupt":
+      return notRunText.interrupt;
+    case "turn_end":
+      return notRunText.turn_end;
+    default: {
+      const unknown: never = answer.by;
+      return `Tool call denied (${String(unknown)}); it was not run.`;
+    }
+  }
+}
+
+function deniedByPolicy(rule: MatchedRule): string {
+  return rule.source === "workspace"
+    ? "Tool call denied: its path lies outside the workspace; it was not run."
+    : `Tool call denied by the approval policy (${describeRule(rule)}); it was not run.`;
+}
+
+function requestEntry(call: ToolCallItem, rule: MatchedRule, ts: number, turnId: string): LogEntry {
+  return { kind: "approval_requested", ts, call_id: call.call_id, tool: call.name, rule, turn_id: turnId };
+}
+
+function resolvedEntry(
+  request: LoggedRequest,
+  decision: "allow" | "deny",
+  by: ApprovalResolver,
+  ts: number,
+): LogEntry {
+  return { kind: "approval_resolved", ts, call_id: request.call_id, decision, by, ...turnOf(request) };
+}
+
+function turnOf(request: LoggedRequest): { turn_id?: string } {
+  return request.turn_id === null ? {} : { turn_id: request.turn_id };
+}
+
+/** A call's arguments as an object (empty when they are none). */
+function argumentsOf(history: readonly Item[], callId: string): Record<string, unknown> {
+  const call = findCall(history, callId);
+  return (call === undefined ? null : parseArguments(call.arguments)) ?? {};
+}
+
+function findCall(history: readonly Item[], callId: string): ToolCallItem | undefined {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const item = history[i]!;
+    if (item.type === "tool_call" && item.call_id === callId) return item;
+  }
+  return undefined;
+}
+
+function parseArguments(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A logged request in its wire shape, with the call's arguments (bounded like a `tool` event's). */
+function pendingJson(request: LoggedRequest, history: readonly Item[]): PendingApproval {
+  const args = boundText(findCall(history, request.call_id)?.arguments ?? "{}");
+  return {
+    call_id: request.call_id,
+    tool: request.tool,
+    arguments: args.text,
+    ...(args.cutFrom === null ? {} : { truncated: { arguments: args.cutFrom } }),
+    rule: request.rule,
+    run_id: request.turn_id,
+    requested_at: new Date(request.requested_at).toISOString(),
+  };
+}
+
+/** A recorded answer in its wire shape. */
+export function recordJson(answer: ResolvedApproval): ApprovalRecord {
+  return {
+    call_id: answer.call_id,
+    decision: answer.decision,
+    by: answer.by,
+    client_id: answer.client_id,
+    message: answer.message,
+    remember: answer.remember,
+    resolved_at: new Date(answer.resolved_at).toISOString(),
+  };
+}

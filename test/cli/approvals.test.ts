@@ -1,0 +1,336 @@
+/**
+ * Approvals from the command line, against a real daemon with the built-in policy: `skein run`
+ * stops with exit 5 when a call waits (and allows with --approve), `skein approvals`, `skein
+ * approve` and `skein deny` answer from a script, and in a real terminal (tmux) the chat shows a
+ * waiting edit as a diff and takes y / n / a / a message, Ctrl-C interrupting the turn; `skein
+ * attach` answers too.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { DaemonHarness } from "../e2e/support/daemon-harness.js";
+import { text, toolCalls } from "../support/fake-provider/reply.js";
+import { FakeProvider } from "../support/fake-provider/server.js";
+import { CliSandbox, eventually, fakeProfile, occurrences, skeinBin } from "./support/cli-harness.js";
+import { TmuxPane, tmuxAvailable } from "./support/tmux-pane.js";
+
+interface Snapshot {
+  status: { phase: string };
+  pending_approvals: Array<{ call_id: string; tool: string }>;
+}
+
+describe("approvals from the command line", () => {
+  let provider: FakeProvider;
+  let daemon: DaemonHarness;
+  let cli: CliSandbox;
+  const panes: TmuxPane[] = [];
+
+  beforeAll(async () => {
+    provider = await FakeProvider.start();
+    daemon = await DaemonHarness.start({
+      providers: { fake: fakeProfile(provider.baseUrl) as never },
+      config: { approvalPolicy: undefined },
+    });
+    cli = new CliSandbox({ root: daemon.root, home: daemon.home, env: { SKEIN_NO_AUTOSTART: "1" } });
+  });
+
+  afterAll(async () => {
+    await daemon.close();
+    await provider.close();
+  });
+
+  beforeEach(() => {
+    provider.reset();
+    provider.script = () => text("Done.");
+  });
+
+  afterEach(() => {
+    for (const pane of panes.splice(0)) pane.close();
+  });
+
+  async function snapshot(sessionId: string): Promise<Snapshot> {
+    return (await daemon.api(`/sessions/${sessionId}?tail=0`)).json<Snapshot>();
+  }
+
+  function newestSession(): Promise<string> {
+    return daemon
+      .api("/sessions")
+      .then((response) => response.json<{ items: Array<{ id: string }> }>().items[0]!.id);
+  }
+
+  function effects(): string {
+    try {
+      return readFileSync(join(daemon.workspace, "effects.txt"), "utf8");
+    } catch {
+      return "";
+    }
+  }
+
+  describe("skein run, approvals, approve and deny", () => {
+    it("exits 5 when the turn waits, leaves the call waiting, and a script answers it", async () => {
+      provider.queue(
+        toolCalls([{ name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_run_1" }]),
+        text("It ran."),
+      );
+      const result = await cli.run(["run", "record a run"]);
+      expect(result.code).toBe(5);
+      expect(result.stderr).toContain(
+        "skein: the turn waits for approval of run_command echo ran >> effects.txt (call call_run_1)",
+      );
+      expect(result.stderr).toMatch(/hint: answer with `skein approve [0-9a-f-]{13} call_run_1`/);
+      const sessionId = await newestSession();
+      expect(await snapshot(sessionId)).toMatchObject({
+        status: { phase: "waiting" },
+        pending_approvals: [{ call_id: "call_run_1", tool: "run_command" }],
+      });
+      expect(effects()).toBe("");
+
+      const listed = await cli.run(["approvals"]);
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toMatch(/call_run_1 {2}run_command echo ran >> effects\.txt/);
+
+      const approved = await cli.run(["approve", sessionId.slice(0, 13), "call_run"]);
+      expect(approved.code).toBe(0);
+      expect(approved.stdout).toBe("run_command echo ran >> effects.txt: allowed by skein\n");
+      await daemon.idle(sessionId);
+      expect(effects()).toBe("ran\n");
+
+      const denied = await cli.run(["deny", sessionId, "call_run_1", "-m", "too late"]);
+      expect(denied.code).toBe(1);
+      expect(denied.stderr).toMatch(/already answered: allow \(approval_conflict\)/);
+      const unknown = await cli.run(["approve", sessionId, "call_nope"]);
+      expect(unknown.code).toBe(4);
+    });
+
+    it("allows every asked call with --approve and says so on stderr", async () => {
+      provider.queue(
+        toolCalls([
+          { name: "run_command", args: { command: "echo approved >> effects.txt" }, id: "call_ok" },
+        ]),
+        text("Approved and ran."),
+      );
+      const before = effects();
+      const result = await cli.run(["run", "--approve", "record it"]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe("Approved and ran.\n");
+      expect(result.stderr).toContain("approved run_command echo approved >> effects.txt (--approve)");
+      expect(effects()).toBe(`${before}approved\n`);
+      const sessionId = await newestSession();
+      const again = await daemon.api(`/sessions/${sessionId}/approvals/call_ok`, {
+        method: "POST",
+        body: { decision: "allow" },
+      });
+      expect(again.json()).toMatchObject({ by: "client", client_id: "skein run --approve" });
+    });
+
+    it("stops with exit 5 on a question, even with --approve, and takes its answer from skein approve -m", async () => {
+      provider.queue(
+        toolCalls([{ name: "ask_user", args: { question: "Which colour?" }, id: "call_ask" }]),
+        text("Blue it is."),
+      );
+      const result = await cli.run(["run", "--approve", "paint it"]);
+      expect(result.code).toBe(5);
+      expect(result.stderr).toContain("skein: the agent asks: Which colour? (call call_ask)");
+      const sessionId = await newestSession();
+      const answered = await cli.run(["approve", sessionId, "call_ask", "-m", "blue"]);
+      expect(answered.code).toBe(0);
+      await daemon.idle(sessionId);
+      const last = provider.lastRequest.body as { messages: Array<{ role: string; content: unknown }> };
+      expect(last.messages.find((message) => message.role === "tool")?.content).toBe("blue");
+    });
+  });
+
+  it("takes the answer from the next line when the chat reads a pipe", async () => {
+    provider.queue(
+      toolCalls([{ name: "run_command", args: { command: "echo piped >> effects.txt" }, id: "call_pipe" }]),
+      text("Piped and ran."),
+    );
+    const before = effects();
+    const result = await cli.run([], { input: "record it\ny\n" });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("⚠ run_command wants approval");
+    expect(result.stdout).toContain("allowed by skein");
+    expect(result.stdout).toContain("Piped and ran.");
+    expect(effects()).toBe(`${before}piped\n`);
+  });
+
+  it("prints a line for each waiting call when attach's output is not a terminal", async () => {
+    provider.queue(
+      toolCalls([{ name: "write_file", args: { path: "attached.txt", content: "x" }, id: "call_note" }]),
+    );
+    const sessionId = await daemon.createSession();
+    await daemon.prompt(sessionId, "write it");
+    const attach = cli.spawn(["attach", sessionId]);
+    await eventually(
+      () =>
+        attach
+          .stdout()
+          .includes(
+            `⚠ waiting for approval: write_file attached.txt — skein approve ${sessionId.slice(0, 13)} call_note`,
+          ),
+      () => `no notice: ${attach.stdout()} ${attach.stderr()}`,
+    );
+    attach.child.kill("SIGINT");
+    expect((await attach.exited).code).toBe(0);
+    await daemon.api(`/sessions/${sessionId}/approvals/call_note`, {
+      method: "POST",
+      body: { decision: "deny" },
+    });
+    await daemon.idle(sessionId);
+  });
+
+  describe.skipIf(!tmuxAvailable())("in a terminal", () => {
+    function open(...args: string[]): TmuxPane {
+      const pane = TmuxPane.start([process.execPath, skeinBin, ...args], {
+        cwd: daemon.workspace,
+        env: {
+          PATH: process.env.PATH ?? "/usr/bin:/bin",
+          HOME: daemon.root,
+          SKEIN_HOME: daemon.home,
+          SKEIN_NO_AUTOSTART: "1",
+          TERM: "screen",
+        },
+      });
+      panes.push(pane);
+      return pane;
+    }
+
+    async function screenShows(pane: TmuxPane, needle: string, timeoutMs = 10_000): Promise<string> {
+      return eventually(
+        () => {
+          const screen = pane.capture();
+          return screen.includes(needle) ? screen : null;
+        },
+        () => `"${needle}" never appeared; screen:\n${pane.capture()}`,
+        timeoutMs,
+      );
+    }
+
+    /** Wait until the last line of the screen ends with `mark` (a prompt waiting for keys). */
+    async function promptReady(pane: TmuxPane, mark = "›"): Promise<void> {
+      await eventually(
+        () => {
+          const lines = pane.capture().trimEnd().split("\n");
+          return lines.at(-1)?.trimEnd().endsWith(mark) === true ? true : null;
+        },
+        () => `the prompt never appeared; screen:\n${pane.capture()}`,
+        10_000,
+      );
+    }
+
+    async function say(pane: TmuxPane, line: string): Promise<void> {
+      await promptReady(pane);
+      pane.type(line);
+      pane.press("Enter");
+    }
+
+    const question = "allow? [y]es [n]o [a]lways, or a message to deny with ›";
+
+    it("shows a waiting edit as a diff and takes y, a message, and always", async () => {
+      writeFileSync(join(daemon.workspace, "notes.txt"), "alpha\nbeta\ngamma\n");
+      provider.queue(
+        toolCalls([
+          {
+            name: "edit_file",
+            args: { path: "notes.txt", old_text: "beta", new_text: "BETA" },
+            id: "call_edit",
+          },
+        ]),
+        text("Edited."),
+      );
+      const pane = open();
+      await screenShows(pane, "Ctrl-D exits");
+      await say(pane, "shout beta");
+      const shown = await screenShows(pane, question);
+      expect(shown).toContain("⚠ edit_file wants approval");
+      expect(shown).toContain("--- a/notes.txt");
+      expect(shown).toContain("+++ b/notes.txt");
+      expect(shown).toContain("@@ -1,3 +1,3 @@");
+      expect(shown).toMatch(/^ {2}-beta$/m);
+      expect(shown).toMatch(/^ {2}\+BETA$/m);
+      await promptReady(pane, "›");
+      pane.type("y");
+      pane.press("Enter");
+      await screenShows(pane, "Edited.");
+      expect(readFileSync(join(daemon.workspace, "notes.txt"), "utf8")).toBe("alpha\nBETA\ngamma\n");
+      // The transcript shows the edit as a diff too.
+      expect(await screenShows(pane, "allowed by skein")).toMatch(/⚙ edit_file/);
+
+      provider.queue(
+        toolCalls([{ name: "run_command", args: { command: "echo no >> effects.txt" }, id: "call_no" }]),
+        text("Fine, I will not."),
+      );
+      await say(pane, "try a command");
+      await screenShows(pane, "$ echo no >> effects.txt");
+      await promptReady(pane, "›");
+      pane.type("not now, thanks");
+      pane.press("Enter");
+      await screenShows(pane, "Fine, I will not.");
+      expect(await screenShows(pane, "denied by skein: not now, thanks")).toBeTruthy();
+      const denial = JSON.stringify(provider.lastRequest.body);
+      expect(denial).toContain("not now, thanks");
+
+      provider.queue(
+        toolCalls([{ name: "write_file", args: { path: "one.txt", content: "1" }, id: "call_w1" }]),
+        toolCalls([{ name: "write_file", args: { path: "two.txt", content: "2" }, id: "call_w2" }]),
+        text("Two files."),
+      );
+      await say(pane, "write two files");
+      await screenShows(pane, "+++ b/one.txt");
+      await promptReady(pane, "›");
+      pane.type("a");
+      pane.press("Enter");
+      const done = await screenShows(pane, "Two files.");
+      expect(occurrences(done, "wants approval")).toBe(3);
+      expect(occurrences(done, "allowed (and remembered for this session) by skein")).toBe(1);
+      expect(readFileSync(join(daemon.workspace, "two.txt"), "utf8")).toBe("2");
+      await promptReady(pane);
+      pane.press("C-d");
+      await screenShows(pane, "[exit 0]");
+    });
+
+    it("interrupts the turn on Ctrl-C at the question, which denies the call", async () => {
+      provider.queue(
+        toolCalls([{ name: "run_command", args: { command: "echo cc >> effects.txt" }, id: "call_cc" }]),
+      );
+      const before = effects();
+      const pane = open();
+      await screenShows(pane, "Ctrl-D exits");
+      await say(pane, "run something");
+      await screenShows(pane, question);
+      await promptReady(pane, "›");
+      pane.press("C-c");
+      const screen = await screenShows(pane, "── interrupted");
+      expect(screen).toMatch(
+        /⚙ run_command command="echo cc >> effects\.txt" ✗ Tool call not run: the user interrupted the turn/,
+      );
+      expect(occurrences(screen, "wants approval")).toBe(1);
+      expect(effects()).toBe(before);
+      provider.script = () => text("Still here.");
+      await say(pane, "hello again");
+      await screenShows(pane, "Still here.");
+      await promptReady(pane);
+      pane.press("C-d");
+      await screenShows(pane, "[exit 0]");
+    });
+
+    it("answers a waiting call from skein attach", async () => {
+      provider.queue(
+        toolCalls([{ name: "run_command", args: { command: "echo attach >> effects.txt" }, id: "call_att" }]),
+        text("Attached and ran."),
+      );
+      const before = effects();
+      const sessionId = await daemon.createSession();
+      await daemon.prompt(sessionId, "from elsewhere");
+      const pane = open("attach", sessionId);
+      await screenShows(pane, "$ echo attach >> effects.txt");
+      await promptReady(pane, "›");
+      pane.type("y");
+      pane.press("Enter");
+      await screenShows(pane, "Attached and ran.");
+      expect(effects()).toBe(`${before}attach\n`);
+      pane.press("C-c");
+      await screenShows(pane, "[exit 0]");
+    });
+  });
+});
