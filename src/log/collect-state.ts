@@ -6,6 +6,7 @@
  */
 import type { Item } from "../model/items.js";
 import type { RequestConfig } from "../model/request-config.js";
+import { compactionSummaryItem } from "./compaction-summary.js";
 import type { HashedEntry, LogEntry } from "./entries.js";
 
 /** One LLM request's token usage as the log records it (`llm_usage` entries). */
@@ -30,6 +31,23 @@ export interface RestoredState {
   /** Hash of the last entry replayed; null for an empty log. */
   head_hash: string | null;
   usage_history: UsageRecord[];
+  /**
+   * The log position each history item comes from (parallel to `history`); a compaction's
+   * summary has the compaction's own position. What a later compaction cuts by.
+   */
+  history_positions: number[];
+  /** Position of the next entry replayed (the number of entries replayed so far). */
+  next_position: number;
+  /** The latest compaction replayed, or null when the context was never compacted. */
+  last_compaction: CompactionRecord | null;
+}
+
+/** Where the latest compaction is and what it saved (its estimates). */
+export interface CompactionRecord {
+  position: number;
+  first_kept_position: number;
+  before_tokens: number;
+  after_tokens: number;
 }
 
 /** The state of an empty log: no prompt, default config, nothing said yet. */
@@ -43,6 +61,9 @@ export function emptyState(): RestoredState {
     last_run_interrupted: false,
     head_hash: null,
     usage_history: [],
+    history_positions: [],
+    next_position: 0,
+    last_compaction: null,
   };
 }
 
@@ -56,22 +77,34 @@ export function collectState(entries: readonly HashedEntry[]): RestoredState {
   return state;
 }
 
-/** Apply one entry's replay effect to `state` in place. */
+/**
+ * Apply one entry's replay effect to `state` in place; the entry is the one at
+ * `state.next_position` (entries are applied in log order from position 0).
+ */
 export function applyEntry(state: RestoredState, entry: LogEntry): void {
+  const position = state.next_position++;
   switch (entry.kind) {
     case "session_start":
       state.system_prompt = entry.system_prompt;
       state.config = { ...entry.config };
       state.history = [...entry.history];
+      state.history_positions = entry.history.map(() => position);
       return;
     case "user_input":
     case "note":
       state.history.push(entry.item);
+      state.history_positions.push(position);
       return;
     case "assistant_items":
     case "tool_results":
     case "hook_injected_items":
-      for (const item of entry.items) state.history.push(item);
+      for (const item of entry.items) {
+        state.history.push(item);
+        state.history_positions.push(position);
+      }
+      return;
+    case "compaction":
+      applyCompaction(state, entry, position);
       return;
     case "continuation":
       // The model ran again without new input: nothing to replay.
@@ -105,4 +138,32 @@ export function applyEntry(state: RestoredState, entry: LogEntry): void {
       throw new Error(`unknown log entry kind ${(unknown as { kind: string }).kind}`);
     }
   }
+}
+
+/** The context becomes the summary plus the items of the entries from the first kept position on. */
+function applyCompaction(
+  state: RestoredState,
+  entry: Extract<LogEntry, { kind: "compaction" }>,
+  position: number,
+): void {
+  // After a compaction the context starts with its summary, which carries the compaction's own
+  // (later) position: it is never kept, whatever the cut.
+  const from = state.last_compaction === null ? 0 : 1;
+  let keepFrom = state.history.length;
+  for (let i = from; i < state.history.length; i++) {
+    if (state.history_positions[i]! >= entry.first_kept_position) {
+      keepFrom = i;
+      break;
+    }
+  }
+  state.history = [compactionSummaryItem(entry.summary), ...state.history.slice(keepFrom)];
+  state.history_positions = [position, ...state.history_positions.slice(keepFrom)];
+  // A cache lock covered a prefix that no longer exists.
+  state.locked_prefix_len = 0;
+  state.last_compaction = {
+    position,
+    first_kept_position: entry.first_kept_position,
+    before_tokens: entry.before_tokens,
+    after_tokens: entry.after_tokens,
+  };
 }

@@ -22,6 +22,7 @@ const entryKinds: Record<LogEntryKind, true> = {
   locked: true,
   cache_unlocked: true,
   llm_usage: true,
+  compaction: true,
 };
 
 /** Why `value` is not shaped like a log entry, or null when it is. */

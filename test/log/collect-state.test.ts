@@ -32,6 +32,9 @@ describe("collectState", () => {
       last_run_interrupted: false,
       head_hash: null,
       usage_history: [],
+      history_positions: [],
+      next_position: 0,
+      last_compaction: null,
     });
   });
 

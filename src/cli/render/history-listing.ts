@@ -6,6 +6,7 @@
  */
 import type { HistoryEntry } from "../../api/history.js";
 import type { SessionSnapshot } from "../../api/session-snapshot.js";
+import { compactionLine } from "./compaction-line.js";
 import { clockTime } from "./relative-time.js";
 import type { Paint } from "./terminal.js";
 import { entryJson, shortArguments, shortResult } from "./tool-line.js";
@@ -69,6 +70,8 @@ export function entryLines(
       return [`${tag} ${paint.dim("note")}`, ...body(displayText(entry), paint.dim)];
     case "continuation":
       return [`${tag} ${paint.dim("(continue)")}`];
+    case "compaction":
+      return [`${tag} ${paint.dim(compactionLine(entry))}`, ...body(displayText(entry), paint.dim)];
     default: {
       const unknown: never = entry.kind;
       return [`${tag} ${String(unknown)}`];

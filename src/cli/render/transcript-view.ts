@@ -11,6 +11,7 @@
  */
 import { type HistoryEntry, isTruncatedPart } from "../../api/history.js";
 import type { SessionEvent } from "../../api/session-events.js";
+import { compactionLine } from "./compaction-line.js";
 import type { Spinner } from "./spinner.js";
 import type { OutputStream } from "./terminal.js";
 import { entryJson, entryText, toolLine } from "./tool-line.js";
@@ -249,6 +250,9 @@ export class TranscriptView {
         return;
       case "continuation":
         this.#asideLine(paint.dim("(continue)"));
+        return;
+      case "compaction":
+        this.#asideLine(paint.dim(compactionLine(entry)));
         return;
       default: {
         const unknown: never = entry.kind;

@@ -5,7 +5,8 @@
  * history entry, in order, so a history entry id (`"<position>"` when its log entry yields one,
  * `"<position>-<k>"` for the k-th of several) names one item of one log entry for good; a fork
  * at a checkpoint id can be resolved back to that item. Bookkeeping entries (turn_end,
- * run_outcome, config_changed, locked, cache_unlocked, llm_usage) yield nothing.
+ * run_outcome, config_changed, locked, cache_unlocked, llm_usage) yield nothing; a compaction
+ * yields one `compaction` entry holding the summary (the entries it summarized stay in history).
  *
  * Further rules: a tool_result entry's `tool` carries `is_error` (false unless the
  * tool reported an error); an empty or redacted reasoning item still yields a `thinking` entry,
@@ -13,7 +14,7 @@
  * whose call is not in the log gets the tool name "". A thinking entry carries
  * `thinking_duration_ms` (null when its reasoning item was not timed, e.g. in older logs).
  */
-import type { HistoryEntryKind, HistoryTool, InlinePart } from "../../api/history.js";
+import type { HistoryCompaction, HistoryEntryKind, HistoryTool, InlinePart } from "../../api/history.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import type { Item, ReasoningItem } from "../../model/items.js";
 import type { JsonValue } from "../../model/json.js";
@@ -31,6 +32,7 @@ interface Draft {
   tool: HistoryTool | null;
   /** Thinking only: how long the model thought (ms), null when the log does not say. */
   thinkingMs?: number | null;
+  compaction?: HistoryCompaction;
 }
 
 /** Whether the log entry yields at least one history entry (cheaper than projecting it). */
@@ -45,6 +47,7 @@ export function projectsToHistory(entry: LogEntry): boolean {
     case "user_input":
     case "note":
     case "continuation":
+    case "compaction":
       return true;
     case "turn_end":
     case "run_outcome":
@@ -97,6 +100,7 @@ export function projectEntry(placed: PlacedEntry, toolNames: ToolNames = new Map
       checkpoint_id: checkpointable ? id : null,
       tool: draft.tool,
       ...(draft.thinkingMs === undefined ? {} : { thinking_duration_ms: draft.thinkingMs }),
+      ...(draft.compaction === undefined ? {} : { compaction: draft.compaction }),
     };
   });
 }
@@ -126,6 +130,20 @@ function draftsOf(entry: LogEntry, names: ToolNames): Draft[] {
       return [asNote(draftOf(entry.item, names), entry.item)];
     case "continuation":
       return [{ kind: "continuation", content: [], tool: null }];
+    case "compaction":
+      return [
+        {
+          kind: "compaction",
+          content: [{ kind: "text", text: entry.summary }],
+          tool: null,
+          compaction: {
+            first_kept_position: entry.first_kept_position,
+            before_tokens: entry.before_tokens,
+            after_tokens: entry.after_tokens,
+            trigger: entry.trigger ?? null,
+          },
+        },
+      ];
     case "turn_end":
     case "run_outcome":
     case "config_changed":
