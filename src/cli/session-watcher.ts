@@ -289,6 +289,9 @@ export class SessionWatcher {
       case "tool":
       case "retry":
       case "committed":
+      case "compaction_started":
+      case "compaction_completed":
+      case "compaction_failed":
         return;
       default: {
         const unknown: never = event;

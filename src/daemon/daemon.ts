@@ -27,6 +27,7 @@ import { NoProviderError, ProviderConfigSource } from "./process/provider-config
 import { sessionProviders } from "./process/session-providers.js";
 import { type DaemonSettings, readSettings } from "./process/settings.js";
 import { loadSigningKey } from "./process/signing-key.js";
+import { registerCompactRoutes } from "./routes/compact-routes.js";
 import { registerDebugRoutes } from "./routes/debug-routes.js";
 import { registerHistoryRoutes } from "./routes/history-routes.js";
 import { registerInputRoutes } from "./routes/input-routes.js";
@@ -205,6 +206,7 @@ async function boot(
   });
   registerSessionRoutes(app, routeServices);
   registerInputRoutes(app, routeServices);
+  registerCompactRoutes(app, routeServices);
   registerHistoryRoutes(app, routeServices);
   registerVerifyRoutes(app, routeServices, signer);
   registerProviderRoutes(app, routeServices);

@@ -162,6 +162,13 @@ export class TranscriptView {
         // A finished turn ends its line (another client's turn gets no status line after it).
         if (this.#wanted(event.data.run_id)) this.#endParagraph();
         return;
+      case "compaction_started":
+        this.notice(`compacting the context (${event.data.trigger})…`);
+        return;
+      case "compaction_failed":
+        this.notice(`compaction failed: ${event.data.message}`);
+        return;
+      case "compaction_completed":
       case "status":
       case "input":
       case "usage":

@@ -8,7 +8,12 @@
  */
 import type { HistoryPage } from "../../api/history.js";
 import type { SessionSettings } from "../../api/session-settings.js";
-import type { SessionSnapshot, SessionStatus, SessionSummary } from "../../api/session-snapshot.js";
+import type {
+  SessionContext,
+  SessionSnapshot,
+  SessionStatus,
+  SessionSummary,
+} from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import { type InputRow, pendingInputJson } from "../storage/inputs-table.js";
 import type { SessionRow } from "../storage/sessions-table.js";
@@ -53,6 +58,7 @@ export function sessionSnapshot(
   pending: readonly InputRow[],
   history: HistoryPage,
   settings: SessionSettings,
+  context: SessionContext | null,
 ): SessionSnapshot {
   return {
     ...sessionSummary(row, status, cursor),
@@ -60,5 +66,6 @@ export function sessionSnapshot(
     pending_inputs: pending.map(pendingInputJson),
     history,
     settings,
+    context,
   };
 }

@@ -16,15 +16,12 @@ import type { ToolCallItem, ToolResultItem } from "../../model/items.js";
 import { LlmClientError } from "../../model/llm-client.js";
 import type { ToolDefinition } from "../../model/tools.js";
 import { addUsage, type Usage } from "../../model/usage.js";
-import {
-  type Conversation,
-  resumeConversation,
-  type WorkerError,
-  type WorkerResult,
-} from "../../worker/index.js";
+import type { Conversation, WorkerError, WorkerResult } from "../../worker/index.js";
 import { boundText } from "../history/bounded-entry.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import type { SessionFeed } from "../stream/session-feed.js";
+import { resumeWithCompaction } from "./compacting-run.js";
+import type { TurnCompaction } from "./compaction.js";
 import { publishEvent } from "./publish-event.js";
 import type { BoundClient, SessionServices } from "./session-services.js";
 
@@ -55,6 +52,8 @@ export interface TurnRunOptions {
   /** The session's history, appending through its log writer. */
   conversation: Conversation;
   feed: SessionFeed;
+  /** The session's compaction hooks for this turn's client (none: the turn never compacts). */
+  compaction?: (bound: BoundClient, systemPrompt: string | null, toolCount: number) => TurnCompaction;
 }
 
 export class TurnRun {
@@ -114,7 +113,8 @@ export class TurnRun {
     }
     try {
       // The turn's inputs are in the log already: resuming runs the model on them.
-      const end = await resumeConversation({
+      const compaction = this.#options.compaction?.(bound, state.system_prompt, tools.length);
+      const end = await resumeWithCompaction(compaction, {
         client: bound.client,
         conversation: this.#options.conversation,
         tools,

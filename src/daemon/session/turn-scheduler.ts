@@ -21,6 +21,7 @@ import type { SessionRow } from "../storage/sessions-table.js";
 import { isStorageUnavailable, storageFailureText } from "../storage/storage-unavailable.js";
 import type { TurnRow } from "../storage/turns-table.js";
 import type { SessionFeed } from "../stream/session-feed.js";
+import type { SessionCompactor } from "./compaction.js";
 import type { InputQueue } from "./input-queue.js";
 import { closeOpenCalls, type OpenCallReason } from "./open-tool-calls.js";
 import { publishEvent } from "./publish-event.js";
@@ -44,6 +45,8 @@ export interface TurnContext {
   feed: SessionFeed;
   log: SessionLogWriter;
   inputs: InputQueue;
+  /** The session's compactions (no turn starts while one runs). */
+  compactor: SessionCompactor;
   /** Run `task` in the actor's mailbox. */
   task<T>(task: () => Promise<T> | T): Promise<T>;
   setStatus(status: SessionStatus): void;
@@ -174,6 +177,7 @@ export class TurnScheduler {
       !this.#ctx.halted() &&
       this.#ctx.log.corrupt === null &&
       this.#storageRetry === null &&
+      !this.#ctx.compactor.running &&
       !this.#ctx.services.isDraining()
     );
   }
@@ -237,6 +241,7 @@ export class TurnScheduler {
       state: log.state,
       conversation: this.#conversation(turnId, () => turn),
       feed,
+      compaction: (bound, prompt, tools) => this.#ctx.compactor.forTurn(turnId, bound, prompt, tools),
     });
     this.#turn = turn;
     turn.start().then(
