@@ -29,6 +29,17 @@ export function sessionHeader(snapshot: SessionSnapshot, paint: Paint): string[]
         (snapshot.parent_id === null ? "" : ` · forked from ${snapshot.parent_id}`),
     ),
   );
+  const context = snapshot.context;
+  if (context !== null) {
+    const cost = context.cost_usd === null ? "" : ` · cost $${context.cost_usd.toFixed(4)}`;
+    const guess = context.estimated ? "about " : "";
+    lines.push(
+      paint.dim(
+        `context ${guess}${context.used_tokens} of ${context.context_window} tokens (${Math.round(context.fill * 100)}%, compacts at ${Math.round(context.compact_threshold * 100)}%)${cost}`,
+      ),
+    );
+    for (const warning of context.warnings) lines.push(paint.yellow(`warning: ${warning}`));
+  }
   return lines;
 }
 

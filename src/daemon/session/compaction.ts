@@ -249,15 +249,15 @@ export class SessionCompactor {
       { pieceTokens: shares.pieceTokens, summaryTokens: shares.summaryTokens },
       signal,
     );
-    const after =
-      this.account.overhead +
-      this.account.itemTokens(compactionSummaryItem(result.summary)) +
-      plan.keptTokens;
-    if (after >= before) {
+    // Summary and summarized part are compared by the same estimate; the context's size after
+    // is its size before (measured where the provider said) less what the summary replaces.
+    const summaryTokens = this.account.itemTokens(compactionSummaryItem(result.summary));
+    if (summaryTokens >= plan.summarizedTokens) {
       throw new Error(
-        `the summary would not make the context smaller (about ${after} tokens against ${before}); nothing was changed`,
+        `the summary would not make the context smaller (about ${summaryTokens} tokens for ${plan.summarizedTokens} summarized); nothing was changed`,
       );
     }
+    const after = Math.max(summaryTokens + plan.keptTokens, before - plan.summarizedTokens + summaryTokens);
     const entry: LogEntry = {
       kind: "compaction",
       ts: services.now(),
