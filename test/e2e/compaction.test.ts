@@ -135,8 +135,28 @@ describe("context compaction", () => {
       const app = await daemon(protocol);
       const id = await app.createSession();
       for (let n = 0; n < 4; n++) await turn(app, id, scriptPrompt(n % 2 === 0 ? "tools" : "chat", n));
+      const measured = await context(app, id);
+      // The provider's count of the last prompt backs the size, and the model's prices give a cost.
+      expect(measured.estimated).toBe(false);
+      const last = modelRequests().at(-1)!;
+      expect(measured.used_tokens).toBeGreaterThanOrEqual(promptTokensOf(last.rawBody));
+      expect(measured.fill).toBeCloseTo(measured.used_tokens / 1_000_000, 4);
+      const usage = (await app.api(`/sessions/${id}?tail=0`)).json<{
+        usage: { prompt_tokens: number; completion_tokens: number; cached_prompt_tokens: number };
+      }>().usage;
+      const prices = {
+        chat_completions: [0.28, 0.42],
+        responses: [0.25, 2],
+        anthropic: [3, 15],
+        gemini: [2, 12],
+      }[protocol];
+      expect(measured.cost_usd).toBeCloseTo(
+        (usage.prompt_tokens * prices[0]! + usage.completion_tokens * prices[1]!) / 1e6,
+        5,
+      );
       const done = await compactNow(app, id);
       expect(done.last_compaction_error).toBeNull();
+      expect(done.estimated).toBe(true);
       expect(done.last_compaction).not.toBeNull();
       expect(done.last_compaction!.after_tokens).toBeLessThan(done.last_compaction!.before_tokens);
 

@@ -32,6 +32,8 @@ import type { BoundClient, SessionServices } from "./session-services.js";
 export const keptTurns = 2;
 /** Share of the usable prompt the kept turns may take. */
 const keptShare = 0.35;
+/** Share of the usable prompt a compaction before a request must at least summarize. */
+const minimumGain = 0.1;
 /** Share of the usable prompt the summary may take. */
 const summaryShare = 0.15;
 
@@ -208,6 +210,10 @@ export class SessionCompactor {
   ): Promise<boolean> {
     const plan = this.plan(bound);
     if (plan === null) return false;
+    // Before a request, a compaction that would replace little (the context is mostly what it
+    // must keep, or the system prompt and tools) is not worth a summary request each time.
+    const usable = budgets(bound.limits, bound.requestConfig.max_tokens).trigger;
+    if (trigger === "auto" && plan.summarizedTokens < usable * minimumGain) return false;
     const controller = new AbortController();
     const forward = () => controller.abort(signal.reason);
     signal.addEventListener("abort", forward, { once: true });
