@@ -12,7 +12,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { promptTokensOf } from "../support/fake-provider/context-overflow.js";
+import { contextOverflowReply, promptTokensOf } from "../support/fake-provider/context-overflow.js";
 import { type FakeProtocol, hang } from "../support/fake-provider/reply.js";
 import { FakeProvider, type RecordedRequest } from "../support/fake-provider/server.js";
 import {
@@ -218,6 +218,28 @@ describe("context compaction", () => {
       );
       expect(triggers).toContain("overflow");
     });
+  });
+
+  it("retries a turn's request only once: a second context-too-long fails the turn", async () => {
+    const app = await daemon("chat_completions");
+    const id = await app.createSession();
+    for (let n = 0; n < 4; n++) await turn(app, id, scriptPrompt("chat", n, 20));
+    const script = provider.script;
+    provider.script = (request) =>
+      isSummaryRequest(request) ? script(request) : contextOverflowReply("chat_completions", 9_000, 8_000);
+    const count = provider.requests.length;
+    const inputId = uuidv7();
+    await app.prompt(id, scriptPrompt("chat", 4), inputId);
+    await app.idle(id, 30_000);
+    const receipt = (await app.api(`/sessions/${id}/inputs/${inputId}`)).json<{ turn: { state: string } }>();
+    expect(receipt.turn.state).toBe("failed");
+    const sent = provider.requests.slice(count);
+    expect(sent.filter((request) => !isSummaryRequest(request))).toHaveLength(2);
+    expect(sent.filter(isSummaryRequest).length).toBeGreaterThan(0);
+    const triggers = (await history(app, id)).flatMap((entry) =>
+      entry.compaction ? [entry.compaction.trigger] : [],
+    );
+    expect(triggers).toEqual(["overflow"]);
   });
 
   it("compacts in pieces when the summary request itself is too long", async () => {
