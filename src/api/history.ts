@@ -15,7 +15,8 @@ export type HistoryEntryKind =
   | "tool_call"
   | "tool_result"
   | "note"
-  | "continuation";
+  | "continuation"
+  | "compaction";
 
 /** A content part as the log holds it, whole. */
 export type InlinePart =
@@ -78,6 +79,20 @@ export interface HistoryEntry {
   tool: HistoryTool | null;
   /** Thinking entries only: ms from the first thinking delta to the end of the block; null when unknown. */
   thinking_duration_ms?: number | null;
+  /** Compaction entries only: what the compaction kept and saved (`content` holds the summary). */
+  compaction?: HistoryCompaction;
+}
+
+/**
+ * A compaction as history shows it: from here on the model sees the summary plus the entries
+ * from `first_kept_position` on; the token counts are the daemon's estimates of the context.
+ */
+export interface HistoryCompaction {
+  first_kept_position: number;
+  before_tokens: number;
+  after_tokens: number;
+  /** `auto` (the fill threshold), `overflow` (the provider refused a long request), `manual`; null in entries that do not say. */
+  trigger: "auto" | "overflow" | "manual" | null;
 }
 
 /** `GET /sessions/{id}/history` and a snapshot's `history`. */

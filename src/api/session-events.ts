@@ -57,6 +57,25 @@ export interface SessionEventData {
   /** A request was answered (by a client, a remembered rule, an interrupt or the turn's end). */
   approval_resolved: ApprovalRecord & { run_id: string | null };
   error: { run_id: string | null; code: string; message: string };
+  /** A compaction began: the context's estimate now, and what the plan keeps (estimates). */
+  compaction_started: CompactionEventData;
+  /** A compaction's entry is in the log: `after_tokens` counts the summary and the kept items. */
+  compaction_completed: CompactionEventData & { position: number };
+  /** A compaction gave up; the session is exactly as before it. */
+  compaction_failed: { run_id: string | null; trigger: CompactionTriggerName; message: string };
+}
+
+/** Why a compaction ran: the fill threshold, a provider's "context too long", or a client's request. */
+export type CompactionTriggerName = "auto" | "overflow" | "manual";
+
+/** What the compaction events carry (token counts are the daemon's estimates of the prompt). */
+export interface CompactionEventData {
+  /** The turn it ran in, or null for a manual compaction of an idle session. */
+  run_id: string | null;
+  trigger: CompactionTriggerName;
+  before_tokens: number;
+  after_tokens: number;
+  first_kept_position: number;
 }
 
 export type SessionEventType = keyof SessionEventData;

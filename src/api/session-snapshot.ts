@@ -88,4 +88,43 @@ export interface SessionSnapshot extends SessionSummary {
   history: HistoryPage;
   /** The provider, model and model parameters the session runs with. */
   settings: SessionSettings;
+  /** How full the model's context is and what the session cost; null when no provider is configured. */
+  context: SessionContext | null;
+}
+
+/**
+ * A session's context as the next request will send it: its size in tokens (from the
+ * provider's usage of the last response plus an estimate of what came after it, or an estimate
+ * alone before the first response and after a compaction or a daemon restart), the model's
+ * window, and the session's cost at the profile's prices.
+ */
+export interface SessionContext {
+  used_tokens: number;
+  /** True when no provider usage backs `used_tokens` (it is the daemon's estimate). */
+  estimated: boolean;
+  context_window: number;
+  max_output_tokens: number;
+  /** used_tokens / context_window (may pass 1 before a compaction or an overflow). */
+  fill: number;
+  /** The fill from which the context is compacted before a request. */
+  compact_threshold: number;
+  /** A compaction is running now. */
+  compacting: boolean;
+  last_compaction: null | { position: number; before_tokens: number; after_tokens: number };
+  /** Why the last compaction attempt failed, or null (cleared by the next success). */
+  last_compaction_error: string | null;
+  /** The session's token totals at the current profile's prices (USD); null without prices. */
+  cost_usd: number | null;
+  /** What the user should know: an unknown model's window or prices. */
+  warnings: string[];
+}
+
+/** The answer of `POST /sessions/{id}/compact` (202): the compaction runs; events tell how it ends. */
+export interface CompactAnswer {
+  session_id: string;
+  state: "started";
+  /** The plan's estimates: the context now, and what it keeps of it. */
+  before_tokens: number;
+  kept_tokens: number;
+  first_kept_position: number;
 }

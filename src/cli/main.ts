@@ -252,6 +252,14 @@ Examples:
     });
 
   program
+    .command("compact")
+    .description("summarize a session's older messages so its context is smaller (its history stays whole)")
+    .argument("<id>", "session id, unique id prefix or name")
+    .action(async (id: string, _options, command: Command) => {
+      exitCode = await (await import("./commands/compact.js")).compactSession(context(command), id);
+    });
+
+  program
     .command("rm")
     .description("delete sessions and their whole history")
     .argument("<id...>", "session ids, unique id prefixes or names")

@@ -291,6 +291,9 @@ export class SessionWatcher {
       case "committed":
       case "approval_requested":
       case "approval_resolved":
+      case "compaction_started":
+      case "compaction_completed":
+      case "compaction_failed":
         return;
       default: {
         const unknown: never = event;

@@ -22,7 +22,7 @@ import type { McpStatus, McpTestReport } from "../api/mcp-status.js";
 import type { ProviderTestAnswer, ProviderTestBody } from "../api/provider-test.js";
 import type { ServerInfo, ShutdownAnswer, ShutdownBody } from "../api/server.js";
 import type { SessionSettings, SessionSettingsBody } from "../api/session-settings.js";
-import type { SessionSnapshot, SessionSummary } from "../api/session-snapshot.js";
+import type { CompactAnswer, SessionSnapshot, SessionSummary } from "../api/session-snapshot.js";
 import type {
   DeleteAnswer,
   ForkSessionBody,
@@ -210,6 +210,11 @@ export class DaemonClient {
     return this.#call("PUT", `${sessionPath(sessionId)}/approval-policy`, {
       body: { approval_policy: policy },
     });
+  }
+
+  /** `POST /sessions/{sid}/compact`: start compacting the session's context (202; the stream tells the end). */
+  compact(sessionId: string): Promise<CompactAnswer> {
+    return this.#call("POST", `${sessionPath(sessionId)}/compact`);
   }
 
   /** `GET /sessions/{id}/history`: one page (the newest without a query). */

@@ -28,6 +28,7 @@ import { sessionProviders } from "./process/session-providers.js";
 import { type DaemonSettings, readSettings } from "./process/settings.js";
 import { loadSigningKey } from "./process/signing-key.js";
 import { registerApprovalRoutes } from "./routes/approval-routes.js";
+import { registerCompactRoutes } from "./routes/compact-routes.js";
 import { registerDebugRoutes } from "./routes/debug-routes.js";
 import { registerHistoryRoutes } from "./routes/history-routes.js";
 import { registerInputRoutes } from "./routes/input-routes.js";
@@ -208,6 +209,7 @@ async function boot(
   registerSessionRoutes(app, routeServices);
   registerInputRoutes(app, routeServices);
   registerApprovalRoutes(app, routeServices);
+  registerCompactRoutes(app, routeServices);
   registerHistoryRoutes(app, routeServices);
   registerVerifyRoutes(app, routeServices, signer);
   registerProviderRoutes(app, routeServices);

@@ -16,6 +16,9 @@ export const daemonErrorProblems = {
   session_unknown: "resource_not_found",
   session_exists: "precondition_failed",
   session_busy: "session_busy",
+  compaction_running: "session_busy",
+  nothing_to_compact: "nothing_to_compact",
+  provider_missing: "invalid_request",
   session_unavailable: "request_unavailable",
   actor_stopped: "request_unavailable",
   input_unknown: "input_unknown",
@@ -68,6 +71,41 @@ export class SessionBusyError extends DaemonError {
   constructor(readonly sessionId: string) {
     super(`session ${sessionId} is running a turn; interrupt it or wait until it is idle`);
     this.name = "SessionBusyError";
+  }
+}
+
+/** A compaction of the session is running already (409 session_busy). */
+export class CompactionRunningError extends DaemonError {
+  readonly code = "compaction_running";
+  constructor(readonly sessionId: string) {
+    super(`session ${sessionId} is compacting its context already; wait for compaction_completed`);
+    this.name = "CompactionRunningError";
+  }
+}
+
+/** A compaction would summarize nothing: the turns it keeps whole are all there is (409). */
+export class NothingToCompactError extends DaemonError {
+  readonly code = "nothing_to_compact";
+  constructor(
+    readonly sessionId: string,
+    readonly contextTokens: number,
+  ) {
+    super(
+      `session ${sessionId} has nothing to compact: its context (about ${contextTokens} tokens) is only the turns a compaction keeps whole`,
+    );
+    this.name = "NothingToCompactError";
+  }
+}
+
+/** No provider is configured for the session, so no model can write a summary (400). */
+export class ProviderMissingError extends DaemonError {
+  readonly code = "provider_missing";
+  constructor(
+    readonly sessionId: string,
+    detail: string,
+  ) {
+    super(`session ${sessionId} cannot be compacted: ${detail}`);
+    this.name = "ProviderMissingError";
   }
 }
 

@@ -13,6 +13,7 @@ import type {
 } from "../model/approval-policy.js";
 import type { Item } from "../model/items.js";
 import type { RequestConfig } from "../model/request-config.js";
+import { compactionSummaryItem } from "./compaction-summary.js";
 import type { HashedEntry, LogEntry } from "./entries.js";
 
 /** One LLM request's token usage as the log records it (`llm_usage` entries). */
@@ -67,6 +68,23 @@ export interface RestoredState {
   pending_approvals: PendingApproval[];
   /** Every answer given, by call id (a null-prototype record). */
   approval_decisions: Record<string, ResolvedApproval>;
+  /**
+   * The log position each history item comes from (parallel to `history`); a compaction's
+   * summary has the compaction's own position. What a later compaction cuts by.
+   */
+  history_positions: number[];
+  /** Position of the next entry replayed (the number of entries replayed so far). */
+  next_position: number;
+  /** The latest compaction replayed, or null when the context was never compacted. */
+  last_compaction: CompactionRecord | null;
+}
+
+/** Where the latest compaction is and what it saved (its estimates). */
+export interface CompactionRecord {
+  position: number;
+  first_kept_position: number;
+  before_tokens: number;
+  after_tokens: number;
 }
 
 /** The state of an empty log: no prompt, default config, nothing said yet. */
@@ -84,6 +102,9 @@ export function emptyState(): RestoredState {
     remembered_rules: [],
     pending_approvals: [],
     approval_decisions: Object.create(null) as Record<string, ResolvedApproval>,
+    history_positions: [],
+    next_position: 0,
+    last_compaction: null,
   };
 }
 
@@ -97,29 +118,38 @@ export function collectState(entries: readonly HashedEntry[]): RestoredState {
   return state;
 }
 
-/** Apply one entry's replay effect to `state` in place. */
+/**
+ * Apply one entry's replay effect to `state` in place; the entry is the one at
+ * `state.next_position` (entries are applied in log order from position 0).
+ */
 export function applyEntry(state: RestoredState, entry: LogEntry): void {
+  const position = state.next_position++;
   switch (entry.kind) {
     case "session_start":
       state.system_prompt = entry.system_prompt;
       state.config = { ...entry.config };
       state.history = [...entry.history];
       state.pending_approvals = [];
+      state.history_positions = entry.history.map(() => position);
       return;
     case "user_input":
     case "note":
       state.history.push(entry.item);
+      state.history_positions.push(position);
       return;
     case "tool_results":
-      for (const item of entry.items) state.history.push(item);
+      pushItems(state, entry.items, position);
       dropAnsweredApprovals(state, entry.items);
       return;
     case "assistant_items":
-      for (const item of entry.items) state.history.push(item);
+      pushItems(state, entry.items, position);
       forgetReusedCallIds(state, entry.items);
       return;
     case "hook_injected_items":
-      for (const item of entry.items) state.history.push(item);
+      pushItems(state, entry.items, position);
+      return;
+    case "compaction":
+      applyCompaction(state, entry, position);
       return;
     case "continuation":
       // The model ran again without new input: nothing to replay.
@@ -188,6 +218,14 @@ export function applyEntry(state: RestoredState, entry: LogEntry): void {
   }
 }
 
+/** Append items to the history, each remembered as coming from the entry at `position`. */
+function pushItems(state: RestoredState, items: readonly Item[], position: number): void {
+  for (const item of items) {
+    state.history.push(item);
+    state.history_positions.push(position);
+  }
+}
+
 /**
  * Some servers reuse call ids (`call_0` in every response): a new call with an id seen before
  * is a new call, and an answer given to the old one must never apply to it.
@@ -208,4 +246,32 @@ function dropAnsweredApprovals(state: RestoredState, items: readonly Item[]): vo
   const answered = new Set<string>();
   for (const item of items) if (item.type === "tool_result") answered.add(item.call_id);
   state.pending_approvals = state.pending_approvals.filter((pending) => !answered.has(pending.call_id));
+}
+
+/** The context becomes the summary plus the items of the entries from the first kept position on. */
+function applyCompaction(
+  state: RestoredState,
+  entry: Extract<LogEntry, { kind: "compaction" }>,
+  position: number,
+): void {
+  // After a compaction the context starts with its summary, which carries the compaction's own
+  // (later) position: it is never kept, whatever the cut.
+  const from = state.last_compaction === null ? 0 : 1;
+  let keepFrom = state.history.length;
+  for (let i = from; i < state.history.length; i++) {
+    if (state.history_positions[i]! >= entry.first_kept_position) {
+      keepFrom = i;
+      break;
+    }
+  }
+  state.history = [compactionSummaryItem(entry.summary), ...state.history.slice(keepFrom)];
+  state.history_positions = [position, ...state.history_positions.slice(keepFrom)];
+  // A cache lock covered a prefix that no longer exists.
+  state.locked_prefix_len = 0;
+  state.last_compaction = {
+    position,
+    first_kept_position: entry.first_kept_position,
+    before_tokens: entry.before_tokens,
+    after_tokens: entry.after_tokens,
+  };
 }

@@ -43,6 +43,9 @@ export type Outcome =
   | { type: "yielded" }
   | { type: "error"; message: string };
 
+/** Why a compaction ran: the fill threshold was reached, the provider refused an overlong request, or a client asked. */
+export type CompactionTrigger = "auto" | "overflow" | "manual";
+
 /** Optional bookkeeping the daemon attaches to entries it writes (which turn, which input). */
 export interface EntryContext {
   turn_id?: string;
@@ -111,6 +114,24 @@ export type LogEntry =
       client_id?: string;
       message?: string;
       remember?: ApprovalRule;
+    } & EntryContext)
+  /**
+   * The model's context was compacted: from here on replay gives the model `summary` (as one
+   * user message) followed by the items of the entries from `first_kept_position` on, instead
+   * of everything before. The log itself keeps every entry; only the replayed context changes.
+   * `first_kept_position` may be this entry's own position (nothing kept before it). Token
+   * counts are the daemon's estimates of the context before and after. `trigger` says why it
+   * ran (`auto`, `overflow`, `manual`); `model` names the model that wrote the summary.
+   */
+  | ({
+      kind: "compaction";
+      ts: number;
+      summary: string;
+      first_kept_position: number;
+      before_tokens: number;
+      after_tokens: number;
+      trigger?: CompactionTrigger;
+      model?: string;
     } & EntryContext)
   | {
       kind: "llm_usage";

@@ -25,6 +25,7 @@ const entryKinds: Record<LogEntryKind, true> = {
   approval_policy_changed: true,
   approval_requested: true,
   approval_resolved: true,
+  compaction: true,
 };
 
 /** Why `value` is not shaped like a log entry, or null when it is. */

@@ -62,6 +62,12 @@ export interface ProviderProfile {
   thinkingBudget?: number;
   /** Overrides of the capability table for this profile's model (docs/providers.md). */
   capabilities?: CapabilityOverrides;
+  /** The model's context window in tokens (prompt and output); default: the model table's (model-limits.ts). */
+  contextWindow?: number;
+  /** Compact a session's context before a request once the prompt reaches this share of the window (0.1 to 1; default 0.8). */
+  compactThreshold?: number;
+  /** USD per million tokens; default: the model table's, if it knows the model. */
+  prices?: { input: number; output: number; cacheRead: number; cacheWrite: number };
 }
 
 /** The vendors' public endpoints. */
@@ -97,6 +103,9 @@ const knownFields = new Set([
   "effort",
   "thinkingBudget",
   "capabilities",
+  "contextWindow",
+  "compactThreshold",
+  "prices",
 ]);
 
 function configError(message: string): LlmClientError {
@@ -208,6 +217,7 @@ const tokenRange = { integer: true, min: 1, max: 10_000_000 };
 
 /** The request defaults of a profile (output limit, sampling, effort or thinking budget). */
 function readRequestDefaults(value: WireObject, where: string, profile: ProviderProfile): void {
+  readContextSettings(value, where, profile);
   const maxOutputTokens = optionalNumber(value, "maxOutputTokens", where, tokenRange);
   if (maxOutputTokens !== undefined) profile.maxOutputTokens = maxOutputTokens;
   const temperature = optionalNumber(value, "temperature", where, { integer: false, min: 0, max: 2 });
@@ -228,6 +238,37 @@ function readRequestDefaults(value: WireObject, where: string, profile: Provider
       throw configError(`${where}: set "effort" or "thinkingBudget", not both`);
     profile.thinkingBudget = thinkingBudget;
   }
+}
+
+/** The context window, the compaction threshold and the prices of a profile. */
+function readContextSettings(value: WireObject, where: string, profile: ProviderProfile): void {
+  const contextWindow = optionalNumber(value, "contextWindow", where, {
+    integer: true,
+    min: 1_024,
+    max: 100_000_000,
+  });
+  if (contextWindow !== undefined) profile.contextWindow = contextWindow;
+  const threshold = optionalNumber(value, "compactThreshold", where, { integer: false, min: 0.1, max: 1 });
+  if (threshold !== undefined) profile.compactThreshold = threshold;
+  if (value.prices === undefined) return;
+  const prices = value.prices;
+  const at = `${where}: "prices"`;
+  if (!isWireObject(prices)) throw configError(`${at} must be a JSON object`);
+  for (const key of Object.keys(prices)) {
+    if (!["input", "output", "cacheRead", "cacheWrite"].includes(key)) {
+      throw configError(`${at} has an unknown field "${key}" (known: input, output, cacheRead, cacheWrite)`);
+    }
+  }
+  const price = { integer: false, min: 0, max: 1_000_000 };
+  const input = optionalNumber(prices, "input", at, price);
+  const output = optionalNumber(prices, "output", at, price);
+  if (input === undefined || output === undefined) throw configError(`${at} needs "input" and "output"`);
+  profile.prices = {
+    input,
+    output,
+    cacheRead: optionalNumber(prices, "cacheRead", at, price) ?? input,
+    cacheWrite: optionalNumber(prices, "cacheWrite", at, price) ?? input,
+  };
 }
 
 /** Checks a profile's `capabilities` object: known keys, booleans, a known reasoning style. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { collectState } from "../../src/log/collect-state.js";
+import { compactionSummaryItem } from "../../src/log/compaction-summary.js";
 import type { LogEntry } from "../../src/log/entries.js";
 import { buildChain, computeHash } from "../../src/log/entry-hash.js";
 import { assistantMessage, systemMessage, toolCall, toolResult, userMessage } from "../../src/model/items.js";
@@ -36,6 +37,9 @@ describe("collectState", () => {
       remembered_rules: [],
       pending_approvals: [],
       approval_decisions: {},
+      history_positions: [],
+      next_position: 0,
+      last_compaction: null,
     });
   });
 
@@ -275,5 +279,55 @@ describe("collectState", () => {
       expect(Object.hasOwn(state.approval_decisions, "__proto__")).toBe(true);
       expect(Object.hasOwn(state.approval_decisions, "toString")).toBe(false);
     });
+  });
+
+  it("replays a compaction as its summary followed by the entries from the first kept position on", () => {
+    const log: LogEntry[] = [
+      ...fullTurn,
+      { kind: "user_input", ts: 1005, item: userMessage("Again") },
+      { kind: "assistant_items", ts: 1006, items: [toolCall("c1", "read_file", "{}")] },
+      { kind: "tool_results", ts: 1007, items: [toolResult("c1", "text")] },
+      { kind: "locked", ts: 1008, locked_prefix_len: 3 },
+      {
+        kind: "compaction",
+        ts: 1009,
+        summary: "We said hello.",
+        first_kept_position: 5,
+        before_tokens: 90,
+        after_tokens: 40,
+      },
+      { kind: "user_input", ts: 1010, item: userMessage("Next") },
+    ];
+    const state = collectState(buildChain(null, log));
+    expect(state.history).toEqual([
+      compactionSummaryItem("We said hello."),
+      userMessage("Again"),
+      toolCall("c1", "read_file", "{}"),
+      toolResult("c1", "text"),
+      userMessage("Next"),
+    ]);
+    expect(state.history_positions).toEqual([9, 5, 6, 7, 10]);
+    expect(state.locked_prefix_len).toBe(0);
+    expect(state.last_compaction).toEqual({
+      position: 9,
+      first_kept_position: 5,
+      before_tokens: 90,
+      after_tokens: 40,
+    });
+    // A compaction that keeps nothing: the summary alone.
+    const bare = collectState(
+      buildChain(null, [
+        ...fullTurn,
+        {
+          kind: "compaction",
+          ts: 1,
+          summary: "s",
+          first_kept_position: 5,
+          before_tokens: 9,
+          after_tokens: 3,
+        },
+      ]),
+    );
+    expect(bare.history).toEqual([compactionSummaryItem("s")]);
   });
 });

@@ -186,6 +186,9 @@ describe.each(backends)("session log on %s", (_name, open) => {
       remembered_rules: [],
       pending_approvals: [],
       approval_decisions: {},
+      history_positions: [1, 2, 8],
+      next_position: 10,
+      last_compaction: null,
     });
     await saveCacheUnlocked(store, head);
     expect((await restore(store, head.sessionId)).locked_prefix_len).toBe(0);

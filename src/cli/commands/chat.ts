@@ -41,6 +41,7 @@ const helpText = [
   "/status    session, model and token usage",
   "/model     /model NAME (or default): the model from the next turn on",
   "/effort    /effort minimal|low|medium|high|xhigh|default: how hard the model thinks",
+  "/compact   summarize older messages so the context is smaller (the history stays)",
   "/id        print the session id",
   "/exit      leave (Ctrl-D works too); the session stays and can be resumed with --session",
   "Ctrl-C interrupts a running turn; Ctrl-C twice on an empty prompt exits.",
@@ -308,6 +309,14 @@ class ChatSession {
           );
         return "continue";
       }
+      case "/compact":
+        // Started, completed and failed show as stream notices and the history's compaction line.
+        this.client
+          .compact(this.sessionId)
+          .catch((error: unknown) =>
+            this.view.notice(error instanceof Error ? error.message : String(error)),
+          );
+        return "continue";
       case "/help":
         for (const line of helpText) this.view.notice(line);
         return "continue";

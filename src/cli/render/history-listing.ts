@@ -6,6 +6,7 @@
  */
 import type { HistoryEntry } from "../../api/history.js";
 import type { SessionSnapshot } from "../../api/session-snapshot.js";
+import { compactionLine } from "./compaction-line.js";
 import { clockTime } from "./relative-time.js";
 import type { Paint } from "./terminal.js";
 import { entryJson, shortArguments, shortResult } from "./tool-line.js";
@@ -28,6 +29,17 @@ export function sessionHeader(snapshot: SessionSnapshot, paint: Paint): string[]
         (snapshot.parent_id === null ? "" : ` · forked from ${snapshot.parent_id}`),
     ),
   );
+  const context = snapshot.context;
+  if (context !== null) {
+    const cost = context.cost_usd === null ? "" : ` · cost $${context.cost_usd.toFixed(4)}`;
+    const guess = context.estimated ? "about " : "";
+    lines.push(
+      paint.dim(
+        `context ${guess}${context.used_tokens} of ${context.context_window} tokens (${Math.round(context.fill * 100)}%, compacts at ${Math.round(context.compact_threshold * 100)}%)${cost}`,
+      ),
+    );
+    for (const warning of context.warnings) lines.push(paint.yellow(`warning: ${warning}`));
+  }
   return lines;
 }
 
@@ -69,6 +81,8 @@ export function entryLines(
       return [`${tag} ${paint.dim("note")}`, ...body(displayText(entry), paint.dim)];
     case "continuation":
       return [`${tag} ${paint.dim("(continue)")}`];
+    case "compaction":
+      return [`${tag} ${paint.dim(compactionLine(entry))}`, ...body(displayText(entry), paint.dim)];
     default: {
       const unknown: never = entry.kind;
       return [`${tag} ${String(unknown)}`];

@@ -11,6 +11,7 @@
  */
 import { type HistoryEntry, isTruncatedPart } from "../../api/history.js";
 import type { SessionEvent } from "../../api/session-events.js";
+import { compactionLine } from "./compaction-line.js";
 import type { Spinner } from "./spinner.js";
 import type { OutputStream } from "./terminal.js";
 import { entryJson, entryText, toolLine } from "./tool-line.js";
@@ -167,6 +168,13 @@ export class TranscriptView {
           this.notice("(the turn stopped at its limit of tool rounds; send a message to go on)");
         }
         return;
+      case "compaction_started":
+        this.notice(`compacting the context (${event.data.trigger})…`);
+        return;
+      case "compaction_failed":
+        this.notice(`compaction failed: ${event.data.message}`);
+        return;
+      case "compaction_completed":
       case "status":
       case "input":
       case "usage":
@@ -258,6 +266,9 @@ export class TranscriptView {
         return;
       case "continuation":
         this.#asideLine(paint.dim("(continue)"));
+        return;
+      case "compaction":
+        this.#asideLine(paint.dim(compactionLine(entry)));
         return;
       default: {
         const unknown: never = entry.kind;

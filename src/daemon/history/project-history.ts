@@ -6,7 +6,8 @@
  * `"<position>-<k>"` for the k-th of several) names one item of one log entry for good; a fork
  * at a checkpoint id can be resolved back to that item. Bookkeeping entries (turn_end,
  * run_outcome, config_changed, locked, cache_unlocked, llm_usage and the approval entries) yield
- * nothing.
+ * nothing; a compaction yields one `compaction` entry holding the summary (the entries it
+ * summarized stay in history).
  *
  * Further rules: a tool_result entry's `tool` carries `is_error` (false unless the
  * tool reported an error); an empty or redacted reasoning item still yields a `thinking` entry,
@@ -14,7 +15,7 @@
  * whose call is not in the log gets the tool name "". A thinking entry carries
  * `thinking_duration_ms` (null when its reasoning item was not timed, e.g. in older logs).
  */
-import type { HistoryEntryKind, HistoryTool, InlinePart } from "../../api/history.js";
+import type { HistoryCompaction, HistoryEntryKind, HistoryTool, InlinePart } from "../../api/history.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import type { Item, ReasoningItem } from "../../model/items.js";
 import type { JsonValue } from "../../model/json.js";
@@ -32,11 +33,12 @@ interface Draft {
   tool: HistoryTool | null;
   /** Thinking only: how long the model thought (ms), null when the log does not say. */
   thinkingMs?: number | null;
+  compaction?: HistoryCompaction;
 }
 
 /** Whether the log entry yields at least one history entry (cheaper than projecting it). */
 export function projectsToHistory(entry: LogEntry): boolean {
-  return entry.kind === "continuation" || itemsOf(entry).length > 0;
+  return entry.kind === "continuation" || entry.kind === "compaction" || itemsOf(entry).length > 0;
 }
 
 /** Record the names of the entry's tool calls in `names`. */
@@ -78,6 +80,7 @@ export function projectEntry(placed: PlacedEntry, toolNames: ToolNames = new Map
       checkpoint_id: checkpointable ? id : null,
       tool: draft.tool,
       ...(draft.thinkingMs === undefined ? {} : { thinking_duration_ms: draft.thinkingMs }),
+      ...(draft.compaction === undefined ? {} : { compaction: draft.compaction }),
     };
   });
 }
@@ -94,6 +97,21 @@ export function projectLog(entries: readonly PlacedEntry[]): FullHistoryEntry[] 
 
 function draftsOf(entry: LogEntry, names: ToolNames): Draft[] {
   if (entry.kind === "continuation") return [{ kind: "continuation", content: [], tool: null }];
+  if (entry.kind === "compaction") {
+    return [
+      {
+        kind: "compaction",
+        content: [{ kind: "text", text: entry.summary }],
+        tool: null,
+        compaction: {
+          first_kept_position: entry.first_kept_position,
+          before_tokens: entry.before_tokens,
+          after_tokens: entry.after_tokens,
+          trigger: entry.trigger ?? null,
+        },
+      },
+    ];
+  }
   const injected = entry.kind === "hook_injected_items" || entry.kind === "note";
   return itemsOf(entry).map((item) => (injected ? asNote(draftOf(item, names), item) : draftOf(item, names)));
 }
@@ -120,6 +138,7 @@ function itemsOf(entry: LogEntry): readonly Item[] {
     case "approval_policy_changed":
     case "approval_requested":
     case "approval_resolved":
+    case "compaction":
       return [];
     default:
       return unreachable(entry);

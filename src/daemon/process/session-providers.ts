@@ -10,6 +10,7 @@
 import type { RequestConfig } from "../../model/request-config.js";
 import { createLlmClient } from "../../providers/create-llm-client.js";
 import { effectiveRequestConfig } from "../../providers/effective-request-config.js";
+import { modelLimits } from "../../providers/model-limits.js";
 import { type ProviderProfile, validateProviderProfile } from "../../providers/provider-profile.js";
 import { ProfileUnknownError } from "../errors.js";
 import type { SessionServices } from "../session/session-services.js";
@@ -19,7 +20,7 @@ import { NoProviderError, type ProviderConfigSource } from "./provider-config.js
 /** The session services that read provider profiles from `source`. */
 export function sessionProviders(
   source: ProviderConfigSource,
-): Pick<SessionServices, "bindClient" | "describeProvider"> {
+): Pick<SessionServices, "bindClient" | "describeProvider" | "limitsOf"> {
   const resolve = (profileName: string | null, model: string | null) => {
     const named = source.resolveProfile(profileName);
     const profile: ProviderProfile = validateProviderProfile(
@@ -36,7 +37,16 @@ export function sessionProviders(
         profileName: name,
         model: profile.model,
         requestConfig: effectiveRequestConfig(profile, config),
+        limits: modelLimits(profile),
       };
+    },
+    limitsOf: (profileName, model) => {
+      try {
+        return modelLimits(resolve(profileName, model).profile);
+      } catch {
+        // No provider, or a profile removed from the config: nothing to measure against.
+        return null;
+      }
     },
     describeProvider: (profileName, model, config: RequestConfig): ProviderDescription | null => {
       try {

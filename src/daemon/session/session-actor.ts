@@ -23,22 +23,29 @@ import type {
   InterruptAnswer as InterruptResult,
 } from "../../api/inputs.js";
 import type { SessionSettings, SessionSettingsBody } from "../../api/session-settings.js";
-import type { SessionSnapshot, SessionStatus } from "../../api/session-snapshot.js";
+import type { CompactAnswer, SessionSnapshot, SessionStatus } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { PositionedEntry } from "../../log/entries.js";
 import { LogCorruptError } from "../../log/errors.js";
-import { ActorStoppedError, SessionBusyError } from "../errors.js";
+import {
+  ActorStoppedError,
+  CompactionRunningError,
+  NothingToCompactError,
+  ProviderMissingError,
+  SessionBusyError,
+} from "../errors.js";
 import { tailPage } from "../history/history-page.js";
 import { previewOf } from "../history/preview.js";
 import { projectsToHistory } from "../history/project-history.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import { SessionFeed } from "../stream/session-feed.js";
 import type { FirstBatch } from "../stream/sse-stream.js";
+import { SessionCompactor } from "./compaction.js";
 import { InputQueue } from "./input-queue.js";
 import { Mailbox } from "./mailbox.js";
 import { publishEvent } from "./publish-event.js";
 import { SessionLogWriter } from "./session-log-writer.js";
-import type { SessionServices } from "./session-services.js";
+import type { BoundClient, SessionServices } from "./session-services.js";
 import { type ProviderDescription, patchSettings, settingsOf } from "./session-settings.js";
 import { idleStatus, sessionSnapshot } from "./session-snapshot.js";
 import { TurnScheduler } from "./turn-scheduler.js";
@@ -71,6 +78,7 @@ export class SessionActor {
   readonly #log: SessionLogWriter;
   readonly #inputs: InputQueue;
   readonly #turns: TurnScheduler;
+  readonly #compactor: SessionCompactor;
   #status: SessionStatus = idleStatus;
   #stopped = false;
   #stopping = false;
@@ -105,6 +113,13 @@ export class SessionActor {
       entries,
     );
     this.#inputs = new InputQueue(row.id, services.storage, this.feed, services.now);
+    this.#compactor = new SessionCompactor({
+      sessionId: row.id,
+      services,
+      feed: this.feed,
+      log: this.#log,
+      task: (task) => this.#task(task),
+    });
     const actor = this;
     this.#turns = new TurnScheduler({
       sessionId: row.id,
@@ -112,6 +127,7 @@ export class SessionActor {
       feed: this.feed,
       log: this.#log,
       inputs: this.#inputs,
+      compactor: this.#compactor,
       task: (task) => this.#task(task),
       setStatus: (status) => this.#setStatus(status),
       get status() {
@@ -150,9 +166,9 @@ export class SessionActor {
     return this.#stopped;
   }
 
-  /** Whether a turn is in progress. */
+  /** Whether a turn (or a compaction) is in progress. */
   get busy(): boolean {
-    return this.#turns.busy;
+    return this.#turns.busy || this.#compactor.running;
   }
 
   /** True when nothing runs, nothing waits and nobody watches: the actor may be unloaded. */
@@ -277,6 +293,43 @@ export class SessionActor {
     });
   }
 
+  /**
+   * Compact the session's context now: plan the cut, then summarize and append in the
+   * background (the answer does not wait for the model). Refused while a turn or another
+   * compaction runs, and when nothing would be summarized. Turns wait until it has ended.
+   */
+  compact(): Promise<CompactAnswer> {
+    return this.#task(async () => {
+      await this.#log.checkIntact();
+      if (this.#compactor.running) throw new CompactionRunningError(this.sessionId);
+      if (this.#turns.busy) throw new SessionBusyError(this.sessionId);
+      const row = await this.#row();
+      let bound: BoundClient;
+      try {
+        bound = this.#services.bindClient(row.providerProfile, row.model, this.#log.state.config);
+      } catch (error) {
+        throw new ProviderMissingError(
+          this.sessionId,
+          error instanceof Error ? error.message : String(error),
+        );
+      }
+      const plan = this.#compactor.plan(bound);
+      if (plan === null) {
+        throw new NothingToCompactError(this.sessionId, this.#compactor.account.size(this.#log.state).tokens);
+      }
+      const started = this.#compactor.startManual(bound, plan, () => {
+        if (!this.#stopped) this.#turns.kick();
+      });
+      return {
+        session_id: this.sessionId,
+        state: "started",
+        before_tokens: started.beforeTokens,
+        kept_tokens: started.keptTokens,
+        first_kept_position: started.firstKeptPosition,
+      };
+    });
+  }
+
   /** Delete the session: its log and every row. Refused while a turn runs. */
   delete(): Promise<void> {
     return this.#task(async () => {
@@ -352,6 +405,7 @@ export class SessionActor {
       approvals,
       history,
       this.#settings(row),
+      this.#compactor.context(row),
     );
   }
 
@@ -396,6 +450,7 @@ export class SessionActor {
   #stop(reason: StopReason): void {
     if (this.#stopped) return;
     this.#stopped = true;
+    this.#compactor.abort();
     this.#turns.dispose();
     this.feed.close();
     this.#services.logger.info({ session: this.sessionId, reason }, "session actor stopped");

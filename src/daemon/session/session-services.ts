@@ -6,6 +6,7 @@ import type { ApprovalPolicy } from "../../model/approval-policy.js";
 import type { LlmClient } from "../../model/llm-client.js";
 import type { RequestConfig } from "../../model/request-config.js";
 import type { ToolDefinition } from "../../model/tools.js";
+import type { ModelLimits } from "../../providers/model-limits.js";
 import type { SessionStorage } from "../storage/session-storage.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import type { SessionFeedOptions } from "../stream/session-feed.js";
@@ -18,6 +19,8 @@ export interface BoundClient {
   model: string;
   /** The session's model parameters over the profile's defaults. */
   requestConfig: RequestConfig;
+  /** The model's context window, output limit, compaction threshold and prices. */
+  limits: ModelLimits;
 }
 
 /** The daemon's logger, as far as sessions use it (pino's shape). */
@@ -56,6 +59,8 @@ export interface SessionServices {
     model: string | null,
     config: RequestConfig,
   ): ProviderDescription | null;
+  /** The limits and prices of the model these settings resolve to; null when no provider is configured. */
+  limitsOf(profileName: string | null, model: string | null): ModelLimits | null;
   /**
    * The tools a session's agent gets for one turn: the built-in ones in its workspace and those
    * of its MCP servers (started on first use, so this may wait for them).

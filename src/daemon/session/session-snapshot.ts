@@ -9,7 +9,12 @@
 import type { ApprovalPolicy, PendingApproval } from "../../api/approvals.js";
 import type { HistoryPage } from "../../api/history.js";
 import type { SessionSettings } from "../../api/session-settings.js";
-import type { SessionSnapshot, SessionStatus, SessionSummary } from "../../api/session-snapshot.js";
+import type {
+  SessionContext,
+  SessionSnapshot,
+  SessionStatus,
+  SessionSummary,
+} from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import { type InputRow, pendingInputJson } from "../storage/inputs-table.js";
 import type { SessionRow } from "../storage/sessions-table.js";
@@ -55,6 +60,7 @@ export function sessionSnapshot(
   approvals: { pending: PendingApproval[]; policy: ApprovalPolicy | null },
   history: HistoryPage,
   settings: SessionSettings,
+  context: SessionContext | null,
 ): SessionSnapshot {
   return {
     ...sessionSummary(row, status, cursor),
@@ -64,5 +70,6 @@ export function sessionSnapshot(
     approval_policy: approvals.policy,
     history,
     settings,
+    context,
   };
 }

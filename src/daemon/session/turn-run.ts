@@ -14,19 +14,16 @@ import type { Outcome } from "../../log/entries.js";
 import type { StreamEvent } from "../../model/events.js";
 import type { ToolCallItem, ToolResultItem } from "../../model/items.js";
 import { LlmClientError } from "../../model/llm-client.js";
-import type { ToolDefinition } from "../../model/tools.js";
+import type { ToolDefinition, ToolMeta } from "../../model/tools.js";
 import { addUsage, type Usage } from "../../model/usage.js";
-import {
-  type Conversation,
-  resumeConversation,
-  type WorkerError,
-  type WorkerResult,
-} from "../../worker/index.js";
+import type { Conversation, WorkerError, WorkerResult } from "../../worker/index.js";
 import { askUserTool } from "../approval/ask-user-tool.js";
 import { boundText } from "../history/bounded-entry.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import type { SessionFeed } from "../stream/session-feed.js";
 import type { ApprovalGate, TurnPolicy } from "./approval-gate.js";
+import { resumeWithCompaction } from "./compacting-run.js";
+import type { TurnCompaction } from "./compaction.js";
 import { publishEvent } from "./publish-event.js";
 import type { BoundClient, SessionServices } from "./session-services.js";
 
@@ -59,6 +56,12 @@ export interface TurnRunOptions {
   feed: SessionFeed;
   /** The session's approvals: the turn's tool calls pass through it. */
   gate: ApprovalGate;
+  /** The session's compaction hooks for this turn's client (none: the turn never compacts). */
+  compaction?: (
+    bound: BoundClient,
+    systemPrompt: string | null,
+    tools: readonly ToolMeta[],
+  ) => TurnCompaction;
 }
 
 export class TurnRun {
@@ -134,15 +137,19 @@ export class TurnRun {
     const { gate } = this.#options;
     try {
       // The turn's inputs are in the log already: resuming runs the model on them.
-      const end = await resumeConversation({
+      // Made once here: the compaction's budget counts the real definitions the loop sends.
+      const offered = [...tools, askUserTool()].map((definition) => definition());
+      for (const made of offered) names.add(made.meta.name);
+      const compaction = this.#options.compaction?.(
+        bound,
+        state.system_prompt,
+        offered.map((made) => made.meta),
+      );
+      const end = await resumeWithCompaction(compaction, {
         client: bound.client,
         conversation: this.#options.conversation,
         // Each tool's name is learnt as the loop materialises it: calls to others wait for nothing.
-        tools: [...tools, askUserTool()].map((definition) => () => {
-          const made = definition();
-          names.add(made.meta.name);
-          return made;
-        }),
+        tools: offered.map((made) => () => made),
         systemPrompt: state.system_prompt,
         requestConfig: bound.requestConfig,
         requestCount: state.turn_count,

@@ -25,6 +25,7 @@ import { isStorageUnavailable, storageFailureText } from "../storage/storage-una
 import type { TurnRow } from "../storage/turns-table.js";
 import type { SessionFeed } from "../stream/session-feed.js";
 import { ApprovalGate } from "./approval-gate.js";
+import type { SessionCompactor } from "./compaction.js";
 import type { InputQueue } from "./input-queue.js";
 import { closeOpenCalls, type OpenCallReason } from "./open-tool-calls.js";
 import { publishEvent } from "./publish-event.js";
@@ -48,6 +49,8 @@ export interface TurnContext {
   feed: SessionFeed;
   log: SessionLogWriter;
   inputs: InputQueue;
+  /** The session's compactions (no turn starts while one runs). */
+  compactor: SessionCompactor;
   /** Run `task` in the actor's mailbox. */
   task<T>(task: () => Promise<T> | T): Promise<T>;
   setStatus(status: SessionStatus): void;
@@ -217,6 +220,7 @@ export class TurnScheduler {
       !this.#ctx.halted() &&
       this.#ctx.log.corrupt === null &&
       this.#storageRetry === null &&
+      !this.#ctx.compactor.running &&
       !this.#ctx.services.isDraining()
     );
   }
@@ -305,6 +309,7 @@ export class TurnScheduler {
       conversation: this.#conversation(turnId, () => turn),
       feed,
       gate: this.#gate,
+      compaction: (bound, prompt, tools) => this.#ctx.compactor.forTurn(turnId, bound, prompt, tools),
     });
     this.#turn = turn;
     turn.start().then(

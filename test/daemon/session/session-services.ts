@@ -8,6 +8,7 @@ import type { SessionServices } from "../../../src/daemon/session/session-servic
 import { type DaemonDatabase, openDaemonDatabase } from "../../../src/daemon/storage/database.js";
 import { SqliteSessionStorage } from "../../../src/daemon/storage/sqlite-session-storage.js";
 import type { LlmClient } from "../../../src/model/llm-client.js";
+import { modelLimits } from "../../../src/providers/model-limits.js";
 
 export interface TestServices {
   services: SessionServices;
@@ -34,8 +35,18 @@ export function testServices(client: () => LlmClient | null): TestServices {
     bindClient: (_profile, _model, config) => {
       const bound = client();
       if (bound === null) throw new Error("no provider configured");
-      return { client: bound, profileName: "test", model: "test-model", requestConfig: config };
+      return {
+        client: bound,
+        profileName: "test",
+        model: "test-model",
+        requestConfig: config,
+        limits: modelLimits({ protocol: "chat_completions", model: "test-model", contextWindow: 100_000 }),
+      };
     },
+    limitsOf: () =>
+      client() === null
+        ? null
+        : modelLimits({ protocol: "chat_completions", model: "test-model", contextWindow: 100_000 }),
     describeProvider: (_profile, model, config) =>
       client() === null
         ? null

@@ -26,6 +26,11 @@ export interface ProviderProfileConfig {
   maxOutputTokens?: number;
   temperature?: number;
   effort?: "minimal" | "low" | "medium" | "high" | "xhigh";
+  thinkingBudget?: number;
+  /** The model's context window, the compaction threshold and prices (docs/providers.md). */
+  contextWindow?: number;
+  compactThreshold?: number;
+  prices?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
 }
 
 export interface HarnessOptions {

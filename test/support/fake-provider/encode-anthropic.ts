@@ -56,6 +56,7 @@ export function* encodeAnthropic(reply: StreamReply, context: EncodeContext): Ge
             yield event("content_block_delta", { index: at, delta: { type: "thinking_delta", thinking } });
           }
           if (part.signature !== undefined) {
+            context.signThinking?.(part.signature, part.deltas.join(""));
             yield event("content_block_delta", {
               index: at,
               delta: { type: "signature_delta", signature: part.signature },

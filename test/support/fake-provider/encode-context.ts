@@ -13,6 +13,8 @@ export interface EncodeContext {
   nextId(prefix: string): string;
   /** Responses: a function call item was produced after this reasoning item (OpenAI pairs them). */
   pairCall?(callItemId: string, reasoningId: string): void;
+  /** Anthropic: a thinking block was signed; the signature is valid only with exactly this text. */
+  signThinking?(signature: string, thinking: string): void;
 }
 
 /** A context with a counter-based id source (deterministic, handy in tests and benches). */

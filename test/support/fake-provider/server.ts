@@ -21,6 +21,7 @@ import {
 } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { contextOverflowReply, promptTokensOf } from "./context-overflow.js";
 import type { EncodeContext } from "./encode-context.js";
 import { encodeReply, errorBody, geminiModelOfPath, protocolOfPath } from "./encode-reply.js";
 import type { Delivery, FakeProtocol, Reply } from "./reply.js";
@@ -66,6 +67,13 @@ export class FakeProvider {
   private idCounter = 0;
   /** Responses function call item id → the reasoning item it came after. */
   private readonly callPairs = new Map<string, string>();
+  /** Anthropic thinking signatures issued → the thinking text each is valid for. */
+  private readonly signatures = new Map<string, string>();
+  /**
+   * The model's context window in the fake's tokens (`promptTokensOf` the body): a longer
+   * request gets the vendor's "context too long" answer. Undefined: no limit.
+   */
+  contextWindow: number | undefined = undefined;
 
   private constructor(
     private readonly server: Server,
@@ -115,6 +123,7 @@ export class FakeProvider {
   reset(): void {
     this.requests.length = 0;
     this.queued.length = 0;
+    this.contextWindow = undefined;
   }
 
   /** Stops the server, cutting every open connection (hung replies included). */
@@ -174,7 +183,12 @@ export class FakeProvider {
       );
       return;
     }
-    const rejection = vendorRejection(protocol, body, modelOf(protocol, record), this.callPairs);
+    const tokens = promptTokensOf(rawBody);
+    const rejection =
+      vendorRejection(protocol, body, modelOf(protocol, record), this.callPairs, this.signatures) ??
+      (this.contextWindow !== undefined && tokens > this.contextWindow
+        ? contextOverflowReply(protocol, tokens, this.contextWindow)
+        : undefined);
     const reply = rejection ?? this.queued.shift() ?? (await this.script(record));
     const destroy = () => {
       selfDestroyed = true;
@@ -209,6 +223,7 @@ export class FakeProvider {
           model: modelOf(protocol, record),
           nextId: this.nextId,
           pairCall: (callItemId, reasoningId) => this.callPairs.set(callItemId, reasoningId),
+          signThinking: (signature, thinking) => this.signatures.set(signature, thinking),
         };
         response.writeHead(200, {
           "content-type": "text/event-stream",

@@ -11,10 +11,14 @@
  *   without its thought signature.
  * - every vendor: tool names outside its pattern; Gemini also a `$ref` with siblings other than
  *   `description`/`default`, or one that does not resolve.
+ * - every vendor: a tool call without its result right after it, or a result without its call
+ *   (pairing-rules.ts); Anthropic also a thinking block whose signature the fake issued for
+ *   another text (an edited thinking block).
  * Model rules are keyed by model name, so requests for neutral names ("test-model") pass them.
  *
  * Boundary rule: pure checks of a request body (plus the call/reasoning pairs the fake issued).
  */
+import { pairingRule, signatureRule } from "./pairing-rules.js";
 import type { FakeProtocol, HttpErrorReply } from "./reply.js";
 
 type Body = Record<string, unknown>;
@@ -307,9 +311,11 @@ export function vendorRejection(
   body: unknown,
   model: string,
   pairs: ReadonlyMap<string, string>,
+  signatures: ReadonlyMap<string, string> = new Map(),
 ): HttpErrorReply | undefined {
   if (!isObject(body)) return undefined;
-  const tools = toolRule(protocol, body);
+  const tools =
+    toolRule(protocol, body) ?? pairingRule(protocol, body) ?? signatureRule(protocol, body, signatures);
   if (tools !== undefined) return tools;
   switch (protocol) {
     case "responses":
