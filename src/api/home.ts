@@ -26,6 +26,8 @@ export interface HomePaths {
   signingKey: string;
   /** Where a daemon started in the background writes its output. */
   log: string;
+  /** Browser logins (digests of their cookies, 0600), so a signed-in page survives a restart. */
+  logins: string;
 }
 
 /** The file paths inside `home`. */
@@ -38,6 +40,7 @@ export function homePaths(home: string): HomePaths {
     database: join(home, "skein.sqlite"),
     signingKey: join(home, "head-signing-key.pem"),
     log: join(home, "daemon.log"),
+    logins: join(home, "web-logins.json"),
   };
 }
 

@@ -260,6 +260,19 @@ Examples:
     });
 
   program
+    .command("web")
+    .description("print a one-time login link to the web UI, and open it on a desktop")
+    .option("--print", "only print the link; do not start a browser")
+    .addHelpText(
+      "after",
+      "\nThe link signs one browser in (an HttpOnly cookie, 7 days); it works once, within 2 minutes.\n\nExamples:\n  $ skein web\n  $ skein web --print",
+    )
+    .action(async (options, command: Command) => {
+      const { openWeb } = await import("./commands/web.js");
+      exitCode = await openWeb(context(command), options);
+    });
+
+  program
     .command("rm")
     .description("delete sessions and their whole history")
     .argument("<id...>", "session ids, unique id prefixes or names")

@@ -14,6 +14,7 @@ import type {
   ApprovalPolicyAnswer,
   ApprovalRecord,
 } from "../api/approvals.js";
+import type { LoginLink } from "../api/browser-login.js";
 import { readDiscoveryFile } from "../api/discovery-file.js";
 import type { ContentSlice, HistoryPage, HistoryQuery } from "../api/history.js";
 import { skeinHome } from "../api/home.js";
@@ -110,6 +111,11 @@ export class DaemonClient {
   /** `GET /server`. */
   server(timeoutMs?: number): Promise<ServerInfo> {
     return this.#call("GET", "/server", timeoutMs === undefined ? {} : { timeoutMs });
+  }
+
+  /** `POST /web/login-codes`: a one-time link that signs a browser in to the web UI. */
+  createLoginLink(): Promise<LoginLink> {
+    return this.#call("POST", "/web/login-codes");
   }
 
   /** `GET /mcp`: the configured MCP servers, their instances' state, tools and last errors. */

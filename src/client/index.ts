@@ -12,6 +12,7 @@
  * daemon builds its answers with. Nothing here imports the daemon or the CLI.
  */
 export type * from "../api/approvals.js";
+export type { BrowserSession, LoginLink } from "../api/browser-login.js";
 export { DiscoveryFileError, type DiscoveryInfo } from "../api/discovery-file.js";
 export * from "../api/history.js";
 export { defaultHomeName, type HomePaths, homePaths, skeinHome } from "../api/home.js";

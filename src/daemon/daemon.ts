@@ -7,21 +7,26 @@
  * it; nothing below this file reads the environment or knows about the process.
  */
 import { randomBytes } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import pino from "pino";
 import { v7 as uuidv7 } from "uuid";
 import { homeLockedExitCode } from "../api/exit-codes.js";
-import { packageVersion } from "../api/package-version.js";
+import { packageRoot, packageVersion } from "../api/package-version.js";
 import { protocolVersion } from "../api/protocol.js";
 import { McpManager } from "../mcp/mcp-manager.js";
 import { probeProfile } from "../providers/profile-probe.js";
 import { builtinTools, workspaceProblem } from "../tools/builtin-tools.js";
 import { chooseShell, describeShellChoice } from "../tools/shell-mode.js";
+import { BrowserLogins } from "./http/browser-logins.js";
 import { createHttpApp } from "./http/create-http-app.js";
 import { problem } from "./http/problem.js";
+import { StaticAssets } from "./http/static-assets.js";
 import { removeDiscoveryFile, writeDiscoveryFile } from "./process/discovery-file.js";
 import { DrainController, installSignalHandlers } from "./process/drain.js";
 import { ensureHome } from "./process/home.js";
 import { HomeLock, HomeLockedError } from "./process/home-lock.js";
+import { loginFile } from "./process/login-file.js";
 import { choosePort } from "./process/port.js";
 import { NoProviderError, ProviderConfigSource } from "./process/provider-config.js";
 import { sessionProviders } from "./process/session-providers.js";
@@ -33,11 +38,13 @@ import { registerDebugRoutes } from "./routes/debug-routes.js";
 import { registerHistoryRoutes } from "./routes/history-routes.js";
 import { registerInputRoutes } from "./routes/input-routes.js";
 import { registerMcpRoutes } from "./routes/mcp-routes.js";
+import { registerOpenApiRoute } from "./routes/openapi-routes.js";
 import { registerProviderRoutes } from "./routes/provider-routes.js";
 import type { RouteServices } from "./routes/route-services.js";
 import { registerServerRoutes } from "./routes/server-routes.js";
 import { registerSessionRoutes } from "./routes/session-routes.js";
 import { registerVerifyRoutes } from "./routes/verify-routes.js";
+import { registerWebRoutes } from "./routes/web-routes.js";
 import { findProjectInstructions } from "./session/project-instructions.js";
 import { SessionRegistry } from "./session/session-registry.js";
 import type { SessionServices } from "./session/session-services.js";
@@ -170,8 +177,10 @@ async function boot(
   const stopped = new Promise<void>((resolve) => {
     stoppedResolve = resolve;
   });
+  const logins = new BrowserLogins(loginFile(settings.home));
   const app = createHttpApp({
     token: settings.token,
+    logins,
     isDraining: () => drain.draining,
     loggerInstance: logger,
   });
@@ -215,6 +224,17 @@ async function boot(
   registerProviderRoutes(app, routeServices);
   registerMcpRoutes(app, { mcp, workspaceProblem: routeServices.workspaceProblem });
   if (settings.inspect) registerDebugRoutes(app, routeServices);
+  registerOpenApiRoute(app, () => ({
+    version: packageVersion(),
+    protocol: protocolVersion,
+    port: (app.server.address() as AddressInfo).port,
+  }));
+  const root = packageRoot();
+  registerWebRoutes(app, {
+    logins,
+    assets: root === null ? null : StaticAssets.load(join(root.directory, "dist", "web")),
+    port: () => (app.server.address() as AddressInfo).port,
+  });
 
   const port = await choosePort({ configured: settings.port, home: settings.home, host: settings.host });
   await app.listen({ host: settings.host, port });

@@ -17,6 +17,7 @@ describe("the Skein home", () => {
       database: "/h/skein.sqlite",
       signingKey: "/h/head-signing-key.pem",
       log: "/h/daemon.log",
+      logins: "/h/web-logins.json",
     });
   });
 

@@ -20,7 +20,7 @@ function shape(path: string): string {
 function registeredPaths(): string[] {
   const folder = join(projectRoot, "src/daemon/routes");
   const paths: string[] = [];
-  for (const file of readdirSync(folder)) {
+  for (const file of readdirSync(folder).filter((name) => name.endsWith(".ts"))) {
     const source = readFileSync(join(folder, file), "utf8");
     for (const match of source.matchAll(/registerResource\(app, "([^"]+)"/g)) paths.push(match[1]!);
   }

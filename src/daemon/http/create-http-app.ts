@@ -4,17 +4,23 @@
  * Boundary rule: this file knows no route of the daemon (src/daemon/routes registers them on
  * the returned app); it owns what every request goes through. In order, before the body is read
  * (1-10 in an `onRequest` hook, 11 in Fastify's parser lookup), a request is refused with:
- *   1. 401 authentication_required: missing, repeated or wrong `Authorization: Bearer <token>`.
- *      Auth comes first so that nothing about the daemon, not even its Host policy, is revealed
- *      to a caller without the token.
+ *   1. 401 authentication_required: missing, repeated or wrong `Authorization: Bearer <token>`,
+ *      and no valid browser login cookie instead (browser-logins.ts). Auth comes first so that
+ *      nothing about the daemon, not even its Host policy, is revealed to a caller without the
+ *      token. Routes marked `public` (the web page's shell and assets, the login link) skip it.
+ *      A bearer header, when present, decides alone: a wrong token is refused whatever cookie
+ *      comes with it.
  *   2. 400 invalid_request: no Host header or more than one; 403 host_forbidden: Host is not
  *      exactly 127.0.0.1:<port>, localhost:<port> or [::1]:<port> (DNS rebinding).
- *   3. 403 origin_forbidden: sent by a web page other than the daemon's own (request-guard.ts).
+ *   3. 403 origin_forbidden: sent by a web page other than the daemon's own (request-guard.ts);
+ *      403 csrf_token_invalid: a request signed in by cookie, other than GET or HEAD, without
+ *      its login's `X-Skein-CSRF` token.
  *   4. 417 expectation_failed: an `Expect` other than 100-continue.
  *   5. 404 resource_not_found (unknown path) / 405 method_not_allowed (see resource.ts).
  *   6. 415 unsupported_encoding: a Content-Encoding other than identity.
  *   7. 400 invalid_request: an unknown or repeated query parameter.
- *   8. 406 not_acceptable: an Accept that allows neither JSON nor (on streaming routes) SSE.
+ *   8. 406 not_acceptable: an Accept that allows neither JSON nor (on streaming routes) SSE
+ *      (routes marked `page` answer HTML or assets and decide themselves).
  *   9. 503 daemon_unavailable: a work-starting route (`config.startsWork`) while draining.
  *  10. 413 request_body_too_large: a Content-Length over the route's limit (64 KiB unless the
  *      route sets `bodyLimit`).
@@ -42,9 +48,13 @@ import Fastify, {
   type FastifyRequest,
   type FastifyServerOptions,
   LogController,
+  type RouteOptions,
 } from "fastify";
+import { csrfHeaderName, sessionCookieName } from "../../api/browser-login.js";
 import { problemContentType } from "../../api/problem.js";
 import { negotiate } from "./accept.js";
+import { type BrowserLogins, cookieValue, csrfTokenMatches } from "./browser-logins.js";
+import { type Credential, recordCredential } from "./credential.js";
 import { isJsonMediaType, parseJsonBody } from "./json-body.js";
 import {
   authenticationRequired,
@@ -83,8 +93,10 @@ export interface HttpTimeouts {
 
 /** Options of createHttpApp. */
 export interface HttpAppOptions {
-  /** The bearer token every request must carry. */
+  /** The bearer token every request must carry (unless it carries a browser login's cookie). */
   token: string;
+  /** Browser logins: their cookie authenticates like the token. None: the token only. */
+  logins?: BrowserLogins;
   /** The port the app listens on (for the Host check); default: read from the listening server. */
   port?: () => number;
   /** Fastify's logger option (false, true or pino options). Default false. */
@@ -142,6 +154,13 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   // Body values are checked as sent; query and path values are converted ("5" → 5) first.
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  // Answer schemas document the routes (openapi-document.ts); answers are sent exactly as built.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  const routes: RouteOptions[] = [];
+  app.addHook("onRoute", (route) => {
+    routes.push(route as RouteOptions);
+  });
+  registeredRoutes.set(app, routes);
 
   const portOf =
     options.port ??
@@ -159,12 +178,25 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   };
   const closing = { headers: { connection: "close" } };
 
-  // Who sends the request: token, Host, origin (the first three ingress checks).
-  const checkAuthority = (request: FastifyRequest): void => {
+  // Token, or a login's cookie when no Authorization header is sent; nothing on public routes.
+  const authenticate = (request: FastifyRequest, port: number, isPublic: boolean): Credential => {
     const raw = request.raw.rawHeaders;
     const authorization = headerValues(raw, "authorization");
-    if (authorization.length !== 1 || !bearer.accepts(authorization[0])) throw authenticationRequired();
+    if (authorization.length === 0 && options.logins !== undefined) {
+      const value = cookieValue(headerValues(raw, "cookie"), sessionCookieName(port));
+      const login = value === null ? null : options.logins.check(value);
+      if (login !== null) return { kind: "cookie", login };
+    }
+    if (authorization.length === 1 && bearer.accepts(authorization[0])) return { kind: "token" };
+    if (isPublic) return { kind: "none" };
+    throw authenticationRequired();
+  };
+
+  // Who sends the request: token or cookie, Host, origin, CSRF (the first three ingress checks).
+  const checkAuthority = (request: FastifyRequest, isPublic = false): void => {
+    const raw = request.raw.rawHeaders;
     const port = portOf();
+    const credential = authenticate(request, port, isPublic);
     const { hosts, origins } = self(port);
     const host = headerValues(raw, "host");
     if (host.length !== 1)
@@ -178,6 +210,16 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     }
     const refusal = browserRefusal(raw, origins);
     if (refusal !== null) throw problem("origin_forbidden", refusal, closing);
+    if (credential.kind === "cookie" && request.method !== "GET" && request.method !== "HEAD") {
+      const sent = headerValues(raw, csrfHeaderName);
+      if (sent.length !== 1 || !csrfTokenMatches(credential.login.cookieValue, sent[0])) {
+        throw problem(
+          "csrf_token_invalid",
+          `a request signed in by cookie must send its login's ${csrfHeaderName} header (see GET /web/session)`,
+        );
+      }
+    }
+    recordCredential(request.raw, credential);
   };
 
   const allowedQueryByRoute = new Map<string, ReadonlySet<string>>();
@@ -193,11 +235,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   };
 
   app.addHook("onRequest", async (request) => {
-    checkAuthority(request);
+    const config = request.routeOptions.config;
+    checkAuthority(request, !request.is404 && config.public === true);
     checkExpectation(request.headers.expect);
     // Here, not in the 404 handler: Fastify would read and check the body before calling it.
     if (request.is404) throw notFound(request);
-    const config = request.routeOptions.config;
     // The 405 placeholders answer next; nothing else about the request matters.
     if (config.allow !== undefined) return;
     const encoding = request.headers["content-encoding"];
@@ -208,7 +250,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       );
     }
     checkQuery(request.query, allowedQuery(request));
-    if (negotiate(request.headers.accept, config.eventStream === true) === null) {
+    if (config.page !== true && negotiate(request.headers.accept, config.eventStream === true) === null) {
       throw problem(
         "not_acceptable",
         config.eventStream === true
@@ -280,6 +322,13 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   });
 
   return app;
+}
+
+const registeredRoutes = new WeakMap<object, readonly RouteOptions[]>();
+
+/** Every route registered on `app` so far (405 placeholders included), in registration order. */
+export function routesOf(app: HttpApp): readonly RouteOptions[] {
+  return registeredRoutes.get(app) ?? [];
 }
 
 /** True when the client asked for text/event-stream (and the route declares `eventStream`). */

@@ -15,7 +15,26 @@ declare module "fastify" {
     startsWork?: boolean;
     /** Set on the 405 placeholders registerResource adds: the methods the path does allow. */
     allow?: string;
+    /**
+     * Reachable without the token or a login cookie: only for routes that hold no data (the web
+     * page's shell and assets, the login link itself). Host and origin are still checked.
+     */
+    public?: boolean;
+    /** Answers a browser's page or asset (not JSON): the Accept check is left to the route. */
+    page?: boolean;
+    /** What the OpenAPI document says of the route (openapi-document.ts); every route has one. */
+    doc?: RouteDoc;
   }
+}
+
+/** A route's words in the OpenAPI document; its parameters, body and answers come from its schemas. */
+export interface RouteDoc {
+  summary: string;
+  description?: string;
+  /** Only the bearer token may call it (a browser's cookie is refused). */
+  tokenOnly?: boolean;
+  /** Request headers the route reads besides the common ones (e.g. `If-None-Match`). */
+  headers?: ReadonlyArray<{ name: string; description: string; required?: boolean }>;
 }
 
 /** Default request body limit (bytes). */

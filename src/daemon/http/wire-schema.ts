@@ -8,8 +8,15 @@
  */
 import type { Static, TSchema } from "typebox";
 
-/** An object type with its intersections merged, member by member of a union. */
-type Flat<T> = T extends object ? { [K in keyof T]: T[K] } : T;
+/**
+ * A type with every intersection merged, member by member of a union, at every depth (answers
+ * nest objects built from intersections) and without `readonly`, so only the shape is compared.
+ */
+type Flat<T> = T extends readonly (infer U)[]
+  ? Flat<U>[]
+  : T extends object
+    ? { -readonly [K in keyof T]: Flat<T[K]> }
+    : T;
 
 /** `true` when A and B are the same type (optional and required properties told apart), else `false`. */
 export type SameShape<A, B> =

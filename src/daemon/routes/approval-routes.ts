@@ -14,6 +14,7 @@ import { ApprovalPolicySchema } from "./approval-policy-schema.js";
 import { checkIdShape } from "./client-id.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
+import { ApprovalPolicyAnswerSchema, ApprovalRecordSchema } from "./schemas/session-feature-schemas.js";
 
 const AnswerBodySchema = wireSchema<ApprovalAnswerBody>()(
   Type.Object(
@@ -46,9 +47,12 @@ export function registerApprovalRoutes(app: HttpApp, services: RouteServices): v
 
   registerResource(app, "/sessions/:sid/approvals/:callId", {
     POST: {
-      schema: { params: AnswerParams, body: AnswerBodySchema },
+      schema: { params: AnswerParams, body: AnswerBodySchema, response: { 200: ApprovalRecordSchema } },
       // An allow lets a tool run: not while the daemon drains.
-      config: { startsWork: true },
+      config: {
+        startsWork: true,
+        doc: { summary: "Answer a tool call that waits for approval (allow or deny, once)" },
+      },
       handler: async (request) => {
         const { sid, callId } = request.params as { sid: string; callId: string };
         checkIdShape(sid, "session id");
@@ -60,7 +64,12 @@ export function registerApprovalRoutes(app: HttpApp, services: RouteServices): v
 
   registerResource(app, "/sessions/:sid/approval-policy", {
     PUT: {
-      schema: { params: SessionParams, body: PolicyBodySchema },
+      schema: {
+        params: SessionParams,
+        body: PolicyBodySchema,
+        response: { 200: ApprovalPolicyAnswerSchema },
+      },
+      config: { doc: { summary: "Set or clear the session's own approval policy" } },
       handler: async (request) => {
         const { sid } = request.params as { sid: string };
         checkIdShape(sid, "session id");

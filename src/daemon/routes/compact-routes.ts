@@ -14,6 +14,7 @@ import { registerResource } from "../http/resource.js";
 import { checkIdShape } from "./client-id.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
+import { CompactAnswerSchema } from "./schemas/session-feature-schemas.js";
 
 const SessionParams = Type.Object({ sid: Type.String() });
 
@@ -22,8 +23,13 @@ export function registerCompactRoutes(app: HttpApp, services: RouteServices): vo
   const { registry } = services;
   registerResource(app, "/sessions/:sid/compact", {
     POST: {
-      schema: { params: SessionParams },
-      config: { startsWork: true },
+      schema: { params: SessionParams, response: { 202: CompactAnswerSchema } },
+      config: {
+        startsWork: true,
+        doc: {
+          summary: "Compact the session's model context now (the summary is written in the background)",
+        },
+      },
       handler: async (request, reply) => {
         const { sid } = request.params as { sid: string };
         checkIdShape(sid, "session id");

@@ -12,6 +12,7 @@ import { registerResource } from "../http/resource.js";
 import { wireSchema } from "../http/wire-schema.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
+import { ContentSliceSchema, HistoryPageSchema } from "./schemas/history-schemas.js";
 import { requireSession, SessionPathParams, sessionIdOf } from "./session-path.js";
 
 const HistoryQuerySchema = wireSchema<HistoryQuery>()(
@@ -43,7 +44,12 @@ const ContentQuerySchema = wireSchema<ContentQuery>()(
 export function registerHistoryRoutes(app: HttpApp, services: RouteServices): void {
   registerResource(app, "/sessions/:id/history", {
     GET: {
-      schema: { params: SessionPathParams, querystring: HistoryQuerySchema },
+      schema: {
+        params: SessionPathParams,
+        querystring: HistoryQuerySchema,
+        response: { 200: HistoryPageSchema },
+      },
+      config: { doc: { summary: "A page of a session's history (never loads the session)" } },
       handler: async (request) => {
         const id = sessionIdOf(request);
         const query = request.query as HistoryQuery;
@@ -65,7 +71,12 @@ export function registerHistoryRoutes(app: HttpApp, services: RouteServices): vo
 
   registerResource(app, "/sessions/:id/entries/:entry/content", {
     GET: {
-      schema: { params: ContentParams, querystring: ContentQuerySchema },
+      schema: {
+        params: ContentParams,
+        querystring: ContentQuerySchema,
+        response: { 200: ContentSliceSchema },
+      },
+      config: { doc: { summary: "One slice of the whole content of a truncated part" } },
       handler: async (request) => {
         const id = sessionIdOf(request);
         const { entry } = request.params as Static<typeof ContentParams>;

@@ -15,6 +15,8 @@ import { wireSchema } from "../http/wire-schema.js";
 import { checkIdShape, checkNewId } from "./client-id.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
+import { InputReceiptSchema } from "./schemas/session-schemas.js";
+import { CancelAnswerSchema, InterruptAnswerSchema } from "./schemas/stream-schemas.js";
 
 const InputBodySchema = wireSchema<InputBody>()(
   Type.Union([
@@ -59,9 +61,15 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
 
   registerResource(app, "/sessions/:sid/inputs/:iid", {
     PUT: {
-      schema: { params: InputParams, body: InputBodySchema },
+      schema: { params: InputParams, body: InputBodySchema, response: { 202: InputReceiptSchema } },
       bodyLimit: inputBodyLimit,
-      config: { startsWork: true },
+      config: {
+        startsWork: true,
+        doc: {
+          summary: "Submit an input (durable and idempotent: stored before the 202)",
+          description: "The same id and intent again answers the same receipt; another intent is 409.",
+        },
+      },
       handler: async (request, reply) => {
         const { sid, iid } = request.params as { sid: string; iid: string };
         checkIdShape(sid, "session id");
@@ -79,7 +87,8 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
       },
     },
     GET: {
-      schema: { params: InputParams },
+      schema: { params: InputParams, response: { 200: InputReceiptSchema } },
+      config: { doc: { summary: "An input's receipt" } },
       handler: async (request) => {
         const { sid, iid } = inputIdsOf(request);
         return answerWith(() => registry.withActor(sid, (actor) => actor.receipt(iid)));
@@ -89,7 +98,8 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
 
   registerResource(app, "/sessions/:sid/inputs/:iid/cancel", {
     POST: {
-      schema: { params: InputParams },
+      schema: { params: InputParams, response: { 200: CancelAnswerSchema } },
+      config: { doc: { summary: "Cancel a queued input (or interrupt the turn that delivers it alone)" } },
       handler: async (request) => {
         const { sid, iid } = inputIdsOf(request);
         return answerWith(() => registry.withActor(sid, (actor) => actor.cancelInput(iid)));
@@ -99,7 +109,10 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
 
   registerResource(app, "/sessions/:sid/interrupt", {
     POST: {
-      schema: { params: SessionParams, body: InterruptBodySchema },
+      schema: { params: SessionParams, body: InterruptBodySchema, response: { 200: InterruptAnswerSchema } },
+      config: {
+        doc: { summary: "Stop the running turn (when `run_id` is its id) and cancel queued inputs" },
+      },
       handler: async (request) => {
         const { sid } = request.params as { sid: string };
         checkIdShape(sid, "session id");

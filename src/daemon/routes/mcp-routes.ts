@@ -11,6 +11,7 @@ import { McpServerUnknownError } from "../../mcp/mcp-manager.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
+import { McpStatusSchema, McpTestReportSchema } from "./schemas/server-schemas.js";
 import { checkWorkspace } from "./workspace-check.js";
 
 export interface McpRouteServices {
@@ -27,12 +28,20 @@ const TestBody = Type.Object(
 /** Register the MCP routes. */
 export function registerMcpRoutes(app: HttpApp, services: McpRouteServices): void {
   registerResource(app, "/mcp", {
-    GET: { handler: async () => services.mcp.status() },
+    GET: {
+      schema: { response: { 200: McpStatusSchema } },
+      config: { doc: { summary: "The configured MCP servers, their instances, tools and last errors" } },
+      handler: async () => services.mcp.status(),
+    },
   });
   registerResource(app, "/mcp/:name/test", {
     POST: {
-      schema: { params: Type.Object({ name: Type.String() }), body: TestBody },
-      config: { startsWork: true },
+      schema: {
+        params: Type.Object({ name: Type.String() }),
+        body: TestBody,
+        response: { 200: McpTestReportSchema },
+      },
+      config: { startsWork: true, doc: { summary: "Start an MCP server now and report whether it came up" } },
       handler: async (request) => {
         const { name } = request.params as { name: string };
         const { workspace } = request.body as { workspace?: string };

@@ -17,6 +17,7 @@ import { wireSchema } from "../http/wire-schema.js";
 import { NoProviderError } from "../process/provider-config.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
+import { ProviderTestAnswerSchema } from "./schemas/server-schemas.js";
 
 /** How long a test waits for the provider when the body names no timeout. */
 export const defaultProviderTestTimeoutMs = 30_000;
@@ -35,8 +36,16 @@ export function registerProviderRoutes(app: HttpApp, services: RouteServices): v
       schema: {
         params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 64 }) }),
         body: ProviderTestBodySchema,
+        response: { 200: ProviderTestAnswerSchema },
       },
-      config: { startsWork: true },
+      config: {
+        startsWork: true,
+        doc: {
+          summary: "Send one tiny request to a provider profile, from the daemon",
+          description:
+            "A provider's failure is a 200 answer saying what went wrong; an unknown profile is a 404.",
+        },
+      },
       handler: async (request) => {
         const { name } = request.params as { name: string };
         const body = request.body as ProviderTestBody;

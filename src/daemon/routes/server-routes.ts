@@ -6,6 +6,7 @@ import type { HttpApp } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
 import { wireSchema } from "../http/wire-schema.js";
+import { ServerInfoSchema, ShutdownAnswerSchema } from "./schemas/server-schemas.js";
 
 export interface ServerRouteOptions {
   instanceId: string;
@@ -26,6 +27,8 @@ const ShutdownBodySchema = wireSchema<ShutdownBody>()(
 export function registerServerRoutes(app: HttpApp, options: ServerRouteOptions): void {
   registerResource(app, "/server", {
     GET: {
+      schema: { response: { 200: ServerInfoSchema } },
+      config: { doc: { summary: "The daemon: instance, protocol, state, capabilities, version" } },
       handler: async (): Promise<ServerInfo> => ({
         instance_id: options.instanceId,
         protocol: protocolVersion,
@@ -37,7 +40,13 @@ export function registerServerRoutes(app: HttpApp, options: ServerRouteOptions):
   });
   registerResource(app, "/server/shutdown", {
     POST: {
-      schema: { body: ShutdownBodySchema },
+      schema: { body: ShutdownBodySchema, response: { 202: ShutdownAnswerSchema } },
+      config: {
+        doc: {
+          summary: "Drain and stop the daemon",
+          description: "Running turns get `timeout_ms`; a wrong `instance_id` is 409 instance_changed.",
+        },
+      },
       handler: async (request, reply) => {
         const body = request.body as ShutdownBody;
         if (body.instance_id !== options.instanceId) {

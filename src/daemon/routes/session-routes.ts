@@ -25,6 +25,9 @@ import { checkIdShape, checkNewId } from "./client-id.js";
 import { explainUnknown, rememberRefusal } from "./creation-rejection.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
+import { SessionSettingsAnswerSchema } from "./schemas/session-feature-schemas.js";
+import { DeleteAnswerSchema, SessionListSchema, SessionSnapshotSchema } from "./schemas/session-schemas.js";
+import { SessionListStreamFrameSchema, SessionStreamFrameSchema } from "./schemas/stream-schemas.js";
 import { SessionPathParams, sessionIdOf } from "./session-path.js";
 import { RequestConfigSchema, SessionSettingsSchema } from "./session-settings-schema.js";
 import { checkWorkspace } from "./workspace-check.js";
@@ -58,6 +61,12 @@ const ForkSession = wireSchema<{ kind: "fork" } & ForkSessionBody>()(
   ),
 );
 
+const lastEventId = {
+  name: "Last-Event-ID",
+  description:
+    "`<generation>.<sequence>`: resume the stream after it (instead of after_generation/after_seq)",
+};
+
 type ListQuery = SessionListQuery & StreamResumeQuery;
 
 const ListQuerySchema = wireSchema<ListQuery>()(
@@ -89,8 +98,25 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
 
   registerResource(app, "/sessions", {
     GET: {
-      schema: { querystring: ListQuerySchema },
-      config: { eventStream: true },
+      schema: {
+        querystring: ListQuerySchema,
+        response: {
+          200: {
+            description: "the listing, or (Accept: text/event-stream) its stream",
+            content: {
+              "application/json": { schema: SessionListSchema },
+              "text/event-stream": { schema: SessionListStreamFrameSchema },
+            },
+          },
+        },
+      },
+      config: {
+        eventStream: true,
+        doc: {
+          summary: "List sessions (newest activity first), or stream the listing",
+          headers: [lastEventId],
+        },
+      },
       handler: async (request, reply) => {
         const query = request.query as ListQuery;
         const filter = listFilter(query);
@@ -114,8 +140,18 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
 
   registerResource(app, "/sessions/:id", {
     PUT: {
-      schema: { params: SessionPathParams, body: Type.Union([NewSession, ForkSession]) },
-      config: { startsWork: true },
+      schema: {
+        params: SessionPathParams,
+        body: Type.Union([NewSession, ForkSession]),
+        response: { 201: SessionSnapshotSchema },
+      },
+      config: {
+        startsWork: true,
+        doc: {
+          summary: "Create a session, new or forked at a checkpoint",
+          headers: [{ name: "If-None-Match", description: "must be `*`", required: true }],
+        },
+      },
       handler: async (request, reply) => {
         const { id } = request.params as { id: string };
         const condition = request.headers["if-none-match"];
@@ -138,8 +174,23 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
       },
     },
     GET: {
-      schema: { params: SessionPathParams, querystring: SessionQuerySchema },
-      config: { eventStream: true },
+      schema: {
+        params: SessionPathParams,
+        querystring: SessionQuerySchema,
+        response: {
+          200: {
+            description: "the snapshot, or (Accept: text/event-stream) the session's stream",
+            content: {
+              "application/json": { schema: SessionSnapshotSchema },
+              "text/event-stream": { schema: SessionStreamFrameSchema },
+            },
+          },
+        },
+      },
+      config: {
+        eventStream: true,
+        doc: { summary: "A session's snapshot, or its event stream", headers: [lastEventId] },
+      },
       handler: async (request, reply) => {
         const id = sessionIdOf(request);
         const query = request.query as SessionQuery & StreamResumeQuery;
@@ -166,7 +217,16 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
       },
     },
     PATCH: {
-      schema: { params: SessionPathParams, body: SessionSettingsSchema },
+      schema: {
+        params: SessionPathParams,
+        body: SessionSettingsSchema,
+        response: { 200: SessionSettingsAnswerSchema },
+      },
+      config: {
+        doc: {
+          summary: "Change a session's provider profile, model or model parameters from its next request on",
+        },
+      },
       handler: async (request) => {
         const id = sessionIdOf(request);
         const body = request.body as SessionSettingsBody;
@@ -174,7 +234,8 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
       },
     },
     DELETE: {
-      schema: { params: SessionPathParams },
+      schema: { params: SessionPathParams, response: { 200: DeleteAnswerSchema } },
+      config: { doc: { summary: "Delete a session and its whole history (409 while a turn runs)" } },
       handler: async (request) => {
         const id = sessionIdOf(request);
         return answerWith(async (): Promise<DeleteAnswer> => {

@@ -6,13 +6,20 @@ import { registerResource } from "../http/resource.js";
 import { verifySession } from "../session/verify-report.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
+import { VerifyReportSchema } from "./schemas/server-schemas.js";
 import { requireSession, SessionPathParams, sessionIdOf } from "./session-path.js";
 
 /** Register the verify route. A corrupt log is a 200 report with `status: "corrupt"`, not an error. */
 export function registerVerifyRoutes(app: HttpApp, services: RouteServices, signer: HeadSigner): void {
   registerResource(app, "/sessions/:id/verify", {
     GET: {
-      schema: { params: SessionPathParams },
+      schema: { params: SessionPathParams, response: { 200: VerifyReportSchema } },
+      config: {
+        doc: {
+          summary: "Re-hash a session's whole log and check its recorded head and signature",
+          description: "A corrupt log is a 200 report with `status: corrupt`, not an error.",
+        },
+      },
       handler: async (request) => {
         const id = sessionIdOf(request);
         return answerWith(async (): Promise<VerifyReport> => {

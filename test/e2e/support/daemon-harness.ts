@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { v7 as uuidv7 } from "uuid";
+import { OpenApiCheck } from "../../support/openapi-check.js";
 import { SseConnection } from "./sse-client.js";
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -102,6 +103,11 @@ export class DaemonHarness {
   port = 0;
   token = "";
   pid = 0;
+  /**
+   * The daemon's own OpenAPI document, read at each boot: every answer and stream frame this
+   * harness receives is checked against it (a mismatch fails the request).
+   */
+  openapi: OpenApiCheck | null = null;
   private child: ChildProcess | null = null;
   private childExit: Promise<number | null> | null = null;
   private readonly env: Record<string, string>;
@@ -193,7 +199,13 @@ export class DaemonHarness {
       if (this.refresh(child.pid ?? 0)) {
         try {
           const server = await this.api("/server");
-          if (server.status === 200 && server.json().state === "ready") return;
+          if (server.status === 200 && server.json().state === "ready") {
+            const document = await this.api("/openapi.json");
+            if (document.status !== 200)
+              throw new Error(`GET /openapi.json: ${document.status} ${document.text}`);
+            this.openapi = new OpenApiCheck(document.json());
+            return;
+          }
         } catch {
           // not listening yet
         }
@@ -274,7 +286,18 @@ export class DaemonHarness {
       ...(options.headers ?? {}),
     };
     const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
-    return rawRequest(this.port, { method: options.method ?? "GET", path, headers, body });
+    const method = options.method ?? "GET";
+    const openapi = this.openapi;
+    return rawRequest(this.port, { method, path, headers, body }).then((answer) => {
+      openapi?.checkAnswer(
+        method,
+        path,
+        answer.status,
+        headerText(answer.headers["content-type"]),
+        answer.text,
+      );
+      return answer;
+    });
   }
 
   /** Create a session (201) in the harness workspace; returns its id. */
@@ -411,14 +434,24 @@ export class DaemonHarness {
     const suffix = query.size > 0 ? `?${query}` : "";
     const headers: Record<string, string> = { authorization: `Bearer ${this.token}` };
     if (options.lastEventId !== undefined) headers["last-event-id"] = options.lastEventId;
-    return SseConnection.open(this.port, `/sessions/${sessionId}${suffix}`, headers);
+    return SseConnection.open(
+      this.port,
+      `/sessions/${sessionId}${suffix}`,
+      headers,
+      this.openapi ?? undefined,
+    );
   }
 
   /** Open the session list's stream (`GET /sessions` as SSE) with `query`, optionally resuming. */
   openListStream(query = "", options: { lastEventId?: string } = {}): Promise<SseConnection> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.token}` };
     if (options.lastEventId !== undefined) headers["last-event-id"] = options.lastEventId;
-    return SseConnection.open(this.port, `/sessions${query === "" ? "" : `?${query}`}`, headers);
+    return SseConnection.open(
+      this.port,
+      `/sessions${query === "" ? "" : `?${query}`}`,
+      headers,
+      this.openapi ?? undefined,
+    );
   }
 
   /** The first batch of a fresh SSE attach (optionally resuming after a previous page). */
@@ -527,6 +560,10 @@ function readFirstFrame(port: number, path: string, token: string): Promise<Stre
     req.on("error", fail);
     req.end();
   });
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 export function sleep(ms: number): Promise<void> {

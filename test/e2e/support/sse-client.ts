@@ -9,6 +9,7 @@
  */
 import type { ClientRequest, IncomingMessage } from "node:http";
 import { request as httpRequest } from "node:http";
+import type { OpenApiCheck } from "../../support/openapi-check.js";
 import type { StreamPage } from "./daemon-harness.js";
 
 /** One event of a batch. */
@@ -55,6 +56,7 @@ export class SseConnection {
   private constructor(
     private readonly req: ClientRequest,
     readonly response: IncomingMessage,
+    private readonly checkFrame: ((data: string) => void) | undefined,
   ) {
     response.setEncoding("utf8");
     response.on("data", (chunk: string) => this.onData(chunk));
@@ -67,7 +69,12 @@ export class SseConnection {
    * Open a stream on `path`. Resolves once the daemon answered 200 with the stream headers;
    * rejects with StreamRefusedError (carrying the problem JSON) otherwise.
    */
-  static open(port: number, path: string, headers: Record<string, string>): Promise<SseConnection> {
+  static open(
+    port: number,
+    path: string,
+    headers: Record<string, string>,
+    openapi?: OpenApiCheck,
+  ): Promise<SseConnection> {
     return new Promise((done, fail) => {
       const req = httpRequest(
         {
@@ -81,12 +88,25 @@ export class SseConnection {
           if (res.statusCode !== 200) {
             const chunks: Buffer[] = [];
             res.on("data", (chunk: Buffer) => chunks.push(chunk));
-            res.on("end", () =>
-              fail(new StreamRefusedError(res.statusCode ?? 0, Buffer.concat(chunks).toString("utf8"))),
-            );
+            res.on("end", () => {
+              const body = Buffer.concat(chunks).toString("utf8");
+              try {
+                openapi?.checkAnswer("GET", path, res.statusCode ?? 0, res.headers["content-type"], body);
+              } catch (error) {
+                fail(error);
+                return;
+              }
+              fail(new StreamRefusedError(res.statusCode ?? 0, body));
+            });
             return;
           }
-          done(new SseConnection(req, res));
+          done(
+            new SseConnection(
+              req,
+              res,
+              openapi === undefined ? undefined : (data) => openapi.checkFrame(path, data),
+            ),
+          );
         },
       );
       req.on("error", fail);
@@ -174,6 +194,13 @@ export class SseConnection {
       if (data.length === 0) {
         this.keepalives += 1;
         continue;
+      }
+      try {
+        this.checkFrame?.(data.join("\n"));
+      } catch (error) {
+        this.finish(error as Error);
+        this.req.destroy();
+        return;
       }
       const frame: StreamFrame = {
         id,

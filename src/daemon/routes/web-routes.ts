@@ -1,0 +1,216 @@
+/**
+ * The web UI and browser sign-in: `GET /` (the page) and `GET /assets/{file}` (its scripts and
+ * styles), `POST /web/login-codes` (a one-time login link, for the bearer token), `GET /login`
+ * (spends the code, sets the session cookie), `GET /web/session` (the page's CSRF token) and
+ * `POST /web/logout`.
+ *
+ * Boundary rule: the page, its assets and the login link are public: they hold no data (the
+ * page asks for everything it shows with the cookie). Every other route needs the token or the
+ * cookie, as the ingress hook enforces.
+ */
+import type { FastifyReply } from "fastify";
+import { Type } from "typebox";
+import {
+  type BrowserSession,
+  type LoginLink,
+  loginPath,
+  sessionCookieName,
+} from "../../api/browser-login.js";
+import type { BrowserLogins } from "../http/browser-logins.js";
+import { codeLifetimeMs, csrfTokenOf } from "../http/browser-logins.js";
+import type { HttpApp } from "../http/create-http-app.js";
+import { credentialOf } from "../http/credential.js";
+import { problem } from "../http/problem.js";
+import { registerResource } from "../http/resource.js";
+import type { StaticAssets, StaticFile } from "../http/static-assets.js";
+import { BrowserSessionSchema, LoginLinkSchema } from "./schemas/server-schemas.js";
+
+export interface WebRouteOptions {
+  logins: BrowserLogins;
+  /** The built UI, or null when it was not built (the page then answers 404 saying so). */
+  assets: StaticAssets | null;
+  /** The port the daemon listens on (the cookie's name carries it). */
+  port(): number;
+}
+
+/** What the page may load and where it may connect: itself only. */
+const pageSecurityHeaders = {
+  "content-security-policy":
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; " +
+    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "referrer-policy": "no-referrer",
+  "cross-origin-opener-policy": "same-origin",
+  "cross-origin-resource-policy": "same-origin",
+} as const;
+
+const noBody = (description: string) => Type.Null({ description });
+
+const LoginQuery = Type.Object(
+  { code: Type.String({ minLength: 1, maxLength: 256 }) },
+  { additionalProperties: false },
+);
+
+/** Register the web UI's routes. */
+export function registerWebRoutes(app: HttpApp, options: WebRouteOptions): void {
+  const { logins } = options;
+
+  registerResource(app, "/", {
+    GET: {
+      schema: {
+        response: {
+          200: { description: "the web UI", content: { "text/html": { schema: Type.String() } } },
+        },
+      },
+      config: {
+        public: true,
+        page: true,
+        doc: {
+          summary: "The web UI's page (public: it holds no data; it asks for everything with the cookie)",
+        },
+      },
+      handler: async (_request, reply) => {
+        if (options.assets === null) {
+          throw problem("resource_not_found", "the web UI is not built; run `npm run build`");
+        }
+        return sendFile(reply, options.assets.index, "no-store");
+      },
+    },
+  });
+
+  registerResource(app, "/assets/:file", {
+    GET: {
+      schema: {
+        params: Type.Object({ file: Type.String({ maxLength: 256 }) }),
+        response: {
+          200: {
+            description: "a script, stylesheet or image of the page",
+            content: { "*/*": { schema: Type.String({ contentEncoding: "binary" }) } },
+          },
+          304: noBody("not modified (If-None-Match)"),
+        },
+      },
+      config: { public: true, page: true, doc: { summary: "A built asset of the web UI (public)" } },
+      handler: async (request, reply) => {
+        const { file } = request.params as { file: string };
+        const asset = options.assets?.asset(file);
+        if (asset === undefined) throw problem("resource_not_found", `no asset ${file}`);
+        if (request.headers["if-none-match"] === asset.etag) {
+          return reply.code(304).headers(pageSecurityHeaders).header("etag", asset.etag).send();
+        }
+        return sendFile(reply, asset, "public, max-age=31536000, immutable");
+      },
+    },
+  });
+
+  registerResource(app, "/web/login-codes", {
+    POST: {
+      schema: { response: { 201: LoginLinkSchema } },
+      config: {
+        doc: {
+          summary: "A one-time login link for a browser (bearer token only; `skein web` asks for it)",
+          tokenOnly: true,
+          description: "The link works once, within 2 minutes; a daemon restart voids links not yet used.",
+        },
+      },
+      handler: async (request, reply) => {
+        if (credentialOf(request.raw).kind !== "token") {
+          throw problem(
+            "authentication_required",
+            "login links are issued to the bearer token only (run `skein web`)",
+          );
+        }
+        const { code, expiresAt } = logins.issueCode();
+        const link: LoginLink = {
+          url: `http://${request.headers.host}${loginPath}?code=${code}`,
+          expires_at: new Date(expiresAt).toISOString(),
+        };
+        return reply.code(201).send(link);
+      },
+    },
+  });
+
+  registerResource(app, loginPath, {
+    GET: {
+      schema: {
+        querystring: LoginQuery,
+        response: {
+          303: noBody(
+            "signed in: `Set-Cookie` (HttpOnly, SameSite=Strict, 7 days) and `Location: /`; a used, unknown or expired code is 401 login_code_invalid",
+          ),
+        },
+      },
+      config: {
+        public: true,
+        page: true,
+        doc: { summary: "Spend a login link's code: sign this browser in" },
+      },
+      handler: async (request, reply) => {
+        const { code } = request.query as { code: string };
+        const login = await logins.redeem(code);
+        if (login === null) {
+          throw problem(
+            "login_code_invalid",
+            `this login link is unknown, used already or older than ${codeLifetimeMs / 60_000} minutes; ` +
+              "run `skein web` for a new one",
+          );
+        }
+        const maxAge = Math.floor((login.expiresAt - Date.now()) / 1000);
+        return reply
+          .code(303)
+          .headers(pageSecurityHeaders)
+          .header(
+            "set-cookie",
+            `${sessionCookieName(options.port())}=${login.cookieValue}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Strict`,
+          )
+          .header("location", "/")
+          .send();
+      },
+    },
+  });
+
+  registerResource(app, "/web/session", {
+    GET: {
+      schema: { response: { 200: BrowserSessionSchema } },
+      config: { doc: { summary: "How this request is signed in, and the login's CSRF token" } },
+      handler: async (request): Promise<BrowserSession> => {
+        const credential = credentialOf(request.raw);
+        if (credential.kind !== "cookie") return { auth: "token", csrf_token: null, expires_at: null };
+        return {
+          auth: "cookie",
+          csrf_token: csrfTokenOf(credential.login.cookieValue),
+          expires_at: new Date(credential.login.expiresAt).toISOString(),
+        };
+      },
+    },
+  });
+
+  registerResource(app, "/web/logout", {
+    POST: {
+      schema: { response: { 204: noBody("signed out: the login ends and the cookie is cleared") } },
+      config: { doc: { summary: "Sign this browser out" } },
+      handler: async (request, reply) => {
+        const credential = credentialOf(request.raw);
+        if (credential.kind === "cookie") {
+          await logins.logout(credential.login.cookieValue);
+          reply.header(
+            "set-cookie",
+            `${sessionCookieName(options.port())}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict`,
+          );
+        }
+        return reply.code(204).send();
+      },
+    },
+  });
+}
+
+function sendFile(reply: FastifyReply, file: StaticFile, cacheControl: string): FastifyReply {
+  return reply
+    .code(200)
+    .headers(pageSecurityHeaders)
+    .header("content-type", file.contentType)
+    .header("cache-control", cacheControl)
+    .header("etag", file.etag)
+    .send(file.body);
+}

@@ -1,0 +1,259 @@
+/**
+ * The web UI in Debian's Chromium (playwright-core) against a real daemon and the fake
+ * provider: log in with a `skein web` link (once only); create a session and send a prompt; see
+ * streamed text, a tool call and its result; SIGKILL the daemon mid-stream and restart it (the
+ * page says "reconnecting…", resumes, and ends with exactly the history route's entries);
+ * interrupt; fork; a request without cookie or token is refused; another page's form posts
+ * are refused. Screenshots of the main pages go to test-output/web/.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DaemonHarness, type HistoryEntry } from "../e2e/support/daemon-harness.js";
+import { entryText, profileFor } from "../e2e/support/fixture.js";
+import { text, toolCalls } from "../support/fake-provider/reply.js";
+import { FakeProvider } from "../support/fake-provider/server.js";
+import { launchChromium, loginLink, screenshot } from "./support/browser.js";
+
+const slow = (words: number, delayMs: number) =>
+  text(
+    Array.from({ length: words }, (_, index) => `word${index} `),
+    { delivery: { delayMs } },
+  );
+
+describe("the web UI in Chromium", () => {
+  let provider: FakeProvider;
+  let app: DaemonHarness;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let firstSession = "";
+
+  const base = () => `http://127.0.0.1:${app.port}`;
+
+  beforeAll(async () => {
+    provider = await FakeProvider.start();
+    app = await DaemonHarness.start({ providers: profileFor(provider) });
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+    page = await context.newPage();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    await provider?.close();
+  });
+
+  /** Every history entry of a session, through the history route (all pages). */
+  async function historyOf(sessionId: string): Promise<HistoryEntry[]> {
+    const entries: HistoryEntry[] = [];
+    let page = await app.history(sessionId, "limit=200&after=0");
+    entries.push(...page.items);
+    while (page.newer !== null) {
+      page = await app.history(sessionId, `limit=200&next=${encodeURIComponent(page.newer)}`);
+      entries.push(...page.items);
+    }
+    return entries;
+  }
+
+  /** The entry ids the page shows, sorted. */
+  async function shownIds(): Promise<string[]> {
+    const ids = await page
+      .locator("[data-entry-id]")
+      .evaluateAll((nodes) => nodes.map((node) => node.getAttribute("data-entry-id") ?? ""));
+    return ids.sort();
+  }
+
+  async function waitIdle(): Promise<void> {
+    await page.locator('[data-testid="status"]', { hasText: "idle" }).waitFor();
+  }
+
+  async function send(prompt: string): Promise<void> {
+    await page.getByLabel("Message").fill(prompt);
+    await page.getByRole("button", { name: "Send" }).click();
+  }
+
+  it("logs in with the link from `skein web`, which works only once", async () => {
+    const link = loginLink(app.home, app.root);
+    const answer = await page.goto(link);
+    expect(answer?.url()).toBe(`${base()}/`);
+    await page.getByTestId("session-list").waitFor();
+    await screenshot(page, "sessions-empty");
+
+    const other = await browser.newContext();
+    const again = await (await other.newPage()).goto(link);
+    expect(again?.status()).toBe(401);
+    expect(await again?.text()).toContain("login_code_invalid");
+    await other.close();
+  });
+
+  it("refuses a request without cookie or token, and shows the signed-out page", async () => {
+    const stranger = await browser.newContext();
+    const tab = await stranger.newPage();
+    expect((await tab.goto(`${base()}/sessions`))?.status()).toBe(401);
+    await tab.goto(`${base()}/`);
+    await tab.getByTestId("signed-out").waitFor();
+    const status = await tab.evaluate(async () => (await fetch("/sessions")).status);
+    expect(status).toBe(401);
+    await screenshot(tab, "signed-out");
+    await stranger.close();
+  });
+
+  it("creates a session, sends a prompt, and shows streamed text, a tool call and its result", async () => {
+    provider.queue(
+      toolCalls([
+        { name: "write_file", args: { path: "hello.txt", content: "hello\nworld\n" }, id: "call_web_1" },
+      ]),
+      slow(60, 25),
+    );
+    await page.locator('input[name="workspace"]').fill(app.workspace);
+    await page.locator('textarea[name="prompt"]').fill("write hello.txt, then **explain**");
+    await page.getByRole("button", { name: "Create" }).click();
+    await page.waitForURL(/#\/sessions\/[0-9a-f-]{36}$/);
+    firstSession = page.url().split("/").pop()!;
+
+    await page.getByTestId("tool-call").filter({ hasText: "write_file" }).waitFor();
+    await page.getByTestId("tool-result").first().waitFor({ state: "attached" });
+    // Text shows while it streams (a draft), then as the committed entry.
+    const draft = page.getByTestId("draft");
+    await draft.filter({ hasText: "word3" }).waitFor();
+    expect(await draft.textContent()).not.toContain("word59");
+    await page.locator('[data-kind="assistant"]', { hasText: "word59" }).waitFor();
+    await waitIdle();
+    expect(await draft.count()).toBe(0);
+    await expect(page.locator(".diff-add").first().textContent()).resolves.toContain("hello");
+    await screenshot(page, "session-tool-call");
+
+    const history = await historyOf(firstSession);
+    expect(history.map((entry) => entry.kind)).toEqual(["user", "tool_call", "tool_result", "assistant"]);
+    expect(await shownIds()).toEqual(history.map((entry) => entry.id).sort());
+  });
+
+  it("resumes after the daemon is SIGKILLed mid-stream and restarted, and ends with exactly the history route's entries", async () => {
+    provider.queue(slow(400, 25));
+    provider.script = () => text("Recovered after the restart.");
+    await send("a long answer, please");
+    await page.getByTestId("draft").filter({ hasText: "word20" }).waitFor();
+    await app.kill();
+    await page.getByTestId("connection").filter({ hasText: "reconnecting…" }).waitFor();
+    await screenshot(page, "session-reconnecting");
+    await app.boot();
+
+    await page.locator('[data-kind="assistant"]', { hasText: "Recovered after the restart." }).waitFor({
+      timeout: 30_000,
+    });
+    await waitIdle();
+    await page.getByTestId("notice").filter({ hasText: "Reconnected" }).waitFor();
+    expect(await page.getByTestId("connection").count()).toBe(0);
+    expect(await page.getByTestId("draft").count()).toBe(0);
+
+    const history = await historyOf(firstSession);
+    expect(history.some((entry) => entry.kind === "note")).toBe(true);
+    expect(await shownIds()).toEqual(history.map((entry) => entry.id).sort());
+    const shownAnswers = await page.locator('[data-kind="assistant"]').allTextContents();
+    expect(shownAnswers.map((shown) => shown.replace(/^Agent\s*(fork here)?/, "").trim())).toEqual(
+      history.filter((entry) => entry.kind === "assistant").map((entry) => entryText(entry).trim()),
+    );
+  }, 60_000);
+
+  it("shows the newest history first and pages older entries in as the reader scrolls up", async () => {
+    const long = await app.createSession();
+    for (let turn = 0; turn < 14; turn++) {
+      for (let round = 0; round < 4; round++) {
+        provider.queue(toolCalls([{ name: "list_files", args: { path: "." }, id: `call_${turn}_${round}` }]));
+      }
+      provider.queue(text(`answer ${turn}`));
+      await app.turn(long, `turn ${turn}`);
+    }
+    const history = await historyOf(long);
+    expect(history).toHaveLength(140);
+    await page.goto(`${base()}/#/sessions/${long}`);
+    await page.locator('[data-kind="assistant"]', { hasText: "answer 13" }).waitFor();
+    const transcript = page.getByTestId("transcript");
+    const first = await shownIds();
+    expect(first.length).toBeLessThan(history.length);
+    expect(await transcript.evaluate((node) => node.scrollHeight > node.clientHeight)).toBe(true);
+    for (let step = 0; step < 20 && (await shownIds()).length < history.length; step++) {
+      await transcript.evaluate((node) => {
+        node.scrollTop = 0;
+      });
+      await page.waitForTimeout(100);
+    }
+    await page.getByText("the beginning of the session").waitFor();
+    expect(await shownIds()).toEqual(history.map((entry) => entry.id).sort());
+    await page.goto(`${base()}/#/sessions/${firstSession}`);
+    await page.getByTestId("status").waitFor();
+  }, 60_000);
+
+  it("interrupts a running turn", async () => {
+    provider.queue(slow(400, 25));
+    await send("another long answer");
+    await page.getByTestId("draft").filter({ hasText: "word5" }).waitFor();
+    await page.getByRole("button", { name: "Interrupt" }).click();
+    await page.getByTestId("notice").filter({ hasText: "interrupted" }).waitFor();
+    await waitIdle();
+    expect(await page.getByTestId("draft").count()).toBe(0);
+    const history = await historyOf(firstSession);
+    expect(history.filter((entry) => entryText(entry).includes("word399"))).toEqual([]);
+  });
+
+  it("forks at an entry: the fork opens with the history up to it, linked to its source", async () => {
+    const source = await historyOf(firstSession);
+    const checkpoint = source.find((entry) => entry.kind === "assistant")!;
+    await page
+      .locator(`[data-entry-id="${checkpoint.id}"]`)
+      .getByRole("button", { name: "fork here" })
+      .click();
+    await page.waitForURL((url) => !url.hash.endsWith(firstSession));
+    const forkId = page.url().split("/").pop()!;
+    await page.getByTestId("parent").waitFor();
+    await page.locator(`[data-entry-id="${checkpoint.id}"]`).waitFor();
+    const forked = await historyOf(forkId);
+    expect(forked.map((entry) => entry.id)).toEqual(
+      source.filter((entry) => entry.position <= checkpoint.position).map((entry) => entry.id),
+    );
+    expect(await shownIds()).toEqual(forked.map((entry) => entry.id).sort());
+
+    await page.goto(`${base()}/#/`);
+    await page.locator(`tr[data-session-id="${forkId}"] .fork-mark`).waitFor();
+    await screenshot(page, "sessions-fork-tree");
+  });
+
+  it("refuses another page's form posts, cross-site and same-site, even with the cookie", async () => {
+    const daemonOrigin = base();
+    const evil: Server = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/html" });
+      response.end(
+        `<form id="f" method="POST" action="${daemonOrigin}/web/logout" enctype="text/plain">` +
+          `<input name="x" value="y"></form><script>document.getElementById("f").submit()</script>`,
+      );
+    });
+    await new Promise<void>((done) => evil.listen(0, "127.0.0.1", done));
+    const evilPort = (evil.address() as AddressInfo).port;
+    try {
+      for (const origin of [`http://127.0.0.1:${evilPort}`, `http://localhost:${evilPort}`]) {
+        const tab = await context.newPage();
+        const refused = tab.waitForResponse(`${daemonOrigin}/web/logout`);
+        await tab.goto(`${origin}/`);
+        const answer = await refused;
+        // Same-site (another port of 127.0.0.1): the cookie comes along and the origin is refused;
+        // cross-site (localhost): SameSite=Strict keeps the cookie home.
+        expect(answer.status(), origin).toBe(origin.includes("127.0.0.1") ? 403 : 401);
+        await tab.close();
+      }
+    } finally {
+      evil.close();
+    }
+    const still = await page.evaluate(async () => (await fetch("/web/session")).status);
+    expect(still).toBe(200);
+  });
+
+  it("signs out", async () => {
+    await page.getByTestId("logout").click();
+    await page.getByTestId("signed-out").waitFor();
+    const status = await page.evaluate(async () => (await fetch("/sessions")).status);
+    expect(status).toBe(401);
+  });
+});

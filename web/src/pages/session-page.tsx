@@ -1,0 +1,181 @@
+/**
+ * A session: its header (status, model, tokens, workspace, where it was forked from and its
+ * forks), the connection state, pending approvals, the live transcript and the input box.
+ */
+import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from "react";
+import type { HistoryEntry } from "../../../src/api/history.js";
+import type { SessionList } from "../../../src/api/sessions.js";
+import { ApprovalsPanel } from "../approvals/approvals-panel.js";
+import { call } from "../daemon-api.js";
+import { navigate } from "../route.js";
+import { TranscriptView } from "../transcript/transcript-view.js";
+import { SessionController } from "./session-controller.js";
+
+export interface SessionPageProps {
+  sessionId: string;
+  /** The daemon answers approvals (its `approvals` capability). */
+  approvals: boolean;
+}
+
+/** The page of one session. */
+export function SessionPage({ sessionId, approvals }: SessionPageProps) {
+  const controller = useMemo(() => new SessionController(sessionId), [sessionId]);
+  useEffect(() => {
+    controller.start();
+    return () => controller.stop();
+  }, [controller]);
+  const view = useSyncExternalStore(controller.subscribe, controller.view);
+  const [forks, setForks] = useState<SessionList["items"]>([]);
+  useEffect(() => {
+    call<SessionList>("GET", `/sessions?parent_id=${encodeURIComponent(sessionId)}`).then(
+      (list) => setForks(list.items),
+      () => setForks([]),
+    );
+  }, [sessionId]);
+
+  const onFork = useCallback(
+    (entry: HistoryEntry) => {
+      void controller.fork(entry).then((id) => {
+        if (id !== null) navigate(`/sessions/${id}`);
+      });
+    },
+    [controller],
+  );
+  const onLoadOlder = useCallback(() => void controller.loadOlder(), [controller]);
+
+  const state = view.transcript;
+  const connection =
+    view.connection === "live" ? null : (
+      <div className="banner connection" data-testid="connection">
+        {view.connection === "connecting" ? "connecting…" : "reconnecting…"}
+      </div>
+    );
+  if (state === null) {
+    return (
+      <main className="session">
+        {connection}
+        {view.failure !== null ? <div className="banner failure">{view.failure}</div> : null}
+      </main>
+    );
+  }
+  const { summary, status, usage } = state;
+  // Running, or waiting for an approval on a daemon that has them: both can be interrupted.
+  const busy = status.phase !== "idle" || state.pendingInputs.size > 0;
+  return (
+    <main className="session">
+      <header className="session-header">
+        <div>
+          <h1>{summary.name ?? (summary.preview.text || "New session")}</h1>
+          <div className="meta">
+            <span className={`status ${status.phase}`} data-testid="status">
+              {status.interrupt_requested ? "interrupting" : status.phase}
+            </span>
+            <span>{summary.model ?? "no model"}</span>
+            <span data-testid="usage">{usage.total_tokens.toLocaleString()} tokens</span>
+            <code>{summary.workspace}</code>
+          </div>
+          <div className="lineage">
+            {summary.parent_id !== null ? (
+              <a href={`#/sessions/${summary.parent_id}`} data-testid="parent">
+                forked from {summary.parent_id.slice(0, 13)}
+              </a>
+            ) : null}
+            {forks.length > 0 ? (
+              <span>
+                forks:{" "}
+                {forks.map((fork) => (
+                  <a key={fork.id} href={`#/sessions/${fork.id}`}>
+                    {fork.name ?? fork.id.slice(0, 13)}
+                  </a>
+                ))}
+              </span>
+            ) : null}
+          </div>
+        </div>
+      </header>
+      {connection}
+      {status.blocking_reason !== null ? (
+        <div className="banner failure">{status.blocking_reason.detail}</div>
+      ) : null}
+      {state.notice !== null || view.failure !== null ? (
+        <div className="banner notice" data-testid="notice">
+          {view.failure ?? state.notice}
+          <button type="button" onClick={() => controller.dismiss()}>
+            dismiss
+          </button>
+        </div>
+      ) : null}
+      {state.errors.map((error, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: errors are only appended.
+        <div key={index} className="banner failure" data-testid="turn-error">
+          {error.code}: {error.message}
+        </div>
+      ))}
+      {approvals ? (
+        <ApprovalsPanel
+          approvals={state.approvals}
+          onAnswer={(callId, answer) => controller.answerApproval(callId, answer)}
+        />
+      ) : null}
+      <TranscriptView
+        state={state}
+        loadingOlder={view.loadingOlder}
+        onLoadOlder={onLoadOlder}
+        onFork={onFork}
+      />
+      <Composer
+        busy={busy}
+        onSend={(text) => controller.send(text)}
+        onInterrupt={() => controller.interrupt()}
+      />
+    </main>
+  );
+}
+
+function Composer({
+  busy,
+  onSend,
+  onInterrupt,
+}: {
+  busy: boolean;
+  onSend(text: string): Promise<void>;
+  onInterrupt(): Promise<void>;
+}) {
+  const [text, setText] = useState("");
+  const send = (): void => {
+    if (text.trim() === "") return;
+    void onSend(text);
+    setText("");
+  };
+  return (
+    <form
+      className="composer"
+      onSubmit={(event) => {
+        event.preventDefault();
+        send();
+      }}
+    >
+      <textarea
+        aria-label="Message"
+        placeholder="Message the agent (Enter sends, Shift+Enter for a new line)"
+        value={text}
+        rows={3}
+        onChange={(event) => setText(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key === "Enter" && !event.shiftKey) {
+            event.preventDefault();
+            send();
+          }
+        }}
+      />
+      <div className="buttons">
+        <button type="submit" disabled={text.trim() === ""}>
+          Send
+        </button>
+        <button type="button" className="danger" disabled={!busy} onClick={() => void onInterrupt()}>
+          Interrupt
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,212 @@
+/**
+ * Every session, live (the session list's stream), as a fork tree: each session under the one
+ * it was forked from, newest activity first; and a form for a new session.
+ */
+import { useEffect, useMemo, useState } from "react";
+import { v7 as uuidv7 } from "uuid";
+import type { InputReceipt } from "../../../src/api/inputs.js";
+import type { SessionSnapshot, SessionSummary } from "../../../src/api/session-snapshot.js";
+import { decodeSessionListBatch } from "../../../src/client/stream-batch.js";
+import { call } from "../daemon-api.js";
+import { navigate } from "../route.js";
+import { type ConnectionState, EventStream } from "../stream/event-stream.js";
+
+/** The sessions page. */
+export function SessionsPage() {
+  const [sessions, setSessions] = useState<ReadonlyMap<string, SessionSummary>>(new Map());
+  const [connection, setConnection] = useState<ConnectionState>("connecting");
+  useEffect(() => {
+    const stream = new EventStream({
+      path: "/sessions",
+      onState: setConnection,
+      onFrame: (data) => {
+        const batch = decodeSessionListBatch(data);
+        setSessions((current) => {
+          const next = new Map(
+            batch.reset === null ? current : batch.reset.snapshot.items.map((s) => [s.id, s]),
+          );
+          for (const event of batch.events) {
+            switch (event.type) {
+              case "created":
+              case "updated":
+                next.set(event.data.session.id, event.data.session);
+                break;
+              case "status": {
+                const known = next.get(event.data.id);
+                if (known !== undefined) next.set(event.data.id, { ...known, status: event.data.status });
+                break;
+              }
+              case "deleted":
+                next.delete(event.data.id);
+                break;
+              default: {
+                const unknown: never = event;
+                return unknown;
+              }
+            }
+          }
+          return next;
+        });
+      },
+    });
+    stream.start();
+    return () => stream.close();
+  }, []);
+
+  const ordered = useMemo(
+    () => [...sessions.values()].sort((a, b) => b.activity_at.localeCompare(a.activity_at)),
+    [sessions],
+  );
+  const children = useMemo(() => {
+    const byParent = new Map<string | null, SessionSummary[]>();
+    for (const session of ordered) {
+      const parent = session.parent_id !== null && sessions.has(session.parent_id) ? session.parent_id : null;
+      byParent.set(parent, [...(byParent.get(parent) ?? []), session]);
+    }
+    return byParent;
+  }, [ordered, sessions]);
+
+  return (
+    <main className="sessions">
+      {connection === "live" ? null : (
+        <div className="banner connection" data-testid="connection">
+          {connection === "connecting" ? "connecting…" : "reconnecting…"}
+        </div>
+      )}
+      <NewSessionForm defaultWorkspace={ordered[0]?.workspace ?? ""} />
+      <table className="session-list" data-testid="session-list">
+        <thead>
+          <tr>
+            <th>Session</th>
+            <th>Status</th>
+            <th>Updated</th>
+            <th>Tokens</th>
+          </tr>
+        </thead>
+        <tbody>
+          <SessionRows parent={null} depth={0} tree={children} />
+        </tbody>
+      </table>
+      {ordered.length === 0 && connection === "live" ? <p className="empty">No sessions yet.</p> : null}
+    </main>
+  );
+}
+
+function SessionRows({
+  parent,
+  depth,
+  tree,
+}: {
+  parent: string | null;
+  depth: number;
+  tree: ReadonlyMap<string | null, SessionSummary[]>;
+}) {
+  return (
+    <>
+      {(tree.get(parent) ?? []).map((session) => (
+        <SessionRow key={session.id} session={session} depth={depth} tree={tree} />
+      ))}
+    </>
+  );
+}
+
+function SessionRow({
+  session,
+  depth,
+  tree,
+}: {
+  session: SessionSummary;
+  depth: number;
+  tree: ReadonlyMap<string | null, SessionSummary[]>;
+}) {
+  const title = session.name ?? (session.preview.text || "(no prompt yet)");
+  return (
+    <>
+      <tr data-session-id={session.id}>
+        <td style={{ paddingLeft: `${0.5 + depth * 1.5}rem` }}>
+          {depth > 0 ? <span className="fork-mark">↳ </span> : null}
+          <a href={`#/sessions/${session.id}`}>{title}</a>
+          <div className="sub">
+            {session.id.slice(0, 13)} · {session.model ?? "no model"} · {session.preview.transcript_count}{" "}
+            entries
+          </div>
+        </td>
+        <td>
+          <span className={`status ${session.status.phase}`}>{session.status.phase}</span>
+        </td>
+        <td title={session.activity_at}>{relativeTime(session.activity_at)}</td>
+        <td>{session.usage.total_tokens.toLocaleString()}</td>
+      </tr>
+      <SessionRows parent={session.id} depth={depth + 1} tree={tree} />
+    </>
+  );
+}
+
+function NewSessionForm({ defaultWorkspace }: { defaultWorkspace: string }) {
+  const [workspace, setWorkspace] = useState<string | null>(null);
+  const [prompt, setPrompt] = useState("");
+  const [failure, setFailure] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const folder = workspace ?? defaultWorkspace;
+  const create = async (): Promise<void> => {
+    setBusy(true);
+    setFailure(null);
+    const id = uuidv7();
+    try {
+      await call<SessionSnapshot>(
+        "PUT",
+        `/sessions/${id}`,
+        { kind: "new", workspace: folder },
+        { "if-none-match": "*" },
+      );
+      if (prompt.trim() !== "") {
+        await call<InputReceipt>("PUT", `/sessions/${id}/inputs/${uuidv7()}`, {
+          kind: "message",
+          text: prompt,
+        });
+      }
+      navigate(`/sessions/${id}`);
+    } catch (error) {
+      setFailure(error instanceof Error ? error.message : String(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form
+      className="new-session"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void create();
+      }}
+    >
+      <h2>New session</h2>
+      <label>
+        Workspace (an absolute folder on the daemon's machine)
+        <input
+          name="workspace"
+          value={folder}
+          onChange={(event) => setWorkspace(event.target.value)}
+          placeholder="/home/me/project"
+          required
+        />
+      </label>
+      <label>
+        First message (optional)
+        <textarea name="prompt" value={prompt} onChange={(event) => setPrompt(event.target.value)} rows={2} />
+      </label>
+      <button type="submit" disabled={busy || folder.trim() === ""}>
+        Create
+      </button>
+      {failure !== null ? <div className="banner failure">{failure}</div> : null}
+    </form>
+  );
+}
+
+function relativeTime(iso: string): string {
+  const seconds = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
+  if (seconds < 60) return `${seconds} s ago`;
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min ago`;
+  if (seconds < 86_400) return `${Math.round(seconds / 3600)} h ago`;
+  return new Date(iso).toLocaleDateString();
+}

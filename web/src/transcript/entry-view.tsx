@@ -1,0 +1,218 @@
+/**
+ * One history entry as the page shows it: user and assistant text as markdown, thinking
+ * collapsed, a tool call with its arguments (a diff for file edits) and, beneath it, its result.
+ * Every entry element carries `data-entry-id`; those with a checkpoint offer "fork here".
+ */
+import { memo, useState } from "react";
+import {
+  type ContentSlice,
+  type HistoryEntry,
+  type HistoryPart,
+  isTruncatedPart,
+} from "../../../src/api/history.js";
+import { argumentsObject } from "../approvals/approval-state.js";
+import { call } from "../daemon-api.js";
+import { FileDiff } from "./file-diff.js";
+import { Markdown } from "./markdown.js";
+
+export interface EntryViewProps {
+  entry: HistoryEntry;
+  /** The result entry of a tool call, shown beneath it. */
+  result?: HistoryEntry | undefined;
+  running?: boolean;
+  onFork?: ((entry: HistoryEntry) => void) | undefined;
+}
+
+/** One entry (with its tool result, for a call). */
+export const EntryView = memo(function EntryView({ entry, result, running, onFork }: EntryViewProps) {
+  const fork =
+    onFork !== undefined && entry.checkpoint_id !== null ? (
+      <button
+        type="button"
+        className="fork"
+        title="Fork a new session from here"
+        onClick={() => onFork(entry)}
+      >
+        fork here
+      </button>
+    ) : null;
+  switch (entry.kind) {
+    case "user":
+      return (
+        <div className="entry user" data-entry-id={entry.id} data-kind="user">
+          <div className="who">You {fork}</div>
+          <PartsText parts={entry.content} markdown />
+        </div>
+      );
+    case "assistant":
+      return (
+        <div className="entry assistant" data-entry-id={entry.id} data-kind="assistant">
+          <div className="who">Agent {fork}</div>
+          <PartsText parts={entry.content} markdown />
+        </div>
+      );
+    case "thinking":
+      return (
+        <details className="entry thinking" data-entry-id={entry.id} data-kind="thinking">
+          <summary>
+            Thinking
+            {entry.thinking_duration_ms != null
+              ? ` (${(entry.thinking_duration_ms / 1000).toFixed(1)} s)`
+              : ""}
+          </summary>
+          <PartsText parts={entry.content} />
+        </details>
+      );
+    case "tool_call":
+      return (
+        <div className="entry tool" data-entry-id={entry.id} data-kind="tool_call" data-testid="tool-call">
+          <details open={running === true || isEdit(entry)}>
+            <summary>
+              <span className="tool-name">{entry.tool?.name ?? "tool"}</span> <ToolSummary entry={entry} />
+              {running === true ? <span className="running"> running…</span> : null}
+              {result?.tool?.is_error === true ? <span className="tool-error"> failed</span> : null}
+              {fork}
+            </summary>
+            <ToolArguments entry={entry} />
+          </details>
+          {result !== undefined ? <ResultView entry={result} /> : null}
+        </div>
+      );
+    case "tool_result":
+      return <ResultView entry={entry} />;
+    case "note":
+      return (
+        <div className="entry note" data-entry-id={entry.id} data-kind="note">
+          <PartsText parts={entry.content} />
+          {fork}
+        </div>
+      );
+    case "continuation":
+      return (
+        <div className="entry continuation" data-entry-id={entry.id} data-kind="continuation">
+          continued
+        </div>
+      );
+    case "compaction":
+      return (
+        <details className="entry compaction" data-entry-id={entry.id} data-kind="compaction">
+          <summary>
+            context compacted
+            {entry.compaction === undefined
+              ? ""
+              : ` (${entry.compaction.before_tokens} → ${entry.compaction.after_tokens} tokens)`}
+            {fork}
+          </summary>
+          <PartsText parts={entry.content} />
+        </details>
+      );
+    default: {
+      const unknown: never = entry.kind;
+      return <div data-entry-id={entry.id}>{String(unknown)}</div>;
+    }
+  }
+});
+
+function ResultView({ entry }: { entry: HistoryEntry }) {
+  return (
+    <details
+      className={`entry tool-result${entry.tool?.is_error === true ? " is-error" : ""}`}
+      data-entry-id={entry.id}
+      data-kind="tool_result"
+      data-testid="tool-result"
+    >
+      <summary>result{entry.tool?.is_error === true ? " (error)" : ""}</summary>
+      <PartsText parts={entry.content} />
+    </details>
+  );
+}
+
+function isEdit(entry: HistoryEntry): boolean {
+  return entry.tool?.name === "edit_file" || entry.tool?.name === "write_file";
+}
+
+function argumentsOf(entry: HistoryEntry): unknown {
+  const part = entry.content.find(
+    (candidate) => candidate.kind === "json" && candidate.field === "arguments",
+  );
+  return part?.kind === "json" ? part.value : undefined;
+}
+
+/** A short line saying what the call is about (its path or command). */
+function ToolSummary({ entry }: { entry: HistoryEntry }) {
+  const args = argumentsObject(argumentsOf(entry));
+  const subject = args?.path ?? args?.command;
+  return typeof subject === "string" ? <code className="tool-subject">{subject}</code> : null;
+}
+
+function ToolArguments({ entry }: { entry: HistoryEntry }) {
+  const part = entry.content.find(
+    (candidate) => candidate.kind === "json" && candidate.field === "arguments",
+  );
+  if (part !== undefined && isTruncatedPart(part)) return <PartsText parts={[part]} />;
+  const args = argumentsObject(argumentsOf(entry));
+  if (
+    entry.tool?.name === "edit_file" &&
+    typeof args?.old_text === "string" &&
+    typeof args.new_text === "string"
+  ) {
+    return <FileDiff before={args.old_text} after={args.new_text} />;
+  }
+  if (entry.tool?.name === "write_file" && typeof args?.content === "string") {
+    return <FileDiff before="" after={args.content} />;
+  }
+  return <pre className="json">{JSON.stringify(argumentsOf(entry), null, 2)}</pre>;
+}
+
+/** The text of an entry's parts; a truncated part can be loaded whole. */
+function PartsText({ parts, markdown = false }: { parts: readonly HistoryPart[]; markdown?: boolean }) {
+  return (
+    <>
+      {parts.map((part, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: an entry's parts never change.
+        <PartText key={index} part={part} markdown={markdown} />
+      ))}
+    </>
+  );
+}
+
+function PartText({ part, markdown }: { part: HistoryPart; markdown: boolean }) {
+  const [whole, setWhole] = useState<string | null>(null);
+  const [loading, setLoading] = useState(false);
+  const text =
+    whole ??
+    (part.kind === "text"
+      ? part.text
+      : typeof part.value === "string"
+        ? part.value
+        : JSON.stringify(part.value, null, 2));
+  const body = markdown ? <Markdown text={text} /> : <pre className="text">{text}</pre>;
+  if (!isTruncatedPart(part) || whole !== null) return body;
+  const load = async (): Promise<void> => {
+    setLoading(true);
+    try {
+      setWhole(await wholeContent(part.ref));
+    } finally {
+      setLoading(false);
+    }
+  };
+  return (
+    <>
+      {body}
+      <button type="button" className="truncated" disabled={loading} onClick={() => void load()}>
+        {loading ? "loading…" : `… truncated; load all ${part.bytes.toLocaleString()} bytes`}
+      </button>
+    </>
+  );
+}
+
+/** The whole content behind a truncated part's `ref`, slice by slice. */
+async function wholeContent(ref: string): Promise<string> {
+  let text = "";
+  for (let offset: number | null = 0; offset !== null; ) {
+    const slice: ContentSlice = await call<ContentSlice>("GET", `${ref}&offset=${offset}`);
+    text += slice.text;
+    offset = slice.next_offset;
+  }
+  return text;
+}

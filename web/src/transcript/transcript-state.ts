@@ -1,0 +1,284 @@
+/**
+ * A session's transcript as the page shows it, built from the snapshot and the stream's events.
+ *
+ * Pure and immutable: every change returns a new state (React re-renders from it). Nothing is
+ * shown twice: committed entries are kept by id, and streamed text (a draft) lives only until
+ * the entry that commits it arrives, or its turn ends. After a reset (a daemon restart, a lost
+ * replay) the drafts are dropped, the snapshot's entries merged in by id, and a notice says so;
+ * entries between the last one known and the snapshot's tail are paged in by the caller
+ * (`missedEntriesToken`) and merged with `mergeEntries`.
+ */
+import type { HistoryEntry, HistoryPage } from "../../../src/api/history.js";
+import type { SessionEvent } from "../../../src/api/session-events.js";
+import type { SessionSnapshot, SessionStatus, SessionUsage } from "../../../src/api/session-snapshot.js";
+import type { StreamBatch } from "../../../src/client/stream-batch.js";
+import { applyApprovalEvent, type PendingApproval } from "../approvals/approval-state.js";
+
+/** Text streamed for a model message that is not committed yet. */
+export interface Draft {
+  messageId: string;
+  runId: string;
+  kind: "text" | "thinking";
+  text: string;
+  /** Its start was streamed before a reset and is not in `text`. */
+  partial: boolean;
+}
+
+/** A message sent from this page whose user entry has not arrived yet. */
+export interface SentInput {
+  inputId: string;
+  text: string;
+}
+
+export interface TranscriptState {
+  summary: Omit<SessionSnapshot, "history" | "pending_inputs" | "status" | "usage" | "cursor">;
+  /** Committed entries, oldest first. */
+  entries: readonly HistoryEntry[];
+  ids: ReadonlySet<string>;
+  drafts: readonly Draft[];
+  /** Tool calls that started and have not ended. */
+  runningTools: ReadonlySet<string>;
+  status: SessionStatus;
+  usage: SessionUsage;
+  /** A token for the history page before the oldest entry shown, or null at the beginning. */
+  older: string | null;
+  pendingInputs: ReadonlySet<string>;
+  sent: readonly SentInput[];
+  /** The highest acceptance order seen (an interrupt cancels queued inputs up to it). */
+  inputOrder: number;
+  errors: readonly { runId: string | null; code: string; message: string }[];
+  notice: string | null;
+  approvals: readonly PendingApproval[];
+  /** Message ids seen before the last reset (their drafts restart partial). */
+  seenMessages: ReadonlySet<string>;
+}
+
+/** The state a snapshot describes (the first frame of a stream, or a session just created). */
+export function fromSnapshot(snapshot: SessionSnapshot): TranscriptState {
+  const { history, pending_inputs, status, usage, cursor: _cursor, ...summary } = snapshot;
+  return {
+    summary,
+    entries: history.items,
+    ids: new Set(history.items.map((entry) => entry.id)),
+    drafts: [],
+    runningTools: new Set(),
+    status,
+    usage,
+    older: history.older,
+    pendingInputs: new Set(pending_inputs.map((input) => input.id)),
+    sent: [],
+    inputOrder: snapshot.input_order,
+    errors: [],
+    notice: null,
+    approvals: pendingApprovalsOf(snapshot),
+    seenMessages: new Set(),
+  };
+}
+
+/**
+ * The token to page back from when a reset's snapshot may not reach the entries already
+ * shown: its tail starts with an entry not known here and there is more before it.
+ */
+export function missedEntriesToken(state: TranscriptState, snapshot: SessionSnapshot): string | null {
+  const first = snapshot.history.items[0];
+  if (state.entries.length === 0 || first === undefined || state.ids.has(first.id)) return null;
+  return snapshot.history.older;
+}
+
+/** Apply one frame: its reset (if any), then its events in order. */
+export function applyBatch(state: TranscriptState | null, batch: StreamBatch): TranscriptState | null {
+  let next = state;
+  if (batch.reset !== null) {
+    next =
+      next === null
+        ? fromSnapshot(batch.reset.snapshot)
+        : afterReset(next, batch.reset.snapshot, batch.reset.reason);
+  }
+  if (next === null) return null;
+  for (const event of batch.events) next = applyEvent(next, event);
+  return next;
+}
+
+/** Merge entries (a page of older history, or entries missed while away) by id, in log order. */
+export function mergeEntries(state: TranscriptState, entries: readonly HistoryEntry[]): TranscriptState {
+  const fresh = entries.filter((entry) => !state.ids.has(entry.id));
+  if (fresh.length === 0) return state;
+  const ids = new Set(state.ids);
+  for (const entry of fresh) ids.add(entry.id);
+  return { ...state, entries: inLogOrder([...fresh, ...state.entries]), ids };
+}
+
+/** Merge a page read backwards from `older`, and move `older` on to the page's own. */
+export function mergeOlderPage(state: TranscriptState, page: HistoryPage): TranscriptState {
+  return { ...mergeEntries(state, page.items), older: page.older };
+}
+
+/** Remember a message sent from here until its user entry arrives. */
+export function noteSent(state: TranscriptState, input: SentInput): TranscriptState {
+  return { ...state, sent: [...state.sent, input] };
+}
+
+/** Forget a message sent from here that the daemon refused. */
+export function dropSent(state: TranscriptState, inputId: string): TranscriptState {
+  return { ...state, sent: state.sent.filter((input) => input.inputId !== inputId) };
+}
+
+function afterReset(state: TranscriptState, snapshot: SessionSnapshot, reason: string): TranscriptState {
+  const fresh = fromSnapshot(snapshot);
+  const merged = mergeEntries({ ...state, ...withoutHistory(fresh) }, snapshot.history.items);
+  const unsaved = state.drafts.some((draft) => draft.text !== "");
+  const seenMessages = new Set(state.seenMessages);
+  for (const draft of state.drafts) seenMessages.add(draft.messageId);
+  const why =
+    reason === "generation_changed" ? "the daemon or the session restarted" : "the stream fell behind";
+  return {
+    ...merged,
+    older: state.entries.length === 0 ? fresh.older : state.older,
+    drafts: [],
+    runningTools: new Set(),
+    sent: state.sent.filter((input) => !merged.entries.some((entry) => entry.input_id === input.inputId)),
+    seenMessages,
+    notice: `Reconnected: ${why}; continued from the saved history${
+      unsaved ? " (streamed text that was never saved was dropped)" : ""
+    }.`,
+  };
+}
+
+/** The parts of a fresh state a reset takes over (everything but the history and local state). */
+function withoutHistory(fresh: TranscriptState): Partial<TranscriptState> {
+  return {
+    summary: fresh.summary,
+    status: fresh.status,
+    usage: fresh.usage,
+    pendingInputs: fresh.pendingInputs,
+    inputOrder: fresh.inputOrder,
+    approvals: fresh.approvals,
+  };
+}
+
+function applyEvent(state: TranscriptState, event: SessionEvent): TranscriptState {
+  switch (event.type) {
+    case "status":
+      return { ...state, status: { ...state.status, ...event.data } };
+    case "input": {
+      const receipt = event.data.input;
+      const pendingInputs = new Set(state.pendingInputs);
+      if (receipt.delivery === "pending") pendingInputs.add(receipt.id);
+      else pendingInputs.delete(receipt.id);
+      const sent =
+        receipt.delivery === "cancelled"
+          ? state.sent.filter((input) => input.inputId !== receipt.id)
+          : state.sent;
+      return {
+        ...state,
+        pendingInputs,
+        sent,
+        inputOrder: Math.max(state.inputOrder, receipt.acceptance_order),
+      };
+    }
+    case "text":
+    case "thinking":
+      return appendDelta(state, event.type, event.data.run_id, event.data.message_id, event.data.text);
+    case "message": {
+      const entry = event.data.entry;
+      const merged = mergeEntries(state, [entry]);
+      const commitsDrafts =
+        entry.kind === "assistant" || entry.kind === "thinking" || entry.kind === "tool_call";
+      return {
+        ...merged,
+        drafts: commitsDrafts
+          ? merged.drafts.filter((draft) => draft.runId !== entry.turn_id)
+          : merged.drafts,
+        sent:
+          entry.input_id === null
+            ? merged.sent
+            : merged.sent.filter((input) => input.inputId !== entry.input_id),
+      };
+    }
+    case "tool": {
+      const runningTools = new Set(state.runningTools);
+      if (event.data.result === null) runningTools.add(event.data.tool_call_id);
+      else runningTools.delete(event.data.tool_call_id);
+      return { ...state, runningTools };
+    }
+    case "usage":
+      return {
+        ...state,
+        usage: {
+          prompt_tokens: state.usage.prompt_tokens + event.data.prompt_tokens,
+          completion_tokens: state.usage.completion_tokens + event.data.completion_tokens,
+          cached_prompt_tokens: state.usage.cached_prompt_tokens + event.data.cached_prompt_tokens,
+          total_tokens: state.usage.total_tokens + event.data.total_tokens,
+        },
+        summary: { ...state.summary, model: event.data.model },
+      };
+    case "turn_completed":
+      return {
+        ...state,
+        drafts: state.drafts.filter((draft) => draft.runId !== event.data.run_id),
+        notice: event.data.state === "completed" ? state.notice : `The turn ended: ${event.data.state}.`,
+      };
+    case "error":
+      return {
+        ...state,
+        errors: [
+          ...state.errors.slice(-4),
+          { runId: event.data.run_id, code: event.data.code, message: event.data.message },
+        ],
+      };
+    case "retry":
+      return {
+        ...state,
+        notice: `Retrying the model request (attempt ${event.data.attempt}): ${event.data.reason}`,
+      };
+    case "committed":
+      return state;
+    case "approval_requested":
+    case "approval_resolved":
+      return { ...state, approvals: applyApprovalEvent(state.approvals, event) };
+    case "compaction_started":
+      return { ...state, notice: "Compacting the model's context…" };
+    case "compaction_completed":
+      return {
+        ...state,
+        notice: `The model's context was compacted (${event.data.before_tokens} → ${event.data.after_tokens} tokens).`,
+      };
+    case "compaction_failed":
+      return { ...state, notice: `Compaction failed: ${event.data.message}` };
+    default: {
+      const unknown: never = event;
+      return unknown;
+    }
+  }
+}
+
+function appendDelta(
+  state: TranscriptState,
+  kind: "text" | "thinking",
+  runId: string,
+  messageId: string,
+  text: string,
+): TranscriptState {
+  const index = state.drafts.findIndex((draft) => draft.messageId === messageId);
+  if (index < 0) {
+    const draft: Draft = { messageId, runId, kind, text, partial: state.seenMessages.has(messageId) };
+    return { ...state, drafts: [...state.drafts, draft] };
+  }
+  const drafts = [...state.drafts];
+  drafts[index] = { ...drafts[index]!, text: drafts[index]!.text + text };
+  return { ...state, drafts };
+}
+
+function pendingApprovalsOf(snapshot: SessionSnapshot): PendingApproval[] {
+  return snapshot.pending_approvals;
+}
+
+/** Entries sorted by log position, then by item index within the position (`<position>-<k>`). */
+function inLogOrder(entries: HistoryEntry[]): HistoryEntry[] {
+  return entries.sort((a, b) => a.position - b.position || itemIndex(a.id) - itemIndex(b.id));
+}
+
+function itemIndex(id: string): number {
+  const match = /^\d+-(\d+)$/.exec(id);
+  return match === null ? 0 : Number(match[1]);
+}

@@ -1,0 +1,125 @@
+/**
+ * The transcript: older history paged in when the top comes into view (the scroll position
+ * kept), committed entries, streamed drafts and messages sent but not yet committed. It sticks
+ * to the bottom while the reader is there.
+ */
+import { useEffect, useLayoutEffect, useMemo, useRef } from "react";
+import type { HistoryEntry } from "../../../src/api/history.js";
+import { EntryView } from "./entry-view.js";
+import { Markdown } from "./markdown.js";
+import type { TranscriptState } from "./transcript-state.js";
+
+export interface TranscriptViewProps {
+  state: TranscriptState;
+  loadingOlder: boolean;
+  onLoadOlder(): void;
+  onFork(entry: HistoryEntry): void;
+}
+
+/** The User Timing mark set once per page load, when a transcript with entries is first in the DOM. */
+export const transcriptRenderedMark = "skein:transcript-rendered";
+let marked = false;
+
+/** The scrolling transcript. */
+export function TranscriptView({ state, loadingOlder, onLoadOlder, onFork }: TranscriptViewProps) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const top = useRef<HTMLDivElement>(null);
+  const atBottom = useRef(true);
+  const heightBefore = useRef<{ height: number; first: string | undefined } | null>(null);
+
+  // Tool results are shown beneath their calls (when the call is shown).
+  const { results, nested } = useMemo(() => {
+    const calls = new Set(
+      state.entries.filter((entry) => entry.kind === "tool_call").map((entry) => entry.tool?.tool_call_id),
+    );
+    const byCall = new Map<string, HistoryEntry>();
+    const inside = new Set<string>();
+    for (const entry of state.entries) {
+      const callId = entry.tool?.tool_call_id;
+      if (entry.kind === "tool_result" && callId !== undefined && calls.has(callId)) {
+        byCall.set(callId, entry);
+        inside.add(entry.id);
+      }
+    }
+    return { results: byCall, nested: inside };
+  }, [state.entries]);
+
+  useEffect(() => {
+    const target = top.current;
+    const root = scroller.current;
+    if (target === null || root === null) return undefined;
+    const observer = new IntersectionObserver(
+      (seen) => {
+        if (seen.some((entry) => entry.isIntersecting)) onLoadOlder();
+      },
+      { root, rootMargin: "200px 0px 0px 0px" },
+    );
+    observer.observe(target);
+    return () => observer.disconnect();
+  }, [onLoadOlder]);
+
+  const first = state.entries[0]?.id;
+  useLayoutEffect(() => {
+    if (!marked && state.entries.length > 0) {
+      marked = true;
+      performance.mark(transcriptRenderedMark);
+    }
+    const root = scroller.current;
+    if (root === null) return;
+    const before = heightBefore.current;
+    if (before !== null && before.first !== first) {
+      // Older entries were put above: keep what the reader looks at where it was.
+      root.scrollTop += root.scrollHeight - before.height;
+    } else if (atBottom.current) {
+      root.scrollTop = root.scrollHeight;
+    }
+    heightBefore.current = { height: root.scrollHeight, first };
+  });
+
+  return (
+    <div
+      className="transcript"
+      ref={scroller}
+      data-testid="transcript"
+      onScroll={(event) => {
+        const root = event.currentTarget;
+        atBottom.current = root.scrollHeight - root.scrollTop - root.clientHeight < 40;
+        heightBefore.current = { height: root.scrollHeight, first };
+      }}
+    >
+      <div ref={top} className="older">
+        {state.older === null ? "the beginning of the session" : loadingOlder ? "loading older entries…" : ""}
+      </div>
+      {state.entries.map((entry) =>
+        nested.has(entry.id) ? null : (
+          <EntryView
+            key={entry.id}
+            entry={entry}
+            result={entry.tool === null ? undefined : results.get(entry.tool.tool_call_id)}
+            running={entry.tool !== null && state.runningTools.has(entry.tool.tool_call_id)}
+            onFork={onFork}
+          />
+        ),
+      )}
+      {state.drafts.map((draft) =>
+        draft.kind === "thinking" ? (
+          <details key={draft.messageId} className="entry thinking draft" data-testid="draft-thinking" open>
+            <summary>Thinking…</summary>
+            <pre className="text">{draft.text}</pre>
+          </details>
+        ) : (
+          <div key={draft.messageId} className="entry assistant draft" data-testid="draft">
+            <div className="who">Agent</div>
+            <Markdown text={`${draft.partial ? "… " : ""}${draft.text}`} />
+          </div>
+        ),
+      )}
+      {state.sent.map((input) => (
+        <div key={input.inputId} className="entry user sent" data-testid="sent">
+          <div className="who">You (sending…)</div>
+          <Markdown text={input.text} />
+        </div>
+      ))}
+    </div>
+  );
+}
