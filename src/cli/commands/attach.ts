@@ -55,7 +55,11 @@ export async function attachSession(
       after: null,
       tail: options.tail ?? 10,
       initialHistory: "render",
-      onBatch: (batch) => approvals.pending.observe(batch),
+      onBatch: (batch) => {
+        // Attached while a run streams: its message in flight lost its start (shown once committed).
+        if (batch.reset?.reason === "initial") view.joinedDuring(batch.reset.snapshot.status.run_id);
+        approvals.pending.observe(batch);
+      },
     });
     view.notice(`attached to session ${id} (Ctrl-C detaches; the session keeps running)`);
     watcher.start();

@@ -81,7 +81,11 @@ export async function chat(context: CliContext, options: ChatOptions): Promise<E
       after: created ? snapshot.cursor : null,
       tail: 10,
       initialHistory: "render",
-      onBatch: (batch) => approvals.pending.observe(batch),
+      onBatch: (batch) => {
+        // Attached while a run streams: its message in flight lost its start (shown once committed).
+        if (batch.reset?.reason === "initial") view.joinedDuring(batch.reset.snapshot.status.run_id);
+        approvals.pending.observe(batch);
+      },
     });
     watcher = active;
     active.seed(snapshot);

@@ -7,7 +7,10 @@
  * is shown twice: entries are remembered by id, tool calls by call id, and text already shown
  * from deltas is matched against the entry that commits it, so only what the deltas missed is
  * printed. Deltas are not durable: when a daemon restart loses a turn's uncommitted text, that
- * text stays on screen and a notice says so; nothing is reprinted.
+ * text stays on screen and a notice says so; nothing is reprinted. A message already under way
+ * when the view joined (attach mid-turn, or a reset) has lost its start: its deltas are held,
+ * not shown, and the committed entry is printed whole once it arrives, so the text shows once,
+ * complete and in order.
  */
 import { type HistoryEntry, isTruncatedPart } from "../../api/history.js";
 import type { SessionEvent } from "../../api/session-events.js";
@@ -46,6 +49,8 @@ interface Segment {
   runId: string;
   messageId: string;
   shown: string;
+  /** Joined mid-message: `shown` is collected, not printed; the committed entry is printed whole. */
+  held: boolean;
 }
 
 /** Renders a session's live transcript without ever showing anything twice. */
@@ -60,6 +65,8 @@ export class TranscriptView {
   readonly #openLine = new Map<OutputStream, boolean>();
   /** The paragraph being streamed into ("<kind>:<message id>"), or null after a full line. */
   #paragraph: string | null = null;
+  /** A run that was under way when the view joined, until one of its messages starts in view. */
+  #joinedRun: string | null = null;
 
   constructor(options: TranscriptViewOptions) {
     this.#options = options;
@@ -69,6 +76,14 @@ export class TranscriptView {
   /** An input sent from here: its user entry is not echoed (the person just typed it). */
   markOwnInput(inputId: string): void {
     this.#ownInputs.add(inputId);
+  }
+
+  /**
+   * The view joins a session whose run `runId` is under way (e.g. attach mid-turn): the message
+   * being streamed has lost its start, so it is held back and printed whole once committed.
+   */
+  joinedDuring(runId: string | null): void {
+    this.#joinedRun = runId;
   }
 
   /** Whether the entry with this id was shown (or deliberately skipped) already. */
@@ -98,6 +113,7 @@ export class TranscriptView {
   applyReset(entries: readonly HistoryEntry[], runningRunId: string | null, notice: string): void {
     const unsaved = this.#segments.some(
       (segment) =>
+        !segment.held &&
         segment.runId !== runningRunId &&
         segment.shown !== "" &&
         !entries.some(
@@ -113,6 +129,8 @@ export class TranscriptView {
       if (this.#segments[i]!.runId !== runningRunId) this.#segments.splice(i, 1);
     }
     this.#endParagraph();
+    // A message of the running run now streams on from an unknown point: hold it like an attach.
+    this.#joinedRun = runningRunId;
   }
 
   /** Feed one stream event. */
@@ -124,9 +142,12 @@ export class TranscriptView {
         this.#delta(event.type, event.data.run_id, event.data.message_id, event.data.text);
         return;
       case "message":
+        if (event.data.entry.turn_id === this.#joinedRun) this.#joinedRun = null;
         this.#entry(event.data.entry);
         return;
       case "tool": {
+        // A tool call ends the model message under way: the next one streams from its start.
+        this.#joinedRun = null;
         const { tool_call_id: id, name, arguments: args, result } = event.data;
         if (result === null) {
           this.#calls.set(id, { name, args });
@@ -174,8 +195,11 @@ export class TranscriptView {
       case "compaction_failed":
         this.notice(`compaction failed: ${event.data.message}`);
         return;
-      case "compaction_completed":
       case "status":
+        // A status change of the joined run is seen live: messages after it are seen whole.
+        if (event.data.run_id === this.#joinedRun || event.data.phase === "idle") this.#joinedRun = null;
+        return;
+      case "compaction_completed":
       case "input":
       case "usage":
       case "committed":
@@ -212,11 +236,12 @@ export class TranscriptView {
   #delta(kind: DeltaKind, runId: string, messageId: string, text: string): void {
     let segment = this.#segments.find((s) => s.kind === kind && s.messageId === messageId);
     if (segment === undefined) {
-      segment = { kind, runId, messageId, shown: "" };
+      segment = { kind, runId, messageId, shown: "", held: runId === this.#joinedRun };
       this.#segments.push(segment);
+      if (segment.held) this.#options.spinner?.start("joined mid-answer; it shows once complete…");
     }
     segment.shown += text;
-    this.#stream(kind, `${kind}:${messageId}`, text);
+    if (!segment.held) this.#stream(kind, `${kind}:${messageId}`, text);
   }
 
   #entry(entry: HistoryEntry): void {
@@ -289,6 +314,15 @@ export class TranscriptView {
       return;
     }
     const segment = this.#segments[index]!;
+    if (segment.held) {
+      // Nothing of it was printed: print the durable text whole (its start was never streamed).
+      this.#segments.splice(index, 1);
+      if (full === "") return;
+      this.#endParagraph();
+      this.#stream(kind, `${kind}:entry:${entry.id}`, displayText(entry));
+      this.#endParagraph();
+      return;
+    }
     if (hasTruncatedParts(entry)) {
       this.#committedTruncated(index, entry);
       return;
