@@ -15,7 +15,6 @@
 import { type HistoryEntry, isTruncatedPart } from "../../api/history.js";
 import type { SessionEvent } from "../../api/session-events.js";
 import { compactionLine } from "./compaction-line.js";
-import type { Spinner } from "./spinner.js";
 import type { OutputStream } from "./terminal.js";
 import { entryJson, entryText, toolLine } from "./tool-line.js";
 import { displayText, hasTruncatedParts, streamedPrefix, truncationNote } from "./truncated-text.js";
@@ -29,7 +28,8 @@ export interface TranscriptViewOptions {
   showThinking: boolean;
   /** Show user prompts from history (inputs sent by this process are never echoed). */
   showUserEntries: boolean;
-  spinner?: Spinner | null;
+  /** What shows that the turn is busy (a spinner, or the chat's status line). */
+  spinner?: BusyIndicator | null;
   /** Render only what belongs to these runs; default: everything. */
   runFilter?: (runId: string | null) => boolean;
   /** Print `error` events (default true; `run` reports the error once, at the end, instead). */
@@ -38,10 +38,16 @@ export interface TranscriptViewOptions {
    * Told before and after each write, so an input line on the same terminal (the chat prompt)
    * can step aside while output arrives and come back when the output has ended its line.
    */
-  surroundWrites?: { before(): void; after(lineOpen: boolean): void };
+  surroundWrites?: { before(): void; after(lineOpen: boolean, plain: string): void };
 }
 
 type DeltaKind = "text" | "thinking";
+
+/** Shows (start) and hides (stop) a short "busy" text while nothing else is being written. */
+export interface BusyIndicator {
+  start(text: string): void;
+  stop(): void;
+}
 
 /** Text shown from deltas and not yet matched to a committed entry. */
 interface Segment {
@@ -67,6 +73,8 @@ export class TranscriptView {
   #paragraph: string | null = null;
   /** A run that was under way when the view joined, until one of its messages starts in view. */
   #joinedRun: string | null = null;
+  /** The newest answer's text (all its committed assistant entries) and its run, for /copy. */
+  #lastAnswer = { runId: null as string | null, text: "" };
 
   constructor(options: TranscriptViewOptions) {
     this.#options = options;
@@ -84,6 +92,11 @@ export class TranscriptView {
    */
   joinedDuring(runId: string | null): void {
     this.#joinedRun = runId;
+  }
+
+  /** The text of the newest answer committed (empty before one). */
+  get lastAnswer(): string {
+    return this.#lastAnswer.text;
   }
 
   /** Whether the entry with this id was shown (or deliberately skipped) already. */
@@ -305,6 +318,10 @@ export class TranscriptView {
   /** A committed assistant/thinking entry: print only what deltas did not show already. */
   #committedText(kind: DeltaKind, entry: HistoryEntry): void {
     const full = entryText(entry);
+    if (kind === "text" && full !== "") {
+      const same = this.#lastAnswer.runId === entry.turn_id && this.#lastAnswer.text !== "";
+      this.#lastAnswer = { runId: entry.turn_id, text: same ? `${this.#lastAnswer.text}\n\n${full}` : full };
+    }
     const index = this.#segments.findIndex((s) => s.kind === kind && s.runId === entry.turn_id);
     if (index === -1) {
       if (full === "") return;
@@ -414,6 +431,6 @@ export class TranscriptView {
     output.stream.write(text);
     const lineOpen = !plain.endsWith("\n");
     this.#openLine.set(output, lineOpen);
-    surround?.after(lineOpen);
+    surround?.after(lineOpen, plain);
   }
 }

@@ -67,6 +67,12 @@ export class TmuxPane {
     execFileSync("tmux", ["-L", this.socket, "send-keys", "-t", "main", ...keys]);
   }
 
+  /** Paste `text` as a terminal paste (bracketed when the program asked for it). */
+  paste(text: string): void {
+    execFileSync("tmux", ["-L", this.socket, "set-buffer", "-b", "test", "--", text]);
+    execFileSync("tmux", ["-L", this.socket, "paste-buffer", "-p", "-d", "-b", "test", "-t", "main"]);
+  }
+
   /** Kill the tmux server and everything in it. */
   close(): void {
     spawnSync("tmux", ["-L", this.socket, "kill-server"], { stdio: "ignore" });
