@@ -16,7 +16,7 @@ import { type HistoryEntry, isTruncatedPart } from "../../api/history.js";
 import type { SessionEvent } from "../../api/session-events.js";
 import { compactionLine } from "./compaction-line.js";
 import type { OutputStream } from "./terminal.js";
-import { entryJson, entryText, toolLine } from "./tool-line.js";
+import { entryJson, entryText, toolLines } from "./tool-line.js";
 import { displayText, hasTruncatedParts, streamedPrefix, truncationNote } from "./truncated-text.js";
 import { editDiffLines } from "./unified-diff.js";
 
@@ -172,13 +172,12 @@ export class TranscriptView {
         if (this.#shownTools.has(id)) return;
         this.#shownTools.add(id);
         this.#calls.set(id, { name, args });
-        this.#asideLine(
-          toolLine(
-            this.#options.aside.paint,
-            { name, args, result, isError: event.data.is_error === true },
-            this.#options.aside.columns,
-          ),
-        );
+        for (const line of toolLines(
+          this.#options.aside.paint,
+          { name, args, result, isError: event.data.is_error === true },
+          this.#options.aside.columns,
+        ))
+          this.#asideLine(line);
         if (event.data.is_error !== true) this.#editDiff(name, args);
         return;
       }
@@ -284,18 +283,17 @@ export class TranscriptView {
         if (entry.tool === null || this.#shownTools.has(entry.tool.tool_call_id)) return;
         this.#shownTools.add(entry.tool.tool_call_id);
         const call = this.#calls.get(entry.tool.tool_call_id);
-        this.#asideLine(
-          toolLine(
-            paint,
-            {
-              name: call?.name ?? entry.tool.name,
-              args: call?.args ?? {},
-              result: entryJson(entry, "result"),
-              isError: entry.tool.is_error === true,
-            },
-            this.#options.aside.columns,
-          ),
-        );
+        for (const line of toolLines(
+          paint,
+          {
+            name: call?.name ?? entry.tool.name,
+            args: call?.args ?? {},
+            result: entryJson(entry, "result"),
+            isError: entry.tool.is_error === true,
+          },
+          this.#options.aside.columns,
+        ))
+          this.#asideLine(line);
         if (entry.tool.is_error !== true) this.#editDiff(call?.name ?? entry.tool.name, call?.args);
         return;
       }
