@@ -118,10 +118,16 @@ export class PromptReader {
 
   /**
    * While a turn runs: the prompt stays below the output; `onCtrlC` for every Ctrl-C, and
-   * `onSubmit` for a prompt typed ahead and sent with Enter. Returns the function that gives
+   * `onSubmit` for a prompt typed ahead and sent with Enter, `onEof` for Ctrl-D on an empty
+   * prompt. Returns the function that gives
    * the terminal back (what is being typed stays for the next prompt).
    */
-  captureKeys(onCtrlC: () => void, onSubmit: (text: string) => void, prompt: string): () => void {
+  captureKeys(
+    onCtrlC: () => void,
+    onSubmit: (text: string) => void,
+    prompt: string,
+    onEof: () => void = () => {},
+  ): () => void {
     const editor = this.#editor;
     if (editor === null) return () => {};
     this.#mode = "capturing";
@@ -133,6 +139,7 @@ export class PromptReader {
       onEvent: (event) => {
         if (event.kind === "interrupt") onCtrlC();
         else if (event.kind === "submit") onSubmit(event.text);
+        else onEof();
       },
     });
     return () => {
@@ -145,6 +152,7 @@ export class PromptReader {
   /** Stop reading. */
   close(): void {
     this.#editor?.unmount();
+    if (this.#editor !== null) this.#input.setRawMode(false);
     this.#piped?.close();
     if (this.interactive) this.#input.pause();
   }

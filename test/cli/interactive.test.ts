@@ -63,7 +63,10 @@ describe.skipIf(!tmuxAvailable())("interactive chat in a terminal", () => {
     await eventually(
       () => {
         const lines = pane.capture().trimEnd().split("\n");
-        return lines.at(-1)?.trim() === "›" ? true : null;
+        // During a turn the prompt is shown too, under the turn's status line.
+        return lines.at(-1)?.trim() === "›" && lines.at(-2)?.endsWith("Ctrl-C interrupts") !== true
+          ? true
+          : null;
       },
       () => `the prompt never appeared; screen:\n${pane.capture()}`,
       10_000,

@@ -11,6 +11,7 @@ import { type CliContext, connect } from "../cli-context.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { approvalSummary } from "../render/approval-prompt.js";
 import { Spinner } from "../render/spinner.js";
+import { wantsColor } from "../render/terminal.js";
 import { TranscriptView } from "../render/transcript-view.js";
 import { resolveSessionId } from "../session-ref.js";
 import { SessionWatcher } from "../session-watcher.js";
@@ -38,6 +39,7 @@ export async function attachSession(
       aside: out,
       showThinking: options.hideThinking !== true,
       showUserEntries: true,
+      markdown: out.tty && wantsColor(out.tty, context.env),
       spinner,
     });
     const interactive = context.stdin.isTTY === true && out.tty;

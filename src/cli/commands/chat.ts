@@ -19,7 +19,7 @@ import { attachMentions } from "../prompt-mentions.js";
 import { PromptReader } from "../prompt-reader.js";
 import { osc52Copy } from "../render/clipboard.js";
 import { sessionTable } from "../render/session-table.js";
-import { type OutputStream, writeLine } from "../render/terminal.js";
+import { type OutputStream, wantsColor, writeLine } from "../render/terminal.js";
 import { TranscriptView } from "../render/transcript-view.js";
 import { TurnStatus } from "../render/turn-status.js";
 import { resolveSessionId } from "../session-ref.js";
@@ -31,6 +31,7 @@ import {
   slashSettingsPatch,
 } from "../session-settings-options.js";
 import { SessionWatcher, type TurnOutcome } from "../session-watcher.js";
+import { workspaceTextReader } from "../workspace-text.js";
 import { latestCheckpoint } from "./fork.js";
 
 export interface ChatOptions extends ModelOptions {
@@ -112,6 +113,9 @@ async function chatInSession(
       aside: out,
       showThinking: options.hideThinking !== true,
       showUserEntries: true,
+      markdown: out.tty && wantsColor(out.tty, context.env),
+      collapseThinking: true,
+      readWorkspaceFile: workspaceTextReader(snapshot.workspace),
       spinner: status,
       surroundWrites: {
         before: () => reader.beforeOutput(),
@@ -306,7 +310,11 @@ class ChatSession {
     if (trimmed === "") return;
     if (trimmed.startsWith("/")) {
       this.#ahead.push({ kind: "command", text: trimmed });
-      this.view.notice(`queued: ${trimmed} (runs when the turn ends)`);
+      this.view.notice(
+        trimmed === "/exit"
+          ? "(exits when the turn ends; Ctrl-C interrupts it)"
+          : `queued: ${trimmed} (runs when the turn ends)`,
+      );
       return;
     }
     const firstLine = trimmed.split("\n")[0]!;
@@ -357,7 +365,13 @@ class ChatSession {
     try {
       // Approvals are asked inline; each question takes the keys from the turn's capture.
       const keys = this.approvals.duringTurn(
-        () => this.reader.captureKeys(onCtrlC, (typed) => this.#typedAhead(typed), this.#prompt),
+        () =>
+          this.reader.captureKeys(
+            onCtrlC,
+            (typed) => this.#typedAhead(typed),
+            this.#prompt,
+            () => this.#typedAhead("/exit"),
+          ),
         onCtrlC,
       );
       this.status.begin();
@@ -373,9 +387,9 @@ class ChatSession {
         }
         outcome = await Promise.race([this.watcher.waitForInput(inputId), forced]);
       } finally {
-        this.status.end();
         await keys.desk.stop();
         keys.release();
+        this.status.end();
       }
       this.view.finish();
       if (outcome !== "forced") await this.#status(outcome);

@@ -124,7 +124,7 @@ export class LineEditor {
     this.#draw();
   }
 
-  /** Erase the prompt and give the keyboard back (the typed text stays for the next mount). */
+  /** Erase the prompt and stop reading keys (the typed text stays for the next mount). */
   unmount(): void {
     if (this.#mount === null) return;
     this.#erase();
@@ -136,7 +136,8 @@ export class LineEditor {
     output.write("\x1b[?2004l");
     output.off("resize", this.#onResize);
     input.off("keypress", this.#onKey);
-    input.setRawMode(false);
+    // Raw mode stays on (the owner turns it off when done): keys typed before the next mount
+    // wait in the input, Ctrl-C and Ctrl-D included, instead of becoming a signal or an EOF.
     input.pause();
   }
 

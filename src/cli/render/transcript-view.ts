@@ -15,7 +15,9 @@
 import { type HistoryEntry, isTruncatedPart } from "../../api/history.js";
 import type { SessionEvent } from "../../api/session-events.js";
 import { compactionLine } from "./compaction-line.js";
+import { type MarkdownState, newMarkdownState, renderMarkdownLine } from "./markdown-line.js";
 import type { OutputStream } from "./terminal.js";
+import { visibleWidth } from "./text-shape.js";
 import { entryJson, entryText, toolLines } from "./tool-line.js";
 import { displayText, hasTruncatedParts, streamedPrefix, truncationNote } from "./truncated-text.js";
 import { editDiffLines } from "./unified-diff.js";
@@ -26,6 +28,18 @@ export interface TranscriptViewOptions {
   /** Where everything else goes: thinking, tool lines, notes, notices. */
   aside: OutputStream;
   showThinking: boolean;
+  /**
+   * A workspace file's text now (for the diff of an edit that just finished: line numbers and
+   * context); edits seen in history are diffed from their arguments alone.
+   */
+  readWorkspaceFile?: (path: string) => string | null;
+  /** When thinking is hidden, still say (in one dim line) that the model thinks. */
+  collapseThinking?: boolean;
+  /**
+   * Render answers' markdown (a terminal with colour): each line is shown as it streams and
+   * redrawn rendered once its newline arrives.
+   */
+  markdown?: boolean;
   /** Show user prompts from history (inputs sent by this process are never echoed). */
   showUserEntries: boolean;
   /** What shows that the turn is busy (a spinner, or the chat's status line). */
@@ -73,6 +87,9 @@ export class TranscriptView {
   #paragraph: string | null = null;
   /** A run that was under way when the view joined, until one of its messages starts in view. */
   #joinedRun: string | null = null;
+  readonly #collapsedThoughts = new Set<string>();
+  /** The answer paragraph being rendered as markdown: its key, what spans lines, the raw line shown so far. */
+  #markdown: { key: string; state: MarkdownState; partial: string } | null = null;
   /** The newest answer's text (all its committed assistant entries) and its run, for /copy. */
   #lastAnswer = { runId: null as string | null, text: "" };
 
@@ -178,7 +195,7 @@ export class TranscriptView {
           this.#options.aside.columns,
         ))
           this.#asideLine(line);
-        if (event.data.is_error !== true) this.#editDiff(name, args);
+        if (event.data.is_error !== true) this.#editDiff(name, args, this.#options.readWorkspaceFile);
         return;
       }
       case "retry": {
@@ -378,8 +395,9 @@ export class TranscriptView {
   }
 
   /** A file edit's diff under its tool line (the arguments' change; the file before it is gone). */
-  #editDiff(name: string, args: unknown): void {
-    for (const line of editDiffLines(this.#options.aside.paint, name, args)) this.#asideLine(`  ${line}`);
+  #editDiff(name: string, args: unknown, readAfter?: (path: string) => string | null): void {
+    for (const line of editDiffLines(this.#options.aside.paint, name, args, 24, readAfter))
+      this.#asideLine(`  ${line}`);
   }
 
   #rememberCall(entry: HistoryEntry): void {
@@ -392,14 +410,56 @@ export class TranscriptView {
 
   /** Write streamed text into the paragraph `key`, starting a new line if another paragraph was open. */
   #stream(kind: DeltaKind, key: string, text: string): void {
-    if (kind === "thinking" && !this.showThinking) return;
+    if (kind === "thinking" && !this.showThinking) {
+      // Collapsed to one line per thought, so it is clear the model is thinking.
+      if (this.#options.collapseThinking === true && !this.#collapsedThoughts.has(key)) {
+        this.#collapsedThoughts.add(key);
+        this.#asideLine(this.#options.aside.paint.dim("✻ thinking… (hidden; /thinking shows it)"));
+      }
+      return;
+    }
     this.#options.spinner?.stop();
     if (this.#paragraph !== key) {
       this.#endParagraph();
       this.#paragraph = key;
     }
     const output = kind === "text" ? this.#options.text : this.#options.aside;
+    if (kind === "text" && this.#options.markdown === true) {
+      this.#streamMarkdown(output, key, text);
+      return;
+    }
     this.#write(output, kind === "text" ? text : output.paint.dim(output.paint.italic(text)), text);
+  }
+
+  /** Answer text as markdown: whole lines rendered, the unfinished one shown raw until its newline. */
+  #streamMarkdown(output: OutputStream, key: string, text: string): void {
+    if (this.#markdown?.key !== key) this.#markdown = { key, state: newMarkdownState(), partial: "" };
+    const markdown = this.#markdown;
+    let rest = text;
+    for (let newline = rest.indexOf("\n"); newline !== -1; newline = rest.indexOf("\n")) {
+      this.#renderMarkdownLine(output, markdown, markdown.partial + rest.slice(0, newline));
+      rest = rest.slice(newline + 1);
+    }
+    if (rest === "") return;
+    this.#write(output, rest);
+    markdown.partial += rest;
+  }
+
+  /** Replace the raw line on screen (`partial`, possibly wrapped over rows) by `line` rendered. */
+  #renderMarkdownLine(
+    output: OutputStream,
+    markdown: { state: MarkdownState; partial: string },
+    line: string,
+  ): void {
+    const shown = visibleWidth(markdown.partial);
+    const up = shown === 0 ? 0 : Math.floor((shown - 1) / Math.max(output.columns, 1));
+    const erase = shown === 0 ? "" : `${up > 0 ? `\x1b[${up}A` : ""}\r\x1b[J`;
+    markdown.partial = "";
+    this.#write(
+      output,
+      `${erase}${renderMarkdownLine(line, markdown.state, output.paint, output.columns)}\n`,
+      `${line}\n`,
+    );
   }
 
   #textLine(text: string): void {
@@ -416,6 +476,10 @@ export class TranscriptView {
 
   #endParagraph(): void {
     this.#paragraph = null;
+    const markdown = this.#markdown;
+    if (markdown !== null && markdown.partial !== "") {
+      this.#renderMarkdownLine(this.#options.text, markdown, markdown.partial);
+    }
     for (const [output, open] of this.#openLine) {
       if (open) this.#write(output, "\n");
     }

@@ -57,6 +57,17 @@ export class TmuxPane {
     });
   }
 
+  /** The screen with its colours (escape sequences kept). */
+  captureStyled(): string {
+    return execFileSync(
+      "tmux",
+      ["-L", this.socket, "capture-pane", "-p", "-e", "-J", "-S", "-", "-t", "main"],
+      {
+        encoding: "utf8",
+      },
+    );
+  }
+
   /** Type literal text. */
   type(text: string): void {
     execFileSync("tmux", ["-L", this.socket, "send-keys", "-t", "main", "-l", text]);
