@@ -57,6 +57,13 @@ export class TmuxPane {
     });
   }
 
+  /** The visible screen only (cheap however long the scrollback has grown). */
+  captureVisible(): string {
+    return execFileSync("tmux", ["-L", this.socket, "capture-pane", "-p", "-t", "main"], {
+      encoding: "utf8",
+    });
+  }
+
   /** The screen with its colours (escape sequences kept). */
   captureStyled(): string {
     return execFileSync(
