@@ -119,7 +119,6 @@ export async function run(): Promise<void> {
       await until(() => promptShown(pane));
       idle = await echoLatencies(pane, KEYS);
       pane.press("C-u");
-      const count = 20_000;
       deltasSent = 20_000;
       // 1,000 deltas a second, a newline every 40 so the screen scrolls.
       provider.script = () =>
