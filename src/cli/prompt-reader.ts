@@ -79,6 +79,11 @@ export class PromptReader {
     this.#editor?.setStatus(status);
   }
 
+  /** Dim lines above the prompt (prompts queued behind the running turn). */
+  setNotes(notes: readonly string[]): void {
+    this.#editor?.setNotes(notes);
+  }
+
   /** Whether the prompt is on screen (so a status line has somewhere to go). */
   get showsStatus(): boolean {
     return this.#editor?.mounted === true;

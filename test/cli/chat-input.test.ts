@@ -46,7 +46,7 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
     await provider.close();
   });
 
-  it("edits a prompt over several lines with Alt-Enter and a backslash at the end of a line", async () => {
+  it("edits a prompt over several lines with Alt-Enter, Shift-Enter and a backslash at the end of a line", async () => {
     provider.reset();
     provider.script = () => text("Three lines received.");
     const pane = terminals.start();
@@ -56,11 +56,18 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
     pane.type("second line\\");
     pane.press("Enter");
     pane.type("third line");
-    await screenShows(pane, "  third line");
+    // Shift-Enter as terminals report it: the CSI-u protocol, and xterm's modifyOtherKeys.
+    pane.type("\u001b[13;2u");
+    pane.type("fourth line");
+    pane.type("\u001b[27;2;13~");
+    pane.type("fifth line");
+    await screenShows(pane, "  fifth line");
     pane.press("Enter");
     const screen = await screenShows(pane, "── fake-model");
-    expect(lastUserText(provider.requests[0])).toBe("first line\nsecond line\nthird line");
-    expect(screen).toContain("› first line\n  second line\n  third line\n");
+    expect(lastUserText(provider.requests[0])).toBe(
+      "first line\nsecond line\nthird line\nfourth line\nfifth line",
+    );
+    expect(screen).toContain("› first line\n  second line\n  third line\n  fourth line\n  fifth line\n");
     await promptReady(pane);
     await matchesFixture(pane.capture(), daemon, "multi-line-prompt");
     pane.press("C-d");
@@ -102,8 +109,11 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
     const screen = await screenShows(pane, "The queued question is answered.", 20_000);
     expect(provider.requests).toHaveLength(2);
     expect(lastUserText(provider.requests[1])).toBe("what comes next");
+    // The queued prompt is shown above its answer when its turn starts.
+    expect(screen).toMatch(/› what comes next\nThe queued question is answered\./);
     expect(occurrences(screen, "The queued question is answered.")).toBe(1);
     await promptReady(pane);
+    await matchesFixture(pane.capture(), daemon, "queued-prompt");
     pane.press("C-d");
     await screenShows(pane, "[exit 0]");
   });

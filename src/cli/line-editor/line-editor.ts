@@ -10,7 +10,7 @@
  * at the end of the line insert a newline; a bracketed paste is inserted whole; Up/Down move
  * between lines, then through the history; Ctrl-R searches the history; Tab completes.
  *
- * Layout: [status row] prompt lines [hint rows]. While output is written (`beforeOutput` /
+ * Layout: [status row] [note rows] prompt lines [hint rows]. While output is written (`beforeOutput` /
  * `afterOutput`) the editor erases itself, lets the output continue where it stopped (also in
  * the middle of a line), and draws itself again below it, so typing echoes while a turn streams.
  *
@@ -87,11 +87,15 @@ export class LineEditor {
   /** Rows from the top of the drawn area to the cursor; null when nothing is drawn. */
   #cursorRow: number | null = null;
   #status: string | null = null;
+  /** Dim lines between the status line and the prompt (prompts queued for later). */
+  #notes: readonly string[] = [];
   #hints: string[] = [];
   #historyIndex: number | null = null;
   #draft: EditBuffer = emptyBuffer;
   #search: Search | null = null;
   #pasting = false;
+  /** Digits of an xterm modifyOtherKeys sequence (`ESC [27;2;13~`, Shift-Enter) being read. */
+  #modified: string | null = null;
   /** Whether the output above ended mid-line, and at which column (its width so far). */
   #outputOpen = false;
   #outputColumn = 0;
@@ -148,14 +152,18 @@ export class LineEditor {
     if (this.#mount !== null) this.#draw();
   }
 
+  /** The dim lines above the prompt (e.g. prompts queued behind the running turn). */
+  setNotes(notes: readonly string[]): void {
+    this.#notes = notes;
+    if (this.#mount !== null) this.#draw();
+  }
+
   /** Output is about to be written: erase the prompt and put the cursor where the output stopped. */
   beforeOutput(): void {
     if (this.#cursorRow === null) return;
     this.#erase();
     if (!this.#outputOpen) return;
     const column = this.#outputColumn % this.#columns();
-    // A line that filled its last row continues on the row the prompt was on.
-    if (this.#outputColumn > 0 && column === 0) return;
     this.options.output.write(`\x1b[1A\r${column > 0 ? `\x1b[${column}C` : ""}`);
   }
 
@@ -203,12 +211,37 @@ export class LineEditor {
       this.#pasted(text, key);
       return;
     }
+    if (this.#modifiedKey(text, key)) return;
     this.#hints = [];
     if (this.#search !== null && this.#searchKey(text, key)) {
       this.#scheduleDraw();
       return;
     }
     if (this.#edit(text, key, mount) === "handled") this.#scheduleDraw();
+  }
+
+  /**
+   * xterm's modifyOtherKeys reports Shift-Enter as `ESC [27;2;13~`, which readline splits into
+   * `ESC [27;2;` and the characters `1`, `3`, `~`: collect them rather than insert them.
+   */
+  #modifiedKey(text: string | undefined, key: Key): boolean {
+    if (key.code !== undefined && /^\[27;\d+;$/.test(key.code)) {
+      this.#modified = "";
+      return true;
+    }
+    if (this.#modified === null) return false;
+    if (text !== undefined && /^\d$/.test(text)) {
+      this.#modified += text;
+      return true;
+    }
+    const code = this.#modified;
+    this.#modified = null;
+    if (text === "~" && code === "13") {
+      this.#buffer = insert(this.#buffer, "\n");
+      this.#scheduleDraw();
+      return true;
+    }
+    return text === "~";
   }
 
   /** A key inside a bracketed paste: everything is text, newlines included. */
@@ -485,6 +518,10 @@ export class LineEditor {
   #draw(): void {
     const mount = this.#mount;
     if (mount === null) return;
+    // Output that just filled its row waits to wrap onto the next one: a newline there would cut
+    // the line in two (for copying, and for terminals that re-wrap on resize). The prompt comes
+    // back with the next output.
+    if (this.#cursorRow === null && this.#outputOpen && this.#outputColumn % this.#columns() === 0) return;
     const paint = this.options.paint;
     const columns = this.#columns();
     let out = "\x1b[?25l";
@@ -495,6 +532,7 @@ export class LineEditor {
     }
     const rows: { text: string; width: number }[] = [];
     if (this.#status !== null) rows.push(fitted(this.#status, columns, paint.dim));
+    for (const note of this.#notes) rows.push(fitted(note, columns, paint.dim));
     const lines = this.#buffer.text.split("\n");
     const firstTextRow = rows.length;
     lines.forEach((line, index) => {
