@@ -224,4 +224,49 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
     pane.press("C-d");
     await screenShows(pane, "[exit 0]");
   });
+
+  it("copies the last answer with /copy and goes on in a copy of the session with /fork", async () => {
+    provider.reset();
+    provider.script = () => text("Copy this answer, please.");
+    const pane = terminals.start();
+    pane.setOption("set-clipboard", "on");
+    const first = await screenShows(pane, "Ctrl-D exits");
+    const original = /new session ([0-9a-f-]{36})/.exec(first)?.[1];
+    await promptReady(pane);
+    pane.type("say something");
+    pane.press("Enter");
+    await screenShows(pane, "── fake-model");
+    await promptReady(pane);
+    pane.type("/copy");
+    pane.press("Enter");
+    await screenShows(pane, "copied the last answer (25 characters)");
+    await eventually(
+      () => pane.buffer() === "Copy this answer, please.",
+      () => `the clipboard holds ${JSON.stringify(pane.buffer())}`,
+    );
+    await promptReady(pane);
+    pane.type("/fork");
+    pane.press("Enter");
+    await screenShows(pane, `forked ${original}`);
+    const ids = await eventually(
+      () => {
+        const found = [...pane.capture().matchAll(/new session ([0-9a-f-]{36})/g)].map((match) => match[1]);
+        return found.length === 2 ? found : null;
+      },
+      () => `the chat did not go on in the fork; screen:\n${pane.capture()}`,
+    );
+    expect(ids[1]).not.toBe(original);
+    await promptReady(pane);
+    provider.script = () => text("Still the same conversation.");
+    pane.type("and in the fork?");
+    pane.press("Enter");
+    await screenShows(pane, "Still the same conversation.");
+    // The fork carries the conversation: the model sees the first prompt too.
+    const body = JSON.stringify(provider.requests.at(-1)?.body);
+    expect(body).toContain("say something");
+    expect(body).toContain("and in the fork?");
+    await promptReady(pane);
+    pane.press("C-d");
+    await screenShows(pane, "[exit 0]");
+  });
 });

@@ -91,6 +91,16 @@ export class TmuxPane {
     execFileSync("tmux", ["-L", this.socket, "paste-buffer", "-p", "-d", "-b", "test", "-t", "main"]);
   }
 
+  /** Set a server option (e.g. `set-clipboard on`). */
+  setOption(name: string, value: string): void {
+    execFileSync("tmux", ["-L", this.socket, "set-option", "-s", name, value]);
+  }
+
+  /** The newest paste buffer (what a program copied with OSC 52 when `set-clipboard` is on). */
+  buffer(): string {
+    return execFileSync("tmux", ["-L", this.socket, "show-buffer"], { encoding: "utf8" });
+  }
+
   /** Kill the tmux server and everything in it. */
   close(): void {
     spawnSync("tmux", ["-L", this.socket, "kill-server"], { stdio: "ignore" });
