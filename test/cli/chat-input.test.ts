@@ -94,7 +94,8 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
 
   it("queues a prompt typed while a turn streams, echoing it as it is typed, and answers it next", async () => {
     provider.reset();
-    provider.queue(deliver(deltas(120, "tick "), { delayMs: 20 }), text("The queued question is answered."));
+    // Long enough (6 s) that the typing surely happens while it streams, also on a busy machine.
+    provider.queue(deliver(deltas(300, "tick "), { delayMs: 20 }), text("The queued question is answered."));
     const pane = terminals.start();
     await promptReady(pane);
     pane.type("start something slow");
