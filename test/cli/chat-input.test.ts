@@ -87,6 +87,19 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
     await screenShows(pane, "One paste, one prompt.");
     expect(provider.requests).toHaveLength(1);
     expect(lastUserText(provider.requests[0])).toBe("alpha\nbeta\ngamma");
+    // A large paste with Windows line ends: whole, one line break each.
+    await promptReady(pane);
+    const lines = Array.from({ length: 400 }, (_, i) => `pasted line ${i} ${"x".repeat(40)}`);
+    pane.paste(lines.join("\r\n"), { raw: true });
+    await screenShows(pane, "pasted line 399");
+    // Taller than the screen: the lines around the cursor, and a count of the rest.
+    expect(pane.captureVisible()).toMatch(/ {2}… \d+ lines above\n/);
+    pane.press("Enter");
+    await eventually(
+      () => provider.requests.length === 2,
+      () => "the large paste was not sent",
+    );
+    expect(lastUserText(provider.requests[1])).toBe(lines.join("\n"));
     await promptReady(pane);
     pane.press("C-d");
     await screenShows(pane, "[exit 0]");

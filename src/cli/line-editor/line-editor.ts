@@ -94,6 +94,9 @@ export class LineEditor {
   #draft: EditBuffer = emptyBuffer;
   #search: Search | null = null;
   #pasting = false;
+  /** What a bracketed paste has brought so far. */
+  #pasted: string[] = [];
+  #pastedReturn = false;
   /** Digits of an xterm modifyOtherKeys sequence (`ESC [27;2;13~`, Shift-Enter) being read. */
   #modified: string | null = null;
   /** Whether the output above ended mid-line, and at which column (its width so far). */
@@ -200,15 +203,19 @@ export class LineEditor {
     if (mount === null) return;
     if (key.name === "paste-start") {
       this.#pasting = true;
+      this.#pasted = [];
       return;
     }
     if (key.name === "paste-end") {
       this.#pasting = false;
+      // Inserted at once: a large paste arrives one key at a time.
+      this.#buffer = insert(this.#buffer, this.#pasted.join(""));
+      this.#pasted = [];
       this.#scheduleDraw();
       return;
     }
     if (this.#pasting) {
-      this.#pasted(text, key);
+      this.#pastedKey(text, key);
       return;
     }
     if (this.#modifiedKey(text, key)) return;
@@ -245,11 +252,15 @@ export class LineEditor {
   }
 
   /** A key inside a bracketed paste: everything is text, newlines included. */
-  #pasted(text: string | undefined, key: Key): void {
-    if (key.name === "return" || key.name === "enter") this.#buffer = insert(this.#buffer, "\n");
-    else if (key.name === "tab") this.#buffer = insert(this.#buffer, "\t");
-    else if (text !== undefined && isPrintable(text)) this.#buffer = insert(this.#buffer, text);
-    this.#scheduleDraw();
+  #pastedKey(text: string | undefined, key: Key): void {
+    // "\r\n" (text copied from Windows) is one line break, not two.
+    const afterReturn = this.#pastedReturn;
+    this.#pastedReturn = key.name === "return";
+    if (key.name === "return") this.#pasted.push("\n");
+    else if (key.name === "enter") {
+      if (!afterReturn) this.#pasted.push("\n");
+    } else if (key.name === "tab") this.#pasted.push("\t");
+    else if (text !== undefined && isPrintable(text)) this.#pasted.push(text);
   }
 
   #edit(text: string | undefined, key: Key, mount: MountOptions): "handled" | "done" {
@@ -534,12 +545,37 @@ export class LineEditor {
     if (this.#status !== null) rows.push(fitted(this.#status, columns, paint.dim));
     for (const note of this.#notes) rows.push(fitted(note, columns, paint.dim));
     const lines = this.#buffer.text.split("\n");
-    const firstTextRow = rows.length;
-    lines.forEach((line, index) => {
+    const before = this.#buffer.text.slice(0, this.#buffer.cursor);
+    const cursorLine = before.split("\n").length - 1;
+    const textRows = lines.map((line, index) => {
       const prefix = index === 0 ? mount.prompt : paint.dim(continuation);
       const prefixWidth = index === 0 ? mount.promptWidth : continuation.length;
-      rows.push({ text: prefix + line.replaceAll("\t", " "), width: prefixWidth + line.length });
+      return { text: prefix + line.replaceAll("\t", " "), width: prefixWidth + line.length };
     });
+    // A prompt taller than the screen shows the lines around the cursor, and how many are not shown.
+    const budget = Math.max(3, (this.options.output.rows ?? 24) - rows.length - 4);
+    const height = (index: number): number => Math.floor(textRows[index]!.width / columns) + 1;
+    let first = cursorLine;
+    let last = cursorLine;
+    let used = height(cursorLine);
+    for (let grew = true; grew; ) {
+      grew = false;
+      if (last + 1 < textRows.length && used + height(last + 1) <= budget) {
+        last += 1;
+        used += height(last);
+        grew = true;
+      }
+      if (first > 0 && used + height(first - 1) <= budget) {
+        first -= 1;
+        used += height(first);
+        grew = true;
+      }
+    }
+    if (first > 0) rows.push(fitted(`  … ${first} line${first === 1 ? "" : "s"} above`, columns, paint.dim));
+    const firstTextRow = rows.length - first;
+    rows.push(...textRows.slice(first, last + 1));
+    const below = textRows.length - 1 - last;
+    if (below > 0) rows.push(fitted(`  … ${below} line${below === 1 ? "" : "s"} below`, columns, paint.dim));
     if (this.#search !== null) {
       const found = this.#search.index === null && this.#search.query !== "" ? " (no match)" : "";
       rows.push(
@@ -552,8 +588,6 @@ export class LineEditor {
     }
     for (const hint of this.#hints) rows.push(fitted(hint, columns, paint.dim));
     // Where the text cursor is: its line, and its column counted from the prompt.
-    const before = this.#buffer.text.slice(0, this.#buffer.cursor);
-    const cursorLine = before.split("\n").length - 1;
     const cursorOffset =
       (cursorLine === 0 ? mount.promptWidth : continuation.length) +
       (before.length - before.lastIndexOf("\n") - 1);
