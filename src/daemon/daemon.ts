@@ -26,6 +26,7 @@ import { removeDiscoveryFile, writeDiscoveryFile } from "./process/discovery-fil
 import { DrainController, installSignalHandlers } from "./process/drain.js";
 import { ensureHome } from "./process/home.js";
 import { HomeLock, HomeLockedError } from "./process/home-lock.js";
+import { closeInheritedDescriptors } from "./process/inherited-descriptors.js";
 import { loginFile } from "./process/login-file.js";
 import { choosePort } from "./process/port.js";
 import { NoProviderError, ProviderConfigSource } from "./process/provider-config.js";
@@ -256,6 +257,8 @@ async function boot(
  * race can tell), 1 otherwise.
  */
 export async function runDaemonForeground(env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // Before anything is spawned: no command or server may inherit the starter's descriptors.
+  closeInheritedDescriptors(env);
   let daemon: RunningDaemon;
   try {
     daemon = await startDaemon(env);
