@@ -17,6 +17,7 @@ import { protocolVersion } from "../api/protocol.js";
 import { McpManager } from "../mcp/mcp-manager.js";
 import { probeProfile } from "../providers/profile-probe.js";
 import { builtinTools, workspaceProblem } from "../tools/builtin-tools.js";
+import { resolveHiddenPaths } from "../tools/hidden-paths.js";
 import { chooseShell, describeShellChoice } from "../tools/shell-mode.js";
 import { BrowserLogins } from "./http/browser-logins.js";
 import { createHttpApp } from "./http/create-http-app.js";
@@ -116,9 +117,20 @@ async function boot(
   const now = () => Date.now();
   // The home holds the token and API keys, the database every session: no tool touches them.
   const hiddenPaths = [settings.home, ...databaseFiles(settings.dbPath)];
-  const shell = describeShellChoice(chooseShell());
+  const shellChoice = chooseShell();
+  const shell = describeShellChoice(shellChoice);
   if (shell.warning) logger.warn(shell.text);
   else logger.info(shell.text);
+  // MCP servers run in the same sandbox as commands where it works (with the network, see mcp/server-sandbox.ts).
+  const mcpSandbox =
+    shellChoice.mode === "sandboxed"
+      ? {
+          bwrapPath: shellChoice.bwrapPath,
+          filter: shellChoice.socketFilter,
+          hidden: resolveHiddenPaths(hiddenPaths),
+        }
+      : null;
+  if (mcpSandbox === null) logger.warn("MCP servers run unconfined: bubblewrap is not usable here");
   // MCP servers start on first use; each gets only the environment its config names.
   const mcp = new McpManager({
     config: () => ({
@@ -126,6 +138,7 @@ async function boot(
       error: providers.lastError?.message ?? null,
     }),
     env,
+    sandbox: mcpSandbox,
     clientVersion: packageVersion(),
     logger,
     now,
