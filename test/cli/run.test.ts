@@ -287,6 +287,16 @@ describe("skein run", () => {
     expect(sessions.items.find((item) => item.preview.text === "count slowly")?.status.phase).toBe("idle");
   });
 
+  it("refuses to start a session in the filesystem root, and says why and what to do", async () => {
+    const before = (await previews()).length;
+    const result = await cli.run(["run", "hi from the root"], { cwd: "/" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("skein: the filesystem root cannot be a workspace");
+    expect(result.stderr).toContain("hint: a session works in a project folder: cd into one");
+    expect(result.stderr).not.toMatch(/reconnected|turn failed/);
+    expect((await previews()).length).toBe(before);
+  });
+
   it("rejects an unknown session with exit 4", async () => {
     const result = await cli.run(["run", "--session", "ffffffff", "hi"]);
     expect(result.code).toBe(4);

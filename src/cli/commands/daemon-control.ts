@@ -8,6 +8,7 @@ import { createReadStream, existsSync, readFileSync, statSync, watch } from "nod
 import { setTimeout as sleep } from "node:timers/promises";
 import { readDiscoveryFile } from "../../api/discovery-file.js";
 import { homePaths } from "../../api/home.js";
+import type { SessionSummary } from "../../api/session-snapshot.js";
 import { DaemonClient } from "../../client/daemon-client.js";
 import { endpointOf } from "../../client/daemon-endpoint.js";
 import { ensureDaemon, probeDaemon, processAlive } from "../../client/ensure-daemon.js";
@@ -31,7 +32,10 @@ export async function startDaemon(context: CliContext): Promise<ExitCode> {
   return exitCodes.ok;
 }
 
-/** `skein daemon stop`: drain (running turns get `timeoutMs`) and wait for the process to exit. */
+/**
+ * `skein daemon stop`: drain (running turns get `timeoutMs`) and wait for the process to exit,
+ * saying which turns were running, which of them finished in time and which were cut.
+ */
 export async function stopDaemon(context: CliContext, options: { timeoutMs: number }): Promise<ExitCode> {
   const out = context.terminal.out;
   const live = await probeDaemon(context.home);
@@ -43,23 +47,73 @@ export async function stopDaemon(context: CliContext, options: { timeoutMs: numb
     home: context.home,
     endpoint: endpointOf(live.info),
   });
+  const running = new Map<string, SessionSummary>();
+  const finished = new Set<string>();
   try {
+    const sessions = await client.listSessions().catch(() => []);
+    for (const session of sessions) {
+      if (session.status.phase === "running") running.set(session.id, session);
+    }
+    // A turn that waits for a person is not waited for: it waits again after the next start.
+    for (const session of sessions.filter((each) => each.status.phase === "waiting")) {
+      writeLine(out, `waits for an approval (kept waiting for the next start): ${sessionLabel(session)}`);
+    }
+    if (running.size > 0) {
+      writeLine(
+        out,
+        `${running.size} running turn${running.size === 1 ? "" : "s"}; waiting up to ${options.timeoutMs / 1000} s for ${running.size === 1 ? "it" : "them"} to finish:`,
+      );
+      for (const session of running.values()) writeLine(out, `  ${sessionLabel(session)}`);
+    }
     await client.shutdown(live.server.instance_id, options.timeoutMs);
+    const deadline = Date.now() + options.timeoutMs + 15_000;
+    while (processAlive(live.info.pid)) {
+      if (Date.now() > deadline) {
+        throw new CliError(
+          `the daemon (pid ${live.info.pid}) is still running after the shutdown request`,
+          exitCodes.error,
+        );
+      }
+      if (running.size > finished.size) await noteFinished(client, running, finished);
+      await sleep(running.size > finished.size ? 100 : 25);
+    }
   } finally {
     client.close();
   }
-  const deadline = Date.now() + options.timeoutMs + 15_000;
-  while (processAlive(live.info.pid)) {
-    if (Date.now() > deadline) {
-      throw new CliError(
-        `the daemon (pid ${live.info.pid}) is still running after the shutdown request`,
-        exitCodes.error,
-      );
-    }
-    await sleep(25);
+  for (const id of finished) writeLine(out, `finished: ${sessionLabel(running.get(id)!)}`);
+  for (const [id, session] of running) {
+    if (finished.has(id)) continue;
+    writeLine(
+      out,
+      `cut at the ${options.timeoutMs / 1000} s limit: ${sessionLabel(session)} (its saved steps are kept; \`skein show ${id.slice(0, 13)}\` shows where it stopped)`,
+    );
   }
   writeLine(out, `stopped the Skein daemon (pid ${live.info.pid})`);
   return exitCodes.ok;
+}
+
+/**
+ * Add to `finished` the running sessions the (draining) daemon reports idle now. Each is asked
+ * for itself: the session list stops following status changes once the drain has begun.
+ */
+async function noteFinished(
+  client: DaemonClient,
+  running: ReadonlyMap<string, SessionSummary>,
+  finished: Set<string>,
+): Promise<void> {
+  for (const id of running.keys()) {
+    if (finished.has(id)) continue;
+    try {
+      if ((await client.getSession(id, 0)).status.phase === "idle") finished.add(id);
+    } catch {
+      return; // the daemon is closing its connections
+    }
+  }
+}
+
+function sessionLabel(session: SessionSummary): string {
+  const preview = session.name ?? session.preview.text.replace(/\s+/g, " ").slice(0, 50);
+  return `${session.id}  ${preview}`;
 }
 
 /** `skein daemon status`: exit 0 when a daemon answers, 3 when none does. */
