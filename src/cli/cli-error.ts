@@ -48,7 +48,9 @@ export function describeFailure(error: unknown): { message: string; hint?: strin
           ? exitCodes.unreachable
           : exitCodes.error;
     const badWorkspace =
-      error.code === "invalid_request" && error.path.startsWith("/sessions") && /workspace/.test(error.detail);
+      error.code === "invalid_request" &&
+      error.path.startsWith("/sessions") &&
+      /workspace/.test(error.detail);
     return {
       message: `${error.detail} (${error.code})`,
       exitCode,

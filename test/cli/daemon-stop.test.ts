@@ -61,3 +61,69 @@ describe("skein daemon stop with running turns", () => {
     expect(stopped.stdout).not.toContain("cut at");
   }, 50_000);
 });
+
+describe("a daemon that crashes under a running command", () => {
+  let provider: FakeProvider;
+  let cli: CliSandbox;
+
+  beforeAll(async () => {
+    provider = await FakeProvider.start();
+    cli = new CliSandbox();
+    cli.writeProviders({ fake: fakeProfile(provider.baseUrl) });
+  });
+
+  afterAll(async () => {
+    await cli.cleanup();
+    await provider.close();
+  });
+
+  it("is started again by `skein run`, which reports the lost turn at once", async () => {
+    expect((await cli.run(["daemon", "start"])).code).toBe(0);
+    const crashed = cli.daemonInfo()!.pid;
+    provider.script = () => deliver(deltas(200, "tick "), { delayMs: 30 });
+    const live = cli.spawn(["run", "survive a crash"]);
+    await eventually(
+      () => live.stdout().includes("tick tick"),
+      () => `no output yet: ${live.stdout()} ${live.stderr()}`,
+    );
+    process.kill(crashed, "SIGKILL");
+    const killedAt = Date.now();
+    const timer = setTimeout(() => live.child.kill("SIGKILL"), 30_000);
+    const result = await live.exited;
+    clearTimeout(timer);
+    // Without a restart the command waited 60 s for a daemon and gave up with exit 3.
+    expect(Date.now() - killedAt).toBeLessThan(20_000);
+    expect(result.stderr).toContain("reconnected: the daemon or session restarted");
+    // The new daemon either continues the turn (a recovery turn) or, when nothing of it was saved
+    // yet, gives it up: the command follows the one or reports the other.
+    if (result.code === 0) expect(result.stdout).toMatch(/(tick ){200}\n$/);
+    else {
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toContain("the daemon restarted during the turn");
+    }
+    const restarted = cli.daemonInfo()!.pid;
+    expect(restarted).not.toBe(crashed);
+    expect(cli.daemonPids()).toEqual([restarted]);
+  }, 45_000);
+
+  it("leaves a daemon stopped on purpose stopped", async () => {
+    provider.script = () => deliver(deltas(200, "tock "), { delayMs: 30 });
+    const live = cli.spawn(["run", "--ephemeral", "be stopped"]);
+    await eventually(
+      () => live.stdout().includes("tock tock"),
+      () => `no output yet: ${live.stdout()} ${live.stderr()}`,
+    );
+    expect((await cli.run(["daemon", "stop", "--timeout", "0"], { timeoutMs: 30_000 })).code).toBe(0);
+    const timer = setTimeout(() => live.child.kill("SIGKILL"), 20_000);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(cli.daemonPids()).toEqual([]);
+    // Ctrl-C twice: the command leaves; it does not start a daemon on its way out either.
+    live.child.kill("SIGINT");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    live.child.kill("SIGINT");
+    const result = await live.exited;
+    clearTimeout(timer);
+    expect(result.code).toBe(130);
+    expect(cli.daemonPids()).toEqual([]);
+  }, 45_000);
+});

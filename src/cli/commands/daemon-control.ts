@@ -49,6 +49,8 @@ export async function stopDaemon(context: CliContext, options: { timeoutMs: numb
   });
   const running = new Map<string, SessionSummary>();
   const finished = new Set<string>();
+  const following = new AbortController();
+  const watchers: Promise<void>[] = [];
   try {
     const sessions = await client.listSessions().catch(() => []);
     for (const session of sessions) {
@@ -65,7 +67,15 @@ export async function stopDaemon(context: CliContext, options: { timeoutMs: numb
       );
       for (const session of running.values()) writeLine(out, `  ${sessionLabel(session)}`);
     }
+    const positioned = [...running.keys()].map(
+      (id) =>
+        new Promise<void>((resolve) => {
+          watchers.push(watchTurn(client, id, finished, following.signal, resolve));
+        }),
+    );
+    await Promise.race([Promise.all(positioned), sleep(5_000)]);
     await client.shutdown(live.server.instance_id, options.timeoutMs);
+    const shutdownAt = Date.now();
     const deadline = Date.now() + options.timeoutMs + 15_000;
     while (processAlive(live.info.pid)) {
       if (Date.now() > deadline) {
@@ -74,10 +84,14 @@ export async function stopDaemon(context: CliContext, options: { timeoutMs: numb
           exitCodes.error,
         );
       }
-      if (running.size > finished.size) await noteFinished(client, running, finished);
-      await sleep(running.size > finished.size ? 100 : 25);
+      await sleep(25);
     }
+    // The daemon waits for every running turn up to the timeout: gone sooner, all of them ended
+    // (the end of the last one may not have reached its stream before the daemon closed it).
+    if (Date.now() - shutdownAt < options.timeoutMs) for (const id of running.keys()) finished.add(id);
   } finally {
+    following.abort();
+    await Promise.all(watchers);
     client.close();
   }
   for (const id of finished) writeLine(out, `finished: ${sessionLabel(running.get(id)!)}`);
@@ -93,21 +107,36 @@ export async function stopDaemon(context: CliContext, options: { timeoutMs: numb
 }
 
 /**
- * Add to `finished` the running sessions the (draining) daemon reports idle now. Each is asked
- * for itself: the session list stops following status changes once the drain has begun.
+ * Follow a running session until its turn ends (it goes into `finished`) or the daemon goes.
+ * Resolves `positioned` once the stream is attached, so no end can be missed after it.
  */
-async function noteFinished(
+async function watchTurn(
   client: DaemonClient,
-  running: ReadonlyMap<string, SessionSummary>,
+  id: string,
   finished: Set<string>,
+  signal: AbortSignal,
+  positioned: () => void,
 ): Promise<void> {
-  for (const id of running.keys()) {
-    if (finished.has(id)) continue;
-    try {
-      if ((await client.getSession(id, 0)).status.phase === "idle") finished.add(id);
-    } catch {
-      return; // the daemon is closing its connections
+  try {
+    for await (const item of client.follow(id, { tail: 0, signal, reconnectForMs: 0 })) {
+      if (item.kind !== "batch") return;
+      positioned();
+      const batch = item.batch;
+      const idle =
+        (batch.reset !== null && batch.reset.snapshot.status.phase === "idle") ||
+        batch.events.some(
+          (event) =>
+            event.type === "turn_completed" || (event.type === "status" && event.data.phase === "idle"),
+        );
+      if (idle) {
+        finished.add(id);
+        return;
+      }
     }
+  } catch {
+    // the daemon closed the stream: the turn did not end in time
+  } finally {
+    positioned();
   }
 }
 

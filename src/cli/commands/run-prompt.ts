@@ -19,7 +19,7 @@ import { uuidV7 } from "../../client/uuid-v7.js";
 import { approveAutomatically, PendingApprovals } from "../approval-desk.js";
 import { onBrokenPipe } from "../broken-pipe.js";
 import { type CliContext, connect } from "../cli-context.js";
-import { CliError } from "../cli-error.js";
+import { CliError, describeFailure } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { approvalSummary, requestSubject } from "../render/approval-prompt.js";
 import { TranscriptView } from "../render/transcript-view.js";
@@ -219,9 +219,16 @@ export async function runPrompt(
     }
     const failedBeforeAnswer =
       outcome !== "forced" && "state" in outcome && outcome.state === "failed" && usage.total_tokens === 0;
-    const remove = created && (options.ephemeral === true || failedBeforeAnswer);
+    let remove = created && (options.ephemeral === true || failedBeforeAnswer);
     if (remove) {
-      await removeSession(client, sessionId);
+      try {
+        await removeSession(client, sessionId);
+      } catch (error) {
+        remove = false;
+        err.stream.write(`skein: could not delete session ${sessionId}: ${describeFailure(error).message}\n`);
+      }
+    }
+    if (remove) {
       if (options.ephemeral !== true) {
         err.stream.write(
           err.paint.dim(`removed session ${sessionId} (its turn failed before the model answered)\n`),
