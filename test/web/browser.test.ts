@@ -3,7 +3,7 @@
  * provider: log in with a `skein web` link (once only); create a session and send a prompt; see
  * streamed text, a tool call and its result; SIGKILL the daemon mid-stream and restart it (the
  * page says "reconnecting…", resumes, and ends with exactly the history route's entries);
- * a waiting edit shown as a diff and answered with Allow and Deny; interrupt; fork; a request without cookie or token is refused; another page's form posts
+ * an actor restart mid-stream; a waiting edit shown as a diff and answered with Allow and Deny; interrupt; fork; a request without cookie or token is refused; another page's form posts
  * are refused. Screenshots of the main pages go to test-output/web/.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -36,7 +36,7 @@ describe("the web UI in Chromium", () => {
 
   beforeAll(async () => {
     provider = await FakeProvider.start();
-    app = await DaemonHarness.start({ providers: profileFor(provider) });
+    app = await DaemonHarness.start({ providers: profileFor(provider), env: { SKEIN_INSPECT: "1" } });
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
     page = await context.newPage();
@@ -187,6 +187,22 @@ describe("the web UI in Chromium", () => {
     expect(await shownIds()).toEqual(history.map((entry) => entry.id).sort());
     await page.goto(`${base()}/#/sessions/${firstSession}`);
     await page.getByTestId("status").waitFor();
+  }, 60_000);
+
+  it("follows the session through an actor restart mid-stream, and ends with exactly the history route's entries", async () => {
+    provider.queue(slow(400, 25), text("after the restart"));
+    await send("a turn the actor restart cuts");
+    await page.getByTestId("draft").filter({ hasText: "word10" }).waitFor();
+    const restarted = await app.api(`/debug/sessions/${firstSession}/restart`, { method: "POST" });
+    expect(restarted.json()).toEqual({ result: "actor_stopped" });
+    await waitIdle();
+    expect(await page.getByTestId("draft").count()).toBe(0);
+
+    await send("and after it?");
+    await page.locator('[data-kind="assistant"]', { hasText: "after the restart" }).waitFor();
+    await waitIdle();
+    const history = await historyOf(firstSession);
+    expect(await shownIds()).toEqual(history.map((entry) => entry.id).sort());
   }, 60_000);
 
   it("interrupts a running turn", async () => {
