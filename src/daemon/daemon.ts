@@ -14,6 +14,7 @@ import { v7 as uuidv7 } from "uuid";
 import { homeLockedExitCode } from "../api/exit-codes.js";
 import { packageRoot, packageVersion } from "../api/package-version.js";
 import { protocolVersion } from "../api/protocol.js";
+import type { HeadSigner } from "../log/head-signer.js";
 import { McpManager } from "../mcp/mcp-manager.js";
 import { probeProfile } from "../providers/profile-probe.js";
 import { builtinTools, workspaceProblem } from "../tools/builtin-tools.js";
@@ -49,6 +50,9 @@ import { findProjectInstructions } from "./session/project-instructions.js";
 import { SessionRegistry } from "./session/session-registry.js";
 import type { SessionServices } from "./session/session-services.js";
 import { databaseFiles, openDaemonDatabase } from "./storage/database.js";
+import { openPgDaemonDatabase } from "./storage/pg-database.js";
+import { PgSessionStorage } from "./storage/pg-session-storage.js";
+import type { SessionStorage } from "./storage/session-storage.js";
 import { SqliteSessionStorage } from "./storage/sqlite-session-storage.js";
 
 /** The system prompt of a session created without one. */
@@ -103,18 +107,17 @@ async function boot(
 ): Promise<RunningDaemon> {
   const instanceId = uuidv7();
   const signer = await loadSigningKey(settings.home);
-  const db = openDaemonDatabase(settings.dbPath);
-  undo.push(() => {
-    db.close();
-  });
-  const storage = new SqliteSessionStorage(db, { signer });
+  const storage = await openStorage(settings, signer);
   undo.push(() => storage.close());
   const providers = new ProviderConfigSource(settings.home);
   const drain = new DrainController();
   const historySecret = randomBytes(32).toString("hex");
   const now = () => Date.now();
   // The home holds the token and API keys, the database every session: no tool touches them.
-  const hiddenPaths = [settings.home, ...databaseFiles(settings.dbPath)];
+  const hiddenPaths = [
+    settings.home,
+    ...(settings.database.kind === "sqlite" ? databaseFiles(settings.database.path) : []),
+  ];
   const shell = describeShellChoice(chooseShell());
   if (shell.warning) logger.warn(shell.text);
   else logger.info(shell.text);
@@ -198,7 +201,6 @@ async function boot(
       );
       const commits = storage.commitStats();
       await storage.close();
-      db.close();
       lock.release();
       logger.info({ groupCommit: commits }, "stopped");
       stoppedResolve();
@@ -248,6 +250,22 @@ async function boot(
   registry.startUnloading(settings.unloadSeconds * 1000);
   logger.info({ port, home: settings.home, instanceId }, "ready");
   return { settings, port, instanceId, shutdown, stopped };
+}
+
+/** The storage `SKEIN_DB` selects: the SQLite file (closed with the storage) or PostgreSQL. */
+async function openStorage(settings: DaemonSettings, signer: HeadSigner): Promise<SessionStorage> {
+  const target = settings.database;
+  switch (target.kind) {
+    case "sqlite": {
+      return new SqliteSessionStorage(openDaemonDatabase(target.path), { signer, ownsDb: true });
+    }
+    case "postgres":
+      return new PgSessionStorage(await openPgDaemonDatabase(target.url), { signer });
+    default: {
+      const unknown: never = target;
+      throw new Error(`unknown database ${JSON.stringify(unknown)}`);
+    }
+  }
 }
 
 /**

@@ -5,7 +5,7 @@
  * socket. Every invalid value is a `SettingsError` naming the variable, so `skein daemon run`
  * can print one clear line and exit non-zero.
  *
- * Variables: SKEIN_HOME, SKEIN_PORT, SKEIN_TOKEN, SKEIN_DB, SKEIN_INSPECT, SKEIN_UNLOAD_SECONDS,
+ * Variables: SKEIN_HOME, SKEIN_PORT, SKEIN_TOKEN, SKEIN_DB (a SQLite path or a postgres:// URL), SKEIN_INSPECT, SKEIN_UNLOAD_SECONDS,
  * SKEIN_HOST and SKEIN_ALLOW_NON_LOOPBACK. SKEIN_HOST must be a loopback address (127.0.0.0/8 or
  * ::1) unless SKEIN_ALLOW_NON_LOOPBACK=1: the bearer token travels in clear text, so binding a
  * reachable interface is an explicit opt-in. An empty variable counts as unset.
@@ -23,8 +23,10 @@ export interface DaemonSettings {
   token: string;
   /** True when the token was generated for this start (SKEIN_TOKEN unset). */
   tokenGenerated: boolean;
-  /** Absolute path of the SQLite database. */
+  /** Absolute path of the SQLite database (when `database` is SQLite; else the home's default, unused). */
   dbPath: string;
+  /** Where the daemon keeps its state: SKEIN_DB as a SQLite path, or a postgres:// URL. */
+  database: DatabaseTarget;
   /** SKEIN_INSPECT=1: the /debug routes are enabled. */
   inspect: boolean;
   /** Idle session actors are unloaded after this many seconds (1..604800). */
@@ -34,6 +36,9 @@ export interface DaemonSettings {
   /** SKEIN_ALLOW_NON_LOOPBACK=1 was given. */
   allowNonLoopback: boolean;
 }
+
+/** The daemon's database: an embedded SQLite file, or a PostgreSQL database shared by a cluster. */
+export type DatabaseTarget = { kind: "sqlite"; path: string } | { kind: "postgres"; url: string };
 
 /** An environment variable holds a value the daemon cannot use. */
 export class SettingsError extends Error {
@@ -67,12 +72,14 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): DaemonSettin
       "it is not a loopback address; set SKEIN_ALLOW_NON_LOOPBACK=1 to bind it anyway (the token travels in clear text)",
     );
   }
+  const database = readDatabase(env, home);
   return {
     home,
     port: readPort(env),
     token: readToken(env),
     tokenGenerated: generatedToken,
-    dbPath: readPath(env, "SKEIN_DB") ?? homePaths(home).database,
+    dbPath: database.kind === "sqlite" ? database.path : homePaths(home).database,
+    database,
     inspect: readFlag(env, "SKEIN_INSPECT"),
     unloadSeconds: readUnloadSeconds(env),
     host,
@@ -107,6 +114,20 @@ function readPath(env: NodeJS.ProcessEnv, name: string): string | undefined {
   if (raw === undefined) return undefined;
   if (raw.includes("\0")) throw new SettingsError(name, raw, "a path cannot contain a NUL byte");
   return resolveUserPath(raw);
+}
+
+// A postgres:// or postgresql:// URL selects PostgreSQL; anything else is a SQLite path.
+function readDatabase(env: NodeJS.ProcessEnv, home: string): DatabaseTarget {
+  const raw = value(env, "SKEIN_DB");
+  if (raw !== undefined && /^postgres(ql)?:\/\//i.test(raw)) {
+    try {
+      new URL(raw);
+    } catch {
+      throw new SettingsError("SKEIN_DB", null, "it is not a valid postgres:// URL");
+    }
+    return { kind: "postgres", url: raw };
+  }
+  return { kind: "sqlite", path: readPath(env, "SKEIN_DB") ?? homePaths(home).database };
 }
 
 function readPort(env: NodeJS.ProcessEnv): number {

@@ -10,7 +10,7 @@
 import { LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
 import { DaemonError, daemonErrorProblems } from "../errors.js";
 import { ProblemError, problem } from "../http/problem.js";
-import { isSqliteError, isStorageUnavailable } from "../storage/storage-unavailable.js";
+import { isDatabaseError, isStorageUnavailable } from "../storage/storage-unavailable.js";
 
 /** The problem for an error, or the error itself when it is not one a client caused or can retry. */
 export function toDaemonProblem(error: unknown): unknown {
@@ -31,7 +31,7 @@ export function toDaemonProblem(error: unknown): unknown {
       `the log of session ${error.sessionId} fails verification at position ${error.position} (${error.reason}); it is not repaired automatically`,
     );
   }
-  if (isSqliteError(error) || isStorageUnavailable(error)) {
+  if (isDatabaseError(error) || isStorageUnavailable(error)) {
     return problem("request_unavailable", "storage could not answer this request; try again later");
   }
   return error;
