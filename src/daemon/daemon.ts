@@ -19,6 +19,8 @@ import { McpManager } from "../mcp/mcp-manager.js";
 import { probeProfile } from "../providers/profile-probe.js";
 import { builtinTools, workspaceProblem } from "../tools/builtin-tools.js";
 import { chooseShell, describeShellChoice } from "../tools/shell-mode.js";
+import { ClusterNode } from "./cluster/cluster-node.js";
+import { registerForwarding } from "./cluster/request-forwarding.js";
 import { BrowserLogins } from "./http/browser-logins.js";
 import { createHttpApp } from "./http/create-http-app.js";
 import { problem } from "./http/problem.js";
@@ -34,6 +36,7 @@ import { sessionProviders } from "./process/session-providers.js";
 import { type DaemonSettings, readSettings } from "./process/settings.js";
 import { loadSigningKey } from "./process/signing-key.js";
 import { registerApprovalRoutes } from "./routes/approval-routes.js";
+import { registerClusterRoutes } from "./routes/cluster-routes.js";
 import { registerCompactRoutes } from "./routes/compact-routes.js";
 import { registerDebugRoutes } from "./routes/debug-routes.js";
 import { registerHistoryRoutes } from "./routes/history-routes.js";
@@ -109,6 +112,26 @@ async function boot(
   const signer = await loadSigningKey(settings.home);
   const storage = await openStorage(settings, signer);
   undo.push(() => storage.close());
+  // On PostgreSQL this daemon is one node of a cluster: sessions are owned under leases.
+  let registry: SessionRegistry | null = null;
+  const cluster =
+    storage instanceof PgSessionStorage
+      ? new ClusterNode(storage.pool, {
+          nodeId: instanceId,
+          url: settings.nodeUrl ?? "",
+          leaseMs: settings.leaseSeconds * 1000,
+          signer,
+          logger,
+          adopt: async (sessionId) => {
+            await registry?.get(sessionId);
+          },
+          lost: (sessionId) => registry?.leaseLost(sessionId),
+        })
+      : null;
+  if (cluster !== null && storage instanceof PgSessionStorage) {
+    storage.fenceWith(cluster);
+    undo.push(() => cluster.stop());
+  }
   const providers = new ProviderConfigSource(settings.home);
   const drain = new DrainController();
   const historySecret = randomBytes(32).toString("hex");
@@ -136,6 +159,7 @@ async function boot(
 
   const sessionServices: SessionServices = {
     storage,
+    ...(cluster === null ? {} : { ownership: cluster }),
     historySecret,
     logger,
     now,
@@ -148,12 +172,14 @@ async function boot(
     turnSettings: (session) => providers.turnSettings(session.providerProfile),
     ...sessionProviders(providers),
   };
-  const registry = new SessionRegistry(sessionServices);
-  undo.push(() => registry.drain(0));
-  await registry.recover();
+  const sessions = new SessionRegistry(sessionServices);
+  registry = sessions;
+  undo.push(() => sessions.drain(0));
+  // A cluster node recovers by claiming sessions with work and no live owner (cluster-node.ts).
+  if (cluster === null) await sessions.recover();
 
   const routeServices: RouteServices = {
-    registry,
+    registry: sessions,
     storage,
     historySecret,
     now,
@@ -193,7 +219,9 @@ async function boot(
     shuttingDown ??= (async () => {
       logger.info({ timeoutMs }, "draining");
       void drain.begin(timeoutMs);
-      await registry.drain(timeoutMs);
+      await sessions.drain(timeoutMs);
+      // Hand the sessions off at once: released leases, and a wake-up for the other nodes.
+      await cluster?.stop();
       await mcp.stop();
       await app.close();
       await removeDiscoveryFile(settings.home, { pid: process.pid, instance_id: instanceId }).catch(
@@ -217,6 +245,8 @@ async function boot(
       setTimeout(() => void shutdown(timeoutMs), 10).unref();
     },
   });
+  if (cluster !== null) registerForwarding(app, { node: cluster, token: settings.token });
+  registerClusterRoutes(app, cluster);
   registerSessionRoutes(app, routeServices);
   registerInputRoutes(app, routeServices);
   registerApprovalRoutes(app, routeServices);
@@ -240,6 +270,10 @@ async function boot(
 
   const port = await choosePort({ configured: settings.port, home: settings.home, host: settings.host });
   await app.listen({ host: settings.host, port });
+  if (cluster !== null && settings.database.kind === "postgres") {
+    cluster.url = settings.nodeUrl ?? `http://127.0.0.1:${port}`;
+    await cluster.start({ connectionString: settings.database.url });
+  }
   await writeDiscoveryFile(settings.home, {
     pid: process.pid,
     port,
@@ -247,7 +281,7 @@ async function boot(
     version: protocolVersion,
     instance_id: instanceId,
   });
-  registry.startUnloading(settings.unloadSeconds * 1000);
+  sessions.startUnloading(settings.unloadSeconds * 1000);
   logger.info({ port, home: settings.home, instanceId }, "ready");
   return { settings, port, instanceId, shutdown, stopped };
 }

@@ -6,7 +6,7 @@
  * can print one clear line and exit non-zero.
  *
  * Variables: SKEIN_HOME, SKEIN_PORT, SKEIN_TOKEN, SKEIN_DB (a SQLite path or a postgres:// URL), SKEIN_INSPECT, SKEIN_UNLOAD_SECONDS,
- * SKEIN_HOST and SKEIN_ALLOW_NON_LOOPBACK. SKEIN_HOST must be a loopback address (127.0.0.0/8 or
+ * SKEIN_HOST, SKEIN_ALLOW_NON_LOOPBACK, and for a cluster SKEIN_NODE_URL and SKEIN_LEASE_SECONDS. SKEIN_HOST must be a loopback address (127.0.0.0/8 or
  * ::1) unless SKEIN_ALLOW_NON_LOOPBACK=1: the bearer token travels in clear text, so binding a
  * reachable interface is an explicit opt-in. An empty variable counts as unset.
  */
@@ -35,7 +35,14 @@ export interface DaemonSettings {
   host: string;
   /** SKEIN_ALLOW_NON_LOOPBACK=1 was given. */
   allowNonLoopback: boolean;
+  /** How other nodes of a cluster reach this one (SKEIN_NODE_URL); null: http://127.0.0.1:<port>. */
+  nodeUrl: string | null;
+  /** Session lease length in a cluster (SKEIN_LEASE_SECONDS, default 10). */
+  leaseSeconds: number;
 }
+
+/** Default SKEIN_LEASE_SECONDS. */
+export const defaultLeaseSeconds = 10;
 
 /** The daemon's database: an embedded SQLite file, or a PostgreSQL database shared by a cluster. */
 export type DatabaseTarget = { kind: "sqlite"; path: string } | { kind: "postgres"; url: string };
@@ -84,7 +91,33 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): DaemonSettin
     unloadSeconds: readUnloadSeconds(env),
     host,
     allowNonLoopback,
+    nodeUrl: readNodeUrl(env),
+    leaseSeconds: readLeaseSeconds(env),
   };
+}
+
+function readNodeUrl(env: NodeJS.ProcessEnv): string | null {
+  const raw = value(env, "SKEIN_NODE_URL");
+  if (raw === undefined) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new SettingsError("SKEIN_NODE_URL", raw, "expected an http:// URL such as http://10.0.0.5:7700");
+  }
+  if (url.protocol !== "http:" || url.pathname !== "/" || url.search !== "" || url.username !== "") {
+    throw new SettingsError("SKEIN_NODE_URL", raw, "expected an http:// URL with a host and port only");
+  }
+  return url.origin;
+}
+
+function readLeaseSeconds(env: NodeJS.ProcessEnv): number {
+  const raw = value(env, "SKEIN_LEASE_SECONDS");
+  if (raw === undefined) return defaultLeaseSeconds;
+  if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > 3600) {
+    throw new SettingsError("SKEIN_LEASE_SECONDS", raw, "expected a whole number of seconds from 1 to 3600");
+  }
+  return Number(raw);
 }
 
 /** True for 127.0.0.0/8, ::1 and the IPv4-mapped form of a 127/8 address. */

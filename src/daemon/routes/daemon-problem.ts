@@ -8,8 +8,10 @@
  * request_unavailable with nothing else in the body, and the daemon keeps serving.
  */
 import { LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
+import { SessionOwnedElsewhereError } from "../cluster/cluster-node.js";
 import { DaemonError, daemonErrorProblems } from "../errors.js";
 import { ProblemError, problem } from "../http/problem.js";
+import { WriteFencedError } from "../storage/session-storage.js";
 import { isDatabaseError, isStorageUnavailable } from "../storage/storage-unavailable.js";
 
 /** The problem for an error, or the error itself when it is not one a client caused or can retry. */
@@ -30,6 +32,10 @@ export function toDaemonProblem(error: unknown): unknown {
       "log_corrupt",
       `the log of session ${error.sessionId} fails verification at position ${error.position} (${error.reason}); it is not repaired automatically`,
     );
+  }
+  if (error instanceof SessionOwnedElsewhereError || error instanceof WriteFencedError) {
+    // The session moved between nodes under this request: the next try reaches its owner.
+    return problem("request_unavailable", error.message, { headers: { "retry-after": "1" } });
   }
   if (isDatabaseError(error) || isStorageUnavailable(error)) {
     return problem("request_unavailable", "storage could not answer this request; try again later");

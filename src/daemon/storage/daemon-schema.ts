@@ -113,6 +113,33 @@ export const migrations: readonly Migration[] = [
       "ALTER TABLE sessions ADD COLUMN mcp_servers TEXT",
     ],
   },
+  {
+    version: 4,
+    statements: [
+      // The daemons of a cluster sharing this database (PostgreSQL only; unused on SQLite):
+      // each registers at start, heartbeats, and publishes its head-signing public key so the
+      // others can check the heads it signed. Rows stay after a node stops (its key still counts).
+      `CREATE TABLE nodes (
+        id TEXT PRIMARY KEY,
+        url TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        started_at INTEGER NOT NULL,
+        heartbeat_at INTEGER NOT NULL,
+        stopped_at INTEGER,
+        public_key TEXT NOT NULL
+      )`,
+      // Which node runs a session's turns, until when, under which epoch. The epoch only grows
+      // (a released lease keeps its row with an expiry in the past); every commit of the owner
+      // checks it. Session data: deleted with the session.
+      `CREATE TABLE session_leases (
+        session TEXT PRIMARY KEY,
+        node_id TEXT NOT NULL,
+        epoch INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      )`,
+      "CREATE INDEX session_leases_by_node ON session_leases (node_id)",
+    ],
+  },
 ];
 
 /** The schema version this daemon writes. */

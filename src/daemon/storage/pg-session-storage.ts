@@ -42,7 +42,13 @@ import {
   finishSessionCreationProgram,
   rowWritesProgram,
 } from "./row-writes.js";
-import type { InputCancellation, RowWrites, SessionStorage, StoredSessionWriter } from "./session-storage.js";
+import type {
+  InputCancellation,
+  RowWrites,
+  SessionStorage,
+  StoredSessionWriter,
+  WriteFence,
+} from "./session-storage.js";
 import {
   getSessionProgram,
   listSessionsProgram,
@@ -57,12 +63,26 @@ export class PgSessionStorage implements SessionStorage {
   readonly pool: pg.Pool;
   readonly log: PgStore;
   readonly #queue: PgCommitQueue;
+  #fence: WriteFence<pg.PoolClient> | null = null;
 
   /** Storage on a migrated pool (see pg-database.ts); it ends the pool on close(). */
   constructor(pool: pg.Pool, options: { signer?: HeadSigner } = {}) {
     this.pool = pool;
     this.#queue = new PgCommitQueue(pool);
     this.log = new PgStore(pool, { commitQueue: this.#queue, ownsPool: false, ...options });
+  }
+
+  /** From now on every write of a session first passes `fence` in its transaction (cluster mode). */
+  fenceWith(fence: WriteFence<pg.PoolClient>): void {
+    this.#fence = fence;
+  }
+
+  /** Run `write` for `sessionId` in the group commit, behind the fence. */
+  #write<T>(sessionId: string, write: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.#queue.run(sessionId, async (client) => {
+      await this.#fence?.check(client, sessionId);
+      return write(client);
+    });
   }
 
   writerFrom(sessionId: string, entries: readonly PositionedEntry[]): StoredSessionWriter {
@@ -80,7 +100,11 @@ export class PgSessionStorage implements SessionStorage {
       },
       placed: (more) => writer.placed(more),
       append: (more, writes) =>
-        writer.append(more, (client) => runPg(client, rowWritesProgram(sessionId, writes))),
+        writer.append(more, async (client) => {
+          // The entries are in; the fence is checked before anything commits.
+          await this.#fence?.check(client, sessionId);
+          await runPg(client, rowWritesProgram(sessionId, writes));
+        }),
     };
   }
 
@@ -101,7 +125,7 @@ export class PgSessionStorage implements SessionStorage {
   }
 
   writeRows(sessionId: string, writes: RowWrites): Promise<void> {
-    return this.#queue.run(sessionId, (client) => runPg(client, rowWritesProgram(sessionId, writes)));
+    return this.#write(sessionId, (client) => runPg(client, rowWritesProgram(sessionId, writes)));
   }
 
   createSession(row: NewSession, entries: readonly LogEntry[], preview: SessionPreview): Promise<void> {
@@ -109,6 +133,7 @@ export class PgSessionStorage implements SessionStorage {
       await runPg(client, createSessionRowProgram(row));
       await this.log.appendInTransaction(client, row.id, buildChain(null, entries));
       await runPg(client, finishSessionCreationProgram(row.id, preview));
+      await this.#fence?.created(client, row.id);
     });
   }
 
@@ -121,7 +146,7 @@ export class PgSessionStorage implements SessionStorage {
   }
 
   deleteSession(sessionId: string): Promise<void> {
-    return this.#queue.run(sessionId, async (client) => {
+    return this.#write(sessionId, async (client) => {
       await this.log.deleteSessionInTransaction(client, sessionId);
       await runPg(client, deleteSessionProgram(sessionId));
     });
@@ -132,7 +157,7 @@ export class PgSessionStorage implements SessionStorage {
   }
 
   admitInput(input: NewInput): Promise<Admission> {
-    return this.#queue.run(input.session, (client) => runPg(client, admitAndTouchProgram(input)));
+    return this.#write(input.session, (client) => runPg(client, admitAndTouchProgram(input)));
   }
 
   getReceipt(sessionId: string, inputId: string): Promise<InputReceipt | null> {
@@ -144,13 +169,11 @@ export class PgSessionStorage implements SessionStorage {
   }
 
   cancelInputsThrough(sessionId: string, order: number): Promise<string[]> {
-    return this.#queue.run(sessionId, (client) =>
-      runPg(client, cancelInputsThroughProgram(sessionId, order)),
-    );
+    return this.#write(sessionId, (client) => runPg(client, cancelInputsThroughProgram(sessionId, order)));
   }
 
   cancelInput(sessionId: string, inputId: string): Promise<InputCancellation> {
-    return this.#queue.run(sessionId, (client) => runPg(client, cancelInputProgram(sessionId, inputId)));
+    return this.#write(sessionId, (client) => runPg(client, cancelInputProgram(sessionId, inputId)));
   }
 
   sessionsWithPendingInputs(): Promise<string[]> {

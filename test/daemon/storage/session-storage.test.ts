@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { InputNotPendingError } from "../../../src/daemon/errors.js";
 import { emptyPreview } from "../../../src/daemon/history/preview.js";
-import { DatabaseVersionError } from "../../../src/daemon/storage/daemon-schema.js";
+import { DatabaseVersionError, migrations } from "../../../src/daemon/storage/daemon-schema.js";
 import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
 import { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
 import type { SessionStorage } from "../../../src/daemon/storage/session-storage.js";
@@ -147,7 +147,8 @@ describe.each([sqlite(), postgres()])("the storage port on $name", (backend) => 
     expect(tables).toEqual(expect.arrayContaining(["inputs", "turns"]));
     for (const table of [...tables, "transcript", "transcript_heads"]) {
       expect(await backend.count(table, "gone"), table).toBe(0);
-      expect(await backend.count(table, "kept"), table).toBeGreaterThan(0);
+      // No cluster fences these storages, so they hold no leases.
+      if (table !== "session_leases") expect(await backend.count(table, "kept"), table).toBeGreaterThan(0);
     }
     expect(await storage.getSession("gone")).toBeNull();
     expect((await storage.readLog("kept")).map((entry) => entry.position)).toEqual([0, 1]);
@@ -197,6 +198,8 @@ describe("the PostgreSQL schema", () => {
     const versions = await own.query<{ version: number }>(
       "SELECT version FROM schema_version ORDER BY version",
     );
-    expect(versions.map((row) => Number(row.version))).toEqual([1, 2, 3]);
+    expect(versions.map((row) => Number(row.version))).toEqual(
+      migrations.map((migration) => migration.version),
+    );
   });
 });
