@@ -15,6 +15,7 @@ import type {
   ApprovalRecord,
 } from "../api/approvals.js";
 import type { LoginLink } from "../api/browser-login.js";
+import type { ClusterInfo } from "../api/cluster.js";
 import { readDiscoveryFile } from "../api/discovery-file.js";
 import type { ContentSlice, HistoryPage, HistoryQuery } from "../api/history.js";
 import { skeinHome } from "../api/home.js";
@@ -169,6 +170,11 @@ export class DaemonClient {
       // A server may take its startup timeout (30 s by default, at most 10 min) to answer.
       timeoutMs: 660_000,
     });
+  }
+
+  /** `GET /cluster`: the nodes sharing the daemon's database (none on SQLite). */
+  cluster(): Promise<ClusterInfo> {
+    return this.#call("GET", "/cluster");
   }
 
   /** `POST /server/shutdown`: the daemon drains (running turns get `timeoutMs`) and exits. */

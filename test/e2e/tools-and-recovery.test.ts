@@ -12,11 +12,11 @@ import { v7 as uuidv7 } from "uuid";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hang, text, toolCalls } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
-import { DaemonHarness, type HistoryEntry, userTexts } from "./support/daemon-harness.js";
+import { DaemonHarness, databaseKinds, type HistoryEntry, userTexts } from "./support/daemon-harness.js";
 import { contentText, entryText, eventually, messagesOf, profileFor } from "./support/fixture.js";
 import { eventsOf } from "./support/sse-client.js";
 
-describe("tools and recovery", () => {
+describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
   let provider: FakeProvider;
   const started: DaemonHarness[] = [];
 
@@ -39,7 +39,7 @@ describe("tools and recovery", () => {
     provider.script = () => text("ok");
     const env = options.env ?? {};
     const app = await DaemonHarness.start(
-      options.configured === false ? { env } : { providers: profileFor(provider), env },
+      options.configured === false ? { env, database } : { providers: profileFor(provider), env, database },
     );
     started.push(app);
     return app;

@@ -6,6 +6,7 @@
  */
 import { createReadStream, existsSync, readFileSync, statSync, watch } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { ClusterInfo } from "../../api/cluster.js";
 import { readDiscoveryFile } from "../../api/discovery-file.js";
 import { homePaths } from "../../api/home.js";
 import type { SessionSummary } from "../../api/session-snapshot.js";
@@ -178,7 +179,30 @@ export async function daemonStatus(context: CliContext, options: { json?: boolea
     `running: pid ${info.pid}, port ${info.port}, version ${server.version}, protocol ${server.protocol}, state ${server.state}`,
   );
   writeLine(out, `home ${context.home}; instance ${server.instance_id}; log ${homePaths(context.home).log}`);
+  const cluster = await clusterOf(context, live.info).catch(() => null);
+  if (cluster?.clustered === true) {
+    writeLine(
+      out,
+      `cluster: ${cluster.nodes.filter((node) => node.live).length} live node(s), lease ${cluster.lease_seconds} s`,
+    );
+    for (const node of cluster.nodes) {
+      writeLine(
+        out,
+        `  ${node.self ? "*" : " "} ${node.id} ${node.url} pid ${node.pid} ${node.live ? "live" : "down"}, ${node.sessions_owned} session(s) owned, heartbeat ${node.heartbeat_at}`,
+      );
+    }
+  }
   return exitCodes.ok;
+}
+
+/** The daemon's `GET /cluster`. */
+async function clusterOf(context: CliContext, info: Parameters<typeof endpointOf>[0]): Promise<ClusterInfo> {
+  const client = new DaemonClient({ home: context.home, endpoint: endpointOf(info) });
+  try {
+    return await client.cluster();
+  } finally {
+    client.close();
+  }
 }
 
 /** `skein daemon logs [-n N] [-f]`. */
