@@ -14,10 +14,14 @@ import { v7 as uuidv7 } from "uuid";
 import { homeLockedExitCode } from "../api/exit-codes.js";
 import { packageRoot, packageVersion } from "../api/package-version.js";
 import { protocolVersion } from "../api/protocol.js";
+import type { HeadSigner } from "../log/head-signer.js";
 import { McpManager } from "../mcp/mcp-manager.js";
 import { probeProfile } from "../providers/profile-probe.js";
 import { builtinTools, workspaceProblem } from "../tools/builtin-tools.js";
+import { resolveHiddenPaths } from "../tools/hidden-paths.js";
 import { chooseShell, describeShellChoice } from "../tools/shell-mode.js";
+import { ClusterNode } from "./cluster/cluster-node.js";
+import { registerForwarding } from "./cluster/request-forwarding.js";
 import { BrowserLogins } from "./http/browser-logins.js";
 import { createHttpApp } from "./http/create-http-app.js";
 import { problem } from "./http/problem.js";
@@ -26,6 +30,7 @@ import { removeDiscoveryFile, writeDiscoveryFile } from "./process/discovery-fil
 import { DrainController, installSignalHandlers } from "./process/drain.js";
 import { ensureHome } from "./process/home.js";
 import { HomeLock, HomeLockedError } from "./process/home-lock.js";
+import { closeInheritedDescriptors } from "./process/inherited-descriptors.js";
 import { loginFile } from "./process/login-file.js";
 import { choosePort } from "./process/port.js";
 import { NoProviderError, ProviderConfigSource } from "./process/provider-config.js";
@@ -33,6 +38,7 @@ import { sessionProviders } from "./process/session-providers.js";
 import { type DaemonSettings, readSettings } from "./process/settings.js";
 import { loadSigningKey } from "./process/signing-key.js";
 import { registerApprovalRoutes } from "./routes/approval-routes.js";
+import { registerClusterRoutes } from "./routes/cluster-routes.js";
 import { registerCompactRoutes } from "./routes/compact-routes.js";
 import { registerDebugRoutes } from "./routes/debug-routes.js";
 import { registerHistoryRoutes } from "./routes/history-routes.js";
@@ -49,6 +55,9 @@ import { findProjectInstructions } from "./session/project-instructions.js";
 import { SessionRegistry } from "./session/session-registry.js";
 import type { SessionServices } from "./session/session-services.js";
 import { databaseFiles, openDaemonDatabase } from "./storage/database.js";
+import { openPgDaemonDatabase } from "./storage/pg-database.js";
+import { PgSessionStorage } from "./storage/pg-session-storage.js";
+import type { SessionStorage } from "./storage/session-storage.js";
 import { SqliteSessionStorage } from "./storage/sqlite-session-storage.js";
 
 /** The system prompt of a session created without one. */
@@ -103,21 +112,51 @@ async function boot(
 ): Promise<RunningDaemon> {
   const instanceId = uuidv7();
   const signer = await loadSigningKey(settings.home);
-  const db = openDaemonDatabase(settings.dbPath);
-  undo.push(() => {
-    db.close();
-  });
-  const storage = new SqliteSessionStorage(db, { signer });
+  const storage = await openStorage(settings, signer);
   undo.push(() => storage.close());
+  // On PostgreSQL this daemon is one node of a cluster: sessions are owned under leases.
+  let registry: SessionRegistry | null = null;
+  const cluster =
+    storage instanceof PgSessionStorage
+      ? new ClusterNode(storage.pool, {
+          nodeId: instanceId,
+          url: settings.nodeUrl ?? "",
+          leaseMs: settings.leaseSeconds * 1000,
+          signer,
+          logger,
+          adopt: async (sessionId) => {
+            await registry?.get(sessionId);
+          },
+          lost: (sessionId) => registry?.leaseLost(sessionId),
+        })
+      : null;
+  if (cluster !== null && storage instanceof PgSessionStorage) {
+    storage.fenceWith(cluster);
+    undo.push(() => cluster.stop());
+  }
   const providers = new ProviderConfigSource(settings.home);
   const drain = new DrainController();
   const historySecret = randomBytes(32).toString("hex");
   const now = () => Date.now();
   // The home holds the token and API keys, the database every session: no tool touches them.
-  const hiddenPaths = [settings.home, ...databaseFiles(settings.dbPath)];
-  const shell = describeShellChoice(chooseShell());
+  const hiddenPaths = [
+    settings.home,
+    ...(settings.database.kind === "sqlite" ? databaseFiles(settings.database.path) : []),
+  ];
+  const shellChoice = chooseShell();
+  const shell = describeShellChoice(shellChoice);
   if (shell.warning) logger.warn(shell.text);
   else logger.info(shell.text);
+  // MCP servers run in the same sandbox as commands where it works (with the network, see mcp/server-sandbox.ts).
+  const mcpSandbox =
+    shellChoice.mode === "sandboxed"
+      ? {
+          bwrapPath: shellChoice.bwrapPath,
+          filter: shellChoice.socketFilter,
+          hidden: resolveHiddenPaths(hiddenPaths),
+        }
+      : null;
+  if (mcpSandbox === null) logger.warn("MCP servers run unconfined: bubblewrap is not usable here");
   // MCP servers start on first use; each gets only the environment its config names.
   const mcp = new McpManager({
     config: () => ({
@@ -125,6 +164,7 @@ async function boot(
       error: providers.lastError?.message ?? null,
     }),
     env,
+    sandbox: mcpSandbox,
     clientVersion: packageVersion(),
     logger,
     now,
@@ -133,6 +173,7 @@ async function boot(
 
   const sessionServices: SessionServices = {
     storage,
+    ...(cluster === null ? {} : { ownership: cluster }),
     historySecret,
     logger,
     now,
@@ -145,12 +186,14 @@ async function boot(
     turnSettings: (session) => providers.turnSettings(session.providerProfile),
     ...sessionProviders(providers),
   };
-  const registry = new SessionRegistry(sessionServices);
-  undo.push(() => registry.drain(0));
-  await registry.recover();
+  const sessions = new SessionRegistry(sessionServices);
+  registry = sessions;
+  undo.push(() => sessions.drain(0));
+  // A cluster node recovers by claiming sessions with work and no live owner (cluster-node.ts).
+  if (cluster === null) await sessions.recover();
 
   const routeServices: RouteServices = {
-    registry,
+    registry: sessions,
     storage,
     historySecret,
     now,
@@ -190,7 +233,9 @@ async function boot(
     shuttingDown ??= (async () => {
       logger.info({ timeoutMs }, "draining");
       void drain.begin(timeoutMs);
-      await registry.drain(timeoutMs);
+      await sessions.drain(timeoutMs);
+      // Hand the sessions off at once: released leases, and a wake-up for the other nodes.
+      await cluster?.stop();
       await mcp.stop();
       await app.close();
       await removeDiscoveryFile(settings.home, { pid: process.pid, instance_id: instanceId }).catch(
@@ -198,7 +243,6 @@ async function boot(
       );
       const commits = storage.commitStats();
       await storage.close();
-      db.close();
       lock.release();
       logger.info({ groupCommit: commits }, "stopped");
       stoppedResolve();
@@ -215,6 +259,8 @@ async function boot(
       setTimeout(() => void shutdown(timeoutMs), 10).unref();
     },
   });
+  if (cluster !== null) registerForwarding(app, { node: cluster, token: settings.token });
+  registerClusterRoutes(app, cluster);
   registerSessionRoutes(app, routeServices);
   registerInputRoutes(app, routeServices);
   registerApprovalRoutes(app, routeServices);
@@ -238,6 +284,10 @@ async function boot(
 
   const port = await choosePort({ configured: settings.port, home: settings.home, host: settings.host });
   await app.listen({ host: settings.host, port });
+  if (cluster !== null && settings.database.kind === "postgres") {
+    cluster.url = settings.nodeUrl ?? `http://127.0.0.1:${port}`;
+    await cluster.start({ connectionString: settings.database.url });
+  }
   await writeDiscoveryFile(settings.home, {
     pid: process.pid,
     port,
@@ -245,9 +295,25 @@ async function boot(
     version: protocolVersion,
     instance_id: instanceId,
   });
-  registry.startUnloading(settings.unloadSeconds * 1000);
+  sessions.startUnloading(settings.unloadSeconds * 1000);
   logger.info({ port, home: settings.home, instanceId }, "ready");
   return { settings, port, instanceId, shutdown, stopped };
+}
+
+/** The storage `SKEIN_DB` selects: the SQLite file (closed with the storage) or PostgreSQL. */
+async function openStorage(settings: DaemonSettings, signer: HeadSigner): Promise<SessionStorage> {
+  const target = settings.database;
+  switch (target.kind) {
+    case "sqlite": {
+      return new SqliteSessionStorage(openDaemonDatabase(target.path), { signer, ownsDb: true });
+    }
+    case "postgres":
+      return new PgSessionStorage(await openPgDaemonDatabase(target.url), { signer });
+    default: {
+      const unknown: never = target;
+      throw new Error(`unknown database ${JSON.stringify(unknown)}`);
+    }
+  }
 }
 
 /**
@@ -256,6 +322,8 @@ async function boot(
  * race can tell), 1 otherwise.
  */
 export async function runDaemonForeground(env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // Before anything is spawned: no command or server may inherit the starter's descriptors.
+  closeInheritedDescriptors(env);
   let daemon: RunningDaemon;
   try {
     daemon = await startDaemon(env);

@@ -16,7 +16,8 @@ import { isEntryHash } from "./entry-hash.js";
 import { AppendConflictError, LogCorruptError, SessionNotFoundError } from "./errors.js";
 import { checkHeadRecord, type HeadRecord } from "./head-record.js";
 import type { HeadSigner } from "./head-signer.js";
-import { prepareAppend } from "./prepared-append.js";
+import type { PgCommitQueue } from "./pg-commit-queue.js";
+import { type PreparedEntry, prepareAppend } from "./prepared-append.js";
 import type { AlongsideWrites, LogHead, Store } from "./store.js";
 import { backfillRecordedHeads, transcriptTables } from "./transcript-schema.js";
 import { type StoredRow, verifyRows } from "./verify-rows.js";
@@ -38,6 +39,11 @@ const UNIQUE_VIOLATION = "23505";
 const SELECT_COLUMNS = "SELECT position, hash, prev_hash, kind, entry FROM transcript";
 
 export interface PgStoreOptions {
+  /**
+   * The group commit of the pool, when others write through it too (the daemon's own rows):
+   * appends then share transactions with them. Default: each append its own transaction.
+   */
+  commitQueue?: PgCommitQueue;
   /** End the pool on close(). */
   ownsPool?: boolean;
   /** Signs every recorded head and checks signatures on read (see head-signer.ts). */
@@ -48,6 +54,7 @@ export class PgStore implements Store<pg.PoolClient> {
   private closed = false;
   private readonly ownsPool: boolean;
   private readonly signer: HeadSigner | undefined;
+  private readonly commitQueue: PgCommitQueue | undefined;
 
   /** A store on `pool` (its connections must see the tables, e.g. through their search_path). */
   constructor(
@@ -56,6 +63,7 @@ export class PgStore implements Store<pg.PoolClient> {
   ) {
     this.ownsPool = options.ownsPool ?? false;
     this.signer = options.signer;
+    this.commitQueue = options.commitQueue;
   }
 
   /** Connect with `config` (a connection string or pool settings) and make sure the tables exist. */
@@ -73,60 +81,95 @@ export class PgStore implements Store<pg.PoolClient> {
     return new PgStore(pool, { ...options, ownsPool: true });
   }
 
-  /** `alongside` runs in the append's transaction with its client (before COMMIT). */
+  /**
+   * `alongside` runs in the append's transaction with its client (before COMMIT). With a
+   * commit queue the append shares its transaction with the other writes queued meanwhile.
+   */
   async append(
     sessionId: string,
     entries: readonly HashedEntry[],
     alongside?: AlongsideWrites<pg.PoolClient>,
   ): Promise<LogHead> {
     const prepared = prepareAppend(sessionId, entries);
-    const expected = prepared[0]!.hashed.prev_hash;
+    const queue = this.commitQueue;
+    if (queue !== undefined) {
+      return queue.run(sessionId, async (client) => {
+        const head = await this.appendPrepared(client, sessionId, prepared);
+        if (alongside !== undefined) await alongside(client, head);
+        return head;
+      });
+    }
     const client = await this.pool.connect();
     try {
       await client.query("BEGIN");
-      const head = await this.checkedHead(client, sessionId, true);
-      if ((head?.hash ?? null) !== expected) {
-        await client.query("ROLLBACK");
-        throw new AppendConflictError(sessionId, expected, head?.hash ?? null);
-      }
-      const first = head === null ? 0 : head.position + 1;
-      const now = Date.now();
-      const values: unknown[] = [];
-      const rows = prepared.map(({ hashed, text }, i) => {
-        const at = values.length;
-        values.push(sessionId, first + i, hashed.hash, hashed.prev_hash, hashed.entry.kind, text, now);
-        return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6}, $${at + 7})`;
-      });
+      const head = await this.appendPrepared(client, sessionId, prepared);
+      if (alongside !== undefined) await alongside(client, head);
+      await client.query("COMMIT");
+      return head;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * Compare-and-append `entries` on `client`, inside the transaction the caller holds (its
+   * commit makes them durable with the caller's other writes). Throws `AppendConflictError` on
+   * a stale head; the caller then rolls its transaction (or savepoint) back.
+   */
+  appendInTransaction(
+    client: pg.PoolClient,
+    sessionId: string,
+    entries: readonly HashedEntry[],
+  ): Promise<LogHead> {
+    return this.appendPrepared(client, sessionId, prepareAppend(sessionId, entries));
+  }
+
+  private async appendPrepared(
+    client: pg.PoolClient,
+    sessionId: string,
+    prepared: readonly PreparedEntry[],
+  ): Promise<LogHead> {
+    const expected = prepared[0]!.hashed.prev_hash;
+    const head = await this.checkedHead(client, sessionId, true);
+    if ((head?.hash ?? null) !== expected) {
+      throw new AppendConflictError(sessionId, expected, head?.hash ?? null);
+    }
+    const first = head === null ? 0 : head.position + 1;
+    const now = Date.now();
+    const values: unknown[] = [];
+    const rows = prepared.map(({ hashed, text }, i) => {
+      const at = values.length;
+      values.push(sessionId, first + i, hashed.hash, hashed.prev_hash, hashed.entry.kind, text, now);
+      return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6}, $${at + 7})`;
+    });
+    const last = {
+      hash: prepared[prepared.length - 1]!.hashed.hash,
+      position: first + prepared.length - 1,
+    };
+    const signed = this.signer?.sign(sessionId, last.position, last.hash) ?? null;
+    try {
       await client.query(
         `INSERT INTO transcript (session, position, hash, prev_hash, kind, entry, created_at) VALUES ${rows.join(", ")}`,
         values,
       );
-      const last = {
-        hash: prepared[prepared.length - 1]!.hashed.hash,
-        position: first + prepared.length - 1,
-      };
-      const signed = this.signer?.sign(sessionId, last.position, last.hash) ?? null;
       await client.query(
         head === null
           ? "INSERT INTO transcript_heads (session, position, hash, signature, key_id) VALUES ($1, $2, $3, $4, $5)"
           : "UPDATE transcript_heads SET position = $2, hash = $3, signature = $4, key_id = $5 WHERE session = $1",
         [sessionId, last.position, last.hash, signed?.signature ?? null, signed?.key_id ?? null],
       );
-      if (alongside !== undefined) await alongside(client, last);
-      await client.query("COMMIT");
-      return last;
     } catch (error) {
-      if (error instanceof AppendConflictError) throw error;
-      await client.query("ROLLBACK").catch(() => undefined);
       if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) {
         // Another writer created the session after our read of the head: it won.
         const actual = await this.readHead(sessionId);
         throw new AppendConflictError(sessionId, expected, actual?.hash ?? null);
       }
       throw error;
-    } finally {
-      client.release();
     }
+    return last;
   }
 
   async readAll(sessionId: string): Promise<PositionedEntry[]> {
@@ -216,6 +259,12 @@ export class PgStore implements Store<pg.PoolClient> {
   async exists(sessionId: string): Promise<boolean> {
     const result = await this.pool.query("SELECT 1 FROM transcript WHERE session = $1 LIMIT 1", [sessionId]);
     return result.rowCount !== null && result.rowCount > 0;
+  }
+
+  /** Delete the session's entries and recorded head on `client`, in the caller's transaction. */
+  async deleteSessionInTransaction(client: pg.PoolClient, sessionId: string): Promise<void> {
+    await client.query("DELETE FROM transcript WHERE session = $1", [sessionId]);
+    await client.query("DELETE FROM transcript_heads WHERE session = $1", [sessionId]);
   }
 
   async deleteSession(sessionId: string): Promise<void> {

@@ -283,4 +283,38 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
     pane.press("C-d");
     await screenShows(pane, "[exit 0]");
   });
+
+  it("switches the model with /model and the effort with /effort from the next turn on, and back with default", async () => {
+    provider.reset();
+    provider.script = () => text("Answered by whichever model.");
+    const pane = terminals.start();
+    const banner = await screenShows(pane, "Ctrl-D exits");
+    const sessionId = /new session ([0-9a-f-]{36})/.exec(banner)?.[1];
+    await promptReady(pane);
+    pane.type("/model other-model");
+    pane.press("Enter");
+    await screenShows(pane, "from the next turn on: other-model (fake)");
+    pane.type("/effort high");
+    pane.press("Enter");
+    await screenShows(pane, "other-model (fake) · effort high");
+    pane.type("/effort sideways");
+    pane.press("Enter");
+    await screenShows(pane, "effort must be one of minimal, low, medium, high, xhigh or default");
+    pane.type("which model?");
+    pane.press("Enter");
+    await screenShows(pane, "Answered by whichever model.");
+    expect((provider.requests[0]!.body as { model?: string }).model).toBe("other-model");
+    const snapshot = (await daemon.api(`/sessions/${sessionId}`)).json<{
+      settings: { effective: { model: string; request_config: { reasoning?: { effort?: string } } } };
+    }>();
+    expect(snapshot.settings.effective.model).toBe("other-model");
+    expect(snapshot.settings.effective.request_config.reasoning).toEqual({ effort: "high" });
+
+    await promptReady(pane);
+    pane.type("/model default");
+    pane.press("Enter");
+    await screenShows(pane, "from the next turn on: fake-model (fake) · effort high");
+    pane.press("C-d");
+    await screenShows(pane, "[exit 0]");
+  });
 });

@@ -10,6 +10,7 @@ import type { FakeProvider } from "../support/fake-provider/server.js";
 import {
   type ApiResponse,
   type DaemonHarness,
+  databaseKinds,
   type HistoryPage,
   rawRequest,
 } from "./support/daemon-harness.js";
@@ -488,7 +489,7 @@ const cases: Case[] = [
   },
 ];
 
-describe("the bad-input matrix", () => {
+describe.each(databaseKinds)("the bad-input matrix ($name)", ({ database }) => {
   let provider: FakeProvider;
   let app: DaemonHarness;
   let context: Context;
@@ -503,7 +504,7 @@ describe("the bad-input matrix", () => {
   }
 
   beforeAll(async () => {
-    ({ provider, app } = await startFixture());
+    ({ provider, app } = await startFixture({}, database));
     provider.script = () => text("fine");
     const session = await app.createSession();
     await app.turn(session, "the only prompt");

@@ -10,16 +10,22 @@ import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { deliver, reasoning, text } from "../support/fake-provider/reply.js";
 import type { FakeProvider } from "../support/fake-provider/server.js";
-import type { DaemonHarness, HistoryPage, Receipt, StreamPage } from "./support/daemon-harness.js";
+import {
+  type DaemonHarness,
+  databaseKinds,
+  type HistoryPage,
+  type Receipt,
+  type StreamPage,
+} from "./support/daemon-harness.js";
 import { entryText, fixtureModel, fixtureProfile, gate, startFixture } from "./support/fixture.js";
 import { checkContiguous, eventsOf } from "./support/sse-client.js";
 
-describe("a plain HTTP consumer", () => {
+describe.each(databaseKinds)("a plain HTTP consumer ($name)", ({ database }) => {
   let provider: FakeProvider;
   let app: DaemonHarness;
 
   beforeAll(async () => {
-    ({ provider, app } = await startFixture());
+    ({ provider, app } = await startFixture({}, database));
   });
 
   afterAll(async () => {

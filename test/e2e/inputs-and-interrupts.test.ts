@@ -7,12 +7,11 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { deliver, deltas, hang, httpError, text, toolCalls } from "../support/fake-provider/reply.js";
 import type { FakeProvider } from "../support/fake-provider/server.js";
-import { type DaemonHarness, sleep, userTexts } from "./support/daemon-harness.js";
+import { type DaemonHarness, databaseKinds, sleep, userTexts } from "./support/daemon-harness.js";
 import { contentText, eventually, gate, messagesOf, startFixture } from "./support/fixture.js";
 import { eventsOf } from "./support/sse-client.js";
 
@@ -22,12 +21,12 @@ interface Snapshot {
   pending_inputs: Array<{ id: string; acceptance_order: number; delivery: string }>;
 }
 
-describe("inputs, interrupts, cancel and delete", () => {
+describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({ database }) => {
   let provider: FakeProvider;
   let app: DaemonHarness;
 
   beforeAll(async () => {
-    ({ provider, app } = await startFixture());
+    ({ provider, app } = await startFixture({}, database));
   });
 
   afterAll(async () => {
@@ -462,7 +461,7 @@ describe("inputs, interrupts, cancel and delete", () => {
     held.open();
     await app.idle(sessionId);
 
-    const before = rowsMentioning(app.dbPath, sessionId);
+    const before = await rowsMentioning(app, sessionId);
     expect(before.tables).toEqual(expect.arrayContaining(["transcript", "inputs", "turns"]));
     expect(before.count).toBeGreaterThan(0);
 
@@ -488,7 +487,7 @@ describe("inputs, interrupts, cancel and delete", () => {
       .items.map((item) => item.id);
     expect(listed).not.toContain(sessionId);
     expect(listed).toContain(other);
-    expect(rowsMentioning(app.dbPath, sessionId)).toEqual({ tables: [], count: 0 });
+    expect(await rowsMentioning(app, sessionId)).toEqual({ tables: [], count: 0 });
     // The other session is untouched.
     expect((await app.api(`/sessions/${other}`)).status).toBe(200);
   });
@@ -496,30 +495,22 @@ describe("inputs, interrupts, cancel and delete", () => {
 
 /**
  * Rows of any table with a `session` column (and of `sessions` itself) that mention the id in
- * any column, read straight from the SQLite file.
+ * any column, read straight from the database (either backend).
  */
-function rowsMentioning(dbPath: string, sessionId: string): { tables: string[]; count: number } {
-  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
-  try {
-    const tables = (
-      db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]
-    ).map((row) => row.name);
-    const found: string[] = [];
-    let count = 0;
-    for (const table of tables) {
-      const columns = (db.prepare(`PRAGMA table_info("${table}")`).all() as { name: string }[]).map(
-        (column) => column.name,
-      );
-      if (!columns.includes("session") && table !== "sessions") continue;
-      const rows = db.prepare(`SELECT * FROM "${table}"`).all() as Record<string, unknown>[];
-      const mentioning = rows.filter((row) =>
-        Object.values(row).some((value) => String(value).includes(sessionId)),
-      );
-      if (mentioning.length > 0) found.push(table);
-      count += mentioning.length;
-    }
-    return { tables: found.sort(), count };
-  } finally {
-    db.close();
+async function rowsMentioning(
+  app: DaemonHarness,
+  sessionId: string,
+): Promise<{ tables: string[]; count: number }> {
+  const found: string[] = [];
+  let count = 0;
+  for (const table of await app.tableNames()) {
+    const rows = await app.sql<Record<string, unknown>>(`SELECT * FROM "${table}"`);
+    if (table !== "sessions" && !(rows.length === 0 || "session" in rows[0]!)) continue;
+    const mentioning = rows.filter((row) =>
+      Object.values(row).some((value) => String(value).includes(sessionId)),
+    );
+    if (mentioning.length > 0) found.push(table);
+    count += mentioning.length;
   }
+  return { tables: found.sort(), count };
 }

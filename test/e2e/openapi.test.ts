@@ -68,6 +68,7 @@ describe("the OpenAPI document", () => {
         "GET /mcp",
         "GET /openapi.json",
         "GET /server",
+        "GET /cluster",
         "GET /sessions",
         "GET /sessions/{id}",
         "GET /sessions/{id}/entries/{entry}/content",
@@ -186,6 +187,7 @@ describe("the OpenAPI document", () => {
     await app.api(`/debug/sessions/${forkId}/restart`, { method: "POST" });
     await app.api(`/sessions/${forkId}`, { method: "DELETE" });
     await app.api("/mcp");
+    await app.api("/cluster");
     await app.api("/mcp/none/test", { method: "POST", body: {} });
     await app.api("/providers/fixture/test", { method: "POST", body: { timeout_ms: 5_000 } });
     await app.api("/web/session");

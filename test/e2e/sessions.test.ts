@@ -4,13 +4,13 @@
  * log answering 500 log_corrupt, and paging a snapshot's tail back through `older` tokens. One daemon for the file; each test uses its own
  * sessions.
  */
-import Database from "better-sqlite3";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
 import type { FakeProvider } from "../support/fake-provider/server.js";
 import {
   type DaemonHarness,
+  databaseKinds,
   type HistoryEntry,
   type HistoryPage,
   userTexts,
@@ -26,12 +26,12 @@ interface Summary {
   creation: Record<string, unknown>;
 }
 
-describe("sessions", () => {
+describe.each(databaseKinds)("sessions ($name)", ({ database }) => {
   let provider: FakeProvider;
   let app: DaemonHarness;
 
   beforeAll(async () => {
-    ({ provider, app } = await startFixture({ SKEIN_UNLOAD_SECONDS: "1" }));
+    ({ provider, app } = await startFixture({ SKEIN_UNLOAD_SECONDS: "1" }, database));
   });
 
   afterAll(async () => {
@@ -371,27 +371,17 @@ describe("sessions", () => {
       (await summary(victim)).cursor === null ? true : undefined,
     );
 
-    const countRows = () => {
-      const reader = new Database(app.dbPath, { readonly: true });
-      try {
-        return (
-          reader.prepare("SELECT count(*) AS n FROM transcript WHERE session = ?").get(victim) as {
-            n: number;
-          }
-        ).n;
-      } finally {
-        reader.close();
-      }
-    };
-    const rowsBefore = countRows();
-    const db = new Database(app.dbPath);
-    const changed = db
-      .prepare(
-        "UPDATE transcript SET entry = replace(entry, 'to be tampered with', 'rewritten history') WHERE session = ? AND kind = 'user_input'",
-      )
-      .run(victim).changes;
-    db.close();
-    expect(changed).toBe(1);
+    const countRows = async () =>
+      Number(
+        (await app.sql<{ n: number }>("SELECT count(*) AS n FROM transcript WHERE session = ?", [victim]))[0]!
+          .n,
+      );
+    const rowsBefore = await countRows();
+    const changed = await app.sql(
+      "UPDATE transcript SET entry = replace(entry, 'to be tampered with', 'rewritten history') WHERE session = ? AND kind = 'user_input' RETURNING session",
+      [victim],
+    );
+    expect(changed).toHaveLength(1);
 
     const snapshot = await app.api(`/sessions/${victim}`);
     expect(snapshot.status).toBe(500);
@@ -413,7 +403,7 @@ describe("sessions", () => {
     expect((await app.api("/sessions")).status).toBe(200);
     expect(userTexts((await app.history(bystander)).items)).toEqual(["untouched"]);
     await app.turn(bystander, "still fine");
-    expect(countRows()).toBe(rowsBefore);
+    expect(await countRows()).toBe(rowsBefore);
   });
 
   it("pages a snapshot's tail back through older tokens and forward through newer, each entry once", async () => {

@@ -4,13 +4,11 @@
  * window. Runs the real daemon process against the fake provider over loopback HTTP.
  */
 
-import { join } from "node:path";
-import Database from "better-sqlite3";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { raw, sse, text } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
-import { DaemonHarness, type StreamPage, userTexts } from "./support/daemon-harness.js";
+import { DaemonHarness, databaseKinds, type StreamPage, userTexts } from "./support/daemon-harness.js";
 
 function interleaved(pairs: number): string[] {
   const frames: string[] = [];
@@ -29,7 +27,7 @@ function assertResetHistory(page: StreamPage, prompts: string[]): void {
   expect(userTexts(page.snapshot?.history.items ?? [])).toEqual(prompts);
 }
 
-describe("stream replay", () => {
+describe.each(databaseKinds)("stream replay ($name)", ({ database }) => {
   let provider: FakeProvider;
 
   beforeAll(async () => {
@@ -54,7 +52,7 @@ describe("stream replay", () => {
   async function withDaemon(env: Record<string, string>, body: (app: DaemonHarness) => Promise<void>) {
     provider.reset();
     provider.script = () => text("answer");
-    const app = await DaemonHarness.start({ providers: profile(), env });
+    const app = await DaemonHarness.start({ providers: profile(), env, database });
     try {
       await body(app);
     } finally {
@@ -143,9 +141,7 @@ describe("stream replay", () => {
       await app.turn(session, "committed history");
       const old = await app.streamPage(session);
       const otherGeneration = (await app.streamPage(await app.createSession())).generation;
-      const database = new Database(join(app.home, "skein.sqlite"));
-      database.exec("ALTER TABLE transcript RENAME TO unavailable_transcript");
-      database.close();
+      await app.sql("ALTER TABLE transcript RENAME TO unavailable_transcript");
       const response = await app.api(
         `/sessions/${session}?after_generation=${otherGeneration}&after_seq=${old.cursor}&tail=2`,
         { headers: { accept: "text/event-stream" } },

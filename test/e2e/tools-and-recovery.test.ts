@@ -12,11 +12,11 @@ import { v7 as uuidv7 } from "uuid";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hang, text, toolCalls } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
-import { DaemonHarness, type HistoryEntry, userTexts } from "./support/daemon-harness.js";
+import { DaemonHarness, databaseKinds, type HistoryEntry, userTexts } from "./support/daemon-harness.js";
 import { contentText, entryText, eventually, messagesOf, profileFor } from "./support/fixture.js";
 import { eventsOf } from "./support/sse-client.js";
 
-describe("tools and recovery", () => {
+describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
   let provider: FakeProvider;
   const started: DaemonHarness[] = [];
 
@@ -39,7 +39,7 @@ describe("tools and recovery", () => {
     provider.script = () => text("ok");
     const env = options.env ?? {};
     const app = await DaemonHarness.start(
-      options.configured === false ? { env } : { providers: profileFor(provider), env },
+      options.configured === false ? { env, database } : { providers: profileFor(provider), env, database },
     );
     started.push(app);
     return app;
@@ -120,7 +120,8 @@ describe("tools and recovery", () => {
         { name: "list_files", args: { path: "." }, id: "call_list" },
         {
           name: "run_command",
-          args: { command: "cat home/daemon.json home/config.json; ls -A home | wc -l" },
+          // 2>&1: stdout and stderr are two pipes, read in arrival order.
+          args: { command: "cat home/daemon.json home/config.json 2>&1; ls -A home | wc -l" },
           id: "call_cat",
         },
       ]),

@@ -5,8 +5,8 @@
  * socket. Every invalid value is a `SettingsError` naming the variable, so `skein daemon run`
  * can print one clear line and exit non-zero.
  *
- * Variables: SKEIN_HOME, SKEIN_PORT, SKEIN_TOKEN, SKEIN_DB, SKEIN_INSPECT, SKEIN_UNLOAD_SECONDS,
- * SKEIN_HOST and SKEIN_ALLOW_NON_LOOPBACK. SKEIN_HOST must be a loopback address (127.0.0.0/8 or
+ * Variables: SKEIN_HOME, SKEIN_PORT, SKEIN_TOKEN, SKEIN_DB (a SQLite path or a postgres:// URL), SKEIN_INSPECT, SKEIN_UNLOAD_SECONDS,
+ * SKEIN_HOST, SKEIN_ALLOW_NON_LOOPBACK, and for a cluster SKEIN_NODE_URL and SKEIN_LEASE_SECONDS. SKEIN_HOST must be a loopback address (127.0.0.0/8 or
  * ::1) unless SKEIN_ALLOW_NON_LOOPBACK=1: the bearer token travels in clear text, so binding a
  * reachable interface is an explicit opt-in. An empty variable counts as unset.
  */
@@ -23,8 +23,10 @@ export interface DaemonSettings {
   token: string;
   /** True when the token was generated for this start (SKEIN_TOKEN unset). */
   tokenGenerated: boolean;
-  /** Absolute path of the SQLite database. */
+  /** Absolute path of the SQLite database (when `database` is SQLite; else the home's default, unused). */
   dbPath: string;
+  /** Where the daemon keeps its state: SKEIN_DB as a SQLite path, or a postgres:// URL. */
+  database: DatabaseTarget;
   /** SKEIN_INSPECT=1: the /debug routes are enabled. */
   inspect: boolean;
   /** Idle session actors are unloaded after this many seconds (1..604800). */
@@ -33,7 +35,17 @@ export interface DaemonSettings {
   host: string;
   /** SKEIN_ALLOW_NON_LOOPBACK=1 was given. */
   allowNonLoopback: boolean;
+  /** How other nodes of a cluster reach this one (SKEIN_NODE_URL); null: http://127.0.0.1:<port>. */
+  nodeUrl: string | null;
+  /** Session lease length in a cluster (SKEIN_LEASE_SECONDS, default 10). */
+  leaseSeconds: number;
 }
+
+/** Default SKEIN_LEASE_SECONDS. */
+export const defaultLeaseSeconds = 10;
+
+/** The daemon's database: an embedded SQLite file, or a PostgreSQL database shared by a cluster. */
+export type DatabaseTarget = { kind: "sqlite"; path: string } | { kind: "postgres"; url: string };
 
 /** An environment variable holds a value the daemon cannot use. */
 export class SettingsError extends Error {
@@ -67,17 +79,45 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): DaemonSettin
       "it is not a loopback address; set SKEIN_ALLOW_NON_LOOPBACK=1 to bind it anyway (the token travels in clear text)",
     );
   }
+  const database = readDatabase(env, home);
   return {
     home,
     port: readPort(env),
     token: readToken(env),
     tokenGenerated: generatedToken,
-    dbPath: readPath(env, "SKEIN_DB") ?? homePaths(home).database,
+    dbPath: database.kind === "sqlite" ? database.path : homePaths(home).database,
+    database,
     inspect: readFlag(env, "SKEIN_INSPECT"),
     unloadSeconds: readUnloadSeconds(env),
     host,
     allowNonLoopback,
+    nodeUrl: readNodeUrl(env),
+    leaseSeconds: readLeaseSeconds(env),
   };
+}
+
+function readNodeUrl(env: NodeJS.ProcessEnv): string | null {
+  const raw = value(env, "SKEIN_NODE_URL");
+  if (raw === undefined) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new SettingsError("SKEIN_NODE_URL", raw, "expected an http:// URL such as http://10.0.0.5:7700");
+  }
+  if (url.protocol !== "http:" || url.pathname !== "/" || url.search !== "" || url.username !== "") {
+    throw new SettingsError("SKEIN_NODE_URL", raw, "expected an http:// URL with a host and port only");
+  }
+  return url.origin;
+}
+
+function readLeaseSeconds(env: NodeJS.ProcessEnv): number {
+  const raw = value(env, "SKEIN_LEASE_SECONDS");
+  if (raw === undefined) return defaultLeaseSeconds;
+  if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > 3600) {
+    throw new SettingsError("SKEIN_LEASE_SECONDS", raw, "expected a whole number of seconds from 1 to 3600");
+  }
+  return Number(raw);
 }
 
 /** True for 127.0.0.0/8, ::1 and the IPv4-mapped form of a 127/8 address. */
@@ -107,6 +147,20 @@ function readPath(env: NodeJS.ProcessEnv, name: string): string | undefined {
   if (raw === undefined) return undefined;
   if (raw.includes("\0")) throw new SettingsError(name, raw, "a path cannot contain a NUL byte");
   return resolveUserPath(raw);
+}
+
+// A postgres:// or postgresql:// URL selects PostgreSQL; anything else is a SQLite path.
+function readDatabase(env: NodeJS.ProcessEnv, home: string): DatabaseTarget {
+  const raw = value(env, "SKEIN_DB");
+  if (raw !== undefined && /^postgres(ql)?:\/\//i.test(raw)) {
+    try {
+      new URL(raw);
+    } catch {
+      throw new SettingsError("SKEIN_DB", null, "it is not a valid postgres:// URL");
+    }
+    return { kind: "postgres", url: raw };
+  }
+  return { kind: "sqlite", path: readPath(env, "SKEIN_DB") ?? homePaths(home).database };
 }
 
 function readPort(env: NodeJS.ProcessEnv): number {

@@ -8,9 +8,11 @@
  * request_unavailable with nothing else in the body, and the daemon keeps serving.
  */
 import { LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
+import { SessionOwnedElsewhereError } from "../cluster/cluster-node.js";
 import { DaemonError, daemonErrorProblems } from "../errors.js";
 import { ProblemError, problem } from "../http/problem.js";
-import { isSqliteError, isStorageUnavailable } from "../storage/storage-unavailable.js";
+import { WriteFencedError } from "../storage/session-storage.js";
+import { isDatabaseError, isStorageUnavailable } from "../storage/storage-unavailable.js";
 
 /** The problem for an error, or the error itself when it is not one a client caused or can retry. */
 export function toDaemonProblem(error: unknown): unknown {
@@ -31,7 +33,11 @@ export function toDaemonProblem(error: unknown): unknown {
       `the log of session ${error.sessionId} fails verification at position ${error.position} (${error.reason}); it is not repaired automatically`,
     );
   }
-  if (isSqliteError(error) || isStorageUnavailable(error)) {
+  if (error instanceof SessionOwnedElsewhereError || error instanceof WriteFencedError) {
+    // The session moved between nodes under this request: the next try reaches its owner.
+    return problem("request_unavailable", error.message, { headers: { "retry-after": "1" } });
+  }
+  if (isDatabaseError(error) || isStorageUnavailable(error)) {
     return problem("request_unavailable", "storage could not answer this request; try again later");
   }
   return error;

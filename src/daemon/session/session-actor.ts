@@ -53,7 +53,7 @@ import { TurnScheduler } from "./turn-scheduler.js";
 export { restartNoteText } from "./turn-scheduler.js";
 export type { CancelResult, InputIntent, InterruptResult };
 
-export type StopReason = "unload" | "restart" | "shutdown" | "deleted" | "crashed";
+export type StopReason = "unload" | "restart" | "shutdown" | "deleted" | "crashed" | "lease_lost";
 
 /** What an actor tells its supervisor besides what its methods return. */
 export interface ActorSupervisor {
@@ -359,13 +359,14 @@ export class SessionActor {
   /**
    * Stop the actor. A running turn is aborted: after a debug restart it ends `failed` (as if
    * the actor had crashed); at shutdown it is left `running` in storage, so the next daemon
-   * start recovers it like after a crash.
+   * start recovers it like after a crash. When its lease was lost it writes nothing either:
+   * the session's new owner recovers the turn.
    */
   async stop(reason: StopReason): Promise<void> {
     if (this.#stopped || this.#stopping) return;
     // From here no new turn starts, even for inputs still queued (the next actor takes them).
     this.#stopping = true;
-    if (reason !== "shutdown") {
+    if (reason !== "shutdown" && reason !== "lease_lost") {
       const turn = this.#turns.abortFor("crashed");
       if (turn !== null) {
         await turn.done;

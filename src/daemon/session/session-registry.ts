@@ -14,6 +14,7 @@ import type { ApprovalPolicy } from "../../model/approval-policy.js";
 import type { RequestConfig } from "../../model/request-config.js";
 import { ActorStoppedError, SessionUnavailableError, SessionUnknownError } from "../errors.js";
 import { previewOf } from "../history/preview.js";
+import { WriteFencedError } from "../storage/session-storage.js";
 import type { NewSession, SessionListFilter, SessionRow } from "../storage/sessions-table.js";
 import { type ForkPlan, planFork } from "./fork-plan.js";
 import { type ActorSupervisor, SessionActor } from "./session-actor.js";
@@ -89,6 +90,15 @@ export class SessionRegistry {
   async #load(sessionId: string): Promise<SessionActor> {
     if ((await this.#services.storage.getSession(sessionId)) === null)
       throw new SessionUnknownError(sessionId);
+    const ownership = this.#services.ownership;
+    if (ownership !== undefined) {
+      try {
+        await ownership.acquire(sessionId);
+      } catch (error) {
+        this.#loading.delete(sessionId);
+        throw error;
+      }
+    }
     return SessionActor.load(this.#services, sessionId, this.#supervisor)
       .then(async (actor) => {
         this.#actors.set(sessionId, actor);
@@ -96,6 +106,7 @@ export class SessionRegistry {
         return actor;
       })
       .catch((error: unknown) => {
+        if (this.#actors.get(sessionId) === undefined) void ownership?.release(sessionId);
         if (error instanceof ActorStoppedError || error instanceof SessionNotFoundError) {
           throw new SessionUnknownError(sessionId);
         }
@@ -247,11 +258,28 @@ export class SessionRegistry {
     }
     this.#actors.delete(sessionId);
     await actor.stop("restart");
+    await this.#release(sessionId);
   }
 
   /** Forget a deleted session's actor. */
   forget(sessionId: string): void {
     this.#actors.delete(sessionId);
+    void this.#release(sessionId);
+  }
+
+  /**
+   * The node lost the session's lease (another node owns it now): stop its actor without
+   * writing anything; requests for the session go to the new owner from now on.
+   */
+  leaseLost(sessionId: string): void {
+    const actor = this.#actors.get(sessionId);
+    this.#actors.delete(sessionId);
+    if (actor !== undefined) void actor.stop("lease_lost");
+  }
+
+  async #release(sessionId: string): Promise<void> {
+    if (this.#actors.has(sessionId) || this.#loading.has(sessionId)) return;
+    await this.#services.ownership?.release(sessionId).catch(() => undefined);
   }
 
   /**
@@ -299,7 +327,7 @@ export class SessionRegistry {
         continue; // storage trouble: try again at the next check
       }
       this.#actors.delete(id);
-      void actor.stop("unload");
+      void actor.stop("unload").then(() => this.#release(id));
     }
   }
 
@@ -315,13 +343,23 @@ export class SessionRegistry {
     });
     await Promise.race([Promise.all(running), timeout]);
     clearTimeout(timer);
+    const stopped = [...this.#actors.keys()];
     for (const actor of this.#actors.values()) await actor.stop("shutdown");
     this.#actors.clear();
+    for (const id of stopped) await this.#release(id);
   }
 
-  #onCrash(actor: SessionActor, _error: unknown): void {
+  #onCrash(actor: SessionActor, error: unknown): void {
     const id = actor.sessionId;
     if (this.#actors.get(id) === actor) this.#actors.delete(id);
+    // Fenced: another node owns the session now; it is not this node's to restart.
+    if (error instanceof WriteFencedError) {
+      this.#services.logger.warn(
+        { session: id },
+        "session actor stopped: this node lost the session's lease",
+      );
+      return;
+    }
     // A turn the crash cut short ended with it; the next actor starts idle.
     if (actor.status.phase !== "idle")
       this.#listHub.statusChanged({ id, parentId: actor.parentId }, idleStatus);

@@ -40,7 +40,20 @@ export interface TurnSettings {
   maxToolRounds: number;
 }
 
+/**
+ * Cluster ownership of sessions (absent on a single node): a session's actor loads only on the
+ * node that holds its lease, and gives the lease up when it stops.
+ */
+export interface SessionOwnership {
+  /** Hold the session's lease (throws when another node holds it). */
+  acquire(sessionId: string): Promise<void>;
+  /** The actor stopped: give the lease up so another node may take the session at once. */
+  release(sessionId: string): Promise<void>;
+}
+
 export interface SessionServices {
+  /** Cluster ownership; none on a single node. */
+  ownership?: SessionOwnership;
   /** Everything kept durably: the session logs and the daemon's rows. */
   storage: SessionStorage;
   /** Key of the history paging tokens. */

@@ -2,8 +2,8 @@
  * The `inputs` table: durable, idempotent admission of a session's inputs, their FIFO queue and
  * their receipts.
  *
- * Boundary rule: synchronous functions over one better-sqlite3 connection, composable inside
- * the caller's `db.transaction`. An input's identity is its id plus its intent (the canonical
+ * Boundary rule: each operation is a SQL program (sql-program.ts) that either backend runs in
+ * its caller's transaction, plus a synchronous wrapper on a better-sqlite3 connection. An input's identity is its id plus its intent (the canonical
  * JSON of what the client asked for); admission order comes from the session's `input_order`
  * counter, bumped in the same transaction as the insert, so orders are gapless per session.
  */
@@ -23,7 +23,8 @@ import {
   SessionUnknownError,
 } from "../errors.js";
 import type { DaemonDatabase } from "./database.js";
-import { cachedStatements, type StatementCache } from "./statement-cache.js";
+import { all, get, run, type SqlProgram } from "./sql-program.js";
+import { runSqlite, runSqliteAtomic } from "./sqlite-runner.js";
 
 /** How many inputs may wait in one session's queue. */
 export const defaultQueueLimit = 32;
@@ -84,43 +85,8 @@ interface ReceiptRecord extends InputRecord {
   turn_ended_at: number | null;
 }
 
-const cache: StatementCache<ReturnType<typeof prepare>> = new WeakMap();
-
-function prepare(db: DaemonDatabase) {
-  const receiptSelect = `SELECT i.*, t.state AS turn_state, t.started_at AS turn_started_at, t.ended_at AS turn_ended_at
+const receiptSelect = `SELECT i.*, t.state AS turn_state, t.started_at AS turn_started_at, t.ended_at AS turn_ended_at
     FROM inputs AS i LEFT JOIN turns AS t ON t.id = i.turn_id`;
-  return {
-    get: db.prepare("SELECT * FROM inputs WHERE id = ?"),
-    receipt: db.prepare(`${receiptSelect} WHERE i.id = ? AND i.session = ?`),
-    countPending: db.prepare("SELECT count(*) AS n FROM inputs WHERE session = ? AND delivery = 'pending'"),
-    bumpOrder: db.prepare(
-      "UPDATE sessions SET input_order = input_order + 1 WHERE id = ? RETURNING input_order",
-    ),
-    insert: db.prepare(
-      `INSERT INTO inputs (id, session, kind, intent, client_id, accepted_at, acceptance_order, delivery)
-       VALUES (@id, @session, @kind, @intent, @client_id, @accepted_at, @acceptance_order, 'pending')`,
-    ),
-    pending: db.prepare(
-      "SELECT * FROM inputs WHERE session = ? AND delivery = 'pending' ORDER BY acceptance_order",
-    ),
-    sessionsPending: db.prepare("SELECT DISTINCT session FROM inputs WHERE delivery = 'pending'"),
-    commit: db.prepare(
-      `UPDATE inputs SET delivery = 'committed', turn_id = ?, transcript_position = ?
-       WHERE id = ? AND delivery = 'pending'`,
-    ),
-    cancelThrough: db.prepare(
-      `UPDATE inputs SET delivery = 'cancelled'
-       WHERE session = ? AND delivery = 'pending' AND acceptance_order <= ? RETURNING id, acceptance_order`,
-    ),
-    cancelOne: db.prepare(
-      "UPDATE inputs SET delivery = 'cancelled' WHERE id = ? AND session = ? AND delivery = 'pending'",
-    ),
-  };
-}
-
-function statements(db: DaemonDatabase) {
-  return cachedStatements(cache, db, prepare);
-}
 
 function rowOf(record: InputRecord): InputRow {
   return {
@@ -169,65 +135,112 @@ function timestamp(ms: number): string {
  * session returns the existing receipt (created: false) even when the queue is full; the same id
  * with another intent or in another session throws `InputConflictError`. A new input gets the
  * session's next acceptance_order, unless `queueLimit` inputs are waiting (`QueueFullError`).
- * Throws `SessionUnknownError` if the session has no row.
+ * Throws `SessionUnknownError` if the session has no row. The order counter is bumped first, so
+ * its row lock serialises concurrent admissions of one session (on PostgreSQL too).
  */
+export function* admitInputProgram(
+  input: NewInput,
+  options: { queueLimit?: number } = {},
+): SqlProgram<Admission> {
+  const queueLimit = options.queueLimit ?? defaultQueueLimit;
+  const intent = canonicalJson(input.intent);
+  const bumped = yield* get<{ input_order: number }>(
+    "UPDATE sessions SET input_order = input_order + 1 WHERE id = ? RETURNING input_order",
+    input.session,
+  );
+  const existing = yield* get<InputRecord>("SELECT * FROM inputs WHERE id = ?", input.id);
+  if (existing !== undefined) {
+    if (existing.session !== input.session) {
+      throw new InputConflictError(input.session, input.id, "other_session");
+    }
+    if (existing.intent !== intent || existing.kind !== input.kind) {
+      throw new InputConflictError(input.session, input.id, "other_intent");
+    }
+    // A retry gives the counter back: the bump above is undone with the rest of this write.
+    if (bumped !== undefined)
+      yield* run("UPDATE sessions SET input_order = input_order - 1 WHERE id = ?", input.session);
+    return { receipt: (yield* getReceiptProgram(input.session, input.id))!, created: false };
+  }
+  if (bumped === undefined) throw new SessionUnknownError(input.session);
+  const waiting = yield* get<{ n: number }>(
+    "SELECT count(*) AS n FROM inputs WHERE session = ? AND delivery = 'pending'",
+    input.session,
+  );
+  if ((waiting?.n ?? 0) >= queueLimit) throw new QueueFullError(input.session, queueLimit);
+  yield* run(
+    `INSERT INTO inputs (id, session, kind, intent, client_id, accepted_at, acceptance_order, delivery)
+     VALUES (?, ?, ?, ?, ?, ?, ?, 'pending')`,
+    input.id,
+    input.session,
+    input.kind,
+    intent,
+    input.clientId ?? null,
+    input.acceptedAt,
+    bumped.input_order,
+  );
+  return { receipt: (yield* getReceiptProgram(input.session, input.id))!, created: true };
+}
+
+/** `admitInputProgram` on a SQLite connection, in its own transaction. */
 export function admitInput(
   db: DaemonDatabase,
   input: NewInput,
   options: { queueLimit?: number } = {},
 ): Admission {
-  const queueLimit = options.queueLimit ?? defaultQueueLimit;
-  const intent = canonicalJson(input.intent);
-  const admit = db.transaction((): Admission => {
-    const s = statements(db);
-    const existing = s.get.get(input.id) as InputRecord | undefined;
-    if (existing !== undefined) {
-      if (existing.session !== input.session) {
-        throw new InputConflictError(input.session, input.id, "other_session");
-      }
-      if (existing.intent !== intent || existing.kind !== input.kind) {
-        throw new InputConflictError(input.session, input.id, "other_intent");
-      }
-      return { receipt: getReceipt(db, input.session, input.id)!, created: false };
-    }
-    const waiting = (s.countPending.get(input.session) as { n: number }).n;
-    if (waiting >= queueLimit) throw new QueueFullError(input.session, queueLimit);
-    const bumped = s.bumpOrder.get(input.session) as { input_order: number } | undefined;
-    if (bumped === undefined) throw new SessionUnknownError(input.session);
-    s.insert.run({
-      id: input.id,
-      session: input.session,
-      kind: input.kind,
-      intent,
-      client_id: input.clientId ?? null,
-      accepted_at: input.acceptedAt,
-      acceptance_order: bumped.input_order,
-    });
-    return { receipt: getReceipt(db, input.session, input.id)!, created: true };
-  });
-  return admit.immediate();
+  return runSqliteAtomic(db, admitInputProgram(input, options));
 }
 
 /** The receipt of the session's input, or null when the session has no input with this id. */
-export function getReceipt(db: DaemonDatabase, sessionId: string, inputId: string): InputReceipt | null {
-  const record = statements(db).receipt.get(inputId, sessionId) as ReceiptRecord | undefined;
+export function* getReceiptProgram(sessionId: string, inputId: string): SqlProgram<InputReceipt | null> {
+  const record = yield* get<ReceiptRecord>(
+    `${receiptSelect} WHERE i.id = ? AND i.session = ?`,
+    inputId,
+    sessionId,
+  );
   return record === undefined ? null : receiptOf(record);
 }
 
+/** `getReceiptProgram` on a SQLite connection. */
+export function getReceipt(db: DaemonDatabase, sessionId: string, inputId: string): InputReceipt | null {
+  return runSqlite(db, getReceiptProgram(sessionId, inputId));
+}
+
 /** The input row (any session), or null. */
-export function getInput(db: DaemonDatabase, inputId: string): InputRow | null {
-  const record = statements(db).get.get(inputId) as InputRecord | undefined;
+export function* getInputProgram(inputId: string): SqlProgram<InputRow | null> {
+  const record = yield* get<InputRecord>("SELECT * FROM inputs WHERE id = ?", inputId);
   return record === undefined ? null : rowOf(record);
 }
 
+/** `getInputProgram` on a SQLite connection. */
+export function getInput(db: DaemonDatabase, inputId: string): InputRow | null {
+  return runSqlite(db, getInputProgram(inputId));
+}
+
 /** Ids of the sessions that have inputs waiting. */
+export function* sessionsWithPendingInputsProgram(): SqlProgram<string[]> {
+  const rows = yield* all<{ session: string }>(
+    "SELECT DISTINCT session FROM inputs WHERE delivery = 'pending'",
+  );
+  return rows.map((row) => row.session);
+}
+
+/** `sessionsWithPendingInputsProgram` on a SQLite connection. */
 export function sessionsWithPendingInputs(db: DaemonDatabase): string[] {
-  return (statements(db).sessionsPending.all() as { session: string }[]).map((row) => row.session);
+  return runSqlite(db, sessionsWithPendingInputsProgram());
 }
 
 /** The session's waiting inputs in acceptance order (the FIFO queue). */
+export function* listPendingInputsProgram(sessionId: string): SqlProgram<InputRow[]> {
+  const rows = yield* all<InputRecord>(
+    "SELECT * FROM inputs WHERE session = ? AND delivery = 'pending' ORDER BY acceptance_order",
+    sessionId,
+  );
+  return rows.map(rowOf);
+}
+
+/** `listPendingInputsProgram` on a SQLite connection. */
 export function listPendingInputs(db: DaemonDatabase, sessionId: string): InputRow[] {
-  return (statements(db).pending.all(sessionId) as InputRecord[]).map(rowOf);
+  return runSqlite(db, listPendingInputsProgram(sessionId));
 }
 
 /** A waiting input in the shape of the snapshot's `pending_inputs` items. */
@@ -246,45 +259,73 @@ export function pendingInputJson(row: InputRow): PendingInputJson {
  * (null when none did). All or nothing: throws `InputNotPendingError` if any is not pending, and
  * inside the caller's transaction that rolls back the log append too.
  */
+export function* markInputsCommittedProgram(
+  turnId: string,
+  commits: readonly InputCommit[],
+): SqlProgram<void> {
+  for (const { id, transcriptPosition } of commits) {
+    const changed = yield* run(
+      `UPDATE inputs SET delivery = 'committed', turn_id = ?, transcript_position = ?
+       WHERE id = ? AND delivery = 'pending'`,
+      turnId,
+      transcriptPosition,
+      id,
+    );
+    if (changed.changes === 0) {
+      throw new InputNotPendingError(id, (yield* getInputProgram(id))?.delivery ?? null);
+    }
+  }
+}
+
+/** `markInputsCommittedProgram` on a SQLite connection, all or nothing. */
 export function markInputsCommitted(
   db: DaemonDatabase,
   turnId: string,
   commits: readonly InputCommit[],
 ): void {
-  const commit = db.transaction(() => {
-    const s = statements(db);
-    for (const { id, transcriptPosition } of commits) {
-      if (s.commit.run(turnId, transcriptPosition, id).changes === 0) {
-        throw new InputNotPendingError(id, getInput(db, id)?.delivery ?? null);
-      }
-    }
-  });
-  commit.immediate();
+  runSqliteAtomic(db, markInputsCommittedProgram(turnId, commits));
 }
 
 /** Cancel the session's waiting inputs with acceptance_order <= `order`; returns their ids in order. */
-export function cancelInputsThrough(db: DaemonDatabase, sessionId: string, order: number): string[] {
-  const rows = statements(db).cancelThrough.all(sessionId, order) as {
-    id: string;
-    acceptance_order: number;
-  }[];
+export function* cancelInputsThroughProgram(sessionId: string, order: number): SqlProgram<string[]> {
+  const rows = yield* all<{ id: string; acceptance_order: number }>(
+    `UPDATE inputs SET delivery = 'cancelled'
+     WHERE session = ? AND delivery = 'pending' AND acceptance_order <= ? RETURNING id, acceptance_order`,
+    sessionId,
+    order,
+  );
   return rows.sort((a, b) => a.acceptance_order - b.acceptance_order).map((row) => row.id);
+}
+
+/** `cancelInputsThroughProgram` on a SQLite connection. */
+export function cancelInputsThrough(db: DaemonDatabase, sessionId: string, order: number): string[] {
+  return runSqliteAtomic(db, cancelInputsThroughProgram(sessionId, order));
 }
 
 /**
  * Cancel one input if it is still waiting: "cancelled", or "not_pending" when it was committed
  * or cancelled before. Throws `InputUnknownError` if the session has no such input.
  */
+export function* cancelInputProgram(
+  sessionId: string,
+  inputId: string,
+): SqlProgram<"cancelled" | "not_pending"> {
+  const changed = yield* run(
+    "UPDATE inputs SET delivery = 'cancelled' WHERE id = ? AND session = ? AND delivery = 'pending'",
+    inputId,
+    sessionId,
+  );
+  if (changed.changes > 0) return "cancelled";
+  const existing = yield* getInputProgram(inputId);
+  if (existing === null || existing.session !== sessionId) throw new InputUnknownError(sessionId, inputId);
+  return "not_pending";
+}
+
+/** `cancelInputProgram` on a SQLite connection. */
 export function cancelInput(
   db: DaemonDatabase,
   sessionId: string,
   inputId: string,
 ): "cancelled" | "not_pending" {
-  const cancel = db.transaction(() => {
-    if (statements(db).cancelOne.run(inputId, sessionId).changes > 0) return "cancelled" as const;
-    const existing = getInput(db, inputId);
-    if (existing === null || existing.session !== sessionId) throw new InputUnknownError(sessionId, inputId);
-    return "not_pending" as const;
-  });
-  return cancel.immediate();
+  return runSqliteAtomic(db, cancelInputProgram(sessionId, inputId));
 }

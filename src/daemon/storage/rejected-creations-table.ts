@@ -3,13 +3,15 @@
  * workspace that is no directory, an unknown fork source or checkpoint), remembered so that a
  * later `GET` of the id can answer why there is no such session.
  *
- * Boundary rule: synchronous functions over one better-sqlite3 connection. The table stays
+ * Boundary rule: SQL programs (sql-program.ts) for either backend, plus synchronous wrappers on
+ * a better-sqlite3 connection. The table stays
  * bounded: a record lives as long as a new id may be used (7 days; older ids are refused as
  * expired anyway), at most `maxRejections` are kept (the oldest go first), and a detail is cut
  * to `maxDetailLength` characters.
  */
 import type { DaemonDatabase } from "./database.js";
-import { cachedStatements, type StatementCache } from "./statement-cache.js";
+import { get, run, type SqlProgram } from "./sql-program.js";
+import { runSqlite, runSqliteAtomic } from "./sqlite-runner.js";
 
 /** One remembered refusal: the answer the creation got. */
 export interface RejectedCreation {
@@ -26,48 +28,47 @@ export const rejectionTtlMs = 7 * 24 * 60 * 60 * 1000;
 export const maxRejections = 10_000;
 export const maxDetailLength = 1024;
 
-const cache: StatementCache<ReturnType<typeof prepare>> = new WeakMap();
-
-function prepare(db: DaemonDatabase) {
-  return {
-    upsert: db.prepare(
-      `INSERT INTO rejected_creations (id, rejected_at, status, code, detail) VALUES (@id, @rejectedAt, @status, @code, @detail)
-       ON CONFLICT (id) DO UPDATE SET rejected_at = excluded.rejected_at, status = excluded.status,
-         code = excluded.code, detail = excluded.detail`,
-    ),
-    get: db.prepare("SELECT id, rejected_at, status, code, detail FROM rejected_creations WHERE id = ?"),
-    forget: db.prepare("DELETE FROM rejected_creations WHERE id = ?"),
-    expire: db.prepare("DELETE FROM rejected_creations WHERE rejected_at < ?"),
-    trim: db.prepare(
-      `DELETE FROM rejected_creations WHERE id IN (
-         SELECT id FROM rejected_creations ORDER BY rejected_at DESC, id DESC LIMIT -1 OFFSET ?)`,
-    ),
-  };
-}
-
-function statements(db: DaemonDatabase) {
-  return cachedStatements(cache, db, prepare);
-}
-
 /** Remember a refusal (replacing an earlier one of the same id) and drop expired and surplus records. */
+export function* recordRejectionProgram(
+  rejection: RejectedCreation,
+  limit = maxRejections,
+): SqlProgram<void> {
+  yield* run("DELETE FROM rejected_creations WHERE rejected_at < ?", rejection.rejectedAt - rejectionTtlMs);
+  yield* run(
+    `INSERT INTO rejected_creations (id, rejected_at, status, code, detail) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET rejected_at = excluded.rejected_at, status = excluded.status,
+       code = excluded.code, detail = excluded.detail`,
+    rejection.id,
+    rejection.rejectedAt,
+    rejection.status,
+    rejection.code,
+    rejection.detail.slice(0, maxDetailLength),
+  );
+  yield* run(
+    `DELETE FROM rejected_creations WHERE id NOT IN (
+       SELECT id FROM rejected_creations ORDER BY rejected_at DESC, id DESC LIMIT ?)`,
+    limit,
+  );
+}
+
+/** `recordRejectionProgram` on a SQLite connection, in one transaction. */
 export function recordRejection(
   db: DaemonDatabase,
   rejection: RejectedCreation,
   limit = maxRejections,
 ): void {
-  const all = statements(db);
-  db.transaction(() => {
-    all.expire.run(rejection.rejectedAt - rejectionTtlMs);
-    all.upsert.run({ ...rejection, detail: rejection.detail.slice(0, maxDetailLength) });
-    all.trim.run(limit);
-  }).immediate();
+  runSqliteAtomic(db, recordRejectionProgram(rejection, limit));
 }
 
 /** The remembered refusal of `id`, or null when there is none or it expired by `now`. */
-export function getRejection(db: DaemonDatabase, id: string, now: number): RejectedCreation | null {
-  const record = statements(db).get.get(id) as
-    | { id: string; rejected_at: number; status: number; code: string; detail: string }
-    | undefined;
+export function* getRejectionProgram(id: string, now: number): SqlProgram<RejectedCreation | null> {
+  const record = yield* get<{
+    id: string;
+    rejected_at: number;
+    status: number;
+    code: string;
+    detail: string;
+  }>("SELECT id, rejected_at, status, code, detail FROM rejected_creations WHERE id = ?", id);
   if (record === undefined || record.rejected_at < now - rejectionTtlMs) return null;
   return {
     id: record.id,
@@ -78,7 +79,17 @@ export function getRejection(db: DaemonDatabase, id: string, now: number): Rejec
   };
 }
 
+/** `getRejectionProgram` on a SQLite connection. */
+export function getRejection(db: DaemonDatabase, id: string, now: number): RejectedCreation | null {
+  return runSqlite(db, getRejectionProgram(id, now));
+}
+
 /** Forget the refusal of `id` (it was created after all). */
+export function* forgetRejectionProgram(id: string): SqlProgram<void> {
+  yield* run("DELETE FROM rejected_creations WHERE id = ?", id);
+}
+
+/** `forgetRejectionProgram` on a SQLite connection. */
 export function forgetRejection(db: DaemonDatabase, id: string): void {
-  statements(db).forget.run(id);
+  runSqlite(db, forgetRejectionProgram(id));
 }

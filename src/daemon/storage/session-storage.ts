@@ -57,6 +57,28 @@ export interface StoredSessionWriter {
   append(entries: readonly LogEntry[], writes: RowWrites): Promise<PlacedEntry[]>;
 }
 
+/**
+ * A check every write of a session runs first, in the write's own transaction (cluster
+ * fencing: the node must still hold the session's lease under the epoch it was given). It
+ * throws `WriteFencedError` to refuse the write; `created` records the creator's lease in the
+ * creation's transaction.
+ */
+export interface WriteFence<Tx> {
+  check(tx: Tx, sessionId: string): Promise<void>;
+  created(tx: Tx, sessionId: string): Promise<void>;
+}
+
+/** A write was refused because this node no longer owns the session (its lease was taken). */
+export class WriteFencedError extends Error {
+  constructor(
+    readonly sessionId: string,
+    readonly detail: string,
+  ) {
+    super(`session ${sessionId}: this node no longer owns the session, nothing was committed (${detail})`);
+    this.name = "WriteFencedError";
+  }
+}
+
 /** What cancelling one input did. */
 export type InputCancellation = "cancelled" | "not_pending";
 

@@ -2,15 +2,16 @@
  * The `sessions` table: one row per session with its configuration, activity time, input order
  * counter, usage totals and preview.
  *
- * Boundary rule: synchronous functions over one better-sqlite3 connection, so the caller can
- * compose them with other writes inside one `db.transaction`. Rows use camelCase; the nested
+ * Boundary rule: each operation is a SQL program (sql-program.ts) that either backend runs in
+ * its caller's transaction, plus a synchronous wrapper on a better-sqlite3 connection. Rows use camelCase; the nested
  * `usage` and `preview` objects are already in their snake_case wire shape.
  */
 import type { SessionCreation, SessionPreview, SessionUsage } from "../../api/session-snapshot.js";
 import type { Usage } from "../../model/usage.js";
 import { SessionExistsError } from "../errors.js";
-import { type DaemonDatabase, hasSqliteCode } from "./database.js";
-import { cachedStatements, type StatementCache } from "./statement-cache.js";
+import type { DaemonDatabase } from "./database.js";
+import { all, dialect, get, isUniqueViolation, run, type SqlProgram } from "./sql-program.js";
+import { runSqlite, runSqliteAtomic } from "./sqlite-runner.js";
 
 /** Which sessions a listing returns: all, the top-level ones (no parent), or a session's forks. */
 export type SessionListFilter = { kind: "all" } | { kind: "top" } | { kind: "children"; parentId: string };
@@ -73,45 +74,6 @@ interface SessionRecord {
   mcp_servers: string | null;
 }
 
-const cache: StatementCache<ReturnType<typeof prepare>> = new WeakMap();
-
-function prepare(db: DaemonDatabase) {
-  return {
-    insert: db.prepare(
-      `INSERT INTO sessions (id, name, workspace, parent_id, provider_profile, model, system_prompt, created_at,
-         activity_at, fork_checkpoint_id, fork_entry_hash, mcp_servers)
-       VALUES (@id, @name, @workspace, @parent_id, @provider_profile, @model, @system_prompt, @created_at,
-         @created_at, @fork_checkpoint_id, @fork_entry_hash, @mcp_servers)`,
-    ),
-    get: db.prepare("SELECT * FROM sessions WHERE id = ?"),
-    list: db.prepare("SELECT * FROM sessions ORDER BY activity_at DESC, id DESC"),
-    listTop: db.prepare("SELECT * FROM sessions WHERE parent_id IS NULL ORDER BY activity_at DESC, id DESC"),
-    listChildren: db.prepare("SELECT * FROM sessions WHERE parent_id = ? ORDER BY activity_at DESC, id DESC"),
-    touch: db.prepare("UPDATE sessions SET activity_at = max(activity_at, ?) WHERE id = ?"),
-    addUsage: db.prepare(
-      `UPDATE sessions SET
-         usage_prompt_tokens = usage_prompt_tokens + @prompt,
-         usage_completion_tokens = usage_completion_tokens + @completion,
-         usage_cached_prompt_tokens = usage_cached_prompt_tokens + @cached,
-         usage_total_tokens = usage_total_tokens + @total
-       WHERE id = @id`,
-    ),
-    setPreview: db.prepare(
-      "UPDATE sessions SET preview_text = ?, preview_truncated = ?, transcript_count = ? WHERE id = ?",
-    ),
-    setProvider: db.prepare("UPDATE sessions SET provider_profile = ?, model = ? WHERE id = ?"),
-    tablesWithSession: db.prepare(
-      `SELECT m.name AS name FROM sqlite_master AS m, pragma_table_info(m.name) AS c
-       WHERE m.type = 'table' AND c.name = 'session' ORDER BY m.name`,
-    ),
-    deleteSession: db.prepare("DELETE FROM sessions WHERE id = ?"),
-  };
-}
-
-function statements(db: DaemonDatabase) {
-  return cachedStatements(cache, db, prepare);
-}
-
 function rowOf(record: SessionRecord): SessionRow {
   return {
     id: record.id,
@@ -149,54 +111,76 @@ function rowOf(record: SessionRecord): SessionRow {
 }
 
 /** Insert a new session row (activity = creation time); throws `SessionExistsError` if the id is taken. */
-export function insertSession(db: DaemonDatabase, session: NewSession): SessionRow {
+export function* insertSessionProgram(session: NewSession): SqlProgram<SessionRow> {
   try {
-    statements(db).insert.run({
-      id: session.id,
-      name: session.name ?? null,
-      workspace: session.workspace,
-      parent_id: session.parentId ?? null,
-      provider_profile: session.providerProfile ?? null,
-      model: session.model ?? null,
-      system_prompt: session.systemPrompt ?? null,
-      created_at: session.createdAt,
-      fork_checkpoint_id: session.fork?.checkpointId ?? null,
-      fork_entry_hash: session.fork?.entryHash ?? null,
-      mcp_servers: JSON.stringify(session.mcpServers ?? []),
-    });
+    yield* run(
+      `INSERT INTO sessions (id, name, workspace, parent_id, provider_profile, model, system_prompt, created_at,
+         activity_at, fork_checkpoint_id, fork_entry_hash, mcp_servers)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      session.id,
+      session.name ?? null,
+      session.workspace,
+      session.parentId ?? null,
+      session.providerProfile ?? null,
+      session.model ?? null,
+      session.systemPrompt ?? null,
+      session.createdAt,
+      session.createdAt,
+      session.fork?.checkpointId ?? null,
+      session.fork?.entryHash ?? null,
+      JSON.stringify(session.mcpServers ?? []),
+    );
   } catch (error) {
-    if (hasSqliteCode(error, "SQLITE_CONSTRAINT_PRIMARYKEY")) throw new SessionExistsError(session.id);
+    if (isUniqueViolation(error)) throw new SessionExistsError(session.id);
     throw error;
   }
-  return getSession(db, session.id)!;
+  return (yield* getSessionProgram(session.id))!;
+}
+
+/** `insertSessionProgram` on a SQLite connection. */
+export function insertSession(db: DaemonDatabase, session: NewSession): SessionRow {
+  return runSqliteAtomic(db, insertSessionProgram(session));
 }
 
 /** The session row, or null when there is none. */
-export function getSession(db: DaemonDatabase, sessionId: string): SessionRow | null {
-  const record = statements(db).get.get(sessionId) as SessionRecord | undefined;
+export function* getSessionProgram(sessionId: string): SqlProgram<SessionRow | null> {
+  const record = yield* get<SessionRecord>("SELECT * FROM sessions WHERE id = ?", sessionId);
   return record === undefined ? null : rowOf(record);
 }
 
+/** `getSessionProgram` on a SQLite connection. */
+export function getSession(db: DaemonDatabase, sessionId: string): SessionRow | null {
+  return runSqlite(db, getSessionProgram(sessionId));
+}
+
 /** The session rows `filter` selects (default: all), newest activity first (ties: newest id first). */
-export function listSessions(db: DaemonDatabase, filter: SessionListFilter = { kind: "all" }): SessionRow[] {
-  const all = statements(db);
-  let records: unknown[];
+export function* listSessionsProgram(filter: SessionListFilter = { kind: "all" }): SqlProgram<SessionRow[]> {
+  const order = "ORDER BY activity_at DESC, id DESC";
+  let records: SessionRecord[];
   switch (filter.kind) {
     case "all":
-      records = all.list.all();
+      records = yield* all<SessionRecord>(`SELECT * FROM sessions ${order}`);
       break;
     case "top":
-      records = all.listTop.all();
+      records = yield* all<SessionRecord>(`SELECT * FROM sessions WHERE parent_id IS NULL ${order}`);
       break;
     case "children":
-      records = all.listChildren.all(filter.parentId);
+      records = yield* all<SessionRecord>(
+        `SELECT * FROM sessions WHERE parent_id = ? ${order}`,
+        filter.parentId,
+      );
       break;
     default: {
       const unknown: never = filter;
       throw new Error(`unknown session filter ${JSON.stringify(unknown)}`);
     }
   }
-  return (records as SessionRecord[]).map(rowOf);
+  return records.map(rowOf);
+}
+
+/** `listSessionsProgram` on a SQLite connection. */
+export function listSessions(db: DaemonDatabase, filter: SessionListFilter = { kind: "all" }): SessionRow[] {
+  return runSqlite(db, listSessionsProgram(filter));
 }
 
 /** Whether `row` is one of the sessions `filter` selects. */
@@ -216,8 +200,19 @@ export function sessionMatches(row: Pick<SessionRow, "parentId">, filter: Sessio
 }
 
 /** Move the session's activity time forward to `at` (never backwards); false if there is no such session. */
+export function* touchActivityProgram(sessionId: string, at: number): SqlProgram<boolean> {
+  const changed = yield* run(
+    "UPDATE sessions SET activity_at = CASE WHEN activity_at < ? THEN ? ELSE activity_at END WHERE id = ?",
+    at,
+    at,
+    sessionId,
+  );
+  return changed.changes > 0;
+}
+
+/** `touchActivityProgram` on a SQLite connection. */
 export function touchActivity(db: DaemonDatabase, sessionId: string, at: number): boolean {
-  return statements(db).touch.run(at, sessionId).changes > 0;
+  return runSqlite(db, touchActivityProgram(sessionId, at));
 }
 
 /**
@@ -225,39 +220,68 @@ export function touchActivity(db: DaemonDatabase, sessionId: string, at: number)
  * completion = output_tokens, cached_prompt = cache_read_tokens, total = total_tokens or, when
  * the provider gave none, prompt + completion. False if there is no such session.
  */
-export function updateUsage(db: DaemonDatabase, sessionId: string, usage: Usage): boolean {
+export function* updateUsageProgram(sessionId: string, usage: Usage): SqlProgram<boolean> {
   const prompt = usage.input_tokens ?? 0;
   const completion = usage.output_tokens ?? 0;
-  return (
-    statements(db).addUsage.run({
-      id: sessionId,
-      prompt,
-      completion,
-      cached: usage.cache_read_tokens ?? 0,
-      total: usage.total_tokens ?? prompt + completion,
-    }).changes > 0
+  const changed = yield* run(
+    `UPDATE sessions SET
+       usage_prompt_tokens = usage_prompt_tokens + ?,
+       usage_completion_tokens = usage_completion_tokens + ?,
+       usage_cached_prompt_tokens = usage_cached_prompt_tokens + ?,
+       usage_total_tokens = usage_total_tokens + ?
+     WHERE id = ?`,
+    prompt,
+    completion,
+    usage.cache_read_tokens ?? 0,
+    usage.total_tokens ?? prompt + completion,
+    sessionId,
   );
+  return changed.changes > 0;
+}
+
+/** `updateUsageProgram` on a SQLite connection. */
+export function updateUsage(db: DaemonDatabase, sessionId: string, usage: Usage): boolean {
+  return runSqlite(db, updateUsageProgram(sessionId, usage));
 }
 
 /** Store the session's preview (text, truncated flag and transcript_count); false if there is no such session. */
-export function setPreview(db: DaemonDatabase, sessionId: string, preview: SessionPreview): boolean {
-  return (
-    statements(db).setPreview.run(
-      preview.text,
-      preview.truncated ? 1 : 0,
-      preview.transcript_count,
-      sessionId,
-    ).changes > 0
+export function* setPreviewProgram(sessionId: string, preview: SessionPreview): SqlProgram<boolean> {
+  const changed = yield* run(
+    "UPDATE sessions SET preview_text = ?, preview_truncated = ?, transcript_count = ? WHERE id = ?",
+    preview.text,
+    preview.truncated ? 1 : 0,
+    preview.transcript_count,
+    sessionId,
   );
+  return changed.changes > 0;
+}
+
+/** `setPreviewProgram` on a SQLite connection. */
+export function setPreview(db: DaemonDatabase, sessionId: string, preview: SessionPreview): boolean {
+  return runSqlite(db, setPreviewProgram(sessionId, preview));
 }
 
 /** Store the session's provider profile and model (null: the defaults); false if there is no such session. */
+export function* setProviderProgram(
+  sessionId: string,
+  provider: { providerProfile: string | null; model: string | null },
+): SqlProgram<boolean> {
+  const changed = yield* run(
+    "UPDATE sessions SET provider_profile = ?, model = ? WHERE id = ?",
+    provider.providerProfile,
+    provider.model,
+    sessionId,
+  );
+  return changed.changes > 0;
+}
+
+/** `setProviderProgram` on a SQLite connection. */
 export function setProvider(
   db: DaemonDatabase,
   sessionId: string,
   provider: { providerProfile: string | null; model: string | null },
 ): boolean {
-  return statements(db).setProvider.run(provider.providerProfile, provider.model, sessionId).changes > 0;
+  return runSqlite(db, setProviderProgram(sessionId, provider));
 }
 
 /** The log store's own tables: its entries are deleted through the store, never here. */
@@ -267,28 +291,42 @@ const logTables = new Set(["transcript", "transcript_heads"]);
  * Names of every daemon table with a `session` column, found in the schema (so tables added
  * later are included), the log's tables excepted.
  */
+export function* tablesWithSessionColumnProgram(): SqlProgram<string[]> {
+  const rows =
+    (yield* dialect()) === "sqlite"
+      ? yield* all<{ name: string }>(
+          `SELECT m.name AS name FROM sqlite_master AS m, pragma_table_info(m.name) AS c
+           WHERE m.type = 'table' AND c.name = 'session' ORDER BY m.name`,
+        )
+      : yield* all<{ name: string }>(
+          `SELECT table_name AS name FROM information_schema.columns
+           WHERE table_schema = current_schema() AND column_name = 'session' ORDER BY table_name`,
+        );
+  return rows.map((row) => row.name).filter((name) => !logTables.has(name));
+}
+
+/** `tablesWithSessionColumnProgram` on a SQLite connection. */
 export function tablesWithSessionColumn(db: DaemonDatabase): string[] {
-  return (statements(db).tablesWithSession.all() as { name: string }[])
-    .map((row) => row.name)
-    .filter((name) => !logTables.has(name));
+  return runSqlite(db, tablesWithSessionColumnProgram());
 }
 
 /**
  * Delete every row of the session, in every daemon table with a `session` column, and its
- * `sessions` row, in one transaction (the log is the store's to delete). Returns how many rows
- * were deleted (0: the session was unknown).
+ * `sessions` row (the log is the store's to delete). Returns how many rows were deleted (0: the
+ * session was unknown).
  */
+export function* deleteSessionRowsProgram(sessionId: string): SqlProgram<number> {
+  let deleted = 0;
+  for (const table of yield* tablesWithSessionColumnProgram()) {
+    deleted += (yield* run(`DELETE FROM ${quoteIdentifier(table)} WHERE session = ?`, sessionId)).changes;
+  }
+  deleted += (yield* run("DELETE FROM sessions WHERE id = ?", sessionId)).changes;
+  return deleted;
+}
+
+/** `deleteSessionRowsProgram` on a SQLite connection, in one transaction. */
 export function deleteSessionRows(db: DaemonDatabase, sessionId: string): number {
-  const remove = db.transaction(() => {
-    let deleted = 0;
-    for (const table of tablesWithSessionColumn(db)) {
-      // Not cached: the set of tables can grow.
-      deleted += db.prepare(`DELETE FROM ${quoteIdentifier(table)} WHERE session = ?`).run(sessionId).changes;
-    }
-    deleted += statements(db).deleteSession.run(sessionId).changes;
-    return deleted;
-  });
-  return remove.immediate();
+  return runSqliteAtomic(db, deleteSessionRowsProgram(sessionId));
 }
 
 function quoteIdentifier(name: string): string {

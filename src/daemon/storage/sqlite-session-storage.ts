@@ -20,48 +20,53 @@ import { SqliteStore } from "../../log/sqlite-store.js";
 import type { DaemonDatabase } from "./database.js";
 import {
   type Admission,
-  admitInput,
-  cancelInput,
-  cancelInputsThrough,
-  getReceipt,
+  cancelInputProgram,
+  cancelInputsThroughProgram,
+  getReceiptProgram,
   type InputRow,
-  listPendingInputs,
-  markInputsCommitted,
+  listPendingInputsProgram,
   type NewInput,
-  sessionsWithPendingInputs,
+  sessionsWithPendingInputsProgram,
 } from "./inputs-table.js";
 import {
-  forgetRejection,
-  getRejection,
+  getRejectionProgram,
   type RejectedCreation,
-  recordRejection,
+  recordRejectionProgram,
 } from "./rejected-creations-table.js";
+import {
+  admitAndTouchProgram,
+  createSessionRowProgram,
+  deleteSessionProgram,
+  finishSessionCreationProgram,
+  rowWritesProgram,
+} from "./row-writes.js";
 import type { InputCancellation, RowWrites, SessionStorage, StoredSessionWriter } from "./session-storage.js";
 import {
-  deleteSessionRows,
-  getSession,
-  insertSession,
-  listSessions,
+  getSessionProgram,
+  listSessionsProgram,
   type NewSession,
   type SessionListFilter,
   type SessionRow,
-  setPreview,
-  setProvider,
-  touchActivity,
-  updateUsage,
+  setPreviewProgram,
 } from "./sessions-table.js";
-import { endTurn, runningTurnOf, runningTurns, startTurn, type TurnRow } from "./turns-table.js";
+import { runSqlite, runSqliteAtomic } from "./sqlite-runner.js";
+import { endTurnProgram, runningTurnOfProgram, runningTurnsProgram, type TurnRow } from "./turns-table.js";
 
 export class SqliteSessionStorage implements SessionStorage {
   readonly db: DaemonDatabase;
   readonly log: SqliteStore;
   readonly #queue: SqliteCommitQueue;
+  readonly #ownsDb: boolean;
 
-  /** Storage on an open daemon database (see database.ts); heads are signed by `signer` when given. */
-  constructor(db: DaemonDatabase, options: { signer?: HeadSigner } = {}) {
+  /**
+   * Storage on an open daemon database (see database.ts); heads are signed by `signer` when
+   * given; `ownsDb`: close() closes the database too.
+   */
+  constructor(db: DaemonDatabase, options: { signer?: HeadSigner; ownsDb?: boolean } = {}) {
     this.db = db;
+    this.#ownsDb = options.ownsDb ?? false;
     this.#queue = new SqliteCommitQueue(db);
-    this.log = new SqliteStore(db, { commitQueue: this.#queue, ...options });
+    this.log = new SqliteStore(db, { commitQueue: this.#queue, signer: options.signer });
   }
 
   writerFrom(sessionId: string, entries: readonly PositionedEntry[]): StoredSessionWriter {
@@ -105,78 +110,75 @@ export class SqliteSessionStorage implements SessionStorage {
   async createSession(row: NewSession, entries: readonly LogEntry[], preview: SessionPreview): Promise<void> {
     const { db, log } = this;
     db.transaction(() => {
-      insertSession(db, row);
+      runSqlite(db, createSessionRowProgram(row));
       log.appendInTransaction(row.id, buildChain(null, entries));
-      setPreview(db, row.id, preview);
-      forgetRejection(db, row.id);
+      runSqlite(db, finishSessionCreationProgram(row.id, preview));
     }).immediate();
   }
 
   async getSession(sessionId: string): Promise<SessionRow | null> {
-    return getSession(this.db, sessionId);
+    return runSqlite(this.db, getSessionProgram(sessionId));
   }
 
   async listSessions(filter?: SessionListFilter): Promise<SessionRow[]> {
-    return listSessions(this.db, filter);
+    return runSqlite(this.db, listSessionsProgram(filter));
   }
 
   deleteSession(sessionId: string): Promise<void> {
     return this.#queue.run(sessionId, () => {
       this.log.deleteSessionSync(sessionId);
-      deleteSessionRows(this.db, sessionId);
+      runSqlite(this.db, deleteSessionProgram(sessionId));
     });
   }
 
   async setPreview(sessionId: string, preview: SessionPreview): Promise<void> {
-    setPreview(this.db, sessionId, preview);
+    runSqlite(this.db, setPreviewProgram(sessionId, preview));
   }
 
   admitInput(input: NewInput): Promise<Admission> {
-    return this.#queue.run(input.session, () => {
-      const admitted = admitInput(this.db, input);
-      if (admitted.created) touchActivity(this.db, input.session, input.acceptedAt);
-      return admitted;
-    });
+    return this.#queue.run(input.session, () => runSqlite(this.db, admitAndTouchProgram(input)));
   }
 
   async getReceipt(sessionId: string, inputId: string): Promise<InputReceipt | null> {
-    return getReceipt(this.db, sessionId, inputId);
+    return runSqlite(this.db, getReceiptProgram(sessionId, inputId));
   }
 
   async pendingInputs(sessionId: string): Promise<InputRow[]> {
-    return listPendingInputs(this.db, sessionId);
+    return runSqlite(this.db, listPendingInputsProgram(sessionId));
   }
 
   cancelInputsThrough(sessionId: string, order: number): Promise<string[]> {
-    return this.#queue.run(sessionId, () => cancelInputsThrough(this.db, sessionId, order));
+    return this.#queue.run(sessionId, () =>
+      runSqliteAtomic(this.db, cancelInputsThroughProgram(sessionId, order)),
+    );
   }
 
   cancelInput(sessionId: string, inputId: string): Promise<InputCancellation> {
-    return this.#queue.run(sessionId, () => cancelInput(this.db, sessionId, inputId));
+    return this.#queue.run(sessionId, () => runSqliteAtomic(this.db, cancelInputProgram(sessionId, inputId)));
   }
 
   async sessionsWithPendingInputs(): Promise<string[]> {
-    return sessionsWithPendingInputs(this.db);
+    return runSqlite(this.db, sessionsWithPendingInputsProgram());
   }
 
   async runningTurnOf(sessionId: string): Promise<TurnRow | null> {
-    return runningTurnOf(this.db, sessionId);
+    return runSqlite(this.db, runningTurnOfProgram(sessionId));
   }
 
   async runningTurns(): Promise<TurnRow[]> {
-    return runningTurns(this.db);
+    return runSqlite(this.db, runningTurnsProgram());
   }
 
   async failTurn(turnId: string, endedAt: number, error: string): Promise<void> {
-    endTurn(this.db, turnId, { state: "failed", endedAt, error });
+    runSqlite(this.db, endTurnProgram(turnId, { state: "failed", endedAt, error }));
   }
 
   async recordRejection(rejection: RejectedCreation): Promise<void> {
-    recordRejection(this.db, rejection);
+    runSqliteAtomic(this.db, recordRejectionProgram(rejection));
   }
 
   async getRejection(id: string, now: number): Promise<RejectedCreation | null> {
-    return getRejection(this.db, id, now);
+    return runSqlite(this.db, getRejectionProgram(id, now));
   }
 
   commitStats() {
@@ -186,24 +188,11 @@ export class SqliteSessionStorage implements SessionStorage {
   async close(): Promise<void> {
     this.#queue.close();
     await this.log.close();
+    if (this.#ownsDb && this.db.open) this.db.close();
   }
 }
 
 /** Apply `writes` on the connection, inside the append's savepoint. */
 function applyRowWrites(db: DaemonDatabase, sessionId: string, writes: RowWrites): void {
-  if (writes.startTurn !== undefined) {
-    startTurn(db, { session: sessionId, ...writes.startTurn });
-  }
-  if (writes.committedInputs !== undefined) {
-    markInputsCommitted(db, writes.committedInputs.turnId, writes.committedInputs.inputs);
-  }
-  if (writes.endTurn !== undefined) {
-    const { id, ...end } = writes.endTurn;
-    endTurn(db, id, end);
-  }
-  if (writes.usage !== undefined && Object.keys(writes.usage).length > 0)
-    updateUsage(db, sessionId, writes.usage);
-  if (writes.preview !== undefined) setPreview(db, sessionId, writes.preview);
-  if (writes.activityAt !== undefined) touchActivity(db, sessionId, writes.activityAt);
-  if (writes.provider !== undefined) setProvider(db, sessionId, writes.provider);
+  runSqlite(db, rowWritesProgram(sessionId, writes));
 }

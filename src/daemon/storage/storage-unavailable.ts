@@ -24,23 +24,50 @@ const unavailableCodes = [
   "SQLITE_NOTADB",
 ];
 
+// The disk or the network under the database.
+const osUnavailableCodes = new Set([
+  "ENOSPC",
+  "EIO",
+  "EROFS",
+  "EDQUOT",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+]);
+
+// PostgreSQL SQLSTATE classes that describe the server, not the statement: connection
+// exceptions, insufficient resources, operator intervention (shutdown), system errors.
+const pgUnavailableClasses = ["08", "53", "57P", "58"];
+
+function isPgSqlState(code: string): boolean {
+  return /^[0-9A-Z]{5}$/.test(code);
+}
+
 /** True when `error` (or the failed group commit it wraps) is the storage being unusable. */
 export function isStorageUnavailable(error: unknown): boolean {
   if (error instanceof GroupCommitFailedError)
-    return isStorageUnavailable(error.cause) || !isSqliteError(error.cause);
+    return isStorageUnavailable(error.cause) || !isDatabaseError(error.cause);
   if (!(error instanceof Error)) return false;
   const code = (error as Error & { code?: unknown }).code;
+  // node-postgres reports a connection lost mid-query without a code.
+  if (code === undefined && /^Connection terminated/.test(error.message)) return true;
   if (typeof code !== "string") return false;
   if (code.startsWith("SQLITE_"))
     return unavailableCodes.some((known) => code === known || code.startsWith(`${known}_`));
-  return code === "ENOSPC" || code === "EIO" || code === "EROFS" || code === "EDQUOT";
+  if (isPgSqlState(code)) return pgUnavailableClasses.some((prefix) => code.startsWith(prefix));
+  return [...osUnavailableCodes].includes(code);
 }
 
-/** A SQLite error of any kind (the storage answered, even if only to refuse a statement). */
-export function isSqliteError(error: unknown): boolean {
+/**
+ * A database error of any kind, SQLite's or PostgreSQL's (the storage answered, even if only to
+ * refuse a statement).
+ */
+export function isDatabaseError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  const code = (error as Error & { code?: unknown }).code;
-  return error.name === "SqliteError" || (typeof code === "string" && code.startsWith("SQLITE_"));
+  const { code, severity } = error as Error & { code?: unknown; severity?: unknown };
+  if (error.name === "SqliteError" || (typeof code === "string" && code.startsWith("SQLITE_"))) return true;
+  return typeof severity === "string" && typeof code === "string" && isPgSqlState(code);
 }
 
 /** The storage's own words for a failure, for logs and error events (no stack, no SQL). */

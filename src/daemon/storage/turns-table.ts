@@ -2,14 +2,15 @@
  * The `turns` table: one row per turn (a run of the model over some inputs), from `running` to
  * one end state. At most one turn per session is running (a partial unique index holds that).
  *
- * Boundary rule: synchronous functions over one better-sqlite3 connection, composable inside
- * the caller's `db.transaction` (e.g. start the turn, commit its inputs and append the log in
- * one transaction).
+ * Boundary rule: each operation is a SQL program (sql-program.ts) that either backend runs in
+ * its caller's transaction (e.g. start the turn, commit its inputs and append the log in one
+ * transaction), plus a synchronous wrapper on a better-sqlite3 connection.
  */
 import type { EndedTurnState, TurnState } from "../../api/inputs.js";
 import { TurnStateError } from "../errors.js";
-import { type DaemonDatabase, hasSqliteCode } from "./database.js";
-import { cachedStatements, type StatementCache } from "./statement-cache.js";
+import type { DaemonDatabase } from "./database.js";
+import { all, get, isUniqueViolation, run, type SqlProgram } from "./sql-program.js";
+import { runSqlite, runSqliteAtomic } from "./sqlite-runner.js";
 
 export interface TurnRow {
   id: string;
@@ -46,26 +47,6 @@ interface TurnRecord {
   error: string | null;
 }
 
-const cache: StatementCache<ReturnType<typeof prepare>> = new WeakMap();
-
-function prepare(db: DaemonDatabase) {
-  return {
-    insert: db.prepare(
-      "INSERT INTO turns (id, session, state, started_at, input_ids) VALUES (?, ?, 'running', ?, ?)",
-    ),
-    end: db.prepare(
-      "UPDATE turns SET state = ?, ended_at = ?, error = ? WHERE id = ? AND state = 'running' RETURNING *",
-    ),
-    get: db.prepare("SELECT * FROM turns WHERE id = ?"),
-    running: db.prepare("SELECT * FROM turns WHERE state = 'running' ORDER BY started_at, id"),
-    runningOfSession: db.prepare("SELECT * FROM turns WHERE session = ? AND state = 'running'"),
-  };
-}
-
-function statements(db: DaemonDatabase) {
-  return cachedStatements(cache, db, prepare);
-}
-
 function rowOf(record: TurnRecord): TurnRow {
   return {
     id: record.id,
@@ -79,28 +60,43 @@ function rowOf(record: TurnRecord): TurnRow {
 }
 
 /** Record a new running turn; throws `TurnStateError` if the session already has one running or the id is taken. */
-export function startTurn(db: DaemonDatabase, turn: NewTurn): TurnRow {
+export function* startTurnProgram(turn: NewTurn): SqlProgram<TurnRow> {
+  if ((yield* getTurnProgram(turn.id)) !== null) {
+    throw new TurnStateError(turn.id, "a turn with this id exists already");
+  }
   try {
-    statements(db).insert.run(turn.id, turn.session, turn.startedAt, JSON.stringify(turn.inputIds));
+    yield* run(
+      "INSERT INTO turns (id, session, state, started_at, input_ids) VALUES (?, ?, 'running', ?, ?)",
+      turn.id,
+      turn.session,
+      turn.startedAt,
+      JSON.stringify(turn.inputIds),
+    );
   } catch (error) {
-    if (hasSqliteCode(error, "SQLITE_CONSTRAINT_PRIMARYKEY")) {
-      throw new TurnStateError(turn.id, "a turn with this id exists already");
-    }
-    if (hasSqliteCode(error, "SQLITE_CONSTRAINT_UNIQUE")) {
+    if (isUniqueViolation(error)) {
       throw new TurnStateError(turn.id, `session ${turn.session} already has a running turn`);
     }
     throw error;
   }
-  return getTurn(db, turn.id)!;
+  return (yield* getTurnProgram(turn.id))!;
+}
+
+/** `startTurnProgram` on a SQLite connection. */
+export function startTurn(db: DaemonDatabase, turn: NewTurn): TurnRow {
+  return runSqliteAtomic(db, startTurnProgram(turn));
 }
 
 /** End a running turn; throws `TurnStateError` if the turn is unknown or has ended already. */
-export function endTurn(db: DaemonDatabase, turnId: string, end: TurnEnd): TurnRow {
-  const record = statements(db).end.get(end.state, end.endedAt, end.error ?? null, turnId) as
-    | TurnRecord
-    | undefined;
+export function* endTurnProgram(turnId: string, end: TurnEnd): SqlProgram<TurnRow> {
+  const record = yield* get<TurnRecord>(
+    "UPDATE turns SET state = ?, ended_at = ?, error = ? WHERE id = ? AND state = 'running' RETURNING *",
+    end.state,
+    end.endedAt,
+    end.error ?? null,
+    turnId,
+  );
   if (record === undefined) {
-    const existing = getTurn(db, turnId);
+    const existing = yield* getTurnProgram(turnId);
     throw new TurnStateError(
       turnId,
       existing === null ? "no such turn" : `the turn has ended already (${existing.state})`,
@@ -109,19 +105,44 @@ export function endTurn(db: DaemonDatabase, turnId: string, end: TurnEnd): TurnR
   return rowOf(record);
 }
 
+/** `endTurnProgram` on a SQLite connection. */
+export function endTurn(db: DaemonDatabase, turnId: string, end: TurnEnd): TurnRow {
+  return runSqlite(db, endTurnProgram(turnId, end));
+}
+
 /** The turn, or null. */
-export function getTurn(db: DaemonDatabase, turnId: string): TurnRow | null {
-  const record = statements(db).get.get(turnId) as TurnRecord | undefined;
+export function* getTurnProgram(turnId: string): SqlProgram<TurnRow | null> {
+  const record = yield* get<TurnRecord>("SELECT * FROM turns WHERE id = ?", turnId);
   return record === undefined ? null : rowOf(record);
+}
+
+/** `getTurnProgram` on a SQLite connection. */
+export function getTurn(db: DaemonDatabase, turnId: string): TurnRow | null {
+  return runSqlite(db, getTurnProgram(turnId));
 }
 
 /** Every turn still marked running, across sessions, oldest first (at boot: the turns a crash cut short). */
+export function* runningTurnsProgram(): SqlProgram<TurnRow[]> {
+  return (yield* all<TurnRecord>("SELECT * FROM turns WHERE state = 'running' ORDER BY started_at, id")).map(
+    rowOf,
+  );
+}
+
+/** `runningTurnsProgram` on a SQLite connection. */
 export function runningTurns(db: DaemonDatabase): TurnRow[] {
-  return (statements(db).running.all() as TurnRecord[]).map(rowOf);
+  return runSqlite(db, runningTurnsProgram());
 }
 
 /** The session's running turn, or null. */
-export function runningTurnOf(db: DaemonDatabase, sessionId: string): TurnRow | null {
-  const record = statements(db).runningOfSession.get(sessionId) as TurnRecord | undefined;
+export function* runningTurnOfProgram(sessionId: string): SqlProgram<TurnRow | null> {
+  const record = yield* get<TurnRecord>(
+    "SELECT * FROM turns WHERE session = ? AND state = 'running'",
+    sessionId,
+  );
   return record === undefined ? null : rowOf(record);
+}
+
+/** `runningTurnOfProgram` on a SQLite connection. */
+export function runningTurnOf(db: DaemonDatabase, sessionId: string): TurnRow | null {
+  return runSqlite(db, runningTurnOfProgram(sessionId));
 }

@@ -59,6 +59,21 @@ describe("readSettings", () => {
     expect(readSettings({ SKEIN_HOME: "~/x" }).home).toBe(join(homedir(), "x"));
   });
 
+  it("takes a postgres:// or postgresql:// SKEIN_DB as a PostgreSQL URL and anything else as a SQLite path", () => {
+    for (const url of ["postgres://u@db:5432/skein", "postgresql://u:secret@db/skein?sslmode=require"]) {
+      expect(readSettings({ SKEIN_HOME: "/tmp/h", SKEIN_DB: url }).database).toEqual({
+        kind: "postgres",
+        url,
+      });
+    }
+    expect(readSettings({ SKEIN_HOME: "/tmp/h", SKEIN_DB: "pg.sqlite" }).database).toEqual({
+      kind: "sqlite",
+      path: resolve(process.cwd(), "pg.sqlite"),
+    });
+    // The URL may hold a password: the error does not echo it.
+    expect(() => readSettings({ SKEIN_DB: "postgres://u:hunter2@[bad" })).toThrow(/^SKEIN_DB is invalid/);
+  });
+
   it("treats an empty variable as unset", () => {
     expect(readSettings({ SKEIN_PORT: "", SKEIN_HOME: "" }).port).toBe(0);
   });

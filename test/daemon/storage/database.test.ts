@@ -43,7 +43,15 @@ describe("the daemon database", () => {
     )
       .map((row) => row.name)
       .sort();
-    expect(tables).toEqual(["inputs", "rejected_creations", "schema_version", "sessions", "turns"]);
+    expect(tables).toEqual([
+      "inputs",
+      "nodes",
+      "rejected_creations",
+      "schema_version",
+      "session_leases",
+      "sessions",
+      "turns",
+    ]);
     expect(currentSchemaVersion(db)).toBe(schemaVersion);
   });
 

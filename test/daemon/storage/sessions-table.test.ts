@@ -138,10 +138,13 @@ describe("the sessions table", () => {
       admitInput(db, { session: id, id: `${id}-i1`, kind: "message", intent: { text: id }, acceptedAt: 1 });
       startTurn(db, { id: `${id}-t1`, session: id, inputIds: [`${id}-i1`], startedAt: 2 });
       db.prepare("INSERT INTO extra (session, value) VALUES (?, 1), (?, 2)").run(id, id);
+      db.prepare(
+        "INSERT INTO session_leases (session, node_id, epoch, expires_at) VALUES (?, 'n', 1, 0)",
+      ).run(id);
     }
-    expect(tablesWithSessionColumn(db)).toEqual(["extra", "inputs", "turns"]);
+    expect(tablesWithSessionColumn(db)).toEqual(["extra", "inputs", "session_leases", "turns"]);
 
-    expect(deleteSessionRows(db, "gone")).toBe(5);
+    expect(deleteSessionRows(db, "gone")).toBe(6);
 
     for (const table of tablesWithSessionColumn(db)) {
       const sessions = db.prepare(`SELECT DISTINCT session FROM ${table}`).all();

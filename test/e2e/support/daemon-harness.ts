@@ -11,8 +11,10 @@ import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import Database from "better-sqlite3";
 import { v7 as uuidv7 } from "uuid";
 import { OpenApiCheck } from "../../support/openapi-check.js";
+import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
 import { SseConnection } from "./sse-client.js";
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -46,7 +48,18 @@ export interface HarnessOptions {
    */
   config?: Record<string, unknown>;
   env?: Record<string, string>;
+  /** Where the daemon keeps its state: SQLite in its home (default), or a fresh PostgreSQL schema. */
+  database?: DatabaseKind;
 }
+
+/** The storage backends the e2e suites run against. */
+export type DatabaseKind = "sqlite" | "postgres";
+
+/** Both backends, for `describe.each` (`$name` reads well in a suite's title). */
+export const databaseKinds: ReadonlyArray<{ name: string; database: DatabaseKind }> = [
+  { name: "SQLite", database: "sqlite" },
+  { name: "PostgreSQL", database: "postgres" },
+];
 
 /** One batch of the session stream: the first `data:` frame of an attach. */
 export interface StreamPage {
@@ -108,6 +121,8 @@ export class DaemonHarness {
    * harness receives is checked against it (a mismatch fails the request).
    */
   openapi: OpenApiCheck | null = null;
+  /** The PostgreSQL schema of this daemon (database: "postgres"), dropped on close. */
+  pg: PgSchema | null = null;
   private child: ChildProcess | null = null;
   private childExit: Promise<number | null> | null = null;
   private readonly env: Record<string, string>;
@@ -127,7 +142,16 @@ export class DaemonHarness {
   /** Start a daemon on a fresh home and wait until it is ready. */
   static async start(options: HarnessOptions = {}): Promise<DaemonHarness> {
     const harness = new DaemonHarness(options);
-    await harness.boot();
+    if (options.database === "postgres") {
+      harness.pg = await createPgSchema("skein_e2e");
+      harness.setEnv("SKEIN_DB", harness.pg.url);
+    }
+    try {
+      await harness.boot();
+    } catch (error) {
+      await harness.pg?.drop();
+      throw error;
+    }
     return harness;
   }
 
@@ -164,6 +188,40 @@ export class DaemonHarness {
     } catch {
       return "";
     }
+  }
+
+  /**
+   * Run one statement on the daemon's database behind its back (`?` placeholders, either
+   * backend); its rows (none for a statement that returns none).
+   */
+  async sql<R = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<R[]> {
+    if (this.pg !== null) {
+      let n = 0;
+      return this.pg.query(
+        text.replace(/\?/g, () => `$${++n}`),
+        params,
+      ) as Promise<R[]>;
+    }
+    const db = new Database(this.dbPath);
+    try {
+      const statement = db.prepare(text);
+      if (statement.reader) return statement.all(...params) as R[];
+      statement.run(...params);
+      return [];
+    } finally {
+      db.close();
+    }
+  }
+
+  /** Names of the database's tables (the daemon's and the log's). */
+  async tableNames(): Promise<string[]> {
+    const rows =
+      this.pg !== null
+        ? await this.sql<{ name: string }>(
+            "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()",
+          )
+        : await this.sql<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'");
+    return rows.map((row) => row.name).sort();
   }
 
   /** Start the daemon process and wait for `GET /server` to say ready. */
@@ -273,6 +331,7 @@ export class DaemonHarness {
     }
     await this.kill();
     rmSync(this.root, { recursive: true, force: true });
+    await this.pg?.drop();
   }
 
   /** One HTTP request to the daemon with its token; the body, when given, is sent as JSON. */

@@ -7,7 +7,7 @@
  */
 import type { RecordedRequest } from "../../support/fake-provider/server.js";
 import { FakeProvider } from "../../support/fake-provider/server.js";
-import { DaemonHarness, type HistoryEntry, sleep } from "./daemon-harness.js";
+import { DaemonHarness, type DatabaseKind, type HistoryEntry, sleep } from "./daemon-harness.js";
 
 export const fixtureProfile = "fixture";
 export const fixtureModel = "fixture-model";
@@ -27,10 +27,11 @@ export function profileFor(provider: FakeProvider) {
 /** A fake provider and a daemon using it. */
 export async function startFixture(
   env: Record<string, string> = {},
+  database: DatabaseKind = "sqlite",
 ): Promise<{ provider: FakeProvider; app: DaemonHarness }> {
   const provider = await FakeProvider.start();
   try {
-    const app = await DaemonHarness.start({ providers: profileFor(provider), env });
+    const app = await DaemonHarness.start({ providers: profileFor(provider), env, database });
     return { provider, app };
   } catch (error) {
     await provider.close();

@@ -4,6 +4,7 @@
  */
 import { Type } from "typebox";
 import type { BrowserSession, LoginLink } from "../../../api/browser-login.js";
+import type { ClusterInfo, ClusterNodeInfo } from "../../../api/cluster.js";
 import type { McpInstanceStatus, McpStatus, McpTestReport } from "../../../api/mcp-status.js";
 import type { ProviderTestAnswer } from "../../../api/provider-test.js";
 import type { RestartAnswer, ServerInfo, ShutdownAnswer } from "../../../api/server.js";
@@ -190,5 +191,36 @@ export const BrowserSessionSchema = wireSchema<BrowserSession>()(
       expires_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()]),
     },
     closed,
+  ),
+);
+
+const ClusterNodeSchema = wireSchema<ClusterNodeInfo>()(
+  Type.Object(
+    {
+      id: Type.String(),
+      url: Type.String(),
+      pid: Type.Integer(),
+      self: Type.Boolean(),
+      live: Type.Boolean(),
+      started_at: Type.String({ format: "date-time" }),
+      heartbeat_at: Type.String({ format: "date-time" }),
+      sessions_owned: Type.Integer({ minimum: 0 }),
+    },
+    closed,
+  ),
+);
+
+export const ClusterInfoSchema = named(
+  "ClusterInfo",
+  wireSchema<ClusterInfo>()(
+    Type.Object(
+      {
+        clustered: Type.Boolean(),
+        node_id: NullableString,
+        lease_seconds: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
+        nodes: Type.Array(ClusterNodeSchema),
+      },
+      closed,
+    ),
   ),
 );

@@ -1,0 +1,29 @@
+/**
+ * The wire shape of `GET /cluster`: the nodes of a cluster sharing one PostgreSQL database.
+ *
+ * Boundary rule: plain types in their wire shape (snake_case); no behaviour.
+ */
+
+/** One node of the cluster. */
+export interface ClusterNodeInfo {
+  id: string;
+  /** How the other nodes reach it (SKEIN_NODE_URL). */
+  url: string;
+  pid: number;
+  /** The node that answered. */
+  self: boolean;
+  /** Heartbeat within the lease length and not stopped. */
+  live: boolean;
+  started_at: string;
+  heartbeat_at: string;
+  /** Sessions it holds a live lease on (their turns run there). */
+  sessions_owned: number;
+}
+
+/** `GET /cluster`. A daemon on SQLite is a cluster of none: `clustered` false, no nodes. */
+export interface ClusterInfo {
+  clustered: boolean;
+  node_id: string | null;
+  lease_seconds: number | null;
+  nodes: ClusterNodeInfo[];
+}

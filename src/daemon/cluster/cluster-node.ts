@@ -1,0 +1,302 @@
+/**
+ * This daemon as one node of a cluster sharing one PostgreSQL database: it registers and
+ * heartbeats in `nodes`, holds leases on the sessions whose actors it runs (`session_leases`),
+ * renews them well before they expire, fences every write with them, claims sessions that have
+ * work and no live owner, and wakes on LISTEN/NOTIFY (with a slow poll as the fallback).
+ *
+ * Boundary rule: PostgreSQL is the only coordinator. A node trusts nothing it has not read from
+ * the database in a transaction: owning a session means holding its lease under an epoch no
+ * other node has raised, and every commit re-checks that epoch (the fence). A node that cannot
+ * renew in time gives its sessions up before their leases can expire.
+ */
+import pg from "pg";
+import type { HeadSigner } from "../../log/head-signer.js";
+import type { SessionLogger } from "../session/session-services.js";
+import { runPg } from "../storage/pg-runner.js";
+import { type WriteFence, WriteFencedError } from "../storage/session-storage.js";
+import {
+  claimLeaseProgram,
+  claimOrphansProgram,
+  createdLeaseProgram,
+  fenceProgram,
+  heartbeatProgram,
+  type LeaseRecord,
+  leaseOfProgram,
+  listNodesProgram,
+  type NodeRecord,
+  nodeKeysProgram,
+  nodeStoppedProgram,
+  registerNodeProgram,
+  releaseLeaseProgram,
+  renewLeasesProgram,
+} from "./lease-programs.js";
+
+/** The channel nodes wake each other on (payload: a session id with work, or "scan"). */
+export const wakeChannel = "skein_cluster";
+
+export interface ClusterOptions {
+  nodeId: string;
+  /** How other nodes reach this one (SKEIN_NODE_URL). */
+  url: string;
+  /** Lease length (SKEIN_LEASE_SECONDS × 1000). */
+  leaseMs: number;
+  /** The fallback poll for orphaned sessions (default: lease / 4). */
+  pollMs?: number;
+  signer: HeadSigner;
+  logger: SessionLogger;
+  /** Load (and so recover and run) a session this node just claimed. */
+  adopt(sessionId: string): Promise<void>;
+  /** This node lost the session's lease: stop its actor without writing anything. */
+  lost(sessionId: string): void;
+}
+
+/** Another node holds a live lease on the session. */
+export class SessionOwnedElsewhereError extends Error {
+  constructor(
+    readonly sessionId: string,
+    readonly owner: string,
+  ) {
+    super(`session ${sessionId} is owned by node ${owner}`);
+    this.name = "SessionOwnedElsewhereError";
+  }
+}
+
+/** One node in the GET /cluster answer. */
+export interface ClusterNodeView {
+  id: string;
+  url: string;
+  pid: number;
+  self: boolean;
+  live: boolean;
+  started_at: string;
+  heartbeat_at: string;
+  sessions_owned: number;
+}
+
+export class ClusterNode implements WriteFence<pg.PoolClient> {
+  readonly nodeId: string;
+  readonly leaseMs: number;
+  readonly #pool: pg.Pool;
+  readonly #options: ClusterOptions;
+  /** How other nodes reach this one; known once the daemon listens. */
+  url: string;
+  /** Sessions this node holds, with the epoch it holds them under and since when (ms, this node's clock). */
+  readonly #held = new Map<string, { epoch: number; since: number }>();
+  #listener: pg.Client | null = null;
+  #timers: NodeJS.Timeout[] = [];
+  #lastRenewal = 0;
+  #scanning: Promise<void> | null = null;
+  #rescan = false;
+  #stopped = false;
+
+  constructor(pool: pg.Pool, options: ClusterOptions) {
+    this.#pool = pool;
+    this.#options = options;
+    this.nodeId = options.nodeId;
+    this.leaseMs = options.leaseMs;
+    this.url = options.url;
+  }
+
+  /** Register, trust the other nodes' keys, listen for wake-ups and start the timers. */
+  async start(connection: pg.ClientConfig): Promise<void> {
+    await runPg(
+      this.#pool,
+      registerNodeProgram({
+        id: this.nodeId,
+        url: this.url,
+        pid: process.pid,
+        publicKey: this.#options.signer.publicKeyPem(),
+      }),
+    );
+    await this.refreshKeys();
+    this.#lastRenewal = Date.now();
+    await this.#listen(connection);
+    // Renew at a third of the lease: two renewals may fail before a lease can expire.
+    this.#every(Math.max(200, Math.floor(this.leaseMs / 3)), () => this.#renew());
+    this.#every(this.#options.pollMs ?? Math.max(250, Math.floor(this.leaseMs / 4)), () => this.wake());
+    this.wake();
+  }
+
+  /** Whether this node holds the session now. */
+  holds(sessionId: string): boolean {
+    return this.#held.has(sessionId);
+  }
+
+  /** Who holds the session's lease (null: nobody ever did). */
+  leaseOf(sessionId: string): Promise<LeaseRecord | null> {
+    return runPg(this.#pool, leaseOfProgram(sessionId));
+  }
+
+  /**
+   * Own the session before its actor loads: keep a lease this node holds, or take one nobody
+   * holds live (a new epoch). Throws `SessionOwnedElsewhereError` when another node holds it.
+   */
+  async acquire(sessionId: string): Promise<void> {
+    if (this.#stopped) throw new WriteFencedError(sessionId, "the node is stopping");
+    if (this.#held.has(sessionId)) return;
+    await this.refreshKeys();
+    const epoch = await runPg(this.#pool, claimLeaseProgram(sessionId, this.nodeId, this.leaseMs));
+    if (epoch === null) {
+      const lease = await this.leaseOf(sessionId);
+      throw new SessionOwnedElsewhereError(sessionId, lease?.node_id ?? "unknown");
+    }
+    this.#held.set(sessionId, { epoch, since: Date.now() });
+    this.#options.logger.info({ session: sessionId, epoch }, "session lease taken");
+  }
+
+  /** Give the session up (its actor stopped); other nodes may claim it at once. */
+  async release(sessionId: string): Promise<void> {
+    const epoch = this.#held.get(sessionId)?.epoch;
+    if (epoch === undefined) return;
+    this.#held.delete(sessionId);
+    await runPg(this.#pool, releaseLeaseProgram(sessionId, this.nodeId, epoch)).catch(() => undefined);
+    // If work is waiting, whoever hears this claims it without waiting for a poll.
+    await this.#pool.query("SELECT pg_notify($1, $2)", [wakeChannel, sessionId]).catch(() => undefined);
+  }
+
+  /** The fence: the session's lease must still be this node's, under the epoch it took. */
+  async check(client: pg.PoolClient, sessionId: string): Promise<void> {
+    const epoch = this.#held.get(sessionId)?.epoch;
+    if (epoch === undefined) throw new WriteFencedError(sessionId, "this node holds no lease on it");
+    const lease = await runPg(client, fenceProgram(sessionId));
+    if (lease === undefined || lease.node_id !== this.nodeId || lease.epoch !== epoch) {
+      this.#held.delete(sessionId);
+      const detail = `lease epoch ${epoch} was superseded by epoch ${lease?.epoch ?? "none"} of node ${lease?.node_id ?? "none"}`;
+      this.#options.logger.error(
+        { session: sessionId, epoch, current: lease ?? null },
+        `write fenced: ${detail}`,
+      );
+      this.#options.lost(sessionId);
+      throw new WriteFencedError(sessionId, detail);
+    }
+  }
+
+  /** A session created here: its lease is ours from the creating transaction on. */
+  async created(client: pg.PoolClient, sessionId: string): Promise<void> {
+    await runPg(client, createdLeaseProgram(sessionId, this.nodeId, this.leaseMs));
+    this.#held.set(sessionId, { epoch: 1, since: Date.now() });
+  }
+
+  /** Trust the head-signing keys of every node (heads they signed verify here). */
+  async refreshKeys(): Promise<void> {
+    for (const key of await runPg(this.#pool, nodeKeysProgram())) this.#options.signer.trust(key);
+  }
+
+  /** The nodes as GET /cluster shows them. */
+  async nodes(): Promise<ClusterNodeView[]> {
+    const rows: NodeRecord[] = await runPg(this.#pool, listNodesProgram(10 * 60_000));
+    return rows.map((row) => ({
+      id: row.id,
+      url: row.url,
+      pid: row.pid,
+      self: row.id === this.nodeId,
+      live: row.stopped_at === null && row.now - row.heartbeat_at < this.leaseMs,
+      started_at: new Date(row.started_at).toISOString(),
+      heartbeat_at: new Date(row.heartbeat_at).toISOString(),
+      sessions_owned: row.owned,
+    }));
+  }
+
+  /** Look for sessions with work and no live owner now (a NOTIFY arrived, or the poll). */
+  wake(): void {
+    if (this.#stopped) return;
+    if (this.#scanning !== null) {
+      this.#rescan = true;
+      return;
+    }
+    this.#scanning = (async () => {
+      do {
+        this.#rescan = false;
+        await this.#claimOrphans();
+      } while (this.#rescan && !this.#stopped);
+      this.#scanning = null;
+    })();
+  }
+
+  /** Stop: release every lease (others take the sessions at once), mark the node stopped. */
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    for (const timer of this.#timers) clearInterval(timer);
+    await this.#scanning;
+    for (const sessionId of [...this.#held.keys()]) await this.release(sessionId);
+    await runPg(this.#pool, nodeStoppedProgram(this.nodeId)).catch(() => undefined);
+    await this.#pool.query("SELECT pg_notify($1, 'scan')", [wakeChannel]).catch(() => undefined);
+    await this.#listener?.end().catch(() => undefined);
+  }
+
+  async #claimOrphans(): Promise<void> {
+    let claimed: Array<{ session: string; epoch: number }>;
+    const client = await this.#pool.connect().catch(() => null);
+    if (client === null) return;
+    try {
+      await client.query("BEGIN");
+      claimed = await runPg(client, claimOrphansProgram(this.nodeId, this.leaseMs, 50));
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      this.#options.logger.warn({ err: error }, "claiming orphaned sessions failed");
+      return;
+    } finally {
+      client.release();
+    }
+    if (claimed.length > 0) await this.refreshKeys().catch(() => undefined);
+    for (const { session, epoch } of claimed) {
+      this.#held.set(session, { epoch, since: Date.now() });
+      this.#options.logger.info({ session, epoch }, "claimed a session with work and no live owner");
+      await this.#options.adopt(session).catch((error: unknown) => {
+        this.#options.logger.error({ session, err: error }, "could not load a claimed session");
+      });
+    }
+  }
+
+  async #renew(): Promise<void> {
+    const startedAt = Date.now();
+    try {
+      await runPg(this.#pool, heartbeatProgram(this.nodeId));
+      const kept = new Map(
+        (await runPg(this.#pool, renewLeasesProgram(this.nodeId, this.leaseMs))).map((row) => [
+          row.session,
+          row.epoch,
+        ]),
+      );
+      this.#lastRenewal = Date.now();
+      for (const [sessionId, { epoch, since }] of [...this.#held]) {
+        // A lease taken while this renewal ran is not in its answer, and not lost.
+        if (kept.get(sessionId) === epoch || since >= startedAt) continue;
+        // Taken while we were away (a pause, a lost connection): stop, commit nothing more.
+        this.#held.delete(sessionId);
+        this.#options.logger.error({ session: sessionId, epoch }, "session lease lost; dropping the session");
+        this.#options.lost(sessionId);
+      }
+      await this.refreshKeys();
+    } catch (error) {
+      this.#options.logger.warn({ err: error }, "lease renewal failed");
+      // Past the lease, another node may own our sessions: drop them (the fence refuses their commits anyway).
+      if (Date.now() - this.#lastRenewal >= this.leaseMs) {
+        for (const sessionId of [...this.#held.keys()]) {
+          this.#held.delete(sessionId);
+          this.#options.lost(sessionId);
+        }
+      }
+    }
+  }
+
+  async #listen(connection: pg.ClientConfig): Promise<void> {
+    const listener = new pg.Client(connection);
+    listener.on("error", (error) => {
+      this.#options.logger.warn({ err: error }, "cluster wake-up connection failed; polling only");
+      this.#listener = null;
+    });
+    listener.on("notification", () => this.wake());
+    await listener.connect();
+    await listener.query(`LISTEN ${wakeChannel}`);
+    this.#listener = listener;
+  }
+
+  #every(ms: number, work: () => unknown): void {
+    const timer = setInterval(() => void work(), ms);
+    timer.unref();
+    this.#timers.push(timer);
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * The cluster's statements: node registration and heartbeats, and session leases (claim,
+ * renew, release, fence check, owner lookup), as SQL programs run on PostgreSQL.
+ *
+ * Boundary rule: times are the database's clock (`dbNow`, milliseconds), never a node's, so
+ * nodes with skewed clocks still agree on which lease has expired. An epoch only grows: a
+ * claim raises it, a release only moves the expiry into the past.
+ */
+import { all, get, run, type SqlProgram } from "../storage/sql-program.js";
+
+/** The database's clock in milliseconds since the epoch, as SQL. */
+export const dbNow = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+
+/** Nodes known to be gone: their leases count as expired. */
+const stoppedNodes = "SELECT id FROM nodes WHERE stopped_at IS NOT NULL";
+
+/** One node as the nodes table has it. */
+export interface NodeRecord {
+  id: string;
+  url: string;
+  pid: number;
+  started_at: number;
+  heartbeat_at: number;
+  stopped_at: number | null;
+  public_key: string;
+  /** The database's clock when read. */
+  now: number;
+  /** How many sessions the node holds a live lease on. */
+  owned: number;
+}
+
+/** A session's lease with its holder's address and whether it is still live. */
+export interface LeaseRecord {
+  node_id: string;
+  epoch: number;
+  live: boolean;
+  url: string | null;
+}
+
+/**
+ * Register (or re-register) this node. A node registered before at the same address is gone
+ * (this one listens there now: a restart after a crash), so it is marked stopped and its
+ * leases are free at once instead of after their expiry.
+ */
+export function* registerNodeProgram(node: {
+  id: string;
+  url: string;
+  pid: number;
+  publicKey: string;
+}): SqlProgram<void> {
+  yield* run(
+    `UPDATE nodes SET stopped_at = ${dbNow} WHERE url = ? AND id <> ? AND stopped_at IS NULL`,
+    node.url,
+    node.id,
+  );
+  yield* run(
+    `INSERT INTO nodes (id, url, pid, started_at, heartbeat_at, public_key)
+     VALUES (?, ?, ?, ${dbNow}, ${dbNow}, ?)
+     ON CONFLICT (id) DO UPDATE SET url = excluded.url, heartbeat_at = excluded.heartbeat_at, stopped_at = NULL`,
+    node.id,
+    node.url,
+    node.pid,
+    node.publicKey,
+  );
+}
+
+/** Heartbeat: the node is alive now. */
+export function* heartbeatProgram(nodeId: string): SqlProgram<void> {
+  yield* run(`UPDATE nodes SET heartbeat_at = ${dbNow} WHERE id = ?`, nodeId);
+}
+
+/** The node stopped (cleanly). */
+export function* nodeStoppedProgram(nodeId: string): SqlProgram<void> {
+  yield* run(`UPDATE nodes SET stopped_at = ${dbNow} WHERE id = ?`, nodeId);
+}
+
+/** Every node that has not stopped, or stopped within `keepMs`, with how many live leases it holds. */
+export function* listNodesProgram(keepMs: number): SqlProgram<NodeRecord[]> {
+  return yield* all<NodeRecord>(
+    `SELECT n.*, ${dbNow} AS now,
+       (SELECT count(*) FROM session_leases l WHERE l.node_id = n.id AND l.expires_at > ${dbNow} AND n.stopped_at IS NULL) AS owned
+     FROM nodes n WHERE n.stopped_at IS NULL OR n.stopped_at > ${dbNow} - ?
+     ORDER BY n.started_at, n.id`,
+    keepMs,
+  );
+}
+
+/** Public keys of every node ever registered (heads they signed stay verifiable). */
+export function* nodeKeysProgram(): SqlProgram<string[]> {
+  return (yield* all<{ public_key: string }>("SELECT public_key FROM nodes")).map((row) => row.public_key);
+}
+
+/**
+ * Take the session's lease if nobody holds a live one (or this node does): a new epoch, valid
+ * for `leaseMs`. The epoch, or null when another node holds it.
+ */
+export function* claimLeaseProgram(
+  sessionId: string,
+  nodeId: string,
+  leaseMs: number,
+): SqlProgram<number | null> {
+  const row = yield* get<{ epoch: number }>(
+    `INSERT INTO session_leases (session, node_id, epoch, expires_at) VALUES (?, ?, 1, ${dbNow} + ?)
+     ON CONFLICT (session) DO UPDATE SET node_id = excluded.node_id, epoch = session_leases.epoch + 1,
+       expires_at = excluded.expires_at
+     WHERE session_leases.expires_at <= ${dbNow} OR session_leases.node_id IN (${stoppedNodes})
+     RETURNING epoch`,
+    sessionId,
+    nodeId,
+    leaseMs,
+  );
+  return row?.epoch ?? null;
+}
+
+/**
+ * Claim up to `limit` sessions that have work (inputs waiting, or a turn left running) and no
+ * live owner. Expired leases are locked with SKIP LOCKED, so nodes scanning at once split the
+ * sessions between them instead of queueing on each other. The sessions claimed, with epochs.
+ */
+export function* claimOrphansProgram(
+  nodeId: string,
+  leaseMs: number,
+  limit: number,
+): SqlProgram<Array<{ session: string; epoch: number }>> {
+  const work = `SELECT session FROM inputs WHERE delivery = 'pending'
+                UNION SELECT session FROM turns WHERE state = 'running'`;
+  const expired = yield* all<{ session: string }>(
+    `SELECT l.session FROM session_leases l
+     WHERE (l.expires_at <= ${dbNow} OR l.node_id IN (${stoppedNodes})) AND l.session IN (${work})
+     ORDER BY l.expires_at LIMIT ? FOR UPDATE OF l SKIP LOCKED`,
+    limit,
+  );
+  const claimed: Array<{ session: string; epoch: number }> = [];
+  for (const { session } of expired) {
+    const row = yield* get<{ epoch: number }>(
+      `UPDATE session_leases SET node_id = ?, epoch = epoch + 1, expires_at = ${dbNow} + ?
+       WHERE session = ? RETURNING epoch`,
+      nodeId,
+      leaseMs,
+      session,
+    );
+    if (row !== undefined) claimed.push({ session, epoch: row.epoch });
+  }
+  // Sessions with work that never had a lease (created before the cluster, or by SQLite).
+  const unleased = yield* all<{ session: string; epoch: number }>(
+    `INSERT INTO session_leases (session, node_id, epoch, expires_at)
+     SELECT w.session, ?, 1, ${dbNow} + ? FROM (${work}) w
+     WHERE NOT EXISTS (SELECT 1 FROM session_leases l WHERE l.session = w.session)
+     LIMIT ?
+     ON CONFLICT (session) DO NOTHING RETURNING session, epoch`,
+    nodeId,
+    leaseMs,
+    limit,
+  );
+  return [...claimed, ...unleased];
+}
+
+/** Extend every lease this node holds; the sessions and epochs still held. */
+export function* renewLeasesProgram(
+  nodeId: string,
+  leaseMs: number,
+): SqlProgram<Array<{ session: string; epoch: number }>> {
+  return yield* all<{ session: string; epoch: number }>(
+    `UPDATE session_leases SET expires_at = ${dbNow} + ? WHERE node_id = ? AND expires_at > ${dbNow}
+     RETURNING session, epoch`,
+    leaseMs,
+    nodeId,
+  );
+}
+
+/** Give a lease up at once (its epoch stays, so a later owner still raises it). */
+export function* releaseLeaseProgram(sessionId: string, nodeId: string, epoch: number): SqlProgram<void> {
+  yield* run(
+    "UPDATE session_leases SET expires_at = 0 WHERE session = ? AND node_id = ? AND epoch = ?",
+    sessionId,
+    nodeId,
+    epoch,
+  );
+}
+
+/** The fence: the session's lease, locked against a concurrent claim until this transaction ends. */
+export function* fenceProgram(sessionId: string): SqlProgram<{ node_id: string; epoch: number } | undefined> {
+  return yield* get<{ node_id: string; epoch: number }>(
+    "SELECT node_id, epoch FROM session_leases WHERE session = ? FOR SHARE",
+    sessionId,
+  );
+}
+
+/** A new session's lease, held by its creator (epoch 1). */
+export function* createdLeaseProgram(sessionId: string, nodeId: string, leaseMs: number): SqlProgram<void> {
+  yield* run(
+    `INSERT INTO session_leases (session, node_id, epoch, expires_at) VALUES (?, ?, 1, ${dbNow} + ?)`,
+    sessionId,
+    nodeId,
+    leaseMs,
+  );
+}
+
+/** Who holds the session's lease, and whether it is live; null when it never had one. */
+export function* leaseOfProgram(sessionId: string): SqlProgram<LeaseRecord | null> {
+  const row = yield* get<LeaseRecord>(
+    `SELECT l.node_id, l.epoch, (l.expires_at > ${dbNow} AND n.stopped_at IS NULL) AS live, n.url
+     FROM session_leases l LEFT JOIN nodes n ON n.id = l.node_id WHERE l.session = ?`,
+    sessionId,
+  );
+  return row ?? null;
+}

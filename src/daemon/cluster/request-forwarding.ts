@@ -1,0 +1,112 @@
+/**
+ * Any node answers any request: a request about a session whose live lease another node holds
+ * is relayed to that node over an internal connection authenticated with the cluster's shared
+ * token, and the answer (a JSON body or an SSE stream, byte for byte) is relayed back. So
+ * snapshots, streams, inputs, interrupts and cancels on any node see exactly what the owner
+ * produces — the same events, the same `id:` cursors — and there is one writer per session.
+ *
+ * Boundary rule: the request has passed this node's ingress checks (token or cookie, Host,
+ * origin, body limits, validation) before it is relayed; the relay carries the token, not the
+ * caller's credentials. A relayed request is never relayed again (`x-skein-forwarded-by`): the
+ * receiving node answers it itself, so two nodes with different views cannot bounce a request.
+ * An owner that cannot be reached is answered 503 with Retry-After, as storage trouble is.
+ */
+import { request as httpRequest, type IncomingMessage } from "node:http";
+import type { HttpApp } from "../http/create-http-app.js";
+import { problem } from "../http/problem.js";
+import type { ClusterNode } from "./cluster-node.js";
+
+/** Marks a relayed request, with the id of the node that relayed it. */
+export const forwardedHeader = "x-skein-forwarded-by";
+
+// Hop-by-hop headers and the caller's own credentials and browser context stay behind.
+const droppedHeaders = new Set([
+  "host",
+  "authorization",
+  "cookie",
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "content-length",
+  "origin",
+  "referer",
+  "sec-fetch-site",
+  "sec-fetch-mode",
+  "sec-fetch-dest",
+  "x-csrf-token",
+]);
+
+const sessionPath = /^\/sessions\/([^/?#]+)/;
+
+/** Relay requests about sessions owned by other nodes to their owner. */
+export function registerForwarding(app: HttpApp, options: { node: ClusterNode; token: string }): void {
+  app.addHook("preHandler", async (request, reply) => {
+    const match = sessionPath.exec(request.url);
+    if (match === null || request.headers[forwardedHeader] !== undefined) return;
+    const sessionId = decodeURIComponent(match[1]!);
+    if (options.node.holds(sessionId)) return;
+    const lease = await options.node.leaseOf(sessionId);
+    if (lease === null || !lease.live || lease.node_id === options.node.nodeId || lease.url === null) return;
+    const upstream = await relay(lease.url, request.method, request.url, request.headers, request.body, {
+      token: options.token,
+      nodeId: options.node.nodeId,
+    }).catch((error: unknown) => {
+      throw problem(
+        "request_unavailable",
+        `session ${sessionId} is owned by node ${lease.node_id}, which cannot be reached now (${(error as Error).message}); try again shortly`,
+        { headers: { "retry-after": "1" } },
+      );
+    });
+    reply.hijack();
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(upstream.headers)) {
+      if (
+        value !== undefined &&
+        name !== "connection" &&
+        name !== "keep-alive" &&
+        name !== "transfer-encoding"
+      )
+        headers[name] = value;
+    }
+    reply.raw.writeHead(upstream.statusCode ?? 502, headers);
+    // SSE: flush each chunk as it comes; a client that leaves ends the relayed stream too.
+    reply.raw.flushHeaders();
+    upstream.pipe(reply.raw);
+    const abandon = () => upstream.destroy();
+    reply.raw.once("close", abandon);
+    upstream.once("error", () => reply.raw.destroy());
+  });
+}
+
+/** Send the request to `base` and resolve with the response once its headers arrived. */
+function relay(
+  base: string,
+  method: string,
+  path: string,
+  incoming: Record<string, string | string[] | undefined>,
+  body: unknown,
+  auth: { token: string; nodeId: string },
+): Promise<IncomingMessage> {
+  const target = new URL(path, base);
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(incoming)) {
+    if (value !== undefined && !droppedHeaders.has(name)) headers[name] = value;
+  }
+  headers.host = target.host;
+  headers.authorization = `Bearer ${auth.token}`;
+  headers[forwardedHeader] = auth.nodeId;
+  const payload = body === undefined ? null : Buffer.from(JSON.stringify(body));
+  if (payload !== null) {
+    headers["content-type"] = "application/json";
+    headers["content-length"] = String(payload.length);
+  }
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(target, { method, headers, timeout: 10_000 }, (response) => {
+      outgoing.setTimeout(0);
+      resolve(response);
+    });
+    outgoing.once("timeout", () => outgoing.destroy(new Error("no answer within 10 s")));
+    outgoing.once("error", reject);
+    outgoing.end(payload ?? undefined);
+  });
+}

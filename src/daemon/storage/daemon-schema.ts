@@ -1,0 +1,166 @@
+/**
+ * The daemon's tables (sessions, inputs, turns, rejected_creations) as numbered migrations,
+ * one list for both backends: SQLite runs each statement as written; PostgreSQL runs it with
+ * every INTEGER widened to BIGINT (times are milliseconds, beyond 32 bits). Each applied version
+ * is recorded in `schema_version`; a database with a higher version than this code knows is
+ * refused (`DatabaseVersionError`) before anything is written to it.
+ *
+ * Boundary rule: schema only. The log's own tables (`transcript`, `transcript_heads`) are the
+ * log stores'; the cluster's (`nodes`, `session_leases`) are migrations here like any other.
+ */
+import type { SqlDialect } from "./sql-program.js";
+
+/** The database was written by a newer daemon whose schema this one does not know. */
+export class DatabaseVersionError extends Error {
+  constructor(
+    readonly path: string,
+    readonly found: number,
+    readonly known: number,
+  ) {
+    super(
+      `database ${path} has schema version ${found}, newer than this daemon's ${known}: ` +
+        "run a daemon at least as new as the one that wrote it, or point SKEIN_DB at another database",
+    );
+    this.name = "DatabaseVersionError";
+  }
+}
+
+/** One schema step: its version and the statements that take a database there from the one before. */
+export interface Migration {
+  version: number;
+  statements: readonly string[];
+}
+
+// Append only: a released migration is never edited, a change is a new version.
+// Foreign keys are deferred so one transaction may delete or insert rows in any order.
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    statements: [
+      `CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        name TEXT,
+        workspace TEXT NOT NULL,
+        parent_id TEXT,
+        provider_profile TEXT,
+        model TEXT,
+        system_prompt TEXT,
+        created_at INTEGER NOT NULL,
+        activity_at INTEGER NOT NULL,
+        input_order INTEGER NOT NULL DEFAULT 0,
+        usage_prompt_tokens INTEGER NOT NULL DEFAULT 0,
+        usage_completion_tokens INTEGER NOT NULL DEFAULT 0,
+        usage_cached_prompt_tokens INTEGER NOT NULL DEFAULT 0,
+        usage_total_tokens INTEGER NOT NULL DEFAULT 0,
+        preview_text TEXT NOT NULL DEFAULT '',
+        preview_truncated INTEGER NOT NULL DEFAULT 0,
+        transcript_count INTEGER NOT NULL DEFAULT 0
+      )`,
+      "CREATE INDEX sessions_by_activity ON sessions (activity_at DESC, id DESC)",
+      `CREATE TABLE turns (
+        id TEXT PRIMARY KEY,
+        session TEXT NOT NULL REFERENCES sessions (id) DEFERRABLE INITIALLY DEFERRED,
+        state TEXT NOT NULL CHECK (state IN ('running', 'completed', 'interrupted', 'abandoned', 'failed')),
+        started_at INTEGER NOT NULL,
+        ended_at INTEGER,
+        input_ids TEXT NOT NULL,
+        error TEXT
+      )`,
+      "CREATE INDEX turns_by_session_state ON turns (session, state)",
+      // At most one running turn per session: a second start is a bug, not a state.
+      "CREATE UNIQUE INDEX turns_one_running ON turns (session) WHERE state = 'running'",
+      `CREATE TABLE inputs (
+        id TEXT PRIMARY KEY,
+        session TEXT NOT NULL REFERENCES sessions (id) DEFERRABLE INITIALLY DEFERRED,
+        kind TEXT NOT NULL,
+        intent TEXT NOT NULL,
+        client_id TEXT,
+        accepted_at INTEGER NOT NULL,
+        acceptance_order INTEGER NOT NULL,
+        delivery TEXT NOT NULL CHECK (delivery IN ('pending', 'committed', 'cancelled')),
+        transcript_position INTEGER,
+        turn_id TEXT,
+        UNIQUE (session, acceptance_order)
+      )`,
+      "CREATE INDEX inputs_by_delivery ON inputs (session, delivery, acceptance_order)",
+    ],
+  },
+  {
+    version: 2,
+    statements: [
+      // Where a fork started: the checkpoint it was asked for and the hash of the source entry.
+      // Null for sessions that are not forks and for forks made before this version.
+      "ALTER TABLE sessions ADD COLUMN fork_checkpoint_id TEXT",
+      "ALTER TABLE sessions ADD COLUMN fork_entry_hash TEXT",
+      "CREATE INDEX sessions_by_parent ON sessions (parent_id, activity_at DESC, id DESC)",
+      // Creations refused for what they asked (a bad workspace, an unknown checkpoint), so a
+      // later GET of the id can say why it does not exist. Not session data: no `session` column.
+      `CREATE TABLE rejected_creations (
+        id TEXT PRIMARY KEY,
+        rejected_at INTEGER NOT NULL,
+        status INTEGER NOT NULL,
+        code TEXT NOT NULL,
+        detail TEXT NOT NULL
+      )`,
+      "CREATE INDEX rejected_creations_by_time ON rejected_creations (rejected_at)",
+    ],
+  },
+  {
+    version: 3,
+    statements: [
+      // The MCP servers a session uses (a JSON array of names from config.json's mcpServers).
+      // Null for sessions created before this version: they use none.
+      "ALTER TABLE sessions ADD COLUMN mcp_servers TEXT",
+    ],
+  },
+  {
+    version: 4,
+    statements: [
+      // The daemons of a cluster sharing this database (PostgreSQL only; unused on SQLite):
+      // each registers at start, heartbeats, and publishes its head-signing public key so the
+      // others can check the heads it signed. Rows stay after a node stops (its key still counts).
+      `CREATE TABLE nodes (
+        id TEXT PRIMARY KEY,
+        url TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        started_at INTEGER NOT NULL,
+        heartbeat_at INTEGER NOT NULL,
+        stopped_at INTEGER,
+        public_key TEXT NOT NULL
+      )`,
+      // Which node runs a session's turns, until when, under which epoch. The epoch only grows
+      // (a released lease keeps its row with an expiry in the past); every commit of the owner
+      // checks it. Session data: deleted with the session.
+      `CREATE TABLE session_leases (
+        session TEXT PRIMARY KEY,
+        node_id TEXT NOT NULL,
+        epoch INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      )`,
+      "CREATE INDEX session_leases_by_node ON session_leases (node_id)",
+    ],
+  },
+];
+
+/** The schema version this daemon writes. */
+export const schemaVersion = migrations[migrations.length - 1]!.version;
+
+/** The statements of `migration` in `dialect`. */
+export function migrationStatements(migration: Migration, dialect: SqlDialect): string[] {
+  switch (dialect) {
+    case "sqlite":
+      return [...migration.statements];
+    case "postgres":
+      return migration.statements.map((statement) => statement.replace(/\bINTEGER\b/g, "BIGINT"));
+    default: {
+      const unknown: never = dialect;
+      throw new Error(`unknown dialect ${String(unknown)}`);
+    }
+  }
+}
+
+/** The `schema_version` table in `dialect` (created if missing). */
+export function schemaVersionTable(dialect: SqlDialect): string {
+  const type = dialect === "postgres" ? "BIGINT" : "INTEGER";
+  return `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at ${type} NOT NULL)`;
+}

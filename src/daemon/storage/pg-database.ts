@@ -1,0 +1,84 @@
+/**
+ * The daemon's PostgreSQL database: a pool on the `SKEIN_DB` URL, and at open the numbered
+ * migrations of daemon-schema.ts and the log's tables, applied under a transaction-scoped
+ * advisory lock so several daemons booting on one database at once apply each step once.
+ *
+ * Boundary rule: this file opens, migrates and labels the database; what is written in it is
+ * the storage's (pg-session-storage.ts). The tables live in the connection's current schema
+ * (a URL may choose it with `?options=-c search_path=NAME`).
+ */
+import pg from "pg";
+import { createPgTranscriptSchema } from "../../log/pg-store.js";
+import {
+  DatabaseVersionError,
+  migrationStatements,
+  migrations,
+  schemaVersion,
+  schemaVersionTable,
+} from "./daemon-schema.js";
+import { pgTypes } from "./pg-runner.js";
+
+/** True when `SKEIN_DB` names a PostgreSQL database rather than a SQLite file. */
+export function isPostgresUrl(value: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(value);
+}
+
+/** The URL without its password, for messages and logs. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "postgres://(unparsable URL)";
+  }
+}
+
+/** Open a pool on `url` (at most `max` connections) and bring its schema up to date. */
+export async function openPgDaemonDatabase(url: string, options: { max?: number } = {}): Promise<pg.Pool> {
+  const pool = new pg.Pool({ connectionString: url, types: pgTypes, max: options.max ?? 10 });
+  // An idle client's error (the server restarted) must not crash the process; the next query reports it.
+  pool.on("error", () => undefined);
+  try {
+    await migratePg(pool, redactedUrl(url));
+    return pool;
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The highest applied migration version (0 for a database that has none). */
+export async function currentPgSchemaVersion(queryable: Pick<pg.PoolClient, "query">): Promise<number> {
+  const result = await queryable.query<{ version: number | null }>(
+    "SELECT max(version) AS version FROM schema_version",
+  );
+  return result.rows[0]?.version ?? 0;
+}
+
+async function migratePg(pool: pg.Pool, label: string): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    // Per schema: suites (or clusters) in other schemas of the database do not wait on each other.
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('skein.migrate.' || current_schema()))");
+    await client.query(schemaVersionTable("postgres"));
+    const current = await currentPgSchemaVersion(client);
+    if (current > schemaVersion) throw new DatabaseVersionError(label, current, schemaVersion);
+    for (const migration of migrations) {
+      if (migration.version <= current) continue;
+      for (const statement of migrationStatements(migration, "postgres")) await client.query(statement);
+      await client.query("INSERT INTO schema_version (version, applied_at) VALUES ($1, $2)", [
+        migration.version,
+        Date.now(),
+      ]);
+    }
+    await createPgTranscriptSchema(client);
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Runs SQL programs (sql-program.ts) on a PostgreSQL connection, asynchronously.
+ *
+ * Boundary rule: the program's `?` placeholders become `$1..$n` here (programs never put a `?`
+ * in a literal); BIGINT and COUNT come back as numbers (`pgTypes`, given to every pool of the
+ * daemon: the values it stores are milliseconds and counters, far below 2^53). A statement that
+ * fails is thrown into the program, but PostgreSQL has then aborted the transaction: a program
+ * may turn such an error into its own, never carry on with more statements.
+ */
+import pg from "pg";
+import type { SqlProgram, SqlStep } from "./sql-program.js";
+
+/** Something that runs a query: a pool or one client of it. */
+export type PgQueryable = Pick<pg.PoolClient, "query">;
+
+const int8 = 20;
+const numeric = 1700;
+
+/** Type parsers for the daemon's pools: int8 and numeric as JavaScript numbers. */
+export const pgTypes: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: string) => {
+    if (oid === int8 || oid === numeric) return (text: string) => Number(text);
+    return pg.types.getTypeParser(oid, format as "text");
+  }) as pg.CustomTypesConfig["getTypeParser"],
+};
+
+const numbered = new Map<string, string>();
+
+/** `sql` with each `?` replaced by `$1`, `$2`, ... (memoised: programs reuse their texts). */
+export function numberPlaceholders(sql: string): string {
+  let text = numbered.get(sql);
+  if (text === undefined) {
+    let n = 0;
+    text = sql.replace(/\?/g, () => `$${++n}`);
+    numbered.set(sql, text);
+  }
+  return text;
+}
+
+async function execute(queryable: PgQueryable, step: SqlStep): Promise<unknown> {
+  switch (step.op) {
+    case "get":
+      return (await queryable.query(numberPlaceholders(step.sql), [...step.params])).rows[0];
+    case "all":
+      return (await queryable.query(numberPlaceholders(step.sql), [...step.params])).rows;
+    case "run":
+      return {
+        changes: (await queryable.query(numberPlaceholders(step.sql), [...step.params])).rowCount ?? 0,
+      };
+    case "dialect":
+      return "postgres";
+    default: {
+      const unknown: never = step;
+      throw new Error(`unknown SQL step ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+/** Run `program` on `queryable` (in the caller's transaction, if it holds one). */
+export async function runPg<T>(queryable: PgQueryable, program: SqlProgram<T>): Promise<T> {
+  let next = program.next();
+  while (!next.done) {
+    let result: unknown;
+    try {
+      result = await execute(queryable, next.value);
+    } catch (error) {
+      next = program.throw(error);
+      continue;
+    }
+    next = program.next(result);
+  }
+  return next.value;
+}

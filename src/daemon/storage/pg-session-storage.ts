@@ -1,0 +1,212 @@
+/**
+ * The storage port on PostgreSQL: the log's `transcript` tables (through `PgStore`) and the
+ * daemon's tables in one database, written through one group commit (pg-commit-queue.ts), so
+ * the writes of many sessions queued while a transaction is in flight share the next one, and a
+ * session's log and its rows never disagree. The table logic is the same SQL programs the
+ * SQLite backend runs.
+ *
+ * Boundary rule: the only file that composes the programs into PostgreSQL transactions;
+ * everything above it speaks through `SessionStorage`.
+ */
+import type pg from "pg";
+import type { InputReceipt } from "../../api/inputs.js";
+import type { SessionPreview } from "../../api/session-snapshot.js";
+import type { LogEntry, PositionedEntry } from "../../log/entries.js";
+import { buildChain } from "../../log/entry-hash.js";
+import type { HeadRecord } from "../../log/head-record.js";
+import type { HeadSigner } from "../../log/head-signer.js";
+import { PgCommitQueue } from "../../log/pg-commit-queue.js";
+import { PgStore } from "../../log/pg-store.js";
+import { SessionWriter } from "../../log/session-writer.js";
+import type { LogHead } from "../../log/store.js";
+import {
+  type Admission,
+  cancelInputProgram,
+  cancelInputsThroughProgram,
+  getReceiptProgram,
+  type InputRow,
+  listPendingInputsProgram,
+  type NewInput,
+  sessionsWithPendingInputsProgram,
+} from "./inputs-table.js";
+import { runPg } from "./pg-runner.js";
+import {
+  getRejectionProgram,
+  type RejectedCreation,
+  recordRejectionProgram,
+} from "./rejected-creations-table.js";
+import {
+  admitAndTouchProgram,
+  createSessionRowProgram,
+  deleteSessionProgram,
+  finishSessionCreationProgram,
+  rowWritesProgram,
+} from "./row-writes.js";
+import type {
+  InputCancellation,
+  RowWrites,
+  SessionStorage,
+  StoredSessionWriter,
+  WriteFence,
+} from "./session-storage.js";
+import {
+  getSessionProgram,
+  listSessionsProgram,
+  type NewSession,
+  type SessionListFilter,
+  type SessionRow,
+  setPreviewProgram,
+} from "./sessions-table.js";
+import { endTurnProgram, runningTurnOfProgram, runningTurnsProgram, type TurnRow } from "./turns-table.js";
+
+export class PgSessionStorage implements SessionStorage {
+  readonly pool: pg.Pool;
+  readonly log: PgStore;
+  readonly #queue: PgCommitQueue;
+  #fence: WriteFence<pg.PoolClient> | null = null;
+
+  /** Storage on a migrated pool (see pg-database.ts); it ends the pool on close(). */
+  constructor(pool: pg.Pool, options: { signer?: HeadSigner } = {}) {
+    this.pool = pool;
+    this.#queue = new PgCommitQueue(pool);
+    this.log = new PgStore(pool, { commitQueue: this.#queue, ownsPool: false, ...options });
+  }
+
+  /** From now on every write of a session first passes `fence` in its transaction (cluster mode). */
+  fenceWith(fence: WriteFence<pg.PoolClient>): void {
+    this.#fence = fence;
+  }
+
+  /** Run `write` for `sessionId` in the group commit, behind the fence. */
+  #write<T>(sessionId: string, write: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.#queue.run(sessionId, async (client) => {
+      await this.#fence?.check(client, sessionId);
+      return write(client);
+    });
+  }
+
+  writerFrom(sessionId: string, entries: readonly PositionedEntry[]): StoredSessionWriter {
+    const writer = SessionWriter.fromEntries(this.log, sessionId, entries);
+    return {
+      sessionId,
+      get headHash() {
+        return writer.headHash;
+      },
+      get position() {
+        return writer.position;
+      },
+      get state() {
+        return writer.state;
+      },
+      placed: (more) => writer.placed(more),
+      append: (more, writes) =>
+        writer.append(more, async (client) => {
+          // The entries are in; the fence is checked before anything commits.
+          await this.#fence?.check(client, sessionId);
+          await runPg(client, rowWritesProgram(sessionId, writes));
+        }),
+    };
+  }
+
+  readLog(sessionId: string): Promise<PositionedEntry[]> {
+    return this.log.readAll(sessionId);
+  }
+
+  readLogRange(sessionId: string, from: number, limit: number): Promise<PositionedEntry[]> {
+    return this.log.readRange(sessionId, from, limit);
+  }
+
+  readLogHead(sessionId: string): Promise<LogHead | null> {
+    return this.log.readHead(sessionId);
+  }
+
+  readHeadRecord(sessionId: string): Promise<HeadRecord | null> {
+    return this.log.readHeadRecord(sessionId);
+  }
+
+  writeRows(sessionId: string, writes: RowWrites): Promise<void> {
+    return this.#write(sessionId, (client) => runPg(client, rowWritesProgram(sessionId, writes)));
+  }
+
+  createSession(row: NewSession, entries: readonly LogEntry[], preview: SessionPreview): Promise<void> {
+    return this.#queue.run(row.id, async (client) => {
+      await runPg(client, createSessionRowProgram(row));
+      await this.log.appendInTransaction(client, row.id, buildChain(null, entries));
+      await runPg(client, finishSessionCreationProgram(row.id, preview));
+      await this.#fence?.created(client, row.id);
+    });
+  }
+
+  getSession(sessionId: string): Promise<SessionRow | null> {
+    return runPg(this.pool, getSessionProgram(sessionId));
+  }
+
+  listSessions(filter?: SessionListFilter): Promise<SessionRow[]> {
+    return runPg(this.pool, listSessionsProgram(filter));
+  }
+
+  deleteSession(sessionId: string): Promise<void> {
+    return this.#write(sessionId, async (client) => {
+      await this.log.deleteSessionInTransaction(client, sessionId);
+      await runPg(client, deleteSessionProgram(sessionId));
+    });
+  }
+
+  async setPreview(sessionId: string, preview: SessionPreview): Promise<void> {
+    await runPg(this.pool, setPreviewProgram(sessionId, preview));
+  }
+
+  admitInput(input: NewInput): Promise<Admission> {
+    return this.#write(input.session, (client) => runPg(client, admitAndTouchProgram(input)));
+  }
+
+  getReceipt(sessionId: string, inputId: string): Promise<InputReceipt | null> {
+    return runPg(this.pool, getReceiptProgram(sessionId, inputId));
+  }
+
+  pendingInputs(sessionId: string): Promise<InputRow[]> {
+    return runPg(this.pool, listPendingInputsProgram(sessionId));
+  }
+
+  cancelInputsThrough(sessionId: string, order: number): Promise<string[]> {
+    return this.#write(sessionId, (client) => runPg(client, cancelInputsThroughProgram(sessionId, order)));
+  }
+
+  cancelInput(sessionId: string, inputId: string): Promise<InputCancellation> {
+    return this.#write(sessionId, (client) => runPg(client, cancelInputProgram(sessionId, inputId)));
+  }
+
+  sessionsWithPendingInputs(): Promise<string[]> {
+    return runPg(this.pool, sessionsWithPendingInputsProgram());
+  }
+
+  runningTurnOf(sessionId: string): Promise<TurnRow | null> {
+    return runPg(this.pool, runningTurnOfProgram(sessionId));
+  }
+
+  runningTurns(): Promise<TurnRow[]> {
+    return runPg(this.pool, runningTurnsProgram());
+  }
+
+  async failTurn(turnId: string, endedAt: number, error: string): Promise<void> {
+    await runPg(this.pool, endTurnProgram(turnId, { state: "failed", endedAt, error }));
+  }
+
+  recordRejection(rejection: RejectedCreation): Promise<void> {
+    return this.#queue.run(rejection.id, (client) => runPg(client, recordRejectionProgram(rejection)));
+  }
+
+  getRejection(id: string, now: number): Promise<RejectedCreation | null> {
+    return runPg(this.pool, getRejectionProgram(id, now));
+  }
+
+  commitStats() {
+    return this.#queue.stats();
+  }
+
+  async close(): Promise<void> {
+    await this.#queue.close();
+    await this.log.close();
+    await this.pool.end();
+  }
+}

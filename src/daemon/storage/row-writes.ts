@@ -1,0 +1,69 @@
+/**
+ * The port's composite writes as SQL programs, shared by both backends: the row writes that
+ * commit with a log append (`RowWrites`), an admission that moves the activity time, a
+ * session's first rows and its removal.
+ *
+ * Boundary rule: composition only; each table's statements live in its table module.
+ */
+import type { SessionPreview } from "../../api/session-snapshot.js";
+import {
+  type Admission,
+  admitInputProgram,
+  markInputsCommittedProgram,
+  type NewInput,
+} from "./inputs-table.js";
+import { forgetRejectionProgram } from "./rejected-creations-table.js";
+import type { RowWrites } from "./session-storage.js";
+import {
+  deleteSessionRowsProgram,
+  insertSessionProgram,
+  type NewSession,
+  setPreviewProgram,
+  setProviderProgram,
+  touchActivityProgram,
+  updateUsageProgram,
+} from "./sessions-table.js";
+import type { SqlProgram } from "./sql-program.js";
+import { endTurnProgram, startTurnProgram } from "./turns-table.js";
+
+/** Apply `writes` (inside the append's transaction or savepoint). */
+export function* rowWritesProgram(sessionId: string, writes: RowWrites): SqlProgram<void> {
+  if (writes.startTurn !== undefined) {
+    yield* startTurnProgram({ session: sessionId, ...writes.startTurn });
+  }
+  if (writes.committedInputs !== undefined) {
+    yield* markInputsCommittedProgram(writes.committedInputs.turnId, writes.committedInputs.inputs);
+  }
+  if (writes.endTurn !== undefined) {
+    const { id, ...end } = writes.endTurn;
+    yield* endTurnProgram(id, end);
+  }
+  if (writes.usage !== undefined && Object.keys(writes.usage).length > 0)
+    yield* updateUsageProgram(sessionId, writes.usage);
+  if (writes.preview !== undefined) yield* setPreviewProgram(sessionId, writes.preview);
+  if (writes.activityAt !== undefined) yield* touchActivityProgram(sessionId, writes.activityAt);
+  if (writes.provider !== undefined) yield* setProviderProgram(sessionId, writes.provider);
+}
+
+/** Admit an input; a new one moves the session's activity time to its acceptance. */
+export function* admitAndTouchProgram(input: NewInput): SqlProgram<Admission> {
+  const admitted = yield* admitInputProgram(input);
+  if (admitted.created) yield* touchActivityProgram(input.session, input.acceptedAt);
+  return admitted;
+}
+
+/** A session's row, before its first log entries (the caller appends those in between). */
+export function* createSessionRowProgram(row: NewSession): SqlProgram<void> {
+  yield* insertSessionProgram(row);
+}
+
+/** What follows a new session's first entries: its preview, and forgetting an earlier refusal of its id. */
+export function* finishSessionCreationProgram(sessionId: string, preview: SessionPreview): SqlProgram<void> {
+  yield* setPreviewProgram(sessionId, preview);
+  yield* forgetRejectionProgram(sessionId);
+}
+
+/** Every row about the session (its log is the log store's to delete, in the same transaction). */
+export function* deleteSessionProgram(sessionId: string): SqlProgram<void> {
+  yield* deleteSessionRowsProgram(sessionId);
+}

@@ -1,0 +1,205 @@
+/**
+ * The storage port on both backends (SQLite, and PostgreSQL in a schema of its own): a turn's
+ * log entries and its rows commit together or not at all, deletion removes the log through its
+ * store and every row, and concurrent writes share transactions (group commit).
+ */
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { InputNotPendingError } from "../../../src/daemon/errors.js";
+import { emptyPreview } from "../../../src/daemon/history/preview.js";
+import { DatabaseVersionError, migrations } from "../../../src/daemon/storage/daemon-schema.js";
+import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
+import { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
+import type { SessionStorage } from "../../../src/daemon/storage/session-storage.js";
+import { tablesWithSessionColumn } from "../../../src/daemon/storage/sessions-table.js";
+import { SqliteSessionStorage } from "../../../src/daemon/storage/sqlite-session-storage.js";
+import type { LogEntry } from "../../../src/log/entries.js";
+import { userMessage } from "../../../src/model/items.js";
+import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
+import { tempDatabase } from "./temp-database.js";
+
+/** A backend under test: fresh storage, and a way to count rows behind its back. */
+interface Backend {
+  name: string;
+  open(): Promise<SessionStorage>;
+  count(table: string, session: string): Promise<number>;
+  tables(): Promise<string[]>;
+}
+
+let schema: PgSchema;
+beforeAll(async () => {
+  schema = await createPgSchema("skein_storage");
+});
+afterAll(async () => {
+  await schema.drop();
+});
+
+const sqlite = (): Backend => {
+  let storage: SqliteSessionStorage | null = null;
+  return {
+    name: "SQLite",
+    async open() {
+      storage = new SqliteSessionStorage(tempDatabase().db);
+      return storage;
+    },
+    async count(table, session) {
+      return (
+        storage!.db.prepare(`SELECT count(*) AS n FROM ${table} WHERE session = ?`).get(session) as {
+          n: number;
+        }
+      ).n;
+    },
+    async tables() {
+      return tablesWithSessionColumn(storage!.db);
+    },
+  };
+};
+
+const postgres = (): Backend => ({
+  name: "PostgreSQL",
+  async open() {
+    // Each test its own tables: the schema is emptied first.
+    await schema.query(`DROP SCHEMA ${schema.name} CASCADE; CREATE SCHEMA ${schema.name}`);
+    const storage = new PgSessionStorage(await openPgDaemonDatabase(schema.url, { max: 4 }));
+    onTestFinished(() => storage.close());
+    return storage;
+  },
+  async count(table, session) {
+    const rows = await schema.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE session = $1`, [
+      session,
+    ]);
+    return Number(rows[0]!.n);
+  },
+  async tables() {
+    const rows = await schema.query<{ name: string }>(
+      `SELECT table_name AS name FROM information_schema.columns
+       WHERE table_schema = current_schema() AND column_name = 'session' ORDER BY table_name`,
+    );
+    return rows.map((row) => row.name).filter((name) => !name.startsWith("transcript"));
+  },
+});
+
+const ts = Date.parse("2025-05-06T07:08:09.010Z");
+const start: LogEntry = { kind: "session_start", ts, system_prompt: null, config: {}, history: [] };
+
+async function storageWithSession(backend: Backend, ...ids: string[]): Promise<SessionStorage> {
+  const storage = await backend.open();
+  for (const id of ids)
+    await storage.createSession({ id, workspace: "/tmp/work", createdAt: ts }, [start], emptyPreview);
+  return storage;
+}
+
+/** Admit one input and deliver it in a turn: its entry, receipt and turn row in one append. */
+async function deliverInput(storage: SessionStorage, sessionId: string, inputId: string, turnId: string) {
+  await storage.admitInput({
+    session: sessionId,
+    id: inputId,
+    kind: "message",
+    intent: { text: inputId },
+    acceptedAt: ts,
+  });
+  const writer = storage.writerFrom(sessionId, await storage.readLog(sessionId));
+  const entry: LogEntry = {
+    kind: "user_input",
+    ts,
+    item: userMessage(inputId),
+    turn_id: turnId,
+    input_id: inputId,
+  };
+  return writer.append([entry], {
+    startTurn: { id: turnId, inputIds: [inputId], startedAt: ts },
+    committedInputs: { turnId, inputs: [{ id: inputId, transcriptPosition: writer.position + 1 }] },
+  });
+}
+
+describe.each([sqlite(), postgres()])("the storage port on $name", (backend) => {
+  it("commits a turn's log entries, its inputs and its row together", async () => {
+    const storage = await storageWithSession(backend, "s");
+    const placed = await deliverInput(storage, "s", "i1", "t1");
+    expect(placed.map((entry) => entry.position)).toEqual([1]);
+    expect(await storage.getReceipt("s", "i1")).toMatchObject({
+      delivery: "committed",
+      transcript_position: 1,
+      turn: { id: "t1", state: "running" },
+    });
+    expect((await storage.runningTurnOf("s"))?.id).toBe("t1");
+  });
+
+  it("writes no log entry when a row write fails, and the writer stays where it was", async () => {
+    const storage = await storageWithSession(backend, "s");
+    await deliverInput(storage, "s", "i1", "t1");
+    const writer = storage.writerFrom("s", await storage.readLog("s"));
+    const entry: LogEntry = { kind: "continuation", ts, turn_id: "t2", input_id: "i1" };
+    // i1 was delivered already: committing it again is refused, so the entry must not be logged.
+    await expect(
+      writer.append([entry], {
+        committedInputs: { turnId: "t2", inputs: [{ id: "i1", transcriptPosition: 2 }] },
+      }),
+    ).rejects.toBeInstanceOf(InputNotPendingError);
+    expect(writer.position).toBe(1);
+    expect(await storage.readLog("s")).toHaveLength(2);
+  });
+
+  it("deletes a session's log through the store and every row of it, keeping other sessions intact", async () => {
+    const storage = await storageWithSession(backend, "gone", "kept");
+    for (const id of ["gone", "kept"]) await deliverInput(storage, id, `${id}-i1`, `${id}-t1`);
+    await storage.deleteSession("gone");
+    const tables = await backend.tables();
+    expect(tables).toEqual(expect.arrayContaining(["inputs", "turns"]));
+    for (const table of [...tables, "transcript", "transcript_heads"]) {
+      expect(await backend.count(table, "gone"), table).toBe(0);
+      // No cluster fences these storages, so they hold no leases.
+      if (table !== "session_leases") expect(await backend.count(table, "kept"), table).toBeGreaterThan(0);
+    }
+    expect(await storage.getSession("gone")).toBeNull();
+    expect((await storage.readLog("kept")).map((entry) => entry.position)).toEqual([0, 1]);
+  });
+
+  it("group-commits concurrent admissions and appends of many sessions in few transactions", async () => {
+    const ids = Array.from({ length: 8 }, (_, i) => `s${i}`);
+    const storage = await storageWithSession(backend, ...ids);
+    const before = storage.commitStats();
+    await Promise.all(ids.map((id) => deliverInput(storage, id, `${id}-i1`, `${id}-t1`)));
+    const after = storage.commitStats();
+    expect(after.requests - before.requests).toBe(16);
+    // The admissions share one transaction, the appends (after each writer read its log) one or two more.
+    expect(after.transactions - before.transactions).toBeLessThanOrEqual(4);
+    for (const id of ids) expect((await storage.getReceipt(id, `${id}-i1`))?.delivery).toBe("committed");
+  });
+
+  it("admits one input id once, however many times it is sent at once", async () => {
+    const storage = await storageWithSession(backend, "s");
+    const input = { session: "s", id: "same", kind: "message", intent: { text: "x" }, acceptedAt: ts };
+    const answers = await Promise.all([1, 2, 3].map(() => storage.admitInput(input)));
+    expect(answers.filter((answer) => answer.created)).toHaveLength(1);
+    expect(new Set(answers.map((answer) => answer.receipt.acceptance_order))).toEqual(new Set([1]));
+    const next = await storage.admitInput({ ...input, id: "next" });
+    expect(next.receipt.acceptance_order).toBe(2);
+  });
+});
+
+describe("the PostgreSQL schema", () => {
+  it("refuses a database whose schema is newer than the code, naming both versions and writing nothing", async () => {
+    const own = await createPgSchema("skein_version");
+    onTestFinished(() => own.drop());
+    const pool = await openPgDaemonDatabase(own.url, { max: 1 });
+    await pool.end();
+    await own.query("INSERT INTO schema_version (version, applied_at) VALUES (999, 0)");
+    const error = await openPgDaemonDatabase(own.url, { max: 1 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(DatabaseVersionError);
+    expect((error as Error).message).toMatch(/schema version 999, newer than this daemon's \d+/);
+    expect(await own.query("SELECT version FROM schema_version WHERE version = 999")).toHaveLength(1);
+  });
+
+  it("lets several daemons migrate one fresh database at once", async () => {
+    const own = await createPgSchema("skein_migrate");
+    onTestFinished(() => own.drop());
+    const pools = await Promise.all([1, 2, 3].map(() => openPgDaemonDatabase(own.url, { max: 1 })));
+    await Promise.all(pools.map((pool) => pool.end()));
+    const versions = await own.query<{ version: number }>(
+      "SELECT version FROM schema_version ORDER BY version",
+    );
+    expect(versions.map((row) => Number(row.version))).toEqual(
+      migrations.map((migration) => migration.version),
+    );
+  });
+});

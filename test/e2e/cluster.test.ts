@@ -1,0 +1,228 @@
+/**
+ * Several daemon processes on one PostgreSQL schema (a cluster): any node answers for any
+ * session, the owner's stream reaches watchers on other nodes with the owner's cursors, a
+ * SIGKILLed owner's sessions are taken over after its lease expires and recovered as after a
+ * crash, a paused owner is fenced, a SIGTERMed one hands off at once, and inputs sent through
+ * all nodes run once each, in acceptance order. Leases are 2 s here to keep the suite short.
+ */
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { v7 as uuidv7 } from "uuid";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { deliver, hang, text } from "../support/fake-provider/reply.js";
+import { FakeProvider } from "../support/fake-provider/server.js";
+import { createPgSchema, type PgSchema } from "../support/pg-schema.js";
+import { DaemonHarness, type StreamPage, skeinBin, sleep, userTexts } from "./support/daemon-harness.js";
+import { eventually, profileFor } from "./support/fixture.js";
+
+const leaseSeconds = 2;
+
+describe("a cluster of daemons on one PostgreSQL", () => {
+  let provider: FakeProvider;
+  let schema: PgSchema;
+  let nodes: DaemonHarness[] = [];
+  const token = randomBytes(24).toString("hex");
+
+  beforeAll(async () => {
+    provider = await FakeProvider.start();
+  });
+
+  afterEach(async () => {
+    for (const node of nodes) await node.close();
+    nodes = [];
+    await schema?.drop();
+  });
+
+  afterAll(async () => {
+    await provider?.close();
+  });
+
+  /** `count` nodes on a fresh schema, sharing the token. */
+  async function cluster(count: number): Promise<DaemonHarness[]> {
+    provider.reset();
+    provider.script = () => text("ok");
+    schema = await createPgSchema("skein_cluster");
+    const env = { SKEIN_DB: schema.url, SKEIN_TOKEN: token, SKEIN_LEASE_SECONDS: String(leaseSeconds) };
+    for (let i = 0; i < count; i++)
+      nodes.push(await DaemonHarness.start({ providers: profileFor(provider), env }));
+    return nodes;
+  }
+
+  async function ownerOf(sessionId: string): Promise<string | null> {
+    const rows = await schema.query<{ node_id: string }>(
+      "SELECT node_id FROM session_leases WHERE session = $1 AND expires_at > (extract(epoch from clock_timestamp()) * 1000)::bigint",
+      [sessionId],
+    );
+    return rows[0]?.node_id ?? null;
+  }
+
+  async function nodeIdOf(node: DaemonHarness): Promise<string> {
+    return (await node.api("/server")).json<{ instance_id: string }>().instance_id;
+  }
+
+  it("lists every node in GET /cluster, and a session created on A, sent to on B, streams on C with A's cursors", async () => {
+    const [a, b, c] = await cluster(3);
+    const listed = (await c!.api("/cluster")).json<{
+      clustered: boolean;
+      nodes: Array<{ id: string; live: boolean; self: boolean }>;
+    }>();
+    expect(listed.clustered).toBe(true);
+    expect(listed.nodes.filter((node) => node.live)).toHaveLength(3);
+    expect(listed.nodes.filter((node) => node.self)).toHaveLength(1);
+    const status = spawnSync(process.execPath, [skeinBin, "daemon", "status"], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: a!.root, SKEIN_HOME: a!.home },
+      encoding: "utf8",
+    });
+    expect(status.status).toBe(0);
+    expect(status.stdout).toContain(`cluster: 3 live node(s), lease ${leaseSeconds} s`);
+    expect(status.stdout.match(/ live, \d+ session\(s\) owned/g)).toHaveLength(3);
+
+    const sessionId = await a!.createSession();
+    expect(await ownerOf(sessionId)).toBe(await nodeIdOf(a!));
+    const onC = await c!.openStream(sessionId);
+    const first = await onC.next();
+    const onA = await a!.streamPage(sessionId);
+    expect(first.batch.generation).toBe(onA.generation);
+
+    const inputId = uuidv7();
+    await b!.prompt(sessionId, "hello from B", inputId);
+    const frames = await onC.readUntil(
+      (event) => event.type === "turn_completed" || event.type === "turn_ended",
+    );
+    expect(frames.length).toBeGreaterThan(0);
+    for (const frame of frames) expect(frame.id?.startsWith(`${onA.generation}`)).toBe(true);
+    await c!.idle(sessionId);
+    expect((await c!.receipt(sessionId, inputId)).turn?.state).toBe("completed");
+    expect(userTexts((await b!.history(sessionId)).items)).toEqual(["hello from B"]);
+
+    // Reconnect to B with C's last cursor: only later events, from the owner's same generation.
+    const last = frames[frames.length - 1]!.id!;
+    const resumed = await b!.openStream(sessionId, { lastEventId: last });
+    const page = (await resumed.next()).batch as StreamPage;
+    expect(page.generation).toBe(onA.generation);
+    expect(page.snapshot).toBeUndefined();
+    onC.close();
+    resumed.close();
+  });
+
+  it("runs inputs sent through every node once each, in acceptance order", async () => {
+    const all = await cluster(3);
+    const sessionId = await all[0]!.createSession();
+    const sent = Array.from({ length: 9 }, (_, i) => ({
+      id: uuidv7(),
+      text: `input ${i}`,
+      node: all[i % 3]!,
+    }));
+    const receipts = await Promise.all(
+      sent.map((input) => input.node.prompt(sessionId, input.text, input.id)),
+    );
+    await all[1]!.idle(sessionId, 30_000);
+    const order = new Map(
+      receipts.map((receipt) => [receipt.id as string, receipt.acceptance_order as number]),
+    );
+    expect(new Set(order.values()).size).toBe(9);
+    const byAcceptance = [...sent]
+      .sort((x, y) => order.get(x.id)! - order.get(y.id)!)
+      .map((input) => input.text);
+    const texts = userTexts((await all[2]!.history(sessionId)).items);
+    // Inputs queued together may share a turn; each appears once, in acceptance order.
+    expect(texts.join("\n").split("\n")).toEqual(byAcceptance);
+  });
+
+  it("takes over a SIGKILLed owner's session within lease + 5 s: the cut turn is abandoned, the queued input runs", async () => {
+    const [a, b] = await cluster(2);
+    provider.script = (request) => (request.index === 0 ? hang() : text(`answer ${request.index}`));
+    const sessionId = await a!.createSession();
+    const cut = uuidv7();
+    await a!.prompt(sessionId, "cut short", cut);
+    await provider.waitForRequests(1);
+    const queued = uuidv7();
+    await b!.prompt(sessionId, "queued behind it", queued);
+    const killedAt = Date.now();
+    await a!.kill();
+    const bId = await nodeIdOf(b!);
+    await eventually(
+      "B to own the session",
+      async () => ((await ownerOf(sessionId)) === bId ? true : undefined),
+      15_000,
+    );
+    expect(Date.now() - killedAt).toBeLessThan((leaseSeconds + 5) * 1000);
+    await b!.idle(sessionId, 20_000);
+    expect((await b!.receipt(sessionId, cut)).turn?.state).toBe("abandoned");
+    expect((await b!.receipt(sessionId, queued)).turn?.state).toBe("completed");
+    // The chain verifies on B, heads signed by A's key included.
+    const verify = (await b!.api(`/sessions/${sessionId}/verify`)).json<{
+      status: string;
+      head: { signature_status: string };
+    }>();
+    expect(verify.status).toBe("verified");
+    expect(verify.head.signature_status).toBe("valid");
+    await b!.turn(sessionId, "and the next one");
+    expect(userTexts((await b!.history(sessionId)).items)).toEqual([
+      "cut short",
+      "queued behind it",
+      "and the next one",
+    ]);
+  });
+
+  it("fences a paused owner: after another node took the session, the old owner commits nothing and says so", async () => {
+    const [a, b] = await cluster(2);
+    const sessionId = await a!.createSession();
+    await a!.turn(sessionId, "warm up");
+    const bId = await nodeIdOf(b!);
+    // A turn A is in the middle of when it is paused: its answer trickles in after the pause.
+    provider.script = () =>
+      deliver(text(["stale ", "answer ", "from ", "the ", "old ", "owner"]), { delayMs: 700 });
+    await a!.prompt(sessionId, "in flight on A");
+    await provider.waitForRequests(2);
+    process.kill(a!.pid, "SIGSTOP");
+    try {
+      provider.script = () => text("from B");
+      await eventually(
+        "B to take the session over",
+        async () => ((await ownerOf(sessionId)) === bId ? true : undefined),
+        15_000,
+      );
+      await b!.idle(sessionId, 20_000);
+      await b!.turn(sessionId, "on B");
+    } finally {
+      process.kill(a!.pid, "SIGCONT");
+    }
+    const count = async () =>
+      Number(
+        (
+          await schema.query<{ n: string }>("SELECT count(*) AS n FROM transcript WHERE session = $1", [
+            sessionId,
+          ])
+        )[0]!.n,
+      );
+    const positions = await count();
+    // Long enough for A's stale answer to arrive in full and be offered for commit.
+    await sleep(5_000);
+    expect(a!.readLog()).toMatch(/lease lost|write fenced/);
+    expect(await count()).toBe(positions);
+    const stored = await schema.query<{ entry: string }>("SELECT entry FROM transcript WHERE session = $1", [
+      sessionId,
+    ]);
+    expect(stored.some((row) => row.entry.includes("old owner"))).toBe(false);
+    expect(await ownerOf(sessionId)).toBe(bId);
+    await b!.turn(sessionId, "still on B");
+  });
+
+  it("hands a SIGTERMed node's sessions to the others at once, without waiting for the lease", async () => {
+    const [a, b, c] = await cluster(3);
+    const sessions = await Promise.all([1, 2, 3].map(() => a!.createSession()));
+    for (const sessionId of sessions) await a!.turn(sessionId, "before");
+    provider.script = (request) => text(`answer ${request.index}`);
+    const stopped = a!.signal("SIGTERM");
+    await stopped;
+    // Inputs through the survivors run at once: the leases were released, not left to expire.
+    const started = Date.now();
+    for (const sessionId of sessions) await b!.prompt(sessionId, "after");
+    for (const sessionId of sessions) await c!.idle(sessionId, 10_000);
+    expect(Date.now() - started).toBeLessThan(leaseSeconds * 1000);
+    for (const sessionId of sessions) {
+      expect(userTexts((await c!.history(sessionId)).items)).toEqual(["before", "after"]);
+    }
+  });
+});
