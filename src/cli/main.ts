@@ -121,8 +121,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     .addHelpText(
       "after",
       `
-Keys: Enter sends; Ctrl-C interrupts the running turn; Ctrl-C twice on an empty prompt, or Ctrl-D, exits.
-Commands: /thinking /status /model /effort /id /help /exit
+Keys: Enter sends (during a turn: queues); Alt-Enter, Shift-Enter, Ctrl-J or \\ at the end of a line: newline;
+Up/Down and Ctrl-R: earlier prompts; Tab completes /commands and @paths (@path attaches a file);
+Ctrl-C interrupts the running turn; Ctrl-C twice on an empty prompt, or Ctrl-D, exits.
+Commands: /help /new /sessions /fork /model /effort /compact /copy /thinking /status /id /exit
 
 Examples:
   $ skein

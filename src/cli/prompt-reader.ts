@@ -53,6 +53,12 @@ export class PromptReader {
       completion: options.completion,
       paint: options.paint,
     });
+    // Whatever way the process ends, the terminal gets its modes back (no raw mode, no pastes
+    // wrapped in markers for the shell that comes next).
+    process.once("exit", () => {
+      options.output.write("\x1b[?2004l");
+      if (options.input.isTTY === true) options.input.setRawMode(false);
+    });
     // Keys typed together with Enter ("\r\x03") arrive after the prompt was sent and before a
     // turn captures the keyboard; without this, such a Ctrl-C would be lost.
     emitKeypressEvents(options.input);
@@ -77,6 +83,11 @@ export class PromptReader {
   /** The dim line above the prompt while a turn runs (null: none). */
   setStatus(status: string | null): void {
     this.#editor?.setStatus(status);
+  }
+
+  /** Dim lines above the prompt (prompts queued behind the running turn). */
+  setNotes(notes: readonly string[]): void {
+    this.#editor?.setNotes(notes);
   }
 
   /** Whether the prompt is on screen (so a status line has somewhere to go). */

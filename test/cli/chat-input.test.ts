@@ -46,7 +46,7 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
     await provider.close();
   });
 
-  it("edits a prompt over several lines with Alt-Enter and a backslash at the end of a line", async () => {
+  it("edits a prompt over several lines with Alt-Enter, Shift-Enter and a backslash at the end of a line", async () => {
     provider.reset();
     provider.script = () => text("Three lines received.");
     const pane = terminals.start();
@@ -56,11 +56,18 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
     pane.type("second line\\");
     pane.press("Enter");
     pane.type("third line");
-    await screenShows(pane, "  third line");
+    // Shift-Enter as terminals report it: the CSI-u protocol, and xterm's modifyOtherKeys.
+    pane.type("\u001b[13;2u");
+    pane.type("fourth line");
+    pane.type("\u001b[27;2;13~");
+    pane.type("fifth line");
+    await screenShows(pane, "  fifth line");
     pane.press("Enter");
     const screen = await screenShows(pane, "── fake-model");
-    expect(lastUserText(provider.requests[0])).toBe("first line\nsecond line\nthird line");
-    expect(screen).toContain("› first line\n  second line\n  third line\n");
+    expect(lastUserText(provider.requests[0])).toBe(
+      "first line\nsecond line\nthird line\nfourth line\nfifth line",
+    );
+    expect(screen).toContain("› first line\n  second line\n  third line\n  fourth line\n  fifth line\n");
     await promptReady(pane);
     await matchesFixture(pane.capture(), daemon, "multi-line-prompt");
     pane.press("C-d");
@@ -80,6 +87,19 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
     await screenShows(pane, "One paste, one prompt.");
     expect(provider.requests).toHaveLength(1);
     expect(lastUserText(provider.requests[0])).toBe("alpha\nbeta\ngamma");
+    // A large paste with Windows line ends: whole, one line break each.
+    await promptReady(pane);
+    const lines = Array.from({ length: 400 }, (_, i) => `pasted line ${i} ${"x".repeat(40)}`);
+    pane.paste(lines.join("\r\n"), { raw: true });
+    await screenShows(pane, "pasted line 399");
+    // Taller than the screen: the lines around the cursor, and a count of the rest.
+    expect(pane.captureVisible()).toMatch(/ {2}… \d+ lines above\n/);
+    pane.press("Enter");
+    await eventually(
+      () => provider.requests.length === 2,
+      () => "the large paste was not sent",
+    );
+    expect(lastUserText(provider.requests[1])).toBe(lines.join("\n"));
     await promptReady(pane);
     pane.press("C-d");
     await screenShows(pane, "[exit 0]");
@@ -87,7 +107,8 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
 
   it("queues a prompt typed while a turn streams, echoing it as it is typed, and answers it next", async () => {
     provider.reset();
-    provider.queue(deliver(deltas(120, "tick "), { delayMs: 20 }), text("The queued question is answered."));
+    // Long enough (6 s) that the typing surely happens while it streams, also on a busy machine.
+    provider.queue(deliver(deltas(300, "tick "), { delayMs: 20 }), text("The queued question is answered."));
     const pane = terminals.start();
     await promptReady(pane);
     pane.type("start something slow");
@@ -102,8 +123,11 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
     const screen = await screenShows(pane, "The queued question is answered.", 20_000);
     expect(provider.requests).toHaveLength(2);
     expect(lastUserText(provider.requests[1])).toBe("what comes next");
+    // The queued prompt is shown above its answer when its turn starts.
+    expect(screen).toMatch(/› what comes next\nThe queued question is answered\./);
     expect(occurrences(screen, "The queued question is answered.")).toBe(1);
     await promptReady(pane);
+    await matchesFixture(pane.capture(), daemon, "queued-prompt");
     pane.press("C-d");
     await screenShows(pane, "[exit 0]");
   });
@@ -211,6 +235,51 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
     await screenShows(pane, "resume one with");
     const screen = pane.capture();
     expect(screen).toContain(second[1]!.slice(0, 8));
+    pane.press("C-d");
+    await screenShows(pane, "[exit 0]");
+  });
+
+  it("copies the last answer with /copy and goes on in a copy of the session with /fork", async () => {
+    provider.reset();
+    provider.script = () => text("Copy this answer, please.");
+    const pane = terminals.start();
+    pane.setOption("set-clipboard", "on");
+    const first = await screenShows(pane, "Ctrl-D exits");
+    const original = /new session ([0-9a-f-]{36})/.exec(first)?.[1];
+    await promptReady(pane);
+    pane.type("say something");
+    pane.press("Enter");
+    await screenShows(pane, "── fake-model");
+    await promptReady(pane);
+    pane.type("/copy");
+    pane.press("Enter");
+    await screenShows(pane, "copied the last answer (25 characters)");
+    await eventually(
+      () => pane.buffer() === "Copy this answer, please.",
+      () => `the clipboard holds ${JSON.stringify(pane.buffer())}`,
+    );
+    await promptReady(pane);
+    pane.type("/fork");
+    pane.press("Enter");
+    await screenShows(pane, `forked ${original}`);
+    const ids = await eventually(
+      () => {
+        const found = [...pane.capture().matchAll(/new session ([0-9a-f-]{36})/g)].map((match) => match[1]);
+        return found.length === 2 ? found : null;
+      },
+      () => `the chat did not go on in the fork; screen:\n${pane.capture()}`,
+    );
+    expect(ids[1]).not.toBe(original);
+    await promptReady(pane);
+    provider.script = () => text("Still the same conversation.");
+    pane.type("and in the fork?");
+    pane.press("Enter");
+    await screenShows(pane, "Still the same conversation.");
+    // The fork carries the conversation: the model sees the first prompt too.
+    const body = JSON.stringify(provider.requests.at(-1)?.body);
+    expect(body).toContain("say something");
+    expect(body).toContain("and in the fork?");
+    await promptReady(pane);
     pane.press("C-d");
     await screenShows(pane, "[exit 0]");
   });

@@ -78,7 +78,7 @@ describe("session commands", () => {
     expect(out).toContain(`session ${id}`);
     expect(out).toMatch(/\[1\] you .*\n {4}what is here\?/);
     expect(out).toMatch(/\[2-0\] assistant .*\n {4}Looking around\./);
-    expect(out).toMatch(/\[2-1\] ⚙ list_files path="\."/);
+    expect(out).toMatch(/\[2-1\] ⚙ list_files \./);
     expect(out).toMatch(/\[3\] → list_files /);
     expect(out).toMatch(/\[4\] assistant .*\n {4}The workspace is empty\./);
     const tail = await cli.run(["show", id, "--tail", "1"]);

@@ -19,6 +19,7 @@ import { attachMentions } from "../prompt-mentions.js";
 import { PromptReader } from "../prompt-reader.js";
 import { osc52Copy } from "../render/clipboard.js";
 import { sessionTable } from "../render/session-table.js";
+import { Spinner } from "../render/spinner.js";
 import { type OutputStream, wantsColor, writeLine } from "../render/terminal.js";
 import { TranscriptView } from "../render/transcript-view.js";
 import { TurnStatus } from "../render/turn-status.js";
@@ -116,7 +117,8 @@ async function chatInSession(
       markdown: out.tty && wantsColor(out.tty, context.env),
       collapseThinking: true,
       readWorkspaceFile: workspaceTextReader(snapshot.workspace),
-      spinner: status,
+      // The status line lives above the prompt; without one (stdin piped), a spinner on a terminal.
+      spinner: reader.interactive ? status : new Spinner(out, context.env),
       surroundWrites: {
         before: () => reader.beforeOutput(),
         after: (lineOpen, plain) => {
@@ -223,7 +225,7 @@ class ChatSession {
   /** Prompts typed during a turn: slash commands wait here; messages were sent (the daemon queues them). */
   readonly #ahead: (
     | { kind: "command"; text: string }
-    | { kind: "sent"; inputId: string; receipt: Promise<InputReceipt | null> }
+    | { kind: "sent"; text: string; inputId: string; receipt: Promise<InputReceipt | null> }
   )[] = [];
 
   constructor(
@@ -245,7 +247,11 @@ class ChatSession {
   async loop(): Promise<ChatEnd> {
     for (;;) {
       const ahead = this.#ahead.shift();
+      this.#showQueue();
       if (ahead?.kind === "sent") {
+        // Its answer comes next: show the prompt above it, as if typed now.
+        const mark = this.out.paint.bold(this.out.paint.cyan("›"));
+        this.view.line(`${mark} ${ahead.text.trim().split("\n").join("\n  ")}`);
         const outcome = await this.#turn({ inputId: ahead.inputId, receipt: ahead.receipt });
         if (outcome === "forced") return { kind: "exit", code: exitCodes.interrupted };
         continue;
@@ -308,20 +314,23 @@ class ChatSession {
   #typedAhead(text: string): void {
     const trimmed = text.trim();
     if (trimmed === "") return;
-    if (trimmed.startsWith("/")) {
-      this.#ahead.push({ kind: "command", text: trimmed });
-      this.view.notice(
-        trimmed === "/exit"
-          ? "(exits when the turn ends; Ctrl-C interrupts it)"
-          : `queued: ${trimmed} (runs when the turn ends)`,
-      );
-      return;
-    }
-    const firstLine = trimmed.split("\n")[0]!;
-    this.view.notice(
-      `queued: ${firstLine.length > 60 ? `${firstLine.slice(0, 59)}…` : firstLine}${trimmed.includes("\n") ? " …" : ""}`,
+    if (trimmed.startsWith("/")) this.#ahead.push({ kind: "command", text: trimmed });
+    else this.#ahead.push({ kind: "sent", text, ...this.#send(text) });
+    this.#showQueue();
+  }
+
+  /** The queued prompts, as dim lines above the prompt (not in the answer streaming above). */
+  #showQueue(): void {
+    this.reader.setNotes(
+      this.#ahead.map((ahead) => {
+        if (ahead.kind === "command" && ahead.text === "/exit")
+          return "exits when the turn ends (Ctrl-C interrupts it)";
+        const text = ahead.text.trim();
+        const firstLine = text.split("\n")[0]!;
+        const shown = `${firstLine.length > 60 ? `${firstLine.slice(0, 59)}…` : firstLine}${text.includes("\n") ? " …" : ""}`;
+        return ahead.kind === "command" ? `queued: ${shown} (runs when the turn ends)` : `queued: ${shown}`;
+      }),
     );
-    this.#ahead.push({ kind: "sent", ...this.#send(text) });
   }
 
   async #turn(sent: {

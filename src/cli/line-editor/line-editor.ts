@@ -10,7 +10,7 @@
  * at the end of the line insert a newline; a bracketed paste is inserted whole; Up/Down move
  * between lines, then through the history; Ctrl-R searches the history; Tab completes.
  *
- * Layout: [status row] prompt lines [hint rows]. While output is written (`beforeOutput` /
+ * Layout: [status row] [note rows] prompt lines [hint rows]. While output is written (`beforeOutput` /
  * `afterOutput`) the editor erases itself, lets the output continue where it stopped (also in
  * the middle of a line), and draws itself again below it, so typing echoes while a turn streams.
  *
@@ -87,11 +87,18 @@ export class LineEditor {
   /** Rows from the top of the drawn area to the cursor; null when nothing is drawn. */
   #cursorRow: number | null = null;
   #status: string | null = null;
+  /** Dim lines between the status line and the prompt (prompts queued for later). */
+  #notes: readonly string[] = [];
   #hints: string[] = [];
   #historyIndex: number | null = null;
   #draft: EditBuffer = emptyBuffer;
   #search: Search | null = null;
   #pasting = false;
+  /** What a bracketed paste has brought so far. */
+  #pasted: string[] = [];
+  #pastedReturn = false;
+  /** Digits of an xterm modifyOtherKeys sequence (`ESC [27;2;13~`, Shift-Enter) being read. */
+  #modified: string | null = null;
   /** Whether the output above ended mid-line, and at which column (its width so far). */
   #outputOpen = false;
   #outputColumn = 0;
@@ -148,14 +155,18 @@ export class LineEditor {
     if (this.#mount !== null) this.#draw();
   }
 
+  /** The dim lines above the prompt (e.g. prompts queued behind the running turn). */
+  setNotes(notes: readonly string[]): void {
+    this.#notes = notes;
+    if (this.#mount !== null) this.#draw();
+  }
+
   /** Output is about to be written: erase the prompt and put the cursor where the output stopped. */
   beforeOutput(): void {
     if (this.#cursorRow === null) return;
     this.#erase();
     if (!this.#outputOpen) return;
     const column = this.#outputColumn % this.#columns();
-    // A line that filled its last row continues on the row the prompt was on.
-    if (this.#outputColumn > 0 && column === 0) return;
     this.options.output.write(`\x1b[1A\r${column > 0 ? `\x1b[${column}C` : ""}`);
   }
 
@@ -192,17 +203,22 @@ export class LineEditor {
     if (mount === null) return;
     if (key.name === "paste-start") {
       this.#pasting = true;
+      this.#pasted = [];
       return;
     }
     if (key.name === "paste-end") {
       this.#pasting = false;
+      // Inserted at once: a large paste arrives one key at a time.
+      this.#buffer = insert(this.#buffer, this.#pasted.join(""));
+      this.#pasted = [];
       this.#scheduleDraw();
       return;
     }
     if (this.#pasting) {
-      this.#pasted(text, key);
+      this.#pastedKey(text, key);
       return;
     }
+    if (this.#modifiedKey(text, key)) return;
     this.#hints = [];
     if (this.#search !== null && this.#searchKey(text, key)) {
       this.#scheduleDraw();
@@ -211,12 +227,40 @@ export class LineEditor {
     if (this.#edit(text, key, mount) === "handled") this.#scheduleDraw();
   }
 
+  /**
+   * xterm's modifyOtherKeys reports Shift-Enter as `ESC [27;2;13~`, which readline splits into
+   * `ESC [27;2;` and the characters `1`, `3`, `~`: collect them rather than insert them.
+   */
+  #modifiedKey(text: string | undefined, key: Key): boolean {
+    if (key.code !== undefined && /^\[27;\d+;$/.test(key.code)) {
+      this.#modified = "";
+      return true;
+    }
+    if (this.#modified === null) return false;
+    if (text !== undefined && /^\d$/.test(text)) {
+      this.#modified += text;
+      return true;
+    }
+    const code = this.#modified;
+    this.#modified = null;
+    if (text === "~" && code === "13") {
+      this.#buffer = insert(this.#buffer, "\n");
+      this.#scheduleDraw();
+      return true;
+    }
+    return text === "~";
+  }
+
   /** A key inside a bracketed paste: everything is text, newlines included. */
-  #pasted(text: string | undefined, key: Key): void {
-    if (key.name === "return" || key.name === "enter") this.#buffer = insert(this.#buffer, "\n");
-    else if (key.name === "tab") this.#buffer = insert(this.#buffer, "\t");
-    else if (text !== undefined && isPrintable(text)) this.#buffer = insert(this.#buffer, text);
-    this.#scheduleDraw();
+  #pastedKey(text: string | undefined, key: Key): void {
+    // "\r\n" (text copied from Windows) is one line break, not two.
+    const afterReturn = this.#pastedReturn;
+    this.#pastedReturn = key.name === "return";
+    if (key.name === "return") this.#pasted.push("\n");
+    else if (key.name === "enter") {
+      if (!afterReturn) this.#pasted.push("\n");
+    } else if (key.name === "tab") this.#pasted.push("\t");
+    else if (text !== undefined && isPrintable(text)) this.#pasted.push(text);
   }
 
   #edit(text: string | undefined, key: Key, mount: MountOptions): "handled" | "done" {
@@ -485,6 +529,10 @@ export class LineEditor {
   #draw(): void {
     const mount = this.#mount;
     if (mount === null) return;
+    // Output that just filled its row waits to wrap onto the next one: a newline there would cut
+    // the line in two (for copying, and for terminals that re-wrap on resize). The prompt comes
+    // back with the next output.
+    if (this.#cursorRow === null && this.#outputOpen && this.#outputColumn % this.#columns() === 0) return;
     const paint = this.options.paint;
     const columns = this.#columns();
     let out = "\x1b[?25l";
@@ -495,13 +543,39 @@ export class LineEditor {
     }
     const rows: { text: string; width: number }[] = [];
     if (this.#status !== null) rows.push(fitted(this.#status, columns, paint.dim));
+    for (const note of this.#notes) rows.push(fitted(note, columns, paint.dim));
     const lines = this.#buffer.text.split("\n");
-    const firstTextRow = rows.length;
-    lines.forEach((line, index) => {
+    const before = this.#buffer.text.slice(0, this.#buffer.cursor);
+    const cursorLine = before.split("\n").length - 1;
+    const textRows = lines.map((line, index) => {
       const prefix = index === 0 ? mount.prompt : paint.dim(continuation);
       const prefixWidth = index === 0 ? mount.promptWidth : continuation.length;
-      rows.push({ text: prefix + line.replaceAll("\t", " "), width: prefixWidth + line.length });
+      return { text: prefix + line.replaceAll("\t", " "), width: prefixWidth + line.length };
     });
+    // A prompt taller than the screen shows the lines around the cursor, and how many are not shown.
+    const budget = Math.max(3, (this.options.output.rows ?? 24) - rows.length - 4);
+    const height = (index: number): number => Math.floor(textRows[index]!.width / columns) + 1;
+    let first = cursorLine;
+    let last = cursorLine;
+    let used = height(cursorLine);
+    for (let grew = true; grew; ) {
+      grew = false;
+      if (last + 1 < textRows.length && used + height(last + 1) <= budget) {
+        last += 1;
+        used += height(last);
+        grew = true;
+      }
+      if (first > 0 && used + height(first - 1) <= budget) {
+        first -= 1;
+        used += height(first);
+        grew = true;
+      }
+    }
+    if (first > 0) rows.push(fitted(`  … ${first} line${first === 1 ? "" : "s"} above`, columns, paint.dim));
+    const firstTextRow = rows.length - first;
+    rows.push(...textRows.slice(first, last + 1));
+    const below = textRows.length - 1 - last;
+    if (below > 0) rows.push(fitted(`  … ${below} line${below === 1 ? "" : "s"} below`, columns, paint.dim));
     if (this.#search !== null) {
       const found = this.#search.index === null && this.#search.query !== "" ? " (no match)" : "";
       rows.push(
@@ -514,8 +588,6 @@ export class LineEditor {
     }
     for (const hint of this.#hints) rows.push(fitted(hint, columns, paint.dim));
     // Where the text cursor is: its line, and its column counted from the prompt.
-    const before = this.#buffer.text.slice(0, this.#buffer.cursor);
-    const cursorLine = before.split("\n").length - 1;
     const cursorOffset =
       (cursorLine === 0 ? mount.promptWidth : continuation.length) +
       (before.length - before.lastIndexOf("\n") - 1);

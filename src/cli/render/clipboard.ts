@@ -1,6 +1,6 @@
 /**
  * Copying text to the clipboard of the terminal the person sits at: OSC 52, which works through
- * ssh, and inside tmux and screen when wrapped in their pass-through sequences.
+ * ssh; tmux takes it with `set-clipboard on`, GNU screen needs it wrapped in its pass-through.
  *
  * Boundary rule: builds the escape sequence; writing it is the caller's.
  */

@@ -57,7 +57,7 @@ function argumentObject(args: unknown): Record<string, unknown> | null {
 }
 
 /** What a call is about, in full: a command, a path; or its arguments in short. */
-function callSubject(name: string, args: unknown, width: number): string {
+export function callSubject(name: string, args: unknown, width: number): string {
   const object = argumentObject(args);
   const text = (key: string): string | null =>
     typeof object?.[key] === "string" ? (object[key] as string) : null;

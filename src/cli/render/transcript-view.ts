@@ -87,6 +87,8 @@ export class TranscriptView {
   #paragraph: string | null = null;
   /** A run that was under way when the view joined, until one of its messages starts in view. */
   #joinedRun: string | null = null;
+  /** Whether holding it back is worth a line (on attach; after a reset, its notice says enough). */
+  #sayHeld = false;
   readonly #collapsedThoughts = new Set<string>();
   /** The answer paragraph being rendered as markdown: its key, what spans lines, the raw line shown so far. */
   #markdown: { key: string; state: MarkdownState; partial: string } | null = null;
@@ -109,6 +111,7 @@ export class TranscriptView {
    */
   joinedDuring(runId: string | null): void {
     this.#joinedRun = runId;
+    this.#sayHeld = true;
   }
 
   /** The text of the newest answer committed (empty before one). */
@@ -161,6 +164,7 @@ export class TranscriptView {
     this.#endParagraph();
     // A message of the running run now streams on from an unknown point: hold it like an attach.
     this.#joinedRun = runningRunId;
+    this.#sayHeld = false;
   }
 
   /** Feed one stream event. */
@@ -267,7 +271,9 @@ export class TranscriptView {
     if (segment === undefined) {
       segment = { kind, runId, messageId, shown: "", held: runId === this.#joinedRun };
       this.#segments.push(segment);
-      if (segment.held) this.#options.spinner?.start("joined mid-answer; it shows once complete…");
+      if (segment.held && kind === "text" && this.#sayHeld) {
+        this.notice("(joined mid-answer: it is shown whole once complete)");
+      }
     }
     segment.shown += text;
     if (!segment.held) this.#stream(kind, `${kind}:${messageId}`, text);

@@ -11,6 +11,7 @@ const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "
 /** Silence after which the line says the model is being waited for. */
 const quietMs = 3_000;
 const tickMs = 120;
+const thinking = "thinking…";
 
 export interface TurnStatusSink {
   setStatus(status: string | null): void;
@@ -35,7 +36,7 @@ export class TurnStatus implements BusyIndicator {
   begin(): void {
     this.#startedAt = this.now();
     this.#lastActivity = this.#startedAt;
-    this.#busy = "thinking…";
+    this.#busy = thinking;
     this.#timer ??= setInterval(() => this.#tick(), tickMs);
     this.#timer.unref();
     this.#tick();
@@ -70,7 +71,9 @@ export class TurnStatus implements BusyIndicator {
     const now = this.now();
     const quiet = now - this.#lastActivity;
     const parts = [`${frames[this.#frame % frames.length]} ${this.#busy ?? "responding…"}`];
-    if (quiet >= quietMs) parts.push(`waiting for the model… ${Math.floor(quiet / 1000)} s`);
+    // A running tool or an interrupt is not the model's silence.
+    const modelsTurn = this.#busy === null || this.#busy === thinking;
+    if (modelsTurn && quiet >= quietMs) parts.push(`waiting for the model… ${Math.floor(quiet / 1000)} s`);
     parts.push(seconds(now - this.#startedAt));
     const usage = this.usage();
     if (usage !== null) parts.push(usage);

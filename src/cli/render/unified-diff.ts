@@ -6,8 +6,18 @@
  * Boundary rule: pure formatting; the diff itself is computed by the `diff` package. Where the
  * file's text comes from is the caller's business.
  */
-import { structuredPatch } from "diff";
+import { createRequire } from "node:module";
 import type { Paint } from "./terminal.js";
+
+type StructuredPatch = typeof import("diff").structuredPatch;
+let loadedPatch: StructuredPatch | null = null;
+
+/** The `diff` package, loaded on the first diff shown (it costs start-up time otherwise). */
+function structuredPatch(...args: Parameters<StructuredPatch>): ReturnType<StructuredPatch> {
+  loadedPatch ??= (createRequire(import.meta.url)("diff") as { structuredPatch: StructuredPatch })
+    .structuredPatch;
+  return loadedPatch(...args);
+}
 
 /** How a `write_file` or `edit_file` call changes a file, as far as its arguments and the file tell. */
 export interface FileEdit {

@@ -83,6 +83,7 @@ export function stableScreen(screen: string, daemon: DaemonHarness): string {
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "<id>")
     .replace(/\b\d+(\.\d+)? ?(ms|s)\b/g, "<time>")
     .replace(/\b\d+ (in|out|tokens)\b/g, "<n> $1")
+    .replace(/context \d+% of \d+k/g, "context <n>% of <n>k")
     .replace(/\[exit \d+\]\n?/, "")
     .trimEnd()}\n`;
 }

@@ -85,10 +85,25 @@ export class TmuxPane {
     execFileSync("tmux", ["-L", this.socket, "send-keys", "-t", "main", ...keys]);
   }
 
-  /** Paste `text` as a terminal paste (bracketed when the program asked for it). */
-  paste(text: string): void {
-    execFileSync("tmux", ["-L", this.socket, "set-buffer", "-b", "test", "--", text]);
-    execFileSync("tmux", ["-L", this.socket, "paste-buffer", "-p", "-d", "-b", "test", "-t", "main"]);
+  /**
+   * Paste `text` as a terminal paste (bracketed when the program asked for it). tmux sends each
+   * line feed as a carriage return, as terminals do; `raw` sends the bytes as they are.
+   */
+  paste(text: string, options: { raw?: boolean } = {}): void {
+    // Through stdin: a long text does not fit on tmux's command line.
+    execFileSync("tmux", ["-L", this.socket, "load-buffer", "-b", "test", "-"], { input: text });
+    const raw = options.raw === true ? ["-r"] : [];
+    execFileSync("tmux", ["-L", this.socket, "paste-buffer", "-p", ...raw, "-d", "-b", "test", "-t", "main"]);
+  }
+
+  /** Set a server option (e.g. `set-clipboard on`). */
+  setOption(name: string, value: string): void {
+    execFileSync("tmux", ["-L", this.socket, "set-option", "-s", name, value]);
+  }
+
+  /** The newest paste buffer (what a program copied with OSC 52 when `set-clipboard` is on). */
+  buffer(): string {
+    return execFileSync("tmux", ["-L", this.socket, "show-buffer"], { encoding: "utf8" });
   }
 
   /** Kill the tmux server and everything in it. */
