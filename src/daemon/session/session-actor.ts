@@ -128,7 +128,8 @@ export class SessionActor {
       log: this.#log,
       task: (task) => this.#task(task),
     });
-    const actor = this;
+    // A plain object literal (no getter): one with an accessor is kept in slower, larger
+    // dictionary mode, and every loaded session holds one.
     this.#turns = new TurnScheduler({
       sessionId: row.id,
       services,
@@ -138,9 +139,7 @@ export class SessionActor {
       compactor: this.#compactor,
       task: (task) => this.#task(task),
       setStatus: (status) => this.#setStatus(status),
-      get status() {
-        return actor.#status;
-      },
+      status: () => this.#status,
       row: () => this.#row(),
       halted: () => this.#stopped || this.#stopping,
       crash: (error) => this.#crash(error),
