@@ -11,41 +11,67 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { v7 as uuidv7 } from "uuid";
-import { DaemonHarness } from "../test/e2e/support/daemon-harness.js";
+import { homePaths } from "../src/api/home.js";
+import { loadSigningKey } from "../src/daemon/process/signing-key.js";
+import { openDaemonDatabase } from "../src/daemon/storage/database.js";
+import { SqliteSessionStorage } from "../src/daemon/storage/sqlite-session-storage.js";
+import type { LogEntry } from "../src/log/entries.js";
+import { assistantMessage, toolCall, toolResult, userMessage } from "../src/model/items.js";
+import { DaemonHarness, rawRequest } from "../test/e2e/support/daemon-harness.js";
 import { deliver, deltas, type Reply, text } from "../test/support/fake-provider/reply.js";
 import { FakeProvider } from "../test/support/fake-provider/server.js";
-import { type Figure, figure, quantile, writeReport } from "./report.js";
+import { type Figure, figure, mergeWithLast, quantile, writeReport } from "./report.js";
 
 const now = (): number => performance.timeOrigin + performance.now();
 const stamp = (): string => `|${now().toFixed(3)}`;
 
-/** Run every daemon figure. */
+/** The parts of the suite; `SKEIN_BENCH_PARTS=stream,snapshot` runs only those (figures merged into the last report). */
+const parts = ["cold", "stream", "first", "concurrent", "snapshot"] as const;
+type Part = (typeof parts)[number];
+
+function selectedParts(): Set<Part> {
+  const given = process.env.SKEIN_BENCH_PARTS;
+  if (given === undefined || given === "") return new Set(parts);
+  const names = given.split(",");
+  const unknown = names.filter((name) => !(parts as readonly string[]).includes(name));
+  if (unknown.length > 0)
+    throw new Error(`unknown daemon bench part(s) ${unknown.join(", ")}; known: ${parts.join(", ")}`);
+  return new Set(names as Part[]);
+}
+
+/** Run every daemon figure (or the parts SKEIN_BENCH_PARTS names). */
 export async function run(): Promise<void> {
+  const selected = selectedParts();
   const provider = await FakeProvider.start();
   const figures: Figure[] = [];
   try {
-    figures.push(...(await coldStart(provider)));
-    const app = await DaemonHarness.start({
-      providers: profiles(provider),
-      env: { SKEIN_LOG_LEVEL: "warn" },
-    });
-    try {
-      // Warm both paths up (JIT, connection pools) before anything is timed.
-      await directStream(provider, 20_000);
-      await streamOnce(app, provider, 1, (stampDelta) => deltas(20_000, stampDelta));
-      const baseline = await directStream(provider, 100_000);
-      for (const watchers of [1, 10, 100]) {
-        figures.push(...(await streamDeltas(app, provider, watchers, baseline)));
+    if (selected.has("cold")) figures.push(...(await coldStart(provider)));
+    if (selected.has("stream") || selected.has("first")) {
+      const app = await DaemonHarness.start({
+        providers: profiles(provider),
+        env: { SKEIN_LOG_LEVEL: "warn" },
+      });
+      try {
+        if (selected.has("stream")) {
+          // Warm both paths up (JIT, connection pools) before anything is timed.
+          await directStream(provider, 20_000);
+          await streamOnce(app, provider, 1, (stampDelta) => deltas(20_000, stampDelta));
+          const baseline = await directStream(provider, 100_000);
+          for (const watchers of [1, 10, 100]) {
+            figures.push(...(await streamDeltas(app, provider, watchers, baseline)));
+          }
+        }
+        if (selected.has("first")) figures.push(...(await firstToken(app, provider)));
+      } finally {
+        await app.close();
       }
-      figures.push(...(await firstToken(app, provider)));
-    } finally {
-      await app.close();
     }
-    figures.push(...(await concurrentTurns(provider, 1000)));
+    if (selected.has("concurrent")) figures.push(...(await concurrentTurns(provider, 1000)));
+    if (selected.has("snapshot")) figures.push(...(await snapshotCost(provider)));
   } finally {
     await provider.close();
   }
-  writeReport("daemon", figures);
+  writeReport("daemon", selected.size === parts.length ? figures : mergeWithLast("daemon", figures));
 }
 
 function profiles(provider: FakeProvider) {
@@ -448,4 +474,99 @@ async function coldStart(provider: FakeProvider): Promise<Figure[]> {
       'process start → GET /server ready (median of 7; polled every 20 ms); baseline: node -e ""',
     ),
   ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Snapshot and history page cost against log length
+
+/** Entries of a plain conversation: user prompt, tool call, tool result, answer, turn end. */
+function conversation(count: number): LogEntry[] {
+  const filler = "The quick brown fox jumps over the lazy dog while the agent thinks. ".repeat(5);
+  const entries: LogEntry[] = [];
+  for (let i = 0; entries.length < count; i++) {
+    const ts = Date.now();
+    const turn = `turn-${i}`;
+    entries.push(
+      { kind: "user_input", ts, item: userMessage(`${i}: ${filler}`), turn_id: turn },
+      {
+        kind: "assistant_items",
+        ts,
+        items: [toolCall(`call_${i}`, "read_file", JSON.stringify({ path: `/src/${i}.ts` }))],
+        turn_id: turn,
+      },
+      { kind: "tool_results", ts, items: [toolResult(`call_${i}`, filler)], turn_id: turn },
+      { kind: "assistant_items", ts, items: [assistantMessage(filler)], turn_id: turn },
+    );
+  }
+  return entries.slice(0, count);
+}
+
+/** Grow a stopped daemon's session log to `total` entries, through the daemon's own storage. */
+async function growLog(home: string, sessionId: string, total: number): Promise<void> {
+  const db = openDaemonDatabase(homePaths(home).database);
+  const storage = new SqliteSessionStorage(db, { signer: await loadSigningKey(home) });
+  try {
+    const writer = storage.writerFrom(sessionId, await storage.readLog(sessionId));
+    const more = conversation(total - 1 - writer.position);
+    for (let i = 0; i < more.length; i += 500) await writer.append(more.slice(i, i + 500), {});
+  } finally {
+    await storage.close();
+    db.close();
+  }
+}
+
+/** Median ms of `runs` GETs of `path` (after one warm-up). */
+async function timeGet(app: DaemonHarness, path: string, runs: number): Promise<number> {
+  const get = async () => {
+    const answer = await rawRequest(app.port, {
+      method: "GET",
+      path,
+      headers: { authorization: `Bearer ${app.token}` },
+    });
+    if (answer.status !== 200) throw new Error(`GET ${path}: ${answer.status} ${answer.text}`);
+  };
+  await get();
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const begin = now();
+    await get();
+    samples.push(now() - begin);
+  }
+  samples.sort((a, b) => a - b);
+  return quantile(samples, 0.5);
+}
+
+async function snapshotCost(provider: FakeProvider): Promise<Figure[]> {
+  const app = await DaemonHarness.start({ providers: profiles(provider), env: { SKEIN_LOG_LEVEL: "warn" } });
+  try {
+    const small = await app.createSession();
+    const large = await app.createSession();
+    await app.shutdown();
+    await growLog(app.home, small, 1_000);
+    await growLog(app.home, large, 10_000);
+    await app.boot();
+    const runs = 30;
+    const snapshotSmall = await timeGet(app, `/sessions/${small}`, runs);
+    const snapshotLarge = await timeGet(app, `/sessions/${large}`, runs);
+    const pageSmall = await timeGet(app, `/sessions/${small}/history?before=500&limit=100`, runs);
+    const pageLarge = await timeGet(app, `/sessions/${large}/history?before=5000&limit=100`, runs);
+    return [
+      figure(
+        "snapshot_ms_10k_entries",
+        snapshotLarge,
+        "ms",
+        snapshotSmall,
+        `GET /sessions/{id} (tail 100) of a loaded session with a 10,000-entry log, median of ${runs}; baseline: the same with 1,000 entries; target ratio ~1 (cost independent of log length)`,
+      ),
+      figure(
+        "history_page_ms_10k_entries",
+        pageLarge,
+        "ms",
+        pageSmall,
+        `GET /sessions/{id}/history (limit 100, in the middle of the log) with 10,000 entries, median of ${runs}; baseline: the same with 1,000 entries; target ratio ~1`,
+      ),
+    ];
+  } finally {
+    await app.close();
+  }
 }

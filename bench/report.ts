@@ -1,5 +1,5 @@
 /** Shared output format of every benchmark: a JSON file of figures and a printed table. */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -65,4 +65,14 @@ export function writeReport(suite: string, figures: Figure[]): void {
       note: f.note ?? "",
     })),
   );
+}
+
+/** `figures` in place of the same-named ones of the suite's last report (for a partial run). */
+export function mergeWithLast(suite: string, figures: Figure[]): Figure[] {
+  const file = join(resultsDir, `${suite}.json`);
+  const last = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Figure[]) : [];
+  const fresh = new Map(figures.map((f) => [f.name, f]));
+  const merged = last.map((f) => fresh.get(f.name) ?? f);
+  for (const f of figures) if (!last.some((old) => old.name === f.name)) merged.push(f);
+  return merged;
 }

@@ -59,6 +59,12 @@ export type RunEndAction =
 export interface Interceptor {
   /** Before the user's input is committed; `item` is a fresh user message. */
   onPromptSubmit?(item: Item): Awaitable<PromptSubmitAction>;
+  /**
+   * Before each LLM request (before `beforeRequest`), with the history itself rather than a
+   * copy: for hooks that only read it or replace it wholesale (`items` in the answer), which a
+   * long history would otherwise pay a deep copy for on every request. It must not change it.
+   */
+  inspectRequest?(items: readonly Item[]): Awaitable<BeforeRequestAction>;
   /** Before each LLM request, with a deep copy of the history that will be sent. */
   beforeRequest?(items: Item[]): Awaitable<BeforeRequestAction>;
   /** Before a tool batch runs, once per call to a known tool with valid arguments, in call order. */

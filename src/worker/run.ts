@@ -26,7 +26,7 @@ import { mergeUsage, type Usage } from "../model/usage.js";
 import { assistantItems } from "./assistant-items.js";
 import { abortReasonText } from "./cancellation.js";
 import { errorMessage, WorkerError } from "./errors.js";
-import { type Awaitable, type Interceptor, unknownAction } from "./interceptor.js";
+import { type Awaitable, type BeforeRequestAction, type Interceptor, unknownAction } from "./interceptor.js";
 import type { CommitKind, WorkerObserver } from "./observer.js";
 import { pendingToolCalls } from "./pending-tool-calls.js";
 import { type CollectedResponse, ResponseCollector } from "./response-collector.js";
@@ -201,27 +201,26 @@ export class WorkerRun implements ToolBatchRun {
       const index = this.core.requestCount;
       this.notify("onRequestStart", () => this.observer.onRequestStart?.(index));
 
+      let chosen: readonly Item[] | undefined;
+      const inspect = this.interceptor.inspectRequest;
+      if (inspect !== undefined) {
+        const history: readonly Item[] = this.core.conversation.items;
+        const action = await this.callHook("inspectRequest", () => inspect.call(this.interceptor, history));
+        const decided = this.requestDecision("inspectRequest", action, index);
+        if (decided === "yielded") return "yielded";
+        chosen = decided;
+      }
       let items: Item[];
       const before = this.interceptor.beforeRequest;
       if (before === undefined) {
-        items = [...this.core.conversation.items];
+        items = [...(chosen ?? this.core.conversation.items)];
       } else {
         // A deep copy: edits (even in place) apply to this request only.
-        const copy = structuredClone(this.core.conversation.items) as Item[];
+        const copy = structuredClone(chosen ?? this.core.conversation.items) as Item[];
         const action = await this.callHook("beforeRequest", () => before.call(this.interceptor, copy));
-        switch (action.action) {
-          case "continue":
-            items = action.items ?? copy;
-            break;
-          case "cancel":
-            this.notify("onRequestEnd", () => this.observer.onRequestEnd?.(index, {}));
-            throw WorkerError.aborted(action.reason);
-          case "yield":
-            this.notify("onRequestEnd", () => this.observer.onRequestEnd?.(index, {}));
-            return "yielded";
-          default:
-            return unknownAction("beforeRequest", action);
-        }
+        const decided = this.requestDecision("beforeRequest", action, index);
+        if (decided === "yielded") return "yielded";
+        items = decided === undefined ? copy : [...decided];
       }
 
       const request: LlmRequest = {
@@ -260,6 +259,26 @@ export class WorkerRun implements ToolBatchRun {
       if ((await this.runTools(response.toolCalls)) === "paused") return "paused";
       const maxRequests = this.core.maxRequests;
       if (maxRequests !== null && this.core.requestCount >= maxRequests) return "limit_reached";
+    }
+  }
+
+  /** What a request hook decided: the items to send (undefined: unchanged), or "yielded"; throws for cancel. */
+  private requestDecision(
+    hook: "inspectRequest" | "beforeRequest",
+    action: BeforeRequestAction,
+    index: number,
+  ): readonly Item[] | undefined | "yielded" {
+    switch (action.action) {
+      case "continue":
+        return action.items;
+      case "cancel":
+        this.notify("onRequestEnd", () => this.observer.onRequestEnd?.(index, {}));
+        throw WorkerError.aborted(action.reason);
+      case "yield":
+        this.notify("onRequestEnd", () => this.observer.onRequestEnd?.(index, {}));
+        return "yielded";
+      default:
+        return unknownAction(hook, action);
     }
   }
 

@@ -96,6 +96,56 @@ describe("interceptor: beforeRequest", () => {
   });
 });
 
+describe("interceptor: inspectRequest", () => {
+  it("sees the history itself, not a copy, and what it returns is what is sent", async () => {
+    const seen: (readonly Item[])[] = [];
+    const { locked, client } = lockedWith([textResponse("ok")], {
+      inspectRequest: (items) => {
+        seen.push(items);
+        return { action: "continue", items: [systemMessage("summary"), ...items] };
+      },
+    });
+    await locked.run("Hi");
+    expect(seen[0]).toBe(locked.history);
+    expect(client.requests[0]?.items).toEqual([systemMessage("summary"), userMessage("Hi")]);
+    expect(locked.history).toEqual([userMessage("Hi"), assistantMessage("ok")]);
+  });
+
+  it("runs before beforeRequest, which edits a copy of what it chose", async () => {
+    const { locked, client } = lockedWith([textResponse("ok")], {
+      inspectRequest: () => ({ action: "continue", items: [userMessage("chosen")] }),
+      beforeRequest: (items) => {
+        const first = items[0];
+        if (first?.type === "message") first.content = [{ type: "text", text: "edited copy" }];
+        return { action: "continue" };
+      },
+    });
+    await locked.run("Hi");
+    expect(client.requests[0]?.items).toEqual([userMessage("edited copy")]);
+    expect(locked.history).toEqual([userMessage("Hi"), assistantMessage("ok")]);
+  });
+
+  it("cancels or yields the request like beforeRequest", async () => {
+    let yields = 1;
+    const yielding = lockedWith([textResponse("ok")], {
+      inspectRequest: () => (yields-- > 0 ? { action: "yield" } : { action: "continue" }),
+    });
+    await expect(yielding.locked.run("Hi")).resolves.toBe("yielded");
+    expect(yielding.client.calls).toBe(0);
+    await expect(yielding.locked.resume()).resolves.toBe("finished");
+
+    const cancelling = lockedWith([textResponse("ok")], {
+      inspectRequest: () => ({ action: "cancel", reason: "over budget" }),
+      beforeRequest: () => {
+        throw new Error("not reached");
+      },
+    });
+    const error = await failure(cancelling.locked.run("Hi"));
+    expect(error).toMatchObject({ kind: "aborted", reason: "over budget" });
+    expect(cancelling.client.calls).toBe(0);
+  });
+});
+
 describe("interceptor: beforeToolCall", () => {
   it("runs the rewritten call and files its result under the original call id", async () => {
     const lookup = recordingTool("lookup", "found");

@@ -12,25 +12,29 @@
  * every token carries it, so paging to `older: null` or `newer: null` visits each entry that
  * existed at the first read exactly once, however much is appended in between. `after` is
  * exclusive except `after=0`, which reads from the start: position 0 is the session_start entry,
- * which holds a fork's copied history and has nothing before it. Errors of
- * `readEntries` (storage failures, LogCorruptError) propagate unchanged.
+ * which holds a fork's copied history and has nothing before it. A page reads only a window of
+ * the log around its cut (history-log.ts): enough positions on each side to fill it and to know
+ * whether more lie beyond, back to the tool calls its tool results are named after. Errors of
+ * the log's reads (storage failures, LogCorruptError) propagate unchanged.
  */
 import type { HistoryEntry, HistoryPage } from "../../api/history.js";
 import type { PositionedEntry } from "../../log/entries.js";
 import { HistoryQueryInvalidError } from "../errors.js";
 import { boundEntry, type ContentLimits, defaultContentLimits } from "./bounded-entry.js";
+import type { HistoryLog } from "./history-log.js";
 import {
   type HistoryDirection,
   type HistoryTokenSecret,
   signHistoryToken,
   verifyHistoryToken,
 } from "./history-token.js";
-import { projectEntry, projectsToHistory, recordToolNames, type ToolNames } from "./project-history.js";
-
-/** The verified entries of a session's log in position order (e.g. `(id) => store.readAll(id)`). */
-export type ReadEntries = (
-  sessionId: string,
-) => Promise<readonly PositionedEntry[]> | readonly PositionedEntry[];
+import {
+  projectEntry,
+  projectsToHistory,
+  recordToolNames,
+  type ToolNames,
+  toolResultCallIds,
+} from "./project-history.js";
 
 export interface HistoryPageRequest {
   sessionId: string;
@@ -48,6 +52,8 @@ export interface HistoryPageRequest {
   maxBytes?: number;
   /** Bounds of each entry's content (default `defaultContentLimits`). */
   contentLimits?: ContentLimits;
+  /** Entries read per step while the page's window grows (default 256; tests use small ones). */
+  readStep?: number;
 }
 
 export const defaultHistoryLimit = 100;
@@ -82,6 +88,7 @@ interface Window {
   now: number;
   maxBytes: number;
   contentLimits: ContentLimits;
+  readStep: number;
 }
 
 /**
@@ -89,10 +96,7 @@ interface Window {
  * `before`, forwards from `after`, or wherever a `next` token points. Token errors are thrown
  * before the log is read.
  */
-export async function readHistoryPage(
-  readEntries: ReadEntries,
-  request: HistoryPageRequest,
-): Promise<HistoryPage> {
+export async function readHistoryPage(log: HistoryLog, request: HistoryPageRequest): Promise<HistoryPage> {
   const limit = request.limit ?? defaultHistoryLimit;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > maxHistoryLimit) {
     throw new HistoryQueryInvalidError(`limit must be an integer from 1 to ${maxHistoryLimit}`);
@@ -112,6 +116,7 @@ export async function readHistoryPage(
     now: request.now,
     maxBytes: request.maxBytes ?? maxPageBytes,
     contentLimits: request.contentLimits ?? defaultContentLimits,
+    readStep: request.readStep ?? defaultReadStep,
   };
   if (request.next !== undefined) {
     const token = verifyHistoryToken(request.next, {
@@ -121,22 +126,20 @@ export async function readHistoryPage(
       now: request.now,
       ...(request.tokenTtlMs === undefined ? {} : { ttlMs: request.tokenTtlMs }),
     });
-    const entries = await readEntries(request.sessionId);
     const cut =
       token.direction === "newer" && token.index === undefined
         ? { position: token.bound + 1, index: 0 }
         : { position: token.bound, index: token.index ?? 0 };
-    return pageOf(entries, { ...common, direction: token.direction, cut, upper: token.upper });
+    return readPage(log, { ...common, direction: token.direction, cut, upper: token.upper });
   }
-  const entries = await readEntries(request.sessionId);
-  const upper = headPosition(entries);
+  const upper = log.head;
   if (request.after !== undefined) {
     // Position 0 (session_start) precedes everything, so after=0 means "from the start".
     const position = request.after === 0 ? 0 : request.after + 1;
-    return pageOf(entries, { ...common, direction: "newer", cut: { position, index: 0 }, upper });
+    return readPage(log, { ...common, direction: "newer", cut: { position, index: 0 }, upper });
   }
   const position = request.before ?? upper + 1;
-  return pageOf(entries, { ...common, direction: "older", cut: { position, index: 0 }, upper });
+  return readPage(log, { ...common, direction: "older", cut: { position, index: 0 }, upper });
 }
 
 /**
@@ -144,8 +147,8 @@ export async function readHistoryPage(
  * bound to limit=`tail` (to limit=100 when tail is 0, which gives no items but still a token when
  * the log has history).
  */
-export function tailPage(
-  entries: readonly PositionedEntry[],
+export function readTailPage(
+  log: HistoryLog,
   options: {
     sessionId: string;
     tail?: number;
@@ -153,14 +156,17 @@ export function tailPage(
     now: number;
     maxBytes?: number;
     contentLimits?: ContentLimits;
+    readStep?: number;
   },
-): HistoryPage {
+): Promise<HistoryPage> {
   const tail = options.tail ?? defaultTail;
   if (!Number.isSafeInteger(tail) || tail < 0 || tail > maxHistoryLimit) {
-    throw new HistoryQueryInvalidError(`tail must be an integer from 0 to ${maxHistoryLimit}`);
+    return Promise.reject(
+      new HistoryQueryInvalidError(`tail must be an integer from 0 to ${maxHistoryLimit}`),
+    );
   }
-  const upper = headPosition(entries);
-  return pageOf(entries, {
+  const upper = log.head;
+  return readPage(log, {
     sessionId: options.sessionId,
     direction: "older",
     cut: { position: upper + 1, index: 0 },
@@ -171,11 +177,67 @@ export function tailPage(
     now: options.now,
     maxBytes: options.maxBytes ?? maxTailBytes,
     contentLimits: options.contentLimits ?? defaultContentLimits,
+    readStep: options.readStep ?? defaultReadStep,
   });
 }
 
-function headPosition(entries: readonly PositionedEntry[]): number {
-  return entries.length === 0 ? -1 : entries[entries.length - 1]!.position;
+/** Entries read per step while a page's window grows. */
+const defaultReadStep = 256;
+
+/** The page of `window`, computed over only the part of the log it depends on. */
+async function readPage(log: HistoryLog, window: Window): Promise<HistoryPage> {
+  return pageOf(await readWindow(log, window), window);
+}
+
+/**
+ * The entries a page depends on: from its cut forwards and backwards until each side holds the
+ * history positions the page may take plus one (which says whether more lie beyond), backwards
+ * further while a tool result in it names a call not in it. The page computed over them equals
+ * the page computed over the whole log up to `upper`.
+ */
+async function readWindow(log: HistoryLog, window: Window): Promise<PositionedEntry[]> {
+  const last = Math.min(window.upper, log.head);
+  if (last < 0) return [];
+  const pivot = Math.min(Math.max(window.cut.position, 0), last + 1);
+  const older = window.direction === "older";
+  // Positions >= pivot and < pivot the page needs to see; the cut's own position counts on both sides.
+  const wantAfter = (older ? 1 : window.take + 1) + 1;
+  const wantBefore = (older ? window.take + 1 : 1) + 1;
+
+  const after: PositionedEntry[] = [];
+  let seenAfter = 0;
+  const step = Math.max(1, Math.floor(window.readStep));
+  for (let next = pivot; next <= last && seenAfter < wantAfter; next += step) {
+    const chunk = await log.read(next, Math.min(last, next + step - 1));
+    for (const placed of chunk) {
+      after.push(placed);
+      if (projectsToHistory(placed.entry)) seenAfter++;
+    }
+  }
+
+  let before: PositionedEntry[] = [];
+  let seenBefore = 0;
+  let low = pivot;
+  while (low > 0 && (seenBefore < wantBefore || unnamedResults(before, after))) {
+    const from = Math.max(0, low - step);
+    const chunk = await log.read(from, low - 1);
+    for (const placed of chunk) if (projectsToHistory(placed.entry)) seenBefore++;
+    before = before.length === 0 ? [...chunk] : chunk.concat(before);
+    low = from;
+  }
+  return before.concat(after);
+}
+
+/** Whether a tool result in `first` then `second` names a call that neither holds before it. */
+function unnamedResults(first: readonly PositionedEntry[], second: readonly PositionedEntry[]): boolean {
+  const names: ToolNames = new Map();
+  for (const part of [first, second]) {
+    for (const { entry } of part) {
+      for (const callId of toolResultCallIds(entry)) if (!names.has(callId)) return true;
+      recordToolNames(entry, names);
+    }
+  }
+  return false;
 }
 
 /** One entry taken into a page, with where it sits. */

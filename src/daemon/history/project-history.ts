@@ -48,6 +48,13 @@ export function recordToolNames(entry: LogEntry, names: ToolNames): void {
   }
 }
 
+/** The call ids the entry's tool results answer (whose names `projectEntry` looks up). */
+export function toolResultCallIds(entry: LogEntry): string[] {
+  const ids: string[] = [];
+  for (const item of itemsOf(entry)) if (item.type === "tool_result") ids.push(item.call_id);
+  return ids;
+}
+
 /**
  * The history entries of one log entry, oldest first. `toolNames` names the tool calls seen
  * earlier in the log (for tool_result entries); this entry's own calls are added to it, so a

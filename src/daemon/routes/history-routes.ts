@@ -55,7 +55,7 @@ export function registerHistoryRoutes(app: HttpApp, services: RouteServices): vo
         const query = request.query as HistoryQuery;
         return answerWith(async (): Promise<HistoryPage> => {
           await requireSession(services.registry, id);
-          return readHistoryPage((sessionId) => services.registry.readLog(sessionId), {
+          return readHistoryPage(await services.registry.historyLog(id), {
             sessionId: id,
             secret: services.historySecret,
             now: services.now(),

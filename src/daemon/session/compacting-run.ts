@@ -1,6 +1,6 @@
 /**
  * A turn's run of the agent loop with compaction around it: before each request the context is
- * compacted if it has grown past the threshold (an interceptor's `beforeRequest`, composed with
+ * compacted if it has grown past the threshold (an interceptor's `inspectRequest`, composed with
  * any other), every response's usage feeds the context accounting (an observer's
  * `onRequestEnd`), and a run that the provider refused as too long is compacted and resumed once.
  *
@@ -39,6 +39,11 @@ export async function resumeWithCompaction(
   return run(end.requestCount);
 }
 
+/**
+ * The compaction runs as `inspectRequest`: it only reads the history (to account for it) or
+ * replaces it with the compacted one, so no request pays a deep copy of a long history for it.
+ * Another interceptor's own `inspectRequest` runs after it, on what it chose.
+ */
 function withCompaction(
   inner: Interceptor | undefined,
   compaction: TurnCompaction,
@@ -46,15 +51,15 @@ function withCompaction(
 ): Interceptor {
   return {
     ...inner,
-    beforeRequest: async (items: Item[]): Promise<BeforeRequestAction> => {
+    inspectRequest: async (items: readonly Item[]): Promise<BeforeRequestAction> => {
       const compacted = await compaction.beforeRequest(items, signal);
-      const sent = compacted ?? items;
-      const next = inner?.beforeRequest;
+      const next = inner?.inspectRequest;
       if (next === undefined)
-        return compacted === undefined ? { action: "continue" } : { action: "continue", items: sent };
+        return compacted === undefined ? { action: "continue" } : { action: "continue", items: compacted };
+      const sent = compacted ?? items;
       const action = await next.call(inner, sent);
-      return action.action === "continue" && action.items === undefined
-        ? { action: "continue", items: sent }
+      return action.action === "continue" && action.items === undefined && compacted !== undefined
+        ? { action: "continue", items: compacted }
         : action;
     },
   };

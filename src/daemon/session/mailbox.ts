@@ -9,7 +9,9 @@ export class Mailbox {
   /** Queue `task`; resolves or rejects with its result. A failed task does not stop later ones. */
   run<T>(task: () => Promise<T> | T): Promise<T> {
     const result = this.#tail.then(task);
-    this.#tail = result.catch(() => undefined);
+    // The tail settles to nothing: an idle session must not keep its last task's result (a
+    // snapshot, say) alive until its next task.
+    this.#tail = result.then(settled, settled);
     return result;
   }
 
@@ -17,4 +19,8 @@ export class Mailbox {
   idle(): Promise<void> {
     return this.#tail.then(() => undefined);
   }
+}
+
+function settled(): undefined {
+  return undefined;
 }

@@ -15,6 +15,7 @@ import type {
   ApprovalPolicy,
   ApprovalPolicyAnswer,
   ApprovalRecord,
+  PendingApproval,
 } from "../../api/approvals.js";
 import type {
   CancelAnswer as CancelResult,
@@ -23,7 +24,12 @@ import type {
   InterruptAnswer as InterruptResult,
 } from "../../api/inputs.js";
 import type { SessionSettings, SessionSettingsBody } from "../../api/session-settings.js";
-import type { CompactAnswer, SessionSnapshot, SessionStatus } from "../../api/session-snapshot.js";
+import type {
+  CompactAnswer,
+  SessionContext,
+  SessionSnapshot,
+  SessionStatus,
+} from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { PositionedEntry } from "../../log/entries.js";
 import { LogCorruptError } from "../../log/errors.js";
@@ -34,9 +40,11 @@ import {
   ProviderMissingError,
   SessionBusyError,
 } from "../errors.js";
-import { tailPage } from "../history/history-page.js";
+import { type HistoryLog, wholeLog } from "../history/history-log.js";
+import { readTailPage } from "../history/history-page.js";
 import { previewOf } from "../history/preview.js";
 import { projectsToHistory } from "../history/project-history.js";
+import type { InputRow } from "../storage/inputs-table.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import { SessionFeed } from "../stream/session-feed.js";
 import type { FirstBatch } from "../stream/sse-stream.js";
@@ -120,7 +128,8 @@ export class SessionActor {
       log: this.#log,
       task: (task) => this.#task(task),
     });
-    const actor = this;
+    // A plain object literal (no getter): one with an accessor is kept in slower, larger
+    // dictionary mode, and every loaded session holds one.
     this.#turns = new TurnScheduler({
       sessionId: row.id,
       services,
@@ -130,9 +139,7 @@ export class SessionActor {
       compactor: this.#compactor,
       task: (task) => this.#task(task),
       setStatus: (status) => this.#setStatus(status),
-      get status() {
-        return actor.#status;
-      },
+      status: () => this.#status,
       row: () => this.#row(),
       halted: () => this.#stopped || this.#stopping,
       crash: (error) => this.#crash(error),
@@ -204,20 +211,38 @@ export class SessionActor {
     });
   }
 
-  /** The snapshot with the newest `tail` history positions, read from storage. */
-  snapshot(tail?: number): Promise<SessionSnapshot> {
-    return this.#task(() => this.#snapshotNow(tail, this.cursor));
+  /**
+   * The snapshot with the newest `tail` history positions. Its parts are taken in the mailbox
+   * (so history, cursor and status agree); the history is read after, outside it, so a reconnect
+   * never holds up the session's commits.
+   */
+  async snapshot(tail?: number): Promise<SessionSnapshot> {
+    const parts = await this.#task(() => this.#snapshotParts(this.cursor));
+    return this.#finishSnapshot(parts, tail);
   }
 
   /** The first batch of a stream attach: a replay after `after`, or a reset with a snapshot. */
-  openStream(after: StreamCursor | null, tail?: number): Promise<FirstBatch> {
-    return this.#task(async () => {
+  async openStream(after: StreamCursor | null, tail?: number): Promise<FirstBatch> {
+    const taken = await this.#task(async () => {
       const read = this.feed.read(after);
-      if (read.kind === "events") return { cursor: read.cursor, events: read.events };
+      if (read.kind === "events") return { read, parts: null };
       const cursor = { generation: this.feed.generation, sequence: read.cursor };
-      const snapshot = await this.#snapshotNow(tail, cursor);
-      return { cursor: read.cursor, events: [], reset: { reason: read.reason, snapshot } };
+      return { read, parts: await this.#snapshotParts(cursor) };
     });
+    const { read, parts } = taken;
+    if (read.kind === "events" || parts === null)
+      return { cursor: read.cursor, events: read.kind === "events" ? read.events : [] };
+    const snapshot = await this.#finishSnapshot(parts, tail);
+    return { cursor: read.cursor, events: [], reset: { reason: read.reason, snapshot } };
+  }
+
+  /**
+   * The session's log as committed now, for a history page (read outside the mailbox: only
+   * what was committed is read). A session found corrupt reads (and so verifies) it whole.
+   */
+  async historyLog(): Promise<HistoryLog> {
+    if (this.#log.corrupt === null) return this.#log.historyLog();
+    return wholeLog(await this.#readWholeLog());
   }
 
   /** Admit an input (idempotently) and start a turn for it when the session is idle. */
@@ -382,32 +407,50 @@ export class SessionActor {
 
   // ---------------------------------------------------------------------------------------------
 
-  async #snapshotNow(tail: number | undefined, cursor: StreamCursor): Promise<SessionSnapshot> {
-    const { storage, historySecret } = this.#services;
+  /** Everything a snapshot holds but its history, and the log to read that from (in the mailbox). */
+  async #snapshotParts(cursor: StreamCursor): Promise<SnapshotParts> {
     const status = this.#status;
-    const entries = await storage.readLog(this.sessionId).catch((error: unknown) => {
-      if (error instanceof LogCorruptError) this.#log.markCorrupt(error);
-      throw error;
-    });
-    const history = tailPage(entries, {
-      sessionId: this.sessionId,
-      secret: historySecret,
-      now: this.#services.now(),
-      ...(tail === undefined ? {} : { tail }),
-    });
+    const log = this.#log.corrupt === null ? this.#log.historyLog() : wholeLog(await this.#readWholeLog());
     this.#lastUsedAt = this.#services.now();
     const row = await this.#row();
-    const approvals = { pending: this.#turns.gate.pending(), policy: this.#log.state.approval_policy };
-    return sessionSnapshot(
+    return {
+      log,
       row,
       status,
       cursor,
-      await this.#inputs.pending(),
-      approvals,
+      pending: await this.#inputs.pending(),
+      approvals: { pending: this.#turns.gate.pending(), policy: this.#log.state.approval_policy },
+      settings: this.#settings(row),
+      context: this.#compactor.context(row),
+    };
+  }
+
+  /** The snapshot of `parts` with its history read (outside the mailbox: the parts fix what is read). */
+  async #finishSnapshot(parts: SnapshotParts, tail: number | undefined): Promise<SessionSnapshot> {
+    const history = await readTailPage(parts.log, {
+      sessionId: this.sessionId,
+      secret: this.#services.historySecret,
+      now: this.#services.now(),
+      ...(tail === undefined ? {} : { tail }),
+    });
+    return sessionSnapshot(
+      parts.row,
+      parts.status,
+      parts.cursor,
+      parts.pending,
+      parts.approvals,
       history,
-      this.#settings(row),
-      this.#compactor.context(row),
+      parts.settings,
+      parts.context,
     );
+  }
+
+  /** The whole stored log, verified; a failed verification marks the session corrupt. */
+  async #readWholeLog(): Promise<PositionedEntry[]> {
+    return this.#services.storage.readLog(this.sessionId).catch((error: unknown) => {
+      if (error instanceof LogCorruptError) this.#log.markCorrupt(error);
+      throw error;
+    });
   }
 
   /** The session's settings with what they resolve to now (a profile removed from the config: none). */
@@ -465,6 +508,18 @@ export class SessionActor {
     this.#stop("crashed");
     this.#supervisor.crashed(this, error);
   }
+}
+
+/** What a snapshot is made of, taken in the mailbox; its history is read from `log` afterwards. */
+interface SnapshotParts {
+  log: HistoryLog;
+  row: SessionRow;
+  status: SessionStatus;
+  cursor: StreamCursor;
+  pending: InputRow[];
+  approvals: { pending: PendingApproval[]; policy: ApprovalPolicy | null };
+  settings: SessionSettings;
+  context: SessionContext | null;
 }
 
 /**

@@ -11,15 +11,18 @@
  */
 
 import type { SessionPreview } from "../../api/session-snapshot.js";
+import { ChainCheckpoints } from "../../log/chain-checkpoints.js";
 import type { RestoredState } from "../../log/collect-state.js";
-import type { LogEntry } from "../../log/entries.js";
+import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import { AppendConflictError, LogCorruptError } from "../../log/errors.js";
 import type { PlacedEntry } from "../../log/session-writer.js";
 import { boundEntry } from "../history/bounded-entry.js";
+import type { HistoryLog } from "../history/history-log.js";
 import { extendPreview } from "../history/preview.js";
 import { projectEntry, recordToolNames, type ToolNames } from "../history/project-history.js";
 import type { RowWrites, SessionStorage, StoredSessionWriter } from "../storage/session-storage.js";
 import type { SessionFeed } from "../stream/session-feed.js";
+import { anchoredLog } from "./anchored-log.js";
 import { publishEvent } from "./publish-event.js";
 import type { SessionLogger } from "./session-services.js";
 
@@ -40,14 +43,28 @@ export class SessionLogWriter {
   readonly sessionId: string;
   readonly #options: SessionLogWriterOptions;
   readonly #toolNames: ToolNames = new Map();
+  /** Verified points of the log (what it was read as at load, and every commit since). */
+  readonly #checkpoints: ChainCheckpoints;
   #preview: SessionPreview;
   #corrupt: LogCorruptError | null = null;
 
-  constructor(options: SessionLogWriterOptions, entries: readonly PlacedEntry[]) {
+  /** A writer over the session's whole log, just read and verified as `entries`. */
+  constructor(options: SessionLogWriterOptions, entries: readonly PositionedEntry[]) {
     this.sessionId = options.writer.sessionId;
     this.#options = options;
     this.#preview = options.preview;
+    this.#checkpoints = ChainCheckpoints.ofVerified(entries);
     for (const { entry } of entries) recordToolNames(entry, this.#toolNames);
+  }
+
+  /**
+   * The log as committed now, for history pages and snapshots: ranges read later are verified
+   * and anchored on this writer's checkpoints, so they need no ordering with later commits.
+   */
+  historyLog(): HistoryLog {
+    return anchoredLog(this.sessionId, this.#options.storage, this.#checkpoints, (error) =>
+      this.markCorrupt(error),
+    );
   }
 
   /** The replay of the log (read it; commits change it). */
@@ -124,6 +141,8 @@ export class SessionLogWriter {
       throw error;
     }
     this.#preview = preview;
+    if (writer.headHash !== null)
+      this.#checkpoints.advance({ position: writer.position, hash: writer.headHash });
     for (const item of placed) {
       for (const projected of projectEntry(item, this.#toolNames)) {
         publishEvent(feed, "message", { entry: boundEntry(projected, this.sessionId) });

@@ -6,6 +6,7 @@
  * Boundary rule: at most one live actor per session. Loads are deduplicated, and an actor that
  * stopped is dropped from the map before anyone can be handed it again.
  */
+
 import type { SessionSummary } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { LogEntry, SessionInstructions } from "../../log/entries.js";
@@ -13,6 +14,7 @@ import { LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
 import type { ApprovalPolicy } from "../../model/approval-policy.js";
 import type { RequestConfig } from "../../model/request-config.js";
 import { ActorStoppedError, SessionUnavailableError, SessionUnknownError } from "../errors.js";
+import { type HistoryLog, wholeLog } from "../history/history-log.js";
 import { previewOf } from "../history/preview.js";
 import { WriteFencedError } from "../storage/session-storage.js";
 import type { NewSession, SessionListFilter, SessionRow } from "../storage/sessions-table.js";
@@ -154,6 +156,16 @@ export class SessionRegistry {
       if (error instanceof LogCorruptError) this.loaded(sessionId)?.markCorrupt(error);
       throw error;
     }
+  }
+
+  /**
+   * A session's log for history pages: a loaded session's in verified ranges anchored on what it
+   * verified at load (cost independent of the log's length), any other's read whole and verified.
+   */
+  async historyLog(sessionId: string): Promise<HistoryLog> {
+    const actor = this.loaded(sessionId);
+    if (actor !== undefined) return actor.historyLog();
+    return wholeLog(await this.readLog(sessionId));
   }
 
   /** A session's recorded head as stored (not checked; see verify-report.ts). */

@@ -54,7 +54,8 @@ export interface TurnContext {
   /** Run `task` in the actor's mailbox. */
   task<T>(task: () => Promise<T> | T): Promise<T>;
   setStatus(status: SessionStatus): void;
-  readonly status: SessionStatus;
+  /** The session's status now. */
+  status(): SessionStatus;
   /** The session's row (the turn reads its provider, model and workspace). */
   row(): Promise<SessionRow>;
   /** No new turn may start (the actor is stopping or stopped). */
@@ -170,7 +171,7 @@ export class TurnScheduler {
     const turn = this.#turn;
     if (turn === null || turn.interruptRequested) return turn !== null;
     turn.abort("interrupted");
-    this.#ctx.setStatus({ ...this.#ctx.status, interrupt_requested: true });
+    this.#ctx.setStatus({ ...this.#ctx.status(), interrupt_requested: true });
     return true;
   }
 
@@ -417,7 +418,7 @@ export class TurnScheduler {
         message: storageUnavailableMessage(detail),
       });
     }
-    this.#ctx.setStatus({ ...this.#ctx.status, blocking_reason: { code: "storage_unavailable", detail } });
+    this.#ctx.setStatus({ ...this.#ctx.status(), blocking_reason: { code: "storage_unavailable", detail } });
     this.#retryAfterStorageFailure(() => {
       this.#ctx.task(() => this.#endTurn(turn, ending)).catch((failure: unknown) => this.#ctx.crash(failure));
     });
@@ -446,7 +447,7 @@ export class TurnScheduler {
 
   /** Calls started or stopped waiting: the running turn's phase follows. */
   #approvalsChanged(): void {
-    const status = this.#ctx.status;
+    const status = this.#ctx.status();
     if (this.#turn !== null && status.phase !== "idle") {
       const phase = this.#gate.waiting ? "waiting" : "running";
       if (status.phase !== phase) this.#ctx.setStatus({ ...status, phase });

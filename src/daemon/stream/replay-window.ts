@@ -1,7 +1,9 @@
 /**
  * The replay window: the newest published events of one feed, bounded by a count and a byte
  * budget, so a client that reconnects within the same generation gets exactly what it missed.
- * A ring buffer with a head index: push and trim are O(1) amortised.
+ * A ring buffer with a head index: push and trim are O(1) amortised. The ring starts small and
+ * doubles up to `maxEvents` as events arrive, so the many idle sessions that published a few
+ * events do not each hold a full-size ring.
  *
  * Boundary rule: holds encoded events only; knows nothing about generations, watchers or I/O.
  */
@@ -18,11 +20,14 @@ export interface ReplayWindowOptions {
 export const DEFAULT_WINDOW_MAX_EVENTS = 256;
 export const DEFAULT_WINDOW_MAX_BYTES = 4 * 1024 * 1024;
 
+/** Slots of a new ring (it doubles from here as events arrive). */
+const initialRingSize = 8;
+
 /** The newest events of a feed, trimmed from the oldest end. */
 export class ReplayWindow {
   readonly maxEvents: number;
   readonly maxBytes: number;
-  private readonly ring: (EncodedEvent | undefined)[];
+  private ring: (EncodedEvent | undefined)[];
   /** Ring index of the oldest held event. */
   private head = 0;
   private count = 0;
@@ -33,7 +38,9 @@ export class ReplayWindow {
   constructor(options: ReplayWindowOptions = {}) {
     this.maxEvents = positiveInteger("maxEvents", options.maxEvents ?? DEFAULT_WINDOW_MAX_EVENTS);
     this.maxBytes = positiveInteger("maxBytes", options.maxBytes ?? DEFAULT_WINDOW_MAX_BYTES);
-    this.ring = new Array<EncodedEvent | undefined>(this.maxEvents).fill(undefined);
+    this.ring = new Array<EncodedEvent | undefined>(Math.min(initialRingSize, this.maxEvents)).fill(
+      undefined,
+    );
   }
 
   /** Sequence of the oldest held event; equals newest+1 when the window is empty. */
@@ -69,7 +76,8 @@ export class ReplayWindow {
       return;
     }
     if (this.count === this.maxEvents) this.dropOldest();
-    this.ring[(this.head + this.count) % this.maxEvents] = event;
+    else if (this.count === this.ring.length) this.grow();
+    this.ring[(this.head + this.count) % this.ring.length] = event;
     this.count += 1;
     this.heldBytes += event.bytes;
     while (this.heldBytes > this.maxBytes) this.dropOldest();
@@ -86,7 +94,7 @@ export class ReplayWindow {
     const events: EncodedEvent[] = new Array<EncodedEvent>(current - after);
     const base = this.oldest;
     for (let sequence = after + 1; sequence <= current; sequence += 1) {
-      events[sequence - after - 1] = this.ring[(this.head + sequence - base) % this.maxEvents]!;
+      events[sequence - after - 1] = this.ring[(this.head + sequence - base) % this.ring.length]!;
     }
     return events;
   }
@@ -94,9 +102,18 @@ export class ReplayWindow {
   private dropOldest(): void {
     const event = this.ring[this.head]!;
     this.ring[this.head] = undefined;
-    this.head = (this.head + 1) % this.maxEvents;
+    this.head = (this.head + 1) % this.ring.length;
     this.count -= 1;
     this.heldBytes -= event.bytes;
+  }
+
+  /** Doubles the ring (up to `maxEvents`), oldest event first at index 0. */
+  private grow(): void {
+    const size = Math.min(this.ring.length * 2, this.maxEvents);
+    const ring = new Array<EncodedEvent | undefined>(size).fill(undefined);
+    for (let i = 0; i < this.count; i++) ring[i] = this.ring[(this.head + i) % this.ring.length];
+    this.ring = ring;
+    this.head = 0;
   }
 
   private clear(): void {

@@ -7,7 +7,8 @@ import {
   HistoryTokenInvalidError,
 } from "../../../src/daemon/errors.js";
 import { boundEntry } from "../../../src/daemon/history/bounded-entry.js";
-import { readHistoryPage, tailPage } from "../../../src/daemon/history/history-page.js";
+import { type HistoryLog, wholeLog } from "../../../src/daemon/history/history-log.js";
+import { readHistoryPage, readTailPage } from "../../../src/daemon/history/history-page.js";
 import { verifyHistoryToken } from "../../../src/daemon/history/history-token.js";
 import { projectLog } from "../../../src/daemon/history/project-history.js";
 import type { LogEntry, PositionedEntry } from "../../../src/log/entries.js";
@@ -27,7 +28,7 @@ const secret = "history-test-secret";
 const now = ts0 + 60_000;
 const sessionId = "s1";
 
-/** A growing log whose reads return a snapshot copy, like a store's readAll. */
+/** A growing log; `read` is the log as it is now, read by range (each range read counted). */
 class GrowingLog {
   entries: PositionedEntry[];
   reads = 0;
@@ -40,11 +41,17 @@ class GrowingLog {
     this.entries.push(...placeLog(more, this.entries.length));
   }
 
-  read = async (id: string): Promise<PositionedEntry[]> => {
-    expect(id).toBe(sessionId);
-    this.reads += 1;
-    return this.entries.slice();
-  };
+  get read(): HistoryLog {
+    const entries = this.entries.slice();
+    return {
+      head: entries.length - 1,
+      read: async (from, to) => {
+        expect(0 <= from && from <= to && to < entries.length).toBe(true);
+        this.reads += 1;
+        return entries.slice(from, to + 1);
+      },
+    };
+  }
 }
 
 const turn = (text: string, answer: string): LogEntry[] => [
@@ -191,16 +198,48 @@ describe("history pages", () => {
     const corrupt = new LogCorruptError(sessionId, 3, "hash mismatch");
     await expect(
       readHistoryPage(
-        () => {
-          throw corrupt;
+        {
+          head: 3,
+          read: () => {
+            throw corrupt;
+          },
         },
         { sessionId, secret, now },
       ),
     ).rejects.toBe(corrupt);
     const unavailable = Object.assign(new Error("no such table: transcript"), { code: "SQLITE_ERROR" });
     await expect(
-      readHistoryPage(async () => Promise.reject(unavailable), { sessionId, secret, now }),
+      readHistoryPage({ head: 3, read: async () => Promise.reject(unavailable) }, { sessionId, secret, now }),
     ).rejects.toBe(unavailable);
+  });
+
+  it("names a tool result after its call even when the call lies far before the page's window", async () => {
+    const chatter = Array.from(
+      { length: 20 },
+      (_, i): LogEntry => ({
+        kind: "user_input",
+        ts: ts0,
+        item: userMessage(`m${i}`),
+      }),
+    );
+    const log = new GrowingLog([
+      sessionStart(),
+      { kind: "assistant_items", ts: ts0, items: [toolCall("c1", "alpha", "{}")] },
+      ...chatter,
+      { kind: "tool_results", ts: ts0, items: [toolResult("c1", "out")] },
+      { kind: "assistant_items", ts: ts0, items: [toolCall("c1", "beta", "{}")] },
+    ]);
+    const page = await readHistoryPage(log.read, {
+      sessionId,
+      limit: 1,
+      before: 23,
+      secret,
+      now,
+      readStep: 2,
+    });
+    expect(page.items.map((e) => [e.position, e.kind, e.tool?.name])).toEqual([[22, "tool_result", "alpha"]]);
+    const tail = await readTailPage(log.read, { sessionId, tail: 2, secret, now, readStep: 2 });
+    expect(tail.items.map((e) => e.tool?.name)).toEqual(["alpha", "beta"]);
   });
 
   it("refuses a limit outside 1..200 and more than one of next, before and after", async () => {
@@ -227,7 +266,7 @@ describe("snapshot tail pages", () => {
       ...turn("oldest prompt", "a1"),
       ...turn("newest prompt", "a2"),
     ]);
-    const tail = tailPage(log.entries, { sessionId, tail: 3, secret, now });
+    const tail = await readTailPage(log.read, { sessionId, tail: 3, secret, now });
     expect(userTexts(tail.items)).toEqual(["newest prompt"]);
     expect(positionsOf(tail)).toEqual([2, 4, 5]);
     expect(tail).toMatchObject({ newer: null, high_water: 6 });
@@ -236,10 +275,10 @@ describe("snapshot tail pages", () => {
     expect(older.older).toBeNull();
   });
 
-  it("defaults to the newest 100 positions", () => {
+  it("defaults to the newest 100 positions", async () => {
     const entries: LogEntry[] = [sessionStart()];
     for (let i = 0; i < 150; i++) entries.push({ kind: "user_input", ts: ts0, item: userMessage(`m${i}`) });
-    const tail = tailPage(placeLog(entries), { sessionId, secret, now });
+    const tail = await readTailPage(wholeLog(placeLog(entries)), { sessionId, secret, now });
     expect(tail.items).toHaveLength(100);
     expect(tail.items[0]!.position).toBe(51);
     expect(verifyHistoryToken(tail.older!, { secret, sessionId, limit: 100, now }).bound).toBe(51);
@@ -247,19 +286,21 @@ describe("snapshot tail pages", () => {
 
   it("with tail=0 has no items but an older token (limit 100) when the log has history", async () => {
     const log = new GrowingLog([sessionStart(), ...turn("a", "b")]);
-    const tail = tailPage(log.entries, { sessionId, tail: 0, secret, now });
+    const tail = await readTailPage(log.read, { sessionId, tail: 0, secret, now });
     expect(tail.items).toEqual([]);
     expect(tail.newer).toBeNull();
     const page = await readHistoryPage(log.read, { sessionId, next: tail.older!, secret, now });
     expect(positionsOf(page)).toEqual([1, 2]);
-    expect(tailPage(placeLog([sessionStart()]), { sessionId, tail: 0, secret, now }).older).toBeNull();
+    expect(
+      (await readTailPage(wholeLog(placeLog([sessionStart()])), { sessionId, tail: 0, secret, now })).older,
+    ).toBeNull();
   });
 
-  it("refuses a tail outside 0..200", () => {
+  it("refuses a tail outside 0..200", async () => {
     for (const tail of [-1, 201, 2.5]) {
-      expect(() => tailPage(placeLog([sessionStart()]), { sessionId, tail, secret, now })).toThrow(
-        HistoryQueryInvalidError,
-      );
+      await expect(
+        readTailPage(wholeLog(placeLog([sessionStart()])), { sessionId, tail, secret, now }),
+      ).rejects.toThrow(HistoryQueryInvalidError);
     }
   });
 });
@@ -328,7 +369,7 @@ describe("history pages bounded by bytes", () => {
 
   it("cut a snapshot's tail by bytes within its budget, with an older token bound to limit=tail", async () => {
     const log = sized(Array.from({ length: 12 }, () => 200 * KiB));
-    const tail = tailPage(log.entries, { sessionId, tail: 10, secret, now });
+    const tail = await readTailPage(log.read, { sessionId, tail: 10, secret, now });
     expect(tail.byte_limited).toBe(true);
     expect(positionsOf(tail)).toEqual([9, 10, 11, 12]);
     expect(Buffer.byteLength(JSON.stringify(tail.items))).toBeLessThanOrEqual(960 * KiB);
@@ -343,7 +384,8 @@ describe("history paging under concurrent appends (property)", () => {
     fc.string({ maxLength: 5 }).map((t) => assistantMessage(t)),
     fc.string({ maxLength: 120, unit: "binary" }).map((t) => assistantMessage(t)),
     fc.string({ maxLength: 5 }).map((t) => reasoning(t)),
-    fc.nat(3).map((n) => toolCall(`c${n}`, `tool${n}`, `{"n":${n}}`)),
+    // Call ids repeat with different tools: a result is named after the nearest call before it.
+    fc.tuple(fc.nat(3), fc.nat(2)).map(([n, k]) => toolCall(`c${n}`, `tool${k}`, `{"n":${n}}`)),
     fc.nat(3).map((n) => toolResult(`c${n}`, `out${n}`)),
   );
   const entry: fc.Arbitrary<LogEntry> = fc.oneof(
@@ -373,11 +415,13 @@ describe("history paging under concurrent appends (property)", () => {
         start,
         fc.array(fc.array(entry, { maxLength: 3 }), { maxLength: 40 }),
         fc.option(fc.integer({ min: 1, max: 1500 }), { nil: undefined }),
-        async (forked, initial, limit, from, appends, maxBytes) => {
+        fc.integer({ min: 1, max: 5 }),
+        async (forked, initial, limit, from, appends, maxBytes, readStep) => {
           const log = new GrowingLog([sessionStart(forked), ...initial]);
           const atFirstRead = log.entries.slice();
           const head = atFirstRead.length - 1;
-          const budget = { contentLimits: limits, ...(maxBytes === undefined ? {} : { maxBytes }) };
+          // Small read steps make every page read a window of the log, not all of it.
+          const budget = { contentLimits: limits, readStep, ...(maxBytes === undefined ? {} : { maxBytes }) };
           const wanted = projectLog(atFirstRead)
             .map((e) => boundEntry(e, sessionId, limits))
             .filter((e) =>
@@ -391,7 +435,7 @@ describe("history paging under concurrent appends (property)", () => {
           const request = { sessionId, limit, secret, now, ...budget };
           const first =
             from.kind === "tail"
-              ? tailPage(log.entries, { sessionId, tail: limit, secret, now, ...budget })
+              ? await readTailPage(log.read, { sessionId, tail: limit, secret, now, ...budget })
               : await readHistoryPage(log.read, {
                   ...request,
                   ...(from.kind === "before"

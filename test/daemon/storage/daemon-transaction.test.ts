@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InputNotPendingError } from "../../../src/daemon/errors.js";
+import { wholeLog } from "../../../src/daemon/history/history-log.js";
 import { readHistoryPage } from "../../../src/daemon/history/history-page.js";
 import { previewOf } from "../../../src/daemon/history/preview.js";
 import {
@@ -123,8 +124,11 @@ describe("daemon storage in one transaction with the SQLite log store", () => {
         { kind: "assistant_items", ts, items: [assistantMessage("hi")], turn_id: "t1" },
       ]),
     );
-    const readEntries = (id: string) => store.readAll(id);
-    const page = await readHistoryPage(readEntries, { sessionId: "s", secret: "k", now: ts });
+    const page = await readHistoryPage(wholeLog(await store.readAll("s")), {
+      sessionId: "s",
+      secret: "k",
+      now: ts,
+    });
     expect(page.items.map((e) => [e.id, e.kind, e.input_id])).toEqual([
       ["1", "user", "i1"],
       ["2", "assistant", null],
@@ -133,9 +137,11 @@ describe("daemon storage in one transaction with the SQLite log store", () => {
     expect(getSession(db, "s")?.preview).toEqual({ text: "hello", transcript_count: 2, truncated: false });
 
     db.exec("ALTER TABLE transcript RENAME TO unavailable_transcript");
-    const failure = await readHistoryPage(readEntries, { sessionId: "s", secret: "k", now: ts }).catch(
-      (error: unknown) => error,
-    );
+    const failure = await Promise.resolve()
+      .then(async () =>
+        readHistoryPage(wholeLog(await store.readAll("s")), { sessionId: "s", secret: "k", now: ts }),
+      )
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(Error);
     expect((failure as { code?: string }).code).toBe("SQLITE_ERROR");
   });

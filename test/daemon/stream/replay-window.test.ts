@@ -80,7 +80,8 @@ describe("replay window", () => {
     fc.assert(
       fc.property(
         fc.array(fc.integer({ min: 0, max: 60 }), { maxLength: 80 }),
-        fc.integer({ min: 1, max: 12 }),
+        // Up to 40 so the ring grows (from 8 slots) several times, also while wrapped.
+        fc.integer({ min: 1, max: 40 }),
         fc.integer({ min: 40, max: 400 }),
         (sizes, maxEvents, maxBytes) => {
           const window = new ReplayWindow({ maxEvents, maxBytes });
