@@ -31,6 +31,7 @@ import { choosePort } from "./process/port.js";
 import { NoProviderError, ProviderConfigSource } from "./process/provider-config.js";
 import { sessionProviders } from "./process/session-providers.js";
 import { type DaemonSettings, readSettings } from "./process/settings.js";
+import { shellInfo } from "./process/shell-info.js";
 import { loadSigningKey } from "./process/signing-key.js";
 import { registerApprovalRoutes } from "./routes/approval-routes.js";
 import { registerCompactRoutes } from "./routes/compact-routes.js";
@@ -115,7 +116,8 @@ async function boot(
   const now = () => Date.now();
   // The home holds the token and API keys, the database every session: no tool touches them.
   const hiddenPaths = [settings.home, ...databaseFiles(settings.dbPath)];
-  const shell = describeShellChoice(chooseShell());
+  const shellChoice = chooseShell();
+  const shell = describeShellChoice(shellChoice);
   if (shell.warning) logger.warn(shell.text);
   else logger.info(shell.text);
   // MCP servers start on first use; each gets only the environment its config names.
@@ -209,6 +211,7 @@ async function boot(
   registerServerRoutes(app, {
     instanceId,
     version: packageVersion(),
+    shell: shellInfo(shellChoice),
     isDraining: () => drain.draining,
     shutdown: (timeoutMs) => {
       // Answer the request first; the drain closes the listener.
