@@ -40,6 +40,7 @@ Examples:
   $ skein "summarise README.md"             the same (a first word that is no command is a prompt)
   $ git diff | skein run -                  the prompt from stdin
   $ skein sessions                          list sessions
+  $ skein doctor                            check the setup and print fixes
   $ skein chat --session 01a2b3c4-d5        continue a session (any unique id prefix)
   $ skein config add openai --protocol responses --model gpt-5-mini --api-key-env OPENAI_API_KEY
 ${exitCodeHelp}
@@ -339,6 +340,22 @@ Examples:
     .action(async (ids: string[], options, command: Command) => {
       const { verifySessions } = await import("./commands/verify.js");
       exitCode = await verifySessions(context(command), ids, options);
+    });
+
+  program
+    .command("doctor")
+    .description(
+      "check node, the daemon, config.json, each provider profile, the command sandbox and disk space",
+    )
+    .option("--json", "print the checks as JSON")
+    .option("--timeout <seconds>", "how long each profile's test request may take", positiveInteger, 20)
+    .addHelpText(
+      "after",
+      "\nExit status 1 when any check fails (warnings do not fail); each failure prints its fix.",
+    )
+    .action(async (options: { json?: boolean; timeout: number }, command: Command) => {
+      const { doctor } = await import("./commands/doctor.js");
+      exitCode = await doctor(context(command), options);
     });
 
   const daemon = program
