@@ -86,6 +86,19 @@ function positiveInteger(value: string): number {
   return parsed;
 }
 
+/** Log records as readable lines on this terminal (`skein daemon run` on a TTY). */
+async function readableLogSink(env: NodeJS.ProcessEnv): Promise<{ write(line: string): void }> {
+  const { formatLogLine } = await import("./render/log-line.js");
+  const { processTerminal } = await import("./render/terminal.js");
+  const out = processTerminal(env).out;
+  return {
+    write: (record: string) => {
+      for (const line of record.split("\n"))
+        if (line !== "") out.stream.write(`${formatLogLine(line, out.paint)}\n`);
+    },
+  };
+}
+
 /** Parse `argv` and run the command; resolves with the process exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   let exitCode: number = exitCodes.ok;
@@ -405,14 +418,18 @@ Examples:
       "after",
       "\nEnvironment:\n  SKEIN_HOME  data folder (default ~/.skein)\n  SKEIN_PORT  port on 127.0.0.1 (default: chosen once)\n" +
         "  SKEIN_TOKEN bearer token (default: random per start)\n  SKEIN_DB    SQLite file (default $SKEIN_HOME/skein.sqlite)\n" +
-        "  SKEIN_INSPECT=1  enable /debug routes\n  SKEIN_UNLOAD_SECONDS  unload idle sessions after this (default 3600)\n",
+        "  SKEIN_INSPECT=1  enable /debug routes\n  SKEIN_UNLOAD_SECONDS  unload idle sessions after this (default 3600)\n" +
+        "  SKEIN_LOG_FORMAT=json  raw JSON log records on a terminal too (readable lines otherwise)\n",
     )
-    .action(async (_options, command: Command) => {
+    .option("--json", "log raw JSON records even on a terminal (they are JSON whenever stdout is not one)")
+    .action(async (options: { json?: boolean }, command: Command) => {
       const home = command.optsWithGlobals<{ home?: string }>().home;
       const env = home === undefined ? process.env : { ...process.env, SKEIN_HOME: home };
       const { loadDaemon } = await import("./load-daemon.js");
       const { runDaemonForeground } = await loadDaemon();
-      exitCode = await runDaemonForeground(env);
+      const readable =
+        options.json !== true && env.SKEIN_LOG_FORMAT !== "json" && process.stdout.isTTY === true;
+      exitCode = await runDaemonForeground(env, readable ? { logSink: await readableLogSink(env) } : {});
     });
 
   const config = program

@@ -72,12 +72,21 @@ export interface RunningDaemon {
   stopped: Promise<void>;
 }
 
+/** Where the daemon's log records go: one JSON line per call (default: stdout, as written). */
+export interface LogSink {
+  write(line: string): void;
+}
+
 /** Start the daemon from the environment; throws a clear error if it cannot (home locked, bad settings). */
-export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise<RunningDaemon> {
+export async function startDaemon(
+  env: NodeJS.ProcessEnv = process.env,
+  options: { logSink?: LogSink } = {},
+): Promise<RunningDaemon> {
   const settings = readSettings(env);
   ensureHome(settings.home);
   const lock = HomeLock.acquire(settings.home);
-  const logger = pino({ level: env.SKEIN_LOG_LEVEL ?? "info", base: { pid: process.pid } });
+  const loggerOptions = { level: env.SKEIN_LOG_LEVEL ?? "info", base: { pid: process.pid } };
+  const logger = options.logSink === undefined ? pino(loggerOptions) : pino(loggerOptions, options.logSink);
   // Whatever boot opened is closed again, in reverse order, if a later step fails: a daemon
   // that cannot finish starting must not keep listening or hold the home.
   const undo: Array<() => Promise<void> | void> = [() => lock.release()];
@@ -258,10 +267,13 @@ async function boot(
  * non-zero with a message: 75 when another daemon owns the home (so a starter that lost the
  * race can tell), 1 otherwise.
  */
-export async function runDaemonForeground(env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runDaemonForeground(
+  env: NodeJS.ProcessEnv = process.env,
+  options: { logSink?: LogSink } = {},
+): Promise<number> {
   let daemon: RunningDaemon;
   try {
-    daemon = await startDaemon(env);
+    daemon = await startDaemon(env, options);
   } catch (error) {
     process.stderr.write(`skein daemon: ${error instanceof Error ? error.message : String(error)}\n`);
     return error instanceof HomeLockedError ? homeLockedExitCode : 1;
