@@ -337,13 +337,7 @@ describe("skein run", () => {
         () => pane.capture(),
       );
       // The line was cleared before the interrupt notice: no half-drawn spinner is left behind.
-      writeFileSync(
-        join(fixtures, "run-waiting-interrupted.txt"),
-        pane
-          .capture()
-          .replace(/[0-9a-f-]{36}/g, "<session id>")
-          .trimEnd() + "\n",
-      );
+      writeFileSync(join(fixtures, "run-waiting-interrupted.txt"), screenText(pane.capture()));
       expect(pane.capture()).toMatch(/^new session [0-9a-f-]{36}\n\s*\ninterrupting…/m);
     } finally {
       pane.close();
