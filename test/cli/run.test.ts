@@ -145,7 +145,7 @@ describe("skein run", () => {
     expect(result.code).toBe(0);
     expect(readFileSync(join(cli.workspace, "notes/hello.txt"), "utf8")).toBe("hello from the agent\n");
     expect(result.stdout).toBe("Writing the file.\nDone: notes/hello.txt is written.\n");
-    expect(result.stderr).toMatch(/⚙ write_file path="notes\/hello\.txt" .*→ created notes\/hello\.txt/);
+    expect(result.stderr).toMatch(/⚙ write_file notes\/hello\.txt → created notes\/hello\.txt/);
     expect(result.stderr.match(/⚙ write_file/g)).toHaveLength(1);
     // The second request carried the tool result back to the model.
     expect(JSON.stringify(provider.requests[1]?.body)).toContain("created notes/hello.txt");

@@ -57,6 +57,24 @@ export class TmuxPane {
     });
   }
 
+  /** The visible screen only (cheap however long the scrollback has grown). */
+  captureVisible(): string {
+    return execFileSync("tmux", ["-L", this.socket, "capture-pane", "-p", "-t", "main"], {
+      encoding: "utf8",
+    });
+  }
+
+  /** The screen with its colours (escape sequences kept). */
+  captureStyled(): string {
+    return execFileSync(
+      "tmux",
+      ["-L", this.socket, "capture-pane", "-p", "-e", "-J", "-S", "-", "-t", "main"],
+      {
+        encoding: "utf8",
+      },
+    );
+  }
+
   /** Type literal text. */
   type(text: string): void {
     execFileSync("tmux", ["-L", this.socket, "send-keys", "-t", "main", "-l", text]);
@@ -65,6 +83,12 @@ export class TmuxPane {
   /** Press keys by tmux name ("Enter", "C-c", "C-d"). */
   press(...keys: string[]): void {
     execFileSync("tmux", ["-L", this.socket, "send-keys", "-t", "main", ...keys]);
+  }
+
+  /** Paste `text` as a terminal paste (bracketed when the program asked for it). */
+  paste(text: string): void {
+    execFileSync("tmux", ["-L", this.socket, "set-buffer", "-b", "test", "--", text]);
+    execFileSync("tmux", ["-L", this.socket, "paste-buffer", "-p", "-d", "-b", "test", "-t", "main"]);
   }
 
   /** Kill the tmux server and everything in it. */
