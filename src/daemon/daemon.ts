@@ -6,11 +6,14 @@
  * Boundary rule: wiring only. Each piece is built here once and handed to the ones that need
  * it; nothing below this file reads the environment or knows about the process.
  */
+
 import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import pino from "pino";
 import { v7 as uuidv7 } from "uuid";
+import { checkpointStore } from "../api/checkpoints.js";
 import { homeLockedExitCode } from "../api/exit-codes.js";
 import { packageRoot, packageVersion } from "../api/package-version.js";
 import { protocolVersion } from "../api/protocol.js";
@@ -51,6 +54,7 @@ import { registerWebRoutes } from "./routes/web-routes.js";
 import { findProjectInstructions } from "./session/project-instructions.js";
 import { SessionRegistry } from "./session/session-registry.js";
 import type { SessionServices } from "./session/session-services.js";
+import { checkpointWorkspace } from "./session/workspace-checkpoints.js";
 import { databaseFiles, openDaemonDatabase } from "./storage/database.js";
 import { SqliteSessionStorage } from "./storage/sqlite-session-storage.js";
 
@@ -167,6 +171,26 @@ async function boot(
       ...(await mcp.toolsFor(session.mcpServers, session.workspace)),
     ],
     turnSettings: (session) => providers.turnSettings(session.providerProfile),
+    ...(env.SKEIN_CHECKPOINTS === "0"
+      ? {}
+      : {
+          checkpoint: async (session, runId, phase) => {
+            try {
+              await checkpointWorkspace(
+                { home: settings.home, hiddenPaths },
+                session.id,
+                session.workspace,
+                runId,
+                phase,
+              );
+            } catch (error) {
+              logger.warn({ session: session.id, runId, phase, err: error }, "workspace checkpoint skipped");
+            }
+          },
+          removeCheckpoints: (sessionId) => {
+            rmSync(checkpointStore(settings.home, sessionId), { recursive: true, force: true });
+          },
+        }),
     ...sessionProviders(providers),
   };
   const registry = new SessionRegistry(sessionServices);

@@ -249,9 +249,10 @@ export class SessionRegistry {
     await actor.stop("restart");
   }
 
-  /** Forget a deleted session's actor. */
+  /** Forget a deleted session's actor, and its workspace checkpoints. */
   forget(sessionId: string): void {
     this.#actors.delete(sessionId);
+    this.#services.removeCheckpoints?.(sessionId);
   }
 
   /**
