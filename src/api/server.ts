@@ -12,6 +12,22 @@ export interface ServerInfo {
   state: "ready" | "draining";
   capabilities: Record<string, number>;
   version: string;
+  /** How sessions' `run_command` runs (absent from older daemons). */
+  shell?: ShellInfo;
+}
+
+/**
+ * How `run_command` is offered: inside bubblewrap (read-only host, writable workspace and /tmp,
+ * network only when `network`), as a plain shell (the operator's opt-in), or not at all.
+ */
+export interface ShellInfo {
+  mode: "sandboxed" | "unconfined" | "off";
+  /** Sandboxed commands have the host's network (SKEIN_SANDBOX_NETWORK=1). */
+  network: boolean;
+  /** One sentence saying how commands run, or why they cannot. */
+  detail: string;
+  /** What to do about it when commands cannot run or run less confined than usual, else null. */
+  hint: string | null;
 }
 
 /** Body of `POST /server/shutdown`. */

@@ -40,6 +40,7 @@ Examples:
   $ skein "summarise README.md"             the same (a first word that is no command is a prompt)
   $ git diff | skein run -                  the prompt from stdin
   $ skein sessions                          list sessions
+  $ skein doctor                            check the setup and print fixes
   $ skein chat --session 01a2b3c4-d5        continue a session (any unique id prefix)
   $ skein config add openai --protocol responses --model gpt-5-mini --api-key-env OPENAI_API_KEY
 ${exitCodeHelp}
@@ -83,6 +84,19 @@ function positiveInteger(value: string): number {
   const parsed = Number(value);
   if (!Number.isSafeInteger(parsed) || parsed < 0) throw new InvalidArgumentError("expected a whole number");
   return parsed;
+}
+
+/** Log records as readable lines on this terminal (`skein daemon run` on a TTY). */
+async function readableLogSink(env: NodeJS.ProcessEnv): Promise<{ write(line: string): void }> {
+  const { formatLogLine } = await import("./render/log-line.js");
+  const { processTerminal } = await import("./render/terminal.js");
+  const out = processTerminal(env).out;
+  return {
+    write: (record: string) => {
+      for (const line of record.split("\n"))
+        if (line !== "") out.stream.write(`${formatLogLine(line, out.paint)}\n`);
+    },
+  };
 }
 
 /** Parse `argv` and run the command; resolves with the process exit code. */
@@ -343,6 +357,47 @@ Examples:
       exitCode = await verifySessions(context(command), ids, options);
     });
 
+  program
+    .command("diff")
+    .description("show what a turn changed in the session's workspace (default: its latest turn)")
+    .argument("<id>", "session id, unique id prefix or name")
+    .option("--turn <run>", "the turn (a run id prefix, as `skein show` and --json name it)")
+    .option("--stat", "only the changed files and line counts")
+    .action(async (id: string, options: { turn?: string; stat?: boolean }, command: Command) => {
+      const { diffTurn } = await import("./commands/checkpoints.js");
+      exitCode = await diffTurn(context(command), id, options);
+    });
+
+  program
+    .command("undo")
+    .description("put the session's workspace back as it was before a turn (default: its latest turn)")
+    .argument("<id>", "session id, unique id prefix or name")
+    .option("--turn <run>", "the turn (a run id prefix); later turns' changes are undone too")
+    .addHelpText(
+      "after",
+      "\nThe daemon checkpoints the workspace before and after every turn in a git store under $SKEIN_HOME\n(never the workspace's own .git); files ignored by .gitignore are not checkpointed or restored.",
+    )
+    .action(async (id: string, options: { turn?: string }, command: Command) => {
+      const { undoTurn } = await import("./commands/checkpoints.js");
+      exitCode = await undoTurn(context(command), id, options);
+    });
+
+  program
+    .command("doctor")
+    .description(
+      "check node, the daemon, config.json, each provider profile, the command sandbox and disk space",
+    )
+    .option("--json", "print the checks as JSON")
+    .option("--timeout <seconds>", "how long each profile's test request may take", positiveInteger, 20)
+    .addHelpText(
+      "after",
+      "\nExit status 1 when any check fails (warnings do not fail); each failure prints its fix.",
+    )
+    .action(async (options: { json?: boolean; timeout: number }, command: Command) => {
+      const { doctor } = await import("./commands/doctor.js");
+      exitCode = await doctor(context(command), options);
+    });
+
   const daemon = program
     .command("daemon")
     .description("run and manage the background daemon")
@@ -390,14 +445,18 @@ Examples:
       "after",
       "\nEnvironment:\n  SKEIN_HOME  data folder (default ~/.skein)\n  SKEIN_PORT  port on 127.0.0.1 (default: chosen once)\n" +
         "  SKEIN_TOKEN bearer token (default: random per start)\n  SKEIN_DB    SQLite file (default $SKEIN_HOME/skein.sqlite) or postgres:// URL\n" +
-        "  SKEIN_INSPECT=1  enable /debug routes\n  SKEIN_UNLOAD_SECONDS  unload idle sessions after this (default 3600)\n",
+        "  SKEIN_INSPECT=1  enable /debug routes\n  SKEIN_UNLOAD_SECONDS  unload idle sessions after this (default 3600)\n" +
+        "  SKEIN_LOG_FORMAT=json  raw JSON log records on a terminal too (readable lines otherwise)\n",
     )
-    .action(async (_options, command: Command) => {
+    .option("--json", "log raw JSON records even on a terminal (they are JSON whenever stdout is not one)")
+    .action(async (options: { json?: boolean }, command: Command) => {
       const home = command.optsWithGlobals<{ home?: string }>().home;
       const env = home === undefined ? process.env : { ...process.env, SKEIN_HOME: home };
       const { loadDaemon } = await import("./load-daemon.js");
       const { runDaemonForeground } = await loadDaemon();
-      exitCode = await runDaemonForeground(env);
+      const readable =
+        options.json !== true && env.SKEIN_LOG_FORMAT !== "json" && process.stdout.isTTY === true;
+      exitCode = await runDaemonForeground(env, readable ? { logSink: await readableLogSink(env) } : {});
     });
 
   const config = program

@@ -6,11 +6,14 @@
  * Boundary rule: wiring only. Each piece is built here once and handed to the ones that need
  * it; nothing below this file reads the environment or knows about the process.
  */
+
 import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import pino from "pino";
 import { v7 as uuidv7 } from "uuid";
+import { checkpointStore } from "../api/checkpoints.js";
 import { homeLockedExitCode } from "../api/exit-codes.js";
 import { packageRoot, packageVersion } from "../api/package-version.js";
 import { protocolVersion } from "../api/protocol.js";
@@ -36,6 +39,7 @@ import { choosePort } from "./process/port.js";
 import { NoProviderError, ProviderConfigSource } from "./process/provider-config.js";
 import { sessionProviders } from "./process/session-providers.js";
 import { type DaemonSettings, readSettings } from "./process/settings.js";
+import { shellInfo } from "./process/shell-info.js";
 import { loadSigningKey } from "./process/signing-key.js";
 import { registerApprovalRoutes } from "./routes/approval-routes.js";
 import { registerClusterRoutes } from "./routes/cluster-routes.js";
@@ -54,6 +58,7 @@ import { registerWebRoutes } from "./routes/web-routes.js";
 import { findProjectInstructions } from "./session/project-instructions.js";
 import { SessionRegistry } from "./session/session-registry.js";
 import type { SessionServices } from "./session/session-services.js";
+import { checkpointWorkspace } from "./session/workspace-checkpoints.js";
 import { databaseFiles, openDaemonDatabase } from "./storage/database.js";
 import { openPgDaemonDatabase } from "./storage/pg-database.js";
 import { PgSessionStorage } from "./storage/pg-session-storage.js";
@@ -80,12 +85,21 @@ export interface RunningDaemon {
   stopped: Promise<void>;
 }
 
+/** Where the daemon's log records go: one JSON line per call (default: stdout, as written). */
+export interface LogSink {
+  write(line: string): void;
+}
+
 /** Start the daemon from the environment; throws a clear error if it cannot (home locked, bad settings). */
-export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise<RunningDaemon> {
+export async function startDaemon(
+  env: NodeJS.ProcessEnv = process.env,
+  options: { logSink?: LogSink } = {},
+): Promise<RunningDaemon> {
   const settings = readSettings(env);
   ensureHome(settings.home);
   const lock = HomeLock.acquire(settings.home);
-  const logger = pino({ level: env.SKEIN_LOG_LEVEL ?? "info", base: { pid: process.pid } });
+  const loggerOptions = { level: env.SKEIN_LOG_LEVEL ?? "info", base: { pid: process.pid } };
+  const logger = options.logSink === undefined ? pino(loggerOptions) : pino(loggerOptions, options.logSink);
   // Whatever boot opened is closed again, in reverse order, if a later step fails: a daemon
   // that cannot finish starting must not keep listening or hold the home.
   const undo: Array<() => Promise<void> | void> = [() => lock.release()];
@@ -184,6 +198,26 @@ async function boot(
       ...(await mcp.toolsFor(session.mcpServers, session.workspace)),
     ],
     turnSettings: (session) => providers.turnSettings(session.providerProfile),
+    ...(env.SKEIN_CHECKPOINTS === "0"
+      ? {}
+      : {
+          checkpoint: async (session, runId, phase) => {
+            try {
+              await checkpointWorkspace(
+                { home: settings.home, hiddenPaths },
+                session.id,
+                session.workspace,
+                runId,
+                phase,
+              );
+            } catch (error) {
+              logger.warn({ session: session.id, runId, phase, err: error }, "workspace checkpoint skipped");
+            }
+          },
+          removeCheckpoints: (sessionId) => {
+            rmSync(checkpointStore(settings.home, sessionId), { recursive: true, force: true });
+          },
+        }),
     ...sessionProviders(providers),
   };
   const sessions = new SessionRegistry(sessionServices);
@@ -253,6 +287,7 @@ async function boot(
   registerServerRoutes(app, {
     instanceId,
     version: packageVersion(),
+    shell: shellInfo(shellChoice),
     isDraining: () => drain.draining,
     shutdown: (timeoutMs) => {
       // Answer the request first; the drain closes the listener.
@@ -321,12 +356,15 @@ async function openStorage(settings: DaemonSettings, signer: HeadSigner): Promis
  * non-zero with a message: 75 when another daemon owns the home (so a starter that lost the
  * race can tell), 1 otherwise.
  */
-export async function runDaemonForeground(env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runDaemonForeground(
+  env: NodeJS.ProcessEnv = process.env,
+  options: { logSink?: LogSink } = {},
+): Promise<number> {
   // Before anything is spawned: no command or server may inherit the starter's descriptors.
   closeInheritedDescriptors(env);
   let daemon: RunningDaemon;
   try {
-    daemon = await startDaemon(env);
+    daemon = await startDaemon(env, options);
   } catch (error) {
     process.stderr.write(`skein daemon: ${error instanceof Error ? error.message : String(error)}\n`);
     return error instanceof HomeLockedError ? homeLockedExitCode : 1;

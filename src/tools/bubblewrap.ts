@@ -33,10 +33,12 @@ export function commandEnvironment(realWorkspace: string): Record<string, string
   return { PATH: COMMAND_PATH, HOME: realWorkspace, LANG: "C.UTF-8" };
 }
 
-function processArguments(filter: SocketFilter): string[] {
+function processArguments(filter: SocketFilter, network = false): string[] {
   return [
+    // Without its own (empty) network namespace the command shares the host's network.
+    ...(network ? [] : ["--unshare-net"]),
     // --cap-drop ALL matters when the daemon is root: with capabilities the command could remount / rw.
-    ...["--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL"],
+    ...["--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL"],
     ...(filter.kind === "filter" ? ["--seccomp", String(SECCOMP_DESCRIPTOR)] : []),
   ];
 }
@@ -44,13 +46,15 @@ function processArguments(filter: SocketFilter): string[] {
 /**
  * The bwrap arguments that run `sh -c command` confined to `realWorkspace` (a real, absolute
  * path outside every hidden path), with the hidden paths covered and, when `filter` has a
- * program, the seccomp filter read from descriptor `SECCOMP_DESCRIPTOR`.
+ * program, the seccomp filter read from descriptor `SECCOMP_DESCRIPTOR`; with `network`, the
+ * command keeps the host's network (everything else stays confined).
  */
 export function sandboxArguments(
   realWorkspace: string,
   command: string,
   hidden: HiddenPaths,
   filter: SocketFilter,
+  network = false,
 ): string[] {
   const environment = Object.entries(commandEnvironment(realWorkspace)).flatMap(([name, value]) => [
     "--setenv",
@@ -59,7 +63,7 @@ export function sandboxArguments(
   ]);
   return [
     ...workspaceMountArguments(realWorkspace, hidden),
-    ...processArguments(filter),
+    ...processArguments(filter, network),
     "--chdir",
     realWorkspace,
     "--clearenv",
@@ -93,12 +97,9 @@ export function programSandboxArguments(
   command: string,
   args: readonly string[],
 ): string[] {
-  const processFlags = processArguments(sandbox.filter).filter(
-    (flag) => !(sandbox.network && flag === "--unshare-net"),
-  );
   return [
     ...writableMountArguments(sandbox.writable, sandbox.hidden),
-    ...processFlags,
+    ...processArguments(sandbox.filter, sandbox.network),
     "--chdir",
     sandbox.cwd,
     "--",

@@ -58,9 +58,10 @@ function describe(shell: OfferedShell): string {
       return (
         `${common} Sandboxed: only the workspace and a private, empty /tmp are writable, the rest of ` +
         "the filesystem is read-only, /run is empty, the daemon's private files are hidden, and there is " +
+        (shell.network === true ? "network access (the host's)" : "no network access") +
         (shell.socketFilter.kind === "filter"
-          ? "no network access and no local IPC: creating a Unix socket fails (socketpair works)."
-          : "no network access.")
+          ? " and no local IPC: creating a Unix socket fails (socketpair works)."
+          : ".")
       );
     case "unconfined":
       return common;
@@ -153,12 +154,16 @@ function spawnSandboxed(
     );
   }
   return withSeccompDescriptor(shell.socketFilter, (descriptor) =>
-    spawn(shell.bwrapPath, sandboxArguments(realRoot, command, hidden, shell.socketFilter), {
-      cwd: "/",
-      env: commandEnvironment(realRoot),
-      stdio: ["ignore", "pipe", "pipe", ...(descriptor === null ? [] : [descriptor])],
-      detached: true,
-    }),
+    spawn(
+      shell.bwrapPath,
+      sandboxArguments(realRoot, command, hidden, shell.socketFilter, shell.network === true),
+      {
+        cwd: "/",
+        env: commandEnvironment(realRoot),
+        stdio: ["ignore", "pipe", "pipe", ...(descriptor === null ? [] : [descriptor])],
+        detached: true,
+      },
+    ),
   );
 }
 

@@ -20,9 +20,21 @@ export type ShellMode = "sandboxed" | "unconfined" | "off";
 /** The environment variable an operator sets to "1" to allow an unconfined shell. */
 export const UNCONFINED_SHELL_ENV = "SKEIN_UNCONFINED_SHELL";
 
-/** A shell that will be offered to the model. */
+/** Where bwrap is, when it is not at /usr/bin/bwrap (e.g. NixOS). */
+export const BWRAP_PATH_ENV = "SKEIN_BWRAP_PATH";
+
+/** The environment variable an operator sets to "1" to give sandboxed commands the host's network. */
+export const SANDBOX_NETWORK_ENV = "SKEIN_SANDBOX_NETWORK";
+
+/** How to get bubblewrap, for messages that say it is missing. */
+export const BWRAP_INSTALL_HINT =
+  "install bubblewrap (Debian/Ubuntu: sudo apt install bubblewrap; Fedora: sudo dnf install bubblewrap; " +
+  `Arch: sudo pacman -S bubblewrap), or set ${UNCONFINED_SHELL_ENV}=1 in the daemon's environment ` +
+  "to let commands run unconfined";
+
+/** A shell that will be offered to the model; `network`: sandboxed commands keep the host's network. */
 export type OfferedShell =
-  | { mode: "sandboxed"; bwrapPath: string; socketFilter: SocketFilter }
+  | { mode: "sandboxed"; bwrapPath: string; socketFilter: SocketFilter; network?: boolean }
   | { mode: "unconfined" };
 
 /** The decision, with the reason when no shell is offered. */
@@ -34,7 +46,7 @@ export interface ShellChoiceOptions {
   shell?: ShellMode;
   /** Environment to read SKEIN_UNCONFINED_SHELL from (default: process.env). */
   env?: Readonly<Record<string, string | undefined>>;
-  /** bwrap binary (default /usr/bin/bwrap). */
+  /** bwrap binary (default: SKEIN_BWRAP_PATH, else /usr/bin/bwrap). */
   bwrapPath?: string;
 }
 
@@ -52,9 +64,10 @@ export class ShellConfigurationError extends Error {
 /** Chooses how (or whether) `run_command` is offered; throws `ShellConfigurationError` on a bad request. */
 export function chooseShell(options: ShellChoiceOptions = {}): ShellChoice {
   const env = options.env ?? process.env;
-  const bwrapPath = options.bwrapPath ?? DEFAULT_BWRAP_PATH;
+  const bwrapPath = options.bwrapPath ?? env[BWRAP_PATH_ENV] ?? DEFAULT_BWRAP_PATH;
   const socketFilter = socketFilterFor();
   const unconfinedAllowed = env[UNCONFINED_SHELL_ENV] === "1";
+  const network = env[SANDBOX_NETWORK_ENV] === "1";
   const requested = options.shell;
   switch (requested) {
     case "off":
@@ -70,17 +83,14 @@ export function chooseShell(options: ShellChoiceOptions = {}): ShellChoice {
     case "sandboxed": {
       const probe = probeBwrap(bwrapPath, socketFilter);
       return probe.usable
-        ? { mode: "sandboxed", bwrapPath, socketFilter }
+        ? { mode: "sandboxed", bwrapPath, socketFilter, network }
         : { mode: "off", reason: probe.reason };
     }
     case undefined: {
       const probe = probeBwrap(bwrapPath, socketFilter);
-      if (probe.usable) return { mode: "sandboxed", bwrapPath, socketFilter };
+      if (probe.usable) return { mode: "sandboxed", bwrapPath, socketFilter, network };
       if (unconfinedAllowed) return { mode: "unconfined" };
-      return {
-        mode: "off",
-        reason: `${probe.reason}; set ${UNCONFINED_SHELL_ENV}=1 to allow an unconfined shell`,
-      };
+      return { mode: "off", reason: `${probe.reason}; ${BWRAP_INSTALL_HINT}` };
     }
     default: {
       const unreachable: never = requested;
@@ -92,18 +102,23 @@ export function chooseShell(options: ShellChoiceOptions = {}): ShellChoice {
 /** One line for the daemon's log saying how commands run; `warning` when they are less confined than usual. */
 export function describeShellChoice(choice: ShellChoice): { warning: boolean; text: string } {
   switch (choice.mode) {
-    case "sandboxed":
+    case "sandboxed": {
+      const network =
+        choice.network === true
+          ? `; it has the host's network (${SANDBOX_NETWORK_ENV}=1)`
+          : `; it has no network (${SANDBOX_NETWORK_ENV}=1 gives it the host's)`;
       return choice.socketFilter.kind === "filter"
         ? {
             warning: false,
-            text: `run_command is sandboxed by ${choice.bwrapPath} with a seccomp socket filter (${choice.socketFilter.architecture})`,
+            text: `run_command is sandboxed by ${choice.bwrapPath} with a seccomp socket filter (${choice.socketFilter.architecture})${network}`,
           }
         : {
             warning: true,
             text:
               `run_command is sandboxed by ${choice.bwrapPath} without a seccomp socket filter ` +
-              `(${choice.socketFilter.reason}): host Unix sockets outside /run and /tmp stay reachable`,
+              `(${choice.socketFilter.reason}): host Unix sockets outside /run and /tmp stay reachable${network}`,
           };
+    }
     case "unconfined":
       return { warning: true, text: `run_command is unconfined (${UNCONFINED_SHELL_ENV}=1)` };
     case "off":

@@ -1,13 +1,34 @@
 /**
  * `skein run` end to end: the real binary against a real daemon and the fake provider.
  */
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DaemonHarness } from "../e2e/support/daemon-harness.js";
-import { deliver, deltas, httpError, reasoning, text, toolCalls } from "../support/fake-provider/reply.js";
+import {
+  deliver,
+  deltas,
+  hang,
+  httpError,
+  reasoning,
+  text,
+  toolCalls,
+} from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
-import { CliSandbox, eventually, fakeProfile } from "./support/cli-harness.js";
+import { CliSandbox, eventually, fakeProfile, skeinBin } from "./support/cli-harness.js";
+import { TmuxPane } from "./support/tmux-pane.js";
+
+/** Screens captured by the tmux tests, kept for reviewers. */
+const fixtures = join(import.meta.dirname, "fixtures");
+
+/** A captured screen as a fixture: ids and counted seconds made stable. */
+function screenText(screen: string): string {
+  return `${screen
+    .replace(/[0-9a-f-]{36}/g, "<session id>")
+    .replace(/… \d+ s/g, "… N s")
+    .replace(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] /gm, "⠋ ")
+    .trimEnd()}\n`;
+}
 
 /** The session id `skein run` printed on stderr. */
 function sessionIdOf(stderr: string): string {
@@ -296,6 +317,32 @@ describe("skein run", () => {
     expect(result.stderr).not.toMatch(/reconnected|turn failed/);
     expect((await previews()).length).toBe(before);
   });
+
+  it("shows `waiting for the model… N s` on a terminal while the provider says nothing", async () => {
+    provider.script = () => hang();
+    mkdirSync(fixtures, { recursive: true });
+    const pane = TmuxPane.start([process.execPath, skeinBin, "run", "are you there?"], {
+      cwd: cli.workspace,
+      env: { ...cli.env, TERM: "xterm" },
+    });
+    try {
+      await eventually(
+        () => /waiting for the model… [2-9] s/.test(pane.capture()),
+        () => pane.capture(),
+      );
+      writeFileSync(join(fixtures, "run-waiting.txt"), screenText(pane.capture()));
+      pane.press("C-c");
+      await eventually(
+        () => pane.capture().includes("[exit 130]"),
+        () => pane.capture(),
+      );
+      // The line was cleared before the interrupt notice: no half-drawn spinner is left behind.
+      writeFileSync(join(fixtures, "run-waiting-interrupted.txt"), screenText(pane.capture()));
+      expect(pane.capture()).toMatch(/^new session [0-9a-f-]{36}\n\s*\ninterrupting…/m);
+    } finally {
+      pane.close();
+    }
+  }, 30_000);
 
   it("rejects an unknown session with exit 4", async () => {
     const result = await cli.run(["run", "--session", "ffffffff", "hi"]);

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_BWRAP_PATH, probeBwrap } from "../../src/tools/bubblewrap.js";
 import { builtinTools, WorkspaceConfigurationError } from "../../src/tools/builtin-tools.js";
-import { chooseShell, ShellConfigurationError, UNCONFINED_SHELL_ENV } from "../../src/tools/shell-mode.js";
+import {
+  chooseShell,
+  describeShellChoice,
+  ShellConfigurationError,
+  UNCONFINED_SHELL_ENV,
+} from "../../src/tools/shell-mode.js";
 import { socketFilterFor } from "../../src/tools/socket-filter.js";
 import { callTool, expectToolError, makeTempDirectory, requireBwrap } from "./tool-harness.js";
 
@@ -17,12 +22,26 @@ describe("chooseShell", () => {
       mode: "sandboxed",
       bwrapPath: DEFAULT_BWRAP_PATH,
       socketFilter: socketFilterFor(),
+      network: false,
     });
     expect(chooseShell({ shell: "sandboxed", env: allowUnconfined })).toEqual({
       mode: "sandboxed",
       bwrapPath: DEFAULT_BWRAP_PATH,
       socketFilter: socketFilterFor(),
+      network: false,
     });
+  });
+
+  it("gives sandboxed commands the host's network only when the operator set SKEIN_SANDBOX_NETWORK=1", () => {
+    requireBwrap();
+    expect(chooseShell({ env: { SKEIN_SANDBOX_NETWORK: "1" } })).toMatchObject({
+      mode: "sandboxed",
+      network: true,
+    });
+    expect(chooseShell({ env: { SKEIN_SANDBOX_NETWORK: "yes" } })).toMatchObject({ network: false });
+    expect(describeShellChoice(chooseShell({ env: { SKEIN_SANDBOX_NETWORK: "1" } })).text).toContain(
+      "it has the host's network",
+    );
   });
 
   it("offers no shell when sandboxing is asked for and bwrap is missing, saying why", () => {
@@ -36,6 +55,8 @@ describe("chooseShell", () => {
     const choice = chooseShell({ bwrapPath: missingBwrap, env: {} });
     expect(choice.mode).toBe("off");
     expect(choice.mode === "off" && choice.reason).toContain(`${UNCONFINED_SHELL_ENV}=1`);
+    // And it says how to get bubblewrap.
+    expect(choice.mode === "off" && choice.reason).toContain("apt install bubblewrap");
     expect(chooseShell({ bwrapPath: missingBwrap, env: { [UNCONFINED_SHELL_ENV]: "true" } }).mode).toBe(
       "off",
     );

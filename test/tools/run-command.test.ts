@@ -169,6 +169,16 @@ describe("run_command in the sandbox", () => {
       expect(output).toMatch(/^exit code: 7\nconnect failed: (ECONNREFUSED|ENETUNREACH)/);
     });
 
+    it("reaches the host port from the sandbox when the network is allowed (SKEIN_SANDBOX_NETWORK=1)", async () => {
+      const withNetwork: OfferedShell = { ...sandboxed, network: true } as OfferedShell;
+      expect(await run({ command: connect() }, withNetwork)).toBe("exit code: 0\nhello from the host\n");
+      // Everything else stays confined: the host outside the workspace is still read-only.
+      const output = outputText(
+        await run({ command: "touch /usr/skein-probe; echo status=$?" }, withNetwork),
+      );
+      expect(output).toMatch(/status=[1-9]/);
+    });
+
     it("reaches the same port when unconfined, so the test above can fail", async () => {
       expect(await run({ command: connect() }, unconfined)).toBe("exit code: 0\nhello from the host\n");
     });

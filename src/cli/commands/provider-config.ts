@@ -20,9 +20,11 @@ import {
   writeProviderConfig,
 } from "../../api/provider-config.js";
 import type { ProviderTestAnswer } from "../../api/provider-test.js";
+import type { ShellInfo } from "../../api/server.js";
 import { type CliContext, connect } from "../cli-context.js";
 import { CliError } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
+import { writeShellWarning } from "../render/shell-warning.js";
 import { writeLine } from "../render/terminal.js";
 import { readAll } from "./run-prompt.js";
 
@@ -210,12 +212,16 @@ export async function testProfile(
   }
   const client = await connect(context);
   let answer: ProviderTestAnswer;
+  let shell: ShellInfo | undefined;
   try {
     answer = await client.testProvider(chosen, { timeout_ms: options.timeoutMs });
+    shell = (await client.server()).shell;
   } finally {
     client.close();
   }
   const { out, err } = context.terminal;
+  // Whether the agent can run commands matters as much as the provider: say so when it cannot.
+  if (shell !== undefined && shell.hint !== null) writeShellWarning(err, shell);
   const label = `${answer.profile} (${answer.protocol}, ${answer.model} at ${answer.base_url})`;
   const { result } = answer;
   if (!result.ok) {

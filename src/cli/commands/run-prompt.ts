@@ -12,6 +12,7 @@
  * its turn failed before the model answered anything (nothing in it is worth keeping).
  */
 import type { PendingApproval } from "../../api/approvals.js";
+import type { ShellInfo } from "../../api/server.js";
 import type { SessionEvent } from "../../api/session-events.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { DaemonClient } from "../../client/daemon-client.js";
@@ -22,6 +23,7 @@ import { type CliContext, connect } from "../cli-context.js";
 import { CliError, describeFailure } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { approvalSummary, requestSubject } from "../render/approval-prompt.js";
+import { writeShellWarning } from "../render/shell-warning.js";
 import { TranscriptView } from "../render/transcript-view.js";
 import { WaitingLine } from "../render/waiting-line.js";
 import { resolveSessionId } from "../session-ref.js";
@@ -99,6 +101,8 @@ export async function runPrompt(
   try {
     const { sessionId, after, created } = await openSession(client, context, options);
     err.stream.write(err.paint.dim(`${created ? "new session" : "session"} ${sessionId}\n`));
+    const shell = created ? await shellOf(client) : undefined;
+    if (shell !== undefined && shell.mode === "off") writeShellWarning(err, shell);
     const inputId = uuidV7();
     let runsOfInput: () => readonly string[] = () => [];
     const ourRun = (runId: string | null): boolean => runId !== null && runsOfInput().includes(runId);
@@ -271,6 +275,15 @@ async function openSession(
     ...newSessionSettings(options),
   });
   return { sessionId: snapshot.id, after: snapshot.cursor, created: true };
+}
+
+/** How the daemon runs commands (undefined when it does not say). */
+async function shellOf(client: DaemonClient): Promise<ShellInfo | undefined> {
+  try {
+    return (await client.server()).shell;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Delete a session this command made, stopping its turn first. */

@@ -1,7 +1,7 @@
 /** `GET /server` and `POST /server/shutdown`. */
 import { Type } from "typebox";
 import { capabilities, protocolVersion } from "../../api/protocol.js";
-import type { ServerInfo, ShutdownAnswer, ShutdownBody } from "../../api/server.js";
+import type { ServerInfo, ShellInfo, ShutdownAnswer, ShutdownBody } from "../../api/server.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
@@ -11,6 +11,8 @@ import { ServerInfoSchema, ShutdownAnswerSchema } from "./schemas/server-schemas
 export interface ServerRouteOptions {
   instanceId: string;
   version: string;
+  /** How run_command runs, as decided at start. */
+  shell: ShellInfo;
   isDraining(): boolean;
   /** Begin the drain (idempotent); the daemon exits once it is done. */
   shutdown(timeoutMs: number): void;
@@ -35,6 +37,7 @@ export function registerServerRoutes(app: HttpApp, options: ServerRouteOptions):
         state: options.isDraining() ? "draining" : "ready",
         capabilities,
         version: options.version,
+        shell: options.shell,
       }),
     },
   });

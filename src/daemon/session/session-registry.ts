@@ -273,9 +273,10 @@ export class SessionRegistry {
     await this.#release(sessionId);
   }
 
-  /** Forget a deleted session's actor. */
+  /** Forget a deleted session's actor, and its workspace checkpoints. */
   forget(sessionId: string): void {
     this.#actors.delete(sessionId);
+    this.#services.removeCheckpoints?.(sessionId);
     void this.#release(sessionId);
   }
 

@@ -30,6 +30,9 @@ export interface SessionLogger {
   error(object: object, message: string): void;
 }
 
+/** Which checkpoint of a turn to record. */
+export type CheckpointPhase = "before" | "after" | "after-unchanged";
+
 /** What config.json sets for a session's turns, as a turn starts. */
 export interface TurnSettings {
   /** config.json's top-level `approvalPolicy`. */
@@ -79,6 +82,14 @@ export interface SessionServices {
    * of its MCP servers (started on first use, so this may wait for them).
    */
   tools(session: SessionRow): Promise<ToolDefinition[]>;
+  /**
+   * Record the session's workspace before or after a turn (for `skein diff` / `skein undo`);
+   * `after-unchanged`: the turn called no tool, its end is its start. Never throws. Absent: no
+   * checkpoints.
+   */
+  checkpoint?(session: SessionRow, runId: string, phase: CheckpointPhase): Promise<void>;
+  /** Remove a deleted session's checkpoints. */
+  removeCheckpoints?(sessionId: string): void;
   /** config.json's approval policies and tool-round cap for a session's next turn. */
   turnSettings(session: SessionRow): TurnSettings;
   logger: SessionLogger;

@@ -125,6 +125,10 @@ export class TurnRun {
       // E.g. a workspace inside the daemon's home, from a session created before that was refused.
       return this.#failed(state.turn_count, "workspace_refused", errorText(error));
     }
+    // The workspace as the turn found it; taken while the first model request runs, and waited
+    // for before any tool may change a file.
+    const checkpointed = services.checkpoint?.(session, this.id, "before") ?? Promise.resolve();
+    let toolsCalled = false;
     const settings = services.turnSettings(session);
     const names = new Set<string>();
     this.#policy = {
@@ -155,7 +159,13 @@ export class TurnRun {
         requestCount: state.turn_count,
         // Counted from this turn's start: a turn takes at most this many tool rounds.
         maxRequests: state.turn_count + settings.maxToolRounds,
-        interceptor: { beforeToolCall: (call) => gate.beforeToolCall(call, policy, this.id) },
+        interceptor: {
+          beforeToolCall: async (call) => {
+            await checkpointed;
+            toolsCalled = true;
+            return gate.beforeToolCall(call, policy, this.id);
+          },
+        },
         observer: this.#observer(bound),
         // A monotonic clock: thinking durations must not jump with the wall clock.
         clock: () => performance.now(),
@@ -165,6 +175,9 @@ export class TurnRun {
       return this.#finished(end.result, end.requestCount, end.interrupted);
     } finally {
       this.#options.feed.flushDeltas();
+      await checkpointed;
+      // Without a tool call nothing of the turn's can have changed the workspace.
+      await services.checkpoint?.(session, this.id, toolsCalled ? "after" : "after-unchanged");
     }
   }
 

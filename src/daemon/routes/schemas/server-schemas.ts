@@ -25,6 +25,17 @@ export const ServerInfoSchema = wireSchema<ServerInfo>()(
         description: "feature name → the version of it the daemon speaks",
       }),
       version: Type.String(),
+      shell: Type.Optional(
+        Type.Object(
+          {
+            mode: Type.Union([Type.Literal("sandboxed"), Type.Literal("unconfined"), Type.Literal("off")]),
+            network: Type.Boolean(),
+            detail: Type.String(),
+            hint: NullableString,
+          },
+          { ...closed, description: "how sessions' run_command runs" },
+        ),
+      ),
     },
     closed,
   ),

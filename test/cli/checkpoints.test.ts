@@ -1,0 +1,101 @@
+/**
+ * Per-turn workspace checkpoints: `skein diff` shows what a turn changed, `skein undo` puts the
+ * workspace back as it was before it, and the workspace's own git repository is never touched.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DaemonHarness } from "../e2e/support/daemon-harness.js";
+import { text, toolCalls } from "../support/fake-provider/reply.js";
+import { FakeProvider } from "../support/fake-provider/server.js";
+import { CliSandbox, fakeProfile } from "./support/cli-harness.js";
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: cwd,
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_AUTHOR_NAME: "t",
+      GIT_AUTHOR_EMAIL: "t@t",
+      GIT_COMMITTER_NAME: "t",
+      GIT_COMMITTER_EMAIL: "t@t",
+    },
+  });
+}
+
+describe("turn checkpoints: skein diff and skein undo", () => {
+  let provider: FakeProvider;
+  let daemon: DaemonHarness;
+  let cli: CliSandbox;
+
+  beforeAll(async () => {
+    provider = await FakeProvider.start();
+    daemon = await DaemonHarness.start({ providers: { fake: fakeProfile(provider.baseUrl) as never } });
+    cli = new CliSandbox({ root: daemon.root, home: daemon.home, env: { SKEIN_NO_AUTOSTART: "1" } });
+  });
+
+  afterAll(async () => {
+    await daemon.close();
+    await provider.close();
+  });
+
+  it("shows a turn's edits as a diff and undoes them, leaving the project's own .git alone", async () => {
+    const workspace = cli.workspace;
+    writeFileSync(join(workspace, "keep.txt"), "original\n");
+    writeFileSync(join(workspace, ".gitignore"), "build/\n");
+    git(workspace, "init", "-q");
+    git(workspace, "add", "-A");
+    git(workspace, "commit", "-qm", "project history");
+    const projectHead = git(workspace, "rev-parse", "HEAD");
+    const projectStatus = git(workspace, "status", "--porcelain");
+
+    provider.queue(
+      toolCalls([
+        { name: "write_file", args: { path: "keep.txt", content: "changed by the agent\n" } },
+        { name: "write_file", args: { path: "new/file.txt", content: "made by the agent\n" } },
+      ]),
+      text("Done."),
+    );
+    const ran = await cli.run(["run", "--json", "change things"]);
+    expect(ran.code, ran.stderr).toBe(0);
+    const sessionId = (JSON.parse(ran.stdout.trim().split("\n").at(-1)!) as { session_id: string })
+      .session_id;
+
+    const diff = await cli.run(["diff", sessionId]);
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stdout).toContain("-original\n+changed by the agent");
+    expect(diff.stdout).toContain("+++ b/new/file.txt");
+    expect(diff.stdout).not.toContain(".git/");
+
+    const undone = await cli.run(["undo", sessionId]);
+    expect(undone.code, undone.stderr).toBe(0);
+    expect(undone.stdout).toMatch(/restored .* to before turn [0-9a-f-]{36}: 2 files changed back/);
+    expect(readFileSync(join(workspace, "keep.txt"), "utf8")).toBe("original\n");
+    expect(existsSync(join(workspace, "new/file.txt"))).toBe(false);
+    // The project's repository is exactly as it was.
+    expect(git(workspace, "rev-parse", "HEAD")).toBe(projectHead);
+    expect(git(workspace, "status", "--porcelain")).toBe(projectStatus);
+    expect(git(workspace, "log", "--oneline")).toMatch(/^[0-9a-f]+ project history\n$/);
+    // The checkpoints go with the session.
+    const store = join(daemon.home, "checkpoints", `${sessionId}.git`);
+    expect(existsSync(store)).toBe(true);
+    expect((await cli.run(["rm", sessionId])).code).toBe(0);
+    expect(existsSync(store)).toBe(false);
+  }, 40_000);
+
+  it("says so for an unknown turn", async () => {
+    provider.script = () => text("nothing to do");
+    const ran = await cli.run(["run", "--json", "nothing"]);
+    const sessionId = (JSON.parse(ran.stdout.trim().split("\n").at(-1)!) as { session_id: string })
+      .session_id;
+    const diff = await cli.run(["diff", sessionId]);
+    expect(diff.stdout).toBe("(the turn changed no files)\n");
+    const unknown = await cli.run(["undo", sessionId, "--turn", "ffffffff"]);
+    expect(unknown.code).toBe(4);
+    expect(unknown.stderr).toContain('no turn checkpoint matches "ffffffff"');
+  }, 40_000);
+});

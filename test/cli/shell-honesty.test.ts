@@ -1,0 +1,52 @@
+/**
+ * Where bubblewrap is missing, `run_command` cannot be offered: `config test` and a new
+ * `skein run` session say so, with the install hint and the unconfined opt-in.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { text } from "../support/fake-provider/reply.js";
+import { FakeProvider } from "../support/fake-provider/server.js";
+import { CliSandbox, fakeProfile } from "./support/cli-harness.js";
+
+describe("telling whether commands can run", () => {
+  let provider: FakeProvider;
+  let withoutBwrap: CliSandbox;
+  let withBwrap: CliSandbox;
+
+  beforeAll(async () => {
+    provider = await FakeProvider.start();
+    provider.script = () => text("OK");
+    withoutBwrap = new CliSandbox({ env: { SKEIN_BWRAP_PATH: "/nonexistent/skein-test/bwrap" } });
+    withoutBwrap.writeProviders({ fake: fakeProfile(provider.baseUrl) });
+    withBwrap = new CliSandbox();
+    withBwrap.writeProviders({ fake: fakeProfile(provider.baseUrl) });
+  });
+
+  afterAll(async () => {
+    await withoutBwrap.cleanup();
+    await withBwrap.cleanup();
+    await provider.close();
+  });
+
+  it("`config test` warns that run_command is not offered, with the install hint and the opt-in", async () => {
+    const result = await withoutBwrap.run(["config", "test"], { timeoutMs: 30_000 });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain("! run_command is not offered: cannot run /nonexistent/skein-test/bwrap");
+    expect(result.stderr).toContain("hint: install bubblewrap (Debian/Ubuntu: sudo apt install bubblewrap");
+    expect(result.stderr).toContain("set SKEIN_UNCONFINED_SHELL=1 in the daemon's environment");
+  }, 40_000);
+
+  it("a new `skein run` session says so under its id", async () => {
+    const result = await withoutBwrap.run(["run", "hi"], { timeoutMs: 30_000 });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/^new session [0-9a-f-]{36}\n! run_command is not offered: /);
+    expect(result.stdout).toBe("OK\n");
+  }, 40_000);
+
+  it("stays quiet where the sandbox works", async () => {
+    const result = await withBwrap.run(["config", "test"], { timeoutMs: 30_000 });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).not.toContain("run_command");
+    const run = await withBwrap.run(["run", "hi"], { timeoutMs: 30_000 });
+    expect(run.stderr).toMatch(/^new session [0-9a-f-]{36}\n$/);
+  }, 40_000);
+});
