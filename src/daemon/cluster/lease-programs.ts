@@ -155,17 +155,41 @@ export function* claimOrphansProgram(
   return [...claimed, ...unleased];
 }
 
-/** Extend every lease this node holds; the sessions and epochs still held. */
+/**
+ * Extend every lease this node holds that no transaction has locked right now (SKIP LOCKED: a
+ * bulk renewal never waits, so it cannot deadlock with commits holding fence locks); the
+ * sessions and epochs renewed. The caller renews the skipped ones one by one.
+ */
 export function* renewLeasesProgram(
   nodeId: string,
   leaseMs: number,
 ): SqlProgram<Array<{ session: string; epoch: number }>> {
   return yield* all<{ session: string; epoch: number }>(
-    `UPDATE session_leases SET expires_at = ${dbNow} + ? WHERE node_id = ? AND expires_at > ${dbNow}
+    `UPDATE session_leases SET expires_at = ${dbNow} + ?
+     WHERE session IN (SELECT session FROM session_leases WHERE node_id = ? AND expires_at > ${dbNow}
+                       FOR UPDATE SKIP LOCKED)
      RETURNING session, epoch`,
     leaseMs,
     nodeId,
   );
+}
+
+/** Extend one lease (waiting for a commit that holds its fence lock); false when it is no longer ours. */
+export function* renewLeaseProgram(
+  sessionId: string,
+  nodeId: string,
+  epoch: number,
+  leaseMs: number,
+): SqlProgram<boolean> {
+  const changed = yield* run(
+    `UPDATE session_leases SET expires_at = ${dbNow} + ?
+     WHERE session = ? AND node_id = ? AND epoch = ? AND expires_at > ${dbNow}`,
+    leaseMs,
+    sessionId,
+    nodeId,
+    epoch,
+  );
+  return changed.changes > 0;
 }
 
 /** Give a lease up at once (its epoch stays, so a later owner still raises it). */
