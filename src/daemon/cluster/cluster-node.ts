@@ -140,7 +140,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     if (epoch === null) {
       const lease = await this.leaseOf(sessionId);
       // Ours already (a creation whose lease this node recorded, then forgot in a race): keep it.
-      if (lease !== null && lease.live && lease.node_id === this.nodeId) {
+      if (lease?.live && lease.node_id === this.nodeId) {
         this.#held.set(sessionId, { epoch: lease.epoch, since: Date.now() });
         return;
       }
