@@ -40,11 +40,11 @@ describe("a cluster of daemons on one PostgreSQL", () => {
   });
 
   /** `count` nodes on a fresh schema, sharing the token. */
-  async function cluster(count: number): Promise<DaemonHarness[]> {
+  async function cluster(count: number, lease = leaseSeconds): Promise<DaemonHarness[]> {
     provider.reset();
     provider.script = () => text("ok");
     schema = await createPgSchema("skein_cluster");
-    const env = { SKEIN_DB: schema.url, SKEIN_TOKEN: token, SKEIN_LEASE_SECONDS: String(leaseSeconds) };
+    const env = { SKEIN_DB: schema.url, SKEIN_TOKEN: token, SKEIN_LEASE_SECONDS: String(lease) };
     for (let i = 0; i < count; i++)
       nodes.push(await DaemonHarness.start({ providers: profileFor(provider), env }));
     return nodes;
@@ -165,6 +165,25 @@ describe("a cluster of daemons on one PostgreSQL", () => {
       "queued behind it",
       "and the next one",
     ]);
+  });
+
+  it("accepts an input on another node at once when the owner's address refuses connections, long before its lease ends", async () => {
+    const [a, b] = await cluster(2, 60);
+    provider.script = (request) => (request.index === 0 ? hang() : text(`answer ${request.index}`));
+    const sessionId = await a!.createSession();
+    const cut = uuidv7();
+    await a!.prompt(sessionId, "cut short", cut);
+    await provider.waitForRequests(1);
+    await a!.kill();
+    const sentAt = Date.now();
+    const next = uuidv7();
+    await b!.prompt(sessionId, "sent to B after the kill", next);
+    await b!.idle(sessionId, 10_000);
+    // A 60 s lease did not have to run out: A refused the relay, so B took the session.
+    expect(Date.now() - sentAt).toBeLessThan(10_000);
+    expect((await b!.receipt(sessionId, cut)).turn?.state).toBe("abandoned");
+    expect((await b!.receipt(sessionId, next)).turn?.state).toBe("completed");
+    expect(b!.readLog()).toMatch(/refused connections; marked stopped/);
   });
 
   it("takes over a session SIGKILLed mid-tool on another node: unknown outcome, the tool ran once, a watcher on B follows the new generation", async () => {

@@ -24,6 +24,7 @@ import {
   leaseOfProgram,
   listNodesProgram,
   type NodeRecord,
+  nodeGoneProgram,
   nodeKeysProgram,
   nodeStoppedProgram,
   registerNodeProgram,
@@ -183,6 +184,22 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     // Held from inside the creating transaction, which may commit after a renewal has looked:
     // no renewal may count it lost for a lease's length (the lease it was created with).
     this.#held.set(sessionId, { epoch: 1, since: Date.now() + this.leaseMs });
+  }
+
+  /**
+   * Another node refused a connection: nothing listens at its address, so the process is gone
+   * (a live node that merely cannot be reached times out instead). Marking it stopped frees its
+   * leases now rather than at their expiry; the fence keeps this safe even if it was wrong.
+   */
+  async nodeGone(nodeId: string): Promise<void> {
+    if (nodeId === this.nodeId) return;
+    if (await runPg(this.#pool, nodeGoneProgram(nodeId))) {
+      this.#options.logger.warn(
+        { node: nodeId },
+        "a node refused connections; marked stopped, its sessions are free",
+      );
+      await this.#pool.query("SELECT pg_notify($1, 'scan')", [wakeChannel]).catch(() => undefined);
+    }
   }
 
   /** Trust the head-signing keys of every node (heads they signed verify here). */

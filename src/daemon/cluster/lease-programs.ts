@@ -74,6 +74,14 @@ export function* nodeStoppedProgram(nodeId: string): SqlProgram<void> {
   yield* run(`UPDATE nodes SET stopped_at = ${dbNow} WHERE id = ?`, nodeId);
 }
 
+/** Mark a node stopped that refused a connection (nothing listens at its address): its leases are free. */
+export function* nodeGoneProgram(nodeId: string): SqlProgram<boolean> {
+  return (
+    (yield* run(`UPDATE nodes SET stopped_at = ${dbNow} WHERE id = ? AND stopped_at IS NULL`, nodeId))
+      .changes > 0
+  );
+}
+
 /** Every node that has not stopped, or stopped within `keepMs`, with how many live leases it holds. */
 export function* listNodesProgram(keepMs: number): SqlProgram<NodeRecord[]> {
   return yield* all<NodeRecord>(
