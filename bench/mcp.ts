@@ -48,6 +48,7 @@ function manager(servers: McpServersConfig): McpManager {
   return new McpManager({
     config: () => ({ servers, error: null }),
     env: process.env,
+    sandbox: null,
     clientVersion: "bench",
     logger: { info: () => {}, warn: () => {} },
     now: () => Date.now(),

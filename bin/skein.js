@@ -1,13 +1,18 @@
 #!/usr/bin/env node
 // The `skein` command. The TypeScript sources are compiled to dist/ by `npm ci` (the package's
 // `prepare` script runs `npm run build`).
+import { leaveOnBrokenPipe, leavingOnBrokenPipe } from "../dist/cli/broken-pipe.js";
 import { main } from "../dist/cli/main.js";
 
 // A reader that went away (`skein sessions | head`) is not an error: stop quietly, like other
-// Unix tools, instead of crashing on EPIPE.
+// Unix tools, instead of crashing on EPIPE; a command's cleanup (`skein run` interrupts its
+// turn) runs first.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on("error", (error) => {
-    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    if (error.code === "EPIPE" || leavingOnBrokenPipe()) {
+      leaveOnBrokenPipe(process.exitCode ?? 0);
+      return;
+    }
     throw error;
   });
 }

@@ -25,6 +25,14 @@ export interface McpStdioServerConfig extends ServerLimits {
   args?: string[];
   env?: Record<string, string>;
   cwd?: string;
+  /**
+   * Run the server in the daemon's sandbox (default true where bubblewrap works): the daemon's
+   * home and database hidden, no host Unix socket, the host read-only but for the user's home,
+   * the server's cwd and its workspace. False runs it unconfined, as the daemon's user.
+   */
+  sandbox?: boolean;
+  /** Whether the sandboxed server may use the network (default true). */
+  network?: boolean;
 }
 
 /** A server reached over Streamable HTTP. */
@@ -49,6 +57,10 @@ export type ResolvedServer =
       args: string[];
       env: Record<string, string>;
       cwd: string | null;
+      sandbox: boolean;
+      network: boolean;
+      /** The workspace `${workspace}` stood for, or null. */
+      workspace: string | null;
       timeoutMs: number;
       startupTimeoutMs: number;
     }
@@ -119,7 +131,11 @@ export function parseServer(name: string, value: unknown): McpServerConfig {
   if (hasCommand === hasUrl) fail(`give either "command" (a local server) or "url" (a remote one)`);
   const limits = parseLimits(entry, fail);
   if (hasCommand) {
-    checkKeys(entry, ["type", "command", "args", "env", "cwd", "timeoutMs", "startupTimeoutMs"], fail);
+    checkKeys(
+      entry,
+      ["type", "command", "args", "env", "cwd", "sandbox", "network", "timeoutMs", "startupTimeoutMs"],
+      fail,
+    );
     if (entry.type !== undefined && entry.type !== "stdio")
       fail(`"type" must be "stdio" for a server with a command`);
     const command = nonEmptyString(entry.command, `"command"`, fail);
@@ -143,6 +159,11 @@ export function parseServer(name: string, value: unknown): McpServerConfig {
         fail(`"cwd" must be an absolute path or start with \${workspace}`);
       }
       config.cwd = cwd;
+    }
+    for (const flag of ["sandbox", "network"] as const) {
+      if (entry[flag] === undefined) continue;
+      if (typeof entry[flag] !== "boolean") fail(`"${flag}" must be true or false`);
+      config[flag] = entry[flag] as boolean;
     }
     return { ...config, ...limits };
   }
@@ -218,6 +239,9 @@ export function resolveServer(
       args: (config.args ?? []).map((arg) => expand(arg, `"args"`)),
       env: expandRecord(config.env, "env", expand),
       cwd: config.cwd === undefined ? null : expand(config.cwd, `"cwd"`),
+      sandbox: config.sandbox ?? true,
+      network: config.network ?? true,
+      workspace: usesWorkspace(config) ? context.workspace : null,
       timeoutMs,
       startupTimeoutMs,
     };

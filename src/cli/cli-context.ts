@@ -41,7 +41,19 @@ export async function connect(
   options: { autoStart?: boolean } = {},
 ): Promise<DaemonClient> {
   const autoStart = (options.autoStart ?? true) && context.env.SKEIN_NO_AUTOSTART !== "1";
-  const client = new DaemonClient({ home: context.home });
+  const start = async (): Promise<void> => {
+    const daemon = await ensureDaemon({ home: context.home, env: context.env });
+    if (daemon.started) {
+      context.terminal.err.stream.write(
+        context.terminal.err.paint.dim(
+          `started the Skein daemon (pid ${daemon.info.pid}; log: ${homePaths(context.home).log})\n`,
+        ),
+      );
+    }
+  };
+  // With auto-start, a daemon that crashes under a running command is started again.
+  const clientOptions = { home: context.home, ...(autoStart ? { startDaemon: start } : {}) };
+  const client = new DaemonClient(clientOptions);
   let failure: unknown;
   try {
     const server = await client.server(2_000);
@@ -52,13 +64,6 @@ export async function connect(
   }
   client.close();
   if (!autoStart) throw failure;
-  const daemon = await ensureDaemon({ home: context.home, env: context.env });
-  if (daemon.started) {
-    context.terminal.err.stream.write(
-      context.terminal.err.paint.dim(
-        `started the Skein daemon (pid ${daemon.info.pid}; log: ${homePaths(context.home).log})\n`,
-      ),
-    );
-  }
-  return new DaemonClient({ home: context.home });
+  await start();
+  return new DaemonClient(clientOptions);
 }

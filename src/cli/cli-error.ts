@@ -47,7 +47,17 @@ export function describeFailure(error: unknown): { message: string; hint?: strin
         : error.code === "daemon_unavailable"
           ? exitCodes.unreachable
           : exitCodes.error;
-    return { message: `${error.detail} (${error.code})`, exitCode };
+    const badWorkspace =
+      error.code === "invalid_request" &&
+      error.path.startsWith("/sessions") &&
+      /workspace/.test(error.detail);
+    return {
+      message: `${error.detail} (${error.code})`,
+      exitCode,
+      ...(badWorkspace
+        ? { hint: "a session works in a project folder: cd into one (or pass its path) and run skein again" }
+        : {}),
+    };
   }
   if (error instanceof DaemonProtocolError) return { message: error.message, exitCode: exitCodes.error };
   const code = (error as { code?: unknown } | null)?.code;

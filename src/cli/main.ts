@@ -37,12 +37,47 @@ const mainExamples = `
 Examples:
   $ skein                                   chat in a new session in this directory
   $ skein run "summarise README.md"         one turn, answer on stdout
+  $ skein "summarise README.md"             the same (a first word that is no command is a prompt)
   $ git diff | skein run -                  the prompt from stdin
   $ skein sessions                          list sessions
   $ skein chat --session 01a2b3c4-d5        continue a session (any unique id prefix)
   $ skein config add openai --protocol responses --model gpt-5-mini --api-key-env OPENAI_API_KEY
 ${exitCodeHelp}
 ${environmentHelp}`;
+
+/**
+ * `skein "prompt"` means `skein run "prompt"`: a first argument that is neither an option nor a
+ * command is a prompt, unless it is one word close to a command's name (a typo, refused).
+ */
+function promptShorthand(
+  argv: readonly string[],
+  known: readonly string[],
+): { kind: "command" } | { kind: "prompt" } | { kind: "typo"; word: string; command: string } {
+  const first = argv[0];
+  if (first === undefined || first.startsWith("-") || known.includes(first)) return { kind: "command" };
+  if (/\s/.test(first.trim())) return { kind: "prompt" };
+  const close = known.find(
+    (name) => editDistance(first.toLowerCase(), name) <= Math.min(2, Math.floor(name.length / 3)),
+  );
+  return close === undefined ? { kind: "prompt" } : { kind: "typo", word: first, command: close };
+}
+
+/** Levenshtein distance (short words only: command names). */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
 
 function positiveInteger(value: string): number {
   const parsed = Number(value);
@@ -86,8 +121,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     .addHelpText(
       "after",
       `
-Keys: Enter sends; Ctrl-C interrupts the running turn; Ctrl-C twice on an empty prompt, or Ctrl-D, exits.
-Commands: /thinking /status /model /effort /id /help /exit
+Keys: Enter sends (during a turn: queues); Alt-Enter, Shift-Enter, Ctrl-J or \\ at the end of a line: newline;
+Up/Down and Ctrl-R: earlier prompts; Tab completes /commands and @paths (@path attaches a file);
+Ctrl-C interrupts the running turn; Ctrl-C twice on an empty prompt, or Ctrl-D, exits.
+Commands: /help /new /sessions /fork /model /effort /compact /copy /thinking /status /id /exit
 
 Examples:
   $ skein
@@ -104,7 +141,9 @@ Examples:
     .description("run one turn and print the answer")
     .argument("<prompt>", 'the prompt; "-" reads it from stdin')
     .option("-s, --session <id>", "run in this session (default: a new session in this directory)")
-    .option("--json", "print the stream events as NDJSON instead of the answer")
+    .option("-c, --continue", "run in the most recent session of this directory (a new one if none)")
+    .option("--ephemeral", "delete the new session afterwards (scripts leave nothing behind)")
+    .option("--json", 'print the stream events as NDJSON, then one {"type":"result",…} line')
     .option("--hide-thinking", "do not show the model's thinking on stderr")
     .option("--name <name>", "name of a new session")
     .option("--profile <name>", "provider profile (default: the active one); with --session, changes it")
@@ -123,13 +162,18 @@ Examples:
     .addHelpText(
       "after",
       `
-The answer goes to stdout; tool calls, thinking and notices go to stderr.
+The answer goes to stdout; the session id, tool calls, thinking and notices go to stderr.
+\`skein "prompt"\` is short for \`skein run "prompt"\`. A new session whose turn fails before the
+model answers is deleted again; --ephemeral deletes it in any case. When the reader of stdout
+goes away (\`skein run … | head\`) the turn is interrupted.
 Exit status: 0 when the turn completed, 1 when it failed (the error is on stderr), 130 when interrupted,
 5 when the turn waits for an approval (the call stays waiting: answer it with skein approve/deny).
 
 Examples:
-  $ skein run "list the TODOs in src/"
-  $ skein run --session 01a2b3c4-d5 "now fix the first one"
+  $ skein "list the TODOs in src/"
+  $ skein run -c "now fix the first one"
+  $ skein run --session 01a2b3c4-d5 "and the second"
+  $ skein run --ephemeral --json "summarise README.md" | tail -n 1 | jq -r .text
   $ echo "write a haiku" | skein run -
   $ skein run --json "hi" | jq -c 'select(.type=="text")'`,
     )
@@ -494,18 +538,17 @@ Examples:
       exitCode = await testMcpServer(context(command), name, options);
     });
 
-  const first = argv[0];
-  const known = new Set([
-    "help",
-    ...program.commands.flatMap((command) => [command.name(), ...command.aliases()]),
-  ]);
-  if (first !== undefined && !first.startsWith("-") && !known.has(first)) {
-    process.stderr.write(`skein: unknown command "${first}" (see skein --help)\n`);
+  const known = ["help", ...program.commands.flatMap((command) => [command.name(), ...command.aliases()])];
+  const shorthand = promptShorthand(argv, known);
+  if (shorthand.kind === "typo") {
+    process.stderr.write(
+      `skein: unknown command "${shorthand.word}"; did you mean "${shorthand.command}"? (to send it as a prompt: skein run ${shorthand.word})\n`,
+    );
     return exitCodes.usage;
   }
 
   try {
-    await program.parseAsync([...argv], { from: "user" });
+    await program.parseAsync(shorthand.kind === "prompt" ? ["run", ...argv] : [...argv], { from: "user" });
     return exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {

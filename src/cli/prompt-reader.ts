@@ -1,19 +1,36 @@
 /**
  * Reading prompts for `skein chat`.
  *
- * Boundary rule: terminal input only. On a terminal each prompt gets a fresh readline (with
- * shared history) that is closed once the line is in, so that while a turn runs the terminal
- * can be put in raw mode and read key by key: Ctrl-C must reach us as a key (to interrupt the
- * turn), and typing must not echo into the streamed answer. When stdin is not a terminal, one
- * readline reads all lines and queues them, so piped prompts are answered one after another.
+ * Boundary rule: terminal input only. On a terminal the line editor (line-editor/) reads each
+ * prompt, and stays on screen while a turn runs: Ctrl-C reaches us as a key (to interrupt the
+ * turn), and what is typed meanwhile is edited below the streamed answer and, on Enter, handed
+ * to the chat as a prompt typed ahead. When stdin is not a terminal, one readline reads all
+ * lines and queues them, so piped prompts are answered one after another.
  */
 import { createInterface, emitKeypressEvents, type Interface } from "node:readline";
+import type { CompletionSource } from "./line-editor/completion.js";
+import { LineEditor } from "./line-editor/line-editor.js";
+import { PromptHistory } from "./line-editor/prompt-history.js";
+import type { Paint } from "./render/terminal.js";
 
 export type PromptResult = { kind: "line"; text: string } | { kind: "eof" } | { kind: "interrupt" };
 
+export interface PromptReaderOptions {
+  input: NodeJS.ReadStream;
+  output: NodeJS.WriteStream;
+  /** True when both ends are a terminal. */
+  interactive: boolean;
+  /** Where prompts are remembered between runs (null: this run only). */
+  historyFile: string | null;
+  completion: CompletionSource;
+  paint: Paint;
+}
+
 /** Reads chat prompts from a terminal or a pipe. */
 export class PromptReader {
-  #history: string[] = [];
+  readonly interactive: boolean;
+  readonly #input: NodeJS.ReadStream;
+  readonly #editor: LineEditor | null;
   #piped: Interface | null = null;
   readonly #queue: string[] = [];
   #ended = false;
@@ -21,40 +38,61 @@ export class PromptReader {
   /** What the terminal input is doing: read by a prompt, captured by a turn, or neither. */
   #mode: "idle" | "reading" | "capturing" = "idle";
   #pendingCtrlC = false;
-  /** The prompt's readline while one is shown, and whether output has pushed it aside. */
-  #prompting: Interface | null = null;
-  #promptHidden = false;
 
-  constructor(
-    private readonly input: NodeJS.ReadStream,
-    private readonly output: NodeJS.WriteStream,
-    /** True when both ends are a terminal. */
-    readonly interactive: boolean,
-  ) {
-    if (!interactive) return;
-    // Keys typed together with Enter ("\r\x03") arrive after the prompt's readline closed and
-    // before a turn captures the keyboard; without this, such a Ctrl-C would be lost.
-    emitKeypressEvents(input);
-    input.on("keypress", (_text: string | undefined, key: { ctrl?: boolean; name?: string } | undefined) => {
-      if (this.#mode === "idle" && key?.ctrl === true && key.name === "c") this.#pendingCtrlC = true;
+  constructor(options: PromptReaderOptions) {
+    this.interactive = options.interactive;
+    this.#input = options.input;
+    if (!options.interactive) {
+      this.#editor = null;
+      return;
+    }
+    this.#editor = new LineEditor({
+      input: options.input,
+      output: options.output,
+      history: PromptHistory.load(options.historyFile),
+      completion: options.completion,
+      paint: options.paint,
     });
+    // Whatever way the process ends, the terminal gets its modes back (no raw mode, no pastes
+    // wrapped in markers for the shell that comes next).
+    process.once("exit", () => {
+      options.output.write("\x1b[?2004l");
+      if (options.input.isTTY === true) options.input.setRawMode(false);
+    });
+    // Keys typed together with Enter ("\r\x03") arrive after the prompt was sent and before a
+    // turn captures the keyboard; without this, such a Ctrl-C would be lost.
+    emitKeypressEvents(options.input);
+    options.input.on(
+      "keypress",
+      (_text: string | undefined, key: { ctrl?: boolean; name?: string } | undefined) => {
+        if (this.#mode === "idle" && key?.ctrl === true && key.name === "c") this.#pendingCtrlC = true;
+      },
+    );
   }
 
-  /**
-   * Output is about to be written (e.g. another client's turn streaming in while we wait for a
-   * prompt): clear the prompt line first, so the output does not land in the middle of it.
-   */
+  /** Output is about to be written: the prompt steps aside (erased), wherever it is. */
   beforeOutput(): void {
-    if (this.#prompting === null || this.#promptHidden) return;
-    this.output.write("\r\x1b[2K");
-    this.#promptHidden = true;
+    this.#editor?.beforeOutput();
   }
 
-  /** Output was written; once it has ended its line, show the prompt again with what was typed. */
-  afterOutput(lineOpen: boolean): void {
-    if (this.#prompting === null || !this.#promptHidden || lineOpen) return;
-    this.#promptHidden = false;
-    this.#prompting.prompt(true);
+  /** Output was written (`plain`: its text without escape codes); the prompt comes back below it. */
+  afterOutput(lineOpen: boolean, plain: string): void {
+    this.#editor?.afterOutput(lineOpen, plain);
+  }
+
+  /** The dim line above the prompt while a turn runs (null: none). */
+  setStatus(status: string | null): void {
+    this.#editor?.setStatus(status);
+  }
+
+  /** Dim lines above the prompt (prompts queued behind the running turn). */
+  setNotes(notes: readonly string[]): void {
+    this.#editor?.setNotes(notes);
+  }
+
+  /** Whether the prompt is on screen (so a status line has somewhere to go). */
+  get showsStatus(): boolean {
+    return this.#editor?.mounted === true;
   }
 
   /** Whether a Ctrl-C arrived between the last prompt and now (and forget it). */
@@ -64,86 +102,80 @@ export class PromptReader {
     return pending;
   }
 
-  /** The next line (eof on Ctrl-D or end of input; interrupt on Ctrl-C at an empty prompt). */
+  /** The next prompt (eof on Ctrl-D or end of input; interrupt on Ctrl-C at an empty prompt). */
   read(prompt: string): Promise<PromptResult> {
-    return this.interactive ? this.#readTerminal(prompt) : this.#readPiped();
+    const editor = this.#editor;
+    if (editor === null) return this.#readPiped();
+    this.#pendingCtrlC = false;
+    this.#mode = "reading";
+    return new Promise((resolve) => {
+      editor.mount({
+        prompt,
+        promptWidth: visibleWidth(prompt),
+        keepSubmitted: true,
+        ctrlCClears: true,
+        onEvent: (event) => {
+          this.#mode = "idle";
+          editor.unmount();
+          if (event.kind === "submit") resolve({ kind: "line", text: event.text });
+          else if (event.kind === "interrupt") {
+            this.#newline();
+            resolve({ kind: "interrupt" });
+          } else resolve({ kind: "eof" });
+        },
+      });
+    });
   }
 
   /**
-   * While a turn runs: raw mode, and `onCtrlC` for every Ctrl-C. Other keys are dropped.
-   * Returns the function that gives the terminal back.
+   * While a turn runs: the prompt stays below the output; `onCtrlC` for every Ctrl-C, and
+   * `onSubmit` for a prompt typed ahead and sent with Enter, `onEof` for Ctrl-D on an empty
+   * prompt. Returns the function that gives
+   * the terminal back (what is being typed stays for the next prompt).
    */
-  captureKeys(onCtrlC: () => void): () => void {
-    if (!this.interactive) return () => {};
-    const onData = (chunk: Buffer | string): void => {
-      const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-      for (const byte of bytes) if (byte === 0x03) onCtrlC();
-    };
+  captureKeys(
+    onCtrlC: () => void,
+    onSubmit: (text: string) => void,
+    prompt: string,
+    onEof: () => void = () => {},
+  ): () => void {
+    const editor = this.#editor;
+    if (editor === null) return () => {};
     this.#mode = "capturing";
-    this.input.setRawMode(true);
-    this.input.on("data", onData);
-    this.input.resume();
+    editor.mount({
+      prompt,
+      promptWidth: visibleWidth(prompt),
+      keepSubmitted: false,
+      ctrlCClears: false,
+      onEvent: (event) => {
+        if (event.kind === "interrupt") onCtrlC();
+        else if (event.kind === "submit") onSubmit(event.text);
+        else onEof();
+      },
+    });
     return () => {
       this.#mode = "idle";
-      this.input.off("data", onData);
-      this.input.setRawMode(false);
-      this.input.pause();
+      editor.setStatus(null);
+      editor.unmount();
     };
   }
 
   /** Stop reading. */
   close(): void {
+    this.#editor?.unmount();
+    if (this.#editor !== null) this.#input.setRawMode(false);
     this.#piped?.close();
-    if (this.interactive) this.input.pause();
+    if (this.interactive) this.#input.pause();
   }
 
-  #readTerminal(prompt: string): Promise<PromptResult> {
-    const rl = createInterface({
-      input: this.input,
-      output: this.output,
-      terminal: true,
-      history: [...this.#history],
-      historySize: 1000,
-      removeHistoryDuplicates: true,
-    });
-    rl.on("history", (history) => {
-      this.#history = [...history];
-    });
-    this.#pendingCtrlC = false;
-    this.#mode = "reading";
-    this.#prompting = rl;
-    this.#promptHidden = false;
-    return new Promise((resolve) => {
-      let settled = false;
-      const finish = (result: PromptResult): void => {
-        if (settled) return;
-        settled = true;
-        this.#mode = "idle";
-        this.#prompting = null;
-        rl.close();
-        resolve(result);
-      };
-      rl.on("line", (line) => finish({ kind: "line", text: line }));
-      rl.on("SIGINT", () => {
-        if (rl.line === "") {
-          this.output.write("\n");
-          finish({ kind: "interrupt" });
-          return;
-        }
-        // Like a shell: Ctrl-C on a typed line discards it.
-        this.output.write("^C\n");
-        rl.write(null, { ctrl: true, name: "u" });
-        rl.prompt();
-      });
-      rl.on("close", () => finish({ kind: "eof" }));
-      rl.setPrompt(prompt);
-      rl.prompt();
-    });
+  #newline(): void {
+    this.#editor?.afterOutput(false, "\n");
+    process.stdout.write("\n");
   }
 
   #readPiped(): Promise<PromptResult> {
     if (this.#piped === null) {
-      const rl = createInterface({ input: this.input, terminal: false });
+      const rl = createInterface({ input: this.#input, terminal: false });
       rl.on("line", (line) => {
         this.#queue.push(line);
         this.#wake?.();
@@ -170,4 +202,10 @@ export class PromptReader {
       take();
     });
   }
+}
+
+/** Columns taken by a prompt that may hold colour codes. */
+function visibleWidth(text: string): number {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is what is matched
+  return text.replace(/\x1b\[[0-9;]*m/g, "").length;
 }

@@ -11,7 +11,7 @@
  */
 import type { HistoryEntry } from "../api/history.js";
 import type { InputReceipt, TurnState } from "../api/inputs.js";
-import type { SessionEvent } from "../api/session-events.js";
+import type { SessionEvent, SessionEventData } from "../api/session-events.js";
 import type { SessionPhase, SessionSnapshot } from "../api/session-snapshot.js";
 import type { StreamCursor } from "../api/stream-cursor.js";
 import type { DaemonClient } from "../client/daemon-client.js";
@@ -22,6 +22,8 @@ import type { TranscriptView } from "./render/transcript-view.js";
 export interface TurnOutcome {
   runId: string | null;
   state: TurnState | "cancelled";
+  /** Why a completed turn stopped (`finished`, `limit_reached`, …), when its end was seen live. */
+  outcome?: SessionEventData["turn_completed"]["outcome"];
   errors: { code: string; message: string }[];
 }
 
@@ -61,6 +63,7 @@ export class SessionWatcher {
   readonly #runUsage = new Map<string, UsageTotals>();
   readonly #runOfInput = new Map<string, string>();
   readonly #ended = new Map<string, TurnState>();
+  readonly #turnOutcome = new Map<string, SessionEventData["turn_completed"]["outcome"]>();
   readonly #errors = new Map<string, { code: string; message: string }[]>();
   readonly #successor = new Map<string, string>();
   readonly #cancelled = new Set<string>();
@@ -156,7 +159,9 @@ export class SessionWatcher {
       errors.push(...(this.#errors.get(runId) ?? []));
     }
     const state = this.#ended.get(runId);
-    return state === undefined ? null : { runId, state, errors };
+    if (state === undefined) return null;
+    const outcome = this.#turnOutcome.get(runId);
+    return outcome === undefined ? { runId, state, errors } : { runId, state, outcome, errors };
   }
 
   /** Resolves when `check` returns a value other than null/false; rejects if following fails. */
@@ -278,6 +283,7 @@ export class SessionWatcher {
       }
       case "turn_completed":
         this.#ended.set(event.data.run_id, event.data.state);
+        this.#turnOutcome.set(event.data.run_id, event.data.outcome);
         for (const inputId of event.data.input_ids) {
           this.#runOfInput.set(inputId, event.data.run_id);
           this.pendingInputs.delete(inputId);

@@ -35,6 +35,7 @@ import type {
 import type { VerifyReport } from "../api/verify-report.js";
 import { apiErrorFrom, DaemonProtocolError, DaemonUnreachableError } from "./api-errors.js";
 import { type DaemonEndpoint, endpointOf } from "./daemon-endpoint.js";
+import { processAlive } from "./ensure-daemon.js";
 import { type ExchangeAnswer, exchange, isConnectionRefused } from "./http-exchange.js";
 import {
   type FollowListOptions,
@@ -53,6 +54,12 @@ export interface DaemonClientOptions {
   endpoint?: DaemonEndpoint;
   /** Per-request timeout (default 30 s). */
   timeoutMs?: number;
+  /**
+   * Start a daemon for the home (e.g. `ensureDaemon`). Given, the client starts the daemon again
+   * when it crashed (daemon.json names a process that is gone) instead of failing; a daemon
+   * stopped on purpose removed its daemon.json and is left stopped.
+   */
+  startDaemon?: () => Promise<unknown>;
 }
 
 interface CallOptions {
@@ -67,12 +74,15 @@ export class DaemonClient {
   readonly home: string | null;
   readonly #agent = new Agent({ keepAlive: true, maxSockets: 16 });
   readonly #timeoutMs: number;
+  readonly #startDaemon: (() => Promise<unknown>) | null;
+  #restarting: Promise<boolean> | null = null;
   #endpoint: DaemonEndpoint | null;
 
   constructor(options: DaemonClientOptions = {}) {
     this.#endpoint = options.endpoint ?? null;
     this.home = options.endpoint === undefined ? (options.home ?? skeinHome()) : (options.home ?? null);
     this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#startDaemon = options.endpoint === undefined ? (options.startDaemon ?? null) : null;
   }
 
   /** A client of the daemon serving `home`. */
@@ -107,6 +117,35 @@ export class DaemonClient {
     }
     this.#endpoint = endpointOf(info);
     return before === null || before.port !== info.port || before.token !== info.token;
+  }
+
+  /**
+   * When the home's daemon crashed (daemon.json is left behind naming a process that is gone)
+   * and the client may start daemons, start one and re-read daemon.json; true when it did.
+   * Concurrent callers share one start.
+   */
+  restartCrashed(): Promise<boolean> {
+    const start = this.#startDaemon;
+    const home = this.home;
+    if (start === null || home === null) return Promise.resolve(false);
+    if (this.#restarting === null) {
+      const restarting = (async () => {
+        try {
+          const info = readDiscoveryFile(home);
+          if (info === null || processAlive(info.pid)) return false;
+          await start();
+          this.rediscover();
+          return true;
+        } catch {
+          return false;
+        }
+      })();
+      this.#restarting = restarting;
+      void restarting.finally(() => {
+        if (this.#restarting === restarting) this.#restarting = null;
+      });
+    }
+    return this.#restarting;
   }
 
   /** `GET /server`. */
@@ -294,7 +333,7 @@ export class DaemonClient {
       endpoint = this.#endpoint;
     } catch (error) {
       if (!isConnectionRefused(error)) throw error;
-      if (!this.rediscover() || this.#endpoint === null) {
+      if ((!this.rediscover() && !(await this.restartCrashed())) || this.#endpoint === null) {
         throw new DaemonUnreachableError(this.home, `nothing answers on 127.0.0.1:${endpoint.port}`, {
           cause: error,
         });

@@ -75,7 +75,12 @@ export interface StreamEndpointSource {
   readonly home: string | null;
   endpoint(): DaemonEndpoint;
   rediscover(): boolean;
+  /** Start the daemon again if it crashed; true when it did (see DaemonClient). */
+  restartCrashed?(): Promise<boolean>;
 }
+
+/** How often a follower may try to start a crashed daemon again. */
+const restartEveryMs = 5_000;
 
 /** Follow `sessionId` until `signal` aborts; throws when the session is gone or the daemon stays away. */
 export function followSession(
@@ -116,6 +121,7 @@ async function* followStream<B extends { generation: string; cursor: number }>(
   let lostAt: number | null = null;
   let attempt = 0;
   let everConnected = false;
+  let restartedAt = 0;
   // A function, so that the check after an await is not narrowed away by the loop condition.
   const aborted = (): boolean => signal?.aborted === true;
 
@@ -146,6 +152,12 @@ async function* followStream<B extends { generation: string; cursor: number }>(
       }
       attempt += 1;
       await pause(Math.min(1000, 50 * 2 ** attempt), signal);
+      // Nobody answers: a daemon that crashed is started again (one stopped on purpose is not).
+      const nobody = isConnectionRefused(error) || error instanceof DaemonUnreachableError;
+      if (nobody && source.restartCrashed !== undefined && Date.now() - restartedAt > restartEveryMs) {
+        restartedAt = Date.now();
+        if (await source.restartCrashed()) continue;
+      }
       source.rediscover();
       continue;
     }

@@ -18,6 +18,7 @@ import type { HeadSigner } from "../log/head-signer.js";
 import { McpManager } from "../mcp/mcp-manager.js";
 import { probeProfile } from "../providers/profile-probe.js";
 import { builtinTools, workspaceProblem } from "../tools/builtin-tools.js";
+import { resolveHiddenPaths } from "../tools/hidden-paths.js";
 import { chooseShell, describeShellChoice } from "../tools/shell-mode.js";
 import { ClusterNode } from "./cluster/cluster-node.js";
 import { registerForwarding } from "./cluster/request-forwarding.js";
@@ -29,6 +30,7 @@ import { removeDiscoveryFile, writeDiscoveryFile } from "./process/discovery-fil
 import { DrainController, installSignalHandlers } from "./process/drain.js";
 import { ensureHome } from "./process/home.js";
 import { HomeLock, HomeLockedError } from "./process/home-lock.js";
+import { closeInheritedDescriptors } from "./process/inherited-descriptors.js";
 import { loginFile } from "./process/login-file.js";
 import { choosePort } from "./process/port.js";
 import { NoProviderError, ProviderConfigSource } from "./process/provider-config.js";
@@ -141,9 +143,20 @@ async function boot(
     settings.home,
     ...(settings.database.kind === "sqlite" ? databaseFiles(settings.database.path) : []),
   ];
-  const shell = describeShellChoice(chooseShell());
+  const shellChoice = chooseShell();
+  const shell = describeShellChoice(shellChoice);
   if (shell.warning) logger.warn(shell.text);
   else logger.info(shell.text);
+  // MCP servers run in the same sandbox as commands where it works (with the network, see mcp/server-sandbox.ts).
+  const mcpSandbox =
+    shellChoice.mode === "sandboxed"
+      ? {
+          bwrapPath: shellChoice.bwrapPath,
+          filter: shellChoice.socketFilter,
+          hidden: resolveHiddenPaths(hiddenPaths),
+        }
+      : null;
+  if (mcpSandbox === null) logger.warn("MCP servers run unconfined: bubblewrap is not usable here");
   // MCP servers start on first use; each gets only the environment its config names.
   const mcp = new McpManager({
     config: () => ({
@@ -151,6 +164,7 @@ async function boot(
       error: providers.lastError?.message ?? null,
     }),
     env,
+    sandbox: mcpSandbox,
     clientVersion: packageVersion(),
     logger,
     now,
@@ -308,6 +322,8 @@ async function openStorage(settings: DaemonSettings, signer: HeadSigner): Promis
  * race can tell), 1 otherwise.
  */
 export async function runDaemonForeground(env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // Before anything is spawned: no command or server may inherit the starter's descriptors.
+  closeInheritedDescriptors(env);
   let daemon: RunningDaemon;
   try {
     daemon = await startDaemon(env);

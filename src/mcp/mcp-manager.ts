@@ -19,6 +19,7 @@ import type { McpServerStatus, McpStatus, McpTestReport } from "../api/mcp-statu
 import type { ToolDefinition } from "../model/tools.js";
 import { mcpToolDefinition } from "./mcp-tool.js";
 import type { McpLogger, McpServerInstance } from "./server-instance.js";
+import type { McpSandbox } from "./server-sandbox.js";
 
 /**
  * The SDK (and the zod schemas it builds when loaded) is loaded when the first server starts,
@@ -41,6 +42,8 @@ export interface McpManagerOptions {
   config(): McpConfigSnapshot;
   /** The daemon's environment, for `${env:NAME}` and the few variables stdio servers inherit. */
   env: NodeJS.ProcessEnv;
+  /** The sandbox stdio servers run in; null runs them unconfined (no working bubblewrap). */
+  sandbox: McpSandbox | null;
   clientVersion: string;
   logger: McpLogger;
   now(): number;
@@ -173,6 +176,7 @@ export class McpManager {
       config,
       workspace: perWorkspace ? workspace : null,
       env: this.#options.env,
+      sandbox: this.#options.sandbox,
       clientVersion: this.#options.clientVersion,
       logger: this.#options.logger,
       now: this.#options.now,

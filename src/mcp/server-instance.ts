@@ -28,6 +28,7 @@ import {
   McpServerUnavailableError,
   startFailureText,
 } from "./server-failure.js";
+import type { McpSandbox } from "./server-sandbox.js";
 import { listServerTools, type McpToolInfo } from "./server-tools.js";
 import { closeConnection, createTransport } from "./server-transport.js";
 import { ProcessGroupTransport } from "./stdio-transport.js";
@@ -47,6 +48,8 @@ export interface InstanceOptions {
   workspace: string | null;
   /** The daemon's environment: a stdio server inherits only a few harmless variables of it. */
   env: NodeJS.ProcessEnv;
+  /** The sandbox stdio servers run in (null: unconfined, where bubblewrap does not work). */
+  sandbox: McpSandbox | null;
   /** The version the client reports in `initialize`. */
   clientVersion: string;
   logger: McpLogger;
@@ -200,7 +203,7 @@ export class McpServerInstance {
         workspace: this.workspace,
         env: this.#options.env,
       });
-      transport = createTransport(server, this.#options.env);
+      transport = createTransport(server, this.#options.env, this.#options.sandbox);
     } catch (error) {
       this.#fail(errorText(error));
       throw new McpServerUnavailableError(this.name, errorText(error));

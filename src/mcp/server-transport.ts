@@ -10,21 +10,32 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ResolvedServer } from "../api/mcp-config.js";
 import { serverEnvironment } from "./server-environment.js";
+import { type McpSandbox, serverConfinement } from "./server-sandbox.js";
 import { ProcessGroupTransport } from "./stdio-transport.js";
 
 /** How long ending an HTTP session may delay a stop. */
 const sessionEndTimeoutMs = 1_000;
 
-/** The transport of `server`; `daemonEnv` is the daemon's environment (a stdio server gets a few of it). */
-export function createTransport(server: ResolvedServer, daemonEnv: NodeJS.ProcessEnv): Transport {
+/**
+ * The transport of `server`; `daemonEnv` is the daemon's environment (a stdio server gets a few
+ * of it); a stdio server runs in `sandbox` unless its config opts out.
+ */
+export function createTransport(
+  server: ResolvedServer,
+  daemonEnv: NodeJS.ProcessEnv,
+  sandbox: McpSandbox | null,
+): Transport {
   switch (server.transport) {
-    case "stdio":
+    case "stdio": {
+      const env = serverEnvironment(daemonEnv, server.env);
       return new ProcessGroupTransport({
         command: server.command,
         args: server.args,
-        env: serverEnvironment(daemonEnv, server.env),
+        env,
         cwd: server.cwd,
+        confinement: serverConfinement(server, sandbox, env, process.cwd()),
       });
+    }
     case "http":
       return new StreamableHTTPClientTransport(server.url, { requestInit: { headers: server.headers } });
     default: {

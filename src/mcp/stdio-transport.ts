@@ -12,6 +12,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { programSandboxArguments, withSeccompDescriptor } from "../tools/bubblewrap.js";
+import type { ServerConfinement } from "./server-sandbox.js";
 
 /** What to run. `env` is the whole environment of the child. */
 export interface StdioLaunch {
@@ -19,6 +21,8 @@ export interface StdioLaunch {
   args: readonly string[];
   env: Record<string, string>;
   cwd: string | null;
+  /** Run under bwrap with these confines; null runs the command as it is. */
+  confinement: ServerConfinement;
 }
 
 /** How the server process ended, once it has. */
@@ -84,12 +88,7 @@ export class ProcessGroupTransport implements Transport {
     if (this.#child !== null) throw new Error("the server process was already started");
     const launch = this.#launch;
     return new Promise((resolve, reject) => {
-      const child = spawn(launch.command, [...launch.args], {
-        cwd: launch.cwd ?? undefined,
-        env: launch.env,
-        stdio: ["pipe", "pipe", "pipe"],
-        detached: true,
-      });
+      const child = spawnServer(launch);
       this.#child = child;
       this.#exited = new Promise((done) => {
         const ended = () => {
@@ -190,6 +189,27 @@ export class ProcessGroupTransport implements Transport {
     this.#closed = true;
     this.onclose?.();
   }
+}
+
+/** Start the server process, as its own process group's leader, confined when asked. */
+function spawnServer(launch: StdioLaunch): ChildProcess {
+  const confinement = launch.confinement;
+  if (confinement === null) {
+    return spawn(launch.command, [...launch.args], {
+      cwd: launch.cwd ?? undefined,
+      env: launch.env,
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+    });
+  }
+  // bwrap reads the seccomp program from descriptor 3 while it starts; spawning copies it.
+  return withSeccompDescriptor(confinement.program.filter, (descriptor) =>
+    spawn(confinement.bwrapPath, programSandboxArguments(confinement.program, launch.command, launch.args), {
+      env: launch.env,
+      stdio: ["pipe", "pipe", "pipe", ...(descriptor === null ? [] : [descriptor])],
+      detached: true,
+    }),
+  );
 }
 
 /** Send `signal` to the whole process group led by `pid` (no-op when it is gone). */

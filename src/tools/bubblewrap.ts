@@ -15,7 +15,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { HiddenPaths } from "./hidden-paths.js";
-import { baseMountArguments, workspaceMountArguments } from "./sandbox-mounts.js";
+import { baseMountArguments, workspaceMountArguments, writableMountArguments } from "./sandbox-mounts.js";
 import { type SocketFilter, socketFilterFor } from "./socket-filter.js";
 import { errorMessage } from "./system-error.js";
 
@@ -68,6 +68,42 @@ export function sandboxArguments(
     "/bin/sh",
     "-c",
     command,
+  ];
+}
+
+/** How a long-running program (an MCP server) is confined: see `programSandboxArguments`. */
+export interface ProgramSandbox {
+  /** Real, absolute directories the program may write (none inside a hidden path). */
+  writable: readonly string[];
+  hidden: HiddenPaths;
+  filter: SocketFilter;
+  network: boolean;
+  /** Where it starts (real, absolute). */
+  cwd: string;
+}
+
+/**
+ * The bwrap arguments that run `command args` with the environment bwrap itself is given: the
+ * host read-only but for `writable`, hidden paths covered, private /tmp and /run, no Unix
+ * socket (seccomp, from descriptor `SECCOMP_DESCRIPTOR` when `filter` has a program), own PID
+ * namespace, no capabilities, and no network unless `network`.
+ */
+export function programSandboxArguments(
+  sandbox: ProgramSandbox,
+  command: string,
+  args: readonly string[],
+): string[] {
+  const processFlags = processArguments(sandbox.filter).filter(
+    (flag) => !(sandbox.network && flag === "--unshare-net"),
+  );
+  return [
+    ...writableMountArguments(sandbox.writable, sandbox.hidden),
+    ...processFlags,
+    "--chdir",
+    sandbox.cwd,
+    "--",
+    command,
+    ...args,
   ];
 }
 

@@ -51,18 +51,35 @@ export function baseMountArguments(): string[] {
  * path. Order matters: a later mount covers an earlier one.
  */
 export function workspaceMountArguments(realWorkspace: string, hidden: HiddenPaths): string[] {
+  return writableMountArguments([realWorkspace], hidden);
+}
+
+/**
+ * Mounts of a sandbox whose writable host directories are `realWritables` (real, absolute, none
+ * inside a hidden path): the read-only root, the private directories, each writable directory
+ * bound, then every hidden path covered.
+ */
+export function writableMountArguments(realWritables: readonly string[], hidden: HiddenPaths): string[] {
   const privates = privateDirectories();
-  // A private directory that holds the workspace goes first, so the workspace bind shows through.
-  const holdingWorkspace = privates.filter((directory) => isInsideDirectory(directory, realWorkspace));
-  const others = privates.filter((directory) => !isInsideDirectory(directory, realWorkspace));
-  const covers = hiddenCovers(realWorkspace, hidden, privates);
+  const writables = realWritables.filter(
+    (directory, index) =>
+      !realWritables.some(
+        (other, at) => at !== index && other !== directory && isInsideDirectory(other, directory),
+      ) && realWritables.indexOf(directory) === index,
+  );
+  // A private directory that holds a writable one goes first, so the bind shows through.
+  const holding = privates.filter((directory) =>
+    writables.some((inner) => isInsideDirectory(directory, inner)),
+  );
+  const others = privates.filter((directory) => !holding.includes(directory));
+  const covers = hiddenCovers(writables, hidden, privates);
   const pinned = [...new Set(covers.flatMap((cover) => cover.pinnedAncestors))].sort(
     (a, b) => a.length - b.length,
   );
   return [
     ...["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"],
-    ...holdingWorkspace.flatMap((directory) => ["--tmpfs", directory]),
-    ...["--bind", realWorkspace, realWorkspace],
+    ...holding.flatMap((directory) => ["--tmpfs", directory]),
+    ...writables.flatMap((directory) => ["--bind", directory, directory]),
     ...others.flatMap((directory) => ["--tmpfs", directory]),
     ...pinned.flatMap((directory) => ["--bind", directory, directory]),
     ...covers.flatMap((cover) =>
@@ -77,12 +94,12 @@ export function workspaceMountArguments(realWorkspace: string, hidden: HiddenPat
 interface HiddenCover {
   path: string;
   kind: "directory" | "file";
-  /** Directories strictly between the workspace and the hidden path, bound onto themselves. */
+  /** Directories strictly between the writable directory and the hidden path, bound onto themselves. */
   pinnedAncestors: string[];
 }
 
 function hiddenCovers(
-  realWorkspace: string,
+  writables: readonly string[],
   hidden: HiddenPaths,
   privates: readonly string[],
 ): HiddenCover[] {
@@ -91,18 +108,19 @@ function hiddenCovers(
   );
   const covers: HiddenCover[] = [];
   for (const hiddenPath of outermost) {
-    const inWorkspace = isInsideDirectory(realWorkspace, hiddenPath);
-    // Outside the workspace, a private tmpfs already hides it.
-    if (!inWorkspace && privates.some((directory) => isInsideDirectory(directory, hiddenPath))) continue;
+    const holder = writables.find((directory) => isInsideDirectory(directory, hiddenPath));
+    // Outside every writable directory, a private tmpfs already hides it.
+    if (holder === undefined && privates.some((directory) => isInsideDirectory(directory, hiddenPath)))
+      continue;
     const stats = lstatOrUndefined(hiddenPath);
     if (stats === undefined) {
-      // A missing path outside the workspace sits on the read-only root: nothing can create it.
-      if (!inWorkspace || !lstatOrUndefined(path.dirname(hiddenPath))?.isDirectory()) continue;
+      // A missing path outside the writable directories sits on the read-only root: nothing can create it.
+      if (holder === undefined || !lstatOrUndefined(path.dirname(hiddenPath))?.isDirectory()) continue;
     }
     covers.push({
       path: hiddenPath,
       kind: stats?.isDirectory() === true ? "directory" : "file",
-      pinnedAncestors: inWorkspace ? ancestorsBetween(realWorkspace, hiddenPath) : [],
+      pinnedAncestors: holder === undefined ? [] : ancestorsBetween(holder, hiddenPath),
     });
   }
   return covers;

@@ -5,9 +5,9 @@
  * Boundary rule: the file's directory is reached through a `PinnedDirectory` (no symlink
  * followed on the way), the final component is opened with O_NOFOLLOW, FIFOs and devices are
  * refused without blocking (O_NONBLOCK), and writes go to a fresh temporary file in the same
- * directory that is renamed over the target, so a reader never sees a half-written file.
+ * directory that is renamed over the target, so a reader never sees a half-written file (one a
+ * killed writer left behind is swept at the next write of that file: temporary-sibling.ts).
  */
-import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { type FileHandle, lstat, open, rename, unlink } from "node:fs/promises";
 import path from "node:path";
@@ -15,6 +15,7 @@ import { ToolError } from "../model/tools.js";
 import { fileError } from "./file-error.js";
 import { PinnedDirectory } from "./pinned-directory.js";
 import { errorCode } from "./system-error.js";
+import { claimTemporaryName, releaseTemporaryName, sweepTemporarySiblings } from "./temporary-sibling.js";
 
 /** Opens an existing regular file for reading; `requested` is the path as the model wrote it. */
 export async function openRegularFile(
@@ -89,7 +90,9 @@ async function replaceIn(
     throw new ToolError("execution_failed", `"${requested}" is not a regular file`);
   }
   const mode = existing === undefined ? 0o666 : existing.mode & 0o7777;
-  const temporary = directory.entry(`.${name}.${randomBytes(6).toString("hex")}.skein-tmp`);
+  await sweepTemporarySiblings(directory, name);
+  const sibling = claimTemporaryName(name);
+  const temporary = directory.entry(sibling);
   let handle: FileHandle;
   try {
     handle = await open(
@@ -98,6 +101,7 @@ async function replaceIn(
       mode,
     );
   } catch (error) {
+    releaseTemporaryName(sibling);
     throw fileError(requested, error);
   }
   try {
@@ -114,6 +118,8 @@ async function replaceIn(
     await unlink(temporary).catch(() => undefined);
     if (error instanceof ToolError) throw error;
     throw fileError(requested, error);
+  } finally {
+    releaseTemporaryName(sibling);
   }
   const bytes = typeof content === "string" ? Buffer.byteLength(content, "utf8") : content.length;
   return { created: existing === undefined, bytes };

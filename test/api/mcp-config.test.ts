@@ -78,9 +78,21 @@ describe("the mcpServers section", () => {
       args: ["server.js", "/w/src"],
       env: { KEY: "k=1" },
       cwd: "/w",
+      sandbox: true,
+      network: true,
+      workspace: "/w",
       timeoutMs: 60_000,
       startupTimeoutMs: 30_000,
     });
+    const unconfined = parseMcpServers({ u: { command: "node", sandbox: false, network: false } }).u!;
+    expect(resolveServer("u", unconfined, { workspace: "/w", env: {} })).toMatchObject({
+      sandbox: false,
+      network: false,
+      workspace: null,
+    });
+    expect(() => parseMcpServers({ u: { command: "node", sandbox: "no" } })).toThrow(
+      '"sandbox" must be true or false',
+    );
     expect(() => resolveServer("fs", config!, { workspace: null, env: { KEY: "1" } })).toThrow(
       "give a workspace",
     );

@@ -302,7 +302,7 @@ describe("approvals from the command line", () => {
       pane.press("C-c");
       const screen = await screenShows(pane, "── interrupted");
       expect(screen).toMatch(
-        /⚙ run_command command="echo cc >> effects\.txt" ✗ Tool call not run: the user interrupted the turn/,
+        /⚙ run_command \$ echo cc >> effects\.txt ✗ Tool call not run: the user interrupted the turn/,
       );
       expect(occurrences(screen, "wants approval")).toBe(1);
       expect(effects()).toBe(before);

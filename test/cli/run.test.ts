@@ -9,6 +9,13 @@ import { deliver, deltas, httpError, reasoning, text, toolCalls } from "../suppo
 import { FakeProvider } from "../support/fake-provider/server.js";
 import { CliSandbox, eventually, fakeProfile } from "./support/cli-harness.js";
 
+/** The session id `skein run` printed on stderr. */
+function sessionIdOf(stderr: string): string {
+  const match = /session ([0-9a-f-]{36})/.exec(stderr);
+  if (match === null) throw new Error(`no session id on stderr: ${stderr}`);
+  return match[1]!;
+}
+
 describe("skein run", () => {
   let provider: FakeProvider;
   let daemon: DaemonHarness;
@@ -27,6 +34,11 @@ describe("skein run", () => {
     await provider.close();
   });
 
+  const previews = async (): Promise<string[]> =>
+    (await daemon.api("/sessions"))
+      .json<{ items: Array<{ preview: { text: string } }> }>()
+      .items.map((item) => item.preview.text);
+
   beforeEach(() => {
     provider.reset();
     provider.script = () => text("The answer is 42.");
@@ -34,7 +46,7 @@ describe("skein run", () => {
 
   it("prints the answer on stdout and exits 0", async () => {
     const result = await cli.run(["run", "what is the answer?"]);
-    expect(result.stderr).toBe("");
+    expect(result.stderr).toMatch(/^new session [0-9a-f-]{36}\n$/);
     expect(result.stdout).toBe("The answer is 42.\n");
     expect(result.code).toBe(0);
     const body = provider.lastRequest.body as { messages: Array<{ role: string; content: unknown }> };
@@ -88,7 +100,8 @@ describe("skein run", () => {
     expect(types).toContain("thinking");
     expect(types).toContain("text");
     expect(types).toContain("message");
-    expect(types.at(-2)).toBe("turn_completed");
+    expect(types.at(-3)).toBe("turn_completed");
+    expect(types.at(-1)).toBe("result");
     const streamed = events
       .filter((event) => event.type === "text")
       .map((event) => event.data.text)
@@ -111,7 +124,7 @@ describe("skein run", () => {
     expect(result.code).toBe(0);
     expect(readFileSync(join(cli.workspace, "notes/hello.txt"), "utf8")).toBe("hello from the agent\n");
     expect(result.stdout).toBe("Writing the file.\nDone: notes/hello.txt is written.\n");
-    expect(result.stderr).toMatch(/⚙ write_file path="notes\/hello\.txt" .*→ created notes\/hello\.txt/);
+    expect(result.stderr).toMatch(/⚙ write_file notes\/hello\.txt → created notes\/hello\.txt/);
     expect(result.stderr.match(/⚙ write_file/g)).toHaveLength(1);
     // The second request carried the tool result back to the model.
     expect(JSON.stringify(provider.requests[1]?.body)).toContain("created notes/hello.txt");
@@ -133,11 +146,127 @@ describe("skein run", () => {
 
   it("fails with exit 1 and the provider's error on stderr when the provider refuses", async () => {
     provider.script = () => httpError(400, { message: "this model does not exist" });
-    const result = await cli.run(["run", "hi"]);
+    const result = await cli.run(["run", "hi, refused"]);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
     expect(result.stderr).toContain("this model does not exist");
     expect(result.stderr).toContain("skein config test");
+    // The one-off session holds nothing worth keeping: it is deleted again, and it says so.
+    expect(result.stderr).toMatch(
+      /removed session [0-9a-f-]{36} \(its turn failed before the model answered\)/,
+    );
+    expect(await previews()).not.toContain("hi, refused");
+  });
+
+  it("keeps a failed turn's session when it was given with --session", async () => {
+    const first = await cli.run(["run", "keep me"]);
+    const id = sessionIdOf(first.stderr);
+    provider.script = () => httpError(400, { message: "nope" });
+    const failed = await cli.run(["run", "--session", id, "then fail"]);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).not.toContain("removed session");
+    expect(await previews()).toContain("keep me");
+  });
+
+  it('treats `skein "prompt"` as `skein run "prompt"`, and refuses a mistyped command', async () => {
+    const result = await cli.run(["what is the answer, short form?"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe("The answer is 42.\n");
+    expect(JSON.stringify(provider.lastRequest.body)).toContain("what is the answer, short form?");
+    const oneWord = await cli.run(["hello", "--json"]);
+    expect(oneWord.code).toBe(0);
+    expect(oneWord.stdout.trim().split("\n").at(-1)).toContain('"type":"result"');
+    const typo = await cli.run(["sesions"]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('unknown command "sesions"; did you mean "sessions"?');
+  });
+
+  it("prints the session id on stderr and continues this directory's latest session with -c", async () => {
+    const first = await cli.run(["run", "remember the word mango"]);
+    const id = sessionIdOf(first.stderr);
+    expect(first.stderr).toContain(`new session ${id}`);
+    provider.script = () => text("You said mango.");
+    const second = await cli.run(["run", "-c", "what word?"]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toBe(`session ${id}\n`);
+    expect(JSON.stringify(provider.lastRequest.body)).toContain("remember the word mango");
+    const both = await cli.run(["run", "-c", "--session", id, "x"]);
+    expect(both.code).toBe(2);
+  });
+
+  it("ends --json with one result line: session, status, text, usage and exit reason", async () => {
+    provider.queue(
+      toolCalls([{ name: "read_file", args: { path: "missing.txt" } }], { text: "Looking." }),
+      text("There is no such file."),
+    );
+    const result = await cli.run(["run", "--json", "read missing.txt"]);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split("\n");
+    const last = JSON.parse(lines.at(-1)!) as Record<string, unknown>;
+    expect(Object.keys(last).slice(0, 6)).toEqual([
+      "type",
+      "session_id",
+      "status",
+      "text",
+      "usage",
+      "exit_reason",
+    ]);
+    expect(last).toMatchObject({
+      type: "result",
+      session_id: sessionIdOf(result.stderr),
+      status: "completed",
+      text: "There is no such file.",
+      usage: { prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 },
+      exit_reason: "finished",
+      exit_code: 0,
+      session_removed: false,
+    });
+    provider.script = () => httpError(400, { message: "bad model" });
+    const failed = await cli.run(["run", "--json", "fail please"]);
+    expect(failed.code).toBe(1);
+    expect(JSON.parse(failed.stdout.trim().split("\n").at(-1)!)).toMatchObject({
+      type: "result",
+      status: "failed",
+      text: "",
+      exit_code: 1,
+      session_removed: true,
+      errors: [{ message: expect.stringContaining("bad model") }],
+    });
+  });
+
+  it("deletes the session afterwards with --ephemeral, and refuses it with --session", async () => {
+    const result = await cli.run(["run", "--ephemeral", "--json", "leave no trace"]);
+    expect(result.code, result.stderr).toBe(0);
+    const last = JSON.parse(result.stdout.trim().split("\n").at(-1)!) as {
+      session_id: string;
+      session_removed: boolean;
+    };
+    expect(last.session_removed).toBe(true);
+    expect(await previews()).not.toContain("leave no trace");
+    expect((await daemon.api(`/sessions/${last.session_id}`)).status).toBe(404);
+    const refused = await cli.run(["run", "--ephemeral", "--session", last.session_id, "x"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("--ephemeral");
+  });
+
+  it("interrupts the turn in the daemon when the reader of stdout goes away, like `skein run … | head`", async () => {
+    provider.script = () => deliver(deltas(400, "tick "), { delayMs: 25 });
+    const live = cli.spawn(["run", "--ephemeral", "tick forever"]);
+    await eventually(
+      () => live.stdout().includes("tick tick"),
+      () => `no output yet: ${live.stdout()} ${live.stderr()}`,
+    );
+    live.child.stdout?.destroy();
+    const result = await live.exited;
+    expect(result.stderr).not.toMatch(/EPIPE|Unhandled/);
+    expect(provider.lastRequest.clientAborted).toBe(true);
+    // --ephemeral: the interrupted session is deleted too.
+    let listed = await previews();
+    for (let i = 0; i < 100 && listed.includes("tick forever"); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      listed = await previews();
+    }
+    expect(listed).not.toContain("tick forever");
   });
 
   it("interrupts the turn on Ctrl-C (SIGINT) and exits 130", async () => {
@@ -156,6 +285,16 @@ describe("skein run", () => {
       items: Array<{ status: { phase: string }; preview: { text: string } }>;
     }>();
     expect(sessions.items.find((item) => item.preview.text === "count slowly")?.status.phase).toBe("idle");
+  });
+
+  it("refuses to start a session in the filesystem root, and says why and what to do", async () => {
+    const before = (await previews()).length;
+    const result = await cli.run(["run", "hi from the root"], { cwd: "/" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("skein: the filesystem root cannot be a workspace");
+    expect(result.stderr).toContain("hint: a session works in a project folder: cd into one");
+    expect(result.stderr).not.toMatch(/reconnected|turn failed/);
+    expect((await previews()).length).toBe(before);
   });
 
   it("rejects an unknown session with exit 4", async () => {

@@ -2,6 +2,7 @@
  * Session commands end to end: sessions, show, fork, interrupt, rm, and id prefixes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tokenCount } from "../../src/cli/render/session-table.js";
 import { DaemonHarness } from "../e2e/support/daemon-harness.js";
 import { deliver, deltas, text, toolCalls } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
@@ -13,6 +14,7 @@ interface Summary {
   parent_id: string | null;
   preview: { text: string };
   status: { phase: string };
+  usage: { total_tokens: number };
 }
 
 describe("session commands", () => {
@@ -44,17 +46,22 @@ describe("session commands", () => {
     return found.id;
   }
 
-  it("lists sessions as a table with id prefix, name, status, activity and preview", async () => {
+  it("lists sessions as a table with id prefix, name, status, activity, model, tokens used and preview", async () => {
     const id = await newSession("list me please", "listed");
     const result = await cli.run(["sessions"]);
     expect(result.code).toBe(0);
     const [header, ...rows] = result.stdout.trimEnd().split("\n");
-    expect(header).toMatch(/^ID\s+NAME\s+STATUS\s+ACTIVE\s+MODEL\s+PREVIEW$/);
+    expect(header).toMatch(/^ID\s+NAME\s+STATUS\s+ACTIVE\s+MODEL\s+TOKENS\s+PREVIEW$/);
     const row = rows.find((line) => line.includes("list me please"));
     expect(row).toBeDefined();
     const prefix = row!.split(/\s+/)[0]!;
     expect(id.startsWith(prefix)).toBe(true);
-    expect(row).toMatch(/listed\s+idle\s+(just now|\d+s ago)\s+fake-model\s+list me please/);
+    const summary = (await sessions()).find((session) => session.id === id)!;
+    expect(summary.usage.total_tokens).toBeGreaterThan(0);
+    const tokens = tokenCount(summary.usage.total_tokens);
+    expect(row).toMatch(
+      new RegExp(`listed\\s+idle\\s+(just now|\\d+s ago)\\s+fake-model\\s+${tokens}\\s+list me please`),
+    );
     const json = JSON.parse((await cli.run(["sessions", "--json"])).stdout) as Summary[];
     expect(json.map((session) => session.id)).toContain(id);
   });
@@ -71,7 +78,7 @@ describe("session commands", () => {
     expect(out).toContain(`session ${id}`);
     expect(out).toMatch(/\[1\] you .*\n {4}what is here\?/);
     expect(out).toMatch(/\[2-0\] assistant .*\n {4}Looking around\./);
-    expect(out).toMatch(/\[2-1\] ⚙ list_files path="\."/);
+    expect(out).toMatch(/\[2-1\] ⚙ list_files \./);
     expect(out).toMatch(/\[3\] → list_files /);
     expect(out).toMatch(/\[4\] assistant .*\n {4}The workspace is empty\./);
     const tail = await cli.run(["show", id, "--tail", "1"]);

@@ -15,7 +15,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { McpStatus, McpTestReport } from "../../src/api/mcp-status.js";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
-import { isProcessAlive as alive, filesystemServerConfig, testServerConfig } from "../support/mcp/servers.js";
+import {
+  isProcessAlive as alive,
+  filesystemServerConfig,
+  processesIn,
+  testServerConfig,
+} from "../support/mcp/servers.js";
 import { weirdToolName } from "../support/mcp/test-tools.js";
 import { DaemonHarness, type HistoryEntry, type ProviderProfileConfig } from "./support/daemon-harness.js";
 import { eventually } from "./support/fixture.js";
@@ -191,14 +196,13 @@ describe("MCP servers through the daemon", () => {
     await app.prompt(sessionId, "wait a minute", inputId);
     const markerPath = join(app.workspace, marker);
     await eventually("the MCP call to start", () => (existsSync(markerPath) ? true : undefined));
-    const [serverPid] = readFileSync(join(app.workspace, "pids.txt"), "utf8")
-      .trim()
-      .split("\n")
-      .map(Number) as [number];
+    // The server runs in the daemon's sandbox (its own PID namespace): find it by its cwd.
+    const serverPids = processesIn(app.workspace);
+    expect(serverPids.length).toBeGreaterThan(0);
 
     await app.kill();
-    // The server sees its stdin close and ends with the daemon.
-    await eventually("the orphaned server to exit", () => (alive(serverPid) ? undefined : true));
+    // The server sees its stdin close (or bwrap's parent die) and ends with the daemon.
+    await eventually("the orphaned server to exit", () => (serverPids.some(alive) ? undefined : true));
     await app.boot();
     await app.idle(sessionId);
 
@@ -224,8 +228,10 @@ describe("MCP servers through the daemon", () => {
     provider.queue(toolCalls([{ name: "test__echo", args: { text: "x" }, id: "call_echo" }]), text("done"));
     const sessionId = await app.createSession();
     await app.turn(sessionId, "echo");
-    const pids = readFileSync(join(app.workspace, "pids.txt"), "utf8").trim().split("\n").map(Number);
-    expect(pids.every(alive)).toBe(true);
+    // Two pids in the server's own namespace (server and grandchild): find them on the host by cwd.
+    expect(readFileSync(join(app.workspace, "pids.txt"), "utf8").trim().split("\n")).toHaveLength(2);
+    const pids = processesIn(app.workspace);
+    expect(pids.length).toBeGreaterThanOrEqual(2);
     expect(await app.shutdown()).toBe(0);
     await eventually("the server's group to be gone", () => (pids.some(alive) ? undefined : true), 5_000);
   });

@@ -120,7 +120,8 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
         { name: "list_files", args: { path: "." }, id: "call_list" },
         {
           name: "run_command",
-          args: { command: "cat home/daemon.json home/config.json; ls -A home | wc -l" },
+          // 2>&1: stdout and stderr are two pipes, read in arrival order.
+          args: { command: "cat home/daemon.json home/config.json 2>&1; ls -A home | wc -l" },
           id: "call_cat",
         },
       ]),

@@ -6,14 +6,18 @@
  * timeouts, bad servers, the environment a server gets, config edits and process-group shutdown.
  */
 import { getEventListeners } from "node:events";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { McpServersConfig } from "../../src/api/mcp-config.js";
 import { McpManager } from "../../src/mcp/mcp-manager.js";
+import type { McpSandbox } from "../../src/mcp/server-sandbox.js";
 import { portableToolName } from "../../src/mcp/tool-name.js";
 import type { Tool, ToolDefinition, ToolOutput } from "../../src/model/tools.js";
+import { DEFAULT_BWRAP_PATH, probeBwrap } from "../../src/tools/bubblewrap.js";
+import { resolveHiddenPaths } from "../../src/tools/hidden-paths.js";
+import { socketFilterFor } from "../../src/tools/socket-filter.js";
 import {
   isProcessAlive as alive,
   filesystemServerConfig,
@@ -39,7 +43,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function fixture(servers: McpServersConfig, env: NodeJS.ProcessEnv = process.env): Fixture {
+function fixture(
+  servers: McpServersConfig,
+  env: NodeJS.ProcessEnv = process.env,
+  sandbox: McpSandbox | null = null,
+): Fixture {
   const workspace = mkdtempSync(join(tmpdir(), "skein-mcp-"));
   const state: Fixture = {
     workspace,
@@ -47,6 +55,7 @@ function fixture(servers: McpServersConfig, env: NodeJS.ProcessEnv = process.env
     manager: new McpManager({
       config: () => ({ servers: state.servers, error: null }),
       env,
+      sandbox,
       clientVersion: "0.0.0-test",
       logger: quietLogger,
       now: () => Date.now(),
@@ -308,6 +317,81 @@ describe("the MCP manager", () => {
     const output = await env.tool.execute("{}", { call_id: "c", signal: new AbortController().signal });
     expect(JSON.parse(outputText(output)).cwd).toBe(other);
   });
+});
+
+describe("the MCP manager with the daemon's sandbox", () => {
+  const usable = probeBwrap(DEFAULT_BWRAP_PATH, socketFilterFor());
+
+  /** A workspace that holds a daemon home with an API key in it, the home hidden. */
+  function sandboxed(servers: McpServersConfig): { f: Fixture; home: string } {
+    const f = fixture(servers);
+    const home = join(f.workspace, "skein-home");
+    mkdirSync(home, { mode: 0o700 });
+    writeFileSync(join(home, "config.json"), '{"providers":{"p":{"apiKey":"sk-very-secret"}}}\n');
+    const sandbox: McpSandbox = {
+      bwrapPath: DEFAULT_BWRAP_PATH,
+      filter: socketFilterFor(),
+      hidden: resolveHiddenPaths([home]),
+    };
+    f.manager = new McpManager({
+      config: () => ({ servers: f.servers, error: null }),
+      env: process.env,
+      sandbox,
+      clientVersion: "0.0.0-test",
+      logger: quietLogger,
+      now: () => Date.now(),
+    });
+    cleanups.push(() => f.manager.stop());
+    return { f, home };
+  }
+
+  it.skipIf(!usable.usable)(
+    "runs the npm filesystem server with the daemon's home hidden, even inside the workspace it serves",
+    async () => {
+      const { f, home } = sandboxed({ fs: filesystemServerConfig() });
+      writeFileSync(join(f.workspace, "notes.txt"), "visible\n");
+      const tools = await toolsOf(f, ["fs"]);
+      expect(
+        outputText(await call(tools, "fs__read_text_file", { path: join(f.workspace, "notes.txt") })),
+      ).toBe("visible\n");
+      const secret = await call(tools, "fs__read_text_file", { path: join(home, "config.json") });
+      expect(isError(secret)).toBe(true);
+      expect(outputText(secret)).not.toContain("sk-very-secret");
+      const planted = await call(tools, "fs__write_file", { path: join(home, "config.json"), content: "{}" });
+      expect(isError(planted)).toBe(true);
+      expect(readFileSync(join(home, "config.json"), "utf8")).toContain("sk-very-secret");
+      // The workspace stays writable.
+      const written = await call(tools, "fs__write_file", {
+        path: join(f.workspace, "out.txt"),
+        content: "ok",
+      });
+      expect(isError(written)).toBe(false);
+      expect(readFileSync(join(f.workspace, "out.txt"), "utf8")).toBe("ok");
+      expect(f.manager.status().servers[0]!.instances[0]).toMatchObject({ state: "ready" });
+    },
+  );
+
+  it.skipIf(!usable.usable)(
+    'lets a server that opts out with "sandbox": false read what the sandbox hides',
+    async () => {
+      const { f, home } = sandboxed({ fs: { ...filesystemServerConfig(), sandbox: false } });
+      const tools = await toolsOf(f, ["fs"]);
+      expect(
+        outputText(await call(tools, "fs__read_text_file", { path: join(home, "config.json") })),
+      ).toContain("sk-very-secret");
+    },
+  );
+
+  it.skipIf(!usable.usable)(
+    "keeps the environment rules and the server's tools working inside the sandbox",
+    async () => {
+      const { f } = sandboxed({ test: testServerConfig([], { env: { LITERAL: "x" }, network: false }) });
+      const tools = await toolsOf(f, ["test"]);
+      const { names } = JSON.parse(outputText(await call(tools, "test__env"))) as { names: string[] };
+      expect(names).toEqual(expect.arrayContaining(["LITERAL", "PATH"]));
+      expect(names).not.toContain("SKEIN_TOKEN");
+    },
+  );
 });
 
 describe("the MCP manager over Streamable HTTP", () => {

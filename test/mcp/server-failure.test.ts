@@ -53,6 +53,7 @@ describe("MCP failure texts", () => {
       args: [],
       env: {},
       cwd: null,
+      confinement: null,
     });
     await transport.start().catch(() => undefined);
     await transport.exitWithin(2_000);

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { chmod, mkdir, readdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -33,6 +34,21 @@ describe("write_file", () => {
     expect(await readFile(script, "utf8")).toBe("#!/bin/sh\n");
     expect((await stat(script)).mode & 0o777).toBe(0o750);
     expect(await readdir(workspace.root)).toEqual(["run.sh"]);
+  });
+
+  it("sweeps the temporary siblings a killed writer left behind, and keeps those of a live one", async () => {
+    const dead = spawnSync("true").pid!;
+    const leftovers = {
+      deadWriter: `.notes.md.${dead}-aaaaaaaaaaaa.skein-tmp`,
+      thisProcessNotWriting: `.notes.md.${process.pid}-bbbbbbbbbbbb.skein-tmp`,
+      liveWriter: `.notes.md.1-cccccccccccc.skein-tmp`,
+      otherFile: `.other.md.${dead}-dddddddddddd.skein-tmp`,
+    };
+    for (const name of Object.values(leftovers)) await writeFile(path.join(workspace.root, name), "half");
+    expect(await write({ path: "notes.md", content: "whole\n" })).toBe("created notes.md (6 bytes)");
+    expect((await readdir(workspace.root)).sort()).toEqual(
+      [leftovers.liveWriter, leftovers.otherFile, "notes.md"].sort(),
+    );
   });
 
   it("writes UTF-8 content and empty files", async () => {

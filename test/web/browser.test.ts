@@ -3,11 +3,13 @@
  * provider: log in with a `skein web` link (once only); create a session and send a prompt; see
  * streamed text, a tool call and its result; SIGKILL the daemon mid-stream and restart it (the
  * page says "reconnecting…", resumes, and ends with exactly the history route's entries);
- * interrupt; fork; a request without cookie or token is refused; another page's form posts
+ * an actor restart mid-stream; a waiting edit shown as a diff and answered with Allow and Deny; interrupt; fork; a request without cookie or token is refused; another page's form posts
  * are refused. Screenshots of the main pages go to test-output/web/.
  */
+import { existsSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DaemonHarness, type HistoryEntry } from "../e2e/support/daemon-harness.js";
@@ -34,7 +36,7 @@ describe("the web UI in Chromium", () => {
 
   beforeAll(async () => {
     provider = await FakeProvider.start();
-    app = await DaemonHarness.start({ providers: profileFor(provider) });
+    app = await DaemonHarness.start({ providers: profileFor(provider), env: { SKEIN_INSPECT: "1" } });
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
     page = await context.newPage();
@@ -187,6 +189,22 @@ describe("the web UI in Chromium", () => {
     await page.getByTestId("status").waitFor();
   }, 60_000);
 
+  it("follows the session through an actor restart mid-stream, and ends with exactly the history route's entries", async () => {
+    provider.queue(slow(400, 25), text("after the restart"));
+    await send("a turn the actor restart cuts");
+    await page.getByTestId("draft").filter({ hasText: "word10" }).waitFor();
+    const restarted = await app.api(`/debug/sessions/${firstSession}/restart`, { method: "POST" });
+    expect(restarted.json()).toEqual({ result: "actor_stopped" });
+    await waitIdle();
+    expect(await page.getByTestId("draft").count()).toBe(0);
+
+    await send("and after it?");
+    await page.locator('[data-kind="assistant"]', { hasText: "after the restart" }).waitFor();
+    await waitIdle();
+    const history = await historyOf(firstSession);
+    expect(await shownIds()).toEqual(history.map((entry) => entry.id).sort());
+  }, 60_000);
+
   it("interrupts a running turn", async () => {
     provider.queue(slow(400, 25));
     await send("another long answer");
@@ -219,6 +237,43 @@ describe("the web UI in Chromium", () => {
     await page.goto(`${base()}/#/`);
     await page.locator(`tr[data-session-id="${forkId}"] .fork-mark`).waitFor();
     await screenshot(page, "sessions-fork-tree");
+  });
+
+  it("shows a waiting edit as a diff, runs it once on Allow, and gives the model the message of a Deny", async () => {
+    const asking = await app.createSession({ approval_policy: { default: "ask" } });
+    provider.queue(
+      toolCalls([{ name: "write_file", args: { path: "approved.txt", content: "yes\n" }, id: "call_allow" }]),
+      toolCalls([{ name: "write_file", args: { path: "refused.txt", content: "no\n" }, id: "call_deny" }]),
+      text("done asking"),
+    );
+    await page.goto(`${base()}/#/sessions/${asking}`);
+    await page.getByTestId("status").waitFor();
+    await send("write two files, asking first");
+
+    const first = page.locator('[data-testid="approvals"] [data-call-id="call_allow"]');
+    await first.waitFor();
+    expect(await first.locator(".diff-add").first().textContent()).toContain("yes");
+    await screenshot(page, "session-approval");
+    expect(existsSync(join(app.workspace, "approved.txt"))).toBe(false);
+    await first.getByRole("button", { name: "Allow" }).click();
+
+    const second = page.locator('[data-testid="approvals"] [data-call-id="call_deny"]');
+    await second.waitFor();
+    expect(readFileSync(join(app.workspace, "approved.txt"), "utf8")).toBe("yes\n");
+    await second.locator("textarea").fill("not this one, thanks");
+    await second.getByRole("button", { name: "Deny" }).click();
+
+    await page.locator('[data-kind="assistant"]', { hasText: "done asking" }).waitFor();
+    await waitIdle();
+    expect(await page.getByTestId("approvals").count()).toBe(0);
+    expect(existsSync(join(app.workspace, "refused.txt"))).toBe(false);
+    const history = await historyOf(asking);
+    const results = history
+      .filter((entry) => entry.kind === "tool_result")
+      .map((entry) => JSON.stringify(entry.content.find((part) => part.field === "result")?.value));
+    expect(results).toHaveLength(2);
+    expect(results[1]).toContain("not this one, thanks");
+    expect(await shownIds()).toEqual(history.map((entry) => entry.id).sort());
   });
 
   it("refuses another page's form posts, cross-site and same-site, even with the cookie", async () => {

@@ -11,6 +11,7 @@ import { type CliContext, connect } from "../cli-context.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { approvalSummary } from "../render/approval-prompt.js";
 import { Spinner } from "../render/spinner.js";
+import { wantsColor } from "../render/terminal.js";
 import { TranscriptView } from "../render/transcript-view.js";
 import { resolveSessionId } from "../session-ref.js";
 import { SessionWatcher } from "../session-watcher.js";
@@ -38,6 +39,7 @@ export async function attachSession(
       aside: out,
       showThinking: options.hideThinking !== true,
       showUserEntries: true,
+      markdown: out.tty && wantsColor(out.tty, context.env),
       spinner,
     });
     const interactive = context.stdin.isTTY === true && out.tty;
@@ -55,7 +57,11 @@ export async function attachSession(
       after: null,
       tail: options.tail ?? 10,
       initialHistory: "render",
-      onBatch: (batch) => approvals.pending.observe(batch),
+      onBatch: (batch) => {
+        // Attached while a run streams: its message in flight lost its start (shown once committed).
+        if (batch.reset?.reason === "initial") view.joinedDuring(batch.reset.snapshot.status.run_id);
+        approvals.pending.observe(batch);
+      },
     });
     view.notice(`attached to session ${id} (Ctrl-C detaches; the session keeps running)`);
     watcher.start();

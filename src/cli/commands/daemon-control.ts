@@ -9,6 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { ClusterInfo } from "../../api/cluster.js";
 import { readDiscoveryFile } from "../../api/discovery-file.js";
 import { homePaths } from "../../api/home.js";
+import type { SessionSummary } from "../../api/session-snapshot.js";
 import { DaemonClient } from "../../client/daemon-client.js";
 import { endpointOf } from "../../client/daemon-endpoint.js";
 import { ensureDaemon, probeDaemon, processAlive } from "../../client/ensure-daemon.js";
@@ -32,7 +33,10 @@ export async function startDaemon(context: CliContext): Promise<ExitCode> {
   return exitCodes.ok;
 }
 
-/** `skein daemon stop`: drain (running turns get `timeoutMs`) and wait for the process to exit. */
+/**
+ * `skein daemon stop`: drain (running turns get `timeoutMs`) and wait for the process to exit,
+ * saying which turns were running, which of them finished in time and which were cut.
+ */
 export async function stopDaemon(context: CliContext, options: { timeoutMs: number }): Promise<ExitCode> {
   const out = context.terminal.out;
   const live = await probeDaemon(context.home);
@@ -44,23 +48,102 @@ export async function stopDaemon(context: CliContext, options: { timeoutMs: numb
     home: context.home,
     endpoint: endpointOf(live.info),
   });
+  const running = new Map<string, SessionSummary>();
+  const finished = new Set<string>();
+  const following = new AbortController();
+  const watchers: Promise<void>[] = [];
   try {
+    const sessions = await client.listSessions().catch(() => []);
+    for (const session of sessions) {
+      if (session.status.phase === "running") running.set(session.id, session);
+    }
+    // A turn that waits for a person is not waited for: it waits again after the next start.
+    for (const session of sessions.filter((each) => each.status.phase === "waiting")) {
+      writeLine(out, `waits for an approval (kept waiting for the next start): ${sessionLabel(session)}`);
+    }
+    if (running.size > 0) {
+      writeLine(
+        out,
+        `${running.size} running turn${running.size === 1 ? "" : "s"}; waiting up to ${options.timeoutMs / 1000} s for ${running.size === 1 ? "it" : "them"} to finish:`,
+      );
+      for (const session of running.values()) writeLine(out, `  ${sessionLabel(session)}`);
+    }
+    const positioned = [...running.keys()].map(
+      (id) =>
+        new Promise<void>((resolve) => {
+          watchers.push(watchTurn(client, id, finished, following.signal, resolve));
+        }),
+    );
+    await Promise.race([Promise.all(positioned), sleep(5_000)]);
     await client.shutdown(live.server.instance_id, options.timeoutMs);
+    const shutdownAt = Date.now();
+    const deadline = Date.now() + options.timeoutMs + 15_000;
+    while (processAlive(live.info.pid)) {
+      if (Date.now() > deadline) {
+        throw new CliError(
+          `the daemon (pid ${live.info.pid}) is still running after the shutdown request`,
+          exitCodes.error,
+        );
+      }
+      await sleep(25);
+    }
+    // The daemon waits for every running turn up to the timeout: gone sooner, all of them ended
+    // (the end of the last one may not have reached its stream before the daemon closed it).
+    if (Date.now() - shutdownAt < options.timeoutMs) for (const id of running.keys()) finished.add(id);
   } finally {
+    following.abort();
+    await Promise.all(watchers);
     client.close();
   }
-  const deadline = Date.now() + options.timeoutMs + 15_000;
-  while (processAlive(live.info.pid)) {
-    if (Date.now() > deadline) {
-      throw new CliError(
-        `the daemon (pid ${live.info.pid}) is still running after the shutdown request`,
-        exitCodes.error,
-      );
-    }
-    await sleep(25);
+  for (const id of finished) writeLine(out, `finished: ${sessionLabel(running.get(id)!)}`);
+  for (const [id, session] of running) {
+    if (finished.has(id)) continue;
+    writeLine(
+      out,
+      `cut at the ${options.timeoutMs / 1000} s limit: ${sessionLabel(session)} (its saved steps are kept; \`skein show ${id.slice(0, 13)}\` shows where it stopped)`,
+    );
   }
   writeLine(out, `stopped the Skein daemon (pid ${live.info.pid})`);
   return exitCodes.ok;
+}
+
+/**
+ * Follow a running session until its turn ends (it goes into `finished`) or the daemon goes.
+ * Resolves `positioned` once the stream is attached, so no end can be missed after it.
+ */
+async function watchTurn(
+  client: DaemonClient,
+  id: string,
+  finished: Set<string>,
+  signal: AbortSignal,
+  positioned: () => void,
+): Promise<void> {
+  try {
+    for await (const item of client.follow(id, { tail: 0, signal, reconnectForMs: 0 })) {
+      if (item.kind !== "batch") return;
+      positioned();
+      const batch = item.batch;
+      const idle =
+        (batch.reset !== null && batch.reset.snapshot.status.phase === "idle") ||
+        batch.events.some(
+          (event) =>
+            event.type === "turn_completed" || (event.type === "status" && event.data.phase === "idle"),
+        );
+      if (idle) {
+        finished.add(id);
+        return;
+      }
+    }
+  } catch {
+    // the daemon closed the stream: the turn did not end in time
+  } finally {
+    positioned();
+  }
+}
+
+function sessionLabel(session: SessionSummary): string {
+  const preview = session.name ?? session.preview.text.replace(/\s+/g, " ").slice(0, 50);
+  return `${session.id}  ${preview}`;
 }
 
 /** `skein daemon status`: exit 0 when a daemon answers, 3 when none does. */

@@ -43,7 +43,7 @@ export async function forkSession(context: CliContext, ref: string, options: For
 }
 
 /** The newest checkpoint id of a session's history. */
-async function latestCheckpoint(client: DaemonClient, sessionId: string): Promise<string> {
+export async function latestCheckpoint(client: DaemonClient, sessionId: string): Promise<string> {
   let page = await client.history(sessionId, { limit: 50 });
   for (;;) {
     for (let i = page.items.length - 1; i >= 0; i--) {

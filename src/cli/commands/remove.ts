@@ -4,14 +4,13 @@
  * Boundary rule: DELETE per session; a running session is refused unless --force, which
  * interrupts it and waits for it to stop first.
  */
-import { setTimeout as sleep } from "node:timers/promises";
 import { DaemonApiError } from "../../client/api-errors.js";
-import type { DaemonClient } from "../../client/daemon-client.js";
 import { type CliContext, connect } from "../cli-context.js";
 import { CliError } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { writeLine } from "../render/terminal.js";
 import { resolveSessionId } from "../session-ref.js";
+import { stopSession } from "../stop-session.js";
 
 /** Delete sessions. */
 export async function removeSessions(
@@ -43,17 +42,5 @@ export async function removeSessions(
     return exitCodes.ok;
   } finally {
     client.close();
-  }
-}
-
-/** Interrupt a session and wait (up to 30 s) until it is idle. */
-async function stopSession(client: DaemonClient, id: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  let snapshot = await client.getSession(id, 0);
-  await client.interrupt(id, snapshot.status.run_id, snapshot.input_order);
-  while (snapshot.status.phase !== "idle") {
-    if (Date.now() > deadline) throw new CliError(`session ${id} did not stop within 30 s`);
-    await sleep(50);
-    snapshot = await client.getSession(id, 0);
   }
 }

@@ -1,37 +1,78 @@
 /**
- * `skein run "prompt" [--session ID] [--json]`: one turn, its answer on stdout.
+ * `skein run "prompt" [--session ID | -c] [--json] [--ephemeral]`: one turn, its answer on stdout.
  *
- * Boundary rule: one input, one turn, then exit. Answer text goes to stdout; tool lines,
- * thinking (on a terminal) and notices go to stderr, so `skein run … > answer.txt` captures the
- * answer only. With --json, stdout gets every stream event as one JSON line instead. Ctrl-C
- * interrupts the turn (exit 130); a second Ctrl-C leaves at once. A tool call the turn asks
- * about ends the command at once (exit 5, the call left waiting) unless --approve allows it;
- * an `ask_user` question always does.
+ * Boundary rule: one input, one turn, then exit. Answer text goes to stdout; the session's id,
+ * tool lines, thinking (on a terminal), the waiting line and notices go to stderr, so `skein
+ * run … > answer.txt` captures the answer only. With --json, stdout gets every stream event as
+ * one JSON line instead, and a last line `{"type":"result",…}` that sums the turn up. Ctrl-C
+ * interrupts the turn (exit 130); a second Ctrl-C leaves at once; a reader that goes away
+ * (`| head`) interrupts it too. A tool call the turn asks about ends the command at once
+ * (exit 5, the call left waiting) unless --approve allows it; an `ask_user` question always
+ * does. A session this command created is deleted afterwards with --ephemeral, and also when
+ * its turn failed before the model answered anything (nothing in it is worth keeping).
  */
 import type { PendingApproval } from "../../api/approvals.js";
+import type { SessionEvent } from "../../api/session-events.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
+import type { DaemonClient } from "../../client/daemon-client.js";
 import { uuidV7 } from "../../client/uuid-v7.js";
 import { approveAutomatically, PendingApprovals } from "../approval-desk.js";
+import { onBrokenPipe } from "../broken-pipe.js";
 import { type CliContext, connect } from "../cli-context.js";
-import { CliError } from "../cli-error.js";
+import { CliError, describeFailure } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { approvalSummary, requestSubject } from "../render/approval-prompt.js";
 import { TranscriptView } from "../render/transcript-view.js";
+import { WaitingLine } from "../render/waiting-line.js";
 import { resolveSessionId } from "../session-ref.js";
 import { type ModelOptions, newSessionSettings, settingsPatch } from "../session-settings-options.js";
-import { SessionWatcher, type TurnOutcome } from "../session-watcher.js";
+import { SessionWatcher, type TurnOutcome, type UsageTotals } from "../session-watcher.js";
+import { stopSession } from "../stop-session.js";
 
 export interface RunOptions extends ModelOptions {
   session?: string;
+  /** Run in the most recently active session of the current directory (a new one if none). */
+  continue?: boolean;
   json?: boolean;
   hideThinking?: boolean;
   name?: string;
   /** Allow every tool call the turn asks about. */
   approve?: boolean;
+  /** Delete the session afterwards (only for a session this command creates). */
+  ephemeral?: boolean;
+}
+
+/** The last line of `--json`: what a script needs to know about the turn. */
+export interface RunResult {
+  type: "result";
+  session_id: string;
+  /** How the turn stands: ended (completed, failed, interrupted), waits for a person, or was given up. */
+  status: "completed" | "failed" | "interrupted" | "waiting" | "abandoned";
+  /** The text of the turn's last model message ("" when there was none). */
+  text: string;
+  usage: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    cached_prompt_tokens: number;
+    total_tokens: number;
+  };
+  /**
+   * Why it stopped: `finished` or `limit_reached` (completed); the error code (failed);
+   * `interrupted`, `cancelled`, `forced` (a second Ctrl-C) or `broken_pipe`; `approval_needed` or
+   * `question` (waiting); `daemon_restarted` (abandoned).
+   */
+  exit_reason: string;
+  exit_code: number;
+  /** Whether the session was deleted afterwards (--ephemeral, or a failed one-off session). */
+  session_removed: boolean;
+  errors: { code: string; message: string }[];
 }
 
 /** The name `--approve` decisions carry in the session's log. */
 const autoApproverId = "skein run --approve";
+
+/** What the turn ended with, as the command sees it. */
+type RunEnd = TurnOutcome | PendingApproval | "forced" | "broken_pipe";
 
 /** Run one turn; resolves with the exit code. */
 export async function runPrompt(
@@ -39,29 +80,30 @@ export async function runPrompt(
   promptArg: string,
   options: RunOptions,
 ): Promise<ExitCode> {
+  if (options.ephemeral === true && (options.session !== undefined || options.continue === true)) {
+    throw new CliError(
+      "--ephemeral makes a session that is deleted afterwards; it cannot be combined with --session or --continue",
+      exitCodes.usage,
+    );
+  }
+  if (options.session !== undefined && options.continue === true) {
+    throw new CliError("give either --session or --continue, not both", exitCodes.usage);
+  }
   const text = promptArg === "-" ? await readAll(context.stdin) : promptArg;
   if (text.trim() === "") throw new CliError("the prompt is empty", exitCodes.usage);
   const { out, err } = context.terminal;
   const client = await connect(context);
   let watcher: SessionWatcher | null = null;
+  let waiting: WaitingLine | null = null;
+  let unregisterPipe = (): void => undefined;
   try {
-    let sessionId: string;
-    let after: StreamCursor | null = null;
-    if (options.session !== undefined) {
-      sessionId = await resolveSessionId(client, options.session);
-      const patch = settingsPatch(options);
-      if (patch !== null) await client.updateSettings(sessionId, patch);
-    } else {
-      const snapshot = await client.createSession(uuidV7(), {
-        workspace: context.cwd,
-        ...(options.name === undefined ? {} : { name: options.name }),
-        ...newSessionSettings(options),
-      });
-      sessionId = snapshot.id;
-      after = snapshot.cursor;
-    }
+    const { sessionId, after, created } = await openSession(client, context, options);
+    err.stream.write(err.paint.dim(`${created ? "new session" : "session"} ${sessionId}\n`));
     const inputId = uuidV7();
     let runsOfInput: () => readonly string[] = () => [];
+    const ourRun = (runId: string | null): boolean => runId !== null && runsOfInput().includes(runId);
+    const activeWaiting: WaitingLine | null = new WaitingLine(err);
+    waiting = activeWaiting;
     const view = options.json
       ? null
       : new TranscriptView({
@@ -71,17 +113,26 @@ export async function runPrompt(
           showUserEntries: false,
           showErrors: false,
           // The watcher learns our run from the receipt event, which precedes the run's output.
-          runFilter: (runId) => runId !== null && runsOfInput().includes(runId),
+          runFilter: ourRun,
+          ...(activeWaiting === null ? {} : { surroundWrites: activeWaiting }),
         });
     view?.markOwnInput(inputId);
     const approvals = new PendingApprovals();
+    const answer = new AnswerText();
     const activeWatcher = new SessionWatcher(client, sessionId, view, {
       after,
       tail: 0,
       initialHistory: "skip",
       onBatch: (batch) => {
         approvals.observe(batch);
-        if (options.json) for (const event of batch.raw) out.stream.write(`${JSON.stringify(event)}\n`);
+        for (const event of batch.events) {
+          answer.observe(event, ourRun);
+          activeWaiting?.activity(waitingLabel(event));
+        }
+        if (options.json) {
+          activeWaiting?.before();
+          for (const event of batch.raw) out.stream.write(`${JSON.stringify(event)}\n`);
+        }
       },
     });
     runsOfInput = () => activeWatcher.runsOf(inputId);
@@ -92,8 +143,19 @@ export async function runPrompt(
     if (after === null) await activeWatcher.connected();
     const receipt = await client.putInput(sessionId, inputId, { kind: "message", text });
     activeWatcher.noteReceipt(receipt);
-    const ours = (request: PendingApproval): boolean =>
-      request.run_id !== null && activeWatcher.runsOf(inputId).includes(request.run_id);
+    activeWaiting?.start();
+    const interruptTurn = (): Promise<unknown> =>
+      client.interrupt(sessionId, activeWatcher.runOf(inputId), receipt.acceptance_order);
+    let pipeBroken: (value: "broken_pipe") => void = () => undefined;
+    const brokenPipe = new Promise<"broken_pipe">((resolve) => {
+      pipeBroken = resolve;
+    });
+    unregisterPipe = onBrokenPipe(async () => {
+      pipeBroken("broken_pipe");
+      await interruptTurn();
+      if (created && options.ephemeral === true) await removeSession(client, sessionId);
+    });
+    const ours = (request: PendingApproval): boolean => ourRun(request.run_id);
     const stopApproving =
       options.approve === true
         ? approveAutomatically(approvals, {
@@ -102,6 +164,7 @@ export async function runPrompt(
             clientId: autoApproverId,
             filter: ours,
             report: (request, outcome) => {
+              activeWaiting?.before();
               if (outcome instanceof Error) {
                 err.stream.write(
                   `skein: could not approve ${approvalSummary(request)}: ${outcome.message}\n`,
@@ -121,32 +184,201 @@ export async function runPrompt(
         null,
     );
 
-    let outcome: TurnOutcome | PendingApproval | "forced";
+    let outcome: RunEnd;
     try {
       outcome = await withInterrupt(
         () => {
+          activeWaiting?.before();
           err.stream.write(err.paint.dim("\ninterrupting… (Ctrl-C again to leave at once)\n"));
-          void client
-            .interrupt(sessionId, activeWatcher.runOf(inputId), receipt.acceptance_order)
-            .catch((error: unknown) => err.stream.write(`skein: interrupt failed: ${String(error)}\n`));
+          void interruptTurn().catch((error: unknown) =>
+            err.stream.write(`skein: interrupt failed: ${String(error)}\n`),
+          );
         },
-        Promise.race([activeWatcher.waitForInput(inputId), needsPerson]),
+        Promise.race([activeWatcher.waitForInput(inputId), needsPerson, brokenPipe]),
       );
     } finally {
       stopApproving();
+      activeWaiting?.stop();
     }
+    // The cleanup registered above interrupts the turn; the process exits when it is done.
+    if (outcome === "broken_pipe") return await new Promise<never>(() => undefined);
+    unregisterPipe();
     view?.finish();
-    if (outcome !== "forced" && "call_id" in outcome) throw waitsForPerson(sessionId, outcome);
-    return report(context, sessionId, outcome);
+    const usage = sumUsage(activeWatcher.runsOf(inputId).map((runId) => activeWatcher.usageOf(runId)));
+    let failure: CliError | null = null;
+    let exitCode: ExitCode;
+    try {
+      if (outcome !== "forced" && "call_id" in outcome) {
+        throw waitsForPerson(sessionId, outcome, created && options.ephemeral === true);
+      }
+      exitCode = report(context, sessionId, outcome);
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      failure = error;
+      exitCode = error.exitCode;
+    }
+    const failedBeforeAnswer =
+      outcome !== "forced" && "state" in outcome && outcome.state === "failed" && usage.total_tokens === 0;
+    let remove = created && (options.ephemeral === true || failedBeforeAnswer);
+    if (remove) {
+      try {
+        await removeSession(client, sessionId);
+      } catch (error) {
+        remove = false;
+        err.stream.write(`skein: could not delete session ${sessionId}: ${describeFailure(error).message}\n`);
+      }
+    }
+    if (remove) {
+      if (options.ephemeral !== true) {
+        err.stream.write(
+          err.paint.dim(`removed session ${sessionId} (its turn failed before the model answered)\n`),
+        );
+      }
+    }
+    if (options.json) {
+      const result = resultOf(sessionId, outcome, answer.last(), usage, exitCode, remove);
+      out.stream.write(`${JSON.stringify(result)}\n`);
+    }
+    if (failure !== null) throw failure;
+    return exitCode;
   } finally {
+    unregisterPipe();
+    waiting?.stop();
     await watcher?.stop();
     client.close();
   }
 }
 
+/** The session to run in: the one named, the latest of this directory, or a new one. */
+async function openSession(
+  client: DaemonClient,
+  context: CliContext,
+  options: RunOptions,
+): Promise<{ sessionId: string; after: StreamCursor | null; created: boolean }> {
+  let existing: string | null = null;
+  if (options.session !== undefined) existing = await resolveSessionId(client, options.session);
+  else if (options.continue === true) {
+    existing = (await client.listSessions()).find((session) => session.workspace === context.cwd)?.id ?? null;
+  }
+  if (existing !== null) {
+    const patch = settingsPatch(options);
+    if (patch !== null) await client.updateSettings(existing, patch);
+    return { sessionId: existing, after: null, created: false };
+  }
+  const snapshot = await client.createSession(uuidV7(), {
+    workspace: context.cwd,
+    ...(options.name === undefined ? {} : { name: options.name }),
+    ...newSessionSettings(options),
+  });
+  return { sessionId: snapshot.id, after: snapshot.cursor, created: true };
+}
+
+/** Delete a session this command made, stopping its turn first. */
+async function removeSession(client: DaemonClient, sessionId: string): Promise<void> {
+  await stopSession(client, sessionId, 10_000);
+  await client.deleteSession(sessionId);
+}
+
+/** What the waiting line says after `event`: a running tool, or the model. */
+function waitingLabel(event: SessionEvent): string | undefined {
+  if (event.type === "tool")
+    return event.data.result === null ? `running ${event.data.name}` : "waiting for the model";
+  if (event.type === "compaction_started") return "compacting the context";
+  if (event.type === "approval_requested") return "waiting for an approval";
+  if (event.type === "turn_completed" || event.type === "compaction_completed")
+    return "waiting for the model";
+  return undefined;
+}
+
+/** The text of each of our runs' model messages, to report the last one. */
+class AnswerText {
+  readonly #messages = new Map<string, string>();
+
+  observe(event: SessionEvent, ours: (runId: string | null) => boolean): void {
+    if (event.type !== "text" || !ours(event.data.run_id)) return;
+    const id = event.data.message_id;
+    this.#messages.set(id, (this.#messages.get(id) ?? "") + event.data.text);
+  }
+
+  last(): string {
+    return [...this.#messages.values()].at(-1) ?? "";
+  }
+}
+
+function sumUsage(parts: readonly UsageTotals[]): RunResult["usage"] {
+  const sum = (pick: (usage: UsageTotals) => number): number =>
+    parts.reduce((total, part) => total + pick(part), 0);
+  return {
+    prompt_tokens: sum((usage) => usage.prompt),
+    completion_tokens: sum((usage) => usage.completion),
+    cached_prompt_tokens: sum((usage) => usage.cached),
+    total_tokens: sum((usage) => usage.total),
+  };
+}
+
+function resultOf(
+  sessionId: string,
+  outcome: Exclude<RunEnd, "broken_pipe">,
+  text: string,
+  usage: RunResult["usage"],
+  exitCode: number,
+  removed: boolean,
+): RunResult {
+  const { status, exit_reason, errors } = endOf(outcome);
+  return {
+    type: "result",
+    session_id: sessionId,
+    status,
+    text,
+    usage,
+    exit_reason,
+    exit_code: exitCode,
+    session_removed: removed,
+    errors,
+  };
+}
+
+/** The result's status, reason and errors for how the turn ended. */
+function endOf(
+  outcome: Exclude<RunEnd, "broken_pipe">,
+): Pick<RunResult, "status" | "exit_reason" | "errors"> {
+  if (outcome === "forced") return { status: "interrupted", exit_reason: "forced", errors: [] };
+  if ("call_id" in outcome) {
+    return {
+      status: "waiting",
+      exit_reason: outcome.tool === "ask_user" ? "question" : "approval_needed",
+      errors: [],
+    };
+  }
+  const errors = outcome.errors;
+  switch (outcome.state) {
+    case "completed":
+      return { status: "completed", exit_reason: outcome.outcome ?? "finished", errors };
+    case "failed":
+      return { status: "failed", exit_reason: errors[0]?.code ?? "failed", errors };
+    case "interrupted":
+    case "cancelled":
+      return { status: "interrupted", exit_reason: outcome.state, errors };
+    case "abandoned":
+    case "running":
+      return { status: "abandoned", exit_reason: "daemon_restarted", errors };
+    default: {
+      const unknown: never = outcome.state;
+      throw new Error(`unexpected turn state ${String(unknown)}`);
+    }
+  }
+}
+
 /** The failure of a run whose turn waits for a person: the call stays waiting; say how to answer it. */
-function waitsForPerson(sessionId: string, request: PendingApproval): CliError {
+function waitsForPerson(sessionId: string, request: PendingApproval, removed: boolean): CliError {
   const session = sessionId.slice(0, 13);
+  if (removed) {
+    return new CliError(
+      `the turn stopped to wait for ${request.tool === "ask_user" ? `an answer (${requestSubject(request)})` : `approval of ${approvalSummary(request)}`}; the --ephemeral session was deleted`,
+      exitCodes.approvalNeeded,
+      "run with --approve, or without --ephemeral to answer it with skein approve/deny",
+    );
+  }
   if (request.tool === "ask_user") {
     return new CliError(
       `the agent asks: ${requestSubject(request)} (call ${request.call_id})`,

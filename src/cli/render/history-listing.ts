@@ -9,7 +9,7 @@ import type { SessionSnapshot } from "../../api/session-snapshot.js";
 import { compactionLine } from "./compaction-line.js";
 import { clockTime } from "./relative-time.js";
 import type { Paint } from "./terminal.js";
-import { entryJson, shortArguments, shortResult } from "./tool-line.js";
+import { callSubject, entryJson, shortResult } from "./tool-line.js";
 import { displayText } from "./truncated-text.js";
 
 /** The header lines of a session. */
@@ -67,7 +67,7 @@ export function entryLines(
       const name = entry.tool?.name ?? "?";
       const args = entryJson(entry, "arguments");
       if (entry.tool !== null) options.calls.set(entry.tool.tool_call_id, { name, args });
-      return [`${tag} ${paint.yellow("⚙")} ${paint.bold(name)} ${paint.dim(shortArguments(args, 100))}`];
+      return [`${tag} ${paint.yellow("⚙")} ${paint.bold(name)} ${paint.dim(callSubject(name, args, 100))}`];
     }
     case "tool_result": {
       const isError = entry.tool?.is_error === true;

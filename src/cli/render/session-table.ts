@@ -1,5 +1,5 @@
 /**
- * The `skein sessions` table: id prefix, name, status, last activity, model, preview.
+ * The `skein sessions` table: id prefix, name, status, last activity, model, tokens used, preview.
  *
  * Boundary rule: pure formatting of summaries; on a terminal the preview is cut to the width,
  * elsewhere every row still stays one line.
@@ -9,6 +9,9 @@ import { uniquePrefixes } from "../session-ref.js";
 import { relativeTime } from "./relative-time.js";
 import type { OutputStream } from "./terminal.js";
 import { clip, oneLine, padVisible, visibleWidth } from "./text-shape.js";
+
+/** The preview's column: the last, cut to what the terminal leaves. */
+const PREVIEW = 6;
 
 /** The table's lines (a header and one row per session). */
 export function sessionTable(
@@ -26,19 +29,20 @@ export function sessionTable(
       phase === "idle" ? "idle" : stopping ? "stopping" : phase,
       relativeTime(session.activity_at, now),
       clip(session.model ?? "-", 24),
+      tokenCount(session.usage.total_tokens),
       oneLine(session.preview.text) + (session.preview.truncated ? "…" : ""),
     ];
   });
-  const header = ["ID", "NAME", "STATUS", "ACTIVE", "MODEL", "PREVIEW"];
+  const header = ["ID", "NAME", "STATUS", "ACTIVE", "MODEL", "TOKENS", "PREVIEW"];
   const widths = header
-    .slice(0, 5)
+    .slice(0, PREVIEW)
     .map((title, column) => Math.max(visibleWidth(title), ...rows.map((row) => visibleWidth(row[column]!))));
   const used = widths.reduce((sum, width) => sum + width + 2, 0);
   const previewWidth = output.tty ? Math.max(10, output.columns - used - 1) : 60;
   const format = (cells: string[], style: (text: string, column: number) => string): string =>
     cells
       .map((cell, column) => {
-        if (column === 5) return style(clip(cell, previewWidth), column);
+        if (column === PREVIEW) return style(clip(cell, previewWidth), column);
         return padVisible(style(cell, column), widths[column]!);
       })
       .join("  ")
@@ -55,10 +59,18 @@ export function sessionTable(
               ? paint.yellow(text)
               : paint.green(text);
         }
-        if (column === 3 || column === 4) return paint.dim(text);
+        if (column === 3 || column === 4 || column === 5) return paint.dim(text);
         return text;
       }),
     );
   }
   return lines;
+}
+
+/** Tokens the session used so far, short: "-", "950", "12.3k", "4.1M". */
+export function tokenCount(tokens: number): string {
+  if (tokens <= 0) return "-";
+  if (tokens < 1000) return String(tokens);
+  if (tokens < 1_000_000) return `${(tokens / 1000).toFixed(tokens < 10_000 ? 1 : 0)}k`;
+  return `${(tokens / 1_000_000).toFixed(1)}M`;
 }

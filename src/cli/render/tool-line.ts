@@ -38,19 +38,77 @@ export function shortResult(result: unknown, width = 80): string {
   return clip(oneLine(firstLine), width) + (firstLine.length > width ? "" : more);
 }
 
-/** `⚙ name args → result` (the result red when the tool reported an error). */
-export function toolLine(
+/** Lines of a result shown under its tool line. */
+const previewLines = 3;
+
+/** The arguments as an object (a JSON string parsed), or null. */
+function argumentObject(args: unknown): Record<string, unknown> | null {
+  let value = args;
+  if (typeof value === "string") {
+    try {
+      value = JSON.parse(value) as unknown;
+    } catch {
+      return null;
+    }
+  }
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
+}
+
+/** What a call is about, in full: a command, a path; or its arguments in short. */
+export function callSubject(name: string, args: unknown, width: number): string {
+  const object = argumentObject(args);
+  const text = (key: string): string | null =>
+    typeof object?.[key] === "string" ? (object[key] as string) : null;
+  const command = text("command");
+  if (name === "run_command" && command !== null) return `$ ${command.replaceAll("\n", " ⏎ ")}`;
+  const path = text("path");
+  if (path !== null && ["read_file", "write_file", "edit_file", "list_files"].includes(name)) {
+    const rest = Object.fromEntries(
+      Object.entries(object ?? {}).filter(
+        ([key]) => !["path", "content", "old_text", "new_text"].includes(key),
+      ),
+    );
+    return Object.keys(rest).length === 0 ? path : `${path} ${shortArguments(rest, width)}`;
+  }
+  if (name === "list_files" && object !== null && Object.keys(object).length === 0) return ".";
+  return shortArguments(args, width);
+}
+
+/**
+ * A tool call as the chat shows it: `⚙ name subject → summary`, the full command or path, and
+ * under it the first lines of the result with "+N lines" for the rest (red when the tool
+ * reported an error).
+ */
+export function toolLines(
   paint: Paint,
   call: { name: string; args: unknown; result: unknown; isError: boolean },
   columns = 100,
-): string {
-  const argsWidth = Math.max(20, Math.floor(columns * 0.45));
-  const args = shortArguments(call.args, argsWidth);
-  const resultWidth = Math.max(20, columns - args.length - call.name.length - 8);
-  const result = shortResult(call.result, resultWidth);
+): string[] {
+  const subject = callSubject(call.name, call.args, Math.max(20, Math.floor(columns * 0.6)));
+  const text = typeof call.result === "string" ? call.result : (JSON.stringify(call.result) ?? "");
+  let lines = text.replace(/\n+$/, "").split("\n");
+  let summary: string;
+  const exit = /^exit code: (-?\d+|null)$/.exec(lines[0] ?? "");
+  if (call.name === "run_command" && exit !== null) {
+    summary = exit[1] === "0" ? paint.green("exit 0") : paint.red(`exit ${exit[1]}`);
+    lines = lines.slice(1);
+  } else if (call.name === "read_file" && !call.isError) {
+    summary = paint.dim(`${lines.length} line${lines.length === 1 ? "" : "s"}`);
+    lines = [];
+  } else {
+    const first = lines.shift() ?? "";
+    summary = call.isError ? paint.red(clip(first, columns)) : paint.dim(clip(first, columns));
+  }
+  if (lines.length === 1 && lines[0] === "") lines = [];
   const arrow = call.isError ? paint.red("✗") : paint.dim("→");
-  const shownResult = call.isError ? paint.red(result) : paint.dim(result);
-  return `${paint.yellow("⚙")} ${paint.bold(call.name)} ${paint.dim(args)} ${arrow} ${shownResult}`;
+  const out = [`${paint.yellow("⚙")} ${paint.bold(call.name)} ${subject} ${arrow} ${summary}`];
+  const style = call.isError ? paint.red : paint.dim;
+  for (const line of lines.slice(0, previewLines))
+    out.push(style(`  │ ${clip(line, Math.max(10, columns - 5))}`));
+  if (lines.length > previewLines) out.push(paint.dim(`  … +${lines.length - previewLines} lines`));
+  return out;
 }
 
 /** The concatenated text parts of an entry. */

@@ -7,14 +7,18 @@
  * is shown twice: entries are remembered by id, tool calls by call id, and text already shown
  * from deltas is matched against the entry that commits it, so only what the deltas missed is
  * printed. Deltas are not durable: when a daemon restart loses a turn's uncommitted text, that
- * text stays on screen and a notice says so; nothing is reprinted.
+ * text stays on screen and a notice says so; nothing is reprinted. A message already under way
+ * when the view joined (attach mid-turn, or a reset) has lost its start: its deltas are held,
+ * not shown, and the committed entry is printed whole once it arrives, so the text shows once,
+ * complete and in order.
  */
 import { type HistoryEntry, isTruncatedPart } from "../../api/history.js";
 import type { SessionEvent } from "../../api/session-events.js";
 import { compactionLine } from "./compaction-line.js";
-import type { Spinner } from "./spinner.js";
+import { type MarkdownState, newMarkdownState, renderMarkdownLine } from "./markdown-line.js";
 import type { OutputStream } from "./terminal.js";
-import { entryJson, entryText, toolLine } from "./tool-line.js";
+import { visibleWidth } from "./text-shape.js";
+import { entryJson, entryText, toolLines } from "./tool-line.js";
 import { displayText, hasTruncatedParts, streamedPrefix, truncationNote } from "./truncated-text.js";
 import { editDiffLines } from "./unified-diff.js";
 
@@ -24,9 +28,22 @@ export interface TranscriptViewOptions {
   /** Where everything else goes: thinking, tool lines, notes, notices. */
   aside: OutputStream;
   showThinking: boolean;
+  /**
+   * A workspace file's text now (for the diff of an edit that just finished: line numbers and
+   * context); edits seen in history are diffed from their arguments alone.
+   */
+  readWorkspaceFile?: (path: string) => string | null;
+  /** When thinking is hidden, still say (in one dim line) that the model thinks. */
+  collapseThinking?: boolean;
+  /**
+   * Render answers' markdown (a terminal with colour): each line is shown as it streams and
+   * redrawn rendered once its newline arrives.
+   */
+  markdown?: boolean;
   /** Show user prompts from history (inputs sent by this process are never echoed). */
   showUserEntries: boolean;
-  spinner?: Spinner | null;
+  /** What shows that the turn is busy (a spinner, or the chat's status line). */
+  spinner?: BusyIndicator | null;
   /** Render only what belongs to these runs; default: everything. */
   runFilter?: (runId: string | null) => boolean;
   /** Print `error` events (default true; `run` reports the error once, at the end, instead). */
@@ -35,10 +52,16 @@ export interface TranscriptViewOptions {
    * Told before and after each write, so an input line on the same terminal (the chat prompt)
    * can step aside while output arrives and come back when the output has ended its line.
    */
-  surroundWrites?: { before(): void; after(lineOpen: boolean): void };
+  surroundWrites?: { before(): void; after(lineOpen: boolean, plain: string): void };
 }
 
 type DeltaKind = "text" | "thinking";
+
+/** Shows (start) and hides (stop) a short "busy" text while nothing else is being written. */
+export interface BusyIndicator {
+  start(text: string): void;
+  stop(): void;
+}
 
 /** Text shown from deltas and not yet matched to a committed entry. */
 interface Segment {
@@ -46,6 +69,8 @@ interface Segment {
   runId: string;
   messageId: string;
   shown: string;
+  /** Joined mid-message: `shown` is collected, not printed; the committed entry is printed whole. */
+  held: boolean;
 }
 
 /** Renders a session's live transcript without ever showing anything twice. */
@@ -60,6 +85,15 @@ export class TranscriptView {
   readonly #openLine = new Map<OutputStream, boolean>();
   /** The paragraph being streamed into ("<kind>:<message id>"), or null after a full line. */
   #paragraph: string | null = null;
+  /** A run that was under way when the view joined, until one of its messages starts in view. */
+  #joinedRun: string | null = null;
+  /** Whether holding it back is worth a line (on attach; after a reset, its notice says enough). */
+  #sayHeld = false;
+  readonly #collapsedThoughts = new Set<string>();
+  /** The answer paragraph being rendered as markdown: its key, what spans lines, the raw line shown so far. */
+  #markdown: { key: string; state: MarkdownState; partial: string } | null = null;
+  /** The newest answer's text (all its committed assistant entries) and its run, for /copy. */
+  #lastAnswer = { runId: null as string | null, text: "" };
 
   constructor(options: TranscriptViewOptions) {
     this.#options = options;
@@ -69,6 +103,20 @@ export class TranscriptView {
   /** An input sent from here: its user entry is not echoed (the person just typed it). */
   markOwnInput(inputId: string): void {
     this.#ownInputs.add(inputId);
+  }
+
+  /**
+   * The view joins a session whose run `runId` is under way (e.g. attach mid-turn): the message
+   * being streamed has lost its start, so it is held back and printed whole once committed.
+   */
+  joinedDuring(runId: string | null): void {
+    this.#joinedRun = runId;
+    this.#sayHeld = true;
+  }
+
+  /** The text of the newest answer committed (empty before one). */
+  get lastAnswer(): string {
+    return this.#lastAnswer.text;
   }
 
   /** Whether the entry with this id was shown (or deliberately skipped) already. */
@@ -98,6 +146,7 @@ export class TranscriptView {
   applyReset(entries: readonly HistoryEntry[], runningRunId: string | null, notice: string): void {
     const unsaved = this.#segments.some(
       (segment) =>
+        !segment.held &&
         segment.runId !== runningRunId &&
         segment.shown !== "" &&
         !entries.some(
@@ -113,6 +162,9 @@ export class TranscriptView {
       if (this.#segments[i]!.runId !== runningRunId) this.#segments.splice(i, 1);
     }
     this.#endParagraph();
+    // A message of the running run now streams on from an unknown point: hold it like an attach.
+    this.#joinedRun = runningRunId;
+    this.#sayHeld = false;
   }
 
   /** Feed one stream event. */
@@ -124,9 +176,12 @@ export class TranscriptView {
         this.#delta(event.type, event.data.run_id, event.data.message_id, event.data.text);
         return;
       case "message":
+        if (event.data.entry.turn_id === this.#joinedRun) this.#joinedRun = null;
         this.#entry(event.data.entry);
         return;
       case "tool": {
+        // A tool call ends the model message under way: the next one streams from its start.
+        this.#joinedRun = null;
         const { tool_call_id: id, name, arguments: args, result } = event.data;
         if (result === null) {
           this.#calls.set(id, { name, args });
@@ -138,14 +193,13 @@ export class TranscriptView {
         if (this.#shownTools.has(id)) return;
         this.#shownTools.add(id);
         this.#calls.set(id, { name, args });
-        this.#asideLine(
-          toolLine(
-            this.#options.aside.paint,
-            { name, args, result, isError: event.data.is_error === true },
-            this.#options.aside.columns,
-          ),
-        );
-        if (event.data.is_error !== true) this.#editDiff(name, args);
+        for (const line of toolLines(
+          this.#options.aside.paint,
+          { name, args, result, isError: event.data.is_error === true },
+          this.#options.aside.columns,
+        ))
+          this.#asideLine(line);
+        if (event.data.is_error !== true) this.#editDiff(name, args, this.#options.readWorkspaceFile);
         return;
       }
       case "retry": {
@@ -174,8 +228,11 @@ export class TranscriptView {
       case "compaction_failed":
         this.notice(`compaction failed: ${event.data.message}`);
         return;
-      case "compaction_completed":
       case "status":
+        // A status change of the joined run is seen live: messages after it are seen whole.
+        if (event.data.run_id === this.#joinedRun || event.data.phase === "idle") this.#joinedRun = null;
+        return;
+      case "compaction_completed":
       case "input":
       case "usage":
       case "committed":
@@ -212,11 +269,14 @@ export class TranscriptView {
   #delta(kind: DeltaKind, runId: string, messageId: string, text: string): void {
     let segment = this.#segments.find((s) => s.kind === kind && s.messageId === messageId);
     if (segment === undefined) {
-      segment = { kind, runId, messageId, shown: "" };
+      segment = { kind, runId, messageId, shown: "", held: runId === this.#joinedRun };
       this.#segments.push(segment);
+      if (segment.held && kind === "text" && this.#sayHeld) {
+        this.notice("(joined mid-answer: it is shown whole once complete)");
+      }
     }
     segment.shown += text;
-    this.#stream(kind, `${kind}:${messageId}`, text);
+    if (!segment.held) this.#stream(kind, `${kind}:${messageId}`, text);
   }
 
   #entry(entry: HistoryEntry): void {
@@ -246,18 +306,17 @@ export class TranscriptView {
         if (entry.tool === null || this.#shownTools.has(entry.tool.tool_call_id)) return;
         this.#shownTools.add(entry.tool.tool_call_id);
         const call = this.#calls.get(entry.tool.tool_call_id);
-        this.#asideLine(
-          toolLine(
-            paint,
-            {
-              name: call?.name ?? entry.tool.name,
-              args: call?.args ?? {},
-              result: entryJson(entry, "result"),
-              isError: entry.tool.is_error === true,
-            },
-            this.#options.aside.columns,
-          ),
-        );
+        for (const line of toolLines(
+          paint,
+          {
+            name: call?.name ?? entry.tool.name,
+            args: call?.args ?? {},
+            result: entryJson(entry, "result"),
+            isError: entry.tool.is_error === true,
+          },
+          this.#options.aside.columns,
+        ))
+          this.#asideLine(line);
         if (entry.tool.is_error !== true) this.#editDiff(call?.name ?? entry.tool.name, call?.args);
         return;
       }
@@ -280,6 +339,10 @@ export class TranscriptView {
   /** A committed assistant/thinking entry: print only what deltas did not show already. */
   #committedText(kind: DeltaKind, entry: HistoryEntry): void {
     const full = entryText(entry);
+    if (kind === "text" && full !== "") {
+      const same = this.#lastAnswer.runId === entry.turn_id && this.#lastAnswer.text !== "";
+      this.#lastAnswer = { runId: entry.turn_id, text: same ? `${this.#lastAnswer.text}\n\n${full}` : full };
+    }
     const index = this.#segments.findIndex((s) => s.kind === kind && s.runId === entry.turn_id);
     if (index === -1) {
       if (full === "") return;
@@ -289,6 +352,15 @@ export class TranscriptView {
       return;
     }
     const segment = this.#segments[index]!;
+    if (segment.held) {
+      // Nothing of it was printed: print the durable text whole (its start was never streamed).
+      this.#segments.splice(index, 1);
+      if (full === "") return;
+      this.#endParagraph();
+      this.#stream(kind, `${kind}:entry:${entry.id}`, displayText(entry));
+      this.#endParagraph();
+      return;
+    }
     if (hasTruncatedParts(entry)) {
       this.#committedTruncated(index, entry);
       return;
@@ -329,8 +401,9 @@ export class TranscriptView {
   }
 
   /** A file edit's diff under its tool line (the arguments' change; the file before it is gone). */
-  #editDiff(name: string, args: unknown): void {
-    for (const line of editDiffLines(this.#options.aside.paint, name, args)) this.#asideLine(`  ${line}`);
+  #editDiff(name: string, args: unknown, readAfter?: (path: string) => string | null): void {
+    for (const line of editDiffLines(this.#options.aside.paint, name, args, 24, readAfter))
+      this.#asideLine(`  ${line}`);
   }
 
   #rememberCall(entry: HistoryEntry): void {
@@ -343,14 +416,56 @@ export class TranscriptView {
 
   /** Write streamed text into the paragraph `key`, starting a new line if another paragraph was open. */
   #stream(kind: DeltaKind, key: string, text: string): void {
-    if (kind === "thinking" && !this.showThinking) return;
+    if (kind === "thinking" && !this.showThinking) {
+      // Collapsed to one line per thought, so it is clear the model is thinking.
+      if (this.#options.collapseThinking === true && !this.#collapsedThoughts.has(key)) {
+        this.#collapsedThoughts.add(key);
+        this.#asideLine(this.#options.aside.paint.dim("✻ thinking… (hidden; /thinking shows it)"));
+      }
+      return;
+    }
     this.#options.spinner?.stop();
     if (this.#paragraph !== key) {
       this.#endParagraph();
       this.#paragraph = key;
     }
     const output = kind === "text" ? this.#options.text : this.#options.aside;
+    if (kind === "text" && this.#options.markdown === true) {
+      this.#streamMarkdown(output, key, text);
+      return;
+    }
     this.#write(output, kind === "text" ? text : output.paint.dim(output.paint.italic(text)), text);
+  }
+
+  /** Answer text as markdown: whole lines rendered, the unfinished one shown raw until its newline. */
+  #streamMarkdown(output: OutputStream, key: string, text: string): void {
+    if (this.#markdown?.key !== key) this.#markdown = { key, state: newMarkdownState(), partial: "" };
+    const markdown = this.#markdown;
+    let rest = text;
+    for (let newline = rest.indexOf("\n"); newline !== -1; newline = rest.indexOf("\n")) {
+      this.#renderMarkdownLine(output, markdown, markdown.partial + rest.slice(0, newline));
+      rest = rest.slice(newline + 1);
+    }
+    if (rest === "") return;
+    this.#write(output, rest);
+    markdown.partial += rest;
+  }
+
+  /** Replace the raw line on screen (`partial`, possibly wrapped over rows) by `line` rendered. */
+  #renderMarkdownLine(
+    output: OutputStream,
+    markdown: { state: MarkdownState; partial: string },
+    line: string,
+  ): void {
+    const shown = visibleWidth(markdown.partial);
+    const up = shown === 0 ? 0 : Math.floor((shown - 1) / Math.max(output.columns, 1));
+    const erase = shown === 0 ? "" : `${up > 0 ? `\x1b[${up}A` : ""}\r\x1b[J`;
+    markdown.partial = "";
+    this.#write(
+      output,
+      `${erase}${renderMarkdownLine(line, markdown.state, output.paint, output.columns)}\n`,
+      `${line}\n`,
+    );
   }
 
   #textLine(text: string): void {
@@ -367,6 +482,10 @@ export class TranscriptView {
 
   #endParagraph(): void {
     this.#paragraph = null;
+    const markdown = this.#markdown;
+    if (markdown !== null && markdown.partial !== "") {
+      this.#renderMarkdownLine(this.#options.text, markdown, markdown.partial);
+    }
     for (const [output, open] of this.#openLine) {
       if (open) this.#write(output, "\n");
     }
@@ -380,6 +499,6 @@ export class TranscriptView {
     output.stream.write(text);
     const lineOpen = !plain.endsWith("\n");
     this.#openLine.set(output, lineOpen);
-    surround?.after(lineOpen);
+    surround?.after(lineOpen, plain);
   }
 }

@@ -6,8 +6,18 @@
  * Boundary rule: pure formatting; the diff itself is computed by the `diff` package. Where the
  * file's text comes from is the caller's business.
  */
-import { structuredPatch } from "diff";
+import { createRequire } from "node:module";
 import type { Paint } from "./terminal.js";
+
+type StructuredPatch = typeof import("diff").structuredPatch;
+let loadedPatch: StructuredPatch | null = null;
+
+/** The `diff` package, loaded on the first diff shown (it costs start-up time otherwise). */
+function structuredPatch(...args: Parameters<StructuredPatch>): ReturnType<StructuredPatch> {
+  loadedPatch ??= (createRequire(import.meta.url)("diff") as { structuredPatch: StructuredPatch })
+    .structuredPatch;
+  return loadedPatch(...args);
+}
 
 /** How a `write_file` or `edit_file` call changes a file, as far as its arguments and the file tell. */
 export interface FileEdit {
@@ -74,7 +84,14 @@ export function fileEditOf(
  * change (an edit's old text against its new text, a write's content as added lines), at most
  * `maxLines` lines; none for other calls. `args` may be the arguments' JSON text.
  */
-export function editDiffLines(paint: Paint, tool: string, args: unknown, maxLines = 24): string[] {
+export function editDiffLines(
+  paint: Paint,
+  tool: string,
+  args: unknown,
+  maxLines = 24,
+  /** The file's text right after the edit (a call just finished), for line numbers and context. */
+  readAfter: (path: string) => string | null = () => null,
+): string[] {
   let value = args;
   if (typeof value === "string") {
     try {
@@ -83,8 +100,33 @@ export function editDiffLines(paint: Paint, tool: string, args: unknown, maxLine
       return [];
     }
   }
-  const edit = fileEditOf(tool, value, () => null);
+  const edit = editInFile(tool, value, readAfter) ?? fileEditOf(tool, value, () => null);
   return edit === null ? [] : unifiedDiffLines(paint, edit, maxLines);
+}
+
+/**
+ * A just-finished `edit_file` in its file: the text after it, and before it (the new text put
+ * back to the old where it occurs once); null when the file does not tell that unambiguously.
+ */
+function editInFile(
+  tool: string,
+  args: unknown,
+  readAfter: (path: string) => string | null,
+): FileEdit | null {
+  if (tool !== "edit_file" || typeof args !== "object" || args === null) return null;
+  const { path, old_text: oldText, new_text: newText } = args as Record<string, unknown>;
+  if (
+    typeof path !== "string" ||
+    typeof oldText !== "string" ||
+    typeof newText !== "string" ||
+    newText === ""
+  )
+    return null;
+  const after = readAfter(path);
+  if (after === null) return null;
+  const at = after.indexOf(newText);
+  if (at === -1 || after.indexOf(newText, at + 1) !== -1) return null;
+  return { path, before: after.slice(0, at) + oldText + after.slice(at + newText.length), after };
 }
 
 function withNewline(text: string): string {

@@ -184,7 +184,7 @@ describe("TranscriptView", () => {
     transcript.onEvent(message(result));
     // The same entries again, as a reset's snapshot would bring them.
     transcript.applyReset([call, result], null, "— reset");
-    expect(sink.text).toBe('⚙ read_file path="a.txt" → line one …\n— reset —\n');
+    expect(sink.text).toBe("⚙ read_file a.txt → 2 lines\n— reset —\n");
   });
 
   it("after a reset shows the entries it has not seen and says when streamed text was never saved", () => {

@@ -60,10 +60,13 @@ export class CliSandbox {
     };
   }
 
-  /** Start `skein args…` in the workspace. */
-  spawn(args: readonly string[], options: { env?: Record<string, string>; input?: string } = {}): LiveCli {
+  /** Start `skein args…` in the workspace (or in `cwd`). */
+  spawn(
+    args: readonly string[],
+    options: { env?: Record<string, string>; input?: string; cwd?: string } = {},
+  ): LiveCli {
     const child = spawn(process.execPath, [skeinBin, ...args], {
-      cwd: this.workspace,
+      cwd: options.cwd ?? this.workspace,
       env: { ...this.env, ...options.env },
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -86,7 +89,7 @@ export class CliSandbox {
   /** Run `skein args…` to completion (killed after `timeoutMs`). */
   async run(
     args: readonly string[],
-    options: { env?: Record<string, string>; input?: string; timeoutMs?: number } = {},
+    options: { env?: Record<string, string>; input?: string; timeoutMs?: number; cwd?: string } = {},
   ): Promise<CliResult> {
     const live = this.spawn(args, options);
     const timer = setTimeout(() => live.child.kill("SIGKILL"), options.timeoutMs ?? 15_000);

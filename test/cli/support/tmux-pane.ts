@@ -57,6 +57,24 @@ export class TmuxPane {
     });
   }
 
+  /** The visible screen only (cheap however long the scrollback has grown). */
+  captureVisible(): string {
+    return execFileSync("tmux", ["-L", this.socket, "capture-pane", "-p", "-t", "main"], {
+      encoding: "utf8",
+    });
+  }
+
+  /** The screen with its colours (escape sequences kept). */
+  captureStyled(): string {
+    return execFileSync(
+      "tmux",
+      ["-L", this.socket, "capture-pane", "-p", "-e", "-J", "-S", "-", "-t", "main"],
+      {
+        encoding: "utf8",
+      },
+    );
+  }
+
   /** Type literal text. */
   type(text: string): void {
     execFileSync("tmux", ["-L", this.socket, "send-keys", "-t", "main", "-l", text]);
@@ -65,6 +83,27 @@ export class TmuxPane {
   /** Press keys by tmux name ("Enter", "C-c", "C-d"). */
   press(...keys: string[]): void {
     execFileSync("tmux", ["-L", this.socket, "send-keys", "-t", "main", ...keys]);
+  }
+
+  /**
+   * Paste `text` as a terminal paste (bracketed when the program asked for it). tmux sends each
+   * line feed as a carriage return, as terminals do; `raw` sends the bytes as they are.
+   */
+  paste(text: string, options: { raw?: boolean } = {}): void {
+    // Through stdin: a long text does not fit on tmux's command line.
+    execFileSync("tmux", ["-L", this.socket, "load-buffer", "-b", "test", "-"], { input: text });
+    const raw = options.raw === true ? ["-r"] : [];
+    execFileSync("tmux", ["-L", this.socket, "paste-buffer", "-p", ...raw, "-d", "-b", "test", "-t", "main"]);
+  }
+
+  /** Set a server option (e.g. `set-clipboard on`). */
+  setOption(name: string, value: string): void {
+    execFileSync("tmux", ["-L", this.socket, "set-option", "-s", name, value]);
+  }
+
+  /** The newest paste buffer (what a program copied with OSC 52 when `set-clipboard` is on). */
+  buffer(): string {
+    return execFileSync("tmux", ["-L", this.socket, "show-buffer"], { encoding: "utf8" });
   }
 
   /** Kill the tmux server and everything in it. */

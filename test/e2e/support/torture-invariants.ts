@@ -269,8 +269,8 @@ function toolViolations(session: TrackedSession, entries: readonly HistoryEntry[
     }
   }
   for (const file of written) {
-    // A write cut by the kill may leave its temporary sibling (`.<name>.<hex>.skein-tmp`) behind.
-    const match = /^(\.?)(call_\w+)\.txt(\.[0-9a-f]+\.skein-tmp)?$/.exec(file);
+    // A write cut by the kill may leave its temporary sibling (`.<name>.<pid>-<hex>.skein-tmp`) behind.
+    const match = /^(\.?)(call_\w+)\.txt(\.\d+-[0-9a-f]+\.skein-tmp)?$/.exec(file);
     const id = match?.[2] ?? "";
     const temporary = match?.[3] !== undefined;
     if (match === null || (match[1] === ".") !== temporary) {

@@ -57,6 +57,11 @@ export type ReplyPart =
 export interface Delivery {
   /** Pause between events. */
   delayMs?: number;
+  /**
+   * Send at this many events a second, on a fixed schedule (a late timer is made up by the
+   * next events, so the average rate holds where `delayMs: 1` would drift slower).
+   */
+  eventsPerSecond?: number;
   /** Re-cut the bytes into chunks of this many bytes (splits UTF-8 characters and SSE lines). */
   chunkSize?: number;
   /** Destroy the connection after this many events. */

@@ -308,8 +308,9 @@ async function writeFrames(
   delivery: Delivery,
   destroy: () => void,
 ): Promise<void> {
-  const { delayMs, chunkSize, disconnectAfter, hangAfter } = delivery;
-  const paced = delayMs !== undefined || chunkSize !== undefined;
+  const { delayMs, chunkSize, disconnectAfter, hangAfter, eventsPerSecond } = delivery;
+  const paced = delayMs !== undefined || chunkSize !== undefined || eventsPerSecond !== undefined;
+  const startedAt = performance.now();
   const limit = Math.min(disconnectAfter ?? Number.POSITIVE_INFINITY, hangAfter ?? Number.POSITIVE_INFINITY);
   let sent = 0;
   let batch = "";
@@ -317,6 +318,10 @@ async function writeFrames(
   for (const frame of frames) {
     if (sent >= limit) break;
     if (delayMs !== undefined && sent > 0) await sleep(delayMs);
+    if (eventsPerSecond !== undefined) {
+      const due = startedAt + (sent * 1000) / eventsPerSecond - performance.now();
+      if (due > 0) await sleep(due);
+    }
     if (response.destroyed) return;
     if (chunkSize !== undefined) {
       carry = Buffer.concat([carry, Buffer.from(frame, "utf8")]);

@@ -9,7 +9,7 @@
  * 127.0.0.1.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
@@ -122,6 +122,25 @@ function startListening(
       reject(new Error(`the MCP server exited before it listened; output:\n${output}`));
     });
   });
+}
+
+/**
+ * Host pids of the live processes whose working directory is `directory`: a sandboxed server's
+ * own pid file holds pids of its PID namespace, which mean nothing on the host.
+ */
+export function processesIn(directory: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (/\) Z /.test(stat)) continue;
+      if (readlinkSync(`/proc/${entry}/cwd`) === directory) found.push(Number(entry));
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return found;
 }
 
 /** Whether `pid` is a live process (a zombie waiting to be reaped is not). */

@@ -1,0 +1,69 @@
+/**
+ * `@path` mentions in a chat prompt: each names a file of the session's workspace whose text is
+ * attached to the prompt (after it, fenced, with its path), so the model sees it without a tool
+ * call. Only regular files inside the workspace (symbolic links resolved first), UTF-8 text, at
+ * most 256 KiB each; a mention that names nothing attachable is left as plain text and said so.
+ *
+ * Boundary rule: reads workspace files the person named, from the CLI's side; the prompt text
+ * itself is never changed, only followed by the attachments.
+ */
+import { readFileSync, realpathSync, statSync } from "node:fs";
+import path from "node:path";
+
+const maxBytes = 256 * 1024;
+
+/** The prompt as sent, and what the person is told about each mention. */
+export interface MentionResult {
+  text: string;
+  notes: string[];
+}
+
+/** Attach the files that `@path` mentions in `prompt` name. */
+export function attachMentions(prompt: string, workspace: string): MentionResult {
+  const seen = new Set<string>();
+  const blocks: string[] = [];
+  const notes: string[] = [];
+  for (const match of prompt.matchAll(/(?<=^|\s)@([^\s]+)/g)) {
+    const file = match[1]!.replace(/[.,;:!?)]+$/, "");
+    if (file === "" || seen.has(file)) continue;
+    seen.add(file);
+    const read = readMentioned(workspace, file);
+    if (read.kind === "skipped") {
+      notes.push(`@${file} not attached: ${read.reason}`);
+      continue;
+    }
+    const lines = read.text.split("\n").length;
+    const fence = read.text.includes("```") ? "````" : "```";
+    blocks.push(`${fence} ${file}\n${read.text}${read.text.endsWith("\n") ? "" : "\n"}${fence}`);
+    notes.push(`attached @${file} (${lines} line${lines === 1 ? "" : "s"})`);
+  }
+  if (blocks.length === 0) return { text: prompt, notes };
+  return { text: `${prompt}\n\n${blocks.join("\n\n")}`, notes };
+}
+
+type Read = { kind: "text"; text: string } | { kind: "skipped"; reason: string };
+
+function readMentioned(workspace: string, file: string): Read {
+  let real: string;
+  let root: string;
+  try {
+    root = realpathSync(workspace);
+    real = realpathSync(path.resolve(root, file));
+  } catch {
+    return { kind: "skipped", reason: "no such file" };
+  }
+  const relative = path.relative(root, real);
+  if (relative.startsWith("..") || path.isAbsolute(relative)) {
+    return { kind: "skipped", reason: "outside the workspace" };
+  }
+  try {
+    const stats = statSync(real);
+    if (!stats.isFile()) return { kind: "skipped", reason: "not a file" };
+    if (stats.size > maxBytes) return { kind: "skipped", reason: `larger than ${maxBytes / 1024} KiB` };
+    const bytes = readFileSync(real);
+    if (bytes.includes(0)) return { kind: "skipped", reason: "not text" };
+    return { kind: "text", text: bytes.toString("utf8") };
+  } catch (error) {
+    return { kind: "skipped", reason: error instanceof Error ? error.message : String(error) };
+  }
+}
