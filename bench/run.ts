@@ -6,7 +6,18 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-const suites = ["log", "providers", "daemon", "cli", "mcp", "approvals", "compaction", "web", "chat"];
+const suites = [
+  "log",
+  "providers",
+  "daemon",
+  "cli",
+  "mcp",
+  "approvals",
+  "compaction",
+  "web",
+  "chat",
+  "cluster",
+];
 const here = dirname(fileURLToPath(import.meta.url));
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !suites.includes(name));

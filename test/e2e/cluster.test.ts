@@ -7,9 +7,11 @@
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { deliver, hang, text } from "../support/fake-provider/reply.js";
+import { deliver, hang, text, toolCalls } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
 import { createPgSchema, type PgSchema } from "../support/pg-schema.js";
 import { DaemonHarness, type StreamPage, skeinBin, sleep, userTexts } from "./support/daemon-harness.js";
@@ -38,11 +40,11 @@ describe("a cluster of daemons on one PostgreSQL", () => {
   });
 
   /** `count` nodes on a fresh schema, sharing the token. */
-  async function cluster(count: number): Promise<DaemonHarness[]> {
+  async function cluster(count: number, lease = leaseSeconds): Promise<DaemonHarness[]> {
     provider.reset();
     provider.script = () => text("ok");
     schema = await createPgSchema("skein_cluster");
-    const env = { SKEIN_DB: schema.url, SKEIN_TOKEN: token, SKEIN_LEASE_SECONDS: String(leaseSeconds) };
+    const env = { SKEIN_DB: schema.url, SKEIN_TOKEN: token, SKEIN_LEASE_SECONDS: String(lease) };
     for (let i = 0; i < count; i++)
       nodes.push(await DaemonHarness.start({ providers: profileFor(provider), env }));
     return nodes;
@@ -163,6 +165,57 @@ describe("a cluster of daemons on one PostgreSQL", () => {
       "queued behind it",
       "and the next one",
     ]);
+  });
+
+  it("accepts an input on another node at once when the owner's address refuses connections, long before its lease ends", async () => {
+    const [a, b] = await cluster(2, 60);
+    provider.script = (request) => (request.index === 0 ? hang() : text(`answer ${request.index}`));
+    const sessionId = await a!.createSession();
+    const cut = uuidv7();
+    await a!.prompt(sessionId, "cut short", cut);
+    await provider.waitForRequests(1);
+    await a!.kill();
+    const sentAt = Date.now();
+    const next = uuidv7();
+    await b!.prompt(sessionId, "sent to B after the kill", next);
+    await b!.idle(sessionId, 10_000);
+    // A 60 s lease did not have to run out: A refused the relay, so B took the session.
+    expect(Date.now() - sentAt).toBeLessThan(10_000);
+    expect((await b!.receipt(sessionId, cut)).turn?.state).toBe("abandoned");
+    expect((await b!.receipt(sessionId, next)).turn?.state).toBe("completed");
+    expect(b!.readLog()).toMatch(/refused connections; marked stopped/);
+  });
+
+  it("takes over a session SIGKILLed mid-tool on another node: unknown outcome, the tool ran once, a watcher on B follows the new generation", async () => {
+    const [a, b] = await cluster(2);
+    const command = "echo started >> effects.txt; sleep 30";
+    provider.queue(toolCalls([{ name: "run_command", args: { command }, id: "call_sleep_1" }]));
+    provider.script = () => text("checked effects.txt");
+    const sessionId = await a!.createSession();
+    const watcher = await b!.openStream(sessionId);
+    const before = (await watcher.next()).batch.generation;
+    const inputId = uuidv7();
+    await b!.prompt(sessionId, "record that you started, then wait", inputId);
+    const effects = join(a!.workspace, "effects.txt");
+    await eventually("the command to start", () => (existsSync(effects) ? true : undefined));
+    const killedAt = Date.now();
+    await a!.kill();
+    // The relayed stream ends with its owner; the watcher reconnects to B and gets the new generation.
+    await watcher.waitClosed(15_000);
+    await b!.idle(sessionId, (leaseSeconds + 10) * 1000);
+    expect(Date.now() - killedAt).toBeLessThan((leaseSeconds + 5) * 1000 + 2_000);
+    const resumed = await b!.openStream(sessionId, { after: { generation: before, cursor: 1 } });
+    const page = (await resumed.next()).batch;
+    expect(page.generation).not.toBe(before);
+    expect(page.events.map((event) => event.type)).toContain("reset");
+    resumed.close();
+    expect((await b!.receipt(sessionId, inputId)).turn?.state).toBe("abandoned");
+    const kinds = (await b!.history(sessionId)).items.map((entry) => entry.kind);
+    expect(kinds).toEqual(["user", "tool_call", "tool_result", "note", "assistant"]);
+    expect(readFileSync(effects, "utf8")).toBe("started\n");
+    await b!.turn(sessionId, "next");
+    const verify = (await b!.api(`/sessions/${sessionId}/verify`)).json<{ status: string }>();
+    expect(verify.status).toBe("verified");
   });
 
   it("fences a paused owner: after another node took the session, the old owner commits nothing and says so", async () => {

@@ -1,6 +1,6 @@
 /**
  * A faithful port of the seed `session_test.rs`: every test, same names (camelCase), same
- * assertions, each run against both stores (JSONL files and SQLite).
+ * assertions, each run against every store (JSONL files, SQLite and PostgreSQL).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,6 +10,7 @@ import { collectState } from "../../src/log/collect-state.js";
 import type { LogEntry, Outcome } from "../../src/log/entries.js";
 import { computeHash } from "../../src/log/entry-hash.js";
 import { FsStore } from "../../src/log/fs-store.js";
+import { PgStore } from "../../src/log/pg-store.js";
 import {
   createSession,
   ensureHeadOrFork,
@@ -43,6 +44,7 @@ import type { ToolDefinition } from "../../src/model/tools.js";
 import { Worker, WorkerError, type WorkerResult } from "../../src/worker/index.js";
 import type { Interceptor } from "../../src/worker/interceptor.js";
 import { MockLlmClient } from "../support/mock-llm-client.js";
+import { createPgSchema } from "../support/pg-schema.js";
 
 // =============================================================================
 // Helpers
@@ -126,6 +128,20 @@ async function newSession(store: Store, worker: Worker): Promise<LogHeadRef> {
 const stores: Array<[string, (dir: string) => Promise<Store>]> = [
   ["FsStore", (dir) => FsStore.open(dir)],
   ["SqliteStore", async (dir) => new SqliteStore(join(dir, "skein.sqlite"))],
+  // In a schema of its own, dropped when the store closes.
+  [
+    "PgStore",
+    async () => {
+      const schema = await createPgSchema("skein_seed");
+      const store = await PgStore.open({ connectionString: schema.url, max: 4 });
+      const close = store.close.bind(store);
+      store.close = async () => {
+        await close();
+        await schema.drop();
+      };
+      return store;
+    },
+  ],
 ];
 
 describe.each(stores)("session log with %s", (_name, openStore) => {

@@ -24,10 +24,12 @@ import {
   leaseOfProgram,
   listNodesProgram,
   type NodeRecord,
+  nodeGoneProgram,
   nodeKeysProgram,
   nodeStoppedProgram,
   registerNodeProgram,
   releaseLeaseProgram,
+  renewLeaseProgram,
   renewLeasesProgram,
 } from "./lease-programs.js";
 
@@ -138,6 +140,11 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     const epoch = await runPg(this.#pool, claimLeaseProgram(sessionId, this.nodeId, this.leaseMs));
     if (epoch === null) {
       const lease = await this.leaseOf(sessionId);
+      // Ours already (a creation whose lease this node recorded, then forgot in a race): keep it.
+      if (lease?.live && lease.node_id === this.nodeId) {
+        this.#held.set(sessionId, { epoch: lease.epoch, since: Date.now() });
+        return;
+      }
       throw new SessionOwnedElsewhereError(sessionId, lease?.node_id ?? "unknown");
     }
     this.#held.set(sessionId, { epoch, since: Date.now() });
@@ -174,7 +181,25 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
   /** A session created here: its lease is ours from the creating transaction on. */
   async created(client: pg.PoolClient, sessionId: string): Promise<void> {
     await runPg(client, createdLeaseProgram(sessionId, this.nodeId, this.leaseMs));
-    this.#held.set(sessionId, { epoch: 1, since: Date.now() });
+    // Held from inside the creating transaction, which may commit after a renewal has looked:
+    // no renewal may count it lost for a lease's length (the lease it was created with).
+    this.#held.set(sessionId, { epoch: 1, since: Date.now() + this.leaseMs });
+  }
+
+  /**
+   * Another node refused a connection: nothing listens at its address, so the process is gone
+   * (a live node that merely cannot be reached times out instead). Marking it stopped frees its
+   * leases now rather than at their expiry; the fence keeps this safe even if it was wrong.
+   */
+  async nodeGone(nodeId: string): Promise<void> {
+    if (nodeId === this.nodeId) return;
+    if (await runPg(this.#pool, nodeGoneProgram(nodeId))) {
+      this.#options.logger.warn(
+        { node: nodeId },
+        "a node refused connections; marked stopped, its sessions are free",
+      );
+      await this.#pool.query("SELECT pg_notify($1, 'scan')", [wakeChannel]).catch(() => undefined);
+    }
   }
 
   /** Trust the head-signing keys of every node (heads they signed verify here). */
@@ -264,6 +289,9 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
       for (const [sessionId, { epoch, since }] of [...this.#held]) {
         // A lease taken while this renewal ran is not in its answer, and not lost.
         if (kept.get(sessionId) === epoch || since >= startedAt) continue;
+        // Skipped because a commit held its fence lock: renew it alone, waiting for that commit.
+        if (await runPg(this.#pool, renewLeaseProgram(sessionId, this.nodeId, epoch, this.leaseMs))) continue;
+        if (this.#held.get(sessionId)?.epoch !== epoch) continue;
         // Taken while we were away (a pause, a lost connection): stop, commit nothing more.
         this.#held.delete(sessionId);
         this.#options.logger.error({ session: sessionId, epoch }, "session lease lost; dropping the session");

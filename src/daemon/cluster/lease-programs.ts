@@ -74,6 +74,14 @@ export function* nodeStoppedProgram(nodeId: string): SqlProgram<void> {
   yield* run(`UPDATE nodes SET stopped_at = ${dbNow} WHERE id = ?`, nodeId);
 }
 
+/** Mark a node stopped that refused a connection (nothing listens at its address): its leases are free. */
+export function* nodeGoneProgram(nodeId: string): SqlProgram<boolean> {
+  return (
+    (yield* run(`UPDATE nodes SET stopped_at = ${dbNow} WHERE id = ? AND stopped_at IS NULL`, nodeId))
+      .changes > 0
+  );
+}
+
 /** Every node that has not stopped, or stopped within `keepMs`, with how many live leases it holds. */
 export function* listNodesProgram(keepMs: number): SqlProgram<NodeRecord[]> {
   return yield* all<NodeRecord>(
@@ -155,17 +163,41 @@ export function* claimOrphansProgram(
   return [...claimed, ...unleased];
 }
 
-/** Extend every lease this node holds; the sessions and epochs still held. */
+/**
+ * Extend every lease this node holds that no transaction has locked right now (SKIP LOCKED: a
+ * bulk renewal never waits, so it cannot deadlock with commits holding fence locks); the
+ * sessions and epochs renewed. The caller renews the skipped ones one by one.
+ */
 export function* renewLeasesProgram(
   nodeId: string,
   leaseMs: number,
 ): SqlProgram<Array<{ session: string; epoch: number }>> {
   return yield* all<{ session: string; epoch: number }>(
-    `UPDATE session_leases SET expires_at = ${dbNow} + ? WHERE node_id = ? AND expires_at > ${dbNow}
+    `UPDATE session_leases SET expires_at = ${dbNow} + ?
+     WHERE session IN (SELECT session FROM session_leases WHERE node_id = ? AND expires_at > ${dbNow}
+                       FOR UPDATE SKIP LOCKED)
      RETURNING session, epoch`,
     leaseMs,
     nodeId,
   );
+}
+
+/** Extend one lease (waiting for a commit that holds its fence lock); false when it is no longer ours. */
+export function* renewLeaseProgram(
+  sessionId: string,
+  nodeId: string,
+  epoch: number,
+  leaseMs: number,
+): SqlProgram<boolean> {
+  const changed = yield* run(
+    `UPDATE session_leases SET expires_at = ${dbNow} + ?
+     WHERE session = ? AND node_id = ? AND epoch = ? AND expires_at > ${dbNow}`,
+    leaseMs,
+    sessionId,
+    nodeId,
+    epoch,
+  );
+  return changed.changes > 0;
 }
 
 /** Give a lease up at once (its epoch stays, so a later owner still raises it). */

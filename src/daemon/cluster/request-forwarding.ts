@@ -9,7 +9,10 @@
  * origin, body limits, validation) before it is relayed; the relay carries the token, not the
  * caller's credentials. A relayed request is never relayed again (`x-skein-forwarded-by`): the
  * receiving node answers it itself, so two nodes with different views cannot bounce a request.
- * An owner that cannot be reached is answered 503 with Retry-After, as storage trouble is.
+ * An owner that refuses the connection is gone (nothing listens at its address): it is marked
+ * stopped, which frees its sessions, and the request is answered here (this node claims the
+ * session, recovering it as after a crash). An owner that does not answer in time is answered
+ * 503 with Retry-After, as storage trouble is: it may be alive, and its lease decides.
  */
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import type { HttpApp } from "../http/create-http-app.js";
@@ -47,16 +50,27 @@ export function registerForwarding(app: HttpApp, options: { node: ClusterNode; t
     if (options.node.holds(sessionId)) return;
     const lease = await options.node.leaseOf(sessionId);
     if (lease === null || !lease.live || lease.node_id === options.node.nodeId || lease.url === null) return;
+    let refused = false;
     const upstream = await relay(lease.url, request.method, request.url, request.headers, request.body, {
       token: options.token,
       nodeId: options.node.nodeId,
-    }).catch((error: unknown) => {
+    }).catch(async (error: unknown) => {
+      // Nothing listens at the owner's address: it is gone. Free its sessions and answer here.
+      if ((error as NodeJS.ErrnoException).code === "ECONNREFUSED") {
+        await options.node.nodeGone(lease.node_id);
+        refused = true;
+        return null;
+      }
       throw problem(
         "request_unavailable",
         `session ${sessionId} is owned by node ${lease.node_id}, which cannot be reached now (${(error as Error).message}); try again shortly`,
         { headers: { "retry-after": "1" } },
       );
     });
+    if (upstream === null) {
+      if (refused) return;
+      throw problem("request_unavailable", `session ${sessionId}: its owner did not answer`);
+    }
     reply.hijack();
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(upstream.headers)) {
