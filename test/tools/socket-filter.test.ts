@@ -219,7 +219,7 @@ describe("socketFilterFor", () => {
     requireBwrap();
     expect(describeShellChoice(chooseShell({ env: {} }))).toEqual({
       warning: false,
-      text: `run_command is sandboxed by ${DEFAULT_BWRAP_PATH} with a seccomp socket filter (${process.arch})`,
+      text: `run_command is sandboxed by ${DEFAULT_BWRAP_PATH} with a seccomp socket filter (${process.arch}); it has no network (SKEIN_SANDBOX_NETWORK=1 gives it the host's)`,
     });
     expect(describeShellChoice(unfiltered)).toMatchObject({
       warning: true,
