@@ -1,11 +1,14 @@
 /**
  * Where bubblewrap is missing, `run_command` cannot be offered: `config test` and a new
- * `skein run` session say so, with the install hint and the unconfined opt-in.
+ * `skein run` session and `skein chat` say so, with the install hint and the unconfined opt-in.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DaemonHarness } from "../e2e/support/daemon-harness.js";
 import { text } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
+import { ChatTerminals, promptReady, screenShows } from "./support/chat-terminal.js";
 import { CliSandbox, fakeProfile } from "./support/cli-harness.js";
+import { tmuxAvailable } from "./support/tmux-pane.js";
 
 describe("telling whether commands can run", () => {
   let provider: FakeProvider;
@@ -49,4 +52,30 @@ describe("telling whether commands can run", () => {
     const run = await withBwrap.run(["run", "hi"], { timeoutMs: 30_000 });
     expect(run.stderr).toMatch(/^new session [0-9a-f-]{36}\n$/);
   }, 40_000);
+
+  it.skipIf(!tmuxAvailable())(
+    "chat says so under its header, before the first prompt",
+    async () => {
+      const daemon = await DaemonHarness.start({
+        providers: { fake: fakeProfile(provider.baseUrl) as never },
+        env: { SKEIN_BWRAP_PATH: "/nonexistent/skein-test/bwrap" },
+      });
+      const terminals = new ChatTerminals(daemon);
+      try {
+        const pane = terminals.start();
+        await promptReady(pane);
+        const screen = pane.capture();
+        expect(screen).toMatch(
+          /Ctrl-D exits\.\n! run_command is not offered: cannot run \/nonexistent\/skein-test\/bwrap/,
+        );
+        expect(screen).toContain("hint: install bubblewrap");
+        pane.press("C-d");
+        await screenShows(pane, "[exit 0]");
+      } finally {
+        terminals.closeAll();
+        await daemon.close();
+      }
+    },
+    40_000,
+  );
 });

@@ -19,6 +19,7 @@ import { attachMentions } from "../prompt-mentions.js";
 import { PromptReader } from "../prompt-reader.js";
 import { osc52Copy } from "../render/clipboard.js";
 import { sessionTable } from "../render/session-table.js";
+import { writeShellWarning } from "../render/shell-warning.js";
 import { Spinner } from "../render/spinner.js";
 import { type OutputStream, wantsColor, writeLine } from "../render/terminal.js";
 import { TranscriptView } from "../render/transcript-view.js";
@@ -32,6 +33,7 @@ import {
   slashSettingsPatch,
 } from "../session-settings-options.js";
 import { SessionWatcher, type TurnOutcome } from "../session-watcher.js";
+import { shellOf } from "../shell-info.js";
 import { workspaceTextReader } from "../workspace-text.js";
 import { latestCheckpoint } from "./fork.js";
 
@@ -152,6 +154,9 @@ async function chatInSession(
       active.sessionUsage.total > 0 ? `${compactCount(active.sessionUsage.total)} tokens` : null;
     active.seed(snapshot);
     writeLine(out, header(out, snapshot, created));
+    // A session whose agent cannot run commands says so before the first prompt.
+    const shell = await shellOf(client);
+    if (shell?.mode === "off") writeShellWarning(out, shell);
     active.start();
     await active.connected();
     const session = new ChatSession(

@@ -12,7 +12,6 @@
  * its turn failed before the model answered anything (nothing in it is worth keeping).
  */
 import type { PendingApproval } from "../../api/approvals.js";
-import type { ShellInfo } from "../../api/server.js";
 import type { SessionEvent } from "../../api/session-events.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { DaemonClient } from "../../client/daemon-client.js";
@@ -29,6 +28,7 @@ import { WaitingLine } from "../render/waiting-line.js";
 import { resolveSessionId } from "../session-ref.js";
 import { type ModelOptions, newSessionSettings, settingsPatch } from "../session-settings-options.js";
 import { SessionWatcher, type TurnOutcome, type UsageTotals } from "../session-watcher.js";
+import { shellOf } from "../shell-info.js";
 import { stopSession } from "../stop-session.js";
 
 export interface RunOptions extends ModelOptions {
@@ -275,15 +275,6 @@ async function openSession(
     ...newSessionSettings(options),
   });
   return { sessionId: snapshot.id, after: snapshot.cursor, created: true };
-}
-
-/** How the daemon runs commands (undefined when it does not say). */
-async function shellOf(client: DaemonClient): Promise<ShellInfo | undefined> {
-  try {
-    return (await client.server()).shell;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Delete a session this command made, stopping its turn first. */
