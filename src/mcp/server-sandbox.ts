@@ -1,9 +1,10 @@
 /**
  * Where a local MCP server may write, and what it may not see, when it runs in the daemon's
- * sandbox: the host read-only but for the user's home (package caches: `npx`, `uvx`), the
+ * sandbox: the host read-only but for the user's home (package caches: `npx`, `uvx`), /tmp, the
  * server's cwd and the workspace it runs for; the daemon's home and database covered (so its
- * token, API keys and every session stay out of reach, wherever they lie); no host Unix socket;
- * private /tmp and /run; the network as its config says (default on: many servers fetch).
+ * token, API keys and every session stay out of reach, wherever they lie); no Unix socket can
+ * be made (so no host service's socket is reachable); private /run; the network as its config
+ * says (default on: many servers fetch).
  *
  * Boundary rule: pure decisions over real paths; the transport runs bwrap.
  */
@@ -36,7 +37,9 @@ export function serverConfinement(
 ): ServerConfinement {
   if (sandbox === null || !server.sandbox) return null;
   const writable: string[] = [];
-  for (const candidate of [env.HOME, server.cwd, server.workspace]) {
+  // /tmp is shared with the host, not private as for commands: a server's own program may live
+  // there (an unpacked package, a checkout), and what must stay hidden is covered after it.
+  for (const candidate of [env.HOME, server.cwd, server.workspace, "/tmp"]) {
     if (candidate === undefined || candidate === null || !isAbsolute(candidate) || !existsSync(candidate))
       continue;
     const real = realPathOf(candidate);
