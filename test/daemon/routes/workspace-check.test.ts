@@ -6,12 +6,24 @@
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { buildSync } from "esbuild";
 import { afterAll, describe, expect, it } from "vitest";
 
-const checkModule = resolve("dist/daemon/routes/workspace-check.js");
 const root = mkdtempSync(join(tmpdir(), "skein-workspace-check-"));
 chmodSync(root, 0o755);
+// Bundled into the world-readable folder: the other user cannot reach the project when it lies
+// under a private folder (a clone in a 0700 temporary directory, say).
+const checkModule = join(root, "workspace-check.mjs");
+buildSync({
+  entryPoints: [join(import.meta.dirname, "../../../src/daemon/routes/workspace-check.ts")],
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  outfile: checkModule,
+  logLevel: "silent",
+});
+chmodSync(checkModule, 0o644);
 
 /** What checkWorkspace says about `workspace`, checked as an unprivileged user. */
 function verdict(workspace: string): string {
