@@ -13,6 +13,7 @@ import type { ApprovalRecord, PendingApproval } from "../api/approvals.js";
 import { DaemonApiError } from "../client/api-errors.js";
 import type { DaemonClient } from "../client/daemon-client.js";
 import type { StreamBatch } from "../client/stream-batch.js";
+import { describeFailure } from "./cli-error.js";
 import { approvalQuestion, approvalRequestLines, parseApprovalAnswer } from "./render/approval-prompt.js";
 import type { Paint } from "./render/terminal.js";
 
@@ -203,8 +204,10 @@ async function send(
     });
     options.print(options.paint.dim(`  ${describeRecord(record)}`));
   } catch (error) {
-    if (!(error instanceof DaemonApiError)) throw error;
-    options.print(options.paint.yellow(`  not recorded: ${error.detail}`));
+    // Not thrown on: the desk's loop is awaited only at its stop, so a daemon gone away here
+    // would be an unhandled rejection.
+    const reason = error instanceof DaemonApiError ? error.detail : describeFailure(error).message;
+    options.print(options.paint.yellow(`  not recorded: ${reason}`));
   }
 }
 

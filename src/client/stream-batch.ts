@@ -32,28 +32,34 @@ export interface SessionListBatch {
   raw: unknown[];
 }
 
-const knownTypes: ReadonlySet<string> = new Set<SessionEventType>([
-  "status",
-  "input",
-  "text",
-  "thinking",
-  "message",
-  "tool",
-  "retry",
-  "usage",
-  "committed",
-  "turn_completed",
-  "error",
-  "approval_requested",
-  "approval_resolved",
-]);
-
-const knownListTypes: ReadonlySet<string> = new Set<SessionListEventType>([
-  "created",
-  "updated",
-  "status",
-  "deleted",
-]);
+// Records over every event type, so a type added to the contract cannot be left out here
+// (a forgotten one was silently dropped by every client).
+const sessionEventTypes: Record<SessionEventType, true> = {
+  status: true,
+  input: true,
+  text: true,
+  thinking: true,
+  message: true,
+  tool: true,
+  retry: true,
+  usage: true,
+  committed: true,
+  turn_completed: true,
+  error: true,
+  approval_requested: true,
+  approval_resolved: true,
+  compaction_started: true,
+  compaction_completed: true,
+  compaction_failed: true,
+};
+const listEventTypes: Record<SessionListEventType, true> = {
+  created: true,
+  updated: true,
+  status: true,
+  deleted: true,
+};
+const knownTypes: ReadonlySet<string> = new Set(Object.keys(sessionEventTypes));
+const knownListTypes: ReadonlySet<string> = new Set(Object.keys(listEventTypes));
 
 const resetReasons: ReadonlySet<string> = new Set<ResetReason>([
   "initial",

@@ -61,12 +61,7 @@ export function workspaceMountArguments(realWorkspace: string, hidden: HiddenPat
  */
 export function writableMountArguments(realWritables: readonly string[], hidden: HiddenPaths): string[] {
   const privates = privateDirectories();
-  const writables = realWritables.filter(
-    (directory, index) =>
-      !realWritables.some(
-        (other, at) => at !== index && other !== directory && isInsideDirectory(other, directory),
-      ) && realWritables.indexOf(directory) === index,
-  );
+  const writables = outermostPaths(realWritables);
   // A private directory that holds a writable one goes first, so the bind shows through.
   const holding = privates.filter((directory) =>
     writables.some((inner) => isInsideDirectory(directory, inner)),
@@ -103,11 +98,8 @@ function hiddenCovers(
   hidden: HiddenPaths,
   privates: readonly string[],
 ): HiddenCover[] {
-  const outermost = hidden.filter(
-    (candidate) => !hidden.some((other) => other !== candidate && isInsideDirectory(other, candidate)),
-  );
   const covers: HiddenCover[] = [];
-  for (const hiddenPath of outermost) {
+  for (const hiddenPath of outermostPaths(hidden)) {
     const holder = writables.find((directory) => isInsideDirectory(directory, hiddenPath));
     // Outside every writable directory, a private tmpfs already hides it.
     if (holder === undefined && privates.some((directory) => isInsideDirectory(directory, hiddenPath)))
@@ -124,6 +116,14 @@ function hiddenCovers(
     });
   }
   return covers;
+}
+
+/** The paths of `paths` that no other one contains, each once. */
+function outermostPaths(paths: readonly string[]): string[] {
+  const unique = [...new Set(paths)];
+  return unique.filter(
+    (candidate) => !unique.some((other) => other !== candidate && isInsideDirectory(other, candidate)),
+  );
 }
 
 /** Directories strictly between `root` and `inner` (inside it), outermost first. */

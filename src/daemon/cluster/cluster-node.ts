@@ -323,7 +323,18 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
   }
 
   #every(ms: number, work: () => unknown): void {
-    const timer = setInterval(() => void work(), ms);
+    let running = false;
+    const timer = setInterval(() => {
+      // A tick that outlasts the period (a renewal waiting on a commit's fence lock) is skipped,
+      // not stacked: piled-up renewals would take the connections the commits need.
+      if (running) return;
+      running = true;
+      void Promise.resolve()
+        .then(work)
+        .finally(() => {
+          running = false;
+        });
+    }, ms);
     timer.unref();
     this.#timers.push(timer);
   }

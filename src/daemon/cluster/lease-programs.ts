@@ -99,8 +99,9 @@ export function* nodeKeysProgram(): SqlProgram<string[]> {
 }
 
 /**
- * Take the session's lease if nobody holds a live one (or this node does): a new epoch, valid
- * for `leaseMs`. The epoch, or null when another node holds it.
+ * Take the session's lease if nobody holds a live one: a new epoch, valid for `leaseMs`. The
+ * epoch, or null when another node holds it. (A lease this node holds already is found by
+ * `acquire` first: claiming it again would raise the epoch and fence its own writes.)
  */
 export function* claimLeaseProgram(
   sessionId: string,

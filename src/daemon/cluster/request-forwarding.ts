@@ -50,7 +50,6 @@ export function registerForwarding(app: HttpApp, options: { node: ClusterNode; t
     if (options.node.holds(sessionId)) return;
     const lease = await options.node.leaseOf(sessionId);
     if (lease === null || !lease.live || lease.node_id === options.node.nodeId || lease.url === null) return;
-    let refused = false;
     const upstream = await relay(lease.url, request.method, request.url, request.headers, request.body, {
       token: options.token,
       nodeId: options.node.nodeId,
@@ -58,7 +57,6 @@ export function registerForwarding(app: HttpApp, options: { node: ClusterNode; t
       // Nothing listens at the owner's address: it is gone. Free its sessions and answer here.
       if ((error as NodeJS.ErrnoException).code === "ECONNREFUSED") {
         await options.node.nodeGone(lease.node_id);
-        refused = true;
         return null;
       }
       throw problem(
@@ -67,10 +65,8 @@ export function registerForwarding(app: HttpApp, options: { node: ClusterNode; t
         { headers: { "retry-after": "1" } },
       );
     });
-    if (upstream === null) {
-      if (refused) return;
-      throw problem("request_unavailable", `session ${sessionId}: its owner did not answer`);
-    }
+    // Null only when the owner refused the connection: the session is answered here.
+    if (upstream === null) return;
     reply.hijack();
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(upstream.headers)) {

@@ -184,11 +184,6 @@ export class SessionActor {
     return (await this.#inputs.pending()).length === 0;
   }
 
-  /** Resolves when the running turn (if any) has ended. */
-  turnEnded(): Promise<void> {
-    return this.#turns.turnEnded();
-  }
-
   /** Resolves when no turn runs or the running one waits for a person's answer. */
   turnSettled(): Promise<void> {
     return this.#turns.turnSettled();
@@ -410,7 +405,7 @@ export class SessionActor {
   /** Everything a snapshot holds but its history, and the log to read that from (in the mailbox). */
   async #snapshotParts(cursor: StreamCursor): Promise<SnapshotParts> {
     const status = this.#status;
-    const log = this.#log.corrupt === null ? this.#log.historyLog() : wholeLog(await this.#readWholeLog());
+    const log = await this.historyLog();
     this.#lastUsedAt = this.#services.now();
     const row = await this.#row();
     return {

@@ -152,7 +152,7 @@ export class TurnRun {
       const end = await resumeWithCompaction(compaction, {
         client: bound.client,
         conversation: this.#options.conversation,
-        // Each tool's name is learnt as the loop materialises it: calls to others wait for nothing.
+        // Made once above, so the compaction's budget counts the same definitions the model gets.
         tools: offered.map((made) => () => made),
         systemPrompt: state.system_prompt,
         requestConfig: bound.requestConfig,

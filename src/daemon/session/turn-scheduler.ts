@@ -103,11 +103,6 @@ export class TurnScheduler {
     return this.#turn !== null || this.#starting;
   }
 
-  /** Resolves when the running turn (if any) has ended. */
-  async turnEnded(): Promise<void> {
-    await this.#turn?.done;
-  }
-
   /**
    * Resolves when no turn runs or the running one waits for an answer: a drain need not wait
    * for a person (the waiting calls are durable, and the next start waits for them again).

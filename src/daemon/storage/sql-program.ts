@@ -52,12 +52,6 @@ export function* dialect(): Generator<SqlStep, SqlDialect, unknown> {
   return (yield { op: "dialect" }) as SqlDialect;
 }
 
-/** A program that is just `value` (for composing). */
-// biome-ignore lint/correctness/useYield: a program that needs no statement
-export function* constant<T>(value: T): SqlProgram<T> {
-  return value;
-}
-
 // SQLite's extended codes and PostgreSQL's SQLSTATE for a violated uniqueness.
 const uniqueCodes = new Set(["SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_CONSTRAINT_UNIQUE", "23505"]);
 

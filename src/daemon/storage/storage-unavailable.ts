@@ -56,7 +56,7 @@ export function isStorageUnavailable(error: unknown): boolean {
   if (code.startsWith("SQLITE_"))
     return unavailableCodes.some((known) => code === known || code.startsWith(`${known}_`));
   if (isPgSqlState(code)) return pgUnavailableClasses.some((prefix) => code.startsWith(prefix));
-  return [...osUnavailableCodes].includes(code);
+  return osUnavailableCodes.has(code);
 }
 
 /**
