@@ -340,7 +340,11 @@ async function openStorage(settings: DaemonSettings, signer: HeadSigner): Promis
   const target = settings.database;
   switch (target.kind) {
     case "sqlite": {
-      return new SqliteSessionStorage(openDaemonDatabase(target.path), { signer, ownsDb: true });
+      return new SqliteSessionStorage(openDaemonDatabase(target.path), {
+        signer,
+        ownsDb: true,
+        slowDisk: settings.slowDisk,
+      });
     }
     case "postgres":
       return new PgSessionStorage(await openPgDaemonDatabase(target.url), { signer });

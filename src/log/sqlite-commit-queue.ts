@@ -6,7 +6,9 @@
  * Boundary rule: scheduling only; what a write does is the caller's. Whoever shares a
  * connection shares its queue (the SQLite store's appends and the daemon's own rows), so their
  * writes of one tick still cost one transaction. A write must be synchronous: better-sqlite3
- * transactions cannot span an await.
+ * transactions cannot span an await. With a `durable` hook (a connection at synchronous=NORMAL
+ * whose log is flushed off the main thread, see wal-sync.ts) a write resolves only once the hook
+ * says its transaction is on disk; the next batch may commit meanwhile.
  */
 import type Database from "better-sqlite3";
 import { GroupCommitFailedError } from "./errors.js";
@@ -45,6 +47,7 @@ export class CommitQueueClosedError extends Error {
 
 export class SqliteCommitQueue {
   readonly #db: Database.Database;
+  readonly #durable: (() => Promise<void>) | null;
   #queue: QueuedWrite[] = [];
   #flushScheduled = false;
   #closed = false;
@@ -54,8 +57,10 @@ export class SqliteCommitQueue {
   readonly #savepoint: Database.Transaction<(run: () => unknown) => unknown>;
   readonly #flushTx: Database.Transaction<(batch: QueuedWrite[]) => Outcome[]>;
 
-  constructor(db: Database.Database) {
+  /** A queue on `db`; `durable` resolves once what was committed before it was called is on disk. */
+  constructor(db: Database.Database, options: { durable?: () => Promise<void> } = {}) {
     this.#db = db;
+    this.#durable = options.durable ?? null;
     // Nested inside the flush's transaction, better-sqlite3 runs this as a savepoint.
     this.#savepoint = db.transaction((run: () => unknown) => run());
     this.#flushTx = db.transaction((batch: QueuedWrite[]) => {
@@ -128,10 +133,23 @@ export class SqliteCommitQueue {
     }
     this.#stats.transactions++;
     this.#stats.requests += batch.length;
-    for (let i = 0; i < batch.length; i++) {
-      const outcome = outcomes[i]!;
-      if ("value" in outcome) batch[i]!.resolve(outcome.value as never);
-      else batch[i]!.reject(outcome.error);
+    if (this.#durable === null) {
+      settle(batch, outcomes);
+      return;
     }
+    this.#durable().then(
+      () => settle(batch, outcomes),
+      (error: unknown) => {
+        for (const write of batch) write.reject(new GroupCommitFailedError(write.sessionId, error));
+      },
+    );
+  }
+}
+
+function settle(batch: readonly QueuedWrite[], outcomes: readonly Outcome[]): void {
+  for (let i = 0; i < batch.length; i++) {
+    const outcome = outcomes[i]!;
+    if ("value" in outcome) batch[i]!.resolve(outcome.value as never);
+    else batch[i]!.reject(outcome.error);
   }
 }

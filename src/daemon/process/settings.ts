@@ -6,13 +6,15 @@
  * can print one clear line and exit non-zero.
  *
  * Variables: SKEIN_HOME, SKEIN_PORT, SKEIN_TOKEN, SKEIN_DB (a SQLite path or a postgres:// URL), SKEIN_INSPECT, SKEIN_UNLOAD_SECONDS,
- * SKEIN_HOST, SKEIN_ALLOW_NON_LOOPBACK, and for a cluster SKEIN_NODE_URL and SKEIN_LEASE_SECONDS. SKEIN_HOST must be a loopback address (127.0.0.0/8 or
+ * SKEIN_HOST, SKEIN_ALLOW_NON_LOOPBACK, for a cluster SKEIN_NODE_URL and SKEIN_LEASE_SECONDS, and for benchmarks only
+ * SKEIN_TEST_COMMIT_DELAY_MS and SKEIN_TEST_COMMIT_DELAY_BLOCKING. SKEIN_HOST must be a loopback address (127.0.0.0/8 or
  * ::1) unless SKEIN_ALLOW_NON_LOOPBACK=1: the bearer token travels in clear text, so binding a
  * reachable interface is an explicit opt-in. An empty variable counts as unset.
  */
 import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import { homePaths, resolveUserPath, skeinHome } from "../../api/home.js";
+import type { SlowDisk } from "../../log/wal-sync.js";
 
 /** Everything the daemon takes from its environment, validated and with defaults applied. */
 export interface DaemonSettings {
@@ -39,6 +41,11 @@ export interface DaemonSettings {
   nodeUrl: string | null;
   /** Session lease length in a cluster (SKEIN_LEASE_SECONDS, default 10). */
   leaseSeconds: number;
+  /**
+   * Test-only (SKEIN_TEST_COMMIT_DELAY_MS, SKEIN_TEST_COMMIT_DELAY_BLOCKING=1): every flush of the
+   * SQLite log takes this much longer, off the main thread or blocking it; null: none.
+   */
+  slowDisk: SlowDisk | null;
 }
 
 /** Default SKEIN_LEASE_SECONDS. */
@@ -93,7 +100,18 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): DaemonSettin
     allowNonLoopback,
     nodeUrl: readNodeUrl(env),
     leaseSeconds: readLeaseSeconds(env),
+    slowDisk: readSlowDisk(env),
   };
+}
+
+function readSlowDisk(env: NodeJS.ProcessEnv): SlowDisk | null {
+  const raw = value(env, "SKEIN_TEST_COMMIT_DELAY_MS");
+  const blocking = readFlag(env, "SKEIN_TEST_COMMIT_DELAY_BLOCKING");
+  if (raw === undefined) return null;
+  if (!/^\d{1,4}$/.test(raw)) {
+    throw new SettingsError("SKEIN_TEST_COMMIT_DELAY_MS", raw, "expected a whole number of milliseconds (0 to 9999)");
+  }
+  return { delayMs: Number(raw), blocking };
 }
 
 function readNodeUrl(env: NodeJS.ProcessEnv): string | null {

@@ -134,7 +134,7 @@ export interface SessionStorage {
   recordRejection(rejection: RejectedCreation): Promise<void>;
   getRejection(id: string, now: number): Promise<RejectedCreation | null>;
 
-  /** Group-commit figures (benchmarks). */
-  commitStats(): { transactions: number; requests: number };
+  /** Group-commit figures (benchmarks): transactions, writes, and the fsyncs the daemon ran itself (SQLite). */
+  commitStats(): { transactions: number; requests: number; fsyncs?: number };
   close(): Promise<void>;
 }

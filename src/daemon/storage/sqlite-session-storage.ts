@@ -3,7 +3,9 @@
  * the daemon's `sessions`, `inputs`, `turns` and `rejected_creations` tables on one connection,
  * with one group commit for both, so all the writes of one event-loop tick (many sessions'
  * admissions and steps) share one transaction and one fsync, and a session's log and its rows
- * never disagree.
+ * never disagree. The connection runs at synchronous=NORMAL and the write-ahead log is flushed
+ * off the main thread (log/wal-sync.ts): a write resolves once it is on disk, and the event loop
+ * keeps streaming while the disk works.
  *
  * Boundary rule: the only file that composes the table functions into transactions; everything
  * above it speaks through `SessionStorage`.
@@ -17,6 +19,7 @@ import type { HeadSigner } from "../../log/head-signer.js";
 import { SessionWriter } from "../../log/session-writer.js";
 import { SqliteCommitQueue } from "../../log/sqlite-commit-queue.js";
 import { SqliteStore } from "../../log/sqlite-store.js";
+import { type SlowDisk, WalSync } from "../../log/wal-sync.js";
 import type { DaemonDatabase } from "./database.js";
 import {
   type Admission,
@@ -57,15 +60,24 @@ export class SqliteSessionStorage implements SessionStorage {
   readonly log: SqliteStore;
   readonly #queue: SqliteCommitQueue;
   readonly #ownsDb: boolean;
+  /** Flushes the write-ahead log (null for an in-memory database, which has none). */
+  readonly #sync: WalSync | null;
 
   /**
    * Storage on an open daemon database (see database.ts); heads are signed by `signer` when
-   * given; `ownsDb`: close() closes the database too.
+   * given; `ownsDb`: close() closes the database too; `slowDisk`: a test-only delay per flush.
    */
-  constructor(db: DaemonDatabase, options: { signer?: HeadSigner; ownsDb?: boolean } = {}) {
+  constructor(
+    db: DaemonDatabase,
+    options: { signer?: HeadSigner; ownsDb?: boolean; slowDisk?: SlowDisk | null } = {},
+  ) {
     this.db = db;
     this.#ownsDb = options.ownsDb ?? false;
-    this.#queue = new SqliteCommitQueue(db);
+    this.#sync = db.memory ? null : new WalSync(db.name, { slowDisk: options.slowDisk ?? null });
+    // Commits only write the log; WalSync makes them durable before anyone is told.
+    if (this.#sync !== null) db.pragma("synchronous = NORMAL");
+    const sync = this.#sync;
+    this.#queue = new SqliteCommitQueue(db, sync === null ? {} : { durable: () => sync.durable() });
     this.log = new SqliteStore(db, { commitQueue: this.#queue, signer: options.signer });
   }
 
@@ -107,13 +119,14 @@ export class SqliteSessionStorage implements SessionStorage {
     return this.#queue.run(sessionId, () => applyRowWrites(this.db, sessionId, writes));
   }
 
-  async createSession(row: NewSession, entries: readonly LogEntry[], preview: SessionPreview): Promise<void> {
+  createSession(row: NewSession, entries: readonly LogEntry[], preview: SessionPreview): Promise<void> {
     const { db, log } = this;
-    db.transaction(() => {
+    // The queue runs each write in its own savepoint: the row, the entries and the preview commit together.
+    return this.#queue.run(row.id, () => {
       runSqlite(db, createSessionRowProgram(row));
       log.appendInTransaction(row.id, buildChain(null, entries));
       runSqlite(db, finishSessionCreationProgram(row.id, preview));
-    }).immediate();
+    });
   }
 
   async getSession(sessionId: string): Promise<SessionRow | null> {
@@ -131,8 +144,10 @@ export class SqliteSessionStorage implements SessionStorage {
     });
   }
 
-  async setPreview(sessionId: string, preview: SessionPreview): Promise<void> {
-    runSqlite(this.db, setPreviewProgram(sessionId, preview));
+  setPreview(sessionId: string, preview: SessionPreview): Promise<void> {
+    return this.#queue.run(sessionId, () => {
+      runSqlite(this.db, setPreviewProgram(sessionId, preview));
+    });
   }
 
   admitInput(input: NewInput): Promise<Admission> {
@@ -169,12 +184,14 @@ export class SqliteSessionStorage implements SessionStorage {
     return runSqlite(this.db, runningTurnsProgram());
   }
 
-  async failTurn(turnId: string, endedAt: number, error: string): Promise<void> {
-    runSqlite(this.db, endTurnProgram(turnId, { state: "failed", endedAt, error }));
+  failTurn(turnId: string, endedAt: number, error: string): Promise<void> {
+    return this.#queue.run(turnId, () => {
+      runSqlite(this.db, endTurnProgram(turnId, { state: "failed", endedAt, error }));
+    });
   }
 
-  async recordRejection(rejection: RejectedCreation): Promise<void> {
-    runSqliteAtomic(this.db, recordRejectionProgram(rejection));
+  recordRejection(rejection: RejectedCreation): Promise<void> {
+    return this.#queue.run(rejection.id, () => runSqlite(this.db, recordRejectionProgram(rejection)));
   }
 
   async getRejection(id: string, now: number): Promise<RejectedCreation | null> {
@@ -182,11 +199,13 @@ export class SqliteSessionStorage implements SessionStorage {
   }
 
   commitStats() {
-    return this.#queue.stats();
+    return { ...this.#queue.stats(), fsyncs: this.#sync?.flushes ?? 0 };
   }
 
   async close(): Promise<void> {
     this.#queue.close();
+    // What the queue committed last is flushed before the connection goes.
+    await this.#sync?.durable().catch(() => undefined);
     await this.log.close();
     if (this.#ownsDb && this.db.open) this.db.close();
   }

@@ -1,0 +1,102 @@
+import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { GroupCommitFailedError } from "../../src/log/errors.js";
+import { SqliteCommitQueue } from "../../src/log/sqlite-commit-queue.js";
+import { type SlowDisk, WalSync, WalSyncFailedError } from "../../src/log/wal-sync.js";
+
+let dir: string;
+let db: Database.Database;
+let path: string;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "skein-wal-sync-"));
+  path = join(dir, "db.sqlite");
+  db = new Database(path);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.exec("CREATE TABLE t (n INTEGER NOT NULL)");
+});
+
+afterEach(() => {
+  if (db.open) db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function queueWith(sync: WalSync): SqliteCommitQueue {
+  return new SqliteCommitQueue(db, { durable: () => sync.durable() });
+}
+
+function insert(queue: SqliteCommitQueue, n: number): Promise<void> {
+  return queue.run("s", () => {
+    db.prepare("INSERT INTO t (n) VALUES (?)").run(n);
+  });
+}
+
+/** How many 5 ms interval ticks the event loop ran while `work` was pending. */
+async function ticksDuring(work: Promise<unknown>): Promise<number> {
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 5);
+  await work;
+  clearInterval(timer);
+  return ticks;
+}
+
+describe("WalSync", () => {
+  it("acknowledges a commit only after a flush that began after it", async () => {
+    const slow: SlowDisk = { delayMs: 80, blocking: false };
+    const sync = new WalSync(path, { slowDisk: slow });
+    const queue = queueWith(sync);
+    const started = performance.now();
+    await insert(queue, 1);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(75);
+    expect(sync.flushes).toBe(1);
+    // Committed, so another connection already saw it; acknowledged only now.
+    expect(db.prepare("SELECT count(*) AS c FROM t").get()).toEqual({ c: 1 });
+  });
+
+  it("keeps the event loop running while the disk is slow, unlike a flush on the main thread", async () => {
+    const free = queueWith(new WalSync(path, { slowDisk: { delayMs: 100, blocking: false } }));
+    expect(await ticksDuring(insert(free, 1))).toBeGreaterThanOrEqual(8);
+    const blocked = queueWith(new WalSync(path, { slowDisk: { delayMs: 100, blocking: true } }));
+    expect(await ticksDuring(insert(blocked, 2))).toBeLessThanOrEqual(2);
+  });
+
+  it("lets commits that arrive during a flush share the next one", async () => {
+    const sync = new WalSync(path, { slowDisk: { delayMs: 40, blocking: false } });
+    const queue = queueWith(sync);
+    const writes: Promise<void>[] = [insert(queue, 0)];
+    // Twenty commits on later ticks, all while the first flush is still running.
+    for (let n = 1; n <= 20; n++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      writes.push(insert(queue, n));
+    }
+    await Promise.all(writes);
+    expect(queue.stats().transactions).toBeGreaterThan(2);
+    expect(sync.flushes).toBe(2);
+    expect(db.prepare("SELECT count(*) AS c FROM t").get()).toEqual({ c: 21 });
+  });
+
+  it("refuses the commit and every later one once a flush fails", async () => {
+    // A log path that cannot be opened (a symbolic link to itself): the flush fails.
+    const sync = new WalSync(join(dir, "loop"));
+    symlinkSync(join(dir, "loop-wal"), join(dir, "loop-wal"));
+    const queue = queueWith(sync);
+    const failed = await insert(queue, 1).catch((error: unknown) => error);
+    expect(failed).toBeInstanceOf(GroupCommitFailedError);
+    expect((failed as GroupCommitFailedError).cause).toBeInstanceOf(WalSyncFailedError);
+    await expect(sync.durable()).rejects.toBeInstanceOf(WalSyncFailedError);
+    await expect(insert(queue, 2)).rejects.toBeInstanceOf(GroupCommitFailedError);
+  });
+
+  it("flushes the database file itself while no write-ahead log exists", async () => {
+    db.close();
+    const plain = join(dir, "plain.sqlite");
+    new Database(plain).close();
+    const sync = new WalSync(plain);
+    await sync.durable();
+    expect(sync.flushes).toBe(1);
+  });
+});
