@@ -109,7 +109,11 @@ function readSlowDisk(env: NodeJS.ProcessEnv): SlowDisk | null {
   const blocking = readFlag(env, "SKEIN_TEST_COMMIT_DELAY_BLOCKING");
   if (raw === undefined) return null;
   if (!/^\d{1,4}$/.test(raw)) {
-    throw new SettingsError("SKEIN_TEST_COMMIT_DELAY_MS", raw, "expected a whole number of milliseconds (0 to 9999)");
+    throw new SettingsError(
+      "SKEIN_TEST_COMMIT_DELAY_MS",
+      raw,
+      "expected a whole number of milliseconds (0 to 9999)",
+    );
   }
   return { delayMs: Number(raw), blocking };
 }
