@@ -126,7 +126,7 @@ async function boot(
 ): Promise<RunningDaemon> {
   const instanceId = uuidv7();
   const signer = await loadSigningKey(settings.home);
-  const storage = await openStorage(settings, signer);
+  const storage = await openStorage(settings, signer, logger);
   undo.push(() => storage.close());
   // On PostgreSQL this daemon is one node of a cluster: sessions are owned under leases.
   let registry: SessionRegistry | null = null;
@@ -336,7 +336,11 @@ async function boot(
 }
 
 /** The storage `SKEIN_DB` selects: the SQLite file (closed with the storage) or PostgreSQL. */
-async function openStorage(settings: DaemonSettings, signer: HeadSigner): Promise<SessionStorage> {
+async function openStorage(
+  settings: DaemonSettings,
+  signer: HeadSigner,
+  logger: pino.Logger,
+): Promise<SessionStorage> {
   const target = settings.database;
   switch (target.kind) {
     case "sqlite": {
@@ -344,6 +348,7 @@ async function openStorage(settings: DaemonSettings, signer: HeadSigner): Promis
         signer,
         ownsDb: true,
         slowDisk: settings.slowDisk,
+        onCheckpointError: (message) => logger.warn({ err: message }, "SQLite checkpoint failed; retrying"),
       });
     }
     case "postgres":

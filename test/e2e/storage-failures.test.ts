@@ -55,7 +55,9 @@ describe.skipIf(skipReason !== null)("a full disk under a running daemon", () =>
     const held = gate();
     provider.script = async () => {
       await held.promise;
-      return text("this answer cannot be stored");
+      // Larger than the write-ahead log's file: once checkpointed, the log reuses its own space,
+      // so only a commit that must grow it fails on a full disk.
+      return text(`this answer cannot be stored ${"x".repeat(400_000)}`);
     };
     const stream = await app.openStream(sessionId, { tail: 0 });
     const inputId = uuidv7();
@@ -72,9 +74,10 @@ describe.skipIf(skipReason !== null)("a full disk under a running daemon", () =>
     // While the disk is full, the session answers: its snapshot, 503 for new input, never 404.
     const snapshot = await app.api(`/sessions/${sessionId}?tail=0`);
     expect(snapshot.status).toBe(200);
+    // (Large for the same reason as the answer: a small input would fit in the log's own space.)
     const refused = await app.api(`/sessions/${sessionId}/inputs/${uuidv7()}`, {
       method: "PUT",
-      body: { kind: "message", text: "while full" },
+      body: { kind: "message", text: `while full ${"y".repeat(600_000)}` },
     });
     expect(refused.status).toBe(503);
     expect(refused.json()).toMatchObject({ code: "request_unavailable" });

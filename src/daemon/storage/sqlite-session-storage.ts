@@ -5,7 +5,7 @@
  * admissions and steps) share one transaction and one fsync, and a session's log and its rows
  * never disagree. The connection runs at synchronous=NORMAL and the write-ahead log is flushed
  * off the main thread (log/wal-sync.ts): a write resolves once it is on disk, and the event loop
- * keeps streaming while the disk works.
+ * keeps streaming while the disk works. Checkpoints run on a worker thread (wal-checkpointer.ts).
  *
  * Boundary rule: the only file that composes the table functions into transactions; everything
  * above it speaks through `SessionStorage`.
@@ -19,6 +19,7 @@ import type { HeadSigner } from "../../log/head-signer.js";
 import { SessionWriter } from "../../log/session-writer.js";
 import { SqliteCommitQueue } from "../../log/sqlite-commit-queue.js";
 import { SqliteStore } from "../../log/sqlite-store.js";
+import { WalCheckpointer } from "../../log/wal-checkpointer.js";
 import { type SlowDisk, WalSync } from "../../log/wal-sync.js";
 import type { DaemonDatabase } from "./database.js";
 import {
@@ -62,22 +63,50 @@ export class SqliteSessionStorage implements SessionStorage {
   readonly #ownsDb: boolean;
   /** Flushes the write-ahead log (null for an in-memory database, which has none). */
   readonly #sync: WalSync | null;
+  readonly #checkpointer: WalCheckpointer | null;
 
   /**
    * Storage on an open daemon database (see database.ts); heads are signed by `signer` when
-   * given; `ownsDb`: close() closes the database too; `slowDisk`: a test-only delay per flush.
+   * given; `ownsDb`: close() closes the database too; `slowDisk`: a test-only delay per flush;
+   * `onCheckpointError` hears of a failed checkpoint (the next one retries).
    */
   constructor(
     db: DaemonDatabase,
-    options: { signer?: HeadSigner; ownsDb?: boolean; slowDisk?: SlowDisk | null } = {},
+    options: {
+      signer?: HeadSigner;
+      ownsDb?: boolean;
+      slowDisk?: SlowDisk | null;
+      onCheckpointError?: (message: string) => void;
+    } = {},
   ) {
     this.db = db;
     this.#ownsDb = options.ownsDb ?? false;
-    this.#sync = db.memory ? null : new WalSync(db.name, { slowDisk: options.slowDisk ?? null });
-    // Commits only write the log; WalSync makes them durable before anyone is told.
-    if (this.#sync !== null) db.pragma("synchronous = NORMAL");
-    const sync = this.#sync;
-    this.#queue = new SqliteCommitQueue(db, sync === null ? {} : { durable: () => sync.durable() });
+    if (db.memory) {
+      this.#sync = null;
+      this.#checkpointer = null;
+      this.#queue = new SqliteCommitQueue(db);
+    } else {
+      // Commits only write the log; WalSync makes them durable before anyone is told, and the
+      // checkpointer copies the log back off the main thread.
+      db.pragma("synchronous = NORMAL");
+      db.pragma("wal_autocheckpoint = 0");
+      const sync = new WalSync(db.name, { slowDisk: options.slowDisk ?? null });
+      const checkpointer = new WalCheckpointer(db.name, {
+        onError: options.onCheckpointError,
+        // Without the worker, SQLite checkpoints inside commits again (SQLite's default size).
+        onDead: () => {
+          if (db.open) db.pragma("wal_autocheckpoint = 1000");
+        },
+      });
+      this.#sync = sync;
+      this.#checkpointer = checkpointer;
+      this.#queue = new SqliteCommitQueue(db, {
+        durable: async () => {
+          await sync.durable();
+          checkpointer.written();
+        },
+      });
+    }
     this.log = new SqliteStore(db, { commitQueue: this.#queue, signer: options.signer });
   }
 
@@ -206,6 +235,7 @@ export class SqliteSessionStorage implements SessionStorage {
     this.#queue.close();
     // What the queue committed last is flushed before the connection goes.
     await this.#sync?.durable().catch(() => undefined);
+    await this.#checkpointer?.close();
     await this.log.close();
     if (this.#ownsDb && this.db.open) this.db.close();
   }

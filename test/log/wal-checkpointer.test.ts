@@ -1,0 +1,135 @@
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { WalCheckpointer } from "../../src/log/wal-checkpointer.js";
+
+let dir: string;
+let path: string;
+let db: Database.Database;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "skein-wal-checkpointer-"));
+  path = join(dir, "db.sqlite");
+  db = new Database(path);
+  db.pragma("journal_mode = WAL");
+  db.pragma("wal_autocheckpoint = 0");
+  db.exec("CREATE TABLE t (n INTEGER NOT NULL)");
+  db.pragma("wal_checkpoint(TRUNCATE)");
+});
+
+async function until(check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+afterEach(() => {
+  if (db.open) db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Rows found in the database file alone, as if its write-ahead log were lost. */
+function rowsInDatabaseFile(): number {
+  const copy = join(dir, "copy.sqlite");
+  copyFileSync(path, copy);
+  const other = new Database(copy, { readonly: true });
+  try {
+    return (other.prepare("SELECT count(*) AS c FROM t").get() as { c: number }).c;
+  } finally {
+    other.close();
+  }
+}
+
+function insertRows(count: number): void {
+  const insert = db.prepare("INSERT INTO t (n) VALUES (?)");
+  db.transaction(() => {
+    for (let n = 0; n < count; n++) insert.run(n);
+  })();
+}
+
+describe("WalCheckpointer", () => {
+  it("copies the write-ahead log into the database file from its own thread", async () => {
+    const checkpointer = new WalCheckpointer(path);
+    try {
+      insertRows(500);
+      expect(rowsInDatabaseFile()).toBe(0);
+      await checkpointer.checkpointNow();
+      expect(rowsInDatabaseFile()).toBe(500);
+    } finally {
+      await checkpointer.close();
+    }
+  });
+
+  it("checkpoints within its interval after a write, and once for many writes", async () => {
+    const checkpointer = new WalCheckpointer(path, { intervalMs: 30 });
+    try {
+      for (let n = 0; n < 10; n++) {
+        insertRows(10);
+        checkpointer.written();
+      }
+      await until(() => checkpointer.checkpoints > 0);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(checkpointer.checkpoints).toBe(1);
+      expect(rowsInDatabaseFile()).toBe(100);
+    } finally {
+      await checkpointer.close();
+    }
+  });
+
+  it("does not block a reader that holds an older snapshot, and catches up after it", async () => {
+    const checkpointer = new WalCheckpointer(path);
+    const reader = new Database(path);
+    try {
+      insertRows(10);
+      reader.exec("BEGIN");
+      expect(reader.prepare("SELECT count(*) AS c FROM t").get()).toEqual({ c: 10 });
+      insertRows(10);
+      await checkpointer.checkpointNow();
+      reader.exec("COMMIT");
+      await checkpointer.checkpointNow();
+      expect(rowsInDatabaseFile()).toBe(20);
+    } finally {
+      reader.close();
+      await checkpointer.close();
+    }
+  });
+
+  it("starts its worker with the first write and stops it after a while without any", async () => {
+    const checkpointer = new WalCheckpointer(path, { intervalMs: 10, idleStopMs: 50 });
+    try {
+      expect(checkpointer.workerRunning).toBe(false);
+      insertRows(5);
+      checkpointer.written();
+      await until(() => checkpointer.checkpoints === 1);
+      await until(() => !checkpointer.workerRunning);
+      insertRows(5);
+      checkpointer.written();
+      await until(() => checkpointer.checkpoints === 2);
+      expect(rowsInDatabaseFile()).toBe(10);
+      expect(checkpointer.dead).toBe(false);
+    } finally {
+      await checkpointer.close();
+    }
+  });
+
+  it("says so when its worker dies, and then asks for nothing more", async () => {
+    const errors: string[] = [];
+    let dead = 0;
+    const missing = join(dir, "gone", "db.sqlite");
+    const checkpointer = new WalCheckpointer(missing, {
+      onError: (message) => errors.push(message),
+      onDead: () => dead++,
+    });
+    await checkpointer.checkpointNow();
+    expect(checkpointer.dead).toBe(true);
+    await checkpointer.checkpointNow();
+    checkpointer.written();
+    await checkpointer.close();
+    expect(dead).toBe(1);
+    expect(errors.join("\n")).toMatch(/Cannot open database/);
+  });
+});
