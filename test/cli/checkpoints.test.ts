@@ -80,6 +80,9 @@ describe("turn checkpoints: skein diff and skein undo", () => {
     expect(git(workspace, "rev-parse", "HEAD")).toBe(projectHead);
     expect(git(workspace, "status", "--porcelain")).toBe(projectStatus);
     expect(git(workspace, "log", "--oneline")).toMatch(/^[0-9a-f]+ project history\n$/);
+    const unknown = await cli.run(["undo", sessionId, "--turn", "ffffffff"]);
+    expect(unknown.code).toBe(4);
+    expect(unknown.stderr).toContain('no turn checkpoint matches "ffffffff"');
     // The checkpoints go with the session.
     const store = join(daemon.home, "checkpoints", `${sessionId}.git`);
     expect(existsSync(store)).toBe(true);
@@ -87,15 +90,17 @@ describe("turn checkpoints: skein diff and skein undo", () => {
     expect(existsSync(store)).toBe(false);
   }, 40_000);
 
-  it("says so for an unknown turn", async () => {
+  it("takes no checkpoint for a turn without tool calls, and says so for an unknown turn", async () => {
     provider.script = () => text("nothing to do");
     const ran = await cli.run(["run", "--json", "nothing"]);
     const sessionId = (JSON.parse(ran.stdout.trim().split("\n").at(-1)!) as { session_id: string })
       .session_id;
     const diff = await cli.run(["diff", sessionId]);
-    expect(diff.stdout).toBe("(the turn changed no files)\n");
-    const unknown = await cli.run(["undo", sessionId, "--turn", "ffffffff"]);
-    expect(unknown.code).toBe(4);
-    expect(unknown.stderr).toContain('no turn checkpoint matches "ffffffff"');
+    expect(diff.code).toBe(4);
+    expect(diff.stderr).toContain("checkpoints are taken for turns that call tools");
+    expect(existsSync(join(daemon.home, "checkpoints", `${sessionId}.git`))).toBe(false);
+    const undo = await cli.run(["undo", sessionId]);
+    expect(undo.code).toBe(4);
+    expect(undo.stderr).toContain(`session ${sessionId} has no workspace checkpoints`);
   }, 40_000);
 });

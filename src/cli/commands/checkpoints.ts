@@ -52,7 +52,7 @@ async function openCheckpoints(context: CliContext, ref: string): Promise<Checkp
   const store = checkpointStore(context.home, sessionId);
   if (!existsSync(join(store, "HEAD"))) {
     throw new CliError(
-      `session ${sessionId} has no workspace checkpoints (none of its turns ran since checkpoints began, or SKEIN_CHECKPOINTS=0)`,
+      `session ${sessionId} has no workspace checkpoints: ${noCheckpointsReason}`,
       exitCodes.notFound,
     );
   }
@@ -75,6 +75,10 @@ async function openCheckpoints(context: CliContext, ref: string): Promise<Checkp
   return { sessionId, workspace, running, git, turns, store };
 }
 
+/** Why a session or a turn may have no checkpoint (only turns that call tools take them). */
+const noCheckpointsReason =
+  "checkpoints are taken for turns that call tools, and none has since checkpoints began (or SKEIN_CHECKPOINTS=0)";
+
 /** The turn `--turn` names (a run id prefix), or the latest one with a `before` checkpoint. */
 function pickTurn(checkpoints: Checkpoints, turn: string | undefined): string {
   const candidates = [...checkpoints.turns.keys()].filter((runId) =>
@@ -82,13 +86,16 @@ function pickTurn(checkpoints: Checkpoints, turn: string | undefined): string {
   );
   if (turn === undefined) {
     const latest = candidates.at(-1);
-    if (latest === undefined) throw new CliError("the session has no turn checkpoints", exitCodes.notFound);
+    if (latest === undefined)
+      throw new CliError(`the session has no turn checkpoints: ${noCheckpointsReason}`, exitCodes.notFound);
     return latest;
   }
   const matches = candidates.filter((runId) => runId.startsWith(turn.toLowerCase()));
   if (matches.length === 1) return matches[0]!;
   throw new CliError(
-    matches.length === 0 ? `no turn checkpoint matches "${turn}"` : `turn prefix "${turn}" is ambiguous`,
+    matches.length === 0
+      ? `no turn checkpoint matches "${turn}" (turns without tool calls take none)`
+      : `turn prefix "${turn}" is ambiguous`,
     matches.length === 0 ? exitCodes.notFound : exitCodes.usage,
     `turns with checkpoints: ${candidates.map((runId) => runId.slice(0, 13)).join(", ")}`,
   );
@@ -102,7 +109,7 @@ async function snapshotNow(checkpoints: Checkpoints, label: string): Promise<str
   return (await checkpoints.git(["commit-tree", tree, "-m", label])).trim();
 }
 
-/** `skein diff ID [--turn RUN]`: what the turn changed (a unified diff). */
+/** `skein diff ID [--turn RUN]`: what the turn changed (a unified diff); by default the latest turn that called tools. */
 export async function diffTurn(
   context: CliContext,
   ref: string,
@@ -132,7 +139,7 @@ export async function diffTurn(
   return exitCodes.ok;
 }
 
-/** `skein undo ID [--turn RUN]`: the workspace back to how it was before the turn. */
+/** `skein undo ID [--turn RUN]`: the workspace back to how it was before the turn (by default the latest that called tools). */
 export async function undoTurn(
   context: CliContext,
   ref: string,

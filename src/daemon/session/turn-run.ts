@@ -125,9 +125,15 @@ export class TurnRun {
       // E.g. a workspace inside the daemon's home, from a session created before that was refused.
       return this.#failed(state.turn_count, "workspace_refused", errorText(error));
     }
-    // The workspace as the turn found it; taken while the first model request runs, and waited
-    // for before any tool may change a file.
-    const checkpointed = services.checkpoint?.(session, this.id, "before") ?? Promise.resolve();
+    // The workspace as the turn found it: taken once the model starts a tool call (while the
+    // rest of its answer streams) and waited for before any tool may change a file. A turn
+    // without tool calls cannot change the workspace and takes no checkpoint at all (a
+    // checkpoint is several git processes, the dearest part of a plain turn otherwise).
+    let checkpointed: Promise<void> | null = null;
+    const checkpointBefore = (): Promise<void> => {
+      checkpointed ??= services.checkpoint?.(session, this.id, "before") ?? Promise.resolve();
+      return checkpointed;
+    };
     let toolsCalled = false;
     const settings = services.turnSettings(session);
     const names = new Set<string>();
@@ -161,12 +167,12 @@ export class TurnRun {
         maxRequests: state.turn_count + settings.maxToolRounds,
         interceptor: {
           beforeToolCall: async (call) => {
-            await checkpointed;
+            await checkpointBefore();
             toolsCalled = true;
             return gate.beforeToolCall(call, policy, this.id);
           },
         },
-        observer: this.#observer(bound),
+        observer: this.#observer(bound, () => void checkpointBefore()),
         // A monotonic clock: thinking durations must not jump with the wall clock.
         clock: () => performance.now(),
         signal: this.#abort.signal,
@@ -175,13 +181,16 @@ export class TurnRun {
       return this.#finished(end.result, end.requestCount, end.interrupted);
     } finally {
       this.#options.feed.flushDeltas();
-      await checkpointed;
-      // Without a tool call nothing of the turn's can have changed the workspace.
-      await services.checkpoint?.(session, this.id, toolsCalled ? "after" : "after-unchanged");
+      if (checkpointed !== null) {
+        await checkpointed;
+        // Without a tool run nothing of the turn's can have changed the workspace.
+        await services.checkpoint?.(session, this.id, toolsCalled ? "after" : "after-unchanged");
+      }
     }
   }
 
-  #observer(bound: BoundClient) {
+  /** The loop's observer; `toolCallStarts` is told when the model starts a tool call. */
+  #observer(bound: BoundClient, toolCallStarts: () => void) {
     const { feed } = this.#options;
     const runId = this.id;
     return {
@@ -206,6 +215,8 @@ export class TurnRun {
             });
             return;
           case "block_start":
+            if (event.block.type === "tool_use") toolCallStarts();
+            return;
           case "block_stop":
           case "block_abort":
           case "usage":
