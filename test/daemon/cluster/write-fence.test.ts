@@ -290,13 +290,13 @@ describe("the write fence of a cluster node", () => {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       expect((await a!.storage.getReceipt(id, inputId))?.turn?.state).toBe("completed");
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Stopping the actor waits for its last writes: nothing is in flight while counting.
+      await registry.drain(1000);
       const writes = a!.storage.commitStats().requests - stats.requests;
       const transactions = a!.storage.commitStats().transactions - stats.transactions;
       // A plain turn awaits each write, so each is its own transaction: one fence query each.
       expect(writes).toBeGreaterThanOrEqual(transactions);
       expect(a!.fence.checks).toBe(transactions);
-      await registry.drain(1000);
     } finally {
       await env.cleanup();
     }
