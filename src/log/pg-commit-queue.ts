@@ -7,7 +7,10 @@
  * Boundary rule: scheduling only; what a write does is the caller's. One transaction is in
  * flight at a time, on one client of the pool: the writes of one node never wait on each
  * other's row locks, and the order writes were queued in is the order they commit in. A write
- * must use only the client it is given.
+ * must use only the client it is given. What a write learns that holds until its transaction
+ * ends (a row lock it took) it may note in the transaction's memo (`memoOf`) for the later writes
+ * of the same transaction; a write rolled back to its savepoint takes its notes with it, as
+ * PostgreSQL takes back its locks.
  */
 import type pg from "pg";
 import { GroupCommitFailedError } from "./errors.js";
@@ -17,6 +20,44 @@ import type { GroupCommitStats } from "./sqlite-commit-queue.js";
 export type PgWrite<T> = (client: pg.PoolClient) => Promise<T>;
 
 type Outcome = { value: unknown } | { error: unknown };
+
+/**
+ * Facts established by the writes of one transaction, for its later writes (e.g. "this
+ * session's lease is locked and ours"). A note made by a write that is rolled back is
+ * forgotten with it; all notes end with the transaction.
+ */
+export interface PgTransactionMemo {
+  /** Whether an earlier write of this transaction (or this write) noted `key`. */
+  has(key: string): boolean;
+  /** Note `key`; kept for the later writes only if this write commits its savepoint. */
+  add(key: string): void;
+  /** Forget `key` (it no longer holds within this transaction). */
+  delete(key: string): void;
+}
+
+class TransactionMemo implements PgTransactionMemo {
+  readonly #kept = new Set<string>();
+  readonly #pending = new Set<string>();
+
+  has(key: string): boolean {
+    return this.#pending.has(key) || this.#kept.has(key);
+  }
+
+  add(key: string): void {
+    this.#pending.add(key);
+  }
+
+  delete(key: string): void {
+    this.#pending.delete(key);
+    this.#kept.delete(key);
+  }
+
+  /** The current write ended: keep its notes if its savepoint was released, else drop them. */
+  settle(committed: boolean): void {
+    if (committed) for (const key of this.#pending) this.#kept.add(key);
+    this.#pending.clear();
+  }
+}
 
 interface QueuedWrite {
   sessionId: string;
@@ -38,6 +79,8 @@ export class PgCommitQueue {
   #queue: QueuedWrite[] = [];
   #flushing: Promise<void> | null = null;
   #closed = false;
+  /** The transaction in flight: its client and memo. */
+  #current: { client: pg.PoolClient; memo: TransactionMemo } | null = null;
   readonly #stats: GroupCommitStats = { transactions: 0, requests: 0 };
   readonly #maxBatch: number;
 
@@ -63,6 +106,14 @@ export class PgCommitQueue {
       });
       this.#kick();
     });
+  }
+
+  /**
+   * The memo of the transaction in flight on `client`, or null when `client` holds none of
+   * this queue's (a write is given that client, so only writes of the queue find one).
+   */
+  memoOf(client: pg.PoolClient): PgTransactionMemo | null {
+    return this.#current?.client === client ? this.#current.memo : null;
   }
 
   /** Transactions and writes so far (for benchmarks and tests). */
@@ -99,6 +150,8 @@ export class PgCommitQueue {
     }
     const outcomes: Outcome[] = [];
     let broken = false;
+    const memo = new TransactionMemo();
+    this.#current = { client, memo };
     try {
       await client.query("BEGIN");
       // A lone write needs no savepoint: if it throws, the whole transaction is its own.
@@ -108,8 +161,11 @@ export class PgCommitQueue {
         try {
           const value = await write.run(client);
           if (!alone) await client.query("RELEASE SAVEPOINT w");
+          memo.settle(true);
           outcomes.push({ value });
         } catch (error) {
+          // The savepoint's locks are released with it: so are the write's notes.
+          memo.settle(false);
           if (!alone) await client.query("ROLLBACK TO SAVEPOINT w");
           outcomes.push({ error });
         }
@@ -124,6 +180,7 @@ export class PgCommitQueue {
       for (const write of batch) write.reject(new GroupCommitFailedError(write.sessionId, error));
       return;
     } finally {
+      this.#current = null;
       if (!broken) client.release();
     }
     this.#stats.transactions++;

@@ -8,7 +8,7 @@
  * may turn such an error into its own, never carry on with more statements.
  */
 import pg from "pg";
-import type { SqlProgram, SqlStep } from "./sql-program.js";
+import type { SqlProgram, SqlStep, SqlValue } from "./sql-program.js";
 
 /** Something that runs a query: a pool or one client of it. */
 export type PgQueryable = Pick<pg.PoolClient, "query">;
@@ -25,6 +25,8 @@ export const pgTypes: pg.CustomTypesConfig = {
 };
 
 const numbered = new Map<string, string>();
+/** Programs' texts are a fixed set; the bound only guards against one that builds its SQL. */
+const numberedLimit = 4096;
 
 /** `sql` with each `?` replaced by `$1`, `$2`, ... (memoised: programs reuse their texts). */
 export function numberPlaceholders(sql: string): string {
@@ -32,21 +34,27 @@ export function numberPlaceholders(sql: string): string {
   if (text === undefined) {
     let n = 0;
     text = sql.replace(/\?/g, () => `$${++n}`);
-    numbered.set(sql, text);
+    if (numbered.size < numberedLimit) numbered.set(sql, text);
   }
   return text;
+}
+
+/**
+ * The step's parameters as the driver takes them. Not copied: pg only reads the array (it maps
+ * each value as it serialises the Bind message) and the program never reuses it.
+ */
+function valuesOf(step: { params: readonly SqlValue[] }): SqlValue[] {
+  return step.params as SqlValue[];
 }
 
 async function execute(queryable: PgQueryable, step: SqlStep): Promise<unknown> {
   switch (step.op) {
     case "get":
-      return (await queryable.query(numberPlaceholders(step.sql), [...step.params])).rows[0];
+      return (await queryable.query(numberPlaceholders(step.sql), valuesOf(step))).rows[0];
     case "all":
-      return (await queryable.query(numberPlaceholders(step.sql), [...step.params])).rows;
+      return (await queryable.query(numberPlaceholders(step.sql), valuesOf(step))).rows;
     case "run":
-      return {
-        changes: (await queryable.query(numberPlaceholders(step.sql), [...step.params])).rowCount ?? 0,
-      };
+      return { changes: (await queryable.query(numberPlaceholders(step.sql), valuesOf(step))).rowCount ?? 0 };
     case "dialect":
       return "postgres";
     default: {

@@ -19,6 +19,7 @@ import { PgCommitQueue } from "../../log/pg-commit-queue.js";
 import { PgStore } from "../../log/pg-store.js";
 import { SessionWriter } from "../../log/session-writer.js";
 import type { LogHead } from "../../log/store.js";
+import { TurnStateError } from "../errors.js";
 import {
   type Admission,
   cancelInputProgram,
@@ -56,14 +57,23 @@ import {
   type SessionListFilter,
   type SessionRow,
   setPreviewProgram,
+  tablesWithSessionColumnProgram,
 } from "./sessions-table.js";
-import { endTurnProgram, runningTurnOfProgram, runningTurnsProgram, type TurnRow } from "./turns-table.js";
+import {
+  endTurnProgram,
+  getTurnProgram,
+  runningTurnOfProgram,
+  runningTurnsProgram,
+  type TurnRow,
+} from "./turns-table.js";
 
 export class PgSessionStorage implements SessionStorage {
   readonly pool: pg.Pool;
   readonly log: PgStore;
   readonly #queue: PgCommitQueue;
   #fence: WriteFence<pg.PoolClient> | null = null;
+  /** The daemon tables with a `session` column, found at the first deletion. */
+  #sessionTables: string[] | null = null;
 
   /** Storage on a migrated pool (see pg-database.ts); it ends the pool on close(). */
   constructor(pool: pg.Pool, options: { signer?: HeadSigner } = {}) {
@@ -80,9 +90,25 @@ export class PgSessionStorage implements SessionStorage {
   /** Run `write` for `sessionId` in the group commit, behind the fence. */
   #write<T>(sessionId: string, write: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     return this.#queue.run(sessionId, async (client) => {
-      await this.#fence?.check(client, sessionId);
+      await this.#checkFence(client, sessionId);
       return write(client);
     });
+  }
+
+  /**
+   * The fence, once per session and transaction: its check locks the lease row (FOR SHARE)
+   * until the transaction ends, so no claim can change the answer for the later writes of the
+   * same transaction, and they skip the query. A write rolled back to its savepoint releases
+   * that lock, and the queue's memo forgets the note with it (see pg-commit-queue.ts).
+   */
+  async #checkFence(client: pg.PoolClient, sessionId: string): Promise<void> {
+    const fence = this.#fence;
+    if (fence === null) return;
+    const memo = this.#queue.memoOf(client);
+    const key = fencedKey(sessionId);
+    if (memo?.has(key)) return;
+    await fence.check(client, sessionId);
+    memo?.add(key);
   }
 
   writerFrom(sessionId: string, entries: readonly PositionedEntry[]): StoredSessionWriter {
@@ -102,7 +128,7 @@ export class PgSessionStorage implements SessionStorage {
       append: (more, writes) =>
         writer.append(more, async (client) => {
           // The entries are in; the fence is checked before anything commits.
-          await this.#fence?.check(client, sessionId);
+          await this.#checkFence(client, sessionId);
           await runPg(client, rowWritesProgram(sessionId, writes));
         }),
     };
@@ -147,13 +173,17 @@ export class PgSessionStorage implements SessionStorage {
 
   deleteSession(sessionId: string): Promise<void> {
     return this.#write(sessionId, async (client) => {
+      // The schema changes only by migrations at a node's boot: look its tables up once.
+      this.#sessionTables ??= await runPg(client, tablesWithSessionColumnProgram());
       await this.log.deleteSessionInTransaction(client, sessionId);
-      await runPg(client, deleteSessionProgram(sessionId));
+      await runPg(client, deleteSessionProgram(sessionId, this.#sessionTables));
+      // Its lease row went with it: a later write of this session in this transaction is refused.
+      this.#queue.memoOf(client)?.delete(fencedKey(sessionId));
     });
   }
 
   async setPreview(sessionId: string, preview: SessionPreview): Promise<void> {
-    await runPg(this.pool, setPreviewProgram(sessionId, preview));
+    await this.#write(sessionId, (client) => runPg(client, setPreviewProgram(sessionId, preview)));
   }
 
   admitInput(input: NewInput): Promise<Admission> {
@@ -189,10 +219,16 @@ export class PgSessionStorage implements SessionStorage {
   }
 
   async failTurn(turnId: string, endedAt: number, error: string): Promise<void> {
-    await runPg(this.pool, endTurnProgram(turnId, { state: "failed", endedAt, error }));
+    // A turn never changes session, so its session may be read before the fenced transaction.
+    const turn = await runPg(this.pool, getTurnProgram(turnId));
+    if (turn === null) throw new TurnStateError(turnId, "no such turn");
+    await this.#write(turn.session, (client) =>
+      runPg(client, endTurnProgram(turnId, { state: "failed", endedAt, error })),
+    );
   }
 
   recordRejection(rejection: RejectedCreation): Promise<void> {
+    // Not a session's write: the id names a session that was never created, so no lease fences it.
     return this.#queue.run(rejection.id, (client) => runPg(client, recordRejectionProgram(rejection)));
   }
 
@@ -209,4 +245,9 @@ export class PgSessionStorage implements SessionStorage {
     await this.log.close();
     await this.pool.end();
   }
+}
+
+/** The memo key noting that the session passed the fence in the current transaction. */
+function fencedKey(sessionId: string): string {
+  return `fenced:${sessionId}`;
 }

@@ -63,7 +63,10 @@ export function* finishSessionCreationProgram(sessionId: string, preview: Sessio
   yield* forgetRejectionProgram(sessionId);
 }
 
-/** Every row about the session (its log is the log store's to delete, in the same transaction). */
-export function* deleteSessionProgram(sessionId: string): SqlProgram<void> {
-  yield* deleteSessionRowsProgram(sessionId);
+/**
+ * Every row about the session (its log is the log store's to delete, in the same transaction);
+ * `tables`: the daemon's tables with a `session` column, when the caller keeps that list.
+ */
+export function* deleteSessionProgram(sessionId: string, tables?: readonly string[]): SqlProgram<void> {
+  yield* deleteSessionRowsProgram(sessionId, tables);
 }

@@ -112,11 +112,13 @@ function rowOf(record: SessionRecord): SessionRow {
 
 /** Insert a new session row (activity = creation time); throws `SessionExistsError` if the id is taken. */
 export function* insertSessionProgram(session: NewSession): SqlProgram<SessionRow> {
+  let record: SessionRecord | undefined;
   try {
-    yield* run(
+    // RETURNING (PostgreSQL, and SQLite since 3.35) hands the stored row back without a second read.
+    record = yield* get<SessionRecord>(
       `INSERT INTO sessions (id, name, workspace, parent_id, provider_profile, model, system_prompt, created_at,
          activity_at, fork_checkpoint_id, fork_entry_hash, mcp_servers)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
       session.id,
       session.name ?? null,
       session.workspace,
@@ -134,7 +136,8 @@ export function* insertSessionProgram(session: NewSession): SqlProgram<SessionRo
     if (isUniqueViolation(error)) throw new SessionExistsError(session.id);
     throw error;
   }
-  return (yield* getSessionProgram(session.id))!;
+  // An INSERT that did not throw stored exactly one row, and RETURNING gave it.
+  return rowOf(record!);
 }
 
 /** `insertSessionProgram` on a SQLite connection. */
@@ -312,12 +315,13 @@ export function tablesWithSessionColumn(db: DaemonDatabase): string[] {
 
 /**
  * Delete every row of the session, in every daemon table with a `session` column, and its
- * `sessions` row (the log is the store's to delete). Returns how many rows were deleted (0: the
- * session was unknown).
+ * `sessions` row (the log is the store's to delete). `tables` is that list when the caller
+ * keeps it (`tablesWithSessionColumnProgram`: the schema changes only by migrations); without
+ * it the schema is read. Returns how many rows were deleted (0: the session was unknown).
  */
-export function* deleteSessionRowsProgram(sessionId: string): SqlProgram<number> {
+export function* deleteSessionRowsProgram(sessionId: string, tables?: readonly string[]): SqlProgram<number> {
   let deleted = 0;
-  for (const table of yield* tablesWithSessionColumnProgram()) {
+  for (const table of tables ?? (yield* tablesWithSessionColumnProgram())) {
     deleted += (yield* run(`DELETE FROM ${quoteIdentifier(table)} WHERE session = ?`, sessionId)).changes;
   }
   deleted += (yield* run("DELETE FROM sessions WHERE id = ?", sessionId)).changes;
