@@ -43,6 +43,8 @@ export class HeadSigner {
   readonly keyId: string;
   readonly #privateKey: KeyObject;
   readonly #publicKeys = new Map<string, KeyObject>();
+  /** Per session, the head last signed or verified (see `#remember`). */
+  readonly #known = new Map<string, string>();
 
   private constructor(privateKey: KeyObject) {
     if (privateKey.asymmetricKeyType !== "ed25519") {
@@ -85,14 +87,38 @@ export class HeadSigner {
   /** Sign a session's head. */
   sign(sessionId: string, position: number, hash: string): HeadSignature {
     const signature = sign(null, headSigningMessage(sessionId, position, hash), this.#privateKey);
-    return { signature: signature.toString("base64"), key_id: this.keyId };
+    const signed = { signature: signature.toString("base64"), key_id: this.keyId };
+    this.#remember(sessionId, position, hash, signed);
+    return signed;
   }
 
   /** Check a head's signature against the keys this signer knows. */
   check(sessionId: string, position: number, hash: string, signed: HeadSignature): SignatureCheck {
+    // Every append reads the head it chains on: the one this signer signed (or checked) last.
+    if (this.#known.get(sessionId) === knownHead(position, hash, signed)) return "valid";
     const key = this.#publicKeys.get(signed.key_id);
     if (key === undefined) return "unknown_key";
     const bytes = Buffer.from(signed.signature, "base64");
-    return verify(null, headSigningMessage(sessionId, position, hash), key, bytes) ? "valid" : "invalid";
+    const valid = verify(null, headSigningMessage(sessionId, position, hash), key, bytes);
+    if (valid) this.#remember(sessionId, position, hash, signed);
+    return valid ? "valid" : "invalid";
   }
+
+  /**
+   * The latest head of a session this signer signed or found valid. A head read again with
+   * exactly these bytes needs no second verification (Ed25519 verification is the dearest step
+   * of an append); any other bytes are verified. Bounded: the oldest sessions are forgotten.
+   */
+  #remember(sessionId: string, position: number, hash: string, signed: HeadSignature): void {
+    this.#known.delete(sessionId);
+    this.#known.set(sessionId, knownHead(position, hash, signed));
+    if (this.#known.size > maxKnownHeads) this.#known.delete(this.#known.keys().next().value!);
+  }
+}
+
+/** How many sessions' latest heads a signer remembers as verified. */
+const maxKnownHeads = 10_000;
+
+function knownHead(position: number, hash: string, signed: HeadSignature): string {
+  return `${position}|${hash}|${signed.key_id}|${signed.signature}`;
 }
