@@ -8,12 +8,13 @@
  * commit waits that long off the main thread, as a slow disk would) and, for the baseline,
  * `SKEIN_TEST_COMMIT_DELAY_BLOCKING=1` (the same wait blocks the main thread, as commits did
  * before storage left it). A daemon that does not know them ignores them: the figures then all
- * show the no-delay case, which the busy turns per second make visible.
+ * show the no-delay case, which the busy turns per second make visible. Workspace checkpoints
+ * are off (SKEIN_CHECKPOINTS=0): spawning git blocks the main thread by itself.
  */
 import { DaemonHarness } from "../test/e2e/support/daemon-harness.js";
 import { deliver, deltas, text } from "../test/support/fake-provider/reply.js";
 import type { FakeProvider } from "../test/support/fake-provider/server.js";
-import { follow, now, profiles, sendInput, stamp, watch } from "./daemon-support.js";
+import { daemonEnv, follow, now, profiles, sendInput, stamp, watch } from "./daemon-support.js";
 import { type Figure, figure, quantile } from "./report.js";
 
 /** The word in the streaming session's prompt that makes the fake provider stream. */
@@ -43,7 +44,7 @@ export async function slowCommitFigures(
   const none = await slowCommitRun(provider, busy, count, {});
   const p = (run: SlowCommitRun, q: number) => quantile(run.delays, q);
   const rates = `busy turns/s: off-thread ${offThread.busyTurnsPerSecond.toFixed(1)}, blocking ${blocking.busyTurnsPerSecond.toFixed(1)}, no delay ${none.busyTurnsPerSecond.toFixed(1)}`;
-  const setup = `${busy} sessions run short turns back to back while another streams ${count} deltas at 1/ms to a watcher, every commit delayed ${delayMs} ms (SKEIN_TEST_COMMIT_DELAY_MS); deltas merged per 16 ms frame`;
+  const setup = `${busy} sessions run short turns back to back while another streams ${count} deltas at 1/ms to a watcher, every commit delayed ${delayMs} ms (SKEIN_TEST_COMMIT_DELAY_MS), no workspace checkpoints; deltas merged per 16 ms frame`;
   return [
     figure(
       "slow_commit_delivery_p99_ms",
@@ -79,7 +80,9 @@ async function slowCommitRun(
     request.rawBody.includes(streamMark) ? deliver(deltas(count, stamp), { delayMs: 1 }) : text(["ok"]);
   const app = await DaemonHarness.start({
     providers: profiles(provider),
-    env: { SKEIN_LOG_LEVEL: "warn", ...env },
+    // Without workspace checkpoints: their git spawns block the main thread on their own and
+    // would hide what commits do.
+    env: daemonEnv({ SKEIN_LOG_LEVEL: "warn", SKEIN_CHECKPOINTS: "0", ...env }),
   });
   try {
     const sessions = await Promise.all(Array.from({ length: busy }, () => app.createSession()));

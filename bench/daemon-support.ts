@@ -28,6 +28,15 @@ export function profiles(provider: FakeProvider) {
   };
 }
 
+/**
+ * The environment of a bench daemon: `env`, plus SKEIN_CHECKPOINTS=0 when this process has
+ * SKEIN_BENCH_CHECKPOINTS=0 (every daemon of the suite then runs without workspace checkpoints,
+ * to see the daemon's own limit apart from the git processes they spawn).
+ */
+export function daemonEnv(env: Record<string, string>): Record<string, string> {
+  return process.env.SKEIN_BENCH_CHECKPOINTS === "0" ? { SKEIN_CHECKPOINTS: "0", ...env } : env;
+}
+
 /** utime + stime of a process, in ms (from /proc/<pid>/stat, in clock ticks of 10 ms). */
 export function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");

@@ -5,7 +5,8 @@
  * The daemon runs as a real child process (`bin/skein.js daemon run`, built code); the fake
  * provider and the SSE watchers run in this process. Delays are measured from the moment the
  * provider wrote a delta (its text carries `performance.timeOrigin + performance.now()`) to the
- * moment a watcher parsed it; both clocks are the same machine's wall clock.
+ * moment a watcher parsed it; both clocks are the same machine's wall clock. The parts `turns`
+ * and `slowcommit` live in bench/daemon-turns.ts and bench/daemon-slow-commit.ts.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -22,6 +23,7 @@ import { FakeProvider } from "../test/support/fake-provider/server.js";
 import { slowCommitFigures } from "./daemon-slow-commit.js";
 import {
   cpuMs,
+  daemonEnv,
   type Follower,
   follow,
   now,
@@ -72,7 +74,7 @@ export async function run(): Promise<void> {
     if (selected.has("stream") || selected.has("first")) {
       const app = await DaemonHarness.start({
         providers: profiles(provider),
-        env: { SKEIN_LOG_LEVEL: "warn" },
+        env: daemonEnv({ SKEIN_LOG_LEVEL: "warn" }),
       });
       try {
         if (selected.has("stream")) {
@@ -279,7 +281,10 @@ async function directFirstDelta(provider: FakeProvider): Promise<number> {
 
 async function concurrentTurns(provider: FakeProvider, sessions: number): Promise<Figure[]> {
   provider.script = () => text("ok");
-  const app = await DaemonHarness.start({ providers: profiles(provider), env: { SKEIN_LOG_LEVEL: "warn" } });
+  const app = await DaemonHarness.start({
+    providers: profiles(provider),
+    env: daemonEnv({ SKEIN_LOG_LEVEL: "warn" }),
+  });
   try {
     await settle();
     const emptyRss = rssOf(app.pid).rss;
@@ -321,7 +326,7 @@ async function concurrentTurns(provider: FakeProvider, sessions: number): Promis
         wall,
         "ms",
         direct.wall,
-        `${sessions} sessions, one short turn each, all at once (end seen by polling GET /sessions every 20 ms); all inputs accepted after ${accepted.toFixed(0)} ms; daemon CPU ${cpu.toFixed(0)} ms; baseline: ${sessions} concurrent requests straight to the fake provider`,
+        `${sessions} sessions, one short turn each, all at once (end seen by polling GET /sessions every 20 ms; workspace checkpoints ${process.env.SKEIN_BENCH_CHECKPOINTS === "0" ? "off" : "on"}); all inputs accepted after ${accepted.toFixed(0)} ms; daemon CPU ${cpu.toFixed(0)} ms; baseline: ${sessions} concurrent requests straight to the fake provider`,
       ),
       figure(
         "concurrent_first_text_p50_ms",
@@ -445,7 +450,7 @@ async function coldStart(provider: FakeProvider): Promise<Figure[]> {
     const begin = now();
     const app = await DaemonHarness.start({
       providers: profiles(provider),
-      env: { SKEIN_LOG_LEVEL: "warn" },
+      env: daemonEnv({ SKEIN_LOG_LEVEL: "warn" }),
     });
     starts.push(now() - begin);
     await app.close();
@@ -530,7 +535,10 @@ async function timeGet(app: DaemonHarness, path: string, runs: number): Promise<
 }
 
 async function snapshotCost(provider: FakeProvider): Promise<Figure[]> {
-  const app = await DaemonHarness.start({ providers: profiles(provider), env: { SKEIN_LOG_LEVEL: "warn" } });
+  const app = await DaemonHarness.start({
+    providers: profiles(provider),
+    env: daemonEnv({ SKEIN_LOG_LEVEL: "warn" }),
+  });
   try {
     const small = await app.createSession();
     const large = await app.createSession();

@@ -24,7 +24,9 @@ const app = await DaemonHarness.start({
   },
   env: {
     SKEIN_LOG_LEVEL: "warn",
-    ...(process.env.SKEIN_CHECKPOINTS === undefined ? {} : { SKEIN_CHECKPOINTS: process.env.SKEIN_CHECKPOINTS }),
+    ...(process.env.SKEIN_CHECKPOINTS === undefined
+      ? {}
+      : { SKEIN_CHECKPOINTS: process.env.SKEIN_CHECKPOINTS }),
   },
 });
 try {
@@ -44,7 +46,9 @@ try {
     const ids: string[] = [];
     const followers: Follower[] = [];
     for (let i = 0; i < count; i += 50) {
-      const batch = await Promise.all(Array.from({ length: Math.min(50, count - i) }, () => app.createSession()));
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(50, count - i) }, () => app.createSession()),
+      );
       ids.push(...batch);
       followers.push(...(await Promise.all(batch.map((id) => follow(app, id)))));
     }
