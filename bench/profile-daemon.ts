@@ -6,7 +6,8 @@
  *
  * Sizes: TURNS (turns, default 300), SESSIONS (concurrent: that many sessions, one short turn
  * each, all at once, default 1000). SKEIN_CHECKPOINTS=0 in this process's environment is passed
- * on to the daemon (no workspace checkpoints), to see what they cost.
+ * on to the daemon (no workspace checkpoints), to see what they cost. It prints the measured
+ * phase's window (CLOCK_MONOTONIC µs) for `profile-summary.ts`, so setup is left out.
  */
 import { DaemonHarness } from "../test/e2e/support/daemon-harness.js";
 import { deltas, text } from "../test/support/fake-provider/reply.js";
@@ -14,6 +15,9 @@ import { FakeProvider } from "../test/support/fake-provider/server.js";
 import { cpuMs, type Follower, follow, now, sendInput } from "./daemon-support.js";
 
 const [mode = "turns", dir = "/tmp/skein-profile"] = process.argv.slice(2);
+
+/** CLOCK_MONOTONIC in µs, the clock of a V8 CPU profile's timestamps. */
+const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
 
 // The harness passes SKEIN_NODE_FLAGS of this process to the daemon's node.
 if (dir !== "none") process.env.SKEIN_NODE_FLAGS = `--cpu-prof --cpu-prof-dir=${dir}`;
@@ -35,8 +39,10 @@ try {
     provider.script = () => deltas(100_000, () => "x");
     const before = cpuMs(app.pid);
     const start = performance.now();
+    const from = monotonicUs();
     await app.prompt(session, "stream");
     await app.idle(session, 120_000);
+    console.log(`window: ${from},${monotonicUs()}`);
     console.log(
       `stream: ${(performance.now() - start).toFixed(0)} ms wall, ${cpuMs(app.pid) - before} ms CPU`,
     );
@@ -53,6 +59,7 @@ try {
       followers.push(...(await Promise.all(batch.map((id) => follow(app, id)))));
     }
     const before = cpuMs(app.pid);
+    const from = monotonicUs();
     const start = now();
     let accepted = 0;
     const seen = await Promise.all(
@@ -66,6 +73,7 @@ try {
       }),
     );
     const cpu = cpuMs(app.pid) - before;
+    console.log(`window: ${from},${monotonicUs()}`);
     const firstText = seen.map((s) => s.firstText).sort((a, b) => a - b);
     const at = (q: number) => firstText[Math.min(firstText.length - 1, Math.floor(q * firstText.length))]!;
     console.log(
@@ -85,8 +93,10 @@ try {
     for (let i = 0; i < 20; i++) await turn(i);
     const before = cpuMs(app.pid);
     const start = performance.now();
+    const from = monotonicUs();
     for (let i = 0; i < turns; i++) await turn(i);
     const cpu = cpuMs(app.pid) - before;
+    console.log(`window: ${from},${monotonicUs()}`);
     watcher.close();
     console.log(
       `turns: ${((performance.now() - start) / turns).toFixed(2)} ms wall/turn, ${(cpu / turns).toFixed(2)} ms CPU/turn`,

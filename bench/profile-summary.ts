@@ -1,8 +1,9 @@
 /**
- * `tsx bench/profile-summary.ts <file.cpuprofile> [top]`: the top functions of a V8 CPU profile
- * (as `node --cpu-prof` writes it, see bench/profile-daemon.ts) by self time and by total time
- * (a function's own time plus everything it called, recursion counted once), in ms and in
- * percent of the profile. Not a suite of `npm run bench`.
+ * `tsx bench/profile-summary.ts <file.cpuprofile> [top] [fromUs,toUs]`: the top functions of a
+ * V8 CPU profile (as `node --cpu-prof` writes it, see bench/profile-daemon.ts) by self time and
+ * by total time (a function's own time plus everything it called, recursion counted once), in
+ * ms and in percent of the profile. A window (CLOCK_MONOTONIC µs, as profile-daemon prints it)
+ * keeps only the samples taken inside it. Not a suite of `npm run bench`.
  */
 import { readFileSync } from "node:fs";
 
@@ -14,6 +15,8 @@ interface ProfileNode {
 
 interface CpuProfile {
   nodes: ProfileNode[];
+  /** CLOCK_MONOTONIC µs of the first sample's base. */
+  startTime: number;
   samples: number[];
   timeDeltas: number[];
 }
@@ -28,7 +31,10 @@ function keyOf(node: ProfileNode): string {
 }
 
 /** Self and total µs per function key, and the profile's whole µs. */
-export function summarize(profile: CpuProfile): {
+export function summarize(
+  profile: CpuProfile,
+  window: { from: number; to: number } | null = null,
+): {
   self: Map<string, number>;
   total: Map<string, number>;
   all: number;
@@ -36,7 +42,10 @@ export function summarize(profile: CpuProfile): {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfOfNode = new Map<number, number>();
   let all = 0;
+  let at = profile.startTime;
   profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0;
+    if (window !== null && (at < window.from || at > window.to)) return;
     const delta = Math.max(0, profile.timeDeltas[i] ?? 0);
     selfOfNode.set(id, (selfOfNode.get(id) ?? 0) + delta);
     all += delta;
@@ -75,12 +84,14 @@ function table(title: string, values: Map<string, number>, all: number, top: num
   }
 }
 
-const [file, topText = "25"] = process.argv.slice(2);
+const [file, topText = "25", windowText] = process.argv.slice(2);
 if (file === undefined) {
-  console.error("usage: tsx bench/profile-summary.ts <file.cpuprofile> [top]");
+  console.error("usage: tsx bench/profile-summary.ts <file.cpuprofile> [top] [fromUs,toUs]");
   process.exit(2);
 }
-const { self, total, all } = summarize(JSON.parse(readFileSync(file, "utf8")) as CpuProfile);
+const [from, to] = (windowText ?? "").split(",").map(Number);
+const window = from !== undefined && to !== undefined && to > from ? { from, to } : null;
+const { self, total, all } = summarize(JSON.parse(readFileSync(file, "utf8")) as CpuProfile, window);
 console.log(`${file}: ${(all / 1000).toFixed(0)} ms sampled`);
 table("by self time", self, all, Number(topText));
 table("by total time (self + callees)", total, all, Number(topText));
