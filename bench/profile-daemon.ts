@@ -58,26 +58,35 @@ try {
       ids.push(...batch);
       followers.push(...(await Promise.all(batch.map((id) => follow(app, id)))));
     }
+    provider.reset();
     const before = cpuMs(app.pid);
     const from = monotonicUs();
     const start = now();
-    let accepted = 0;
     const seen = await Promise.all(
       ids.map(async (id, i) => {
         const turn = followers[i]!.nextTurn();
         const sent = now();
         await sendInput(app, id, "hi");
-        accepted = Math.max(accepted, now() - start);
+        const accepted = now() - start;
         const { firstTextAt, completedAt } = await turn;
-        return { firstText: (firstTextAt ?? completedAt) - sent, end: completedAt - start };
+        return { firstText: (firstTextAt ?? completedAt) - sent, accepted, end: completedAt - start };
       }),
     );
     const cpu = cpuMs(app.pid) - before;
     console.log(`window: ${from},${monotonicUs()}`);
-    const firstText = seen.map((s) => s.firstText).sort((a, b) => a - b);
-    const at = (q: number) => firstText[Math.min(firstText.length - 1, Math.floor(q * firstText.length))]!;
+    // Where the time goes: quantiles (p50/p99/max, ms from the start) of each stage of the turns.
+    const stage = (values: number[]) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+      return `p50 ${at(0.5).toFixed(0)}, p99 ${at(0.99).toFixed(0)}, max ${sorted[sorted.length - 1]!.toFixed(0)}`;
+    };
     console.log(
-      `concurrent: ${count} sessions; all inputs accepted after ${accepted.toFixed(0)} ms; last turn end after ${Math.max(...seen.map((s) => s.end)).toFixed(0)} ms; first text p50 ${at(0.5).toFixed(0)} ms, p99 ${at(0.99).toFixed(0)} ms; daemon CPU ${cpu} ms (${(cpu / count).toFixed(2)} ms/turn)`,
+      `concurrent: ${count} sessions; daemon CPU ${cpu} ms (${(cpu / count).toFixed(2)} ms/turn)\n` +
+        `  input accepted (PUT answered): ${stage(seen.map((s) => s.accepted))}\n` +
+        `  LLM request received: ${stage(provider.requests.map((r) => r.receivedAt - start))}\n` +
+        `  LLM answer written: ${stage(provider.requests.map((r) => (r.finishedAt ?? Number.NaN) - start))}\n` +
+        `  turn_completed seen: ${stage(seen.map((s) => s.end))}\n` +
+        `  first text (from each input sent): ${stage(seen.map((s) => s.firstText))}`,
     );
     for (const follower of followers) follower.close();
   } else {
