@@ -5,11 +5,11 @@
  * The daemon runs as a real child process (`bin/skein.js daemon run`, built code); the fake
  * provider and the SSE watchers run in this process. Delays are measured from the moment the
  * provider wrote a delta (its text carries `performance.timeOrigin + performance.now()`) to the
- * moment a watcher parsed it; both clocks are the same machine's wall clock.
+ * moment a watcher parsed it; both clocks are the same machine's wall clock. The parts `turns`
+ * and `slowcommit` live in bench/daemon-turns.ts and bench/daemon-slow-commit.ts.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { request as httpRequest } from "node:http";
 import { v7 as uuidv7 } from "uuid";
 import { homePaths } from "../src/api/home.js";
 import { loadSigningKey } from "../src/daemon/process/signing-key.js";
@@ -20,13 +20,24 @@ import { assistantMessage, toolCall, toolResult, userMessage } from "../src/mode
 import { DaemonHarness, rawRequest } from "../test/e2e/support/daemon-harness.js";
 import { deliver, deltas, type Reply, text } from "../test/support/fake-provider/reply.js";
 import { FakeProvider } from "../test/support/fake-provider/server.js";
+import { slowCommitFigures } from "./daemon-slow-commit.js";
+import {
+  cpuMs,
+  daemonEnv,
+  type Follower,
+  follow,
+  now,
+  profiles,
+  sendInput,
+  stamp,
+  type Watcher,
+  watch,
+} from "./daemon-support.js";
+import { turnFigures } from "./daemon-turns.js";
 import { type Figure, figure, mergeWithLast, quantile, writeReport } from "./report.js";
 
-const now = (): number => performance.timeOrigin + performance.now();
-const stamp = (): string => `|${now().toFixed(3)}`;
-
 /** The parts of the suite; `SKEIN_BENCH_PARTS=stream,snapshot` runs only those (figures merged into the last report). */
-const parts = ["cold", "stream", "first", "concurrent", "snapshot"] as const;
+const parts = ["cold", "stream", "first", "turns", "concurrent", "slowcommit", "snapshot"] as const;
 type Part = (typeof parts)[number];
 
 function selectedParts(): Set<Part> {
@@ -39,6 +50,20 @@ function selectedParts(): Set<Part> {
   return new Set(names as Part[]);
 }
 
+/**
+ * A size from the environment (for quick runs while working on a part), or its default:
+ * SKEIN_BENCH_TURNS (part turns), SKEIN_BENCH_SESSIONS (concurrent), SKEIN_BENCH_BUSY and
+ * SKEIN_BENCH_DELTAS (slowcommit).
+ */
+function size(name: string, fallback: number): number {
+  const given = process.env[name];
+  if (given === undefined || given === "") return fallback;
+  const value = Number(given);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new Error(`${name} must be a positive integer, got ${given}`);
+  return value;
+}
+
 /** Run every daemon figure (or the parts SKEIN_BENCH_PARTS names). */
 export async function run(): Promise<void> {
   const selected = selectedParts();
@@ -49,7 +74,7 @@ export async function run(): Promise<void> {
     if (selected.has("stream") || selected.has("first")) {
       const app = await DaemonHarness.start({
         providers: profiles(provider),
-        env: { SKEIN_LOG_LEVEL: "warn" },
+        env: daemonEnv({ SKEIN_LOG_LEVEL: "warn" }),
       });
       try {
         if (selected.has("stream")) {
@@ -66,7 +91,18 @@ export async function run(): Promise<void> {
         await app.close();
       }
     }
-    if (selected.has("concurrent")) figures.push(...(await concurrentTurns(provider, 1000)));
+    if (selected.has("turns"))
+      figures.push(...(await turnFigures(provider, size("SKEIN_BENCH_TURNS", 200), 20)));
+    if (selected.has("concurrent"))
+      figures.push(...(await concurrentTurns(provider, size("SKEIN_BENCH_SESSIONS", 1000))));
+    if (selected.has("slowcommit"))
+      figures.push(
+        ...(await slowCommitFigures(
+          provider,
+          size("SKEIN_BENCH_BUSY", 20),
+          size("SKEIN_BENCH_DELTAS", 2000),
+        )),
+      );
     if (selected.has("snapshot")) figures.push(...(await snapshotCost(provider)));
   } finally {
     await provider.close();
@@ -74,110 +110,8 @@ export async function run(): Promise<void> {
   writeReport("daemon", selected.size === parts.length ? figures : mergeWithLast("daemon", figures));
 }
 
-function profiles(provider: FakeProvider) {
-  return {
-    bench: {
-      protocol: "chat_completions" as const,
-      baseUrl: provider.baseUrlWith("v1"),
-      apiKey: "bench-key",
-      model: "bench-model",
-    },
-  };
-}
-
 // ---------------------------------------------------------------------------------------------
 // Streaming throughput and delivery delay
-
-interface Watcher {
-  /** Resolves when the watcher saw `turn_completed`. */
-  done: Promise<void>;
-  /** The `id:` (generation.cursor) of the last frame received. */
-  position(): string;
-  close(): void;
-}
-
-/**
- * Attach an SSE watcher. The measuring one (`delays` given) parses every frame and records the
- * delay of every delta; the others only follow the `id:` lines and spot `turn_completed`, so the
- * figure is the daemon's delivery, not this process parsing JSON for a hundred clients.
- */
-function watch(app: DaemonHarness, sessionId: string, delays: number[] | null): Promise<Watcher> {
-  return new Promise((attached, failed) => {
-    let cursor = "";
-    let finish: () => void = () => {};
-    const done = new Promise<void>((resolve) => {
-      finish = resolve;
-    });
-    const req = httpRequest(
-      {
-        host: "127.0.0.1",
-        port: app.port,
-        path: `/sessions/${sessionId}?tail=0`,
-        headers: {
-          host: `127.0.0.1:${app.port}`,
-          authorization: `Bearer ${app.token}`,
-          accept: "text/event-stream",
-        },
-      },
-      (res) => {
-        const attach = () => attached({ done, position: () => cursor, close: () => req.destroy() });
-        if (delays === null) {
-          // Light client: scan raw bytes for frame ids and the turn's end, parse nothing.
-          let tail = "";
-          let first = true;
-          res.setEncoding("latin1");
-          res.on("data", (chunk: string) => {
-            const text = tail + chunk;
-            const id = text.lastIndexOf("id: ");
-            const idEnd = id < 0 ? -1 : text.indexOf("\n", id);
-            if (idEnd > 0) cursor = text.slice(id + 4, idEnd);
-            if (first && text.includes("\n\n")) {
-              first = false;
-              attach();
-            }
-            if (text.includes('"type":"turn_completed"')) finish();
-            tail = text.slice(-64);
-          });
-          return;
-        }
-        let buffered = "";
-        let first = true;
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => {
-          buffered += chunk;
-          let end = buffered.indexOf("\n\n");
-          while (end >= 0) {
-            const frame = buffered.slice(0, end);
-            buffered = buffered.slice(end + 2);
-            end = buffered.indexOf("\n\n");
-            const data = frame.indexOf("data: ");
-            if (data < 0) continue;
-            if (frame.startsWith("id: ")) cursor = frame.slice(4, frame.indexOf("\n"));
-            if (first) {
-              first = false;
-              attach();
-            }
-            const batch = JSON.parse(frame.slice(data + 6)) as {
-              events: { type: string; data: { text?: string } }[];
-            };
-            const receivedAt = now();
-            for (const event of batch.events) {
-              if (event.type === "text" && event.data.text !== undefined) {
-                for (const part of event.data.text.split("|")) {
-                  if (part !== "") delays.push(receivedAt - Number.parseFloat(part));
-                }
-              } else if (event.type === "turn_completed") {
-                finish();
-              }
-            }
-          }
-        });
-      },
-    );
-    req.on("error", failed);
-    req.end();
-  });
-}
 
 async function streamDeltas(
   app: DaemonHarness,
@@ -347,7 +281,10 @@ async function directFirstDelta(provider: FakeProvider): Promise<number> {
 
 async function concurrentTurns(provider: FakeProvider, sessions: number): Promise<Figure[]> {
   provider.script = () => text("ok");
-  const app = await DaemonHarness.start({ providers: profiles(provider), env: { SKEIN_LOG_LEVEL: "warn" } });
+  const app = await DaemonHarness.start({
+    providers: profiles(provider),
+    env: daemonEnv({ SKEIN_LOG_LEVEL: "warn" }),
+  });
   try {
     await settle();
     const emptyRss = rssOf(app.pid).rss;
@@ -360,8 +297,10 @@ async function concurrentTurns(provider: FakeProvider, sessions: number): Promis
     await settle();
     const loadedRss = rssOf(app.pid).rss;
     provider.reset();
+    const cpuBefore = cpuMs(app.pid);
     const start = now();
     await Promise.all(ids.map((id) => app.prompt(id, "hi", uuidv7())));
+    const accepted = now() - start;
     for (;;) {
       const list = (await app.api("/sessions")).json<{
         items: { status: { phase: string }; preview: { transcript_count: number } }[];
@@ -370,19 +309,38 @@ async function concurrentTurns(provider: FakeProvider, sessions: number): Promis
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const wall = now() - start;
+    const cpu = cpuMs(app.pid) - cpuBefore;
     const peak = rssOf(app.pid).hwm;
+    // A second turn on every session, each followed on its stream: POST input → first text.
+    const streamed = await concurrentFirstText(app, ids);
     // A fresh daemon on the same home: every session unloaded (rows and logs on disk only).
     await app.restart({ crash: false });
     await settle();
     const unloadedRss = rssOf(app.pid).rss;
-    const directWall = await directConcurrent(provider, sessions);
+    const direct = await directConcurrent(provider, sessions);
+    const sortedDirect = [...direct.firstText].sort((a, b) => a - b);
+    const streamedNote = `a second short turn on each of the ${sessions} sessions, all at once, each session followed on its own stream; first text event (or turn end) seen − input PUT sent; all inputs accepted after ${streamed.accepted.toFixed(0)} ms, last turn_completed seen after ${streamed.wall.toFixed(0)} ms; baseline: the first chunk of ${sessions} concurrent requests straight to the fake provider`;
     return [
       figure(
         "concurrent_turns_1000_wall_ms",
         wall,
         "ms",
-        directWall,
-        `${sessions} sessions, one short turn each, all at once; baseline: ${sessions} concurrent requests straight to the fake provider`,
+        direct.wall,
+        `${sessions} sessions, one short turn each, all at once (end seen by polling GET /sessions every 20 ms; workspace checkpoints ${process.env.SKEIN_BENCH_CHECKPOINTS === "0" ? "off" : "on"}); all inputs accepted after ${accepted.toFixed(0)} ms; daemon CPU ${cpu.toFixed(0)} ms; baseline: ${sessions} concurrent requests straight to the fake provider`,
+      ),
+      figure(
+        "concurrent_first_text_p50_ms",
+        quantile(streamed.firstText, 0.5),
+        "ms",
+        quantile(sortedDirect, 0.5),
+        streamedNote,
+      ),
+      figure(
+        "concurrent_first_text_p99_ms",
+        quantile(streamed.firstText, 0.99),
+        "ms",
+        quantile(sortedDirect, 0.99),
+        "the same at p99; target <= 300 ms with the fake provider answering at once",
       ),
       figure(
         "concurrent_turns_1000_peak_rss_mb",
@@ -411,11 +369,49 @@ async function concurrentTurns(provider: FakeProvider, sessions: number): Promis
   }
 }
 
-async function directConcurrent(provider: FakeProvider, count: number): Promise<number> {
+/**
+ * One more short turn on every session at once, each session followed on its stream: the
+ * ascending delays from sending its input to its first text event (its turn end when no text
+ * event came), when the last input was accepted and when the last turn ended (ms from the start).
+ */
+async function concurrentFirstText(
+  app: DaemonHarness,
+  ids: string[],
+): Promise<{ firstText: number[]; accepted: number; wall: number }> {
+  const followers: Follower[] = [];
+  for (let i = 0; i < ids.length; i += 50) {
+    followers.push(...(await Promise.all(ids.slice(i, i + 50).map((id) => follow(app, id)))));
+  }
+  const start = now();
+  let accepted = 0;
+  const seen = await Promise.all(
+    ids.map(async (id, i) => {
+      const turn = followers[i]!.nextTurn();
+      const sent = now();
+      await sendInput(app, id, "again");
+      accepted = Math.max(accepted, now() - start);
+      const { firstTextAt, completedAt } = await turn;
+      return { firstText: (firstTextAt ?? completedAt) - sent, end: completedAt - start };
+    }),
+  );
+  for (const follower of followers) follower.close();
+  return {
+    firstText: seen.map((s) => s.firstText).sort((a, b) => a - b),
+    accepted,
+    wall: Math.max(...seen.map((s) => s.end)),
+  };
+}
+
+/** `count` concurrent requests straight to the provider: the wall time, and each one's first chunk (ms). */
+async function directConcurrent(
+  provider: FakeProvider,
+  count: number,
+): Promise<{ wall: number; firstText: number[] }> {
   provider.script = () => text("ok");
   const start = now();
-  await Promise.all(
+  const firstText = await Promise.all(
     Array.from({ length: count }, async () => {
+      const sent = now();
       const response = await fetch(`${provider.baseUrlWith("v1")}/chat/completions`, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -425,10 +421,12 @@ async function directConcurrent(provider: FakeProvider, count: number): Promise<
           messages: [{ role: "user", content: "x" }],
         }),
       });
-      await response.text();
+      let first = Number.NaN;
+      for await (const _chunk of response.body!) if (Number.isNaN(first)) first = now() - sent;
+      return first;
     }),
   );
-  return now() - start;
+  return { wall: now() - start, firstText };
 }
 
 /** VmRSS and VmHWM of a process, in KB. */
@@ -452,7 +450,7 @@ async function coldStart(provider: FakeProvider): Promise<Figure[]> {
     const begin = now();
     const app = await DaemonHarness.start({
       providers: profiles(provider),
-      env: { SKEIN_LOG_LEVEL: "warn" },
+      env: daemonEnv({ SKEIN_LOG_LEVEL: "warn" }),
     });
     starts.push(now() - begin);
     await app.close();
@@ -537,7 +535,10 @@ async function timeGet(app: DaemonHarness, path: string, runs: number): Promise<
 }
 
 async function snapshotCost(provider: FakeProvider): Promise<Figure[]> {
-  const app = await DaemonHarness.start({ providers: profiles(provider), env: { SKEIN_LOG_LEVEL: "warn" } });
+  const app = await DaemonHarness.start({
+    providers: profiles(provider),
+    env: daemonEnv({ SKEIN_LOG_LEVEL: "warn" }),
+  });
   try {
     const small = await app.createSession();
     const large = await app.createSession();

@@ -1,58 +1,23 @@
 /**
- * `tsx bench/profile-daemon.ts <stream|turns> <dir>`: runs one daemon load under `node --cpu-prof`
- * (the profile is written to <dir> when the daemon exits) and prints the daemon's CPU time per
- * unit of work. Not a suite of `npm run bench`: a tool for finding where the time goes.
+ * `tsx bench/profile-daemon.ts <stream|turns|concurrent> <dir>`: runs one daemon load under
+ * `node --cpu-prof` (the profile is written to <dir> when the daemon exits; `none`: no profile)
+ * and prints the daemon's CPU time per unit of work. `bench/profile-summary.ts` prints a
+ * profile's top functions. Not a suite of `npm run bench`: a tool for finding where the time goes.
+ *
+ * Sizes: TURNS (turns, default 300), SESSIONS (concurrent: that many sessions, one short turn
+ * each, all at once, default 1000). SKEIN_CHECKPOINTS=0 in this process's environment is passed
+ * on to the daemon (no workspace checkpoints), to see what they cost. It prints the measured
+ * phase's window (CLOCK_MONOTONIC µs) for `profile-summary.ts`, so setup is left out.
  */
-import { readFileSync } from "node:fs";
-import { request } from "node:http";
 import { DaemonHarness } from "../test/e2e/support/daemon-harness.js";
 import { deltas, text } from "../test/support/fake-provider/reply.js";
 import { FakeProvider } from "../test/support/fake-provider/server.js";
+import { cpuMs, type Follower, follow, now, sendInput } from "./daemon-support.js";
 
 const [mode = "turns", dir = "/tmp/skein-profile"] = process.argv.slice(2);
 
-/** utime + stime of a process, in ms. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
-
-/** Follow a session's stream; `completed()` resolves at the next `turn_completed`. */
-function follow(
-  app: DaemonHarness,
-  sessionId: string,
-): Promise<{ completed(): Promise<void>; close(): void }> {
-  return new Promise((attached, failed) => {
-    let waiting: (() => void) | null = null;
-    const req = request(
-      {
-        host: "127.0.0.1",
-        port: app.port,
-        path: `/sessions/${sessionId}?tail=0`,
-        headers: {
-          host: `127.0.0.1:${app.port}`,
-          authorization: `Bearer ${app.token}`,
-          accept: "text/event-stream",
-        },
-      },
-      (res) => {
-        res.setEncoding("latin1");
-        res.on("data", (chunk: string) => {
-          if (chunk.includes('"type":"turn_completed"')) waiting?.();
-        });
-        attached({
-          completed: () =>
-            new Promise<void>((done) => {
-              waiting = done;
-            }),
-          close: () => req.destroy(),
-        });
-      },
-    );
-    req.on("error", failed);
-    req.end();
-  });
-}
+/** CLOCK_MONOTONIC in µs, the clock of a V8 CPU profile's timestamps. */
+const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
 
 // The harness passes SKEIN_NODE_FLAGS of this process to the daemon's node.
 if (dir !== "none") process.env.SKEIN_NODE_FLAGS = `--cpu-prof --cpu-prof-dir=${dir}`;
@@ -61,33 +26,86 @@ const app = await DaemonHarness.start({
   providers: {
     bench: { protocol: "chat_completions", baseUrl: provider.baseUrlWith("v1"), apiKey: "k", model: "m" },
   },
-  env: { SKEIN_LOG_LEVEL: "warn" },
+  env: {
+    SKEIN_LOG_LEVEL: "warn",
+    ...(process.env.SKEIN_CHECKPOINTS === undefined
+      ? {}
+      : { SKEIN_CHECKPOINTS: process.env.SKEIN_CHECKPOINTS }),
+  },
 });
 try {
-  const session = await app.createSession();
   if (mode === "stream") {
+    const session = await app.createSession();
     provider.script = () => deltas(100_000, () => "x");
     const before = cpuMs(app.pid);
     const start = performance.now();
+    const from = monotonicUs();
     await app.prompt(session, "stream");
     await app.idle(session, 120_000);
+    console.log(`window: ${from},${monotonicUs()}`);
     console.log(
       `stream: ${(performance.now() - start).toFixed(0)} ms wall, ${cpuMs(app.pid) - before} ms CPU`,
     );
+  } else if (mode === "concurrent") {
+    provider.script = () => text("ok");
+    const count = Number(process.env.SESSIONS ?? 1000);
+    const ids: string[] = [];
+    const followers: Follower[] = [];
+    for (let i = 0; i < count; i += 50) {
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(50, count - i) }, () => app.createSession()),
+      );
+      ids.push(...batch);
+      followers.push(...(await Promise.all(batch.map((id) => follow(app, id)))));
+    }
+    provider.reset();
+    const before = cpuMs(app.pid);
+    const from = monotonicUs();
+    const start = now();
+    const seen = await Promise.all(
+      ids.map(async (id, i) => {
+        const turn = followers[i]!.nextTurn();
+        const sent = now();
+        await sendInput(app, id, "hi");
+        const accepted = now() - start;
+        const { firstTextAt, completedAt } = await turn;
+        return { firstText: (firstTextAt ?? completedAt) - sent, accepted, end: completedAt - start };
+      }),
+    );
+    const cpu = cpuMs(app.pid) - before;
+    console.log(`window: ${from},${monotonicUs()}`);
+    // Where the time goes: quantiles (p50/p99/max, ms from the start) of each stage of the turns.
+    const stage = (values: number[]) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+      return `p50 ${at(0.5).toFixed(0)}, p99 ${at(0.99).toFixed(0)}, max ${sorted[sorted.length - 1]!.toFixed(0)}`;
+    };
+    console.log(
+      `concurrent: ${count} sessions; daemon CPU ${cpu} ms (${(cpu / count).toFixed(2)} ms/turn)\n` +
+        `  input accepted (PUT answered): ${stage(seen.map((s) => s.accepted))}\n` +
+        `  LLM request received: ${stage(provider.requests.map((r) => r.receivedAt - start))}\n` +
+        `  LLM answer written: ${stage(provider.requests.map((r) => (r.finishedAt ?? Number.NaN) - start))}\n` +
+        `  turn_completed seen: ${stage(seen.map((s) => s.end))}\n` +
+        `  first text (from each input sent): ${stage(seen.map((s) => s.firstText))}`,
+    );
+    for (const follower of followers) follower.close();
   } else {
+    const session = await app.createSession();
     provider.script = () => text(["hello", " world"]);
     const turns = Number(process.env.TURNS ?? 300);
     const watcher = await follow(app, session);
     const turn = async (i: number) => {
-      const completed = watcher.completed();
-      await app.prompt(session, `turn ${i}`);
+      const completed = watcher.nextTurn();
+      await sendInput(app, session, `turn ${i}`);
       await completed;
     };
     for (let i = 0; i < 20; i++) await turn(i);
     const before = cpuMs(app.pid);
     const start = performance.now();
+    const from = monotonicUs();
     for (let i = 0; i < turns; i++) await turn(i);
     const cpu = cpuMs(app.pid) - before;
+    console.log(`window: ${from},${monotonicUs()}`);
     watcher.close();
     console.log(
       `turns: ${((performance.now() - start) / turns).toFixed(2)} ms wall/turn, ${(cpu / turns).toFixed(2)} ms CPU/turn`,

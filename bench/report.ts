@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
  */
 export interface Figure {
   name: string;
+  /** NaN when the figure cannot be measured yet (written as null, printed as "n/a"). */
   value: number;
   unit: string;
   baseline: number | null;
@@ -58,7 +59,8 @@ export function writeReport(suite: string, figures: Figure[]): void {
   console.table(
     figures.map((f) => ({
       name: f.name,
-      value: f.value,
+      // A figure the daemon cannot give yet (NaN; null in the JSON) reads "n/a".
+      value: Number.isFinite(f.value) ? f.value : "n/a",
       unit: f.unit,
       baseline: f.baseline,
       ratio: f.ratio,

@@ -25,7 +25,10 @@ if (unknown.length > 0) {
   console.error(`unknown bench suite(s): ${unknown.join(", ")}; known: ${suites.join(", ")}`);
   process.exit(2);
 }
-for (const name of requested.length > 0 ? requested : suites) {
+// SKEIN_BENCH_PARTS names parts of the daemon suite (the only suite with parts): without a
+// suite named, it runs just that suite rather than every suite in full.
+const partsOnly = process.env.SKEIN_BENCH_PARTS !== undefined && process.env.SKEIN_BENCH_PARTS !== "";
+for (const name of requested.length > 0 ? requested : partsOnly ? ["daemon"] : suites) {
   const file = join(here, `${name}.ts`);
   if (!existsSync(file)) {
     console.log(`(suite ${name}: not written yet)`);

@@ -78,6 +78,19 @@ describe("fake provider recording and control", () => {
     expect(request?.body).toMatchObject({ model: "fake-test", stream: true });
   });
 
+  it("stamps when a request arrived and when the last byte of its answer was written", async () => {
+    const before = performance.timeOrigin + performance.now();
+    fake.queue(deliver(text(["a", "b", "c"]), { delayMs: 20 }));
+    await collect(clientFor("chat_completions"), ask());
+    const after = performance.timeOrigin + performance.now();
+    const { receivedAt, finishedAt } = fake.lastRequest;
+    expect(receivedAt).toBeGreaterThanOrEqual(before);
+    expect(finishedAt).toBeDefined();
+    // Paced frames: the answer took at least the delays between them.
+    expect(finishedAt! - receivedAt).toBeGreaterThanOrEqual(40);
+    expect(finishedAt!).toBeLessThanOrEqual(after);
+  });
+
   it("answers unknown paths with 404 and falls back to the script when nothing is queued", async () => {
     const missing = await fetch(`${fake.baseUrl}/v2/unknown`, { method: "POST", body: "{}" });
     expect(missing.status).toBe(404);

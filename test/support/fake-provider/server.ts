@@ -43,6 +43,13 @@ export interface RecordedRequest {
   closed: Promise<void>;
   /** True when the client closed the connection before the reply was complete. */
   clientAborted: boolean;
+  /**
+   * Wall-clock ms (`performance.timeOrigin + performance.now()`) when the request's headers
+   * arrived, before its body was read: benches subtract the provider's own time from a turn.
+   */
+  receivedAt: number;
+  /** The same clock when the last byte of the answer was handed to the socket; undefined until then. */
+  finishedAt: number | undefined;
 }
 
 /** Decides the reply to a request that found the queue empty. */
@@ -136,6 +143,7 @@ export class FakeProvider {
     `${prefix}_fake${(++this.idCounter).toString().padStart(6, "0")}`;
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const receivedAt = wallClock();
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const rawBody = Buffer.concat(chunks).toString("utf8");
@@ -164,7 +172,13 @@ export class FakeProvider {
       rawBody,
       closed,
       clientAborted: false,
+      receivedAt,
+      finishedAt: undefined,
     };
+    // 'finish': the whole answer is written out (not emitted for a destroyed or hung answer).
+    response.once("finish", () => {
+      record.finishedAt = wallClock();
+    });
     let selfDestroyed = false;
     response.on("close", () => {
       if (!response.writableFinished && !selfDestroyed) record.clientAborted = true;
@@ -266,6 +280,11 @@ export class FakeProvider {
 /** Starts a fake provider (for standalone scripts and other processes' tests). */
 export function startFakeProvider(options: FakeProviderOptions = {}): Promise<FakeProvider> {
   return FakeProvider.start(options);
+}
+
+/** Wall-clock ms with sub-millisecond precision, comparable across processes of one machine. */
+function wallClock(): number {
+  return performance.timeOrigin + performance.now();
 }
 
 function modelOf(protocol: FakeProtocol, record: RecordedRequest): string {

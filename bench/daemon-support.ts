@@ -1,0 +1,257 @@
+/**
+ * What the daemon benches share (bench/daemon.ts and its parts, bench/profile-daemon.ts): the
+ * wall clock the fake provider also stamps with, the provider profile, a process's CPU time,
+ * a light follower of a session's stream that timestamps each turn's first text and its
+ * `turn_completed`, and the group-commit counts a daemon logs when it stops.
+ */
+import { readFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { v7 as uuidv7 } from "uuid";
+import { type DaemonHarness, rawRequest } from "../test/e2e/support/daemon-harness.js";
+import type { FakeProvider } from "../test/support/fake-provider/server.js";
+
+/** Wall-clock ms with sub-ms precision; the same clock as the fake provider's `receivedAt`. */
+export const now = (): number => performance.timeOrigin + performance.now();
+
+/** A delta text carrying the moment it was written (`|<ms>`), for delivery delays. */
+export const stamp = (): string => `|${now().toFixed(3)}`;
+
+/** The daemon's provider profiles: one Chat Completions profile on the fake provider. */
+export function profiles(provider: FakeProvider) {
+  return {
+    bench: {
+      protocol: "chat_completions" as const,
+      baseUrl: provider.baseUrlWith("v1"),
+      apiKey: "bench-key",
+      model: "bench-model",
+    },
+  };
+}
+
+/**
+ * The environment of a bench daemon: `env`, plus SKEIN_CHECKPOINTS=0 when this process has
+ * SKEIN_BENCH_CHECKPOINTS=0 (every daemon of the suite then runs without workspace checkpoints,
+ * to see the daemon's own limit apart from the git processes they spawn).
+ */
+export function daemonEnv(env: Record<string, string>): Record<string, string> {
+  return process.env.SKEIN_BENCH_CHECKPOINTS === "0" ? { SKEIN_CHECKPOINTS: "0", ...env } : env;
+}
+
+/** utime + stime of a process, in ms (from /proc/<pid>/stat, in clock ticks of 10 ms). */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/**
+ * Submit a message input with a bare request (the harness's `prompt` also checks the answer
+ * against the OpenAPI document, which would delay this process reading the stream).
+ */
+export async function sendInput(app: DaemonHarness, sessionId: string, text: string): Promise<void> {
+  const answer = await rawRequest(app.port, {
+    method: "PUT",
+    path: `/sessions/${sessionId}/inputs/${uuidv7()}`,
+    headers: { authorization: `Bearer ${app.token}`, "content-type": "application/json" },
+    body: JSON.stringify({ kind: "message", text }),
+  });
+  if (answer.status !== 202) throw new Error(`input to ${sessionId}: ${answer.status} ${answer.text}`);
+}
+
+/** When a follower saw one turn's first text event and its `turn_completed` (wall-clock ms). */
+export interface TurnSeen {
+  firstTextAt: number | null;
+  completedAt: number;
+}
+
+/** A light follower of one session's stream. */
+export interface Follower {
+  /** Resolves at the next `turn_completed` (call it before the input is sent). */
+  nextTurn(): Promise<TurnSeen>;
+  close(): void;
+}
+
+const textMark = '"type":"text"';
+const completedMark = '"type":"turn_completed"';
+
+/**
+ * Follow a session's stream scanning raw bytes for the marks (no JSON parsing, so a thousand
+ * followers cost this process little). Resolves once the first frame arrived.
+ */
+export function follow(app: DaemonHarness, sessionId: string): Promise<Follower> {
+  return new Promise((attached, failed) => {
+    let waiting: ((seen: TurnSeen) => void) | null = null;
+    let firstTextAt: number | null = null;
+    // The end of the last chunk, so a mark cut in two by a chunk boundary is still found;
+    // cleared once a turn is seen so its mark never counts for the next turn.
+    let tail = "";
+    let first = true;
+    const req = httpRequest(
+      {
+        host: "127.0.0.1",
+        port: app.port,
+        path: `/sessions/${sessionId}?tail=0`,
+        headers: {
+          host: `127.0.0.1:${app.port}`,
+          authorization: `Bearer ${app.token}`,
+          accept: "text/event-stream",
+        },
+      },
+      (res) => {
+        res.setEncoding("latin1");
+        res.on("data", (chunk: string) => {
+          const at = now();
+          const text = tail + chunk;
+          if (first) {
+            // The first frame is the attach snapshot: nothing in it belongs to a turn to come.
+            first = false;
+            tail = "";
+            attached({
+              nextTurn: () =>
+                new Promise<TurnSeen>((resolve) => {
+                  firstTextAt = null;
+                  waiting = resolve;
+                }),
+              close: () => req.destroy(),
+            });
+            return;
+          }
+          if (waiting === null) {
+            // Nothing is armed: these bytes precede the next turn's input, none of them is its.
+            tail = "";
+            return;
+          }
+          if (firstTextAt === null && text.includes(textMark)) firstTextAt = at;
+          if (text.includes(completedMark)) {
+            const resolve = waiting;
+            waiting = null;
+            tail = "";
+            resolve({ firstTextAt, completedAt: at });
+            return;
+          }
+          tail = text.slice(-32);
+        });
+      },
+    );
+    req.on("error", failed);
+    req.end();
+  });
+}
+
+/** The counts a daemon logs when it stops; `fsyncs` null when the daemon does not log them. */
+export interface CommitStats {
+  transactions: number;
+  requests: number;
+  fsyncs: number | null;
+}
+
+/**
+ * The group-commit counts of the last `stopped` line of a daemon log (logged at level info).
+ * Throws when there is none: the bench needs them.
+ */
+export function commitStatsOf(log: string): CommitStats {
+  const lines = log.split("\n").filter((line) => line.includes('"groupCommit"'));
+  const line = lines[lines.length - 1];
+  const commits =
+    line === undefined ? null : /"groupCommit":\{"transactions":(\d+),"requests":(\d+)/.exec(line);
+  if (line === undefined || commits === null)
+    throw new Error(
+      `no groupCommit stats in the daemon log (is SKEIN_LOG_LEVEL above info?)\n${log.slice(-2000)}`,
+    );
+  const fsyncs = /"fsyncs":(\d+)/.exec(line);
+  return {
+    transactions: Number(commits[1]),
+    requests: Number(commits[2]),
+    fsyncs: fsyncs === null ? null : Number(fsyncs[1]),
+  };
+}
+
+export interface Watcher {
+  /** Resolves when the watcher saw `turn_completed`. */
+  done: Promise<void>;
+  /** The `id:` (generation.cursor) of the last frame received. */
+  position(): string;
+  close(): void;
+}
+
+/**
+ * Attach an SSE watcher. The measuring one (`delays` given) parses every frame and records the
+ * delay of every delta; the others only follow the `id:` lines and spot `turn_completed`, so the
+ * figure is the daemon's delivery, not this process parsing JSON for a hundred clients.
+ */
+export function watch(app: DaemonHarness, sessionId: string, delays: number[] | null): Promise<Watcher> {
+  return new Promise((attached, failed) => {
+    let cursor = "";
+    let finish: () => void = () => {};
+    const done = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const req = httpRequest(
+      {
+        host: "127.0.0.1",
+        port: app.port,
+        path: `/sessions/${sessionId}?tail=0`,
+        headers: {
+          host: `127.0.0.1:${app.port}`,
+          authorization: `Bearer ${app.token}`,
+          accept: "text/event-stream",
+        },
+      },
+      (res) => {
+        const attach = () => attached({ done, position: () => cursor, close: () => req.destroy() });
+        if (delays === null) {
+          // Light client: scan raw bytes for frame ids and the turn's end, parse nothing.
+          let tail = "";
+          let first = true;
+          res.setEncoding("latin1");
+          res.on("data", (chunk: string) => {
+            const text = tail + chunk;
+            const id = text.lastIndexOf("id: ");
+            const idEnd = id < 0 ? -1 : text.indexOf("\n", id);
+            if (idEnd > 0) cursor = text.slice(id + 4, idEnd);
+            if (first && text.includes("\n\n")) {
+              first = false;
+              attach();
+            }
+            if (text.includes('"type":"turn_completed"')) finish();
+            tail = text.slice(-64);
+          });
+          return;
+        }
+        let buffered = "";
+        let first = true;
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          buffered += chunk;
+          let end = buffered.indexOf("\n\n");
+          while (end >= 0) {
+            const frame = buffered.slice(0, end);
+            buffered = buffered.slice(end + 2);
+            end = buffered.indexOf("\n\n");
+            const data = frame.indexOf("data: ");
+            if (data < 0) continue;
+            if (frame.startsWith("id: ")) cursor = frame.slice(4, frame.indexOf("\n"));
+            if (first) {
+              first = false;
+              attach();
+            }
+            const batch = JSON.parse(frame.slice(data + 6)) as {
+              events: { type: string; data: { text?: string } }[];
+            };
+            const receivedAt = now();
+            for (const event of batch.events) {
+              if (event.type === "text" && event.data.text !== undefined) {
+                for (const part of event.data.text.split("|")) {
+                  if (part !== "") delays.push(receivedAt - Number.parseFloat(part));
+                }
+              } else if (event.type === "turn_completed") {
+                finish();
+              }
+            }
+          }
+        });
+      },
+    );
+    req.on("error", failed);
+    req.end();
+  });
+}
