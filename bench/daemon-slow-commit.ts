@@ -1,6 +1,6 @@
 /**
  * Daemon bench part `slowcommit`: does streaming to a watcher keep up while every durable
- * commit is slow? Busy sessions run short turns back to back (so the daemon commits all the
+ * commit is slow? Busy sessions run short turns, 50 ms apart (so the daemon commits all the
  * time) while one other session streams deltas paced at one per millisecond to a watcher; the
  * figure is that watcher's delivery delay (provider write → watcher parse).
  *
@@ -16,6 +16,9 @@ import { deliver, deltas, text } from "../test/support/fake-provider/reply.js";
 import type { FakeProvider } from "../test/support/fake-provider/server.js";
 import { daemonEnv, follow, now, profiles, sendInput, stamp, watch } from "./daemon-support.js";
 import { type Figure, figure, quantile } from "./report.js";
+
+/** Pause of each busy session between its turns (ms). */
+const busyPauseMs = 50;
 
 /** The word in the streaming session's prompt that makes the fake provider stream. */
 const streamMark = "stream-paced-deltas";
@@ -44,7 +47,7 @@ export async function slowCommitFigures(
   const none = await slowCommitRun(provider, busy, count, {});
   const p = (run: SlowCommitRun, q: number) => quantile(run.delays, q);
   const rates = `busy turns/s: off-thread ${offThread.busyTurnsPerSecond.toFixed(1)}, blocking ${blocking.busyTurnsPerSecond.toFixed(1)}, no delay ${none.busyTurnsPerSecond.toFixed(1)}`;
-  const setup = `${busy} sessions run short turns back to back while another streams ${count} deltas at 1/ms to a watcher, every commit delayed ${delayMs} ms (SKEIN_TEST_COMMIT_DELAY_MS), no workspace checkpoints; deltas merged per 16 ms frame`;
+  const setup = `${busy} sessions run short turns (${busyPauseMs} ms apart) while another streams ${count} deltas at 1/ms to a watcher, every commit delayed ${delayMs} ms (SKEIN_TEST_COMMIT_DELAY_MS), no workspace checkpoints; deltas merged per 16 ms frame`;
   return [
     figure(
       "slow_commit_delivery_p99_ms",
@@ -99,6 +102,9 @@ async function slowCommitRun(
         await sendInput(app, id, `busy ${n}`);
         await seen;
         turns += 1;
+        // Paced, so the busy sessions commit all the time without taking every cycle of the
+        // CPU (a saturated CPU delays delivery whatever the commits do).
+        await new Promise((resolve) => setTimeout(resolve, busyPauseMs));
       }
     });
     // Let the busy sessions reach a steady pace before the deltas start.

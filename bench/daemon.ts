@@ -99,7 +99,7 @@ export async function run(): Promise<void> {
       figures.push(
         ...(await slowCommitFigures(
           provider,
-          size("SKEIN_BENCH_BUSY", 20),
+          size("SKEIN_BENCH_BUSY", 8),
           size("SKEIN_BENCH_DELTAS", 2000),
         )),
       );
