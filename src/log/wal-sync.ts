@@ -10,8 +10,10 @@
  * commit learns of it before then. One fsync covers every commit written before it starts, so
  * commits that pile up while one fsync runs share the next one (a second level of group commit).
  *
- * Boundary rule: the file flushed is opened by path for each fsync, so a WAL that SQLite
- * recreated is still the one flushed. An fsync that fails leaves the log's durability unknown:
+ * Boundary rule: the log file is opened once and kept open. That is safe because SQLite
+ * deletes (and later recreates) the log only when the last connection to the database closes,
+ * and the connection whose commits this flushes stays open while it is used (`close()` first).
+ * Until the log exists the database file itself is flushed. An fsync that fails leaves the log's durability unknown:
  * this sync refuses every later commit too (a later fsync could report success for pages the
  * kernel already dropped), until the database is reopened.
  */
@@ -47,9 +49,12 @@ export class WalSync {
   readonly #slowDisk: SlowDisk | null;
   /** Waiters for the next flush (they committed after the running one began). */
   #waiting: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
-  #running = false;
+  /** The flush loop while it runs. */
+  #loop: Promise<void> | null = null;
   #failure: WalSyncFailedError | null = null;
   #flushes = 0;
+  /** The open log file (null until it exists). */
+  #fd: number | null = null;
 
   /** Flushes `<databasePath>-wal` (or the database file itself while no log exists). */
   constructor(databasePath: string, options: { slowDisk?: SlowDisk | null } = {}) {
@@ -63,7 +68,7 @@ export class WalSync {
     if (this.#failure !== null) return Promise.reject(this.#failure);
     return new Promise((resolve, reject) => {
       this.#waiting.push({ resolve, reject });
-      if (!this.#running) void this.#flushLoop();
+      this.#startLoop();
     });
   }
 
@@ -72,8 +77,16 @@ export class WalSync {
     return this.#flushes;
   }
 
+  #startLoop(): void {
+    if (this.#loop !== null) return;
+    this.#loop = this.#flushLoop().finally(() => {
+      this.#loop = null;
+      // Waiters that came after the loop's last check but before this ran.
+      if (this.#waiting.length > 0) this.#startLoop();
+    });
+  }
+
   async #flushLoop(): Promise<void> {
-    this.#running = true;
     while (this.#waiting.length > 0) {
       const batch = this.#waiting;
       this.#waiting = [];
@@ -85,26 +98,40 @@ export class WalSync {
         for (const waiter of [...batch, ...this.#waiting.splice(0)]) waiter.reject(this.#failure);
       }
     }
-    this.#running = false;
+  }
+
+  /** Close the log file (after the last flush; the sync takes no more work). */
+  async close(): Promise<void> {
+    await this.#loop;
+    const fd = this.#fd;
+    this.#fd = null;
+    if (fd !== null) await closeAsync(fd);
   }
 
   async #flush(): Promise<void> {
-    let fd: number;
-    try {
-      fd = await openAsync(this.#path, "r");
-    } catch (error) {
-      // No log file: SQLite has not written one yet (or checkpointed and removed it), so what
-      // was committed lies in the database file.
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-      fd = await openAsync(this.#databasePath, "r");
-    }
-    try {
-      await fsyncAsync(fd);
-    } finally {
-      await closeAsync(fd);
+    this.#fd ??= await this.#openLog();
+    if (this.#fd !== null) {
+      await fsyncAsync(this.#fd);
+    } else {
+      // No log file yet: what was committed lies in the database file.
+      const fd = await openAsync(this.#databasePath, "r");
+      try {
+        await fsyncAsync(fd);
+      } finally {
+        await closeAsync(fd);
+      }
     }
     this.#flushes++;
     await this.#slowDown();
+  }
+
+  async #openLog(): Promise<number | null> {
+    try {
+      return await openAsync(this.#path, "r");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw error;
+    }
   }
 
   async #slowDown(): Promise<void> {

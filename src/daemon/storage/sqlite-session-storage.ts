@@ -235,6 +235,7 @@ export class SqliteSessionStorage implements SessionStorage {
     this.#queue.close();
     // What the queue committed last is flushed before the connection goes.
     await this.#sync?.durable().catch(() => undefined);
+    await this.#sync?.close();
     await this.#checkpointer?.close();
     await this.log.close();
     if (this.#ownsDb && this.db.open) this.db.close();
