@@ -79,6 +79,16 @@ describe("WalSync", () => {
     expect(db.prepare("SELECT count(*) AS c FROM t").get()).toEqual({ c: 21 });
   });
 
+  it("flushes for a commit that asks the moment the previous flush is acknowledged", async () => {
+    const sync = new WalSync(path);
+    // Each call comes from the acknowledgement of the one before, as the flush loop winds down.
+    let chained: Promise<void> = sync.durable();
+    for (let n = 0; n < 20; n++) chained = chained.then(() => sync.durable());
+    await chained;
+    expect(sync.flushes).toBe(21);
+    await sync.close();
+  });
+
   it("refuses the commit and every later one once a flush fails", async () => {
     // A log path that cannot be opened (a symbolic link to itself): the flush fails.
     const sync = new WalSync(join(dir, "loop"));
