@@ -11,7 +11,7 @@
 import path from "node:path";
 import type { ToolDefinition } from "../model/tools.js";
 import { editFileTool } from "./edit-file.js";
-import { hiddenPathCovering, realPathOf, resolveHiddenPaths } from "./hidden-paths.js";
+import { type HiddenPaths, hiddenPathCovering, realPathOf, resolveHiddenPaths } from "./hidden-paths.js";
 import { listFilesTool } from "./list-files.js";
 import { readFileTool } from "./read-file.js";
 import { runCommandTool } from "./run-command.js";
@@ -44,9 +44,14 @@ export class WorkspaceConfigurationError extends Error {
  */
 export function workspaceProblem(workspace: string, hiddenPaths: readonly string[]): string | null {
   if (!path.isAbsolute(workspace)) return `workspace "${workspace}" must be an absolute path`;
+  return resolvedWorkspaceProblem(workspace, resolveHiddenPaths(hiddenPaths));
+}
+
+/** `workspaceProblem` for an absolute `workspace` and hidden paths already resolved. */
+function resolvedWorkspaceProblem(workspace: string, hidden: HiddenPaths): string | null {
   if (path.resolve(workspace) === path.parse(workspace).root)
     return "the filesystem root cannot be a workspace";
-  const covering = hiddenPathCovering(resolveHiddenPaths(hiddenPaths), realPathOf(workspace));
+  const covering = hiddenPathCovering(hidden, realPathOf(workspace));
   if (covering === undefined) return null;
   return (
     `workspace "${workspace}" lies inside ${covering}, which holds the daemon's private data and is ` +
@@ -60,10 +65,13 @@ export function workspaceProblem(workspace: string, hiddenPaths: readonly string
  * `workspaceProblem` refuses.
  */
 export function builtinTools(workspace: string, options: BuiltinToolsOptions = {}): ToolDefinition[] {
-  const hiddenPaths = options.hiddenPaths ?? [];
-  const problem = workspaceProblem(workspace, hiddenPaths);
+  if (!path.isAbsolute(workspace)) {
+    throw new WorkspaceConfigurationError(workspace, `workspace "${workspace}" must be an absolute path`);
+  }
+  // Resolved once per call: each hidden path is a realpath() of the file system.
+  const hidden = resolveHiddenPaths(options.hiddenPaths ?? []);
+  const problem = resolvedWorkspaceProblem(workspace, hidden);
   if (problem !== null) throw new WorkspaceConfigurationError(workspace, problem);
-  const hidden = resolveHiddenPaths(hiddenPaths);
   const tools = [
     readFileTool(workspace, hidden),
     writeFileTool(workspace, hidden),
