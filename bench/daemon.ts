@@ -97,11 +97,7 @@ export async function run(): Promise<void> {
       figures.push(...(await concurrentTurns(provider, size("SKEIN_BENCH_SESSIONS", 1000))));
     if (selected.has("slowcommit"))
       figures.push(
-        ...(await slowCommitFigures(
-          provider,
-          size("SKEIN_BENCH_BUSY", 8),
-          size("SKEIN_BENCH_DELTAS", 2000),
-        )),
+        ...(await slowCommitFigures(provider, size("SKEIN_BENCH_BUSY", 8), size("SKEIN_BENCH_DELTAS", 2000))),
       );
     if (selected.has("snapshot")) figures.push(...(await snapshotCost(provider)));
   } finally {
