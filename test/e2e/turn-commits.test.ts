@@ -148,7 +148,9 @@ describe.each(databaseKinds)("commits per turn ($name)", ({ database }) => {
       const frames = await stream.readUntil((event) => event.type === "turn_completed");
       const words = eventsOf(frames)
         .map(eventWord)
-        .filter((word) => word.startsWith("input:") || word.startsWith("message:") || word === "turn_completed");
+        .filter(
+          (word) => word.startsWith("input:") || word.startsWith("message:") || word === "turn_completed",
+        );
       expect(words).toEqual([
         "input:pending:none",
         "message:user",

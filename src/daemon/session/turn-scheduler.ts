@@ -167,7 +167,11 @@ export class TurnScheduler {
    * answers retries, conflicts and failures as always). Clients see what the two commits showed:
    * the pending receipt first, then the turn's start.
    */
-  async admitAndStart(inputId: string, intent: InputIntent, clientId: string | null): Promise<InputReceipt | null> {
+  async admitAndStart(
+    inputId: string,
+    intent: InputIntent,
+    clientId: string | null,
+  ): Promise<InputReceipt | null> {
     if (!this.#idleForAdmission()) return null;
     const { services, sessionId, inputs } = this.#ctx;
     let admission: FreshAdmission;
