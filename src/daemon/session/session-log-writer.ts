@@ -111,6 +111,13 @@ export class SessionLogWriter {
     return this.#corrupt;
   }
 
+  /** Forget the held entries (they will never be written); whether there were any. */
+  dropHeld(): boolean {
+    const dropped = this.#held.length > 0;
+    this.#held = [];
+    return dropped;
+  }
+
   /** Stop writing for good: the stored log fails verification. */
   markCorrupt(error: LogCorruptError): void {
     if (this.#corrupt !== null) return;

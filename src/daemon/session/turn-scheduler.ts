@@ -35,7 +35,7 @@ import { publishEvent } from "./publish-event.js";
 import type { SessionLogWriter } from "./session-log-writer.js";
 import type { SessionServices } from "./session-services.js";
 import { idleStatus } from "./session-snapshot.js";
-import { storageUnavailableMessage, type TurnEnding, TurnRun } from "./turn-run.js";
+import { storageFailedEnding, storageUnavailableMessage, type TurnEnding, TurnRun } from "./turn-run.js";
 
 /** The note the model reads after a daemon restart cut a turn short. */
 export const restartNoteText =
@@ -484,7 +484,13 @@ export class TurnScheduler {
         return;
       }
       if (!isStorageUnavailable(error)) throw error;
-      this.#holdTurnEnd(turn, ending, error);
+      // The turn's last answer could not be written: as for any step, the turn failed and the
+      // answer is not logged (its request is not counted); what is retried is a failed end.
+      const failed =
+        log.dropHeld() && ending.state === "completed"
+          ? storageFailedEnding(ending.requestCount - 1, ending.usage, storageFailureText(error))
+          : ending;
+      this.#holdTurnEnd(turn, failed, error);
       return;
     }
     this.#storageFailures = 0;
