@@ -65,17 +65,6 @@ export class InputQueue {
     return this.storage.pendingInputs(this.sessionId);
   }
 
-  #newInput(inputId: string, intent: InputIntent, clientId: string | null): NewInput {
-    return {
-      session: this.sessionId,
-      id: inputId,
-      kind: intent.kind,
-      intent: intentJson(intent),
-      clientId,
-      acceptedAt: this.now(),
-    };
-  }
-
   /** Cancel one waiting input ("not_pending" when it was delivered or cancelled before). */
   async cancel(inputId: string): Promise<InputCancellation> {
     const result = await this.storage.cancelInput(this.sessionId, inputId);
@@ -103,6 +92,18 @@ export class InputQueue {
       const receipt = await this.storage.getReceipt(this.sessionId, id);
       if (receipt !== null) publishEvent(this.feed, "input", { input: receipt });
     }
+  }
+
+  /** The input as the inputs table admits it, accepted now. */
+  #newInput(inputId: string, intent: InputIntent, clientId: string | null): NewInput {
+    return {
+      session: this.sessionId,
+      id: inputId,
+      kind: intent.kind,
+      intent: intentJson(intent),
+      clientId,
+      acceptedAt: this.now(),
+    };
   }
 }
 
