@@ -7,8 +7,7 @@ import { v7 as uuidv7 } from "uuid";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SessionActor } from "../../../src/daemon/session/session-actor.js";
 import { SessionRegistry } from "../../../src/daemon/session/session-registry.js";
-import type { CheckpointPhase } from "../../../src/daemon/session/session-services.js";
-import { textBlockStart, textBlockStop, textDelta } from "../../../src/model/events.js";
+import { textBlockStart, textBlockStop, textDelta, usageEvent } from "../../../src/model/events.js";
 import { MockLlmClient } from "../../support/mock-llm-client.js";
 import { createTestSession, type TestServices, testServices } from "./session-services.js";
 
@@ -21,15 +20,6 @@ function eventsSince(actor: SessionActor, after: number): string[] {
     if (event.type === "message") return [`message:${event.data.entry?.kind}`];
     return event.type === "turn_completed" ? ["turn_completed"] : [];
   });
-}
-
-/** Wait until `check` holds (polling). */
-async function until(check: () => boolean | Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  throw new Error("timed out");
 }
 
 /** Wait until the actor has no turn and no input waiting. */
@@ -75,37 +65,42 @@ describe("a plain turn's commits", () => {
   });
 
   it("keeps the held answer out of the log until the turn ends, and commits it first when something else appends", async () => {
-    let open: () => void = () => {};
-    const opened = new Promise<void>((resolve) => {
-      open = resolve;
-    });
-    let answered = false;
-    const { services, storage, workspace } = answering("Hello");
-    services.checkpoint = async (_session, _runId, phase: CheckpointPhase) => {
-      // The turn's end waits for its last checkpoint, which comes after the answer: hold it.
-      if (phase !== "after-unchanged") return;
-      answered = true;
-      await opened;
-    };
+    env = testServices(
+      () =>
+        new MockLlmClient([textBlockStart(0), textDelta(0, "Hello"), textBlockStop(0), usageEvent(10, 5)]),
+    );
+    const { services, storage, workspace } = env;
     const registry = new SessionRegistry(services);
     const id = await createTestSession(registry, workspace);
     const actor = await registry.get(id);
     const from = actor.cursor.sequence;
-    await actor.submit(uuidv7(), { kind: "message", text: "Hi" }, null);
-    await until(() => answered);
-    const kinds = async () => (await storage.readLog(id)).map(({ entry }) => entry.kind);
-    expect(await kinds()).toEqual(["session_start", "user_input"]);
-    expect(eventsSince(actor, from)).toEqual(["message:user"]);
-
+    const kinds = async (log: Promise<Array<{ entry: { kind: string } }>>) =>
+      (await log).map(({ entry }) => entry.kind);
+    // The request's usage event goes out after its answer was taken and before the turn's end
+    // is queued: a settings change asked for then lands between the two.
+    let logThen: Promise<Array<{ entry: { kind: string } }>> | null = null;
+    let changed: Promise<unknown> | null = null;
+    let seen = from;
+    const watcher = actor.feed.watch(() => {
+      const read = actor.feed.read({ generation: actor.feed.generation, sequence: seen });
+      if (read.kind !== "events") return;
+      seen = read.cursor;
+      if (changed === null && read.events.some((event) => event.json.startsWith('{"type":"usage"'))) {
+        logThen = storage.readLog(id);
+        changed = actor.changeSettings({ model: "other-model" });
+      }
+      watcher.consumed(seen);
+    });
     const before = storage.commitStats().transactions;
-    await actor.changeSettings({ model: "other-model" });
-    expect(storage.commitStats().transactions - before).toBe(1);
-    expect(await kinds()).toEqual(["session_start", "user_input", "assistant_items", "config_changed"]);
-    expect(eventsSince(actor, from)).toEqual(["message:user", "message:assistant"]);
-
-    open();
+    await actor.submit(uuidv7(), { kind: "message", text: "Hi" }, null);
     await settled(actor);
-    expect(await kinds()).toEqual([
+    watcher.close();
+    expect(changed).not.toBeNull();
+    await changed;
+    expect(await kinds(logThen!)).toEqual(["session_start", "user_input"]);
+    // The start, the answer with the settings change, the end.
+    expect(storage.commitStats().transactions - before).toBe(3);
+    expect(await kinds(storage.readLog(id))).toEqual([
       "session_start",
       "user_input",
       "assistant_items",
