@@ -25,6 +25,7 @@ export const daemonErrorProblems = {
   input_conflict: "input_conflict",
   queue_full: "queue_full",
   input_not_pending: null,
+  input_not_fresh: null,
   approval_unknown: "approval_unknown",
   approval_conflict: "approval_conflict",
   approval_answer_invalid: "invalid_request",
@@ -177,6 +178,23 @@ export class InputNotPendingError extends DaemonError {
   ) {
     super(`input ${inputId} is not pending (delivery: ${delivery ?? "unknown input"})`);
     this.name = "InputNotPendingError";
+  }
+}
+
+/**
+ * An input to be admitted together with its turn's start was not new (a retry, or an id of
+ * another session) or would not get the order expected: the write rolls back and the caller
+ * admits the input the usual way, which answers whatever applies.
+ */
+export class InputNotFreshError extends DaemonError {
+  readonly code = "input_not_fresh";
+  constructor(
+    readonly sessionId: string,
+    readonly inputId: string,
+    readonly reason: string,
+  ) {
+    super(`session ${sessionId}: input ${inputId} cannot start a turn with its admission (${reason})`);
+    this.name = "InputNotFreshError";
   }
 }
 

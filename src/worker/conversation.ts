@@ -13,11 +13,22 @@ import type { Item } from "../model/items.js";
 import { errorMessage, WorkerError } from "./errors.js";
 import type { CommitKind, WorkerObserver } from "./observer.js";
 
+/** What the loop knows about a step besides its items. */
+export interface AppendHint {
+  /**
+   * The run ends right after this step: a model answer without tool calls and no `onRunEnd`
+   * hook that could continue the run. Nothing else is appended by this run, and `items` is not
+   * read again by it, so an owner that persists may make the step durable together with what
+   * it writes when the run has ended (one commit instead of two).
+   */
+  final?: boolean;
+}
+
 export interface Conversation {
   /** The history as it stands (read-only: only `append` changes it). */
   readonly items: readonly Item[];
   /** Make `items` part of the conversation; the run goes on only once this resolves. */
-  append(items: readonly Item[], kind: CommitKind): Promise<void>;
+  append(items: readonly Item[], kind: CommitKind, hint?: AppendHint): Promise<void>;
 }
 
 /** A conversation held in memory, reporting each step to an observer (the library's Worker). */
@@ -42,7 +53,8 @@ export class MemoryConversation implements Conversation {
 
   /**
    * Appends items and awaits the observer. If the observer fails, the items are taken back out,
-   * so history holds only steps its owner accepted.
+   * so history holds only steps its owner accepted. The hint changes nothing here: the observer
+   * hears of every step as it is appended.
    */
   async append(items: readonly Item[], kind: CommitKind): Promise<void> {
     if (items.length === 0) return;

@@ -1,5 +1,5 @@
 /** The agent Worker: the LLM + tools loop with interceptor hooks, a prompt-cache lock and cancellation. */
-export { type Conversation, MemoryConversation } from "./conversation.js";
+export { type AppendHint, type Conversation, MemoryConversation } from "./conversation.js";
 export {
   type ConversationRunEnd,
   type ConversationRunOptions,

@@ -25,6 +25,7 @@ import { LlmClientError, type LlmRequest } from "../model/llm-client.js";
 import { mergeUsage, type Usage } from "../model/usage.js";
 import { assistantItems } from "./assistant-items.js";
 import { abortReasonText } from "./cancellation.js";
+import type { AppendHint } from "./conversation.js";
 import { errorMessage, WorkerError } from "./errors.js";
 import { type Awaitable, type BeforeRequestAction, type Interceptor, unknownAction } from "./interceptor.js";
 import type { CommitKind, WorkerObserver } from "./observer.js";
@@ -234,12 +235,14 @@ export class WorkerRun implements ToolBatchRun {
         wait: (ms) => this.untilCancelled(sleep(ms)),
       });
 
-      await this.commit(assistantItems(response), "assistant");
+      // Without tool calls and without an onRunEnd hook, this answer is the run's last step.
+      const onRunEnd = this.interceptor.onRunEnd;
+      const final = response.toolCalls.length === 0 && onRunEnd === undefined;
+      await this.commit(assistantItems(response), "assistant", { final });
       this.core.requestCount += 1;
       this.notify("onRequestEnd", () => this.observer.onRequestEnd?.(index, usage));
 
       if (response.toolCalls.length === 0) {
-        const onRunEnd = this.interceptor.onRunEnd;
         if (onRunEnd === undefined) return "finished";
         const history: readonly Item[] = this.core.conversation.items;
         const action = await this.callHook("onRunEnd", () => onRunEnd.call(this.interceptor, history));
@@ -342,10 +345,10 @@ export class WorkerRun implements ToolBatchRun {
   }
 
   /** Appends items to the conversation (which persists them first, when its owner does). */
-  private async commit(items: readonly Item[], kind: CommitKind): Promise<void> {
+  private async commit(items: readonly Item[], kind: CommitKind, hint?: AppendHint): Promise<void> {
     if (items.length === 0) return;
     try {
-      await this.core.conversation.append(items, kind);
+      await this.core.conversation.append(items, kind, hint);
     } catch (error) {
       if (error instanceof WorkerError) throw error;
       throw WorkerError.aborted(`the conversation refused a step: ${errorMessage(error)}`, error);

@@ -9,7 +9,7 @@
 import type { InputIntent, InputReceipt } from "../../api/inputs.js";
 import type { JsonObject } from "../../model/json.js";
 import { InputUnknownError } from "../errors.js";
-import type { Admission, InputRow } from "../storage/inputs-table.js";
+import { type Admission, type InputRow, type NewInput, pendingReceipt } from "../storage/inputs-table.js";
 import type { InputCancellation, SessionStorage } from "../storage/session-storage.js";
 import type { SessionFeed } from "../stream/session-feed.js";
 import { publishEvent } from "./publish-event.js";
@@ -24,16 +24,40 @@ export class InputQueue {
 
   /** Admit an input (or recognise a retry of one); a new one is announced on the stream. */
   async admit(inputId: string, intent: InputIntent, clientId: string | null): Promise<Admission> {
-    const admission = await this.storage.admitInput({
-      session: this.sessionId,
-      id: inputId,
-      kind: intent.kind,
-      intent: intentJson(intent),
-      clientId,
-      acceptedAt: this.now(),
-    });
-    if (admission.created) publishEvent(this.feed, "input", { input: admission.receipt });
+    const admission = await this.storage.admitInput(this.#newInput(inputId, intent, clientId));
+    if (admission.created) this.announce(admission.receipt);
     return admission;
+  }
+
+  /**
+   * A new input to be admitted in the same commit as the turn that delivers it (see
+   * `TurnScheduler.admitAndStart`), as acceptance number `order`: its row writes, its queue row
+   * and its receipt once admitted. Nothing is written or announced here.
+   */
+  prepare(inputId: string, intent: InputIntent, clientId: string | null, order: number): FreshAdmission {
+    const input = this.#newInput(inputId, intent, clientId);
+    const receipt = pendingReceipt(input, order);
+    return {
+      writes: { input, order },
+      receipt,
+      row: {
+        id: input.id,
+        session: input.session,
+        kind: input.kind,
+        intent: input.intent,
+        clientId,
+        acceptedAt: input.acceptedAt,
+        acceptanceOrder: order,
+        delivery: "pending",
+        transcriptPosition: null,
+        turnId: null,
+      },
+    };
+  }
+
+  /** Tell the stream an input was admitted (its receipt, pending). */
+  announce(receipt: InputReceipt): void {
+    publishEvent(this.feed, "input", { input: receipt });
   }
 
   /** The inputs waiting, in acceptance order. */
@@ -69,6 +93,28 @@ export class InputQueue {
       if (receipt !== null) publishEvent(this.feed, "input", { input: receipt });
     }
   }
+
+  /** The input as the inputs table admits it, accepted now. */
+  #newInput(inputId: string, intent: InputIntent, clientId: string | null): NewInput {
+    return {
+      session: this.sessionId,
+      id: inputId,
+      kind: intent.kind,
+      intent: intentJson(intent),
+      clientId,
+      acceptedAt: this.now(),
+    };
+  }
+}
+
+/** An input about to be admitted with its turn's start (see `InputQueue.prepare`). */
+export interface FreshAdmission {
+  /** The admission as the turn start's row writes carry it. */
+  writes: { input: NewInput; order: number };
+  /** Its receipt once admitted: pending, no turn yet. */
+  receipt: InputReceipt;
+  /** Its row in the queue, as the turn delivers it. */
+  row: InputRow;
 }
 
 /** The intent as the JSON the inputs table fingerprints (kind and text; never client_id). */

@@ -240,10 +240,16 @@ export class SessionActor {
     return wholeLog(await this.#readWholeLog());
   }
 
-  /** Admit an input (idempotently) and start a turn for it when the session is idle. */
+  /**
+   * Admit an input (idempotently) and start a turn for it when the session is idle: a new input
+   * of an idle session is admitted in the same commit as its turn's start.
+   */
   submit(inputId: string, intent: InputIntent, clientId: string | null): Promise<InputReceipt> {
     return this.#task(async () => {
       await this.#log.checkIntact();
+      const started = await this.#turns.admitAndStart(inputId, intent, clientId);
+      // Its commit told the supervisor the summary changed.
+      if (started !== null) return started;
       const admission = await this.#inputs.admit(inputId, intent, clientId);
       if (admission.created) {
         this.#supervisor.summaryChanged(this);

@@ -2,7 +2,9 @@
  * A loaded session's log, as its actor writes it: the log's `SessionWriter` (head, position,
  * replayed state) plus what the daemon keeps beside each append in the same transaction (turn
  * and input rows, the preview, the activity time), and what it tells clients once an append
- * has committed (one `message` event per history entry, then `committed`).
+ * has committed (one `message` event per history entry, then `committed`). A turn's last step
+ * may be held (`hold`): it is committed with the next append, which is the turn's end, so a
+ * plain turn's answer and its end share one transaction.
  *
  * Boundary rule: the session's only way to write its log. Once the stored log is found changed
  * behind the daemon (a read that fails verification, a head that is not where this writer left
@@ -47,6 +49,8 @@ export class SessionLogWriter {
   readonly #checkpoints: ChainCheckpoints;
   #preview: SessionPreview;
   #corrupt: LogCorruptError | null = null;
+  /** Entries accepted but not yet written: they go first in the next commit, whatever it is. */
+  #held: LogEntry[] = [];
 
   /** A writer over the session's whole log, just read and verified as `entries`. */
   constructor(options: SessionLogWriterOptions, entries: readonly PositionedEntry[]) {
@@ -81,9 +85,25 @@ export class SessionLogWriter {
     return this.#preview;
   }
 
-  /** Where `entries` would be stored if committed now. */
+  /** Where `entries` would be stored if committed now (after the held entries, if any). */
   placed(entries: readonly LogEntry[]): PlacedEntry[] {
-    return this.#options.writer.placed(entries);
+    if (this.#held.length === 0) return this.#options.writer.placed(entries);
+    return this.#options.writer.placed([...this.#held, ...entries]).slice(this.#held.length);
+  }
+
+  /** Whether entries wait to be committed with the next append. */
+  get holding(): boolean {
+    return this.#held.length > 0;
+  }
+
+  /**
+   * Accept `entries` without writing them yet: the next `commit` (of anything) writes them
+   * first, in its own transaction, and publishes them then. Nothing of theirs is durable or
+   * visible until then; the replayed state does not hold them either.
+   */
+  hold(entries: readonly LogEntry[]): void {
+    if (this.#corrupt !== null) throw this.#corrupt;
+    this.#held.push(...entries);
   }
 
   /** The corruption found, or null while the log is intact as far as this writer knows. */
@@ -91,10 +111,19 @@ export class SessionLogWriter {
     return this.#corrupt;
   }
 
+  /** Forget the held entries (they will never be written); whether there were any. */
+  dropHeld(): boolean {
+    const dropped = this.#held.length > 0;
+    this.#held = [];
+    return dropped;
+  }
+
   /** Stop writing for good: the stored log fails verification. */
   markCorrupt(error: LogCorruptError): void {
     if (this.#corrupt !== null) return;
     this.#corrupt = error;
+    // Nothing more is written: what was held can never be.
+    this.#held = [];
     this.#options.logger.error({ session: this.sessionId, err: error }, "session log failed verification");
     this.#options.corrupted(error);
   }
@@ -122,24 +151,36 @@ export class SessionLogWriter {
   }
 
   /**
-   * Append `entries` with `writes` (plus the preview and the activity time) in one transaction,
-   * then publish them. With no entries, `writes` are committed alone.
+   * Append the held entries and `entries` with `writes` (plus the preview and the activity
+   * time) in one transaction, then publish them; `durable` runs once it is durable, before
+   * any event of the append goes out. With no entries at all, `writes` are committed alone.
+   * Returns where `entries` (not the held ones) were stored.
    */
-  async commit(entries: readonly LogEntry[], writes: RowWrites = {}): Promise<PlacedEntry[]> {
+  async commit(
+    entries: readonly LogEntry[],
+    writes: RowWrites = {},
+    durable?: () => void,
+  ): Promise<PlacedEntry[]> {
     if (this.#corrupt !== null) throw this.#corrupt;
     const { storage, writer, feed, now } = this.#options;
-    if (entries.length === 0) {
+    const held = this.#held.length;
+    const all = held === 0 ? entries : [...this.#held, ...entries];
+    if (all.length === 0) {
       await storage.writeRows(this.sessionId, { ...writes, activityAt: now() });
+      durable?.();
       return [];
     }
-    const preview = extendPreview(this.#preview, writer.placed(entries));
+    const preview = extendPreview(this.#preview, writer.placed(all));
     let placed: PlacedEntry[];
     try {
-      placed = await writer.append(entries, { ...writes, preview, activityAt: now() });
+      placed = await writer.append(all, { ...writes, preview, activityAt: now() });
     } catch (error) {
       this.#noticeCorruption(error);
       throw error;
     }
+    // Only what was held when the append began: nothing else may hold while it is in flight.
+    this.#held.splice(0, held);
+    durable?.();
     this.#preview = preview;
     if (writer.headHash !== null)
       this.#checkpoints.advance({ position: writer.position, hash: writer.headHash });
@@ -150,7 +191,7 @@ export class SessionLogWriter {
     }
     publishEvent(feed, "committed", { high_water: writer.position });
     this.#options.committed();
-    return placed;
+    return placed.slice(held);
   }
 
   /** A corrupt read or another writer's append seen while committing makes the session corrupt. */

@@ -251,7 +251,7 @@ export class TurnRun {
 
   #fromWorkerError(error: WorkerError, requestCount: number): TurnEnding {
     if (this.#abortCause === "storage") {
-      return this.#failed(requestCount, "storage_unavailable", storageUnavailableMessage(this.#abortDetail));
+      return storageFailedEnding(requestCount, this.#usage, this.#abortDetail);
     }
     if (this.#abortCause === "corrupt") {
       return this.#failed(
@@ -293,6 +293,19 @@ export class TurnRun {
       error: { code, message },
     };
   }
+}
+
+/** How a turn ends when a step of it could not be written (`detail`: the storage's reason). */
+export function storageFailedEnding(requestCount: number, usage: Usage, detail: string): TurnEnding {
+  const message = storageUnavailableMessage(detail);
+  return {
+    state: "failed",
+    outcome: { type: "error", message },
+    interrupted: true,
+    requestCount,
+    usage,
+    error: { code: "storage_unavailable", message },
+  };
 }
 
 /** The error event's text when a turn's log entries could not be written. */

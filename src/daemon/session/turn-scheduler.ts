@@ -2,7 +2,9 @@
  * A session's turns: when one starts (the session is idle and inputs wait), what it commits at
  * its start (its inputs, with their receipts and the turn row) and at its end (open calls
  * closed, turn_end, run_outcome, the turn row ended, usage), and recovery of a turn a crash or a
- * shutdown cut short. A storage failure at either end is held and retried, never a crash. It
+ * shutdown cut short. A storage failure at either end is held and retried, never a crash. A
+ * new input of an idle session is admitted in its turn's start commit, and a turn's last model
+ * answer (no tool calls) is held and committed with its end: a plain turn costs two commits. It
  * owns the session's approvals (approval-gate.ts): a turn whose calls wait for an answer keeps
  * running (phase "waiting"); ending it denies what waits; a turn cut short while calls waited is
  * followed by a turn that waits for the same calls again (nothing of their batch had started).
@@ -11,7 +13,7 @@
  * (`TurnRun`) runs outside it and comes back through the mailbox for each step and for its end.
  */
 import { v7 as uuidv7 } from "uuid";
-import type { InputIntent } from "../../api/inputs.js";
+import type { InputIntent, InputReceipt } from "../../api/inputs.js";
 import type { SessionStatus } from "../../api/session-snapshot.js";
 import type { LogEntry } from "../../log/entries.js";
 import { LogCorruptError } from "../../log/errors.js";
@@ -20,19 +22,20 @@ import { type Item, userMessage } from "../../model/items.js";
 import type { Conversation } from "../../worker/index.js";
 import { boundText } from "../history/bounded-entry.js";
 import type { InputRow } from "../storage/inputs-table.js";
+import type { RowWrites } from "../storage/session-storage.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import { isStorageUnavailable, storageFailureText } from "../storage/storage-unavailable.js";
 import type { TurnRow } from "../storage/turns-table.js";
 import type { SessionFeed } from "../stream/session-feed.js";
 import { ApprovalGate } from "./approval-gate.js";
 import type { SessionCompactor } from "./compaction.js";
-import type { InputQueue } from "./input-queue.js";
+import type { FreshAdmission, InputQueue } from "./input-queue.js";
 import { closeOpenCalls, type OpenCallReason } from "./open-tool-calls.js";
 import { publishEvent } from "./publish-event.js";
 import type { SessionLogWriter } from "./session-log-writer.js";
 import type { SessionServices } from "./session-services.js";
 import { idleStatus } from "./session-snapshot.js";
-import { storageUnavailableMessage, type TurnEnding, TurnRun } from "./turn-run.js";
+import { storageFailedEnding, storageUnavailableMessage, type TurnEnding, TurnRun } from "./turn-run.js";
 
 /** The note the model reads after a daemon restart cut a turn short. */
 export const restartNoteText =
@@ -156,6 +159,51 @@ export class TurnScheduler {
       );
   }
 
+  /**
+   * Inside the mailbox: admit a new input and start its turn in one commit, when the session is
+   * idle and nothing else waits (no turn, no inputs, no answers, nothing to recover); the
+   * input's pending receipt, or null when this shortcut does not apply (or its write was
+   * refused: the input is then not admitted, and the caller admits it the usual way, which
+   * answers retries, conflicts and failures as always). Clients see what the two commits showed:
+   * the pending receipt first, then the turn's start.
+   */
+  async admitAndStart(
+    inputId: string,
+    intent: InputIntent,
+    clientId: string | null,
+  ): Promise<InputReceipt | null> {
+    if (!this.#idleForAdmission()) return null;
+    const { services, sessionId, inputs } = this.#ctx;
+    let admission: FreshAdmission;
+    try {
+      if ((await inputs.pending()).length > 0) return null;
+      if ((await services.storage.getReceipt(sessionId, inputId)) !== null) return null;
+      if ((await services.storage.runningTurnOf(sessionId)) !== null) return null;
+      const row = await this.#ctx.row();
+      // Reads may have yielded: the session must still be idle.
+      if (!this.#idleForAdmission()) return null;
+      admission = inputs.prepare(inputId, intent, clientId, row.inputOrder + 1);
+    } catch {
+      return null;
+    }
+    this.#starting = true;
+    try {
+      const started = await this.#commitTurnStart([admission.row], admission);
+      if (started === null) return null;
+      try {
+        await this.#runTurn(started);
+        this.#storageFailures = 0;
+      } catch (error) {
+        // The input is admitted and its turn's start is durable: what failed after is a start
+        // failure, as for a turn started from the queue.
+        this.#onStartFailure(error);
+      }
+      return admission.receipt;
+    } finally {
+      this.#starting = false;
+    }
+  }
+
   /** Start a turn if the session is idle and inputs wait (after admissions, turn ends and loads). */
   kick(): void {
     void this.recoverOrKick();
@@ -257,9 +305,27 @@ export class TurnScheduler {
     await this.#startTurn([]);
   }
 
+  /** No turn runs, starts or may be owed (answers waiting, a storage retry, a drain): a new input may start one. */
+  #idleForAdmission(): boolean {
+    return !this.busy && !this.#gate.waiting && !this.#ctx.log.holding && this.#mayRunTurns();
+  }
+
   /** Inside the mailbox: commit the turn's inputs with the turn row, then run the model. */
   async #startTurn(pending: readonly InputRow[]): Promise<void> {
-    const { log, services, inputs, feed } = this.#ctx;
+    const started = await this.#commitTurnStart(pending);
+    if (started !== null) await this.#runTurn(started);
+  }
+
+  /**
+   * Inside the mailbox: commit a turn's start (its inputs' entries, the turn row, the inputs
+   * marked committed; with `admission`, the input's admission first). Null when the admission
+   * was refused (nothing was written).
+   */
+  async #commitTurnStart(
+    pending: readonly InputRow[],
+    admission?: FreshAdmission,
+  ): Promise<StartedTurn | null> {
+    const { log, services, inputs } = this.#ctx;
     const turnId = uuidv7();
     const now = services.now();
     const entries: LogEntry[] = [];
@@ -277,7 +343,7 @@ export class TurnScheduler {
     for (const input of pending) entries.push(inputEntry(input, turnId, now));
     const inputIds = pending.map((input) => input.id);
     const placed = log.placed(entries);
-    await log.commit(entries, {
+    const writes: RowWrites = {
       startTurn: { id: turnId, inputIds, startedAt: now },
       committedInputs: {
         turnId,
@@ -286,7 +352,28 @@ export class TurnScheduler {
           transcriptPosition: placed[firstInputEntry + i]?.position ?? null,
         })),
       },
-    });
+    };
+    if (admission === undefined) {
+      await log.commit(entries, writes);
+    } else {
+      try {
+        // The pending receipt goes out before the entries' events, as if admitted on its own.
+        await log.commit(entries, { admission: admission.writes, ...writes }, () =>
+          inputs.announce(admission.receipt),
+        );
+      } catch {
+        // Refused (a retry, another session's id, a failure, a log found changed): nothing of
+        // it was written, and the usual admission answers as it would have.
+        return null;
+      }
+    }
+    return { turnId, inputIds, entries };
+  }
+
+  /** Inside the mailbox: a turn's start is durable; tell the clients and run the model. */
+  async #runTurn(started: StartedTurn): Promise<void> {
+    const { log, services, inputs, feed } = this.#ctx;
+    const { turnId, inputIds, entries } = started;
     this.#gate.announce(entries);
     await inputs.publish(inputIds);
     this.#endingReported = false;
@@ -322,16 +409,22 @@ export class TurnScheduler {
       get items(): readonly Item[] {
         return log.state.history;
       },
-      append: async (items, kind) => {
+      append: async (items, kind, hint) => {
         feed.flushDeltas();
         try {
           await this.#ctx.task(async () => {
             const entries = classifyDelta(items, services.now(), { turn_id: turnId });
             // A model response's calls that must wait are requested in the same commit as the calls.
             const policy = turn().policy;
-            if (kind === "assistant" && policy !== null) {
-              entries.push(...this.#gate.requestEntries(items, policy, turnId));
+            const requests =
+              kind === "assistant" && policy !== null ? this.#gate.requestEntries(items, policy, turnId) : [];
+            if (hint?.final === true && requests.length === 0) {
+              // The run's last step: it is committed (and published) with the turn's end, in
+              // one transaction. Nothing runs on it meanwhile: no tool, no other request.
+              log.hold(entries);
+              return;
             }
+            entries.push(...requests);
             await log.commit(entries);
             this.#gate.announce(entries);
           });
@@ -391,7 +484,13 @@ export class TurnScheduler {
         return;
       }
       if (!isStorageUnavailable(error)) throw error;
-      this.#holdTurnEnd(turn, ending, error);
+      // The turn's last answer could not be written: as for any step, the turn failed and the
+      // answer is not logged (its request is not counted); what is retried is a failed end.
+      const failed =
+        log.dropHeld() && ending.state === "completed"
+          ? storageFailedEnding(ending.requestCount - 1, ending.usage, storageFailureText(error))
+          : ending;
+      this.#holdTurnEnd(turn, failed, error);
       return;
     }
     this.#storageFailures = 0;
@@ -484,6 +583,14 @@ export class TurnScheduler {
     }, delay);
     this.#storageRetry.unref();
   }
+}
+
+/** A turn whose start is durable, to be announced and run. */
+interface StartedTurn {
+  turnId: string;
+  inputIds: readonly string[];
+  /** The entries its start committed. */
+  entries: readonly LogEntry[];
 }
 
 /** The log entry that delivers an input to the model. */

@@ -181,6 +181,25 @@ export function* admitInputProgram(
   return { receipt: (yield* getReceiptProgram(input.session, input.id))!, created: true };
 }
 
+/** The receipt of `input` just admitted with acceptance order `order` (pending), without reading it back. */
+export function pendingReceipt(input: NewInput, order: number): InputReceipt {
+  return receiptOf({
+    id: input.id,
+    session: input.session,
+    kind: input.kind,
+    intent: canonicalJson(input.intent),
+    client_id: input.clientId ?? null,
+    accepted_at: input.acceptedAt,
+    acceptance_order: order,
+    delivery: "pending",
+    transcript_position: null,
+    turn_id: null,
+    turn_state: null,
+    turn_started_at: null,
+    turn_ended_at: null,
+  });
+}
+
 /** `admitInputProgram` on a SQLite connection, in its own transaction. */
 export function admitInput(
   db: DaemonDatabase,

@@ -1,11 +1,13 @@
 /**
  * The port's composite writes as SQL programs, shared by both backends: the row writes that
- * commit with a log append (`RowWrites`), an admission that moves the activity time, a
- * session's first rows and its removal.
+ * commit with a log append (`RowWrites`, which may admit the input whose turn starts in the
+ * same append), an admission that moves the activity time, a session's first rows and its
+ * removal.
  *
  * Boundary rule: composition only; each table's statements live in its table module.
  */
 import type { SessionPreview } from "../../api/session-snapshot.js";
+import { InputNotFreshError } from "../errors.js";
 import {
   type Admission,
   admitInputProgram,
@@ -26,8 +28,11 @@ import {
 import type { SqlProgram } from "./sql-program.js";
 import { endTurnProgram, startTurnProgram } from "./turns-table.js";
 
-/** Apply `writes` (inside the append's transaction or savepoint). */
+/** Apply `writes` (inside the append's transaction or savepoint); the admission first. */
 export function* rowWritesProgram(sessionId: string, writes: RowWrites): SqlProgram<void> {
+  if (writes.admission !== undefined) {
+    yield* admitFreshInputProgram(writes.admission.input, writes.admission.order);
+  }
   if (writes.startTurn !== undefined) {
     yield* startTurnProgram({ session: sessionId, ...writes.startTurn });
   }
@@ -50,6 +55,22 @@ export function* admitAndTouchProgram(input: NewInput): SqlProgram<Admission> {
   const admitted = yield* admitInputProgram(input);
   if (admitted.created) yield* touchActivityProgram(input.session, input.acceptedAt);
   return admitted;
+}
+
+/**
+ * Admit an input that must be new and get acceptance order `order`; otherwise throw
+ * `InputNotFreshError`, which rolls back the caller's whole write (its log append included).
+ */
+export function* admitFreshInputProgram(input: NewInput, order: number): SqlProgram<void> {
+  const admitted = yield* admitAndTouchProgram(input);
+  if (!admitted.created) throw new InputNotFreshError(input.session, input.id, "it was admitted before");
+  if (admitted.receipt.acceptance_order !== order) {
+    throw new InputNotFreshError(
+      input.session,
+      input.id,
+      `its acceptance order would be ${admitted.receipt.acceptance_order}, not ${order}`,
+    );
+  }
 }
 
 /** A session's row, before its first log entries (the caller appends those in between). */

@@ -23,6 +23,12 @@ import type { TurnRow } from "./turns-table.js";
 
 /** Row writes that commit in the same transaction as a log append (each part optional). */
 export interface RowWrites {
+  /**
+   * A new input, admitted first (a turn starting in the same append may deliver it): it must
+   * be new and get acceptance order `order`, or the whole write, log append included, rolls
+   * back with `InputNotFreshError`. The activity time moves to its acceptance, as on its own.
+   */
+  admission?: { input: NewInput; order: number };
   /** A turn starts (its row is `running`). */
   startTurn?: { id: string; inputIds: readonly string[]; startedAt: number };
   /** Inputs delivered by a turn, each with the log position of the entry that delivered it. */

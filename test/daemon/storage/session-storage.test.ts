@@ -4,7 +4,7 @@
  * store and every row, and concurrent writes share transactions (group commit).
  */
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { InputNotPendingError } from "../../../src/daemon/errors.js";
+import { InputConflictError, InputNotFreshError, InputNotPendingError } from "../../../src/daemon/errors.js";
 import { emptyPreview } from "../../../src/daemon/history/preview.js";
 import { DatabaseVersionError, migrations } from "../../../src/daemon/storage/daemon-schema.js";
 import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
@@ -174,6 +174,86 @@ describe.each([sqlite(), postgres()])("the storage port on $name", (backend) => 
     expect(new Set(answers.map((answer) => answer.receipt.acceptance_order))).toEqual(new Set([1]));
     const next = await storage.admitInput({ ...input, id: "next" });
     expect(next.receipt.acceptance_order).toBe(2);
+  });
+});
+
+/** Admit `inputId` and deliver it in a turn in one append (what an idle session does). */
+async function admitAndDeliver(
+  storage: SessionStorage,
+  sessionId: string,
+  inputId: string,
+  turnId: string,
+  order: number,
+) {
+  const writer = storage.writerFrom(sessionId, await storage.readLog(sessionId));
+  const entry: LogEntry = {
+    kind: "user_input",
+    ts,
+    item: userMessage(inputId),
+    turn_id: turnId,
+    input_id: inputId,
+  };
+  const input = {
+    session: sessionId,
+    id: inputId,
+    kind: "message",
+    intent: { text: inputId },
+    acceptedAt: ts,
+  };
+  return {
+    writer,
+    appended: writer.append([entry], {
+      admission: { input, order },
+      startTurn: { id: turnId, inputIds: [inputId], startedAt: ts },
+      committedInputs: { turnId, inputs: [{ id: inputId, transcriptPosition: writer.position + 1 }] },
+    }),
+  };
+}
+
+describe.each([sqlite(), postgres()])("an admission in a turn's start on $name", (backend) => {
+  it("admits the input, logs its entry and starts its turn in one transaction", async () => {
+    const storage = await storageWithSession(backend, "s");
+    const before = storage.commitStats();
+    const { appended } = await admitAndDeliver(storage, "s", "i1", "t1", 1);
+    expect((await appended).map((entry) => entry.position)).toEqual([1]);
+    expect(storage.commitStats().transactions - before.transactions).toBe(1);
+    expect(await storage.getReceipt("s", "i1")).toMatchObject({
+      acceptance_order: 1,
+      delivery: "committed",
+      transcript_position: 1,
+      turn: { id: "t1", state: "running" },
+    });
+    expect((await storage.getSession("s"))?.inputOrder).toBe(1);
+  });
+
+  it("refuses an input admitted before, writing nothing: no entry, no turn, the order kept", async () => {
+    const storage = await storageWithSession(backend, "s");
+    await storage.admitInput({
+      session: "s",
+      id: "i1",
+      kind: "message",
+      intent: { text: "i1" },
+      acceptedAt: ts,
+    });
+    const { writer, appended } = await admitAndDeliver(storage, "s", "i1", "t1", 2);
+    await expect(appended).rejects.toBeInstanceOf(InputNotFreshError);
+    expect(writer.position).toBe(0);
+    expect(await storage.readLog("s")).toHaveLength(1);
+    expect(await storage.runningTurnOf("s")).toBeNull();
+    expect(await storage.getReceipt("s", "i1")).toMatchObject({ acceptance_order: 1, delivery: "pending" });
+    expect((await storage.getSession("s"))?.inputOrder).toBe(1);
+  });
+
+  it("refuses an input whose order is not the one expected, and an id of another session", async () => {
+    const storage = await storageWithSession(backend, "s", "other");
+    const late = await admitAndDeliver(storage, "s", "i1", "t1", 5);
+    await expect(late.appended).rejects.toBeInstanceOf(InputNotFreshError);
+    expect(await storage.getReceipt("s", "i1")).toBeNull();
+    await storage.admitInput({ session: "other", id: "taken", kind: "message", intent: {}, acceptedAt: ts });
+    const taken = await admitAndDeliver(storage, "s", "taken", "t2", 1);
+    await expect(taken.appended).rejects.toBeInstanceOf(InputConflictError);
+    expect(await storage.readLog("s")).toHaveLength(1);
+    expect((await storage.getSession("s"))?.inputOrder).toBe(0);
   });
 });
 

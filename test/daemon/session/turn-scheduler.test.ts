@@ -1,0 +1,113 @@
+/**
+ * What a plain turn commits, in process on real SQLite storage: the input of an idle session
+ * is admitted in its turn's start commit, and the model's last answer is held and committed
+ * with the turn's end; anything appended in between commits the held answer first, in order.
+ */
+import { v7 as uuidv7 } from "uuid";
+import { afterEach, describe, expect, it } from "vitest";
+import type { SessionActor } from "../../../src/daemon/session/session-actor.js";
+import { SessionRegistry } from "../../../src/daemon/session/session-registry.js";
+import { textBlockStart, textBlockStop, textDelta, usageEvent } from "../../../src/model/events.js";
+import { MockLlmClient } from "../../support/mock-llm-client.js";
+import { createTestSession, type TestServices, testServices } from "./session-services.js";
+
+/** Message kinds and turn ends the actor's feed published since `after`, in order. */
+function eventsSince(actor: SessionActor, after: number): string[] {
+  const read = actor.feed.read({ generation: actor.feed.generation, sequence: after });
+  if (read.kind !== "events") throw new Error(`the feed cannot replay: ${read.reason}`);
+  return read.events.flatMap((encoded) => {
+    const event = JSON.parse(encoded.json) as { type: string; data: { entry?: { kind: string } } };
+    if (event.type === "message") return [`message:${event.data.entry?.kind}`];
+    return event.type === "turn_completed" ? ["turn_completed"] : [];
+  });
+}
+
+/** Wait until the actor has no turn and no input waiting. */
+async function settled(actor: SessionActor): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (!actor.busy && (await actor.snapshot(0)).pending_inputs.length === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error("the session did not settle");
+}
+
+describe("a plain turn's commits", () => {
+  let env: TestServices | null = null;
+
+  afterEach(async () => {
+    await env?.cleanup();
+    env = null;
+  });
+
+  function answering(text: string): TestServices {
+    env = testServices(() => new MockLlmClient([textBlockStart(0), textDelta(0, text), textBlockStop(0)]));
+    return env;
+  }
+
+  it("costs two transactions: the admission with the turn's start, the answer with its end", async () => {
+    const { services, storage, workspace } = answering("Hello");
+    const registry = new SessionRegistry(services);
+    const id = await createTestSession(registry, workspace);
+    const actor = await registry.get(id);
+    const before = storage.commitStats().transactions;
+    const inputId = uuidv7();
+    const receipt = await actor.submit(inputId, { kind: "message", text: "Hi" }, null);
+    expect(receipt).toMatchObject({ id: inputId, acceptance_order: 1, delivery: "pending", turn: null });
+    await settled(actor);
+    expect(storage.commitStats().transactions - before).toBe(2);
+    const kinds = (await storage.readLog(id)).map(({ entry }) => entry.kind);
+    expect(kinds).toEqual(["session_start", "user_input", "assistant_items", "turn_end", "run_outcome"]);
+    expect(await storage.getReceipt(id, inputId)).toMatchObject({
+      delivery: "committed",
+      transcript_position: 1,
+      turn: { state: "completed" },
+    });
+  });
+
+  it("keeps the held answer out of the log until the turn ends, and commits it first when something else appends", async () => {
+    env = testServices(
+      () =>
+        new MockLlmClient([textBlockStart(0), textDelta(0, "Hello"), textBlockStop(0), usageEvent(10, 5)]),
+    );
+    const { services, storage, workspace } = env;
+    const registry = new SessionRegistry(services);
+    const id = await createTestSession(registry, workspace);
+    const actor = await registry.get(id);
+    const from = actor.cursor.sequence;
+    const kinds = async (log: Promise<Array<{ entry: { kind: string } }>>) =>
+      (await log).map(({ entry }) => entry.kind);
+    // The request's usage event goes out after its answer was taken and before the turn's end
+    // is queued: a settings change asked for then lands between the two.
+    let logThen: Promise<Array<{ entry: { kind: string } }>> | null = null;
+    let changed: Promise<unknown> | null = null;
+    let seen = from;
+    const watcher = actor.feed.watch(() => {
+      const read = actor.feed.read({ generation: actor.feed.generation, sequence: seen });
+      if (read.kind !== "events") return;
+      seen = read.cursor;
+      if (changed === null && read.events.some((event) => event.json.startsWith('{"type":"usage"'))) {
+        logThen = storage.readLog(id);
+        changed = actor.changeSettings({ model: "other-model" });
+      }
+      watcher.consumed(seen);
+    });
+    const before = storage.commitStats().transactions;
+    await actor.submit(uuidv7(), { kind: "message", text: "Hi" }, null);
+    await settled(actor);
+    watcher.close();
+    expect(changed).not.toBeNull();
+    await changed;
+    expect(await kinds(logThen!)).toEqual(["session_start", "user_input"]);
+    // The start, the answer with the settings change, the end.
+    expect(storage.commitStats().transactions - before).toBe(3);
+    expect(await kinds(storage.readLog(id))).toEqual([
+      "session_start",
+      "user_input",
+      "assistant_items",
+      "config_changed",
+      "turn_end",
+      "run_outcome",
+    ]);
+    expect(eventsSince(actor, from)).toEqual(["message:user", "message:assistant", "turn_completed"]);
+  });
+});

@@ -1,0 +1,174 @@
+/**
+ * What a plain turn (one prompt, a text answer, no tool calls) costs the storage, counted from
+ * the daemon's group-commit figures (logged at each stop), and what clients see of the shortcuts
+ * that make it cheap: an input admitted while the session is idle starts its turn in the same
+ * commit, and the answer is committed with the turn's end. A retried input id still answers its
+ * receipt, an input sent while a turn runs still waits in the queue, and the stream shows the
+ * same events, in the same order, as before.
+ */
+import { v7 as uuidv7 } from "uuid";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { text } from "../support/fake-provider/reply.js";
+import type { FakeProvider } from "../support/fake-provider/server.js";
+import { type DaemonHarness, databaseKinds, userTexts } from "./support/daemon-harness.js";
+import { gate, startFixture } from "./support/fixture.js";
+import { eventsOf, type StreamEvent } from "./support/sse-client.js";
+
+/** The group-commit figures of the daemon's last run, from its `stopped` log line. */
+function lastRunCommits(log: string): { transactions: number; fsyncs: number | null } {
+  const runs = [...log.matchAll(/"groupCommit":(\{[^}]*\})/g)];
+  const last = runs.at(-1);
+  if (last === undefined) throw new Error(`no group-commit figures in the daemon's log:\n${log}`);
+  const figures = JSON.parse(last[1]!) as { transactions: number; fsyncs?: number };
+  return { transactions: figures.transactions, fsyncs: figures.fsyncs ?? null };
+}
+
+/** An event as a short word: its type, and for inputs and messages what they say. */
+function eventWord(event: StreamEvent): string {
+  if (event.type === "input") {
+    const input = event.data.input as { delivery: string; turn: { state: string } | null };
+    return `input:${input.delivery}:${input.turn?.state ?? "none"}`;
+  }
+  if (event.type === "message") return `message:${(event.data.entry as { kind: string }).kind}`;
+  return event.type;
+}
+
+describe.each(databaseKinds)("commits per turn ($name)", ({ database }) => {
+  let provider: FakeProvider;
+  let app: DaemonHarness;
+
+  beforeAll(async () => {
+    ({ provider, app } = await startFixture({}, database));
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await provider?.close();
+  });
+
+  beforeEach(() => {
+    provider.reset();
+    provider.script = () => text("ok");
+  });
+
+  async function put(sessionId: string, inputId: string, body: string) {
+    return app.api(`/sessions/${sessionId}/inputs/${inputId}`, {
+      method: "PUT",
+      body: { kind: "message", text: body },
+    });
+  }
+
+  it("commits a plain turn in at most two transactions", async () => {
+    const sessionId = await app.createSession();
+    await app.turn(sessionId, "warm up");
+    // A daemon run that only loads the session, then one that also runs a turn: the difference
+    // is what the turn cost.
+    await app.restart({ crash: false });
+    await app.idle(sessionId);
+    await app.restart({ crash: false });
+    const loadOnly = lastRunCommits(app.readLog());
+    await app.idle(sessionId);
+    await app.turn(sessionId, "counted");
+    await app.restart({ crash: false });
+    const withTurn = lastRunCommits(app.readLog());
+    expect(withTurn.transactions - loadOnly.transactions).toBeLessThanOrEqual(2);
+    // Where the backend counts its fsyncs (SQLite), those too.
+    if (withTurn.fsyncs !== null && loadOnly.fsyncs !== null) {
+      expect(withTurn.fsyncs - loadOnly.fsyncs).toBeLessThanOrEqual(2);
+    }
+    const history = await app.history(sessionId);
+    expect(userTexts(history.items)).toEqual(["warm up", "counted"]);
+  });
+
+  it("answers a retried input id with its receipt, and a reused one with input_conflict", async () => {
+    const sessionId = await app.createSession();
+    const inputId = uuidv7();
+    const first = await put(sessionId, inputId, "once");
+    expect(first.status).toBe(202);
+    expect(first.json()).toMatchObject({
+      id: inputId,
+      acceptance_order: 1,
+      delivery: "pending",
+      transcript_position: null,
+      turn: null,
+    });
+    await app.idle(sessionId);
+    const stored = await app.receipt(sessionId, inputId);
+    expect(stored).toMatchObject({ delivery: "committed", turn: { state: "completed" } });
+
+    // The session is idle again: the retry is recognised, not a second turn.
+    const retry = await put(sessionId, inputId, "once");
+    expect(retry.status).toBe(202);
+    expect(retry.json()).toEqual(stored);
+    const other = await put(sessionId, inputId, "something else");
+    expect(other.status).toBe(409);
+    expect(other.json().code).toBe("input_conflict");
+    // The same id in another, idle session is a conflict too (the shortcut checks it as well).
+    const elsewhere = await app.createSession();
+    const moved = await put(elsewhere, inputId, "once");
+    expect(moved.status).toBe(409);
+    expect(moved.json().code).toBe("input_conflict");
+    await app.idle(sessionId);
+    expect(provider.requests).toHaveLength(1);
+    expect(userTexts((await app.history(sessionId)).items)).toEqual(["once"]);
+    expect(userTexts((await app.history(elsewhere)).items)).toEqual([]);
+    const snapshot = (await app.api(`/sessions/${elsewhere}?tail=0`)).json<{ input_order: number }>();
+    expect(snapshot.input_order).toBe(0);
+  });
+
+  it("queues an input sent while a turn runs, for the next turn", async () => {
+    const held = gate();
+    provider.script = async (request) => {
+      if (request.index === 0) await held.promise;
+      return text(`answer ${request.index}`);
+    };
+    const sessionId = await app.createSession();
+    const first = uuidv7();
+    await app.prompt(sessionId, "first", first);
+    await provider.waitForRequests(1);
+    const second = uuidv7();
+    const queued = await put(sessionId, second, "second");
+    expect(queued.status).toBe(202);
+    expect(queued.json()).toMatchObject({ delivery: "pending", acceptance_order: 2, turn: null });
+    const waiting = (await app.api(`/sessions/${sessionId}?tail=0`)).json<{
+      pending_inputs: Array<{ id: string }>;
+    }>();
+    expect(waiting.pending_inputs.map((input) => input.id)).toEqual([second]);
+    held.open();
+    await app.idle(sessionId);
+    const receipts = await Promise.all([first, second].map((id) => app.receipt(sessionId, id)));
+    expect(receipts.map((receipt) => receipt.turn?.state)).toEqual(["completed", "completed"]);
+    expect(receipts[1]!.turn!.id).not.toBe(receipts[0]!.turn!.id);
+    expect(userTexts((await app.history(sessionId)).items)).toEqual(["first", "second"]);
+  });
+
+  it("streams the input, its delivery, the messages and the turn's end in order", async () => {
+    const sessionId = await app.createSession();
+    const stream = await app.openStream(sessionId);
+    try {
+      await stream.next();
+      const inputId = uuidv7();
+      const answer = await put(sessionId, inputId, "hello");
+      expect(answer.status).toBe(202);
+      const frames = await stream.readUntil((event) => event.type === "turn_completed");
+      const words = eventsOf(frames)
+        .map(eventWord)
+        .filter(
+          (word) => word.startsWith("input:") || word.startsWith("message:") || word === "turn_completed",
+        );
+      expect(words).toEqual([
+        "input:pending:none",
+        "message:user",
+        "input:committed:running",
+        "message:assistant",
+        "input:committed:completed",
+        "turn_completed",
+      ]);
+      const pending = eventsOf(frames).find((event) => event.type === "input")!.data.input;
+      expect(pending).toEqual(answer.json());
+    } finally {
+      stream.close();
+    }
+    await app.idle(sessionId);
+  });
+});
