@@ -129,6 +129,8 @@ export class WalCheckpointer {
     if (worker === null) return;
     this.#dirty = false;
     this.#running = true;
+    // A checkpoint under way keeps the process alive (one that waits for it must resume).
+    worker.ref();
     worker.postMessage("checkpoint");
   }
 
@@ -141,7 +143,7 @@ export class WalCheckpointer {
       workerData: { path: this.#path, driver },
       resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 },
     });
-    // An idle checkpointer must not keep the process alive.
+    // An idle checkpointer must not keep the process alive (it is referenced while it works).
     worker.unref();
     worker.on("message", (message: { error?: string }) => this.#finished(message.error));
     worker.on("error", (error) => this.#onError(error.message));
@@ -152,6 +154,7 @@ export class WalCheckpointer {
 
   #finished(error: string | undefined): void {
     this.#running = false;
+    this.#worker?.unref();
     this.#checkpoints++;
     if (error !== undefined) this.#onError(error);
     for (const settled of this.#settled.splice(0)) settled();
@@ -183,6 +186,9 @@ export class WalCheckpointer {
     // A write from now on starts a new worker; this one's exit is expected.
     this.#worker = null;
     const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+    // Referenced again: a process with nothing else to do would otherwise exit before the
+    // worker closes its connection, and whoever awaits this close would never resume.
+    worker.ref();
     worker.postMessage("close");
     await exited;
   }

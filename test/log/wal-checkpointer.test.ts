@@ -1,6 +1,8 @@
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WalCheckpointer } from "../../src/log/wal-checkpointer.js";
@@ -114,6 +116,26 @@ describe("WalCheckpointer", () => {
     } finally {
       await checkpointer.close();
     }
+  });
+
+  it("lets a process with nothing else to do finish its close (the worker is waited for)", () => {
+    const built = resolve("dist/log/wal-checkpointer.js");
+    if (!existsSync(built)) throw new Error("run npm run build first: this test runs the built module");
+    const script = `
+      import Database from "better-sqlite3";
+      import { WalCheckpointer } from ${JSON.stringify(pathToFileURL(built).href)};
+      const db = new Database(${JSON.stringify(path)});
+      db.exec("INSERT INTO t (n) VALUES (1)");
+      db.close();
+      const checkpointer = new WalCheckpointer(${JSON.stringify(path)});
+      await checkpointer.checkpointNow();
+      await checkpointer.close();
+      console.log("closed");
+    `;
+    const output = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+      encoding: "utf8",
+    });
+    expect(output).toBe("closed\n");
   });
 
   it("says so when its worker dies, and then asks for nothing more", async () => {
