@@ -126,7 +126,9 @@ describe("the session list", () => {
     const updates = mine
       .filter((event) => event.type === "updated")
       .map((event) => event.data.session as Summary);
-    expect(updates[0]).toMatchObject({ input_order: 1, preview: { text: "" } });
+    // An idle session admits the input and starts its turn in one commit: the first update
+    // already shows the prompt.
+    expect(updates[0]).toMatchObject({ input_order: 1, preview: { text: "hello list" } });
     expect(updates.at(-1)).toMatchObject({ input_order: 1, status: { phase: "idle" } });
 
     expect((await app.api(`/sessions/${id}`, { method: "DELETE" })).status).toBe(200);
