@@ -161,8 +161,11 @@ describe.each([sqlite(), postgres()])("the storage port on $name", (backend) => 
     await Promise.all(ids.map((id) => deliverInput(storage, id, `${id}-i1`, `${id}-t1`)));
     const after = storage.commitStats();
     expect(after.requests - before.requests).toBe(16);
-    // The admissions share one transaction, the appends (after each writer read its log) one or two more.
-    expect(after.transactions - before.transactions).toBeLessThanOrEqual(4);
+    // SQLite: the admissions share one transaction, the appends (after each writer read its log)
+    // one or two more. PostgreSQL batches what queued while a transaction was in flight, so
+    // how the 16 writes split depends on timing; they must still share transactions.
+    const bound = backend.name === "PostgreSQL" ? 8 : 4;
+    expect(after.transactions - before.transactions).toBeLessThanOrEqual(bound);
     for (const id of ids) expect((await storage.getReceipt(id, `${id}-i1`))?.delivery).toBe("committed");
   });
 
