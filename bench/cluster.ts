@@ -118,7 +118,8 @@ async function turnThroughput(provider: FakeProvider, sessions: number): Promise
   let pgWall: number;
   let commits = "";
   try {
-    const [pg] = await nodes(provider, schema, 1);
+    // At level info: the group-commit counts are on the daemon's "stopped" line.
+    const [pg] = await nodes(provider, schema, 1, { SKEIN_LOG_LEVEL: "info" });
     try {
       await allTurns([pg!], 20, async () => true);
       pgWall = (await allTurns([pg!], sessions, async () => (await completedTurns(schema)) >= sessions + 20))
