@@ -201,7 +201,13 @@ describe("the web UI in Chromium", () => {
     await send("and after it?");
     await page.locator('[data-kind="assistant"]', { hasText: "after the restart" }).waitFor();
     await waitIdle();
-    const history = await historyOf(firstSession);
+    // Right after an actor restart, a history read can lag the stream by a moment (the turn's
+    // answer shown, the first read without it); it must catch up and then match exactly.
+    let history = await historyOf(firstSession);
+    for (let attempt = 0; attempt < 50 && history.length < (await shownIds()).length; attempt++) {
+      await page.waitForTimeout(100);
+      history = await historyOf(firstSession);
+    }
     expect(await shownIds()).toEqual(history.map((entry) => entry.id).sort());
   }, 60_000);
 
