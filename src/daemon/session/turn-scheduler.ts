@@ -173,16 +173,16 @@ export class TurnScheduler {
     clientId: string | null,
   ): Promise<InputReceipt | null> {
     if (!this.#idleForAdmission()) return null;
-    const { services, sessionId, inputs } = this.#ctx;
+    const { inputs } = this.#ctx;
     let admission: FreshAdmission;
+    let session: SessionRow;
     try {
-      if ((await inputs.pending()).length > 0) return null;
-      if ((await services.storage.getReceipt(sessionId, inputId)) !== null) return null;
-      if ((await services.storage.runningTurnOf(sessionId)) !== null) return null;
-      const row = await this.#ctx.row();
-      // Reads may have yielded: the session must still be idle.
+      // What else could stop the shortcut (a retry of this input, inputs waiting, a turn left
+      // running, another writer's append) is checked inside the commit, which then rolls back.
+      session = await this.#ctx.row();
+      // The read may have yielded: the session must still be idle.
       if (!this.#idleForAdmission()) return null;
-      admission = inputs.prepare(inputId, intent, clientId, row.inputOrder + 1);
+      admission = inputs.prepare(inputId, intent, clientId, session.inputOrder + 1);
     } catch {
       return null;
     }
@@ -191,7 +191,8 @@ export class TurnScheduler {
       const started = await this.#commitTurnStart([admission.row], admission);
       if (started === null) return null;
       try {
-        await this.#runTurn(started);
+        // The commit changed none of the row's settings the turn reads.
+        await this.#runTurn(started, session);
         this.#storageFailures = 0;
       } catch (error) {
         // The input is admitted and its turn's start is durable: what failed after is a start
@@ -370,8 +371,11 @@ export class TurnScheduler {
     return { turnId, inputIds, entries };
   }
 
-  /** Inside the mailbox: a turn's start is durable; tell the clients and run the model. */
-  async #runTurn(started: StartedTurn): Promise<void> {
+  /**
+   * Inside the mailbox: a turn's start is durable; tell the clients and run the model with the
+   * session's settings (`session`: its row as the caller read it, unread otherwise).
+   */
+  async #runTurn(started: StartedTurn, session?: SessionRow): Promise<void> {
     const { log, services, inputs, feed } = this.#ctx;
     const { turnId, inputIds, entries } = started;
     this.#gate.announce(entries);
@@ -387,7 +391,7 @@ export class TurnScheduler {
       id: turnId,
       inputIds,
       services,
-      session: await this.#ctx.row(),
+      session: session ?? (await this.#ctx.row()),
       state: log.state,
       conversation: this.#conversation(turnId, () => turn),
       feed,

@@ -54,11 +54,15 @@ export interface NewInput {
   acceptedAt: number;
 }
 
-export interface Admission {
-  receipt: InputReceipt;
-  /** False when the same input had been admitted before (an idempotent retry). */
-  created: boolean;
-}
+export type Admission =
+  /** The same input had been admitted before (an idempotent retry). */
+  | { receipt: InputReceipt; created: false }
+  | {
+      receipt: InputReceipt;
+      created: true;
+      /** How many of the session's inputs were waiting before this one. */
+      waitingBefore: number;
+    };
 
 /** One input delivered by a turn and the log position of the entry that delivered it. */
 export interface InputCommit {
@@ -166,7 +170,8 @@ export function* admitInputProgram(
     "SELECT count(*) AS n FROM inputs WHERE session = ? AND delivery = 'pending'",
     input.session,
   );
-  if ((waiting?.n ?? 0) >= queueLimit) throw new QueueFullError(input.session, queueLimit);
+  const waitingBefore = waiting?.n ?? 0;
+  if (waitingBefore >= queueLimit) throw new QueueFullError(input.session, queueLimit);
   yield* run(
     `INSERT INTO inputs (id, session, kind, intent, client_id, accepted_at, acceptance_order, delivery)
      VALUES (?, ?, ?, ?, ?, ?, ?, 'pending')`,
@@ -178,7 +183,8 @@ export function* admitInputProgram(
     input.acceptedAt,
     bumped.input_order,
   );
-  return { receipt: (yield* getReceiptProgram(input.session, input.id))!, created: true };
+  // Everything a pending receipt holds was just written: no need to read it back.
+  return { receipt: pendingReceipt(input, bumped.input_order), created: true, waitingBefore };
 }
 
 /** The receipt of `input` just admitted with acceptance order `order` (pending), without reading it back. */

@@ -33,6 +33,8 @@ export function* rowWritesProgram(sessionId: string, writes: RowWrites): SqlProg
   if (writes.admission !== undefined) {
     yield* admitFreshInputProgram(writes.admission.input, writes.admission.order);
   }
+  // One activity update: the latest of the admission's and the append's times.
+  const activityAt = latest(writes.activityAt, writes.admission?.input.acceptedAt);
   if (writes.startTurn !== undefined) {
     yield* startTurnProgram({ session: sessionId, ...writes.startTurn });
   }
@@ -46,7 +48,7 @@ export function* rowWritesProgram(sessionId: string, writes: RowWrites): SqlProg
   if (writes.usage !== undefined && Object.keys(writes.usage).length > 0)
     yield* updateUsageProgram(sessionId, writes.usage);
   if (writes.preview !== undefined) yield* setPreviewProgram(sessionId, writes.preview);
-  if (writes.activityAt !== undefined) yield* touchActivityProgram(sessionId, writes.activityAt);
+  if (activityAt !== undefined) yield* touchActivityProgram(sessionId, activityAt);
   if (writes.provider !== undefined) yield* setProviderProgram(sessionId, writes.provider);
 }
 
@@ -57,13 +59,27 @@ export function* admitAndTouchProgram(input: NewInput): SqlProgram<Admission> {
   return admitted;
 }
 
+function latest(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  return b === undefined ? a : Math.max(a, b);
+}
+
 /**
- * Admit an input that must be new and get acceptance order `order`; otherwise throw
- * `InputNotFreshError`, which rolls back the caller's whole write (its log append included).
+ * Admit an input that must be new, get acceptance order `order` and find no other input
+ * waiting; otherwise throw `InputNotFreshError`, which rolls back the caller's whole write (its
+ * log append included). The caller moves the activity time.
  */
 export function* admitFreshInputProgram(input: NewInput, order: number): SqlProgram<void> {
-  const admitted = yield* admitAndTouchProgram(input);
+  const admitted = yield* admitInputProgram(input);
   if (!admitted.created) throw new InputNotFreshError(input.session, input.id, "it was admitted before");
+  if (admitted.waitingBefore > 0) {
+    // A turn takes the waiting inputs in order: this one may not overtake them.
+    throw new InputNotFreshError(
+      input.session,
+      input.id,
+      `${admitted.waitingBefore} input(s) wait before it`,
+    );
+  }
   if (admitted.receipt.acceptance_order !== order) {
     throw new InputNotFreshError(
       input.session,

@@ -9,7 +9,7 @@
 import type { EndedTurnState, TurnState } from "../../api/inputs.js";
 import { TurnStateError } from "../errors.js";
 import type { DaemonDatabase } from "./database.js";
-import { all, get, isUniqueViolation, run, type SqlProgram } from "./sql-program.js";
+import { all, get, isUniqueViolation, type SqlProgram } from "./sql-program.js";
 import { runSqlite, runSqliteAtomic } from "./sqlite-runner.js";
 
 export interface TurnRow {
@@ -61,12 +61,10 @@ function rowOf(record: TurnRecord): TurnRow {
 
 /** Record a new running turn; throws `TurnStateError` if the session already has one running or the id is taken. */
 export function* startTurnProgram(turn: NewTurn): SqlProgram<TurnRow> {
-  if ((yield* getTurnProgram(turn.id)) !== null) {
-    throw new TurnStateError(turn.id, "a turn with this id exists already");
-  }
+  let record: TurnRecord | undefined;
   try {
-    yield* run(
-      "INSERT INTO turns (id, session, state, started_at, input_ids) VALUES (?, ?, 'running', ?, ?)",
+    record = yield* get<TurnRecord>(
+      "INSERT INTO turns (id, session, state, started_at, input_ids) VALUES (?, ?, 'running', ?, ?) RETURNING *",
       turn.id,
       turn.session,
       turn.startedAt,
@@ -74,11 +72,12 @@ export function* startTurnProgram(turn: NewTurn): SqlProgram<TurnRow> {
     );
   } catch (error) {
     if (isUniqueViolation(error)) {
+      // Turn ids are fresh UUIDv7s: the one unique rule a new turn can break is one running turn per session.
       throw new TurnStateError(turn.id, `session ${turn.session} already has a running turn`);
     }
     throw error;
   }
-  return (yield* getTurnProgram(turn.id))!;
+  return rowOf(record!);
 }
 
 /** `startTurnProgram` on a SQLite connection. */

@@ -258,6 +258,35 @@ describe.each([sqlite(), postgres()])("an admission in a turn's start on $name",
     expect(await storage.readLog("s")).toHaveLength(1);
     expect((await storage.getSession("s"))?.inputOrder).toBe(0);
   });
+
+  it("refuses to let a new input overtake one that waits, writing nothing", async () => {
+    const storage = await storageWithSession(backend, "s");
+    await storage.admitInput({
+      session: "s",
+      id: "i1",
+      kind: "message",
+      intent: { text: "i1" },
+      acceptedAt: ts,
+    });
+    const { writer, appended } = await admitAndDeliver(storage, "s", "i2", "t1", 2);
+    const error = await appended.catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InputNotFreshError);
+    expect((error as InputNotFreshError).reason).toBe("1 input(s) wait before it");
+    expect(writer.position).toBe(0);
+    expect(await storage.getReceipt("s", "i2")).toBeNull();
+    expect(await storage.runningTurnOf("s")).toBeNull();
+    expect((await storage.getSession("s"))?.inputOrder).toBe(1);
+  });
+
+  it("refuses to start a second running turn, writing nothing", async () => {
+    const storage = await storageWithSession(backend, "s");
+    await (await admitAndDeliver(storage, "s", "i1", "t1", 1)).appended;
+    const second = await admitAndDeliver(storage, "s", "i2", "t2", 2);
+    await expect(second.appended).rejects.toThrow("session s already has a running turn");
+    expect(await storage.getReceipt("s", "i2")).toBeNull();
+    expect((await storage.runningTurnOf("s"))?.id).toBe("t1");
+    expect(await storage.readLog("s")).toHaveLength(2);
+  });
 });
 
 describe("the PostgreSQL schema", () => {
