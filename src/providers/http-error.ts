@@ -8,7 +8,7 @@
 import { LlmClientError } from "../model/llm-client.js";
 import { isWireObject, objectAt, preview, stringAt, type WireObject } from "./wire-json.js";
 
-/** Response headers as far as error handling reads them (fetch's and undici's Headers both fit). */
+/** Response headers as far as error handling reads them (undici response headers, wrapped). */
 export interface HeaderSource {
   get(name: string): string | null;
 }
@@ -79,7 +79,7 @@ export function systemErrorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/** The innermost message of an error's cause chain (fetch wraps the useful one). */
+/** The innermost message of an error's cause chain (a transport error may wrap the useful one). */
 function rootMessage(error: unknown): string {
   let current: unknown = error;
   let message = String(error);

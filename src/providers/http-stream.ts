@@ -6,9 +6,11 @@
  *
  * Boundary rule: bytes only; knows nothing about SSE or any provider's payloads.
  */
-import { Agent, fetch as undiciFetch } from "undici";
+import { STATUS_CODES } from "node:http";
+import type { Readable } from "node:stream";
+import { Agent, type Dispatcher, request as undiciRequest } from "undici";
 import { LlmClientError } from "../model/llm-client.js";
-import { httpStatusError, transportError } from "./http-error.js";
+import { type HeaderSource, httpStatusError, transportError } from "./http-error.js";
 import type { HttpRequestSpec } from "./stream-parser.js";
 
 /** How one request behaves. */
@@ -40,7 +42,7 @@ export class HttpStream {
   private timer: NodeJS.Timeout | undefined;
   private timedOut = false;
   private closed = false;
-  private body: ReadableStream<Uint8Array> | undefined;
+  private body: Readable | undefined;
 
   constructor(
     private readonly spec: HttpRequestSpec,
@@ -56,11 +58,14 @@ export class HttpStream {
       this.timedOut = true;
       this.controller.abort();
     }, this.options.idleTimeoutMs);
-    let response: Awaited<ReturnType<typeof undiciFetch>>;
+    // undici's own request API rather than its fetch: a Node stream body instead of a web
+    // stream per response (a promise and several objects per chunk less), and no redirect
+    // followed behind the caller's back (a provider's 3xx is an error, its key never re-sent).
+    let response: Dispatcher.ResponseData;
     try {
-      response = await undiciFetch(this.spec.url, {
+      response = await undiciRequest(this.spec.url, {
         method: "POST",
-        headers: this.spec.headers,
+        headers: requestHeaders(this.spec.headers),
         body: this.spec.body,
         signal: this.controller.signal,
         dispatcher: dispatcher(),
@@ -70,7 +75,8 @@ export class HttpStream {
       throw this.failure("connect", error);
     }
     this.timer.refresh();
-    if (!response.ok) {
+    const status = response.statusCode;
+    if (status < 200 || status > 299) {
       let text = "";
       try {
         text = await readLimited(response.body, maxErrorBodyBytes);
@@ -81,35 +87,30 @@ export class HttpStream {
       this.close();
       throw httpStatusError(
         this.options.provider,
-        response.status,
-        response.statusText,
-        response.headers,
+        status,
+        STATUS_CODES[status] ?? "",
+        headerSource(response.headers),
         text,
       );
     }
-    if (response.body === null) {
-      this.close();
-      throw new LlmClientError("protocol", this.options.provider, "the provider answered without a body");
-    }
-    this.body = response.body as ReadableStream<Uint8Array>;
+    this.body = response.body;
   }
 
   /** The body's chunks as they arrive; typed errors for stalls, aborts and broken connections. */
   async *chunks(): AsyncGenerator<Uint8Array> {
     const body = this.body;
     if (body === undefined) throw new Error("HttpStream.chunks() called before a successful open()");
-    const reader = body.getReader();
+    const iterator = body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
     try {
       for (;;) {
-        const result = await reader.read().catch((error: unknown) => {
+        const result = await iterator.next().catch((error: unknown) => {
           throw this.failure("stream", error);
         });
-        if (result.done) return;
+        if (result.done === true) return;
         this.timer?.refresh();
         yield result.value;
       }
     } finally {
-      reader.releaseLock();
       this.close();
     }
   }
@@ -144,26 +145,35 @@ export class HttpStream {
   }
 }
 
-/** Reads at most `limit` bytes of a body as UTF-8 text, then cancels the rest. */
-async function readLimited(body: ReadableStream<Uint8Array> | null, limit: number): Promise<string> {
-  if (body === null) return "";
-  const reader = body.getReader();
+/**
+ * The request's headers: the spec's, plus an explicit identity encoding (a compressed event
+ * stream would hold deltas back until a compressed block fills) and a user agent.
+ */
+function requestHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  return { "accept-encoding": "identity", "user-agent": "skein", ...headers };
+}
+
+/** Response headers as error handling reads them (undici gives a plain object, lowercase names). */
+function headerSource(headers: Dispatcher.ResponseData["headers"]): HeaderSource {
+  return {
+    get: (name) => {
+      const value = headers[name.toLowerCase()];
+      if (value === undefined) return null;
+      return Array.isArray(value) ? value.join(", ") : value;
+    },
+  };
+}
+
+/** Reads at most `limit` bytes of a body as UTF-8 text, then drops the rest. */
+async function readLimited(body: Readable, limit: number): Promise<string> {
   const decoder = new TextDecoder();
   let text = "";
   let received = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      received += value.byteLength;
-      text += decoder.decode(value, { stream: true });
-      if (received >= limit) {
-        await reader.cancel();
-        break;
-      }
-    }
-  } finally {
-    reader.releaseLock();
+  for await (const chunk of body as AsyncIterable<Uint8Array>) {
+    received += chunk.byteLength;
+    text += decoder.decode(chunk, { stream: true });
+    // Leaving the loop destroys the body: the rest is never read.
+    if (received >= limit) break;
   }
   return text + decoder.decode();
 }
