@@ -20,9 +20,8 @@ import { protocolVersion } from "../api/protocol.js";
 import type { HeadSigner } from "../log/head-signer.js";
 import { McpManager } from "../mcp/mcp-manager.js";
 import { probeProfile } from "../providers/profile-probe.js";
-import { builtinTools, workspaceProblem } from "../tools/builtin-tools.js";
-import { resolveHiddenPaths } from "../tools/hidden-paths.js";
-import { chooseShell, describeShellChoice } from "../tools/shell-mode.js";
+import { builtinToolKit, workspaceProblem } from "../tools/builtin-tools.js";
+import { describeShellChoice } from "../tools/shell-mode.js";
 import { ClusterNode } from "./cluster/cluster-node.js";
 import { registerForwarding } from "./cluster/request-forwarding.js";
 import { BrowserLogins } from "./http/browser-logins.js";
@@ -157,7 +156,9 @@ async function boot(
     settings.home,
     ...(settings.database.kind === "sqlite" ? databaseFiles(settings.database.path) : []),
   ];
-  const shellChoice = chooseShell();
+  // Hidden paths resolved and the shell chosen once for every turn's tools.
+  const toolKit = builtinToolKit({ hiddenPaths });
+  const shellChoice = toolKit.shell;
   const shell = describeShellChoice(shellChoice);
   if (shell.warning) logger.warn(shell.text);
   else logger.info(shell.text);
@@ -167,7 +168,7 @@ async function boot(
       ? {
           bwrapPath: shellChoice.bwrapPath,
           filter: shellChoice.socketFilter,
-          hidden: resolveHiddenPaths(hiddenPaths),
+          hidden: toolKit.hidden,
         }
       : null;
   if (mcpSandbox === null) logger.warn("MCP servers run unconfined: bubblewrap is not usable here");
@@ -194,7 +195,7 @@ async function boot(
     isDraining: () => drain.draining,
     // Built-in tools first: a refused workspace fails the turn before any MCP server starts for it.
     tools: async (session) => [
-      ...builtinTools(session.workspace, { hiddenPaths }),
+      ...toolKit.toolsFor(session.workspace),
       ...(await mcp.toolsFor(session.mcpServers, session.workspace)),
     ],
     turnSettings: (session) => providers.turnSettings(session.providerProfile),

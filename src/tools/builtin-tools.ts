@@ -15,7 +15,7 @@ import { type HiddenPaths, hiddenPathCovering, realPathOf, resolveHiddenPaths } 
 import { listFilesTool } from "./list-files.js";
 import { readFileTool } from "./read-file.js";
 import { runCommandTool } from "./run-command.js";
-import { chooseShell, type ShellChoiceOptions } from "./shell-mode.js";
+import { chooseShell, type ShellChoice, type ShellChoiceOptions } from "./shell-mode.js";
 import { writeFileTool } from "./write-file.js";
 
 /** Options for `builtinTools`; see `chooseShell` for how `shell` is decided when omitted. */
@@ -59,26 +59,57 @@ function resolvedWorkspaceProblem(workspace: string, hidden: HiddenPaths): strin
   );
 }
 
+function requireAbsolute(workspace: string): void {
+  if (!path.isAbsolute(workspace)) {
+    throw new WorkspaceConfigurationError(workspace, `workspace "${workspace}" must be an absolute path`);
+  }
+}
+
+/** The built-in tools for any workspace, with the hidden paths resolved and the shell chosen once. */
+export interface BuiltinToolKit {
+  /** How `run_command` runs (or why it is not offered). */
+  readonly shell: ShellChoice;
+  /** The hidden paths, resolved when the kit was made. */
+  readonly hidden: HiddenPaths;
+  /** The tool definitions for one workspace (see `builtinTools`). */
+  toolsFor(workspace: string): ToolDefinition[];
+}
+
+/**
+ * A kit of built-in tools: a daemon makes one and takes each turn's tools from it, rather than
+ * resolving every hidden path (a realpath each) and choosing the shell again per turn. Throws
+ * `ShellConfigurationError` for shell options `chooseShell` refuses.
+ */
+export function builtinToolKit(options: BuiltinToolsOptions = {}): BuiltinToolKit {
+  const hidden = resolveHiddenPaths(options.hiddenPaths ?? []);
+  const shell = chooseShell(options);
+  return {
+    shell,
+    hidden,
+    toolsFor: (workspace) => {
+      requireAbsolute(workspace);
+      // The workspace itself is resolved every time: where it points may have changed.
+      const problem = resolvedWorkspaceProblem(workspace, hidden);
+      if (problem !== null) throw new WorkspaceConfigurationError(workspace, problem);
+      const tools = [
+        readFileTool(workspace, hidden),
+        writeFileTool(workspace, hidden),
+        editFileTool(workspace, hidden),
+        listFilesTool(workspace, hidden),
+      ];
+      if (shell.mode !== "off") tools.push(runCommandTool(workspace, shell, hidden));
+      return tools;
+    },
+  };
+}
+
 /**
  * Built-in tool definitions for one session: read_file, write_file, edit_file, list_files and,
  * when a shell is offered, run_command. Throws `WorkspaceConfigurationError` for a workspace
  * `workspaceProblem` refuses.
  */
 export function builtinTools(workspace: string, options: BuiltinToolsOptions = {}): ToolDefinition[] {
-  if (!path.isAbsolute(workspace)) {
-    throw new WorkspaceConfigurationError(workspace, `workspace "${workspace}" must be an absolute path`);
-  }
-  // Resolved once per call: each hidden path is a realpath() of the file system.
-  const hidden = resolveHiddenPaths(options.hiddenPaths ?? []);
-  const problem = resolvedWorkspaceProblem(workspace, hidden);
-  if (problem !== null) throw new WorkspaceConfigurationError(workspace, problem);
-  const tools = [
-    readFileTool(workspace, hidden),
-    writeFileTool(workspace, hidden),
-    editFileTool(workspace, hidden),
-    listFilesTool(workspace, hidden),
-  ];
-  const shell = chooseShell(options);
-  if (shell.mode !== "off") tools.push(runCommandTool(workspace, shell, hidden));
-  return tools;
+  // Checked before the shell is chosen: a relative workspace is the first problem to report.
+  requireAbsolute(workspace);
+  return builtinToolKit(options).toolsFor(workspace);
 }

@@ -1,6 +1,8 @@
+import { mkdirSync, symlinkSync, unlinkSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_BWRAP_PATH, probeBwrap } from "../../src/tools/bubblewrap.js";
-import { builtinTools, WorkspaceConfigurationError } from "../../src/tools/builtin-tools.js";
+import { builtinToolKit, builtinTools, WorkspaceConfigurationError } from "../../src/tools/builtin-tools.js";
 import {
   chooseShell,
   describeShellChoice,
@@ -118,6 +120,26 @@ describe("builtinTools", () => {
     expect(() => builtinTools("relative/ws", { shell: "off" })).toThrow(WorkspaceConfigurationError);
     expect(() => builtinTools("/", { shell: "off" })).toThrow(WorkspaceConfigurationError);
     expect(() => builtinTools("/srv/..", { shell: "off" })).toThrow(WorkspaceConfigurationError);
+  });
+
+  it("checks where a workspace points on every call of one kit: a link moved into a hidden path is refused", async () => {
+    const root = await makeTempDirectory();
+    try {
+      const secret = path.join(root.root, "home");
+      const elsewhere = path.join(root.root, "elsewhere");
+      mkdirSync(secret);
+      mkdirSync(elsewhere);
+      const link = path.join(root.root, "ws");
+      symlinkSync(elsewhere, link);
+      const kit = builtinToolKit({ hiddenPaths: [secret], shell: "off" });
+      expect(kit.toolsFor(link).map((definition) => definition().meta.name)).toContain("read_file");
+      unlinkSync(link);
+      symlinkSync(secret, link);
+      expect(() => kit.toolsFor(link)).toThrow(WorkspaceConfigurationError);
+      expect(() => kit.toolsFor("relative/ws")).toThrow(WorkspaceConfigurationError);
+    } finally {
+      await root.remove();
+    }
   });
 
   it("rejects arguments that are not a JSON object as invalid_argument, for every tool", async () => {

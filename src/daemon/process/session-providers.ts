@@ -7,15 +7,24 @@
  * when the session named it, and "no provider" (null, or the error that says how to add one)
  * when it relies on the active one.
  */
+import type { LlmClient } from "../../model/llm-client.js";
 import type { RequestConfig } from "../../model/request-config.js";
 import { createLlmClient } from "../../providers/create-llm-client.js";
 import { effectiveRequestConfig } from "../../providers/effective-request-config.js";
-import { modelLimits } from "../../providers/model-limits.js";
+import { type ModelLimits, modelLimits } from "../../providers/model-limits.js";
 import { type ProviderProfile, validateProviderProfile } from "../../providers/provider-profile.js";
 import { ProfileUnknownError } from "../errors.js";
 import type { SessionServices } from "../session/session-services.js";
 import type { ProviderDescription } from "../session/session-settings.js";
 import { NoProviderError, type ProviderConfigSource } from "./provider-config.js";
+
+/** A profile's client, made for one loaded config. */
+interface MadeClient {
+  name: string;
+  profile: ProviderProfile;
+  client: LlmClient;
+  limits: ModelLimits;
+}
 
 /** The session services that read provider profiles from `source`. */
 export function sessionProviders(
@@ -29,15 +38,35 @@ export function sessionProviders(
     );
     return { name: named.name, profile };
   };
+  // One client per profile and model, made once per loaded config (an edited config.json loads
+  // as a new object, whose clients are made afresh): a turn need not resolve, validate and bind
+  // its profile again. A client keeps no state between requests, so turns may share it.
+  const made = new WeakMap<object, Map<string, MadeClient>>();
+  const clientFor = (profileName: string | null, model: string | null): MadeClient => {
+    const loaded = source.current();
+    let clients = made.get(loaded);
+    if (clients === undefined) {
+      clients = new Map();
+      made.set(loaded, clients);
+    }
+    const key = `${profileName ?? ""}\u0000${model ?? ""}`;
+    let client = clients.get(key);
+    if (client === undefined) {
+      const { name, profile } = resolve(profileName, model);
+      client = { name, profile, client: createLlmClient(profile), limits: modelLimits(profile) };
+      clients.set(key, client);
+    }
+    return client;
+  };
   return {
     bindClient: (profileName, model, config) => {
-      const { name, profile } = resolve(profileName, model);
+      const { name, profile, client, limits } = clientFor(profileName, model);
       return {
-        client: createLlmClient(profile),
+        client,
         profileName: name,
         model: profile.model,
         requestConfig: effectiveRequestConfig(profile, config),
-        limits: modelLimits(profile),
+        limits,
       };
     },
     limitsOf: (profileName, model) => {

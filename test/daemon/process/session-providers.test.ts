@@ -1,0 +1,38 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type ProviderConfig, writeProviderConfig } from "../../../src/api/provider-config.js";
+import { ProviderConfigSource } from "../../../src/daemon/process/provider-config.js";
+import { sessionProviders } from "../../../src/daemon/process/session-providers.js";
+import { newHome, removeTempRoots } from "./temp-home.js";
+
+afterEach(removeTempRoots);
+
+const config: ProviderConfig = {
+  active: "local",
+  providers: {
+    local: { protocol: "chat_completions", baseUrl: "http://127.0.0.1:11434/v1", model: "qwen3" },
+  },
+};
+
+describe("sessionProviders", () => {
+  it("gives every turn of a profile and model the same client until config.json changes", async () => {
+    const home = newHome();
+    await writeProviderConfig(home, config);
+    const providers = sessionProviders(new ProviderConfigSource(home));
+    const first = providers.bindClient(null, null, {});
+    const again = providers.bindClient(null, null, { temperature: 0.5 });
+    expect(again.client).toBe(first.client);
+    // The session's own parameters still apply per turn.
+    expect(again.requestConfig.temperature).toBe(0.5);
+    expect(first.requestConfig.temperature).toBeUndefined();
+    const otherModel = providers.bindClient(null, "qwen4", {});
+    expect(otherModel.client).not.toBe(first.client);
+    expect(otherModel.model).toBe("qwen4");
+    await writeProviderConfig(home, {
+      ...config,
+      providers: { local: { ...config.providers.local!, baseUrl: "http://127.0.0.1:11435/v1" } },
+    });
+    const edited = providers.bindClient(null, null, {});
+    expect(edited.client).not.toBe(first.client);
+    expect(edited.model).toBe("qwen3");
+  });
+});
