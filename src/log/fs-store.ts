@@ -34,7 +34,7 @@ import { encodeRecordLine } from "./jsonl-record.js";
 import { lineStartsWithHash, type ScannedTail, scanTail, type TailState } from "./jsonl-tail.js";
 import { withKeyedMutex } from "./keyed-mutex.js";
 import { prepareAppend } from "./prepared-append.js";
-import type { AlongsideWrites, LogHead, Store } from "./store.js";
+import type { AlongsideWrites, AppendOptions, LogHead, Store } from "./store.js";
 
 const fdatasyncAsync = promisify(fdatasync);
 
@@ -85,6 +85,18 @@ export class FsStore implements Store<never> {
     sessionId: string,
     entries: readonly HashedEntry[],
     alongside?: AlongsideWrites<never>,
+    options: AppendOptions = {},
+  ): Promise<LogHead> {
+    // An append returns once its lines are fsynced: written and durable are one moment.
+    const head = await this.appendLines(sessionId, entries, alongside);
+    options.onWritten?.(head);
+    return head;
+  }
+
+  private async appendLines(
+    sessionId: string,
+    entries: readonly HashedEntry[],
+    alongside: AlongsideWrites<never> | undefined,
   ): Promise<LogHead> {
     if (alongside !== undefined) {
       throw new InvalidAppendError(sessionId, -1, "the file store cannot commit other writes with an append");

@@ -18,7 +18,7 @@ import { checkHeadRecord, type HeadRecord } from "./head-record.js";
 import type { HeadSigner } from "./head-signer.js";
 import type { PgCommitQueue } from "./pg-commit-queue.js";
 import { type PreparedEntry, prepareAppend } from "./prepared-append.js";
-import type { AlongsideWrites, LogHead, Store } from "./store.js";
+import type { AlongsideWrites, AppendOptions, LogHead, Store } from "./store.js";
 import { backfillRecordedHeads, transcriptTables } from "./transcript-schema.js";
 import { type StoredRow, verifyRows } from "./verify-rows.js";
 
@@ -89,6 +89,18 @@ export class PgStore implements Store<pg.PoolClient> {
     sessionId: string,
     entries: readonly HashedEntry[],
     alongside?: AlongsideWrites<pg.PoolClient>,
+    options: AppendOptions = {},
+  ): Promise<LogHead> {
+    // PostgreSQL's COMMIT returns once the commit is durable: written and durable are one moment.
+    const head = await this.commitAppend(sessionId, entries, alongside);
+    options.onWritten?.(head);
+    return head;
+  }
+
+  private async commitAppend(
+    sessionId: string,
+    entries: readonly HashedEntry[],
+    alongside: AlongsideWrites<pg.PoolClient> | undefined,
   ): Promise<LogHead> {
     const prepared = prepareAppend(sessionId, entries);
     const queue = this.commitQueue;

@@ -12,7 +12,7 @@
 import { applyEntry, collectState, emptyState, type RestoredState } from "./collect-state.js";
 import type { HashedEntry, LogEntry, PositionedEntry } from "./entries.js";
 import { buildChain, hashEntry } from "./entry-hash.js";
-import type { AlongsideWrites, LogHead, Store } from "./store.js";
+import type { AlongsideWrites, AppendOptions, LogHead, Store } from "./store.js";
 
 /** The writer's view of a session's log: which session, and the hash it last appended. */
 export interface LogHeadRef {
@@ -35,12 +35,23 @@ export async function appendEntries<Tx>(
   head: LogHeadRef,
   entries: readonly LogEntry[],
   alongside?: AlongsideWrites<Tx>,
+  options?: AppendOptions,
 ): Promise<LogHead> {
   const chain: HashedEntry[] =
     entries.length === 1 ? [hashEntry(head.hash, entries[0]!)] : buildChain(head.hash, entries);
-  const stored = await store.append(head.sessionId, chain, alongside);
+  const stored = await store.append(head.sessionId, chain, alongside, options);
   head.hash = stored.hash;
   return stored;
+}
+
+/** What a caller of `SessionWriter.append` may want to hear besides its result. */
+export interface WriterAppendOptions {
+  /**
+   * Called once the store committed the entries, possibly before they are durable (see
+   * `AppendOptions.onWritten`), with the writer already advanced: its state holds them. The
+   * append itself resolves only once they are durable. It must not throw.
+   */
+  onWritten?: (placed: PlacedEntry[]) => void;
 }
 
 export class SessionWriter<Tx = unknown> {
@@ -102,17 +113,35 @@ export class SessionWriter<Tx = unknown> {
 
   /**
    * Append `entries` (with `alongside` in the same transaction), then advance the head and
-   * replay them into the state. Resolves with the entries as placed.
+   * replay them into the state. Resolves with the entries as placed, once they are durable; the
+   * writer advances as soon as the store committed them (`options.onWritten` is told then).
    */
-  async append(entries: readonly LogEntry[], alongside?: AlongsideWrites<Tx>): Promise<PlacedEntry[]> {
+  async append(
+    entries: readonly LogEntry[],
+    alongside?: AlongsideWrites<Tx>,
+    options: WriterAppendOptions = {},
+  ): Promise<PlacedEntry[]> {
     if (entries.length === 0) return [];
     const placed = this.placed(entries);
     const head: LogHeadRef = { sessionId: this.#head.sessionId, hash: this.#head.hash };
-    await appendEntries(this.#store, head, entries, alongside);
-    this.#head.hash = head.hash;
-    this.#position += entries.length;
-    for (const entry of entries) applyEntry(this.#state, entry);
-    this.#state.head_hash = head.hash;
+    let advanced = false;
+    const advance = (hash: string): void => {
+      if (advanced) return;
+      advanced = true;
+      this.#head.hash = hash;
+      this.#position += entries.length;
+      for (const entry of entries) applyEntry(this.#state, entry);
+      this.#state.head_hash = hash;
+    };
+    const onWritten = options.onWritten;
+    await appendEntries(this.#store, head, entries, alongside, {
+      onWritten: (stored) => {
+        advance(stored.hash);
+        onWritten?.(placed);
+      },
+    });
+    // A store that never calls onWritten (one outside this package) is durable on return.
+    advance(head.hash!);
     return placed;
   }
 }

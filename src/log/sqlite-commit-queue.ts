@@ -25,6 +25,8 @@ interface QueuedWrite {
   /** The session the write is about, for the error a failed commit reports. */
   sessionId: string;
   run: () => unknown;
+  /** Told the write's result once its transaction committed, before it is durable. */
+  onWritten: ((value: never) => void) | undefined;
   resolve: (value: never) => void;
   reject: (error: unknown) => void;
 }
@@ -81,14 +83,21 @@ export class SqliteCommitQueue {
   }
 
   /**
-   * Run `write` in the next group commit. Resolves with its result once committed; rejects with
-   * what it threw (its writes rolled back) or with `GroupCommitFailedError` when the whole
-   * transaction failed.
+   * Run `write` in the next group commit. Resolves with its result once committed (and durable,
+   * with a `durable` hook); rejects with what it threw (its writes rolled back) or with
+   * `GroupCommitFailedError` when the whole transaction failed or did not become durable.
+   * `onWritten` hears the result as soon as the transaction committed (before it is durable).
    */
-  run<T>(sessionId: string, write: () => T): Promise<T> {
+  run<T>(sessionId: string, write: () => T, onWritten?: (value: T) => void): Promise<T> {
     if (this.#closed) return Promise.reject(new CommitQueueClosedError(sessionId));
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ sessionId, run: write, resolve: resolve as (value: never) => void, reject });
+      this.#queue.push({
+        sessionId,
+        run: write,
+        onWritten: onWritten as ((value: never) => void) | undefined,
+        resolve: resolve as (value: never) => void,
+        reject,
+      });
       this.#scheduleFlush();
     });
   }
@@ -133,6 +142,7 @@ export class SqliteCommitQueue {
     }
     this.#stats.transactions++;
     this.#stats.requests += batch.length;
+    tellWritten(batch, outcomes);
     if (this.#durable === null) {
       settle(batch, outcomes);
       return;
@@ -143,6 +153,23 @@ export class SqliteCommitQueue {
         for (const write of batch) write.reject(new GroupCommitFailedError(write.sessionId, error));
       },
     );
+  }
+}
+
+/**
+ * Tell each committed write's `onWritten`. One that throws turns its write's outcome into that
+ * error (its rows are committed, but its caller did not take them in).
+ */
+function tellWritten(batch: readonly QueuedWrite[], outcomes: Outcome[]): void {
+  for (let i = 0; i < batch.length; i++) {
+    const { onWritten } = batch[i]!;
+    const outcome = outcomes[i]!;
+    if (onWritten === undefined || !("value" in outcome)) continue;
+    try {
+      onWritten(outcome.value as never);
+    } catch (error) {
+      outcomes[i] = { error };
+    }
   }
 }
 

@@ -24,7 +24,7 @@ import type { HeadSigner } from "./head-signer.js";
 import type { PreparedEntry } from "./prepared-append.js";
 import { prepareAppend } from "./prepared-append.js";
 import { type GroupCommitStats, SqliteCommitQueue } from "./sqlite-commit-queue.js";
-import type { AlongsideWrites, LogHead, Store } from "./store.js";
+import type { AlongsideWrites, AppendOptions, LogHead, Store } from "./store.js";
 import { backfillRecordedHeads, transcriptTables } from "./transcript-schema.js";
 import { type StoredRow, verifyRows } from "./verify-rows.js";
 
@@ -182,6 +182,7 @@ export class SqliteStore implements Store<SqliteTransaction> {
     sessionId: string,
     entries: readonly HashedEntry[],
     alongside?: AlongsideWrites<SqliteTransaction>,
+    options: AppendOptions = {},
   ): Promise<LogHead> {
     if (this.closed) return Promise.reject(new StoreClosedError(sessionId));
     let prepared: PreparedEntry[];
@@ -190,7 +191,11 @@ export class SqliteStore implements Store<SqliteTransaction> {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.commitQueue.run(sessionId, () => this.compareAndInsertTx(sessionId, prepared, alongside));
+    return this.commitQueue.run(
+      sessionId,
+      () => this.compareAndInsertTx(sessionId, prepared, alongside),
+      options.onWritten,
+    );
   }
 
   /**

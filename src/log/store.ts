@@ -25,6 +25,16 @@ export interface LogHead {
  */
 export type AlongsideWrites<Tx> = (tx: Tx, head: LogHead) => void | Promise<void>;
 
+/** What a caller of `append` may want to hear besides its result. */
+export interface AppendOptions {
+  /**
+   * Called once the append's transaction has committed, possibly before it is durable (a store
+   * that flushes its commits off the main thread resolves `append` only after the flush). A store
+   * whose commit is durable when it returns calls it just before resolving. It must not throw.
+   */
+  onWritten?: (head: LogHead) => void;
+}
+
 export interface Store<Tx = unknown> {
   /**
    * Append entries atomically if and only if the session's current head hash equals
@@ -36,6 +46,7 @@ export interface Store<Tx = unknown> {
     sessionId: string,
     entries: readonly HashedEntry[],
     alongside?: AlongsideWrites<Tx>,
+    options?: AppendOptions,
   ): Promise<LogHead>;
 
   /** Every entry of the session, verified. Throws `SessionNotFoundError` if it has none. */

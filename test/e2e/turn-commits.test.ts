@@ -172,3 +172,69 @@ describe.each(databaseKinds)("commits per turn ($name)", ({ database }) => {
     await app.idle(sessionId);
   });
 });
+
+describe("a turn whose start is slow to become durable", () => {
+  // Every flush of the log to disk takes this long (off the main thread, as a slow disk would).
+  const flushMs = 800;
+  let provider: FakeProvider;
+  let app: DaemonHarness;
+
+  beforeAll(async () => {
+    ({ provider, app } = await startFixture({ SKEIN_TEST_COMMIT_DELAY_MS: String(flushMs) }));
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await provider?.close();
+  });
+
+  it("sends the model request while its start is flushed, and tells no client of the turn before it is durable", async () => {
+    provider.script = () => text(["one ", "two ", "three"]);
+    const sessionId = await app.createSession();
+    const stream = await app.openStream(sessionId);
+    try {
+      await stream.next();
+      const sentAt = wallClock();
+      const answered = app
+        .api(`/sessions/${sessionId}/inputs/${uuidv7()}`, {
+          method: "PUT",
+          body: { kind: "message", text: "hello" },
+        })
+        .then((answer) => ({ answer, at: wallClock() }));
+      await provider.waitForRequests(1);
+      const requestAt = provider.requests[0]!.receivedAt;
+      const { answer, at } = await answered;
+      expect(answer.status).toBe(202);
+      // The request did not wait for the flush; the answer to the input did.
+      expect(requestAt - sentAt).toBeLessThan(flushMs / 2);
+      expect(at - sentAt).toBeGreaterThanOrEqual(flushMs);
+      const frames = await stream.readUntil((event) => event.type === "turn_completed", 30_000);
+      const words = eventsOf(frames)
+        .map(eventWord)
+        .filter(
+          (word) =>
+            word.startsWith("input:") ||
+            word.startsWith("message:") ||
+            word === "text" ||
+            word === "turn_completed",
+        );
+      // Everything the model streamed comes after the turn's start, as without the early request.
+      expect(words.slice(0, 3)).toEqual(["input:pending:none", "message:user", "input:committed:running"]);
+      expect(words.slice(3, -3).every((word) => word === "text")).toBe(true);
+      expect(words.slice(-3)).toEqual(["message:assistant", "input:committed:completed", "turn_completed"]);
+      const streamed = eventsOf(frames)
+        .filter((event) => event.type === "text")
+        .map((event) => (event.data as { text: string }).text)
+        .join("");
+      expect(streamed).toBe("one two three");
+    } finally {
+      stream.close();
+    }
+    await app.idle(sessionId, 30_000);
+  });
+});
+
+/** Milliseconds since the epoch with fractions, the fake provider's clock. */
+function wallClock(): number {
+  return performance.timeOrigin + performance.now();
+}

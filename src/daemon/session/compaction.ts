@@ -52,6 +52,8 @@ export interface CompactorContext {
 export interface TurnCompaction {
   /** Before each request: compact if the context is past the threshold; the items to send then, else undefined. */
   beforeRequest(items: readonly Item[], signal: AbortSignal): Promise<Item[] | undefined>;
+  /** Whether `beforeRequest` would compact if called now. */
+  due(): boolean;
   /** The provider's usage of the response just appended. */
   observeUsage(usage: Usage): void;
   /** Whether a run's failure is the provider's "context too long". */
@@ -120,6 +122,7 @@ export class SessionCompactor {
     this.account.setOverhead(systemPrompt, tools);
     const limits = budgets(bound.limits, bound.requestConfig.max_tokens, this.account.overhead);
     return {
+      due: () => this.account.size(this.#ctx.log.state).tokens >= limits.trigger && !this.running,
       beforeRequest: async (items, signal) => {
         const size = this.account.size(this.#ctx.log.state);
         let sent: Item[] | undefined;

@@ -41,6 +41,14 @@ export interface SessionLogWriterOptions {
   corrupted(error: LogCorruptError): void;
 }
 
+/** What a caller of `SessionLogWriter.commit` hears besides its result. */
+export interface CommitHooks {
+  /** The transaction committed; the writer's state holds its entries; not yet durable. Must not throw. */
+  written?: () => void;
+  /** The commit is durable; none of its events went out yet. */
+  durable?: () => void;
+}
+
 export class SessionLogWriter {
   readonly sessionId: string;
   readonly #options: SessionLogWriterOptions;
@@ -152,14 +160,16 @@ export class SessionLogWriter {
 
   /**
    * Append the held entries and `entries` with `writes` (plus the preview and the activity
-   * time) in one transaction, then publish them; `durable` runs once it is durable, before
-   * any event of the append goes out. With no entries at all, `writes` are committed alone.
-   * Returns where `entries` (not the held ones) were stored.
+   * time) in one transaction, then publish them. With no entries at all, `writes` are committed
+   * alone. Returns where `entries` (not the held ones) were stored. `hooks.written` runs once the
+   * transaction committed, with the writer's state holding the entries, possibly before they
+   * are durable (work without side effects may start then); `hooks.durable` once durable, before
+   * any event of the append goes out.
    */
   async commit(
     entries: readonly LogEntry[],
     writes: RowWrites = {},
-    durable?: () => void,
+    hooks: CommitHooks = {},
   ): Promise<PlacedEntry[]> {
     if (this.#corrupt !== null) throw this.#corrupt;
     const { storage, writer, feed, now } = this.#options;
@@ -167,20 +177,26 @@ export class SessionLogWriter {
     const all = held === 0 ? entries : [...this.#held, ...entries];
     if (all.length === 0) {
       await storage.writeRows(this.sessionId, { ...writes, activityAt: now() });
-      durable?.();
+      hooks.written?.();
+      hooks.durable?.();
       return [];
     }
     const preview = extendPreview(this.#preview, writer.placed(all));
+    const written = hooks.written;
     let placed: PlacedEntry[];
     try {
-      placed = await writer.append(all, { ...writes, preview, activityAt: now() });
+      placed = await writer.append(
+        all,
+        { ...writes, preview, activityAt: now() },
+        written === undefined ? {} : { onWritten: () => written() },
+      );
     } catch (error) {
       this.#noticeCorruption(error);
       throw error;
     }
     // Only what was held when the append began: nothing else may hold while it is in flight.
     this.#held.splice(0, held);
-    durable?.();
+    hooks.durable?.();
     this.#preview = preview;
     if (writer.headHash !== null)
       this.#checkpoints.advance({ position: writer.position, hash: writer.headHash });

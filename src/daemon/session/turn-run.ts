@@ -56,6 +56,12 @@ export interface TurnRunOptions {
   feed: SessionFeed;
   /** The session's approvals: the turn's tool calls pass through it. */
   gate: ApprovalGate;
+  /**
+   * The turn starts before its start is durable (its start commit is written, its fsync not yet
+   * done): what it would publish waits until `release()`, and nothing is published if it never
+   * comes (the turn is then aborted). Without it, the turn publishes as it goes.
+   */
+  held?: boolean;
   /** The session's compaction hooks for this turn's client (none: the turn never compacts). */
   compaction?: (
     bound: BoundClient,
@@ -75,11 +81,36 @@ export class TurnRun {
   #usage: Usage = {};
   #done: Promise<TurnEnding> | null = null;
   #policy: TurnPolicy | null = null;
+  /** Publications waiting for `release()`; null once released (or for a turn never held). */
+  #held: (() => void)[] | null;
+  /** Settles true on `release()`, false when the turn is aborted while still held. */
+  readonly #released: Promise<boolean>;
+  #settleRelease: (released: boolean) => void = () => undefined;
 
   constructor(options: TurnRunOptions) {
     this.id = options.id;
     this.inputIds = options.inputIds;
     this.#options = options;
+    this.#held = options.held === true ? [] : null;
+    this.#released = new Promise((resolve) => {
+      this.#settleRelease = resolve;
+    });
+    if (this.#held === null) this.#settleRelease(true);
+  }
+
+  /** The turn's start is durable and announced: what it held is published, in order, and it publishes from now on. */
+  release(): void {
+    const held = this.#held;
+    if (held === null) return;
+    this.#held = null;
+    this.#settleRelease(true);
+    for (const publish of held) publish();
+  }
+
+  /** Publish now, or once released for a turn still held. */
+  #publish(publish: () => void): void {
+    if (this.#held === null) publish();
+    else this.#held.push(publish);
   }
 
   /** What the turn's calls are judged with (null until its tools are known). */
@@ -101,6 +132,8 @@ export class TurnRun {
     if (this.#abortCause !== null) return;
     this.#abortCause = cause;
     this.#abortDetail = detail;
+    // A turn stopped before its start was released never publishes anything.
+    this.#settleRelease(false);
     this.#abort.abort(new Error(cause));
   }
 
@@ -150,10 +183,12 @@ export class TurnRun {
       // Made once here: the compaction's budget counts the real definitions the loop sends.
       const offered = [...tools, askUserTool()].map((definition) => definition());
       for (const made of offered) names.add(made.meta.name);
-      const compaction = this.#options.compaction?.(
-        bound,
-        state.system_prompt,
-        offered.map((made) => made.meta),
+      const compaction = this.#afterRelease(
+        this.#options.compaction?.(
+          bound,
+          state.system_prompt,
+          offered.map((made) => made.meta),
+        ),
       );
       const end = await resumeWithCompaction(compaction, {
         client: bound.client,
@@ -189,6 +224,23 @@ export class TurnRun {
     }
   }
 
+  /**
+   * A compaction publishes as it goes, so a turn still held compacts only once released (a
+   * request that needs none goes out at once).
+   */
+  #afterRelease(compaction: TurnCompaction | undefined): TurnCompaction | undefined {
+    if (compaction === undefined || this.#held === null) return compaction;
+    return {
+      ...compaction,
+      beforeRequest: async (items, signal) => {
+        if (this.#held !== null && compaction.due() && !(await this.#released)) {
+          throw new Error("the turn's start did not become durable");
+        }
+        return compaction.beforeRequest(items, signal);
+      },
+    };
+  }
+
   /** The loop's observer; `toolCallStarts` is told when the model starts a tool call. */
   #observer(bound: BoundClient, toolCallStarts: () => void) {
     const { feed } = this.#options;
@@ -201,19 +253,25 @@ export class TurnRun {
         switch (event.type) {
           case "block_delta":
             if (event.delta.type === "text") {
-              feed.publishDelta("text", runId, `${runId}:${this.#request}`, event.delta.text);
+              const messageId = `${runId}:${this.#request}`;
+              const text = event.delta.text;
+              this.#publish(() => feed.publishDelta("text", runId, messageId, text));
             } else if (event.delta.type === "thinking") {
-              feed.publishDelta("thinking", runId, `${runId}:${this.#request}:thinking`, event.delta.text);
+              const messageId = `${runId}:${this.#request}:thinking`;
+              const text = event.delta.text;
+              this.#publish(() => feed.publishDelta("thinking", runId, messageId, text));
             }
             return;
-          case "retry":
-            publishEvent(feed, "retry", {
+          case "retry": {
+            const data = {
               run_id: runId,
               attempt: event.retry.attempt,
               reason: event.retry.reason,
               delay_ms: event.retry.delay_ms,
-            });
+            };
+            this.#publish(() => publishEvent(feed, "retry", data));
             return;
+          }
           case "block_start":
             if (event.block.type === "tool_use") toolCallStarts();
             return;
@@ -234,13 +292,16 @@ export class TurnRun {
         if (Object.keys(usage).length === 0) return;
         // Stored with the turn's end (one write per turn); streamed per request.
         this.#usage = addUsage(this.#usage, usage);
-        publishEvent(feed, "usage", usageEventData(this.id, bound.model, usage));
+        const data = usageEventData(this.id, bound.model, usage);
+        this.#publish(() => publishEvent(feed, "usage", data));
       },
       onToolCallStart: (call: ToolCallItem) => {
-        publishEvent(feed, "tool", toolEventData(call, null));
+        const data = toolEventData(call, null);
+        this.#publish(() => publishEvent(feed, "tool", data));
       },
       onToolCallEnd: (call: ToolCallItem, result: ToolResultItem) => {
-        publishEvent(feed, "tool", toolEventData(call, result));
+        const data = toolEventData(call, result);
+        this.#publish(() => publishEvent(feed, "tool", data));
       },
     };
   }

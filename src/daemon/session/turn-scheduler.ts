@@ -188,11 +188,21 @@ export class TurnScheduler {
     }
     this.#starting = true;
     try {
-      const started = await this.#commitTurnStart([admission.row], admission);
-      if (started === null) return null;
+      // The model request needs no durability: the turn starts as soon as its start commit is
+      // written and sends while the commit's fsync runs; what it publishes waits for durability
+      // (a client never hears of a turn a power loss could take back). The commit changed none
+      // of the row's settings the turn reads.
+      let launched: TurnRun | null = null;
+      const started = await this.#commitTurnStart([admission.row], admission, (written) => {
+        launched = this.#launch(written, session, true);
+      });
+      if (started === null) {
+        // Refused, or written but never durable: a turn launched for it stops unheard.
+        this.#dropLaunched(launched);
+        return null;
+      }
       try {
-        // The commit changed none of the row's settings the turn reads.
-        await this.#runTurn(started, session);
+        await this.#runTurn(started, session, launched ?? undefined);
         this.#storageFailures = 0;
       } catch (error) {
         // The input is admitted and its turn's start is durable: what failed after is a start
@@ -325,6 +335,7 @@ export class TurnScheduler {
   async #commitTurnStart(
     pending: readonly InputRow[],
     admission?: FreshAdmission,
+    written?: (started: StartedTurn) => void,
   ): Promise<StartedTurn | null> {
     const { log, services, inputs } = this.#ctx;
     const turnId = uuidv7();
@@ -359,8 +370,13 @@ export class TurnScheduler {
     } else {
       try {
         // The pending receipt goes out before the entries' events, as if admitted on its own.
-        await log.commit(entries, { admission: admission.writes, ...writes }, () =>
-          inputs.announce(admission.receipt),
+        await log.commit(
+          entries,
+          { admission: admission.writes, ...writes },
+          {
+            ...(written === undefined ? {} : { written: () => written({ turnId, inputIds, entries }) }),
+            durable: () => inputs.announce(admission.receipt),
+          },
         );
       } catch {
         // Refused (a retry, another session's id, a failure, a log found changed): nothing of
@@ -373,10 +389,11 @@ export class TurnScheduler {
 
   /**
    * Inside the mailbox: a turn's start is durable; tell the clients and run the model with the
-   * session's settings (`session`: its row as the caller read it, unread otherwise).
+   * session's settings (`session`: its row as the caller read it, unread otherwise), or let the
+   * turn `launched` before its start was durable publish from now on.
    */
-  async #runTurn(started: StartedTurn, session?: SessionRow): Promise<void> {
-    const { log, services, inputs, feed } = this.#ctx;
+  async #runTurn(started: StartedTurn, session?: SessionRow, launched?: TurnRun): Promise<void> {
+    const { inputs } = this.#ctx;
     const { turnId, inputIds, entries } = started;
     this.#gate.announce(entries);
     await inputs.publish(inputIds);
@@ -387,15 +404,24 @@ export class TurnScheduler {
       interrupt_requested: false,
       blocking_reason: null,
     });
+    if (launched === undefined) this.#launch(started, session ?? (await this.#ctx.row()), false);
+    else launched.release();
+  }
+
+  /** Create and start the turn's run (`held`: its start is not yet durable, see `TurnRun.release`). */
+  #launch(started: StartedTurn, session: SessionRow, held: boolean): TurnRun {
+    const { log, services, feed } = this.#ctx;
+    const { turnId, inputIds } = started;
     const turn = new TurnRun({
       id: turnId,
       inputIds,
       services,
-      session: session ?? (await this.#ctx.row()),
+      session,
       state: log.state,
       conversation: this.#conversation(turnId, () => turn),
       feed,
       gate: this.#gate,
+      held,
       compaction: (bound, prompt, tools) => this.#ctx.compactor.forTurn(turnId, bound, prompt, tools),
     });
     this.#turn = turn;
@@ -404,6 +430,17 @@ export class TurnScheduler {
         this.#ctx.task(() => this.#endTurn(turn, ending)).catch((error: unknown) => this.#ctx.crash(error)),
       (error: unknown) => this.#ctx.crash(error),
     );
+    return turn;
+  }
+
+  /**
+   * A turn launched for a start that never became durable: it stops without a word (its end is
+   * not written either: `#endTurn` ignores a turn that is no longer the session's).
+   */
+  #dropLaunched(launched: TurnRun | null): void {
+    if (launched === null) return;
+    if (this.#turn === launched) this.#turn = null;
+    launched.abort("storage");
   }
 
   /** The session's history as the loop sees it: the log's replay, appended through the mailbox. */

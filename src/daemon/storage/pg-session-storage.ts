@@ -125,12 +125,16 @@ export class PgSessionStorage implements SessionStorage {
         return writer.state;
       },
       placed: (more) => writer.placed(more),
-      append: (more, writes) =>
-        writer.append(more, async (client) => {
-          // The entries are in; the fence is checked before anything commits.
-          await this.#checkFence(client, sessionId);
-          await runPg(client, rowWritesProgram(sessionId, writes));
-        }),
+      append: (more, writes, options) =>
+        writer.append(
+          more,
+          async (client) => {
+            // The entries are in; the fence is checked before anything commits.
+            await this.#checkFence(client, sessionId);
+            await runPg(client, rowWritesProgram(sessionId, writes));
+          },
+          options,
+        ),
     };
   }
 

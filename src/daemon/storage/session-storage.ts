@@ -13,7 +13,7 @@ import type { SessionPreview } from "../../api/session-snapshot.js";
 import type { RestoredState } from "../../log/collect-state.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import type { HeadRecord } from "../../log/head-record.js";
-import type { PlacedEntry } from "../../log/session-writer.js";
+import type { PlacedEntry, WriterAppendOptions } from "../../log/session-writer.js";
 import type { LogHead } from "../../log/store.js";
 import type { Usage } from "../../model/usage.js";
 import type { Admission, InputRow, NewInput } from "./inputs-table.js";
@@ -59,8 +59,15 @@ export interface StoredSessionWriter {
   readonly state: Readonly<RestoredState>;
   /** Where `entries` would be stored if appended now. */
   placed(entries: readonly LogEntry[]): PlacedEntry[];
-  /** Append `entries` with `writes` in one transaction, then advance and replay. */
-  append(entries: readonly LogEntry[], writes: RowWrites): Promise<PlacedEntry[]>;
+  /**
+   * Append `entries` with `writes` in one transaction, then advance and replay; resolves once
+   * durable (`options.onWritten`: as soon as committed, see `SessionWriter.append`).
+   */
+  append(
+    entries: readonly LogEntry[],
+    writes: RowWrites,
+    options?: WriterAppendOptions,
+  ): Promise<PlacedEntry[]>;
 }
 
 /**

@@ -124,7 +124,8 @@ export class SqliteSessionStorage implements SessionStorage {
         return writer.state;
       },
       placed: (more) => writer.placed(more),
-      append: (more, writes) => writer.append(more, (db) => applyRowWrites(db, sessionId, writes)),
+      append: (more, writes, options) =>
+        writer.append(more, (db) => applyRowWrites(db, sessionId, writes), options),
     };
   }
 
