@@ -58,9 +58,10 @@ describe("WalSync", () => {
   });
 
   it("keeps the event loop running while the disk is slow, unlike a flush on the main thread", async () => {
-    const free = queueWith(new WalSync(path, { slowDisk: { delayMs: 100, blocking: false } }));
+    // 300 ms: room for 60 ticks of 5 ms, of which 8 must come even on a busy machine.
+    const free = queueWith(new WalSync(path, { slowDisk: { delayMs: 300, blocking: false } }));
     expect(await ticksDuring(insert(free, 1))).toBeGreaterThanOrEqual(8);
-    const blocked = queueWith(new WalSync(path, { slowDisk: { delayMs: 100, blocking: true } }));
+    const blocked = queueWith(new WalSync(path, { slowDisk: { delayMs: 300, blocking: true } }));
     expect(await ticksDuring(insert(blocked, 2))).toBeLessThanOrEqual(2);
   });
 
