@@ -16,7 +16,7 @@ import {
   SessionNotFoundError,
 } from "../../src/log/errors.js";
 import { HeadSigner } from "../../src/log/head-signer.js";
-import type { Store } from "../../src/log/store.js";
+import type { LogHead, Store } from "../../src/log/store.js";
 import { assistantMessage, userMessage } from "../../src/model/items.js";
 import { logArbitrary } from "./arbitraries.js";
 
@@ -129,6 +129,26 @@ export function describeStoreContract(
       expect(await store.append(id, chain.slice(0, 1))).toEqual({ hash: chain[0]!.hash, position: 0 });
       expect(await store.append(id, chain.slice(1))).toEqual({ hash: chain[3]!.hash, position: 3 });
       expect(await store.readHead(id)).toEqual({ hash: chain[3]!.hash, position: 3 });
+    });
+
+    it("tells onWritten the new head once, before the append resolves, and never for a refused append", async () => {
+      const id = uuidv7();
+      const chain = buildChain(null, sampleEntries(2));
+      const told: LogHead[] = [];
+      let toldBeforeResolved = false;
+      const head = await store
+        .append(id, chain, undefined, { onWritten: (written) => told.push(written) })
+        .then((resolved) => {
+          toldBeforeResolved = told.length === 1;
+          return resolved;
+        });
+      expect(toldBeforeResolved).toBe(true);
+      expect(told).toEqual([head]);
+      const stale = hashEntry(chain[0]!.hash, { kind: "turn_end", ts: 9, turn_count: 1 });
+      await expect(
+        store.append(id, [stale], undefined, { onWritten: (written) => told.push(written) }),
+      ).rejects.toBeInstanceOf(AppendConflictError);
+      expect(told).toHaveLength(1);
     });
 
     it("treats an unknown session as absent", async () => {
