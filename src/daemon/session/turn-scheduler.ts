@@ -255,7 +255,12 @@ export class TurnScheduler {
     });
     try {
       const detail = error instanceof Error ? error.message : String(error);
-      await this.#ctx.services.storage.failTurn(turn.id, this.#ctx.services.now(), detail);
+      await this.#ctx.services.storage.failTurn(
+        this.#ctx.sessionId,
+        turn.id,
+        this.#ctx.services.now(),
+        detail,
+      );
     } catch {
       // Storage is what failed: the turn stays `running` and the next start recovers it.
     }

@@ -19,7 +19,6 @@ import { PgCommitQueue } from "../../log/pg-commit-queue.js";
 import { PgStore } from "../../log/pg-store.js";
 import { SessionWriter } from "../../log/session-writer.js";
 import type { LogHead } from "../../log/store.js";
-import { TurnStateError } from "../errors.js";
 import {
   type Admission,
   cancelInputProgram,
@@ -59,13 +58,7 @@ import {
   setPreviewProgram,
   tablesWithSessionColumnProgram,
 } from "./sessions-table.js";
-import {
-  endTurnProgram,
-  getTurnProgram,
-  runningTurnOfProgram,
-  runningTurnsProgram,
-  type TurnRow,
-} from "./turns-table.js";
+import { failTurnProgram, runningTurnOfProgram, runningTurnsProgram, type TurnRow } from "./turns-table.js";
 
 export class PgSessionStorage implements SessionStorage {
   readonly pool: pg.Pool;
@@ -222,12 +215,9 @@ export class PgSessionStorage implements SessionStorage {
     return runPg(this.pool, runningTurnsProgram());
   }
 
-  async failTurn(turnId: string, endedAt: number, error: string): Promise<void> {
-    // A turn never changes session, so its session may be read before the fenced transaction.
-    const turn = await runPg(this.pool, getTurnProgram(turnId));
-    if (turn === null) throw new TurnStateError(turnId, "no such turn");
-    await this.#write(turn.session, (client) =>
-      runPg(client, endTurnProgram(turnId, { state: "failed", endedAt, error })),
+  async failTurn(sessionId: string, turnId: string, endedAt: number, error: string): Promise<void> {
+    await this.#write(sessionId, (client) =>
+      runPg(client, failTurnProgram(sessionId, turnId, endedAt, error)),
     );
   }
 

@@ -139,8 +139,11 @@ export interface SessionStorage {
   runningTurnOf(sessionId: string): Promise<TurnRow | null>;
   /** Every turn still `running` (boot recovery). */
   runningTurns(): Promise<TurnRow[]>;
-  /** End a turn without a log entry (a crashed actor's last word; best effort). */
-  failTurn(turnId: string, endedAt: number, error: string): Promise<void>;
+  /**
+   * End one of the session's turns without a log entry (a crashed actor's last word; best
+   * effort); `TurnStateError` when the session has no such running turn.
+   */
+  failTurn(sessionId: string, turnId: string, endedAt: number, error: string): Promise<void>;
 
   // --- refused creations ------------------------------------------------------------------
 

@@ -54,7 +54,7 @@ import {
   setPreviewProgram,
 } from "./sessions-table.js";
 import { runSqlite, runSqliteAtomic } from "./sqlite-runner.js";
-import { endTurnProgram, runningTurnOfProgram, runningTurnsProgram, type TurnRow } from "./turns-table.js";
+import { failTurnProgram, runningTurnOfProgram, runningTurnsProgram, type TurnRow } from "./turns-table.js";
 
 export class SqliteSessionStorage implements SessionStorage {
   readonly db: DaemonDatabase;
@@ -214,9 +214,9 @@ export class SqliteSessionStorage implements SessionStorage {
     return runSqlite(this.db, runningTurnsProgram());
   }
 
-  failTurn(turnId: string, endedAt: number, error: string): Promise<void> {
-    return this.#queue.run(turnId, () => {
-      runSqlite(this.db, endTurnProgram(turnId, { state: "failed", endedAt, error }));
+  failTurn(sessionId: string, turnId: string, endedAt: number, error: string): Promise<void> {
+    return this.#queue.run(sessionId, () => {
+      runSqlite(this.db, failTurnProgram(sessionId, turnId, endedAt, error));
     });
   }
 

@@ -80,6 +80,21 @@ export function* startTurnProgram(turn: NewTurn): SqlProgram<TurnRow> {
   return rowOf(record!);
 }
 
+/**
+ * End `sessionId`'s running turn `turnId` as failed; `TurnStateError` (rolling the write back)
+ * when it is another session's.
+ */
+export function* failTurnProgram(
+  sessionId: string,
+  turnId: string,
+  endedAt: number,
+  error: string,
+): SqlProgram<TurnRow> {
+  const ended = yield* endTurnProgram(turnId, { state: "failed", endedAt, error });
+  if (ended.session !== sessionId) throw new TurnStateError(turnId, `the turn is not session ${sessionId}'s`);
+  return ended;
+}
+
 /** `startTurnProgram` on a SQLite connection. */
 export function startTurn(db: DaemonDatabase, turn: NewTurn): TurnRow {
   return runSqliteAtomic(db, startTurnProgram(turn));

@@ -140,7 +140,7 @@ describe("the write fence of a cluster node", () => {
 
     const preview = { text: "stale preview", truncated: false, transcript_count: 9 };
     await expect(a!.storage.setPreview("s", preview)).rejects.toBeInstanceOf(WriteFencedError);
-    await expect(a!.storage.failTurn("t1", ts + 1, "the old owner crashed")).rejects.toBeInstanceOf(
+    await expect(a!.storage.failTurn("s", "t1", ts + 1, "the old owner crashed")).rejects.toBeInstanceOf(
       WriteFencedError,
     );
 
@@ -148,7 +148,7 @@ describe("the write fence of a cluster node", () => {
     expect(a!.lost).toEqual(["s"]);
     // The new owner's writes pass the same fence.
     await b!.storage.setPreview("s", preview);
-    await b!.storage.failTurn("t1", ts + 2, "recovered");
+    await b!.storage.failTurn("s", "t1", ts + 2, "recovered");
     expect((await b!.storage.getSession("s"))?.preview.text).toBe("stale preview");
     expect((await b!.storage.runningTurnOf("s"))?.id).toBeUndefined();
   });

@@ -4,7 +4,12 @@
  * store and every row, and concurrent writes share transactions (group commit).
  */
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { InputConflictError, InputNotFreshError, InputNotPendingError } from "../../../src/daemon/errors.js";
+import {
+  InputConflictError,
+  InputNotFreshError,
+  InputNotPendingError,
+  TurnStateError,
+} from "../../../src/daemon/errors.js";
 import { emptyPreview } from "../../../src/daemon/history/preview.js";
 import { DatabaseVersionError, migrations } from "../../../src/daemon/storage/daemon-schema.js";
 import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
@@ -276,6 +281,16 @@ describe.each([sqlite(), postgres()])("an admission in a turn's start on $name",
     expect(await storage.getReceipt("s", "i2")).toBeNull();
     expect(await storage.runningTurnOf("s")).toBeNull();
     expect((await storage.getSession("s"))?.inputOrder).toBe(1);
+  });
+
+  it("fails a session's running turn, and refuses to fail it in another session's name", async () => {
+    const storage = await storageWithSession(backend, "s", "other");
+    await (await admitAndDeliver(storage, "s", "i1", "t1", 1)).appended;
+    await expect(storage.failTurn("other", "t1", ts + 1, "crashed")).rejects.toBeInstanceOf(TurnStateError);
+    expect((await storage.runningTurnOf("s"))?.id).toBe("t1");
+    await storage.failTurn("s", "t1", ts + 2, "crashed");
+    expect(await storage.runningTurnOf("s")).toBeNull();
+    expect(await storage.getReceipt("s", "i1")).toMatchObject({ turn: { id: "t1", state: "failed" } });
   });
 
   it("refuses to start a second running turn, writing nothing", async () => {
