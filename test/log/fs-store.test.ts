@@ -1,5 +1,13 @@
 import { spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -15,6 +23,7 @@ import {
   SessionNotFoundError,
 } from "../../src/log/errors.js";
 import { FsStore } from "../../src/log/fs-store.js";
+import { readStoredHead, writeNextHead } from "../../src/log/head-file.js";
 import { encodeRecordLine } from "../../src/log/jsonl-record.js";
 import { userMessage } from "../../src/model/items.js";
 import { logArbitrary } from "./arbitraries.js";
@@ -50,12 +59,13 @@ describeStoreContract("FsStore", async (options = {}) => {
     rewriteTail: async (sessionId, from, chain) => {
       const lines = chain.map((hashed) => encodeRecordLine(hashed, canonicalTextOf(hashed)));
       keepLines(store.sessionFile(sessionId), from, lines);
-      const headFile = store.headFile(sessionId);
-      const record = JSON.parse(readFileSync(headFile, "utf8")) as Record<string, unknown>;
-      writeFileSync(
-        headFile,
-        JSON.stringify({ ...record, position: from + chain.length - 1, hash: chain.at(-1)!.hash }),
-      );
+      const paths = { slots: store.headFile(sessionId), legacy: store.legacyHeadFile(sessionId) };
+      const { newest } = readStoredHead(sessionId, paths);
+      writeNextHead(paths, null, newest, {
+        ...newest!.record,
+        position: from + chain.length - 1,
+        hash: chain.at(-1)!.hash,
+      });
     },
     cleanup: async () => rmSync(dir, { recursive: true, force: true }),
   };
@@ -262,6 +272,103 @@ describe("FsStore", () => {
     ]);
     const next = hashEntry(mine[1]!.hash, { kind: "turn_end", ts: 3, turn_count: 1 });
     await expect(store.append(id, [next])).rejects.toBeInstanceOf(AppendConflictError);
+  });
+
+  it("updates the head file in place: the same file across appends, never one replaced by rename", async () => {
+    const id = uuidv7();
+    const chain = await writeSession(store, id, sampleEntries(2));
+    const before = statSync(store.headFile(id));
+    await store.append(id, [hashEntry(chain[1]!.hash, { kind: "turn_end", ts: 3, turn_count: 1 })]);
+    const after = statSync(store.headFile(id));
+    expect(after.ino).toBe(before.ino);
+    expect(after.size).toBe(1024);
+    expect(await store.readHeadRecord(id)).toMatchObject({ position: 2 });
+  });
+
+  it("keeps a torn head slot from making the log unreadable, and still detects a cut behind the older head", async () => {
+    const id = uuidv7();
+    const chain = await writeSession(store, id, sampleEntries(5));
+    const headFile = store.headFile(id);
+    // The last append wrote position 4 into one slot; a crash tore that write half-way.
+    const bytes = readFileSync(headFile);
+    const newest = [0, 1].find((slot) =>
+      bytes.toString("latin1", slot * 512, slot * 512 + 512).includes('"position":4'),
+    )!;
+    bytes.fill(0x20, newest * 512 + 100, newest * 512 + 512);
+    writeFileSync(headFile, bytes);
+
+    expect(await store.readHeadRecord(id)).toMatchObject({ position: 3, hash: chain[3]!.hash });
+    expect(await store.readAll(id)).toHaveLength(5);
+    expect(await store.readHead(id)).toEqual({ hash: chain[4]!.hash, position: 4 });
+    // A cut behind the older head is still found.
+    const file = store.sessionFile(id);
+    const log = readFileSync(file);
+    const lines = log.toString("utf8").split("\n");
+    writeFileSync(
+      file,
+      lines
+        .slice(0, 3)
+        .map((line) => `${line}\n`)
+        .join(""),
+    );
+    expect((await corruptionOf(id)).position).toBe(3);
+    writeFileSync(file, log);
+    // The next append writes into the torn slot, never over the older head.
+    const next = hashEntry(chain[4]!.hash, { kind: "turn_end", ts: 9, turn_count: 1 });
+    await store.append(id, [next]);
+    expect(await store.readHeadRecord(id)).toMatchObject({ position: 5, hash: next.hash });
+    const slots = readFileSync(headFile);
+    expect(slots.toString("latin1", (1 - newest) * 512, (2 - newest) * 512)).toContain('"position":3');
+  });
+
+  it("counts a head file in which no slot was ever fully written (a crash) as no recorded head", async () => {
+    const id = uuidv7();
+    const chain = await writeSession(store, id, sampleEntries(3));
+    writeFileSync(store.headFile(id), Buffer.alloc(1024));
+    expect(await store.readHeadRecord(id)).toBeNull();
+    expect(await store.readAll(id)).toHaveLength(3);
+    const next = hashEntry(chain[2]!.hash, { kind: "turn_end", ts: 9, turn_count: 1 });
+    expect(await store.append(id, [next])).toEqual({ hash: next.hash, position: 3 });
+    expect(await store.readHeadRecord(id)).toMatchObject({ position: 3, hash: next.hash });
+  });
+
+  it("reads the head an older version recorded in <id>.head.json, detects a cut behind it, and moves on to the slot file", async () => {
+    const id = uuidv7();
+    const chain = await writeSession(store, id, sampleEntries(4));
+    // What an older version left: the same log, its head in a JSON file, no slot file.
+    rmSync(store.headFile(id));
+    writeFileSync(
+      store.legacyHeadFile(id),
+      `${JSON.stringify({ position: 3, hash: chain[3]!.hash, signed: null })}\n`,
+    );
+    const fresh = new FsStore(dir);
+    expect(await fresh.readHeadRecord(id)).toEqual({ position: 3, hash: chain[3]!.hash, signed: null });
+    expect(await fresh.readAll(id)).toHaveLength(4);
+
+    const next = hashEntry(chain[3]!.hash, { kind: "turn_end", ts: 9, turn_count: 1 });
+    await fresh.append(id, [next]);
+    expect(existsSync(store.headFile(id))).toBe(true);
+    expect(await fresh.readHeadRecord(id)).toMatchObject({ position: 4, hash: next.hash });
+
+    // A bad legacy file still reads as corruption while it is the only record.
+    rmSync(store.headFile(id));
+    writeFileSync(store.legacyHeadFile(id), "{not json");
+    await expect(fresh.readAll(id)).rejects.toBeInstanceOf(LogCorruptError);
+    writeFileSync(
+      store.legacyHeadFile(id),
+      `${JSON.stringify({ position: 3, hash: chain[3]!.hash, signed: null })}\n`,
+    );
+    const lines = readFileSync(store.sessionFile(id), "utf8").split("\n");
+    writeFileSync(
+      store.sessionFile(id),
+      lines
+        .slice(0, 2)
+        .map((line) => `${line}\n`)
+        .join(""),
+    );
+    expect((await corruptionOf(id)).position).toBe(2);
+    await fresh.deleteSession(id);
+    expect(existsSync(store.legacyHeadFile(id))).toBe(false);
   });
 
   it("breaks a lock left behind by a dead process", async () => {
