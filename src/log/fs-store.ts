@@ -6,7 +6,8 @@
  * append cuts it off first, so it can never make a session unreadable. A newline-terminated
  * line that does not parse or verify is corruption, reported with its position, never skipped.
  * Appends to one session are serialized in-process (a promise chain) and across processes
- * (a lock file); the compare against the head happens under both. After each append the new
+ * (a lock file, kept across appends that follow each other at once); the compare against the
+ * head happens under both. After each append the new
  * head is recorded in `<sessionId>.head` (written after the entries, so it may lag them after a
  * crash, never lead them): a file cut back before its recorded head reads as corrupt. That file
  * is two slots overwritten in turn (head-slots.ts), not a file replaced by rename: a rename per
@@ -32,7 +33,8 @@ import { promisify } from "node:util";
 import type { HashedEntry, PositionedEntry } from "./entries.js";
 import { AppendConflictError, InvalidAppendError, LogCorruptError, SessionNotFoundError } from "./errors.js";
 import type { FileLockOptions } from "./file-lock.js";
-import { acquireFileLock, defaultFileLockOptions } from "./file-lock.js";
+import { defaultFileLockOptions } from "./file-lock.js";
+import { releaseIdleLeases, withFileLockLease } from "./file-lock-lease.js";
 import { type HeadPaths, openHeadFileForUpdate, readStoredHead, writeNextHead } from "./head-file.js";
 import { checkHeadRecord, type HeadRecord } from "./head-record.js";
 import type { HeadSigner } from "./head-signer.js";
@@ -301,20 +303,16 @@ export class FsStore implements Store<never> {
     });
   }
 
+  /** Forget cached tails and remove the lock files this process still keeps for idle sessions. */
   async close(): Promise<void> {
     this.tails.clear();
+    releaseIdleLeases(this.rootDir);
   }
 
   private async withSessionLock<T>(sessionId: string, task: () => Promise<T>): Promise<T> {
     const file = this.sessionFile(sessionId);
-    return withKeyedMutex(file, async () => {
-      const release = await acquireFileLock(`${file}.lock`, sessionId, this.lockOptions);
-      try {
-        return await task();
-      } finally {
-        release();
-      }
-    });
+    // The lock file is kept while appends follow each other at once (see file-lock-lease.ts).
+    return withKeyedMutex(file, () => withFileLockLease(`${file}.lock`, sessionId, this.lockOptions, task));
   }
 
   /**

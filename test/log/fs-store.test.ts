@@ -1,4 +1,5 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import {
   appendFileSync,
   existsSync,
@@ -9,7 +10,8 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { v7 as uuidv7 } from "uuid";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -29,6 +31,8 @@ import { userMessage } from "../../src/model/items.js";
 import { logArbitrary } from "./arbitraries.js";
 import { raceWithChildProcess } from "./concurrent-writers.js";
 import { describeStoreContract, sampleEntries, writeSession } from "./store-contract.js";
+
+const lockWaiter = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "lock-waiter.ts");
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "skein-fs-store-"));
@@ -369,6 +373,85 @@ describe("FsStore", () => {
     expect((await corruptionOf(id)).position).toBe(2);
     await fresh.deleteSession(id);
     expect(existsSync(store.legacyHeadFile(id))).toBe(false);
+  });
+
+  it("keeps its lock file across appends that follow each other at once, and removes it once idle or closed", async () => {
+    const id = uuidv7();
+    const chain = buildChain(null, sampleEntries(3));
+    const lockPath = `${store.sessionFile(id)}.lock`;
+    await store.append(id, [chain[0]!]);
+    const kept = statSync(lockPath);
+    await store.append(id, [chain[1]!]);
+    expect(statSync(lockPath).ino).toBe(kept.ino);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(existsSync(lockPath)).toBe(false);
+    await store.append(id, [chain[2]!]);
+    expect(existsSync(lockPath)).toBe(true);
+    await store.close();
+    expect(existsSync(lockPath)).toBe(false);
+  });
+
+  it("takes the lock anew, waiting for its holder, when the kept lock file was replaced by another process", async () => {
+    const id = uuidv7();
+    const chain = await writeSession(store, id, sampleEntries(2));
+    const lockPath = `${store.sessionFile(id)}.lock`;
+    expect(existsSync(lockPath)).toBe(true);
+    // Another (live) process broke the kept lock as stale and holds its own now.
+    rmSync(lockPath);
+    writeFileSync(lockPath, `${process.ppid} ${Date.now() - 5_000_000} live-holder\n`);
+    const impatient = new FsStore(dir, { lock: { timeoutMs: 150 } });
+    const next = hashEntry(chain[1]!.hash, { kind: "turn_end", ts: 3, turn_count: 1 });
+    await expect(impatient.append(id, [next])).rejects.toBeInstanceOf(LockTimeoutError);
+    expect(readFileSync(lockPath, "utf8")).toContain("live-holder");
+    expect(await store.readAll(id)).toHaveLength(2);
+  });
+
+  it("hands its kept lock to a process waiting for it, between two appends", async () => {
+    const id = uuidv7();
+    let headHash = (await writeSession(store, id, sampleEntries(1)))[0]!.hash;
+    const waiter = spawn(process.execPath, ["--import", "tsx", lockWaiter, dir, id, "3000", "wait"], {
+      stdio: ["pipe", "pipe", "inherit"],
+    });
+    let output = "";
+    waiter.stdout.setEncoding("utf8");
+    waiter.stdout.on("data", (chunk: string) => {
+      output += chunk;
+    });
+    while (!output.includes("ready\n")) await new Promise((resolve) => setTimeout(resolve, 10));
+    const exited = once(waiter, "exit");
+    waiter.stdin.end("go\n");
+    // Append back to back, never idle for a turn of the event loop, for longer than the waiter's lock timeout.
+    const started = Date.now();
+    let turn = 0;
+    while (waiter.exitCode === null && Date.now() - started < 6_000) {
+      const next = hashEntry(headHash, { kind: "turn_end", ts: turn, turn_count: turn });
+      try {
+        await store.append(id, [next]);
+        headHash = next.hash;
+      } catch (error) {
+        // The waiter's entry went in between.
+        if (!(error instanceof AppendConflictError)) throw error;
+        headHash = (await store.readHead(id))!.hash;
+      }
+      turn++;
+    }
+    const [code] = (await exited) as [number | null];
+    expect(code).toBe(0);
+    expect(Number(output.trim().split("\n").at(-1))).toBeLessThan(3_000);
+    expect((await store.readAll(id)).some((e) => e.entry.kind === "user_input")).toBe(true);
+  });
+
+  it("leaves no lock file behind when the process exits right after an append", async () => {
+    const id = uuidv7();
+    await writeSession(store, id, sampleEntries(1));
+    // spawnSync blocks this process's event loop: let it end its kept lock first.
+    await new Promise((resolve) => setImmediate(resolve));
+    const child = spawnSync(process.execPath, ["--import", "tsx", lockWaiter, dir, id, "3000", "exit"], {
+      encoding: "utf8",
+    });
+    expect(child.status).toBe(0);
+    expect(await store.readAll(id)).toHaveLength(2);
+    expect(existsSync(`${store.sessionFile(id)}.lock`)).toBe(false);
   });
 
   it("breaks a lock left behind by a dead process", async () => {

@@ -1,0 +1,114 @@
+/**
+ * Keeping a session's lock file across back-to-back operations of this process, instead of
+ * creating and removing it for every one: those two directory changes and six syscalls were
+ * about half of what a file-store append cost on top of its write and fdatasync.
+ *
+ * Boundary rule: the lease only changes when the lock file is created and removed, never who may
+ * write. An operation runs only while this process holds the lock file, checked at its start
+ * (a lock broken as stale and taken by another is taken anew). The lease ends, and the lock
+ * file goes, as soon as this process has no operation on the session running (at the next turn
+ * of the event loop), when another process marks that it waits (it then gets the lock between
+ * two operations, as without a lease), when the lease is older than a quarter of
+ * `staleAfterMs` (at most a second, so no waiter ever sees it as stale), on `releaseIdleLeases`,
+ * and at process exit. After handing the lock over, the next operation here first waits (briefly)
+ * for the waiter to take it, so that two busy processes take turns.
+ *
+ * Known limit: a process that blocks its event loop right after an operation (a long synchronous
+ * call) keeps the lock file that long; a waiter waits (up to its `timeoutMs`) or, past
+ * `staleAfterMs`, breaks it, which is safe: the next operation here checks the lock is still
+ * its own and takes it anew if not. Process-wide, like the in-process mutex it runs under: every store
+ * instance of this process shares it. Callers must hold the session's keyed mutex.
+ */
+import { acquireHeldFileLock, type FileLockOptions, giveWay, type HeldFileLock } from "./file-lock.js";
+
+interface Lease {
+  held: HeldFileLock;
+  /** Operations running under the lease (at most one: callers hold the keyed mutex). */
+  active: number;
+  /** `performance.now()` after which the lease is not reused. */
+  until: number;
+  /** The end-of-turn check that ends an idle lease. */
+  idleCheck: NodeJS.Immediate | null;
+}
+
+const leases = new Map<string, Lease>();
+/** Lock files this process just released to a waiting process: its next operation lets that one in first. */
+const handedOver = new Set<string>();
+/** Longer than a waiter sleeps between two looks (20 ms), with room for a busy machine. */
+const giveWayMs = 100;
+let exitHookInstalled = false;
+
+/** Run `task` while this process holds the lock file at `lockPath`, keeping it for the next task if one follows at once. */
+export async function withFileLockLease<T>(
+  lockPath: string,
+  sessionId: string,
+  options: FileLockOptions,
+  task: () => Promise<T>,
+): Promise<T> {
+  let lease = leases.get(lockPath);
+  if (lease !== undefined && (performance.now() > lease.until || !lease.held.isStillOurs())) {
+    endLease(lockPath, lease);
+    lease = undefined;
+  }
+  if (lease === undefined) {
+    // Without this, the next operation here would take the lock again before the waiter looks.
+    if (handedOver.delete(lockPath)) await giveWay(lockPath, giveWayMs);
+    const held = await acquireHeldFileLock(lockPath, sessionId, options);
+    lease = {
+      held,
+      active: 0,
+      until: performance.now() + Math.min(1_000, options.staleAfterMs / 4),
+      idleCheck: null,
+    };
+    leases.set(lockPath, lease);
+    installExitHook();
+  }
+  const mine = lease;
+  mine.active++;
+  try {
+    return await task();
+  } finally {
+    mine.active--;
+    if (mine.active === 0) {
+      if (mine.held.othersWaiting()) {
+        endLease(lockPath, mine);
+        handedOver.add(lockPath);
+      } else if (mine.idleCheck === null) {
+        mine.idleCheck = setImmediate(() => {
+          mine.idleCheck = null;
+          if (mine.active === 0) endLease(lockPath, mine);
+        });
+      }
+    }
+  }
+}
+
+/** End every lease with no operation running whose lock file is in `dir` (a store's close). */
+export function releaseIdleLeases(dir: string): void {
+  const prefix = dir.endsWith("/") ? dir : `${dir}/`;
+  for (const [lockPath, lease] of leases) {
+    if (lease.active === 0 && lockPath.startsWith(prefix)) endLease(lockPath, lease);
+  }
+}
+
+function endLease(lockPath: string, lease: Lease): void {
+  if (lease.idleCheck !== null) clearImmediate(lease.idleCheck);
+  lease.idleCheck = null;
+  if (leases.get(lockPath) === lease) leases.delete(lockPath);
+  lease.held.release();
+}
+
+/** A process that exits between two operations leaves no lock file behind. */
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once("exit", () => {
+    for (const [lockPath, lease] of leases) {
+      try {
+        endLease(lockPath, lease);
+      } catch {
+        // Left behind: the next locker finds its pid dead and breaks it.
+      }
+    }
+  });
+}
