@@ -5,19 +5,19 @@
  *
  * Boundary rule: the lease only changes when the lock file is created and removed, never who may
  * write. An operation runs only while this process holds the lock file, checked at its start
- * (a lock broken as stale and taken by another is taken anew). The lease ends, and the lock
- * file goes, as soon as this process has no operation on the session running (at the next turn
- * of the event loop), when another process marks that it waits (it then gets the lock between
- * two operations, as without a lease), when the lease is older than a quarter of
- * `staleAfterMs` (at most a second, so no waiter ever sees it as stale), on `releaseIdleLeases`,
- * and at process exit. After handing the lock over, the next operation here first waits (briefly)
- * for the waiter to take it, so that two busy processes take turns.
+ * (a lock broken as stale and taken by another is taken anew). Process-wide, like the keyed
+ * mutex it runs under (callers must hold it): every store instance of this process shares it.
+ *
+ * The lease ends, and the lock file goes: at the next turn of the event loop with no operation on
+ * the session running; when another process marks that it waits (the next operation here then
+ * waits briefly for that one to take the lock, so two busy processes take turns); when it is
+ * older than a quarter of `staleAfterMs` (at most a second, so no waiter ever sees it as stale);
+ * on `releaseIdleLeases`; at process exit.
  *
  * Known limit: a process that blocks its event loop right after an operation (a long synchronous
  * call) keeps the lock file that long; a waiter waits (up to its `timeoutMs`) or, past
- * `staleAfterMs`, breaks it, which is safe: the next operation here checks the lock is still
- * its own and takes it anew if not. Process-wide, like the in-process mutex it runs under: every store
- * instance of this process shares it. Callers must hold the session's keyed mutex.
+ * `staleAfterMs`, breaks it, which is safe: the next operation here checks that the lock is
+ * still its own and takes it anew if not.
  */
 import { acquireHeldFileLock, type FileLockOptions, giveWay, type HeldFileLock } from "./file-lock.js";
 
@@ -76,7 +76,7 @@ export async function withFileLockLease<T>(
       } else if (mine.idleCheck === null) {
         mine.idleCheck = setImmediate(() => {
           mine.idleCheck = null;
-          if (mine.active === 0) endLease(lockPath, mine);
+          if (mine.active === 0) endLeaseQuietly(lockPath, mine);
         });
       }
     }
@@ -98,17 +98,20 @@ function endLease(lockPath: string, lease: Lease): void {
   lease.held.release();
 }
 
+/** For callbacks with no caller to tell: a lock file that cannot be removed is broken once stale. */
+function endLeaseQuietly(lockPath: string, lease: Lease): void {
+  try {
+    endLease(lockPath, lease);
+  } catch {
+    // Left behind: waiters break it once it is older than staleAfterMs, or our pid is gone.
+  }
+}
+
 /** A process that exits between two operations leaves no lock file behind. */
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.once("exit", () => {
-    for (const [lockPath, lease] of leases) {
-      try {
-        endLease(lockPath, lease);
-      } catch {
-        // Left behind: the next locker finds its pid dead and breaks it.
-      }
-    }
+    for (const [lockPath, lease] of leases) endLeaseQuietly(lockPath, lease);
   });
 }

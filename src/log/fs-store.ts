@@ -7,9 +7,9 @@
  * line that does not parse or verify is corruption, reported with its position, never skipped.
  * Appends to one session are serialized in-process (a promise chain) and across processes
  * (a lock file, kept across appends that follow each other at once); the compare against the
- * head happens under both. After each append the new
- * head is recorded in `<sessionId>.head` (written after the entries, so it may lag them after a
- * crash, never lead them): a file cut back before its recorded head reads as corrupt. That file
+ * head happens under both. After each append the new head is recorded in `<sessionId>.head`
+ * (written after the entries, so it may lag them after a crash, never lead them): a file cut
+ * back before its recorded head reads as corrupt. That file
  * is two slots overwritten in turn (head-slots.ts), not a file replaced by rename: a rename per
  * append cost more than the append's own fdatasync. Sessions written by older versions keep
  * their `<sessionId>.head.json`, read while the slot file holds no valid head.
