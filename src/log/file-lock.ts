@@ -7,10 +7,14 @@
  * a later incarnation, as happens across container restarts) and broken. Known limits: a
  * holder that stalls longer than `staleAfterMs` loses its lock, and breaking a stale lock has
  * a tiny window in which two fresh lockers could both proceed; both need a crashed holder.
+ *
+ * A waiter marks that it waits (`<file>.lock.wait`, touched on every poll) so that a holder
+ * keeping its lock across operations (file-lock-lease.ts) hands it over instead.
  */
 import { randomUUID } from "node:crypto";
 import {
   closeSync,
+  constants,
   fstatSync,
   linkSync,
   openSync,
@@ -18,6 +22,7 @@ import {
   renameSync,
   statSync,
   unlinkSync,
+  utimesSync,
   writeSync,
 } from "node:fs";
 import { LockTimeoutError } from "./errors.js";
@@ -39,27 +44,106 @@ const sameProcessStartToleranceMs = 1_000;
 const processStartMs = Math.round(Date.now() - process.uptime() * 1000);
 const lockContent = `${process.pid} ${processStartMs} ${randomUUID()}\n`;
 
+/** A waiting mark not touched for this long was left by a waiter that is gone. */
+const waitingMarkFreshMs = 1_000;
+
+/** A lock file this process holds. */
+export interface HeldFileLock {
+  /** Whether the lock file is still the one we created (not broken as stale and taken by another). */
+  isStillOurs(): boolean;
+  /** Whether another process is waiting for this lock (it marked so within the last second). */
+  othersWaiting(): boolean;
+  /** Remove the lock file if it is still ours. */
+  release(): void;
+}
+
 /** Take the lock at `lockPath` (waiting for its holder) and return the function that releases it. */
 export async function acquireFileLock(
   lockPath: string,
   sessionId: string,
   options: FileLockOptions = defaultFileLockOptions,
 ): Promise<() => void> {
+  const held = await acquireHeldFileLock(lockPath, sessionId, options);
+  return () => held.release();
+}
+
+/** Take the lock at `lockPath`, waiting for its holder (marked as waiting) up to `options.timeoutMs`. */
+export async function acquireHeldFileLock(
+  lockPath: string,
+  sessionId: string,
+  options: FileLockOptions = defaultFileLockOptions,
+): Promise<HeldFileLock> {
   const started = Date.now();
+  const waitingMark = waitingMarkPath(lockPath);
+  let marked = false;
   let delayMs = 1;
-  for (;;) {
-    const mine = tryCreateLock(lockPath);
-    if (mine !== null) return () => releaseFileLock(lockPath, mine);
-    const holder = readLock(lockPath);
-    if (holder === null) continue; // released between our attempt and our look: try again now
-    if (isStale(holder, options)) {
-      breakStaleLock(lockPath, holder.content);
-      continue;
+  try {
+    for (;;) {
+      const mine = tryCreateLock(lockPath);
+      if (mine !== null) return heldLock(lockPath, mine);
+      const holder = readLock(lockPath);
+      if (holder === null) continue; // released between our attempt and our look: try again now
+      if (isStale(holder, options)) {
+        breakStaleLock(lockPath, holder.content);
+        continue;
+      }
+      const waited = Date.now() - started;
+      if (waited > options.timeoutMs) throw new LockTimeoutError(sessionId, lockPath, waited);
+      markWaiting(waitingMark);
+      marked = true;
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      delayMs = Math.min(delayMs * 2, 20);
     }
-    const waited = Date.now() - started;
-    if (waited > options.timeoutMs) throw new LockTimeoutError(sessionId, lockPath, waited);
-    await new Promise((resolve) => setTimeout(resolve, delayMs));
-    delayMs = Math.min(delayMs * 2, 20);
+  } finally {
+    if (marked) removeQuietly(waitingMark);
+  }
+}
+
+/**
+ * Let a process that marked it waits for `lockPath` take it: wait (up to `maxMs`) until its
+ * mark is gone (it removes the mark once it holds the lock) or stale.
+ */
+export async function giveWay(lockPath: string, maxMs: number): Promise<void> {
+  const until = Date.now() + maxMs;
+  while (Date.now() < until && isWaitingMarked(waitingMarkPath(lockPath))) {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}
+
+function isWaitingMarked(path: string): boolean {
+  const stats = statSync(path, { throwIfNoEntry: false });
+  return stats !== undefined && Date.now() - stats.mtimeMs < waitingMarkFreshMs;
+}
+
+function heldLock(lockPath: string, mine: LockIdentity): HeldFileLock {
+  const waitingMark = waitingMarkPath(lockPath);
+  return {
+    isStillOurs: () => isSameLock(statSync(lockPath, { throwIfNoEntry: false }), mine),
+    othersWaiting: () => isWaitingMarked(waitingMark),
+    release: () => releaseFileLock(lockPath, mine),
+  };
+}
+
+function waitingMarkPath(lockPath: string): string {
+  return `${lockPath}.wait`;
+}
+
+/** Create the waiting mark, or refresh its time: a mark that is not refreshed goes stale. */
+function markWaiting(path: string): void {
+  const now = new Date();
+  try {
+    utimesSync(path, now, now);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    closeSync(openSync(path, constants.O_WRONLY | constants.O_CREAT, 0o644));
+  }
+}
+
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Gone already (another waiter that got the lock removed it), or left to go stale.
   }
 }
 
@@ -67,6 +151,10 @@ export async function acquireFileLock(
 interface LockIdentity {
   ino: number;
   mtimeMs: number;
+}
+
+function isSameLock(stats: { ino: number; mtimeMs: number } | undefined, mine: LockIdentity): boolean {
+  return stats !== undefined && stats.ino === mine.ino && stats.mtimeMs === mine.mtimeMs;
 }
 
 function tryCreateLock(lockPath: string): LockIdentity | null {
@@ -88,8 +176,7 @@ function tryCreateLock(lockPath: string): LockIdentity | null {
 
 function releaseFileLock(lockPath: string, mine: LockIdentity): void {
   // Only remove the lock if it is still ours (it may have been broken as stale meanwhile).
-  const stats = statSync(lockPath, { throwIfNoEntry: false });
-  if (stats === undefined || stats.ino !== mine.ino || stats.mtimeMs !== mine.mtimeMs) return;
+  if (!isSameLock(statSync(lockPath, { throwIfNoEntry: false }), mine)) return;
   try {
     unlinkSync(lockPath);
   } catch (error) {

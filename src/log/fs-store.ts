@@ -6,9 +6,16 @@
  * append cuts it off first, so it can never make a session unreadable. A newline-terminated
  * line that does not parse or verify is corruption, reported with its position, never skipped.
  * Appends to one session are serialized in-process (a promise chain) and across processes
- * (a lock file); the compare against the head happens under both. After each append the new
- * head is recorded in `<sessionId>.head.json` (written after the entries, so it may lag them
- * after a crash, never lead them): a file cut back before its recorded head reads as corrupt.
+ * (a lock file, kept across appends that follow each other at once); the compare against the
+ * head happens under both. After each append the new head is recorded in `<sessionId>.head`
+ * (written after the entries, so it may lag them after a crash, never lead them): a file cut
+ * back before its recorded head reads as corrupt. That file
+ * is two slots overwritten in turn (head-slots.ts), not a file replaced by rename: a rename per
+ * append cost more than the append's own fdatasync. Sessions written by older versions keep
+ * their `<sessionId>.head.json`, read while the slot file holds no valid head.
+ *
+ * Every file operation of an append but the fdatasync is synchronous: each is one cheap syscall
+ * on a local file, where a promise-based call would add a thread-pool round trip apiece.
  */
 import {
   closeSync,
@@ -20,15 +27,18 @@ import {
   openSync,
   writeSync,
 } from "node:fs";
-import { mkdir, open, readdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, unlink } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import type { HashedEntry, PositionedEntry } from "./entries.js";
 import { AppendConflictError, InvalidAppendError, LogCorruptError, SessionNotFoundError } from "./errors.js";
 import type { FileLockOptions } from "./file-lock.js";
-import { acquireFileLock, defaultFileLockOptions } from "./file-lock.js";
-import { checkHeadRecord, type HeadRecord, parseHeadRecord } from "./head-record.js";
+import { defaultFileLockOptions } from "./file-lock.js";
+import { releaseIdleLeases, withFileLockLease } from "./file-lock-lease.js";
+import { type HeadPaths, openHeadFileForUpdate, readStoredHead, writeNextHead } from "./head-file.js";
+import { checkHeadRecord, type HeadRecord } from "./head-record.js";
 import type { HeadSigner } from "./head-signer.js";
+import type { SlottedHead } from "./head-slots.js";
 import { decodeRange } from "./jsonl-range.js";
 import { encodeRecordLine } from "./jsonl-record.js";
 import { lineStartsWithHash, type ScannedTail, scanTail, type TailState } from "./jsonl-tail.js";
@@ -40,7 +50,8 @@ const fdatasyncAsync = promisify(fdatasync);
 
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SESSION_FILE_SUFFIX = ".jsonl";
-const HEAD_FILE_SUFFIX = ".head.json";
+const HEAD_FILE_SUFFIX = ".head";
+const LEGACY_HEAD_FILE_SUFFIX = ".head.json";
 const NEWLINE = 0x0a;
 const SCAN_CHUNK = 64 * 1024;
 
@@ -75,9 +86,18 @@ export class FsStore implements Store<never> {
     return join(this.rootDir, `${sessionId}${SESSION_FILE_SUFFIX}`);
   }
 
-  /** The file that records a session's head. */
+  /** The file that records a session's head (two slots, see head-slots.ts). */
   headFile(sessionId: string): string {
     return join(this.rootDir, `${sessionId}${HEAD_FILE_SUFFIX}`);
+  }
+
+  /** The JSON head file that versions before the slot file wrote (read, never written). */
+  legacyHeadFile(sessionId: string): string {
+    return join(this.rootDir, `${sessionId}${LEGACY_HEAD_FILE_SUFFIX}`);
+  }
+
+  private headPaths(sessionId: string): HeadPaths {
+    return { slots: this.headFile(sessionId), legacy: this.legacyHeadFile(sessionId) };
   }
 
   /** Files have no transactions: writes alongside an append are refused (`Tx` is never). */
@@ -126,14 +146,17 @@ export class FsStore implements Store<never> {
         }
         throw error;
       }
+      const headPaths = this.headPaths(sessionId);
+      let headFd: number | null = null;
       try {
         const tail = this.committedTail(sessionId, file, fd);
         // Nothing is chained onto a log cut back before its recorded head.
-        const record = await this.readHeadRecord(sessionId);
+        headFd = openHeadFileForUpdate(headPaths);
+        const stored = readStoredHead(sessionId, headPaths, headFd);
         checkHeadRecord(
           sessionId,
           tail.head?.position ?? -1,
-          record,
+          stored.record,
           (at) => (at === tail.head?.position ? tail.head.hash : null),
           {
             mayLag: true,
@@ -164,40 +187,38 @@ export class FsStore implements Store<never> {
           position: (tail.head?.position ?? -1) + entries.length,
         };
         this.tails.set(file, head);
-        await this.recordHead(sessionId, head);
+        this.recordHead(sessionId, headPaths, headFd, stored.newest, head);
         return { hash: head.hash, position: head.position };
       } finally {
         closeSync(fd);
+        if (headFd !== null) closeSync(headFd);
       }
     });
   }
 
   async readHeadRecord(sessionId: string): Promise<HeadRecord | null> {
     if (!SESSION_ID.test(sessionId)) return null;
-    let text: string;
-    try {
-      text = await readFile(this.headFile(sessionId), "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw error;
-    }
-    return parseHeadRecord(sessionId, text);
+    return readStoredHead(sessionId, this.headPaths(sessionId)).record;
   }
 
   /**
-   * Record the head after its entries are durable. A failure here loses nothing (the entries are
-   * committed; the record just lags, which readers accept), so it is not the append's failure.
+   * Record the head after its entries are durable, in the slot after `current`. A failure here
+   * loses nothing (the entries are committed; the record just lags, which readers accept, and a
+   * torn slot reads as the older one), so it is not the append's failure.
    */
-  private async recordHead(sessionId: string, head: { position: number; hash: string }): Promise<void> {
+  private recordHead(
+    sessionId: string,
+    paths: HeadPaths,
+    fd: number | null,
+    current: SlottedHead | null,
+    head: { position: number; hash: string },
+  ): void {
     const signed = this.signer?.sign(sessionId, head.position, head.hash) ?? null;
     const record: HeadRecord = { position: head.position, hash: head.hash, signed };
-    const target = this.headFile(sessionId);
-    const temp = `${target}.${process.pid}.tmp`;
     try {
-      await writeFile(temp, `${JSON.stringify(record)}\n`, { mode: 0o644 });
-      await rename(temp, target);
+      writeNextHead(paths, fd, current, record);
     } catch {
-      await unlink(temp).catch(() => undefined);
+      // The record lags (see above).
     }
   }
 
@@ -284,7 +305,7 @@ export class FsStore implements Store<never> {
     const file = this.sessionFile(sessionId);
     await this.withSessionLock(sessionId, async () => {
       this.tails.delete(file);
-      for (const path of [file, this.headFile(sessionId)]) {
+      for (const path of [file, this.headFile(sessionId), this.legacyHeadFile(sessionId)]) {
         try {
           await unlink(path);
         } catch (error) {
@@ -294,20 +315,16 @@ export class FsStore implements Store<never> {
     });
   }
 
+  /** Forget cached tails and remove the lock files this process still keeps for idle sessions. */
   async close(): Promise<void> {
     this.tails.clear();
+    releaseIdleLeases(this.rootDir);
   }
 
   private async withSessionLock<T>(sessionId: string, task: () => Promise<T>): Promise<T> {
     const file = this.sessionFile(sessionId);
-    return withKeyedMutex(file, async () => {
-      const release = await acquireFileLock(`${file}.lock`, sessionId, this.lockOptions);
-      try {
-        return await task();
-      } finally {
-        release();
-      }
-    });
+    // The lock file is kept while appends follow each other at once (see file-lock-lease.ts).
+    return withKeyedMutex(file, () => withFileLockLease(`${file}.lock`, sessionId, this.lockOptions, task));
   }
 
   /**

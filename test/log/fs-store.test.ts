@@ -1,7 +1,17 @@
-import { spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { v7 as uuidv7 } from "uuid";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -15,11 +25,14 @@ import {
   SessionNotFoundError,
 } from "../../src/log/errors.js";
 import { FsStore } from "../../src/log/fs-store.js";
+import { readStoredHead, writeNextHead } from "../../src/log/head-file.js";
 import { encodeRecordLine } from "../../src/log/jsonl-record.js";
 import { userMessage } from "../../src/model/items.js";
 import { logArbitrary } from "./arbitraries.js";
 import { raceWithChildProcess } from "./concurrent-writers.js";
 import { describeStoreContract, sampleEntries, writeSession } from "./store-contract.js";
+
+const lockWaiter = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "lock-waiter.ts");
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "skein-fs-store-"));
@@ -50,12 +63,13 @@ describeStoreContract("FsStore", async (options = {}) => {
     rewriteTail: async (sessionId, from, chain) => {
       const lines = chain.map((hashed) => encodeRecordLine(hashed, canonicalTextOf(hashed)));
       keepLines(store.sessionFile(sessionId), from, lines);
-      const headFile = store.headFile(sessionId);
-      const record = JSON.parse(readFileSync(headFile, "utf8")) as Record<string, unknown>;
-      writeFileSync(
-        headFile,
-        JSON.stringify({ ...record, position: from + chain.length - 1, hash: chain.at(-1)!.hash }),
-      );
+      const paths = { slots: store.headFile(sessionId), legacy: store.legacyHeadFile(sessionId) };
+      const { newest } = readStoredHead(sessionId, paths);
+      writeNextHead(paths, null, newest, {
+        ...newest!.record,
+        position: from + chain.length - 1,
+        hash: chain.at(-1)!.hash,
+      });
     },
     cleanup: async () => rmSync(dir, { recursive: true, force: true }),
   };
@@ -262,6 +276,182 @@ describe("FsStore", () => {
     ]);
     const next = hashEntry(mine[1]!.hash, { kind: "turn_end", ts: 3, turn_count: 1 });
     await expect(store.append(id, [next])).rejects.toBeInstanceOf(AppendConflictError);
+  });
+
+  it("updates the head file in place: the same file across appends, never one replaced by rename", async () => {
+    const id = uuidv7();
+    const chain = await writeSession(store, id, sampleEntries(2));
+    const before = statSync(store.headFile(id));
+    await store.append(id, [hashEntry(chain[1]!.hash, { kind: "turn_end", ts: 3, turn_count: 1 })]);
+    const after = statSync(store.headFile(id));
+    expect(after.ino).toBe(before.ino);
+    expect(after.size).toBe(1024);
+    expect(await store.readHeadRecord(id)).toMatchObject({ position: 2 });
+  });
+
+  it("keeps a torn head slot from making the log unreadable, and still detects a cut behind the older head", async () => {
+    const id = uuidv7();
+    const chain = await writeSession(store, id, sampleEntries(5));
+    const headFile = store.headFile(id);
+    // The last append wrote position 4 into one slot; a crash tore that write half-way.
+    const bytes = readFileSync(headFile);
+    const newest = [0, 1].find((slot) =>
+      bytes.toString("latin1", slot * 512, slot * 512 + 512).includes('"position":4'),
+    )!;
+    bytes.fill(0x20, newest * 512 + 100, newest * 512 + 512);
+    writeFileSync(headFile, bytes);
+
+    expect(await store.readHeadRecord(id)).toMatchObject({ position: 3, hash: chain[3]!.hash });
+    expect(await store.readAll(id)).toHaveLength(5);
+    expect(await store.readHead(id)).toEqual({ hash: chain[4]!.hash, position: 4 });
+    // A cut behind the older head is still found.
+    const file = store.sessionFile(id);
+    const log = readFileSync(file);
+    const lines = log.toString("utf8").split("\n");
+    writeFileSync(
+      file,
+      lines
+        .slice(0, 3)
+        .map((line) => `${line}\n`)
+        .join(""),
+    );
+    expect((await corruptionOf(id)).position).toBe(3);
+    writeFileSync(file, log);
+    // The next append writes into the torn slot, never over the older head.
+    const next = hashEntry(chain[4]!.hash, { kind: "turn_end", ts: 9, turn_count: 1 });
+    await store.append(id, [next]);
+    expect(await store.readHeadRecord(id)).toMatchObject({ position: 5, hash: next.hash });
+    const slots = readFileSync(headFile);
+    expect(slots.toString("latin1", (1 - newest) * 512, (2 - newest) * 512)).toContain('"position":3');
+  });
+
+  it("counts a head file in which no slot was ever fully written (a crash) as no recorded head", async () => {
+    const id = uuidv7();
+    const chain = await writeSession(store, id, sampleEntries(3));
+    writeFileSync(store.headFile(id), Buffer.alloc(1024));
+    expect(await store.readHeadRecord(id)).toBeNull();
+    expect(await store.readAll(id)).toHaveLength(3);
+    const next = hashEntry(chain[2]!.hash, { kind: "turn_end", ts: 9, turn_count: 1 });
+    expect(await store.append(id, [next])).toEqual({ hash: next.hash, position: 3 });
+    expect(await store.readHeadRecord(id)).toMatchObject({ position: 3, hash: next.hash });
+  });
+
+  it("reads the head an older version recorded in <id>.head.json, detects a cut behind it, and moves on to the slot file", async () => {
+    const id = uuidv7();
+    const chain = await writeSession(store, id, sampleEntries(4));
+    // What an older version left: the same log, its head in a JSON file, no slot file.
+    rmSync(store.headFile(id));
+    writeFileSync(
+      store.legacyHeadFile(id),
+      `${JSON.stringify({ position: 3, hash: chain[3]!.hash, signed: null })}\n`,
+    );
+    const fresh = new FsStore(dir);
+    expect(await fresh.readHeadRecord(id)).toEqual({ position: 3, hash: chain[3]!.hash, signed: null });
+    expect(await fresh.readAll(id)).toHaveLength(4);
+
+    const next = hashEntry(chain[3]!.hash, { kind: "turn_end", ts: 9, turn_count: 1 });
+    await fresh.append(id, [next]);
+    expect(existsSync(store.headFile(id))).toBe(true);
+    expect(await fresh.readHeadRecord(id)).toMatchObject({ position: 4, hash: next.hash });
+
+    // A bad legacy file still reads as corruption while it is the only record.
+    rmSync(store.headFile(id));
+    writeFileSync(store.legacyHeadFile(id), "{not json");
+    await expect(fresh.readAll(id)).rejects.toBeInstanceOf(LogCorruptError);
+    writeFileSync(
+      store.legacyHeadFile(id),
+      `${JSON.stringify({ position: 3, hash: chain[3]!.hash, signed: null })}\n`,
+    );
+    const lines = readFileSync(store.sessionFile(id), "utf8").split("\n");
+    writeFileSync(
+      store.sessionFile(id),
+      lines
+        .slice(0, 2)
+        .map((line) => `${line}\n`)
+        .join(""),
+    );
+    expect((await corruptionOf(id)).position).toBe(2);
+    await fresh.deleteSession(id);
+    expect(existsSync(store.legacyHeadFile(id))).toBe(false);
+  });
+
+  it("keeps its lock file across appends that follow each other at once, and removes it once idle or closed", async () => {
+    const id = uuidv7();
+    const chain = buildChain(null, sampleEntries(3));
+    const lockPath = `${store.sessionFile(id)}.lock`;
+    await store.append(id, [chain[0]!]);
+    const kept = statSync(lockPath);
+    await store.append(id, [chain[1]!]);
+    expect(statSync(lockPath).ino).toBe(kept.ino);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(existsSync(lockPath)).toBe(false);
+    await store.append(id, [chain[2]!]);
+    expect(existsSync(lockPath)).toBe(true);
+    await store.close();
+    expect(existsSync(lockPath)).toBe(false);
+  });
+
+  it("takes the lock anew, waiting for its holder, when the kept lock file was replaced by another process", async () => {
+    const id = uuidv7();
+    const chain = await writeSession(store, id, sampleEntries(2));
+    const lockPath = `${store.sessionFile(id)}.lock`;
+    expect(existsSync(lockPath)).toBe(true);
+    // Another (live) process broke the kept lock as stale and holds its own now.
+    rmSync(lockPath);
+    writeFileSync(lockPath, `${process.ppid} ${Date.now() - 5_000_000} live-holder\n`);
+    const impatient = new FsStore(dir, { lock: { timeoutMs: 150 } });
+    const next = hashEntry(chain[1]!.hash, { kind: "turn_end", ts: 3, turn_count: 1 });
+    await expect(impatient.append(id, [next])).rejects.toBeInstanceOf(LockTimeoutError);
+    expect(readFileSync(lockPath, "utf8")).toContain("live-holder");
+    expect(await store.readAll(id)).toHaveLength(2);
+  });
+
+  it("hands its kept lock to a process waiting for it, between two appends", async () => {
+    const id = uuidv7();
+    let headHash = (await writeSession(store, id, sampleEntries(1)))[0]!.hash;
+    const waiter = spawn(process.execPath, ["--import", "tsx", lockWaiter, dir, id, "3000", "wait"], {
+      stdio: ["pipe", "pipe", "inherit"],
+    });
+    let output = "";
+    waiter.stdout.setEncoding("utf8");
+    waiter.stdout.on("data", (chunk: string) => {
+      output += chunk;
+    });
+    while (!output.includes("ready\n")) await new Promise((resolve) => setTimeout(resolve, 10));
+    const exited = once(waiter, "exit");
+    waiter.stdin.end("go\n");
+    // Append back to back, never idle for a turn of the event loop, for longer than the waiter's lock timeout.
+    const started = Date.now();
+    let turn = 0;
+    while (waiter.exitCode === null && Date.now() - started < 6_000) {
+      const next = hashEntry(headHash, { kind: "turn_end", ts: turn, turn_count: turn });
+      try {
+        await store.append(id, [next]);
+        headHash = next.hash;
+      } catch (error) {
+        // The waiter's entry went in between.
+        if (!(error instanceof AppendConflictError)) throw error;
+        headHash = (await store.readHead(id))!.hash;
+      }
+      turn++;
+    }
+    const [code] = (await exited) as [number | null];
+    expect(code).toBe(0);
+    expect(Number(output.trim().split("\n").at(-1))).toBeLessThan(3_000);
+    expect((await store.readAll(id)).some((e) => e.entry.kind === "user_input")).toBe(true);
+  });
+
+  it("leaves no lock file behind when the process exits right after an append", async () => {
+    const id = uuidv7();
+    await writeSession(store, id, sampleEntries(1));
+    // spawnSync blocks this process's event loop: let it end its kept lock first.
+    await new Promise((resolve) => setImmediate(resolve));
+    const child = spawnSync(process.execPath, ["--import", "tsx", lockWaiter, dir, id, "3000", "exit"], {
+      encoding: "utf8",
+    });
+    expect(child.status).toBe(0);
+    expect(await store.readAll(id)).toHaveLength(2);
+    expect(existsSync(`${store.sessionFile(id)}.lock`)).toBe(false);
   });
 
   it("breaks a lock left behind by a dead process", async () => {
