@@ -61,6 +61,12 @@ export class SessionRegistry {
   readonly #loading = new Map<string, Promise<SessionActor>>();
   #unloadTimer: NodeJS.Timeout | null = null;
   readonly #lastCrashRestart = new Map<string, number>();
+  /**
+   * Actors out of the map that are still stopping: they may still write their turn's end, so
+   * the session's next actor loads only once they have stopped (it would read the log before
+   * that write, and take the turn for one a crash cut short).
+   */
+  readonly #stopping = new Map<string, Promise<void>>();
 
   constructor(services: SessionServices) {
     this.#services = services;
@@ -81,6 +87,11 @@ export class SessionRegistry {
   async get(sessionId: string): Promise<SessionActor> {
     const live = this.#actors.get(sessionId);
     if (live !== undefined && !live.stopped) return live;
+    const stopping = this.#stopping.get(sessionId);
+    if (stopping !== undefined) {
+      await stopping;
+      return this.get(sessionId);
+    }
     const pending = this.#loading.get(sessionId);
     if (pending !== undefined) return pending;
     const load = this.#load(sessionId);
@@ -268,9 +279,26 @@ export class SessionRegistry {
       if (!(await this.exists(sessionId))) throw new SessionUnknownError(sessionId);
       return;
     }
-    this.#actors.delete(sessionId);
-    await actor.stop("restart");
+    await this.#retire(sessionId, actor, "restart");
     await this.#release(sessionId);
+  }
+
+  /** Take `actor` out of the map and stop it; the session loads again only once it has stopped. */
+  #retire(sessionId: string, actor: SessionActor, reason: "restart" | "unload"): Promise<void> {
+    this.#actors.delete(sessionId);
+    const stopped: Promise<void> = actor
+      .stop(reason)
+      .catch((error: unknown) => {
+        this.#services.logger.error(
+          { session: sessionId, err: error },
+          "session actor failed to stop cleanly",
+        );
+      })
+      .finally(() => {
+        if (this.#stopping.get(sessionId) === stopped) this.#stopping.delete(sessionId);
+      });
+    this.#stopping.set(sessionId, stopped);
+    return stopped;
   }
 
   /** Forget a deleted session's actor, and its workspace checkpoints. */
@@ -339,8 +367,7 @@ export class SessionRegistry {
       } catch {
         continue; // storage trouble: try again at the next check
       }
-      this.#actors.delete(id);
-      void actor.stop("unload").then(() => this.#release(id));
+      void this.#retire(id, actor, "unload").then(() => this.#release(id));
     }
   }
 

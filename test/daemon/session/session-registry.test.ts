@@ -103,6 +103,35 @@ describe("SessionRegistry", () => {
     ]);
   });
 
+  it("loads a session asked for during a restart only once the old actor has written its turn's end", async () => {
+    let calls = 0;
+    env = testServices(() => {
+      calls += 1;
+      return calls === 1
+        ? new MockLlmClient([mockHang()])
+        : new MockLlmClient([textBlockStart(0), textDelta(0, "after"), textBlockStop(0)]);
+    });
+    const registry = new SessionRegistry(env.services);
+    const id = await create(registry, env.workspace);
+    const actor = await registry.get(id);
+    const first = uuidv7();
+    await actor.submit(first, { kind: "message", text: "hangs" }, null);
+    for (let i = 0; i < 200 && calls === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    // Not awaited: the request comes while the old actor is still stopping.
+    const restarted = registry.restart(id);
+    const fresh = await registry.get(id);
+    await restarted;
+    expect(fresh).not.toBe(actor);
+    expect(getReceipt(env.db, id, first)?.turn?.state).toBe("failed");
+    // The new actor's log ends where the old one's last write left it: its own appends chain on.
+    const next = uuidv7();
+    await fresh.submit(next, { kind: "message", text: "next" }, null);
+    for (let i = 0; i < 400 && getReceipt(env.db, id, next)?.turn?.state !== "completed"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(getReceipt(env.db, id, next)?.turn?.state).toBe("completed");
+  });
+
   it("fails a turn whose workspace the tools refuse, saying why, and takes the next input the same way", async () => {
     env = testServices(() => new MockLlmClient([textBlockStart(0), textDelta(0, "never"), textBlockStop(0)]));
     // The workspace is the daemon's home itself, as a session stored before such workspaces were refused.
