@@ -12,6 +12,7 @@ import type { CompletionSource } from "./line-editor/completion.js";
 import { LineEditor } from "./line-editor/line-editor.js";
 import { PromptHistory } from "./line-editor/prompt-history.js";
 import type { Paint } from "./render/terminal.js";
+import { visibleWidth } from "./render/text-shape.js";
 
 export type PromptResult = { kind: "line"; text: string } | { kind: "eof" } | { kind: "interrupt" };
 
@@ -202,10 +203,4 @@ export class PromptReader {
       take();
     });
   }
-}
-
-/** Columns taken by a prompt that may hold colour codes. */
-function visibleWidth(text: string): number {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is what is matched
-  return text.replace(/\x1b\[[0-9;]*m/g, "").length;
 }

@@ -74,6 +74,32 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
     await screenShows(pane, "[exit 0]");
   });
 
+  it("keeps the cursor where the text is drawn with wide characters and emoji, and edits them whole", async () => {
+    provider.reset();
+    provider.script = () => text("Got it.");
+    const pane = terminals.start();
+    await promptReady(pane);
+    const start = pane.cursor();
+    // Six columns of CJK, two of an emoji made of three people, one letter with its accent.
+    pane.type("日本語👨‍👩‍👧e\u0301x");
+    await screenShows(pane, "x");
+    const cursorAt = (column: number) =>
+      eventually(
+        () => pane.cursor().x === start.x + column,
+        () => `cursor at ${pane.cursor().x - start.x}, not ${column}, on:\n${pane.captureVisible()}`,
+      );
+    await cursorAt(10);
+    pane.press("Left", "Left", "BSpace");
+    await cursorAt(6);
+    pane.press("End");
+    await cursorAt(8);
+    pane.press("Enter");
+    await screenShows(pane, "── fake-model");
+    expect(lastUserText(provider.requests[0])).toBe("日本語e\u0301x");
+    pane.press("C-d");
+    await screenShows(pane, "[exit 0]");
+  });
+
   it("sends a pasted a⏎b⏎c as one prompt", async () => {
     provider.reset();
     provider.script = () => text("One paste, one prompt.");

@@ -4,6 +4,7 @@
  * Boundary rule: no terminal here; the line editor maps keys to these edits and draws the result.
  * The text may hold newlines (a multi-line prompt); the cursor is an index into it (UTF-16).
  */
+import { clusterEndAfter, clusterStartBefore, displayWidth, indexAtColumn } from "../text-width.js";
 
 /** Text and cursor (0 ≤ cursor ≤ text.length). */
 export interface EditBuffer {
@@ -24,32 +25,42 @@ export function insert(buffer: EditBuffer, chars: string): EditBuffer {
   return { text: text.slice(0, cursor) + chars + text.slice(cursor), cursor: cursor + chars.length };
 }
 
-/** Delete the character before the cursor. */
+/** Delete the character (grapheme cluster) before the cursor. */
 export function deleteBack(buffer: EditBuffer): EditBuffer {
   const { text, cursor } = buffer;
   if (cursor === 0) return buffer;
-  const width = isLowSurrogate(text.charCodeAt(cursor - 1)) && cursor >= 2 ? 2 : 1;
-  return { text: text.slice(0, cursor - width) + text.slice(cursor), cursor: cursor - width };
+  const start = previousClusterStart(text, cursor);
+  return { text: text.slice(0, start) + text.slice(cursor), cursor: start };
 }
 
-/** Delete the character under the cursor. */
+/** Delete the character (grapheme cluster) under the cursor. */
 export function deleteForward(buffer: EditBuffer): EditBuffer {
   const { text, cursor } = buffer;
   if (cursor >= text.length) return buffer;
-  const width = isHighSurrogate(text.charCodeAt(cursor)) ? 2 : 1;
-  return { text: text.slice(0, cursor) + text.slice(cursor + width), cursor };
+  return { text: text.slice(0, cursor) + text.slice(nextClusterEnd(text, cursor)), cursor };
 }
 
-/** Move the cursor one character left or right. */
+/** Move the cursor one character (grapheme cluster) left or right. */
 export function moveChar(buffer: EditBuffer, direction: -1 | 1): EditBuffer {
   const { text, cursor } = buffer;
   if (direction === -1) {
     if (cursor === 0) return buffer;
-    const width = isLowSurrogate(text.charCodeAt(cursor - 1)) && cursor >= 2 ? 2 : 1;
-    return { text, cursor: cursor - width };
+    return { text, cursor: previousClusterStart(text, cursor) };
   }
   if (cursor >= text.length) return buffer;
-  return { text, cursor: cursor + (isHighSurrogate(text.charCodeAt(cursor)) ? 2 : 1) };
+  return { text, cursor: nextClusterEnd(text, cursor) };
+}
+
+/** The start of the cluster before `cursor` (a newline is a cluster of its own). */
+function previousClusterStart(text: string, cursor: number): number {
+  if (text[cursor - 1] === "\n") return cursor - 1;
+  return clusterStartBefore(text, lineBounds(text, cursor).start, cursor);
+}
+
+/** The end of the cluster after `cursor`. */
+function nextClusterEnd(text: string, cursor: number): number {
+  if (text[cursor] === "\n") return cursor + 1;
+  return clusterEndAfter(text, cursor, lineBounds(text, cursor).end);
 }
 
 /** Where the cursor's line starts and ends. */
@@ -65,19 +76,21 @@ export function moveLineEdge(buffer: EditBuffer, edge: "start" | "end"): EditBuf
   return { text: buffer.text, cursor: edge === "start" ? bounds.start : bounds.end };
 }
 
-/** Move one line up or down, keeping the column; null when there is no such line. */
+/** Move one line up or down, keeping the (display) column; null when there is no such line. */
 export function moveLine(buffer: EditBuffer, direction: -1 | 1): EditBuffer | null {
   const { text, cursor } = buffer;
   const { start, end } = lineBounds(text, cursor);
-  const column = cursor - start;
+  const column = displayWidth(text.slice(start, cursor));
+  const to = (line: { start: number; end: number }): EditBuffer => ({
+    text,
+    cursor: line.start + indexAtColumn(text.slice(line.start, line.end), column),
+  });
   if (direction === -1) {
     if (start === 0) return null;
-    const above = lineBounds(text, start - 1);
-    return { text, cursor: Math.min(above.start + column, above.end) };
+    return to(lineBounds(text, start - 1));
   }
   if (end === text.length) return null;
-  const below = lineBounds(text, end + 1);
-  return { text, cursor: Math.min(below.start + column, below.end) };
+  return to(lineBounds(text, end + 1));
 }
 
 /** Delete from the start of the line to the cursor (Ctrl-U). */
@@ -129,12 +142,4 @@ export function replaceBeforeCursor(buffer: EditBuffer, start: number, replaceme
     text: buffer.text.slice(0, start) + replacement + buffer.text.slice(buffer.cursor),
     cursor: start + replacement.length,
   };
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
 }

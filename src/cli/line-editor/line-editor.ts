@@ -17,7 +17,9 @@
  * Boundary rule: terminal input and drawing of the prompt only; what a submitted prompt means
  * is the chat's business (the handler).
  */
+
 import type { Paint } from "../render/terminal.js";
+import { cutToWidth, displayWidth } from "../text-width.js";
 import { type CompletionSource, commonPrefix, complete } from "./completion.js";
 import {
   bufferOf,
@@ -173,7 +175,8 @@ export class LineEditor {
   /** Output was written (`plain`: without escape codes): draw the prompt again below it. */
   afterOutput(lineOpen: boolean, plain: string): void {
     const newline = plain.lastIndexOf("\n");
-    this.#outputColumn = newline === -1 ? this.#outputColumn + plain.length : plain.length - newline - 1;
+    this.#outputColumn =
+      newline === -1 ? this.#outputColumn + displayWidth(plain) : displayWidth(plain.slice(newline + 1));
     this.#outputOpen = lineOpen;
     if (!lineOpen) this.#outputColumn = 0;
     if (this.#mount !== null && this.#cursorRow === null) this.#scheduleDraw();
@@ -550,7 +553,8 @@ export class LineEditor {
     const textRows = lines.map((line, index) => {
       const prefix = index === 0 ? mount.prompt : paint.dim(continuation);
       const prefixWidth = index === 0 ? mount.promptWidth : continuation.length;
-      return { text: prefix + line.replaceAll("\t", " "), width: prefixWidth + line.length };
+      const shown = line.replaceAll("\t", " ");
+      return { text: prefix + shown, width: prefixWidth + displayWidth(shown) };
     });
     // A prompt taller than the screen shows the lines around the cursor, and how many are not shown.
     const budget = Math.max(3, (this.options.output.rows ?? 24) - rows.length - 4);
@@ -590,7 +594,7 @@ export class LineEditor {
     // Where the text cursor is: its line, and its column counted from the prompt.
     const cursorOffset =
       (cursorLine === 0 ? mount.promptWidth : continuation.length) +
-      (before.length - before.lastIndexOf("\n") - 1);
+      displayWidth(before.slice(before.lastIndexOf("\n") + 1).replaceAll("\t", " "));
     let row = 0;
     let cursorRow = 0;
     let cursorColumn = 0;
@@ -639,8 +643,8 @@ function fitted(
   columns: number,
   style: (text: string) => string,
 ): { text: string; width: number } {
-  const cut = text.length > columns - 1 ? `${text.slice(0, columns - 2)}…` : text;
-  return { text: style(cut), width: cut.length };
+  const cut = displayWidth(text) > columns - 1 ? `${cutToWidth(text, columns - 2)}…` : text;
+  return { text: style(cut), width: displayWidth(cut) };
 }
 
 function isPrintable(text: string): boolean {

@@ -75,6 +75,19 @@ export class TmuxPane {
     );
   }
 
+  /** Where the terminal's cursor is (0-based column and row of the visible screen). */
+  cursor(): { x: number; y: number } {
+    const [x, y] = execFileSync(
+      "tmux",
+      ["-L", this.socket, "display-message", "-p", "-t", "main", "#{cursor_x} #{cursor_y}"],
+      { encoding: "utf8" },
+    )
+      .trim()
+      .split(" ")
+      .map(Number);
+    return { x: x!, y: y! };
+  }
+
   /** Type literal text. */
   type(text: string): void {
     execFileSync("tmux", ["-L", this.socket, "send-keys", "-t", "main", "-l", text]);
