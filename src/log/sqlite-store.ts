@@ -95,7 +95,10 @@ export class SqliteStore implements Store<SqliteTransaction> {
   private readonly readPageRows: number;
   /** A log's first page: no bound on position, so rows at any position (even a bad one) are seen. */
   private readonly selectFirstPage: Database.Statement<[string, number], StoredRow>;
-  /** The page after the row at `position > ?`: keyset paging, in ORDER BY position's own order. */
+  /**
+   * The page after a verified row (`position > ?`): keyset paging keeps ORDER BY position's own
+   * order, so a row at a fractional or non-numeric position is not skipped between pages.
+   */
   private readonly selectNextPage: Database.Statement<[string, number, number], StoredRow>;
   private readonly selectFirstRangePage: Database.Statement<[string, number, number, number], StoredRow>;
   private readonly selectNextRangePage: Database.Statement<[string, number, number, number], StoredRow>;
@@ -126,7 +129,10 @@ export class SqliteStore implements Store<SqliteTransaction> {
       this.ownsDb = false;
     }
     this.signer = options.signer;
-    this.readPageRows = Math.max(1, Math.trunc(options.readPageRows ?? DEFAULT_READ_PAGE_ROWS));
+    this.readPageRows = options.readPageRows ?? DEFAULT_READ_PAGE_ROWS;
+    if (!Number.isInteger(this.readPageRows) || this.readPageRows < 1) {
+      throw new RangeError(`readPageRows must be a positive integer, got ${this.readPageRows}`);
+    }
     this.ownsQueue = options.commitQueue === undefined;
     this.commitQueue = options.commitQueue ?? new SqliteCommitQueue(this.db);
     createTranscriptSchema(this.db);
