@@ -59,7 +59,9 @@ export function hashAfterValidPrev(prevHash: string | null, canonicalText: strin
     scratch.set(canonicalText, 32);
     length = canonicalText.byteLength;
   }
-  return oneShotHash("sha256", scratch.subarray(0, 32 + length), "hex");
+  // A plain view costs less than Buffer#subarray (no Buffer subclass construction); this runs
+  // once per entry read.
+  return oneShotHash("sha256", new Uint8Array(scratch.buffer, scratch.byteOffset, 32 + length), "hex");
 }
 
 /** Entries larger than this are hashed in a stream rather than copied into the reused buffer. */

@@ -51,7 +51,15 @@ export interface SqliteStoreOptions {
    * store's own.
    */
   commitQueue?: SqliteCommitQueue;
+  /**
+   * Rows fetched per query when a read verifies a log (default 256): rows are verified page by
+   * page so their column values die young instead of all staying alive until the last row.
+   */
+  readPageRows?: number;
 }
+
+const DEFAULT_READ_PAGE_ROWS = 256;
+const ROW_COLUMNS = "SELECT position, hash, prev_hash, kind, entry FROM transcript WHERE session = ?";
 
 /** What the SQLite store gives writes that commit with an append: the connection, inside the transaction. */
 export type SqliteTransaction = Database.Database;
@@ -84,8 +92,16 @@ export class SqliteStore implements Store<SqliteTransaction> {
   private readonly insertRow: Database.Statement<
     [string, number, string, string | null, string, string, number]
   >;
-  private readonly selectAll: Database.Statement<[string], StoredRow>;
-  private readonly selectRange: Database.Statement<[string, number, number], StoredRow>;
+  private readonly readPageRows: number;
+  /** A log's first page: no bound on position, so rows at any position (even a bad one) are seen. */
+  private readonly selectFirstPage: Database.Statement<[string, number], StoredRow>;
+  /**
+   * The page after a verified row (`position > ?`): keyset paging keeps ORDER BY position's own
+   * order, so a row at a fractional or non-numeric position is not skipped between pages.
+   */
+  private readonly selectNextPage: Database.Statement<[string, number, number], StoredRow>;
+  private readonly selectFirstRangePage: Database.Statement<[string, number, number, number], StoredRow>;
+  private readonly selectNextRangePage: Database.Statement<[string, number, number, number], StoredRow>;
   private readonly selectHashAt: Database.Statement<[string, number], unknown>;
   private readonly selectSessions: Database.Statement<[], string>;
   private readonly selectExists: Database.Statement<[string], number>;
@@ -113,6 +129,10 @@ export class SqliteStore implements Store<SqliteTransaction> {
       this.ownsDb = false;
     }
     this.signer = options.signer;
+    this.readPageRows = options.readPageRows ?? DEFAULT_READ_PAGE_ROWS;
+    if (!Number.isInteger(this.readPageRows) || this.readPageRows < 1) {
+      throw new RangeError(`readPageRows must be a positive integer, got ${this.readPageRows}`);
+    }
     this.ownsQueue = options.commitQueue === undefined;
     this.commitQueue = options.commitQueue ?? new SqliteCommitQueue(this.db);
     createTranscriptSchema(this.db);
@@ -132,14 +152,22 @@ export class SqliteStore implements Store<SqliteTransaction> {
     this.insertRow = db.prepare(
       "INSERT INTO transcript (session, position, hash, prev_hash, kind, entry, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
     );
-    this.selectAll = db
-      .prepare<[string], StoredRow>(
-        "SELECT position, hash, prev_hash, kind, entry FROM transcript WHERE session = ? ORDER BY position",
+    this.selectFirstPage = db
+      .prepare<[string, number], StoredRow>(`${ROW_COLUMNS} ORDER BY position LIMIT ?`)
+      .raw(true);
+    this.selectNextPage = db
+      .prepare<[string, number, number], StoredRow>(
+        `${ROW_COLUMNS} AND position > ? ORDER BY position LIMIT ?`,
       )
       .raw(true);
-    this.selectRange = db
-      .prepare<[string, number, number], StoredRow>(
-        "SELECT position, hash, prev_hash, kind, entry FROM transcript WHERE session = ? AND position >= ? AND position < ? ORDER BY position",
+    this.selectFirstRangePage = db
+      .prepare<[string, number, number, number], StoredRow>(
+        `${ROW_COLUMNS} AND position >= ? AND position < ? ORDER BY position LIMIT ?`,
+      )
+      .raw(true);
+    this.selectNextRangePage = db
+      .prepare<[string, number, number, number], StoredRow>(
+        `${ROW_COLUMNS} AND position > ? AND position < ? ORDER BY position LIMIT ?`,
       )
       .raw(true);
     this.selectHashAt = db
@@ -324,9 +352,44 @@ export class SqliteStore implements Store<SqliteTransaction> {
     return last;
   }
 
+  /** The first page of rows `from` up to `end` (null: every row of the session, whatever its position). */
+  private firstPage(sessionId: string, from: number, end: number | null): StoredRow[] {
+    return end === null
+      ? this.selectFirstPage.all(sessionId, this.readPageRows)
+      : this.selectFirstRangePage.all(sessionId, from, end, this.readPageRows);
+  }
+
+  /**
+   * Verify `firstPage` (see `firstPage`) and the pages after it. Each later page starts after
+   * the last row verified, whose position is then exactly the one expected, so the pages
+   * together are the rows one ORDER BY position query would give, checked in the same order.
+   */
+  private verifyPages(
+    sessionId: string,
+    from: number,
+    end: number | null,
+    prevHash: string | null,
+    firstPage: StoredRow[],
+  ): PositionedEntry[] {
+    const size = this.readPageRows;
+    const entries: PositionedEntry[] = [];
+    let rows = firstPage;
+    let prev = prevHash;
+    for (;;) {
+      verifyRows(sessionId, rows, from + entries.length, prev, entries);
+      if (rows.length < size) return entries;
+      const last = entries[entries.length - 1]!;
+      prev = last.hash;
+      rows =
+        end === null
+          ? this.selectNextPage.all(sessionId, last.position, size)
+          : this.selectNextRangePage.all(sessionId, last.position, end, size);
+    }
+  }
+
   private readAllUnlocked(sessionId: string): PositionedEntry[] {
-    const rows = this.selectAll.all(sessionId);
-    if (rows.length === 0) {
+    const entries = this.verifyPages(sessionId, 0, null, null, this.firstPage(sessionId, 0, null));
+    if (entries.length === 0) {
       if (this.selectRecord.get(sessionId) !== undefined) {
         throw new LogCorruptError(
           sessionId,
@@ -336,7 +399,6 @@ export class SqliteStore implements Store<SqliteTransaction> {
       }
       throw new SessionNotFoundError(sessionId);
     }
-    const entries = verifyRows(sessionId, rows, 0, null);
     const last = entries[entries.length - 1]!;
     checkHeadRecord(sessionId, last.position, this.readHeadRecordSync(sessionId), (at) => entries[at]?.hash, {
       signer: this.signer,
@@ -364,7 +426,7 @@ export class SqliteStore implements Store<SqliteTransaction> {
 
   private readRangeUnlocked(sessionId: string, from: number, limit: number): PositionedEntry[] {
     const end = Math.min(from + limit, Number.MAX_SAFE_INTEGER);
-    const rows = this.selectRange.all(sessionId, from, end);
+    const rows = this.firstPage(sessionId, from, end);
     let prevHash: string | null = null;
     if (from > 0) {
       const predecessor = this.selectHashAt.get(sessionId, from - 1);
@@ -380,7 +442,7 @@ export class SqliteStore implements Store<SqliteTransaction> {
     } else if (rows.length === 0 && !this.existsSync(sessionId)) {
       throw new SessionNotFoundError(sessionId);
     }
-    const entries = verifyRows(sessionId, rows, from, prevHash);
+    const entries = this.verifyPages(sessionId, from, end, prevHash, rows);
     // A short range must really be the end of the log: not a gap before later entries, nor a
     // log cut back before its recorded head.
     if (entries.length < end - from) {

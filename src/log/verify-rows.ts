@@ -12,14 +12,18 @@ import { verifyEntry } from "./verify-chain.js";
 /** A stored row as the SQL stores select it: position, hash, prev_hash, kind, entry text. */
 export type StoredRow = [position: number, hash: unknown, prevHash: unknown, kind: unknown, entry: unknown];
 
-/** Verify rows that must hold positions `from, from + 1, ...` chained after `prevHash`. */
+/**
+ * Verify rows that must hold positions `from, from + 1, ...` chained after `prevHash`, appending
+ * them to `into` and returning it (a store that reads a log in pages passes the same array for
+ * every page, with `prevHash` the hash of the last entry already in it).
+ */
 export function verifyRows(
   sessionId: string,
   rows: readonly StoredRow[],
   from: number,
   prevHash: string | null,
+  into: PositionedEntry[] = [],
 ): PositionedEntry[] {
-  const entries: PositionedEntry[] = [];
   let prev = prevHash;
   for (let i = 0; i < rows.length; i++) {
     const [position, hash, prevHashColumn, kind, text] = rows[i]!;
@@ -38,13 +42,15 @@ export function verifyRows(
     }
     const stored: PositionedEntry = {
       hash: hash as string,
-      prev_hash: prevHashColumn as string | null,
+      // An equal column holds the same text as the verified hash before it: keeping that one
+      // string lets the column's copy be collected young (verifyEntry still compares them).
+      prev_hash: prevHashColumn === prev ? prev : (prevHashColumn as string | null),
       entry,
       position,
     };
     verifyEntry(sessionId, position, prev, stored, text);
-    entries.push(stored);
+    into.push(stored);
     prev = stored.hash;
   }
-  return entries;
+  return into;
 }
