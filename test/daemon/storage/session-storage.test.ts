@@ -218,6 +218,17 @@ async function admitAndDeliver(
   };
 }
 
+/** Admit an input the usual way: it waits in the queue. */
+async function admitWaiting(storage: SessionStorage, sessionId: string, inputId: string): Promise<void> {
+  await storage.admitInput({
+    session: sessionId,
+    id: inputId,
+    kind: "message",
+    intent: { text: inputId },
+    acceptedAt: ts,
+  });
+}
+
 describe.each([sqlite(), postgres()])("an admission in a turn's start on $name", (backend) => {
   it("admits the input, logs its entry and starts its turn in one transaction", async () => {
     const storage = await storageWithSession(backend, "s");
@@ -236,13 +247,7 @@ describe.each([sqlite(), postgres()])("an admission in a turn's start on $name",
 
   it("refuses an input admitted before, writing nothing: no entry, no turn, the order kept", async () => {
     const storage = await storageWithSession(backend, "s");
-    await storage.admitInput({
-      session: "s",
-      id: "i1",
-      kind: "message",
-      intent: { text: "i1" },
-      acceptedAt: ts,
-    });
+    await admitWaiting(storage, "s", "i1");
     const { writer, appended } = await admitAndDeliver(storage, "s", "i1", "t1", 2);
     await expect(appended).rejects.toBeInstanceOf(InputNotFreshError);
     expect(writer.position).toBe(0);
@@ -266,13 +271,7 @@ describe.each([sqlite(), postgres()])("an admission in a turn's start on $name",
 
   it("refuses to let a new input overtake one that waits, writing nothing", async () => {
     const storage = await storageWithSession(backend, "s");
-    await storage.admitInput({
-      session: "s",
-      id: "i1",
-      kind: "message",
-      intent: { text: "i1" },
-      acceptedAt: ts,
-    });
+    await admitWaiting(storage, "s", "i1");
     const { writer, appended } = await admitAndDeliver(storage, "s", "i2", "t1", 2);
     const error = await appended.catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InputNotFreshError);
