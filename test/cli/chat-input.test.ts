@@ -3,12 +3,12 @@
  * pastes kept whole, prompts typed during a turn queued, history kept between runs, slash
  * commands and @path mentions completed with Tab.
  */
-import { statSync, writeFileSync } from "node:fs";
+import { existsSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { historyPath } from "../../src/cli/line-editor/prompt-history.js";
 import { DaemonHarness } from "../e2e/support/daemon-harness.js";
-import { deliver, deltas, text } from "../support/fake-provider/reply.js";
+import { deliver, deltas, text, toolCalls } from "../support/fake-provider/reply.js";
 import type { RecordedRequest } from "../support/fake-provider/server.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
 import { ChatTerminals, matchesFixture, promptReady, screenShows } from "./support/chat-terminal.js";
@@ -96,6 +96,29 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
     pane.press("Enter");
     await screenShows(pane, "── fake-model");
     expect(lastUserText(provider.requests[0])).toBe("日本語e\u0301x");
+    pane.press("C-d");
+    await screenShows(pane, "[exit 0]");
+  });
+
+  it("puts the workspace back to before the last turn that called tools with /undo", async () => {
+    provider.reset();
+    provider.queue(
+      toolCalls([{ name: "write_file", args: { path: "made-by-agent.txt", content: "new\n" } }]),
+      text("Wrote it."),
+    );
+    const made = join(daemon.workspace, "made-by-agent.txt");
+    const pane = terminals.start();
+    await promptReady(pane);
+    pane.type("make a file");
+    pane.press("Enter");
+    await screenShows(pane, "Wrote it.");
+    await promptReady(pane);
+    expect(existsSync(made)).toBe(true);
+    pane.type("/undo");
+    pane.press("Enter");
+    await screenShows(pane, "1 file changed back");
+    expect(pane.capture()).toContain("  made-by-agent.txt");
+    expect(existsSync(made)).toBe(false);
     pane.press("C-d");
     await screenShows(pane, "[exit 0]");
   });

@@ -13,6 +13,7 @@ import type { DaemonClient } from "../../client/daemon-client.js";
 import { uuidV7 } from "../../client/uuid-v7.js";
 import { ChatApprovals } from "../chat-approvals.js";
 import { type CliContext, connect } from "../cli-context.js";
+import { CliError } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { historyPath } from "../line-editor/prompt-history.js";
 import { attachMentions } from "../prompt-mentions.js";
@@ -35,6 +36,7 @@ import {
 import { SessionWatcher, type TurnOutcome } from "../session-watcher.js";
 import { shellOf } from "../shell-info.js";
 import { workspaceTextReader } from "../workspace-text.js";
+import { undoTurnLines } from "./checkpoints.js";
 import { latestCheckpoint } from "./fork.js";
 
 export interface ChatOptions extends ModelOptions {
@@ -54,6 +56,7 @@ const slashCommands: readonly (readonly [string, string])[] = [
   ["/model", "/model NAME (or default): the model from the next turn on"],
   ["/effort", "/effort minimal|low|medium|high|xhigh|default: how hard the model thinks"],
   ["/compact", "summarize older messages so the context is smaller (the history stays)"],
+  ["/undo", "put the workspace back to before the latest turn that called tools"],
   ["/copy", "copy the last answer to the clipboard (OSC 52, through ssh and tmux too)"],
   ["/thinking", "show or hide the model's thinking"],
   ["/status", "session, model and token usage"],
@@ -525,6 +528,15 @@ class ChatSession {
           .catch(failed);
         return "continue";
       }
+      case "/undo":
+        try {
+          for (const line of await undoTurnLines(this.context, this.sessionId, {})) this.view.line(line);
+        } catch (error) {
+          // A CliError's hint says what to do (interrupt a running turn first, say).
+          failed(error);
+          if (error instanceof CliError && error.hint !== undefined) this.view.notice(error.hint);
+        }
+        return "continue";
       case "/compact":
         // Started, completed and failed show as stream notices and the history's compaction line.
         this.client.compact(this.sessionId).catch(failed);

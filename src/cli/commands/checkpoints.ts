@@ -145,6 +145,16 @@ export async function undoTurn(
   ref: string,
   options: { turn?: string },
 ): Promise<ExitCode> {
+  for (const line of await undoTurnLines(context, ref, options)) writeLine(context.terminal.out, line);
+  return exitCodes.ok;
+}
+
+/** What `skein undo` does (the chat's `/undo` too), returning the lines that say what changed back. */
+export async function undoTurnLines(
+  context: CliContext,
+  ref: string,
+  options: { turn?: string },
+): Promise<string[]> {
   const checkpoints = await openCheckpoints(context, ref);
   if (checkpoints.running) {
     throw new CliError(
@@ -164,10 +174,8 @@ export async function undoTurn(
   await checkpoints.git(["read-tree", now]);
   await checkpoints.git(["read-tree", "-u", "--reset", before]);
   const later = [...checkpoints.turns.keys()].filter((other) => other > runId).length;
-  writeLine(
-    context.terminal.out,
+  return [
     `restored ${checkpoints.workspace} to before turn ${runId}: ${changed.length} file${changed.length === 1 ? "" : "s"} changed back${later > 0 ? ` (${later} later turn${later === 1 ? "'s" : "s'"} changes undone too)` : ""}`,
-  );
-  for (const path of changed) writeLine(context.terminal.out, `  ${path}`);
-  return exitCodes.ok;
+    ...changed.map((path) => `  ${path}`),
+  ];
 }
