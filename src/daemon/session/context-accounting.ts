@@ -55,10 +55,7 @@ export class ContextAccount {
    */
   setOverhead(systemPrompt: string | null, tools: readonly ToolMeta[]): void {
     let overhead = estimateTextTokens(systemPrompt ?? "");
-    for (const tool of tools) {
-      overhead +=
-        toolFraming + estimateTextTokens(tool.name + tool.description + JSON.stringify(tool.input_schema));
-    }
+    for (const tool of tools) overhead += toolFraming + toolTokens(tool);
     this.#overhead = overhead;
   }
 
@@ -106,4 +103,26 @@ export class ContextAccount {
       compaction: state.last_compaction?.position ?? null,
     };
   }
+}
+
+/**
+ * Estimated tokens of each tool definition, by schema object and then name and description: a
+ * turn's tools are made anew, but their schemas are the same constants turn after turn, and
+ * serializing them on every turn was a visible share of a plain turn's work.
+ */
+const toolTokensBySchema = new WeakMap<object, Map<string, number>>();
+
+function toolTokens(tool: ToolMeta): number {
+  let byText = toolTokensBySchema.get(tool.input_schema);
+  if (byText === undefined) {
+    byText = new Map();
+    toolTokensBySchema.set(tool.input_schema, byText);
+  }
+  const key = `${tool.name}\u0000${tool.description}`;
+  let tokens = byText.get(key);
+  if (tokens === undefined) {
+    tokens = estimateTextTokens(tool.name + tool.description + JSON.stringify(tool.input_schema));
+    byText.set(key, tokens);
+  }
+  return tokens;
 }
