@@ -7,8 +7,7 @@
  * Boundary rule: reads workspace files the person named, from the CLI's side; the prompt text
  * itself is never changed, only followed by the attachments.
  */
-import { readFileSync, realpathSync, statSync } from "node:fs";
-import path from "node:path";
+import { readWorkspaceText } from "./workspace-text.js";
 
 const maxBytes = 256 * 1024;
 
@@ -27,7 +26,7 @@ export function attachMentions(prompt: string, workspace: string): MentionResult
     const file = match[1]!.replace(/[.,;:!?)]+$/, "");
     if (file === "" || seen.has(file)) continue;
     seen.add(file);
-    const read = readMentioned(workspace, file);
+    const read = readWorkspaceText(workspace, file, maxBytes);
     if (read.kind === "skipped") {
       notes.push(`@${file} not attached: ${read.reason}`);
       continue;
@@ -39,31 +38,4 @@ export function attachMentions(prompt: string, workspace: string): MentionResult
   }
   if (blocks.length === 0) return { text: prompt, notes };
   return { text: `${prompt}\n\n${blocks.join("\n\n")}`, notes };
-}
-
-type Read = { kind: "text"; text: string } | { kind: "skipped"; reason: string };
-
-function readMentioned(workspace: string, file: string): Read {
-  let real: string;
-  let root: string;
-  try {
-    root = realpathSync(workspace);
-    real = realpathSync(path.resolve(root, file));
-  } catch {
-    return { kind: "skipped", reason: "no such file" };
-  }
-  const relative = path.relative(root, real);
-  if (relative.startsWith("..") || path.isAbsolute(relative)) {
-    return { kind: "skipped", reason: "outside the workspace" };
-  }
-  try {
-    const stats = statSync(real);
-    if (!stats.isFile()) return { kind: "skipped", reason: "not a file" };
-    if (stats.size > maxBytes) return { kind: "skipped", reason: `larger than ${maxBytes / 1024} KiB` };
-    const bytes = readFileSync(real);
-    if (bytes.includes(0)) return { kind: "skipped", reason: "not text" };
-    return { kind: "text", text: bytes.toString("utf8") };
-  } catch (error) {
-    return { kind: "skipped", reason: error instanceof Error ? error.message : String(error) };
-  }
 }
