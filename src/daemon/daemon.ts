@@ -8,7 +8,7 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import pino from "pino";
@@ -216,7 +216,11 @@ async function boot(
             }
           },
           removeCheckpoints: (sessionId) => {
-            rmSync(checkpointStore(settings.home, sessionId), { recursive: true, force: true });
+            // A long session's store holds many objects: removed off the event loop, failures logged.
+            rm(checkpointStore(settings.home, sessionId), { recursive: true, force: true }).catch(
+              (error: unknown) =>
+                logger.warn({ session: sessionId, err: error }, "workspace checkpoints not removed"),
+            );
           },
         }),
     ...sessionProviders(providers),

@@ -88,7 +88,7 @@ export interface SessionServices {
    * checkpoints.
    */
   checkpoint?(session: SessionRow, runId: string, phase: CheckpointPhase): Promise<void>;
-  /** Remove a deleted session's checkpoints. */
+  /** Remove a deleted session's checkpoints (in the background; a failure is logged). */
   removeCheckpoints?(sessionId: string): void;
   /** config.json's approval policies and tool-round cap for a session's next turn. */
   turnSettings(session: SessionRow): TurnSettings;
