@@ -409,7 +409,15 @@ class ChatSession {
         this.status.end();
       }
       this.view.finish();
-      if (outcome !== "forced") await this.#status(outcome);
+      if (outcome !== "forced") {
+        // The next turn (queued in the daemon) may stream at once: its events wait for this footer.
+        this.view.pause();
+        try {
+          await this.#status(outcome);
+        } finally {
+          this.view.resume();
+        }
+      }
       return outcome;
     } finally {
       process.off("SIGINT", onCtrlC);

@@ -77,6 +77,8 @@ interface Segment {
 export class TranscriptView {
   showThinking: boolean;
   readonly #options: TranscriptViewOptions;
+  /** Events held while paused (see `pause`); null when not paused. */
+  #paused: SessionEvent[] | null = null;
   readonly #known = new Set<string>();
   readonly #ownInputs = new Set<string>();
   readonly #shownTools = new Set<string>();
@@ -168,7 +170,26 @@ export class TranscriptView {
   }
 
   /** Feed one stream event. */
+  /**
+   * Hold the events that come from now on until `resume()`: what the caller still writes about
+   * the last turn (its footer, after a round trip) must come before anything of the next one.
+   */
+  pause(): void {
+    this.#paused ??= [];
+  }
+
+  /** Show the events held since `pause()`, in order, and every later one as it comes. */
+  resume(): void {
+    const held = this.#paused;
+    this.#paused = null;
+    for (const event of held ?? []) this.onEvent(event);
+  }
+
   onEvent(event: SessionEvent): void {
+    if (this.#paused !== null) {
+      this.#paused.push(event);
+      return;
+    }
     switch (event.type) {
       case "text":
       case "thinking":

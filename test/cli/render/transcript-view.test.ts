@@ -66,6 +66,22 @@ describe("TranscriptView", () => {
     expect(sink.text).toBe("Hello, world.\n");
   });
 
+  it("holds the next turn's events while paused, and shows them in order once resumed", () => {
+    const { transcript, sink } = view();
+    transcript.onEvent(delta("text", "First."));
+    transcript.onEvent(message(entry("2", "assistant", "First.")));
+    transcript.finish();
+    transcript.pause();
+    transcript.onEvent(delta("text", "Second", "run-2", "run-2:0"));
+    // What the caller writes meanwhile (the last turn's footer) comes first.
+    sink.write("── footer\n");
+    expect(sink.text).toBe("First.\n── footer\n");
+    transcript.resume();
+    transcript.onEvent(message(entry("4", "assistant", "Second answer.", "run-2")));
+    transcript.finish();
+    expect(sink.text).toBe("First.\n── footer\nSecond answer.\n");
+  });
+
   it("adds only what the deltas missed when the committed text is longer", () => {
     const { transcript, sink } = view();
     transcript.onEvent(delta("text", "The start"));
