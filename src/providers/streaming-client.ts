@@ -156,12 +156,18 @@ function* parseBatch(
   const batch: StreamEvent[] = [];
   let failure: unknown;
   let failed = false;
+  // The events of the messages before the failing one: what that one appended goes.
+  let complete = 0;
   try {
-    for (const message of messages) for (const event of parser.push(message)) batch.push(event);
+    for (const message of messages) {
+      parser.pushInto(message, batch);
+      complete = batch.length;
+    }
     if (last) for (const event of parser.end()) batch.push(event);
   } catch (error) {
     failure = error;
     failed = true;
+    batch.length = complete;
   }
   if (batch.length > 0) yield batch;
   if (failed) throw failure;

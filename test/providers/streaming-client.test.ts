@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { StreamEvent } from "../../src/model/events.js";
 import { type LlmClient, LlmClientError } from "../../src/model/llm-client.js";
+import { decodeStream, protocolAdapter } from "../../src/providers/index.js";
 import { deltas, disconnectAfter, FakeProvider, httpError, text } from "../support/fake-provider/index.js";
 import { ask, clientFor, collect, protocols, retriesOf, textOf } from "./stream-helpers.js";
 
@@ -77,5 +78,32 @@ describe.each(protocols)("streamBatches (%s)", (protocol) => {
     expect(batches[0]?.map((event) => event.type)).toEqual(["retry"]);
     expect(retriesOf(batches.flat())).toHaveLength(1);
     expect(textOf(batches.flat())).toBe("after the retry");
+  });
+});
+
+describe("decodeStream", () => {
+  it("delivers the events of the messages before a failing one, and none of the failing one's", async () => {
+    // The second chunk closes the text block, then fails: its tool call never got a name.
+    const text = [
+      'data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}]}\n\n',
+      'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"arguments":"{}"}}]},"finish_reason":"tool_calls"}]}\n\n',
+    ].join("");
+    async function* oneChunk() {
+      yield new TextEncoder().encode(text);
+    }
+    const adapter = protocolAdapter({ protocol: "chat_completions", model: "m", apiKey: "k" }, "k");
+    const batches: StreamEvent[][] = [];
+    let failure: unknown;
+    try {
+      for await (const batch of decodeStream(oneChunk(), adapter.createParser(), adapter.provider)) {
+        batches.push(batch);
+      }
+    } catch (error) {
+      failure = error;
+    }
+    expect(failure).toMatchObject({ kind: "protocol", code: "tool_call_without_name" });
+    expect(batches.map((batch) => batch.map((event) => event.type))).toEqual([
+      ["status", "block_start", "block_delta"],
+    ]);
   });
 });
