@@ -5,14 +5,24 @@
  * profile's top functions. Not a suite of `npm run bench`: a tool for finding where the time goes.
  *
  * Sizes: TURNS (turns, default 300), SESSIONS (concurrent: that many sessions, one short turn
- * each, all at once, default 1000). SKEIN_CHECKPOINTS=0 in this process's environment is passed
+ * each, all at once, default 1000), WATCHERS (stream: that many SSE watchers of the session,
+ * as in the bench's stream figures, default 0; the deltas then carry the bench's stamps). SKEIN_CHECKPOINTS=0 in this process's environment is passed
  * on to the daemon (no workspace checkpoints), to see what they cost. It prints the measured
  * phase's window (CLOCK_MONOTONIC µs) for `profile-summary.ts`, so setup is left out.
  */
 import { DaemonHarness } from "../test/e2e/support/daemon-harness.js";
 import { deltas, text } from "../test/support/fake-provider/reply.js";
 import { FakeProvider } from "../test/support/fake-provider/server.js";
-import { cpuMs, type Follower, follow, now, sendInput } from "./daemon-support.js";
+import {
+  cpuMs,
+  type Follower,
+  follow,
+  now,
+  sendInput,
+  stamp,
+  type Watcher,
+  watch,
+} from "./daemon-support.js";
 
 const [mode = "turns", dir = "/tmp/skein-profile"] = process.argv.slice(2);
 
@@ -36,13 +46,18 @@ const app = await DaemonHarness.start({
 try {
   if (mode === "stream") {
     const session = await app.createSession();
-    provider.script = () => deltas(100_000, () => "x");
+    const watcherCount = Number(process.env.WATCHERS ?? 0);
+    const watchers: Watcher[] = [];
+    for (let i = 0; i < watcherCount; i++) watchers.push(await watch(app, session, i === 0 ? [] : null));
+    provider.script = () => deltas(100_000, watcherCount === 0 ? () => "x" : stamp);
     const before = cpuMs(app.pid);
     const start = performance.now();
     const from = monotonicUs();
     await app.prompt(session, "stream");
+    await Promise.all(watchers.map((w) => w.done));
     await app.idle(session, 120_000);
     console.log(`window: ${from},${monotonicUs()}`);
+    for (const w of watchers) w.close();
     console.log(
       `stream: ${(performance.now() - start).toFixed(0)} ms wall, ${cpuMs(app.pid) - before} ms CPU`,
     );

@@ -23,6 +23,13 @@ export interface LlmClient {
   readonly provider: string;
   readonly model?: string;
   stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<StreamEvent>;
+  /**
+   * Optional: the same events as `stream`, in the same order and with the same failures, in the
+   * batches they arrive in (one network read often completes hundreds of deltas). A consumer
+   * that reads batches pays one await per batch instead of one per event; the Worker uses it
+   * when a client has it.
+   */
+  streamBatches?(request: LlmRequest, signal: AbortSignal): AsyncIterable<readonly StreamEvent[]>;
 }
 
 export type LlmClientErrorKind =

@@ -25,8 +25,12 @@ export abstract class ProtocolParser implements StreamParser {
 
   push(message: SseMessage): StreamEvent[] {
     const out: StreamEvent[] = [];
-    if (!this.completed) this.read(message, out);
+    this.pushInto(message, out);
     return out;
+  }
+
+  pushInto(message: SseMessage, out: StreamEvent[]): void {
+    if (!this.completed) this.read(message, out);
   }
 
   abstract end(): StreamEvent[];

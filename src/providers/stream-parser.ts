@@ -26,6 +26,12 @@ export interface HttpRequestSpec {
 export interface StreamParser {
   /** Maps one SSE message to the events it produces (possibly none). */
   push(message: SseMessage): StreamEvent[];
+  /**
+   * `push`, appending the events to `out` instead of a fresh array (one array less per delta).
+   * When it throws, the events of this message it already appended are left in `out`: the
+   * caller drops them (see `parseBatch`).
+   */
+  pushInto(message: SseMessage, out: StreamEvent[]): void;
   /** The byte stream ended: returns the closing events, or throws if the response is incomplete. */
   end(): StreamEvent[];
   /** `block_abort` events for every block still open, used when the stream fails mid-way. */

@@ -40,6 +40,20 @@ export class StreamingLlmClient implements LlmClient {
   }
 
   async *stream(request: LlmRequest, signal: AbortSignal): AsyncGenerator<StreamEvent> {
+    for await (const batch of this.streamBatches(request, signal)) {
+      for (const event of batch) {
+        // Events already decoded from the last chunk are dropped once cancelled.
+        if (signal.aborted) throw abortedError(this.provider, signal);
+        yield event;
+      }
+    }
+  }
+
+  /**
+   * The events of `stream` in the batches one network read completes: the per-event cost of a
+   * fast stream is then plain function calls, not an await (and its promises) per delta.
+   */
+  async *streamBatches(request: LlmRequest, signal: AbortSignal): AsyncGenerator<readonly StreamEvent[]> {
     let spec = this.adapter.buildHttpRequest(request);
     const { retry } = this.settings;
     const origin: ItemOrigin = { provider: this.provider, model: this.model };
@@ -57,15 +71,17 @@ export class StreamingLlmClient implements LlmClient {
       try {
         await http.open();
         for await (const events of decodeStream(http.chunks(), parser, this.provider)) {
-          for (const event of events) {
-            // Events already decoded from the last chunk are dropped once cancelled.
-            if (signal.aborted) throw abortedError(this.provider, signal);
+          // Events already decoded from the last chunk are dropped once cancelled.
+          if (signal.aborted) throw abortedError(this.provider, signal);
+          for (let i = 0; i < events.length; i++) {
+            const event = events[i]!;
             // The start of a response (and keepalives) carry nothing a consumer keeps.
             if (event.type !== "ping" && !(event.type === "status" && event.status === "started")) {
               delivered = true;
             }
-            yield withOrigin(event, origin);
+            events[i] = withOrigin(event, origin);
           }
+          yield events;
         }
         return;
       } catch (thrown) {
@@ -74,7 +90,10 @@ export class StreamingLlmClient implements LlmClient {
           ? abortedError(this.provider, signal)
           : asClientError(thrown, this.provider);
         if (delivered) {
-          if (error.kind !== "aborted") yield* parser.abortOpenBlocks(error.message);
+          if (error.kind !== "aborted") {
+            const aborts = parser.abortOpenBlocks(error.message);
+            if (aborts.length > 0) yield aborts;
+          }
           throw error;
         }
         if (this.adapter.adjustAfter?.(error) === true) {
@@ -90,7 +109,7 @@ export class StreamingLlmClient implements LlmClient {
           retry: { attempt, max_attempts: retry.maxAttempts, delay_ms: delay, reason: error.message },
         };
         if (error.status !== undefined) notice.retry.status = error.status;
-        yield notice;
+        yield [notice];
         await sleepUnlessAborted(delay, signal, this.provider);
       } finally {
         http.close();
@@ -137,12 +156,18 @@ function* parseBatch(
   const batch: StreamEvent[] = [];
   let failure: unknown;
   let failed = false;
+  // The events of the messages before the failing one: what that one appended goes.
+  let complete = 0;
   try {
-    for (const message of messages) for (const event of parser.push(message)) batch.push(event);
+    for (const message of messages) {
+      parser.pushInto(message, batch);
+      complete = batch.length;
+    }
     if (last) for (const event of parser.end()) batch.push(event);
   } catch (error) {
     failure = error;
     failed = true;
+    batch.length = complete;
   }
   if (batch.length > 0) yield batch;
   if (failed) throw failure;

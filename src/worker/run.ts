@@ -128,21 +128,42 @@ export class WorkerRun implements ToolBatchRun {
       work.catch(() => undefined);
       return Promise.reject(this.cancellation());
     }
-    // One shared "cancelled" promise per run: racing every stream step against it costs no
-    // event-listener bookkeeping (the hot path of a long answer is one race per delta).
-    return Promise.race([work, this.whenCancelled()]);
+    this.listenForCancel();
+    // Not a Promise.race against one shared "cancelled" promise: every race leaves a reaction
+    // on that promise until the run ends, and each reaction keeps its step's result alive (for
+    // a long answer, every delta event of it). A waiting step is in `waiting` only until it
+    // settles, and costs no event-listener bookkeeping (the hot path is one step per chunk).
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.add(reject);
+      work.then(
+        (value) => {
+          this.waiting.delete(reject);
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.waiting.delete(reject);
+          reject(error);
+        },
+      );
+    });
   }
 
-  private cancelled: Promise<never> | null = null;
+  /** The rejecters of the steps waiting in `untilCancelled`; cancelling rejects them all. */
+  private readonly waiting = new Set<(reason: unknown) => void>();
+  private listening = false;
 
-  private whenCancelled(): Promise<never> {
-    if (this.cancelled === null) {
-      this.cancelled = new Promise<never>((_, reject) => {
-        this.signal.addEventListener("abort", () => reject(this.cancellation()), { once: true });
-      });
-      this.cancelled.catch(() => undefined);
-    }
-    return this.cancelled;
+  private listenForCancel(): void {
+    if (this.listening) return;
+    this.listening = true;
+    this.signal.addEventListener(
+      "abort",
+      () => {
+        const rejects = [...this.waiting];
+        this.waiting.clear();
+        for (const reject of rejects) reject(this.cancellation());
+      },
+      { once: true },
+    );
   }
 
   async callHook<T>(hook: keyof Interceptor, invoke: () => Awaitable<T>): Promise<T> {
@@ -289,28 +310,30 @@ export class WorkerRun implements ToolBatchRun {
   private async streamResponse(request: LlmRequest): Promise<{ response: CollectedResponse; usage: Usage }> {
     this.throwIfCancelled();
     const collector = new ResponseCollector(this.core.clock);
-    let usage: Usage = {};
-    let iterator: AsyncIterator<StreamEvent> | undefined;
+    const usage: { total: Usage } = { total: {} };
+    const client = this.core.client;
+    let iterator: AsyncIterator<StreamEvent | readonly StreamEvent[]> | undefined;
     let ended = false;
     try {
-      iterator = this.core.client.stream(request, this.signal)[Symbol.asyncIterator]();
+      // A client that hands over whole batches (one per network read) costs one await per batch.
+      const batched = client.streamBatches !== undefined;
+      iterator = (
+        batched ? client.streamBatches!(request, this.signal) : client.stream(request, this.signal)
+      )[Symbol.asyncIterator]();
       for (;;) {
         const step = await this.untilCancelled(iterator.next());
         if (step.done === true) {
           ended = true;
           break;
         }
-        const event = step.value;
-        this.notify("onEvent", () => this.observer.onEvent?.(event));
-        if (event.type === "usage") {
-          usage = mergeUsage(usage, event.usage);
-        } else if (event.type === "error") {
-          const details = event.code === undefined ? {} : { code: event.code };
-          throw WorkerError.client(
-            new LlmClientError("api", this.core.client.provider, event.message, details),
-          );
-        } else {
-          collector.accept(event);
+        if (!batched) {
+          this.acceptEvent(step.value as StreamEvent, collector, usage);
+          continue;
+        }
+        for (const event of step.value as readonly StreamEvent[]) {
+          // What a one-by-one stream's next step would do: a cancel stops the batch here.
+          this.throwIfCancelled();
+          this.acceptEvent(event, collector, usage);
         }
       }
     } catch (error) {
@@ -324,7 +347,27 @@ export class WorkerRun implements ToolBatchRun {
           .catch(() => undefined);
       }
     }
-    return { response: collector.finish(), usage };
+    return { response: collector.finish(), usage: usage.total };
+  }
+
+  /** One stream event: told to the observer, then counted (usage), thrown (error) or collected. */
+  private acceptEvent(event: StreamEvent, collector: ResponseCollector, usage: { total: Usage }): void {
+    const onEvent = this.observer.onEvent;
+    if (onEvent !== undefined) {
+      try {
+        onEvent.call(this.observer, event);
+      } catch (error) {
+        throw WorkerError.aborted(`observer onEvent failed: ${errorMessage(error)}`, error);
+      }
+    }
+    if (event.type === "usage") {
+      usage.total = mergeUsage(usage.total, event.usage);
+    } else if (event.type === "error") {
+      const details = event.code === undefined ? {} : { code: event.code };
+      throw WorkerError.client(new LlmClientError("api", this.core.client.provider, event.message, details));
+    } else {
+      collector.accept(event);
+    }
   }
 
   private streamFailure(error: unknown): WorkerError {

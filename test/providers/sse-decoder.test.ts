@@ -43,4 +43,23 @@ describe("SseDecoder", () => {
     const decoder = new SseDecoder(1000);
     expect(() => decoder.decode(bytes(`data: ${"x".repeat(2000)}`))).toThrow(SseOverflowError);
   });
+
+  it("drops a byte order mark opening the stream, even split across chunks, and keeps one inside the text", () => {
+    const whole = Uint8Array.of(0xef, 0xbb, 0xbf, ...bytes("data: a\uFEFFb\n\n"));
+    expect(decodeAll([whole])).toEqual([{ data: "a\uFEFFb" }]);
+    const split = [whole.subarray(0, 1), whole.subarray(1, 2), whole.subarray(2, 5), whole.subarray(5)];
+    expect(decodeAll(split)).toEqual([{ data: "a\uFEFFb" }]);
+    // Later in the stream it is text: here it spoils the name of the next line's field.
+    expect(decodeAll([bytes("data: x\n\n"), Uint8Array.of(0xef, 0xbb, 0xbf), bytes("data: y\n\n")])).toEqual([
+      { data: "x" },
+    ]);
+  });
+
+  it("replaces bytes that are not UTF-8 and an incomplete character at the end of the stream", () => {
+    expect(decodeAll([Uint8Array.of(...bytes("data: a"), 0xff, ...bytes("b\n\n"))])).toEqual([
+      { data: "a\uFFFDb" },
+    ]);
+    const cut = [Uint8Array.of(...bytes("data: ok\n\ndata: "), 0xe6, 0x97)];
+    expect(decodeAll(cut)).toEqual([{ data: "ok" }]);
+  });
 });

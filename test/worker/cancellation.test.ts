@@ -1,6 +1,9 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { textBlockStart, textDelta } from "../../src/model/events.js";
+import { type StreamEvent, statusEvent, textBlockStart, textDelta } from "../../src/model/events.js";
 import { assistantMessage, userMessage } from "../../src/model/items.js";
+import type { LlmClient } from "../../src/model/llm-client.js";
 import { Worker, WorkerError } from "../../src/worker/index.js";
 import { MockLlmClient, mockHang } from "../support/mock-llm-client.js";
 import { deferred, defineTool, textResponse, toolCallResponse } from "./scripts.js";
@@ -131,5 +134,40 @@ describe("cancellation", () => {
     await asked.promise;
     locked.cancel();
     await expect(failure(running)).resolves.toMatchObject({ kind: "cancelled" });
+  });
+
+  it("keeps no handled stream event alive while it races the stream against a cancel", async () => {
+    // Racing each step against one long-lived "cancelled" promise left a reaction on it per step,
+    // and each reaction held its step's event until the run ended: a long answer kept every delta.
+    setFlagsFromString("--expose-gc");
+    const collectGarbage = runInNewContext("gc") as () => void;
+    let first: WeakRef<StreamEvent> | undefined;
+    let collectedMidStream: boolean | undefined;
+    const watched = (): StreamEvent => {
+      const event = textDelta(0, "a".repeat(1024));
+      first = new WeakRef(event);
+      return event;
+    };
+    const client: LlmClient = {
+      provider: "mock",
+      async *stream() {
+        yield textBlockStart(0);
+        yield watched();
+        for (let i = 0; i < 20; i++) yield textDelta(0, "b");
+        // Let the run finish with the event it is handling, then look while the stream still runs.
+        await new Promise((resolve) => setImmediate(resolve));
+        collectGarbage();
+        collectedMidStream = first !== undefined && first.deref() === undefined;
+        yield statusEvent("completed", "end_turn");
+      },
+    };
+    const locked = new Worker(client).lock();
+    await expect(locked.run("Hi")).resolves.toBe("finished");
+    expect(first).toBeDefined();
+    expect(collectedMidStream).toBe(true);
+    expect(locked.history).toEqual([
+      userMessage("Hi"),
+      assistantMessage(`${"a".repeat(1024)}${"b".repeat(20)}`),
+    ]);
   });
 });

@@ -245,21 +245,30 @@ export class TurnRun {
   #observer(bound: BoundClient, toolCallStarts: () => void) {
     const { feed } = this.#options;
     const runId = this.id;
+    // The message ids of the request's deltas, made once per request rather than per delta
+    // (the merger compares them on every delta, and the same string compares at once).
+    let textMessage = `${runId}:${this.#request}`;
+    let thinkingMessage = `${textMessage}:thinking`;
     return {
       onRequestStart: (request: number) => {
         this.#request = request;
+        textMessage = `${runId}:${request}`;
+        thinkingMessage = `${textMessage}:thinking`;
       },
       onEvent: (event: StreamEvent) => {
         switch (event.type) {
           case "block_delta":
             if (event.delta.type === "text") {
-              const messageId = `${runId}:${this.#request}`;
+              const messageId = textMessage;
               const text = event.delta.text;
-              this.#publish(() => feed.publishDelta("text", runId, messageId, text));
+              // Published at once unless held (no closure per delta on the common path).
+              if (this.#held === null) feed.publishDelta("text", runId, messageId, text);
+              else this.#publish(() => feed.publishDelta("text", runId, messageId, text));
             } else if (event.delta.type === "thinking") {
-              const messageId = `${runId}:${this.#request}:thinking`;
+              const messageId = thinkingMessage;
               const text = event.delta.text;
-              this.#publish(() => feed.publishDelta("thinking", runId, messageId, text));
+              if (this.#held === null) feed.publishDelta("thinking", runId, messageId, text);
+              else this.#publish(() => feed.publishDelta("thinking", runId, messageId, text));
             }
             return;
           case "retry": {

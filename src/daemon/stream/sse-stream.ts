@@ -77,6 +77,21 @@ const STREAM_HEADERS = {
   connection: "keep-alive",
 } as const;
 
+/**
+ * The bytes of the last live frame written for a feed with several watchers. The watchers one
+ * publish wakes all read on the same turn of the event loop, mostly from the same cursor to the
+ * same one: the first encodes the frame to bytes, the others write those bytes (encoding a long
+ * frame of merged text again for every watcher is the main per-watcher cost). Held until the
+ * next turn only, so an idle feed keeps no frame.
+ */
+interface SharedFrame {
+  readonly from: number;
+  readonly to: number;
+  readonly bytes: Buffer;
+}
+
+const sharedFrames = new WeakMap<SessionFeed, SharedFrame>();
+
 /** Serves a session stream on `res` until the client leaves, the feed closes, or the client falls behind. */
 export function serveSessionStream(res: ServerResponse, options: SessionStreamOptions): void {
   new SessionStreamConnection(res, options).start();
@@ -173,10 +188,30 @@ class SessionStreamConnection {
       watcher.consumed(this.cursor);
       return;
     }
+    const from = this.cursor;
     const events = this.frameOf(read.events, read.cursor);
-    if (this.write(encodeBatchFrame(this.feed.generation, this.cursor, events))) {
+    if (this.write(this.liveFrame(from, events))) {
       watcher.consumed(this.cursor);
     }
+  }
+
+  /** The frame of `events` (after `from`, through the cursor): shared bytes when other watchers may send the same. */
+  private liveFrame(from: number, events: readonly EncodedEvent[]): string | Buffer {
+    const { feed } = this;
+    const to = this.cursor;
+    if (feed.watcherCount < 2) return encodeBatchFrame(feed.generation, to, events);
+    const shared = sharedFrames.get(feed);
+    if (shared !== undefined && shared.from === from && shared.to === to) return shared.bytes;
+    const frame: SharedFrame = {
+      from,
+      to,
+      bytes: Buffer.from(encodeBatchFrame(feed.generation, to, events), "utf8"),
+    };
+    sharedFrames.set(feed, frame);
+    setImmediate(() => {
+      if (sharedFrames.get(feed) === frame) sharedFrames.delete(feed);
+    });
+    return frame.bytes;
   }
 
   /** The events of the next frame, the cursor moved to its last one (the rest follows on the next read). */
@@ -196,7 +231,7 @@ class SessionStreamConnection {
   }
 
   /** Writes a chunk; false when it did not go out (buffer full, or the connection is over). */
-  private write(chunk: string): boolean {
+  private write(chunk: string | Buffer): boolean {
     const { res } = this;
     if (this.finished || res.writableEnded || res.destroyed) return false;
     let flushed: boolean;

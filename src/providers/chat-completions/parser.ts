@@ -23,7 +23,6 @@ import type { SseMessage } from "../sse-decoder.js";
 import { providerStreamErrorOf } from "../stream-errors.js";
 import { usageFrom } from "../usage-report.js";
 import {
-  arrayAt,
   isWireObject,
   numberAt,
   objectAt,
@@ -70,6 +69,9 @@ export class ChatCompletionsParser extends ProtocolParser {
   private stopReason: StopReason | undefined;
   private usage: Usage = {};
 
+  // The per-chunk path reads the chunk's fields by name (`chunk.choices`) rather than through
+  // the wire-json helpers: a helper's key is a variable, a lookup that is slow on every object
+  // shape, and this runs once per delta. The checks are the helpers' own.
   protected read(message: SseMessage, out: StreamEvent[]): void {
     const data = message.data.trim();
     if (data === "[DONE]") {
@@ -83,15 +85,19 @@ export class ChatCompletionsParser extends ProtocolParser {
       throw providerStreamErrorOf(this.provider, detail, ["code", "type"], { message: String(error) });
     }
     this.startResponse(out);
-    const usage = objectAt(chunk, "usage");
-    if (usage !== undefined) this.readUsage(usage);
-    const choices = arrayAt(chunk, "choices") ?? [];
-    for (const choice of choices) {
-      if (!isWireObject(choice) || (numberAt(choice, "index") ?? 0) !== 0) continue;
-      const delta = objectAt(choice, "delta");
-      if (delta !== undefined) this.readDelta(delta, out);
-      const finishReason = stringAt(choice, "finish_reason");
-      if (finishReason !== undefined) {
+    const usage = chunk.usage;
+    if (isWireObject(usage)) this.readUsage(usage);
+    const choices = chunk.choices;
+    if (!Array.isArray(choices)) return;
+    for (let i = 0; i < choices.length; i++) {
+      const choice: unknown = choices[i];
+      if (!isWireObject(choice)) continue;
+      const index = choice.index;
+      if (typeof index === "number" && Number.isFinite(index) && index !== 0) continue;
+      const delta = choice.delta;
+      if (isWireObject(delta)) this.readDelta(delta, out);
+      const finishReason = choice.finish_reason;
+      if (typeof finishReason === "string") {
         this.stopReason = stopReasonOf(finishReason, this.sawToolCalls);
         this.closeAll(out);
       }
@@ -107,24 +113,27 @@ export class ChatCompletionsParser extends ProtocolParser {
   }
 
   private readDelta(delta: WireObject, out: StreamEvent[]): void {
-    const reasoning = stringAt(delta, "reasoning_content") ?? stringAt(delta, "reasoning");
-    if (reasoning !== undefined) this.thinkingText(reasoning, out);
-    const parts = arrayAt(delta, "content");
-    if (parts !== undefined) {
-      for (const part of parts) if (isWireObject(part)) this.contentPart(part, out);
-    }
-    const content = stringAt(delta, "content");
-    if (content !== undefined) {
-      for (const segment of this.content.push(content)) {
-        if (segment.kind === "thinking") this.thinkingText(segment.text, out);
-        else this.answerText(segment.text, out);
+    const reasoningContent = delta.reasoning_content;
+    const reasoning = typeof reasoningContent === "string" ? reasoningContent : delta.reasoning;
+    if (typeof reasoning === "string") this.thinkingText(reasoning, out);
+    const content = delta.content;
+    if (typeof content === "string") {
+      if (this.content.plainText) {
+        this.answerText(content, out);
+      } else {
+        for (const segment of this.content.push(content)) {
+          if (segment.kind === "thinking") this.thinkingText(segment.text, out);
+          else this.answerText(segment.text, out);
+        }
       }
+    } else if (Array.isArray(content)) {
+      for (const part of content) if (isWireObject(part)) this.contentPart(part, out);
     }
-    const refusal = stringAt(delta, "refusal");
-    if (refusal !== undefined) this.answerText(refusal, out);
-    const toolCalls = arrayAt(delta, "tool_calls");
-    if (toolCalls !== undefined) {
-      toolCalls.forEach((call, position) => {
+    const refusal = delta.refusal;
+    if (typeof refusal === "string") this.answerText(refusal, out);
+    const toolCalls = delta.tool_calls;
+    if (Array.isArray(toolCalls)) {
+      toolCalls.forEach((call: unknown, position) => {
         if (isWireObject(call)) this.readToolCall(call, position, out);
       });
     }

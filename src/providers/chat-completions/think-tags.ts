@@ -25,6 +25,14 @@ export class ThinkTagSplitter {
   /** The blank lines after `</think>` are the tag's, not the answer's, whichever delta brings them. */
   private trimLeading = false;
 
+  /**
+   * True once every further delta is text exactly as it came (no tag can open any more and
+   * nothing is held back): the caller may then skip `push` and its segments.
+   */
+  get plainText(): boolean {
+    return this.phase === "text" && !this.trimLeading && this.held.length === 0;
+  }
+
   /** The segments one content delta yields (possibly none while a tag may still be forming). */
   push(delta: string): ContentSegment[] {
     this.held += delta;

@@ -272,6 +272,39 @@ describe("session SSE stream", () => {
     expectContiguous(client.batches[1]!.events, 1, 200);
   });
 
+  it("sends watchers at the same cursor the same frames, and one at another cursor its own", async () => {
+    const feed = new SessionFeed();
+    const { server } = await streamServer(feed);
+    const first = await connect(server.port);
+    const second = await connect(server.port);
+    await first.waitFor(() => first.batches.length === 1, "the first batch");
+    await second.waitFor(() => second.batches.length === 1, "the first batch");
+    for (let n = 1; n <= 5; n += 1) feed.publish("status", { n });
+    await first.waitFor(() => lastSequence(first) === 5, "sequence 5");
+    await second.waitFor(() => lastSequence(second) === 5, "sequence 5");
+    // Behind the others by a replay: its frames cover other ranges until it catches up.
+    const late = await connect(server.port, `/stream?after_generation=${feed.generation}&after_seq=2`);
+    for (let round = 0; round < 5; round += 1) {
+      for (let n = 0; n < 20; n += 1) feed.publishDelta("text", "run-1", "msg-1", `r${round}t${n} `);
+      feed.publish("status", { round });
+      await nextTurn();
+    }
+    feed.publish("turn_completed", { run_id: "run-1", state: "completed", input_ids: [] });
+    const done = (client: SseTestClient) => client.events.some((e) => e.type === "turn_completed");
+    for (const client of [first, second, late]) await client.waitFor(() => done(client), "turn_completed");
+    expectContiguous(first.events, 1, feed.sequence);
+    expectContiguous(second.events, 1, feed.sequence);
+    expectContiguous(late.events, 3, feed.sequence);
+    expect(second.frames.map((frame) => frame.id)).toEqual(first.frames.map((frame) => frame.id));
+    expect(second.frameBytes).toEqual(first.frameBytes);
+    for (const client of [first, second, late]) {
+      for (const frame of client.frames.slice(1)) {
+        expect(frame.id).toBe(`${feed.generation}.${frame.batch!.cursor}`);
+        expect(frame.batch!.cursor).toBe(frame.batch!.events.at(-1)!.sequence);
+      }
+    }
+  });
+
   it("writes a keepalive comment when nothing happens", async () => {
     const feed = new SessionFeed();
     const { server } = await streamServer(feed, () => ({ keepaliveMs: 30 }));
