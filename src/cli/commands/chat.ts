@@ -260,10 +260,13 @@ class ChatSession {
         // Its answer comes next: show the prompt above it, as if typed now.
         const mark = this.out.paint.bold(this.out.paint.cyan("›"));
         this.view.line(`${mark} ${ahead.text.trim().split("\n").join("\n  ")}`);
+        this.view.resume();
         const outcome = await this.#turn({ inputId: ahead.inputId, receipt: ahead.receipt });
         if (outcome === "forced") return { kind: "exit", code: exitCodes.interrupted };
         continue;
       }
+      // Paused since the last turn's footer (see #turn): what streams from now on is shown.
+      this.view.resume();
       let text: string;
       if (ahead?.kind === "command") {
         text = ahead.text;
@@ -410,13 +413,11 @@ class ChatSession {
       }
       this.view.finish();
       if (outcome !== "forced") {
-        // The next turn (queued in the daemon) may stream at once: its events wait for this footer.
+        // A prompt queued in the daemon starts its turn at once and may stream before this
+        // footer (which awaits a snapshot) and its own echo are written: its events wait for
+        // the loop to resume the view.
         this.view.pause();
-        try {
-          await this.#status(outcome);
-        } finally {
-          this.view.resume();
-        }
+        await this.#status(outcome);
       }
       return outcome;
     } finally {
