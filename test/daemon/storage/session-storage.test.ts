@@ -93,8 +93,8 @@ async function storageWithSession(backend: Backend, ...ids: string[]): Promise<S
   return storage;
 }
 
-/** Admit one input and deliver it in a turn: its entry, receipt and turn row in one append. */
-async function deliverInput(storage: SessionStorage, sessionId: string, inputId: string, turnId: string) {
+/** Admit an input the usual way: it waits in the queue. */
+async function admitWaiting(storage: SessionStorage, sessionId: string, inputId: string): Promise<void> {
   await storage.admitInput({
     session: sessionId,
     id: inputId,
@@ -102,6 +102,11 @@ async function deliverInput(storage: SessionStorage, sessionId: string, inputId:
     intent: { text: inputId },
     acceptedAt: ts,
   });
+}
+
+/** Admit one input and deliver it in a turn: its entry, receipt and turn row in one append. */
+async function deliverInput(storage: SessionStorage, sessionId: string, inputId: string, turnId: string) {
+  await admitWaiting(storage, sessionId, inputId);
   const writer = storage.writerFrom(sessionId, await storage.readLog(sessionId));
   const entry: LogEntry = {
     kind: "user_input",
@@ -216,17 +221,6 @@ async function admitAndDeliver(
       committedInputs: { turnId, inputs: [{ id: inputId, transcriptPosition: writer.position + 1 }] },
     }),
   };
-}
-
-/** Admit an input the usual way: it waits in the queue. */
-async function admitWaiting(storage: SessionStorage, sessionId: string, inputId: string): Promise<void> {
-  await storage.admitInput({
-    session: sessionId,
-    id: inputId,
-    kind: "message",
-    intent: { text: inputId },
-    acceptedAt: ts,
-  });
 }
 
 describe.each([sqlite(), postgres()])("an admission in a turn's start on $name", (backend) => {
