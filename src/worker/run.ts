@@ -352,14 +352,7 @@ export class WorkerRun implements ToolBatchRun {
 
   /** One stream event: told to the observer, then counted (usage), thrown (error) or collected. */
   private acceptEvent(event: StreamEvent, collector: ResponseCollector, usage: { total: Usage }): void {
-    const onEvent = this.observer.onEvent;
-    if (onEvent !== undefined) {
-      try {
-        onEvent.call(this.observer, event);
-      } catch (error) {
-        throw WorkerError.aborted(`observer onEvent failed: ${errorMessage(error)}`, error);
-      }
-    }
+    this.notify("onEvent", () => this.observer.onEvent?.(event));
     if (event.type === "usage") {
       usage.total = mergeUsage(usage.total, event.usage);
     } else if (event.type === "error") {

@@ -20,6 +20,7 @@ import type { Conversation, WorkerError, WorkerResult } from "../../worker/index
 import { askUserTool } from "../approval/ask-user-tool.js";
 import { boundText } from "../history/bounded-entry.js";
 import type { SessionRow } from "../storage/sessions-table.js";
+import type { DeltaEventType } from "../stream/encoded-event.js";
 import type { SessionFeed } from "../stream/session-feed.js";
 import type { ApprovalGate, TurnPolicy } from "./approval-gate.js";
 import { resumeWithCompaction } from "./compacting-run.js";
@@ -105,6 +106,13 @@ export class TurnRun {
     this.#held = null;
     this.#settleRelease(true);
     for (const publish of held) publish();
+  }
+
+  /** Publish a streamed delta now, or once released (no closure per delta on the common path). */
+  #publishDelta(type: DeltaEventType, messageId: string, text: string): void {
+    const { feed } = this.#options;
+    if (this.#held === null) feed.publishDelta(type, this.id, messageId, text);
+    else this.#held.push(() => feed.publishDelta(type, this.id, messageId, text));
   }
 
   /** Publish now, or once released for a turn still held. */
@@ -258,18 +266,9 @@ export class TurnRun {
       onEvent: (event: StreamEvent) => {
         switch (event.type) {
           case "block_delta":
-            if (event.delta.type === "text") {
-              const messageId = textMessage;
-              const text = event.delta.text;
-              // Published at once unless held (no closure per delta on the common path).
-              if (this.#held === null) feed.publishDelta("text", runId, messageId, text);
-              else this.#publish(() => feed.publishDelta("text", runId, messageId, text));
-            } else if (event.delta.type === "thinking") {
-              const messageId = thinkingMessage;
-              const text = event.delta.text;
-              if (this.#held === null) feed.publishDelta("thinking", runId, messageId, text);
-              else this.#publish(() => feed.publishDelta("thinking", runId, messageId, text));
-            }
+            if (event.delta.type === "text") this.#publishDelta("text", textMessage, event.delta.text);
+            else if (event.delta.type === "thinking")
+              this.#publishDelta("thinking", thinkingMessage, event.delta.text);
             return;
           case "retry": {
             const data = {
