@@ -182,11 +182,8 @@ export class SqliteStore implements Store<SqliteTransaction> {
     this.deleteRows = db.prepare("DELETE FROM transcript WHERE session = ?");
     // Nested inside another transaction, better-sqlite3 runs this as a savepoint.
     this.compareAndInsertTx = db.transaction(
-      (sessionId: string, prepared: PreparedEntry[], alongside?: AlongsideWrites<SqliteTransaction>) => {
-        const head = this.compareAndInsert(sessionId, prepared);
-        if (alongside !== undefined) requireSynchronous(sessionId, alongside(db, head));
-        return head;
-      },
+      (sessionId: string, prepared: PreparedEntry[], alongside?: AlongsideWrites<SqliteTransaction>) =>
+        this.compareAndInsertWith(sessionId, prepared, alongside),
     );
     this.readRangeTx = db.transaction((sessionId: string, from: number, limit: number) =>
       this.readRangeUnlocked(sessionId, from, limit),
@@ -219,9 +216,11 @@ export class SqliteStore implements Store<SqliteTransaction> {
     } catch (error) {
       return Promise.reject(error);
     }
+    // The queue runs each write in its own savepoint already: a second one inside it would only
+    // cost two more statements per commit.
     return this.commitQueue.run(
       sessionId,
-      () => this.compareAndInsertTx(sessionId, prepared, alongside),
+      () => this.compareAndInsertWith(sessionId, prepared, alongside),
       options.onWritten,
     );
   }
@@ -326,6 +325,17 @@ export class SqliteStore implements Store<SqliteTransaction> {
     this.closed = true;
     if (this.ownsQueue) this.commitQueue.close();
     if (this.ownsDb) this.db.close();
+  }
+
+  /** Compare-and-insert, then `alongside`, in the caller's transaction or savepoint (which must exist). */
+  private compareAndInsertWith(
+    sessionId: string,
+    prepared: readonly PreparedEntry[],
+    alongside: AlongsideWrites<SqliteTransaction> | undefined,
+  ): LogHead {
+    const head = this.compareAndInsert(sessionId, prepared);
+    if (alongside !== undefined) requireSynchronous(sessionId, alongside(this.db, head));
+    return head;
   }
 
   private compareAndInsert(sessionId: string, prepared: readonly PreparedEntry[]): LogHead {

@@ -21,9 +21,8 @@ import {
   insertSessionProgram,
   type NewSession,
   setPreviewProgram,
-  setProviderProgram,
   touchActivityProgram,
-  updateUsageProgram,
+  updateSessionRowProgram,
 } from "./sessions-table.js";
 import type { SqlProgram } from "./sql-program.js";
 import { endTurnProgram, startTurnProgram } from "./turns-table.js";
@@ -45,11 +44,13 @@ export function* rowWritesProgram(sessionId: string, writes: RowWrites): SqlProg
     const { id, ...end } = writes.endTurn;
     yield* endTurnProgram(id, end);
   }
-  if (writes.usage !== undefined && Object.keys(writes.usage).length > 0)
-    yield* updateUsageProgram(sessionId, writes.usage);
-  if (writes.preview !== undefined) yield* setPreviewProgram(sessionId, writes.preview);
-  if (activityAt !== undefined) yield* touchActivityProgram(sessionId, activityAt);
-  if (writes.provider !== undefined) yield* setProviderProgram(sessionId, writes.provider);
+  // The session's row changes in one statement, whatever of it this commit changes.
+  yield* updateSessionRowProgram(sessionId, {
+    ...(writes.usage !== undefined && Object.keys(writes.usage).length > 0 ? { usage: writes.usage } : {}),
+    ...(writes.preview === undefined ? {} : { preview: writes.preview }),
+    ...(activityAt === undefined ? {} : { activityAt }),
+    ...(writes.provider === undefined ? {} : { provider: writes.provider }),
+  });
 }
 
 /** Admit an input; a new one moves the session's activity time to its acceptance. */

@@ -10,7 +10,7 @@ import type { SessionCreation, SessionPreview, SessionUsage } from "../../api/se
 import type { Usage } from "../../model/usage.js";
 import { SessionExistsError } from "../errors.js";
 import type { DaemonDatabase } from "./database.js";
-import { all, dialect, get, isUniqueViolation, run, type SqlProgram } from "./sql-program.js";
+import { all, dialect, get, isUniqueViolation, run, type SqlProgram, type SqlValue } from "./sql-program.js";
 import { runSqlite, runSqliteAtomic } from "./sqlite-runner.js";
 
 /** Which sessions a listing returns: all, the top-level ones (no parent), or a session's forks. */
@@ -202,15 +202,55 @@ export function sessionMatches(row: Pick<SessionRow, "parentId">, filter: Sessio
   }
 }
 
-/** Move the session's activity time forward to `at` (never backwards); false if there is no such session. */
-export function* touchActivityProgram(sessionId: string, at: number): SqlProgram<boolean> {
-  const changed = yield* run(
-    "UPDATE sessions SET activity_at = CASE WHEN activity_at < ? THEN ? ELSE activity_at END WHERE id = ?",
-    at,
-    at,
-    sessionId,
-  );
+/** What one UPDATE of a session's row changes (a field left out stays as it is). */
+export interface SessionRowChanges {
+  /** One request's usage, added to the totals (see `updateUsageProgram`). */
+  usage?: Usage;
+  preview?: SessionPreview;
+  /** Moves the activity time forward to this (never backwards). */
+  activityAt?: number;
+  provider?: { providerProfile: string | null; model: string | null };
+}
+
+/**
+ * Apply `changes` to the session's row in one UPDATE (a commit that changes several of them
+ * pays one statement, not one each); false if there is no such session or nothing to change.
+ */
+export function* updateSessionRowProgram(sessionId: string, changes: SessionRowChanges): SqlProgram<boolean> {
+  const sets: string[] = [];
+  const params: SqlValue[] = [];
+  const { usage, preview, activityAt, provider } = changes;
+  if (usage !== undefined) {
+    const prompt = usage.input_tokens ?? 0;
+    const completion = usage.output_tokens ?? 0;
+    sets.push(
+      "usage_prompt_tokens = usage_prompt_tokens + ?",
+      "usage_completion_tokens = usage_completion_tokens + ?",
+      "usage_cached_prompt_tokens = usage_cached_prompt_tokens + ?",
+      "usage_total_tokens = usage_total_tokens + ?",
+    );
+    params.push(prompt, completion, usage.cache_read_tokens ?? 0, usage.total_tokens ?? prompt + completion);
+  }
+  if (preview !== undefined) {
+    sets.push("preview_text = ?", "preview_truncated = ?", "transcript_count = ?");
+    params.push(preview.text, preview.truncated ? 1 : 0, preview.transcript_count);
+  }
+  if (activityAt !== undefined) {
+    sets.push("activity_at = CASE WHEN activity_at < ? THEN ? ELSE activity_at END");
+    params.push(activityAt, activityAt);
+  }
+  if (provider !== undefined) {
+    sets.push("provider_profile = ?", "model = ?");
+    params.push(provider.providerProfile, provider.model);
+  }
+  if (sets.length === 0) return false;
+  const changed = yield* run(`UPDATE sessions SET ${sets.join(", ")} WHERE id = ?`, ...params, sessionId);
   return changed.changes > 0;
+}
+
+/** Move the session's activity time forward to `at` (never backwards); false if there is no such session. */
+export function touchActivityProgram(sessionId: string, at: number): SqlProgram<boolean> {
+  return updateSessionRowProgram(sessionId, { activityAt: at });
 }
 
 /** `touchActivityProgram` on a SQLite connection. */
@@ -223,23 +263,8 @@ export function touchActivity(db: DaemonDatabase, sessionId: string, at: number)
  * completion = output_tokens, cached_prompt = cache_read_tokens, total = total_tokens or, when
  * the provider gave none, prompt + completion. False if there is no such session.
  */
-export function* updateUsageProgram(sessionId: string, usage: Usage): SqlProgram<boolean> {
-  const prompt = usage.input_tokens ?? 0;
-  const completion = usage.output_tokens ?? 0;
-  const changed = yield* run(
-    `UPDATE sessions SET
-       usage_prompt_tokens = usage_prompt_tokens + ?,
-       usage_completion_tokens = usage_completion_tokens + ?,
-       usage_cached_prompt_tokens = usage_cached_prompt_tokens + ?,
-       usage_total_tokens = usage_total_tokens + ?
-     WHERE id = ?`,
-    prompt,
-    completion,
-    usage.cache_read_tokens ?? 0,
-    usage.total_tokens ?? prompt + completion,
-    sessionId,
-  );
-  return changed.changes > 0;
+export function updateUsageProgram(sessionId: string, usage: Usage): SqlProgram<boolean> {
+  return updateSessionRowProgram(sessionId, { usage });
 }
 
 /** `updateUsageProgram` on a SQLite connection. */
@@ -248,15 +273,8 @@ export function updateUsage(db: DaemonDatabase, sessionId: string, usage: Usage)
 }
 
 /** Store the session's preview (text, truncated flag and transcript_count); false if there is no such session. */
-export function* setPreviewProgram(sessionId: string, preview: SessionPreview): SqlProgram<boolean> {
-  const changed = yield* run(
-    "UPDATE sessions SET preview_text = ?, preview_truncated = ?, transcript_count = ? WHERE id = ?",
-    preview.text,
-    preview.truncated ? 1 : 0,
-    preview.transcript_count,
-    sessionId,
-  );
-  return changed.changes > 0;
+export function setPreviewProgram(sessionId: string, preview: SessionPreview): SqlProgram<boolean> {
+  return updateSessionRowProgram(sessionId, { preview });
 }
 
 /** `setPreviewProgram` on a SQLite connection. */
@@ -265,17 +283,11 @@ export function setPreview(db: DaemonDatabase, sessionId: string, preview: Sessi
 }
 
 /** Store the session's provider profile and model (null: the defaults); false if there is no such session. */
-export function* setProviderProgram(
+export function setProviderProgram(
   sessionId: string,
   provider: { providerProfile: string | null; model: string | null },
 ): SqlProgram<boolean> {
-  const changed = yield* run(
-    "UPDATE sessions SET provider_profile = ?, model = ? WHERE id = ?",
-    provider.providerProfile,
-    provider.model,
-    sessionId,
-  );
-  return changed.changes > 0;
+  return updateSessionRowProgram(sessionId, { provider });
 }
 
 /** `setProviderProgram` on a SQLite connection. */
