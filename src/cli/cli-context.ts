@@ -7,6 +7,7 @@
  * process globals themselves, so they stay callable from tests and other programs.
  */
 import { homePaths } from "../api/home.js";
+import type { ServerInfo } from "../api/server.js";
 import { DaemonUnreachableError } from "../client/api-errors.js";
 import { DaemonClient } from "../client/daemon-client.js";
 import { ensureDaemon } from "../client/ensure-daemon.js";
@@ -31,6 +32,13 @@ export function processContext(home: string): CliContext {
   };
 }
 
+/** A client of the home's daemon and what its `GET /server` said when it was reached. */
+export interface Connected {
+  client: DaemonClient;
+  /** The daemon's answer (its version, its shell…): commands use it instead of asking again. */
+  server: ServerInfo;
+}
+
 /**
  * A client of the home's daemon, starting one in the background first if needed. The check is
  * one `GET /server` on the client's own keep-alive connection, which the command's requests
@@ -40,8 +48,16 @@ export async function connect(
   context: CliContext,
   options: { autoStart?: boolean } = {},
 ): Promise<DaemonClient> {
+  return (await connectWithServer(context, options)).client;
+}
+
+/** `connect`, also giving the `GET /server` answer that the check got. */
+export async function connectWithServer(
+  context: CliContext,
+  options: { autoStart?: boolean } = {},
+): Promise<Connected> {
   const autoStart = (options.autoStart ?? true) && context.env.SKEIN_NO_AUTOSTART !== "1";
-  const start = async (): Promise<void> => {
+  const start = async (): Promise<ServerInfo> => {
     const daemon = await ensureDaemon({ home: context.home, env: context.env });
     if (daemon.started) {
       context.terminal.err.stream.write(
@@ -50,6 +66,7 @@ export async function connect(
         ),
       );
     }
+    return daemon.server;
   };
   // With auto-start, a daemon that crashes under a running command is started again.
   const clientOptions = { home: context.home, ...(autoStart ? { startDaemon: start } : {}) };
@@ -57,13 +74,14 @@ export async function connect(
   let failure: unknown;
   try {
     const server = await client.server(2_000);
-    if (server.state === "ready") return client;
+    if (server.state === "ready") return { client, server };
     failure = new DaemonUnreachableError(context.home, "the daemon is shutting down");
   } catch (error) {
     failure = error;
   }
   client.close();
   if (!autoStart) throw failure;
-  await start();
-  return new DaemonClient(clientOptions);
+  // The daemon started (or found) answered its own `GET /server`: that answer stands for it.
+  const server = await start();
+  return { client: new DaemonClient(clientOptions), server };
 }

@@ -9,7 +9,9 @@
  * a tiny window in which two fresh lockers could both proceed; both need a crashed holder.
  *
  * A waiter marks that it waits (`<file>.lock.wait`, touched on every poll) so that a holder
- * keeping its lock across operations (file-lock-lease.ts) hands it over instead.
+ * keeping its lock across operations (file-lock-lease.ts) hands it over instead. The waiter
+ * removes its mark once it holds the lock or gives up; a mark left by a waiter that crashed is
+ * removed by the next process that looks for waiters and finds it stale.
  */
 import { randomUUID } from "node:crypto";
 import {
@@ -110,9 +112,16 @@ export async function giveWay(lockPath: string, maxMs: number): Promise<void> {
   }
 }
 
+/** Whether a waiter marked it waits within the last second; a stale mark is removed. */
 function isWaitingMarked(path: string): boolean {
   const stats = statSync(path, { throwIfNoEntry: false });
-  return stats !== undefined && Date.now() - stats.mtimeMs < waitingMarkFreshMs;
+  if (stats === undefined) return false;
+  if (Date.now() - stats.mtimeMs < waitingMarkFreshMs) return true;
+  // Its waiter is gone (a live one touches it every 20 ms at most). Should one touch it between
+  // our look and this removal, it creates the mark again on its next poll: one hand-over comes
+  // a poll later, nothing worse.
+  removeQuietly(path);
+  return false;
 }
 
 function heldLock(lockPath: string, mine: LockIdentity): HeldFileLock {
@@ -143,7 +152,8 @@ function removeQuietly(path: string): void {
   try {
     unlinkSync(path);
   } catch {
-    // Gone already (another waiter that got the lock removed it), or left to go stale.
+    // Gone already (another waiter that got the lock removed it, or a holder found it stale),
+    // or left for the next look to remove.
   }
 }
 

@@ -17,17 +17,8 @@
  * Every file operation of an append but the fdatasync is synchronous: each is one cheap syscall
  * on a local file, where a promise-based call would add a thread-pool round trip apiece.
  */
-import {
-  closeSync,
-  constants,
-  fdatasync,
-  fstatSync,
-  ftruncateSync,
-  mkdirSync,
-  openSync,
-  writeSync,
-} from "node:fs";
-import { mkdir, open, readdir, readFile, unlink } from "node:fs/promises";
+import { closeSync, fdatasync, fstatSync, ftruncateSync, mkdirSync, openSync } from "node:fs";
+import { mkdir, readdir, unlink } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import type { HashedEntry, PositionedEntry } from "./entries.js";
@@ -39,6 +30,7 @@ import { type HeadPaths, openHeadFileForUpdate, readStoredHead, writeNextHead } 
 import { checkHeadRecord, type HeadRecord } from "./head-record.js";
 import type { HeadSigner } from "./head-signer.js";
 import type { SlottedHead } from "./head-slots.js";
+import { hasCommittedLine, openForAppend, readSessionFile, syncDirectory, writeFully } from "./jsonl-file.js";
 import { decodeRange } from "./jsonl-range.js";
 import { encodeRecordLine } from "./jsonl-record.js";
 import { lineStartsWithHash, type ScannedTail, scanTail, type TailState } from "./jsonl-tail.js";
@@ -53,7 +45,6 @@ const SESSION_FILE_SUFFIX = ".jsonl";
 const HEAD_FILE_SUFFIX = ".head";
 const LEGACY_HEAD_FILE_SUFFIX = ".head.json";
 const NEWLINE = 0x0a;
-const SCAN_CHUNK = 64 * 1024;
 
 export interface FsStoreOptions {
   lock?: Partial<FileLockOptions>;
@@ -133,19 +124,7 @@ export class FsStore implements Store<never> {
     const file = this.sessionFile(sessionId);
 
     return this.withSessionLock(sessionId, async () => {
-      let fd: number;
-      try {
-        fd = openSync(
-          file,
-          expected === null ? constants.O_RDWR | constants.O_CREAT : constants.O_RDWR,
-          0o644,
-        );
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-          throw new AppendConflictError(sessionId, expected, null);
-        }
-        throw error;
-      }
+      const fd = openForAppend(sessionId, file, expected);
       const headPaths = this.headPaths(sessionId);
       let headFd: number | null = null;
       try {
@@ -278,26 +257,8 @@ export class FsStore implements Store<never> {
 
   async exists(sessionId: string): Promise<boolean> {
     if (!SESSION_ID.test(sessionId)) return false;
-    let handle: Awaited<ReturnType<typeof open>>;
-    try {
-      handle = await open(this.sessionFile(sessionId), "r");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
-      throw error;
-    }
-    try {
-      // A session exists once its first line is committed, i.e. once the file holds a newline.
-      const chunk = Buffer.allocUnsafe(SCAN_CHUNK);
-      let offset = 0;
-      for (;;) {
-        const { bytesRead } = await handle.read(chunk, 0, chunk.length, offset);
-        if (bytesRead === 0) return false;
-        if (chunk.subarray(0, bytesRead).includes(NEWLINE)) return true;
-        offset += bytesRead;
-      }
-    } finally {
-      await handle.close();
-    }
+    // A session exists once its first line is committed.
+    return hasCommittedLine(this.sessionFile(sessionId));
   }
 
   async deleteSession(sessionId: string): Promise<void> {
@@ -386,31 +347,5 @@ export class FsStore implements Store<never> {
   private remember(file: string, scanned: ScannedTail): void {
     if (scanned.head === null) this.tails.delete(file);
     else this.tails.set(file, scanned.head);
-  }
-}
-
-async function readSessionFile(sessionId: string, file: string): Promise<Buffer> {
-  try {
-    return await readFile(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new SessionNotFoundError(sessionId);
-    throw error;
-  }
-}
-
-function writeFully(fd: number, bytes: Buffer, position: number): void {
-  let written = 0;
-  while (written < bytes.length) {
-    written += writeSync(fd, bytes, written, bytes.length - written, position + written);
-  }
-}
-
-/** Make a new directory entry (a just-created session file) durable. */
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }

@@ -11,7 +11,6 @@
  */
 import Database from "better-sqlite3";
 import type { HashedEntry, PositionedEntry } from "./entries.js";
-import { isEntryHash } from "./entry-hash.js";
 import {
   AppendConflictError,
   InvalidAppendError,
@@ -24,9 +23,9 @@ import type { HeadSigner } from "./head-signer.js";
 import type { PreparedEntry } from "./prepared-append.js";
 import { prepareAppend } from "./prepared-append.js";
 import { type GroupCommitStats, SqliteCommitQueue } from "./sqlite-commit-queue.js";
+import { readPageRowsOf, SqlitePagedRead } from "./sqlite-paged-read.js";
 import type { AlongsideWrites, AppendOptions, LogHead, Store } from "./store.js";
 import { backfillRecordedHeads, transcriptTables } from "./transcript-schema.js";
-import { type StoredRow, verifyRows } from "./verify-rows.js";
 
 /**
  * Create the `transcript` table and its recorded heads (`transcript_heads`) if they do not exist
@@ -57,9 +56,6 @@ export interface SqliteStoreOptions {
    */
   readPageRows?: number;
 }
-
-const DEFAULT_READ_PAGE_ROWS = 256;
-const ROW_COLUMNS = "SELECT position, hash, prev_hash, kind, entry FROM transcript WHERE session = ?";
 
 /** What the SQLite store gives writes that commit with an append: the connection, inside the transaction. */
 export type SqliteTransaction = Database.Database;
@@ -92,17 +88,7 @@ export class SqliteStore implements Store<SqliteTransaction> {
   private readonly insertRow: Database.Statement<
     [string, number, string, string | null, string, string, number]
   >;
-  private readonly readPageRows: number;
-  /** A log's first page: no bound on position, so rows at any position (even a bad one) are seen. */
-  private readonly selectFirstPage: Database.Statement<[string, number], StoredRow>;
-  /**
-   * The page after a verified row (`position > ?`): keyset paging keeps ORDER BY position's own
-   * order, so a row at a fractional or non-numeric position is not skipped between pages.
-   */
-  private readonly selectNextPage: Database.Statement<[string, number, number], StoredRow>;
-  private readonly selectFirstRangePage: Database.Statement<[string, number, number, number], StoredRow>;
-  private readonly selectNextRangePage: Database.Statement<[string, number, number, number], StoredRow>;
-  private readonly selectHashAt: Database.Statement<[string, number], unknown>;
+  private readonly pages: SqlitePagedRead;
   private readonly selectSessions: Database.Statement<[], string>;
   private readonly selectExists: Database.Statement<[string], number>;
   private readonly deleteRows: Database.Statement<[string]>;
@@ -129,10 +115,7 @@ export class SqliteStore implements Store<SqliteTransaction> {
       this.ownsDb = false;
     }
     this.signer = options.signer;
-    this.readPageRows = options.readPageRows ?? DEFAULT_READ_PAGE_ROWS;
-    if (!Number.isInteger(this.readPageRows) || this.readPageRows < 1) {
-      throw new RangeError(`readPageRows must be a positive integer, got ${this.readPageRows}`);
-    }
+    const pageRows = readPageRowsOf(options.readPageRows);
     this.ownsQueue = options.commitQueue === undefined;
     this.commitQueue = options.commitQueue ?? new SqliteCommitQueue(this.db);
     createTranscriptSchema(this.db);
@@ -152,27 +135,7 @@ export class SqliteStore implements Store<SqliteTransaction> {
     this.insertRow = db.prepare(
       "INSERT INTO transcript (session, position, hash, prev_hash, kind, entry, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
     );
-    this.selectFirstPage = db
-      .prepare<[string, number], StoredRow>(`${ROW_COLUMNS} ORDER BY position LIMIT ?`)
-      .raw(true);
-    this.selectNextPage = db
-      .prepare<[string, number, number], StoredRow>(
-        `${ROW_COLUMNS} AND position > ? ORDER BY position LIMIT ?`,
-      )
-      .raw(true);
-    this.selectFirstRangePage = db
-      .prepare<[string, number, number, number], StoredRow>(
-        `${ROW_COLUMNS} AND position >= ? AND position < ? ORDER BY position LIMIT ?`,
-      )
-      .raw(true);
-    this.selectNextRangePage = db
-      .prepare<[string, number, number, number], StoredRow>(
-        `${ROW_COLUMNS} AND position > ? AND position < ? ORDER BY position LIMIT ?`,
-      )
-      .raw(true);
-    this.selectHashAt = db
-      .prepare<[string, number], unknown>("SELECT hash FROM transcript WHERE session = ? AND position = ?")
-      .pluck(true);
+    this.pages = new SqlitePagedRead(db, pageRows);
     this.selectSessions = db
       .prepare<[], string>("SELECT DISTINCT session FROM transcript ORDER BY session DESC")
       .pluck(true);
@@ -362,43 +325,8 @@ export class SqliteStore implements Store<SqliteTransaction> {
     return last;
   }
 
-  /** The first page of rows `from` up to `end` (null: every row of the session, whatever its position). */
-  private firstPage(sessionId: string, from: number, end: number | null): StoredRow[] {
-    return end === null
-      ? this.selectFirstPage.all(sessionId, this.readPageRows)
-      : this.selectFirstRangePage.all(sessionId, from, end, this.readPageRows);
-  }
-
-  /**
-   * Verify `firstPage` (see `firstPage`) and the pages after it. Each later page starts after
-   * the last row verified, whose position is then exactly the one expected, so the pages
-   * together are the rows one ORDER BY position query would give, checked in the same order.
-   */
-  private verifyPages(
-    sessionId: string,
-    from: number,
-    end: number | null,
-    prevHash: string | null,
-    firstPage: StoredRow[],
-  ): PositionedEntry[] {
-    const size = this.readPageRows;
-    const entries: PositionedEntry[] = [];
-    let rows = firstPage;
-    let prev = prevHash;
-    for (;;) {
-      verifyRows(sessionId, rows, from + entries.length, prev, entries);
-      if (rows.length < size) return entries;
-      const last = entries[entries.length - 1]!;
-      prev = last.hash;
-      rows =
-        end === null
-          ? this.selectNextPage.all(sessionId, last.position, size)
-          : this.selectNextRangePage.all(sessionId, last.position, end, size);
-    }
-  }
-
   private readAllUnlocked(sessionId: string): PositionedEntry[] {
-    const entries = this.verifyPages(sessionId, 0, null, null, this.firstPage(sessionId, 0, null));
+    const entries = this.pages.verifyAll(sessionId);
     if (entries.length === 0) {
       if (this.selectRecord.get(sessionId) !== undefined) {
         throw new LogCorruptError(
@@ -436,23 +364,17 @@ export class SqliteStore implements Store<SqliteTransaction> {
 
   private readRangeUnlocked(sessionId: string, from: number, limit: number): PositionedEntry[] {
     const end = Math.min(from + limit, Number.MAX_SAFE_INTEGER);
-    const rows = this.firstPage(sessionId, from, end);
-    let prevHash: string | null = null;
-    if (from > 0) {
-      const predecessor = this.selectHashAt.get(sessionId, from - 1);
-      if (predecessor === undefined) {
-        if (rows.length > 0) throw new LogCorruptError(sessionId, from - 1, "the entry is missing");
-        if (!this.existsSync(sessionId)) throw new SessionNotFoundError(sessionId);
-        return [];
-      }
-      if (!isEntryHash(predecessor)) {
-        throw new LogCorruptError(sessionId, from - 1, "hash is not 64 lowercase hex digits");
-      }
-      prevHash = predecessor;
-    } else if (rows.length === 0 && !this.existsSync(sessionId)) {
+    const rows = this.pages.firstPage(sessionId, from, end);
+    const prevHash = this.pages.predecessorHash(sessionId, from);
+    if (prevHash === undefined) {
+      if (rows.length > 0) throw new LogCorruptError(sessionId, from - 1, "the entry is missing");
+      if (!this.existsSync(sessionId)) throw new SessionNotFoundError(sessionId);
+      return [];
+    }
+    if (from === 0 && rows.length === 0 && !this.existsSync(sessionId)) {
       throw new SessionNotFoundError(sessionId);
     }
-    const entries = this.verifyPages(sessionId, from, end, prevHash, rows);
+    const entries = this.pages.verifyPages(sessionId, from, end, prevHash, rows);
     // A short range must really be the end of the log: not a gap before later entries, nor a
     // log cut back before its recorded head.
     if (entries.length < end - from) {

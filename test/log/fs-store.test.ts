@@ -7,6 +7,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -389,6 +390,19 @@ describe("FsStore", () => {
     expect(existsSync(lockPath)).toBe(true);
     await store.close();
     expect(existsSync(lockPath)).toBe(false);
+  });
+
+  it("removes a waiting mark left by a crashed waiter on its next append", async () => {
+    const id = uuidv7();
+    const chain = buildChain(null, sampleEntries(2));
+    await store.append(id, [chain[0]!]);
+    const mark = `${store.sessionFile(id)}.lock.wait`;
+    writeFileSync(mark, "");
+    const then = new Date(Date.now() - 5_000);
+    utimesSync(mark, then, then);
+    await store.append(id, [chain[1]!]);
+    expect(existsSync(mark)).toBe(false);
+    expect(await store.readAll(id)).toHaveLength(2);
   });
 
   it("takes the lock anew, waiting for its holder, when the kept lock file was replaced by another process", async () => {

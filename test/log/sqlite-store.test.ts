@@ -6,7 +6,6 @@ import fc from "fast-check";
 import { v7 as uuidv7 } from "uuid";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/log/canonical-json.js";
-import type { PositionedEntry } from "../../src/log/entries.js";
 import { buildChain, canonicalTextOf, computeHash, hashEntry } from "../../src/log/entry-hash.js";
 import { AppendConflictError, InvalidAppendError, LogCorruptError } from "../../src/log/errors.js";
 import { SqliteCommitQueue } from "../../src/log/sqlite-commit-queue.js";
@@ -14,25 +13,11 @@ import { createTranscriptSchema, SqliteStore, StoreClosedError } from "../../src
 import type { userMessage } from "../../src/model/items.js";
 import { logArbitrary } from "./arbitraries.js";
 import { raceWithChildProcess } from "./concurrent-writers.js";
+import { corruptRow } from "./sqlite-tampering.js";
 import { describeStoreContract, sampleEntries, writeSession } from "./store-contract.js";
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "skein-sqlite-store-"));
-}
-
-/** Change the first digit of the entry's ts in the stored row: still valid JSON, different content. */
-function corruptRow(db: Database.Database, sessionId: string, position: number): void {
-  const text = db
-    .prepare<[string, number], string>("SELECT entry FROM transcript WHERE session = ? AND position = ?")
-    .pluck()
-    .get(sessionId, position)!;
-  const at = text.indexOf('"ts":') + 5;
-  const digit = text[at] === "9" ? "8" : String(Number(text[at]) + 1);
-  db.prepare("UPDATE transcript SET entry = ? WHERE session = ? AND position = ?").run(
-    text.slice(0, at) + digit + text.slice(at + 1),
-    sessionId,
-    position,
-  );
 }
 
 describeStoreContract("SqliteStore", async (options = {}) => {
@@ -227,159 +212,6 @@ describe("SqliteStore", () => {
       ),
       { numRuns: 40 },
     );
-  });
-
-  /** One way to tamper with a stored session, at a position of it. */
-  type Tampering =
-    | "entry"
-    | "kind"
-    | "prev_hash null"
-    | "prev_hash garbage"
-    | "hash"
-    | "delete"
-    | "extra row between"
-    | "extra row before"
-    | "extra row with a text position"
-    | "move far";
-
-  const tamperings: readonly Tampering[] = [
-    "entry",
-    "kind",
-    "prev_hash null",
-    "prev_hash garbage",
-    "hash",
-    "delete",
-    "extra row between",
-    "extra row before",
-    "extra row with a text position",
-    "move far",
-  ];
-
-  function tamper(db: Database.Database, id: string, position: number, how: Tampering): void {
-    const where = "WHERE session = ? AND position = ?";
-    const insertCopy = (at: number | string) =>
-      db
-        .prepare(
-          `INSERT INTO transcript (session, position, hash, prev_hash, kind, entry, created_at)
-           SELECT session, ?, hash, prev_hash, kind, entry, 0 FROM transcript ${where}`,
-        )
-        .run(at, id, position);
-    switch (how) {
-      case "entry":
-        corruptRow(db, id, position);
-        return;
-      case "kind":
-        db.prepare(
-          `UPDATE transcript SET kind = CASE kind WHEN 'note' THEN 'turn_end' ELSE 'note' END ${where}`,
-        ).run(id, position);
-        return;
-      case "prev_hash null":
-        db.prepare(
-          `UPDATE transcript SET prev_hash = CASE WHEN prev_hash IS NULL THEN 'zz' END ${where}`,
-        ).run(id, position);
-        return;
-      case "prev_hash garbage":
-        db.prepare(`UPDATE transcript SET prev_hash = 'x' || ifnull(prev_hash, '') ${where}`).run(
-          id,
-          position,
-        );
-        return;
-      case "hash":
-        db.prepare(`UPDATE transcript SET hash = 'X' || substr(hash, 2) ${where}`).run(id, position);
-        return;
-      case "delete":
-        db.prepare(`DELETE FROM transcript ${where}`).run(id, position);
-        return;
-      case "extra row between":
-        insertCopy(position + 0.5);
-        return;
-      case "extra row before":
-        insertCopy(-1 - position);
-        return;
-      case "extra row with a text position":
-        insertCopy(`p${position}`);
-        return;
-      case "move far":
-        db.prepare(`UPDATE transcript SET position = position + 1000000 ${where}`).run(id, position);
-        return;
-    }
-  }
-
-  /** What a read gives: its entries, or the corruption it reports (position and reason). */
-  function outcome(read: () => unknown): unknown {
-    try {
-      return { entries: read() };
-    } catch (error) {
-      if (error instanceof LogCorruptError) return { corrupt: error.position, reason: error.reason };
-      return { error: String(error) };
-    }
-  }
-
-  it("reads a log in pages exactly as one query over all its rows would, tampered or not (property)", async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        logArbitrary(9),
-        fc.integer({ min: 1, max: 4 }),
-        fc.option(fc.record({ pick: fc.nat(), how: fc.constantFrom(...tamperings) }), { nil: undefined }),
-        fc.nat(),
-        fc.nat(),
-        async (entries, pageRows, tampering, rangeFrom, rangeLimit) => {
-          const id = uuidv7();
-          const chain = await writeSession(store, id, entries);
-          const paged = new SqliteStore(store.db, { readPageRows: pageRows });
-          const whole = new SqliteStore(store.db, { readPageRows: 1_000_000 });
-          if (tampering !== undefined) tamper(store.db, id, tampering.pick % entries.length, tampering.how);
-          const from = rangeFrom % (entries.length + 1);
-          const limit = rangeLimit % (entries.length + 2);
-          const all = outcome(() => paged.readAllSync(id));
-          expect(all).toEqual(outcome(() => whole.readAllSync(id)));
-          expect(outcome(() => paged.readRangeSync(id, from, limit))).toEqual(
-            outcome(() => whole.readRangeSync(id, from, limit)),
-          );
-          if (tampering === undefined) {
-            // Compared as canonical text: a -0 written comes back as 0, as JSON has it.
-            const read = (all as { entries: PositionedEntry[] }).entries;
-            expect(read.map((e) => [e.position, e.hash, e.prev_hash, canonicalJson(e.entry)])).toEqual(
-              chain.map((hashed, position) => [
-                position,
-                hashed.hash,
-                hashed.prev_hash,
-                canonicalJson(hashed.entry),
-              ]),
-            );
-          } else {
-            expect(all).toHaveProperty("corrupt");
-          }
-        },
-      ),
-      { numRuns: 150 },
-    );
-  });
-
-  it("refuses a page size that is not a positive integer", () => {
-    for (const readPageRows of [0, -1, 1.5, Number.NaN]) {
-      expect(() => new SqliteStore(store.db, { readPageRows })).toThrow(RangeError);
-    }
-  });
-
-  it("sees a row slipped in between two pages at a fractional position", async () => {
-    const id = uuidv7();
-    await writeSession(store, id, sampleEntries(5));
-    const paged = new SqliteStore(store.db, { readPageRows: 2 });
-    tamper(store.db, id, 1, "extra row between");
-    const error = outcome(() => paged.readAllSync(id));
-    expect(error).toEqual({ corrupt: 2, reason: "the entry is missing" });
-  });
-
-  it("detects a tampered prev_hash, kind or hash in the first row of a later page", async () => {
-    for (const how of ["prev_hash garbage", "kind", "hash"] as const) {
-      const id = uuidv7();
-      await writeSession(store, id, sampleEntries(6));
-      tamper(store.db, id, 3, how);
-      const paged = new SqliteStore(store.db, { readPageRows: 3 });
-      expect(outcome(() => paged.readAllSync(id))).toHaveProperty("corrupt", 3);
-      expect(outcome(() => paged.readRangeSync(id, 1, 4))).toHaveProperty("corrupt", 3);
-    }
   });
 
   it("keeps a corrupt session from affecting the others in the same table", async () => {

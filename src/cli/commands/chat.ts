@@ -8,11 +8,12 @@
  * lost connection or a daemon restart is the watcher's job and needs nothing from here.
  */
 import type { InputReceipt } from "../../api/inputs.js";
+import type { ShellInfo } from "../../api/server.js";
 import type { SessionSnapshot } from "../../api/session-snapshot.js";
 import type { DaemonClient } from "../../client/daemon-client.js";
 import { uuidV7 } from "../../client/uuid-v7.js";
 import { ChatApprovals } from "../chat-approvals.js";
-import { type CliContext, connect } from "../cli-context.js";
+import { type CliContext, connectWithServer } from "../cli-context.js";
 import { CliError } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { historyPath } from "../line-editor/prompt-history.js";
@@ -34,7 +35,6 @@ import {
   slashSettingsPatch,
 } from "../session-settings-options.js";
 import { SessionWatcher, type TurnOutcome } from "../session-watcher.js";
-import { shellOf } from "../shell-info.js";
 import { workspaceTextReader } from "../workspace-text.js";
 import { undoTurnLines } from "./checkpoints.js";
 import { latestCheckpoint } from "./fork.js";
@@ -77,7 +77,7 @@ type ChatEnd = { kind: "exit"; code: ExitCode } | { kind: "switch"; sessionId: s
 
 /** Run an interactive chat; resolves with the exit code. */
 export async function chat(context: CliContext, options: ChatOptions): Promise<ExitCode> {
-  const client = await connect(context);
+  const { client, server } = await connectWithServer(context);
   const out = context.terminal.out;
   const interactive = context.stdin.isTTY === true && out.tty;
   const reader = new PromptReader({
@@ -91,7 +91,7 @@ export async function chat(context: CliContext, options: ChatOptions): Promise<E
   try {
     let opened = await openSession(client, context, options);
     for (;;) {
-      const end = await chatInSession(client, context, options, reader, opened);
+      const end = await chatInSession(client, server.shell, context, options, reader, opened);
       if (end.kind === "exit") return end.code;
       opened = { snapshot: await client.getSession(end.sessionId, 0), created: true };
     }
@@ -104,6 +104,7 @@ export async function chat(context: CliContext, options: ChatOptions): Promise<E
 /** The chat in one session, until it exits or switches to another session (/new, /fork). */
 async function chatInSession(
   client: DaemonClient,
+  shell: ShellInfo | undefined,
   context: CliContext,
   options: ChatOptions,
   reader: PromptReader,
@@ -157,8 +158,8 @@ async function chatInSession(
       active.sessionUsage.total > 0 ? `${compactCount(active.sessionUsage.total)} tokens` : null;
     active.seed(snapshot);
     writeLine(out, header(out, snapshot, created));
-    // A session whose agent cannot run commands says so before the first prompt.
-    const shell = await shellOf(client);
+    // A session whose agent cannot run commands says so before the first prompt (the daemon's
+    // shell as connecting found it: it is fixed while the daemon runs, so not asked again).
     if (shell?.mode === "off") writeShellWarning(out, shell);
     active.start();
     await active.connected();

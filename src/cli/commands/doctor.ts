@@ -12,7 +12,7 @@ import { dirname } from "node:path";
 import { type ProviderConfig, ProviderConfigError, readProviderConfig } from "../../api/provider-config.js";
 import type { ServerInfo } from "../../api/server.js";
 import type { DaemonClient } from "../../client/daemon-client.js";
-import { type CliContext, connect } from "../cli-context.js";
+import { type CliContext, connectWithServer } from "../cli-context.js";
 import { describeFailure } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { writeLine } from "../render/terminal.js";
@@ -43,8 +43,9 @@ export async function doctor(
   let client: DaemonClient | null = null;
   try {
     try {
-      client = await connect(context);
-      const server = await client.server();
+      const connected = await connectWithServer(context);
+      client = connected.client;
+      const server = connected.server;
       checks.push({
         name: "daemon",
         status: "ok",

@@ -20,8 +20,7 @@ import {
   writeProviderConfig,
 } from "../../api/provider-config.js";
 import type { ProviderTestAnswer } from "../../api/provider-test.js";
-import type { ShellInfo } from "../../api/server.js";
-import { type CliContext, connect } from "../cli-context.js";
+import { type CliContext, connectWithServer } from "../cli-context.js";
 import { CliError } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { writeShellWarning } from "../render/shell-warning.js";
@@ -210,12 +209,11 @@ export async function testProfile(
       "add one with `skein config add`, or name one",
     );
   }
-  const client = await connect(context);
+  const { client, server } = await connectWithServer(context);
+  const shell = server.shell;
   let answer: ProviderTestAnswer;
-  let shell: ShellInfo | undefined;
   try {
     answer = await client.testProvider(chosen, { timeout_ms: options.timeoutMs });
-    shell = (await client.server()).shell;
   } finally {
     client.close();
   }

@@ -18,7 +18,7 @@ import type { DaemonClient } from "../../client/daemon-client.js";
 import { uuidV7 } from "../../client/uuid-v7.js";
 import { approveAutomatically, PendingApprovals } from "../approval-desk.js";
 import { onBrokenPipe } from "../broken-pipe.js";
-import { type CliContext, connect } from "../cli-context.js";
+import { type CliContext, connectWithServer } from "../cli-context.js";
 import { CliError, describeFailure } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { approvalSummary, requestSubject } from "../render/approval-prompt.js";
@@ -28,7 +28,6 @@ import { WaitingLine } from "../render/waiting-line.js";
 import { resolveSessionId } from "../session-ref.js";
 import { type ModelOptions, newSessionSettings, settingsPatch } from "../session-settings-options.js";
 import { SessionWatcher, type TurnOutcome, type UsageTotals } from "../session-watcher.js";
-import { shellOf } from "../shell-info.js";
 import { stopSession } from "../stop-session.js";
 
 export interface RunOptions extends ModelOptions {
@@ -94,14 +93,14 @@ export async function runPrompt(
   const text = promptArg === "-" ? await readAll(context.stdin) : promptArg;
   if (text.trim() === "") throw new CliError("the prompt is empty", exitCodes.usage);
   const { out, err } = context.terminal;
-  const client = await connect(context);
+  const { client, server } = await connectWithServer(context);
   let watcher: SessionWatcher | null = null;
   let waiting: WaitingLine | null = null;
   let unregisterPipe = (): void => undefined;
   try {
     const { sessionId, after, created } = await openSession(client, context, options);
     err.stream.write(err.paint.dim(`${created ? "new session" : "session"} ${sessionId}\n`));
-    const shell = created ? await shellOf(client) : undefined;
+    const shell = created ? server.shell : undefined;
     if (shell !== undefined && shell.mode === "off") writeShellWarning(err, shell);
     const inputId = uuidV7();
     let runsOfInput: () => readonly string[] = () => [];

@@ -1,0 +1,122 @@
+/**
+ * The SQLite store's verified reads of a session's rows, page by page: rows are fetched a page
+ * at a time (keyset paging on position) and verified as they come, so their column values die
+ * young instead of all staying alive until the last row. A range read chains onto the hash of
+ * the row before it.
+ *
+ * Boundary rule: reads only, inside the caller's read transaction (the store's), so every page
+ * comes from one snapshot; the recorded head is the store's to check.
+ */
+import type Database from "better-sqlite3";
+import type { PositionedEntry } from "./entries.js";
+import { isEntryHash } from "./entry-hash.js";
+import { LogCorruptError } from "./errors.js";
+import { type StoredRow, verifyRows } from "./verify-rows.js";
+
+const DEFAULT_READ_PAGE_ROWS = 256;
+
+const ROW_COLUMNS = "SELECT position, hash, prev_hash, kind, entry FROM transcript WHERE session = ?";
+
+/** The page size for a store's `readPageRows` option (default 256); throws RangeError unless a positive integer. */
+export function readPageRowsOf(option: number | undefined): number {
+  const pageRows = option ?? DEFAULT_READ_PAGE_ROWS;
+  if (!Number.isInteger(pageRows) || pageRows < 1) {
+    throw new RangeError(`readPageRows must be a positive integer, got ${pageRows}`);
+  }
+  return pageRows;
+}
+
+/** The paged queries of one connection and the page size they use. */
+export class SqlitePagedRead {
+  readonly pageRows: number;
+  /** A log's first page: no bound on position, so rows at any position (even a bad one) are seen. */
+  private readonly selectFirstPage: Database.Statement<[string, number], StoredRow>;
+  /**
+   * The page after a verified row (`position > ?`): keyset paging keeps ORDER BY position's own
+   * order, so a row at a fractional or non-numeric position is not skipped between pages.
+   */
+  private readonly selectNextPage: Database.Statement<[string, number, number], StoredRow>;
+  private readonly selectFirstRangePage: Database.Statement<[string, number, number, number], StoredRow>;
+  private readonly selectNextRangePage: Database.Statement<[string, number, number, number], StoredRow>;
+  private readonly selectHashAt: Database.Statement<[string, number], unknown>;
+
+  /** Prepare the paged queries on `db` (whose `transcript` table exists); see `readPageRowsOf`. */
+  constructor(db: Database.Database, pageRows?: number) {
+    this.pageRows = readPageRowsOf(pageRows);
+    this.selectFirstPage = db
+      .prepare<[string, number], StoredRow>(`${ROW_COLUMNS} ORDER BY position LIMIT ?`)
+      .raw(true);
+    this.selectNextPage = db
+      .prepare<[string, number, number], StoredRow>(
+        `${ROW_COLUMNS} AND position > ? ORDER BY position LIMIT ?`,
+      )
+      .raw(true);
+    this.selectFirstRangePage = db
+      .prepare<[string, number, number, number], StoredRow>(
+        `${ROW_COLUMNS} AND position >= ? AND position < ? ORDER BY position LIMIT ?`,
+      )
+      .raw(true);
+    this.selectNextRangePage = db
+      .prepare<[string, number, number, number], StoredRow>(
+        `${ROW_COLUMNS} AND position > ? AND position < ? ORDER BY position LIMIT ?`,
+      )
+      .raw(true);
+    this.selectHashAt = db
+      .prepare<[string, number], unknown>("SELECT hash FROM transcript WHERE session = ? AND position = ?")
+      .pluck(true);
+  }
+
+  /**
+   * The hash a range read from `from` chains onto: null when `from` is 0, undefined when no row
+   * holds position `from - 1`. Throws `LogCorruptError` when that row's hash is not a hash.
+   */
+  predecessorHash(sessionId: string, from: number): string | null | undefined {
+    if (from === 0) return null;
+    const predecessor = this.selectHashAt.get(sessionId, from - 1);
+    if (predecessor === undefined) return undefined;
+    if (!isEntryHash(predecessor)) {
+      throw new LogCorruptError(sessionId, from - 1, "hash is not 64 lowercase hex digits");
+    }
+    return predecessor;
+  }
+
+  /** Every row of a session, verified as positions 0, 1, ... of one chain. */
+  verifyAll(sessionId: string): PositionedEntry[] {
+    return this.verifyPages(sessionId, 0, null, null, this.firstPage(sessionId, 0, null));
+  }
+
+  /** The first page of rows `from` up to `end` (null: every row of the session, whatever its position). */
+  firstPage(sessionId: string, from: number, end: number | null): StoredRow[] {
+    return end === null
+      ? this.selectFirstPage.all(sessionId, this.pageRows)
+      : this.selectFirstRangePage.all(sessionId, from, end, this.pageRows);
+  }
+
+  /**
+   * Verify `firstPage` (see `firstPage`) and the pages after it. Each later page starts after
+   * the last row verified, whose position is then exactly the one expected, so the pages
+   * together are the rows one ORDER BY position query would give, checked in the same order.
+   */
+  verifyPages(
+    sessionId: string,
+    from: number,
+    end: number | null,
+    prevHash: string | null,
+    firstPage: StoredRow[],
+  ): PositionedEntry[] {
+    const size = this.pageRows;
+    const entries: PositionedEntry[] = [];
+    let rows = firstPage;
+    let prev = prevHash;
+    for (;;) {
+      verifyRows(sessionId, rows, from + entries.length, prev, entries);
+      if (rows.length < size) return entries;
+      const last = entries[entries.length - 1]!;
+      prev = last.hash;
+      rows =
+        end === null
+          ? this.selectNextPage.all(sessionId, last.position, size)
+          : this.selectNextRangePage.all(sessionId, last.position, end, size);
+    }
+  }
+}
