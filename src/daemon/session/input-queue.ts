@@ -86,7 +86,12 @@ export class InputQueue {
     return receipt;
   }
 
-  /** Announce the current receipts of `inputIds` (after a turn took, ended or abandoned them). */
+  /** Announce receipts the caller built from what it just committed (see `deliveredReceipt`). */
+  publishReceipts(receipts: readonly InputReceipt[]): void {
+    for (const receipt of receipts) publishEvent(this.feed, "input", { input: receipt });
+  }
+
+  /** Announce the current receipts of `inputIds`, as stored (after a turn took, ended or abandoned them). */
   async publish(inputIds: readonly string[]): Promise<void> {
     for (const id of inputIds) {
       const receipt = await this.storage.getReceipt(this.sessionId, id);

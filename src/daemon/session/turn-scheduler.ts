@@ -13,7 +13,7 @@
  * (`TurnRun`) runs outside it and comes back through the mailbox for each step and for its end.
  */
 import { v7 as uuidv7 } from "uuid";
-import type { InputIntent, InputReceipt } from "../../api/inputs.js";
+import type { InputIntent, InputReceipt, TurnState } from "../../api/inputs.js";
 import type { SessionStatus } from "../../api/session-snapshot.js";
 import type { LogEntry } from "../../log/entries.js";
 import { LogCorruptError } from "../../log/errors.js";
@@ -21,7 +21,7 @@ import { classifyDelta } from "../../log/session-log.js";
 import { type Item, userMessage } from "../../model/items.js";
 import type { Conversation } from "../../worker/index.js";
 import { boundText } from "../history/bounded-entry.js";
-import type { InputRow } from "../storage/inputs-table.js";
+import { deliveredReceipt, type InputRow } from "../storage/inputs-table.js";
 import type { RowWrites } from "../storage/session-storage.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import { isStorageUnavailable, storageFailureText } from "../storage/storage-unavailable.js";
@@ -70,6 +70,8 @@ export interface TurnContext {
 export class TurnScheduler {
   readonly #ctx: TurnContext;
   #turn: TurnRun | null = null;
+  /** How the running turn started (its receipts at its end are built from it). */
+  #started: StartedTurn | null = null;
   readonly #gate: ApprovalGate;
   /** Called when the running turn ends or starts to wait for an answer (see `turnSettled`). */
   readonly #settledListeners = new Set<() => void>();
@@ -360,16 +362,18 @@ export class TurnScheduler {
     for (const input of pending) entries.push(inputEntry(input, turnId, now));
     const inputIds = pending.map((input) => input.id);
     const placed = log.placed(entries);
+    const delivered = pending.map((row, i) => ({
+      row,
+      transcriptPosition: placed[firstInputEntry + i]?.position ?? null,
+    }));
     const writes: RowWrites = {
       startTurn: { id: turnId, inputIds, startedAt: now },
       committedInputs: {
         turnId,
-        inputs: pending.map((input, i) => ({
-          id: input.id,
-          transcriptPosition: placed[firstInputEntry + i]?.position ?? null,
-        })),
+        inputs: delivered.map(({ row, transcriptPosition }) => ({ id: row.id, transcriptPosition })),
       },
     };
+    const started: StartedTurn = { turnId, inputIds, entries, startedAt: now, delivered };
     if (admission === undefined) {
       await log.commit(entries, writes);
     } else {
@@ -379,7 +383,7 @@ export class TurnScheduler {
           entries,
           { admission: admission.writes, ...writes },
           {
-            ...(written === undefined ? {} : { written: () => written({ turnId, inputIds, entries }) }),
+            ...(written === undefined ? {} : { written: () => written(started) }),
             durable: () => inputs.announce(admission.receipt),
           },
         );
@@ -389,7 +393,7 @@ export class TurnScheduler {
         return null;
       }
     }
-    return { turnId, inputIds, entries };
+    return started;
   }
 
   /**
@@ -399,9 +403,10 @@ export class TurnScheduler {
    */
   async #runTurn(started: StartedTurn, session?: SessionRow, launched?: TurnRun): Promise<void> {
     const { inputs } = this.#ctx;
-    const { turnId, inputIds, entries } = started;
+    const { turnId, entries } = started;
     this.#gate.announce(entries);
-    await inputs.publish(inputIds);
+    // Built from what the start committed: reading the receipts back would give the same.
+    inputs.publishReceipts(receiptsOf(started, "running", null));
     this.#endingReported = false;
     this.#ctx.setStatus({
       phase: this.#gate.waiting ? "waiting" : "running",
@@ -430,6 +435,7 @@ export class TurnScheduler {
       compaction: (bound, prompt, tools) => this.#ctx.compactor.forTurn(turnId, bound, prompt, tools),
     });
     this.#turn = turn;
+    this.#started = started;
     turn.start().then(
       (ending) =>
         this.#ctx.task(() => this.#endTurn(turn, ending)).catch((error: unknown) => this.#ctx.crash(error)),
@@ -542,7 +548,7 @@ export class TurnScheduler {
     this.#storageFailures = 0;
     // The turn's end sets the status itself.
     this.#gate.announce(entries, { statusChange: false });
-    await this.#finish(turn, ending.state, ending.outcome.type);
+    await this.#finish(turn, ending.state, ending.outcome.type, now);
   }
 
   /** The turn's end could not be written: say so once, show it in the status, and try again later. */
@@ -569,12 +575,21 @@ export class TurnScheduler {
     turn: TurnRun,
     state: TurnEnding["state"],
     outcome: TurnEnding["outcome"]["type"],
+    loggedEndAt?: number,
   ): Promise<void> {
     const { feed, inputs, log } = this.#ctx;
+    const started = this.#started;
     this.#turn = null;
+    this.#started = null;
     this.#gate.turnEnded();
     this.#notifySettled();
-    await inputs.publish(turn.inputIds);
+    if (loggedEndAt !== undefined && started?.turnId === turn.id) {
+      // The end just committed says what a read would: the turn ended `state` at `loggedEndAt`.
+      inputs.publishReceipts(receiptsOf(started, state, loggedEndAt));
+    } else {
+      // Not logged (a corrupt log): the stored receipts still show the turn running.
+      await inputs.publish(turn.inputIds);
+    }
     publishEvent(feed, "turn_completed", { run_id: turn.id, state, input_ids: [...turn.inputIds], outcome });
     const corrupt = log.corrupt;
     this.#ctx.setStatus(
@@ -637,6 +652,18 @@ interface StartedTurn {
   inputIds: readonly string[];
   /** The entries its start committed. */
   entries: readonly LogEntry[];
+  /** When it started (ms), as its row says. */
+  startedAt: number;
+  /** Its inputs as they were before it took them, each with the log position that delivered it. */
+  delivered: ReadonlyArray<{ row: InputRow; transcriptPosition: number | null }>;
+}
+
+/** The receipts of a started turn's inputs with the turn in `state` (ended at `endedAt`, if it did). */
+function receiptsOf(started: StartedTurn, state: TurnState, endedAt: number | null): InputReceipt[] {
+  const turn = { id: started.turnId, state, startedAt: started.startedAt, endedAt };
+  return started.delivered.map(({ row, transcriptPosition }) =>
+    deliveredReceipt(row, transcriptPosition, turn),
+  );
 }
 
 /** The log entry that delivers an input to the model. */

@@ -107,7 +107,7 @@ function rowOf(record: InputRecord): InputRow {
   };
 }
 
-function receiptOf(record: ReceiptRecord): InputReceipt {
+function receiptOf(record: Omit<ReceiptRecord, "intent">): InputReceipt {
   return {
     id: record.id,
     session_id: record.session,
@@ -193,7 +193,6 @@ export function pendingReceipt(input: NewInput, order: number): InputReceipt {
     id: input.id,
     session: input.session,
     kind: input.kind,
-    intent: canonicalJson(input.intent),
     client_id: input.clientId ?? null,
     accepted_at: input.acceptedAt,
     acceptance_order: order,
@@ -203,6 +202,39 @@ export function pendingReceipt(input: NewInput, order: number): InputReceipt {
     turn_state: null,
     turn_started_at: null,
     turn_ended_at: null,
+  });
+}
+
+/** A turn as a delivered input's receipt shows it (ms since the epoch). */
+export interface ReceiptTurn {
+  id: string;
+  state: TurnState;
+  startedAt: number;
+  endedAt: number | null;
+}
+
+/**
+ * The receipt of `row` delivered by `turn` at log position `transcriptPosition`, as reading it
+ * back after the commit that wrote them would give, without the read.
+ */
+export function deliveredReceipt(
+  row: InputRow,
+  transcriptPosition: number | null,
+  turn: ReceiptTurn,
+): InputReceipt {
+  return receiptOf({
+    id: row.id,
+    session: row.session,
+    kind: row.kind,
+    client_id: row.clientId,
+    accepted_at: row.acceptedAt,
+    acceptance_order: row.acceptanceOrder,
+    delivery: "committed",
+    transcript_position: transcriptPosition,
+    turn_id: turn.id,
+    turn_state: turn.state,
+    turn_started_at: turn.startedAt,
+    turn_ended_at: turn.endedAt,
   });
 }
 

@@ -5,6 +5,7 @@
  */
 import { v7 as uuidv7 } from "uuid";
 import { afterEach, describe, expect, it } from "vitest";
+import type { InputReceipt } from "../../../src/api/inputs.js";
 import type { SessionActor } from "../../../src/daemon/session/session-actor.js";
 import { SessionRegistry } from "../../../src/daemon/session/session-registry.js";
 import { textBlockStart, textBlockStop, textDelta, usageEvent } from "../../../src/model/events.js";
@@ -109,5 +110,43 @@ describe("a plain turn's commits", () => {
       "run_outcome",
     ]);
     expect(eventsSince(actor, from)).toEqual(["message:user", "message:assistant", "turn_completed"]);
+  });
+
+  it("announces each input's receipt at its turn's start and end exactly as the store then holds it", async () => {
+    const { services, storage, workspace } = answering("Hello");
+    const registry = new SessionRegistry(services);
+    const id = await createTestSession(registry, workspace);
+    const actor = await registry.get(id);
+    const from = actor.cursor.sequence;
+    // The first starts its turn in its admission's commit; the second waits and is taken by
+    // the next turn from the queue: both ways of starting a turn announce receipts.
+    const [first, second] = [uuidv7(), uuidv7()];
+    await Promise.all([
+      actor.submit(first, { kind: "message", text: "one" }, null),
+      actor.submit(second, { kind: "message", text: "two" }, null),
+    ]);
+    await settled(actor);
+    const read = actor.feed.read({ generation: actor.feed.generation, sequence: from });
+    if (read.kind !== "events") throw new Error(`the feed cannot replay: ${read.reason}`);
+    const announced = read.events
+      .map((encoded) => JSON.parse(encoded.json) as { type: string; data: { input?: InputReceipt } })
+      .flatMap((event) =>
+        event.type === "input" && event.data.input !== undefined ? [event.data.input] : [],
+      );
+    for (const inputId of [first, second]) {
+      const receipts = announced.filter((receipt) => receipt.id === inputId);
+      const stored = await storage.getReceipt(id, inputId);
+      expect(stored?.turn?.state).toBe("completed");
+      expect(receipts.map((receipt) => [receipt.delivery, receipt.turn?.state ?? null])).toEqual([
+        ["pending", null],
+        ["committed", "running"],
+        ["committed", "completed"],
+      ]);
+      expect(receipts[1]).toEqual({
+        ...stored,
+        turn: { ...stored!.turn!, state: "running", ended_at: null },
+      });
+      expect(receipts[2]).toEqual(stored);
+    }
   });
 });
