@@ -31,6 +31,8 @@ interface TurnSample {
   toProvider: number;
   /** The provider wrote its last byte → `turn_completed` seen. */
   afterProvider: number;
+  /** Input sent → the turn's first text seen on the stream. */
+  firstText: number;
 }
 
 /** What one daemon's measured turns gave. */
@@ -67,6 +69,9 @@ export async function turnFigures(provider: FakeProvider, turns: number, warmup:
   const overheadOf = (run: TurnRun) => run.samples.map((s) => s.wall - s.provider);
   const toProviderOf = (run: TurnRun) => run.samples.map((s) => s.toProvider);
   const afterOf = (run: TurnRun) => run.samples.map((s) => s.afterProvider);
+  // What a user waits for: the first words of the answer, less what the provider itself took.
+  const firstTextOf = (run: TurnRun) =>
+    run.samples.filter((s) => Number.isFinite(s.firstText)).map((s) => s.firstText - s.provider);
   const total = main.commits;
   const perTurn = (count: number | null, setupCount: number | null): number =>
     count === null || setupCount === null ? Number.NaN : (count - setupCount) / turns;
@@ -97,6 +102,13 @@ export async function turnFigures(provider: FakeProvider, turns: number, warmup:
       "ms",
       p(direct.map((d) => d.roundTrip)),
       `input PUT sent → the fake provider received the model request; baseline: a bare HTTP POST round trip to the provider (the one-way part of it p50 ${p(direct.map((d) => d.oneWay)).toFixed(2)} ms); target <= 2 ms`,
+    ),
+    figure(
+      "input_to_first_text_p50_ms",
+      p(firstTextOf(main)),
+      "ms",
+      p(direct.map((d) => d.overhead)),
+      `input PUT sent → the turn's first text event parsed from the stream, minus the provider's own time (request received → last byte written, which bounds its time to the first byte); p99 ${p(firstTextOf(main), 0.99).toFixed(2)} ms; the first text waits for the turn's start to be durable; baseline: a bare POST round trip to the provider minus its own time`,
     ),
     figure(
       "cpu_per_turn_ms",
@@ -185,7 +197,7 @@ async function oneTurn(
   const seen = follower.nextTurn();
   const sent = now();
   await sendInput(app, session, prompt);
-  const { completedAt } = await seen;
+  const { completedAt, firstTextAt } = await seen;
   const request: RecordedRequest | undefined = provider.requests[index];
   if (request === undefined) throw new Error(`turn "${prompt}" completed without a model request`);
   const finished = request.finishedAt ?? Number.NaN;
@@ -194,6 +206,7 @@ async function oneTurn(
     provider: finished - request.receivedAt,
     toProvider: request.receivedAt - sent,
     afterProvider: completedAt - finished,
+    firstText: (firstTextAt ?? Number.NaN) - sent,
   };
 }
 
