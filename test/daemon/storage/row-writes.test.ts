@@ -26,11 +26,17 @@ function runCounting<T>(db: DaemonDatabase, program: SqlProgram<T>): { result: T
   return { result: next.value, statements };
 }
 
+/** A database with session "s1" (created at 1,000) whose turn "t1" runs since 1,500. */
+function sessionWithRunningTurn(): DaemonDatabase {
+  const { db } = tempDatabase();
+  addSession(db, "s1", 1_000);
+  startTurn(db, { session: "s1", id: "t1", inputIds: [], startedAt: 1_500 });
+  return db;
+}
+
 describe("the row writes that commit with a log append", () => {
   it("change the session's usage, preview and activity time in one statement", () => {
-    const { db } = tempDatabase();
-    addSession(db, "s1", 1_000);
-    startTurn(db, { session: "s1", id: "t1", inputIds: [], startedAt: 1_500 });
+    const db = sessionWithRunningTurn();
     const { statements } = runCounting(
       db,
       rowWritesProgram("s1", {
@@ -68,9 +74,7 @@ describe("the row writes that commit with a log append", () => {
   });
 
   it("leave the session's row alone when they change nothing of it", () => {
-    const { db } = tempDatabase();
-    addSession(db, "s1", 1_000);
-    startTurn(db, { session: "s1", id: "t1", inputIds: [], startedAt: 1_500 });
+    const db = sessionWithRunningTurn();
     const { statements } = runCounting(
       db,
       rowWritesProgram("s1", {
