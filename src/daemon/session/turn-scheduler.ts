@@ -248,6 +248,7 @@ export class TurnScheduler {
     if (turn === null) return;
     turn.abort("crashed");
     this.#turn = null;
+    this.#started = null;
     this.#gate.turnEnded();
     this.#notifySettled();
     publishEvent(this.#ctx.feed, "error", {
@@ -450,7 +451,10 @@ export class TurnScheduler {
    */
   #dropLaunched(launched: TurnRun | null): void {
     if (launched === null) return;
-    if (this.#turn === launched) this.#turn = null;
+    if (this.#turn === launched) {
+      this.#turn = null;
+      this.#started = null;
+    }
     launched.abort("storage");
   }
 
