@@ -142,6 +142,8 @@ export interface CommitStats {
   transactions: number;
   requests: number;
   fsyncs: number | null;
+  /** SQL statements run, when the daemon counted them (SKEIN_TEST_COUNT_STATEMENTS=1). */
+  statements: number | null;
 }
 
 /**
@@ -158,10 +160,12 @@ export function commitStatsOf(log: string): CommitStats {
       `no groupCommit stats in the daemon log (is SKEIN_LOG_LEVEL above info?)\n${log.slice(-2000)}`,
     );
   const fsyncs = /"fsyncs":(\d+)/.exec(line);
+  const statements = /"statements":(\d+)/.exec(line);
   return {
     transactions: Number(commits[1]),
     requests: Number(commits[2]),
     fsyncs: fsyncs === null ? null : Number(fsyncs[1]),
+    statements: statements === null ? null : Number(statements[1]),
   };
 }
 

@@ -49,12 +49,23 @@ interface TurnRun {
 export async function turnFigures(provider: FakeProvider, turns: number, warmup: number): Promise<Figure[]> {
   provider.script = () => text(["Hello", " there."]);
   // A daemon that does only the setup (create, attach, warm-up): its commits are subtracted.
-  const setup = await commitsOf(provider, {}, async (app) => {
+  // It counts its SQL statements too (untimed: counting makes SQLite expand each statement).
+  const counting = { SKEIN_TEST_COUNT_STATEMENTS: "1" };
+  const setupThen = (extra: number) => async (app: DaemonHarness) => {
     const session = await app.createSession();
     const follower = await follow(app, session);
-    for (let i = 0; i < warmup; i++) await oneTurn(app, provider, follower, session, `warm-up ${i}`);
+    for (let i = 0; i < warmup + extra; i++) await oneTurn(app, provider, follower, session, `turn ${i}`);
     follower.close();
-  });
+  };
+  const setup = await commitsOf(provider, counting, setupThen(0));
+  // The same setup and `counted` more turns, for the statements a turn runs.
+  const counted = 50;
+  const countedRun = await commitsOf(provider, { SKEIN_CHECKPOINTS: "0", ...counting }, setupThen(counted));
+  const setupUncheckpointed = await commitsOf(
+    provider,
+    { SKEIN_CHECKPOINTS: "0", ...counting },
+    setupThen(0),
+  );
   const main = await measuredTurns(provider, turns, warmup, {});
   // The same without workspace checkpoints (a git store written around each turn): their share.
   const bare = await measuredTurns(provider, turns, warmup, { SKEIN_CHECKPOINTS: "0" });
@@ -130,6 +141,15 @@ export async function turnFigures(provider: FakeProvider, turns: number, warmup:
       "commits",
       null,
       `group-commit transactions logged at daemon stop, minus those of a daemon that did only the setup (${setup.transactions}); write requests per turn ${perTurn(total.requests, setup.requests).toFixed(2)}; target <= 2`,
+    ),
+    figure(
+      "sql_statements_per_turn",
+      countedRun.statements === null || setupUncheckpointed.statements === null
+        ? Number.NaN
+        : (countedRun.statements - setupUncheckpointed.statements) / counted,
+      "statements",
+      null,
+      `SQL statements a plain turn runs on the daemon's SQLite connection (BEGIN, savepoints and COMMIT included), counted by a daemon with SKEIN_TEST_COUNT_STATEMENTS=1 and no workspace checkpoints over ${counted} turns after the same setup, minus a daemon that did only the setup`,
     ),
     figure(
       "fsyncs_per_turn",

@@ -349,12 +349,15 @@ async function openStorage(
   const target = settings.database;
   switch (target.kind) {
     case "sqlite": {
-      return new SqliteSessionStorage(openDaemonDatabase(target.path), {
-        signer,
-        ownsDb: true,
-        slowDisk: settings.slowDisk,
-        onCheckpointError: (message) => logger.warn({ err: message }, "SQLite checkpoint failed; retrying"),
-      });
+      return new SqliteSessionStorage(
+        openDaemonDatabase(target.path, { countStatements: settings.countStatements }),
+        {
+          signer,
+          ownsDb: true,
+          slowDisk: settings.slowDisk,
+          onCheckpointError: (message) => logger.warn({ err: message }, "SQLite checkpoint failed; retrying"),
+        },
+      );
     }
     case "postgres":
       return new PgSessionStorage(await openPgDaemonDatabase(target.url), { signer });

@@ -7,7 +7,7 @@
  *
  * Variables: SKEIN_HOME, SKEIN_PORT, SKEIN_TOKEN, SKEIN_DB (a SQLite path or a postgres:// URL), SKEIN_INSPECT, SKEIN_UNLOAD_SECONDS,
  * SKEIN_HOST, SKEIN_ALLOW_NON_LOOPBACK, for a cluster SKEIN_NODE_URL and SKEIN_LEASE_SECONDS, and for benchmarks only
- * SKEIN_TEST_COMMIT_DELAY_MS and SKEIN_TEST_COMMIT_DELAY_BLOCKING. SKEIN_HOST must be a loopback address (127.0.0.0/8 or
+ * SKEIN_TEST_COMMIT_DELAY_MS, SKEIN_TEST_COMMIT_DELAY_BLOCKING and SKEIN_TEST_COUNT_STATEMENTS. SKEIN_HOST must be a loopback address (127.0.0.0/8 or
  * ::1) unless SKEIN_ALLOW_NON_LOOPBACK=1: the bearer token travels in clear text, so binding a
  * reachable interface is an explicit opt-in. An empty variable counts as unset.
  */
@@ -46,6 +46,8 @@ export interface DaemonSettings {
    * SQLite log takes this much longer, off the main thread or blocking it; null: none.
    */
   slowDisk: SlowDisk | null;
+  /** Test-only (SKEIN_TEST_COUNT_STATEMENTS=1): count the SQLite statements run, for the stop log line. */
+  countStatements: boolean;
 }
 
 /** Default SKEIN_LEASE_SECONDS. */
@@ -101,6 +103,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): DaemonSettin
     nodeUrl: readNodeUrl(env),
     leaseSeconds: readLeaseSeconds(env),
     slowDisk: readSlowDisk(env),
+    countStatements: readFlag(env, "SKEIN_TEST_COUNT_STATEMENTS"),
   };
 }
 

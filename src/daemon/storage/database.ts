@@ -22,14 +22,24 @@ export { DatabaseVersionError, migrations, schemaVersion };
 /** The better-sqlite3 connection type used throughout the daemon's storage. */
 export type DaemonDatabase = Database.Database;
 
+/** Statements run so far on connections opened with `countStatements` (see `statementsRun`). */
+const statementCounts = new WeakMap<DaemonDatabase, { count: number }>();
+
 /**
  * Open (creating if needed, mode 0600) the daemon database at `path`, set WAL,
  * synchronous=FULL, foreign_keys=ON and busy_timeout=5000, and apply pending migrations.
+ * `countStatements` (benchmarks only: SQLite then expands each statement's text for the count)
+ * makes `statementsRun` count every statement the connection runs.
  */
-export function openDaemonDatabase(path: string): DaemonDatabase {
+export function openDaemonDatabase(
+  path: string,
+  options: { countStatements?: boolean } = {},
+): DaemonDatabase {
   const inMemory = path === ":memory:" || path === "";
   if (!inMemory) restrictFileMode(path);
-  const db = new Database(path);
+  const counter = { count: 0 };
+  const db = new Database(path, options.countStatements === true ? { verbose: () => counter.count++ } : {});
+  if (options.countStatements === true) statementCounts.set(db, counter);
   try {
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = FULL");
@@ -87,4 +97,9 @@ function migrate(db: DaemonDatabase, path: string): void {
     }
   });
   apply.immediate();
+}
+
+/** How many statements `db` ran, when it was opened with `countStatements`; null otherwise. */
+export function statementsRun(db: DaemonDatabase): number | null {
+  return statementCounts.get(db)?.count ?? null;
 }

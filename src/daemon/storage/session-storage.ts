@@ -150,7 +150,10 @@ export interface SessionStorage {
   recordRejection(rejection: RejectedCreation): Promise<void>;
   getRejection(id: string, now: number): Promise<RejectedCreation | null>;
 
-  /** Group-commit figures (benchmarks): transactions, writes, and the fsyncs the daemon ran itself (SQLite). */
-  commitStats(): { transactions: number; requests: number; fsyncs?: number };
+  /**
+   * Group-commit figures (benchmarks): transactions, writes, the fsyncs the daemon ran itself
+   * (SQLite), and the SQL statements run when counting them was asked for (SQLite).
+   */
+  commitStats(): { transactions: number; requests: number; fsyncs?: number; statements?: number };
   close(): Promise<void>;
 }

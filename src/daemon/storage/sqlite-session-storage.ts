@@ -21,7 +21,7 @@ import { SqliteCommitQueue } from "../../log/sqlite-commit-queue.js";
 import { SqliteStore } from "../../log/sqlite-store.js";
 import { WalCheckpointer } from "../../log/wal-checkpointer.js";
 import { type SlowDisk, WalSync } from "../../log/wal-sync.js";
-import type { DaemonDatabase } from "./database.js";
+import { type DaemonDatabase, statementsRun } from "./database.js";
 import {
   type Admission,
   cancelInputProgram,
@@ -229,7 +229,12 @@ export class SqliteSessionStorage implements SessionStorage {
   }
 
   commitStats() {
-    return { ...this.#queue.stats(), fsyncs: this.#sync?.flushes ?? 0 };
+    const statements = statementsRun(this.db);
+    return {
+      ...this.#queue.stats(),
+      fsyncs: this.#sync?.flushes ?? 0,
+      ...(statements === null ? {} : { statements }),
+    };
   }
 
   async close(): Promise<void> {

@@ -8,6 +8,7 @@ import {
   migrations,
   openDaemonDatabase,
   schemaVersion,
+  statementsRun,
 } from "../../../src/daemon/storage/database.js";
 import { getSession } from "../../../src/daemon/storage/sessions-table.js";
 import { addSession, tempDatabase, tempFolder } from "./temp-database.js";
@@ -19,6 +20,23 @@ describe("the daemon database", () => {
     expect(db.pragma("synchronous", { simple: true })).toBe(2);
     expect(db.pragma("foreign_keys", { simple: true })).toBe(1);
     expect(db.pragma("busy_timeout", { simple: true })).toBe(5000);
+  });
+
+  it("counts the statements a connection runs when asked to, and only then", () => {
+    const folder = tempFolder();
+    const counted = openDaemonDatabase(join(folder, "counted.sqlite"), { countStatements: true });
+    const plain = openDaemonDatabase(join(folder, "plain.sqlite"));
+    try {
+      addSession(counted, "s1");
+      const before = statementsRun(counted) ?? Number.NaN;
+      getSession(counted, "s1");
+      // A read outside a transaction is one statement.
+      expect(statementsRun(counted)).toBe(before + 1);
+      expect(statementsRun(plain)).toBeNull();
+    } finally {
+      counted.close();
+      plain.close();
+    }
   });
 
   it("creates the file readable and writable by its owner only", () => {
