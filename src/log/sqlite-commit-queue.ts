@@ -142,12 +142,15 @@ export class SqliteCommitQueue {
     }
     this.#stats.transactions++;
     this.#stats.requests += batch.length;
+    // The flush starts before the writers hear of the commit: one may take a while with it (a
+    // turn builds and sends its model request), and the disk can work meanwhile.
+    const durable = this.#durable === null ? null : this.#durable();
     tellWritten(batch, outcomes);
-    if (this.#durable === null) {
+    if (durable === null) {
       settle(batch, outcomes);
       return;
     }
-    this.#durable().then(
+    durable.then(
       () => settle(batch, outcomes),
       (error: unknown) => {
         for (const write of batch) write.reject(new GroupCommitFailedError(write.sessionId, error));

@@ -57,6 +57,26 @@ describe("WalSync", () => {
     expect(db.prepare("SELECT count(*) AS c FROM t").get()).toEqual({ c: 1 });
   });
 
+  it("starts a commit's flush before its writer hears it was written, and acknowledges it after", async () => {
+    const sync = new WalSync(path);
+    const order: string[] = [];
+    const queue = new SqliteCommitQueue(db, {
+      durable: () => {
+        order.push("flush started");
+        return sync.durable();
+      },
+    });
+    const done = queue.run(
+      "s",
+      () => db.prepare("INSERT INTO t (n) VALUES (1)").run(),
+      () => order.push("written"),
+    );
+    await done;
+    order.push("acknowledged");
+    // A writer that works on the written commit (a turn sending its model request) overlaps the disk.
+    expect(order).toEqual(["flush started", "written", "acknowledged"]);
+  });
+
   it("keeps the event loop running while the disk is slow, unlike a flush on the main thread", async () => {
     // 300 ms: room for 60 ticks of 5 ms, of which 8 must come even on a busy machine.
     const free = queueWith(new WalSync(path, { slowDisk: { delayMs: 300, blocking: false } }));
