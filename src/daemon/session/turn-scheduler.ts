@@ -13,7 +13,7 @@
  * (`TurnRun`) runs outside it and comes back through the mailbox for each step and for its end.
  */
 import { v7 as uuidv7 } from "uuid";
-import type { InputIntent, InputReceipt, TurnState } from "../../api/inputs.js";
+import type { InputIntent, InputReceipt } from "../../api/inputs.js";
 import type { SessionStatus } from "../../api/session-snapshot.js";
 import type { LogEntry } from "../../log/entries.js";
 import { LogCorruptError } from "../../log/errors.js";
@@ -21,8 +21,7 @@ import { classifyDelta } from "../../log/session-log.js";
 import { type Item, userMessage } from "../../model/items.js";
 import type { Conversation } from "../../worker/index.js";
 import { boundText } from "../history/bounded-entry.js";
-import { deliveredReceipt, type InputRow } from "../storage/inputs-table.js";
-import type { RowWrites } from "../storage/session-storage.js";
+import type { InputRow } from "../storage/inputs-table.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import { isStorageUnavailable, storageFailureText } from "../storage/storage-unavailable.js";
 import type { TurnRow } from "../storage/turns-table.js";
@@ -36,6 +35,13 @@ import type { SessionLogWriter } from "./session-log-writer.js";
 import type { SessionServices } from "./session-services.js";
 import { idleStatus } from "./session-snapshot.js";
 import { storageFailedEnding, storageUnavailableMessage, type TurnEnding, TurnRun } from "./turn-run.js";
+import {
+  deliveredInputs,
+  receiptsOf,
+  type StartedTurn,
+  turnStartEntries,
+  turnStartWrites,
+} from "./turn-start.js";
 
 /** The note the model reads after a daemon restart cut a turn short. */
 export const restartNoteText =
@@ -348,33 +354,11 @@ export class TurnScheduler {
     const { log, services, inputs } = this.#ctx;
     const turnId = uuidv7();
     const now = services.now();
-    const entries: LogEntry[] = [];
-    if (pending.length > 0 || !this.#gate.waiting) {
-      // Defensive: a turn never starts with an unanswered call (the loop would run it again).
-      // Calls that wait for an answer are denied; a turn without inputs waits for them instead.
-      const closing = this.#gate.closingEntries("turn_end", turnId);
-      if (closing.length > 0) entries.push(...closing);
-      const stale = closeOpenCalls(log.state.history, "failed");
-      if (closing.length === 0 && stale.length > 0) {
-        entries.push({ kind: "tool_results", ts: now, items: stale, turn_id: turnId });
-      }
-    }
-    const firstInputEntry = entries.length;
-    for (const input of pending) entries.push(inputEntry(input, turnId, now));
+    const entries = turnStartEntries({ turnId, now, pending, gate: this.#gate, history: log.state.history });
     const inputIds = pending.map((input) => input.id);
-    const placed = log.placed(entries);
-    const delivered = pending.map((row, i) => ({
-      row,
-      transcriptPosition: placed[firstInputEntry + i]?.position ?? null,
-    }));
-    const writes: RowWrites = {
-      startTurn: { id: turnId, inputIds, startedAt: now },
-      committedInputs: {
-        turnId,
-        inputs: delivered.map(({ row, transcriptPosition }) => ({ id: row.id, transcriptPosition })),
-      },
-    };
+    const delivered = deliveredInputs(pending, entries, log.placed(entries));
     const started: StartedTurn = { turnId, inputIds, entries, startedAt: now, delivered };
+    const writes = turnStartWrites(started);
     if (admission === undefined) {
       await log.commit(entries, writes);
     } else {
@@ -648,33 +632,4 @@ export class TurnScheduler {
     }, delay);
     this.#storageRetry.unref();
   }
-}
-
-/** A turn whose start is durable, to be announced and run. */
-interface StartedTurn {
-  turnId: string;
-  inputIds: readonly string[];
-  /** The entries its start committed. */
-  entries: readonly LogEntry[];
-  /** When it started (ms), as its row says. */
-  startedAt: number;
-  /** Its inputs as they were before it took them, each with the log position that delivered it. */
-  delivered: ReadonlyArray<{ row: InputRow; transcriptPosition: number | null }>;
-}
-
-/** The receipts of a started turn's inputs with the turn in `state` (ended at `endedAt`, if it did). */
-function receiptsOf(started: StartedTurn, state: TurnState, endedAt: number | null): InputReceipt[] {
-  const turn = { id: started.turnId, state, startedAt: started.startedAt, endedAt };
-  return started.delivered.map(({ row, transcriptPosition }) =>
-    deliveredReceipt(row, transcriptPosition, turn),
-  );
-}
-
-/** The log entry that delivers an input to the model. */
-function inputEntry(input: InputRow, turnId: string, ts: number): LogEntry {
-  const intent = input.intent as InputIntent;
-  if (intent.kind === "message") {
-    return { kind: "user_input", ts, item: userMessage(intent.text), turn_id: turnId, input_id: input.id };
-  }
-  return { kind: "continuation", ts, turn_id: turnId, input_id: input.id };
 }
