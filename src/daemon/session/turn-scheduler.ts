@@ -15,10 +15,9 @@
 import { v7 as uuidv7 } from "uuid";
 import type { InputIntent, InputReceipt } from "../../api/inputs.js";
 import type { SessionStatus } from "../../api/session-snapshot.js";
-import type { LogEntry } from "../../log/entries.js";
 import { LogCorruptError } from "../../log/errors.js";
 import { classifyDelta } from "../../log/session-log.js";
-import { type Item, userMessage } from "../../model/items.js";
+import type { Item } from "../../model/items.js";
 import type { Conversation } from "../../worker/index.js";
 import { boundText } from "../history/bounded-entry.js";
 import type { InputRow } from "../storage/inputs-table.js";
@@ -29,11 +28,11 @@ import type { SessionFeed } from "../stream/session-feed.js";
 import { ApprovalGate } from "./approval-gate.js";
 import type { SessionCompactor } from "./compaction.js";
 import type { FreshAdmission, InputQueue } from "./input-queue.js";
-import { closeOpenCalls, type OpenCallReason } from "./open-tool-calls.js";
 import { publishEvent } from "./publish-event.js";
 import type { SessionLogWriter } from "./session-log-writer.js";
 import type { SessionServices } from "./session-services.js";
 import { idleStatus } from "./session-snapshot.js";
+import { abandonedTurnEntries, turnEndEntries } from "./turn-end-entries.js";
 import { storageFailedEnding, storageUnavailableMessage, type TurnEnding, TurnRun } from "./turn-run.js";
 import {
   deliveredInputs,
@@ -43,10 +42,7 @@ import {
   turnStartWrites,
 } from "./turn-start.js";
 
-/** The note the model reads after a daemon restart cut a turn short. */
-export const restartNoteText =
-  "[Skein] The daemon restarted while this turn was running. Tool calls that were in flight are marked " +
-  "interrupted with an unknown outcome; check their effects before retrying anything, then continue the task.";
+export { restartNoteText } from "./turn-end-entries.js";
 
 /** Waits between attempts to write what a storage failure held back (a turn's end or start). */
 const storageRetryDelaysMs = [250, 500, 1_000, 2_000, 5_000];
@@ -313,17 +309,8 @@ export class TurnScheduler {
       await this.#startTurn([]);
       return;
     }
-    const results = closeOpenCalls(log.state.history, "daemon_restart");
     const now = services.now();
-    const entries: LogEntry[] = [];
-    if (results.length > 0) entries.push({ kind: "tool_results", ts: now, items: results, turn_id: turn.id });
-    entries.push({
-      kind: "note",
-      ts: now,
-      origin: "daemon_restart",
-      item: userMessage(restartNoteText),
-      turn_id: turn.id,
-    });
+    const entries = abandonedTurnEntries(turn.id, now, log.state.history);
     await log.commit(entries, { endTurn: { id: turn.id, state: "abandoned", endedAt: now, error: null } });
     services.logger.info({ session: sessionId, turn: turn.id }, "recovered a turn cut short by a restart");
     await inputs.publish(turn.inputIds);
@@ -501,18 +488,13 @@ export class TurnScheduler {
       return;
     }
     const now = services.now();
-    const entries: LogEntry[] = [];
-    const reason: OpenCallReason = ending.state === "interrupted" ? "interrupted" : "failed";
-    const closing =
-      ending.state === "completed"
-        ? []
-        : this.#gate.closingEntries(ending.state === "interrupted" ? "interrupt" : "turn_end", turn.id);
-    entries.push(...closing);
-    const results =
-      ending.state === "completed" || closing.length > 0 ? [] : closeOpenCalls(log.state.history, reason);
-    if (results.length > 0) entries.push({ kind: "tool_results", ts: now, items: results, turn_id: turn.id });
-    entries.push({ kind: "turn_end", ts: now, turn_count: ending.requestCount });
-    entries.push({ kind: "run_outcome", ts: now, outcome: ending.outcome, interrupted: ending.interrupted });
+    const entries = turnEndEntries({
+      turnId: turn.id,
+      ending,
+      now,
+      gate: this.#gate,
+      history: log.state.history,
+    });
     try {
       await log.commit(entries, {
         endTurn: { id: turn.id, state: ending.state, endedAt: now, error: ending.error?.message ?? null },
