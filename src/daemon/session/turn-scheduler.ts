@@ -32,6 +32,7 @@ import { publishEvent } from "./publish-event.js";
 import type { SessionLogWriter } from "./session-log-writer.js";
 import type { SessionServices } from "./session-services.js";
 import { idleStatus } from "./session-snapshot.js";
+import { StorageRetry } from "./storage-retry.js";
 import { abandonedTurnEntries, turnEndEntries } from "./turn-end-entries.js";
 import { storageFailedEnding, storageUnavailableMessage, type TurnEnding, TurnRun } from "./turn-run.js";
 import {
@@ -43,9 +44,6 @@ import {
 } from "./turn-start.js";
 
 export { restartNoteText } from "./turn-end-entries.js";
-
-/** Waits between attempts to write what a storage failure held back (a turn's end or start). */
-const storageRetryDelaysMs = [250, 500, 1_000, 2_000, 5_000];
 
 /** What the scheduler needs from its actor. */
 export interface TurnContext {
@@ -78,13 +76,13 @@ export class TurnScheduler {
   /** Called when the running turn ends or starts to wait for an answer (see `turnSettled`). */
   readonly #settledListeners = new Set<() => void>();
   #starting = false;
-  #storageFailures = 0;
-  #storageRetry: NodeJS.Timeout | null = null;
+  readonly #storageRetry: StorageRetry;
   /** Whether the ending turn's error event has gone out (it goes out once, whatever retries follow). */
   #endingReported = false;
 
   constructor(context: TurnContext) {
     this.#ctx = context;
+    this.#storageRetry = new StorageRetry(() => context.halted());
     this.#gate = new ApprovalGate({
       sessionId: context.sessionId,
       log: context.log,
@@ -157,7 +155,7 @@ export class TurnScheduler {
       })
       .then(
         () => {
-          this.#storageFailures = 0;
+          this.#storageRetry.succeeded();
         },
         (error: unknown) => this.#onStartFailure(error),
       );
@@ -207,7 +205,7 @@ export class TurnScheduler {
       }
       try {
         await this.#runTurn(started, session, launched ?? undefined);
-        this.#storageFailures = 0;
+        this.#storageRetry.succeeded();
       } catch (error) {
         // The input is admitted and its turn's start is durable: what failed after is a start
         // failure, as for a turn started from the queue.
@@ -273,8 +271,7 @@ export class TurnScheduler {
 
   /** The actor is gone: no more retries. */
   dispose(): void {
-    if (this.#storageRetry !== null) clearTimeout(this.#storageRetry);
-    this.#storageRetry = null;
+    this.#storageRetry.dispose();
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -284,7 +281,7 @@ export class TurnScheduler {
     return (
       !this.#ctx.halted() &&
       this.#ctx.log.corrupt === null &&
-      this.#storageRetry === null &&
+      !this.#storageRetry.pending &&
       !this.#ctx.compactor.running &&
       !this.#ctx.services.isDraining()
     );
@@ -515,7 +512,7 @@ export class TurnScheduler {
       this.#holdTurnEnd(turn, failed, error);
       return;
     }
-    this.#storageFailures = 0;
+    this.#storageRetry.succeeded();
     // The turn's end sets the status itself.
     this.#gate.announce(entries, { statusChange: false });
     await this.#finish(turn, ending.state, ending.outcome.type, now);
@@ -535,7 +532,7 @@ export class TurnScheduler {
       });
     }
     this.#ctx.setStatus({ ...this.#ctx.status(), blocking_reason: { code: "storage_unavailable", detail } });
-    this.#retryAfterStorageFailure(() => {
+    this.#storageRetry.schedule(() => {
       this.#ctx.task(() => this.#endTurn(turn, ending)).catch((failure: unknown) => this.#ctx.crash(failure));
     });
   }
@@ -600,18 +597,6 @@ export class TurnScheduler {
       { session: sessionId, err: error },
       "could not start a turn: storage unavailable; will retry",
     );
-    this.#retryAfterStorageFailure(() => this.kick());
-  }
-
-  /** Run `attempt` again after a growing delay (the storage may have room again by then). */
-  #retryAfterStorageFailure(attempt: () => void): void {
-    const delay = storageRetryDelaysMs[Math.min(this.#storageFailures, storageRetryDelaysMs.length - 1)]!;
-    this.#storageFailures++;
-    if (this.#storageRetry !== null) clearTimeout(this.#storageRetry);
-    this.#storageRetry = setTimeout(() => {
-      this.#storageRetry = null;
-      if (!this.#ctx.halted()) attempt();
-    }, delay);
-    this.#storageRetry.unref();
+    this.#storageRetry.schedule(() => this.kick());
   }
 }
