@@ -16,9 +16,6 @@ import { v7 as uuidv7 } from "uuid";
 import type { InputIntent, InputReceipt } from "../../api/inputs.js";
 import type { SessionStatus } from "../../api/session-snapshot.js";
 import { LogCorruptError } from "../../log/errors.js";
-import { classifyDelta } from "../../log/session-log.js";
-import type { Item } from "../../model/items.js";
-import type { Conversation } from "../../worker/index.js";
 import { boundText } from "../history/bounded-entry.js";
 import type { InputRow } from "../storage/inputs-table.js";
 import type { SessionRow } from "../storage/sessions-table.js";
@@ -33,6 +30,7 @@ import type { SessionLogWriter } from "./session-log-writer.js";
 import type { SessionServices } from "./session-services.js";
 import { idleStatus } from "./session-snapshot.js";
 import { StorageRetry } from "./storage-retry.js";
+import { turnConversation } from "./turn-conversation.js";
 import { abandonedTurnEntries, turnEndEntries } from "./turn-end-entries.js";
 import { storageFailedEnding, storageUnavailableMessage, type TurnEnding, TurnRun } from "./turn-run.js";
 import {
@@ -397,7 +395,7 @@ export class TurnScheduler {
       services,
       session,
       state: log.state,
-      conversation: this.#conversation(turnId, () => turn),
+      conversation: turnConversation(this.#ctx, this.#gate, turnId, () => turn),
       feed,
       gate: this.#gate,
       held,
@@ -424,42 +422,6 @@ export class TurnScheduler {
       this.#started = null;
     }
     launched.abort("storage");
-  }
-
-  /** The session's history as the loop sees it: the log's replay, appended through the mailbox. */
-  #conversation(turnId: string, turn: () => TurnRun): Conversation {
-    const { log, feed, services } = this.#ctx;
-    return {
-      get items(): readonly Item[] {
-        return log.state.history;
-      },
-      append: async (items, kind, hint) => {
-        feed.flushDeltas();
-        try {
-          await this.#ctx.task(async () => {
-            const entries = classifyDelta(items, services.now(), { turn_id: turnId });
-            // A model response's calls that must wait are requested in the same commit as the calls.
-            const policy = turn().policy;
-            const requests =
-              kind === "assistant" && policy !== null ? this.#gate.requestEntries(items, policy, turnId) : [];
-            if (hint?.final === true && requests.length === 0) {
-              // The run's last step: it is committed (and published) with the turn's end, in
-              // one transaction. Nothing runs on it meanwhile: no tool, no other request.
-              log.hold(entries);
-              return;
-            }
-            entries.push(...requests);
-            await log.commit(entries);
-            this.#gate.announce(entries);
-          });
-        } catch (error) {
-          // The loop unwinds on the same error; this says why the turn stopped.
-          if (log.corrupt !== null) turn().abort("corrupt");
-          else if (isStorageUnavailable(error)) turn().abort("storage", storageFailureText(error));
-          throw error;
-        }
-      },
-    };
   }
 
   /**
