@@ -31,7 +31,8 @@ import type { SessionServices } from "./session-services.js";
 import { idleStatus } from "./session-snapshot.js";
 import { StorageRetry } from "./storage-retry.js";
 import { turnConversation } from "./turn-conversation.js";
-import { abandonedTurnEntries, turnEndEntries } from "./turn-end-entries.js";
+import { turnEndEntries } from "./turn-end-entries.js";
+import { endAbandonedTurn } from "./turn-recovery.js";
 import { storageFailedEnding, storageUnavailableMessage, type TurnEnding, TurnRun } from "./turn-run.js";
 import {
   deliveredInputs,
@@ -41,7 +42,7 @@ import {
   turnStartWrites,
 } from "./turn-start.js";
 
-export { restartNoteText } from "./turn-end-entries.js";
+export { restartNoteText } from "./turn-recovery.js";
 
 /** What the scheduler needs from its actor. */
 export interface TurnContext {
@@ -285,30 +286,9 @@ export class TurnScheduler {
     );
   }
 
-  /**
-   * Inside the mailbox: a turn a crash cut short becomes abandoned, with a note, then a new turn
-   * runs. When calls of it were waiting for an answer, none of their batch had started: they
-   * stay open, without a note (it would split the calls from their results), and the new turn
-   * waits for the same answers.
-   */
+  /** Inside the mailbox: a turn a crash cut short ends abandoned (turn-recovery.ts), then a new turn runs. */
   async #recoverAbandoned(turn: TurnRow): Promise<void> {
-    const { log, services, sessionId, inputs } = this.#ctx;
-    if (this.#gate.waiting) {
-      const now = services.now();
-      await log.commit([], { endTurn: { id: turn.id, state: "abandoned", endedAt: now, error: null } });
-      services.logger.info(
-        { session: sessionId, turn: turn.id },
-        "recovered a turn cut short by a restart while tool calls waited for approval",
-      );
-      await inputs.publish(turn.inputIds);
-      await this.#startTurn([]);
-      return;
-    }
-    const now = services.now();
-    const entries = abandonedTurnEntries(turn.id, now, log.state.history);
-    await log.commit(entries, { endTurn: { id: turn.id, state: "abandoned", endedAt: now, error: null } });
-    services.logger.info({ session: sessionId, turn: turn.id }, "recovered a turn cut short by a restart");
-    await inputs.publish(turn.inputIds);
+    await endAbandonedTurn(this.#ctx, turn, this.#gate.waiting);
     await this.#startTurn([]);
   }
 
