@@ -9,6 +9,11 @@
  * running (phase "waiting"); ending it denies what waits; a turn cut short while calls waited is
  * followed by a turn that waits for the same calls again (nothing of their batch had started).
  *
+ * This file holds the orchestration (the running turn, the order of commits and publications);
+ * what a start and an end commit is built in turn-start.ts and turn-end-entries.ts, a turn cut
+ * short is ended in turn-recovery.ts, a turn's steps reach the log through turn-conversation.ts,
+ * and storage retries wait in storage-retry.ts.
+ *
  * Boundary rule: runs inside the actor's mailbox for everything it writes; the turn itself
  * (`TurnRun`) runs outside it and comes back through the mailbox for each step and for its end.
  */
