@@ -1,0 +1,108 @@
+/** What a turn's end commits, built from the session's state without storage. */
+import { describe, expect, it } from "vitest";
+import { turnEndEntries } from "../../../src/daemon/session/turn-end-entries.js";
+import type { TurnEnding } from "../../../src/daemon/session/turn-run.js";
+import { type Item, toolCall, toolResult, userMessage } from "../../../src/model/items.js";
+import { denyingGate } from "./denying-gate.js";
+
+function ending(state: TurnEnding["state"]): TurnEnding {
+  return {
+    state,
+    outcome: state === "failed" ? { type: "error", message: "boom" } : { type: "finished" },
+    interrupted: state !== "completed",
+    requestCount: 2,
+    usage: {},
+  };
+}
+
+const openCall: Item[] = [userMessage("list"), toolCall("c1", "list_files", "{}")];
+
+describe("turnEndEntries", () => {
+  it("ends a completed turn with turn_end and run_outcome only, asking the gate nothing", () => {
+    const approvals = denyingGate([]);
+    const entries = turnEndEntries({
+      turnId: "t1",
+      ending: ending("completed"),
+      now: 9,
+      gate: approvals,
+      history: [],
+    });
+    expect(entries).toEqual([
+      { kind: "turn_end", ts: 9, turn_count: 2 },
+      { kind: "run_outcome", ts: 9, outcome: { type: "finished" }, interrupted: false },
+    ]);
+    expect(approvals.asked).toEqual([]);
+  });
+
+  it("closes the open calls of an interrupted turn as interrupted", () => {
+    const entries = turnEndEntries({
+      turnId: "t1",
+      ending: ending("interrupted"),
+      now: 9,
+      gate: denyingGate([]),
+      history: openCall,
+    });
+    expect(entries[0]).toEqual({
+      kind: "tool_results",
+      ts: 9,
+      items: [
+        toolResult(
+          "c1",
+          "Tool call interrupted by the user before it finished; its outcome is unknown.",
+          true,
+        ),
+      ],
+      turn_id: "t1",
+    });
+    expect(entries.slice(1).map((entry) => entry.kind)).toEqual(["turn_end", "run_outcome"]);
+  });
+
+  it("closes the open calls of a failed turn as failed, and logs its error outcome", () => {
+    const entries = turnEndEntries({
+      turnId: "t1",
+      ending: ending("failed"),
+      now: 9,
+      gate: denyingGate([]),
+      history: openCall,
+    });
+    expect(entries[0]).toMatchObject({
+      kind: "tool_results",
+      items: [
+        toolResult("c1", "Tool call not completed because the turn failed; its outcome is unknown.", true),
+      ],
+    });
+    expect(entries[2]).toEqual({
+      kind: "run_outcome",
+      ts: 9,
+      outcome: { type: "error", message: "boom" },
+      interrupted: true,
+    });
+  });
+
+  it("denies the calls that wait for an answer instead of closing them, by interrupt or by the turn's end", () => {
+    const interrupted = denyingGate(["c1"]);
+    const entries = turnEndEntries({
+      turnId: "t1",
+      ending: ending("interrupted"),
+      now: 9,
+      gate: interrupted,
+      history: openCall,
+    });
+    expect(interrupted.asked).toEqual(["interrupt"]);
+    expect(entries.map((entry) => entry.kind)).toEqual(["approval_resolved", "turn_end", "run_outcome"]);
+    const failed = denyingGate(["c1"]);
+    turnEndEntries({ turnId: "t1", ending: ending("failed"), now: 9, gate: failed, history: openCall });
+    expect(failed.asked).toEqual(["turn_end"]);
+  });
+
+  it("leaves a completed turn's history alone even with a call open", () => {
+    const entries = turnEndEntries({
+      turnId: "t1",
+      ending: ending("completed"),
+      now: 9,
+      gate: denyingGate(["c1"]),
+      history: openCall,
+    });
+    expect(entries.map((entry) => entry.kind)).toEqual(["turn_end", "run_outcome"]);
+  });
+});
