@@ -17,17 +17,15 @@ function ending(state: TurnEnding["state"]): TurnEnding {
 
 const openCall: Item[] = [userMessage("list"), toolCall("c1", "list_files", "{}")];
 
+/** The entries of turn t1's end at time 9, ended `state` with `history`, with the calls `waiting` for an answer. */
+function endEntries(state: TurnEnding["state"], history: readonly Item[], gate = denyingGate([])) {
+  return turnEndEntries({ turnId: "t1", ending: ending(state), now: 9, gate, history });
+}
+
 describe("turnEndEntries", () => {
   it("ends a completed turn with turn_end and run_outcome only, asking the gate nothing", () => {
     const approvals = denyingGate([]);
-    const entries = turnEndEntries({
-      turnId: "t1",
-      ending: ending("completed"),
-      now: 9,
-      gate: approvals,
-      history: [],
-    });
-    expect(entries).toEqual([
+    expect(endEntries("completed", [], approvals)).toEqual([
       { kind: "turn_end", ts: 9, turn_count: 2 },
       { kind: "run_outcome", ts: 9, outcome: { type: "finished" }, interrupted: false },
     ]);
@@ -35,42 +33,20 @@ describe("turnEndEntries", () => {
   });
 
   it("closes the open calls of an interrupted turn as interrupted", () => {
-    const entries = turnEndEntries({
-      turnId: "t1",
-      ending: ending("interrupted"),
-      now: 9,
-      gate: denyingGate([]),
-      history: openCall,
-    });
-    expect(entries[0]).toEqual({
+    const entries = endEntries("interrupted", openCall);
+    const interrupted = "Tool call interrupted by the user before it finished; its outcome is unknown.";
+    expect(entries[0]).toMatchObject({
       kind: "tool_results",
-      ts: 9,
-      items: [
-        toolResult(
-          "c1",
-          "Tool call interrupted by the user before it finished; its outcome is unknown.",
-          true,
-        ),
-      ],
       turn_id: "t1",
+      items: [toolResult("c1", interrupted, true)],
     });
     expect(entries.slice(1).map((entry) => entry.kind)).toEqual(["turn_end", "run_outcome"]);
   });
 
   it("closes the open calls of a failed turn as failed, and logs its error outcome", () => {
-    const entries = turnEndEntries({
-      turnId: "t1",
-      ending: ending("failed"),
-      now: 9,
-      gate: denyingGate([]),
-      history: openCall,
-    });
-    expect(entries[0]).toMatchObject({
-      kind: "tool_results",
-      items: [
-        toolResult("c1", "Tool call not completed because the turn failed; its outcome is unknown.", true),
-      ],
-    });
+    const entries = endEntries("failed", openCall);
+    const failed = "Tool call not completed because the turn failed; its outcome is unknown.";
+    expect(entries[0]).toMatchObject({ kind: "tool_results", items: [toolResult("c1", failed, true)] });
     expect(entries[2]).toEqual({
       kind: "run_outcome",
       ts: 9,
@@ -81,28 +57,16 @@ describe("turnEndEntries", () => {
 
   it("denies the calls that wait for an answer instead of closing them, by interrupt or by the turn's end", () => {
     const interrupted = denyingGate(["c1"]);
-    const entries = turnEndEntries({
-      turnId: "t1",
-      ending: ending("interrupted"),
-      now: 9,
-      gate: interrupted,
-      history: openCall,
-    });
+    const entries = endEntries("interrupted", openCall, interrupted);
     expect(interrupted.asked).toEqual(["interrupt"]);
     expect(entries.map((entry) => entry.kind)).toEqual(["approval_resolved", "turn_end", "run_outcome"]);
     const failed = denyingGate(["c1"]);
-    turnEndEntries({ turnId: "t1", ending: ending("failed"), now: 9, gate: failed, history: openCall });
+    endEntries("failed", openCall, failed);
     expect(failed.asked).toEqual(["turn_end"]);
   });
 
   it("leaves a completed turn's history alone even with a call open", () => {
-    const entries = turnEndEntries({
-      turnId: "t1",
-      ending: ending("completed"),
-      now: 9,
-      gate: denyingGate(["c1"]),
-      history: openCall,
-    });
+    const entries = endEntries("completed", openCall, denyingGate(["c1"]));
     expect(entries.map((entry) => entry.kind)).toEqual(["turn_end", "run_outcome"]);
   });
 });

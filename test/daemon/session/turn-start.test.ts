@@ -30,16 +30,14 @@ const hello = input("i1", 1, { kind: "message", text: "hello" });
 const more = input("i2", 2, { kind: "continue" });
 const openCall: Item[] = [userMessage("list"), toolCall("c1", "list_files", "{}")];
 
+/** The entries of turn t1's start at time 5, delivering `pending`, with the calls `waiting` for an answer. */
+function startEntries(pending: readonly InputRow[], history: readonly Item[], gate = denyingGate([])) {
+  return turnStartEntries({ turnId: "t1", now: 5, pending, gate, history });
+}
+
 describe("turnStartEntries", () => {
   it("gives one entry per input, a message as user input and a continue as a continuation", () => {
-    const entries = turnStartEntries({
-      turnId: "t1",
-      now: 5,
-      pending: [hello, more],
-      gate: denyingGate([]),
-      history: [],
-    });
-    expect(entries).toEqual([
+    expect(startEntries([hello, more], [])).toEqual([
       { kind: "user_input", ts: 5, item: userMessage("hello"), turn_id: "t1", input_id: "i1" },
       { kind: "continuation", ts: 5, turn_id: "t1", input_id: "i2" },
     ]);
@@ -47,60 +45,36 @@ describe("turnStartEntries", () => {
 
   it("denies a call that waits for an answer when the start delivers inputs", () => {
     const waiting = denyingGate(["c1"]);
-    const entries = turnStartEntries({
-      turnId: "t1",
-      now: 5,
-      pending: [hello],
-      gate: waiting,
-      history: openCall,
-    });
+    const entries = startEntries([hello], openCall, waiting);
     expect(waiting.asked).toEqual(["turn_end"]);
     expect(entries.map((entry) => entry.kind)).toEqual(["approval_resolved", "user_input"]);
   });
 
   it("leaves a waiting call open when the start has no inputs: the turn waits for its answer", () => {
     const waiting = denyingGate(["c1"]);
-    const entries = turnStartEntries({ turnId: "t1", now: 5, pending: [], gate: waiting, history: openCall });
+    expect(startEntries([], openCall, waiting)).toEqual([]);
     expect(waiting.asked).toEqual([]);
-    expect(entries).toEqual([]);
   });
 
   it("closes a stale open call that waits for nothing as failed before the inputs", () => {
-    const entries = turnStartEntries({
-      turnId: "t1",
-      now: 5,
-      pending: [hello],
-      gate: denyingGate([]),
-      history: openCall,
-    });
-    expect(entries[0]).toEqual({
+    const entries = startEntries([hello], openCall);
+    const failed = "Tool call not completed because the turn failed; its outcome is unknown.";
+    expect(entries[0]).toMatchObject({
       kind: "tool_results",
-      ts: 5,
-      items: [
-        toolResult("c1", "Tool call not completed because the turn failed; its outcome is unknown.", true),
-      ],
       turn_id: "t1",
+      items: [toolResult("c1", failed, true)],
     });
     expect(entries[1]?.kind).toBe("user_input");
   });
 
   it("closes nothing when every call has its result", () => {
-    const history = [...openCall, toolResult("c1", "a.txt")];
-    expect(turnStartEntries({ turnId: "t1", now: 5, pending: [], gate: denyingGate([]), history })).toEqual(
-      [],
-    );
+    expect(startEntries([], [...openCall, toolResult("c1", "a.txt")])).toEqual([]);
   });
 });
 
 describe("deliveredInputs", () => {
   it("gives the inputs consecutive positions after the entries that close calls", () => {
-    const entries = turnStartEntries({
-      turnId: "t1",
-      now: 5,
-      pending: [hello, more],
-      gate: denyingGate([]),
-      history: openCall,
-    });
+    const entries = startEntries([hello, more], openCall);
     const placed = entries.map((entry, i) => ({ entry, position: 10 + i }));
     expect(deliveredInputs([hello, more], entries, placed)).toEqual([
       { row: hello, transcriptPosition: 11 },
