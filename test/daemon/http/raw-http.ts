@@ -62,9 +62,11 @@ export function rawRequest(
       const length = parsed.headers["content-length"];
       if (length !== undefined && buffer.length - parsed.bodyStart >= Number(length)) {
         buffer = buffer.subarray(0, parsed.bodyStart + Number(length));
-        // Give a closing server a moment so `closed` is observed.
         if (ended) finish(null, true);
-        else setTimeout(() => finish(null, socket.readableEnded || socket.destroyed), 50);
+        // A server that said it closes is waited for, however loaded the machine (its end event
+        // finishes); any other gets a moment so a close it did not announce is still observed.
+        else if (parsed.headers.connection?.toLowerCase() !== "close")
+          setTimeout(() => finish(null, socket.readableEnded || socket.destroyed), 50);
       } else if (ended) {
         finish(null, true);
       }
