@@ -1,0 +1,28 @@
+/**
+ * `skein doctor`: the setup check.
+ *
+ * Boundary rule: registration only (see main.ts): each command's module is imported when that
+ * command runs, so `skein --help` and the light commands load none of them.
+ */
+import type { Command } from "commander";
+import type { CommandWiring } from "./command-wiring.js";
+import { positiveInteger } from "./whole-number-option.js";
+
+/** Register `doctor` on the program. */
+export function registerDoctorCommand(program: Command, { context, exitWith }: CommandWiring): void {
+  program
+    .command("doctor")
+    .description(
+      "check node, the daemon, config.json, each provider profile, the command sandbox and disk space",
+    )
+    .option("--json", "print the checks as JSON")
+    .option("--timeout <seconds>", "how long each profile's test request may take", positiveInteger, 20)
+    .addHelpText(
+      "after",
+      "\nExit status 1 when any check fails (warnings do not fail); each failure prints its fix.",
+    )
+    .action(async (options: { json?: boolean; timeout: number }, command: Command) => {
+      const { doctor } = await import("../commands/doctor.js");
+      exitWith(await doctor(context(command), options));
+    });
+}
