@@ -1,8 +1,7 @@
 /**
  * `skein approve`, `skein deny` and `skein approvals`: answering the tool calls that wait.
  *
- * Boundary rule: registration only (see main.ts): each command's module is imported when that
- * command runs, so `skein --help` and the light commands load none of them.
+ * Boundary rule: registration only; a command's module is imported when it runs (main.ts says why).
  */
 import type { Command } from "commander";
 import type { CommandWiring } from "./command-wiring.js";

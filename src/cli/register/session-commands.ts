@@ -3,8 +3,7 @@
  * `skein web`, the browser's view of them. They are one group because `skein --help` lists
  * commands in the order they are registered, and this is the order it has always shown.
  *
- * Boundary rule: registration only (see main.ts): each command's module is imported when that
- * command runs, so `skein --help` and the light commands load none of them.
+ * Boundary rule: registration only; a command's module is imported when it runs (main.ts says why).
  */
 import type { Command } from "commander";
 import type { CommandWiring } from "./command-wiring.js";
