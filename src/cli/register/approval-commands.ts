@@ -1,0 +1,48 @@
+/**
+ * `skein approve`, `skein deny` and `skein approvals`: answering the tool calls that wait.
+ *
+ * Boundary rule: registration only; a command's module is imported when it runs (main.ts says why).
+ */
+import type { Command } from "commander";
+import type { CommandWiring } from "./command-wiring.js";
+
+/** Register `approve`, `deny` and `approvals` on the program. */
+export function registerApprovalCommands(program: Command, { context, exitWith }: CommandWiring): void {
+  program
+    .command("approve")
+    .description("allow a tool call that waits for approval")
+    .argument("<session>", "session id, unique id prefix or name")
+    .argument("<call>", "the call's id (or a unique prefix), as `skein approvals` lists it")
+    .option("-a, --always", "also allow matching calls for the rest of the session")
+    .option("-m, --message <text>", "the reply, for an ask_user question")
+    .addHelpText(
+      "after",
+      '\nExamples:\n  $ skein approvals\n  $ skein approve 01a2b3c4-d5 call_7Hq\n  $ skein approve 01a2b3c4-d5 call_9 -m "blue"',
+    )
+    .action(async (session: string, call: string, options, command: Command) => {
+      const { answerCall } = await import("../commands/approve.js");
+      exitWith(await answerCall(context(command), "allow", session, call, options));
+    });
+
+  program
+    .command("deny")
+    .description("refuse a tool call that waits for approval (the model is told, with your message)")
+    .argument("<session>", "session id, unique id prefix or name")
+    .argument("<call>", "the call's id (or a unique prefix)")
+    .option("-m, --message <text>", "why, or what to do instead (the model reads it)")
+    .addHelpText("after", '\nExample:\n  $ skein deny 01a2b3c4-d5 call_7Hq -m "use the Makefile instead"')
+    .action(async (session: string, call: string, options, command: Command) => {
+      const { answerCall } = await import("../commands/approve.js");
+      exitWith(await answerCall(context(command), "deny", session, call, options));
+    });
+
+  program
+    .command("approvals")
+    .description("list the tool calls that wait for approval (of one session, or of all)")
+    .argument("[session]", "session id, unique id prefix or name")
+    .option("--json", "print them as JSON")
+    .action(async (session: string | undefined, options, command: Command) => {
+      const { listApprovals } = await import("../commands/approve.js");
+      exitWith(await listApprovals(context(command), session, options));
+    });
+}

@@ -1,0 +1,136 @@
+/**
+ * The commands on whole sessions: list, show, attach, fork, interrupt, compact, rm, verify, and
+ * `skein web`, the browser's view of them. They are one group because `skein --help` lists
+ * commands in the order they are registered, and this is the order it has always shown.
+ *
+ * Boundary rule: registration only; a command's module is imported when it runs (main.ts says why).
+ */
+import type { Command } from "commander";
+import type { CommandWiring } from "./command-wiring.js";
+import { positiveInteger } from "./whole-number-option.js";
+
+/** Register `sessions`, `show`, `attach`, `fork`, `interrupt`, `compact`, `web`, `rm` and `verify`. */
+export function registerSessionCommands(program: Command, { context, exitWith }: CommandWiring): void {
+  program
+    .command("sessions")
+    .alias("ls")
+    .description("list sessions, most recently active first")
+    .option("--json", "print the daemon's session summaries as JSON")
+    .option("--here", "only sessions whose workspace is the current directory")
+    .option("-n, --limit <n>", "show at most n sessions", positiveInteger)
+    .addHelpText(
+      "after",
+      "\nExamples:\n  $ skein sessions\n  $ skein sessions --here -n 5\n  $ skein sessions --json | jq '.[].id'",
+    )
+    .action(async (options, command: Command) => {
+      const { listSessions } = await import("../commands/sessions.js");
+      exitWith(await listSessions(context(command), options));
+    });
+
+  program
+    .command("show")
+    .description("print a session's history (through a pager on a terminal)")
+    .argument("<id>", "session id, unique id prefix or name")
+    .option("-t, --tail <n>", "only the last n entries", positiveInteger)
+    .option("--json", "print the entries as JSON")
+    .option("--no-pager", "never use a pager")
+    .option("--hide-thinking", "leave out the model's thinking")
+    .option("--full", "fetch and show large entries whole (they are cut to their start otherwise)")
+    .addHelpText(
+      "after",
+      "\nEach entry starts with its id in brackets; `skein fork ID --at ENTRY` starts a fork there.\n\nExamples:\n  $ skein show 01a2b3c4-d5\n  $ skein show 01a2b3c4-d5 --tail 20 --no-pager",
+    )
+    .action(async (id: string, options, command: Command) => {
+      const { showSession } = await import("../commands/show.js");
+      exitWith(await showSession(context(command), id, options));
+    });
+
+  program
+    .command("attach")
+    .description("follow a session live (Ctrl-C detaches; the session keeps running)")
+    .argument("<id>", "session id, unique id prefix or name")
+    .option("-t, --tail <n>", "entries of history to show first (default 10)", positiveInteger)
+    .option("--hide-thinking", "do not show the model's thinking")
+    .option("--until-idle", "leave once the session is idle with nothing queued")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  $ skein attach 01a2b3c4-d5\n  $ skein attach 01a2b3c4-d5 --until-idle",
+    )
+    .action(async (id: string, options, command: Command) => {
+      const { attachSession } = await import("../commands/attach.js");
+      exitWith(await attachSession(context(command), id, options));
+    });
+
+  program
+    .command("fork")
+    .description("copy a session's history (up to an entry) into a new session; prints the new id")
+    .argument("<id>", "session id, unique id prefix or name")
+    .option("--at <entry>", "the history entry to fork at, as `skein show` lists it (default: the newest)")
+    .option("--name <name>", "name of the new session")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  $ skein fork 01a2b3c4-d5\n  $ skein fork 01a2b3c4-d5 --at 4 --name try-other-approach",
+    )
+    .action(async (id: string, options, command: Command) => {
+      const { forkSession } = await import("../commands/fork.js");
+      exitWith(await forkSession(context(command), id, options));
+    });
+
+  program
+    .command("interrupt")
+    .description("stop a session's running turn and cancel its queued inputs")
+    .argument("<id>", "session id, unique id prefix or name")
+    .addHelpText("after", "\nExample:\n  $ skein interrupt 01a2b3c4-d5")
+    .action(async (id: string, _options, command: Command) => {
+      const { interruptSession } = await import("../commands/interrupt.js");
+      exitWith(await interruptSession(context(command), id));
+    });
+
+  program
+    .command("compact")
+    .description("summarize a session's older messages so its context is smaller (its history stays whole)")
+    .argument("<id>", "session id, unique id prefix or name")
+    .action(async (id: string, _options, command: Command) => {
+      exitWith(await (await import("../commands/compact.js")).compactSession(context(command), id));
+    });
+
+  program
+    .command("web")
+    .description("print a one-time login link to the web UI, and open it on a desktop")
+    .option("--print", "only print the link; do not start a browser")
+    .addHelpText(
+      "after",
+      "\nThe link signs one browser in (an HttpOnly cookie, 7 days); it works once, within 2 minutes.\n\nExamples:\n  $ skein web\n  $ skein web --print",
+    )
+    .action(async (options, command: Command) => {
+      const { openWeb } = await import("../commands/web.js");
+      exitWith(await openWeb(context(command), options));
+    });
+
+  program
+    .command("rm")
+    .description("delete sessions and their whole history")
+    .argument("<id...>", "session ids, unique id prefixes or names")
+    .option("-f, --force", "interrupt a running session first")
+    .addHelpText("after", "\nExamples:\n  $ skein rm 01a2b3c4-d5\n  $ skein rm -f 01a2b3c4-d5 01a2b3c5-77")
+    .action(async (ids: string[], options, command: Command) => {
+      const { removeSessions } = await import("../commands/remove.js");
+      exitWith(await removeSessions(context(command), ids, options));
+    });
+
+  program
+    .command("verify")
+    .description(
+      "check sessions' logs now (every hash, the recorded head, its signature) and print the signed heads",
+    )
+    .argument("[id...]", "session ids, unique id prefixes or names (default: every session)")
+    .option("--json", "print the reports as JSON")
+    .addHelpText(
+      "after",
+      "\nExit status 1 when any log fails verification. Keep the printed heads and the public key elsewhere:\na later rewrite of the log, even with every hash recomputed, no longer matches them.\n\nExamples:\n  $ skein verify\n  $ skein verify 01a2b3c4-d5 --json",
+    )
+    .action(async (ids: string[], options, command: Command) => {
+      const { verifySessions } = await import("../commands/verify.js");
+      exitWith(await verifySessions(context(command), ids, options));
+    });
+}
