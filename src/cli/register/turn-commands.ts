@@ -10,7 +10,7 @@ import { positiveInteger } from "./whole-number-option.js";
 
 /** Register `chat` and `run` on the program. */
 export function registerTurnCommands(program: Command, { context, exitWith }: CommandWiring): void {
-  program
+  const chat = program
     .command("chat", { isDefault: true })
     .description("chat with an agent working in the current directory (the default command)")
     .option("-s, --session <id>", "continue this session (id, unique id prefix or name)")
@@ -18,14 +18,8 @@ export function registerTurnCommands(program: Command, { context, exitWith }: Co
     .option("--hide-thinking", "do not show the model's thinking (/thinking toggles it)")
     .option("--name <name>", "name of a new session")
     .option("--profile <name>", "provider profile (default: the active one); changes a continued session")
-    .option("--model <model>", "model (default: the profile's); changes a continued session")
-    .option("--effort <level>", "how hard the model thinks: minimal, low, medium, high, xhigh", effortOption)
-    .option("--max-tokens <n>", "output limit of each model request", positiveInteger)
-    .option(
-      "--temperature <t>",
-      "sampling temperature, 0 to 2 (where the model accepts it)",
-      temperatureOption,
-    )
+    .option("--model <model>", "model (default: the profile's); changes a continued session");
+  withModelSettingOptions(chat)
     .addHelpText(
       "after",
       `
@@ -44,7 +38,7 @@ Examples:
       exitWith(await chat(context(command), options));
     });
 
-  program
+  const run = program
     .command("run")
     .description("run one turn and print the answer")
     .argument("<prompt>", 'the prompt; "-" reads it from stdin')
@@ -55,14 +49,8 @@ Examples:
     .option("--hide-thinking", "do not show the model's thinking on stderr")
     .option("--name <name>", "name of a new session")
     .option("--profile <name>", "provider profile (default: the active one); with --session, changes it")
-    .option("--model <model>", "model (default: the profile's); with --session, changes it")
-    .option("--effort <level>", "how hard the model thinks: minimal, low, medium, high, xhigh", effortOption)
-    .option("--max-tokens <n>", "output limit of each model request", positiveInteger)
-    .option(
-      "--temperature <t>",
-      "sampling temperature, 0 to 2 (where the model accepts it)",
-      temperatureOption,
-    )
+    .option("--model <model>", "model (default: the profile's); with --session, changes it");
+  withModelSettingOptions(run)
     .option(
       "--approve",
       "allow every tool call the turn asks about (recorded as answered by skein run --approve)",
@@ -89,4 +77,16 @@ Examples:
       const { runPrompt } = await import("../commands/run-prompt.js");
       exitWith(await runPrompt(context(command), prompt, options));
     });
+}
+
+/** `command` with the model settings a turn may set (`--effort`, `--max-tokens`, `--temperature`), in help order. */
+function withModelSettingOptions(command: Command): Command {
+  return command
+    .option("--effort <level>", "how hard the model thinks: minimal, low, medium, high, xhigh", effortOption)
+    .option("--max-tokens <n>", "output limit of each model request", positiveInteger)
+    .option(
+      "--temperature <t>",
+      "sampling temperature, 0 to 2 (where the model accepts it)",
+      temperatureOption,
+    );
 }
