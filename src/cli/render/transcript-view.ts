@@ -169,7 +169,6 @@ export class TranscriptView {
     this.#sayHeld = false;
   }
 
-  /** Feed one stream event. */
   /**
    * Hold the events that come from now on until `resume()`: what the caller still writes about
    * the last turn (its footer, after a round trip) must come before anything of the next one.
@@ -185,6 +184,7 @@ export class TranscriptView {
     for (const event of held ?? []) this.onEvent(event);
   }
 
+  /** Feed one stream event. */
   onEvent(event: SessionEvent): void {
     if (this.#paused !== null) {
       this.#paused.push(event);

@@ -74,8 +74,6 @@ export interface TurnContext {
 export class TurnScheduler {
   readonly #ctx: TurnContext;
   #turn: TurnRun | null = null;
-  /** How the running turn started (its receipts at its end are built from it). */
-  #started: StartedTurn | null = null;
   readonly #gate: ApprovalGate;
   /** Called when the running turn ends or starts to wait for an answer (see `turnSettled`). */
   readonly #settledListeners = new Set<() => void>();
@@ -252,7 +250,6 @@ export class TurnScheduler {
     if (turn === null) return;
     turn.abort("crashed");
     this.#turn = null;
-    this.#started = null;
     this.#gate.turnEnded();
     this.#notifySettled();
     publishEvent(this.#ctx.feed, "error", {
@@ -387,10 +384,11 @@ export class TurnScheduler {
       compaction: (bound, prompt, tools) => this.#ctx.compactor.forTurn(turnId, bound, prompt, tools),
     });
     this.#turn = turn;
-    this.#started = started;
     turn.start().then(
       (ending) =>
-        this.#ctx.task(() => this.#endTurn(turn, ending)).catch((error: unknown) => this.#ctx.crash(error)),
+        this.#ctx
+          .task(() => this.#endTurn(turn, started, ending))
+          .catch((error: unknown) => this.#ctx.crash(error)),
       (error: unknown) => this.#ctx.crash(error),
     );
     return turn;
@@ -402,10 +400,7 @@ export class TurnScheduler {
    */
   #dropLaunched(launched: TurnRun | null): void {
     if (launched === null) return;
-    if (this.#turn === launched) {
-      this.#turn = null;
-      this.#started = null;
-    }
+    if (this.#turn === launched) this.#turn = null;
     launched.abort("storage");
   }
 
@@ -414,7 +409,7 @@ export class TurnScheduler {
    * storage refuses the write, clients hear about it at once and the end is written again
    * later (the mailbox stays free meanwhile, so snapshots and streams keep working).
    */
-  async #endTurn(turn: TurnRun, ending: TurnEnding): Promise<void> {
+  async #endTurn(turn: TurnRun, started: StartedTurn, ending: TurnEnding): Promise<void> {
     if (this.#turn !== turn) return;
     const { log, services, feed } = this.#ctx;
     if (!this.#endingReported && ending.error !== undefined) {
@@ -456,17 +451,17 @@ export class TurnScheduler {
         log.dropHeld() && ending.state === "completed"
           ? storageFailedEnding(ending.requestCount - 1, ending.usage, storageFailureText(error))
           : ending;
-      this.#holdTurnEnd(turn, failed, error);
+      this.#holdTurnEnd(turn, started, failed, error);
       return;
     }
     this.#storageRetry.succeeded();
     // The turn's end sets the status itself.
     this.#gate.announce(entries, { statusChange: false });
-    await this.#finish(turn, ending.state, ending.outcome.type, now);
+    await this.#finish(turn, ending.state, ending.outcome.type, { started, endedAt: now });
   }
 
   /** The turn's end could not be written: say so once, show it in the status, and try again later. */
-  #holdTurnEnd(turn: TurnRun, ending: TurnEnding, error: unknown): void {
+  #holdTurnEnd(turn: TurnRun, started: StartedTurn, ending: TurnEnding, error: unknown): void {
     const { services, sessionId, feed } = this.#ctx;
     const detail = storageFailureText(error);
     services.logger.warn({ session: sessionId, turn: turn.id, err: error }, "could not log a turn's end");
@@ -480,26 +475,29 @@ export class TurnScheduler {
     }
     this.#ctx.setStatus({ ...this.#ctx.status(), blocking_reason: { code: "storage_unavailable", detail } });
     this.#storageRetry.schedule(() => {
-      this.#ctx.task(() => this.#endTurn(turn, ending)).catch((failure: unknown) => this.#ctx.crash(failure));
+      this.#ctx
+        .task(() => this.#endTurn(turn, started, ending))
+        .catch((failure: unknown) => this.#ctx.crash(failure));
     });
   }
 
-  /** The turn is over (logged, or given up on a corrupt log): tell the clients and let the queue run. */
+  /**
+   * The turn is over (logged, or given up on a corrupt log): tell the clients and let the queue
+   * run. `logged`: how the turn started and when its end was logged, when it was.
+   */
   async #finish(
     turn: TurnRun,
     state: TurnEnding["state"],
     outcome: TurnEnding["outcome"]["type"],
-    loggedEndAt?: number,
+    logged?: { started: StartedTurn; endedAt: number },
   ): Promise<void> {
     const { feed, inputs, log } = this.#ctx;
-    const started = this.#started;
     this.#turn = null;
-    this.#started = null;
     this.#gate.turnEnded();
     this.#notifySettled();
-    if (loggedEndAt !== undefined && started?.turnId === turn.id) {
-      // The end just committed says what a read would: the turn ended `state` at `loggedEndAt`.
-      inputs.publishReceipts(receiptsOf(started, state, loggedEndAt));
+    if (logged !== undefined) {
+      // The end just committed says what a read would: the turn ended `state` at `endedAt`.
+      inputs.publishReceipts(receiptsOf(logged.started, state, logged.endedAt));
     } else {
       // Not logged (a corrupt log): the stored receipts still show the turn running.
       await inputs.publish(turn.inputIds);
