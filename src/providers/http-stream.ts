@@ -27,6 +27,12 @@ const maxErrorBodyBytes = 256 * 1024;
 let sharedDispatcher: Agent | undefined;
 
 /**
+ * The reason `close()` aborts with: one made up front, because `abort()` without a reason builds
+ * a DOMException with its stack on every request, even one whose body was read to the end.
+ */
+const closedReason = new Error("the stream was closed");
+
+/**
  * undici's own header/body timeouts (300 s) are switched off so the idle timer is the one
  * rule; connect timeouts stay (they surface as retryable connect errors).
  */
@@ -121,7 +127,7 @@ export class HttpStream {
     this.closed = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.options.signal.removeEventListener("abort", this.onCallerAbort);
-    this.controller.abort();
+    this.controller.abort(closedReason);
   }
 
   private failure(phase: "connect" | "stream", error: unknown): LlmClientError {

@@ -162,11 +162,17 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   });
   registeredRoutes.set(app, routes);
 
+  // The bound port, read once the server listens: `address()` is a system call, and every
+  // request's Host check needs the port.
+  let boundPort = 0;
   const portOf =
     options.port ??
-    (() => {
-      const address = app.server.address();
-      return typeof address === "object" && address !== null ? address.port : 0;
+    ((): number => {
+      if (boundPort === 0) {
+        const address = app.server.address();
+        boundPort = typeof address === "object" && address !== null ? address.port : 0;
+      }
+      return boundPort;
     });
   let selfFor: { port: number; hosts: Set<string>; origins: Set<string> } | null = null;
   const self = (port: number): { hosts: Set<string>; origins: Set<string> } => {
