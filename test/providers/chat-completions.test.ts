@@ -22,6 +22,8 @@ import {
 
 const fake = withFakeProvider();
 
+const client = () => clientFor("chat_completions", fake().baseUrl);
+
 const weatherTool = {
   name: "get_weather",
   description: "Weather for a city",
@@ -35,7 +37,7 @@ const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
 describe("chat_completions streaming", () => {
   it("streams text as one block opened before its first delta", async () => {
     fake().queue(text(["Hel", "lo ", "wörld 👋"]));
-    const { events, error } = await collect(clientFor("chat_completions", fake().baseUrl), ask());
+    const { events, error } = await collect(client(), ask());
     expect(error).toBeUndefined();
     assertWellFormed(events);
     expect(events.slice(0, 3)).toEqual([
@@ -62,7 +64,7 @@ describe("chat_completions streaming", () => {
         { type: "text", deltas: ["answer two"] },
       ]),
     );
-    const { events } = await collect(clientFor("chat_completions", fake().baseUrl), ask());
+    const { events } = await collect(client(), ask());
     assertWellFormed(events);
     const starts = events.flatMap((event) =>
       event.type === "block_start" ? [[event.index, event.block.type]] : [],
@@ -79,17 +81,14 @@ describe("chat_completions streaming", () => {
 
   it("reads reasoning from the `reasoning` field too (Ollama, OpenRouter)", async () => {
     fake().queue({ ...reasoning("deep", text("shallow")), reasoningField: "reasoning" });
-    const { events } = await collect(clientFor("chat_completions", fake().baseUrl), ask());
+    const { events } = await collect(client(), ask());
     expect(thinkingOf(events)).toBe("deep");
     expect(textOf(events)).toBe("shallow");
   });
 
   it("streams one tool call and ends with the tool_use stop reason", async () => {
     fake().queue(toolCalls([{ name: "get_weather", args: { city: "Paris" }, id: "call_1" }]));
-    const { events } = await collect(
-      clientFor("chat_completions", fake().baseUrl),
-      ask("weather?", [weatherTool]),
-    );
+    const { events } = await collect(client(), ask("weather?", [weatherTool]));
     assertWellFormed(events);
     expect(toolCallsOf(events)).toEqual([
       { id: "call_1", name: "get_weather", args: '{"city":"Paris"}', closed: true },
@@ -108,7 +107,7 @@ describe("chat_completions streaming", () => {
         { text: "Let me check." },
       ),
     );
-    const { events } = await collect(clientFor("chat_completions", fake().baseUrl), ask());
+    const { events } = await collect(client(), ask());
     assertWellFormed(events);
     expect(textOf(events)).toBe("Let me check.");
     expect(toolCallsOf(events)).toEqual([
@@ -124,7 +123,7 @@ describe("chat_completions streaming", () => {
 
   it("reports usage with cached and reasoning tokens", async () => {
     fake().queue(text("x", { usage: { input: 120, output: 30, cached: 100, reasoning: 12 } }));
-    const { events } = await collect(clientFor("chat_completions", fake().baseUrl), ask());
+    const { events } = await collect(client(), ask());
     expect(events).toContainEqual({
       type: "usage",
       usage: {
@@ -139,13 +138,13 @@ describe("chat_completions streaming", () => {
 
   it("maps finish reasons length and content_filter", async () => {
     fake().queue(text("cut", { stop: "max_tokens" }), text("no", { stop: "content_filter" }));
-    const client = clientFor("chat_completions", fake().baseUrl);
-    expect((await collect(client, ask())).events.at(-1)).toEqual({
+    const both = client();
+    expect((await collect(both, ask())).events.at(-1)).toEqual({
       type: "status",
       status: "completed",
       stop_reason: "max_tokens",
     });
-    expect((await collect(client, ask())).events.at(-1)).toEqual({
+    expect((await collect(both, ask())).events.at(-1)).toEqual({
       type: "status",
       status: "completed",
       stop_reason: "content_filter",
@@ -163,7 +162,7 @@ describe("chat_completions streaming", () => {
         chunk({}, "stop"),
       ]),
     );
-    const { events, error } = await collect(clientFor("chat_completions", fake().baseUrl), ask());
+    const { events, error } = await collect(client(), ask());
     expect(error).toBeUndefined();
     assertWellFormed(events);
     expect(toolCallsOf(events)).toEqual([{ id: "c1", name: "f", args: '{"a":1}', closed: true }]);
@@ -179,7 +178,7 @@ describe("chat_completions streaming", () => {
         sse("[DONE]"),
       ]),
     );
-    const { events } = await collect(clientFor("chat_completions", fake().baseUrl), ask());
+    const { events } = await collect(client(), ask());
     assertWellFormed(events);
     const [call] = toolCallsOf(events);
     expect(call?.name).toBe("search");
@@ -189,7 +188,7 @@ describe("chat_completions streaming", () => {
 
   it("passes tool arguments that are not JSON through verbatim (the tool reports the error)", async () => {
     fake().queue(toolCalls([{ name: "f", args: '{"broken": tru', id: "c9" }]));
-    const { events, error } = await collect(clientFor("chat_completions", fake().baseUrl), ask());
+    const { events, error } = await collect(client(), ask());
     expect(error).toBeUndefined();
     expect(toolCallsOf(events)[0]?.args).toBe('{"broken": tru');
   });
@@ -204,7 +203,7 @@ describe("chat_completions streaming", () => {
         sse("[DONE]"),
       ]),
     );
-    const { events, error } = await collect(clientFor("chat_completions", fake().baseUrl), ask());
+    const { events, error } = await collect(client(), ask());
     expect(error).toBeUndefined();
     expect(textOf(events)).toBe("ok");
   });
@@ -216,7 +215,7 @@ describe("chat_completions streaming", () => {
         chunk({}, "tool_calls"),
       ]),
     );
-    const { error } = await collect(clientFor("chat_completions", fake().baseUrl), ask());
+    const { error } = await collect(client(), ask());
     expect(error?.kind).toBe("protocol");
   });
 });
@@ -224,12 +223,12 @@ describe("chat_completions streaming", () => {
 describe("chat_completions against a local server", () => {
   it("works with an Ollama-style base URL, no API key and the `reasoning` field", async () => {
     fake().queue({ ...reasoning("hmm", text("local answer")), reasoningField: "reasoning" });
-    const client = createLlmClient({
+    const local = createLlmClient({
       protocol: "chat_completions",
       baseUrl: `${fake().baseUrl}/v1`,
       model: "llama3.2",
     });
-    const { events, error } = await collect(client, { ...ask(), config: { max_tokens: 64 } });
+    const { events, error } = await collect(local, { ...ask(), config: { max_tokens: 64 } });
     expect(error).toBeUndefined();
     expect(textOf(events)).toBe("local answer");
     expect(thinkingOf(events)).toBe("hmm");
@@ -259,7 +258,7 @@ describe("chat_completions requests", () => {
 
   it("sends turn 2 of a tool round trip in the exact Chat Completions shape", async () => {
     fake().queue(text("Paris is mild."));
-    await collect(clientFor("chat_completions", fake().baseUrl), turnTwo);
+    await collect(client(), turnTwo);
     const { body, headers, path } = fake().lastRequest;
     expect(path).toBe("/v1/chat/completions");
     expect(headers.authorization).toBe("Bearer test-key");
