@@ -3,7 +3,7 @@
  * signatures, redacted thinking, tool use, usage normalization, stop reasons, unknown blocks,
  * and the request shape of a tool round trip.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   assistantMessage,
   reasoning as reasoningItem,
@@ -13,15 +13,8 @@ import {
 } from "../../src/model/items.js";
 import type { LlmRequest } from "../../src/model/llm-client.js";
 import { createLlmClient } from "../../src/providers/index.js";
-import {
-  FakeProvider,
-  raw,
-  reasoning,
-  sse,
-  stream,
-  text,
-  toolCalls,
-} from "../support/fake-provider/index.js";
+import { raw, reasoning, sse, stream, text, toolCalls } from "../support/fake-provider/index.js";
+import { withFakeProvider } from "../support/fake-provider/with-fake-provider.js";
 import {
   ask,
   assertWellFormed,
@@ -34,16 +27,9 @@ import {
   toolCallsOf,
 } from "./stream-helpers.js";
 
-let fake: FakeProvider;
-beforeAll(async () => {
-  fake = await FakeProvider.start();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => fake.reset());
+const fake = withFakeProvider();
 
-const client = () => clientFor("anthropic", fake.baseUrl);
+const client = () => clientFor("anthropic", fake().baseUrl);
 const event = (type: string, fields: Record<string, unknown> = {}) => sse({ type, ...fields }, type);
 const messageStart = event("message_start", {
   message: {
@@ -61,7 +47,7 @@ const messageEnd = [
 
 describe("anthropic streaming", () => {
   it("streams a text block, passes pings through and completes at message_stop", async () => {
-    fake.queue(text(["Hi ", "there"]));
+    fake().queue(text(["Hi ", "there"]));
     const { events, error } = await collect(client(), ask());
     expect(error).toBeUndefined();
     assertWellFormed(events);
@@ -71,7 +57,7 @@ describe("anthropic streaming", () => {
   });
 
   it("accumulates signature deltas and puts text and signature on the thinking stop", async () => {
-    fake.queue(
+    fake().queue(
       raw([
         messageStart,
         event("content_block_start", {
@@ -98,14 +84,14 @@ describe("anthropic streaming", () => {
   });
 
   it("turns redacted_thinking into a thinking block carrying the opaque data", async () => {
-    fake.queue(reasoning([], text("ok"), { redacted: true, encryptedContent: "REDACTED-DATA" }));
+    fake().queue(reasoning([], text("ok"), { redacted: true, encryptedContent: "REDACTED-DATA" }));
     const { events } = await collect(client(), ask());
     assertWellFormed(events);
     expect(reasoningOf(events)).toEqual([{ text: "", redacted: true, encrypted_content: "REDACTED-DATA" }]);
   });
 
   it("streams several tool_use blocks from their input_json deltas", async () => {
-    fake.queue(
+    fake().queue(
       toolCalls(
         [
           { name: "get_weather", args: { city: "Paris" }, id: "toolu_1", pieces: 5 },
@@ -125,13 +111,13 @@ describe("anthropic streaming", () => {
   });
 
   it("gives a tool call without argument deltas the empty object", async () => {
-    fake.queue(toolCalls([{ name: "now", args: "", id: "toolu_0" }]));
+    fake().queue(toolCalls([{ name: "now", args: "", id: "toolu_0" }]));
     const { events } = await collect(client(), ask());
     expect(toolCallsOf(events)).toEqual([{ id: "toolu_0", name: "now", args: "{}", closed: true }]);
   });
 
   it("normalizes input tokens to include cache reads and writes", async () => {
-    fake.queue(text("x", { usage: { input: 1000, output: 50, cached: 800, cacheWrite: 150 } }));
+    fake().queue(text("x", { usage: { input: 1000, output: 50, cached: 800, cacheWrite: 150 } }));
     const { events } = await collect(client(), ask());
     expect(events).toContainEqual({
       type: "usage",
@@ -146,13 +132,13 @@ describe("anthropic streaming", () => {
   });
 
   it("maps max_tokens and refusal stop reasons", async () => {
-    fake.queue(text("cut", { stop: "max_tokens" }), text("no", { stop: "content_filter" }));
+    fake().queue(text("cut", { stop: "max_tokens" }), text("no", { stop: "content_filter" }));
     expect((await collect(client(), ask())).events.at(-1)).toMatchObject({ stop_reason: "max_tokens" });
     expect((await collect(client(), ask())).events.at(-1)).toMatchObject({ stop_reason: "refusal" });
   });
 
   it("skips block types it does not handle, with their deltas", async () => {
-    fake.queue(
+    fake().queue(
       raw([
         messageStart,
         event("content_block_start", {
@@ -177,7 +163,7 @@ describe("anthropic streaming", () => {
   });
 
   it("retries an overloaded error event that came before any content, as the real API sends it", async () => {
-    fake.queue(
+    fake().queue(
       raw([messageStart, event("error", { error: { type: "overloaded_error", message: "Overloaded" } })]),
       text("recovered"),
     );
@@ -190,7 +176,7 @@ describe("anthropic streaming", () => {
   });
 
   it("turns an overloaded error event after content into a typed, transient api error", async () => {
-    fake.queue(
+    fake().queue(
       raw([
         messageStart,
         event("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
@@ -200,14 +186,14 @@ describe("anthropic streaming", () => {
     );
     const { error } = await collect(client(), ask());
     expect(error).toMatchObject({ kind: "api", code: "overloaded_error", transient: true });
-    expect(fake.requests).toHaveLength(1);
+    expect(fake().requests).toHaveLength(1);
   });
 
   it("refuses a stream that splices a second message_start into an open message instead of merging both", async () => {
     const textStart = event("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
     const textDelta = (text: string) =>
       event("content_block_delta", { index: 0, delta: { type: "text_delta", text } });
-    fake.queue(
+    fake().queue(
       raw([messageStart, textStart, textDelta("First gen"), messageStart, textStart, textDelta("Second")]),
     );
     const { events, error } = await collect(client(), ask());
@@ -217,7 +203,7 @@ describe("anthropic streaming", () => {
   });
 
   it("closes blocks still open at message_stop", async () => {
-    fake.queue(
+    fake().queue(
       raw([
         messageStart,
         event("content_block_start", {
@@ -257,9 +243,9 @@ describe("anthropic requests", () => {
   };
 
   it("groups the assistant items into one message and sends the results as user tool_result blocks", async () => {
-    fake.queue(text("Paris 18°C."));
+    fake().queue(text("Paris 18°C."));
     await collect(client(), turnTwo);
-    const { body, path, headers } = fake.lastRequest;
+    const { body, path, headers } = fake().lastRequest;
     expect(path).toBe("/v1/messages");
     expect(headers["x-api-key"]).toBe("test-key");
     expect(headers["anthropic-version"]).toBe("2023-06-01");
@@ -301,7 +287,7 @@ describe("anthropic requests", () => {
   });
 
   it("puts tool results before user text in a combined user message", async () => {
-    fake.queue(text("ok"));
+    fake().queue(text("ok"));
     await collect(client(), {
       items: [
         userMessage("go"),
@@ -312,7 +298,7 @@ describe("anthropic requests", () => {
       tools: [],
       config: { max_tokens: 10 },
     });
-    const messages = (fake.lastRequest.body as { messages: unknown[] }).messages;
+    const messages = (fake().lastRequest.body as { messages: unknown[] }).messages;
     expect(messages[2]).toEqual({
       role: "user",
       content: [
@@ -323,32 +309,32 @@ describe("anthropic requests", () => {
   });
 
   it("sends a plain system string and no cache markers when prompt caching is off", async () => {
-    fake.queue(text("ok"));
+    fake().queue(text("ok"));
     const uncached = createLlmClient({
       protocol: "anthropic",
-      baseUrl: fake.baseUrl,
+      baseUrl: fake().baseUrl,
       model: "m",
       apiKey: "k",
       promptCaching: false,
     });
     await collect(uncached, { ...ask("hello"), system_prompt: "Sys" });
-    expect(fake.lastRequest.body).toMatchObject({
+    expect(fake().lastRequest.body).toMatchObject({
       system: "Sys",
       messages: [{ role: "user", content: [{ type: "text", text: "hello" }] }],
     });
-    expect(fake.lastRequest.rawBody).not.toContain("cache_control");
+    expect(fake().lastRequest.rawBody).not.toContain("cache_control");
   });
 
   it("reaches a server that already has /v1 in its base URL", async () => {
-    fake.queue(stream([{ type: "text", deltas: ["v1"] }]));
+    fake().queue(stream([{ type: "text", deltas: ["v1"] }]));
     const versioned = createLlmClient({
       protocol: "anthropic",
-      baseUrl: `${fake.baseUrl}/v1/`,
+      baseUrl: `${fake().baseUrl}/v1/`,
       model: "m",
       apiKey: "k",
     });
     const { events } = await collect(versioned, ask());
     expect(textOf(events)).toBe("v1");
-    expect(fake.lastRequest.path).toBe("/v1/messages");
+    expect(fake().lastRequest.path).toBe("/v1/messages");
   });
 });

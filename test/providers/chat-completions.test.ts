@@ -3,19 +3,12 @@
  * spellings, parallel tool calls, usage, finish reasons, local servers, garbage, and the exact
  * request shape of a tool round trip.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { assistantMessage, toolCall, toolResult, userMessage } from "../../src/model/items.js";
 import type { LlmRequest } from "../../src/model/llm-client.js";
 import { createLlmClient, protocolAdapter } from "../../src/providers/index.js";
-import {
-  FakeProvider,
-  raw,
-  reasoning,
-  sse,
-  stream,
-  text,
-  toolCalls,
-} from "../support/fake-provider/index.js";
+import { raw, reasoning, sse, stream, text, toolCalls } from "../support/fake-provider/index.js";
+import { withFakeProvider } from "../support/fake-provider/with-fake-provider.js";
 import {
   ask,
   assertWellFormed,
@@ -27,14 +20,9 @@ import {
   toolCallsOf,
 } from "./stream-helpers.js";
 
-let fake: FakeProvider;
-beforeAll(async () => {
-  fake = await FakeProvider.start();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => fake.reset());
+const fake = withFakeProvider();
+
+const client = () => clientFor("chat_completions", fake().baseUrl);
 
 const weatherTool = {
   name: "get_weather",
@@ -48,8 +36,8 @@ const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
 
 describe("chat_completions streaming", () => {
   it("streams text as one block opened before its first delta", async () => {
-    fake.queue(text(["Hel", "lo ", "wörld 👋"]));
-    const { events, error } = await collect(clientFor("chat_completions", fake.baseUrl), ask());
+    fake().queue(text(["Hel", "lo ", "wörld 👋"]));
+    const { events, error } = await collect(client(), ask());
     expect(error).toBeUndefined();
     assertWellFormed(events);
     expect(events.slice(0, 3)).toEqual([
@@ -68,7 +56,7 @@ describe("chat_completions streaming", () => {
   });
 
   it("interleaves reasoning_content and text, each switch closing the other block", async () => {
-    fake.queue(
+    fake().queue(
       stream([
         { type: "reasoning", deltas: ["first ", "thought"] },
         { type: "text", deltas: ["answer one"] },
@@ -76,7 +64,7 @@ describe("chat_completions streaming", () => {
         { type: "text", deltas: ["answer two"] },
       ]),
     );
-    const { events } = await collect(clientFor("chat_completions", fake.baseUrl), ask());
+    const { events } = await collect(client(), ask());
     assertWellFormed(events);
     const starts = events.flatMap((event) =>
       event.type === "block_start" ? [[event.index, event.block.type]] : [],
@@ -92,18 +80,15 @@ describe("chat_completions streaming", () => {
   });
 
   it("reads reasoning from the `reasoning` field too (Ollama, OpenRouter)", async () => {
-    fake.queue({ ...reasoning("deep", text("shallow")), reasoningField: "reasoning" });
-    const { events } = await collect(clientFor("chat_completions", fake.baseUrl), ask());
+    fake().queue({ ...reasoning("deep", text("shallow")), reasoningField: "reasoning" });
+    const { events } = await collect(client(), ask());
     expect(thinkingOf(events)).toBe("deep");
     expect(textOf(events)).toBe("shallow");
   });
 
   it("streams one tool call and ends with the tool_use stop reason", async () => {
-    fake.queue(toolCalls([{ name: "get_weather", args: { city: "Paris" }, id: "call_1" }]));
-    const { events } = await collect(
-      clientFor("chat_completions", fake.baseUrl),
-      ask("weather?", [weatherTool]),
-    );
+    fake().queue(toolCalls([{ name: "get_weather", args: { city: "Paris" }, id: "call_1" }]));
+    const { events } = await collect(client(), ask("weather?", [weatherTool]));
     assertWellFormed(events);
     expect(toolCallsOf(events)).toEqual([
       { id: "call_1", name: "get_weather", args: '{"city":"Paris"}', closed: true },
@@ -112,7 +97,7 @@ describe("chat_completions streaming", () => {
   });
 
   it("keeps parallel tool calls apart by index while their arguments arrive interleaved in pieces", async () => {
-    fake.queue(
+    fake().queue(
       toolCalls(
         [
           { name: "get_weather", args: { city: "Paris" }, id: "call_a", pieces: 4 },
@@ -122,7 +107,7 @@ describe("chat_completions streaming", () => {
         { text: "Let me check." },
       ),
     );
-    const { events } = await collect(clientFor("chat_completions", fake.baseUrl), ask());
+    const { events } = await collect(client(), ask());
     assertWellFormed(events);
     expect(textOf(events)).toBe("Let me check.");
     expect(toolCallsOf(events)).toEqual([
@@ -137,8 +122,8 @@ describe("chat_completions streaming", () => {
   });
 
   it("reports usage with cached and reasoning tokens", async () => {
-    fake.queue(text("x", { usage: { input: 120, output: 30, cached: 100, reasoning: 12 } }));
-    const { events } = await collect(clientFor("chat_completions", fake.baseUrl), ask());
+    fake().queue(text("x", { usage: { input: 120, output: 30, cached: 100, reasoning: 12 } }));
+    const { events } = await collect(client(), ask());
     expect(events).toContainEqual({
       type: "usage",
       usage: {
@@ -152,14 +137,14 @@ describe("chat_completions streaming", () => {
   });
 
   it("maps finish reasons length and content_filter", async () => {
-    fake.queue(text("cut", { stop: "max_tokens" }), text("no", { stop: "content_filter" }));
-    const client = clientFor("chat_completions", fake.baseUrl);
-    expect((await collect(client, ask())).events.at(-1)).toEqual({
+    fake().queue(text("cut", { stop: "max_tokens" }), text("no", { stop: "content_filter" }));
+    const both = client();
+    expect((await collect(both, ask())).events.at(-1)).toEqual({
       type: "status",
       status: "completed",
       stop_reason: "max_tokens",
     });
-    expect((await collect(client, ask())).events.at(-1)).toEqual({
+    expect((await collect(both, ask())).events.at(-1)).toEqual({
       type: "status",
       status: "completed",
       stop_reason: "content_filter",
@@ -167,7 +152,7 @@ describe("chat_completions streaming", () => {
   });
 
   it("closes tool blocks at the finish reason even when the server says `stop` and sends no [DONE]", async () => {
-    fake.queue(
+    fake().queue(
       raw([
         chunk({
           role: "assistant",
@@ -177,7 +162,7 @@ describe("chat_completions streaming", () => {
         chunk({}, "stop"),
       ]),
     );
-    const { events, error } = await collect(clientFor("chat_completions", fake.baseUrl), ask());
+    const { events, error } = await collect(client(), ask());
     expect(error).toBeUndefined();
     assertWellFormed(events);
     expect(toolCallsOf(events)).toEqual([{ id: "c1", name: "f", args: '{"a":1}', closed: true }]);
@@ -185,7 +170,7 @@ describe("chat_completions streaming", () => {
   });
 
   it("gives an id to a tool call that has none and waits for its name before starting it", async () => {
-    fake.queue(
+    fake().queue(
       raw([
         chunk({ tool_calls: [{ index: 0, function: { arguments: '{"q":' } }] }),
         chunk({ tool_calls: [{ index: 0, function: { name: "search", arguments: '"x"}' } }] }),
@@ -193,7 +178,7 @@ describe("chat_completions streaming", () => {
         sse("[DONE]"),
       ]),
     );
-    const { events } = await collect(clientFor("chat_completions", fake.baseUrl), ask());
+    const { events } = await collect(client(), ask());
     assertWellFormed(events);
     const [call] = toolCallsOf(events);
     expect(call?.name).toBe("search");
@@ -202,14 +187,14 @@ describe("chat_completions streaming", () => {
   });
 
   it("passes tool arguments that are not JSON through verbatim (the tool reports the error)", async () => {
-    fake.queue(toolCalls([{ name: "f", args: '{"broken": tru', id: "c9" }]));
-    const { events, error } = await collect(clientFor("chat_completions", fake.baseUrl), ask());
+    fake().queue(toolCalls([{ name: "f", args: '{"broken": tru', id: "c9" }]));
+    const { events, error } = await collect(client(), ask());
     expect(error).toBeUndefined();
     expect(toolCallsOf(events)[0]?.args).toBe('{"broken": tru');
   });
 
   it("ignores malformed fields instead of crashing", async () => {
-    fake.queue(
+    fake().queue(
       raw([
         sse({ choices: "nonsense", usage: 5 }),
         sse({ choices: [null, { index: 0, delta: { content: 42, tool_calls: [7, { index: "x" }] } }] }),
@@ -218,36 +203,36 @@ describe("chat_completions streaming", () => {
         sse("[DONE]"),
       ]),
     );
-    const { events, error } = await collect(clientFor("chat_completions", fake.baseUrl), ask());
+    const { events, error } = await collect(client(), ask());
     expect(error).toBeUndefined();
     expect(textOf(events)).toBe("ok");
   });
 
   it("rejects a tool call that never names its function with a protocol error", async () => {
-    fake.queue(
+    fake().queue(
       raw([
         chunk({ tool_calls: [{ index: 0, id: "c", function: { arguments: "{}" } }] }),
         chunk({}, "tool_calls"),
       ]),
     );
-    const { error } = await collect(clientFor("chat_completions", fake.baseUrl), ask());
+    const { error } = await collect(client(), ask());
     expect(error?.kind).toBe("protocol");
   });
 });
 
 describe("chat_completions against a local server", () => {
   it("works with an Ollama-style base URL, no API key and the `reasoning` field", async () => {
-    fake.queue({ ...reasoning("hmm", text("local answer")), reasoningField: "reasoning" });
-    const client = createLlmClient({
+    fake().queue({ ...reasoning("hmm", text("local answer")), reasoningField: "reasoning" });
+    const local = createLlmClient({
       protocol: "chat_completions",
-      baseUrl: `${fake.baseUrl}/v1`,
+      baseUrl: `${fake().baseUrl}/v1`,
       model: "llama3.2",
     });
-    const { events, error } = await collect(client, { ...ask(), config: { max_tokens: 64 } });
+    const { events, error } = await collect(local, { ...ask(), config: { max_tokens: 64 } });
     expect(error).toBeUndefined();
     expect(textOf(events)).toBe("local answer");
     expect(thinkingOf(events)).toBe("hmm");
-    const request = fake.lastRequest;
+    const request = fake().lastRequest;
     expect(request.path).toBe("/v1/chat/completions");
     expect(request.headers.authorization).toBeUndefined();
     expect(request.body).toMatchObject({ model: "llama3.2", max_tokens: 64, stream: true });
@@ -272,9 +257,9 @@ describe("chat_completions requests", () => {
   };
 
   it("sends turn 2 of a tool round trip in the exact Chat Completions shape", async () => {
-    fake.queue(text("Paris is mild."));
-    await collect(clientFor("chat_completions", fake.baseUrl), turnTwo);
-    const { body, headers, path } = fake.lastRequest;
+    fake().queue(text("Paris is mild."));
+    await collect(client(), turnTwo);
+    const { body, headers, path } = fake().lastRequest;
     expect(path).toBe("/v1/chat/completions");
     expect(headers.authorization).toBe("Bearer test-key");
     expect(body).toEqual({

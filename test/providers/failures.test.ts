@@ -4,14 +4,13 @@
  * cancellation, provider error events and garbage.
  */
 import { createServer } from "node:net";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createLlmClient } from "../../src/providers/index.js";
 import {
   deliver,
   disconnectAfter,
   encodeContext,
   encodeReply,
-  FakeProvider,
   hang,
   hangAfter,
   httpError,
@@ -19,20 +18,10 @@ import {
   sse,
   text,
 } from "../support/fake-provider/index.js";
+import { withFakeProvider } from "../support/fake-provider/with-fake-provider.js";
 import { ask, assertWellFormed, clientFor, collect, protocols, retriesOf, textOf } from "./stream-helpers.js";
 
-let fake: FakeProvider;
-
-beforeAll(async () => {
-  fake = await FakeProvider.start();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => {
-  fake.reset();
-  fake.script = () => text("unexpected extra request");
-});
+const fake = withFakeProvider({ script: () => text("unexpected extra request") });
 
 /** A provider error event in each protocol's own shape. */
 const errorEvents = {
@@ -58,20 +47,20 @@ const firstEvents = {
 
 describe.each(protocols)("%s failures", (protocol) => {
   it("turns an HTTP error into a typed error with status, provider code, message and Retry-After", async () => {
-    fake.queue(httpError(400, { code: "bad_thing", message: "the request was bad", retryAfter: 7 }));
-    const { events, error } = await collect(clientFor(protocol, fake.baseUrl), ask());
+    fake().queue(httpError(400, { code: "bad_thing", message: "the request was bad", retryAfter: 7 }));
+    const { events, error } = await collect(clientFor(protocol, fake().baseUrl), ask());
     expect(events).toEqual([]);
     expect(error?.kind).toBe("http");
     expect(error?.status).toBe(400);
     expect(error?.code).toBe("bad_thing");
     expect(error?.message).toContain("the request was bad");
     expect(error?.retryAfterMs).toBe(7000);
-    expect(fake.requests).toHaveLength(1);
+    expect(fake().requests).toHaveLength(1);
   });
 
   it("retries a 429 and a 503 while opening, reporting each retry as an event", async () => {
-    fake.queue(httpError(429), httpError(503), text("finally"));
-    const { events, error } = await collect(clientFor(protocol, fake.baseUrl), ask());
+    fake().queue(httpError(429), httpError(503), text("finally"));
+    const { events, error } = await collect(clientFor(protocol, fake().baseUrl), ask());
     expect(error).toBeUndefined();
     expect(textOf(events)).toBe("finally");
     const retries = retriesOf(events);
@@ -81,13 +70,13 @@ describe.each(protocols)("%s failures", (protocol) => {
     ]);
     expect(retries.every((retry) => retry.max_attempts === 4 && retry.delay_ms >= 0)).toBe(true);
     expect(events.findIndex((event) => event.type === "retry")).toBe(0);
-    expect(fake.requests).toHaveLength(3);
+    expect(fake().requests).toHaveLength(3);
   });
 
   it("honours Retry-After instead of its own backoff", async () => {
-    fake.queue(httpError(529, { retryAfter: 1 }), text("after the wait"));
+    fake().queue(httpError(529, { retryAfter: 1 }), text("after the wait"));
     const started = Date.now();
-    const { events, error } = await collect(clientFor(protocol, fake.baseUrl), ask());
+    const { events, error } = await collect(clientFor(protocol, fake().baseUrl), ask());
     expect(error).toBeUndefined();
     expect(retriesOf(events)).toEqual([
       { attempt: 1, max_attempts: 4, delay_ms: 1000, reason: expect.stringContaining("529"), status: 529 },
@@ -98,28 +87,28 @@ describe.each(protocols)("%s failures", (protocol) => {
 
   it("does not retry a 400 or a 401", async () => {
     for (const status of [400, 401]) {
-      fake.reset();
-      fake.queue(httpError(status), text("never sent"));
-      const { events, error } = await collect(clientFor(protocol, fake.baseUrl), ask());
+      fake().reset();
+      fake().queue(httpError(status), text("never sent"));
+      const { events, error } = await collect(clientFor(protocol, fake().baseUrl), ask());
       expect(error?.status).toBe(status);
       expect(retriesOf(events)).toEqual([]);
-      expect(fake.requests).toHaveLength(1);
+      expect(fake().requests).toHaveLength(1);
     }
   });
 
   it("gives up after the last attempt with the last error", async () => {
-    fake.queue(httpError(503), httpError(503), httpError(502, { message: "still down" }));
-    const client = clientFor(protocol, fake.baseUrl, { retry: { maxAttempts: 3, baseDelayMs: 1 } });
+    fake().queue(httpError(503), httpError(503), httpError(502, { message: "still down" }));
+    const client = clientFor(protocol, fake().baseUrl, { retry: { maxAttempts: 3, baseDelayMs: 1 } });
     const { events, error } = await collect(client, ask());
     expect(error?.status).toBe(502);
     expect(error?.message).toContain("still down");
     expect(retriesOf(events)).toHaveLength(2);
-    expect(fake.requests).toHaveLength(3);
+    expect(fake().requests).toHaveLength(3);
   });
 
   it("stops retrying when the next wait would exceed the total time budget", async () => {
-    fake.queue(httpError(429, { retryAfter: 30 }), text("never sent"));
-    const client = clientFor(protocol, fake.baseUrl, { retry: { totalTimeMs: 5_000 } });
+    fake().queue(httpError(429, { retryAfter: 30 }), text("never sent"));
+    const client = clientFor(protocol, fake().baseUrl, { retry: { totalTimeMs: 5_000 } });
     const { events, error } = await collect(client, ask());
     expect(error?.status).toBe(429);
     expect(error?.retryAfterMs).toBe(30_000);
@@ -127,63 +116,63 @@ describe.each(protocols)("%s failures", (protocol) => {
   });
 
   it("retries a connection that closes before anything was received", async () => {
-    fake.queue(disconnectAfter(0, text("lost")), text("second try"));
-    const { events, error } = await collect(clientFor(protocol, fake.baseUrl), ask());
+    fake().queue(disconnectAfter(0, text("lost")), text("second try"));
+    const { events, error } = await collect(clientFor(protocol, fake().baseUrl), ask());
     expect(error).toBeUndefined();
     expect(retriesOf(events)).toHaveLength(1);
     expect(textOf(events)).toBe("second try");
   });
 
   it("ends a stream that breaks mid-way with a network error, keeping the text already received", async () => {
-    fake.queue(disconnectAfter(6, text(["one ", "two ", "three ", "four ", "five ", "six ", "seven "])));
-    const { events, error } = await collect(clientFor(protocol, fake.baseUrl), ask());
+    fake().queue(disconnectAfter(6, text(["one ", "two ", "three ", "four ", "five ", "six ", "seven "])));
+    const { events, error } = await collect(clientFor(protocol, fake().baseUrl), ask());
     expect(error?.kind).toBe("network");
     expect(error?.message).toMatch(/stream (broke|ended before)/);
     expect(textOf(events).startsWith("one two")).toBe(true);
     expect(retriesOf(events)).toEqual([]);
     assertWellFormed(events);
     expect(events.some((event) => event.type === "block_abort")).toBe(true);
-    expect(fake.requests).toHaveLength(1);
+    expect(fake().requests).toHaveLength(1);
   });
 
   it("treats a stream that ends cleanly before its terminal event as incomplete, retrying it when only its start came", async () => {
-    fake.queue(raw([firstEvents[protocol]]), text("second try"));
-    const { events, error } = await collect(clientFor(protocol, fake.baseUrl), ask());
+    fake().queue(raw([firstEvents[protocol]]), text("second try"));
+    const { events, error } = await collect(clientFor(protocol, fake().baseUrl), ask());
     // Responses and Anthropic open with a bare start event; Chat and Gemini with content.
     if (protocol === "responses" || protocol === "anthropic") {
       expect(error).toBeUndefined();
       expect(retriesOf(events)).toHaveLength(1);
       expect(textOf(events)).toBe("second try");
-      expect(fake.requests).toHaveLength(2);
+      expect(fake().requests).toHaveLength(2);
     } else {
       expect(error?.kind).toBe("network");
       expect(error?.code).toBe("incomplete_stream");
-      expect(fake.requests).toHaveLength(1);
+      expect(fake().requests).toHaveLength(1);
     }
   });
 
   it("turns a stalled stream into a timeout error instead of hanging", async () => {
-    fake.queue(hangAfter(4, text(["a", "b", "c", "d", "e", "f"])));
-    const client = clientFor(protocol, fake.baseUrl, { idleTimeoutMs: 300 });
+    fake().queue(hangAfter(4, text(["a", "b", "c", "d", "e", "f"])));
+    const client = clientFor(protocol, fake().baseUrl, { idleTimeoutMs: 300 });
     const { events, error } = await collect(client, ask());
     expect(error?.kind).toBe("timeout");
     expect(error?.code).toBe("idle_timeout");
     assertWellFormed(events);
-    await fake.lastRequest.closed;
+    await fake().lastRequest.closed;
   });
 
   it("times out a provider that never sends response headers", async () => {
-    fake.queue(hang());
-    const client = clientFor(protocol, fake.baseUrl, { idleTimeoutMs: 300 });
+    fake().queue(hang());
+    const client = clientFor(protocol, fake().baseUrl, { idleTimeoutMs: 300 });
     const { error } = await collect(client, ask());
     expect(error?.kind).toBe("timeout");
-    expect(fake.requests).toHaveLength(1);
+    expect(fake().requests).toHaveLength(1);
   });
 
   it("aborts the HTTP request at once when cancelled mid-stream", async () => {
-    fake.queue(hangAfter(3, text(["a", "b", "c", "d"])));
+    fake().queue(hangAfter(3, text(["a", "b", "c", "d"])));
     const controller = new AbortController();
-    const client = clientFor(protocol, fake.baseUrl);
+    const client = clientFor(protocol, fake().baseUrl);
     const seen: string[] = [];
     let caught: unknown;
     try {
@@ -196,43 +185,49 @@ describe.each(protocols)("%s failures", (protocol) => {
     }
     expect(caught).toMatchObject({ name: "LlmClientError", kind: "aborted" });
     expect(seen).toEqual(["status"]);
-    await fake.lastRequest.closed;
-    expect(fake.lastRequest.clientAborted).toBe(true);
+    await fake().lastRequest.closed;
+    expect(fake().lastRequest.clientAborted).toBe(true);
   });
 
   it("closes the connection when the consumer stops reading", async () => {
-    fake.queue(hangAfter(3, text(["a", "b", "c"])));
-    for await (const event of clientFor(protocol, fake.baseUrl).stream(ask(), new AbortController().signal)) {
+    fake().queue(hangAfter(3, text(["a", "b", "c"])));
+    for await (const event of clientFor(protocol, fake().baseUrl).stream(
+      ask(),
+      new AbortController().signal,
+    )) {
       expect(event.type).toBe("status");
       break;
     }
-    await fake.lastRequest.closed;
-    expect(fake.lastRequest.clientAborted).toBe(true);
+    await fake().lastRequest.closed;
+    expect(fake().lastRequest.clientAborted).toBe(true);
   });
 
   it("does not mistake a slow but steady stream for a stall", async () => {
-    fake.queue(deliver(text(["s", "l", "o", "w", "!"]), { delayMs: 100 }));
-    const { events, error } = await collect(clientFor(protocol, fake.baseUrl, { idleTimeoutMs: 500 }), ask());
+    fake().queue(deliver(text(["s", "l", "o", "w", "!"]), { delayMs: 100 }));
+    const { events, error } = await collect(
+      clientFor(protocol, fake().baseUrl, { idleTimeoutMs: 500 }),
+      ask(),
+    );
     expect(error).toBeUndefined();
     expect(textOf(events)).toBe("slow!");
   });
 
   it("aborts while waiting for response headers", async () => {
-    fake.queue(hang());
+    fake().queue(hang());
     const controller = new AbortController();
-    const pending = collect(clientFor(protocol, fake.baseUrl), ask(), controller.signal);
-    await fake.waitForRequests(1);
+    const pending = collect(clientFor(protocol, fake().baseUrl), ask(), controller.signal);
+    await fake().waitForRequests(1);
     controller.abort();
     const { error } = await pending;
     expect(error?.kind).toBe("aborted");
-    await fake.lastRequest.closed;
-    expect(fake.lastRequest.clientAborted).toBe(true);
+    await fake().lastRequest.closed;
+    expect(fake().lastRequest.clientAborted).toBe(true);
   });
 
   it("aborts while waiting to retry", async () => {
-    fake.queue(httpError(429, { retryAfter: 30 }));
+    fake().queue(httpError(429, { retryAfter: 30 }));
     const controller = new AbortController();
-    const client = clientFor(protocol, fake.baseUrl);
+    const client = clientFor(protocol, fake().baseUrl);
     const events: string[] = [];
     let caught: unknown;
     try {
@@ -250,14 +245,14 @@ describe.each(protocols)("%s failures", (protocol) => {
   it("does not even send the request when the signal is already aborted", async () => {
     const controller = new AbortController();
     controller.abort();
-    const { error } = await collect(clientFor(protocol, fake.baseUrl), ask(), controller.signal);
+    const { error } = await collect(clientFor(protocol, fake().baseUrl), ask(), controller.signal);
     expect(error?.kind).toBe("aborted");
-    expect(fake.requests).toHaveLength(0);
+    expect(fake().requests).toHaveLength(0);
   });
 
   it("turns a provider error event into a typed api error", async () => {
-    fake.queue(raw([firstEvents[protocol], errorEvents[protocol]]));
-    const { events, error } = await collect(clientFor(protocol, fake.baseUrl), ask());
+    fake().queue(raw([firstEvents[protocol], errorEvents[protocol]]));
+    const { events, error } = await collect(clientFor(protocol, fake().baseUrl), ask());
     expect(error?.kind).toBe("api");
     expect(error?.code).toBe("boom");
     expect(error?.message).toContain("upstream exploded");
@@ -265,8 +260,8 @@ describe.each(protocols)("%s failures", (protocol) => {
   });
 
   it("reports invalid JSON in a data line as a protocol error, after the events before it", async () => {
-    fake.queue(raw([firstEvents[protocol], "data: {not json\n\n"]));
-    const { events, error } = await collect(clientFor(protocol, fake.baseUrl), ask());
+    fake().queue(raw([firstEvents[protocol], "data: {not json\n\n"]));
+    const { events, error } = await collect(clientFor(protocol, fake().baseUrl), ask());
     expect(error?.kind).toBe("protocol");
     expect(error?.code).toBe("invalid_json");
     expect(error?.message).toContain("{not json");
@@ -276,8 +271,8 @@ describe.each(protocols)("%s failures", (protocol) => {
 
   it("ignores SSE comments, ids and unknown fields between events", async () => {
     const frames = [...encodeReply(protocol, text("still fine"), encodeContext("test-model"))];
-    fake.queue(raw(frames.flatMap((frame) => [": keep-alive\n\n", `id: 7\nx-unknown: yes\n${frame}`])));
-    const { events, error } = await collect(clientFor(protocol, fake.baseUrl), ask());
+    fake().queue(raw(frames.flatMap((frame) => [": keep-alive\n\n", `id: 7\nx-unknown: yes\n${frame}`])));
+    const { events, error } = await collect(clientFor(protocol, fake().baseUrl), ask());
     expect(error).toBeUndefined();
     expect(textOf(events)).toBe("still fine");
     assertWellFormed(events);

@@ -3,7 +3,7 @@
  * calls with unique ids and their thought signatures, usage metadata, finish reasons, blocked
  * prompts, and the request shape of a tool round trip.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   assistantMessage,
   reasoning as reasoningItem,
@@ -12,7 +12,8 @@ import {
   userMessage,
 } from "../../src/model/items.js";
 import type { LlmRequest } from "../../src/model/llm-client.js";
-import { FakeProvider, raw, reasoning, sse, text, toolCalls } from "../support/fake-provider/index.js";
+import { raw, reasoning, sse, text, toolCalls } from "../support/fake-provider/index.js";
+import { withFakeProvider } from "../support/fake-provider/with-fake-provider.js";
 import {
   ask,
   assertWellFormed,
@@ -24,22 +25,15 @@ import {
   toolCallsOf,
 } from "./stream-helpers.js";
 
-let fake: FakeProvider;
-beforeAll(async () => {
-  fake = await FakeProvider.start();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => fake.reset());
+const fake = withFakeProvider();
 
-const client = () => clientFor("gemini", fake.baseUrl, {}, "gemini-2.5-flash");
+const client = () => clientFor("gemini", fake().baseUrl, {}, "gemini-2.5-flash");
 const chunk = (parts: unknown[], extra: Record<string, unknown> = {}) =>
   sse({ candidates: [{ content: { role: "model", parts }, index: 0, ...extra }] }, undefined, "\r\n");
 
 describe("gemini streaming", () => {
   it("streams text parts as one text block closed at the finish reason", async () => {
-    fake.queue(text(["Ciao", " mondo"]));
+    fake().queue(text(["Ciao", " mondo"]));
     const { events, error } = await collect(client(), ask());
     expect(error).toBeUndefined();
     assertWellFormed(events);
@@ -51,11 +45,11 @@ describe("gemini streaming", () => {
       stop_reason: "end_turn",
     });
     expect(events.at(-1)).toEqual({ type: "status", status: "completed", stop_reason: "end_turn" });
-    expect(fake.lastRequest.path).toBe("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse");
+    expect(fake().lastRequest.path).toBe("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse");
   });
 
   it("streams thought parts as thinking and keeps their signature", async () => {
-    fake.queue(reasoning(["Consider", " options"], text("Pick B"), { signature: "CiQB-thought-sig" }));
+    fake().queue(reasoning(["Consider", " options"], text("Pick B"), { signature: "CiQB-thought-sig" }));
     const { events } = await collect(client(), ask());
     assertWellFormed(events);
     expect(thinkingOf(events)).toBe("Consider options");
@@ -64,7 +58,7 @@ describe("gemini streaming", () => {
   });
 
   it("keeps each signature that came on a text part on that text, none lost (streamed as Gemini 3 does)", async () => {
-    fake.queue(
+    fake().queue(
       raw([
         chunk([{ text: "Plain " }]),
         chunk([{ text: "answer", thoughtSignature: "text-sig-1" }]),
@@ -84,7 +78,7 @@ describe("gemini streaming", () => {
   });
 
   it("gives two calls to the same function distinct ids and keeps the signature on its call", async () => {
-    fake.queue(
+    fake().queue(
       toolCalls([
         { name: "get_weather", args: { city: "Paris" }, signature: "fc-sig" },
         { name: "get_weather", args: { city: "Lima" } },
@@ -103,7 +97,7 @@ describe("gemini streaming", () => {
   });
 
   it("uses Gemini's own call id when it sends one", async () => {
-    fake.queue(toolCalls([{ name: "f", args: {}, id: "gem-call-7" }]));
+    fake().queue(toolCalls([{ name: "f", args: {}, id: "gem-call-7" }]));
     const { events } = await collect(client(), ask());
     expect(toolCallsOf(events)).toEqual([
       { id: "gem-call-7", name: "f", args: "{}", item_id: "gem-call-7", closed: true },
@@ -111,7 +105,7 @@ describe("gemini streaming", () => {
   });
 
   it("reports usage metadata once, with thoughts counted as output", async () => {
-    fake.queue(text(["a", "b", "c"], { usage: { input: 500, output: 120, reasoning: 80, cached: 300 } }));
+    fake().queue(text(["a", "b", "c"], { usage: { input: 500, output: 120, reasoning: 80, cached: 300 } }));
     const { events } = await collect(client(), ask());
     const usages = events.filter((event) => event.type === "usage");
     expect(usages).toEqual([
@@ -129,13 +123,13 @@ describe("gemini streaming", () => {
   });
 
   it("maps MAX_TOKENS and SAFETY finish reasons", async () => {
-    fake.queue(text("cut", { stop: "max_tokens" }), text("unsafe", { stop: "content_filter" }));
+    fake().queue(text("cut", { stop: "max_tokens" }), text("unsafe", { stop: "content_filter" }));
     expect((await collect(client(), ask())).events.at(-1)).toMatchObject({ stop_reason: "max_tokens" });
     expect((await collect(client(), ask())).events.at(-1)).toMatchObject({ stop_reason: "content_filter" });
   });
 
   it("reports a malformed function call as a typed api error", async () => {
-    fake.queue(
+    fake().queue(
       raw([chunk([], { finishReason: "MALFORMED_FUNCTION_CALL", finishMessage: "bad call syntax" })]),
     );
     const { error } = await collect(client(), ask());
@@ -144,7 +138,7 @@ describe("gemini streaming", () => {
   });
 
   it("ends a blocked prompt with the content_filter stop reason", async () => {
-    fake.queue(
+    fake().queue(
       raw([sse({ promptFeedback: { blockReason: "SAFETY" }, usageMetadata: { promptTokenCount: 4 } })]),
     );
     const { events, error } = await collect(client(), ask());
@@ -153,7 +147,7 @@ describe("gemini streaming", () => {
   });
 
   it("ignores parts it does not know", async () => {
-    fake.queue(
+    fake().queue(
       raw([
         chunk([
           { executableCode: { code: "print(1)" } },
@@ -193,9 +187,9 @@ describe("gemini requests", () => {
   };
 
   it("sends turn 2 with functionCall parts (signature in place) and functionResponse parts", async () => {
-    fake.queue(text("18°C à Paris."));
+    fake().queue(text("18°C à Paris."));
     await collect(client(), turnTwo);
-    const { body, headers } = fake.lastRequest;
+    const { body, headers } = fake().lastRequest;
     expect(headers["x-goog-api-key"]).toBe("test-key");
     expect(body).toEqual({
       contents: [
@@ -239,13 +233,13 @@ describe("gemini requests", () => {
   });
 
   it("echoes Gemini's own call ids in functionCall and functionResponse", async () => {
-    fake.queue(text("ok"));
+    fake().queue(text("ok"));
     await collect(client(), {
       items: [userMessage("go"), { ...toolCall("gem-1", "f", "{}"), id: "gem-1" }, toolResult("gem-1", "r")],
       tools: [],
       config: {},
     });
-    const contents = (fake.lastRequest.body as { contents: unknown[] }).contents;
+    const contents = (fake().lastRequest.body as { contents: unknown[] }).contents;
     expect(contents.slice(1)).toEqual([
       { role: "model", parts: [{ functionCall: { name: "f", args: {}, id: "gem-1" } }] },
       { role: "user", parts: [{ functionResponse: { name: "f", response: { output: "r" }, id: "gem-1" } }] },

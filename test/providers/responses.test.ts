@@ -3,7 +3,7 @@
  * with encrypted content kept, tool calls with their item ids, usage, incomplete and failed
  * responses, unknown events, and the request shape of a tool round trip.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   assistantMessage,
   reasoning as reasoningItem,
@@ -13,7 +13,8 @@ import {
 } from "../../src/model/items.js";
 import type { LlmRequest } from "../../src/model/llm-client.js";
 import { createLlmClient } from "../../src/providers/index.js";
-import { FakeProvider, raw, reasoning, sse, text, toolCalls } from "../support/fake-provider/index.js";
+import { raw, reasoning, sse, text, toolCalls } from "../support/fake-provider/index.js";
+import { withFakeProvider } from "../support/fake-provider/with-fake-provider.js";
 import {
   ask,
   assertWellFormed,
@@ -25,16 +26,9 @@ import {
   toolCallsOf,
 } from "./stream-helpers.js";
 
-let fake: FakeProvider;
-beforeAll(async () => {
-  fake = await FakeProvider.start();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => fake.reset());
+const fake = withFakeProvider();
 
-const client = () => clientFor("responses", fake.baseUrl);
+const client = () => clientFor("responses", fake().baseUrl);
 
 /** One Responses event. */
 const event = (type: string, fields: Record<string, unknown> = {}) => sse({ type, ...fields }, type);
@@ -44,7 +38,7 @@ const completed = (usage: Record<string, unknown> = {}) =>
 
 describe("responses streaming", () => {
   it("streams output text and completes", async () => {
-    fake.queue(text(["Bon", "jour"]));
+    fake().queue(text(["Bon", "jour"]));
     const { events, error } = await collect(client(), ask());
     expect(error).toBeUndefined();
     assertWellFormed(events);
@@ -54,7 +48,7 @@ describe("responses streaming", () => {
   });
 
   it("streams reasoning summaries and keeps the item id, summary and encrypted content for the stop", async () => {
-    fake.queue(
+    fake().queue(
       reasoning(["Think", "ing..."], text("Answer"), { id: "rs_42", encryptedContent: "gAAAA-secret" }),
     );
     const { events } = await collect(client(), ask());
@@ -70,7 +64,7 @@ describe("responses streaming", () => {
 
   it("joins several summary parts into one thinking block separated by a blank line", async () => {
     const at = { item_id: "rs_1", output_index: 0 };
-    fake.queue(
+    fake().queue(
       raw([
         created,
         event("response.output_item.added", {
@@ -114,14 +108,14 @@ describe("responses streaming", () => {
   });
 
   it("emits a thinking block for a reasoning item that arrives with no deltas, only encrypted content", async () => {
-    fake.queue(reasoning([], text("Done."), { id: "rs_9", encryptedContent: "opaque" }));
+    fake().queue(reasoning([], text("Done."), { id: "rs_9", encryptedContent: "opaque" }));
     const { events } = await collect(client(), ask());
     assertWellFormed(events);
     expect(reasoningOf(events)).toEqual([{ id: "rs_9", text: "", encrypted_content: "opaque" }]);
   });
 
   it("reads raw reasoning_text deltas (open-weight models) as thinking", async () => {
-    fake.queue(
+    fake().queue(
       raw([
         created,
         event("response.output_item.added", {
@@ -146,7 +140,7 @@ describe("responses streaming", () => {
   });
 
   it("streams tool calls with call_id as id and the fc_ item id alongside", async () => {
-    fake.queue(
+    fake().queue(
       toolCalls([
         { name: "get_weather", args: { city: "Paris" }, id: "call_p" },
         { name: "get_weather", args: { city: "Oslo" }, id: "call_o" },
@@ -165,7 +159,7 @@ describe("responses streaming", () => {
 
   it("takes the arguments from the done events when no argument deltas came", async () => {
     const item = { id: "fc_1", type: "function_call", call_id: "call_1", name: "f", arguments: "" };
-    fake.queue(
+    fake().queue(
       raw([
         created,
         event("response.output_item.added", { output_index: 0, item }),
@@ -185,7 +179,7 @@ describe("responses streaming", () => {
   });
 
   it("reports usage with cached and reasoning tokens", async () => {
-    fake.queue(text("x", { usage: { input: 2000, output: 300, cached: 1536, reasoning: 256 } }));
+    fake().queue(text("x", { usage: { input: 2000, output: 300, cached: 1536, reasoning: 256 } }));
     const { events } = await collect(client(), ask());
     expect(events).toContainEqual({
       type: "usage",
@@ -200,7 +194,7 @@ describe("responses streaming", () => {
   });
 
   it("ends an incomplete response normally with the max_tokens or content_filter stop reason", async () => {
-    fake.queue(text("trunc", { stop: "max_tokens" }), text("filtered", { stop: "content_filter" }));
+    fake().queue(text("trunc", { stop: "max_tokens" }), text("filtered", { stop: "content_filter" }));
     const first = await collect(client(), ask());
     expect(first.error).toBeUndefined();
     assertWellFormed(first.events);
@@ -214,7 +208,7 @@ describe("responses streaming", () => {
   });
 
   it("turns response.failed into a typed api error, closing the open blocks first", async () => {
-    fake.queue(
+    fake().queue(
       raw([
         created,
         event("response.output_text.delta", { output_index: 0, content_index: 0, delta: "half" }),
@@ -235,7 +229,7 @@ describe("responses streaming", () => {
   });
 
   it("ignores event types it does not know", async () => {
-    fake.queue(
+    fake().queue(
       raw([
         created,
         event("response.output_text.annotation.added", {
@@ -275,9 +269,9 @@ describe("responses requests", () => {
   };
 
   it("sends turn 2 with the reasoning's encrypted content, the call and its output (stateless: no item ids)", async () => {
-    fake.queue(text("18°C in Paris."));
-    await collect(clientFor("responses", fake.baseUrl, {}, "gpt-5-mini"), turnTwo);
-    const { body, path, headers } = fake.lastRequest;
+    fake().queue(text("18°C in Paris."));
+    await collect(clientFor("responses", fake().baseUrl, {}, "gpt-5-mini"), turnTwo);
+    const { body, path, headers } = fake().lastRequest;
     expect(path).toBe("/v1/responses");
     expect(headers.authorization).toBe("Bearer test-key");
     expect(body).toEqual({
@@ -313,19 +307,19 @@ describe("responses requests", () => {
   });
 
   it("sends item ids when the profile stores responses", async () => {
-    fake.queue(text("ok"));
+    fake().queue(text("ok"));
     const stored = createLlmClient({
       protocol: "responses",
-      baseUrl: fake.baseUrl,
+      baseUrl: fake().baseUrl,
       model: "m",
       apiKey: "k",
       store: true,
     });
     await collect(stored, turnTwo);
-    const input = (fake.lastRequest.body as { input: Record<string, unknown>[] }).input;
+    const input = (fake().lastRequest.body as { input: Record<string, unknown>[] }).input;
     expect(input[1]).toMatchObject({ type: "reasoning", id: "rs_1", encrypted_content: "enc-1" });
     expect(input[3]).toMatchObject({ type: "function_call", id: "fc_1", call_id: "call_1" });
-    expect(fake.lastRequest.body).toMatchObject({ store: true });
-    expect(fake.lastRequest.body).not.toHaveProperty("include");
+    expect(fake().lastRequest.body).toMatchObject({ store: true });
+    expect(fake().lastRequest.body).not.toHaveProperty("include");
   });
 });

@@ -5,23 +5,17 @@
  * reasoning data the provider needs (Anthropic signature, Responses encrypted content, Gemini
  * thought signatures).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Item, ReasoningItem, ToolCallItem } from "../../src/model/items.js";
 import type { ToolDefinition } from "../../src/model/tools.js";
 import type { ProviderProtocol } from "../../src/providers/index.js";
 import { createLlmClient } from "../../src/providers/index.js";
 import { Worker } from "../../src/worker/index.js";
-import { FakeProvider, reasoning, text, toolCalls } from "../support/fake-provider/index.js";
+import { reasoning, text, toolCalls } from "../support/fake-provider/index.js";
+import { withFakeProvider } from "../support/fake-provider/with-fake-provider.js";
 import { protocols } from "./stream-helpers.js";
 
-let fake: FakeProvider;
-beforeAll(async () => {
-  fake = await FakeProvider.start();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => fake.reset());
+const fake = withFakeProvider();
 
 const weatherTool: ToolDefinition = () => ({
   meta: {
@@ -38,7 +32,7 @@ const weatherTool: ToolDefinition = () => ({
 });
 
 async function runRoundTrip(protocol: ProviderProtocol): Promise<readonly Item[]> {
-  fake.queue(
+  fake().queue(
     reasoning(
       ["Two cities, ", "two lookups."],
       toolCalls([
@@ -49,14 +43,19 @@ async function runRoundTrip(protocol: ProviderProtocol): Promise<readonly Item[]
     ),
     text("Paris is 18°C; Atlantis does not exist."),
   );
-  const client = createLlmClient({ protocol, baseUrl: fake.baseUrl, model: "round-trip-model", apiKey: "k" });
+  const client = createLlmClient({
+    protocol,
+    baseUrl: fake().baseUrl,
+    model: "round-trip-model",
+    apiKey: "k",
+  });
   const worker = new Worker(client);
   worker.setSystemPrompt("You report the weather.");
   worker.registerTool(weatherTool);
   const locked = worker.lock();
   const result = await locked.run("Weather in Paris and Atlantis?");
   expect(result).toBe("finished");
-  expect(fake.requests).toHaveLength(2);
+  expect(fake().requests).toHaveLength(2);
   return locked.history;
 }
 
@@ -83,7 +82,7 @@ describe.each(protocols)("%s tool round trip through the Worker", (protocol) => 
   it("sends turn 2 with the tool calls, their results and the reasoning in the protocol's exact shape", async () => {
     const history = await runRoundTrip(protocol);
     const { reasoningItem, paris, atlantis } = historyParts(history);
-    const body = fake.requests[1]!.body as Record<string, unknown>;
+    const body = fake().requests[1]!.body as Record<string, unknown>;
     const userText = "Weather in Paris and Atlantis?";
     switch (protocol) {
       case "chat_completions":

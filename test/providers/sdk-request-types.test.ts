@@ -24,7 +24,7 @@ import type {
   ResponseInputItem,
   ResponseReasoningItem,
 } from "openai/resources/responses/responses";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { reasoning, toolCall, toolResult, userMessage } from "../../src/model/items.js";
 import type { LlmRequest } from "../../src/model/llm-client.js";
 import type { AnthropicRequestBody } from "../../src/providers/anthropic/request.js";
@@ -38,7 +38,8 @@ import type {
   ResponsesReasoning,
   ResponsesRequestBody,
 } from "../../src/providers/responses/request.js";
-import { FakeProvider, text } from "../support/fake-provider/index.js";
+import { text } from "../support/fake-provider/index.js";
+import { withFakeProvider } from "../support/fake-provider/with-fake-provider.js";
 
 /** `true` exactly when `From` is assignable to `To`. */
 type Assignable<From, To> = [From] extends [To] ? true : false;
@@ -69,14 +70,7 @@ const geminiLevels: Assignable<GeminiThinkingLevel, Lowercase<`${ThinkingLevel}`
 
 // ---- runtime: the official clients send our bodies unchanged ---------------------------------
 
-let fake: FakeProvider;
-beforeAll(async () => {
-  fake = await FakeProvider.start();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => fake.reset());
+const fake = withFakeProvider();
 
 const request: LlmRequest = {
   system_prompt: "Be brief.",
@@ -92,7 +86,7 @@ const request: LlmRequest = {
 
 /** The body our adapter builds for `model`, parsed. */
 function built(protocol: ProviderProtocol, model: string): Record<string, unknown> {
-  const adapter = protocolAdapter({ protocol, model, baseUrl: fake.baseUrl }, "k");
+  const adapter = protocolAdapter({ protocol, model, baseUrl: fake().baseUrl }, "k");
   return JSON.parse(adapter.buildHttpRequest(request).body) as Record<string, unknown>;
 }
 
@@ -114,36 +108,36 @@ describe("request bodies against the official SDKs", () => {
   it.each(["gpt-5-mini", "gpt-4.1", "deepseek-reasoner", "qwen3:8b"])(
     "Chat Completions (%s): the OpenAI client sends our body as is",
     async (model) => {
-      fake.queue(text("ok"));
+      fake().queue(text("ok"));
       const body = built("chat_completions", model) as unknown as ChatCompletionCreateParamsStreaming;
-      const client = new OpenAI({ apiKey: "k", baseURL: `${fake.baseUrl}/v1`, maxRetries: 0 });
+      const client = new OpenAI({ apiKey: "k", baseURL: `${fake().baseUrl}/v1`, maxRetries: 0 });
       for await (const _chunk of await client.chat.completions.create(body)) {
         // drain
       }
-      expect(fake.lastRequest.body).toEqual(body);
+      expect(fake().lastRequest.body).toEqual(body);
     },
   );
 
   it.each(["gpt-5", "gpt-4o"])("Responses (%s): the OpenAI client sends our body as is", async (model) => {
-    fake.queue(text("ok"));
+    fake().queue(text("ok"));
     const body = built("responses", model) as unknown as ResponseCreateParamsStreaming;
-    const client = new OpenAI({ apiKey: "k", baseURL: `${fake.baseUrl}/v1`, maxRetries: 0 });
+    const client = new OpenAI({ apiKey: "k", baseURL: `${fake().baseUrl}/v1`, maxRetries: 0 });
     for await (const _event of await client.responses.create(body)) {
       // drain
     }
-    expect(fake.lastRequest.body).toEqual(body);
+    expect(fake().lastRequest.body).toEqual(body);
   });
 
   it.each(["claude-sonnet-4-5", "claude-opus-4-7"])(
     "Anthropic (%s): the Anthropic client sends our body as is",
     async (model) => {
-      fake.queue(text("ok"));
+      fake().queue(text("ok"));
       const body = built("anthropic", model) as unknown as MessageCreateParamsStreaming;
-      const client = new Anthropic({ apiKey: "k", baseURL: fake.baseUrl, maxRetries: 0 });
+      const client = new Anthropic({ apiKey: "k", baseURL: fake().baseUrl, maxRetries: 0 });
       for await (const _event of await client.messages.create(body)) {
         // drain
       }
-      expect(fake.lastRequest.body).toEqual(body);
+      expect(fake().lastRequest.body).toEqual(body);
     },
   );
 });

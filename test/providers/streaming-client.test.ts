@@ -2,24 +2,15 @@
  * `streamBatches` of the streaming client, against the fake provider over real HTTP: the same
  * events as `stream`, in the same order and with the same failure, only grouped by network read.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { StreamEvent } from "../../src/model/events.js";
 import { type LlmClient, LlmClientError } from "../../src/model/llm-client.js";
 import { decodeStream, protocolAdapter } from "../../src/providers/index.js";
-import { deltas, disconnectAfter, FakeProvider, httpError, text } from "../support/fake-provider/index.js";
+import { deltas, disconnectAfter, httpError, text } from "../support/fake-provider/index.js";
+import { withFakeProvider } from "../support/fake-provider/with-fake-provider.js";
 import { ask, clientFor, collect, protocols, retriesOf, textOf } from "./stream-helpers.js";
 
-let fake: FakeProvider;
-
-beforeAll(async () => {
-  fake = await FakeProvider.start();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => {
-  fake.reset();
-});
+const fake = withFakeProvider();
 
 /** Runs `client.streamBatches` to the end: its batches, and the error it ended with (if any). */
 async function collectBatches(
@@ -44,11 +35,11 @@ function withoutIds(events: readonly StreamEvent[]): unknown {
 
 describe.each(protocols)("streamBatches (%s)", (protocol) => {
   it("yields exactly the events of stream, several to a batch when a read brings many", async () => {
-    fake.queue(
+    fake().queue(
       deltas(2000, (index) => `d${index} `),
       deltas(2000, (index) => `d${index} `),
     );
-    const client = clientFor(protocol, fake.baseUrl);
+    const client = clientFor(protocol, fake().baseUrl);
     const single = await collect(client, ask());
     const { batches, error } = await collectBatches(client);
     expect(error).toBeUndefined();
@@ -61,8 +52,8 @@ describe.each(protocols)("streamBatches (%s)", (protocol) => {
   it("closes the open blocks and ends with the same error as stream when the connection breaks", async () => {
     const broken = () =>
       disconnectAfter(6, text(["one ", "two ", "three ", "four ", "five ", "six ", "seven "]));
-    fake.queue(broken(), broken());
-    const client = clientFor(protocol, fake.baseUrl);
+    fake().queue(broken(), broken());
+    const client = clientFor(protocol, fake().baseUrl);
     const single = await collect(client, ask());
     const { batches, error } = await collectBatches(client);
     expect(error?.kind).toBe("network");
@@ -72,8 +63,8 @@ describe.each(protocols)("streamBatches (%s)", (protocol) => {
   });
 
   it("hands over a retry notice as a batch of its own before the retried response", async () => {
-    fake.queue(httpError(503), text("after the retry"));
-    const { batches, error } = await collectBatches(clientFor(protocol, fake.baseUrl));
+    fake().queue(httpError(503), text("after the retry"));
+    const { batches, error } = await collectBatches(clientFor(protocol, fake().baseUrl));
     expect(error).toBeUndefined();
     expect(batches[0]?.map((event) => event.type)).toEqual(["retry"]);
     expect(retriesOf(batches.flat())).toHaveLength(1);

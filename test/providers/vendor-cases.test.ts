@@ -3,34 +3,18 @@
  * the vendors' own stream shapes and 400s in the fake provider and run through the real client
  * and, where a second turn matters, the real Worker.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Item } from "../../src/model/items.js";
 import { reasoning as reasoningItem, toolCall, toolResult, userMessage } from "../../src/model/items.js";
 import type { RequestConfig } from "../../src/model/request-config.js";
 import type { ToolDefinition } from "../../src/model/tools.js";
 import { createLlmClient, type ProviderProfile } from "../../src/providers/index.js";
 import { Worker } from "../../src/worker/index.js";
-import {
-  FakeProvider,
-  reasoning,
-  stream,
-  text,
-  textPart,
-  toolCalls,
-} from "../support/fake-provider/index.js";
+import { reasoning, stream, text, textPart, toolCalls } from "../support/fake-provider/index.js";
+import { withFakeProvider } from "../support/fake-provider/with-fake-provider.js";
 import { ask, assertWellFormed, collect, textOf, thinkingOf, toolCallsOf } from "./stream-helpers.js";
 
-let fake: FakeProvider;
-beforeAll(async () => {
-  fake = await FakeProvider.start();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => {
-  fake.reset();
-  fake.script = () => text("unexpected extra request");
-});
+const fake = withFakeProvider({ script: () => text("unexpected extra request") });
 
 const lookupTool: ToolDefinition = () => ({
   meta: { name: "lookup", description: "Look a word up", input_schema: { type: "object" } },
@@ -38,7 +22,7 @@ const lookupTool: ToolDefinition = () => ({
 });
 
 function profile(protocol: ProviderProfile["protocol"], model: string, extra: Partial<ProviderProfile> = {}) {
-  return { protocol, model, baseUrl: fake.baseUrl, apiKey: "k", ...extra } as ProviderProfile;
+  return { protocol, model, baseUrl: fake().baseUrl, apiKey: "k", ...extra } as ProviderProfile;
 }
 
 /** Runs one user turn through a Worker (tools: lookup) and returns the history. */
@@ -58,11 +42,11 @@ async function runTurn(
   return locked.history;
 }
 
-const body = (index: number) => fake.requests[index]!.body as Record<string, unknown>;
+const body = (index: number) => fake().requests[index]!.body as Record<string, unknown>;
 
 describe("breaking setups, fixed", () => {
   it("asks a non-reasoning Responses model for no encrypted reasoning (gpt-4.1 answered 400)", async () => {
-    fake.queue(text("fine"));
+    fake().queue(text("fine"));
     const client = createLlmClient(profile("responses", "gpt-4.1"), { retry: { maxAttempts: 1 } });
     const { error, events } = await collect(client, ask());
     expect(error).toBeUndefined();
@@ -71,7 +55,7 @@ describe("breaking setups, fixed", () => {
   });
 
   it("recovers once when a server refuses encrypted reasoning the profile asked for, and stops asking", async () => {
-    fake.queue(text("first"), text("second"));
+    fake().queue(text("first"), text("second"));
     const client = createLlmClient(
       profile("responses", "gpt-4o", { capabilities: { encryptedReasoning: true } }),
       {
@@ -81,7 +65,7 @@ describe("breaking setups, fixed", () => {
     const first = await collect(client, ask());
     expect(first.error).toBeUndefined();
     expect(textOf(first.events)).toBe("first");
-    expect(fake.requests.map((request) => (request.body as Record<string, unknown>).include)).toEqual([
+    expect(fake().requests.map((request) => (request.body as Record<string, unknown>).include)).toEqual([
       ["reasoning.encrypted_content"],
       undefined,
     ]);
@@ -91,7 +75,7 @@ describe("breaking setups, fixed", () => {
   });
 
   it("keeps Ollama's parallel tool calls apart although every one comes at index 0", async () => {
-    fake.queue(
+    fake().queue(
       toolCalls(
         [
           { name: "write_file", args: { path: "a.txt" }, id: "call_a" },
@@ -102,7 +86,7 @@ describe("breaking setups, fixed", () => {
     );
     const client = createLlmClient({
       protocol: "chat_completions",
-      baseUrl: fake.baseUrl,
+      baseUrl: fake().baseUrl,
       model: "qwen3:8b",
     });
     const { events, error } = await collect(client, ask());
@@ -115,13 +99,13 @@ describe("breaking setups, fixed", () => {
   });
 
   it("sends DeepSeek its reasoning_content back in a thinking-mode tool loop", async () => {
-    fake.queue(
+    fake().queue(
       reasoning("I should look it up.", toolCalls([{ name: "lookup", args: { word: "skein" } }])),
       text("A skein is a length of yarn."),
     );
     const client = createLlmClient({
       protocol: "chat_completions",
-      baseUrl: fake.baseUrl,
+      baseUrl: fake().baseUrl,
       model: "deepseek-reasoner",
     });
     await runTurn(client, "What is a skein?");
@@ -131,7 +115,7 @@ describe("breaking setups, fixed", () => {
   });
 
   it("gives DeepSeek an empty reasoning_content for a tool call another model made", async () => {
-    fake.queue(text("done"));
+    fake().queue(text("done"));
     const history: Item[] = [
       userMessage("go"),
       toolCall("call_1", "lookup", "{}"),
@@ -139,7 +123,7 @@ describe("breaking setups, fixed", () => {
     ];
     const client = createLlmClient({
       protocol: "chat_completions",
-      baseUrl: fake.baseUrl,
+      baseUrl: fake().baseUrl,
       model: "deepseek-chat",
     });
     const { error } = await collect(client, { items: history, tools: [], config: {} });
@@ -150,7 +134,7 @@ describe("breaking setups, fixed", () => {
 
   it("keeps an id-only reasoning item with store: true so its function call is accepted", async () => {
     // With store, OpenAI returns reasoning items with an id and an empty summary, nothing else.
-    fake.queue(reasoning([], toolCalls([{ name: "lookup", args: { word: "skein" } }])), text("Yarn."));
+    fake().queue(reasoning([], toolCalls([{ name: "lookup", args: { word: "skein" } }])), text("Yarn."));
     const client = createLlmClient(profile("responses", "gpt-5-mini", { store: true }));
     const history = await runTurn(client, "What is a skein?");
     const kept = history.find((item) => item.type === "reasoning");
@@ -166,7 +150,7 @@ describe("breaking setups, fixed", () => {
   });
 
   it("reads Mistral's content arrays: thinking parts as thinking, text parts as the answer", async () => {
-    fake.queue({
+    fake().queue({
       ...reasoning(["Thinking ", "hard."], text(["The ", "answer."])),
       reasoningField: "mistral",
     });
@@ -186,14 +170,14 @@ describe("breaking setups, fixed", () => {
       { ...toolCall("call_1", "lookup", "{}") },
       toolResult("call_1", "ok"),
     ];
-    fake.queue(text("done"), text("done"), text("done"));
+    fake().queue(text("done"), text("done"), text("done"));
     // Gemini 3 must not get Anthropic's signature, and its current-turn call needs a signature.
     await collect(createLlmClient(profile("gemini", "gemini-3-flash-preview")), {
       items: history,
       tools: [],
       config: {},
     });
-    expect(fake.requests[0]!.rawBody).not.toContain("anthropic-sig");
+    expect(fake().requests[0]!.rawBody).not.toContain("anthropic-sig");
     const contents = body(0).contents as { role: string; parts: Record<string, unknown>[] }[];
     expect(contents[1]).toEqual({
       role: "model",
@@ -207,17 +191,17 @@ describe("breaking setups, fixed", () => {
       tools: [],
       config: {},
     });
-    expect(fake.requests[1]!.rawBody).not.toContain("anthropic-sig");
+    expect(fake().requests[1]!.rawBody).not.toContain("anthropic-sig");
     await collect(createLlmClient(profile("anthropic", "claude-sonnet-4-5")), {
       items: history,
       tools: [],
       config: {},
     });
-    expect(fake.requests[2]!.rawBody).toContain("anthropic-sig");
+    expect(fake().requests[2]!.rawBody).toContain("anthropic-sig");
   });
 
   it("still sends an untagged reasoning item (a log written before tagging) where its payload fits", async () => {
-    fake.queue(text("done"));
+    fake().queue(text("done"));
     const history: Item[] = [
       userMessage("go"),
       reasoningItem("old thoughts", { signature: "old-sig" }),
@@ -229,11 +213,11 @@ describe("breaking setups, fixed", () => {
       tools: [],
       config: {},
     });
-    expect(fake.requests[0]!.rawBody).toContain("old-sig");
+    expect(fake().requests[0]!.rawBody).toContain("old-sig");
   });
 
   it("sends Claude Opus 4.7 adaptive thinking and no temperature (the budget form answered 400)", async () => {
-    fake.queue(text("ok"));
+    fake().queue(text("ok"));
     const client = createLlmClient(profile("anthropic", "claude-opus-4-7"), { retry: { maxAttempts: 1 } });
     const { error } = await collect(client, {
       ...ask(),
@@ -245,7 +229,7 @@ describe("breaking setups, fixed", () => {
   });
 
   it("keeps Claude's max_tokens above the thinking budget and drops sampling while thinking", async () => {
-    fake.queue(text("ok"));
+    fake().queue(text("ok"));
     const client = createLlmClient(profile("anthropic", "claude-sonnet-4-5"), { retry: { maxAttempts: 1 } });
     const { error } = await collect(client, {
       ...ask(),
@@ -258,7 +242,7 @@ describe("breaking setups, fixed", () => {
   });
 
   it("gives Gemini 2.5 a thinking budget for an effort (thinkingLevel answered 400)", async () => {
-    fake.queue(text("ok"));
+    fake().queue(text("ok"));
     const client = createLlmClient(profile("gemini", "gemini-2.5-flash"), { retry: { maxAttempts: 1 } });
     const { error } = await collect(client, { ...ask(), config: { reasoning: { effort: "medium" } } });
     expect(error).toBeUndefined();
@@ -268,10 +252,10 @@ describe("breaking setups, fixed", () => {
   });
 
   it("clamps minimal and xhigh for Ollama, which knows only low, medium and high", async () => {
-    fake.queue(text("ok"), text("ok"));
+    fake().queue(text("ok"), text("ok"));
     const client = createLlmClient({
       protocol: "chat_completions",
-      baseUrl: fake.baseUrl,
+      baseUrl: fake().baseUrl,
       model: "qwen3:8b",
     });
     for (const effort of ["minimal", "xhigh"] as const) {
@@ -279,12 +263,12 @@ describe("breaking setups, fixed", () => {
       expect(error).toBeUndefined();
     }
     expect(
-      fake.requests.map((request) => (request.body as Record<string, unknown>).reasoning_effort),
+      fake().requests.map((request) => (request.body as Record<string, unknown>).reasoning_effort),
     ).toEqual(["low", "high"]);
   });
 
   it("sends an OpenAI reasoning model neither temperature nor top_k on Chat Completions", async () => {
-    fake.queue(text("ok"));
+    fake().queue(text("ok"));
     const client = createLlmClient(profile("chat_completions", "gpt-5-mini"), { retry: { maxAttempts: 1 } });
     const { error } = await collect(client, {
       ...ask(),
@@ -298,7 +282,7 @@ describe("breaking setups, fixed", () => {
 
 describe("degraded cases, fixed", () => {
   it("keeps Responses commentary and final answer as separate messages with their phase, and resends it", async () => {
-    fake.queue(
+    fake().queue(
       stream([
         textPart("Let me check.", { phase: "commentary" }),
         textPart("It is yarn.", { phase: "final_answer" }),
@@ -317,7 +301,7 @@ describe("degraded cases, fixed", () => {
       ["commentary", [{ type: "text", text: "Let me check." }]],
       ["final_answer", [{ type: "text", text: "It is yarn." }]],
     ]);
-    fake.queue(text("next"));
+    fake().queue(text("next"));
     await runTurn(client, "And a hank?", history);
     const input = body(1).input as Record<string, unknown>[];
     expect(input.filter((item) => item.role === "assistant")).toEqual([
@@ -327,7 +311,7 @@ describe("degraded cases, fixed", () => {
   });
 
   it("sends Gemini's text signatures back on their own text parts, every one of them", async () => {
-    fake.queue(
+    fake().queue(
       stream([
         textPart("First part.", { signature: "sig-1" }),
         textPart(" Second part.", { signature: "sig-2" }),
@@ -335,7 +319,7 @@ describe("degraded cases, fixed", () => {
     );
     const client = createLlmClient(profile("gemini", "gemini-3-flash-preview"));
     const history = await runTurn(client, "Tell me two things.");
-    fake.queue(text("ok"));
+    fake().queue(text("ok"));
     await runTurn(client, "More?", history);
     const contents = body(1).contents as { role: string; parts: unknown[] }[];
     expect(contents[1]).toEqual({
@@ -351,7 +335,7 @@ describe("degraded cases, fixed", () => {
     ["MISSING_THOUGHT_SIGNATURE", { kind: "api", code: "MISSING_THOUGHT_SIGNATURE" }],
     ["MALFORMED_RESPONSE", { kind: "api", code: "MALFORMED_RESPONSE" }],
   ])("reports Gemini's finish reason %s as an error, not a normal end", async (finishReason, expected) => {
-    fake.queue(text("partial", { finishReason }));
+    fake().queue(text("partial", { finishReason }));
     const { error } = await collect(createLlmClient(profile("gemini", "gemini-2.5-pro")), ask());
     expect(error).toMatchObject(expected);
   });
@@ -359,14 +343,14 @@ describe("degraded cases, fixed", () => {
   it.each(["IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "NO_IMAGE"])(
     "reports Gemini's finish reason %s as a content filter stop",
     async (finishReason) => {
-      fake.queue(text("partial", { finishReason }));
+      fake().queue(text("partial", { finishReason }));
       const { events } = await collect(createLlmClient(profile("gemini", "gemini-2.5-pro")), ask());
       expect(events.at(-1)).toEqual({ type: "status", status: "completed", stop_reason: "content_filter" });
     },
   );
 
   it("reads a leading <think>…</think> in Chat content as thinking (llama.cpp, TGI, Groq raw)", async () => {
-    fake.queue({
+    fake().queue({
       ...reasoning(["Let me ", "see."], text(["The answer", " is 4."])),
       reasoningField: "think_tags",
     });
@@ -378,13 +362,13 @@ describe("degraded cases, fixed", () => {
   });
 
   it("maps a Responses incomplete_details reason max_tokens (compatible servers) to the output limit", async () => {
-    fake.queue(text("cut", { finishReason: "max_tokens" }));
+    fake().queue(text("cut", { finishReason: "max_tokens" }));
     const { events } = await collect(createLlmClient(profile("responses", "local-model")), ask());
     expect(events.at(-1)).toEqual({ type: "status", status: "completed", stop_reason: "max_tokens" });
   });
 
   it("counts xAI's reasoning tokens, reported beside completion_tokens, in the output", async () => {
-    fake.queue(text("ok", { usage: { input: 10, output: 350, reasoning: 300 }, usageStyle: "xai" }));
+    fake().queue(text("ok", { usage: { input: 10, output: 350, reasoning: 300 }, usageStyle: "xai" }));
     const { events } = await collect(createLlmClient(profile("chat_completions", "grok-3-mini")), ask());
     expect(events.find((event) => event.type === "usage")).toEqual({
       type: "usage",
@@ -399,7 +383,7 @@ describe("degraded cases, fixed", () => {
   ] as const)(
     "%s: a transient in-stream error after content is retried once by the Worker, the partial answer discarded",
     async (protocol, model, reason) => {
-      fake.queue(
+      fake().queue(
         { ...text(["Partial ", "answer ", "that ", "breaks"]), fail: { afterEvents: 6 } },
         text("Whole answer."),
       );
@@ -423,7 +407,7 @@ describe("degraded cases, fixed", () => {
           ...(protocol === "responses" ? { id: expect.any(String) } : {}),
         },
       ]);
-      expect(fake.requests).toHaveLength(2);
+      expect(fake().requests).toHaveLength(2);
     },
   );
 });

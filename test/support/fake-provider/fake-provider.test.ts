@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createLlmClient } from "../../../src/providers/index.js";
 import {
   ask,
@@ -15,23 +15,17 @@ import {
   textOf,
   toolCallsOf,
 } from "../../providers/stream-helpers.js";
-import { deliver, deltas, FakeProvider, reasoning, text, toolCalls } from "./index.js";
+import { deliver, deltas, reasoning, text, toolCalls } from "./index.js";
+import { withFakeProvider } from "./with-fake-provider.js";
 
-let fake: FakeProvider;
-beforeAll(async () => {
-  fake = await FakeProvider.start();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => fake.reset());
+const fake = withFakeProvider();
 
-const clientFor = (protocol: (typeof protocols)[number], baseUrl = fake.baseUrl) =>
+const clientFor = (protocol: (typeof protocols)[number], baseUrl = fake().baseUrl) =>
   createLlmClient({ protocol, baseUrl, model: "fake-test", apiKey: "k" });
 
 describe.each(protocols)("fake provider speaking %s", (protocol) => {
   it("delivers a reply cut into 1-byte chunks (split UTF-8 characters and SSE lines) that still decodes", async () => {
-    fake.queue(
+    fake().queue(
       deliver(
         reasoning("思考中…", toolCalls([{ name: "f", args: { q: "é" }, id: "id-1" }], { text: "Voilà 🎉" })),
         {
@@ -47,7 +41,7 @@ describe.each(protocols)("fake provider speaking %s", (protocol) => {
   });
 
   it("paces events with a delay", async () => {
-    fake.queue(deliver(text(["a", "b", "c", "d"]), { delayMs: 40 }));
+    fake().queue(deliver(text(["a", "b", "c", "d"]), { delayMs: 40 }));
     const started = Date.now();
     const { events } = await collect(clientFor(protocol), ask());
     expect(textOf(events)).toBe("abcd");
@@ -55,7 +49,7 @@ describe.each(protocols)("fake provider speaking %s", (protocol) => {
   });
 
   it("streams many deltas as fast as it can", async () => {
-    fake.queue(deltas(20_000, (index) => String(index % 10)));
+    fake().queue(deltas(20_000, (index) => String(index % 10)));
     const { events, error } = await collect(clientFor(protocol), ask());
     expect(error).toBeUndefined();
     expect(textOf(events)).toHaveLength(20_000);
@@ -64,10 +58,10 @@ describe.each(protocols)("fake provider speaking %s", (protocol) => {
 
 describe("fake provider recording and control", () => {
   it("records method, path, headers and the parsed body of every request", async () => {
-    fake.queue(text("one"));
+    fake().queue(text("one"));
     await collect(clientFor("anthropic"), ask("recorded?"));
-    expect(fake.requests).toHaveLength(1);
-    const [request] = fake.requests;
+    expect(fake().requests).toHaveLength(1);
+    const [request] = fake().requests;
     expect(request).toMatchObject({
       method: "POST",
       path: "/v1/messages",
@@ -80,10 +74,10 @@ describe("fake provider recording and control", () => {
 
   it("stamps when a request arrived and when the last byte of its answer was written", async () => {
     const before = performance.timeOrigin + performance.now();
-    fake.queue(deliver(text(["a", "b", "c"]), { delayMs: 20 }));
+    fake().queue(deliver(text(["a", "b", "c"]), { delayMs: 20 }));
     await collect(clientFor("chat_completions"), ask());
     const after = performance.timeOrigin + performance.now();
-    const { receivedAt, finishedAt } = fake.lastRequest;
+    const { receivedAt, finishedAt } = fake().lastRequest;
     expect(receivedAt).toBeGreaterThanOrEqual(before);
     expect(finishedAt).toBeDefined();
     // Paced frames: the answer took at least the delays between them.
@@ -92,22 +86,22 @@ describe("fake provider recording and control", () => {
   });
 
   it("answers unknown paths with 404 and falls back to the script when nothing is queued", async () => {
-    const missing = await fetch(`${fake.baseUrl}/v2/unknown`, { method: "POST", body: "{}" });
+    const missing = await fetch(`${fake().baseUrl}/v2/unknown`, { method: "POST", body: "{}" });
     expect(missing.status).toBe(404);
-    fake.script = (request) => text(`you sent ${request.protocol}`);
+    fake().script = (request) => text(`you sent ${request.protocol}`);
     const { events } = await collect(clientFor("gemini"), ask());
     expect(textOf(events)).toBe("you sent gemini");
   });
 
   it("takes replies and reports requests over its control endpoint", async () => {
-    const queued = await fetch(`${fake.baseUrl}/_fake/replies`, {
+    const queued = await fetch(`${fake().baseUrl}/_fake/replies`, {
       method: "POST",
       body: JSON.stringify([text("from the control endpoint")]),
     });
     expect(await queued.json()).toEqual({ queued: 1 });
     const { events } = await collect(clientFor("responses"), ask());
     expect(textOf(events)).toBe("from the control endpoint");
-    const recorded = (await (await fetch(`${fake.baseUrl}/_fake/requests`)).json()) as { path: string }[];
+    const recorded = (await (await fetch(`${fake().baseUrl}/_fake/requests`)).json()) as { path: string }[];
     expect(recorded.map((request) => request.path)).toEqual(["/v1/responses"]);
   });
 

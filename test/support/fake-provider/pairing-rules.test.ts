@@ -3,27 +3,18 @@
  * a tool call with no result after it, a result with no call before it, and (Anthropic) a signed
  * thinking block whose text was edited; a well-paired conversation passes.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type Item, reasoning, toolCall, toolResult, userMessage } from "../../../src/model/items.js";
 import { clientFor, collect, protocols } from "../../providers/stream-helpers.js";
-import { FakeProvider, text, reasoning as thinkingReply } from "./index.js";
+import { text, reasoning as thinkingReply } from "./index.js";
+import { withFakeProvider } from "./with-fake-provider.js";
 
-let fake: FakeProvider;
-beforeAll(async () => {
-  fake = await FakeProvider.start();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => {
-  fake.reset();
-  fake.script = () => text("ok");
-});
+const fake = withFakeProvider({ script: () => text("ok") });
 
 const tool = { name: "read_file", description: "read", input_schema: { type: "object", properties: {} } };
 
 async function send(protocol: (typeof protocols)[number], items: Item[]) {
-  return collect(clientFor(protocol, fake.baseUrl, { retry: { maxAttempts: 1 } }), {
+  return collect(clientFor(protocol, fake().baseUrl, { retry: { maxAttempts: 1 } }), {
     items,
     tools: [tool],
     config: {},
@@ -51,8 +42,8 @@ describe.each(protocols)("the fake speaking %s", (protocol) => {
 });
 
 it("refuses an Anthropic thinking block edited after it was signed", async () => {
-  fake.queue(thinkingReply("the real thought", text("hi"), { signature: "sig-real" }));
-  await collect(clientFor("anthropic", fake.baseUrl), { items: [userMessage("a")], tools: [], config: {} });
+  fake().queue(thinkingReply("the real thought", text("hi"), { signature: "sig-real" }));
+  await collect(clientFor("anthropic", fake().baseUrl), { items: [userMessage("a")], tools: [], config: {} });
   const origin = { provider: "anthropic", model: "test-model" };
   const edited = reasoning("an edited thought", { signature: "sig-real", origin });
   const kept = reasoning("the real thought", { signature: "sig-real", origin });
