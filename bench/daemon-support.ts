@@ -4,8 +4,10 @@
  * a light follower of a session's stream that timestamps each turn's first text and its
  * `turn_completed`, and the group-commit counts a daemon logs when it stops.
  */
-import { readFileSync } from "node:fs";
+import { closeSync, fsync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { request as httpRequest } from "node:http";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import { v7 as uuidv7 } from "uuid";
 import { type DaemonHarness, rawRequest } from "../test/e2e/support/daemon-harness.js";
 import type { FakeProvider } from "../test/support/fake-provider/server.js";
@@ -258,4 +260,30 @@ export function watch(app: DaemonHarness, sessionId: string, delays: number[] | 
     req.on("error", failed);
     req.end();
   });
+}
+
+const fsyncAsync = promisify(fsync);
+
+/**
+ * This disk's own fsync times (ms, sorted), as the daemon's log sync makes them: a 4 KiB page
+ * overwritten in a small file in `dir`, then `fsync` on libuv's thread pool. A baseline for
+ * figures that wait on a commit's fsync.
+ */
+export async function bareFsyncMs(dir: string, samples: number): Promise<number[]> {
+  const path = join(dir, "bench-fsync.tmp");
+  const fd = openSync(path, "w+");
+  const page = Buffer.alloc(4096, 7);
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < samples; i++) {
+      writeSync(fd, page, 0, page.length, (i % 64) * page.length);
+      const start = performance.now();
+      await fsyncAsync(fd);
+      times.push(performance.now() - start);
+    }
+  } finally {
+    closeSync(fd);
+    rmSync(path, { force: true });
+  }
+  return times.sort((a, b) => a - b);
 }

@@ -22,6 +22,7 @@ import { deliver, deltas, type Reply, text } from "../test/support/fake-provider
 import { FakeProvider } from "../test/support/fake-provider/server.js";
 import { slowCommitFigures } from "./daemon-slow-commit.js";
 import {
+  bareFsyncMs,
   cpuMs,
   daemonEnv,
   type Follower,
@@ -235,6 +236,9 @@ async function firstToken(app: DaemonHarness, provider: FakeProvider): Promise<F
   for (let i = 0; i < turns; i++) direct.push(await directFirstDelta(provider));
   overhead.sort((a, b) => a - b);
   direct.sort((a, b) => a - b);
+  // A first delta is held until the turn's start is durable: the disk's fsync tail shows here.
+  const disk = await bareFsyncMs(app.home, turns);
+  const diskNote = `this disk's bare fsync in this run: p50 ${quantile(disk, 0.5).toFixed(2)} ms, p99 ${quantile(disk, 0.99).toFixed(2)} ms`;
   return [
     figure(
       "first_token_overhead_p50_ms",
@@ -248,7 +252,7 @@ async function firstToken(app: DaemonHarness, provider: FakeProvider): Promise<F
       quantile(overhead, 0.99),
       "ms",
       quantile(direct, 0.99),
-      "target: p99 < 10 ms",
+      `target: p99 < 10 ms; the first delta waits for the start's fsync (${diskNote})`,
     ),
   ];
 }
