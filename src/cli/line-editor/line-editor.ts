@@ -3,8 +3,9 @@
  *
  * Why not readline: Node's readline edits one line, submits a paste at its first newline and
  * cannot stay on screen while output streams above it. Keys are still decoded by readline's
- * `emitKeypressEvents` (which also reports bracketed paste); editing, history, search and
- * completion are here, drawing is one function (`#draw`).
+ * `emitKeypressEvents` (which also reports bracketed paste); pieces of keys are put together by
+ * key-decoder.ts, key-bindings.ts says what each key does, the edits are edit-buffer.ts's,
+ * history and completion have files of their own, and prompt-frame.ts says what is drawn.
  *
  * Keys: Enter sends; Alt-Enter, Shift-Enter (terminals that report it, CSI-u), Ctrl-J and a `\`
  * at the end of the line insert a newline; a bracketed paste is inserted whole; Up/Down move
@@ -15,29 +16,22 @@
  * the middle of a line), and draws itself again below it, so typing echoes while a turn streams.
  *
  * Boundary rule: terminal input and drawing of the prompt only; what a submitted prompt means
- * is the chat's business (the handler).
+ * is the chat's business (the handler). This class owns the terminal while mounted and the
+ * editor's state between keys; everything it decides is in the pure functions it calls.
  */
 
 import type { Paint } from "../render/terminal.js";
-import { cutToWidth, displayWidth } from "../text-width.js";
-import { type CompletionSource, commonPrefix, complete } from "./completion.js";
-import {
-  bufferOf,
-  deleteBack,
-  deleteForward,
-  deleteWordBack,
-  type EditBuffer,
-  emptyBuffer,
-  insert,
-  killToLineEnd,
-  killToLineStart,
-  moveChar,
-  moveLine,
-  moveLineEdge,
-  moveWord,
-  replaceBeforeCursor,
-} from "./edit-buffer.js";
+import { type CompletionSource, complete } from "./completion.js";
+import { bufferOf, deleteBack, deleteForward, type EditBuffer, emptyBuffer, insert } from "./edit-buffer.js";
+import { atDraft, type HistoryPlace, recallNewer, recallOlder } from "./history-navigation.js";
+import { type Search, searchKey, searchLine, startSearch } from "./history-search.js";
+import { commandFor, type EditorCommand } from "./key-bindings.js";
+import { KeyDecoder } from "./key-decoder.js";
+import type { Key } from "./keypress.js";
+import { afterWriting, atLineStart, type OutputEnd, resumeOutput, waitsToWrap } from "./output-end.js";
+import { drawFrame, eraseArea } from "./prompt-frame.js";
 import type { PromptHistory } from "./prompt-history.js";
+import { applyCompletion } from "./tab-completion.js";
 
 /** What the person did at the prompt. */
 export type EditorEvent = { kind: "submit"; text: string } | { kind: "eof" } | { kind: "interrupt" };
@@ -62,26 +56,6 @@ export interface LineEditorOptions {
   paint: Paint;
 }
 
-interface Key {
-  sequence?: string;
-  name?: string;
-  ctrl?: boolean;
-  meta?: boolean;
-  shift?: boolean;
-  code?: string;
-}
-
-interface Search {
-  query: string;
-  /** Index in the history of the match shown, or null when nothing matches. */
-  index: number | null;
-  /** The buffer before the search (restored on Esc). */
-  before: EditBuffer;
-}
-
-const continuation = "  ";
-const maxHintRows = 4;
-
 /** A multi-line prompt editor on a raw terminal. */
 export class LineEditor {
   #buffer: EditBuffer = emptyBuffer;
@@ -92,18 +66,10 @@ export class LineEditor {
   /** Dim lines between the status line and the prompt (prompts queued for later). */
   #notes: readonly string[] = [];
   #hints: string[] = [];
-  #historyIndex: number | null = null;
-  #draft: EditBuffer = emptyBuffer;
+  #history: HistoryPlace = atDraft;
   #search: Search | null = null;
-  #pasting = false;
-  /** What a bracketed paste has brought so far. */
-  #pasted: string[] = [];
-  #pastedReturn = false;
-  /** Digits of an xterm modifyOtherKeys sequence (`ESC [27;2;13~`, Shift-Enter) being read. */
-  #modified: string | null = null;
-  /** Whether the output above ended mid-line, and at which column (its width so far). */
-  #outputOpen = false;
-  #outputColumn = 0;
+  readonly #decoder = new KeyDecoder();
+  #outputEnd: OutputEnd = atLineStart;
   #drawScheduled = false;
   readonly #onKey = (text: string | undefined, key: Key | undefined): void => this.#key(text, key ?? {});
   readonly #onResize = (): void => this.#scheduleDraw();
@@ -140,7 +106,7 @@ export class LineEditor {
     this.#mount = null;
     this.#search = null;
     this.#hints = [];
-    this.#pasting = false;
+    this.#decoder.stopPaste();
     const { input, output } = this.options;
     output.write("\x1b[?2004l");
     output.off("resize", this.#onResize);
@@ -167,18 +133,13 @@ export class LineEditor {
   beforeOutput(): void {
     if (this.#cursorRow === null) return;
     this.#erase();
-    if (!this.#outputOpen) return;
-    const column = this.#outputColumn % this.#columns();
-    this.options.output.write(`\x1b[1A\r${column > 0 ? `\x1b[${column}C` : ""}`);
+    const resume = resumeOutput(this.#outputEnd, this.#columns());
+    if (resume !== null) this.options.output.write(resume);
   }
 
   /** Output was written (`plain`: without escape codes): draw the prompt again below it. */
   afterOutput(lineOpen: boolean, plain: string): void {
-    const newline = plain.lastIndexOf("\n");
-    this.#outputColumn =
-      newline === -1 ? this.#outputColumn + displayWidth(plain) : displayWidth(plain.slice(newline + 1));
-    this.#outputOpen = lineOpen;
-    if (!lineOpen) this.#outputColumn = 0;
+    this.#outputEnd = afterWriting(this.#outputEnd, lineOpen, plain);
     if (this.#mount !== null && this.#cursorRow === null) this.#scheduleDraw();
   }
 
@@ -204,197 +165,72 @@ export class LineEditor {
   #key(text: string | undefined, key: Key): void {
     const mount = this.#mount;
     if (mount === null) return;
-    if (key.name === "paste-start") {
-      this.#pasting = true;
-      this.#pasted = [];
-      return;
-    }
-    if (key.name === "paste-end") {
-      this.#pasting = false;
-      // Inserted at once: a large paste arrives one key at a time.
-      this.#buffer = insert(this.#buffer, this.#pasted.join(""));
-      this.#pasted = [];
+    const decoded = this.#decoder.decode(text, key);
+    if (decoded.kind === "pending") return;
+    if (decoded.kind === "insert") {
+      this.#buffer = insert(this.#buffer, decoded.text);
       this.#scheduleDraw();
       return;
     }
-    if (this.#pasting) {
-      this.#pastedKey(text, key);
-      return;
-    }
-    if (this.#modifiedKey(text, key)) return;
     this.#hints = [];
-    if (this.#search !== null && this.#searchKey(text, key)) {
-      this.#scheduleDraw();
-      return;
-    }
-    if (this.#edit(text, key, mount) === "handled") this.#scheduleDraw();
-  }
-
-  /**
-   * xterm's modifyOtherKeys reports Shift-Enter as `ESC [27;2;13~`, which readline splits into
-   * `ESC [27;2;` and the characters `1`, `3`, `~`: collect them rather than insert them.
-   */
-  #modifiedKey(text: string | undefined, key: Key): boolean {
-    if (key.code !== undefined && /^\[27;\d+;$/.test(key.code)) {
-      this.#modified = "";
-      return true;
-    }
-    if (this.#modified === null) return false;
-    if (text !== undefined && /^\d$/.test(text)) {
-      this.#modified += text;
-      return true;
-    }
-    const code = this.#modified;
-    this.#modified = null;
-    if (text === "~" && code === "13") {
-      this.#buffer = insert(this.#buffer, "\n");
-      this.#scheduleDraw();
-      return true;
-    }
-    return text === "~";
-  }
-
-  /** A key inside a bracketed paste: everything is text, newlines included. */
-  #pastedKey(text: string | undefined, key: Key): void {
-    // "\r\n" (text copied from Windows) is one line break, not two.
-    const afterReturn = this.#pastedReturn;
-    this.#pastedReturn = key.name === "return";
-    if (key.name === "return") this.#pasted.push("\n");
-    else if (key.name === "enter") {
-      if (!afterReturn) this.#pasted.push("\n");
-    } else if (key.name === "tab") this.#pasted.push("\t");
-    else if (text !== undefined && isPrintable(text)) this.#pasted.push(text);
-  }
-
-  #edit(text: string | undefined, key: Key, mount: MountOptions): "handled" | "done" {
-    const buffer = this.#buffer;
-    if (key.ctrl === true && !key.meta) {
-      switch (key.name) {
-        case "c":
-          if (mount.ctrlCClears && buffer.text !== "") {
-            this.#buffer = emptyBuffer;
-            this.#historyIndex = null;
-            return "handled";
-          }
-          mount.onEvent({ kind: "interrupt" });
-          return "done";
-        case "d":
-          if (buffer.text === "") {
-            mount.onEvent({ kind: "eof" });
-            return "done";
-          }
-          this.#buffer = deleteForward(buffer);
-          return "handled";
-        case "a":
-          this.#buffer = moveLineEdge(buffer, "start");
-          return "handled";
-        case "e":
-          this.#buffer = moveLineEdge(buffer, "end");
-          return "handled";
-        case "b":
-          this.#buffer = moveChar(buffer, -1);
-          return "handled";
-        case "f":
-          this.#buffer = moveChar(buffer, 1);
-          return "handled";
-        case "u":
-          this.#buffer = killToLineStart(buffer);
-          return "handled";
-        case "k":
-          this.#buffer = killToLineEnd(buffer);
-          return "handled";
-        case "w":
-        case "backspace":
-          this.#buffer = deleteWordBack(buffer);
-          return "handled";
-        case "h":
-          this.#buffer = deleteBack(buffer);
-          return "handled";
-        case "left":
-          this.#buffer = moveWord(buffer, -1);
-          return "handled";
-        case "right":
-          this.#buffer = moveWord(buffer, 1);
-          return "handled";
-        case "l":
-          this.options.output.write("\x1b[2J\x1b[H");
-          this.#cursorRow = null;
-          this.#outputOpen = false;
-          this.#outputColumn = 0;
-          return "handled";
-        case "r":
-          this.#search = { query: "", index: null, before: buffer };
-          return "handled";
-        case "p":
-          this.#up();
-          return "handled";
-        case "n":
-          this.#down();
-          return "handled";
-        default:
-          return "done";
+    if (this.#search !== null) {
+      const step = searchKey(this.#search, this.#buffer, text, key, this.options.history.entries);
+      this.#search = step.search;
+      this.#buffer = step.buffer;
+      if (step.handled) {
+        this.#scheduleDraw();
+        return;
       }
     }
-    switch (key.name) {
-      case "return":
-        if (key.meta === true) {
-          this.#buffer = insert(buffer, "\n");
+    const command = commandFor(text, key);
+    if (command !== null && this.#run(command, mount) === "handled") this.#scheduleDraw();
+  }
+
+  /** Carry out a key's command; "handled" when the prompt is to be drawn again. */
+  #run(command: EditorCommand, mount: MountOptions): "handled" | "done" {
+    const buffer = this.#buffer;
+    switch (command.kind) {
+      case "edit":
+        this.#buffer = command.edit(buffer);
+        return "handled";
+      case "interrupt":
+        if (mount.ctrlCClears && buffer.text !== "") {
+          this.#buffer = emptyBuffer;
+          this.#history = { ...this.#history, index: null };
           return "handled";
         }
-        return this.#enter(mount);
-      case "enter":
-        // Ctrl-J.
-        this.#buffer = insert(buffer, "\n");
-        return "handled";
-      case "backspace":
-        this.#buffer = key.meta === true ? deleteWordBack(buffer) : deleteBack(buffer);
-        return "handled";
-      case "delete":
+        mount.onEvent({ kind: "interrupt" });
+        return "done";
+      case "eof":
+        if (buffer.text === "") {
+          mount.onEvent({ kind: "eof" });
+          return "done";
+        }
         this.#buffer = deleteForward(buffer);
         return "handled";
-      case "left":
-        this.#buffer = key.meta === true ? moveWord(buffer, -1) : moveChar(buffer, -1);
+      case "clear-screen":
+        this.options.output.write("\x1b[2J\x1b[H");
+        this.#cursorRow = null;
+        this.#outputEnd = atLineStart;
         return "handled";
-      case "right":
-        this.#buffer = key.meta === true ? moveWord(buffer, 1) : moveChar(buffer, 1);
+      case "search":
+        this.#search = startSearch(buffer);
         return "handled";
-      case "home":
-        this.#buffer = moveLineEdge(buffer, "start");
+      case "line": {
+        const recall = command.direction === -1 ? recallOlder : recallNewer;
+        const recalled = recall({ buffer, place: this.#history }, this.options.history.entries);
+        this.#buffer = recalled.buffer;
+        this.#history = recalled.place;
         return "handled";
-      case "end":
-        this.#buffer = moveLineEdge(buffer, "end");
-        return "handled";
-      case "up":
-        this.#up();
-        return "handled";
-      case "down":
-        this.#down();
-        return "handled";
-      case "tab":
+      }
+      case "complete":
         this.#complete();
         return "handled";
-      case "escape":
+      case "enter":
+        return this.#enter(mount);
+      case "redraw":
         return "handled";
-      case "b":
-      case "f":
-        if (key.meta === true) {
-          this.#buffer = moveWord(buffer, key.name === "b" ? -1 : 1);
-          return "handled";
-        }
-        break;
-      default:
-        break;
     }
-    // Shift-Enter as terminals with the CSI-u protocol report it.
-    if (key.code === "[13;2u") {
-      this.#buffer = insert(buffer, "\n");
-      return "handled";
-    }
-    if (text !== undefined && key.meta !== true && isPrintable(text)) {
-      this.#buffer = insert(buffer, text);
-      return "handled";
-    }
-    return "done";
   }
 
   /** Enter: a `\` before the cursor at the end of a line asks for a newline; otherwise send. */
@@ -406,16 +242,14 @@ export class LineEditor {
       return "handled";
     }
     this.options.history.add(text);
-    this.#historyIndex = null;
-    this.#draft = emptyBuffer;
+    this.#history = atDraft;
     if (mount.keepSubmitted) {
       // The prompt stays on screen as sent; the next one is drawn below it.
       this.#buffer = bufferOf(text);
       this.#draw();
       this.options.output.write("\r\n");
       this.#cursorRow = null;
-      this.#outputOpen = false;
-      this.#outputColumn = 0;
+      this.#outputEnd = atLineStart;
       this.#buffer = emptyBuffer;
     } else {
       this.#buffer = emptyBuffer;
@@ -425,106 +259,18 @@ export class LineEditor {
     return "done";
   }
 
-  #up(): void {
-    const moved = moveLine(this.#buffer, -1);
-    if (moved !== null) {
-      this.#buffer = moved;
-      return;
-    }
-    const entries = this.options.history.entries;
-    if (entries.length === 0) return;
-    if (this.#historyIndex === null) {
-      this.#draft = this.#buffer;
-      this.#historyIndex = entries.length - 1;
-    } else if (this.#historyIndex > 0) {
-      this.#historyIndex -= 1;
-    } else {
-      return;
-    }
-    this.#buffer = bufferOf(entries[this.#historyIndex]!);
-  }
-
-  #down(): void {
-    const moved = moveLine(this.#buffer, 1);
-    if (moved !== null) {
-      this.#buffer = moved;
-      return;
-    }
-    if (this.#historyIndex === null) return;
-    const entries = this.options.history.entries;
-    if (this.#historyIndex < entries.length - 1) {
-      this.#historyIndex += 1;
-      this.#buffer = bufferOf(entries[this.#historyIndex]!);
-      return;
-    }
-    this.#historyIndex = null;
-    this.#buffer = this.#draft;
-  }
-
-  /** A key during Ctrl-R search; false when it ends the search and should be handled as usual. */
-  #searchKey(text: string | undefined, key: Key): boolean {
-    const search = this.#search!;
-    if (key.ctrl === true && key.name === "r") {
-      this.#find(search, search.index === null ? null : search.index - 1);
-      return true;
-    }
-    if ((key.ctrl === true && key.name === "g") || key.name === "escape") {
-      this.#buffer = search.before;
-      this.#search = null;
-      return true;
-    }
-    if (key.name === "backspace") {
-      search.query = search.query.slice(0, -1);
-      this.#find(search, null);
-      return true;
-    }
-    if (key.name === "return") {
-      // Enter takes the match into the prompt to be edited or sent.
-      this.#search = null;
-      return true;
-    }
-    if (text !== undefined && key.ctrl !== true && key.meta !== true && isPrintable(text)) {
-      search.query += text;
-      this.#find(search, null);
-      return true;
-    }
-    this.#search = null;
-    return false;
-  }
-
-  /** Show the newest entry at or before `from` (null: the newest) that contains the query. */
-  #find(search: Search, from: number | null): void {
-    const entries = this.options.history.entries;
-    for (let i = from ?? entries.length - 1; i >= 0; i--) {
-      if (entries[i]!.includes(search.query)) {
-        search.index = i;
-        this.#buffer = bufferOf(entries[i]!);
-        return;
-      }
-    }
-    if (from === null) search.index = null;
-  }
-
   #complete(): void {
     const completion = complete(this.#buffer, this.options.completion);
     if (completion === null) return;
-    const { start, candidates } = completion;
-    const word = this.#buffer.text.slice(start, this.#buffer.cursor);
-    if (candidates.length === 1) {
-      const only = candidates[0]!;
-      this.#buffer = replaceBeforeCursor(this.#buffer, start, only.endsWith("/") ? only : `${only} `);
-      return;
-    }
-    const prefix = commonPrefix(candidates);
-    if (prefix.length > word.length) this.#buffer = replaceBeforeCursor(this.#buffer, start, prefix);
-    this.#hints = candidateRows(candidates, this.#columns());
+    const completed = applyCompletion(this.#buffer, completion, this.#columns());
+    this.#buffer = completed.buffer;
+    this.#hints = completed.hints;
   }
 
   /** Erase the drawn area; the cursor ends at its top-left. */
   #erase(): void {
     if (this.#cursorRow === null) return;
-    const up = this.#cursorRow > 0 ? `\x1b[${this.#cursorRow}A` : "";
-    this.options.output.write(`${up}\r\x1b[J`);
+    this.options.output.write(eraseArea(this.#cursorRow));
     this.#cursorRow = null;
   }
 
@@ -532,122 +278,21 @@ export class LineEditor {
   #draw(): void {
     const mount = this.#mount;
     if (mount === null) return;
-    // Output that just filled its row waits to wrap onto the next one: a newline there would cut
-    // the line in two (for copying, and for terminals that re-wrap on resize). The prompt comes
-    // back with the next output.
-    if (this.#cursorRow === null && this.#outputOpen && this.#outputColumn % this.#columns() === 0) return;
-    const paint = this.options.paint;
     const columns = this.#columns();
-    let out = "\x1b[?25l";
-    if (this.#cursorRow !== null) {
-      out += `${this.#cursorRow > 0 ? `\x1b[${this.#cursorRow}A` : ""}\r\x1b[J`;
-    } else if (this.#outputOpen) {
-      out += "\r\n";
-    }
-    const rows: { text: string; width: number }[] = [];
-    if (this.#status !== null) rows.push(fitted(this.#status, columns, paint.dim));
-    for (const note of this.#notes) rows.push(fitted(note, columns, paint.dim));
-    const lines = this.#buffer.text.split("\n");
-    const before = this.#buffer.text.slice(0, this.#buffer.cursor);
-    const cursorLine = before.split("\n").length - 1;
-    const textRows = lines.map((line, index) => {
-      const prefix = index === 0 ? mount.prompt : paint.dim(continuation);
-      const prefixWidth = index === 0 ? mount.promptWidth : continuation.length;
-      const shown = line.replaceAll("\t", " ");
-      return { text: prefix + shown, width: prefixWidth + displayWidth(shown) };
-    });
-    // A prompt taller than the screen shows the lines around the cursor, and how many are not shown.
-    const budget = Math.max(3, (this.options.output.rows ?? 24) - rows.length - 4);
-    const height = (index: number): number => Math.floor(textRows[index]!.width / columns) + 1;
-    let first = cursorLine;
-    let last = cursorLine;
-    let used = height(cursorLine);
-    for (let grew = true; grew; ) {
-      grew = false;
-      if (last + 1 < textRows.length && used + height(last + 1) <= budget) {
-        last += 1;
-        used += height(last);
-        grew = true;
-      }
-      if (first > 0 && used + height(first - 1) <= budget) {
-        first -= 1;
-        used += height(first);
-        grew = true;
-      }
-    }
-    if (first > 0) rows.push(fitted(`  … ${first} line${first === 1 ? "" : "s"} above`, columns, paint.dim));
-    const firstTextRow = rows.length - first;
-    rows.push(...textRows.slice(first, last + 1));
-    const below = textRows.length - 1 - last;
-    if (below > 0) rows.push(fitted(`  … ${below} line${below === 1 ? "" : "s"} below`, columns, paint.dim));
-    if (this.#search !== null) {
-      const found = this.#search.index === null && this.#search.query !== "" ? " (no match)" : "";
-      rows.push(
-        fitted(
-          `history search: ${this.#search.query}${found}  (Ctrl-R older, Esc cancels)`,
-          columns,
-          paint.dim,
-        ),
-      );
-    }
-    for (const hint of this.#hints) rows.push(fitted(hint, columns, paint.dim));
-    // Where the text cursor is: its line, and its column counted from the prompt.
-    const cursorOffset =
-      (cursorLine === 0 ? mount.promptWidth : continuation.length) +
-      displayWidth(before.slice(before.lastIndexOf("\n") + 1).replaceAll("\t", " "));
-    let row = 0;
-    let cursorRow = 0;
-    let cursorColumn = 0;
-    rows.forEach((entry, index) => {
-      if (index > 0) out += "\r\n";
-      out += entry.text;
-      // A row filled to the last column: move onto the next row so the count below holds.
-      if (entry.width > 0 && entry.width % columns === 0) out += " \x1b[D\x1b[K";
-      if (index === firstTextRow + cursorLine) {
-        cursorRow = row + Math.floor(cursorOffset / columns);
-        cursorColumn = cursorOffset % columns;
-      }
-      row += Math.floor(entry.width / columns) + 1;
-    });
-    const lastRow = row - 1;
-    if (lastRow > cursorRow) out += `\x1b[${lastRow - cursorRow}A`;
-    out += `\r${cursorColumn > 0 ? `\x1b[${cursorColumn}C` : ""}\x1b[?25h`;
-    this.options.output.write(out);
+    if (this.#cursorRow === null && waitsToWrap(this.#outputEnd, columns)) return;
+    const header = this.#status === null ? this.#notes : [this.#status, ...this.#notes];
+    const footer = this.#search === null ? this.#hints : [searchLine(this.#search), ...this.#hints];
+    const { bytes, cursorRow } = drawFrame(
+      { prompt: mount.prompt, promptWidth: mount.promptWidth, header, buffer: this.#buffer, footer },
+      {
+        columns,
+        rows: this.options.output.rows ?? 24,
+        paint: this.options.paint,
+        cursorRow: this.#cursorRow,
+        outputOpen: this.#outputEnd.open,
+      },
+    );
+    this.options.output.write(bytes);
     this.#cursorRow = cursorRow;
   }
-}
-
-/** Candidates laid out in rows of the terminal's width (at most a few rows, then "…"). */
-function candidateRows(candidates: readonly string[], columns: number): string[] {
-  const rows: string[] = [];
-  let current = "";
-  for (const candidate of candidates) {
-    const next = current === "" ? candidate : `${current}  ${candidate}`;
-    if (next.length > columns - 1 && current !== "") {
-      rows.push(current);
-      if (rows.length === maxHintRows) {
-        rows[maxHintRows - 1] = `${rows[maxHintRows - 1]} …`;
-        return rows;
-      }
-      current = candidate;
-    } else {
-      current = next;
-    }
-  }
-  if (current !== "") rows.push(current);
-  return rows;
-}
-
-function fitted(
-  text: string,
-  columns: number,
-  style: (text: string) => string,
-): { text: string; width: number } {
-  const cut = displayWidth(text) > columns - 1 ? `${cutToWidth(text, columns - 2)}…` : text;
-  return { text: style(cut), width: displayWidth(cut) };
-}
-
-function isPrintable(text: string): boolean {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is excluded
-  return text !== "" && !/[\x00-\x08\x0b-\x1f\x7f]/.test(text);
 }
