@@ -13,18 +13,21 @@ function segment(overrides: Partial<StreamedSegment> = {}): StreamedSegment {
   };
 }
 
-function entry(id: string, kind: HistoryEntry["kind"], turn = "run-1"): HistoryEntry {
-  return {
-    id,
-    position: Number.parseInt(id, 10),
-    kind,
-    turn_id: turn,
-    input_id: null,
-    created_at: "2026-01-01T00:00:00.000Z",
-    content: [{ kind: "text", text: "Half an answer." }],
-    checkpoint_id: id,
-    tool: null,
-  };
+/** A committed entry of run-1 with the answer the segment started to show. */
+const answer: HistoryEntry = {
+  id: "2",
+  position: 2,
+  kind: "assistant",
+  turn_id: "run-1",
+  input_id: null,
+  created_at: "2026-01-01T00:00:00.000Z",
+  content: [{ kind: "text", text: "Half an answer." }],
+  checkpoint_id: "2",
+  tool: null,
+};
+
+function entry(id: string, kind: HistoryEntry["kind"]): HistoryEntry {
+  return { ...answer, id, kind };
 }
 
 const unknown = (): boolean => false;
