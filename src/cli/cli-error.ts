@@ -67,5 +67,10 @@ export function describeFailure(error: unknown): { message: string; hint?: strin
       exitCode: exitCodes.unreachable,
     };
   }
-  return { message: error instanceof Error ? error.message : String(error), exitCode: exitCodes.error };
+  return { message: errorMessage(error), exitCode: exitCodes.error };
+}
+
+/** An error's own message, without the daemon's detail or a hint (what chat notices show). */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -25,7 +25,7 @@ import { CliError } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { writeShellWarning } from "../render/shell-warning.js";
 import { writeLine } from "../render/terminal.js";
-import { readAll } from "./run-prompt.js";
+import { readAll } from "../stdin-text.js";
 
 export interface AddProfileOptions {
   protocol: string;

@@ -12,8 +12,6 @@
  * its turn failed before the model answered anything (nothing in it is worth keeping).
  */
 import type { PendingApproval } from "../../api/approvals.js";
-import type { SessionEvent } from "../../api/session-events.js";
-import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { DaemonClient } from "../../client/daemon-client.js";
 import { uuidV7 } from "../../client/uuid-v7.js";
 import { approveAutomatically, PendingApprovals } from "../approval-desk.js";
@@ -21,59 +19,31 @@ import { onBrokenPipe } from "../broken-pipe.js";
 import { type CliContext, connectWithServer } from "../cli-context.js";
 import { CliError, describeFailure } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
-import { approvalSummary, requestSubject } from "../render/approval-prompt.js";
+import { openSession, type SessionChoice } from "../open-session.js";
+import { approvalSummary } from "../render/approval-prompt.js";
 import { writeShellWarning } from "../render/shell-warning.js";
 import { TranscriptView } from "../render/transcript-view.js";
 import { WaitingLine } from "../render/waiting-line.js";
-import { resolveSessionId } from "../session-ref.js";
-import { type ModelOptions, newSessionSettings, settingsPatch } from "../session-settings-options.js";
-import { SessionWatcher, type TurnOutcome, type UsageTotals } from "../session-watcher.js";
+import { SessionWatcher } from "../session-watcher.js";
+import { withInterrupt } from "../sigint-interrupt.js";
+import { readAll } from "../stdin-text.js";
 import { stopSession } from "../stop-session.js";
+import { AnswerText } from "./run-answer-text.js";
+import { report, waitsForPerson } from "./run-exit.js";
+import { type RunEnd, resultOf, sumUsage } from "./run-result.js";
+import { waitingLabel } from "./run-waiting-label.js";
 
-export interface RunOptions extends ModelOptions {
-  session?: string;
-  /** Run in the most recently active session of the current directory (a new one if none). */
-  continue?: boolean;
+export interface RunOptions extends SessionChoice {
   json?: boolean;
   hideThinking?: boolean;
-  name?: string;
   /** Allow every tool call the turn asks about. */
   approve?: boolean;
   /** Delete the session afterwards (only for a session this command creates). */
   ephemeral?: boolean;
 }
 
-/** The last line of `--json`: what a script needs to know about the turn. */
-export interface RunResult {
-  type: "result";
-  session_id: string;
-  /** How the turn stands: ended (completed, failed, interrupted), waits for a person, or was given up. */
-  status: "completed" | "failed" | "interrupted" | "waiting" | "abandoned";
-  /** The text of the turn's last model message ("" when there was none). */
-  text: string;
-  usage: {
-    prompt_tokens: number;
-    completion_tokens: number;
-    cached_prompt_tokens: number;
-    total_tokens: number;
-  };
-  /**
-   * Why it stopped: `finished` or `limit_reached` (completed); the error code (failed);
-   * `interrupted`, `cancelled`, `forced` (a second Ctrl-C) or `broken_pipe`; `approval_needed` or
-   * `question` (waiting); `daemon_restarted` (abandoned).
-   */
-  exit_reason: string;
-  exit_code: number;
-  /** Whether the session was deleted afterwards (--ephemeral, or a failed one-off session). */
-  session_removed: boolean;
-  errors: { code: string; message: string }[];
-}
-
 /** The name `--approve` decisions carry in the session's log. */
 const autoApproverId = "skein run --approve";
-
-/** What the turn ended with, as the command sees it. */
-type RunEnd = TurnOutcome | PendingApproval | "forced" | "broken_pipe";
 
 /** Run one turn; resolves with the exit code. */
 export async function runPrompt(
@@ -98,7 +68,11 @@ export async function runPrompt(
   let waiting: WaitingLine | null = null;
   let unregisterPipe = (): void => undefined;
   try {
-    const { sessionId, after, created } = await openSession(client, context, options);
+    const opened = await openSession(client, context.cwd, options);
+    const created = opened.created;
+    const sessionId = opened.created ? opened.snapshot.id : opened.sessionId;
+    // A new session's cursor is where its stream starts; an existing one is attached fresh.
+    const after = opened.created ? opened.snapshot.cursor : null;
     err.stream.write(err.paint.dim(`${created ? "new session" : "session"} ${sessionId}\n`));
     const shell = created ? server.shell : undefined;
     if (shell !== undefined && shell.mode === "off") writeShellWarning(err, shell);
@@ -252,209 +226,8 @@ export async function runPrompt(
   }
 }
 
-/** The session to run in: the one named, the latest of this directory, or a new one. */
-async function openSession(
-  client: DaemonClient,
-  context: CliContext,
-  options: RunOptions,
-): Promise<{ sessionId: string; after: StreamCursor | null; created: boolean }> {
-  let existing: string | null = null;
-  if (options.session !== undefined) existing = await resolveSessionId(client, options.session);
-  else if (options.continue === true) {
-    existing = (await client.listSessions()).find((session) => session.workspace === context.cwd)?.id ?? null;
-  }
-  if (existing !== null) {
-    const patch = settingsPatch(options);
-    if (patch !== null) await client.updateSettings(existing, patch);
-    return { sessionId: existing, after: null, created: false };
-  }
-  const snapshot = await client.createSession(uuidV7(), {
-    workspace: context.cwd,
-    ...(options.name === undefined ? {} : { name: options.name }),
-    ...newSessionSettings(options),
-  });
-  return { sessionId: snapshot.id, after: snapshot.cursor, created: true };
-}
-
 /** Delete a session this command made, stopping its turn first. */
 async function removeSession(client: DaemonClient, sessionId: string): Promise<void> {
   await stopSession(client, sessionId, 10_000);
   await client.deleteSession(sessionId);
-}
-
-/** What the waiting line says after `event`: a running tool, or the model. */
-function waitingLabel(event: SessionEvent): string | undefined {
-  if (event.type === "tool")
-    return event.data.result === null ? `running ${event.data.name}` : "waiting for the model";
-  if (event.type === "compaction_started") return "compacting the context";
-  if (event.type === "approval_requested") return "waiting for an approval";
-  if (event.type === "turn_completed" || event.type === "compaction_completed")
-    return "waiting for the model";
-  return undefined;
-}
-
-/** The text of each of our runs' model messages, to report the last one. */
-class AnswerText {
-  readonly #messages = new Map<string, string>();
-
-  observe(event: SessionEvent, ours: (runId: string | null) => boolean): void {
-    if (event.type !== "text" || !ours(event.data.run_id)) return;
-    const id = event.data.message_id;
-    this.#messages.set(id, (this.#messages.get(id) ?? "") + event.data.text);
-  }
-
-  last(): string {
-    return [...this.#messages.values()].at(-1) ?? "";
-  }
-}
-
-function sumUsage(parts: readonly UsageTotals[]): RunResult["usage"] {
-  const sum = (pick: (usage: UsageTotals) => number): number =>
-    parts.reduce((total, part) => total + pick(part), 0);
-  return {
-    prompt_tokens: sum((usage) => usage.prompt),
-    completion_tokens: sum((usage) => usage.completion),
-    cached_prompt_tokens: sum((usage) => usage.cached),
-    total_tokens: sum((usage) => usage.total),
-  };
-}
-
-function resultOf(
-  sessionId: string,
-  outcome: Exclude<RunEnd, "broken_pipe">,
-  text: string,
-  usage: RunResult["usage"],
-  exitCode: number,
-  removed: boolean,
-): RunResult {
-  const { status, exit_reason, errors } = endOf(outcome);
-  return {
-    type: "result",
-    session_id: sessionId,
-    status,
-    text,
-    usage,
-    exit_reason,
-    exit_code: exitCode,
-    session_removed: removed,
-    errors,
-  };
-}
-
-/** The result's status, reason and errors for how the turn ended. */
-function endOf(
-  outcome: Exclude<RunEnd, "broken_pipe">,
-): Pick<RunResult, "status" | "exit_reason" | "errors"> {
-  if (outcome === "forced") return { status: "interrupted", exit_reason: "forced", errors: [] };
-  if ("call_id" in outcome) {
-    return {
-      status: "waiting",
-      exit_reason: outcome.tool === "ask_user" ? "question" : "approval_needed",
-      errors: [],
-    };
-  }
-  const errors = outcome.errors;
-  switch (outcome.state) {
-    case "completed":
-      return { status: "completed", exit_reason: outcome.outcome ?? "finished", errors };
-    case "failed":
-      return { status: "failed", exit_reason: errors[0]?.code ?? "failed", errors };
-    case "interrupted":
-    case "cancelled":
-      return { status: "interrupted", exit_reason: outcome.state, errors };
-    case "abandoned":
-    case "running":
-      return { status: "abandoned", exit_reason: "daemon_restarted", errors };
-    default: {
-      const unknown: never = outcome.state;
-      throw new Error(`unexpected turn state ${String(unknown)}`);
-    }
-  }
-}
-
-/** The failure of a run whose turn waits for a person: the call stays waiting; say how to answer it. */
-function waitsForPerson(sessionId: string, request: PendingApproval, removed: boolean): CliError {
-  const session = sessionId.slice(0, 13);
-  if (removed) {
-    return new CliError(
-      `the turn stopped to wait for ${request.tool === "ask_user" ? `an answer (${requestSubject(request)})` : `approval of ${approvalSummary(request)}`}; the --ephemeral session was deleted`,
-      exitCodes.approvalNeeded,
-      "run with --approve, or without --ephemeral to answer it with skein approve/deny",
-    );
-  }
-  if (request.tool === "ask_user") {
-    return new CliError(
-      `the agent asks: ${requestSubject(request)} (call ${request.call_id})`,
-      exitCodes.approvalNeeded,
-      `answer with \`skein approve ${session} ${request.call_id} -m "…"\``,
-    );
-  }
-  return new CliError(
-    `the turn waits for approval of ${approvalSummary(request)} (call ${request.call_id})`,
-    exitCodes.approvalNeeded,
-    `answer with \`skein approve ${session} ${request.call_id}\` or \`skein deny ${session} ${request.call_id} -m "why"\`, or run with --approve`,
-  );
-}
-
-function report(context: CliContext, sessionId: string, outcome: TurnOutcome | "forced"): ExitCode {
-  if (outcome === "forced") return exitCodes.interrupted;
-  switch (outcome.state) {
-    case "completed":
-      return exitCodes.ok;
-    case "interrupted":
-    case "cancelled":
-      context.terminal.err.stream.write("skein: the turn was interrupted\n");
-      return exitCodes.interrupted;
-    case "failed": {
-      const message = outcome.errors.map((error) => error.message).join("; ") || "the turn failed";
-      throw new CliError(message, exitCodes.error, hintFor(outcome.errors.map((error) => error.code)));
-    }
-    case "abandoned":
-      throw new CliError(
-        `the daemon restarted during the turn and the session went on without it; see \`skein show ${sessionId.slice(0, 13)}\``,
-      );
-    case "running":
-      throw new CliError("the turn is still running");
-    default: {
-      const unknown: never = outcome.state;
-      throw new CliError(`unexpected turn state ${String(unknown)}`);
-    }
-  }
-}
-
-function hintFor(codes: readonly string[]): string | undefined {
-  if (codes.includes("provider_unconfigured")) return "see `skein config --help`";
-  if (codes.includes("provider_error")) return "check the provider with `skein config test`";
-  return undefined;
-}
-
-/**
- * Wait for `work`; on the first SIGINT call `onInterrupt` and keep waiting, on the second give
- * up ("forced").
- */
-export async function withInterrupt<T>(onInterrupt: () => void, work: Promise<T>): Promise<T | "forced"> {
-  let interrupts = 0;
-  let forced: (value: "forced") => void = () => {};
-  const forcedPromise = new Promise<"forced">((resolve) => {
-    forced = resolve;
-  });
-  const handler = (): void => {
-    interrupts += 1;
-    if (interrupts === 1) onInterrupt();
-    else forced("forced");
-  };
-  process.on("SIGINT", handler);
-  try {
-    return await Promise.race([work, forcedPromise]);
-  } finally {
-    process.off("SIGINT", handler);
-  }
-}
-
-/** All of stdin as text. */
-export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream)
-    chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString("utf8");
 }

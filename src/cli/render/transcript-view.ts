@@ -10,68 +10,18 @@
  * text stays on screen and a notice says so; nothing is reprinted. A message already under way
  * when the view joined (attach mid-turn, or a reset) has lost its start: its deltas are held,
  * not shown, and the committed entry is printed whole once it arrives, so the text shows once,
- * complete and in order.
+ * complete and in order. How text reaches the streams (open lines, markdown) is
+ * transcript-writer.ts's.
  */
 import { type HistoryEntry, isTruncatedPart } from "../../api/history.js";
 import type { SessionEvent } from "../../api/session-events.js";
 import { compactionLine } from "./compaction-line.js";
-import { type MarkdownState, newMarkdownState, renderMarkdownLine } from "./markdown-line.js";
-import type { OutputStream } from "./terminal.js";
-import { visibleWidth } from "./text-shape.js";
+import { dropsUnsavedText, type StreamedSegment } from "./streamed-segment.js";
 import { entryJson, entryText, toolLines } from "./tool-line.js";
+import type { TranscriptViewOptions } from "./transcript-view-options.js";
+import { type DeltaKind, TranscriptWriter } from "./transcript-writer.js";
 import { displayText, hasTruncatedParts, streamedPrefix, truncationNote } from "./truncated-text.js";
 import { editDiffLines } from "./unified-diff.js";
-
-export interface TranscriptViewOptions {
-  /** Where answer text goes. */
-  text: OutputStream;
-  /** Where everything else goes: thinking, tool lines, notes, notices. */
-  aside: OutputStream;
-  showThinking: boolean;
-  /**
-   * A workspace file's text now (for the diff of an edit that just finished: line numbers and
-   * context); edits seen in history are diffed from their arguments alone.
-   */
-  readWorkspaceFile?: (path: string) => string | null;
-  /** When thinking is hidden, still say (in one dim line) that the model thinks. */
-  collapseThinking?: boolean;
-  /**
-   * Render answers' markdown (a terminal with colour): each line is shown as it streams and
-   * redrawn rendered once its newline arrives.
-   */
-  markdown?: boolean;
-  /** Show user prompts from history (inputs sent by this process are never echoed). */
-  showUserEntries: boolean;
-  /** What shows that the turn is busy (a spinner, or the chat's status line). */
-  spinner?: BusyIndicator | null;
-  /** Render only what belongs to these runs; default: everything. */
-  runFilter?: (runId: string | null) => boolean;
-  /** Print `error` events (default true; `run` reports the error once, at the end, instead). */
-  showErrors?: boolean;
-  /**
-   * Told before and after each write, so an input line on the same terminal (the chat prompt)
-   * can step aside while output arrives and come back when the output has ended its line.
-   */
-  surroundWrites?: { before(): void; after(lineOpen: boolean, plain: string): void };
-}
-
-type DeltaKind = "text" | "thinking";
-
-/** Shows (start) and hides (stop) a short "busy" text while nothing else is being written. */
-export interface BusyIndicator {
-  start(text: string): void;
-  stop(): void;
-}
-
-/** Text shown from deltas and not yet matched to a committed entry. */
-interface Segment {
-  kind: DeltaKind;
-  runId: string;
-  messageId: string;
-  shown: string;
-  /** Joined mid-message: `shown` is collected, not printed; the committed entry is printed whole. */
-  held: boolean;
-}
 
 /** Renders a session's live transcript without ever showing anything twice. */
 export class TranscriptView {
@@ -83,22 +33,19 @@ export class TranscriptView {
   readonly #ownInputs = new Set<string>();
   readonly #shownTools = new Set<string>();
   readonly #calls = new Map<string, { name: string; args: unknown }>();
-  readonly #segments: Segment[] = [];
-  readonly #openLine = new Map<OutputStream, boolean>();
-  /** The paragraph being streamed into ("<kind>:<message id>"), or null after a full line. */
-  #paragraph: string | null = null;
+  readonly #segments: StreamedSegment[] = [];
+  readonly #writer: TranscriptWriter;
   /** A run that was under way when the view joined, until one of its messages starts in view. */
   #joinedRun: string | null = null;
   /** Whether holding it back is worth a line (on attach; after a reset, its notice says enough). */
   #sayHeld = false;
   readonly #collapsedThoughts = new Set<string>();
-  /** The answer paragraph being rendered as markdown: its key, what spans lines, the raw line shown so far. */
-  #markdown: { key: string; state: MarkdownState; partial: string } | null = null;
   /** The newest answer's text (all its committed assistant entries) and its run, for /copy. */
   #lastAnswer = { runId: null as string | null, text: "" };
 
   constructor(options: TranscriptViewOptions) {
     this.#options = options;
+    this.#writer = new TranscriptWriter(options);
     this.showThinking = options.showThinking;
   }
 
@@ -146,24 +93,13 @@ export class TranscriptView {
    * (their uncommitted text is gone for good).
    */
   applyReset(entries: readonly HistoryEntry[], runningRunId: string | null, notice: string): void {
-    const unsaved = this.#segments.some(
-      (segment) =>
-        !segment.held &&
-        segment.runId !== runningRunId &&
-        segment.shown !== "" &&
-        !entries.some(
-          (entry) =>
-            !this.#known.has(entry.id) &&
-            entry.turn_id === segment.runId &&
-            (entry.kind === "assistant" || entry.kind === "thinking"),
-        ),
-    );
+    const unsaved = dropsUnsavedText(this.#segments, entries, (id) => this.#known.has(id), runningRunId);
     this.notice(unsaved ? `${notice}; the unsaved end of the output above was dropped —` : `${notice} —`);
     this.renderEntries(entries);
     for (let i = this.#segments.length - 1; i >= 0; i--) {
       if (this.#segments[i]!.runId !== runningRunId) this.#segments.splice(i, 1);
     }
-    this.#endParagraph();
+    this.#writer.endParagraph();
     // A message of the running run now streams on from an unknown point: hold it like an attach.
     this.#joinedRun = runningRunId;
     this.#sayHeld = false;
@@ -207,19 +143,12 @@ export class TranscriptView {
         if (result === null) {
           this.#calls.set(id, { name, args });
           // The spinner redraws its own line: it must not sit on (and wipe) an unfinished one.
-          this.#endParagraph();
+          this.#writer.endParagraph();
           this.#options.spinner?.start(`running ${name}…`);
           return;
         }
-        if (this.#shownTools.has(id)) return;
-        this.#shownTools.add(id);
+        if (!this.#showToolOnce(id, { name, args, result, isError: event.data.is_error === true })) return;
         this.#calls.set(id, { name, args });
-        for (const line of toolLines(
-          this.#options.aside.paint,
-          { name, args, result, isError: event.data.is_error === true },
-          this.#options.aside.columns,
-        ))
-          this.#asideLine(line);
         if (event.data.is_error !== true) this.#editDiff(name, args, this.#options.readWorkspaceFile);
         return;
       }
@@ -233,12 +162,12 @@ export class TranscriptView {
       }
       case "error":
         if (this.#options.showErrors === false || !this.#wanted(event.data.run_id)) return;
-        this.#asideLine(this.#options.aside.paint.red(`error: ${event.data.message}`));
+        this.#writer.asideLine(this.#options.aside.paint.red(`error: ${event.data.message}`));
         return;
       case "turn_completed":
         // A finished turn ends its line (another client's turn gets no status line after it).
         if (!this.#wanted(event.data.run_id)) return;
-        this.#endParagraph();
+        this.#writer.endParagraph();
         if (event.data.outcome === "limit_reached") {
           this.notice("(the turn stopped at its limit of tool rounds; send a message to go on)");
         }
@@ -269,18 +198,18 @@ export class TranscriptView {
 
   /** One dim line on the aside stream. */
   notice(text: string): void {
-    this.#asideLine(this.#options.aside.paint.dim(text));
+    this.#writer.asideLine(this.#options.aside.paint.dim(text));
   }
 
   /** One line on the aside stream as given (already styled). */
   line(text: string): void {
-    this.#asideLine(text);
+    this.#writer.asideLine(text);
   }
 
   /** End any unfinished line (call before the prompt comes back, or before exiting). */
   finish(): void {
     this.#options.spinner?.stop();
-    this.#endParagraph();
+    this.#writer.endParagraph();
   }
 
   #wanted(runId: string | null): boolean {
@@ -313,7 +242,7 @@ export class TranscriptView {
         if (!this.#options.showUserEntries) return;
         if (entry.input_id !== null && this.#ownInputs.has(entry.input_id)) return;
         const text = this.#options.text.paint;
-        this.#textLine(`${text.bold(text.cyan("›"))} ${text.bold(displayText(entry))}`);
+        this.#writer.textLine(`${text.bold(text.cyan("›"))} ${text.bold(displayText(entry))}`);
         return;
       }
       case "assistant":
@@ -324,31 +253,25 @@ export class TranscriptView {
         this.#rememberCall(entry);
         return;
       case "tool_result": {
-        if (entry.tool === null || this.#shownTools.has(entry.tool.tool_call_id)) return;
-        this.#shownTools.add(entry.tool.tool_call_id);
+        if (entry.tool === null) return;
         const call = this.#calls.get(entry.tool.tool_call_id);
-        for (const line of toolLines(
-          paint,
-          {
-            name: call?.name ?? entry.tool.name,
-            args: call?.args ?? {},
-            result: entryJson(entry, "result"),
-            isError: entry.tool.is_error === true,
-          },
-          this.#options.aside.columns,
-        ))
-          this.#asideLine(line);
-        if (entry.tool.is_error !== true) this.#editDiff(call?.name ?? entry.tool.name, call?.args);
+        const shown = this.#showToolOnce(entry.tool.tool_call_id, {
+          name: call?.name ?? entry.tool.name,
+          args: call?.args ?? {},
+          result: entryJson(entry, "result"),
+          isError: entry.tool.is_error === true,
+        });
+        if (shown && entry.tool.is_error !== true) this.#editDiff(call?.name ?? entry.tool.name, call?.args);
         return;
       }
       case "note":
-        this.#asideLine(paint.dim(`note: ${displayText(entry)}`));
+        this.#writer.asideLine(paint.dim(`note: ${displayText(entry)}`));
         return;
       case "continuation":
-        this.#asideLine(paint.dim("(continue)"));
+        this.#writer.asideLine(paint.dim("(continue)"));
         return;
       case "compaction":
-        this.#asideLine(paint.dim(compactionLine(entry)));
+        this.#writer.asideLine(paint.dim(compactionLine(entry)));
         return;
       default: {
         const unknown: never = entry.kind;
@@ -367,9 +290,7 @@ export class TranscriptView {
     const index = this.#segments.findIndex((s) => s.kind === kind && s.runId === entry.turn_id);
     if (index === -1) {
       if (full === "") return;
-      this.#endParagraph();
-      this.#stream(kind, `${kind}:entry:${entry.id}`, displayText(entry));
-      this.#endParagraph();
+      this.#streamWhole(kind, entry, displayText(entry));
       return;
     }
     const segment = this.#segments[index]!;
@@ -377,9 +298,7 @@ export class TranscriptView {
       // Nothing of it was printed: print the durable text whole (its start was never streamed).
       this.#segments.splice(index, 1);
       if (full === "") return;
-      this.#endParagraph();
-      this.#stream(kind, `${kind}:entry:${entry.id}`, displayText(entry));
-      this.#endParagraph();
+      this.#streamWhole(kind, entry, displayText(entry));
       return;
     }
     if (hasTruncatedParts(entry)) {
@@ -399,9 +318,14 @@ export class TranscriptView {
     }
     // The deltas and the committed text disagree (deltas were lost): show the durable text.
     this.#segments.splice(index, 1);
-    this.#endParagraph();
-    this.#stream(kind, `${kind}:entry:${entry.id}`, full);
-    this.#endParagraph();
+    this.#streamWhole(kind, entry, full);
+  }
+
+  /** A committed entry's text as a paragraph of its own (nothing of it was streamed, or not right). */
+  #streamWhole(kind: DeltaKind, entry: HistoryEntry, text: string): void {
+    this.#writer.endParagraph();
+    this.#stream(kind, `${kind}:entry:${entry.id}`, text);
+    this.#writer.endParagraph();
   }
 
   /**
@@ -418,13 +342,25 @@ export class TranscriptView {
     this.#segments.splice(index, 1);
     if (prefix !== null) return;
     const bytes = entry.content.reduce((sum, part) => sum + (isTruncatedPart(part) ? part.bytes : 0), 0);
-    this.#asideLine(this.#options.aside.paint.dim(truncationNote(bytes)));
+    this.#writer.asideLine(this.#options.aside.paint.dim(truncationNote(bytes)));
+  }
+
+  /** A finished tool call's lines, unless its call id was shown already; whether they were shown now. */
+  #showToolOnce(
+    id: string,
+    call: { name: string; args: unknown; result: unknown; isError: boolean },
+  ): boolean {
+    if (this.#shownTools.has(id)) return false;
+    this.#shownTools.add(id);
+    for (const line of toolLines(this.#options.aside.paint, call, this.#options.aside.columns))
+      this.#writer.asideLine(line);
+    return true;
   }
 
   /** A file edit's diff under its tool line (the arguments' change; the file before it is gone). */
   #editDiff(name: string, args: unknown, readAfter?: (path: string) => string | null): void {
     for (const line of editDiffLines(this.#options.aside.paint, name, args, 24, readAfter))
-      this.#asideLine(`  ${line}`);
+      this.#writer.asideLine(`  ${line}`);
   }
 
   #rememberCall(entry: HistoryEntry): void {
@@ -441,85 +377,10 @@ export class TranscriptView {
       // Collapsed to one line per thought, so it is clear the model is thinking.
       if (this.#options.collapseThinking === true && !this.#collapsedThoughts.has(key)) {
         this.#collapsedThoughts.add(key);
-        this.#asideLine(this.#options.aside.paint.dim("✻ thinking… (hidden; /thinking shows it)"));
+        this.#writer.asideLine(this.#options.aside.paint.dim("✻ thinking… (hidden; /thinking shows it)"));
       }
       return;
     }
-    this.#options.spinner?.stop();
-    if (this.#paragraph !== key) {
-      this.#endParagraph();
-      this.#paragraph = key;
-    }
-    const output = kind === "text" ? this.#options.text : this.#options.aside;
-    if (kind === "text" && this.#options.markdown === true) {
-      this.#streamMarkdown(output, key, text);
-      return;
-    }
-    this.#write(output, kind === "text" ? text : output.paint.dim(output.paint.italic(text)), text);
-  }
-
-  /** Answer text as markdown: whole lines rendered, the unfinished one shown raw until its newline. */
-  #streamMarkdown(output: OutputStream, key: string, text: string): void {
-    if (this.#markdown?.key !== key) this.#markdown = { key, state: newMarkdownState(), partial: "" };
-    const markdown = this.#markdown;
-    let rest = text;
-    for (let newline = rest.indexOf("\n"); newline !== -1; newline = rest.indexOf("\n")) {
-      this.#renderMarkdownLine(output, markdown, markdown.partial + rest.slice(0, newline));
-      rest = rest.slice(newline + 1);
-    }
-    if (rest === "") return;
-    this.#write(output, rest);
-    markdown.partial += rest;
-  }
-
-  /** Replace the raw line on screen (`partial`, possibly wrapped over rows) by `line` rendered. */
-  #renderMarkdownLine(
-    output: OutputStream,
-    markdown: { state: MarkdownState; partial: string },
-    line: string,
-  ): void {
-    const shown = visibleWidth(markdown.partial);
-    const up = shown === 0 ? 0 : Math.floor((shown - 1) / Math.max(output.columns, 1));
-    const erase = shown === 0 ? "" : `${up > 0 ? `\x1b[${up}A` : ""}\r\x1b[J`;
-    markdown.partial = "";
-    this.#write(
-      output,
-      `${erase}${renderMarkdownLine(line, markdown.state, output.paint, output.columns)}\n`,
-      `${line}\n`,
-    );
-  }
-
-  #textLine(text: string): void {
-    this.#options.spinner?.stop();
-    this.#endParagraph();
-    this.#write(this.#options.text, `${text}\n`);
-  }
-
-  #asideLine(text: string): void {
-    this.#options.spinner?.stop();
-    this.#endParagraph();
-    this.#write(this.#options.aside, `${text}\n`);
-  }
-
-  #endParagraph(): void {
-    this.#paragraph = null;
-    const markdown = this.#markdown;
-    if (markdown !== null && markdown.partial !== "") {
-      this.#renderMarkdownLine(this.#options.text, markdown, markdown.partial);
-    }
-    for (const [output, open] of this.#openLine) {
-      if (open) this.#write(output, "\n");
-    }
-  }
-
-  /** Write `text`; `plain` is the same text without escape codes (to know whether a line is left open). */
-  #write(output: OutputStream, text: string, plain: string = text): void {
-    if (plain === "") return;
-    const surround = this.#options.surroundWrites;
-    surround?.before();
-    output.stream.write(text);
-    const lineOpen = !plain.endsWith("\n");
-    this.#openLine.set(output, lineOpen);
-    surround?.after(lineOpen, plain);
+    this.#writer.stream(kind, key, text);
   }
 }

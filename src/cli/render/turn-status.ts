@@ -5,7 +5,7 @@
  *
  * Boundary rule: composes the line and ticks it; where it is drawn is the sink's business.
  */
-import type { BusyIndicator } from "./transcript-view.js";
+import type { BusyIndicator } from "./transcript-view-options.js";
 
 const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 /** Silence after which the line says the model is being waited for. */

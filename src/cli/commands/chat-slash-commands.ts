@@ -1,0 +1,158 @@
+/**
+ * The chat's slash commands (/new, /fork, /model, /undo, …): their list, as Tab completes it and
+ * /help shows it, and what each one does.
+ *
+ * Boundary rule: one command at a time, in the session the chat is in; a command that leaves
+ * the session (/exit, /new, /fork) says how the chat goes on and the prompt loop does it.
+ */
+import type { DaemonClient } from "../../client/daemon-client.js";
+import { uuidV7 } from "../../client/uuid-v7.js";
+import type { CliContext } from "../cli-context.js";
+import { CliError, errorMessage } from "../cli-error.js";
+import { exitCodes } from "../exit-codes.js";
+import { osc52Copy } from "../render/clipboard.js";
+import { sessionTable } from "../render/session-table.js";
+import type { OutputStream } from "../render/terminal.js";
+import type { TranscriptView } from "../render/transcript-view.js";
+import { describeSettings, slashSettingsPatch } from "../session-settings-options.js";
+import type { SessionWatcher } from "../session-watcher.js";
+import type { ChatEnd } from "./chat-end.js";
+import { undoTurnLines } from "./checkpoints.js";
+import { latestCheckpoint } from "./fork.js";
+
+/** The slash commands, as completed by Tab and listed by /help. */
+const slashCommands: readonly (readonly [string, string])[] = [
+  ["/help", "this list"],
+  ["/new", "start a new session in this workspace (this one stays)"],
+  ["/sessions", "the sessions of this workspace"],
+  ["/fork", "continue in a copy of this session (this one stays as it is)"],
+  ["/model", "/model NAME (or default): the model from the next turn on"],
+  ["/effort", "/effort minimal|low|medium|high|xhigh|default: how hard the model thinks"],
+  ["/compact", "summarize older messages so the context is smaller (the history stays)"],
+  ["/undo", "put the workspace back to before the latest turn that called tools"],
+  ["/copy", "copy the last answer to the clipboard (OSC 52, through ssh and tmux too)"],
+  ["/thinking", "show or hide the model's thinking"],
+  ["/status", "session, model and token usage"],
+  ["/id", "print the session id"],
+  ["/exit", "leave (Ctrl-D works too); the session stays and can be resumed with --session"],
+];
+
+/** The names Tab completes after `/`. */
+export const slashCommandNames: readonly string[] = slashCommands.map(([name]) => name);
+
+const helpText = [
+  ...slashCommands.map(([name, text]) => `${name.padEnd(10)} ${text}`),
+  "Enter sends; Alt-Enter, Shift-Enter (where the terminal reports it), Ctrl-J or \\ at the end of a line: newline.",
+  "Up/Down: earlier prompts (kept per workspace); Ctrl-R searches them; Tab completes /commands and @paths.",
+  "@path attaches a workspace file. Typing during a turn queues the next prompt.",
+  "Ctrl-C interrupts a running turn; Ctrl-C twice on an empty prompt exits.",
+];
+
+/** What a slash command acts on: the chat's session, and the view and stream that show it. */
+export interface SlashCommandScope {
+  client: DaemonClient;
+  context: CliContext;
+  sessionId: string;
+  watcher: SessionWatcher;
+  view: TranscriptView;
+  out: OutputStream;
+}
+
+/** Run the slash command `text` (trimmed, starting with `/`): the chat ends, or goes on. */
+export async function runSlashCommand(scope: SlashCommandScope, text: string): Promise<ChatEnd | "continue"> {
+  const { client, context, sessionId, watcher, view } = scope;
+  const [command] = text.split(/\s+/, 1);
+  const failed = (error: unknown): void => view.notice(errorMessage(error));
+  switch (command) {
+    case "/exit":
+    case "/quit":
+      return { kind: "exit", code: exitCodes.ok };
+    case "/new": {
+      const snapshot = await client.createSession(uuidV7(), { workspace: context.cwd });
+      view.notice(
+        `left session ${sessionId} (resume it with skein chat --session ${sessionId.slice(0, 13)})`,
+      );
+      return { kind: "switch", sessionId: snapshot.id };
+    }
+    case "/fork": {
+      try {
+        const checkpoint = await latestCheckpoint(client, sessionId);
+        const snapshot = await client.forkSession(uuidV7(), {
+          source_session_id: sessionId,
+          checkpoint_id: checkpoint,
+        });
+        view.notice(`forked ${sessionId}; the original stays as it is`);
+        return { kind: "switch", sessionId: snapshot.id };
+      } catch (error) {
+        failed(error);
+        return "continue";
+      }
+    }
+    case "/sessions": {
+      const sessions = (await client.listSessions()).filter((session) => session.workspace === context.cwd);
+      if (sessions.length === 0) view.notice("no sessions in this workspace");
+      for (const line of sessionTable(sessions, scope.out)) {
+        view.line(line);
+      }
+      view.notice("resume one with: skein chat --session ID");
+      return "continue";
+    }
+    case "/copy": {
+      const answer = view.lastAnswer;
+      if (answer === "") {
+        view.notice("no answer to copy yet");
+        return "continue";
+      }
+      process.stdout.write(osc52Copy(answer, context.env));
+      view.notice(`copied the last answer (${answer.length} characters) to the clipboard`);
+      return "continue";
+    }
+    case "/thinking":
+      view.showThinking = !view.showThinking;
+      view.notice(`thinking is ${view.showThinking ? "shown" : "hidden"}`);
+      return "continue";
+    case "/status": {
+      const usage = watcher.sessionUsage;
+      view.notice(
+        `session ${sessionId} · ${watcher.model ?? "no model"} · ${watcher.status.phase} · ` +
+          `${usage.total} tokens (${usage.prompt} in, ${usage.completion} out, ${usage.cached} cached)`,
+      );
+      return "continue";
+    }
+    case "/id":
+      view.line(sessionId);
+      return "continue";
+    case "/model":
+    case "/effort": {
+      const patch = slashSettingsPatch(command, text.split(/\s+/)[1]);
+      if (typeof patch === "string") {
+        view.notice(patch);
+        return "continue";
+      }
+      client
+        .updateSettings(sessionId, patch)
+        .then((settings) => view.notice(`from the next turn on: ${describeSettings(settings)}`))
+        .catch(failed);
+      return "continue";
+    }
+    case "/undo":
+      try {
+        for (const line of await undoTurnLines(context, sessionId, {})) view.line(line);
+      } catch (error) {
+        // A CliError's hint says what to do (interrupt a running turn first, say).
+        failed(error);
+        if (error instanceof CliError && error.hint !== undefined) view.notice(error.hint);
+      }
+      return "continue";
+    case "/compact":
+      // Started, completed and failed show as stream notices and the history's compaction line.
+      client.compact(sessionId).catch(failed);
+      return "continue";
+    case "/help":
+      for (const line of helpText) view.notice(line);
+      return "continue";
+    default:
+      view.notice(`unknown command ${command}; /help lists them`);
+      return "continue";
+  }
+}

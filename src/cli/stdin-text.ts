@@ -1,0 +1,9 @@
+/** All of a readable stream as text: a prompt or a key given as `-` on stdin. */
+
+/** All of stdin as text. */
+export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream)
+    chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString("utf8");
+}
