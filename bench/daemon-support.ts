@@ -266,7 +266,8 @@ const fsyncAsync = promisify(fsync);
 
 /**
  * This disk's own fsync times (ms, sorted), as the daemon's log sync makes them: a 4 KiB page
- * overwritten in a small file in `dir`, then `fsync` on libuv's thread pool. A baseline for
+ * overwritten in a small file in `dir`, then `fsync` on libuv's thread pool, one every 5 ms (a
+ * turn's pace: back-to-back fsyncs here take about half as long as spaced ones). A baseline for
  * figures that wait on a commit's fsync.
  */
 export async function bareFsyncMs(dir: string, samples: number): Promise<number[]> {
@@ -276,6 +277,7 @@ export async function bareFsyncMs(dir: string, samples: number): Promise<number[
   const times: number[] = [];
   try {
     for (let i = 0; i < samples; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
       writeSync(fd, page, 0, page.length, (i % 64) * page.length);
       const start = performance.now();
       await fsyncAsync(fd);
