@@ -78,7 +78,11 @@ export class ProviderConfigSource {
 
   /** The named profile, or the active one for null; throws NoProviderError. */
   resolveProfile(name: string | null): NamedProfile {
-    const config = this.current();
+    return this.profileIn(this.current(), name);
+  }
+
+  /** `resolveProfile` on a config already read (one stat of the file per caller, not two). */
+  private profileIn(config: ProviderConfig, name: string | null): NamedProfile {
     const wanted = name ?? config.active ?? null;
     if (wanted !== null && Object.hasOwn(config.providers, wanted)) {
       const { provider, settings } = splitProfile(config.providers[wanted]!);
@@ -97,7 +101,7 @@ export class ProviderConfigSource {
     const config = this.current();
     let profile: SessionSettings = {};
     try {
-      profile = this.resolveProfile(profileName).settings;
+      profile = this.profileIn(config, profileName).settings;
     } catch (error) {
       if (!(error instanceof NoProviderError)) throw error;
     }
