@@ -44,8 +44,6 @@ export class ContextAccount {
   /** The estimate of the request being sent, to compare with the provider's count. */
   #sentEstimate: number | null = null;
   #lastSent: number | null = null;
-  /** The items of the last request sent, as their ends and unscaled estimate (see `#itemsEstimate`). */
-  #sentItems: { length: number; first: Item; last: Item; tokens: number } | null = null;
 
   /** Estimated tokens of one item, scaled to the model's tokenizer as far as known. */
   readonly itemTokens = (item: Item): number => Math.ceil(estimateItemTokens(item) * this.#ratio);
@@ -82,29 +80,8 @@ export class ContextAccount {
 
   /** A request is about to be sent with `items` (after any compaction). */
   sending(items: readonly Item[]): void {
-    this.#sentEstimate = this.#itemsEstimate(items) + this.#overhead;
+    this.#sentEstimate = estimateItemsTokens(items) + this.#overhead;
     this.#lastSent = Math.ceil(this.#sentEstimate * this.#ratio);
-  }
-
-  /**
-   * The unscaled estimate of a request's items, extending the last request's when this one only
-   * adds items after it: the cost stays with the new items instead of growing with the history.
-   * Items are never changed in place, and between compactions a request is the history, which
-   * only grows; a compaction puts a new item first, so a request that starts with the same
-   * object and has the same object where the last one ended carries the same items before it.
-   */
-  #itemsEstimate(items: readonly Item[]): number {
-    const sent = this.#sentItems;
-    const tokens =
-      sent !== null &&
-      items.length >= sent.length &&
-      items[0] === sent.first &&
-      items[sent.length - 1] === sent.last
-        ? sent.tokens + estimateItemsTokens(items.slice(sent.length))
-        : estimateItemsTokens(items);
-    this.#sentItems =
-      items.length === 0 ? null : { length: items.length, first: items[0]!, last: items.at(-1)!, tokens };
-    return tokens;
   }
 
   /** The estimated size of the last request sent (what a provider refused, after an overflow). */
