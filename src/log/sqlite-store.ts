@@ -100,7 +100,8 @@ export class SqliteStore implements Store<SqliteTransaction> {
   >;
 
   /**
-   * A store on a database file (opened with WAL, synchronous=FULL and a busy timeout) or on a
+   * A store on a database file (opened with WAL, synchronous=FULL, a busy timeout and temp_store=MEMORY,
+   * so commits never spill undo pages to a file outside the database's directory) or on a
    * database the caller already opened and configures (e.g. the daemon's; it stays open on close()).
    */
   constructor(database: string | Database.Database, options: SqliteStoreOptions = {}) {
@@ -110,6 +111,7 @@ export class SqliteStore implements Store<SqliteTransaction> {
       this.db.pragma("journal_mode = WAL");
       this.db.pragma("synchronous = FULL");
       this.db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 10_000)}`);
+      this.db.pragma("temp_store = MEMORY");
     } else {
       this.db = database;
       this.ownsDb = false;

@@ -27,7 +27,10 @@ const statementCounts = new WeakMap<DaemonDatabase, { count: number }>();
 
 /**
  * Open (creating if needed, mode 0600) the daemon database at `path`, set WAL,
- * synchronous=FULL, foreign_keys=ON and busy_timeout=5000, and apply pending migrations.
+ * synchronous=FULL, foreign_keys=ON, busy_timeout=5000 and temp_store=MEMORY, and apply pending
+ * migrations. temp_store=MEMORY keeps a savepoint's undo pages in memory: by default SQLite
+ * spills those of a commit over 64 KiB to a file it makes and unlinks in /var/tmp, so commits
+ * then depended on a directory outside the home (full or read-only there, a commit fails).
  * `countStatements` (benchmarks only: SQLite then expands each statement's text for the count)
  * makes `statementsRun` count every statement the connection runs.
  */
@@ -45,6 +48,7 @@ export function openDaemonDatabase(
     db.pragma("synchronous = FULL");
     db.pragma("foreign_keys = ON");
     db.pragma("busy_timeout = 5000");
+    db.pragma("temp_store = MEMORY");
     migrate(db, path);
     return db;
   } catch (error) {
