@@ -1,6 +1,6 @@
 /** All of a readable stream as text: a prompt or a key given as `-` on stdin. */
 
-/** All of stdin as text. */
+/** All of `stream` as text (read as UTF-8 once it has ended). */
 export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream)

@@ -5,7 +5,7 @@
  */
 import type { Command } from "commander";
 import type { CommandWiring } from "./command-wiring.js";
-import { positiveInteger } from "./whole-number-option.js";
+import { wholeNumber } from "./whole-number-option.js";
 
 /** Register `config` and its subcommands on the program. */
 export function registerConfigCommands(program: Command, { context, exitWith }: CommandWiring): void {
@@ -76,7 +76,7 @@ Examples:
     .command("test")
     .description("send one tiny request to a provider (default: the active profile) and report what happened")
     .argument("[name]")
-    .option("--timeout <seconds>", "give up after this long", positiveInteger, 30)
+    .option("--timeout <seconds>", "give up after this long", wholeNumber, 30)
     .action(async (name: string | undefined, options: { timeout: number }, command: Command) => {
       const { testProfile } = await import("../commands/provider-config.js");
       exitWith(await testProfile(context(command), name, { timeoutMs: options.timeout * 1000 }));

@@ -5,7 +5,7 @@
  */
 import type { Command } from "commander";
 import type { CommandWiring } from "./command-wiring.js";
-import { positiveInteger } from "./whole-number-option.js";
+import { wholeNumber } from "./whole-number-option.js";
 
 /** Log records as readable lines on this terminal (`skein daemon run` on a TTY). */
 async function readableLogSink(env: NodeJS.ProcessEnv): Promise<{ write(line: string): void }> {
@@ -39,7 +39,7 @@ export function registerDaemonCommands(program: Command, { context, exitWith }: 
   daemon
     .command("stop")
     .description("stop the daemon gracefully (running turns get --timeout to finish)")
-    .option("--timeout <seconds>", "seconds running turns get to finish", positiveInteger, 10)
+    .option("--timeout <seconds>", "seconds running turns get to finish", wholeNumber, 10)
     .action(async (options: { timeout: number }, command: Command) => {
       const { stopDaemon } = await import("../commands/daemon-control.js");
       exitWith(await stopDaemon(context(command), { timeoutMs: options.timeout * 1000 }));
@@ -55,7 +55,7 @@ export function registerDaemonCommands(program: Command, { context, exitWith }: 
   daemon
     .command("logs")
     .description("print the daemon's log ($SKEIN_HOME/daemon.log)")
-    .option("-n, --lines <n>", "number of lines", positiveInteger, 50)
+    .option("-n, --lines <n>", "number of lines", wholeNumber, 50)
     .option("-f, --follow", "keep printing new lines (Ctrl-C stops)")
     .option("--json", "print the raw JSON records instead of readable lines")
     .action(async (options: { lines: number; follow?: boolean; json?: boolean }, command: Command) => {

@@ -5,7 +5,7 @@
  */
 import type { Command } from "commander";
 import type { CommandWiring } from "./command-wiring.js";
-import { positiveInteger } from "./whole-number-option.js";
+import { wholeNumber } from "./whole-number-option.js";
 
 /** Register `doctor` on the program. */
 export function registerDoctorCommand(program: Command, { context, exitWith }: CommandWiring): void {
@@ -15,7 +15,7 @@ export function registerDoctorCommand(program: Command, { context, exitWith }: C
       "check node, the daemon, config.json, each provider profile, the command sandbox and disk space",
     )
     .option("--json", "print the checks as JSON")
-    .option("--timeout <seconds>", "how long each profile's test request may take", positiveInteger, 20)
+    .option("--timeout <seconds>", "how long each profile's test request may take", wholeNumber, 20)
     .addHelpText(
       "after",
       "\nExit status 1 when any check fails (warnings do not fail); each failure prints its fix.",

@@ -5,7 +5,7 @@
  */
 import type { Command } from "commander";
 import type { CommandWiring } from "./command-wiring.js";
-import { positiveInteger } from "./whole-number-option.js";
+import { wholeNumber } from "./whole-number-option.js";
 
 /** Register `mcp` and its subcommands on the program. */
 export function registerMcpCommands(program: Command, { context, exitWith }: CommandWiring): void {
@@ -49,7 +49,7 @@ Examples:
     .option("--header <header...>", 'HTTP header "Name: value" of a remote server (repeatable)')
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a config placeholder, shown in help
     .option("--cwd <dir>", "working directory of a stdio server (absolute, or ${workspace})")
-    .option("--timeout-ms <ms>", "how long one tool call may take (default 60000)", positiveInteger)
+    .option("--timeout-ms <ms>", "how long one tool call may take (default 60000)", wholeNumber)
     .action(async (name: string, commandLine: string[], options, command: Command) => {
       const { addMcpServer } = await import("../commands/mcp.js");
       exitWith(await addMcpServer(context(command), name, commandLine, options));

@@ -7,7 +7,7 @@
  */
 import type { Command } from "commander";
 import type { CommandWiring } from "./command-wiring.js";
-import { positiveInteger } from "./whole-number-option.js";
+import { wholeNumber } from "./whole-number-option.js";
 
 /** Register `sessions`, `show`, `attach`, `fork`, `interrupt`, `compact`, `web`, `rm` and `verify`. */
 export function registerSessionCommands(program: Command, { context, exitWith }: CommandWiring): void {
@@ -17,7 +17,7 @@ export function registerSessionCommands(program: Command, { context, exitWith }:
     .description("list sessions, most recently active first")
     .option("--json", "print the daemon's session summaries as JSON")
     .option("--here", "only sessions whose workspace is the current directory")
-    .option("-n, --limit <n>", "show at most n sessions", positiveInteger)
+    .option("-n, --limit <n>", "show at most n sessions", wholeNumber)
     .addHelpText(
       "after",
       "\nExamples:\n  $ skein sessions\n  $ skein sessions --here -n 5\n  $ skein sessions --json | jq '.[].id'",
@@ -31,7 +31,7 @@ export function registerSessionCommands(program: Command, { context, exitWith }:
     .command("show")
     .description("print a session's history (through a pager on a terminal)")
     .argument("<id>", "session id, unique id prefix or name")
-    .option("-t, --tail <n>", "only the last n entries", positiveInteger)
+    .option("-t, --tail <n>", "only the last n entries", wholeNumber)
     .option("--json", "print the entries as JSON")
     .option("--no-pager", "never use a pager")
     .option("--hide-thinking", "leave out the model's thinking")
@@ -49,7 +49,7 @@ export function registerSessionCommands(program: Command, { context, exitWith }:
     .command("attach")
     .description("follow a session live (Ctrl-C detaches; the session keeps running)")
     .argument("<id>", "session id, unique id prefix or name")
-    .option("-t, --tail <n>", "entries of history to show first (default 10)", positiveInteger)
+    .option("-t, --tail <n>", "entries of history to show first (default 10)", wholeNumber)
     .option("--hide-thinking", "do not show the model's thinking")
     .option("--until-idle", "leave once the session is idle with nothing queued")
     .addHelpText(

@@ -6,7 +6,7 @@
 import type { Command } from "commander";
 import { effortOption, temperatureOption } from "../session-settings-options.js";
 import type { CommandWiring } from "./command-wiring.js";
-import { positiveInteger } from "./whole-number-option.js";
+import { wholeNumber } from "./whole-number-option.js";
 
 /** Register `chat` and `run` on the program. */
 export function registerTurnCommands(program: Command, { context, exitWith }: CommandWiring): void {
@@ -83,7 +83,7 @@ Examples:
 function withModelSettingOptions(command: Command): Command {
   return command
     .option("--effort <level>", "how hard the model thinks: minimal, low, medium, high, xhigh", effortOption)
-    .option("--max-tokens <n>", "output limit of each model request", positiveInteger)
+    .option("--max-tokens <n>", "output limit of each model request", wholeNumber)
     .option(
       "--temperature <t>",
       "sampling temperature, 0 to 2 (where the model accepts it)",

@@ -7,7 +7,7 @@
 import { InvalidArgumentError } from "commander";
 
 /** commander parser of a whole number (0 included); refuses anything else with a usage error. */
-export function positiveInteger(value: string): number {
+export function wholeNumber(value: string): number {
   const parsed = Number(value);
   if (!Number.isSafeInteger(parsed) || parsed < 0) throw new InvalidArgumentError("expected a whole number");
   return parsed;

@@ -36,8 +36,8 @@ export class ReplayWindow {
   private next = 1;
 
   constructor(options: ReplayWindowOptions = {}) {
-    this.maxEvents = positiveInteger("maxEvents", options.maxEvents ?? DEFAULT_WINDOW_MAX_EVENTS);
-    this.maxBytes = positiveInteger("maxBytes", options.maxBytes ?? DEFAULT_WINDOW_MAX_BYTES);
+    this.maxEvents = wholeNumber("maxEvents", options.maxEvents ?? DEFAULT_WINDOW_MAX_EVENTS);
+    this.maxBytes = wholeNumber("maxBytes", options.maxBytes ?? DEFAULT_WINDOW_MAX_BYTES);
     this.ring = new Array<EncodedEvent | undefined>(Math.min(initialRingSize, this.maxEvents)).fill(
       undefined,
     );
@@ -121,7 +121,7 @@ export class ReplayWindow {
   }
 }
 
-function positiveInteger(name: string, value: number): number {
+function wholeNumber(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1) {
     throw new RangeError(`replay window ${name} must be a positive integer, got ${value}`);
   }

@@ -14,7 +14,7 @@ import { tempFolder } from "./temp-database.js";
 
 const projectRoot = join(import.meta.dirname, "../../..");
 
-/** The names of files made in SQLite's temporary directory while `script` runs with `module` loaded as `open`. */
+/** The files made in SQLite's temporary directory while `script` runs with the module `entry` loaded as `open`. */
 async function filesMadeWhile(entry: string, script: string): Promise<string[]> {
   const folder = tempFolder();
   const temporary = join(folder, "tmp");
