@@ -167,6 +167,35 @@ describe("a cluster of daemons on one PostgreSQL", () => {
     ]);
   });
 
+  it("serves on every node a session whose id was asked for on B before A created it, and B takes it over when A dies", async () => {
+    const [a, b] = await cluster(2);
+    const sessionId = uuidv7();
+    expect((await b!.api(`/sessions/${sessionId}`)).status).toBe(404);
+    const put = await b!.api(`/sessions/${sessionId}`, {
+      method: "PUT",
+      headers: { "if-none-match": "*" },
+      body: { kind: "new", workspace: b!.workspace },
+    });
+    expect(put.status).toBe(201);
+    expect((await b!.api(`/sessions/${sessionId}`)).status).toBe(200);
+    expect((await a!.api(`/sessions/${sessionId}`)).status).toBe(200);
+
+    const other = uuidv7();
+    expect((await b!.api(`/sessions/${other}`)).status).toBe(404);
+    const created = await a!.api(`/sessions/${other}`, {
+      method: "PUT",
+      headers: { "if-none-match": "*" },
+      body: { kind: "new", workspace: a!.workspace },
+    });
+    expect(created.status).toBe(201);
+    expect((await b!.api(`/sessions/${other}`)).status).toBe(200);
+    await a!.kill();
+    const bId = await nodeIdOf(b!);
+    await b!.turn(other, "after the owner died");
+    expect(await ownerOf(other)).toBe(bId);
+    expect(userTexts((await b!.history(other)).items)).toEqual(["after the owner died"]);
+  });
+
   it("accepts an input on another node at once when the owner's address refuses connections, long before its lease ends", async () => {
     const [a, b] = await cluster(2, 60);
     provider.script = (request) => (request.index === 0 ? hang() : text(`answer ${request.index}`));

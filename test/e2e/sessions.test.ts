@@ -362,6 +362,37 @@ describe.each(databaseKinds)("sessions ($name)", ({ database }) => {
     expect((await app.api(`/sessions/${retried}`)).json()).not.toHaveProperty("rejected_creation");
   });
 
+  it("serves a session created after GETs of its id found nothing, a refused creation included, and answers each unknown id alike", async () => {
+    const asked = uuidv7();
+    expect((await app.api(`/sessions/${asked}`)).status).toBe(404);
+    const put = await app.api(`/sessions/${asked}`, {
+      method: "PUT",
+      headers: { "if-none-match": "*" },
+      body: { kind: "new", workspace: app.workspace },
+    });
+    expect(put.status).toBe(201);
+    expect((await app.api(`/sessions/${asked}`)).status).toBe(200);
+    await app.turn(asked, "after a miss");
+    expect(userTexts((await app.history(asked)).items)).toEqual(["after a miss"]);
+
+    const refused = uuidv7();
+    const bad = await app.api(`/sessions/${refused}`, {
+      method: "PUT",
+      headers: { "if-none-match": "*" },
+      body: { kind: "new", workspace: "/no/such/dir" },
+    });
+    expect(bad.status).toBe(400);
+    expect((await app.api(`/sessions/${refused}`)).status).toBe(404);
+    const good = await app.api(`/sessions/${refused}`, {
+      method: "PUT",
+      headers: { "if-none-match": "*" },
+      body: { kind: "new", workspace: app.workspace },
+    });
+    expect(good.status).toBe(201);
+    expect((await app.api(`/sessions/${refused}`)).status).toBe(200);
+    expect((await list()).map((item) => item.id)).toEqual(expect.arrayContaining([asked, refused]));
+  });
+
   it("answers 500 log_corrupt for a session whose stored log was tampered with, and serves the others", async () => {
     const victim = await app.createSession();
     await app.turn(victim, "to be tampered with");

@@ -94,7 +94,11 @@ export class SessionRegistry {
     }
     const pending = this.#loading.get(sessionId);
     if (pending !== undefined) return pending;
-    const load = this.#load(sessionId);
+    // Cleared however the load ends, including a throw before its first await settles: a load
+    // left in the map would answer every later request for the id with its failure.
+    const load = this.#load(sessionId).finally(() => {
+      if (this.#loading.get(sessionId) === load) this.#loading.delete(sessionId);
+    });
     this.#loading.set(sessionId, load);
     return load;
   }
@@ -104,14 +108,7 @@ export class SessionRegistry {
     if ((await this.#services.storage.getSession(sessionId)) === null)
       throw new SessionUnknownError(sessionId);
     const ownership = this.#services.ownership;
-    if (ownership !== undefined) {
-      try {
-        await ownership.acquire(sessionId);
-      } catch (error) {
-        this.#loading.delete(sessionId);
-        throw error;
-      }
-    }
+    if (ownership !== undefined) await ownership.acquire(sessionId);
     return SessionActor.load(this.#services, sessionId, this.#supervisor)
       .then(async (actor) => {
         this.#actors.set(sessionId, actor);
@@ -124,8 +121,7 @@ export class SessionRegistry {
           throw new SessionUnknownError(sessionId);
         }
         throw error;
-      })
-      .finally(() => this.#loading.delete(sessionId));
+      });
   }
 
   /**
@@ -148,6 +144,11 @@ export class SessionRegistry {
         throw new SessionUnknownError(sessionId);
       throw new SessionUnavailableError(sessionId);
     }
+  }
+
+  /** How many loads are in flight (each settles and leaves; a test watches that none is left behind). */
+  get loadingCount(): number {
+    return this.#loading.size;
   }
 
   /** The actor if it is loaded (never loads). */

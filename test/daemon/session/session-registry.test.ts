@@ -176,4 +176,15 @@ describe("SessionRegistry", () => {
     expect((await registry.list()).find((item) => item.id === id)?.preview).toEqual(repaired);
     expect(snapshot.history.items.map((entry) => entry.id)).toEqual(["0-0", "0-1"]);
   });
+
+  it("serves a session created after a request for its id found nothing, and keeps no trace of the miss", async () => {
+    const { registry, workspace } = registryWith("hi");
+    const id = uuidv7();
+    await expect(registry.get(id)).rejects.toBeInstanceOf(SessionUnknownError);
+    await registry.create({ id, workspace, name: null, providerProfile: null, model: null, systemPrompt: null });
+    registry.forget(id);
+    expect((await registry.get(id)).sessionId).toBe(id);
+    for (let i = 0; i < 50; i++) await expect(registry.get(uuidv7())).rejects.toBeInstanceOf(SessionUnknownError);
+    expect(registry.loadingCount).toBe(0);
+  });
 });
