@@ -181,10 +181,18 @@ describe("SessionRegistry", () => {
     const { registry, workspace } = registryWith("hi");
     const id = uuidv7();
     await expect(registry.get(id)).rejects.toBeInstanceOf(SessionUnknownError);
-    await registry.create({ id, workspace, name: null, providerProfile: null, model: null, systemPrompt: null });
+    await registry.create({
+      id,
+      workspace,
+      name: null,
+      providerProfile: null,
+      model: null,
+      systemPrompt: null,
+    });
     registry.forget(id);
     expect((await registry.get(id)).sessionId).toBe(id);
-    for (let i = 0; i < 50; i++) await expect(registry.get(uuidv7())).rejects.toBeInstanceOf(SessionUnknownError);
+    for (let i = 0; i < 50; i++)
+      await expect(registry.get(uuidv7())).rejects.toBeInstanceOf(SessionUnknownError);
     expect(registry.loadingCount).toBe(0);
   });
 });
