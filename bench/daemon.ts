@@ -513,7 +513,7 @@ function conversation(count: number): LogEntry[] {
 /** Grow a stopped daemon's session log to `total` entries, through the daemon's own storage. */
 async function growLog(home: string, sessionId: string, total: number): Promise<void> {
   const db = openDaemonDatabase(homePaths(home).database);
-  const storage = new SqliteSessionStorage(db, { signer: await loadSigningKey(home) });
+  const storage = new SqliteSessionStorage(db, { signer: (await loadSigningKey(home)).signer });
   try {
     const writer = storage.writerFrom(sessionId, await storage.readLog(sessionId));
     const more = conversation(total - 1 - writer.position);

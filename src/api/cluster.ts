@@ -18,6 +18,10 @@ export interface ClusterNodeInfo {
   heartbeat_at: string;
   /** Sessions it holds a live lease on (their turns run there). */
   sessions_owned: number;
+  /** The id of the key it signs session heads with (null: the registered key is unreadable). */
+  key_id: string | null;
+  /** Whether the node that answered accepts heads signed by that key (its own, shared, or listed in its config.json). */
+  key_trusted: boolean;
 }
 
 /** `GET /cluster`. A daemon on SQLite is a cluster of none: `clustered` false, no nodes. */

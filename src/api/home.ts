@@ -24,6 +24,11 @@ export interface HomePaths {
   database: string;
   /** Ed25519 private key that signs each session's recorded head (PKCS#8 PEM, 0600). */
   signingKey: string;
+  /**
+   * `head-signing.json`: since when every head must be signed, and the keys pinned when an older
+   * home started requiring it (0600; see daemon/process/head-trust.ts).
+   */
+  headSigning: string;
   /** Where a daemon started in the background writes its output. */
   log: string;
   /** Browser logins (digests of their cookies, 0600), so a signed-in page survives a restart. */
@@ -39,6 +44,7 @@ export function homePaths(home: string): HomePaths {
     config: join(home, "config.json"),
     database: join(home, "skein.sqlite"),
     signingKey: join(home, "head-signing-key.pem"),
+    headSigning: join(home, "head-signing.json"),
     log: join(home, "daemon.log"),
     logins: join(home, "web-logins.json"),
   };

@@ -13,6 +13,7 @@
 
 import { readFileSync } from "node:fs";
 import type { ApprovalPolicy } from "../model/approval-policy.js";
+import { parseHeadPublicKey } from "../model/head-key.js";
 import { LlmClientError } from "../model/llm-client.js";
 import { type ProviderProfile, validateProviderProfile } from "../providers/provider-profile.js";
 import { ApprovalPolicyError, parseApprovalPolicy } from "./approval-policy.js";
@@ -48,7 +49,16 @@ export interface ProviderConfig extends SessionSettings {
   providers: Record<string, ConfiguredProfile>;
   /** MCP servers sessions may use (see mcp-config.ts). */
   mcpServers?: McpServersConfig;
+  /**
+   * Public keys (SPKI PEM, Ed25519) whose signed heads this daemon accepts besides its own: the
+   * other nodes of a cluster that do not share its key. Only this file (in the home) can say so:
+   * keys found in the database are never trusted.
+   */
+  trustedHeadKeys?: string[];
 }
+
+/** Most keys `trustedHeadKeys` may list. */
+export const maxTrustedHeadKeys = 256;
 
 /** The most tool rounds one turn takes when config.json sets no `maxToolRounds`. */
 export const defaultMaxToolRounds = 100;
@@ -112,7 +122,7 @@ export function parseProviderConfig(text: string, path: string): ProviderConfig 
   const root = asRecord(value) ?? fail("expected a JSON object");
   checkKeys(
     root,
-    ["active", "providers", "mcpServers", "approvalPolicy", "maxToolRounds"],
+    ["active", "providers", "mcpServers", "approvalPolicy", "maxToolRounds", "trustedHeadKeys"],
     "the top level",
     fail,
   );
@@ -137,6 +147,8 @@ export function parseProviderConfig(text: string, path: string): ProviderConfig 
       throw error;
     }
   }
+  if (root.trustedHeadKeys !== undefined)
+    config.trustedHeadKeys = parseTrustedHeadKeys(root.trustedHeadKeys, fail);
   if (root.active !== undefined && root.active !== null) {
     if (typeof root.active !== "string") fail(`"active" must be a profile name`);
     const active = root.active as string;
@@ -153,6 +165,21 @@ export async function writeProviderConfig(home: string, config: ProviderConfig):
   const text = `${JSON.stringify(config, null, 2)}\n`;
   parseProviderConfig(text, path);
   await writeFileAtomic(path, text, 0o600);
+}
+
+function parseTrustedHeadKeys(value: unknown, fail: (reason: string) => never): string[] {
+  if (!Array.isArray(value) || value.length > maxTrustedHeadKeys)
+    fail(`"trustedHeadKeys" must be an array of at most ${maxTrustedHeadKeys} public keys (PEM text)`);
+  return (value as unknown[]).map((item, index) => {
+    if (typeof item !== "string" || item.length > 4096)
+      fail(`"trustedHeadKeys"[${index}] must be a public key in PEM form`);
+    try {
+      parseHeadPublicKey(item as string);
+    } catch (error) {
+      fail(`"trustedHeadKeys"[${index}] is not a head-signing key: ${(error as Error).message}`);
+    }
+    return item as string;
+  });
 }
 
 // One validator for profiles, the provider layer's: the file accepts exactly what a provider

@@ -30,6 +30,7 @@ import { problem } from "./http/problem.js";
 import { StaticAssets } from "./http/static-assets.js";
 import { removeDiscoveryFile, writeDiscoveryFile } from "./process/discovery-file.js";
 import { DrainController, installSignalHandlers } from "./process/drain.js";
+import { establishHeadTrust } from "./process/head-trust.js";
 import { ensureHome } from "./process/home.js";
 import { HomeLock, HomeLockedError } from "./process/home-lock.js";
 import { closeInheritedDescriptors } from "./process/inherited-descriptors.js";
@@ -124,9 +125,20 @@ async function boot(
   undo: Array<() => Promise<void> | void>,
 ): Promise<RunningDaemon> {
   const instanceId = uuidv7();
-  const signer = await loadSigningKey(settings.home);
+  const { signer, created: keyCreated } = await loadSigningKey(settings.home);
   const storage = await openStorage(settings, signer, logger);
   undo.push(() => storage.close());
+  const providers = new ProviderConfigSource(settings.home);
+  // Before any session is read: which signed heads count (this home's key and config.json's).
+  await establishHeadTrust({
+    home: settings.home,
+    signer,
+    keyCreated,
+    signUnsignedHeads: () => storage.signUnsignedHeads(),
+    configuredKeys: () => providers.current().trustedHeadKeys ?? [],
+    logger,
+    now: () => Date.now(),
+  });
   // On PostgreSQL this daemon is one node of a cluster: sessions are owned under leases.
   let registry: SessionRegistry | null = null;
   const cluster =
@@ -147,7 +159,6 @@ async function boot(
     storage.fenceWith(cluster);
     undo.push(() => cluster.stop());
   }
-  const providers = new ProviderConfigSource(settings.home);
   const drain = new DrainController();
   const historySecret = randomBytes(32).toString("hex");
   const now = () => Date.now();

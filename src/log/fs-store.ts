@@ -137,9 +137,7 @@ export class FsStore implements Store<never> {
           tail.head?.position ?? -1,
           stored.record,
           (at) => (at === tail.head?.position ? tail.head.hash : null),
-          {
-            mayLag: true,
-          },
+          { mayLag: true, signer: this.signer },
         );
         const actual = tail.head?.hash ?? null;
         if (actual !== expected) throw new AppendConflictError(sessionId, expected, actual);
@@ -233,9 +231,7 @@ export class FsStore implements Store<never> {
         head?.position ?? -1,
         record,
         (at) => (at === head?.position ? head.hash : null),
-        {
-          mayLag: true,
-        },
+        { mayLag: true, signer: this.signer },
       );
       return head === null ? null : { hash: head.hash, position: head.position };
     } finally {

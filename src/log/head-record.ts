@@ -8,7 +8,7 @@
  */
 import { isEntryHash } from "./entry-hash.js";
 import { LogCorruptError } from "./errors.js";
-import type { HeadSignature, HeadSigner } from "./head-signer.js";
+import type { HeadSignature, HeadSigner, SignatureCheck } from "./head-signer.js";
 
 /** A session's recorded head, as a store keeps it. */
 export interface HeadRecord {
@@ -25,8 +25,32 @@ export interface HeadCheckOptions {
    * writes the record after the entries, not atomically with them (the JSONL files).
    */
   mayLag?: boolean;
-  /** Checks signatures; without one they are not checked. */
+  /**
+   * Checks signatures: with a signer, the recorded head must carry a signature that verifies
+   * under a key the signer trusts; an unsigned head, or one signed by an unknown key, is
+   * corruption (a database writer without the key could otherwise rewrite the log, re-hash it,
+   * and clear or fake the signature). Without a signer nothing is checked.
+   */
   signer?: HeadSigner | undefined;
+  /**
+   * Accept an unsigned head although a signer is given: only for signing, once, the heads a
+   * store wrote before it had a signer.
+   */
+  allowUnsigned?: boolean;
+}
+
+/** What a recorded head's signature is, as checked by a signer: `unsigned` when it has none. */
+export type HeadSignatureStatus = SignatureCheck | "unsigned";
+
+/** The status of `record`'s signature under `signer`'s trusted keys. */
+export function headSignatureStatus(
+  sessionId: string,
+  record: HeadRecord,
+  signer: HeadSigner,
+): HeadSignatureStatus {
+  return record.signed === null
+    ? "unsigned"
+    : signer.check(sessionId, record.position, record.hash, record.signed);
 }
 
 /**
@@ -64,12 +88,36 @@ export function checkHeadRecord(
   if (hash !== null && hash !== record.hash) {
     throw new LogCorruptError(sessionId, record.position, "the entry is not the one the recorded head names");
   }
-  if (record.signed !== null && options.signer !== undefined) {
-    const check = options.signer.check(sessionId, record.position, record.hash, record.signed);
-    if (check === "invalid") {
+  if (options.signer === undefined) return;
+  const status = headSignatureStatus(sessionId, record, options.signer);
+  switch (status) {
+    case "valid":
+      return;
+    case "unsigned":
+      if (options.allowUnsigned === true) return;
+      throw new LogCorruptError(
+        sessionId,
+        record.position,
+        "the recorded head is not signed, but every head here must be",
+      );
+    case "unknown_key":
+      throw new LogCorruptError(
+        sessionId,
+        record.position,
+        `the recorded head is signed by key ${keyIdText(record.signed?.key_id ?? "")}, which is not trusted here`,
+      );
+    case "invalid":
       throw new LogCorruptError(sessionId, record.position, "the recorded head's signature does not verify");
+    default: {
+      const unknown: never = status;
+      throw new Error(`unknown signature status ${String(unknown)}`);
     }
   }
+}
+
+/** A key id as stored (whatever a database writer put there), safe to put in a message. */
+function keyIdText(keyId: string): string {
+  return /^[0-9a-f]{16}$/.test(keyId) ? keyId : JSON.stringify(keyId.slice(0, 64));
 }
 
 /** A head record file's content, checked field by field (a bad one is corruption, not a crash). */

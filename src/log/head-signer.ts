@@ -3,12 +3,12 @@
  * hash), so a log rewritten and re-hashed behind a store's back (with its recorded head moved
  * along) no longer verifies: the forger cannot make the signature without the private key.
  *
- * Boundary rule: keys and signatures only, no storage. A signer knows its own key pair and any
- * public keys it was told to trust (other writers of a shared database); a signature by a key
- * it does not know is reported as such, never silently accepted as valid.
+ * Boundary rule: keys and signatures only, no storage. A signer knows its own key pair and the
+ * public keys it was told to trust (other writers of a shared database, pinned by its owner:
+ * never learned from the data it checks); a signature by a key it does not trust is reported
+ * as such, never accepted as valid.
  */
 import {
-  createHash,
   createPrivateKey,
   createPublicKey,
   generateKeyPairSync,
@@ -16,6 +16,7 @@ import {
   sign,
   verify,
 } from "node:crypto";
+import { headKeyIdOf, parseHeadPublicKey } from "../model/head-key.js";
 
 /** A head's signature and the id of the key that made it. */
 export interface HeadSignature {
@@ -32,18 +33,25 @@ export function headSigningMessage(sessionId: string, position: number, hash: st
 }
 
 /** A key's id: the first 16 hex digits of SHA-256 over its DER-encoded public key. */
-export function keyIdOf(publicKey: KeyObject): string {
-  return createHash("sha256")
-    .update(publicKey.export({ type: "spki", format: "der" }))
-    .digest("hex")
-    .slice(0, 16);
-}
+export const keyIdOf = headKeyIdOf;
+
+/**
+ * Where a signer finds the public keys it trusts besides its own, asked whenever a head names
+ * another key (so a changed list takes effect at once): SPKI PEM texts. A text that is not an
+ * Ed25519 public key is ignored (the list's owner validates it).
+ */
+export type TrustedKeySource = () => readonly string[];
 
 export class HeadSigner {
   readonly keyId: string;
   readonly #privateKey: KeyObject;
-  readonly #publicKeys = new Map<string, KeyObject>();
-  /** Per session, the head last signed or verified (see `#remember`). */
+  readonly #publicKey: KeyObject;
+  /** Keys trusted for good (`trust`). */
+  readonly #trusted = new Map<string, KeyObject>();
+  #source: TrustedKeySource | null = null;
+  /** The keys of the source's texts, parsed once per text. */
+  readonly #parsed = new Map<string, { id: string; key: KeyObject } | null>();
+  /** Per session, the head last signed or verified with this signer's own key (see `#remember`). */
   readonly #known = new Map<string, string>();
 
   private constructor(privateKey: KeyObject) {
@@ -51,9 +59,8 @@ export class HeadSigner {
       throw new Error(`a head signing key must be Ed25519, not ${String(privateKey.asymmetricKeyType)}`);
     }
     this.#privateKey = privateKey;
-    const publicKey = createPublicKey(privateKey);
-    this.keyId = keyIdOf(publicKey);
-    this.#publicKeys.set(this.keyId, publicKey);
+    this.#publicKey = createPublicKey(privateKey);
+    this.keyId = keyIdOf(this.#publicKey);
   }
 
   /** A signer with a new random key. */
@@ -73,15 +80,25 @@ export class HeadSigner {
 
   /** The public key as SPKI PEM: what a user keeps elsewhere to check signed heads. */
   publicKeyPem(): string {
-    return this.#publicKeys.get(this.keyId)!.export({ type: "spki", format: "pem" }).toString();
+    return this.#publicKey.export({ type: "spki", format: "pem" }).toString();
   }
 
-  /** Trust another writer's public key (SPKI PEM); returns its key id. */
+  /** Trust another writer's public key (SPKI PEM) for good; returns its key id. */
   trust(publicKeyPem: string): string {
-    const key = createPublicKey(publicKeyPem);
+    const key = parseHeadPublicKey(publicKeyPem);
     const id = keyIdOf(key);
-    this.#publicKeys.set(id, key);
+    if (id !== this.keyId) this.#trusted.set(id, key);
     return id;
+  }
+
+  /** Also trust the keys `source` lists, asked again at each check of another key's head. */
+  trustFrom(source: TrustedKeySource): void {
+    this.#source = source;
+  }
+
+  /** Whether a head signed by `keyId` can verify here (this signer's key, or one it trusts now). */
+  trusts(keyId: string): boolean {
+    return keyId === this.keyId || this.#keyFor(keyId) !== undefined;
   }
 
   /** Sign a session's head. */
@@ -92,22 +109,45 @@ export class HeadSigner {
     return signed;
   }
 
-  /** Check a head's signature against the keys this signer knows. */
+  /** Check a head's signature against the keys this signer trusts. */
   check(sessionId: string, position: number, hash: string, signed: HeadSignature): SignatureCheck {
+    const own = signed.key_id === this.keyId;
     // Every append reads the head it chains on: the one this signer signed (or checked) last.
-    if (this.#known.get(sessionId) === knownHead(position, hash, signed)) return "valid";
-    const key = this.#publicKeys.get(signed.key_id);
+    if (own && this.#known.get(sessionId) === knownHead(position, hash, signed)) return "valid";
+    const key = own ? this.#publicKey : this.#keyFor(signed.key_id);
     if (key === undefined) return "unknown_key";
     const bytes = Buffer.from(signed.signature, "base64");
     const valid = verify(null, headSigningMessage(sessionId, position, hash), key, bytes);
-    if (valid) this.#remember(sessionId, position, hash, signed);
+    // Only heads of this signer's own key are remembered: another key may stop being trusted.
+    if (valid && own) this.#remember(sessionId, position, hash, signed);
     return valid ? "valid" : "invalid";
   }
 
+  #keyFor(keyId: string): KeyObject | undefined {
+    const fixed = this.#trusted.get(keyId);
+    if (fixed !== undefined || this.#source === null) return fixed;
+    for (const text of this.#source()) {
+      let parsed = this.#parsed.get(text);
+      if (parsed === undefined) {
+        try {
+          const key = parseHeadPublicKey(text);
+          parsed = { id: keyIdOf(key), key };
+        } catch {
+          parsed = null;
+        }
+        if (this.#parsed.size >= maxParsedKeys) this.#parsed.clear();
+        this.#parsed.set(text, parsed);
+      }
+      if (parsed?.id === keyId) return parsed.key;
+    }
+    return undefined;
+  }
+
   /**
-   * The latest head of a session this signer signed or found valid. A head read again with
-   * exactly these bytes needs no second verification (Ed25519 verification is the dearest step
-   * of an append); any other bytes are verified. Bounded: the oldest sessions are forgotten.
+   * The latest head of a session this signer signed or found valid under its own key. A head
+   * read again with exactly these bytes needs no second verification (Ed25519 verification is
+   * the dearest step of an append); any other bytes are verified. Bounded: the oldest sessions
+   * are forgotten.
    */
   #remember(sessionId: string, position: number, hash: string, signed: HeadSignature): void {
     this.#known.delete(sessionId);
@@ -115,6 +155,9 @@ export class HeadSigner {
     if (this.#known.size > maxKnownHeads) this.#known.delete(this.#known.keys().next().value!);
   }
 }
+
+/** How many key texts of a source a signer keeps parsed. */
+const maxParsedKeys = 1_024;
 
 /** How many sessions' latest heads a signer remembers as verified. */
 const maxKnownHeads = 10_000;

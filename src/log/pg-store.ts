@@ -208,6 +208,60 @@ export class PgStore implements Store<pg.PoolClient> {
     });
   }
 
+  /**
+   * Sign every recorded head that has no signature yet (heads written before this store had a
+   * signer), each only after its whole log verified against it; a log that does not verify is
+   * left as it is (it reads as corrupt). Returns the sessions whose heads were signed. The
+   * update names the head it verified, so a head another writer moved meanwhile (and signed) is
+   * left alone.
+   */
+  async signUnsignedHeads(): Promise<string[]> {
+    const signer = this.signer;
+    if (signer === undefined) throw new Error("signUnsignedHeads needs a store with a signer");
+    const found = await this.pool.query<{ session: string }>(
+      "SELECT session FROM transcript_heads WHERE signature IS NULL OR key_id IS NULL",
+    );
+    const signed: string[] = [];
+    for (const { session: sessionId } of found.rows) {
+      let last: PositionedEntry;
+      try {
+        const verified = await this.inSnapshot(async (client) => {
+          const rows = await selectRowsWith(
+            client,
+            `${SELECT_COLUMNS} WHERE session = $1 ORDER BY position`,
+            [sessionId],
+          );
+          const entries = verifyRows(sessionId, rows, 0, null);
+          if (entries.length === 0) return null;
+          const end = entries[entries.length - 1]!;
+          checkHeadRecord(
+            sessionId,
+            end.position,
+            await readRecordWith(client, sessionId),
+            (at) => entries[at]?.hash,
+            {
+              signer,
+              allowUnsigned: true,
+            },
+          );
+          return end;
+        });
+        if (verified === null) continue;
+        last = verified;
+      } catch (error) {
+        if (error instanceof LogCorruptError) continue;
+        throw error;
+      }
+      const signature = signer.sign(sessionId, last.position, last.hash);
+      const updated = await this.pool.query(
+        "UPDATE transcript_heads SET signature = $1, key_id = $2 WHERE session = $3 AND position = $4 AND hash = $5 AND (signature IS NULL OR key_id IS NULL)",
+        [signature.signature, signature.key_id, sessionId, last.position, last.hash],
+      );
+      if (updated.rowCount === 1) signed.push(sessionId);
+    }
+    return signed;
+  }
+
   async readHead(sessionId: string): Promise<LogHead | null> {
     return this.inSnapshot((client) => this.checkedHead(client, sessionId, false));
   }

@@ -284,6 +284,51 @@ export class SqliteStore implements Store<SqliteTransaction> {
     })();
   }
 
+  /**
+   * Sign every recorded head that has no signature yet (heads written before this store had a
+   * signer), each only after its whole log verified against it; a log that does not verify is
+   * left as it is (it reads as corrupt). Returns the sessions whose heads were signed. Run once,
+   * when a home starts signing: afterwards an unsigned head is corruption.
+   */
+  signUnsignedHeadsSync(): string[] {
+    const signer = this.signer;
+    if (signer === undefined) throw new Error("signUnsignedHeads needs a store with a signer");
+    const sessions = this.db
+      .prepare<[], string>("SELECT session FROM transcript_heads WHERE signature IS NULL OR key_id IS NULL")
+      .pluck(true)
+      .all();
+    const sign = this.db.prepare(
+      "UPDATE transcript_heads SET signature = ?, key_id = ? WHERE session = ? AND position = ? AND hash = ? AND (signature IS NULL OR key_id IS NULL)",
+    );
+    const signed: string[] = [];
+    const signOne = this.db.transaction((sessionId: string) => {
+      let last: PositionedEntry;
+      try {
+        const entries = this.pages.verifyAll(sessionId);
+        if (entries.length === 0) return;
+        last = entries[entries.length - 1]!;
+        checkHeadRecord(
+          sessionId,
+          last.position,
+          this.readHeadRecordSync(sessionId),
+          (at) => entries[at]?.hash,
+          {
+            signer,
+            allowUnsigned: true,
+          },
+        );
+      } catch (error) {
+        if (error instanceof LogCorruptError) return;
+        throw error;
+      }
+      const signature = signer.sign(sessionId, last.position, last.hash);
+      if (sign.run(signature.signature, signature.key_id, sessionId, last.position, last.hash).changes === 1)
+        signed.push(sessionId);
+    });
+    for (const sessionId of sessions) signOne.immediate(sessionId);
+    return signed;
+  }
+
   /** Commit what is queued (when the queue is the store's own), then close the database if this store opened it. */
   async close(): Promise<void> {
     if (this.closed) return;

@@ -1,5 +1,6 @@
 export type * from "./approval-policy.js";
 export * from "./events.js";
+export * from "./head-key.js";
 export * from "./items.js";
 export type * from "./json.js";
 export * from "./llm-client.js";

@@ -16,6 +16,7 @@ describe("the Skein home", () => {
       config: "/h/config.json",
       database: "/h/skein.sqlite",
       signingKey: "/h/head-signing-key.pem",
+      headSigning: "/h/head-signing.json",
       log: "/h/daemon.log",
       logins: "/h/web-logins.json",
     });

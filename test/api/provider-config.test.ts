@@ -2,6 +2,8 @@
  * config.json's format: strict parsing with the problem named, the absent file as an empty
  * config, and atomic 0600 writes of valid configs only.
  */
+
+import { generateKeyPairSync } from "node:crypto";
 import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -89,6 +91,25 @@ describe("parseProviderConfig", () => {
     expect(config.approvalPolicy).toEqual(policy);
     expect(config.maxToolRounds).toBe(40);
     expect(config.providers.p).toEqual({ ...profile, approvalPolicy: { default: "deny" }, maxToolRounds: 5 });
+  });
+
+  it("takes trustedHeadKeys only as Ed25519 public keys in PEM form", () => {
+    const ed = generateKeyPairSync("ed25519").publicKey.export({ type: "spki", format: "pem" }).toString();
+    const rsa = generateKeyPairSync("rsa", { modulusLength: 1024 })
+      .publicKey.export({ type: "spki", format: "pem" })
+      .toString();
+    expect(parse({ trustedHeadKeys: [ed] }).trustedHeadKeys).toEqual([ed]);
+    const cases: Array<[unknown, RegExp]> = [
+      ["not a list", /"trustedHeadKeys" must be an array/],
+      [[7], /"trustedHeadKeys"\[0\] must be a public key/],
+      [[ed, "hello"], /"trustedHeadKeys"\[1\] is not a head-signing key: expected an SPKI public key/],
+      [[rsa], /must be Ed25519, not rsa/],
+      [["-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n"], /not a readable public key/],
+      [Array.from({ length: 257 }, () => ed), /at most 256/],
+    ];
+    for (const [trustedHeadKeys, message] of cases) {
+      expect(() => parse({ trustedHeadKeys })).toThrow(message);
+    }
   });
 
   it("keeps a profile named __proto__ as a plain entry", () => {

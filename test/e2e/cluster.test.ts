@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { HeadSigner } from "../../src/log/head-signer.js";
 import { deliver, hang, text, toolCalls } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
 import { createPgSchema, type PgSchema } from "../support/pg-schema.js";
@@ -24,6 +25,8 @@ describe("a cluster of daemons on one PostgreSQL", () => {
   let schema: PgSchema;
   let nodes: DaemonHarness[] = [];
   const token = randomBytes(24).toString("hex");
+  // One head-signing key for the cluster, as the docs tell an operator to provision it.
+  const signingKeyPem = HeadSigner.generate().privateKeyPem();
 
   beforeAll(async () => {
     provider = await FakeProvider.start();
@@ -46,7 +49,7 @@ describe("a cluster of daemons on one PostgreSQL", () => {
     schema = await createPgSchema("skein_cluster");
     const env = { SKEIN_DB: schema.url, SKEIN_TOKEN: token, SKEIN_LEASE_SECONDS: String(lease) };
     for (let i = 0; i < count; i++)
-      nodes.push(await DaemonHarness.start({ providers: profileFor(provider), env }));
+      nodes.push(await DaemonHarness.start({ providers: profileFor(provider), env, signingKeyPem }));
     return nodes;
   }
 

@@ -61,7 +61,7 @@ describeStoreContract("FsStore", async (options = {}) => {
     openAnother: async () => new FsStore(dir, options),
     corruptEntry: async (sessionId, position) => corruptLine(store.sessionFile(sessionId), position),
     cutTail: async (sessionId, keep) => keepLines(store.sessionFile(sessionId), keep),
-    rewriteTail: async (sessionId, from, chain) => {
+    rewriteTail: async (sessionId, from, chain, signed) => {
       const lines = chain.map((hashed) => encodeRecordLine(hashed, canonicalTextOf(hashed)));
       keepLines(store.sessionFile(sessionId), from, lines);
       const paths = { slots: store.headFile(sessionId), legacy: store.legacyHeadFile(sessionId) };
@@ -70,6 +70,7 @@ describeStoreContract("FsStore", async (options = {}) => {
         ...newest!.record,
         position: from + chain.length - 1,
         hash: chain.at(-1)!.hash,
+        ...(signed === undefined ? {} : { signed }),
       });
     },
     cleanup: async () => rmSync(dir, { recursive: true, force: true }),

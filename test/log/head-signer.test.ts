@@ -46,4 +46,25 @@ describe("HeadSigner", () => {
     expect(reader.check("s", 8, "b".repeat(64), { ...other, signature: signed.signature })).toBe("invalid");
     expect(reader.check("s", 8, "b".repeat(64), other)).toBe("valid");
   });
+
+  it("trusts the keys its source lists now: a key dropped from the list stops verifying at once", () => {
+    const writer = HeadSigner.generate();
+    const reader = HeadSigner.generate();
+    let listed: string[] = ["not a key", writer.publicKeyPem()];
+    reader.trustFrom(() => listed);
+    const signed = writer.sign("s", 3, "c".repeat(64));
+    expect(reader.trusts(writer.keyId)).toBe(true);
+    expect(reader.check("s", 3, "c".repeat(64), signed)).toBe("valid");
+    listed = [];
+    expect(reader.trusts(writer.keyId)).toBe(false);
+    expect(reader.check("s", 3, "c".repeat(64), signed)).toBe("unknown_key");
+  });
+
+  it("refuses to trust a key that is not an Ed25519 public key", () => {
+    const signer = HeadSigner.generate();
+    expect(() => signer.trust("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")).toThrow(
+      /public key/,
+    );
+    expect(() => signer.trust(signer.privateKeyPem())).toThrow(/SPKI/);
+  });
 });

@@ -8,7 +8,7 @@ import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildChain, canonicalTextOf, hashEntry } from "../../src/log/entry-hash.js";
 import { AppendConflictError, LogCorruptError } from "../../src/log/errors.js";
-import type { HeadSigner } from "../../src/log/head-signer.js";
+import { HeadSigner } from "../../src/log/head-signer.js";
 import { PgStore } from "../../src/log/pg-store.js";
 import { describeStoreContract, sampleEntries, writeSession } from "./store-contract.js";
 
@@ -67,7 +67,7 @@ describeStoreContract("PgStore", async (options = {}) => {
         keep,
       ]);
     },
-    rewriteTail: async (sessionId, from, chain) => {
+    rewriteTail: async (sessionId, from, chain, signed) => {
       await store.pool.query("DELETE FROM transcript WHERE session = $1 AND position >= $2", [
         sessionId,
         from,
@@ -83,6 +83,12 @@ describeStoreContract("PgStore", async (options = {}) => {
         from + chain.length - 1,
         chain.at(-1)!.hash,
       ]);
+      if (signed !== undefined)
+        await store.pool.query("UPDATE transcript_heads SET signature = $2, key_id = $3 WHERE session = $1", [
+          sessionId,
+          signed?.signature ?? null,
+          signed?.key_id ?? null,
+        ]);
     },
     cleanup: isolated.drop,
   };
@@ -100,6 +106,32 @@ describe("PgStore", () => {
   afterAll(async () => {
     await store.close();
     await isolated.drop();
+  });
+
+  it("signs, once, the unsigned heads a store without a signer wrote, each only if its log verifies", async () => {
+    const good = uuidv7();
+    const bad = uuidv7();
+    const goodChain = await writeSession(store, good, sampleEntries(4));
+    await writeSession(store, bad, sampleEntries(4));
+    await store.pool.query(
+      "UPDATE transcript SET entry = replace(entry, 'question', 'Question') WHERE session = $1",
+      [bad],
+    );
+    const signer = HeadSigner.generate();
+    const signing = await isolated.open({ signer });
+    try {
+      await expect(signing.readAll(good)).rejects.toThrow(/not signed/);
+      expect(await signing.signUnsignedHeads()).toEqual(expect.arrayContaining([good]));
+      expect(await signing.signUnsignedHeads()).toEqual([]);
+      expect((await signing.readAll(good)).map((entry) => entry.hash)).toEqual(
+        goodChain.map((entry) => entry.hash),
+      );
+      expect((await signing.readHeadRecord(good))?.signed?.key_id).toBe(signer.keyId);
+      await expect(signing.readAll(bad)).rejects.toBeInstanceOf(LogCorruptError);
+      expect((await signing.readHeadRecord(bad))?.signed).toBeNull();
+    } finally {
+      await signing.close();
+    }
   });
 
   it("lets exactly one of many concurrent writers with the same head win, across pools", async () => {

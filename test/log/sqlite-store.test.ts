@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/log/canonical-json.js";
 import { buildChain, canonicalTextOf, computeHash, hashEntry } from "../../src/log/entry-hash.js";
 import { AppendConflictError, InvalidAppendError, LogCorruptError } from "../../src/log/errors.js";
+import { HeadSigner } from "../../src/log/head-signer.js";
 import { SqliteCommitQueue } from "../../src/log/sqlite-commit-queue.js";
 import { createTranscriptSchema, SqliteStore, StoreClosedError } from "../../src/log/sqlite-store.js";
 import type { userMessage } from "../../src/model/items.js";
@@ -40,7 +41,7 @@ describeStoreContract("SqliteStore", async (options = {}) => {
       behind((db) =>
         db.prepare("DELETE FROM transcript WHERE session = ? AND position >= ?").run(sessionId, keep),
       )(),
-    rewriteTail: (sessionId, from, chain) =>
+    rewriteTail: (sessionId, from, chain, signed) =>
       behind((db) => {
         db.prepare("DELETE FROM transcript WHERE session = ? AND position >= ?").run(sessionId, from);
         const insert = db.prepare(
@@ -61,6 +62,12 @@ describeStoreContract("SqliteStore", async (options = {}) => {
           chain.at(-1)!.hash,
           sessionId,
         );
+        if (signed !== undefined)
+          db.prepare("UPDATE transcript_heads SET signature = ?, key_id = ? WHERE session = ?").run(
+            signed?.signature ?? null,
+            signed?.key_id ?? null,
+            sessionId,
+          );
       })(),
     cleanup: async () => rmSync(dir, { recursive: true, force: true }),
   };
@@ -100,6 +107,26 @@ describe("SqliteStore", () => {
     store = new SqliteStore(file);
     expect((await store.readAll(id)).map((entry) => entry.hash)).toEqual(chain.map((entry) => entry.hash));
     expect(await store.readHeadRecord(id)).toEqual({ position: 2, hash: chain[2]!.hash, signed: null });
+  });
+
+  it("signs, once, the unsigned heads a store without a signer wrote, each only if its log verifies", async () => {
+    const good = uuidv7();
+    const bad = uuidv7();
+    const goodChain = await writeSession(store, good, sampleEntries(4));
+    await writeSession(store, bad, sampleEntries(4));
+    corruptRow(store.db, bad, 1);
+    await store.close();
+    const signer = HeadSigner.generate();
+    store = new SqliteStore(file, { signer });
+    await expect(store.readAll(good)).rejects.toThrow(/not signed/);
+    expect(store.signUnsignedHeadsSync()).toEqual([good]);
+    expect((await store.readAll(good)).map((entry) => entry.hash)).toEqual(
+      goodChain.map((entry) => entry.hash),
+    );
+    expect((await store.readHeadRecord(good))?.signed?.key_id).toBe(signer.keyId);
+    await expect(store.readAll(bad)).rejects.toBeInstanceOf(LogCorruptError);
+    expect((await store.readHeadRecord(bad))?.signed).toBeNull();
+    expect(store.signUnsignedHeadsSync()).toEqual([]);
   });
 
   it("opens its database durably: WAL and synchronous=FULL", () => {

@@ -15,7 +15,7 @@ import {
   LogCorruptError,
   SessionNotFoundError,
 } from "../../src/log/errors.js";
-import { HeadSigner } from "../../src/log/head-signer.js";
+import { type HeadSignature, HeadSigner } from "../../src/log/head-signer.js";
 import type { LogHead, Store } from "../../src/log/store.js";
 import { assistantMessage, userMessage } from "../../src/model/items.js";
 import { logArbitrary } from "./arbitraries.js";
@@ -32,9 +32,14 @@ export interface StoreHarness {
   /**
    * What a forger without the signing key can do: replace the stored entries from `from` on with
    * `chain` (validly hashed, chained to the entry before) and move the recorded head to its last
-   * entry, keeping the old signature.
+   * entry, keeping the old signature, or writing `signed` in its place (null: no signature).
    */
-  rewriteTail: (sessionId: string, from: number, chain: readonly HashedEntry[]) => Promise<void>;
+  rewriteTail: (
+    sessionId: string,
+    from: number,
+    chain: readonly HashedEntry[],
+    signed?: HeadSignature | null,
+  ) => Promise<void>;
   cleanup: () => Promise<void>;
 }
 
@@ -346,6 +351,48 @@ export function describeStoreContract(
         const error = await corruption(signed.store.readAll(id));
         expect(error.position).toBe(4);
         expect(error.reason).toMatch(/signature/);
+      } finally {
+        await signed.store.close();
+        await signed.cleanup();
+      }
+    });
+
+    it("with a signer, refuses a re-hashed log whose head signature a database writer cleared, faked or copied", async () => {
+      const signer = HeadSigner.generate();
+      const stranger = HeadSigner.generate();
+      const signed = await makeStore({ signer });
+      try {
+        const donor = uuidv7();
+        const donorChain = await writeSession(signed.store, donor, sampleEntries(3));
+        const donorRecord = (await signed.store.readHeadRecord(donor))!;
+        // Every value of the two signature fields a forger can write without the private key.
+        const forgeries: Array<(position: number, hash: string, id: string) => HeadSignature | null> = [
+          () => null,
+          () => ({ signature: "", key_id: signer.keyId }),
+          () => ({ signature: donorRecord.signed!.signature, key_id: signer.keyId }),
+          (position, hash, id) => stranger.sign(id, position, hash),
+          (position, hash, id) => ({ ...stranger.sign(id, position, hash), key_id: signer.keyId }),
+          () => ({ signature: "AAAA", key_id: "0123456789abcdef" }),
+          () => ({ signature: donorRecord.signed!.signature, key_id: 'x"\n'.repeat(40) }),
+        ];
+        for (const [index, forge] of forgeries.entries()) {
+          const id = uuidv7();
+          const chain = await writeSession(signed.store, id, sampleEntries(5));
+          const forged = buildChain(chain[1]!.hash, [
+            { kind: "user_input", ts: 3_002, item: userMessage(`forged ${index}`) },
+            { kind: "assistant_items", ts: 3_003, items: [assistantMessage("forged")] },
+          ]);
+          await signed.rewriteTail(id, 2, forged, forge(3, forged[1]!.hash, id));
+          const error = await corruption(signed.store.readAll(id));
+          expect(error.position).toBe(3);
+          expect(error.reason).toMatch(/sign/);
+          // Nothing chains on it either.
+          const next = buildChain(forged[1]!.hash, [{ kind: "turn_end", ts: 3_004, turn_count: 1 }]);
+          await expect(signed.store.append(id, next)).rejects.toBeInstanceOf(LogCorruptError);
+        }
+        expect((await signed.store.readAll(donor)).map((entry) => entry.hash)).toEqual(
+          donorChain.map((entry) => entry.hash),
+        );
       } finally {
         await signed.store.close();
         await signed.cleanup();

@@ -188,7 +188,7 @@ export async function daemonStatus(context: CliContext, options: { json?: boolea
     for (const node of cluster.nodes) {
       writeLine(
         out,
-        `  ${node.self ? "*" : " "} ${node.id} ${node.url} pid ${node.pid} ${node.live ? "live" : "down"}, ${node.sessions_owned} session(s) owned, heartbeat ${node.heartbeat_at}`,
+        `  ${node.self ? "*" : " "} ${node.id} ${node.url} pid ${node.pid} ${node.live ? "live" : "down"}, ${node.sessions_owned} session(s) owned, heartbeat ${node.heartbeat_at}${node.key_trusted ? "" : `, its head key ${node.key_id ?? "(unreadable)"} is NOT trusted here`}`,
       );
     }
   }

@@ -16,7 +16,7 @@ export interface VerifyOptions {
   json?: boolean;
 }
 
-/** Verify sessions; exit 1 when any log fails. */
+/** Verify sessions; exit 1 unless every log verifies with a head signed by a trusted key. */
 export async function verifySessions(
   context: CliContext,
   refs: readonly string[],
@@ -41,7 +41,10 @@ export async function verifySessions(
       writeLine(out, out.paint.dim(`heads are signed with key ${key.key_id}; its public key:`));
       for (const line of key.public_key.trimEnd().split("\n")) writeLine(out, out.paint.dim(line));
     }
-    return reports.every((report) => report.status === "verified") ? exitCodes.ok : exitCodes.error;
+    // Verified means signed by a key the daemon trusts; a daemon that said otherwise is not believed.
+    const trusted = (report: VerifyReport) =>
+      report.status === "verified" && report.head?.signature_status === "valid";
+    return reports.every(trusted) ? exitCodes.ok : exitCodes.error;
   } finally {
     client.close();
   }

@@ -10,7 +10,9 @@
  * renew in time gives its sessions up before their leases can expire.
  */
 import pg from "pg";
+import type { ClusterNodeInfo } from "../../api/cluster.js";
 import type { HeadSigner } from "../../log/head-signer.js";
+import { headKeyIdOf, parseHeadPublicKey } from "../../model/head-key.js";
 import type { SessionLogger } from "../session/session-services.js";
 import { runPg } from "../storage/pg-runner.js";
 import { type WriteFence, WriteFencedError } from "../storage/session-storage.js";
@@ -64,16 +66,7 @@ export class SessionOwnedElsewhereError extends Error {
 }
 
 /** One node in the GET /cluster answer. */
-export interface ClusterNodeView {
-  id: string;
-  url: string;
-  pid: number;
-  self: boolean;
-  live: boolean;
-  started_at: string;
-  heartbeat_at: string;
-  sessions_owned: number;
-}
+export type ClusterNodeView = ClusterNodeInfo;
 
 export class ClusterNode implements WriteFence<pg.PoolClient> {
   readonly nodeId: string;
@@ -84,6 +77,8 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
   url: string;
   /** Sessions this node holds, with the epoch it holds them under and since when (ms, this node's clock). */
   readonly #held = new Map<string, { epoch: number; since: number }>();
+  /** Untrusted node keys already warned about. */
+  readonly #warnedKeys = new Set<string>();
   #listener: pg.Client | null = null;
   #timers: NodeJS.Timeout[] = [];
   #lastRenewal = 0;
@@ -110,7 +105,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
         publicKey: this.#options.signer.publicKeyPem(),
       }),
     );
-    await this.refreshKeys();
+    await this.warnOfUntrustedKeys();
     this.#lastRenewal = Date.now();
     await this.#listen(connection);
     // Renew at a third of the lease: two renewals may fail before a lease can expire.
@@ -136,7 +131,6 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
   async acquire(sessionId: string): Promise<void> {
     if (this.#stopped) throw new WriteFencedError(sessionId, "the node is stopping");
     if (this.#held.has(sessionId)) return;
-    await this.refreshKeys();
     const epoch = await runPg(this.#pool, claimLeaseProgram(sessionId, this.nodeId, this.leaseMs));
     if (epoch === null) {
       const lease = await this.leaseOf(sessionId);
@@ -202,9 +196,24 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     }
   }
 
-  /** Trust the head-signing keys of every node (heads they signed verify here). */
-  async refreshKeys(): Promise<void> {
-    for (const key of await runPg(this.#pool, nodeKeysProgram())) this.#options.signer.trust(key);
+  /**
+   * Say (once per key) which nodes sign heads with a key this node does not trust: the sessions
+   * they wrote read as corrupt here. A key is never trusted for being in the `nodes` table
+   * (anyone who can write the database could add one); the operator shares one key between the
+   * nodes or lists the others' keys in config.json (`trustedHeadKeys`).
+   */
+  async warnOfUntrustedKeys(): Promise<void> {
+    for (const node of await runPg(this.#pool, nodeKeysProgram())) {
+      const keyId = keyIdOfText(node.public_key);
+      if (keyId === null || this.#options.signer.trusts(keyId) || this.#warnedKeys.has(keyId)) continue;
+      this.#warnedKeys.add(keyId);
+      this.#options.logger.warn(
+        { node: node.id, url: node.url, keyId },
+        "a node of this cluster signs session heads with a key this node does not trust: the sessions it " +
+          "writes read as corrupt here. Give every node the same head-signing-key.pem, or add its public " +
+          "key to config.json's trustedHeadKeys",
+      );
+    }
   }
 
   /** The nodes as GET /cluster shows them. */
@@ -219,7 +228,13 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
       started_at: new Date(row.started_at).toISOString(),
       heartbeat_at: new Date(row.heartbeat_at).toISOString(),
       sessions_owned: row.owned,
+      ...this.#keyOf(row.public_key),
     }));
+  }
+
+  #keyOf(pem: string): Pick<ClusterNodeInfo, "key_id" | "key_trusted"> {
+    const keyId = keyIdOfText(pem);
+    return { key_id: keyId, key_trusted: keyId !== null && this.#options.signer.trusts(keyId) };
   }
 
   /** Look for sessions with work and no live owner now (a NOTIFY arrived, or the poll). */
@@ -265,7 +280,6 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     } finally {
       client.release();
     }
-    if (claimed.length > 0) await this.refreshKeys().catch(() => undefined);
     for (const { session, epoch } of claimed) {
       this.#held.set(session, { epoch, since: Date.now() });
       this.#options.logger.info({ session, epoch }, "claimed a session with work and no live owner");
@@ -297,7 +311,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
         this.#options.logger.error({ session: sessionId, epoch }, "session lease lost; dropping the session");
         this.#options.lost(sessionId);
       }
-      await this.refreshKeys();
+      await this.warnOfUntrustedKeys();
     } catch (error) {
       this.#options.logger.warn({ err: error }, "lease renewal failed");
       // Past the lease, another node may own our sessions: drop them (the fence refuses their commits anyway).
@@ -337,5 +351,14 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     }, ms);
     timer.unref();
     this.#timers.push(timer);
+  }
+}
+
+/** The id of a key given as PEM text, or null when the text is not a head-signing key. */
+function keyIdOfText(pem: string): string | null {
+  try {
+    return headKeyIdOf(parseHeadPublicKey(pem));
+  } catch {
+    return null;
   }
 }

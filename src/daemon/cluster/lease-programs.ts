@@ -93,9 +93,16 @@ export function* listNodesProgram(keepMs: number): SqlProgram<NodeRecord[]> {
   );
 }
 
-/** Public keys of every node ever registered (heads they signed stay verifiable). */
-export function* nodeKeysProgram(): SqlProgram<string[]> {
-  return (yield* all<{ public_key: string }>("SELECT public_key FROM nodes")).map((row) => row.public_key);
+/** A registered node's head-signing public key, as the `nodes` table says (not a reason to trust it). */
+export interface NodeKey {
+  id: string;
+  url: string;
+  public_key: string;
+}
+
+/** Public keys of every node ever registered. */
+export function* nodeKeysProgram(): SqlProgram<NodeKey[]> {
+  return yield* all<NodeKey>("SELECT id, url, public_key FROM nodes ORDER BY started_at, id");
 }
 
 /**

@@ -21,8 +21,8 @@ export class SigningKeyError extends Error {
   }
 }
 
-/** The home's signing key, made (and stored 0600) when there is none yet. */
-export async function loadSigningKey(home: string): Promise<HeadSigner> {
+/** The home's signing key, made (and stored 0600) when there is none yet; `created` says it was. */
+export async function loadSigningKey(home: string): Promise<{ signer: HeadSigner; created: boolean }> {
   const path = homePaths(home).signingKey;
   let pem: string;
   try {
@@ -33,11 +33,11 @@ export async function loadSigningKey(home: string): Promise<HeadSigner> {
     }
     const signer = HeadSigner.generate();
     await writeFileAtomic(path, signer.privateKeyPem(), 0o600);
-    return signer;
+    return { signer, created: true };
   }
   chmodSync(path, 0o600);
   try {
-    return HeadSigner.fromPrivateKeyPem(pem);
+    return { signer: HeadSigner.fromPrivateKeyPem(pem), created: false };
   } catch (error) {
     throw new SigningKeyError(path, (error as Error).message);
   }

@@ -236,8 +236,16 @@ export class SessionActor {
    * what was committed is read). A session found corrupt reads (and so verifies) it whole.
    */
   async historyLog(): Promise<HistoryLog> {
-    if (this.#log.corrupt === null) return this.#log.historyLog();
+    if (this.#log.corrupt === null) {
+      await this.#log.confirmNotBehind();
+      return this.#log.historyLog();
+    }
     return wholeLog(await this.#readWholeLog());
+  }
+
+  /** A whole log read from storage must hold what this actor committed (throws LogCorruptError, marking the session). */
+  confirmRead(entries: readonly PositionedEntry[]): void {
+    this.#log.confirmRead(entries);
   }
 
   /**
@@ -448,12 +456,14 @@ export class SessionActor {
     );
   }
 
-  /** The whole stored log, verified; a failed verification marks the session corrupt. */
+  /** The whole stored log, verified and holding what this actor committed; a failure marks the session corrupt. */
   async #readWholeLog(): Promise<PositionedEntry[]> {
-    return this.#services.storage.readLog(this.sessionId).catch((error: unknown) => {
+    const entries = await this.#services.storage.readLog(this.sessionId).catch((error: unknown) => {
       if (error instanceof LogCorruptError) this.#log.markCorrupt(error);
       throw error;
     });
+    this.#log.confirmRead(entries);
+    return entries;
   }
 
   /** The session's settings with what they resolve to now (a profile removed from the config: none). */

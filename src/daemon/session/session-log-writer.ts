@@ -159,6 +159,49 @@ export class SessionLogWriter {
   }
 
   /**
+   * A whole log read from storage must still hold what this writer verified and committed: it
+   * may go on (later commits) but not end before, or differ at, the last committed head. A log
+   * rolled back behind the daemon (its head record swapped for an older, validly signed copy)
+   * verifies on its own; this is what catches it while the session is loaded.
+   */
+  confirmRead(entries: readonly PositionedEntry[]): void {
+    const head = this.#checkpoints.head;
+    if (head === null) return;
+    const stored = entries[head.position];
+    if (stored?.hash === head.hash) return;
+    this.#rolledBack(entries.length - 1, head.position);
+  }
+
+  /** The stored head must not be behind the last committed one (a cheap check before a history read). */
+  async confirmNotBehind(): Promise<void> {
+    if (this.#corrupt !== null) throw this.#corrupt;
+    const head = this.#checkpoints.head;
+    if (head === null) return;
+    let stored: Awaited<ReturnType<SessionStorage["readLogHead"]>>;
+    try {
+      stored = await this.#options.storage.readLogHead(this.sessionId);
+    } catch (error) {
+      if (error instanceof LogCorruptError) this.markCorrupt(error);
+      throw error;
+    }
+    const end = stored?.position ?? -1;
+    if (end > head.position || (end === head.position && stored?.hash === head.hash)) return;
+    this.#rolledBack(end, head.position);
+  }
+
+  #rolledBack(end: number, committed: number): never {
+    const error = new LogCorruptError(
+      this.sessionId,
+      Math.min(end, committed) + 1,
+      end < committed
+        ? `the log ends at position ${end} but this daemon committed it up to ${committed}: it was rolled back`
+        : `the entry at position ${committed} is not the one this daemon committed`,
+    );
+    this.markCorrupt(error);
+    throw error;
+  }
+
+  /**
    * Append the held entries and `entries` with `writes` (plus the preview and the activity
    * time) in one transaction, then publish them. With no entries at all, `writes` are committed
    * alone. Returns where `entries` (not the held ones) were stored. `hooks.written` runs once the

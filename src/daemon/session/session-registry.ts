@@ -9,7 +9,7 @@
 
 import type { SessionSummary } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
-import type { LogEntry, SessionInstructions } from "../../log/entries.js";
+import type { LogEntry, PositionedEntry, SessionInstructions } from "../../log/entries.js";
 import { LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
 import type { ApprovalPolicy } from "../../model/approval-policy.js";
 import type { RequestConfig } from "../../model/request-config.js";
@@ -162,12 +162,15 @@ export class SessionRegistry {
    * that fails verification also stops a loaded actor from taking more input.
    */
   async readLog(sessionId: string) {
+    let entries: PositionedEntry[];
     try {
-      return await this.#services.storage.readLog(sessionId);
+      entries = await this.#services.storage.readLog(sessionId);
     } catch (error) {
       if (error instanceof LogCorruptError) this.loaded(sessionId)?.markCorrupt(error);
       throw error;
     }
+    this.loaded(sessionId)?.confirmRead(entries);
+    return entries;
   }
 
   /**
@@ -244,7 +247,7 @@ export class SessionRegistry {
   async fork(request: ForkSessionRequest): Promise<SessionActor> {
     const source = await this.#services.storage.getSession(request.sourceSessionId);
     if (source === null) throw new SessionUnknownError(request.sourceSessionId);
-    const entries = await this.#services.storage.readLog(request.sourceSessionId);
+    const entries = await this.readLog(request.sourceSessionId);
     const now = this.#services.now();
     const plan: ForkPlan = planFork(entries, request.sourceSessionId, request.checkpointId, now);
     const row: NewSession = {

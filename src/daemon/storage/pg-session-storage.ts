@@ -19,6 +19,7 @@ import { PgCommitQueue } from "../../log/pg-commit-queue.js";
 import { PgStore } from "../../log/pg-store.js";
 import { SessionWriter } from "../../log/session-writer.js";
 import type { LogHead } from "../../log/store.js";
+import { checkDeliveredWithin, lastDeliveredInputProgram } from "./delivery-evidence.js";
 import {
   type Admission,
   cancelInputProgram,
@@ -131,8 +132,11 @@ export class PgSessionStorage implements SessionStorage {
     };
   }
 
-  readLog(sessionId: string): Promise<PositionedEntry[]> {
-    return this.log.readAll(sessionId);
+  async readLog(sessionId: string): Promise<PositionedEntry[]> {
+    const delivered = await runPg(this.pool, lastDeliveredInputProgram(sessionId));
+    const entries = await this.log.readAll(sessionId);
+    checkDeliveredWithin(sessionId, entries, delivered);
+    return entries;
   }
 
   readLogRange(sessionId: string, from: number, limit: number): Promise<PositionedEntry[]> {
@@ -145,6 +149,10 @@ export class PgSessionStorage implements SessionStorage {
 
   readHeadRecord(sessionId: string): Promise<HeadRecord | null> {
     return this.log.readHeadRecord(sessionId);
+  }
+
+  signUnsignedHeads(): Promise<string[]> {
+    return this.log.signUnsignedHeads();
   }
 
   writeRows(sessionId: string, writes: RowWrites): Promise<void> {

@@ -108,6 +108,11 @@ export interface SessionStorage {
   readLogHead(sessionId: string): Promise<LogHead | null>;
   /** The recorded head as stored, with its signature. */
   readHeadRecord(sessionId: string): Promise<HeadRecord | null>;
+  /**
+   * Sign every unsigned recorded head whose log verifies (heads written before signing was
+   * required); the sessions signed. Run once per home (daemon/process/head-trust.ts).
+   */
+  signUnsignedHeads(): Promise<string[]>;
   /** `writes` on their own, for a step that adds no log entry (group committed). */
   writeRows(sessionId: string, writes: RowWrites): Promise<void>;
 

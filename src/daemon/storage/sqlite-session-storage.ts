@@ -22,6 +22,7 @@ import { SqliteStore } from "../../log/sqlite-store.js";
 import { WalCheckpointer } from "../../log/wal-checkpointer.js";
 import { type SlowDisk, WalSync } from "../../log/wal-sync.js";
 import { type DaemonDatabase, statementsRun } from "./database.js";
+import { checkDeliveredWithin, lastDeliveredInputProgram } from "./delivery-evidence.js";
 import {
   type Admission,
   cancelInputProgram,
@@ -130,7 +131,10 @@ export class SqliteSessionStorage implements SessionStorage {
   }
 
   async readLog(sessionId: string): Promise<PositionedEntry[]> {
-    return this.log.readAllSync(sessionId);
+    const delivered = runSqlite(this.db, lastDeliveredInputProgram(sessionId));
+    const entries = this.log.readAllSync(sessionId);
+    checkDeliveredWithin(sessionId, entries, delivered);
+    return entries;
   }
 
   async readLogRange(sessionId: string, from: number, limit: number): Promise<PositionedEntry[]> {
@@ -143,6 +147,10 @@ export class SqliteSessionStorage implements SessionStorage {
 
   async readHeadRecord(sessionId: string) {
     return this.log.readHeadRecordSync(sessionId);
+  }
+
+  async signUnsignedHeads(): Promise<string[]> {
+    return this.log.signUnsignedHeadsSync();
   }
 
   writeRows(sessionId: string, writes: RowWrites): Promise<void> {

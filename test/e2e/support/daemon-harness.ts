@@ -50,6 +50,11 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Where the daemon keeps its state: SQLite in its home (default), or a fresh PostgreSQL schema. */
   database?: DatabaseKind;
+  /**
+   * The home's head-signing key (PKCS#8 PEM), written before the first start: the nodes of a
+   * cluster share one so each accepts the heads the others signed.
+   */
+  signingKeyPem?: string;
 }
 
 /** The storage backends the e2e suites run against. */
@@ -137,6 +142,15 @@ export class DaemonHarness {
     this.env = { ...(options.env ?? {}) };
     this.extraConfig = { approvalPolicy: { default: "allow" }, ...options.config };
     if (options.providers !== undefined) this.writeProviders(options.providers, options.mcpServers);
+    if (options.signingKeyPem !== undefined) {
+      writeFileSync(join(this.home, "head-signing-key.pem"), options.signingKeyPem, { mode: 0o600 });
+      // As an operator provisions a node: the key and the record that every head is signed.
+      writeFileSync(
+        join(this.home, "head-signing.json"),
+        JSON.stringify({ every_head_signed_since: new Date().toISOString(), signed_at_start: 0 }),
+        { mode: 0o600 },
+      );
+    }
   }
 
   /** Start a daemon on a fresh home and wait until it is ready. */

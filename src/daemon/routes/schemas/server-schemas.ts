@@ -216,6 +216,8 @@ const ClusterNodeSchema = wireSchema<ClusterNodeInfo>()(
       started_at: Type.String({ format: "date-time" }),
       heartbeat_at: Type.String({ format: "date-time" }),
       sessions_owned: Type.Integer({ minimum: 0 }),
+      key_id: NullableString,
+      key_trusted: Type.Boolean(),
     },
     closed,
   ),
