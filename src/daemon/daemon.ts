@@ -10,6 +10,7 @@
 import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
+import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { v7 as uuidv7 } from "uuid";
@@ -35,6 +36,7 @@ import { ensureHome } from "./process/home.js";
 import { HomeLock, HomeLockedError } from "./process/home-lock.js";
 import { closeInheritedDescriptors } from "./process/inherited-descriptors.js";
 import { loginFile } from "./process/login-file.js";
+import { defaultNodeUrl, listenHostNames, nodeAddressWarnings } from "./process/node-address.js";
 import { choosePort } from "./process/port.js";
 import { NoProviderError, ProviderConfigSource } from "./process/provider-config.js";
 import { sessionProviders } from "./process/session-providers.js";
@@ -276,6 +278,9 @@ async function boot(
     logins,
     isDraining: () => drain.draining,
     loggerInstance: logger,
+    // Clients on other machines and relays from other nodes name the address they used.
+    extraHosts: listenHostNames(settings.host, networkInterfaces()),
+    publicUrls: [...(settings.nodeUrl === null ? [] : [settings.nodeUrl]), ...settings.publicUrls],
   });
   undo.push(() => app.close());
   let shuttingDown: Promise<void> | null = null;
@@ -336,7 +341,9 @@ async function boot(
   const port = await choosePort({ configured: settings.port, home: settings.home, host: settings.host });
   await app.listen({ host: settings.host, port });
   if (cluster !== null && settings.database.kind === "postgres") {
-    cluster.url = settings.nodeUrl ?? `http://127.0.0.1:${port}`;
+    cluster.url = settings.nodeUrl ?? defaultNodeUrl(settings.host, port);
+    for (const warning of nodeAddressWarnings(cluster.url, settings.host, settings.nodeUrl !== null))
+      logger.warn(warning);
     await cluster.start({ connectionString: settings.database.url });
   }
   await writeDiscoveryFile(settings.home, {

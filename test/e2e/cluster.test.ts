@@ -8,6 +8,7 @@
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -19,6 +20,18 @@ import { DaemonHarness, type StreamPage, skeinBin, sleep, userTexts } from "./su
 import { eventually, profileFor } from "./support/fixture.js";
 
 const leaseSeconds = 2;
+
+/** A port nothing listens on at `address` now. */
+function freePort(address: string): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once("error", fail);
+    server.listen(0, address, () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => done(port));
+    });
+  });
+}
 
 describe("a cluster of daemons on one PostgreSQL", () => {
   let provider: FakeProvider;
@@ -42,14 +55,30 @@ describe("a cluster of daemons on one PostgreSQL", () => {
     await provider?.close();
   });
 
-  /** `count` nodes on a fresh schema, sharing the token. */
-  async function cluster(count: number, lease = leaseSeconds): Promise<DaemonHarness[]> {
+  /**
+   * `count` nodes on a fresh schema, sharing the token; `perNode(i)` adds a node's own
+   * environment and the address it is reached at.
+   */
+  async function cluster(
+    count: number,
+    lease = leaseSeconds,
+    perNode: (index: number) => { env?: Record<string, string>; address?: string } = () => ({}),
+  ): Promise<DaemonHarness[]> {
     provider.reset();
     provider.script = () => text("ok");
     schema = await createPgSchema("skein_cluster");
     const env = { SKEIN_DB: schema.url, SKEIN_TOKEN: token, SKEIN_LEASE_SECONDS: String(lease) };
-    for (let i = 0; i < count; i++)
-      nodes.push(await DaemonHarness.start({ providers: profileFor(provider), env, signingKeyPem }));
+    for (let i = 0; i < count; i++) {
+      const own = perNode(i);
+      nodes.push(
+        await DaemonHarness.start({
+          providers: profileFor(provider),
+          env: { ...env, ...own.env },
+          signingKeyPem,
+          ...(own.address === undefined ? {} : { address: own.address }),
+        }),
+      );
+    }
     return nodes;
   }
 
@@ -108,6 +137,40 @@ describe("a cluster of daemons on one PostgreSQL", () => {
     expect(page.snapshot).toBeUndefined();
     onC.close();
     resumed.close();
+  });
+
+  it("relays between nodes that listen on different addresses, for clients that name those addresses", async () => {
+    // 127.0.0.2-4 are loopback, so no opt-in is needed, but each is an address of its own: a
+    // relay or a client names it in Host, as it would a machine's address. Node C's URL is
+    // given (SKEIN_NODE_URL), A's and B's default to their listen addresses.
+    const cPort = await freePort("127.0.0.4");
+    const [a, b, c] = await cluster(3, leaseSeconds, (index) => {
+      const address = `127.0.0.${index + 2}`;
+      const env: Record<string, string> = { SKEIN_HOST: address };
+      if (index === 2) {
+        env.SKEIN_PORT = String(cPort);
+        env.SKEIN_NODE_URL = `http://${address}:${cPort}`;
+      }
+      return { address, env };
+    });
+    const listed = (await b!.api("/cluster")).json<{ nodes: Array<{ url: string; live: boolean }> }>();
+    expect(listed.nodes.map((node) => node.url).sort()).toEqual(
+      [a!, b!, c!].map((node) => `http://${node.address}:${node.port}`).sort(),
+    );
+    expect(listed.nodes.every((node) => node.live)).toBe(true);
+    for (const owner of [a!, c!]) {
+      const sessionId = await owner.createSession();
+      const watcher = await b!.openStream(sessionId);
+      await watcher.next();
+      const inputId = uuidv7();
+      await (owner === a ? c! : a!).prompt(sessionId, "across addresses", inputId);
+      await watcher.readUntil((event) => event.type === "turn_completed" || event.type === "turn_ended");
+      watcher.close();
+      expect((await b!.receipt(sessionId, inputId)).turn?.state).toBe("completed");
+      expect(await ownerOf(sessionId)).toBe(await nodeIdOf(owner));
+    }
+    // No node was taken for gone: every relay reached its owner.
+    for (const node of [a!, b!, c!]) expect(node.readLog()).not.toMatch(/refused connections|host_forbidden/);
   });
 
   it("runs inputs sent through every node once each, in acceptance order", async () => {

@@ -15,6 +15,7 @@
  * 503 with Retry-After, as storage trouble is: it may be alive, and its lease decides.
  */
 import { request as httpRequest, type IncomingMessage } from "node:http";
+import { request as httpsRequest } from "node:https";
 import type { HttpApp } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
 import type { ClusterNode } from "./cluster-node.js";
@@ -111,7 +112,10 @@ function relay(
     headers["content-length"] = String(payload.length);
   }
   return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(target, { method, headers, timeout: 10_000 }, (response) => {
+    // An https:// node URL is verified like any TLS peer (the system's CAs, NODE_EXTRA_CA_CERTS):
+    // the token is only ever sent to a node that proves its name.
+    const send = target.protocol === "https:" ? httpsRequest : httpRequest;
+    const outgoing = send(target, { method, headers, timeout: 10_000 }, (response) => {
       outgoing.setTimeout(0);
       resolve(response);
     });

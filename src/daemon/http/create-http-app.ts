@@ -11,7 +11,8 @@
  *      A bearer header, when present, decides alone: a wrong token is refused whatever cookie
  *      comes with it.
  *   2. 400 invalid_request: no Host header or more than one; 403 host_forbidden: Host is not
- *      exactly 127.0.0.1:<port>, localhost:<port> or [::1]:<port> (DNS rebinding).
+ *      exactly 127.0.0.1:<port>, localhost:<port> or [::1]:<port>, nor a name the operator
+ *      configured (`extraHosts`, `publicUrls`) (DNS rebinding).
  *   3. 403 origin_forbidden: sent by a web page other than the daemon's own (request-guard.ts);
  *      403 csrf_token_invalid: a request signed in by cookie, other than GET or HEAD, without
  *      its login's `X-Skein-CSRF` token.
@@ -65,7 +66,14 @@ import {
 } from "./problem.js";
 import { checkQuery, parseQueryString, queryNamesOfSchema } from "./query.js";
 import { answerConnect, answerUnparsableRequest } from "./raw-answer.js";
-import { allowedHosts, allowedOrigins, BearerCheck, browserRefusal, headerValues } from "./request-guard.js";
+import {
+  allowedHosts,
+  allowedOrigins,
+  BearerCheck,
+  browserRefusal,
+  headerValues,
+  publicAuthority,
+} from "./request-guard.js";
 import { defaultBodyLimit } from "./route-config.js";
 import { describeValidation, type ValidationIssue } from "./validation-detail.js";
 
@@ -110,6 +118,11 @@ export interface HttpAppOptions {
   isDraining?: () => boolean;
   /** More host names (without port) the Host header may name, e.g. a non-loopback bind address. */
   extraHosts?: readonly string[];
+  /**
+   * URLs that reach this daemon from elsewhere (its cluster node URL, a reverse proxy's public
+   * URL): their host (with their own port) is an accepted Host, their origin an own origin.
+   */
+  publicUrls?: readonly string[];
   timeouts?: HttpTimeouts;
 }
 
@@ -178,7 +191,13 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const self = (port: number): { hosts: Set<string>; origins: Set<string> } => {
     if (selfFor?.port !== port) {
       const hosts = allowedHosts(port, options.extraHosts);
-      selfFor = { port, hosts, origins: allowedOrigins(hosts) };
+      const origins = allowedOrigins(hosts);
+      for (const url of options.publicUrls ?? []) {
+        const authority = publicAuthority(url);
+        for (const host of authority.hosts) hosts.add(host);
+        origins.add(authority.origin);
+      }
+      selfFor = { port, hosts, origins };
     }
     return selfFor;
   };
@@ -210,7 +229,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     if (!hosts.has(host[0]!.toLowerCase())) {
       throw problem(
         "host_forbidden",
-        `the Host header must be 127.0.0.1:${port} or localhost:${port}`,
+        `the Host header must name this daemon: 127.0.0.1:${port}, localhost:${port}, or an address configured in SKEIN_HOST, SKEIN_NODE_URL or SKEIN_PUBLIC_URLS`,
         closing,
       );
     }

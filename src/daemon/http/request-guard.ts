@@ -41,6 +41,22 @@ export function allowedOrigins(hosts: ReadonlySet<string>): Set<string> {
 }
 
 /**
+ * The Host values and the origin of a URL the operator says reaches this daemon (its
+ * SKEIN_NODE_URL, or a reverse proxy's SKEIN_PUBLIC_URLS entry). Both spellings of a default
+ * port are Host values (`name` and `name:443`); only configured names ever get here, so DNS
+ * rebinding, which needs a name of the attacker's, stays closed.
+ */
+export function publicAuthority(url: string): { hosts: string[]; origin: string } {
+  const parsed = new URL(url);
+  const host = parsed.host.toLowerCase();
+  const defaultPort = parsed.protocol === "https:" ? "443" : "80";
+  return {
+    hosts: parsed.port === "" ? [host, `${host}:${defaultPort}`] : [host],
+    origin: parsed.origin.toLowerCase(),
+  };
+}
+
+/**
  * Why a request sent by a web page is refused, or null when it may pass. With an `Origin`, it
  * alone decides: exactly one, naming one of `origins` (`null`, the opaque origin of sandboxed
  * pages and files, never does). Without one (a browser's plain GET, or a program), a

@@ -6,7 +6,7 @@
  * can print one clear line and exit non-zero.
  *
  * Variables: SKEIN_HOME, SKEIN_PORT, SKEIN_TOKEN, SKEIN_DB (a SQLite path or a postgres:// URL), SKEIN_INSPECT, SKEIN_UNLOAD_SECONDS,
- * SKEIN_HOST, SKEIN_ALLOW_NON_LOOPBACK, for a cluster SKEIN_NODE_URL and SKEIN_LEASE_SECONDS, and for benchmarks only
+ * SKEIN_HOST, SKEIN_ALLOW_NON_LOOPBACK, SKEIN_PUBLIC_URLS, for a cluster SKEIN_NODE_URL and SKEIN_LEASE_SECONDS, and for benchmarks only
  * SKEIN_TEST_COMMIT_DELAY_MS, SKEIN_TEST_COMMIT_DELAY_BLOCKING and SKEIN_TEST_COUNT_STATEMENTS. SKEIN_HOST must be a loopback address (127.0.0.0/8 or
  * ::1) unless SKEIN_ALLOW_NON_LOOPBACK=1: the bearer token travels in clear text, so binding a
  * reachable interface is an explicit opt-in. An empty variable counts as unset.
@@ -15,6 +15,10 @@ import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import { homePaths, resolveUserPath, skeinHome } from "../../api/home.js";
 import type { SlowDisk } from "../../log/wal-sync.js";
+import { checkNodeUrl, readNodeUrl, readPublicUrls } from "./node-address.js";
+import { SettingsError } from "./settings-error.js";
+
+export { SettingsError } from "./settings-error.js";
 
 /** Everything the daemon takes from its environment, validated and with defaults applied. */
 export interface DaemonSettings {
@@ -37,8 +41,13 @@ export interface DaemonSettings {
   host: string;
   /** SKEIN_ALLOW_NON_LOOPBACK=1 was given. */
   allowNonLoopback: boolean;
-  /** How other nodes of a cluster reach this one (SKEIN_NODE_URL); null: http://127.0.0.1:<port>. */
+  /**
+   * How other nodes of a cluster reach this one (SKEIN_NODE_URL, http or https); null: the
+   * listen address (loopback for a wildcard one) and the port.
+   */
   nodeUrl: string | null;
+  /** URLs that reach this daemon through a reverse proxy (SKEIN_PUBLIC_URLS): accepted Host values and origins. */
+  publicUrls: string[];
   /** Session lease length in a cluster (SKEIN_LEASE_SECONDS, default 10). */
   leaseSeconds: number;
   /**
@@ -55,19 +64,6 @@ export const defaultLeaseSeconds = 10;
 
 /** The daemon's database: an embedded SQLite file, or a PostgreSQL database shared by a cluster. */
 export type DatabaseTarget = { kind: "sqlite"; path: string } | { kind: "postgres"; url: string };
-
-/** An environment variable holds a value the daemon cannot use. */
-export class SettingsError extends Error {
-  constructor(
-    readonly variable: string,
-    /** The rejected value; null for a secret that must not be echoed. */
-    readonly value: string | null,
-    reason: string,
-  ) {
-    super(`${value === null ? variable : `${variable}=${JSON.stringify(value)}`} is invalid: ${reason}`);
-    this.name = "SettingsError";
-  }
-}
 
 /** Lowest accepted length of a caller-chosen SKEIN_TOKEN. */
 export const minTokenLength = 16;
@@ -89,6 +85,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): DaemonSettin
     );
   }
   const database = readDatabase(env, home);
+  const nodeUrl = readNodeUrl(value(env, "SKEIN_NODE_URL"));
+  checkNodeUrl(nodeUrl, host, isLoopbackAddress(host));
   return {
     home,
     port: readPort(env),
@@ -100,7 +98,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): DaemonSettin
     unloadSeconds: readUnloadSeconds(env),
     host,
     allowNonLoopback,
-    nodeUrl: readNodeUrl(env),
+    nodeUrl,
+    publicUrls: readPublicUrls(value(env, "SKEIN_PUBLIC_URLS")),
     leaseSeconds: readLeaseSeconds(env),
     slowDisk: readSlowDisk(env),
     countStatements: readFlag(env, "SKEIN_TEST_COUNT_STATEMENTS"),
@@ -119,21 +118,6 @@ function readSlowDisk(env: NodeJS.ProcessEnv): SlowDisk | null {
     );
   }
   return { delayMs: Number(raw), blocking };
-}
-
-function readNodeUrl(env: NodeJS.ProcessEnv): string | null {
-  const raw = value(env, "SKEIN_NODE_URL");
-  if (raw === undefined) return null;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new SettingsError("SKEIN_NODE_URL", raw, "expected an http:// URL such as http://10.0.0.5:7700");
-  }
-  if (url.protocol !== "http:" || url.pathname !== "/" || url.search !== "" || url.username !== "") {
-    throw new SettingsError("SKEIN_NODE_URL", raw, "expected an http:// URL with a host and port only");
-  }
-  return url.origin;
 }
 
 function readLeaseSeconds(env: NodeJS.ProcessEnv): number {

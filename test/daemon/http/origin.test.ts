@@ -167,3 +167,57 @@ describe("origin check with extra host names", () => {
     }
   });
 });
+
+describe("Host and origin with public URLs (a node URL, a reverse proxy)", () => {
+  const publicUrls = ["http://10.0.0.5:7700", "https://skein.example.com"];
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp({ token, publicUrls });
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  function get(host: string, origin?: string): Promise<RawResponse> {
+    return rawRequest(app.port, [
+      "GET /server HTTP/1.1",
+      `Host: ${host}`,
+      `Authorization: Bearer ${token}`,
+      ...(origin === undefined ? [] : [`Origin: ${origin}`]),
+    ]);
+  }
+
+  it("accepts each URL's own host and port as Host, and its origin as the page's", async () => {
+    for (const host of ["10.0.0.5:7700", "skein.example.com", "SKEIN.example.com:443"]) {
+      expect((await get(host)).status, host).toBe(200);
+    }
+    expect((await get("skein.example.com", "https://skein.example.com")).status).toBe(200);
+    expect((await get("10.0.0.5:7700", "http://10.0.0.5:7700")).status).toBe(200);
+    // The loopback names still work beside them.
+    expect((await get(`127.0.0.1:${app.port}`)).status).toBe(200);
+  });
+
+  it("refuses every other name, port and scheme: only what the operator configured passes", async () => {
+    const hosts = [
+      `10.0.0.5:${app.port}`,
+      "10.0.0.5",
+      "10.0.0.5:7701",
+      "skein.example.com:80",
+      "skein.example.com.evil.example",
+      "evil.skein.example.com",
+      "evil.example",
+    ];
+    for (const host of hosts) {
+      const response = await get(host);
+      expect(response.status, host).toBe(403);
+      expect(JSON.parse(response.body).code, host).toBe("host_forbidden");
+    }
+    for (const origin of ["http://skein.example.com", "https://10.0.0.5:7700", "https://evil.example"]) {
+      const response = await get("skein.example.com", origin);
+      expect(response.status, origin).toBe(403);
+      expect(JSON.parse(response.body).code, origin).toBe("origin_forbidden");
+    }
+  });
+});

@@ -55,6 +55,13 @@ export interface HarnessOptions {
    * cluster share one so each accepts the heads the others signed.
    */
   signingKeyPem?: string;
+  /**
+   * The address the daemon is reached at (its SKEIN_HOST, or an address in the network namespace
+   * it runs in): every request connects there and names it in Host. Default 127.0.0.1.
+   */
+  address?: string;
+  /** A command the daemon is started under, e.g. `["ip", "netns", "exec", "ns1"]` (it must exec the daemon). */
+  launcher?: string[];
 }
 
 /** The storage backends the e2e suites run against. */
@@ -130,8 +137,11 @@ export class DaemonHarness {
   pg: PgSchema | null = null;
   private child: ChildProcess | null = null;
   private childExit: Promise<number | null> | null = null;
+  /** Where requests connect to (and what they name in Host, with the port). */
+  readonly address: string;
   private readonly env: Record<string, string>;
   private readonly extraConfig: Record<string, unknown>;
+  private readonly launcher: string[];
 
   private constructor(options: HarnessOptions) {
     this.root = mkdtempSync(join(tmpdir(), "skein-e2e-"));
@@ -140,6 +150,8 @@ export class DaemonHarness {
     mkdirSync(this.workspace, { recursive: true });
     mkdirSync(this.home, { recursive: true, mode: 0o700 });
     this.env = { ...(options.env ?? {}) };
+    this.address = options.address ?? "127.0.0.1";
+    this.launcher = options.launcher ?? [];
     this.extraConfig = { approvalPolicy: { default: "allow" }, ...options.config };
     if (options.providers !== undefined) this.writeProviders(options.providers, options.mcpServers);
     if (options.signingKeyPem !== undefined) {
@@ -241,24 +253,23 @@ export class DaemonHarness {
   /** Start the daemon process and wait for `GET /server` to say ready. */
   async boot(): Promise<void> {
     const log = openSync(this.logPath, "a");
-    const child = spawn(
+    const command = [
+      ...this.launcher,
       process.execPath,
-      [
-        ...(process.env.SKEIN_NODE_FLAGS ? process.env.SKEIN_NODE_FLAGS.split(" ") : []),
-        skeinBin,
-        "daemon",
-        "run",
-      ],
-      {
-        env: {
-          PATH: process.env.PATH ?? "/usr/bin:/bin",
-          HOME: this.root,
-          SKEIN_HOME: this.home,
-          ...this.env,
-        },
-        stdio: ["ignore", log, log],
+      ...(process.env.SKEIN_NODE_FLAGS ? process.env.SKEIN_NODE_FLAGS.split(" ") : []),
+      skeinBin,
+      "daemon",
+      "run",
+    ];
+    const child = spawn(command[0]!, command.slice(1), {
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: this.root,
+        SKEIN_HOME: this.home,
+        ...this.env,
       },
-    );
+      stdio: ["ignore", log, log],
+    });
     this.child = child;
     const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
     this.childExit = exited;
@@ -361,7 +372,7 @@ export class DaemonHarness {
     const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
     const method = options.method ?? "GET";
     const openapi = this.openapi;
-    return rawRequest(this.port, { method, path, headers, body }).then((answer) => {
+    return rawRequest(this.port, { method, path, headers, body, address: this.address }).then((answer) => {
       openapi?.checkAnswer(
         method,
         path,
@@ -512,6 +523,7 @@ export class DaemonHarness {
       `/sessions/${sessionId}${suffix}`,
       headers,
       this.openapi ?? undefined,
+      this.address,
     );
   }
 
@@ -524,6 +536,7 @@ export class DaemonHarness {
       `/sessions${query === "" ? "" : `?${query}`}`,
       headers,
       this.openapi ?? undefined,
+      this.address,
     );
   }
 
@@ -540,23 +553,30 @@ export class DaemonHarness {
     }
     if (options.tail !== undefined) query.set("tail", String(options.tail));
     const suffix = query.size > 0 ? `?${query}` : "";
-    return readFirstFrame(this.port, `/sessions/${sessionId}${suffix}`, this.token);
+    return readFirstFrame(this.port, `/sessions/${sessionId}${suffix}`, this.token, this.address);
   }
 }
 
-/** A raw HTTP/1.1 request over loopback (fetch would forbid some of the headers the tests need). */
+/** A raw HTTP/1.1 request, to loopback unless `address` says where (fetch would forbid some of the headers the tests need). */
 export function rawRequest(
   port: number,
-  options: { method: string; path: string; headers: Record<string, string>; body?: string | undefined },
+  options: {
+    method: string;
+    path: string;
+    headers: Record<string, string>;
+    body?: string | undefined;
+    address?: string;
+  },
 ): Promise<ApiResponse> {
+  const address = options.address ?? "127.0.0.1";
   return new Promise((done, fail) => {
     const req = httpRequest(
       {
-        host: "127.0.0.1",
+        host: address,
         port,
         method: options.method,
         path: options.path,
-        headers: { host: `127.0.0.1:${port}`, ...options.headers },
+        headers: { host: `${hostInUrl(address)}:${port}`, ...options.headers },
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -582,15 +602,19 @@ export function rawRequest(
 }
 
 /** Open an SSE stream, parse its first `data:` frame, then close the connection. */
-function readFirstFrame(port: number, path: string, token: string): Promise<StreamPage> {
+function readFirstFrame(port: number, path: string, token: string, address: string): Promise<StreamPage> {
   return new Promise((done, fail) => {
     const req = httpRequest(
       {
-        host: "127.0.0.1",
+        host: address,
         port,
         method: "GET",
         path,
-        headers: { host: `127.0.0.1:${port}`, authorization: `Bearer ${token}`, accept: "text/event-stream" },
+        headers: {
+          host: `${hostInUrl(address)}:${port}`,
+          authorization: `Bearer ${token}`,
+          accept: "text/event-stream",
+        },
       },
       (res) => {
         if (res.statusCode !== 200) {
@@ -633,6 +657,11 @@ function readFirstFrame(port: number, path: string, token: string): Promise<Stre
     req.on("error", fail);
     req.end();
   });
+}
+
+/** An address as a URL or Host header names it (IPv6 in brackets). */
+export function hostInUrl(address: string): string {
+  return address.includes(":") ? `[${address}]` : address;
 }
 
 function headerText(value: string | string[] | undefined): string | undefined {

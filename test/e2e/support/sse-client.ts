@@ -74,15 +74,17 @@ export class SseConnection {
     path: string,
     headers: Record<string, string>,
     openapi?: OpenApiCheck,
+    address = "127.0.0.1",
   ): Promise<SseConnection> {
+    const authority = `${address.includes(":") ? `[${address}]` : address}:${port}`;
     return new Promise((done, fail) => {
       const req = httpRequest(
         {
-          host: "127.0.0.1",
+          host: address,
           port,
           method: "GET",
           path,
-          headers: { host: `127.0.0.1:${port}`, accept: "text/event-stream", ...headers },
+          headers: { host: authority, accept: "text/event-stream", ...headers },
         },
         (res) => {
           if (res.statusCode !== 200) {
