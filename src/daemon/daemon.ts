@@ -15,6 +15,7 @@ import { join } from "node:path";
 import pino from "pino";
 import { v7 as uuidv7 } from "uuid";
 import { checkpointStore } from "../api/checkpoints.js";
+import { readDiscoveryFile } from "../api/discovery-file.js";
 import { homeLockedExitCode } from "../api/exit-codes.js";
 import { packageRoot, packageVersion } from "../api/package-version.js";
 import { protocolVersion } from "../api/protocol.js";
@@ -26,7 +27,7 @@ import { describeShellChoice } from "../tools/shell-mode.js";
 import { ClusterNode } from "./cluster/cluster-node.js";
 import { registerForwarding } from "./cluster/request-forwarding.js";
 import { BrowserLogins } from "./http/browser-logins.js";
-import { createHttpApp } from "./http/create-http-app.js";
+import { createHttpApp, type HttpApp } from "./http/create-http-app.js";
 import { problem } from "./http/problem.js";
 import { StaticAssets } from "./http/static-assets.js";
 import { removeDiscoveryFile, writeDiscoveryFile } from "./process/discovery-file.js";
@@ -151,6 +152,7 @@ async function boot(
           leaseMs: settings.leaseSeconds * 1000,
           signer,
           logger,
+          previousIncarnation: previousInstanceId(settings.home),
           adopt: async (sessionId) => {
             await registry?.get(sessionId);
           },
@@ -288,11 +290,15 @@ async function boot(
     shuttingDown ??= (async () => {
       logger.info({ timeoutMs }, "draining");
       void drain.begin(timeoutMs);
-      await sessions.drain(timeoutMs);
+      // Streams relayed through this node end now: their clients resume on another node.
+      relays?.closeAll();
+      // Another live node recovers a cut turn at once: wait only for tools that are running.
+      const handOff = cluster !== null && (await cluster.othersLive().catch(() => false));
+      await sessions.drain(timeoutMs, { handOff });
       // Hand the sessions off at once: released leases, and a wake-up for the other nodes.
       await cluster?.stop();
       await mcp.stop();
-      await app.close();
+      await closeListener(app);
       await removeDiscoveryFile(settings.home, { pid: process.pid, instance_id: instanceId }).catch(
         () => undefined,
       );
@@ -315,7 +321,7 @@ async function boot(
       setTimeout(() => void shutdown(timeoutMs), 10).unref();
     },
   });
-  if (cluster !== null) registerForwarding(app, { node: cluster, token: settings.token });
+  const relays = cluster === null ? null : registerForwarding(app, { node: cluster, token: settings.token });
   registerClusterRoutes(app, cluster);
   registerSessionRoutes(app, routeServices);
   registerInputRoutes(app, routeServices);
@@ -356,6 +362,29 @@ async function boot(
   sessions.startUnloading(settings.unloadSeconds * 1000);
   logger.info({ port, home: settings.home, instanceId }, "ready");
   return { settings, port, instanceId, shutdown, stopped };
+}
+
+/**
+ * Stop listening and close the connections. Every session has stopped by now, so what is still
+ * open after a moment (a request that hangs, a client that keeps a relayed answer) is cut
+ * rather than allowed to hold the exit.
+ */
+async function closeListener(app: HttpApp): Promise<void> {
+  const cut = setTimeout(() => app.server.closeAllConnections(), 1_000);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(cut);
+  }
+}
+
+/** The instance id in the daemon.json a previous daemon of this home left (a crash leaves it), or null. */
+function previousInstanceId(home: string): string | null {
+  try {
+    return readDiscoveryFile(home)?.instance_id ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /** The storage `SKEIN_DB` selects: the SQLite file (closed with the storage) or PostgreSQL. */

@@ -6,93 +6,50 @@
  * all nodes run once each, in acceptance order. Leases are 2 s here to keep the suite short.
  */
 import { spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { HeadSigner } from "../../src/log/head-signer.js";
 import { deliver, hang, text, toolCalls } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
-import { createPgSchema, type PgSchema } from "../support/pg-schema.js";
-import { DaemonHarness, type StreamPage, skeinBin, sleep, userTexts } from "./support/daemon-harness.js";
-import { eventually, profileFor } from "./support/fixture.js";
+import type { PgSchema } from "../support/pg-schema.js";
+import { type DaemonHarness, type StreamPage, skeinBin, sleep, userTexts } from "./support/daemon-harness.js";
+import { eventually } from "./support/fixture.js";
+import { freePort, type NodeOptions, TestCluster } from "./support/test-cluster.js";
 
 const leaseSeconds = 2;
 
-/** A port nothing listens on at `address` now. */
-function freePort(address: string): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once("error", fail);
-    server.listen(0, address, () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => done(port));
-    });
-  });
-}
-
 describe("a cluster of daemons on one PostgreSQL", () => {
   let provider: FakeProvider;
+  let testCluster: TestCluster;
   let schema: PgSchema;
-  let nodes: DaemonHarness[] = [];
-  const token = randomBytes(24).toString("hex");
-  // One head-signing key for the cluster, as the docs tell an operator to provision it.
-  const signingKeyPem = HeadSigner.generate().privateKeyPem();
 
   beforeAll(async () => {
     provider = await FakeProvider.start();
   });
 
   afterEach(async () => {
-    for (const node of nodes) await node.close();
-    nodes = [];
-    await schema?.drop();
+    await testCluster?.close();
   });
 
   afterAll(async () => {
     await provider?.close();
   });
 
-  /**
-   * `count` nodes on a fresh schema, sharing the token; `perNode(i)` adds a node's own
-   * environment and the address it is reached at.
-   */
+  /** `count` nodes on a fresh schema, sharing the token; `perNode(i)` adds a node's own settings. */
   async function cluster(
     count: number,
     lease = leaseSeconds,
-    perNode: (index: number) => { env?: Record<string, string>; address?: string } = () => ({}),
+    perNode: (index: number) => NodeOptions = () => ({}),
   ): Promise<DaemonHarness[]> {
-    provider.reset();
-    provider.script = () => text("ok");
-    schema = await createPgSchema("skein_cluster");
-    const env = { SKEIN_DB: schema.url, SKEIN_TOKEN: token, SKEIN_LEASE_SECONDS: String(lease) };
-    for (let i = 0; i < count; i++) {
-      const own = perNode(i);
-      nodes.push(
-        await DaemonHarness.start({
-          providers: profileFor(provider),
-          env: { ...env, ...own.env },
-          signingKeyPem,
-          ...(own.address === undefined ? {} : { address: own.address }),
-        }),
-      );
-    }
+    testCluster = new TestCluster(provider);
+    const nodes = await testCluster.start(count, lease, perNode);
+    schema = testCluster.schema;
     return nodes;
   }
 
-  async function ownerOf(sessionId: string): Promise<string | null> {
-    const rows = await schema.query<{ node_id: string }>(
-      "SELECT node_id FROM session_leases WHERE session = $1 AND expires_at > (extract(epoch from clock_timestamp()) * 1000)::bigint",
-      [sessionId],
-    );
-    return rows[0]?.node_id ?? null;
-  }
-
-  async function nodeIdOf(node: DaemonHarness): Promise<string> {
-    return (await node.api("/server")).json<{ instance_id: string }>().instance_id;
-  }
+  const ownerOf = (sessionId: string) => testCluster.ownerOf(sessionId);
+  const nodeIdOf = (node: DaemonHarness) => testCluster.nodeIdOf(node);
 
   it("lists every node in GET /cluster, and a session created on A, sent to on B, streams on C with A's cursors", async () => {
     const [a, b, c] = await cluster(3);

@@ -17,18 +17,18 @@ export interface PgSchema {
   drop(): Promise<void>;
 }
 
-/** Create a fresh schema. */
-export async function createPgSchema(prefix = "skein_test"): Promise<PgSchema> {
+/** Create a fresh schema (on the shared test server unless `serverUrl` names another). */
+export async function createPgSchema(prefix = "skein_test", serverUrl = pgServerUrl): Promise<PgSchema> {
   const name = `${prefix}_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: pgServerUrl });
+  const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   try {
     await admin.query(`CREATE SCHEMA ${name}`);
   } finally {
     await admin.end();
   }
-  const separator = pgServerUrl.includes("?") ? "&" : "?";
-  const url = `${pgServerUrl}${separator}options=${encodeURIComponent(`-c search_path=${name}`)}`;
+  const separator = serverUrl.includes("?") ? "&" : "?";
+  const url = `${serverUrl}${separator}options=${encodeURIComponent(`-c search_path=${name}`)}`;
   return {
     name,
     url,
@@ -42,7 +42,7 @@ export async function createPgSchema(prefix = "skein_test"): Promise<PgSchema> {
       }
     },
     async drop() {
-      const client = new pg.Client({ connectionString: pgServerUrl });
+      const client = new pg.Client({ connectionString: serverUrl });
       await client.connect();
       try {
         await client.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);

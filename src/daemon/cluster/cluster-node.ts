@@ -29,11 +29,11 @@ import {
   nodeGoneProgram,
   nodeKeysProgram,
   nodeStoppedProgram,
-  registerNodeProgram,
   releaseLeaseProgram,
   renewLeaseProgram,
   renewLeasesProgram,
 } from "./lease-programs.js";
+import { registerNode } from "./node-registration.js";
 
 /** The channel nodes wake each other on (payload: a session id with work, or "scan"). */
 export const wakeChannel = "skein_cluster";
@@ -48,6 +48,8 @@ export interface ClusterOptions {
   pollMs?: number;
   signer: HeadSigner;
   logger: SessionLogger;
+  /** The instance id of this home's previous daemon (from the daemon.json it left), if any. */
+  previousIncarnation?: string | null;
   /** Load (and so recover and run) a session this node just claimed. */
   adopt(sessionId: string): Promise<void>;
   /** This node lost the session's lease: stop its actor without writing anything. */
@@ -96,15 +98,15 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
 
   /** Register, trust the other nodes' keys, listen for wake-ups and start the timers. */
   async start(connection: pg.ClientConfig): Promise<void> {
-    await runPg(
-      this.#pool,
-      registerNodeProgram({
-        id: this.nodeId,
-        url: this.url,
-        pid: process.pid,
-        publicKey: this.#options.signer.publicKeyPem(),
-      }),
-    );
+    await registerNode(this.#pool, {
+      id: this.nodeId,
+      url: this.url,
+      pid: process.pid,
+      publicKey: this.#options.signer.publicKeyPem(),
+      leaseMs: this.leaseMs,
+      previousIncarnation: this.#options.previousIncarnation ?? null,
+      logger: this.#options.logger,
+    });
     await this.warnOfUntrustedKeys();
     this.#lastRenewal = Date.now();
     await this.#listen(connection);
@@ -232,6 +234,11 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     }));
   }
 
+  /** Whether another node is live now (one that would take this node's sessions at once). */
+  async othersLive(): Promise<boolean> {
+    return (await this.nodes()).some((node) => node.live && !node.self);
+  }
+
   #keyOf(pem: string): Pick<ClusterNodeInfo, "key_id" | "key_trusted"> {
     const keyId = keyIdOfText(pem);
     return { key_id: keyId, key_trusted: keyId !== null && this.#options.signer.trusts(keyId) };
@@ -292,7 +299,12 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
   async #renew(): Promise<void> {
     const startedAt = Date.now();
     try {
-      await runPg(this.#pool, heartbeatProgram(this.nodeId));
+      if (await runPg(this.#pool, heartbeatProgram(this.nodeId))) {
+        this.#options.logger.warn(
+          { node: this.nodeId, url: this.url },
+          "another node had marked this node stopped (it could not reach it at its URL; its sessions were free to take); registered again",
+        );
+      }
       const kept = new Map(
         (await runPg(this.#pool, renewLeasesProgram(this.nodeId, this.leaseMs))).map((row) => [
           row.session,
@@ -308,7 +320,8 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
         if (this.#held.get(sessionId)?.epoch !== epoch) continue;
         // Taken while we were away (a pause, a lost connection): stop, commit nothing more.
         this.#held.delete(sessionId);
-        this.#options.logger.error({ session: sessionId, epoch }, "session lease lost; dropping the session");
+        // Routine in a cluster (another node took it while this one was away): the fence keeps it safe.
+        this.#options.logger.info({ session: sessionId, epoch }, "session lease lost; dropping the session");
         this.#options.lost(sessionId);
       }
       await this.warnOfUntrustedKeys();

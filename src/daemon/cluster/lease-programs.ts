@@ -38,9 +38,9 @@ export interface LeaseRecord {
 }
 
 /**
- * Register (or re-register) this node. A node registered before at the same address is gone
- * (this one listens there now: a restart after a crash), so it is marked stopped and its
- * leases are free at once instead of after their expiry.
+ * Register (or re-register) this node. Other nodes registered at the same address are settled
+ * by `registerNode` (node-registration.ts): a gone one is marked stopped, a live one refuses
+ * this start.
  */
 export function* registerNodeProgram(node: {
   id: string;
@@ -48,11 +48,6 @@ export function* registerNodeProgram(node: {
   pid: number;
   publicKey: string;
 }): SqlProgram<void> {
-  yield* run(
-    `UPDATE nodes SET stopped_at = ${dbNow} WHERE url = ? AND id <> ? AND stopped_at IS NULL`,
-    node.url,
-    node.id,
-  );
   yield* run(
     `INSERT INTO nodes (id, url, pid, started_at, heartbeat_at, public_key)
      VALUES (?, ?, ?, ${dbNow}, ${dbNow}, ?)
@@ -64,9 +59,38 @@ export function* registerNodeProgram(node: {
   );
 }
 
-/** Heartbeat: the node is alive now. */
-export function* heartbeatProgram(nodeId: string): SqlProgram<void> {
-  yield* run(`UPDATE nodes SET heartbeat_at = ${dbNow} WHERE id = ?`, nodeId);
+/**
+ * Heartbeat: the node is alive now. True when another node had marked it stopped (it could not
+ * reach it); the heartbeat registers it again, so its leases count as live again.
+ */
+export function* heartbeatProgram(nodeId: string): SqlProgram<boolean> {
+  const row = yield* get<{ was_stopped: boolean }>(
+    `UPDATE nodes n SET heartbeat_at = ${dbNow}, stopped_at = NULL
+     FROM (SELECT stopped_at FROM nodes WHERE id = ?) old
+     WHERE n.id = ? RETURNING old.stopped_at IS NOT NULL AS was_stopped`,
+    nodeId,
+    nodeId,
+  );
+  return row?.was_stopped ?? false;
+}
+
+/** Another node's registration at the same address, with its heartbeat and the database's clock. */
+export interface SameUrlNode {
+  id: string;
+  pid: number;
+  started_at: number;
+  heartbeat_at: number;
+  now: number;
+}
+
+/** The nodes other than `nodeId` registered at `url` and not stopped. */
+export function* nodesAtUrlProgram(url: string, nodeId: string): SqlProgram<SameUrlNode[]> {
+  return yield* all<SameUrlNode>(
+    `SELECT id, pid, started_at, heartbeat_at, ${dbNow} AS now FROM nodes
+     WHERE url = ? AND id <> ? AND stopped_at IS NULL ORDER BY started_at, id`,
+    url,
+    nodeId,
+  );
 }
 
 /** The node stopped (cleanly). */

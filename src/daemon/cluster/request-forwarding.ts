@@ -42,8 +42,16 @@ const droppedHeaders = new Set([
 
 const sessionPath = /^\/sessions\/([^/?#]+)/;
 
+/** The relays in progress through this node, ended when it drains. */
+export interface Relays {
+  /** End every relayed answer now (its client reconnects, to another node) and relay no new stream. */
+  closeAll(): void;
+}
+
 /** Relay requests about sessions owned by other nodes to their owner. */
-export function registerForwarding(app: HttpApp, options: { node: ClusterNode; token: string }): void {
+export function registerForwarding(app: HttpApp, options: { node: ClusterNode; token: string }): Relays {
+  const open = new Set<() => void>();
+  let draining = false;
   app.addHook("preHandler", async (request, reply) => {
     const match = sessionPath.exec(request.url);
     if (match === null || request.headers[forwardedHeader] !== undefined) return;
@@ -51,6 +59,12 @@ export function registerForwarding(app: HttpApp, options: { node: ClusterNode; t
     if (options.node.holds(sessionId)) return;
     const lease = await options.node.leaseOf(sessionId);
     if (lease === null || !lease.live || lease.node_id === options.node.nodeId || lease.url === null) return;
+    // A stream relayed now would hold this node's exit open: its client goes to another node.
+    if (draining && request.method === "GET" && /text\/event-stream/i.test(request.headers.accept ?? "")) {
+      throw problem("daemon_unavailable", "this node is shutting down; open the stream on another node", {
+        headers: { "retry-after": "1" },
+      });
+    }
     const upstream = await relay(lease.url, request.method, request.url, request.headers, request.body, {
       token: options.token,
       nodeId: options.node.nodeId,
@@ -83,10 +97,23 @@ export function registerForwarding(app: HttpApp, options: { node: ClusterNode; t
     // SSE: flush each chunk as it comes; a client that leaves ends the relayed stream too.
     reply.raw.flushHeaders();
     upstream.pipe(reply.raw);
-    const abandon = () => upstream.destroy();
-    reply.raw.once("close", abandon);
+    const end = (): void => {
+      upstream.destroy();
+      reply.raw.destroy();
+    };
+    open.add(end);
+    reply.raw.once("close", () => {
+      open.delete(end);
+      upstream.destroy();
+    });
     upstream.once("error", () => reply.raw.destroy());
   });
+  return {
+    closeAll() {
+      draining = true;
+      for (const end of [...open]) end();
+    },
+  };
 }
 
 /** Send the request to `base` and resolve with the response once its headers arrived. */

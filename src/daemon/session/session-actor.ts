@@ -184,9 +184,9 @@ export class SessionActor {
     return (await this.#inputs.pending()).length === 0;
   }
 
-  /** Resolves when no turn runs or the running one waits for a person's answer. */
-  turnSettled(): Promise<void> {
-    return this.#turns.turnSettled();
+  /** Resolves when no turn runs or the running one waits for a person's answer (or, handing off, runs no tool). */
+  turnSettled(handOff = false): Promise<void> {
+    return this.#turns.turnSettled(handOff);
   }
 
   /** Answer a call that waits for approval (once: see ApprovalGate.answer). */

@@ -375,12 +375,16 @@ export class SessionRegistry {
     }
   }
 
-  /** Wait up to `timeoutMs` for running turns to end; then stop every actor. */
-  async drain(timeoutMs: number): Promise<void> {
+  /**
+   * Wait up to `timeoutMs` for running turns to end; then stop every actor. With `handOff`
+   * (another live node recovers the turns at once) a turn is waited for only while a tool of
+   * it runs.
+   */
+  async drain(timeoutMs: number, options: { handOff?: boolean } = {}): Promise<void> {
     if (this.#unloadTimer !== null) clearInterval(this.#unloadTimer);
     this.#listHub.close();
     // A turn that waits for a person's answer is not waited for: the next start waits again.
-    const running = [...this.#actors.values()].map((actor) => actor.turnSettled());
+    const running = [...this.#actors.values()].map((actor) => actor.turnSettled(options.handOff === true));
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((done) => {
       timer = setTimeout(done, timeoutMs);

@@ -63,6 +63,8 @@ export interface TurnRunOptions {
    * comes (the turn is then aborted). Without it, the turn publishes as it goes.
    */
   held?: boolean;
+  /** A tool of the turn started or finished (`toolsRunning` changed). */
+  onToolsChanged?: () => void;
   /** The session's compaction hooks for this turn's client (none: the turn never compacts). */
   compaction?: (
     bound: BoundClient,
@@ -80,6 +82,7 @@ export class TurnRun {
   #abortDetail = "";
   #request = 0;
   #usage: Usage = {};
+  #toolsRunning = 0;
   #done: Promise<TurnEnding> | null = null;
   #policy: TurnPolicy | null = null;
   /** Publications waiting for `release()`; null once released (or for a turn never held). */
@@ -124,6 +127,11 @@ export class TurnRun {
   /** What the turn's calls are judged with (null until its tools are known). */
   get policy(): TurnPolicy | null {
     return this.#policy;
+  }
+
+  /** How many of the turn's tools run now: cutting the turn then leaves their outcome unknown. */
+  get toolsRunning(): number {
+    return this.#toolsRunning;
   }
 
   get interruptRequested(): boolean {
@@ -304,10 +312,14 @@ export class TurnRun {
         this.#publish(() => publishEvent(feed, "usage", data));
       },
       onToolCallStart: (call: ToolCallItem) => {
+        this.#toolsRunning++;
+        this.#options.onToolsChanged?.();
         const data = toolEventData(call, null);
         this.#publish(() => publishEvent(feed, "tool", data));
       },
       onToolCallEnd: (call: ToolCallItem, result: ToolResultItem) => {
+        this.#toolsRunning--;
+        this.#options.onToolsChanged?.();
         const data = toolEventData(call, result);
         this.#publish(() => publishEvent(feed, "tool", data));
       },

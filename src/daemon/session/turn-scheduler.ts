@@ -113,12 +113,16 @@ export class TurnScheduler {
   /**
    * Resolves when no turn runs or the running one waits for an answer: a drain need not wait
    * for a person (the waiting calls are durable, and the next start waits for them again).
+   * With `handOff` (another node will recover the turn), also whenever none of its tools runs:
+   * cut there, the next owner loses only the model's answer in progress, never a tool's outcome.
    */
-  turnSettled(): Promise<void> {
-    if (this.#turn === null || this.#gate.waiting) return Promise.resolve();
+  turnSettled(handOff = false): Promise<void> {
+    const settled = (): boolean =>
+      this.#turn === null || this.#gate.waiting || (handOff && this.#turn.toolsRunning === 0);
+    if (settled()) return Promise.resolve();
     return new Promise((resolve) => {
       const check = (): void => {
-        if (this.#turn !== null && !this.#gate.waiting) return;
+        if (!settled()) return;
         this.#settledListeners.delete(check);
         resolve();
       };
@@ -381,6 +385,7 @@ export class TurnScheduler {
       feed,
       gate: this.#gate,
       held,
+      onToolsChanged: () => this.#notifySettled(),
       compaction: (bound, prompt, tools) => this.#ctx.compactor.forTurn(turnId, bound, prompt, tools),
     });
     this.#turn = turn;

@@ -1,0 +1,127 @@
+/**
+ * Operating a cluster: one live node per address (a second node given the same SKEIN_NODE_URL
+ * refuses to start and the first keeps its sessions; a node restarted at its address takes its
+ * sessions back at once), and SIGTERM with streams relayed through the node or from it: the node
+ * exits in seconds, the streams end, clients resume on another node, and a running turn is
+ * handed to the next owner instead of holding the exit for the drain timeout.
+ */
+import { v7 as uuidv7 } from "uuid";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { deliver, hang, text } from "../support/fake-provider/reply.js";
+import { FakeProvider } from "../support/fake-provider/server.js";
+import { userTexts } from "./support/daemon-harness.js";
+import { eventually } from "./support/fixture.js";
+import { TestCluster } from "./support/test-cluster.js";
+
+describe("operating a cluster", () => {
+  let provider: FakeProvider;
+  let cluster: TestCluster;
+
+  beforeAll(async () => {
+    provider = await FakeProvider.start();
+  });
+
+  afterEach(async () => {
+    await cluster?.close();
+  });
+
+  afterAll(async () => {
+    await provider?.close();
+  });
+
+  it("refuses a second live node at one SKEIN_NODE_URL, loudly, and the first keeps its running turn", async () => {
+    cluster = new TestCluster(provider);
+    const [a] = await cluster.start(1, 2);
+    provider.script = () => deliver(text(["a ", "slow ", "healthy ", "answer"]), { delayMs: 800 });
+    const sessionId = await a!.createSession();
+    const inputId = uuidv7();
+    await a!.prompt(sessionId, "a turn on A", inputId);
+    await provider.waitForRequests(1);
+    // The default URL on two machines with the same port is exactly this: one URL, two nodes.
+    const started = Date.now();
+    const refusal = await cluster
+      .add({ env: { SKEIN_NODE_URL: `http://127.0.0.1:${a!.port}` } })
+      .then(() => null)
+      .catch((error: unknown) => error as Error);
+    expect(refusal?.message).toMatch(/exited with 1/);
+    expect(refusal?.message).toMatch(
+      /is already the address of live node .*two nodes cannot share one address/,
+    );
+    expect(Date.now() - started).toBeLessThan(2_000 + 5_000);
+    await a!.idle(sessionId);
+    expect((await a!.receipt(sessionId, inputId)).turn?.state).toBe("completed");
+    expect(await cluster.ownerOf(sessionId)).toBe(await cluster.nodeIdOf(a!));
+    const listed = (await a!.api("/cluster")).json<{ nodes: Array<{ self: boolean; live: boolean }> }>();
+    expect(listed.nodes.find((node) => node.self)?.live).toBe(true);
+    expect(a!.readLog()).not.toMatch(/lease lost|write fenced|marked stopped/);
+  });
+
+  it("takes its sessions back at once when a node restarts at its address after a crash, long before the lease ends", async () => {
+    cluster = new TestCluster(provider);
+    const [a] = await cluster.start(1, 60);
+    provider.script = (request) => (request.index === 0 ? hang() : text(`answer ${request.index}`));
+    const sessionId = await a!.createSession();
+    const cut = uuidv7();
+    await a!.prompt(sessionId, "cut short", cut);
+    await provider.waitForRequests(1);
+    await a!.restart({ crash: true });
+    const restartedAt = Date.now();
+    await a!.idle(sessionId, 10_000);
+    expect(Date.now() - restartedAt).toBeLessThan(10_000);
+    expect((await a!.receipt(sessionId, cut)).turn?.state).toBe("abandoned");
+    expect(a!.readLog()).toMatch(/previous daemon .* marked stopped/);
+  });
+
+  it("exits at once on SIGTERM while it relays a client's stream: the stream ends and the client resumes on the owner", async () => {
+    cluster = new TestCluster(provider);
+    const [a, b] = await cluster.start(2, 2);
+    const sessionId = await a!.createSession();
+    await a!.turn(sessionId, "before");
+    const throughB = await b!.openStream(sessionId);
+    const first = await throughB.next();
+    const started = Date.now();
+    expect(await b!.signal("SIGTERM", 20_000)).toBe(0);
+    const exitMs = Date.now() - started;
+    await throughB.waitClosed(1_000);
+    expect(exitMs).toBeLessThan(3_000);
+    // Resumed on the owner with the cursor it had: the same generation, nothing missed.
+    const onA = await a!.openStream(sessionId, {
+      after: { generation: first.batch.generation, cursor: first.batch.cursor },
+    });
+    const resumed = await onA.next();
+    expect(resumed.batch.generation).toBe(first.batch.generation);
+    expect(resumed.batch.snapshot).toBeUndefined();
+    onA.close();
+  });
+
+  it("hands a running turn off on SIGTERM without waiting for it, ending the streams relayed from it", async () => {
+    cluster = new TestCluster(provider);
+    const [a, b] = await cluster.start(2, 2);
+    provider.script = (request) => (request.index === 0 ? hang() : text(`answer ${request.index}`));
+    const sessionId = await a!.createSession();
+    const throughB = await b!.openStream(sessionId);
+    const before = (await throughB.next()).batch.generation;
+    const cut = uuidv7();
+    await b!.prompt(sessionId, "running when A stops", cut);
+    await provider.waitForRequests(1);
+    const started = Date.now();
+    expect(await a!.signal("SIGTERM", 40_000)).toBe(0);
+    const exitMs = Date.now() - started;
+    await throughB.waitClosed(1_000);
+    expect(exitMs).toBeLessThan(3_000);
+    // B took the session at once (released, not expired) and recovered the turn as after a crash.
+    await eventually("B to own the session", async () =>
+      (await cluster.ownerOf(sessionId)) === (await cluster.nodeIdOf(b!)) ? true : undefined,
+    );
+    await b!.idle(sessionId, 10_000);
+    expect((await b!.receipt(sessionId, cut)).turn?.state).toBe("abandoned");
+    const again = await b!.openStream(sessionId, { after: { generation: before, cursor: 1 } });
+    expect((await again.next()).batch.generation).not.toBe(before);
+    again.close();
+    await b!.turn(sessionId, "after the hand-off");
+    expect(userTexts((await b!.history(sessionId)).items)).toEqual([
+      "running when A stops",
+      "after the hand-off",
+    ]);
+  });
+});
