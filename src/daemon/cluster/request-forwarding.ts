@@ -18,6 +18,7 @@ import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { HttpApp } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
+import { DEFAULT_KEEPALIVE_MS } from "../stream/sse-stream.js";
 import type { ClusterNode } from "./cluster-node.js";
 
 /** Marks a relayed request, with the id of the node that relayed it. */
@@ -41,6 +42,12 @@ const droppedHeaders = new Set([
 ]);
 
 const sessionPath = /^\/sessions\/([^/?#]+)/;
+
+/** How long a relay waits for the owner to accept the connection. */
+const relayConnectMs = 3_000;
+
+/** A relayed answer with no byte for this long is ended: three of the owner's stream keepalives. */
+const relayIdleMs = 3 * DEFAULT_KEEPALIVE_MS;
 
 /** The relays in progress through this node, ended when it drains. */
 export interface Relays {
@@ -107,6 +114,10 @@ export function registerForwarding(app: HttpApp, options: { node: ClusterNode; t
       upstream.destroy();
     });
     upstream.once("error", () => reply.raw.destroy());
+    // Cut short (the owner went away, or the idle timeout below): the client must see it end.
+    upstream.once("close", () => {
+      if (!upstream.complete) reply.raw.destroy();
+    });
   });
   return {
     closeAll() {
@@ -143,8 +154,26 @@ function relay(
     // the token is only ever sent to a node that proves its name.
     const send = target.protocol === "https:" ? httpsRequest : httpRequest;
     const outgoing = send(target, { method, headers, timeout: 10_000 }, (response) => {
-      outgoing.setTimeout(0);
+      // The owner writes at least a keepalive every few seconds on a stream: a relayed answer
+      // silent for longer lost its owner (a partition drops packets, nothing closes), so it is
+      // ended and its client reconnects, to a node that can answer.
+      if (/^text\/event-stream/i.test(response.headers["content-type"] ?? "")) {
+        outgoing.setTimeout(relayIdleMs, () => outgoing.destroy(new Error("the owner went silent")));
+      } else {
+        outgoing.setTimeout(0);
+      }
       resolve(response);
+    });
+    // Nodes of a cluster share a network: a connection that is not up in a few seconds is not
+    // coming (a partition drops the packets), and the caller hears 503 sooner.
+    outgoing.once("socket", (socket) => {
+      if (!socket.connecting) return;
+      const timer = setTimeout(
+        () => outgoing.destroy(new Error(`no connection within ${relayConnectMs / 1000} s`)),
+        relayConnectMs,
+      );
+      socket.once("connect", () => clearTimeout(timer));
+      outgoing.once("close", () => clearTimeout(timer));
     });
     outgoing.once("timeout", () => outgoing.destroy(new Error("no answer within 10 s")));
     outgoing.once("error", reject);
