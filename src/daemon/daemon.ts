@@ -25,6 +25,7 @@ import { probeProfile } from "../providers/profile-probe.js";
 import { builtinToolKit, workspaceProblem } from "../tools/builtin-tools.js";
 import { describeShellChoice } from "../tools/shell-mode.js";
 import { ClusterNode } from "./cluster/cluster-node.js";
+import { profilesDigest } from "./cluster/config-digest.js";
 import { registerForwarding } from "./cluster/request-forwarding.js";
 import { BrowserLogins } from "./http/browser-logins.js";
 import { createHttpApp, type HttpApp } from "./http/create-http-app.js";
@@ -153,6 +154,8 @@ async function boot(
           signer,
           logger,
           previousIncarnation: previousInstanceId(settings.home),
+          profilesDigest: () => profilesDigest(providers.current()),
+          nodeHistoryMs: settings.nodeHistorySeconds * 1000,
           adopt: async (sessionId) => {
             await registry?.get(sessionId);
           },

@@ -114,6 +114,17 @@ describe.skipIf(unavailable !== null)(
         "before the partition",
         "during the partition",
       ]);
+      // n3 published what went wrong with its next heartbeat: every node's GET /cluster shows it.
+      const n3Id = await idOf(n3);
+      await eventually("n3's relay error in GET /cluster", async () => {
+        const listed = (await n2.api("/cluster")).json<{
+          nodes: Array<{ id: string; last_error: { message: string } | null }>;
+        }>();
+        const error = listed.nodes.find((node) => node.id === n3Id)?.last_error;
+        return error !== null && error !== undefined && /could not relay to node/.test(error.message)
+          ? true
+          : undefined;
+      });
     }, 60_000);
 
     it("an owner cut from the other nodes keeps its sessions: the others answer 503 with Retry-After until it is back", async () => {
@@ -170,7 +181,13 @@ describe.skipIf(unavailable !== null)(
       // Healed, n1's stale commits reach the database and are refused; it drops the session.
       await eventually(
         "n1 to say it lost the session",
-        () => (/write fenced|session lease lost/.test(n1.readLog()) ? true : undefined),
+        () =>
+          n1
+            .readLog()
+            .split("\n")
+            .some((line) => line.includes(sessionId) && /write fenced|session lease lost/.test(line))
+            ? true
+            : undefined,
         30_000,
       );
       const stored = await cluster.schema.query<{ entry: string }>(

@@ -5,11 +5,14 @@
  * exits in seconds, the streams end, clients resume on another node, and a running turn is
  * handed to the next owner instead of holding the exit for the drain timeout.
  */
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { deliver, hang, text } from "../support/fake-provider/reply.js";
+import { deliver, hang, text, toolCalls } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
-import { userTexts } from "./support/daemon-harness.js";
+import { type DaemonHarness, skeinBin, userTexts } from "./support/daemon-harness.js";
 import { eventually } from "./support/fixture.js";
 import { TestCluster } from "./support/test-cluster.js";
 
@@ -70,6 +73,81 @@ describe("operating a cluster", () => {
     expect(Date.now() - restartedAt).toBeLessThan(10_000);
     expect((await a!.receipt(sessionId, cut)).turn?.state).toBe("abandoned");
     expect(a!.readLog()).toMatch(/previous daemon .* marked stopped/);
+  });
+
+  it("shows in GET /cluster each node's heartbeat lag and whether its profiles match, warns of other profiles, and drops nodes gone for SKEIN_NODE_HISTORY_SECONDS", async () => {
+    cluster = new TestCluster(provider);
+    const [a, b, c] = await cluster.start(3, 2, () => ({ env: { SKEIN_NODE_HISTORY_SECONDS: "3" } }));
+    type Listed = {
+      nodes: Array<{
+        id: string;
+        live: boolean;
+        heartbeat_age_ms: number;
+        stopped_at: string | null;
+        last_error: unknown;
+        profiles_digest: string | null;
+        profiles_match: boolean;
+      }>;
+    };
+    const before = (await a!.api("/cluster")).json<Listed>();
+    expect(before.nodes).toHaveLength(3);
+    for (const node of before.nodes) {
+      expect(node.heartbeat_age_ms).toBeLessThan(2_000);
+      expect(node.profiles_digest).toMatch(/^[0-9a-f]{16}$/);
+      expect(node.profiles_match).toBe(true);
+      expect(node.last_error).toBeNull();
+      expect(node.stopped_at).toBeNull();
+    }
+    // B's config.json changes: another model. It publishes that with its next heartbeat.
+    b!.writeProviders({
+      other: { protocol: "chat_completions", baseUrl: provider.baseUrlWith("v1"), model: "another-model" },
+    });
+    const bId = await cluster.nodeIdOf(b!);
+    await eventually("A to see B's other profiles", async () => {
+      const listed = (await a!.api("/cluster")).json<Listed>();
+      return listed.nodes.find((node) => node.id === bId)?.profiles_match === false ? true : undefined;
+    });
+    await eventually("a warning of the different profiles", () =>
+      /other provider profiles than this one/.test(a!.readLog()) ? true : undefined,
+    );
+    // C stops: listed as stopped, then dropped after the history time.
+    const cId = await cluster.nodeIdOf(c!);
+    await c!.shutdown();
+    const stopped = (await a!.api("/cluster")).json<Listed>().nodes.find((node) => node.id === cId);
+    expect(stopped?.live).toBe(false);
+    expect(stopped?.stopped_at).not.toBeNull();
+    await eventually(
+      "C to be dropped from the listing",
+      async () =>
+        (await a!.api("/cluster")).json<Listed>().nodes.some((node) => node.id === cId) ? undefined : true,
+      8_000,
+    );
+  });
+
+  it("says where a turn's checkpoints are when skein diff asks a node that did not run it", async () => {
+    cluster = new TestCluster(provider);
+    const [a, b] = await cluster.start(2, 2);
+    provider.queue(
+      toolCalls([{ name: "write_file", args: { path: "made.txt", content: "x" }, id: "call_w" }]),
+    );
+    provider.script = () => text("wrote it");
+    const sessionId = await a!.createSession();
+    await b!.turn(sessionId, "write a file");
+    expect(existsSync(join(a!.home, "checkpoints", `${sessionId}.git`, "HEAD"))).toBe(true);
+    const diff = (node: DaemonHarness) =>
+      spawnSync(process.execPath, [skeinBin, "diff", sessionId], {
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: node.root, SKEIN_HOME: node.home },
+        encoding: "utf8",
+      });
+    const onB = diff(b!);
+    expect(onB.status).toBe(4);
+    expect(onB.stderr).toContain(`no workspace checkpoints in ${b!.home}`);
+    expect(onB.stderr).toMatch(
+      /node of a cluster, and each turn's checkpoints stay in the home of the node that ran it/,
+    );
+    const onA = diff(a!);
+    expect(onA.status).toBe(0);
+    expect(onA.stdout).toContain("made.txt");
   });
 
   it("exits at once on SIGTERM while it relays a client's stream: the stream ends and the client resumes on the owner", async () => {

@@ -41,18 +41,21 @@ async function openCheckpoints(context: CliContext, ref: string): Promise<Checkp
   let sessionId: string;
   let workspace: string;
   let running: boolean;
+  let nodes: number;
   try {
     sessionId = await resolveSessionId(client, ref);
     const snapshot = await client.getSession(sessionId, 0);
     workspace = snapshot.workspace;
     running = snapshot.status.phase !== "idle";
+    nodes = (await client.cluster().catch(() => null))?.nodes.length ?? 0;
   } finally {
     client.close();
   }
   const store = checkpointStore(context.home, sessionId);
   if (!existsSync(join(store, "HEAD"))) {
+    // In a cluster the turns may have run on another node, whose home holds their checkpoints.
     throw new CliError(
-      `session ${sessionId} has no workspace checkpoints: ${noCheckpointsReason}`,
+      `session ${sessionId} has no workspace checkpoints in ${context.home}: ${nodes > 1 ? clusterReason : noCheckpointsReason}`,
       exitCodes.notFound,
     );
   }
@@ -76,6 +79,12 @@ async function openCheckpoints(context: CliContext, ref: string): Promise<Checkp
 }
 
 /** Why a session or a turn may have no checkpoint (only turns that call tools take them). */
+const clusterReason =
+  "this daemon is a node of a cluster, and each turn's checkpoints stay in the home of the node that ran it " +
+  "(its workspace is on that machine too); run this command on that node's machine with its SKEIN_HOME. " +
+  "Otherwise: " +
+  "checkpoints are taken for turns that call tools, and none has since checkpoints began (or SKEIN_CHECKPOINTS=0)";
+
 const noCheckpointsReason =
   "checkpoints are taken for turns that call tools, and none has since checkpoints began (or SKEIN_CHECKPOINTS=0)";
 

@@ -188,8 +188,10 @@ export async function daemonStatus(context: CliContext, options: { json?: boolea
     for (const node of cluster.nodes) {
       writeLine(
         out,
-        `  ${node.self ? "*" : " "} ${node.id} ${node.url} pid ${node.pid} ${node.live ? "live" : "down"}, ${node.sessions_owned} session(s) owned, heartbeat ${node.heartbeat_at}${node.key_trusted ? "" : `, its head key ${node.key_id ?? "(unreadable)"} is NOT trusted here`}`,
+        `  ${node.self ? "*" : " "} ${node.id} ${node.url} pid ${node.pid} ${node.live ? "live" : "down"}, ${node.sessions_owned} session(s) owned, heartbeat ${node.heartbeat_age_ms} ms ago${node.key_trusted ? "" : `, its head key ${node.key_id ?? "(unreadable)"} is NOT trusted here`}${node.self || node.profiles_match ? "" : ", its provider profiles differ from this node's"}`,
       );
+      if (node.last_error !== null)
+        writeLine(out, `      last error (${node.last_error.at}): ${node.last_error.message}`);
     }
   }
   return exitCodes.ok;

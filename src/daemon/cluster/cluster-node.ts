@@ -12,7 +12,6 @@
 import pg from "pg";
 import type { ClusterNodeInfo } from "../../api/cluster.js";
 import type { HeadSigner } from "../../log/head-signer.js";
-import { headKeyIdOf, parseHeadPublicKey } from "../../model/head-key.js";
 import type { SessionLogger } from "../session/session-services.js";
 import { runPg } from "../storage/pg-runner.js";
 import { type WriteFence, WriteFencedError } from "../storage/session-storage.js";
@@ -26,6 +25,7 @@ import {
   leaseOfProgram,
   listNodesProgram,
   type NodeRecord,
+  type NodeStatus,
   nodeGoneProgram,
   nodeKeysProgram,
   nodeStoppedProgram,
@@ -34,6 +34,7 @@ import {
   renewLeasesProgram,
 } from "./lease-programs.js";
 import { registerNode } from "./node-registration.js";
+import { keyIdOfText, nodeView } from "./node-view.js";
 
 /** The channel nodes wake each other on (payload: a session id with work, or "scan"). */
 export const wakeChannel = "skein_cluster";
@@ -50,6 +51,10 @@ export interface ClusterOptions {
   logger: SessionLogger;
   /** The instance id of this home's previous daemon (from the daemon.json it left), if any. */
   previousIncarnation?: string | null;
+  /** The digest of this node's provider profiles now (config-digest.ts), published with each heartbeat. */
+  profilesDigest?: () => string | null;
+  /** How long GET /cluster still lists a node that is gone (default 10 minutes). */
+  nodeHistoryMs?: number;
   /** Load (and so recover and run) a session this node just claimed. */
   adopt(sessionId: string): Promise<void>;
   /** This node lost the session's lease: stop its actor without writing anything. */
@@ -81,6 +86,9 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
   readonly #held = new Map<string, { epoch: number; since: number }>();
   /** Untrusted node keys already warned about. */
   readonly #warnedKeys = new Set<string>();
+  /** Nodes with other profiles already warned about (`node:theirs:ours`). */
+  readonly #warnedProfiles = new Set<string>();
+  #lastError: { message: string; at: number } | null = null;
   #listener: pg.Client | null = null;
   #timers: NodeJS.Timeout[] = [];
   #lastRenewal = 0;
@@ -108,6 +116,8 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
       logger: this.#options.logger,
     });
     await this.warnOfUntrustedKeys();
+    await runPg(this.#pool, heartbeatProgram(this.nodeId, this.#status()));
+    await this.#warnOfDifferentProfiles();
     this.#lastRenewal = Date.now();
     await this.#listen(connection);
     // Renew at a third of the lease: two renewals may fail before a lease can expire.
@@ -169,6 +179,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
         { session: sessionId, epoch, current: lease ?? null },
         `write fenced: ${detail}`,
       );
+      this.noteError(`write fenced for session ${sessionId}: ${detail}`);
       this.#options.lost(sessionId);
       throw new WriteFencedError(sessionId, detail);
     }
@@ -218,30 +229,61 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     }
   }
 
-  /** The nodes as GET /cluster shows them. */
+  /** The nodes as GET /cluster shows them (gone ones for `nodeHistoryMs`). */
   async nodes(): Promise<ClusterNodeView[]> {
-    const rows: NodeRecord[] = await runPg(this.#pool, listNodesProgram(10 * 60_000));
-    return rows.map((row) => ({
-      id: row.id,
-      url: row.url,
-      pid: row.pid,
-      self: row.id === this.nodeId,
-      live: row.stopped_at === null && row.now - row.heartbeat_at < this.leaseMs,
-      started_at: new Date(row.started_at).toISOString(),
-      heartbeat_at: new Date(row.heartbeat_at).toISOString(),
-      sessions_owned: row.owned,
-      ...this.#keyOf(row.public_key),
-    }));
+    const rows: NodeRecord[] = await runPg(
+      this.#pool,
+      listNodesProgram(this.#options.nodeHistoryMs ?? 600_000),
+    );
+    const viewer = {
+      nodeId: this.nodeId,
+      leaseMs: this.leaseMs,
+      trusts: (keyId: string) => this.#options.signer.trusts(keyId),
+      profilesDigest: this.#profilesDigest(),
+    };
+    return rows.map((row) => nodeView(row, viewer));
+  }
+
+  /**
+   * Remember an error for GET /cluster (published with the next heartbeat): what an operator
+   * looks for first when a node misbehaves.
+   */
+  noteError(message: string): void {
+    this.#lastError = { message: message.slice(0, 1_000), at: Date.now() };
+  }
+
+  /** Say (once per node and digest) which live nodes run with other provider profiles than this one. */
+  async #warnOfDifferentProfiles(): Promise<void> {
+    const own = this.#profilesDigest();
+    if (own === null) return;
+    for (const node of await this.nodes()) {
+      if (!node.live || node.self || node.profiles_digest === null || node.profiles_match) continue;
+      const key = `${node.id}:${node.profiles_digest}:${own}`;
+      if (this.#warnedProfiles.has(key)) continue;
+      this.#warnedProfiles.add(key);
+      this.#options.logger.warn(
+        { node: node.id, url: node.url, theirs: node.profiles_digest, ours: own },
+        "a live node of this cluster has other provider profiles than this one (config.json): a session's turns " +
+          "run with the profiles of whichever node owns it; give every node the same profiles",
+      );
+    }
+  }
+
+  #profilesDigest(): string | null {
+    try {
+      return this.#options.profilesDigest?.() ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  #status(): NodeStatus {
+    return { lastError: this.#lastError, profilesDigest: this.#profilesDigest() };
   }
 
   /** Whether another node is live now (one that would take this node's sessions at once). */
   async othersLive(): Promise<boolean> {
     return (await this.nodes()).some((node) => node.live && !node.self);
-  }
-
-  #keyOf(pem: string): Pick<ClusterNodeInfo, "key_id" | "key_trusted"> {
-    const keyId = keyIdOfText(pem);
-    return { key_id: keyId, key_trusted: keyId !== null && this.#options.signer.trusts(keyId) };
   }
 
   /** Look for sessions with work and no live owner now (a NOTIFY arrived, or the poll). */
@@ -283,6 +325,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
       this.#options.logger.warn({ err: error }, "claiming orphaned sessions failed");
+      this.noteError(`claiming orphaned sessions failed: ${(error as Error).message}`);
       return;
     } finally {
       client.release();
@@ -299,7 +342,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
   async #renew(): Promise<void> {
     const startedAt = Date.now();
     try {
-      if (await runPg(this.#pool, heartbeatProgram(this.nodeId))) {
+      if (await runPg(this.#pool, heartbeatProgram(this.nodeId, this.#status()))) {
         this.#options.logger.warn(
           { node: this.nodeId, url: this.url },
           "another node had marked this node stopped (it could not reach it at its URL; its sessions were free to take); registered again",
@@ -325,8 +368,10 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
         this.#options.lost(sessionId);
       }
       await this.warnOfUntrustedKeys();
+      await this.#warnOfDifferentProfiles();
     } catch (error) {
       this.#options.logger.warn({ err: error }, "lease renewal failed");
+      this.noteError(`lease renewal failed: ${(error as Error).message}`);
       // Past the lease, another node may own our sessions: drop them (the fence refuses their commits anyway).
       if (Date.now() - this.#lastRenewal >= this.leaseMs) {
         for (const sessionId of [...this.#held.keys()]) {
@@ -364,14 +409,5 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     }, ms);
     timer.unref();
     this.#timers.push(timer);
-  }
-}
-
-/** The id of a key given as PEM text, or null when the text is not a head-signing key. */
-function keyIdOfText(pem: string): string | null {
-  try {
-    return headKeyIdOf(parseHeadPublicKey(pem));
-  } catch {
-    return null;
   }
 }

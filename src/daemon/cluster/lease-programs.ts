@@ -23,6 +23,9 @@ export interface NodeRecord {
   heartbeat_at: number;
   stopped_at: number | null;
   public_key: string;
+  last_error: string | null;
+  last_error_at: number | null;
+  profiles_digest: string | null;
   /** The database's clock when read. */
   now: number;
   /** How many sessions the node holds a live lease on. */
@@ -63,16 +66,30 @@ export function* registerNodeProgram(node: {
  * Heartbeat: the node is alive now. True when another node had marked it stopped (it could not
  * reach it); the heartbeat registers it again, so its leases count as live again.
  */
-export function* heartbeatProgram(nodeId: string): SqlProgram<boolean> {
+export function* heartbeatProgram(nodeId: string, status: NodeStatus = noStatus): SqlProgram<boolean> {
   const row = yield* get<{ was_stopped: boolean }>(
-    `UPDATE nodes n SET heartbeat_at = ${dbNow}, stopped_at = NULL
+    `UPDATE nodes n SET heartbeat_at = ${dbNow}, stopped_at = NULL,
+       last_error = ?, last_error_at = ?, profiles_digest = ?
      FROM (SELECT stopped_at FROM nodes WHERE id = ?) old
      WHERE n.id = ? RETURNING old.stopped_at IS NOT NULL AS was_stopped`,
+    status.lastError?.message ?? null,
+    status.lastError?.at ?? null,
+    status.profilesDigest,
     nodeId,
     nodeId,
   );
   return row?.was_stopped ?? false;
 }
+
+/** What a node publishes about itself with each heartbeat. */
+export interface NodeStatus {
+  /** Its last error (time on its own clock, ms), or null. */
+  lastError: { message: string; at: number } | null;
+  /** A digest of its provider profiles (config-digest.ts), or null when unknown. */
+  profilesDigest: string | null;
+}
+
+const noStatus: NodeStatus = { lastError: null, profilesDigest: null };
 
 /** Another node's registration at the same address, with its heartbeat and the database's clock. */
 export interface SameUrlNode {
@@ -106,12 +123,16 @@ export function* nodeGoneProgram(nodeId: string): SqlProgram<boolean> {
   );
 }
 
-/** Every node that has not stopped, or stopped within `keepMs`, with how many live leases it holds. */
+/**
+ * Every node that is live or gone for less than `keepMs` (since it stopped, or since its last
+ * heartbeat if it never said it stopped), with how many live leases it holds. Older rows stay
+ * in the table (a key once registered is still shown to whoever reads them) but are not listed.
+ */
 export function* listNodesProgram(keepMs: number): SqlProgram<NodeRecord[]> {
   return yield* all<NodeRecord>(
     `SELECT n.*, ${dbNow} AS now,
        (SELECT count(*) FROM session_leases l WHERE l.node_id = n.id AND l.expires_at > ${dbNow} AND n.stopped_at IS NULL) AS owned
-     FROM nodes n WHERE n.stopped_at IS NULL OR n.stopped_at > ${dbNow} - ?
+     FROM nodes n WHERE COALESCE(n.stopped_at, n.heartbeat_at) > ${dbNow} - ?
      ORDER BY n.started_at, n.id`,
     keepMs,
   );

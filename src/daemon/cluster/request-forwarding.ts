@@ -81,6 +81,9 @@ export function registerForwarding(app: HttpApp, options: { node: ClusterNode; t
         await options.node.nodeGone(lease.node_id);
         return null;
       }
+      options.node.noteError(
+        `could not relay to node ${lease.node_id} at ${lease.url}: ${(error as Error).message}`,
+      );
       throw problem(
         "request_unavailable",
         `session ${sessionId} is owned by node ${lease.node_id}, which cannot be reached now (${(error as Error).message}); try again shortly`,

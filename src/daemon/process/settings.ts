@@ -6,7 +6,8 @@
  * can print one clear line and exit non-zero.
  *
  * Variables: SKEIN_HOME, SKEIN_PORT, SKEIN_TOKEN, SKEIN_DB (a SQLite path or a postgres:// URL), SKEIN_INSPECT, SKEIN_UNLOAD_SECONDS,
- * SKEIN_HOST, SKEIN_ALLOW_NON_LOOPBACK, SKEIN_PUBLIC_URLS, for a cluster SKEIN_NODE_URL and SKEIN_LEASE_SECONDS, and for benchmarks only
+ * SKEIN_HOST, SKEIN_ALLOW_NON_LOOPBACK, SKEIN_PUBLIC_URLS, for a cluster SKEIN_NODE_URL, SKEIN_LEASE_SECONDS and
+ * SKEIN_NODE_HISTORY_SECONDS, and for benchmarks only
  * SKEIN_TEST_COMMIT_DELAY_MS, SKEIN_TEST_COMMIT_DELAY_BLOCKING and SKEIN_TEST_COUNT_STATEMENTS. SKEIN_HOST must be a loopback address (127.0.0.0/8 or
  * ::1) unless SKEIN_ALLOW_NON_LOOPBACK=1: the bearer token travels in clear text, so binding a
  * reachable interface is an explicit opt-in. An empty variable counts as unset.
@@ -50,6 +51,8 @@ export interface DaemonSettings {
   publicUrls: string[];
   /** Session lease length in a cluster (SKEIN_LEASE_SECONDS, default 10). */
   leaseSeconds: number;
+  /** How long GET /cluster still lists a node that stopped or went silent (SKEIN_NODE_HISTORY_SECONDS, default 600). */
+  nodeHistorySeconds: number;
   /**
    * Test-only (SKEIN_TEST_COMMIT_DELAY_MS, SKEIN_TEST_COMMIT_DELAY_BLOCKING=1): every flush of the
    * SQLite log takes this much longer, off the main thread or blocking it; null: none.
@@ -101,6 +104,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): DaemonSettin
     nodeUrl,
     publicUrls: readPublicUrls(value(env, "SKEIN_PUBLIC_URLS")),
     leaseSeconds: readLeaseSeconds(env),
+    nodeHistorySeconds: readNodeHistorySeconds(env),
     slowDisk: readSlowDisk(env),
     countStatements: readFlag(env, "SKEIN_TEST_COUNT_STATEMENTS"),
   };
@@ -125,6 +129,19 @@ function readLeaseSeconds(env: NodeJS.ProcessEnv): number {
   if (raw === undefined) return defaultLeaseSeconds;
   if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > 3600) {
     throw new SettingsError("SKEIN_LEASE_SECONDS", raw, "expected a whole number of seconds from 1 to 3600");
+  }
+  return Number(raw);
+}
+
+function readNodeHistorySeconds(env: NodeJS.ProcessEnv): number {
+  const raw = value(env, "SKEIN_NODE_HISTORY_SECONDS");
+  if (raw === undefined) return 600;
+  if (!/^\d{1,7}$/.test(raw) || Number(raw) > 2_592_000) {
+    throw new SettingsError(
+      "SKEIN_NODE_HISTORY_SECONDS",
+      raw,
+      "expected a whole number of seconds from 0 to 2592000 (30 days)",
+    );
   }
   return Number(raw);
 }

@@ -140,6 +140,17 @@ export const migrations: readonly Migration[] = [
       "CREATE INDEX session_leases_by_node ON session_leases (node_id)",
     ],
   },
+  {
+    version: 5,
+    statements: [
+      // What a node publishes about itself with each heartbeat, for GET /cluster and the other
+      // nodes: its last error (and when), and a digest of its provider profiles (secrets left
+      // out), so nodes whose profiles differ are told apart. Null until the node sets them.
+      "ALTER TABLE nodes ADD COLUMN last_error TEXT",
+      "ALTER TABLE nodes ADD COLUMN last_error_at INTEGER",
+      "ALTER TABLE nodes ADD COLUMN profiles_digest TEXT",
+    ],
+  },
 ];
 
 /** The schema version this daemon writes. */
