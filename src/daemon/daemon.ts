@@ -22,10 +22,12 @@ import { protocolVersion } from "../api/protocol.js";
 import type { HeadSigner } from "../log/head-signer.js";
 import { McpManager } from "../mcp/mcp-manager.js";
 import { probeProfile } from "../providers/profile-probe.js";
-import { builtinToolKit, workspaceProblem } from "../tools/builtin-tools.js";
+import { builtinToolKit, WorkspaceConfigurationError, workspaceProblem } from "../tools/builtin-tools.js";
 import { describeShellChoice } from "../tools/shell-mode.js";
 import { ClusterNode } from "./cluster/cluster-node.js";
 import { profilesDigest } from "./cluster/config-digest.js";
+import { workspaceMissingOnNode } from "./cluster/node-workspace.js";
+import { warnWherePeersDistrust } from "./cluster/peer-trust.js";
 import { registerForwarding } from "./cluster/request-forwarding.js";
 import { BrowserLogins } from "./http/browser-logins.js";
 import { createHttpApp, type HttpApp } from "./http/create-http-app.js";
@@ -212,10 +214,15 @@ async function boot(
     now,
     isDraining: () => drain.draining,
     // Built-in tools first: a refused workspace fails the turn before any MCP server starts for it.
-    tools: async (session) => [
-      ...toolKit.toolsFor(session.workspace),
-      ...(await mcp.toolsFor(session.mcpServers, session.workspace)),
-    ],
+    tools: async (session) => {
+      // A session's turns run on whichever node owns it: its workspace must be on this one too.
+      const missing = cluster === null ? null : await workspaceMissingOnNode(session.workspace, cluster.url);
+      if (missing !== null) throw new WorkspaceConfigurationError(session.workspace, missing);
+      return [
+        ...toolKit.toolsFor(session.workspace),
+        ...(await mcp.toolsFor(session.mcpServers, session.workspace)),
+      ];
+    },
     turnSettings: (session) => providers.turnSettings(session.providerProfile),
     ...(env.SKEIN_CHECKPOINTS === "0"
       ? {}
@@ -354,6 +361,10 @@ async function boot(
     for (const warning of nodeAddressWarnings(cluster.url, settings.host, settings.nodeUrl !== null))
       logger.warn(warning);
     await cluster.start({ connectionString: settings.database.url });
+    // In the background: the answer only decides whether to warn.
+    void warnWherePeersDistrust(cluster, { token: settings.token, logger }).catch((error: unknown) =>
+      logger.info({ err: error }, "could not ask the other nodes whether they trust this node's key"),
+    );
   }
   await writeDiscoveryFile(settings.home, {
     pid: process.pid,

@@ -6,13 +6,14 @@
  * handed to the next owner instead of holding the exit for the drain timeout.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { HeadSigner } from "../../src/log/head-signer.js";
 import { deliver, hang, text, toolCalls } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
-import { type DaemonHarness, skeinBin, userTexts } from "./support/daemon-harness.js";
+import { type DaemonHarness, skeinBin, sleep, userTexts } from "./support/daemon-harness.js";
 import { eventually } from "./support/fixture.js";
 import { TestCluster } from "./support/test-cluster.js";
 
@@ -122,6 +123,56 @@ describe("operating a cluster", () => {
         (await a!.api("/cluster")).json<Listed>().nodes.some((node) => node.id === cId) ? undefined : true,
       8_000,
     );
+  });
+
+  it("warns at start when the other live nodes do not trust the new node's head-signing key", async () => {
+    cluster = new TestCluster(provider);
+    const [a] = await cluster.start(1, 2);
+    const b = await cluster.add({ signingKeyPem: HeadSigner.generate().privateKeyPem() });
+    await eventually("B to hear that A does not trust its key", () =>
+      /a live node of this cluster does not trust this node's head-signing key/.test(b.readLog())
+        ? true
+        : undefined,
+    );
+    // A says the same from its side. C shares A's key: only B (which trusts neither) is named.
+    await eventually("A to warn of B's key", () =>
+      /signs session heads with a key this node does not trust/.test(a!.readLog()) ? true : undefined,
+    );
+    const c = await cluster.add();
+    const [aId, bId] = [await cluster.nodeIdOf(a!), await cluster.nodeIdOf(b)];
+    const distrusting = async () =>
+      c
+        .readLog()
+        .split("\n")
+        .filter((line) => line.includes("does not trust this node's head-signing key"))
+        .map((line) => (JSON.parse(line) as { node: string }).node);
+    await eventually("C to hear from B", async () =>
+      (await distrusting()).includes(bId) ? true : undefined,
+    );
+    await sleep(500);
+    expect(await distrusting()).not.toContain(aId);
+  });
+
+  it("refuses a turn on a node where the session's workspace does not exist, saying that every node needs it", async () => {
+    cluster = new TestCluster(provider);
+    const [a, b] = await cluster.start(2, 2);
+    const workspace = join(a!.root, "not-shared");
+    mkdirSync(workspace);
+    const sessionId = await a!.createSession({ workspace });
+    await a!.turn(sessionId, "while it exists");
+    rmSync(workspace, { recursive: true });
+    const stream = await b!.openStream(sessionId);
+    await stream.next();
+    const inputId = uuidv7();
+    await b!.prompt(sessionId, "after it is gone", inputId);
+    const frames = await stream.readUntil((event) => event.type === "turn_completed");
+    stream.close();
+    const error = frames.flatMap((frame) => frame.batch.events).find((event) => event.type === "error");
+    expect(error?.data.code).toBe("workspace_refused");
+    expect(String(error?.data.message)).toContain(
+      `is not a directory on the node that runs this session's turns (http://127.0.0.1:${a!.port})`,
+    );
+    expect((await b!.receipt(sessionId, inputId)).turn?.state).toBe("failed");
   });
 
   it("says where a turn's checkpoints are when skein diff asks a node that did not run it", async () => {

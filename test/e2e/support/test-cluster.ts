@@ -21,6 +21,8 @@ export interface NodeOptions {
   address?: string;
   /** A command it runs under (e.g. `ip netns exec NS`). */
   launcher?: string[];
+  /** A head-signing key of its own instead of the cluster's shared one. */
+  signingKeyPem?: string;
 }
 
 export class TestCluster {
@@ -73,7 +75,7 @@ export class TestCluster {
         SKEIN_LEASE_SECONDS: String(this.#lease),
         ...options.env,
       },
-      signingKeyPem: this.signingKeyPem,
+      signingKeyPem: options.signingKeyPem ?? this.signingKeyPem,
       ...(options.address === undefined ? {} : { address: options.address }),
       ...(options.launcher === undefined ? {} : { launcher: options.launcher }),
     });
