@@ -7,7 +7,8 @@
  * answer (no tool calls) is held and committed with its end: a plain turn costs two commits. It
  * owns the session's approvals (approval-gate.ts): a turn whose calls wait for an answer keeps
  * running (phase "waiting"); ending it denies what waits; a turn cut short while calls waited is
- * followed by a turn that waits for the same calls again (nothing of their batch had started).
+ * followed by a turn that waits for the same calls again (nothing of their batch had started),
+ * unless its interrupt was acknowledged (`recordInterrupt`): then it ends interrupted.
  *
  * This file holds the orchestration (the running turn, the order of commits and publications);
  * what a start and an end commit is built in turn-start.ts and turn-end-entries.ts, a turn cut
