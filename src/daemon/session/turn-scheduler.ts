@@ -131,7 +131,8 @@ export class TurnScheduler {
   /**
    * Run what waits: recover a turn a crash or a shutdown left `running` (turn-recovery.ts:
    * abandoned and followed by a new turn, or interrupted when its interrupt was acknowledged),
-   * or else start a turn for queued inputs. Resolves once that first step is done (or found nothing to do).
+   * or else start a turn for queued inputs. Resolves once that first step is done (or found
+   * nothing to do).
    */
   recoverOrKick(): Promise<void> {
     if (this.busy || !this.#mayRunTurns()) return Promise.resolve();
