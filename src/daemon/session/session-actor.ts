@@ -269,15 +269,26 @@ export class SessionActor {
     });
   }
 
-  /** Cancel queued inputs through `throughOrder` and stop the running turn if it is `runId`. */
+  /**
+   * Cancel queued inputs through `throughOrder` and stop the running turn if it is `runId`.
+   * Answers once both are durable: the turn's interrupt mark too, so a crash before the turn's
+   * end is logged still ends it interrupted.
+   */
   interrupt(runId: string | null, throughOrder: number): Promise<InterruptResult> {
     // Stop the model at once; the bookkeeping waits its turn in the mailbox.
-    const requested = runId !== null && this.#turns.turn?.id === runId && this.#turns.requestInterrupt();
-    return this.#task(async () => ({
-      run_id: runId,
-      state: requested ? "requested" : "already_ended",
-      cancelled_input_ids: await this.#inputs.cancelThrough(throughOrder),
-    }));
+    const stopped = runId !== null && this.#turns.turn?.id === runId ? this.#turns.requestInterrupt() : null;
+    return this.#task(async () => {
+      // One group commit for both writes.
+      const [, cancelled] = await Promise.all([
+        stopped === null ? undefined : this.#turns.recordInterrupt(stopped.id),
+        this.#inputs.cancelThrough(throughOrder),
+      ]);
+      return {
+        run_id: runId,
+        state: stopped === null ? "already_ended" : "requested",
+        cancelled_input_ids: cancelled,
+      };
+    });
   }
 
   /** Cancel one input: drop it from the queue, or interrupt the turn it alone belongs to. */
@@ -288,6 +299,7 @@ export class SessionActor {
       const turn = this.#turns.turn;
       if (turn !== null && turn.inputIds.length === 1 && turn.inputIds[0] === inputId) {
         this.#turns.requestInterrupt();
+        await this.#turns.recordInterrupt(turn.id);
         return { result: "interrupt_requested", input: await this.#inputs.receipt(inputId) };
       }
       return { result: "not_pending", input: await this.#inputs.receipt(inputId) };

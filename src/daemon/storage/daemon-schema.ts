@@ -140,6 +140,15 @@ export const migrations: readonly Migration[] = [
       "CREATE INDEX session_leases_by_node ON session_leases (node_id)",
     ],
   },
+  {
+    version: 5,
+    statements: [
+      // When a user's interrupt of a running turn was acknowledged (ms), written before the
+      // interrupt's answer: a turn a crash cuts short after it ends interrupted at recovery.
+      // Null: none (and for every turn before this version).
+      "ALTER TABLE turns ADD COLUMN interrupt_requested_at INTEGER",
+    ],
+  },
 ];
 
 /** The schema version this daemon writes. */
