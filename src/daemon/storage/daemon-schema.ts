@@ -140,6 +140,14 @@ export const migrations: readonly Migration[] = [
       "CREATE INDEX session_leases_by_node ON session_leases (node_id)",
     ],
   },
+  {
+    version: 5,
+    statements: [
+      // The body of the PUT that created the session, as accepted (JSON), echoed by snapshots.
+      // Null for sessions created before this version.
+      "ALTER TABLE sessions ADD COLUMN creation_request TEXT",
+    ],
+  },
 ];
 
 /** The schema version this daemon writes. */
