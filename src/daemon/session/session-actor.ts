@@ -17,6 +17,7 @@ import type {
   ApprovalRecord,
   PendingApproval,
 } from "../../api/approvals.js";
+import type { HistoryPage } from "../../api/history.js";
 import type {
   CancelAnswer as CancelResult,
   InputIntent,
@@ -55,7 +56,13 @@ import { publishEvent } from "./publish-event.js";
 import { SessionLogWriter } from "./session-log-writer.js";
 import type { BoundClient, SessionServices } from "./session-services.js";
 import { type ProviderDescription, patchSettings, settingsOf } from "./session-settings.js";
-import { idleStatus, sessionSnapshot } from "./session-snapshot.js";
+import {
+  emptyHistoryPage,
+  historyBudget,
+  idleStatus,
+  sameStatus,
+  sessionSnapshot,
+} from "./session-snapshot.js";
 import { TurnScheduler } from "./turn-scheduler.js";
 
 export { restartNoteText } from "./turn-scheduler.js";
@@ -450,22 +457,25 @@ export class SessionActor {
 
   /** The snapshot of `parts` with its history read (outside the mailbox: the parts fix what is read). */
   async #finishSnapshot(parts: SnapshotParts, tail: number | undefined): Promise<SessionSnapshot> {
+    const withHistory = (history: HistoryPage): SessionSnapshot =>
+      sessionSnapshot(
+        parts.row,
+        parts.status,
+        parts.cursor,
+        parts.pending,
+        parts.approvals,
+        history,
+        parts.settings,
+        parts.context,
+      );
     const history = await readTailPage(parts.log, {
       sessionId: this.sessionId,
       secret: this.#services.historySecret,
       now: this.#services.now(),
       ...(tail === undefined ? {} : { tail }),
+      maxBytes: historyBudget(withHistory(emptyHistoryPage)),
     });
-    return sessionSnapshot(
-      parts.row,
-      parts.status,
-      parts.cursor,
-      parts.pending,
-      parts.approvals,
-      history,
-      parts.settings,
-      parts.context,
-    );
+    return withHistory(history);
   }
 
   /** The whole stored log, verified and holding what this actor committed; a failure marks the session corrupt. */
@@ -496,13 +506,16 @@ export class SessionActor {
     return row;
   }
 
+  /** The status changes: clients hear of it only when it differs (a storage retry that fails again sets the same). */
   #setStatus(status: SessionStatus): void {
+    if (sameStatus(this.#status, status)) return;
     this.#status = status;
     this.#supervisor.statusChanged(this, status);
     publishEvent(this.feed, "status", {
       phase: status.phase,
       run_id: status.run_id,
       interrupt_requested: status.interrupt_requested,
+      blocking_reason: status.blocking_reason === null ? null : { ...status.blocking_reason },
     });
   }
 

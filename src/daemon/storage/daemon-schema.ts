@@ -149,6 +149,14 @@ export const migrations: readonly Migration[] = [
       "ALTER TABLE turns ADD COLUMN interrupt_requested_at INTEGER",
     ],
   },
+  {
+    version: 6,
+    statements: [
+      // The body of the PUT that created the session, as accepted (JSON), echoed by snapshots.
+      // Null for sessions created before this version.
+      "ALTER TABLE sessions ADD COLUMN creation_request TEXT",
+    ],
+  },
 ];
 
 /** The schema version this daemon writes. */
