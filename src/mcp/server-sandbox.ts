@@ -75,7 +75,7 @@ export function serverConfinement(
     if (candidate === null || !isAbsolute(candidate) || !existsSync(candidate)) continue;
     const real = realPathOf(candidate);
     // A directory inside the daemon's home stays hidden: never writable, whatever the config says.
-    if (hiddenPathCovering(sandbox.hidden, real) === undefined) writable.push(real);
+    if (hiddenPathCovering(sandbox.hidden, real) === undefined && !writable.includes(real)) writable.push(real);
   }
   const home = serverDirectory(sandbox.stateRoot, server.name);
   const sandboxHome = privates.includes(realPathOf("/run")) ? SANDBOX_HOME_PATHS.run : SANDBOX_HOME_PATHS.tmp;

@@ -14,8 +14,9 @@ import { networkInterfaces } from "node:os";
 import path from "node:path";
 import {
   blockedDestinations,
-  prohibitRules,
+  namespaceSetup,
   SANDBOX_INTERFACE,
+  SANDBOX_MTU,
   SYSTEMD_UPSTREAM_RESOLV_CONF,
   sandboxResolvConf,
 } from "./sandbox-network.js";
@@ -96,7 +97,8 @@ export class SandboxNetworkError extends Error {
 
 /**
  * Starts slirp4netns for the network namespace of `sandboxPid` (a process bwrap holds before its
- * program starts) and adds the prohibit rules for `blocked`; resolves once both are done.
+ * program starts), then configures the namespace's interface, route and the prohibit rules for
+ * `blocked`; resolves once both are done.
  */
 export async function attachNetwork(
   helper: NetworkHelper,
@@ -107,8 +109,7 @@ export async function attachNetwork(
   const slirp = spawn(
     helper.slirp4netns,
     [
-      "--configure",
-      "--mtu=65520",
+      `--mtu=${SANDBOX_MTU}`,
       "--disable-host-loopback",
       "--disable-dns",
       "--enable-sandbox",
@@ -130,7 +131,7 @@ export async function attachNetwork(
   };
   try {
     await slirpReady(slirp);
-    await runIp(helper, sandboxPid, prohibitRules(blocked));
+    await runIp(helper, sandboxPid, namespaceSetup(blocked));
   } catch (error) {
     stop();
     throw error;
@@ -193,7 +194,7 @@ function runIp(helper: NetworkHelper, sandboxPid: number, batch: readonly string
       else
         reject(
           new SandboxNetworkError(
-            `cannot add the sandbox's prohibit rules (${String(code ?? signal)}): ${stderr.trim()}`,
+            `cannot configure the sandbox's network (${String(code ?? signal)}): ${stderr.trim()}`,
           ),
         );
     });

@@ -121,8 +121,12 @@ async function runCommand(
   try {
     await ready;
   } catch (error) {
-    // The sandbox is killed already; its exit is not the command's.
-    throw new ToolError("execution_failed", `run_command: cannot start the command: ${errorMessage(error)}`);
+    // The sandbox is killed already; its exit is not the command's, but what bwrap said may tell why.
+    const said = output.totalBytes === 0 ? "" : `; the sandbox wrote: ${output.render().trim()}`;
+    throw new ToolError(
+      "execution_failed",
+      `run_command: cannot start the command: ${errorMessage(error)}${said}`,
+    );
   }
 
   let stoppedBy: "timed_out" | "cancelled" | undefined;

@@ -5,7 +5,8 @@
  * host itself is reachable.
  *
  * Boundary rule: pure. What the namespace is given, from what the host has:
- * - slirp4netns's default network: the sandbox is 10.0.2.100 on `tap0`, its gateway 10.0.2.2;
+ * - slirp4netns's default network: the sandbox is 10.0.2.100 on `tap0`, its gateway 10.0.2.2
+ *   (configured here, not by slirp4netns: see `namespaceSetup`);
  *   the gateway's alias for the host's loopback is turned off (`--disable-host-loopback`) and
  *   so is slirp's DNS forwarder at 10.0.2.3 (it would forward any port to the host's resolver,
  *   which may sit on the host's loopback);
@@ -22,6 +23,13 @@ import type { NetworkInterfaceInfo } from "node:os";
 
 /** The sandbox's network interface, made by slirp4netns. */
 export const SANDBOX_INTERFACE = "tap0";
+
+/** slirp4netns's default network: the sandbox's address on it, and the gateway (slirp itself). */
+export const SANDBOX_ADDRESS = "10.0.2.100/24";
+export const SANDBOX_GATEWAY = "10.0.2.2";
+
+/** The MTU of the sandbox's interface, as slirp4netns is told (its maximum, for throughput). */
+export const SANDBOX_MTU = 65520;
 
 /** Link-local IPv4 addresses, where cloud metadata services answer. */
 export const LINK_LOCAL_IPV4 = "169.254.0.0/16";
@@ -47,6 +55,21 @@ export function blockedDestinations(interfaces: NodeJS.Dict<NetworkInterfaceInfo
     }
   }
   return [...blocked].sort();
+}
+
+/**
+ * The `ip -batch` lines that configure the namespace once slirp4netns made its interface: the
+ * interface up with its address and the default route, and `blocked` (IPv4 CIDRs) unreachable.
+ * (slirp4netns's own `--configure` would also touch the loopback interface, which bwrap sets up
+ * at the same moment: the two race.)
+ */
+export function namespaceSetup(blocked: readonly string[]): string[] {
+  return [
+    `link set ${SANDBOX_INTERFACE} mtu ${SANDBOX_MTU} up`,
+    `addr add ${SANDBOX_ADDRESS} dev ${SANDBOX_INTERFACE}`,
+    `route add default via ${SANDBOX_GATEWAY} dev ${SANDBOX_INTERFACE}`,
+    ...prohibitRules(blocked),
+  ];
 }
 
 /** The `ip -batch` lines that make `blocked` (IPv4 CIDRs) unreachable from the namespace. */
