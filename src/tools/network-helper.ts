@@ -43,8 +43,20 @@ const SYSTEM_DIRECTORIES = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/
 /** How long slirp4netns and `ip` may take to set the network up before the start fails. */
 const SETUP_TIMEOUT_MS = 10_000;
 
-/** Finds slirp4netns, nsenter and ip on `searchPath` (the daemon's PATH) and the system directories. */
-export function probeNetworkHelper(searchPath: string | undefined = process.env.PATH): NetworkHelperProbe {
+/** Why the network is not offered to a daemon that does not run as root. */
+export const NOT_ROOT_REASON =
+  "the outbound-only network works only when the daemon runs as root for now: otherwise bwrap " +
+  "nests a second user namespace in the sandbox, and slirp4netns cannot join the network namespace";
+
+/**
+ * Finds slirp4netns, nsenter and ip on `searchPath` (the daemon's PATH) and the system
+ * directories; unusable when `uid` (the daemon's) is not root (see `NOT_ROOT_REASON`).
+ */
+export function probeNetworkHelper(
+  searchPath: string | undefined = process.env.PATH,
+  uid: number | undefined = process.getuid?.(),
+): NetworkHelperProbe {
+  if (uid !== 0) return { usable: false, reason: NOT_ROOT_REASON };
   const directories = [
     ...(searchPath ?? "").split(":").filter((entry) => path.isAbsolute(entry)),
     ...SYSTEM_DIRECTORIES,
