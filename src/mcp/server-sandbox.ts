@@ -58,14 +58,13 @@ export class ServerSandboxError extends Error {
 }
 
 /**
- * The confinement of `server` (started in `daemonCwd` when it names no cwd): null when the
- * daemon has no sandbox or the server's config says `"sandbox": false`. Makes the server's own
- * directory; throws `ServerSandboxError` when the network is asked for and cannot be given.
+ * The confinement of `server` (started in its own directory when it names no cwd): null when
+ * the daemon has no sandbox or the server's config says `"sandbox": false`. Makes the server's
+ * own directory; throws `ServerSandboxError` when the network is asked for and cannot be given.
  */
 export function serverConfinement(
   server: Extract<ResolvedServer, { transport: "stdio" }>,
   sandbox: McpSandbox | null,
-  daemonCwd: string,
 ): ServerConfinement {
   if (sandbox === null || !server.sandbox) return null;
   const network = server.network ? networkHelper(server.name, sandbox.network) : null;
@@ -75,7 +74,8 @@ export function serverConfinement(
     if (candidate === null || !isAbsolute(candidate) || !existsSync(candidate)) continue;
     const real = realPathOf(candidate);
     // A directory inside the daemon's home stays hidden: never writable, whatever the config says.
-    if (hiddenPathCovering(sandbox.hidden, real) === undefined && !writable.includes(real)) writable.push(real);
+    if (hiddenPathCovering(sandbox.hidden, real) === undefined && !writable.includes(real))
+      writable.push(real);
   }
   const home = serverDirectory(sandbox.stateRoot, server.name);
   const sandboxHome = privates.includes(realPathOf("/run")) ? SANDBOX_HOME_PATHS.run : SANDBOX_HOME_PATHS.tmp;
@@ -88,7 +88,8 @@ export function serverConfinement(
       hidden: sandbox.hidden,
       filter: sandbox.filter,
       network,
-      cwd: realPathOf(server.cwd ?? daemonCwd),
+      // The daemon's cwd may be hidden (its home) or under the private /tmp: its own directory instead.
+      cwd: server.cwd === null ? sandboxHome : realPathOf(server.cwd),
     },
     environment: { HOME: sandboxHome, TMPDIR: "/tmp" },
   };

@@ -27,7 +27,7 @@ export function createTransport(
 ): Transport {
   switch (server.transport) {
     case "stdio": {
-      const confinement = serverConfinement(server, sandbox, process.cwd());
+      const confinement = serverConfinement(server, sandbox);
       return new ProcessGroupTransport({
         command: server.command,
         args: server.args,

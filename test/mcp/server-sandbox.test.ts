@@ -57,7 +57,7 @@ describe("serverConfinement", () => {
     const home = temporary("/var/tmp");
     const workspace = temporary();
     const server = stdio({ command: "node", args: ["server.js"], cwd: "${workspace}" }, workspace);
-    const confinement = serverConfinement(server, sandboxFor(home), "/");
+    const confinement = serverConfinement(server, sandboxFor(home));
     const own = join(home, "mcp", "probe");
     expect(statSync(own).mode & 0o777).toBe(0o700);
     expect(statSync(join(home, "mcp")).mode & 0o777).toBe(0o700);
@@ -65,26 +65,31 @@ describe("serverConfinement", () => {
     expect(confinement?.environment).toEqual({ HOME: SANDBOX_HOME_PATHS.run, TMPDIR: "/tmp" });
     expect(confinement?.program.writable).toEqual([workspace]);
     expect(confinement?.program.writable).not.toContain("/tmp");
+    expect(confinement?.program.cwd).toBe(workspace);
+    // Without a cwd it starts in its own directory: the daemon's may be hidden or under the private /tmp.
+    expect(serverConfinement(stdio({ command: "node" }), sandboxFor(home))?.program.cwd).toBe(
+      SANDBOX_HOME_PATHS.run,
+    );
   });
 
   it("never makes a directory inside the daemon's home writable, whatever the config says", () => {
     const home = temporary("/var/tmp");
     const server = stdio({ command: "node", cwd: home });
-    expect(serverConfinement(server, sandboxFor(home), "/")?.program.writable).toEqual([]);
+    expect(serverConfinement(server, sandboxFor(home))?.program.writable).toEqual([]);
   });
 
   it("refuses the network when the helper is missing, and starts unconfined only when the config opts out", () => {
     const home = temporary("/var/tmp");
     const missing = { usable: false as const, reason: "slirp4netns not found" };
-    expect(() => serverConfinement(stdio({ command: "node" }), sandboxFor(home, missing), "/")).toThrow(
+    expect(() => serverConfinement(stdio({ command: "node" }), sandboxFor(home, missing))).toThrow(
       ServerSandboxError,
     );
     expect(
-      serverConfinement(stdio({ command: "node", network: false }), sandboxFor(home, missing), "/")?.program
+      serverConfinement(stdio({ command: "node", network: false }), sandboxFor(home, missing))?.program
         .network,
     ).toBeNull();
     expect(
-      serverConfinement(stdio({ command: "node", sandbox: false }), sandboxFor(home, missing), "/"),
+      serverConfinement(stdio({ command: "node", sandbox: false }), sandboxFor(home, missing)),
     ).toBeNull();
   });
 });
