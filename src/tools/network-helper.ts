@@ -165,13 +165,13 @@ function slirpReady(slirp: ChildProcess): Promise<void> {
       clearTimeout(timer);
       reject(new SandboxNetworkError(`${message}${stderr.trim() === "" ? "" : `: ${stderr.trim()}`}`));
     };
+    const exited = (code: number | null, signal: NodeJS.Signals | null) =>
+      fail(`slirp4netns exited (${String(code ?? signal)}) before it was ready`);
     slirp.once("error", (error) => fail(`cannot run slirp4netns: ${errorMessage(error)}`));
-    slirp.once("exit", (code, signal) =>
-      fail(`slirp4netns exited (${String(code ?? signal)}) before it was ready`),
-    );
+    slirp.once("exit", exited);
     slirp.stdio[4]?.once("data", () => {
       clearTimeout(timer);
-      slirp.removeAllListeners("exit");
+      slirp.off("exit", exited);
       resolve();
     });
   });

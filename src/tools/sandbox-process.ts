@@ -8,7 +8,7 @@
  * (bwrap is its leader) and `ready` rejects with a `SandboxNetworkError`. The helper is stopped
  * when bwrap exits.
  */
-import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { Duplex } from "node:stream";
 import {
   BLOCK_DESCRIPTOR,
@@ -44,12 +44,13 @@ export interface SandboxedChild {
 
 /** Starts bwrap as its own process group's leader (so killing the group ends the whole sandbox). */
 export function spawnSandbox(spec: SandboxSpawn): SandboxedChild {
-  const networkStdio: StdioOptions = spec.network === null ? [] : ["pipe", "pipe", "pipe"];
+  // Descriptors INFO_DESCRIPTOR, BLOCK_DESCRIPTOR and RESOLV_CONF_DESCRIPTOR, right after the seccomp one.
+  const networkStdio: Array<"pipe"> = spec.network === null ? [] : ["pipe", "pipe", "pipe"];
   const child = withSeccompDescriptor(spec.filter, (descriptor) =>
     spawn(spec.bwrapPath, [...spec.args], {
       cwd: "/",
       env: spec.env,
-      stdio: [spec.stdin, "pipe", "pipe", descriptor ?? "ignore", ...(networkStdio as Array<"pipe">)],
+      stdio: [spec.stdin, "pipe", "pipe", descriptor ?? "ignore", ...networkStdio],
       detached: true,
     }),
   );
