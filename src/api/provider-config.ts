@@ -32,11 +32,11 @@ export {
 /**
  * What config.json sets for sessions besides their provider, at the top level (every session)
  * and per profile (that profile's sessions): the approval policy of their tool calls and the
- * most tool rounds one turn may take.
+ * most tool rounds one turn may take (null: no cap, so a profile can lift the top level's).
  */
 export interface SessionSettings {
   approvalPolicy?: ApprovalPolicy;
-  maxToolRounds?: number;
+  maxToolRounds?: number | null;
 }
 
 /** A profile as config.json holds it: where the model is, plus its sessions' settings. */
@@ -60,10 +60,7 @@ export interface ProviderConfig extends SessionSettings {
 /** Most keys `trustedHeadKeys` may list. */
 export const maxTrustedHeadKeys = 256;
 
-/** The most tool rounds one turn takes when config.json sets no `maxToolRounds`. */
-export const defaultMaxToolRounds = 100;
-
-/** Longest `maxToolRounds` config.json may set. */
+/** Highest `maxToolRounds` config.json may set (without one, a turn has no round cap). */
 export const maxToolRoundsLimit = 10_000;
 
 /** A configured profile split into what its provider client takes and what its sessions take. */
@@ -218,14 +215,18 @@ function parseSessionSettings(
     }
   }
   const rounds = record.maxToolRounds;
-  if (rounds !== undefined) {
+  if (rounds === null) {
+    settings.maxToolRounds = null;
+  } else if (rounds !== undefined) {
     if (
       typeof rounds !== "number" ||
       !Number.isInteger(rounds) ||
       rounds < 1 ||
       rounds > maxToolRoundsLimit
     ) {
-      fail(`${prefix}"maxToolRounds" must be a whole number from 1 to ${maxToolRoundsLimit}`);
+      fail(
+        `${prefix}"maxToolRounds" must be a whole number from 1 to ${maxToolRoundsLimit}, or null for no cap`,
+      );
     }
     settings.maxToolRounds = rounds as number;
   }

@@ -22,7 +22,7 @@ export interface ServerInfo {
  */
 export interface ShellInfo {
   mode: "sandboxed" | "unconfined" | "off";
-  /** Sandboxed commands have the host's network (SKEIN_SANDBOX_NETWORK=1). */
+  /** Sandboxed commands have an outbound-only network (SKEIN_SANDBOX_NETWORK=1 and slirp4netns found). */
   network: boolean;
   /** One sentence saying how commands run, or why they cannot. */
   detail: string;

@@ -8,11 +8,12 @@
 import type { ApprovalRecord, PendingApproval } from "./approvals.js";
 import type { HistoryEntry } from "./history.js";
 import type { EndedTurnState, InputReceipt } from "./inputs.js";
-import type { SessionPhase } from "./session-snapshot.js";
+import type { SessionStatus } from "./session-snapshot.js";
 
 /** The `data` of each event type a session publishes. */
 export interface SessionEventData {
-  status: { phase: SessionPhase; run_id: string | null; interrupt_requested: boolean };
+  /** The session's status, as a snapshot shows it; published only when it changed. */
+  status: SessionStatus;
   input: { input: InputReceipt };
   /** Merged text deltas of one model message; `message_id` is `<run_id>:<n>`. */
   text: { run_id: string; message_id: string; text: string };

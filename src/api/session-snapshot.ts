@@ -9,8 +9,11 @@
 import type { ApprovalPolicy, PendingApproval } from "./approvals.js";
 import type { HistoryPage } from "./history.js";
 import type { PendingInput } from "./inputs.js";
+import type { SessionCreation, SnapshotCreation } from "./session-creation.js";
 import type { SessionSettings } from "./session-settings.js";
 import type { StreamCursor } from "./stream-cursor.js";
+
+export type { SessionCreation, SnapshotCreation } from "./session-creation.js";
 
 /**
  * What a session is doing: nothing, running a turn, or running a turn that waits for a person
@@ -45,18 +48,6 @@ export interface SessionUsage {
   total_tokens: number;
 }
 
-/** How a session came to be: created new, or forked at a checkpoint. */
-export type SessionCreation =
-  | { kind: "new" }
-  | {
-      kind: "fork";
-      source_session_id: string;
-      /** Null for forks made before the daemon stored it. */
-      checkpoint_id: string | null;
-      /** The hash of the source's log entry the fork branched after; null as checkpoint_id. */
-      entry_hash: string | null;
-    };
-
 /** A session as the collection lists it (`GET /sessions`). */
 export interface SessionSummary {
   id: string;
@@ -80,6 +71,8 @@ export interface SessionSummary {
 export interface SessionSnapshot extends SessionSummary {
   /** A snapshot is only ever taken of a loaded session. */
   cursor: StreamCursor;
+  /** How the session came to be, with the creation request it was made by. */
+  creation: SnapshotCreation;
   pending_inputs: PendingInput[];
   /** Tool calls that wait for an answer, oldest first. */
   pending_approvals: PendingApproval[];

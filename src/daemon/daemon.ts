@@ -23,6 +23,7 @@ import type { HeadSigner } from "../log/head-signer.js";
 import { McpManager } from "../mcp/mcp-manager.js";
 import { probeProfile } from "../providers/profile-probe.js";
 import { builtinToolKit, WorkspaceConfigurationError, workspaceProblem } from "../tools/builtin-tools.js";
+import { probeNetworkHelper } from "../tools/network-helper.js";
 import { describeShellChoice } from "../tools/shell-mode.js";
 import { ClusterNode } from "./cluster/cluster-node.js";
 import { profilesDigest } from "./cluster/config-digest.js";
@@ -182,15 +183,21 @@ async function boot(
   const shell = describeShellChoice(shellChoice);
   if (shell.warning) logger.warn(shell.text);
   else logger.info(shell.text);
-  // MCP servers run in the same sandbox as commands where it works (with the network, see mcp/server-sandbox.ts).
+  // MCP servers run in the same sandbox as commands where it works, each with its own directory
+  // under the home and, unless its entry says otherwise, an outbound-only network (mcp/server-sandbox.ts).
   const mcpSandbox =
     shellChoice.mode === "sandboxed"
       ? {
           bwrapPath: shellChoice.bwrapPath,
           filter: shellChoice.socketFilter,
           hidden: toolKit.hidden,
+          stateRoot: join(settings.home, "mcp"),
+          network: probeNetworkHelper(),
         }
       : null;
+  if (mcpSandbox !== null && !mcpSandbox.network.usable) {
+    logger.warn(`MCP servers with the network on will not start: ${mcpSandbox.network.reason}`);
+  }
   if (mcpSandbox === null) logger.warn("MCP servers run unconfined: bubblewrap is not usable here");
   // MCP servers start on first use; each gets only the environment its config names.
   const mcp = new McpManager({

@@ -22,10 +22,14 @@ export const inheritedVariables = [
   "LC_CTYPE",
 ] as const;
 
-/** The whole environment of a stdio server: the inherited variables, then `configured` over them. */
+/**
+ * The whole environment of a stdio server: the inherited variables, then `sandboxed` (what the
+ * sandbox sets: its own HOME and TMPDIR), then `configured` over them.
+ */
 export function serverEnvironment(
   daemonEnv: NodeJS.ProcessEnv,
   configured: Record<string, string>,
+  sandboxed: Record<string, string> = {},
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of inheritedVariables) {
@@ -33,5 +37,5 @@ export function serverEnvironment(
     // A value starting with "()" is an exported shell function; never pass those on.
     if (value !== undefined && !value.startsWith("()")) env[name] = value;
   }
-  return { ...env, ...configured };
+  return { ...env, ...sandboxed, ...configured };
 }

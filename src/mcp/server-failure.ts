@@ -7,6 +7,7 @@
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { SandboxNetworkError } from "../tools/network-helper.js";
 import { ProcessGroupTransport } from "./stdio-transport.js";
 
 /** The server cannot be used now (its start failed, or it is waiting to restart). */
@@ -66,6 +67,9 @@ export function startFailureText(
   error: unknown,
 ): string {
   const { transport, signal } = start;
+  // The sandbox was killed for it: its exit says nothing.
+  if (error instanceof SandboxNetworkError)
+    return `its sandbox's network could not be set up: ${error.message}`;
   if (transport instanceof ProcessGroupTransport) {
     if (transport.badOutput !== null) {
       return `it wrote a line that is not JSON-RPC on stdout (${JSON.stringify(transport.badOutput)}); a stdio server must write only protocol messages there`;

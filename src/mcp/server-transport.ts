@@ -27,13 +27,13 @@ export function createTransport(
 ): Transport {
   switch (server.transport) {
     case "stdio": {
-      const env = serverEnvironment(daemonEnv, server.env);
+      const confinement = serverConfinement(server, sandbox);
       return new ProcessGroupTransport({
         command: server.command,
         args: server.args,
-        env,
+        env: serverEnvironment(daemonEnv, server.env, confinement?.environment),
         cwd: server.cwd,
-        confinement: serverConfinement(server, sandbox, env, process.cwd()),
+        confinement,
       });
     }
     case "http":

@@ -12,7 +12,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { programSandboxArguments, withSeccompDescriptor } from "../tools/bubblewrap.js";
+import { programSandboxArguments } from "../tools/bubblewrap.js";
+import { hostNetworkView } from "../tools/network-helper.js";
+import { spawnSandbox } from "../tools/sandbox-process.js";
 import type { ServerConfinement } from "./server-sandbox.js";
 
 /** What to run. `env` is the whole environment of the child. */
@@ -88,7 +90,7 @@ export class ProcessGroupTransport implements Transport {
     if (this.#child !== null) throw new Error("the server process was already started");
     const launch = this.#launch;
     return new Promise((resolve, reject) => {
-      const child = spawnServer(launch);
+      const { child, ready } = spawnServer(launch);
       this.#child = child;
       this.#exited = new Promise((done) => {
         const ended = () => {
@@ -111,7 +113,8 @@ export class ProcessGroupTransport implements Transport {
         reject(error);
         this.#finish();
       });
-      child.once("spawn", () => resolve());
+      // With a network, the server runs only once it is set up; a failure has killed the sandbox.
+      child.once("spawn", () => ready.then(resolve, reject));
       child.stdin?.on("error", (error) => this.onerror?.(error));
       child.stdout?.on("data", (chunk: Buffer) => this.#read(chunk));
       child.stderr?.on("data", (chunk: Buffer) => {
@@ -191,25 +194,31 @@ export class ProcessGroupTransport implements Transport {
   }
 }
 
-/** Start the server process, as its own process group's leader, confined when asked. */
-function spawnServer(launch: StdioLaunch): ChildProcess {
+/**
+ * Start the server process, as its own process group's leader, confined when asked; `ready`
+ * resolves once a confined server's network is set up (at once otherwise).
+ */
+function spawnServer(launch: StdioLaunch): { child: ChildProcess; ready: Promise<void> } {
   const confinement = launch.confinement;
   if (confinement === null) {
-    return spawn(launch.command, [...launch.args], {
+    const child = spawn(launch.command, [...launch.args], {
       cwd: launch.cwd ?? undefined,
       env: launch.env,
       stdio: ["pipe", "pipe", "pipe"],
       detached: true,
     });
+    return { child, ready: Promise.resolve() };
   }
-  // bwrap reads the seccomp program from descriptor 3 while it starts; spawning copies it.
-  return withSeccompDescriptor(confinement.program.filter, (descriptor) =>
-    spawn(confinement.bwrapPath, programSandboxArguments(confinement.program, launch.command, launch.args), {
-      env: launch.env,
-      stdio: ["pipe", "pipe", "pipe", ...(descriptor === null ? [] : [descriptor])],
-      detached: true,
-    }),
-  );
+  const program = confinement.program;
+  const network = program.network === null ? null : { helper: program.network, view: hostNetworkView() };
+  return spawnSandbox({
+    bwrapPath: confinement.bwrapPath,
+    args: programSandboxArguments(program, network?.view ?? null, launch.command, launch.args),
+    env: launch.env,
+    stdin: "pipe",
+    filter: program.filter,
+    network,
+  });
 }
 
 /** Send `signal` to the whole process group led by `pid` (no-op when it is gone). */

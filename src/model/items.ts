@@ -77,8 +77,8 @@ export interface ReasoningItem {
   redacted?: boolean;
   id?: string;
   /**
-   * How long the model spent on it, in ms: from its first streamed delta to the end of its block
-   * (set by a Worker given a clock; never sent to a provider).
+   * How long the model spent on it, in ms: from the response's start (or the end of the output
+   * before it) to the end of its block (set by a Worker given a clock; never sent to a provider).
    */
   duration_ms?: number;
   /** Who produced this reasoning; absent in logs written before items were tagged. */

@@ -3,8 +3,9 @@
  *
  * Boundary rule: the only writable places a sandboxed command sees are the workspace and private
  * tmpfs mounts (see sandbox-mounts.ts); the rest of the filesystem is read-only and hidden paths
- * are covered; there is no network (an empty network namespace, which also confines abstract
- * Unix sockets); a seccomp filter keeps it from creating Unix sockets at all (see
+ * are covered; it always has its own network namespace (which also confines abstract Unix
+ * sockets): empty, or with the outbound-only network of sandbox-network.ts, which bwrap waits
+ * for (`--block-fd`) before it starts the command; a seccomp filter keeps it from creating Unix sockets at all (see
  * socket-filter.ts), so a host service's socket file it can still see stays out of reach; the
  * command is in its own PID namespace (all of it dies when bwrap dies) and holds no
  * capabilities, so even when the daemon runs as root the command cannot remount the read-only
@@ -15,6 +16,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { HiddenPaths } from "./hidden-paths.js";
+import type { HostNetworkView, NetworkHelper } from "./network-helper.js";
 import { baseMountArguments, workspaceMountArguments, writableMountArguments } from "./sandbox-mounts.js";
 import { type SocketFilter, socketFilterFor } from "./socket-filter.js";
 import { errorMessage } from "./system-error.js";
@@ -28,15 +30,37 @@ export const COMMAND_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
 /** The descriptor number bwrap reads the seccomp program from (the first after stdio). */
 export const SECCOMP_DESCRIPTOR = 3;
 
+/** The descriptor bwrap writes the sandbox's pid to (`--info-fd`), when it gets a network. */
+export const INFO_DESCRIPTOR = 4;
+
+/** The descriptor bwrap waits on before it starts the program (`--block-fd`), when it gets a network. */
+export const BLOCK_DESCRIPTOR = 5;
+
+/** The descriptor bwrap reads the sandbox's resolv.conf from (`--ro-bind-data`), when it gets a network. */
+export const RESOLV_CONF_DESCRIPTOR = 6;
+
 /** The whole environment a command gets: nothing of the daemon's own environment leaks in. */
 export function commandEnvironment(realWorkspace: string): Record<string, string> {
   return { PATH: COMMAND_PATH, HOME: realWorkspace, LANG: "C.UTF-8" };
 }
 
-function processArguments(filter: SocketFilter, network = false): string[] {
+/**
+ * The process options: with `network`, bwrap reports the sandbox's pid and waits before it runs
+ * the program, so the outbound network is attached first (network-helper.ts), and the sandbox
+ * gets its own resolv.conf.
+ */
+function processArguments(filter: SocketFilter, network: HostNetworkView | null = null): string[] {
   return [
-    // Without its own (empty) network namespace the command shares the host's network.
-    ...(network ? [] : ["--unshare-net"]),
+    // Never the host's network namespace: the sandbox would reach every service on the host.
+    "--unshare-net",
+    ...(network === null
+      ? []
+      : [
+          ...["--info-fd", String(INFO_DESCRIPTOR), "--block-fd", String(BLOCK_DESCRIPTOR)],
+          ...(network.resolvConf === null
+            ? []
+            : ["--ro-bind-data", String(RESOLV_CONF_DESCRIPTOR), network.resolvConf.target]),
+        ]),
     // --cap-drop ALL matters when the daemon is root: with capabilities the command could remount / rw.
     ...["--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL"],
     ...(filter.kind === "filter" ? ["--seccomp", String(SECCOMP_DESCRIPTOR)] : []),
@@ -47,14 +71,14 @@ function processArguments(filter: SocketFilter, network = false): string[] {
  * The bwrap arguments that run `sh -c command` confined to `realWorkspace` (a real, absolute
  * path outside every hidden path), with the hidden paths covered and, when `filter` has a
  * program, the seccomp filter read from descriptor `SECCOMP_DESCRIPTOR`; with `network`, the
- * command keeps the host's network (everything else stays confined).
+ * outbound-only network (started by `spawnSandbox`) instead of none.
  */
 export function sandboxArguments(
   realWorkspace: string,
   command: string,
   hidden: HiddenPaths,
   filter: SocketFilter,
-  network = false,
+  network: HostNetworkView | null = null,
 ): string[] {
   const environment = Object.entries(commandEnvironment(realWorkspace)).flatMap(([name, value]) => [
     "--setenv",
@@ -79,27 +103,35 @@ export function sandboxArguments(
 export interface ProgramSandbox {
   /** Real, absolute directories the program may write (none inside a hidden path). */
   writable: readonly string[];
+  /** Real, absolute host paths inside the private directories it may read (its own program). */
+  readable: readonly string[];
+  /** A host directory mounted writable at another path in the sandbox (the program's HOME). */
+  home: { hostPath: string; sandboxPath: string } | null;
   hidden: HiddenPaths;
   filter: SocketFilter;
-  network: boolean;
+  /** The outbound-only network's programs; null: no network. */
+  network: NetworkHelper | null;
   /** Where it starts (real, absolute). */
   cwd: string;
 }
 
 /**
  * The bwrap arguments that run `command args` with the environment bwrap itself is given: the
- * host read-only but for `writable`, hidden paths covered, private /tmp and /run, no Unix
- * socket (seccomp, from descriptor `SECCOMP_DESCRIPTOR` when `filter` has a program), own PID
- * namespace, no capabilities, and no network unless `network`.
+ * host read-only but for `writable` (and `readable` shown read-only inside the private
+ * directories), hidden paths covered, private /tmp and /run, `home` mounted, no Unix socket
+ * (seccomp, from descriptor `SECCOMP_DESCRIPTOR` when `filter` has a program), own PID
+ * namespace, no capabilities, and its own network namespace: empty, or outbound-only (`view`).
  */
 export function programSandboxArguments(
   sandbox: ProgramSandbox,
+  view: HostNetworkView | null,
   command: string,
   args: readonly string[],
 ): string[] {
   return [
-    ...writableMountArguments(sandbox.writable, sandbox.hidden),
-    ...processArguments(sandbox.filter, sandbox.network),
+    ...writableMountArguments(sandbox.writable, sandbox.hidden, sandbox.readable),
+    ...(sandbox.home === null ? [] : ["--bind", sandbox.home.hostPath, sandbox.home.sandboxPath]),
+    ...processArguments(sandbox.filter, view),
     "--chdir",
     sandbox.cwd,
     "--",

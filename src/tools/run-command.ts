@@ -11,9 +11,11 @@ import { type ChildProcess, spawn } from "node:child_process";
 import type { JsonObject } from "../model/json.js";
 import type { ToolContext, ToolDefinition, ToolOutput } from "../model/tools.js";
 import { ToolError } from "../model/tools.js";
-import { commandEnvironment, sandboxArguments, withSeccompDescriptor } from "./bubblewrap.js";
+import { commandEnvironment, sandboxArguments } from "./bubblewrap.js";
 import { type HiddenPaths, hiddenPathCovering, NO_HIDDEN_PATHS } from "./hidden-paths.js";
+import { hostNetworkView } from "./network-helper.js";
 import { BoundedOutput, OUTPUT_LIMIT_BYTES } from "./output-limit.js";
+import { spawnSandbox } from "./sandbox-process.js";
 import type { OfferedShell } from "./shell-mode.js";
 import { errorMessage } from "./system-error.js";
 import { toolKind } from "./tool-kind.js";
@@ -58,7 +60,9 @@ function describe(shell: OfferedShell): string {
       return (
         `${common} Sandboxed: only the workspace and a private, empty /tmp are writable, the rest of ` +
         "the filesystem is read-only, /run is empty, the daemon's private files are hidden, and there is " +
-        (shell.network === true ? "network access (the host's)" : "no network access") +
+        (shell.network?.kind === "outbound"
+          ? "outbound network access (but no route to this machine's own addresses or services)"
+          : "no network access") +
         (shell.socketFilter.kind === "filter"
           ? " and no local IPC: creating a Unix socket fails (socketpair works)."
           : ".")
@@ -107,13 +111,23 @@ async function runCommand(
   }
   const realRoot = await realWorkspace(workspace);
   const timeoutMs = input.timeout_ms ?? DEFAULT_COMMAND_TIMEOUT_MS;
-  const child =
+  const { child, ready } =
     shell.mode === "sandboxed"
       ? spawnSandboxed(shell, realRoot, hidden, input.command)
-      : spawnUnconfined(realRoot, input.command);
+      : { child: spawnUnconfined(realRoot, input.command), ready: Promise.resolve() };
   const output = new BoundedOutput();
   child.stdout?.on("data", (chunk: Buffer) => output.append(chunk));
   child.stderr?.on("data", (chunk: Buffer) => output.append(chunk));
+  try {
+    await ready;
+  } catch (error) {
+    // The sandbox is killed already; its exit is not the command's, but what bwrap said may tell why.
+    const said = output.totalBytes === 0 ? "" : `; the sandbox wrote: ${output.render().trim()}`;
+    throw new ToolError(
+      "execution_failed",
+      `run_command: cannot start the command: ${errorMessage(error)}${said}`,
+    );
+  }
 
   let stoppedBy: "timed_out" | "cancelled" | undefined;
   const stop = (reason: "timed_out" | "cancelled") => {
@@ -144,7 +158,7 @@ function spawnSandboxed(
   realRoot: string,
   hidden: HiddenPaths,
   command: string,
-): ChildProcess {
+): { child: ChildProcess; ready: Promise<void> } {
   const covering = hiddenPathCovering(hidden, realRoot);
   if (covering !== undefined) {
     // The sandbox would cover the workspace itself; builtinTools refuses such a workspace up front.
@@ -153,18 +167,16 @@ function spawnSandboxed(
       `run_command: the workspace ${realRoot} lies inside ${covering}, which is hidden from the agent`,
     );
   }
-  return withSeccompDescriptor(shell.socketFilter, (descriptor) =>
-    spawn(
-      shell.bwrapPath,
-      sandboxArguments(realRoot, command, hidden, shell.socketFilter, shell.network === true),
-      {
-        cwd: "/",
-        env: commandEnvironment(realRoot),
-        stdio: ["ignore", "pipe", "pipe", ...(descriptor === null ? [] : [descriptor])],
-        detached: true,
-      },
-    ),
-  );
+  const network =
+    shell.network?.kind === "outbound" ? { helper: shell.network.helper, view: hostNetworkView() } : null;
+  return spawnSandbox({
+    bwrapPath: shell.bwrapPath,
+    args: sandboxArguments(realRoot, command, hidden, shell.socketFilter, network?.view ?? null),
+    env: commandEnvironment(realRoot),
+    stdin: "ignore",
+    filter: shell.socketFilter,
+    network,
+  });
 }
 
 function spawnUnconfined(realRoot: string, command: string): ChildProcess {

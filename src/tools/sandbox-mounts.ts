@@ -56,24 +56,37 @@ export function workspaceMountArguments(realWorkspace: string, hidden: HiddenPat
 
 /**
  * Mounts of a sandbox whose writable host directories are `realWritables` (real, absolute, none
- * inside a hidden path): the read-only root, the private directories, each writable directory
- * bound, then every hidden path covered.
+ * inside a hidden path) and which may also read `realReadables` (real, absolute paths inside the
+ * private directories, which otherwise hide them; a private directory itself is never shown):
+ * the read-only root, the private directories, each readable path bound read-only, each writable
+ * directory bound, then every hidden path covered.
  */
-export function writableMountArguments(realWritables: readonly string[], hidden: HiddenPaths): string[] {
+export function writableMountArguments(
+  realWritables: readonly string[],
+  hidden: HiddenPaths,
+  realReadables: readonly string[] = [],
+): string[] {
   const privates = privateDirectories();
   const writables = outermostPaths(realWritables);
-  // A private directory that holds a writable one goes first, so the bind shows through.
-  const holding = privates.filter((directory) =>
-    writables.some((inner) => isInsideDirectory(directory, inner)),
+  // Elsewhere the read-only root shows them already; inside a writable directory, so does its bind.
+  const readables = outermostPaths(realReadables).filter(
+    (candidate) =>
+      privates.some((directory) => directory !== candidate && isInsideDirectory(directory, candidate)) &&
+      !writables.some((directory) => isInsideDirectory(directory, candidate)),
   );
+  const shown = [...readables, ...writables];
+  // A private directory that holds a shown path goes first, so the bind shows through.
+  const holding = privates.filter((directory) => shown.some((inner) => isInsideDirectory(directory, inner)));
   const others = privates.filter((directory) => !holding.includes(directory));
-  const covers = hiddenCovers(writables, hidden, privates);
+  const covers = hiddenCovers(writables, readables, hidden, privates);
   const pinned = [...new Set(covers.flatMap((cover) => cover.pinnedAncestors))].sort(
     (a, b) => a.length - b.length,
   );
   return [
     ...["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"],
     ...holding.flatMap((directory) => ["--tmpfs", directory]),
+    // Before the writable binds: a writable directory inside a readable one stays writable.
+    ...readables.flatMap((readable) => ["--ro-bind", readable, readable]),
     ...writables.flatMap((directory) => ["--bind", directory, directory]),
     ...others.flatMap((directory) => ["--tmpfs", directory]),
     ...pinned.flatMap((directory) => ["--bind", directory, directory]),
@@ -95,18 +108,24 @@ interface HiddenCover {
 
 function hiddenCovers(
   writables: readonly string[],
+  readables: readonly string[],
   hidden: HiddenPaths,
   privates: readonly string[],
 ): HiddenCover[] {
   const covers: HiddenCover[] = [];
   for (const hiddenPath of outermostPaths(hidden)) {
     const holder = writables.find((directory) => isInsideDirectory(directory, hiddenPath));
-    // Outside every writable directory, a private tmpfs already hides it.
-    if (holder === undefined && privates.some((directory) => isInsideDirectory(directory, hiddenPath)))
+    const shownReadOnly = readables.some((readable) => isInsideDirectory(readable, hiddenPath));
+    // Outside every shown path, a private tmpfs already hides it.
+    if (
+      holder === undefined &&
+      !shownReadOnly &&
+      privates.some((directory) => isInsideDirectory(directory, hiddenPath))
+    )
       continue;
     const stats = lstatOrUndefined(hiddenPath);
     if (stats === undefined) {
-      // A missing path outside the writable directories sits on the read-only root: nothing can create it.
+      // A missing path outside the writable directories sits on a read-only mount: nothing in the sandbox can create it.
       if (holder === undefined || !lstatOrUndefined(path.dirname(hiddenPath))?.isDirectory()) continue;
     }
     covers.push({

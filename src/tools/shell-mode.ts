@@ -12,6 +12,7 @@
  * sockets; `describeShellChoice` says so, for the daemon's log.
  */
 import { DEFAULT_BWRAP_PATH, probeBwrap } from "./bubblewrap.js";
+import { type NetworkHelper, type NetworkHelperProbe, probeNetworkHelper } from "./network-helper.js";
 import { type SocketFilter, socketFilterFor } from "./socket-filter.js";
 
 /** How `run_command` is offered: inside bwrap, as a plain shell, or not at all. */
@@ -23,7 +24,10 @@ export const UNCONFINED_SHELL_ENV = "SKEIN_UNCONFINED_SHELL";
 /** Where bwrap is, when it is not at /usr/bin/bwrap (e.g. NixOS). */
 export const BWRAP_PATH_ENV = "SKEIN_BWRAP_PATH";
 
-/** The environment variable an operator sets to "1" to give sandboxed commands the host's network. */
+/**
+ * The environment variable an operator sets to "1" to give sandboxed commands an outbound-only
+ * network (never the host's own services: see sandbox-network.ts).
+ */
 export const SANDBOX_NETWORK_ENV = "SKEIN_SANDBOX_NETWORK";
 
 /** How to get bubblewrap, for messages that say it is missing. */
@@ -32,9 +36,17 @@ export const BWRAP_INSTALL_HINT =
   `Arch: sudo pacman -S bubblewrap), or set ${UNCONFINED_SHELL_ENV}=1 in the daemon's environment ` +
   "to let commands run unconfined";
 
-/** A shell that will be offered to the model; `network`: sandboxed commands keep the host's network. */
+/**
+ * The network of sandboxed commands when the operator asked for one: outbound-only through the
+ * helper, or none because the helper is missing (`reason`). No network when absent.
+ */
+export type ShellNetwork =
+  | { kind: "outbound"; helper: NetworkHelper }
+  | { kind: "unavailable"; reason: string };
+
+/** A shell that will be offered to the model. */
 export type OfferedShell =
-  | { mode: "sandboxed"; bwrapPath: string; socketFilter: SocketFilter; network?: boolean }
+  | { mode: "sandboxed"; bwrapPath: string; socketFilter: SocketFilter; network?: ShellNetwork }
   | { mode: "unconfined" };
 
 /** The decision, with the reason when no shell is offered. */
@@ -48,6 +60,8 @@ export interface ShellChoiceOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** bwrap binary (default: SKEIN_BWRAP_PATH, else /usr/bin/bwrap). */
   bwrapPath?: string;
+  /** Finds the network helper (default: on the daemon's PATH and the system directories). */
+  probeNetwork?: () => NetworkHelperProbe;
 }
 
 /** A shell mode that cannot be honoured as configured. */
@@ -67,7 +81,9 @@ export function chooseShell(options: ShellChoiceOptions = {}): ShellChoice {
   const bwrapPath = options.bwrapPath ?? env[BWRAP_PATH_ENV] ?? DEFAULT_BWRAP_PATH;
   const socketFilter = socketFilterFor();
   const unconfinedAllowed = env[UNCONFINED_SHELL_ENV] === "1";
-  const network = env[SANDBOX_NETWORK_ENV] === "1";
+  const network =
+    env[SANDBOX_NETWORK_ENV] === "1" ? shellNetwork(options.probeNetwork ?? probeNetworkHelper) : undefined;
+  const withNetwork = network === undefined ? {} : { network };
   const requested = options.shell;
   switch (requested) {
     case "off":
@@ -83,12 +99,12 @@ export function chooseShell(options: ShellChoiceOptions = {}): ShellChoice {
     case "sandboxed": {
       const probe = probeBwrap(bwrapPath, socketFilter);
       return probe.usable
-        ? { mode: "sandboxed", bwrapPath, socketFilter, network }
+        ? { mode: "sandboxed", bwrapPath, socketFilter, ...withNetwork }
         : { mode: "off", reason: probe.reason };
     }
     case undefined: {
       const probe = probeBwrap(bwrapPath, socketFilter);
-      if (probe.usable) return { mode: "sandboxed", bwrapPath, socketFilter, network };
+      if (probe.usable) return { mode: "sandboxed", bwrapPath, socketFilter, ...withNetwork };
       if (unconfinedAllowed) return { mode: "unconfined" };
       return { mode: "off", reason: `${probe.reason}; ${BWRAP_INSTALL_HINT}` };
     }
@@ -99,17 +115,38 @@ export function chooseShell(options: ShellChoiceOptions = {}): ShellChoice {
   }
 }
 
+function shellNetwork(probe: () => NetworkHelperProbe): ShellNetwork {
+  const found = probe();
+  return found.usable
+    ? { kind: "outbound", helper: found.helper }
+    : { kind: "unavailable", reason: found.reason };
+}
+
+/** The end of the log line about the shell's network. */
+function describeNetwork(network: ShellNetwork | undefined): string {
+  switch (network?.kind) {
+    case undefined:
+      return `; it has no network (${SANDBOX_NETWORK_ENV}=1 gives it an outbound-only one)`;
+    case "outbound":
+      return `; it has an outbound-only network, with no route to the host's own addresses (${SANDBOX_NETWORK_ENV}=1)`;
+    case "unavailable":
+      return `; it has no network although ${SANDBOX_NETWORK_ENV}=1 asks for one: ${network.reason}`;
+    default: {
+      const unreachable: never = network;
+      return unreachable;
+    }
+  }
+}
+
 /** One line for the daemon's log saying how commands run; `warning` when they are less confined than usual. */
 export function describeShellChoice(choice: ShellChoice): { warning: boolean; text: string } {
   switch (choice.mode) {
     case "sandboxed": {
-      const network =
-        choice.network === true
-          ? `; it has the host's network (${SANDBOX_NETWORK_ENV}=1)`
-          : `; it has no network (${SANDBOX_NETWORK_ENV}=1 gives it the host's)`;
+      const network = describeNetwork(choice.network);
+      const networkMissing = choice.network?.kind === "unavailable";
       return choice.socketFilter.kind === "filter"
         ? {
-            warning: false,
+            warning: networkMissing,
             text: `run_command is sandboxed by ${choice.bwrapPath} with a seccomp socket filter (${choice.socketFilter.architecture})${network}`,
           }
         : {

@@ -13,8 +13,14 @@
  * - text blocks of different provider message items (id, phase) make different messages, and a
  *   text block that ends with a signature ends its message, so every signature keeps its text;
  * - reasoning is kept when it has anything to send back, an id alone included.
- * With a clock, a thinking block is timed from its first delta until its block ends or any other
- * block starts or streams (models think first; some providers never close a thinking block).
+ * With a clock, a thinking block is timed from where the response's previous output ended until
+ * the block ends. It starts at the response's first event (any event: the response has started,
+ * and the model thinks before it says anything) or, after other output, at the last event of
+ * another block or the end of the previous thinking block; the first thinking delta would be too
+ * late, since providers that stream a summary of their thinking send it only once thinking is
+ * done. It ends at its stop, when any other block starts or streams (some providers never close
+ * a thinking block), or when the response ends. A whole reasoning item given as a lone stop is
+ * timed the same way. A `retry` notice means the next event starts another attempt's response.
  */
 import type { BlockDelta, BlockStart, ReasoningData, StreamEvent } from "../model/events.js";
 import type { ItemOrigin, MessagePhase, ReasoningItem, ToolCallItem } from "../model/items.js";
@@ -76,19 +82,32 @@ export class ResponseCollector {
   private readonly open = new Map<number, OpenBlock>();
   private readonly closed: ClosedBlock[] = [];
   private nextOrder = 0;
-  /** Thinking blocks timed since their first delta whose end is not seen yet. */
+  /** Thinking blocks being timed whose end is not seen yet. */
   private thinking: ThinkingBlock[] = [];
+  /**
+   * Where a thinking block opened now would start: the response's first event, then the last
+   * event of any other block or the end of the last thinking block (null: no event of this
+   * attempt's response yet, or no clock).
+   */
+  private since: number | null = null;
 
   /** `clock` (ms) times thinking blocks; without one, reasoning items carry no duration. */
   constructor(private readonly clock: (() => number) | null = null) {}
 
-  /** Feeds one stream event; events that carry no content (usage, ping, ...) are ignored. */
+  /** Feeds one stream event; events that carry no content (usage, ping, ...) only mark the response's start. */
   accept(event: StreamEvent): void {
+    if (event.type === "retry") {
+      // Another attempt follows: its response starts with its own first event.
+      this.since = null;
+      return;
+    }
+    if (this.since === null && this.clock !== null) this.since = this.clock();
     switch (event.type) {
       case "block_start":
         this.endThinking(null);
         this.closeIndex(event.index);
         this.open.set(event.index, this.startBlock(event.block));
+        this.markOutput(event.index);
         return;
       case "block_delta":
         this.appendDelta(event.index, event.delta);
@@ -100,6 +119,7 @@ export class ResponseCollector {
           if (event.origin !== undefined) block.meta.origin = event.origin;
         }
         this.stopBlock(event.index, event.block_type, event.reasoning);
+        this.markOutput(null);
         return;
       }
       case "block_abort":
@@ -110,7 +130,6 @@ export class ResponseCollector {
         return;
       case "usage":
       case "error":
-      case "retry":
       case "ping":
         return;
       default: {
@@ -148,7 +167,7 @@ export class ResponseCollector {
         return { type: "text", order, text: "", meta };
       }
       case "thinking":
-        return thinkingBlock(order);
+        return this.thinkingBlock(order);
       case "tool_use": {
         const block: OpenBlock = { type: "tool_use", order, id: start.id, name: start.name, json: "" };
         if (start.item_id !== undefined) block.item_id = start.item_id;
@@ -170,14 +189,14 @@ export class ResponseCollector {
       block = undefined;
     }
     if (block === undefined) {
+      // Thinking still timed ends where this block begins (a new thinking block starts there).
+      this.endThinking(null);
       block = this.implicitBlock(delta);
       this.open.set(index, block);
+    } else {
+      this.endThinking(block.type === "thinking" ? block : null);
     }
-    this.endThinking(block.type === "thinking" ? block : null);
-    if (block.type === "thinking" && block.startedAt === null && this.clock !== null) {
-      block.startedAt = this.clock();
-      this.thinking.push(block);
-    }
+    this.markOutput(index);
     switch (delta.type) {
       case "text":
       case "thinking":
@@ -199,7 +218,7 @@ export class ResponseCollector {
       case "text":
         return { type: "text", order, text: "", meta: {} };
       case "thinking":
-        return thinkingBlock(order);
+        return this.thinkingBlock(order);
       case "input_json":
         return { type: "orphan_input", order };
       default: {
@@ -216,7 +235,8 @@ export class ResponseCollector {
     }
     // Some providers emit a whole reasoning item as a lone stop (e.g. encrypted-only reasoning).
     if (stopType === "thinking" && data !== undefined) {
-      const item = reasoningItem("", data);
+      this.endThinking(null);
+      const item = reasoningItem("", data, this.loneDuration());
       if (item !== undefined) this.closed.push({ type: "reasoning", order: this.nextOrder++, item });
     }
   }
@@ -249,6 +269,29 @@ export class ResponseCollector {
     }
   }
 
+  /** A new thinking block, timed from `since` when there is a clock. */
+  private thinkingBlock(order: number): ThinkingBlock {
+    const block: ThinkingBlock = { type: "thinking", order, text: "", startedAt: this.since, endedAt: null };
+    if (this.since !== null) this.thinking.push(block);
+    return block;
+  }
+
+  /** Whole milliseconds of a reasoning item that came whole as a lone stop: from `since` to now. */
+  private loneDuration(): number | undefined {
+    if (this.clock === null || this.since === null) return undefined;
+    const now = this.clock();
+    const duration = Math.max(0, Math.round(now - this.since));
+    this.since = now;
+    return duration;
+  }
+
+  /** Output of the block at `index` (null: a block stopped) was seen now: a later thinking block starts after it. */
+  private markOutput(index: number | null): void {
+    if (this.clock === null) return;
+    if (index !== null && this.open.get(index)?.type === "thinking") return;
+    this.since = this.clock();
+  }
+
   /** Ends the timing of every thinking block in progress but `continuing` (the block a thinking delta extends). */
   private endThinking(continuing: ThinkingBlock | null): void {
     if (this.clock === null || this.thinking.length === 0) return;
@@ -256,14 +299,17 @@ export class ResponseCollector {
     const now = this.clock();
     for (const block of this.thinking) if (block !== continuing) block.endedAt = now;
     this.thinking = continuing !== null && this.thinking.includes(continuing) ? [continuing] : [];
+    this.since = now;
   }
 
-  /** Ends the timing of one thinking block (it closed). */
+  /** Ends the timing of one thinking block (it closed, or came whole as a lone stop). */
   private endThinkingOf(block: ThinkingBlock): void {
     const at = this.thinking.indexOf(block);
     if (this.clock === null || at < 0) return;
-    block.endedAt = this.clock();
+    const now = this.clock();
+    block.endedAt = now;
     this.thinking.splice(at, 1);
+    this.since = now;
   }
 
   private closeAll(): void {
@@ -272,11 +318,7 @@ export class ResponseCollector {
   }
 }
 
-function thinkingBlock(order: number): ThinkingBlock {
-  return { type: "thinking", order, text: "", startedAt: null, endedAt: null };
-}
-
-/** Whole milliseconds from a thinking block's first delta to its end, or undefined when it was not timed. */
+/** Whole milliseconds from a thinking block's start to its end, or undefined when it was not timed. */
 function durationOf(block: ThinkingBlock): number | undefined {
   if (block.startedAt === null || block.endedAt === null) return undefined;
   return Math.max(0, Math.round(block.endedAt - block.startedAt));

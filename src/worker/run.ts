@@ -355,6 +355,8 @@ export class WorkerRun implements ToolBatchRun {
     this.notify("onEvent", () => this.observer.onEvent?.(event));
     if (event.type === "usage") {
       usage.total = mergeUsage(usage.total, event.usage);
+      // Carries no content, but may be the response's first event (thinking is timed from it).
+      collector.accept(event);
     } else if (event.type === "error") {
       const details = event.code === undefined ? {} : { code: event.code };
       throw WorkerError.client(new LlmClientError("api", this.core.client.provider, event.message, details));

@@ -27,7 +27,8 @@ export interface WorkerOptions {
   observer?: WorkerObserver;
   /**
    * A clock in milliseconds (e.g. `() => performance.now()`): with one, every reasoning item the
-   * model streams records how long it took (`duration_ms`, first delta to end of its block).
+   * model streams records how long it took (`duration_ms`: from the response's first event, or
+   * the end of the output before it, to the end of its block; see response-collector.ts).
    */
   clock?: () => number;
 }

@@ -91,6 +91,10 @@ describe("parseProviderConfig", () => {
     expect(config.approvalPolicy).toEqual(policy);
     expect(config.maxToolRounds).toBe(40);
     expect(config.providers.p).toEqual({ ...profile, approvalPolicy: { default: "deny" }, maxToolRounds: 5 });
+    const uncapped = parse({ maxToolRounds: null, providers: { p: { ...profile, maxToolRounds: null } } });
+    expect(uncapped.maxToolRounds).toBeNull();
+    expect(uncapped.providers.p?.maxToolRounds).toBeNull();
+    expect(parse({ providers: {} })).not.toHaveProperty("maxToolRounds");
   });
 
   it("takes trustedHeadKeys only as Ed25519 public keys in PEM form", () => {

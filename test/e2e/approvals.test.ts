@@ -304,6 +304,55 @@ describe("approvals", () => {
     expect((await snapshot(app, sessionId)).pending_approvals).toEqual([]);
   });
 
+  it("keeps a deny answered just before SIGKILL: the call gets the user's denial and message, not an unknown outcome", async () => {
+    // The allowed `sleep` of the same batch runs after the deny, so the batch's results are
+    // still unwritten when the daemon is killed, however fast the loop is.
+    const app = await daemon({
+      approvalPolicy: {
+        default: "ask",
+        rules: [{ tool: "run_command", pattern: "sleep *", action: "allow" }],
+      },
+    });
+    provider.queue(
+      toolCalls([
+        { name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_echo" },
+        { name: "run_command", args: { command: "sleep 30" }, id: "call_sleep" },
+      ]),
+      text("Understood, I will use the Makefile."),
+    );
+    const sessionId = await app.createSession();
+    await app.prompt(sessionId, "record a run, then wait");
+    await waitingCalls(app, sessionId);
+
+    const denied = await answer(app, sessionId, "call_echo", {
+      decision: "deny",
+      message: "use the Makefile",
+    });
+    expect(denied.status).toBe(200);
+    await app.kill();
+    await app.boot();
+    await app.idle(sessionId);
+
+    const history = await app.history(sessionId);
+    expect(history.items.map((entry) => entry.kind)).toEqual([
+      "user",
+      "tool_call",
+      "tool_call",
+      "tool_result",
+      "tool_result",
+      "note",
+      "assistant",
+    ]);
+    expect(resultOf(history.items, "call_echo")).toBe(
+      "The user denied this tool call; it was not run. Their message: use the Makefile",
+    );
+    expect(resultOf(history.items, "call_sleep")).toMatch(/outcome is unknown/);
+    // The model reads the denial with its message after the restart.
+    const tool = messagesOf(provider.requests[1]!).find((message) => message.tool_call_id === "call_echo");
+    expect(contentText(tool!)).toMatch(/The user denied this tool call.*use the Makefile/);
+    expect(effects(app)).toBe("");
+  });
+
   it("denies what waits when the turn is interrupted", async () => {
     const app = await daemon();
     provider.queue(

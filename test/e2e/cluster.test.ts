@@ -238,6 +238,36 @@ describe("a cluster of daemons on one PostgreSQL", () => {
     expect(b!.readLog()).toMatch(/refused connections; marked stopped/);
   });
 
+  it("ends a turn interrupted through another node just before the owner's SIGKILL as interrupted on the node that takes over", async () => {
+    const [a, b] = await cluster(2, 60);
+    const command = "echo started >> effects.txt; sleep 30";
+    provider.queue(toolCalls([{ name: "run_command", args: { command }, id: "call_sleep" }]));
+    provider.script = () => text("a turn that should not run");
+    const sessionId = await a!.createSession();
+    const inputId = uuidv7();
+    await a!.prompt(sessionId, "record that you started, then wait", inputId);
+    const effects = join(a!.workspace, "effects.txt");
+    await eventually("the command to start", () => (existsSync(effects) ? true : undefined));
+    const runId = (await a!.receipt(sessionId, inputId)).turn!.id;
+
+    // Relayed to A, which marks the turn before answering; A dies right after.
+    const interrupted = await b!.api(`/sessions/${sessionId}/interrupt`, {
+      method: "POST",
+      body: { run_id: runId, through_input_order: 1 },
+    });
+    expect(interrupted.status).toBe(200);
+    expect(interrupted.json()).toMatchObject({ state: "requested" });
+    await a!.kill();
+
+    // B finds A's address refusing connections and takes the session at once.
+    await b!.idle(sessionId, 10_000);
+    expect((await b!.receipt(sessionId, inputId)).turn).toMatchObject({ id: runId, state: "interrupted" });
+    const kinds = (await b!.history(sessionId)).items.map((entry) => entry.kind);
+    expect(kinds).toEqual(["user", "tool_call", "tool_result"]);
+    expect(provider.requests).toHaveLength(1);
+    expect(readFileSync(effects, "utf8")).toBe("started\n");
+  });
+
   it("takes over a session SIGKILLed mid-tool on another node: unknown outcome, the tool ran once, a watcher on B follows the new generation", async () => {
     const [a, b] = await cluster(2);
     const command = "echo started >> effects.txt; sleep 30";

@@ -68,6 +68,8 @@ describe.each(databaseKinds)("a plain HTTP consumer ($name)", ({ database }) => 
       input_order: 0,
       preview: { text: "", transcript_count: 0, truncated: false },
       history: { items: [], older: null, newer: null },
+      // The creation request, as sent, so a client can tell the session is the one it asked for.
+      creation: { kind: "new", submitted: { kind: "new", workspace: app.workspace, name: "consumer" } },
     });
     expect(Date.parse(snapshot.created_at as string)).not.toBeNaN();
     expect(Date.parse(snapshot.activity_at as string)).not.toBeNaN();

@@ -132,6 +132,36 @@ describe("large entries", () => {
     expect(snapshot.history.items.map((entry) => entry.id)).toEqual(history.items.map((entry) => entry.id));
   }, 120_000);
 
+  it("keeps a snapshot within 1 MiB when it echoes a creation request near the body limit and a policy repeated in it", async () => {
+    provider.script = () => text("noted");
+    // The policy shows twice in a snapshot (approval_policy, and in creation.submitted).
+    const rules = Array.from({ length: 7 }, (_, i) => ({
+      tool: `tool_${i}`,
+      pattern: `${"p".repeat(4000)}*`,
+      action: "ask",
+    }));
+    const shell = { kind: "new", workspace: app.workspace, approval_policy: { default: "ask", rules } };
+    const body = { ...shell, system_prompt: "s".repeat(65_000 - JSON.stringify(shell).length - 20) };
+    const session = uuidv7();
+    const created = await app.api(`/sessions/${session}`, {
+      method: "PUT",
+      headers: { "if-none-match": "*" },
+      body,
+    });
+    expect(created.status, created.text.slice(0, 300)).toBe(201);
+    // Enough 30 KB prompts to fill a snapshot's history budget; each turn is a prompt and an answer.
+    for (let turn = 0; turn < 33; turn++) await app.turn(session, `${turn} ${"q".repeat(30_000)}`);
+
+    const snapshot = await getJson<{ history: HistoryPage & { byte_limited: boolean }; creation: unknown }>(
+      `/sessions/${session}`,
+    );
+    expect(snapshot.history.byte_limited).toBe(true);
+    expect(snapshot.creation).toEqual({ kind: "new", submitted: body });
+    const stream = await open(session);
+    await stream.next();
+    checkFrames(stream);
+  }, 120_000);
+
   it("streams a 10 MB assistant message to a reading watcher that keeps its connection, announced truncated with a ref to the exact text", async () => {
     const deltas: string[] = [];
     for (let i = 0; i < 160; i++) deltas.push(variedText(62_500, `delta ${i}`));

@@ -1,5 +1,6 @@
 /**
- * A long agent run through the daemon: one turn of many tool rounds, then the durable history
+ * A long agent run through the daemon: one turn of many tool rounds (more than any former
+ * default cap: a turn has no round cap unless config.json sets one), then the durable history
  * paged back and the session restarted, to show a long run neither loses nor repeats a step.
  */
 import { readFileSync, writeFileSync } from "node:fs";
@@ -9,8 +10,9 @@ import { text, toolCalls } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
 import { DaemonHarness, type HistoryEntry } from "./support/daemon-harness.js";
 import { profileFor } from "./support/fixture.js";
+import { eventsOf } from "./support/sse-client.js";
 
-const rounds = 60;
+const rounds = 150;
 
 describe("a long run", () => {
   let provider: FakeProvider;
@@ -43,8 +45,12 @@ describe("a long run", () => {
         : text("All rounds done.");
     const sessionId = await app.createSession();
     writeFileSync(join(app.workspace, "log.txt"), "line 0\n");
+    const stream = await app.openStream(sessionId);
     await app.prompt(sessionId, "edit the log many times");
-    await app.idle(sessionId, 60_000);
+    const frames = await stream.readUntil((event) => event.type === "turn_completed", 120_000);
+    stream.close();
+    const completed = eventsOf(frames).find((event) => event.type === "turn_completed");
+    expect(completed?.data).toMatchObject({ state: "completed", outcome: "finished" });
 
     expect(provider.requests).toHaveLength(rounds + 1);
     expect(readFileSync(join(app.workspace, "log.txt"), "utf8")).toBe(`line ${rounds}\n`);

@@ -7,7 +7,7 @@
  * turn go on; SIGKILL in the middle of an MCP call (the call is never run again); the server's
  * process group ended with the daemon; AGENTS.md added to the system prompt, logged and capped.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { v7 as uuidv7 } from "uuid";
@@ -15,13 +15,16 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { McpStatus, McpTestReport } from "../../src/api/mcp-status.js";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
+import { hostAddresses, listenOnEveryAddress } from "../support/host-listeners.js";
 import {
   isProcessAlive as alive,
   filesystemServerConfig,
+  probeServerConfig,
   processesIn,
   testServerConfig,
 } from "../support/mcp/servers.js";
 import { weirdToolName } from "../support/mcp/test-tools.js";
+import type { ProbeReport, ProbeRequest } from "../support/network-probe.js";
 import { DaemonHarness, type HistoryEntry, type ProviderProfileConfig } from "./support/daemon-harness.js";
 import { eventually } from "./support/fixture.js";
 
@@ -219,6 +222,66 @@ describe("MCP servers through the daemon", () => {
     expect((await app.receipt(sessionId, inputId)).turn?.state).toBe("abandoned");
     // The call ran once, and only once.
     expect(readFileSync(markerPath, "utf8")).toBe("started\n");
+  });
+
+  it("keeps a sandboxed server with the network on away from the host's services, its /tmp, the user's home and other workspaces", async () => {
+    const listener = await listenOnEveryAddress();
+    try {
+      const app = await daemon({ probe: probeServerConfig({ cwd: "${workspace}" }) });
+      // Another session's workspace under the host's /tmp, with something in it.
+      const other = join(app.root, "other-workspace");
+      mkdirSync(other);
+      writeFileSync(join(other, "secret.txt"), "another session's file");
+      const hostTmp = `/tmp/skein-probe-${uuidv7()}`;
+      const providerPort = Number(new URL(provider.baseUrl).port);
+      const request: ProbeRequest = {
+        tcp: [
+          ...hostAddresses().map((host) => ({ host, port: listener.port })),
+          { host: "127.0.0.1", port: app.port },
+          { host: "127.0.0.1", port: providerPort },
+          { host: "127.0.0.1", port: 5432 },
+        ],
+        write: [
+          join(app.root, ".bashrc"),
+          join(other, "planted.txt"),
+          hostTmp,
+          join(app.workspace, "allowed.txt"),
+          "$HOME/cache.txt",
+        ],
+        read: [join(other, "secret.txt"), join(app.home, "config.json"), "/etc/hostname"],
+      };
+      provider.queue(toolCalls([{ name: "probe__probe", args: request, id: "call_probe" }]), text("probed"));
+      const sessionId = await app.createSession();
+      await app.turn(sessionId, "probe");
+      const history = (await app.history(sessionId)).items;
+      expect(history[2]!.tool).toMatchObject({ name: "probe__probe", is_error: false });
+      const report = JSON.parse(resultOf(history[2])) as ProbeReport;
+
+      // No service of the host answers: not the listener on any of its addresses, not the daemon, the provider or PostgreSQL.
+      expect(Object.keys(report.tcp)).toHaveLength(request.tcp!.length);
+      for (const [target, outcome] of Object.entries(report.tcp)) expect(outcome, target).not.toBe("open");
+      // Writable: its workspace and its own HOME (the server's directory in the daemon's home), nothing else.
+      expect(report.write[join(app.workspace, "allowed.txt")]).toBe("written");
+      expect(report.write["$HOME/cache.txt"]).toBe("written");
+      const ownDirectory = join(app.home, "mcp", "probe");
+      expect(readFileSync(join(ownDirectory, "cache.txt"), "utf8")).toBe("written by the probe\n");
+      expect(statSync(ownDirectory).mode & 0o777).toBe(0o700);
+      // The daemon's user's home (the harness's root, under /tmp) is not the server's HOME and
+      // not writable: a write there lands in the private /tmp, never on the host.
+      expect(report.env.HOME).not.toBe(app.root);
+      expect(existsSync(join(app.root, ".bashrc"))).toBe(false);
+      expect(report.write[join(other, "planted.txt")]).not.toBe("written");
+      expect(existsSync(join(other, "planted.txt"))).toBe(false);
+      // Its /tmp is private: the write stays there, the host's /tmp never sees it.
+      expect(report.write[hostTmp]).toBe("written");
+      expect(existsSync(hostTmp)).toBe(false);
+      // Reads: another workspace under the host's /tmp and the daemon's home are not there; the host's system is.
+      expect(report.read[join(other, "secret.txt")]).toBe("ENOENT");
+      expect(report.read[join(app.home, "config.json")]).not.toContain("fixture-key");
+      expect(report.read["/etc/hostname"]).toBe(readFileSync("/etc/hostname", "utf8"));
+    } finally {
+      await listener.close();
+    }
   });
 
   it("stops its MCP servers with their process groups when the daemon shuts down", async () => {

@@ -268,11 +268,30 @@ describe.each(databaseKinds)("sessions ($name)", ({ database }) => {
     expect((await list()).map((item) => item.id)).not.toContain(id);
   });
 
-  it("says in every snapshot and summary how the session was created", async () => {
-    const source = await app.createSession();
+  it("says in every snapshot and summary how the session was created, and a snapshot echoes the creation request", async () => {
+    const body = {
+      kind: "new",
+      workspace: app.workspace,
+      name: "echoed",
+      system_prompt: "Be brief.",
+      request_config: { temperature: 0.5 },
+      approval_policy: { default: "ask", rules: [{ tool: "read_file", action: "allow" }] },
+    };
+    const source = uuidv7();
+    const created = await app.api(`/sessions/${source}`, {
+      method: "PUT",
+      headers: { "if-none-match": "*" },
+      body,
+    });
+    expect(created.status).toBe(201);
+    // `submitted` is the body as sent: nothing the daemon chose (profile, model, MCP servers) is added.
+    expect(created.json().creation).toEqual({ kind: "new", submitted: body });
     await app.turn(source, "only prompt");
     const snapshot = (await app.api(`/sessions/${source}`)).json();
-    expect(snapshot.creation).toEqual({ kind: "new" });
+    expect(snapshot.creation).toEqual({ kind: "new", submitted: body });
+    // Summaries say how, not what was asked (a listing would repeat every system prompt).
+    expect((await list()).find((item) => item.id === source)?.creation).toEqual({ kind: "new" });
+
     const checkpoint = (await app.history(source)).items[1]!.checkpoint_id!;
     const { id, response } = await fork(source, checkpoint);
     const creation = {
@@ -281,9 +300,14 @@ describe.each(databaseKinds)("sessions ($name)", ({ database }) => {
       checkpoint_id: checkpoint,
       entry_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
     };
-    expect(response.json().creation).toEqual(creation);
-    expect((await app.api(`/sessions/${id}`)).json().creation).toEqual(creation);
-    expect((await list()).find((item) => item.id === id)).toMatchObject({ creation });
+    const submitted = { kind: "fork", source_session_id: source, checkpoint_id: checkpoint };
+    expect(response.json().creation).toEqual({ ...creation, submitted });
+    expect((await list()).find((item) => item.id === id)?.creation).toEqual(creation);
+
+    // Stored with the session: the same after a restart.
+    await app.restart({ crash: true });
+    expect((await app.api(`/sessions/${id}`)).json().creation).toEqual({ ...creation, submitted });
+    expect((await app.api(`/sessions/${source}`)).json().creation).toEqual({ kind: "new", submitted: body });
   });
 
   it("remembers a refused creation: a later GET of the id answers 404 with the decision, until it is created", async () => {

@@ -83,12 +83,36 @@ describe.skipIf(skipReason !== null)("a full disk under a running daemon", () =>
     expect(refused.json()).toMatchObject({ code: "request_unavailable" });
     const listed = await app.api("/sessions");
     expect(listed.status).toBe(200);
+    const blocked = { code: "storage_unavailable", detail: expect.any(String) };
+    expect(snapshot.json<{ status: unknown }>().status).toMatchObject({ blocking_reason: blocked });
+    // The end is retried after 250, 500 and 1000 ms: several attempts fail while the disk stays full.
+    await new Promise((wait) => setTimeout(wait, 2_000));
 
     small.free();
-    const ended = await stream.readUntil((event) => event.type === "turn_completed");
+    // The idle status follows the turn's end.
+    const ended = await stream.readUntil((event) => event.type === "status" && event.data.phase === "idle");
     const completed = eventsOf(ended).find((event) => event.type === "turn_completed");
     expect(completed?.data).toMatchObject({ state: "failed" });
     stream.close();
+    // Status events carry the blocking reason, as the snapshot's status does, and a retry that
+    // fails again changes nothing, so it sends no status event again.
+    const statuses = eventsOf([...frames, ...ended])
+      .filter((event) => event.type === "status")
+      .map((event) => event.data);
+    expect(statuses.filter((status) => status.blocking_reason !== null)).toEqual([
+      {
+        phase: "running",
+        run_id: completed?.data.run_id,
+        interrupt_requested: false,
+        blocking_reason: blocked,
+      },
+    ]);
+    expect(statuses.at(-1)).toEqual({
+      phase: "idle",
+      run_id: null,
+      interrupt_requested: false,
+      blocking_reason: null,
+    });
 
     const receipt = await app.receipt(sessionId, inputId);
     expect(receipt.delivery).toBe("committed");

@@ -33,13 +33,16 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
   });
 
   async function daemon(
-    options: { configured?: boolean; env?: Record<string, string> } = {},
+    options: { configured?: boolean; env?: Record<string, string>; config?: Record<string, unknown> } = {},
   ): Promise<DaemonHarness> {
     provider.reset();
     provider.script = () => text("ok");
     const env = options.env ?? {};
+    const config = options.config ?? {};
     const app = await DaemonHarness.start(
-      options.configured === false ? { env, database } : { providers: profileFor(provider), env, database },
+      options.configured === false
+        ? { env, database }
+        : { providers: profileFor(provider), env, database, config },
     );
     started.push(app);
     return app;
@@ -191,6 +194,99 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
     expect(contentText(tool!)).toMatch(/outcome is unknown/);
 
     // The command ran once and only once.
+    expect(readFileSync(effects, "utf8")).toBe("started\n");
+  });
+
+  interface Snapshot {
+    status: { phase: string; run_id: string | null };
+    input_order: number;
+    pending_approvals: Array<{ call_id: string }>;
+  }
+
+  async function snapshot(app: DaemonHarness, sessionId: string): Promise<Snapshot> {
+    const response = await app.api(`/sessions/${sessionId}?tail=0`);
+    expect(response.status).toBe(200);
+    return response.json<Snapshot>();
+  }
+
+  /** Interrupt the running turn; SIGKILL the daemon as soon as the 200 is in; start it again. */
+  async function interruptThenKill(app: DaemonHarness, sessionId: string, runId: string): Promise<void> {
+    const current = await snapshot(app, sessionId);
+    const response = await app.api(`/sessions/${sessionId}/interrupt`, {
+      method: "POST",
+      body: { run_id: runId, through_input_order: current.input_order },
+    });
+    expect(response.status).toBe(200);
+    expect(response.json()).toMatchObject({ run_id: runId, state: "requested" });
+    await app.kill();
+    await app.boot();
+  }
+
+  /** The session once it neither runs nor waits to recover: idle, or a turn waiting for an answer. */
+  function settled(app: DaemonHarness, sessionId: string): Promise<Snapshot> {
+    return eventually("the session to settle", async () => {
+      const response = await app.api(`/sessions/${sessionId}?tail=0`);
+      if (response.status !== 200) return undefined;
+      const current = response.json<Snapshot>();
+      return current.status.phase === "running" ? undefined : current;
+    });
+  }
+
+  it("ends a turn interrupted just before SIGKILL as interrupted: the waiting call is denied, no new turn runs", async () => {
+    // The built-in policy: the command waits for an answer.
+    const app = await daemon({ config: { approvalPolicy: undefined } });
+    provider.queue(
+      toolCalls([{ name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_wait" }]),
+    );
+    provider.script = () => text("a turn that should not run");
+    const sessionId = await app.createSession();
+    const inputId = uuidv7();
+    await app.prompt(sessionId, "record a run", inputId);
+    const waiting = await eventually("the call to wait for an answer", async () => {
+      const current = await snapshot(app, sessionId);
+      return current.status.phase === "waiting" ? current : undefined;
+    });
+
+    await interruptThenKill(app, sessionId, waiting.status.run_id!);
+
+    const after = await settled(app, sessionId);
+    expect(after.status.phase).toBe("idle");
+    expect(after.pending_approvals).toEqual([]);
+    expect((await app.receipt(sessionId, inputId)).turn).toMatchObject({
+      id: waiting.status.run_id,
+      state: "interrupted",
+    });
+    const history = await app.history(sessionId);
+    expect(history.items.map((entry) => entry.kind)).toEqual(["user", "tool_call", "tool_result"]);
+    expect(resultText(history.items[2])).toMatch(/not run: the user interrupted the turn while it waited/);
+    expect(provider.requests).toHaveLength(1);
+    expect(existsSync(join(app.workspace, "effects.txt"))).toBe(false);
+  });
+
+  it("ends a turn interrupted mid-tool just before SIGKILL as interrupted: no note, no new turn, the tool not run again", async () => {
+    const app = await daemon();
+    const command = "echo started >> effects.txt; sleep 30";
+    provider.queue(toolCalls([{ name: "run_command", args: { command }, id: "call_sleep" }]));
+    provider.script = () => text("a turn that should not run");
+    const sessionId = await app.createSession();
+    const inputId = uuidv7();
+    await app.prompt(sessionId, "record that you started, then wait", inputId);
+    const effects = join(app.workspace, "effects.txt");
+    await eventually("the command to start", () => (existsSync(effects) ? true : undefined));
+    const runId = (await app.receipt(sessionId, inputId)).turn!.id;
+
+    await interruptThenKill(app, sessionId, runId);
+
+    const after = await settled(app, sessionId);
+    expect(after.status.phase).toBe("idle");
+    expect((await app.receipt(sessionId, inputId)).turn).toMatchObject({
+      id: runId,
+      state: "interrupted",
+    });
+    const history = await app.history(sessionId);
+    expect(history.items.map((entry) => entry.kind)).toEqual(["user", "tool_call", "tool_result"]);
+    expect(resultText(history.items[2])).toMatch(/interrupted by the user.*outcome is unknown/);
+    expect(provider.requests).toHaveLength(1);
     expect(readFileSync(effects, "utf8")).toBe("started\n");
   });
 

@@ -6,7 +6,7 @@
  * timeouts, bad servers, the environment a server gets, config edits and process-group shutdown.
  */
 import { getEventListeners } from "node:events";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -17,6 +17,7 @@ import { portableToolName } from "../../src/mcp/tool-name.js";
 import type { Tool, ToolDefinition, ToolOutput } from "../../src/model/tools.js";
 import { DEFAULT_BWRAP_PATH, probeBwrap } from "../../src/tools/bubblewrap.js";
 import { resolveHiddenPaths } from "../../src/tools/hidden-paths.js";
+import { type NetworkHelperProbe, probeNetworkHelper } from "../../src/tools/network-helper.js";
 import { socketFilterFor } from "../../src/tools/socket-filter.js";
 import {
   isProcessAlive as alive,
@@ -323,7 +324,10 @@ describe("the MCP manager with the daemon's sandbox", () => {
   const usable = probeBwrap(DEFAULT_BWRAP_PATH, socketFilterFor());
 
   /** A workspace that holds a daemon home with an API key in it, the home hidden. */
-  function sandboxed(servers: McpServersConfig): { f: Fixture; home: string } {
+  function sandboxed(
+    servers: McpServersConfig,
+    network: NetworkHelperProbe = probeNetworkHelper(),
+  ): { f: Fixture; home: string } {
     const f = fixture(servers);
     const home = join(f.workspace, "skein-home");
     mkdirSync(home, { mode: 0o700 });
@@ -332,6 +336,8 @@ describe("the MCP manager with the daemon's sandbox", () => {
       bwrapPath: DEFAULT_BWRAP_PATH,
       filter: socketFilterFor(),
       hidden: resolveHiddenPaths([home]),
+      stateRoot: join(home, "mcp"),
+      network,
     };
     f.manager = new McpManager({
       config: () => ({ servers: f.servers, error: null }),
@@ -379,6 +385,39 @@ describe("the MCP manager with the daemon's sandbox", () => {
       expect(
         outputText(await call(tools, "fs__read_text_file", { path: join(home, "config.json") })),
       ).toContain("sk-very-secret");
+    },
+  );
+
+  it.skipIf(!usable.usable)(
+    "refuses to start a server with the network on when the helper is missing, saying what to do, and never gives it the host's network",
+    async () => {
+      const missing: NetworkHelperProbe = { usable: false, reason: "slirp4netns not found" };
+      const { f } = sandboxed(
+        { net: testServerConfig(), offline: testServerConfig([], { network: false }) },
+        missing,
+      );
+      const tools = await f.manager.toolsFor(["net", "offline"], f.workspace);
+      expect(tools.map((definition) => definition().meta.name)).toContain("offline__echo");
+      const byName = Object.fromEntries(f.manager.status().servers.map((server) => [server.name, server]));
+      expect(byName.net?.instances[0]).toMatchObject({ state: "failed" });
+      expect(byName.net?.instances[0]?.last_error?.message).toMatch(
+        /cannot give this server a network \(slirp4netns not found\); set "network": false .* or install slirp4netns/,
+      );
+    },
+  );
+
+  it.skipIf(!usable.usable)(
+    "starts a server through npx from a local package, its npm cache in the server's own directory",
+    async () => {
+      const { f, home } = sandboxed({
+        npxfs: { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "${workspace}"] },
+      });
+      writeFileSync(join(f.workspace, "notes.txt"), "through npx\n");
+      const tools = await toolsOf(f, ["npxfs"]);
+      expect(
+        outputText(await call(tools, "npxfs__read_text_file", { path: join(f.workspace, "notes.txt") })),
+      ).toBe("through npx\n");
+      expect(existsSync(join(home, "mcp", "npxfs", ".npm"))).toBe(true);
     },
   );
 

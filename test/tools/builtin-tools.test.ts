@@ -24,26 +24,28 @@ describe("chooseShell", () => {
       mode: "sandboxed",
       bwrapPath: DEFAULT_BWRAP_PATH,
       socketFilter: socketFilterFor(),
-      network: false,
     });
     expect(chooseShell({ shell: "sandboxed", env: allowUnconfined })).toEqual({
       mode: "sandboxed",
       bwrapPath: DEFAULT_BWRAP_PATH,
       socketFilter: socketFilterFor(),
-      network: false,
     });
   });
 
-  it("gives sandboxed commands the host's network only when the operator set SKEIN_SANDBOX_NETWORK=1", () => {
+  it("gives sandboxed commands an outbound-only network only when the operator set SKEIN_SANDBOX_NETWORK=1", () => {
     requireBwrap();
-    expect(chooseShell({ env: { SKEIN_SANDBOX_NETWORK: "1" } })).toMatchObject({
+    const helper = { slirp4netns: "/usr/bin/slirp4netns", nsenter: "/usr/bin/nsenter", ip: "/usr/sbin/ip" };
+    const probeNetwork = () => ({ usable: true as const, helper });
+    expect(chooseShell({ env: { SKEIN_SANDBOX_NETWORK: "1" }, probeNetwork })).toMatchObject({
       mode: "sandboxed",
-      network: true,
+      network: { kind: "outbound", helper },
     });
-    expect(chooseShell({ env: { SKEIN_SANDBOX_NETWORK: "yes" } })).toMatchObject({ network: false });
-    expect(describeShellChoice(chooseShell({ env: { SKEIN_SANDBOX_NETWORK: "1" } })).text).toContain(
-      "it has the host's network",
+    expect(chooseShell({ env: { SKEIN_SANDBOX_NETWORK: "yes" }, probeNetwork })).not.toHaveProperty(
+      "network",
     );
+    expect(
+      describeShellChoice(chooseShell({ env: { SKEIN_SANDBOX_NETWORK: "1" }, probeNetwork })),
+    ).toMatchObject({ warning: false, text: expect.stringContaining("it has an outbound-only network") });
   });
 
   it("offers no shell when sandboxing is asked for and bwrap is missing, saying why", () => {

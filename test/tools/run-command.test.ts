@@ -2,13 +2,24 @@ import { randomBytes } from "node:crypto";
 import { access, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_BWRAP_PATH } from "../../src/tools/bubblewrap.js";
 import { resolveHiddenPaths } from "../../src/tools/hidden-paths.js";
+import { probeNetworkHelper } from "../../src/tools/network-helper.js";
 import { OUTPUT_LIMIT_BYTES } from "../../src/tools/output-limit.js";
 import { runCommandTool } from "../../src/tools/run-command.js";
-import type { OfferedShell } from "../../src/tools/shell-mode.js";
+import { chooseShell, describeShellChoice, type OfferedShell } from "../../src/tools/shell-mode.js";
 import { socketFilterFor } from "../../src/tools/socket-filter.js";
+import {
+  canMakePeer,
+  type HostListener,
+  hostAddresses,
+  listenOnEveryAddress,
+  type PeerListener,
+  startPeerListener,
+} from "../support/host-listeners.js";
+import type { ProbeReport, ProbeRequest } from "../support/network-probe.js";
 import {
   callTool,
   expectToolError,
@@ -25,6 +36,8 @@ const sandboxed: OfferedShell = {
   socketFilter: socketFilterFor(),
 };
 const unconfined: OfferedShell = { mode: "unconfined" };
+const tsxLoader = import.meta.resolve("tsx");
+const probeScript = fileURLToPath(new URL("../support/network-probe.ts", import.meta.url));
 
 let workspace: TempDirectory;
 const run = (input: unknown, shell: OfferedShell = sandboxed, signal?: AbortSignal) =>
@@ -169,16 +182,6 @@ describe("run_command in the sandbox", () => {
       expect(output).toMatch(/^exit code: 7\nconnect failed: (ECONNREFUSED|ENETUNREACH)/);
     });
 
-    it("reaches the host port from the sandbox when the network is allowed (SKEIN_SANDBOX_NETWORK=1)", async () => {
-      const withNetwork: OfferedShell = { ...sandboxed, network: true } as OfferedShell;
-      expect(await run({ command: connect() }, withNetwork)).toBe("exit code: 0\nhello from the host\n");
-      // Everything else stays confined: the host outside the workspace is still read-only.
-      const output = outputText(
-        await run({ command: "touch /usr/skein-probe; echo status=$?" }, withNetwork),
-      );
-      expect(output).toMatch(/status=[1-9]/);
-    });
-
     it("reaches the same port when unconfined, so the test above can fail", async () => {
       expect(await run({ command: connect() }, unconfined)).toBe("exit code: 0\nhello from the host\n");
     });
@@ -186,6 +189,101 @@ describe("run_command in the sandbox", () => {
     it("cannot resolve host names", async () => {
       const output = outputText(await run({ command: "getent hosts example.com; echo status=$?" }));
       expect(output).toMatch(/status=[1-9]/);
+    });
+  });
+
+  describe("outbound-only network (SKEIN_SANDBOX_NETWORK=1)", () => {
+    const helper = probeNetworkHelper();
+    const withNetwork: OfferedShell = {
+      ...sandboxed,
+      ...(helper.usable ? { network: { kind: "outbound", helper: helper.helper } } : {}),
+    };
+    let listener: HostListener;
+    let peer: PeerListener | null = null;
+    beforeAll(async () => {
+      listener = await listenOnEveryAddress();
+      if (canMakePeer()) peer = await startPeerListener();
+    });
+    afterAll(async () => {
+      await listener?.close();
+      peer?.close();
+    });
+
+    const probeCommand = (request: ProbeRequest) =>
+      `${process.execPath} --import ${tsxLoader} ${probeScript} '${JSON.stringify(request)}'`;
+    const probeIn = async (shell: OfferedShell, request: ProbeRequest): Promise<ProbeReport> => {
+      const output = outputText(await run({ command: probeCommand(request) }, shell));
+      expect(output).toMatch(/^exit code: 0\n/);
+      return JSON.parse(output.slice(output.indexOf("\n") + 1)) as ProbeReport;
+    };
+
+    it.skipIf(!helper.usable)(
+      "reaches no service of the host: not on loopback, not on its other addresses, not through slirp's gateway or DNS alias",
+      async () => {
+        const targets = [...hostAddresses(), "10.0.2.2", "10.0.2.3", "169.254.169.254", "0.0.0.0"];
+        const tcp = targets.map((host) => ({ host, port: listener.port }));
+        const report = await probeIn(withNetwork, { tcp });
+        expect(Object.keys(report.tcp)).toHaveLength(targets.length);
+        for (const [target, outcome] of Object.entries(report.tcp)) expect(outcome, target).not.toBe("open");
+        // The same probe unconfined reaches the listener on every host address, so the test can fail.
+        const control = await probeIn(unconfined, {
+          tcp: hostAddresses().map((host) => ({ host, port: listener.port })),
+        });
+        for (const [target, outcome] of Object.entries(control.tcp)) expect(outcome, target).toBe("open");
+      },
+    );
+
+    it.skipIf(!helper.usable)(
+      "has a default route out and its own resolv.conf naming nameservers off the host",
+      async () => {
+        const output = outputText(
+          await run({ command: "ip route; ip rule; cat /etc/resolv.conf" }, withNetwork),
+        );
+        expect(output).toMatch(/^default via 10\.0\.2\.2 dev tap0/m);
+        expect(output).toMatch(/prohibit/);
+        expect(output).not.toMatch(/nameserver 127\./);
+      },
+    );
+
+    it.skipIf(!helper.usable || !canMakePeer())(
+      "reaches a machine on the network (a listener in another network namespace), but not the host's end of the link",
+      async () => {
+        const target = peer!;
+        const report = await probeIn(withNetwork, {
+          tcp: [
+            { host: target.address, port: target.port },
+            { host: target.hostAddress, port: listener.port },
+          ],
+        });
+        expect(report.tcp).toEqual({
+          [`${target.address}:${target.port}`]: "open",
+          [`${target.hostAddress}:${listener.port}`]: expect.not.stringMatching(/^open$/),
+        });
+      },
+    );
+
+    it.skipIf(!helper.usable)(
+      "keeps everything else confined: the host outside the workspace is still read-only",
+      async () => {
+        const output = outputText(
+          await run({ command: "touch /usr/skein-probe; echo status=$?" }, withNetwork),
+        );
+        expect(output).toMatch(/status=[1-9]/);
+      },
+    );
+
+    it("says so and gives no network when the helper is missing", () => {
+      const choice = chooseShell({
+        env: { SKEIN_SANDBOX_NETWORK: "1" },
+        probeNetwork: () => ({ usable: false, reason: "slirp4netns not found" }),
+      });
+      expect(choice).toMatchObject({ mode: "sandboxed", network: { kind: "unavailable" } });
+      expect(describeShellChoice(choice)).toEqual({
+        warning: true,
+        text: expect.stringContaining(
+          "it has no network although SKEIN_SANDBOX_NETWORK=1 asks for one: slirp4netns not found",
+        ),
+      });
     });
   });
 

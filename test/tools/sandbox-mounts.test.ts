@@ -3,7 +3,11 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resolveHiddenPaths } from "../../src/tools/hidden-paths.js";
-import { privateDirectories, workspaceMountArguments } from "../../src/tools/sandbox-mounts.js";
+import {
+  privateDirectories,
+  workspaceMountArguments,
+  writableMountArguments,
+} from "../../src/tools/sandbox-mounts.js";
 import { makeTempDirectory, type TempDirectory } from "./tool-harness.js";
 
 /** The arguments as `[option, ...operands]` groups, for readable expectations. */
@@ -69,6 +73,55 @@ describe("workspaceMountArguments", () => {
       `--ro-bind /dev/null ${a}/db.sqlite`,
       // Missing, but in the writable workspace: covered so nothing can be planted there.
       `--ro-bind /dev/null ${a}/db.sqlite-journal`,
+    ]);
+  });
+});
+
+describe("writableMountArguments with readable paths", () => {
+  let root: TempDirectory;
+
+  beforeEach(async () => {
+    root = await makeTempDirectory("skein-readable-", "/tmp");
+  });
+  afterEach(async () => {
+    await root.remove();
+  });
+
+  it("shows a readable path inside a private directory read-only, before a writable one inside it", async () => {
+    const program = path.join(root.root, "server");
+    const workspace = path.join(program, "workspace");
+    await mkdir(workspace, { recursive: true });
+    const groups = mounts(writableMountArguments([workspace], [], [program]));
+    const tmpfs = groups.indexOf("--tmpfs /tmp");
+    const shown = groups.indexOf(`--ro-bind ${program} ${program}`);
+    const writable = groups.indexOf(`--bind ${workspace} ${workspace}`);
+    expect(tmpfs).toBeGreaterThanOrEqual(0);
+    expect(tmpfs).toBeLessThan(shown);
+    expect(shown).toBeLessThan(writable);
+  });
+
+  it("never shows a private directory itself, nor a path the read-only root shows anyway, nor one a writable bind holds", () => {
+    const inWorkspace = path.join(root.root, "inside");
+    const groups = mounts(writableMountArguments([root.root], [], ["/tmp", "/usr/lib", inWorkspace]));
+    expect(groups.filter((group) => group.startsWith("--ro-bind ") && group !== "--ro-bind / /")).toEqual([]);
+  });
+
+  it("covers a hidden path inside a readable one, even when it is missing there", async () => {
+    const program = path.join(root.root, "server");
+    const home = path.join(program, ".skein");
+    await mkdir(home, { recursive: true });
+    await writeFile(path.join(program, "db.sqlite"), "");
+    const hidden = resolveHiddenPaths([
+      home,
+      path.join(program, "db.sqlite"),
+      path.join(program, "db.sqlite-wal"),
+    ]);
+    const groups = mounts(writableMountArguments([], hidden, [program]));
+    const after = groups.slice(groups.indexOf(`--ro-bind ${program} ${program}`) + 1);
+    expect(after.filter((group) => !group.startsWith("--tmpfs /run"))).toEqual([
+      `--tmpfs ${home}`,
+      `--remount-ro ${home}`,
+      `--ro-bind /dev/null ${program}/db.sqlite`,
     ]);
   });
 });

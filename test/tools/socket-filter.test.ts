@@ -230,7 +230,7 @@ describe("socketFilterFor", () => {
     requireBwrap();
     expect(describeShellChoice(chooseShell({ env: {} }))).toEqual({
       warning: false,
-      text: `run_command is sandboxed by ${DEFAULT_BWRAP_PATH} with a seccomp socket filter (${process.arch}); it has no network (SKEIN_SANDBOX_NETWORK=1 gives it the host's)`,
+      text: `run_command is sandboxed by ${DEFAULT_BWRAP_PATH} with a seccomp socket filter (${process.arch}); it has no network (SKEIN_SANDBOX_NETWORK=1 gives it an outbound-only one)`,
     });
     expect(describeShellChoice(unfiltered)).toMatchObject({
       warning: true,

@@ -46,7 +46,7 @@ function snapshot(items: HistoryEntry[], older: string | null = null): SessionSn
     preview: { text: "", transcript_count: items.length, truncated: false },
     input_order: 0,
     usage: { prompt_tokens: 0, completion_tokens: 0, cached_prompt_tokens: 0, total_tokens: 0 },
-    creation: { kind: "new" },
+    creation: { kind: "new", submitted: { kind: "new", workspace: "/w" } },
     pending_inputs: [],
     pending_approvals: [],
     approval_policy: null,

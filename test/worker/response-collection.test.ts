@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   blockAbort,
@@ -5,6 +6,8 @@ import {
   textBlockStart,
   textBlockStop,
   textDelta,
+  thinkingBlockStart,
+  thinkingBlockStop,
   thinkingDelta,
   toolInputDelta,
   toolUseStart,
@@ -121,8 +124,10 @@ describe("the response collector", () => {
 });
 
 describe("timing thinking with a clock", () => {
+  type Step = Parameters<ResponseCollector["accept"]>[0] | number;
+
   /** Feed `steps` (events, or numbers that move the clock to that time) to a collector with a clock. */
-  function timed(steps: (Parameters<ResponseCollector["accept"]>[0] | number)[]) {
+  function timed(steps: Step[]) {
     let now = 0;
     const collector = new ResponseCollector(() => now);
     for (const step of steps) {
@@ -132,37 +137,81 @@ describe("timing thinking with a clock", () => {
     return collector.finish();
   }
 
-  it("measures from the first thinking delta to the block's stop", () => {
+  const started = statusEvent("started");
+  const thinkingStart = (index: number) => thinkingBlockStart(index);
+
+  it("times thinking from the response's first event, not from its first delta (a summary streamed once thinking is done)", () => {
     const response = timed([
-      { type: "block_start", index: 0, block: { type: "thinking" } },
-      100,
-      thinkingDelta(0, "let me "),
-      250,
-      thinkingDelta(0, "think"),
-      1340,
-      { type: "block_stop", index: 0, block_type: "thinking", reasoning: { signature: "sig" } },
-      2000,
+      started,
+      3000,
+      { type: "ping" },
+      4000,
+      thinkingStart(0),
+      4100,
+      thinkingDelta(0, "summary of "),
+      4400,
+      thinkingDelta(0, "the thinking"),
+      4500,
+      thinkingBlockStop(0, { signature: "sig" }),
+      5000,
       textDelta(1, "answer"),
     ]);
     expect(response.reasoning).toEqual([
-      { type: "reasoning", text: "let me think", signature: "sig", duration_ms: 1240 },
+      { type: "reasoning", text: "summary of the thinking", signature: "sig", duration_ms: 4500 },
     ]);
   });
 
-  it("ends a thinking block that is never closed when another block starts or streams", () => {
+  it("counts a usage event or a ping as the response's start, and starts again after a retry notice", () => {
+    const fromUsage = timed([
+      { type: "usage", usage: { input_tokens: 5 } },
+      700,
+      thinkingDelta(0, "t"),
+      1000,
+    ]);
+    expect(fromUsage.reasoning[0]?.duration_ms).toBe(1000);
+    const retried = timed([
+      started,
+      100,
+      { type: "retry", retry: { attempt: 1, max_attempts: 3, delay_ms: 500, reason: "overloaded" } },
+      2000,
+      { type: "ping" },
+      2600,
+      thinkingDelta(0, "t"),
+      3000,
+      textDelta(1, "x"),
+    ]);
+    expect(retried.reasoning[0]?.duration_ms).toBe(1000);
+  });
+
+  it("starts a later thinking block where the response's previous output ended", () => {
     const response = timed([
+      started,
       10,
       thinkingDelta(0, "first"),
       40.4,
       textDelta(1, "then text"),
+      600,
+      textBlockStop(1),
       900,
       thinkingDelta(2, "second"),
       950,
       toolUseStart(3, "c1", "read_file"),
+      1200,
+      thinkingStart(4),
+      1300,
+      thinkingDelta(4, "third"),
+      1500,
+      thinkingBlockStop(4),
+      1800,
+      thinkingStart(5),
+      1900,
+      thinkingDelta(5, "fourth, right after the third"),
       5000,
       statusEvent("completed"),
     ]);
-    expect(response.reasoning.map((item) => item.duration_ms)).toEqual([30, 50]);
+    // 0 → 40.4 (text starts), 600 (text stop) → 950 (tool starts), 950 (the tool's start, its last
+    // output) → 1500 (stop), 1500 (the third's stop) → 5000 (the response's end).
+    expect(response.reasoning.map((item) => item.duration_ms)).toEqual([40, 350, 550, 3500]);
   });
 
   it("ends thinking still streaming when the response ends", () => {
@@ -170,14 +219,60 @@ describe("timing thinking with a clock", () => {
     expect(response.reasoning[0]?.duration_ms).toBe(70);
   });
 
-  it("gives no duration to reasoning that streamed nothing, nor to any without a clock", () => {
+  it("times a reasoning item given whole as a lone stop from where the output before it ended", () => {
     const lone = timed([
+      started,
+      2500,
       { type: "block_stop", index: 5, block_type: "thinking", reasoning: { encrypted_content: "enc" } },
+      2600,
+      textDelta(6, "answer"),
     ]);
-    expect(lone.reasoning).toEqual([{ type: "reasoning", text: "", encrypted_content: "enc" }]);
+    expect(lone.reasoning).toEqual([
+      { type: "reasoning", text: "", encrypted_content: "enc", duration_ms: 2500 },
+    ]);
+  });
+
+  it("gives no duration without a clock", () => {
     expect(collect([thinkingDelta(0, "untimed"), textDelta(1, "x")]).reasoning).toEqual([
       { type: "reasoning", text: "untimed" },
     ]);
+  });
+
+  it("never times more thinking than the response lasted, nor a negative duration, whatever the events", () => {
+    const index = fc.integer({ min: 0, max: 3 });
+    const event: fc.Arbitrary<Step> = fc.oneof(
+      fc.double({ min: 0, max: 1000, noNaN: true }),
+      index.map((at) => thinkingStart(at)),
+      index.map((at) => thinkingDelta(at, "t")),
+      index.map((at) => thinkingBlockStop(at, { signature: "s" })),
+      index.map((at) => textDelta(at, "x")),
+      index.map((at) => textBlockStop(at)),
+      index.map((at) => toolUseStart(at, `c${at}`, "tool")),
+      index.map((at) => blockAbort(at, "gone")),
+      fc.constant<Step>({ type: "ping" }),
+      fc.constant<Step>({ type: "block_stop", index: 9, block_type: "thinking", reasoning: { id: "r" } }),
+      fc.constant<Step>(statusEvent("completed")),
+    );
+    fc.assert(
+      fc.property(fc.array(event, { maxLength: 40 }), (steps) => {
+        // The clock only moves forward: each number is added to the time.
+        let now = 0;
+        let first: number | null = null;
+        const collector = new ResponseCollector(() => now);
+        for (const step of steps) {
+          if (typeof step === "number") now += step;
+          else {
+            first ??= now;
+            collector.accept(step);
+          }
+        }
+        const durations = collector.finish().reasoning.map((item) => item.duration_ms ?? 0);
+        for (const duration of durations) expect(duration).toBeGreaterThanOrEqual(0);
+        // Each duration is rounded: allow half a millisecond per item.
+        const total = durations.reduce((sum, duration) => sum + duration, 0);
+        expect(total).toBeLessThanOrEqual(now - (first ?? now) + durations.length * 0.5);
+      }),
+    );
   });
 
   it("reaches the history through the Worker's clock option", async () => {

@@ -36,7 +36,8 @@
  * rest closes it, so no unbounded body is waited for. The 401, 400/403 (Host and origin) and 413
  * answers always close it.
  * Every failure, including Fastify's own and unexpected exceptions (500, logged), is answered
- * as problem JSON; what Fastify never sees is answered on the raw socket (raw-answer.ts).
+ * as problem JSON; what Fastify never sees is answered on the raw socket (raw-answer.ts), after
+ * the same checks 1-3 (request-authority.ts) on as much of the head as can be read.
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
@@ -51,29 +52,16 @@ import Fastify, {
   LogController,
   type RouteOptions,
 } from "fastify";
-import { csrfHeaderName, sessionCookieName } from "../../api/browser-login.js";
 import { problemContentType } from "../../api/problem.js";
 import { negotiate } from "./accept.js";
-import { type BrowserLogins, cookieValue, csrfTokenMatches } from "./browser-logins.js";
-import { type Credential, recordCredential } from "./credential.js";
+import type { BrowserLogins } from "./browser-logins.js";
+import { recordCredential } from "./credential.js";
 import { isJsonMediaType, parseJsonBody } from "./json-body.js";
-import {
-  authenticationRequired,
-  daemonUnavailable,
-  ProblemError,
-  problem,
-  requestBodyTooLarge,
-} from "./problem.js";
+import { daemonUnavailable, ProblemError, problem, requestBodyTooLarge } from "./problem.js";
 import { checkQuery, parseQueryString, queryNamesOfSchema } from "./query.js";
 import { answerConnect, answerUnparsableRequest } from "./raw-answer.js";
-import {
-  allowedHosts,
-  allowedOrigins,
-  BearerCheck,
-  browserRefusal,
-  headerValues,
-  publicAuthority,
-} from "./request-guard.js";
+import { RequestAuthority } from "./request-authority.js";
+import { BearerCheck } from "./request-guard.js";
 import { defaultBodyLimit } from "./route-config.js";
 import { describeValidation, type ValidationIssue } from "./validation-detail.js";
 
@@ -129,6 +117,25 @@ export interface HttpAppOptions {
 /** Build the app with every ingress rule installed; register routes, then listen. */
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const bearer = new BearerCheck(options.token);
+  // The bound port, read once the server listens: `address()` is a system call, and every
+  // request's Host check needs the port. (Only ever called for a request: the app exists then.)
+  let boundPort = 0;
+  const portOf =
+    options.port ??
+    ((): number => {
+      if (boundPort === 0) {
+        const address = app.server.address();
+        boundPort = typeof address === "object" && address !== null ? address.port : 0;
+      }
+      return boundPort;
+    });
+  const authority = new RequestAuthority({
+    bearer,
+    logins: options.logins,
+    port: portOf,
+    extraHosts: options.extraHosts,
+    publicUrls: options.publicUrls,
+  });
   const timeouts = options.timeouts ?? {};
   const app = Fastify({
     ...(options.loggerInstance === undefined
@@ -152,7 +159,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     // not silently drop unknown fields or coerce body values either.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false } },
     routerOptions: { querystringParser: parseQueryString },
-    clientErrorHandler: (error, socket) => answerUnparsableRequest(error, socket, bearer),
+    clientErrorHandler: (error, socket) => answerUnparsableRequest(error, socket, authority),
     frameworkErrors: (error, request, reply) => {
       let answer: ProblemError;
       try {
@@ -175,76 +182,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   });
   registeredRoutes.set(app, routes);
 
-  // The bound port, read once the server listens: `address()` is a system call, and every
-  // request's Host check needs the port.
-  let boundPort = 0;
-  const portOf =
-    options.port ??
-    ((): number => {
-      if (boundPort === 0) {
-        const address = app.server.address();
-        boundPort = typeof address === "object" && address !== null ? address.port : 0;
-      }
-      return boundPort;
-    });
-  let selfFor: { port: number; hosts: Set<string>; origins: Set<string> } | null = null;
-  const self = (port: number): { hosts: Set<string>; origins: Set<string> } => {
-    if (selfFor?.port !== port) {
-      const hosts = allowedHosts(port, options.extraHosts);
-      const origins = allowedOrigins(hosts);
-      for (const url of options.publicUrls ?? []) {
-        const authority = publicAuthority(url);
-        for (const host of authority.hosts) hosts.add(host);
-        origins.add(authority.origin);
-      }
-      selfFor = { port, hosts, origins };
-    }
-    return selfFor;
-  };
-  const closing = { headers: { connection: "close" } };
-
-  // Token, or a login's cookie when no Authorization header is sent; nothing on public routes.
-  const authenticate = (request: FastifyRequest, port: number, isPublic: boolean): Credential => {
-    const raw = request.raw.rawHeaders;
-    const authorization = headerValues(raw, "authorization");
-    if (authorization.length === 0 && options.logins !== undefined) {
-      const value = cookieValue(headerValues(raw, "cookie"), sessionCookieName(port));
-      const login = value === null ? null : options.logins.check(value);
-      if (login !== null) return { kind: "cookie", login };
-    }
-    if (authorization.length === 1 && bearer.accepts(authorization[0])) return { kind: "token" };
-    if (isPublic) return { kind: "none" };
-    throw authenticationRequired();
-  };
-
   // Who sends the request: token or cookie, Host, origin, CSRF (the first three ingress checks).
   const checkAuthority = (request: FastifyRequest, isPublic = false): void => {
-    const raw = request.raw.rawHeaders;
-    const port = portOf();
-    const credential = authenticate(request, port, isPublic);
-    const { hosts, origins } = self(port);
-    const host = headerValues(raw, "host");
-    if (host.length !== 1)
-      throw problem("invalid_request", "a request must carry exactly one Host header", closing);
-    if (!hosts.has(host[0]!.toLowerCase())) {
-      throw problem(
-        "host_forbidden",
-        `the Host header must name this daemon: 127.0.0.1:${port}, localhost:${port}, or an address configured in SKEIN_HOST, SKEIN_NODE_URL or SKEIN_PUBLIC_URLS`,
-        closing,
-      );
-    }
-    const refusal = browserRefusal(raw, origins);
-    if (refusal !== null) throw problem("origin_forbidden", refusal, closing);
-    if (credential.kind === "cookie" && request.method !== "GET" && request.method !== "HEAD") {
-      const sent = headerValues(raw, csrfHeaderName);
-      if (sent.length !== 1 || !csrfTokenMatches(credential.login.cookieValue, sent[0])) {
-        throw problem(
-          "csrf_token_invalid",
-          `a request signed in by cookie must send its login's ${csrfHeaderName} header (see GET /web/session)`,
-        );
-      }
-    }
-    recordCredential(request.raw, credential);
+    const head = { rawHeaders: request.raw.rawHeaders, method: request.method, whole: true };
+    recordCredential(request.raw, authority.check(head, isPublic));
   };
 
   const allowedQueryByRoute = new Map<string, ReadonlySet<string>>();
@@ -301,7 +242,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     app.server.emit("request", request, response);
   });
   app.server.on("connect", (request: IncomingMessage, socket: Duplex) =>
-    answerConnect(request, socket, bearer),
+    answerConnect(request, socket, authority),
   );
   app.addHook("preParsing", async (request, reply, payload) => {
     const waiting = awaitingContinue.delete(request.raw) && !request.raw.complete;

@@ -4,57 +4,84 @@
  * hands over the socket instead of a request).
  *
  * Boundary rule: these are problem JSON too, written as a complete HTTP/1.1 response that closes
- * the connection (its framing cannot be trusted any more). Auth still wins where the token can
- * be read: a caller without it learns nothing beyond 401.
+ * the connection (its framing cannot be trusted any more). The identity checks still come first
+ * where the head can be read (request-authority.ts, in the same order as for any request): a
+ * caller without the token learns nothing beyond 401, a foreign Host or origin gets its 403.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import { problemContentType } from "../../api/problem.js";
-import { authenticationRequired, type ProblemError, problem } from "./problem.js";
-import { authorizationInRawRequest, type BearerCheck, headerValues } from "./request-guard.js";
+import { authenticationRequired, ProblemError, problem } from "./problem.js";
+import { headInRawRequest } from "./raw-head.js";
+import type { ReadableHead, RequestAuthority } from "./request-authority.js";
 
 /** Node's parse failure of a request, as its 'clientError' event reports it. */
 export type ClientError = Error & { code?: string; rawPacket?: unknown };
 
-/** Answer a request Node could not parse or that timed out, then close the socket. */
-export function answerUnparsableRequest(error: ClientError, socket: Duplex, bearer: BearerCheck): void {
+/**
+ * Answer a request Node could not parse or that timed out, then close the socket. The identity
+ * checks come first, as for any request, on whatever head can be read: the request's own when
+ * Node had parsed its head (a body's framing failed), else the failed read's bytes.
+ */
+export function answerUnparsableRequest(
+  error: ClientError,
+  socket: Duplex,
+  authority: RequestAuthority,
+): void {
   if (error.code === "ECONNRESET" || socket.destroyed) return;
-  // Node's own rule: never write into a response that has started (it would corrupt it). A
-  // request in flight already passed the onRequest checks, so its token was good.
+  // Node's own rule: never write into a response that has started (it would corrupt it).
   const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
   if (inFlight?.headersSent === true) {
     socket.destroy();
     return;
   }
-  const raw = Buffer.isBuffer(error.rawPacket) ? error.rawPacket : undefined;
-  const authorized = inFlight != null || bearer.accepts(authorizationInRawRequest(raw));
-  writeProblemAndClose(socket, unparsableProblem(error.code, authorized));
+  // A request in flight may not have been judged yet: its checks run after Node parsed the rest
+  // of the same read, where the body's framing failed.
+  const head =
+    inFlight != null
+      ? { rawHeaders: inFlight.req.rawHeaders, method: inFlight.req.method ?? null, whole: true }
+      : headInRawRequest(Buffer.isBuffer(error.rawPacket) ? error.rawPacket : undefined);
+  writeProblemAndClose(socket, unparsableProblem(error.code, refusalOf(head, authority)));
 }
 
 /** Refuse a CONNECT request (the daemon is no proxy) and close its socket. */
-export function answerConnect(request: IncomingMessage, socket: Duplex, bearer: BearerCheck): void {
-  const authorization = headerValues(request.rawHeaders, "authorization");
-  const authorized = authorization.length === 1 && bearer.accepts(authorization[0]);
+export function answerConnect(request: IncomingMessage, socket: Duplex, authority: RequestAuthority): void {
+  const head = { rawHeaders: request.rawHeaders, method: request.method ?? null, whole: true };
   writeProblemAndClose(
     socket,
-    authorized
-      ? problem("invalid_request", "CONNECT is not supported: the daemon is not a proxy")
-      : authenticationRequired(),
+    refusalOf(head, authority) ??
+      problem("invalid_request", "CONNECT is not supported: the daemon is not a proxy"),
   );
 }
 
-function unparsableProblem(code: string | undefined, authorized: boolean): ProblemError {
-  // These two come before the token can be read (or with a request whose token already passed).
+/** Why the identity checks refuse `head` (no head at all: no token was seen), or null. */
+function refusalOf(head: ReadableHead | null, authority: RequestAuthority): ProblemError | null {
+  if (head === null) return authenticationRequired();
+  try {
+    authority.check(head);
+    return null;
+  } catch (error) {
+    if (error instanceof ProblemError) return error;
+    throw error;
+  }
+}
+
+function unparsableProblem(code: string | undefined, refusal: ProblemError | null): ProblemError {
+  // These two are told to anyone (they say nothing about the daemon), unless a caller whose token
+  // was read sent them from where it may not: then the refusal, as for any request.
+  const beforeToken = refusal === null || refusal.code === "authentication_required";
   switch (code) {
     case "ERR_HTTP_REQUEST_TIMEOUT":
-      return problem("request_timeout", "the request was not received in time");
+      return beforeToken ? problem("request_timeout", "the request was not received in time") : refusal;
     case "HPE_HEADER_OVERFLOW":
-      return problem("request_headers_too_large", "the request headers are too large");
+      return beforeToken
+        ? problem("request_headers_too_large", "the request headers are too large")
+        : refusal;
     default:
       break;
   }
-  if (!authorized) return authenticationRequired();
+  if (refusal !== null) return refusal;
   if (code === "HPE_CHUNK_EXTENSIONS_OVERFLOW") {
     return problem("request_body_too_large", "the chunk extensions of the request body are too large");
   }

@@ -87,17 +87,6 @@ export function headerValues(rawHeaders: readonly string[], name: string): strin
   return values;
 }
 
-/** The Authorization header found in the raw bytes of a request Node failed to parse. */
-export function authorizationInRawRequest(raw: Buffer | undefined): string | undefined {
-  if (raw === undefined) return undefined;
-  const end = raw.indexOf("\r\n\r\n");
-  const head = raw.subarray(0, end < 0 ? Math.min(raw.length, 65_536) : end).toString("latin1");
-  const found = head.split("\r\n").filter((line) => /^authorization:/i.test(line));
-  // Two Authorization headers are as untrustworthy as none.
-  if (found.length !== 1) return undefined;
-  return found[0]!.slice("authorization:".length).trim();
-}
-
 function digest(text: string): Buffer {
   return createHash("sha256").update(text, "utf8").digest();
 }

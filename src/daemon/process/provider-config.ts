@@ -12,7 +12,6 @@
 import { readFileSync, statSync } from "node:fs";
 import { homePaths } from "../../api/home.js";
 import {
-  defaultMaxToolRounds,
   type ProviderConfig,
   ProviderConfigError,
   type ProviderProfile,
@@ -95,7 +94,8 @@ export class ProviderConfigSource {
   /**
    * What config.json sets for the turns of a session of this profile (null: the active one):
    * the top-level and the profile's approval policies, and the tool-round cap (the profile's,
-   * else the top level's, else the default). A profile that is gone sets nothing.
+   * else the top level's, else none; a profile's null lifts the top level's). A profile that is
+   * gone sets nothing.
    */
   turnSettings(profileName: string | null): TurnSettings {
     const config = this.current();
@@ -108,7 +108,8 @@ export class ProviderConfigSource {
     return {
       configPolicy: config.approvalPolicy,
       profilePolicy: profile.approvalPolicy,
-      maxToolRounds: profile.maxToolRounds ?? config.maxToolRounds ?? defaultMaxToolRounds,
+      maxToolRounds:
+        profile.maxToolRounds !== undefined ? profile.maxToolRounds : (config.maxToolRounds ?? null),
     };
   }
 

@@ -20,46 +20,17 @@ import type { SessionRegistry } from "../session/session-registry.js";
 import type { SessionListFilter } from "../storage/sessions-table.js";
 import { parseStreamCursor, type StreamCursorQuery } from "../stream/cursor.js";
 import { serveSessionStream } from "../stream/sse-stream.js";
-import { ApprovalPolicySchema } from "./approval-policy-schema.js";
 import { checkIdShape, checkNewId } from "./client-id.js";
 import { explainUnknown, rememberRefusal } from "./creation-rejection.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
+import { CreateSessionBodySchema } from "./schemas/creation-schemas.js";
 import { SessionSettingsAnswerSchema } from "./schemas/session-feature-schemas.js";
 import { DeleteAnswerSchema, SessionListSchema, SessionSnapshotSchema } from "./schemas/session-schemas.js";
 import { SessionListStreamFrameSchema, SessionStreamFrameSchema } from "./schemas/stream-schemas.js";
 import { SessionPathParams, sessionIdOf } from "./session-path.js";
-import { RequestConfigSchema, SessionSettingsSchema } from "./session-settings-schema.js";
+import { SessionSettingsSchema } from "./session-settings-schema.js";
 import { checkWorkspace } from "./workspace-check.js";
-
-const NewSession = wireSchema<{ kind: "new" } & NewSessionBody>()(
-  Type.Object(
-    {
-      kind: Type.Literal("new"),
-      workspace: Type.String({ minLength: 1, maxLength: 4096 }),
-      name: Type.Optional(Type.String({ maxLength: 256 })),
-      provider_profile: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
-      model: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-      system_prompt: Type.Optional(Type.String({ maxLength: 65_536 })),
-      mcp_servers: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 64 })),
-      request_config: Type.Optional(RequestConfigSchema),
-      approval_policy: Type.Optional(ApprovalPolicySchema),
-    },
-    { additionalProperties: false },
-  ),
-);
-
-const ForkSession = wireSchema<{ kind: "fork" } & ForkSessionBody>()(
-  Type.Object(
-    {
-      kind: Type.Literal("fork"),
-      source_session_id: Type.String(),
-      checkpoint_id: Type.String({ minLength: 1, maxLength: 128 }),
-      name: Type.Optional(Type.String({ maxLength: 256 })),
-    },
-    { additionalProperties: false },
-  ),
-);
 
 const lastEventId = {
   name: "Last-Event-ID",
@@ -142,7 +113,7 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
     PUT: {
       schema: {
         params: SessionPathParams,
-        body: Type.Union([NewSession, ForkSession]),
+        body: CreateSessionBodySchema,
         response: { 201: SessionSnapshotSchema },
       },
       config: {
@@ -278,7 +249,7 @@ async function createNew(
   registry: SessionRegistry,
   services: RouteServices,
   id: string,
-  body: NewSessionBody,
+  body: { kind: "new" } & NewSessionBody,
 ) {
   checkWorkspace(body.workspace, services.workspaceProblem);
   const profile = services.providerDefaults(body.provider_profile ?? null);
@@ -299,6 +270,8 @@ async function createNew(
         : { path: instructions.path, bytes: instructions.bytes, truncated: instructions.truncated },
     ...(body.request_config === undefined ? {} : { requestConfig: body.request_config }),
     approvalPolicy: body.approval_policy ?? null,
+    // As accepted: validation neither coerces nor adds nor removes a field.
+    creationRequest: body,
   });
 }
 
@@ -318,12 +291,13 @@ function mcpSelection(requested: readonly string[] | undefined, configured: read
   return [...new Set(requested)];
 }
 
-async function fork(registry: SessionRegistry, id: string, body: ForkSessionBody) {
+async function fork(registry: SessionRegistry, id: string, body: { kind: "fork" } & ForkSessionBody) {
   checkIdShape(body.source_session_id, "source_session_id");
   return registry.fork({
     id,
     sourceSessionId: body.source_session_id,
     checkpointId: body.checkpoint_id,
     name: body.name ?? null,
+    creationRequest: body,
   });
 }

@@ -17,22 +17,28 @@
  */
 
 import type { ApprovalAnswerBody, ApprovalRecord, PendingApproval } from "../../api/approvals.js";
-import type { PendingApproval as LoggedRequest, ResolvedApproval } from "../../log/collect-state.js";
+import type {
+  PendingApproval as LoggedRequest,
+  ResolvedApproval,
+  RestoredState,
+} from "../../log/collect-state.js";
 import type { LogEntry } from "../../log/entries.js";
 import type { ApprovalPolicy, ApprovalResolver, MatchedRule } from "../../model/approval-policy.js";
 import { type Item, type ToolCallItem, type ToolResultItem, toolResult } from "../../model/items.js";
 import type { BeforeToolCallAction } from "../../worker/index.js";
-import {
-  askUserToolName,
-  describeRule,
-  judgeCall,
-  rememberedRule,
-  ruleCovers,
-} from "../approval/approval-policy.js";
+import { askUserToolName, judgeCall, rememberedRule, ruleCovers } from "../approval/approval-policy.js";
 import { questionOf } from "../approval/ask-user-tool.js";
 import { ApprovalAnswerInvalidError, ApprovalConflictError, ApprovalUnknownError } from "../errors.js";
 import { boundText } from "../history/bounded-entry.js";
 import type { SessionFeed } from "../stream/session-feed.js";
+import {
+  answeredAction,
+  deniedByPolicy,
+  knownResult,
+  notRunText,
+  parseArguments,
+  questionMissingText,
+} from "./call-outcomes.js";
 import { openToolCalls } from "./open-tool-calls.js";
 import { publishEvent } from "./publish-event.js";
 import type { SessionLogWriter } from "./session-log-writer.js";
@@ -57,12 +63,6 @@ export interface ApprovalGateContext {
   /** Calls started or stopped waiting (the status says whether the session waits). */
   changed(): void;
 }
-
-/** Why a turn stopped with calls waiting: they are denied, and this is what the model reads. */
-const notRunText: Record<"interrupt" | "turn_end", string> = {
-  interrupt: "Tool call not run: the user interrupted the turn while it waited for approval.",
-  turn_end: "Tool call not run: the turn ended while it waited for approval.",
-};
 
 export class ApprovalGate {
   readonly #ctx: ApprovalGateContext;
@@ -137,15 +137,15 @@ export class ApprovalGate {
   ): Promise<BeforeToolCallAction> {
     const { log } = this.#ctx;
     const answered = log.state.approval_decisions[call.call_id];
-    if (answered !== undefined) return actionFor(call, answered);
+    if (answered !== undefined) return answeredAction(call, answered);
     if (log.state.pending_approvals.some((request) => request.call_id === call.call_id)) {
-      return actionFor(call, await this.#answerOf(call.call_id));
+      return answeredAction(call, await this.#answerOf(call.call_id));
     }
     const rule = this.#ruleFor(call, parseArguments(call.arguments) ?? {}, policy);
     if (rule === null) {
       return {
         action: "result",
-        result: { output: "ask_user was not run: it needs a non-empty `question`.", is_error: true },
+        result: { output: questionMissingText, is_error: true },
       };
     }
     switch (rule.action) {
@@ -160,7 +160,7 @@ export class ApprovalGate {
           await log.commit(entries);
           this.announce(entries);
         });
-        return actionFor(call, await this.#answerOf(call.call_id));
+        return answeredAction(call, await this.#answerOf(call.call_id));
       default: {
         const unknown: never = rule.action;
         throw new Error(`unknown approval action ${String(unknown)}`);
@@ -222,22 +222,11 @@ export class ApprovalGate {
   }
 
   /**
-   * Inside the mailbox, for a turn that stops while calls wait: each request denied (`by` the
-   * interrupt or the turn's end) and a "not run" result for every open call, since none of the
-   * waiting batch has started. Empty when nothing waits.
+   * Inside the mailbox, for a turn that stops while calls wait: see `waitingCallsClosed`.
+   * Empty when nothing waits.
    */
   closingEntries(by: "interrupt" | "turn_end", turnId: string): LogEntry[] {
-    const { log } = this.#ctx;
-    if (log.state.pending_approvals.length === 0) return [];
-    const now = this.#ctx.now();
-    const entries: LogEntry[] = log.state.pending_approvals.map((request) =>
-      resolvedEntry(request, "deny", by, now),
-    );
-    const results: ToolResultItem[] = openToolCalls(log.state.history).map((call) =>
-      toolResult(call.call_id, notRunText[by], true),
-    );
-    if (results.length > 0) entries.push({ kind: "tool_results", ts: now, items: results, turn_id: turnId });
-    return entries;
+    return waitingCallsClosed(this.#ctx.log.state, by, turnId, this.#ctx.now());
   }
 
   /** The turn is over: nobody waits on an answer any more. */
@@ -285,41 +274,28 @@ export class ApprovalGate {
   }
 }
 
-/** What the loop does with an answered call. */
-function actionFor(call: ToolCallItem, answer: ResolvedApproval): BeforeToolCallAction {
-  if (call.name === askUserToolName) {
-    if (answer.decision === "allow")
-      return { action: "result", result: { output: answer.message ?? "", is_error: false } };
-    const said = answer.message === null ? "" : ` They said: ${answer.message}`;
-    return { action: "result", result: { output: `The user declined to answer.${said}`, is_error: true } };
-  }
-  if (answer.decision === "allow") return { action: "continue" };
-  return { action: "result", result: { output: deniedText(answer), is_error: true } };
-}
-
-function deniedText(answer: ResolvedApproval): string {
-  switch (answer.by) {
-    case "client":
-      return answer.message === null
-        ? "The user denied this tool call; it was not run."
-        : `The user denied this tool call; it was not run. Their message: ${answer.message}`;
-    case "rule":
-      return "Tool call denied by a rule the user set in this session; it was not run.";
-    case "interrupt":
-      return notRunText.interrupt;
-    case "turn_end":
-      return notRunText.turn_end;
-    default: {
-      const unknown: never = answer.by;
-      return `Tool call denied (${String(unknown)}); it was not run.`;
-    }
-  }
-}
-
-function deniedByPolicy(rule: MatchedRule): string {
-  return rule.source === "workspace"
-    ? "Tool call denied: its path lies outside the workspace; it was not run."
-    : `Tool call denied by the approval policy (${describeRule(rule)}); it was not run.`;
+/**
+ * For a session whose turn stops while calls wait: each request denied (`by` the interrupt or
+ * the turn's end) and a result for every open call, since none of the waiting batch has
+ * started: "not run", or what an earlier answer gave it (a deny with the user's message).
+ * Empty when nothing waits.
+ */
+export function waitingCallsClosed(
+  state: Pick<RestoredState, "pending_approvals" | "approval_decisions" | "history">,
+  by: "interrupt" | "turn_end",
+  turnId: string,
+  now: number,
+): LogEntry[] {
+  if (state.pending_approvals.length === 0) return [];
+  const entries: LogEntry[] = state.pending_approvals.map((request) =>
+    resolvedEntry(request, "deny", by, now),
+  );
+  const results: ToolResultItem[] = openToolCalls(state.history).map(
+    (call) =>
+      knownResult(call, state.approval_decisions, null) ?? toolResult(call.call_id, notRunText[by], true),
+  );
+  if (results.length > 0) entries.push({ kind: "tool_results", ts: now, items: results, turn_id: turnId });
+  return entries;
 }
 
 function requestEntry(call: ToolCallItem, rule: MatchedRule, ts: number, turnId: string): LogEntry {
@@ -351,17 +327,6 @@ function findCall(history: readonly Item[], callId: string): ToolCallItem | unde
     if (item.type === "tool_call" && item.call_id === callId) return item;
   }
   return undefined;
-}
-
-function parseArguments(text: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : null;
-  } catch {
-    return null;
-  }
 }
 
 /** A logged request in its wire shape, with the call's arguments (bounded like a `tool` event's). */

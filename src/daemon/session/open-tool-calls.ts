@@ -25,7 +25,19 @@ export function openToolCalls(history: readonly Item[]): ToolCallItem[] {
   );
 }
 
-/** Error results closing every open call of `history`, in call order. */
-export function closeOpenCalls(history: readonly Item[], reason: OpenCallReason): ToolResultItem[] {
-  return openToolCalls(history).map((call) => toolResult(call.call_id, reasonText[reason], true));
+/** The result the log already implies for a call that has none (see call-outcomes.ts), or null. */
+export type KnownResult = (call: ToolCallItem) => ToolResultItem | null;
+
+/**
+ * Error results closing every open call of `history`, in call order: the result `known` gives
+ * a call whose outcome the log already tells (a denied call), `reason`'s text for the others.
+ */
+export function closeOpenCalls(
+  history: readonly Item[],
+  reason: OpenCallReason,
+  known: KnownResult = () => null,
+): ToolResultItem[] {
+  return openToolCalls(history).map(
+    (call) => known(call) ?? toolResult(call.call_id, reasonText[reason], true),
+  );
 }

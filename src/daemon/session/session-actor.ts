@@ -17,6 +17,7 @@ import type {
   ApprovalRecord,
   PendingApproval,
 } from "../../api/approvals.js";
+import type { HistoryPage } from "../../api/history.js";
 import type {
   CancelAnswer as CancelResult,
   InputIntent,
@@ -55,7 +56,13 @@ import { publishEvent } from "./publish-event.js";
 import { SessionLogWriter } from "./session-log-writer.js";
 import type { BoundClient, SessionServices } from "./session-services.js";
 import { type ProviderDescription, patchSettings, settingsOf } from "./session-settings.js";
-import { idleStatus, sessionSnapshot } from "./session-snapshot.js";
+import {
+  emptyHistoryPage,
+  historyBudget,
+  idleStatus,
+  sameStatus,
+  sessionSnapshot,
+} from "./session-snapshot.js";
 import { TurnScheduler } from "./turn-scheduler.js";
 
 export { restartNoteText } from "./turn-scheduler.js";
@@ -269,15 +276,26 @@ export class SessionActor {
     });
   }
 
-  /** Cancel queued inputs through `throughOrder` and stop the running turn if it is `runId`. */
+  /**
+   * Cancel queued inputs through `throughOrder` and stop the running turn if it is `runId`.
+   * Answers once both are durable: the turn's interrupt mark too, so a crash before the turn's
+   * end is logged still ends it interrupted.
+   */
   interrupt(runId: string | null, throughOrder: number): Promise<InterruptResult> {
     // Stop the model at once; the bookkeeping waits its turn in the mailbox.
-    const requested = runId !== null && this.#turns.turn?.id === runId && this.#turns.requestInterrupt();
-    return this.#task(async () => ({
-      run_id: runId,
-      state: requested ? "requested" : "already_ended",
-      cancelled_input_ids: await this.#inputs.cancelThrough(throughOrder),
-    }));
+    const stopped = runId !== null && this.#turns.turn?.id === runId ? this.#turns.requestInterrupt() : null;
+    return this.#task(async () => {
+      // One group commit for both writes.
+      const [, cancelled] = await Promise.all([
+        stopped === null ? undefined : this.#turns.recordInterrupt(stopped.id),
+        this.#inputs.cancelThrough(throughOrder),
+      ]);
+      return {
+        run_id: runId,
+        state: stopped === null ? "already_ended" : "requested",
+        cancelled_input_ids: cancelled,
+      };
+    });
   }
 
   /** Cancel one input: drop it from the queue, or interrupt the turn it alone belongs to. */
@@ -288,6 +306,7 @@ export class SessionActor {
       const turn = this.#turns.turn;
       if (turn !== null && turn.inputIds.length === 1 && turn.inputIds[0] === inputId) {
         this.#turns.requestInterrupt();
+        await this.#turns.recordInterrupt(turn.id);
         return { result: "interrupt_requested", input: await this.#inputs.receipt(inputId) };
       }
       return { result: "not_pending", input: await this.#inputs.receipt(inputId) };
@@ -438,22 +457,25 @@ export class SessionActor {
 
   /** The snapshot of `parts` with its history read (outside the mailbox: the parts fix what is read). */
   async #finishSnapshot(parts: SnapshotParts, tail: number | undefined): Promise<SessionSnapshot> {
+    const withHistory = (history: HistoryPage): SessionSnapshot =>
+      sessionSnapshot(
+        parts.row,
+        parts.status,
+        parts.cursor,
+        parts.pending,
+        parts.approvals,
+        history,
+        parts.settings,
+        parts.context,
+      );
     const history = await readTailPage(parts.log, {
       sessionId: this.sessionId,
       secret: this.#services.historySecret,
       now: this.#services.now(),
       ...(tail === undefined ? {} : { tail }),
+      maxBytes: historyBudget(withHistory(emptyHistoryPage)),
     });
-    return sessionSnapshot(
-      parts.row,
-      parts.status,
-      parts.cursor,
-      parts.pending,
-      parts.approvals,
-      history,
-      parts.settings,
-      parts.context,
-    );
+    return withHistory(history);
   }
 
   /** The whole stored log, verified and holding what this actor committed; a failure marks the session corrupt. */
@@ -484,13 +506,16 @@ export class SessionActor {
     return row;
   }
 
+  /** The status changes: clients hear of it only when it differs (a storage retry that fails again sets the same). */
   #setStatus(status: SessionStatus): void {
+    if (sameStatus(this.#status, status)) return;
     this.#status = status;
     this.#supervisor.statusChanged(this, status);
     publishEvent(this.feed, "status", {
       phase: status.phase,
       run_id: status.run_id,
       interrupt_requested: status.interrupt_requested,
+      blocking_reason: status.blocking_reason === null ? null : { ...status.blocking_reason },
     });
   }
 

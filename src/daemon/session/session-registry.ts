@@ -7,6 +7,7 @@
  * stopped is dropped from the map before anyone can be handed it again.
  */
 
+import type { CreateSessionBody } from "../../api/session-creation.js";
 import type { SessionSummary } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { LogEntry, PositionedEntry, SessionInstructions } from "../../log/entries.js";
@@ -40,6 +41,8 @@ export interface NewSessionRequest {
   requestConfig?: RequestConfig;
   /** The session's own approval policy, logged right after its session_start. */
   approvalPolicy?: ApprovalPolicy | null;
+  /** The creation request as accepted, kept for snapshots (`creation.submitted`). */
+  creationRequest?: CreateSessionBody;
 }
 
 /** What `PUT /sessions/{id}` with kind "fork" asks for. */
@@ -48,6 +51,8 @@ export interface ForkSessionRequest {
   sourceSessionId: string;
   checkpointId: string;
   name: string | null;
+  /** The creation request as accepted, kept for snapshots (`creation.submitted`). */
+  creationRequest?: CreateSessionBody;
 }
 
 /** A session whose actor crashes twice within this window is not restarted eagerly again. */
@@ -227,6 +232,7 @@ export class SessionRegistry {
       systemPrompt: request.systemPrompt,
       createdAt: now,
       mcpServers: request.mcpServers ?? [],
+      ...(request.creationRequest === undefined ? {} : { creationRequest: request.creationRequest }),
     };
     const start: LogEntry = {
       kind: "session_start",
@@ -261,6 +267,7 @@ export class SessionRegistry {
       createdAt: now,
       fork: { checkpointId: request.checkpointId, entryHash: plan.origin.entry_hash },
       mcpServers: source.mcpServers,
+      ...(request.creationRequest === undefined ? {} : { creationRequest: request.creationRequest }),
     };
     return this.#start(row, plan.entries);
   }

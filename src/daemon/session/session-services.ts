@@ -39,8 +39,8 @@ export interface TurnSettings {
   configPolicy?: ApprovalPolicy | undefined;
   /** The `approvalPolicy` of the session's provider profile. */
   profilePolicy?: ApprovalPolicy | undefined;
-  /** The most tool rounds (model requests answered with tool calls) one turn takes. */
-  maxToolRounds: number;
+  /** The most tool rounds (model requests answered with tool calls) one turn takes; null: no cap. */
+  maxToolRounds: number | null;
 }
 
 /**

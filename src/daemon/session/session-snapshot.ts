@@ -8,6 +8,7 @@
  */
 import type { ApprovalPolicy, PendingApproval } from "../../api/approvals.js";
 import type { HistoryPage } from "../../api/history.js";
+import type { CreateSessionBody } from "../../api/session-creation.js";
 import type { SessionSettings } from "../../api/session-settings.js";
 import type {
   SessionContext,
@@ -16,6 +17,7 @@ import type {
   SessionSummary,
 } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
+import { maxTailBytes } from "../history/history-page.js";
 import { type InputRow, pendingInputJson } from "../storage/inputs-table.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 
@@ -26,6 +28,43 @@ export const idleStatus: SessionStatus = {
   interrupt_requested: false,
   blocking_reason: null,
 };
+
+/** Most bytes of a snapshot's JSON (the documented bound of every answer and frame). */
+export const maxSnapshotBytes = 1024 * 1024;
+
+/** A history page without entries or tokens: the snapshot's other fields are measured with it. */
+export const emptyHistoryPage: HistoryPage = {
+  items: [],
+  older: null,
+  newer: null,
+  high_water: 0,
+  byte_limited: false,
+};
+
+/** Room kept for a history page's own fields (its tokens and counters) besides its entries. */
+const historyEnvelopeBytes = 8 * 1024;
+
+/**
+ * The byte budget of a snapshot's history entries: what the snapshot's other fields (measured:
+ * `withoutHistory` is the snapshot with an empty history) leave of its bound, at most
+ * `maxTailBytes`. The other fields are small but for what a client sent, which may reach a
+ * creation's body limit more than once (the echoed request, the approval policy).
+ */
+export function historyBudget(withoutHistory: SessionSnapshot): number {
+  const rest = Buffer.byteLength(JSON.stringify(withoutHistory));
+  return Math.max(0, Math.min(maxTailBytes, maxSnapshotBytes - rest - historyEnvelopeBytes));
+}
+
+/** Whether two statuses say the same (a client would see no change between them). */
+export function sameStatus(a: SessionStatus, b: SessionStatus): boolean {
+  return (
+    a.phase === b.phase &&
+    a.run_id === b.run_id &&
+    a.interrupt_requested === b.interrupt_requested &&
+    a.blocking_reason?.code === b.blocking_reason?.code &&
+    a.blocking_reason?.detail === b.blocking_reason?.detail
+  );
+}
 
 /** The summary of a session row, with its live status and cursor when loaded. */
 export function sessionSummary(
@@ -64,6 +103,10 @@ export function sessionSnapshot(
 ): SessionSnapshot {
   return {
     ...sessionSummary(row, status, cursor),
+    creation: {
+      ...row.creation,
+      submitted: row.creationRequest === null ? null : (JSON.parse(row.creationRequest) as CreateSessionBody),
+    },
     cursor: { generation: cursor.generation, sequence: cursor.sequence },
     pending_inputs: pending.map(pendingInputJson),
     pending_approvals: approvals.pending,

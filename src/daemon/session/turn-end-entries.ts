@@ -7,7 +7,7 @@
 import type { LogEntry } from "../../log/entries.js";
 import type { Item } from "../../model/items.js";
 import type { ApprovalGate } from "./approval-gate.js";
-import { closeOpenCalls, type OpenCallReason } from "./open-tool-calls.js";
+import { closeOpenCalls, type KnownResult, type OpenCallReason } from "./open-tool-calls.js";
 import type { TurnEnding } from "./turn-run.js";
 
 /** What a turn's end reads of the session's approvals. */
@@ -22,13 +22,16 @@ export interface TurnEndSource {
   gate: EndGate;
   /** The session's history before the end. */
   history: readonly Item[];
+  /** The result the log already implies for an open call (a denied one), if any. */
+  known?: KnownResult;
 }
 
 /**
  * The entries a turn's end commits: unless it completed, the calls that wait for an answer
- * denied (or else its open calls closed), then `turn_end` and `run_outcome`.
+ * denied (or else its open calls closed: a denied call with its denial, the others as of
+ * unknown outcome), then `turn_end` and `run_outcome`.
  */
-export function turnEndEntries({ turnId, ending, now, gate, history }: TurnEndSource): LogEntry[] {
+export function turnEndEntries({ turnId, ending, now, gate, history, known }: TurnEndSource): LogEntry[] {
   const entries: LogEntry[] = [];
   const reason: OpenCallReason = ending.state === "interrupted" ? "interrupted" : "failed";
   const closing =
@@ -36,7 +39,8 @@ export function turnEndEntries({ turnId, ending, now, gate, history }: TurnEndSo
       ? []
       : gate.closingEntries(ending.state === "interrupted" ? "interrupt" : "turn_end", turnId);
   entries.push(...closing);
-  const results = ending.state === "completed" || closing.length > 0 ? [] : closeOpenCalls(history, reason);
+  const results =
+    ending.state === "completed" || closing.length > 0 ? [] : closeOpenCalls(history, reason, known);
   if (results.length > 0) entries.push({ kind: "tool_results", ts: now, items: results, turn_id: turnId });
   entries.push({ kind: "turn_end", ts: now, turn_count: ending.requestCount });
   entries.push({ kind: "run_outcome", ts: now, outcome: ending.outcome, interrupted: ending.interrupted });

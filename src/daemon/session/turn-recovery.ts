@@ -1,22 +1,32 @@
 /**
- * Recovery of a turn a crash or a shutdown cut short (found `running` at the next start): it
- * ends `abandoned`, its open calls answered "outcome unknown" and a note telling the model;
- * the scheduler (turn-scheduler.ts) then starts a new turn.
+ * Recovery of a turn a crash or a shutdown cut short (found `running` at the next start). What
+ * the log and the turn's row already say is kept: a call whose outcome the log tells (a denied
+ * call, with the user's message) gets that result, and only the calls that may have run are
+ * answered "outcome unknown". A turn whose interrupt was acknowledged (the turn row's mark,
+ * written before the 200) ends `interrupted`, as it would have without the crash; any other
+ * ends `abandoned`, with a note telling the model, and the scheduler (turn-scheduler.ts) starts
+ * a new turn.
  */
+import type { RestoredState } from "../../log/collect-state.js";
 import type { LogEntry } from "../../log/entries.js";
 import { type Item, userMessage } from "../../model/items.js";
 import type { TurnRow } from "../storage/turns-table.js";
+import { waitingCallsClosed } from "./approval-gate.js";
+import { knownResult } from "./call-outcomes.js";
 import type { InputQueue } from "./input-queue.js";
-import { closeOpenCalls } from "./open-tool-calls.js";
+import { closeOpenCalls, type KnownResult } from "./open-tool-calls.js";
 import type { SessionLogWriter } from "./session-log-writer.js";
 import type { SessionServices } from "./session-services.js";
 
 /** The note the model reads after a daemon restart cut a turn short. */
 export const restartNoteText =
-  "[Skein] The daemon restarted while this turn was running. Tool calls that were in flight are marked " +
-  "interrupted with an unknown outcome; check their effects before retrying anything, then continue the task.";
+  "[Skein] The daemon restarted while this turn was running. Tool calls that were in flight and may have run " +
+  "are marked with an unknown outcome; check their effects before retrying anything, then continue the task.";
 
-/** What ending an abandoned turn needs of its session. */
+/** The run outcome's message of a turn ended interrupted at recovery (the same as a live interrupt's). */
+export const interruptedOutcomeMessage = "Cancelled";
+
+/** What ending a cut turn needs of its session. */
 export interface RecoveryContext {
   sessionId: string;
   services: SessionServices;
@@ -24,34 +34,114 @@ export interface RecoveryContext {
   inputs: InputQueue;
 }
 
-/**
- * Inside the mailbox: a turn a crash cut short becomes abandoned, with a note (a new turn runs
- * next). When calls of it were waiting for an answer (`waiting`), none of their batch had
- * started: they stay open, without a note (it would split the calls from their results), and
- * the new turn waits for the same answers.
- */
-export async function endAbandonedTurn(ctx: RecoveryContext, turn: TurnRow, waiting: boolean): Promise<void> {
-  const { log, services, sessionId, inputs } = ctx;
-  if (waiting) {
-    const now = services.now();
-    await log.commit([], { endTurn: { id: turn.id, state: "abandoned", endedAt: now, error: null } });
-    services.logger.info(
-      { session: sessionId, turn: turn.id },
-      "recovered a turn cut short by a restart while tool calls waited for approval",
-    );
-    await inputs.publish(turn.inputIds);
-    return;
-  }
-  const now = services.now();
-  const entries = abandonedTurnEntries(turn.id, now, log.state.history);
-  await log.commit(entries, { endTurn: { id: turn.id, state: "abandoned", endedAt: now, error: null } });
-  services.logger.info({ session: sessionId, turn: turn.id }, "recovered a turn cut short by a restart");
-  await inputs.publish(turn.inputIds);
+/** What recovery reads of the session's replayed log. */
+export type RecoveryView = Pick<
+  RestoredState,
+  "history" | "pending_approvals" | "approval_decisions" | "turn_count"
+>;
+
+/** The cut turn as its row tells it. */
+export interface CutTurn {
+  id: string;
+  /** Whether an interrupt of it was acknowledged (its row's mark). */
+  interruptRequested: boolean;
 }
 
-/** The entries that end a turn a restart cut short: its open calls closed ("outcome unknown"), then the restart note. */
-export function abandonedTurnEntries(turnId: string, now: number, history: readonly Item[]): LogEntry[] {
-  const results = closeOpenCalls(history, "daemon_restart");
+/**
+ * How a cut turn ends: `abandoned`, followed by a new turn that goes on with it (and waits for
+ * the same answers when calls waited), or `interrupted`, after which only queued inputs start a
+ * turn.
+ */
+export interface TurnRecovery {
+  state: "abandoned" | "interrupted";
+  entries: LogEntry[];
+  /** Whether a new turn goes on with the cut one. */
+  continues: boolean;
+}
+
+/**
+ * The recovery of `turn` over the session's replay `view` (`workspace`: the session's, for the
+ * calls the path rule refused). Pure: the same history always recovers the same way.
+ *
+ * - Interrupted: the calls that wait are denied and every open call closed, as a live
+ *   interrupt would (a denied call keeps its denial), then `turn_end` and `run_outcome`
+ *   {interrupted: true}; no note, no new turn.
+ * - Calls waited for an answer: none of their batch had started, so nothing is written; they
+ *   stay open and the new turn waits for the same answers.
+ * - Otherwise each open call gets its known result or "outcome unknown", then the restart note.
+ */
+export function recoverCutTurn(
+  turn: CutTurn,
+  view: RecoveryView,
+  workspace: string | null,
+  now: number,
+): TurnRecovery {
+  const known: KnownResult = (call) => knownResult(call, view.approval_decisions, workspace);
+  if (turn.interruptRequested) {
+    const entries = waitingCallsClosed(view, "interrupt", turn.id, now);
+    if (entries.length === 0) {
+      const results = closeOpenCalls(view.history, "interrupted", known);
+      if (results.length > 0)
+        entries.push({ kind: "tool_results", ts: now, items: results, turn_id: turn.id });
+    }
+    entries.push({ kind: "turn_end", ts: now, turn_count: view.turn_count });
+    entries.push({
+      kind: "run_outcome",
+      ts: now,
+      outcome: { type: "error", message: interruptedOutcomeMessage },
+      interrupted: true,
+    });
+    return { state: "interrupted", entries, continues: false };
+  }
+  if (view.pending_approvals.length > 0) return { state: "abandoned", entries: [], continues: true };
+  return {
+    state: "abandoned",
+    entries: abandonedTurnEntries(turn.id, now, view.history, known),
+    continues: true,
+  };
+}
+
+/**
+ * Inside the mailbox: end a cut turn as `recoverCutTurn` says (the scheduler then starts the
+ * new turn when it `continues`); the entries it committed.
+ */
+export async function endCutTurn(
+  ctx: RecoveryContext,
+  turn: TurnRow,
+  workspace: string,
+): Promise<TurnRecovery> {
+  const { log, services, sessionId, inputs } = ctx;
+  const now = services.now();
+  const recovery = recoverCutTurn(
+    { id: turn.id, interruptRequested: turn.interruptRequestedAt !== null },
+    log.state,
+    workspace,
+    now,
+  );
+  await log.commit(recovery.entries, {
+    endTurn: { id: turn.id, state: recovery.state, endedAt: now, error: null },
+  });
+  services.logger.info(
+    { session: sessionId, turn: turn.id, state: recovery.state },
+    recovery.state === "interrupted"
+      ? "recovered a turn interrupted before a restart cut it short"
+      : "recovered a turn cut short by a restart",
+  );
+  await inputs.publish(turn.inputIds);
+  return recovery;
+}
+
+/**
+ * The entries that end a turn a restart cut short: its open calls closed (the result `known`
+ * gives, else "outcome unknown"), then the restart note.
+ */
+export function abandonedTurnEntries(
+  turnId: string,
+  now: number,
+  history: readonly Item[],
+  known?: KnownResult,
+): LogEntry[] {
+  const results = closeOpenCalls(history, "daemon_restart", known);
   const entries: LogEntry[] = [];
   if (results.length > 0) entries.push({ kind: "tool_results", ts: now, items: results, turn_id: turnId });
   entries.push({

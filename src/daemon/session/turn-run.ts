@@ -214,8 +214,8 @@ export class TurnRun {
         systemPrompt: state.system_prompt,
         requestConfig: bound.requestConfig,
         requestCount: state.turn_count,
-        // Counted from this turn's start: a turn takes at most this many tool rounds.
-        maxRequests: state.turn_count + settings.maxToolRounds,
+        // Counted from this turn's start: a turn takes at most this many tool rounds, if capped.
+        maxRequests: settings.maxToolRounds === null ? null : state.turn_count + settings.maxToolRounds,
         interceptor: {
           beforeToolCall: async (call) => {
             await checkpointBefore();

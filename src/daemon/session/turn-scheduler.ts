@@ -7,7 +7,8 @@
  * answer (no tool calls) is held and committed with its end: a plain turn costs two commits. It
  * owns the session's approvals (approval-gate.ts): a turn whose calls wait for an answer keeps
  * running (phase "waiting"); ending it denies what waits; a turn cut short while calls waited is
- * followed by a turn that waits for the same calls again (nothing of their batch had started).
+ * followed by a turn that waits for the same calls again (nothing of their batch had started),
+ * unless its interrupt was acknowledged (`recordInterrupt`): then it ends interrupted.
  *
  * This file holds the orchestration (the running turn, the order of commits and publications);
  * what a start and an end commit is built in turn-start.ts and turn-end-entries.ts, a turn cut
@@ -28,6 +29,7 @@ import { isStorageUnavailable, storageFailureText } from "../storage/storage-una
 import type { TurnRow } from "../storage/turns-table.js";
 import type { SessionFeed } from "../stream/session-feed.js";
 import { ApprovalGate } from "./approval-gate.js";
+import { knownResult } from "./call-outcomes.js";
 import type { SessionCompactor } from "./compaction.js";
 import type { FreshAdmission, InputQueue } from "./input-queue.js";
 import { publishEvent } from "./publish-event.js";
@@ -37,7 +39,7 @@ import { idleStatus } from "./session-snapshot.js";
 import { StorageRetry } from "./storage-retry.js";
 import { turnConversation } from "./turn-conversation.js";
 import { turnEndEntries } from "./turn-end-entries.js";
-import { endAbandonedTurn } from "./turn-recovery.js";
+import { endCutTurn } from "./turn-recovery.js";
 import { storageFailedEnding, storageUnavailableMessage, type TurnEnding, TurnRun } from "./turn-run.js";
 import {
   deliveredInputs,
@@ -131,9 +133,10 @@ export class TurnScheduler {
   }
 
   /**
-   * Run what waits: recover a turn a crash or a shutdown left `running` (abandoned, open calls
-   * answered "outcome unknown", a restart note, then a new turn), or else start a turn for
-   * queued inputs. Resolves once that first step is done (or found nothing to do).
+   * Run what waits: recover a turn a crash or a shutdown left `running` (turn-recovery.ts:
+   * abandoned and followed by a new turn, or interrupted when its interrupt was acknowledged),
+   * or else start a turn for queued inputs. Resolves once that first step is done (or found
+   * nothing to do).
    */
   recoverOrKick(): Promise<void> {
     if (this.busy || !this.#mayRunTurns()) return Promise.resolve();
@@ -145,7 +148,7 @@ export class TurnScheduler {
           const { services, sessionId, inputs } = this.#ctx;
           const cut = await services.storage.runningTurnOf(sessionId);
           if (cut !== null) {
-            await this.#recoverAbandoned(cut);
+            await this.#recoverCutTurn(cut);
             return;
           }
           // Calls that wait with no turn (the actor failed while they waited): a turn waits for them.
@@ -228,13 +231,27 @@ export class TurnScheduler {
     void this.recoverOrKick();
   }
 
-  /** Stop the running turn on a user's request (its end is logged `interrupted`). */
-  requestInterrupt(): boolean {
+  /**
+   * Stop the running turn on a user's request (its end is logged `interrupted`); the turn
+   * stopped, or null when none runs. The caller makes the request durable
+   * (`recordInterrupt`) before acknowledging it.
+   */
+  requestInterrupt(): TurnRun | null {
     const turn = this.#turn;
-    if (turn === null || turn.interruptRequested) return turn !== null;
+    if (turn === null || turn.interruptRequested) return turn;
     turn.abort("interrupted");
     this.#ctx.setStatus({ ...this.#ctx.status(), interrupt_requested: true });
-    return true;
+    return turn;
+  }
+
+  /**
+   * Inside the mailbox: make an interrupt of turn `turnId` durable (a mark on its row, through
+   * the group commit and the cluster's fence), so that a crash before the turn's end is logged
+   * still ends it interrupted at the next start. Resolves once durable.
+   */
+  async recordInterrupt(turnId: string): Promise<void> {
+    const { services, sessionId } = this.#ctx;
+    await services.storage.writeRows(sessionId, { interruptRequested: { id: turnId, at: services.now() } });
   }
 
   /** The log was found corrupt: the running turn stops (nothing more can be logged). */
@@ -292,10 +309,22 @@ export class TurnScheduler {
     );
   }
 
-  /** Inside the mailbox: a turn a crash cut short ends abandoned (turn-recovery.ts), then a new turn runs. */
-  async #recoverAbandoned(turn: TurnRow): Promise<void> {
-    await endAbandonedTurn(this.#ctx, turn, this.#gate.waiting);
-    await this.#startTurn([]);
+  /**
+   * Inside the mailbox: a turn a crash cut short ends (turn-recovery.ts): abandoned, then a new
+   * turn goes on with it; or interrupted (its interrupt was acknowledged), then only queued
+   * inputs start a turn.
+   */
+  async #recoverCutTurn(turn: TurnRow): Promise<void> {
+    const { inputs } = this.#ctx;
+    const session = await this.#ctx.row();
+    const recovery = await endCutTurn(this.#ctx, turn, session.workspace);
+    this.#gate.announce(recovery.entries);
+    if (recovery.continues) {
+      await this.#startTurn([]);
+      return;
+    }
+    const pending = await inputs.pending();
+    if (pending.length > 0) await this.#startTurn(pending);
   }
 
   /** No turn runs, starts or may be owed (answers waiting, a storage retry, a drain): a new input may start one. */
@@ -432,12 +461,14 @@ export class TurnScheduler {
       return;
     }
     const now = services.now();
+    const workspace = turn.policy?.workspace ?? null;
     const entries = turnEndEntries({
       turnId: turn.id,
       ending,
       now,
       gate: this.#gate,
       history: log.state.history,
+      known: (call) => knownResult(call, log.state.approval_decisions, workspace),
     });
     try {
       await log.commit(entries, {

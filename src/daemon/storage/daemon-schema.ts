@@ -143,6 +143,23 @@ export const migrations: readonly Migration[] = [
   {
     version: 5,
     statements: [
+      // When a user's interrupt of a running turn was acknowledged (ms), written before the
+      // interrupt's answer: a turn a crash cuts short after it ends interrupted at recovery.
+      // Null: none (and for every turn before this version).
+      "ALTER TABLE turns ADD COLUMN interrupt_requested_at INTEGER",
+    ],
+  },
+  {
+    version: 6,
+    statements: [
+      // The body of the PUT that created the session, as accepted (JSON), echoed by snapshots.
+      // Null for sessions created before this version.
+      "ALTER TABLE sessions ADD COLUMN creation_request TEXT",
+    ],
+  },
+  {
+    version: 7,
+    statements: [
       // What a node publishes about itself with each heartbeat, for GET /cluster and the other
       // nodes: its last error (and when), and a digest of its provider profiles (secrets left
       // out), so nodes whose profiles differ are told apart. Null until the node sets them.

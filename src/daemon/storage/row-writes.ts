@@ -25,7 +25,7 @@ import {
   updateSessionRowProgram,
 } from "./sessions-table.js";
 import type { SqlProgram } from "./sql-program.js";
-import { endTurnProgram, startTurnProgram } from "./turns-table.js";
+import { endTurnProgram, markInterruptRequestedProgram, startTurnProgram } from "./turns-table.js";
 
 /** Apply `writes` (inside the append's transaction or savepoint); the admission first. */
 export function* rowWritesProgram(sessionId: string, writes: RowWrites): SqlProgram<void> {
@@ -39,6 +39,9 @@ export function* rowWritesProgram(sessionId: string, writes: RowWrites): SqlProg
   }
   if (writes.committedInputs !== undefined) {
     yield* markInputsCommittedProgram(writes.committedInputs.turnId, writes.committedInputs.inputs);
+  }
+  if (writes.interruptRequested !== undefined) {
+    yield* markInterruptRequestedProgram(writes.interruptRequested.id, writes.interruptRequested.at);
   }
   if (writes.endTurn !== undefined) {
     const { id, ...end } = writes.endTurn;

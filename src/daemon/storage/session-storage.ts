@@ -36,6 +36,11 @@ export interface RowWrites {
     turnId: string;
     inputs: ReadonlyArray<{ id: string; transcriptPosition: number | null }>;
   };
+  /**
+   * A user's interrupt of the running turn `id` was asked at `at` (ms): the mark the next start
+   * reads if a crash cuts the turn short (nothing for a turn that has ended).
+   */
+  interruptRequested?: { id: string; at: number };
   /** A turn ends. */
   endTurn?: { id: string; state: EndedTurnState; endedAt: number; error: string | null };
   /** Token usage to add to the session's totals. */

@@ -6,7 +6,8 @@
  * its caller's transaction, plus a synchronous wrapper on a better-sqlite3 connection. Rows use camelCase; the nested
  * `usage` and `preview` objects are already in their snake_case wire shape.
  */
-import type { SessionCreation, SessionPreview, SessionUsage } from "../../api/session-snapshot.js";
+import type { CreateSessionBody, SessionCreation } from "../../api/session-creation.js";
+import type { SessionPreview, SessionUsage } from "../../api/session-snapshot.js";
 import type { Usage } from "../../model/usage.js";
 import { SessionExistsError } from "../errors.js";
 import type { DaemonDatabase } from "./database.js";
@@ -32,6 +33,11 @@ export interface SessionRow {
   usage: SessionUsage;
   preview: SessionPreview;
   creation: SessionCreation;
+  /**
+   * The body of the PUT that created the session, as JSON text (parsed only for a snapshot, not
+   * for every row a listing reads); null for sessions created before it was stored.
+   */
+  creationRequest: string | null;
   /** Names of the MCP servers whose tools the session's agent gets (empty: none). */
   mcpServers: string[];
 }
@@ -49,6 +55,8 @@ export interface NewSession {
   /** For a fork: the checkpoint it was asked for and the hash of the source entry it branched after. */
   fork?: { checkpointId: string; entryHash: string };
   mcpServers?: readonly string[];
+  /** The creation request it was made by (none: a session made without one, as in tests). */
+  creationRequest?: CreateSessionBody;
 }
 
 interface SessionRecord {
@@ -72,6 +80,7 @@ interface SessionRecord {
   fork_checkpoint_id: string | null;
   fork_entry_hash: string | null;
   mcp_servers: string | null;
+  creation_request: string | null;
 }
 
 function rowOf(record: SessionRecord): SessionRow {
@@ -106,6 +115,7 @@ function rowOf(record: SessionRecord): SessionRow {
             checkpoint_id: record.fork_checkpoint_id,
             entry_hash: record.fork_entry_hash,
           },
+    creationRequest: record.creation_request,
     mcpServers: record.mcp_servers === null ? [] : (JSON.parse(record.mcp_servers) as string[]),
   };
 }
@@ -117,8 +127,8 @@ export function* insertSessionProgram(session: NewSession): SqlProgram<SessionRo
     // RETURNING (PostgreSQL, and SQLite since 3.35) hands the stored row back without a second read.
     record = yield* get<SessionRecord>(
       `INSERT INTO sessions (id, name, workspace, parent_id, provider_profile, model, system_prompt, created_at,
-         activity_at, fork_checkpoint_id, fork_entry_hash, mcp_servers)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+         activity_at, fork_checkpoint_id, fork_entry_hash, mcp_servers, creation_request)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
       session.id,
       session.name ?? null,
       session.workspace,
@@ -131,6 +141,7 @@ export function* insertSessionProgram(session: NewSession): SqlProgram<SessionRo
       session.fork?.checkpointId ?? null,
       session.fork?.entryHash ?? null,
       JSON.stringify(session.mcpServers ?? []),
+      session.creationRequest === undefined ? null : JSON.stringify(session.creationRequest),
     );
   } catch (error) {
     if (isUniqueViolation(error)) throw new SessionExistsError(session.id);

@@ -9,7 +9,7 @@
 import type { EndedTurnState, TurnState } from "../../api/inputs.js";
 import { TurnStateError } from "../errors.js";
 import type { DaemonDatabase } from "./database.js";
-import { all, get, isUniqueViolation, type SqlProgram } from "./sql-program.js";
+import { all, get, isUniqueViolation, run, type SqlProgram } from "./sql-program.js";
 import { runSqlite, runSqliteAtomic } from "./sqlite-runner.js";
 
 export interface TurnRow {
@@ -22,6 +22,11 @@ export interface TurnRow {
   /** The inputs this turn delivers, in acceptance order. */
   inputIds: string[];
   error: string | null;
+  /**
+   * When a user's interrupt of the running turn was acknowledged (ms), or null: written before
+   * the interrupt's 200, so a turn a crash cuts short after it ends interrupted at recovery.
+   */
+  interruptRequestedAt: number | null;
 }
 
 export interface NewTurn {
@@ -45,6 +50,7 @@ interface TurnRecord {
   ended_at: number | null;
   input_ids: string;
   error: string | null;
+  interrupt_requested_at: number | null;
 }
 
 function rowOf(record: TurnRecord): TurnRow {
@@ -56,6 +62,7 @@ function rowOf(record: TurnRecord): TurnRow {
     endedAt: record.ended_at,
     inputIds: JSON.parse(record.input_ids) as string[],
     error: record.error,
+    interruptRequestedAt: record.interrupt_requested_at,
   };
 }
 
@@ -117,6 +124,18 @@ export function* endTurnProgram(turnId: string, end: TurnEnd): SqlProgram<TurnRo
     );
   }
   return rowOf(record);
+}
+
+/**
+ * Mark the running turn `turnId` interrupted by a user at `at` (the first mark stays); a turn
+ * that has ended already is left alone (its end says how it ended).
+ */
+export function* markInterruptRequestedProgram(turnId: string, at: number): SqlProgram<void> {
+  yield* run(
+    "UPDATE turns SET interrupt_requested_at = COALESCE(interrupt_requested_at, ?) WHERE id = ? AND state = 'running'",
+    at,
+    turnId,
+  );
 }
 
 /** `endTurnProgram` on a SQLite connection. */

@@ -87,13 +87,22 @@ describe("Expect", () => {
 
 describe("CONNECT", () => {
   it("answers 400 problem JSON (the daemon is no proxy) with the token and 401 without", async () => {
-    const connectHead = ["CONNECT example.com:443 HTTP/1.1", "Host: example.com:443"];
+    const connectHead = ["CONNECT example.com:443 HTTP/1.1", `Host: 127.0.0.1:${t.port}`];
     const authorized = await rawRequest(t.port, [...connectHead, auth]);
     expectProblem(authorized, 400, "invalid_request");
     expect(JSON.parse(authorized.body).detail).toMatch(/CONNECT is not supported/);
     expect(authorized.closed).toBe(true);
     const anonymous = await rawRequest(t.port, connectHead);
     expectProblem(anonymous, 401, "authentication_required");
+  });
+
+  it("checks Host like any request: a proxy's CONNECT naming its target as Host gets 403", async () => {
+    const response = await rawRequest(t.port, [
+      "CONNECT example.com:443 HTTP/1.1",
+      "Host: example.com:443",
+      auth,
+    ]);
+    expectProblem(response, 403, "host_forbidden");
   });
 });
 

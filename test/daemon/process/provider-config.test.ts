@@ -94,8 +94,26 @@ describe("ProviderConfigSource", () => {
     expect(new ProviderConfigSource(newHome()).turnSettings(null)).toEqual({
       configPolicy: undefined,
       profilePolicy: undefined,
-      maxToolRounds: 100,
+      maxToolRounds: null,
     });
+  });
+
+  it("caps no turn's tool rounds unless config.json does, and lets a profile's null lift the top level's cap", async () => {
+    const home = newHome();
+    await writeProviderConfig(home, {
+      active: "local",
+      maxToolRounds: 30,
+      providers: {
+        local: { ...local.providers.local!, maxToolRounds: null },
+        other: { protocol: "gemini", model: "g" },
+      },
+    });
+    const source = new ProviderConfigSource(home);
+    expect(source.turnSettings("local").maxToolRounds).toBeNull();
+    expect(source.turnSettings("other").maxToolRounds).toBe(30);
+    const uncapped = newHome();
+    await writeProviderConfig(uncapped, local);
+    expect(new ProviderConfigSource(uncapped).turnSettings(null).maxToolRounds).toBeNull();
   });
 
   it("re-reads the file after it changes, without a restart", async () => {

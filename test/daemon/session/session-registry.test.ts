@@ -181,14 +181,7 @@ describe("SessionRegistry", () => {
     const { registry, workspace } = registryWith("hi");
     const id = uuidv7();
     await expect(registry.get(id)).rejects.toBeInstanceOf(SessionUnknownError);
-    await registry.create({
-      id,
-      workspace,
-      name: null,
-      providerProfile: null,
-      model: null,
-      systemPrompt: null,
-    });
+    await create(registry, workspace, id);
     registry.forget(id);
     expect((await registry.get(id)).sessionId).toBe(id);
     for (let i = 0; i < 50; i++)

@@ -70,9 +70,12 @@ export function testServices(client: () => LlmClient | null): TestServices {
   };
 }
 
-/** Create a session with every default in `workspace`; returns its id. */
-export async function createTestSession(registry: SessionRegistry, workspace: string): Promise<string> {
-  const id = uuidv7();
+/** Create a session (id `id`, default a new one) with every default in `workspace`; returns its id. */
+export async function createTestSession(
+  registry: SessionRegistry,
+  workspace: string,
+  id: string = uuidv7(),
+): Promise<string> {
   await registry.create({
     id,
     workspace,

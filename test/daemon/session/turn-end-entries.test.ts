@@ -43,6 +43,34 @@ describe("turnEndEntries", () => {
     expect(entries.slice(1).map((entry) => entry.kind)).toEqual(["turn_end", "run_outcome"]);
   });
 
+  it("gives an open call whose result the log implies (a denied one) that result, and the others an unknown outcome", () => {
+    const history: Item[] = [
+      userMessage("two"),
+      toolCall("c1", "run_command", "{}"),
+      toolCall("c2", "list_files", "{}"),
+    ];
+    const denied = toolResult("c1", "The user denied this tool call; it was not run.", true);
+    const entries = turnEndEntries({
+      turnId: "t1",
+      ending: ending("interrupted"),
+      now: 9,
+      gate: denyingGate([]),
+      history,
+      known: (call) => (call.call_id === "c1" ? denied : null),
+    });
+    expect(entries[0]).toMatchObject({
+      kind: "tool_results",
+      items: [
+        denied,
+        toolResult(
+          "c2",
+          "Tool call interrupted by the user before it finished; its outcome is unknown.",
+          true,
+        ),
+      ],
+    });
+  });
+
   it("closes the open calls of a failed turn as failed, and logs its error outcome", () => {
     const entries = endEntries("failed", openCall);
     const failed = "Tool call not completed because the turn failed; its outcome is unknown.";

@@ -134,6 +134,21 @@ describe.each([sqlite(), postgres()])("the storage port on $name", (backend) => 
     expect((await storage.runningTurnOf("s"))?.id).toBe("t1");
   });
 
+  it("keeps a running turn's interrupt mark (the first one) for the next start to read, and leaves an ended turn alone", async () => {
+    const storage = await storageWithSession(backend, "s");
+    await deliverInput(storage, "s", "i1", "t1");
+    expect((await storage.runningTurnOf("s"))?.interruptRequestedAt).toBeNull();
+    await storage.writeRows("s", { interruptRequested: { id: "t1", at: ts + 5 } });
+    await storage.writeRows("s", { interruptRequested: { id: "t1", at: ts + 9 } });
+    expect(await storage.runningTurnOf("s")).toMatchObject({ id: "t1", interruptRequestedAt: ts + 5 });
+    expect((await storage.runningTurns()).map((turn) => turn.interruptRequestedAt)).toEqual([ts + 5]);
+
+    await storage.failTurn("s", "t1", ts + 10, "crashed");
+    // A mark for a turn that has ended changes nothing (and is not an error).
+    await storage.writeRows("s", { interruptRequested: { id: "t1", at: ts + 11 } });
+    expect(await storage.runningTurnOf("s")).toBeNull();
+  });
+
   it("writes no log entry when a row write fails, and the writer stays where it was", async () => {
     const storage = await storageWithSession(backend, "s");
     await deliverInput(storage, "s", "i1", "t1");

@@ -42,10 +42,18 @@ describe("the sessions table", () => {
       usage: { prompt_tokens: 0, completion_tokens: 0, cached_prompt_tokens: 0, total_tokens: 0 },
       preview: { text: "", transcript_count: 0, truncated: false },
       creation: { kind: "new" },
+      creationRequest: null,
       mcpServers: [],
     });
     expect(getSession(db, "s1")).toEqual(row);
     expect(getSession(db, "nope")).toBeNull();
+  });
+
+  it("keeps the creation request a session was made by, as JSON", () => {
+    const { db } = tempDatabase();
+    const creationRequest = { kind: "new" as const, workspace: "/w", name: "asked", mcp_servers: [] };
+    insertSession(db, { id: "s2", workspace: "/w", createdAt: 1000, creationRequest });
+    expect(JSON.parse(getSession(db, "s2")!.creationRequest!)).toEqual(creationRequest);
   });
 
   it("keeps the MCP servers a session selected, in order", () => {

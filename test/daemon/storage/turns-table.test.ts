@@ -23,6 +23,7 @@ describe("the turns table", () => {
       endedAt: null,
       inputIds: ["i1", "i2"],
       error: null,
+      interruptRequestedAt: null,
     });
     const ended = endTurn(db, "t1", { state: "failed", endedAt: 20, error: "provider down" });
     expect(ended).toMatchObject({ state: "failed", endedAt: 20, error: "provider down" });

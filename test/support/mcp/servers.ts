@@ -32,6 +32,15 @@ export function testServerConfig(
   };
 }
 
+/** The probe server (probe-server.ts) as an `mcpServers` entry. */
+export function probeServerConfig(extra: Partial<McpStdioServerConfig> = {}): McpStdioServerConfig {
+  return {
+    command: process.execPath,
+    args: ["--import", tsxLoader, join(here, "probe-server.ts")],
+    ...extra,
+  };
+}
+
 /** The npm filesystem server, confined to the session's workspace. */
 export function filesystemServerConfig(): McpStdioServerConfig {
   const packageJson = require.resolve("@modelcontextprotocol/server-filesystem/package.json");

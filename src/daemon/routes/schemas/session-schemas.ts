@@ -2,7 +2,6 @@
 import { Type } from "typebox";
 import type { InputReceipt, PendingInput } from "../../../api/inputs.js";
 import type {
-  SessionCreation,
   SessionSnapshot,
   SessionStatus,
   SessionSummary,
@@ -11,6 +10,7 @@ import type {
 import type { DeleteAnswer, SessionList } from "../../../api/sessions.js";
 import type { StreamCursor } from "../../../api/stream-cursor.js";
 import { wireSchema } from "../../http/wire-schema.js";
+import { SessionCreationSchema, SnapshotCreationSchema } from "./creation-schemas.js";
 import { HistoryPageSchema } from "./history-schemas.js";
 import { named } from "./named-schema.js";
 import {
@@ -63,21 +63,6 @@ const UsageSchema = wireSchema<SessionUsage>()(
   ),
 );
 
-const CreationSchema = wireSchema<SessionCreation>()(
-  Type.Union([
-    Type.Object({ kind: Type.Literal("new") }, { additionalProperties: false }),
-    Type.Object(
-      {
-        kind: Type.Literal("fork"),
-        source_session_id: Type.String(),
-        checkpoint_id: NullableString,
-        entry_hash: NullableString,
-      },
-      { additionalProperties: false },
-    ),
-  ]),
-);
-
 const summaryFields = {
   id: Type.String(),
   name: NullableString,
@@ -94,7 +79,7 @@ const summaryFields = {
   ),
   input_order: Type.Integer({ minimum: 0 }),
   usage: UsageSchema,
-  creation: CreationSchema,
+  creation: SessionCreationSchema,
 };
 
 export const SessionSummarySchema = named(
@@ -126,6 +111,7 @@ export const SessionSnapshotSchema = named(
     Type.Object(
       {
         ...summaryFields,
+        creation: SnapshotCreationSchema,
         cursor: StreamCursorSchema,
         pending_inputs: Type.Array(PendingInputSchema),
         pending_approvals: Type.Array(PendingApprovalSchema),

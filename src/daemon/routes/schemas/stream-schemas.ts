@@ -59,18 +59,7 @@ export const SessionEventSchema = named(
   "SessionEvent",
   wireSchema<SessionEvent>()(
     Type.Union([
-      event(
-        "status",
-        Type.Object(
-          {
-            phase: Type.Union([Type.Literal("idle"), Type.Literal("running"), Type.Literal("waiting")]),
-            run_id: NullableString,
-            interrupt_requested: Type.Boolean(),
-          },
-          closed,
-        ),
-        "the session's phase changed",
-      ),
+      event("status", SessionStatusSchema, "the session's status changed (as a snapshot's `status`)"),
       event(
         "input",
         Type.Object({ input: InputReceiptSchema }, closed),

@@ -1,0 +1,124 @@
+/**
+ * Who sends a request, decided from its headers alone: the token or a browser login's cookie,
+ * the Host, the origin and, for a request signed in by cookie, its CSRF token. The first three
+ * ingress checks of create-http-app.ts, shared by the request hook and the answers written
+ * where Fastify never sees a request (raw-answer.ts), so a request Node cannot parse is judged
+ * in the same order as one it can: 401, then 400/403 for Host, then 403 for the origin, and only
+ * then how it is framed.
+ *
+ * Boundary rule: pure decisions over header lines (the caller says how much of the head it
+ * could read); records nothing, answers nothing.
+ */
+import { csrfHeaderName, sessionCookieName } from "../../api/browser-login.js";
+import { type BrowserLogins, cookieValue, csrfTokenMatches } from "./browser-logins.js";
+import type { Credential } from "./credential.js";
+import { authenticationRequired, problem } from "./problem.js";
+import {
+  allowedHosts,
+  allowedOrigins,
+  type BearerCheck,
+  browserRefusal,
+  headerValues,
+  publicAuthority,
+} from "./request-guard.js";
+
+/** The head of a request as far as it could be read. */
+export interface ReadableHead {
+  /** Header lines as Node's `rawHeaders`: name, value, name, value… */
+  rawHeaders: readonly string[];
+  /** The request method; null when the request line could not be read. */
+  method: string | null;
+  /**
+   * True when the head was read from its first line: a header it lacks is absent. False for the
+   * tail of a head (Node hands over only the bytes of the read that failed): a header it lacks
+   * may have come earlier, so only what it shows is judged.
+   */
+  whole: boolean;
+}
+
+/** What the checks need to know about the daemon. */
+export interface AuthorityOptions {
+  bearer: BearerCheck;
+  logins?: BrowserLogins | undefined;
+  /** The port the daemon listens on (Host and origins name it). */
+  port: () => number;
+  /** More host names the Host header may name. */
+  extraHosts?: readonly string[] | undefined;
+  /** URLs that reach the daemon from elsewhere: their host (with their port) and origin are its own. */
+  publicUrls?: readonly string[] | undefined;
+}
+
+const closing = { headers: { connection: "close" } };
+
+/** The identity checks of every request, in the contract's order. */
+export class RequestAuthority {
+  readonly #options: AuthorityOptions;
+  #selfFor: { port: number; hosts: Set<string>; origins: Set<string> } | null = null;
+
+  constructor(options: AuthorityOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * The credential of a request whose head passes, else throws the refusal as a ProblemError:
+   * 401 authentication_required, 400 invalid_request (Host count), 403 host_forbidden, 403
+   * origin_forbidden, 403 csrf_token_invalid. A public route accepts a request without a credential.
+   */
+  check(head: ReadableHead, isPublic = false): Credential {
+    const raw = head.rawHeaders;
+    const port = this.#options.port();
+    const credential = this.#authenticate(raw, port, isPublic);
+    const { hosts, origins } = this.#self(port);
+    const host = headerValues(raw, "host");
+    if (host.length > 1 || (host.length === 0 && head.whole))
+      throw problem("invalid_request", "a request must carry exactly one Host header", closing);
+    if (host.length === 1 && !hosts.has(host[0]!.toLowerCase())) {
+      throw problem(
+        "host_forbidden",
+        `the Host header must name this daemon: 127.0.0.1:${port}, localhost:${port}, or an address configured in SKEIN_HOST, SKEIN_NODE_URL or SKEIN_PUBLIC_URLS`,
+        closing,
+      );
+    }
+    const refusal = browserRefusal(raw, origins);
+    if (refusal !== null) throw problem("origin_forbidden", refusal, closing);
+    if (credential.kind === "cookie" && head.method !== "GET" && head.method !== "HEAD") {
+      const sent = headerValues(raw, csrfHeaderName);
+      if (sent.length !== 1 || !csrfTokenMatches(credential.login.cookieValue, sent[0])) {
+        throw problem(
+          "csrf_token_invalid",
+          `a request signed in by cookie must send its login's ${csrfHeaderName} header (see GET /web/session)`,
+        );
+      }
+    }
+    return credential;
+  }
+
+  // Token, or a login's cookie when no Authorization header is sent; nothing on public routes.
+  #authenticate(raw: readonly string[], port: number, isPublic: boolean): Credential {
+    const authorization = headerValues(raw, "authorization");
+    const { logins, bearer } = this.#options;
+    if (authorization.length === 0 && logins !== undefined) {
+      const value = cookieValue(headerValues(raw, "cookie"), sessionCookieName(port));
+      const login = value === null ? null : logins.check(value);
+      if (login !== null) return { kind: "cookie", login };
+    }
+    if (authorization.length === 1 && bearer.accepts(authorization[0])) return { kind: "token" };
+    if (isPublic) return { kind: "none" };
+    throw authenticationRequired();
+  }
+
+  // Every request's Host check needs the accepted hosts: made once per port.
+  #self(port: number): { hosts: Set<string>; origins: Set<string> } {
+    if (this.#selfFor?.port !== port) {
+      const hosts = allowedHosts(port, this.#options.extraHosts);
+      const origins = allowedOrigins(hosts);
+      for (const url of this.#options.publicUrls ?? []) {
+        const authority = publicAuthority(url);
+        for (const host of authority.hosts) hosts.add(host);
+        origins.add(authority.origin);
+      }
+      this.#selfFor = { port, hosts, origins };
+    }
+    return this.#selfFor;
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * What the loop does with a tool call the approval gate has answered or refused, and what the
+ * log alone says about a call that has no result yet. A call is known never to have run when
+ * its logged answer gave it a result instead (any deny, and any answer to an `ask_user`
+ * question, whose result is the answer), when its arguments are no JSON object (the loop
+ * refuses it before asking anyone), or when it is a file tool whose path lies outside the
+ * workspace (denied whatever the policy says). Every other call may have run: only a result
+ * in the log could say how it ended.
+ *
+ * Boundary rule: pure functions of the call, the replayed answers and the workspace.
+ */
+import type { ResolvedApproval } from "../../log/collect-state.js";
+import type { MatchedRule } from "../../model/approval-policy.js";
+import { type ToolCallItem, type ToolResultItem, toolResult } from "../../model/items.js";
+import type { BeforeToolCallAction } from "../../worker/index.js";
+import { askUserToolName, describeRule, subjectOf } from "../approval/approval-policy.js";
+import { questionOf } from "../approval/ask-user-tool.js";
+
+/** Why a turn stopped with calls waiting: they are denied, and this is what the model reads. */
+export const notRunText: Record<"interrupt" | "turn_end", string> = {
+  interrupt: "Tool call not run: the user interrupted the turn while it waited for approval.",
+  turn_end: "Tool call not run: the turn ended while it waited for approval.",
+};
+
+/** The result of an `ask_user` call without a question (it is never asked). */
+export const questionMissingText = "ask_user was not run: it needs a non-empty `question`.";
+
+/** What the loop does with an answered call. */
+export function answeredAction(call: ToolCallItem, answer: ResolvedApproval): BeforeToolCallAction {
+  if (call.name === askUserToolName) {
+    if (answer.decision === "allow")
+      return { action: "result", result: { output: answer.message ?? "", is_error: false } };
+    const said = answer.message === null ? "" : ` They said: ${answer.message}`;
+    return { action: "result", result: { output: `The user declined to answer.${said}`, is_error: true } };
+  }
+  if (answer.decision === "allow") return { action: "continue" };
+  return { action: "result", result: { output: deniedText(answer), is_error: true } };
+}
+
+/** The result of a call the policy denied. */
+export function deniedByPolicy(rule: MatchedRule): string {
+  return rule.source === "workspace"
+    ? "Tool call denied: its path lies outside the workspace; it was not run."
+    : `Tool call denied by the approval policy (${describeRule(rule)}); it was not run.`;
+}
+
+/** What the replayed answers of a session say about its calls. */
+export type AnswersByCall = Readonly<Record<string, ResolvedApproval>>;
+
+/**
+ * The result `call` got or would get without running, as far as the log tells: its answer's
+ * result, or its refusal (arguments that are no object, a file path outside `workspace`, an
+ * `ask_user` call without a question); null when the call may have run. Without `workspace`
+ * the path rule is not applied.
+ */
+export function knownResult(
+  call: ToolCallItem,
+  answers: AnswersByCall,
+  workspace: string | null,
+): ToolResultItem | null {
+  const answer = Object.hasOwn(answers, call.call_id) ? answers[call.call_id] : undefined;
+  if (answer !== undefined) {
+    const action = answeredAction(call, answer);
+    return action.action === "result"
+      ? toolResult(call.call_id, action.result.output, action.result.is_error === true)
+      : null;
+  }
+  const args = parseArguments(call.arguments);
+  if (args === null) {
+    return toolResult(
+      call.call_id,
+      `Tool ${call.name} was not run: the arguments were not a JSON object.`,
+      true,
+    );
+  }
+  if (call.name === askUserToolName) {
+    // One with a question was asked in the commit that holds the call: it has an answer or waits.
+    return questionOf(args) === null ? toolResult(call.call_id, questionMissingText, true) : null;
+  }
+  if (workspace !== null && subjectOf({ tool: call.name, args, workspace }) === null) {
+    const rule: MatchedRule = { source: "workspace", tool: call.name, pattern: null, action: "deny" };
+    return toolResult(call.call_id, deniedByPolicy(rule), true);
+  }
+  return null;
+}
+
+/** A call's arguments as an object, or null when they are no JSON object. */
+export function parseArguments(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+function deniedText(answer: ResolvedApproval): string {
+  switch (answer.by) {
+    case "client":
+      return answer.message === null
+        ? "The user denied this tool call; it was not run."
+        : `The user denied this tool call; it was not run. Their message: ${answer.message}`;
+    case "rule":
+      return "Tool call denied by a rule the user set in this session; it was not run.";
+    case "interrupt":
+      return notRunText.interrupt;
+    case "turn_end":
+      return notRunText.turn_end;
+    default: {
+      const unknown: never = answer.by;
+      return `Tool call denied (${String(unknown)}); it was not run.`;
+    }
+  }
+}

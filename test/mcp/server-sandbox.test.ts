@@ -1,0 +1,192 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${workspace} is a config placeholder
+/**
+ * How a stdio server is confined: its own directory as HOME (made 0700 under the state root),
+ * its cwd and workspace writable, nothing else of the host; the directories of its program
+ * under the private /tmp shown read-only; no start with the network on and no helper. The last
+ * test runs a real server whose program lives under the host's /tmp through the manager.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type ResolvedServer, resolveServer } from "../../src/api/mcp-config.js";
+import { McpManager } from "../../src/mcp/mcp-manager.js";
+import {
+  type McpSandbox,
+  programPaths,
+  SANDBOX_HOME_PATHS,
+  ServerSandboxError,
+  serverConfinement,
+} from "../../src/mcp/server-sandbox.js";
+import { DEFAULT_BWRAP_PATH, probeBwrap } from "../../src/tools/bubblewrap.js";
+import { resolveHiddenPaths } from "../../src/tools/hidden-paths.js";
+import { probeNetworkHelper } from "../../src/tools/network-helper.js";
+import { privateDirectories } from "../../src/tools/sandbox-mounts.js";
+import { socketFilterFor } from "../../src/tools/socket-filter.js";
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function temporary(base = tmpdir()): string {
+  const directory = mkdtempSync(join(base, "skein-server-sandbox-"));
+  cleanups.push(() => rmSync(directory, { recursive: true, force: true }));
+  return directory;
+}
+
+function sandboxFor(home: string, network: McpSandbox["network"] = probeNetworkHelper()): McpSandbox {
+  return {
+    bwrapPath: DEFAULT_BWRAP_PATH,
+    filter: socketFilterFor(),
+    hidden: resolveHiddenPaths([home]),
+    stateRoot: join(home, "mcp"),
+    network,
+  };
+}
+
+function stdio(config: Parameters<typeof resolveServer>[1], workspace: string | null = null) {
+  return resolveServer("probe", config, { workspace, env: {} }) as Extract<
+    ResolvedServer,
+    { transport: "stdio" }
+  >;
+}
+
+describe("serverConfinement", () => {
+  it("makes the server's own directory (0700) its HOME, and writes only its cwd and workspace", () => {
+    const home = temporary("/var/tmp");
+    const workspace = temporary();
+    const server = stdio({ command: "node", args: ["server.js"], cwd: "${workspace}" }, workspace);
+    const confinement = serverConfinement(server, sandboxFor(home));
+    const own = join(home, "mcp", "probe");
+    expect(statSync(own).mode & 0o777).toBe(0o700);
+    expect(statSync(join(home, "mcp")).mode & 0o777).toBe(0o700);
+    expect(confinement?.program.home).toEqual({ hostPath: own, sandboxPath: SANDBOX_HOME_PATHS.run });
+    expect(confinement?.environment).toEqual({ HOME: SANDBOX_HOME_PATHS.run, TMPDIR: "/tmp" });
+    expect(confinement?.program.writable).toEqual([workspace]);
+    expect(confinement?.program.writable).not.toContain("/tmp");
+    expect(confinement?.program.cwd).toBe(workspace);
+    // Without a cwd it starts in its own directory: the daemon's may be hidden or under the private /tmp.
+    expect(serverConfinement(stdio({ command: "node" }), sandboxFor(home))?.program.cwd).toBe(
+      SANDBOX_HOME_PATHS.run,
+    );
+  });
+
+  it("never makes a directory inside the daemon's home writable, whatever the config says", () => {
+    const home = temporary("/var/tmp");
+    const server = stdio({ command: "node", cwd: home });
+    expect(serverConfinement(server, sandboxFor(home))?.program.writable).toEqual([]);
+  });
+
+  it("refuses the network when the helper is missing, and starts unconfined only when the config opts out", () => {
+    const home = temporary("/var/tmp");
+    const missing = { usable: false as const, reason: "slirp4netns not found" };
+    expect(() => serverConfinement(stdio({ command: "node" }), sandboxFor(home, missing))).toThrow(
+      ServerSandboxError,
+    );
+    expect(
+      serverConfinement(stdio({ command: "node", network: false }), sandboxFor(home, missing))?.program
+        .network,
+    ).toBeNull();
+    expect(
+      serverConfinement(stdio({ command: "node", sandbox: false }), sandboxFor(home, missing)),
+    ).toBeNull();
+  });
+});
+
+describe("programPaths", () => {
+  it("shows the directory of each program path under a private directory, the path itself directly in it", () => {
+    const root = temporary("/tmp");
+    mkdirSync(join(root, "pkg", "dist"), { recursive: true });
+    writeFileSync(join(root, "pkg", "dist", "index.js"), "");
+    const direct = join("/tmp", `skein-direct-${process.pid}.js`);
+    writeFileSync(direct, "");
+    cleanups.push(() => rmSync(direct, { force: true }));
+    const privates = privateDirectories();
+    expect(
+      programPaths(
+        [
+          "node",
+          "--flag",
+          join(root, "pkg", "dist", "index.js"),
+          join(root, "pkg"),
+          direct,
+          "/tmp",
+          "/usr/bin/env",
+        ],
+        privates,
+      ),
+    ).toEqual([join(root, "pkg", "dist"), join(root, "pkg"), direct]);
+    expect(programPaths([join(root, "missing.js"), "relative/x.js"], privates)).toEqual([]);
+  });
+});
+
+describe("a server whose program lives under the host's /tmp", () => {
+  const usable = probeBwrap(DEFAULT_BWRAP_PATH, socketFilterFor()).usable;
+
+  it.skipIf(!usable)(
+    "runs, reads its own files there, and sees nothing else of the host's /tmp",
+    async () => {
+      const program = temporary("/tmp");
+      const neighbour = temporary("/tmp");
+      writeFileSync(join(neighbour, "secret.txt"), "another session's file");
+      writeFileSync(join(program, "answer.txt"), "read from beside the program");
+      writeFileSync(join(program, "server.mjs"), minimalServer(join(neighbour, "secret.txt")));
+      const home = temporary("/var/tmp");
+      const manager = new McpManager({
+        config: () => ({
+          servers: {
+            tmp: { command: process.execPath, args: [join(program, "server.mjs")], network: false },
+          },
+          error: null,
+        }),
+        env: process.env,
+        sandbox: sandboxFor(home),
+        clientVersion: "0.0.0-test",
+        logger: { info: () => {}, warn: () => {} },
+        now: () => Date.now(),
+      });
+      cleanups.push(() => manager.stop());
+      const tools = await manager.toolsFor(["tmp"], temporary());
+      expect(manager.status().servers[0]?.instances[0]?.last_error ?? null).toBeNull();
+      const { tool } = tools[0]!();
+      const output = await tool.execute("{}", { call_id: "c", signal: new AbortController().signal });
+      expect(JSON.parse(typeof output === "string" ? output : output.output)).toEqual({
+        beside: "read from beside the program",
+        neighbour: "ENOENT",
+        wrote: "EROFS",
+      });
+      expect(readFileSync(join(program, "answer.txt"), "utf8")).toBe("read from beside the program");
+    },
+  );
+});
+
+/** A stdio MCP server in plain JavaScript (no imports but node's), with one tool `look`. */
+function minimalServer(neighbour: string): string {
+  return `
+import { readFileSync, writeFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+const here = new URL(".", import.meta.url).pathname;
+const attempt = (run) => { try { return run(); } catch (error) { return error.code; } };
+const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\\n");
+createInterface({ input: process.stdin }).on("line", (line) => {
+  const request = JSON.parse(line);
+  if (request.id === undefined) return;
+  if (request.method === "initialize") {
+    send({ id: request.id, result: { protocolVersion: request.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "tmp", version: "1" } } });
+  } else if (request.method === "tools/list") {
+    send({ id: request.id, result: { tools: [{ name: "look", inputSchema: { type: "object" } }] } });
+  } else if (request.method === "tools/call") {
+    const text = JSON.stringify({
+      beside: attempt(() => readFileSync(here + "answer.txt", "utf8")),
+      neighbour: attempt(() => readFileSync(${JSON.stringify(neighbour)}, "utf8")),
+      wrote: attempt(() => writeFileSync(here + "answer.txt", "overwritten")) ?? "written",
+    });
+    send({ id: request.id, result: { content: [{ type: "text", text }] } });
+  } else {
+    send({ id: request.id, error: { code: -32601, message: "unknown method" } });
+  }
+});
+process.stdin.on("end", () => process.exit(0));
+`;
+}
