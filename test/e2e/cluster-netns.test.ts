@@ -36,7 +36,7 @@ describe.skipIf(unavailable !== null)(
     let n3: DaemonHarness;
 
     beforeAll(async () => {
-      lab = NetnsLab.create(["db", "n1", "n2", "n3"]);
+      lab = await NetnsLab.create(["db", "n1", "n2", "n3"]);
       const databaseUrl = await lab.startPostgres("db");
       // The model provider is on the client machine: every node reaches it across the bridge.
       provider = await FakeProvider.start({ host: labHostAddress });
@@ -53,9 +53,13 @@ describe.skipIf(unavailable !== null)(
     }, 90_000);
 
     afterAll(async () => {
-      await cluster?.close();
-      await provider?.close();
-      await lab?.destroy();
+      // The lab goes whatever happens to the nodes: namespaces and the server outlive a test run.
+      try {
+        await Promise.race([cluster?.close(), sleep(30_000)]);
+        await provider?.close();
+      } finally {
+        await lab?.destroy();
+      }
     }, 60_000);
 
     const idOf = (node: DaemonHarness) => cluster.nodeIdOf(node);

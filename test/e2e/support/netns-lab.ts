@@ -7,14 +7,28 @@
  * addresses named. A private PostgreSQL server (initdb into a temporary folder, run as the
  * `postgres` user) can run in a host of its own.
  *
+ * Each namespace is held by a process of its own (`unshare -n sleep`) and entered through
+ * `/proc/<pid>/ns/net` with nsenter, not named under /run/netns: named namespaces are bind
+ * mounts, and a process elsewhere on the machine that detaches mounts (slirp4netns
+ * --enable-sandbox run as root does) makes them unusable mid-test.
+ *
  * Boundary rule: needs root (CI runs as root) and the kernel's namespaces; `NetnsLab.unavailable()`
- * says why not, for the suite's skip. Every name carries a random prefix, and `destroy()` removes
- * what `create` made (deleting a namespace deletes its interfaces); nothing of the machine's own
- * network is changed but the one veth end and its address, removed with the lab.
+ * says why not, for the suite's skip. Every interface name carries a random prefix, and
+ * `destroy()` removes what `create` made (a namespace goes with its last process, and its
+ * interfaces with it); nothing of the machine's own network is changed but the one veth end and
+ * its address, removed with the lab.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { appendFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,34 +49,47 @@ function run(command: string[], input?: string): string {
 /** One host of the lab: a namespace with an address. */
 export interface LabHost {
   name: string;
-  namespace: string;
+  /** The process holding its namespace. */
+  pid: number;
   address: string;
-  /** Prefix for a command to run inside the host (`ip netns exec <namespace>`). */
+  /** Prefix for a command to run inside the host (nsenter into its namespace; it execs the command). */
   launcher: string[];
+}
+
+/** The command prefix that runs a command in the network namespace of `pid`. */
+function enter(pid: number): string[] {
+  return ["nsenter", `--net=/proc/${pid}/ns/net`, "--"];
+}
+
+function readlinkOrNull(path: string): string | null {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return null;
+  }
 }
 
 export class NetnsLab {
   readonly hosts = new Map<string, LabHost>();
   readonly #prefix: string;
-  readonly #switch: string;
+  /** The processes holding the namespaces. */
+  readonly #holders: ChildProcess[] = [];
   #database: ChildProcess | null = null;
   #databaseDir: string | null = null;
 
   private constructor(prefix: string) {
     this.#prefix = prefix;
-    this.#switch = `${prefix}-sw`;
   }
 
   /** Why the lab cannot run here (not root, no `ip`, namespaces refused), or null when it can. */
   static unavailable(): string | null {
     if (process.getuid?.() !== 0) return "network namespaces need root (CI runs as root)";
-    const probe = `skprobe${randomBytes(3).toString("hex")}`;
-    const added = spawnSync("ip", ["netns", "add", probe], { encoding: "utf8" });
-    if (added.error !== undefined) return `ip (iproute2) cannot run: ${added.error.message}`;
-    if (added.status !== 0) return `the kernel refused a network namespace: ${added.stderr.trim()}`;
-    spawnSync("ip", ["netns", "del", probe]);
-    const nft = spawnSync("nft", ["--version"], { encoding: "utf8" });
-    if (nft.error !== undefined || nft.status !== 0) return "nft (nftables) is not installed";
+    for (const tool of ["ip", "nft", "nsenter", "unshare", "setpriv"]) {
+      const found = spawnSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" });
+      if (found.status !== 0) return `${tool} is not installed (iproute2, nftables, util-linux)`;
+    }
+    const probe = spawnSync("unshare", ["-n", "true"], { encoding: "utf8" });
+    if (probe.status !== 0) return `the kernel refused a network namespace: ${probe.stderr.trim()}`;
     if (spawnSync("id", ["-u", "postgres"]).status !== 0)
       return "there is no postgres user to run a private server as";
     try {
@@ -74,41 +101,70 @@ export class NetnsLab {
   }
 
   /** Make the switch and one host per name, `names[i]` at 198.18.0.(10 + i). */
-  static create(names: readonly string[]): NetnsLab {
+  static async create(names: readonly string[]): Promise<NetnsLab> {
     const lab = new NetnsLab(`sk${randomBytes(3).toString("hex")}`);
     try {
-      lab.#build(names);
+      await lab.#build(names);
     } catch (error) {
-      void lab.destroy();
+      await lab.destroy();
       throw error;
     }
     return lab;
   }
 
-  #build(names: readonly string[]): void {
+  /** A new network namespace, held by a process; the pid that names it. */
+  async #namespace(): Promise<number> {
+    const holder = spawn("unshare", ["-n", "sleep", "infinity"], { stdio: "ignore" });
+    this.#holders.push(holder);
+    const pid = holder.pid;
+    if (pid === undefined) throw new Error("unshare did not start");
+    // unshare execs sleep once the namespace exists: wait until the pid's namespace is not ours.
+    const own = readlinkSync("/proc/self/ns/net");
+    const deadline = Date.now() + 5_000;
+    while (readlinkOrNull(`/proc/${pid}/ns/net`) === own || readlinkOrNull(`/proc/${pid}/ns/net`) === null) {
+      if (holder.exitCode !== null || Date.now() > deadline)
+        throw new Error("unshare -n did not make a namespace");
+      await new Promise((wake) => setTimeout(wake, 10));
+    }
+    return pid;
+  }
+
+  async #build(names: readonly string[]): Promise<void> {
     const p = this.#prefix;
-    run(["ip", "netns", "add", this.#switch]);
-    run(["ip", "netns", "exec", this.#switch, "ip", "link", "add", "br0", "type", "bridge"]);
-    run(["ip", "netns", "exec", this.#switch, "ip", "link", "set", "br0", "up"]);
+    const switchPid = await this.#namespace();
+    const inSwitch = enter(switchPid);
+    run([...inSwitch, "ip", "link", "add", "br0", "type", "bridge"]);
+    run([...inSwitch, "ip", "link", "set", "br0", "up"]);
     // The test process's side: one veth end here, its peer on the bridge.
-    run(["ip", "link", "add", `${p}h`, "type", "veth", "peer", "name", `${p}hp`, "netns", this.#switch]);
+    run(["ip", "link", "add", `${p}h`, "type", "veth", "peer", "name", `${p}hp`, "netns", String(switchPid)]);
     run(["ip", "addr", "add", `${labHostAddress}/24`, "dev", `${p}h`]);
     run(["ip", "link", "set", `${p}h`, "up"]);
-    run(["ip", "netns", "exec", this.#switch, "ip", "link", "set", `${p}hp`, "master", "br0", "up"]);
-    names.forEach((name, index) => {
-      const namespace = `${p}-${name}`;
+    run([...inSwitch, "ip", "link", "set", `${p}hp`, "master", "br0", "up"]);
+    for (const [index, name] of names.entries()) {
+      const pid = await this.#namespace();
       const address = `${subnet}.${10 + index}`;
       const inside = `${p}${index}`;
-      run(["ip", "netns", "add", namespace]);
-      run(["ip", "link", "add", inside, "type", "veth", "peer", "name", `${inside}p`, "netns", this.#switch]);
-      run(["ip", "link", "set", inside, "netns", namespace]);
-      const exec = ["ip", "netns", "exec", namespace];
+      run([
+        "ip",
+        "link",
+        "add",
+        inside,
+        "type",
+        "veth",
+        "peer",
+        "name",
+        `${inside}p`,
+        "netns",
+        String(switchPid),
+      ]);
+      run(["ip", "link", "set", inside, "netns", String(pid)]);
+      const exec = enter(pid);
       run([...exec, "ip", "link", "set", "lo", "up"]);
       run([...exec, "ip", "addr", "add", `${address}/24`, "dev", inside]);
       run([...exec, "ip", "link", "set", inside, "up"]);
-      run(["ip", "netns", "exec", this.#switch, "ip", "link", "set", `${inside}p`, "master", "br0", "up"]);
-      this.hosts.set(name, { name, namespace, address, launcher: exec });
-    });
+      run([...inSwitch, "ip", "link", "set", `${inside}p`, "master", "br0", "up"]);
+      this.hosts.set(name, { name, pid, address, launcher: exec });
+    }
   }
 
   host(name: string): LabHost {
@@ -214,9 +270,9 @@ export class NetnsLab {
       await exited;
       clearTimeout(timer);
     }
-    for (const host of this.hosts.values()) spawnSync("ip", ["netns", "del", host.namespace]);
+    // A namespace goes with its last process (the daemons in it are stopped by then).
+    for (const holder of this.#holders) holder.kill("SIGKILL");
     spawnSync("ip", ["link", "del", `${this.#prefix}h`]);
-    spawnSync("ip", ["netns", "del", this.#switch]);
     if (this.#databaseDir !== null) rmSync(this.#databaseDir, { recursive: true, force: true });
   }
 }
