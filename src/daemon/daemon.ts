@@ -15,7 +15,6 @@ import { join } from "node:path";
 import pino from "pino";
 import { v7 as uuidv7 } from "uuid";
 import { checkpointStore } from "../api/checkpoints.js";
-import { readDiscoveryFile } from "../api/discovery-file.js";
 import { homeLockedExitCode } from "../api/exit-codes.js";
 import { packageRoot, packageVersion } from "../api/package-version.js";
 import { protocolVersion } from "../api/protocol.js";
@@ -31,10 +30,11 @@ import { workspaceMissingOnNode } from "./cluster/node-workspace.js";
 import { warnWherePeersDistrust } from "./cluster/peer-trust.js";
 import { registerForwarding } from "./cluster/request-forwarding.js";
 import { BrowserLogins } from "./http/browser-logins.js";
-import { createHttpApp, type HttpApp } from "./http/create-http-app.js";
+import { closeListener } from "./http/close-listener.js";
+import { createHttpApp } from "./http/create-http-app.js";
 import { problem } from "./http/problem.js";
 import { StaticAssets } from "./http/static-assets.js";
-import { removeDiscoveryFile, writeDiscoveryFile } from "./process/discovery-file.js";
+import { previousInstanceId, removeDiscoveryFile, writeDiscoveryFile } from "./process/discovery-file.js";
 import { DrainController, installSignalHandlers } from "./process/drain.js";
 import { establishHeadTrust } from "./process/head-trust.js";
 import { ensureHome } from "./process/home.js";
@@ -383,29 +383,6 @@ async function boot(
   sessions.startUnloading(settings.unloadSeconds * 1000);
   logger.info({ port, home: settings.home, instanceId }, "ready");
   return { settings, port, instanceId, shutdown, stopped };
-}
-
-/**
- * Stop listening and close the connections. Every session has stopped by now, so what is still
- * open after a moment (a request that hangs, a client that keeps a relayed answer) is cut
- * rather than allowed to hold the exit.
- */
-async function closeListener(app: HttpApp): Promise<void> {
-  const cut = setTimeout(() => app.server.closeAllConnections(), 1_000);
-  try {
-    await app.close();
-  } finally {
-    clearTimeout(cut);
-  }
-}
-
-/** The instance id in the daemon.json a previous daemon of this home left (a crash leaves it), or null. */
-function previousInstanceId(home: string): string | null {
-  try {
-    return readDiscoveryFile(home)?.instance_id ?? null;
-  } catch {
-    return null;
-  }
 }
 
 /** The storage `SKEIN_DB` selects: the SQLite file (closed with the storage) or PostgreSQL. */

@@ -35,6 +35,7 @@ import {
 } from "./lease-programs.js";
 import { registerNode } from "./node-registration.js";
 import { keyIdOfText, nodeView } from "./node-view.js";
+import { ProfileWarnings } from "./profile-warnings.js";
 
 /** The channel nodes wake each other on (payload: a session id with work, or "scan"). */
 export const wakeChannel = "skein_cluster";
@@ -86,8 +87,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
   readonly #held = new Map<string, { epoch: number; since: number }>();
   /** Untrusted node keys already warned about. */
   readonly #warnedKeys = new Set<string>();
-  /** Nodes with other profiles already warned about (`node:theirs:ours`). */
-  readonly #warnedProfiles = new Set<string>();
+  readonly #profileWarnings: ProfileWarnings;
   #lastError: { message: string; at: number } | null = null;
   #listener: pg.Client | null = null;
   #timers: NodeJS.Timeout[] = [];
@@ -102,6 +102,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     this.nodeId = options.nodeId;
     this.leaseMs = options.leaseMs;
     this.url = options.url;
+    this.#profileWarnings = new ProfileWarnings(options.logger, () => this.#profilesDigest());
   }
 
   /** Register, trust the other nodes' keys, listen for wake-ups and start the timers. */
@@ -117,7 +118,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     });
     await this.warnOfUntrustedKeys();
     await runPg(this.#pool, heartbeatProgram(this.nodeId, this.#status()));
-    await this.#warnOfDifferentProfiles();
+    this.#profileWarnings.check(await this.nodes());
     this.#lastRenewal = Date.now();
     await this.#listen(connection);
     // Renew at a third of the lease: two renewals may fail before a lease can expire.
@@ -252,28 +253,11 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     this.#lastError = { message: message.slice(0, 1_000), at: Date.now() };
   }
 
-  /** Say (once per node and digest) which live nodes run with other provider profiles than this one. */
-  async #warnOfDifferentProfiles(): Promise<void> {
-    const own = this.#profilesDigest();
-    if (own === null) return;
-    for (const node of await this.nodes()) {
-      if (!node.live || node.self || node.profiles_digest === null || node.profiles_match) continue;
-      const key = `${node.id}:${node.profiles_digest}:${own}`;
-      if (this.#warnedProfiles.has(key)) continue;
-      this.#warnedProfiles.add(key);
-      this.#options.logger.warn(
-        { node: node.id, url: node.url, theirs: node.profiles_digest, ours: own },
-        "a live node of this cluster has other provider profiles than this one (config.json): a session's turns " +
-          "run with the profiles of whichever node owns it; give every node the same profiles",
-      );
-    }
-  }
-
   #profilesDigest(): string | null {
     try {
       return this.#options.profilesDigest?.() ?? null;
     } catch {
-      return null;
+      return null; // config.json unreadable: nothing to compare
     }
   }
 
@@ -368,7 +352,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
         this.#options.lost(sessionId);
       }
       await this.warnOfUntrustedKeys();
-      await this.#warnOfDifferentProfiles();
+      this.#profileWarnings.check(await this.nodes());
     } catch (error) {
       this.#options.logger.warn({ err: error }, "lease renewal failed");
       this.noteError(`lease renewal failed: ${(error as Error).message}`);

@@ -37,3 +37,15 @@ export async function removeDiscoveryFile(
   await syncDirectory(home);
   return true;
 }
+
+/**
+ * The instance id in the daemon.json a previous daemon of `home` left (a crash leaves it; a
+ * clean stop removes it), or null. Read before this daemon writes its own.
+ */
+export function previousInstanceId(home: string): string | null {
+  try {
+    return readDiscoveryFile(home)?.instance_id ?? null;
+  } catch {
+    return null;
+  }
+}
