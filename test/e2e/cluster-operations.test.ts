@@ -6,7 +6,7 @@
  * handed to the next owner instead of holding the exit for the drain timeout.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -74,6 +74,29 @@ describe("operating a cluster", () => {
     expect(Date.now() - restartedAt).toBeLessThan(10_000);
     expect((await a!.receipt(sessionId, cut)).turn?.state).toBe("abandoned");
     expect(a!.readLog()).toMatch(/previous daemon .* marked stopped/);
+  });
+
+  it("waits on SIGTERM for a running tool before it hands the turn off, so the tool's outcome is known", async () => {
+    cluster = new TestCluster(provider);
+    const [a, b] = await cluster.start(2, 2);
+    const command = "echo started > started.txt; sleep 2; echo done > done.txt";
+    provider.queue(toolCalls([{ name: "run_command", args: { command }, id: "call_slow" }]));
+    provider.script = () => text("after the tool");
+    const sessionId = await a!.createSession();
+    await b!.prompt(sessionId, "run the slow command");
+    await eventually("the command to start", () =>
+      existsSync(join(a!.workspace, "started.txt")) ? true : undefined,
+    );
+    const started = Date.now();
+    expect(await a!.signal("SIGTERM", 20_000)).toBe(0);
+    // It waited for the tool (about 2 s), not for the rest of the turn.
+    expect(Date.now() - started).toBeGreaterThan(1_000);
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(readFileSync(join(a!.workspace, "done.txt"), "utf8")).toBe("done\n");
+    await b!.idle(sessionId, 15_000);
+    const results = (await b!.history(sessionId)).items.filter((entry) => entry.kind === "tool_result");
+    expect(results).toHaveLength(1);
+    expect(JSON.stringify(results[0]!.content)).not.toMatch(/outcome is unknown/);
   });
 
   it("shows in GET /cluster each node's heartbeat lag and whether its profiles match, warns of other profiles, and drops nodes gone for SKEIN_NODE_HISTORY_SECONDS", async () => {

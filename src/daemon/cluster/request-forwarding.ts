@@ -12,7 +12,9 @@
  * An owner that refuses the connection is gone (nothing listens at its address): it is marked
  * stopped, which frees its sessions, and the request is answered here (this node claims the
  * session, recovering it as after a crash). An owner that does not answer in time is answered
- * 503 with Retry-After, as storage trouble is: it may be alive, and its lease decides.
+ * 503 with Retry-After, as storage trouble is: it may be alive, and its lease decides. A relayed
+ * stream on which the owner goes silent (no keepalive: a partition) is ended, and so is every
+ * relayed answer when this node drains, so their clients resume on a node that can serve them.
  */
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
@@ -178,7 +180,13 @@ function relay(
       socket.once("connect", () => clearTimeout(timer));
       outgoing.once("close", () => clearTimeout(timer));
     });
-    outgoing.once("timeout", () => outgoing.destroy(new Error("no answer within 10 s")));
+    let answered = false;
+    outgoing.once("response", () => {
+      answered = true;
+    });
+    outgoing.on("timeout", () => {
+      if (!answered) outgoing.destroy(new Error("no answer within 10 s"));
+    });
     outgoing.once("error", reject);
     outgoing.end(payload ?? undefined);
   });

@@ -51,6 +51,7 @@ export function turnConversation(
           }
           entries.push(...requests);
           await log.commit(entries);
+          turn().committed(items);
           gate.announce(entries);
         });
       } catch (error) {

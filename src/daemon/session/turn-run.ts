@@ -12,7 +12,7 @@ import type { SessionEventData } from "../../api/session-events.js";
 import type { RestoredState } from "../../log/collect-state.js";
 import type { Outcome } from "../../log/entries.js";
 import type { StreamEvent } from "../../model/events.js";
-import type { ToolCallItem, ToolResultItem } from "../../model/items.js";
+import type { Item, ToolCallItem, ToolResultItem } from "../../model/items.js";
 import { LlmClientError } from "../../model/llm-client.js";
 import type { ToolDefinition, ToolMeta } from "../../model/tools.js";
 import { addUsage, type Usage } from "../../model/usage.js";
@@ -63,7 +63,7 @@ export interface TurnRunOptions {
    * comes (the turn is then aborted). Without it, the turn publishes as it goes.
    */
   held?: boolean;
-  /** A tool of the turn started or finished (`toolsRunning` changed). */
+  /** A tool of the turn started, or the result of one was committed (`toolsUnsettled` changed). */
   onToolsChanged?: () => void;
   /** The session's compaction hooks for this turn's client (none: the turn never compacts). */
   compaction?: (
@@ -82,7 +82,8 @@ export class TurnRun {
   #abortDetail = "";
   #request = 0;
   #usage: Usage = {};
-  #toolsRunning = 0;
+  /** Calls whose tool started and whose result is not committed yet. */
+  readonly #unsettledCalls = new Set<string>();
   #done: Promise<TurnEnding> | null = null;
   #policy: TurnPolicy | null = null;
   /** Publications waiting for `release()`; null once released (or for a turn never held). */
@@ -129,9 +130,21 @@ export class TurnRun {
     return this.#policy;
   }
 
-  /** How many of the turn's tools run now: cutting the turn then leaves their outcome unknown. */
-  get toolsRunning(): number {
-    return this.#toolsRunning;
+  /**
+   * How many of the turn's tools started and have no committed result yet: cutting the turn
+   * then leaves their outcome unknown to whoever recovers it.
+   */
+  get toolsUnsettled(): number {
+    return this.#unsettledCalls.size;
+  }
+
+  /** Items the turn just committed: the tool results among them settle their calls. */
+  committed(items: readonly Item[]): void {
+    let settled = false;
+    for (const item of items) {
+      if (item.type === "tool_result" && this.#unsettledCalls.delete(item.call_id)) settled = true;
+    }
+    if (settled) this.#options.onToolsChanged?.();
   }
 
   get interruptRequested(): boolean {
@@ -312,14 +325,12 @@ export class TurnRun {
         this.#publish(() => publishEvent(feed, "usage", data));
       },
       onToolCallStart: (call: ToolCallItem) => {
-        this.#toolsRunning++;
+        this.#unsettledCalls.add(call.call_id);
         this.#options.onToolsChanged?.();
         const data = toolEventData(call, null);
         this.#publish(() => publishEvent(feed, "tool", data));
       },
       onToolCallEnd: (call: ToolCallItem, result: ToolResultItem) => {
-        this.#toolsRunning--;
-        this.#options.onToolsChanged?.();
         const data = toolEventData(call, result);
         this.#publish(() => publishEvent(feed, "tool", data));
       },

@@ -115,12 +115,13 @@ export class TurnScheduler {
   /**
    * Resolves when no turn runs or the running one waits for an answer: a drain need not wait
    * for a person (the waiting calls are durable, and the next start waits for them again).
-   * With `handOff` (another node will recover the turn), also whenever none of its tools runs:
-   * cut there, the next owner loses only the model's answer in progress, never a tool's outcome.
+   * With `handOff` (another node will recover the turn), also whenever every tool it started
+   * has its result committed: cut there, the next owner loses only the model's answer in
+   * progress, never a tool's outcome.
    */
   turnSettled(handOff = false): Promise<void> {
     const settled = (): boolean =>
-      this.#turn === null || this.#gate.waiting || (handOff && this.#turn.toolsRunning === 0);
+      this.#turn === null || this.#gate.waiting || (handOff && this.#turn.toolsUnsettled === 0);
     if (settled()) return Promise.resolve();
     return new Promise((resolve) => {
       const check = (): void => {
