@@ -384,8 +384,8 @@ export class SessionRegistry {
 
   /**
    * Wait up to `timeoutMs` for running turns to end; then stop every actor. With `handOff`
-   * (another live node recovers the turns at once) a turn is waited for only while a tool of
-   * it runs.
+   * (another live node recovers the turns at once) a turn is waited for only until every tool
+   * it started has its result committed.
    */
   async drain(timeoutMs: number, options: { handOff?: boolean } = {}): Promise<void> {
     if (this.#unloadTimer !== null) clearInterval(this.#unloadTimer);
