@@ -19,7 +19,7 @@ import { FakeProvider } from "../support/fake-provider/server.js";
 import type { DaemonHarness } from "./support/daemon-harness.js";
 import { sleep, userTexts } from "./support/daemon-harness.js";
 import { eventually } from "./support/fixture.js";
-import { labHostAddress, NetnsLab } from "./support/netns-lab.js";
+import { NetnsLab } from "./support/netns-lab.js";
 import { TestCluster } from "./support/test-cluster.js";
 
 const unavailable = NetnsLab.unavailable();
@@ -39,7 +39,7 @@ describe.skipIf(unavailable !== null)(
       lab = await NetnsLab.create(["db", "n1", "n2", "n3"]);
       const databaseUrl = await lab.startPostgres("db");
       // The model provider is on the client machine: every node reaches it across the bridge.
-      provider = await FakeProvider.start({ host: labHostAddress });
+      provider = await FakeProvider.start({ host: lab.clientAddress });
       cluster = new TestCluster(provider, databaseUrl);
       [n1, n2, n3] = (await cluster.start(3, leaseSeconds, (index) => {
         const host = lab.host(`n${index + 1}`);
@@ -72,7 +72,7 @@ describe.skipIf(unavailable !== null)(
           .filter((node) => node.live)
           .map((node) => node.url)
           .sort(),
-      ).toEqual(["http://198.18.0.11:7700", "http://198.18.0.12:7700", "http://198.18.0.13:7700"]);
+      ).toEqual(["n1", "n2", "n3"].map((name) => `http://${lab.host(name).address}:7700`));
       const sessionId = await n1.createSession();
       const watcher = await n2.openStream(sessionId);
       const first = await watcher.next();

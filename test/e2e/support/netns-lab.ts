@@ -1,8 +1,8 @@
 /**
  * A small network of Linux network namespaces standing in for separate machines: one "switch"
  * namespace holding a bridge, one namespace per host joined to it by a veth pair, each host with
- * its own address in 198.18.0.0/24 (the range set aside for network testing, routed nowhere), and
- * the test process's own namespace joined as 198.18.0.1 so it can be a client of every host. A
+ * its own address in a /24 of 198.18.0.0/15 (the range set aside for network testing, routed
+ * nowhere; chosen at random per lab), and the test process's own namespace joined as its .1 so it can be a client of every host. A
  * partition is an nftables table in a host's namespace that drops its packets to and from the
  * addresses named. A private PostgreSQL server (initdb into a temporary folder, run as the
  * `postgres` user) can run in a host of its own.
@@ -33,10 +33,6 @@ import { appendFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-
-const subnet = "198.18.0";
-/** The test process's address on the lab network. */
-export const labHostAddress = `${subnet}.1`;
 
 function run(command: string[], input?: string): string {
   const result = spawnSync(command[0]!, command.slice(1), { encoding: "utf8", input });
@@ -72,6 +68,8 @@ function readlinkOrNull(path: string): string | null {
 export class NetnsLab {
   readonly hosts = new Map<string, LabHost>();
   readonly #prefix: string;
+  /** The lab's /24, a random one of 198.18.0.0/15, so two labs on one machine do not meet. */
+  readonly subnet: string;
   /** The processes holding the namespaces. */
   readonly #holders: ChildProcess[] = [];
   #database: ChildProcess | null = null;
@@ -79,6 +77,8 @@ export class NetnsLab {
 
   private constructor(prefix: string) {
     this.#prefix = prefix;
+    const [high, third] = randomBytes(2);
+    this.subnet = `198.${18 + (high! % 2)}.${third!}`;
   }
 
   /** Why the lab cannot run here (not root, no `ip`, namespaces refused), or null when it can. */
@@ -100,7 +100,7 @@ export class NetnsLab {
     return null;
   }
 
-  /** Make the switch and one host per name, `names[i]` at 198.18.0.(10 + i). */
+  /** Make the switch and one host per name, `names[i]` at <subnet>.(10 + i). */
   static async create(names: readonly string[]): Promise<NetnsLab> {
     const lab = new NetnsLab(`sk${randomBytes(3).toString("hex")}`);
     try {
@@ -137,12 +137,12 @@ export class NetnsLab {
     run([...inSwitch, "ip", "link", "set", "br0", "up"]);
     // The test process's side: one veth end here, its peer on the bridge.
     run(["ip", "link", "add", `${p}h`, "type", "veth", "peer", "name", `${p}hp`, "netns", String(switchPid)]);
-    run(["ip", "addr", "add", `${labHostAddress}/24`, "dev", `${p}h`]);
+    run(["ip", "addr", "add", `${this.clientAddress}/24`, "dev", `${p}h`]);
     run(["ip", "link", "set", `${p}h`, "up"]);
     run([...inSwitch, "ip", "link", "set", `${p}hp`, "master", "br0", "up"]);
     for (const [index, name] of names.entries()) {
       const pid = await this.#namespace();
-      const address = `${subnet}.${10 + index}`;
+      const address = `${this.subnet}.${10 + index}`;
       const inside = `${p}${index}`;
       run([
         "ip",
@@ -167,6 +167,11 @@ export class NetnsLab {
     }
   }
 
+  /** The test process's address on the lab network (x.x.x.1). */
+  get clientAddress(): string {
+    return `${this.subnet}.1`;
+  }
+
   host(name: string): LabHost {
     const host = this.hosts.get(name);
     if (host === undefined) throw new Error(`no lab host ${name}`);
@@ -175,7 +180,7 @@ export class NetnsLab {
 
   /** Drop every packet between `name` and the addresses of `peers` (hosts, or the test process's address). */
   partition(name: string, peers: readonly string[]): void {
-    const addresses = peers.map((peer) => (peer === labHostAddress ? peer : this.host(peer).address));
+    const addresses = peers.map((peer) => (peer === this.clientAddress ? peer : this.host(peer).address));
     const set = addresses.join(", ");
     run(
       [...this.host(name).launcher, "nft", "-f", "-"],
@@ -216,7 +221,7 @@ export class NetnsLab {
       "-E",
       "UTF8",
     ]);
-    await appendFile(join(dir, "data", "pg_hba.conf"), `host all all ${subnet}.0/24 trust\n`);
+    await appendFile(join(dir, "data", "pg_hba.conf"), `host all all ${this.subnet}.0/24 trust\n`);
     writeFileSync(join(dir, "server.log"), "");
     chownSync(join(dir, "server.log"), uid, gid);
     const server = spawn(
