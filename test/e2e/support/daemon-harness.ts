@@ -15,6 +15,7 @@ import Database from "better-sqlite3";
 import { v7 as uuidv7 } from "uuid";
 import { OpenApiCheck } from "../../support/openapi-check.js";
 import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
+import { giveTree, type UnprivilegedUser } from "../../support/unprivileged-user.js";
 import { SseConnection } from "./sse-client.js";
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -55,6 +56,11 @@ export interface HarnessOptions {
    * cluster share one so each accepts the heads the others signed.
    */
   signingKeyPem?: string;
+  /**
+   * The user the daemon runs as (the harness runs as root): its temporary root is given to that
+   * user at each boot. Default: the harness's own user.
+   */
+  user?: UnprivilegedUser;
 }
 
 /** The storage backends the e2e suites run against. */
@@ -132,6 +138,7 @@ export class DaemonHarness {
   private childExit: Promise<number | null> | null = null;
   private readonly env: Record<string, string>;
   private readonly extraConfig: Record<string, unknown>;
+  private readonly user: UnprivilegedUser | null;
 
   private constructor(options: HarnessOptions) {
     this.root = mkdtempSync(join(tmpdir(), "skein-e2e-"));
@@ -141,6 +148,7 @@ export class DaemonHarness {
     mkdirSync(this.home, { recursive: true, mode: 0o700 });
     this.env = { ...(options.env ?? {}) };
     this.extraConfig = { approvalPolicy: { default: "allow" }, ...options.config };
+    this.user = options.user ?? null;
     if (options.providers !== undefined) this.writeProviders(options.providers, options.mcpServers);
     if (options.signingKeyPem !== undefined) {
       writeFileSync(join(this.home, "head-signing-key.pem"), options.signingKeyPem, { mode: 0o600 });
@@ -241,6 +249,7 @@ export class DaemonHarness {
   /** Start the daemon process and wait for `GET /server` to say ready. */
   async boot(): Promise<void> {
     const log = openSync(this.logPath, "a");
+    if (this.user !== null) giveTree(this.root, this.user);
     const child = spawn(
       process.execPath,
       [
@@ -257,6 +266,7 @@ export class DaemonHarness {
           ...this.env,
         },
         stdio: ["ignore", log, log],
+        ...(this.user === null ? {} : { uid: this.user.uid, gid: this.user.gid }),
       },
     );
     this.child = child;
