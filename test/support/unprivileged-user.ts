@@ -8,7 +8,7 @@
  * readable by that user (checked, with a message that says what is not).
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
-import { chownSync, readdirSync } from "node:fs";
+import { chownSync, lchownSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -64,13 +64,13 @@ export function requireReadableCheckout(user: UnprivilegedUser): void {
   }
 }
 
-/** Gives `directory` and everything in it to `user`. */
+/** Gives `directory` and everything in it to `user` (a symlink itself, never what it leads to). */
 export function giveTree(directory: string, user: UnprivilegedUser): void {
   chownSync(directory, user.uid, user.gid);
   for (const entry of readdirSync(directory, { withFileTypes: true })) {
     const inner = path.join(directory, entry.name);
     if (entry.isDirectory()) giveTree(inner, user);
-    else chownSync(inner, user.uid, user.gid);
+    else lchownSync(inner, user.uid, user.gid);
   }
 }
 
