@@ -29,12 +29,8 @@ import {
   testServerConfig,
 } from "../support/mcp/servers.js";
 import { weirdToolName } from "../support/mcp/test-tools.js";
-import type { ProbeReport, ProbeRequest } from "../support/network-probe.js";
-import {
-  requireReadableCheckout,
-  type UnprivilegedUser,
-  unprivilegedUser,
-} from "../support/unprivileged-user.js";
+import type { ProbeReport, ProbeRequest } from "../support/network-probe.mjs";
+import { type UnprivilegedUser, unprivilegedUser } from "../support/unprivileged-user.js";
 import { DaemonHarness, type HistoryEntry, type ProviderProfileConfig } from "./support/daemon-harness.js";
 import { eventually } from "./support/fixture.js";
 
@@ -302,7 +298,6 @@ describe("MCP servers through the daemon", () => {
     "starts a server with the network on for a daemon run as an unprivileged user: it reaches a machine on the network, no service of the host",
     async () => {
       const user = nobody as UnprivilegedUser;
-      requireReadableCheckout(user);
       const listener = await listenOnEveryAddress();
       const peer = await startPeerListener();
       try {

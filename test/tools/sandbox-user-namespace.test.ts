@@ -11,6 +11,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeNetworkHelper } from "../../src/tools/network-helper.js";
 import { rootMapping, sandboxUserNamespace } from "../../src/tools/sandbox-user-namespace.js";
+import { CheckoutView } from "../support/checkout-view.js";
 import type { CommandReport, CommandRequest } from "../support/command-as-user.js";
 import {
   canMakePeer,
@@ -20,14 +21,8 @@ import {
   type PeerListener,
   startPeerListener,
 } from "../support/host-listeners.js";
-import type { ProbeReport, ProbeRequest } from "../support/network-probe.js";
-import {
-  giveTree,
-  requireReadableCheckout,
-  runNodeAs,
-  type UnprivilegedUser,
-  unprivilegedUser,
-} from "../support/unprivileged-user.js";
+import { type ProbeReport, type ProbeRequest, writeProbeScript } from "../support/network-probe.mjs";
+import { giveTree, type UnprivilegedUser, unprivilegedUser } from "../support/unprivileged-user.js";
 
 describe("sandboxUserNamespace", () => {
   it("is none for a daemon run as root, and the daemon's own ids otherwise", () => {
@@ -64,21 +59,23 @@ describe("rootMapping", () => {
 
 const user = unprivilegedUser();
 const helper = probeNetworkHelper();
-const tsxLoader = import.meta.resolve("tsx");
 const commandScript = fileURLToPath(new URL("../support/command-as-user.ts", import.meta.url));
-const probeScript = fileURLToPath(new URL("../support/network-probe.ts", import.meta.url));
 
 describe.skipIf(user === null || !helper.usable || !canMakePeer())(
   "run_command with SKEIN_SANDBOX_NETWORK=1 in a daemon run as an unprivileged user",
   () => {
     const nobody = user as UnprivilegedUser;
+    let view: CheckoutView;
     let workspace: string;
     let listener: HostListener;
     let peer: PeerListener;
 
     beforeAll(async () => {
-      requireReadableCheckout(nobody);
+      // The checkout may lie where nobody cannot enter (CI clones it into a 0700 directory).
+      view = CheckoutView.open(nobody);
       workspace = await mkdtemp(path.join(tmpdir(), "skein-unprivileged-"));
+      // A plain script run by node alone: the command's private /tmp may hide the checkout.
+      writeProbeScript(workspace);
       giveTree(workspace, nobody);
       listener = await listenOnEveryAddress();
       peer = await startPeerListener();
@@ -87,6 +84,7 @@ describe.skipIf(user === null || !helper.usable || !canMakePeer())(
       peer?.close();
       await listener?.close();
       if (workspace !== undefined) await rm(workspace, { recursive: true, force: true });
+      view?.close();
     });
 
     /** Runs `command` through run_command in a process of `nobody`. */
@@ -96,15 +94,16 @@ describe.skipIf(user === null || !helper.usable || !canMakePeer())(
       extra: Partial<CommandRequest> = {},
     ): Promise<CommandReport> => {
       const request: CommandRequest = { workspace, command, shell, ...extra };
-      const stdout = await runNodeAs(nobody, ["--import", "tsx", commandScript, JSON.stringify(request)], {
-        PATH: process.env.PATH ?? "/usr/bin:/bin",
-        HOME: workspace,
-      });
+      const stdout = await view.run(
+        process.execPath,
+        ["--import", "tsx", view.pathOf(commandScript), JSON.stringify(request)],
+        { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: workspace },
+      );
       return JSON.parse(stdout) as CommandReport;
     };
     const probeAsNobody = async (request: ProbeRequest, shell: CommandRequest["shell"] = "network") => {
       const report = await runAsNobody(
-        `${process.execPath} --import ${tsxLoader} ${probeScript} '${JSON.stringify(request)}'`,
+        `${process.execPath} ./network-probe.mjs '${JSON.stringify(request)}'`,
         shell,
       );
       expect(report.output).toMatch(/^exit code: 0\n/);

@@ -13,6 +13,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { v7 as uuidv7 } from "uuid";
+import { CheckoutView } from "../../support/checkout-view.js";
 import { OpenApiCheck } from "../../support/openapi-check.js";
 import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
 import { giveTree, type UnprivilegedUser } from "../../support/unprivileged-user.js";
@@ -58,7 +59,9 @@ export interface HarnessOptions {
   signingKeyPem?: string;
   /**
    * The user the daemon runs as (the harness runs as root): its temporary root is given to that
-   * user at each boot. Default: the harness's own user.
+   * user at each boot, and it sees the checkout through a `CheckoutView` (the checkout may lie
+   * where that user cannot enter), so paths into the checkout in `mcpServers`' command, args
+   * and cwd are written as it sees them. Default: the harness's own user.
    */
   user?: UnprivilegedUser;
 }
@@ -138,7 +141,7 @@ export class DaemonHarness {
   private childExit: Promise<number | null> | null = null;
   private readonly env: Record<string, string>;
   private readonly extraConfig: Record<string, unknown>;
-  private readonly user: UnprivilegedUser | null;
+  private readonly user: { user: UnprivilegedUser; view: CheckoutView } | null;
 
   private constructor(options: HarnessOptions) {
     this.root = mkdtempSync(join(tmpdir(), "skein-e2e-"));
@@ -148,7 +151,8 @@ export class DaemonHarness {
     mkdirSync(this.home, { recursive: true, mode: 0o700 });
     this.env = { ...(options.env ?? {}) };
     this.extraConfig = { approvalPolicy: { default: "allow" }, ...options.config };
-    this.user = options.user ?? null;
+    this.user =
+      options.user === undefined ? null : { user: options.user, view: CheckoutView.open(options.user) };
     if (options.providers !== undefined) this.writeProviders(options.providers, options.mcpServers);
     if (options.signingKeyPem !== undefined) {
       writeFileSync(join(this.home, "head-signing-key.pem"), options.signingKeyPem, { mode: 0o600 });
@@ -186,13 +190,29 @@ export class DaemonHarness {
     const config = {
       active: names[0] ?? null,
       providers,
-      ...(mcpServers === undefined ? {} : { mcpServers }),
+      ...(mcpServers === undefined ? {} : { mcpServers: this.asDaemonSees(mcpServers) }),
       ...this.extraConfig,
     };
     const tmp = join(this.home, "config.json.tmp");
     writeFileSync(tmp, JSON.stringify(config, null, 2), { mode: 0o600 });
     writeFileSync(join(this.home, "config.json"), readFileSync(tmp));
     rmSync(tmp);
+  }
+
+  /** `mcpServers` with the paths into the checkout its command, args and cwd name as the daemon sees them. */
+  private asDaemonSees(mcpServers: Record<string, unknown>): Record<string, unknown> {
+    const view = this.user?.view;
+    if (view === undefined) return mcpServers;
+    const seen = (value: unknown) => (typeof value === "string" ? view.pathOf(value) : value);
+    return Object.fromEntries(
+      Object.entries(mcpServers).map(([name, entry]) => {
+        if (typeof entry !== "object" || entry === null) return [name, entry];
+        const server = { ...(entry as Record<string, unknown>) };
+        for (const key of ["command", "cwd"]) if (key in server) server[key] = seen(server[key]);
+        if (Array.isArray(server.args)) server.args = server.args.map(seen);
+        return [name, server];
+      }),
+    );
   }
 
   setEnv(name: string, value: string | undefined): void {
@@ -249,26 +269,27 @@ export class DaemonHarness {
   /** Start the daemon process and wait for `GET /server` to say ready. */
   async boot(): Promise<void> {
     const log = openSync(this.logPath, "a");
-    if (this.user !== null) giveTree(this.root, this.user);
-    const child = spawn(
-      process.execPath,
-      [
-        ...(process.env.SKEIN_NODE_FLAGS ? process.env.SKEIN_NODE_FLAGS.split(" ") : []),
-        skeinBin,
-        "daemon",
-        "run",
-      ],
-      {
-        env: {
-          PATH: process.env.PATH ?? "/usr/bin:/bin",
-          HOME: this.root,
-          SKEIN_HOME: this.home,
-          ...this.env,
-        },
+    const flags = process.env.SKEIN_NODE_FLAGS ? process.env.SKEIN_NODE_FLAGS.split(" ") : [];
+    const env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: this.root,
+      SKEIN_HOME: this.home,
+      ...this.env,
+    };
+    let child: ChildProcess;
+    if (this.user === null) {
+      child = spawn(process.execPath, [...flags, skeinBin, "daemon", "run"], {
+        env,
         stdio: ["ignore", log, log],
-        ...(this.user === null ? {} : { uid: this.user.uid, gid: this.user.gid }),
-      },
-    );
+      });
+    } else {
+      giveTree(this.root, this.user.user);
+      const { view } = this.user;
+      child = view.spawn(process.execPath, [...flags, view.pathOf(skeinBin), "daemon", "run"], {
+        env,
+        stdio: ["ignore", log, log],
+      });
+    }
     this.child = child;
     const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
     this.childExit = exited;
@@ -355,6 +376,7 @@ export class DaemonHarness {
     }
     await this.kill();
     rmSync(this.root, { recursive: true, force: true });
+    this.user?.view.close();
     await this.pg?.drop();
   }
 
