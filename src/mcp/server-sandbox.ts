@@ -3,24 +3,26 @@
  * in the daemon's sandbox: the host read-only; writable only its own directory
  * (`<stateRoot>/<server name>`, 0700, its HOME inside the sandbox, where `npx`/`uvx` caches go),
  * its cwd, the workspace it runs for and a private /tmp; the host's /tmp and /run hidden like
- * for commands (but for the directories holding the program its command and args name there);
- * the daemon's home and database covered (so its token, API keys and every session stay out of
- * reach, wherever they lie); no Unix socket can be made (so no host service's socket is
- * reachable); the network as its config says (default on: many servers fetch), outbound-only
- * with no route to the host's own addresses (tools/sandbox-network.ts), never the host's.
+ * for commands, but for the projects holding what its command, args and cwd name there, shown
+ * read-only (program-directories.ts: a server checked out under /tmp, or run through a loader
+ * given as a `file://` URL); the daemon's home and database covered (so its token, API keys and
+ * every session stay out of reach, wherever they lie); no Unix socket can be made (so no host
+ * service's socket is reachable); the network as its config says (default on: many servers
+ * fetch), outbound-only with no route to the host's own addresses (tools/sandbox-network.ts),
+ * never the host's.
  *
  * Boundary rule: decisions over real paths, and the server's own directory made when a server
  * starts; the transport runs bwrap.
  */
-import { chmodSync, existsSync, lstatSync, mkdirSync, statSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync } from "node:fs";
 import path, { isAbsolute } from "node:path";
 import type { ResolvedServer } from "../api/mcp-config.js";
 import type { ProgramSandbox } from "../tools/bubblewrap.js";
 import { type HiddenPaths, hiddenPathCovering, realPathOf } from "../tools/hidden-paths.js";
 import { NETWORK_HELPER_INSTALL_HINT, type NetworkHelperProbe } from "../tools/network-helper.js";
-import { isInsideDirectory } from "../tools/path-containment.js";
 import { privateDirectories } from "../tools/sandbox-mounts.js";
 import type { SocketFilter } from "../tools/socket-filter.js";
+import { programDirectories } from "./program-directories.js";
 
 /** The daemon's sandbox, as MCP servers get it (null where bubblewrap does not work). */
 export interface McpSandbox {
@@ -70,12 +72,15 @@ export function serverConfinement(
   const network = server.network ? networkHelper(server.name, sandbox.network) : null;
   const privates = privateDirectories();
   const writable: string[] = [];
+  // As configured too: a path named under a writable directory is recognised before it is resolved.
+  const writableNames: string[] = [];
   for (const candidate of [server.cwd, server.workspace]) {
     if (candidate === null || !isAbsolute(candidate) || !existsSync(candidate)) continue;
     const real = realPathOf(candidate);
     // A directory inside the daemon's home stays hidden: never writable, whatever the config says.
-    if (hiddenPathCovering(sandbox.hidden, real) === undefined && !writable.includes(real))
-      writable.push(real);
+    if (hiddenPathCovering(sandbox.hidden, real) !== undefined) continue;
+    if (!writable.includes(real)) writable.push(real);
+    writableNames.push(path.resolve(candidate), real);
   }
   const home = serverDirectory(sandbox.stateRoot, server.name);
   const sandboxHome = privates.includes(realPathOf("/run")) ? SANDBOX_HOME_PATHS.run : SANDBOX_HOME_PATHS.tmp;
@@ -83,7 +88,12 @@ export function serverConfinement(
     bwrapPath: sandbox.bwrapPath,
     program: {
       writable,
-      readable: programPaths([server.command, ...server.args], privates),
+      readable: programDirectories({
+        words: [server.command, ...server.args, ...(server.cwd === null ? [] : [server.cwd])],
+        writable: writableNames,
+        privates,
+        hidden: sandbox.hidden,
+      }),
       home: { hostPath: home, sandboxPath: sandboxHome },
       hidden: sandbox.hidden,
       filter: sandbox.filter,
@@ -102,24 +112,6 @@ function networkHelper(server: string, probe: NetworkHelperProbe) {
     `the sandbox cannot give this server a network (${probe.reason}); ` +
       `set "network": false in its entry if it needs none, or ${NETWORK_HELPER_INSTALL_HINT}`,
   );
-}
-
-/**
- * What the private directories would hide of the program a server runs: for each absolute,
- * existing path among `words` that lies inside one, its directory (the path itself when it is a
- * directory, or when its directory is the private directory itself).
- */
-export function programPaths(words: readonly string[], privates: readonly string[]): string[] {
-  const found = new Set<string>();
-  for (const word of words) {
-    if (!isAbsolute(word) || word.includes("\0") || !existsSync(word)) continue;
-    const real = realPathOf(word);
-    const holder = privates.find((directory) => directory !== real && isInsideDirectory(directory, real));
-    if (holder === undefined) continue;
-    const directory = statSync(real).isDirectory() ? real : path.dirname(real);
-    found.add(directory === holder ? real : directory);
-  }
-  return [...found];
 }
 
 /** Makes `<root>/<name>` (0700, the root too) and returns it; refuses anything but a directory there. */

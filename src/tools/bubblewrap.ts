@@ -33,7 +33,11 @@ export const SECCOMP_DESCRIPTOR = 3;
 /** The descriptor bwrap writes the sandbox's pid to (`--info-fd`), when it gets a network. */
 export const INFO_DESCRIPTOR = 4;
 
-/** The descriptor bwrap waits on before it starts the program (`--block-fd`), when it gets a network. */
+/**
+ * The descriptor bwrap waits on, when the sandbox gets a network: before it starts the program
+ * (`--block-fd`), or, for a daemon not run as root, right after making the namespaces
+ * (`--userns-block-fd`; see sandbox-user-namespace.ts).
+ */
 export const BLOCK_DESCRIPTOR = 5;
 
 /** The descriptor bwrap reads the sandbox's resolv.conf from (`--ro-bind-data`), when it gets a network. */
@@ -47,7 +51,8 @@ export function commandEnvironment(realWorkspace: string): Record<string, string
 /**
  * The process options: with `network`, bwrap reports the sandbox's pid and waits before it runs
  * the program, so the outbound network is attached first (network-helper.ts), and the sandbox
- * gets its own resolv.conf.
+ * gets its own resolv.conf. For a daemon not run as root, bwrap waits as soon as it has made the
+ * namespaces, in a user namespace the daemon maps (sandbox-user-namespace.ts).
  */
 function processArguments(filter: SocketFilter, network: HostNetworkView | null = null): string[] {
   return [
@@ -56,7 +61,10 @@ function processArguments(filter: SocketFilter, network: HostNetworkView | null 
     ...(network === null
       ? []
       : [
-          ...["--info-fd", String(INFO_DESCRIPTOR), "--block-fd", String(BLOCK_DESCRIPTOR)],
+          ...["--info-fd", String(INFO_DESCRIPTOR)],
+          ...(network.userNamespace === null
+            ? ["--block-fd", String(BLOCK_DESCRIPTOR)]
+            : ["--unshare-user", "--userns-block-fd", String(BLOCK_DESCRIPTOR)]),
           ...(network.resolvConf === null
             ? []
             : ["--ro-bind-data", String(RESOLV_CONF_DESCRIPTOR), network.resolvConf.target]),

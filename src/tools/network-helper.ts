@@ -4,9 +4,11 @@
  *
  * Boundary rule: runs host programs. slirp4netns joins the sandbox's network namespace and
  * serves it for as long as the sandbox lives (it exits when its exit descriptor closes, so also
- * when the daemon dies); `nsenter` + `ip` add the prohibit rules. The sandbox's program starts
- * only after both succeeded: on any failure the caller kills the sandbox, so a sandbox never
- * runs with the host reachable, and never silently with the host's network.
+ * when the daemon dies); `nsenter` + `ip` add the prohibit rules. For a daemon not run as root,
+ * both join the sandbox's user namespace first (sandbox-user-namespace.ts), which owns the
+ * network namespace. The sandbox's program starts only after both succeeded: on any failure the
+ * caller kills the sandbox, so a sandbox never runs with the host reachable, and never silently
+ * with the host's network.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants, readFileSync, readlinkSync } from "node:fs";
@@ -20,6 +22,7 @@ import {
   SYSTEMD_UPSTREAM_RESOLV_CONF,
   sandboxResolvConf,
 } from "./sandbox-network.js";
+import { type SandboxUserNamespace, sandboxUserNamespace } from "./sandbox-user-namespace.js";
 import { errorMessage } from "./system-error.js";
 
 /** The host programs the outbound network needs (absolute paths). */
@@ -43,20 +46,8 @@ const SYSTEM_DIRECTORIES = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/
 /** How long slirp4netns and `ip` may take to set the network up before the start fails. */
 const SETUP_TIMEOUT_MS = 10_000;
 
-/** Why the network is not offered to a daemon that does not run as root. */
-export const NOT_ROOT_REASON =
-  "the outbound-only network works only when the daemon runs as root for now: otherwise bwrap " +
-  "nests a second user namespace in the sandbox, and slirp4netns cannot join the network namespace";
-
-/**
- * Finds slirp4netns, nsenter and ip on `searchPath` (the daemon's PATH) and the system
- * directories; unusable when `uid` (the daemon's) is not root (see `NOT_ROOT_REASON`).
- */
-export function probeNetworkHelper(
-  searchPath: string | undefined = process.env.PATH,
-  uid: number | undefined = process.getuid?.(),
-): NetworkHelperProbe {
-  if (uid !== 0) return { usable: false, reason: NOT_ROOT_REASON };
+/** Finds slirp4netns, nsenter and ip on `searchPath` (the daemon's PATH) and the system directories. */
+export function probeNetworkHelper(searchPath: string | undefined = process.env.PATH): NetworkHelperProbe {
   const directories = [
     ...(searchPath ?? "").split(":").filter((entry) => path.isAbsolute(entry)),
     ...SYSTEM_DIRECTORIES,
@@ -82,16 +73,23 @@ export interface HostNetworkView {
   blocked: string[];
   /** The sandbox's resolv.conf, and where it goes (the real path of /etc/resolv.conf; null: left alone). */
   resolvConf: { text: string; target: string } | null;
+  /** The sandbox's own user namespace, for a daemon not run as root; null: none (a root daemon). */
+  userNamespace: SandboxUserNamespace | null;
 }
 
 /** Reads the host's addresses and resolv.conf now (they may change between sandboxes). */
 export function hostNetworkView(): HostNetworkView {
   const blocked = blockedDestinations(networkInterfaces());
+  const userNamespace = sandboxUserNamespace();
   const target = resolvConfTarget("/etc/resolv.conf");
-  if (target === null) return { blocked, resolvConf: null };
+  if (target === null) return { blocked, resolvConf: null, userNamespace };
   const host = readOrNull("/etc/resolv.conf") ?? "";
   const upstream = readOrNull(SYSTEMD_UPSTREAM_RESOLV_CONF);
-  return { blocked, resolvConf: { text: sandboxResolvConf(host, upstream, blocked).text, target } };
+  return {
+    blocked,
+    resolvConf: { text: sandboxResolvConf(host, upstream, blocked).text, target },
+    userNamespace,
+  };
 }
 
 /** The network of one sandbox: its slirp4netns process, stopped with `stop()` (idempotent). */
@@ -110,12 +108,15 @@ export class SandboxNetworkError extends Error {
 /**
  * Starts slirp4netns for the network namespace of `sandboxPid` (a process bwrap holds before its
  * program starts), then configures the namespace's interface, route and the prohibit rules for
- * `blocked`; resolves once both are done.
+ * `blocked`; resolves once both are done. With `inUserNamespace`, `ip` runs in the sandbox's user
+ * namespace (already mapped), which owns its network namespace; slirp4netns joins the user
+ * namespace of `sandboxPid` by itself.
  */
 export async function attachNetwork(
   helper: NetworkHelper,
   sandboxPid: number,
   blocked: readonly string[],
+  inUserNamespace: boolean,
 ): Promise<AttachedNetwork> {
   // Descriptor 3: the exit descriptor (slirp4netns exits when our end closes); 4: ready.
   const slirp = spawn(
@@ -143,7 +144,7 @@ export async function attachNetwork(
   };
   try {
     await slirpReady(slirp);
-    await runIp(helper, sandboxPid, namespaceSetup(blocked));
+    await runIp(helper, sandboxPid, namespaceSetup(blocked), inUserNamespace);
   } catch (error) {
     stop();
     throw error;
@@ -177,14 +178,14 @@ function slirpReady(slirp: ChildProcess): Promise<void> {
   });
 }
 
-function runIp(helper: NetworkHelper, sandboxPid: number, batch: readonly string[]): Promise<void> {
-  // Joining the sandbox's user namespace too is needed when bwrap made one (a daemon not run as root).
-  const ownUserNamespace = namespaceOf("self", "user");
-  const sandboxUserNamespace = namespaceOf(String(sandboxPid), "user");
-  const userArguments =
-    sandboxUserNamespace !== null && sandboxUserNamespace !== ownUserNamespace
-      ? ["--user", "--preserve-credentials"]
-      : [];
+function runIp(
+  helper: NetworkHelper,
+  sandboxPid: number,
+  batch: readonly string[],
+  inUserNamespace: boolean,
+): Promise<void> {
+  // Without privileges, setns(CLONE_NEWNET) needs CAP_SYS_ADMIN in the joiner's own user namespace too.
+  const userArguments = inUserNamespace ? ["--user", "--preserve-credentials"] : [];
   return new Promise((resolve, reject) => {
     const child = spawn(
       helper.nsenter,
@@ -213,14 +214,6 @@ function runIp(helper: NetworkHelper, sandboxPid: number, batch: readonly string
     child.stdin?.on("error", () => undefined);
     child.stdin?.end(`${batch.join("\n")}\n`);
   });
-}
-
-function namespaceOf(pid: string, kind: string): string | null {
-  try {
-    return readlinkSync(`/proc/${pid}/ns/${kind}`);
-  } catch {
-    return null;
-  }
 }
 
 /** Where the sandbox's resolv.conf is mounted: the real path /etc/resolv.conf leads to, if any. */

@@ -1,7 +1,8 @@
 /**
  * Starting a program under bwrap: the seccomp program on its descriptor, and, when the sandbox
  * gets the outbound-only network, the steps between bwrap making the namespaces and the program
- * starting: read the sandbox's pid, attach slirp4netns and the prohibit rules, then let bwrap go.
+ * starting: read the sandbox's pid, map its user namespace (a daemon not run as root), attach
+ * slirp4netns and the prohibit rules, then let bwrap go.
  *
  * Boundary rule: owns the helper processes of one sandbox. The program never starts with a
  * network that is not fully set up: if any step fails, the sandbox's process group is killed
@@ -23,6 +24,7 @@ import {
   type NetworkHelper,
   SandboxNetworkError,
 } from "./network-helper.js";
+import { mapUserNamespace } from "./sandbox-user-namespace.js";
 import type { SocketFilter } from "./socket-filter.js";
 import { errorMessage } from "./system-error.js";
 
@@ -77,7 +79,8 @@ async function attachWhenHeld(
   child.once("exit", () => network?.stop());
   try {
     const pid = await sandboxPid(child, info);
-    network = await attachNetwork(helper, pid, view.blocked);
+    if (view.userNamespace !== null) mapUserNamespace(pid, view.userNamespace);
+    network = await attachNetwork(helper, pid, view.blocked, view.userNamespace !== null);
     if (child.exitCode !== null || child.signalCode !== null) network.stop();
     block?.end("1");
   } catch (error) {

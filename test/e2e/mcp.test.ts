@@ -15,7 +15,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { McpStatus, McpTestReport } from "../../src/api/mcp-status.js";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
-import { hostAddresses, listenOnEveryAddress } from "../support/host-listeners.js";
+import {
+  canMakePeer,
+  hostAddresses,
+  listenOnEveryAddress,
+  startPeerListener,
+} from "../support/host-listeners.js";
 import {
   isProcessAlive as alive,
   filesystemServerConfig,
@@ -24,7 +29,8 @@ import {
   testServerConfig,
 } from "../support/mcp/servers.js";
 import { weirdToolName } from "../support/mcp/test-tools.js";
-import type { ProbeReport, ProbeRequest } from "../support/network-probe.js";
+import type { ProbeReport, ProbeRequest } from "../support/network-probe.mjs";
+import { type UnprivilegedUser, unprivilegedUser } from "../support/unprivileged-user.js";
 import { DaemonHarness, type HistoryEntry, type ProviderProfileConfig } from "./support/daemon-harness.js";
 import { eventually } from "./support/fixture.js";
 
@@ -61,10 +67,13 @@ describe("MCP servers through the daemon", () => {
     );
   }
 
-  async function daemon(mcpServers: Record<string, unknown>): Promise<DaemonHarness> {
+  async function daemon(
+    mcpServers: Record<string, unknown>,
+    user?: UnprivilegedUser,
+  ): Promise<DaemonHarness> {
     provider.reset();
     provider.script = () => text("ok");
-    const app = await DaemonHarness.start({ providers: profiles(), mcpServers });
+    const app = await DaemonHarness.start({ providers: profiles(), mcpServers, ...(user ? { user } : {}) });
     started.push(app);
     return app;
   }
@@ -283,6 +292,57 @@ describe("MCP servers through the daemon", () => {
       await listener.close();
     }
   });
+
+  const nobody = unprivilegedUser();
+  it.skipIf(nobody === null || !canMakePeer())(
+    "starts a server with the network on for a daemon run as an unprivileged user: it reaches a machine on the network, no service of the host",
+    async () => {
+      const user = nobody as UnprivilegedUser;
+      const listener = await listenOnEveryAddress();
+      const peer = await startPeerListener();
+      try {
+        const app = await daemon({ probe: probeServerConfig({ cwd: "${workspace}" }) }, user);
+        const blocked = [
+          ...hostAddresses().map((host) => ({ host, port: listener.port })),
+          { host: "127.0.0.1", port: app.port },
+          ...["10.0.2.2", "10.0.2.3", "169.254.169.254", peer.hostAddress].map((host) => ({
+            host,
+            port: listener.port,
+          })),
+        ];
+        const request: ProbeRequest = {
+          tcp: [{ host: peer.address, port: peer.port }, ...blocked],
+          write: [join(app.workspace, "allowed.txt")],
+        };
+        provider.queue(
+          toolCalls([{ name: "probe__probe", args: request, id: "call_probe" }]),
+          text("probed"),
+        );
+        const sessionId = await app.createSession();
+        await app.turn(sessionId, "probe");
+        const history = (await app.history(sessionId)).items;
+        expect(history[2]!.tool, resultOf(history[2])).toMatchObject({
+          name: "probe__probe",
+          is_error: false,
+        });
+        const report = JSON.parse(resultOf(history[2])) as ProbeReport;
+        expect(report.tcp[`${peer.address}:${peer.port}`]).toBe("open");
+        for (const { host, port } of blocked) {
+          const key = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+          expect(report.tcp[key], key).toMatch(/^(EACCES|ECONNREFUSED|ENETUNREACH|EHOSTUNREACH|timeout)$/);
+        }
+        // The daemon and its server ran as that user: what the server wrote is the user's on the host.
+        expect(statSync(join(app.workspace, "allowed.txt")).uid).toBe(user.uid);
+        expect(statSync(join(app.home, "mcp", "probe")).uid).toBe(user.uid);
+        const status = (await app.api("/mcp")).json<McpStatus>();
+        expect(status.servers[0]?.instances[0]).toMatchObject({ state: "ready", last_error: null });
+      } finally {
+        peer.close();
+        await listener.close();
+      }
+    },
+    60_000,
+  );
 
   it("stops its MCP servers with their process groups when the daemon shuts down", async () => {
     const app = await daemon({

@@ -8,12 +8,12 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ResolvedServer, resolveServer } from "../../src/api/mcp-config.js";
 import { McpManager } from "../../src/mcp/mcp-manager.js";
 import {
   type McpSandbox,
-  programPaths,
   SANDBOX_HOME_PATHS,
   ServerSandboxError,
   serverConfinement,
@@ -21,7 +21,6 @@ import {
 import { DEFAULT_BWRAP_PATH, probeBwrap } from "../../src/tools/bubblewrap.js";
 import { resolveHiddenPaths } from "../../src/tools/hidden-paths.js";
 import { probeNetworkHelper } from "../../src/tools/network-helper.js";
-import { privateDirectories } from "../../src/tools/sandbox-mounts.js";
 import { socketFilterFor } from "../../src/tools/socket-filter.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -94,35 +93,30 @@ describe("serverConfinement", () => {
   });
 });
 
-describe("programPaths", () => {
-  it("shows the directory of each program path under a private directory, the path itself directly in it", () => {
-    const root = temporary("/tmp");
-    mkdirSync(join(root, "pkg", "dist"), { recursive: true });
-    writeFileSync(join(root, "pkg", "dist", "index.js"), "");
-    const direct = join("/tmp", `skein-direct-${process.pid}.js`);
-    writeFileSync(direct, "");
-    cleanups.push(() => rmSync(direct, { force: true }));
-    const privates = privateDirectories();
-    expect(
-      programPaths(
-        [
-          "node",
-          "--flag",
-          join(root, "pkg", "dist", "index.js"),
-          join(root, "pkg"),
-          direct,
-          "/tmp",
-          "/usr/bin/env",
-        ],
-        privates,
-      ),
-    ).toEqual([join(root, "pkg", "dist"), join(root, "pkg"), direct]);
-    expect(programPaths([join(root, "missing.js"), "relative/x.js"], privates)).toEqual([]);
-  });
-});
-
 describe("a server whose program lives under the host's /tmp", () => {
   const usable = probeBwrap(DEFAULT_BWRAP_PATH, socketFilterFor()).usable;
+
+  /** Starts `args` (run by this Node) as a sandboxed server and calls its tool `look`. */
+  async function look(args: string[]): Promise<Record<string, string>> {
+    const home = temporary("/var/tmp");
+    const manager = new McpManager({
+      config: () => ({
+        servers: { tmp: { command: process.execPath, args, network: false } },
+        error: null,
+      }),
+      env: process.env,
+      sandbox: sandboxFor(home),
+      clientVersion: "0.0.0-test",
+      logger: { info: () => {}, warn: () => {} },
+      now: () => Date.now(),
+    });
+    cleanups.push(() => manager.stop());
+    const tools = await manager.toolsFor(["tmp"], temporary());
+    expect(manager.status().servers[0]?.instances[0]?.last_error ?? null).toBeNull();
+    const { tool } = tools[0]!();
+    const output = await tool.execute("{}", { call_id: "c", signal: new AbortController().signal });
+    return JSON.parse(typeof output === "string" ? output : output.output) as Record<string, string>;
+  }
 
   it.skipIf(!usable)(
     "runs, reads its own files there, and sees nothing else of the host's /tmp",
@@ -132,26 +126,7 @@ describe("a server whose program lives under the host's /tmp", () => {
       writeFileSync(join(neighbour, "secret.txt"), "another session's file");
       writeFileSync(join(program, "answer.txt"), "read from beside the program");
       writeFileSync(join(program, "server.mjs"), minimalServer(join(neighbour, "secret.txt")));
-      const home = temporary("/var/tmp");
-      const manager = new McpManager({
-        config: () => ({
-          servers: {
-            tmp: { command: process.execPath, args: [join(program, "server.mjs")], network: false },
-          },
-          error: null,
-        }),
-        env: process.env,
-        sandbox: sandboxFor(home),
-        clientVersion: "0.0.0-test",
-        logger: { info: () => {}, warn: () => {} },
-        now: () => Date.now(),
-      });
-      cleanups.push(() => manager.stop());
-      const tools = await manager.toolsFor(["tmp"], temporary());
-      expect(manager.status().servers[0]?.instances[0]?.last_error ?? null).toBeNull();
-      const { tool } = tools[0]!();
-      const output = await tool.execute("{}", { call_id: "c", signal: new AbortController().signal });
-      expect(JSON.parse(typeof output === "string" ? output : output.output)).toEqual({
+      expect(await look([join(program, "server.mjs")])).toEqual({
         beside: "read from beside the program",
         neighbour: "ENOENT",
         wrote: "EROFS",
@@ -159,11 +134,48 @@ describe("a server whose program lives under the host's /tmp", () => {
       expect(readFileSync(join(program, "answer.txt"), "utf8")).toBe("read from beside the program");
     },
   );
+
+  it.skipIf(!usable)(
+    "runs from a package checked out there through a loader named by a file:// URL, with the dependencies it names nowhere",
+    async () => {
+      const project = temporary("/tmp");
+      const neighbour = temporary("/tmp");
+      writeFileSync(join(neighbour, "secret.txt"), "another session's file");
+      const put = (relative: string, text: string) => {
+        mkdirSync(join(project, relative, ".."), { recursive: true });
+        writeFileSync(join(project, relative), text);
+      };
+      put("package.json", JSON.stringify({ name: "server", type: "module" }));
+      put("node_modules/loader/register.mjs", 'process.env.LOADED_BY = "the loader";\n');
+      put(
+        "node_modules/dep/package.json",
+        JSON.stringify({ name: "dep", type: "module", exports: "./index.js" }),
+      );
+      put("node_modules/dep/index.js", 'export const answer = "from a dependency";\n');
+      put("dist/answer.txt", "read from beside the program");
+      put(
+        "dist/server.mjs",
+        minimalServer(join(neighbour, "secret.txt"), {
+          header: 'import { answer } from "dep";',
+          fields: "dependency: answer, loader: process.env.LOADED_BY,",
+        }),
+      );
+      const loader = pathToFileURL(join(project, "node_modules/loader/register.mjs")).href;
+      expect(await look(["--import", loader, join(project, "dist/server.mjs")])).toEqual({
+        beside: "read from beside the program",
+        neighbour: "ENOENT",
+        wrote: "EROFS",
+        dependency: "from a dependency",
+        loader: "the loader",
+      });
+    },
+  );
 });
 
 /** A stdio MCP server in plain JavaScript (no imports but node's), with one tool `look`. */
-function minimalServer(neighbour: string): string {
+function minimalServer(neighbour: string, extra = { header: "", fields: "" }): string {
   return `
+${extra.header}
 import { readFileSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 const here = new URL(".", import.meta.url).pathname;
@@ -181,6 +193,7 @@ createInterface({ input: process.stdin }).on("line", (line) => {
       beside: attempt(() => readFileSync(here + "answer.txt", "utf8")),
       neighbour: attempt(() => readFileSync(${JSON.stringify(neighbour)}, "utf8")),
       wrote: attempt(() => writeFileSync(here + "answer.txt", "overwritten")) ?? "written",
+      ${extra.fields}
     });
     send({ id: request.id, result: { content: [{ type: "text", text }] } });
   } else {

@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import { access, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_BWRAP_PATH } from "../../src/tools/bubblewrap.js";
 import { resolveHiddenPaths } from "../../src/tools/hidden-paths.js";
@@ -19,7 +18,7 @@ import {
   type PeerListener,
   startPeerListener,
 } from "../support/host-listeners.js";
-import type { ProbeReport, ProbeRequest } from "../support/network-probe.js";
+import { type ProbeReport, type ProbeRequest, writeProbeScript } from "../support/network-probe.mjs";
 import {
   callTool,
   expectToolError,
@@ -36,8 +35,6 @@ const sandboxed: OfferedShell = {
   socketFilter: socketFilterFor(),
 };
 const unconfined: OfferedShell = { mode: "unconfined" };
-const tsxLoader = import.meta.resolve("tsx");
-const probeScript = fileURLToPath(new URL("../support/network-probe.ts", import.meta.url));
 
 let workspace: TempDirectory;
 const run = (input: unknown, shell: OfferedShell = sandboxed, signal?: AbortSignal) =>
@@ -209,8 +206,9 @@ describe("run_command in the sandbox", () => {
       peer?.close();
     });
 
+    // A plain script in the workspace, run by node alone: the command's private /tmp may hide the checkout.
     const probeCommand = (request: ProbeRequest) =>
-      `${process.execPath} --import ${tsxLoader} ${probeScript} '${JSON.stringify(request)}'`;
+      `${process.execPath} ./${path.basename(writeProbeScript(workspace.root))} '${JSON.stringify(request)}'`;
     const probeIn = async (shell: OfferedShell, request: ProbeRequest): Promise<ProbeReport> => {
       const output = outputText(await run({ command: probeCommand(request) }, shell));
       expect(output).toMatch(/^exit code: 0\n/);

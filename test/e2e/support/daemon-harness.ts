@@ -13,8 +13,10 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { v7 as uuidv7 } from "uuid";
+import { CheckoutView } from "../../support/checkout-view.js";
 import { OpenApiCheck } from "../../support/openapi-check.js";
 import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
+import { giveTree, type UnprivilegedUser } from "../../support/unprivileged-user.js";
 import { SseConnection } from "./sse-client.js";
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -62,6 +64,13 @@ export interface HarnessOptions {
   address?: string;
   /** A command the daemon is started under, e.g. `["ip", "netns", "exec", "ns1"]` (it must exec the daemon). */
   launcher?: string[];
+  /**
+   * The user the daemon runs as (the harness runs as root): its temporary root is given to that
+   * user at each boot, and it sees the checkout through a `CheckoutView` (the checkout may lie
+   * where that user cannot enter), so paths into the checkout in `mcpServers`' command, args
+   * and cwd are written as it sees them. Default: the harness's own user.
+   */
+  user?: UnprivilegedUser;
 }
 
 /** The storage backends the e2e suites run against. */
@@ -142,6 +151,7 @@ export class DaemonHarness {
   private readonly env: Record<string, string>;
   private readonly extraConfig: Record<string, unknown>;
   private readonly launcher: string[];
+  private readonly user: { user: UnprivilegedUser; view: CheckoutView } | null;
 
   private constructor(options: HarnessOptions) {
     this.root = mkdtempSync(join(tmpdir(), "skein-e2e-"));
@@ -153,6 +163,8 @@ export class DaemonHarness {
     this.address = options.address ?? "127.0.0.1";
     this.launcher = options.launcher ?? [];
     this.extraConfig = { approvalPolicy: { default: "allow" }, ...options.config };
+    this.user =
+      options.user === undefined ? null : { user: options.user, view: CheckoutView.open(options.user) };
     if (options.providers !== undefined) this.writeProviders(options.providers, options.mcpServers);
     if (options.signingKeyPem !== undefined) {
       writeFileSync(join(this.home, "head-signing-key.pem"), options.signingKeyPem, { mode: 0o600 });
@@ -190,13 +202,29 @@ export class DaemonHarness {
     const config = {
       active: names[0] ?? null,
       providers,
-      ...(mcpServers === undefined ? {} : { mcpServers }),
+      ...(mcpServers === undefined ? {} : { mcpServers: this.asDaemonSees(mcpServers) }),
       ...this.extraConfig,
     };
     const tmp = join(this.home, "config.json.tmp");
     writeFileSync(tmp, JSON.stringify(config, null, 2), { mode: 0o600 });
     writeFileSync(join(this.home, "config.json"), readFileSync(tmp));
     rmSync(tmp);
+  }
+
+  /** `mcpServers` with the paths into the checkout its command, args and cwd name as the daemon sees them. */
+  private asDaemonSees(mcpServers: Record<string, unknown>): Record<string, unknown> {
+    const view = this.user?.view;
+    if (view === undefined) return mcpServers;
+    const seen = (value: unknown) => (typeof value === "string" ? view.pathOf(value) : value);
+    return Object.fromEntries(
+      Object.entries(mcpServers).map(([name, entry]) => {
+        if (typeof entry !== "object" || entry === null) return [name, entry];
+        const server = { ...(entry as Record<string, unknown>) };
+        for (const key of ["command", "cwd"]) if (key in server) server[key] = seen(server[key]);
+        if (Array.isArray(server.args)) server.args = server.args.map(seen);
+        return [name, server];
+      }),
+    );
   }
 
   setEnv(name: string, value: string | undefined): void {
@@ -253,23 +281,26 @@ export class DaemonHarness {
   /** Start the daemon process and wait for `GET /server` to say ready. */
   async boot(): Promise<void> {
     const log = openSync(this.logPath, "a");
-    const command = [
-      ...this.launcher,
-      process.execPath,
-      ...(process.env.SKEIN_NODE_FLAGS ? process.env.SKEIN_NODE_FLAGS.split(" ") : []),
-      skeinBin,
-      "daemon",
-      "run",
-    ];
-    const child = spawn(command[0]!, command.slice(1), {
-      env: {
-        PATH: process.env.PATH ?? "/usr/bin:/bin",
-        HOME: this.root,
-        SKEIN_HOME: this.home,
-        ...this.env,
-      },
-      stdio: ["ignore", log, log],
-    });
+    const flags = process.env.SKEIN_NODE_FLAGS ? process.env.SKEIN_NODE_FLAGS.split(" ") : [];
+    const env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: this.root,
+      SKEIN_HOME: this.home,
+      ...this.env,
+    };
+    let child: ChildProcess;
+    if (this.user === null) {
+      const command = [...this.launcher, process.execPath, ...flags, skeinBin, "daemon", "run"];
+      child = spawn(command[0]!, command.slice(1), { env, stdio: ["ignore", log, log] });
+    } else {
+      if (this.launcher.length > 0) throw new Error("a daemon run as another user cannot have a launcher");
+      giveTree(this.root, this.user.user);
+      const { view } = this.user;
+      child = view.spawn(process.execPath, [...flags, view.pathOf(skeinBin), "daemon", "run"], {
+        env,
+        stdio: ["ignore", log, log],
+      });
+    }
     this.child = child;
     const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
     this.childExit = exited;
@@ -356,6 +387,7 @@ export class DaemonHarness {
     }
     await this.kill();
     rmSync(this.root, { recursive: true, force: true });
+    this.user?.view.close();
     await this.pg?.drop();
   }
 

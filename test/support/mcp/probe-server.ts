@@ -1,13 +1,13 @@
 /**
  * A stdio MCP server with one tool, `probe`: what the server can reach and touch from where it
- * runs (TCP connections, writes, reads; see ../network-probe.ts), for the sandbox's tests.
+ * runs (TCP connections, writes, reads; see ../network-probe.mjs), for the sandbox's tests.
  *
  * Boundary rule: test support; it knows Skein only as an MCP client.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { type ProbeRequest, probe } from "../network-probe.js";
+import { type ProbeRequest, probe } from "../network-probe.mjs";
 
 const server = new Server({ name: "skein-probe", version: "1.0.0" }, { capabilities: { tools: {} } });
 server.setRequestHandler(ListToolsRequestSchema, async () => ({

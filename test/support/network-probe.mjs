@@ -1,43 +1,32 @@
 /**
  * What a sandboxed program can reach and touch: TCP connections to the given addresses, writes
- * to and reads of the given paths (a leading `$HOME` is the program's HOME), each with its outcome. Run as a script
- * (`node --import tsx network-probe.ts '<json>'`) it prints the report as JSON; the MCP probe
- * server (mcp/probe-server.ts) runs the same probes as a tool.
+ * to and reads of the given paths (a leading `$HOME` is the program's HOME), each with its
+ * outcome. Plain JavaScript on purpose: a copy of this one file (`writeProbeScript`) runs with
+ * `node` alone in any sandbox, whose private /tmp may hide the checkout, its loader and its
+ * node_modules. Run as a script (`node network-probe.mjs '<json>'`) it prints the report as
+ * JSON; the MCP probe server (mcp/probe-server.ts) runs the same probes as a tool. Types:
+ * network-probe.d.mts.
  *
- * Boundary rule: test support; plain Node, nothing of Skein's.
+ * Boundary rule: test support; plain Node, nothing of Skein's, no imports but Node's.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-
-/** What to try. */
-export interface ProbeRequest {
-  tcp?: Array<{ host: string; port: number }>;
-  write?: string[];
-  read?: string[];
-}
-
-/** What happened: `"open"`/`"written"`, the file's text, or the error code. */
-export interface ProbeReport {
-  tcp: Record<string, string>;
-  write: Record<string, string>;
-  read: Record<string, string>;
-  env: { HOME: string | null; TMPDIR: string | null };
-}
 
 const connectTimeoutMs = 3_000;
 
 /** Runs every probe of `request`. */
-export async function probe(request: ProbeRequest): Promise<ProbeReport> {
-  const tcp: Record<string, string> = {};
+export async function probe(request) {
+  const tcp = {};
   await Promise.all(
     (request.tcp ?? []).map(async ({ host, port }) => {
       tcp[`${host.includes(":") ? `[${host}]` : host}:${port}`] = await tryConnect(host, port);
     }),
   );
   const home = process.env.HOME ?? "";
-  const expand = (path: string) => (path.startsWith("$HOME/") ? `${home}${path.slice(5)}` : path);
-  const write: Record<string, string> = {};
+  const expand = (path) => (path.startsWith("$HOME/") ? `${home}${path.slice(5)}` : path);
+  const write = {};
   for (const path of request.write ?? []) {
     try {
       writeFileSync(expand(path), "written by the probe\n");
@@ -46,7 +35,7 @@ export async function probe(request: ProbeRequest): Promise<ProbeReport> {
       write[path] = codeOf(error);
     }
   }
-  const read: Record<string, string> = {};
+  const read = {};
   for (const path of request.read ?? []) {
     try {
       read[path] = readFileSync(expand(path), "utf8");
@@ -57,7 +46,14 @@ export async function probe(request: ProbeRequest): Promise<ProbeReport> {
   return { tcp, write, read, env: { HOME: process.env.HOME ?? null, TMPDIR: process.env.TMPDIR ?? null } };
 }
 
-function tryConnect(host: string, port: number): Promise<string> {
+/** Copies this script into `directory` (as `network-probe.mjs`) and returns the copy's path. */
+export function writeProbeScript(directory) {
+  const copy = join(directory, "network-probe.mjs");
+  copyFileSync(fileURLToPath(import.meta.url), copy);
+  return copy;
+}
+
+function tryConnect(host, port) {
   return new Promise((resolve) => {
     const socket = connect({ host, port });
     const timer = setTimeout(() => {
@@ -76,7 +72,7 @@ function tryConnect(host: string, port: number): Promise<string> {
   });
 }
 
-function codeOf(error: unknown): string {
+function codeOf(error) {
   if (typeof error === "object" && error !== null && "code" in error && typeof error.code === "string") {
     return error.code;
   }
@@ -84,6 +80,6 @@ function codeOf(error: unknown): string {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const report = await probe(JSON.parse(process.argv[2] ?? "{}") as ProbeRequest);
+  const report = await probe(JSON.parse(process.argv[2] ?? "{}"));
   process.stdout.write(`${JSON.stringify(report)}\n`);
 }
