@@ -29,6 +29,8 @@ import { errorMessage } from "./system-error.js";
 export interface NetworkHelper {
   slirp4netns: string;
   nsenter: string;
+  /** util-linux's unshare: a root daemon's slirp4netns runs in a mount namespace of its own (see attachNetwork). */
+  unshare: string;
   ip: string;
 }
 
@@ -56,16 +58,18 @@ export function probeNetworkHelper(searchPath: string | undefined = process.env.
     directories.map((directory) => path.join(directory, name)).find((candidate) => isExecutable(candidate));
   const slirp4netns = find("slirp4netns");
   const nsenter = find("nsenter");
+  const unshare = find("unshare");
   const ip = find("ip");
   const missing = [
     ...(slirp4netns === undefined ? ["slirp4netns"] : []),
     ...(nsenter === undefined ? ["nsenter"] : []),
+    ...(unshare === undefined ? ["unshare"] : []),
     ...(ip === undefined ? ["ip"] : []),
   ];
-  if (slirp4netns === undefined || nsenter === undefined || ip === undefined) {
+  if (slirp4netns === undefined || nsenter === undefined || unshare === undefined || ip === undefined) {
     return { usable: false, reason: `${missing.join(", ")} not found; ${NETWORK_HELPER_INSTALL_HINT}` };
   }
-  return { usable: true, helper: { slirp4netns, nsenter, ip } };
+  return { usable: true, helper: { slirp4netns, nsenter, unshare, ip } };
 }
 
 /** What the host looks like to one sandbox, read when it starts: what to block, what DNS to give. */
@@ -119,9 +123,16 @@ export async function attachNetwork(
   inUserNamespace: boolean,
 ): Promise<AttachedNetwork> {
   // Descriptor 3: the exit descriptor (slirp4netns exits when our end closes); 4: ready.
+  // Run by root, slirp4netns's own sandbox changes mounts in a namespace whose propagation it
+  // leaves shared, which detaches every named network namespace (/run/netns) of the host: it gets
+  // a mount namespace of its own, private, first. Not as another user: its mounts then live in a
+  // user namespace of their own and cannot propagate (and unshare --mount would be refused).
+  const wrapper = inUserNamespace ? [] : [helper.unshare, "--mount", "--propagation", "private", "--"];
   const slirp = spawn(
-    helper.slirp4netns,
+    wrapper[0] ?? helper.slirp4netns,
     [
+      ...wrapper.slice(1),
+      ...(wrapper.length > 0 ? [helper.slirp4netns] : []),
       `--mtu=${SANDBOX_MTU}`,
       "--disable-host-loopback",
       "--disable-dns",

@@ -34,7 +34,12 @@ describe("chooseShell", () => {
 
   it("gives sandboxed commands an outbound-only network only when the operator set SKEIN_SANDBOX_NETWORK=1", () => {
     requireBwrap();
-    const helper = { slirp4netns: "/usr/bin/slirp4netns", nsenter: "/usr/bin/nsenter", ip: "/usr/sbin/ip" };
+    const helper = {
+      slirp4netns: "/usr/bin/slirp4netns",
+      nsenter: "/usr/bin/nsenter",
+      unshare: "/usr/bin/unshare",
+      ip: "/usr/sbin/ip",
+    };
     const probeNetwork = () => ({ usable: true as const, helper });
     expect(chooseShell({ env: { SKEIN_SANDBOX_NETWORK: "1" }, probeNetwork })).toMatchObject({
       mode: "sandboxed",

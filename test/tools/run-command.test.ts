@@ -1,4 +1,6 @@
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { access, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import path from "node:path";
@@ -228,6 +230,22 @@ describe("run_command in the sandbox", () => {
           tcp: hostAddresses().map((host) => ({ host, port: listener.port })),
         });
         for (const [target, outcome] of Object.entries(control.tcp)) expect(outcome, target).toBe("open");
+      },
+    );
+
+    it.skipIf(!helper.usable || !canMakePeer())(
+      "leaves the host's mounts alone: a named network namespace stays attached while a sandbox gets its network",
+      async () => {
+        const name = `skein-keep-${process.pid}-${Date.now() % 100_000}`;
+        execFileSync("ip", ["netns", "add", name]);
+        try {
+          expect(outputText(await run({ command: "true" }, withNetwork))).toMatch(/^exit code: 0/);
+          // Still a mount point: `ip netns exec` enters it.
+          expect(execFileSync("ip", ["netns", "exec", name, "true"], { stdio: "pipe" }).length).toBe(0);
+          expect(readFileSync("/proc/self/mountinfo", "utf8")).toContain(`/run/netns/${name}`);
+        } finally {
+          execFileSync("ip", ["netns", "delete", name], { stdio: "ignore" });
+        }
       },
     );
 
