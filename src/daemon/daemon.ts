@@ -152,7 +152,7 @@ async function boot(
           adopt: async (sessionId) => {
             await registry?.get(sessionId);
           },
-          lost: (sessionId) => registry?.leaseLost(sessionId),
+          lost: (sessionId, epoch) => registry?.leaseLost(sessionId, epoch),
         })
       : null;
   if (cluster !== null && storage instanceof PgSessionStorage) {

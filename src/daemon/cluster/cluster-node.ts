@@ -50,8 +50,8 @@ export interface ClusterOptions {
   logger: SessionLogger;
   /** Load (and so recover and run) a session this node just claimed. */
   adopt(sessionId: string): Promise<void>;
-  /** This node lost the session's lease: stop its actor without writing anything. */
-  lost(sessionId: string): void;
+  /** The session's lease under `epoch` is lost: stop the actor loaded under it without writing anything. */
+  lost(sessionId: string, epoch: number): void;
 }
 
 /** Another node holds a live lease on the session. */
@@ -80,6 +80,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
   /** Untrusted node keys already warned about. */
   readonly #warnedKeys = new Set<string>();
   #listener: pg.Client | null = null;
+  #relistening = false;
   #timers: NodeJS.Timeout[] = [];
   #lastRenewal = 0;
   #scanning: Promise<void> | null = null;
@@ -124,25 +125,33 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     return runPg(this.#pool, leaseOfProgram(sessionId));
   }
 
+  /** The epoch this node holds the session under now (undefined: it holds none). */
+  heldEpoch(sessionId: string): number | undefined {
+    return this.#held.get(sessionId)?.epoch;
+  }
+
   /**
    * Own the session before its actor loads: keep a lease this node holds, or take one nobody
-   * holds live (a new epoch). Throws `SessionOwnedElsewhereError` when another node holds it.
+   * holds live (a new epoch). The epoch the actor is to be loaded (and its writes fenced) under.
+   * Throws `SessionOwnedElsewhereError` when another node holds it.
    */
-  async acquire(sessionId: string): Promise<void> {
+  async acquire(sessionId: string): Promise<number> {
     if (this.#stopped) throw new WriteFencedError(sessionId, "the node is stopping");
-    if (this.#held.has(sessionId)) return;
+    const held = this.#held.get(sessionId);
+    if (held !== undefined) return held.epoch;
     const epoch = await runPg(this.#pool, claimLeaseProgram(sessionId, this.nodeId, this.leaseMs));
     if (epoch === null) {
       const lease = await this.leaseOf(sessionId);
       // Ours already (a creation whose lease this node recorded, then forgot in a race): keep it.
       if (lease?.live && lease.node_id === this.nodeId) {
         this.#held.set(sessionId, { epoch: lease.epoch, since: Date.now() });
-        return;
+        return lease.epoch;
       }
       throw new SessionOwnedElsewhereError(sessionId, lease?.node_id ?? "unknown");
     }
     this.#held.set(sessionId, { epoch, since: Date.now() });
     this.#options.logger.info({ session: sessionId, epoch }, "session lease taken");
+    return epoch;
   }
 
   /** Give the session up (its actor stopped); other nodes may claim it at once. */
@@ -155,21 +164,27 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     await this.#pool.query("SELECT pg_notify($1, $2)", [wakeChannel, sessionId]).catch(() => undefined);
   }
 
-  /** The fence: the session's lease must still be this node's, under the epoch it took. */
-  async check(client: pg.PoolClient, sessionId: string): Promise<void> {
-    const epoch = this.#held.get(sessionId)?.epoch;
+  /**
+   * The fence: the session's lease must still be this node's under `epoch`, the epoch the
+   * writing actor was loaded under. Per actor, not per node: an actor of an older claim (the
+   * node lost the session, then claimed it again) is refused even though the node holds the
+   * lease, so a write it had queued never commits under the newer epoch. A refused write
+   * stops the actor of that epoch; only when it is the epoch the node holds has the node lost
+   * the session.
+   */
+  async check(client: pg.PoolClient, sessionId: string, epoch: number | undefined): Promise<void> {
     if (epoch === undefined) throw new WriteFencedError(sessionId, "this node holds no lease on it");
     const lease = await runPg(client, fenceProgram(sessionId));
-    if (lease === undefined || lease.node_id !== this.nodeId || lease.epoch !== epoch) {
-      this.#held.delete(sessionId);
-      const detail = `lease epoch ${epoch} was superseded by epoch ${lease?.epoch ?? "none"} of node ${lease?.node_id ?? "none"}`;
-      this.#options.logger.error(
-        { session: sessionId, epoch, current: lease ?? null },
-        `write fenced: ${detail}`,
-      );
-      this.#options.lost(sessionId);
-      throw new WriteFencedError(sessionId, detail);
-    }
+    if (lease !== undefined && lease.node_id === this.nodeId && lease.epoch === epoch) return;
+    const detail = `lease epoch ${epoch} was superseded by epoch ${lease?.epoch ?? "none"} of node ${lease?.node_id ?? "none"}`;
+    // A takeover is the fence working, not a fault: warn, and say which write lost.
+    this.#options.logger.warn(
+      { session: sessionId, epoch, current: lease ?? null },
+      `write fenced: ${detail}`,
+    );
+    if (this.#held.get(sessionId)?.epoch === epoch) this.#held.delete(sessionId);
+    this.#options.lost(sessionId, epoch);
+    throw new WriteFencedError(sessionId, detail);
   }
 
   /** A session created here: its lease is ours from the creating transaction on. */
@@ -293,8 +308,9 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     const startedAt = Date.now();
     try {
       await runPg(this.#pool, heartbeatProgram(this.nodeId));
+      const held = [...this.#held].map(([session, { epoch }]) => ({ session, epoch }));
       const kept = new Map(
-        (await runPg(this.#pool, renewLeasesProgram(this.nodeId, this.leaseMs))).map((row) => [
+        (await runPg(this.#pool, renewLeasesProgram(this.nodeId, this.leaseMs, held))).map((row) => [
           row.session,
           row.epoch,
         ]),
@@ -309,31 +325,82 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
         // Taken while we were away (a pause, a lost connection): stop, commit nothing more.
         this.#held.delete(sessionId);
         this.#options.logger.error({ session: sessionId, epoch }, "session lease lost; dropping the session");
-        this.#options.lost(sessionId);
+        this.#options.lost(sessionId, epoch);
       }
       await this.warnOfUntrustedKeys();
     } catch (error) {
       this.#options.logger.warn({ err: error }, "lease renewal failed");
       // Past the lease, another node may own our sessions: drop them (the fence refuses their commits anyway).
       if (Date.now() - this.#lastRenewal >= this.leaseMs) {
-        for (const sessionId of [...this.#held.keys()]) {
+        for (const [sessionId, { epoch }] of [...this.#held]) {
           this.#held.delete(sessionId);
-          this.#options.lost(sessionId);
+          this.#options.lost(sessionId, epoch);
         }
       }
     }
   }
 
+  /** Open the wake-up connection and LISTEN on it; a connection lost later is opened again (#relisten). */
   async #listen(connection: pg.ClientConfig): Promise<void> {
     const listener = new pg.Client(connection);
-    listener.on("error", (error) => {
-      this.#options.logger.warn({ err: error }, "cluster wake-up connection failed; polling only");
+    let lost = false;
+    const onLost = (error?: Error) => {
+      if (lost) return;
+      lost = true;
+      // Only a connection that was listening is replaced; a failed attempt is #relisten's to retry.
+      if (this.#listener !== listener) return;
       this.#listener = null;
-    });
+      void listener.end().catch(() => undefined);
+      if (this.#stopped) return;
+      this.#options.logger.warn(
+        { err: error ?? null },
+        "cluster wake-up connection lost; polling until it is back",
+      );
+      void this.#relisten(connection);
+    };
+    // Always listened to: an 'error' with no listener would end the process.
+    listener.on("error", onLost);
+    listener.on("end", () => onLost());
     listener.on("notification", () => this.wake());
-    await listener.connect();
-    await listener.query(`LISTEN ${wakeChannel}`);
+    try {
+      await listener.connect();
+      await listener.query(`LISTEN ${wakeChannel}`);
+    } catch (error) {
+      lost = true;
+      await listener.end().catch(() => undefined);
+      throw error;
+    }
+    if (this.#stopped) {
+      await listener.end().catch(() => undefined);
+      return;
+    }
     this.#listener = listener;
+  }
+
+  /**
+   * Open the wake-up connection again after it was lost (a database restart, a terminated
+   * backend), with a growing pause between attempts; then scan once, for the notifications
+   * sent while nobody listened.
+   */
+  async #relisten(connection: pg.ClientConfig): Promise<void> {
+    if (this.#relistening) return;
+    this.#relistening = true;
+    try {
+      for (let attempt = 0; !this.#stopped; attempt++) {
+        await pause(relistenDelaysMs[Math.min(attempt, relistenDelaysMs.length - 1)]!);
+        if (this.#stopped) return;
+        try {
+          await this.#listen(connection);
+        } catch {
+          continue;
+        }
+        this.#options.logger.info({ attempts: attempt + 1 }, "cluster wake-up connection is back");
+        this.wake();
+        return;
+      }
+    } finally {
+      this.#relistening = false;
+    }
   }
 
   #every(ms: number, work: () => unknown): void {
@@ -352,6 +419,14 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     timer.unref();
     this.#timers.push(timer);
   }
+}
+
+/** Pauses between attempts to open a lost wake-up connection again (the last one repeats). */
+const relistenDelaysMs: readonly number[] = [100, 250, 500, 1_000, 2_000];
+
+/** Resolve after `ms` without keeping the process alive. */
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /** The id of a key given as PEM text, or null when the text is not a head-signing key. */

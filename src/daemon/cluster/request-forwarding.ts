@@ -17,6 +17,7 @@
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import type { HttpApp } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
+import { answerWith } from "../routes/daemon-problem.js";
 import type { ClusterNode } from "./cluster-node.js";
 
 /** Marks a relayed request, with the id of the node that relayed it. */
@@ -48,7 +49,8 @@ export function registerForwarding(app: HttpApp, options: { node: ClusterNode; t
     if (match === null || request.headers[forwardedHeader] !== undefined) return;
     const sessionId = decodeURIComponent(match[1]!);
     if (options.node.holds(sessionId)) return;
-    const lease = await options.node.leaseOf(sessionId);
+    // The lease lookup is storage like any other: the database down answers 503, not 500.
+    const lease = await answerWith(() => options.node.leaseOf(sessionId));
     if (lease === null || !lease.live || lease.node_id === options.node.nodeId || lease.url === null) return;
     const upstream = await relay(lease.url, request.method, request.url, request.headers, request.body, {
       token: options.token,
@@ -56,7 +58,7 @@ export function registerForwarding(app: HttpApp, options: { node: ClusterNode; t
     }).catch(async (error: unknown) => {
       // Nothing listens at the owner's address: it is gone. Free its sessions and answer here.
       if ((error as NodeJS.ErrnoException).code === "ECONNREFUSED") {
-        await options.node.nodeGone(lease.node_id);
+        await answerWith(() => options.node.nodeGone(lease.node_id));
         return null;
       }
       throw problem(

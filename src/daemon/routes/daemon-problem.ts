@@ -14,6 +14,9 @@ import { ProblemError, problem } from "../http/problem.js";
 import { WriteFencedError } from "../storage/session-storage.js";
 import { isDatabaseError, isStorageUnavailable } from "../storage/storage-unavailable.js";
 
+/** What a 503 for unavailable storage tells a client to wait before trying again (seconds). */
+export const storageRetryAfterSeconds = "1";
+
 /** The problem for an error, or the error itself when it is not one a client caused or can retry. */
 export function toDaemonProblem(error: unknown): unknown {
   if (error instanceof ProblemError) return error;
@@ -38,7 +41,10 @@ export function toDaemonProblem(error: unknown): unknown {
     return problem("request_unavailable", error.message, { headers: { "retry-after": "1" } });
   }
   if (isDatabaseError(error) || isStorageUnavailable(error)) {
-    return problem("request_unavailable", "storage could not answer this request; try again later");
+    // The database restarting or unreachable: the same request succeeds once it is back.
+    return problem("request_unavailable", "storage could not answer this request; try again later", {
+      headers: { "retry-after": storageRetryAfterSeconds },
+    });
   }
   return error;
 }

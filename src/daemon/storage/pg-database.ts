@@ -8,6 +8,7 @@
  * (a URL may choose it with `?options=-c search_path=NAME`).
  */
 import pg from "pg";
+import { keepConnectionErrors } from "../../log/pg-connection-errors.js";
 import { createPgTranscriptSchema } from "../../log/pg-store.js";
 import {
   DatabaseVersionError,
@@ -37,8 +38,7 @@ export function redactedUrl(url: string): string {
 /** Open a pool on `url` (at most `max` connections) and bring its schema up to date. */
 export async function openPgDaemonDatabase(url: string, options: { max?: number } = {}): Promise<pg.Pool> {
   const pool = new pg.Pool({ connectionString: url, types: pgTypes, max: options.max ?? 10 });
-  // An idle client's error (the server restarted) must not crash the process; the next query reports it.
-  pool.on("error", () => undefined);
+  keepConnectionErrors(pool);
   try {
     await migratePg(pool, redactedUrl(url));
     return pool;

@@ -111,6 +111,11 @@ export class SqliteSessionStorage implements SessionStorage {
     this.log = new SqliteStore(db, { commitQueue: this.#queue, signer: options.signer });
   }
 
+  /** One node, no leases: every actor writes through the same storage. */
+  forLease(_epoch: number): SessionStorage {
+    return this;
+  }
+
   writerFrom(sessionId: string, entries: readonly PositionedEntry[]): StoredSessionWriter {
     const writer = SessionWriter.fromEntries(this.log, sessionId, entries);
     return {
