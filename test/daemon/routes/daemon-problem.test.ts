@@ -5,6 +5,7 @@
  * that says when to try again.
  */
 import { describe, expect, it } from "vitest";
+import { SessionUnavailableError } from "../../../src/daemon/errors.js";
 import { ProblemError } from "../../../src/daemon/http/problem.js";
 import { toDaemonProblem } from "../../../src/daemon/routes/daemon-problem.js";
 import { GroupCommitFailedError } from "../../../src/log/errors.js";
@@ -51,6 +52,15 @@ describe("storage failures as problems", () => {
       expect(problem.headers["retry-after"]).toBe("1");
     });
   }
+
+  it("answers a session that cannot be served now (its actor stopping again) with 503 and Retry-After", () => {
+    const problem = toDaemonProblem(new SessionUnavailableError("s")) as ProblemError;
+    expect([problem.status, problem.code, problem.headers["retry-after"]]).toEqual([
+      503,
+      "request_unavailable",
+      "1",
+    ]);
+  });
 
   it("leaves a failure that is not the storage's to the 500 handler", () => {
     const bug = new TypeError("undefined is not a function");
