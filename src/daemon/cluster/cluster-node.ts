@@ -9,7 +9,7 @@
  * other node has raised, and every commit re-checks that epoch (the fence). A node that cannot
  * renew in time gives its sessions up before their leases can expire.
  */
-import pg from "pg";
+import type pg from "pg";
 import type { ClusterNodeInfo } from "../../api/cluster.js";
 import type { HeadSigner } from "../../log/head-signer.js";
 import { headKeyIdOf, parseHeadPublicKey } from "../../model/head-key.js";
@@ -34,6 +34,7 @@ import {
   renewLeaseProgram,
   renewLeasesProgram,
 } from "./lease-programs.js";
+import { WakeUpListener } from "./wake-up-listener.js";
 
 /** The channel nodes wake each other on (payload: a session id with work, or "scan"). */
 export const wakeChannel = "skein_cluster";
@@ -79,8 +80,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
   readonly #held = new Map<string, { epoch: number; since: number }>();
   /** Untrusted node keys already warned about. */
   readonly #warnedKeys = new Set<string>();
-  #listener: pg.Client | null = null;
-  #relistening = false;
+  #wakeUps: WakeUpListener | null = null;
   #timers: NodeJS.Timeout[] = [];
   #lastRenewal = 0;
   #scanning: Promise<void> | null = null;
@@ -108,7 +108,8 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     );
     await this.warnOfUntrustedKeys();
     this.#lastRenewal = Date.now();
-    await this.#listen(connection);
+    this.#wakeUps = new WakeUpListener(connection, wakeChannel, this.#options.logger, () => this.wake());
+    await this.#wakeUps.start();
     // Renew at a third of the lease: two renewals may fail before a lease can expire.
     this.#every(Math.max(200, Math.floor(this.leaseMs / 3)), () => this.#renew());
     this.#every(this.#options.pollMs ?? Math.max(250, Math.floor(this.leaseMs / 4)), () => this.wake());
@@ -277,7 +278,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     for (const sessionId of [...this.#held.keys()]) await this.release(sessionId);
     await runPg(this.#pool, nodeStoppedProgram(this.nodeId)).catch(() => undefined);
     await this.#pool.query("SELECT pg_notify($1, 'scan')", [wakeChannel]).catch(() => undefined);
-    await this.#listener?.end().catch(() => undefined);
+    await this.#wakeUps?.stop();
   }
 
   async #claimOrphans(): Promise<void> {
@@ -340,69 +341,6 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     }
   }
 
-  /** Open the wake-up connection and LISTEN on it; a connection lost later is opened again (#relisten). */
-  async #listen(connection: pg.ClientConfig): Promise<void> {
-    const listener = new pg.Client(connection);
-    let lost = false;
-    const onLost = (error?: Error) => {
-      if (lost) return;
-      lost = true;
-      // Only a connection that was listening is replaced; a failed attempt is #relisten's to retry.
-      if (this.#listener !== listener) return;
-      this.#listener = null;
-      void listener.end().catch(() => undefined);
-      if (this.#stopped) return;
-      this.#options.logger.warn(
-        { err: error ?? null },
-        "cluster wake-up connection lost; polling until it is back",
-      );
-      void this.#relisten(connection);
-    };
-    // Always listened to: an 'error' with no listener would end the process.
-    listener.on("error", onLost);
-    listener.on("end", () => onLost());
-    listener.on("notification", () => this.wake());
-    try {
-      await listener.connect();
-      await listener.query(`LISTEN ${wakeChannel}`);
-    } catch (error) {
-      lost = true;
-      await listener.end().catch(() => undefined);
-      throw error;
-    }
-    if (this.#stopped) {
-      await listener.end().catch(() => undefined);
-      return;
-    }
-    this.#listener = listener;
-  }
-
-  /**
-   * Open the wake-up connection again after it was lost (a database restart, a terminated
-   * backend), with a growing pause between attempts; then scan once, for the notifications
-   * sent while nobody listened.
-   */
-  async #relisten(connection: pg.ClientConfig): Promise<void> {
-    if (this.#relistening) return;
-    this.#relistening = true;
-    try {
-      for (let attempt = 0; !this.#stopped; attempt++) {
-        await pause(relistenDelaysMs[Math.min(attempt, relistenDelaysMs.length - 1)]!);
-        if (this.#stopped) return;
-        try {
-          await this.#listen(connection);
-        } catch {
-          continue;
-        }
-        this.#options.logger.info({ attempts: attempt + 1 }, "cluster wake-up connection is back");
-        this.wake();
-        return;
-      }
-    } finally {
-      this.#relistening = false;
-    }
-  }
-
   #every(ms: number, work: () => unknown): void {
     let running = false;
     const timer = setInterval(() => {
@@ -419,14 +357,6 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     timer.unref();
     this.#timers.push(timer);
   }
-}
-
-/** Pauses between attempts to open a lost wake-up connection again (the last one repeats). */
-const relistenDelaysMs: readonly number[] = [100, 250, 500, 1_000, 2_000];
-
-/** Resolve after `ms` without keeping the process alive. */
-function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /** The id of a key given as PEM text, or null when the text is not a head-signing key. */
