@@ -106,6 +106,10 @@ describe("fault injection on a cluster", () => {
         "SELECT entry::json->>'input_id' AS input_id, count(*)::int AS n FROM transcript WHERE kind = 'user_input' GROUP BY 1",
       );
       expect(new Map(rows.map((row) => [row.input_id, row.n]))).toEqual(new Map(sent.map((id) => [id, 1])));
+      // Each pause outlived the lease, so the node claimed the session again each time: a new
+      // epoch (and a new actor) per round, epoch 1 being the creation's.
+      const [lease] = await schema.query<{ epoch: number }>("SELECT epoch::int AS epoch FROM session_leases");
+      expect(lease!.epoch).toBeGreaterThanOrEqual(4);
     } finally {
       try {
         process.kill(node.pid, "SIGCONT");

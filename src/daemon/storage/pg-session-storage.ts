@@ -104,6 +104,17 @@ export class PgSessionStorage implements SessionStorage {
     return view;
   }
 
+  async confirmLease(sessionId: string): Promise<void> {
+    const fence = this.#shared.fence;
+    if (fence === null) return;
+    const client = await this.pool.connect();
+    try {
+      await fence.check(client, sessionId, this.#epoch ?? fence.heldEpoch(sessionId));
+    } finally {
+      client.release();
+    }
+  }
+
   /** Run `write` for `sessionId` in the group commit, behind the fence. */
   #write<T>(sessionId: string, write: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     return this.#shared.queue.run(sessionId, async (client) => {

@@ -106,6 +106,12 @@ export interface SessionStorage {
    * storage without a fence (one node) returns itself.
    */
   forLease(epoch: number): SessionStorage;
+  /**
+   * Throw `WriteFencedError` when this view's lease epoch is no longer the session's (another
+   * node, or a newer claim of this one, owns it now): how a log found moved on is told apart
+   * from a log changed behind the daemon. A storage without a fence never throws.
+   */
+  confirmLease(sessionId: string): Promise<void>;
 
   // --- the session logs -------------------------------------------------------------------
 

@@ -116,6 +116,9 @@ export class SqliteSessionStorage implements SessionStorage {
     return this;
   }
 
+  /** One node: nobody else can own the session. */
+  async confirmLease(_sessionId: string): Promise<void> {}
+
   writerFrom(sessionId: string, entries: readonly PositionedEntry[]): StoredSessionWriter {
     const writer = SessionWriter.fromEntries(this.log, sessionId, entries);
     return {

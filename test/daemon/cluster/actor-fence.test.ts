@@ -9,7 +9,7 @@
 import pg from "pg";
 import { v7 as uuidv7 } from "uuid";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ClusterNode } from "../../../src/daemon/cluster/cluster-node.js";
+import { ClusterNode, SessionOwnedElsewhereError } from "../../../src/daemon/cluster/cluster-node.js";
 import { emptyPreview } from "../../../src/daemon/history/preview.js";
 import { SessionRegistry } from "../../../src/daemon/session/session-registry.js";
 import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
@@ -196,6 +196,40 @@ describe("fencing per actor", () => {
       stale.append([{ kind: "user_input", ts, item: userMessage("late, from the old owner") }], {}),
     ).rejects.toBeInstanceOf(WriteFencedError);
     expect(await schema.query("SELECT position, hash FROM transcript WHERE session = 's'")).toEqual(before);
+  });
+
+  it("answers a request that reaches the old owner's actor after a takeover as owned elsewhere, not as a corrupt log", async () => {
+    env = testServices(answering());
+    let registry: SessionRegistry | null = null;
+    const a = await startNode({ registry: () => registry });
+    const b = await startNode();
+    registry = new SessionRegistry({ ...env.services, storage: a.storage, ownership: a.node });
+    const id = uuidv7();
+    await registry.create({
+      id,
+      workspace: env.workspace,
+      name: null,
+      providerProfile: null,
+      model: null,
+      systemPrompt: null,
+    });
+    const old = await registry.get(id);
+    // B takes the session over (A was paused past its lease, say) and writes to it; A has not
+    // noticed yet (its next renewal is 20 s away).
+    await schema.query("UPDATE session_leases SET expires_at = 0 WHERE session = $1", [id]);
+    await b.node.acquire(id);
+    const writer = b.storage.writerFrom(id, await b.storage.readLog(id));
+    await writer.append([{ kind: "user_input", ts, item: userMessage("on B") }], {});
+
+    const answered = await registry
+      .withActor(id, (actor) => actor.submit(uuidv7(), { kind: "message", text: "to A" }, null))
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
+    expect(answered).toBeInstanceOf(SessionOwnedElsewhereError);
+    expect(old.stopped).toBe(true);
+    expect(a.node.holds(id)).toBe(false);
   });
 
   it("lets a lease row that names the node but that it no longer holds expire, so another node claims the waiting input", async () => {
