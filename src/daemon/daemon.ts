@@ -371,7 +371,13 @@ async function openStorage(
       );
     }
     case "postgres":
-      return new PgSessionStorage(await openPgDaemonDatabase(target.url), { signer });
+      // Half a lease (at least 1 s): a node paused mid-transaction loses its locks before its leases expire.
+      return new PgSessionStorage(
+        await openPgDaemonDatabase(target.url, {
+          idleInTransactionMs: Math.max(1000, (settings.leaseSeconds * 1000) / 2),
+        }),
+        { signer },
+      );
     default: {
       const unknown: never = target;
       throw new Error(`unknown database ${JSON.stringify(unknown)}`);

@@ -232,6 +232,41 @@ describe("fencing per actor", () => {
     expect(a.node.holds(id)).toBe(false);
   });
 
+  it("does not let a node paused in the middle of a transaction keep another node from taking its session", async () => {
+    // A: its storage and fence as a daemon opens them (idle transactions end after half its
+    // lease), but no renewals: a paused process renews nothing.
+    const leaseMs = 1_000;
+    const storage = new PgSessionStorage(
+      await openPgDaemonDatabase(appUrl(), { max: 4, idleInTransactionMs: leaseMs / 2 }),
+      { signer },
+    );
+    const a = new ClusterNode(storage.pool, {
+      nodeId: uuidv7(),
+      url: "http://127.0.0.1:41999",
+      leaseMs,
+      signer,
+      logger: quiet,
+      adopt: async () => {},
+      lost: () => {},
+    });
+    storage.fenceWith(a);
+    nodes.push({ storage, node: a, adopted: [] });
+    await storage.createSession({ id: "s", workspace: "/tmp/work", createdAt: ts }, [start], emptyPreview);
+    // Paused mid-commit: the fence's share lock on the lease row, in a transaction that waits.
+    const paused = await storage.pool.connect();
+    await paused.query("BEGIN");
+    await paused.query("SELECT node_id, epoch FROM session_leases WHERE session = 's' FOR SHARE");
+    try {
+      const b = await startNode();
+      await new Promise((resolve) => setTimeout(resolve, leaseMs + 100));
+      const started = Date.now();
+      expect(await b.node.acquire("s")).toBe(2);
+      expect(Date.now() - started).toBeLessThan(leaseMs * 3);
+    } finally {
+      paused.release(true);
+    }
+  });
+
   it("lets a lease row that names the node but that it no longer holds expire, so another node claims the waiting input", async () => {
     const a = await startNode({ leaseMs: 1_000 });
     const b = await startNode({ pollMs: 200 });

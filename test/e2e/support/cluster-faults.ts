@@ -14,6 +14,9 @@
  * Boundary rule: test support, shared by the e2e test (a few cycles) and the bench suite (many).
  */
 import { randomBytes } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import pg from "pg";
 import { HeadSigner } from "../../../src/log/head-signer.js";
 import { deliver, text } from "../../support/fake-provider/reply.js";
@@ -199,6 +202,14 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunRepor
     };
   } finally {
     await traffic?.stop();
+    if (violations.length > 0) {
+      // The nodes' logs, kept for a look at what went wrong (the homes are removed below).
+      const kept = join(tmpdir(), `skein-faults-${options.seed}`);
+      mkdirSync(kept, { recursive: true });
+      for (const [index, node] of nodes.entries())
+        writeFileSync(join(kept, `node${index}.log`), node.readLog());
+      violations.push(`the nodes' logs are in ${kept}`);
+    }
     for (const node of nodes) {
       try {
         process.kill(node.pid, "SIGCONT");
@@ -227,14 +238,11 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunRepor
         const others = [0, 1, 2].filter((index) => index !== victim);
         away.add(victim);
         const faultAt = Date.now();
-        const restored =
-          kind === "sigkill"
-            ? node.kill()
-            : kind === "sigterm"
-              ? node.signal("SIGTERM", 60_000).then(() => undefined)
-              : Promise.resolve(process.kill(node.pid, "SIGSTOP"));
-        await restored;
-        const takeoverMs = await answeredBy(owned, others, faultAt);
+        // Sent, not awaited: a SIGTERMed node drains (its turns end) while the others take over.
+        process.kill(node.pid, kind === "sigkill" ? "SIGKILL" : kind === "sigterm" ? "SIGTERM" : "SIGSTOP");
+        const exited = kind === "sigstop" ? Promise.resolve() : node.waitExit(60_000).then(() => undefined);
+        const takeoverMs = await answeredBy(owned, others, faultAt, victim);
+        await exited;
         if (kind === "sigstop") {
           // Past the lease for sure, then back, with traffic at once (the old actors' queued writes must be fenced).
           await sleep(Math.max(0, leaseSeconds * 1000 + random.int(200, 1_500) - (Date.now() - faultAt)));
@@ -257,7 +265,7 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunRepor
         }
         const backAt = Date.now();
         outages.push([from, backAt]);
-        const takeoverMs = await answeredBy(all, [0, 1, 2], backAt);
+        const takeoverMs = await answeredBy(all, [0, 1, 2], backAt, null);
         return { kind, takeoverMs, sessions: all.length };
       }
       default: {
@@ -285,21 +293,28 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunRepor
     }
   }
 
-  /** Wait until each session answers a snapshot (200) from one of `via`; ms from `since` until the last did. */
+  /**
+   * Wait until each session answers a snapshot (200) from one of `via`, and (`from`: the faulted
+   * node) its lease has moved to another node; ms from `since` until the last one did.
+   */
   async function answeredBy(
     sessionIds: readonly string[],
     via: readonly number[],
     since: number,
+    from: number | null,
   ): Promise<number> {
     let last = since;
     for (const session of sessionIds) {
       const deadline = Date.now() + 60_000;
       for (;;) {
-        const node = nodes[random.pick(via)]!;
-        const answer = await exchange(node, "GET", `/sessions/${session}?tail=0`, undefined, 2_000);
-        if (answer.status === 200) break;
+        const index = random.pick(via);
+        const answer = await exchange(nodes[index]!, "GET", `/sessions/${session}?tail=0`, undefined, 2_000);
+        const owner = from === null ? null : await ownerIndex(session);
+        if (answer.status === 200 && (from === null || owner !== from)) break;
         if (Date.now() > deadline) {
-          violations.push(`session ${session} did not answer within 60 s of a fault`);
+          violations.push(
+            `session ${session} did not answer within 60 s of a fault (last: node ${index} answered ${answer.status} ${answer.text.slice(0, 200)}; lease on node ${owner})`,
+          );
           break;
         }
         await sleep(25);
@@ -307,6 +322,22 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunRepor
       last = Math.max(last, Date.now());
     }
     return last - since;
+  }
+
+  /** The index of the node whose instance holds the session's live lease (null: none does). */
+  async function ownerIndex(session: string): Promise<number | null> {
+    const client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+    try {
+      const rows = await client.query<{ node_id: string }>(
+        "SELECT node_id FROM session_leases WHERE session = $1 AND expires_at > (extract(epoch from clock_timestamp()) * 1000)::bigint",
+        [session],
+      );
+      const owner = rows.rows[0]?.node_id;
+      return owner === undefined ? null : (instances.get(owner) ?? null);
+    } finally {
+      await client.end();
+    }
   }
 
   /** Every node answers for every session again. */
