@@ -47,8 +47,8 @@ export interface FaultRunReport {
   cycles: CycleResult[];
   /** Every answer the traffic received. */
   answers: TrafficAnswer[];
-  /** Answers received while the database was down, by status. */
-  outageAnswers: Record<string, number>;
+  /** Answers received while the database was down, by status, per kind of database fault. */
+  outageAnswers: Record<"db_restart" | "db_kill", Record<string, number>>;
   /** Every invariant that does not hold, as a sentence (empty: all hold). */
   violations: string[];
   inputs: { sent: number; acknowledged: number };
@@ -92,7 +92,7 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunRepor
   const instances = new Map<string, number>();
   const violations: string[] = [];
   const cycles: CycleResult[] = [];
-  const outages: Array<[number, number]> = [];
+  const outages: Array<{ kind: FaultKind; from: number; to: number }> = [];
   let traffic: ClusterTraffic | null = null;
   try {
     provider.reset();
@@ -186,14 +186,19 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunRepor
           `entry ${row.position} of ${row.session} was written by ${row.writer} while node ${holder ?? row.lease_node} held the lease`,
         );
     }
-    const inOutage = traffic.answers.filter((answer) =>
-      outages.some(([from, to]) => answer.at >= from && answer.at <= to),
-    );
+    const during = (kind: FaultKind) =>
+      countByStatus(
+        traffic!.answers.filter((answer) =>
+          outages.some(
+            (outage) => outage.kind === kind && answer.at >= outage.from && answer.at <= outage.to,
+          ),
+        ),
+      );
     return {
       seed: options.seed,
       cycles,
       answers: traffic.answers,
-      outageAnswers: countByStatus(inOutage),
+      outageAnswers: { db_restart: during("db_restart"), db_kill: during("db_kill") },
       violations,
       inputs: {
         sent: traffic.inputs.length,
@@ -256,15 +261,23 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunRepor
       }
       case "db_restart":
       case "db_kill": {
-        const from = Date.now();
-        if (kind === "db_restart") server.restart();
-        else {
+        // The window a database was down in: a restart's lies inside one pg_ctl call (its edges
+        // may catch answers given just before the stop or just after the start); a kill's is
+        // exactly from the stop's end to the start's beginning.
+        let from = Date.now();
+        let to: number;
+        if (kind === "db_restart") {
+          server.restart();
+          to = Date.now();
+        } else {
           server.stop();
+          from = Date.now();
           await sleep(random.int(500, 3_000));
+          to = Date.now();
           server.resume();
         }
         const backAt = Date.now();
-        outages.push([from, backAt]);
+        outages.push({ kind, from, to });
         const takeoverMs = await answeredBy(all, [0, 1, 2], backAt, null);
         return { kind, takeoverMs, sessions: all.length };
       }
