@@ -51,8 +51,8 @@ export async function run(): Promise<void> {
       const total = outage.reduce((sum, [, n]) => sum + n, 0);
       const note =
         kind === "db_kill"
-          ? "answers received while PostgreSQL was stopped (-m immediate, 0.5-3 s); baseline: all of them"
-          : "answers received during pg_ctl restart -m fast (the window's edges may catch answers given just before the stop or after the start); baseline: all of them";
+          ? "answers to requests sent while PostgreSQL was stopped (-m immediate, 0.5-3 s; 0: no answer); baseline: all of them"
+          : "answers to requests sent during pg_ctl restart -m fast (the window's edges may catch requests served just before the stop or after the start); baseline: all of them";
       for (const [status, n] of outage) {
         figures.push(
           figure(`answers_during_${kind}_${status.replace(/\s+/g, "_")}`, n, "answers", total, note),

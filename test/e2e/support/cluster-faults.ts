@@ -190,7 +190,7 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunRepor
       countByStatus(
         traffic!.answers.filter((answer) =>
           outages.some(
-            (outage) => outage.kind === kind && answer.at >= outage.from && answer.at <= outage.to,
+            (outage) => outage.kind === kind && answer.sentAt >= outage.from && answer.sentAt <= outage.to,
           ),
         ),
       );

@@ -17,6 +17,9 @@ export type TrafficKind = "input" | "snapshot" | "history" | "receipt" | "list";
 
 /** One answer (status 0: no answer: refused, reset or timed out). */
 export interface TrafficAnswer {
+  /** When the request was sent (ms since the epoch). */
+  sentAt: number;
+  /** When its answer (or the failure) arrived. */
   at: number;
   node: number;
   kind: TrafficKind;
@@ -123,9 +126,12 @@ export class ClusterTraffic {
     this.#workers = [];
   }
 
-  /** Answers received between `from` and `to` (ms since the epoch). */
+  /**
+   * Answers to the requests sent between `from` and `to` (ms since the epoch). By send time: a
+   * request sent before a fault may be answered after it began, and rightly as before.
+   */
   between(from: number, to: number): TrafficAnswer[] {
-    return this.answers.filter((answer) => answer.at >= from && answer.at <= to);
+    return this.answers.filter((answer) => answer.sentAt >= from && answer.sentAt <= to);
   }
 
   /**
@@ -227,9 +233,11 @@ export class ClusterTraffic {
     const usable = nodes.map((_, index) => index).filter((index) => this.#usable(index));
     if (usable.length === 0) return 0;
     const index = this.#random.pick(usable);
+    const sentAt = Date.now();
     const answer = await exchange(nodes[index]!, method, path, body);
     const retryAfter = answer.headers["retry-after"];
     this.answers.push({
+      sentAt,
       at: Date.now(),
       node: index,
       kind,
