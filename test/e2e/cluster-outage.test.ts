@@ -39,7 +39,7 @@ describe("a cluster through PostgreSQL outages", () => {
   afterEach(async () => {
     for (const node of nodes) await node.close();
     nodes = [];
-    server?.close();
+    await server?.close();
     server = null;
     await schema?.drop();
     schema = null;
@@ -94,15 +94,15 @@ describe("a cluster through PostgreSQL outages", () => {
     try {
       for (let i = 0; i < 2; i++) {
         await sleep(700);
-        server.restart();
+        await server.restart();
       }
       await sleep(1_000);
       // A stop longer than a lease: every node drops its sessions, then claims them again.
-      server.stop();
+      await server.stop();
       const stoppedAt = Date.now();
       await sleep(leaseSeconds * 1000 + 1_000);
       const resumedAt = Date.now();
-      server.resume();
+      await server.resume();
       const during = traffic.between(stoppedAt + 500, resumedAt).filter((answer) => answer.status !== 0);
       expect(during.length).toBeGreaterThan(10);
       for (const answer of during) {

@@ -223,7 +223,7 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunRepor
       }
       await node.close();
     }
-    server.close();
+    await server.close();
   }
 
   /** One fault, its takeover measured, the cluster restored. */
@@ -262,19 +262,19 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunRepor
       case "db_restart":
       case "db_kill": {
         // The window a database was down in: a restart's lies inside one pg_ctl call (its edges
-        // may catch answers given just before the stop or just after the start); a kill's is
+        // may catch requests served just before the stop or just after the start); a kill's is
         // exactly from the stop's end to the start's beginning.
         let from = Date.now();
         let to: number;
         if (kind === "db_restart") {
-          server.restart();
+          await server.restart();
           to = Date.now();
         } else {
-          server.stop();
+          await server.stop("immediate");
           from = Date.now();
           await sleep(random.int(500, 3_000));
           to = Date.now();
-          server.resume();
+          await server.resume();
         }
         const backAt = Date.now();
         outages.push({ kind, from, to });

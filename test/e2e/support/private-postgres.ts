@@ -7,7 +7,7 @@
  * Boundary rule: test support. initdb refuses to run as root, so as root the server's programs
  * run as the `postgres` OS user (the directory is theirs); otherwise as the current user.
  */
-import { type SpawnSyncOptions, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
@@ -67,39 +67,47 @@ export class PrivatePostgres {
     }
     chmodSync(root, 0o700);
     const server = new PrivatePostgres(bin, root, await freePort(), owner);
-    server.#run("initdb", ["-D", server.#data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
-    server.#ctl("start");
+    await server.#run("initdb", [
+      "-D",
+      server.#data,
+      "-U",
+      "postgres",
+      "--auth=trust",
+      "-E",
+      "UTF8",
+      "--no-sync",
+    ]);
+    await server.#ctl("start");
     return server;
   }
 
-  /** `pg_ctl restart -m fast`: every backend is terminated, the server is down for a moment. */
-  restart(): void {
-    this.#ctl("restart", ["-m", "fast"]);
+  /**
+   * `pg_ctl restart -m fast`: every backend is terminated, the server is down for a moment.
+   * Asynchronous, like every control here: the test's own traffic goes on meanwhile.
+   */
+  restart(): Promise<void> {
+    return this.#ctl("restart", ["-m", "fast"]);
   }
 
-  /** Stop the server (`-m fast`): every connection is cut and new ones are refused. */
-  stop(): void {
-    this.#ctl("stop", ["-m", "fast"]);
+  /** Stop the server: every connection is cut and new ones are refused (`fast`; `immediate`: killed, as by a crash). */
+  stop(mode: "fast" | "immediate" = "fast"): Promise<void> {
+    return this.#ctl("stop", ["-m", mode]);
   }
 
   /** Start the server again after `stop`. */
-  resume(): void {
-    this.#ctl("start");
+  resume(): Promise<void> {
+    return this.#ctl("start");
   }
 
   /** Stop the server if it runs and remove its directory. */
-  close(): void {
-    try {
-      this.#ctl("stop", ["-m", "immediate"]);
-    } catch {
-      // not running
-    }
+  async close(): Promise<void> {
+    await this.#ctl("stop", ["-m", "immediate"]).catch(() => undefined);
     rmSync(this.#root, { recursive: true, force: true });
   }
 
-  #ctl(action: string, extra: string[] = []): void {
+  #ctl(action: string, extra: string[] = []): Promise<void> {
     const options = `-p ${this.port} -k ${this.#root} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
-    this.#run("pg_ctl", [
+    return this.#run("pg_ctl", [
       action,
       "-D",
       this.#data,
@@ -113,18 +121,30 @@ export class PrivatePostgres {
     ]);
   }
 
-  #run(program: string, args: string[]): void {
-    const options: SpawnSyncOptions = {
-      encoding: "utf8",
-      cwd: this.#root,
-      timeout: 90_000,
-      ...(this.#owner === null ? {} : { uid: this.#owner.uid, gid: this.#owner.gid }),
-    };
-    const result = spawnSync(join(this.#bin, program), args, options);
-    if (result.status !== 0) {
-      throw new Error(
-        `${program} ${args.join(" ")} failed (${result.status ?? result.signal}): ${String(result.stderr)}${String(result.stdout)}`,
-      );
-    }
+  #run(program: string, args: string[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(join(this.#bin, program), args, {
+        cwd: this.#root,
+        stdio: ["ignore", "pipe", "pipe"],
+        ...(this.#owner === null ? {} : { uid: this.#owner.uid, gid: this.#owner.gid }),
+      });
+      let output = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        output += chunk.toString("utf8");
+      });
+      child.stderr.on("data", (chunk: Buffer) => {
+        output += chunk.toString("utf8");
+      });
+      const timer = setTimeout(() => child.kill("SIGKILL"), 90_000);
+      child.once("error", (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      child.once("close", (code, signal) => {
+        clearTimeout(timer);
+        if (code === 0) resolve();
+        else reject(new Error(`${program} ${args.join(" ")} failed (${code ?? signal}): ${output}`));
+      });
+    });
   }
 }
