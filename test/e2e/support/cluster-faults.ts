@@ -25,6 +25,7 @@ import { ClusterTraffic, countByStatus, exchange, type TrafficAnswer } from "./c
 import { DaemonHarness, sleep } from "./daemon-harness.js";
 import { profileFor } from "./fixture.js";
 import { PrivatePostgres } from "./private-postgres.js";
+import { type AuditRow, auditRowsQuery, auditTrigger, auditViolations } from "./row-audit.js";
 import type { SeededRandom } from "./seeded-random.js";
 
 /** What one cycle does. */
@@ -52,6 +53,8 @@ export interface FaultRunReport {
   /** Every invariant that does not hold, as a sentence (empty: all hold). */
   violations: string[];
   inputs: { sent: number; acknowledged: number };
+  /** Log entries the audit saw written. */
+  audited: number;
 }
 
 export interface FaultRunOptions {
@@ -66,18 +69,6 @@ export interface FaultRunOptions {
   /** Called after each cycle (progress for long runs). */
   progress?: (index: number, result: CycleResult) => void;
 }
-
-const audit = `
-CREATE TABLE fault_audit (session TEXT, position BIGINT, writer TEXT, lease_node TEXT, lease_epoch BIGINT, at TIMESTAMPTZ DEFAULT clock_timestamp());
-CREATE FUNCTION fault_audit_row() RETURNS trigger AS $$
-BEGIN
-  INSERT INTO fault_audit (session, position, writer, lease_node, lease_epoch)
-  SELECT NEW.session, NEW.position, current_setting('application_name'), l.node_id, l.epoch
-  FROM (SELECT 1) one LEFT JOIN session_leases l ON l.session = NEW.session;
-  RETURN NEW;
-END $$ LANGUAGE plpgsql;
-CREATE TRIGGER fault_audit AFTER INSERT ON transcript FOR EACH ROW EXECUTE FUNCTION fault_audit_row();
-`;
 
 /** Run the cycles; never throws for a violated invariant (the report lists them). */
 export async function runFaults(options: FaultRunOptions): Promise<FaultRunReport> {
@@ -120,7 +111,7 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunRepor
         await client.end();
       }
     };
-    await admin(audit);
+    await admin(auditTrigger);
     const sessions: string[] = [];
     for (let i = 0; i < (options.sessions ?? 6); i++) sessions.push(await nodes[i % 3]!.createSession());
     traffic = new ClusterTraffic(
@@ -170,22 +161,8 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunRepor
       const status = verify.status === 200 ? (JSON.parse(verify.text) as { status: string }).status : null;
       if (status !== "verified") violations.push(`session ${session} verifies as ${status ?? verify.status}`);
     }
-    const rows = await admin<{
-      session: string;
-      position: number;
-      writer: string;
-      lease_node: string | null;
-    }>("SELECT session, position, writer, lease_node FROM fault_audit");
-    for (const row of rows) {
-      const writer = /^node(\d)$/.exec(row.writer)?.[1];
-      const holder = row.lease_node === null ? undefined : instances.get(row.lease_node);
-      // A session's first entries are written with its lease, in the creating transaction.
-      if (row.lease_node === null && Number(row.position) === 0) continue;
-      if (writer === undefined || holder === undefined || Number(writer) !== holder)
-        violations.push(
-          `entry ${row.position} of ${row.session} was written by ${row.writer} while node ${holder ?? row.lease_node} held the lease`,
-        );
-    }
+    const audited = await admin<AuditRow>(auditRowsQuery);
+    violations.push(...auditViolations(audited, instances));
     const during = (kind: FaultKind) =>
       countByStatus(
         traffic!.answers.filter((answer) =>
@@ -200,6 +177,7 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunRepor
       answers: traffic.answers,
       outageAnswers: { db_restart: during("db_restart"), db_kill: during("db_kill") },
       violations,
+      audited: audited.length,
       inputs: {
         sent: traffic.inputs.length,
         acknowledged: traffic.inputs.filter((input) => input.acknowledged).length,
