@@ -17,6 +17,7 @@ const suites = [
   "web",
   "chat",
   "cluster",
+  "cluster-faults",
 ];
 const here = dirname(fileURLToPath(import.meta.url));
 const requested = process.argv.slice(2);

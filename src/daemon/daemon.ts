@@ -162,7 +162,7 @@ async function boot(
           adopt: async (sessionId) => {
             await registry?.get(sessionId);
           },
-          lost: (sessionId) => registry?.leaseLost(sessionId),
+          lost: (sessionId, epoch) => registry?.leaseLost(sessionId, epoch),
         })
       : null;
   if (cluster !== null && storage instanceof PgSessionStorage) {
@@ -405,7 +405,13 @@ async function openStorage(
       );
     }
     case "postgres":
-      return new PgSessionStorage(await openPgDaemonDatabase(target.url), { signer });
+      // Half a lease (at least 1 s): a node paused mid-transaction loses its locks before its leases expire.
+      return new PgSessionStorage(
+        await openPgDaemonDatabase(target.url, {
+          idleInTransactionMs: Math.max(1000, (settings.leaseSeconds * 1000) / 2),
+        }),
+        { signer },
+      );
     default: {
       const unknown: never = target;
       throw new Error(`unknown database ${JSON.stringify(unknown)}`);

@@ -17,6 +17,7 @@ import { AppendConflictError, LogCorruptError, SessionNotFoundError } from "./er
 import { checkHeadRecord, type HeadRecord } from "./head-record.js";
 import type { HeadSigner } from "./head-signer.js";
 import type { PgCommitQueue } from "./pg-commit-queue.js";
+import { keepConnectionErrors } from "./pg-connection-errors.js";
 import { type PreparedEntry, prepareAppend } from "./prepared-append.js";
 import type { AlongsideWrites, AppendOptions, LogHead, Store } from "./store.js";
 import { backfillRecordedHeads, transcriptTables } from "./transcript-schema.js";
@@ -72,6 +73,7 @@ export class PgStore implements Store<pg.PoolClient> {
     options: Omit<PgStoreOptions, "ownsPool"> = {},
   ): Promise<PgStore> {
     const pool = new pg.Pool(typeof config === "string" ? { connectionString: config } : config);
+    keepConnectionErrors(pool);
     try {
       await createPgTranscriptSchema(pool);
     } catch (error) {

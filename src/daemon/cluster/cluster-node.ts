@@ -9,7 +9,7 @@
  * other node has raised, and every commit re-checks that epoch (the fence). A node that cannot
  * renew in time gives its sessions up before their leases can expire.
  */
-import pg from "pg";
+import type pg from "pg";
 import type { ClusterNodeInfo } from "../../api/cluster.js";
 import type { HeadSigner } from "../../log/head-signer.js";
 import type { SessionLogger } from "../session/session-services.js";
@@ -36,6 +36,7 @@ import {
 import { registerNode } from "./node-registration.js";
 import { keyIdOfText, nodeView } from "./node-view.js";
 import { ProfileWarnings } from "./profile-warnings.js";
+import { WakeUpListener } from "./wake-up-listener.js";
 
 /** The channel nodes wake each other on (payload: a session id with work, or "scan"). */
 export const wakeChannel = "skein_cluster";
@@ -58,8 +59,8 @@ export interface ClusterOptions {
   nodeHistoryMs?: number;
   /** Load (and so recover and run) a session this node just claimed. */
   adopt(sessionId: string): Promise<void>;
-  /** This node lost the session's lease: stop its actor without writing anything. */
-  lost(sessionId: string): void;
+  /** The session's lease under `epoch` is lost: stop the actor loaded under it without writing anything. */
+  lost(sessionId: string, epoch: number): void;
 }
 
 /** Another node holds a live lease on the session. */
@@ -89,7 +90,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
   readonly #warnedKeys = new Set<string>();
   readonly #profileWarnings: ProfileWarnings;
   #lastError: { message: string; at: number } | null = null;
-  #listener: pg.Client | null = null;
+  #wakeUps: WakeUpListener | null = null;
   #timers: NodeJS.Timeout[] = [];
   #lastRenewal = 0;
   #scanning: Promise<void> | null = null;
@@ -120,7 +121,8 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     await runPg(this.#pool, heartbeatProgram(this.nodeId, this.#status()));
     this.#profileWarnings.check(await this.nodes());
     this.#lastRenewal = Date.now();
-    await this.#listen(connection);
+    this.#wakeUps = new WakeUpListener(connection, wakeChannel, this.#options.logger, () => this.wake());
+    await this.#wakeUps.start();
     // Renew at a third of the lease: two renewals may fail before a lease can expire.
     this.#every(Math.max(200, Math.floor(this.leaseMs / 3)), () => this.#renew());
     this.#every(this.#options.pollMs ?? Math.max(250, Math.floor(this.leaseMs / 4)), () => this.wake());
@@ -137,25 +139,33 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     return runPg(this.#pool, leaseOfProgram(sessionId));
   }
 
+  /** The epoch this node holds the session under now (undefined: it holds none). */
+  heldEpoch(sessionId: string): number | undefined {
+    return this.#held.get(sessionId)?.epoch;
+  }
+
   /**
    * Own the session before its actor loads: keep a lease this node holds, or take one nobody
-   * holds live (a new epoch). Throws `SessionOwnedElsewhereError` when another node holds it.
+   * holds live (a new epoch). The epoch the actor is to be loaded (and its writes fenced) under.
+   * Throws `SessionOwnedElsewhereError` when another node holds it.
    */
-  async acquire(sessionId: string): Promise<void> {
+  async acquire(sessionId: string): Promise<number> {
     if (this.#stopped) throw new WriteFencedError(sessionId, "the node is stopping");
-    if (this.#held.has(sessionId)) return;
+    const held = this.#held.get(sessionId);
+    if (held !== undefined) return held.epoch;
     const epoch = await runPg(this.#pool, claimLeaseProgram(sessionId, this.nodeId, this.leaseMs));
     if (epoch === null) {
       const lease = await this.leaseOf(sessionId);
       // Ours already (a creation whose lease this node recorded, then forgot in a race): keep it.
       if (lease?.live && lease.node_id === this.nodeId) {
         this.#held.set(sessionId, { epoch: lease.epoch, since: Date.now() });
-        return;
+        return lease.epoch;
       }
       throw new SessionOwnedElsewhereError(sessionId, lease?.node_id ?? "unknown");
     }
     this.#held.set(sessionId, { epoch, since: Date.now() });
     this.#options.logger.info({ session: sessionId, epoch }, "session lease taken");
+    return epoch;
   }
 
   /** Give the session up (its actor stopped); other nodes may claim it at once. */
@@ -168,22 +178,28 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     await this.#pool.query("SELECT pg_notify($1, $2)", [wakeChannel, sessionId]).catch(() => undefined);
   }
 
-  /** The fence: the session's lease must still be this node's, under the epoch it took. */
-  async check(client: pg.PoolClient, sessionId: string): Promise<void> {
-    const epoch = this.#held.get(sessionId)?.epoch;
+  /**
+   * The fence: the session's lease must still be this node's under `epoch`, the epoch the
+   * writing actor was loaded under. Per actor, not per node: an actor of an older claim (the
+   * node lost the session, then claimed it again) is refused even though the node holds the
+   * lease, so a write it had queued never commits under the newer epoch. A refused write
+   * stops the actor of that epoch; only when it is the epoch the node holds has the node lost
+   * the session.
+   */
+  async check(client: pg.PoolClient, sessionId: string, epoch: number | undefined): Promise<void> {
     if (epoch === undefined) throw new WriteFencedError(sessionId, "this node holds no lease on it");
     const lease = await runPg(client, fenceProgram(sessionId));
-    if (lease === undefined || lease.node_id !== this.nodeId || lease.epoch !== epoch) {
-      this.#held.delete(sessionId);
-      const detail = `lease epoch ${epoch} was superseded by epoch ${lease?.epoch ?? "none"} of node ${lease?.node_id ?? "none"}`;
-      this.#options.logger.error(
-        { session: sessionId, epoch, current: lease ?? null },
-        `write fenced: ${detail}`,
-      );
-      this.noteError(`write fenced for session ${sessionId}: ${detail}`);
-      this.#options.lost(sessionId);
-      throw new WriteFencedError(sessionId, detail);
-    }
+    if (lease !== undefined && lease.node_id === this.nodeId && lease.epoch === epoch) return;
+    const detail = `lease epoch ${epoch} was superseded by epoch ${lease?.epoch ?? "none"} of node ${lease?.node_id ?? "none"}`;
+    // A takeover is the fence working, not a fault: warn, and say which write lost.
+    this.#options.logger.warn(
+      { session: sessionId, epoch, current: lease ?? null },
+      `write fenced: ${detail}`,
+    );
+    this.noteError(`write fenced for session ${sessionId}: ${detail}`);
+    if (this.#held.get(sessionId)?.epoch === epoch) this.#held.delete(sessionId);
+    this.#options.lost(sessionId, epoch);
+    throw new WriteFencedError(sessionId, detail);
   }
 
   /** A session created here: its lease is ours from the creating transaction on. */
@@ -295,7 +311,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     for (const sessionId of [...this.#held.keys()]) await this.release(sessionId);
     await runPg(this.#pool, nodeStoppedProgram(this.nodeId)).catch(() => undefined);
     await this.#pool.query("SELECT pg_notify($1, 'scan')", [wakeChannel]).catch(() => undefined);
-    await this.#listener?.end().catch(() => undefined);
+    await this.#wakeUps?.stop();
   }
 
   async #claimOrphans(): Promise<void> {
@@ -332,8 +348,9 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
           "another node had marked this node stopped (it could not reach it at its URL; its sessions were free to take); registered again",
         );
       }
+      const held = [...this.#held].map(([session, { epoch }]) => ({ session, epoch }));
       const kept = new Map(
-        (await runPg(this.#pool, renewLeasesProgram(this.nodeId, this.leaseMs))).map((row) => [
+        (await runPg(this.#pool, renewLeasesProgram(this.nodeId, this.leaseMs, held))).map((row) => [
           row.session,
           row.epoch,
         ]),
@@ -349,7 +366,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
         this.#held.delete(sessionId);
         // Routine in a cluster (another node took it while this one was away): the fence keeps it safe.
         this.#options.logger.info({ session: sessionId, epoch }, "session lease lost; dropping the session");
-        this.#options.lost(sessionId);
+        this.#options.lost(sessionId, epoch);
       }
       await this.warnOfUntrustedKeys();
       this.#profileWarnings.check(await this.nodes());
@@ -358,24 +375,12 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
       this.noteError(`lease renewal failed: ${(error as Error).message}`);
       // Past the lease, another node may own our sessions: drop them (the fence refuses their commits anyway).
       if (Date.now() - this.#lastRenewal >= this.leaseMs) {
-        for (const sessionId of [...this.#held.keys()]) {
+        for (const [sessionId, { epoch }] of [...this.#held]) {
           this.#held.delete(sessionId);
-          this.#options.lost(sessionId);
+          this.#options.lost(sessionId, epoch);
         }
       }
     }
-  }
-
-  async #listen(connection: pg.ClientConfig): Promise<void> {
-    const listener = new pg.Client(connection);
-    listener.on("error", (error) => {
-      this.#options.logger.warn({ err: error }, "cluster wake-up connection failed; polling only");
-      this.#listener = null;
-    });
-    listener.on("notification", () => this.wake());
-    await listener.connect();
-    await listener.query(`LISTEN ${wakeChannel}`);
-    this.#listener = listener;
   }
 
   #every(ms: number, work: () => unknown): void {

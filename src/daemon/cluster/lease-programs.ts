@@ -217,20 +217,28 @@ export function* claimOrphansProgram(
 }
 
 /**
- * Extend every lease this node holds that no transaction has locked right now (SKIP LOCKED: a
- * bulk renewal never waits, so it cannot deadlock with commits holding fence locks); the
- * sessions and epochs renewed. The caller renews the skipped ones one by one.
+ * Extend the leases this node holds (`held`: sessions with the epochs it holds them under) that
+ * no transaction has locked right now (SKIP LOCKED: a bulk renewal never waits, so it cannot
+ * deadlock with commits holding fence locks); the sessions and epochs renewed. The caller
+ * renews the skipped ones one by one. A lease row that names this node but that it no longer
+ * holds (it dropped the session) is left to expire, so another node's scan can claim it.
  */
 export function* renewLeasesProgram(
   nodeId: string,
   leaseMs: number,
+  held: ReadonlyArray<{ session: string; epoch: number }>,
 ): SqlProgram<Array<{ session: string; epoch: number }>> {
+  if (held.length === 0) return [];
   return yield* all<{ session: string; epoch: number }>(
     `UPDATE session_leases SET expires_at = ${dbNow} + ?
-     WHERE session IN (SELECT session FROM session_leases WHERE node_id = ? AND expires_at > ${dbNow}
-                       FOR UPDATE SKIP LOCKED)
+     WHERE session IN (SELECT l.session FROM session_leases l
+                       JOIN json_to_recordset(?::json) AS h(session text, epoch bigint)
+                         ON h.session = l.session AND h.epoch = l.epoch
+                       WHERE l.node_id = ? AND l.expires_at > ${dbNow}
+                       FOR UPDATE OF l SKIP LOCKED)
      RETURNING session, epoch`,
     leaseMs,
+    JSON.stringify(held.map(({ session, epoch }) => ({ session, epoch }))),
     nodeId,
   );
 }

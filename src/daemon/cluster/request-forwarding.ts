@@ -20,6 +20,7 @@ import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { HttpApp } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
+import { answerWith } from "../routes/daemon-problem.js";
 import { DEFAULT_KEEPALIVE_MS } from "../stream/sse-stream.js";
 import type { ClusterNode } from "./cluster-node.js";
 
@@ -66,7 +67,8 @@ export function registerForwarding(app: HttpApp, options: { node: ClusterNode; t
     if (match === null || request.headers[forwardedHeader] !== undefined) return;
     const sessionId = decodeURIComponent(match[1]!);
     if (options.node.holds(sessionId)) return;
-    const lease = await options.node.leaseOf(sessionId);
+    // The lease lookup is storage like any other: the database down answers 503, not 500.
+    const lease = await answerWith(() => options.node.leaseOf(sessionId));
     if (lease === null || !lease.live || lease.node_id === options.node.nodeId || lease.url === null) return;
     // A stream relayed now would hold this node's exit open: its client goes to another node.
     if (draining && request.method === "GET" && /text\/event-stream/i.test(request.headers.accept ?? "")) {
@@ -80,7 +82,7 @@ export function registerForwarding(app: HttpApp, options: { node: ClusterNode; t
     }).catch(async (error: unknown) => {
       // Nothing listens at the owner's address: it is gone. Free its sessions and answer here.
       if ((error as NodeJS.ErrnoException).code === "ECONNREFUSED") {
-        await options.node.nodeGone(lease.node_id);
+        await answerWith(() => options.node.nodeGone(lease.node_id));
         return null;
       }
       options.node.noteError(

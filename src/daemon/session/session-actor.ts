@@ -46,6 +46,7 @@ import { readTailPage } from "../history/history-page.js";
 import { previewOf } from "../history/preview.js";
 import { projectsToHistory } from "../history/project-history.js";
 import type { InputRow } from "../storage/inputs-table.js";
+import { WriteFencedError } from "../storage/session-storage.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import { SessionFeed } from "../stream/session-feed.js";
 import type { FirstBatch } from "../stream/sse-stream.js";
@@ -86,6 +87,8 @@ export class SessionActor {
   readonly sessionId: string;
   /** The session this one was forked from (null: not a fork). */
   readonly parentId: string | null;
+  /** The lease epoch this actor was loaded under and writes under (null: one node, no leases). */
+  readonly epoch: number | null;
   readonly feed: SessionFeed;
   readonly #services: SessionServices;
   readonly #mailbox = new Mailbox();
@@ -104,9 +107,11 @@ export class SessionActor {
     row: SessionRow,
     entries: readonly PositionedEntry[],
     supervisor: ActorSupervisor,
+    epoch: number | null,
   ) {
     this.sessionId = row.id;
     this.parentId = row.parentId;
+    this.epoch = epoch;
     this.#services = services;
     this.#supervisor = supervisor;
     this.feed = new SessionFeed(services.feedOptions);
@@ -155,17 +160,25 @@ export class SessionActor {
 
   /**
    * Load a session from durable state: its row and its verified log. Throws the store's errors
-   * (SessionNotFoundError, LogCorruptError, storage failures) unchanged.
+   * (SessionNotFoundError, LogCorruptError, storage failures) unchanged. `epoch`: the lease it is
+   * loaded under (its `services.storage` writes under it), null on one node.
    */
   static async load(
     services: SessionServices,
     sessionId: string,
     supervisor: ActorSupervisor,
+    epoch: number | null = null,
   ): Promise<SessionActor> {
     const row = await services.storage.getSession(sessionId);
     if (row === null) throw new ActorStoppedError(sessionId);
     const entries = await services.storage.readLog(sessionId);
-    return new SessionActor(services, await repairPreview(services, row, entries), entries, supervisor);
+    return new SessionActor(
+      services,
+      await repairPreview(services, row, entries),
+      entries,
+      supervisor,
+      epoch,
+    );
   }
 
   get status(): SessionStatus {
@@ -541,6 +554,13 @@ export class SessionActor {
   /** An unexpected failure: end the turn as failed if possible, stop, and let the supervisor replace us. */
   #crash(error: unknown): void {
     if (this.#stopped) return;
+    if (error instanceof WriteFencedError) {
+      // Not a crash: the session's lease moved on (a takeover, or a newer claim of this node).
+      // Stop as for a lost lease, writing nothing more; the supervisor does not restart it.
+      void this.stop("lease_lost");
+      this.#supervisor.crashed(this, error);
+      return;
+    }
     this.#services.logger.error({ session: this.sessionId, err: error }, "session actor crashed");
     void this.#turns.failOnCrash(error);
     this.#stop("crashed");

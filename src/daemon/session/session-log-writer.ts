@@ -9,7 +9,8 @@
  * Boundary rule: the session's only way to write its log. Once the stored log is found changed
  * behind the daemon (a read that fails verification, a head that is not where this writer left
  * it, another writer's append) the session is corrupt: nothing more is written, ever, by this
- * actor; the error is kept and thrown again.
+ * actor; the error is kept and thrown again. A head moved on because the session has another
+ * owner now (a cluster takeover) is no corruption: that is reported as a fenced writer.
  */
 
 import type { SessionPreview } from "../../api/session-snapshot.js";
@@ -148,6 +149,9 @@ export class SessionLogWriter {
       throw error;
     }
     if (stored?.hash === writer.headHash && stored.position === writer.position) return;
+    // Moved on because the session has another owner now (a takeover this writer has not heard
+    // of yet): that is a fenced writer, not a corrupt log (throws WriteFencedError).
+    await storage.confirmLease(this.sessionId);
     const position = Math.min(stored?.position ?? -1, writer.position) + 1;
     const reason =
       stored === null || stored.position < writer.position

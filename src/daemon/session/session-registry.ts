@@ -113,8 +113,13 @@ export class SessionRegistry {
     if ((await this.#services.storage.getSession(sessionId)) === null)
       throw new SessionUnknownError(sessionId);
     const ownership = this.#services.ownership;
-    if (ownership !== undefined) await ownership.acquire(sessionId);
-    return SessionActor.load(this.#services, sessionId, this.#supervisor)
+    // The actor writes under the epoch of this claim, never a later one (see WriteFence).
+    const epoch = ownership === undefined ? null : await ownership.acquire(sessionId);
+    const services =
+      epoch === null
+        ? this.#services
+        : { ...this.#services, storage: this.#services.storage.forLease(epoch) };
+    return SessionActor.load(services, sessionId, this.#supervisor, epoch)
       .then(async (actor) => {
         this.#actors.set(sessionId, actor);
         await this.#resume(actor);
@@ -131,14 +136,17 @@ export class SessionRegistry {
 
   /**
    * Run `work` on the session's actor. If the actor stops underneath it (a debug restart, an
-   * unload, a crash) the work is retried once on a freshly loaded actor, so a request racing a
-   * restart is answered instead of failing with "not found".
+   * unload, a crash, a lost lease) or its write is fenced (it was loaded under an older lease
+   * epoch; nothing of the write committed), the work is retried once on the session's current
+   * actor, so a request racing a restart or a takeover is answered as the current owner answers
+   * it: here, or 503 with Retry-After when another node owns the session now (the next try is
+   * relayed there).
    */
   async withActor<T>(sessionId: string, work: (actor: SessionActor) => Promise<T> | T): Promise<T> {
     try {
       return await work(await this.get(sessionId));
     } catch (error) {
-      if (!(error instanceof ActorStoppedError)) throw error;
+      if (!(error instanceof ActorStoppedError || error instanceof WriteFencedError)) throw error;
     }
     try {
       return await work(await this.get(sessionId));
@@ -320,13 +328,15 @@ export class SessionRegistry {
   }
 
   /**
-   * The node lost the session's lease (another node owns it now): stop its actor without
-   * writing anything; requests for the session go to the new owner from now on.
+   * The session's lease under `epoch` is lost (another node owns it now, or this node claimed it
+   * again under a newer epoch): stop the actor loaded under it without writing anything. An
+   * actor of another epoch (the current one) is left alone.
    */
-  leaseLost(sessionId: string): void {
+  leaseLost(sessionId: string, epoch: number): void {
     const actor = this.#actors.get(sessionId);
+    if (actor === undefined || actor.epoch !== epoch) return;
     this.#actors.delete(sessionId);
-    if (actor !== undefined) void actor.stop("lease_lost");
+    void actor.stop("lease_lost");
   }
 
   async #release(sessionId: string): Promise<void> {

@@ -48,8 +48,12 @@ export interface TurnSettings {
  * node that holds its lease, and gives the lease up when it stops.
  */
 export interface SessionOwnership {
-  /** Hold the session's lease (throws when another node holds it). */
-  acquire(sessionId: string): Promise<void>;
+  /**
+   * Hold the session's lease (throws when another node holds it); the epoch it is held under,
+   * which the actor loaded now writes under (its writes are refused once the epoch is not the
+   * lease's).
+   */
+  acquire(sessionId: string): Promise<number>;
   /** The actor stopped: give the lease up so another node may take the session at once. */
   release(sessionId: string): Promise<void>;
 }

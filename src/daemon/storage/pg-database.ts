@@ -8,6 +8,7 @@
  * (a URL may choose it with `?options=-c search_path=NAME`).
  */
 import pg from "pg";
+import { keepConnectionErrors } from "../../log/pg-connection-errors.js";
 import { createPgTranscriptSchema } from "../../log/pg-store.js";
 import {
   DatabaseVersionError,
@@ -34,11 +35,34 @@ export function redactedUrl(url: string): string {
   }
 }
 
-/** Open a pool on `url` (at most `max` connections) and bring its schema up to date. */
-export async function openPgDaemonDatabase(url: string, options: { max?: number } = {}): Promise<pg.Pool> {
-  const pool = new pg.Pool({ connectionString: url, types: pgTypes, max: options.max ?? 10 });
-  // An idle client's error (the server restarted) must not crash the process; the next query reports it.
-  pool.on("error", () => undefined);
+/** How to open the daemon's pool. */
+export interface PgDaemonDatabaseOptions {
+  /** At most this many connections (default 10). */
+  max?: number;
+  /**
+   * The server ends a connection left idle inside a transaction this long (ms; default: never).
+   * A cluster node sets it below its lease: a node paused (or cut off) in the middle of a
+   * transaction would otherwise keep that transaction's locks, the fence's share lock on a lease
+   * row among them, and so keep every other node from taking its sessions for as long as the
+   * pause lasts. Its own transactions never wait between statements.
+   */
+  idleInTransactionMs?: number;
+}
+
+/** Open a pool on `url` and bring its schema up to date. */
+export async function openPgDaemonDatabase(
+  url: string,
+  options: PgDaemonDatabaseOptions = {},
+): Promise<pg.Pool> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    types: pgTypes,
+    max: options.max ?? 10,
+    ...(options.idleInTransactionMs === undefined
+      ? {}
+      : { idle_in_transaction_session_timeout: Math.max(1, Math.round(options.idleInTransactionMs)) }),
+  });
+  keepConnectionErrors(pool);
   try {
     await migratePg(pool, redactedUrl(url));
     return pool;

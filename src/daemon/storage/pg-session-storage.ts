@@ -20,6 +20,7 @@ import { PgStore } from "../../log/pg-store.js";
 import { SessionWriter } from "../../log/session-writer.js";
 import type { LogHead } from "../../log/store.js";
 import { checkDeliveredWithin, lastDeliveredInputProgram } from "./delivery-evidence.js";
+import { FencedPgLog } from "./fenced-pg-log.js";
 import {
   type Admission,
   cancelInputProgram,
@@ -61,52 +62,93 @@ import {
 } from "./sessions-table.js";
 import { failTurnProgram, runningTurnOfProgram, runningTurnsProgram, type TurnRow } from "./turns-table.js";
 
+/** What every view of one storage shares: the pool's group commit, its fence and its caches. */
+interface SharedState {
+  log: PgStore;
+  queue: PgCommitQueue;
+  fence: WriteFence<pg.PoolClient> | null;
+  /** The daemon tables with a `session` column, found at the first deletion. */
+  sessionTables: string[] | null;
+}
+
 export class PgSessionStorage implements SessionStorage {
   readonly pool: pg.Pool;
-  readonly log: PgStore;
-  readonly #queue: PgCommitQueue;
-  #fence: WriteFence<pg.PoolClient> | null = null;
-  /** The daemon tables with a `session` column, found at the first deletion. */
-  #sessionTables: string[] | null = null;
+  #shared: SharedState;
+  /** The lease epoch this view's writes are fenced at (undefined: the node's, for writes outside an actor). */
+  #epoch: number | undefined = undefined;
 
   /** Storage on a migrated pool (see pg-database.ts); it ends the pool on close(). */
   constructor(pool: pg.Pool, options: { signer?: HeadSigner } = {}) {
     this.pool = pool;
-    this.#queue = new PgCommitQueue(pool);
-    this.log = new PgStore(pool, { commitQueue: this.#queue, ownsPool: false, ...options });
+    const queue = new PgCommitQueue(pool);
+    const log = new PgStore(pool, { commitQueue: queue, ownsPool: false, ...options });
+    this.#shared = { log, queue, fence: null, sessionTables: null };
+  }
+
+  /** The log store (every view shares it). */
+  get log(): PgStore {
+    return this.#shared.log;
   }
 
   /** From now on every write of a session first passes `fence` in its transaction (cluster mode). */
   fenceWith(fence: WriteFence<pg.PoolClient>): void {
-    this.#fence = fence;
+    this.#shared.fence = fence;
+  }
+
+  forLease(epoch: number): SessionStorage {
+    if (this.#shared.fence === null) return this;
+    const view = new PgSessionStorage(this.pool);
+    // The same log store, group commit and fence: only the epoch its writes carry differs.
+    view.#shared = this.#shared;
+    view.#epoch = epoch;
+    return view;
+  }
+
+  async confirmLease(sessionId: string): Promise<void> {
+    const fence = this.#shared.fence;
+    if (fence === null) return;
+    const client = await this.pool.connect();
+    try {
+      await fence.check(client, sessionId, this.#epoch ?? fence.heldEpoch(sessionId));
+    } finally {
+      client.release();
+    }
   }
 
   /** Run `write` for `sessionId` in the group commit, behind the fence. */
   #write<T>(sessionId: string, write: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return this.#queue.run(sessionId, async (client) => {
+    return this.#shared.queue.run(sessionId, async (client) => {
       await this.#checkFence(client, sessionId);
       return write(client);
     });
   }
 
   /**
-   * The fence, once per session and transaction: its check locks the lease row (FOR SHARE)
-   * until the transaction ends, so no claim can change the answer for the later writes of the
-   * same transaction, and they skip the query. A write rolled back to its savepoint releases
-   * that lock, and the queue's memo forgets the note with it (see pg-commit-queue.ts).
+   * The fence, once per session, epoch and transaction: its check locks the lease row (FOR
+   * SHARE) until the transaction ends, so no claim can change the answer for the later writes
+   * of the same transaction under the same epoch, and they skip the query. A write rolled back
+   * to its savepoint releases that lock, and the queue's memo forgets the note with it (see
+   * pg-commit-queue.ts). A write under another epoch (an actor of an older claim) is checked on
+   * its own.
    */
-  async #checkFence(client: pg.PoolClient, sessionId: string): Promise<void> {
-    const fence = this.#fence;
-    if (fence === null) return;
-    const memo = this.#queue.memoOf(client);
-    const key = fencedKey(sessionId);
-    if (memo?.has(key)) return;
-    await fence.check(client, sessionId);
-    memo?.add(key);
+  async #checkFence(client: pg.PoolClient, sessionId: string): Promise<string | null> {
+    const fence = this.#shared.fence;
+    if (fence === null) return null;
+    const epoch = this.#epoch ?? fence.heldEpoch(sessionId);
+    const memo = this.#shared.queue.memoOf(client);
+    const key = epoch === undefined ? null : fencedKey(sessionId, epoch);
+    if (key !== null && memo?.has(key)) return key;
+    await fence.check(client, sessionId, epoch);
+    if (key !== null) memo?.add(key);
+    return key;
   }
 
   writerFrom(sessionId: string, entries: readonly PositionedEntry[]): StoredSessionWriter {
-    const writer = SessionWriter.fromEntries(this.log, sessionId, entries);
+    // Appends pass the fence before the head compare: a late commit is fenced, not a conflict.
+    const log = new FencedPgLog(this.log, this.#shared.queue, async (client, id) => {
+      await this.#checkFence(client, id);
+    });
+    const writer = SessionWriter.fromEntries(log, sessionId, entries);
     return {
       sessionId,
       get headHash() {
@@ -120,15 +162,7 @@ export class PgSessionStorage implements SessionStorage {
       },
       placed: (more) => writer.placed(more),
       append: (more, writes, options) =>
-        writer.append(
-          more,
-          async (client) => {
-            // The entries are in; the fence is checked before anything commits.
-            await this.#checkFence(client, sessionId);
-            await runPg(client, rowWritesProgram(sessionId, writes));
-          },
-          options,
-        ),
+        writer.append(more, (client) => runPg(client, rowWritesProgram(sessionId, writes)), options),
     };
   }
 
@@ -160,11 +194,11 @@ export class PgSessionStorage implements SessionStorage {
   }
 
   createSession(row: NewSession, entries: readonly LogEntry[], preview: SessionPreview): Promise<void> {
-    return this.#queue.run(row.id, async (client) => {
+    return this.#shared.queue.run(row.id, async (client) => {
       await runPg(client, createSessionRowProgram(row));
       await this.log.appendInTransaction(client, row.id, buildChain(null, entries));
       await runPg(client, finishSessionCreationProgram(row.id, preview));
-      await this.#fence?.created(client, row.id);
+      await this.#shared.fence?.created(client, row.id);
     });
   }
 
@@ -177,13 +211,15 @@ export class PgSessionStorage implements SessionStorage {
   }
 
   deleteSession(sessionId: string): Promise<void> {
-    return this.#write(sessionId, async (client) => {
+    return this.#shared.queue.run(sessionId, async (client) => {
+      const passed = await this.#checkFence(client, sessionId);
       // The schema changes only by migrations at a node's boot: look its tables up once.
-      this.#sessionTables ??= await runPg(client, tablesWithSessionColumnProgram());
+      this.#shared.sessionTables ??= await runPg(client, tablesWithSessionColumnProgram());
       await this.log.deleteSessionInTransaction(client, sessionId);
-      await runPg(client, deleteSessionProgram(sessionId, this.#sessionTables));
+      await runPg(client, deleteSessionProgram(sessionId, this.#shared.sessionTables));
       // Its lease row went with it: a later write of this session in this transaction is refused.
-      this.#queue.memoOf(client)?.delete(fencedKey(sessionId));
+      // (Only the epoch that just passed can be noted: the locked row has one.)
+      if (passed !== null) this.#shared.queue.memoOf(client)?.delete(passed);
     });
   }
 
@@ -231,7 +267,7 @@ export class PgSessionStorage implements SessionStorage {
 
   recordRejection(rejection: RejectedCreation): Promise<void> {
     // Not a session's write: the id names a session that was never created, so no lease fences it.
-    return this.#queue.run(rejection.id, (client) => runPg(client, recordRejectionProgram(rejection)));
+    return this.#shared.queue.run(rejection.id, (client) => runPg(client, recordRejectionProgram(rejection)));
   }
 
   getRejection(id: string, now: number): Promise<RejectedCreation | null> {
@@ -239,17 +275,17 @@ export class PgSessionStorage implements SessionStorage {
   }
 
   commitStats() {
-    return this.#queue.stats();
+    return this.#shared.queue.stats();
   }
 
   async close(): Promise<void> {
-    await this.#queue.close();
+    await this.#shared.queue.close();
     await this.log.close();
     await this.pool.end();
   }
 }
 
-/** The memo key noting that the session passed the fence in the current transaction. */
-function fencedKey(sessionId: string): string {
-  return `fenced:${sessionId}`;
+/** The memo key noting that the session passed the fence under `epoch` in the current transaction. */
+function fencedKey(sessionId: string, epoch: number): string {
+  return `fenced:${sessionId}:${epoch}`;
 }

@@ -76,14 +76,17 @@ export interface StoredSessionWriter {
 }
 
 /**
- * A check every write of a session runs first, in the write's own transaction (cluster
- * fencing: the node must still hold the session's lease under the epoch it was given). It
- * throws `WriteFencedError` to refuse the write; `created` records the creator's lease in the
- * creation's transaction.
+ * A check every write of a session runs first, in the write's own transaction, before anything
+ * of it is written (cluster fencing: the session's lease must still be this node's, under the
+ * epoch the writing actor was loaded with). It throws `WriteFencedError` to refuse the write;
+ * `created` records the creator's lease in the creation's transaction.
  */
 export interface WriteFence<Tx> {
-  check(tx: Tx, sessionId: string): Promise<void>;
+  /** Refuse the write unless the session's lease is this node's under `epoch` (the writer's). */
+  check(tx: Tx, sessionId: string, epoch: number | undefined): Promise<void>;
   created(tx: Tx, sessionId: string): Promise<void>;
+  /** The epoch this node holds the session under now (writes outside an actor are fenced at it). */
+  heldEpoch(sessionId: string): number | undefined;
 }
 
 /** A write was refused because this node no longer owns the session (its lease was taken). */
@@ -101,6 +104,20 @@ export class WriteFencedError extends Error {
 export type InputCancellation = "cancelled" | "not_pending";
 
 export interface SessionStorage {
+  /**
+   * This storage as an actor loaded under lease epoch `epoch` writes through it: every write of
+   * a session is refused (`WriteFencedError`) unless the lease still has that epoch, so an actor
+   * left over from an older claim never commits under a newer one, even the same node's. A
+   * storage without a fence (one node) returns itself.
+   */
+  forLease(epoch: number): SessionStorage;
+  /**
+   * Throw `WriteFencedError` when this view's lease epoch is no longer the session's (another
+   * node, or a newer claim of this one, owns it now): how a log found moved on is told apart
+   * from a log changed behind the daemon. A storage without a fence never throws.
+   */
+  confirmLease(sessionId: string): Promise<void>;
+
   // --- the session logs -------------------------------------------------------------------
 
   /** The writer of a session whose whole log was just read (and so verified) as `entries`. */

@@ -111,6 +111,14 @@ export class SqliteSessionStorage implements SessionStorage {
     this.log = new SqliteStore(db, { commitQueue: this.#queue, signer: options.signer });
   }
 
+  /** One node, no leases: every actor writes through the same storage. */
+  forLease(_epoch: number): SessionStorage {
+    return this;
+  }
+
+  /** One node: nobody else can own the session. */
+  async confirmLease(_sessionId: string): Promise<void> {}
+
   writerFrom(sessionId: string, entries: readonly PositionedEntry[]): StoredSessionWriter {
     const writer = SessionWriter.fromEntries(this.log, sessionId, entries);
     return {

@@ -40,6 +40,10 @@ const osUnavailableCodes = new Set([
 // exceptions, insufficient resources, operator intervention (shutdown), system errors.
 const pgUnavailableClasses = ["08", "53", "57P", "58"];
 
+// node-postgres's words for a connection that is gone (they carry no code).
+const lostConnection =
+  /^Connection terminated|^Client has encountered a connection error and is not queryable|^Client was closed and is not queryable|^timeout exceeded when trying to connect/;
+
 function isPgSqlState(code: string): boolean {
   return /^[0-9A-Z]{5}$/.test(code);
 }
@@ -50,8 +54,9 @@ export function isStorageUnavailable(error: unknown): boolean {
     return isStorageUnavailable(error.cause) || !isDatabaseError(error.cause);
   if (!(error instanceof Error)) return false;
   const code = (error as Error & { code?: unknown }).code;
-  // node-postgres reports a connection lost mid-query without a code.
-  if (code === undefined && /^Connection terminated/.test(error.message)) return true;
+  // node-postgres reports a lost connection without a code: mid-query, or on the next query
+  // of a client whose connection failed while it was checked out.
+  if (code === undefined && lostConnection.test(error.message)) return true;
   if (typeof code !== "string") return false;
   if (code.startsWith("SQLITE_"))
     return unavailableCodes.some((known) => code === known || code.startsWith(`${known}_`));

@@ -27,13 +27,17 @@ class CountingFence implements WriteFence<pg.PoolClient> {
   checks = 0;
   constructor(readonly node: ClusterNode) {}
 
-  check(client: pg.PoolClient, sessionId: string): Promise<void> {
+  check(client: pg.PoolClient, sessionId: string, epoch?: number): Promise<void> {
     this.checks++;
-    return this.node.check(client, sessionId);
+    return this.node.check(client, sessionId, epoch);
   }
 
   created(client: pg.PoolClient, sessionId: string): Promise<void> {
     return this.node.created(client, sessionId);
+  }
+
+  heldEpoch(sessionId: string): number | undefined {
+    return this.node.heldEpoch(sessionId);
   }
 }
 
@@ -77,7 +81,9 @@ async function startNode(): Promise<Node> {
     signer,
     logger: quiet,
     adopt: async () => {},
-    lost: (sessionId) => lost.push(sessionId),
+    lost: (sessionId) => {
+      lost.push(sessionId);
+    },
   });
   const fence = new CountingFence(node);
   storage.fenceWith(fence);

@@ -1,0 +1,293 @@
+/**
+ * Fencing per actor, on the real PostgreSQL: a session's writes are checked against the lease
+ * epoch the writing actor was loaded under, not the node's. An actor left over from an older
+ * claim (its node lost the session, then claimed it again) commits nothing, even what it had
+ * queued before the new claim; a late append of an old owner is reported as fenced, not as a
+ * conflict that reads as corruption; and a lease row a node no longer holds is not kept alive
+ * by its renewals, so the session's waiting input is claimed elsewhere.
+ */
+import pg from "pg";
+import { v7 as uuidv7 } from "uuid";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ClusterNode, SessionOwnedElsewhereError } from "../../../src/daemon/cluster/cluster-node.js";
+import { emptyPreview } from "../../../src/daemon/history/preview.js";
+import { SessionRegistry } from "../../../src/daemon/session/session-registry.js";
+import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
+import { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
+import { WriteFencedError } from "../../../src/daemon/storage/session-storage.js";
+import type { LogEntry } from "../../../src/log/entries.js";
+import { HeadSigner } from "../../../src/log/head-signer.js";
+import { textBlockStart, textBlockStop, textDelta } from "../../../src/model/events.js";
+import { userMessage } from "../../../src/model/items.js";
+import { MockLlmClient } from "../../support/mock-llm-client.js";
+import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
+import { type TestServices, testServices } from "../session/session-services.js";
+
+interface Node {
+  storage: PgSessionStorage;
+  node: ClusterNode;
+  /** Sessions claimed by the node's scan. */
+  adopted: string[];
+}
+
+const ts = Date.parse("2025-05-06T07:08:09.010Z");
+const start: LogEntry = { kind: "session_start", ts, system_prompt: null, config: {}, history: [] };
+const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+// One head-signing key for the cluster, as the nodes of a real one share it.
+const signer = HeadSigner.generate();
+
+let schema: PgSchema;
+let nodes: Node[] = [];
+let env: TestServices | null = null;
+
+beforeEach(async () => {
+  schema = await createPgSchema("skein_actor_fence");
+});
+
+afterEach(async () => {
+  for (const { node, storage } of nodes) {
+    await node.stop();
+    await storage.close();
+  }
+  nodes = [];
+  await env?.cleanup();
+  env = null;
+  await schema.drop();
+});
+
+/** This suite's connections, named so that the test can find them in pg_stat_activity. */
+function appUrl(): string {
+  return `${schema.url}&application_name=${schema.name}`;
+}
+
+/** A node on the schema as the daemon starts one; `lost` and `adopt` as the daemon wires them, to `registry`. */
+async function startNode(
+  options: { leaseMs?: number; pollMs?: number; registry?: () => SessionRegistry | null } = {},
+): Promise<Node> {
+  const storage = new PgSessionStorage(await openPgDaemonDatabase(appUrl(), { max: 8 }), { signer });
+  const adopted: string[] = [];
+  const node = new ClusterNode(storage.pool, {
+    nodeId: uuidv7(),
+    url: `http://127.0.0.1:${41000 + nodes.length}`,
+    leaseMs: options.leaseMs ?? 60_000,
+    pollMs: options.pollMs ?? 3_600_000,
+    signer,
+    logger: quiet,
+    adopt: async (sessionId) => {
+      adopted.push(sessionId);
+      await options.registry?.()?.get(sessionId);
+    },
+    lost: (sessionId, epoch) => options.registry?.()?.leaseLost(sessionId, epoch),
+  });
+  storage.fenceWith(node);
+  const started = { storage, node, adopted };
+  nodes.push(started);
+  await node.start({ connectionString: appUrl() });
+  return started;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 10_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A model that answers every request with "ok". */
+function answering(): () => MockLlmClient {
+  return () => new MockLlmClient([textBlockStart(0), textDelta(0, "ok"), textBlockStop(0)]);
+}
+
+describe("fencing per actor", () => {
+  it("refuses what an actor of an older claim had queued once the same node claimed the session again, and the current actor takes the input", async () => {
+    env = testServices(answering());
+    let registry: SessionRegistry | null = null;
+    // Renewals every 300 ms: the node notices the lost lease quickly.
+    const a = await startNode({ leaseMs: 900, registry: () => registry });
+    registry = new SessionRegistry({ ...env.services, storage: a.storage, ownership: a.node });
+    const create = async () => {
+      const id = uuidv7();
+      await registry!.create({
+        id,
+        workspace: env!.workspace,
+        name: null,
+        providerProfile: null,
+        model: null,
+        systemPrompt: null,
+      });
+      return id;
+    };
+    const session = await create();
+    const other = await create();
+    const old = await registry.get(session);
+
+    // Hold up the node's group commit: a write of the other session waits for a row lock.
+    const locker = new pg.Client({ connectionString: schema.url });
+    await locker.connect();
+    try {
+      await locker.query("BEGIN");
+      await locker.query("SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE", [other]);
+      const held = registry.withActor(other, (actor) => actor.setApprovalPolicy(null));
+      await until("the other session's write to wait for the lock", async () => {
+        const rows = await schema.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
+          [schema.name],
+        );
+        return rows[0]!.n > 0 ? true : undefined;
+      });
+      // A request reaches the session's actor: its admission queues behind that transaction.
+      const inputId = uuidv7();
+      const answered = registry.withActor(session, (actor) =>
+        actor.submit(inputId, { kind: "message", text: "queued on the old actor" }, null),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(a.storage.commitStats().requests).toBeGreaterThan(0);
+
+      // The lease runs out (a pause, say); the node notices and drops the session...
+      await schema.query("UPDATE session_leases SET expires_at = 0 WHERE session = $1", [session]);
+      await until("the node to drop the session", () => (a.node.holds(session) ? undefined : true));
+      expect(old.stopped).toBe(true);
+      // ...and claims it again at the next request: a new epoch, a new actor.
+      const current = await registry.get(session);
+      expect(current).not.toBe(old);
+      expect((await a.node.leaseOf(session))?.epoch).toBe(2);
+
+      await locker.query("COMMIT");
+      await held;
+      // The old actor's admission was refused; the request was answered by the current actor.
+      const receipt = await answered;
+      expect(receipt.id).toBe(inputId);
+      await until("the input's turn to complete", async () => {
+        const stored = await a.storage.getReceipt(session, inputId);
+        return stored?.turn?.state === "completed" ? true : undefined;
+      });
+    } finally {
+      await locker.end().catch(() => undefined);
+    }
+    // The log is whole and the current actor keeps writing it.
+    const actor = await registry.get(session);
+    const next = uuidv7();
+    await actor.submit(next, { kind: "message", text: "and the next one" }, null);
+    await until("the next turn to complete", async () =>
+      (await a.storage.getReceipt(session, next))?.turn?.state === "completed" ? true : undefined,
+    );
+    expect((await actor.snapshot(0)).status.blocking_reason ?? null).toBeNull();
+    const texts = (await a.storage.readLog(session))
+      .filter(({ entry }) => entry.kind === "user_input")
+      .map(({ entry }) => (entry.kind === "user_input" ? JSON.stringify(entry.item) : ""));
+    expect(texts.filter((text) => text.includes("queued on the old actor"))).toHaveLength(1);
+    await registry.drain(1000);
+  });
+
+  it("refuses a late append of the old owner as fenced, not as a conflict, after the new owner appended", async () => {
+    const [a, b] = [await startNode(), await startNode()];
+    await a!.storage.createSession({ id: "s", workspace: "/tmp/work", createdAt: ts }, [start], emptyPreview);
+    const stale = a!.storage.writerFrom("s", await a!.storage.readLog("s"));
+    await schema.query("UPDATE session_leases SET expires_at = 0 WHERE session = 's'");
+    await b!.node.acquire("s");
+    const owner = b!.storage.writerFrom("s", await b!.storage.readLog("s"));
+    await owner.append([{ kind: "user_input", ts, item: userMessage("from the new owner") }], {});
+    const before = await schema.query("SELECT position, hash FROM transcript WHERE session = 's'");
+
+    await expect(
+      stale.append([{ kind: "user_input", ts, item: userMessage("late, from the old owner") }], {}),
+    ).rejects.toBeInstanceOf(WriteFencedError);
+    expect(await schema.query("SELECT position, hash FROM transcript WHERE session = 's'")).toEqual(before);
+  });
+
+  it("answers a request that reaches the old owner's actor after a takeover as owned elsewhere, not as a corrupt log", async () => {
+    env = testServices(answering());
+    let registry: SessionRegistry | null = null;
+    const a = await startNode({ registry: () => registry });
+    const b = await startNode();
+    registry = new SessionRegistry({ ...env.services, storage: a.storage, ownership: a.node });
+    const id = uuidv7();
+    await registry.create({
+      id,
+      workspace: env.workspace,
+      name: null,
+      providerProfile: null,
+      model: null,
+      systemPrompt: null,
+    });
+    const old = await registry.get(id);
+    // B takes the session over (A was paused past its lease, say) and writes to it; A has not
+    // noticed yet (its next renewal is 20 s away).
+    await schema.query("UPDATE session_leases SET expires_at = 0 WHERE session = $1", [id]);
+    await b.node.acquire(id);
+    const writer = b.storage.writerFrom(id, await b.storage.readLog(id));
+    await writer.append([{ kind: "user_input", ts, item: userMessage("on B") }], {});
+
+    const answered = await registry
+      .withActor(id, (actor) => actor.submit(uuidv7(), { kind: "message", text: "to A" }, null))
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
+    expect(answered).toBeInstanceOf(SessionOwnedElsewhereError);
+    expect(old.stopped).toBe(true);
+    expect(a.node.holds(id)).toBe(false);
+  });
+
+  it("does not let a node paused in the middle of a transaction keep another node from taking its session", async () => {
+    // A: its storage and fence as a daemon opens them (idle transactions end after half its
+    // lease), but no renewals: a paused process renews nothing.
+    const leaseMs = 1_000;
+    const storage = new PgSessionStorage(
+      await openPgDaemonDatabase(appUrl(), { max: 4, idleInTransactionMs: leaseMs / 2 }),
+      { signer },
+    );
+    const a = new ClusterNode(storage.pool, {
+      nodeId: uuidv7(),
+      url: "http://127.0.0.1:41999",
+      leaseMs,
+      signer,
+      logger: quiet,
+      adopt: async () => {},
+      lost: () => {},
+    });
+    storage.fenceWith(a);
+    nodes.push({ storage, node: a, adopted: [] });
+    await storage.createSession({ id: "s", workspace: "/tmp/work", createdAt: ts }, [start], emptyPreview);
+    // Paused mid-commit: the fence's share lock on the lease row, in a transaction that waits.
+    const paused = await storage.pool.connect();
+    await paused.query("BEGIN");
+    await paused.query("SELECT node_id, epoch FROM session_leases WHERE session = 's' FOR SHARE");
+    try {
+      const b = await startNode();
+      await new Promise((resolve) => setTimeout(resolve, leaseMs + 100));
+      const started = Date.now();
+      expect(await b.node.acquire("s")).toBe(2);
+      expect(Date.now() - started).toBeLessThan(leaseMs * 3);
+    } finally {
+      paused.release(true);
+    }
+  });
+
+  it("lets a lease row that names the node but that it no longer holds expire, so another node claims the waiting input", async () => {
+    const a = await startNode({ leaseMs: 1_000 });
+    const b = await startNode({ pollMs: 200 });
+    // Created on B, with an input waiting; then the lease names A, as after A claimed the
+    // session and dropped it again (it could not renew during an outage).
+    await b.storage.createSession({ id: "s", workspace: "/tmp/work", createdAt: ts }, [start], emptyPreview);
+    await b.storage.admitInput({
+      session: "s",
+      id: "i",
+      kind: "message",
+      intent: { text: "i" },
+      acceptedAt: ts,
+    });
+    await schema.query(
+      `UPDATE session_leases SET node_id = $1, epoch = epoch + 1,
+         expires_at = (extract(epoch from clock_timestamp()) * 1000)::bigint + 1000 WHERE session = 's'`,
+      [a.node.nodeId],
+    );
+    expect(a.node.holds("s")).toBe(false);
+
+    await until("B to claim the session", () => (b.adopted.includes("s") ? true : undefined), 6_000);
+    expect((await b.node.leaseOf("s"))?.node_id).toBe(b.node.nodeId);
+  });
+});
