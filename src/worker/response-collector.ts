@@ -355,6 +355,7 @@ function reasoningItem(
   if (data?.encrypted_content !== undefined) item.encrypted_content = data.encrypted_content;
   if (data?.redacted === true) item.redacted = true;
   if (data?.id !== undefined) item.id = data.id;
+  if (data?.details !== undefined && data.details.length > 0) item.details = structuredClone(data.details);
   if (durationMs !== undefined) item.duration_ms = durationMs;
   if (data?.origin !== undefined) item.origin = data.origin;
   // An id alone matters: a stored response's function call is refused without its reasoning.
@@ -364,7 +365,8 @@ function reasoningItem(
     item.signature !== undefined ||
     item.encrypted_content !== undefined ||
     item.redacted === true ||
-    item.id !== undefined;
+    item.id !== undefined ||
+    item.details !== undefined;
   return worthKeeping ? item : undefined;
 }
 

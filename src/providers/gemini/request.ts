@@ -17,6 +17,7 @@ import type { Item, ItemOrigin, ToolCallItem } from "../../model/items.js";
 import { messageText, payloadFits } from "../../model/items.js";
 import type { JsonObject } from "../../model/json.js";
 import type { LlmRequest } from "../../model/llm-client.js";
+import { pairedItems, resultText } from "../history-projection.js";
 import {
   budgetFor,
   type GeminiThinkingLevel,
@@ -109,7 +110,7 @@ function partOf(
       const call = calls.get(item.call_id);
       const functionResponse: { name: string; response: JsonObject; id?: string } = {
         name: call?.name ?? "unknown_function",
-        response: item.is_error === true ? { error: item.output } : { output: item.output },
+        response: item.is_error === true ? { error: resultText(item) } : { output: item.output },
       };
       if (call?.id !== undefined) functionResponse.id = call.id;
       return { role: "user", part: { functionResponse } };
@@ -145,7 +146,8 @@ function signCurrentTurn(contents: GeminiContent[], firstCurrent: number): void 
 }
 
 /** The `contents` array: one content per run of same-side items. */
-export function geminiContents(items: readonly Item[], options: GeminiRequestOptions): GeminiContent[] {
+export function geminiContents(history: readonly Item[], options: GeminiRequestOptions): GeminiContent[] {
+  const items = pairedItems(history);
   const calls = new Map<string, ToolCallItem>();
   for (const item of items) if (item.type === "tool_call") calls.set(item.call_id, item);
   const turnStart = currentTurnStart(items);
