@@ -22,7 +22,14 @@
  * a thinking block), or when the response ends. A whole reasoning item given as a lone stop is
  * timed the same way. A `retry` notice means the next event starts another attempt's response.
  */
-import type { BlockDelta, BlockStart, ReasoningData, StreamEvent } from "../model/events.js";
+import type {
+  BlockDelta,
+  BlockStart,
+  ReasoningData,
+  RefusalDetails,
+  StopReason,
+  StreamEvent,
+} from "../model/events.js";
 import type { ItemOrigin, MessagePhase, ReasoningItem, ToolCallItem } from "../model/items.js";
 
 /** Which provider message a text block belongs to, and the signature it ended with. */
@@ -76,6 +83,10 @@ export interface CollectedResponse {
   /** The text as messages (one unless the provider separates them). */
   messages: CollectedMessage[];
   toolCalls: ToolCallItem[];
+  /** Why the response ended, when the provider said. */
+  stopReason?: StopReason;
+  /** What the provider said about a refusal (`stopReason` "refusal"). */
+  refusal?: RefusalDetails;
 }
 
 export class ResponseCollector {
@@ -90,6 +101,8 @@ export class ResponseCollector {
    * attempt's response yet, or no clock).
    */
   private since: number | null = null;
+  private stopReason: StopReason | undefined;
+  private refusal: RefusalDetails | undefined;
 
   /** `clock` (ms) times thinking blocks; without one, reasoning items carry no duration. */
   constructor(private readonly clock: (() => number) | null = null) {}
@@ -126,6 +139,8 @@ export class ResponseCollector {
         this.open.delete(event.index);
         return;
       case "status":
+        if (event.stop_reason !== undefined) this.stopReason = event.stop_reason;
+        if (event.refusal !== undefined) this.refusal = event.refusal;
         if (event.status === "completed" || event.stop_reason !== undefined) this.closeAll();
         return;
       case "usage":
@@ -154,7 +169,10 @@ export class ResponseCollector {
         appendText(messages, block.text, block.meta);
       } else toolCalls.push(block.item);
     }
-    return { reasoning, text: texts.join(""), messages, toolCalls };
+    const response: CollectedResponse = { reasoning, text: texts.join(""), messages, toolCalls };
+    if (this.stopReason !== undefined) response.stopReason = this.stopReason;
+    if (this.refusal !== undefined) response.refusal = this.refusal;
+    return response;
   }
 
   private startBlock(start: BlockStart): OpenBlock {

@@ -24,8 +24,9 @@ export function isMistralApi(baseUrl: string): boolean {
 
 /** The capabilities the server itself imposes, before the profile's overrides. */
 export function serverCapabilities(baseUrl: string): CapabilityOverrides {
+  // Mistral's schema has no top_k and no reasoning_effort (its reasoning models think unasked).
   return isMistralApi(baseUrl)
-    ? { streamUsage: false, reasoningContent: false, reasoningDetails: false }
+    ? { streamUsage: false, reasoningContent: false, reasoningDetails: false, topK: false, reasoning: "none" }
     : {};
 }
 
