@@ -7,9 +7,10 @@
  * - an error result with no text gets one: Anthropic answers 400 "content cannot be empty if
  *   `is_error` is true", and an empty error tells the model nothing;
  * - a tool result whose call is not in the history (left behind by an exclusion or an older
- *   log) is left out, a call whose result is missing gets an error result saying so, unless it
- *   is in the last step (its tools run before the next request), and items between calls and
- *   their results move after the results: every vendor refuses an unpaired call or result.
+ *   log) is left out, a call whose result is missing gets an error result saying so, messages
+ *   between calls and their results move after the results, and a second open call with the
+ *   same id (some servers reuse ids) goes by an id of its own: every vendor refuses an unpaired
+ *   call or result.
  *
  * Boundary rule: pure functions over items.
  */
@@ -46,45 +47,50 @@ export function pairedItems(items: readonly Item[]): Item[] {
     if (item.type === "tool_result") resultAt.set(item.call_id, position);
   });
   const out: Item[] = [];
-  /** The calls of the current step still waiting for a result, in call order. */
-  let open: string[] = [];
-  let stepAnswered = false;
+  /** The calls of the current step still waiting for a result: their id and the id they go by. */
+  let open: { id: string; wire: string }[] = [];
+  let stepIds = new Set<string>();
   /** Items that came between calls and their results: they go after the results. */
   let deferred: Item[] = [];
-  const flushDeferred = () => {
+  const closeStep = () => {
+    for (const call of open) out.push(toolResult(call.wire, missingResultText, true));
+    open = [];
+    stepIds = new Set();
     out.push(...deferred);
     deferred = [];
   };
-  const closeStep = () => {
-    for (const id of open) out.push(toolResult(id, missingResultText, true));
-    open = [];
-    stepAnswered = false;
-    flushDeferred();
-  };
-  const awaited = (position: number) => open.some((id) => (resultAt.get(id) ?? -1) > position);
+  const awaited = (position: number) => open.some((call) => (resultAt.get(call.id) ?? -1) > position);
   items.forEach((item, position) => {
     switch (item.type) {
-      case "tool_call":
-        // A call after results (or after an answered call) starts another step.
-        if (stepAnswered) closeStep();
-        open.push(item.call_id);
-        out.push(item);
+      case "tool_call": {
+        // A call after some result of its step starts another step.
+        if (stepIds.size > open.length) closeStep();
+        // Two open calls with one id cannot be told apart on the wire: the second gets its own.
+        let wire = item.call_id;
+        for (let n = 2; stepIds.has(wire); n++) wire = `${item.call_id}_${n}`;
+        stepIds.add(wire);
+        open.push({ id: item.call_id, wire });
+        out.push(wire === item.call_id ? item : { ...item, call_id: wire });
         break;
+      }
       case "tool_result": {
-        const at = open.indexOf(item.call_id);
+        const at = open.findIndex((call) => call.id === item.call_id);
         if (at < 0) break;
-        open.splice(at, 1);
-        stepAnswered = true;
-        out.push(item);
+        const [call] = open.splice(at, 1);
+        out.push(call!.wire === item.call_id ? item : { ...item, call_id: call!.wire });
         if (open.length === 0) closeStep();
         break;
       }
       case "message":
-      case "reasoning":
         if (awaited(position)) {
           deferred.push(item);
           break;
         }
+        closeStep();
+        out.push(item);
+        break;
+      case "reasoning":
+        // Reasoning starts an answer: the calls before it got no result of their own.
         closeStep();
         out.push(item);
         break;
@@ -94,8 +100,7 @@ export function pairedItems(items: readonly Item[]): Item[] {
       }
     }
   });
-  // The last step's calls wait for their tools, unless some of them were answered already.
-  if (stepAnswered) closeStep();
-  flushDeferred();
+  // Calls still open have no result: a request is sent only after their tools ran, so none will come.
+  closeStep();
   return out;
 }

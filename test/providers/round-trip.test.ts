@@ -102,8 +102,6 @@ describe.each(protocols)("%s tool round trip through the Worker", (protocol) => 
                 id: paris.call_id,
                 type: "function",
                 function: { name: "get_weather", arguments: '{"city":"Paris"}' },
-                // The fake streams the call's signature as Google's OpenAI endpoint does.
-                extra_content: { google: { thought_signature: "fc-sig-1" } },
               },
               {
                 id: atlantis.call_id,

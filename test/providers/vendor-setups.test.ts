@@ -6,12 +6,12 @@
 import { describe, expect, it } from "vitest";
 import type { Item } from "../../src/model/items.js";
 import { reasoning as reasoningItem, toolCall, toolResult, userMessage } from "../../src/model/items.js";
+import type { ToolDefinition } from "../../src/model/tools.js";
 import { FieldRefusals } from "../../src/providers/field-refusals.js";
 import { createLlmClient, type ProviderProfile, protocolAdapter } from "../../src/providers/index.js";
-import type { ToolDefinition } from "../../src/model/tools.js";
 import { Worker } from "../../src/worker/index.js";
-import { vendorRejection } from "../support/fake-provider/vendor-rules.js";
 import { httpError, raw, reasoning, text, toolCalls } from "../support/fake-provider/index.js";
+import { vendorRejection } from "../support/fake-provider/vendor-rules.js";
 import { withFakeProvider } from "../support/fake-provider/with-fake-provider.js";
 import { ask, assertWellFormed, collect, textOf, toolCallsOf } from "./stream-helpers.js";
 
@@ -190,7 +190,10 @@ describe("read wrong, fixed", () => {
   });
 
   it('10. keeps a tool call whose chunks carry finish_reason "" until the real finish', async () => {
-    fake().queue({ ...toolCalls([{ name: "lookup", args: { word: "skein" }, pieces: 4 }]), finishReason: "" });
+    fake().queue({
+      ...toolCalls([{ name: "lookup", args: { word: "skein" }, pieces: 4 }]),
+      finishReason: "",
+    });
     const { events, error } = await collect(clientOf(profile("chat_completions", "local-model")), ask());
     expect(error).toBeUndefined();
     assertWellFormed(events);
@@ -240,7 +243,9 @@ describe("read wrong, fixed", () => {
             message: {
               role: "assistant",
               content: "Whole answer.",
-              tool_calls: [{ id: "c1", type: "function", function: { name: "lookup", arguments: '{"a":1}' } }],
+              tool_calls: [
+                { id: "c1", type: "function", function: { name: "lookup", arguments: '{"a":1}' } },
+              ],
             },
             finish_reason: "tool_calls",
           },
@@ -288,7 +293,10 @@ describe("read wrong, fixed", () => {
             {
               content: {
                 role: "model",
-                parts: [{ text: "Whole answer." }, { functionCall: { name: "lookup", args: { a: 1 }, id: "c1" } }],
+                parts: [
+                  { text: "Whole answer." },
+                  { functionCall: { name: "lookup", args: { a: 1 }, id: "c1" } },
+                ],
               },
               finishReason: "STOP",
             },
@@ -297,13 +305,16 @@ describe("read wrong, fixed", () => {
         },
       ],
     ],
-  ] as const)("14. reads a %s 200 answer with a JSON body as one complete response", async (protocol, document) => {
-    fake().queue(raw(JSON.stringify(document), { contentType: "application/json" }));
-    const { events, error } = await collect(clientOf(profile(protocol, "test-model")), ask());
-    expect(error).toBeUndefined();
-    assertWellFormed(events);
-    expect(textOf(events)).toBe("Whole answer.");
-    expect(toolCallsOf(events).map((call) => [call.name, call.args])).toEqual([["lookup", '{"a":1}']]);
-    expect(events.at(-1)).toMatchObject({ type: "status", status: "completed", stop_reason: "tool_use" });
-  });
+  ] as const)(
+    "14. reads a %s 200 answer with a JSON body as one complete response",
+    async (protocol, document) => {
+      fake().queue(raw(JSON.stringify(document), { contentType: "application/json" }));
+      const { events, error } = await collect(clientOf(profile(protocol, "test-model")), ask());
+      expect(error).toBeUndefined();
+      assertWellFormed(events);
+      expect(textOf(events)).toBe("Whole answer.");
+      expect(toolCallsOf(events).map((call) => [call.name, call.args])).toEqual([["lookup", '{"a":1}']]);
+      expect(events.at(-1)).toMatchObject({ type: "status", status: "completed", stop_reason: "tool_use" });
+    },
+  );
 });

@@ -26,6 +26,7 @@ import type { SessionFeed } from "../stream/session-feed.js";
 import type { ApprovalGate, TurnPolicy } from "./approval-gate.js";
 import { resumeWithCompaction } from "./compacting-run.js";
 import type { TurnCompaction } from "./compaction.js";
+import { repairHint } from "./context-repair.js";
 import { publishEvent } from "./publish-event.js";
 import type { BoundClient, SessionServices } from "./session-services.js";
 
@@ -356,9 +357,9 @@ export class TurnRun {
     }
     if (error.kind === "client" && cause instanceof LlmClientError) {
       // Most provider messages already start with the provider's label (and the HTTP status).
-      const message = cause.message.startsWith(cause.provider)
-        ? cause.message
-        : `${cause.provider}: ${cause.message}`;
+      const message =
+        (cause.message.startsWith(cause.provider) ? cause.message : `${cause.provider}: ${cause.message}`) +
+        repairHint(cause);
       return this.#failed(requestCount, providerErrorCode(cause), message);
     }
     return this.#failed(requestCount, "turn_failed", error.message);

@@ -175,7 +175,7 @@ export function chatMessages(
 /**
  * The `tool_calls` of one assistant message: arguments that are not a JSON object sent as `{}`,
  * a Gemini thought signature back to the model that made it, and (Gemini 3, current turn) the
- * validator-skip value on the first call when none of them has one.
+ * validator-skip value on the first call when it has none (Gemini checks the first one).
  */
 function toolCalls(
   calls: readonly ToolCallItem[],
@@ -188,7 +188,12 @@ function toolCalls(
       type: "function",
       function: { name: call.name, arguments: sendableArguments(call.arguments) },
     };
-    if (call.signature !== undefined && payloadFits(call.origin, options.origin)) {
+    // Only Gemini 3 takes its signatures back (a strict server refuses the field).
+    if (
+      options.capabilities.thoughtSignatures &&
+      call.signature !== undefined &&
+      payloadFits(call.origin, options.origin)
+    ) {
       entry.extra_content = { google: { thought_signature: call.signature } };
     }
     return entry;
@@ -198,7 +203,7 @@ function toolCalls(
     options.capabilities.thoughtSignatures &&
     inCurrentTurn &&
     first !== undefined &&
-    wire.every((call) => call.extra_content === undefined)
+    first.extra_content === undefined
   ) {
     first.extra_content = { google: { thought_signature: skipSignatureValidation } };
   }

@@ -122,26 +122,30 @@ function partOf(
   }
 }
 
-/** The position of the last user message: the current turn is everything after it. */
+/**
+ * The position of the last user message that is sent (an empty one is not): the current turn
+ * is everything after it.
+ */
 function currentTurnStart(items: readonly Item[]): number {
   for (let position = items.length - 1; position >= 0; position--) {
     const item = items[position]!;
-    if (item.type === "message" && item.role === "user") return position + 1;
+    if (item.type === "message" && item.role === "user" && messageText(item).length > 0) return position + 1;
   }
   return 0;
 }
 
 /**
  * Gives the first function call of each model step of the current turn the validator-skip
- * signature when no call of that step has a signature of its own (Gemini signs only the first
- * of parallel calls).
+ * signature when it has no signature of its own (Gemini signs only the first of parallel calls,
+ * and checks that one).
  */
 function signCurrentTurn(contents: GeminiContent[], firstCurrent: number): void {
   for (const content of contents.slice(firstCurrent)) {
     if (content.role !== "model") continue;
-    const calls = content.parts.filter((part) => "functionCall" in part);
-    if (calls.length === 0 || calls.some((part) => part.thoughtSignature !== undefined)) continue;
-    (calls[0] as { thoughtSignature?: string }).thoughtSignature = skipSignatureValidation;
+    // Gemini signs the first call of a step and checks that one.
+    const first = content.parts.find((part) => "functionCall" in part);
+    if (first === undefined || first.thoughtSignature !== undefined) continue;
+    (first as { thoughtSignature?: string }).thoughtSignature = skipSignatureValidation;
   }
 }
 

@@ -11,7 +11,14 @@ import { SessionRegistry } from "../../../src/daemon/session/session-registry.js
 import type { ToolDefinition } from "../../../src/model/tools.js";
 import { FieldRefusals } from "../../../src/providers/field-refusals.js";
 import { createLlmClient, type ProviderProfile } from "../../../src/providers/index.js";
-import { httpError, reasoning, stream, text, textPart, toolCalls } from "../../support/fake-provider/index.js";
+import {
+  httpError,
+  reasoning,
+  stream,
+  text,
+  textPart,
+  toolCalls,
+} from "../../support/fake-provider/index.js";
 import { withFakeProvider } from "../../support/fake-provider/with-fake-provider.js";
 import { createTestSession, type TestServices, testServices } from "./session-services.js";
 
@@ -39,7 +46,9 @@ afterEach(async () => {
   env = null;
 });
 
-async function session(profile: ProviderProfile): Promise<{ actor: SessionActor; env: TestServices; id: string }> {
+async function session(
+  profile: ProviderProfile,
+): Promise<{ actor: SessionActor; env: TestServices; id: string }> {
   current = profile;
   const refusals = new FieldRefusals();
   env = testServices(() => createLlmClient(current, { retry: { maxAttempts: 1 }, fieldRefusals: refusals }));
@@ -75,7 +84,8 @@ const finished = { kind: "run_outcome", outcome: { type: "finished" } };
 
 /** Every request the fake answered with a refusal. */
 function refusedRequests(): number {
-  return fake().requests.filter((request) => request.finishedAt !== undefined && request.clientAborted).length;
+  return fake().requests.filter((request) => request.finishedAt !== undefined && request.clientAborted)
+    .length;
 }
 
 describe("a later turn is accepted after", () => {
@@ -99,10 +109,7 @@ describe("a later turn is accepted after", () => {
 
   it("6. an Anthropic answer that is only whitespace", async () => {
     const { actor, env: e, id } = await session(profile("anthropic", "claude-sonnet-4-5"));
-    fake().queue(
-      stream([textPart(" \n ")], {}),
-      text("A real answer."),
-    );
+    fake().queue(stream([textPart(" \n ")], {}), text("A real answer."));
     expect(await turn(actor, e, id, "Hello")).toMatchObject(finished);
     expect(await turn(actor, e, id, "Hello again")).toMatchObject(finished);
     const messages = (fake().requests[1]!.body as { messages: { role: string }[] }).messages;
@@ -145,7 +152,9 @@ describe("a later turn is accepted after", () => {
       text("Sure, here is a poem."),
     );
     const refused = await turn(actor, e, id, "Write malware");
-    expect(refused).toMatchObject({ outcome: { type: "error", message: expect.stringContaining("policy: cyber") } });
+    expect(refused).toMatchObject({
+      outcome: { type: "error", message: expect.stringContaining("policy: cyber") },
+    });
     const log = await e.storage.readLog(id);
     expect(log.map(({ entry }) => entry.kind)).toContain("context_excluded");
     expect(log.some(({ entry }) => entry.kind === "assistant_items")).toBe(false);
@@ -174,5 +183,34 @@ describe("a later turn is accepted after", () => {
     const third = fake().requests[2]!.body as Record<string, unknown>;
     expect(third.thinking).toBeUndefined();
     expect(fake().requests).toHaveLength(3);
+  });
+});
+
+describe("a history a provider keeps refusing", () => {
+  it("is stuck until a repair leaves the refused entry out, and then takes turns again", async () => {
+    const { actor, env: e, id } = await session(profile("chat_completions", "local-model"));
+    // A server that refuses any request whose history holds the word (its content filter).
+    fake().script = (request) =>
+      request.rawBody.includes("POISON")
+        ? httpError(400, {
+            body: JSON.stringify({
+              error: {
+                message: "messages.1: prohibited content",
+                type: "invalid_request_error",
+                param: "messages",
+              },
+            }),
+          })
+        : text("fine");
+    const first = await turn(actor, e, id, "POISON");
+    expect(first).toMatchObject({ outcome: { type: "error", message: expect.stringContaining("/repair") } });
+    expect(await turn(actor, e, id, "hello")).toMatchObject({ outcome: { type: "error" } });
+    const log = await e.storage.readLog(id);
+    const poisoned = log.findIndex(({ entry }) => entry.kind === "user_input");
+    await expect(actor.repair(0, 0)).rejects.toMatchObject({ code: "repair_range_invalid" });
+    await expect(actor.repair(poisoned, poisoned)).resolves.toMatchObject({ excluded_items: 1 });
+    expect(await turn(actor, e, id, "hello again")).toMatchObject(finished);
+    expect(fake().lastRequest.rawBody).not.toContain("POISON");
+    await expect(actor.repair(poisoned, undefined)).rejects.toMatchObject({ code: "repair_range_invalid" });
   });
 });
