@@ -57,6 +57,7 @@ import { registerInputRoutes } from "./routes/input-routes.js";
 import { registerMcpRoutes } from "./routes/mcp-routes.js";
 import { registerOpenApiRoute } from "./routes/openapi-routes.js";
 import { registerProviderRoutes } from "./routes/provider-routes.js";
+import { registerRepairRoutes } from "./routes/repair-routes.js";
 import type { RouteServices } from "./routes/route-services.js";
 import { registerServerRoutes } from "./routes/server-routes.js";
 import { registerSessionRoutes } from "./routes/session-routes.js";
@@ -344,6 +345,7 @@ async function boot(
   registerInputRoutes(app, routeServices);
   registerApprovalRoutes(app, routeServices);
   registerCompactRoutes(app, routeServices);
+  registerRepairRoutes(app, routeServices);
   registerHistoryRoutes(app, routeServices);
   registerVerifyRoutes(app, routeServices, signer);
   registerProviderRoutes(app, routeServices);

@@ -38,6 +38,7 @@ export const daemonErrorProblems = {
   entry_content_unknown: "resource_not_found",
   text_offset_invalid: "invalid_request",
   stream_cursor_invalid: "invalid_request",
+  repair_range_invalid: "invalid_request",
 } as const satisfies Record<string, ProblemCode | null>;
 
 /** A daemon error's stable code. */
@@ -338,5 +339,17 @@ export class ApprovalAnswerInvalidError extends DaemonError {
   ) {
     super(`tool call ${JSON.stringify(callId)} of session ${sessionId}: ${reason}`);
     this.name = "ApprovalAnswerInvalidError";
+  }
+}
+
+/** A repair names entries the session does not have, or none whose items are in the context (400). */
+export class RepairRangeInvalidError extends DaemonError {
+  readonly code = "repair_range_invalid";
+  constructor(
+    readonly sessionId: string,
+    detail: string,
+  ) {
+    super(`session ${sessionId} cannot be repaired so: ${detail}`);
+    this.name = "RepairRangeInvalidError";
   }
 }

@@ -151,6 +151,9 @@ export function applyEntry(state: RestoredState, entry: LogEntry): void {
     case "compaction":
       applyCompaction(state, entry, position);
       return;
+    case "context_excluded":
+      applyExclusion(state, entry.from_position, entry.to_position);
+      return;
     case "continuation":
       // The model ran again without new input: nothing to replay.
       return;
@@ -246,6 +249,34 @@ function dropAnsweredApprovals(state: RestoredState, items: readonly Item[]): vo
   const answered = new Set<string>();
   for (const item of items) if (item.type === "tool_result") answered.add(item.call_id);
   state.pending_approvals = state.pending_approvals.filter((pending) => !answered.has(pending.call_id));
+}
+
+/**
+ * The items of the entries in [from, to] leave the context; a result whose call left goes too
+ * (and the other way round), so what remains still pairs up.
+ */
+function applyExclusion(state: RestoredState, from: number, to: number): void {
+  const excluded = (i: number) => {
+    const position = state.history_positions[i]!;
+    return position >= from && position <= to;
+  };
+  const drop = state.history.map((_, i) => excluded(i));
+  // Each result answers the latest call with its id before it (servers reuse ids like call_0).
+  const latestCall = new Map<string, number>();
+  state.history.forEach((item, i) => {
+    if (item.type === "tool_call") latestCall.set(item.call_id, i);
+    if (item.type !== "tool_result") return;
+    const call = latestCall.get(item.call_id);
+    if (call === undefined) return;
+    if (drop[call] === true || drop[i] === true) {
+      drop[call] = true;
+      drop[i] = true;
+    }
+  });
+  state.history = state.history.filter((_, i) => drop[i] !== true);
+  state.history_positions = state.history_positions.filter((_, i) => drop[i] !== true);
+  // A cache lock covered a prefix that changed.
+  state.locked_prefix_len = 0;
 }
 
 /** The context becomes the summary plus the items of the entries from the first kept position on. */

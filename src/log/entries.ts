@@ -43,6 +43,9 @@ export type Outcome =
   | { type: "yielded" }
   | { type: "error"; message: string };
 
+/** Why items left the model's context: the model refused them, or a client repaired the session. */
+export type ExclusionReason = "refusal" | "repair";
+
 /** Why a compaction ran: the fill threshold was reached, the provider refused an overlong request, or a client asked. */
 export type CompactionTrigger = "auto" | "overflow" | "manual";
 
@@ -133,6 +136,21 @@ export type LogEntry =
       trigger?: CompactionTrigger;
       model?: string;
     } & EntryContext)
+  /**
+   * The items of the entries from `from_position` to `to_position` (both included) leave the
+   * model's context from here on: replay no longer gives them to the model (a tool call and
+   * its result go together), while the log and history pages keep them. `reason`: `refusal`
+   * (the model refused that turn, and a refused turn must not be sent again) or `repair` (a
+   * client asked, `POST /sessions/{id}/repair`); `detail` says more (the refusal's explanation).
+   */
+  | {
+      kind: "context_excluded";
+      ts: number;
+      from_position: number;
+      to_position: number;
+      reason: ExclusionReason;
+      detail?: string;
+    }
   | {
       kind: "llm_usage";
       ts: number;

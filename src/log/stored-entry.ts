@@ -26,6 +26,7 @@ const entryKinds: Record<LogEntryKind, true> = {
   approval_requested: true,
   approval_resolved: true,
   compaction: true,
+  context_excluded: true,
 };
 
 /** Why `value` is not shaped like a log entry, or null when it is. */

@@ -5,6 +5,7 @@
  * Boundary rule: plain data and constructors only; no I/O.
  */
 import type { ItemOrigin, MessagePhase } from "./items.js";
+import type { JsonObject } from "./json.js";
 import type { Usage } from "./usage.js";
 
 export type BlockType = "text" | "thinking" | "tool_use";
@@ -47,6 +48,8 @@ export interface ReasoningData {
   signature?: string;
   encrypted_content?: string;
   redacted?: boolean;
+  /** OpenRouter `reasoning_details`, as received. */
+  details?: JsonObject[];
   /** Who produced this reasoning (stamped by the client). */
   origin?: ItemOrigin;
 }
@@ -61,6 +64,17 @@ export interface RetryNotice {
   delay_ms: number;
   reason: string;
   status?: number;
+  /**
+   * The request was refused for an optional field or a history item and is sent again at once
+   * without it: what was left out (`delay_ms` is 0).
+   */
+  adjusted?: string[];
+}
+
+/** Why the model refused (Anthropic `stop_details`), when the provider says. */
+export interface RefusalDetails {
+  category?: string;
+  explanation?: string;
 }
 
 export type StreamEvent =
@@ -80,7 +94,7 @@ export type StreamEvent =
     }
   | { type: "block_abort"; index: number; block_type?: BlockType; reason: string }
   | { type: "usage"; usage: Usage }
-  | { type: "status"; status: ResponseStatus; stop_reason?: StopReason }
+  | { type: "status"; status: ResponseStatus; stop_reason?: StopReason; refusal?: RefusalDetails }
   | { type: "error"; code?: string; message: string }
   | { type: "retry"; retry: RetryNotice }
   | { type: "ping" };

@@ -6,6 +6,8 @@
  * shape with a refactor of the code that uses them.
  */
 
+import type { JsonObject } from "./json.js";
+
 export type Role = "user" | "assistant" | "system";
 
 export type ContentPart = { type: "text"; text: string } | { type: "refusal"; refusal: string };
@@ -81,6 +83,11 @@ export interface ReasoningItem {
    * before it) to the end of its block (set by a Worker given a clock; never sent to a provider).
    */
   duration_ms?: number;
+  /**
+   * OpenRouter's `reasoning_details` (text, summary and encrypted entries), kept as received:
+   * models behind it (Gemini 3, Claude, OpenAI) need them back in a tool loop.
+   */
+  details?: JsonObject[];
   /** Who produced this reasoning; absent in logs written before items were tagged. */
   origin?: ItemOrigin;
 }

@@ -55,6 +55,8 @@ export class LlmClientError extends Error {
   readonly status?: number;
   readonly code?: string;
   readonly retryAfterMs?: number;
+  /** The request fields the provider's refusal names (OpenAI `param`, a validator's `loc`), if any. */
+  readonly fields?: readonly string[];
   /**
    * The provider said, inside the stream, that the failure is temporary (overloaded, server
    * error, unavailable): the same request may succeed when sent again.
@@ -69,6 +71,7 @@ export class LlmClientError extends Error {
       status?: number;
       code?: string;
       retryAfterMs?: number;
+      fields?: readonly string[];
       transient?: boolean;
       cause?: unknown;
     } = {},
@@ -80,6 +83,7 @@ export class LlmClientError extends Error {
     if (details.status !== undefined) this.status = details.status;
     if (details.code !== undefined) this.code = details.code;
     if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
+    if (details.fields !== undefined && details.fields.length > 0) this.fields = details.fields;
     this.transient = details.transient === true;
   }
 }

@@ -42,6 +42,9 @@ const baseRow: Omit<ModelCapabilities, "family" | "reasoning"> = {
   encryptedReasoning: false,
   reasoningContent: false,
   thoughtSignatures: false,
+  temperatureWithTopP: true,
+  streamUsage: true,
+  reasoningDetails: true,
 };
 
 /** A model name without a provider prefix ("openai/gpt-5", "models/gemini-2.5-pro") and lower-cased. */
@@ -113,11 +116,41 @@ function chatCompletionsRow(model: string): ModelCapabilities {
       reasoningContent: true,
     };
   }
+  if (isKimiThinking(name)) {
+    // "thinking is enabled but reasoning_content is missing in assistant tool call message".
+    return {
+      ...baseRow,
+      family: "kimi-thinking",
+      reasoning: { style: "effort", levels: commonEffortLevels },
+      reasoningContent: true,
+    };
+  }
+  if (Number(/^gemini-(\d+)/.exec(name)?.[1] ?? "0") >= 3) {
+    // Google's OpenAI-compatible endpoint carries Gemini 3's signatures in `extra_content`.
+    return {
+      ...baseRow,
+      family: "gemini-3-compat",
+      reasoning: { style: "effort", levels: commonEffortLevels },
+      thoughtSignatures: true,
+    };
+  }
   return {
     ...baseRow,
     family: "openai-compatible",
     reasoning: { style: "effort", levels: commonEffortLevels },
   };
+}
+
+/**
+ * Kimi models that think in tool loops and need their reasoning back: K2 Thinking, K2.5 and
+ * later ("k2.5", "k2p5", "K2.6", "k3").
+ */
+function isKimiThinking(name: string): boolean {
+  const version = /kimi-k(\d+)(?:[.p](\d+))?/.exec(name);
+  if (version === null) return false;
+  const major = Number(version[1]);
+  const minor = Number(version[2] ?? "0");
+  return name.includes("thinking") || major > 2 || (major === 2 && minor >= 5);
 }
 
 // ---- Responses ----------------------------------------------------------------------------
@@ -166,9 +199,13 @@ function anthropicRow(model: string): ModelCapabilities {
       samplingWithReasoning: false,
     };
   }
+  // Claude 4.1 and later answer 400 "`temperature` and `top_p` cannot both be specified for this model".
+  const onlyOneSampler =
+    version !== undefined && (version.major > 4 || (version.major === 4 && version.minor >= 1));
   if (version !== undefined && version.major === 4 && version.minor >= 6) {
     return {
       ...baseRow,
+      temperatureWithTopP: false,
       family: "claude-4.6",
       reasoning: {
         style: "anthropic_adaptive",
@@ -185,6 +222,7 @@ function anthropicRow(model: string): ModelCapabilities {
   }
   return {
     ...baseRow,
+    temperatureWithTopP: !onlyOneSampler,
     family: "claude-budget",
     reasoning: { style: "anthropic_budget", budgets: anthropicBudgets },
     samplingWithReasoning: false,

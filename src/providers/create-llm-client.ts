@@ -6,6 +6,7 @@
 import type { LlmClient } from "../model/llm-client.js";
 import { anthropicProtocol } from "./anthropic/adapter.js";
 import { chatCompletionsProtocol } from "./chat-completions/adapter.js";
+import { type FieldRefusals, processFieldRefusals } from "./field-refusals.js";
 import { geminiProtocol } from "./gemini/adapter.js";
 import { type ProviderProfile, resolveApiKey, validateProviderProfile } from "./provider-profile.js";
 import { responsesProtocol } from "./responses/adapter.js";
@@ -23,22 +24,28 @@ export interface LlmClientOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Jitter source for retry backoff. Default `Math.random`. */
   random?: () => number;
+  /** Where refused optional fields are remembered. Default: shared by the whole process. */
+  fieldRefusals?: FieldRefusals;
 }
 
 /** Reasoning models can think for minutes before the first byte; three is a stall. */
 export const defaultIdleTimeoutMs = 180_000;
 
-/** The protocol adapter for a profile. */
-export function protocolAdapter(profile: ProviderProfile, apiKey: string | undefined): ProtocolAdapter {
+/** The protocol adapter for a profile (its servers' refusals remembered in `refusals`). */
+export function protocolAdapter(
+  profile: ProviderProfile,
+  apiKey: string | undefined,
+  refusals: FieldRefusals = processFieldRefusals,
+): ProtocolAdapter {
   switch (profile.protocol) {
     case "chat_completions":
-      return bindProtocol(chatCompletionsProtocol, profile, apiKey);
+      return bindProtocol(chatCompletionsProtocol, profile, apiKey, refusals);
     case "responses":
-      return bindProtocol(responsesProtocol, profile, apiKey);
+      return bindProtocol(responsesProtocol, profile, apiKey, refusals);
     case "anthropic":
-      return bindProtocol(anthropicProtocol, profile, apiKey);
+      return bindProtocol(anthropicProtocol, profile, apiKey, refusals);
     case "gemini":
-      return bindProtocol(geminiProtocol, profile, apiKey);
+      return bindProtocol(geminiProtocol, profile, apiKey, refusals);
     default: {
       const unreachable: never = profile.protocol;
       throw new Error(`unknown protocol ${String(unreachable)}`);
@@ -53,7 +60,7 @@ export function protocolAdapter(profile: ProviderProfile, apiKey: string | undef
 export function createLlmClient(profile: ProviderProfile, options: LlmClientOptions = {}): LlmClient {
   const checked = validateProviderProfile(profile);
   const apiKey = resolveApiKey(checked, options.env);
-  return new StreamingLlmClient(protocolAdapter(checked, apiKey), {
+  return new StreamingLlmClient(protocolAdapter(checked, apiKey, options.fieldRefusals), {
     idleTimeoutMs: options.idleTimeoutMs ?? defaultIdleTimeoutMs,
     retry: { ...defaultRetryPolicy, ...options.retry },
     random: options.random ?? Math.random,

@@ -6,7 +6,8 @@
  * Boundary rule: pure functions of status, headers, body text and thrown values.
  */
 import { LlmClientError } from "../model/llm-client.js";
-import { isWireObject, objectAt, preview, stringAt, type WireObject } from "./wire-json.js";
+import { refusedFields, validationText } from "./refused-fields.js";
+import { isWireObject, objectAt, objectsAt, preview, stringAt, type WireObject } from "./wire-json.js";
 
 /** Response headers as far as error handling reads them (undici response headers, wrapped). */
 export interface HeaderSource {
@@ -26,6 +27,26 @@ export function retryAfterMs(headers: HeaderSource, now = Date.now()): number | 
   return Math.max(0, date - now);
 }
 
+/**
+ * Google's `RetryInfo.retryDelay` ("37s", "1.5s") in an error body's `error.details`, as
+ * milliseconds: Gemini's 429 RESOURCE_EXHAUSTED carries it there and sends no Retry-After.
+ */
+export function retryInfoDelayMs(body: string): number | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const root = Array.isArray(parsed) ? parsed.find(isWireObject) : isWireObject(parsed) ? parsed : undefined;
+  for (const detail of objectsAt(objectAt(root, "error"), "details")) {
+    if (!(stringAt(detail, "@type") ?? "").endsWith("google.rpc.RetryInfo")) continue;
+    const delay = /^\s*(\d+(?:\.\d+)?)s\s*$/.exec(stringAt(detail, "retryDelay") ?? "");
+    if (delay !== null) return Math.ceil(Number(delay[1]) * 1000);
+  }
+  return undefined;
+}
+
 /** The provider's error code and message from an error body of any of the four vendors. */
 export function describeErrorBody(body: string): { code?: string; message?: string } {
   let parsed: unknown;
@@ -43,7 +64,10 @@ export function describeErrorBody(body: string): { code?: string; message?: stri
       ? parsed
       : undefined;
   const error = objectAt(root, "error") ?? root;
-  const message = stringAt(error, "message") ?? stringAt(root, "error") ?? stringAt(root, "detail");
+  // pydantic validators (Mistral, vLLM) list what they refused in `detail`, not in a message.
+  const validation = root === undefined ? undefined : validationText(root);
+  const message =
+    validation ?? stringAt(error, "message") ?? stringAt(root, "error") ?? stringAt(root, "detail");
   const code = stringAt(error, "code") ?? stringAt(error, "status") ?? stringAt(error, "type");
   const result: { code?: string; message?: string } = {};
   if (code !== undefined) result.code = code;
@@ -60,10 +84,14 @@ export function httpStatusError(
   body: string,
 ): LlmClientError {
   const { code, message } = describeErrorBody(body);
-  const retryAfter = retryAfterMs(headers);
-  const details: { status: number; code?: string; retryAfterMs?: number } = { status };
+  const retryAfter = retryAfterMs(headers) ?? retryInfoDelayMs(body);
+  const details: { status: number; code?: string; retryAfterMs?: number; fields?: string[] } = { status };
   if (code !== undefined) details.code = code;
   if (retryAfter !== undefined) details.retryAfterMs = retryAfter;
+  if (status >= 400 && status < 500) {
+    const fields = refusedFields(body);
+    if (fields.length > 0) details.fields = fields;
+  }
   const reason = message ?? (statusText.length > 0 ? statusText : "no error message");
   return new LlmClientError("http", provider, `${provider} HTTP ${status}: ${reason}`, details);
 }

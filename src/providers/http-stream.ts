@@ -49,6 +49,8 @@ export class HttpStream {
   private timedOut = false;
   private closed = false;
   private body: Readable | undefined;
+  /** The successful response's media type, lower-cased without parameters ("text/event-stream"). */
+  mediaType: string | undefined;
 
   constructor(
     private readonly spec: HttpRequestSpec,
@@ -100,6 +102,8 @@ export class HttpStream {
       );
     }
     this.body = response.body;
+    const type = headerSource(response.headers).get("content-type");
+    if (type !== null) this.mediaType = type.split(";")[0]!.trim().toLowerCase();
   }
 
   /** The body's chunks as they arrive; typed errors for stalls, aborts and broken connections. */

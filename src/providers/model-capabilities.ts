@@ -65,8 +65,17 @@ export interface ModelCapabilities {
   encryptedReasoning: boolean;
   /** chat_completions: assistant messages carry their `reasoning_content` back (DeepSeek). */
   reasoningContent: boolean;
-  /** gemini: every function call of the current turn must carry a thought signature (Gemini 3). */
+  /**
+   * gemini, and Gemini 3 over chat_completions: every function call of the current turn must
+   * carry a thought signature.
+   */
   thoughtSignatures: boolean;
+  /** Whether temperature and top_p may be sent together (Claude 4.1 and later take only one). */
+  temperatureWithTopP: boolean;
+  /** chat_completions: ask for usage with `stream_options.include_usage` (Mistral's API refuses it). */
+  streamUsage: boolean;
+  /** chat_completions: send OpenRouter's `reasoning_details` back with the assistant message that had them. */
+  reasoningDetails: boolean;
 }
 
 /** Profile overrides: any boolean of a row, and the reasoning style (with that style's default values). */
@@ -79,6 +88,9 @@ export interface CapabilityOverrides {
   encryptedReasoning?: boolean;
   reasoningContent?: boolean;
   thoughtSignatures?: boolean;
+  temperatureWithTopP?: boolean;
+  streamUsage?: boolean;
+  reasoningDetails?: boolean;
 }
 
 /** The override keys that hold booleans. */
@@ -90,6 +102,9 @@ export const booleanCapabilities = [
   "encryptedReasoning",
   "reasoningContent",
   "thoughtSignatures",
+  "temperatureWithTopP",
+  "streamUsage",
+  "reasoningDetails",
 ] as const;
 
 /** Effort levels passed through unchanged (OpenAI's own set on the newest models). */
@@ -218,7 +233,9 @@ export function samplingParameters(
   const result: SamplingParameters = {};
   if (!allowed) return result;
   if (capabilities.temperature && config.temperature !== undefined) result.temperature = config.temperature;
-  if (capabilities.topP && config.top_p !== undefined) result.top_p = config.top_p;
+  // A model that takes only one of them keeps the temperature (the parameter asked for more often).
+  const topPAllowed = capabilities.temperatureWithTopP || result.temperature === undefined;
+  if (capabilities.topP && topPAllowed && config.top_p !== undefined) result.top_p = config.top_p;
   if (capabilities.topK && config.top_k !== undefined) result.top_k = config.top_k;
   return result;
 }

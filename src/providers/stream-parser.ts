@@ -45,10 +45,12 @@ export interface ProtocolAdapter {
   readonly model: string;
   buildHttpRequest(request: LlmRequest): HttpRequestSpec;
   createParser(): StreamParser;
+  /** A whole JSON response (a server that did not stream) as the messages of its stream. */
+  wholeResponse?(document: unknown): SseMessage[];
   /**
-   * A request failed before any event: return true when the adapter changed how it builds
-   * requests because of it (a server refused an optional field), so the request is built and
-   * sent again at once. Called once per failure; an adapter adjusts each thing only once.
+   * A request failed before any event: returns what the adapter now leaves out of its requests
+   * because of it (the optional fields a server refused), so the request is built and sent
+   * again at once; empty when nothing changed. An adapter adjusts each thing only once.
    */
-  adjustAfter?(error: LlmClientError): boolean;
+  adjustAfter?(error: LlmClientError): string[];
 }

@@ -17,6 +17,7 @@ import { HttpStream } from "./http-stream.js";
 import { isRetryable, type RetryPolicy, retryDelayMs, sleepUnlessAborted } from "./retry-policy.js";
 import { SseDecoder, type SseMessage, SseOverflowError } from "./sse-decoder.js";
 import type { ProtocolAdapter, StreamParser } from "./stream-parser.js";
+import { isJsonMediaType, wholeResponseChunks } from "./whole-response.js";
 
 /** Transport settings of a client. */
 export interface StreamingClientSettings {
@@ -59,6 +60,7 @@ export class StreamingLlmClient implements LlmClient {
     const origin: ItemOrigin = { provider: this.provider, model: this.model };
     const startedAt = Date.now();
     let attempt = 0;
+    let adjustedOnce = false;
     for (;;) {
       attempt++;
       const http = new HttpStream(spec, {
@@ -70,7 +72,12 @@ export class StreamingLlmClient implements LlmClient {
       let delivered = false;
       try {
         await http.open();
-        for await (const events of decodeStream(http.chunks(), parser, this.provider)) {
+        const convert = this.adapter.wholeResponse;
+        const chunks =
+          isJsonMediaType(http.mediaType) && convert !== undefined
+            ? wholeResponseChunks(http.chunks(), (document) => convert(document), this.provider)
+            : http.chunks();
+        for await (const events of decodeStream(chunks, parser, this.provider)) {
           // Events already decoded from the last chunk are dropped once cancelled.
           if (signal.aborted) throw abortedError(this.provider, signal);
           for (let i = 0; i < events.length; i++) {
@@ -96,9 +103,24 @@ export class StreamingLlmClient implements LlmClient {
           }
           throw error;
         }
-        if (this.adapter.adjustAfter?.(error) === true) {
+        // One adjusted resend per request: a server that refuses the adjusted body fails it.
+        const adjusted = adjustedOnce ? [] : (this.adapter.adjustAfter?.(error) ?? []);
+        if (adjusted.length > 0) {
+          adjustedOnce = true;
           spec = this.adapter.buildHttpRequest(request);
+          const notice: StreamEvent = {
+            type: "retry",
+            retry: {
+              attempt,
+              max_attempts: retry.maxAttempts,
+              delay_ms: 0,
+              reason: `${error.message} (sent again without ${adjusted.join(", ")})`,
+              adjusted,
+            },
+          };
+          if (error.status !== undefined) notice.retry.status = error.status;
           attempt--;
+          yield [notice];
           continue;
         }
         if (!isRetryable(error)) throw error;

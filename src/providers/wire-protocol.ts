@@ -10,7 +10,8 @@ import type { ItemOrigin } from "../model/items.js";
 import type { LlmClientError, LlmRequest } from "../model/llm-client.js";
 import { capabilitiesFor } from "./capability-table.js";
 import { endpointUrl } from "./endpoint-url.js";
-import type { ModelCapabilities } from "./model-capabilities.js";
+import type { FieldRefusals } from "./field-refusals.js";
+import type { CapabilityOverrides, ModelCapabilities } from "./model-capabilities.js";
 import {
   effectiveBaseUrl,
   type ProviderProfile,
@@ -19,6 +20,7 @@ import {
 } from "./provider-profile.js";
 import { streamingRequestHeaders } from "./request-headers.js";
 import type { HttpRequestSpec, ProtocolAdapter, StreamParser } from "./stream-parser.js";
+import type { WholeResponseConverter } from "./whole-response.js";
 
 /** What a protocol's body builder is given besides the request: settled once per client. */
 export interface BindingContext {
@@ -51,20 +53,58 @@ export interface WireProtocol<O extends BoundModel> {
   authHeaders(apiKey: string): Record<string, string>;
   /** Headers every request carries (e.g. an API version). */
   fixedHeaders?: Record<string, string>;
+  /** Capabilities the server imposes whatever the model (below the profile's own overrides). */
+  serverCapabilities?(context: BindingContext): CapabilityOverrides;
   /** The body builder's settings for this profile, besides the `BoundModel`. */
   options(context: BindingContext): Omit<O, keyof BoundModel>;
   /** The request as the protocol's JSON body. */
   body(request: LlmRequest, options: O): unknown;
   parser(provider: string): StreamParser;
-  /** See `ProtocolAdapter.adjustAfter`; may change `options` in place. */
-  adjustAfter?(error: LlmClientError, options: O): boolean;
+  /** A whole JSON response (no event stream) as the messages of the stream it stands for. */
+  wholeResponse: WholeResponseConverter;
+  /**
+   * The optional fields a server may refuse, by field key (refused-fields.ts), each with how it
+   * is left out of a built body. A refusal naming one of them is answered by sending the
+   * request again at once without it, and the profile never sends it again.
+   */
+  optionalFields?: Readonly<Record<string, FieldAdjustment>>;
+  /** Field keys named only in a refusal's message (no `param` or `loc` in its body). */
+  fieldsOfMessage?(message: string): string[];
 }
 
-/** The adapter of `protocol` for `profile` (with its API key, when one is configured). */
+/** A request body as built, before it is serialized. */
+export type WireBody = Record<string, unknown>;
+
+/** Leaves one refused optional field out of a body (in place). */
+export type FieldAdjustment = (body: WireBody) => void;
+
+/** Deletes a top-level field. */
+export function dropField(name: string): FieldAdjustment {
+  return (body) => {
+    delete body[name];
+  };
+}
+
+/** Deletes a field of every element of a top-level array (`messages[*].reasoning_content`). */
+export function dropElementField(array: string, name: string): FieldAdjustment {
+  return (body) => {
+    const elements = body[array];
+    if (!Array.isArray(elements)) return;
+    for (const element of elements) {
+      if (typeof element === "object" && element !== null) delete (element as WireBody)[name];
+    }
+  };
+}
+
+/**
+ * The adapter of `protocol` for `profile` (with its API key, when one is configured); `refusals`
+ * remembers the optional fields the profile's server refused.
+ */
 export function bindProtocol<O extends BoundModel>(
   protocol: WireProtocol<O>,
   profile: ProviderProfile,
   apiKey: string | undefined,
+  refusals: FieldRefusals,
 ): ProtocolAdapter {
   const context: BindingContext = {
     profile,
@@ -75,7 +115,10 @@ export function bindProtocol<O extends BoundModel>(
   const url = endpointUrl(context.baseUrl, version, path);
   const bound: BoundModel = {
     model: profile.model,
-    capabilities: capabilitiesFor(protocol.protocol, profile.model, profile.capabilities),
+    capabilities: capabilitiesFor(protocol.protocol, profile.model, {
+      ...protocol.serverCapabilities?.(context),
+      ...profile.capabilities,
+    }),
     origin: { provider: context.provider, model: profile.model },
   };
   const options = { ...protocol.options(context), ...bound } as O;
@@ -83,19 +126,41 @@ export function bindProtocol<O extends BoundModel>(
     { ...protocol.fixedHeaders, ...(apiKey === undefined ? {} : protocol.authHeaders(apiKey)) },
     profile.headers,
   );
+  const optionalFields = protocol.optionalFields ?? {};
   const adapter: ProtocolAdapter = {
     provider: context.provider,
     model: profile.model,
     buildHttpRequest(request: LlmRequest): HttpRequestSpec {
-      return { url, headers: { ...headers }, body: JSON.stringify(protocol.body(request, options)) };
+      const body = protocol.body(request, options) as WireBody;
+      for (const field of refusals.refused(profile)) optionalFields[field]?.(body);
+      return { url, headers: { ...headers }, body: JSON.stringify(body) };
     },
     createParser(): StreamParser {
       return protocol.parser(context.provider);
     },
+    wholeResponse: protocol.wholeResponse,
+    adjustAfter(error: LlmClientError): string[] {
+      if (!isFieldRefusal(error)) return [];
+      const named = error.fields ?? protocol.fieldsOfMessage?.(error.message) ?? [];
+      return refusals.remember(
+        profile,
+        named.filter((field) => Object.hasOwn(optionalFields, field)),
+      );
+    },
   };
-  const adjust = protocol.adjustAfter;
-  if (adjust !== undefined) adapter.adjustAfter = (error) => adjust(error, options);
   return adapter;
+}
+
+/** A 4xx that refuses the request's content (not a rate limit, a timeout or an auth failure). */
+function isFieldRefusal(error: LlmClientError): boolean {
+  const status = error.status;
+  return (
+    error.kind === "http" &&
+    status !== undefined &&
+    (status === 400 ||
+      status === 422 ||
+      (status > 403 && status < 500 && ![404, 408, 425, 429].includes(status)))
+  );
 }
 
 /** `Authorization: Bearer <key>`, the OpenAI-style auth. */

@@ -22,8 +22,16 @@
  * a thinking block), or when the response ends. A whole reasoning item given as a lone stop is
  * timed the same way. A `retry` notice means the next event starts another attempt's response.
  */
-import type { BlockDelta, BlockStart, ReasoningData, StreamEvent } from "../model/events.js";
+import type {
+  BlockDelta,
+  BlockStart,
+  ReasoningData,
+  RefusalDetails,
+  StopReason,
+  StreamEvent,
+} from "../model/events.js";
 import type { ItemOrigin, MessagePhase, ReasoningItem, ToolCallItem } from "../model/items.js";
+import { reasoningItem } from "./reasoning-item.js";
 
 /** Which provider message a text block belongs to, and the signature it ended with. */
 interface TextMeta {
@@ -76,6 +84,10 @@ export interface CollectedResponse {
   /** The text as messages (one unless the provider separates them). */
   messages: CollectedMessage[];
   toolCalls: ToolCallItem[];
+  /** Why the response ended, when the provider said. */
+  stopReason?: StopReason;
+  /** What the provider said about a refusal (`stopReason` "refusal"). */
+  refusal?: RefusalDetails;
 }
 
 export class ResponseCollector {
@@ -90,6 +102,8 @@ export class ResponseCollector {
    * attempt's response yet, or no clock).
    */
   private since: number | null = null;
+  private stopReason: StopReason | undefined;
+  private refusal: RefusalDetails | undefined;
 
   /** `clock` (ms) times thinking blocks; without one, reasoning items carry no duration. */
   constructor(private readonly clock: (() => number) | null = null) {}
@@ -126,6 +140,8 @@ export class ResponseCollector {
         this.open.delete(event.index);
         return;
       case "status":
+        if (event.stop_reason !== undefined) this.stopReason = event.stop_reason;
+        if (event.refusal !== undefined) this.refusal = event.refusal;
         if (event.status === "completed" || event.stop_reason !== undefined) this.closeAll();
         return;
       case "usage":
@@ -154,7 +170,10 @@ export class ResponseCollector {
         appendText(messages, block.text, block.meta);
       } else toolCalls.push(block.item);
     }
-    return { reasoning, text: texts.join(""), messages, toolCalls };
+    const response: CollectedResponse = { reasoning, text: texts.join(""), messages, toolCalls };
+    if (this.stopReason !== undefined) response.stopReason = this.stopReason;
+    if (this.refusal !== undefined) response.refusal = this.refusal;
+    return response;
   }
 
   private startBlock(start: BlockStart): OpenBlock {
@@ -337,35 +356,6 @@ function deltaFits(block: OpenBlock, delta: BlockDelta): boolean {
       throw new Error(`Unknown block delta: ${JSON.stringify(unknownDelta)}`);
     }
   }
-}
-
-/**
- * The reasoning item for a closed thinking block: the stop's data wins, the streamed text is the
- * fallback. An empty block with nothing to send back is dropped.
- */
-function reasoningItem(
-  streamedText: string,
-  data: ReasoningData | undefined,
-  durationMs?: number,
-): ReasoningItem | undefined {
-  const text = data?.text !== undefined && data.text !== "" ? data.text : streamedText;
-  const item: ReasoningItem = { type: "reasoning", text };
-  if (data?.summary !== undefined && data.summary.length > 0) item.summary = [...data.summary];
-  if (data?.signature !== undefined) item.signature = data.signature;
-  if (data?.encrypted_content !== undefined) item.encrypted_content = data.encrypted_content;
-  if (data?.redacted === true) item.redacted = true;
-  if (data?.id !== undefined) item.id = data.id;
-  if (durationMs !== undefined) item.duration_ms = durationMs;
-  if (data?.origin !== undefined) item.origin = data.origin;
-  // An id alone matters: a stored response's function call is refused without its reasoning.
-  const worthKeeping =
-    text !== "" ||
-    item.summary !== undefined ||
-    item.signature !== undefined ||
-    item.encrypted_content !== undefined ||
-    item.redacted === true ||
-    item.id !== undefined;
-  return worthKeeping ? item : undefined;
 }
 
 /** Adds a text block to the messages: same provider message as the last text, unless that one was signed. */

@@ -30,9 +30,10 @@ import { errorMessage, WorkerError } from "./errors.js";
 import { type Awaitable, type BeforeRequestAction, type Interceptor, unknownAction } from "./interceptor.js";
 import type { CommitKind, WorkerObserver } from "./observer.js";
 import { pendingToolCalls } from "./pending-tool-calls.js";
+import { refusalError } from "./refusal.js";
 import { type CollectedResponse, ResponseCollector } from "./response-collector.js";
 import { leavesRunInterrupted, type WorkerResult } from "./result.js";
-import { runToolBatch, type ToolBatchRun } from "./tool-batch.js";
+import { runToolBatch, type ToolBatchOptions, type ToolBatchRun } from "./tool-batch.js";
 import type { ToolRegistry } from "./tool-registry.js";
 import { withTransientRetry } from "./transient-retry.js";
 import type { WorkerCore } from "./worker-core.js";
@@ -256,6 +257,9 @@ export class WorkerRun implements ToolBatchRun {
         wait: (ms) => this.untilCancelled(sleep(ms)),
       });
 
+      // A refused answer is not kept: resent, it would have the next request refused as well.
+      if (response.stopReason === "refusal") throw refusalError(this.core.client.provider, response);
+
       // Without tool calls and without an onRunEnd hook, this answer is the run's last step.
       const onRunEnd = this.interceptor.onRunEnd;
       const final = response.toolCalls.length === 0 && onRunEnd === undefined;
@@ -280,7 +284,8 @@ export class WorkerRun implements ToolBatchRun {
         }
       }
 
-      if ((await this.runTools(response.toolCalls)) === "paused") return "paused";
+      const cutOff = response.stopReason === "max_tokens";
+      if ((await this.runTools(response.toolCalls, { cutOff })) === "paused") return "paused";
       const maxRequests = this.core.maxRequests;
       if (maxRequests !== null && this.core.requestCount >= maxRequests) return "limit_reached";
     }
@@ -375,8 +380,11 @@ export class WorkerRun implements ToolBatchRun {
     );
   }
 
-  private async runTools(calls: readonly ToolCallItem[]): Promise<"paused" | "done"> {
-    const outcome = await runToolBatch(calls, this);
+  private async runTools(
+    calls: readonly ToolCallItem[],
+    options: ToolBatchOptions = {},
+  ): Promise<"paused" | "done"> {
+    const outcome = await runToolBatch(calls, this, options);
     if (outcome.kind === "paused") return "paused";
     await this.commit(outcome.results, "tool_results");
     return "done";

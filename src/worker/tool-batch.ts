@@ -30,6 +30,12 @@ export interface ToolBatchRun {
   notify(callback: keyof WorkerObserver, invoke: () => void): void;
 }
 
+/** What the batch knows of the response its calls came from. */
+export interface ToolBatchOptions {
+  /** The response stopped at the output limit: a call with broken arguments was cut off. */
+  cutOff?: boolean;
+}
+
 export type ToolBatchOutcome = { kind: "results"; results: ToolResultItem[] } | { kind: "paused" };
 
 interface Slot {
@@ -45,12 +51,13 @@ type Resolution = { kind: "runnable"; tool: RegisteredTool } | { kind: "refused"
 export async function runToolBatch(
   calls: readonly ToolCallItem[],
   run: ToolBatchRun,
+  options: ToolBatchOptions = {},
 ): Promise<ToolBatchOutcome> {
   const slots: Slot[] = [];
   for (const call of calls) {
     const slot: Slot = { call };
     slots.push(slot);
-    const decision = await decide(call, run);
+    const decision = await decide(call, run, options);
     if (decision === "pause") return { kind: "paused" };
     if ("result" in decision) slot.result = decision.result;
     else slot.execution = decision;
@@ -98,8 +105,8 @@ export async function runToolBatch(
 
 type Decision = "pause" | { result: ToolCallResult } | { call: ToolCallItem; tool: RegisteredTool };
 
-async function decide(call: ToolCallItem, run: ToolBatchRun): Promise<Decision> {
-  const resolution = resolve(call, run.tools);
+async function decide(call: ToolCallItem, run: ToolBatchRun, options: ToolBatchOptions): Promise<Decision> {
+  const resolution = resolve(call, run.tools, options);
   if (resolution.kind === "refused") return { result: resolution.result };
   const before = run.interceptor.beforeToolCall;
   if (before === undefined) return { call, tool: resolution.tool };
@@ -113,7 +120,7 @@ async function decide(call: ToolCallItem, run: ToolBatchRun): Promise<Decision> 
       if (action.call === undefined) return { call, tool: resolution.tool };
       // A rewrite may change name and arguments, never which call the result answers.
       const rewritten: ToolCallItem = { ...action.call, call_id: call.call_id };
-      const again = resolve(rewritten, run.tools);
+      const again = resolve(rewritten, run.tools, {});
       return again.kind === "refused" ? { result: again.result } : { call: rewritten, tool: again.tool };
     }
     case "skip":
@@ -137,16 +144,20 @@ async function decide(call: ToolCallItem, run: ToolBatchRun): Promise<Decision> 
   }
 }
 
-function resolve(call: ToolCallItem, tools: ToolRegistry): Resolution {
+/** What the model is told about a call its answer's output limit cut off (its arguments are not resent). */
+export function cutOffText(name: string): string {
+  return `Tool ${name} was not run: your answer reached the output limit while this call's arguments were being written, so they were cut off. Make the call again with complete arguments; split large content over several smaller calls.`;
+}
+
+function resolve(call: ToolCallItem, tools: ToolRegistry, options: ToolBatchOptions): Resolution {
   const tool = tools.get(call.name);
   if (tool === undefined)
     return { kind: "refused", result: { output: `Tool not found: ${call.name}`, is_error: true } };
   const check = checkToolArguments(call.arguments);
   if (!check.ok) {
-    return {
-      kind: "refused",
-      result: { output: `Tool ${call.name} was not run: ${check.problem}.`, is_error: true },
-    };
+    const output =
+      options.cutOff === true ? cutOffText(call.name) : `Tool ${call.name} was not run: ${check.problem}.`;
+    return { kind: "refused", result: { output, is_error: true } };
   }
   return { kind: "runnable", tool };
 }

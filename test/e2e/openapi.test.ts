@@ -61,6 +61,7 @@ describe("the OpenAPI document", () => {
         "PATCH /sessions/{id}",
         "POST /sessions/{sid}/approvals/{callId}",
         "POST /sessions/{sid}/compact",
+        "POST /sessions/{sid}/repair",
         "PUT /sessions/{sid}/approval-policy",
         "GET /",
         "GET /assets/{file}",
@@ -178,6 +179,8 @@ describe("the OpenAPI document", () => {
     asking.close();
     await app.idle(id);
     await app.api(`/sessions/${id}/approval-policy`, { method: "PUT", body: { approval_policy: null } });
+    await app.api(`/sessions/${id}/repair`, { method: "POST", body: { from_position: 100_000 } });
+    await app.api(`/sessions/${id}/repair`, { method: "POST", body: { from_position: 1 } });
     const forkId = uuidv7();
     await app.api(`/sessions/${forkId}`, {
       method: "PUT",

@@ -193,13 +193,36 @@ describe("anthropic streaming", () => {
     const textStart = event("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
     const textDelta = (text: string) =>
       event("content_block_delta", { index: 0, delta: { type: "text_delta", text } });
+    // Each generation has a message id of its own: the second start names another message.
+    const secondStart = messageStart.replace('"msg_1"', '"msg_2"');
     fake().queue(
-      raw([messageStart, textStart, textDelta("First gen"), messageStart, textStart, textDelta("Second")]),
+      raw([messageStart, textStart, textDelta("First gen"), secondStart, textStart, textDelta("Second")]),
     );
     const { events, error } = await collect(client(), ask());
     expect(error).toMatchObject({ kind: "protocol", code: "spliced_stream", transient: true });
     assertWellFormed(events);
     expect(textOf(events)).toBe("First gen");
+  });
+
+  it("ignores a message_start repeated with the same message id (a proxy's echo, not a splice)", async () => {
+    const textStart = event("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+    const textDelta = (text: string) =>
+      event("content_block_delta", { index: 0, delta: { type: "text_delta", text } });
+    fake().queue(
+      raw([
+        messageStart,
+        messageStart,
+        textStart,
+        textDelta("One answer"),
+        event("content_block_stop", { index: 0 }),
+        event("message_delta", { delta: { stop_reason: "end_turn" }, usage: { output_tokens: 3 } }),
+        event("message_stop", {}),
+      ]),
+    );
+    const { events, error } = await collect(client(), ask());
+    expect(error).toBeUndefined();
+    assertWellFormed(events);
+    expect(textOf(events)).toBe("One answer");
   });
 
   it("closes blocks still open at message_stop", async () => {

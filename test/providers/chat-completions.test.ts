@@ -326,7 +326,7 @@ describe("chat_completions requests", () => {
     expect(legacy.headers).not.toHaveProperty("authorization");
   });
 
-  it("starts a new assistant message for text that follows tool calls", () => {
+  it("sends text that came between tool calls and their results after the results", () => {
     const { body } = protocolAdapter(
       { protocol: "chat_completions", model: "m" },
       undefined,
@@ -342,8 +342,9 @@ describe("chat_completions requests", () => {
         content: null,
         tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }],
       },
-      { role: "assistant", content: "after" },
+      // A tool message must follow its call's message at once, so the text waits for it.
       { role: "tool", tool_call_id: "c1", content: "r" },
+      { role: "assistant", content: "after" },
     ]);
   });
 });

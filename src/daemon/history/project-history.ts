@@ -5,7 +5,8 @@
  * history entry, in order, so a history entry id (`"<position>"` when its log entry yields one,
  * `"<position>-<k>"` for the k-th of several) names one item of one log entry for good; a fork
  * at a checkpoint id can be resolved back to that item. Bookkeeping entries (turn_end,
- * run_outcome, config_changed, locked, cache_unlocked, llm_usage and the approval entries) yield
+ * run_outcome, config_changed, locked, cache_unlocked, llm_usage, context_excluded and the
+ * approval entries) yield
  * nothing; a compaction yields one `compaction` entry holding the summary (the entries it
  * summarized stay in history).
  *
@@ -146,6 +147,7 @@ function itemsOf(entry: LogEntry): readonly Item[] {
     case "approval_requested":
     case "approval_resolved":
     case "compaction":
+    case "context_excluded":
       return [];
     default:
       return unreachable(entry);

@@ -51,6 +51,7 @@ import type { SessionRow } from "../storage/sessions-table.js";
 import { SessionFeed } from "../stream/session-feed.js";
 import type { FirstBatch } from "../stream/sse-stream.js";
 import { SessionCompactor } from "./compaction.js";
+import { type RepairAnswer, repairEntry } from "./context-repair.js";
 import { InputQueue } from "./input-queue.js";
 import { Mailbox } from "./mailbox.js";
 import { publishEvent } from "./publish-event.js";
@@ -395,6 +396,21 @@ export class SessionActor {
         kept_tokens: started.keptTokens,
         first_kept_position: started.firstKeptPosition,
       };
+    });
+  }
+
+  /**
+   * Leave the items of entries `from`..`to` out of every later request (the log keeps them):
+   * the way out when a provider keeps refusing something in the history. Refused while a turn
+   * or a compaction runs.
+   */
+  repair(from: number, to: number | undefined): Promise<RepairAnswer> {
+    return this.#task(async () => {
+      await this.#log.checkIntact();
+      if (this.busy) throw new SessionBusyError(this.sessionId);
+      const { entry, answer } = repairEntry(this.sessionId, this.#log.state, from, to, this.#services.now());
+      await this.#log.commit([entry]);
+      return answer;
     });
   }
 

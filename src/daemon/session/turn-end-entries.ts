@@ -24,14 +24,28 @@ export interface TurnEndSource {
   history: readonly Item[];
   /** The result the log already implies for an open call (a denied one), if any. */
   known?: KnownResult;
+  /** The log position of the turn's first entry (to exclude a refused turn), when known. */
+  firstPosition?: number;
+  /** The log position the first of the end's entries will take. */
+  nextPosition?: number;
 }
 
 /**
  * The entries a turn's end commits: unless it completed, the calls that wait for an answer
  * denied (or else its open calls closed: a denied call with its denial, the others as of
- * unknown outcome), then `turn_end` and `run_outcome`.
+ * unknown outcome), for a refused turn its exclusion from the context, then `turn_end` and
+ * `run_outcome`.
  */
-export function turnEndEntries({ turnId, ending, now, gate, history, known }: TurnEndSource): LogEntry[] {
+export function turnEndEntries({
+  turnId,
+  ending,
+  now,
+  gate,
+  history,
+  known,
+  firstPosition,
+  nextPosition,
+}: TurnEndSource): LogEntry[] {
   const entries: LogEntry[] = [];
   const reason: OpenCallReason = ending.state === "interrupted" ? "interrupted" : "failed";
   const closing =
@@ -42,7 +56,26 @@ export function turnEndEntries({ turnId, ending, now, gate, history, known }: Tu
   const results =
     ending.state === "completed" || closing.length > 0 ? [] : closeOpenCalls(history, reason, known);
   if (results.length > 0) entries.push({ kind: "tool_results", ts: now, items: results, turn_id: turnId });
+  if (ending.refused !== undefined && firstPosition !== undefined && nextPosition !== undefined) {
+    // The refused turn, up to the entry before this one, is not sent to the model again.
+    entries.push({
+      kind: "context_excluded",
+      ts: now,
+      from_position: firstPosition,
+      to_position: nextPosition + entries.length - 1,
+      reason: "refusal",
+      detail: ending.refused.detail,
+    });
+  }
   entries.push({ kind: "turn_end", ts: now, turn_count: ending.requestCount });
   entries.push({ kind: "run_outcome", ts: now, outcome: ending.outcome, interrupted: ending.interrupted });
   return entries;
+}
+
+/** The position the next committed entry takes (after any held ones). */
+export function nextLogPosition(
+  log: { placed(entries: readonly LogEntry[]): { position: number }[] },
+  now: number,
+): number {
+  return log.placed([{ kind: "turn_end", ts: now, turn_count: 0 }])[0]!.position;
 }

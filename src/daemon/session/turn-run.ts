@@ -17,6 +17,7 @@ import { LlmClientError } from "../../model/llm-client.js";
 import type { ToolDefinition, ToolMeta } from "../../model/tools.js";
 import { addUsage, type Usage } from "../../model/usage.js";
 import type { Conversation, WorkerError, WorkerResult } from "../../worker/index.js";
+import { refusalCode } from "../../worker/refusal.js";
 import { askUserTool } from "../approval/ask-user-tool.js";
 import { boundText } from "../history/bounded-entry.js";
 import type { SessionRow } from "../storage/sessions-table.js";
@@ -25,6 +26,7 @@ import type { SessionFeed } from "../stream/session-feed.js";
 import type { ApprovalGate, TurnPolicy } from "./approval-gate.js";
 import { resumeWithCompaction } from "./compacting-run.js";
 import type { TurnCompaction } from "./compaction.js";
+import { repairHint } from "./context-repair.js";
 import { publishEvent } from "./publish-event.js";
 import type { BoundClient, SessionServices } from "./session-services.js";
 
@@ -43,6 +45,11 @@ export interface TurnEnding {
   /** Token usage of every model request of the turn, added up. */
   usage: Usage;
   error?: { code: string; message: string };
+  /**
+   * The model refused the turn: its entries leave the context of later requests (a refused turn
+   * sent again is refused again). `detail`: the refusal's text.
+   */
+  refused?: { detail: string };
 }
 
 export interface TurnRunOptions {
@@ -365,11 +372,17 @@ export class TurnRun {
       return ending;
     }
     const cause = error.cause;
+    if (error.kind === "client" && cause instanceof LlmClientError && cause.code === refusalCode) {
+      return {
+        ...this.#failed(requestCount, "model_refused", cause.message),
+        refused: { detail: cause.message },
+      };
+    }
     if (error.kind === "client" && cause instanceof LlmClientError) {
       // Most provider messages already start with the provider's label (and the HTTP status).
-      const message = cause.message.startsWith(cause.provider)
-        ? cause.message
-        : `${cause.provider}: ${cause.message}`;
+      const message =
+        (cause.message.startsWith(cause.provider) ? cause.message : `${cause.provider}: ${cause.message}`) +
+        repairHint(cause);
       return this.#failed(requestCount, providerErrorCode(cause), message);
     }
     return this.#failed(requestCount, "turn_failed", error.message);

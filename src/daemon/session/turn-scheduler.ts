@@ -38,7 +38,7 @@ import type { SessionServices } from "./session-services.js";
 import { idleStatus } from "./session-snapshot.js";
 import { StorageRetry } from "./storage-retry.js";
 import { turnConversation } from "./turn-conversation.js";
-import { turnEndEntries } from "./turn-end-entries.js";
+import { nextLogPosition, turnEndEntries } from "./turn-end-entries.js";
 import { endCutTurn } from "./turn-recovery.js";
 import { storageFailedEnding, storageUnavailableMessage, type TurnEnding, TurnRun } from "./turn-run.js";
 import {
@@ -356,6 +356,8 @@ export class TurnScheduler {
     const inputIds = pending.map((input) => input.id);
     const delivered = deliveredInputs(pending, entries, log.placed(entries));
     const started: StartedTurn = { turnId, inputIds, entries, startedAt: now, delivered };
+    const first = log.placed(entries)[0];
+    if (first !== undefined) started.firstPosition = first.position;
     const writes = turnStartWrites(started);
     if (admission === undefined) {
       await log.commit(entries, writes);
@@ -470,6 +472,9 @@ export class TurnScheduler {
       gate: this.#gate,
       history: log.state.history,
       known: (call) => knownResult(call, log.state.approval_decisions, workspace),
+      ...(started.firstPosition === undefined
+        ? {}
+        : { firstPosition: started.firstPosition, nextPosition: nextLogPosition(log, now) }),
     });
     try {
       await log.commit(entries, {

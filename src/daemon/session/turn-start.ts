@@ -29,6 +29,8 @@ export interface StartedTurn {
   startedAt: number;
   /** Its inputs as they were before it took them, each with the log position that delivered it. */
   delivered: readonly DeliveredInput[];
+  /** The log position of its first entry, when it is known. */
+  firstPosition?: number;
 }
 
 /** What a turn's start reads of the session's approvals. */

@@ -7,12 +7,20 @@
  * writes; `message_stop` ends the response. `ping` passes through; `error` is a typed error
  * (transient for `overloaded_error` and `api_error`). A second `message_start` before
  * `message_stop` means two generations were spliced into one stream (a proxy that retried
- * upstream): that is a transient protocol error rather than a merge of both.
+ * upstream): that is a transient protocol error rather than a merge of both; the same
+ * `message_start` repeated (same message id) is a proxy's echo and is ignored. A `refusal` stop
+ * carries `stop_details` (category, explanation) on the response's status.
  * Block types we do not handle (server tools, ...) are skipped with their deltas.
  *
  * Boundary rule: a pure state machine over SSE messages.
  */
-import type { BlockType, ReasoningData, StopReason, StreamEvent } from "../../model/events.js";
+import type {
+  BlockType,
+  ReasoningData,
+  RefusalDetails,
+  StopReason,
+  StreamEvent,
+} from "../../model/events.js";
 import { LlmClientError } from "../../model/llm-client.js";
 import { ProtocolParser } from "../protocol-parser.js";
 import type { SseMessage } from "../sse-decoder.js";
@@ -58,7 +66,9 @@ function stopReasonOf(reason: string | undefined): StopReason | undefined {
 export class AnthropicParser extends ProtocolParser {
   /** Wire block index → our block; null for skipped block types. */
   private readonly open = new Map<number, OpenBlock | null>();
-  private sawMessageStart = false;
+  /** The id of the message this stream carries, once `message_start` arrived (null: it had none). */
+  private messageId: string | null | undefined = undefined;
+  private refusal: RefusalDetails | undefined;
   private stopReason: StopReason | undefined;
   private inputTokens: number | undefined;
   private outputTokens: number | undefined;
@@ -70,7 +80,9 @@ export class AnthropicParser extends ProtocolParser {
     const type = stringAt(event, "type") ?? message.event ?? "";
     switch (type) {
       case "message_start": {
-        if (this.sawMessageStart) {
+        const id = stringAt(objectAt(event, "message"), "id") ?? null;
+        if (this.messageId !== undefined && id !== null && id === this.messageId) break;
+        if (this.messageId !== undefined) {
           throw new LlmClientError(
             "protocol",
             this.provider,
@@ -78,7 +90,7 @@ export class AnthropicParser extends ProtocolParser {
             { code: "spliced_stream", transient: true },
           );
         }
-        this.sawMessageStart = true;
+        this.messageId = id;
         this.startResponse(out);
         const usage = objectAt(objectAt(event, "message"), "usage");
         if (usage !== undefined) this.readUsage(usage);
@@ -95,8 +107,11 @@ export class AnthropicParser extends ProtocolParser {
         this.stopBlock(numberAt(event, "index") ?? 0, out);
         break;
       case "message_delta": {
-        const reason = stopReasonOf(stringAt(objectAt(event, "delta"), "stop_reason"));
+        const delta = objectAt(event, "delta");
+        const reason = stopReasonOf(stringAt(delta, "stop_reason"));
         if (reason !== undefined) this.stopReason = reason;
+        const details = objectAt(delta, "stop_details");
+        if (reason === "refusal") this.refusal = refusalDetails(details);
         const usage = objectAt(event, "usage");
         if (usage !== undefined) this.readUsage(usage);
         break;
@@ -264,6 +279,8 @@ export class AnthropicParser extends ProtocolParser {
       cacheWrite: this.cacheWrite,
     });
     this.completeResponse(out, usage, this.stopReason ?? "end_turn");
+    const status = out[out.length - 1];
+    if (this.refusal !== undefined && status?.type === "status") status.refusal = this.refusal;
   }
 
   /** message_start and message_delta both report counters; later values win, absent ones keep earlier values. */
@@ -273,4 +290,14 @@ export class AnthropicParser extends ProtocolParser {
     this.cacheRead = numberAt(usage, "cache_read_input_tokens") ?? this.cacheRead;
     this.cacheWrite = numberAt(usage, "cache_creation_input_tokens") ?? this.cacheWrite;
   }
+}
+
+/** A refusal's `stop_details` (category and explanation, either may be null or absent). */
+function refusalDetails(details: WireObject | undefined): RefusalDetails {
+  const result: RefusalDetails = {};
+  const category = stringAt(details, "category");
+  const explanation = stringAt(details, "explanation");
+  if (category !== undefined) result.category = category;
+  if (explanation !== undefined) result.explanation = explanation;
+  return result;
 }

@@ -9,6 +9,14 @@
  * request to the next. Thinking follows the capability table: `enabled` with a budget (kept
  * at least 1024 and below `max_tokens`) or `adaptive` with `output_config.effort`; sampling
  * parameters are dropped where the model rejects them.
+ * The history passes through `history-projection.ts` first; an assistant text that is only
+ * whitespace is left out (400 "text content blocks must contain non-whitespace text"), a user
+ * one becomes a placeholder, and the last block of a request that ends with an assistant
+ * message loses its trailing whitespace (400 "final assistant content cannot end with trailing
+ * whitespace"). With thinking on, the final assistant message of a tool loop must start with a
+ * thinking block; when it has none this model can take (the loop began on another model, or
+ * its thinking was dropped), that request goes without thinking — what the API's own message
+ * recommends — and the next turn thinks again.
  *
  * Boundary rule: pure functions from an LlmRequest to the wire body.
  */
@@ -16,6 +24,7 @@ import type { Item, ItemOrigin } from "../../model/items.js";
 import { messageText, payloadFits } from "../../model/items.js";
 import type { JsonObject } from "../../model/json.js";
 import type { LlmRequest } from "../../model/llm-client.js";
+import { pairedItems, resultText } from "../history-projection.js";
 import {
   type AnthropicEffort,
   budgetFor,
@@ -86,8 +95,11 @@ function blockOf(item: Item, origin: ItemOrigin): { role: Role; block: Anthropic
   switch (item.type) {
     case "message": {
       const text = messageText(item);
+      if (item.role === "assistant") {
+        return text.trim().length === 0 ? undefined : { role: "assistant", block: { type: "text", text } };
+      }
       if (text.length === 0) return undefined;
-      return { role: item.role === "assistant" ? "assistant" : "user", block: { type: "text", text } };
+      return { role: "user", block: { type: "text", text: text.trim().length === 0 ? emptyUserText : text } };
     }
     case "reasoning":
       if (!payloadFits(item.origin, origin)) return undefined;
@@ -110,7 +122,11 @@ function blockOf(item: Item, origin: ItemOrigin): { role: Role; block: Anthropic
         },
       };
     case "tool_result": {
-      const block: AnthropicBlock = { type: "tool_result", tool_use_id: item.call_id, content: item.output };
+      const block: AnthropicBlock = {
+        type: "tool_result",
+        tool_use_id: item.call_id,
+        content: resultText(item),
+      };
       if (item.is_error === true) block.is_error = true;
       return { role: "user", block };
     }
@@ -121,17 +137,20 @@ function blockOf(item: Item, origin: ItemOrigin): { role: Role; block: Anthropic
   }
 }
 
+/** What a user text that is only whitespace is sent as (the API refuses it as it is). */
+const emptyUserText = "(empty message)";
+
 /** The `messages` array: one message per run of same-side items. */
 export function anthropicMessages(items: readonly Item[], origin: ItemOrigin): AnthropicMessage[] {
   const drafts: AnthropicMessage[] = [];
-  for (const item of items) {
+  for (const item of pairedItems(items)) {
     const entry = blockOf(item, origin);
     if (entry === undefined) continue;
     const last = drafts[drafts.length - 1];
     if (last !== undefined && last.role === entry.role) last.content.push(entry.block);
     else drafts.push({ role: entry.role, content: [entry.block] });
   }
-  return drafts.map((draft) => {
+  const messages = drafts.map((draft) => {
     const content =
       draft.role === "user"
         ? [
@@ -141,6 +160,36 @@ export function anthropicMessages(items: readonly Item[], origin: ItemOrigin): A
         : draft.content;
     return { role: draft.role, content };
   });
+  trimFinalAssistantText(messages);
+  return messages;
+}
+
+/** A request ending with an assistant message: its last text block loses trailing whitespace. */
+function trimFinalAssistantText(messages: AnthropicMessage[]): void {
+  const last = messages[messages.length - 1];
+  if (last?.role !== "assistant") return;
+  const block = last.content[last.content.length - 1];
+  if (block?.type === "text") block.text = block.text.trimEnd();
+}
+
+/**
+ * Whether the request is inside a tool loop whose final assistant message does not start with
+ * a thinking block: the API then refuses thinking ("a final `assistant` message must start with
+ * a thinking block").
+ */
+export function toolLoopLacksThinking(messages: readonly AnthropicMessage[]): boolean {
+  const last = messages[messages.length - 1];
+  const previous = messages[messages.length - 2];
+  if (last?.role !== "user" || previous?.role !== "assistant") return false;
+  if (!last.content.some((block) => block.type === "tool_result")) return false;
+  const first = previous.content[0];
+  return first?.type !== "thinking" && first?.type !== "redacted_thinking";
+}
+
+/** `config` without its reasoning control. */
+function withoutReasoning(config: LlmRequest["config"]): LlmRequest["config"] {
+  const { reasoning: _reasoning, ...rest } = config;
+  return rest;
 }
 
 /** Thinking, effort and output limit for a request; the limit always leaves room above the budget. */
@@ -179,15 +228,16 @@ export function anthropicRequestBody(
   request: LlmRequest,
   options: AnthropicRequestOptions,
 ): AnthropicRequestBody {
-  const { config } = request;
   const messages = anthropicMessages(request.items, options.origin);
+  // A tool loop another model began (or whose thinking is gone) goes on without thinking.
+  const config = toolLoopLacksThinking(messages) ? withoutReasoning(request.config) : request.config;
   const body: AnthropicRequestBody = {
     model: options.model,
     max_tokens: 0,
     messages,
     stream: true,
   };
-  Object.assign(body, thinkingParameters(request, options.capabilities));
+  Object.assign(body, thinkingParameters({ ...request, config }, options.capabilities));
   if (request.system_prompt !== undefined && request.system_prompt.length > 0) {
     body.system = options.promptCaching
       ? [{ type: "text", text: request.system_prompt, cache_control: { type: "ephemeral" } }]

@@ -7,7 +7,11 @@
  * alternates with text, each switch closing the other block. Tool calls are keyed by
  * `tool_calls[].index` with arguments split across chunks, except that a new `id` at an index
  * already holding another call starts a new call (Ollama sends every parallel call at index 0);
- * a call's block starts once its name is known. `finish_reason` closes every open block;
+ * a call's block starts once its name is known, carrying Gemini's thought signature when the
+ * call brings one in `extra_content.google.thought_signature` (Google's OpenAI-compatible
+ * endpoint). OpenRouter's `delta.reasoning_details` are merged by their `index` (text, summary
+ * and data concatenated) and end the response as one reasoning block of their own. A non-empty
+ * `finish_reason` closes every open block (some servers send `""` on every chunk);
  * `[DONE]` (or the end of the byte stream after a finish reason) ends the response with usage
  * and status. Usage whose total counts reasoning beside `completion_tokens` (xAI) gets the
  * reasoning added to the output. Only choice 0 is read.
@@ -16,6 +20,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { StopReason, StreamEvent } from "../../model/events.js";
+import type { JsonObject } from "../../model/json.js";
 import { LlmClientError } from "../../model/llm-client.js";
 import type { Usage } from "../../model/usage.js";
 import { ProtocolParser } from "../protocol-parser.js";
@@ -39,6 +44,8 @@ interface ToolCallState {
   index: number | undefined;
   /** Arguments received before the name (some servers send them apart). */
   pendingArguments: string;
+  /** Gemini's thought signature, from `extra_content.google.thought_signature`. */
+  signature: string | undefined;
 }
 
 /** finish_reason → stop reason; unknown values end the turn normally. */
@@ -68,6 +75,8 @@ export class ChatCompletionsParser extends ProtocolParser {
   private sawToolCalls = false;
   private stopReason: StopReason | undefined;
   private usage: Usage = {};
+  /** OpenRouter `reasoning_details` of this response, merged by index. */
+  private details: WireObject[] = [];
 
   // The per-chunk path reads the chunk's fields by name (`chunk.choices`) rather than through
   // the wire-json helpers: a helper's key is a variable, a lookup that is slow on every object
@@ -97,7 +106,7 @@ export class ChatCompletionsParser extends ProtocolParser {
       const delta = choice.delta;
       if (isWireObject(delta)) this.readDelta(delta, out);
       const finishReason = choice.finish_reason;
-      if (typeof finishReason === "string") {
+      if (typeof finishReason === "string" && finishReason.length > 0) {
         this.stopReason = stopReasonOf(finishReason, this.sawToolCalls);
         this.closeAll(out);
       }
@@ -128,6 +137,10 @@ export class ChatCompletionsParser extends ProtocolParser {
       }
     } else if (Array.isArray(content)) {
       for (const part of content) if (isWireObject(part)) this.contentPart(part, out);
+    }
+    const details = delta.reasoning_details;
+    if (Array.isArray(details)) {
+      for (const detail of details) if (isWireObject(detail)) mergeDetail(this.details, detail);
     }
     const refusal = delta.refusal;
     if (typeof refusal === "string") this.answerText(refusal, out);
@@ -211,7 +224,13 @@ export class ChatCompletionsParser extends ProtocolParser {
       if (fn === undefined && stringAt(call, "id") === undefined) return;
       this.closeThinking(out);
       this.sawToolCalls = true;
-      state = { id: stringAt(call, "id") ?? "", name: "", index: undefined, pendingArguments: "" };
+      state = {
+        id: stringAt(call, "id") ?? "",
+        name: "",
+        index: undefined,
+        pendingArguments: "",
+        signature: undefined,
+      };
       this.tools.set(key, state);
     }
     if (state.index === undefined) {
@@ -219,6 +238,8 @@ export class ChatCompletionsParser extends ProtocolParser {
       if (id !== undefined && id.length > 0) state.id = id;
       const name = stringAt(fn, "name");
       if (name !== undefined && name.length > 0) state.name = name;
+      const signature = stringAt(objectAt(objectAt(call, "extra_content"), "google"), "thought_signature");
+      if (signature !== undefined && signature.length > 0) state.signature = signature;
     }
     const args = stringAt(fn, "arguments") ?? "";
     if (state.index === undefined) {
@@ -232,7 +253,12 @@ export class ChatCompletionsParser extends ProtocolParser {
   private startToolCall(state: ToolCallState, out: StreamEvent[]): void {
     // A few local servers send no id; the history still needs one to pair the result with.
     if (state.id.length === 0) state.id = `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`;
-    state.index = this.blocks.start({ type: "tool_use", id: state.id, name: state.name }, out);
+    state.index = this.blocks.start(
+      state.signature === undefined
+        ? { type: "tool_use", id: state.id, name: state.name }
+        : { type: "tool_use", id: state.id, name: state.name, signature: state.signature },
+      out,
+    );
     if (state.pendingArguments.length > 0) {
       out.push({
         type: "block_delta",
@@ -293,6 +319,17 @@ export class ChatCompletionsParser extends ProtocolParser {
     }
     this.tools = new Map();
     this.slots = new Map();
+    this.closeDetails(out);
+  }
+
+  /** The response's reasoning details as one reasoning block (they go back as they came). */
+  private closeDetails(out: StreamEvent[]): void {
+    if (this.details.length === 0) return;
+    const index = this.blocks.start({ type: "thinking" }, out);
+    this.blocks.release(index);
+    const details = this.details as JsonObject[];
+    this.details = [];
+    out.push({ type: "block_stop", index, block_type: "thinking", reasoning: { text: "", details } });
   }
 
   private complete(out: StreamEvent[]): void {
@@ -323,4 +360,29 @@ export class ChatCompletionsParser extends ProtocolParser {
       reasoning,
     });
   }
+}
+
+/** The string fields a streamed reasoning detail is cut into. */
+const detailTextFields = ["text", "summary", "data"] as const;
+
+/**
+ * Adds one streamed `reasoning_details` entry: a piece of the entry of the same `index` and
+ * type appends its text, summary or data; anything else is an entry of its own.
+ */
+function mergeDetail(details: WireObject[], detail: WireObject): void {
+  const index = numberAt(detail, "index");
+  const type = stringAt(detail, "type");
+  const at = index === undefined ? -1 : details.findIndex((d) => d.index === index && d.type === type);
+  if (at < 0) {
+    details.push({ ...detail });
+    return;
+  }
+  const merged: Record<string, unknown> = { ...details[at] };
+  for (const [key, value] of Object.entries(detail)) {
+    const previous = merged[key];
+    const textual = (detailTextFields as readonly string[]).includes(key);
+    merged[key] =
+      textual && typeof previous === "string" && typeof value === "string" ? previous + value : value;
+  }
+  details[at] = merged;
 }

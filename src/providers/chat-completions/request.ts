@@ -3,9 +3,12 @@
  * the system prompt first, user/system messages as they are, each run of assistant items
  * (text, tool calls) as one assistant message with `tool_calls`, each tool result as a
  * `role: "tool"` message. Reasoning goes back only where the model family needs it
- * (`reasoning_content`, DeepSeek thinking tool loops): the run's reasoning text when this same
- * model produced it, else an empty string so the field is never missing. Which sampling and
- * effort parameters are sent is the capability table's decision.
+ * (`reasoning_content`, DeepSeek and Kimi thinking tool loops): the run's reasoning text when
+ * this same model produced it, else an empty string so the field is never missing. OpenRouter's
+ * `reasoning_details` and Gemini's thought signatures (`extra_content.google`) go back to the
+ * model that produced them; a Gemini 3 call of the current turn without one gets the
+ * validator-skip value. Which sampling and effort parameters are sent is the capability
+ * table's decision; the history passes through `history-projection.ts` first.
  *
  * Boundary rule: pure functions from an LlmRequest to the wire body.
  */
@@ -13,6 +16,8 @@ import type { Item, ItemOrigin, ToolCallItem } from "../../model/items.js";
 import { messageText, payloadFits } from "../../model/items.js";
 import type { JsonObject } from "../../model/json.js";
 import type { LlmRequest } from "../../model/llm-client.js";
+import { skipSignatureValidation } from "../gemini/request.js";
+import { pairedItems, resultText, sendableArguments } from "../history-projection.js";
 import {
   levelFor,
   type ModelCapabilities,
@@ -33,12 +38,22 @@ export interface ChatToolCall {
   id: string;
   type: "function";
   function: { name: string; arguments: string };
+  /** Not an OpenAI field: Google's OpenAI-compatible endpoint carries Gemini's thought signature here. */
+  extra_content?: { google: { thought_signature: string } };
 }
 
 export type ChatMessage =
   | { role: "system"; content: string }
   | { role: "user"; content: string }
-  | { role: "assistant"; content: string | null; tool_calls?: ChatToolCall[]; reasoning_content?: string }
+  | {
+      role: "assistant";
+      content: string | null;
+      tool_calls?: ChatToolCall[];
+      /** Not an OpenAI field: DeepSeek's and Kimi's reasoning, required back in thinking tool loops. */
+      reasoning_content?: string;
+      /** Not an OpenAI field: OpenRouter's reasoning details, resent as received. */
+      reasoning_details?: JsonObject[];
+    }
   | { role: "tool"; tool_call_id: string; content: string };
 
 export interface ChatTool {
@@ -51,7 +66,7 @@ export interface ChatRequestBody {
   model: string;
   messages: ChatMessage[];
   stream: true;
-  stream_options: { include_usage: boolean };
+  stream_options?: { include_usage: boolean };
   tools?: ChatTool[];
   max_tokens?: number;
   max_completion_tokens?: number;
@@ -63,12 +78,24 @@ export interface ChatRequestBody {
   reasoning_effort?: OpenAiEffort;
 }
 
+/** The position of the last user message: the current turn is everything after it. */
+function currentTurnStart(items: readonly Item[]): number {
+  for (let position = items.length - 1; position >= 0; position--) {
+    const item = items[position]!;
+    if (item.type === "message" && item.role === "user") return position + 1;
+  }
+  return 0;
+}
+
 /** The `messages` array for a request. */
 export function chatMessages(
   systemPrompt: string | undefined,
-  items: readonly Item[],
+  history: readonly Item[],
   options: Pick<ChatRequestOptions, "capabilities" | "origin">,
 ): ChatMessage[] {
+  const { capabilities } = options;
+  const items = pairedItems(history);
+  const turnStart = currentTurnStart(items);
   const messages: ChatMessage[] = [];
   if (systemPrompt !== undefined && systemPrompt.length > 0) {
     messages.push({ role: "system", content: systemPrompt });
@@ -76,7 +103,9 @@ export function chatMessages(
   let assistantText: string[] = [];
   let assistantCalls: ToolCallItem[] = [];
   let assistantReasoning: string[] = [];
+  let assistantDetails: JsonObject[] = [];
   let inAssistantRun = false;
+  let runInCurrentTurn = false;
   const flushAssistant = () => {
     if (!inAssistantRun) return;
     inAssistantRun = false;
@@ -87,26 +116,30 @@ export function chatMessages(
         content: text.length > 0 ? text : null,
       };
       if (assistantCalls.length > 0) {
-        message.tool_calls = assistantCalls.map((call) => ({
-          id: call.call_id,
-          type: "function",
-          function: { name: call.name, arguments: call.arguments },
-        }));
+        message.tool_calls = toolCalls(assistantCalls, options, runInCurrentTurn);
       }
-      if (options.capabilities.reasoningContent) message.reasoning_content = assistantReasoning.join("");
+      if (capabilities.reasoningContent) message.reasoning_content = assistantReasoning.join("");
+      if (capabilities.reasoningDetails && assistantDetails.length > 0) {
+        message.reasoning_details = assistantDetails;
+      }
       messages.push(message);
     }
     assistantText = [];
     assistantCalls = [];
     assistantReasoning = [];
+    assistantDetails = [];
   };
-  for (const item of items) {
+  const startRun = (position: number) => {
+    if (!inAssistantRun) runInCurrentTurn = position >= turnStart;
+    inAssistantRun = true;
+  };
+  items.forEach((item, position) => {
     switch (item.type) {
       case "message":
         if (item.role === "assistant") {
           // Text after tool calls starts a new assistant message so the calls keep their place.
           if (assistantCalls.length > 0) flushAssistant();
-          inAssistantRun = true;
+          startRun(position);
           assistantText.push(messageText(item));
         } else {
           flushAssistant();
@@ -114,26 +147,67 @@ export function chatMessages(
         }
         break;
       case "tool_call":
-        inAssistantRun = true;
+        startRun(position);
         assistantCalls.push(item);
         break;
       case "reasoning":
         if (assistantCalls.length > 0) flushAssistant();
-        inAssistantRun = true;
-        if (payloadFits(item.origin, options.origin)) assistantReasoning.push(item.text);
+        startRun(position);
+        if (payloadFits(item.origin, options.origin)) {
+          assistantReasoning.push(item.text);
+          if (item.details !== undefined) assistantDetails.push(...item.details);
+        }
         break;
       case "tool_result":
         flushAssistant();
-        messages.push({ role: "tool", tool_call_id: item.call_id, content: item.output });
+        messages.push({ role: "tool", tool_call_id: item.call_id, content: resultText(item) });
         break;
       default: {
         const unreachable: never = item;
         throw new Error(`unknown item ${JSON.stringify(unreachable)}`);
       }
     }
-  }
+  });
   flushAssistant();
   return messages;
+}
+
+/**
+ * The `tool_calls` of one assistant message: arguments that are not a JSON object sent as `{}`,
+ * a Gemini thought signature back to the model that made it, and (Gemini 3, current turn) the
+ * validator-skip value on the first call when it has none (Gemini checks the first one).
+ */
+function toolCalls(
+  calls: readonly ToolCallItem[],
+  options: Pick<ChatRequestOptions, "capabilities" | "origin">,
+  inCurrentTurn: boolean,
+): ChatToolCall[] {
+  const wire: ChatToolCall[] = calls.map((call) => {
+    const entry: ChatToolCall = {
+      id: call.call_id,
+      type: "function",
+      function: { name: call.name, arguments: sendableArguments(call.arguments) },
+    };
+    // Only Gemini 3 takes its signatures back (a strict server refuses the field).
+    if (
+      options.capabilities.thoughtSignatures &&
+      call.signature !== undefined &&
+      payloadFits(call.origin, options.origin)
+    ) {
+      entry.extra_content = { google: { thought_signature: call.signature } };
+    }
+    return entry;
+  });
+  const first = wire[0];
+  if (
+    options.capabilities.thoughtSignatures &&
+    inCurrentTurn &&
+    first !== undefined &&
+    first.extra_content === undefined
+  ) {
+    first.extra_content = { google: { thought_signature: skipSignatureValidation } };
+  }
+  return wire;
 }
 
 /** The full streaming request body. */
@@ -142,8 +216,8 @@ export function chatRequestBody(request: LlmRequest, options: ChatRequestOptions
     model: options.model,
     messages: chatMessages(request.system_prompt, request.items, options),
     stream: true,
-    stream_options: { include_usage: true },
   };
+  if (options.capabilities.streamUsage) body.stream_options = { include_usage: true };
   if (request.tools.length > 0) {
     body.tools = request.tools.map((tool) => ({
       type: "function",

@@ -5,6 +5,7 @@
 import type { BoundModel, WireProtocol } from "../wire-protocol.js";
 import { GeminiParser } from "./parser.js";
 import { type GeminiRequestOptions, geminiRequestBody } from "./request.js";
+import { geminiWholeResponse } from "./whole-response.js";
 
 /** The model name without the `models/` prefix a profile may give it. */
 function modelName(model: string): string {
@@ -22,4 +23,5 @@ export const geminiProtocol: WireProtocol<GeminiRequestOptions & BoundModel> = {
   options: () => ({}),
   body: geminiRequestBody,
   parser: (provider) => new GeminiParser(provider),
+  wholeResponse: geminiWholeResponse,
 };

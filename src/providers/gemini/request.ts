@@ -17,6 +17,7 @@ import type { Item, ItemOrigin, ToolCallItem } from "../../model/items.js";
 import { messageText, payloadFits } from "../../model/items.js";
 import type { JsonObject } from "../../model/json.js";
 import type { LlmRequest } from "../../model/llm-client.js";
+import { pairedItems, resultText } from "../history-projection.js";
 import {
   budgetFor,
   type GeminiThinkingLevel,
@@ -109,7 +110,7 @@ function partOf(
       const call = calls.get(item.call_id);
       const functionResponse: { name: string; response: JsonObject; id?: string } = {
         name: call?.name ?? "unknown_function",
-        response: item.is_error === true ? { error: item.output } : { output: item.output },
+        response: item.is_error === true ? { error: resultText(item) } : { output: item.output },
       };
       if (call?.id !== undefined) functionResponse.id = call.id;
       return { role: "user", part: { functionResponse } };
@@ -121,31 +122,36 @@ function partOf(
   }
 }
 
-/** The position of the last user message: the current turn is everything after it. */
+/**
+ * The position of the last user message that is sent (an empty one is not): the current turn
+ * is everything after it.
+ */
 function currentTurnStart(items: readonly Item[]): number {
   for (let position = items.length - 1; position >= 0; position--) {
     const item = items[position]!;
-    if (item.type === "message" && item.role === "user") return position + 1;
+    if (item.type === "message" && item.role === "user" && messageText(item).length > 0) return position + 1;
   }
   return 0;
 }
 
 /**
  * Gives the first function call of each model step of the current turn the validator-skip
- * signature when no call of that step has a signature of its own (Gemini signs only the first
- * of parallel calls).
+ * signature when it has no signature of its own (Gemini signs only the first of parallel calls,
+ * and checks that one).
  */
 function signCurrentTurn(contents: GeminiContent[], firstCurrent: number): void {
   for (const content of contents.slice(firstCurrent)) {
     if (content.role !== "model") continue;
-    const calls = content.parts.filter((part) => "functionCall" in part);
-    if (calls.length === 0 || calls.some((part) => part.thoughtSignature !== undefined)) continue;
-    (calls[0] as { thoughtSignature?: string }).thoughtSignature = skipSignatureValidation;
+    // Gemini signs the first call of a step and checks that one.
+    const first = content.parts.find((part) => "functionCall" in part);
+    if (first === undefined || first.thoughtSignature !== undefined) continue;
+    (first as { thoughtSignature?: string }).thoughtSignature = skipSignatureValidation;
   }
 }
 
 /** The `contents` array: one content per run of same-side items. */
-export function geminiContents(items: readonly Item[], options: GeminiRequestOptions): GeminiContent[] {
+export function geminiContents(history: readonly Item[], options: GeminiRequestOptions): GeminiContent[] {
+  const items = pairedItems(history);
   const calls = new Map<string, ToolCallItem>();
   for (const item of items) if (item.type === "tool_call") calls.set(item.call_id, item);
   const turnStart = currentTurnStart(items);

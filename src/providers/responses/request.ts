@@ -7,7 +7,10 @@
  * `encrypted_content` — asked for with `include` only for models that reason (the capability
  * table; other models answer 400 to it). With `store: true` ids are sent as received, and a
  * reasoning item is sent even when all it has is its id: a `function_call` that follows it is
- * refused without it. Reasoning from another provider or model is never sent.
+ * refused without it. Reasoning from another provider or model is never sent, and then
+ * neither are the ids of the items of its response (a stored `fc_` or `msg_` item is refused
+ * without its reasoning item, so after a model change they go by value). The history passes
+ * through `history-projection.ts` first.
  *
  * Boundary rule: pure functions from an LlmRequest to the wire body.
  */
@@ -15,6 +18,7 @@ import type { Item, ItemOrigin, MessagePhase } from "../../model/items.js";
 import { messageText, payloadFits } from "../../model/items.js";
 import type { JsonObject } from "../../model/json.js";
 import type { LlmRequest } from "../../model/llm-client.js";
+import { pairedItems, resultText, sendableArguments } from "../history-projection.js";
 import {
   levelFor,
   type ModelCapabilities,
@@ -28,8 +32,6 @@ export interface ResponsesRequestOptions {
   store: boolean;
   capabilities: ModelCapabilities;
   origin: ItemOrigin;
-  /** The server refused `include: ["reasoning.encrypted_content"]` once: never ask again. */
-  encryptedReasoningRefused?: boolean;
 }
 
 /** An assistant message sent by value (no server-side item to point at). */
@@ -107,7 +109,8 @@ export interface ResponsesRequestBody {
   max_output_tokens?: number;
   temperature?: number;
   top_p?: number;
-  reasoning?: { effort: OpenAiEffort; summary: "auto" };
+  /** `summary` is dropped for a profile whose organisation may not have summaries (see adapter.ts). */
+  reasoning?: { effort: OpenAiEffort; summary?: "auto" };
 }
 
 function assistantMessage(
@@ -131,14 +134,55 @@ function assistantMessage(
   return message;
 }
 
-/** The `input` array for a request. */
-export function responsesInput(
+/**
+ * For each item, whether its stored id may be sent: not when its response (the run of output
+ * items between two inputs) had reasoning that is not sent, since the stored items of a
+ * reasoning model's response are refused without their reasoning item.
+ */
+function idsAllowed(
   items: readonly Item[],
   options: Pick<ResponsesRequestOptions, "store" | "origin">,
+): boolean[] {
+  const allowed: boolean[] = items.map(() => options.store);
+  if (!options.store) return allowed;
+  let runStart = 0;
+  const closeRun = (end: number) => {
+    // A Responses reasoning item (it has an id) of another model: its items cannot go by id.
+    const dropped = items
+      .slice(runStart, end)
+      .some((item) => item.type === "reasoning" && item.id !== undefined && !reasoningSent(item, options));
+    if (dropped) for (let i = runStart; i < end; i++) allowed[i] = false;
+  };
+  items.forEach((item, position) => {
+    const isInput = item.type === "tool_result" || (item.type === "message" && item.role !== "assistant");
+    if (isInput) {
+      closeRun(position);
+      runStart = position + 1;
+    }
+  });
+  closeRun(items.length);
+  return allowed;
+}
+
+/** Whether a reasoning item goes on the wire (by id when stored, else by its encrypted content). */
+function reasoningSent(
+  item: Extract<Item, { type: "reasoning" }>,
+  options: Pick<ResponsesRequestOptions, "store" | "origin">,
+): boolean {
+  if (item.redacted === true || !payloadFits(item.origin, options.origin)) return false;
+  return (options.store && item.id !== undefined) || item.encrypted_content !== undefined;
+}
+
+/** The `input` array for a request. */
+export function responsesInput(
+  history: readonly Item[],
+  options: Pick<ResponsesRequestOptions, "store" | "origin">,
 ): ResponsesInputItem[] {
-  const { store } = options;
+  const items = pairedItems(history);
+  const withIds = idsAllowed(items, options);
   const input: ResponsesInputItem[] = [];
-  for (const item of items) {
+  items.forEach((item, position) => {
+    const store = withIds[position] === true;
     switch (item.type) {
       case "message":
         if (item.role === "assistant") {
@@ -153,7 +197,7 @@ export function responsesInput(
           });
         break;
       case "reasoning": {
-        if (item.redacted === true || !payloadFits(item.origin, options.origin)) break;
+        if (!reasoningSent(item, options)) break;
         const byId = store && item.id !== undefined;
         if (!byId && item.encrypted_content === undefined) break;
         const reasoning: ResponsesReasoning = {
@@ -170,21 +214,21 @@ export function responsesInput(
           type: "function_call",
           call_id: item.call_id,
           name: item.name,
-          arguments: item.arguments,
+          arguments: sendableArguments(item.arguments),
         };
         if (store && item.id !== undefined) call.id = item.id;
         input.push(call);
         break;
       }
       case "tool_result":
-        input.push({ type: "function_call_output", call_id: item.call_id, output: item.output });
+        input.push({ type: "function_call_output", call_id: item.call_id, output: resultText(item) });
         break;
       default: {
         const unreachable: never = item;
         throw new Error(`unknown item ${JSON.stringify(unreachable)}`);
       }
     }
-  }
+  });
   return input;
 }
 
@@ -200,7 +244,7 @@ export function responsesRequestBody(
     stream: true,
     store: options.store,
   };
-  if (!options.store && capabilities.encryptedReasoning && options.encryptedReasoningRefused !== true) {
+  if (!options.store && capabilities.encryptedReasoning) {
     body.include = ["reasoning.encrypted_content"];
   }
   if (request.system_prompt !== undefined && request.system_prompt.length > 0) {

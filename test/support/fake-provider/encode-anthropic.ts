@@ -95,11 +95,15 @@ export function* encodeAnthropic(reply: StreamReply, context: EncodeContext): Ge
     }
     yield event("content_block_stop", { index: at });
   }
+  const stopReason =
+    reply.finishReason ?? (hasToolCalls(reply) ? "tool_use" : stopReasons[reply.stop ?? "end_turn"]);
+  // A refusal says why in `stop_details` (category and explanation, either may be null).
+  const details =
+    stopReason === "refusal"
+      ? { stop_details: { type: "refusal", category: null, explanation: reply.refusalExplanation ?? null } }
+      : {};
   yield event("message_delta", {
-    delta: {
-      stop_reason: hasToolCalls(reply) ? "tool_use" : stopReasons[reply.stop ?? "end_turn"],
-      stop_sequence: null,
-    },
+    delta: { stop_reason: stopReason, stop_sequence: null, ...details },
     usage: { output_tokens: usage.output },
   });
   yield event("message_stop", {});

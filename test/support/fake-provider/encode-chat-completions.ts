@@ -28,7 +28,9 @@ export function* encodeChatCompletions(reply: StreamReply, context: EncodeContex
       choices: choice === undefined ? [] : [{ index: 0, ...choice }],
       ...extra,
     });
-  const delta = (fields: Record<string, unknown>) => chunk({ delta: fields, finish_reason: null });
+  // Some servers send `finish_reason: ""` (not null) on every chunk before the last.
+  const pending = reply.finishReason === "" ? "" : null;
+  const delta = (fields: Record<string, unknown>) => chunk({ delta: fields, finish_reason: pending });
   yield delta({ role: "assistant", content: "" });
   const reasoningField = reply.reasoningField ?? "reasoning_content";
   let toolIndex = 0;
@@ -43,7 +45,7 @@ export function* encodeChatCompletions(reply: StreamReply, context: EncodeContex
         yield delta({
           role: "assistant",
           content: "",
-          tool_calls: [{ id, index: 0, type: "function", function: wire }],
+          tool_calls: [{ id, index: 0, type: "function", function: wire, ...googleSignature(call) }],
         });
       }
       pendingCalls = [];
@@ -54,12 +56,19 @@ export function* encodeChatCompletions(reply: StreamReply, context: EncodeContex
       id: call.id ?? context.nextId("call"),
       name: call.name,
       pieces: splitPieces(call.arguments, call.pieces),
+      extra: googleSignature(call),
     }));
     pendingCalls = [];
     for (const call of calls) {
       yield delta({
         tool_calls: [
-          { index: call.index, id: call.id, type: "function", function: { name: call.name, arguments: "" } },
+          {
+            index: call.index,
+            id: call.id,
+            type: "function",
+            function: { name: call.name, arguments: "" },
+            ...call.extra,
+          },
         ],
       });
     }
@@ -100,9 +109,24 @@ export function* encodeChatCompletions(reply: StreamReply, context: EncodeContex
     }
   }
   if (thinkOpen) yield delta({ content: "</think>" });
+  // OpenRouter streams each detail in pieces sharing its index; here each text in two.
+  for (const [index, detail] of (reply.reasoningDetails ?? []).entries()) {
+    const text = typeof detail.text === "string" ? detail.text : undefined;
+    if (text === undefined) {
+      yield delta({ reasoning_details: [{ index, ...detail }] });
+      continue;
+    }
+    const half = Math.ceil(text.length / 2);
+    yield delta({ reasoning_details: [{ index, ...detail, text: text.slice(0, half) }] });
+    yield delta({ reasoning_details: [{ index, type: detail.type, text: text.slice(half) }] });
+  }
   yield* flushCalls();
   const finish =
-    reply.finishReason ?? (hasToolCalls(reply) ? "tool_calls" : finishReasons[reply.stop ?? "end_turn"]);
+    reply.finishReason === undefined || reply.finishReason === ""
+      ? hasToolCalls(reply)
+        ? "tool_calls"
+        : finishReasons[reply.stop ?? "end_turn"]
+      : reply.finishReason;
   yield chunk({ delta: {}, finish_reason: finish });
   const usage = usageOf(reply);
   const reasoningApart = reply.usageStyle === "xai" ? (usage.reasoning ?? 0) : 0;
@@ -116,4 +140,11 @@ export function* encodeChatCompletions(reply: StreamReply, context: EncodeContex
     usageJson.completion_tokens_details = { reasoning_tokens: usage.reasoning };
   yield chunk(undefined, { usage: usageJson });
   yield sse("[DONE]");
+}
+
+/** Google's OpenAI-compatible endpoint puts a call's thought signature in `extra_content.google`. */
+function googleSignature(call: Extract<ReplyPart, { type: "tool_call" }>): Record<string, unknown> {
+  return call.signature === undefined
+    ? {}
+    : { extra_content: { google: { thought_signature: call.signature } } };
 }

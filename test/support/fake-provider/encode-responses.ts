@@ -86,6 +86,7 @@ export function* encodeResponses(reply: StreamReply, context: EncodeContext): Ge
       yield event("response.output_item.done", { output_index: at, item });
     } else if (isTextPart(part)) {
       const id = context.nextId("msg");
+      if (lastReasoningId !== undefined) context.pairCall?.(id, lastReasoningId);
       const phase = part.type === "text" && part.phase !== undefined ? { phase: part.phase } : {};
       yield event("response.output_item.added", {
         output_index: at,

@@ -94,6 +94,10 @@ export interface StreamReply {
   reasoningField?: "reasoning_content" | "reasoning" | "mistral" | "think_tags";
   /** Chat Completions only: `ollama` sends each parallel call whole at index 0 with its own id. */
   toolCallStyle?: "indexed" | "ollama";
+  /** Anthropic only: `stop_details.explanation` of a `finishReason: "refusal"`. */
+  refusalExplanation?: string;
+  /** Chat Completions only: OpenRouter `reasoning_details`, streamed before the tool calls. */
+  reasoningDetails?: Record<string, unknown>[];
   /** Chat Completions only: `xai` reports reasoning tokens beside completion_tokens (total counts both). */
   usageStyle?: "openai" | "xai";
   /** Fail inside the stream after some events. */

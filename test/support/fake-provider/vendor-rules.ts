@@ -20,6 +20,7 @@
  */
 import { pairingRule, signatureRule } from "./pairing-rules.js";
 import type { FakeProtocol, HttpErrorReply } from "./reply.js";
+import { bookRejection } from "./rule-book.js";
 
 type Body = Record<string, unknown>;
 
@@ -69,11 +70,12 @@ function responsesRule(body: Body, pairs: ReadonlyMap<string, string>): HttpErro
     const input = objects(body.input);
     const reasoningIds = new Set(input.filter((item) => item.type === "reasoning").map((item) => item.id));
     for (const item of input) {
-      if (item.type !== "function_call" || typeof item.id !== "string") continue;
+      const stored = item.type === "function_call" || item.type === "message";
+      if (!stored || typeof item.id !== "string") continue;
       const reasoningId = pairs.get(item.id);
       if (reasoningId !== undefined && !reasoningIds.has(reasoningId)) {
         return openAiError(
-          `Item '${item.id}' of type 'function_call' was provided without its required 'reasoning' item: '${reasoningId}'.`,
+          `Item '${item.id}' of type '${String(item.type)}' was provided without its required 'reasoning' item: '${reasoningId}'.`,
           "input",
         );
       }
@@ -317,6 +319,15 @@ export function vendorRejection(
   const tools =
     toolRule(protocol, body) ?? pairingRule(protocol, body) ?? signatureRule(protocol, body, signatures);
   if (tools !== undefined) return tools;
+  return modelRule(protocol, body, model, pairs) ?? bookRejection(protocol, body, model);
+}
+
+function modelRule(
+  protocol: FakeProtocol,
+  body: Body,
+  model: string,
+  pairs: ReadonlyMap<string, string>,
+): HttpErrorReply | undefined {
   switch (protocol) {
     case "responses":
       return responsesRule(body, pairs);
