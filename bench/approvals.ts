@@ -35,7 +35,7 @@ const calls: Array<{ tool: string; args: string }> = [
   { tool: "run_command", args: JSON.stringify({ command: "rm -rf build/cache" }) },
   {
     tool: "write_file",
-    args: JSON.stringify({ path: "src/daemon/session/turn-run.ts", content: "x".repeat(2000) }),
+    args: JSON.stringify({ path: "src/daemon/turn/turn-run.ts", content: "x".repeat(2000) }),
   },
   { tool: "edit_file", args: JSON.stringify({ path: "docs/cli.md", old_text: "a", new_text: "b" }) },
   { tool: "read_file", args: JSON.stringify({ path: "README.md" }) },

@@ -3,7 +3,7 @@
  * whose snapshot is the listing, then one event per change of a listed session.
  *
  * Boundary rule: plain types in their wire shape (snake_case); the daemon publishes them
- * (src/daemon/session/session-list-hub.ts), a client decodes them (src/client/stream-batch.ts).
+ * (src/daemon/actor/session-list-hub.ts), a client decodes them (src/client/stream-batch.ts).
  */
 import type { SessionStatus, SessionSummary } from "./session-snapshot.js";
 

@@ -24,6 +24,7 @@ import { probeProfile } from "../providers/profile-probe.js";
 import { builtinToolKit, WorkspaceConfigurationError, workspaceProblem } from "../tools/builtin-tools.js";
 import { probeNetworkHelper } from "../tools/network-helper.js";
 import { describeShellChoice } from "../tools/shell-mode.js";
+import { SessionRegistry } from "./actor/session-registry.js";
 import { ClusterNode } from "./cluster/cluster-node.js";
 import { profilesDigest } from "./cluster/config-digest.js";
 import { workspaceMissingOnNode } from "./cluster/node-workspace.js";
@@ -64,14 +65,13 @@ import { registerSessionRoutes } from "./routes/session-routes.js";
 import { registerVerifyRoutes } from "./routes/verify-routes.js";
 import { registerWebRoutes } from "./routes/web-routes.js";
 import { findProjectInstructions } from "./session/project-instructions.js";
-import { SessionRegistry } from "./session/session-registry.js";
 import type { SessionServices } from "./session/session-services.js";
-import { checkpointWorkspace } from "./session/workspace-checkpoints.js";
 import { databaseFiles, openDaemonDatabase } from "./storage/database.js";
 import { openPgDaemonDatabase } from "./storage/pg-database.js";
 import { PgSessionStorage } from "./storage/pg-session-storage.js";
 import type { SessionStorage } from "./storage/session-storage.js";
 import { SqliteSessionStorage } from "./storage/sqlite-session-storage.js";
+import { checkpointWorkspace } from "./turn/workspace-checkpoints.js";
 
 /** The system prompt of a session created without one. */
 export function defaultSystemPrompt(workspace: string): string {

@@ -1,9 +1,9 @@
 /** What the routes need from the daemon, passed in by daemon.ts. */
 import type { ProbeOutcome } from "../../providers/profile-probe.js";
 import type { ProviderProfile } from "../../providers/provider-profile.js";
+import type { SessionRegistry } from "../actor/session-registry.js";
 import type { NamedProfile } from "../process/provider-config.js";
 import type { ProjectInstructions } from "../session/project-instructions.js";
-import type { SessionRegistry } from "../session/session-registry.js";
 import type { SessionStorage } from "../storage/session-storage.js";
 
 /** The provider a new session gets: the named profile (or the active one) and its model. */

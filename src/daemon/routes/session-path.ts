@@ -6,8 +6,8 @@
  * Boundary rule: checks only; what the route does with the session is the route's.
  */
 import { type Static, Type } from "typebox";
+import type { SessionRegistry } from "../actor/session-registry.js";
 import { SessionUnknownError } from "../errors.js";
-import type { SessionRegistry } from "../session/session-registry.js";
 import { checkIdShape } from "./client-id.js";
 
 /** The path parameters of a route on one session. */

@@ -10,13 +10,13 @@ import type {
   SessionQuery,
 } from "../../api/sessions.js";
 import type { StreamCursor, StreamResumeQuery } from "../../api/stream-cursor.js";
+import type { SessionRegistry } from "../actor/session-registry.js";
 import { StreamCursorError } from "../errors.js";
 import { type HttpApp, wantsEventStream } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
 import { wireSchema } from "../http/wire-schema.js";
 import { withInstructions } from "../session/project-instructions.js";
-import type { SessionRegistry } from "../session/session-registry.js";
 import type { SessionListFilter } from "../storage/sessions-table.js";
 import { parseStreamCursor, type StreamCursorQuery } from "../stream/cursor.js";
 import { serveSessionStream } from "../stream/sse-stream.js";

@@ -8,9 +8,9 @@
 import type pg from "pg";
 import { v7 as uuidv7 } from "uuid";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SessionRegistry } from "../../../src/daemon/actor/session-registry.js";
 import { ClusterNode } from "../../../src/daemon/cluster/cluster-node.js";
 import { emptyPreview } from "../../../src/daemon/history/preview.js";
-import { SessionRegistry } from "../../../src/daemon/session/session-registry.js";
 import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
 import { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
 import { type WriteFence, WriteFencedError } from "../../../src/daemon/storage/session-storage.js";

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { v7 as uuidv7 } from "uuid";
-import type { SessionRegistry } from "../../../src/daemon/session/session-registry.js";
+import type { SessionRegistry } from "../../../src/daemon/actor/session-registry.js";
 import type { SessionServices } from "../../../src/daemon/session/session-services.js";
 import { type DaemonDatabase, openDaemonDatabase } from "../../../src/daemon/storage/database.js";
 import { SqliteSessionStorage } from "../../../src/daemon/storage/sqlite-session-storage.js";

@@ -17,13 +17,13 @@ import type { RequestConfig } from "../../model/request-config.js";
 import { ActorStoppedError, SessionUnavailableError, SessionUnknownError } from "../errors.js";
 import { type HistoryLog, wholeLog } from "../history/history-log.js";
 import { previewOf } from "../history/preview.js";
+import { type ForkPlan, planFork } from "../session/fork-plan.js";
+import type { SessionServices } from "../session/session-services.js";
+import { idleStatus, sessionSummary } from "../session/session-snapshot.js";
 import { WriteFencedError } from "../storage/session-storage.js";
 import type { NewSession, SessionListFilter, SessionRow } from "../storage/sessions-table.js";
-import { type ForkPlan, planFork } from "./fork-plan.js";
 import { type ActorSupervisor, SessionActor } from "./session-actor.js";
 import { type OpenedListStream, SessionListHub } from "./session-list-hub.js";
-import type { SessionServices } from "./session-services.js";
-import { idleStatus, sessionSummary } from "./session-snapshot.js";
 
 /** What `PUT /sessions/{id}` with kind "new" asks for, after validation and defaults. */
 export interface NewSessionRequest {

@@ -1,7 +1,7 @@
 import { v7 as uuidv7 } from "uuid";
 import { afterEach, describe, expect, it } from "vitest";
+import { SessionRegistry } from "../../../src/daemon/actor/session-registry.js";
 import { SessionUnknownError } from "../../../src/daemon/errors.js";
-import { SessionRegistry } from "../../../src/daemon/session/session-registry.js";
 import { getReceipt } from "../../../src/daemon/storage/inputs-table.js";
 import { insertSession } from "../../../src/daemon/storage/sessions-table.js";
 import { getTurn } from "../../../src/daemon/storage/turns-table.js";
@@ -10,7 +10,7 @@ import { textBlockStart, textBlockStop, textDelta } from "../../../src/model/eve
 import { assistantMessage, userMessage } from "../../../src/model/items.js";
 import { builtinTools } from "../../../src/tools/builtin-tools.js";
 import { MockLlmClient, mockHang } from "../../support/mock-llm-client.js";
-import { createTestSession, type TestServices, testServices } from "./session-services.js";
+import { createTestSession, type TestServices, testServices } from "../session/session-services.js";
 
 describe("SessionRegistry", () => {
   let env: TestServices | null = null;

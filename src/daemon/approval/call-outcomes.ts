@@ -13,8 +13,8 @@ import type { ResolvedApproval } from "../../log/collect-state.js";
 import type { MatchedRule } from "../../model/approval-policy.js";
 import { type ToolCallItem, type ToolResultItem, toolResult } from "../../model/items.js";
 import type { BeforeToolCallAction } from "../../worker/index.js";
-import { askUserToolName, describeRule, subjectOf } from "../approval/approval-policy.js";
-import { questionOf } from "../approval/ask-user-tool.js";
+import { askUserToolName, describeRule, subjectOf } from "./approval-policy.js";
+import { questionOf } from "./ask-user-tool.js";
 
 /** Why a turn stopped with calls waiting: they are denied, and this is what the model reads. */
 export const notRunText: Record<"interrupt" | "turn_end", string> = {

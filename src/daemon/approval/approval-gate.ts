@@ -26,11 +26,14 @@ import type { LogEntry } from "../../log/entries.js";
 import type { ApprovalPolicy, ApprovalResolver, MatchedRule } from "../../model/approval-policy.js";
 import { type Item, type ToolCallItem, type ToolResultItem, toolResult } from "../../model/items.js";
 import type { BeforeToolCallAction } from "../../worker/index.js";
-import { askUserToolName, judgeCall, rememberedRule, ruleCovers } from "../approval/approval-policy.js";
-import { questionOf } from "../approval/ask-user-tool.js";
 import { ApprovalAnswerInvalidError, ApprovalConflictError, ApprovalUnknownError } from "../errors.js";
 import { boundText } from "../history/bounded-entry.js";
+import { openToolCalls } from "../session/open-tool-calls.js";
+import { publishEvent } from "../session/publish-event.js";
+import type { SessionLogWriter } from "../session/session-log-writer.js";
 import type { SessionFeed } from "../stream/session-feed.js";
+import { askUserToolName, judgeCall, rememberedRule, ruleCovers } from "./approval-policy.js";
+import { questionOf } from "./ask-user-tool.js";
 import {
   answeredAction,
   deniedByPolicy,
@@ -39,9 +42,6 @@ import {
   parseArguments,
   questionMissingText,
 } from "./call-outcomes.js";
-import { openToolCalls } from "./open-tool-calls.js";
-import { publishEvent } from "./publish-event.js";
-import type { SessionLogWriter } from "./session-log-writer.js";
 
 /** What a turn's calls are judged with. */
 export interface TurnPolicy {

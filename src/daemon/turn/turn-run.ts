@@ -18,17 +18,17 @@ import type { ToolDefinition, ToolMeta } from "../../model/tools.js";
 import { addUsage, type Usage } from "../../model/usage.js";
 import type { Conversation, WorkerError, WorkerResult } from "../../worker/index.js";
 import { refusalCode } from "../../worker/refusal.js";
+import type { ApprovalGate, TurnPolicy } from "../approval/approval-gate.js";
 import { askUserTool } from "../approval/ask-user-tool.js";
+import { resumeWithCompaction } from "../compaction/compacting-run.js";
+import type { TurnCompaction } from "../compaction/compaction.js";
 import { boundText } from "../history/bounded-entry.js";
+import { repairHint } from "../session/context-repair.js";
+import { publishEvent } from "../session/publish-event.js";
+import type { BoundClient, SessionServices } from "../session/session-services.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import type { DeltaEventType } from "../stream/encoded-event.js";
 import type { SessionFeed } from "../stream/session-feed.js";
-import type { ApprovalGate, TurnPolicy } from "./approval-gate.js";
-import { resumeWithCompaction } from "./compacting-run.js";
-import type { TurnCompaction } from "./compaction.js";
-import { repairHint } from "./context-repair.js";
-import { publishEvent } from "./publish-event.js";
-import type { BoundClient, SessionServices } from "./session-services.js";
 
 /**
  * Why a turn was stopped from outside: a user's interrupt, the actor stopping, the daemon

@@ -10,13 +10,13 @@
 import type { RestoredState } from "../../log/collect-state.js";
 import type { LogEntry } from "../../log/entries.js";
 import { type Item, userMessage } from "../../model/items.js";
+import { waitingCallsClosed } from "../approval/approval-gate.js";
+import { knownResult } from "../approval/call-outcomes.js";
+import type { InputQueue } from "../session/input-queue.js";
+import { closeOpenCalls, type KnownResult } from "../session/open-tool-calls.js";
+import type { SessionLogWriter } from "../session/session-log-writer.js";
+import type { SessionServices } from "../session/session-services.js";
 import type { TurnRow } from "../storage/turns-table.js";
-import { waitingCallsClosed } from "./approval-gate.js";
-import { knownResult } from "./call-outcomes.js";
-import type { InputQueue } from "./input-queue.js";
-import { closeOpenCalls, type KnownResult } from "./open-tool-calls.js";
-import type { SessionLogWriter } from "./session-log-writer.js";
-import type { SessionServices } from "./session-services.js";
 
 /** The note the model reads after a daemon restart cut a turn short. */
 export const restartNoteText =

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import type { StreamCursor } from "../../../src/api/stream-cursor.js";
-import { SessionListHub } from "../../../src/daemon/session/session-list-hub.js";
-import { SessionRegistry } from "../../../src/daemon/session/session-registry.js";
+import { SessionListHub } from "../../../src/daemon/actor/session-list-hub.js";
+import { SessionRegistry } from "../../../src/daemon/actor/session-registry.js";
 import type { SessionFeed } from "../../../src/daemon/stream/session-feed.js";
-import { createTestSession, type TestServices, testServices } from "./session-services.js";
+import { createTestSession, type TestServices, testServices } from "../session/session-services.js";
 
 describe("SessionListHub", () => {
   let env: TestServices | null = null;

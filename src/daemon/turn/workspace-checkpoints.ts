@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { checkpointGitEnv, checkpointRef, checkpointStore } from "../../api/checkpoints.js";
-import type { CheckpointPhase } from "./session-services.js";
+import type { CheckpointPhase } from "../session/session-services.js";
 
 const run = promisify(execFile);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ContextAccount } from "../../../src/daemon/session/context-accounting.js";
+import { ContextAccount } from "../../../src/daemon/compaction/context-accounting.js";
 import { estimateTextTokens } from "../../../src/model/token-estimate.js";
 import type { ToolMeta } from "../../../src/model/tools.js";
 

@@ -1,5 +1,5 @@
 /** A stand-in for the session's approvals in tests of what a turn's start and end commit. */
-import type { StartGate } from "../../../src/daemon/session/turn-start.js";
+import type { StartGate } from "../../../src/daemon/turn/turn-start.js";
 import type { LogEntry } from "../../../src/log/entries.js";
 
 /** A gate in which the calls `waiting` wait for an answer; each is denied by one `approval_resolved` entry, and `asked` records who asked. */

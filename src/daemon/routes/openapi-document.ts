@@ -12,9 +12,9 @@
 import type { RouteOptions } from "fastify";
 import { csrfHeaderName, sessionCookieName } from "../../api/browser-login.js";
 import { problemContentType } from "../../api/problem.js";
-import { schemaName } from "../routes/schemas/named-schema.js";
-import { ProblemSchema } from "../routes/schemas/problem-schema.js";
-import type { RouteDoc } from "./route-config.js";
+import type { RouteDoc } from "../http/route-config.js";
+import { schemaName } from "./schemas/named-schema.js";
+import { ProblemSchema } from "./schemas/problem-schema.js";
 
 /** What the document says of the API as a whole. */
 export interface DocumentInfo {

@@ -6,8 +6,8 @@
  */
 import { v7 as uuidv7 } from "uuid";
 import { afterEach, describe, expect, it } from "vitest";
-import type { SessionActor } from "../../../src/daemon/session/session-actor.js";
-import { SessionRegistry } from "../../../src/daemon/session/session-registry.js";
+import type { SessionActor } from "../../../src/daemon/actor/session-actor.js";
+import { SessionRegistry } from "../../../src/daemon/actor/session-registry.js";
 import type { ToolDefinition } from "../../../src/model/tools.js";
 import { FieldRefusals } from "../../../src/providers/field-refusals.js";
 import { createLlmClient, type ProviderProfile } from "../../../src/providers/index.js";
@@ -20,7 +20,7 @@ import {
   toolCalls,
 } from "../../support/fake-provider/index.js";
 import { withFakeProvider } from "../../support/fake-provider/with-fake-provider.js";
-import { createTestSession, type TestServices, testServices } from "./session-services.js";
+import { createTestSession, type TestServices, testServices } from "../session/session-services.js";
 
 const fake = withFakeProvider({ script: () => text("unexpected extra request") });
 

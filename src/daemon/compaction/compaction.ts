@@ -21,13 +21,13 @@ import type { Usage } from "../../model/usage.js";
 import { isContextOverflow, reportedContextWindow } from "../../providers/context-overflow.js";
 import { costOf, type ModelLimits } from "../../providers/model-limits.js";
 import { boundText } from "../history/bounded-entry.js";
+import { publishEvent } from "../session/publish-event.js";
+import type { SessionLogWriter } from "../session/session-log-writer.js";
+import type { BoundClient, SessionServices } from "../session/session-services.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import type { SessionFeed } from "../stream/session-feed.js";
 import { ContextAccount } from "./context-accounting.js";
 import { summarizeItems } from "./context-summary.js";
-import { publishEvent } from "./publish-event.js";
-import type { SessionLogWriter } from "./session-log-writer.js";
-import type { BoundClient, SessionServices } from "./session-services.js";
 
 /** Whole turns a compaction keeps verbatim when they fit. */
 export const keptTurns = 2;

@@ -9,7 +9,7 @@ import {
   abandonedTurnEntries,
   recoverCutTurn,
   restartNoteText,
-} from "../../../src/daemon/session/turn-recovery.js";
+} from "../../../src/daemon/turn/turn-recovery.js";
 import { applyEntry, emptyState, type RestoredState } from "../../../src/log/collect-state.js";
 import type { LogEntry } from "../../../src/log/entries.js";
 import type { ApprovalResolver } from "../../../src/model/approval-policy.js";

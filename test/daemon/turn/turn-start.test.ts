@@ -1,13 +1,13 @@
 /** What a turn's start commits, built from the session's state without storage. */
 import { describe, expect, it } from "vitest";
+import type { InputRow } from "../../../src/daemon/storage/inputs-table.js";
 import {
   deliveredInputs,
   receiptsOf,
   type StartedTurn,
   turnStartEntries,
   turnStartWrites,
-} from "../../../src/daemon/session/turn-start.js";
-import type { InputRow } from "../../../src/daemon/storage/inputs-table.js";
+} from "../../../src/daemon/turn/turn-start.js";
 import { type Item, toolCall, toolResult, userMessage } from "../../../src/model/items.js";
 import { denyingGate } from "./denying-gate.js";
 

@@ -34,6 +34,7 @@ import type {
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { PositionedEntry } from "../../log/entries.js";
 import { LogCorruptError } from "../../log/errors.js";
+import { SessionCompactor } from "../compaction/compaction.js";
 import {
   ActorStoppedError,
   CompactionRunningError,
@@ -45,29 +46,28 @@ import { type HistoryLog, wholeLog } from "../history/history-log.js";
 import { readTailPage } from "../history/history-page.js";
 import { previewOf } from "../history/preview.js";
 import { projectsToHistory } from "../history/project-history.js";
-import type { InputRow } from "../storage/inputs-table.js";
-import { WriteFencedError } from "../storage/session-storage.js";
-import type { SessionRow } from "../storage/sessions-table.js";
-import { SessionFeed } from "../stream/session-feed.js";
-import type { FirstBatch } from "../stream/sse-stream.js";
-import { SessionCompactor } from "./compaction.js";
-import { type RepairAnswer, repairEntry } from "./context-repair.js";
-import { InputQueue } from "./input-queue.js";
-import { Mailbox } from "./mailbox.js";
-import { publishEvent } from "./publish-event.js";
-import { SessionLogWriter } from "./session-log-writer.js";
-import type { BoundClient, SessionServices } from "./session-services.js";
-import { type ProviderDescription, patchSettings, settingsOf } from "./session-settings.js";
+import { type RepairAnswer, repairEntry } from "../session/context-repair.js";
+import { InputQueue } from "../session/input-queue.js";
+import { Mailbox } from "../session/mailbox.js";
+import { publishEvent } from "../session/publish-event.js";
+import { SessionLogWriter } from "../session/session-log-writer.js";
+import type { BoundClient, SessionServices } from "../session/session-services.js";
+import { type ProviderDescription, patchSettings, settingsOf } from "../session/session-settings.js";
 import {
   emptyHistoryPage,
   historyBudget,
   idleStatus,
   sameStatus,
   sessionSnapshot,
-} from "./session-snapshot.js";
-import { TurnScheduler } from "./turn-scheduler.js";
+} from "../session/session-snapshot.js";
+import type { InputRow } from "../storage/inputs-table.js";
+import { WriteFencedError } from "../storage/session-storage.js";
+import type { SessionRow } from "../storage/sessions-table.js";
+import { SessionFeed } from "../stream/session-feed.js";
+import type { FirstBatch } from "../stream/sse-stream.js";
+import { TurnScheduler } from "../turn/turn-scheduler.js";
 
-export { restartNoteText } from "./turn-scheduler.js";
+export { restartNoteText } from "../turn/turn-scheduler.js";
 export type { CancelResult, InputIntent, InterruptResult };
 
 export type StopReason = "unload" | "restart" | "shutdown" | "deleted" | "crashed" | "lease_lost";

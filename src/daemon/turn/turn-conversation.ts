@@ -6,11 +6,11 @@
 import { classifyDelta } from "../../log/session-log.js";
 import type { Item } from "../../model/items.js";
 import type { Conversation } from "../../worker/index.js";
+import type { ApprovalGate } from "../approval/approval-gate.js";
+import type { SessionLogWriter } from "../session/session-log-writer.js";
+import type { SessionServices } from "../session/session-services.js";
 import { isStorageUnavailable, storageFailureText } from "../storage/storage-unavailable.js";
 import type { SessionFeed } from "../stream/session-feed.js";
-import type { ApprovalGate } from "./approval-gate.js";
-import type { SessionLogWriter } from "./session-log-writer.js";
-import type { SessionServices } from "./session-services.js";
 import type { TurnRun } from "./turn-run.js";
 
 /** What a turn's conversation needs of its session. */

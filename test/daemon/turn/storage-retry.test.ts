@@ -1,6 +1,6 @@
 /** The retry of what a storage failure held back: growing delays, one pending, reset on success. */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { StorageRetry, storageRetryDelaysMs } from "../../../src/daemon/session/storage-retry.js";
+import { StorageRetry, storageRetryDelaysMs } from "../../../src/daemon/turn/storage-retry.js";
 
 describe("StorageRetry", () => {
   beforeEach(() => {

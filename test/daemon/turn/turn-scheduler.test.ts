@@ -6,11 +6,11 @@
 import { v7 as uuidv7 } from "uuid";
 import { afterEach, describe, expect, it } from "vitest";
 import type { InputReceipt } from "../../../src/api/inputs.js";
-import type { SessionActor } from "../../../src/daemon/session/session-actor.js";
-import { SessionRegistry } from "../../../src/daemon/session/session-registry.js";
+import type { SessionActor } from "../../../src/daemon/actor/session-actor.js";
+import { SessionRegistry } from "../../../src/daemon/actor/session-registry.js";
 import { textBlockStart, textBlockStop, textDelta, usageEvent } from "../../../src/model/events.js";
 import { MockLlmClient } from "../../support/mock-llm-client.js";
-import { createTestSession, type TestServices, testServices } from "./session-services.js";
+import { createTestSession, type TestServices, testServices } from "../session/session-services.js";
 
 /** Message kinds and turn ends the actor's feed published since `after`, in order. */
 function eventsSince(actor: SessionActor, after: number): string[] {

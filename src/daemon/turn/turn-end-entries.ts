@@ -6,8 +6,8 @@
  */
 import type { LogEntry } from "../../log/entries.js";
 import type { Item } from "../../model/items.js";
-import type { ApprovalGate } from "./approval-gate.js";
-import { closeOpenCalls, type KnownResult, type OpenCallReason } from "./open-tool-calls.js";
+import type { ApprovalGate } from "../approval/approval-gate.js";
+import { closeOpenCalls, type KnownResult, type OpenCallReason } from "../session/open-tool-calls.js";
 import type { TurnEnding } from "./turn-run.js";
 
 /** What a turn's end reads of the session's approvals. */

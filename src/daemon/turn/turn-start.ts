@@ -8,10 +8,10 @@ import type { InputIntent, InputReceipt, TurnState } from "../../api/inputs.js";
 import type { LogEntry } from "../../log/entries.js";
 import type { PlacedEntry } from "../../log/session-writer.js";
 import { type Item, userMessage } from "../../model/items.js";
+import type { ApprovalGate } from "../approval/approval-gate.js";
+import { closeOpenCalls } from "../session/open-tool-calls.js";
 import { deliveredReceipt, type InputRow } from "../storage/inputs-table.js";
 import type { RowWrites } from "../storage/session-storage.js";
-import type { ApprovalGate } from "./approval-gate.js";
-import { closeOpenCalls } from "./open-tool-calls.js";
 
 /** An input a turn took: its row as it was before, with the log position of the entry that delivered it. */
 export interface DeliveredInput {
