@@ -14,6 +14,20 @@
  *                                  by a dynamic import (`skein daemon run`)
  *
  * src/index.ts, the library's entry, exports the layers below api. No cycles anywhere.
+ *
+ * Inside the daemon, floors (a folder of src/daemon each), top to bottom; a floor may import
+ * only the floors below it (siblings, in braces, not each other), and every floor the
+ * daemon's errors (src/daemon/errors.ts):
+ *
+ *   routes                         the HTTP routes (and beside them process/ and cluster/,
+ *                                  which no floor below imports; daemon.ts wires them all)
+ *   actor                          the session actor, its supervisor (registry), the list hub
+ *   turn                           a session's turns: scheduler, run, start, end, recovery
+ *   {approval, compaction}         the approval gate and policy; context compaction
+ *   session                        what every part of a session shares: the port, the log
+ *                                  writer, the input queue, the mailbox, snapshots, settings
+ *   {storage, stream, history}     tables and backends; the event feed; history projection
+ *   http                           HTTP ingress
  */
 const layers = {
   model: [],
@@ -27,6 +41,45 @@ const layers = {
   client: ["model", "api"],
   cli: ["model", "api", "client"],
 };
+
+/** The daemon's floors, top to bottom: each lists the floors it may import. */
+const daemonFloors = {
+  routes: [
+    "actor",
+    "turn",
+    "approval",
+    "compaction",
+    "session",
+    "storage",
+    "stream",
+    "history",
+    "http",
+    "process",
+    "cluster",
+  ],
+  actor: ["turn", "approval", "compaction", "session", "storage", "stream", "history", "http"],
+  turn: ["approval", "compaction", "session", "storage", "stream", "history", "http"],
+  approval: ["session", "storage", "stream", "history", "http"],
+  compaction: ["session", "storage", "stream", "history", "http"],
+  session: ["storage", "stream", "history", "http"],
+  storage: ["http"],
+  stream: ["http"],
+  history: ["http"],
+  http: [],
+};
+
+function daemonFloorRule(floor, allowed) {
+  return {
+    name: `daemon-${floor}-imports-${allowed.length === 0 ? "no-floor" : allowed.join("-")}`,
+    comment: `src/daemon/${floor} may import only ${allowed.length === 0 ? "itself" : `itself and ${allowed.join(", ")}`} of the daemon (and its errors)`,
+    severity: "error",
+    from: { path: `^src/daemon/${floor}/` },
+    to: {
+      path: "^src/daemon/",
+      pathNot: [`^src/daemon/(${[floor, ...allowed].join("|")})/`, "^src/daemon/errors\\.ts$"],
+    },
+  };
+}
 
 /** The one file of the CLI that may reach the daemon (lazily, for `skein daemon run`). */
 const daemonLoader = "^src/cli/load-daemon\\.ts$";
@@ -44,6 +97,7 @@ function layerRule(layer, allowed) {
 module.exports = {
   forbidden: [
     ...Object.entries(layers).map(([layer, allowed]) => layerRule(layer, allowed)),
+    ...Object.entries(daemonFloors).map(([floor, allowed]) => daemonFloorRule(floor, allowed)),
     {
       name: "daemon-loader-loads-only-the-daemon",
       comment: "load-daemon.ts reaches the daemon through src/daemon/daemon.ts and nothing else of it",

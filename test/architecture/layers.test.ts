@@ -1,7 +1,8 @@
 /**
  * The layer rules of .dependency-cruiser.cjs, run as `npm run lint:layers` does: they pass on
  * src/ as it is, and they fail on small trees that break them (an upward import, a type-only
- * one, the client reaching the daemon, the CLI loading the daemon eagerly, a type-only cycle).
+ * one, the client reaching the daemon, the CLI loading the daemon eagerly, a type-only cycle,
+ * and inside the daemon a floor importing one above it or a sibling).
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -70,6 +71,18 @@ const base: Record<string, string> = {
     'import type { Wire } from "../api/wire.js";\nexport const read = (wire: Wire) => wire;\n',
   "cli/main.ts": 'import { read } from "../client/index.js";\nexport const main = read;\n',
   "cli/load-daemon.ts": 'export const loadDaemon = () => import("../daemon/daemon.js");\n',
+  "daemon/errors.ts": "export class DaemonError extends Error {}\n",
+  "daemon/http/problem.ts":
+    'import { DaemonError } from "../errors.js";\nexport const problem = DaemonError;\n',
+  "daemon/storage/rows.ts": 'import { problem } from "../http/problem.js";\nexport const rows = problem;\n',
+  "daemon/session/port.ts": 'import { rows } from "../storage/rows.js";\nexport const port = rows;\n',
+  "daemon/approval/gate.ts": 'import { port } from "../session/port.js";\nexport const gate = port;\n',
+  "daemon/compaction/compactor.ts":
+    'import { port } from "../session/port.js";\nexport const compactor = port;\n',
+  "daemon/turn/run.ts":
+    'import { gate } from "../approval/gate.js";\nimport { compactor } from "../compaction/compactor.js";\nexport const run = [gate, compactor];\n',
+  "daemon/actor/actor.ts": 'import { run } from "../turn/run.js";\nexport const actor = run;\n',
+  "daemon/routes/routes.ts": 'import { actor } from "../actor/actor.js";\nexport const routes = actor;\n',
 };
 
 describe("the layer rules", () => {
@@ -123,6 +136,30 @@ describe("the layer rules", () => {
           'import { serve } from "../daemon/daemon.js";\nexport const loadDaemon = serve;\n',
       },
       "daemon-loader-is-lazy",
+    ],
+    [
+      "a daemon floor importing one above it (session importing turn)",
+      {
+        "daemon/session/port.ts":
+          'import type { run } from "../turn/run.js";\nexport const port: typeof run | null = null;\n',
+      },
+      "daemon-session-imports-storage-stream-history-http",
+    ],
+    [
+      "a daemon floor importing its sibling (approval importing compaction)",
+      {
+        "daemon/approval/gate.ts":
+          'import { compactor } from "../compaction/compactor.js";\nexport const gate = compactor;\n',
+      },
+      "daemon-approval-imports-session-storage-stream-history-http",
+    ],
+    [
+      "the daemon's bottom floor importing the routes (http importing routes)",
+      {
+        "daemon/http/problem.ts":
+          'import { routes } from "../routes/routes.js";\nexport const problem = routes;\n',
+      },
+      "daemon-http-imports-no-floor",
     ],
     [
       "a cycle made of type-only imports",
