@@ -3,7 +3,7 @@
  * of each event type, the events themselves and the frames that carry them.
  *
  * Boundary rule: plain types in their wire shape (snake_case); the daemon publishes them
- * (src/daemon/session/publish-event.ts), a client decodes them (src/client/stream-batch.ts).
+ * (src/daemon/session/session-port.ts), a client decodes them (src/client/stream-batch.ts).
  */
 import type { ApprovalRecord, PendingApproval } from "./approvals.js";
 import type { HistoryEntry } from "./history.js";

@@ -1,8 +1,10 @@
 /**
  * The session actor: the single owner of one loaded session. It holds the session's event feed
- * (generation + sequence + replay window + watchers), its status and its mailbox, and puts
- * together the three parts that do the work: the log writer (the one writer of the session's
- * log and the replay of it), the input queue and the turn scheduler.
+ * (generation + sequence + replay window + watchers) and its mailbox, builds the one port its
+ * parts are given (session/session-port.ts: the log, publishing, the mailbox, the clock, the
+ * logger), and puts together the parts that do the work: the log writer (the one writer of the
+ * session's log and the replay of it), the input queue, the approval gate, the compactor and the
+ * turn scheduler (which keeps the session's status).
  *
  * Boundary rule: everything that reads or appends the log runs through the mailbox, one task at
  * a time, so a snapshot and the cursor sent with it always agree and appends never race. Live
@@ -15,9 +17,7 @@ import type {
   ApprovalPolicy,
   ApprovalPolicyAnswer,
   ApprovalRecord,
-  PendingApproval,
 } from "../../api/approvals.js";
-import type { HistoryPage } from "../../api/history.js";
 import type {
   CancelAnswer as CancelResult,
   InputIntent,
@@ -25,47 +25,30 @@ import type {
   InterruptAnswer as InterruptResult,
 } from "../../api/inputs.js";
 import type { SessionSettings, SessionSettingsBody } from "../../api/session-settings.js";
-import type {
-  CompactAnswer,
-  SessionContext,
-  SessionSnapshot,
-  SessionStatus,
-} from "../../api/session-snapshot.js";
+import type { CompactAnswer, SessionSnapshot, SessionStatus } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { PositionedEntry } from "../../log/entries.js";
 import { LogCorruptError } from "../../log/errors.js";
+import { ApprovalGate } from "../approval/approval-gate.js";
 import { SessionCompactor } from "../compaction/compaction.js";
-import {
-  ActorStoppedError,
-  CompactionRunningError,
-  NothingToCompactError,
-  ProviderMissingError,
-  SessionBusyError,
-} from "../errors.js";
+import { ActorStoppedError, CompactionRunningError, SessionBusyError } from "../errors.js";
 import { type HistoryLog, wholeLog } from "../history/history-log.js";
-import { readTailPage } from "../history/history-page.js";
 import { previewOf } from "../history/preview.js";
 import { projectsToHistory } from "../history/project-history.js";
 import { type RepairAnswer, repairEntry } from "../session/context-repair.js";
 import { InputQueue } from "../session/input-queue.js";
 import { Mailbox } from "../session/mailbox.js";
-import { publishEvent } from "../session/publish-event.js";
 import { SessionLogWriter } from "../session/session-log-writer.js";
-import type { BoundClient, SessionServices } from "../session/session-services.js";
-import { type ProviderDescription, patchSettings, settingsOf } from "../session/session-settings.js";
-import {
-  emptyHistoryPage,
-  historyBudget,
-  idleStatus,
-  sameStatus,
-  sessionSnapshot,
-} from "../session/session-snapshot.js";
-import type { InputRow } from "../storage/inputs-table.js";
+import { feedOutlet } from "../session/session-outlet.js";
+import { feedPort, type SessionPort } from "../session/session-port.js";
+import type { SessionServices } from "../session/session-services.js";
 import { WriteFencedError } from "../storage/session-storage.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import { SessionFeed } from "../stream/session-feed.js";
 import type { FirstBatch } from "../stream/sse-stream.js";
 import { TurnScheduler } from "../turn/turn-scheduler.js";
+import { finishSnapshot, type SnapshotParts, settingsNow } from "./actor-snapshot.js";
+import { changeSettings, startCompaction } from "./session-requests.js";
 
 export { restartNoteText } from "../turn/turn-scheduler.js";
 export type { CancelResult, InputIntent, InterruptResult };
@@ -94,11 +77,13 @@ export class SessionActor {
   readonly #services: SessionServices;
   readonly #mailbox = new Mailbox();
   readonly #supervisor: ActorSupervisor;
+  /** What the actor lends its parts: built once, here. */
+  readonly #port: SessionPort;
   readonly #log: SessionLogWriter;
   readonly #inputs: InputQueue;
-  readonly #turns: TurnScheduler;
+  readonly #gate: ApprovalGate;
   readonly #compactor: SessionCompactor;
-  #status: SessionStatus = idleStatus;
+  readonly #turns: TurnScheduler;
   #stopped = false;
   #stopping = false;
   #lastUsedAt: number;
@@ -117,46 +102,32 @@ export class SessionActor {
     this.#supervisor = supervisor;
     this.feed = new SessionFeed(services.feedOptions);
     this.#lastUsedAt = services.now();
-    this.#log = new SessionLogWriter(
-      {
-        storage: services.storage,
-        writer: services.storage.writerFrom(row.id, entries),
-        feed: this.feed,
-        preview: row.preview,
-        logger: services.logger,
-        now: services.now,
-        committed: () => {
-          this.#lastUsedAt = services.now();
-          supervisor.summaryChanged(this);
-        },
-        corrupted: () => this.#turns.corrupted(),
+    const { storage } = services;
+    const outlet = feedOutlet(row.id, this.feed, services.now, services.logger);
+    const place = { storage, writer: storage.writerFrom(row.id, entries), preview: row.preview };
+    this.#log = new SessionLogWriter(outlet, place, entries);
+    this.#log.observe({
+      committed: () => {
+        this.#lastUsedAt = services.now();
+        supervisor.summaryChanged(this);
       },
-      entries,
+    });
+    this.#port = feedPort(outlet, this.feed, this.#log, (task) => this.#task(task));
+    this.#inputs = new InputQueue(outlet, storage);
+    // The gate observes the log before the scheduler does: a commit's approval events go out
+    // before the status they change.
+    this.#gate = new ApprovalGate(this.#port);
+    this.#compactor = new SessionCompactor(this.#port, services.limitsOf);
+    this.#turns = new TurnScheduler(
+      this.#port,
+      services,
+      { inputs: this.#inputs, gate: this.#gate, compactor: this.#compactor },
+      {
+        halted: () => this.#stopped || this.#stopping,
+        statusChanged: (status) => supervisor.statusChanged(this, status),
+        crash: (error) => this.#crash(error),
+      },
     );
-    this.#inputs = new InputQueue(row.id, services.storage, this.feed, services.now);
-    this.#compactor = new SessionCompactor({
-      sessionId: row.id,
-      services,
-      feed: this.feed,
-      log: this.#log,
-      task: (task) => this.#task(task),
-    });
-    // A plain object literal (no getter): one with an accessor is kept in slower, larger
-    // dictionary mode, and every loaded session holds one.
-    this.#turns = new TurnScheduler({
-      sessionId: row.id,
-      services,
-      feed: this.feed,
-      log: this.#log,
-      inputs: this.#inputs,
-      compactor: this.#compactor,
-      task: (task) => this.#task(task),
-      setStatus: (status) => this.#setStatus(status),
-      status: () => this.#status,
-      row: () => this.#row(),
-      halted: () => this.#stopped || this.#stopping,
-      crash: (error) => this.#crash(error),
-    });
   }
 
   /**
@@ -183,7 +154,7 @@ export class SessionActor {
   }
 
   get status(): SessionStatus {
-    return this.#status;
+    return this.#turns.status;
   }
 
   get cursor(): StreamCursor {
@@ -214,7 +185,7 @@ export class SessionActor {
   answerApproval(callId: string, body: ApprovalAnswerBody): Promise<ApprovalRecord> {
     return this.#task(async () => {
       await this.#log.checkIntact();
-      return this.#turns.gate.answer(callId, body);
+      return this.#gate.answer(callId, body);
     });
   }
 
@@ -222,7 +193,7 @@ export class SessionActor {
   setApprovalPolicy(policy: ApprovalPolicy | null): Promise<ApprovalPolicyAnswer> {
     return this.#task(async () => {
       await this.#log.checkIntact();
-      await this.#log.commit([{ kind: "approval_policy_changed", ts: this.#services.now(), policy }]);
+      await this.#log.commit([{ kind: "approval_policy_changed", ts: this.#port.now(), policy }]);
       return { approval_policy: this.#log.state.approval_policy };
     });
   }
@@ -234,7 +205,7 @@ export class SessionActor {
    */
   async snapshot(tail?: number): Promise<SessionSnapshot> {
     const parts = await this.#task(() => this.#snapshotParts(this.cursor));
-    return this.#finishSnapshot(parts, tail);
+    return finishSnapshot(parts, tail, this.sessionId, this.#services);
   }
 
   /** The first batch of a stream attach: a replay after `after`, or a reset with a snapshot. */
@@ -248,7 +219,7 @@ export class SessionActor {
     const { read, parts } = taken;
     if (read.kind === "events" || parts === null)
       return { cursor: read.cursor, events: read.kind === "events" ? read.events : [] };
-    const snapshot = await this.#finishSnapshot(parts, tail);
+    const snapshot = await finishSnapshot(parts, tail, this.sessionId, this.#services);
     return { cursor: read.cursor, events: [], reset: { reason: read.reason, snapshot } };
   }
 
@@ -339,26 +310,7 @@ export class SessionActor {
   changeSettings(patch: SessionSettingsBody): Promise<SessionSettings> {
     return this.#task(async () => {
       await this.#log.checkIntact();
-      const row = await this.#row();
-      const next = patchSettings(
-        { providerProfile: row.providerProfile, model: row.model, config: this.#log.state.config },
-        patch,
-      );
-      // Refuses a profile that is not configured, before anything is written.
-      const effective = this.#services.describeProvider(next.providerProfile, next.model, next.config);
-      await this.#log.commit(
-        [
-          {
-            kind: "config_changed",
-            ts: this.#services.now(),
-            config: next.config,
-            provider_profile: next.providerProfile,
-            model: next.model,
-          },
-        ],
-        { provider: { providerProfile: next.providerProfile, model: next.model } },
-      );
-      return settingsOf(next, effective);
+      return changeSettings(this.#port, this.#services.describeProvider, await this.#row(), patch);
     });
   }
 
@@ -373,29 +325,9 @@ export class SessionActor {
       if (this.#compactor.running) throw new CompactionRunningError(this.sessionId);
       if (this.#turns.busy) throw new SessionBusyError(this.sessionId);
       const row = await this.#row();
-      let bound: BoundClient;
-      try {
-        bound = this.#services.bindClient(row.providerProfile, row.model, this.#log.state.config);
-      } catch (error) {
-        throw new ProviderMissingError(
-          this.sessionId,
-          error instanceof Error ? error.message : String(error),
-        );
-      }
-      const plan = this.#compactor.plan(bound);
-      if (plan === null) {
-        throw new NothingToCompactError(this.sessionId, this.#compactor.account.size(this.#log.state).tokens);
-      }
-      const started = this.#compactor.startManual(bound, plan, () => {
+      return startCompaction(this.#port, this.#services.bindClient, this.#compactor, row, () => {
         if (!this.#stopped) this.#turns.kick();
       });
-      return {
-        session_id: this.sessionId,
-        state: "started",
-        before_tokens: started.beforeTokens,
-        kept_tokens: started.keptTokens,
-        first_kept_position: started.firstKeptPosition,
-      };
     });
   }
 
@@ -408,7 +340,7 @@ export class SessionActor {
     return this.#task(async () => {
       await this.#log.checkIntact();
       if (this.busy) throw new SessionBusyError(this.sessionId);
-      const { entry, answer } = repairEntry(this.sessionId, this.#log.state, from, to, this.#services.now());
+      const { entry, answer } = repairEntry(this.sessionId, this.#log.state, from, to, this.#port.now());
       await this.#log.commit([entry]);
       return answer;
     });
@@ -435,7 +367,7 @@ export class SessionActor {
     this.#turns.kick();
   }
 
-  /** A read of the stored log failed verification: the session takes nothing more. */
+  /** A read of the stored log failed verification: the session takes nothing more (its turn stops). */
   markCorrupt(error: LogCorruptError): void {
     this.#log.markCorrupt(error);
   }
@@ -468,7 +400,7 @@ export class SessionActor {
 
   /** Everything a snapshot holds but its history, and the log to read that from (in the mailbox). */
   async #snapshotParts(cursor: StreamCursor): Promise<SnapshotParts> {
-    const status = this.#status;
+    const status = this.#turns.status;
     const log = await this.historyLog();
     this.#lastUsedAt = this.#services.now();
     const row = await this.#row();
@@ -478,33 +410,10 @@ export class SessionActor {
       status,
       cursor,
       pending: await this.#inputs.pending(),
-      approvals: { pending: this.#turns.gate.pending(), policy: this.#log.state.approval_policy },
-      settings: this.#settings(row),
+      approvals: { pending: this.#gate.pending(), policy: this.#log.state.approval_policy },
+      settings: settingsNow(row, this.#log.state.config, this.#services.describeProvider),
       context: this.#compactor.context(row),
     };
-  }
-
-  /** The snapshot of `parts` with its history read (outside the mailbox: the parts fix what is read). */
-  async #finishSnapshot(parts: SnapshotParts, tail: number | undefined): Promise<SessionSnapshot> {
-    const withHistory = (history: HistoryPage): SessionSnapshot =>
-      sessionSnapshot(
-        parts.row,
-        parts.status,
-        parts.cursor,
-        parts.pending,
-        parts.approvals,
-        history,
-        parts.settings,
-        parts.context,
-      );
-    const history = await readTailPage(parts.log, {
-      sessionId: this.sessionId,
-      secret: this.#services.historySecret,
-      now: this.#services.now(),
-      ...(tail === undefined ? {} : { tail }),
-      maxBytes: historyBudget(withHistory(emptyHistoryPage)),
-    });
-    return withHistory(history);
   }
 
   /** The whole stored log, verified and holding what this actor committed; a failure marks the session corrupt. */
@@ -517,35 +426,10 @@ export class SessionActor {
     return entries;
   }
 
-  /** The session's settings with what they resolve to now (a profile removed from the config: none). */
-  #settings(row: SessionRow): SessionSettings {
-    const state = { providerProfile: row.providerProfile, model: row.model, config: this.#log.state.config };
-    let effective: ProviderDescription | null;
-    try {
-      effective = this.#services.describeProvider(state.providerProfile, state.model, state.config);
-    } catch {
-      effective = null;
-    }
-    return settingsOf(state, effective);
-  }
-
   async #row(): Promise<SessionRow> {
     const row = await this.#services.storage.getSession(this.sessionId);
     if (row === null) throw new ActorStoppedError(this.sessionId);
     return row;
-  }
-
-  /** The status changes: clients hear of it only when it differs (a storage retry that fails again sets the same). */
-  #setStatus(status: SessionStatus): void {
-    if (sameStatus(this.#status, status)) return;
-    this.#status = status;
-    this.#supervisor.statusChanged(this, status);
-    publishEvent(this.feed, "status", {
-      phase: status.phase,
-      run_id: status.run_id,
-      interrupt_requested: status.interrupt_requested,
-      blocking_reason: status.blocking_reason === null ? null : { ...status.blocking_reason },
-    });
   }
 
   /** Queue a task; a stopped actor refuses new work. */
@@ -582,18 +466,6 @@ export class SessionActor {
     this.#stop("crashed");
     this.#supervisor.crashed(this, error);
   }
-}
-
-/** What a snapshot is made of, taken in the mailbox; its history is read from `log` afterwards. */
-interface SnapshotParts {
-  log: HistoryLog;
-  row: SessionRow;
-  status: SessionStatus;
-  cursor: StreamCursor;
-  pending: InputRow[];
-  approvals: { pending: PendingApproval[]; policy: ApprovalPolicy | null };
-  settings: SessionSettings;
-  context: SessionContext | null;
 }
 
 /**

@@ -11,9 +11,15 @@
  *   (interrupt, crash) leaves nothing whose outcome is unknown.
  * - `ask_user` always asks; an `allow` answer's `message` is the tool's result.
  *
- * Boundary rule: owned by the turn scheduler. Everything it writes runs in the actor's mailbox
+ * How a waiting call meets its answer: the call waits on the log, not on whoever answers. The
+ * gate hears every commit of the session (it observes the log writer): it tells the clients of
+ * the approval entries in it, then wakes each call whose answer the replay now holds. So an
+ * answer, whoever commits it (a client, a remembered rule, a turn's end), reaches the waiting
+ * call the same way, only once durable; a call that stops waiting (its turn aborted) leaves.
+ *
+ * Boundary rule: everything it writes runs in the session's mailbox (`SessionPort.serialize`)
  * through the log writer; `beforeToolCall` runs in the turn (outside the mailbox) and only
- * reads the replay or waits to be woken.
+ * reads the replay or waits.
  */
 
 import type { ApprovalAnswerBody, ApprovalRecord, PendingApproval } from "../../api/approvals.js";
@@ -23,15 +29,14 @@ import type {
   RestoredState,
 } from "../../log/collect-state.js";
 import type { LogEntry } from "../../log/entries.js";
+import type { PlacedEntry } from "../../log/session-writer.js";
 import type { ApprovalPolicy, ApprovalResolver, MatchedRule } from "../../model/approval-policy.js";
 import { type Item, type ToolCallItem, type ToolResultItem, toolResult } from "../../model/items.js";
 import type { BeforeToolCallAction } from "../../worker/index.js";
 import { ApprovalAnswerInvalidError, ApprovalConflictError, ApprovalUnknownError } from "../errors.js";
 import { boundText } from "../history/bounded-entry.js";
 import { openToolCalls } from "../session/open-tool-calls.js";
-import { publishEvent } from "../session/publish-event.js";
-import type { SessionLogWriter } from "../session/session-log-writer.js";
-import type { SessionFeed } from "../stream/session-feed.js";
+import type { SessionPort } from "../session/session-port.js";
 import { askUserToolName, judgeCall, rememberedRule, ruleCovers } from "./approval-policy.js";
 import { questionOf } from "./ask-user-tool.js";
 import {
@@ -53,34 +58,32 @@ export interface TurnPolicy {
   tools: ReadonlySet<string>;
 }
 
-export interface ApprovalGateContext {
-  sessionId: string;
-  log: SessionLogWriter;
-  feed: SessionFeed;
-  now(): number;
-  /** Run `task` in the actor's mailbox. */
-  task<T>(task: () => Promise<T> | T): Promise<T>;
-  /** Calls started or stopped waiting (the status says whether the session waits). */
-  changed(): void;
+/** A call of a turn waiting for its answer. */
+interface Waiter {
+  callId: string;
+  wake(answer: ResolvedApproval): void;
 }
 
 export class ApprovalGate {
-  readonly #ctx: ApprovalGateContext;
-  readonly #waiters = new Map<string, Array<(answer: ResolvedApproval) => void>>();
+  readonly #port: SessionPort;
+  /** The calls waiting now: each added by its own turn, removed when woken or when its turn stops. */
+  readonly #waiters = new Set<Waiter>();
 
-  constructor(context: ApprovalGateContext) {
-    this.#ctx = context;
+  /** The gate of the session behind `port`; it hears every commit of its log from now on. */
+  constructor(port: SessionPort) {
+    this.#port = port;
+    port.log.observe({ committed: (placed) => this.#committed(placed) });
   }
 
   /** Whether any call waits for an answer. */
   get waiting(): boolean {
-    return this.#ctx.log.state.pending_approvals.length > 0;
+    return this.#port.log.state.pending_approvals.length > 0;
   }
 
   /** The waiting calls as a snapshot lists them. */
   pending(): PendingApproval[] {
-    const { history } = this.#ctx.log.state;
-    return this.#ctx.log.state.pending_approvals.map((request) => pendingJson(request, history));
+    const { history } = this.#port.log.state;
+    return this.#port.log.state.pending_approvals.map((request) => pendingJson(request, history));
   }
 
   /**
@@ -96,50 +99,50 @@ export class ApprovalGate {
       if (args === null) continue;
       const rule = this.#ruleFor(item, args, policy);
       if (rule?.action !== "ask") continue;
-      entries.push(requestEntry(item, rule, this.#ctx.now(), turnId));
+      entries.push(requestEntry(item, rule, this.#port.now(), turnId));
     }
     return entries;
   }
 
   /**
-   * After a commit: tell the clients about its approval entries and wake whoever waits on an
-   * answer; then `changed` (unless the caller sets the status itself).
+   * After each commit of the session: tell the clients of its approval entries, then wake the
+   * calls whose answer the replay now holds.
    */
-  announce(entries: readonly LogEntry[], options: { statusChange?: boolean } = {}): void {
-    const { feed, log } = this.#ctx;
-    let any = false;
-    for (const entry of entries) {
+  #committed(placed: readonly PlacedEntry[]): void {
+    const { log } = this.#port;
+    let answered = false;
+    for (const { entry } of placed) {
       if (entry.kind === "approval_requested") {
         const request = log.state.pending_approvals.find((pending) => pending.call_id === entry.call_id);
         if (request !== undefined)
-          publishEvent(feed, "approval_requested", pendingJson(request, log.state.history));
-        any = true;
+          this.#port.publish("approval_requested", pendingJson(request, log.state.history));
       } else if (entry.kind === "approval_resolved") {
         const answer = log.state.approval_decisions[entry.call_id];
         if (answer === undefined) continue;
-        publishEvent(feed, "approval_resolved", { ...recordJson(answer), run_id: entry.turn_id ?? null });
-        this.#wake(answer);
-        any = true;
+        this.#port.publish("approval_resolved", { ...recordJson(answer), run_id: entry.turn_id ?? null });
+        answered = true;
       }
     }
-    if (any && options.statusChange !== false) this.#ctx.changed();
+    if (answered) this.#wake();
   }
 
   /**
    * The interceptor hook of a turn: run, refuse or wait. A call already answered takes its
    * answer; a call with a logged request waits for one; any other call is judged now (and, if
-   * it must wait, its request is logged first).
+   * it must wait, its request is logged first). `signal`: the turn's; once it aborts the call
+   * waits no more (the loop has given up on it).
    */
   async beforeToolCall(
     call: ToolCallItem,
     policy: TurnPolicy,
     turnId: string,
+    signal?: AbortSignal,
   ): Promise<BeforeToolCallAction> {
-    const { log } = this.#ctx;
+    const { log } = this.#port;
     const answered = log.state.approval_decisions[call.call_id];
     if (answered !== undefined) return answeredAction(call, answered);
     if (log.state.pending_approvals.some((request) => request.call_id === call.call_id)) {
-      return answeredAction(call, await this.#answerOf(call.call_id));
+      return answeredAction(call, await this.#answerOf(call.call_id, signal));
     }
     const rule = this.#ruleFor(call, parseArguments(call.arguments) ?? {}, policy);
     if (rule === null) {
@@ -154,13 +157,11 @@ export class ApprovalGate {
       case "deny":
         return { action: "result", result: { output: deniedByPolicy(rule), is_error: true } };
       case "ask":
-        await this.#ctx.task(async () => {
+        await this.#port.serialize(async () => {
           if (Object.hasOwn(log.state.approval_decisions, call.call_id)) return;
-          const entries = [requestEntry(call, rule, this.#ctx.now(), turnId)];
-          await log.commit(entries);
-          this.announce(entries);
+          await log.commit([requestEntry(call, rule, this.#port.now(), turnId)]);
         });
-        return answeredAction(call, await this.#answerOf(call.call_id));
+        return answeredAction(call, await this.#answerOf(call.call_id, signal));
       default: {
         const unknown: never = rule.action;
         throw new Error(`unknown approval action ${String(unknown)}`);
@@ -175,7 +176,7 @@ export class ApprovalGate {
    * answers the other waiting calls it covers.
    */
   async answer(callId: string, body: ApprovalAnswerBody): Promise<ApprovalRecord> {
-    const { log, sessionId } = this.#ctx;
+    const { log, sessionId } = this.#port;
     const recorded = log.state.approval_decisions[callId];
     if (recorded !== undefined) {
       if (recorded.decision !== body.decision)
@@ -195,7 +196,7 @@ export class ApprovalGate {
     const args = argumentsOf(log.state.history, callId);
     const remember =
       body.remember === true && !isQuestion ? rememberedRule(request.tool, args, body.decision) : undefined;
-    const now = this.#ctx.now();
+    const now = this.#port.now();
     const entries: LogEntry[] = [
       {
         kind: "approval_resolved",
@@ -217,7 +218,6 @@ export class ApprovalGate {
       }
     }
     await log.commit(entries);
-    this.announce(entries);
     return recordJson(log.state.approval_decisions[callId]!);
   }
 
@@ -226,12 +226,7 @@ export class ApprovalGate {
    * Empty when nothing waits.
    */
   closingEntries(by: "interrupt" | "turn_end", turnId: string): LogEntry[] {
-    return waitingCallsClosed(this.#ctx.log.state, by, turnId, this.#ctx.now());
-  }
-
-  /** The turn is over: nobody waits on an answer any more. */
-  turnEnded(): void {
-    this.#waiters.clear();
+    return waitingCallsClosed(this.#port.log.state, by, turnId, this.#port.now());
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -243,7 +238,7 @@ export class ApprovalGate {
         ? null
         : { source: "ask_user", tool: call.name, pattern: null, action: "ask" };
     }
-    const { state } = this.#ctx.log;
+    const { state } = this.#port.log;
     return judgeCall(
       {
         config: policy.config,
@@ -255,22 +250,26 @@ export class ApprovalGate {
     );
   }
 
-  /** The answer to a call: the recorded one, or the next one logged. */
-  #answerOf(callId: string): Promise<ResolvedApproval> {
-    const answered = this.#ctx.log.state.approval_decisions[callId];
+  /** The answer to a call: the recorded one, or the one a later commit brings (none once `signal` aborts). */
+  #answerOf(callId: string, signal: AbortSignal | undefined): Promise<ResolvedApproval> {
+    const answered = this.#port.log.state.approval_decisions[callId];
     if (answered !== undefined) return Promise.resolve(answered);
     return new Promise((resolve) => {
-      const list = this.#waiters.get(callId) ?? [];
-      list.push(resolve);
-      this.#waiters.set(callId, list);
+      const waiter: Waiter = { callId, wake: resolve };
+      this.#waiters.add(waiter);
+      signal?.addEventListener("abort", () => this.#waiters.delete(waiter), { once: true });
     });
   }
 
-  #wake(answer: ResolvedApproval): void {
-    const list = this.#waiters.get(answer.call_id);
-    if (list === undefined) return;
-    this.#waiters.delete(answer.call_id);
-    for (const resolve of list) resolve(answer);
+  /** Wake every waiting call whose answer the replay holds now. */
+  #wake(): void {
+    const decisions = this.#port.log.state.approval_decisions;
+    for (const waiter of [...this.#waiters]) {
+      const answer = decisions[waiter.callId];
+      if (answer === undefined) continue;
+      this.#waiters.delete(waiter);
+      waiter.wake(answer);
+    }
   }
 }
 

@@ -5,7 +5,7 @@
  * entry) and what clients hear (`compaction_started`, `compaction_completed`,
  * `compaction_failed`; the snapshot's `context`).
  *
- * Boundary rule: the compaction is one log append, made through the actor's mailbox after the
+ * Boundary rule: the compaction is one log append, made through the session's mailbox after the
  * summary is in hand, so a crash or a failure at any earlier point leaves the session exactly as
  * it was. A compaction that would not make the context smaller is refused, never written. Only
  * one compaction runs at a time per session.
@@ -21,11 +21,9 @@ import type { Usage } from "../../model/usage.js";
 import { isContextOverflow, reportedContextWindow } from "../../providers/context-overflow.js";
 import { costOf, type ModelLimits } from "../../providers/model-limits.js";
 import { boundText } from "../history/bounded-entry.js";
-import { publishEvent } from "../session/publish-event.js";
-import type { SessionLogWriter } from "../session/session-log-writer.js";
+import type { SessionPort } from "../session/session-port.js";
 import type { BoundClient, SessionServices } from "../session/session-services.js";
 import type { SessionRow } from "../storage/sessions-table.js";
-import type { SessionFeed } from "../stream/session-feed.js";
 import { ContextAccount } from "./context-accounting.js";
 import { summarizeItems } from "./context-summary.js";
 
@@ -38,15 +36,8 @@ const minimumGain = 0.1;
 /** Share of the usable prompt the summary may take. */
 const summaryShare = 0.15;
 
-/** What the compactor needs from its actor. */
-export interface CompactorContext {
-  sessionId: string;
-  services: SessionServices;
-  feed: SessionFeed;
-  log: SessionLogWriter;
-  /** Run `task` in the actor's mailbox. */
-  task<T>(task: () => Promise<T> | T): Promise<T>;
-}
+/** The limits and prices of the model a session's settings resolve to (null: no provider configured). */
+export type LimitsOf = SessionServices["limitsOf"];
 
 /** The compaction hooks of one turn (see compacting-run.ts). */
 export interface TurnCompaction {
@@ -94,12 +85,14 @@ function budgets(limits: ModelLimits, maxTokens: number | undefined, overhead: n
 
 export class SessionCompactor {
   readonly account = new ContextAccount();
-  readonly #ctx: CompactorContext;
+  readonly #port: SessionPort;
+  readonly #limitsOf: LimitsOf;
   #running: AbortController | null = null;
   #lastError: string | null = null;
 
-  constructor(context: CompactorContext) {
-    this.#ctx = context;
+  constructor(port: SessionPort, limitsOf: LimitsOf) {
+    this.#port = port;
+    this.#limitsOf = limitsOf;
   }
 
   /** Whether a compaction is running. */
@@ -122,18 +115,18 @@ export class SessionCompactor {
     this.account.setOverhead(systemPrompt, tools);
     const limits = budgets(bound.limits, bound.requestConfig.max_tokens, this.account.overhead);
     return {
-      due: () => this.account.size(this.#ctx.log.state).tokens >= limits.trigger && !this.running,
+      due: () => this.account.size(this.#port.log.state).tokens >= limits.trigger && !this.running,
       beforeRequest: async (items, signal) => {
-        const size = this.account.size(this.#ctx.log.state);
+        const size = this.account.size(this.#port.log.state);
         let sent: Item[] | undefined;
         if (size.tokens >= limits.trigger && !this.running) {
           const written = await this.#compactQuietly("auto", bound, turnId, signal);
-          if (written) sent = [...this.#ctx.log.state.history];
+          if (written) sent = [...this.#port.log.state.history];
         }
         this.account.sending(sent ?? items);
         return sent;
       },
-      observeUsage: (usage) => this.account.observe(this.#ctx.log.state, usage),
+      observeUsage: (usage) => this.account.observe(this.#port.log.state, usage),
       isOverflow: (error) => error instanceof LlmClientError && isContextOverflow(error),
       compactAfterOverflow: (signal, error) =>
         this.#compactQuietly("overflow", this.#withObservedWindow(bound, error), turnId, signal),
@@ -148,7 +141,7 @@ export class SessionCompactor {
   startManual(bound: BoundClient, plan: CompactionPlan, done: () => void): ManualCompaction {
     const controller = new AbortController();
     this.#running = controller;
-    const before = this.account.size(this.#ctx.log.state).tokens;
+    const before = this.account.size(this.#port.log.state).tokens;
     void this.#run("manual", bound, null, plan, before, controller.signal)
       .catch((error: unknown) => this.#failed("manual", null, error))
       .finally(() => {
@@ -160,7 +153,7 @@ export class SessionCompactor {
 
   /** The cut a compaction would make now for `bound`'s model, or null when nothing would be summarized. */
   plan(bound: BoundClient): CompactionPlan | null {
-    const { log } = this.#ctx;
+    const { log } = this.#port;
     return planCompaction({
       items: log.state.history,
       positions: log.state.history_positions,
@@ -173,9 +166,9 @@ export class SessionCompactor {
 
   /** The snapshot's `context` for the session's row (null when no provider is configured). */
   context(row: SessionRow): SessionContext | null {
-    const limits = this.#ctx.services.limitsOf(row.providerProfile, row.model);
+    const limits = this.#limitsOf(row.providerProfile, row.model);
     if (limits === null) return null;
-    const state = this.#ctx.log.state;
+    const state = this.#port.log.state;
     const size = this.account.size(state);
     const last = state.last_compaction;
     const usage = row.usage;
@@ -243,7 +236,7 @@ export class SessionCompactor {
     signal.addEventListener("abort", forward, { once: true });
     this.#running = controller;
     try {
-      const before = this.account.size(this.#ctx.log.state).tokens;
+      const before = this.account.size(this.#port.log.state).tokens;
       return await this.#run(trigger, bound, turnId, plan, before, controller.signal);
     } catch (error) {
       if (signal.aborted) throw error;
@@ -264,9 +257,10 @@ export class SessionCompactor {
     before: number,
     signal: AbortSignal,
   ): Promise<boolean> {
-    const { feed, log, services, sessionId } = this.#ctx;
+    const port = this.#port;
+    const { log } = port;
     const shares = budgets(bound.limits, bound.requestConfig.max_tokens, this.account.overhead);
-    publishEvent(feed, "compaction_started", {
+    port.publish("compaction_started", {
       run_id: turnId,
       trigger,
       before_tokens: before,
@@ -290,7 +284,7 @@ export class SessionCompactor {
     const after = Math.max(summaryTokens + plan.keptTokens, before - plan.summarizedTokens + summaryTokens);
     const entry: LogEntry = {
       kind: "compaction",
-      ts: services.now(),
+      ts: port.now(),
       summary: result.summary,
       first_kept_position: plan.firstKeptPosition,
       before_tokens: before,
@@ -299,16 +293,16 @@ export class SessionCompactor {
       model: bound.model,
       ...(turnId === null ? {} : { turn_id: turnId }),
     };
-    const placed = await this.#ctx.task(async () => {
+    const placed = await port.serialize(async () => {
       signal.throwIfAborted();
       return log.commit([entry], { usage: result.usage });
     });
     this.#lastError = null;
-    services.logger.info(
-      { session: sessionId, trigger, before, after, requests: result.requests },
+    port.logger.info(
+      { session: port.sessionId, trigger, before, after, requests: result.requests },
       "compacted a session's context",
     );
-    publishEvent(feed, "compaction_completed", {
+    port.publish("compaction_completed", {
       run_id: turnId,
       trigger,
       before_tokens: before,
@@ -322,11 +316,8 @@ export class SessionCompactor {
   #failed(trigger: CompactionTrigger, turnId: string | null, error: unknown): void {
     const message = error instanceof Error ? error.message : String(error);
     this.#lastError = message;
-    this.#ctx.services.logger.warn(
-      { session: this.#ctx.sessionId, trigger, err: error },
-      "a compaction failed",
-    );
-    publishEvent(this.#ctx.feed, "compaction_failed", {
+    this.#port.logger.warn({ session: this.#port.sessionId, trigger, err: error }, "a compaction failed");
+    this.#port.publish("compaction_failed", {
       run_id: turnId,
       trigger,
       message: boundText(message).text,

@@ -11,20 +11,22 @@ import type { JsonObject } from "../../model/json.js";
 import { InputUnknownError } from "../errors.js";
 import { type Admission, type InputRow, type NewInput, pendingReceipt } from "../storage/inputs-table.js";
 import type { InputCancellation, SessionStorage } from "../storage/session-storage.js";
-import type { SessionFeed } from "../stream/session-feed.js";
-import { publishEvent } from "./publish-event.js";
+import type { SessionOutlet } from "./session-outlet.js";
 
 export class InputQueue {
-  constructor(
-    readonly sessionId: string,
-    private readonly storage: SessionStorage,
-    private readonly feed: SessionFeed,
-    private readonly now: () => number,
-  ) {}
+  readonly sessionId: string;
+  readonly #outlet: SessionOutlet;
+  readonly #storage: SessionStorage;
+
+  constructor(outlet: SessionOutlet, storage: SessionStorage) {
+    this.sessionId = outlet.sessionId;
+    this.#outlet = outlet;
+    this.#storage = storage;
+  }
 
   /** Admit an input (or recognise a retry of one); a new one is announced on the stream. */
   async admit(inputId: string, intent: InputIntent, clientId: string | null): Promise<Admission> {
-    const admission = await this.storage.admitInput(this.#newInput(inputId, intent, clientId));
+    const admission = await this.#storage.admitInput(this.#newInput(inputId, intent, clientId));
     if (admission.created) this.announce(admission.receipt);
     return admission;
   }
@@ -57,45 +59,45 @@ export class InputQueue {
 
   /** Tell the stream an input was admitted (its receipt, pending). */
   announce(receipt: InputReceipt): void {
-    publishEvent(this.feed, "input", { input: receipt });
+    this.#outlet.publish("input", { input: receipt });
   }
 
   /** The inputs waiting, in acceptance order. */
   pending(): Promise<InputRow[]> {
-    return this.storage.pendingInputs(this.sessionId);
+    return this.#storage.pendingInputs(this.sessionId);
   }
 
   /** Cancel one waiting input ("not_pending" when it was delivered or cancelled before). */
   async cancel(inputId: string): Promise<InputCancellation> {
-    const result = await this.storage.cancelInput(this.sessionId, inputId);
+    const result = await this.#storage.cancelInput(this.sessionId, inputId);
     if (result === "cancelled") await this.publish([inputId]);
     return result;
   }
 
   /** Cancel every waiting input with acceptance order <= `order`; their ids. */
   async cancelThrough(order: number): Promise<string[]> {
-    const cancelled = await this.storage.cancelInputsThrough(this.sessionId, order);
+    const cancelled = await this.#storage.cancelInputsThrough(this.sessionId, order);
     await this.publish(cancelled);
     return cancelled;
   }
 
   /** The receipt of one of this session's inputs (`InputUnknownError` when it has none such). */
   async receipt(inputId: string): Promise<InputReceipt> {
-    const receipt = await this.storage.getReceipt(this.sessionId, inputId);
+    const receipt = await this.#storage.getReceipt(this.sessionId, inputId);
     if (receipt === null) throw new InputUnknownError(this.sessionId, inputId);
     return receipt;
   }
 
   /** Announce receipts the caller built from what it just committed (see `deliveredReceipt`). */
   publishReceipts(receipts: readonly InputReceipt[]): void {
-    for (const receipt of receipts) publishEvent(this.feed, "input", { input: receipt });
+    for (const receipt of receipts) this.#outlet.publish("input", { input: receipt });
   }
 
   /** Announce the current receipts of `inputIds`, as stored (after a turn took, ended or abandoned them). */
   async publish(inputIds: readonly string[]): Promise<void> {
     for (const id of inputIds) {
-      const receipt = await this.storage.getReceipt(this.sessionId, id);
-      if (receipt !== null) publishEvent(this.feed, "input", { input: receipt });
+      const receipt = await this.#storage.getReceipt(this.sessionId, id);
+      if (receipt !== null) this.#outlet.publish("input", { input: receipt });
     }
   }
 
@@ -107,7 +109,7 @@ export class InputQueue {
       kind: intent.kind,
       intent: intentJson(intent),
       clientId,
-      acceptedAt: this.now(),
+      acceptedAt: this.#outlet.now(),
     };
   }
 }

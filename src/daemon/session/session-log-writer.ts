@@ -24,35 +24,48 @@ import type { HistoryLog } from "../history/history-log.js";
 import { extendPreview } from "../history/preview.js";
 import { projectEntry, recordToolNames, type ToolNames } from "../history/project-history.js";
 import type { RowWrites, SessionStorage, StoredSessionWriter } from "../storage/session-storage.js";
-import type { SessionFeed } from "../stream/session-feed.js";
 import { anchoredLog } from "./anchored-log.js";
-import { publishEvent } from "./publish-event.js";
-import type { SessionLogger } from "./session-services.js";
+import type { SessionOutlet } from "./session-outlet.js";
 
-export interface SessionLogWriterOptions {
+/** Where a session's log is kept: the storage, the log's writer from it, the preview as stored. */
+export interface LogPlace {
   storage: SessionStorage;
   writer: StoredSessionWriter;
-  feed: SessionFeed;
   preview: SessionPreview;
-  logger: SessionLogger;
-  now(): number;
-  /** Called after each commit (the session's summary changed). */
-  committed(): void;
-  /** Called once when the log is found corrupt. */
-  corrupted(error: LogCorruptError): void;
 }
 
-/** What a caller of `SessionLogWriter.commit` hears besides its result. */
-export interface CommitHooks {
-  /** The transaction committed; the writer's state holds its entries; not yet durable. Must not throw. */
-  written?: () => void;
-  /** The commit is durable; none of its events went out yet. */
-  durable?: () => void;
+/** What a part of the session hears of every commit (see `SessionLogWriter.observe`). */
+export interface LogObserver {
+  /** A commit is durable and its events went out: the entries it stored, held ones first. */
+  committed?(placed: readonly PlacedEntry[]): void;
+  /** The log was found corrupt (once): nothing more will be written. */
+  corrupted?(error: LogCorruptError): void;
+}
+
+/** A commit under way (see `SessionLogWriter.begin`). */
+export interface PendingCommit {
+  /**
+   * The transaction committed and the replayed state holds the entries, possibly before they
+   * are durable: work without side effects may start (a turn's model request). Rejects as
+   * `durable` does when the commit fails before.
+   */
+  written: Promise<void>;
+  /** The commit is durable and published: where the entries (not the held ones) were stored. */
+  durable: Promise<PlacedEntry[]>;
+}
+
+/** What a commit publishes besides its entries. */
+export interface CommitOptions {
+  /** Published once the commit is durable, before any event of its own (an input's pending receipt). */
+  announce?: () => void;
 }
 
 export class SessionLogWriter {
   readonly sessionId: string;
-  readonly #options: SessionLogWriterOptions;
+  readonly #outlet: SessionOutlet;
+  readonly #storage: SessionStorage;
+  readonly #writer: StoredSessionWriter;
+  readonly #observers: LogObserver[] = [];
   readonly #toolNames: ToolNames = new Map();
   /** Verified points of the log (what it was read as at load, and every commit since). */
   readonly #checkpoints: ChainCheckpoints;
@@ -62,12 +75,19 @@ export class SessionLogWriter {
   #held: LogEntry[] = [];
 
   /** A writer over the session's whole log, just read and verified as `entries`. */
-  constructor(options: SessionLogWriterOptions, entries: readonly PositionedEntry[]) {
-    this.sessionId = options.writer.sessionId;
-    this.#options = options;
-    this.#preview = options.preview;
+  constructor(outlet: SessionOutlet, place: LogPlace, entries: readonly PositionedEntry[]) {
+    this.sessionId = place.writer.sessionId;
+    this.#outlet = outlet;
+    this.#storage = place.storage;
+    this.#writer = place.writer;
+    this.#preview = place.preview;
     this.#checkpoints = ChainCheckpoints.ofVerified(entries);
     for (const { entry } of entries) recordToolNames(entry, this.#toolNames);
+  }
+
+  /** Hear of every commit from now on, and of the log found corrupt (observers are told in the order they came). */
+  observe(observer: LogObserver): void {
+    this.#observers.push(observer);
   }
 
   /**
@@ -75,19 +95,17 @@ export class SessionLogWriter {
    * and anchored on this writer's checkpoints, so they need no ordering with later commits.
    */
   historyLog(): HistoryLog {
-    return anchoredLog(this.sessionId, this.#options.storage, this.#checkpoints, (error) =>
-      this.markCorrupt(error),
-    );
+    return anchoredLog(this.sessionId, this.#storage, this.#checkpoints, (error) => this.markCorrupt(error));
   }
 
   /** The replay of the log (read it; commits change it). */
   get state(): Readonly<RestoredState> {
-    return this.#options.writer.state;
+    return this.#writer.state;
   }
 
   /** Position of the last entry. */
   get position(): number {
-    return this.#options.writer.position;
+    return this.#writer.position;
   }
 
   get preview(): SessionPreview {
@@ -96,8 +114,8 @@ export class SessionLogWriter {
 
   /** Where `entries` would be stored if committed now (after the held entries, if any). */
   placed(entries: readonly LogEntry[]): PlacedEntry[] {
-    if (this.#held.length === 0) return this.#options.writer.placed(entries);
-    return this.#options.writer.placed([...this.#held, ...entries]).slice(this.#held.length);
+    if (this.#held.length === 0) return this.#writer.placed(entries);
+    return this.#writer.placed([...this.#held, ...entries]).slice(this.#held.length);
   }
 
   /** Whether entries wait to be committed with the next append. */
@@ -108,7 +126,8 @@ export class SessionLogWriter {
   /**
    * Accept `entries` without writing them yet: the next `commit` (of anything) writes them
    * first, in its own transaction, and publishes them then. Nothing of theirs is durable or
-   * visible until then; the replayed state does not hold them either.
+   * visible until then; the replayed state does not hold them either. Needs no mailbox: a
+   * commit in flight writes only what was held when it began.
    */
   hold(entries: readonly LogEntry[]): void {
     if (this.#corrupt !== null) throw this.#corrupt;
@@ -133,14 +152,15 @@ export class SessionLogWriter {
     this.#corrupt = error;
     // Nothing more is written: what was held can never be.
     this.#held = [];
-    this.#options.logger.error({ session: this.sessionId, err: error }, "session log failed verification");
-    this.#options.corrupted(error);
+    this.#outlet.logger.error({ session: this.sessionId, err: error }, "session log failed verification");
+    for (const observer of this.#observers) observer.corrupted?.(error);
   }
 
   /** The log must still verify as far as known, and end where this writer left it (a cheap check). */
   async checkIntact(): Promise<void> {
     if (this.#corrupt !== null) throw this.#corrupt;
-    const { storage, writer } = this.#options;
+    const storage = this.#storage;
+    const writer = this.#writer;
     let stored: Awaited<ReturnType<SessionStorage["readLogHead"]>>;
     try {
       stored = await storage.readLogHead(this.sessionId);
@@ -183,7 +203,7 @@ export class SessionLogWriter {
     if (head === null) return;
     let stored: Awaited<ReturnType<SessionStorage["readLogHead"]>>;
     try {
-      stored = await this.#options.storage.readLogHead(this.sessionId);
+      stored = await this.#storage.readLogHead(this.sessionId);
     } catch (error) {
       if (error instanceof LogCorruptError) this.markCorrupt(error);
       throw error;
@@ -207,54 +227,78 @@ export class SessionLogWriter {
 
   /**
    * Append the held entries and `entries` with `writes` (plus the preview and the activity
-   * time) in one transaction, then publish them. With no entries at all, `writes` are committed
-   * alone. Returns where `entries` (not the held ones) were stored. `hooks.written` runs once the
-   * transaction committed, with the writer's state holding the entries, possibly before they
-   * are durable (work without side effects may start then); `hooks.durable` once durable, before
-   * any event of the append goes out.
+   * time) in one transaction, then publish them; resolves once durable and published, with
+   * where `entries` (not the held ones) were stored. With no entries at all, `writes` are
+   * committed alone.
    */
-  async commit(
+  commit(
     entries: readonly LogEntry[],
     writes: RowWrites = {},
-    hooks: CommitHooks = {},
+    options: CommitOptions = {},
+  ): Promise<PlacedEntry[]> {
+    return this.#commit(entries, writes, options, undefined);
+  }
+
+  /**
+   * Start a commit as `commit` does, and tell its caller apart when it is written (the
+   * replayed state holds it; not yet durable) and when it is durable and published.
+   */
+  begin(entries: readonly LogEntry[], writes: RowWrites = {}, options: CommitOptions = {}): PendingCommit {
+    let markWritten: () => void = () => undefined;
+    const written = new Promise<void>((resolve) => {
+      markWritten = resolve;
+    });
+    const durable = this.#commit(entries, writes, options, () => markWritten());
+    return { written: Promise.race([written, durable.then(() => undefined)]), durable };
+  }
+
+  async #commit(
+    entries: readonly LogEntry[],
+    writes: RowWrites,
+    options: CommitOptions,
+    written: (() => void) | undefined,
   ): Promise<PlacedEntry[]> {
     if (this.#corrupt !== null) throw this.#corrupt;
-    const { storage, writer, feed, now } = this.#options;
+    const writer = this.#writer;
     const held = this.#held.length;
     const all = held === 0 ? entries : [...this.#held, ...entries];
     if (all.length === 0) {
-      await storage.writeRows(this.sessionId, { ...writes, activityAt: now() });
-      hooks.written?.();
-      hooks.durable?.();
+      await this.#storage.writeRows(this.sessionId, { ...writes, activityAt: this.#outlet.now() });
+      written?.();
+      options.announce?.();
       return [];
     }
     const preview = extendPreview(this.#preview, writer.placed(all));
-    const written = hooks.written;
     let placed: PlacedEntry[];
     try {
       placed = await writer.append(
         all,
-        { ...writes, preview, activityAt: now() },
+        { ...writes, preview, activityAt: this.#outlet.now() },
         written === undefined ? {} : { onWritten: () => written() },
       );
     } catch (error) {
       this.#noticeCorruption(error);
       throw error;
     }
-    // Only what was held when the append began: nothing else may hold while it is in flight.
+    // Only what was held when the append began: a hold while it was in flight waits for the next.
     this.#held.splice(0, held);
-    hooks.durable?.();
+    options.announce?.();
     this.#preview = preview;
     if (writer.headHash !== null)
       this.#checkpoints.advance({ position: writer.position, hash: writer.headHash });
+    this.#publish(placed);
+    for (const observer of this.#observers) observer.committed?.(placed);
+    return placed.slice(held);
+  }
+
+  /** One `message` event per history entry of what was stored, then `committed`. */
+  #publish(placed: readonly PlacedEntry[]): void {
     for (const item of placed) {
       for (const projected of projectEntry(item, this.#toolNames)) {
-        publishEvent(feed, "message", { entry: boundEntry(projected, this.sessionId) });
+        this.#outlet.publish("message", { entry: boundEntry(projected, this.sessionId) });
       }
     }
-    publishEvent(feed, "committed", { high_water: writer.position });
-    this.#options.committed();
-    return placed.slice(held);
+    this.#outlet.publish("committed", { high_water: this.#writer.position });
   }
 
   /** A corrupt read or another writer's append seen while committing makes the session corrupt. */

@@ -14,8 +14,7 @@ import { waitingCallsClosed } from "../approval/approval-gate.js";
 import { knownResult } from "../approval/call-outcomes.js";
 import type { InputQueue } from "../session/input-queue.js";
 import { closeOpenCalls, type KnownResult } from "../session/open-tool-calls.js";
-import type { SessionLogWriter } from "../session/session-log-writer.js";
-import type { SessionServices } from "../session/session-services.js";
+import type { SessionPort } from "../session/session-port.js";
 import type { TurnRow } from "../storage/turns-table.js";
 
 /** The note the model reads after a daemon restart cut a turn short. */
@@ -25,14 +24,6 @@ export const restartNoteText =
 
 /** The run outcome's message of a turn ended interrupted at recovery (the same as a live interrupt's). */
 export const interruptedOutcomeMessage = "Cancelled";
-
-/** What ending a cut turn needs of its session. */
-export interface RecoveryContext {
-  sessionId: string;
-  services: SessionServices;
-  log: SessionLogWriter;
-  inputs: InputQueue;
-}
 
 /** What recovery reads of the session's replayed log. */
 export type RecoveryView = Pick<
@@ -106,12 +97,13 @@ export function recoverCutTurn(
  * new turn when it `continues`); the entries it committed.
  */
 export async function endCutTurn(
-  ctx: RecoveryContext,
+  port: SessionPort,
+  inputs: InputQueue,
   turn: TurnRow,
   workspace: string,
 ): Promise<TurnRecovery> {
-  const { log, services, sessionId, inputs } = ctx;
-  const now = services.now();
+  const { log, sessionId } = port;
+  const now = port.now();
   const recovery = recoverCutTurn(
     { id: turn.id, interruptRequested: turn.interruptRequestedAt !== null },
     log.state,
@@ -121,7 +113,7 @@ export async function endCutTurn(
   await log.commit(recovery.entries, {
     endTurn: { id: turn.id, state: recovery.state, endedAt: now, error: null },
   });
-  services.logger.info(
+  port.logger.info(
     { session: sessionId, turn: turn.id, state: recovery.state },
     recovery.state === "interrupted"
       ? "recovered a turn interrupted before a restart cut it short"

@@ -1,67 +1,44 @@
 /**
  * One turn of a session: the agent loop run over the session's own conversation (the replay of
- * its log, no copy) with its provider and tools, publishing live output to the feed.
+ * its log, no copy) with its provider and tools, publishing live output to the session's clients.
  *
  * Boundary rule: a TurnRun never writes storage itself; the conversation it is given appends
- * each step through the actor's log writer, and the loop awaits that, so a tool call is durable
- * before its tool starts. It reports how the turn ended; it never throws for the model's or a
- * tool's failures, only for bugs.
+ * each step through the session's log writer, and the loop awaits that, so a tool call is durable
+ * before its tool starts. It reports how the turn ended (turn-ending.ts); it never throws for
+ * the model's or a tool's failures, only for bugs.
  */
-import type { EndedTurnState } from "../../api/inputs.js";
-import type { SessionEventData } from "../../api/session-events.js";
-import type { RestoredState } from "../../log/collect-state.js";
-import type { Outcome } from "../../log/entries.js";
 import type { StreamEvent } from "../../model/events.js";
 import type { Item, ToolCallItem, ToolResultItem } from "../../model/items.js";
-import { LlmClientError } from "../../model/llm-client.js";
 import type { ToolDefinition, ToolMeta } from "../../model/tools.js";
 import { addUsage, type Usage } from "../../model/usage.js";
-import type { Conversation, WorkerError, WorkerResult } from "../../worker/index.js";
-import { refusalCode } from "../../worker/refusal.js";
+import type { Conversation, ConversationRunEnd } from "../../worker/index.js";
 import type { ApprovalGate, TurnPolicy } from "../approval/approval-gate.js";
 import { askUserTool } from "../approval/ask-user-tool.js";
 import { resumeWithCompaction } from "../compaction/compacting-run.js";
 import type { TurnCompaction } from "../compaction/compaction.js";
-import { boundText } from "../history/bounded-entry.js";
-import { repairHint } from "../session/context-repair.js";
-import { publishEvent } from "../session/publish-event.js";
+import type { SessionPort } from "../session/session-port.js";
 import type { BoundClient, SessionServices } from "../session/session-services.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import type { DeltaEventType } from "../stream/encoded-event.js";
-import type { SessionFeed } from "../stream/session-feed.js";
+import {
+  type AbortCause,
+  completedEnding,
+  endingOfError,
+  failedEnding,
+  type TurnEnding,
+} from "./turn-ending.js";
+import { toolEventData, usageEventData } from "./turn-events.js";
 
-/**
- * Why a turn was stopped from outside: a user's interrupt, the actor stopping, the daemon
- * shutting down, a step the storage could not write, or a log found changed behind its back.
- */
-export type AbortCause = "interrupted" | "crashed" | "shutdown" | "storage" | "corrupt";
-
-/** How a turn ended, for the log, the turns table and the stream. */
-export interface TurnEnding {
-  state: EndedTurnState;
-  outcome: Outcome;
-  interrupted: boolean;
-  requestCount: number;
-  /** Token usage of every model request of the turn, added up. */
-  usage: Usage;
-  error?: { code: string; message: string };
-  /**
-   * The model refused the turn: its entries leave the context of later requests (a refused turn
-   * sent again is refused again). `detail`: the refusal's text.
-   */
-  refused?: { detail: string };
-}
+export type { AbortCause, TurnEnding } from "./turn-ending.js";
 
 export interface TurnRunOptions {
   id: string;
   inputIds: readonly string[];
-  services: SessionServices;
+  /** What the daemon gives the turn: its client, its tools, config.json's settings, checkpoints. */
+  services: Pick<SessionServices, "bindClient" | "tools" | "turnSettings" | "checkpoint">;
   session: SessionRow;
-  /** The session's replay of its log: read as the run goes, grown only by `conversation`. */
-  state: Readonly<RestoredState>;
   /** The session's history, appending through its log writer. */
   conversation: Conversation;
-  feed: SessionFeed;
   /** The session's approvals: the turn's tool calls pass through it. */
   gate: ApprovalGate;
   /**
@@ -80,9 +57,18 @@ export interface TurnRunOptions {
   ) => TurnCompaction;
 }
 
+/** What a turn runs with once its client and tools are known. */
+interface Prepared {
+  bound: BoundClient;
+  /** The tool definitions the model is offered (made once: the compaction's budget counts them). */
+  offered: ReturnType<ToolDefinition>[];
+  maxToolRounds: number | null;
+}
+
 export class TurnRun {
   readonly id: string;
   readonly inputIds: readonly string[];
+  readonly #port: SessionPort;
   readonly #options: TurnRunOptions;
   readonly #abort = new AbortController();
   #abortCause: AbortCause | null = null;
@@ -98,10 +84,15 @@ export class TurnRun {
   /** Settles true on `release()`, false when the turn is aborted while still held. */
   readonly #released: Promise<boolean>;
   #settleRelease: (released: boolean) => void = () => undefined;
+  /** The workspace as the turn found it: taken once the model starts a tool call, null before. */
+  #checkpointed: Promise<void> | null = null;
+  #toolsCalled = false;
 
-  constructor(options: TurnRunOptions) {
+  /** A turn of the session behind `port` (not started: see `start`). */
+  constructor(port: SessionPort, options: TurnRunOptions) {
     this.id = options.id;
     this.inputIds = options.inputIds;
+    this.#port = port;
     this.#options = options;
     this.#held = options.held === true ? [] : null;
     this.#released = new Promise((resolve) => {
@@ -121,9 +112,9 @@ export class TurnRun {
 
   /** Publish a streamed delta now, or once released (no closure per delta on the common path). */
   #publishDelta(type: DeltaEventType, messageId: string, text: string): void {
-    const { feed } = this.#options;
-    if (this.#held === null) feed.publishDelta(type, this.id, messageId, text);
-    else this.#held.push(() => feed.publishDelta(type, this.id, messageId, text));
+    const port = this.#port;
+    if (this.#held === null) port.publishDelta(type, this.id, messageId, text);
+    else this.#held.push(() => port.publishDelta(type, this.id, messageId, text));
   }
 
   /** Publish now, or once released for a turn still held. */
@@ -163,6 +154,11 @@ export class TurnRun {
     return (this.#done ?? Promise.resolve()).catch(() => undefined);
   }
 
+  /** The turn's signal: aborted once it is stopped from outside. */
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
   /** Stop the turn: the provider request and running tools are aborted. `detail` says why, for the error event. */
   abort(cause: AbortCause, detail = ""): void {
     if (this.#abortCause !== null) return;
@@ -180,84 +176,104 @@ export class TurnRun {
   }
 
   async #run(): Promise<TurnEnding> {
-    const { services, session, state } = this.#options;
+    const prepared = await this.#prepare();
+    if ("state" in prepared) return prepared;
+    try {
+      const end = await this.#loop(prepared);
+      if ("error" in end) {
+        const abort =
+          this.#abortCause === null ? null : { cause: this.#abortCause, detail: this.#abortDetail };
+        return endingOfError(end.error, end.requestCount, this.#usage, abort);
+      }
+      return completedEnding(end.result, end.requestCount, end.interrupted, this.#usage);
+    } finally {
+      this.#port.flushDeltas();
+      if (this.#checkpointed !== null) {
+        await this.#checkpointed;
+        // Without a tool run nothing of the turn's can have changed the workspace.
+        await this.#options.services.checkpoint?.(
+          this.#options.session,
+          this.id,
+          this.#toolsCalled ? "after" : "after-unchanged",
+        );
+      }
+    }
+  }
+
+  /** The turn's client, tools and policy; how it ended when there are none. */
+  async #prepare(): Promise<Prepared | TurnEnding> {
+    const { services, session } = this.#options;
+    const { state } = this.#port.log;
     let bound: BoundClient;
     try {
       bound = services.bindClient(session.providerProfile, session.model, state.config);
     } catch (error) {
-      return this.#failed(state.turn_count, "provider_unconfigured", errorText(error));
+      return failedEnding(state.turn_count, this.#usage, "provider_unconfigured", errorText(error));
     }
     let tools: ToolDefinition[];
     try {
       tools = await services.tools(session);
     } catch (error) {
       // E.g. a workspace inside the daemon's home, from a session created before that was refused.
-      return this.#failed(state.turn_count, "workspace_refused", errorText(error));
+      return failedEnding(state.turn_count, this.#usage, "workspace_refused", errorText(error));
     }
-    // The workspace as the turn found it: taken once the model starts a tool call (while the
-    // rest of its answer streams) and waited for before any tool may change a file. A turn
-    // without tool calls cannot change the workspace and takes no checkpoint at all (a
-    // checkpoint is several git processes, the dearest part of a plain turn otherwise).
-    let checkpointed: Promise<void> | null = null;
-    const checkpointBefore = (): Promise<void> => {
-      checkpointed ??= services.checkpoint?.(session, this.id, "before") ?? Promise.resolve();
-      return checkpointed;
-    };
-    let toolsCalled = false;
     const settings = services.turnSettings(session);
-    const names = new Set<string>();
+    const offered = [...tools, askUserTool()].map((definition) => definition());
     this.#policy = {
       workspace: session.workspace,
       config: settings.configPolicy,
       profile: settings.profilePolicy,
-      tools: names,
+      tools: new Set(offered.map((made) => made.meta.name)),
     };
-    const policy = this.#policy;
+    return { bound, offered, maxToolRounds: settings.maxToolRounds };
+  }
+
+  /** The agent loop over the session's conversation; the turn's inputs are in the log already. */
+  #loop({ bound, offered, maxToolRounds }: Prepared): Promise<ConversationRunEnd> {
+    const { state } = this.#port.log;
     const { gate } = this.#options;
-    try {
-      // The turn's inputs are in the log already: resuming runs the model on them.
-      // Made once here: the compaction's budget counts the real definitions the loop sends.
-      const offered = [...tools, askUserTool()].map((definition) => definition());
-      for (const made of offered) names.add(made.meta.name);
-      const compaction = this.#afterRelease(
-        this.#options.compaction?.(
-          bound,
-          state.system_prompt,
-          offered.map((made) => made.meta),
-        ),
-      );
-      const end = await resumeWithCompaction(compaction, {
-        client: bound.client,
-        conversation: this.#options.conversation,
-        // Made once above, so the compaction's budget counts the same definitions the model gets.
-        tools: offered.map((made) => () => made),
-        systemPrompt: state.system_prompt,
-        requestConfig: bound.requestConfig,
-        requestCount: state.turn_count,
-        // Counted from this turn's start: a turn takes at most this many tool rounds, if capped.
-        maxRequests: settings.maxToolRounds === null ? null : state.turn_count + settings.maxToolRounds,
-        interceptor: {
-          beforeToolCall: async (call) => {
-            await checkpointBefore();
-            toolsCalled = true;
-            return gate.beforeToolCall(call, policy, this.id);
-          },
+    const policy = this.#policy!;
+    const compaction = this.#afterRelease(
+      this.#options.compaction?.(
+        bound,
+        state.system_prompt,
+        offered.map((made) => made.meta),
+      ),
+    );
+    return resumeWithCompaction(compaction, {
+      client: bound.client,
+      conversation: this.#options.conversation,
+      // Made once, so the compaction's budget counts the same definitions the model gets.
+      tools: offered.map((made) => () => made),
+      systemPrompt: state.system_prompt,
+      requestConfig: bound.requestConfig,
+      requestCount: state.turn_count,
+      // Counted from this turn's start: a turn takes at most this many tool rounds, if capped.
+      maxRequests: maxToolRounds === null ? null : state.turn_count + maxToolRounds,
+      interceptor: {
+        beforeToolCall: async (call) => {
+          await this.#checkpointBefore();
+          this.#toolsCalled = true;
+          return gate.beforeToolCall(call, policy, this.id, this.#abort.signal);
         },
-        observer: this.#observer(bound, () => void checkpointBefore()),
-        // A monotonic clock: thinking durations must not jump with the wall clock.
-        clock: () => performance.now(),
-        signal: this.#abort.signal,
-      });
-      if ("error" in end) return this.#fromWorkerError(end.error, end.requestCount);
-      return this.#finished(end.result, end.requestCount, end.interrupted);
-    } finally {
-      this.#options.feed.flushDeltas();
-      if (checkpointed !== null) {
-        await checkpointed;
-        // Without a tool run nothing of the turn's can have changed the workspace.
-        await services.checkpoint?.(session, this.id, toolsCalled ? "after" : "after-unchanged");
-      }
-    }
+      },
+      observer: this.#observer(bound, () => void this.#checkpointBefore()),
+      // A monotonic clock: thinking durations must not jump with the wall clock.
+      clock: () => performance.now(),
+      signal: this.#abort.signal,
+    });
+  }
+
+  /**
+   * The workspace as the turn found it: taken once the model starts a tool call (while the rest
+   * of its answer streams) and waited for before any tool may change a file. A turn without
+   * tool calls cannot change the workspace and takes no checkpoint at all (a checkpoint is
+   * several git processes, the dearest part of a plain turn otherwise).
+   */
+  #checkpointBefore(): Promise<void> {
+    const { services, session } = this.#options;
+    this.#checkpointed ??= services.checkpoint?.(session, this.id, "before") ?? Promise.resolve();
+    return this.#checkpointed;
   }
 
   /**
@@ -279,7 +295,7 @@ export class TurnRun {
 
   /** The loop's observer; `toolCallStarts` is told when the model starts a tool call. */
   #observer(bound: BoundClient, toolCallStarts: () => void) {
-    const { feed } = this.#options;
+    const port = this.#port;
     const runId = this.id;
     // The message ids of the request's deltas, made once per request rather than per delta
     // (the merger compares them on every delta, and the same string compares at once).
@@ -305,7 +321,7 @@ export class TurnRun {
               reason: event.retry.reason,
               delay_ms: event.retry.delay_ms,
             };
-            this.#publish(() => publishEvent(feed, "retry", data));
+            this.#publish(() => port.publish("retry", data));
             return;
           }
           case "block_start":
@@ -329,137 +345,22 @@ export class TurnRun {
         // Stored with the turn's end (one write per turn); streamed per request.
         this.#usage = addUsage(this.#usage, usage);
         const data = usageEventData(this.id, bound.model, usage);
-        this.#publish(() => publishEvent(feed, "usage", data));
+        this.#publish(() => port.publish("usage", data));
       },
       onToolCallStart: (call: ToolCallItem) => {
         this.#unsettledCalls.add(call.call_id);
         this.#options.onToolsChanged?.();
         const data = toolEventData(call, null);
-        this.#publish(() => publishEvent(feed, "tool", data));
+        this.#publish(() => port.publish("tool", data));
       },
       onToolCallEnd: (call: ToolCallItem, result: ToolResultItem) => {
         const data = toolEventData(call, result);
-        this.#publish(() => publishEvent(feed, "tool", data));
+        this.#publish(() => port.publish("tool", data));
       },
     };
   }
-
-  #finished(result: WorkerResult, requestCount: number, interrupted: boolean): TurnEnding {
-    return { state: "completed", outcome: { type: result }, interrupted, requestCount, usage: this.#usage };
-  }
-
-  #fromWorkerError(error: WorkerError, requestCount: number): TurnEnding {
-    if (this.#abortCause === "storage") {
-      return storageFailedEnding(requestCount, this.#usage, this.#abortDetail);
-    }
-    if (this.#abortCause === "corrupt") {
-      return this.#failed(
-        requestCount,
-        "log_corrupt",
-        "the session's log fails verification; the turn stopped",
-      );
-    }
-    if (error.kind === "cancelled" || this.#abortCause !== null) {
-      const state: EndedTurnState = this.#abortCause === "interrupted" ? "interrupted" : "failed";
-      const ending: TurnEnding = {
-        state,
-        outcome: { type: "error", message: error.message },
-        interrupted: true,
-        requestCount,
-        usage: this.#usage,
-      };
-      if (state === "failed") ending.error = { code: "session_error", message: "the turn was stopped" };
-      return ending;
-    }
-    const cause = error.cause;
-    if (error.kind === "client" && cause instanceof LlmClientError && cause.code === refusalCode) {
-      return {
-        ...this.#failed(requestCount, "model_refused", cause.message),
-        refused: { detail: cause.message },
-      };
-    }
-    if (error.kind === "client" && cause instanceof LlmClientError) {
-      // Most provider messages already start with the provider's label (and the HTTP status).
-      const message =
-        (cause.message.startsWith(cause.provider) ? cause.message : `${cause.provider}: ${cause.message}`) +
-        repairHint(cause);
-      return this.#failed(requestCount, providerErrorCode(cause), message);
-    }
-    return this.#failed(requestCount, "turn_failed", error.message);
-  }
-
-  #failed(requestCount: number, code: string, message: string): TurnEnding {
-    return {
-      state: "failed",
-      outcome: { type: "error", message },
-      interrupted: true,
-      requestCount,
-      usage: this.#usage,
-      error: { code, message },
-    };
-  }
-}
-
-/** How a turn ends when a step of it could not be written (`detail`: the storage's reason). */
-export function storageFailedEnding(requestCount: number, usage: Usage, detail: string): TurnEnding {
-  const message = storageUnavailableMessage(detail);
-  return {
-    state: "failed",
-    outcome: { type: "error", message },
-    interrupted: true,
-    requestCount,
-    usage,
-    error: { code: "storage_unavailable", message },
-  };
-}
-
-/** The error event's text when a turn's log entries could not be written. */
-export function storageUnavailableMessage(detail: string): string {
-  return `the session's log could not be written (${detail}); the turn stopped and is recorded as failed once storage accepts writes again`;
-}
-
-function providerErrorCode(error: LlmClientError): string {
-  return error.kind === "config" ? "provider_unconfigured" : "provider_error";
 }
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** The `usage` event of one LLM request. */
-function usageEventData(runId: string, model: string, usage: Usage): SessionEventData["usage"] {
-  const prompt = usage.input_tokens ?? 0;
-  const completion = usage.output_tokens ?? 0;
-  return {
-    run_id: runId,
-    model,
-    prompt_tokens: prompt,
-    cached_prompt_tokens: usage.cache_read_tokens ?? 0,
-    completion_tokens: completion,
-    total_tokens: usage.total_tokens ?? prompt + completion,
-  };
-}
-
-/**
- * The `tool` event: a call starting (result null) or finished. Arguments or a result too large
- * for an event are cut to their start; `truncated` gives their full size, and the whole text is
- * in the call's and the result's history entries.
- */
-function toolEventData(call: ToolCallItem, result: ToolResultItem | null): SessionEventData["tool"] {
-  const args = boundText(call.arguments);
-  const output = result === null ? null : boundText(result.output);
-  const data: SessionEventData["tool"] = {
-    tool_call_id: call.call_id,
-    name: call.name,
-    arguments: args.text,
-    result: output === null ? null : output.text,
-    is_error: result?.is_error === true,
-  };
-  if (args.cutFrom !== null || (output !== null && output.cutFrom !== null)) {
-    data.truncated = {
-      ...(args.cutFrom === null ? {} : { arguments: args.cutFrom }),
-      ...(output === null || output.cutFrom === null ? {} : { result: output.cutFrom }),
-    };
-  }
-  return data;
 }

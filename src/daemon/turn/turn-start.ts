@@ -4,12 +4,14 @@
  * them, the row writes, and the receipts its inputs show once the start (or the end) is durable.
  * The scheduler (turn-scheduler.ts) commits and announces them.
  */
+import { v7 as uuidv7 } from "uuid";
 import type { InputIntent, InputReceipt, TurnState } from "../../api/inputs.js";
 import type { LogEntry } from "../../log/entries.js";
 import type { PlacedEntry } from "../../log/session-writer.js";
 import { type Item, userMessage } from "../../model/items.js";
 import type { ApprovalGate } from "../approval/approval-gate.js";
 import { closeOpenCalls } from "../session/open-tool-calls.js";
+import type { SessionLogWriter } from "../session/session-log-writer.js";
 import { deliveredReceipt, type InputRow } from "../storage/inputs-table.js";
 import type { RowWrites } from "../storage/session-storage.js";
 
@@ -46,6 +48,35 @@ export interface TurnStartSource {
   gate: StartGate;
   /** The session's history before the start. */
   history: readonly Item[];
+}
+
+/** A turn's start, ready to commit. */
+export interface TurnStart {
+  started: StartedTurn;
+  entries: LogEntry[];
+  writes: RowWrites;
+}
+
+/** The start of a new turn delivering `pending` (in order), at `now`, after the session's log as it is. */
+export function planTurnStart(
+  log: Pick<SessionLogWriter, "state" | "placed">,
+  gate: StartGate,
+  pending: readonly InputRow[],
+  now: number,
+): TurnStart {
+  const turnId = uuidv7();
+  const entries = turnStartEntries({ turnId, now, pending, gate, history: log.state.history });
+  const placed = log.placed(entries);
+  const started: StartedTurn = {
+    turnId,
+    inputIds: pending.map((input) => input.id),
+    entries,
+    startedAt: now,
+    delivered: deliveredInputs(pending, entries, placed),
+  };
+  const first = placed[0];
+  if (first !== undefined) started.firstPosition = first.position;
+  return { started, entries, writes: turnStartWrites(started) };
 }
 
 /** The entries a turn's start commits: open calls closed (unless it waits for their answers), then one entry per input. */

@@ -8,9 +8,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { InputReceipt } from "../../../src/api/inputs.js";
 import type { SessionActor } from "../../../src/daemon/actor/session-actor.js";
 import { SessionRegistry } from "../../../src/daemon/actor/session-registry.js";
+import { ApprovalGate } from "../../../src/daemon/approval/approval-gate.js";
+import { SessionCompactor } from "../../../src/daemon/compaction/compaction.js";
+import { InputQueue } from "../../../src/daemon/session/input-queue.js";
+import { TurnScheduler } from "../../../src/daemon/turn/turn-scheduler.js";
 import { textBlockStart, textBlockStop, textDelta, usageEvent } from "../../../src/model/events.js";
-import { MockLlmClient } from "../../support/mock-llm-client.js";
+import { MockLlmClient, mockDelay } from "../../support/mock-llm-client.js";
 import { createTestSession, type TestServices, testServices } from "../session/session-services.js";
+import { type TestPort, testPort } from "../session/test-port.js";
 
 /** Message kinds and turn ends the actor's feed published since `after`, in order. */
 function eventsSince(actor: SessionActor, after: number): string[] {
@@ -66,9 +71,16 @@ describe("a plain turn's commits", () => {
   });
 
   it("keeps the held answer out of the log until the turn ends, and commits it first when something else appends", async () => {
+    // The answer comes once the turn's start is durable and announced (its events are not held).
     env = testServices(
       () =>
-        new MockLlmClient([textBlockStart(0), textDelta(0, "Hello"), textBlockStop(0), usageEvent(10, 5)]),
+        new MockLlmClient([
+          mockDelay(50),
+          textBlockStart(0),
+          textDelta(0, "Hello"),
+          textBlockStop(0),
+          usageEvent(10, 5),
+        ]),
     );
     const { services, storage, workspace } = env;
     const registry = new SessionRegistry(services);
@@ -77,8 +89,8 @@ describe("a plain turn's commits", () => {
     const from = actor.cursor.sequence;
     const kinds = async (log: Promise<Array<{ entry: { kind: string } }>>) =>
       (await log).map(({ entry }) => entry.kind);
-    // The request's usage event goes out after its answer was taken and before the turn's end
-    // is queued: a settings change asked for then lands between the two.
+    // The request's usage event goes out after its answer was held and before the turn's end
+    // is queued: a settings change asked for then (synchronously) lands between the two.
     let logThen: Promise<Array<{ entry: { kind: string } }>> | null = null;
     let changed: Promise<unknown> | null = null;
     let seen = from;
@@ -148,5 +160,79 @@ describe("a plain turn's commits", () => {
       });
       expect(receipts[2]).toEqual(stored);
     }
+  });
+});
+
+describe("a plain turn in the mailbox", () => {
+  let env: TestPort | null = null;
+
+  afterEach(async () => {
+    await env?.cleanup();
+    env = null;
+  });
+
+  /** A scheduler on a small port (no actor), with the session's other parts. */
+  async function scheduler(client: () => MockLlmClient): Promise<{ env: TestPort; turns: TurnScheduler }> {
+    env = await testPort(client);
+    const { port, storage, services } = env;
+    const parts = {
+      inputs: new InputQueue(port, storage),
+      gate: new ApprovalGate(port),
+      compactor: new SessionCompactor(port, services.limitsOf),
+    };
+    const turns = new TurnScheduler(port, services, parts, {
+      halted: () => false,
+      statusChanged: () => undefined,
+      crash: (error) => {
+        throw error;
+      },
+    });
+    return { env, turns };
+  }
+
+  it("enters the mailbox once per step it serialises: its admission with its start, and its end", async () => {
+    const { env, turns } = await scheduler(
+      () => new MockLlmClient([textBlockStart(0), textDelta(0, "Hello"), textBlockStop(0)]),
+    );
+    const inputId = uuidv7();
+    // As the actor does: the admission runs in the mailbox.
+    const receipt = await env.port.serialize(() =>
+      turns.admitAndStart(inputId, { kind: "message", text: "Hi" }, null),
+    );
+    expect(receipt).toMatchObject({ id: inputId, delivery: "pending" });
+    await turns.turnSettled();
+    await env.port.serialize(() => undefined);
+    // The admission's task, the end's task, and the one just queued to wait for both.
+    expect(env.serialized).toBe(3);
+    expect((await env.storage.readLog(env.sessionId)).map(({ entry }) => entry.kind)).toEqual([
+      "session_start",
+      "user_input",
+      "assistant_items",
+      "turn_end",
+      "run_outcome",
+    ]);
+    expect(env.kinds().filter((kind) => kind === "status")).toHaveLength(2);
+  });
+
+  it("starts the next turn for a queued input in its predecessor's end, without another mailbox entry", async () => {
+    const { env, turns } = await scheduler(() =>
+      MockLlmClient.withResponses([
+        [textBlockStart(0), textDelta(0, "one"), textBlockStop(0)],
+        [textBlockStart(0), textDelta(0, "two"), textBlockStop(0)],
+      ]),
+    );
+    const inputs = new InputQueue(env.port, env.storage);
+    await env.port.serialize(async () => {
+      await turns.admitAndStart(uuidv7(), { kind: "message", text: "first" }, null);
+      await inputs.admit(uuidv7(), { kind: "message", text: "second" }, null);
+    });
+    for (let i = 0; i < 200 && (turns.busy || (await inputs.pending()).length > 0); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await env.port.serialize(() => undefined);
+    // The admissions' task, the first turn's end (which starts the second), the second's end, this one.
+    expect(env.serialized).toBe(4);
+    const kinds = (await env.storage.readLog(env.sessionId)).map(({ entry }) => entry.kind);
+    expect(kinds.filter((kind) => kind === "turn_end")).toHaveLength(2);
   });
 });

@@ -1,0 +1,76 @@
+/**
+ * The snapshot of a loaded session, in two steps: its parts are taken inside the actor's mailbox
+ * (so history, cursor and status agree), and its history is read after, outside it, from the log
+ * the parts fixed, so a reconnecting client never holds up the session's commits.
+ *
+ * Boundary rule: reads only; the actor decides when each step runs.
+ */
+import type { ApprovalPolicy, PendingApproval } from "../../api/approvals.js";
+import type { HistoryPage } from "../../api/history.js";
+import type { SessionSettings } from "../../api/session-settings.js";
+import type { SessionContext, SessionSnapshot, SessionStatus } from "../../api/session-snapshot.js";
+import type { StreamCursor } from "../../api/stream-cursor.js";
+import type { RequestConfig } from "../../model/request-config.js";
+import type { HistoryLog } from "../history/history-log.js";
+import { readTailPage } from "../history/history-page.js";
+import type { SessionServices } from "../session/session-services.js";
+import { type ProviderDescription, settingsOf } from "../session/session-settings.js";
+import { emptyHistoryPage, historyBudget, sessionSnapshot } from "../session/session-snapshot.js";
+import type { InputRow } from "../storage/inputs-table.js";
+import type { SessionRow } from "../storage/sessions-table.js";
+
+/** What a snapshot is made of, taken in the mailbox; its history is read from `log` afterwards. */
+export interface SnapshotParts {
+  log: HistoryLog;
+  row: SessionRow;
+  status: SessionStatus;
+  cursor: StreamCursor;
+  pending: InputRow[];
+  approvals: { pending: PendingApproval[]; policy: ApprovalPolicy | null };
+  settings: SessionSettings;
+  context: SessionContext | null;
+}
+
+/** The snapshot of `parts` with its history read (outside the mailbox: the parts fix what is read). */
+export async function finishSnapshot(
+  parts: SnapshotParts,
+  tail: number | undefined,
+  sessionId: string,
+  services: Pick<SessionServices, "historySecret" | "now">,
+): Promise<SessionSnapshot> {
+  const withHistory = (history: HistoryPage): SessionSnapshot =>
+    sessionSnapshot(
+      parts.row,
+      parts.status,
+      parts.cursor,
+      parts.pending,
+      parts.approvals,
+      history,
+      parts.settings,
+      parts.context,
+    );
+  const history = await readTailPage(parts.log, {
+    sessionId,
+    secret: services.historySecret,
+    now: services.now(),
+    ...(tail === undefined ? {} : { tail }),
+    maxBytes: historyBudget(withHistory(emptyHistoryPage)),
+  });
+  return withHistory(history);
+}
+
+/** The session's settings with what they resolve to now (a profile removed from the config: none). */
+export function settingsNow(
+  row: SessionRow,
+  config: RequestConfig,
+  describe: SessionServices["describeProvider"],
+): SessionSettings {
+  const state = { providerProfile: row.providerProfile, model: row.model, config };
+  let effective: ProviderDescription | null;
+  try {
+    effective = describe(state.providerProfile, state.model, state.config);
+  } catch {
+    effective = null;
+  }
+  return settingsOf(state, effective);
+}

@@ -1,0 +1,32 @@
+/**
+ * A session's outlet: what it tells the world with (its clients, the clock, the logger). The
+ * log writer needs no more; the session port (session-port.ts) adds the log and the mailbox.
+ */
+import type { SessionEventData } from "../../api/session-events.js";
+import type { SessionFeed } from "../stream/session-feed.js";
+import type { SessionLogger } from "./session-services.js";
+
+/** What a session tells the world with: its clients, the clock, the logger (the log writer needs no more). */
+export interface SessionOutlet {
+  readonly sessionId: string;
+  /** Tell the session's clients: one event on its stream, with the shape its type requires. */
+  publish<T extends keyof SessionEventData>(type: T, data: SessionEventData[T]): void;
+  /** The clock (ms since the epoch); tests may pin it. */
+  now(): number;
+  readonly logger: SessionLogger;
+}
+
+/** The outlet of a session whose events go to `feed`. */
+export function feedOutlet(
+  sessionId: string,
+  feed: SessionFeed,
+  clock: () => number,
+  logger: SessionLogger,
+): SessionOutlet {
+  return {
+    sessionId,
+    publish: (type, data) => feed.publish(type, data),
+    now: clock,
+    logger,
+  };
+}
