@@ -18,6 +18,7 @@ import { type ProviderDescription, settingsOf } from "../session/session-setting
 import { emptyHistoryPage, historyBudget, sessionSnapshot } from "../session/session-snapshot.js";
 import type { InputRow } from "../storage/inputs-table.js";
 import type { SessionRow } from "../storage/sessions-table.js";
+import type { SessionParts } from "./session-parts.js";
 
 /** What a snapshot is made of, taken in the mailbox; its history is read from `log` afterwards. */
 export interface SnapshotParts {
@@ -29,6 +30,32 @@ export interface SnapshotParts {
   approvals: { pending: PendingApproval[]; policy: ApprovalPolicy | null };
   settings: SessionSettings;
   context: SessionContext | null;
+}
+
+/**
+ * Inside the mailbox: everything a snapshot holds but its history, with the session's `status`
+ * as it is now (taken first) and the log to read the history from.
+ */
+export async function snapshotParts(
+  parts: Pick<SessionParts, "log" | "inputs" | "gate" | "compactor">,
+  status: SessionStatus,
+  cursor: StreamCursor,
+  readRow: () => Promise<SessionRow>,
+  describe: SessionServices["describeProvider"],
+): Promise<SnapshotParts> {
+  const { log, inputs, gate, compactor } = parts;
+  const history = await log.readableLog();
+  const row = await readRow();
+  return {
+    log: history,
+    row,
+    status,
+    cursor,
+    pending: await inputs.pending(),
+    approvals: { pending: gate.pending(), policy: log.state.approval_policy },
+    settings: settingsNow(row, log.state.config, describe),
+    context: compactor.context(row),
+  };
 }
 
 /** The snapshot of `parts` with its history read (outside the mailbox: the parts fix what is read). */
@@ -60,7 +87,7 @@ export async function finishSnapshot(
 }
 
 /** The session's settings with what they resolve to now (a profile removed from the config: none). */
-export function settingsNow(
+function settingsNow(
   row: SessionRow,
   config: RequestConfig,
   describe: SessionServices["describeProvider"],

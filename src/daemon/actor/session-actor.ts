@@ -28,44 +28,32 @@ import type { SessionSettings, SessionSettingsBody } from "../../api/session-set
 import type { CompactAnswer, SessionSnapshot, SessionStatus } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { PositionedEntry } from "../../log/entries.js";
-import { LogCorruptError } from "../../log/errors.js";
-import { ApprovalGate } from "../approval/approval-gate.js";
-import { SessionCompactor } from "../compaction/compaction.js";
+import type { LogCorruptError } from "../../log/errors.js";
+import type { ApprovalGate } from "../approval/approval-gate.js";
+import type { SessionCompactor } from "../compaction/compaction.js";
 import { ActorStoppedError, CompactionRunningError, SessionBusyError } from "../errors.js";
-import { type HistoryLog, wholeLog } from "../history/history-log.js";
-import { previewOf } from "../history/preview.js";
-import { projectsToHistory } from "../history/project-history.js";
-import { type RepairAnswer, repairEntry } from "../session/context-repair.js";
-import { InputQueue } from "../session/input-queue.js";
+import type { HistoryLog } from "../history/history-log.js";
+import type { RepairAnswer } from "../session/context-repair.js";
+import type { InputQueue } from "../session/input-queue.js";
 import { Mailbox } from "../session/mailbox.js";
-import { SessionLogWriter } from "../session/session-log-writer.js";
-import { feedOutlet } from "../session/session-outlet.js";
-import { feedPort, type SessionPort } from "../session/session-port.js";
+import type { SessionLogWriter } from "../session/session-log-writer.js";
+import type { SessionPort } from "../session/session-port.js";
 import type { SessionServices } from "../session/session-services.js";
 import { WriteFencedError } from "../storage/session-storage.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import { SessionFeed } from "../stream/session-feed.js";
 import type { FirstBatch } from "../stream/sse-stream.js";
-import { TurnScheduler } from "../turn/turn-scheduler.js";
-import { finishSnapshot, type SnapshotParts, settingsNow } from "./actor-snapshot.js";
-import { changeSettings, startCompaction } from "./session-requests.js";
-
-export { restartNoteText } from "../turn/turn-scheduler.js";
-export type { CancelResult, InputIntent, InterruptResult };
-
-export type StopReason = "unload" | "restart" | "shutdown" | "deleted" | "crashed" | "lease_lost";
-
-/** What an actor tells its supervisor besides what its methods return. */
-export interface ActorSupervisor {
-  /** The actor failed unexpectedly and stopped; the supervisor may replace it. */
-  crashed(actor: SessionActor, error: unknown): void;
-  /** The session's summary changed: activity, preview, usage or input order. */
-  summaryChanged(actor: SessionActor): void;
-  /** The session's status changed. */
-  statusChanged(actor: SessionActor, status: SessionStatus): void;
-  /** The session was deleted (its rows and log are gone). */
-  deleted(actor: SessionActor): void;
-}
+import type { TurnScheduler } from "../turn/turn-scheduler.js";
+import { finishSnapshot, type SnapshotParts, snapshotParts } from "./actor-snapshot.js";
+import type { ActorSupervisor, StopReason } from "./actor-supervisor.js";
+import { sessionParts } from "./session-parts.js";
+import {
+  changeSettings,
+  repairContext,
+  repairPreview,
+  setApprovalPolicy,
+  startCompaction,
+} from "./session-requests.js";
 
 export class SessionActor {
   readonly sessionId: string;
@@ -102,32 +90,21 @@ export class SessionActor {
     this.#supervisor = supervisor;
     this.feed = new SessionFeed(services.feedOptions);
     this.#lastUsedAt = services.now();
-    const { storage } = services;
-    const outlet = feedOutlet(row.id, this.feed, services.now, services.logger);
-    const place = { storage, writer: storage.writerFrom(row.id, entries), preview: row.preview };
-    this.#log = new SessionLogWriter(outlet, place, entries);
-    this.#log.observe({
+    const parts = sessionParts(services, row, entries, this.feed, (task) => this.#task(task), {
       committed: () => {
         this.#lastUsedAt = services.now();
         supervisor.summaryChanged(this);
       },
+      halted: () => this.#stopped || this.#stopping,
+      statusChanged: (status) => supervisor.statusChanged(this, status),
+      crash: (error) => this.#crash(error),
     });
-    this.#port = feedPort(outlet, this.feed, this.#log, (task) => this.#task(task));
-    this.#inputs = new InputQueue(outlet, storage);
-    // The gate observes the log before the scheduler does: a commit's approval events go out
-    // before the status they change.
-    this.#gate = new ApprovalGate(this.#port);
-    this.#compactor = new SessionCompactor(this.#port, services.limitsOf);
-    this.#turns = new TurnScheduler(
-      this.#port,
-      services,
-      { inputs: this.#inputs, gate: this.#gate, compactor: this.#compactor },
-      {
-        halted: () => this.#stopped || this.#stopping,
-        statusChanged: (status) => supervisor.statusChanged(this, status),
-        crash: (error) => this.#crash(error),
-      },
-    );
+    this.#port = parts.port;
+    this.#log = parts.log;
+    this.#inputs = parts.inputs;
+    this.#gate = parts.gate;
+    this.#compactor = parts.compactor;
+    this.#turns = parts.turns;
   }
 
   /**
@@ -193,8 +170,7 @@ export class SessionActor {
   setApprovalPolicy(policy: ApprovalPolicy | null): Promise<ApprovalPolicyAnswer> {
     return this.#task(async () => {
       await this.#log.checkIntact();
-      await this.#log.commit([{ kind: "approval_policy_changed", ts: this.#port.now(), policy }]);
-      return { approval_policy: this.#log.state.approval_policy };
+      return setApprovalPolicy(this.#port, policy);
     });
   }
 
@@ -227,12 +203,8 @@ export class SessionActor {
    * The session's log as committed now, for a history page (read outside the mailbox: only
    * what was committed is read). A session found corrupt reads (and so verifies) it whole.
    */
-  async historyLog(): Promise<HistoryLog> {
-    if (this.#log.corrupt === null) {
-      await this.#log.confirmNotBehind();
-      return this.#log.historyLog();
-    }
-    return wholeLog(await this.#readWholeLog());
+  historyLog(): Promise<HistoryLog> {
+    return this.#log.readableLog();
   }
 
   /** A whole log read from storage must hold what this actor committed (throws LogCorruptError, marking the session). */
@@ -269,33 +241,12 @@ export class SessionActor {
   interrupt(runId: string | null, throughOrder: number): Promise<InterruptResult> {
     // Stop the model at once; the bookkeeping waits its turn in the mailbox.
     const stopped = runId !== null && this.#turns.turn?.id === runId ? this.#turns.requestInterrupt() : null;
-    return this.#task(async () => {
-      // One group commit for both writes.
-      const [, cancelled] = await Promise.all([
-        stopped === null ? undefined : this.#turns.recordInterrupt(stopped.id),
-        this.#inputs.cancelThrough(throughOrder),
-      ]);
-      return {
-        run_id: runId,
-        state: stopped === null ? "already_ended" : "requested",
-        cancelled_input_ids: cancelled,
-      };
-    });
+    return this.#task(() => this.#turns.recordInterrupt(runId, stopped, throughOrder));
   }
 
   /** Cancel one input: drop it from the queue, or interrupt the turn it alone belongs to. */
   cancelInput(inputId: string): Promise<CancelResult> {
-    return this.#task(async () => {
-      const result = await this.#inputs.cancel(inputId);
-      if (result === "cancelled") return { result, input: await this.#inputs.receipt(inputId) };
-      const turn = this.#turns.turn;
-      if (turn !== null && turn.inputIds.length === 1 && turn.inputIds[0] === inputId) {
-        this.#turns.requestInterrupt();
-        await this.#turns.recordInterrupt(turn.id);
-        return { result: "interrupt_requested", input: await this.#inputs.receipt(inputId) };
-      }
-      return { result: "not_pending", input: await this.#inputs.receipt(inputId) };
-    });
+    return this.#task(() => this.#turns.cancelInput(inputId));
   }
 
   /** The receipt of one of this session's inputs (404 input_unknown when it has none such). */
@@ -340,9 +291,7 @@ export class SessionActor {
     return this.#task(async () => {
       await this.#log.checkIntact();
       if (this.busy) throw new SessionBusyError(this.sessionId);
-      const { entry, answer } = repairEntry(this.sessionId, this.#log.state, from, to, this.#port.now());
-      await this.#log.commit([entry]);
-      return answer;
+      return repairContext(this.#port, from, to);
     });
   }
 
@@ -360,11 +309,6 @@ export class SessionActor {
   /** Run what waits: recover a turn a crash cut short, or start one for queued inputs. */
   recoverOrKick(): Promise<void> {
     return this.#turns.recoverOrKick();
-  }
-
-  /** Start a turn if the session is idle and inputs wait. */
-  kick(): void {
-    this.#turns.kick();
   }
 
   /** A read of the stored log failed verification: the session takes nothing more (its turn stops). */
@@ -399,31 +343,16 @@ export class SessionActor {
   // ---------------------------------------------------------------------------------------------
 
   /** Everything a snapshot holds but its history, and the log to read that from (in the mailbox). */
-  async #snapshotParts(cursor: StreamCursor): Promise<SnapshotParts> {
-    const status = this.#turns.status;
-    const log = await this.historyLog();
+  #snapshotParts(cursor: StreamCursor): Promise<SnapshotParts> {
     this.#lastUsedAt = this.#services.now();
-    const row = await this.#row();
-    return {
-      log,
-      row,
-      status,
+    const parts = { log: this.#log, inputs: this.#inputs, gate: this.#gate, compactor: this.#compactor };
+    return snapshotParts(
+      parts,
+      this.#turns.status,
       cursor,
-      pending: await this.#inputs.pending(),
-      approvals: { pending: this.#gate.pending(), policy: this.#log.state.approval_policy },
-      settings: settingsNow(row, this.#log.state.config, this.#services.describeProvider),
-      context: this.#compactor.context(row),
-    };
-  }
-
-  /** The whole stored log, verified and holding what this actor committed; a failure marks the session corrupt. */
-  async #readWholeLog(): Promise<PositionedEntry[]> {
-    const entries = await this.#services.storage.readLog(this.sessionId).catch((error: unknown) => {
-      if (error instanceof LogCorruptError) this.#log.markCorrupt(error);
-      throw error;
-    });
-    this.#log.confirmRead(entries);
-    return entries;
+      () => this.#row(),
+      this.#services.describeProvider,
+    );
   }
 
   async #row(): Promise<SessionRow> {
@@ -466,19 +395,4 @@ export class SessionActor {
     this.#stop("crashed");
     this.#supervisor.crashed(this, error);
   }
-}
-
-/**
- * Forks made before the daemon stored a fork's preview at creation show none although their
- * log has history: compute it from the log once and store it.
- */
-async function repairPreview(
-  services: SessionServices,
-  row: SessionRow,
-  entries: readonly PositionedEntry[],
-): Promise<SessionRow> {
-  if (row.preview.transcript_count > 0 || !entries.some(({ entry }) => projectsToHistory(entry))) return row;
-  const preview = previewOf(entries);
-  await services.storage.setPreview(row.id, preview);
-  return { ...row, preview };
 }

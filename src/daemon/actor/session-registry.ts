@@ -7,53 +7,26 @@
  * stopped is dropped from the map before anyone can be handed it again.
  */
 
-import type { CreateSessionBody } from "../../api/session-creation.js";
 import type { SessionSummary } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
-import type { LogEntry, PositionedEntry, SessionInstructions } from "../../log/entries.js";
+import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import { LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
-import type { ApprovalPolicy } from "../../model/approval-policy.js";
-import type { RequestConfig } from "../../model/request-config.js";
 import { ActorStoppedError, SessionUnavailableError, SessionUnknownError } from "../errors.js";
 import { type HistoryLog, wholeLog } from "../history/history-log.js";
 import { previewOf } from "../history/preview.js";
-import { type ForkPlan, planFork } from "../session/fork-plan.js";
 import type { SessionServices } from "../session/session-services.js";
 import { idleStatus, sessionSummary } from "../session/session-snapshot.js";
 import { WriteFencedError } from "../storage/session-storage.js";
 import type { NewSession, SessionListFilter, SessionRow } from "../storage/sessions-table.js";
-import { type ActorSupervisor, SessionActor } from "./session-actor.js";
+import type { ActorSupervisor, SupervisedActor } from "./actor-supervisor.js";
+import { SessionActor } from "./session-actor.js";
+import {
+  type ForkSessionRequest,
+  forkRecord,
+  type NewSessionRequest,
+  newSessionRecord,
+} from "./session-creation.js";
 import { type OpenedListStream, SessionListHub } from "./session-list-hub.js";
-
-/** What `PUT /sessions/{id}` with kind "new" asks for, after validation and defaults. */
-export interface NewSessionRequest {
-  id: string;
-  workspace: string;
-  name: string | null;
-  providerProfile: string | null;
-  model: string | null;
-  systemPrompt: string | null;
-  /** The MCP servers whose tools the agent gets (default: none). */
-  mcpServers?: readonly string[];
-  /** The project instructions appended to `systemPrompt`, recorded in the session_start entry. */
-  instructions?: SessionInstructions | null;
-  /** The session's own model parameters (default: none, the profile's). */
-  requestConfig?: RequestConfig;
-  /** The session's own approval policy, logged right after its session_start. */
-  approvalPolicy?: ApprovalPolicy | null;
-  /** The creation request as accepted, kept for snapshots (`creation.submitted`). */
-  creationRequest?: CreateSessionBody;
-}
-
-/** What `PUT /sessions/{id}` with kind "fork" asks for. */
-export interface ForkSessionRequest {
-  id: string;
-  sourceSessionId: string;
-  checkpointId: string;
-  name: string | null;
-  /** The creation request as accepted, kept for snapshots (`creation.submitted`). */
-  creationRequest?: CreateSessionBody;
-}
 
 /** A session whose actor crashes twice within this window is not restarted eagerly again. */
 const crashRestartWindowMs = 5_000;
@@ -79,7 +52,7 @@ export class SessionRegistry {
       { list: (filter) => this.list(filter), summary: (sessionId) => this.summaryOf(sessionId) },
       services.feedOptions === undefined ? {} : { feed: services.feedOptions },
     );
-    const rowOf = (actor: SessionActor) => ({ id: actor.sessionId, parentId: actor.parentId });
+    const rowOf = (actor: SupervisedActor) => ({ id: actor.sessionId, parentId: actor.parentId });
     this.#supervisor = {
       crashed: (actor, error) => this.#onCrash(actor, error),
       summaryChanged: (actor) => this.#listHub.changed(actor.sessionId),
@@ -230,31 +203,8 @@ export class SessionRegistry {
 
   /** Create a session: its row and its session_start entry in one transaction. Throws SessionExistsError. */
   async create(request: NewSessionRequest): Promise<SessionActor> {
-    const now = this.#services.now();
-    const row: NewSession = {
-      id: request.id,
-      name: request.name,
-      workspace: request.workspace,
-      providerProfile: request.providerProfile,
-      model: request.model,
-      systemPrompt: request.systemPrompt,
-      createdAt: now,
-      mcpServers: request.mcpServers ?? [],
-      ...(request.creationRequest === undefined ? {} : { creationRequest: request.creationRequest }),
-    };
-    const start: LogEntry = {
-      kind: "session_start",
-      ts: now,
-      system_prompt: request.systemPrompt,
-      config: request.requestConfig ?? {},
-      history: [],
-      ...(request.instructions == null ? {} : { instructions: request.instructions }),
-    };
-    const policy: LogEntry[] =
-      request.approvalPolicy == null
-        ? []
-        : [{ kind: "approval_policy_changed", ts: now, policy: request.approvalPolicy }];
-    return this.#start(row, [start, ...policy]);
+    const { row, entries } = newSessionRecord(request, this.#services.now());
+    return this.#start(row, entries);
   }
 
   /** Fork a session at a history checkpoint into a new session (same workspace, provider, model). */
@@ -262,22 +212,8 @@ export class SessionRegistry {
     const source = await this.#services.storage.getSession(request.sourceSessionId);
     if (source === null) throw new SessionUnknownError(request.sourceSessionId);
     const entries = await this.readLog(request.sourceSessionId);
-    const now = this.#services.now();
-    const plan: ForkPlan = planFork(entries, request.sourceSessionId, request.checkpointId, now);
-    const row: NewSession = {
-      id: request.id,
-      name: request.name ?? source.name,
-      workspace: source.workspace,
-      parentId: source.id,
-      providerProfile: source.providerProfile,
-      model: source.model,
-      systemPrompt: plan.systemPrompt,
-      createdAt: now,
-      fork: { checkpointId: request.checkpointId, entryHash: plan.origin.entry_hash },
-      mcpServers: source.mcpServers,
-      ...(request.creationRequest === undefined ? {} : { creationRequest: request.creationRequest }),
-    };
-    return this.#start(row, plan.entries);
+    const { row, entries: forked } = forkRecord(request, source, entries, this.#services.now());
+    return this.#start(row, forked);
   }
 
   /**
@@ -414,7 +350,7 @@ export class SessionRegistry {
     for (const id of stopped) await this.#release(id);
   }
 
-  #onCrash(actor: SessionActor, error: unknown): void {
+  #onCrash(actor: SupervisedActor, error: unknown): void {
     const id = actor.sessionId;
     if (this.#actors.get(id) === actor) this.#actors.delete(id);
     // Fenced: another node owns the session now; it is not this node's to restart.

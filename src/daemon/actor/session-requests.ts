@@ -1,16 +1,42 @@
 /**
- * What a client's request that changes a loaded session does, inside its actor's mailbox: a new
- * provider profile, model or model parameters (`config_changed`), and a manual compaction
- * started. The actor checks the log is intact and the session free before it calls them.
+ * What a client's request that changes a loaded session does, inside its actor's mailbox: its
+ * own approval policy, a new provider profile, model or model parameters (`config_changed`), a
+ * manual compaction started, entries left out of later requests (a context repair). The actor checks the log is intact and the session free before it calls them. And
+ * the one repair a session gets as it loads: a missing preview.
  */
+import type { ApprovalPolicy, ApprovalPolicyAnswer } from "../../api/approvals.js";
 import type { SessionSettings, SessionSettingsBody } from "../../api/session-settings.js";
 import type { CompactAnswer } from "../../api/session-snapshot.js";
+import type { PositionedEntry } from "../../log/entries.js";
 import type { SessionCompactor } from "../compaction/compaction.js";
 import { NothingToCompactError, ProviderMissingError } from "../errors.js";
+import { previewOf } from "../history/preview.js";
+import { projectsToHistory } from "../history/project-history.js";
+import { type RepairAnswer, repairEntry } from "../session/context-repair.js";
 import type { SessionPort } from "../session/session-port.js";
 import type { BoundClient, SessionServices } from "../session/session-services.js";
 import { patchSettings, settingsOf } from "../session/session-settings.js";
 import type { SessionRow } from "../storage/sessions-table.js";
+
+/** Set (or clear, with null) the session's own approval policy, as a log entry. */
+export async function setApprovalPolicy(
+  port: SessionPort,
+  policy: ApprovalPolicy | null,
+): Promise<ApprovalPolicyAnswer> {
+  await port.log.commit([{ kind: "approval_policy_changed", ts: port.now(), policy }]);
+  return { approval_policy: port.log.state.approval_policy };
+}
+
+/** Leave the items of entries `from`..`to` out of every later request (see context-repair.ts). */
+export async function repairContext(
+  port: SessionPort,
+  from: number,
+  to: number | undefined,
+): Promise<RepairAnswer> {
+  const { entry, answer } = repairEntry(port.sessionId, port.log.state, from, to, port.now());
+  await port.log.commit([entry]);
+  return answer;
+}
 
 /**
  * Change the settings of the session whose row is `row` as `patch` says, from its next model
@@ -72,4 +98,19 @@ export function startCompaction(
     kept_tokens: started.keptTokens,
     first_kept_position: started.firstKeptPosition,
   };
+}
+
+/**
+ * Forks made before the daemon stored a fork's preview at creation show none although their
+ * log has history: compute it from the log once and store it.
+ */
+export async function repairPreview(
+  services: SessionServices,
+  row: SessionRow,
+  entries: readonly PositionedEntry[],
+): Promise<SessionRow> {
+  if (row.preview.transcript_count > 0 || !entries.some(({ entry }) => projectsToHistory(entry))) return row;
+  const preview = previewOf(entries);
+  await services.storage.setPreview(row.id, preview);
+  return { ...row, preview };
 }

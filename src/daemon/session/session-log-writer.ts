@@ -20,7 +20,7 @@ import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import { AppendConflictError, LogCorruptError } from "../../log/errors.js";
 import type { PlacedEntry } from "../../log/session-writer.js";
 import { boundEntry } from "../history/bounded-entry.js";
-import type { HistoryLog } from "../history/history-log.js";
+import { type HistoryLog, wholeLog } from "../history/history-log.js";
 import { extendPreview } from "../history/preview.js";
 import { projectEntry, recordToolNames, type ToolNames } from "../history/project-history.js";
 import type { RowWrites, SessionStorage, StoredSessionWriter } from "../storage/session-storage.js";
@@ -96,6 +96,24 @@ export class SessionLogWriter {
    */
   historyLog(): HistoryLog {
     return anchoredLog(this.sessionId, this.#storage, this.#checkpoints, (error) => this.markCorrupt(error));
+  }
+
+  /**
+   * The log as committed now, for a history page or a snapshot (read outside the mailbox: only
+   * what was committed is read). A session found corrupt reads (and so verifies) it whole; a
+   * read that fails verification, or a log behind what this writer committed, marks it corrupt.
+   */
+  async readableLog(): Promise<HistoryLog> {
+    if (this.#corrupt === null) {
+      await this.confirmNotBehind();
+      return this.historyLog();
+    }
+    const entries = await this.#storage.readLog(this.sessionId).catch((error: unknown) => {
+      if (error instanceof LogCorruptError) this.markCorrupt(error);
+      throw error;
+    });
+    this.confirmRead(entries);
+    return wholeLog(entries);
   }
 
   /** The replay of the log (read it; commits change it). */

@@ -29,8 +29,6 @@ import {
 } from "./turn-ending.js";
 import { toolEventData, usageEventData } from "./turn-events.js";
 
-export type { AbortCause, TurnEnding } from "./turn-ending.js";
-
 export interface TurnRunOptions {
   id: string;
   inputIds: readonly string[];

@@ -15,7 +15,7 @@
  *
  * Boundary rule: everything it writes runs in the session's mailbox (`SessionPort.serialize`).
  */
-import type { InputIntent, InputReceipt } from "../../api/inputs.js";
+import type { CancelAnswer, InputIntent, InputReceipt, InterruptAnswer } from "../../api/inputs.js";
 import type { SessionStatus } from "../../api/session-snapshot.js";
 import { LogCorruptError } from "../../log/errors.js";
 import { ActorStoppedError } from "../errors.js";
@@ -32,9 +32,6 @@ import { TurnBoard } from "./turn-board.js";
 import type { TurnParts, TurnSupervisor } from "./turn-parts.js";
 import { endCutTurn } from "./turn-recovery.js";
 import type { TurnRun } from "./turn-run.js";
-
-export type { TurnParts, TurnSupervisor } from "./turn-parts.js";
-export { restartNoteText } from "./turn-recovery.js";
 
 export class TurnScheduler {
   readonly #port: SessionPort;
@@ -194,14 +191,39 @@ export class TurnScheduler {
   }
 
   /**
-   * Inside the mailbox: make an interrupt of turn `turnId` durable (a mark on its row, through
-   * the group commit and the cluster's fence), so that a crash before the turn's end is logged
-   * still ends it interrupted at the next start. Resolves once durable.
+   * Inside the mailbox, after `requestInterrupt` stopped the turn `stopped` (null: none was
+   * `runId`): cancel queued inputs through `throughOrder` and make the interrupt durable (a mark
+   * on the turn's row, through the group commit and the cluster's fence; one group commit for
+   * both), so that a crash before the turn's end is logged still ends it interrupted.
    */
-  async recordInterrupt(turnId: string): Promise<void> {
-    await this.#services.storage.writeRows(this.#port.sessionId, {
-      interruptRequested: { id: turnId, at: this.#port.now() },
-    });
+  async recordInterrupt(
+    runId: string | null,
+    stopped: TurnRun | null,
+    throughOrder: number,
+  ): Promise<InterruptAnswer> {
+    const [, cancelled] = await Promise.all([
+      stopped === null ? undefined : this.#markInterrupted(stopped.id),
+      this.#parts.inputs.cancelThrough(throughOrder),
+    ]);
+    return {
+      run_id: runId,
+      state: stopped === null ? "already_ended" : "requested",
+      cancelled_input_ids: cancelled,
+    };
+  }
+
+  /** Inside the mailbox: cancel one input, dropping it from the queue or interrupting the turn it alone belongs to. */
+  async cancelInput(inputId: string): Promise<CancelAnswer> {
+    const { inputs } = this.#parts;
+    const result = await inputs.cancel(inputId);
+    if (result === "cancelled") return { result, input: await inputs.receipt(inputId) };
+    const turn = this.#board.running;
+    if (turn !== null && turn.inputIds.length === 1 && turn.inputIds[0] === inputId) {
+      this.requestInterrupt();
+      await this.#markInterrupted(turn.id);
+      return { result: "interrupt_requested", input: await inputs.receipt(inputId) };
+    }
+    return { result: "not_pending", input: await inputs.receipt(inputId) };
   }
 
   /** The actor stops: abort the running turn (`shutdown` leaves it `running` for the next start to recover). */
@@ -253,6 +275,13 @@ export class TurnScheduler {
     } finally {
       this.#starting = false;
     }
+  }
+
+  /** The durable mark of an interrupt of turn `turnId` (see `recordInterrupt`). */
+  async #markInterrupted(turnId: string): Promise<void> {
+    await this.#services.storage.writeRows(this.#port.sessionId, {
+      interruptRequested: { id: turnId, at: this.#port.now() },
+    });
   }
 
   /** Inside the mailbox: start a turn (turn.ts); null when an admission's commit was refused. */

@@ -1,7 +1,7 @@
 /** What a turn's end commits, built from the session's state without storage. */
 import { describe, expect, it } from "vitest";
 import { turnEndEntries } from "../../../src/daemon/turn/turn-end.js";
-import type { TurnEnding } from "../../../src/daemon/turn/turn-run.js";
+import type { TurnEnding } from "../../../src/daemon/turn/turn-ending.js";
 import { type Item, toolCall, toolResult, userMessage } from "../../../src/model/items.js";
 import { denyingGate } from "./denying-gate.js";
 

@@ -1,0 +1,103 @@
+/**
+ * What a new session is made of: its row and its first log entries, for a session created from
+ * nothing (`session_start`, then its own approval policy if it has one) or forked from another
+ * at a history checkpoint (fork-plan.ts). The registry (session-registry.ts) writes them in one
+ * transaction.
+ */
+import type { CreateSessionBody } from "../../api/session-creation.js";
+import type { LogEntry, PositionedEntry, SessionInstructions } from "../../log/entries.js";
+import type { ApprovalPolicy } from "../../model/approval-policy.js";
+import type { RequestConfig } from "../../model/request-config.js";
+import { planFork } from "../session/fork-plan.js";
+import type { NewSession, SessionRow } from "../storage/sessions-table.js";
+
+/** What `PUT /sessions/{id}` with kind "new" asks for, after validation and defaults. */
+export interface NewSessionRequest {
+  id: string;
+  workspace: string;
+  name: string | null;
+  providerProfile: string | null;
+  model: string | null;
+  systemPrompt: string | null;
+  /** The MCP servers whose tools the agent gets (default: none). */
+  mcpServers?: readonly string[];
+  /** The project instructions appended to `systemPrompt`, recorded in the session_start entry. */
+  instructions?: SessionInstructions | null;
+  /** The session's own model parameters (default: none, the profile's). */
+  requestConfig?: RequestConfig;
+  /** The session's own approval policy, logged right after its session_start. */
+  approvalPolicy?: ApprovalPolicy | null;
+  /** The creation request as accepted, kept for snapshots (`creation.submitted`). */
+  creationRequest?: CreateSessionBody;
+}
+
+/** What `PUT /sessions/{id}` with kind "fork" asks for. */
+export interface ForkSessionRequest {
+  id: string;
+  sourceSessionId: string;
+  checkpointId: string;
+  name: string | null;
+  /** The creation request as accepted, kept for snapshots (`creation.submitted`). */
+  creationRequest?: CreateSessionBody;
+}
+
+/** A new session's row and whole first log, first entry (a session_start) first. */
+export interface SessionRecord {
+  row: NewSession;
+  entries: LogEntry[];
+}
+
+/** The row and first entries of the session `request` creates, at `now`. */
+export function newSessionRecord(request: NewSessionRequest, now: number): SessionRecord {
+  const row: NewSession = {
+    id: request.id,
+    name: request.name,
+    workspace: request.workspace,
+    providerProfile: request.providerProfile,
+    model: request.model,
+    systemPrompt: request.systemPrompt,
+    createdAt: now,
+    mcpServers: request.mcpServers ?? [],
+    ...(request.creationRequest === undefined ? {} : { creationRequest: request.creationRequest }),
+  };
+  const start: LogEntry = {
+    kind: "session_start",
+    ts: now,
+    system_prompt: request.systemPrompt,
+    config: request.requestConfig ?? {},
+    history: [],
+    ...(request.instructions == null ? {} : { instructions: request.instructions }),
+  };
+  const policy: LogEntry[] =
+    request.approvalPolicy == null
+      ? []
+      : [{ kind: "approval_policy_changed", ts: now, policy: request.approvalPolicy }];
+  return { row, entries: [start, ...policy] };
+}
+
+/**
+ * The row and first entries of the fork `request` asks for, of `source` whose verified log is
+ * `entries` (same workspace, provider, model), at `now`.
+ */
+export function forkRecord(
+  request: ForkSessionRequest,
+  source: SessionRow,
+  entries: readonly PositionedEntry[],
+  now: number,
+): SessionRecord {
+  const plan = planFork(entries, request.sourceSessionId, request.checkpointId, now);
+  const row: NewSession = {
+    id: request.id,
+    name: request.name ?? source.name,
+    workspace: source.workspace,
+    parentId: source.id,
+    providerProfile: source.providerProfile,
+    model: source.model,
+    systemPrompt: plan.systemPrompt,
+    createdAt: now,
+    fork: { checkpointId: request.checkpointId, entryHash: plan.origin.entry_hash },
+    mcpServers: source.mcpServers,
+    ...(request.creationRequest === undefined ? {} : { creationRequest: request.creationRequest }),
+  };
+  return { row, entries: plan.entries };
+}

@@ -1,0 +1,62 @@
+/**
+ * The parts of one loaded session, put together around the one port they share: the log writer,
+ * the port (the log, publishing on the session's feed, its mailbox, the clock, the logger), the
+ * input queue, the approval gate, the compactor and the turn scheduler.
+ *
+ * Boundary rule: built once per actor (actor/session-actor.ts), which owns the feed and the
+ * mailbox the port reaches.
+ */
+import type { PositionedEntry } from "../../log/entries.js";
+import { ApprovalGate } from "../approval/approval-gate.js";
+import { SessionCompactor } from "../compaction/compaction.js";
+import { InputQueue } from "../session/input-queue.js";
+import { SessionLogWriter } from "../session/session-log-writer.js";
+import { feedOutlet } from "../session/session-outlet.js";
+import { feedPort, type SessionPort } from "../session/session-port.js";
+import type { SessionServices } from "../session/session-services.js";
+import type { SessionRow } from "../storage/sessions-table.js";
+import type { SessionFeed } from "../stream/session-feed.js";
+import type { TurnSupervisor } from "../turn/turn-parts.js";
+import { TurnScheduler } from "../turn/turn-scheduler.js";
+
+export interface SessionParts {
+  port: SessionPort;
+  log: SessionLogWriter;
+  inputs: InputQueue;
+  gate: ApprovalGate;
+  compactor: SessionCompactor;
+  turns: TurnScheduler;
+}
+
+/** What the actor hears of its parts: every commit, and what its turn scheduler tells. */
+export interface PartsOwner extends TurnSupervisor {
+  /** A commit went through (the session's summary changed). */
+  committed(): void;
+}
+
+/**
+ * The parts of the session whose row is `row` and whose whole log was just read (and verified)
+ * as `entries`, publishing on `feed`, appending inside `serialize` (the actor's mailbox).
+ */
+export function sessionParts(
+  services: SessionServices,
+  row: SessionRow,
+  entries: readonly PositionedEntry[],
+  feed: SessionFeed,
+  serialize: <T>(task: () => Promise<T> | T) => Promise<T>,
+  owner: PartsOwner,
+): SessionParts {
+  const { storage } = services;
+  const outlet = feedOutlet(row.id, feed, services.now, services.logger);
+  const place = { storage, writer: storage.writerFrom(row.id, entries), preview: row.preview };
+  const log = new SessionLogWriter(outlet, place, entries);
+  log.observe({ committed: () => owner.committed() });
+  const port = feedPort(outlet, feed, log, serialize);
+  const inputs = new InputQueue(outlet, storage);
+  // The gate observes the log before the scheduler does: a commit's approval events go out
+  // before the status they change.
+  const gate = new ApprovalGate(port);
+  const compactor = new SessionCompactor(port, services.limitsOf);
+  const turns = new TurnScheduler(port, services, { inputs, gate, compactor }, owner);
+  return { port, log, inputs, gate, compactor, turns };
+}
