@@ -4,7 +4,9 @@
  * and input rows, the preview, the activity time), and what it tells clients once an append
  * has committed (one `message` event per history entry, then `committed`). A turn's last step
  * may be held (`hold`): it is committed with the next append, which is the turn's end, so a
- * plain turn's answer and its end share one transaction.
+ * plain turn's answer and its end share one transaction. A caller that may start work before
+ * its commit is durable (a turn's model request) awaits `begin`'s `written`; the session's
+ * parts hear of every commit by observing the writer (`observe`).
  *
  * Boundary rule: the session's only way to write its log. Once the stored log is found changed
  * behind the daemon (a read that fails verification, a head that is not where this writer left
