@@ -6,7 +6,7 @@
  *
  * Boundary rule: plain types in their wire shape (snake_case); no behaviour. The policy's own
  * shape is the model's (src/model/approval-policy.ts); config.json's copy is validated in
- * approval-policy.ts.
+ * src/home/approval-policy.ts.
  */
 import type {
   ApprovalDecision,

@@ -16,9 +16,7 @@ import type {
 } from "../api/approvals.js";
 import type { LoginLink } from "../api/browser-login.js";
 import type { ClusterInfo } from "../api/cluster.js";
-import { readDiscoveryFile } from "../api/discovery-file.js";
 import type { ContentSlice, HistoryPage, HistoryQuery } from "../api/history.js";
-import { skeinHome } from "../api/home.js";
 import type { CancelAnswer, InputBody, InputReceipt, InterruptAnswer } from "../api/inputs.js";
 import type { McpStatus, McpTestReport } from "../api/mcp-status.js";
 import type { ProviderTestAnswer, ProviderTestBody } from "../api/provider-test.js";
@@ -33,6 +31,8 @@ import type {
   SessionListQuery,
 } from "../api/sessions.js";
 import type { VerifyReport } from "../api/verify-report.js";
+import { readDiscoveryFile } from "../home/discovery-file.js";
+import { skeinHome } from "../home/home.js";
 import { apiErrorFrom, DaemonProtocolError, DaemonUnreachableError } from "./api-errors.js";
 import { type DaemonEndpoint, endpointOf } from "./daemon-endpoint.js";
 import { processAlive } from "./ensure-daemon.js";

@@ -1,10 +1,10 @@
 /**
  * The request schema of an approval policy (the creation field `approval_policy` and the body
- * of `PUT /sessions/{id}/approval-policy`), bounded like config.json's (src/api/approval-policy.ts).
+ * of `PUT /sessions/{id}/approval-policy`), bounded like config.json's (src/home/approval-policy.ts).
  */
 import { Type } from "typebox";
-import { approvalPolicyLimits } from "../../api/approval-policy.js";
 import type { ApprovalPolicy } from "../../api/approvals.js";
+import { approvalPolicyLimits } from "../../home/approval-policy.js";
 import { wireSchema } from "../http/wire-schema.js";
 
 const Action = Type.Union([Type.Literal("allow"), Type.Literal("ask"), Type.Literal("deny")]);

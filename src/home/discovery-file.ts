@@ -7,8 +7,8 @@
  * (src/daemon/process/discovery-file.ts). It holds the bearer token.
  */
 import { readFileSync } from "node:fs";
+import { protocolVersion } from "../api/protocol.js";
 import { homePaths } from "./home.js";
-import { protocolVersion } from "./protocol.js";
 
 /** Content of daemon.json. */
 export interface DiscoveryInfo {

@@ -4,7 +4,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DiscoveryFileError, type DiscoveryInfo, readDiscoveryFile } from "../../src/api/discovery-file.js";
+import { DiscoveryFileError, type DiscoveryInfo, readDiscoveryFile } from "../../src/home/discovery-file.js";
 import { newHome, removeTempRoots } from "../daemon/process/temp-home.js";
 
 afterEach(removeTempRoots);

@@ -3,7 +3,7 @@
  * `GET /server` reports it.
  *
  * Boundary rule: reads package.json only. It is found upward from this module, which sits in
- * src/api (sources), dist/api (compiled) or dist itself (the daemon bundle).
+ * src/home (sources), dist/home (compiled) or dist itself (the daemon bundle).
  */
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";

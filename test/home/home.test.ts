@@ -4,8 +4,8 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { homePaths, resolveUserPath, skeinHome } from "../../src/api/home.js";
 import { readSettings } from "../../src/daemon/process/settings.js";
+import { homePaths, resolveUserPath, skeinHome } from "../../src/home/home.js";
 
 describe("the Skein home", () => {
   it("names the files of a home", () => {

@@ -8,7 +8,7 @@ import {
   resolveServer,
   transportOf,
   usesWorkspace,
-} from "../../src/api/mcp-config.js";
+} from "../../src/home/mcp-config.js";
 
 describe("the mcpServers section", () => {
   it("accepts the shape other agents use, as written", () => {

@@ -12,7 +12,7 @@ import {
   parseProviderConfig,
   readProviderConfig,
   writeProviderConfig,
-} from "../../src/api/provider-config.js";
+} from "../../src/home/provider-config.js";
 import { removeTempRoots, tempRoot } from "../daemon/process/temp-home.js";
 
 afterEach(removeTempRoots);
