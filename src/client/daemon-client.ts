@@ -12,13 +12,14 @@ import type {
   ApprovalAnswerBody,
   ApprovalPolicy,
   ApprovalPolicyAnswer,
+  ApprovalPolicyBody,
   ApprovalRecord,
 } from "../api/approvals.js";
 import type { LoginLink } from "../api/browser-login.js";
 import type { ClusterInfo } from "../api/cluster.js";
 import type { ContentSlice, HistoryPage, HistoryQuery } from "../api/history.js";
-import type { CancelAnswer, InputBody, InputReceipt, InterruptAnswer } from "../api/inputs.js";
-import type { McpStatus, McpTestReport } from "../api/mcp-status.js";
+import type { CancelAnswer, InputBody, InputReceipt, InterruptAnswer, InterruptBody } from "../api/inputs.js";
+import type { McpStatus, McpTestBody, McpTestReport } from "../api/mcp-status.js";
 import type { ProviderTestAnswer, ProviderTestBody } from "../api/provider-test.js";
 import type { ServerInfo, ShutdownAnswer, ShutdownBody } from "../api/server.js";
 import type { SessionSettings, SessionSettingsBody } from "../api/session-settings.js";
@@ -166,7 +167,7 @@ export class DaemonClient {
   /** `POST /mcp/{name}/test`: the daemon starts the server now, in its own environment, and reports. */
   testMcpServer(name: string, workspace?: string): Promise<McpTestReport> {
     return this.#call("POST", `/mcp/${encodeURIComponent(name)}/test`, {
-      body: workspace === undefined ? {} : { workspace },
+      body: (workspace === undefined ? {} : { workspace }) satisfies McpTestBody,
       // A server may take its startup timeout (30 s by default, at most 10 min) to answer.
       timeoutMs: 660_000,
     });
@@ -244,7 +245,7 @@ export class DaemonClient {
   /** `POST /sessions/{sid}/interrupt`: stop run `runId` and cancel queued inputs up to `throughInputOrder`. */
   interrupt(sessionId: string, runId: string | null, throughInputOrder: number): Promise<InterruptAnswer> {
     return this.#call("POST", `${sessionPath(sessionId)}/interrupt`, {
-      body: { run_id: runId, through_input_order: throughInputOrder },
+      body: { run_id: runId, through_input_order: throughInputOrder } satisfies InterruptBody,
     });
   }
 
@@ -259,7 +260,7 @@ export class DaemonClient {
   /** `PUT /sessions/{sid}/approval-policy`: the session's own policy (null: config.json's applies). */
   setApprovalPolicy(sessionId: string, policy: ApprovalPolicy | null): Promise<ApprovalPolicyAnswer> {
     return this.#call("PUT", `${sessionPath(sessionId)}/approval-policy`, {
-      body: { approval_policy: policy },
+      body: { approval_policy: policy } satisfies ApprovalPolicyBody,
     });
   }
 

@@ -5,14 +5,12 @@
  * Boundary rule: shape and bounds only; what a policy means for a call is the daemon's business.
  * The HTTP routes check the same bounds with their schemas (`approvalPolicyLimits`).
  */
+import { approvalPolicyLimits } from "../api/approval-policy-limits.js";
 import type { ApprovalAction, ApprovalPolicy, ApprovalRule } from "../model/approval-policy.js";
 import { isWireObject, type WireObject } from "../providers/wire-json.js";
 
 /** Every action a rule or a default may name. */
 export const approvalActions: readonly ApprovalAction[] = ["allow", "ask", "deny"];
-
-/** Bounds of a policy, shared with the routes' schemas. */
-export const approvalPolicyLimits = { rules: 256, tool: 256, pattern: 4096 } as const;
 
 /** A policy that cannot be used; the message names the field. */
 export class ApprovalPolicyError extends Error {

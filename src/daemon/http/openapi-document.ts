@@ -5,15 +5,15 @@
  * and the problem JSON every error answer carries.
  *
  * Boundary rule: reads route options only; it knows no route by name. Schemas given a name
- * (routes/schemas/named-schema.ts) are written once under `components.schemas` and referred to
+ * (src/api/schemas/named-schema.ts) are written once under `components.schemas` and referred to
  * by `$ref`. An event stream's media type is `text/event-stream` with a string body; the JSON
  * of each SSE `data:` line is the schema under `x-sse-data`.
  */
 import type { RouteOptions } from "fastify";
 import { csrfHeaderName, sessionCookieName } from "../../api/browser-login.js";
 import { problemContentType } from "../../api/problem.js";
-import { schemaName } from "../routes/schemas/named-schema.js";
-import { ProblemSchema } from "../routes/schemas/problem-schema.js";
+import { schemaName } from "../../api/schemas/named-schema.js";
+import { ProblemSchema } from "../../api/schemas/problem.js";
 import type { RouteDoc } from "./route-config.js";
 
 /** What the document says of the API as a whole. */
