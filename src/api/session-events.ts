@@ -3,7 +3,7 @@
  * of each event type, the events themselves and the frames that carry them.
  *
  * Boundary rule: types only, each the static type of its schema (schemas/session-events.ts);
- * the daemon publishes them (src/daemon/session/publish-event.ts), a client decodes them
+ * the daemon publishes them, a client decodes them
  * (src/client/stream-batch.ts).
  */
 export type {

@@ -4,7 +4,7 @@
  *
  * Boundary rule: types only, each the static type of its schema
  * (schemas/session-list-events.ts); the daemon publishes them
- * (src/daemon/session/session-list-hub.ts), a client decodes them (src/client/stream-batch.ts).
+ *, a client decodes them (src/client/stream-batch.ts).
  */
 export type {
   SessionListEvent,

@@ -4,7 +4,7 @@
  * reset's `snapshot`).
  *
  * Boundary rule: types only, each the static type of its schema (schemas/session-snapshot.ts);
- * the daemon builds them (src/daemon/session/session-snapshot.ts), a client reads them.
+ * the daemon builds them, a client reads them.
  */
 export type { SessionCreation, SnapshotCreation } from "./schemas/session-creation.js";
 export type {

@@ -4,6 +4,6 @@
  * and later prove the log was not rewritten.
  *
  * Boundary rule: types only, each the static type of its schema (schemas/verify-report.ts); the
- * daemon builds it (src/daemon/session/verify-report.ts).
+ * daemon builds it.
  */
 export type { SignatureStatus, VerifyReport } from "./schemas/verify-report.js";

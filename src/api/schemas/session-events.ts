@@ -4,7 +4,7 @@
  * reset a frame may start with, and the frame (one SSE `data:` line) that carries them.
  *
  * Boundary rule: the schemas are the definition; each type is `Static` of its schema. The
- * daemon publishes them (src/daemon/session/publish-event.ts), a client decodes them
+ * daemon publishes them, a client decodes them
  * (src/client/stream-batch.ts).
  */
 import { type Static, type TSchema, Type } from "typebox";

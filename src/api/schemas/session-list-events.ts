@@ -4,7 +4,7 @@
  * snapshot is the listing, then one event per change of a listed session.
  *
  * Boundary rule: the schemas are the definition; each type is `Static` of its schema. The
- * daemon publishes them (src/daemon/session/session-list-hub.ts), a client decodes them
+ * daemon publishes them, a client decodes them
  * (src/client/stream-batch.ts).
  */
 import { type Static, Type } from "typebox";

@@ -5,7 +5,7 @@
  * compaction request.
  *
  * Boundary rule: the schemas are the definition; each type is `Static` of its schema. The
- * daemon builds them (src/daemon/session/session-snapshot.ts), a client reads them.
+ * daemon builds them, a client reads them.
  */
 import { type Static, Type } from "typebox";
 import { NullableApprovalPolicySchema, PendingApprovalSchema } from "./approvals.js";

@@ -5,7 +5,7 @@
  * log was not rewritten.
  *
  * Boundary rule: the schema is the definition; each type is `Static` of it. The daemon builds
- * it (src/daemon/session/verify-report.ts).
+ * it.
  */
 import { type Static, Type } from "typebox";
 import { named } from "./named-schema.js";
