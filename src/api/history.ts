@@ -16,7 +16,8 @@ export type HistoryEntryKind =
   | "tool_result"
   | "note"
   | "continuation"
-  | "compaction";
+  | "compaction"
+  | "context_excluded";
 
 /** A content part as the log holds it, whole. */
 export type InlinePart =
@@ -81,6 +82,8 @@ export interface HistoryEntry {
   thinking_duration_ms?: number | null;
   /** Compaction entries only: what the compaction kept and saved (`content` holds the summary). */
   compaction?: HistoryCompaction;
+  /** Context_excluded entries only: the entries left out of the model's context (`content` says so in words). */
+  excluded?: HistoryExclusion;
 }
 
 /**
@@ -93,6 +96,17 @@ export interface HistoryCompaction {
   after_tokens: number;
   /** `auto` (the fill threshold), `overflow` (the provider refused a long request), `manual`; null in entries that do not say. */
   trigger: "auto" | "overflow" | "manual" | null;
+}
+
+/**
+ * Entries the model is no longer sent: the items of log positions `from_position` through
+ * `to_position` leave every later request (their history entries stay). `reason` is `refusal`
+ * (the model refused that turn) or `repair` (a client asked, `POST /sessions/{id}/repair`).
+ */
+export interface HistoryExclusion {
+  from_position: number;
+  to_position: number;
+  reason: "refusal" | "repair";
 }
 
 /** `GET /sessions/{id}/history` and a snapshot's `history`. */

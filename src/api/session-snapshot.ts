@@ -112,6 +112,15 @@ export interface SessionContext {
   warnings: string[];
 }
 
+/** The answer of `POST /sessions/{id}/repair` (200): what the model is no longer sent. */
+export interface RepairAnswer {
+  session_id: string;
+  from_position: number;
+  to_position: number;
+  /** How many items the model is no longer sent. */
+  excluded_items: number;
+}
+
 /** The answer of `POST /sessions/{id}/compact` (202): the compaction runs; events tell how it ends. */
 export interface CompactAnswer {
   session_id: string;

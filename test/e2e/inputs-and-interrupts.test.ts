@@ -367,7 +367,7 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
     stream.close();
     const events = eventsOf(frames);
     const error = events.find((event) => event.type === "error");
-    expect(error?.data.code).toBe("provider_error");
+    expect(error?.data.code).toBe("provider_refused");
     expect(String(error?.data.message)).toContain("the fixture refuses this request");
     expect(events.find((event) => event.type === "turn_completed")?.data.state).toBe("failed");
     await app.idle(sessionId);

@@ -47,7 +47,14 @@ export function report(context: CliContext, sessionId: string, outcome: TurnOutc
       return exitCodes.interrupted;
     case "failed": {
       const message = outcome.errors.map((error) => error.message).join("; ") || "the turn failed";
-      throw new CliError(message, exitCodes.error, hintFor(outcome.errors.map((error) => error.code)));
+      throw new CliError(
+        message,
+        exitCodes.error,
+        hintFor(
+          outcome.errors.map((error) => error.code),
+          sessionId,
+        ),
+      );
     }
     case "abandoned":
       throw new CliError(
@@ -63,8 +70,12 @@ export function report(context: CliContext, sessionId: string, outcome: TurnOutc
 }
 
 /** What to do about a failed turn, from its error codes (a provider problem has a command that checks it). */
-function hintFor(codes: readonly string[]): string | undefined {
+function hintFor(codes: readonly string[], sessionId: string): string | undefined {
   if (codes.includes("provider_unconfigured")) return "see `skein config --help`";
+  if (codes.includes("provider_refused")) {
+    const session = sessionId.slice(0, 13);
+    return `\`skein show ${session}\` lists the entries by position; \`skein repair ${session} --from POSITION\` leaves the refused ones out`;
+  }
   if (codes.includes("provider_error")) return "check the provider with `skein config test`";
   return undefined;
 }

@@ -16,6 +16,7 @@
 import { type HistoryEntry, isTruncatedPart } from "../../api/history.js";
 import type { SessionEvent } from "../../api/session-events.js";
 import { compactionLine } from "./compaction-line.js";
+import { exclusionLine } from "./exclusion-line.js";
 import { dropsUnsavedText, type StreamedSegment } from "./streamed-segment.js";
 import { entryJson, entryText, toolLines } from "./tool-line.js";
 import type { TranscriptViewOptions } from "./transcript-view-options.js";
@@ -272,6 +273,9 @@ export class TranscriptView {
         return;
       case "compaction":
         this.#writer.asideLine(paint.dim(compactionLine(entry)));
+        return;
+      case "context_excluded":
+        this.#writer.asideLine(paint.dim(exclusionLine(entry)));
         return;
       default: {
         const unknown: never = entry.kind;

@@ -59,6 +59,7 @@ export const HistoryEntrySchema = named(
           Type.Literal("note"),
           Type.Literal("continuation"),
           Type.Literal("compaction"),
+          Type.Literal("context_excluded"),
         ]),
         turn_id: Type.Union([Type.String(), Type.Null()]),
         input_id: Type.Union([Type.String(), Type.Null()]),
@@ -87,6 +88,20 @@ export const HistoryEntrySchema = named(
               ]),
             },
             { additionalProperties: false },
+          ),
+        ),
+        excluded: Type.Optional(
+          Type.Object(
+            {
+              from_position: Type.Integer({ minimum: 1 }),
+              to_position: Type.Integer({ minimum: 1 }),
+              reason: Type.Union([Type.Literal("refusal"), Type.Literal("repair")]),
+            },
+            {
+              additionalProperties: false,
+              description:
+                "context_excluded entries only: the log positions whose items the model is no longer sent, and why (refusal: the model refused that turn; repair: POST /sessions/{id}/repair)",
+            },
           ),
         ),
       },
