@@ -1,7 +1,7 @@
 /**
  * The request builders are total: for any history a session log can hold (history-arbitrary.ts)
  * and any request config, the body each builds for a model of each (protocol, family) passes
- * every acceptance rule the fake provider knows of that vendor (vendor-rules.ts and the rule
+ * every acceptance rule the fake provider knows of that vendor (the rule
  * book) — the rules are the oracle. 1,000 histories per (protocol, family) per run.
  */
 import fc from "fast-check";
@@ -10,7 +10,7 @@ import { protocolAdapter } from "../../src/providers/create-llm-client.js";
 import { FieldRefusals } from "../../src/providers/field-refusals.js";
 import { providerLabels } from "../../src/providers/provider-profile.js";
 import { geminiModelOfPath } from "../support/fake-provider/encode-reply.js";
-import { vendorRejection } from "../support/fake-provider/vendor-rules.js";
+import { vendorRejection } from "../support/fake-provider/rule-book.js";
 import { builderTargets, builderTools, requestConfigArbitrary } from "./builder-targets.js";
 import { historyArbitrary } from "./history-arbitrary.js";
 
