@@ -32,7 +32,12 @@ export interface SessionEventData {
     is_error: boolean;
     truncated?: { arguments?: number; result?: number };
   };
-  retry: { run_id: string; attempt: number; reason: string; delay_ms: number };
+  /**
+   * A model request sent again: after a transient failure (after `delay_ms`), or at once after a
+   * refusal with `adjusted` saying what it leaves out (refused optional fields, or the history
+   * item the refusal named).
+   */
+  retry: { run_id: string; attempt: number; reason: string; delay_ms: number; adjusted?: string[] };
   /** Tokens of one model request. */
   usage: {
     run_id: string;

@@ -155,6 +155,10 @@ export class TranscriptView {
       }
       case "retry": {
         if (!this.#wanted(event.data.run_id)) return;
+        if (event.data.adjusted !== undefined) {
+          this.notice(`the provider refused the request: ${event.data.reason}`);
+          return;
+        }
         const seconds = (event.data.delay_ms / 1000).toFixed(1);
         this.notice(
           `provider request failed (${event.data.reason}); retry ${event.data.attempt} in ${seconds} s`,

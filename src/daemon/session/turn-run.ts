@@ -299,12 +299,13 @@ export class TurnRun {
               this.#publishDelta("thinking", thinkingMessage, event.delta.text);
             return;
           case "retry": {
-            const data = {
+            const data: SessionEventData["retry"] = {
               run_id: runId,
               attempt: event.retry.attempt,
               reason: event.retry.reason,
               delay_ms: event.retry.delay_ms,
             };
+            if (event.retry.adjusted !== undefined) data.adjusted = event.retry.adjusted;
             this.#publish(() => publishEvent(feed, "retry", data));
             return;
           }

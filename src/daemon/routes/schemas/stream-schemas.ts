@@ -91,7 +91,13 @@ export const SessionEventSchema = named(
       event(
         "retry",
         Type.Object(
-          { run_id: Type.String(), attempt: Type.Integer(), reason: Type.String(), delay_ms: Type.Integer() },
+          {
+            run_id: Type.String(),
+            attempt: Type.Integer(),
+            reason: Type.String(),
+            delay_ms: Type.Integer(),
+            adjusted: Type.Optional(Type.Array(Type.String())),
+          },
           closed,
         ),
         "a model request is retried",
