@@ -10,11 +10,17 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Item } from "../../src/model/items.js";
 import { toolCall, toolResult, userMessage } from "../../src/model/items.js";
+import { anthropicMessages } from "../../src/providers/anthropic/request.js";
+import { capabilitiesFor } from "../../src/providers/capability-table.js";
+import { chatMessages } from "../../src/providers/chat-completions/request.js";
+import type { HistorySources } from "../../src/providers/history-refusal.js";
 import { createLlmClient, type ProviderProfile } from "../../src/providers/index.js";
 import { refusedPaths } from "../../src/providers/refused-fields.js";
+import { responsesInput } from "../../src/providers/responses/request.js";
 import { httpError, text } from "../support/fake-provider/index.js";
 import type { RecordedRequest } from "../support/fake-provider/server.js";
 import { withFakeProvider } from "../support/fake-provider/with-fake-provider.js";
+import { historyArbitrary } from "./history-arbitrary.js";
 import { collect, textOf } from "./stream-helpers.js";
 
 const fake = withFakeProvider({ script: () => text("unexpected extra request") });
@@ -184,6 +190,68 @@ describe("a refusal naming a history element", () => {
     const unnamed = await collect(client("chat_completions"), { items: history, tools: [], config: {} });
     expect(unnamed.error?.message).toContain("prohibited");
     expect(fake().requests).toHaveLength(2);
+  });
+});
+
+describe("the builders' history sources", () => {
+  const origin = { provider: "openai-chat", model: "m" };
+  const histories = historyArbitrary(origin);
+
+  it("trace every element of the history array to request items, in order (1,000 histories per protocol)", () => {
+    fc.assert(
+      fc.property(histories, fc.boolean(), ({ items }, store) => {
+        const chatSources: HistorySources = [];
+        const messages = chatMessages(
+          "system",
+          items,
+          { capabilities: capabilitiesFor("chat_completions", "deepseek-chat"), origin },
+          chatSources,
+        );
+        expect(chatSources).toHaveLength(messages.length);
+        expect(chatSources[0]).toEqual([]);
+        const anthropicSources: HistorySources = [];
+        const anthropic = anthropicMessages(items, { provider: "anthropic", model: "m" }, anthropicSources);
+        expect(anthropicSources.map((blocks) => blocks.length)).toEqual(
+          anthropic.map((message) => message.content.length),
+        );
+        const responsesSources: HistorySources = [];
+        const input = responsesInput(
+          items,
+          { store, origin: { provider: "openai-responses", model: "m" } },
+          responsesSources,
+        );
+        expect(responsesSources).toHaveLength(input.length);
+        for (const sources of [chatSources, anthropicSources, responsesSources]) {
+          for (const position of sources.flat()) {
+            if (position !== undefined) expect(items[position]).toBeDefined();
+          }
+        }
+        // Each element goes out from items of its own kind (call ids may be renamed when reused).
+        const kindOf = (position: number | undefined) =>
+          position === undefined ? undefined : items[position]?.type;
+        messages.forEach((message, index) => {
+          const kinds = chatSources[index]!.map(kindOf).filter((kind) => kind !== undefined);
+          // A stand-in result (for a call that lost its own) comes from no item.
+          if (message.role === "tool")
+            expect(kinds).toEqual(chatSources[index]![0] === undefined ? [] : ["tool_result"]);
+          if (message.role === "user") expect(kinds).toEqual(["message"]);
+        });
+        input.forEach((element, index) => {
+          const kind = kindOf(responsesSources[index]![0]);
+          if (element.type === "function_call") expect(kind).toBe("tool_call");
+          if (element.type === "function_call_output" && kind !== undefined) expect(kind).toBe("tool_result");
+          if (element.type === "reasoning") expect(kind).toBe("reasoning");
+        });
+        anthropicSources.forEach((blocks, index) =>
+          blocks.forEach((position, block) => {
+            const item = position === undefined ? undefined : items[position];
+            if (item?.type === "tool_call")
+              expect(anthropic[index]!.content[block]).toMatchObject({ type: "tool_use", name: item.name });
+          }),
+        );
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
 
