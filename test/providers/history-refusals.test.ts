@@ -242,13 +242,13 @@ describe("the builders' history sources", () => {
           if (element.type === "function_call_output" && kind !== undefined) expect(kind).toBe("tool_result");
           if (element.type === "reasoning") expect(kind).toBe("reasoning");
         });
-        anthropicSources.forEach((blocks, index) =>
-          blocks.forEach((position, block) => {
+        for (const [index, blocks] of anthropicSources.entries()) {
+          for (const [block, position] of blocks.entries()) {
             const item = position === undefined ? undefined : items[position];
             if (item?.type === "tool_call")
               expect(anthropic[index]!.content[block]).toMatchObject({ type: "tool_use", name: item.name });
-          }),
-        );
+          }
+        }
       }),
       { numRuns: 1000 },
     );
