@@ -37,10 +37,15 @@ describe("skein repair", () => {
 
   it("is what a refused run says to run, and lets the session take turns again", async () => {
     const id = await daemon.createSession();
+    await daemon.turn(id, "a first question");
     const refused = await cli.run(["run", "-s", id, "POISON"]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(`skein repair ${id} --from POSITION`);
-    expect(refused.stderr).toContain(`skein show ${id.slice(0, 13)}`);
+    // The message being answered is never left out; the next turn's request holds it as history.
+    const again = await cli.run(["run", "-s", id, "and now?"]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`skein repair ${id} --from POSITION`);
+    expect(again.stderr).toContain(`skein show ${id.slice(0, 13)}`);
+    expect(again.stderr).toContain("skein config test");
     const json = await cli.run(["run", "-s", id, "--json", "hello"]);
     const result = JSON.parse(json.stdout.trim().split("\n").at(-1)!) as { exit_reason: string };
     expect(result.exit_reason).toBe("provider_refused");

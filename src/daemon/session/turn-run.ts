@@ -383,7 +383,8 @@ export class TurnRun {
       // Most provider messages already start with the provider's label (and the HTTP status).
       const message =
         (cause.message.startsWith(cause.provider) ? cause.message : `${cause.provider}: ${cause.message}`) +
-        repairHint(cause, this.#options.session.id);
+        // Only a history with more than the message being answered holds something to repair.
+        (this.#options.state.history.length > 1 ? repairHint(cause, this.#options.session.id) : "");
       return this.#failed(requestCount, providerErrorCode(cause), message);
     }
     return this.#failed(requestCount, "turn_failed", error.message);
