@@ -16,6 +16,7 @@ export type {
   HistoryCompaction,
   HistoryEntry,
   HistoryEntryKind,
+  HistoryExclusion,
   HistoryPage,
   HistoryPart,
   HistoryQuery,

@@ -9,6 +9,8 @@
 export type { SessionCreation, SnapshotCreation } from "./schemas/session-creation.js";
 export type {
   CompactAnswer,
+  RepairAnswer,
+  RepairBody,
   SessionContext,
   SessionPhase,
   SessionPreview,

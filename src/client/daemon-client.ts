@@ -23,7 +23,12 @@ import type { McpStatus, McpTestBody, McpTestReport } from "../api/mcp-status.js
 import type { ProviderTestAnswer, ProviderTestBody } from "../api/provider-test.js";
 import type { ServerInfo, ShutdownAnswer, ShutdownBody } from "../api/server.js";
 import type { SessionSettings, SessionSettingsBody } from "../api/session-settings.js";
-import type { CompactAnswer, SessionSnapshot, SessionSummary } from "../api/session-snapshot.js";
+import type {
+  CompactAnswer,
+  RepairAnswer,
+  SessionSnapshot,
+  SessionSummary,
+} from "../api/session-snapshot.js";
 import type {
   DeleteAnswer,
   ForkSessionBody,
@@ -262,6 +267,15 @@ export class DaemonClient {
     return this.#call("PUT", `${sessionPath(sessionId)}/approval-policy`, {
       body: { approval_policy: policy } satisfies ApprovalPolicyBody,
     });
+  }
+
+  /**
+   * `POST /sessions/{sid}/repair`: the items of log entries `from`..`to` (`to` defaults to
+   * `from`) leave the model's context from the next request on.
+   */
+  repair(sessionId: string, from: number, to?: number): Promise<RepairAnswer> {
+    const body = to === undefined ? { from_position: from } : { from_position: from, to_position: to };
+    return this.#call("POST", `${sessionPath(sessionId)}/repair`, { body });
   }
 
   /** `POST /sessions/{sid}/compact`: start compacting the session's context (202; the stream tells the end). */

@@ -78,6 +78,7 @@ const HistoryEntryKindSchema = Type.Union([
   Type.Literal("note"),
   Type.Literal("continuation"),
   Type.Literal("compaction"),
+  Type.Literal("context_excluded"),
 ]);
 export type HistoryEntryKind = Static<typeof HistoryEntryKindSchema>;
 
@@ -114,6 +115,21 @@ const HistoryCompactionSchema = Type.Object(
 );
 export type HistoryCompaction = Static<typeof HistoryCompactionSchema>;
 
+/**
+ * Entries the model is no longer sent: the items of log positions `from_position` through
+ * `to_position` leave every later request (their history entries stay). `reason` is `refusal`
+ * (the model refused that turn) or `repair` (a client asked, `POST /sessions/{id}/repair`).
+ */
+const HistoryExclusionSchema = Type.Object(
+  {
+    from_position: Type.Integer({ minimum: 1 }),
+    to_position: Type.Integer({ minimum: 1 }),
+    reason: Type.Union([Type.Literal("refusal"), Type.Literal("repair")]),
+  },
+  closed,
+);
+export type HistoryExclusion = Static<typeof HistoryExclusionSchema>;
+
 /** One history entry: what a client sees of one item of a committed log entry. */
 export const HistoryEntrySchema = named(
   "HistoryEntry",
@@ -136,6 +152,8 @@ export const HistoryEntrySchema = named(
       thinking_duration_ms: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()])),
       /** Compaction entries only: what the compaction kept and saved (`content` holds the summary). */
       compaction: Type.Optional(HistoryCompactionSchema),
+      /** Context_excluded entries only: the entries left out of the model's context (`content` says so in words). */
+      excluded: Type.Optional(HistoryExclusionSchema),
     },
     closed,
   ),

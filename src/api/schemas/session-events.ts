@@ -87,7 +87,14 @@ export const SessionEventSchema = named(
     event(
       "retry",
       Type.Object(
-        { run_id: Type.String(), attempt: Type.Integer(), reason: Type.String(), delay_ms: Type.Integer() },
+        {
+          run_id: Type.String(),
+          attempt: Type.Integer(),
+          reason: Type.String(),
+          delay_ms: Type.Integer(),
+          /** What a resend after a refusal leaves out (refused optional fields, or the history item the refusal named). */
+          adjusted: Type.Optional(Type.Array(Type.String())),
+        },
         closed,
       ),
       "a model request is retried",

@@ -174,6 +174,29 @@ export const SessionSnapshotSchema = named(
 );
 export type SessionSnapshot = Static<typeof SessionSnapshotSchema>;
 
+/** The body of `POST /sessions/{id}/repair`: the log entries whose items the model is no longer sent. */
+export const RepairBodySchema = Type.Object(
+  {
+    from_position: Type.Integer({ minimum: 1 }),
+    to_position: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  closed,
+);
+export type RepairBody = Static<typeof RepairBodySchema>;
+
+/** The answer of `POST /sessions/{id}/repair` (200): what the model is no longer sent. */
+export const RepairAnswerSchema = Type.Object(
+  {
+    session_id: Type.String(),
+    from_position: Type.Integer({ minimum: 1 }),
+    to_position: Type.Integer({ minimum: 1 }),
+    /** How many items the model is no longer sent. */
+    excluded_items: Type.Integer({ minimum: 1 }),
+  },
+  closed,
+);
+export type RepairAnswer = Static<typeof RepairAnswerSchema>;
+
 /** The answer of `POST /sessions/{id}/compact` (202): the compaction runs; events tell how it ends. */
 export const CompactAnswerSchema = Type.Object(
   {

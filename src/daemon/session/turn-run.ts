@@ -26,7 +26,7 @@ import type { SessionFeed } from "../stream/session-feed.js";
 import type { ApprovalGate, TurnPolicy } from "./approval-gate.js";
 import { resumeWithCompaction } from "./compacting-run.js";
 import type { TurnCompaction } from "./compaction.js";
-import { repairHint } from "./context-repair.js";
+import { isRepairableRefusal, repairHint } from "./context-repair.js";
 import { publishEvent } from "./publish-event.js";
 import type { BoundClient, SessionServices } from "./session-services.js";
 
@@ -299,12 +299,13 @@ export class TurnRun {
               this.#publishDelta("thinking", thinkingMessage, event.delta.text);
             return;
           case "retry": {
-            const data = {
+            const data: SessionEventData["retry"] = {
               run_id: runId,
               attempt: event.retry.attempt,
               reason: event.retry.reason,
               delay_ms: event.retry.delay_ms,
             };
+            if (event.retry.adjusted !== undefined) data.adjusted = event.retry.adjusted;
             this.#publish(() => publishEvent(feed, "retry", data));
             return;
           }
@@ -382,7 +383,8 @@ export class TurnRun {
       // Most provider messages already start with the provider's label (and the HTTP status).
       const message =
         (cause.message.startsWith(cause.provider) ? cause.message : `${cause.provider}: ${cause.message}`) +
-        repairHint(cause);
+        // Only a history with more than the message being answered holds something to repair.
+        (this.#options.state.history.length > 1 ? repairHint(cause, this.#options.session.id) : "");
       return this.#failed(requestCount, providerErrorCode(cause), message);
     }
     return this.#failed(requestCount, "turn_failed", error.message);
@@ -419,7 +421,8 @@ export function storageUnavailableMessage(detail: string): string {
 }
 
 function providerErrorCode(error: LlmClientError): string {
-  return error.kind === "config" ? "provider_unconfigured" : "provider_error";
+  if (error.kind === "config") return "provider_unconfigured";
+  return isRepairableRefusal(error) ? "provider_refused" : "provider_error";
 }
 
 function errorText(error: unknown): string {
