@@ -5,15 +5,20 @@
  *
  *   model                          plain data and interfaces; imports nothing of ours
  *   providers, worker, tools, log  each on model only, never on each other
- *   api                            the HTTP contract: model, providers (config.json's profiles)
+ *   api                            the HTTP wire contract: model only, and no Node module
+ *   home                           the on-disk contract (the home's layout, config.json,
+ *                                  daemon.json, checkpoint paths): model, providers (a
+ *                                  profile's fields), api (the protocol version)
  *   mcp                            MCP servers as tools: model, tools (output limits), api
- *                                  (config.json's mcpServers, the status wire types)
- *   daemon                         everything below it, the contract included
- *   client                         api and model only: never the daemon or the CLI
- *   cli                            client, api, model; the daemon only through load-daemon.ts,
- *                                  by a dynamic import (`skein daemon run`)
+ *                                  (the status wire types), home (config.json's mcpServers)
+ *   daemon                         everything below it, the contracts included
+ *   client                         api, home and model only: never the daemon or the CLI
+ *   cli                            client, api, home, model; the daemon only through
+ *                                  load-daemon.ts, by a dynamic import (`skein daemon run`)
  *
- * src/index.ts, the library's entry, exports the layers below api. No cycles anywhere.
+ * web/src (the browser UI) may import src/api and the stream decoder (src/client/stream-batch.ts)
+ * and nothing else of src/, and reaches no Node module. src/index.ts, the library's entry,
+ * exports the layers below api. No cycles anywhere.
  *
  * Inside the daemon, floors (a folder of src/daemon each), top to bottom; a floor may import
  * only the floors below it (siblings, in braces, not each other), and every floor the
@@ -29,17 +34,20 @@
  *   {storage, stream, history}     tables and backends; the event feed; history projection
  *   http                           HTTP ingress
  */
+const { builtinModules } = require("node:module");
+
 const layers = {
   model: [],
   providers: ["model"],
   worker: ["model"],
   tools: ["model"],
   log: ["model"],
-  api: ["model", "providers"],
-  mcp: ["model", "tools", "api"],
-  daemon: ["model", "providers", "worker", "tools", "log", "api", "mcp"],
-  client: ["model", "api"],
-  cli: ["model", "api", "client"],
+  api: ["model"],
+  home: ["model", "providers", "api"],
+  mcp: ["model", "tools", "api", "home"],
+  daemon: ["model", "providers", "worker", "tools", "log", "api", "home", "mcp"],
+  client: ["model", "api", "home"],
+  cli: ["model", "api", "home", "client"],
 };
 
 /** The daemon's floors, top to bottom: each lists the floors it may import. */
@@ -84,6 +92,12 @@ function daemonFloorRule(floor, allowed) {
 /** The one file of the CLI that may reach the daemon (lazily, for `skein daemon run`). */
 const daemonLoader = "^src/cli/load-daemon\\.ts$";
 
+/** Node's own modules, as dependency-cruiser names them (without `node:`). */
+const nodeModules = `^(${builtinModules.join("|")})$`;
+
+/** The one file of the client the web UI may use: decoding a stream frame, pure. */
+const streamDecoder = "^src/client/stream-batch\\.ts$";
+
 function layerRule(layer, allowed) {
   return {
     name: `${layer}-imports-${allowed.length === 0 ? "nothing" : allowed.join("-")}`,
@@ -98,6 +112,34 @@ module.exports = {
   forbidden: [
     ...Object.entries(layers).map(([layer, allowed]) => layerRule(layer, allowed)),
     ...Object.entries(daemonFloors).map(([floor, allowed]) => daemonFloorRule(floor, allowed)),
+    {
+      name: "api-uses-no-node",
+      comment: "the wire contract is plain data and schemas, so a browser can import it",
+      severity: "error",
+      from: { path: "^src/api/" },
+      to: { dependencyTypes: ["core"] },
+    },
+    {
+      name: "web-imports-api-and-stream-decoder",
+      comment: "web/src may import src/api and the stream decoder, nothing else of src/",
+      severity: "error",
+      from: { path: "^web/src/" },
+      to: { path: "^src/", pathNot: ["^src/api/", streamDecoder] },
+    },
+    {
+      name: "web-reaches-no-node",
+      comment: "nothing the web UI imports, directly or through others, is a Node module",
+      severity: "error",
+      from: { path: "^web/src/" },
+      to: { path: nodeModules, reachable: true },
+    },
+    {
+      name: "stream-decoder-is-pure",
+      comment: "the stream decoder imports only the wire contract and the model: the web UI bundles it",
+      severity: "error",
+      from: { path: streamDecoder },
+      to: { path: "^src/", pathNot: "^src/(api|model)/" },
+    },
     {
       name: "daemon-loader-loads-only-the-daemon",
       comment: "load-daemon.ts reaches the daemon through src/daemon/daemon.ts and nothing else of it",

@@ -90,21 +90,21 @@ function compactedLog(count: number, tail: number): LogEntry[] {
 }
 
 /** Medians of `a` and `b` timed alternately (so drift on a shared machine hits both alike). */
-function pairedMediansMs(runs: number, a: () => unknown, b: () => unknown): [number, number] {
-  const time = (task: () => unknown) => {
+async function pairedMediansMs(runs: number, a: () => unknown, b: () => unknown): Promise<[number, number]> {
+  const time = async (task: () => unknown) => {
     const start = process.hrtime.bigint();
-    task();
+    await task();
     return Number(process.hrtime.bigint() - start) / 1e6;
   };
   for (let i = 0; i < 3; i++) {
-    a();
-    b();
+    await a();
+    await b();
   }
   const as: number[] = [];
   const bs: number[] = [];
   for (let i = 0; i < runs; i++) {
-    as.push(time(a));
-    bs.push(time(b));
+    as.push(await time(a));
+    bs.push(await time(b));
   }
   const median = (values: number[]) => values.sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
   return [median(as), median(bs)];
@@ -118,24 +118,24 @@ async function restoreFigures(): Promise<Figure[]> {
     const compactedId = uuidv7();
     await store.append(plainId, buildChain(null, sessionLog(ENTRIES)));
     await store.append(compactedId, buildChain(null, compactedLog(ENTRIES, 100)));
-    const restore = (id: string) => collectState(store.readAllSync(id));
-    const [plainMs, compactedMs] = pairedMediansMs(
+    const restore = async (id: string) => collectState(await store.readAll(id));
+    const [plainMs, compactedMs] = await pairedMediansMs(
       9,
       () => restore(plainId),
       () => restore(compactedId),
     );
-    const plainRead: PositionedEntry[] = store.readAllSync(plainId);
-    const compactedRead: PositionedEntry[] = store.readAllSync(compactedId);
-    const [foldPlainMs, foldCompactedMs] = pairedMediansMs(
+    const plainRead: PositionedEntry[] = await store.readAll(plainId);
+    const compactedRead: PositionedEntry[] = await store.readAll(compactedId);
+    const [foldPlainMs, foldCompactedMs] = await pairedMediansMs(
       15,
       () => collectState(plainRead),
       () => collectState(compactedRead),
     );
-    const plain = restore(plainId);
-    const compacted = restore(compactedId);
+    const plain = await restore(plainId);
+    const compacted = await restore(compactedId);
     const plainTokens = estimateItemsTokens(plain.history);
     const compactedTokens = estimateItemsTokens(compacted.history);
-    const [clonePlainMs, cloneCompactedMs] = pairedMediansMs(
+    const [clonePlainMs, cloneCompactedMs] = await pairedMediansMs(
       9,
       () => structuredClone(plain.history),
       () => structuredClone(compacted.history),

@@ -11,10 +11,10 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { v7 as uuidv7 } from "uuid";
-import { homePaths } from "../src/api/home.js";
 import { loadSigningKey } from "../src/daemon/process/signing-key.js";
 import { openDaemonDatabase } from "../src/daemon/storage/database.js";
 import { SqliteSessionStorage } from "../src/daemon/storage/sqlite-session-storage.js";
+import { homePaths } from "../src/home/home.js";
 import type { LogEntry } from "../src/log/entries.js";
 import { assistantMessage, toolCall, toolResult, userMessage } from "../src/model/items.js";
 import { DaemonHarness, rawRequest } from "../test/e2e/support/daemon-harness.js";

@@ -257,7 +257,7 @@ export async function run(): Promise<void> {
         return JSON.parse(text) as unknown;
       });
     });
-    const restoreMs = await timeMs(7, () => collectState(sqlite.readAllSync(sessionId)));
+    const restoreMs = await timeMs(7, async () => collectState(await sqlite.readAll(sessionId)));
     figures.push(
       figure(
         "restore_verify_10k",
@@ -287,7 +287,7 @@ export async function run(): Promise<void> {
     );
     // The same restore and baseline with every run's result kept (see timeMsKept).
     const keptParseMs = await timeMsKept(7, () => entryTexts.map((text) => JSON.parse(text) as unknown));
-    const keptRestoreMs = await timeMsKept(7, () => collectState(sqlite.readAllSync(sessionId)));
+    const keptRestoreMs = await timeMsKept(7, async () => collectState(await sqlite.readAll(sessionId)));
     figures.push(
       figure(
         "restore_verify_10k_results_kept",

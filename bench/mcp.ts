@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { v7 as uuidv7 } from "uuid";
-import type { McpServersConfig, McpStdioServerConfig } from "../src/api/mcp-config.js";
+import type { McpServersConfig, McpStdioServerConfig } from "../src/home/mcp-config.js";
 import { McpManager } from "../src/mcp/mcp-manager.js";
 import type { Tool } from "../src/model/tools.js";
 import { DaemonHarness } from "../test/e2e/support/daemon-harness.js";

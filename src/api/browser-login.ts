@@ -2,9 +2,12 @@
  * Browser sign-in: the one-time login links `skein web` prints, the session cookie a link sets,
  * and the CSRF token a page sends with every request that changes something.
  *
- * Boundary rule: names and wire shapes only. The daemon issues and checks them
- * (src/daemon/http/browser-logins.ts); the CLI asks for a link through `skein/client`.
+ * Boundary rule: names, and the wire types (each the static type of its schema in
+ * schemas/browser-login.ts). The daemon issues and checks them (src/daemon/http/browser-logins.ts);
+ * the CLI asks for a link through `skein/client`; the web page loads this file.
  */
+
+export type { BrowserSession, LoginLink } from "./schemas/browser-login.js";
 
 /** The path a login link opens: `GET /login?code=…` sets the cookie and redirects to `/`. */
 export const loginPath = "/login";
@@ -18,22 +21,4 @@ export const csrfHeaderName = "x-skein-csrf";
  */
 export function sessionCookieName(port: number): string {
   return `skein_session_${port}`;
-}
-
-/** The answer of `POST /web/login-codes` (bearer token only): a link that signs one browser in. */
-export interface LoginLink {
-  /** The whole link, `http://127.0.0.1:<port>/login?code=…`. */
-  url: string;
-  /** RFC 3339: the link must be opened before this; it works once. */
-  expires_at: string;
-}
-
-/** The answer of `GET /web/session` (cookie or token): who is signed in, and the page's CSRF token. */
-export interface BrowserSession {
-  /** "cookie" for a browser signed in through a login link, "token" for a program. */
-  auth: "cookie" | "token";
-  /** The value of `X-Skein-CSRF` for this cookie (null with the bearer token, which needs none). */
-  csrf_token: string | null;
-  /** RFC 3339: when the cookie stops working (null with the bearer token). */
-  expires_at: string | null;
 }

@@ -3,18 +3,6 @@
  * that numbered the events and the last sequence seen. A client resumes with it
  * (`after_generation`/`after_seq`, or `Last-Event-ID: <generation>.<sequence>`).
  *
- * Boundary rule: a plain type of the wire.
+ * Boundary rule: types only, each the static type of its schema (schemas/stream-cursor.ts).
  */
-
-/** A stream position. */
-export interface StreamCursor {
-  readonly generation: string;
-  readonly sequence: number;
-}
-
-/** The query a stream request resumes with (or the header `Last-Event-ID: <generation>.<sequence>`). */
-export interface StreamResumeQuery {
-  after_generation?: string;
-  /** A decimal sequence number. */
-  after_seq?: string;
-}
+export type { StreamCursor, StreamResumeQuery } from "./schemas/stream-cursor.js";

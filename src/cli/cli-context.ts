@@ -6,11 +6,12 @@
  * Boundary rule: per-invocation wiring only; commands receive a context and never read
  * process globals themselves, so they stay callable from tests and other programs.
  */
-import { homePaths } from "../api/home.js";
+
 import type { ServerInfo } from "../api/server.js";
 import { DaemonUnreachableError } from "../client/api-errors.js";
 import { DaemonClient } from "../client/daemon-client.js";
 import { ensureDaemon } from "../client/ensure-daemon.js";
+import { homePaths } from "../home/home.js";
 import { processTerminal, type Terminal } from "./render/terminal.js";
 
 export interface CliContext {

@@ -2,9 +2,9 @@
  * The exit codes of `skein` (documented in docs/cli.md; scripts rely on them).
  *
  * Boundary rule: the single list; commands return these names, never bare numbers. The code
- * shared with the daemon's starters (75) is the contract's (src/api/exit-codes.ts).
+ * shared with the daemon's starters (75) is the contract's (src/home/exit-codes.ts).
  */
-import { homeLockedExitCode } from "../api/exit-codes.js";
+import { homeLockedExitCode } from "../home/exit-codes.js";
 
 export const exitCodes = {
   /** Success. */

@@ -8,8 +8,8 @@
  * subcommands that need them.
  */
 import { Command, CommanderError } from "commander";
-import { skeinHome } from "../api/home.js";
-import { packageVersion } from "../api/package-version.js";
+import { skeinHome } from "../home/home.js";
+import { packageVersion } from "../home/package-version.js";
 import { type CliContext, processContext } from "./cli-context.js";
 import { describeFailure } from "./cli-error.js";
 import { exitCodes } from "./exit-codes.js";

@@ -12,19 +12,23 @@ import type {
   ApprovalAnswerBody,
   ApprovalPolicy,
   ApprovalPolicyAnswer,
+  ApprovalPolicyBody,
   ApprovalRecord,
 } from "../api/approvals.js";
 import type { LoginLink } from "../api/browser-login.js";
 import type { ClusterInfo } from "../api/cluster.js";
-import { readDiscoveryFile } from "../api/discovery-file.js";
 import type { ContentSlice, HistoryPage, HistoryQuery } from "../api/history.js";
-import { skeinHome } from "../api/home.js";
-import type { CancelAnswer, InputBody, InputReceipt, InterruptAnswer } from "../api/inputs.js";
-import type { McpStatus, McpTestReport } from "../api/mcp-status.js";
+import type { CancelAnswer, InputBody, InputReceipt, InterruptAnswer, InterruptBody } from "../api/inputs.js";
+import type { McpStatus, McpTestBody, McpTestReport } from "../api/mcp-status.js";
 import type { ProviderTestAnswer, ProviderTestBody } from "../api/provider-test.js";
 import type { ServerInfo, ShutdownAnswer, ShutdownBody } from "../api/server.js";
 import type { SessionSettings, SessionSettingsBody } from "../api/session-settings.js";
-import type { CompactAnswer, SessionSnapshot, SessionSummary } from "../api/session-snapshot.js";
+import type {
+  CompactAnswer,
+  RepairAnswer,
+  SessionSnapshot,
+  SessionSummary,
+} from "../api/session-snapshot.js";
 import type {
   DeleteAnswer,
   ForkSessionBody,
@@ -33,6 +37,8 @@ import type {
   SessionListQuery,
 } from "../api/sessions.js";
 import type { VerifyReport } from "../api/verify-report.js";
+import { readDiscoveryFile } from "../home/discovery-file.js";
+import { skeinHome } from "../home/home.js";
 import { apiErrorFrom, DaemonProtocolError, DaemonUnreachableError } from "./api-errors.js";
 import { type DaemonEndpoint, endpointOf } from "./daemon-endpoint.js";
 import { processAlive } from "./ensure-daemon.js";
@@ -166,7 +172,7 @@ export class DaemonClient {
   /** `POST /mcp/{name}/test`: the daemon starts the server now, in its own environment, and reports. */
   testMcpServer(name: string, workspace?: string): Promise<McpTestReport> {
     return this.#call("POST", `/mcp/${encodeURIComponent(name)}/test`, {
-      body: workspace === undefined ? {} : { workspace },
+      body: (workspace === undefined ? {} : { workspace }) satisfies McpTestBody,
       // A server may take its startup timeout (30 s by default, at most 10 min) to answer.
       timeoutMs: 660_000,
     });
@@ -244,7 +250,7 @@ export class DaemonClient {
   /** `POST /sessions/{sid}/interrupt`: stop run `runId` and cancel queued inputs up to `throughInputOrder`. */
   interrupt(sessionId: string, runId: string | null, throughInputOrder: number): Promise<InterruptAnswer> {
     return this.#call("POST", `${sessionPath(sessionId)}/interrupt`, {
-      body: { run_id: runId, through_input_order: throughInputOrder },
+      body: { run_id: runId, through_input_order: throughInputOrder } satisfies InterruptBody,
     });
   }
 
@@ -259,8 +265,17 @@ export class DaemonClient {
   /** `PUT /sessions/{sid}/approval-policy`: the session's own policy (null: config.json's applies). */
   setApprovalPolicy(sessionId: string, policy: ApprovalPolicy | null): Promise<ApprovalPolicyAnswer> {
     return this.#call("PUT", `${sessionPath(sessionId)}/approval-policy`, {
-      body: { approval_policy: policy },
+      body: { approval_policy: policy } satisfies ApprovalPolicyBody,
     });
+  }
+
+  /**
+   * `POST /sessions/{sid}/repair`: the items of log entries `from`..`to` (`to` defaults to
+   * `from`) leave the model's context from the next request on.
+   */
+  repair(sessionId: string, from: number, to?: number): Promise<RepairAnswer> {
+    const body = to === undefined ? { from_position: from } : { from_position: from, to_position: to };
+    return this.#call("POST", `${sessionPath(sessionId)}/repair`, { body });
   }
 
   /** `POST /sessions/{sid}/compact`: start compacting the session's context (202; the stream tells the end). */

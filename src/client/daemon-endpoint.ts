@@ -1,10 +1,10 @@
 /**
  * Where a client sends its requests: the daemon's loopback port and bearer token, as the
- * home's daemon.json names them (read by src/api/discovery-file.ts) or as a caller gives them.
+ * home's daemon.json names them (read by src/home/discovery-file.ts) or as a caller gives them.
  *
  * Boundary rule: a plain type and its one constructor; no I/O.
  */
-import type { DiscoveryInfo } from "../api/discovery-file.js";
+import type { DiscoveryInfo } from "../home/discovery-file.js";
 
 /** Where a client sends its requests. */
 export interface DaemonEndpoint {

@@ -15,10 +15,10 @@ import { Agent } from "node:http";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { type DiscoveryInfo, readDiscoveryFile } from "../api/discovery-file.js";
-import { homeLockedExitCode } from "../api/exit-codes.js";
-import { homePaths } from "../api/home.js";
 import type { ServerInfo } from "../api/server.js";
+import { type DiscoveryInfo, readDiscoveryFile } from "../home/discovery-file.js";
+import { homeLockedExitCode } from "../home/exit-codes.js";
+import { homePaths } from "../home/home.js";
 import { endpointOf } from "./daemon-endpoint.js";
 import { exchange } from "./http-exchange.js";
 

@@ -13,9 +13,7 @@
  */
 export type * from "../api/approvals.js";
 export type { BrowserSession, LoginLink } from "../api/browser-login.js";
-export { DiscoveryFileError, type DiscoveryInfo } from "../api/discovery-file.js";
 export * from "../api/history.js";
-export { defaultHomeName, type HomePaths, homePaths, skeinHome } from "../api/home.js";
 export type * from "../api/inputs.js";
 export {
   type ProblemBody,
@@ -32,6 +30,8 @@ export type * from "../api/session-snapshot.js";
 export type * from "../api/sessions.js";
 export type * from "../api/stream-cursor.js";
 export type * from "../api/verify-report.js";
+export { DiscoveryFileError, type DiscoveryInfo } from "../home/discovery-file.js";
+export { defaultHomeName, type HomePaths, homePaths, skeinHome } from "../home/home.js";
 export * from "./api-errors.js";
 export { DaemonClient, type DaemonClientOptions } from "./daemon-client.js";
 export type { DaemonEndpoint } from "./daemon-endpoint.js";

@@ -84,8 +84,9 @@ export class LockTimeoutError extends LogError {
 }
 
 /**
- * A group commit failed as a whole (SQLite refused the COMMIT or rolled the transaction back,
- * e.g. on a full disk): nothing of the batch was written. `cause` is the storage's own error.
+ * A group commit failed as a whole (the database refused the COMMIT or rolled the transaction
+ * back, e.g. on a full disk, or the connection was lost): nothing of the batch is known to be
+ * written. `cause` is the storage's own error.
  */
 export class GroupCommitFailedError extends LogError {
   constructor(sessionId: string, cause: unknown) {
@@ -95,5 +96,16 @@ export class GroupCommitFailedError extends LogError {
     );
     this.name = "GroupCommitFailedError";
     this.cause = cause;
+  }
+}
+
+/**
+ * The store (or the group commit it writes through) was closed and takes no more work: what was
+ * queued before the close committed, this write was refused and wrote nothing.
+ */
+export class StoreClosedError extends LogError {
+  constructor(sessionId: string) {
+    super(`store is closed (session ${sessionId})`, sessionId);
+    this.name = "StoreClosedError";
   }
 }

@@ -1,6 +1,7 @@
 /** The session log layer's public API: entries, canonical JSON + hash chain, replay, persistence, stores. */
 export * from "./canonical-json.js";
 export * from "./collect-state.js";
+export * from "./commit-queue.js";
 export * from "./compaction-plan.js";
 export * from "./compaction-summary.js";
 export type * from "./entries.js";

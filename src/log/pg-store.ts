@@ -8,18 +8,23 @@
  * and moves the head, in one transaction; two writers that both start a new session collide on
  * the primary key of `transcript_heads` (or UNIQUE(session, position)) and the loser gets
  * `AppendConflictError` with the head it lost to. Durability is PostgreSQL's (commit is durable
- * with the default synchronous_commit). Reads verify exactly like the SQLite store.
+ * with the default synchronous_commit). Every write goes through a group commit
+ * (pg-commit-queue.ts: the store's own, or one it shares with the daemon's rows, which then
+ * append inside their own writes with `appendInTransaction`). Reads verify exactly like the SQLite
+ * store.
  */
 import pg from "pg";
+import type { GroupCommitStats } from "./commit-queue.js";
 import type { HashedEntry, PositionedEntry } from "./entries.js";
 import { isEntryHash } from "./entry-hash.js";
-import { AppendConflictError, LogCorruptError, SessionNotFoundError } from "./errors.js";
+import { AppendConflictError, LogCorruptError, SessionNotFoundError, StoreClosedError } from "./errors.js";
 import { checkHeadRecord, type HeadRecord } from "./head-record.js";
 import type { HeadSigner } from "./head-signer.js";
-import type { PgCommitQueue } from "./pg-commit-queue.js";
+import { PgCommitQueue } from "./pg-commit-queue.js";
 import { keepConnectionErrors } from "./pg-connection-errors.js";
+import { readPgHeadRecord, signPgHead, unsignedPgHeads } from "./pg-head-records.js";
 import { type PreparedEntry, prepareAppend } from "./prepared-append.js";
-import type { AlongsideWrites, AppendOptions, LogHead, Store } from "./store.js";
+import type { AlongsideWrites, AppendOptions, LogHead, TransactionalStore } from "./store.js";
 import { backfillRecordedHeads, transcriptTables } from "./transcript-schema.js";
 import { type StoredRow, verifyRows } from "./verify-rows.js";
 
@@ -42,7 +47,7 @@ const SELECT_COLUMNS = "SELECT position, hash, prev_hash, kind, entry FROM trans
 export interface PgStoreOptions {
   /**
    * The group commit of the pool, when others write through it too (the daemon's own rows):
-   * appends then share transactions with them. Default: each append its own transaction.
+   * appends then share transactions with them. Default: the store's own.
    */
   commitQueue?: PgCommitQueue;
   /** End the pool on close(). */
@@ -51,11 +56,12 @@ export interface PgStoreOptions {
   signer?: HeadSigner;
 }
 
-export class PgStore implements Store<pg.PoolClient> {
+export class PgStore implements TransactionalStore<pg.PoolClient> {
   private closed = false;
   private readonly ownsPool: boolean;
   private readonly signer: HeadSigner | undefined;
-  private readonly commitQueue: PgCommitQueue | undefined;
+  readonly commitQueue: PgCommitQueue;
+  private readonly ownsQueue: boolean;
 
   /** A store on `pool` (its connections must see the tables, e.g. through their search_path). */
   constructor(
@@ -64,7 +70,8 @@ export class PgStore implements Store<pg.PoolClient> {
   ) {
     this.ownsPool = options.ownsPool ?? false;
     this.signer = options.signer;
-    this.commitQueue = options.commitQueue;
+    this.ownsQueue = options.commitQueue === undefined;
+    this.commitQueue = options.commitQueue ?? new PgCommitQueue(pool);
   }
 
   /** Connect with `config` (a connection string or pool settings) and make sure the tables exist. */
@@ -84,48 +91,36 @@ export class PgStore implements Store<pg.PoolClient> {
   }
 
   /**
-   * `alongside` runs in the append's transaction with its client (before COMMIT). With a
-   * commit queue the append shares its transaction with the other writes queued meanwhile.
+   * `alongside` runs in the append's transaction with its client (before COMMIT), which it
+   * shares with the other writes queued meanwhile. PostgreSQL's COMMIT returns once the commit is
+   * durable: `onWritten` is told at that moment.
    */
-  async append(
+  append(
     sessionId: string,
     entries: readonly HashedEntry[],
     alongside?: AlongsideWrites<pg.PoolClient>,
     options: AppendOptions = {},
   ): Promise<LogHead> {
-    // PostgreSQL's COMMIT returns once the commit is durable: written and durable are one moment.
-    const head = await this.commitAppend(sessionId, entries, alongside);
-    options.onWritten?.(head);
-    return head;
-  }
-
-  private async commitAppend(
-    sessionId: string,
-    entries: readonly HashedEntry[],
-    alongside: AlongsideWrites<pg.PoolClient> | undefined,
-  ): Promise<LogHead> {
-    const prepared = prepareAppend(sessionId, entries);
-    const queue = this.commitQueue;
-    if (queue !== undefined) {
-      return queue.run(sessionId, async (client) => {
+    if (this.closed) return Promise.reject(new StoreClosedError(sessionId));
+    let prepared: PreparedEntry[];
+    try {
+      prepared = prepareAppend(sessionId, entries);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.commitQueue.run(
+      sessionId,
+      async (client) => {
         const head = await this.appendPrepared(client, sessionId, prepared);
         if (alongside !== undefined) await alongside(client, head);
         return head;
-      });
-    }
-    const client = await this.pool.connect();
-    try {
-      await client.query("BEGIN");
-      const head = await this.appendPrepared(client, sessionId, prepared);
-      if (alongside !== undefined) await alongside(client, head);
-      await client.query("COMMIT");
-      return head;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+      },
+      options.onWritten,
+    );
+  }
+
+  groupCommitStats(): GroupCommitStats {
+    return this.commitQueue.stats();
   }
 
   /**
@@ -191,7 +186,7 @@ export class PgStore implements Store<pg.PoolClient> {
       const rows = await selectRowsWith(client, `${SELECT_COLUMNS} WHERE session = $1 ORDER BY position`, [
         sessionId,
       ]);
-      const record = await readRecordWith(client, sessionId);
+      const record = await readPgHeadRecord(client, sessionId);
       if (rows.length === 0) {
         if (record !== null) {
           throw new LogCorruptError(
@@ -210,21 +205,12 @@ export class PgStore implements Store<pg.PoolClient> {
     });
   }
 
-  /**
-   * Sign every recorded head that has no signature yet (heads written before this store had a
-   * signer), each only after its whole log verified against it; a log that does not verify is
-   * left as it is (it reads as corrupt). Returns the sessions whose heads were signed. The
-   * update names the head it verified, so a head another writer moved meanwhile (and signed) is
-   * left alone.
-   */
+  /** Each head verified in its own snapshot, then signed only if it is still the one verified. */
   async signUnsignedHeads(): Promise<string[]> {
     const signer = this.signer;
     if (signer === undefined) throw new Error("signUnsignedHeads needs a store with a signer");
-    const found = await this.pool.query<{ session: string }>(
-      "SELECT session FROM transcript_heads WHERE signature IS NULL OR key_id IS NULL",
-    );
     const signed: string[] = [];
-    for (const { session: sessionId } of found.rows) {
+    for (const sessionId of await unsignedPgHeads(this.pool)) {
       let last: PositionedEntry;
       try {
         const verified = await this.inSnapshot(async (client) => {
@@ -239,7 +225,7 @@ export class PgStore implements Store<pg.PoolClient> {
           checkHeadRecord(
             sessionId,
             end.position,
-            await readRecordWith(client, sessionId),
+            await readPgHeadRecord(client, sessionId),
             (at) => entries[at]?.hash,
             {
               signer,
@@ -254,12 +240,8 @@ export class PgStore implements Store<pg.PoolClient> {
         if (error instanceof LogCorruptError) continue;
         throw error;
       }
-      const signature = signer.sign(sessionId, last.position, last.hash);
-      const updated = await this.pool.query(
-        "UPDATE transcript_heads SET signature = $1, key_id = $2 WHERE session = $3 AND position = $4 AND hash = $5 AND (signature IS NULL OR key_id IS NULL)",
-        [signature.signature, signature.key_id, sessionId, last.position, last.hash],
-      );
-      if (updated.rowCount === 1) signed.push(sessionId);
+      if (await signPgHead(this.pool, sessionId, last, signer.sign(sessionId, last.position, last.hash)))
+        signed.push(sessionId);
     }
     return signed;
   }
@@ -269,7 +251,7 @@ export class PgStore implements Store<pg.PoolClient> {
   }
 
   async readHeadRecord(sessionId: string): Promise<HeadRecord | null> {
-    return readRecordWith(this.pool, sessionId);
+    return readPgHeadRecord(this.pool, sessionId);
   }
 
   async readRange(sessionId: string, from: number, limit: number): Promise<PositionedEntry[]> {
@@ -330,29 +312,22 @@ export class PgStore implements Store<pg.PoolClient> {
   }
 
   /** Delete the session's entries and recorded head on `client`, in the caller's transaction. */
-  async deleteSessionInTransaction(client: pg.PoolClient, sessionId: string): Promise<void> {
+  async deleteInTransaction(client: pg.PoolClient, sessionId: string): Promise<void> {
     await client.query("DELETE FROM transcript WHERE session = $1", [sessionId]);
     await client.query("DELETE FROM transcript_heads WHERE session = $1", [sessionId]);
   }
 
-  async deleteSession(sessionId: string): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query("BEGIN");
-      await client.query("DELETE FROM transcript WHERE session = $1", [sessionId]);
-      await client.query("DELETE FROM transcript_heads WHERE session = $1", [sessionId]);
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+  /** Group-committed, like an append. */
+  deleteSession(sessionId: string): Promise<void> {
+    if (this.closed) return Promise.reject(new StoreClosedError(sessionId));
+    return this.commitQueue.run(sessionId, (client) => this.deleteInTransaction(client, sessionId));
   }
 
+  /** Commit what is queued (when the queue is the store's own), then end the pool if this store opened it. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.ownsQueue) await this.commitQueue.close();
     if (this.ownsPool) await this.pool.end();
   }
 
@@ -377,7 +352,7 @@ export class PgStore implements Store<pg.PoolClient> {
     sessionId: string,
     lock: boolean,
   ): Promise<LogHead | null> {
-    const record = await readRecordWith(client, sessionId, lock);
+    const record = await readPgHeadRecord(client, sessionId, lock);
     const result = await client.query<{ hash: string; position: number }>(
       "SELECT hash, position FROM transcript WHERE session = $1 ORDER BY position DESC LIMIT 1",
       [sessionId],
@@ -401,28 +376,4 @@ export class PgStore implements Store<pg.PoolClient> {
 async function selectRowsWith(queryable: Queryable, text: string, values: unknown[]): Promise<StoredRow[]> {
   const result = await queryable.query<StoredRow>({ text, values, rowMode: "array" });
   return result.rows;
-}
-
-async function readRecordWith(
-  queryable: Queryable,
-  sessionId: string,
-  lock = false,
-): Promise<HeadRecord | null> {
-  const result = await queryable.query<{
-    position: number;
-    hash: string;
-    signature: string | null;
-    key_id: string | null;
-  }>(
-    `SELECT position, hash, signature, key_id FROM transcript_heads WHERE session = $1${lock ? " FOR UPDATE" : ""}`,
-    [sessionId],
-  );
-  const row = result.rows[0];
-  if (row === undefined) return null;
-  return {
-    position: row.position,
-    hash: row.hash,
-    signed:
-      row.signature === null || row.key_id === null ? null : { signature: row.signature, key_id: row.key_id },
-  };
 }

@@ -6,25 +6,27 @@
  * position) as a backstop. The async `append` group-commits: everything queued in one tick is
  * written in one transaction, each request inside its own savepoint so a conflicting request
  * fails alone. The `entry` column holds the canonical JSON that was hashed, so reads verify the
- * stored text itself. A daemon sharing the database can append synchronously inside its own
- * transaction with `appendInTransaction`.
+ * stored text itself. A daemon sharing the database shares the group commit and appends inside
+ * its own writes with `appendInTransaction` (see `TransactionalStore`).
  */
 import Database from "better-sqlite3";
+import type { GroupCommitStats } from "./commit-queue.js";
 import type { HashedEntry, PositionedEntry } from "./entries.js";
 import {
   AppendConflictError,
   InvalidAppendError,
   LogCorruptError,
-  LogError,
   SessionNotFoundError,
+  StoreClosedError,
 } from "./errors.js";
 import { checkHeadRecord, type HeadRecord } from "./head-record.js";
 import type { HeadSigner } from "./head-signer.js";
 import type { PreparedEntry } from "./prepared-append.js";
 import { prepareAppend } from "./prepared-append.js";
-import { type GroupCommitStats, SqliteCommitQueue } from "./sqlite-commit-queue.js";
+import { SqliteCommitQueue } from "./sqlite-commit-queue.js";
+import { SqliteHeadRecords } from "./sqlite-head-records.js";
 import { readPageRowsOf, SqlitePagedRead } from "./sqlite-paged-read.js";
-import type { AlongsideWrites, AppendOptions, LogHead, Store } from "./store.js";
+import type { AlongsideWrites, AppendOptions, LogHead, TransactionalStore } from "./store.js";
 import { backfillRecordedHeads, transcriptTables } from "./transcript-schema.js";
 
 /**
@@ -60,29 +62,16 @@ export interface SqliteStoreOptions {
 /** What the SQLite store gives writes that commit with an append: the connection, inside the transaction. */
 export type SqliteTransaction = Database.Database;
 
-/** The store was closed and takes no more work. */
-export class StoreClosedError extends LogError {
-  constructor(sessionId: string) {
-    super(`store is closed (session ${sessionId})`, sessionId);
-    this.name = "StoreClosedError";
-  }
-}
-
-export class SqliteStore implements Store<SqliteTransaction> {
+export class SqliteStore implements TransactionalStore<SqliteTransaction> {
   readonly db: Database.Database;
   private readonly ownsDb: boolean;
-  private readonly commitQueue: SqliteCommitQueue;
+  readonly commitQueue: SqliteCommitQueue;
   private readonly ownsQueue: boolean;
   private closed = false;
 
   private readonly signer: HeadSigner | undefined;
   private readonly selectHead: Database.Statement<[string], { hash: string; position: number }>;
-  private readonly selectRecord: Database.Statement<
-    [string],
-    { position: number; hash: string; signature: string | null; key_id: string | null }
-  >;
-  private readonly upsertRecord: Database.Statement<[string, number, string, string | null, string | null]>;
-  private readonly deleteRecord: Database.Statement<[string]>;
+  private readonly heads: SqliteHeadRecords;
   private readonly readAllTx: Database.Transaction<(sessionId: string) => PositionedEntry[]>;
   private readonly readHeadTx: Database.Transaction<(sessionId: string) => LogHead | null>;
   private readonly insertRow: Database.Statement<
@@ -91,7 +80,7 @@ export class SqliteStore implements Store<SqliteTransaction> {
   private readonly pages: SqlitePagedRead;
   private readonly selectSessions: Database.Statement<[], string>;
   private readonly selectExists: Database.Statement<[string], number>;
-  private readonly deleteRows: Database.Statement<[string]>;
+  private readonly deleteTx: Database.Transaction<(sessionId: string) => void>;
   private readonly compareAndInsertTx: Database.Transaction<
     (sessionId: string, prepared: PreparedEntry[], alongside?: AlongsideWrites<SqliteTransaction>) => LogHead
   >;
@@ -122,15 +111,8 @@ export class SqliteStore implements Store<SqliteTransaction> {
     this.commitQueue = options.commitQueue ?? new SqliteCommitQueue(this.db);
     createTranscriptSchema(this.db);
     const db = this.db;
-    this.selectRecord = db.prepare(
-      "SELECT position, hash, signature, key_id FROM transcript_heads WHERE session = ?",
-    );
-    this.upsertRecord = db.prepare(
-      `INSERT INTO transcript_heads (session, position, hash, signature, key_id) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (session) DO UPDATE SET position = excluded.position, hash = excluded.hash,
-         signature = excluded.signature, key_id = excluded.key_id`,
-    );
-    this.deleteRecord = db.prepare("DELETE FROM transcript_heads WHERE session = ?");
+    const heads = new SqliteHeadRecords(db);
+    this.heads = heads;
     this.selectHead = db.prepare(
       "SELECT hash, position FROM transcript WHERE session = ? ORDER BY position DESC LIMIT 1",
     );
@@ -144,7 +126,11 @@ export class SqliteStore implements Store<SqliteTransaction> {
     this.selectExists = db
       .prepare<[string], number>("SELECT 1 FROM transcript WHERE session = ? LIMIT 1")
       .pluck(true);
-    this.deleteRows = db.prepare("DELETE FROM transcript WHERE session = ?");
+    const deleteRows = db.prepare("DELETE FROM transcript WHERE session = ?");
+    this.deleteTx = db.transaction((sessionId: string) => {
+      deleteRows.run(sessionId);
+      heads.remove(sessionId);
+    });
     // Nested inside another transaction, better-sqlite3 runs this as a savepoint.
     this.compareAndInsertTx = db.transaction(
       (sessionId: string, prepared: PreparedEntry[], alongside?: AlongsideWrites<SqliteTransaction>) =>
@@ -158,7 +144,6 @@ export class SqliteStore implements Store<SqliteTransaction> {
     this.readHeadTx = db.transaction((sessionId: string) => this.readHeadUnlocked(sessionId));
   }
 
-  /** Transactions and requests of the group commit so far (for benchmarks and tests). */
   groupCommitStats(): GroupCommitStats {
     return this.commitQueue.stats();
   }
@@ -191,54 +176,35 @@ export class SqliteStore implements Store<SqliteTransaction> {
   }
 
   /**
-   * Compare-and-append synchronously. Inside the caller's transaction it runs as a savepoint of
-   * it (the caller's commit makes it durable, together with the caller's other writes);
-   * otherwise it is its own IMMEDIATE transaction. Throws `AppendConflictError` on a stale head.
+   * Compare-and-append synchronously on `db` (this store's connection), as a savepoint of the
+   * transaction the caller holds (its commit makes the entries durable with its other writes);
+   * outside any transaction it is its own IMMEDIATE one. Throws `AppendConflictError` on a stale
+   * head.
    */
-  appendInTransaction(
-    sessionId: string,
-    entries: readonly HashedEntry[],
-    alongside?: AlongsideWrites<SqliteTransaction>,
-  ): LogHead {
+  appendInTransaction(db: SqliteTransaction, sessionId: string, entries: readonly HashedEntry[]): LogHead {
+    this.requireOwnConnection(db);
     const prepared = prepareAppend(sessionId, entries);
-    return this.db.inTransaction
-      ? this.compareAndInsertTx(sessionId, prepared, alongside)
-      : this.compareAndInsertTx.immediate(sessionId, prepared, alongside);
+    return db.inTransaction
+      ? this.compareAndInsertTx(sessionId, prepared, undefined)
+      : this.compareAndInsertTx.immediate(sessionId, prepared, undefined);
+  }
+
+  /** Delete the session's entries and recorded head on `db`, in the caller's transaction (or its own). */
+  deleteInTransaction(db: SqliteTransaction, sessionId: string): void {
+    this.requireOwnConnection(db);
+    this.deleteTx(sessionId);
   }
 
   async readAll(sessionId: string): Promise<PositionedEntry[]> {
-    return this.readAllSync(sessionId);
-  }
-
-  /** `readAll`, synchronously. */
-  readAllSync(sessionId: string): PositionedEntry[] {
     return this.readAllTx(sessionId);
   }
 
   async readHeadRecord(sessionId: string): Promise<HeadRecord | null> {
-    return this.readHeadRecordSync(sessionId);
+    return this.heads.read(sessionId);
   }
 
-  /** `readHeadRecord`, synchronously. */
-  readHeadRecordSync(sessionId: string): HeadRecord | null {
-    const row = this.selectRecord.get(sessionId);
-    if (row === undefined) return null;
-    return {
-      position: row.position,
-      hash: row.hash,
-      signed:
-        row.signature === null || row.key_id === null
-          ? null
-          : { signature: row.signature, key_id: row.key_id },
-    };
-  }
-
+  /** One read transaction, so the range and its predecessor agree. */
   async readRange(sessionId: string, from: number, limit: number): Promise<PositionedEntry[]> {
-    return this.readRangeSync(sessionId, from, limit);
-  }
-
-  /** `readRange`, synchronously (one read transaction, so the range and its predecessor agree). */
-  readRangeSync(sessionId: string, from: number, limit: number): PositionedEntry[] {
     if (!Number.isInteger(from) || from < 0 || !(limit >= 0)) {
       throw new RangeError(`invalid range from=${from} limit=${limit}`);
     }
@@ -246,60 +212,28 @@ export class SqliteStore implements Store<SqliteTransaction> {
   }
 
   async readHead(sessionId: string): Promise<LogHead | null> {
-    return this.readHeadSync(sessionId);
-  }
-
-  /** `readHead`, synchronously. */
-  readHeadSync(sessionId: string): LogHead | null {
     return this.readHeadTx(sessionId);
   }
 
   async listSessions(): Promise<string[]> {
-    return this.listSessionsSync();
-  }
-
-  /** `listSessions`, synchronously. */
-  listSessionsSync(): string[] {
     return this.selectSessions.all();
   }
 
   async exists(sessionId: string): Promise<boolean> {
-    return this.existsSync(sessionId);
+    return this.hasEntries(sessionId);
   }
 
-  /** `exists`, synchronously. */
-  existsSync(sessionId: string): boolean {
-    return this.selectExists.get(sessionId) !== undefined;
+  /** Group-committed, like an append. */
+  deleteSession(sessionId: string): Promise<void> {
+    if (this.closed) return Promise.reject(new StoreClosedError(sessionId));
+    return this.commitQueue.run(sessionId, () => this.deleteTx(sessionId));
   }
 
-  async deleteSession(sessionId: string): Promise<void> {
-    this.deleteSessionSync(sessionId);
-  }
-
-  /** `deleteSession`, synchronously. */
-  deleteSessionSync(sessionId: string): void {
-    this.db.transaction(() => {
-      this.deleteRows.run(sessionId);
-      this.deleteRecord.run(sessionId);
-    })();
-  }
-
-  /**
-   * Sign every recorded head that has no signature yet (heads written before this store had a
-   * signer), each only after its whole log verified against it; a log that does not verify is
-   * left as it is (it reads as corrupt). Returns the sessions whose heads were signed. Run once,
-   * when a home starts signing: afterwards an unsigned head is corruption.
-   */
-  signUnsignedHeadsSync(): string[] {
+  /** Each head in its own IMMEDIATE transaction, signed only if it is still the one verified. */
+  async signUnsignedHeads(): Promise<string[]> {
     const signer = this.signer;
     if (signer === undefined) throw new Error("signUnsignedHeads needs a store with a signer");
-    const sessions = this.db
-      .prepare<[], string>("SELECT session FROM transcript_heads WHERE signature IS NULL OR key_id IS NULL")
-      .pluck(true)
-      .all();
-    const sign = this.db.prepare(
-      "UPDATE transcript_heads SET signature = ?, key_id = ? WHERE session = ? AND position = ? AND hash = ? AND (signature IS NULL OR key_id IS NULL)",
-    );
+    const sessions = this.heads.unsigned();
     const signed: string[] = [];
     const signOne = this.db.transaction((sessionId: string) => {
       let last: PositionedEntry;
@@ -307,22 +241,15 @@ export class SqliteStore implements Store<SqliteTransaction> {
         const entries = this.pages.verifyAll(sessionId);
         if (entries.length === 0) return;
         last = entries[entries.length - 1]!;
-        checkHeadRecord(
-          sessionId,
-          last.position,
-          this.readHeadRecordSync(sessionId),
-          (at) => entries[at]?.hash,
-          {
-            signer,
-            allowUnsigned: true,
-          },
-        );
+        checkHeadRecord(sessionId, last.position, this.heads.read(sessionId), (at) => entries[at]?.hash, {
+          signer,
+          allowUnsigned: true,
+        });
       } catch (error) {
         if (error instanceof LogCorruptError) return;
         throw error;
       }
-      const signature = signer.sign(sessionId, last.position, last.hash);
-      if (sign.run(signature.signature, signature.key_id, sessionId, last.position, last.hash).changes === 1)
+      if (this.heads.sign(sessionId, last, signer.sign(sessionId, last.position, last.hash)))
         signed.push(sessionId);
     });
     for (const sessionId of sessions) signOne.immediate(sessionId);
@@ -333,8 +260,17 @@ export class SqliteStore implements Store<SqliteTransaction> {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.ownsQueue) this.commitQueue.close();
+    if (this.ownsQueue) await this.commitQueue.close();
     if (this.ownsDb) this.db.close();
+  }
+
+  /** `true` when the session has at least one entry. */
+  private hasEntries(sessionId: string): boolean {
+    return this.selectExists.get(sessionId) !== undefined;
+  }
+
+  private requireOwnConnection(db: SqliteTransaction): void {
+    if (db !== this.db) throw new Error("a SQLite store writes only on its own connection");
   }
 
   /** Compare-and-insert, then `alongside`, in the caller's transaction or savepoint (which must exist). */
@@ -361,21 +297,14 @@ export class SqliteStore implements Store<SqliteTransaction> {
       position++;
     }
     const last = { hash: prepared[prepared.length - 1]!.hashed.hash, position: position - 1 };
-    const signed = this.signer?.sign(sessionId, last.position, last.hash) ?? null;
-    this.upsertRecord.run(
-      sessionId,
-      last.position,
-      last.hash,
-      signed?.signature ?? null,
-      signed?.key_id ?? null,
-    );
+    this.heads.write(sessionId, last, this.signer?.sign(sessionId, last.position, last.hash) ?? null);
     return last;
   }
 
   private readAllUnlocked(sessionId: string): PositionedEntry[] {
     const entries = this.pages.verifyAll(sessionId);
     if (entries.length === 0) {
-      if (this.selectRecord.get(sessionId) !== undefined) {
+      if (this.heads.read(sessionId) !== null) {
         throw new LogCorruptError(
           sessionId,
           0,
@@ -385,7 +314,7 @@ export class SqliteStore implements Store<SqliteTransaction> {
       throw new SessionNotFoundError(sessionId);
     }
     const last = entries[entries.length - 1]!;
-    checkHeadRecord(sessionId, last.position, this.readHeadRecordSync(sessionId), (at) => entries[at]?.hash, {
+    checkHeadRecord(sessionId, last.position, this.heads.read(sessionId), (at) => entries[at]?.hash, {
       signer: this.signer,
     });
     return entries;
@@ -394,7 +323,7 @@ export class SqliteStore implements Store<SqliteTransaction> {
   /** The last entry, checked against the recorded head (cheap: two indexed lookups, no chain walk). */
   private readHeadUnlocked(sessionId: string): LogHead | null {
     const row = this.selectHead.get(sessionId);
-    const record = this.readHeadRecordSync(sessionId);
+    const record = this.heads.read(sessionId);
     if (row === undefined && record === null) return null;
     const last = row === undefined ? null : { hash: row.hash, position: row.position };
     checkHeadRecord(
@@ -415,10 +344,10 @@ export class SqliteStore implements Store<SqliteTransaction> {
     const prevHash = this.pages.predecessorHash(sessionId, from);
     if (prevHash === undefined) {
       if (rows.length > 0) throw new LogCorruptError(sessionId, from - 1, "the entry is missing");
-      if (!this.existsSync(sessionId)) throw new SessionNotFoundError(sessionId);
+      if (!this.hasEntries(sessionId)) throw new SessionNotFoundError(sessionId);
       return [];
     }
-    if (from === 0 && rows.length === 0 && !this.existsSync(sessionId)) {
+    if (from === 0 && rows.length === 0 && !this.hasEntries(sessionId)) {
       throw new SessionNotFoundError(sessionId);
     }
     const entries = this.pages.verifyPages(sessionId, from, end, prevHash, rows);

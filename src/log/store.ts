@@ -6,6 +6,8 @@
  * bad entry. Every append is a compare-and-append on the head hash and records the new head
  * beside the entries (see head-record.ts), so a log cut back at its tail is detected too.
  */
+import type { Awaitable } from "./awaitable.js";
+import type { CommitQueue, GroupCommitStats } from "./commit-queue.js";
 import type { HashedEntry, PositionedEntry } from "./entries.js";
 import type { HeadRecord } from "./head-record.js";
 
@@ -77,4 +79,38 @@ export interface Store<Tx = unknown> {
   deleteSession(sessionId: string): Promise<void>;
 
   close(): Promise<void>;
+}
+
+/**
+ * A store whose writes can join the caller's own transactions: the database stores (SQLite,
+ * PostgreSQL) as the daemon uses them, its rows committing with the log. Every write of the store
+ * goes through its group commit (`commitQueue`), which the caller shares for its own writes; in
+ * one of its writes (`tx`: the transaction's handle) the caller may append or delete alongside
+ * anything else, and all of it commits or rolls back together.
+ */
+export interface TransactionalStore<Tx> extends Store<Tx> {
+  /** The group commit this store's own appends and deletions run in; the caller's writes may share it. */
+  readonly commitQueue: CommitQueue<Tx>;
+
+  /**
+   * Compare-and-append `entries` inside the transaction `tx` the caller holds (its commit makes
+   * them durable with the caller's other writes), exactly as `append` would otherwise: on a stale
+   * head it throws `AppendConflictError` having written nothing, and the caller may carry on.
+   * Synchronous on a synchronous connection (SQLite), so it fits a SQLite write.
+   */
+  appendInTransaction(tx: Tx, sessionId: string, entries: readonly HashedEntry[]): Awaitable<LogHead>;
+
+  /** Remove the session's entries and recorded head inside the caller's transaction `tx`. */
+  deleteInTransaction(tx: Tx, sessionId: string): Awaitable<void>;
+
+  /**
+   * Sign every recorded head that has no signature yet (heads written before this store had a
+   * signer), each only after its whole log verified against it; a log that does not verify is
+   * left as it is (it reads as corrupt). Returns the sessions whose heads were signed. Run once,
+   * when a home starts signing: afterwards an unsigned head is corruption.
+   */
+  signUnsignedHeads(): Promise<string[]>;
+
+  /** Transactions and writes of the group commit so far (for benchmarks and tests). */
+  groupCommitStats(): GroupCommitStats;
 }

@@ -9,13 +9,13 @@
  * the failure is in `status()` (GET /mcp) and the daemon's log.
  */
 
+import type { McpServerStatus, McpStatus, McpTestReport } from "../api/mcp-status.js";
 import {
   type McpServerConfig,
   type McpServersConfig,
   transportOf,
   usesWorkspace,
-} from "../api/mcp-config.js";
-import type { McpServerStatus, McpStatus, McpTestReport } from "../api/mcp-status.js";
+} from "../home/mcp-config.js";
 import type { ToolDefinition } from "../model/tools.js";
 import { mcpToolDefinition } from "./mcp-tool.js";
 import type { McpLogger, McpServerInstance } from "./server-instance.js";

@@ -11,13 +11,13 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type CallToolResult, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { McpErrorStatus, McpInstanceStatus, McpServerState } from "../api/mcp-status.js";
 import {
   defaultCallTimeoutMs,
   defaultStartupTimeoutMs,
   type McpServerConfig,
   resolveServer,
-} from "../api/mcp-config.js";
-import type { McpErrorStatus, McpInstanceStatus, McpServerState } from "../api/mcp-status.js";
+} from "../home/mcp-config.js";
 import type { JsonObject } from "../model/json.js";
 import type { ToolOutput } from "../model/tools.js";
 import {

@@ -16,7 +16,7 @@
  */
 import { chmodSync, existsSync, lstatSync, mkdirSync } from "node:fs";
 import path, { isAbsolute } from "node:path";
-import type { ResolvedServer } from "../api/mcp-config.js";
+import type { ResolvedServer } from "../home/mcp-config.js";
 import type { ProgramSandbox } from "../tools/bubblewrap.js";
 import { type HiddenPaths, hiddenPathCovering, realPathOf } from "../tools/hidden-paths.js";
 import { NETWORK_HELPER_INSTALL_HINT, type NetworkHelperProbe } from "../tools/network-helper.js";

@@ -8,7 +8,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { ResolvedServer } from "../api/mcp-config.js";
+import type { ResolvedServer } from "../home/mcp-config.js";
 import { serverEnvironment } from "./server-environment.js";
 import { type McpSandbox, serverConfinement } from "./server-sandbox.js";
 import { ProcessGroupTransport } from "./stdio-transport.js";

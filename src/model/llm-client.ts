@@ -48,6 +48,16 @@ export type LlmClientErrorKind =
   /** The client is misconfigured (no API key, unknown protocol, ...). */
   | "config";
 
+/**
+ * A path into the request that a provider's refusal names, as segments (`["messages", 3,
+ * "content"]`), and where the refusal put it: OpenAI's `param`, a validator's `loc`, or the
+ * start of the message (Anthropic: "messages.3.content.0: …").
+ */
+export interface RefusedPath {
+  segments: readonly (string | number)[];
+  from: "param" | "loc" | "message";
+}
+
 /** A typed LLM client failure with the context needed to act on it. */
 export class LlmClientError extends Error {
   readonly kind: LlmClientErrorKind;
@@ -57,6 +67,8 @@ export class LlmClientError extends Error {
   readonly retryAfterMs?: number;
   /** The request fields the provider's refusal names (OpenAI `param`, a validator's `loc`), if any. */
   readonly fields?: readonly string[];
+  /** The request paths the provider's refusal names, if any (a history element among them, maybe). */
+  readonly paths?: readonly RefusedPath[];
   /**
    * The provider said, inside the stream, that the failure is temporary (overloaded, server
    * error, unavailable): the same request may succeed when sent again.
@@ -72,6 +84,7 @@ export class LlmClientError extends Error {
       code?: string;
       retryAfterMs?: number;
       fields?: readonly string[];
+      paths?: readonly RefusedPath[];
       transient?: boolean;
       cause?: unknown;
     } = {},
@@ -84,6 +97,7 @@ export class LlmClientError extends Error {
     if (details.code !== undefined) this.code = details.code;
     if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
     if (details.fields !== undefined && details.fields.length > 0) this.fields = details.fields;
+    if (details.paths !== undefined && details.paths.length > 0) this.paths = details.paths;
     this.transient = details.transient === true;
   }
 }

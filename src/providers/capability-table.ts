@@ -109,11 +109,13 @@ function chatCompletionsRow(model: string): ModelCapabilities {
   const name = bareModel(model);
   if (name.includes("deepseek")) {
     // DeepSeek maps every level itself (its docs list minimal..xhigh).
+    // top_k is no DeepSeek parameter (nor Kimi's, nor Google's endpoint's): OpenAI's schema has none.
     return {
       ...baseRow,
       family: "deepseek",
       reasoning: { style: "effort", levels: allEffortLevels },
       reasoningContent: true,
+      topK: false,
     };
   }
   if (isKimiThinking(name)) {
@@ -123,6 +125,7 @@ function chatCompletionsRow(model: string): ModelCapabilities {
       family: "kimi-thinking",
       reasoning: { style: "effort", levels: commonEffortLevels },
       reasoningContent: true,
+      topK: false,
     };
   }
   if (Number(/^gemini-(\d+)/.exec(name)?.[1] ?? "0") >= 3) {
@@ -132,6 +135,7 @@ function chatCompletionsRow(model: string): ModelCapabilities {
       family: "gemini-3-compat",
       reasoning: { style: "effort", levels: commonEffortLevels },
       thoughtSignatures: true,
+      topK: false,
     };
   }
   return {

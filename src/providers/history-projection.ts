@@ -37,23 +37,34 @@ export function resultText(item: ToolResultItem): string {
   return item.is_error === true && item.output.trim().length === 0 ? emptyErrorText : item.output;
 }
 
+/** An item as it is sent, and the position in the request's items it comes from (none: made up here). */
+export interface PairedItem {
+  item: Item;
+  from?: number;
+}
+
 /**
  * The items with every call and result paired: results without a call before them dropped,
  * calls without a result before the next non-call item answered with an error result.
  */
 export function pairedItems(items: readonly Item[]): Item[] {
+  return pairedEntries(items).map((entry) => entry.item);
+}
+
+/** `pairedItems`, each with the position it comes from (a builder says so for a refusal naming it). */
+export function pairedEntries(items: readonly Item[]): PairedItem[] {
   const resultAt = new Map<string, number>();
   items.forEach((item, position) => {
     if (item.type === "tool_result") resultAt.set(item.call_id, position);
   });
-  const out: Item[] = [];
+  const out: PairedItem[] = [];
   /** The calls of the current step still waiting for a result: their id and the id they go by. */
   let open: { id: string; wire: string }[] = [];
   let stepIds = new Set<string>();
   /** Items that came between calls and their results: they go after the results. */
-  let deferred: Item[] = [];
+  let deferred: PairedItem[] = [];
   const closeStep = () => {
-    for (const call of open) out.push(toolResult(call.wire, missingResultText, true));
+    for (const call of open) out.push({ item: toolResult(call.wire, missingResultText, true) });
     open = [];
     stepIds = new Set();
     out.push(...deferred);
@@ -70,29 +81,32 @@ export function pairedItems(items: readonly Item[]): Item[] {
         for (let n = 2; stepIds.has(wire); n++) wire = `${item.call_id}_${n}`;
         stepIds.add(wire);
         open.push({ id: item.call_id, wire });
-        out.push(wire === item.call_id ? item : { ...item, call_id: wire });
+        out.push({ item: wire === item.call_id ? item : { ...item, call_id: wire }, from: position });
         break;
       }
       case "tool_result": {
         const at = open.findIndex((call) => call.id === item.call_id);
         if (at < 0) break;
         const [call] = open.splice(at, 1);
-        out.push(call!.wire === item.call_id ? item : { ...item, call_id: call!.wire });
+        out.push({
+          item: call!.wire === item.call_id ? item : { ...item, call_id: call!.wire },
+          from: position,
+        });
         if (open.length === 0) closeStep();
         break;
       }
       case "message":
         if (awaited(position)) {
-          deferred.push(item);
+          deferred.push({ item, from: position });
           break;
         }
         closeStep();
-        out.push(item);
+        out.push({ item, from: position });
         break;
       case "reasoning":
         // Reasoning starts an answer: the calls before it got no result of their own.
         closeStep();
-        out.push(item);
+        out.push({ item, from: position });
         break;
       default: {
         const unreachable: never = item;

@@ -5,8 +5,10 @@
  *
  * Boundary rule: pure functions of status, headers, body text and thrown values.
  */
+
+import type { RefusedPath } from "../model/llm-client.js";
 import { LlmClientError } from "../model/llm-client.js";
-import { refusedFields, validationText } from "./refused-fields.js";
+import { refusedFields, refusedPaths, validationText } from "./refused-fields.js";
 import { isWireObject, objectAt, objectsAt, preview, stringAt, type WireObject } from "./wire-json.js";
 
 /** Response headers as far as error handling reads them (undici response headers, wrapped). */
@@ -85,12 +87,20 @@ export function httpStatusError(
 ): LlmClientError {
   const { code, message } = describeErrorBody(body);
   const retryAfter = retryAfterMs(headers) ?? retryInfoDelayMs(body);
-  const details: { status: number; code?: string; retryAfterMs?: number; fields?: string[] } = { status };
+  const details: {
+    status: number;
+    code?: string;
+    retryAfterMs?: number;
+    fields?: string[];
+    paths?: RefusedPath[];
+  } = { status };
   if (code !== undefined) details.code = code;
   if (retryAfter !== undefined) details.retryAfterMs = retryAfter;
   if (status >= 400 && status < 500) {
     const fields = refusedFields(body);
     if (fields.length > 0) details.fields = fields;
+    const paths = refusedPaths(body);
+    if (paths.length > 0) details.paths = paths;
   }
   const reason = message ?? (statusText.length > 0 ? statusText : "no error message");
   return new LlmClientError("http", provider, `${provider} HTTP ${status}: ${reason}`, details);

@@ -11,6 +11,7 @@
  *
  * Boundary rule: pure functions of an error body.
  */
+import type { RefusedPath } from "../model/llm-client.js";
 import { isWireObject, objectsAt, stringAt, type WireObject } from "./wire-json.js";
 
 /** The key a path (as a vendor spells it) is filed under. */
@@ -27,13 +28,7 @@ export function fieldKey(path: readonly (string | number)[]): string | undefined
 
 /** The field keys an error body names (none when it names none). */
 export function refusedFields(body: string): string[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return [];
-  }
-  const root = Array.isArray(parsed) ? parsed.find(isWireObject) : isWireObject(parsed) ? parsed : undefined;
+  const root = errorRoot(body);
   if (root === undefined) return [];
   const keys = new Set<string>();
   const error = isWireObject(root.error) ? root.error : root;
@@ -50,6 +45,53 @@ export function refusedFields(body: string): string[] {
     message === undefined ? null : /^([A-Za-z_][\w.]*): Extra inputs are not permitted/.exec(message);
   if (pathed !== null) addKey(keys, fieldKey([pathed[1]!]));
   return [...keys];
+}
+
+/**
+ * The request paths an error body names, each split into names and indices: OpenAI's `param`
+ * ("messages.[3].content", "input[2]"), a validator's `loc` (without its leading "body"), and a
+ * path the message starts with ("messages.3.content.0: unexpected `tool_use_id` …").
+ */
+export function refusedPaths(body: string): RefusedPath[] {
+  const root = errorRoot(body);
+  if (root === undefined) return [];
+  const paths: RefusedPath[] = [];
+  const error = isWireObject(root.error) ? root.error : root;
+  const param = stringAt(error, "param");
+  if (param !== undefined) paths.push({ segments: pathSegments(param), from: "param" });
+  for (const holder of error === root ? [root] : [root, error]) {
+    for (const detail of validationDetails(holder)) {
+      if (!Array.isArray(detail.loc)) continue;
+      const segments = detail.loc
+        .filter(isPathSegment)
+        .flatMap((segment) => (typeof segment === "number" ? [segment] : pathSegments(segment)));
+      if (segments[0] === "body") segments.shift();
+      paths.push({ segments, from: "loc" });
+    }
+  }
+  const message = stringAt(error, "message");
+  const pathed = message === undefined ? null : /^([A-Za-z_]\w*(?:\.(?:[A-Za-z_]\w*|\d+))+):\s/.exec(message);
+  if (pathed !== null) paths.push({ segments: pathSegments(pathed[1]!), from: "message" });
+  return paths.filter((path) => path.segments.length > 0);
+}
+
+/** "messages.[3].content" or "input[2].content.0" as names and indices. */
+function pathSegments(path: string): (string | number)[] {
+  return path
+    .split(/[.[\]]+/)
+    .filter((part) => part.length > 0)
+    .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+}
+
+/** The error object of a body (a bare object, or the first object of an array), or undefined. */
+function errorRoot(body: string): WireObject | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  return Array.isArray(parsed) ? parsed.find(isWireObject) : isWireObject(parsed) ? parsed : undefined;
 }
 
 function addKey(keys: Set<string>, key: string | undefined): void {

@@ -48,9 +48,17 @@ export interface ProtocolAdapter {
   /** A whole JSON response (a server that did not stream) as the messages of its stream. */
   wholeResponse?(document: unknown): SseMessage[];
   /**
-   * A request failed before any event: returns what the adapter now leaves out of its requests
-   * because of it (the optional fields a server refused), so the request is built and sent
-   * again at once; empty when nothing changed. An adapter adjusts each thing only once.
+   * `request` failed before any event: the request to send again at once instead, and what it
+   * leaves out (the optional fields a server refused, which the adapter leaves out of every
+   * later request too; or the history item the refusal names, left out of this request only),
+   * or undefined when nothing can be adjusted.
    */
-  adjustAfter?(error: LlmClientError): string[];
+  adjustAfter?(error: LlmClientError, request: LlmRequest): RequestAdjustment | undefined;
+}
+
+/** A refused request adjusted to be sent again. */
+export interface RequestAdjustment {
+  request: LlmRequest;
+  /** What was left out, as a reader would name it ("stream_options", "messages[3]: the user message …"). */
+  leftOut: string[];
 }

@@ -55,7 +55,8 @@ export class StreamingLlmClient implements LlmClient {
    * fast stream is then plain function calls, not an await (and its promises) per delta.
    */
   async *streamBatches(request: LlmRequest, signal: AbortSignal): AsyncGenerator<readonly StreamEvent[]> {
-    let spec = this.adapter.buildHttpRequest(request);
+    let sent = request;
+    let spec = this.adapter.buildHttpRequest(sent);
     const { retry } = this.settings;
     const origin: ItemOrigin = { provider: this.provider, model: this.model };
     const startedAt = Date.now();
@@ -104,10 +105,12 @@ export class StreamingLlmClient implements LlmClient {
           throw error;
         }
         // One adjusted resend per request: a server that refuses the adjusted body fails it.
-        const adjusted = adjustedOnce ? [] : (this.adapter.adjustAfter?.(error) ?? []);
-        if (adjusted.length > 0) {
+        const adjustment = adjustedOnce ? undefined : this.adapter.adjustAfter?.(error, sent);
+        if (adjustment !== undefined) {
           adjustedOnce = true;
-          spec = this.adapter.buildHttpRequest(request);
+          sent = adjustment.request;
+          spec = this.adapter.buildHttpRequest(sent);
+          const adjusted = adjustment.leftOut;
           const notice: StreamEvent = {
             type: "retry",
             retry: {

@@ -6,11 +6,18 @@
  *
  * Boundary rule: wiring only; each protocol's request body and parser live in its folder.
  */
-import type { ItemOrigin } from "../model/items.js";
+import type { Item, ItemOrigin } from "../model/items.js";
 import type { LlmClientError, LlmRequest } from "../model/llm-client.js";
 import { capabilitiesFor } from "./capability-table.js";
 import { endpointUrl } from "./endpoint-url.js";
 import type { FieldRefusals } from "./field-refusals.js";
+import {
+  type HistoryArray,
+  type HistorySources,
+  namedElement,
+  sourcePositions,
+  withoutItems,
+} from "./history-refusal.js";
 import type { CapabilityOverrides, ModelCapabilities } from "./model-capabilities.js";
 import {
   effectiveBaseUrl,
@@ -19,7 +26,7 @@ import {
   providerLabels,
 } from "./provider-profile.js";
 import { streamingRequestHeaders } from "./request-headers.js";
-import type { HttpRequestSpec, ProtocolAdapter, StreamParser } from "./stream-parser.js";
+import type { HttpRequestSpec, ProtocolAdapter, RequestAdjustment, StreamParser } from "./stream-parser.js";
 import type { WholeResponseConverter } from "./whole-response.js";
 
 /** What a protocol's body builder is given besides the request: settled once per client. */
@@ -57,8 +64,11 @@ export interface WireProtocol<O extends BoundModel> {
   serverCapabilities?(context: BindingContext): CapabilityOverrides;
   /** The body builder's settings for this profile, besides the `BoundModel`. */
   options(context: BindingContext): Omit<O, keyof BoundModel>;
-  /** The request as the protocol's JSON body. */
-  body(request: LlmRequest, options: O): unknown;
+  /**
+   * The request as the protocol's JSON body; given `sources`, the builder fills it with where
+   * each element of its history array came from (history-refusal.ts).
+   */
+  body(request: LlmRequest, options: O, sources?: HistorySources): unknown;
   parser(provider: string): StreamParser;
   /** A whole JSON response (no event stream) as the messages of the stream it stands for. */
   wholeResponse: WholeResponseConverter;
@@ -70,6 +80,11 @@ export interface WireProtocol<O extends BoundModel> {
   optionalFields?: Readonly<Record<string, FieldAdjustment>>;
   /** Field keys named only in a refusal's message (no `param` or `loc` in its body). */
   fieldsOfMessage?(message: string): string[];
+  /**
+   * The body's history array, when the builder traces its elements: a refusal naming one of
+   * them is answered by sending the request once more without the items it was built from.
+   */
+  history?: HistoryArray;
 }
 
 /** A request body as built, before it is serialized. */
@@ -139,16 +154,44 @@ export function bindProtocol<O extends BoundModel>(
       return protocol.parser(context.provider);
     },
     wholeResponse: protocol.wholeResponse,
-    adjustAfter(error: LlmClientError): string[] {
-      if (!isFieldRefusal(error)) return [];
+    adjustAfter(error: LlmClientError, request: LlmRequest): RequestAdjustment | undefined {
+      if (!isFieldRefusal(error)) return undefined;
       const named = error.fields ?? protocol.fieldsOfMessage?.(error.message) ?? [];
-      return refusals.remember(
+      const fields = refusals.remember(
         profile,
         named.filter((field) => Object.hasOwn(optionalFields, field)),
       );
+      if (fields.length > 0) return { request, leftOut: fields };
+      return withoutNamedItem(protocol, options, error, request);
     },
   };
   return adapter;
+}
+
+/** `request` without the history items the refusal's named element was built from, or undefined. */
+function withoutNamedItem<O extends BoundModel>(
+  protocol: WireProtocol<O>,
+  options: O,
+  error: LlmClientError,
+  request: LlmRequest,
+): RequestAdjustment | undefined {
+  const history = protocol.history;
+  if (history === undefined) return undefined;
+  const named = namedElement(error.paths ?? [], history);
+  if (named === undefined) return undefined;
+  const sources: HistorySources = [];
+  protocol.body(request, options, sources);
+  const positions = sourcePositions(sources, named);
+  // The message the model is asked to answer is not left out: the refusal is the answer to it.
+  if (positions.length === 0 || positions.includes(lastUserMessage(request.items))) return undefined;
+  const label = `${history.array}[${named.index}]${named.block === undefined ? "" : `.content[${named.block}]`}`;
+  const adjusted = withoutItems(request, positions, label);
+  return { request: adjusted.request, leftOut: [adjusted.leftOut] };
+}
+
+/** The position of the last user message (-1 when there is none). */
+function lastUserMessage(items: readonly Item[]): number {
+  return items.findLastIndex((item) => item.type === "message" && item.role === "user");
 }
 
 /** A 4xx that refuses the request's content (not a rate limit, a timeout or an auth failure). */

@@ -24,6 +24,7 @@ import { type Item, type ToolCallItem, toolResult, userMessage } from "../model/
 import { LlmClientError, type LlmRequest } from "../model/llm-client.js";
 import { mergeUsage, type Usage } from "../model/usage.js";
 import { assistantItems } from "./assistant-items.js";
+import { CancelRace } from "./cancel-race.js";
 import { abortReasonText } from "./cancellation.js";
 import type { AppendHint } from "./conversation.js";
 import { errorMessage, WorkerError } from "./errors.js";
@@ -47,6 +48,7 @@ export class WorkerRun implements ToolBatchRun {
   private readonly controller = new AbortController();
   private cancelReason: string | undefined;
   private readonly detachExternal: () => void;
+  private readonly race = new CancelRace(this.controller.signal, () => this.cancellation());
 
   constructor(core: WorkerCore, external?: AbortSignal) {
     this.core = core;
@@ -124,47 +126,9 @@ export class WorkerRun implements ToolBatchRun {
     });
   }
 
+  /** `work`, or this run's cancellation error as soon as the run is cancelled. */
   untilCancelled<T>(work: Promise<T>): Promise<T> {
-    if (this.signal.aborted) {
-      work.catch(() => undefined);
-      return Promise.reject(this.cancellation());
-    }
-    this.listenForCancel();
-    // Not a Promise.race against one shared "cancelled" promise: every race leaves a reaction
-    // on that promise until the run ends, and each reaction keeps its step's result alive (for
-    // a long answer, every delta event of it). A waiting step is in `waiting` only until it
-    // settles, and costs no event-listener bookkeeping (the hot path is one step per chunk).
-    return new Promise<T>((resolve, reject) => {
-      this.waiting.add(reject);
-      work.then(
-        (value) => {
-          this.waiting.delete(reject);
-          resolve(value);
-        },
-        (error: unknown) => {
-          this.waiting.delete(reject);
-          reject(error);
-        },
-      );
-    });
-  }
-
-  /** The rejecters of the steps waiting in `untilCancelled`; cancelling rejects them all. */
-  private readonly waiting = new Set<(reason: unknown) => void>();
-  private listening = false;
-
-  private listenForCancel(): void {
-    if (this.listening) return;
-    this.listening = true;
-    this.signal.addEventListener(
-      "abort",
-      () => {
-        const rejects = [...this.waiting];
-        this.waiting.clear();
-        for (const reject of rejects) reject(this.cancellation());
-      },
-      { once: true },
-    );
+    return this.race.until(work);
   }
 
   async callHook<T>(hook: keyof Interceptor, invoke: () => Awaitable<T>): Promise<T> {

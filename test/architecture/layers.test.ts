@@ -1,7 +1,8 @@
 /**
  * The layer rules of .dependency-cruiser.cjs, run as `npm run lint:layers` does: they pass on
- * src/ as it is, and they fail on small trees that break them (an upward import, a type-only
- * one, the client reaching the daemon, the CLI loading the daemon eagerly, a type-only cycle,
+ * src/ and web/src as they are, and they fail on small trees that break them (an upward import,
+ * a type-only one, the client reaching the daemon, the CLI loading the daemon eagerly, a
+ * type-only cycle, a Node module in the wire contract, the web UI reaching past the contract,
  * and inside the daemon a floor importing one above it or a sibling).
  */
 import { execFile } from "node:child_process";
@@ -12,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const depcruise = join(projectRoot, "node_modules/dependency-cruiser/bin/dependency-cruise.mjs");
+const depcruise = join(projectRoot, "scripts/depcruise.mjs");
 const config = join(projectRoot, ".dependency-cruiser.cjs");
 const roots: string[] = [];
 
@@ -25,12 +26,12 @@ interface Cruise {
   output: string;
 }
 
-/** Run dependency-cruiser with the project's rules on `src` under `cwd`. */
-function cruise(cwd: string, extra: readonly string[] = []): Promise<Cruise> {
+/** Run dependency-cruiser with the project's rules on `src` and `web/src` under `cwd`. */
+function cruise(cwd: string): Promise<Cruise> {
   return new Promise((done) => {
     execFile(
       process.execPath,
-      [depcruise, "src", "--config", config, "--output-type", "err", ...extra],
+      [depcruise, "src", "web/src", "--config", config, "--output-type", "err"],
       { cwd, timeout: 60_000 },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
@@ -40,7 +41,7 @@ function cruise(cwd: string, extra: readonly string[] = []): Promise<Cruise> {
   });
 }
 
-/** A tree `src/<path>` → content, with the tsconfig the rules read. */
+/** A tree `<path>` → content (under src/ and web/src/), with the tsconfig the rules read. */
 function tree(files: Record<string, string>): string {
   const root = mkdtempSync(join(tmpdir(), "skein-layers-"));
   roots.push(root);
@@ -52,7 +53,7 @@ function tree(files: Record<string, string>): string {
     }),
   );
   for (const [path, content] of Object.entries(files)) {
-    const file = join(root, "src", path);
+    const file = join(root, path);
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, content);
   }
@@ -61,33 +62,40 @@ function tree(files: Record<string, string>): string {
 
 /** A well-layered tree the cases below each break in one place. */
 const base: Record<string, string> = {
-  "model/items.ts": "export interface Item { id: string }\n",
-  "providers/client.ts":
+  "src/model/items.ts": "export interface Item { id: string }\n",
+  "src/providers/client.ts":
     'import type { Item } from "../model/items.js";\nexport const send = (item: Item) => item.id;\n',
-  "api/wire.ts": 'import type { Item } from "../model/items.js";\nexport type Wire = { item: Item };\n',
-  "daemon/daemon.ts":
-    'import type { Wire } from "../api/wire.js";\nexport const serve = (wire: Wire) => wire;\n',
-  "client/index.ts":
-    'import type { Wire } from "../api/wire.js";\nexport const read = (wire: Wire) => wire;\n',
-  "cli/main.ts": 'import { read } from "../client/index.js";\nexport const main = read;\n',
-  "cli/load-daemon.ts": 'export const loadDaemon = () => import("../daemon/daemon.js");\n',
-  "daemon/errors.ts": "export class DaemonError extends Error {}\n",
-  "daemon/http/problem.ts":
+  "src/api/wire.ts": 'import type { Item } from "../model/items.js";\nexport type Wire = { item: Item };\n',
+  "src/home/home.ts":
+    'import { join } from "node:path";\nimport type { Wire } from "../api/wire.js";\nexport const file = (wire: Wire) => join("home", wire.item.id);\n',
+  "src/daemon/daemon.ts":
+    'import type { Wire } from "../api/wire.js";\nimport { file } from "../home/home.js";\nexport const serve = (wire: Wire) => file(wire);\n',
+  "src/client/stream-batch.ts":
+    'import type { Wire } from "../api/wire.js";\nexport const decode = (text: string): Wire => JSON.parse(text);\n',
+  "src/client/index.ts":
+    'import type { Wire } from "../api/wire.js";\nimport { file } from "../home/home.js";\nexport const read = (wire: Wire) => file(wire);\n',
+  "src/cli/main.ts": 'import { read } from "../client/index.js";\nexport const main = read;\n',
+  "src/cli/load-daemon.ts": 'export const loadDaemon = () => import("../daemon/daemon.js");\n',
+  "web/src/app.tsx":
+    'import type { Wire } from "../../src/api/wire.js";\nimport { decode } from "../../src/client/stream-batch.js";\nexport const App = (props: { wire: Wire }) => <p>{decode(props.wire.item.id).item.id}</p>;\n',
+  "src/daemon/errors.ts": "export class DaemonError extends Error {}\n",
+  "src/daemon/http/problem.ts":
     'import { DaemonError } from "../errors.js";\nexport const problem = DaemonError;\n',
-  "daemon/storage/rows.ts": 'import { problem } from "../http/problem.js";\nexport const rows = problem;\n',
-  "daemon/session/port.ts": 'import { rows } from "../storage/rows.js";\nexport const port = rows;\n',
-  "daemon/approval/gate.ts": 'import { port } from "../session/port.js";\nexport const gate = port;\n',
-  "daemon/compaction/compactor.ts":
+  "src/daemon/storage/rows.ts":
+    'import { problem } from "../http/problem.js";\nexport const rows = problem;\n',
+  "src/daemon/session/port.ts": 'import { rows } from "../storage/rows.js";\nexport const port = rows;\n',
+  "src/daemon/approval/gate.ts": 'import { port } from "../session/port.js";\nexport const gate = port;\n',
+  "src/daemon/compaction/compactor.ts":
     'import { port } from "../session/port.js";\nexport const compactor = port;\n',
-  "daemon/turn/run.ts":
+  "src/daemon/turn/run.ts":
     'import { gate } from "../approval/gate.js";\nimport { compactor } from "../compaction/compactor.js";\nexport const run = [gate, compactor];\n',
-  "daemon/actor/actor.ts": 'import { run } from "../turn/run.js";\nexport const actor = run;\n',
-  "daemon/routes/routes.ts": 'import { actor } from "../actor/actor.js";\nexport const routes = actor;\n',
+  "src/daemon/actor/actor.ts": 'import { run } from "../turn/run.js";\nexport const actor = run;\n',
+  "src/daemon/routes/routes.ts": 'import { actor } from "../actor/actor.js";\nexport const routes = actor;\n',
 };
 
 describe("the layer rules", () => {
-  it("pass on the project's src/", async () => {
-    const result = await cruise(projectRoot, []);
+  it("pass on the project's src/ and web/src", async () => {
+    const result = await cruise(projectRoot);
     expect(result.output).toContain("no dependency violations found");
     expect(result.code, result.output).toBe(0);
   });
@@ -100,13 +108,15 @@ describe("the layer rules", () => {
   const broken: Array<[string, Record<string, string>, string]> = [
     [
       "an upward import (model importing providers)",
-      { "model/items.ts": 'import { send } from "../providers/client.js";\nexport const again = send;\n' },
+      {
+        "src/model/items.ts": 'import { send } from "../providers/client.js";\nexport const again = send;\n',
+      },
       "model-imports-nothing",
     ],
     [
       "a type-only upward import",
       {
-        "model/items.ts":
+        "src/model/items.ts":
           'import type { Wire } from "../api/wire.js";\nexport interface Item { id: string; wire?: Wire }\n',
       },
       "model-imports-nothing",
@@ -114,25 +124,25 @@ describe("the layer rules", () => {
     [
       "a sideways import between lower layers (worker importing log)",
       {
-        "log/store.ts": "export const store = 1;\n",
-        "worker/run.ts": 'import { store } from "../log/store.js";\nexport const run = store;\n',
+        "src/log/store.ts": "export const store = 1;\n",
+        "src/worker/run.ts": 'import { store } from "../log/store.js";\nexport const run = store;\n',
       },
       "worker-imports-model",
     ],
     [
       "the client importing the daemon",
-      { "client/index.ts": 'import { serve } from "../daemon/daemon.js";\nexport const read = serve;\n' },
-      "client-imports-model-api",
+      { "src/client/index.ts": 'import { serve } from "../daemon/daemon.js";\nexport const read = serve;\n' },
+      "client-imports-model-api-home",
     ],
     [
       "the CLI importing the daemon outside the loader",
-      { "cli/main.ts": 'import { serve } from "../daemon/daemon.js";\nexport const main = serve;\n' },
-      "cli-imports-model-api-client",
+      { "src/cli/main.ts": 'import { serve } from "../daemon/daemon.js";\nexport const main = serve;\n' },
+      "cli-imports-model-api-home-client",
     ],
     [
       "the loader importing the daemon eagerly",
       {
-        "cli/load-daemon.ts":
+        "src/cli/load-daemon.ts":
           'import { serve } from "../daemon/daemon.js";\nexport const loadDaemon = serve;\n',
       },
       "daemon-loader-is-lazy",
@@ -140,7 +150,7 @@ describe("the layer rules", () => {
     [
       "a daemon floor importing one above it (session importing turn)",
       {
-        "daemon/session/port.ts":
+        "src/daemon/session/port.ts":
           'import type { run } from "../turn/run.js";\nexport const port: typeof run | null = null;\n',
       },
       "daemon-session-imports-storage-stream-history-http",
@@ -148,7 +158,7 @@ describe("the layer rules", () => {
     [
       "a daemon floor importing its sibling (approval importing compaction)",
       {
-        "daemon/approval/gate.ts":
+        "src/daemon/approval/gate.ts":
           'import { compactor } from "../compaction/compactor.js";\nexport const gate = compactor;\n',
       },
       "daemon-approval-imports-session-storage-stream-history-http",
@@ -156,7 +166,7 @@ describe("the layer rules", () => {
     [
       "the daemon's bottom floor importing the routes (http importing routes)",
       {
-        "daemon/http/problem.ts":
+        "src/daemon/http/problem.ts":
           'import { routes } from "../routes/routes.js";\nexport const problem = routes;\n',
       },
       "daemon-http-imports-no-floor",
@@ -164,10 +174,51 @@ describe("the layer rules", () => {
     [
       "a cycle made of type-only imports",
       {
-        "api/wire.ts": 'import type { Other } from "./other.js";\nexport type Wire = { other?: Other };\n',
-        "api/other.ts": 'import type { Wire } from "./wire.js";\nexport type Other = { wire?: Wire };\n',
+        "src/api/wire.ts":
+          'import type { Other } from "./other.js";\nexport type Wire = { other?: Other };\n',
+        "src/api/other.ts": 'import type { Wire } from "./wire.js";\nexport type Other = { wire?: Wire };\n',
       },
       "no-circular",
+    ],
+    [
+      "a Node module in the wire contract",
+      {
+        "src/api/wire.ts":
+          'import { join } from "node:path";\nimport type { Item } from "../model/items.js";\nexport type Wire = { item: Item };\nexport const where = join("a", "b");\n',
+      },
+      "api-uses-no-node",
+    ],
+    [
+      "the wire contract importing a provider",
+      {
+        "src/api/wire.ts":
+          'import type { send } from "../providers/client.js";\nexport type Wire = { item: { id: string }; send?: typeof send };\n',
+      },
+      "api-imports-model",
+    ],
+    [
+      "an upward import from the web UI (the client beyond the stream decoder)",
+      {
+        "web/src/app.tsx":
+          'import { read } from "../../src/client/index.js";\nexport const App = () => <p>{String(read)}</p>;\n',
+      },
+      "web-imports-api-and-stream-decoder",
+    ],
+    [
+      "a type-only import from the web UI into the daemon",
+      {
+        "web/src/app.tsx":
+          'import type { serve } from "../../src/daemon/daemon.js";\nexport const App = (props: { serve: typeof serve }) => <p>{String(props.serve)}</p>;\n',
+      },
+      "web-imports-api-and-stream-decoder",
+    ],
+    [
+      "a Node module reached from the web UI through the stream decoder",
+      {
+        "src/client/stream-batch.ts":
+          'import { file } from "../home/home.js";\nexport const decode = (text: string) => JSON.parse(file(JSON.parse(text)));\n',
+      },
+      "web-reaches-no-node",
     ],
   ];
 

@@ -4,11 +4,11 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { homePaths } from "../../src/api/home.js";
 import { protocolVersion } from "../../src/api/protocol.js";
 import type { ServerInfo } from "../../src/api/server.js";
 import { type CliContext, connectWithServer } from "../../src/cli/cli-context.js";
 import { processTerminal } from "../../src/cli/render/terminal.js";
+import { homePaths } from "../../src/home/home.js";
 
 const shell = { mode: "off", network: false, detail: "no bubblewrap", hint: "install it" } as const;
 

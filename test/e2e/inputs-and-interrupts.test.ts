@@ -367,7 +367,7 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
     stream.close();
     const events = eventsOf(frames);
     const error = events.find((event) => event.type === "error");
-    expect(error?.data.code).toBe("provider_error");
+    expect(error?.data.code).toBe("provider_refused");
     expect(String(error?.data.message)).toContain("the fixture refuses this request");
     expect(events.find((event) => event.type === "turn_completed")?.data.state).toBe("failed");
     await app.idle(sessionId);
@@ -382,6 +382,39 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
       "user",
       "assistant",
     ]);
+  });
+
+  it("sends a request again without the history message a refusal names, and says so on the stream", async () => {
+    // A content filter that names the message it refuses, as OpenAI's `param` does.
+    provider.script = (request) => {
+      const messages = (request.body as { messages: unknown[] }).messages;
+      const index = messages.findIndex((message) => JSON.stringify(message).includes("POISON"));
+      if (index < 0) return text("answered");
+      return httpError(400, {
+        body: JSON.stringify({
+          error: { message: "flagged", type: "invalid_request_error", param: `messages.[${index}].content` },
+        }),
+      });
+    };
+    const sessionId = await app.createSession();
+    // The message the model is asked to answer is never left out: that turn fails.
+    const refused = uuidv7();
+    await app.prompt(sessionId, "POISON", refused);
+    await app.idle(sessionId);
+    expect((await app.receipt(sessionId, refused)).turn?.state).toBe("failed");
+    const stream = await app.openStream(sessionId);
+    await stream.next();
+    await app.prompt(sessionId, "and now?");
+    const frames = await stream.readUntil((event) => event.type === "turn_completed");
+    stream.close();
+    const events = eventsOf(frames);
+    const retry = events.find((event) => event.type === "retry");
+    expect(retry?.data).toMatchObject({ delay_ms: 0, adjusted: [expect.stringContaining('"POISON"')] });
+    expect(String(retry?.data.reason)).toContain("sent again without");
+    expect(events.find((event) => event.type === "turn_completed")?.data.state).toBe("completed");
+    expect(provider.lastRequest.rawBody).not.toContain("POISON");
+    // The log keeps the message: only the request left it out.
+    expect(JSON.stringify((await app.history(sessionId)).items)).toContain("POISON");
   });
 
   it("cancels a queued input, which is then never delivered", async () => {

@@ -1,7 +1,7 @@
 /**
- * The PostgreSQL group commit's per-transaction memo, on the real server: what a write notes is
- * seen by the later writes of its transaction, dropped with the write's savepoint when it fails
- * (as PostgreSQL drops the locks it took), and gone when the transaction ends.
+ * What the PostgreSQL group commit adds to the shared queue behaviour (covered by the
+ * transactional store contract on both backends), on the real server: its bound on a batch, and
+ * a memo only for a client in one of its transactions.
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,60 +21,23 @@ afterAll(async () => {
   await schema.drop();
 });
 
-describe("the PostgreSQL commit queue's transaction memo", () => {
-  it("shows a write's notes to the later writes of its transaction, and to none after it", async () => {
-    const queue = new PgCommitQueue(pool);
-    const seen: boolean[] = [];
-    let used: pg.PoolClient | null = null;
-    await Promise.all([
-      queue.run("s", async (client) => {
-        used = client;
-        seen.push(queue.memoOf(client)!.has("k"));
-        queue.memoOf(client)!.add("k");
-        seen.push(queue.memoOf(client)!.has("k"));
-      }),
-      queue.run("s", async (client) => {
-        seen.push(queue.memoOf(client)!.has("k"));
-      }),
-    ]);
-    expect(queue.stats().transactions).toBe(1);
-    expect(seen).toEqual([false, true, true]);
-    expect(queue.memoOf(used!)).toBeNull();
-    await queue.run("s", async (client) => {
-      expect(queue.memoOf(client)!.has("k")).toBe(false);
-    });
-    await queue.close();
-  });
-
-  it("drops the notes of a write rolled back to its savepoint, and forgets a note deleted", async () => {
-    const queue = new PgCommitQueue(pool);
-    const seen: Record<string, boolean> = {};
-    const outcomes = await Promise.allSettled([
-      queue.run("s", async (client) => {
-        queue.memoOf(client)!.add("kept");
-      }),
-      queue.run("s", async (client) => {
-        queue.memoOf(client)!.add("failed");
-        throw new Error("this write fails after noting");
-      }),
-      queue.run("s", async (client) => {
-        const memo = queue.memoOf(client)!;
-        seen.failed = memo.has("failed");
-        seen.kept = memo.has("kept");
-        memo.delete("kept");
-      }),
-      queue.run("s", async (client) => {
-        seen.deleted = queue.memoOf(client)!.has("kept");
-      }),
-    ]);
-    expect(outcomes.map((outcome) => outcome.status)).toEqual([
-      "fulfilled",
-      "rejected",
-      "fulfilled",
-      "fulfilled",
-    ]);
-    expect(queue.stats().transactions).toBe(1);
-    expect(seen).toEqual({ failed: false, kept: true, deleted: false });
+describe("the PostgreSQL commit queue", () => {
+  it("puts at most maxBatch writes in one transaction, committing them in the order queued", async () => {
+    const queue = new PgCommitQueue(pool, { maxBatch: 2 });
+    const order: number[] = [];
+    const transactions = new Set<number>();
+    await Promise.all(
+      [0, 1, 2, 3, 4].map((n) =>
+        queue.run("s", async (client) => {
+          order.push(n);
+          const { rows } = await client.query<{ id: string }>("SELECT txid_current()::text AS id");
+          transactions.add(Number(rows[0]!.id));
+        }),
+      ),
+    );
+    expect(order).toEqual([0, 1, 2, 3, 4]);
+    expect(transactions.size).toBe(3);
+    expect(queue.stats()).toEqual({ transactions: 3, requests: 5 });
     await queue.close();
   });
 

@@ -8,9 +8,10 @@ import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildChain, canonicalTextOf, hashEntry } from "../../src/log/entry-hash.js";
 import { AppendConflictError, LogCorruptError } from "../../src/log/errors.js";
-import { HeadSigner } from "../../src/log/head-signer.js";
+import type { HeadSigner } from "../../src/log/head-signer.js";
 import { PgStore } from "../../src/log/pg-store.js";
 import { describeStoreContract, sampleEntries, writeSession } from "./store-contract.js";
+import { describeTransactionalStoreContract } from "./transactional-store-contract.js";
 
 const connectionString = process.env.SKEIN_TEST_PG ?? "postgres://postgres@127.0.0.1:5432/test";
 
@@ -94,6 +95,17 @@ describeStoreContract("PgStore", async (options = {}) => {
   };
 });
 
+describeTransactionalStoreContract("PgStore", async () => {
+  const isolated = await isolatedStore();
+  const store = await isolated.open();
+  return {
+    store,
+    openAnother: (options = {}) => isolated.open(options),
+    corruptEntry: (sessionId, position) => corruptRow(store, sessionId, position),
+    cleanup: isolated.drop,
+  };
+});
+
 describe("PgStore", () => {
   let isolated: Awaited<ReturnType<typeof isolatedStore>>;
   let store: PgStore;
@@ -106,32 +118,6 @@ describe("PgStore", () => {
   afterAll(async () => {
     await store.close();
     await isolated.drop();
-  });
-
-  it("signs, once, the unsigned heads a store without a signer wrote, each only if its log verifies", async () => {
-    const good = uuidv7();
-    const bad = uuidv7();
-    const goodChain = await writeSession(store, good, sampleEntries(4));
-    await writeSession(store, bad, sampleEntries(4));
-    await store.pool.query(
-      "UPDATE transcript SET entry = replace(entry, 'question', 'Question') WHERE session = $1",
-      [bad],
-    );
-    const signer = HeadSigner.generate();
-    const signing = await isolated.open({ signer });
-    try {
-      await expect(signing.readAll(good)).rejects.toThrow(/not signed/);
-      expect(await signing.signUnsignedHeads()).toEqual(expect.arrayContaining([good]));
-      expect(await signing.signUnsignedHeads()).toEqual([]);
-      expect((await signing.readAll(good)).map((entry) => entry.hash)).toEqual(
-        goodChain.map((entry) => entry.hash),
-      );
-      expect((await signing.readHeadRecord(good))?.signed?.key_id).toBe(signer.keyId);
-      await expect(signing.readAll(bad)).rejects.toBeInstanceOf(LogCorruptError);
-      expect((await signing.readHeadRecord(bad))?.signed).toBeNull();
-    } finally {
-      await signing.close();
-    }
   });
 
   it("lets exactly one of many concurrent writers with the same head win, across pools", async () => {

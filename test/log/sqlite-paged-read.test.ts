@@ -30,9 +30,9 @@ describe("SqlitePagedRead", () => {
   });
 
   /** What a read gives: its entries, or the corruption it reports (position and reason). */
-  function outcome(read: () => unknown): unknown {
+  async function outcome(read: () => Promise<unknown>): Promise<unknown> {
     try {
-      return { entries: read() };
+      return { entries: await read() };
     } catch (error) {
       if (error instanceof LogCorruptError) return { corrupt: error.position, reason: error.reason };
       return { error: String(error) };
@@ -55,10 +55,10 @@ describe("SqlitePagedRead", () => {
           if (tampering !== undefined) tamper(store.db, id, tampering.pick % entries.length, tampering.how);
           const from = rangeFrom % (entries.length + 1);
           const limit = rangeLimit % (entries.length + 2);
-          const all = outcome(() => paged.readAllSync(id));
-          expect(all).toEqual(outcome(() => whole.readAllSync(id)));
-          expect(outcome(() => paged.readRangeSync(id, from, limit))).toEqual(
-            outcome(() => whole.readRangeSync(id, from, limit)),
+          const all = await outcome(() => paged.readAll(id));
+          expect(all).toEqual(await outcome(() => whole.readAll(id)));
+          expect(await outcome(() => paged.readRange(id, from, limit))).toEqual(
+            await outcome(() => whole.readRange(id, from, limit)),
           );
           if (tampering === undefined) {
             // Compared as canonical text: a -0 written comes back as 0, as JSON has it.
@@ -91,14 +91,14 @@ describe("SqlitePagedRead", () => {
   it("reads a range that starts after a missing entry as corrupt, and one past the end as empty", async () => {
     const id = uuidv7();
     await writeSession(store, id, sampleEntries(4));
-    expect(outcome(() => store.readRangeSync(id, 4, 2))).toEqual({ entries: [] });
+    expect(await outcome(() => store.readRange(id, 4, 2))).toEqual({ entries: [] });
     store.db.prepare("DELETE FROM transcript WHERE session = ? AND position = 1").run(id);
-    expect(outcome(() => store.readRangeSync(id, 2, 2))).toEqual({
+    expect(await outcome(() => store.readRange(id, 2, 2))).toEqual({
       corrupt: 1,
       reason: "the entry is missing",
     });
     store.db.prepare("UPDATE transcript SET hash = 'x' WHERE session = ? AND position = 2").run(id);
-    expect(outcome(() => store.readRangeSync(id, 3, 1))).toEqual({
+    expect(await outcome(() => store.readRange(id, 3, 1))).toEqual({
       corrupt: 2,
       reason: "hash is not 64 lowercase hex digits",
     });
@@ -109,7 +109,7 @@ describe("SqlitePagedRead", () => {
     await writeSession(store, id, sampleEntries(5));
     const paged = new SqliteStore(store.db, { readPageRows: 2 });
     tamper(store.db, id, 1, "extra row between");
-    const error = outcome(() => paged.readAllSync(id));
+    const error = await outcome(() => paged.readAll(id));
     expect(error).toEqual({ corrupt: 2, reason: "the entry is missing" });
   });
 
@@ -119,8 +119,8 @@ describe("SqlitePagedRead", () => {
       await writeSession(store, id, sampleEntries(6));
       tamper(store.db, id, 3, how);
       const paged = new SqliteStore(store.db, { readPageRows: 3 });
-      expect(outcome(() => paged.readAllSync(id))).toHaveProperty("corrupt", 3);
-      expect(outcome(() => paged.readRangeSync(id, 1, 4))).toHaveProperty("corrupt", 3);
+      expect(await outcome(() => paged.readAll(id))).toHaveProperty("corrupt", 3);
+      expect(await outcome(() => paged.readRange(id, 1, 4))).toHaveProperty("corrupt", 3);
     }
   });
 });

@@ -6,16 +6,15 @@ import fc from "fast-check";
 import { v7 as uuidv7 } from "uuid";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/log/canonical-json.js";
-import { buildChain, canonicalTextOf, computeHash, hashEntry } from "../../src/log/entry-hash.js";
-import { AppendConflictError, InvalidAppendError, LogCorruptError } from "../../src/log/errors.js";
-import { HeadSigner } from "../../src/log/head-signer.js";
-import { SqliteCommitQueue } from "../../src/log/sqlite-commit-queue.js";
-import { createTranscriptSchema, SqliteStore, StoreClosedError } from "../../src/log/sqlite-store.js";
+import { buildChain, canonicalTextOf, computeHash } from "../../src/log/entry-hash.js";
+import { InvalidAppendError, LogCorruptError } from "../../src/log/errors.js";
+import { createTranscriptSchema, SqliteStore } from "../../src/log/sqlite-store.js";
 import type { userMessage } from "../../src/model/items.js";
 import { logArbitrary } from "./arbitraries.js";
 import { raceWithChildProcess } from "./concurrent-writers.js";
 import { corruptRow } from "./sqlite-tampering.js";
 import { describeStoreContract, sampleEntries, writeSession } from "./store-contract.js";
+import { describeTransactionalStoreContract } from "./transactional-store-contract.js";
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "skein-sqlite-store-"));
@@ -73,6 +72,18 @@ describeStoreContract("SqliteStore", async (options = {}) => {
   };
 });
 
+describeTransactionalStoreContract("SqliteStore", async () => {
+  const dir = tempDir();
+  const file = join(dir, "log.sqlite");
+  const store = new SqliteStore(file);
+  return {
+    store,
+    openAnother: async (options = {}) => new SqliteStore(file, options),
+    corruptEntry: async (sessionId, position) => corruptRow(store.db, sessionId, position),
+    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+  };
+});
+
 describe("SqliteStore", () => {
   let dir: string;
   let file: string;
@@ -107,26 +118,6 @@ describe("SqliteStore", () => {
     store = new SqliteStore(file);
     expect((await store.readAll(id)).map((entry) => entry.hash)).toEqual(chain.map((entry) => entry.hash));
     expect(await store.readHeadRecord(id)).toEqual({ position: 2, hash: chain[2]!.hash, signed: null });
-  });
-
-  it("signs, once, the unsigned heads a store without a signer wrote, each only if its log verifies", async () => {
-    const good = uuidv7();
-    const bad = uuidv7();
-    const goodChain = await writeSession(store, good, sampleEntries(4));
-    await writeSession(store, bad, sampleEntries(4));
-    corruptRow(store.db, bad, 1);
-    await store.close();
-    const signer = HeadSigner.generate();
-    store = new SqliteStore(file, { signer });
-    await expect(store.readAll(good)).rejects.toThrow(/not signed/);
-    expect(store.signUnsignedHeadsSync()).toEqual([good]);
-    expect((await store.readAll(good)).map((entry) => entry.hash)).toEqual(
-      goodChain.map((entry) => entry.hash),
-    );
-    expect((await store.readHeadRecord(good))?.signed?.key_id).toBe(signer.keyId);
-    await expect(store.readAll(bad)).rejects.toBeInstanceOf(LogCorruptError);
-    expect((await store.readHeadRecord(bad))?.signed).toBeNull();
-    expect(store.signUnsignedHeadsSync()).toEqual([]);
   });
 
   it("opens its database durably: WAL and synchronous=FULL", () => {
@@ -252,37 +243,6 @@ describe("SqliteStore", () => {
     expect(await store.listSessions()).toEqual([good, bad]);
   });
 
-  it("group-commits concurrent appends of many sessions into few transactions", async () => {
-    const ids = Array.from({ length: 50 }, () => uuidv7());
-    const before = store.groupCommitStats();
-    await Promise.all(ids.map((id) => store.append(id, buildChain(null, sampleEntries(1)))));
-    const after = store.groupCommitStats();
-    expect(after.requests - before.requests).toBe(50);
-    expect(after.transactions - before.transactions).toBe(1);
-    for (const id of ids) expect(await store.readAll(id)).toHaveLength(1);
-  });
-
-  it("fails only the conflicting request of a group commit", async () => {
-    const shared = uuidv7();
-    const chain = await writeSession(store, shared, sampleEntries(2));
-    const others = Array.from({ length: 5 }, () => uuidv7());
-    const a = hashEntry(chain[1]!.hash, { kind: "turn_end", ts: 1, turn_count: 1 });
-    const b = hashEntry(chain[1]!.hash, { kind: "turn_end", ts: 2, turn_count: 1 });
-    const results = await Promise.allSettled([
-      store.append(shared, [a]),
-      ...others.map((id) => store.append(id, buildChain(null, sampleEntries(2)))),
-      store.append(shared, [b]),
-    ]);
-    expect(results.map((r) => r.status)).toEqual([...Array(6).fill("fulfilled"), "rejected"]);
-    expect((results[6] as PromiseRejectedResult).reason).toBeInstanceOf(AppendConflictError);
-    for (const id of others) expect(await store.readAll(id)).toHaveLength(2);
-    expect((await store.readAll(shared)).map((e) => e.hash)).toEqual([
-      chain[0]!.hash,
-      chain[1]!.hash,
-      a.hash,
-    ]);
-  });
-
   it("commits the caller's writes alongside a group-committed append, or neither", async () => {
     store.db.exec("CREATE TABLE receipts (session TEXT, position INTEGER)");
     const insert = store.db.prepare("INSERT INTO receipts VALUES (?, ?)");
@@ -306,32 +266,6 @@ describe("SqliteStore", () => {
     expect(await store.exists(refused)).toBe(false);
   });
 
-  it("shares one transaction with other writers of the connection that share its commit queue", async () => {
-    const db = new Database(join(dir, "shared.sqlite"));
-    try {
-      db.pragma("journal_mode = WAL");
-      db.exec("CREATE TABLE notes (text TEXT)");
-      const queue = new SqliteCommitQueue(db);
-      const shared = new SqliteStore(db, { commitQueue: queue });
-      const insert = db.prepare("INSERT INTO notes VALUES (?)");
-      const before = queue.stats();
-      const results = await Promise.allSettled([
-        queue.run("a", () => insert.run("first").changes),
-        queue.run("b", () => {
-          insert.run("second");
-          throw new Error("refused");
-        }),
-        shared.append(uuidv7(), buildChain(null, sampleEntries(1))),
-      ]);
-      expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
-      expect((results[0] as PromiseFulfilledResult<number>).value).toBe(1);
-      expect(queue.stats().transactions - before.transactions).toBe(1);
-      expect(db.prepare("SELECT text FROM notes").pluck().all()).toEqual(["first"]);
-    } finally {
-      db.close();
-    }
-  });
-
   it("refuses writes alongside an append that are not synchronous, writing nothing", async () => {
     const id = uuidv7();
     await expect(
@@ -340,7 +274,7 @@ describe("SqliteStore", () => {
     expect(await store.exists(id)).toBe(false);
   });
 
-  it("appends synchronously inside the caller's transaction, committing and rolling back with it", async () => {
+  it("appends synchronously inside the caller's own transaction on its connection, committing and rolling back with it", async () => {
     const db = new Database(join(dir, "daemon.sqlite"));
     try {
       db.pragma("journal_mode = WAL");
@@ -350,29 +284,35 @@ describe("SqliteStore", () => {
       const chain = buildChain(null, sampleEntries(3));
 
       db.transaction(() => {
-        shared.appendInTransaction(id, chain.slice(0, 2));
+        shared.appendInTransaction(db, id, chain.slice(0, 2));
         db.prepare("INSERT INTO inputs VALUES ('i1', 'committed')").run();
       }).immediate();
-      expect(shared.readAllSync(id)).toHaveLength(2);
+      expect(await shared.readAll(id)).toHaveLength(2);
 
       expect(() =>
         db.transaction(() => {
-          shared.appendInTransaction(id, chain.slice(2));
+          shared.appendInTransaction(db, id, chain.slice(2));
           db.prepare("INSERT INTO inputs VALUES ('i1', 'duplicate')").run();
         })(),
       ).toThrow();
-      expect(shared.readAllSync(id)).toHaveLength(2);
-
-      // A conflict inside the caller's transaction leaves the caller free to carry on.
-      db.transaction(() => {
-        expect(() => shared.appendInTransaction(id, chain.slice(1, 2))).toThrow(AppendConflictError);
-        db.prepare("INSERT INTO inputs VALUES ('i2', 'committed')").run();
-      })();
-      expect(db.prepare("SELECT count(*) FROM inputs").pluck().get()).toBe(2);
-      expect(shared.readHeadSync(id)).toEqual({ hash: chain[1]!.hash, position: 1 });
+      expect(await shared.readAll(id)).toHaveLength(2);
 
       // Outside any transaction it is its own.
-      expect(shared.appendInTransaction(id, chain.slice(2))).toEqual({ hash: chain[2]!.hash, position: 2 });
+      expect(shared.appendInTransaction(db, id, chain.slice(2))).toEqual({
+        hash: chain[2]!.hash,
+        position: 2,
+      });
+      // Never on another connection: its writes would not be in the caller's transaction.
+      const other = new Database(join(dir, "daemon.sqlite"));
+      try {
+        expect(() => shared.appendInTransaction(other, uuidv7(), buildChain(null, sampleEntries(1)))).toThrow(
+          /its own connection/,
+        );
+        expect(() => shared.deleteInTransaction(other, id)).toThrow(/its own connection/);
+      } finally {
+        other.close();
+      }
+      expect(await shared.readAll(id)).toHaveLength(3);
       await shared.close();
       expect(db.open).toBe(true);
     } finally {
@@ -380,29 +320,15 @@ describe("SqliteStore", () => {
     }
   });
 
-  it("commits appends still queued when it closes and refuses new ones after", async () => {
-    const id = uuidv7();
-    const chain = buildChain(null, sampleEntries(2));
-    const queued = store.append(id, chain);
-    await store.close();
-    await expect(queued).resolves.toEqual({ hash: chain[1]!.hash, position: 1 });
-    await expect(store.append(uuidv7(), buildChain(null, sampleEntries(1)))).rejects.toBeInstanceOf(
-      StoreClosedError,
-    );
-    const reopened = new SqliteStore(file);
-    expect(reopened.readAllSync(id)).toHaveLength(2);
-    store = reopened;
-  });
-
-  it("creates its schema idempotently on a shared database", () => {
+  it("creates its schema idempotently on a shared database", async () => {
     const db = new Database(":memory:");
     try {
       createTranscriptSchema(db);
       createTranscriptSchema(db);
       const first = new SqliteStore(db);
       const id = uuidv7();
-      first.appendInTransaction(id, buildChain(null, sampleEntries(1)));
-      expect(new SqliteStore(db).readAllSync(id)).toHaveLength(1);
+      first.appendInTransaction(db, id, buildChain(null, sampleEntries(1)));
+      expect(await new SqliteStore(db).readAll(id)).toHaveLength(1);
     } finally {
       db.close();
     }

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { McpServersConfig } from "../../src/api/mcp-config.js";
+import type { McpServersConfig } from "../../src/home/mcp-config.js";
 import { McpManager } from "../../src/mcp/mcp-manager.js";
 import type { McpSandbox } from "../../src/mcp/server-sandbox.js";
 import { portableToolName } from "../../src/mcp/tool-name.js";

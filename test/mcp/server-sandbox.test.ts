@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ResolvedServer, resolveServer } from "../../src/api/mcp-config.js";
+import { type ResolvedServer, resolveServer } from "../../src/home/mcp-config.js";
 import { McpManager } from "../../src/mcp/mcp-manager.js";
 import {
   type McpSandbox,

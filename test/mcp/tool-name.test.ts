@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isMcpServerName } from "../../src/api/mcp-config.js";
+import { isMcpServerName } from "../../src/home/mcp-config.js";
 import { mcpToolName, portableToolName } from "../../src/mcp/tool-name.js";
 
 const serverName = fc.stringMatching(/^[A-Za-z][A-Za-z0-9_-]{0,31}$/).filter((name) => isMcpServerName(name));

@@ -91,7 +91,7 @@ const rows: Row[] = [
     protocol: "chat_completions",
     family: "deepseek",
     model: "deepseek-reasoner",
-    sampling: all,
+    sampling: { temperature: true, top_p: true, top_k: false },
     samplingWhileThinking: true,
     effort: { high: "high", minimal: "minimal" },
   },

@@ -4,8 +4,9 @@
  * the official SDK's request parameter type, so a field with a wrong name, shape or value set
  * fails the build. The runtime part sends bodies built by our adapters through the official
  * OpenAI and Anthropic clients to the fake provider and checks the SDK accepted them and put
- * exactly the same JSON on the wire as our own client does. The SDKs are dev dependencies only:
- * nothing under src/ imports them.
+ * exactly the same JSON on the wire as our own client does. Assignability lets a body type carry
+ * fields the SDK does not declare: sdk-declared-fields.test.ts checks the built bodies for those.
+ * The SDKs are dev dependencies only: nothing under src/ imports them.
  *
  * Known differences, kept on purpose (and spelled out in the types below):
  * - Responses `reasoning` input items: the SDK requires `id`, but with `store: false` an id

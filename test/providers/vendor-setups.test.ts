@@ -11,7 +11,7 @@ import { FieldRefusals } from "../../src/providers/field-refusals.js";
 import { createLlmClient, type ProviderProfile, protocolAdapter } from "../../src/providers/index.js";
 import { Worker } from "../../src/worker/index.js";
 import { httpError, raw, reasoning, text, toolCalls } from "../support/fake-provider/index.js";
-import { vendorRejection } from "../support/fake-provider/vendor-rules.js";
+import { vendorRejection } from "../support/fake-provider/rule-book.js";
 import { withFakeProvider } from "../support/fake-provider/with-fake-provider.js";
 import { ask, assertWellFormed, collect, textOf, toolCallsOf } from "./stream-helpers.js";
 

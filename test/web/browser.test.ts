@@ -3,7 +3,8 @@
  * provider: log in with a `skein web` link (once only); create a session and send a prompt; see
  * streamed text, a tool call and its result; SIGKILL the daemon mid-stream and restart it (the
  * page says "reconnecting…", resumes, and ends with exactly the history route's entries);
- * an actor restart mid-stream; a waiting edit shown as a diff and answered with Allow and Deny; interrupt; fork; a request without cookie or token is refused; another page's form posts
+ * an actor restart mid-stream; a waiting edit shown as a diff and answered with Allow and Deny; interrupt; fork;
+ * a refused turn repaired from the form under its error; a request without cookie or token is refused; another page's form posts
  * are refused. Screenshots of the main pages go to test-output/web/.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -14,7 +15,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DaemonHarness, type HistoryEntry } from "../e2e/support/daemon-harness.js";
 import { entryText, profileFor } from "../e2e/support/fixture.js";
-import { text, toolCalls } from "../support/fake-provider/reply.js";
+import { httpError, text, toolCalls } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
 import { launchChromium, loginLink, screenshot } from "./support/browser.js";
 
@@ -276,6 +277,42 @@ describe("the web UI in Chromium", () => {
     expect(results).toHaveLength(2);
     expect(results[1]).toContain("not this one, thanks");
     expect(await shownIds()).toEqual(history.map((entry) => entry.id).sort());
+  });
+
+  it("offers a repair under a turn the provider refused, and the next turn goes through", async () => {
+    const refusing = await app.createSession();
+    const previous = provider.script;
+    // A server whose content filter refuses any request that holds the word.
+    provider.script = (request) =>
+      request.rawBody.includes("POISON")
+        ? httpError(400, { message: "prohibited content" })
+        : text("fine again");
+    try {
+      await page.goto(`${base()}/#/sessions/${refusing}`);
+      await page.getByTestId("status").waitFor();
+      await send("POISON");
+      const form = page.getByTestId("repair-form");
+      await form.waitFor();
+      await waitIdle();
+      expect(await page.getByTestId("turn-error").textContent()).toContain("provider_refused");
+      const poisoned = (await historyOf(refusing)).find((entry) => entry.kind === "user")!;
+      // It starts at the newest message of the person's, here the refused one.
+      expect(await form.getByLabel("Leave out from").inputValue()).toBe(String(poisoned.position));
+      await screenshot(page, "session-repair");
+      await form.getByRole("button", { name: "Leave out" }).click();
+      await page.locator('[data-kind="context_excluded"]').waitFor();
+      await send("hello");
+      await page.locator('[data-kind="assistant"]', { hasText: "fine again" }).waitFor();
+      await waitIdle();
+      expect(provider.lastRequest.rawBody).not.toContain("POISON");
+      const history = await historyOf(refusing);
+      expect(history.find((entry) => entry.kind === "context_excluded")).toMatchObject({
+        excluded: { from_position: poisoned.position, to_position: poisoned.position, reason: "repair" },
+      });
+      expect(await shownIds()).toEqual(history.map((entry) => entry.id).sort());
+    } finally {
+      provider.script = previous;
+    }
   });
 
   it("refuses another page's form posts, cross-site and same-site, even with the cookie", async () => {

@@ -96,6 +96,32 @@ describe("the transcript reducer", () => {
     expect(state!.notice).toContain("interrupted");
   });
 
+  it("says what a refused request was sent again without, and how a plain retry waits", () => {
+    let state = applyBatch(
+      fromSnapshot(snapshot([])),
+      batch([{ type: "retry", data: { run_id: "r1", attempt: 1, reason: "HTTP 503", delay_ms: 500 } }]),
+    );
+    expect(state!.notice).toBe("Retrying the model request (attempt 1): HTTP 503");
+    state = applyBatch(
+      state,
+      batch([
+        {
+          type: "retry",
+          data: {
+            run_id: "r1",
+            attempt: 1,
+            reason: "HTTP 400: flagged (sent again without …)",
+            delay_ms: 0,
+            adjusted: ['messages[3]: the user message "POISON"'],
+          },
+        },
+      ]),
+    );
+    expect(state!.notice).toBe(
+      'The provider refused the request; sent it again without messages[3]: the user message "POISON".',
+    );
+  });
+
   it("keeps each entry once and in log order, however often and in whatever order it arrives", () => {
     let state: TranscriptState | null = fromSnapshot(snapshot([entry("5", "user", null)], "token"));
     const second = entry("6-1", "tool_call", "r");

@@ -1,7 +1,7 @@
 /**
  * `skein diff ID` and `skein undo ID`: what a turn changed in the session's workspace, and
  * putting the workspace back as it was before a turn, from the daemon's per-turn checkpoints
- * (a shadow git store under the home; see src/api/checkpoints.ts). The workspace's own `.git`
+ * (a shadow git store under the home; see src/home/checkpoints.ts). The workspace's own `.git`
  * is never touched.
  *
  * Boundary rule: the daemon is asked for the session (its workspace, whether it runs); the
@@ -17,7 +17,7 @@ import {
   checkpointRef,
   checkpointRefPrefix,
   checkpointStore,
-} from "../../api/checkpoints.js";
+} from "../../home/checkpoints.js";
 import { type CliContext, connect } from "../cli-context.js";
 import { CliError } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";

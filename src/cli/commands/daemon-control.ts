@@ -7,12 +7,12 @@
 import { createReadStream, existsSync, readFileSync, statSync, watch } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ClusterInfo } from "../../api/cluster.js";
-import { readDiscoveryFile } from "../../api/discovery-file.js";
-import { homePaths } from "../../api/home.js";
 import type { SessionSummary } from "../../api/session-snapshot.js";
 import { DaemonClient } from "../../client/daemon-client.js";
 import { endpointOf } from "../../client/daemon-endpoint.js";
 import { ensureDaemon, probeDaemon, processAlive } from "../../client/ensure-daemon.js";
+import { readDiscoveryFile } from "../../home/discovery-file.js";
+import { homePaths } from "../../home/home.js";
 import type { CliContext } from "../cli-context.js";
 import { CliError } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";

@@ -9,9 +9,9 @@
  */
 import { existsSync, statfsSync } from "node:fs";
 import { dirname } from "node:path";
-import { type ProviderConfig, ProviderConfigError, readProviderConfig } from "../../api/provider-config.js";
 import type { ServerInfo } from "../../api/server.js";
 import type { DaemonClient } from "../../client/daemon-client.js";
+import { type ProviderConfig, ProviderConfigError, readProviderConfig } from "../../home/provider-config.js";
 import { type CliContext, connectWithServer } from "../cli-context.js";
 import { describeFailure } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";

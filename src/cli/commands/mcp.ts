@@ -9,8 +9,8 @@
  * daemon sees in its own environment.
  */
 import { mkdirSync } from "node:fs";
-import { McpConfigError, type McpServerConfig, parseServer } from "../../api/mcp-config.js";
 import type { McpInstanceStatus, McpServerStatus } from "../../api/mcp-status.js";
+import { McpConfigError, type McpServerConfig, parseServer } from "../../home/mcp-config.js";
 import { type CliContext, connect } from "../cli-context.js";
 import { CliError } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";

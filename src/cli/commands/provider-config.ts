@@ -2,12 +2,13 @@
  * `skein config add|list|remove|use|test`: the provider profiles in `$SKEIN_HOME/config.json`.
  *
  * Boundary rule: the file is read and written through the contract's config module
- * (src/api/provider-config.ts: one validator, one format, atomic 0600 writes); the running
+ * (src/home/provider-config.ts: one validator, one format, atomic 0600 writes); the running
  * daemon notices the change by itself. API keys are never printed. `config test` asks the
  * daemon (`POST /providers/{name}/test`), so the request is sent with the daemon's environment,
  * where the profile's key variable is read.
  */
 import { mkdirSync } from "node:fs";
+import type { ProviderTestAnswer } from "../../api/provider-test.js";
 import {
   defaultBaseUrls,
   effectiveBaseUrl,
@@ -18,8 +19,7 @@ import {
   providerProtocols,
   readProviderConfig,
   writeProviderConfig,
-} from "../../api/provider-config.js";
-import type { ProviderTestAnswer } from "../../api/provider-test.js";
+} from "../../home/provider-config.js";
 import { type CliContext, connectWithServer } from "../cli-context.js";
 import { CliError } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";

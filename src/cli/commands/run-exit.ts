@@ -35,8 +35,16 @@ export function waitsForPerson(sessionId: string, request: PendingApproval, remo
   );
 }
 
-/** The exit code of a turn that ended; throws the CliError of one that failed or was given up. */
-export function report(context: CliContext, sessionId: string, outcome: TurnOutcome | "forced"): ExitCode {
+/**
+ * The exit code of a turn that ended; throws the CliError of one that failed or was given up.
+ * `sessionKept` is false when the command deletes the session afterwards (nothing to repair then).
+ */
+export function report(
+  context: CliContext,
+  sessionId: string,
+  outcome: TurnOutcome | "forced",
+  sessionKept = true,
+): ExitCode {
   if (outcome === "forced") return exitCodes.interrupted;
   switch (outcome.state) {
     case "completed":
@@ -47,7 +55,14 @@ export function report(context: CliContext, sessionId: string, outcome: TurnOutc
       return exitCodes.interrupted;
     case "failed": {
       const message = outcome.errors.map((error) => error.message).join("; ") || "the turn failed";
-      throw new CliError(message, exitCodes.error, hintFor(outcome.errors.map((error) => error.code)));
+      throw new CliError(
+        message,
+        exitCodes.error,
+        hintFor(
+          outcome.errors.map((error) => error.code),
+          sessionKept ? sessionId : null,
+        ),
+      );
     }
     case "abandoned":
       throw new CliError(
@@ -62,9 +77,18 @@ export function report(context: CliContext, sessionId: string, outcome: TurnOutc
   }
 }
 
-/** What to do about a failed turn, from its error codes (a provider problem has a command that checks it). */
-function hintFor(codes: readonly string[]): string | undefined {
+/**
+ * What to do about a failed turn, from its error codes (a provider problem has a command that
+ * checks it; a refusal of the history, when the session stays, a repair).
+ */
+function hintFor(codes: readonly string[], sessionId: string | null): string | undefined {
   if (codes.includes("provider_unconfigured")) return "see `skein config --help`";
+  if (codes.includes("provider_refused")) {
+    const check = "check the provider with `skein config test`";
+    if (sessionId === null) return check;
+    const session = sessionId.slice(0, 13);
+    return `${check}; if it refuses something in the session's history, \`skein show ${session}\` lists the entries by position and \`skein repair ${session} --from POSITION\` leaves them out`;
+  }
   if (codes.includes("provider_error")) return "check the provider with `skein config test`";
   return undefined;
 }

@@ -182,21 +182,21 @@ export async function runPrompt(
     unregisterPipe();
     view?.finish();
     const usage = sumUsage(activeWatcher.runsOf(inputId).map((runId) => activeWatcher.usageOf(runId)));
+    const failedBeforeAnswer =
+      outcome !== "forced" && "state" in outcome && outcome.state === "failed" && usage.total_tokens === 0;
+    let remove = created && (options.ephemeral === true || failedBeforeAnswer);
     let failure: CliError | null = null;
     let exitCode: ExitCode;
     try {
       if (outcome !== "forced" && "call_id" in outcome) {
         throw waitsForPerson(sessionId, outcome, created && options.ephemeral === true);
       }
-      exitCode = report(context, sessionId, outcome);
+      exitCode = report(context, sessionId, outcome, !remove);
     } catch (error) {
       if (!(error instanceof CliError)) throw error;
       failure = error;
       exitCode = error.exitCode;
     }
-    const failedBeforeAnswer =
-      outcome !== "forced" && "state" in outcome && outcome.state === "failed" && usage.total_tokens === 0;
-    let remove = created && (options.ephemeral === true || failedBeforeAnswer);
     if (remove) {
       try {
         await removeSession(client, sessionId);

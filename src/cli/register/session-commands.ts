@@ -1,5 +1,5 @@
 /**
- * The commands on whole sessions: list, show, attach, fork, interrupt, compact, rm, verify, and
+ * The commands on whole sessions: list, show, attach, fork, interrupt, compact, repair, rm, verify, and
  * `skein web`, the browser's view of them. They are one group because `skein --help` lists
  * commands in the order they are registered, and this is the order it has always shown.
  *
@@ -9,7 +9,7 @@ import type { Command } from "commander";
 import type { CommandWiring } from "./command-wiring.js";
 import { wholeNumber } from "./whole-number-option.js";
 
-/** Register `sessions`, `show`, `attach`, `fork`, `interrupt`, `compact`, `web`, `rm` and `verify`. */
+/** Register `sessions`, `show`, `attach`, `fork`, `interrupt`, `compact`, `repair`, `web`, `rm` and `verify`. */
 export function registerSessionCommands(program: Command, { context, exitWith }: CommandWiring): void {
   program
     .command("sessions")
@@ -92,6 +92,21 @@ export function registerSessionCommands(program: Command, { context, exitWith }:
     .argument("<id>", "session id, unique id prefix or name")
     .action(async (id: string, _options, command: Command) => {
       exitWith(await (await import("../commands/compact.js")).compactSession(context(command), id));
+    });
+
+  program
+    .command("repair")
+    .description("leave log entries out of the model's context (when a provider keeps refusing the history)")
+    .argument("<id>", "session id, unique id prefix or name")
+    .requiredOption("--from <position>", "the first entry to leave out, as `skein show` tags it", wholeNumber)
+    .option("--to <position>", "the last entry to leave out (default: --from)", wholeNumber)
+    .addHelpText(
+      "after",
+      "\nThe entries stay in the session's history (and in `skein show`); only later requests leave them out.\nA turn that a provider refused says when this is the way out.\n\nExamples:\n  $ skein repair 01a2b3c4-d5 --from 12\n  $ skein repair 01a2b3c4-d5 --from 12 --to 15",
+    )
+    .action(async (id: string, options: { from: number; to?: number }, command: Command) => {
+      const { repairSession } = await import("../commands/repair.js");
+      exitWith(await repairSession(context(command), id, options));
     });
 
   program

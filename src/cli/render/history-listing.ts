@@ -7,6 +7,7 @@
 import type { HistoryEntry } from "../../api/history.js";
 import type { SessionSnapshot } from "../../api/session-snapshot.js";
 import { compactionLine } from "./compaction-line.js";
+import { exclusionLine } from "./exclusion-line.js";
 import { clockTime } from "./relative-time.js";
 import type { Paint } from "./terminal.js";
 import { callSubject, entryJson, shortResult } from "./tool-line.js";
@@ -83,6 +84,8 @@ export function entryLines(
       return [`${tag} ${paint.dim("(continue)")}`];
     case "compaction":
       return [`${tag} ${paint.dim(compactionLine(entry))}`, ...body(displayText(entry), paint.dim)];
+    case "context_excluded":
+      return [`${tag} ${paint.yellow(exclusionLine(entry))}`];
     default: {
       const unknown: never = entry.kind;
       return [`${tag} ${String(unknown)}`];

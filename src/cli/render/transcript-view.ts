@@ -16,6 +16,7 @@
 import { type HistoryEntry, isTruncatedPart } from "../../api/history.js";
 import type { SessionEvent } from "../../api/session-events.js";
 import { compactionLine } from "./compaction-line.js";
+import { exclusionLine } from "./exclusion-line.js";
 import { dropsUnsavedText, type StreamedSegment } from "./streamed-segment.js";
 import { entryJson, entryText, toolLines } from "./tool-line.js";
 import type { TranscriptViewOptions } from "./transcript-view-options.js";
@@ -154,6 +155,10 @@ export class TranscriptView {
       }
       case "retry": {
         if (!this.#wanted(event.data.run_id)) return;
+        if (event.data.adjusted !== undefined) {
+          this.notice(`the provider refused the request: ${event.data.reason}`);
+          return;
+        }
         const seconds = (event.data.delay_ms / 1000).toFixed(1);
         this.notice(
           `provider request failed (${event.data.reason}); retry ${event.data.attempt} in ${seconds} s`,
@@ -272,6 +277,9 @@ export class TranscriptView {
         return;
       case "compaction":
         this.#writer.asideLine(paint.dim(compactionLine(entry)));
+        return;
+      case "context_excluded":
+        this.#writer.asideLine(paint.dim(exclusionLine(entry)));
         return;
       default: {
         const unknown: never = entry.kind;

@@ -27,15 +27,15 @@ import {
   type NodeRecord,
   type NodeStatus,
   nodeGoneProgram,
-  nodeKeysProgram,
   nodeStoppedProgram,
   releaseLeaseProgram,
   renewLeaseProgram,
   renewLeasesProgram,
 } from "./lease-programs.js";
 import { registerNode } from "./node-registration.js";
-import { keyIdOfText, nodeView } from "./node-view.js";
+import { nodeView } from "./node-view.js";
 import { ProfileWarnings } from "./profile-warnings.js";
+import { UntrustedKeyWarnings } from "./untrusted-keys.js";
 import { WakeUpListener } from "./wake-up-listener.js";
 
 /** The channel nodes wake each other on (payload: a session id with work, or "scan"). */
@@ -86,8 +86,8 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
   url: string;
   /** Sessions this node holds, with the epoch it holds them under and since when (ms, this node's clock). */
   readonly #held = new Map<string, { epoch: number; since: number }>();
-  /** Untrusted node keys already warned about. */
-  readonly #warnedKeys = new Set<string>();
+  /** Warns of nodes whose head-signing key is not trusted here. */
+  readonly #untrustedKeys: UntrustedKeyWarnings;
   readonly #profileWarnings: ProfileWarnings;
   #lastError: { message: string; at: number } | null = null;
   #wakeUps: WakeUpListener | null = null;
@@ -104,6 +104,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     this.leaseMs = options.leaseMs;
     this.url = options.url;
     this.#profileWarnings = new ProfileWarnings(options.logger, () => this.#profilesDigest());
+    this.#untrustedKeys = new UntrustedKeyWarnings(options.signer, options.logger);
   }
 
   /** Register, trust the other nodes' keys, listen for wake-ups and start the timers. */
@@ -226,24 +227,9 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     }
   }
 
-  /**
-   * Say (once per key) which nodes sign heads with a key this node does not trust: the sessions
-   * they wrote read as corrupt here. A key is never trusted for being in the `nodes` table
-   * (anyone who can write the database could add one); the operator shares one key between the
-   * nodes or lists the others' keys in config.json (`trustedHeadKeys`).
-   */
-  async warnOfUntrustedKeys(): Promise<void> {
-    for (const node of await runPg(this.#pool, nodeKeysProgram())) {
-      const keyId = keyIdOfText(node.public_key);
-      if (keyId === null || this.#options.signer.trusts(keyId) || this.#warnedKeys.has(keyId)) continue;
-      this.#warnedKeys.add(keyId);
-      this.#options.logger.warn(
-        { node: node.id, url: node.url, keyId },
-        "a node of this cluster signs session heads with a key this node does not trust: the sessions it " +
-          "writes read as corrupt here. Give every node the same head-signing-key.pem, or add its public " +
-          "key to config.json's trustedHeadKeys",
-      );
-    }
+  /** Warn (once per key) of nodes whose head-signing key this node does not trust (untrusted-keys.ts). */
+  warnOfUntrustedKeys(): Promise<void> {
+    return this.#untrustedKeys.check(this.#pool);
   }
 
   /** The nodes as GET /cluster shows them (gone ones for `nodeHistoryMs`). */

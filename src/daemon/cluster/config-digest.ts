@@ -6,7 +6,7 @@
  * only the names count. Everything else of each profile, and which one is active, does.
  */
 import { createHash } from "node:crypto";
-import type { ProviderConfig } from "../../api/provider-config.js";
+import type { ProviderConfig } from "../../home/provider-config.js";
 
 /** The first 16 hex digits of SHA-256 over the profiles as canonical JSON, secrets left out. */
 export function profilesDigest(config: Pick<ProviderConfig, "active" | "providers">): string {

@@ -13,9 +13,6 @@ import { partContent } from "./bounded-entry.js";
 import { projectEntry } from "./project-history.js";
 import { sliceText } from "./text-slice.js";
 
-/** The most bytes of JSON-escaped text one slice holds, and the default (the answer stays within 1 MiB). */
-export const maxContentSliceBytes = 960 * 1024;
-
 /** What a content request names. */
 export interface ContentRequest {
   sessionId: string;

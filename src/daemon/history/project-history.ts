@@ -5,10 +5,10 @@
  * history entry, in order, so a history entry id (`"<position>"` when its log entry yields one,
  * `"<position>-<k>"` for the k-th of several) names one item of one log entry for good; a fork
  * at a checkpoint id can be resolved back to that item. Bookkeeping entries (turn_end,
- * run_outcome, config_changed, locked, cache_unlocked, llm_usage, context_excluded and the
- * approval entries) yield
- * nothing; a compaction yields one `compaction` entry holding the summary (the entries it
- * summarized stay in history).
+ * run_outcome, config_changed, locked, cache_unlocked, llm_usage and the approval entries)
+ * yield nothing; a compaction yields one `compaction` entry holding the summary (the entries it
+ * summarized stay in history); a context_excluded entry yields one `context_excluded` entry
+ * saying which entries the model is no longer sent, so a reader sees what requests leave out.
  *
  * Further rules: a tool_result entry's `tool` carries `is_error` (false unless the
  * tool reported an error); an empty or redacted reasoning item still yields a `thinking` entry,
@@ -16,7 +16,13 @@
  * whose call is not in the log gets the tool name "". A thinking entry carries
  * `thinking_duration_ms` (null when its reasoning item was not timed, e.g. in older logs).
  */
-import type { HistoryCompaction, HistoryEntryKind, HistoryTool, InlinePart } from "../../api/history.js";
+import type {
+  HistoryCompaction,
+  HistoryEntryKind,
+  HistoryExclusion,
+  HistoryTool,
+  InlinePart,
+} from "../../api/history.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import type { Item, ReasoningItem } from "../../model/items.js";
 import type { JsonValue } from "../../model/json.js";
@@ -35,11 +41,17 @@ interface Draft {
   /** Thinking only: how long the model thought (ms), null when the log does not say. */
   thinkingMs?: number | null;
   compaction?: HistoryCompaction;
+  excluded?: HistoryExclusion;
 }
 
 /** Whether the log entry yields at least one history entry (cheaper than projecting it). */
 export function projectsToHistory(entry: LogEntry): boolean {
-  return entry.kind === "continuation" || entry.kind === "compaction" || itemsOf(entry).length > 0;
+  return (
+    entry.kind === "continuation" ||
+    entry.kind === "compaction" ||
+    entry.kind === "context_excluded" ||
+    itemsOf(entry).length > 0
+  );
 }
 
 /** Record the names of the entry's tool calls in `names`. */
@@ -76,7 +88,9 @@ export function projectEntry(placed: PlacedEntry, toolNames: ToolNames = new Map
         : drafts.length === 1
           ? `${position}`
           : `${position}-${k}`;
-    const checkpointable = draft.kind !== "thinking" && draft.kind !== "continuation";
+    // A fork starts at an item or a compaction; an exclusion is no place to start from.
+    const checkpointable =
+      draft.kind !== "thinking" && draft.kind !== "continuation" && draft.kind !== "context_excluded";
     return {
       id,
       position,
@@ -89,6 +103,7 @@ export function projectEntry(placed: PlacedEntry, toolNames: ToolNames = new Map
       tool: draft.tool,
       ...(draft.thinkingMs === undefined ? {} : { thinking_duration_ms: draft.thinkingMs }),
       ...(draft.compaction === undefined ? {} : { compaction: draft.compaction }),
+      ...(draft.excluded === undefined ? {} : { excluded: draft.excluded }),
     };
   });
 }
@@ -117,6 +132,17 @@ function draftsOf(entry: LogEntry, names: ToolNames): Draft[] {
           after_tokens: entry.after_tokens,
           trigger: entry.trigger ?? null,
         },
+      },
+    ];
+  }
+  if (entry.kind === "context_excluded") {
+    const { from_position, to_position, reason } = entry;
+    return [
+      {
+        kind: "context_excluded",
+        content: [{ kind: "text", text: exclusionText(entry) }],
+        tool: null,
+        excluded: { from_position, to_position, reason },
       },
     ];
   }
@@ -152,6 +178,17 @@ function itemsOf(entry: LogEntry): readonly Item[] {
     default:
       return unreachable(entry);
   }
+}
+
+/** An exclusion in words: which entries, and why. */
+function exclusionText(entry: Extract<LogEntry, { kind: "context_excluded" }>): string {
+  const range =
+    entry.from_position === entry.to_position
+      ? `Entry ${entry.from_position} is`
+      : `Entries ${entry.from_position}–${entry.to_position} are`;
+  const why = entry.reason === "refusal" ? "the model refused that turn" : "a repair asked for it";
+  const detail = entry.detail === undefined || entry.detail === "" ? "" : ` (${entry.detail})`;
+  return `${range} no longer sent to the model: ${why}${detail}.`;
 }
 
 function asNote(draft: Draft, item: Item): Draft {

@@ -2,13 +2,13 @@
  * Publishing `$SKEIN_HOME/daemon.json`, how clients find the running daemon.
  *
  * Boundary rule: the daemon writes the file once its listener is up and removes it on a clean
- * shutdown; its shape and its reader are the contract's (src/api/discovery-file.ts). It holds
+ * shutdown; its shape and its reader are the contract's (src/home/discovery-file.ts). It holds
  * the bearer token, so it is written with mode 0600.
  */
 import { unlink } from "node:fs/promises";
-import { syncDirectory, writeFileAtomic } from "../../api/atomic-file.js";
-import { type DiscoveryInfo, readDiscoveryFile } from "../../api/discovery-file.js";
-import { homePaths } from "../../api/home.js";
+import { syncDirectory, writeFileAtomic } from "../../home/atomic-file.js";
+import { type DiscoveryInfo, readDiscoveryFile } from "../../home/discovery-file.js";
+import { homePaths } from "../../home/home.js";
 
 /** Atomically publish daemon.json (mode 0600) in `home`. */
 export async function writeDiscoveryFile(home: string, info: DiscoveryInfo): Promise<void> {

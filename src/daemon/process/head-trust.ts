@@ -15,8 +15,8 @@
  * is the log's (log/head-signer.ts, log/head-record.ts).
  */
 import { readFileSync } from "node:fs";
-import { writeFileAtomic } from "../../api/atomic-file.js";
-import { homePaths } from "../../api/home.js";
+import { writeFileAtomic } from "../../home/atomic-file.js";
+import { homePaths } from "../../home/home.js";
 import type { HeadSigner } from "../../log/head-signer.js";
 
 /** What head-signing.json holds. */

@@ -8,8 +8,8 @@
  * tracks locks per inode inside one process, so a second lock from the same process fails too.
  */
 import Database from "better-sqlite3";
-import { readDiscoveryFile } from "../../api/discovery-file.js";
-import { homePaths } from "../../api/home.js";
+import { readDiscoveryFile } from "../../home/discovery-file.js";
+import { homePaths } from "../../home/home.js";
 
 /** Another daemon holds the home. */
 export class HomeLockedError extends Error {

@@ -1,6 +1,6 @@
 /**
  * The daemon's home folder ($SKEIN_HOME): creating and securing it. Its path and the names of
- * its files are the contract's (src/api/home.ts).
+ * its files are the contract's (src/home/home.ts).
  *
  * Boundary rule: this file creates and secures the folder; it never reads or writes the files
  * inside it (their owners do: home-lock.ts, discovery-file.ts, provider-config.ts, storage).
@@ -8,7 +8,7 @@
  * created 0700, a looser existing one is tightened, and one owned by another user is refused.
  */
 import { chmodSync, mkdirSync, statSync } from "node:fs";
-import { type HomePaths, homePaths } from "../../api/home.js";
+import { type HomePaths, homePaths } from "../../home/home.js";
 
 /** The home cannot be used: not a directory, owned by someone else, or not creatable. */
 export class HomeError extends Error {

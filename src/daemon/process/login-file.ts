@@ -7,8 +7,8 @@
  * signs in again), never a failed start.
  */
 import { readFileSync } from "node:fs";
-import { writeFileAtomic } from "../../api/atomic-file.js";
-import { homePaths } from "../../api/home.js";
+import { writeFileAtomic } from "../../home/atomic-file.js";
+import { homePaths } from "../../home/home.js";
 import type { LoginStore, StoredLogin } from "../http/browser-logins.js";
 
 interface LoginFile {

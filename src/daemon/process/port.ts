@@ -8,7 +8,7 @@
  * on EADDRINUSE (the previous port is then busy and a fresh one is picked).
  */
 import { createServer } from "node:net";
-import { readDiscoveryFile } from "../../api/discovery-file.js";
+import { readDiscoveryFile } from "../../home/discovery-file.js";
 
 /** The port to listen on: the configured one, else the previous daemon's if free, else a free one. */
 export async function choosePort(options: {

@@ -2,7 +2,7 @@
  * The daemon's view of `$SKEIN_HOME/config.json`: the provider profiles in use now.
  *
  * Boundary rule: this file keeps the current config and resolves profiles; the file's format,
- * parser and writer are the contract's (src/api/provider-config.ts), and it never talks to a
+ * parser and writer are the contract's (src/home/provider-config.ts), and it never talks to a
  * provider (src/providers does, given a profile). The file is re-read when its mtime or size
  * changes, so a profile added by `skein config add` is usable without a restart. A missing file
  * means "no providers" (the daemon still starts; turns fail with a NoProviderError that says how
@@ -10,7 +10,7 @@
  * the problem is exposed as `lastError` until the file is fixed.
  */
 import { readFileSync, statSync } from "node:fs";
-import { homePaths } from "../../api/home.js";
+import { homePaths } from "../../home/home.js";
 import {
   type ProviderConfig,
   ProviderConfigError,
@@ -18,7 +18,7 @@ import {
   parseProviderConfig,
   type SessionSettings,
   splitProfile,
-} from "../../api/provider-config.js";
+} from "../../home/provider-config.js";
 import type { TurnSettings } from "../session/session-services.js";
 
 /** A profile together with its name, and what it sets for its sessions. */

@@ -14,7 +14,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
-import { homePaths, resolveUserPath, skeinHome } from "../../api/home.js";
+import { homePaths, resolveUserPath, skeinHome } from "../../home/home.js";
 import type { SlowDisk } from "../../log/wal-sync.js";
 import { checkNodeUrl, readNodeUrl, readPublicUrls } from "./node-address.js";
 import { SettingsError } from "./settings-error.js";
@@ -163,7 +163,7 @@ function value(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return raw === undefined || raw === "" ? undefined : raw;
 }
 
-// Resolved as every client resolves SKEIN_HOME (src/api/home.ts), so both find the same daemon.json.
+// Resolved as every client resolves SKEIN_HOME (src/home/home.ts), so both find the same daemon.json.
 function readHome(env: NodeJS.ProcessEnv): string {
   return readPath(env, "SKEIN_HOME") ?? skeinHome({});
 }

@@ -6,8 +6,8 @@
  * (src/log/head-signer.ts).
  */
 import { chmodSync, readFileSync } from "node:fs";
-import { writeFileAtomic } from "../../api/atomic-file.js";
-import { homePaths } from "../../api/home.js";
+import { writeFileAtomic } from "../../home/atomic-file.js";
+import { homePaths } from "../../home/home.js";
 import { HeadSigner } from "../../log/head-signer.js";
 
 /** The key file exists but does not hold a usable Ed25519 private key. */

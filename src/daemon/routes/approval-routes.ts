@@ -7,33 +7,17 @@
  */
 import { Type } from "typebox";
 import type { ApprovalAnswerBody, ApprovalPolicyBody } from "../../api/approvals.js";
+import {
+  ApprovalAnswerBodySchema,
+  ApprovalPolicyAnswerSchema,
+  ApprovalPolicyBodySchema,
+  ApprovalRecordSchema,
+} from "../../api/schemas/approvals.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { registerResource } from "../http/resource.js";
-import { wireSchema } from "../http/wire-schema.js";
-import { ApprovalPolicySchema } from "./approval-policy-schema.js";
 import { checkIdShape } from "./client-id.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
-import { ApprovalPolicyAnswerSchema, ApprovalRecordSchema } from "./schemas/session-feature-schemas.js";
-
-const AnswerBodySchema = wireSchema<ApprovalAnswerBody>()(
-  Type.Object(
-    {
-      decision: Type.Union([Type.Literal("allow"), Type.Literal("deny")]),
-      remember: Type.Optional(Type.Boolean()),
-      message: Type.Optional(Type.String({ maxLength: 64 * 1024 })),
-      client_id: Type.Optional(Type.String({ maxLength: 512 })),
-    },
-    { additionalProperties: false },
-  ),
-);
-
-const PolicyBodySchema = wireSchema<ApprovalPolicyBody>()(
-  Type.Object(
-    { approval_policy: Type.Union([ApprovalPolicySchema, Type.Null()]) },
-    { additionalProperties: false },
-  ),
-);
 
 const AnswerParams = Type.Object({
   sid: Type.String(),
@@ -47,7 +31,11 @@ export function registerApprovalRoutes(app: HttpApp, services: RouteServices): v
 
   registerResource(app, "/sessions/:sid/approvals/:callId", {
     POST: {
-      schema: { params: AnswerParams, body: AnswerBodySchema, response: { 200: ApprovalRecordSchema } },
+      schema: {
+        params: AnswerParams,
+        body: ApprovalAnswerBodySchema,
+        response: { 200: ApprovalRecordSchema },
+      },
       // An allow lets a tool run: not while the daemon drains.
       config: {
         startsWork: true,
@@ -66,7 +54,7 @@ export function registerApprovalRoutes(app: HttpApp, services: RouteServices): v
     PUT: {
       schema: {
         params: SessionParams,
-        body: PolicyBodySchema,
+        body: ApprovalPolicyBodySchema,
         response: { 200: ApprovalPolicyAnswerSchema },
       },
       config: { doc: { summary: "Set or clear the session's own approval policy" } },

@@ -1,10 +1,10 @@
 /** `GET /cluster`: the nodes sharing this daemon's database, their liveness and what they own. */
 import type { ClusterInfo } from "../../api/cluster.js";
+import { ClusterInfoSchema } from "../../api/schemas/cluster.js";
 import type { ClusterNode } from "../cluster/cluster-node.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { registerResource } from "../http/resource.js";
 import { answerWith } from "./daemon-problem.js";
-import { ClusterInfoSchema } from "./schemas/server-schemas.js";
 
 /** Register `GET /cluster` (`node`: null for a daemon on SQLite, which is no cluster). */
 export function registerClusterRoutes(app: HttpApp, node: ClusterNode | null): void {

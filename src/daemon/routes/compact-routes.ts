@@ -9,12 +9,12 @@
  * Boundary rule: the route only asks the actor; the actor decides and plans.
  */
 import { Type } from "typebox";
+import { CompactAnswerSchema } from "../../api/schemas/session-snapshot.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { registerResource } from "../http/resource.js";
 import { checkIdShape } from "./client-id.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
-import { CompactAnswerSchema } from "./schemas/session-feature-schemas.js";
 
 const SessionParams = Type.Object({ sid: Type.String() });
 

@@ -1,10 +1,11 @@
 /** Debug routes, registered only with SKEIN_INSPECT=1. */
+
+import { RestartAnswerSchema } from "../../api/schemas/server.js";
 import type { RestartAnswer } from "../../api/server.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { registerResource } from "../http/resource.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
-import { RestartAnswerSchema } from "./schemas/server-schemas.js";
 import { SessionPathParams, sessionIdOf } from "./session-path.js";
 
 /** `POST /debug/sessions/{id}/restart`: stop the session's actor as if it had crashed. */

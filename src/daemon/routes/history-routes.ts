@@ -5,40 +5,22 @@
  */
 import { type Static, Type } from "typebox";
 import type { ContentQuery, ContentSlice, HistoryPage, HistoryQuery } from "../../api/history.js";
-import { maxContentSliceBytes, readEntryContent } from "../history/entry-content.js";
+import {
+  ContentQuerySchema,
+  ContentSliceSchema,
+  HistoryPageSchema,
+  HistoryQuerySchema,
+  maxContentSliceBytes,
+} from "../../api/schemas/history.js";
+import { readEntryContent } from "../history/entry-content.js";
 import { readHistoryPage } from "../history/history-page.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { registerResource } from "../http/resource.js";
-import { wireSchema } from "../http/wire-schema.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
-import { ContentSliceSchema, HistoryPageSchema } from "./schemas/history-schemas.js";
 import { requireSession, SessionPathParams, sessionIdOf } from "./session-path.js";
 
-const HistoryQuerySchema = wireSchema<HistoryQuery>()(
-  Type.Object(
-    {
-      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
-      next: Type.Optional(Type.String({ maxLength: 2048 })),
-      before: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
-      after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
-    },
-    { additionalProperties: false },
-  ),
-);
-
 const ContentParams = Type.Object({ id: Type.String(), entry: Type.String({ maxLength: 128 }) });
-
-const ContentQuerySchema = wireSchema<ContentQuery>()(
-  Type.Object(
-    {
-      part: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
-      offset: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
-      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: maxContentSliceBytes })),
-    },
-    { additionalProperties: false },
-  ),
-);
 
 /** Register the history and entry content routes. Neither loads the session's actor. */
 export function registerHistoryRoutes(app: HttpApp, services: RouteServices): void {

@@ -7,33 +7,20 @@
  */
 import { type Static, Type } from "typebox";
 import type { InputBody, InputIntent, InterruptBody } from "../../api/inputs.js";
+import {
+  CancelAnswerSchema,
+  InputBodySchema,
+  InputReceiptSchema,
+  InterruptAnswerSchema,
+  InterruptBodySchema,
+} from "../../api/schemas/inputs.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
 import { inputBodyLimit } from "../http/route-config.js";
-import { wireSchema } from "../http/wire-schema.js";
 import { checkIdShape, checkNewId } from "./client-id.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
-import { InputReceiptSchema } from "./schemas/session-schemas.js";
-import { CancelAnswerSchema, InterruptAnswerSchema } from "./schemas/stream-schemas.js";
-
-const InputBodySchema = wireSchema<InputBody>()(
-  Type.Union([
-    Type.Object(
-      {
-        kind: Type.Literal("message"),
-        text: Type.String({ maxLength: 4 * 1024 * 1024 }),
-        client_id: Type.Optional(Type.String({ maxLength: 512 })),
-      },
-      { additionalProperties: false },
-    ),
-    Type.Object(
-      { kind: Type.Literal("continue"), client_id: Type.Optional(Type.String({ maxLength: 512 })) },
-      { additionalProperties: false },
-    ),
-  ]),
-);
 
 const InputParams = Type.Object({ sid: Type.String(), iid: Type.String() });
 const SessionParams = Type.Object({ sid: Type.String() });
@@ -45,16 +32,6 @@ function inputIdsOf(request: { params: unknown }): Static<typeof InputParams> {
   checkIdShape(iid, "input id");
   return { sid, iid };
 }
-const InterruptBodySchema = wireSchema<InterruptBody>()(
-  Type.Object(
-    {
-      run_id: Type.Union([Type.String(), Type.Null()]),
-      through_input_order: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
-    },
-    { additionalProperties: false },
-  ),
-);
-
 /** Register the input, cancel and interrupt routes. */
 export function registerInputRoutes(app: HttpApp, services: RouteServices): void {
   const { registry } = services;

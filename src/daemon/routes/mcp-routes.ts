@@ -6,12 +6,12 @@
  * fails is reported in the answer (200), never as an error of the route.
  */
 import { Type } from "typebox";
+import { McpStatusSchema, McpTestBodySchema, McpTestReportSchema } from "../../api/schemas/mcp-status.js";
 import type { McpManager } from "../../mcp/mcp-manager.js";
 import { McpServerUnknownError } from "../../mcp/mcp-manager.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
-import { McpStatusSchema, McpTestReportSchema } from "./schemas/server-schemas.js";
 import { checkWorkspace } from "./workspace-check.js";
 
 export interface McpRouteServices {
@@ -19,11 +19,6 @@ export interface McpRouteServices {
   /** Why the tools would refuse this workspace, or null (the same check as session creation). */
   workspaceProblem(workspace: string): string | null;
 }
-
-const TestBody = Type.Object(
-  { workspace: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })) },
-  { additionalProperties: false },
-);
 
 /** Register the MCP routes. */
 export function registerMcpRoutes(app: HttpApp, services: McpRouteServices): void {
@@ -38,7 +33,7 @@ export function registerMcpRoutes(app: HttpApp, services: McpRouteServices): voi
     POST: {
       schema: {
         params: Type.Object({ name: Type.String() }),
-        body: TestBody,
+        body: McpTestBodySchema,
         response: { 200: McpTestReportSchema },
       },
       config: { startsWork: true, doc: { summary: "Start an MCP server now and report whether it came up" } },

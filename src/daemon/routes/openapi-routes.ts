@@ -1,8 +1,8 @@
 /** `GET /openapi.json`: the OpenAPI 3.1 document of every route the daemon registered. */
 import { Type } from "typebox";
 import { type HttpApp, routesOf } from "../http/create-http-app.js";
+import { type DocumentInfo, openApiDocument } from "../http/openapi-document.js";
 import { registerResource } from "../http/resource.js";
-import { type DocumentInfo, openApiDocument } from "./openapi-document.js";
 
 /** Register `GET /openapi.json`; the document is built at its first request (all routes are registered by then). */
 export function registerOpenApiRoute(app: HttpApp, info: () => DocumentInfo): void {

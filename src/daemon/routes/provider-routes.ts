@@ -9,25 +9,17 @@
  */
 import { Type } from "typebox";
 import type { ProviderTestAnswer, ProviderTestBody } from "../../api/provider-test.js";
+import { ProviderTestAnswerSchema, ProviderTestBodySchema } from "../../api/schemas/provider-test.js";
 import { effectiveBaseUrl } from "../../providers/provider-profile.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
-import { wireSchema } from "../http/wire-schema.js";
 import { NoProviderError } from "../process/provider-config.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
-import { ProviderTestAnswerSchema } from "./schemas/server-schemas.js";
 
 /** How long a test waits for the provider when the body names no timeout. */
 export const defaultProviderTestTimeoutMs = 30_000;
-
-const ProviderTestBodySchema = wireSchema<ProviderTestBody>()(
-  Type.Object(
-    { timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 300_000 })) },
-    { additionalProperties: false },
-  ),
-);
 
 /** Register `POST /providers/{name}/test`. */
 export function registerProviderRoutes(app: HttpApp, services: RouteServices): void {

@@ -9,6 +9,7 @@
  * Boundary rule: the route only asks the actor; the actor decides.
  */
 import { Type } from "typebox";
+import { RepairAnswerSchema, type RepairBody, RepairBodySchema } from "../../api/schemas/session-snapshot.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { registerResource } from "../http/resource.js";
 import { checkIdShape } from "./client-id.js";
@@ -17,37 +18,19 @@ import type { RouteServices } from "./route-services.js";
 
 const SessionParams = Type.Object({ sid: Type.String() });
 
-const RepairBody = Type.Object(
-  {
-    from_position: Type.Integer({ minimum: 1 }),
-    to_position: Type.Optional(Type.Integer({ minimum: 1 })),
-  },
-  { additionalProperties: false },
-);
-
-const RepairAnswerSchema = Type.Object(
-  {
-    session_id: Type.String(),
-    from_position: Type.Integer({ minimum: 1 }),
-    to_position: Type.Integer({ minimum: 1 }),
-    excluded_items: Type.Integer({ minimum: 1 }),
-  },
-  { additionalProperties: false },
-);
-
 /** Register the repair route. */
 export function registerRepairRoutes(app: HttpApp, services: RouteServices): void {
   const { registry } = services;
   registerResource(app, "/sessions/:sid/repair", {
     POST: {
-      schema: { params: SessionParams, body: RepairBody, response: { 200: RepairAnswerSchema } },
+      schema: { params: SessionParams, body: RepairBodySchema, response: { 200: RepairAnswerSchema } },
       config: {
         doc: { summary: "Leave log entries out of the model's context (the way out of a refused history)" },
       },
       handler: async (request, reply) => {
         const { sid } = request.params as { sid: string };
         checkIdShape(sid, "session id");
-        const body = request.body as { from_position: number; to_position?: number };
+        const body = request.body as RepairBody;
         const answer = await answerWith(() =>
           registry.withActor(sid, (actor) => actor.repair(body.from_position, body.to_position)),
         );

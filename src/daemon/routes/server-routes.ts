@@ -1,12 +1,10 @@
 /** `GET /server` and `POST /server/shutdown`. */
-import { Type } from "typebox";
 import { capabilities, protocolVersion } from "../../api/protocol.js";
+import { ServerInfoSchema, ShutdownAnswerSchema, ShutdownBodySchema } from "../../api/schemas/server.js";
 import type { ServerInfo, ShellInfo, ShutdownAnswer, ShutdownBody } from "../../api/server.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
-import { wireSchema } from "../http/wire-schema.js";
-import { ServerInfoSchema, ShutdownAnswerSchema } from "./schemas/server-schemas.js";
 
 export interface ServerRouteOptions {
   instanceId: string;
@@ -17,13 +15,6 @@ export interface ServerRouteOptions {
   /** Begin the drain (idempotent); the daemon exits once it is done. */
   shutdown(timeoutMs: number): void;
 }
-
-const ShutdownBodySchema = wireSchema<ShutdownBody>()(
-  Type.Object(
-    { instance_id: Type.String(), timeout_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 300_000 })) },
-    { additionalProperties: false },
-  ),
-);
 
 /** Register `GET /server` and `POST /server/shutdown`. */
 export function registerServerRoutes(app: HttpApp, options: ServerRouteOptions): void {

@@ -1,13 +1,24 @@
-import { Type } from "typebox";
+import { CreateSessionBodySchema } from "../../api/schemas/session-creation.js";
+import { SessionStreamFrameSchema } from "../../api/schemas/session-events.js";
+import { SessionListStreamFrameSchema } from "../../api/schemas/session-list-events.js";
+import { SessionSettingsBodySchema, SessionSettingsSchema } from "../../api/schemas/session-settings.js";
+import { SessionSnapshotSchema } from "../../api/schemas/session-snapshot.js";
+import {
+  DeleteAnswerSchema,
+  ListQuerySchema,
+  SessionListSchema,
+  SessionReadQuerySchema,
+} from "../../api/schemas/sessions.js";
 import type { SessionSettingsBody } from "../../api/session-settings.js";
 import type {
   CreateSessionBody,
   DeleteAnswer,
   ForkSessionBody,
+  ListQuery,
   NewSessionBody,
   SessionList,
   SessionListQuery,
-  SessionQuery,
+  SessionReadQuery,
 } from "../../api/sessions.js";
 import type { StreamCursor, StreamResumeQuery } from "../../api/stream-cursor.js";
 import type { SessionRegistry } from "../actor/session-registry.js";
@@ -15,7 +26,6 @@ import { StreamCursorError } from "../errors.js";
 import { type HttpApp, wantsEventStream } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
-import { wireSchema } from "../http/wire-schema.js";
 import { withInstructions } from "../session/project-instructions.js";
 import type { SessionListFilter } from "../storage/sessions-table.js";
 import { parseStreamCursor, type StreamCursorQuery } from "../stream/cursor.js";
@@ -24,12 +34,7 @@ import { checkIdShape, checkNewId } from "./client-id.js";
 import { explainUnknown, rememberRefusal } from "./creation-rejection.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
-import { CreateSessionBodySchema } from "./schemas/creation-schemas.js";
-import { SessionSettingsAnswerSchema } from "./schemas/session-feature-schemas.js";
-import { DeleteAnswerSchema, SessionListSchema, SessionSnapshotSchema } from "./schemas/session-schemas.js";
-import { SessionListStreamFrameSchema, SessionStreamFrameSchema } from "./schemas/stream-schemas.js";
 import { SessionPathParams, sessionIdOf } from "./session-path.js";
-import { SessionSettingsSchema } from "./session-settings-schema.js";
 import { checkWorkspace } from "./workspace-check.js";
 
 const lastEventId = {
@@ -37,31 +42,6 @@ const lastEventId = {
   description:
     "`<generation>.<sequence>`: resume the stream after it (instead of after_generation/after_seq)",
 };
-
-type ListQuery = SessionListQuery & StreamResumeQuery;
-
-const ListQuerySchema = wireSchema<ListQuery>()(
-  Type.Object(
-    {
-      scope: Type.Optional(Type.Union([Type.Literal("all"), Type.Literal("top")])),
-      parent_id: Type.Optional(Type.String()),
-      after_generation: Type.Optional(Type.String()),
-      after_seq: Type.Optional(Type.String()),
-    },
-    { additionalProperties: false },
-  ),
-);
-
-const SessionQuerySchema = wireSchema<SessionQuery & StreamResumeQuery>()(
-  Type.Object(
-    {
-      tail: Type.Optional(Type.Integer({ minimum: 0, maximum: 200 })),
-      after_generation: Type.Optional(Type.String()),
-      after_seq: Type.Optional(Type.String()),
-    },
-    { additionalProperties: false },
-  ),
-);
 
 /** Register the session routes. */
 export function registerSessionRoutes(app: HttpApp, services: RouteServices): void {
@@ -147,7 +127,7 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
     GET: {
       schema: {
         params: SessionPathParams,
-        querystring: SessionQuerySchema,
+        querystring: SessionReadQuerySchema,
         response: {
           200: {
             description: "the snapshot, or (Accept: text/event-stream) the session's stream",
@@ -164,7 +144,7 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
       },
       handler: async (request, reply) => {
         const id = sessionIdOf(request);
-        const query = request.query as SessionQuery & StreamResumeQuery;
+        const query = request.query as SessionReadQuery;
         if (!wantsEventStream(request)) {
           rejectReplayParameters(query);
           return answerWith(() =>
@@ -190,8 +170,8 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
     PATCH: {
       schema: {
         params: SessionPathParams,
-        body: SessionSettingsSchema,
-        response: { 200: SessionSettingsAnswerSchema },
+        body: SessionSettingsBodySchema,
+        response: { 200: SessionSettingsSchema },
       },
       config: {
         doc: {

@@ -1,4 +1,6 @@
 /** `GET /sessions/{id}/verify`: the session's chain, recorded head and signature checked now. */
+
+import { VerifyReportSchema } from "../../api/schemas/verify-report.js";
 import type { VerifyReport } from "../../api/verify-report.js";
 import type { HeadSigner } from "../../log/head-signer.js";
 import type { HttpApp } from "../http/create-http-app.js";
@@ -6,7 +8,6 @@ import { registerResource } from "../http/resource.js";
 import { verifySession } from "../session/verify-report.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
-import { VerifyReportSchema } from "./schemas/server-schemas.js";
 import { requireSession, SessionPathParams, sessionIdOf } from "./session-path.js";
 
 /** Register the verify route. A corrupt log is a 200 report with `status: "corrupt"`, not an error. */

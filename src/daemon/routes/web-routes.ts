@@ -16,6 +16,7 @@ import {
   loginPath,
   sessionCookieName,
 } from "../../api/browser-login.js";
+import { BrowserSessionSchema, LoginLinkSchema } from "../../api/schemas/browser-login.js";
 import type { BrowserLogins } from "../http/browser-logins.js";
 import { codeLifetimeMs, csrfTokenOf } from "../http/browser-logins.js";
 import type { HttpApp } from "../http/create-http-app.js";
@@ -23,7 +24,6 @@ import { credentialOf } from "../http/credential.js";
 import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
 import type { StaticAssets, StaticFile } from "../http/static-assets.js";
-import { BrowserSessionSchema, LoginLinkSchema } from "./schemas/server-schemas.js";
 
 export interface WebRouteOptions {
   logins: BrowserLogins;

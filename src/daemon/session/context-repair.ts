@@ -7,19 +7,14 @@
  *
  * Boundary rule: pure; the actor validates with it and commits what it returns.
  */
+
+import type { RepairAnswer } from "../../api/session-snapshot.js";
 import type { RestoredState } from "../../log/collect-state.js";
 import type { LogEntry } from "../../log/entries.js";
 import type { LlmClientError } from "../../model/llm-client.js";
 import { RepairRangeInvalidError } from "../errors.js";
 
-/** What a repair did, as the route answers it. */
-export interface RepairAnswer {
-  session_id: string;
-  from_position: number;
-  to_position: number;
-  /** How many items the model is no longer sent. */
-  excluded_items: number;
-}
+export type { RepairAnswer };
 
 /** The `context_excluded` entry for excluding entries `from`..`to` (`to` defaults to `from`); throws when it cannot. */
 export function repairEntry(
@@ -53,13 +48,22 @@ export function repairEntry(
 }
 
 /**
- * What a turn's error adds when the provider refused the request itself (a 4xx other than an
- * auth failure or a rate limit): something in the history may be what it refuses, and a repair
- * leaves it out.
+ * Whether the provider refused the request itself (a 4xx other than an auth failure, a missing
+ * model, a timeout or a rate limit): something in the history may be what it refuses, and a
+ * repair can leave it out. A turn failing so ends with code `provider_refused`.
  */
-export function repairHint(error: LlmClientError): string {
+export function isRepairableRefusal(error: LlmClientError): boolean {
   const status = error.status;
-  if (error.kind !== "http" || status === undefined || status < 400 || status >= 500) return "";
-  if ([401, 403, 404, 408, 429].includes(status)) return "";
-  return " (if this refusal names an entry of the history, POST /sessions/{id}/repair with its position leaves it out of later requests)";
+  if (error.kind !== "http" || status === undefined || status < 400 || status >= 500) return false;
+  return ![401, 403, 404, 408, 429].includes(status);
+}
+
+/** What a turn's error adds when the refusal may be about the history: the command that repairs it. */
+export function repairHint(error: LlmClientError, sessionId: string): string {
+  if (!isRepairableRefusal(error)) return "";
+  return (
+    ` — if it refuses something in the session's history, leave those entries out of later requests: ` +
+    `\`skein repair ${sessionId} --from POSITION [--to POSITION]\` (POST /sessions/${sessionId}/repair; ` +
+    `\`skein show ${sessionId}\` tags each entry with its position)`
+  );
 }

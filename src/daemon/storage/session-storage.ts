@@ -1,7 +1,7 @@
 /**
  * The daemon's storage port: everything the sessions layer keeps durably (the session logs,
- * the sessions, their inputs and turns), behind one asynchronous interface that a SQLite
- * backend implements (sqlite-session-storage.ts) and a PostgreSQL one can.
+ * the sessions, their inputs and turns), behind one asynchronous interface, implemented once
+ * (backend-session-storage.ts) over a SQLite or a PostgreSQL backend.
  *
  * Boundary rule: the port speaks in plain data. Writes that must commit atomically with a log
  * append are described as `RowWrites`, which the backend applies in the append's transaction,
@@ -10,6 +10,7 @@
 
 import type { EndedTurnState, InputReceipt } from "../../api/inputs.js";
 import type { SessionPreview } from "../../api/session-snapshot.js";
+import type { Awaitable } from "../../log/awaitable.js";
 import type { RestoredState } from "../../log/collect-state.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import type { HeadRecord } from "../../log/head-record.js";
@@ -83,8 +84,8 @@ export interface StoredSessionWriter {
  */
 export interface WriteFence<Tx> {
   /** Refuse the write unless the session's lease is this node's under `epoch` (the writer's). */
-  check(tx: Tx, sessionId: string, epoch: number | undefined): Promise<void>;
-  created(tx: Tx, sessionId: string): Promise<void>;
+  check(tx: Tx, sessionId: string, epoch: number | undefined): Awaitable<void>;
+  created(tx: Tx, sessionId: string): Awaitable<void>;
   /** The epoch this node holds the session under now (writes outside an actor are fenced at it). */
   heldEpoch(sessionId: string): number | undefined;
 }

@@ -11,7 +11,7 @@ import { LlmClientError } from "../../model/llm-client.js";
 import type { Usage } from "../../model/usage.js";
 import type { WorkerError, WorkerResult } from "../../worker/index.js";
 import { refusalCode } from "../../worker/refusal.js";
-import { repairHint } from "../session/context-repair.js";
+import { isRepairableRefusal, repairHint } from "../session/context-repair.js";
 
 /**
  * Why a turn was stopped from outside: a user's interrupt, the actor stopping, the daemon
@@ -57,6 +57,13 @@ export function failedEnding(requestCount: number, usage: Usage, code: string, m
   };
 }
 
+/** The session a turn ran in, as its error message names it. */
+export interface EndingSession {
+  id: string;
+  /** How many items its history holds. */
+  historyItems: number;
+}
+
 /**
  * How a turn whose loop ended with `error` ended: as the cause it was stopped for (`abort`,
  * with its detail), else as the model's or the provider's failure.
@@ -66,6 +73,7 @@ export function endingOfError(
   requestCount: number,
   usage: Usage,
   abort: { cause: AbortCause; detail: string } | null,
+  session: EndingSession,
 ): TurnEnding {
   if (abort?.cause === "storage") return storageFailedEnding(requestCount, usage, abort.detail);
   if (abort?.cause === "corrupt") {
@@ -99,7 +107,8 @@ export function endingOfError(
     // Most provider messages already start with the provider's label (and the HTTP status).
     const message =
       (cause.message.startsWith(cause.provider) ? cause.message : `${cause.provider}: ${cause.message}`) +
-      repairHint(cause);
+      // Only a history with more than the message being answered holds something to repair.
+      (session.historyItems > 1 ? repairHint(cause, session.id) : "");
     return failedEnding(requestCount, usage, providerErrorCode(cause), message);
   }
   return failedEnding(requestCount, usage, "turn_failed", error.message);
@@ -116,5 +125,6 @@ export function storageUnavailableMessage(detail: string): string {
 }
 
 function providerErrorCode(error: LlmClientError): string {
-  return error.kind === "config" ? "provider_unconfigured" : "provider_error";
+  if (error.kind === "config") return "provider_unconfigured";
+  return isRepairableRefusal(error) ? "provider_refused" : "provider_error";
 }

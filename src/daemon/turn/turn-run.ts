@@ -7,6 +7,7 @@
  * before its tool starts. It reports how the turn ended (turn-ending.ts); it never throws for
  * the model's or a tool's failures, only for bugs.
  */
+import type { SessionEventData } from "../../api/session-events.js";
 import type { StreamEvent } from "../../model/events.js";
 import type { Item, ToolCallItem, ToolResultItem } from "../../model/items.js";
 import type { ToolDefinition, ToolMeta } from "../../model/tools.js";
@@ -181,7 +182,8 @@ export class TurnRun {
       if ("error" in end) {
         const abort =
           this.#abortCause === null ? null : { cause: this.#abortCause, detail: this.#abortDetail };
-        return endingOfError(end.error, end.requestCount, this.#usage, abort);
+        const session = { id: this.#options.session.id, historyItems: this.#port.log.state.history.length };
+        return endingOfError(end.error, end.requestCount, this.#usage, abort, session);
       }
       return completedEnding(end.result, end.requestCount, end.interrupted, this.#usage);
     } finally {
@@ -313,12 +315,13 @@ export class TurnRun {
               this.#publishDelta("thinking", thinkingMessage, event.delta.text);
             return;
           case "retry": {
-            const data = {
+            const data: SessionEventData["retry"] = {
               run_id: runId,
               attempt: event.retry.attempt,
               reason: event.retry.reason,
               delay_ms: event.retry.delay_ms,
             };
+            if (event.retry.adjusted !== undefined) data.adjusted = event.retry.adjusted;
             this.#publish(() => port.publish("retry", data));
             return;
           }

@@ -1,6 +1,6 @@
 /**
  * Checkpoints of a session's workspace around each turn, in a shadow git store under the home
- * (src/api/checkpoints.ts): `git add -A` into the store's own index, then a commit, its id kept
+ * (src/home/checkpoints.ts): `git add -A` into the store's own index, then a commit, its id kept
  * as the turn's `before` or `after` ref. The workspace's own `.git` is never read or written
  * (git skips it), its `.gitignore` files are honoured, and the hidden paths (the home, the
  * database) are excluded.
@@ -12,7 +12,7 @@ import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
-import { checkpointGitEnv, checkpointRef, checkpointStore } from "../../api/checkpoints.js";
+import { checkpointGitEnv, checkpointRef, checkpointStore } from "../../home/checkpoints.js";
 import type { CheckpointPhase } from "../session/session-services.js";
 
 const run = promisify(execFile);

@@ -17,6 +17,8 @@ export const anthropicProtocol: WireProtocol<AnthropicRequestOptions> = {
   fixedHeaders: { "anthropic-version": anthropicVersion },
   options: ({ profile }) => ({ promptCaching: profile.promptCaching ?? true }),
   body: anthropicRequestBody,
+  // Anthropic's message starts with the path: "messages.3.content.0: …".
+  history: { array: "messages", trusts: ["message"], blocks: true },
   parser: (provider) => new AnthropicParser(provider),
   wholeResponse: anthropicWholeResponse,
   optionalFields: {

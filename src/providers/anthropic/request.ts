@@ -24,7 +24,8 @@ import type { Item, ItemOrigin } from "../../model/items.js";
 import { messageText, payloadFits } from "../../model/items.js";
 import type { JsonObject } from "../../model/json.js";
 import type { LlmRequest } from "../../model/llm-client.js";
-import { pairedItems, resultText } from "../history-projection.js";
+import { pairedEntries, resultText } from "../history-projection.js";
+import type { HistorySources } from "../history-refusal.js";
 import {
   type AnthropicEffort,
   budgetFor,
@@ -140,25 +141,34 @@ function blockOf(item: Item, origin: ItemOrigin): { role: Role; block: Anthropic
 /** What a user text that is only whitespace is sent as (the API refuses it as it is). */
 const emptyUserText = "(empty message)";
 
-/** The `messages` array: one message per run of same-side items. */
-export function anthropicMessages(items: readonly Item[], origin: ItemOrigin): AnthropicMessage[] {
-  const drafts: AnthropicMessage[] = [];
-  for (const item of pairedItems(items)) {
+/**
+ * The `messages` array: one message per run of same-side items. `sources` (when given) gets,
+ * per message, the position of the history item each content block was built from.
+ */
+export function anthropicMessages(
+  items: readonly Item[],
+  origin: ItemOrigin,
+  sources: HistorySources = [],
+): AnthropicMessage[] {
+  const drafts: { role: Role; blocks: { block: AnthropicBlock; from: number | undefined }[] }[] = [];
+  for (const { item, from } of pairedEntries(items)) {
     const entry = blockOf(item, origin);
     if (entry === undefined) continue;
     const last = drafts[drafts.length - 1];
-    if (last !== undefined && last.role === entry.role) last.content.push(entry.block);
-    else drafts.push({ role: entry.role, content: [entry.block] });
+    if (last !== undefined && last.role === entry.role) last.blocks.push({ block: entry.block, from });
+    else drafts.push({ role: entry.role, blocks: [{ block: entry.block, from }] });
   }
   const messages = drafts.map((draft) => {
-    const content =
+    // A user message's tool results go first (the API wants them right after the calls).
+    const blocks =
       draft.role === "user"
         ? [
-            ...draft.content.filter((block) => block.type === "tool_result"),
-            ...draft.content.filter((block) => block.type !== "tool_result"),
+            ...draft.blocks.filter(({ block }) => block.type === "tool_result"),
+            ...draft.blocks.filter(({ block }) => block.type !== "tool_result"),
           ]
-        : draft.content;
-    return { role: draft.role, content };
+        : draft.blocks;
+    sources.push(blocks.map(({ from }) => from));
+    return { role: draft.role, content: blocks.map(({ block }) => block) };
   });
   trimFinalAssistantText(messages);
   return messages;
@@ -223,12 +233,13 @@ function thinkingParameters(
 
 const cacheableBlocks = new Set(["text", "tool_result", "tool_use"]);
 
-/** The full streaming request body. */
+/** The full streaming request body; `sources` as for `anthropicMessages`. */
 export function anthropicRequestBody(
   request: LlmRequest,
   options: AnthropicRequestOptions,
+  sources?: HistorySources,
 ): AnthropicRequestBody {
-  const messages = anthropicMessages(request.items, options.origin);
+  const messages = anthropicMessages(request.items, options.origin, sources);
   // A tool loop another model began (or whose thinking is gone) goes on without thinking.
   const config = toolLoopLacksThinking(messages) ? withoutReasoning(request.config) : request.config;
   const body: AnthropicRequestBody = {

@@ -23,6 +23,8 @@ export const chatCompletionsProtocol: WireProtocol<ChatRequestOptions> = {
   }),
   serverCapabilities: ({ baseUrl }) => serverCapabilities(baseUrl),
   body: chatRequestBody,
+  // OpenAI names a message in `param` ("messages.[3].content"), validators in `loc`.
+  history: { array: "messages", trusts: ["param", "loc"], blocks: false },
   parser: (provider) => new ChatCompletionsParser(provider),
   wholeResponse: chatWholeResponse,
   optionalFields: {

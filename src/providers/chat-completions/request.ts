@@ -17,7 +17,8 @@ import { messageText, payloadFits } from "../../model/items.js";
 import type { JsonObject } from "../../model/json.js";
 import type { LlmRequest } from "../../model/llm-client.js";
 import { skipSignatureValidation } from "../gemini/request.js";
-import { pairedItems, resultText, sendableArguments } from "../history-projection.js";
+import { pairedEntries, resultText, sendableArguments } from "../history-projection.js";
+import type { HistorySources } from "../history-refusal.js";
 import {
   levelFor,
   type ModelCapabilities,
@@ -87,19 +88,29 @@ function currentTurnStart(items: readonly Item[]): number {
   return 0;
 }
 
-/** The `messages` array for a request. */
+/**
+ * The `messages` array for a request; `sources` (when given) gets, per message, the positions
+ * of the history items it was built from.
+ */
 export function chatMessages(
   systemPrompt: string | undefined,
   history: readonly Item[],
   options: Pick<ChatRequestOptions, "capabilities" | "origin">,
+  sources: HistorySources = [],
 ): ChatMessage[] {
   const { capabilities } = options;
-  const items = pairedItems(history);
+  const entries = pairedEntries(history);
+  const items = entries.map((entry) => entry.item);
   const turnStart = currentTurnStart(items);
   const messages: ChatMessage[] = [];
+  const push = (message: ChatMessage, from: (number | undefined)[]) => {
+    messages.push(message);
+    sources.push(from);
+  };
   if (systemPrompt !== undefined && systemPrompt.length > 0) {
-    messages.push({ role: "system", content: systemPrompt });
+    push({ role: "system", content: systemPrompt }, []);
   }
+  let runSources: (number | undefined)[] = [];
   let assistantText: string[] = [];
   let assistantCalls: ToolCallItem[] = [];
   let assistantReasoning: string[] = [];
@@ -122,8 +133,9 @@ export function chatMessages(
       if (capabilities.reasoningDetails && assistantDetails.length > 0) {
         message.reasoning_details = assistantDetails;
       }
-      messages.push(message);
+      push(message, runSources);
     }
+    runSources = [];
     assistantText = [];
     assistantCalls = [];
     assistantReasoning = [];
@@ -133,26 +145,29 @@ export function chatMessages(
     if (!inAssistantRun) runInCurrentTurn = position >= turnStart;
     inAssistantRun = true;
   };
-  items.forEach((item, position) => {
+  entries.forEach(({ item, from }, position) => {
     switch (item.type) {
       case "message":
         if (item.role === "assistant") {
           // Text after tool calls starts a new assistant message so the calls keep their place.
           if (assistantCalls.length > 0) flushAssistant();
           startRun(position);
+          runSources.push(from);
           assistantText.push(messageText(item));
         } else {
           flushAssistant();
-          messages.push({ role: item.role, content: messageText(item) });
+          push({ role: item.role, content: messageText(item) }, [from]);
         }
         break;
       case "tool_call":
         startRun(position);
+        runSources.push(from);
         assistantCalls.push(item);
         break;
       case "reasoning":
         if (assistantCalls.length > 0) flushAssistant();
         startRun(position);
+        runSources.push(from);
         if (payloadFits(item.origin, options.origin)) {
           assistantReasoning.push(item.text);
           if (item.details !== undefined) assistantDetails.push(...item.details);
@@ -160,7 +175,7 @@ export function chatMessages(
         break;
       case "tool_result":
         flushAssistant();
-        messages.push({ role: "tool", tool_call_id: item.call_id, content: resultText(item) });
+        push({ role: "tool", tool_call_id: item.call_id, content: resultText(item) }, [from]);
         break;
       default: {
         const unreachable: never = item;
@@ -210,11 +225,15 @@ function toolCalls(
   return wire;
 }
 
-/** The full streaming request body. */
-export function chatRequestBody(request: LlmRequest, options: ChatRequestOptions): ChatRequestBody {
+/** The full streaming request body; `sources` as for `chatMessages`. */
+export function chatRequestBody(
+  request: LlmRequest,
+  options: ChatRequestOptions,
+  sources?: HistorySources,
+): ChatRequestBody {
   const body: ChatRequestBody = {
     model: options.model,
-    messages: chatMessages(request.system_prompt, request.items, options),
+    messages: chatMessages(request.system_prompt, request.items, options, sources),
     stream: true,
   };
   if (options.capabilities.streamUsage) body.stream_options = { include_usage: true };

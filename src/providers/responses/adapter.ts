@@ -19,6 +19,8 @@ export const responsesProtocol: WireProtocol<ResponsesRequestOptions> = {
   authHeaders: bearerAuth,
   options: ({ profile }) => ({ store: profile.store ?? false }),
   body: responsesRequestBody,
+  // OpenAI names an input item in `param` ("input[5]", "input[5].content").
+  history: { array: "input", trusts: ["param"], blocks: false },
   parser: (provider) => new ResponsesParser(provider),
   wholeResponse: responsesWholeResponse,
   optionalFields: {

@@ -18,7 +18,8 @@ import type { Item, ItemOrigin, MessagePhase } from "../../model/items.js";
 import { messageText, payloadFits } from "../../model/items.js";
 import type { JsonObject } from "../../model/json.js";
 import type { LlmRequest } from "../../model/llm-client.js";
-import { pairedItems, resultText, sendableArguments } from "../history-projection.js";
+import { pairedEntries, resultText, sendableArguments } from "../history-projection.js";
+import type { HistorySources } from "../history-refusal.js";
 import {
   levelFor,
   type ModelCapabilities,
@@ -173,24 +174,33 @@ function reasoningSent(
   return (options.store && item.id !== undefined) || item.encrypted_content !== undefined;
 }
 
-/** The `input` array for a request. */
+/**
+ * The `input` array for a request; `sources` (when given) gets, per input item, the position of
+ * the history item it was built from.
+ */
 export function responsesInput(
   history: readonly Item[],
   options: Pick<ResponsesRequestOptions, "store" | "origin">,
+  sources: HistorySources = [],
 ): ResponsesInputItem[] {
-  const items = pairedItems(history);
+  const entries = pairedEntries(history);
+  const items = entries.map((entry) => entry.item);
   const withIds = idsAllowed(items, options);
   const input: ResponsesInputItem[] = [];
   items.forEach((item, position) => {
+    const push = (element: ResponsesInputItem) => {
+      input.push(element);
+      sources.push([entries[position]?.from]);
+    };
     const store = withIds[position] === true;
     switch (item.type) {
       case "message":
         if (item.role === "assistant") {
           // A Gemini-signed empty text has nothing for this protocol.
           if (messageText(item).length > 0 || (store && item.id !== undefined))
-            input.push(assistantMessage(item, store));
+            push(assistantMessage(item, store));
         } else
-          input.push({
+          push({
             type: "message",
             role: item.role,
             content: [{ type: "input_text", text: messageText(item) }],
@@ -206,7 +216,7 @@ export function responsesInput(
         };
         if (byId) reasoning.id = item.id;
         if (item.encrypted_content !== undefined) reasoning.encrypted_content = item.encrypted_content;
-        input.push(reasoning);
+        push(reasoning);
         break;
       }
       case "tool_call": {
@@ -217,11 +227,11 @@ export function responsesInput(
           arguments: sendableArguments(item.arguments),
         };
         if (store && item.id !== undefined) call.id = item.id;
-        input.push(call);
+        push(call);
         break;
       }
       case "tool_result":
-        input.push({ type: "function_call_output", call_id: item.call_id, output: resultText(item) });
+        push({ type: "function_call_output", call_id: item.call_id, output: resultText(item) });
         break;
       default: {
         const unreachable: never = item;
@@ -232,15 +242,16 @@ export function responsesInput(
   return input;
 }
 
-/** The full streaming request body. */
+/** The full streaming request body; `sources` as for `responsesInput`. */
 export function responsesRequestBody(
   request: LlmRequest,
   options: ResponsesRequestOptions,
+  sources?: HistorySources,
 ): ResponsesRequestBody {
   const { capabilities } = options;
   const body: ResponsesRequestBody = {
     model: options.model,
-    input: responsesInput(request.items, options),
+    input: responsesInput(request.items, options, sources),
     stream: true,
     store: options.store,
   };

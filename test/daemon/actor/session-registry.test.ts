@@ -159,7 +159,7 @@ describe("SessionRegistry", () => {
     const id = uuidv7();
     const { db, storage } = env!;
     insertSession(db, { id, workspace, parentId: source, createdAt: Date.now() });
-    storage.log.appendInTransaction(id, [
+    await storage.log.append(id, [
       hashEntry(null, {
         kind: "session_start",
         ts: 1,

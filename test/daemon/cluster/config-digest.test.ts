@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ProviderConfig } from "../../../src/api/provider-config.js";
 import { profilesDigest } from "../../../src/daemon/cluster/config-digest.js";
+import type { ProviderConfig } from "../../../src/home/provider-config.js";
 
 const profile = {
   protocol: "chat_completions" as const,

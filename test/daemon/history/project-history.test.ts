@@ -265,6 +265,52 @@ describe("history projection", () => {
     expect(log.filter((p) => projectsToHistory(p.entry))).toEqual([]);
   });
 
+  it("shows an exclusion from the model's context as a context_excluded entry, with no checkpoint", () => {
+    const log = placeLog([
+      sessionStart(),
+      { kind: "user_input", ts: ts0 + 1, item: userMessage("a"), turn_id: "t1" },
+      { kind: "assistant_items", ts: ts0 + 2, items: [assistantMessage("b")], turn_id: "t1" },
+      { kind: "context_excluded", ts: ts0 + 3, from_position: 1, to_position: 2, reason: "repair" },
+      {
+        kind: "context_excluded",
+        ts: ts0 + 4,
+        from_position: 2,
+        to_position: 2,
+        reason: "refusal",
+        detail: "the request violates the policy",
+      },
+    ]);
+    expect(projectEntry(log[3]!)).toEqual([
+      {
+        id: "3",
+        position: 3,
+        kind: "context_excluded",
+        turn_id: null,
+        input_id: null,
+        created_at: at(3),
+        content: [
+          { kind: "text", text: "Entries 1–2 are no longer sent to the model: a repair asked for it." },
+        ],
+        checkpoint_id: null,
+        tool: null,
+        excluded: { from_position: 1, to_position: 2, reason: "repair" },
+      },
+    ]);
+    expect(projectEntry(log[4]!)).toMatchObject([
+      {
+        kind: "context_excluded",
+        content: [
+          {
+            kind: "text",
+            text: "Entry 2 is no longer sent to the model: the model refused that turn (the request violates the policy).",
+          },
+        ],
+        excluded: { from_position: 2, to_position: 2, reason: "refusal" },
+      },
+    ]);
+    expect(projectsToHistory(log[3]!.entry)).toBe(true);
+  });
+
   it("agrees with projectsToHistory on every kind", () => {
     const log = placeLog([
       sessionStart([userMessage("x")]),
@@ -275,6 +321,7 @@ describe("history projection", () => {
       { kind: "note", ts: ts0, origin: "o", item: systemMessage("f") },
       { kind: "continuation", ts: ts0 },
       { kind: "turn_end", ts: ts0, turn_count: 1 },
+      { kind: "context_excluded", ts: ts0, from_position: 1, to_position: 1, reason: "repair" },
     ]);
     for (const placed of log) {
       expect(projectEntry(placed).length > 0, placed.entry.kind).toBe(projectsToHistory(placed.entry));

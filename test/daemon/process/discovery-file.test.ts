@@ -1,8 +1,8 @@
 import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type DiscoveryInfo, readDiscoveryFile } from "../../../src/api/discovery-file.js";
 import { removeDiscoveryFile, writeDiscoveryFile } from "../../../src/daemon/process/discovery-file.js";
+import { type DiscoveryInfo, readDiscoveryFile } from "../../../src/home/discovery-file.js";
 import { newHome, removeTempRoots } from "./temp-home.js";
 
 afterEach(removeTempRoots);

@@ -39,7 +39,7 @@ describe("establishHeadTrust", () => {
       home,
       signer,
       keyCreated,
-      signUnsignedHeads: async () => store.signUnsignedHeadsSync(),
+      signUnsignedHeads: () => store.signUnsignedHeads(),
       configuredKeys: () => [],
       logger,
       now: () => Date.parse("2026-12-06T00:00:00Z"),

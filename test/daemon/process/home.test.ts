@@ -1,8 +1,8 @@
 import { chmodSync, chownSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { homePaths } from "../../../src/api/home.js";
 import { ensureHome, HomeError } from "../../../src/daemon/process/home.js";
+import { homePaths } from "../../../src/home/home.js";
 import { removeTempRoots, tempRoot } from "./temp-home.js";
 
 afterEach(removeTempRoots);

@@ -1,12 +1,12 @@
 import { readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { NoProviderError, ProviderConfigSource } from "../../../src/daemon/process/provider-config.js";
 import {
   type ProviderConfig,
   ProviderConfigError,
   writeProviderConfig,
-} from "../../../src/api/provider-config.js";
-import { NoProviderError, ProviderConfigSource } from "../../../src/daemon/process/provider-config.js";
+} from "../../../src/home/provider-config.js";
 import { newHome, removeTempRoots } from "./temp-home.js";
 
 afterEach(removeTempRoots);

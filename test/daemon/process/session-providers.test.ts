@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type ProviderConfig, writeProviderConfig } from "../../../src/api/provider-config.js";
 import { ProviderConfigSource } from "../../../src/daemon/process/provider-config.js";
 import { sessionProviders } from "../../../src/daemon/process/session-providers.js";
+import { type ProviderConfig, writeProviderConfig } from "../../../src/home/provider-config.js";
 import { newHome, removeTempRoots } from "./temp-home.js";
 
 afterEach(removeTempRoots);

@@ -23,15 +23,20 @@ const ts = Date.parse("2025-05-06T07:08:09.010Z");
 function startSession(store: SqliteStore, sessionId: string): void {
   addSession(store.db, sessionId);
   const start: LogEntry = { kind: "session_start", ts, system_prompt: null, config: {}, history: [] };
-  store.appendInTransaction(sessionId, buildChain(null, [start]));
+  store.appendInTransaction(store.db, sessionId, buildChain(null, [start]));
 }
 
 /** Start a turn over the session's pending inputs: log entries, receipts and turn row in one transaction. */
-function commitTurn(store: SqliteStore, sessionId: string, turnId: string, prevHash: string | null): void {
+async function commitTurn(
+  store: SqliteStore,
+  sessionId: string,
+  turnId: string,
+  prevHash: string | null,
+): Promise<void> {
   const db = store.db;
+  const head = (await store.readHead(sessionId))!;
   db.transaction(() => {
     const inputs = listPendingInputs(db, sessionId);
-    const head = store.readHeadSync(sessionId)!;
     const entries: LogEntry[] = inputs.map((input) => ({
       kind: "user_input",
       ts,
@@ -40,7 +45,7 @@ function commitTurn(store: SqliteStore, sessionId: string, turnId: string, prevH
       input_id: input.id,
     }));
     startTurn(db, { id: turnId, session: sessionId, inputIds: inputs.map((i) => i.id), startedAt: ts });
-    store.appendInTransaction(sessionId, buildChain(prevHash ?? head.hash, entries));
+    store.appendInTransaction(db, sessionId, buildChain(prevHash ?? head.hash, entries));
     markInputsCommitted(
       db,
       turnId,
@@ -50,14 +55,14 @@ function commitTurn(store: SqliteStore, sessionId: string, turnId: string, prevH
 }
 
 describe("daemon storage in one transaction with the SQLite log store", () => {
-  it("commits a turn's inputs, their log entries and the turn together", () => {
+  it("commits a turn's inputs, their log entries and the turn together", async () => {
     const { db } = tempDatabase();
     const store = new SqliteStore(db);
     startSession(store, "s");
     admitInput(db, { session: "s", id: "i1", kind: "message", intent: { text: "one" }, acceptedAt: ts });
     admitInput(db, { session: "s", id: "i2", kind: "message", intent: { text: "two" }, acceptedAt: ts });
 
-    commitTurn(store, "s", "t1", null);
+    await commitTurn(store, "s", "t1", null);
 
     expect(getReceipt(db, "s", "i1")).toMatchObject({
       delivery: "committed",
@@ -65,7 +70,7 @@ describe("daemon storage in one transaction with the SQLite log store", () => {
       turn: { id: "t1" },
     });
     expect(getReceipt(db, "s", "i2")).toMatchObject({ delivery: "committed", transcript_position: 2 });
-    const log = store.readAllSync("s");
+    const log = await store.readAll("s");
     expect(
       log.map((p) => [p.position, p.entry.kind, "input_id" in p.entry ? p.entry.input_id : null]),
     ).toEqual([
@@ -76,13 +81,13 @@ describe("daemon storage in one transaction with the SQLite log store", () => {
     expect(runningTurnOf(db, "s")?.id).toBe("t1");
   });
 
-  it("leaves the inputs pending and starts no turn when the log append conflicts", () => {
+  it("leaves the inputs pending and starts no turn when the log append conflicts", async () => {
     const { db } = tempDatabase();
     const store = new SqliteStore(db);
     startSession(store, "s");
     admitInput(db, { session: "s", id: "i1", kind: "message", intent: { text: "one" }, acceptedAt: ts });
 
-    expect(() => commitTurn(store, "s", "t1", "0".repeat(64))).toThrow(AppendConflictError);
+    await expect(commitTurn(store, "s", "t1", "0".repeat(64))).rejects.toThrow(AppendConflictError);
 
     expect(getReceipt(db, "s", "i1")).toMatchObject({
       delivery: "pending",
@@ -90,24 +95,24 @@ describe("daemon storage in one transaction with the SQLite log store", () => {
       turn: null,
     });
     expect(getTurn(db, "t1")).toBeNull();
-    expect(store.readAllSync("s")).toHaveLength(1);
+    expect(await store.readAll("s")).toHaveLength(1);
   });
 
-  it("writes no log entry when an input it delivers is no longer pending", () => {
+  it("writes no log entry when an input it delivers is no longer pending", async () => {
     const { db } = tempDatabase();
     const store = new SqliteStore(db);
     startSession(store, "s");
     admitInput(db, { session: "s", id: "i1", kind: "message", intent: { text: "one" }, acceptedAt: ts });
-    const head = store.readHeadSync("s")!;
+    const head = (await store.readHead("s"))!;
     expect(() =>
       db.transaction(() => {
         const entry: LogEntry = { kind: "user_input", ts, item: userMessage("one"), input_id: "i1" };
-        store.appendInTransaction("s", buildChain(head.hash, [entry]));
+        store.appendInTransaction(db, "s", buildChain(head.hash, [entry]));
         markInputsCommitted(db, "t1", [{ id: "i1", transcriptPosition: 1 }]);
         markInputsCommitted(db, "t1", [{ id: "i1", transcriptPosition: 1 }]);
       })(),
     ).toThrow(InputNotPendingError);
-    expect(store.readAllSync("s")).toHaveLength(1);
+    expect(await store.readAll("s")).toHaveLength(1);
     expect(getReceipt(db, "s", "i1")?.delivery).toBe("pending");
   });
 
@@ -116,9 +121,10 @@ describe("daemon storage in one transaction with the SQLite log store", () => {
     const store = new SqliteStore(db);
     startSession(store, "s");
     admitInput(db, { session: "s", id: "i1", kind: "message", intent: { text: "hello" }, acceptedAt: ts });
-    commitTurn(store, "s", "t1", null);
-    const head = store.readHeadSync("s")!;
+    await commitTurn(store, "s", "t1", null);
+    const head = (await store.readHead("s"))!;
     store.appendInTransaction(
+      db,
       "s",
       buildChain(head.hash, [
         { kind: "assistant_items", ts, items: [assistantMessage("hi")], turn_id: "t1" },

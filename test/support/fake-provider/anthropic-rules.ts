@@ -1,10 +1,29 @@
 /**
- * Anthropic Messages acceptance rules about content and sampling, as data (thinking budgets,
- * adaptive-only models and pairing are in vendor-rules.ts and pairing-rules.ts).
+ * Anthropic Messages acceptance rules, as data: signed thinking, thinking and sampling per
+ * model, and content (pairing of calls and results is in pairing-rules.ts).
  *
- * Boundary rule: pure checks of a request body.
+ * Boundary rule: pure checks of a request body (plus the signatures the fake issued).
  */
-import { anthropicError, anyModel, type Body, objects, type VendorRule } from "./vendor-rule.js";
+import {
+  anthropicError,
+  anyModel,
+  type Body,
+  isObject,
+  modelsLike,
+  objects,
+  type VendorRule,
+} from "./vendor-rule.js";
+
+/** Claude models that take adaptive thinking only (and no sampling parameters). */
+const adaptiveOnlyClaude = /claude-(opus-4-[7-9]|mythos|[a-z]+-5)/;
+
+/** The request's `thinking` when it is `enabled` (a budget), else undefined. */
+function enabledThinking(body: Body): Body | undefined {
+  return isObject(body.thinking) && body.thinking.type === "enabled" ? body.thinking : undefined;
+}
+
+const thinkingDocs =
+  "Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking";
 
 /** Claude models that take temperature or top_p, not both: Opus 4.1, the 4.5 and 4.6 models. */
 const oneSamplerClaude = /claude-(opus|sonnet|haiku)-4-[1-6]/;
@@ -20,6 +39,94 @@ function textBlocks(body: Body): { message: number; block: number; text: string 
 }
 
 export const anthropicRules: readonly VendorRule[] = [
+  {
+    id: "anthropic.signature-matches-thinking",
+    protocol: "anthropic",
+    source:
+      "Anthropic 400: messages.N.content.M: Invalid `signature` in `thinking` block (a thinking block's text changed after it was signed)",
+    applies: anyModel,
+    check(body, issued) {
+      for (const [index, message] of objects(body.messages).entries()) {
+        for (const [at, block] of objects(message.content).entries()) {
+          if (block.type !== "thinking" || typeof block.signature !== "string") continue;
+          const signed = issued.signatures.get(block.signature);
+          if (signed !== undefined && signed !== block.thinking) {
+            return anthropicError(
+              `messages.${index}.content.${at}: Invalid \`signature\` in \`thinking\` block`,
+            );
+          }
+        }
+      }
+      return undefined;
+    },
+  },
+  {
+    id: "anthropic.adaptive-only-thinking",
+    protocol: "anthropic",
+    source:
+      'Anthropic 400 (Opus 4.7 and later): "thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.',
+    applies: modelsLike(adaptiveOnlyClaude),
+    check: (body) =>
+      enabledThinking(body) === undefined
+        ? undefined
+        : anthropicError(
+            '"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.',
+          ),
+  },
+  {
+    id: "anthropic.adaptive-only-no-sampling",
+    protocol: "anthropic",
+    source:
+      "Anthropic 400 (Opus 4.7 and later): `temperature` is deprecated for this model. (also top_p, top_k)",
+    applies: modelsLike(adaptiveOnlyClaude),
+    check(body) {
+      const sampling = ["temperature", "top_p", "top_k"].find((key) => body[key] !== undefined);
+      return sampling === undefined
+        ? undefined
+        : anthropicError(`\`${sampling}\` is deprecated for this model.`);
+    },
+  },
+  {
+    id: "anthropic.budget-below-max-tokens",
+    protocol: "anthropic",
+    source:
+      "Anthropic 400: `max_tokens` must be greater than `thinking.budget_tokens` (docs.claude.com, extended thinking: max tokens and context window size)",
+    applies: anyModel,
+    check(body) {
+      const thinking = enabledThinking(body);
+      return thinking !== undefined && Number(body.max_tokens) <= Number(thinking.budget_tokens)
+        ? anthropicError(
+            `\`max_tokens\` must be greater than \`thinking.budget_tokens\`. ${thinkingDocs}#max-tokens-and-context-window-size`,
+          )
+        : undefined;
+    },
+  },
+  {
+    id: "anthropic.thinking-temperature-one",
+    protocol: "anthropic",
+    source:
+      "Anthropic 400: `temperature` may only be set to 1 when thinking is enabled (docs.claude.com, extended thinking: feature compatibility)",
+    applies: anyModel,
+    check: (body) =>
+      enabledThinking(body) !== undefined && body.temperature !== undefined && body.temperature !== 1
+        ? anthropicError(
+            `\`temperature\` may only be set to 1 when thinking is enabled. ${thinkingDocs}#feature-compatibility`,
+          )
+        : undefined,
+  },
+  {
+    id: "anthropic.thinking-no-top-k",
+    protocol: "anthropic",
+    source:
+      "Anthropic 400: `top_k` cannot be set when thinking is enabled (docs.claude.com, extended thinking: feature compatibility)",
+    applies: anyModel,
+    check: (body) =>
+      enabledThinking(body) !== undefined && body.top_k !== undefined
+        ? anthropicError(
+            `\`top_k\` cannot be set when thinking is enabled. ${thinkingDocs}#feature-compatibility`,
+          )
+        : undefined,
+  },
   {
     id: "anthropic.non-empty-text",
     protocol: "anthropic",

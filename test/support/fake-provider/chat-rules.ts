@@ -1,6 +1,6 @@
 /**
  * Chat Completions acceptance rules of servers behind the protocol (beyond OpenAI's own, in
- * vendor-rules.ts), as data. Model names decide which server's rules bind, as elsewhere in the
+ * openai-rules.ts), as data. Model names decide which server's rules bind, as elsewhere in the
  * fake: a Mistral API model id (`mistral-large-latest`, `devstral-2512`: no Ollama `:tag`, no
  * `org/` prefix), a Kimi thinking model, Gemini 3 on Google's endpoint (`gemini-3-…`) or on
  * OpenRouter (`google/gemini-3-…`).
@@ -94,7 +94,50 @@ function missingSignature(body: Body, accepts: (message: Body) => boolean): Retu
   return undefined;
 }
 
+/** The efforts Ollama's OpenAI layer takes. */
+const ollamaEfforts = new Set(["high", "medium", "low", "none"]);
+
+/** The first assistant message with tool calls but no `reasoning_content`, or -1. */
+function toolCallsWithoutReasoning(body: Body): number {
+  return objects(body.messages).findIndex(
+    (message) =>
+      message.role === "assistant" && Array.isArray(message.tool_calls) && !("reasoning_content" in message),
+  );
+}
+
 export const chatRules: readonly VendorRule[] = [
+  {
+    id: "deepseek.reasoning-content-on-tool-calls",
+    protocol: "chat_completions",
+    source:
+      "DeepSeek 400 (thinking mode, api-docs.deepseek.com/guides/thinking_mode#tool-calls): Missing `reasoning_content` field in the assistant message at message index N",
+    applies: (model) => model.includes("deepseek"),
+    check(body) {
+      const index = toolCallsWithoutReasoning(body);
+      return index < 0
+        ? undefined
+        : openAiError(
+            `Missing \`reasoning_content\` field in the assistant message at message index ${index}. For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls`,
+            null,
+            "invalid_request_error",
+          );
+    },
+  },
+  {
+    id: "ollama.effort-values",
+    protocol: "chat_completions",
+    source:
+      'Ollama\'s OpenAI layer 400: invalid reasoning value: \'minimal\' (must be "high", "medium", "low", or "none")',
+    // Ollama model names carry a tag ("qwen3:8b").
+    applies: (model) => model.includes(":"),
+    check: (body) =>
+      typeof body.reasoning_effort === "string" && !ollamaEfforts.has(body.reasoning_effort)
+        ? openAiError(
+            `invalid reasoning value: '${body.reasoning_effort}' (must be "high", "medium", "low", or "none")`,
+            null,
+          )
+        : undefined,
+  },
   {
     id: "mistral.declared-fields-only",
     protocol: "chat_completions",
@@ -110,12 +153,7 @@ export const chatRules: readonly VendorRule[] = [
       "Moonshot 400: thinking is enabled but reasoning_content is missing in assistant tool call message at index N (platform.moonshot.ai, multi-step tool calls)",
     applies: (model) => kimiThinking.test(model),
     check(body) {
-      const index = objects(body.messages).findIndex(
-        (message) =>
-          message.role === "assistant" &&
-          Array.isArray(message.tool_calls) &&
-          !("reasoning_content" in message),
-      );
+      const index = toolCallsWithoutReasoning(body);
       return index < 0
         ? undefined
         : openAiError(

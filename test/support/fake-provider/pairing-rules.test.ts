@@ -94,15 +94,23 @@ describe.each(protocols)("the fake speaking %s", (protocol) => {
   });
 });
 
-it("refuses an Anthropic thinking block edited after it was signed", async () => {
+it("refuses an Anthropic thinking block edited after it was signed (the client then leaves it out)", async () => {
   fake().queue(thinkingReply("the real thought", text("hi"), { signature: "sig-real" }));
   await collect(clientFor("anthropic", fake().baseUrl), { items: [userMessage("a")], tools: [], config: {} });
   const origin = { provider: "anthropic", model: "test-model" };
   const edited = reasoning("an edited thought", { signature: "sig-real", origin });
   const kept = reasoning("the real thought", { signature: "sig-real", origin });
   const assistant: Item = { type: "message", role: "assistant", content: [{ type: "text", text: "hi" }] };
+  const sentBefore = fake().requests.length;
   const bad = await send("anthropic", [userMessage("a"), edited, assistant, userMessage("b")]);
-  expect(bad.error?.message).toContain("Invalid `signature` in `thinking` block");
+  // The fake refused the edited block; the client sent the request once more without it.
+  const [refused, resent] = fake().requests.slice(sentBefore);
+  expect(refused?.rawBody).toContain("an edited thought");
+  expect(resent?.rawBody).not.toContain("an edited thought");
+  const retry = bad.events.find((event) => event.type === "retry");
+  expect(retry?.type === "retry" && retry.retry.reason).toContain("Invalid `signature` in `thinking` block");
+  expect(bad.error).toBeUndefined();
   const good = await send("anthropic", [userMessage("a"), kept, assistant, userMessage("b")]);
   expect(good.error).toBeUndefined();
+  expect(good.events.some((event) => event.type === "retry")).toBe(false);
 });

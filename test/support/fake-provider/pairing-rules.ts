@@ -1,51 +1,26 @@
 /**
  * The 400s vendors answer to a conversation whose tool calls and results do not pair up, with
- * the vendors' own messages, and Anthropic's answer to a thinking block that was edited:
+ * the vendors' own messages, as data:
  * - Chat Completions: an assistant message with `tool_calls` not followed by a `tool` message
  *   for each id; a `tool` message that answers no preceding call;
  * - Responses: a `function_call_output` without its `function_call`, a call without its output;
  * - Anthropic: `tool_use` ids without `tool_result` blocks in the next message; a `tool_result`
- *   whose `tool_use` is not in the previous message; a signed thinking block whose text is not
- *   the one it was signed with;
+ *   whose `tool_use` is not in the previous message;
  * - Gemini: a function call turn not followed by as many function responses.
  *
  * Boundary rule: pure checks of a request body.
  */
-import type { FakeProtocol, HttpErrorReply } from "./reply.js";
-
-type Body = Record<string, unknown>;
-
-function isObject(value: unknown): value is Body {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function objects(value: unknown): Body[] {
-  return Array.isArray(value) ? value.filter(isObject) : [];
-}
-
-function openAiError(message: string, param: string | null): HttpErrorReply {
-  return {
-    kind: "http_error",
-    status: 400,
-    body: JSON.stringify({ error: { message, type: "invalid_request_error", param, code: null } }),
-  };
-}
-
-function anthropicError(message: string): HttpErrorReply {
-  return {
-    kind: "http_error",
-    status: 400,
-    body: JSON.stringify({ type: "error", error: { type: "invalid_request_error", message } }),
-  };
-}
-
-function geminiError(message: string): HttpErrorReply {
-  return {
-    kind: "http_error",
-    status: 400,
-    body: JSON.stringify({ error: { code: 400, message, status: "INVALID_ARGUMENT" } }),
-  };
-}
+import type { HttpErrorReply } from "./reply.js";
+import {
+  anthropicError,
+  anyModel,
+  type Body,
+  geminiError,
+  isObject,
+  objects,
+  openAiError,
+  type VendorRule,
+} from "./vendor-rule.js";
 
 function chatPairing(body: Body): HttpErrorReply | undefined {
   const messages = objects(body.messages);
@@ -159,39 +134,37 @@ function geminiPairing(body: Body): HttpErrorReply | undefined {
   return undefined;
 }
 
-/** The vendor's 400 for calls and results that do not pair up, or undefined. */
-export function pairingRule(protocol: FakeProtocol, body: Body): HttpErrorReply | undefined {
-  switch (protocol) {
-    case "chat_completions":
-      return chatPairing(body);
-    case "responses":
-      return responsesPairing(body);
-    case "anthropic":
-      return anthropicPairing(body);
-    case "gemini":
-      return geminiPairing(body);
-    default: {
-      const unreachable: never = protocol;
-      throw new Error(`unknown protocol ${String(unreachable)}`);
-    }
-  }
-}
-
-/** Anthropic's 400 for a thinking block whose signature was issued for another text. */
-export function signatureRule(
-  protocol: FakeProtocol,
-  body: Body,
-  signatures: ReadonlyMap<string, string>,
-): HttpErrorReply | undefined {
-  if (protocol !== "anthropic") return undefined;
-  for (const [i, message] of objects(body.messages).entries()) {
-    for (const [k, block] of objects(message.content).entries()) {
-      if (block.type !== "thinking" || typeof block.signature !== "string") continue;
-      const signed = signatures.get(block.signature);
-      if (signed !== undefined && signed !== block.thinking) {
-        return anthropicError(`messages.${i}.content.${k}: Invalid \`signature\` in \`thinking\` block`);
-      }
-    }
-  }
-  return undefined;
-}
+export const pairingRules: readonly VendorRule[] = [
+  {
+    id: "openai.chat.calls-and-results-pair",
+    protocol: "chat_completions",
+    source:
+      "OpenAI 400: An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. … / Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+    applies: anyModel,
+    check: chatPairing,
+  },
+  {
+    id: "openai.responses.calls-and-outputs-pair",
+    protocol: "responses",
+    source:
+      "OpenAI Responses 400 (param input): No tool output found for function call call_…. / No tool call found for function call output with call_id call_….",
+    applies: anyModel,
+    check: responsesPairing,
+  },
+  {
+    id: "anthropic.tool-use-and-results-pair",
+    protocol: "anthropic",
+    source:
+      "Anthropic 400: messages.N: `tool_use` ids were found without `tool_result` blocks immediately after: … / messages.N.content.M: unexpected `tool_use_id` found in `tool_result` blocks: …",
+    applies: anyModel,
+    check: anthropicPairing,
+  },
+  {
+    id: "gemini.calls-and-responses-pair",
+    protocol: "gemini",
+    source:
+      "Gemini API 400: Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn. / Please ensure that function response turn comes immediately after a function call turn.",
+    applies: anyModel,
+    check: geminiPairing,
+  },
+];

@@ -1,24 +1,50 @@
 /**
- * Every vendor acceptance rule the fake provider knows, in one list: the rules written as data
- * (chat-rules.ts, anthropic-rules.ts) and the earlier ones (vendor-rules.ts, pairing-rules.ts).
- * `bookRejection` answers the first refusal of the data rules; `vendorRejection` in
- * vendor-rules.ts consults the earlier ones first, then this book.
+ * Every vendor acceptance rule the fake provider knows, in one list of data (each rule with
+ * its id, the protocol and models it binds, and where it comes from): tool declarations
+ * (tool-rules.ts), the pairing of calls and results (pairing-rules.ts), OpenAI's own
+ * (openai-rules.ts), the other Chat Completions servers' (chat-rules.ts), Anthropic's
+ * (anthropic-rules.ts) and Gemini's (gemini-rules.ts). The fake provider answers a request
+ * with the first refusal; the builders' property tests use the book as their oracle. Model
+ * rules are keyed by model name, so requests for neutral names ("test-model") pass them.
  *
- * Boundary rule: pure checks of a request body.
+ * Boundary rule: pure checks of a request body (plus what the fake issued).
  */
 import { anthropicRules } from "./anthropic-rules.js";
 import { chatRules } from "./chat-rules.js";
+import { geminiRules } from "./gemini-rules.js";
+import { openAiRules } from "./openai-rules.js";
+import { pairingRules } from "./pairing-rules.js";
 import type { FakeProtocol, HttpErrorReply } from "./reply.js";
-import type { Body, VendorRule } from "./vendor-rule.js";
+import { toolRules } from "./tool-rules.js";
+import { isObject, type VendorRule } from "./vendor-rule.js";
 
-/** The rules written as data. */
-export const ruleBook: readonly VendorRule[] = [...chatRules, ...anthropicRules];
+/** Every rule, in the order they are checked. */
+export const ruleBook: readonly VendorRule[] = [
+  ...toolRules,
+  ...pairingRules,
+  ...openAiRules,
+  ...chatRules,
+  ...anthropicRules,
+  ...geminiRules,
+];
 
-/** The first refusal of a data rule binding (`protocol`, `model`), or undefined. */
-export function bookRejection(protocol: FakeProtocol, body: Body, model: string): HttpErrorReply | undefined {
+/**
+ * The vendor's refusal of a request to `model` (the first rule binding `protocol` and `model`
+ * that `body` breaks), or undefined when the request passes. `pairs` maps each Responses item
+ * id to the reasoning item it came after; `signatures` each Anthropic signature to its text.
+ */
+export function vendorRejection(
+  protocol: FakeProtocol,
+  body: unknown,
+  model: string,
+  pairs: ReadonlyMap<string, string>,
+  signatures: ReadonlyMap<string, string> = new Map(),
+): HttpErrorReply | undefined {
+  if (!isObject(body)) return undefined;
+  const issued = { pairs, signatures };
   for (const rule of ruleBook) {
     if (rule.protocol !== protocol || !rule.applies(model)) continue;
-    const refusal = rule.check(body);
+    const refusal = rule.check(body, issued);
     if (refusal !== undefined) return refusal;
   }
   return undefined;

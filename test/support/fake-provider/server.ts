@@ -3,7 +3,7 @@
  * Completions (`/v1/chat/completions`), Responses (`/v1/responses`), Anthropic Messages
  * (`/v1/messages`) and Gemini (`/v1beta/models/{model}:streamGenerateContent`). Each request
  * is recorded, then answered by the next queued reply or, when the queue is empty, by
- * `script(request)` — unless the request breaks one of the vendors' rules (`vendor-rules.ts`),
+ * `script(request)` — unless the request breaks one of the vendors' rules (`rule-book.ts`),
  * which is answered with that vendor's own 400 and leaves the queue as it was. Another process
  * can drive it through `POST /_fake/replies` (a JSON array of replies), `GET /_fake/requests`
  * and `POST /_fake/reset`.
@@ -26,7 +26,7 @@ import type { EncodeContext } from "./encode-context.js";
 import { encodeReply, errorBody, geminiModelOfPath, protocolOfPath } from "./encode-reply.js";
 import type { Delivery, FakeProtocol, Reply } from "./reply.js";
 import { text } from "./reply.js";
-import { vendorRejection } from "./vendor-rules.js";
+import { vendorRejection } from "./rule-book.js";
 
 /** One request as the fake provider received it. */
 export interface RecordedRequest {

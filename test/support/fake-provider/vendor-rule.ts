@@ -11,6 +11,19 @@ import type { FakeProtocol, HttpErrorReply } from "./reply.js";
 
 export type Body = Record<string, unknown>;
 
+/**
+ * What the fake issued earlier that a vendor checks a body against: the Responses item ids,
+ * each with the `rs_` id of the reasoning item it came after, and the Anthropic thinking
+ * signatures, each with the text it signs.
+ */
+export interface IssuedPayloads {
+  pairs: ReadonlyMap<string, string>;
+  signatures: ReadonlyMap<string, string>;
+}
+
+/** Nothing issued (a body checked on its own). */
+export const nothingIssued: IssuedPayloads = { pairs: new Map(), signatures: new Map() };
+
 export interface VendorRule {
   /** A short stable name ("anthropic.non-whitespace-text"). */
   id: string;
@@ -19,8 +32,8 @@ export interface VendorRule {
   source: string;
   /** Whether the rule binds this model (the request's model name). */
   applies(model: string): boolean;
-  /** The vendor's refusal of `body`, or undefined when it passes. */
-  check(body: Body): HttpErrorReply | undefined;
+  /** The vendor's refusal of `body` (given what the fake issued), or undefined when it passes. */
+  check(body: Body, issued: IssuedPayloads): HttpErrorReply | undefined;
 }
 
 /** Binds every model. */
@@ -45,6 +58,11 @@ export function openAiError(
     status,
     body: JSON.stringify({ error: { message, type: "invalid_request_error", param, code } }),
   };
+}
+
+/** Binds the models whose name matches `pattern`. */
+export function modelsLike(pattern: RegExp): (model: string) => boolean {
+  return (model) => pattern.test(model);
 }
 
 export function anthropicError(message: string): HttpErrorReply {

@@ -14,7 +14,7 @@ import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { McpStdioServerConfig } from "../../../src/api/mcp-config.js";
+import type { McpStdioServerConfig } from "../../../src/home/mcp-config.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);

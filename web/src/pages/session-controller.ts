@@ -1,12 +1,12 @@
 /**
  * One session followed by the page: the transcript state, the stream connection, and the
- * actions of the session page (send, interrupt, fork, page back, answer an approval). React
+ * actions of the session page (send, interrupt, fork, page back, answer an approval, repair). React
  * reads it through `useSyncExternalStore` (`view()` changes identity on every change).
  */
 import { v7 as uuidv7 } from "uuid";
 import type { HistoryEntry, HistoryPage } from "../../../src/api/history.js";
 import type { InputReceipt, InterruptAnswer } from "../../../src/api/inputs.js";
-import type { SessionSnapshot } from "../../../src/api/session-snapshot.js";
+import type { RepairAnswer, SessionSnapshot } from "../../../src/api/session-snapshot.js";
 import { decodeBatch } from "../../../src/client/stream-batch.js";
 import type { ApprovalAnswer } from "../approvals/approval-state.js";
 import { ApiError, call } from "../daemon-api.js";
@@ -105,6 +105,29 @@ export class SessionController {
     } catch (error) {
       this.#fail(error);
       return null;
+    }
+  }
+
+  /**
+   * Leave log entries `from`..`to` out of the model's context from the next request on (the
+   * way out of a history a provider keeps refusing); the stream brings the entry that says so.
+   */
+  async repair(from: number, to: number): Promise<void> {
+    try {
+      const answer = await call<RepairAnswer>("POST", `${this.#path()}/repair`, {
+        from_position: from,
+        to_position: to,
+      });
+      const range =
+        answer.from_position === answer.to_position
+          ? `Entry ${answer.from_position} is`
+          : `Entries ${answer.from_position}–${answer.to_position} are`;
+      this.#transcript((state) => ({
+        ...state,
+        notice: `${range} left out of the model's context from the next request on.`,
+      }));
+    } catch (error) {
+      this.#fail(error);
     }
   }
 

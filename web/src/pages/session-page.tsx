@@ -1,6 +1,7 @@
 /**
  * A session: its header (status, model, tokens, workspace, where it was forked from and its
- * forks), the connection state, pending approvals, the live transcript and the input box.
+ * forks), the connection state, turn errors (a refused one with the repair form), pending
+ * approvals, the live transcript and the input box.
  */
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import type { HistoryEntry } from "../../../src/api/history.js";
@@ -9,6 +10,7 @@ import { ApprovalsPanel } from "../approvals/approvals-panel.js";
 import { call } from "../daemon-api.js";
 import { navigate } from "../route.js";
 import { TranscriptView } from "../transcript/transcript-view.js";
+import { RepairForm } from "./repair-form.js";
 import { SessionController } from "./session-controller.js";
 
 export interface SessionPageProps {
@@ -108,7 +110,12 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
       {state.errors.map((error, index) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: errors are only appended.
         <div key={index} className="banner failure" data-testid="turn-error">
-          {error.code}: {error.message}
+          <div>
+            {error.code}: {error.message}
+            {error.code === "provider_refused" && index === state.errors.length - 1 ? (
+              <RepairForm entries={state.entries} onRepair={(from, to) => controller.repair(from, to)} />
+            ) : null}
+          </div>
         </div>
       ))}
       {approvals ? (

@@ -106,6 +106,12 @@ export const EntryView = memo(function EntryView({ entry, result, running, onFor
           <PartsText parts={entry.content} />
         </details>
       );
+    case "context_excluded":
+      return (
+        <div className="entry excluded" data-entry-id={entry.id} data-kind="context_excluded">
+          <PartsText parts={entry.content} />
+        </div>
+      );
     default: {
       const unknown: never = entry.kind;
       return <div data-entry-id={entry.id}>{String(unknown)}</div>;

@@ -229,7 +229,10 @@ function applyEvent(state: TranscriptState, event: SessionEvent): TranscriptStat
     case "retry":
       return {
         ...state,
-        notice: `Retrying the model request (attempt ${event.data.attempt}): ${event.data.reason}`,
+        notice:
+          event.data.adjusted === undefined
+            ? `Retrying the model request (attempt ${event.data.attempt}): ${event.data.reason}`
+            : `The provider refused the request; sent it again without ${event.data.adjusted.join(", ")}.`,
       };
     case "committed":
       return state;

@@ -1,0 +1,150 @@
+/**
+ * Approvals on the wire, as TypeBox schemas and the types derived from them: the calls a session
+ * waits on (a snapshot's `pending_approvals`), the answer a client sends (`POST
+ * /sessions/{id}/approvals/{call_id}`) and the recorded decision it gets back, and a session's
+ * own policy (`PUT /sessions/{id}/approval-policy`).
+ *
+ * Boundary rule: the schemas are the definition; each type is `Static` of its schema. The policy
+ * and a matched rule are the model's own types (src/model/approval-policy.ts), carried as they
+ * are: their schemas are checked against them (`matchesModel`).
+ */
+import { type Static, Type } from "typebox";
+import type { ApprovalPolicy, MatchedRule } from "../../model/approval-policy.js";
+import { approvalPolicyLimits } from "../approval-policy-limits.js";
+import { matchesModel } from "./matches-model.js";
+import { named } from "./named-schema.js";
+import { closed, NullableString, Time } from "./parts.js";
+
+const Action = Type.Union([Type.Literal("allow"), Type.Literal("ask"), Type.Literal("deny")]);
+const Decision = Type.Union([Type.Literal("allow"), Type.Literal("deny")]);
+
+/**
+ * `{"default"?, "rules"?: [{"tool", "pattern"?, "action"}]}`: the creation field
+ * `approval_policy` and the body of `PUT /sessions/{id}/approval-policy`, bounded like
+ * config.json's (src/home/approval-policy.ts).
+ */
+export const ApprovalPolicySchema = named(
+  "ApprovalPolicy",
+  matchesModel<ApprovalPolicy>()(
+    Type.Object(
+      {
+        default: Type.Optional(Action),
+        rules: Type.Optional(
+          Type.Array(
+            Type.Object(
+              {
+                tool: Type.String({ minLength: 1, maxLength: approvalPolicyLimits.tool }),
+                pattern: Type.Optional(Type.String({ maxLength: approvalPolicyLimits.pattern })),
+                action: Action,
+              },
+              closed,
+            ),
+            { maxItems: approvalPolicyLimits.rules },
+          ),
+        ),
+      },
+      closed,
+    ),
+  ),
+);
+
+/** The session's own approval policy, or null (config.json's applies). */
+export const NullableApprovalPolicySchema = Type.Union([ApprovalPolicySchema, Type.Null()]);
+
+const MatchedRuleSchema = matchesModel<MatchedRule>()(
+  Type.Object(
+    {
+      source: Type.Union([
+        Type.Literal("builtin"),
+        Type.Literal("config"),
+        Type.Literal("profile"),
+        Type.Literal("session"),
+        Type.Literal("remembered"),
+        Type.Literal("workspace"),
+        Type.Literal("ask_user"),
+      ]),
+      tool: NullableString,
+      pattern: NullableString,
+      action: Action,
+    },
+    closed,
+  ),
+);
+
+/** A tool call that waits for an answer, as a snapshot lists it and `approval_requested` announces it. */
+export const PendingApprovalSchema = named(
+  "PendingApproval",
+  Type.Object(
+    {
+      call_id: Type.String(),
+      tool: Type.String(),
+      /**
+       * The call's arguments, the JSON text the model wrote. Over 256 KiB it is cut to its first
+       * 16 KiB and `truncated.arguments` gives the full size in UTF-8 bytes (the whole text is in
+       * the call's history entry).
+       */
+      arguments: Type.String(),
+      truncated: Type.Optional(Type.Object({ arguments: Type.Integer({ minimum: 0 }) }, closed)),
+      /** The rule that asked. */
+      rule: MatchedRuleSchema,
+      /** The turn that made the call (null for logs that do not say). */
+      run_id: NullableString,
+      requested_at: Time,
+    },
+    closed,
+  ),
+);
+export type PendingApproval = Static<typeof PendingApprovalSchema>;
+
+/** Body of `POST /sessions/{id}/approvals/{call_id}`. */
+export const ApprovalAnswerBodySchema = Type.Object(
+  {
+    decision: Decision,
+    /** Also allow (or deny) matching calls for the rest of the session (see docs/http-api.md). */
+    remember: Type.Optional(Type.Boolean()),
+    /** Told to the model: a deny's reason, or the answer to an `ask_user` question. */
+    message: Type.Optional(Type.String({ maxLength: 64 * 1024 })),
+    /** The answering client's name, kept with the decision. */
+    client_id: Type.Optional(Type.String({ maxLength: 512 })),
+  },
+  closed,
+);
+export type ApprovalAnswerBody = Static<typeof ApprovalAnswerBodySchema>;
+
+/** The fields of a recorded answer (the `approval_resolved` event adds `run_id`). */
+export const approvalRecordFields = {
+  call_id: Type.String(),
+  decision: Decision,
+  by: Type.Union([
+    Type.Literal("client"),
+    Type.Literal("rule"),
+    Type.Literal("interrupt"),
+    Type.Literal("turn_end"),
+  ]),
+  client_id: NullableString,
+  message: NullableString,
+  /** The rule an "always" answer added to the session, or null. */
+  remember: Type.Union([
+    Type.Object({ tool: Type.String(), pattern: Type.Optional(Type.String()), action: Action }, closed),
+    Type.Null(),
+  ]),
+  resolved_at: Time,
+};
+
+/** The decision recorded for a call: the answer of the approval route and the `approval_resolved` event. */
+export const ApprovalRecordSchema = named("ApprovalRecord", Type.Object(approvalRecordFields, closed));
+export type ApprovalRecord = Static<typeof ApprovalRecordSchema>;
+
+/** Body of `PUT /sessions/{id}/approval-policy`: the session's own policy, null to fall back to config.json's. */
+export const ApprovalPolicyBodySchema = Type.Object(
+  { approval_policy: NullableApprovalPolicySchema },
+  closed,
+);
+export type ApprovalPolicyBody = Static<typeof ApprovalPolicyBodySchema>;
+
+/** The answer of `PUT /sessions/{id}/approval-policy`. */
+export const ApprovalPolicyAnswerSchema = Type.Object(
+  { approval_policy: NullableApprovalPolicySchema },
+  closed,
+);
+export type ApprovalPolicyAnswer = Static<typeof ApprovalPolicyAnswerSchema>;

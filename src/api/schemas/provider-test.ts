@@ -1,0 +1,71 @@
+/**
+ * `POST /providers/{name}/test` on the wire, as TypeBox schemas and the types derived from
+ * them: one tiny request to a configured provider, sent by the daemon with its own environment
+ * (where `apiKeyEnv` variables are read), and what came of it.
+ *
+ * Boundary rule: the schemas are the definition; each type is `Static` of its schema.
+ */
+import { type Static, Type } from "typebox";
+import { named } from "./named-schema.js";
+import { closed, NullableString } from "./parts.js";
+
+/** Body of `POST /providers/{name}/test` (`{}` takes the defaults). */
+export const ProviderTestBodySchema = Type.Object(
+  {
+    /** Give up after this long (1..300000 ms, default 30000). */
+    timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 300_000 })),
+  },
+  closed,
+);
+export type ProviderTestBody = Static<typeof ProviderTestBodySchema>;
+
+/** What came of the request: the provider's answer, or why there was none. */
+const ProviderTestResultSchema = Type.Union([
+  Type.Object(
+    {
+      ok: Type.Literal(true),
+      /** The answer's text, trimmed, at most 200 characters. */
+      text: Type.String(),
+      usage: Type.Union([
+        Type.Null(),
+        Type.Object({ input_tokens: Type.Integer(), output_tokens: Type.Integer() }, closed),
+      ]),
+    },
+    closed,
+  ),
+  Type.Object(
+    {
+      ok: Type.Literal(false),
+      /**
+       * `http`, `api`, `network`, `protocol`, `timeout` (no answer in time) or `config` (e.g. the
+       * key variable is not set in the daemon's environment).
+       */
+      kind: Type.String(),
+      /** The provider's HTTP status, when it answered with one. */
+      status: Type.Union([Type.Integer(), Type.Null()]),
+      message: Type.String(),
+    },
+    closed,
+  ),
+]);
+export type ProviderTestResult = Static<typeof ProviderTestResultSchema>;
+
+/** The 200 answer: the test ran, whether the provider answered or not. */
+export const ProviderTestAnswerSchema = named(
+  "ProviderTestAnswer",
+  Type.Object(
+    {
+      profile: Type.String(),
+      protocol: Type.String(),
+      model: Type.String(),
+      base_url: Type.String(),
+      /** The variable the daemon read the API key from, when the profile names one. */
+      api_key_env: NullableString,
+      /** How long the request took, in ms. */
+      elapsed_ms: Type.Number({ minimum: 0 }),
+      result: ProviderTestResultSchema,
+    },
+    closed,
+  ),
+);
+export type ProviderTestAnswer = Static<typeof ProviderTestAnswerSchema>;

@@ -1,0 +1,214 @@
+/**
+ * A session's event stream on the wire (`GET /sessions/{id}` with `Accept: text/event-stream`),
+ * as TypeBox schemas and the types derived from them: every event type and its `data`, the
+ * reset a frame may start with, and the frame (one SSE `data:` line) that carries them.
+ *
+ * Boundary rule: the schemas are the definition; each type is `Static` of its schema. The
+ * daemon publishes them, a client decodes them
+ * (src/client/stream-batch.ts).
+ */
+import { type Static, type TSchema, Type } from "typebox";
+import { approvalRecordFields, PendingApprovalSchema } from "./approvals.js";
+import { HistoryEntrySchema } from "./history.js";
+import { InputReceiptSchema } from "./inputs.js";
+import { named } from "./named-schema.js";
+import { closed, NullableString } from "./parts.js";
+import { SessionSnapshotSchema, SessionStatusSchema } from "./session-snapshot.js";
+
+/** One event of a stream: its type, its sequence in the stream and its `data`. */
+export function event<K extends string, D extends TSchema>(type: K, data: D, description: string) {
+  return Type.Object(
+    { type: Type.Literal(type), sequence: Type.Integer({ minimum: 0 }), data },
+    { ...closed, description },
+  );
+}
+
+const EndedTurnState = Type.Union([
+  Type.Literal("completed"),
+  Type.Literal("interrupted"),
+  Type.Literal("abandoned"),
+  Type.Literal("failed"),
+]);
+
+const CompactionTriggerSchema = Type.Union([
+  Type.Literal("auto"),
+  Type.Literal("overflow"),
+  Type.Literal("manual"),
+]);
+
+/** Why a compaction ran: the fill threshold, a provider's "context too long", or a client's request. */
+export type CompactionTriggerName = Static<typeof CompactionTriggerSchema>;
+
+const compactionEventFields = {
+  /** The turn it ran in, or null for a manual compaction of an idle session. */
+  run_id: NullableString,
+  trigger: CompactionTriggerSchema,
+  before_tokens: Type.Integer({ minimum: 0 }),
+  after_tokens: Type.Integer({ minimum: 0 }),
+  first_kept_position: Type.Integer({ minimum: 0 }),
+};
+
+/** What the compaction events carry (token counts are the daemon's estimates of the prompt). */
+const CompactionEventSchema = Type.Object(compactionEventFields, closed);
+export type CompactionEventData = Static<typeof CompactionEventSchema>;
+
+const Delta = Type.Object({ run_id: Type.String(), message_id: Type.String(), text: Type.String() }, closed);
+
+/** One published event of a session. */
+export const SessionEventSchema = named(
+  "SessionEvent",
+  Type.Union([
+    event("status", SessionStatusSchema, "the session's status changed (as a snapshot's `status`)"),
+    event("input", Type.Object({ input: InputReceiptSchema }, closed), "an input was admitted or delivered"),
+    event("text", Delta, "merged text deltas of one model message (`message_id` `<run_id>:<n>`)"),
+    event("thinking", Delta, "merged thinking deltas (`message_id` `<run_id>:<n>:thinking`)"),
+    event("message", Type.Object({ entry: HistoryEntrySchema }, closed), "a history entry was committed"),
+    event(
+      "tool",
+      Type.Object(
+        {
+          tool_call_id: Type.String(),
+          name: Type.String(),
+          arguments: Type.String(),
+          result: NullableString,
+          is_error: Type.Boolean(),
+          /** Present when the arguments or the result were cut to their start: the full size in UTF-8 bytes. */
+          truncated: Type.Optional(
+            Type.Object(
+              { arguments: Type.Optional(Type.Integer()), result: Type.Optional(Type.Integer()) },
+              closed,
+            ),
+          ),
+        },
+        closed,
+      ),
+      "a tool call started (`result` null) or ended",
+    ),
+    event(
+      "retry",
+      Type.Object(
+        {
+          run_id: Type.String(),
+          attempt: Type.Integer(),
+          reason: Type.String(),
+          delay_ms: Type.Integer(),
+          /** What a resend after a refusal leaves out (refused optional fields, or the history item the refusal named). */
+          adjusted: Type.Optional(Type.Array(Type.String())),
+        },
+        closed,
+      ),
+      "a model request is retried",
+    ),
+    event(
+      "usage",
+      Type.Object(
+        {
+          run_id: Type.String(),
+          model: Type.String(),
+          prompt_tokens: Type.Integer(),
+          cached_prompt_tokens: Type.Integer(),
+          completion_tokens: Type.Integer(),
+          total_tokens: Type.Integer(),
+        },
+        closed,
+      ),
+      "tokens of one model request",
+    ),
+    event("committed", Type.Object({ high_water: Type.Integer() }, closed), "the log head moved"),
+    event(
+      "turn_completed",
+      Type.Object(
+        {
+          run_id: Type.String(),
+          state: EndedTurnState,
+          input_ids: Type.Array(Type.String()),
+          /**
+           * Why a turn that completed stopped: the model answered (`finished`), or the turn
+           * reached its cap of tool rounds (`limit_reached`); `error` for the other states.
+           */
+          outcome: Type.Union([
+            Type.Literal("finished"),
+            Type.Literal("limit_reached"),
+            Type.Literal("paused"),
+            Type.Literal("yielded"),
+            Type.Literal("error"),
+          ]),
+        },
+        closed,
+      ),
+      "a turn ended",
+    ),
+    event("approval_requested", PendingApprovalSchema, "a committed tool call waits for an answer"),
+    event(
+      "approval_resolved",
+      Type.Object({ ...approvalRecordFields, run_id: NullableString }, closed),
+      "a waiting tool call was answered (logged before its tool may run)",
+    ),
+    event("compaction_started", CompactionEventSchema, "a compaction of the model's context began"),
+    event(
+      "compaction_completed",
+      Type.Object({ ...compactionEventFields, position: Type.Integer({ minimum: 0 }) }, closed),
+      "a compaction's entry is in the log at `position`",
+    ),
+    event(
+      "compaction_failed",
+      Type.Object(
+        { run_id: NullableString, trigger: CompactionTriggerSchema, message: Type.String() },
+        closed,
+      ),
+      "a compaction gave up; the session is exactly as before",
+    ),
+    event(
+      "error",
+      Type.Object({ run_id: NullableString, code: Type.String(), message: Type.String() }, closed),
+      "a turn met an error (codes: docs/http-api.md, The stream)",
+    ),
+  ]),
+);
+export type SessionEvent = Static<typeof SessionEventSchema>;
+export type SessionEventType = SessionEvent["type"];
+
+/** The `data` of each event type a session publishes. */
+export type SessionEventData = { [K in SessionEventType]: Extract<SessionEvent, { type: K }>["data"] };
+
+const ResetReasonSchema = Type.Union([
+  Type.Literal("initial"),
+  Type.Literal("generation_changed"),
+  Type.Literal("replay_unavailable"),
+]);
+
+/** Why a frame starts over from a snapshot instead of replaying. */
+export type ResetReason = Static<typeof ResetReasonSchema>;
+
+/** The event a frame starts with when it carries a snapshot; it has no sequence. */
+export const ResetEventSchema = named(
+  "ResetEvent",
+  Type.Object(
+    { type: Type.Literal("reset"), data: Type.Object({ reason: ResetReasonSchema }, closed) },
+    { ...closed, description: "start over from the frame's snapshot" },
+  ),
+);
+export type ResetEvent = Static<typeof ResetEventSchema>;
+
+/**
+ * The JSON of one `data:` line of an event stream (its SSE `id` is `<generation>.<cursor>`):
+ * events, and the snapshot when the first event is a reset.
+ */
+export function frame<E extends TSchema, S extends TSchema>(events: E, snapshot: S) {
+  return Type.Object(
+    {
+      generation: Type.String(),
+      cursor: Type.Integer({ minimum: 0, description: "the sequence of the frame's last event" }),
+      events: Type.Array(Type.Union([ResetEventSchema, events])),
+      snapshot: Type.Optional(snapshot),
+    },
+    { ...closed, description: "the JSON of one SSE `data:` line; its SSE `id` is `<generation>.<cursor>`" },
+  );
+}
+
+/** One frame of a session's stream. */
+export const SessionStreamFrameSchema = named(
+  "SessionStreamFrame",
+  frame(SessionEventSchema, SessionSnapshotSchema),
+);
+export type SessionStreamFrame = Static<typeof SessionStreamFrameSchema>;

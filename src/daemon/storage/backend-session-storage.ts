@@ -1,0 +1,294 @@
+/**
+ * The storage port (`SessionStorage`) over a database backend (storage-backend.ts): the log's
+ * `transcript` tables through the backend's log store and the daemon's tables through the SQL
+ * programs, written through one group commit (the log store's), so the writes of many sessions
+ * share transactions and a session's log and its rows never disagree. Both backends are this
+ * class; SqliteSessionStorage and PgSessionStorage only build their backend.
+ *
+ * Boundary rule: the only code that composes the table programs and the log store into
+ * transactions; everything above it speaks through `SessionStorage`. Every append of a session,
+ * its first included, goes through the log's `SessionWriter`. Every write of a session passes
+ * the fence first, when there is one (cluster mode), in the write's own transaction.
+ */
+import type { InputReceipt } from "../../api/inputs.js";
+import type { SessionPreview } from "../../api/session-snapshot.js";
+import { type Awaitable, andThen } from "../../log/awaitable.js";
+import type { LogEntry, PositionedEntry } from "../../log/entries.js";
+import type { HeadRecord } from "../../log/head-record.js";
+import { SessionWriter } from "../../log/session-writer.js";
+import type { LogHead, Store } from "../../log/store.js";
+import { checkDeliveredWithin, lastDeliveredInputProgram } from "./delivery-evidence.js";
+import { GuardedLog } from "./guarded-log.js";
+import {
+  type Admission,
+  cancelInputProgram,
+  cancelInputsThroughProgram,
+  getReceiptProgram,
+  type InputRow,
+  listPendingInputsProgram,
+  type NewInput,
+  sessionsWithPendingInputsProgram,
+} from "./inputs-table.js";
+import {
+  getRejectionProgram,
+  type RejectedCreation,
+  recordRejectionProgram,
+} from "./rejected-creations-table.js";
+import {
+  admitAndTouchProgram,
+  createSessionRowProgram,
+  deleteSessionProgram,
+  finishSessionCreationProgram,
+  rowWritesProgram,
+} from "./row-writes.js";
+import type {
+  InputCancellation,
+  RowWrites,
+  SessionStorage,
+  StoredSessionWriter,
+  WriteFence,
+} from "./session-storage.js";
+import {
+  getSessionProgram,
+  listSessionsProgram,
+  type NewSession,
+  type SessionListFilter,
+  type SessionRow,
+  setPreviewProgram,
+  tablesWithSessionColumnProgram,
+} from "./sessions-table.js";
+import type { SqlProgram } from "./sql-program.js";
+import type { StorageBackend } from "./storage-backend.js";
+import { failTurnProgram, runningTurnOfProgram, runningTurnsProgram, type TurnRow } from "./turns-table.js";
+
+/** What every view of one storage shares: the backend, its fence and its caches. */
+interface SharedState<Tx> {
+  backend: StorageBackend<Tx>;
+  fence: WriteFence<Tx> | null;
+  /** The daemon tables with a `session` column, found at the first deletion. */
+  sessionTables: string[] | null;
+}
+
+export class BackendSessionStorage<Tx> implements SessionStorage {
+  #shared: SharedState<Tx>;
+  /** The lease epoch this view's writes are fenced at (undefined: the node's, for writes outside an actor). */
+  #epoch: number | undefined = undefined;
+
+  /** Storage on `backend`, unfenced until `fenceWith`. */
+  constructor(backend: StorageBackend<Tx>) {
+    this.#shared = { backend, fence: null, sessionTables: null };
+  }
+
+  /** From now on every write of a session first passes `fence` in its transaction (cluster mode). */
+  fenceWith(fence: WriteFence<Tx>): void {
+    this.#shared.fence = fence;
+  }
+
+  forLease(epoch: number): SessionStorage {
+    if (this.#shared.fence === null) return this;
+    const view = new BackendSessionStorage(this.#shared.backend);
+    // The same backend, group commit and fence: only the epoch its writes carry differs.
+    view.#shared = this.#shared;
+    view.#epoch = epoch;
+    return view;
+  }
+
+  async confirmLease(sessionId: string): Promise<void> {
+    const fence = this.#shared.fence;
+    if (fence === null) return;
+    await this.#shared.backend.outsideTransaction(async (tx) => {
+      await fence.check(tx, sessionId, this.#epoch ?? fence.heldEpoch(sessionId));
+    });
+  }
+
+  writerFrom(sessionId: string, entries: readonly PositionedEntry[]): StoredSessionWriter {
+    const { backend, fence } = this.#shared;
+    // Appends pass the fence before the head compare: a late commit is fenced, not a conflict.
+    const log: Store<Tx> =
+      fence === null ? backend.log : new GuardedLog(backend.log, (tx, id) => this.#checkFence(tx, id));
+    const writer = SessionWriter.fromEntries(log, sessionId, entries);
+    return {
+      sessionId,
+      get headHash() {
+        return writer.headHash;
+      },
+      get position() {
+        return writer.position;
+      },
+      get state() {
+        return writer.state;
+      },
+      placed: (more) => writer.placed(more),
+      append: (more, writes, options) =>
+        writer.append(more, (tx) => backend.run(tx, rowWritesProgram(sessionId, writes)), options),
+    };
+  }
+
+  async readLog(sessionId: string): Promise<PositionedEntry[]> {
+    const { backend } = this.#shared;
+    // The rows first: the log only grows, so what they name must be in the log read after them.
+    const delivered = await backend.read(lastDeliveredInputProgram(sessionId));
+    const entries = await backend.log.readAll(sessionId);
+    checkDeliveredWithin(sessionId, entries, delivered);
+    return entries;
+  }
+
+  readLogRange(sessionId: string, from: number, limit: number): Promise<PositionedEntry[]> {
+    return this.#shared.backend.log.readRange(sessionId, from, limit);
+  }
+
+  readLogHead(sessionId: string): Promise<LogHead | null> {
+    return this.#shared.backend.log.readHead(sessionId);
+  }
+
+  readHeadRecord(sessionId: string): Promise<HeadRecord | null> {
+    return this.#shared.backend.log.readHeadRecord(sessionId);
+  }
+
+  signUnsignedHeads(): Promise<string[]> {
+    return this.#shared.backend.log.signUnsignedHeads();
+  }
+
+  writeRows(sessionId: string, writes: RowWrites): Promise<void> {
+    return this.#write(sessionId, () => rowWritesProgram(sessionId, writes));
+  }
+
+  async createSession(row: NewSession, entries: readonly LogEntry[], preview: SessionPreview): Promise<void> {
+    const { backend } = this.#shared;
+    // The row before the entries: an id taken is `SessionExistsError`, not a conflict with its log.
+    // A creation records its lease rather than checking one (it has none yet).
+    const log = new GuardedLog(backend.log, (tx) => backend.run(tx, createSessionRowProgram(row)));
+    await SessionWriter.forNewSession(log, row.id).append(entries, (tx) =>
+      andThen(backend.run(tx, finishSessionCreationProgram(row.id, preview)), () =>
+        this.#shared.fence?.created(tx, row.id),
+      ),
+    );
+  }
+
+  getSession(sessionId: string): Promise<SessionRow | null> {
+    return this.#shared.backend.read(getSessionProgram(sessionId));
+  }
+
+  listSessions(filter?: SessionListFilter): Promise<SessionRow[]> {
+    return this.#shared.backend.read(listSessionsProgram(filter));
+  }
+
+  deleteSession(sessionId: string): Promise<void> {
+    const shared = this.#shared;
+    const { backend } = shared;
+    const queue = backend.log.commitQueue;
+    return queue.run(sessionId, (tx) =>
+      andThen(this.#checkFence(tx, sessionId), (passed) =>
+        // The schema changes only by migrations at a node's boot: its tables are looked up once.
+        andThen(shared.sessionTables ?? backend.run(tx, tablesWithSessionColumnProgram()), (tables) => {
+          shared.sessionTables = tables;
+          return andThen(backend.log.deleteInTransaction(tx, sessionId), () =>
+            andThen(backend.run(tx, deleteSessionProgram(sessionId, tables)), () => {
+              // Its lease row went with it: a later write of this session in this transaction is
+              // refused. (Only the epoch that just passed can be noted: the locked row has one.)
+              if (passed !== null) queue.memoOf(tx)?.delete(passed);
+            }),
+          );
+        }),
+      ),
+    );
+  }
+
+  async setPreview(sessionId: string, preview: SessionPreview): Promise<void> {
+    await this.#write(sessionId, () => setPreviewProgram(sessionId, preview));
+  }
+
+  admitInput(input: NewInput): Promise<Admission> {
+    return this.#write(input.session, () => admitAndTouchProgram(input));
+  }
+
+  getReceipt(sessionId: string, inputId: string): Promise<InputReceipt | null> {
+    return this.#shared.backend.read(getReceiptProgram(sessionId, inputId));
+  }
+
+  pendingInputs(sessionId: string): Promise<InputRow[]> {
+    return this.#shared.backend.read(listPendingInputsProgram(sessionId));
+  }
+
+  cancelInputsThrough(sessionId: string, order: number): Promise<string[]> {
+    return this.#write(sessionId, () => cancelInputsThroughProgram(sessionId, order));
+  }
+
+  cancelInput(sessionId: string, inputId: string): Promise<InputCancellation> {
+    return this.#write(sessionId, () => cancelInputProgram(sessionId, inputId));
+  }
+
+  sessionsWithPendingInputs(): Promise<string[]> {
+    return this.#shared.backend.read(sessionsWithPendingInputsProgram());
+  }
+
+  runningTurnOf(sessionId: string): Promise<TurnRow | null> {
+    return this.#shared.backend.read(runningTurnOfProgram(sessionId));
+  }
+
+  runningTurns(): Promise<TurnRow[]> {
+    return this.#shared.backend.read(runningTurnsProgram());
+  }
+
+  async failTurn(sessionId: string, turnId: string, endedAt: number, error: string): Promise<void> {
+    await this.#write(sessionId, () => failTurnProgram(sessionId, turnId, endedAt, error));
+  }
+
+  async recordRejection(rejection: RejectedCreation): Promise<void> {
+    const { backend } = this.#shared;
+    // Not a session's write: the id names a session that was never created, so no lease fences it.
+    await backend.log.commitQueue.run(rejection.id, (tx) =>
+      backend.run(tx, recordRejectionProgram(rejection)),
+    );
+  }
+
+  getRejection(id: string, now: number): Promise<RejectedCreation | null> {
+    return this.#shared.backend.read(getRejectionProgram(id, now));
+  }
+
+  commitStats() {
+    const { backend } = this.#shared;
+    return { ...backend.log.groupCommitStats(), ...backend.stats() };
+  }
+
+  /** Commit what is queued, then release the backend. */
+  async close(): Promise<void> {
+    const { backend } = this.#shared;
+    await backend.log.commitQueue.close();
+    await backend.close();
+  }
+
+  /** Run the program `program()` builds for `sessionId` in the group commit, behind the fence. */
+  #write<T>(sessionId: string, program: () => SqlProgram<T>): Promise<T> {
+    const { backend } = this.#shared;
+    return backend.log.commitQueue.run(sessionId, (tx) =>
+      andThen(this.#checkFence(tx, sessionId), () => backend.run(tx, program())),
+    );
+  }
+
+  /**
+   * The fence, once per session, epoch and transaction: its check locks the lease row (FOR
+   * SHARE) until the transaction ends, so no claim can change the answer for the later writes
+   * of the same transaction under the same epoch, and they skip the query. A write rolled back
+   * to its savepoint releases that lock, and the queue's memo forgets the note with it (see
+   * log/commit-queue.ts). A write under another epoch (an actor of an older claim) is checked on
+   * its own. Returns the memo key noted, or null (no fence, or no epoch to note).
+   */
+  #checkFence(tx: Tx, sessionId: string): Awaitable<string | null> {
+    const fence = this.#shared.fence;
+    if (fence === null) return null;
+    const epoch = this.#epoch ?? fence.heldEpoch(sessionId);
+    const memo = this.#shared.backend.log.commitQueue.memoOf(tx);
+    const key = epoch === undefined ? null : fencedKey(sessionId, epoch);
+    if (key !== null && memo?.has(key)) return key;
+    return andThen(fence.check(tx, sessionId, epoch), () => {
+      if (key !== null) memo?.add(key);
+      return key;
+    });
+  }
+}
+
+/** The memo key noting that the session passed the fence under `epoch` in the current transaction. */
+function fencedKey(sessionId: string, epoch: number): string {
+  return `fenced:${sessionId}:${epoch}`;
+}

@@ -1,0 +1,71 @@
+/**
+ * `$SKEIN_HOME/daemon.json`: how clients find the running daemon. Its shape, and the one
+ * reader both sides use.
+ *
+ * Boundary rule: reading and checking the file only; the daemon writes it atomically with mode
+ * 0600 once its listener is up and removes it on a clean shutdown
+ * (src/daemon/process/discovery-file.ts). It holds the bearer token.
+ */
+import { readFileSync } from "node:fs";
+import { protocolVersion } from "../api/protocol.js";
+import { homePaths } from "./home.js";
+
+/** Content of daemon.json. */
+export interface DiscoveryInfo {
+  pid: number;
+  port: number;
+  token: string;
+  version: typeof protocolVersion;
+  instance_id: string;
+}
+
+/** daemon.json exists but cannot be read or does not have the expected shape. */
+export class DiscoveryFileError extends Error {
+  constructor(
+    readonly path: string,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`cannot read daemon discovery file ${path}: ${reason}`, options);
+    this.name = "DiscoveryFileError";
+  }
+}
+
+/** Read daemon.json from `home`; null when there is none. Throws DiscoveryFileError if malformed. */
+export function readDiscoveryFile(home: string): DiscoveryInfo | null {
+  const path = homePaths(home).discovery;
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new DiscoveryFileError(path, (error as Error).message, { cause: error });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new DiscoveryFileError(path, "it is not valid JSON", { cause: error });
+  }
+  return checkDiscoveryInfo(path, parsed);
+}
+
+function checkDiscoveryInfo(path: string, value: unknown): DiscoveryInfo {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new DiscoveryFileError(path, "expected a JSON object");
+  }
+  const record = value as Record<string, unknown>;
+  const { pid, port, token, version, instance_id } = record;
+  if (!Number.isSafeInteger(pid) || (pid as number) <= 0) throw new DiscoveryFileError(path, "bad pid");
+  if (!Number.isSafeInteger(port) || (port as number) < 1 || (port as number) > 65_535) {
+    throw new DiscoveryFileError(path, "bad port");
+  }
+  if (typeof token !== "string" || token.length === 0) throw new DiscoveryFileError(path, "bad token");
+  if (version !== protocolVersion) {
+    throw new DiscoveryFileError(path, `protocol version ${String(version)} is not ${protocolVersion}`);
+  }
+  if (typeof instance_id !== "string" || instance_id.length === 0) {
+    throw new DiscoveryFileError(path, "bad instance_id");
+  }
+  return { pid: pid as number, port: port as number, token, version: protocolVersion, instance_id };
+}

@@ -1,0 +1,75 @@
+/**
+ * What the SQLite group commit adds to the shared queue behaviour (covered by the transactional
+ * store contract on both backends), on real database files: synchronous writes only, a
+ * transaction the connection holds across turns, and a connection closed under the queue.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { StoreClosedError } from "../../src/log/errors.js";
+import { AsyncSqliteWriteError, SqliteCommitQueue } from "../../src/log/sqlite-commit-queue.js";
+
+let dir: string;
+let db: Database.Database;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "skein-sqlite-queue-"));
+  db = new Database(join(dir, "queue.sqlite"));
+  db.pragma("journal_mode = WAL");
+  db.exec("CREATE TABLE notes (text TEXT NOT NULL)");
+});
+
+afterEach(() => {
+  if (db.open) db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const notes = () => db.prepare("SELECT text FROM notes ORDER BY rowid").pluck().all();
+
+describe("the SQLite commit queue", () => {
+  it("refuses a write that returns a promise, rolling back what it wrote, and commits the others", async () => {
+    const queue = new SqliteCommitQueue(db);
+    const insert = db.prepare("INSERT INTO notes VALUES (?)");
+    const results = await Promise.allSettled([
+      queue.run("a", () => {
+        insert.run("kept");
+      }),
+      queue.run("b", async () => {
+        insert.run("rolled back");
+      }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected"]);
+    expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(AsyncSqliteWriteError);
+    expect(notes()).toEqual(["kept"]);
+    await queue.close();
+  });
+
+  it("waits for a transaction the connection holds across turns to end before committing", async () => {
+    const queue = new SqliteCommitQueue(db);
+    db.exec("BEGIN");
+    db.prepare("INSERT INTO notes VALUES ('held')").run();
+    let committed = false;
+    const write = queue
+      .run("a", () => db.prepare("INSERT INTO notes VALUES ('queued')").run())
+      .then(() => {
+        committed = true;
+      });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(committed).toBe(false);
+    db.exec("COMMIT");
+    await write;
+    expect(notes()).toEqual(["held", "queued"]);
+    expect(queue.stats()).toEqual({ transactions: 1, requests: 1 });
+    await queue.close();
+  });
+
+  it("refuses the queued writes with StoreClosedError when the connection is closed under it", async () => {
+    const queue = new SqliteCommitQueue(db);
+    const write = queue.run("a", () => db.prepare("INSERT INTO notes VALUES ('never')").run());
+    db.close();
+    await expect(write).rejects.toBeInstanceOf(StoreClosedError);
+    await queue.close();
+  });
+});
