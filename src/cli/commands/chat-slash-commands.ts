@@ -74,39 +74,14 @@ export async function runSlashCommand(scope: SlashCommandScope, text: string): P
       );
       return { kind: "switch", sessionId: snapshot.id };
     }
-    case "/fork": {
-      try {
-        const checkpoint = await latestCheckpoint(client, sessionId);
-        const snapshot = await client.forkSession(uuidV7(), {
-          source_session_id: sessionId,
-          checkpoint_id: checkpoint,
-        });
-        view.notice(`forked ${sessionId}; the original stays as it is`);
-        return { kind: "switch", sessionId: snapshot.id };
-      } catch (error) {
-        failed(error);
-        return "continue";
-      }
-    }
-    case "/sessions": {
-      const sessions = (await client.listSessions()).filter((session) => session.workspace === context.cwd);
-      if (sessions.length === 0) view.notice("no sessions in this workspace");
-      for (const line of sessionTable(sessions, scope.out)) {
-        view.line(line);
-      }
-      view.notice("resume one with: skein chat --session ID");
+    case "/fork":
+      return forkHere(scope, failed);
+    case "/sessions":
+      await listSessionsHere(scope);
       return "continue";
-    }
-    case "/copy": {
-      const answer = view.lastAnswer;
-      if (answer === "") {
-        view.notice("no answer to copy yet");
-        return "continue";
-      }
-      process.stdout.write(osc52Copy(answer, context.env));
-      view.notice(`copied the last answer (${answer.length} characters) to the clipboard`);
+    case "/copy":
+      copyLastAnswer(scope);
       return "continue";
-    }
     case "/thinking":
       view.showThinking = !view.showThinking;
       view.notice(`thinking is ${view.showThinking ? "shown" : "hidden"}`);
@@ -123,26 +98,11 @@ export async function runSlashCommand(scope: SlashCommandScope, text: string): P
       view.line(sessionId);
       return "continue";
     case "/model":
-    case "/effort": {
-      const patch = slashSettingsPatch(command, text.split(/\s+/)[1]);
-      if (typeof patch === "string") {
-        view.notice(patch);
-        return "continue";
-      }
-      client
-        .updateSettings(sessionId, patch)
-        .then((settings) => view.notice(`from the next turn on: ${describeSettings(settings)}`))
-        .catch(failed);
+    case "/effort":
+      changeSettings(scope, command, text.split(/\s+/)[1], failed);
       return "continue";
-    }
     case "/undo":
-      try {
-        for (const line of await undoTurnLines(context, sessionId, {})) view.line(line);
-      } catch (error) {
-        // A CliError's hint says what to do (interrupt a running turn first, say).
-        failed(error);
-        if (error instanceof CliError && error.hint !== undefined) view.notice(error.hint);
-      }
+      await undoLastTurn(scope, failed);
       return "continue";
     case "/compact":
       // Started, completed and failed show as stream notices and the history's compaction line.
@@ -154,5 +114,79 @@ export async function runSlashCommand(scope: SlashCommandScope, text: string): P
     default:
       view.notice(`unknown command ${command}; /help lists them`);
       return "continue";
+  }
+}
+
+/** `/fork`: continue in a fork of the session at its newest checkpoint. */
+async function forkHere(
+  scope: SlashCommandScope,
+  failed: (error: unknown) => void,
+): Promise<ChatEnd | "continue"> {
+  const { client, sessionId, view } = scope;
+  try {
+    const checkpoint = await latestCheckpoint(client, sessionId);
+    const snapshot = await client.forkSession(uuidV7(), {
+      source_session_id: sessionId,
+      checkpoint_id: checkpoint,
+    });
+    view.notice(`forked ${sessionId}; the original stays as it is`);
+    return { kind: "switch", sessionId: snapshot.id };
+  } catch (error) {
+    failed(error);
+    return "continue";
+  }
+}
+
+/** `/sessions`: the sessions of this workspace. */
+async function listSessionsHere(scope: SlashCommandScope): Promise<void> {
+  const { client, context, view } = scope;
+  const sessions = (await client.listSessions()).filter((session) => session.workspace === context.cwd);
+  if (sessions.length === 0) view.notice("no sessions in this workspace");
+  for (const line of sessionTable(sessions, scope.out)) {
+    view.line(line);
+  }
+  view.notice("resume one with: skein chat --session ID");
+}
+
+/** `/copy`: the last answer to the clipboard (OSC 52). */
+function copyLastAnswer(scope: SlashCommandScope): void {
+  const { context, view } = scope;
+  const answer = view.lastAnswer;
+  if (answer === "") {
+    view.notice("no answer to copy yet");
+    return;
+  }
+  process.stdout.write(osc52Copy(answer, context.env));
+  view.notice(`copied the last answer (${answer.length} characters) to the clipboard`);
+}
+
+/** `/model NAME` and `/effort LEVEL`: the session's settings from its next turn on. */
+function changeSettings(
+  scope: SlashCommandScope,
+  command: "/model" | "/effort",
+  argument: string | undefined,
+  failed: (error: unknown) => void,
+): void {
+  const { client, sessionId, view } = scope;
+  const patch = slashSettingsPatch(command, argument);
+  if (typeof patch === "string") {
+    view.notice(patch);
+    return;
+  }
+  client
+    .updateSettings(sessionId, patch)
+    .then((settings) => view.notice(`from the next turn on: ${describeSettings(settings)}`))
+    .catch(failed);
+}
+
+/** `/undo`: the workspace back to before the last turn. */
+async function undoLastTurn(scope: SlashCommandScope, failed: (error: unknown) => void): Promise<void> {
+  const { context, sessionId, view } = scope;
+  try {
+    for (const line of await undoTurnLines(context, sessionId, {})) view.line(line);
+  } catch (error) {
+    // A CliError's hint says what to do (interrupt a running turn first, say).
+    failed(error);
+    if (error instanceof CliError && error.hint !== undefined) view.notice(error.hint);
   }
 }
