@@ -9,6 +9,7 @@ import type { SessionList } from "../../../src/api/sessions.js";
 import { ApprovalsPanel } from "../approvals/approvals-panel.js";
 import { call } from "../daemon-api.js";
 import { navigate } from "../route.js";
+import type { TranscriptState } from "../transcript/transcript-state.js";
 import { TranscriptView } from "../transcript/transcript-view.js";
 import { RepairForm } from "./repair-form.js";
 import { SessionController } from "./session-controller.js";
@@ -60,41 +61,12 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
       </main>
     );
   }
-  const { summary, status, usage } = state;
+  const { status } = state;
   // Running, or waiting for an approval on a daemon that has them: both can be interrupted.
   const busy = status.phase !== "idle" || state.pendingInputs.size > 0;
   return (
     <main className="session">
-      <header className="session-header">
-        <div>
-          <h1>{summary.name ?? (summary.preview.text || "New session")}</h1>
-          <div className="meta">
-            <span className={`status ${status.phase}`} data-testid="status">
-              {status.interrupt_requested ? "interrupting" : status.phase}
-            </span>
-            <span>{summary.model ?? "no model"}</span>
-            <span data-testid="usage">{usage.total_tokens.toLocaleString()} tokens</span>
-            <code>{summary.workspace}</code>
-          </div>
-          <div className="lineage">
-            {summary.parent_id !== null ? (
-              <a href={`#/sessions/${summary.parent_id}`} data-testid="parent">
-                forked from {summary.parent_id.slice(0, 13)}
-              </a>
-            ) : null}
-            {forks.length > 0 ? (
-              <span>
-                forks:{" "}
-                {forks.map((fork) => (
-                  <a key={fork.id} href={`#/sessions/${fork.id}`}>
-                    {fork.name ?? fork.id.slice(0, 13)}
-                  </a>
-                ))}
-              </span>
-            ) : null}
-          </div>
-        </div>
-      </header>
+      <SessionHeader state={state} forks={forks} />
       {connection}
       {status.blocking_reason !== null ? (
         <div className="banner failure">{status.blocking_reason.detail}</div>
@@ -107,17 +79,7 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
           </button>
         </div>
       ) : null}
-      {state.errors.map((error, index) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: errors are only appended.
-        <div key={index} className="banner failure" data-testid="turn-error">
-          <div>
-            {error.code}: {error.message}
-            {error.code === "provider_refused" && index === state.errors.length - 1 ? (
-              <RepairForm entries={state.entries} onRepair={(from, to) => controller.repair(from, to)} />
-            ) : null}
-          </div>
-        </div>
-      ))}
+      <TurnErrors state={state} onRepair={(from, to) => controller.repair(from, to)} />
       {approvals ? (
         <ApprovalsPanel
           approvals={state.approvals}
@@ -136,6 +98,68 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
         onInterrupt={() => controller.interrupt()}
       />
     </main>
+  );
+}
+
+/** The session's name, status, model, tokens and workspace, where it was forked from and its forks. */
+function SessionHeader({ state, forks }: { state: TranscriptState; forks: SessionList["items"] }) {
+  const { summary, status, usage } = state;
+  return (
+    <header className="session-header">
+      <div>
+        <h1>{summary.name ?? (summary.preview.text || "New session")}</h1>
+        <div className="meta">
+          <span className={`status ${status.phase}`} data-testid="status">
+            {status.interrupt_requested ? "interrupting" : status.phase}
+          </span>
+          <span>{summary.model ?? "no model"}</span>
+          <span data-testid="usage">{usage.total_tokens.toLocaleString()} tokens</span>
+          <code>{summary.workspace}</code>
+        </div>
+        <div className="lineage">
+          {summary.parent_id !== null ? (
+            <a href={`#/sessions/${summary.parent_id}`} data-testid="parent">
+              forked from {summary.parent_id.slice(0, 13)}
+            </a>
+          ) : null}
+          {forks.length > 0 ? (
+            <span>
+              forks:{" "}
+              {forks.map((fork) => (
+                <a key={fork.id} href={`#/sessions/${fork.id}`}>
+                  {fork.name ?? fork.id.slice(0, 13)}
+                </a>
+              ))}
+            </span>
+          ) : null}
+        </div>
+      </div>
+    </header>
+  );
+}
+
+/** The turns' errors; a refused request (the last error) comes with the repair form. */
+function TurnErrors({
+  state,
+  onRepair,
+}: {
+  state: TranscriptState;
+  onRepair: (from: number, to: number) => Promise<void>;
+}) {
+  return (
+    <>
+      {state.errors.map((error, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: errors are only appended.
+        <div key={index} className="banner failure" data-testid="turn-error">
+          <div>
+            {error.code}: {error.message}
+            {error.code === "provider_refused" && index === state.errors.length - 1 ? (
+              <RepairForm entries={state.entries} onRepair={(from, to) => onRepair(from, to)} />
+            ) : null}
+          </div>
+        </div>
+      ))}
+    </>
   );
 }
 
