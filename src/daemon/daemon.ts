@@ -109,11 +109,7 @@ async function boot(
   const cluster = joinCluster(storage, { settings, instanceId, signer, logger, providers, registry });
   if (cluster !== null) undo.push(() => cluster.stop());
   const now = () => Date.now();
-  // The home holds the token and API keys, the database every session: no tool touches them.
-  const hiddenPaths = [
-    settings.home,
-    ...(settings.database.kind === "sqlite" ? databaseFiles(settings.database.path) : []),
-  ];
+  const hiddenPaths = hiddenPathsOf(settings);
   const tooling = startTooling({ settings, env, providers, hiddenPaths, logger, now });
   undo.push(() => tooling.mcp.stop());
   const drain = new DrainController();
@@ -137,30 +133,10 @@ async function boot(
   if (cluster === null) await sessions.recover();
 
   const logins = new BrowserLogins(loginFile(settings.home));
-  const app = createHttpApp({
-    token: settings.token,
-    logins,
-    isDraining: () => drain.draining,
-    loggerInstance: logger,
-    // Clients on other machines and relays from other nodes name the address they used.
-    extraHosts: listenHostNames(settings.host, networkInterfaces()),
-    publicUrls: [...(settings.nodeUrl === null ? [] : [settings.nodeUrl]), ...settings.publicUrls],
-  });
+  const app = openHttpApp(settings, logins, drain, logger);
   undo.push(() => app.close());
   let relays: Relays | null = null;
-  const { shutdown, stopped } = daemonStop({
-    home: settings.home,
-    instanceId,
-    drain,
-    relays: () => relays,
-    cluster,
-    sessions,
-    tooling,
-    app,
-    storage,
-    lock,
-    logger,
-  });
+  const { shutdown, stopped } = daemonStop(parts, { instanceId, relays: () => relays, sessions, app, lock });
   relays = registerRoutes(app, {
     settings,
     instanceId,
@@ -185,6 +161,32 @@ async function boot(
   sessions.startUnloading(settings.unloadSeconds * 1000);
   logger.info({ port, home: settings.home, instanceId }, "ready");
   return { settings, port, instanceId, shutdown, stopped };
+}
+
+/** The home holds the token and API keys, the database every session: no tool touches them. */
+function hiddenPathsOf(settings: DaemonSettings): string[] {
+  return [
+    settings.home,
+    ...(settings.database.kind === "sqlite" ? databaseFiles(settings.database.path) : []),
+  ];
+}
+
+/** The HTTP app, its ingress rules set for this daemon's token, logins and addresses. */
+function openHttpApp(
+  settings: DaemonSettings,
+  logins: BrowserLogins,
+  drain: DrainController,
+  logger: pino.Logger,
+): HttpApp {
+  return createHttpApp({
+    token: settings.token,
+    logins,
+    isDraining: () => drain.draining,
+    loggerInstance: logger,
+    // Clients on other machines and relays from other nodes name the address they used.
+    extraHosts: listenHostNames(settings.host, networkInterfaces()),
+    publicUrls: [...(settings.nodeUrl === null ? [] : [settings.nodeUrl]), ...settings.publicUrls],
+  });
 }
 
 /** Listen on the chosen port; on a cluster, then take this node's place in it. The port. */
