@@ -11,7 +11,6 @@
  */
 import { readdirSync } from "node:fs";
 import { join, relative } from "node:path";
-import { API } from "typescript/unstable/sync";
 import {
   computeLineStarts,
   isArrowFunction,
@@ -27,6 +26,7 @@ import {
   type Node,
   type SourceFile,
 } from "typescript/unstable/ast";
+import { API } from "typescript/unstable/sync";
 
 /** One file's length in lines. */
 export interface FileSize {
