@@ -213,7 +213,7 @@ function* parseBatch(
 }
 
 /** `event` with its provider payload stamped with `origin` (events without one pass unchanged). */
-export function withOrigin(event: StreamEvent, origin: ItemOrigin): StreamEvent {
+function withOrigin(event: StreamEvent, origin: ItemOrigin): StreamEvent {
   if (event.type === "block_stop") {
     if (event.reasoning !== undefined) return { ...event, reasoning: { ...event.reasoning, origin } };
     if (event.signature !== undefined) return { ...event, origin };

@@ -29,13 +29,13 @@ import {
 import { API } from "typescript/unstable/sync";
 
 /** One file's length in lines. */
-export interface FileSize {
+interface FileSize {
   file: string;
   lines: number;
 }
 
 /** One function-like node: where it starts, what it is called, how many lines it spans. */
-export interface FunctionSize {
+interface FunctionSize {
   file: string;
   line: number;
   name: string;
@@ -49,7 +49,7 @@ export interface SourceSizes {
 }
 
 /** Every `.ts` and `.tsx` file under `dir`, as absolute paths, in a stable order. */
-export function sourceFilesUnder(dir: string): string[] {
+function sourceFilesUnder(dir: string): string[] {
   const found: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);

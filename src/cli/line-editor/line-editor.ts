@@ -34,7 +34,7 @@ import type { PromptHistory } from "./prompt-history.js";
 import { applyCompletion } from "./tab-completion.js";
 
 /** What the person did at the prompt. */
-export type EditorEvent = { kind: "submit"; text: string } | { kind: "eof" } | { kind: "interrupt" };
+type EditorEvent = { kind: "submit"; text: string } | { kind: "eof" } | { kind: "interrupt" };
 
 /** How the editor behaves while mounted. */
 export interface MountOptions {

@@ -9,7 +9,7 @@ import type { Paint } from "./terminal.js";
 import { clip, oneLine } from "./text-shape.js";
 
 /** Arguments as `key=value` pairs, each value short; a non-object is shown as compact JSON. */
-export function shortArguments(args: unknown, width = 60): string {
+function shortArguments(args: unknown, width = 60): string {
   if (typeof args === "string") {
     try {
       return shortArguments(JSON.parse(args) as unknown, width);

@@ -25,7 +25,7 @@ import { commandParts, shellOperatorsIn } from "./shell-command.js";
 import { literalPattern, matchesWildcard } from "./wildcard-pattern.js";
 
 /** The policy when nothing is set: reading allowed, writing and running (MCP tools included) asked. */
-export const builtinPolicy: Readonly<ApprovalPolicy> = Object.freeze({
+const builtinPolicy: Readonly<ApprovalPolicy> = Object.freeze({
   default: "ask" as const,
   rules: [
     { tool: "read_file", action: "allow" as const },

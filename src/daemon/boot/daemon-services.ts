@@ -36,7 +36,7 @@ export interface DaemonParts {
 }
 
 /** The system prompt of a session created without one. */
-export function defaultSystemPrompt(workspace: string): string {
+function defaultSystemPrompt(workspace: string): string {
   return (
     `You are a capable software agent working in the directory ${workspace}. ` +
     "Use the tools to inspect and change files there and to run commands; paths are relative to that directory. " +

@@ -73,7 +73,7 @@ import { defaultBodyLimit } from "./route-config.js";
 export type { HttpApp } from "./http-app.js";
 
 /** Connection timeouts (milliseconds). */
-export interface HttpTimeouts {
+interface HttpTimeouts {
   /** Time to receive a whole request (headers and body). SSE responses are not limited: the
    *  clock stops once the request is received. Default 60 s. */
   requestMs?: number;

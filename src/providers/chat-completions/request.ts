@@ -35,7 +35,7 @@ export interface ChatRequestOptions {
   origin: ItemOrigin;
 }
 
-export interface ChatToolCall {
+interface ChatToolCall {
   id: string;
   type: "function";
   function: { name: string; arguments: string };
@@ -57,7 +57,7 @@ export type ChatMessage =
     }
   | { role: "tool"; tool_call_id: string; content: string };
 
-export interface ChatTool {
+interface ChatTool {
   type: "function";
   function: { name: string; description: string; parameters: JsonObject };
 }

@@ -17,7 +17,7 @@ export interface TranscriptViewProps {
 }
 
 /** The User Timing mark set once per page load, when a transcript with entries is first in the DOM. */
-export const transcriptRenderedMark = "skein:transcript-rendered";
+const transcriptRenderedMark = "skein:transcript-rendered";
 let marked = false;
 
 /** The scrolling transcript. */
