@@ -75,6 +75,9 @@ import type { SessionStorage } from "./storage/session-storage.js";
 import { SqliteSessionStorage } from "./storage/sqlite-session-storage.js";
 import { checkpointWorkspace } from "./turn/workspace-checkpoints.js";
 
+// `skein backup` and `skein restore` reach the daemon's storage through this module (load-daemon.ts).
+export { backupHome, HomeBackupError, restoreHome } from "./process/home-backup.js";
+
 /** The system prompt of a session created without one. */
 export function defaultSystemPrompt(workspace: string): string {
   return (
