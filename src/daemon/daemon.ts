@@ -13,8 +13,14 @@ import pino from "pino";
 import { v7 as uuidv7 } from "uuid";
 import { protocolVersion } from "../api/protocol.js";
 import { homeLockedExitCode } from "../home/exit-codes.js";
+import type { HeadSigner } from "../log/head-signer.js";
 import { SessionRegistry } from "./actor/session-registry.js";
-import { type DaemonParts, routeServicesOf, sessionServicesOf } from "./boot/daemon-services.js";
+import {
+  type DaemonParts,
+  daemonMetricsOf,
+  routeServicesOf,
+  sessionServicesOf,
+} from "./boot/daemon-services.js";
 import { daemonStop } from "./boot/daemon-stop.js";
 import { joinCluster, type RegistryHolder } from "./boot/join-cluster.js";
 import { openStorage } from "./boot/open-storage.js";
@@ -38,6 +44,10 @@ import { ProviderConfigSource } from "./process/provider-config.js";
 import { type DaemonSettings, readSettings } from "./process/settings.js";
 import { loadSigningKey } from "./process/signing-key.js";
 import { databaseFiles } from "./storage/database.js";
+import type { SessionStorage } from "./storage/session-storage.js";
+
+// `skein backup` and `skein restore` reach the daemon's storage through this module (load-daemon.ts).
+export { backupHome, HomeBackupError, restoreHome } from "./process/home-backup.js";
 
 /** A running daemon, as `startDaemon` returns it (tests and `skein daemon run`). */
 export interface RunningDaemon {
@@ -96,15 +106,7 @@ async function boot(
   undo.push(() => storage.close());
   const providers = new ProviderConfigSource(settings.home);
   // Before any session is read: which signed heads count (this home's key and config.json's).
-  await establishHeadTrust({
-    home: settings.home,
-    signer,
-    keyCreated,
-    signUnsignedHeads: () => storage.signUnsignedHeads(),
-    configuredKeys: () => providers.current().trustedHeadKeys ?? [],
-    logger,
-    now: () => Date.now(),
-  });
+  await trustHeads(settings, { signer, created: keyCreated }, storage, providers, logger);
   const registry: RegistryHolder = { current: null };
   const cluster = joinCluster(storage, { settings, instanceId, signer, logger, providers, registry });
   if (cluster !== null) undo.push(() => cluster.stop());
@@ -126,7 +128,11 @@ async function boot(
     now,
     historySecret: randomBytes(32).toString("hex"),
   };
-  const sessions = new SessionRegistry(sessionServicesOf(parts));
+  const sessions = new SessionRegistry({
+    ...sessionServicesOf(parts),
+    observeEvent: (sessionId, type, data) => metrics.observe(sessionId, type, data),
+  });
+  const metrics = daemonMetricsOf(parts, sessions);
   registry.current = sessions;
   undo.push(() => sessions.drain(0));
   // A cluster node recovers by claiming sessions with work and no live owner (cluster-node.ts).
@@ -146,6 +152,9 @@ async function boot(
     mcp: tooling.mcp,
     drain,
     logins,
+    metrics,
+    storage,
+    logger,
     services: routeServicesOf(parts, sessions),
     // Answer the request first; the drain closes the listener.
     shutdown: (timeoutMs) => setTimeout(() => void shutdown(timeoutMs), 10).unref(),
@@ -161,6 +170,25 @@ async function boot(
   sessions.startUnloading(settings.unloadSeconds * 1000);
   logger.info({ port, home: settings.home, instanceId }, "ready");
   return { settings, port, instanceId, shutdown, stopped };
+}
+
+/** Which signed heads count: this home's key (signing the heads not signed yet) and config.json's. */
+async function trustHeads(
+  settings: DaemonSettings,
+  key: { signer: HeadSigner; created: boolean },
+  storage: SessionStorage,
+  providers: ProviderConfigSource,
+  logger: pino.Logger,
+): Promise<void> {
+  await establishHeadTrust({
+    home: settings.home,
+    signer: key.signer,
+    keyCreated: key.created,
+    signUnsignedHeads: () => storage.signUnsignedHeads(),
+    configuredKeys: () => providers.current().trustedHeadKeys ?? [],
+    logger,
+    now: () => Date.now(),
+  });
 }
 
 /** The home holds the token and API keys, the database every session: no tool touches them. */

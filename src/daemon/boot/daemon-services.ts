@@ -8,6 +8,7 @@ import type { SessionRegistry } from "../actor/session-registry.js";
 import type { ClusterNode } from "../cluster/cluster-node.js";
 import { workspaceMissingOnNode } from "../cluster/node-workspace.js";
 import { problem } from "../http/problem.js";
+import { DaemonMetrics } from "../process/daemon-metrics.js";
 import type { DrainController } from "../process/drain.js";
 import { NoProviderError, type ProviderConfigSource } from "../process/provider-config.js";
 import { sessionProviders } from "../process/session-providers.js";
@@ -95,6 +96,17 @@ function workspaceCheckpoints(parts: DaemonParts): Pick<SessionServices, "checkp
       );
     },
   };
+}
+
+/** The daemon's metrics: what sessions publish (observed), and what is read when scraped. */
+export function daemonMetricsOf(parts: DaemonParts, sessions: SessionRegistry): DaemonMetrics {
+  const { cluster } = parts;
+  return new DaemonMetrics({
+    census: () => sessions.census(),
+    commitStats: () => parts.storage.commitStats(),
+    mcp: () => parts.tooling.mcp.status(),
+    ...(cluster === null ? {} : { node: () => cluster.health() }),
+  });
 }
 
 /** What the routes get: the registry, storage, provider defaults and workspace checks. */
