@@ -9,6 +9,8 @@
  *   sending `POST /sessions/{id}/approvals/{call_id}` to the call's `tool` start event on the
  *   session's stream (the decision logged durably in between), p50 and p99 over 300 calls;
  *   baseline: the round trip of `GET /server` on the same daemon (the HTTP floor).
+ * - The approvals a person answers over a scripted 30-turn coding session in `ask` mode, with
+ *   read-only commands allowed, against every command asked (approvals-session.ts).
  */
 import { judgeCall, type PolicyLayers } from "../src/daemon/approval/approval-policy.js";
 import type { ApprovalPolicy, ApprovalRule } from "../src/model/approval-policy.js";
@@ -16,6 +18,7 @@ import { DaemonHarness } from "../test/e2e/support/daemon-harness.js";
 import type { SseConnection, StreamEvent } from "../test/e2e/support/sse-client.js";
 import { text, toolCalls } from "../test/support/fake-provider/reply.js";
 import { FakeProvider } from "../test/support/fake-provider/server.js";
+import { scriptedSession } from "./approvals-session.js";
 import { type Figure, figure, quantile, writeReport } from "./report.js";
 
 const checks = 200_000;
@@ -26,6 +29,7 @@ export async function run(): Promise<void> {
   const figures: Figure[] = [];
   figures.push(...policyCheck());
   figures.push(...(await allowToStart()));
+  figures.push(...(await scriptedSession()));
   writeReport("approvals", figures);
 }
 
