@@ -19,13 +19,35 @@ import { argumentProblem, readOnlyPrograms } from "./read-only-programs.js";
 import { parseShell, type ShellCommand, type ShellStatement, type ShellWord } from "./shell-syntax.js";
 
 /** What the classifier says of a command: read-only, or why not. */
-export type CommandClass = { readOnly: true } | { readOnly: false; reason: string };
+export type CommandClass =
+  | { readonly readOnly: true }
+  | { readonly readOnly: false; readonly reason: string };
 
 /** Longer commands are not parsed (they are asked): a bound on the parser's work per call. */
 export const maxClassifiedLength = 16 * 1024;
 
+/**
+ * The latest verdicts, by command: a call is judged twice (when its response is committed and
+ * before it runs) and a parse costs a few hundred µs, so the second judgement reuses the first.
+ */
+const recentVerdicts = new Map<string, CommandClass>();
+const recentVerdictsKept = 256;
+
 /** Whether `command` only reads, and if not, why. */
 export function classifyCommand(command: string): CommandClass {
+  const recent = recentVerdicts.get(command);
+  if (recent !== undefined) return recent;
+  const verdict = classifyUncached(command);
+  if (recentVerdicts.size >= recentVerdictsKept) {
+    const oldest = recentVerdicts.keys().next().value;
+    if (oldest !== undefined) recentVerdicts.delete(oldest);
+  }
+  recentVerdicts.set(command, verdict);
+  return verdict;
+}
+
+/** `classifyCommand` without its memory of recent verdicts (what a new command costs). */
+export function classifyUncached(command: string): CommandClass {
   if (command.length > maxClassifiedLength) return notReadOnly("the command is too long to classify");
   const parsed = parseShell(command);
   if (!parsed.ok) return notReadOnly(`it does not parse: ${parsed.error}`);

@@ -55,29 +55,37 @@ interface ShellSyntax {
   NodeType(node: RawNode): string;
 }
 
-let loaded: { syntax: ShellSyntax; operators: Map<number, BinaryOperator> } | null = null;
+interface LoadedSyntax {
+  syntax: ShellSyntax;
+  /** One parser for every parse: making one costs more than a parse, and each parse starts afresh. */
+  parser: { Parse(text: string, name: string): RawNode };
+  operators: Map<number, BinaryOperator>;
+}
+
+let loaded: LoadedSyntax | null = null;
 
 /** The parser, loaded on first use (it is a large module that most daemons never need early). */
-function shellSyntax(): { syntax: ShellSyntax; operators: Map<number, BinaryOperator> } {
+function shellSyntax(): LoadedSyntax {
   if (loaded !== null) return loaded;
   const { syntax } = createRequire(import.meta.url)("mvdan-sh") as { syntax: ShellSyntax };
+  const parser = syntax.NewParser();
   // The operator codes are the parser's own: read them off parsed samples, not copied numbers.
   const operators = new Map<number, BinaryOperator>();
   for (const operator of ["&&", "||", "|", "|&"] as const) {
-    const file = syntax.NewParser().Parse(`a ${operator} b`, "");
+    const file = parser.Parse(`a ${operator} b`, "");
     const command = (list(file.Stmts)[0] as RawNode).Cmd as RawNode;
     operators.set(command.Op as number, operator);
   }
-  loaded = { syntax, operators };
+  loaded = { syntax, parser, operators };
   return loaded;
 }
 
 /** Parse `text` as bash would. */
 export function parseShell(text: string): ShellParse {
-  const { syntax, operators } = shellSyntax();
+  const { syntax, parser, operators } = shellSyntax();
   let file: RawNode;
   try {
-    file = syntax.NewParser().Parse(text, "");
+    file = parser.Parse(text, "");
   } catch (error) {
     return { ok: false, error: parseErrorText(error) };
   }

@@ -1,6 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { classifyCommand, maxClassifiedLength } from "../../../src/daemon/approval/read-only-command.js";
+import {
+  classifyCommand,
+  classifyUncached,
+  maxClassifiedLength,
+} from "../../../src/daemon/approval/read-only-command.js";
 
 const readOnly = [
   "ls",
@@ -218,6 +222,12 @@ describe("the read-only command classifier", () => {
     });
   });
 
+  it("gives a command judged again the same verdict as the first time", () => {
+    for (const command of [...readOnly, ...notReadOnly]) {
+      expect(classifyCommand(command)).toEqual(classifyUncached(command));
+    }
+  });
+
   it("does not parse a command longer than its bound", () => {
     const long = `ls ${"a".repeat(maxClassifiedLength)}`;
     expect(classifyCommand(long)).toEqual({
@@ -280,7 +290,7 @@ describe("the read-only command classifier, on generated commands", () => {
   it("never allows a command holding a write, a redirect, a substitution or a forbidden program", () => {
     fc.assert(
       fc.property(command, (text) => {
-        if (classifyCommand(text).readOnly) expect(forbiddenPieces(text)).toEqual([]);
+        if (classifyUncached(text).readOnly) expect(forbiddenPieces(text)).toEqual([]);
       }),
       { numRuns: 1500 },
     );
@@ -306,7 +316,7 @@ describe("the read-only command classifier, on generated commands", () => {
       );
     fc.assert(
       fc.property(allowedCommand, (text) => {
-        expect(classifyCommand(text)).toEqual({ readOnly: true });
+        expect(classifyUncached(text)).toEqual({ readOnly: true });
       }),
       { numRuns: 500 },
     );
