@@ -125,9 +125,11 @@ const notReadOnly = [
   'echo "$(rm x)"',
   "cat <(rm x)",
   "ls $((i++))",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template.
   "ls ${x:=y}",
   "echo $HOME",
   'echo "$HOME"',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template.
   "echo ${PATH}",
   "ls $'\\x2d\\x2dhelp'",
   "ls {a,b}",
@@ -252,6 +254,7 @@ const safePrograms = [
 const unsafePrograms = ["rm -rf", "sed -i s/a/b/", "sh -c", "tee", "npm test", "xargs rm", "mv a", "/bin/ls"];
 const arguments_ = ["a.txt", "'b c'", '"d"', "src/*.ts", "-la", "--", "x\\ y"];
 const writes = ["> out", ">> out", "2>&1", "< in", "&>out", "<<EOF\nx\nEOF\n", ">|out"];
+// biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansions, not templates.
 const substitutions = ["$(rm x)", "`rm x`", "<(rm x)", "$((i=1))", "${x:=y}", "$HOME", '"$(id)"', "$'\\x41'"];
 const joins = [" | ", " && ", " || ", "; ", "\n", " & ", " |& "];
 
