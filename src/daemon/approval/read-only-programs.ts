@@ -84,8 +84,8 @@ export const readOnlyPrograms: ReadonlyMap<string, ProgramRule> = new Map<string
     "sort",
     {
       safeOptions: false,
-      forbiddenShort: "o",
-      forbiddenLong: ["--output", "--compress-program"],
+      forbiddenShort: "oT",
+      forbiddenLong: ["--output", "--compress-program", "--temporary-directory"],
     },
   ],
   ["tree", { safeOptions: false, forbiddenShort: "oR", forbiddenLong: ["--output"] }],

@@ -179,6 +179,7 @@ const notReadOnly = [
   "sort --output=out.txt in.txt",
   "sort --out=out.txt in.txt",
   "sort --compress-program=evil big.txt",
+  "sort -T /tmp big.txt",
   "sort *",
   "uniq in.txt out.txt",
   "uniq src/*.txt",
