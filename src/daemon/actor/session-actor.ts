@@ -234,14 +234,15 @@ export class SessionActor {
   }
 
   /**
-   * Cancel queued inputs through `throughOrder` and stop the running turn if it is `runId`.
+   * Cancel queued inputs through `throughOrder` and stop the running turn if it is `turnId`.
    * Answers once both are durable: the turn's interrupt mark too, so a crash before the turn's
    * end is logged still ends it interrupted.
    */
-  interrupt(runId: string | null, throughOrder: number): Promise<InterruptResult> {
+  interrupt(turnId: string | null, throughOrder: number): Promise<InterruptResult> {
     // Stop the model at once; the bookkeeping waits its turn in the mailbox.
-    const stopped = runId !== null && this.#turns.turn?.id === runId ? this.#turns.requestInterrupt() : null;
-    return this.#task(() => this.#turns.recordInterrupt(runId, stopped, throughOrder));
+    const stopped =
+      turnId !== null && this.#turns.turn?.id === turnId ? this.#turns.requestInterrupt() : null;
+    return this.#task(() => this.#turns.recordInterrupt(turnId, stopped, throughOrder));
   }
 
   /** Cancel one input: drop it from the queue, or interrupt the turn it alone belongs to. */

@@ -296,15 +296,15 @@ export class TurnRun {
   /** The loop's observer; `toolCallStarts` is told when the model starts a tool call. */
   #observer(bound: BoundClient, toolCallStarts: () => void) {
     const port = this.#port;
-    const runId = this.id;
+    const turnId = this.id;
     // The message ids of the request's deltas, made once per request rather than per delta
     // (the merger compares them on every delta, and the same string compares at once).
-    let textMessage = `${runId}:${this.#request}`;
+    let textMessage = `${turnId}:${this.#request}`;
     let thinkingMessage = `${textMessage}:thinking`;
     return {
       onRequestStart: (request: number) => {
         this.#request = request;
-        textMessage = `${runId}:${request}`;
+        textMessage = `${turnId}:${request}`;
         thinkingMessage = `${textMessage}:thinking`;
       },
       onEvent: (event: StreamEvent) => {
@@ -316,7 +316,7 @@ export class TurnRun {
             return;
           case "retry": {
             const data: SessionEventData["retry"] = {
-              run_id: runId,
+              run_id: turnId,
               attempt: event.retry.attempt,
               reason: event.retry.reason,
               delay_ms: event.retry.delay_ms,

@@ -192,12 +192,12 @@ export class TurnScheduler {
 
   /**
    * Inside the mailbox, after `requestInterrupt` stopped the turn `stopped` (null: none was
-   * `runId`): cancel queued inputs through `throughOrder` and make the interrupt durable (a mark
+   * `turnId`): cancel queued inputs through `throughOrder` and make the interrupt durable (a mark
    * on the turn's row, through the group commit and the cluster's fence; one group commit for
    * both), so that a crash before the turn's end is logged still ends it interrupted.
    */
   async recordInterrupt(
-    runId: string | null,
+    turnId: string | null,
     stopped: TurnRun | null,
     throughOrder: number,
   ): Promise<InterruptAnswer> {
@@ -206,7 +206,7 @@ export class TurnScheduler {
       this.#parts.inputs.cancelThrough(throughOrder),
     ]);
     return {
-      run_id: runId,
+      run_id: turnId,
       state: stopped === null ? "already_ended" : "requested",
       cancelled_input_ids: cancelled,
     };
