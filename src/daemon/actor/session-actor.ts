@@ -28,7 +28,7 @@ import type { SessionSettings, SessionSettingsBody } from "../../api/session-set
 import type { CompactAnswer, SessionSnapshot, SessionStatus } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { PositionedEntry } from "../../log/entries.js";
-import type { LogCorruptError } from "../../log/errors.js";
+import { type LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
 import type { ApprovalGate } from "../approval/approval-gate.js";
 import type { SessionCompactor } from "../compaction/compaction.js";
 import { ActorStoppedError, CompactionRunningError, SessionBusyError } from "../errors.js";
@@ -119,7 +119,7 @@ export class SessionActor {
     epoch: number | null = null,
   ): Promise<SessionActor> {
     const row = await services.storage.getSession(sessionId);
-    if (row === null) throw new ActorStoppedError(sessionId);
+    if (row === null) throw new SessionNotFoundError(sessionId);
     const entries = await services.storage.readLog(sessionId);
     return new SessionActor(
       services,
@@ -358,7 +358,7 @@ export class SessionActor {
 
   async #row(): Promise<SessionRow> {
     const row = await this.#services.storage.getSession(this.sessionId);
-    if (row === null) throw new ActorStoppedError(this.sessionId);
+    if (row === null) throw new SessionNotFoundError(this.sessionId);
     return row;
   }
 

@@ -17,8 +17,7 @@
  */
 import type { CancelAnswer, InputIntent, InputReceipt, InterruptAnswer } from "../../api/inputs.js";
 import type { SessionStatus } from "../../api/session-snapshot.js";
-import { LogCorruptError } from "../../log/errors.js";
-import { ActorStoppedError } from "../errors.js";
+import { LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
 import type { FreshAdmission } from "../session/input-queue.js";
 import type { SessionPort } from "../session/session-port.js";
 import type { SessionServices } from "../session/session-services.js";
@@ -328,7 +327,7 @@ export class TurnScheduler {
   /** The session's row (a turn reads its provider, model and workspace). */
   async #row(): Promise<SessionRow> {
     const row = await this.#services.storage.getSession(this.#port.sessionId);
-    if (row === null) throw new ActorStoppedError(this.#port.sessionId);
+    if (row === null) throw new SessionNotFoundError(this.#port.sessionId);
     return row;
   }
 

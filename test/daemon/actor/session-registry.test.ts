@@ -1,11 +1,11 @@
 import { v7 as uuidv7 } from "uuid";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionRegistry } from "../../../src/daemon/actor/session-registry.js";
-import { SessionUnknownError } from "../../../src/daemon/errors.js";
 import { getReceipt } from "../../../src/daemon/storage/inputs-table.js";
 import { insertSession } from "../../../src/daemon/storage/sessions-table.js";
 import { getTurn } from "../../../src/daemon/storage/turns-table.js";
 import { hashEntry } from "../../../src/log/entry-hash.js";
+import { SessionNotFoundError } from "../../../src/log/errors.js";
 import { textBlockStart, textBlockStop, textDelta } from "../../../src/model/events.js";
 import { assistantMessage, userMessage } from "../../../src/model/items.js";
 import { builtinTools } from "../../../src/tools/builtin-tools.js";
@@ -48,7 +48,7 @@ describe("SessionRegistry", () => {
     await registry.withActor(id, (actor) => actor.delete());
     registry.forget(id);
     await expect(registry.withActor(id, (actor) => actor.snapshot())).rejects.toBeInstanceOf(
-      SessionUnknownError,
+      SessionNotFoundError,
     );
   });
 
@@ -180,12 +180,12 @@ describe("SessionRegistry", () => {
   it("serves a session created after a request for its id found nothing, and keeps no trace of the miss", async () => {
     const { registry, workspace } = registryWith("hi");
     const id = uuidv7();
-    await expect(registry.get(id)).rejects.toBeInstanceOf(SessionUnknownError);
+    await expect(registry.get(id)).rejects.toBeInstanceOf(SessionNotFoundError);
     await create(registry, workspace, id);
     registry.forget(id);
     expect((await registry.get(id)).sessionId).toBe(id);
     for (let i = 0; i < 50; i++)
-      await expect(registry.get(uuidv7())).rejects.toBeInstanceOf(SessionUnknownError);
+      await expect(registry.get(uuidv7())).rejects.toBeInstanceOf(SessionNotFoundError);
     expect(registry.loadingCount).toBe(0);
   });
 });
