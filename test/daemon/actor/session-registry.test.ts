@@ -52,6 +52,23 @@ describe("SessionRegistry", () => {
     );
   });
 
+  it("answers a session whose row went away under its loaded actor as not found, without retrying on a stopped actor", async () => {
+    const { registry, workspace } = registryWith("hi");
+    const id = await create(registry, workspace);
+    const actor = await registry.get(id);
+    // Only the row goes (a deletion half done, as by hand): the log is still there to read.
+    env!.db.pragma("foreign_keys = OFF");
+    env!.db.prepare("DELETE FROM sessions WHERE id = ?").run(id);
+    let calls = 0;
+    const answer = registry.withActor(id, (current) => {
+      calls += 1;
+      return current.snapshot();
+    });
+    await expect(answer).rejects.toBeInstanceOf(SessionNotFoundError);
+    expect(calls).toBe(1);
+    expect(actor.stopped).toBe(false);
+  });
+
   it("runs a turn for a submitted input and keeps its history durable across a reload", async () => {
     const { registry, workspace } = registryWith("Hello there");
     const id = await create(registry, workspace);
