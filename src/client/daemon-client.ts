@@ -10,6 +10,7 @@
 import { Agent } from "node:http";
 import type {
   ApprovalAnswerBody,
+  ApprovalMode,
   ApprovalPolicy,
   ApprovalPolicyAnswer,
   ApprovalPolicyBody,
@@ -247,10 +248,10 @@ export class DaemonClient {
     return this.#call("POST", `${sessionPath(sessionId)}/inputs/${encodeURIComponent(inputId)}/cancel`);
   }
 
-  /** `POST /sessions/{sid}/interrupt`: stop run `runId` and cancel queued inputs up to `throughInputOrder`. */
-  interrupt(sessionId: string, runId: string | null, throughInputOrder: number): Promise<InterruptAnswer> {
+  /** `POST /sessions/{sid}/interrupt`: stop turn `turnId` (the wire's `run_id`) and cancel queued inputs up to `throughInputOrder`. */
+  interrupt(sessionId: string, turnId: string | null, throughInputOrder: number): Promise<InterruptAnswer> {
     return this.#call("POST", `${sessionPath(sessionId)}/interrupt`, {
-      body: { run_id: runId, through_input_order: throughInputOrder } satisfies InterruptBody,
+      body: { run_id: turnId, through_input_order: throughInputOrder } satisfies InterruptBody,
     });
   }
 
@@ -266,6 +267,13 @@ export class DaemonClient {
   setApprovalPolicy(sessionId: string, policy: ApprovalPolicy | null): Promise<ApprovalPolicyAnswer> {
     return this.#call("PUT", `${sessionPath(sessionId)}/approval-policy`, {
       body: { approval_policy: policy } satisfies ApprovalPolicyBody,
+    });
+  }
+
+  /** `PUT /sessions/{sid}/approval-policy` with `{"mode"}`: the session's approval mode (its rules kept). */
+  setApprovalMode(sessionId: string, mode: ApprovalMode): Promise<ApprovalPolicyAnswer> {
+    return this.#call("PUT", `${sessionPath(sessionId)}/approval-policy`, {
+      body: { mode } satisfies ApprovalPolicyBody,
     });
   }
 

@@ -6,6 +6,7 @@
  */
 import type {
   ApprovalDecision,
+  ApprovalMode,
   ApprovalPolicy,
   ApprovalResolver,
   ApprovalRule,
@@ -54,7 +55,8 @@ export interface RestoredState {
   system_prompt: string | null;
   config: RequestConfig;
   history: Item[];
-  turn_count: number;
+  /** How many model requests the session has made (the latest `turn_end`'s `turn_count`). */
+  request_count: number;
   locked_prefix_len: number;
   last_run_interrupted: boolean;
   /** Hash of the last entry replayed; null for an empty log. */
@@ -62,6 +64,8 @@ export interface RestoredState {
   usage_history: UsageRecord[];
   /** The session's own approval policy (null: the configured one applies). */
   approval_policy: ApprovalPolicy | null;
+  /** The session's approval mode (`ask` until a change sets another). */
+  approval_mode: ApprovalMode;
   /** Rules remembered from "always" answers, oldest first. */
   remembered_rules: ApprovalRule[];
   /** Calls waiting for an answer, in request order; a call leaves once answered or given a result. */
@@ -93,12 +97,13 @@ export function emptyState(): RestoredState {
     system_prompt: null,
     config: {},
     history: [],
-    turn_count: 0,
+    request_count: 0,
     locked_prefix_len: 0,
     last_run_interrupted: false,
     head_hash: null,
     usage_history: [],
     approval_policy: null,
+    approval_mode: "ask",
     remembered_rules: [],
     pending_approvals: [],
     approval_decisions: Object.create(null) as Record<string, ResolvedApproval>,
@@ -158,7 +163,7 @@ export function applyEntry(state: RestoredState, entry: LogEntry): void {
       // The model ran again without new input: nothing to replay.
       return;
     case "turn_end":
-      state.turn_count = entry.turn_count;
+      state.request_count = entry.turn_count;
       return;
     case "run_outcome":
       state.last_run_interrupted = entry.interrupted;
@@ -183,6 +188,7 @@ export function applyEntry(state: RestoredState, entry: LogEntry): void {
       return;
     case "approval_policy_changed":
       state.approval_policy = entry.policy === null ? null : structuredClone(entry.policy);
+      if (entry.mode !== undefined) state.approval_mode = entry.mode;
       return;
     case "approval_requested":
       applyApprovalRequested(state, entry);

@@ -6,6 +6,7 @@
  */
 import type {
   ApprovalDecision,
+  ApprovalMode,
   ApprovalPolicy,
   ApprovalResolver,
   ApprovalRule,
@@ -75,6 +76,11 @@ export type LogEntry =
   | ({ kind: "note"; ts: number; origin: string; item: Item } & EntryContext)
   /** A `continue` input ran the model again without a user message; changes no history. */
   | ({ kind: "continuation"; ts: number } & EntryContext)
+  /**
+   * A turn ended. `turn_count` (a stored name, kept for old logs and the hash chain) counts
+   * model requests: how many the session has made so far, all turns together, not turns.
+   * Replay reads it as `RestoredState.request_count`.
+   */
   | { kind: "turn_end"; ts: number; turn_count: number }
   | { kind: "run_outcome"; ts: number; outcome: Outcome; interrupted: boolean }
   /**
@@ -90,8 +96,11 @@ export type LogEntry =
     }
   | { kind: "locked"; ts: number; locked_prefix_len: number }
   | { kind: "cache_unlocked"; ts: number }
-  /** The session's own approval policy was set (at creation) or changed; null: none of its own. */
-  | { kind: "approval_policy_changed"; ts: number; policy: ApprovalPolicy | null }
+  /**
+   * The session's own approval policy was set (at creation) or changed; null: none of its own.
+   * `mode`: the session's approval mode from now on (absent: unchanged, `ask` until first set).
+   */
+  | { kind: "approval_policy_changed"; ts: number; policy: ApprovalPolicy | null; mode?: ApprovalMode }
   /**
    * A committed tool call waits for a person's answer before its tool may run; `rule` is what
    * asked. Logged with the call (same commit) or, for a call found waiting later, on its own.

@@ -28,12 +28,13 @@ describe("collectState", () => {
       system_prompt: null,
       config: {},
       history: [],
-      turn_count: 0,
+      request_count: 0,
       locked_prefix_len: 0,
       last_run_interrupted: false,
       head_hash: null,
       usage_history: [],
       approval_policy: null,
+      approval_mode: "ask",
       remembered_rules: [],
       pending_approvals: [],
       approval_decisions: {},
@@ -56,7 +57,7 @@ describe("collectState", () => {
     const chain = buildChain(null, fullTurn);
     const state = collectState(chain);
     expect(state.history).toEqual([userMessage("Hi"), assistantMessage("Hello!")]);
-    expect(state.turn_count).toBe(1);
+    expect(state.request_count).toBe(1);
     expect(state.last_run_interrupted).toBe(false);
     expect(state.head_hash).toBe(chain[4]!.hash);
   });

@@ -50,6 +50,7 @@ function snapshot(items: HistoryEntry[], older: string | null = null): SessionSn
     pending_inputs: [],
     pending_approvals: [],
     approval_policy: null,
+    approval_mode: "ask",
     history: { items, older, newer: null, high_water: items.length, byte_limited: false },
     settings: { provider_profile: "p", model: "m", request_config: {}, effective: null },
     context: null,
@@ -165,7 +166,7 @@ describe("the transcript reducer", () => {
       batch([text("r3", 1, "b")], { reason: "replay_unavailable", snapshot: replay }),
     );
     expect(state!.drafts).toEqual([
-      { messageId: "r3:1", runId: "r3", kind: "text", text: "b", partial: true },
+      { messageId: "r3:1", turnId: "r3", kind: "text", text: "b", partial: true },
     ]);
   });
 

@@ -11,6 +11,7 @@
 import type { ShellInfo } from "../../api/server.js";
 import type { SessionSnapshot } from "../../api/session-snapshot.js";
 import type { DaemonClient } from "../../client/daemon-client.js";
+import { ChatApprovalMode } from "../chat-approval-mode.js";
 import { ChatApprovals } from "../chat-approvals.js";
 import { type CliContext, connectWithServer } from "../cli-context.js";
 import type { ExitCode } from "../exit-codes.js";
@@ -72,24 +73,7 @@ async function chatInSession(
   let usage = (): string | null => null;
   const status = new TurnStatus(reader, () => usage());
   try {
-    const view = new TranscriptView({
-      text: out,
-      aside: out,
-      showThinking: options.hideThinking !== true,
-      showUserEntries: true,
-      markdown: out.tty && wantsColor(out.tty, context.env),
-      collapseThinking: true,
-      readWorkspaceFile: workspaceTextReader(snapshot.workspace),
-      // The status line lives above the prompt; without one (stdin piped), a spinner on a terminal.
-      spinner: reader.interactive ? status : new Spinner(out, context.env),
-      surroundWrites: {
-        before: () => reader.beforeOutput(),
-        after: (lineOpen, plain) => {
-          status.activity();
-          reader.afterOutput(lineOpen, plain);
-        },
-      },
-    });
+    const view = chatTranscriptView(context, options, reader, status, snapshot.workspace);
     const approvals = new ChatApprovals({
       client,
       sessionId: snapshot.id,
@@ -111,6 +95,15 @@ async function chatInSession(
       },
     });
     watcher = active;
+    let loop: ChatPromptLoop | null = null;
+    const approvalMode = new ChatApprovalMode(client, snapshot.id, snapshot.approval_mode, {
+      changed: (mode) => {
+        view.notice(`approval mode: ${mode}`);
+        loop?.refreshPrompt();
+      },
+      failed: (message) => view.notice(message),
+    });
+    reader.onShiftTab(() => void approvalMode.cycle());
     usage = () =>
       active.sessionUsage.total > 0 ? `${compactCount(active.sessionUsage.total)} tokens` : null;
     active.seed(snapshot);
@@ -120,7 +113,7 @@ async function chatInSession(
     if (shell?.mode === "off") writeShellWarning(out, shell);
     active.start();
     await active.connected();
-    const loop = new ChatPromptLoop({
+    loop = new ChatPromptLoop({
       client,
       context,
       sessionId: snapshot.id,
@@ -130,12 +123,42 @@ async function chatInSession(
       reader,
       status,
       approvals,
+      approvalMode,
     });
     return await loop.loop();
   } finally {
     status.end();
     await watcher?.stop();
   }
+}
+
+/** The chat's transcript: thinking collapsed, writes kept clear of the prompt and its status line. */
+function chatTranscriptView(
+  context: CliContext,
+  options: ChatOptions,
+  reader: PromptReader,
+  status: TurnStatus,
+  workspace: string,
+): TranscriptView {
+  const out = context.terminal.out;
+  return new TranscriptView({
+    text: out,
+    aside: out,
+    showThinking: options.hideThinking !== true,
+    showUserEntries: true,
+    markdown: out.tty && wantsColor(out.tty, context.env),
+    collapseThinking: true,
+    readWorkspaceFile: workspaceTextReader(workspace),
+    // The status line lives above the prompt; without one (stdin piped), a spinner on a terminal.
+    spinner: reader.interactive ? status : new Spinner(out, context.env),
+    surroundWrites: {
+      before: () => reader.beforeOutput(),
+      after: (lineOpen, plain) => {
+        status.activity();
+        reader.afterOutput(lineOpen, plain);
+      },
+    },
+  });
 }
 
 /** 1234 → "1.2k". */

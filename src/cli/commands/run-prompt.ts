@@ -74,7 +74,7 @@ export async function runPrompt(
     active.watcher.noteReceipt(receipt);
     active.waiting.start();
     const interruptTurn = (): Promise<unknown> =>
-      client.interrupt(sessionId, active.watcher.runOf(inputId), receipt.acceptance_order);
+      client.interrupt(sessionId, active.watcher.turnOf(inputId), receipt.acceptance_order);
     let pipeBroken: (value: "broken_pipe") => void = () => undefined;
     const brokenPipe = new Promise<"broken_pipe">((resolve) => {
       pipeBroken = resolve;
@@ -189,7 +189,7 @@ async function finishRun(
 ): Promise<ExitCode> {
   const { out, err } = context.terminal;
   const { client, sessionId, created, watch } = turn;
-  const usage = sumUsage(watch.watcher.runsOf(turn.inputId).map((runId) => watch.watcher.usageOf(runId)));
+  const usage = sumUsage(watch.watcher.turnsOf(turn.inputId).map((turnId) => watch.watcher.usageOf(turnId)));
   const failedBeforeAnswer =
     outcome !== "forced" && "state" in outcome && outcome.state === "failed" && usage.total_tokens === 0;
   let remove = created && (options.ephemeral === true || failedBeforeAnswer);

@@ -32,8 +32,8 @@ export function watchTurn(
   options: { json?: boolean; hideThinking?: boolean },
 ): TurnWatch {
   const { out, err } = context.terminal;
-  let runsOfInput: () => readonly string[] = () => [];
-  const ourRun = (runId: string | null): boolean => runId !== null && runsOfInput().includes(runId);
+  let turnsOfInput: () => readonly string[] = () => [];
+  const ourTurn = (turnId: string | null): boolean => turnId !== null && turnsOfInput().includes(turnId);
   const waiting = new WaitingLine(err);
   const view = options.json
     ? null
@@ -44,7 +44,7 @@ export function watchTurn(
         showUserEntries: false,
         showErrors: false,
         // The watcher learns our run from the receipt event, which precedes the run's output.
-        runFilter: ourRun,
+        turnFilter: ourTurn,
         surroundWrites: waiting,
       });
   view?.markOwnInput(target.inputId);
@@ -57,7 +57,7 @@ export function watchTurn(
     onBatch: (batch) => {
       approvals.observe(batch);
       for (const event of batch.events) {
-        answer.observe(event, ourRun);
+        answer.observe(event, ourTurn);
         waiting.activity(waitingLabel(event));
       }
       if (options.json) {
@@ -66,6 +66,6 @@ export function watchTurn(
       }
     },
   });
-  runsOfInput = () => watcher.runsOf(target.inputId);
-  return { watcher, view, waiting, approvals, answer, ours: (request) => ourRun(request.run_id) };
+  turnsOfInput = () => watcher.turnsOf(target.inputId);
+  return { watcher, view, waiting, approvals, answer, ours: (request) => ourTurn(request.run_id) };
 }

@@ -75,17 +75,17 @@ export function sessionServicesOf(parts: DaemonParts): SessionServices {
 function workspaceCheckpoints(parts: DaemonParts): Pick<SessionServices, "checkpoint" | "removeCheckpoints"> {
   const { settings, hiddenPaths, logger } = parts;
   return {
-    checkpoint: async (session, runId, phase) => {
+    checkpoint: async (session, turnId, phase) => {
       try {
         await checkpointWorkspace(
           { home: settings.home, hiddenPaths },
           session.id,
           session.workspace,
-          runId,
+          turnId,
           phase,
         );
       } catch (error) {
-        logger.warn({ session: session.id, runId, phase, err: error }, "workspace checkpoint skipped");
+        logger.warn({ session: session.id, turnId, phase, err: error }, "workspace checkpoint skipped");
       }
     },
     removeCheckpoints: (sessionId) => {

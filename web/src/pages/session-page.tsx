@@ -1,9 +1,11 @@
 /**
- * A session: its header (status, model, tokens, workspace, where it was forked from and its
- * forks), the connection state, turn errors (a refused one with the repair form), pending
+ * A session: its header (status, model, tokens, workspace, the approval mode selector, where it
+ * was forked from and its forks), the connection state, turn errors (a refused one with the repair form), pending
  * approvals, the live transcript and the input box.
  */
-import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from "react";
+import { type ReactNode, useCallback, useEffect, useMemo, useState, useSyncExternalStore } from "react";
+import { approvalModes } from "../../../src/api/approval-modes.js";
+import type { ApprovalMode } from "../../../src/api/approvals.js";
 import type { HistoryEntry } from "../../../src/api/history.js";
 import type { SessionList } from "../../../src/api/sessions.js";
 import { ApprovalsPanel } from "../approvals/approvals-panel.js";
@@ -28,13 +30,7 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
     return () => controller.stop();
   }, [controller]);
   const view = useSyncExternalStore(controller.subscribe, controller.view);
-  const [forks, setForks] = useState<SessionList["items"]>([]);
-  useEffect(() => {
-    call<SessionList>("GET", `/sessions?parent_id=${encodeURIComponent(sessionId)}`).then(
-      (list) => setForks(list.items),
-      () => setForks([]),
-    );
-  }, [sessionId]);
+  const forks = useForks(sessionId);
 
   const onFork = useCallback(
     (entry: HistoryEntry) => {
@@ -66,19 +62,23 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
   const busy = status.phase !== "idle" || state.pendingInputs.size > 0;
   return (
     <main className="session">
-      <SessionHeader state={state} forks={forks} />
+      <SessionHeader
+        state={state}
+        forks={forks}
+        modeSelect={
+          approvals ? (
+            <ApprovalModeSelect
+              mode={state.summary.approval_mode}
+              onChange={(mode) => void controller.setApprovalMode(mode)}
+            />
+          ) : null
+        }
+      />
       {connection}
       {status.blocking_reason !== null ? (
         <div className="banner failure">{status.blocking_reason.detail}</div>
       ) : null}
-      {state.notice !== null || view.failure !== null ? (
-        <div className="banner notice" data-testid="notice">
-          {view.failure ?? state.notice}
-          <button type="button" onClick={() => controller.dismiss()}>
-            dismiss
-          </button>
-        </div>
-      ) : null}
+      <NoticeBanner notice={view.failure ?? state.notice} onDismiss={() => controller.dismiss()} />
       <TurnErrors state={state} onRepair={(from, to) => controller.repair(from, to)} />
       {approvals ? (
         <ApprovalsPanel
@@ -102,7 +102,16 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
 }
 
 /** The session's name, status, model, tokens and workspace, where it was forked from and its forks. */
-function SessionHeader({ state, forks }: { state: TranscriptState; forks: SessionList["items"] }) {
+function SessionHeader({
+  state,
+  forks,
+  modeSelect,
+}: {
+  state: TranscriptState;
+  forks: SessionList["items"];
+  /** The approval mode selector, where the daemon answers approvals. */
+  modeSelect: ReactNode;
+}) {
   const { summary, status, usage } = state;
   return (
     <header className="session-header">
@@ -115,6 +124,7 @@ function SessionHeader({ state, forks }: { state: TranscriptState; forks: Sessio
           <span>{summary.model ?? "no model"}</span>
           <span data-testid="usage">{usage.total_tokens.toLocaleString()} tokens</span>
           <code>{summary.workspace}</code>
+          {modeSelect}
         </div>
         <div className="lineage">
           {summary.parent_id !== null ? (
@@ -135,6 +145,31 @@ function SessionHeader({ state, forks }: { state: TranscriptState; forks: Sessio
         </div>
       </div>
     </header>
+  );
+}
+
+/** The forks of a session (none when they cannot be listed). */
+function useForks(sessionId: string): SessionList["items"] {
+  const [forks, setForks] = useState<SessionList["items"]>([]);
+  useEffect(() => {
+    call<SessionList>("GET", `/sessions?parent_id=${encodeURIComponent(sessionId)}`).then(
+      (list) => setForks(list.items),
+      () => setForks([]),
+    );
+  }, [sessionId]);
+  return forks;
+}
+
+/** The latest notice or failure, until dismissed. */
+function NoticeBanner({ notice, onDismiss }: { notice: string | null; onDismiss(): void }) {
+  if (notice === null) return null;
+  return (
+    <div className="banner notice" data-testid="notice">
+      {notice}
+      <button type="button" onClick={onDismiss}>
+        dismiss
+      </button>
+    </div>
   );
 }
 
@@ -160,6 +195,29 @@ function TurnErrors({
         </div>
       ))}
     </>
+  );
+}
+
+/** What runs without asking in this session: one of the approval modes (docs/http-api.md). */
+function ApprovalModeSelect({ mode, onChange }: { mode: ApprovalMode; onChange(mode: ApprovalMode): void }) {
+  return (
+    <label className="approval-mode" title="What the agent may do without asking">
+      approvals{" "}
+      <select
+        data-testid="approval-mode"
+        value={mode}
+        onChange={(event) => {
+          const chosen = approvalModes.find((candidate) => candidate === event.target.value);
+          if (chosen !== undefined) onChange(chosen);
+        }}
+      >
+        {approvalModes.map((candidate) => (
+          <option key={candidate} value={candidate}>
+            {candidate}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
 
