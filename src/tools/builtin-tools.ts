@@ -12,6 +12,8 @@ import path from "node:path";
 import type { ToolDefinition } from "../model/tools.js";
 import { editFileTool } from "./edit-file.js";
 import { type HiddenPaths, hiddenPathCovering, realPathOf, resolveHiddenPaths } from "./hidden-paths.js";
+import { type GrepEngine, grepTool } from "./grep.js";
+import { findRipgrep } from "./grep-ripgrep.js";
 import { listFilesTool } from "./list-files.js";
 import { readFileTool } from "./read-file.js";
 import { runCommandTool } from "./run-command.js";
@@ -25,6 +27,8 @@ export interface BuiltinToolsOptions extends ShellChoiceOptions {
    * contents of, e.g. the daemon's home with its token and API keys, and its database files.
    */
   hiddenPaths?: readonly string[];
+  /** How `grep` searches; default: ripgrep when `findRipgrep` finds it, else in process. */
+  grepEngine?: GrepEngine;
 }
 
 /** A workspace that cannot confine anything, or that lies inside a hidden path. */
@@ -71,6 +75,8 @@ export interface BuiltinToolKit {
   readonly shell: ShellChoice;
   /** The hidden paths, resolved when the kit was made. */
   readonly hidden: HiddenPaths;
+  /** How `grep` searches. */
+  readonly grepEngine: GrepEngine;
   /** The tool definitions for one workspace (see `builtinTools`). */
   toolsFor(workspace: string): ToolDefinition[];
 }
@@ -83,9 +89,11 @@ export interface BuiltinToolKit {
 export function builtinToolKit(options: BuiltinToolsOptions = {}): BuiltinToolKit {
   const hidden = resolveHiddenPaths(options.hiddenPaths ?? []);
   const shell = chooseShell(options);
+  const grepEngine = options.grepEngine ?? defaultGrepEngine();
   return {
     shell,
     hidden,
+    grepEngine,
     toolsFor: (workspace) => {
       requireAbsolute(workspace);
       // The workspace itself is resolved every time: where it points may have changed.
@@ -96,11 +104,17 @@ export function builtinToolKit(options: BuiltinToolsOptions = {}): BuiltinToolKi
         writeFileTool(workspace, hidden),
         editFileTool(workspace, hidden),
         listFilesTool(workspace, hidden),
+        grepTool(workspace, hidden, grepEngine),
       ];
       if (shell.mode !== "off") tools.push(runCommandTool(workspace, shell, hidden));
       return tools;
     },
   };
+}
+
+function defaultGrepEngine(): GrepEngine {
+  const ripgrep = findRipgrep();
+  return ripgrep === null ? { kind: "in_process" } : { kind: "ripgrep", path: ripgrep };
 }
 
 /**
