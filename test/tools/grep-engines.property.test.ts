@@ -45,7 +45,7 @@ describe("grep engines", () => {
     let withMatches = 0;
     await fc.assert(
       fc.asyncProperty(
-        fc.array(file, { maxLength: 14 }),
+        fc.array(file, { minLength: 4, maxLength: 20 }),
         fc.array(gitignore, { maxLength: 3 }),
         fc.constantFrom(...patterns),
         fc.constantFrom(undefined, "d1", "d2", "d1/d2"),
@@ -76,6 +76,6 @@ describe("grep engines", () => {
       { numRuns: 150 },
     );
     // Agreeing on "no matches" alone would prove little.
-    expect(withMatches).toBeGreaterThan(30);
+    expect(withMatches).toBeGreaterThan(20);
   });
 });
