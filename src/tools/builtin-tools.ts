@@ -10,8 +10,10 @@
  */
 import path from "node:path";
 import type { ToolDefinition } from "../model/tools.js";
+import { applyPatchTool } from "./apply-patch.js";
 import { editFileTool } from "./edit-file.js";
 import { type HiddenPaths, hiddenPathCovering, realPathOf, resolveHiddenPaths } from "./hidden-paths.js";
+import { globTool } from "./glob.js";
 import { type GrepEngine, grepTool } from "./grep.js";
 import { findRipgrep } from "./grep-ripgrep.js";
 import { listFilesTool } from "./list-files.js";
@@ -103,8 +105,10 @@ export function builtinToolKit(options: BuiltinToolsOptions = {}): BuiltinToolKi
         readFileTool(workspace, hidden),
         writeFileTool(workspace, hidden),
         editFileTool(workspace, hidden),
+        applyPatchTool(workspace, hidden),
         listFilesTool(workspace, hidden),
         grepTool(workspace, hidden, grepEngine),
+        globTool(workspace, hidden),
       ];
       if (shell.mode !== "off") tools.push(runCommandTool(workspace, shell, hidden));
       return tools;
