@@ -7,6 +7,7 @@
  * file's text comes from is the caller's business.
  */
 import { createRequire } from "node:module";
+import { patchFileEdits } from "./patch-diff.js";
 import type { Paint } from "./terminal.js";
 
 type StructuredPatch = typeof import("diff").structuredPatch;
@@ -80,8 +81,9 @@ export function fileEditOf(
 }
 
 /**
- * The diff a finished `write_file` or `edit_file` call shows in a transcript: what its arguments
- * change (an edit's old text against its new text, a write's content as added lines), at most
+ * The diff a finished `write_file`, `edit_file` or `apply_patch` call shows in a transcript: what
+ * its arguments change (an edit's old text against its new text, a write's content as added
+ * lines), at most
  * `maxLines` lines; none for other calls. `args` may be the arguments' JSON text.
  */
 export function editDiffLines(
@@ -99,6 +101,12 @@ export function editDiffLines(
     } catch {
       return [];
     }
+  }
+  if (tool === "apply_patch") {
+    const lines = (patchFileEdits(value, () => null) ?? []).flatMap((edit) => unifiedDiffLines(paint, edit));
+    if (lines.length <= maxLines) return lines;
+    const cut = lines.length - maxLines;
+    return [...lines.slice(0, maxLines), paint.dim(`… ${cut} more line${cut === 1 ? "" : "s"} of diff`)];
   }
   const edit = editInFile(tool, value, readAfter) ?? fileEditOf(tool, value, () => null);
   return edit === null ? [] : unifiedDiffLines(paint, edit, maxLines);

@@ -24,12 +24,18 @@ import type {
 import { commandParts, shellOperatorsIn } from "./shell-command.js";
 import { literalPattern, matchesWildcard } from "./wildcard-pattern.js";
 
-/** The policy when nothing is set: reading allowed, writing and running (MCP tools included) asked. */
+/**
+ * The policy when nothing is set: reading, searching and keeping the plan allowed; writing,
+ * running and fetching (MCP tools included) asked.
+ */
 export const builtinPolicy: Readonly<ApprovalPolicy> = Object.freeze({
   default: "ask" as const,
   rules: [
     { tool: "read_file", action: "allow" as const },
     { tool: "list_files", action: "allow" as const },
+    { tool: "grep", action: "allow" as const },
+    { tool: "glob", action: "allow" as const },
+    { tool: "todo_write", action: "allow" as const },
   ],
 });
 
@@ -37,7 +43,14 @@ export const builtinPolicy: Readonly<ApprovalPolicy> = Object.freeze({
 export const askUserToolName = "ask_user";
 
 /** The built-in tools whose `path` argument names a file or directory of the workspace. */
-const fileTools: ReadonlySet<string> = new Set(["read_file", "write_file", "edit_file", "list_files"]);
+const fileTools: ReadonlySet<string> = new Set([
+  "read_file",
+  "write_file",
+  "edit_file",
+  "list_files",
+  "grep",
+  "glob",
+]);
 
 /** The layers of one session's policy, most general first. */
 export interface PolicyLayers {
