@@ -13,8 +13,8 @@
 import { lstat, unlink } from "node:fs/promises";
 import type { JsonObject } from "../model/json.js";
 import { ToolError } from "../model/tools.js";
-import { fileError } from "./file-error.js";
 import { MAX_EDIT_FILE_BYTES, occurrences } from "./edit-file.js";
+import { fileError } from "./file-error.js";
 import type { HiddenPaths } from "./hidden-paths.js";
 import { errorCode } from "./system-error.js";
 import { type WorkspaceTool, workspaceTool } from "./tool-kind.js";
@@ -72,7 +72,12 @@ const description =
   "a file sees the first. If any edit does not apply, no file is changed and the error says which one.";
 
 /** The `apply_patch` tool, confined to a workspace and kept off its hidden paths. */
-export const applyPatchTool: WorkspaceTool = workspaceTool("apply_patch", inputSchema, description, applyPatch);
+export const applyPatchTool: WorkspaceTool = workspaceTool(
+  "apply_patch",
+  inputSchema,
+  description,
+  applyPatch,
+);
 
 /** One file the patch touches: where it is, what it held (null: absent) and what it will hold. */
 interface PatchedFile {
@@ -141,7 +146,8 @@ async function readIfPresent(realRoot: string, absolute: string, requested: stri
   const handle = await openRegularFile(realRoot, absolute, requested);
   try {
     const { size } = await handle.stat();
-    if (size > MAX_EDIT_FILE_BYTES) throw refused(`"${requested}" is ${size} bytes, over ${MAX_EDIT_FILE_BYTES}`);
+    if (size > MAX_EDIT_FILE_BYTES)
+      throw refused(`"${requested}" is ${size} bytes, over ${MAX_EDIT_FILE_BYTES}`);
     const bytes = await handle.readFile();
     if (bytes.includes(0)) throw refused(`"${requested}" looks like a binary file`);
     try {
@@ -164,9 +170,15 @@ async function writeAll(realRoot: string, files: readonly PatchedFile[]): Promis
   } catch (error) {
     for (const file of written.reverse()) {
       if (file.before === null) await unlink(file.absolute).catch(() => undefined);
-      else await replaceFileAtomically(realRoot, file.absolute, file.requested, file.before).catch(() => undefined);
+      else
+        await replaceFileAtomically(realRoot, file.absolute, file.requested, file.before).catch(
+          () => undefined,
+        );
     }
     const why = error instanceof Error ? error.message : String(error);
-    throw new ToolError("execution_failed", `apply_patch: a write failed (${why}); the files written before it were put back`);
+    throw new ToolError(
+      "execution_failed",
+      `apply_patch: a write failed (${why}); the files written before it were put back`,
+    );
   }
 }

@@ -22,7 +22,10 @@ export class GitignoreStack {
 
   /** This stack with the rules of the `.gitignore` text found in `base` added (innermost). */
   with(base: string, text: string): GitignoreStack {
-    return new GitignoreStack([...this.files, { base, rules: ignore({ allowRelativePaths: true }).add(text) }]);
+    return new GitignoreStack([
+      ...this.files,
+      { base, rules: ignore({ allowRelativePaths: true }).add(text) },
+    ]);
   }
 
   /** Whether `relative` (a path from the searched directory, "/"-separated) is ignored. */

@@ -65,7 +65,8 @@ async function glob(workspace: string, hidden: HiddenPaths, input: GlobInput): P
   const stats = await lstat(start).catch((error: unknown) => {
     throw fileError(requested, error);
   });
-  if (!stats.isDirectory()) throw new ToolError("execution_failed", `glob: "${requested}" is not a directory`);
+  if (!stats.isDirectory())
+    throw new ToolError("execution_failed", `glob: "${requested}" is not a directory`);
   const prefix = workspaceRelative(realRoot, start);
   const keep = globFilter(input.pattern);
   const found: FoundFile[] = [];
@@ -83,6 +84,7 @@ async function glob(workspace: string, hidden: HiddenPaths, input: GlobInput): P
   found.sort((a, b) => b.modified - a.modified || (a.shown < b.shown ? -1 : a.shown > b.shown ? 1 : 0));
   const lines = found.slice(0, MAX_GLOB_RESULTS).map((file) => file.shown);
   const more = found.length - lines.length;
-  if (more > 0) lines.push(`[${more} more file${more === 1 ? "" : "s"} not shown; narrow the pattern or path]`);
+  if (more > 0)
+    lines.push(`[${more} more file${more === 1 ? "" : "s"} not shown; narrow the pattern or path]`);
   return lines.join("\n");
 }

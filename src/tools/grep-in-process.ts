@@ -8,7 +8,14 @@
  */
 import path from "node:path";
 import { ToolError } from "../model/tools.js";
-import { GREP_TIMEOUT_MS, type GrepMatch, type GrepSearch, MAX_GREP_FILE_BYTES, shownLine, visibleResult } from "./grep-search.js";
+import {
+  GREP_TIMEOUT_MS,
+  type GrepMatch,
+  type GrepSearch,
+  MAX_GREP_FILE_BYTES,
+  shownLine,
+  visibleResult,
+} from "./grep-search.js";
 import { PinnedDirectory } from "./pinned-directory.js";
 import { readWithoutFollowing, walkFiles } from "./workspace-walk.js";
 
@@ -46,7 +53,11 @@ export async function searchInProcess(
     search.requested,
     { realRoot: search.realRoot, hidden: search.hidden, signal: search.signal },
     async (file) => {
-      if (search.signal.aborted) throw new ToolError("execution_failed", `grep: the search was stopped (cancelled, or longer than ${GREP_TIMEOUT_MS / 1000} s: narrow the path or glob)`);
+      if (search.signal.aborted)
+        throw new ToolError(
+          "execution_failed",
+          `grep: the search was stopped (cancelled, or longer than ${GREP_TIMEOUT_MS / 1000} s: narrow the path or glob)`,
+        );
       if (keep(file.relative)) await searchFile(file.relative, file.reachable);
     },
   );

@@ -15,7 +15,14 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../model/tools.js";
 import { COMMAND_PATH } from "./bubblewrap.js";
-import { GREP_TIMEOUT_MS, type GrepMatch, type GrepSearch, MAX_GREP_FILE_BYTES, shownLine, visibleResult } from "./grep-search.js";
+import {
+  GREP_TIMEOUT_MS,
+  type GrepMatch,
+  type GrepSearch,
+  MAX_GREP_FILE_BYTES,
+  shownLine,
+  visibleResult,
+} from "./grep-search.js";
 import { isInsideDirectory } from "./path-containment.js";
 import { PinnedDirectory } from "./pinned-directory.js";
 
@@ -33,7 +40,10 @@ export function findRipgrep(searchPath: string = process.env.PATH ?? ""): string
 
 /** A glob that matches `relative` literally (gitignore syntax, anchored at the searched directory). */
 function literalGlob(relative: string): string {
-  return `/${relative.split(path.sep).join("/").replace(/[\\*?[\]{}!]/g, (special) => `\\${special}`)}`;
+  return `/${relative
+    .split(path.sep)
+    .join("/")
+    .replace(/[\\*?[\]{}!]/g, (special) => `\\${special}`)}`;
 }
 
 /** ripgrep's arguments for `search`, searching `operand` from the working directory. */
@@ -92,7 +102,11 @@ function runRipgrep(
   found: (match: GrepMatch) => void,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(ripgrep, args, { cwd, env: { PATH: COMMAND_PATH }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(ripgrep, args, {
+      cwd,
+      env: { PATH: COMMAND_PATH },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let pending = "";
     let stderr = "";
     let stopped: string | null = null;
@@ -100,7 +114,10 @@ function runRipgrep(
       stopped ??= why;
       child.kill("SIGKILL");
     };
-    const timer = setTimeout(() => stop(`grep: the search took longer than ${GREP_TIMEOUT_MS / 1000} s; narrow the path or glob`), GREP_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => stop(`grep: the search took longer than ${GREP_TIMEOUT_MS / 1000} s; narrow the path or glob`),
+      GREP_TIMEOUT_MS,
+    );
     const onAbort = () => stop("grep: the search was stopped");
     search.signal.addEventListener("abort", onAbort, { once: true });
     child.stdout.setEncoding("utf8");

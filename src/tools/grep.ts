@@ -7,11 +7,17 @@
  */
 import { lstat } from "node:fs/promises";
 import type { JsonObject } from "../model/json.js";
-import { ToolError, type ToolDefinition } from "../model/tools.js";
+import { type ToolDefinition, ToolError } from "../model/tools.js";
 import { fileError } from "./file-error.js";
 import { searchInProcess } from "./grep-in-process.js";
 import { searchWithRipgrep } from "./grep-ripgrep.js";
-import { GREP_TIMEOUT_MS, globFilter, type GrepSearch, MAX_GREP_MATCHES, MatchCollector } from "./grep-search.js";
+import {
+  GREP_TIMEOUT_MS,
+  type GrepSearch,
+  globFilter,
+  MAX_GREP_MATCHES,
+  MatchCollector,
+} from "./grep-search.js";
 import { type HiddenPaths, NO_HIDDEN_PATHS } from "./hidden-paths.js";
 import { toolKind } from "./tool-kind.js";
 import { realWorkspace, resolveInWorkspace, workspaceRelative } from "./workspace-path.js";
@@ -60,7 +66,11 @@ const description =
 const grepKind = toolKind<GrepInput>("grep", inputSchema);
 
 /** The `grep` tool for `workspace`, searching with `engine`. */
-export function grepTool(workspace: string, hidden: HiddenPaths = NO_HIDDEN_PATHS, engine: GrepEngine): ToolDefinition {
+export function grepTool(
+  workspace: string,
+  hidden: HiddenPaths = NO_HIDDEN_PATHS,
+  engine: GrepEngine,
+): ToolDefinition {
   return grepKind(description, (input, context) => grep(workspace, hidden, engine, input, context.signal));
 }
 

@@ -9,7 +9,7 @@
  */
 import type { Dirent } from "node:fs";
 import { constants } from "node:fs";
-import { opendir, open } from "node:fs/promises";
+import { open, opendir } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../model/tools.js";
 import { GitignoreStack } from "./gitignore-rules.js";

@@ -8,7 +8,9 @@ import { callTool, expectToolError, makeTempDirectory, type TempDirectory } from
 let workspace: TempDirectory;
 const read = (relative: string) => readFile(path.join(workspace.root, relative), "utf8");
 const patch = (edits: unknown) =>
-  callTool(applyPatchTool(workspace.root, resolveHiddenPaths([path.join(workspace.root, ".skein")])), { edits });
+  callTool(applyPatchTool(workspace.root, resolveHiddenPaths([path.join(workspace.root, ".skein")])), {
+    edits,
+  });
 
 beforeEach(async () => {
   workspace = await makeTempDirectory();
@@ -28,7 +30,9 @@ describe("apply_patch", () => {
       { path: "src/b.ts", old_text: "{ a }", new_text: "{ a, bee }" },
       { path: "src/new/c.ts", new_text: "export {};\n" },
     ]);
-    expect(result).toBe("applied 4 edit(s) to 3 file(s): edited src/a.ts, edited src/b.ts, created src/new/c.ts");
+    expect(result).toBe(
+      "applied 4 edit(s) to 3 file(s): edited src/a.ts, edited src/b.ts, created src/new/c.ts",
+    );
     expect(await read("src/a.ts")).toBe("export const a = 10;\nexport const bee = 2;\n");
     expect(await read("src/b.ts")).toBe("import { a, bee } from './a';\n");
     expect(await read("src/new/c.ts")).toBe("export {};\n");
@@ -36,10 +40,31 @@ describe("apply_patch", () => {
 
   it("changes nothing when one edit does not apply, and says which", async () => {
     const cases: Array<[unknown[], RegExp]> = [
-      [[{ path: "src/a.ts", old_text: "a = 1", new_text: "x" }, { path: "src/b.ts", old_text: "absent", new_text: "y" }], /edit 2 \(src\/b\.ts\): old_text was not found/],
-      [[{ path: "src/b.ts", old_text: "a", new_text: "y" }], /edit 1 \(src\/b\.ts\): old_text matches 2 places/],
-      [[{ path: "src/a.ts", old_text: "a = 1", new_text: "x" }, { path: "src/a.ts", new_text: "new" }], /edit 2 .*already exists/],
-      [[{ path: "src/a.ts", old_text: "a = 1", new_text: "x" }, { path: "src/missing.ts", old_text: "x", new_text: "y" }], /edit 2 .*does not exist/],
+      [
+        [
+          { path: "src/a.ts", old_text: "a = 1", new_text: "x" },
+          { path: "src/b.ts", old_text: "absent", new_text: "y" },
+        ],
+        /edit 2 \(src\/b\.ts\): old_text was not found/,
+      ],
+      [
+        [{ path: "src/b.ts", old_text: "a", new_text: "y" }],
+        /edit 1 \(src\/b\.ts\): old_text matches 2 places/,
+      ],
+      [
+        [
+          { path: "src/a.ts", old_text: "a = 1", new_text: "x" },
+          { path: "src/a.ts", new_text: "new" },
+        ],
+        /edit 2 .*already exists/,
+      ],
+      [
+        [
+          { path: "src/a.ts", old_text: "a = 1", new_text: "x" },
+          { path: "src/missing.ts", old_text: "x", new_text: "y" },
+        ],
+        /edit 2 .*does not exist/,
+      ],
     ];
     for (const [edits, message] of cases) {
       await expectToolError(patch(edits), "execution_failed", message);
@@ -50,7 +75,10 @@ describe("apply_patch", () => {
 
   it("refuses a path outside the workspace or hidden, before writing anything", async () => {
     await expectToolError(
-      patch([{ path: "src/a.ts", old_text: "a = 1", new_text: "x" }, { path: "../escape.ts", new_text: "x" }]),
+      patch([
+        { path: "src/a.ts", old_text: "a = 1", new_text: "x" },
+        { path: "../escape.ts", new_text: "x" },
+      ]),
       "invalid_argument",
       /outside/,
     );

@@ -35,7 +35,9 @@ afterEach(async () => {
 
 describe("glob", () => {
   it("lists matching files newest first, leaving out ignored, .git, hidden and linked ones", async () => {
-    expect(await glob({ pattern: "**/*.ts" })).toBe(["src/new.ts", "src/deep/mid.ts", "src/old.ts"].join("\n"));
+    expect(await glob({ pattern: "**/*.ts" })).toBe(
+      ["src/new.ts", "src/deep/mid.ts", "src/old.ts"].join("\n"),
+    );
   });
 
   it("matches a glob without '/' against file names at any depth, and searches a sub-path", async () => {
@@ -52,7 +54,8 @@ describe("glob", () => {
   });
 
   it(`returns at most ${MAX_GLOB_RESULTS} paths and says how many more there are`, async () => {
-    for (let i = 0; i < MAX_GLOB_RESULTS + 5; i++) await writeFile(path.join(workspace.root, `f${i}.txt`), "");
+    for (let i = 0; i < MAX_GLOB_RESULTS + 5; i++)
+      await writeFile(path.join(workspace.root, `f${i}.txt`), "");
     const lines = String(await glob({ pattern: "*.txt" })).split("\n");
     expect(lines).toHaveLength(MAX_GLOB_RESULTS + 1);
     expect(lines.at(-1)).toBe("[5 more files not shown; narrow the pattern or path]");

@@ -13,7 +13,8 @@ import { resolveHiddenPaths } from "../../src/tools/hidden-paths.js";
 import { callTool, makeTempDirectory, type TempDirectory } from "./tool-harness.js";
 
 const ripgrep = findRipgrep();
-if (ripgrep === null) throw new Error('this test needs ripgrep: install it with "apt-get install -y ripgrep"');
+if (ripgrep === null)
+  throw new Error('this test needs ripgrep: install it with "apt-get install -y ripgrep"');
 
 const names = ["a.ts", "b.md", "keep.md", ".env", "ab.txt", "c", "d1", "d2", ".hid"];
 const directories = ["", "d1", "d2", "d1/d2", "d2/d1", ".hid"];
@@ -66,8 +67,15 @@ describe("grep engines", () => {
             await writeFile(path.join(root, entry.directory, ".gitignore"), `${entry.rules.join("\n")}\n`);
           }
           const hidden = resolveHiddenPaths([path.join(root, "d2", "d1")]);
-          const input = { pattern, ...(searched === undefined ? {} : { path: searched }), ...(glob === undefined ? {} : { glob }) };
-          const withRipgrep = await callTool(grepTool(root, hidden, { kind: "ripgrep", path: ripgrep }), input);
+          const input = {
+            pattern,
+            ...(searched === undefined ? {} : { path: searched }),
+            ...(glob === undefined ? {} : { glob }),
+          };
+          const withRipgrep = await callTool(
+            grepTool(root, hidden, { kind: "ripgrep", path: ripgrep }),
+            input,
+          );
           const inProcess = await callTool(grepTool(root, hidden, { kind: "in_process" }), input);
           expect(inProcess).toBe(withRipgrep);
           if (withRipgrep !== "no matches") withMatches++;

@@ -8,7 +8,8 @@ import { resolveHiddenPaths } from "../../src/tools/hidden-paths.js";
 import { callTool, expectToolError, makeTempDirectory, type TempDirectory } from "./tool-harness.js";
 
 const ripgrep = findRipgrep();
-if (ripgrep === null) throw new Error('grep tests need ripgrep: install it with "apt-get install -y ripgrep"');
+if (ripgrep === null)
+  throw new Error('grep tests need ripgrep: install it with "apt-get install -y ripgrep"');
 const engines: Array<[string, GrepEngine]> = [
   ["ripgrep", { kind: "ripgrep", path: ripgrep }],
   ["in-process", { kind: "in_process" }],
@@ -41,19 +42,27 @@ afterEach(async () => {
 
 describe.each(engines)("grep with the %s engine", (_name, engine) => {
   const grep = (input: unknown) =>
-    callTool(grepTool(workspace.root, resolveHiddenPaths([path.join(workspace.root, ".skein")]), engine), input);
+    callTool(
+      grepTool(workspace.root, resolveHiddenPaths([path.join(workspace.root, ".skein")]), engine),
+      input,
+    );
 
   it("finds matching lines sorted by path then line, skipping ignored, .git, binary, hidden and linked files", async () => {
     expect(await grep({ pattern: "needle" })).toBe(
-      [".env:1: needle=dotfile", "src/a.ts:1: const needle = 1;", "src/a.ts:3: needle again", "src/b.md:1: a needle in markdown"].join(
-        "\n",
-      ),
+      [
+        ".env:1: needle=dotfile",
+        "src/a.ts:1: const needle = 1;",
+        "src/a.ts:3: needle again",
+        "src/b.md:1: a needle in markdown",
+      ].join("\n"),
     );
   });
 
   it("searches a sub-path and shows paths from the workspace root", async () => {
     expect(await grep({ pattern: "needle", path: "src" })).toBe(
-      ["src/a.ts:1: const needle = 1;", "src/a.ts:3: needle again", "src/b.md:1: a needle in markdown"].join("\n"),
+      ["src/a.ts:1: const needle = 1;", "src/a.ts:3: needle again", "src/b.md:1: a needle in markdown"].join(
+        "\n",
+      ),
     );
     expect(await grep({ pattern: "again", path: "src/a.ts" })).toBe("src/a.ts:3: needle again");
   });
@@ -80,6 +89,8 @@ describe.each(engines)("grep with the %s engine", (_name, engine) => {
     const lines = String(await grep({ pattern: "^hit", path: "many" })).split("\n");
     expect(lines).toHaveLength(MAX_GREP_MATCHES + 1);
     expect(lines[0]).toBe("many/lines.txt:1: hit 0");
-    expect(lines.at(-1)).toBe("[52 more matches not shown (252 in 2 files; 1 shown); narrow the pattern, path or glob]");
+    expect(lines.at(-1)).toBe(
+      "[52 more matches not shown (252 in 2 files; 1 shown); narrow the pattern, path or glob]",
+    );
   });
 });

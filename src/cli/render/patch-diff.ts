@@ -5,7 +5,7 @@
  * Boundary rule: pure; the files' current text comes from the caller's `read`, as for
  * `fileEditOf`. An edit whose old text is not where the file says shows as that replacement alone.
  */
-import type { FileEdit } from "./unified-diff.js";
+import type { FileEdit } from "./file-edit.js";
 
 /** One edit of an `apply_patch` call's arguments. */
 interface PatchEditArguments {
@@ -33,7 +33,9 @@ export function patchEditArguments(args: unknown): PatchEditArguments[] | null {
     const { path, old_text: oldText, new_text: newText } = edit as Record<string, unknown>;
     if (typeof path !== "string" || typeof newText !== "string") return null;
     if (oldText !== undefined && typeof oldText !== "string") return null;
-    parsed.push(oldText === undefined ? { path, new_text: newText } : { path, old_text: oldText, new_text: newText });
+    parsed.push(
+      oldText === undefined ? { path, new_text: newText } : { path, old_text: oldText, new_text: newText },
+    );
   }
   return parsed;
 }

@@ -143,8 +143,7 @@ export function toolLines(
   const style = call.isError ? paint.red : paint.dim;
   // The plan is shown whole: it is what the person follows the agent by.
   const preview = call.name === "todo_write" && !call.isError ? lines.length : previewLines;
-  for (const line of lines.slice(0, preview))
-    out.push(style(`  │ ${clip(line, Math.max(10, columns - 5))}`));
+  for (const line of lines.slice(0, preview)) out.push(style(`  │ ${clip(line, Math.max(10, columns - 5))}`));
   if (lines.length > preview) out.push(paint.dim(`  … +${lines.length - preview} lines`));
   return out;
 }

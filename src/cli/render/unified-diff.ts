@@ -7,6 +7,7 @@
  * file's text comes from is the caller's business.
  */
 import { createRequire } from "node:module";
+import type { FileEdit } from "./file-edit.js";
 import { patchFileEdits } from "./patch-diff.js";
 import type { Paint } from "./terminal.js";
 
@@ -20,13 +21,7 @@ function structuredPatch(...args: Parameters<StructuredPatch>): ReturnType<Struc
   return loadedPatch(...args);
 }
 
-/** How a `write_file` or `edit_file` call changes a file, as far as its arguments and the file tell. */
-export interface FileEdit {
-  path: string;
-  /** The file's text before the edit; null when it does not exist (or could not be read). */
-  before: string | null;
-  after: string;
-}
+export type { FileEdit } from "./file-edit.js";
 
 /** Lines of the unified diff of `edit`, at most `maxLines` of them (the rest summed up in one line). */
 export function unifiedDiffLines(paint: Paint, edit: FileEdit, maxLines = 80): string[] {
