@@ -20,6 +20,7 @@ import { listFilesTool } from "./list-files.js";
 import { readFileTool } from "./read-file.js";
 import { runCommandTool } from "./run-command.js";
 import { chooseShell, type ShellChoice, type ShellChoiceOptions } from "./shell-mode.js";
+import { todoWriteTool } from "./todo-write.js";
 import { writeFileTool } from "./write-file.js";
 
 /** Options for `builtinTools`; see `chooseShell` for how `shell` is decided when omitted. */
@@ -109,6 +110,7 @@ export function builtinToolKit(options: BuiltinToolsOptions = {}): BuiltinToolKi
         listFilesTool(workspace, hidden),
         grepTool(workspace, hidden, grepEngine),
         globTool(workspace, hidden),
+        todoWriteTool(),
       ];
       if (shell.mode !== "off") tools.push(runCommandTool(workspace, shell, hidden));
       return tools;
