@@ -9,6 +9,7 @@ import type { SessionList } from "../../../src/api/sessions.js";
 import { ApprovalsPanel } from "../approvals/approvals-panel.js";
 import { call } from "../daemon-api.js";
 import { navigate } from "../route.js";
+import { currentPlan, PlanPanel } from "../transcript/plan-panel.js";
 import { TranscriptView } from "../transcript/transcript-view.js";
 import { RepairForm } from "./repair-form.js";
 import { SessionController } from "./session-controller.js";
@@ -124,6 +125,7 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
           onAnswer={(callId, answer) => controller.answerApproval(callId, answer)}
         />
       ) : null}
+      <PlanPanel todos={currentPlan(state.entries, state.summary.todos)} />
       <TranscriptView
         state={state}
         loadingOlder={view.loadingOlder}
