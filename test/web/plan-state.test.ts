@@ -1,9 +1,10 @@
 /** The page's plan: the newest well-formed todo_write call it holds, else the snapshot's. */
 import { describe, expect, it } from "vitest";
 import type { HistoryEntry } from "../../src/api/history.js";
-import { currentPlan } from "../../web/src/transcript/plan-panel.js";
+import type { JsonValue } from "../../src/model/json.js";
+import { currentPlan } from "../../web/src/transcript/plan-state.js";
 
-function call(position: number, name: string, args: unknown): HistoryEntry {
+function call(position: number, name: string, args: JsonValue): HistoryEntry {
   return {
     id: `${position}-0`,
     position,
