@@ -12,6 +12,7 @@ import path from "node:path";
 import type { ToolDefinition } from "../model/tools.js";
 import { applyPatchTool } from "./apply-patch.js";
 import { editFileTool } from "./edit-file.js";
+import { AddressAllowList } from "./fetch-address.js";
 import { globTool } from "./glob.js";
 import { type GrepEngine, grepTool } from "./grep.js";
 import { findRipgrep } from "./grep-ripgrep.js";
@@ -19,8 +20,9 @@ import { type HiddenPaths, hiddenPathCovering, realPathOf, resolveHiddenPaths } 
 import { listFilesTool } from "./list-files.js";
 import { readFileTool } from "./read-file.js";
 import { runCommandTool } from "./run-command.js";
-import { chooseShell, type ShellChoice, type ShellChoiceOptions } from "./shell-mode.js";
+import { chooseShell, SANDBOX_NETWORK_ENV, type ShellChoice, type ShellChoiceOptions } from "./shell-mode.js";
 import { todoWriteTool } from "./todo-write.js";
+import { type WebFetchAccess, webFetchTool } from "./web-fetch.js";
 import { writeFileTool } from "./write-file.js";
 
 /** Options for `builtinTools`; see `chooseShell` for how `shell` is decided when omitted. */
@@ -32,6 +34,11 @@ export interface BuiltinToolsOptions extends ShellChoiceOptions {
   hiddenPaths?: readonly string[];
   /** How `grep` searches; default: ripgrep when `findRipgrep` finds it, else in process. */
   grepEngine?: GrepEngine;
+  /**
+   * Address ranges `web_fetch` may reach although they are private or local (config.json's
+   * `webFetch.allowAddresses`), read at each call; default none.
+   */
+  fetchAllowAddresses?: () => readonly string[];
 }
 
 /** A workspace that cannot confine anything, or that lies inside a hidden path. */
@@ -93,6 +100,18 @@ export function builtinToolKit(options: BuiltinToolsOptions = {}): BuiltinToolKi
   const hidden = resolveHiddenPaths(options.hiddenPaths ?? []);
   const shell = chooseShell(options);
   const grepEngine = options.grepEngine ?? defaultGrepEngine();
+  const env = options.env ?? process.env;
+  const allowAddresses = options.fetchAllowAddresses ?? (() => []);
+  const fetchAccess: WebFetchAccess = {
+    network:
+      env[SANDBOX_NETWORK_ENV] === "1"
+        ? { kind: "available" }
+        : {
+            kind: "none",
+            reason: `the operator can give them one with ${SANDBOX_NETWORK_ENV}=1 in its environment`,
+          },
+    allowList: () => new AddressAllowList(allowAddresses()),
+  };
   return {
     shell,
     hidden,
@@ -111,6 +130,7 @@ export function builtinToolKit(options: BuiltinToolsOptions = {}): BuiltinToolKi
         grepTool(workspace, hidden, grepEngine),
         globTool(workspace, hidden),
         todoWriteTool(),
+        webFetchTool(fetchAccess),
       ];
       if (shell.mode !== "off") tools.push(runCommandTool(workspace, shell, hidden));
       return tools;
@@ -124,8 +144,8 @@ function defaultGrepEngine(): GrepEngine {
 }
 
 /**
- * Built-in tool definitions for one session: read_file, write_file, edit_file, list_files and,
- * when a shell is offered, run_command. Throws `WorkspaceConfigurationError` for a workspace
+ * Built-in tool definitions for one session: read_file, write_file, edit_file, apply_patch,
+ * list_files, grep, glob, todo_write, web_fetch and, when a shell is offered, run_command. Throws `WorkspaceConfigurationError` for a workspace
  * `workspaceProblem` refuses.
  */
 export function builtinTools(workspace: string, options: BuiltinToolsOptions = {}): ToolDefinition[] {
