@@ -2,21 +2,28 @@
  * The search and patch tools end to end, in each of the four protocols: a turn whose model calls
  * `grep` (allowed without asking) and then `apply_patch` (asked; the session's policy allows it
  * here) gets grep's matches, edits two files in one call, and the model receives both results;
- * the plan a `todo_write` call sets is in the snapshot's `todos` and survives a restart.
+ * the plan a `todo_write` call sets is in the snapshot's `todos` and survives a restart. And
+ * `web_fetch` through the daemon: refused for a loopback server by default, fetched once
+ * config.json's `webFetch.allowAddresses` lists it.
  */
 import { readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   type FakeProtocol,
   reasoning,
   stream,
+  text,
   textPart,
   toolCallPart,
+  toolCalls,
 } from "../support/fake-provider/reply.js";
 import { FakeProvider, type RecordedRequest } from "../support/fake-provider/server.js";
 import { compactionProfile, endsWithToolResults } from "./support/compaction-script.js";
 import { DaemonHarness, type HistoryEntry } from "./support/daemon-harness.js";
+import { profileFor } from "./support/fixture.js";
 
 const protocols: FakeProtocol[] = ["chat_completions", "responses", "anthropic", "gemini"];
 
@@ -104,5 +111,35 @@ describe("search and patch tools", () => {
       await app.restart({ crash: false });
       expect((await app.api(`/sessions/${id}?tail=0`)).json<{ todos: unknown }>().todos).toEqual(todos);
     });
+  });
+
+  it("fetches a loopback server through the daemon only when config.json allows its address", async () => {
+    const server = createServer((_request, response) => {
+      response.setHeader("content-type", "text/html");
+      response.end("<h1>Local page</h1>");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    try {
+      const results: string[] = [];
+      for (const config of [{}, { webFetch: { allowAddresses: ["127.0.0.1/32"] } }]) {
+        provider.reset();
+        provider.queue(toolCalls([{ name: "web_fetch", args: { url }, id: "call_fetch" }]), text("fetched"));
+        const app = await DaemonHarness.start({
+          providers: profileFor(provider),
+          env: { SKEIN_SANDBOX_NETWORK: "1" },
+          config,
+        });
+        started.push(app);
+        const id = await app.createSession({ approval_policy: { default: "allow" } });
+        await app.turn(id, "fetch it");
+        const entry = (await app.history(id)).items.find((item: HistoryEntry) => item.kind === "tool_result");
+        results.push(String(entry?.content.find((part) => part.field === "result")?.value));
+      }
+      expect(results[0]).toMatch(/refused: 127\.0\.0\.1 is 127\.0\.0\.1, a loopback address/);
+      expect(results[1]).toBe(`${url} (200, text/html)\n\n# Local page`);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
