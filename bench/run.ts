@@ -19,6 +19,7 @@ const suites = [
   "cluster",
   "cluster-faults",
   "tools",
+  "backup",
 ];
 const here = dirname(fileURLToPath(import.meta.url));
 const requested = process.argv.slice(2);

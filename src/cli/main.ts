@@ -14,6 +14,7 @@ import { type CliContext, processContext } from "./cli-context.js";
 import { describeFailure } from "./cli-error.js";
 import { exitCodes } from "./exit-codes.js";
 import { registerApprovalCommands } from "./register/approval-commands.js";
+import { registerBackupCommands } from "./register/backup-commands.js";
 import { registerCheckpointCommands } from "./register/checkpoint-commands.js";
 import type { CommandWiring } from "./register/command-wiring.js";
 import { registerConfigCommands } from "./register/config-commands.js";
@@ -118,6 +119,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   registerCheckpointCommands(program, wiring);
   registerDoctorCommand(program, wiring);
   registerDaemonCommands(program, wiring);
+  registerBackupCommands(program, wiring);
   registerConfigCommands(program, wiring);
   registerMcpCommands(program, wiring);
 

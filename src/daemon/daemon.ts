@@ -35,6 +35,7 @@ import { closeListener } from "./http/close-listener.js";
 import { createHttpApp } from "./http/create-http-app.js";
 import { problem } from "./http/problem.js";
 import { StaticAssets } from "./http/static-assets.js";
+import { DaemonMetrics } from "./process/daemon-metrics.js";
 import { previousInstanceId, removeDiscoveryFile, writeDiscoveryFile } from "./process/discovery-file.js";
 import { DrainController, installSignalHandlers } from "./process/drain.js";
 import { establishHeadTrust } from "./process/head-trust.js";
@@ -45,6 +46,7 @@ import { loginFile } from "./process/login-file.js";
 import { defaultNodeUrl, listenHostNames, nodeAddressWarnings } from "./process/node-address.js";
 import { choosePort } from "./process/port.js";
 import { NoProviderError, ProviderConfigSource } from "./process/provider-config.js";
+import { checkReadiness } from "./process/readiness.js";
 import { sessionProviders } from "./process/session-providers.js";
 import { type DaemonSettings, readSettings } from "./process/settings.js";
 import { shellInfo } from "./process/shell-info.js";
@@ -53,9 +55,11 @@ import { registerApprovalRoutes } from "./routes/approval-routes.js";
 import { registerClusterRoutes } from "./routes/cluster-routes.js";
 import { registerCompactRoutes } from "./routes/compact-routes.js";
 import { registerDebugRoutes } from "./routes/debug-routes.js";
+import { registerHealthRoutes } from "./routes/health-routes.js";
 import { registerHistoryRoutes } from "./routes/history-routes.js";
 import { registerInputRoutes } from "./routes/input-routes.js";
 import { registerMcpRoutes } from "./routes/mcp-routes.js";
+import { registerMetricsRoutes } from "./routes/metrics-routes.js";
 import { registerOpenApiRoute } from "./routes/openapi-routes.js";
 import { registerProviderRoutes } from "./routes/provider-routes.js";
 import { registerRepairRoutes } from "./routes/repair-routes.js";
@@ -66,12 +70,15 @@ import { registerVerifyRoutes } from "./routes/verify-routes.js";
 import { registerWebRoutes } from "./routes/web-routes.js";
 import { findProjectInstructions } from "./session/project-instructions.js";
 import type { SessionServices } from "./session/session-services.js";
-import { databaseFiles, openDaemonDatabase } from "./storage/database.js";
+import { databaseFiles, openDaemonDatabase, schemaVersion } from "./storage/database.js";
 import { openPgDaemonDatabase } from "./storage/pg-database.js";
 import { PgSessionStorage } from "./storage/pg-session-storage.js";
 import type { SessionStorage } from "./storage/session-storage.js";
 import { SqliteSessionStorage } from "./storage/sqlite-session-storage.js";
 import { checkpointWorkspace } from "./turn/workspace-checkpoints.js";
+
+// `skein backup` and `skein restore` reach the daemon's storage through this module (load-daemon.ts).
+export { backupHome, HomeBackupError, restoreHome } from "./process/home-backup.js";
 
 /** The system prompt of a session created without one. */
 export function defaultSystemPrompt(workspace: string): string {
@@ -226,6 +233,7 @@ async function boot(
     logger,
     now,
     isDraining: () => drain.draining,
+    observeEvent: (sessionId, type, data) => metrics.observe(sessionId, type, data),
     // Built-in tools first: a refused workspace fails the turn before any MCP server starts for it.
     tools: async (session) => {
       // A session's turns run on whichever node owns it: its workspace must be on this one too.
@@ -264,6 +272,12 @@ async function boot(
     ...sessionProviders(providers),
   };
   const sessions = new SessionRegistry(sessionServices);
+  const metrics = new DaemonMetrics({
+    census: () => sessions.census(),
+    commitStats: () => storage.commitStats(),
+    mcp: () => mcp.status(),
+    ...(cluster === null ? {} : { node: () => cluster.health() }),
+  });
   registry = sessions;
   undo.push(() => sessions.drain(0));
   // A cluster node recovers by claiming sessions with work and no live owner (cluster-node.ts).
@@ -343,6 +357,19 @@ async function boot(
       // Answer the request first; the drain closes the listener.
       setTimeout(() => void shutdown(timeoutMs), 10).unref();
     },
+  });
+  registerMetricsRoutes(app, metrics);
+  registerHealthRoutes(app, {
+    readiness: () =>
+      checkReadiness({
+        draining: () => drain.draining,
+        appliedSchemaVersion: () => storage.appliedSchemaVersion(),
+        knownSchemaVersion: schemaVersion,
+        ...(cluster === null ? {} : { clusterNotReady: () => cluster.health().notReady }),
+        databaseTimeoutMs: 2_000,
+      }),
+    changed: (now) =>
+      now.ready ? logger.info("ready (readyz)") : logger.warn({ reason: now.reason }, "not ready (readyz)"),
   });
   const relays = cluster === null ? null : registerForwarding(app, { node: cluster, token: settings.token });
   registerClusterRoutes(app, cluster);

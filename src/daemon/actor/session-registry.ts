@@ -20,6 +20,7 @@ import { WriteFencedError } from "../storage/session-storage.js";
 import type { NewSession, SessionListFilter, SessionRow } from "../storage/sessions-table.js";
 import type { ActorSupervisor, SupervisedActor } from "./actor-supervisor.js";
 import { SessionActor } from "./session-actor.js";
+import { censusOf, type SessionCensus } from "./session-census.js";
 import {
   type ForkSessionRequest,
   forkRecord,
@@ -59,6 +60,11 @@ export class SessionRegistry {
       statusChanged: (actor, status) => this.#listHub.statusChanged(rowOf(actor), status),
       deleted: (actor) => this.#listHub.deleted(rowOf(actor)),
     };
+  }
+
+  /** The loaded sessions now (metrics). */
+  census(): SessionCensus {
+    return censusOf(this.#actors.values());
   }
 
   /** The loaded actor of a session, loading it from storage first if needed. */
