@@ -248,17 +248,17 @@ async function boot(
     ...(env.SKEIN_CHECKPOINTS === "0"
       ? {}
       : {
-          checkpoint: async (session, runId, phase) => {
+          checkpoint: async (session, turnId, phase) => {
             try {
               await checkpointWorkspace(
                 { home: settings.home, hiddenPaths },
                 session.id,
                 session.workspace,
-                runId,
+                turnId,
                 phase,
               );
             } catch (error) {
-              logger.warn({ session: session.id, runId, phase, err: error }, "workspace checkpoint skipped");
+              logger.warn({ session: session.id, turnId, phase, err: error }, "workspace checkpoint skipped");
             }
           },
           removeCheckpoints: (sessionId) => {

@@ -5,6 +5,7 @@
  * Boundary rule: pure data and the one reading of a call's arguments into a plan, shared by the
  * tool, the log's replay and the clients, so they never disagree about what a call said.
  */
+import { toolArgumentsObject } from "./tool-arguments.js";
 
 /** The name of the tool that sets the plan. */
 export const TODO_WRITE_TOOL = "todo_write";
@@ -35,14 +36,7 @@ function isStatus(value: unknown): value is TodoStatus {
  * not a well-formed plan (the tool refuses such a call, so it sets nothing).
  */
 export function todosFromArguments(args: unknown): Todo[] | null {
-  let value = args;
-  if (typeof value === "string") {
-    try {
-      value = JSON.parse(value) as unknown;
-    } catch {
-      return null;
-    }
-  }
+  const value = typeof args === "string" ? toolArgumentsObject(args) : args;
   if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
   const { todos, ...rest } = value as Record<string, unknown>;
   if (Object.keys(rest).length > 0 || !Array.isArray(todos) || todos.length > MAX_TODOS) return null;

@@ -71,9 +71,9 @@ async function openCheckpoints(context: CliContext, ref: string): Promise<Checkp
   const turns = new Map<string, Set<string>>();
   const refs = (await git(["for-each-ref", "--format=%(refname)", checkpointRefPrefix])).split("\n");
   for (const name of refs.filter((line) => line !== "").sort()) {
-    const [runId, phase] = name.slice(checkpointRefPrefix.length).split("/");
-    if (runId === undefined || phase === undefined) continue;
-    turns.set(runId, (turns.get(runId) ?? new Set()).add(phase));
+    const [turnId, phase] = name.slice(checkpointRefPrefix.length).split("/");
+    if (turnId === undefined || phase === undefined) continue;
+    turns.set(turnId, (turns.get(turnId) ?? new Set()).add(phase));
   }
   return { sessionId, workspace, running, git, turns, store };
 }
@@ -90,8 +90,8 @@ const noCheckpointsReason =
 
 /** The turn `--turn` names (a run id prefix), or the latest one with a `before` checkpoint. */
 function pickTurn(checkpoints: Checkpoints, turn: string | undefined): string {
-  const candidates = [...checkpoints.turns.keys()].filter((runId) =>
-    checkpoints.turns.get(runId)?.has("before"),
+  const candidates = [...checkpoints.turns.keys()].filter((turnId) =>
+    checkpoints.turns.get(turnId)?.has("before"),
   );
   if (turn === undefined) {
     const latest = candidates.at(-1);
@@ -99,14 +99,14 @@ function pickTurn(checkpoints: Checkpoints, turn: string | undefined): string {
       throw new CliError(`the session has no turn checkpoints: ${noCheckpointsReason}`, exitCodes.notFound);
     return latest;
   }
-  const matches = candidates.filter((runId) => runId.startsWith(turn.toLowerCase()));
+  const matches = candidates.filter((turnId) => turnId.startsWith(turn.toLowerCase()));
   if (matches.length === 1) return matches[0]!;
   throw new CliError(
     matches.length === 0
       ? `no turn checkpoint matches "${turn}" (turns without tool calls take none)`
       : `turn prefix "${turn}" is ambiguous`,
     matches.length === 0 ? exitCodes.notFound : exitCodes.usage,
-    `turns with checkpoints: ${candidates.map((runId) => runId.slice(0, 13)).join(", ")}`,
+    `turns with checkpoints: ${candidates.map((turnId) => turnId.slice(0, 13)).join(", ")}`,
   );
 }
 
@@ -125,25 +125,25 @@ export async function diffTurn(
   options: { turn?: string; stat?: boolean },
 ): Promise<ExitCode> {
   const checkpoints = await openCheckpoints(context, ref);
-  const runId = pickTurn(checkpoints, options.turn);
+  const turnId = pickTurn(checkpoints, options.turn);
   const out = context.terminal.out;
-  let after = checkpointRef(runId, "after");
-  if (checkpoints.turns.get(runId)?.has("after") !== true) {
+  let after = checkpointRef(turnId, "after");
+  if (checkpoints.turns.get(turnId)?.has("after") !== true) {
     writeLine(
       context.terminal.err,
       "the turn has no end checkpoint (it is running or was cut): showing changes up to now",
     );
-    after = await snapshotNow(checkpoints, `now, for a diff of ${runId}`);
+    after = await snapshotNow(checkpoints, `now, for a diff of ${turnId}`);
   }
   const color = out.paint.bold("x") !== "x" ? "--color=always" : "--color=never";
   const diff = await checkpoints.git([
     "diff",
     color,
     ...(options.stat === true ? ["--stat"] : []),
-    checkpointRef(runId, "before"),
+    checkpointRef(turnId, "before"),
     after,
   ]);
-  writeLine(context.terminal.err, out.paint.dim(`turn ${runId} of session ${checkpoints.sessionId}`));
+  writeLine(context.terminal.err, out.paint.dim(`turn ${turnId} of session ${checkpoints.sessionId}`));
   out.stream.write(diff === "" ? "(the turn changed no files)\n" : diff);
   return exitCodes.ok;
 }
@@ -172,19 +172,19 @@ export async function undoTurnLines(
       `interrupt it first (skein interrupt ${checkpoints.sessionId.slice(0, 13)})`,
     );
   }
-  const runId = pickTurn(checkpoints, options.turn);
-  const before = checkpointRef(runId, "before");
+  const turnId = pickTurn(checkpoints, options.turn);
+  const before = checkpointRef(turnId, "before");
   // Kept, so an undo can be undone by hand: `git --git-dir STORE diff refs/skein/undo/…`.
-  const now = await snapshotNow(checkpoints, `before undoing ${runId}`);
+  const now = await snapshotNow(checkpoints, `before undoing ${turnId}`);
   await checkpoints.git(["update-ref", `refs/skein/undo/${Date.now()}`, now]);
   const changed = (await checkpoints.git(["diff", "--name-only", now, before])).split("\n").filter(Boolean);
   // The store's index is set to now, then the workspace (index and files) reset to `before`:
   // files the turns made are removed, the ones they changed or deleted come back.
   await checkpoints.git(["read-tree", now]);
   await checkpoints.git(["read-tree", "-u", "--reset", before]);
-  const later = [...checkpoints.turns.keys()].filter((other) => other > runId).length;
+  const later = [...checkpoints.turns.keys()].filter((other) => other > turnId).length;
   return [
-    `restored ${checkpoints.workspace} to before turn ${runId}: ${changed.length} file${changed.length === 1 ? "" : "s"} changed back${later > 0 ? ` (${later} later turn${later === 1 ? "'s" : "s'"} changes undone too)` : ""}`,
+    `restored ${checkpoints.workspace} to before turn ${turnId}: ${changed.length} file${changed.length === 1 ? "" : "s"} changed back${later > 0 ? ` (${later} later turn${later === 1 ? "'s" : "s'"} changes undone too)` : ""}`,
     ...changed.map((path) => `  ${path}`),
   ];
 }

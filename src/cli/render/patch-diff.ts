@@ -5,6 +5,7 @@
  * Boundary rule: pure; the files' current text comes from the caller's `read`, as for
  * `fileEditOf`. An edit whose old text is not where the file says shows as that replacement alone.
  */
+import { toolArgumentsObject } from "../../model/tool-arguments.js";
 import type { FileEdit } from "./file-edit.js";
 
 /** One edit of an `apply_patch` call's arguments. */
@@ -16,14 +17,7 @@ interface PatchEditArguments {
 
 /** The edits of an `apply_patch` call's arguments (an object or its JSON text), or null when they do not say. */
 export function patchEditArguments(args: unknown): PatchEditArguments[] | null {
-  let value = args;
-  if (typeof value === "string") {
-    try {
-      value = JSON.parse(value) as unknown;
-    } catch {
-      return null;
-    }
-  }
+  const value = typeof args === "string" ? toolArgumentsObject(args) : args;
   if (typeof value !== "object" || value === null) return null;
   const edits = (value as { edits?: unknown }).edits;
   if (!Array.isArray(edits)) return null;

@@ -7,6 +7,7 @@
  * file's text comes from is the caller's business.
  */
 import { createRequire } from "node:module";
+import { parseToolArguments } from "../../model/tool-arguments.js";
 import type { FileEdit } from "./file-edit.js";
 import { patchFileEdits } from "./patch-diff.js";
 import type { Paint } from "./terminal.js";
@@ -91,11 +92,9 @@ export function editDiffLines(
 ): string[] {
   let value = args;
   if (typeof value === "string") {
-    try {
-      value = JSON.parse(value) as unknown;
-    } catch {
-      return [];
-    }
+    const parsed = parseToolArguments(value);
+    if (parsed.kind === "invalid_json") return [];
+    value = parsed.value;
   }
   if (tool === "apply_patch") {
     const lines = (patchFileEdits(value, () => null) ?? []).flatMap((edit) => unifiedDiffLines(paint, edit));

@@ -99,7 +99,7 @@ export interface SessionServices {
    * `after-unchanged`: the turn called no tool, its end is its start. Never throws. Absent: no
    * checkpoints.
    */
-  checkpoint?(session: SessionRow, runId: string, phase: CheckpointPhase): Promise<void>;
+  checkpoint?(session: SessionRow, turnId: string, phase: CheckpointPhase): Promise<void>;
   /** Remove a deleted session's checkpoints (in the background; a failure is logged). */
   removeCheckpoints?(sessionId: string): void;
   /** config.json's approval policies and tool-round cap for a session's next turn. */
