@@ -186,7 +186,12 @@ async function boot(
     ...(settings.database.kind === "sqlite" ? databaseFiles(settings.database.path) : []),
   ];
   // Hidden paths resolved and the shell chosen once for every turn's tools.
-  const toolKit = builtinToolKit({ hiddenPaths });
+  const toolKit = builtinToolKit({
+    hiddenPaths,
+    env,
+    // Read at each call: an edit of config.json applies without a restart.
+    fetchAllowAddresses: () => providers.current().webFetch?.allowAddresses ?? [],
+  });
   const shellChoice = toolKit.shell;
   const shell = describeShellChoice(shellChoice);
   if (shell.warning) logger.warn(shell.text);

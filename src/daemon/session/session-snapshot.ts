@@ -15,6 +15,7 @@ import type {
   SessionSnapshot,
   SessionStatus,
   SessionSummary,
+  TodoItem,
 } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import { maxTailBytes } from "../history/history-page.js";
@@ -100,6 +101,7 @@ export function sessionSnapshot(
   history: HistoryPage,
   settings: SessionSettings,
   context: SessionContext | null,
+  todos: readonly TodoItem[],
 ): SessionSnapshot {
   return {
     ...sessionSummary(row, status, cursor),
@@ -115,5 +117,6 @@ export function sessionSnapshot(
     history,
     settings,
     context,
+    todos: todos.map((todo) => ({ ...todo })),
   };
 }
