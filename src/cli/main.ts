@@ -14,6 +14,7 @@ import { type CliContext, processContext } from "./cli-context.js";
 import { describeFailure } from "./cli-error.js";
 import { exitCodes } from "./exit-codes.js";
 import { registerApprovalCommands } from "./register/approval-commands.js";
+import { registerAuthCommands } from "./register/auth-commands.js";
 import { registerCheckpointCommands } from "./register/checkpoint-commands.js";
 import type { CommandWiring } from "./register/command-wiring.js";
 import { registerConfigCommands } from "./register/config-commands.js";
@@ -119,6 +120,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   registerDoctorCommand(program, wiring);
   registerDaemonCommands(program, wiring);
   registerConfigCommands(program, wiring);
+  registerAuthCommands(program, wiring);
   registerMcpCommands(program, wiring);
 
   const known = ["help", ...program.commands.flatMap((command) => [command.name(), ...command.aliases()])];
