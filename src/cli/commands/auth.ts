@@ -111,8 +111,5 @@ function precedenceNotes(config: ProviderConfig, profile: string): string[] {
       `profile "${profile}" has its own "apiKey" in config.json, which comes first; \`skein config add\` without --api-key replaces the profile`,
     ];
   }
-  if (configured.apiKeyEnv !== undefined) {
-    return [`$${configured.apiKeyEnv} comes first when the daemon's environment has it`];
-  }
   return [];
 }

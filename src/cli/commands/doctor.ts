@@ -149,10 +149,13 @@ async function profileChecks(
         continue;
       }
       const { kind, status, message } = answer.result;
-      const keyProblem = kind === "config" || status === 401 || status === 403;
-      const looked = keyProblem
-        ? ` (the daemon looked for the key at: ${answer.api_key.looked.join("; ")})`
-        : "";
+      // A refused or missing key is fixed by storing one, unless config.json's own key came first.
+      const keyProblem =
+        kind === "config" || ((status === 401 || status === 403) && answer.api_key.source !== "config");
+      const looked =
+        keyProblem && kind !== "config"
+          ? ` (the daemon used the key from ${answer.api_key.looked.at(-1)})`
+          : "";
       checks.push({
         name: label,
         status: "fail",

@@ -228,8 +228,8 @@ export async function testProfile(
       result.kind === "timeout" ? result.message : `${result.kind} error${status}: ${result.message}`;
     writeLine(err, `${err.paint.red("✗")} ${label}: ${reason} [${answer.elapsed_ms} ms]`);
     writeLine(err, `the daemon looked for the API key at: ${answer.api_key.looked.join("; ")}`);
-    if (result.kind === "config" || result.status === 401 || result.status === 403)
-      writeLine(err, `fix: \`${keyFix(answer.profile)}\``);
+    const refused = (result.status === 401 || result.status === 403) && answer.api_key.source !== "config";
+    if (result.kind === "config" || refused) writeLine(err, `fix: \`${keyFix(answer.profile)}\``);
     return exitCodes.error;
   }
   const shown = result.text === "" ? "(no text)" : JSON.stringify(result.text.slice(0, 80));

@@ -15,7 +15,7 @@ export function registerAuthCommands(program: Command, { context, exitWith }: Co
       "after",
       `
 The daemon uses a profile's key from, in order: the profile's "apiKey" in config.json, the
-variable its "apiKeyEnv" names (when the daemon's environment has it), the key stored here.
+key stored here, the variable its "apiKeyEnv" names (when the daemon's environment has it).
 A stored key is used from the next turn; no restart is needed.
 
 Examples:

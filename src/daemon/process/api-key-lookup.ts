@@ -1,9 +1,11 @@
 /**
  * Where the daemon finds a profile's API key, in this order: the profile's own `apiKey` in
- * config.json, then the variable its `apiKeyEnv` names when the daemon's environment has it,
- * then the key `skein auth set PROFILE` stored in the home's secrets file. The first found is
- * used; each place looked at is reported, so `skein config test` and `skein doctor` can say
- * where the daemon looked.
+ * config.json, then the key `skein auth set PROFILE` stored in the home's secrets file, then
+ * the variable its `apiKeyEnv` names when the daemon's environment has it. A stored key comes
+ * before the environment because the environment is whatever the daemon was started from (a
+ * stale variable must not hide the key just stored), so `skein auth set` always fixes a missing
+ * or refused key. Each place looked at is reported, so `skein config test` and `skein doctor`
+ * can say where the daemon looked.
  *
  * Boundary rule: lookup only; the key never appears in what is reported. The provider layer
  * gets a profile whose `apiKey` is the key found, or an LlmClientError of kind "config" when a
@@ -46,17 +48,9 @@ export function apiKeys(env: Readonly<Record<string, string | undefined>>, secre
       };
     }
     const looked: string[] = [];
-    if (profile.apiKeyEnv !== undefined) {
-      const value = env[profile.apiKeyEnv];
-      if (value !== undefined && value.length > 0) {
-        return { key: value, source: "env", looked: [`$${profile.apiKeyEnv} in the daemon's environment`] };
-      }
-      looked.push(`$${profile.apiKeyEnv} in the daemon's environment (not set)`);
-    }
     const stored = secrets.current().apiKeys[name];
     if (stored !== undefined) {
-      looked.push(`${secrets.path} (key of profile "${name}")`);
-      return { key: stored, source: "secrets_file", looked };
+      return { key: stored, source: "secrets_file", looked: [`${secrets.path} (key of profile "${name}")`] };
     }
     const broken = secrets.lastError;
     looked.push(
@@ -64,6 +58,14 @@ export function apiKeys(env: Readonly<Record<string, string | undefined>>, secre
         ? `${secrets.path} (no key for profile "${name}")`
         : `${secrets.path} (${broken.message})`,
     );
+    if (profile.apiKeyEnv !== undefined) {
+      const value = env[profile.apiKeyEnv];
+      if (value !== undefined && value.length > 0) {
+        looked.push(`$${profile.apiKeyEnv} in the daemon's environment`);
+        return { key: value, source: "env", looked };
+      }
+      looked.push(`$${profile.apiKeyEnv} in the daemon's environment (not set)`);
+    }
     return { key: undefined, source: null, looked };
   };
   return {
