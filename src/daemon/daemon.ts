@@ -319,8 +319,11 @@ async function boot(
       await sessions.drain(timeoutMs, { handOff });
       // Hand the sessions off at once: released leases, and a wake-up for the other nodes.
       await cluster?.stop();
-      await mcp.stop();
+      // Stop accepting and cut the streams before stopping the MCP servers, which may take
+      // seconds: a client whose stream ended reconnects at once, and a listener still open
+      // then would take it in and the close would wait on it.
       await closeListener(app);
+      await mcp.stop();
       await removeDiscoveryFile(settings.home, { pid: process.pid, instance_id: instanceId }).catch(
         () => undefined,
       );
