@@ -15,7 +15,7 @@ import { ActorStoppedError, SessionUnavailableError, SessionUnknownError } from 
 import { type HistoryLog, wholeLog } from "../history/history-log.js";
 import { previewOf } from "../history/preview.js";
 import type { SessionServices } from "../session/session-services.js";
-import { idleStatus, sessionSummary } from "../session/session-snapshot.js";
+import { idleStatus, type ResolvedProvider, sessionSummary } from "../session/session-snapshot.js";
 import { WriteFencedError } from "../storage/session-storage.js";
 import type { NewSession, SessionListFilter, SessionRow } from "../storage/sessions-table.js";
 import type { ActorSupervisor, SupervisedActor } from "./actor-supervisor.js";
@@ -198,7 +198,18 @@ export class SessionRegistry {
   /** The summary of one session row with its live status when loaded. */
   summary(row: SessionRow): SessionSummary {
     const actor = this.loaded(row.id);
-    return sessionSummary(row, actor?.status ?? idleStatus, actor?.cursor ?? null);
+    return sessionSummary(row, actor?.status ?? idleStatus, actor?.cursor ?? null, this.#resolved(row));
+  }
+
+  /** What a row that leaves its profile or model to the default resolves to now (null: nothing). */
+  #resolved(row: SessionRow): ResolvedProvider | null {
+    if (row.providerProfile !== null && row.model !== null) return null;
+    try {
+      return this.#services.describeProvider(row.providerProfile, row.model, {});
+    } catch {
+      // A profile removed from the config: the summary shows what the row says.
+      return null;
+    }
   }
 
   /** Create a session: its row and its session_start entry in one transaction. Throws SessionExistsError. */

@@ -66,11 +66,22 @@ export function sameStatus(a: SessionStatus, b: SessionStatus): boolean {
   );
 }
 
-/** The summary of a session row, with its live status and cursor when loaded. */
+/** The profile and model a session's settings resolve to now (a null one in the row means "the default"). */
+export interface ResolvedProvider {
+  provider_profile: string;
+  model: string;
+}
+
+/**
+ * The summary of a session row, with its live status and cursor when loaded. A profile or model
+ * the row leaves to the default (after `PATCH {"model": null}`, say) is shown as `resolved`, what
+ * the next turn uses, not as null, which clients read as "no provider".
+ */
 export function sessionSummary(
   row: SessionRow,
   status: SessionStatus,
   cursor: StreamCursor | null,
+  resolved: ResolvedProvider | null = null,
 ): SessionSummary {
   return {
     id: row.id,
@@ -79,8 +90,8 @@ export function sessionSummary(
     parent_id: row.parentId,
     created_at: new Date(row.createdAt).toISOString(),
     activity_at: new Date(row.activityAt).toISOString(),
-    provider_profile: row.providerProfile,
-    model: row.model,
+    provider_profile: row.providerProfile ?? resolved?.provider_profile ?? null,
+    model: row.model ?? resolved?.model ?? null,
     status,
     cursor: cursor === null ? null : { generation: cursor.generation, sequence: cursor.sequence },
     preview: row.preview,
@@ -102,7 +113,7 @@ export function sessionSnapshot(
   context: SessionContext | null,
 ): SessionSnapshot {
   return {
-    ...sessionSummary(row, status, cursor),
+    ...sessionSummary(row, status, cursor, settings.effective),
     creation: {
       ...row.creation,
       submitted: row.creationRequest === null ? null : (JSON.parse(row.creationRequest) as CreateSessionBody),
