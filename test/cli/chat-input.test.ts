@@ -302,7 +302,7 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
     pane.type("/model");
     pane.press("Enter");
     const listed = await screenShows(pane, "pick one with /model N");
-    expect(listed).toMatch(/\*  1  fake  fake-model/);
+    expect(listed).toMatch(/\* {2}1 {2}fake {2}fake-model/);
     await promptReady(pane);
     pane.type("/model 1");
     pane.press("Enter");

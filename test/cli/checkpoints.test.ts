@@ -99,7 +99,10 @@ describe("turn checkpoints: skein diff and skein undo", () => {
     mkdirSync(workspace);
     writeFileSync(join(workspace, "story.txt"), "v0\n");
     const turn = async (content: string, sessionId?: string): Promise<string> => {
-      provider.queue(toolCalls([{ name: "write_file", args: { path: "story.txt", content } }]), text("Done."));
+      provider.queue(
+        toolCalls([{ name: "write_file", args: { path: "story.txt", content } }]),
+        text("Done."),
+      );
       const session = sessionId === undefined ? [] : ["--session", sessionId];
       const ran = await cli.run(["run", "--json", ...session, `write ${content}`], { cwd: workspace });
       expect(ran.code, ran.stderr).toBe(0);

@@ -29,7 +29,7 @@ const slashCommands: readonly (readonly [string, string])[] = [
   ["/model", "/model lists profiles and models, /model N picks one, /model NAME|default sets the model"],
   ["/effort", "/effort minimal|low|medium|high|xhigh|default: how hard the model thinks"],
   ["/compact", "summarize older messages so the context is smaller (the history stays)"],
-  ["/undo", "put the workspace back to before the latest turn that called tools"],
+  ["/undo", "put the workspace back to before the latest turn that called tools (again: one more)"],
   ["/copy", "copy the last answer to the clipboard (OSC 52, through ssh and tmux too)"],
   ["/thinking", "show or hide the model's thinking"],
   ["/status", "session, model and token usage"],
