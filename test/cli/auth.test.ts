@@ -4,12 +4,14 @@
  * turn; `config test` says where the daemon looked and the command that fixes it; a sandboxed
  * command cannot read the file.
  */
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpError, text, toolCalls } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
-import { CliSandbox } from "./support/cli-harness.js";
+import { screenShows } from "./support/chat-terminal.js";
+import { CliSandbox, skeinBin } from "./support/cli-harness.js";
+import { TmuxPane, tmuxAvailable } from "./support/tmux-pane.js";
 
 const key = "sk-stored-test-key-0123456789";
 
@@ -107,4 +109,31 @@ describe("skein auth", () => {
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain("skein auth set fake");
   }, 60_000);
+
+  it.skipIf(!tmuxAvailable())(
+    "asks for the key on a terminal without echoing it",
+    async () => {
+      const pane = TmuxPane.start([process.execPath, skeinBin, "auth", "set", "other"], {
+        cwd: cli.workspace,
+        env: cli.env,
+      });
+      try {
+        await screenShows(pane, 'API key for "other": ');
+        pane.type("sk-typed-but-hidden");
+        pane.press("BSpace");
+        pane.type("N");
+        pane.press("Enter");
+        const screen = await screenShows(pane, "[exit 0]");
+        expect(screen).not.toContain("sk-typed");
+        expect(screen).toContain('stored the API key of "other"');
+        const stored = JSON.parse(readFileSync(join(cli.home, "secrets.json"), "utf8")) as {
+          apiKeys: Record<string, string>;
+        };
+        expect(stored.apiKeys.other).toBe("sk-typed-but-hiddeN");
+      } finally {
+        pane.close();
+      }
+    },
+    30_000,
+  );
 });
