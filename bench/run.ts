@@ -18,6 +18,7 @@ const suites = [
   "chat",
   "cluster",
   "cluster-faults",
+  "backup",
 ];
 const here = dirname(fileURLToPath(import.meta.url));
 const requested = process.argv.slice(2);

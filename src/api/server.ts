@@ -4,4 +4,11 @@
  *
  * Boundary rule: types only, each the static type of its schema (schemas/server.ts).
  */
-export type { RestartAnswer, ServerInfo, ShellInfo, ShutdownAnswer, ShutdownBody } from "./schemas/server.js";
+export type {
+  ProbeAnswer,
+  RestartAnswer,
+  ServerInfo,
+  ShellInfo,
+  ShutdownAnswer,
+  ShutdownBody,
+} from "./schemas/server.js";

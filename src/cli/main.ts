@@ -15,6 +15,7 @@ import { describeFailure } from "./cli-error.js";
 import { exitCodes } from "./exit-codes.js";
 import { registerApprovalCommands } from "./register/approval-commands.js";
 import { registerAuthCommands } from "./register/auth-commands.js";
+import { registerBackupCommands } from "./register/backup-commands.js";
 import { registerCheckpointCommands } from "./register/checkpoint-commands.js";
 import type { CommandWiring } from "./register/command-wiring.js";
 import { registerConfigCommands } from "./register/config-commands.js";
@@ -119,6 +120,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   registerCheckpointCommands(program, wiring);
   registerDoctorCommand(program, wiring);
   registerDaemonCommands(program, wiring);
+  registerBackupCommands(program, wiring);
   registerConfigCommands(program, wiring);
   registerAuthCommands(program, wiring);
   registerMcpCommands(program, wiring);

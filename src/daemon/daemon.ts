@@ -46,6 +46,7 @@ import { defaultNodeUrl, listenHostNames, nodeAddressWarnings } from "./process/
 import { choosePort } from "./process/port.js";
 import { NoProviderError, ProviderConfigSource } from "./process/provider-config.js";
 import { providerProbe } from "./process/provider-probe.js";
+import { checkReadiness } from "./process/readiness.js";
 import { SecretsSource } from "./process/secrets-source.js";
 import { sessionProviders } from "./process/session-providers.js";
 import { type DaemonSettings, readSettings } from "./process/settings.js";
@@ -55,6 +56,7 @@ import { registerApprovalRoutes } from "./routes/approval-routes.js";
 import { registerClusterRoutes } from "./routes/cluster-routes.js";
 import { registerCompactRoutes } from "./routes/compact-routes.js";
 import { registerDebugRoutes } from "./routes/debug-routes.js";
+import { registerHealthRoutes } from "./routes/health-routes.js";
 import { registerHistoryRoutes } from "./routes/history-routes.js";
 import { registerInputRoutes } from "./routes/input-routes.js";
 import { registerMcpRoutes } from "./routes/mcp-routes.js";
@@ -68,12 +70,15 @@ import { registerVerifyRoutes } from "./routes/verify-routes.js";
 import { registerWebRoutes } from "./routes/web-routes.js";
 import { findProjectInstructions } from "./session/project-instructions.js";
 import type { SessionServices } from "./session/session-services.js";
-import { databaseFiles, openDaemonDatabase } from "./storage/database.js";
+import { databaseFiles, openDaemonDatabase, schemaVersion } from "./storage/database.js";
 import { openPgDaemonDatabase } from "./storage/pg-database.js";
 import { PgSessionStorage } from "./storage/pg-session-storage.js";
 import type { SessionStorage } from "./storage/session-storage.js";
 import { SqliteSessionStorage } from "./storage/sqlite-session-storage.js";
 import { checkpointWorkspace } from "./turn/workspace-checkpoints.js";
+
+// `skein backup` and `skein restore` reach the daemon's storage through this module (load-daemon.ts).
+export { backupHome, HomeBackupError, restoreHome } from "./process/home-backup.js";
 
 /** The system prompt of a session created without one. */
 export function defaultSystemPrompt(workspace: string): string {
@@ -345,6 +350,18 @@ async function boot(
       // Answer the request first; the drain closes the listener.
       setTimeout(() => void shutdown(timeoutMs), 10).unref();
     },
+  });
+  registerHealthRoutes(app, {
+    readiness: () =>
+      checkReadiness({
+        draining: () => drain.draining,
+        appliedSchemaVersion: () => storage.appliedSchemaVersion(),
+        knownSchemaVersion: schemaVersion,
+        ...(cluster === null ? {} : { clusterNotReady: () => cluster.notReadyReason() }),
+        databaseTimeoutMs: 2_000,
+      }),
+    changed: (now) =>
+      now.ready ? logger.info("ready (readyz)") : logger.warn({ reason: now.reason }, "not ready (readyz)"),
   });
   const relays = cluster === null ? null : registerForwarding(app, { node: cluster, token: settings.token });
   registerClusterRoutes(app, cluster);

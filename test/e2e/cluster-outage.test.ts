@@ -16,7 +16,7 @@ import { text } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
 import { createPgSchema, type PgSchema } from "../support/pg-schema.js";
 import { ClusterTraffic, countByStatus, exchange } from "./support/cluster-traffic.js";
-import { DaemonHarness, sleep } from "./support/daemon-harness.js";
+import { DaemonHarness, rawRequest, sleep } from "./support/daemon-harness.js";
 import { eventually, profileFor } from "./support/fixture.js";
 import { PrivatePostgres } from "./support/private-postgres.js";
 import { SeededRandom, seedFromEnvironment } from "./support/seeded-random.js";
@@ -56,6 +56,12 @@ describe("a cluster through PostgreSQL outages", () => {
     for (let i = 0; i < count; i++)
       nodes.push(await DaemonHarness.start({ providers: profileFor(provider), env, signingKeyPem }));
     return nodes;
+  }
+
+  /** A probe's answer, asked as an orchestrator does: without a credential. */
+  async function probe(node: DaemonHarness, path: string): Promise<{ status: number; text: string }> {
+    const answer = await rawRequest(node.port, { method: "GET", path, headers: {} });
+    return { status: answer.status, text: answer.text };
   }
 
   /** Each node's process is still running. */
@@ -101,6 +107,11 @@ describe("a cluster through PostgreSQL outages", () => {
       await server.stop();
       const stoppedAt = Date.now();
       await sleep(leaseSeconds * 1000 + 1_000);
+      // The probes an orchestrator would ask: alive, but not ready without its database.
+      for (const node of nodes) {
+        expect((await probe(node, "/healthz")).status).toBe(200);
+        expect(await probe(node, "/readyz")).toEqual({ status: 503, text: '{"status":"unavailable"}' });
+      }
       const resumedAt = Date.now();
       await server.resume();
       const during = traffic.between(stoppedAt + 500, resumedAt).filter((answer) => answer.status !== 0);
@@ -121,6 +132,11 @@ describe("a cluster through PostgreSQL outages", () => {
       (await listenerCount(server!.url, null)) === 2 ? true : undefined,
     );
     expect(await traffic.settle(30_000)).toEqual([]);
+    for (const node of nodes) {
+      await eventually("the node to be ready again", async () =>
+        (await probe(node, "/readyz")).status === 200 ? true : undefined,
+      );
+    }
     for (const session of sessions) {
       expect((await exchange(nodes[1]!, "GET", `/sessions/${session}/verify`)).status).toBe(200);
     }

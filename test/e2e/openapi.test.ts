@@ -68,8 +68,10 @@ describe("the OpenAPI document", () => {
         "GET /login",
         "GET /mcp",
         "GET /openapi.json",
+        "GET /readyz",
         "GET /server",
         "GET /cluster",
+        "GET /healthz",
         "GET /sessions",
         "GET /sessions/{id}",
         "GET /sessions/{id}/entries/{entry}/content",
@@ -191,6 +193,8 @@ describe("the OpenAPI document", () => {
     await app.api(`/sessions/${forkId}`, { method: "DELETE" });
     await app.api("/mcp");
     await app.api("/cluster");
+    await app.api("/healthz");
+    await app.api("/readyz");
     await app.api("/mcp/none/test", { method: "POST", body: {} });
     await app.api("/providers/fixture/test", { method: "POST", body: { timeout_ms: 5_000 } });
     await app.api("/web/session");

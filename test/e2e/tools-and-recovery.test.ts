@@ -386,6 +386,9 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
     await eventually("the daemon to report draining", async () =>
       (await app.api("/server")).json().state === "draining" ? true : undefined,
     );
+    // A draining daemon is alive but takes no new work: its readiness probe says so.
+    expect((await app.api("/healthz", { headers: { authorization: "" } })).status).toBe(200);
+    expect((await app.api("/readyz", { headers: { authorization: "" } })).status).toBe(503);
     const refused = await app.api(`/sessions/${sessionId}/inputs/${uuidv7()}`, {
       method: "PUT",
       body: { kind: "message", text: "too late" },

@@ -63,3 +63,10 @@ export type ShutdownAnswer = Static<typeof ShutdownAnswerSchema>;
 /** `POST /debug/sessions/{id}/restart` (only with SKEIN_INSPECT=1). */
 export const RestartAnswerSchema = Type.Object({ result: Type.Literal("actor_stopped") }, closed);
 export type RestartAnswer = Static<typeof RestartAnswerSchema>;
+
+/** `GET /healthz` and `GET /readyz`: no data, only whether the probe passed. */
+export const ProbeAnswerSchema = Type.Object(
+  { status: Type.Union([Type.Literal("ok"), Type.Literal("unavailable")]) },
+  closed,
+);
+export type ProbeAnswer = Static<typeof ProbeAnswerSchema>;

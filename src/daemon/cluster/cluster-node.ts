@@ -130,6 +130,14 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     this.wake();
   }
 
+  /** Why this node cannot take work now (not registered, stopped, leases unrenewed for a lease), or null. */
+  notReadyReason(now = Date.now()): string | null {
+    if (this.#stopped) return "this node has stopped";
+    if (this.#lastRenewal === 0) return "this node is not registered yet";
+    const age = now - this.#lastRenewal;
+    return age >= this.leaseMs ? `leases last renewed ${age} ms ago (a lease is ${this.leaseMs} ms)` : null;
+  }
+
   /** Whether this node holds the session now. */
   holds(sessionId: string): boolean {
     return this.#held.has(sessionId);

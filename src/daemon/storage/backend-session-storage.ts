@@ -17,6 +17,7 @@ import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import type { HeadRecord } from "../../log/head-record.js";
 import { SessionWriter } from "../../log/session-writer.js";
 import type { LogHead, Store } from "../../log/store.js";
+import { appliedSchemaVersionProgram } from "./daemon-schema.js";
 import { checkDeliveredWithin, lastDeliveredInputProgram } from "./delivery-evidence.js";
 import { GuardedLog } from "./guarded-log.js";
 import {
@@ -249,6 +250,10 @@ export class BackendSessionStorage<Tx> implements SessionStorage {
   commitStats() {
     const { backend } = this.#shared;
     return { ...backend.log.groupCommitStats(), ...backend.stats() };
+  }
+
+  appliedSchemaVersion(): Promise<number> {
+    return this.#shared.backend.read(appliedSchemaVersionProgram());
   }
 
   /** Commit what is queued, then release the backend. */

@@ -8,7 +8,7 @@
  * Boundary rule: schema only. The log's own tables (`transcript`, `transcript_heads`) are the
  * log stores'; the cluster's (`nodes`, `session_leases`) are migrations here like any other.
  */
-import type { SqlDialect } from "./sql-program.js";
+import { get, type SqlDialect, type SqlProgram } from "./sql-program.js";
 
 /** The database was written by a newer daemon whose schema this one does not know. */
 export class DatabaseVersionError extends Error {
@@ -191,4 +191,12 @@ export function migrationStatements(migration: Migration, dialect: SqlDialect): 
 export function schemaVersionTable(dialect: SqlDialect): string {
   const type = dialect === "postgres" ? "BIGINT" : "INTEGER";
   return `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at ${type} NOT NULL)`;
+}
+
+/** The highest migration version applied to the database (0 for none): a readiness probe's query. */
+export function* appliedSchemaVersionProgram(): SqlProgram<number> {
+  const row = yield* get<{ version: number | string | null }>(
+    "SELECT max(version) AS version FROM schema_version",
+  );
+  return Number(row?.version ?? 0);
 }

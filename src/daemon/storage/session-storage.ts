@@ -183,5 +183,7 @@ export interface SessionStorage {
    * (SQLite), and the SQL statements run when counting them was asked for (SQLite).
    */
   commitStats(): { transactions: number; requests: number; fsyncs?: number; statements?: number };
+  /** The schema version the database holds now (one read; readiness probes). */
+  appliedSchemaVersion(): Promise<number>;
   close(): Promise<void>;
 }
