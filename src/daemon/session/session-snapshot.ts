@@ -20,6 +20,7 @@ import type { StreamCursor } from "../../api/stream-cursor.js";
 import { maxTailBytes } from "../history/history-page.js";
 import { type InputRow, pendingInputJson } from "../storage/inputs-table.js";
 import type { SessionRow } from "../storage/sessions-table.js";
+import type { SessionServices } from "./session-services.js";
 
 /** The status of a session with no turn running. */
 export const idleStatus: SessionStatus = {
@@ -70,6 +71,20 @@ export function sameStatus(a: SessionStatus, b: SessionStatus): boolean {
 export interface ResolvedProvider {
   provider_profile: string;
   model: string;
+}
+
+/** What a row that leaves its profile or model to the default resolves to now (null: nothing). */
+export function resolvedProvider(
+  row: SessionRow,
+  describe: SessionServices["describeProvider"],
+): ResolvedProvider | null {
+  if (row.providerProfile !== null && row.model !== null) return null;
+  try {
+    return describe(row.providerProfile, row.model, {});
+  } catch {
+    // A profile removed from the config: the summary shows what the row says.
+    return null;
+  }
 }
 
 /**
