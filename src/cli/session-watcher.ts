@@ -1,7 +1,7 @@
 /**
  * Watching one session for a command: follows its stream (through the client's reconnecting
- * follower), feeds a TranscriptView, and keeps what commands wait on: the status, which run took
- * which input, how runs ended, their errors and token usage.
+ * follower), feeds a TranscriptView, and keeps what commands wait on: the status, which turn took
+ * which input, how turns ended, their errors and token usage.
  *
  * Boundary rule: state and waiting only; what is printed is the view's business and what to do
  * about an outcome is the command's. After a reset (daemon restart, lost replay) it re-syncs:
@@ -20,14 +20,14 @@ import type { TranscriptView } from "./render/transcript-view.js";
 
 /** How the turn that took an input ended. */
 export interface TurnOutcome {
-  runId: string | null;
+  turnId: string | null;
   state: TurnState | "cancelled";
   /** Why a completed turn stopped (`finished`, `limit_reached`, …), when its end was seen live. */
   outcome?: SessionEventData["turn_completed"]["outcome"];
   errors: { code: string; message: string }[];
 }
 
-/** Token counts of one run or of the whole session. */
+/** Token counts of one turn or of the whole session. */
 export interface UsageTotals {
   prompt: number;
   completion: number;
@@ -60,8 +60,8 @@ export class SessionWatcher {
   model: string | null = null;
   readonly sessionUsage: UsageTotals = emptyUsage();
   readonly pendingInputs = new Set<string>();
-  readonly #runUsage = new Map<string, UsageTotals>();
-  readonly #runOfInput = new Map<string, string>();
+  readonly #turnUsage = new Map<string, UsageTotals>();
+  readonly #turnOfInput = new Map<string, string>();
   readonly #ended = new Map<string, TurnState>();
   readonly #turnOutcome = new Map<string, SessionEventData["turn_completed"]["outcome"]>();
   readonly #errors = new Map<string, { code: string; message: string }[]>();
@@ -109,28 +109,32 @@ export class SessionWatcher {
     await this.#loop?.catch(() => undefined);
   }
 
-  /** The run that took an input, once known. */
-  runOf(inputId: string): string | null {
-    return this.#runOfInput.get(inputId) ?? null;
+  /** The turn that took an input, once known. */
+  turnOf(inputId: string): string | null {
+    return this.#turnOfInput.get(inputId) ?? null;
   }
 
-  /** The run that took an input and the runs that continued it after restarts, oldest first. */
-  runsOf(inputId: string): string[] {
-    const runs: string[] = [];
-    for (let runId = this.#runOfInput.get(inputId); runId !== undefined; runId = this.#successor.get(runId)) {
-      runs.push(runId);
+  /** The turn that took an input and the turns that continued it after restarts, oldest first. */
+  turnsOf(inputId: string): string[] {
+    const turns: string[] = [];
+    for (
+      let turnId = this.#turnOfInput.get(inputId);
+      turnId !== undefined;
+      turnId = this.#successor.get(turnId)
+    ) {
+      turns.push(turnId);
     }
-    return runs;
+    return turns;
   }
 
-  /** Token usage of a run so far. */
-  usageOf(runId: string | null): UsageTotals {
-    return (runId === null ? undefined : this.#runUsage.get(runId)) ?? emptyUsage();
+  /** Token usage of a turn so far. */
+  usageOf(turnId: string | null): UsageTotals {
+    return (turnId === null ? undefined : this.#turnUsage.get(turnId)) ?? emptyUsage();
   }
 
   /** Learn from a receipt (the 202 of a PUT, or a receipt fetched after a reset). */
   noteReceipt(receipt: InputReceipt): void {
-    if (receipt.turn !== null) this.#runOfInput.set(receipt.id, receipt.turn.id);
+    if (receipt.turn !== null) this.#turnOfInput.set(receipt.id, receipt.turn.id);
     if (receipt.delivery === "pending") this.pendingInputs.add(receipt.id);
     else this.pendingInputs.delete(receipt.id);
     if (receipt.delivery === "cancelled") this.#cancelled.add(receipt.id);
@@ -148,20 +152,20 @@ export class SessionWatcher {
 
   /** How the input's turn ended, or null while it has not. */
   outcomeOf(inputId: string): TurnOutcome | null {
-    if (this.#cancelled.has(inputId) && !this.#runOfInput.has(inputId)) {
-      return { runId: null, state: "cancelled", errors: [] };
+    if (this.#cancelled.has(inputId) && !this.#turnOfInput.has(inputId)) {
+      return { turnId: null, state: "cancelled", errors: [] };
     }
-    let runId = this.#runOfInput.get(inputId);
-    if (runId === undefined) return null;
-    const errors: TurnOutcome["errors"] = [...(this.#errors.get(runId) ?? [])];
-    for (let next = this.#successor.get(runId); next !== undefined; next = this.#successor.get(runId)) {
-      runId = next;
-      errors.push(...(this.#errors.get(runId) ?? []));
+    let turnId = this.#turnOfInput.get(inputId);
+    if (turnId === undefined) return null;
+    const errors: TurnOutcome["errors"] = [...(this.#errors.get(turnId) ?? [])];
+    for (let next = this.#successor.get(turnId); next !== undefined; next = this.#successor.get(turnId)) {
+      turnId = next;
+      errors.push(...(this.#errors.get(turnId) ?? []));
     }
-    const state = this.#ended.get(runId);
+    const state = this.#ended.get(turnId);
     if (state === undefined) return null;
-    const outcome = this.#turnOutcome.get(runId);
-    return outcome === undefined ? { runId, state, errors } : { runId, state, outcome, errors };
+    const outcome = this.#turnOutcome.get(turnId);
+    return outcome === undefined ? { turnId, state, errors } : { turnId, state, outcome, errors };
   }
 
   /** Resolves when `check` returns a value other than null/false; rejects if following fails. */
@@ -267,25 +271,25 @@ export class SessionWatcher {
           totals.total += event.data.total_tokens;
         };
         add(this.sessionUsage);
-        const runId = event.data.run_id;
-        const totals = this.#runUsage.get(runId) ?? emptyUsage();
+        const turnId = event.data.run_id;
+        const totals = this.#turnUsage.get(turnId) ?? emptyUsage();
         add(totals);
-        this.#runUsage.set(runId, totals);
+        this.#turnUsage.set(turnId, totals);
         return;
       }
       case "error": {
-        const runId = event.data.run_id;
-        if (runId === null) return;
-        const list = this.#errors.get(runId) ?? [];
+        const turnId = event.data.run_id;
+        if (turnId === null) return;
+        const list = this.#errors.get(turnId) ?? [];
         list.push({ code: event.data.code, message: event.data.message });
-        this.#errors.set(runId, list);
+        this.#errors.set(turnId, list);
         return;
       }
       case "turn_completed":
         this.#ended.set(event.data.run_id, event.data.state);
         this.#turnOutcome.set(event.data.run_id, event.data.outcome);
         for (const inputId of event.data.input_ids) {
-          this.#runOfInput.set(inputId, event.data.run_id);
+          this.#turnOfInput.set(inputId, event.data.run_id);
           this.pendingInputs.delete(inputId);
         }
         return;
@@ -368,14 +372,14 @@ export class SessionWatcher {
   }
 
   /** After a restart: look up how awaited inputs fared; an abandoned turn continues in the recovery turn. */
-  async #resyncAwaited(runningRunId: string | null): Promise<void> {
+  async #resyncAwaited(runningTurnId: string | null): Promise<void> {
     for (const inputId of this.#awaited) {
       if (this.outcomeOf(inputId) !== null) continue;
       const receipt = await this.client.getInput(this.sessionId, inputId);
       this.noteReceipt(receipt);
       const turn = receipt.turn;
       if (turn === null || turn.state !== "abandoned") continue;
-      if (runningRunId !== null && runningRunId !== turn.id) this.#successor.set(turn.id, runningRunId);
+      if (runningTurnId !== null && runningTurnId !== turn.id) this.#successor.set(turn.id, runningTurnId);
       else this.#ended.set(turn.id, "abandoned");
     }
   }

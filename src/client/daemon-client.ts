@@ -247,10 +247,10 @@ export class DaemonClient {
     return this.#call("POST", `${sessionPath(sessionId)}/inputs/${encodeURIComponent(inputId)}/cancel`);
   }
 
-  /** `POST /sessions/{sid}/interrupt`: stop run `runId` and cancel queued inputs up to `throughInputOrder`. */
-  interrupt(sessionId: string, runId: string | null, throughInputOrder: number): Promise<InterruptAnswer> {
+  /** `POST /sessions/{sid}/interrupt`: stop turn `turnId` (the wire's `run_id`) and cancel queued inputs up to `throughInputOrder`. */
+  interrupt(sessionId: string, turnId: string | null, throughInputOrder: number): Promise<InterruptAnswer> {
     return this.#call("POST", `${sessionPath(sessionId)}/interrupt`, {
-      body: { run_id: runId, through_input_order: throughInputOrder } satisfies InterruptBody,
+      body: { run_id: turnId, through_input_order: throughInputOrder } satisfies InterruptBody,
     });
   }
 

@@ -35,6 +35,7 @@ import { createHttpApp } from "./http/create-http-app.js";
 import { problem } from "./http/problem.js";
 import { StaticAssets } from "./http/static-assets.js";
 import { apiKeys } from "./process/api-key-lookup.js";
+import { DaemonMetrics } from "./process/daemon-metrics.js";
 import { previousInstanceId, removeDiscoveryFile, writeDiscoveryFile } from "./process/discovery-file.js";
 import { DrainController, installSignalHandlers } from "./process/drain.js";
 import { establishHeadTrust } from "./process/head-trust.js";
@@ -60,6 +61,7 @@ import { registerHealthRoutes } from "./routes/health-routes.js";
 import { registerHistoryRoutes } from "./routes/history-routes.js";
 import { registerInputRoutes } from "./routes/input-routes.js";
 import { registerMcpRoutes } from "./routes/mcp-routes.js";
+import { registerMetricsRoutes } from "./routes/metrics-routes.js";
 import { registerOpenApiRoute } from "./routes/openapi-routes.js";
 import { registerProviderRoutes } from "./routes/provider-routes.js";
 import { registerRepairRoutes } from "./routes/repair-routes.js";
@@ -230,6 +232,7 @@ async function boot(
     logger,
     now,
     isDraining: () => drain.draining,
+    observeEvent: (sessionId, type, data) => metrics.observe(sessionId, type, data),
     // Built-in tools first: a refused workspace fails the turn before any MCP server starts for it.
     tools: async (session) => {
       // A session's turns run on whichever node owns it: its workspace must be on this one too.
@@ -244,17 +247,17 @@ async function boot(
     ...(env.SKEIN_CHECKPOINTS === "0"
       ? {}
       : {
-          checkpoint: async (session, runId, phase) => {
+          checkpoint: async (session, turnId, phase) => {
             try {
               await checkpointWorkspace(
                 { home: settings.home, hiddenPaths },
                 session.id,
                 session.workspace,
-                runId,
+                turnId,
                 phase,
               );
             } catch (error) {
-              logger.warn({ session: session.id, runId, phase, err: error }, "workspace checkpoint skipped");
+              logger.warn({ session: session.id, turnId, phase, err: error }, "workspace checkpoint skipped");
             }
           },
           removeCheckpoints: (sessionId) => {
@@ -268,6 +271,12 @@ async function boot(
     ...sessionProviders(providers, keys),
   };
   const sessions = new SessionRegistry(sessionServices);
+  const metrics = new DaemonMetrics({
+    census: () => sessions.census(),
+    commitStats: () => storage.commitStats(),
+    mcp: () => mcp.status(),
+    ...(cluster === null ? {} : { node: () => cluster.health() }),
+  });
   registry = sessions;
   undo.push(() => sessions.drain(0));
   // A cluster node recovers by claiming sessions with work and no live owner (cluster-node.ts).
@@ -351,13 +360,14 @@ async function boot(
       setTimeout(() => void shutdown(timeoutMs), 10).unref();
     },
   });
+  registerMetricsRoutes(app, metrics);
   registerHealthRoutes(app, {
     readiness: () =>
       checkReadiness({
         draining: () => drain.draining,
         appliedSchemaVersion: () => storage.appliedSchemaVersion(),
         knownSchemaVersion: schemaVersion,
-        ...(cluster === null ? {} : { clusterNotReady: () => cluster.notReadyReason() }),
+        ...(cluster === null ? {} : { clusterNotReady: () => cluster.health().notReady }),
         databaseTimeoutMs: 2_000,
       }),
     changed: (now) =>

@@ -8,12 +8,15 @@
  * one. A code whose problem is null is a bug when it reaches a route (500, logged). Failures of
  * the process at start (settings, home, lock, key, database version) live in `process/` and
  * `storage/database.ts`: they end the start, they never reach a route.
+ *
+ * "Session not found" is one error everywhere, the log's `SessionNotFoundError` (what every
+ * store throws for a session it has no log of): the daemon throws it too for a session with no
+ * row, and daemon-problem.ts answers it 404 `resource_not_found`.
  */
 import type { ProblemCode } from "../api/problem.js";
 
 /** Each code, and the problem a route answers for it (null: not the client's doing). */
 export const daemonErrorProblems = {
-  session_unknown: "resource_not_found",
   session_exists: "precondition_failed",
   session_busy: "session_busy",
   compaction_running: "session_busy",
@@ -48,15 +51,6 @@ export type DaemonErrorCode = keyof typeof daemonErrorProblems;
 /** Every error of the catalogue: a stable code, a sentence for a person, context as fields. */
 export abstract class DaemonError extends Error {
   abstract readonly code: DaemonErrorCode;
-}
-
-/** There is no session with this id (→ 404). */
-export class SessionUnknownError extends DaemonError {
-  readonly code = "session_unknown";
-  constructor(readonly sessionId: string) {
-    super(`session ${sessionId} not found`);
-    this.name = "SessionUnknownError";
-  }
 }
 
 /** A session with this id exists already (create → 412). */
@@ -133,7 +127,11 @@ export class DaemonDrainingError extends DaemonError {
   }
 }
 
-/** The actor was stopped (deleted, unloaded, restarted); the caller should look the session up again. */
+/**
+ * The actor stopped (deleted, unloaded, restarted, its lease lost) under the request; the
+ * caller looks the session up again. Never "not found": a session without a row is the log's
+ * `SessionNotFoundError`, wherever that is noticed.
+ */
 export class ActorStoppedError extends DaemonError {
   readonly code = "actor_stopped";
   constructor(readonly sessionId: string) {

@@ -13,8 +13,8 @@ export function checkpointStore(home: string, sessionId: string): string {
 }
 
 /** The ref holding the workspace before (or after) a turn. */
-export function checkpointRef(runId: string, phase: "before" | "after"): string {
-  return `refs/skein/turns/${runId}/${phase}`;
+export function checkpointRef(turnId: string, phase: "before" | "after"): string {
+  return `refs/skein/turns/${turnId}/${phase}`;
 }
 
 /** The prefix of every checkpoint ref (for listing). */

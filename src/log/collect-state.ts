@@ -54,7 +54,8 @@ export interface RestoredState {
   system_prompt: string | null;
   config: RequestConfig;
   history: Item[];
-  turn_count: number;
+  /** How many model requests the session has made (the latest `turn_end`'s `turn_count`). */
+  request_count: number;
   locked_prefix_len: number;
   last_run_interrupted: boolean;
   /** Hash of the last entry replayed; null for an empty log. */
@@ -93,7 +94,7 @@ export function emptyState(): RestoredState {
     system_prompt: null,
     config: {},
     history: [],
-    turn_count: 0,
+    request_count: 0,
     locked_prefix_len: 0,
     last_run_interrupted: false,
     head_hash: null,
@@ -158,7 +159,7 @@ export function applyEntry(state: RestoredState, entry: LogEntry): void {
       // The model ran again without new input: nothing to replay.
       return;
     case "turn_end":
-      state.turn_count = entry.turn_count;
+      state.request_count = entry.turn_count;
       return;
     case "run_outcome":
       state.last_run_interrupted = entry.interrupted;

@@ -75,6 +75,11 @@ export type LogEntry =
   | ({ kind: "note"; ts: number; origin: string; item: Item } & EntryContext)
   /** A `continue` input ran the model again without a user message; changes no history. */
   | ({ kind: "continuation"; ts: number } & EntryContext)
+  /**
+   * A turn ended. `turn_count` (a stored name, kept for old logs and the hash chain) counts
+   * model requests: how many the session has made so far, all turns together, not turns.
+   * Replay reads it as `RestoredState.request_count`.
+   */
   | { kind: "turn_end"; ts: number; turn_count: number }
   | { kind: "run_outcome"; ts: number; outcome: Outcome; interrupted: boolean }
   /**

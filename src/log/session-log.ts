@@ -86,7 +86,7 @@ export function classifyDelta(items: readonly Item[], ts: number, context: Entry
   return entries;
 }
 
-/** Log the end of a run's turns with the cumulative turn count. */
+/** Log the end of a run's turns with the session's model request count so far (stored as `turn_count`). */
 export async function saveTurnEnd(store: Store, head: LogHeadRef, requestCount: number): Promise<LogHead> {
   return appendEntries(store, head, [{ kind: "turn_end", ts: Date.now(), turn_count: requestCount }]);
 }

@@ -8,8 +8,8 @@
  * before the next step; a call whose result was never logged is answered as "outcome unknown"
  * after a crash and never run again.
  */
-import type { JsonObject } from "../model/json.js";
-import type { ToolDefinition } from "../model/tools.js";
+import { toolArgumentsObject } from "../model/tool-arguments.js";
+import { type ToolDefinition, ToolError } from "../model/tools.js";
 import type { McpServerInstance } from "./server-instance.js";
 import type { McpToolInfo } from "./server-tools.js";
 
@@ -19,8 +19,12 @@ export function mcpToolDefinition(instance: McpServerInstance, tool: McpToolInfo
     meta: { name: tool.name, description: tool.description, input_schema: tool.inputSchema },
     tool: {
       // The Worker has already checked that the arguments are a JSON object.
-      execute: (inputJson, context) =>
-        instance.callTool(tool.mcpName, JSON.parse(inputJson) as JsonObject, context.signal),
+      execute: (inputJson, context) => {
+        const args = toolArgumentsObject(inputJson);
+        if (args === null)
+          throw new ToolError("invalid_argument", `${tool.name}: the arguments are not a JSON object`);
+        return instance.callTool(tool.mcpName, args, context.signal);
+      },
     },
   });
 }

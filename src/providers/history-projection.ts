@@ -15,6 +15,7 @@
  * Boundary rule: pure functions over items.
  */
 import { type Item, type ToolResultItem, toolResult } from "../model/items.js";
+import { toolArgumentsObject } from "../model/tool-arguments.js";
 
 /** What an error result with no text of its own is sent as. */
 export const emptyErrorText = "The tool failed without an error message.";
@@ -24,12 +25,7 @@ export const missingResultText = "No result was recorded for this tool call.";
 
 /** `args` when it is a JSON object, else `{}`. */
 export function sendableArguments(args: string): string {
-  try {
-    const value: unknown = JSON.parse(args);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? args : "{}";
-  } catch {
-    return "{}";
-  }
+  return toolArgumentsObject(args) === null ? "{}" : args;
 }
 
 /** The text a tool result is sent with: its output, or a placeholder for an empty error. */

@@ -7,8 +7,8 @@
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import formatsPlugin from "ajv-formats";
 import type { JsonObject } from "../model/json.js";
+import { parseToolArguments } from "../model/tool-arguments.js";
 import { ToolError } from "../model/tools.js";
-import { errorMessage } from "./system-error.js";
 
 /** One validator shared by all built-in tools; `strict` rejects typos in our own schemas. */
 const ajv = new Ajv2020({ allErrors: true, strict: true });
@@ -22,15 +22,12 @@ export type ToolInputParser<T> = (inputJson: string) => T;
 export function toolInputParser<T>(toolName: string, schema: JsonObject): ToolInputParser<T> {
   const validate = ajv.compile<T>(schema);
   return (inputJson: string): T => {
-    let value: unknown;
-    try {
-      value = inputJson.trim() === "" ? {} : JSON.parse(inputJson);
-    } catch (error) {
-      throw new ToolError(
-        "invalid_argument",
-        `${toolName}: arguments are not valid JSON (${errorMessage(error)})`,
-      );
+    const args = parseToolArguments(inputJson);
+    if (args.kind === "invalid_json" && !args.blank) {
+      throw new ToolError("invalid_argument", `${toolName}: arguments are not valid JSON (${args.detail})`);
     }
+    // Blank arguments are a call without arguments.
+    const value = args.kind === "invalid_json" ? {} : args.value;
     if (validate(value)) return value;
     const problems = (validate.errors ?? []).map(describeProblem);
     throw new ToolError("invalid_argument", `${toolName}: invalid arguments: ${problems.join("; ")}`);

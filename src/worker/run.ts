@@ -22,6 +22,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { StreamEvent } from "../model/events.js";
 import { type Item, type ToolCallItem, toolResult, userMessage } from "../model/items.js";
 import { LlmClientError, type LlmRequest } from "../model/llm-client.js";
+import { openToolCalls } from "../model/open-tool-calls.js";
 import { mergeUsage, type Usage } from "../model/usage.js";
 import { assistantItems } from "./assistant-items.js";
 import { CancelRace } from "./cancel-race.js";
@@ -30,7 +31,6 @@ import type { AppendHint } from "./conversation.js";
 import { errorMessage, WorkerError } from "./errors.js";
 import { type Awaitable, type BeforeRequestAction, type Interceptor, unknownAction } from "./interceptor.js";
 import type { CommitKind, WorkerObserver } from "./observer.js";
-import { pendingToolCalls } from "./pending-tool-calls.js";
 import { refusalError } from "./refusal.js";
 import { type CollectedResponse, ResponseCollector } from "./response-collector.js";
 import { leavesRunInterrupted, type WorkerResult } from "./result.js";
@@ -106,7 +106,7 @@ export class WorkerRun implements ToolBatchRun {
             unknownAction("onPromptSubmit", action);
         }
       }
-      const pending = pendingToolCalls(this.core.conversation.items);
+      const pending = openToolCalls(this.core.conversation.items);
       await this.commit(
         pending.map((call) => toolResult(call.call_id, NOT_RUN_OUTPUT, true)),
         "tool_results",
@@ -120,7 +120,7 @@ export class WorkerRun implements ToolBatchRun {
   resume(): Promise<WorkerResult> {
     return this.finalize(async () => {
       this.throwIfCancelled();
-      const pending = pendingToolCalls(this.core.conversation.items);
+      const pending = openToolCalls(this.core.conversation.items);
       if (pending.length > 0 && (await this.runTools(pending)) === "paused") return "paused";
       return this.requestLoop();
     });

@@ -1,4 +1,5 @@
 /** Whether a tool call's arguments can be handed to a tool. Pure. */
+import { parseToolArguments } from "../model/tool-arguments.js";
 
 export type ArgumentsCheck = { ok: true } | { ok: false; problem: string };
 
@@ -7,15 +8,13 @@ export type ArgumentsCheck = { ok: true } | { ok: false; problem: string };
  * tool is not run: the call gets an is_error result that says why, so the model can retry.
  */
 export function checkToolArguments(args: string): ArgumentsCheck {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(args);
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    return { ok: false, problem: `the arguments were not valid JSON (${detail})` };
+  const parsed = parseToolArguments(args);
+  switch (parsed.kind) {
+    case "object":
+      return { ok: true };
+    case "not_object":
+      return { ok: false, problem: "the arguments were not a JSON object" };
+    case "invalid_json":
+      return { ok: false, problem: `the arguments were not valid JSON (${parsed.detail})` };
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    return { ok: false, problem: "the arguments were not a JSON object" };
-  }
-  return { ok: true };
 }

@@ -40,6 +40,6 @@ describe("the library example of docs/library.md", () => {
       "tool_result",
       "message",
     ]);
-    expect(state.turn_count).toBe(2);
+    expect(state.request_count).toBe(2);
   });
 });

@@ -367,11 +367,11 @@ describe("approvals", () => {
     await app.prompt(sessionId, "do three things");
     const waiting = await waitingCalls(app, sessionId, 2);
     expect(waiting.map((call) => call.call_id)).toEqual(["call_a", "call_b"]);
-    const runId = (await snapshot(app, sessionId)).status.run_id;
+    const turnId = (await snapshot(app, sessionId)).status.run_id;
 
     const interrupted = await app.api(`/sessions/${sessionId}/interrupt`, {
       method: "POST",
-      body: { run_id: runId, through_input_order: 0 },
+      body: { run_id: turnId, through_input_order: 0 },
     });
     expect(interrupted.json()).toMatchObject({ state: "requested" });
     await app.idle(sessionId);

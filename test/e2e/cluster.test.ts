@@ -248,12 +248,12 @@ describe("a cluster of daemons on one PostgreSQL", () => {
     await a!.prompt(sessionId, "record that you started, then wait", inputId);
     const effects = join(a!.workspace, "effects.txt");
     await eventually("the command to start", () => (existsSync(effects) ? true : undefined));
-    const runId = (await a!.receipt(sessionId, inputId)).turn!.id;
+    const turnId = (await a!.receipt(sessionId, inputId)).turn!.id;
 
     // Relayed to A, which marks the turn before answering; A dies right after.
     const interrupted = await b!.api(`/sessions/${sessionId}/interrupt`, {
       method: "POST",
-      body: { run_id: runId, through_input_order: 1 },
+      body: { run_id: turnId, through_input_order: 1 },
     });
     expect(interrupted.status).toBe(200);
     expect(interrupted.json()).toMatchObject({ state: "requested" });
@@ -261,7 +261,7 @@ describe("a cluster of daemons on one PostgreSQL", () => {
 
     // B finds A's address refusing connections and takes the session at once.
     await b!.idle(sessionId, 10_000);
-    expect((await b!.receipt(sessionId, inputId)).turn).toMatchObject({ id: runId, state: "interrupted" });
+    expect((await b!.receipt(sessionId, inputId)).turn).toMatchObject({ id: turnId, state: "interrupted" });
     const kinds = (await b!.history(sessionId)).items.map((entry) => entry.kind);
     expect(kinds).toEqual(["user", "tool_call", "tool_result"]);
     expect(provider.requests).toHaveLength(1);

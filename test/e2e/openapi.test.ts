@@ -67,6 +67,7 @@ describe("the OpenAPI document", () => {
         "GET /assets/{file}",
         "GET /login",
         "GET /mcp",
+        "GET /metrics",
         "GET /openapi.json",
         "GET /readyz",
         "GET /server",
@@ -195,6 +196,7 @@ describe("the OpenAPI document", () => {
     await app.api("/cluster");
     await app.api("/healthz");
     await app.api("/readyz");
+    await app.api("/metrics");
     await app.api("/mcp/none/test", { method: "POST", body: {} });
     await app.api("/providers/fixture/test", { method: "POST", body: { timeout_ms: 5_000 } });
     await app.api("/web/session");

@@ -157,7 +157,7 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
     await app.prompt(sessionId, "record that you started, then wait", inputId);
     const effects = join(app.workspace, "effects.txt");
     await eventually("the command to start", () => (existsSync(effects) ? true : undefined));
-    const runId = (await app.receipt(sessionId, inputId)).turn?.id;
+    const turnId = (await app.receipt(sessionId, inputId)).turn?.id;
 
     await app.kill();
     await app.boot();
@@ -165,7 +165,7 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
 
     const receipt = await app.receipt(sessionId, inputId);
     expect(receipt.delivery).toBe("committed");
-    expect(receipt.turn).toMatchObject({ id: runId, state: "abandoned" });
+    expect(receipt.turn).toMatchObject({ id: turnId, state: "abandoned" });
     expect(receipt.turn?.ended_at).not.toBeNull();
 
     const history = await app.history(sessionId);
@@ -181,9 +181,9 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
     expect(resultText(result)).toMatch(/outcome is unknown/);
     const note = history.items[3]!;
     expect(entryText(note)).toMatch(/daemon restarted/);
-    expect(note.turn_id).toBe(runId);
+    expect(note.turn_id).toBe(turnId);
     const answer = history.items[4]!;
-    expect(answer.turn_id).not.toBe(runId);
+    expect(answer.turn_id).not.toBe(turnId);
 
     // A new turn ran: the model was asked again, with the note and the unknown outcome.
     expect(provider.requests).toHaveLength(2);
@@ -210,14 +210,14 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
   }
 
   /** Interrupt the running turn; SIGKILL the daemon as soon as the 200 is in; start it again. */
-  async function interruptThenKill(app: DaemonHarness, sessionId: string, runId: string): Promise<void> {
+  async function interruptThenKill(app: DaemonHarness, sessionId: string, turnId: string): Promise<void> {
     const current = await snapshot(app, sessionId);
     const response = await app.api(`/sessions/${sessionId}/interrupt`, {
       method: "POST",
-      body: { run_id: runId, through_input_order: current.input_order },
+      body: { run_id: turnId, through_input_order: current.input_order },
     });
     expect(response.status).toBe(200);
-    expect(response.json()).toMatchObject({ run_id: runId, state: "requested" });
+    expect(response.json()).toMatchObject({ run_id: turnId, state: "requested" });
     await app.kill();
     await app.boot();
   }
@@ -273,14 +273,14 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
     await app.prompt(sessionId, "record that you started, then wait", inputId);
     const effects = join(app.workspace, "effects.txt");
     await eventually("the command to start", () => (existsSync(effects) ? true : undefined));
-    const runId = (await app.receipt(sessionId, inputId)).turn!.id;
+    const turnId = (await app.receipt(sessionId, inputId)).turn!.id;
 
-    await interruptThenKill(app, sessionId, runId);
+    await interruptThenKill(app, sessionId, turnId);
 
     const after = await settled(app, sessionId);
     expect(after.status.phase).toBe("idle");
     expect((await app.receipt(sessionId, inputId)).turn).toMatchObject({
-      id: runId,
+      id: turnId,
       state: "interrupted",
     });
     const history = await app.history(sessionId);

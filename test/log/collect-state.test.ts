@@ -28,7 +28,7 @@ describe("collectState", () => {
       system_prompt: null,
       config: {},
       history: [],
-      turn_count: 0,
+      request_count: 0,
       locked_prefix_len: 0,
       last_run_interrupted: false,
       head_hash: null,
@@ -56,7 +56,7 @@ describe("collectState", () => {
     const chain = buildChain(null, fullTurn);
     const state = collectState(chain);
     expect(state.history).toEqual([userMessage("Hi"), assistantMessage("Hello!")]);
-    expect(state.turn_count).toBe(1);
+    expect(state.request_count).toBe(1);
     expect(state.last_run_interrupted).toBe(false);
     expect(state.head_hash).toBe(chain[4]!.hash);
   });

@@ -169,7 +169,7 @@ describe.each(backends)("session log on %s", (_name, open) => {
       system_prompt: "You are helpful.",
       config: { temperature: 0.7 },
       history: [userMessage("Hi"), assistantMessage("Hello!"), systemMessage("the daemon restarted")],
-      turn_count: 1,
+      request_count: 1,
       locked_prefix_len: 2,
       last_run_interrupted: true,
       head_hash: head.hash,

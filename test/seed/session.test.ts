@@ -192,12 +192,12 @@ describe.each(stores)("session log with %s", (_name, openStore) => {
 
     const { worker: after } = await runAndPersist(worker, store, head, "Hi");
     const originalHistoryLen = after.history.length;
-    const originalTurnCount = after.requestCount;
+    const originalRequestCount = after.requestCount;
 
     // Restore
     const state = await restore(store, head.sessionId);
     expect(state.history.length).toBe(originalHistoryLen);
-    expect(state.turn_count).toBe(originalTurnCount);
+    expect(state.request_count).toBe(originalRequestCount);
     expect(state.system_prompt).toBe("You are helpful.");
     expect(state.head_hash).toBe(head.hash);
   });

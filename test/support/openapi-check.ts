@@ -69,9 +69,10 @@ export class OpenApiCheck {
       );
     }
     if (key === "*/*" || media.startsWith("text/html") || media === "text/event-stream") return;
+    // A text/plain body (the metrics) is the string its schema describes; the rest is JSON.
     this.#validate(
       `${pointer}/content/${pointerSegment(key)}/schema`,
-      JSON.parse(body),
+      media === "text/plain" ? body : JSON.parse(body),
       `${method} ${url} → ${status}`,
     );
   }

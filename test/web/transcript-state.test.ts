@@ -165,7 +165,7 @@ describe("the transcript reducer", () => {
       batch([text("r3", 1, "b")], { reason: "replay_unavailable", snapshot: replay }),
     );
     expect(state!.drafts).toEqual([
-      { messageId: "r3:1", runId: "r3", kind: "text", text: "b", partial: true },
+      { messageId: "r3:1", turnId: "r3", kind: "text", text: "b", partial: true },
     ]);
   });
 

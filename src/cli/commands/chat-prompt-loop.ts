@@ -148,13 +148,13 @@ export class ChatPromptLoop {
       force = resolve;
     });
     const interrupt = (admitted: InputReceipt): void => {
-      const runId = watcher.runOf(inputId);
+      const turnId = watcher.turnOf(inputId);
       // Before its run is known, cancelling the input itself is exact: a queued input is dropped,
       // and the turn it alone started is interrupted.
       const request =
-        runId === null
+        turnId === null
           ? client.cancelInput(sessionId, inputId)
-          : client.interrupt(sessionId, runId, admitted.acceptance_order);
+          : client.interrupt(sessionId, turnId, admitted.acceptance_order);
       request.catch((error: unknown) => view.notice(`interrupt failed: ${errorMessage(error)}`));
     };
     const onCtrlC = (): void => {
@@ -189,7 +189,7 @@ export class ChatPromptLoop {
       let outcome: TurnOutcome | "forced";
       try {
         const admitted = await sent.receipt;
-        if (admitted === null) return { runId: null, state: "failed", errors: [] };
+        if (admitted === null) return { turnId: null, state: "failed", errors: [] };
         receipt = admitted;
         if (interrupts > 0) interrupt(admitted);
         if (admitted.delivery === "pending" && watcher.status.phase !== "idle") {
@@ -218,11 +218,11 @@ export class ChatPromptLoop {
   /** Interrupt whatever turn runs now (one this chat did not start). */
   #interruptRunning(): void {
     const { client, sessionId, watcher, view } = this.parts;
-    const runId = watcher.status.run_id;
-    if (runId === null) return;
+    const turnId = watcher.status.run_id;
+    if (turnId === null) return;
     view.notice("interrupting the waiting turn…");
     client
-      .interrupt(sessionId, runId, 0)
+      .interrupt(sessionId, turnId, 0)
       .catch((error: unknown) => view.notice(`interrupt failed: ${errorMessage(error)}`));
   }
 
@@ -233,7 +233,7 @@ export class ChatPromptLoop {
     const facts = {
       state: outcome.state,
       model: watcher.model,
-      usage: { ...watcher.usageOf(outcome.runId) },
+      usage: { ...watcher.usageOf(outcome.turnId) },
       sessionTokens: watcher.sessionUsage.total,
     };
     const context = await client

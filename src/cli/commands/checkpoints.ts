@@ -74,9 +74,9 @@ async function openCheckpoints(context: CliContext, ref: string): Promise<Checkp
   const turns = new Map<string, Set<string>>();
   const refs = (await git(["for-each-ref", "--format=%(refname)", checkpointRefPrefix])).split("\n");
   for (const name of refs.filter((line) => line !== "").sort()) {
-    const [runId, phase] = name.slice(checkpointRefPrefix.length).split("/");
-    if (runId === undefined || phase === undefined) continue;
-    turns.set(runId, (turns.get(runId) ?? new Set()).add(phase));
+    const [turnId, phase] = name.slice(checkpointRefPrefix.length).split("/");
+    if (turnId === undefined || phase === undefined) continue;
+    turns.set(turnId, (turns.get(turnId) ?? new Set()).add(phase));
   }
   const undone = new Set(
     (await git(["for-each-ref", "--format=%(refname)", undoneRefPrefix]))
@@ -98,16 +98,16 @@ const noCheckpointsReason =
   "checkpoints are taken for turns that call tools, and none has since checkpoints began (or SKEIN_CHECKPOINTS=0)";
 
 /**
- * The turn `--turn` names (a run id prefix), or the latest one with a `before` checkpoint; with
+ * The turn `--turn` names (a turn id prefix), or the latest one with a `before` checkpoint; with
  * `skipUndone` (an undo without `--turn`), the latest one not undone yet, so each undo steps one
  * turn further back.
  */
 function pickTurn(checkpoints: Checkpoints, turn: string | undefined, skipUndone = false): string {
-  const candidates = [...checkpoints.turns.keys()].filter((runId) =>
-    checkpoints.turns.get(runId)?.has("before"),
+  const candidates = [...checkpoints.turns.keys()].filter((turnId) =>
+    checkpoints.turns.get(turnId)?.has("before"),
   );
   if (turn === undefined) {
-    const latest = candidates.filter((runId) => !(skipUndone && checkpoints.undone.has(runId))).at(-1);
+    const latest = candidates.filter((turnId) => !(skipUndone && checkpoints.undone.has(turnId))).at(-1);
     if (latest === undefined && candidates.length > 0)
       throw new CliError(
         `every turn with a checkpoint is undone already (the earliest: ${candidates[0]})`,
@@ -117,14 +117,14 @@ function pickTurn(checkpoints: Checkpoints, turn: string | undefined, skipUndone
       throw new CliError(`the session has no turn checkpoints: ${noCheckpointsReason}`, exitCodes.notFound);
     return latest;
   }
-  const matches = candidates.filter((runId) => runId.startsWith(turn.toLowerCase()));
+  const matches = candidates.filter((turnId) => turnId.startsWith(turn.toLowerCase()));
   if (matches.length === 1) return matches[0]!;
   throw new CliError(
     matches.length === 0
       ? `no turn checkpoint matches "${turn}" (turns without tool calls take none)`
       : `turn prefix "${turn}" is ambiguous`,
     matches.length === 0 ? exitCodes.notFound : exitCodes.usage,
-    `turns with checkpoints: ${candidates.map((runId) => runId.slice(0, 13)).join(", ")}`,
+    `turns with checkpoints: ${candidates.map((turnId) => turnId.slice(0, 13)).join(", ")}`,
   );
 }
 
@@ -143,25 +143,25 @@ export async function diffTurn(
   options: { turn?: string; stat?: boolean },
 ): Promise<ExitCode> {
   const checkpoints = await openCheckpoints(context, ref);
-  const runId = pickTurn(checkpoints, options.turn);
+  const turnId = pickTurn(checkpoints, options.turn);
   const out = context.terminal.out;
-  let after = checkpointRef(runId, "after");
-  if (checkpoints.turns.get(runId)?.has("after") !== true) {
+  let after = checkpointRef(turnId, "after");
+  if (checkpoints.turns.get(turnId)?.has("after") !== true) {
     writeLine(
       context.terminal.err,
       "the turn has no end checkpoint (it is running or was cut): showing changes up to now",
     );
-    after = await snapshotNow(checkpoints, `now, for a diff of ${runId}`);
+    after = await snapshotNow(checkpoints, `now, for a diff of ${turnId}`);
   }
   const color = out.paint.bold("x") !== "x" ? "--color=always" : "--color=never";
   const diff = await checkpoints.git([
     "diff",
     color,
     ...(options.stat === true ? ["--stat"] : []),
-    checkpointRef(runId, "before"),
+    checkpointRef(turnId, "before"),
     after,
   ]);
-  writeLine(context.terminal.err, out.paint.dim(`turn ${runId} of session ${checkpoints.sessionId}`));
+  writeLine(context.terminal.err, out.paint.dim(`turn ${turnId} of session ${checkpoints.sessionId}`));
   out.stream.write(diff === "" ? "(the turn changed no files)\n" : diff);
   return exitCodes.ok;
 }
@@ -193,20 +193,20 @@ export async function undoTurnLines(
       `interrupt it first (skein interrupt ${checkpoints.sessionId.slice(0, 13)})`,
     );
   }
-  const runId = pickTurn(checkpoints, options.turn, true);
-  const before = checkpointRef(runId, "before");
+  const turnId = pickTurn(checkpoints, options.turn, true);
+  const before = checkpointRef(turnId, "before");
   // Kept, so an undo can be undone by hand: `git --git-dir STORE diff refs/skein/undo/…`.
-  const now = await snapshotNow(checkpoints, `before undoing ${runId}`);
+  const now = await snapshotNow(checkpoints, `before undoing ${turnId}`);
   await checkpoints.git(["update-ref", `refs/skein/undo/${Date.now()}`, now]);
-  await checkpoints.git(["update-ref", `${undoneRefPrefix}${runId}`, now]);
+  await checkpoints.git(["update-ref", `${undoneRefPrefix}${turnId}`, now]);
   const changed = (await checkpoints.git(["diff", "--name-only", now, before])).split("\n").filter(Boolean);
   // The store's index is set to now, then the workspace (index and files) reset to `before`:
   // files the turns made are removed, the ones they changed or deleted come back.
   await checkpoints.git(["read-tree", now]);
   await checkpoints.git(["read-tree", "-u", "--reset", before]);
-  const later = [...checkpoints.turns.keys()].filter((other) => other > runId).length;
+  const later = [...checkpoints.turns.keys()].filter((other) => other > turnId).length;
   return [
-    `restored ${checkpoints.workspace} to before turn ${runId}: ${changed.length} file${changed.length === 1 ? "" : "s"} changed back${later > 0 ? ` (${later} later turn${later === 1 ? "'s" : "s'"} changes undone too)` : ""}`,
+    `restored ${checkpoints.workspace} to before turn ${turnId}: ${changed.length} file${changed.length === 1 ? "" : "s"} changed back${later > 0 ? ` (${later} later turn${later === 1 ? "'s" : "s'"} changes undone too)` : ""}`,
     ...changed.map((path) => `  ${path}`),
   ];
 }

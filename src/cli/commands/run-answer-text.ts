@@ -9,7 +9,7 @@ export class AnswerText {
   readonly #messages = new Map<string, string>();
 
   /** Add `event`'s text when it is a text delta of one of our runs. */
-  observe(event: SessionEvent, ours: (runId: string | null) => boolean): void {
+  observe(event: SessionEvent, ours: (turnId: string | null) => boolean): void {
     if (event.type !== "text" || !ours(event.data.run_id)) return;
     const id = event.data.message_id;
     this.#messages.set(id, (this.#messages.get(id) ?? "") + event.data.text);

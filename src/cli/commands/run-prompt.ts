@@ -77,8 +77,8 @@ export async function runPrompt(
     const shell = created ? server.shell : undefined;
     if (shell !== undefined && shell.mode === "off") writeShellWarning(err, shell);
     const inputId = uuidV7();
-    let runsOfInput: () => readonly string[] = () => [];
-    const ourRun = (runId: string | null): boolean => runId !== null && runsOfInput().includes(runId);
+    let turnsOfInput: () => readonly string[] = () => [];
+    const ourTurn = (turnId: string | null): boolean => turnId !== null && turnsOfInput().includes(turnId);
     const activeWaiting: WaitingLine | null = new WaitingLine(err);
     waiting = activeWaiting;
     const view = options.json
@@ -90,7 +90,7 @@ export async function runPrompt(
           showUserEntries: false,
           showErrors: false,
           // The watcher learns our run from the receipt event, which precedes the run's output.
-          runFilter: ourRun,
+          turnFilter: ourTurn,
           ...(activeWaiting === null ? {} : { surroundWrites: activeWaiting }),
         });
     view?.markOwnInput(inputId);
@@ -103,7 +103,7 @@ export async function runPrompt(
       onBatch: (batch) => {
         approvals.observe(batch);
         for (const event of batch.events) {
-          answer.observe(event, ourRun);
+          answer.observe(event, ourTurn);
           activeWaiting?.activity(waitingLabel(event));
         }
         if (options.json) {
@@ -112,7 +112,7 @@ export async function runPrompt(
         }
       },
     });
-    runsOfInput = () => activeWatcher.runsOf(inputId);
+    turnsOfInput = () => activeWatcher.turnsOf(inputId);
     watcher = activeWatcher;
     activeWatcher.start();
     // A fresh attach must be positioned before the input exists, or its first events would be
@@ -122,7 +122,7 @@ export async function runPrompt(
     activeWatcher.noteReceipt(receipt);
     activeWaiting?.start();
     const interruptTurn = (): Promise<unknown> =>
-      client.interrupt(sessionId, activeWatcher.runOf(inputId), receipt.acceptance_order);
+      client.interrupt(sessionId, activeWatcher.turnOf(inputId), receipt.acceptance_order);
     let pipeBroken: (value: "broken_pipe") => void = () => undefined;
     const brokenPipe = new Promise<"broken_pipe">((resolve) => {
       pipeBroken = resolve;
@@ -132,7 +132,7 @@ export async function runPrompt(
       await interruptTurn();
       if (created && options.ephemeral === true) await removeSession(client, sessionId);
     });
-    const ours = (request: PendingApproval): boolean => ourRun(request.run_id);
+    const ours = (request: PendingApproval): boolean => ourTurn(request.run_id);
     const stopApproving =
       options.approve === true
         ? approveAutomatically(approvals, {
@@ -181,7 +181,7 @@ export async function runPrompt(
     if (outcome === "broken_pipe") return await new Promise<never>(() => undefined);
     unregisterPipe();
     view?.finish();
-    const usage = sumUsage(activeWatcher.runsOf(inputId).map((runId) => activeWatcher.usageOf(runId)));
+    const usage = sumUsage(activeWatcher.turnsOf(inputId).map((turnId) => activeWatcher.usageOf(turnId)));
     const failedBeforeAnswer =
       outcome !== "forced" && "state" in outcome && outcome.state === "failed" && usage.total_tokens === 0;
     let remove = created && (options.ephemeral === true || failedBeforeAnswer);

@@ -7,6 +7,7 @@
  * caller's (`read`); so are reading the answer and sending it.
  */
 import type { ApprovalAnswerBody, PendingApproval } from "../../api/approvals.js";
+import { toolArgumentsObject } from "../../model/tool-arguments.js";
 import type { Paint } from "./terminal.js";
 import { clip, oneLine } from "./text-shape.js";
 import { fileEditOf, unifiedDiffLines } from "./unified-diff.js";
@@ -18,7 +19,7 @@ export function approvalRequestLines(
   read: (path: string) => string | null,
   columns = 100,
 ): string[] {
-  const args = parsedArguments(request.arguments);
+  const args = toolArgumentsObject(request.arguments);
   if (request.tool === "ask_user") {
     const question = typeof args?.question === "string" ? args.question : request.arguments;
     return [`${paint.bold(paint.magenta("?"))} ${paint.bold("the agent asks:")} ${question}`];
@@ -87,7 +88,7 @@ export function approvalSummary(request: PendingApproval, width = 60): string {
 
 /** What a request is about: its command, question or path, else its arguments. */
 export function requestSubject(request: PendingApproval): string {
-  const args = parsedArguments(request.arguments);
+  const args = toolArgumentsObject(request.arguments);
   for (const key of ["command", "question", "path"]) {
     const value = args?.[key];
     if (typeof value === "string") return value;
@@ -99,15 +100,4 @@ function ruleText(request: PendingApproval): string {
   const { rule } = request;
   if (rule.tool === null) return `default of the ${rule.source} policy`;
   return `rule ${rule.tool}${rule.pattern === null ? "" : ` ${JSON.stringify(rule.pattern)}`} of the ${rule.source} policy`;
-}
-
-function parsedArguments(text: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : null;
-  } catch {
-    return null;
-  }
 }

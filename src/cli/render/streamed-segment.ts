@@ -8,7 +8,7 @@ import type { DeltaKind } from "./transcript-writer.js";
 /** Text shown from deltas and not yet matched to a committed entry. */
 export interface StreamedSegment {
   kind: DeltaKind;
-  runId: string;
+  turnId: string;
   messageId: string;
   shown: string;
   /** Joined mid-message: `shown` is collected, not printed; the committed entry is printed whole. */
@@ -23,17 +23,17 @@ export function dropsUnsavedText(
   segments: readonly StreamedSegment[],
   entries: readonly HistoryEntry[],
   known: (entryId: string) => boolean,
-  runningRunId: string | null,
+  runningTurnId: string | null,
 ): boolean {
   return segments.some(
     (segment) =>
       !segment.held &&
-      segment.runId !== runningRunId &&
+      segment.turnId !== runningTurnId &&
       segment.shown !== "" &&
       !entries.some(
         (entry) =>
           !known(entry.id) &&
-          entry.turn_id === segment.runId &&
+          entry.turn_id === segment.turnId &&
           (entry.kind === "assistant" || entry.kind === "thinking"),
       ),
   );

@@ -5,17 +5,15 @@
  * when a call is shown (once, when its result is known).
  */
 import type { HistoryEntry } from "../../api/history.js";
+import { parseToolArguments, toolArgumentsObject } from "../../model/tool-arguments.js";
 import type { Paint } from "./terminal.js";
 import { clip, oneLine } from "./text-shape.js";
 
 /** Arguments as `key=value` pairs, each value short; a non-object is shown as compact JSON. */
 export function shortArguments(args: unknown, width = 60): string {
   if (typeof args === "string") {
-    try {
-      return shortArguments(JSON.parse(args) as unknown, width);
-    } catch {
-      return clip(oneLine(args), width);
-    }
+    const parsed = parseToolArguments(args);
+    return parsed.kind === "invalid_json" ? clip(oneLine(args), width) : shortArguments(parsed.value, width);
   }
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     return clip(oneLine(JSON.stringify(args) ?? ""), width);
@@ -43,16 +41,9 @@ const previewLines = 3;
 
 /** The arguments as an object (a JSON string parsed), or null. */
 function argumentObject(args: unknown): Record<string, unknown> | null {
-  let value = args;
-  if (typeof value === "string") {
-    try {
-      value = JSON.parse(value) as unknown;
-    } catch {
-      return null;
-    }
-  }
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
+  if (typeof args === "string") return toolArgumentsObject(args);
+  return typeof args === "object" && args !== null && !Array.isArray(args)
+    ? (args as Record<string, unknown>)
     : null;
 }
 

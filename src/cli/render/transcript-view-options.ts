@@ -24,7 +24,7 @@ export interface TranscriptViewOptions {
   /** What shows that the turn is busy (a spinner, or the chat's status line). */
   spinner?: BusyIndicator | null;
   /** Render only what belongs to these runs; default: everything. */
-  runFilter?: (runId: string | null) => boolean;
+  turnFilter?: (turnId: string | null) => boolean;
   /** Print `error` events (default true; `run` reports the error once, at the end, instead). */
   showErrors?: boolean;
   /**

@@ -37,12 +37,12 @@ export class TranscriptView {
   readonly #segments: StreamedSegment[] = [];
   readonly #writer: TranscriptWriter;
   /** A run that was under way when the view joined, until one of its messages starts in view. */
-  #joinedRun: string | null = null;
+  #joinedTurn: string | null = null;
   /** Whether holding it back is worth a line (on attach; after a reset, its notice says enough). */
   #sayHeld = false;
   readonly #collapsedThoughts = new Set<string>();
   /** The newest answer's text (all its committed assistant entries) and its run, for /copy. */
-  #lastAnswer = { runId: null as string | null, text: "" };
+  #lastAnswer = { turnId: null as string | null, text: "" };
 
   constructor(options: TranscriptViewOptions) {
     this.#options = options;
@@ -56,11 +56,11 @@ export class TranscriptView {
   }
 
   /**
-   * The view joins a session whose run `runId` is under way (e.g. attach mid-turn): the message
+   * The view joins a session whose turn `turnId` is under way (e.g. attach mid-turn): the message
    * being streamed has lost its start, so it is held back and printed whole once committed.
    */
-  joinedDuring(runId: string | null): void {
-    this.#joinedRun = runId;
+  joinedDuring(turnId: string | null): void {
+    this.#joinedTurn = turnId;
     this.#sayHeld = true;
   }
 
@@ -93,16 +93,16 @@ export class TranscriptView {
    * what the snapshot has that was not shown; text segments of runs that are over are dropped
    * (their uncommitted text is gone for good).
    */
-  applyReset(entries: readonly HistoryEntry[], runningRunId: string | null, notice: string): void {
-    const unsaved = dropsUnsavedText(this.#segments, entries, (id) => this.#known.has(id), runningRunId);
+  applyReset(entries: readonly HistoryEntry[], runningTurnId: string | null, notice: string): void {
+    const unsaved = dropsUnsavedText(this.#segments, entries, (id) => this.#known.has(id), runningTurnId);
     this.notice(unsaved ? `${notice}; the unsaved end of the output above was dropped —` : `${notice} —`);
     this.renderEntries(entries);
     for (let i = this.#segments.length - 1; i >= 0; i--) {
-      if (this.#segments[i]!.runId !== runningRunId) this.#segments.splice(i, 1);
+      if (this.#segments[i]!.turnId !== runningTurnId) this.#segments.splice(i, 1);
     }
     this.#writer.endParagraph();
     // A message of the running run now streams on from an unknown point: hold it like an attach.
-    this.#joinedRun = runningRunId;
+    this.#joinedTurn = runningTurnId;
     this.#sayHeld = false;
   }
 
@@ -134,12 +134,12 @@ export class TranscriptView {
         this.#delta(event.type, event.data.run_id, event.data.message_id, event.data.text);
         return;
       case "message":
-        if (event.data.entry.turn_id === this.#joinedRun) this.#joinedRun = null;
+        if (event.data.entry.turn_id === this.#joinedTurn) this.#joinedTurn = null;
         this.#entry(event.data.entry);
         return;
       case "tool": {
         // A tool call ends the model message under way: the next one streams from its start.
-        this.#joinedRun = null;
+        this.#joinedTurn = null;
         const { tool_call_id: id, name, arguments: args, result } = event.data;
         if (result === null) {
           this.#calls.set(id, { name, args });
@@ -185,7 +185,7 @@ export class TranscriptView {
         return;
       case "status":
         // A status change of the joined run is seen live: messages after it are seen whole.
-        if (event.data.run_id === this.#joinedRun || event.data.phase === "idle") this.#joinedRun = null;
+        if (event.data.run_id === this.#joinedTurn || event.data.phase === "idle") this.#joinedTurn = null;
         return;
       case "compaction_completed":
       case "input":
@@ -217,14 +217,14 @@ export class TranscriptView {
     this.#writer.endParagraph();
   }
 
-  #wanted(runId: string | null): boolean {
-    return this.#options.runFilter === undefined || this.#options.runFilter(runId);
+  #wanted(turnId: string | null): boolean {
+    return this.#options.turnFilter === undefined || this.#options.turnFilter(turnId);
   }
 
-  #delta(kind: DeltaKind, runId: string, messageId: string, text: string): void {
+  #delta(kind: DeltaKind, turnId: string, messageId: string, text: string): void {
     let segment = this.#segments.find((s) => s.kind === kind && s.messageId === messageId);
     if (segment === undefined) {
-      segment = { kind, runId, messageId, shown: "", held: runId === this.#joinedRun };
+      segment = { kind, turnId, messageId, shown: "", held: turnId === this.#joinedTurn };
       this.#segments.push(segment);
       if (segment.held && kind === "text" && this.#sayHeld) {
         this.notice("(joined mid-answer: it is shown whole once complete)");
@@ -292,10 +292,10 @@ export class TranscriptView {
   #committedText(kind: DeltaKind, entry: HistoryEntry): void {
     const full = entryText(entry);
     if (kind === "text" && full !== "") {
-      const same = this.#lastAnswer.runId === entry.turn_id && this.#lastAnswer.text !== "";
-      this.#lastAnswer = { runId: entry.turn_id, text: same ? `${this.#lastAnswer.text}\n\n${full}` : full };
+      const same = this.#lastAnswer.turnId === entry.turn_id && this.#lastAnswer.text !== "";
+      this.#lastAnswer = { turnId: entry.turn_id, text: same ? `${this.#lastAnswer.text}\n\n${full}` : full };
     }
-    const index = this.#segments.findIndex((s) => s.kind === kind && s.runId === entry.turn_id);
+    const index = this.#segments.findIndex((s) => s.kind === kind && s.turnId === entry.turn_id);
     if (index === -1) {
       if (full === "") return;
       this.#streamWhole(kind, entry, displayText(entry));

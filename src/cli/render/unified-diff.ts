@@ -7,6 +7,7 @@
  * file's text comes from is the caller's business.
  */
 import { createRequire } from "node:module";
+import { parseToolArguments } from "../../model/tool-arguments.js";
 import type { Paint } from "./terminal.js";
 
 type StructuredPatch = typeof import("diff").structuredPatch;
@@ -94,11 +95,9 @@ export function editDiffLines(
 ): string[] {
   let value = args;
   if (typeof value === "string") {
-    try {
-      value = JSON.parse(value) as unknown;
-    } catch {
-      return [];
-    }
+    const parsed = parseToolArguments(value);
+    if (parsed.kind === "invalid_json") return [];
+    value = parsed.value;
   }
   const edit = editInFile(tool, value, readAfter) ?? fileEditOf(tool, value, () => null);
   return edit === null ? [] : unifiedDiffLines(paint, edit, maxLines);

@@ -28,7 +28,7 @@ import type { SessionSettings, SessionSettingsBody } from "../../api/session-set
 import type { CompactAnswer, SessionSnapshot, SessionStatus } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { PositionedEntry } from "../../log/entries.js";
-import type { LogCorruptError } from "../../log/errors.js";
+import { type LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
 import type { ApprovalGate } from "../approval/approval-gate.js";
 import type { SessionCompactor } from "../compaction/compaction.js";
 import { ActorStoppedError, CompactionRunningError, SessionBusyError } from "../errors.js";
@@ -119,7 +119,7 @@ export class SessionActor {
     epoch: number | null = null,
   ): Promise<SessionActor> {
     const row = await services.storage.getSession(sessionId);
-    if (row === null) throw new ActorStoppedError(sessionId);
+    if (row === null) throw new SessionNotFoundError(sessionId);
     const entries = await services.storage.readLog(sessionId);
     return new SessionActor(
       services,
@@ -234,14 +234,15 @@ export class SessionActor {
   }
 
   /**
-   * Cancel queued inputs through `throughOrder` and stop the running turn if it is `runId`.
+   * Cancel queued inputs through `throughOrder` and stop the running turn if it is `turnId`.
    * Answers once both are durable: the turn's interrupt mark too, so a crash before the turn's
    * end is logged still ends it interrupted.
    */
-  interrupt(runId: string | null, throughOrder: number): Promise<InterruptResult> {
+  interrupt(turnId: string | null, throughOrder: number): Promise<InterruptResult> {
     // Stop the model at once; the bookkeeping waits its turn in the mailbox.
-    const stopped = runId !== null && this.#turns.turn?.id === runId ? this.#turns.requestInterrupt() : null;
-    return this.#task(() => this.#turns.recordInterrupt(runId, stopped, throughOrder));
+    const stopped =
+      turnId !== null && this.#turns.turn?.id === turnId ? this.#turns.requestInterrupt() : null;
+    return this.#task(() => this.#turns.recordInterrupt(turnId, stopped, throughOrder));
   }
 
   /** Cancel one input: drop it from the queue, or interrupt the turn it alone belongs to. */
@@ -357,7 +358,7 @@ export class SessionActor {
 
   async #row(): Promise<SessionRow> {
     const row = await this.#services.storage.getSession(this.sessionId);
-    if (row === null) throw new ActorStoppedError(this.sessionId);
+    if (row === null) throw new SessionNotFoundError(this.sessionId);
     return row;
   }
 

@@ -11,12 +11,7 @@ import type { SessionSummary } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import { LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
-import {
-  ActorStoppedError,
-  DaemonDrainingError,
-  SessionUnavailableError,
-  SessionUnknownError,
-} from "../errors.js";
+import { ActorStoppedError, DaemonDrainingError, SessionUnavailableError } from "../errors.js";
 import { type HistoryLog, wholeLog } from "../history/history-log.js";
 import { previewOf } from "../history/preview.js";
 import type { SessionServices } from "../session/session-services.js";
@@ -25,6 +20,7 @@ import { WriteFencedError } from "../storage/session-storage.js";
 import type { NewSession, SessionListFilter, SessionRow } from "../storage/sessions-table.js";
 import type { ActorSupervisor, SupervisedActor } from "./actor-supervisor.js";
 import { SessionActor } from "./session-actor.js";
+import { censusOf, type SessionCensus } from "./session-census.js";
 import {
   type ForkSessionRequest,
   forkRecord,
@@ -68,6 +64,11 @@ export class SessionRegistry {
     };
   }
 
+  /** The loaded sessions now (metrics). */
+  census(): SessionCensus {
+    return censusOf(this.#actors.values());
+  }
+
   /** The loaded actor of a session, loading it from storage first if needed. */
   async get(sessionId: string): Promise<SessionActor> {
     const live = this.#actors.get(sessionId);
@@ -92,7 +93,7 @@ export class SessionRegistry {
   /** Load a session's actor (its row must exist) and start what waits in it. */
   async #load(sessionId: string): Promise<SessionActor> {
     if ((await this.#services.storage.getSession(sessionId)) === null)
-      throw new SessionUnknownError(sessionId);
+      throw new SessionNotFoundError(sessionId);
     const ownership = this.#services.ownership;
     // The actor writes under the epoch of this claim, never a later one (see WriteFence).
     const epoch = ownership === undefined ? null : await ownership.acquire(sessionId);
@@ -108,9 +109,6 @@ export class SessionRegistry {
       })
       .catch((error: unknown) => {
         if (this.#actors.get(sessionId) === undefined) void ownership?.release(sessionId);
-        if (error instanceof ActorStoppedError || error instanceof SessionNotFoundError) {
-          throw new SessionUnknownError(sessionId);
-        }
         throw error;
       });
   }
@@ -135,7 +133,7 @@ export class SessionRegistry {
       if (!(error instanceof ActorStoppedError)) throw error;
       // Stopped twice in a row: deleted (404), or stopping for another reason (503, not "not found").
       if ((await this.#services.storage.getSession(sessionId)) === null)
-        throw new SessionUnknownError(sessionId);
+        throw new SessionNotFoundError(sessionId);
       throw new SessionUnavailableError(sessionId);
     }
   }
@@ -223,7 +221,7 @@ export class SessionRegistry {
   /** Fork a session at a history checkpoint into a new session (same workspace, provider, model). */
   async fork(request: ForkSessionRequest): Promise<SessionActor> {
     const source = await this.#services.storage.getSession(request.sourceSessionId);
-    if (source === null) throw new SessionUnknownError(request.sourceSessionId);
+    if (source === null) throw new SessionNotFoundError(request.sourceSessionId);
     const entries = await this.readLog(request.sourceSessionId);
     const { row, entries: forked } = forkRecord(request, source, entries, this.#services.now());
     return this.#start(row, forked);
@@ -244,7 +242,7 @@ export class SessionRegistry {
   async restart(sessionId: string): Promise<void> {
     const actor = this.loaded(sessionId);
     if (actor === undefined) {
-      if (!(await this.exists(sessionId))) throw new SessionUnknownError(sessionId);
+      if (!(await this.exists(sessionId))) throw new SessionNotFoundError(sessionId);
       return;
     }
     await this.#retire(sessionId, actor, "restart");

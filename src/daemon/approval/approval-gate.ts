@@ -32,10 +32,11 @@ import type { LogEntry } from "../../log/entries.js";
 import type { PlacedEntry } from "../../log/session-writer.js";
 import type { ApprovalPolicy, ApprovalResolver, MatchedRule } from "../../model/approval-policy.js";
 import { type Item, type ToolCallItem, type ToolResultItem, toolResult } from "../../model/items.js";
+import { openToolCalls } from "../../model/open-tool-calls.js";
+import { toolArgumentsObject } from "../../model/tool-arguments.js";
 import type { BeforeToolCallAction } from "../../worker/index.js";
 import { ApprovalAnswerInvalidError, ApprovalConflictError, ApprovalUnknownError } from "../errors.js";
 import { boundText } from "../history/bounded-entry.js";
-import { openToolCalls } from "../session/open-tool-calls.js";
 import type { SessionPort } from "../session/session-port.js";
 import { askUserToolName, judgeCall, rememberedRule, ruleCovers } from "./approval-policy.js";
 import { questionOf } from "./ask-user-tool.js";
@@ -44,7 +45,6 @@ import {
   deniedByPolicy,
   knownResult,
   notRunText,
-  parseArguments,
   questionMissingText,
 } from "./call-outcomes.js";
 
@@ -95,7 +95,7 @@ export class ApprovalGate {
     const entries: LogEntry[] = [];
     for (const item of items) {
       if (item.type !== "tool_call" || !policy.tools.has(item.name)) continue;
-      const args = parseArguments(item.arguments);
+      const args = toolArgumentsObject(item.arguments);
       if (args === null) continue;
       const rule = this.#ruleFor(item, args, policy);
       if (rule?.action !== "ask") continue;
@@ -144,7 +144,7 @@ export class ApprovalGate {
     if (log.state.pending_approvals.some((request) => request.call_id === call.call_id)) {
       return answeredAction(call, await this.#answerOf(call.call_id, signal));
     }
-    const rule = this.#ruleFor(call, parseArguments(call.arguments) ?? {}, policy);
+    const rule = this.#ruleFor(call, toolArgumentsObject(call.arguments) ?? {}, policy);
     if (rule === null) {
       return {
         action: "result",
@@ -317,7 +317,7 @@ function turnOf(request: LoggedRequest): { turn_id?: string } {
 /** A call's arguments as an object (empty when they are none). */
 function argumentsOf(history: readonly Item[], callId: string): Record<string, unknown> {
   const call = findCall(history, callId);
-  return (call === undefined ? null : parseArguments(call.arguments)) ?? {};
+  return (call === undefined ? null : toolArgumentsObject(call.arguments)) ?? {};
 }
 
 function findCall(history: readonly Item[], callId: string): ToolCallItem | undefined {

@@ -12,6 +12,7 @@
 import type { ResolvedApproval } from "../../log/collect-state.js";
 import type { MatchedRule } from "../../model/approval-policy.js";
 import { type ToolCallItem, type ToolResultItem, toolResult } from "../../model/items.js";
+import { toolArgumentsObject } from "../../model/tool-arguments.js";
 import type { BeforeToolCallAction } from "../../worker/index.js";
 import { askUserToolName, describeRule, subjectOf } from "./approval-policy.js";
 import { questionOf } from "./ask-user-tool.js";
@@ -65,7 +66,7 @@ export function knownResult(
       ? toolResult(call.call_id, action.result.output, action.result.is_error === true)
       : null;
   }
-  const args = parseArguments(call.arguments);
+  const args = toolArgumentsObject(call.arguments);
   if (args === null) {
     return toolResult(
       call.call_id,
@@ -82,18 +83,6 @@ export function knownResult(
     return toolResult(call.call_id, deniedByPolicy(rule), true);
   }
   return null;
-}
-
-/** A call's arguments as an object, or null when they are no JSON object. */
-export function parseArguments(text: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : null;
-  } catch {
-    return null;
-  }
 }
 
 function deniedText(answer: ResolvedApproval): string {

@@ -9,6 +9,7 @@
  * other node has raised, and every commit re-checks that epoch (the fence). A node that cannot
  * renew in time gives its sessions up before their leases can expire.
  */
+
 import type pg from "pg";
 import type { ClusterNodeInfo } from "../../api/cluster.js";
 import type { HeadSigner } from "../../log/head-signer.js";
@@ -32,6 +33,7 @@ import {
   renewLeaseProgram,
   renewLeasesProgram,
 } from "./lease-programs.js";
+import { type NodeHealth, notReadyReason } from "./node-health.js";
 import { registerNode } from "./node-registration.js";
 import { nodeView } from "./node-view.js";
 import { ProfileWarnings } from "./profile-warnings.js";
@@ -96,6 +98,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
   #scanning: Promise<void> | null = null;
   #rescan = false;
   #stopped = false;
+  #takeovers = 0;
 
   constructor(pool: pg.Pool, options: ClusterOptions) {
     this.#pool = pool;
@@ -130,12 +133,10 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     this.wake();
   }
 
-  /** Why this node cannot take work now (not registered, stopped, leases unrenewed for a lease), or null. */
-  notReadyReason(now = Date.now()): string | null {
-    if (this.#stopped) return "this node has stopped";
-    if (this.#lastRenewal === 0) return "this node is not registered yet";
-    const age = now - this.#lastRenewal;
-    return age >= this.leaseMs ? `leases last renewed ${age} ms ago (a lease is ${this.leaseMs} ms)` : null;
+  /** What readiness and metrics read of this node now (node-health.ts). */
+  health(now = Date.now()): NodeHealth {
+    const state = { stopped: this.#stopped, lastRenewal: this.#lastRenewal, leaseMs: this.leaseMs };
+    return { notReady: notReadyReason(state, now), held: this.#held.size, takeovers: this.#takeovers };
   }
 
   /** Whether this node holds the session now. */
@@ -324,6 +325,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     } finally {
       client.release();
     }
+    this.#takeovers += claimed.length;
     for (const { session, epoch } of claimed) {
       this.#held.set(session, { epoch, since: Date.now() });
       this.#options.logger.info({ session, epoch }, "claimed a session with work and no live owner");

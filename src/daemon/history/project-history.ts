@@ -26,6 +26,7 @@ import type {
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import type { Item, ReasoningItem } from "../../model/items.js";
 import type { JsonValue } from "../../model/json.js";
+import { parseToolArguments } from "../../model/tool-arguments.js";
 import type { FullHistoryEntry } from "./history-entry.js";
 
 /** Tool names by call id, gathered from the tool calls seen so far in a log. */
@@ -243,11 +244,8 @@ function thinkingContent(item: ReasoningItem): InlinePart[] {
 
 // Models do emit invalid JSON now and then; the client still sees exactly what was sent.
 function parsedArguments(raw: string): JsonValue {
-  try {
-    return JSON.parse(raw) as JsonValue;
-  } catch {
-    return raw;
-  }
+  const args = parseToolArguments(raw);
+  return args.kind === "invalid_json" ? raw : args.value;
 }
 
 function unreachable(value: never): never {

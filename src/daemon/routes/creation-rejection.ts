@@ -9,7 +9,7 @@
  * If-None-Match, a malformed or expired id, an id that exists) are not remembered.
  */
 import type { RejectedCreationBody } from "../../api/problem.js";
-import { SessionUnknownError } from "../errors.js";
+import { SessionNotFoundError } from "../../log/errors.js";
 import { ProblemError } from "../http/problem.js";
 import type { RejectedCreation } from "../storage/rejected-creations-table.js";
 import type { SessionStorage } from "../storage/session-storage.js";
@@ -76,7 +76,7 @@ export async function explainUnknown<T>(
   try {
     return await read();
   } catch (error) {
-    if (!(error instanceof SessionUnknownError) || error.sessionId !== id) throw error;
+    if (!(error instanceof SessionNotFoundError) || error.sessionId !== id) throw error;
     const rejection = await storage.getRejection(id, now);
     throw rejection === null ? error : new RejectedCreationProblem(rejection);
   }

@@ -6,8 +6,8 @@
  * Boundary rule: checks only; what the route does with the session is the route's.
  */
 import { type Static, Type } from "typebox";
+import { SessionNotFoundError } from "../../log/errors.js";
 import type { SessionRegistry } from "../actor/session-registry.js";
-import { SessionUnknownError } from "../errors.js";
 import { checkIdShape } from "./client-id.js";
 
 /** The path parameters of a route on one session. */
@@ -20,7 +20,7 @@ export function sessionIdOf(request: { params: unknown }): string {
   return id;
 }
 
-/** Throws SessionUnknownError unless session `id` exists. */
+/** Throws SessionNotFoundError unless session `id` exists. */
 export async function requireSession(registry: SessionRegistry, id: string): Promise<void> {
-  if (!(await registry.exists(id))) throw new SessionUnknownError(id);
+  if (!(await registry.exists(id))) throw new SessionNotFoundError(id);
 }

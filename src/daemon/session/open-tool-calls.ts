@@ -4,6 +4,7 @@
  * open call gets an error result that says why it has none — and it is never run again.
  */
 import { type Item, type ToolCallItem, type ToolResultItem, toolResult } from "../../model/items.js";
+import { openToolCalls } from "../../model/open-tool-calls.js";
 
 /** Why calls were left without results; the text is what the model reads. */
 export type OpenCallReason = "interrupted" | "failed" | "daemon_restart" | "branch_checkpoint";
@@ -15,15 +16,6 @@ const reasonText: Record<OpenCallReason, string> = {
     "The Skein daemon restarted while this tool call was in flight; its outcome is unknown. Check its effects before retrying.",
   branch_checkpoint: "not executed after branch checkpoint",
 };
-
-/** Calls in `history` that have no result yet, in order. */
-export function openToolCalls(history: readonly Item[]): ToolCallItem[] {
-  const answered = new Set<string>();
-  for (const item of history) if (item.type === "tool_result") answered.add(item.call_id);
-  return history.filter(
-    (item): item is ToolCallItem => item.type === "tool_call" && !answered.has(item.call_id),
-  );
-}
 
 /** The result the log already implies for a call that has none (see call-outcomes.ts), or null. */
 export type KnownResult = (call: ToolCallItem) => ToolResultItem | null;

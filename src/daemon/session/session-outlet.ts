@@ -4,7 +4,7 @@
  */
 import type { SessionEventData } from "../../api/session-events.js";
 import type { SessionFeed } from "../stream/session-feed.js";
-import type { SessionLogger } from "./session-services.js";
+import type { SessionEventObserver, SessionLogger } from "./session-services.js";
 
 /** What a session tells the world with: its clients, the clock, the logger (the log writer needs no more). */
 export interface SessionOutlet {
@@ -22,10 +22,17 @@ export function feedOutlet(
   feed: SessionFeed,
   clock: () => number,
   logger: SessionLogger,
+  observer?: SessionEventObserver,
 ): SessionOutlet {
   return {
     sessionId,
-    publish: (type, data) => feed.publish(type, data),
+    publish:
+      observer === undefined
+        ? (type, data) => feed.publish(type, data)
+        : (type, data) => {
+            feed.publish(type, data);
+            observer(sessionId, type, data);
+          },
     now: clock,
     logger,
   };

@@ -19,7 +19,7 @@ export interface SessionPort extends SessionOutlet {
   /** The session's log: its replay, and the one way to append to it. */
   readonly log: SessionLogWriter;
   /** A streamed text or thinking delta (merged per frame; live only, never logged). */
-  publishDelta(type: DeltaEventType, runId: string, messageId: string, text: string): void;
+  publishDelta(type: DeltaEventType, turnId: string, messageId: string, text: string): void;
   /** Send the deltas merged so far now (before a step's entries are published). */
   flushDeltas(): void;
   /** Run `task` in the session's mailbox: after every task queued before it, alone. */
@@ -41,7 +41,7 @@ export function feedPort(
     now: outlet.now,
     logger: outlet.logger,
     log,
-    publishDelta: (type, runId, messageId, text) => feed.publishDelta(type, runId, messageId, text),
+    publishDelta: (type, turnId, messageId, text) => feed.publishDelta(type, turnId, messageId, text),
     flushDeltas: () => feed.flushDeltas(),
     serialize,
   };

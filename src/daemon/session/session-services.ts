@@ -2,6 +2,7 @@
  * What a session actor needs from the daemon around it. Passed in, never imported, so an actor
  * can be built in a test with a real database and a fake provider.
  */
+import type { SessionEventData } from "../../api/session-events.js";
 import type { ApprovalPolicy } from "../../model/approval-policy.js";
 import type { LlmClient } from "../../model/llm-client.js";
 import type { RequestConfig } from "../../model/request-config.js";
@@ -22,6 +23,13 @@ export interface BoundClient {
   /** The model's context window, output limit, compaction threshold and prices. */
   limits: ModelLimits;
 }
+
+/** One event a session published, as an observer hears it. */
+export type SessionEventObserver = <T extends keyof SessionEventData>(
+  sessionId: string,
+  type: T,
+  data: SessionEventData[T],
+) => void;
 
 /** The daemon's logger, as far as sessions use it (pino's shape). */
 export interface SessionLogger {
@@ -91,12 +99,14 @@ export interface SessionServices {
    * `after-unchanged`: the turn called no tool, its end is its start. Never throws. Absent: no
    * checkpoints.
    */
-  checkpoint?(session: SessionRow, runId: string, phase: CheckpointPhase): Promise<void>;
+  checkpoint?(session: SessionRow, turnId: string, phase: CheckpointPhase): Promise<void>;
   /** Remove a deleted session's checkpoints (in the background; a failure is logged). */
   removeCheckpoints?(sessionId: string): void;
   /** config.json's approval policies and tool-round cap for a session's next turn. */
   turnSettings(session: SessionRow): TurnSettings;
   logger: SessionLogger;
+  /** Hears every event a session publishes, after its clients (the daemon's metrics). */
+  observeEvent?: SessionEventObserver;
   /** True once the daemon drains: no new turn starts. */
   isDraining(): boolean;
   feedOptions?: SessionFeedOptions;

@@ -14,14 +14,9 @@ import type {
   TurnState,
 } from "../../api/inputs.js";
 import { canonicalJson } from "../../log/canonical-json.js";
+import { SessionNotFoundError } from "../../log/errors.js";
 import type { JsonValue } from "../../model/json.js";
-import {
-  InputConflictError,
-  InputNotPendingError,
-  InputUnknownError,
-  QueueFullError,
-  SessionUnknownError,
-} from "../errors.js";
+import { InputConflictError, InputNotPendingError, InputUnknownError, QueueFullError } from "../errors.js";
 import type { DaemonDatabase } from "./database.js";
 import { all, get, run, type SqlProgram } from "./sql-program.js";
 import { runSqlite, runSqliteAtomic } from "./sqlite-runner.js";
@@ -139,7 +134,7 @@ function timestamp(ms: number): string {
  * session returns the existing receipt (created: false) even when the queue is full; the same id
  * with another intent or in another session throws `InputConflictError`. A new input gets the
  * session's next acceptance_order, unless `queueLimit` inputs are waiting (`QueueFullError`).
- * Throws `SessionUnknownError` if the session has no row. The order counter is bumped first, so
+ * Throws `SessionNotFoundError` if the session has no row. The order counter is bumped first, so
  * its row lock serialises concurrent admissions of one session (on PostgreSQL too).
  */
 export function* admitInputProgram(
@@ -165,7 +160,7 @@ export function* admitInputProgram(
       yield* run("UPDATE sessions SET input_order = input_order - 1 WHERE id = ?", input.session);
     return { receipt: (yield* getReceiptProgram(input.session, input.id))!, created: false };
   }
-  if (bumped === undefined) throw new SessionUnknownError(input.session);
+  if (bumped === undefined) throw new SessionNotFoundError(input.session);
   const waiting = yield* get<{ n: number }>(
     "SELECT count(*) AS n FROM inputs WHERE session = ? AND delivery = 'pending'",
     input.session,

@@ -26,7 +26,7 @@ export type DeltaEmit = (type: DeltaEventType, data: JsonObject) => void;
 
 interface PendingDelta {
   readonly type: DeltaEventType;
-  readonly runId: string;
+  readonly turnId: string;
   readonly messageId: string;
   readonly parts: string[];
 }
@@ -59,22 +59,22 @@ export class DeltaMerger {
   }
 
   /** Adds one delta; empty text is ignored (it would be an event that says nothing). */
-  add(type: DeltaEventType, runId: string, messageId: string, text: string): void {
+  add(type: DeltaEventType, turnId: string, messageId: string, text: string): void {
     if (text.length === 0) return;
     const pending = this.pending;
     if (pending !== null) {
-      if (pending.type === type && pending.messageId === messageId && pending.runId === runId) {
+      if (pending.type === type && pending.messageId === messageId && pending.turnId === turnId) {
         pending.parts.push(text);
         return;
       }
       this.flush();
     }
     if (this.frame === null && !this.stopped) {
-      this.emitText(type, runId, messageId, text);
+      this.emitText(type, turnId, messageId, text);
       this.openFrame();
       return;
     }
-    this.pending = { type, runId, messageId, parts: [text] };
+    this.pending = { type, turnId, messageId, parts: [text] };
   }
 
   /** Emits the collected delta now (before any other event, so order is preserved). */
@@ -83,7 +83,7 @@ export class DeltaMerger {
     if (pending === null) return;
     this.pending = null;
     const text = pending.parts.length === 1 ? pending.parts[0]! : pending.parts.join("");
-    this.emitText(pending.type, pending.runId, pending.messageId, text);
+    this.emitText(pending.type, pending.turnId, pending.messageId, text);
   }
 
   /** Emits what is collected and stops the frame timer; later deltas are emitted one by one. */
@@ -95,11 +95,11 @@ export class DeltaMerger {
   }
 
   /** Emits `text` as one event, or as several of at most `maxUnits` code units each. */
-  private emitText(type: DeltaEventType, runId: string, messageId: string, text: string): void {
+  private emitText(type: DeltaEventType, turnId: string, messageId: string, text: string): void {
     for (let start = 0; start < text.length; ) {
       let end = Math.min(text.length, start + this.maxUnits);
       if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
-      this.emit(type, deltaData(runId, messageId, text.slice(start, end)));
+      this.emit(type, deltaData(turnId, messageId, text.slice(start, end)));
       start = end;
     }
   }
@@ -122,6 +122,6 @@ function isHighSurrogate(unit: number): boolean {
   return unit >= 0xd800 && unit <= 0xdbff;
 }
 
-function deltaData(runId: string, messageId: string, text: string): JsonObject {
-  return { run_id: runId, message_id: messageId, text };
+function deltaData(turnId: string, messageId: string, text: string): JsonObject {
+  return { run_id: turnId, message_id: messageId, text };
 }

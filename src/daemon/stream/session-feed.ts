@@ -105,8 +105,8 @@ export class SessionFeed {
   }
 
   /** Publishes a streamed delta: at once after a quiet frame, otherwise merged until the frame closes. */
-  publishDelta(type: DeltaEventType, runId: string, messageId: string, text: string): void {
-    this.merger.add(type, runId, messageId, text);
+  publishDelta(type: DeltaEventType, turnId: string, messageId: string, text: string): void {
+    this.merger.add(type, turnId, messageId, text);
   }
 
   /** Publishes merged deltas that are waiting for their frame to close. */

@@ -11,11 +11,11 @@ import type { Usage } from "../../model/usage.js";
 import { boundText } from "../history/bounded-entry.js";
 
 /** The `usage` event of one LLM request. */
-export function usageEventData(runId: string, model: string, usage: Usage): SessionEventData["usage"] {
+export function usageEventData(turnId: string, model: string, usage: Usage): SessionEventData["usage"] {
   const prompt = usage.input_tokens ?? 0;
   const completion = usage.output_tokens ?? 0;
   return {
-    run_id: runId,
+    run_id: turnId,
     model,
     prompt_tokens: prompt,
     cached_prompt_tokens: usage.cache_read_tokens ?? 0,

@@ -28,7 +28,7 @@ export const interruptedOutcomeMessage = "Cancelled";
 /** What recovery reads of the session's replayed log. */
 export type RecoveryView = Pick<
   RestoredState,
-  "history" | "pending_approvals" | "approval_decisions" | "turn_count"
+  "history" | "pending_approvals" | "approval_decisions" | "request_count"
 >;
 
 /** The cut turn as its row tells it. */
@@ -75,7 +75,7 @@ export function recoverCutTurn(
       if (results.length > 0)
         entries.push({ kind: "tool_results", ts: now, items: results, turn_id: turn.id });
     }
-    entries.push({ kind: "turn_end", ts: now, turn_count: view.turn_count });
+    entries.push({ kind: "turn_end", ts: now, turn_count: view.request_count });
     entries.push({
       kind: "run_outcome",
       ts: now,

@@ -208,14 +208,14 @@ export class TurnRun {
     try {
       bound = services.bindClient(session.providerProfile, session.model, state.config);
     } catch (error) {
-      return failedEnding(state.turn_count, this.#usage, "provider_unconfigured", errorText(error));
+      return failedEnding(state.request_count, this.#usage, "provider_unconfigured", errorText(error));
     }
     let tools: ToolDefinition[];
     try {
       tools = await services.tools(session);
     } catch (error) {
       // E.g. a workspace inside the daemon's home, from a session created before that was refused.
-      return failedEnding(state.turn_count, this.#usage, "workspace_refused", errorText(error));
+      return failedEnding(state.request_count, this.#usage, "workspace_refused", errorText(error));
     }
     const settings = services.turnSettings(session);
     const offered = [...tools, askUserTool()].map((definition) => definition());
@@ -247,9 +247,9 @@ export class TurnRun {
       tools: offered.map((made) => () => made),
       systemPrompt: state.system_prompt,
       requestConfig: bound.requestConfig,
-      requestCount: state.turn_count,
+      requestCount: state.request_count,
       // Counted from this turn's start: a turn takes at most this many tool rounds, if capped.
-      maxRequests: maxToolRounds === null ? null : state.turn_count + maxToolRounds,
+      maxRequests: maxToolRounds === null ? null : state.request_count + maxToolRounds,
       interceptor: {
         beforeToolCall: async (call) => {
           await this.#checkpointBefore();
@@ -296,15 +296,15 @@ export class TurnRun {
   /** The loop's observer; `toolCallStarts` is told when the model starts a tool call. */
   #observer(bound: BoundClient, toolCallStarts: () => void) {
     const port = this.#port;
-    const runId = this.id;
+    const turnId = this.id;
     // The message ids of the request's deltas, made once per request rather than per delta
     // (the merger compares them on every delta, and the same string compares at once).
-    let textMessage = `${runId}:${this.#request}`;
+    let textMessage = `${turnId}:${this.#request}`;
     let thinkingMessage = `${textMessage}:thinking`;
     return {
       onRequestStart: (request: number) => {
         this.#request = request;
-        textMessage = `${runId}:${request}`;
+        textMessage = `${turnId}:${request}`;
         thinkingMessage = `${textMessage}:thinking`;
       },
       onEvent: (event: StreamEvent) => {
@@ -316,7 +316,7 @@ export class TurnRun {
             return;
           case "retry": {
             const data: SessionEventData["retry"] = {
-              run_id: runId,
+              run_id: turnId,
               attempt: event.retry.attempt,
               reason: event.retry.reason,
               delay_ms: event.retry.delay_ms,

@@ -17,8 +17,7 @@
  */
 import type { CancelAnswer, InputIntent, InputReceipt, InterruptAnswer } from "../../api/inputs.js";
 import type { SessionStatus } from "../../api/session-snapshot.js";
-import { LogCorruptError } from "../../log/errors.js";
-import { ActorStoppedError } from "../errors.js";
+import { LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
 import type { FreshAdmission } from "../session/input-queue.js";
 import type { SessionPort } from "../session/session-port.js";
 import type { SessionServices } from "../session/session-services.js";
@@ -192,12 +191,12 @@ export class TurnScheduler {
 
   /**
    * Inside the mailbox, after `requestInterrupt` stopped the turn `stopped` (null: none was
-   * `runId`): cancel queued inputs through `throughOrder` and make the interrupt durable (a mark
+   * `turnId`): cancel queued inputs through `throughOrder` and make the interrupt durable (a mark
    * on the turn's row, through the group commit and the cluster's fence; one group commit for
    * both), so that a crash before the turn's end is logged still ends it interrupted.
    */
   async recordInterrupt(
-    runId: string | null,
+    turnId: string | null,
     stopped: TurnRun | null,
     throughOrder: number,
   ): Promise<InterruptAnswer> {
@@ -206,7 +205,7 @@ export class TurnScheduler {
       this.#parts.inputs.cancelThrough(throughOrder),
     ]);
     return {
-      run_id: runId,
+      run_id: turnId,
       state: stopped === null ? "already_ended" : "requested",
       cancelled_input_ids: cancelled,
     };
@@ -328,7 +327,7 @@ export class TurnScheduler {
   /** The session's row (a turn reads its provider, model and workspace). */
   async #row(): Promise<SessionRow> {
     const row = await this.#services.storage.getSession(this.#port.sessionId);
-    if (row === null) throw new ActorStoppedError(this.#port.sessionId);
+    if (row === null) throw new SessionNotFoundError(this.#port.sessionId);
     return row;
   }
 

@@ -34,7 +34,7 @@ export async function checkpointWorkspace(
   options: CheckpointOptions,
   sessionId: string,
   workspace: string,
-  runId: string,
+  turnId: string,
   phase: CheckpointPhase,
 ): Promise<void> {
   const store = checkpointStore(options.home, sessionId);
@@ -42,7 +42,7 @@ export async function checkpointWorkspace(
   const git = (args: readonly string[]) =>
     run("git", [...args], { env, cwd: workspace, timeout: checkpointTimeoutMs, maxBuffer: 16 * 1024 * 1024 });
   if (phase === "after-unchanged") {
-    await git(["update-ref", checkpointRef(runId, "after"), checkpointRef(runId, "before")]);
+    await git(["update-ref", checkpointRef(turnId, "after"), checkpointRef(turnId, "before")]);
     return;
   }
   if (!existsSync(join(store, "HEAD"))) {
@@ -54,8 +54,8 @@ export async function checkpointWorkspace(
   rmSync(join(store, "index.lock"), { force: true });
   await git(["-c", `core.excludesFile=${join(store, "info-exclude")}`, "add", "--all"]);
   const tree = (await git(["write-tree"])).stdout.trim();
-  const commit = (await git(["commit-tree", tree, "-m", `${phase} turn ${runId}`])).stdout.trim();
-  await git(["update-ref", checkpointRef(runId, phase), commit]);
+  const commit = (await git(["commit-tree", tree, "-m", `${phase} turn ${turnId}`])).stdout.trim();
+  await git(["update-ref", checkpointRef(turnId, phase), commit]);
 }
 
 /** Exclude patterns (relative to the workspace) for the hidden paths inside it. */

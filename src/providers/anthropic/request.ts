@@ -24,6 +24,7 @@ import type { Item, ItemOrigin } from "../../model/items.js";
 import { messageText, payloadFits } from "../../model/items.js";
 import type { JsonObject } from "../../model/json.js";
 import type { LlmRequest } from "../../model/llm-client.js";
+import { toolArgumentsObject } from "../../model/tool-arguments.js";
 import { pairedEntries, resultText } from "../history-projection.js";
 import type { HistorySources } from "../history-refusal.js";
 import {
@@ -33,7 +34,6 @@ import {
   type ModelCapabilities,
   samplingParameters,
 } from "../model-capabilities.js";
-import { argumentsObject } from "../tool-arguments.js";
 
 /** Protocol options that come from the profile. */
 export interface AnthropicRequestOptions {
@@ -119,7 +119,7 @@ function blockOf(item: Item, origin: ItemOrigin): { role: Role; block: Anthropic
           type: "tool_use",
           id: item.call_id,
           name: item.name,
-          input: argumentsObject(item.arguments),
+          input: toolArgumentsObject(item.arguments) ?? {},
         },
       };
     case "tool_result": {

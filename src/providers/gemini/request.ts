@@ -17,6 +17,7 @@ import type { Item, ItemOrigin, ToolCallItem } from "../../model/items.js";
 import { messageText, payloadFits } from "../../model/items.js";
 import type { JsonObject } from "../../model/json.js";
 import type { LlmRequest } from "../../model/llm-client.js";
+import { toolArgumentsObject } from "../../model/tool-arguments.js";
 import { pairedItems, resultText } from "../history-projection.js";
 import {
   budgetFor,
@@ -25,7 +26,6 @@ import {
   type ModelCapabilities,
   samplingParameters,
 } from "../model-capabilities.js";
-import { argumentsObject } from "../tool-arguments.js";
 import { geminiParametersSchema } from "./tool-schema.js";
 
 /** Protocol options that come from the profile. */
@@ -98,7 +98,7 @@ function partOf(
     case "tool_call": {
       const functionCall: { name: string; args: JsonObject; id?: string } = {
         name: item.name,
-        args: argumentsObject(item.arguments),
+        args: toolArgumentsObject(item.arguments) ?? {},
       };
       if (item.id !== undefined) functionCall.id = item.id;
       const part: GeminiPart = { functionCall };

@@ -6,7 +6,7 @@ function text(run: string, message: string, chunk: string): SessionEvent {
   return { type: "text", sequence: 1, data: { run_id: run, message_id: message, text: chunk } };
 }
 
-const ours = (runId: string | null): boolean => runId === "run-1";
+const ours = (turnId: string | null): boolean => turnId === "run-1";
 
 describe("the answer text of skein run", () => {
   it("is empty before any message", () => {

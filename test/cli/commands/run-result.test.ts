@@ -37,7 +37,7 @@ describe("the result line of skein run --json", () => {
   it("reports a completed turn with its outcome, or finished when the end was not seen live", () => {
     const result = resultOf(
       "s",
-      { runId: "r", state: "completed", outcome: "limit_reached", errors: [] },
+      { turnId: "r", state: "completed", outcome: "limit_reached", errors: [] },
       "hi",
       usage,
       0,
@@ -55,33 +55,33 @@ describe("the result line of skein run --json", () => {
       errors: [],
     });
     expect(
-      resultOf("s", { runId: "r", state: "completed", errors: [] }, "", usage, 0, false).exit_reason,
+      resultOf("s", { turnId: "r", state: "completed", errors: [] }, "", usage, 0, false).exit_reason,
     ).toBe("finished");
   });
 
   it("gives a failed turn's first error code as its reason", () => {
     const errors = [{ code: "provider_error", message: "503" }];
-    const result = resultOf("s", { runId: "r", state: "failed", errors }, "", usage, 1, true);
+    const result = resultOf("s", { turnId: "r", state: "failed", errors }, "", usage, 1, true);
     expect(result).toMatchObject({
       status: "failed",
       exit_reason: "provider_error",
       errors,
       session_removed: true,
     });
-    expect(resultOf("s", { runId: "r", state: "failed", errors: [] }, "", usage, 1, false).exit_reason).toBe(
+    expect(resultOf("s", { turnId: "r", state: "failed", errors: [] }, "", usage, 1, false).exit_reason).toBe(
       "failed",
     );
   });
 
   it("reports interrupted, cancelled and forced turns as interrupted, each with its own reason", () => {
     expect(
-      resultOf("s", { runId: "r", state: "interrupted", errors: [] }, "", usage, 130, false),
+      resultOf("s", { turnId: "r", state: "interrupted", errors: [] }, "", usage, 130, false),
     ).toMatchObject({
       status: "interrupted",
       exit_reason: "interrupted",
     });
     expect(
-      resultOf("s", { runId: null, state: "cancelled", errors: [] }, "", usage, 130, false),
+      resultOf("s", { turnId: null, state: "cancelled", errors: [] }, "", usage, 130, false),
     ).toMatchObject({
       status: "interrupted",
       exit_reason: "cancelled",
@@ -104,9 +104,11 @@ describe("the result line of skein run --json", () => {
   });
 
   it("reports a turn a daemon restart cut short as abandoned", () => {
-    expect(resultOf("s", { runId: "r", state: "abandoned", errors: [] }, "", usage, 1, false)).toMatchObject({
-      status: "abandoned",
-      exit_reason: "daemon_restarted",
-    });
+    expect(resultOf("s", { turnId: "r", state: "abandoned", errors: [] }, "", usage, 1, false)).toMatchObject(
+      {
+        status: "abandoned",
+        exit_reason: "daemon_restarted",
+      },
+    );
   });
 });

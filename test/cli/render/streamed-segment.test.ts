@@ -5,7 +5,7 @@ import { dropsUnsavedText, type StreamedSegment } from "../../../src/cli/render/
 function segment(overrides: Partial<StreamedSegment> = {}): StreamedSegment {
   return {
     kind: "text",
-    runId: "run-1",
+    turnId: "run-1",
     messageId: "run-1:0",
     shown: "Half an answ",
     held: false,

@@ -1,11 +1,12 @@
 import { v7 as uuidv7 } from "uuid";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionRegistry } from "../../../src/daemon/actor/session-registry.js";
-import { DaemonDrainingError, SessionUnknownError } from "../../../src/daemon/errors.js";
+import { DaemonDrainingError } from "../../../src/daemon/errors.js";
 import { getReceipt } from "../../../src/daemon/storage/inputs-table.js";
 import { insertSession } from "../../../src/daemon/storage/sessions-table.js";
 import { getTurn } from "../../../src/daemon/storage/turns-table.js";
 import { hashEntry } from "../../../src/log/entry-hash.js";
+import { SessionNotFoundError } from "../../../src/log/errors.js";
 import { textBlockStart, textBlockStop, textDelta } from "../../../src/model/events.js";
 import { assistantMessage, userMessage } from "../../../src/model/items.js";
 import { builtinTools } from "../../../src/tools/builtin-tools.js";
@@ -56,8 +57,25 @@ describe("SessionRegistry", () => {
     await registry.withActor(id, (actor) => actor.delete());
     registry.forget(id);
     await expect(registry.withActor(id, (actor) => actor.snapshot())).rejects.toBeInstanceOf(
-      SessionUnknownError,
+      SessionNotFoundError,
     );
+  });
+
+  it("answers a session whose row went away under its loaded actor as not found, without retrying on a stopped actor", async () => {
+    const { registry, workspace } = registryWith("hi");
+    const id = await create(registry, workspace);
+    const actor = await registry.get(id);
+    // Only the row goes (a deletion half done, as by hand): the log is still there to read.
+    env!.db.pragma("foreign_keys = OFF");
+    env!.db.prepare("DELETE FROM sessions WHERE id = ?").run(id);
+    let calls = 0;
+    const answer = registry.withActor(id, (current) => {
+      calls += 1;
+      return current.snapshot();
+    });
+    await expect(answer).rejects.toBeInstanceOf(SessionNotFoundError);
+    expect(calls).toBe(1);
+    expect(actor.stopped).toBe(false);
   });
 
   it("runs a turn for a submitted input and keeps its history durable across a reload", async () => {
@@ -188,12 +206,12 @@ describe("SessionRegistry", () => {
   it("serves a session created after a request for its id found nothing, and keeps no trace of the miss", async () => {
     const { registry, workspace } = registryWith("hi");
     const id = uuidv7();
-    await expect(registry.get(id)).rejects.toBeInstanceOf(SessionUnknownError);
+    await expect(registry.get(id)).rejects.toBeInstanceOf(SessionNotFoundError);
     await create(registry, workspace, id);
     registry.forget(id);
     expect((await registry.get(id)).sessionId).toBe(id);
     for (let i = 0; i < 50; i++)
-      await expect(registry.get(uuidv7())).rejects.toBeInstanceOf(SessionUnknownError);
+      await expect(registry.get(uuidv7())).rejects.toBeInstanceOf(SessionNotFoundError);
     expect(registry.loadingCount).toBe(0);
   });
 });

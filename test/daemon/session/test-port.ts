@@ -73,8 +73,8 @@ export async function testPort(
   const port: SessionPort = {
     ...outlet,
     log: writer,
-    publishDelta: (type, runId, messageId, text) => {
-      events.push({ type, data: { run_id: runId, message_id: messageId, text } });
+    publishDelta: (type, turnId, messageId, text) => {
+      events.push({ type, data: { run_id: turnId, message_id: messageId, text } });
     },
     flushDeltas: () => undefined,
     serialize: (task) => {

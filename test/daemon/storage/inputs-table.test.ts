@@ -4,7 +4,6 @@ import {
   InputNotPendingError,
   InputUnknownError,
   QueueFullError,
-  SessionUnknownError,
 } from "../../../src/daemon/errors.js";
 import { openDaemonDatabase } from "../../../src/daemon/storage/database.js";
 import {
@@ -20,6 +19,7 @@ import {
 } from "../../../src/daemon/storage/inputs-table.js";
 import { getSession } from "../../../src/daemon/storage/sessions-table.js";
 import { endTurn, startTurn } from "../../../src/daemon/storage/turns-table.js";
+import { SessionNotFoundError } from "../../../src/log/errors.js";
 import { addSession, tempDatabase } from "./temp-database.js";
 
 const t0 = Date.parse("2025-01-02T03:04:05.678Z");
@@ -88,7 +88,7 @@ describe("input admission", () => {
 
   it("refuses an input for a session that does not exist and writes nothing", () => {
     const { db } = tempDatabase();
-    expect(() => admitInput(db, message("ghost", "i1", "hi"))).toThrow(SessionUnknownError);
+    expect(() => admitInput(db, message("ghost", "i1", "hi"))).toThrow(SessionNotFoundError);
     expect(db.prepare("SELECT count(*) AS n FROM inputs").get()).toEqual({ n: 0 });
   });
 

@@ -287,7 +287,7 @@ describe("recoverCutTurn", () => {
           expect(kinds).not.toContain("note");
           expect(kinds.slice(-2)).toEqual(["turn_end", "run_outcome"]);
           expect(after.last_run_interrupted).toBe(true);
-          expect(after.turn_count).toBe(state.turn_count);
+          expect(after.request_count).toBe(state.request_count);
           const denied = recovery.entries.filter((entry) => entry.kind === "approval_resolved");
           expect(denied.map((entry) => entry.call_id)).toEqual(
             state.pending_approvals.map((pending) => pending.call_id),

@@ -17,7 +17,7 @@ import { applyApprovalEvent, type PendingApproval } from "../approvals/approval-
 /** Text streamed for a model message that is not committed yet. */
 export interface Draft {
   messageId: string;
-  runId: string;
+  turnId: string;
   kind: "text" | "thinking";
   text: string;
   /** Its start was streamed before a reset and is not in `text`. */
@@ -46,7 +46,7 @@ export interface TranscriptState {
   sent: readonly SentInput[];
   /** The highest acceptance order seen (an interrupt cancels queued inputs up to it). */
   inputOrder: number;
-  errors: readonly { runId: string | null; code: string; message: string }[];
+  errors: readonly { turnId: string | null; code: string; message: string }[];
   notice: string | null;
   approvals: readonly PendingApproval[];
   /** Message ids seen before the last reset (their drafts restart partial). */
@@ -187,7 +187,7 @@ function applyEvent(state: TranscriptState, event: SessionEvent): TranscriptStat
       return {
         ...merged,
         drafts: commitsDrafts
-          ? merged.drafts.filter((draft) => draft.runId !== entry.turn_id)
+          ? merged.drafts.filter((draft) => draft.turnId !== entry.turn_id)
           : merged.drafts,
         sent:
           entry.input_id === null
@@ -215,7 +215,7 @@ function applyEvent(state: TranscriptState, event: SessionEvent): TranscriptStat
     case "turn_completed":
       return {
         ...state,
-        drafts: state.drafts.filter((draft) => draft.runId !== event.data.run_id),
+        drafts: state.drafts.filter((draft) => draft.turnId !== event.data.run_id),
         notice: event.data.state === "completed" ? state.notice : `The turn ended: ${event.data.state}.`,
       };
     case "error":
@@ -223,7 +223,7 @@ function applyEvent(state: TranscriptState, event: SessionEvent): TranscriptStat
         ...state,
         errors: [
           ...state.errors.slice(-4),
-          { runId: event.data.run_id, code: event.data.code, message: event.data.message },
+          { turnId: event.data.run_id, code: event.data.code, message: event.data.message },
         ],
       };
     case "retry":
@@ -258,13 +258,13 @@ function applyEvent(state: TranscriptState, event: SessionEvent): TranscriptStat
 function appendDelta(
   state: TranscriptState,
   kind: "text" | "thinking",
-  runId: string,
+  turnId: string,
   messageId: string,
   text: string,
 ): TranscriptState {
   const index = state.drafts.findIndex((draft) => draft.messageId === messageId);
   if (index < 0) {
-    const draft: Draft = { messageId, runId, kind, text, partial: state.seenMessages.has(messageId) };
+    const draft: Draft = { messageId, turnId, kind, text, partial: state.seenMessages.has(messageId) };
     return { ...state, drafts: [...state.drafts, draft] };
   }
   const drafts = [...state.drafts];

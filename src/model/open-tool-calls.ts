@@ -1,8 +1,11 @@
-/** Finding tool calls that never got a result (an interrupted run left them behind). Pure. */
-import type { Item, ToolCallItem } from "../model/items.js";
+/**
+ * Tool calls without results: what an interrupted or crashed turn leaves behind. The worker
+ * resumes by running them; the daemon closes them with error results. Pure.
+ */
+import type { Item, ToolCallItem } from "./items.js";
 
 /** Every tool call in `history` with no tool result of the same call_id, in history order. */
-export function pendingToolCalls(history: readonly Item[]): ToolCallItem[] {
+export function openToolCalls(history: readonly Item[]): ToolCallItem[] {
   const answered = new Set<string>();
   for (const item of history) if (item.type === "tool_result") answered.add(item.call_id);
   return history.filter(

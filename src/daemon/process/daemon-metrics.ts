@@ -1,0 +1,193 @@
+/**
+ * The daemon's metrics in Prometheus's text format (`GET /metrics`), every name starting with
+ * `skein_`. Counters follow what sessions publish (every event passes `observe`, after the
+ * session's clients): turns per end state, inputs per delivery, tool calls per tool and
+ * outcome, model requests and tokens per model, retries, approvals and compactions. Gauges and
+ * totals that something else already counts are read when scraped: loaded, running and waiting
+ * sessions and their stream watchers, the group commit's transactions and fsyncs, the cluster
+ * node's leases and takeovers, MCP server instances per state, and the process's own figures.
+ *
+ * Boundary rule: a registry of this daemon's own (never prom-client's global one, so two
+ * daemons in one process do not share counters); what it reads comes in as functions.
+ */
+import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import type { McpStatus } from "../../api/mcp-status.js";
+import type { SessionEventData } from "../../api/session-events.js";
+import type { SessionCensus } from "../actor/session-census.js";
+import type { NodeHealth } from "../cluster/node-health.js";
+
+/** What the scrape-time figures are read from. */
+export interface MetricSources {
+  census(): SessionCensus;
+  commitStats(): { transactions: number; requests: number; fsyncs?: number };
+  mcp(): McpStatus;
+  /** Absent without a cluster. */
+  node?: () => NodeHealth;
+}
+
+/** A Prometheus registry fed by session events and read from `sources` when scraped. */
+export class DaemonMetrics {
+  readonly registry = new Registry();
+  readonly #turns: Counter<"state">;
+  readonly #inputs: Counter<"outcome">;
+  readonly #tools: Counter<"tool" | "outcome">;
+  readonly #requests: Counter<"model">;
+  readonly #tokens: Counter<"model" | "kind">;
+  readonly #retries: Counter;
+  readonly #approvals: Counter<"decision">;
+  readonly #compactions: Counter<"result">;
+
+  constructor(sources: MetricSources) {
+    const registers = [this.registry];
+    const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
+      new Counter<L>({ name, help, labelNames, registers });
+    this.#turns = counter("skein_turns_total", "Turns ended, by end state", ["state"]);
+    this.#inputs = counter("skein_inputs_total", "Inputs, by outcome (admitted, delivered, cancelled)", [
+      "outcome",
+    ]);
+    this.#tools = counter("skein_tool_calls_total", "Tool calls ended, by tool and outcome (ok, error)", [
+      "tool",
+      "outcome",
+    ]);
+    this.#requests = counter("skein_model_requests_total", "Model requests answered with usage, by model", [
+      "model",
+    ]);
+    this.#tokens = counter("skein_model_tokens_total", "Tokens of model requests, by model and kind", [
+      "model",
+      "kind",
+    ]);
+    this.#retries = counter("skein_model_retries_total", "Model requests retried");
+    this.#approvals = counter("skein_approvals_total", "Approval requests answered, by decision", [
+      "decision",
+    ]);
+    this.#compactions = counter("skein_compactions_total", "Compactions ended, by result", ["result"]);
+    this.#scraped(sources);
+    collectDefaultMetrics({ register: this.registry, prefix: "skein_" });
+  }
+
+  /** One event a session published. */
+  observe<T extends keyof SessionEventData>(_sessionId: string, type: T, data: SessionEventData[T]): void {
+    this.#count({ type, data } as ObservedEvent);
+  }
+
+  #count(event: ObservedEvent): void {
+    switch (event.type) {
+      case "turn_completed":
+        this.#turns.inc({ state: event.data.state });
+        return;
+      case "input": {
+        // A receipt is published at each step (pending, delivered to a running turn, that turn's
+        // end): each input counts once per outcome.
+        const { delivery, turn } = event.data.input;
+        if (delivery === "pending") this.#inputs.inc({ outcome: "admitted" });
+        else if (delivery === "cancelled") this.#inputs.inc({ outcome: "cancelled" });
+        else if (turn?.state === "running") this.#inputs.inc({ outcome: "delivered" });
+        return;
+      }
+      case "tool":
+        if (event.data.result !== null)
+          this.#tools.inc({ tool: event.data.name, outcome: event.data.is_error ? "error" : "ok" });
+        return;
+      case "usage": {
+        const { model } = event.data;
+        this.#requests.inc({ model });
+        this.#tokens.inc({ model, kind: "prompt" }, event.data.prompt_tokens);
+        this.#tokens.inc({ model, kind: "cached_prompt" }, event.data.cached_prompt_tokens);
+        this.#tokens.inc({ model, kind: "completion" }, event.data.completion_tokens);
+        return;
+      }
+      case "retry":
+        this.#retries.inc();
+        return;
+      case "approval_resolved":
+        this.#approvals.inc({ decision: event.data.decision });
+        return;
+      case "compaction_completed":
+        this.#compactions.inc({ result: "completed" });
+        return;
+      case "compaction_failed":
+        this.#compactions.inc({ result: "failed" });
+        return;
+      default:
+        return;
+    }
+  }
+
+  #scraped(sources: MetricSources): void {
+    const registers = [this.registry];
+    const gauge = <L extends string>(
+      name: string,
+      help: string,
+      labelNames: readonly L[],
+      read: (set: (value: number, labels?: Partial<Record<L, string>>) => void) => void,
+    ) =>
+      new Gauge<L>({
+        name,
+        help,
+        labelNames,
+        registers,
+        collect() {
+          this.reset();
+          read((value, labels) => (labels === undefined ? this.set(value) : this.set(labels, value)));
+        },
+      });
+    gauge("skein_sessions", "Loaded sessions, by state (loaded, running, waiting)", ["state"], (set) => {
+      const census = sources.census();
+      for (const state of ["loaded", "running", "waiting"] as const) set(census[state], { state });
+    });
+    gauge("skein_sse_watchers", "Clients following a session's stream", [], (set) =>
+      set(sources.census().watchers),
+    );
+    // Totals something else counts since start: counters set from it when scraped.
+    const total = (name: string, help: string, read: () => number) =>
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          this.inc(read());
+        },
+      });
+    total(
+      "skein_commit_transactions_total",
+      "Group-commit transactions",
+      () => sources.commitStats().transactions,
+    );
+    total(
+      "skein_commit_writes_total",
+      "Writes committed through the group commit",
+      () => sources.commitStats().requests,
+    );
+    total(
+      "skein_fsyncs_total",
+      "fsyncs the daemon ran itself (SQLite)",
+      () => sources.commitStats().fsyncs ?? 0,
+    );
+    gauge("skein_mcp_instances", "MCP server instances, by server and state", ["server", "state"], (set) => {
+      const counts = new Map<string, number>();
+      for (const server of sources.mcp().servers)
+        for (const instance of server.instances) {
+          const key = `${server.name}\u0000${instance.state}`;
+          counts.set(key, (counts.get(key) ?? 0) + 1);
+        }
+      for (const [key, count] of counts) {
+        const [server, state] = key.split("\u0000") as [string, string];
+        set(count, { server, state });
+      }
+    });
+    const node = sources.node;
+    if (node === undefined) return;
+    gauge("skein_leases_held", "Session leases this node holds", [], (set) => set(node().held));
+    gauge(
+      "skein_lease_takeovers",
+      "Sessions this node took over from nodes that went away, since start",
+      [],
+      (set) => set(node().takeovers),
+    );
+  }
+}
+
+type ObservedEvent = {
+  [K in keyof SessionEventData]: { type: K; data: SessionEventData[K] };
+}[keyof SessionEventData];
