@@ -9,13 +9,17 @@
  *   sending `POST /sessions/{id}/approvals/{call_id}` to the call's `tool` start event on the
  *   session's stream (the decision logged durably in between), p50 and p99 over 300 calls;
  *   baseline: the round trip of `GET /server` on the same daemon (the HTTP floor).
+ * - The approvals a person answers over a scripted 30-turn coding session in `ask` mode, with
+ *   read-only commands allowed, against every command asked (approvals-session.ts).
  */
 import { judgeCall, type PolicyLayers } from "../src/daemon/approval/approval-policy.js";
+import { classifyUncached } from "../src/daemon/approval/read-only-command.js";
 import type { ApprovalPolicy, ApprovalRule } from "../src/model/approval-policy.js";
 import { DaemonHarness } from "../test/e2e/support/daemon-harness.js";
 import type { SseConnection, StreamEvent } from "../test/e2e/support/sse-client.js";
 import { text, toolCalls } from "../test/support/fake-provider/reply.js";
 import { FakeProvider } from "../test/support/fake-provider/server.js";
+import { scriptedSession } from "./approvals-session.js";
 import { type Figure, figure, quantile, writeReport } from "./report.js";
 
 const checks = 200_000;
@@ -26,6 +30,7 @@ export async function run(): Promise<void> {
   const figures: Figure[] = [];
   figures.push(...policyCheck());
   figures.push(...(await allowToStart()));
+  figures.push(...(await scriptedSession()));
   writeReport("approvals", figures);
 }
 
@@ -98,7 +103,12 @@ function policyCheck(): Figure[] {
     const { tool, args } = call(index);
     return judgeCall(large, { tool, args: JSON.parse(args) as Record<string, unknown>, workspace });
   });
-  const note = `${checks} calls over ${calls.length} kinds (commands, paths, MCP); baseline: parsing the arguments alone (no policy)`;
+  const distinct = 2000;
+  const classifyStarted = performance.now();
+  for (let index = 0; index < distinct; index++)
+    classifyUncached(`git log --oneline -n ${index} | head -n 5 && ls src`);
+  const classification = ((performance.now() - classifyStarted) * 1000) / distinct;
+  const note = `${checks} calls over ${calls.length} kinds (commands, paths, MCP; a command's read-only verdict remembered, as for the second judgement of a call); baseline: parsing the arguments alone (no policy)`;
   return [
     figure("policy_check_builtin", withBuiltin, "µs/call", parseOnly, note),
     figure(
@@ -107,6 +117,13 @@ function policyCheck(): Figure[] {
       "µs/call",
       parseOnly,
       `${note}; 24 config rules + 8 remembered`,
+    ),
+    figure(
+      "read_only_classification",
+      classification,
+      "µs/command",
+      withBuiltin,
+      `${distinct} distinct commands parsed (mvdan-sh) and classified, nothing remembered; baseline: policy_check_builtin`,
     ),
   ];
 }

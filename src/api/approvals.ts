@@ -11,6 +11,7 @@
 export type {
   ApprovalAction,
   ApprovalDecision,
+  ApprovalMode,
   ApprovalPolicy,
   ApprovalResolver,
   ApprovalRule,

@@ -39,6 +39,8 @@ export class PromptReader {
   /** What the terminal input is doing: read by a prompt, captured by a turn, or neither. */
   #mode: "idle" | "reading" | "capturing" = "idle";
   #pendingCtrlC = false;
+  /** What Shift-Tab does (the chat cycles its approval mode); nothing until set. */
+  #onShiftTab: () => void = () => {};
 
   constructor(options: PromptReaderOptions) {
     this.interactive = options.interactive;
@@ -91,6 +93,16 @@ export class PromptReader {
     this.#editor?.setNotes(notes);
   }
 
+  /** Run `handler` on every Shift-Tab, at a prompt and while a turn runs. */
+  onShiftTab(handler: () => void): void {
+    this.#onShiftTab = handler;
+  }
+
+  /** The prompt shown from now on, if one is on screen (the next `read` gives its own). */
+  setPrompt(prompt: string): void {
+    this.#editor?.setPrompt(prompt, visibleWidth(prompt));
+  }
+
   /** Whether the prompt is on screen (so a status line has somewhere to go). */
   get showsStatus(): boolean {
     return this.#editor?.mounted === true;
@@ -116,6 +128,10 @@ export class PromptReader {
         keepSubmitted: true,
         ctrlCClears: true,
         onEvent: (event) => {
+          if (event.kind === "cycle-mode") {
+            this.#onShiftTab();
+            return;
+          }
           this.#mode = "idle";
           editor.unmount();
           if (event.kind === "submit") resolve({ kind: "line", text: event.text });
@@ -151,6 +167,7 @@ export class PromptReader {
       onEvent: (event) => {
         if (event.kind === "interrupt") onCtrlC();
         else if (event.kind === "submit") onSubmit(event.text);
+        else if (event.kind === "cycle-mode") this.#onShiftTab();
         else onEof();
       },
     });

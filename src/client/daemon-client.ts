@@ -10,6 +10,7 @@
 import { Agent } from "node:http";
 import type {
   ApprovalAnswerBody,
+  ApprovalMode,
   ApprovalPolicy,
   ApprovalPolicyAnswer,
   ApprovalPolicyBody,
@@ -266,6 +267,13 @@ export class DaemonClient {
   setApprovalPolicy(sessionId: string, policy: ApprovalPolicy | null): Promise<ApprovalPolicyAnswer> {
     return this.#call("PUT", `${sessionPath(sessionId)}/approval-policy`, {
       body: { approval_policy: policy } satisfies ApprovalPolicyBody,
+    });
+  }
+
+  /** `PUT /sessions/{sid}/approval-policy` with `{"mode"}`: the session's approval mode (its rules kept). */
+  setApprovalMode(sessionId: string, mode: ApprovalMode): Promise<ApprovalPolicyAnswer> {
+    return this.#call("PUT", `${sessionPath(sessionId)}/approval-policy`, {
+      body: { mode } satisfies ApprovalPolicyBody,
     });
   }
 

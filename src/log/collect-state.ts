@@ -6,6 +6,7 @@
  */
 import type {
   ApprovalDecision,
+  ApprovalMode,
   ApprovalPolicy,
   ApprovalResolver,
   ApprovalRule,
@@ -63,6 +64,8 @@ export interface RestoredState {
   usage_history: UsageRecord[];
   /** The session's own approval policy (null: the configured one applies). */
   approval_policy: ApprovalPolicy | null;
+  /** The session's approval mode (`ask` until a change sets another). */
+  approval_mode: ApprovalMode;
   /** Rules remembered from "always" answers, oldest first. */
   remembered_rules: ApprovalRule[];
   /** Calls waiting for an answer, in request order; a call leaves once answered or given a result. */
@@ -100,6 +103,7 @@ export function emptyState(): RestoredState {
     head_hash: null,
     usage_history: [],
     approval_policy: null,
+    approval_mode: "ask",
     remembered_rules: [],
     pending_approvals: [],
     approval_decisions: Object.create(null) as Record<string, ResolvedApproval>,
@@ -184,6 +188,7 @@ export function applyEntry(state: RestoredState, entry: LogEntry): void {
       return;
     case "approval_policy_changed":
       state.approval_policy = entry.policy === null ? null : structuredClone(entry.policy);
+      if (entry.mode !== undefined) state.approval_mode = entry.mode;
       return;
     case "approval_requested":
       if (

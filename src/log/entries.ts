@@ -6,6 +6,7 @@
  */
 import type {
   ApprovalDecision,
+  ApprovalMode,
   ApprovalPolicy,
   ApprovalResolver,
   ApprovalRule,
@@ -95,8 +96,11 @@ export type LogEntry =
     }
   | { kind: "locked"; ts: number; locked_prefix_len: number }
   | { kind: "cache_unlocked"; ts: number }
-  /** The session's own approval policy was set (at creation) or changed; null: none of its own. */
-  | { kind: "approval_policy_changed"; ts: number; policy: ApprovalPolicy | null }
+  /**
+   * The session's own approval policy was set (at creation) or changed; null: none of its own.
+   * `mode`: the session's approval mode from now on (absent: unchanged, `ask` until first set).
+   */
+  | { kind: "approval_policy_changed"; ts: number; policy: ApprovalPolicy | null; mode?: ApprovalMode }
   /**
    * A committed tool call waits for a person's answer before its tool may run; `rule` is what
    * asked. Logged with the call (same commit) or, for a call found waiting later, on its own.

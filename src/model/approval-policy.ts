@@ -17,6 +17,14 @@ export interface ApprovalRule {
   action: ApprovalAction;
 }
 
+/**
+ * How much a session's agent may do without asking, on top of the rules (docs/http-api.md,
+ * "Approval modes"): `read-only` refuses every write, command, network and MCP call; `ask` is the
+ * policy as configured; `auto-edit` also allows file edits; `full-auto` allows everything the
+ * sandbox allows. Explicit deny rules always win.
+ */
+export type ApprovalMode = "read-only" | "ask" | "auto-edit" | "full-auto";
+
 /** A policy: its rules and what applies when none matches. Both optional (see the docs for merging). */
 export interface ApprovalPolicy {
   default?: ApprovalAction;
@@ -38,7 +46,11 @@ export type RuleSource =
   /** A file tool's path lies outside the workspace: always denied. */
   | "workspace"
   /** `ask_user` always asks. */
-  | "ask_user";
+  | "ask_user"
+  /** The session's approval mode (no explicit rule matched, or `read-only` refused). */
+  | "mode"
+  /** A `run_command` command that only reads (the read-only command classifier). */
+  | "read_only_command";
 
 /** The rule that decided a call: `tool` and `pattern` null when the policy's default applied. */
 export interface MatchedRule {

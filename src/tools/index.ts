@@ -1,4 +1,5 @@
 /** Built-in tools confined to a session's workspace. */
+export * from "./approval-kind.js";
 export * from "./bubblewrap.js";
 export * from "./builtin-tools.js";
 export * from "./edit-file.js";

@@ -323,6 +323,48 @@ describe("approvals from the command line", () => {
       await screenShows(pane, "[exit 0]");
     });
 
+    it("cycles the approval mode on Shift-Tab, and a write then runs or is refused as the mode says", async () => {
+      const pane = open();
+      await screenShows(pane, "Ctrl-D exits");
+      await promptReady(pane);
+      pane.press("BTab");
+      await screenShows(pane, "approval mode: auto-edit");
+      await screenShows(pane, "auto-edit ›");
+      provider.queue(
+        toolCalls([{ name: "write_file", args: { path: "mode-a.txt", content: "a" }, id: "call_mode_a" }]),
+        text("Wrote it."),
+      );
+      await say(pane, "write mode-a");
+      await screenShows(pane, "Wrote it.");
+      expect(readFileSync(join(daemon.workspace, "mode-a.txt"), "utf8")).toBe("a");
+
+      await promptReady(pane);
+      pane.press("BTab");
+      await screenShows(pane, "approval mode: full-auto");
+      pane.press("BTab");
+      await screenShows(pane, "approval mode: read-only");
+      await screenShows(pane, "read-only ›");
+      provider.queue(
+        toolCalls([{ name: "write_file", args: { path: "mode-b.txt", content: "b" }, id: "call_mode_b" }]),
+        text("It was refused."),
+      );
+      await say(pane, "write mode-b");
+      const screen = await screenShows(pane, "It was refused.");
+      expect(screen).toContain("approval mode (read-only)");
+      expect(occurrences(screen, "wants approval")).toBe(0);
+      expect(() => readFileSync(join(daemon.workspace, "mode-b.txt"), "utf8")).toThrow();
+      const sessionId = await newestSession();
+      expect(
+        (await daemon.api(`/sessions/${sessionId}?tail=0`)).json<{ approval_mode: string }>().approval_mode,
+      ).toBe("read-only");
+
+      await say(pane, "/approvals ask");
+      await screenShows(pane, "approval mode: ask");
+      await promptReady(pane);
+      pane.press("C-d");
+      await screenShows(pane, "[exit 0]");
+    });
+
     it("answers a waiting call from skein attach", async () => {
       provider.queue(
         toolCalls([{ name: "run_command", args: { command: "echo attach >> effects.txt" }, id: "call_att" }]),

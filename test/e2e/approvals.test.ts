@@ -474,7 +474,7 @@ describe("approvals", () => {
       body: { approval_policy: null },
     });
     expect(changed.status).toBe(200);
-    expect(changed.json()).toEqual({ approval_policy: null });
+    expect(changed.json()).toEqual({ approval_policy: null, approval_mode: "ask" });
     provider.queue(
       toolCalls([{ name: "run_command", args: { command: "echo again >> effects.txt" }, id: "call_2" }]),
     );

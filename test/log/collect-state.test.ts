@@ -34,6 +34,7 @@ describe("collectState", () => {
       head_hash: null,
       usage_history: [],
       approval_policy: null,
+      approval_mode: "ask",
       remembered_rules: [],
       pending_approvals: [],
       approval_decisions: {},

@@ -183,6 +183,7 @@ describe.each(backends)("session log on %s", (_name, open) => {
         },
       ],
       approval_policy: null,
+      approval_mode: "ask",
       remembered_rules: [],
       pending_approvals: [],
       approval_decisions: {},

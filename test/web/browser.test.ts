@@ -279,6 +279,32 @@ describe("the web UI in Chromium", () => {
     expect(await shownIds()).toEqual(history.map((entry) => entry.id).sort());
   });
 
+  it("switches the approval mode from the session page, and a write then runs without asking", async () => {
+    const sessionId = await app.createSession();
+    await page.goto(`${base()}/#/sessions/${sessionId}`);
+    const select = page.getByTestId("approval-mode");
+    await select.waitFor();
+    expect(await select.inputValue()).toBe("ask");
+    await select.selectOption("auto-edit");
+    await expect
+      .poll(
+        async () =>
+          (await app.api(`/sessions/${sessionId}?tail=0`)).json<{ approval_mode: string }>().approval_mode,
+      )
+      .toBe("auto-edit");
+    provider.queue(
+      toolCalls([
+        { name: "write_file", args: { path: "auto-edit.txt", content: "edited\n" }, id: "call_auto" },
+      ]),
+      text("edited without asking"),
+    );
+    await send("write a file in auto-edit mode");
+    await page.locator('[data-kind="assistant"]', { hasText: "edited without asking" }).waitFor();
+    expect(readFileSync(join(app.workspace, "auto-edit.txt"), "utf8")).toBe("edited\n");
+    expect(await page.getByTestId("approvals").count()).toBe(0);
+    expect(await select.inputValue()).toBe("auto-edit");
+  });
+
   it("offers a repair under a turn the provider refused, and the next turn goes through", async () => {
     const refusing = await app.createSession();
     const previous = provider.script;

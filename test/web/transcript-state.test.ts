@@ -50,6 +50,7 @@ function snapshot(items: HistoryEntry[], older: string | null = null): SessionSn
     pending_inputs: [],
     pending_approvals: [],
     approval_policy: null,
+    approval_mode: "ask",
     history: { items, older, newer: null, high_water: items.length, byte_limited: false },
     settings: { provider_profile: "p", model: "m", request_config: {}, effective: null },
     context: null,

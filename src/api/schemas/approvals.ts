@@ -9,7 +9,8 @@
  * are: their schemas are checked against them (`matchesModel`).
  */
 import { type Static, Type } from "typebox";
-import type { ApprovalPolicy, MatchedRule } from "../../model/approval-policy.js";
+import type { ApprovalMode, ApprovalPolicy, MatchedRule } from "../../model/approval-policy.js";
+import { approvalModes } from "../approval-modes.js";
 import { approvalPolicyLimits } from "../approval-policy-limits.js";
 import { matchesModel } from "./matches-model.js";
 import { named } from "./named-schema.js";
@@ -48,6 +49,19 @@ export const ApprovalPolicySchema = named(
   ),
 );
 
+/** A session's approval mode (docs/http-api.md, "Approval modes"). */
+export const ApprovalModeSchema = named(
+  "ApprovalMode",
+  matchesModel<ApprovalMode>()(
+    Type.Union([
+      Type.Literal(approvalModes[0]),
+      Type.Literal(approvalModes[1]),
+      Type.Literal(approvalModes[2]),
+      Type.Literal(approvalModes[3]),
+    ]),
+  ),
+);
+
 /** The session's own approval policy, or null (config.json's applies). */
 export const NullableApprovalPolicySchema = Type.Union([ApprovalPolicySchema, Type.Null()]);
 
@@ -62,6 +76,8 @@ const MatchedRuleSchema = matchesModel<MatchedRule>()(
         Type.Literal("remembered"),
         Type.Literal("workspace"),
         Type.Literal("ask_user"),
+        Type.Literal("mode"),
+        Type.Literal("read_only_command"),
       ]),
       tool: NullableString,
       pattern: NullableString,
@@ -135,16 +151,22 @@ export const approvalRecordFields = {
 export const ApprovalRecordSchema = named("ApprovalRecord", Type.Object(approvalRecordFields, closed));
 export type ApprovalRecord = Static<typeof ApprovalRecordSchema>;
 
-/** Body of `PUT /sessions/{id}/approval-policy`: the session's own policy, null to fall back to config.json's. */
+/**
+ * Body of `PUT /sessions/{id}/approval-policy`: the session's own policy (null to fall back to
+ * config.json's), its approval mode, or both; what is left out stays as it is.
+ */
 export const ApprovalPolicyBodySchema = Type.Object(
-  { approval_policy: NullableApprovalPolicySchema },
-  closed,
+  {
+    approval_policy: Type.Optional(NullableApprovalPolicySchema),
+    mode: Type.Optional(ApprovalModeSchema),
+  },
+  { ...closed, minProperties: 1 },
 );
 export type ApprovalPolicyBody = Static<typeof ApprovalPolicyBodySchema>;
 
-/** The answer of `PUT /sessions/{id}/approval-policy`. */
+/** The answer of `PUT /sessions/{id}/approval-policy`: the session's policy and mode now. */
 export const ApprovalPolicyAnswerSchema = Type.Object(
-  { approval_policy: NullableApprovalPolicySchema },
+  { approval_policy: NullableApprovalPolicySchema, approval_mode: ApprovalModeSchema },
   closed,
 );
 export type ApprovalPolicyAnswer = Static<typeof ApprovalPolicyAnswerSchema>;

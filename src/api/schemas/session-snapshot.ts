@@ -8,7 +8,7 @@
  * daemon builds them, a client reads them.
  */
 import { type Static, Type } from "typebox";
-import { NullableApprovalPolicySchema, PendingApprovalSchema } from "./approvals.js";
+import { ApprovalModeSchema, NullableApprovalPolicySchema, PendingApprovalSchema } from "./approvals.js";
 import { HistoryPageSchema } from "./history.js";
 import { PendingInputSchema } from "./inputs.js";
 import { named } from "./named-schema.js";
@@ -163,6 +163,8 @@ export const SessionSnapshotSchema = named(
       pending_approvals: Type.Array(PendingApprovalSchema),
       /** The session's own approval policy (null: config.json's applies). */
       approval_policy: NullableApprovalPolicySchema,
+      /** The session's approval mode (`ask` until one is set). */
+      approval_mode: ApprovalModeSchema,
       history: HistoryPageSchema,
       /** The provider, model and model parameters the session runs with. */
       settings: SessionSettingsSchema,

@@ -8,6 +8,7 @@
  */
 import type { InputReceipt } from "../../api/inputs.js";
 import { uuidV7 } from "../../client/uuid-v7.js";
+import { modeLabel } from "../chat-approval-mode.js";
 import type { ChatApprovals } from "../chat-approvals.js";
 import { errorMessage } from "../cli-error.js";
 import { exitCodes } from "../exit-codes.js";
@@ -51,7 +52,13 @@ export class ChatPromptLoop {
   }
 
   get #prompt(): string {
-    return this.parts.reader.interactive ? `${this.#mark} ` : "";
+    if (!this.parts.reader.interactive) return "";
+    return `${modeLabel(this.parts.out.paint, this.parts.approvalMode.mode)}${this.#mark} `;
+  }
+
+  /** Show the prompt again (the approval mode it shows changed). */
+  refreshPrompt(): void {
+    this.parts.reader.setPrompt(this.#prompt);
   }
 
   /** Read and run prompts until the chat exits or switches to another session. */

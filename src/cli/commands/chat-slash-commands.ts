@@ -5,8 +5,11 @@
  * Boundary rule: one command at a time, in the session the chat is in; a command that leaves
  * the session (/exit, /new, /fork) says how the chat goes on and the prompt loop does it.
  */
+
+import { approvalModes } from "../../api/approval-modes.js";
 import type { DaemonClient } from "../../client/daemon-client.js";
 import { uuidV7 } from "../../client/uuid-v7.js";
+import { approvalModeLines, type ChatApprovalMode, modeNamed } from "../chat-approval-mode.js";
 import type { CliContext } from "../cli-context.js";
 import { CliError, errorMessage } from "../cli-error.js";
 import { exitCodes } from "../exit-codes.js";
@@ -28,6 +31,7 @@ const slashCommands: readonly (readonly [string, string])[] = [
   ["/fork", "continue in a copy of this session (this one stays as it is)"],
   ["/model", "/model lists profiles and models, /model N picks one, /model NAME|default sets the model"],
   ["/effort", "/effort minimal|low|medium|high|xhigh|default: how hard the model thinks"],
+  ["/approvals", "/approvals [MODE]: what runs without asking (read-only, ask, auto-edit, full-auto)"],
   ["/compact", "summarize older messages so the context is smaller (the history stays)"],
   ["/undo", "put the workspace back to before the latest turn that called tools (again: one more)"],
   ["/copy", "copy the last answer to the clipboard (OSC 52, through ssh and tmux too)"],
@@ -43,6 +47,7 @@ export const slashCommandNames: readonly string[] = slashCommands.map(([name]) =
 const helpText = [
   ...slashCommands.map(([name, text]) => `${name.padEnd(10)} ${text}`),
   "Enter sends; Alt-Enter, Shift-Enter (where the terminal reports it), Ctrl-J or \\ at the end of a line: newline.",
+  "Shift-Tab: the next approval mode (read-only → ask → auto-edit → full-auto), shown before the prompt.",
   "Up/Down: earlier prompts (kept per workspace); Ctrl-R searches them; Tab completes /commands and @paths.",
   "@path attaches a workspace file. Typing during a turn queues the next prompt.",
   "Ctrl-C interrupts a running turn; Ctrl-C twice on an empty prompt exits.",
@@ -56,6 +61,7 @@ export interface SlashCommandScope {
   watcher: SessionWatcher;
   view: TranscriptView;
   out: OutputStream;
+  approvalMode: ChatApprovalMode;
 }
 
 /** Run the slash command `text` (trimmed, starting with `/`): the chat ends, or goes on. */
@@ -132,6 +138,9 @@ export async function runSlashCommand(scope: SlashCommandScope, text: string): P
       else applySettings(scope, patch);
       return "continue";
     }
+    case "/approvals":
+      await pickApprovalMode(scope, text.split(/\s+/)[1]);
+      return "continue";
     case "/undo":
       try {
         for (const line of await undoTurnLines(context, sessionId, {})) view.line(line);
@@ -152,4 +161,23 @@ export async function runSlashCommand(scope: SlashCommandScope, text: string): P
       view.notice(`unknown command ${command}; /help lists them`);
       return "continue";
   }
+}
+
+/** `/approvals`: list the modes (the current one marked), or switch to the one `argument` names. */
+async function pickApprovalMode(scope: SlashCommandScope, argument: string | undefined): Promise<void> {
+  const { view, approvalMode } = scope;
+  if (argument === undefined) {
+    approvalModes.forEach((mode, index) => {
+      const mark = mode === approvalMode.mode ? "●" : " ";
+      view.line(`${mark} ${index + 1} ${mode.padEnd(9)} ${approvalModeLines[mode]}`);
+    });
+    view.notice("pick one with /approvals MODE (or its number); Shift-Tab cycles");
+    return;
+  }
+  const mode = modeNamed(argument);
+  if (mode === null) {
+    view.notice(`unknown approval mode ${argument}: one of ${approvalModes.join(", ")}`);
+    return;
+  }
+  await approvalMode.set(mode);
 }

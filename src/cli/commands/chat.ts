@@ -11,6 +11,7 @@
 import type { ShellInfo } from "../../api/server.js";
 import type { SessionSnapshot } from "../../api/session-snapshot.js";
 import type { DaemonClient } from "../../client/daemon-client.js";
+import { ChatApprovalMode } from "../chat-approval-mode.js";
 import { ChatApprovals } from "../chat-approvals.js";
 import { type CliContext, connectWithServer } from "../cli-context.js";
 import type { ExitCode } from "../exit-codes.js";
@@ -111,6 +112,15 @@ async function chatInSession(
       },
     });
     watcher = active;
+    let loop: ChatPromptLoop | null = null;
+    const approvalMode = new ChatApprovalMode(client, snapshot.id, snapshot.approval_mode, {
+      changed: (mode) => {
+        view.notice(`approval mode: ${mode}`);
+        loop?.refreshPrompt();
+      },
+      failed: (message) => view.notice(message),
+    });
+    reader.onShiftTab(() => void approvalMode.cycle());
     usage = () =>
       active.sessionUsage.total > 0 ? `${compactCount(active.sessionUsage.total)} tokens` : null;
     active.seed(snapshot);
@@ -120,7 +130,7 @@ async function chatInSession(
     if (shell?.mode === "off") writeShellWarning(out, shell);
     active.start();
     await active.connected();
-    const loop = new ChatPromptLoop({
+    loop = new ChatPromptLoop({
       client,
       context,
       sessionId: snapshot.id,
@@ -130,6 +140,7 @@ async function chatInSession(
       reader,
       status,
       approvals,
+      approvalMode,
     });
     return await loop.loop();
   } finally {

@@ -35,6 +35,8 @@ export type EditorCommand =
   | { kind: "line"; direction: -1 | 1 }
   /** Tab. */
   | { kind: "complete" }
+  /** Shift-Tab: the chat's next approval mode. */
+  | { kind: "cycle-mode" }
   /** Enter: send the prompt (or a newline after a `\`). */
   | { kind: "enter" }
   /** A key that changes nothing but is taken (Esc): the prompt is drawn again. */
@@ -68,7 +70,7 @@ export function commandFor(text: string | undefined, key: Key): EditorCommand | 
     case "down":
       return { kind: "line", direction: 1 };
     case "tab":
-      return { kind: "complete" };
+      return key.shift === true ? { kind: "cycle-mode" } : { kind: "complete" };
     case "escape":
       return { kind: "redraw" };
     case "b":

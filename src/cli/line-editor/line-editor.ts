@@ -9,7 +9,8 @@
  *
  * Keys: Enter sends; Alt-Enter, Shift-Enter (terminals that report it, CSI-u), Ctrl-J and a `\`
  * at the end of the line insert a newline; a bracketed paste is inserted whole; Up/Down move
- * between lines, then through the history; Ctrl-R searches the history; Tab completes.
+ * between lines, then through the history; Ctrl-R searches the history; Tab completes;
+ * Shift-Tab is reported (the chat cycles its approval mode).
  *
  * Layout: [status row] [note rows] prompt lines [hint rows]. While output is written (`beforeOutput` /
  * `afterOutput`) the editor erases itself, lets the output continue where it stopped (also in
@@ -34,7 +35,12 @@ import type { PromptHistory } from "./prompt-history.js";
 import { applyCompletion } from "./tab-completion.js";
 
 /** What the person did at the prompt. */
-export type EditorEvent = { kind: "submit"; text: string } | { kind: "eof" } | { kind: "interrupt" };
+export type EditorEvent =
+  | { kind: "submit"; text: string }
+  | { kind: "eof" }
+  | { kind: "interrupt" }
+  /** Shift-Tab: the prompt stays, with what is typed. */
+  | { kind: "cycle-mode" };
 
 /** How the editor behaves while mounted. */
 export interface MountOptions {
@@ -143,6 +149,13 @@ export class LineEditor {
     if (this.#mount !== null && this.#cursorRow === null) this.#scheduleDraw();
   }
 
+  /** Show `prompt` (of `promptWidth` columns) before the first line from now on. */
+  setPrompt(prompt: string, promptWidth: number): void {
+    if (this.#mount === null || this.#mount.prompt === prompt) return;
+    this.#mount = { ...this.#mount, prompt, promptWidth };
+    this.#draw();
+  }
+
   /** Replace the text being edited. */
   setText(text: string): void {
     this.#buffer = bufferOf(text);
@@ -225,6 +238,9 @@ export class LineEditor {
       }
       case "complete":
         this.#complete();
+        return "handled";
+      case "cycle-mode":
+        mount.onEvent({ kind: "cycle-mode" });
         return "handled";
       case "enter":
         return this.#enter(mount);

@@ -98,6 +98,7 @@ export function requestSubject(request: PendingApproval): string {
 
 function ruleText(request: PendingApproval): string {
   const { rule } = request;
+  if (rule.source === "mode") return "the session's approval mode";
   if (rule.tool === null) return `default of the ${rule.source} policy`;
   return `rule ${rule.tool}${rule.pattern === null ? "" : ` ${JSON.stringify(rule.pattern)}`} of the ${rule.source} policy`;
 }

@@ -5,7 +5,7 @@
  *
  * Boundary rule: reads only; the actor decides when each step runs.
  */
-import type { ApprovalPolicy, PendingApproval } from "../../api/approvals.js";
+import type { ApprovalMode, ApprovalPolicy, PendingApproval } from "../../api/approvals.js";
 import type { HistoryPage } from "../../api/history.js";
 import type { SessionSettings } from "../../api/session-settings.js";
 import type { SessionContext, SessionSnapshot, SessionStatus } from "../../api/session-snapshot.js";
@@ -27,7 +27,7 @@ export interface SnapshotParts {
   status: SessionStatus;
   cursor: StreamCursor;
   pending: InputRow[];
-  approvals: { pending: PendingApproval[]; policy: ApprovalPolicy | null };
+  approvals: { pending: PendingApproval[]; policy: ApprovalPolicy | null; mode: ApprovalMode };
   settings: SessionSettings;
   context: SessionContext | null;
 }
@@ -52,7 +52,7 @@ export async function snapshotParts(
     status,
     cursor,
     pending: await inputs.pending(),
-    approvals: { pending: gate.pending(), policy: log.state.approval_policy },
+    approvals: { pending: gate.pending(), policy: log.state.approval_policy, mode: log.state.approval_mode },
     settings: settingsNow(row, log.state.config, describe),
     context: compactor.context(row),
   };

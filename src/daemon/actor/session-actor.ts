@@ -14,8 +14,8 @@
  */
 import type {
   ApprovalAnswerBody,
-  ApprovalPolicy,
   ApprovalPolicyAnswer,
+  ApprovalPolicyBody,
   ApprovalRecord,
 } from "../../api/approvals.js";
 import type {
@@ -166,11 +166,11 @@ export class SessionActor {
     });
   }
 
-  /** Set (or clear, with null) the session's own approval policy, as a log entry. */
-  setApprovalPolicy(policy: ApprovalPolicy | null): Promise<ApprovalPolicyAnswer> {
+  /** Set the session's own approval policy and/or approval mode, as a log entry. */
+  setApprovalPolicy(body: ApprovalPolicyBody): Promise<ApprovalPolicyAnswer> {
     return this.#task(async () => {
       await this.#log.checkIntact();
-      return setApprovalPolicy(this.#port, policy);
+      return setApprovalPolicy(this.#port, body);
     });
   }
 

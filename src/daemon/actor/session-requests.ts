@@ -4,7 +4,7 @@
  * manual compaction started, entries left out of later requests (a context repair). The actor checks the log is intact and the session free before it calls them. And
  * the one repair a session gets as it loads: a missing preview.
  */
-import type { ApprovalPolicy, ApprovalPolicyAnswer } from "../../api/approvals.js";
+import type { ApprovalPolicyAnswer, ApprovalPolicyBody } from "../../api/approvals.js";
 import type { SessionSettings, SessionSettingsBody } from "../../api/session-settings.js";
 import type { CompactAnswer } from "../../api/session-snapshot.js";
 import type { PositionedEntry } from "../../log/entries.js";
@@ -18,13 +18,24 @@ import type { BoundClient, SessionServices } from "../session/session-services.j
 import { patchSettings, settingsOf } from "../session/session-settings.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 
-/** Set (or clear, with null) the session's own approval policy, as a log entry. */
+/**
+ * Set (or clear, with null) the session's own approval policy, its approval mode, or both, as one
+ * log entry (which always carries the policy in force after it).
+ */
 export async function setApprovalPolicy(
   port: SessionPort,
-  policy: ApprovalPolicy | null,
+  body: ApprovalPolicyBody,
 ): Promise<ApprovalPolicyAnswer> {
-  await port.log.commit([{ kind: "approval_policy_changed", ts: port.now(), policy }]);
-  return { approval_policy: port.log.state.approval_policy };
+  const policy = body.approval_policy === undefined ? port.log.state.approval_policy : body.approval_policy;
+  await port.log.commit([
+    {
+      kind: "approval_policy_changed",
+      ts: port.now(),
+      policy,
+      ...(body.mode === undefined ? {} : { mode: body.mode }),
+    },
+  ]);
+  return { approval_policy: port.log.state.approval_policy, approval_mode: port.log.state.approval_mode };
 }
 
 /** Leave the items of entries `from`..`to` out of every later request (see context-repair.ts). */

@@ -245,6 +245,7 @@ export class ApprovalGate {
         profile: policy.profile,
         session: state.approval_policy,
         remembered: state.remembered_rules,
+        mode: state.approval_mode,
       },
       { tool: call.name, args, workspace: policy.workspace },
     );

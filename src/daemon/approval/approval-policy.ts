@@ -7,8 +7,10 @@
  * answers. When none of the first three is set, the built-in policy applies instead of them.
  * Every matching rule of every layer counts and the strictest wins (deny, then ask, then allow),
  * so layers and rule order never change the outcome; when no rule matches, the most specific
- * `default` applies (session, then profile, then config.json, else "ask"). Whatever the rules
- * say, a file tool's path outside the workspace is denied.
+ * `default` applies (session, then profile, then config.json, else "ask"). The session's
+ * approval mode then has its say (approval-mode.ts): explicit deny rules still win, the mode
+ * replaces the default and the built-in rules. Whatever the rules and the mode say, a file
+ * tool's path outside the workspace is denied.
  *
  * Boundary rule: pure functions of the layers and the call; the daemon reads the layers.
  */
@@ -16,28 +18,31 @@ import path from "node:path";
 import type {
   ApprovalAction,
   ApprovalDecision,
+  ApprovalMode,
   ApprovalPolicy,
   ApprovalRule,
   MatchedRule,
   RuleSource,
 } from "../../model/approval-policy.js";
+import { approvalTraitsOf } from "../../tools/approval-kind.js";
+import { defaultApprovalMode, ruleUnderMode } from "./approval-mode.js";
 import { commandParts, shellOperatorsIn } from "./shell-command.js";
 import { literalPattern, matchesWildcard } from "./wildcard-pattern.js";
 
-/** The policy when nothing is set: reading allowed, writing and running (MCP tools included) asked. */
+/**
+ * The policy when nothing is set: reading (and keeping a plan) allowed, writing and running (MCP
+ * tools included) asked.
+ */
 export const builtinPolicy: Readonly<ApprovalPolicy> = Object.freeze({
   default: "ask" as const,
-  rules: [
-    { tool: "read_file", action: "allow" as const },
-    { tool: "list_files", action: "allow" as const },
-  ],
+  rules: ["read_file", "list_files", "grep", "glob", "todo_write"].map((tool) => ({
+    tool,
+    action: "allow" as const,
+  })),
 });
 
 /** The built-in tool that asks the user a question; it is always asked, never evaluated. */
 export const askUserToolName = "ask_user";
-
-/** The built-in tools whose `path` argument names a file or directory of the workspace. */
-const fileTools: ReadonlySet<string> = new Set(["read_file", "write_file", "edit_file", "list_files"]);
 
 /** The layers of one session's policy, most general first. */
 export interface PolicyLayers {
@@ -45,6 +50,8 @@ export interface PolicyLayers {
   profile?: ApprovalPolicy | undefined;
   session?: ApprovalPolicy | null | undefined;
   remembered: readonly ApprovalRule[];
+  /** The session's approval mode (`ask` when absent). */
+  mode?: ApprovalMode | undefined;
 }
 
 /** A call to judge: its tool, its arguments (a JSON object) and the session's workspace. */
@@ -56,21 +63,26 @@ export interface CallToJudge {
 
 const strictness: Record<ApprovalAction, number> = { allow: 0, ask: 1, deny: 2 };
 
-/** The rule that decides `call` under `layers`. */
+/** The rule that decides `call` under `layers` and the session's mode. */
 export function judgeCall(layers: PolicyLayers, call: CallToJudge): MatchedRule {
   const subjectText = subjectOf(call);
   if (subjectText === null) return { source: "workspace", tool: call.tool, pattern: null, action: "deny" };
-  const subject = new Subject(subjectText);
+  const matched = strictestRule(layers, call.tool, new Subject(subjectText));
+  return ruleUnderMode(layers.mode ?? defaultApprovalMode, call, matched, () => defaultRule(layers));
+}
+
+/** The strictest rule of any layer that matches a call of `tool` on `subject`, or null. */
+function strictestRule(layers: PolicyLayers, tool: string, subject: Subject): MatchedRule | null {
   let best: MatchedRule | null = null;
   for (const [source, rules] of ruleSets(layers)) {
     for (const rule of rules) {
       if (best !== null && strictness[rule.action] <= strictness[best.action]) continue;
-      if (!ruleMatches(rule, call.tool, subject)) continue;
+      if (!ruleMatches(rule, tool, subject)) continue;
       best = { source, tool: rule.tool, pattern: rule.pattern ?? null, action: rule.action };
       if (best.action === "deny") return best;
     }
   }
-  return best ?? defaultRule(layers);
+  return best;
 }
 
 /** Whether `rule` covers a call of `tool` with `args` (ignoring the workspace check). */
@@ -122,7 +134,7 @@ export function rememberedRule(
  */
 export function subjectOf(call: CallToJudge): string | null {
   if (call.tool === "run_command") return typeof call.args.command === "string" ? call.args.command : "";
-  if (fileTools.has(call.tool)) {
+  if (approvalTraitsOf(call.tool).workspacePath) {
     return typeof call.args.path === "string" ? workspacePath(call.args.path, call.workspace) : ".";
   }
   return JSON.stringify(call.args);
@@ -132,6 +144,8 @@ export function subjectOf(call: CallToJudge): string | null {
 export function describeRule(rule: MatchedRule): string {
   if (rule.source === "workspace") return "the path lies outside the workspace";
   if (rule.source === "ask_user") return "a question to the user";
+  if (rule.source === "mode") return `${rule.tool ?? "the call"} → ${rule.action} (the approval mode)`;
+  if (rule.source === "read_only_command") return "a read-only command → allow";
   const what =
     rule.tool === null
       ? "the default"

@@ -40,9 +40,12 @@ export function answeredAction(call: ToolCallItem, answer: ResolvedApproval): Be
 
 /** The result of a call the policy denied. */
 export function deniedByPolicy(rule: MatchedRule): string {
-  return rule.source === "workspace"
-    ? "Tool call denied: its path lies outside the workspace; it was not run."
-    : `Tool call denied by the approval policy (${describeRule(rule)}); it was not run.`;
+  if (rule.source === "workspace")
+    return "Tool call denied: its path lies outside the workspace; it was not run.";
+  if (rule.source === "mode") {
+    return "Tool call denied: the session's approval mode (read-only) does not allow it; it was not run.";
+  }
+  return `Tool call denied by the approval policy (${describeRule(rule)}); it was not run.`;
 }
 
 /** What the replayed answers of a session say about its calls. */

@@ -1,7 +1,8 @@
 /**
  * Approvals: `POST /sessions/{id}/approvals/{call_id}` answers a tool call that waits (once, from
  * any client: the same decision again is answered with the recorded one, another is a 409), and
- * `PUT /sessions/{id}/approval-policy` sets or clears the session's own policy (a log entry).
+ * `PUT /sessions/{id}/approval-policy` sets or clears the session's own policy and sets its
+ * approval mode (one log entry).
  *
  * Boundary rule: validation only; the session actor decides and logs, in its mailbox.
  */
@@ -57,14 +58,14 @@ export function registerApprovalRoutes(app: HttpApp, services: RouteServices): v
         body: ApprovalPolicyBodySchema,
         response: { 200: ApprovalPolicyAnswerSchema },
       },
-      config: { doc: { summary: "Set or clear the session's own approval policy" } },
+      config: {
+        doc: { summary: "Set or clear the session's own approval policy, or set its approval mode" },
+      },
       handler: async (request) => {
         const { sid } = request.params as { sid: string };
         checkIdShape(sid, "session id");
         const body = request.body as ApprovalPolicyBody;
-        return answerWith(() =>
-          registry.withActor(sid, (actor) => actor.setApprovalPolicy(body.approval_policy)),
-        );
+        return answerWith(() => registry.withActor(sid, (actor) => actor.setApprovalPolicy(body)));
       },
     },
   });

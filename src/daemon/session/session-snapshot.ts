@@ -6,7 +6,7 @@
  * Boundary rule: a pure function of what the actor and the database know; reading them is the
  * caller's job (inside the actor's mailbox, so the cursor and the history agree).
  */
-import type { ApprovalPolicy, PendingApproval } from "../../api/approvals.js";
+import type { ApprovalMode, ApprovalPolicy, PendingApproval } from "../../api/approvals.js";
 import type { HistoryPage } from "../../api/history.js";
 import type { CreateSessionBody } from "../../api/session-creation.js";
 import type { SessionSettings } from "../../api/session-settings.js";
@@ -122,7 +122,7 @@ export function sessionSnapshot(
   status: SessionStatus,
   cursor: StreamCursor,
   pending: readonly InputRow[],
-  approvals: { pending: PendingApproval[]; policy: ApprovalPolicy | null },
+  approvals: { pending: PendingApproval[]; policy: ApprovalPolicy | null; mode: ApprovalMode },
   history: HistoryPage,
   settings: SessionSettings,
   context: SessionContext | null,
@@ -137,6 +137,7 @@ export function sessionSnapshot(
     pending_inputs: pending.map(pendingInputJson),
     pending_approvals: approvals.pending,
     approval_policy: approvals.policy,
+    approval_mode: approvals.mode,
     history,
     settings,
     context,

@@ -73,6 +73,7 @@ describe("what each key does at the prompt", () => {
     expect(commandFor(undefined, { name: "up" })).toEqual({ kind: "line", direction: -1 });
     expect(commandFor("\x0e", { name: "n", ctrl: true })).toEqual({ kind: "line", direction: 1 });
     expect(commandFor("\t", { name: "tab" })).toEqual({ kind: "complete" });
+    expect(commandFor("\x1b[Z", { name: "tab", shift: true })).toEqual({ kind: "cycle-mode" });
     expect(commandFor("\x1b", { name: "escape" })).toEqual({ kind: "redraw" });
   });
 

@@ -164,7 +164,7 @@ describe("the approval gate", () => {
     await respond(env, gate, policy, [
       toolCall("c1", "write_file", '{"path":"a.txt","content":"x"}'),
       toolCall("c2", "write_file", '{"path":"b.txt","content":"y"}'),
-      toolCall("c3", "run_command", '{"command":"ls"}'),
+      toolCall("c3", "run_command", '{"command":"make"}'),
     ]);
     await env.port.serialize(() => gate.answer("c1", { decision: "allow", remember: true }));
     expect(gate.pending().map((request) => request.call_id)).toEqual(["c3"]);

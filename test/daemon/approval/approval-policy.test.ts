@@ -32,7 +32,7 @@ describe("the approval policy", () => {
       ["list_files", {}, "allow"],
       ["write_file", { path: "a.txt", content: "" }, "ask"],
       ["edit_file", { path: "a.txt", old_text: "a", new_text: "b" }, "ask"],
-      ["run_command", { command: "ls" }, "ask"],
+      ["run_command", { command: "npm test" }, "ask"],
       ["fs__read_text_file", { path: "/etc/passwd" }, "ask"],
     ] as const)("%s %j → %s", (tool, args, action) => {
       const rule = judge({}, tool, args);

@@ -130,7 +130,7 @@ describe("fencing per actor", () => {
     try {
       await locker.query("BEGIN");
       await locker.query("SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE", [other]);
-      const held = registry.withActor(other, (actor) => actor.setApprovalPolicy(null));
+      const held = registry.withActor(other, (actor) => actor.setApprovalPolicy({ approval_policy: null }));
       await until("the other session's write to wait for the lock", async () => {
         const rows = await schema.query<{ n: number }>(
           "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",

@@ -32,6 +32,7 @@ function snapshotEchoing(promptBytes: number): SessionSnapshot {
     pending_inputs: [],
     pending_approvals: [],
     approval_policy: null,
+    approval_mode: "ask",
     history: emptyHistoryPage,
     settings: { provider_profile: null, model: null, request_config: {}, effective: null },
     context: null,

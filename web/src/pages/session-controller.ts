@@ -1,9 +1,11 @@
 /**
  * One session followed by the page: the transcript state, the stream connection, and the
- * actions of the session page (send, interrupt, fork, page back, answer an approval, repair). React
+ * actions of the session page (send, interrupt, fork, page back, answer an approval, switch the
+ * approval mode, repair). React
  * reads it through `useSyncExternalStore` (`view()` changes identity on every change).
  */
 import { v7 as uuidv7 } from "uuid";
+import type { ApprovalMode, ApprovalPolicyAnswer } from "../../../src/api/approvals.js";
 import type { HistoryEntry, HistoryPage } from "../../../src/api/history.js";
 import type { InputReceipt, InterruptAnswer } from "../../../src/api/inputs.js";
 import type { RepairAnswer, SessionSnapshot } from "../../../src/api/session-snapshot.js";
@@ -164,6 +166,19 @@ export class SessionController {
   async answerApproval(callId: string, answer: ApprovalAnswer): Promise<void> {
     try {
       await call<unknown>("POST", `${this.#path()}/approvals/${encodeURIComponent(callId)}`, answer);
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  /** Switch the session's approval mode (`PUT …/approval-policy` with `{"mode"}`); shown once the daemon answers. */
+  async setApprovalMode(mode: ApprovalMode): Promise<void> {
+    try {
+      const answer = await call<ApprovalPolicyAnswer>("PUT", `${this.#path()}/approval-policy`, { mode });
+      this.#transcript((state) => ({
+        ...state,
+        summary: { ...state.summary, approval_mode: answer.approval_mode },
+      }));
     } catch (error) {
       this.#fail(error);
     }

@@ -1,9 +1,11 @@
 /**
- * A session: its header (status, model, tokens, workspace, where it was forked from and its
- * forks), the connection state, turn errors (a refused one with the repair form), pending
+ * A session: its header (status, model, tokens, workspace, the approval mode selector, where it
+ * was forked from and its forks), the connection state, turn errors (a refused one with the repair form), pending
  * approvals, the live transcript and the input box.
  */
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from "react";
+import { approvalModes } from "../../../src/api/approval-modes.js";
+import type { ApprovalMode } from "../../../src/api/approvals.js";
 import type { HistoryEntry } from "../../../src/api/history.js";
 import type { SessionList } from "../../../src/api/sessions.js";
 import { ApprovalsPanel } from "../approvals/approvals-panel.js";
@@ -75,6 +77,12 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
             <span>{summary.model ?? "no model"}</span>
             <span data-testid="usage">{usage.total_tokens.toLocaleString()} tokens</span>
             <code>{summary.workspace}</code>
+            {approvals ? (
+              <ApprovalModeSelect
+                mode={summary.approval_mode}
+                onChange={(mode) => void controller.setApprovalMode(mode)}
+              />
+            ) : null}
           </div>
           <div className="lineage">
             {summary.parent_id !== null ? (
@@ -136,6 +144,29 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
         onInterrupt={() => controller.interrupt()}
       />
     </main>
+  );
+}
+
+/** What runs without asking in this session: one of the approval modes (docs/http-api.md). */
+function ApprovalModeSelect({ mode, onChange }: { mode: ApprovalMode; onChange(mode: ApprovalMode): void }) {
+  return (
+    <label className="approval-mode" title="What the agent may do without asking">
+      approvals{" "}
+      <select
+        data-testid="approval-mode"
+        value={mode}
+        onChange={(event) => {
+          const chosen = approvalModes.find((candidate) => candidate === event.target.value);
+          if (chosen !== undefined) onChange(chosen);
+        }}
+      >
+        {approvalModes.map((candidate) => (
+          <option key={candidate} value={candidate}>
+            {candidate}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
 

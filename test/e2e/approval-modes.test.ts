@@ -1,0 +1,158 @@
+/**
+ * Approval modes end to end, against the real daemon process: `PUT /sessions/{id}/approval-policy`
+ * with `{"mode"}` changes what runs without asking (read-only refuses a write, auto-edit allows
+ * it), the snapshot shows `approval_mode`, each change is an `approval_policy_changed` log
+ * entry that keeps the session's rules, and a read-only command runs in `ask` mode without
+ * asking while any other command still waits.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { text, toolCalls } from "../support/fake-provider/reply.js";
+import { FakeProvider } from "../support/fake-provider/server.js";
+import { DaemonHarness, type HistoryEntry } from "./support/daemon-harness.js";
+import { eventually, profileFor } from "./support/fixture.js";
+
+interface Snapshot {
+  status: { phase: string };
+  pending_approvals: Array<{ call_id: string; tool: string }>;
+  approval_policy: unknown;
+  approval_mode: string;
+}
+
+describe("approval modes", () => {
+  let provider: FakeProvider;
+  const started: DaemonHarness[] = [];
+
+  beforeAll(async () => {
+    provider = await FakeProvider.start();
+  });
+
+  afterEach(async () => {
+    for (const app of started.splice(0)) await app.close();
+  });
+
+  afterAll(async () => {
+    await provider?.close();
+  });
+
+  async function daemon(): Promise<DaemonHarness> {
+    provider.reset();
+    provider.script = () => text("done");
+    const app = await DaemonHarness.start({
+      providers: profileFor(provider),
+      config: { approvalPolicy: undefined },
+    });
+    started.push(app);
+    return app;
+  }
+
+  async function snapshot(app: DaemonHarness, sessionId: string): Promise<Snapshot> {
+    return (await app.api(`/sessions/${sessionId}?tail=0`)).json<Snapshot>();
+  }
+
+  function setMode(app: DaemonHarness, sessionId: string, body: Record<string, unknown>) {
+    return app.api(`/sessions/${sessionId}/approval-policy`, { method: "PUT", body });
+  }
+
+  function loggedChanges(app: DaemonHarness, sessionId: string): Array<Record<string, unknown>> {
+    const db = new Database(app.dbPath, { readonly: true });
+    try {
+      return db
+        .prepare<[string], { entry: string }>(
+          "SELECT entry FROM transcript WHERE session = ? AND kind = 'approval_policy_changed' ORDER BY position",
+        )
+        .all(sessionId)
+        .map((row) => JSON.parse(row.entry) as Record<string, unknown>);
+    } finally {
+      db.close();
+    }
+  }
+
+  function resultOf(entries: readonly HistoryEntry[], callId: string): string {
+    const entry = entries.find((item) => item.kind === "tool_result" && item.tool?.tool_call_id === callId);
+    const value = entry?.content.find((part) => part.field === "result")?.value;
+    return typeof value === "string" ? value : JSON.stringify(value);
+  }
+
+  it("refuses a write in read-only mode and allows it in auto-edit mode, without asking either time", async () => {
+    const app = await daemon();
+    const sessionId = await app.createSession();
+    expect((await snapshot(app, sessionId)).approval_mode).toBe("ask");
+
+    const readOnly = await setMode(app, sessionId, { mode: "read-only" });
+    expect(readOnly.status).toBe(200);
+    expect(readOnly.json()).toEqual({ approval_policy: null, approval_mode: "read-only" });
+    provider.queue(
+      toolCalls([{ name: "write_file", args: { path: "a.txt", content: "a" }, id: "call_ro" }]),
+      text("refused"),
+    );
+    await app.turn(sessionId, "write a");
+    expect(existsSync(join(app.workspace, "a.txt"))).toBe(false);
+    expect(resultOf((await app.history(sessionId)).items, "call_ro")).toMatch(/approval mode \(read-only\)/);
+
+    await setMode(app, sessionId, { mode: "auto-edit" });
+    expect((await snapshot(app, sessionId)).approval_mode).toBe("auto-edit");
+    provider.queue(
+      toolCalls([{ name: "write_file", args: { path: "b.txt", content: "b" }, id: "call_ae" }]),
+      text("written"),
+    );
+    await app.turn(sessionId, "write b");
+    expect(readFileSync(join(app.workspace, "b.txt"), "utf8")).toBe("b");
+    expect(loggedChanges(app, sessionId).map((entry) => entry.mode)).toEqual(["read-only", "auto-edit"]);
+  });
+
+  it("runs a read-only command in ask mode at once and still asks for any other", async () => {
+    const app = await daemon();
+    const sessionId = await app.createSession();
+    provider.queue(
+      toolCalls([{ name: "run_command", args: { command: "ls -a | wc -l && pwd" }, id: "call_ls" }]),
+      toolCalls([{ name: "run_command", args: { command: "echo ran > effects.txt" }, id: "call_echo" }]),
+      text("ok"),
+    );
+    await app.prompt(sessionId, "look, then record");
+    const waiting = await eventually("the write command to wait", async () => {
+      const current = await snapshot(app, sessionId);
+      return current.pending_approvals.length === 1 ? current.pending_approvals : undefined;
+    });
+    expect(waiting.map((call) => call.call_id)).toEqual(["call_echo"]);
+    const history = (await app.history(sessionId)).items;
+    expect(resultOf(history, "call_ls")).toContain(app.workspace);
+  });
+
+  it("keeps the session's rules when only the mode changes, and takes both in one body", async () => {
+    const app = await daemon();
+    const policy = { rules: [{ tool: "run_command", pattern: "rm *", action: "deny" }] };
+    const sessionId = await app.createSession({ approval_policy: policy });
+    const both = await setMode(app, sessionId, {
+      mode: "full-auto",
+      approval_policy: { rules: [{ tool: "run_command", pattern: "git push*", action: "deny" }] },
+    });
+    expect(both.json()).toEqual({
+      approval_policy: { rules: [{ tool: "run_command", pattern: "git push*", action: "deny" }] },
+      approval_mode: "full-auto",
+    });
+    const modeOnly = await setMode(app, sessionId, { mode: "ask" });
+    expect(modeOnly.json()).toEqual({
+      approval_policy: { rules: [{ tool: "run_command", pattern: "git push*", action: "deny" }] },
+      approval_mode: "ask",
+    });
+    expect(loggedChanges(app, sessionId).map((entry) => entry.mode ?? null)).toEqual([
+      null,
+      "full-auto",
+      "ask",
+    ]);
+  });
+
+  it("refuses an unknown mode or an empty body and changes nothing", async () => {
+    const app = await daemon();
+    const sessionId = await app.createSession();
+    for (const body of [{ mode: "yolo" }, {}, { mode: "ask", extra: 1 }]) {
+      const bad = await setMode(app, sessionId, body);
+      expect(bad.status).toBe(400);
+    }
+    expect((await snapshot(app, sessionId)).approval_mode).toBe("ask");
+    expect(loggedChanges(app, sessionId)).toEqual([]);
+  });
+});
