@@ -20,7 +20,6 @@ import { homeLockedExitCode } from "../home/exit-codes.js";
 import { packageRoot, packageVersion } from "../home/package-version.js";
 import type { HeadSigner } from "../log/head-signer.js";
 import { McpManager } from "../mcp/mcp-manager.js";
-import { probeProfile } from "../providers/profile-probe.js";
 import { builtinToolKit, WorkspaceConfigurationError, workspaceProblem } from "../tools/builtin-tools.js";
 import { probeNetworkHelper } from "../tools/network-helper.js";
 import { describeShellChoice } from "../tools/shell-mode.js";
@@ -35,6 +34,7 @@ import { closeListener } from "./http/close-listener.js";
 import { createHttpApp } from "./http/create-http-app.js";
 import { problem } from "./http/problem.js";
 import { StaticAssets } from "./http/static-assets.js";
+import { apiKeys } from "./process/api-key-lookup.js";
 import { DaemonMetrics } from "./process/daemon-metrics.js";
 import { previousInstanceId, removeDiscoveryFile, writeDiscoveryFile } from "./process/discovery-file.js";
 import { DrainController, installSignalHandlers } from "./process/drain.js";
@@ -46,7 +46,9 @@ import { loginFile } from "./process/login-file.js";
 import { defaultNodeUrl, listenHostNames, nodeAddressWarnings } from "./process/node-address.js";
 import { choosePort } from "./process/port.js";
 import { NoProviderError, ProviderConfigSource } from "./process/provider-config.js";
+import { providerProbe } from "./process/provider-probe.js";
 import { checkReadiness } from "./process/readiness.js";
+import { SecretsSource } from "./process/secrets-source.js";
 import { sessionProviders } from "./process/session-providers.js";
 import { type DaemonSettings, readSettings } from "./process/settings.js";
 import { shellInfo } from "./process/shell-info.js";
@@ -144,6 +146,8 @@ async function boot(
   const storage = await openStorage(settings, signer, logger);
   undo.push(() => storage.close());
   const providers = new ProviderConfigSource(settings.home);
+  // API keys: config.json, the daemon's environment, then the keys `skein auth set` stored.
+  const keys = apiKeys(env, new SecretsSource(settings.home));
   // Before any session is read: which signed heads count (this home's key and config.json's).
   await establishHeadTrust({
     home: settings.home,
@@ -269,7 +273,7 @@ async function boot(
             );
           },
         }),
-    ...sessionProviders(providers),
+    ...sessionProviders(providers, keys),
   };
   const sessions = new SessionRegistry(sessionServices);
   const metrics = new DaemonMetrics({
@@ -304,7 +308,7 @@ async function boot(
       }
     },
     resolveProfile: (name) => providers.resolveProfile(name),
-    probeProvider: (profile, timeoutMs) => probeProfile(profile, { timeoutMs }),
+    ...providerProbe(keys),
   };
 
   let stoppedResolve: () => void = () => {};
@@ -334,8 +338,11 @@ async function boot(
       await sessions.drain(timeoutMs, { handOff });
       // Hand the sessions off at once: released leases, and a wake-up for the other nodes.
       await cluster?.stop();
-      await mcp.stop();
+      // Stop accepting and cut the streams before stopping the MCP servers, which may take
+      // seconds: a client whose stream ended reconnects at once, and a listener still open
+      // then would take it in and the close would wait on it.
       await closeListener(app);
+      await mcp.stop();
       await removeDiscoveryFile(settings.home, { pid: process.pid, instance_id: instanceId }).catch(
         () => undefined,
       );

@@ -254,6 +254,7 @@ function checkKeys(
   }
 }
 
-function isProfileName(name: string): boolean {
+/** Whether `name` may name a profile: 1-64 letters, digits, ".", "_" or "-". */
+export function isProfileName(name: string): boolean {
   return /^[A-Za-z0-9._-]{1,64}$/.test(name);
 }

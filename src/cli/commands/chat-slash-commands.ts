@@ -14,12 +14,12 @@ import type { CliContext } from "../cli-context.js";
 import { CliError, errorMessage } from "../cli-error.js";
 import { exitCodes } from "../exit-codes.js";
 import { osc52Copy } from "../render/clipboard.js";
-import { sessionTable } from "../render/session-table.js";
 import type { OutputStream } from "../render/terminal.js";
 import type { TranscriptView } from "../render/transcript-view.js";
-import { describeSettings, slashSettingsPatch } from "../session-settings-options.js";
+import { slashSettingsPatch } from "../session-settings-options.js";
 import type { SessionWatcher } from "../session-watcher.js";
 import type { ChatEnd } from "./chat-end.js";
+import { applySettings, listModelChoices, modelChoicePatch, pickSession } from "./chat-pickers.js";
 import { undoTurnLines } from "./checkpoints.js";
 import { latestCheckpoint } from "./fork.js";
 
@@ -27,13 +27,13 @@ import { latestCheckpoint } from "./fork.js";
 const slashCommands: readonly (readonly [string, string])[] = [
   ["/help", "this list"],
   ["/new", "start a new session in this workspace (this one stays)"],
-  ["/sessions", "the sessions of this workspace"],
+  ["/sessions", "/sessions lists this workspace's sessions, /sessions N switches to one"],
   ["/fork", "continue in a copy of this session (this one stays as it is)"],
-  ["/model", "/model NAME (or default): the model from the next turn on"],
+  ["/model", "/model lists profiles and models, /model N picks one, /model NAME|default sets the model"],
   ["/effort", "/effort minimal|low|medium|high|xhigh|default: how hard the model thinks"],
   ["/approvals", "/approvals [MODE]: what runs without asking (read-only, ask, auto-edit, full-auto)"],
   ["/compact", "summarize older messages so the context is smaller (the history stays)"],
-  ["/undo", "put the workspace back to before the latest turn that called tools"],
+  ["/undo", "put the workspace back to before the latest turn that called tools (again: one more)"],
   ["/copy", "copy the last answer to the clipboard (OSC 52, through ssh and tmux too)"],
   ["/thinking", "show or hide the model's thinking"],
   ["/status", "session, model and token usage"],
@@ -94,15 +94,8 @@ export async function runSlashCommand(scope: SlashCommandScope, text: string): P
         return "continue";
       }
     }
-    case "/sessions": {
-      const sessions = (await client.listSessions()).filter((session) => session.workspace === context.cwd);
-      if (sessions.length === 0) view.notice("no sessions in this workspace");
-      for (const line of sessionTable(sessions, scope.out)) {
-        view.line(line);
-      }
-      view.notice("resume one with: skein chat --session ID");
-      return "continue";
-    }
+    case "/sessions":
+      return pickSession(scope, text.split(/\s+/)[1]);
     case "/copy": {
       const answer = view.lastAnswer;
       if (answer === "") {
@@ -130,15 +123,19 @@ export async function runSlashCommand(scope: SlashCommandScope, text: string): P
       return "continue";
     case "/model":
     case "/effort": {
-      const patch = slashSettingsPatch(command, text.split(/\s+/)[1]);
-      if (typeof patch === "string") {
-        view.notice(patch);
+      const argument = text.split(/\s+/)[1];
+      if (command === "/model" && (argument === undefined || /^\d+$/.test(argument))) {
+        if (argument === undefined) await listModelChoices(scope).catch(failed);
+        else {
+          const picked = modelChoicePatch(scope, Number(argument));
+          if (typeof picked === "string") view.notice(picked);
+          else applySettings(scope, picked);
+        }
         return "continue";
       }
-      client
-        .updateSettings(sessionId, patch)
-        .then((settings) => view.notice(`from the next turn on: ${describeSettings(settings)}`))
-        .catch(failed);
+      const patch = slashSettingsPatch(command, argument);
+      if (typeof patch === "string") view.notice(patch);
+      else applySettings(scope, patch);
       return "continue";
     }
     case "/approvals":
