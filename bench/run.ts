@@ -18,6 +18,7 @@ const suites = [
   "chat",
   "cluster",
   "cluster-faults",
+  "tools",
   "backup",
 ];
 const here = dirname(fileURLToPath(import.meta.url));

@@ -18,4 +18,5 @@ export type {
   SessionStatus,
   SessionSummary,
   SessionUsage,
+  TodoItem,
 } from "./schemas/session-snapshot.js";

@@ -14,6 +14,7 @@ import { type CliContext, processContext } from "./cli-context.js";
 import { describeFailure } from "./cli-error.js";
 import { exitCodes } from "./exit-codes.js";
 import { registerApprovalCommands } from "./register/approval-commands.js";
+import { registerAuthCommands } from "./register/auth-commands.js";
 import { registerBackupCommands } from "./register/backup-commands.js";
 import { registerCheckpointCommands } from "./register/checkpoint-commands.js";
 import type { CommandWiring } from "./register/command-wiring.js";
@@ -121,6 +122,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   registerDaemonCommands(program, wiring);
   registerBackupCommands(program, wiring);
   registerConfigCommands(program, wiring);
+  registerAuthCommands(program, wiring);
   registerMcpCommands(program, wiring);
 
   const known = ["help", ...program.commands.flatMap((command) => [command.name(), ...command.aliases()])];

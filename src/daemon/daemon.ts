@@ -31,6 +31,7 @@ import { warnWherePeersDistrust } from "./cluster/peer-trust.js";
 import type { Relays } from "./cluster/request-forwarding.js";
 import { BrowserLogins } from "./http/browser-logins.js";
 import { createHttpApp, type HttpApp } from "./http/create-http-app.js";
+import { apiKeys } from "./process/api-key-lookup.js";
 import { writeDiscoveryFile } from "./process/discovery-file.js";
 import { DrainController, installSignalHandlers } from "./process/drain.js";
 import { establishHeadTrust } from "./process/head-trust.js";
@@ -41,6 +42,7 @@ import { loginFile } from "./process/login-file.js";
 import { defaultNodeUrl, listenHostNames, nodeAddressWarnings } from "./process/node-address.js";
 import { choosePort } from "./process/port.js";
 import { ProviderConfigSource } from "./process/provider-config.js";
+import { SecretsSource } from "./process/secrets-source.js";
 import { type DaemonSettings, readSettings } from "./process/settings.js";
 import { loadSigningKey } from "./process/signing-key.js";
 import { databaseFiles } from "./storage/database.js";
@@ -127,6 +129,7 @@ async function boot(
     logger,
     now,
     historySecret: randomBytes(32).toString("hex"),
+    keys: apiKeys(env, new SecretsSource(settings.home)),
   };
   const sessions = new SessionRegistry({
     ...sessionServicesOf(parts),

@@ -24,6 +24,7 @@ export const daemonErrorProblems = {
   provider_missing: "invalid_request",
   session_unavailable: "request_unavailable",
   actor_stopped: "request_unavailable",
+  daemon_draining: "daemon_unavailable",
   input_unknown: "input_unknown",
   input_conflict: "input_conflict",
   queue_full: "queue_full",
@@ -111,6 +112,18 @@ export class SessionUnavailableError extends DaemonError {
   constructor(readonly sessionId: string) {
     super(`session ${sessionId} is restarting; try again`);
     this.name = "SessionUnavailableError";
+  }
+}
+
+/**
+ * The daemon drains: no session is loaded any more (→ 503 daemon_unavailable). A stream that
+ * reconnects meanwhile must not bring a session back to life under a stopping daemon.
+ */
+export class DaemonDrainingError extends DaemonError {
+  readonly code = "daemon_draining";
+  constructor(readonly sessionId: string) {
+    super(`the daemon is shutting down; session ${sessionId} is not loaded again until it restarts`);
+    this.name = "DaemonDrainingError";
   }
 }
 

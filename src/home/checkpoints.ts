@@ -21,6 +21,12 @@ export function checkpointRef(turnId: string, phase: "before" | "after"): string
 export const checkpointRefPrefix = "refs/skein/turns/";
 
 /**
+ * The prefix of the refs that mark a turn as undone (each names the workspace as it was just
+ * before the undo), so the next undo without a turn steps one turn further back.
+ */
+export const undoneRefPrefix = "refs/skein/undone/";
+
+/**
  * The environment git runs with against a store: that store and the workspace, and nothing of
  * the user's git setup (no global or system config, hooks or fsmonitor).
  */

@@ -33,6 +33,8 @@ export interface HomePaths {
   log: string;
   /** Browser logins (digests of their cookies, 0600), so a signed-in page survives a restart. */
   logins: string;
+  /** `secrets.json`: API keys stored by `skein auth set`, per profile (0600; see secrets-file.ts). */
+  secrets: string;
 }
 
 /** The file paths inside `home`. */
@@ -47,6 +49,7 @@ export function homePaths(home: string): HomePaths {
     headSigning: join(home, "head-signing.json"),
     log: join(home, "daemon.log"),
     logins: join(home, "web-logins.json"),
+    secrets: join(home, "secrets.json"),
   };
 }
 

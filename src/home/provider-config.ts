@@ -1,6 +1,6 @@
 /**
  * `$SKEIN_HOME/config.json`: the provider profiles, `{"active"?: name, "providers": {name:
- * profile}, "mcpServers"?, "approvalPolicy"?, "maxToolRounds"?}`. Its shape, its parser and its
+ * profile}, "mcpServers"?, "approvalPolicy"?, "maxToolRounds"?, "trustedHeadKeys"?, "webFetch"?}`. Its shape, its parser and its
  * writer, shared by the daemon (which re-reads it when it changes) and the CLI (`skein config`,
  * which edits it).
  *
@@ -20,6 +20,7 @@ import { ApprovalPolicyError, parseApprovalPolicy } from "./approval-policy.js";
 import { writeFileAtomic } from "./atomic-file.js";
 import { homePaths } from "./home.js";
 import { McpConfigError, type McpServersConfig, parseMcpServers } from "./mcp-config.js";
+import { parseWebFetchConfig, type WebFetchConfig } from "./web-fetch-config.js";
 
 export {
   defaultBaseUrls,
@@ -55,6 +56,8 @@ export interface ProviderConfig extends SessionSettings {
    * keys found in the database are never trusted.
    */
   trustedHeadKeys?: string[];
+  /** What `web_fetch` may reach besides public addresses (see web-fetch-config.ts). */
+  webFetch?: WebFetchConfig;
 }
 
 /** Most keys `trustedHeadKeys` may list. */
@@ -119,7 +122,7 @@ export function parseProviderConfig(text: string, path: string): ProviderConfig 
   const root = asRecord(value) ?? fail("expected a JSON object");
   checkKeys(
     root,
-    ["active", "providers", "mcpServers", "approvalPolicy", "maxToolRounds", "trustedHeadKeys"],
+    ["active", "providers", "mcpServers", "approvalPolicy", "maxToolRounds", "trustedHeadKeys", "webFetch"],
     "the top level",
     fail,
   );
@@ -144,6 +147,7 @@ export function parseProviderConfig(text: string, path: string): ProviderConfig 
       throw error;
     }
   }
+  if (root.webFetch !== undefined) config.webFetch = parseWebFetchConfig(root.webFetch, fail);
   if (root.trustedHeadKeys !== undefined)
     config.trustedHeadKeys = parseTrustedHeadKeys(root.trustedHeadKeys, fail);
   if (root.active !== undefined && root.active !== null) {
@@ -250,6 +254,7 @@ function checkKeys(
   }
 }
 
-function isProfileName(name: string): boolean {
+/** Whether `name` may name a profile: 1-64 letters, digits, ".", "_" or "-". */
+export function isProfileName(name: string): boolean {
   return /^[A-Za-z0-9._-]{1,64}$/.test(name);
 }

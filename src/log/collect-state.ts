@@ -14,6 +14,7 @@ import type {
 } from "../model/approval-policy.js";
 import type { Item } from "../model/items.js";
 import type { RequestConfig } from "../model/request-config.js";
+import { TODO_WRITE_TOOL, type Todo, todosFromArguments } from "../model/todos.js";
 import { compactionSummaryItem } from "./compaction-summary.js";
 import type { HashedEntry, LogEntry } from "./entries.js";
 
@@ -81,6 +82,8 @@ export interface RestoredState {
   next_position: number;
   /** The latest compaction replayed, or null when the context was never compacted. */
   last_compaction: CompactionRecord | null;
+  /** The agent's plan: the latest well-formed `todo_write` call's (empty before any). */
+  todos: Todo[];
 }
 
 /** Where the latest compaction is and what it saved (its estimates). */
@@ -110,6 +113,7 @@ export function emptyState(): RestoredState {
     history_positions: [],
     next_position: 0,
     last_compaction: null,
+    todos: [],
   };
 }
 
@@ -149,6 +153,7 @@ export function applyEntry(state: RestoredState, entry: LogEntry): void {
     case "assistant_items":
       pushItems(state, entry.items, position);
       forgetReusedCallIds(state, entry.items);
+      takeLatestPlan(state, entry.items);
       return;
     case "hook_injected_items":
       pushItems(state, entry.items, position);
@@ -239,6 +244,15 @@ function applyApprovalResolved(
     resolved_at: entry.ts,
   };
   if (entry.remember !== undefined) state.remembered_rules.push({ ...entry.remember });
+}
+
+/** A `todo_write` call sets the plan (compaction drops the call from the context, not the plan). */
+function takeLatestPlan(state: RestoredState, items: readonly Item[]): void {
+  for (const item of items) {
+    if (item.type !== "tool_call" || item.name !== TODO_WRITE_TOOL) continue;
+    const todos = todosFromArguments(item.arguments);
+    if (todos !== null) state.todos = todos;
+  }
 }
 
 /** Append items to the history, each remembered as coming from the entry at `position`. */

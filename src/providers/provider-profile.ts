@@ -301,6 +301,14 @@ export function effectiveBaseUrl(profile: ProviderProfile): string {
 }
 
 /**
+ * Whether a profile cannot work without a key: a vendor protocol on a remote host
+ * (chat_completions servers and anything on loopback may run without one).
+ */
+export function apiKeyRequired(profile: ProviderProfile): boolean {
+  return profile.protocol !== "chat_completions" && !isLoopbackUrl(effectiveBaseUrl(profile));
+}
+
+/**
  * The API key for a profile: `apiKey`, else the variable named by `apiKeyEnv`. A named but
  * unset variable is an error; so is no key at all for a vendor protocol on a remote host
  * (chat_completions servers and anything on loopback may run without one).
@@ -319,7 +327,7 @@ export function resolveApiKey(
     }
     return key;
   }
-  if (profile.protocol !== "chat_completions" && !isLoopbackUrl(effectiveBaseUrl(profile))) {
+  if (apiKeyRequired(profile)) {
     throw configError(
       `the ${profile.protocol} profile for ${profile.model} has no API key: set "apiKey" or "apiKeyEnv"`,
     );

@@ -10,12 +10,19 @@
  */
 import path from "node:path";
 import type { ToolDefinition } from "../model/tools.js";
+import { applyPatchTool } from "./apply-patch.js";
 import { editFileTool } from "./edit-file.js";
+import { AddressAllowList } from "./fetch-address.js";
+import { globTool } from "./glob.js";
+import { type GrepEngine, grepTool } from "./grep.js";
+import { findRipgrep } from "./grep-ripgrep.js";
 import { type HiddenPaths, hiddenPathCovering, realPathOf, resolveHiddenPaths } from "./hidden-paths.js";
 import { listFilesTool } from "./list-files.js";
 import { readFileTool } from "./read-file.js";
 import { runCommandTool } from "./run-command.js";
-import { chooseShell, type ShellChoice, type ShellChoiceOptions } from "./shell-mode.js";
+import { chooseShell, SANDBOX_NETWORK_ENV, type ShellChoice, type ShellChoiceOptions } from "./shell-mode.js";
+import { todoWriteTool } from "./todo-write.js";
+import { type WebFetchAccess, webFetchTool } from "./web-fetch.js";
 import { writeFileTool } from "./write-file.js";
 
 /** Options for `builtinTools`; see `chooseShell` for how `shell` is decided when omitted. */
@@ -25,6 +32,13 @@ export interface BuiltinToolsOptions extends ShellChoiceOptions {
    * contents of, e.g. the daemon's home with its token and API keys, and its database files.
    */
   hiddenPaths?: readonly string[];
+  /** How `grep` searches; default: ripgrep when `findRipgrep` finds it, else in process. */
+  grepEngine?: GrepEngine;
+  /**
+   * Address ranges `web_fetch` may reach although they are private or local (config.json's
+   * `webFetch.allowAddresses`), read at each call; default none.
+   */
+  fetchAllowAddresses?: () => readonly string[];
 }
 
 /** A workspace that cannot confine anything, or that lies inside a hidden path. */
@@ -71,6 +85,8 @@ export interface BuiltinToolKit {
   readonly shell: ShellChoice;
   /** The hidden paths, resolved when the kit was made. */
   readonly hidden: HiddenPaths;
+  /** How `grep` searches. */
+  readonly grepEngine: GrepEngine;
   /** The tool definitions for one workspace (see `builtinTools`). */
   toolsFor(workspace: string): ToolDefinition[];
 }
@@ -83,9 +99,23 @@ export interface BuiltinToolKit {
 export function builtinToolKit(options: BuiltinToolsOptions = {}): BuiltinToolKit {
   const hidden = resolveHiddenPaths(options.hiddenPaths ?? []);
   const shell = chooseShell(options);
+  const grepEngine = options.grepEngine ?? defaultGrepEngine();
+  const env = options.env ?? process.env;
+  const allowAddresses = options.fetchAllowAddresses ?? (() => []);
+  const fetchAccess: WebFetchAccess = {
+    network:
+      env[SANDBOX_NETWORK_ENV] === "1"
+        ? { kind: "available" }
+        : {
+            kind: "none",
+            reason: `the operator can give them one with ${SANDBOX_NETWORK_ENV}=1 in its environment`,
+          },
+    allowList: () => new AddressAllowList(allowAddresses()),
+  };
   return {
     shell,
     hidden,
+    grepEngine,
     toolsFor: (workspace) => {
       requireAbsolute(workspace);
       // The workspace itself is resolved every time: where it points may have changed.
@@ -95,7 +125,12 @@ export function builtinToolKit(options: BuiltinToolsOptions = {}): BuiltinToolKi
         readFileTool(workspace, hidden),
         writeFileTool(workspace, hidden),
         editFileTool(workspace, hidden),
+        applyPatchTool(workspace, hidden),
         listFilesTool(workspace, hidden),
+        grepTool(workspace, hidden, grepEngine),
+        globTool(workspace, hidden),
+        todoWriteTool(),
+        webFetchTool(fetchAccess),
       ];
       if (shell.mode !== "off") tools.push(runCommandTool(workspace, shell, hidden));
       return tools;
@@ -103,9 +138,14 @@ export function builtinToolKit(options: BuiltinToolsOptions = {}): BuiltinToolKi
   };
 }
 
+function defaultGrepEngine(): GrepEngine {
+  const ripgrep = findRipgrep();
+  return ripgrep === null ? { kind: "in_process" } : { kind: "ripgrep", path: ripgrep };
+}
+
 /**
- * Built-in tool definitions for one session: read_file, write_file, edit_file, list_files and,
- * when a shell is offered, run_command. Throws `WorkspaceConfigurationError` for a workspace
+ * Built-in tool definitions for one session: read_file, write_file, edit_file, apply_patch,
+ * list_files, grep, glob, todo_write, web_fetch and, when a shell is offered, run_command. Throws `WorkspaceConfigurationError` for a workspace
  * `workspaceProblem` refuses.
  */
 export function builtinTools(workspace: string, options: BuiltinToolsOptions = {}): ToolDefinition[] {

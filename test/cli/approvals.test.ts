@@ -68,6 +68,9 @@ describe("approvals from the command line", () => {
 
   describe("skein run, approvals, approve and deny", () => {
     it("exits 5 when the turn waits, leaves the call waiting, and a script answers it", async () => {
+      // An idle session made just before shares the waiting one's first 8 characters.
+      provider.queue(text("Idle."));
+      expect((await cli.run(["run", "an idle session"])).code).toBe(0);
       provider.queue(
         toolCalls([{ name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_run_1" }]),
         text("It ran."),
@@ -88,8 +91,14 @@ describe("approvals from the command line", () => {
       const listed = await cli.run(["approvals"]);
       expect(listed.code).toBe(0);
       expect(listed.stdout).toMatch(/call_run_1 {2}run_command echo ran >> effects\.txt/);
+      // The prefix shown is unique among every session, not only the waiting ones.
+      const shownPrefix = listed.stdout.split(" ")[0]!;
+      const all = (await daemon.api("/sessions")).json<{ items: { id: string }[] }>().items;
+      expect(
+        all.filter((session) => session.id.startsWith(shownPrefix)).map((session) => session.id),
+      ).toEqual([sessionId]);
 
-      const approved = await cli.run(["approve", sessionId.slice(0, 13), "call_run"]);
+      const approved = await cli.run(["approve", shownPrefix, "call_run"]);
       expect(approved.code).toBe(0);
       expect(approved.stdout).toBe("run_command echo ran >> effects.txt: allowed by skein\n");
       await daemon.idle(sessionId);

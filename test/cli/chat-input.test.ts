@@ -281,9 +281,36 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
     await promptReady(pane);
     pane.type("/sessions");
     pane.press("Enter");
-    await screenShows(pane, "resume one with");
+    await screenShows(pane, "switch to one with /sessions N");
     const screen = pane.capture();
-    expect(screen).toContain(second[1]!.slice(0, 8));
+    // Numbered rows, the chat's own session marked; pick the first session by its number.
+    expect(screen).toMatch(new RegExp(`\\* +\\d+  ${second[1]!.slice(0, 8)}`));
+    const row = new RegExp(`  (\\d+)  ${firstId!.slice(0, 8)}`).exec(screen);
+    expect(row, screen).not.toBeNull();
+    await promptReady(pane);
+    pane.type(`/sessions ${row![1]}`);
+    pane.press("Enter");
+    await screenShows(pane, `session ${firstId} ·`);
+    await promptReady(pane);
+    pane.press("C-d");
+    await screenShows(pane, "[exit 0]");
+  });
+
+  it("lists the profiles and models to pick from with /model, and picks one by number", async () => {
+    const pane = terminals.start();
+    await promptReady(pane);
+    pane.type("/model");
+    pane.press("Enter");
+    const listed = await screenShows(pane, "pick one with /model N");
+    expect(listed).toMatch(/\* {2}1 {2}fake {2}fake-model/);
+    await promptReady(pane);
+    pane.type("/model 1");
+    pane.press("Enter");
+    await screenShows(pane, "from the next turn on: fake-model (fake)");
+    await promptReady(pane);
+    pane.type("/model 7");
+    pane.press("Enter");
+    await screenShows(pane, "no choice 7; /model lists them");
     pane.press("C-d");
     await screenShows(pane, "[exit 0]");
   });

@@ -3,7 +3,7 @@
  * workspace back as it was before it, and the workspace's own git repository is never touched.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DaemonHarness } from "../e2e/support/daemon-harness.js";
@@ -93,6 +93,42 @@ describe("turn checkpoints: skein diff and skein undo", () => {
       () => `${store} still exists`,
     );
   }, 40_000);
+
+  it("steps one turn further back with each undo, and show prints the run ids undo --turn takes", async () => {
+    const workspace = join(cli.root, "steps");
+    mkdirSync(workspace);
+    writeFileSync(join(workspace, "story.txt"), "v0\n");
+    const turn = async (content: string, sessionId?: string): Promise<string> => {
+      provider.queue(
+        toolCalls([{ name: "write_file", args: { path: "story.txt", content } }]),
+        text("Done."),
+      );
+      const session = sessionId === undefined ? [] : ["--session", sessionId];
+      const ran = await cli.run(["run", "--json", ...session, `write ${content}`], { cwd: workspace });
+      expect(ran.code, ran.stderr).toBe(0);
+      return (JSON.parse(ran.stdout.trim().split("\n").at(-1)!) as { session_id: string }).session_id;
+    };
+    const sessionId = await turn("v1\n");
+    await turn("v2\n", sessionId);
+    await turn("v3\n", sessionId);
+    const story = (): string => readFileSync(join(workspace, "story.txt"), "utf8");
+    expect(story()).toBe("v3\n");
+    for (const expected of ["v2\n", "v1\n", "v0\n"]) {
+      const undone = await cli.run(["undo", sessionId]);
+      expect(undone.code, undone.stderr).toBe(0);
+      expect(story()).toBe(expected);
+    }
+    const nothingLeft = await cli.run(["undo", sessionId]);
+    expect(nothingLeft.code).toBe(4);
+    expect(nothingLeft.stderr).toContain("every turn with a checkpoint is undone already");
+
+    const shown = await cli.run(["show", "--no-pager", sessionId]);
+    const runIds = [...shown.stdout.matchAll(/── turn ([0-9a-f-]{36})/g)].map((match) => match[1]!);
+    expect(runIds).toHaveLength(3);
+    const redo = await cli.run(["undo", sessionId, "--turn", runIds[2]!.slice(0, 13)]);
+    expect(redo.code, redo.stderr).toBe(0);
+    expect(story()).toBe("v2\n");
+  }, 60_000);
 
   it("takes no checkpoint for a turn without tool calls, and says so for an unknown turn", async () => {
     provider.script = () => text("nothing to do");

@@ -180,7 +180,9 @@ describe("skein config", () => {
     });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('answered "OK"');
-    expect(result.stdout).toContain("the daemon read $SKEIN_TEST_DAEMON_KEY from its own environment");
+    expect(result.stdout).toContain(
+      "the daemon used the API key from $SKEIN_TEST_DAEMON_KEY in the daemon's environment (the environment it was started from)",
+    );
     expect(provider.requests).toHaveLength(1);
     expect(provider.lastRequest.headers.authorization).toBe("Bearer sk-daemon-side");
   });

@@ -41,7 +41,7 @@ describe("skein doctor", () => {
     expect(lines[1]).toBe("✓ config: 1 profile (fake); active: fake");
     expect(lines[2]).toMatch(/^✓ daemon: reachable \(version .*\)$/);
     expect(lines[3]).toMatch(
-      /^✓ profile fake: fake-model at http:\/\/127\.0\.0\.1:\d+\/v1 answered in \d+ ms$/,
+      /^✓ profile fake: fake-model at http:\/\/127\.0\.0\.1:\d+\/v1 answered in \d+ ms; key from "apiKey" of profile "fake" in config\.json$/,
     );
     expect(lines[4]).toMatch(/^✓ sandbox: run_command is sandboxed by \/usr\/bin\/bwrap/);
     expect(lines[5]).toMatch(/^✓ disk: \d+\.\d GiB free for /);
@@ -66,7 +66,7 @@ describe("skein doctor", () => {
       /✗ profile refused: fake-model at .*: http \(HTTP 401\): .*invalid api key\n {4}fix: check the model name and the key/,
     );
     expect(result.stdout).toMatch(
-      /✗ profile keyless: .*SKEIN_TEST_UNSET_KEY.*\n {4}fix: export the key variable, then restart the daemon/,
+      /✗ profile keyless: .*SKEIN_TEST_UNSET_KEY.*\n {4}fix: `skein auth set keyless` \(the running daemon uses it from the next request\)/,
     );
     expect(result.stdout).toMatch(
       /✗ sandbox: run_command is not offered: .*\n {4}fix: install bubblewrap \(Debian\/Ubuntu: sudo apt install bubblewrap/,

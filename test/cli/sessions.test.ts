@@ -46,6 +46,21 @@ describe("session commands", () => {
     return found.id;
   }
 
+  it("prints with -n 1 a prefix unique among all sessions, which names the same session when pasted back", async () => {
+    // Sessions made within a minute share their first 8 characters (the ids start with the time).
+    await newSession("prefix one");
+    const newest = await newSession("prefix two");
+    const ids = (await sessions()).map((session) => session.id);
+    const listed = await cli.run(["sessions", "-n", "1"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const prefix = listed.stdout.split("\n")[1]!.split(/\s+/)[0]!;
+    expect(newest.startsWith(prefix)).toBe(true);
+    expect(ids.filter((id) => id.startsWith(prefix))).toEqual([newest]);
+    const shown = await cli.run(["show", prefix]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain("prefix two");
+  });
+
   it("lists sessions as a table with id prefix, name, status, activity, model, tokens used and preview", async () => {
     const id = await newSession("list me please", "listed");
     const result = await cli.run(["sessions"]);

@@ -64,6 +64,7 @@ describe("backing up and restoring a home", () => {
       }),
     );
     await Promise.all(sessions.map((session) => app.turn(session, "first")));
+    expect((await cli.run(["auth", "set", "stored"], { input: "sk-backed-up" })).code).toBe(0);
     const folder = join(app.root, "backup-1");
     const backup = await cli.run(["backup", folder], { timeoutMs: 60_000 });
     writing = false;
@@ -79,7 +80,12 @@ describe("backing up and restoring a home", () => {
     const manifest = JSON.parse(
       await import("node:fs").then((fs) => fs.readFileSync(join(folder, "manifest.json"), "utf8")),
     ) as Manifest;
-    expect(manifest.home_files).toEqual(["config.json", "head-signing-key.pem", "head-signing.json"]);
+    expect(manifest.home_files).toEqual([
+      "config.json",
+      "head-signing-key.pem",
+      "head-signing.json",
+      "secrets.json",
+    ]);
     expect(manifest.heads).toHaveLength(20);
 
     const restoredHome = join(app.root, "restored-home");
@@ -93,6 +99,8 @@ describe("backing up and restoring a home", () => {
       /^restored 20 sessions, .* every log verified against the backup's heads\n$/,
     );
     expect(statSync(restoredHome).mode & 0o777).toBe(0o700);
+    // The stored API keys come back with the home, private as they were.
+    expect(statSync(join(restoredHome, "secrets.json")).mode & 0o777).toBe(0o600);
 
     // Every restored log is the source's log cut at the backup's head (the source went on writing).
     const source = chains(app.dbPath);

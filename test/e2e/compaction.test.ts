@@ -237,7 +237,9 @@ describe("context compaction", () => {
   it("compacts in pieces when the summary request itself is too long", async () => {
     const app = await daemon("chat_completions");
     const id = await app.createSession();
-    for (let n = 0; n < 8; n++) await turn(app, id, scriptPrompt("chat", n, 60));
+    // The history must outweigh what every request carries anyway (prompt, tool schemas): half
+    // the largest request then still holds the kept turns and a summary.
+    for (let n = 0; n < 8; n++) await turn(app, id, scriptPrompt("chat", n, 150));
     const largest = Math.max(...modelRequests().map((request) => promptTokensOf(request.rawBody)));
     provider.contextWindow = Math.floor(largest / 2);
     const count = provider.requests.length;

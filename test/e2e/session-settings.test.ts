@@ -85,6 +85,25 @@ describe("session settings", () => {
     });
   });
 
+  it("shows the profile's provider again after a model is set and then put back to the default", async () => {
+    const app = await daemon();
+    const id = await app.createSession();
+    await app.turn(id, "one");
+    for (const model of ["other-model", null]) {
+      const patched = await app.api(`/sessions/${id}`, { method: "PATCH", body: { model } });
+      expect(patched.status).toBe(200);
+    }
+    await app.turn(id, "two");
+    expect(body(provider.requests[1]).model).toBe(fixtureModel);
+    const expected = { provider_profile: "chat", protocol: "chat_completions", model: fixtureModel };
+    expect((await settingsOf(app, id)).effective).toMatchObject(expected);
+    const listed = (await app.api("/sessions")).json<{ items: { id: string; model: string | null }[] }>();
+    expect(listed.items.find((item) => item.id === id)?.model).toBe(fixtureModel);
+    // A reloaded session (as after a restart) reads the same settings back from its log.
+    await app.restart({ crash: false });
+    expect((await settingsOf(app, id)).effective).toMatchObject(expected);
+  });
+
   it("changes model and parameters with PATCH from the next request on, logged as config_changed", async () => {
     const app = await daemon();
     const id = await app.createSession({ request_config: { temperature: 0.2, max_tokens: 50 } });

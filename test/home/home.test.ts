@@ -19,6 +19,7 @@ describe("the Skein home", () => {
       headSigning: "/h/head-signing.json",
       log: "/h/daemon.log",
       logins: "/h/web-logins.json",
+      secrets: "/h/secrets.json",
     });
   });
 

@@ -97,6 +97,23 @@ describe("parseProviderConfig", () => {
     expect(parse({ providers: {} })).not.toHaveProperty("maxToolRounds");
   });
 
+  it("takes webFetch.allowAddresses only as address ranges", () => {
+    expect(
+      parse({ webFetch: { allowAddresses: ["127.0.0.1/32", "fd00::/8", "10.0.0.1"] } }).webFetch,
+    ).toEqual({
+      allowAddresses: ["127.0.0.1/32", "fd00::/8", "10.0.0.1"],
+    });
+    for (const [webFetch, message] of [
+      [[], /"webFetch" must be an object/],
+      [{ allow: [] }, /unknown key "allow"/],
+      [{ allowAddresses: "127.0.0.1" }, /must be an array/],
+      [{ allowAddresses: ["localhost"] }, /\[0\] must be an address range/],
+      [{ allowAddresses: ["10.0.0.0/40"] }, /\[0\] must be an address range/],
+    ] as const) {
+      expect(() => parse({ webFetch })).toThrow(message);
+    }
+  });
+
   it("takes trustedHeadKeys only as Ed25519 public keys in PEM form", () => {
     const ed = generateKeyPairSync("ed25519").publicKey.export({ type: "spki", format: "pem" }).toString();
     const rsa = generateKeyPairSync("rsa", { modulusLength: 1024 })

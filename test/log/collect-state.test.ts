@@ -41,7 +41,52 @@ describe("collectState", () => {
       history_positions: [],
       next_position: 0,
       last_compaction: null,
+      todos: [],
     });
+  });
+
+  it("takes the plan from the latest well-formed todo_write call, and keeps it through a compaction", () => {
+    const plan = (todos: unknown) => JSON.stringify({ todos });
+    const entries: LogEntry[] = [
+      start(),
+      { kind: "user_input", ts: 1, item: userMessage("Plan it") },
+      {
+        kind: "assistant_items",
+        ts: 2,
+        items: [toolCall("c1", "todo_write", plan([{ content: "read", status: "in_progress" }]))],
+      },
+      {
+        kind: "assistant_items",
+        ts: 3,
+        items: [
+          toolCall(
+            "c2",
+            "todo_write",
+            plan([
+              { content: "read", status: "completed" },
+              { content: "write", status: "pending" },
+            ]),
+          ),
+          toolCall("c3", "todo_write", plan([{ content: "bad", status: "done" }])),
+          toolCall("c4", "other_tool", plan([])),
+        ],
+      },
+      {
+        kind: "compaction",
+        ts: 4,
+        summary: "planned",
+        first_kept_position: 4,
+        before_tokens: 9,
+        after_tokens: 3,
+      },
+    ];
+    expect(collectState(buildChain(null, entries.slice(0, 3))).todos).toEqual([
+      { content: "read", status: "in_progress" },
+    ]);
+    expect(collectState(buildChain(null, entries)).todos).toEqual([
+      { content: "read", status: "completed" },
+      { content: "write", status: "pending" },
+    ]);
   });
 
   it("takes prompt, config and history from session_start", () => {

@@ -190,6 +190,7 @@ describe.each(backends)("session log on %s", (_name, open) => {
       history_positions: [1, 2, 8],
       next_position: 10,
       last_compaction: null,
+      todos: [],
     });
     await saveCacheUnlocked(store, head);
     expect((await restore(store, head.sessionId)).locked_prefix_len).toBe(0);

@@ -92,7 +92,12 @@ describe("builtinTools", () => {
         "read_file",
         "write_file",
         "edit_file",
+        "apply_patch",
         "list_files",
+        "grep",
+        "glob",
+        "todo_write",
+        "web_fetch",
         "run_command",
       ]);
       const tools = builtinTools(workspace.root, { env: {} });
@@ -110,7 +115,12 @@ describe("builtinTools", () => {
       "read_file",
       "write_file",
       "edit_file",
+      "apply_patch",
       "list_files",
+      "grep",
+      "glob",
+      "todo_write",
+      "web_fetch",
     ]);
     expect(names("/srv/ws", { bwrapPath: missingBwrap, env: {} })).not.toContain("run_command");
   });

@@ -320,7 +320,8 @@ describe("a workspace inside the daemon's home", () => {
     const hiddenPaths = [home];
     expect(workspaceProblem(base.root, hiddenPaths)).toBeNull();
     expect(workspaceProblem(`${home}-sibling`, hiddenPaths)).toBeNull();
-    expect(builtinTools(base.root, { hiddenPaths, shell: "off" })).toHaveLength(4);
+    // Every built-in tool but run_command (the shell is off).
+    expect(builtinTools(base.root, { hiddenPaths, shell: "off" })).toHaveLength(9);
   });
 
   it("keeps the hidden set as real paths, whatever spelling the daemon gives", () => {

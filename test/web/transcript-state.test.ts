@@ -54,6 +54,7 @@ function snapshot(items: HistoryEntry[], older: string | null = null): SessionSn
     history: { items, older, newer: null, high_water: items.length, byte_limited: false },
     settings: { provider_profile: "p", model: "m", request_config: {}, effective: null },
     context: null,
+    todos: [],
   };
 }
 

@@ -61,6 +61,23 @@ export const ProviderTestAnswerSchema = named(
       base_url: Type.String(),
       /** The variable the daemon read the API key from, when the profile names one. */
       api_key_env: NullableString,
+      /**
+       * Where the daemon found the API key (`config`: the profile's own `apiKey`; `env`: the
+       * variable `apiKeyEnv` names; `secrets_file`: stored by `skein auth set`; null: none
+       * found) and each place it looked, in order, with what was there; never the key.
+       */
+      api_key: Type.Object(
+        {
+          source: Type.Union([
+            Type.Literal("config"),
+            Type.Literal("env"),
+            Type.Literal("secrets_file"),
+            Type.Null(),
+          ]),
+          looked: Type.Array(Type.String()),
+        },
+        closed,
+      ),
       /** How long the request took, in ms. */
       elapsed_ms: Type.Number({ minimum: 0 }),
       result: ProviderTestResultSchema,

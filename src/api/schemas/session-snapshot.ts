@@ -148,6 +148,19 @@ const SessionContextSchema = named(
 );
 export type SessionContext = Static<typeof SessionContextSchema>;
 
+/** One item of the agent's plan (`todo_write`). */
+const TodoSchema = named(
+  "Todo",
+  Type.Object(
+    {
+      content: Type.String(),
+      status: Type.Union([Type.Literal("pending"), Type.Literal("in_progress"), Type.Literal("completed")]),
+    },
+    closed,
+  ),
+);
+export type TodoItem = Static<typeof TodoSchema>;
+
 /** `GET /sessions/{id}`, the answer of a creation, and a stream reset's snapshot. */
 export const SessionSnapshotSchema = named(
   "SessionSnapshot",
@@ -170,6 +183,8 @@ export const SessionSnapshotSchema = named(
       settings: SessionSettingsSchema,
       /** How full the model's context is and what the session cost; null when no provider is configured. */
       context: Type.Union([SessionContextSchema, Type.Null()]),
+      /** The agent's plan: the items of its latest `todo_write` call, in order (empty before any). */
+      todos: Type.Array(TodoSchema),
     },
     closed,
   ),

@@ -61,7 +61,7 @@ export async function listApprovals(
 ): Promise<ExitCode> {
   const client = await connect(context);
   try {
-    const snapshots = await waitingSnapshots(client, sessionRef);
+    const { snapshots, known } = await waitingSnapshots(client, sessionRef);
     const out = context.terminal.out;
     const rows = snapshots.flatMap((snapshot) =>
       snapshot.pending_approvals.map((request) => ({ session: snapshot.id, request })),
@@ -81,7 +81,8 @@ export async function listApprovals(
       writeLine(out, out.paint.dim("no tool call waits for approval"));
       return exitCodes.ok;
     }
-    const prefixes = uniquePrefixes(snapshots.map((snapshot) => snapshot.id));
+    // Unique among every session, not only the waiting ones, so a pasted prefix is not ambiguous.
+    const prefixes = uniquePrefixes([...new Set([...known, ...snapshots.map((snapshot) => snapshot.id)])]);
     for (const { session, request } of rows) {
       const prefix = prefixes.get(session) ?? session;
       writeLine(
@@ -99,14 +100,17 @@ export async function listApprovals(
   }
 }
 
+/** The snapshots of the sessions that wait (or of the one named), and the ids of every session. */
 async function waitingSnapshots(
   client: DaemonClient,
   sessionRef: string | undefined,
-): Promise<SessionSnapshot[]> {
+): Promise<{ snapshots: SessionSnapshot[]; known: string[] }> {
+  const all = await client.listSessions();
+  const known = all.map((session) => session.id);
   if (sessionRef !== undefined)
-    return [await client.getSession(await resolveSessionId(client, sessionRef), 0)];
-  const waiting = (await client.listSessions()).filter((session) => session.status.phase === "waiting");
-  return Promise.all(waiting.map((session) => client.getSession(session.id, 0)));
+    return { snapshots: [await client.getSession(await resolveSessionId(client, sessionRef), 0)], known };
+  const waiting = all.filter((session) => session.status.phase === "waiting");
+  return { snapshots: await Promise.all(waiting.map((session) => client.getSession(session.id, 0))), known };
 }
 
 /** The call `ref` names: a waiting call's id or a unique prefix of one, else `ref` itself (it may have been answered). */

@@ -14,12 +14,12 @@ import type { CliContext } from "../cli-context.js";
 import { CliError, errorMessage } from "../cli-error.js";
 import { exitCodes } from "../exit-codes.js";
 import { osc52Copy } from "../render/clipboard.js";
-import { sessionTable } from "../render/session-table.js";
 import type { OutputStream } from "../render/terminal.js";
 import type { TranscriptView } from "../render/transcript-view.js";
-import { describeSettings, slashSettingsPatch } from "../session-settings-options.js";
+import { slashSettingsPatch } from "../session-settings-options.js";
 import type { SessionWatcher } from "../session-watcher.js";
 import type { ChatEnd } from "./chat-end.js";
+import { applySettings, listModelChoices, modelChoicePatch, pickSession } from "./chat-pickers.js";
 import { undoTurnLines } from "./checkpoints.js";
 import { latestCheckpoint } from "./fork.js";
 
@@ -27,13 +27,13 @@ import { latestCheckpoint } from "./fork.js";
 const slashCommands: readonly (readonly [string, string])[] = [
   ["/help", "this list"],
   ["/new", "start a new session in this workspace (this one stays)"],
-  ["/sessions", "the sessions of this workspace"],
+  ["/sessions", "/sessions lists this workspace's sessions, /sessions N switches to one"],
   ["/fork", "continue in a copy of this session (this one stays as it is)"],
-  ["/model", "/model NAME (or default): the model from the next turn on"],
+  ["/model", "/model lists profiles and models, /model N picks one, /model NAME|default sets the model"],
   ["/effort", "/effort minimal|low|medium|high|xhigh|default: how hard the model thinks"],
   ["/approvals", "/approvals [MODE]: what runs without asking (read-only, ask, auto-edit, full-auto)"],
   ["/compact", "summarize older messages so the context is smaller (the history stays)"],
-  ["/undo", "put the workspace back to before the latest turn that called tools"],
+  ["/undo", "put the workspace back to before the latest turn that called tools (again: one more)"],
   ["/copy", "copy the last answer to the clipboard (OSC 52, through ssh and tmux too)"],
   ["/thinking", "show or hide the model's thinking"],
   ["/status", "session, model and token usage"],
@@ -83,8 +83,7 @@ export async function runSlashCommand(scope: SlashCommandScope, text: string): P
     case "/fork":
       return forkHere(scope, failed);
     case "/sessions":
-      await listSessionsHere(scope);
-      return "continue";
+      return pickSession(scope, text.split(/\s+/)[1]);
     case "/copy":
       copyLastAnswer(scope);
       return "continue";
@@ -105,7 +104,7 @@ export async function runSlashCommand(scope: SlashCommandScope, text: string): P
       return "continue";
     case "/model":
     case "/effort":
-      changeSettings(scope, command, text.split(/\s+/)[1], failed);
+      await changeSettings(scope, command, text.split(/\s+/)[1], failed);
       return "continue";
     case "/approvals":
       await pickApprovalMode(scope, text.split(/\s+/)[1]);
@@ -124,6 +123,25 @@ export async function runSlashCommand(scope: SlashCommandScope, text: string): P
       view.notice(`unknown command ${command}; /help lists them`);
       return "continue";
   }
+}
+
+/** `/approvals`: list the modes (the current one marked), or switch to the one `argument` names. */
+async function pickApprovalMode(scope: SlashCommandScope, argument: string | undefined): Promise<void> {
+  const { view, approvalMode } = scope;
+  if (argument === undefined) {
+    approvalModes.forEach((mode, index) => {
+      const mark = mode === approvalMode.mode ? "●" : " ";
+      view.line(`${mark} ${index + 1} ${mode.padEnd(9)} ${approvalModeLines[mode]}`);
+    });
+    view.notice("pick one with /approvals MODE (or its number); Shift-Tab cycles");
+    return;
+  }
+  const mode = modeNamed(argument);
+  if (mode === null) {
+    view.notice(`unknown approval mode ${argument}: one of ${approvalModes.join(", ")}`);
+    return;
+  }
+  await approvalMode.set(mode);
 }
 
 /** `/fork`: continue in a fork of the session at its newest checkpoint. */
@@ -146,17 +164,6 @@ async function forkHere(
   }
 }
 
-/** `/sessions`: the sessions of this workspace. */
-async function listSessionsHere(scope: SlashCommandScope): Promise<void> {
-  const { client, context, view } = scope;
-  const sessions = (await client.listSessions()).filter((session) => session.workspace === context.cwd);
-  if (sessions.length === 0) view.notice("no sessions in this workspace");
-  for (const line of sessionTable(sessions, scope.out)) {
-    view.line(line);
-  }
-  view.notice("resume one with: skein chat --session ID");
-}
-
 /** `/copy`: the last answer to the clipboard (OSC 52). */
 function copyLastAnswer(scope: SlashCommandScope): void {
   const { context, view } = scope;
@@ -169,23 +176,26 @@ function copyLastAnswer(scope: SlashCommandScope): void {
   view.notice(`copied the last answer (${answer.length} characters) to the clipboard`);
 }
 
-/** `/model NAME` and `/effort LEVEL`: the session's settings from its next turn on. */
-function changeSettings(
+/** `/model [NAME | N]` and `/effort LEVEL`: the choices, or the settings from the next turn on. */
+async function changeSettings(
   scope: SlashCommandScope,
   command: "/model" | "/effort",
   argument: string | undefined,
   failed: (error: unknown) => void,
-): void {
-  const { client, sessionId, view } = scope;
-  const patch = slashSettingsPatch(command, argument);
-  if (typeof patch === "string") {
-    view.notice(patch);
+): Promise<void> {
+  const { view } = scope;
+  if (command === "/model" && (argument === undefined || /^\d+$/.test(argument))) {
+    if (argument === undefined) await listModelChoices(scope).catch(failed);
+    else {
+      const picked = modelChoicePatch(scope, Number(argument));
+      if (typeof picked === "string") view.notice(picked);
+      else applySettings(scope, picked);
+    }
     return;
   }
-  client
-    .updateSettings(sessionId, patch)
-    .then((settings) => view.notice(`from the next turn on: ${describeSettings(settings)}`))
-    .catch(failed);
+  const patch = slashSettingsPatch(command, argument);
+  if (typeof patch === "string") view.notice(patch);
+  else applySettings(scope, patch);
 }
 
 /** `/undo`: the workspace back to before the last turn. */
@@ -198,23 +208,4 @@ async function undoLastTurn(scope: SlashCommandScope, failed: (error: unknown) =
     failed(error);
     if (error instanceof CliError && error.hint !== undefined) view.notice(error.hint);
   }
-}
-
-/** `/approvals`: list the modes (the current one marked), or switch to the one `argument` names. */
-async function pickApprovalMode(scope: SlashCommandScope, argument: string | undefined): Promise<void> {
-  const { view, approvalMode } = scope;
-  if (argument === undefined) {
-    approvalModes.forEach((mode, index) => {
-      const mark = mode === approvalMode.mode ? "●" : " ";
-      view.line(`${mark} ${index + 1} ${mode.padEnd(9)} ${approvalModeLines[mode]}`);
-    });
-    view.notice("pick one with /approvals MODE (or its number); Shift-Tab cycles");
-    return;
-  }
-  const mode = modeNamed(argument);
-  if (mode === null) {
-    view.notice(`unknown approval mode ${argument}: one of ${approvalModes.join(", ")}`);
-    return;
-  }
-  await approvalMode.set(mode);
 }

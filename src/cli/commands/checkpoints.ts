@@ -17,6 +17,7 @@ import {
   checkpointRef,
   checkpointRefPrefix,
   checkpointStore,
+  undoneRefPrefix,
 } from "../../home/checkpoints.js";
 import { type CliContext, connect } from "../cli-context.js";
 import { CliError } from "../cli-error.js";
@@ -33,6 +34,8 @@ interface Checkpoints {
   git(args: readonly string[], env?: Record<string, string>): Promise<string>;
   /** Run ids with checkpoints, oldest first, and which phases each has. */
   turns: Map<string, Set<string>>;
+  /** Run ids an undo has put the workspace back before. */
+  undone: Set<string>;
   store: string;
 }
 
@@ -75,7 +78,13 @@ async function openCheckpoints(context: CliContext, ref: string): Promise<Checkp
     if (turnId === undefined || phase === undefined) continue;
     turns.set(turnId, (turns.get(turnId) ?? new Set()).add(phase));
   }
-  return { sessionId, workspace, running, git, turns, store };
+  const undone = new Set(
+    (await git(["for-each-ref", "--format=%(refname)", undoneRefPrefix]))
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((name) => name.slice(undoneRefPrefix.length)),
+  );
+  return { sessionId, workspace, running, git, turns, undone, store };
 }
 
 /** Why a session or a turn may have no checkpoint (only turns that call tools take them). */
@@ -88,13 +97,22 @@ const clusterReason =
 const noCheckpointsReason =
   "checkpoints are taken for turns that call tools, and none has since checkpoints began (or SKEIN_CHECKPOINTS=0)";
 
-/** The turn `--turn` names (a run id prefix), or the latest one with a `before` checkpoint. */
-function pickTurn(checkpoints: Checkpoints, turn: string | undefined): string {
+/**
+ * The turn `--turn` names (a turn id prefix), or the latest one with a `before` checkpoint; with
+ * `skipUndone` (an undo without `--turn`), the latest one not undone yet, so each undo steps one
+ * turn further back.
+ */
+function pickTurn(checkpoints: Checkpoints, turn: string | undefined, skipUndone = false): string {
   const candidates = [...checkpoints.turns.keys()].filter((turnId) =>
     checkpoints.turns.get(turnId)?.has("before"),
   );
   if (turn === undefined) {
-    const latest = candidates.at(-1);
+    const latest = candidates.filter((turnId) => !(skipUndone && checkpoints.undone.has(turnId))).at(-1);
+    if (latest === undefined && candidates.length > 0)
+      throw new CliError(
+        `every turn with a checkpoint is undone already (the earliest: ${candidates[0]})`,
+        exitCodes.notFound,
+      );
     if (latest === undefined)
       throw new CliError(`the session has no turn checkpoints: ${noCheckpointsReason}`, exitCodes.notFound);
     return latest;
@@ -148,7 +166,10 @@ export async function diffTurn(
   return exitCodes.ok;
 }
 
-/** `skein undo ID [--turn RUN]`: the workspace back to how it was before the turn (by default the latest that called tools). */
+/**
+ * `skein undo ID [--turn RUN]`: the workspace back to how it was before the turn (by default the
+ * latest that called tools and is not undone yet: a second undo steps one turn further back).
+ */
 export async function undoTurn(
   context: CliContext,
   ref: string,
@@ -172,11 +193,12 @@ export async function undoTurnLines(
       `interrupt it first (skein interrupt ${checkpoints.sessionId.slice(0, 13)})`,
     );
   }
-  const turnId = pickTurn(checkpoints, options.turn);
+  const turnId = pickTurn(checkpoints, options.turn, true);
   const before = checkpointRef(turnId, "before");
   // Kept, so an undo can be undone by hand: `git --git-dir STORE diff refs/skein/undo/…`.
   const now = await snapshotNow(checkpoints, `before undoing ${turnId}`);
   await checkpoints.git(["update-ref", `refs/skein/undo/${Date.now()}`, now]);
+  await checkpoints.git(["update-ref", `${undoneRefPrefix}${turnId}`, now]);
   const changed = (await checkpoints.git(["diff", "--name-only", now, before])).split("\n").filter(Boolean);
   // The store's index is set to now, then the workspace (index and files) reset to `before`:
   // files the turns made are removed, the ones they changed or deleted come back.

@@ -74,7 +74,8 @@ export async function stopDaemon(context: CliContext, options: { timeoutMs: numb
           watchers.push(watchTurn(client, id, finished, following.signal, resolve));
         }),
     );
-    await Promise.race([Promise.all(positioned), sleep(5_000)]);
+    // Unreferenced: a pending wait must not keep this command alive after the daemon is gone.
+    await Promise.race([Promise.all(positioned), sleep(5_000, undefined, { ref: false })]);
     await client.shutdown(live.server.instance_id, options.timeoutMs);
     const shutdownAt = Date.now();
     const deadline = Date.now() + options.timeoutMs + 15_000;

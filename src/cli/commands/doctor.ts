@@ -16,6 +16,7 @@ import { type CliContext, connectWithServer } from "../cli-context.js";
 import { describeFailure } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { writeLine } from "../render/terminal.js";
+import { keyFix } from "./provider-config.js";
 
 /** One check's verdict. */
 interface DoctorCheck {
@@ -139,20 +140,31 @@ async function profileChecks(
       const answer = await client.testProvider(name, { timeout_ms: timeoutMs });
       const where = `${answer.model} at ${answer.base_url}`;
       if (answer.result.ok) {
-        checks.push({ name: label, status: "ok", detail: `${where} answered in ${answer.elapsed_ms} ms` });
+        const key = answer.api_key.source === null ? "" : `; key from ${answer.api_key.looked.at(-1)}`;
+        checks.push({
+          name: label,
+          status: "ok",
+          detail: `${where} answered in ${answer.elapsed_ms} ms${key}`,
+        });
         continue;
       }
       const { kind, status, message } = answer.result;
+      // A refused or missing key is fixed by storing one, unless config.json's own key came first.
+      const keyProblem =
+        kind === "config" || ((status === 401 || status === 403) && answer.api_key.source !== "config");
+      const looked =
+        keyProblem && kind !== "config"
+          ? ` (the daemon used the key from ${answer.api_key.looked.at(-1)})`
+          : "";
       checks.push({
         name: label,
         status: "fail",
-        detail: `${where}: ${kind}${status === null ? "" : ` (HTTP ${status})`}: ${message}`,
-        fix:
-          kind === "config"
-            ? "export the key variable, then restart the daemon from that shell (`skein daemon stop`; the next command starts it)"
-            : kind === "network" || kind === "timeout"
-              ? "check that the provider's server runs and its base URL is right (`skein config list`)"
-              : "check the model name and the key (`skein config list`, `skein config add` replaces a profile)",
+        detail: `${where}: ${kind}${status === null ? "" : ` (HTTP ${status})`}: ${message}${looked}`,
+        fix: keyProblem
+          ? `\`${keyFix(name)}\` (the running daemon uses it from the next request)`
+          : kind === "network" || kind === "timeout"
+            ? "check that the provider's server runs and its base URL is right (`skein config list`)"
+            : "check the model name and the key (`skein config list`, `skein config add` replaces a profile)",
       });
     } catch (error) {
       checks.push({ name: label, status: "fail", detail: describeFailure(error).message });

@@ -4,8 +4,8 @@
  * Boundary rule: the file is read and written through the contract's config module
  * (src/home/provider-config.ts: one validator, one format, atomic 0600 writes); the running
  * daemon notices the change by itself. API keys are never printed. `config test` asks the
- * daemon (`POST /providers/{name}/test`), so the request is sent with the daemon's environment,
- * where the profile's key variable is read.
+ * daemon (`POST /providers/{name}/test`), so the request is sent with the key the daemon finds
+ * (config.json, its environment, the secrets file), and says where it looked.
  */
 import { mkdirSync } from "node:fs";
 import type { ProviderTestAnswer } from "../../api/provider-test.js";
@@ -227,6 +227,9 @@ export async function testProfile(
     const reason =
       result.kind === "timeout" ? result.message : `${result.kind} error${status}: ${result.message}`;
     writeLine(err, `${err.paint.red("✗")} ${label}: ${reason} [${answer.elapsed_ms} ms]`);
+    writeLine(err, `the daemon looked for the API key at: ${answer.api_key.looked.join("; ")}`);
+    const refused = (result.status === 401 || result.status === 403) && answer.api_key.source !== "config";
+    if (result.kind === "config" || refused) writeLine(err, `fix: \`${keyFix(answer.profile)}\``);
     return exitCodes.error;
   }
   const shown = result.text === "" ? "(no text)" : JSON.stringify(result.text.slice(0, 80));
@@ -235,13 +238,16 @@ export async function testProfile(
       ? ""
       : ` (${result.usage.input_tokens} tokens in, ${result.usage.output_tokens} out)`;
   writeLine(out, `${out.paint.green("✓")} ${label}: answered ${shown} in ${answer.elapsed_ms} ms${usage}`);
-  if (answer.api_key_env !== null) {
-    writeLine(
-      out,
-      out.paint.dim(
-        `the daemon read $${answer.api_key_env} from its own environment (the one it was started from)`,
-      ),
-    );
+  const source = answer.api_key.source;
+  if (source !== null) {
+    const where = answer.api_key.looked.at(-1) ?? "";
+    const note = source === "env" ? `${where} (the environment it was started from)` : where;
+    writeLine(out, out.paint.dim(`the daemon used the API key from ${note}`));
   }
   return exitCodes.ok;
+}
+
+/** The one command that gives profile `name` a key the running daemon uses. */
+export function keyFix(name: string): string {
+  return `skein auth set ${name}`;
 }

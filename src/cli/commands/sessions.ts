@@ -19,7 +19,8 @@ export interface SessionsOptions {
 export async function listSessions(context: CliContext, options: SessionsOptions): Promise<ExitCode> {
   const client = await connect(context);
   try {
-    let sessions = await client.listSessions();
+    const all = await client.listSessions();
+    let sessions = all;
     if (options.here === true) sessions = sessions.filter((session) => session.workspace === context.cwd);
     if (options.limit !== undefined) sessions = sessions.slice(0, options.limit);
     const out = context.terminal.out;
@@ -31,7 +32,10 @@ export async function listSessions(context: CliContext, options: SessionsOptions
       writeLine(out, out.paint.dim('no sessions yet; start one with `skein` or `skein run "…"`'));
       return exitCodes.ok;
     }
-    for (const line of sessionTable(sessions, out)) writeLine(out, line);
+    // Prefixes unique among every session, not only the rows shown: `-n 1` must not print an
+    // 8-character prefix that other sessions share.
+    const known = all.map((session) => session.id);
+    for (const line of sessionTable(sessions, out, Date.now(), known)) writeLine(out, line);
     return exitCodes.ok;
   } finally {
     client.close();

@@ -65,7 +65,12 @@ export async function showSession(context: CliContext, ref: string, options: Sho
     lines.push("");
     if (earlier) lines.push(out.paint.dim("… earlier entries not shown (drop --tail to see everything)"));
     const calls = new Map<string, { name: string; args: unknown }>();
+    let turn: string | null = null;
     for (const entry of shown) {
+      // Each turn's run id, as `skein undo --turn` and `skein diff --turn` take it.
+      if (entry.turn_id !== null && entry.turn_id !== turn)
+        lines.push(out.paint.dim(`── turn ${entry.turn_id}`));
+      turn = entry.turn_id ?? turn;
       lines.push(...entryLines(entry, out.paint, { showThinking: options.hideThinking !== true, calls }));
     }
     if (shown.length === 0) lines.push(out.paint.dim("(no history yet)"));

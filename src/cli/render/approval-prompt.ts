@@ -1,6 +1,6 @@
 /**
  * A tool call that waits for approval, shown to the person who may answer it: what the agent
- * wants to do (the command, a diff for file edits, the question of `ask_user`, else the
+ * wants to do (the command, a diff for file edits and for a whole `apply_patch`, the question of `ask_user`, else the
  * arguments), which rule asked, and the keys to answer with; and the reading of that answer.
  *
  * Boundary rule: pure formatting and parsing. Reading the workspace file a diff needs is the
@@ -8,6 +8,7 @@
  */
 import type { ApprovalAnswerBody, PendingApproval } from "../../api/approvals.js";
 import { toolArgumentsObject } from "../../model/tool-arguments.js";
+import { patchFileEdits } from "./patch-diff.js";
 import type { Paint } from "./terminal.js";
 import { clip, oneLine } from "./text-shape.js";
 import { fileEditOf, unifiedDiffLines } from "./unified-diff.js";
@@ -32,6 +33,11 @@ export function approvalRequestLines(
       paint.dim(`  arguments too large to show here (${request.truncated.arguments} bytes); see skein show`),
     );
     return lines;
+  }
+  const edits = request.tool === "apply_patch" ? patchFileEdits(args, read) : null;
+  if (edits !== null) {
+    const diff = edits.flatMap((edit) => unifiedDiffLines(paint, edit));
+    return [...lines, ...diff.map((line) => `  ${line}`)];
   }
   const edit = fileEditOf(request.tool, args, read);
   if (edit !== null) return [...lines, ...unifiedDiffLines(paint, edit).map((line) => `  ${line}`)];

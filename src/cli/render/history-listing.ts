@@ -6,6 +6,7 @@
  */
 import type { HistoryEntry } from "../../api/history.js";
 import type { SessionSnapshot } from "../../api/session-snapshot.js";
+import { todoMark } from "../../api/todos.js";
 import { compactionLine } from "./compaction-line.js";
 import { exclusionLine } from "./exclusion-line.js";
 import { clockTime } from "./relative-time.js";
@@ -41,7 +42,20 @@ export function sessionHeader(snapshot: SessionSnapshot, paint: Paint): string[]
     );
     for (const warning of context.warnings) lines.push(paint.yellow(`warning: ${warning}`));
   }
-  return lines;
+  return [...lines, ...planLines(snapshot, paint)];
+}
+
+/** The agent's plan (its latest `todo_write`), one line per item; none when there is none. */
+function planLines(snapshot: SessionSnapshot, paint: Paint): string[] {
+  if (snapshot.todos.length === 0) return [];
+  const done = snapshot.todos.filter((todo) => todo.status === "completed").length;
+  return [
+    paint.bold(`plan (${done}/${snapshot.todos.length} done)`),
+    ...snapshot.todos.map((todo) => {
+      const line = `  ${todoMark(todo.status)} ${todo.content.replaceAll("\n", " ")}`;
+      return todo.status === "completed" ? paint.dim(line) : line;
+    }),
+  ];
 }
 
 /** The lines of one entry. */

@@ -13,14 +13,19 @@ import { clip, oneLine, padVisible, visibleWidth } from "./text-shape.js";
 /** The preview's column: the last, cut to what the terminal leaves. */
 const PREVIEW = 6;
 
-/** The table's lines (a header and one row per session). */
+/**
+ * The table's lines (a header and one row per session). Each id is shown as its shortest
+ * prefix (at least 8 characters) that is unique among `knownIds` (default: the rows' own), so
+ * a prefix pasted back names the same session even when only some rows are shown.
+ */
 export function sessionTable(
   sessions: readonly SessionSummary[],
   output: OutputStream,
   now = Date.now(),
+  knownIds: readonly string[] = sessions.map((session) => session.id),
 ): string[] {
   const paint = output.paint;
-  const prefixes = uniquePrefixes(sessions.map((session) => session.id));
+  const prefixes = uniquePrefixes([...new Set([...knownIds, ...sessions.map((session) => session.id)])]);
   const rows = sessions.map((session) => {
     const { phase, interrupt_requested: stopping } = session.status;
     return [

@@ -6,6 +6,7 @@
  */
 import type { HistoryEntry } from "../../api/history.js";
 import { parseToolArguments, toolArgumentsObject } from "../../model/tool-arguments.js";
+import { patchEditArguments } from "./patch-diff.js";
 import type { Paint } from "./terminal.js";
 import { clip, oneLine } from "./text-shape.js";
 
@@ -64,7 +65,39 @@ export function callSubject(name: string, args: unknown, width: number): string 
     return Object.keys(rest).length === 0 ? path : `${path} ${shortArguments(rest, width)}`;
   }
   if (name === "list_files" && object !== null && Object.keys(object).length === 0) return ".";
-  return shortArguments(args, width);
+  return searchSubject(name, object, width) ?? shortArguments(args, width);
+}
+
+/** The subject of the search, plan, patch and fetch tools; null for other calls. */
+function searchSubject(name: string, object: Record<string, unknown> | null, width: number): string | null {
+  const text = (key: string): string | null =>
+    typeof object?.[key] === "string" ? (object[key] as string) : null;
+  const where = text("path") === null ? "" : ` in ${text("path")}`;
+  const pattern = text("pattern");
+  if (name === "grep" && pattern !== null) {
+    const glob = text("glob") === null ? "" : ` (${text("glob")})`;
+    return clip(`/${oneLine(pattern)}/${where}${glob}`, width);
+  }
+  if (name === "glob" && pattern !== null) return clip(`${oneLine(pattern)}${where}`, width);
+  if (name === "web_fetch" && text("url") !== null) return clip(oneLine(text("url") ?? ""), width);
+  if (name === "todo_write" && Array.isArray(object?.todos)) return `${object.todos.length} items`;
+  const edits = patchEditArguments(object);
+  if (name === "apply_patch" && edits !== null) {
+    const paths = [...new Set(edits.map((edit) => edit.path))];
+    return clip(`${edits.length} edit${edits.length === 1 ? "" : "s"}: ${paths.join(", ")}`, width);
+  }
+  return null;
+}
+
+/** A search's summary: how many matches or files it found, from the note after the list if any. */
+function searchSummary(name: string, lines: readonly string[]): string | null {
+  if (name !== "grep" && name !== "glob") return null;
+  if (lines.length === 1 && /^no (matches|files match)$/.test(lines[0] ?? "")) return lines[0] ?? "";
+  const note = lines.at(-1)?.startsWith("[") === true ? lines.at(-1) : undefined;
+  const shown = lines.length - (note === undefined ? 0 : 1);
+  const total = note === undefined ? shown : Number(/^\[(\d+) more/.exec(note)?.[1] ?? 0) + shown;
+  const unit = name === "grep" ? "match" : "file";
+  return `${total} ${unit}${total === 1 ? "" : name === "grep" ? "es" : "s"}`;
 }
 
 /**
@@ -88,6 +121,9 @@ export function toolLines(
   } else if (call.name === "read_file" && !call.isError) {
     summary = paint.dim(`${lines.length} line${lines.length === 1 ? "" : "s"}`);
     lines = [];
+  } else if (!call.isError && searchSummary(call.name, lines) !== null) {
+    summary = paint.dim(searchSummary(call.name, lines) ?? "");
+    if (/^no (matches|files match)$/.test(lines[0] ?? "")) lines = [];
   } else {
     const first = lines.shift() ?? "";
     summary = call.isError ? paint.red(clip(first, columns)) : paint.dim(clip(first, columns));
@@ -96,9 +132,10 @@ export function toolLines(
   const arrow = call.isError ? paint.red("✗") : paint.dim("→");
   const out = [`${paint.yellow("⚙")} ${paint.bold(call.name)} ${subject} ${arrow} ${summary}`];
   const style = call.isError ? paint.red : paint.dim;
-  for (const line of lines.slice(0, previewLines))
-    out.push(style(`  │ ${clip(line, Math.max(10, columns - 5))}`));
-  if (lines.length > previewLines) out.push(paint.dim(`  … +${lines.length - previewLines} lines`));
+  // The plan is shown whole: it is what the person follows the agent by.
+  const preview = call.name === "todo_write" && !call.isError ? lines.length : previewLines;
+  for (const line of lines.slice(0, preview)) out.push(style(`  │ ${clip(line, Math.max(10, columns - 5))}`));
+  if (lines.length > preview) out.push(paint.dim(`  … +${lines.length - preview} lines`));
   return out;
 }
 

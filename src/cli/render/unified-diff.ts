@@ -8,6 +8,8 @@
  */
 import { createRequire } from "node:module";
 import { parseToolArguments } from "../../model/tool-arguments.js";
+import type { FileEdit } from "./file-edit.js";
+import { patchFileEdits } from "./patch-diff.js";
 import type { Paint } from "./terminal.js";
 
 type StructuredPatch = typeof import("diff").structuredPatch;
@@ -20,13 +22,7 @@ function structuredPatch(...args: Parameters<StructuredPatch>): ReturnType<Struc
   return loadedPatch(...args);
 }
 
-/** How a `write_file` or `edit_file` call changes a file, as far as its arguments and the file tell. */
-export interface FileEdit {
-  path: string;
-  /** The file's text before the edit; null when it does not exist (or could not be read). */
-  before: string | null;
-  after: string;
-}
+export type { FileEdit } from "./file-edit.js";
 
 /** Lines of the unified diff of `edit`, at most `maxLines` of them (the rest summed up in one line). */
 export function unifiedDiffLines(paint: Paint, edit: FileEdit, maxLines = 80): string[] {
@@ -81,8 +77,9 @@ export function fileEditOf(
 }
 
 /**
- * The diff a finished `write_file` or `edit_file` call shows in a transcript: what its arguments
- * change (an edit's old text against its new text, a write's content as added lines), at most
+ * The diff a finished `write_file`, `edit_file` or `apply_patch` call shows in a transcript: what
+ * its arguments change (an edit's old text against its new text, a write's content as added
+ * lines), at most
  * `maxLines` lines; none for other calls. `args` may be the arguments' JSON text.
  */
 export function editDiffLines(
@@ -98,6 +95,12 @@ export function editDiffLines(
     const parsed = parseToolArguments(value);
     if (parsed.kind === "invalid_json") return [];
     value = parsed.value;
+  }
+  if (tool === "apply_patch") {
+    const lines = (patchFileEdits(value, () => null) ?? []).flatMap((edit) => unifiedDiffLines(paint, edit));
+    if (lines.length <= maxLines) return lines;
+    const cut = lines.length - maxLines;
+    return [...lines.slice(0, maxLines), paint.dim(`… ${cut} more line${cut === 1 ? "" : "s"} of diff`)];
   }
   const edit = editInFile(tool, value, readAfter) ?? fileEditOf(tool, value, () => null);
   return edit === null ? [] : unifiedDiffLines(paint, edit, maxLines);

@@ -8,7 +8,7 @@
 import type { ApprovalMode, ApprovalPolicy, PendingApproval } from "../../api/approvals.js";
 import type { HistoryPage } from "../../api/history.js";
 import type { SessionSettings } from "../../api/session-settings.js";
-import type { SessionContext, SessionSnapshot, SessionStatus } from "../../api/session-snapshot.js";
+import type { SessionContext, SessionSnapshot, SessionStatus, TodoItem } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { RequestConfig } from "../../model/request-config.js";
 import type { HistoryLog } from "../history/history-log.js";
@@ -30,6 +30,7 @@ export interface SnapshotParts {
   approvals: { pending: PendingApproval[]; policy: ApprovalPolicy | null; mode: ApprovalMode };
   settings: SessionSettings;
   context: SessionContext | null;
+  todos: TodoItem[];
 }
 
 /**
@@ -55,6 +56,7 @@ export async function snapshotParts(
     approvals: { pending: gate.pending(), policy: log.state.approval_policy, mode: log.state.approval_mode },
     settings: settingsNow(row, log.state.config, describe),
     context: compactor.context(row),
+    todos: log.state.todos,
   };
 }
 
@@ -75,6 +77,7 @@ export async function finishSnapshot(
       history,
       parts.settings,
       parts.context,
+      parts.todos,
     );
   const history = await readTailPage(parts.log, {
     sessionId,

@@ -11,11 +11,11 @@ import type { SessionSummary } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import { LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
-import { ActorStoppedError, SessionUnavailableError } from "../errors.js";
+import { ActorStoppedError, DaemonDrainingError, SessionUnavailableError } from "../errors.js";
 import { type HistoryLog, wholeLog } from "../history/history-log.js";
 import { previewOf } from "../history/preview.js";
 import type { SessionServices } from "../session/session-services.js";
-import { idleStatus, sessionSummary } from "../session/session-snapshot.js";
+import { idleStatus, resolvedProvider, sessionSummary } from "../session/session-snapshot.js";
 import { WriteFencedError } from "../storage/session-storage.js";
 import type { NewSession, SessionListFilter, SessionRow } from "../storage/sessions-table.js";
 import type { ActorSupervisor, SupervisedActor } from "./actor-supervisor.js";
@@ -34,6 +34,8 @@ const crashRestartWindowMs = 5_000;
 
 export class SessionRegistry {
   readonly #services: SessionServices;
+  /** Set once the drain begins: sessions that are not loaded stay unloaded. */
+  #draining = false;
   readonly #listHub: SessionListHub;
   readonly #supervisor: ActorSupervisor;
   readonly #actors = new Map<string, SessionActor>();
@@ -78,6 +80,7 @@ export class SessionRegistry {
     }
     const pending = this.#loading.get(sessionId);
     if (pending !== undefined) return pending;
+    if (this.#draining) throw new DaemonDrainingError(sessionId);
     // Cleared however the load ends, including a throw before its first await settles: a load
     // left in the map would answer every later request for the id with its failure.
     const load = this.#load(sessionId).finally(() => {
@@ -201,7 +204,12 @@ export class SessionRegistry {
   /** The summary of one session row with its live status when loaded. */
   summary(row: SessionRow): SessionSummary {
     const actor = this.loaded(row.id);
-    return sessionSummary(row, actor?.status ?? idleStatus, actor?.cursor ?? null);
+    return sessionSummary(
+      row,
+      actor?.status ?? idleStatus,
+      actor?.cursor ?? null,
+      resolvedProvider(row, this.#services.describeProvider),
+    );
   }
 
   /** Create a session: its row and its session_start entry in one transaction. Throws SessionExistsError. */
@@ -337,6 +345,7 @@ export class SessionRegistry {
    * it started has its result committed.
    */
   async drain(timeoutMs: number, options: { handOff?: boolean } = {}): Promise<void> {
+    this.#draining = true;
     if (this.#unloadTimer !== null) clearInterval(this.#unloadTimer);
     this.#listHub.close();
     // A turn that waits for a person's answer is not waited for: the next start waits again.

@@ -2,15 +2,16 @@
 import { rm } from "node:fs/promises";
 import type pino from "pino";
 import { checkpointStore } from "../../home/checkpoints.js";
-import { probeProfile } from "../../providers/profile-probe.js";
 import { WorkspaceConfigurationError, workspaceProblem } from "../../tools/builtin-tools.js";
 import type { SessionRegistry } from "../actor/session-registry.js";
 import type { ClusterNode } from "../cluster/cluster-node.js";
 import { workspaceMissingOnNode } from "../cluster/node-workspace.js";
 import { problem } from "../http/problem.js";
+import type { ApiKeys } from "../process/api-key-lookup.js";
 import { DaemonMetrics } from "../process/daemon-metrics.js";
 import type { DrainController } from "../process/drain.js";
 import { NoProviderError, type ProviderConfigSource } from "../process/provider-config.js";
+import { providerProbe } from "../process/provider-probe.js";
 import { sessionProviders } from "../process/session-providers.js";
 import type { DaemonSettings } from "../process/settings.js";
 import type { RouteServices } from "../routes/route-services.js";
@@ -32,6 +33,8 @@ export interface DaemonParts {
   /** The home and the database files: no tool touches them. */
   hiddenPaths: string[];
   historySecret: string;
+  /** API keys: config.json, the daemon's environment, then the keys `skein auth set` stored. */
+  keys: ApiKeys;
   logger: pino.Logger;
   now: () => number;
 }
@@ -67,7 +70,7 @@ export function sessionServicesOf(parts: DaemonParts): SessionServices {
     },
     turnSettings: (session) => providers.turnSettings(session.providerProfile),
     ...(parts.env.SKEIN_CHECKPOINTS === "0" ? {} : workspaceCheckpoints(parts)),
-    ...sessionProviders(providers),
+    ...sessionProviders(providers, parts.keys),
   };
 }
 
@@ -133,6 +136,6 @@ export function routeServicesOf(parts: DaemonParts, registry: SessionRegistry): 
       }
     },
     resolveProfile: (name) => providers.resolveProfile(name),
-    probeProvider: (profile, timeoutMs) => probeProfile(profile, { timeoutMs }),
+    ...providerProbe(parts.keys),
   };
 }

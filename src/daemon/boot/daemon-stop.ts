@@ -43,8 +43,11 @@ export function daemonStop(parts: DaemonParts, serving: StoppableServing): Daemo
       await sessions.drain(timeoutMs, { handOff });
       // Hand the sessions off at once: released leases, and a wake-up for the other nodes.
       await cluster?.stop();
-      await parts.tooling.mcp.stop();
+      // Stop accepting and cut the streams before stopping the MCP servers, which may take
+      // seconds: a client whose stream ended reconnects at once, and a listener still open
+      // then would take it in and the close would wait on it.
       await closeListener(serving.app);
+      await parts.tooling.mcp.stop();
       await removeDiscoveryFile(parts.settings.home, {
         pid: process.pid,
         instance_id: serving.instanceId,

@@ -26,7 +26,12 @@ export function startTooling(options: {
 }): Tooling {
   const { settings, providers, logger } = options;
   // Hidden paths resolved and the shell chosen once for every turn's tools.
-  const toolKit = builtinToolKit({ hiddenPaths: options.hiddenPaths });
+  const toolKit = builtinToolKit({
+    hiddenPaths: options.hiddenPaths,
+    env: options.env,
+    // Read at each call: an edit of config.json applies without a restart.
+    fetchAllowAddresses: () => providers.current().webFetch?.allowAddresses ?? [],
+  });
   const shellChoice = toolKit.shell;
   const shell = describeShellChoice(shellChoice);
   if (shell.warning) logger.warn(shell.text);

@@ -53,13 +53,14 @@ export interface BackupSummary {
 
 /**
  * The home's files a backup carries beside the database: what gives the copy its meaning (the
- * key its heads are signed with and since when, config.json). Not carried: how to reach a
+ * key its heads are signed with and since when, config.json and the API keys `skein auth set`
+ * stored, without which its profiles would not work). Not carried: how to reach a
  * running daemon, its lock and its output, browser logins (a restored home asks browsers to log
  * in again), MCP servers' state and the workspace checkpoints (docs/operations.md).
  */
 function carriedFiles(home: string): string[] {
   const paths = homePaths(home);
-  return [paths.config, paths.signingKey, paths.headSigning]
+  return [paths.config, paths.secrets, paths.signingKey, paths.headSigning]
     .filter((path) => existsSync(path))
     .map((path) => basename(path))
     .sort();

@@ -16,6 +16,7 @@ import { type ProviderProfile, validateProviderProfile } from "../../providers/p
 import { ProfileUnknownError } from "../errors.js";
 import type { SessionServices } from "../session/session-services.js";
 import type { ProviderDescription } from "../session/session-settings.js";
+import type { ApiKeys } from "./api-key-lookup.js";
 import { NoProviderError, type ProviderConfigSource } from "./provider-config.js";
 
 /** A profile's client, made for one loaded config. */
@@ -26,9 +27,10 @@ interface MadeClient {
   limits: ModelLimits;
 }
 
-/** The session services that read provider profiles from `source`. */
+/** The session services that read provider profiles from `source` and their keys from `keys`. */
 export function sessionProviders(
   source: ProviderConfigSource,
+  keys: ApiKeys,
 ): Pick<SessionServices, "bindClient" | "describeProvider" | "limitsOf"> {
   const resolve = (profileName: string | null, model: string | null) => {
     const named = source.resolveProfile(profileName);
@@ -38,22 +40,30 @@ export function sessionProviders(
     );
     return { name: named.name, profile };
   };
-  // One client per profile and model, made once per loaded config (an edited config.json loads
-  // as a new object, whose clients are made afresh): a turn need not resolve, validate and bind
-  // its profile again. A client keeps no state between requests, so turns may share it.
-  const made = new WeakMap<object, Map<string, MadeClient>>();
+  // One client per profile and model, made once per loaded config and secrets file (an edited
+  // file loads as a new object, whose clients are made afresh): a turn need not resolve,
+  // validate and bind its profile again. A client keeps no state between requests, so turns may
+  // share it.
+  const made = new WeakMap<object, WeakMap<object, Map<string, MadeClient>>>();
   const clientFor = (profileName: string | null, model: string | null): MadeClient => {
     const loaded = source.current();
-    let clients = made.get(loaded);
+    const generation = keys.generation();
+    let byKeys = made.get(loaded);
+    if (byKeys === undefined) {
+      byKeys = new WeakMap();
+      made.set(loaded, byKeys);
+    }
+    let clients = byKeys.get(generation);
     if (clients === undefined) {
       clients = new Map();
-      made.set(loaded, clients);
+      byKeys.set(generation, clients);
     }
     const key = `${profileName ?? ""}\u0000${model ?? ""}`;
     let client = clients.get(key);
     if (client === undefined) {
       const { name, profile } = resolve(profileName, model);
-      client = { name, profile, client: createLlmClient(profile), limits: modelLimits(profile) };
+      const llm = createLlmClient(keys.withKey(name, profile));
+      client = { name, profile, client: llm, limits: modelLimits(profile) };
       clients.set(key, client);
     }
     return client;

@@ -1,7 +1,8 @@
 /**
  * `POST /providers/{name}/test`: one tiny request to a configured provider profile, sent from
  * the daemon, so the answer tells whether the daemon itself (its environment, where
- * `apiKeyEnv` variables are read, and its network) can use the profile.
+ * `apiKeyEnv` variables are read, its home's secrets file, and its network) can use the profile;
+ * it also says where the daemon looked for the key.
  *
  * Boundary rule: validation and translation only; the probe is the provider layer's
  * (src/providers/profile-probe.ts). The provider's failures are a 200 answer saying what went
@@ -51,7 +52,9 @@ export function registerProviderRoutes(app: HttpApp, services: RouteServices): v
           }
           const { profile } = named;
           const started = services.now();
+          const key = services.lookUpApiKey(named.name, profile);
           const outcome = await services.probeProvider(
+            named.name,
             profile,
             body.timeout_ms ?? defaultProviderTestTimeoutMs,
           );
@@ -61,6 +64,7 @@ export function registerProviderRoutes(app: HttpApp, services: RouteServices): v
             model: profile.model,
             base_url: effectiveBaseUrl(profile),
             api_key_env: profile.apiKeyEnv ?? null,
+            api_key: { source: key.source, looked: key.looked },
             elapsed_ms: services.now() - started,
             result: outcome.ok
               ? {

@@ -2,6 +2,7 @@
 import type { ProbeOutcome } from "../../providers/profile-probe.js";
 import type { ProviderProfile } from "../../providers/provider-profile.js";
 import type { SessionRegistry } from "../actor/session-registry.js";
+import type { ApiKeySource } from "../process/api-key-lookup.js";
 import type { NamedProfile } from "../process/provider-config.js";
 import type { ProjectInstructions } from "../session/project-instructions.js";
 import type { SessionStorage } from "../storage/session-storage.js";
@@ -10,6 +11,12 @@ import type { SessionStorage } from "../storage/session-storage.js";
 interface ProviderDefaults {
   name: string | null;
   model: string | null;
+}
+
+/** Where an API key was found, and every place looked at. */
+interface ApiKeyReport {
+  source: ApiKeySource | null;
+  looked: string[];
 }
 
 export interface RouteServices {
@@ -21,8 +28,10 @@ export interface RouteServices {
   providerDefaults(profileName: string | null): ProviderDefaults;
   /** The configured profile of this name; throws NoProviderError. */
   resolveProfile(profileName: string): NamedProfile;
-  /** One tiny request to the provider of `profile`, with the daemon's environment. */
-  probeProvider(profile: ProviderProfile, timeoutMs: number): Promise<ProbeOutcome>;
+  /** Where the daemon finds the API key of profile `name` (never the key itself). */
+  lookUpApiKey(name: string, profile: ProviderProfile): ApiKeyReport;
+  /** One tiny request to the provider of profile `name`, with the key the daemon finds for it. */
+  probeProvider(name: string, profile: ProviderProfile, timeoutMs: number): Promise<ProbeOutcome>;
   /** The system prompt of a session created without one. */
   defaultSystemPrompt(workspace: string): string;
   /** Why the tools would refuse this workspace (e.g. it lies inside the daemon's home), or null. */

@@ -15,11 +15,13 @@ import type {
   SessionSnapshot,
   SessionStatus,
   SessionSummary,
+  TodoItem,
 } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import { maxTailBytes } from "../history/history-page.js";
 import { type InputRow, pendingInputJson } from "../storage/inputs-table.js";
 import type { SessionRow } from "../storage/sessions-table.js";
+import type { SessionServices } from "./session-services.js";
 
 /** The status of a session with no turn running. */
 export const idleStatus: SessionStatus = {
@@ -66,11 +68,36 @@ export function sameStatus(a: SessionStatus, b: SessionStatus): boolean {
   );
 }
 
-/** The summary of a session row, with its live status and cursor when loaded. */
+/** The profile and model a session's settings resolve to now (a null one in the row means "the default"). */
+export interface ResolvedProvider {
+  provider_profile: string;
+  model: string;
+}
+
+/** What a row that leaves its profile or model to the default resolves to now (null: nothing). */
+export function resolvedProvider(
+  row: SessionRow,
+  describe: SessionServices["describeProvider"],
+): ResolvedProvider | null {
+  if (row.providerProfile !== null && row.model !== null) return null;
+  try {
+    return describe(row.providerProfile, row.model, {});
+  } catch {
+    // A profile removed from the config: the summary shows what the row says.
+    return null;
+  }
+}
+
+/**
+ * The summary of a session row, with its live status and cursor when loaded. A profile or model
+ * the row leaves to the default (after `PATCH {"model": null}`, say) is shown as `resolved`, what
+ * the next turn uses, not as null, which clients read as "no provider".
+ */
 export function sessionSummary(
   row: SessionRow,
   status: SessionStatus,
   cursor: StreamCursor | null,
+  resolved: ResolvedProvider | null = null,
 ): SessionSummary {
   return {
     id: row.id,
@@ -79,8 +106,8 @@ export function sessionSummary(
     parent_id: row.parentId,
     created_at: new Date(row.createdAt).toISOString(),
     activity_at: new Date(row.activityAt).toISOString(),
-    provider_profile: row.providerProfile,
-    model: row.model,
+    provider_profile: row.providerProfile ?? resolved?.provider_profile ?? null,
+    model: row.model ?? resolved?.model ?? null,
     status,
     cursor: cursor === null ? null : { generation: cursor.generation, sequence: cursor.sequence },
     preview: row.preview,
@@ -100,9 +127,10 @@ export function sessionSnapshot(
   history: HistoryPage,
   settings: SessionSettings,
   context: SessionContext | null,
+  todos: readonly TodoItem[],
 ): SessionSnapshot {
   return {
-    ...sessionSummary(row, status, cursor),
+    ...sessionSummary(row, status, cursor, settings.effective),
     creation: {
       ...row.creation,
       submitted: row.creationRequest === null ? null : (JSON.parse(row.creationRequest) as CreateSessionBody),
@@ -115,5 +143,6 @@ export function sessionSnapshot(
     history,
     settings,
     context,
+    todos: todos.map((todo) => ({ ...todo })),
   };
 }

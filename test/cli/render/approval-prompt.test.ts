@@ -41,6 +41,35 @@ describe("the approval prompt", () => {
     expect(parseApprovalAnswer(question, "")).toBeNull();
   });
 
+  it("shows a whole apply_patch as one diff, file after file, against the files' current text", () => {
+    const files: Record<string, string> = { "a.ts": "one\ntwo\nthree\n" };
+    const lines = approvalRequestLines(
+      plain,
+      request("apply_patch", {
+        edits: [
+          { path: "a.ts", old_text: "one", new_text: "ONE" },
+          { path: "a.ts", old_text: "three", new_text: "THREE" },
+          { path: "b.ts", new_text: "new\n" },
+        ],
+      }),
+      (path) => files[path] ?? null,
+    );
+    expect(lines.slice(1)).toEqual([
+      "  --- a/a.ts",
+      "  +++ b/a.ts",
+      "  @@ -1,3 +1,3 @@",
+      "  -one",
+      "  +ONE",
+      "   two",
+      "  -three",
+      "  +THREE",
+      "  --- /dev/null",
+      "  +++ b/b.ts",
+      "  @@ -1,0 +1,1 @@",
+      "  +new",
+    ]);
+  });
+
   it("shows a command line by line, with the rule that asked", () => {
     const lines = approvalRequestLines(
       plain,

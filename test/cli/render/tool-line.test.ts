@@ -47,4 +47,73 @@ describe("a tool call's lines in the transcript", () => {
       }),
     ).toEqual(["⚙ write_file /etc/x ✗ outside the workspace"]);
   });
+
+  it("shows a search as its pattern and where, with the number of matches or files found", () => {
+    expect(
+      toolLines(plain, {
+        name: "grep",
+        args: { pattern: "TODO", path: "src", glob: "*.ts" },
+        result:
+          "src/a.ts:1: // TODO a\nsrc/b.ts:9: // TODO b\n[3 more matches not shown (5 in 4 files; 2 shown); narrow the pattern, path or glob]",
+        isError: false,
+      }),
+    ).toEqual([
+      "⚙ grep /TODO/ in src (*.ts) → 5 matches",
+      "  │ src/a.ts:1: // TODO a",
+      "  │ src/b.ts:9: // TODO b",
+      "  │ [3 more matches not shown (5 in 4 files; 2 shown); narrow the pattern, path or glob]",
+    ]);
+    expect(
+      toolLines(plain, { name: "grep", args: { pattern: "x" }, result: "no matches", isError: false }),
+    ).toEqual(["⚙ grep /x/ → no matches"]);
+    expect(
+      toolLines(plain, {
+        name: "glob",
+        args: { pattern: "**/*.md" },
+        result: "README.md\ndocs/a.md",
+        isError: false,
+      }),
+    ).toEqual(["⚙ glob **/*.md → 2 files", "  │ README.md", "  │ docs/a.md"]);
+  });
+
+  it("shows a patch as its edits and files, a fetch as its URL and a plan whole", () => {
+    expect(
+      toolLines(plain, {
+        name: "apply_patch",
+        args: {
+          edits: [
+            { path: "a.ts", old_text: "x", new_text: "y" },
+            { path: "b.ts", new_text: "z" },
+          ],
+        },
+        result: "applied 2 edit(s) to 2 file(s): edited a.ts, created b.ts",
+        isError: false,
+      }),
+    ).toEqual([
+      "⚙ apply_patch 2 edits: a.ts, b.ts → applied 2 edit(s) to 2 file(s): edited a.ts, created b.ts",
+    ]);
+    expect(
+      toolLines(plain, {
+        name: "web_fetch",
+        args: { url: "https://example.com/x" },
+        result: "# Title\ntext",
+        isError: false,
+      }),
+    ).toEqual(["⚙ web_fetch https://example.com/x → # Title", "  │ text"]);
+    const plan = "4 todos: 1 completed, 1 in progress, 2 pending\n[x] one\n[~] two\n[ ] three\n[ ] four";
+    expect(
+      toolLines(plain, {
+        name: "todo_write",
+        args: { todos: [{}, {}, {}, {}] },
+        result: plan,
+        isError: false,
+      }),
+    ).toEqual([
+      "⚙ todo_write 4 items → 4 todos: 1 completed, 1 in progress, 2 pending",
+      "  │ [x] one",
+      "  │ [~] two",
+      "  │ [ ] three",
+      "  │ [ ] four",
+    ]);
+  });
 });

@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from "uuid";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionRegistry } from "../../../src/daemon/actor/session-registry.js";
+import { DaemonDrainingError } from "../../../src/daemon/errors.js";
 import { getReceipt } from "../../../src/daemon/storage/inputs-table.js";
 import { insertSession } from "../../../src/daemon/storage/sessions-table.js";
 import { getTurn } from "../../../src/daemon/storage/turns-table.js";
@@ -40,6 +41,14 @@ describe("SessionRegistry", () => {
     expect(calls).toBe(2);
     expect(snapshot.cursor?.generation).not.toBe(first);
     expect(snapshot.cursor?.generation).toBe((await registry.get(id)).cursor.generation);
+  });
+
+  it("loads no session again once the drain has begun (a reconnecting stream gets a 503)", async () => {
+    const { registry, workspace } = registryWith("hi");
+    const id = await create(registry, workspace);
+    await registry.get(id);
+    await registry.drain(1_000);
+    await expect(registry.get(id)).rejects.toBeInstanceOf(DaemonDrainingError);
   });
 
   it("does not retry when the session is gone", async () => {

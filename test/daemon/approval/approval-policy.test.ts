@@ -30,6 +30,12 @@ describe("the approval policy", () => {
     it.each([
       ["read_file", { path: "a.txt" }, "allow"],
       ["list_files", {}, "allow"],
+      ["grep", { pattern: "x" }, "allow"],
+      ["grep", { pattern: "x", path: "src" }, "allow"],
+      ["glob", { pattern: "*.ts" }, "allow"],
+      ["todo_write", { todos: [{ content: "plan", status: "pending" }] }, "allow"],
+      ["apply_patch", { edits: [{ path: "a.txt", new_text: "" }] }, "ask"],
+      ["web_fetch", { url: "https://example.com" }, "ask"],
       ["write_file", { path: "a.txt", content: "" }, "ask"],
       ["edit_file", { path: "a.txt", old_text: "a", new_text: "b" }, "ask"],
       ["run_command", { command: "npm test" }, "ask"],
@@ -69,7 +75,7 @@ describe("the approval policy", () => {
     it("denies file tools whose path leaves the workspace, whatever the rules say", () => {
       const allowAll: ApprovalPolicy = { default: "allow", rules: [{ tool: "*", action: "allow" }] };
       for (const path of ["../secret", "/etc/passwd", "a/../../b", `${workspace}-other/x`]) {
-        for (const tool of ["read_file", "write_file", "edit_file", "list_files"]) {
+        for (const tool of ["read_file", "write_file", "edit_file", "list_files", "grep", "glob"]) {
           expect(judge({ session: allowAll }, tool, { path })).toEqual({
             source: "workspace",
             tool,

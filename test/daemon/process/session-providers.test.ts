@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { apiKeys } from "../../../src/daemon/process/api-key-lookup.js";
 import { ProviderConfigSource } from "../../../src/daemon/process/provider-config.js";
+import { SecretsSource } from "../../../src/daemon/process/secrets-source.js";
 import { sessionProviders } from "../../../src/daemon/process/session-providers.js";
 import { type ProviderConfig, writeProviderConfig } from "../../../src/home/provider-config.js";
+import { writeSecretsFile } from "../../../src/home/secrets-file.js";
 import { newHome, removeTempRoots } from "./temp-home.js";
 
 afterEach(removeTempRoots);
@@ -17,7 +20,7 @@ describe("sessionProviders", () => {
   it("gives every turn of a profile and model the same client until config.json changes", async () => {
     const home = newHome();
     await writeProviderConfig(home, config);
-    const providers = sessionProviders(new ProviderConfigSource(home));
+    const providers = sessionProviders(new ProviderConfigSource(home), apiKeys({}, new SecretsSource(home)));
     const first = providers.bindClient(null, null, {});
     const again = providers.bindClient(null, null, { temperature: 0.5 });
     expect(again.client).toBe(first.client);
@@ -34,5 +37,20 @@ describe("sessionProviders", () => {
     const edited = providers.bindClient(null, null, {});
     expect(edited.client).not.toBe(first.client);
     expect(edited.model).toBe("qwen3");
+  });
+
+  it("makes a new client with the key stored by skein auth set once the secrets file changes", async () => {
+    const home = newHome();
+    const keyed: ProviderConfig = {
+      active: "vendor",
+      providers: { vendor: { protocol: "anthropic", baseUrl: "https://api.example.com", model: "m" } },
+    };
+    await writeProviderConfig(home, keyed);
+    const providers = sessionProviders(new ProviderConfigSource(home), apiKeys({}, new SecretsSource(home)));
+    expect(() => providers.bindClient(null, null, {})).toThrow(
+      /no API key for profile "vendor": the daemon looked at .*secrets\.json \(no key for profile "vendor"\); store one with `skein auth set vendor`/,
+    );
+    await writeSecretsFile(home, { apiKeys: { vendor: "sk-stored" } });
+    expect(providers.bindClient(null, null, {}).profileName).toBe("vendor");
   });
 });

@@ -36,6 +36,7 @@ function snapshotEchoing(promptBytes: number): SessionSnapshot {
     history: emptyHistoryPage,
     settings: { provider_profile: null, model: null, request_config: {}, effective: null },
     context: null,
+    todos: [],
   };
 }
 

@@ -56,7 +56,7 @@ function lastOf(value: unknown): Record<string, unknown> | undefined {
 }
 
 /** Whether the request's conversation ends with tool results (the model should answer them). */
-function endsWithToolResults(protocol: FakeProtocol, body: Record<string, unknown>): boolean {
+export function endsWithToolResults(protocol: FakeProtocol, body: Record<string, unknown>): boolean {
   switch (protocol) {
     case "chat_completions":
       return lastOf(body.messages)?.role === "tool";

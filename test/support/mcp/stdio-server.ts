@@ -2,7 +2,8 @@
  * A stdio MCP server built with the SDK, serving the test tools (test-tools.ts).
  * `--pid-file PATH` writes its pid there; with `--grandchild` it also starts a `sleep` in its
  * process group and writes that pid on the next line (to check that stopping ends the group).
- * It exits when stdin closes, as stdio servers should.
+ * It exits when stdin closes, as stdio servers should, unless `--slow-exit` is given: then it
+ * ignores both the end of stdin and SIGTERM (a server that stops only when killed).
  */
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -25,5 +26,6 @@ const server = new Server(
 );
 installTestTools(server);
 await server.connect(new StdioServerTransport());
-process.stdin.on("end", () => process.exit(0));
+if (args.includes("--slow-exit")) process.on("SIGTERM", () => undefined);
+else process.stdin.on("end", () => process.exit(0));
 process.stderr.write("test server ready\n");

@@ -3,7 +3,7 @@
  * allow / deny, "always for this pattern in this session", and a message to the model.
  */
 import { useState } from "react";
-import { FileDiff } from "../transcript/file-diff.js";
+import { toolEdits, toolSubject } from "../transcript/tool-view.js";
 import { type ApprovalAnswer, argumentsObject, type PendingApproval } from "./approval-state.js";
 
 export interface ApprovalsPanelProps {
@@ -46,21 +46,12 @@ function ApprovalCard({
     }
   };
   const args = argumentsObject(approval.arguments);
-  const edit =
-    approval.tool === "edit_file" &&
-    typeof args?.old_text === "string" &&
-    typeof args.new_text === "string" ? (
-      <FileDiff before={args.old_text} after={args.new_text} />
-    ) : approval.tool === "write_file" && typeof args?.content === "string" ? (
-      <FileDiff before="" after={args.content} />
-    ) : null;
+  const edit = toolEdits(approval.tool, args);
+  const subject = toolSubject(approval.tool, args);
   return (
     <div className="approval" data-call-id={approval.call_id}>
       <div>
-        <span className="tool-name">{approval.tool}</span>{" "}
-        {typeof args?.path === "string" || typeof args?.command === "string" ? (
-          <code>{String(args?.path ?? args?.command)}</code>
-        ) : null}
+        <span className="tool-name">{approval.tool}</span> {subject === null ? null : <code>{subject}</code>}
       </div>
       {edit ?? <pre className="json">{JSON.stringify(args ?? approval.arguments, null, 2)}</pre>}
       <label>

@@ -11,6 +11,8 @@ import type { SessionList } from "../../../src/api/sessions.js";
 import { ApprovalsPanel } from "../approvals/approvals-panel.js";
 import { call } from "../daemon-api.js";
 import { navigate } from "../route.js";
+import { PlanPanel } from "../transcript/plan-panel.js";
+import { currentPlan } from "../transcript/plan-state.js";
 import type { TranscriptState } from "../transcript/transcript-state.js";
 import { TranscriptView } from "../transcript/transcript-view.js";
 import { RepairForm } from "./repair-form.js";
@@ -86,6 +88,7 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
           onAnswer={(callId, answer) => controller.answerApproval(callId, answer)}
         />
       ) : null}
+      <PlanPanel todos={currentPlan(state.entries, state.summary.todos)} />
       <TranscriptView
         state={state}
         loadingOlder={view.loadingOlder}

@@ -12,8 +12,8 @@ import {
 } from "../../../src/api/history.js";
 import { argumentsObject } from "../approvals/approval-state.js";
 import { call } from "../daemon-api.js";
-import { FileDiff } from "./file-diff.js";
 import { Markdown } from "./markdown.js";
+import { isFileEdit, toolEdits, toolSubject } from "./tool-view.js";
 
 export interface EntryViewProps {
   entry: HistoryEntry;
@@ -154,7 +154,7 @@ function ResultView({ entry }: { entry: HistoryEntry }) {
 }
 
 function isEdit(entry: HistoryEntry): boolean {
-  return entry.tool?.name === "edit_file" || entry.tool?.name === "write_file";
+  return isFileEdit(entry.tool?.name);
 }
 
 function argumentsOf(entry: HistoryEntry): unknown {
@@ -166,9 +166,8 @@ function argumentsOf(entry: HistoryEntry): unknown {
 
 /** A short line saying what the call is about (its path or command). */
 function ToolSummary({ entry }: { entry: HistoryEntry }) {
-  const args = argumentsObject(argumentsOf(entry));
-  const subject = args?.path ?? args?.command;
-  return typeof subject === "string" ? <code className="tool-subject">{subject}</code> : null;
+  const subject = toolSubject(entry.tool?.name ?? "", argumentsObject(argumentsOf(entry)));
+  return subject === null ? null : <code className="tool-subject">{subject}</code>;
 }
 
 function ToolArguments({ entry }: { entry: HistoryEntry }) {
@@ -177,16 +176,8 @@ function ToolArguments({ entry }: { entry: HistoryEntry }) {
   );
   if (part !== undefined && isTruncatedPart(part)) return <PartsText parts={[part]} />;
   const args = argumentsObject(argumentsOf(entry));
-  if (
-    entry.tool?.name === "edit_file" &&
-    typeof args?.old_text === "string" &&
-    typeof args.new_text === "string"
-  ) {
-    return <FileDiff before={args.old_text} after={args.new_text} />;
-  }
-  if (entry.tool?.name === "write_file" && typeof args?.content === "string") {
-    return <FileDiff before="" after={args.content} />;
-  }
+  const edits = toolEdits(entry.tool?.name, args);
+  if (edits !== null) return edits;
   return <pre className="json">{JSON.stringify(argumentsOf(entry), null, 2)}</pre>;
 }
 
