@@ -24,8 +24,8 @@
  * only the floors below it (siblings, in braces, not each other), and every floor the
  * daemon's errors (src/daemon/errors.ts):
  *
- *   routes                         the HTTP routes (and beside them process/ and cluster/,
- *                                  which no floor below imports; daemon.ts wires them all)
+ *   routes                         the HTTP routes (and beside them process/, cluster/ and
+ *                                  boot/, which no floor imports; daemon.ts and boot/ wire all)
  *   actor                          the session actor, its supervisor (registry), the list hub
  *   turn                           a session's turns: scheduler, run, start, end, recovery
  *   {approval, compaction}         the approval gate and policy; context compaction

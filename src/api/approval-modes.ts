@@ -18,8 +18,3 @@ export const approvalModes = [
 export function nextApprovalMode(mode: ApprovalMode): ApprovalMode {
   return approvalModes[(approvalModes.indexOf(mode) + 1) % approvalModes.length]!;
 }
-
-/** Whether `text` names an approval mode. */
-export function isApprovalMode(text: string): text is ApprovalMode {
-  return (approvalModes as readonly string[]).includes(text);
-}

@@ -12,5 +12,4 @@ export type {
   McpStatus,
   McpTestBody,
   McpTestReport,
-  McpToolStatus,
 } from "./schemas/mcp-status.js";

@@ -6,8 +6,5 @@
  */
 export type {
   CreateSessionBody,
-  ForkSessionBody,
-  NewSessionBody,
   SessionCreation,
-  SnapshotCreation,
 } from "./schemas/session-creation.js";

@@ -5,4 +5,4 @@
  * Boundary rule: a re-export of the model's one reading (src/model/todos.ts), so the daemon, the
  * CLI and the web UI agree on what a call set.
  */
-export { TODO_WRITE_TOOL, type Todo, type TodoStatus, todoMark, todosFromArguments } from "../model/todos.js";
+export { TODO_WRITE_TOOL, type Todo, todoMark, todosFromArguments } from "../model/todos.js";

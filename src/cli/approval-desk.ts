@@ -65,7 +65,7 @@ export class PendingApprovals {
 }
 
 /** What reading one answer gave: a line, end of input, Ctrl-C, or nothing (the question was withdrawn). */
-export type AnswerLine =
+type AnswerLine =
   | { kind: "line"; text: string }
   | { kind: "eof" }
   | { kind: "interrupt" }

@@ -166,7 +166,7 @@ function defaultBin(): string {
 }
 
 /** The last lines of daemon.log (for start failures). */
-export function logTail(home: string, lines = 15): string {
+function logTail(home: string, lines = 15): string {
   try {
     const text = readFileSync(homePaths(home).log, "utf8").trimEnd();
     return text.split("\n").slice(-lines).join("\n");

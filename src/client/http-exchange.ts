@@ -32,7 +32,7 @@ export interface ExchangeAnswer {
 }
 
 /** An error while talking to the daemon that says nothing reached it or came back. */
-export class ExchangeTimeoutError extends Error {
+class ExchangeTimeoutError extends Error {
   readonly code = "ETIMEDOUT";
   constructor(method: string, path: string, timeoutMs: number) {
     super(`${method} ${path}: no answer within ${timeoutMs} ms`);

@@ -10,7 +10,7 @@ import type { ApprovalAction, ApprovalPolicy, ApprovalRule } from "../model/appr
 import { isWireObject, type WireObject } from "../providers/wire-json.js";
 
 /** Every action a rule or a default may name. */
-export const approvalActions: readonly ApprovalAction[] = ["allow", "ask", "deny"];
+const approvalActions: readonly ApprovalAction[] = ["allow", "ask", "deny"];
 
 /** A policy that cannot be used; the message names the field. */
 export class ApprovalPolicyError extends Error {

@@ -40,7 +40,7 @@ export function backupPaths(folder: string): { manifest: string; database: strin
 }
 
 /** A backup folder's manifest is missing or not one this version reads. */
-export class BackupManifestError extends Error {
+class BackupManifestError extends Error {
   constructor(
     readonly path: string,
     readonly reason: string,

@@ -36,7 +36,7 @@ export interface McpStdioServerConfig extends ServerLimits {
 }
 
 /** A server reached over Streamable HTTP. */
-export interface McpHttpServerConfig extends ServerLimits {
+interface McpHttpServerConfig extends ServerLimits {
   type?: "http" | "streamable-http";
   url: string;
   headers?: Record<string, string>;

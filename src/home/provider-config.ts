@@ -61,10 +61,10 @@ export interface ProviderConfig extends SessionSettings {
 }
 
 /** Most keys `trustedHeadKeys` may list. */
-export const maxTrustedHeadKeys = 256;
+const maxTrustedHeadKeys = 256;
 
 /** Highest `maxToolRounds` config.json may set (without one, a turn has no round cap). */
-export const maxToolRoundsLimit = 10_000;
+const maxToolRoundsLimit = 10_000;
 
 /** A configured profile split into what its provider client takes and what its sessions take. */
 export function splitProfile(profile: ConfiguredProfile): {

@@ -18,7 +18,7 @@ export interface SecretsFile {
 }
 
 /** Longest key accepted (real keys are a few hundred characters). */
-export const maxApiKeyLength = 8192;
+const maxApiKeyLength = 8192;
 
 /** secrets.json cannot be read or is not valid; `path` names the file. */
 export class SecretsFileError extends Error {

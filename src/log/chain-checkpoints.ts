@@ -14,7 +14,7 @@
 import type { LogHead } from "./store.js";
 
 /** Default distance between kept points. */
-export const defaultCheckpointSpacing = 256;
+const defaultCheckpointSpacing = 256;
 
 /** A fixed view of the checkpoints at one moment (later appends do not change it). */
 export interface CheckpointView {

@@ -196,40 +196,54 @@ export function applyEntry(state: RestoredState, entry: LogEntry): void {
       if (entry.mode !== undefined) state.approval_mode = entry.mode;
       return;
     case "approval_requested":
-      if (
-        Object.hasOwn(state.approval_decisions, entry.call_id) ||
-        state.pending_approvals.some((pending) => pending.call_id === entry.call_id)
-      ) {
-        return;
-      }
-      state.pending_approvals.push({
-        call_id: entry.call_id,
-        tool: entry.tool,
-        rule: { ...entry.rule },
-        requested_at: entry.ts,
-        turn_id: entry.turn_id ?? null,
-      });
+      applyApprovalRequested(state, entry);
       return;
     case "approval_resolved":
-      state.pending_approvals = state.pending_approvals.filter(
-        (pending) => pending.call_id !== entry.call_id,
-      );
-      state.approval_decisions[entry.call_id] = {
-        call_id: entry.call_id,
-        decision: entry.decision,
-        by: entry.by,
-        client_id: entry.client_id ?? null,
-        message: entry.message ?? null,
-        remember: entry.remember === undefined ? null : { ...entry.remember },
-        resolved_at: entry.ts,
-      };
-      if (entry.remember !== undefined) state.remembered_rules.push({ ...entry.remember });
+      applyApprovalResolved(state, entry);
       return;
     default: {
       const unknown: never = entry;
       throw new Error(`unknown log entry kind ${(unknown as { kind: string }).kind}`);
     }
   }
+}
+
+/** A call waits for approval, unless it was answered or is waiting already. */
+function applyApprovalRequested(
+  state: RestoredState,
+  entry: Extract<LogEntry, { kind: "approval_requested" }>,
+): void {
+  if (
+    Object.hasOwn(state.approval_decisions, entry.call_id) ||
+    state.pending_approvals.some((pending) => pending.call_id === entry.call_id)
+  ) {
+    return;
+  }
+  state.pending_approvals.push({
+    call_id: entry.call_id,
+    tool: entry.tool,
+    rule: { ...entry.rule },
+    requested_at: entry.ts,
+    turn_id: entry.turn_id ?? null,
+  });
+}
+
+/** A call's approval is decided: no longer pending, its decision (and any rule) remembered. */
+function applyApprovalResolved(
+  state: RestoredState,
+  entry: Extract<LogEntry, { kind: "approval_resolved" }>,
+): void {
+  state.pending_approvals = state.pending_approvals.filter((pending) => pending.call_id !== entry.call_id);
+  state.approval_decisions[entry.call_id] = {
+    call_id: entry.call_id,
+    decision: entry.decision,
+    by: entry.by,
+    client_id: entry.client_id ?? null,
+    message: entry.message ?? null,
+    remember: entry.remember === undefined ? null : { ...entry.remember },
+    resolved_at: entry.ts,
+  };
+  if (entry.remember !== undefined) state.remembered_rules.push({ ...entry.remember });
 }
 
 /** A `todo_write` call sets the plan (compaction drops the call from the context, not the plan). */

@@ -59,16 +59,6 @@ export interface HeldFileLock {
   release(): void;
 }
 
-/** Take the lock at `lockPath` (waiting for its holder) and return the function that releases it. */
-export async function acquireFileLock(
-  lockPath: string,
-  sessionId: string,
-  options: FileLockOptions = defaultFileLockOptions,
-): Promise<() => void> {
-  const held = await acquireHeldFileLock(lockPath, sessionId, options);
-  return () => held.release();
-}
-
 /** Take the lock at `lockPath`, waiting for its holder (marked as waiting) up to `options.timeoutMs`. */
 export async function acquireHeldFileLock(
   lockPath: string,

@@ -88,7 +88,7 @@ export function lineStartsWithHash(fd: number, tail: TailState): boolean {
 }
 
 /** Read exactly `into.length` bytes at `position`. */
-export function readFully(fd: number, into: Buffer, position: number): void {
+function readFully(fd: number, into: Buffer, position: number): void {
   let done = 0;
   while (done < into.length) {
     const bytesRead = readSync(fd, into, done, into.length - done, position + done);

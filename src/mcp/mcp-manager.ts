@@ -32,7 +32,7 @@ function loadInstanceModule(): Promise<typeof import("./server-instance.js")> {
 }
 
 /** The `mcpServers` in force and, when config.json is broken, why (the last good one stays in force). */
-export interface McpConfigSnapshot {
+interface McpConfigSnapshot {
   servers: McpServersConfig;
   error: string | null;
 }

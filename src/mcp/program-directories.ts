@@ -30,12 +30,7 @@ import { type HiddenPaths, hiddenPathCovering, realPathOf } from "../tools/hidde
 import { isInsideDirectory } from "../tools/path-containment.js";
 
 /** Entries whose presence makes a directory a project: its program may need all of it. */
-export const PROJECT_MARKERS: readonly string[] = [
-  "package.json",
-  "node_modules",
-  "pyproject.toml",
-  "pyvenv.cfg",
-];
+const PROJECT_MARKERS: readonly string[] = ["package.json", "node_modules", "pyproject.toml", "pyvenv.cfg"];
 
 /**
  * The absolute paths `words` name, normalized, each once, in order: a word that is an absolute

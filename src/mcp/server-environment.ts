@@ -8,7 +8,7 @@
  */
 
 /** The daemon's variables every stdio server inherits. */
-export const inheritedVariables = [
+const inheritedVariables = [
   "PATH",
   "HOME",
   "USER",

@@ -22,7 +22,7 @@ export interface McpToolInfo {
 }
 
 /** The most tools one server contributes; later pages are not read. */
-export const maxListedTools = 1000;
+const maxListedTools = 1000;
 
 /** The tools `client` lists for `server`; of two tools whose portable names collide, the first. */
 export async function listServerTools(

@@ -79,7 +79,7 @@ function openAiReasoningRow(
 }
 
 /** The OpenAI row for a model name, or undefined when it is not an OpenAI model. */
-export function openAiRow(model: string): ModelCapabilities | undefined {
+function openAiRow(model: string): ModelCapabilities | undefined {
   const name = bareModel(model);
   if (/^o[134](-|$)/.test(name)) return openAiReasoningRow("openai-o-series", commonEffortLevels);
   const gpt = /^gpt-(\d+)(?:\.(\d+))?/.exec(name);
@@ -172,7 +172,7 @@ function responsesRow(model: string): ModelCapabilities {
 // ---- Anthropic ----------------------------------------------------------------------------
 
 /** Major and minor version of a Claude model name (`claude-sonnet-4-5-20250929`, `claude-3-7-sonnet`). */
-export function claudeVersion(model: string): { major: number; minor: number } | undefined {
+function claudeVersion(model: string): { major: number; minor: number } | undefined {
   const name = bareModel(model).replace(/-\d{8}$/, "");
   const numbers = name
     .split(/[-.@]/)

@@ -18,10 +18,10 @@ import { type Item, type ToolResultItem, toolResult } from "../model/items.js";
 import { toolArgumentsObject } from "../model/tool-arguments.js";
 
 /** What an error result with no text of its own is sent as. */
-export const emptyErrorText = "The tool failed without an error message.";
+const emptyErrorText = "The tool failed without an error message.";
 
 /** What a call that lost its result is answered with. */
-export const missingResultText = "No result was recorded for this tool call.";
+const missingResultText = "No result was recorded for this tool call.";
 
 /** `args` when it is a JSON object, else `{}`. */
 export function sendableArguments(args: string): string {

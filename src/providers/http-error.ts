@@ -33,7 +33,7 @@ export function retryAfterMs(headers: HeaderSource, now = Date.now()): number | 
  * Google's `RetryInfo.retryDelay` ("37s", "1.5s") in an error body's `error.details`, as
  * milliseconds: Gemini's 429 RESOURCE_EXHAUSTED carries it there and sends no Retry-After.
  */
-export function retryInfoDelayMs(body: string): number | undefined {
+function retryInfoDelayMs(body: string): number | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -107,7 +107,7 @@ export function httpStatusError(
 }
 
 /** The system error code (ECONNREFUSED, UND_ERR_SOCKET, ...) somewhere in an error's cause chain. */
-export function systemErrorCode(error: unknown): string | undefined {
+function systemErrorCode(error: unknown): string | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
     const code = (current as Error & { code?: unknown }).code;

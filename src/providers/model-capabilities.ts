@@ -162,7 +162,7 @@ export const geminiFlashLevels: Readonly<Record<Effort, GeminiThinkingLevel>> = 
 };
 
 /** The default values of a reasoning style, used when a profile overrides the style. */
-export function defaultReasoningRule(style: ReasoningStyle): ReasoningRule {
+function defaultReasoningRule(style: ReasoningStyle): ReasoningRule {
   switch (style) {
     case "none":
       return { style };
@@ -204,16 +204,13 @@ export function applyOverrides(
  * The effort level that best stands for a token budget (for models that take levels only):
  * the weakest level whose Anthropic budget covers it.
  */
-export function effortForBudget(budget: number): Effort {
+function effortForBudget(budget: number): Effort {
   for (const effort of efforts) if (budget <= anthropicBudgets[effort]) return effort;
   return "xhigh";
 }
 
 /** Whether a request config turns thinking on for a model with these capabilities. */
-export function reasoningEnabled(
-  control: ReasoningControl | undefined,
-  capabilities: ModelCapabilities,
-): boolean {
+function reasoningEnabled(control: ReasoningControl | undefined, capabilities: ModelCapabilities): boolean {
   return control !== undefined && capabilities.reasoning.style !== "none";
 }
 

@@ -37,7 +37,7 @@ export interface ModelLimits {
 /** The context window assumed for a model the table does not know (small on purpose). */
 export const defaultContextWindow = 32_768;
 /** The output limit assumed for a model the table does not know. */
-export const defaultMaxOutputTokens = 4_096;
+const defaultMaxOutputTokens = 4_096;
 /** Compact when the prompt reaches this share of the window (see docs/providers.md). */
 export const defaultCompactThreshold = 0.8;
 

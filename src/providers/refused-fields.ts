@@ -15,7 +15,7 @@ import type { RefusedPath } from "../model/llm-client.js";
 import { isWireObject, objectsAt, stringAt, type WireObject } from "./wire-json.js";
 
 /** The key a path (as a vendor spells it) is filed under. */
-export function fieldKey(path: readonly (string | number)[]): string | undefined {
+function fieldKey(path: readonly (string | number)[]): string | undefined {
   const names = path
     .flatMap((segment) => (typeof segment === "number" ? [] : segment.split(/[.[\]]+/)))
     .filter((name) => name.length > 0 && !/^\d+$/.test(name));

@@ -6,7 +6,7 @@
  */
 
 /** `defaults` overridden by `extra`, all names lower-cased. */
-export function mergeHeaders(
+function mergeHeaders(
   defaults: Readonly<Record<string, string>>,
   extra: Readonly<Record<string, string>> | undefined,
 ): Record<string, string> {

@@ -10,7 +10,7 @@
  *
  * Boundary rule: protocol-agnostic; everything wire-specific lives in the adapters.
  */
-import type { StreamEvent } from "../model/events.js";
+import type { RetryNotice, StreamEvent } from "../model/events.js";
 import type { ItemOrigin } from "../model/items.js";
 import { type LlmClient, LlmClientError, type LlmRequest } from "../model/llm-client.js";
 import { HttpStream } from "./http-stream.js";
@@ -58,7 +58,6 @@ export class StreamingLlmClient implements LlmClient {
     let sent = request;
     let spec = this.adapter.buildHttpRequest(sent);
     const { retry } = this.settings;
-    const origin: ItemOrigin = { provider: this.provider, model: this.model };
     const startedAt = Date.now();
     let attempt = 0;
     let adjustedOnce = false;
@@ -70,34 +69,16 @@ export class StreamingLlmClient implements LlmClient {
         idleTimeoutMs: this.settings.idleTimeoutMs,
       });
       const parser = this.adapter.createParser();
-      let delivered = false;
+      const progress = { delivered: false };
       try {
-        await http.open();
-        const convert = this.adapter.wholeResponse;
-        const chunks =
-          isJsonMediaType(http.mediaType) && convert !== undefined
-            ? wholeResponseChunks(http.chunks(), (document) => convert(document), this.provider)
-            : http.chunks();
-        for await (const events of decodeStream(chunks, parser, this.provider)) {
-          // Events already decoded from the last chunk are dropped once cancelled.
-          if (signal.aborted) throw abortedError(this.provider, signal);
-          for (let i = 0; i < events.length; i++) {
-            const event = events[i]!;
-            // The start of a response (and keepalives) carry nothing a consumer keeps.
-            if (event.type !== "ping" && !(event.type === "status" && event.status === "started")) {
-              delivered = true;
-            }
-            events[i] = withOrigin(event, origin);
-          }
-          yield events;
-        }
+        yield* this.attemptBatches(http, parser, signal, progress);
         return;
       } catch (thrown) {
         // Whatever broke after the caller aborted is the abort's consequence.
         const error = signal.aborted
           ? abortedError(this.provider, signal)
           : asClientError(thrown, this.provider);
-        if (delivered) {
+        if (progress.delivered) {
           if (error.kind !== "aborted") {
             const aborts = parser.abortOpenBlocks(error.message);
             if (aborts.length > 0) yield aborts;
@@ -111,36 +92,69 @@ export class StreamingLlmClient implements LlmClient {
           sent = adjustment.request;
           spec = this.adapter.buildHttpRequest(sent);
           const adjusted = adjustment.leftOut;
-          const notice: StreamEvent = {
-            type: "retry",
-            retry: {
-              attempt,
-              max_attempts: retry.maxAttempts,
-              delay_ms: 0,
-              reason: `${error.message} (sent again without ${adjusted.join(", ")})`,
-              adjusted,
-            },
-          };
-          if (error.status !== undefined) notice.retry.status = error.status;
+          const reason = `${error.message} (sent again without ${adjusted.join(", ")})`;
+          yield [
+            retryNotice(error, { attempt, max_attempts: retry.maxAttempts, delay_ms: 0, reason, adjusted }),
+          ];
           attempt--;
-          yield [notice];
           continue;
         }
         if (!isRetryable(error)) throw error;
         const delay = retryDelayMs(retry, attempt, error, Date.now() - startedAt, this.settings.random);
         if (delay === undefined) throw error;
-        const notice: StreamEvent = {
-          type: "retry",
-          retry: { attempt, max_attempts: retry.maxAttempts, delay_ms: delay, reason: error.message },
-        };
-        if (error.status !== undefined) notice.retry.status = error.status;
-        yield [notice];
+        yield [
+          retryNotice(error, {
+            attempt,
+            max_attempts: retry.maxAttempts,
+            delay_ms: delay,
+            reason: error.message,
+          }),
+        ];
         await sleepUnlessAborted(delay, signal, this.provider);
       } finally {
         http.close();
       }
     }
   }
+
+  /**
+   * One attempt's batches, each event stamped with the origin; `progress.delivered` turns true
+   * once anything a consumer keeps came (from then on a failure is not retried).
+   */
+  private async *attemptBatches(
+    http: HttpStream,
+    parser: StreamParser,
+    signal: AbortSignal,
+    progress: { delivered: boolean },
+  ): AsyncGenerator<StreamEvent[]> {
+    const origin: ItemOrigin = { provider: this.provider, model: this.model };
+    await http.open();
+    const convert = this.adapter.wholeResponse;
+    const chunks =
+      isJsonMediaType(http.mediaType) && convert !== undefined
+        ? wholeResponseChunks(http.chunks(), (document) => convert(document), this.provider)
+        : http.chunks();
+    for await (const events of decodeStream(chunks, parser, this.provider)) {
+      // Events already decoded from the last chunk are dropped once cancelled.
+      if (signal.aborted) throw abortedError(this.provider, signal);
+      for (let i = 0; i < events.length; i++) {
+        const event = events[i]!;
+        // The start of a response (and keepalives) carry nothing a consumer keeps.
+        if (event.type !== "ping" && !(event.type === "status" && event.status === "started")) {
+          progress.delivered = true;
+        }
+        events[i] = withOrigin(event, origin);
+      }
+      yield events;
+    }
+  }
+}
+
+/** The `retry` event announcing another attempt, with the failure's HTTP status when it had one. */
+function retryNotice(error: LlmClientError, retry: Omit<RetryNotice, "status">): StreamEvent {
+  const notice: StreamEvent = { type: "retry", retry };
+  if (error.status !== undefined) notice.retry.status = error.status;
+  return notice;
 }
 
 /**
@@ -199,7 +213,7 @@ function* parseBatch(
 }
 
 /** `event` with its provider payload stamped with `origin` (events without one pass unchanged). */
-export function withOrigin(event: StreamEvent, origin: ItemOrigin): StreamEvent {
+function withOrigin(event: StreamEvent, origin: ItemOrigin): StreamEvent {
   if (event.type === "block_stop") {
     if (event.reasoning !== undefined) return { ...event, reasoning: { ...event.reasoning, origin } };
     if (event.signature !== undefined) return { ...event, origin };

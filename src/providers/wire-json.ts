@@ -35,7 +35,7 @@ export function numberAt(source: WireObject | undefined, key: string): number | 
 }
 
 /** The array at `key`, if it is one. */
-export function arrayAt(source: WireObject | undefined, key: string): readonly unknown[] | undefined {
+function arrayAt(source: WireObject | undefined, key: string): readonly unknown[] | undefined {
   const value = source?.[key];
   return Array.isArray(value) ? value : undefined;
 }

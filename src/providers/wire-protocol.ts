@@ -30,7 +30,7 @@ import type { HttpRequestSpec, ProtocolAdapter, RequestAdjustment, StreamParser 
 import type { WholeResponseConverter } from "./whole-response.js";
 
 /** What a protocol's body builder is given besides the request: settled once per client. */
-export interface BindingContext {
+interface BindingContext {
   profile: ProviderProfile;
   /** The protocol's label (`LlmClient.provider`). */
   provider: string;

@@ -129,43 +129,9 @@ async function readLineWindow(
   budget: number,
 ): Promise<LineWindow | "binary"> {
   const chunk = Buffer.alloc(CHUNK_BYTES);
-  const lines: string[] = [];
-  let usedBytes = 0;
-  let lineNumber = 1;
-  let pieces: Buffer[] = [];
-  let keptBytes = 0;
-  let lineBytes = 0;
+  const window = new LineWindowCollector(first, count, budget);
   let position = 0;
   let sniffed = false;
-
-  // Returns a finished window when this line ends the read, otherwise undefined.
-  const finishLine = (): LineWindow | undefined => {
-    const current = lineNumber;
-    const bytes = lineBytes;
-    const kept = Buffer.concat(pieces);
-    lineNumber += 1;
-    pieces = [];
-    keptBytes = 0;
-    lineBytes = 0;
-    if (current < first) return undefined;
-    const cost = bytes + (lines.length > 0 ? 1 : 0);
-    if (usedBytes + cost > budget) {
-      if (lines.length > 0) return { lines, stop: "budget", totalLines: 0, more: true };
-      const shown = utf8Prefix(kept, budget);
-      lines.push(shown);
-      return {
-        lines,
-        stop: "budget",
-        totalLines: 0,
-        more: true,
-        cutLine: { omittedBytes: bytes - Buffer.byteLength(shown, "utf8") },
-      };
-    }
-    lines.push(kept.toString("utf8"));
-    usedBytes += cost;
-    return lines.length >= count ? { lines, stop: "limit", totalLines: 0, more: false } : undefined;
-  };
-
   for (;;) {
     const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, position);
     if (bytesRead === 0) break;
@@ -177,33 +143,84 @@ async function readLineWindow(
     let start = 0;
     while (start < data.length) {
       const newline = data.indexOf(0x0a, start);
-      const end = newline === -1 ? data.length : newline;
-      const piece = data.subarray(start, end);
-      lineBytes += piece.length;
-      // Keep only what could be shown (plus a partial character's worth) of very long lines.
-      if (lineNumber >= first && keptBytes < budget + 4) {
-        pieces.push(Buffer.from(piece.subarray(0, budget + 4 - keptBytes)));
-        keptBytes += Math.min(piece.length, budget + 4 - keptBytes);
-      }
+      window.add(data.subarray(start, newline === -1 ? data.length : newline));
       if (newline === -1) break;
       start = newline + 1;
-      const done = finishLine();
+      const done = window.finishLine();
       if (done !== undefined) {
         if (done.stop === "budget") return done;
         return settleLimit(
           done,
-          lineNumber - 1,
+          window.lineNumber - 1,
           start < bytesRead || (await hasMoreBytes(handle, position + bytesRead)),
         );
       }
     }
     position += bytesRead;
   }
-  if (lineBytes > 0) {
-    const done = finishLine();
-    if (done !== undefined) return done.stop === "budget" ? done : settleLimit(done, lineNumber - 1, false);
+  if (window.lineBytes > 0) {
+    const done = window.finishLine();
+    if (done !== undefined)
+      return done.stop === "budget" ? done : settleLimit(done, window.lineNumber - 1, false);
   }
-  return { lines, stop: "end", totalLines: lineNumber - 1, more: false };
+  return { lines: window.lines, stop: "end", totalLines: window.lineNumber - 1, more: false };
+}
+
+/** The lines of one window as the file is read: the current line's bytes, the lines kept so far. */
+class LineWindowCollector {
+  readonly lines: string[] = [];
+  /** The number of the line being read (1-based). */
+  lineNumber = 1;
+  /** The bytes of the line being read so far. */
+  lineBytes = 0;
+  private usedBytes = 0;
+  private pieces: Buffer[] = [];
+  private keptBytes = 0;
+
+  constructor(
+    private readonly first: number,
+    private readonly count: number,
+    private readonly budget: number,
+  ) {}
+
+  /** More of the current line. Only what could be shown (plus a partial character's worth) of a very long line is kept. */
+  add(piece: Buffer): void {
+    this.lineBytes += piece.length;
+    const room = this.budget + 4 - this.keptBytes;
+    if (this.lineNumber >= this.first && room > 0) {
+      this.pieces.push(Buffer.from(piece.subarray(0, room)));
+      this.keptBytes += Math.min(piece.length, room);
+    }
+  }
+
+  /** The current line ended: the finished window when this line ends the read, otherwise undefined. */
+  finishLine(): LineWindow | undefined {
+    const { lines } = this;
+    const current = this.lineNumber;
+    const bytes = this.lineBytes;
+    const kept = Buffer.concat(this.pieces);
+    this.lineNumber += 1;
+    this.pieces = [];
+    this.keptBytes = 0;
+    this.lineBytes = 0;
+    if (current < this.first) return undefined;
+    const cost = bytes + (lines.length > 0 ? 1 : 0);
+    if (this.usedBytes + cost > this.budget) {
+      if (lines.length > 0) return { lines, stop: "budget", totalLines: 0, more: true };
+      const shown = utf8Prefix(kept, this.budget);
+      lines.push(shown);
+      return {
+        lines,
+        stop: "budget",
+        totalLines: 0,
+        more: true,
+        cutLine: { omittedBytes: bytes - Buffer.byteLength(shown, "utf8") },
+      };
+    }
+    lines.push(kept.toString("utf8"));
+    this.usedBytes += cost;
+    return lines.length >= this.count ? { lines, stop: "limit", totalLines: 0, more: false } : undefined;
+  }
 }
 
 /** A window that hit its line limit exactly at the end of the file is a whole-file window. */

@@ -25,8 +25,8 @@ import type { NetworkInterfaceInfo } from "node:os";
 export const SANDBOX_INTERFACE = "tap0";
 
 /** slirp4netns's default network: the sandbox's address on it, and the gateway (slirp itself). */
-export const SANDBOX_ADDRESS = "10.0.2.100/24";
-export const SANDBOX_GATEWAY = "10.0.2.2";
+const SANDBOX_ADDRESS = "10.0.2.100/24";
+const SANDBOX_GATEWAY = "10.0.2.2";
 
 /** The MTU of the sandbox's interface, as slirp4netns is told (its maximum, for throughput). */
 export const SANDBOX_MTU = 65520;

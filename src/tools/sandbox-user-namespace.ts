@@ -44,7 +44,7 @@ export function rootMapping(outside: number): string {
 }
 
 /** A user namespace could not be mapped; the sandbox must not run. */
-export class UserNamespaceMappingError extends Error {
+class UserNamespaceMappingError extends Error {
   constructor(
     readonly pid: number,
     message: string,

@@ -28,9 +28,9 @@ import { toolKind } from "./tool-kind.js";
 /** Most bytes of a body read (after decompression); the rest is cut with a note. */
 export const MAX_FETCH_BYTES = 2 * 1024 * 1024;
 /** How long one call may take, redirects included. */
-export const FETCH_TIMEOUT_MS = 30_000;
+const FETCH_TIMEOUT_MS = 30_000;
 /** Most redirects followed. */
-export const MAX_REDIRECTS = 5;
+const MAX_REDIRECTS = 5;
 
 /** Whether the daemon's tools have a network, and why not. */
 export type FetchNetwork = { kind: "available" } | { kind: "none"; reason: string };
@@ -42,7 +42,7 @@ export interface WebFetchAccess {
 }
 
 /** Arguments of `web_fetch`. */
-export interface WebFetchInput {
+interface WebFetchInput {
   url: string;
 }
 

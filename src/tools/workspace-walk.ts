@@ -17,7 +17,7 @@ import { type HiddenPaths, hiddenPathCovering } from "./hidden-paths.js";
 import { PinnedDirectory } from "./pinned-directory.js";
 
 /** Directory names a walk never enters, whatever `.gitignore` says. */
-export const NEVER_WALKED: ReadonlySet<string> = new Set([".git"]);
+const NEVER_WALKED: ReadonlySet<string> = new Set([".git"]);
 
 /** One regular file found by `walkFiles`. */
 export interface WalkedFile {

@@ -145,7 +145,7 @@ async function decide(call: ToolCallItem, run: ToolBatchRun, options: ToolBatchO
 }
 
 /** What the model is told about a call its answer's output limit cut off (its arguments are not resent). */
-export function cutOffText(name: string): string {
+function cutOffText(name: string): string {
   return `Tool ${name} was not run: your answer reached the output limit while this call's arguments were being written, so they were cut off. Make the call again with complete arguments; split large content over several smaller calls.`;
 }
 

@@ -14,10 +14,10 @@ import { LlmClientError } from "../model/llm-client.js";
 import { WorkerError } from "./errors.js";
 
 /** Attempts per response, the first included. */
-export const maxResponseAttempts = 2;
+const maxResponseAttempts = 2;
 
 /** The wait before the second attempt, unless the provider named one. */
-export const transientRetryDelayMs = 500;
+const transientRetryDelayMs = 500;
 
 /** How an attempt's owner reports the retry and waits (cancellably). */
 export interface RetryHooks {

@@ -10,12 +10,12 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { v7 as uuidv7 } from "uuid";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
-import { FakeProvider } from "../support/fake-provider/server.js";
+import type { FakeProvider } from "../support/fake-provider/server.js";
 import { testServerConfig } from "../support/mcp/servers.js";
 import { type ApiResponse, DaemonHarness, type HistoryEntry } from "./support/daemon-harness.js";
-import { contentText, eventually, messagesOf, profileFor } from "./support/fixture.js";
+import { contentText, eventually, messagesOf, profileFor, useFakeProvider } from "./support/fixture.js";
 import { eventsOf } from "./support/sse-client.js";
 
 interface PendingApprovalJson {
@@ -38,17 +38,9 @@ describe("approvals", () => {
   let provider: FakeProvider;
   const started: DaemonHarness[] = [];
 
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-  });
-
-  afterEach(async () => {
-    for (const app of started.splice(0)) await app.close();
-  });
-
-  afterAll(async () => {
-    await provider?.close();
-  });
+  useFakeProvider((fake) => {
+    provider = fake;
+  }, started);
 
   /** A daemon with the built-in policy (or the config.json fields given). */
   async function daemon(

@@ -11,10 +11,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { v7 as uuidv7 } from "uuid";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { contextOverflowReply, promptTokensOf } from "../support/fake-provider/context-overflow.js";
 import { type FakeProtocol, hang } from "../support/fake-provider/reply.js";
-import { FakeProvider, type RecordedRequest } from "../support/fake-provider/server.js";
+import type { FakeProvider, RecordedRequest } from "../support/fake-provider/server.js";
 import {
   compactionProfile,
   compactionScript,
@@ -22,7 +22,7 @@ import {
   scriptPrompt,
 } from "./support/compaction-script.js";
 import { DaemonHarness, type HistoryEntry, type ProviderProfileConfig } from "./support/daemon-harness.js";
-import { eventually } from "./support/fixture.js";
+import { eventually, useFakeProvider } from "./support/fixture.js";
 
 const protocols: FakeProtocol[] = ["chat_completions", "responses", "anthropic", "gemini"];
 
@@ -51,17 +51,9 @@ describe("context compaction", () => {
   let provider: FakeProvider;
   const started: DaemonHarness[] = [];
 
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-  });
-
-  afterEach(async () => {
-    for (const app of started.splice(0)) await app.close();
-  });
-
-  afterAll(async () => {
-    await provider?.close();
-  });
+  useFakeProvider((fake) => {
+    provider = fake;
+  }, started);
 
   async function daemon(
     protocol: FakeProtocol,

@@ -7,7 +7,7 @@
  * its own session.
  */
 import { v7 as uuidv7 } from "uuid";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { deliver, reasoning, text } from "../support/fake-provider/reply.js";
 import type { FakeProvider } from "../support/fake-provider/server.js";
 import {
@@ -17,25 +17,19 @@ import {
   type Receipt,
   type StreamPage,
 } from "./support/daemon-harness.js";
-import { entryText, fixtureModel, fixtureProfile, gate, startFixture } from "./support/fixture.js";
+import { entryText, fixtureModel, fixtureProfile, gate, useSharedFixture } from "./support/fixture.js";
 import { checkContiguous, eventsOf } from "./support/sse-client.js";
 
 describe.each(databaseKinds)("a plain HTTP consumer ($name)", ({ database }) => {
   let provider: FakeProvider;
   let app: DaemonHarness;
 
-  beforeAll(async () => {
-    ({ provider, app } = await startFixture({}, database));
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await provider?.close();
-  });
-
-  beforeEach(() => {
-    provider.reset();
-  });
+  useSharedFixture(
+    (fixture) => {
+      ({ provider, app } = fixture);
+    },
+    { database },
+  );
 
   it("creates a session, sends an idempotent input, streams the turn contiguously and finds it in history", async () => {
     // The answer waits until the stream is open, and is slow enough to span several frames.

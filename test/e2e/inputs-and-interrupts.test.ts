@@ -8,11 +8,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { v7 as uuidv7 } from "uuid";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { deliver, deltas, hang, httpError, text, toolCalls } from "../support/fake-provider/reply.js";
 import type { FakeProvider } from "../support/fake-provider/server.js";
 import { type DaemonHarness, databaseKinds, sleep, userTexts } from "./support/daemon-harness.js";
-import { contentText, eventually, gate, messagesOf, startFixture } from "./support/fixture.js";
+import { contentText, eventually, gate, messagesOf, useSharedFixture } from "./support/fixture.js";
 import { eventsOf } from "./support/sse-client.js";
 
 interface Snapshot {
@@ -25,19 +25,12 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
   let provider: FakeProvider;
   let app: DaemonHarness;
 
-  beforeAll(async () => {
-    ({ provider, app } = await startFixture({}, database));
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await provider?.close();
-  });
-
-  beforeEach(() => {
-    provider.reset();
-    provider.script = () => text("ok");
-  });
+  useSharedFixture(
+    (fixture) => {
+      ({ provider, app } = fixture);
+    },
+    { database, answer: "ok" },
+  );
 
   async function snapshot(sessionId: string): Promise<Snapshot> {
     const response = await app.api(`/sessions/${sessionId}?tail=0`);

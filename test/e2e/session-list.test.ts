@@ -4,11 +4,9 @@
  * events, resumable from a cursor after a reconnect. One daemon for the file.
  */
 import { v7 as uuidv7 } from "uuid";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { text } from "../support/fake-provider/reply.js";
-import type { FakeProvider } from "../support/fake-provider/server.js";
+import { describe, expect, it } from "vitest";
 import type { DaemonHarness } from "./support/daemon-harness.js";
-import { startFixture } from "./support/fixture.js";
+import { useSharedFixture } from "./support/fixture.js";
 import { type SseConnection, type StreamEvent, StreamRefusedError } from "./support/sse-client.js";
 
 interface Summary {
@@ -20,22 +18,14 @@ interface Summary {
 }
 
 describe("the session list", () => {
-  let provider: FakeProvider;
   let app: DaemonHarness;
 
-  beforeAll(async () => {
-    ({ provider, app } = await startFixture());
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await provider?.close();
-  });
-
-  beforeEach(() => {
-    provider.reset();
-    provider.script = () => text("an answer");
-  });
+  useSharedFixture(
+    (fixture) => {
+      app = fixture.app;
+    },
+    { answer: "an answer" },
+  );
 
   async function ids(query: string): Promise<string[]> {
     const response = await app.api(`/sessions${query}`);

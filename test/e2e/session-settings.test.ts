@@ -5,11 +5,11 @@
  * uses, and sent to the provider accordingly.
  */
 import Database from "better-sqlite3";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { text } from "../support/fake-provider/reply.js";
-import { FakeProvider, type RecordedRequest } from "../support/fake-provider/server.js";
+import type { FakeProvider, RecordedRequest } from "../support/fake-provider/server.js";
 import { DaemonHarness } from "./support/daemon-harness.js";
-import { eventually, fixtureModel, gate } from "./support/fixture.js";
+import { eventually, fixtureModel, gate, useFakeProvider } from "./support/fixture.js";
 
 interface Settings {
   provider_profile: string | null;
@@ -27,17 +27,9 @@ describe("session settings", () => {
   let provider: FakeProvider;
   const started: DaemonHarness[] = [];
 
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-  });
-
-  afterEach(async () => {
-    for (const app of started.splice(0)) await app.close();
-  });
-
-  afterAll(async () => {
-    await provider?.close();
-  });
+  useFakeProvider((fake) => {
+    provider = fake;
+  }, started);
 
   async function daemon(): Promise<DaemonHarness> {
     provider.reset();

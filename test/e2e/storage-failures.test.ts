@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { text } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
 import { DaemonHarness, userTexts } from "./support/daemon-harness.js";
-import { entryText, eventually, gate, profileFor } from "./support/fixture.js";
+import { entryText, eventually, gate, profileFor, useFakeProvider } from "./support/fixture.js";
 import { SmallDisk } from "./support/small-disk.js";
 import { eventsOf } from "./support/sse-client.js";
 
@@ -161,17 +161,9 @@ describe("boot failures and a log changed behind the daemon's back", () => {
   let provider: FakeProvider;
   const started: DaemonHarness[] = [];
 
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-  });
-
-  afterEach(async () => {
-    for (const app of started.splice(0)) await app.close();
-  });
-
-  afterAll(async () => {
-    await provider?.close();
-  });
+  useFakeProvider((fake) => {
+    provider = fake;
+  }, started);
 
   it("exits non-zero and releases its home when boot fails after the listener is up", async () => {
     provider.reset();

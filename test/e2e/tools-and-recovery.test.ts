@@ -9,28 +9,27 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { v7 as uuidv7 } from "uuid";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { hang, text, toolCalls } from "../support/fake-provider/reply.js";
-import { FakeProvider } from "../support/fake-provider/server.js";
+import type { FakeProvider } from "../support/fake-provider/server.js";
 import { DaemonHarness, databaseKinds, type HistoryEntry, userTexts } from "./support/daemon-harness.js";
-import { contentText, entryText, eventually, messagesOf, profileFor } from "./support/fixture.js";
+import {
+  contentText,
+  entryText,
+  eventually,
+  messagesOf,
+  profileFor,
+  useFakeProvider,
+} from "./support/fixture.js";
 import { eventsOf } from "./support/sse-client.js";
 
 describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
   let provider: FakeProvider;
   const started: DaemonHarness[] = [];
 
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-  });
-
-  afterEach(async () => {
-    for (const app of started.splice(0)) await app.close();
-  });
-
-  afterAll(async () => {
-    await provider?.close();
-  });
+  useFakeProvider((fake) => {
+    provider = fake;
+  }, started);
 
   async function daemon(
     options: { configured?: boolean; env?: Record<string, string>; config?: Record<string, unknown> } = {},

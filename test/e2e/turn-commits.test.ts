@@ -7,11 +7,11 @@
  * same events, in the same order, as before.
  */
 import { v7 as uuidv7 } from "uuid";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { text } from "../support/fake-provider/reply.js";
 import type { FakeProvider } from "../support/fake-provider/server.js";
 import { type DaemonHarness, databaseKinds, userTexts } from "./support/daemon-harness.js";
-import { gate, startFixture } from "./support/fixture.js";
+import { gate, startFixture, useSharedFixture } from "./support/fixture.js";
 import { eventsOf, type StreamEvent } from "./support/sse-client.js";
 
 /** The group-commit figures of the daemon's last run, from its `stopped` log line. */
@@ -37,19 +37,12 @@ describe.each(databaseKinds)("commits per turn ($name)", ({ database }) => {
   let provider: FakeProvider;
   let app: DaemonHarness;
 
-  beforeAll(async () => {
-    ({ provider, app } = await startFixture({}, database));
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await provider?.close();
-  });
-
-  beforeEach(() => {
-    provider.reset();
-    provider.script = () => text("ok");
-  });
+  useSharedFixture(
+    (fixture) => {
+      ({ provider, app } = fixture);
+    },
+    { database, answer: "ok" },
+  );
 
   async function put(sessionId: string, inputId: string, body: string) {
     return app.api(`/sessions/${sessionId}/inputs/${inputId}`, {

@@ -6,7 +6,7 @@ import type { ContentPart, Item } from "../../src/model/items.js";
 import type { RequestConfig } from "../../src/model/request-config.js";
 
 /** Text with any Unicode (astral characters, controls, quotes, backslashes included). */
-export const anyText = fc.oneof(
+const anyText = fc.oneof(
   fc.string({ unit: "binary", maxLength: 24 }),
   fc.string({ unit: "grapheme", maxLength: 24 }),
   fc.constantFrom("", "\n", '"quoted"', "back\\slash", "\u2028\u2029", "😀", "\u0000\u001f", "é"),
@@ -60,7 +60,7 @@ export const itemArbitrary: fc.Arbitrary<Item> = fc.oneof(
 
 const finiteDouble = fc.double({ noNaN: true, noDefaultInfinity: true });
 
-export const requestConfigArbitrary: fc.Arbitrary<RequestConfig> = fc.record(
+const requestConfigArbitrary: fc.Arbitrary<RequestConfig> = fc.record(
   {
     max_tokens: fc.nat(),
     temperature: finiteDouble,
@@ -91,7 +91,7 @@ const outcome: fc.Arbitrary<Outcome> = fc.oneof(
 );
 
 /** A session_start entry (with or without a fork origin). */
-export const sessionStartArbitrary: fc.Arbitrary<LogEntry> = fc.record(
+const sessionStartArbitrary: fc.Arbitrary<LogEntry> = fc.record(
   {
     kind: fc.constant("session_start" as const),
     ts,
@@ -120,7 +120,7 @@ function approvalPolicyArbitrary(): fc.Arbitrary<ApprovalPolicy> {
 }
 
 /** Any entry that may follow a session_start. */
-export const laterEntryArbitrary: fc.Arbitrary<LogEntry> = fc.oneof(
+const laterEntryArbitrary: fc.Arbitrary<LogEntry> = fc.oneof(
   fc
     .tuple(ts, itemArbitrary, context)
     .map(([t, item, c]): LogEntry => ({ kind: "user_input", ts: t, item, ...c })),

@@ -8,7 +8,7 @@ const ELF_HEADER_BYTES = 64;
 const PROGRAM_HEADER_BYTES = 56;
 
 /** An ELF64 executable with one read+execute segment holding `code`, entered at its first byte. */
-export function x86_64Executable(code: Buffer): Buffer {
+function x86_64Executable(code: Buffer): Buffer {
   const codeOffset = ELF_HEADER_BYTES + PROGRAM_HEADER_BYTES;
   const total = codeOffset + code.length;
   const file = Buffer.alloc(total);

@@ -2,7 +2,7 @@
 import { useEffect, useState } from "react";
 
 /** The current route (the fragment without `#`; `/` when empty). */
-export function currentRoute(): string {
+function currentRoute(): string {
   const hash = window.location.hash.replace(/^#/, "");
   return hash === "" ? "/" : hash;
 }

@@ -51,7 +51,7 @@ const TruncatedJson = Type.Object(
 );
 
 /** A content part: whole (as the log holds it) or truncated (its content fetched through `ref`). */
-export const HistoryPartSchema = named(
+const HistoryPartSchema = named(
   "HistoryPart",
   Type.Union([InlineText, InlineJson, TruncatedText, TruncatedJson]),
 );

@@ -34,7 +34,6 @@ const McpToolStatusSchema = Type.Object(
   },
   closed,
 );
-export type McpToolStatus = Static<typeof McpToolStatusSchema>;
 
 const McpErrorStatusSchema = Type.Object({ message: Type.String(), at: Type.String() }, closed);
 export type McpErrorStatus = Static<typeof McpErrorStatusSchema>;

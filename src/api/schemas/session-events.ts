@@ -55,7 +55,7 @@ export type CompactionEventData = Static<typeof CompactionEventSchema>;
 const Delta = Type.Object({ run_id: Type.String(), message_id: Type.String(), text: Type.String() }, closed);
 
 /** One published event of a session. */
-export const SessionEventSchema = named(
+const SessionEventSchema = named(
   "SessionEvent",
   Type.Union([
     event("status", SessionStatusSchema, "the session's status changed (as a snapshot's `status`)"),
@@ -181,7 +181,7 @@ const ResetReasonSchema = Type.Union([
 export type ResetReason = Static<typeof ResetReasonSchema>;
 
 /** The event a frame starts with when it carries a snapshot; it has no sequence. */
-export const ResetEventSchema = named(
+const ResetEventSchema = named(
   "ResetEvent",
   Type.Object(
     { type: Type.Literal("reset"), data: Type.Object({ reason: ResetReasonSchema }, closed) },

@@ -15,7 +15,7 @@ import { SessionStatusSchema, SessionSummarySchema } from "./session-snapshot.js
 import { SessionListSchema } from "./sessions.js";
 
 /** One published event of the session list. */
-export const SessionListEventSchema = named(
+const SessionListEventSchema = named(
   "SessionListEvent",
   Type.Union([
     event("created", Type.Object({ session: SessionSummarySchema }, closed), "a session was created"),

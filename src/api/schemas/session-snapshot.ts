@@ -110,7 +110,7 @@ export type SessionSummary = Static<typeof SessionSummarySchema>;
  * alone before the first response and after a compaction or a daemon restart), the model's
  * window, and the session's cost at the profile's prices.
  */
-export const SessionContextSchema = named(
+const SessionContextSchema = named(
   "SessionContext",
   Type.Object(
     {

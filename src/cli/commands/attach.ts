@@ -11,7 +11,7 @@ import { type CliContext, connect } from "../cli-context.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { approvalSummary } from "../render/approval-prompt.js";
 import { Spinner } from "../render/spinner.js";
-import { wantsColor } from "../render/terminal.js";
+import { type OutputStream, wantsColor } from "../render/terminal.js";
 import { TranscriptView } from "../render/transcript-view.js";
 import { resolveSessionId } from "../session-ref.js";
 import { SessionWatcher } from "../session-watcher.js";
@@ -73,21 +73,8 @@ export async function attachSession(
     });
     process.once("SIGINT", detach);
     const desk = interactive ? approvals.serve(detach) : null;
-    const announced = new Set<string>();
-    const announce = (): void => {
-      for (const request of approvals.pending.list()) {
-        if (announced.has(request.call_id)) continue;
-        announced.add(request.call_id);
-        view.line(
-          out.paint.yellow(
-            `⚠ waiting for approval: ${approvalSummary(request)} — skein approve ${id.slice(0, 13)} ${request.call_id}`,
-          ),
-        );
-      }
-    };
     // Without a terminal to answer on, each waiting call gets one line saying how to answer it.
-    const stopAnnouncing = interactive ? () => undefined : approvals.pending.onChange(announce);
-    if (!interactive) announce();
+    const stopAnnouncing = interactive ? () => undefined : announceWaitingCalls(approvals, view, out, id);
     try {
       await Promise.race([
         detached,
@@ -105,4 +92,28 @@ export async function attachSession(
     spinner.stop();
     client.close();
   }
+}
+
+/** One line for each call that waits for approval, saying how to answer it; returns the stop. */
+function announceWaitingCalls(
+  approvals: ChatApprovals,
+  view: TranscriptView,
+  out: OutputStream,
+  sessionId: string,
+): () => void {
+  const announced = new Set<string>();
+  const announce = (): void => {
+    for (const request of approvals.pending.list()) {
+      if (announced.has(request.call_id)) continue;
+      announced.add(request.call_id);
+      view.line(
+        out.paint.yellow(
+          `⚠ waiting for approval: ${approvalSummary(request)} — skein approve ${sessionId.slice(0, 13)} ${request.call_id}`,
+        ),
+      );
+    }
+  };
+  const stop = approvals.pending.onChange(announce);
+  announce();
+  return stop;
 }

@@ -80,32 +80,13 @@ export async function runSlashCommand(scope: SlashCommandScope, text: string): P
       );
       return { kind: "switch", sessionId: snapshot.id };
     }
-    case "/fork": {
-      try {
-        const checkpoint = await latestCheckpoint(client, sessionId);
-        const snapshot = await client.forkSession(uuidV7(), {
-          source_session_id: sessionId,
-          checkpoint_id: checkpoint,
-        });
-        view.notice(`forked ${sessionId}; the original stays as it is`);
-        return { kind: "switch", sessionId: snapshot.id };
-      } catch (error) {
-        failed(error);
-        return "continue";
-      }
-    }
+    case "/fork":
+      return forkHere(scope, failed);
     case "/sessions":
       return pickSession(scope, text.split(/\s+/)[1]);
-    case "/copy": {
-      const answer = view.lastAnswer;
-      if (answer === "") {
-        view.notice("no answer to copy yet");
-        return "continue";
-      }
-      process.stdout.write(osc52Copy(answer, context.env));
-      view.notice(`copied the last answer (${answer.length} characters) to the clipboard`);
+    case "/copy":
+      copyLastAnswer(scope);
       return "continue";
-    }
     case "/thinking":
       view.showThinking = !view.showThinking;
       view.notice(`thinking is ${view.showThinking ? "shown" : "hidden"}`);
@@ -122,33 +103,14 @@ export async function runSlashCommand(scope: SlashCommandScope, text: string): P
       view.line(sessionId);
       return "continue";
     case "/model":
-    case "/effort": {
-      const argument = text.split(/\s+/)[1];
-      if (command === "/model" && (argument === undefined || /^\d+$/.test(argument))) {
-        if (argument === undefined) await listModelChoices(scope).catch(failed);
-        else {
-          const picked = modelChoicePatch(scope, Number(argument));
-          if (typeof picked === "string") view.notice(picked);
-          else applySettings(scope, picked);
-        }
-        return "continue";
-      }
-      const patch = slashSettingsPatch(command, argument);
-      if (typeof patch === "string") view.notice(patch);
-      else applySettings(scope, patch);
+    case "/effort":
+      await changeSettings(scope, command, text.split(/\s+/)[1], failed);
       return "continue";
-    }
     case "/approvals":
       await pickApprovalMode(scope, text.split(/\s+/)[1]);
       return "continue";
     case "/undo":
-      try {
-        for (const line of await undoTurnLines(context, sessionId, {})) view.line(line);
-      } catch (error) {
-        // A CliError's hint says what to do (interrupt a running turn first, say).
-        failed(error);
-        if (error instanceof CliError && error.hint !== undefined) view.notice(error.hint);
-      }
+      await undoLastTurn(scope, failed);
       return "continue";
     case "/compact":
       // Started, completed and failed show as stream notices and the history's compaction line.
@@ -180,4 +142,70 @@ async function pickApprovalMode(scope: SlashCommandScope, argument: string | und
     return;
   }
   await approvalMode.set(mode);
+}
+
+/** `/fork`: continue in a fork of the session at its newest checkpoint. */
+async function forkHere(
+  scope: SlashCommandScope,
+  failed: (error: unknown) => void,
+): Promise<ChatEnd | "continue"> {
+  const { client, sessionId, view } = scope;
+  try {
+    const checkpoint = await latestCheckpoint(client, sessionId);
+    const snapshot = await client.forkSession(uuidV7(), {
+      source_session_id: sessionId,
+      checkpoint_id: checkpoint,
+    });
+    view.notice(`forked ${sessionId}; the original stays as it is`);
+    return { kind: "switch", sessionId: snapshot.id };
+  } catch (error) {
+    failed(error);
+    return "continue";
+  }
+}
+
+/** `/copy`: the last answer to the clipboard (OSC 52). */
+function copyLastAnswer(scope: SlashCommandScope): void {
+  const { context, view } = scope;
+  const answer = view.lastAnswer;
+  if (answer === "") {
+    view.notice("no answer to copy yet");
+    return;
+  }
+  process.stdout.write(osc52Copy(answer, context.env));
+  view.notice(`copied the last answer (${answer.length} characters) to the clipboard`);
+}
+
+/** `/model [NAME | N]` and `/effort LEVEL`: the choices, or the settings from the next turn on. */
+async function changeSettings(
+  scope: SlashCommandScope,
+  command: "/model" | "/effort",
+  argument: string | undefined,
+  failed: (error: unknown) => void,
+): Promise<void> {
+  const { view } = scope;
+  if (command === "/model" && (argument === undefined || /^\d+$/.test(argument))) {
+    if (argument === undefined) await listModelChoices(scope).catch(failed);
+    else {
+      const picked = modelChoicePatch(scope, Number(argument));
+      if (typeof picked === "string") view.notice(picked);
+      else applySettings(scope, picked);
+    }
+    return;
+  }
+  const patch = slashSettingsPatch(command, argument);
+  if (typeof patch === "string") view.notice(patch);
+  else applySettings(scope, patch);
+}
+
+/** `/undo`: the workspace back to before the last turn. */
+async function undoLastTurn(scope: SlashCommandScope, failed: (error: unknown) => void): Promise<void> {
+  const { context, sessionId, view } = scope;
+  try {
+    for (const line of await undoTurnLines(context, sessionId, {})) view.line(line);
+  } catch (error) {
+    // A CliError's hint says what to do (interrupt a running turn first, say).
+    failed(error);
+    if (error instanceof CliError && error.hint !== undefined) view.notice(error.hint);
+  }
 }

@@ -73,24 +73,7 @@ async function chatInSession(
   let usage = (): string | null => null;
   const status = new TurnStatus(reader, () => usage());
   try {
-    const view = new TranscriptView({
-      text: out,
-      aside: out,
-      showThinking: options.hideThinking !== true,
-      showUserEntries: true,
-      markdown: out.tty && wantsColor(out.tty, context.env),
-      collapseThinking: true,
-      readWorkspaceFile: workspaceTextReader(snapshot.workspace),
-      // The status line lives above the prompt; without one (stdin piped), a spinner on a terminal.
-      spinner: reader.interactive ? status : new Spinner(out, context.env),
-      surroundWrites: {
-        before: () => reader.beforeOutput(),
-        after: (lineOpen, plain) => {
-          status.activity();
-          reader.afterOutput(lineOpen, plain);
-        },
-      },
-    });
+    const view = chatTranscriptView(context, options, reader, status, snapshot.workspace);
     const approvals = new ChatApprovals({
       client,
       sessionId: snapshot.id,
@@ -147,6 +130,35 @@ async function chatInSession(
     status.end();
     await watcher?.stop();
   }
+}
+
+/** The chat's transcript: thinking collapsed, writes kept clear of the prompt and its status line. */
+function chatTranscriptView(
+  context: CliContext,
+  options: ChatOptions,
+  reader: PromptReader,
+  status: TurnStatus,
+  workspace: string,
+): TranscriptView {
+  const out = context.terminal.out;
+  return new TranscriptView({
+    text: out,
+    aside: out,
+    showThinking: options.hideThinking !== true,
+    showUserEntries: true,
+    markdown: out.tty && wantsColor(out.tty, context.env),
+    collapseThinking: true,
+    readWorkspaceFile: workspaceTextReader(workspace),
+    // The status line lives above the prompt; without one (stdin piped), a spinner on a terminal.
+    spinner: reader.interactive ? status : new Spinner(out, context.env),
+    surroundWrites: {
+      before: () => reader.beforeOutput(),
+      after: (lineOpen, plain) => {
+        status.activity();
+        reader.afterOutput(lineOpen, plain);
+      },
+    },
+  });
 }
 
 /** 1234 → "1.2k". */

@@ -19,7 +19,7 @@ import { writeLine } from "../render/terminal.js";
 import { keyFix } from "./provider-config.js";
 
 /** One check's verdict. */
-export interface DoctorCheck {
+interface DoctorCheck {
   name: string;
   status: "ok" | "warn" | "fail" | "skip";
   detail: string;
@@ -74,7 +74,7 @@ export async function doctor(
 }
 
 /** Node.js against the supported minimum. */
-export function nodeCheck(version: string): DoctorCheck {
+function nodeCheck(version: string): DoctorCheck {
   const [major = 0, minor = 0] = version.split(".").map(Number);
   const supported = major > minimumNode[0] || (major === minimumNode[0] && minor >= minimumNode[1]);
   return supported

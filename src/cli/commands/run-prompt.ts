@@ -11,10 +11,9 @@
  * does. A session this command created is deleted afterwards with --ephemeral, and also when
  * its turn failed before the model answered anything (nothing in it is worth keeping).
  */
-import type { PendingApproval } from "../../api/approvals.js";
 import type { DaemonClient } from "../../client/daemon-client.js";
 import { uuidV7 } from "../../client/uuid-v7.js";
-import { approveAutomatically, PendingApprovals } from "../approval-desk.js";
+import { approveAutomatically } from "../approval-desk.js";
 import { onBrokenPipe } from "../broken-pipe.js";
 import { type CliContext, connectWithServer } from "../cli-context.js";
 import { CliError, describeFailure } from "../cli-error.js";
@@ -22,17 +21,14 @@ import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { openSession, type SessionChoice } from "../open-session.js";
 import { approvalSummary } from "../render/approval-prompt.js";
 import { writeShellWarning } from "../render/shell-warning.js";
-import { TranscriptView } from "../render/transcript-view.js";
-import { WaitingLine } from "../render/waiting-line.js";
-import { SessionWatcher } from "../session-watcher.js";
 import { withInterrupt } from "../sigint-interrupt.js";
 import { readAll } from "../stdin-text.js";
 import { stopSession } from "../stop-session.js";
-import { AnswerText } from "./run-answer-text.js";
 import { report, waitsForPerson } from "./run-exit.js";
 import { type RunEnd, resultOf, sumUsage } from "./run-result.js";
-import { waitingLabel } from "./run-waiting-label.js";
+import { type TurnWatch, watchTurn } from "./run-turn-watch.js";
 
+/** What `skein run` was asked for besides the prompt. */
 export interface RunOptions extends SessionChoice {
   json?: boolean;
   hideThinking?: boolean;
@@ -51,21 +47,12 @@ export async function runPrompt(
   promptArg: string,
   options: RunOptions,
 ): Promise<ExitCode> {
-  if (options.ephemeral === true && (options.session !== undefined || options.continue === true)) {
-    throw new CliError(
-      "--ephemeral makes a session that is deleted afterwards; it cannot be combined with --session or --continue",
-      exitCodes.usage,
-    );
-  }
-  if (options.session !== undefined && options.continue === true) {
-    throw new CliError("give either --session or --continue, not both", exitCodes.usage);
-  }
+  checkRunOptions(options);
   const text = promptArg === "-" ? await readAll(context.stdin) : promptArg;
   if (text.trim() === "") throw new CliError("the prompt is empty", exitCodes.usage);
-  const { out, err } = context.terminal;
+  const { err } = context.terminal;
   const { client, server } = await connectWithServer(context);
-  let watcher: SessionWatcher | null = null;
-  let waiting: WaitingLine | null = null;
+  let watch: TurnWatch | null = null;
   let unregisterPipe = (): void => undefined;
   try {
     const opened = await openSession(client, context.cwd, options);
@@ -77,52 +64,17 @@ export async function runPrompt(
     const shell = created ? server.shell : undefined;
     if (shell !== undefined && shell.mode === "off") writeShellWarning(err, shell);
     const inputId = uuidV7();
-    let turnsOfInput: () => readonly string[] = () => [];
-    const ourTurn = (turnId: string | null): boolean => turnId !== null && turnsOfInput().includes(turnId);
-    const activeWaiting: WaitingLine | null = new WaitingLine(err);
-    waiting = activeWaiting;
-    const view = options.json
-      ? null
-      : new TranscriptView({
-          text: out,
-          aside: err,
-          showThinking: options.hideThinking !== true && err.tty,
-          showUserEntries: false,
-          showErrors: false,
-          // The watcher learns our run from the receipt event, which precedes the run's output.
-          turnFilter: ourTurn,
-          ...(activeWaiting === null ? {} : { surroundWrites: activeWaiting }),
-        });
-    view?.markOwnInput(inputId);
-    const approvals = new PendingApprovals();
-    const answer = new AnswerText();
-    const activeWatcher = new SessionWatcher(client, sessionId, view, {
-      after,
-      tail: 0,
-      initialHistory: "skip",
-      onBatch: (batch) => {
-        approvals.observe(batch);
-        for (const event of batch.events) {
-          answer.observe(event, ourTurn);
-          activeWaiting?.activity(waitingLabel(event));
-        }
-        if (options.json) {
-          activeWaiting?.before();
-          for (const event of batch.raw) out.stream.write(`${JSON.stringify(event)}\n`);
-        }
-      },
-    });
-    turnsOfInput = () => activeWatcher.turnsOf(inputId);
-    watcher = activeWatcher;
-    activeWatcher.start();
+    const active = watchTurn(context, client, { sessionId, inputId, after }, options);
+    watch = active;
+    active.watcher.start();
     // A fresh attach must be positioned before the input exists, or its first events would be
     // folded into the snapshot; a new session's cursor already is.
-    if (after === null) await activeWatcher.connected();
+    if (after === null) await active.watcher.connected();
     const receipt = await client.putInput(sessionId, inputId, { kind: "message", text });
-    activeWatcher.noteReceipt(receipt);
-    activeWaiting?.start();
+    active.watcher.noteReceipt(receipt);
+    active.waiting.start();
     const interruptTurn = (): Promise<unknown> =>
-      client.interrupt(sessionId, activeWatcher.turnOf(inputId), receipt.acceptance_order);
+      client.interrupt(sessionId, active.watcher.turnOf(inputId), receipt.acceptance_order);
     let pipeBroken: (value: "broken_pipe") => void = () => undefined;
     const brokenPipe = new Promise<"broken_pipe">((resolve) => {
       pipeBroken = resolve;
@@ -132,98 +84,146 @@ export async function runPrompt(
       await interruptTurn();
       if (created && options.ephemeral === true) await removeSession(client, sessionId);
     });
-    const ours = (request: PendingApproval): boolean => ourTurn(request.run_id);
-    const stopApproving =
-      options.approve === true
-        ? approveAutomatically(approvals, {
-            client,
-            sessionId,
-            clientId: autoApproverId,
-            filter: ours,
-            report: (request, outcome) => {
-              activeWaiting?.before();
-              if (outcome instanceof Error) {
-                err.stream.write(
-                  `skein: could not approve ${approvalSummary(request)}: ${outcome.message}\n`,
-                );
-              } else if (!options.json) {
-                err.stream.write(err.paint.dim(`approved ${approvalSummary(request)} (--approve)\n`));
-              }
-            },
-          })
-        : () => undefined;
-    // Without --approve any call that waits ends the command; with it, only a question does.
-    const needsPerson = activeWatcher.waitUntil(
-      () =>
-        approvals
-          .list()
-          .find((request) => ours(request) && (options.approve !== true || request.tool === "ask_user")) ??
-        null,
-    );
-
-    let outcome: RunEnd;
-    try {
-      outcome = await withInterrupt(
-        () => {
-          activeWaiting?.before();
-          err.stream.write(err.paint.dim("\ninterrupting… (Ctrl-C again to leave at once)\n"));
-          void interruptTurn().catch((error: unknown) =>
-            err.stream.write(`skein: interrupt failed: ${String(error)}\n`),
-          );
-        },
-        Promise.race([activeWatcher.waitForInput(inputId), needsPerson, brokenPipe]),
-      );
-    } finally {
-      stopApproving();
-      activeWaiting?.stop();
-    }
+    const turn: RunTurn = { client, sessionId, inputId, created, watch: active };
+    const outcome = await awaitOutcome(context, turn, options, interruptTurn, brokenPipe);
     // The cleanup registered above interrupts the turn; the process exits when it is done.
     if (outcome === "broken_pipe") return await new Promise<never>(() => undefined);
     unregisterPipe();
-    view?.finish();
-    const usage = sumUsage(activeWatcher.turnsOf(inputId).map((turnId) => activeWatcher.usageOf(turnId)));
-    const failedBeforeAnswer =
-      outcome !== "forced" && "state" in outcome && outcome.state === "failed" && usage.total_tokens === 0;
-    let remove = created && (options.ephemeral === true || failedBeforeAnswer);
-    let failure: CliError | null = null;
-    let exitCode: ExitCode;
-    try {
-      if (outcome !== "forced" && "call_id" in outcome) {
-        throw waitsForPerson(sessionId, outcome, created && options.ephemeral === true);
-      }
-      exitCode = report(context, sessionId, outcome, !remove);
-    } catch (error) {
-      if (!(error instanceof CliError)) throw error;
-      failure = error;
-      exitCode = error.exitCode;
-    }
-    if (remove) {
-      try {
-        await removeSession(client, sessionId);
-      } catch (error) {
-        remove = false;
-        err.stream.write(`skein: could not delete session ${sessionId}: ${describeFailure(error).message}\n`);
-      }
-    }
-    if (remove) {
-      if (options.ephemeral !== true) {
-        err.stream.write(
-          err.paint.dim(`removed session ${sessionId} (its turn failed before the model answered)\n`),
-        );
-      }
-    }
-    if (options.json) {
-      const result = resultOf(sessionId, outcome, answer.last(), usage, exitCode, remove);
-      out.stream.write(`${JSON.stringify(result)}\n`);
-    }
-    if (failure !== null) throw failure;
-    return exitCode;
+    active.view?.finish();
+    return await finishRun(context, turn, outcome, options);
   } finally {
     unregisterPipe();
-    waiting?.stop();
-    await watcher?.stop();
+    watch?.waiting.stop();
+    await watch?.watcher.stop();
     client.close();
   }
+}
+
+/** The turn this command runs: its session, its input and how it is watched. */
+interface RunTurn {
+  client: DaemonClient;
+  sessionId: string;
+  inputId: string;
+  /** Whether this command created the session. */
+  created: boolean;
+  watch: TurnWatch;
+}
+
+/** Refuse option combinations that make no sense (a usage error). */
+function checkRunOptions(options: RunOptions): void {
+  if (options.ephemeral === true && (options.session !== undefined || options.continue === true)) {
+    throw new CliError(
+      "--ephemeral makes a session that is deleted afterwards; it cannot be combined with --session or --continue",
+      exitCodes.usage,
+    );
+  }
+  if (options.session !== undefined && options.continue === true) {
+    throw new CliError("give either --session or --continue, not both", exitCodes.usage);
+  }
+}
+
+/**
+ * Wait for the turn's end, a call that needs a person, or a broken pipe; Ctrl-C interrupts the
+ * turn meanwhile. With --approve, calls are approved as they come.
+ */
+async function awaitOutcome(
+  context: CliContext,
+  turn: RunTurn,
+  options: RunOptions,
+  interruptTurn: () => Promise<unknown>,
+  brokenPipe: Promise<"broken_pipe">,
+): Promise<RunEnd> {
+  const { err } = context.terminal;
+  const { watcher, waiting, approvals, ours } = turn.watch;
+  const stopApproving =
+    options.approve === true
+      ? approveAutomatically(approvals, {
+          client: turn.client,
+          sessionId: turn.sessionId,
+          clientId: autoApproverId,
+          filter: ours,
+          report: (request, outcome) => {
+            waiting.before();
+            if (outcome instanceof Error) {
+              err.stream.write(`skein: could not approve ${approvalSummary(request)}: ${outcome.message}\n`);
+            } else if (!options.json) {
+              err.stream.write(err.paint.dim(`approved ${approvalSummary(request)} (--approve)\n`));
+            }
+          },
+        })
+      : () => undefined;
+  // Without --approve any call that waits ends the command; with it, only a question does.
+  const needsPerson = watcher.waitUntil(
+    () =>
+      approvals
+        .list()
+        .find((request) => ours(request) && (options.approve !== true || request.tool === "ask_user")) ??
+      null,
+  );
+  try {
+    return await withInterrupt(
+      () => {
+        waiting.before();
+        err.stream.write(err.paint.dim("\ninterrupting… (Ctrl-C again to leave at once)\n"));
+        void interruptTurn().catch((error: unknown) =>
+          err.stream.write(`skein: interrupt failed: ${String(error)}\n`),
+        );
+      },
+      Promise.race([watcher.waitForInput(turn.inputId), needsPerson, brokenPipe]),
+    );
+  } finally {
+    stopApproving();
+    waiting.stop();
+  }
+}
+
+/**
+ * Report the outcome (the exit code, the --json result line), deleting the session when this
+ * command created it and it is not worth keeping (--ephemeral, or failed before any answer).
+ */
+async function finishRun(
+  context: CliContext,
+  turn: RunTurn,
+  outcome: Exclude<RunEnd, "broken_pipe">,
+  options: RunOptions,
+): Promise<ExitCode> {
+  const { out, err } = context.terminal;
+  const { client, sessionId, created, watch } = turn;
+  const usage = sumUsage(watch.watcher.turnsOf(turn.inputId).map((turnId) => watch.watcher.usageOf(turnId)));
+  const failedBeforeAnswer =
+    outcome !== "forced" && "state" in outcome && outcome.state === "failed" && usage.total_tokens === 0;
+  let remove = created && (options.ephemeral === true || failedBeforeAnswer);
+  let failure: CliError | null = null;
+  let exitCode: ExitCode;
+  try {
+    if (outcome !== "forced" && "call_id" in outcome) {
+      throw waitsForPerson(sessionId, outcome, created && options.ephemeral === true);
+    }
+    exitCode = report(context, sessionId, outcome, !remove);
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    failure = error;
+    exitCode = error.exitCode;
+  }
+  if (remove) {
+    try {
+      await removeSession(client, sessionId);
+    } catch (error) {
+      remove = false;
+      err.stream.write(`skein: could not delete session ${sessionId}: ${describeFailure(error).message}\n`);
+    }
+  }
+  if (remove && options.ephemeral !== true) {
+    err.stream.write(
+      err.paint.dim(`removed session ${sessionId} (its turn failed before the model answered)\n`),
+    );
+  }
+  if (options.json) {
+    const result = resultOf(sessionId, outcome, watch.answer.last(), usage, exitCode, remove);
+    out.stream.write(`${JSON.stringify(result)}\n`);
+  }
+  if (failure !== null) throw failure;
+  return exitCode;
 }
 
 /** Delete a session this command made, stopping its turn first. */

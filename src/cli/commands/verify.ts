@@ -51,7 +51,7 @@ export async function verifySessions(
 }
 
 /** One line per session: verdict, id, size, and the signed head (or what is wrong). */
-export function reportLine(report: VerifyReport, paint: Paint): string {
+function reportLine(report: VerifyReport, paint: Paint): string {
   if (report.status === "corrupt") {
     const problem = report.problem!;
     return `${paint.red("CORRUPT")}  ${report.session_id}  at position ${problem.position}: ${problem.reason}`;

@@ -35,7 +35,7 @@ export async function openWeb(context: CliContext, options: WebOptions): Promise
 }
 
 /** The command that opens a URL in the desktop's browser, or null where there is no desktop. */
-export function browserOpener(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): string[] | null {
+function browserOpener(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): string[] | null {
   if (platform === "darwin") return ["open"];
   if (platform === "win32") return ["rundll32", "url.dll,FileProtocolHandler"];
   const desktop = (env.DISPLAY ?? "") !== "" || (env.WAYLAND_DISPLAY ?? "") !== "";

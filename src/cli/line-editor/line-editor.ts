@@ -35,7 +35,7 @@ import type { PromptHistory } from "./prompt-history.js";
 import { applyCompletion } from "./tab-completion.js";
 
 /** What the person did at the prompt. */
-export type EditorEvent =
+type EditorEvent =
   | { kind: "submit"; text: string }
   | { kind: "eof" }
   | { kind: "interrupt" }

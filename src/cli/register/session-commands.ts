@@ -10,7 +10,14 @@ import type { CommandWiring } from "./command-wiring.js";
 import { wholeNumber } from "./whole-number-option.js";
 
 /** Register `sessions`, `show`, `attach`, `fork`, `interrupt`, `compact`, `repair`, `web`, `rm` and `verify`. */
-export function registerSessionCommands(program: Command, { context, exitWith }: CommandWiring): void {
+export function registerSessionCommands(program: Command, wiring: CommandWiring): void {
+  registerReadingCommands(program, wiring);
+  registerChangingCommands(program, wiring);
+  registerBrowserAndLifecycleCommands(program, wiring);
+}
+
+/** `sessions`, `show` and `attach`: read a session, once or live. */
+function registerReadingCommands(program: Command, { context, exitWith }: CommandWiring): void {
   program
     .command("sessions")
     .alias("ls")
@@ -60,7 +67,10 @@ export function registerSessionCommands(program: Command, { context, exitWith }:
       const { attachSession } = await import("../commands/attach.js");
       exitWith(await attachSession(context(command), id, options));
     });
+}
 
+/** `fork`, `interrupt`, `compact` and `repair`: act on one session. */
+function registerChangingCommands(program: Command, { context, exitWith }: CommandWiring): void {
   program
     .command("fork")
     .description("copy a session's history (up to an entry) into a new session; prints the new id")
@@ -108,7 +118,10 @@ export function registerSessionCommands(program: Command, { context, exitWith }:
       const { repairSession } = await import("../commands/repair.js");
       exitWith(await repairSession(context(command), id, options));
     });
+}
 
+/** `web`, `rm` and `verify`: the browser's view, deletion, and checking logs. */
+function registerBrowserAndLifecycleCommands(program: Command, { context, exitWith }: CommandWiring): void {
   program
     .command("web")
     .description("print a one-time login link to the web UI, and open it on a desktop")

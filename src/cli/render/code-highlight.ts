@@ -53,11 +53,6 @@ function highlighter(): HLJSApi {
   return core;
 }
 
-/** Whether code in `language` (a fence's info word, e.g. "ts", "sh") gets colours. */
-export function knowsLanguage(language: string): boolean {
-  return language !== "" && highlighter().getLanguage(language) !== undefined;
-}
-
 /** One line of code with colours (as given when the language is unknown). */
 export function highlightLine(paint: Paint, language: string, line: string): string {
   const hljs = highlighter();

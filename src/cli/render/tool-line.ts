@@ -11,7 +11,7 @@ import type { Paint } from "./terminal.js";
 import { clip, oneLine } from "./text-shape.js";
 
 /** Arguments as `key=value` pairs, each value short; a non-object is shown as compact JSON. */
-export function shortArguments(args: unknown, width = 60): string {
+function shortArguments(args: unknown, width = 60): string {
   if (typeof args === "string") {
     const parsed = parseToolArguments(args);
     return parsed.kind === "invalid_json" ? clip(oneLine(args), width) : shortArguments(parsed.value, width);

@@ -344,7 +344,7 @@ function pendingJson(request: LoggedRequest, history: readonly Item[]): PendingA
 }
 
 /** A recorded answer in its wire shape. */
-export function recordJson(answer: ResolvedApproval): ApprovalRecord {
+function recordJson(answer: ResolvedApproval): ApprovalRecord {
   return {
     call_id: answer.call_id,
     decision: answer.decision,

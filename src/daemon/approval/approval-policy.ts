@@ -33,7 +33,7 @@ import { literalPattern, matchesWildcard } from "./wildcard-pattern.js";
  * The policy when nothing is set: reading (and keeping a plan) allowed, writing and running (MCP
  * tools included) asked.
  */
-export const builtinPolicy: Readonly<ApprovalPolicy> = Object.freeze({
+const builtinPolicy: Readonly<ApprovalPolicy> = Object.freeze({
   default: "ask" as const,
   rules: ["read_file", "list_files", "grep", "glob", "todo_write"].map((tool) => ({
     tool,

@@ -32,7 +32,7 @@ export type ShellCommand =
   | { kind: "other"; node: string };
 
 /** The operators that join two statements into one. */
-export type BinaryOperator = "&&" | "||" | "|" | "|&";
+type BinaryOperator = "&&" | "||" | "|" | "|&";
 
 /** A statement: its command and what is done to it as a whole. */
 export interface ShellStatement {

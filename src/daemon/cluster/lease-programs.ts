@@ -9,7 +9,7 @@
 import { all, get, run, type SqlProgram } from "../storage/sql-program.js";
 
 /** The database's clock in milliseconds since the epoch, as SQL. */
-export const dbNow = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+const dbNow = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
 
 /** Nodes known to be gone: their leases count as expired. */
 const stoppedNodes = "SELECT id FROM nodes WHERE stopped_at IS NOT NULL";

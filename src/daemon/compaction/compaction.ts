@@ -28,7 +28,7 @@ import { ContextAccount } from "./context-accounting.js";
 import { summarizeItems } from "./context-summary.js";
 
 /** Whole turns a compaction keeps verbatim when they fit. */
-export const keptTurns = 2;
+const keptTurns = 2;
 /** Share of the usable prompt the kept turns may take. */
 const keptShare = 0.35;
 /** Share of the usable prompt a compaction before a request must at least summarize. */

@@ -21,7 +21,7 @@ import { addUsage, mergeUsage, type Usage } from "../../model/usage.js";
 import { isContextOverflow } from "../../providers/context-overflow.js";
 
 /** The instruction every summary request is sent with (its system prompt). Documented in docs/architecture.md. */
-export const compactionPrompt = [
+const compactionPrompt = [
   "You are compacting the history of a conversation between a user and an AI coding agent so the agent can go on with less context.",
   "Write a summary that lets the agent continue the work without the original messages. Keep:",
   "- the user's goals, requests and constraints, in their own words where they matter;",
@@ -48,7 +48,7 @@ export interface SummaryResult {
 }
 
 /** The model answered with no usable summary. */
-export class SummaryError extends Error {
+class SummaryError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "SummaryError";
@@ -138,7 +138,7 @@ async function requestSummary(
 }
 
 /** The transcript text of one item; reasoning is left out (it is the model's own scratch work). */
-export function renderItem(item: Item, maxTokens: number): string {
+function renderItem(item: Item, maxTokens: number): string {
   const cut = (text: string) => shorten(text, Math.max(64, Math.floor(maxTokens / 2)) * 4);
   switch (item.type) {
     case "message": {

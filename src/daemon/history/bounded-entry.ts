@@ -36,7 +36,7 @@ export function partContent(part: InlinePart): { encoding: ContentEncoding; text
 }
 
 /** The path (with query) that serves part `part` of a session's history entry whole. */
-export function contentRef(sessionId: string, entryId: string, part: number): string {
+function contentRef(sessionId: string, entryId: string, part: number): string {
   return `/sessions/${sessionId}/entries/${encodeURIComponent(entryId)}/content?part=${part}`;
 }
 

@@ -56,12 +56,12 @@ export interface HistoryPageRequest {
   readStep?: number;
 }
 
-export const defaultHistoryLimit = 100;
-export const maxHistoryLimit = 200;
-export const defaultTail = 100;
+const defaultHistoryLimit = 100;
+const maxHistoryLimit = 200;
+const defaultTail = 100;
 
 /** Byte budget of a history answer's entries: with its envelope the answer stays within 1 MiB. */
-export const maxPageBytes = 1024 * 1024 - 8 * 1024;
+const maxPageBytes = 1024 * 1024 - 8 * 1024;
 
 /** Byte budget of a snapshot's entries: with the session's other fields it stays within 1 MiB. */
 export const maxTailBytes = 1024 * 1024 - 64 * 1024;

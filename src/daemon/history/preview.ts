@@ -9,7 +9,7 @@ import type { SessionPreview } from "../../api/session-snapshot.js";
 import { type PlacedEntry, projectEntry, type ToolNames } from "./project-history.js";
 
 /** How many Unicode scalar values the preview text keeps. */
-export const previewLength = 256;
+const previewLength = 256;
 
 /** The preview of a session with no history. */
 export const emptyPreview: SessionPreview = { text: "", transcript_count: 0, truncated: false };

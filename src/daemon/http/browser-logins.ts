@@ -41,7 +41,7 @@ export interface CookieLogin {
 /** How long a login code works (ms). */
 export const codeLifetimeMs = 2 * 60_000;
 /** How long a login lasts (ms). */
-export const loginLifetimeMs = 7 * 24 * 60 * 60_000;
+const loginLifetimeMs = 7 * 24 * 60 * 60_000;
 /** At most this many unredeemed codes are kept; issuing another drops the oldest. */
 const maxCodes = 16;
 /** At most this many logins are kept; a new one drops the oldest. */

@@ -2,8 +2,9 @@
  * The daemon's Fastify app: every ingress rule of the HTTP contract, before any route runs.
  *
  * Boundary rule: this file knows no route of the daemon (src/daemon/routes registers them on
- * the returned app); it owns what every request goes through. In order, before the body is read
- * (1-10 in an `onRequest` hook, 11 in Fastify's parser lookup), a request is refused with:
+ * the returned app); it owns what every request goes through (the checks in ingress-checks.ts,
+ * the problem answers in problem-answers.ts). In order, before the body is read (1-10 in an
+ * `onRequest` hook, 11 in Fastify's parser lookup), a request is refused with:
  *   1. 401 authentication_required: missing, repeated or wrong `Authorization: Bearer <token>`,
  *      and no valid browser login cookie instead (browser-logins.ts). Auth comes first so that
  *      nothing about the daemon, not even its Host policy, is revealed to a caller without the
@@ -39,14 +40,12 @@
  * as problem JSON; what Fastify never sees is answered on the raw socket (raw-answer.ts), after
  * the same checks 1-3 (request-authority.ts) on as much of the head as can be read.
  */
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import Fastify, {
   type FastifyBaseLogger,
-  type FastifyError,
-  type FastifyInstance,
-  type FastifyReply,
+  type FastifyHttpOptions,
   type FastifyRequest,
   type FastifyServerOptions,
   LogController,
@@ -56,26 +55,25 @@ import { problemContentType } from "../../api/problem.js";
 import { negotiate } from "./accept.js";
 import type { BrowserLogins } from "./browser-logins.js";
 import { recordCredential } from "./credential.js";
-import { isJsonMediaType, parseJsonBody } from "./json-body.js";
-import { daemonUnavailable, ProblemError, problem, requestBodyTooLarge } from "./problem.js";
-import { checkQuery, parseQueryString, queryNamesOfSchema } from "./query.js";
+import type { HttpApp } from "./http-app.js";
+import {
+  type AuthorityCheck,
+  installBodyRules,
+  installExpectContinue,
+  installIngressChecks,
+} from "./ingress-checks.js";
+import { type ProblemError, problem } from "./problem.js";
+import { frameworkErrorDetail, notFound, sendProblem, settleHeaders, toProblem } from "./problem-answers.js";
+import { parseQueryString } from "./query.js";
 import { answerConnect, answerUnparsableRequest } from "./raw-answer.js";
 import { RequestAuthority } from "./request-authority.js";
 import { BearerCheck } from "./request-guard.js";
 import { defaultBodyLimit } from "./route-config.js";
-import { describeValidation, type ValidationIssue } from "./validation-detail.js";
 
-/** The app type routes are registered on (TypeBox schemas give typed requests). */
-export type HttpApp = FastifyInstance<
-  Server,
-  IncomingMessage,
-  ServerResponse,
-  FastifyBaseLogger,
-  TypeBoxTypeProvider
->;
+export type { HttpApp } from "./http-app.js";
 
 /** Connection timeouts (milliseconds). */
-export interface HttpTimeouts {
+interface HttpTimeouts {
   /** Time to receive a whole request (headers and body). SSE responses are not limited: the
    *  clock stops once the request is received. Default 60 s. */
   requestMs?: number;
@@ -116,7 +114,6 @@ export interface HttpAppOptions {
 
 /** Build the app with every ingress rule installed; register routes, then listen. */
 export function createHttpApp(options: HttpAppOptions): HttpApp {
-  const bearer = new BearerCheck(options.token);
   // The bound port, read once the server listens: `address()` is a system call, and every
   // request's Host check needs the port. (Only ever called for a request: the app exists then.)
   let boundPort = 0;
@@ -130,14 +127,68 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       return boundPort;
     });
   const authority = new RequestAuthority({
-    bearer,
+    bearer: new BearerCheck(options.token),
     logins: options.logins,
     port: portOf,
     extraHosts: options.extraHosts,
     publicUrls: options.publicUrls,
   });
+  // Who sends the request: token or cookie, Host, origin, CSRF (the first three ingress checks).
+  const checkAuthority: AuthorityCheck = (request, isPublic = false) => {
+    const head = { rawHeaders: request.raw.rawHeaders, method: request.method, whole: true };
+    recordCredential(request.raw, authority.check(head, isPublic));
+  };
+  const app = Fastify(
+    fastifyOptions(options, authority, checkAuthority),
+  ).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Body values are checked as sent; query and path values are converted ("5" → 5) first.
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  // Answer schemas document the routes (openapi-document.ts); answers are sent exactly as built.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  const routes: RouteOptions[] = [];
+  app.addHook("onRoute", (route) => {
+    routes.push(route as RouteOptions);
+  });
+  registeredRoutes.set(app, routes);
+
+  installIngressChecks(app, checkAuthority, options.isDraining);
+  installExpectContinue(app);
+  app.server.on("connect", (request: IncomingMessage, socket: Duplex) =>
+    answerConnect(request, socket, authority),
+  );
+  installBodyRules(app);
+
+  app.addHook("onSend", (request, reply, payload, done) => {
+    settleHeaders(request, reply);
+    const type = reply.getHeader("content-type");
+    // RFC 8259 and RFC 9457 define no charset parameter (JSON is UTF-8); send the bare media type.
+    if (typeof type === "string" && type.endsWith("; charset=utf-8")) {
+      const media = type.slice(0, -"; charset=utf-8".length);
+      if (media === "application/json" || media === problemContentType) reply.header("content-type", media);
+    }
+    done(null, payload);
+  });
+
+  app.setNotFoundHandler(async (request) => {
+    throw notFound(request);
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    sendProblem(reply, toProblem(error, request));
+  });
+
+  return app;
+}
+
+/** Fastify's options: limits and timeouts, no request logging, and what answers before any hook. */
+function fastifyOptions(
+  options: HttpAppOptions,
+  authority: RequestAuthority,
+  checkAuthority: AuthorityCheck,
+): FastifyHttpOptions<Server> {
   const timeouts = options.timeouts ?? {};
-  const app = Fastify({
+  return {
     ...(options.loggerInstance === undefined
       ? { logger: options.logger ?? false }
       : {
@@ -170,124 +221,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       }
       sendProblem(reply, answer);
     },
-  }).withTypeProvider<TypeBoxTypeProvider>();
-
-  // Body values are checked as sent; query and path values are converted ("5" → 5) first.
-  app.setValidatorCompiler(TypeBoxValidatorCompiler);
-  // Answer schemas document the routes (openapi-document.ts); answers are sent exactly as built.
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
-  const routes: RouteOptions[] = [];
-  app.addHook("onRoute", (route) => {
-    routes.push(route as RouteOptions);
-  });
-  registeredRoutes.set(app, routes);
-
-  // Who sends the request: token or cookie, Host, origin, CSRF (the first three ingress checks).
-  const checkAuthority = (request: FastifyRequest, isPublic = false): void => {
-    const head = { rawHeaders: request.raw.rawHeaders, method: request.method, whole: true };
-    recordCredential(request.raw, authority.check(head, isPublic));
   };
-
-  const allowedQueryByRoute = new Map<string, ReadonlySet<string>>();
-  const allowedQuery = (request: FastifyRequest): ReadonlySet<string> => {
-    const route = request.routeOptions;
-    const key = `${request.method} ${route.url ?? ""}`;
-    let allowed = allowedQueryByRoute.get(key);
-    if (allowed === undefined) {
-      allowed = new Set(route.config.query ?? queryNamesOfSchema(route.schema?.querystring));
-      allowedQueryByRoute.set(key, allowed);
-    }
-    return allowed;
-  };
-
-  app.addHook("onRequest", async (request) => {
-    const config = request.routeOptions.config;
-    checkAuthority(request, !request.is404 && config.public === true);
-    checkExpectation(request.headers.expect);
-    // Here, not in the 404 handler: Fastify would read and check the body before calling it.
-    if (request.is404) throw notFound(request);
-    // The 405 placeholders answer next; nothing else about the request matters.
-    if (config.allow !== undefined) return;
-    const encoding = request.headers["content-encoding"];
-    if (encoding !== undefined && encoding.trim().toLowerCase() !== "identity") {
-      throw problem(
-        "unsupported_encoding",
-        `Content-Encoding ${encoding} is not supported; send the body uncompressed`,
-      );
-    }
-    checkQuery(request.query, allowedQuery(request));
-    if (config.page !== true && negotiate(request.headers.accept, config.eventStream === true) === null) {
-      throw problem(
-        "not_acceptable",
-        config.eventStream === true
-          ? "this resource is available as application/json or text/event-stream"
-          : "this resource is available as application/json",
-      );
-    }
-    if (config.startsWork === true && options.isDraining?.() === true) throw daemonUnavailable();
-    // Size before type: Fastify would answer 415 to a body without Content-Type before its size.
-    const limit = bodyLimitOf(request);
-    if (Number(request.headers["content-length"] ?? 0) > limit) throw requestBodyTooLarge(limit);
-  });
-
-  // Node answers `Expect` itself (100 Continue at once, a bare 417 for anything else) unless
-  // these events have listeners: hand both to Fastify, and send 100 Continue once the request
-  // passed the checks above with a body the parser takes, so a refused client never uploads it.
-  const awaitingContinue = new WeakSet<IncomingMessage>();
-  app.server.on("checkContinue", (request: IncomingMessage, response: ServerResponse) => {
-    awaitingContinue.add(request);
-    app.server.emit("request", request, response);
-  });
-  app.server.on("checkExpectation", (request: IncomingMessage, response: ServerResponse) => {
-    app.server.emit("request", request, response);
-  });
-  app.server.on("connect", (request: IncomingMessage, socket: Duplex) =>
-    answerConnect(request, socket, authority),
-  );
-  app.addHook("preParsing", async (request, reply, payload) => {
-    const waiting = awaitingContinue.delete(request.raw) && !request.raw.complete;
-    if (waiting && isJsonMediaType(request.headers["content-type"])) reply.raw.writeContinue();
-    return payload;
-  });
-
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
-    try {
-      done(null, parseJsonBody(body as Buffer, request.headers["content-type"]));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
-  });
-
-  app.addHook("preValidation", async (request) => {
-    if (request.routeOptions.schema?.body !== undefined || request.body === undefined) return;
-    const body = request.body;
-    const isEmptyObject =
-      typeof body === "object" && body !== null && !Array.isArray(body) && Object.keys(body).length === 0;
-    if (!isEmptyObject)
-      throw problem("invalid_request", `${request.method} on this resource takes no request body`);
-  });
-
-  app.addHook("onSend", (request, reply, payload, done) => {
-    settleHeaders(request, reply);
-    const type = reply.getHeader("content-type");
-    // RFC 8259 and RFC 9457 define no charset parameter (JSON is UTF-8); send the bare media type.
-    if (typeof type === "string" && type.endsWith("; charset=utf-8")) {
-      const media = type.slice(0, -"; charset=utf-8".length);
-      if (media === "application/json" || media === problemContentType) reply.header("content-type", media);
-    }
-    done(null, payload);
-  });
-
-  app.setNotFoundHandler(async (request) => {
-    throw notFound(request);
-  });
-
-  app.setErrorHandler((error, request, reply) => {
-    sendProblem(reply, toProblem(error, request));
-  });
-
-  return app;
 }
 
 const registeredRoutes = new WeakMap<object, readonly RouteOptions[]>();
@@ -302,87 +236,4 @@ export function wantsEventStream(request: FastifyRequest): boolean {
   return (
     negotiate(request.headers.accept, request.routeOptions.config.eventStream === true) === "event-stream"
   );
-}
-
-function toProblem(error: unknown, request: FastifyRequest): ProblemError {
-  if (error instanceof ProblemError) return error;
-  const fastifyError = error as Partial<FastifyError> & { validationContext?: string };
-  if (Array.isArray(fastifyError.validation)) {
-    const issues = fastifyError.validation as unknown as ValidationIssue[];
-    return problem(
-      "invalid_request",
-      describeValidation(fastifyError.validationContext ?? "request", issues),
-    );
-  }
-  switch (fastifyError.code) {
-    case "FST_ERR_CTP_BODY_TOO_LARGE":
-      return requestBodyTooLarge(bodyLimitOf(request));
-    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
-      return problem(
-        "unsupported_media_type",
-        "request bodies must be sent as Content-Type: application/json",
-      );
-    case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
-      return problem("invalid_request", "the request body length does not match its Content-Length");
-    case "FST_ERR_CTP_EMPTY_JSON_BODY":
-    case "FST_ERR_CTP_INVALID_JSON_BODY":
-      return problem("invalid_request", "the request body is not valid JSON");
-    default:
-      break;
-  }
-  const status = fastifyError.statusCode;
-  if (typeof status === "number" && status >= 400 && status < 500) {
-    // Fastify's own client errors (aborted upload, bad framing); their messages name no internals.
-    return problem("invalid_request", fastifyError.message ?? "the request is invalid");
-  }
-  request.log.error({ err: error }, "unexpected error while answering a request");
-  return problem("internal_error", "the daemon failed to answer this request; the cause is in its log");
-}
-
-function bodyLimitOf(request: FastifyRequest): number {
-  return request.routeOptions.bodyLimit ?? defaultBodyLimit;
-}
-
-function notFound(request: FastifyRequest): ProblemError {
-  return problem("resource_not_found", `no resource at ${request.url.split("?")[0]}`);
-}
-
-// Only 100-continue is understood (and answered once the request passes the ingress checks).
-function checkExpectation(expect: string | undefined): void {
-  if (expect === undefined) return;
-  const expectations = expect.split(",").map((part) => part.trim().toLowerCase());
-  if (expectations.every((part) => part === "100-continue")) return;
-  throw problem("expectation_failed", "the daemon meets no expectation but `Expect: 100-continue`");
-}
-
-// Also used where Fastify runs no hooks (frameworkErrors): the bytes are sent as a Buffer, to
-// which Fastify adds no charset parameter, and the common headers are set here.
-function sendProblem(reply: FastifyReply, answer: ProblemError): void {
-  reply.code(answer.status).headers(answer.headers).header("content-type", problemContentType);
-  settleHeaders(reply.request, reply);
-  reply.send(Buffer.from(JSON.stringify(answer.body())));
-}
-
-// Headers of every answer.
-function settleHeaders(request: FastifyRequest, reply: FastifyReply): void {
-  if (!reply.hasHeader("cache-control")) reply.header("cache-control", "no-store");
-  // Answered before the whole body arrived: on a kept-alive connection Node reads and discards
-  // the rest before the next request. Allowed up to the route's limit (the daemon would have
-  // read that much anyway); a larger or chunked (unbounded) rest closes the connection instead.
-  if (!request.raw.complete) {
-    const declared = request.headers["content-length"];
-    if (declared === undefined || Number(declared) > bodyLimitOf(request))
-      reply.header("connection", "close");
-  }
-}
-
-function frameworkErrorDetail(error: FastifyError): string {
-  switch (error.code) {
-    case "FST_ERR_BAD_URL":
-      return "the request URL is malformed";
-    case "FST_ERR_MAX_PARAM_LENGTH":
-      return "a path segment of the request URL is too long";
-    default:
-      return "the request cannot be routed";
-  }
 }

@@ -13,7 +13,7 @@
 import { problem } from "./problem.js";
 
 /** Deepest accepted nesting of arrays and objects in a request body. */
-export const maxJsonDepth = 64;
+const maxJsonDepth = 64;
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
@@ -41,7 +41,7 @@ export function parseJsonBody(body: Uint8Array, contentType: string | undefined)
 }
 
 /** Throw a 400 ProblemError if a parsed value has forbidden keys or nests too deeply. */
-export function checkJsonValue(value: unknown): void {
+function checkJsonValue(value: unknown): void {
   // Iterative walk: a deliberately deep document must not overflow the stack here either.
   const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
   while (stack.length > 0) {

@@ -37,11 +37,7 @@ export function registerResource(
 }
 
 /** Register 405 placeholders on `url` for every method not in `allowed` (routes added elsewhere). */
-export function registerMethodNotAllowed(
-  app: HttpApp,
-  url: string,
-  allowed: readonly ResourceMethod[],
-): void {
+function registerMethodNotAllowed(app: HttpApp, url: string, allowed: readonly ResourceMethod[]): void {
   if (allowed.length === 0) throw new Error(`resource ${url} must allow at least one method`);
   const allow = [...new Set(allowed)].sort().join(", ");
   for (const method of answeredMethods) {

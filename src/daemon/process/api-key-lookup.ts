@@ -19,7 +19,7 @@ import type { SecretsSource } from "./secrets-source.js";
 export type ApiKeySource = "config" | "env" | "secrets_file";
 
 /** What a lookup found, and where it looked. */
-export interface ApiKeyLookup {
+interface ApiKeyLookup {
   key: string | undefined;
   /** null: no key found. */
   source: ApiKeySource | null;

@@ -23,7 +23,7 @@ export interface CheckedCopy {
 }
 
 /** A session's log in the copy does not verify. */
-export class CopyCorruptError extends Error {
+class CopyCorruptError extends Error {
   constructor(
     readonly sessionId: string,
     readonly position: number,

@@ -51,7 +51,7 @@ export function readPublicUrls(raw: string | undefined): string[] {
 }
 
 /** True for a wildcard listen address (every interface). */
-export function isWildcardAddress(address: string): boolean {
+function isWildcardAddress(address: string): boolean {
   return address === "0.0.0.0" || address === "::" || address === "0:0:0:0:0:0:0:0";
 }
 
@@ -66,7 +66,7 @@ export function isLoopbackHostName(hostname: string): boolean {
 }
 
 /** An IP literal as it appears in a URL's or Host header's authority (IPv6 in brackets). */
-export function hostForUrl(address: string): string {
+function hostForUrl(address: string): string {
   return isIP(address) === 6 ? `[${address}]` : address;
 }
 

@@ -63,15 +63,15 @@ export interface DaemonSettings {
 }
 
 /** Default SKEIN_LEASE_SECONDS. */
-export const defaultLeaseSeconds = 10;
+const defaultLeaseSeconds = 10;
 
 /** The daemon's database: an embedded SQLite file, or a PostgreSQL database shared by a cluster. */
-export type DatabaseTarget = { kind: "sqlite"; path: string } | { kind: "postgres"; url: string };
+type DatabaseTarget = { kind: "sqlite"; path: string } | { kind: "postgres"; url: string };
 
 /** Lowest accepted length of a caller-chosen SKEIN_TOKEN. */
-export const minTokenLength = 16;
+const minTokenLength = 16;
 /** Default SKEIN_UNLOAD_SECONDS. */
-export const defaultUnloadSeconds = 3600;
+const defaultUnloadSeconds = 3600;
 const maxUnloadSeconds = 604_800;
 
 /** Read and validate the daemon settings from `env`. */

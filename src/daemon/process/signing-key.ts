@@ -11,7 +11,7 @@ import { homePaths } from "../../home/home.js";
 import { HeadSigner } from "../../log/head-signer.js";
 
 /** The key file exists but does not hold a usable Ed25519 private key. */
-export class SigningKeyError extends Error {
+class SigningKeyError extends Error {
   constructor(
     readonly path: string,
     reason: string,

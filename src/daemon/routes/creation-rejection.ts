@@ -16,7 +16,7 @@ import type { SessionStorage } from "../storage/session-storage.js";
 import { toDaemonProblem } from "./daemon-problem.js";
 
 /** 404 for a session that does not exist because its creation was refused; the body says why. */
-export class RejectedCreationProblem extends ProblemError {
+class RejectedCreationProblem extends ProblemError {
   constructor(readonly rejection: RejectedCreation) {
     super(
       404,

@@ -16,7 +16,7 @@ import { WriteFencedError } from "../storage/session-storage.js";
 import { isDatabaseError, isStorageUnavailable } from "../storage/storage-unavailable.js";
 
 /** What a 503 tells a client to wait before trying again (seconds): storage back, a session moved. */
-export const storageRetryAfterSeconds = "1";
+const storageRetryAfterSeconds = "1";
 
 /** The problem for an error, or the error itself when it is not one a client caused or can retry. */
 export function toDaemonProblem(error: unknown): unknown {

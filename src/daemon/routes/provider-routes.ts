@@ -20,7 +20,7 @@ import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
 
 /** How long a test waits for the provider when the body names no timeout. */
-export const defaultProviderTestTimeoutMs = 30_000;
+const defaultProviderTestTimeoutMs = 30_000;
 
 /** Register `POST /providers/{name}/test`. */
 export function registerProviderRoutes(app: HttpApp, services: RouteServices): void {

@@ -8,13 +8,13 @@ import type { ProjectInstructions } from "../session/project-instructions.js";
 import type { SessionStorage } from "../storage/session-storage.js";
 
 /** The provider a new session gets: the named profile (or the active one) and its model. */
-export interface ProviderDefaults {
+interface ProviderDefaults {
   name: string | null;
   model: string | null;
 }
 
 /** Where an API key was found, and every place looked at. */
-export interface ApiKeyReport {
+interface ApiKeyReport {
   source: ApiKeySource | null;
   looked: string[];
 }

@@ -25,6 +25,7 @@ import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
 import type { StaticAssets, StaticFile } from "../http/static-assets.js";
 
+/** What the web routes serve and sign in with. */
 export interface WebRouteOptions {
   logins: BrowserLogins;
   /** The built UI, or null when it was not built (the page then answers 404 saying so). */
@@ -54,8 +55,13 @@ const LoginQuery = Type.Object(
 
 /** Register the web UI's routes. */
 export function registerWebRoutes(app: HttpApp, options: WebRouteOptions): void {
-  const { logins } = options;
+  registerPageRoutes(app, options);
+  registerLoginRoutes(app, options);
+  registerBrowserSessionRoutes(app, options);
+}
 
+/** The page and its assets (public). */
+function registerPageRoutes(app: HttpApp, options: WebRouteOptions): void {
   registerResource(app, "/", {
     GET: {
       schema: {
@@ -103,7 +109,11 @@ export function registerWebRoutes(app: HttpApp, options: WebRouteOptions): void 
       },
     },
   });
+}
 
+/** A login link for the token, and spending its code in the browser. */
+function registerLoginRoutes(app: HttpApp, options: WebRouteOptions): void {
+  const { logins } = options;
   registerResource(app, "/web/login-codes", {
     POST: {
       schema: { response: { 201: LoginLinkSchema } },
@@ -169,7 +179,11 @@ export function registerWebRoutes(app: HttpApp, options: WebRouteOptions): void 
       },
     },
   });
+}
 
+/** How a browser is signed in (its CSRF token), and signing it out. */
+function registerBrowserSessionRoutes(app: HttpApp, options: WebRouteOptions): void {
+  const { logins } = options;
   registerResource(app, "/web/session", {
     GET: {
       schema: { response: { 200: BrowserSessionSchema } },

@@ -17,7 +17,7 @@ import { hiddenPathCovering, resolveHiddenPaths } from "../../tools/hidden-paths
 import { utf8Prefix } from "../../tools/output-limit.js";
 
 /** The file names looked for in each directory, in order of precedence. */
-export const instructionFileNames = ["AGENTS.md", "CLAUDE.md"] as const;
+const instructionFileNames = ["AGENTS.md", "CLAUDE.md"] as const;
 
 /** The most bytes of an instruction file added to a system prompt (32 KiB). */
 export const maxInstructionBytes = 32 * 1024;

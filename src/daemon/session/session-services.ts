@@ -55,7 +55,7 @@ export interface TurnSettings {
  * Cluster ownership of sessions (absent on a single node): a session's actor loads only on the
  * node that holds its lease, and gives the lease up when it stops.
  */
-export interface SessionOwnership {
+interface SessionOwnership {
   /**
    * Hold the session's lease (throws when another node holds it); the epoch it is held under,
    * which the actor loaded now writes under (its writes are refused once the epoch is not the

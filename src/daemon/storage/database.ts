@@ -74,11 +74,6 @@ export function currentSchemaVersion(db: DaemonDatabase): number {
   return row.version ?? 0;
 }
 
-/** True when `error` is a better-sqlite3 error with this (extended) result code. */
-export function hasSqliteCode(error: unknown, code: string): boolean {
-  return error instanceof Error && (error as Error & { code?: unknown }).code === code;
-}
-
 // SQLite gives the -wal and -shm files the database file's mode, so 0600 here covers all three.
 function restrictFileMode(path: string): void {
   closeSync(openSync(path, "a", 0o600));

@@ -258,14 +258,9 @@ export function getReceipt(db: DaemonDatabase, sessionId: string, inputId: strin
 }
 
 /** The input row (any session), or null. */
-export function* getInputProgram(inputId: string): SqlProgram<InputRow | null> {
+function* getInputProgram(inputId: string): SqlProgram<InputRow | null> {
   const record = yield* get<InputRecord>("SELECT * FROM inputs WHERE id = ?", inputId);
   return record === undefined ? null : rowOf(record);
-}
-
-/** `getInputProgram` on a SQLite connection. */
-export function getInput(db: DaemonDatabase, inputId: string): InputRow | null {
-  return runSqlite(db, getInputProgram(inputId));
 }
 
 /** Ids of the sessions that have inputs waiting. */
@@ -274,11 +269,6 @@ export function* sessionsWithPendingInputsProgram(): SqlProgram<string[]> {
     "SELECT DISTINCT session FROM inputs WHERE delivery = 'pending'",
   );
   return rows.map((row) => row.session);
-}
-
-/** `sessionsWithPendingInputsProgram` on a SQLite connection. */
-export function sessionsWithPendingInputs(db: DaemonDatabase): string[] {
-  return runSqlite(db, sessionsWithPendingInputsProgram());
 }
 
 /** The session's waiting inputs in acceptance order (the FIFO queue). */

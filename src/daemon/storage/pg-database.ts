@@ -19,13 +19,8 @@ import {
 } from "./daemon-schema.js";
 import { pgTypes } from "./pg-runner.js";
 
-/** True when `SKEIN_DB` names a PostgreSQL database rather than a SQLite file. */
-export function isPostgresUrl(value: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(value);
-}
-
 /** The URL without its password, for messages and logs. */
-export function redactedUrl(url: string): string {
+function redactedUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password !== "") parsed.password = "***";
@@ -73,7 +68,7 @@ export async function openPgDaemonDatabase(
 }
 
 /** The highest applied migration version (0 for a database that has none). */
-export async function currentPgSchemaVersion(queryable: Pick<pg.PoolClient, "query">): Promise<number> {
+async function currentPgSchemaVersion(queryable: Pick<pg.PoolClient, "query">): Promise<number> {
   const result = await queryable.query<{ version: number | null }>(
     "SELECT max(version) AS version FROM schema_version",
   );

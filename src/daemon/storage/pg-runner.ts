@@ -29,7 +29,7 @@ const numbered = new Map<string, string>();
 const numberedLimit = 4096;
 
 /** `sql` with each `?` replaced by `$1`, `$2`, ... (memoised: programs reuse their texts). */
-export function numberPlaceholders(sql: string): string {
+function numberPlaceholders(sql: string): string {
   let text = numbered.get(sql);
   if (text === undefined) {
     let n = 0;

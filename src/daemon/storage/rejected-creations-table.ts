@@ -25,7 +25,7 @@ export interface RejectedCreation {
 
 /** How long a refusal is remembered: as long as a client may still use the id. */
 export const rejectionTtlMs = 7 * 24 * 60 * 60 * 1000;
-export const maxRejections = 10_000;
+const maxRejections = 10_000;
 export const maxDetailLength = 1024;
 
 /** Remember a refusal (replacing an earlier one of the same id) and drop expired and surplus records. */

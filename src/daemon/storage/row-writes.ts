@@ -73,7 +73,7 @@ function latest(a: number | undefined, b: number | undefined): number | undefine
  * waiting; otherwise throw `InputNotFreshError`, which rolls back the caller's whole write (its
  * log append included). The caller moves the activity time.
  */
-export function* admitFreshInputProgram(input: NewInput, order: number): SqlProgram<void> {
+function* admitFreshInputProgram(input: NewInput, order: number): SqlProgram<void> {
   const admitted = yield* admitInputProgram(input);
   if (!admitted.created) throw new InputNotFreshError(input.session, input.id, "it was admitted before");
   if (admitted.waitingBefore > 0) {

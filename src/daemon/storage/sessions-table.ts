@@ -274,7 +274,7 @@ export function touchActivity(db: DaemonDatabase, sessionId: string, at: number)
  * completion = output_tokens, cached_prompt = cache_read_tokens, total = total_tokens or, when
  * the provider gave none, prompt + completion. False if there is no such session.
  */
-export function updateUsageProgram(sessionId: string, usage: Usage): SqlProgram<boolean> {
+function updateUsageProgram(sessionId: string, usage: Usage): SqlProgram<boolean> {
   return updateSessionRowProgram(sessionId, { usage });
 }
 
@@ -291,23 +291,6 @@ export function setPreviewProgram(sessionId: string, preview: SessionPreview): S
 /** `setPreviewProgram` on a SQLite connection. */
 export function setPreview(db: DaemonDatabase, sessionId: string, preview: SessionPreview): boolean {
   return runSqlite(db, setPreviewProgram(sessionId, preview));
-}
-
-/** Store the session's provider profile and model (null: the defaults); false if there is no such session. */
-export function setProviderProgram(
-  sessionId: string,
-  provider: { providerProfile: string | null; model: string | null },
-): SqlProgram<boolean> {
-  return updateSessionRowProgram(sessionId, { provider });
-}
-
-/** `setProviderProgram` on a SQLite connection. */
-export function setProvider(
-  db: DaemonDatabase,
-  sessionId: string,
-  provider: { providerProfile: string | null; model: string | null },
-): boolean {
-  return runSqlite(db, setProviderProgram(sessionId, provider));
 }
 
 /** The log store's own tables: its entries are deleted through the store, never here. */

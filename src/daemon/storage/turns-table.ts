@@ -144,7 +144,7 @@ export function endTurn(db: DaemonDatabase, turnId: string, end: TurnEnd): TurnR
 }
 
 /** The turn, or null. */
-export function* getTurnProgram(turnId: string): SqlProgram<TurnRow | null> {
+function* getTurnProgram(turnId: string): SqlProgram<TurnRow | null> {
   const record = yield* get<TurnRecord>("SELECT * FROM turns WHERE id = ?", turnId);
   return record === undefined ? null : rowOf(record);
 }

@@ -19,7 +19,7 @@ import type { JsonObject } from "../../model/json.js";
 import type { DeltaEventType } from "./encoded-event.js";
 
 /** The most UTF-16 code units of text one delta event carries (at most 192 KiB of UTF-8). */
-export const DEFAULT_DELTA_MAX_UNITS = 64 * 1024;
+const DEFAULT_DELTA_MAX_UNITS = 64 * 1024;
 
 /** Receives each merged delta event. */
 export type DeltaEmit = (type: DeltaEventType, data: JsonObject) => void;

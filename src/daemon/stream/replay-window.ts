@@ -17,8 +17,8 @@ export interface ReplayWindowOptions {
   maxBytes?: number;
 }
 
-export const DEFAULT_WINDOW_MAX_EVENTS = 256;
-export const DEFAULT_WINDOW_MAX_BYTES = 4 * 1024 * 1024;
+const DEFAULT_WINDOW_MAX_EVENTS = 256;
+const DEFAULT_WINDOW_MAX_BYTES = 4 * 1024 * 1024;
 
 /** Slots of a new ring (it doubles from here as events arrive). */
 const initialRingSize = 8;

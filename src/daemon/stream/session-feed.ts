@@ -47,7 +47,7 @@ export interface FeedWatcher {
   readonly closed: boolean;
 }
 
-export const DEFAULT_FRAME_MS = 16;
+const DEFAULT_FRAME_MS = 16;
 
 /** A fresh generation: 16 random bytes as unpadded base64url (22 characters). */
 export function newGeneration(): string {

@@ -66,8 +66,8 @@ export type StreamEndReason =
   | "write_failed";
 
 export const DEFAULT_KEEPALIVE_MS = 5_000;
-export const DEFAULT_DRAIN_TIMEOUT_MS = 15_000;
-export const DEFAULT_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+const DEFAULT_DRAIN_TIMEOUT_MS = 15_000;
+const DEFAULT_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 
 const STREAM_HEADERS = {
   "content-type": "text/event-stream",

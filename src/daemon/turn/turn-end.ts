@@ -77,7 +77,7 @@ export function turnEndEntries({
 }
 
 /** The position the next committed entry takes (after any held ones). */
-export function nextLogPosition(
+function nextLogPosition(
   log: { placed(entries: readonly LogEntry[]): { position: number }[] },
   now: number,
 ): number {

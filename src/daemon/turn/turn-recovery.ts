@@ -23,7 +23,7 @@ export const restartNoteText =
   "are marked with an unknown outcome; check their effects before retrying anything, then continue the task.";
 
 /** The run outcome's message of a turn ended interrupted at recovery (the same as a live interrupt's). */
-export const interruptedOutcomeMessage = "Cancelled";
+const interruptedOutcomeMessage = "Cancelled";
 
 /** What recovery reads of the session's replayed log. */
 export type RecoveryView = Pick<

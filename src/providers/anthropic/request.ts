@@ -44,7 +44,7 @@ export interface AnthropicRequestOptions {
 }
 
 /** Used when the request config sets no limit (the API requires one). */
-export const defaultAnthropicMaxTokens = 8192;
+const defaultAnthropicMaxTokens = 8192;
 
 /** The API's smallest thinking budget. */
 const minimumBudget = 1024;
@@ -55,7 +55,7 @@ interface CacheControl {
   type: "ephemeral";
 }
 
-export type AnthropicBlock =
+type AnthropicBlock =
   | { type: "text"; text: string; cache_control?: CacheControl }
   | { type: "thinking"; thinking: string; signature: string }
   | { type: "redacted_thinking"; data: string }
@@ -73,7 +73,7 @@ export interface AnthropicMessage {
   content: AnthropicBlock[];
 }
 
-export type AnthropicThinking = { type: "enabled"; budget_tokens: number } | { type: "adaptive" };
+type AnthropicThinking = { type: "enabled"; budget_tokens: number } | { type: "adaptive" };
 
 /** The request body as sent. */
 export interface AnthropicRequestBody {
@@ -187,7 +187,7 @@ function trimFinalAssistantText(messages: AnthropicMessage[]): void {
  * a thinking block: the API then refuses thinking ("a final `assistant` message must start with
  * a thinking block").
  */
-export function toolLoopLacksThinking(messages: readonly AnthropicMessage[]): boolean {
+function toolLoopLacksThinking(messages: readonly AnthropicMessage[]): boolean {
   const last = messages[messages.length - 1];
   const previous = messages[messages.length - 2];
   if (last?.role !== "user" || previous?.role !== "assistant") return false;

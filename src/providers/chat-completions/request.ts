@@ -35,7 +35,7 @@ export interface ChatRequestOptions {
   origin: ItemOrigin;
 }
 
-export interface ChatToolCall {
+interface ChatToolCall {
   id: string;
   type: "function";
   function: { name: string; arguments: string };
@@ -57,7 +57,7 @@ export type ChatMessage =
     }
   | { role: "tool"; tool_call_id: string; content: string };
 
-export interface ChatTool {
+interface ChatTool {
   type: "function";
   function: { name: string; description: string; parameters: JsonObject };
 }
@@ -98,7 +98,6 @@ export function chatMessages(
   options: Pick<ChatRequestOptions, "capabilities" | "origin">,
   sources: HistorySources = [],
 ): ChatMessage[] {
-  const { capabilities } = options;
   const entries = pairedEntries(history);
   const items = entries.map((entry) => entry.item);
   const turnStart = currentTurnStart(items);
@@ -110,69 +109,53 @@ export function chatMessages(
   if (systemPrompt !== undefined && systemPrompt.length > 0) {
     push({ role: "system", content: systemPrompt }, []);
   }
-  let runSources: (number | undefined)[] = [];
-  let assistantText: string[] = [];
-  let assistantCalls: ToolCallItem[] = [];
-  let assistantReasoning: string[] = [];
-  let assistantDetails: JsonObject[] = [];
-  let inAssistantRun = false;
-  let runInCurrentTurn = false;
+  // The assistant items since the last user message or tool result: one assistant message.
+  let run: AssistantRun | null = null;
   const flushAssistant = () => {
-    if (!inAssistantRun) return;
-    inAssistantRun = false;
-    const text = assistantText.join("");
-    if (text.length > 0 || assistantCalls.length > 0) {
-      const message: Extract<ChatMessage, { role: "assistant" }> = {
-        role: "assistant",
-        content: text.length > 0 ? text : null,
-      };
-      if (assistantCalls.length > 0) {
-        message.tool_calls = toolCalls(assistantCalls, options, runInCurrentTurn);
-      }
-      if (capabilities.reasoningContent) message.reasoning_content = assistantReasoning.join("");
-      if (capabilities.reasoningDetails && assistantDetails.length > 0) {
-        message.reasoning_details = assistantDetails;
-      }
-      push(message, runSources);
-    }
-    runSources = [];
-    assistantText = [];
-    assistantCalls = [];
-    assistantReasoning = [];
-    assistantDetails = [];
+    if (run === null) return;
+    const message = assistantMessage(run, options);
+    if (message !== null) push(message, run.sources);
+    run = null;
   };
-  const startRun = (position: number) => {
-    if (!inAssistantRun) runInCurrentTurn = position >= turnStart;
-    inAssistantRun = true;
-  };
+  const startRun = (position: number): AssistantRun =>
+    (run ??= {
+      sources: [],
+      text: [],
+      calls: [],
+      reasoning: [],
+      details: [],
+      inCurrentTurn: position >= turnStart,
+    });
   entries.forEach(({ item, from }, position) => {
     switch (item.type) {
       case "message":
         if (item.role === "assistant") {
           // Text after tool calls starts a new assistant message so the calls keep their place.
-          if (assistantCalls.length > 0) flushAssistant();
-          startRun(position);
-          runSources.push(from);
-          assistantText.push(messageText(item));
+          if ((run?.calls.length ?? 0) > 0) flushAssistant();
+          const assistant = startRun(position);
+          assistant.sources.push(from);
+          assistant.text.push(messageText(item));
         } else {
           flushAssistant();
           push({ role: item.role, content: messageText(item) }, [from]);
         }
         break;
-      case "tool_call":
-        startRun(position);
-        runSources.push(from);
-        assistantCalls.push(item);
+      case "tool_call": {
+        const assistant = startRun(position);
+        assistant.sources.push(from);
+        assistant.calls.push(item);
         break;
-      case "reasoning":
-        if (assistantCalls.length > 0) flushAssistant();
-        startRun(position);
-        runSources.push(from);
+      }
+      case "reasoning": {
+        if ((run?.calls.length ?? 0) > 0) flushAssistant();
+        const assistant = startRun(position);
+        assistant.sources.push(from);
         if (payloadFits(item.origin, options.origin)) {
-          assistantReasoning.push(item.text);
-          if (item.details !== undefined) assistantDetails.push(...item.details);
+          assistant.reasoning.push(item.text);
+          if (item.details !== undefined) assistant.details.push(...item.details);
         }
         break;
+      }
       case "tool_result":
         flushAssistant();
         push({ role: "tool", tool_call_id: item.call_id, content: resultText(item) }, [from]);
@@ -185,6 +168,36 @@ export function chatMessages(
   });
   flushAssistant();
   return messages;
+}
+
+/** The assistant items of one run (between user messages and tool results), in order. */
+interface AssistantRun {
+  /** The history positions the items came from. */
+  sources: (number | undefined)[];
+  text: string[];
+  calls: ToolCallItem[];
+  reasoning: string[];
+  details: JsonObject[];
+  /** Whether the run belongs to the turn being answered (Gemini 3 checks its first call). */
+  inCurrentTurn: boolean;
+}
+
+/** The assistant message of a run, or null for a run with neither text nor calls. */
+function assistantMessage(
+  run: AssistantRun,
+  options: Pick<ChatRequestOptions, "capabilities" | "origin">,
+): Extract<ChatMessage, { role: "assistant" }> | null {
+  const { capabilities } = options;
+  const text = run.text.join("");
+  if (text.length === 0 && run.calls.length === 0) return null;
+  const message: Extract<ChatMessage, { role: "assistant" }> = {
+    role: "assistant",
+    content: text.length > 0 ? text : null,
+  };
+  if (run.calls.length > 0) message.tool_calls = toolCalls(run.calls, options, run.inCurrentTurn);
+  if (capabilities.reasoningContent) message.reasoning_content = run.reasoning.join("");
+  if (capabilities.reasoningDetails && run.details.length > 0) message.reasoning_details = run.details;
+  return message;
 }
 
 /**

@@ -13,7 +13,7 @@ import { isLoopbackUrl } from "../endpoint-url.js";
 import type { CapabilityOverrides } from "../model-capabilities.js";
 
 /** Whether the base URL is Mistral's own API. */
-export function isMistralApi(baseUrl: string): boolean {
+function isMistralApi(baseUrl: string): boolean {
   try {
     const host = new URL(baseUrl).hostname;
     return host === "api.mistral.ai" || host.endsWith(".mistral.ai");

@@ -39,7 +39,7 @@ export const skipSignatureValidation = "skip_thought_signature_validator";
 
 type Role = "user" | "model";
 
-export type GeminiPart =
+type GeminiPart =
   | { text: string; thought?: boolean; thoughtSignature?: string }
   | { functionCall: { name: string; args: JsonObject; id?: string }; thoughtSignature?: string }
   | { functionResponse: { name: string; response: JsonObject; id?: string } };
@@ -49,11 +49,11 @@ export interface GeminiContent {
   parts: GeminiPart[];
 }
 
-export type GeminiThinkingConfig =
+type GeminiThinkingConfig =
   | { thinkingBudget: number; includeThoughts: boolean }
   | { thinkingLevel: GeminiThinkingLevel; includeThoughts: boolean };
 
-export interface GeminiGenerationConfig {
+interface GeminiGenerationConfig {
   maxOutputTokens?: number;
   temperature?: number;
   topP?: number;
@@ -150,7 +150,7 @@ function signCurrentTurn(contents: GeminiContent[], firstCurrent: number): void 
 }
 
 /** The `contents` array: one content per run of same-side items. */
-export function geminiContents(history: readonly Item[], options: GeminiRequestOptions): GeminiContent[] {
+function geminiContents(history: readonly Item[], options: GeminiRequestOptions): GeminiContent[] {
   const items = pairedItems(history);
   const calls = new Map<string, ToolCallItem>();
   for (const item of items) if (item.type === "tool_call") calls.set(item.call_id, item);

@@ -65,19 +65,9 @@ export class ResponsesParser extends ProtocolParser {
       case "response.output_item.done":
         this.itemDone(outputIndex, objectAt(event, "item"), out);
         break;
-      case "response.content_part.added": {
-        const part = objectAt(event, "part");
-        const partType = stringAt(part, "type");
-        if (partType === "output_text" || partType === "refusal") {
-          const index = this.textBlock(outputIndex, numberAt(event, "content_index") ?? 0, out);
-          const initial = stringAt(part, "text") ?? stringAt(part, "refusal") ?? "";
-          if (initial.length > 0)
-            out.push({ type: "block_delta", index, delta: { type: "text", text: initial } });
-        } else if (partType === "reasoning_text") {
-          this.thinkingBlock(outputIndex, out);
-        }
+      case "response.content_part.added":
+        this.contentPartAdded(event, outputIndex, out);
         break;
-      }
       case "response.output_text.delta":
       case "response.refusal.delta": {
         const delta = stringAt(event, "delta") ?? "";
@@ -95,38 +85,21 @@ export class ResponsesParser extends ProtocolParser {
         }
         break;
       }
-      case "response.function_call_arguments.delta": {
-        const tool = this.tools.get(outputIndex);
-        const delta = stringAt(event, "delta") ?? "";
-        if (tool === undefined || delta.length === 0) break;
-        tool.sawArguments = true;
-        out.push({ type: "block_delta", index: tool.index, delta: { type: "input_json", json: delta } });
+      case "response.function_call_arguments.delta":
+        this.toolArguments(outputIndex, stringAt(event, "delta") ?? "", false, out);
         break;
-      }
-      case "response.function_call_arguments.done": {
-        const tool = this.tools.get(outputIndex);
-        const args = stringAt(event, "arguments") ?? "";
-        if (tool === undefined || tool.sawArguments || args.length === 0) break;
-        tool.sawArguments = true;
-        out.push({ type: "block_delta", index: tool.index, delta: { type: "input_json", json: args } });
+      case "response.function_call_arguments.done":
+        this.toolArguments(outputIndex, stringAt(event, "arguments") ?? "", true, out);
         break;
-      }
       case "response.reasoning_summary_part.added": {
         const state = this.thinkingBlock(outputIndex, out);
         const summaryIndex = numberAt(event, "summary_index") ?? state.summary.length;
         state.summary[summaryIndex] ??= "";
         break;
       }
-      case "response.reasoning_summary_text.delta": {
-        const delta = stringAt(event, "delta") ?? "";
-        if (delta.length === 0) break;
-        const state = this.thinkingBlock(outputIndex, out);
-        const summaryIndex = numberAt(event, "summary_index") ?? 0;
-        const isNewPart = (state.summary[summaryIndex] ?? "").length === 0;
-        state.summary[summaryIndex] = (state.summary[summaryIndex] ?? "") + delta;
-        this.thinkingDelta(state, isNewPart && state.emitted > 0 ? `\n\n${delta}` : delta, out);
+      case "response.reasoning_summary_text.delta":
+        this.summaryDelta(event, outputIndex, out);
         break;
-      }
       case "response.reasoning_text.delta": {
         const delta = stringAt(event, "delta") ?? "";
         if (delta.length === 0) break;
@@ -140,13 +113,7 @@ export class ResponsesParser extends ProtocolParser {
         break;
       case "response.incomplete": {
         const response = objectAt(event, "response");
-        const reason = stringAt(objectAt(response, "incomplete_details"), "reason") ?? "";
-        const stopReason: StopReason = maxTokenReasons.has(reason)
-          ? "max_tokens"
-          : reason === "content_filter"
-            ? "content_filter"
-            : "end_turn";
-        this.complete(response, stopReason, out);
+        this.complete(response, incompleteStopReason(response), out);
         break;
       }
       case "response.failed":
@@ -161,6 +128,42 @@ export class ResponsesParser extends ProtocolParser {
 
   end(): StreamEvent[] {
     return this.requireComplete("response.completed");
+  }
+
+  /** A content part starts: a text (or refusal) block with its initial text, or reasoning text. */
+  private contentPartAdded(event: WireObject, outputIndex: number, out: StreamEvent[]): void {
+    const part = objectAt(event, "part");
+    const partType = stringAt(part, "type");
+    if (partType === "output_text" || partType === "refusal") {
+      const index = this.textBlock(outputIndex, numberAt(event, "content_index") ?? 0, out);
+      const initial = stringAt(part, "text") ?? stringAt(part, "refusal") ?? "";
+      if (initial.length > 0)
+        out.push({ type: "block_delta", index, delta: { type: "text", text: initial } });
+    } else if (partType === "reasoning_text") {
+      this.thinkingBlock(outputIndex, out);
+    }
+  }
+
+  /**
+   * A function call's arguments: each delta as it comes, or (`whole`, the done event) all of
+   * them at once for a call whose deltas never came.
+   */
+  private toolArguments(outputIndex: number, json: string, whole: boolean, out: StreamEvent[]): void {
+    const tool = this.tools.get(outputIndex);
+    if (tool === undefined || json.length === 0 || (whole && tool.sawArguments)) return;
+    tool.sawArguments = true;
+    out.push({ type: "block_delta", index: tool.index, delta: { type: "input_json", json } });
+  }
+
+  /** More text of a reasoning summary part; a new part after others starts a new paragraph. */
+  private summaryDelta(event: WireObject, outputIndex: number, out: StreamEvent[]): void {
+    const delta = stringAt(event, "delta") ?? "";
+    if (delta.length === 0) return;
+    const state = this.thinkingBlock(outputIndex, out);
+    const summaryIndex = numberAt(event, "summary_index") ?? 0;
+    const isNewPart = (state.summary[summaryIndex] ?? "").length === 0;
+    state.summary[summaryIndex] = (state.summary[summaryIndex] ?? "") + delta;
+    this.thinkingDelta(state, isNewPart && state.emitted > 0 ? `\n\n${delta}` : delta, out);
   }
 
   private errorEvent(event: WireObject): Error {
@@ -333,4 +336,11 @@ export class ResponsesParser extends ProtocolParser {
       reasoning: numberAt(objectAt(usage, "output_tokens_details"), "reasoning_tokens"),
     });
   }
+}
+
+/** Why an incomplete response stopped: the output limit, a content filter, or (else) its end. */
+function incompleteStopReason(response: WireObject | undefined): StopReason {
+  const reason = stringAt(objectAt(response, "incomplete_details"), "reason") ?? "";
+  if (maxTokenReasons.has(reason)) return "max_tokens";
+  return reason === "content_filter" ? "content_filter" : "end_turn";
 }

@@ -36,7 +36,7 @@ export interface ResponsesRequestOptions {
 }
 
 /** An assistant message sent by value (no server-side item to point at). */
-export interface ResponsesAssistantText {
+interface ResponsesAssistantText {
   type: "message";
   role: "assistant";
   content: string;
@@ -44,7 +44,7 @@ export interface ResponsesAssistantText {
 }
 
 /** A stored assistant message, sent with its id. */
-export interface ResponsesStoredMessage {
+interface ResponsesStoredMessage {
   type: "message";
   id: string;
   role: "assistant";
@@ -53,7 +53,7 @@ export interface ResponsesStoredMessage {
   phase?: MessagePhase;
 }
 
-export interface ResponsesUserMessage {
+interface ResponsesUserMessage {
   type: "message";
   role: "user" | "system";
   content: { type: "input_text"; text: string }[];
@@ -67,7 +67,7 @@ export interface ResponsesReasoning {
   encrypted_content?: string;
 }
 
-export interface ResponsesFunctionCall {
+interface ResponsesFunctionCall {
   type: "function_call";
   call_id: string;
   name: string;
@@ -75,7 +75,7 @@ export interface ResponsesFunctionCall {
   id?: string;
 }
 
-export interface ResponsesFunctionOutput {
+interface ResponsesFunctionOutput {
   type: "function_call_output";
   call_id: string;
   output: string;
@@ -89,7 +89,7 @@ export type ResponsesInputItem =
   | ResponsesFunctionCall
   | ResponsesFunctionOutput;
 
-export interface ResponsesTool {
+interface ResponsesTool {
   type: "function";
   name: string;
   description: string;

@@ -76,7 +76,7 @@ export async function promptReady(pane: TmuxPane, timeoutMs = 10_000): Promise<v
 }
 
 /** The screen with what changes between runs (ids, paths, counts, times) replaced by placeholders. */
-export function stableScreen(screen: string, daemon: DaemonHarness): string {
+function stableScreen(screen: string, daemon: DaemonHarness): string {
   return `${screen
     .replaceAll(daemon.workspace, "<workspace>")
     .replaceAll(daemon.root, "<root>")

@@ -16,7 +16,7 @@ import type { LlmClient } from "../../../src/model/llm-client.js";
 import { type TestServices, testServices } from "./session-services.js";
 
 /** One event the port published (a delta as type `text`/`thinking` with its text). */
-export interface PublishedEvent {
+interface PublishedEvent {
   type: string;
   data: unknown;
 }

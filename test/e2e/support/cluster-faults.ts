@@ -29,12 +29,12 @@ import { type AuditRow, auditRowsQuery, auditTrigger, auditViolations } from "./
 import type { SeededRandom } from "./seeded-random.js";
 
 /** What one cycle does. */
-export type FaultKind = "sigkill" | "sigstop" | "sigterm" | "db_restart" | "db_kill";
+type FaultKind = "sigkill" | "sigstop" | "sigterm" | "db_restart" | "db_kill";
 
-export const faultKinds: readonly FaultKind[] = ["sigkill", "sigstop", "sigterm", "db_restart", "db_kill"];
+const faultKinds: readonly FaultKind[] = ["sigkill", "sigstop", "sigterm", "db_restart", "db_kill"];
 
 /** One cycle's measurements. */
-export interface CycleResult {
+interface CycleResult {
   kind: FaultKind;
   /** Node faults: until every session the node owned answered from another node; database faults: until every session answered again after the database was back (ms). */
   takeoverMs: number;
@@ -368,12 +368,4 @@ function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-/** The q-quantile of `values` (ascending copy). */
-export function quantileOf(values: readonly number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length === 0
-    ? Number.NaN
-    : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }

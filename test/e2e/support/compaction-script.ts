@@ -14,7 +14,7 @@ import type { FakeProvider, RecordedRequest } from "../../support/fake-provider/
 import type { ProviderProfileConfig } from "./daemon-harness.js";
 
 /** The words every summary request's instruction starts with. */
-export const summaryMarker = "You are compacting the history";
+const summaryMarker = "You are compacting the history";
 
 /** The profile of each protocol's model in these tests (models with each vendor's reasoning rules). */
 export function compactionProfile(
@@ -88,7 +88,7 @@ export function scriptPrompt(kind: "tools" | "chat" | "loop", n: number, padding
 }
 
 /** Tool rounds a `loop` prompt gets. */
-export const loopRounds = 6;
+const loopRounds = 6;
 
 /** The script: summaries, a tool round for a `prompt:tools` prompt, text otherwise. */
 export function compactionScript(protocol: FakeProtocol): (request: RecordedRequest) => Reply {

@@ -692,7 +692,7 @@ function readFirstFrame(port: number, path: string, token: string, address: stri
 }
 
 /** An address as a URL or Host header names it (IPv6 in brackets). */
-export function hostInUrl(address: string): string {
+function hostInUrl(address: string): string {
   return address.includes(":") ? `[${address}]` : address;
 }
 

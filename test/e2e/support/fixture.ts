@@ -5,6 +5,8 @@
  *
  * Boundary rule: test support; it knows the daemon only through its process and HTTP API.
  */
+import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
+import { text } from "../../support/fake-provider/reply.js";
 import type { RecordedRequest } from "../../support/fake-provider/server.js";
 import { FakeProvider } from "../../support/fake-provider/server.js";
 import { DaemonHarness, type DatabaseKind, type HistoryEntry, sleep } from "./daemon-harness.js";
@@ -37,6 +39,56 @@ export async function startFixture(
     await provider.close();
     throw error;
   }
+}
+
+/** A fake provider and the daemon that talks to it. */
+export interface Fixture {
+  provider: FakeProvider;
+  app: DaemonHarness;
+}
+
+/**
+ * One fake provider and one daemon for the enclosing `describe` (started before its tests and
+ * handed to `take`, closed after them), the provider reset before each test and then answering
+ * `answer` when one is given.
+ */
+export function useSharedFixture(
+  take: (fixture: Fixture) => void,
+  options: { env?: Record<string, string>; database?: DatabaseKind; answer?: string } = {},
+): void {
+  let fixture: Fixture | undefined;
+  beforeAll(async () => {
+    fixture = await startFixture(options.env, options.database);
+    take(fixture);
+  });
+  afterAll(async () => {
+    await fixture?.app.close();
+    await fixture?.provider.close();
+  });
+  beforeEach(() => {
+    const provider = fixture?.provider;
+    provider?.reset();
+    const answer = options.answer;
+    if (provider !== undefined && answer !== undefined) provider.script = () => text(answer);
+  });
+}
+
+/**
+ * One fake provider for the enclosing `describe` (handed to `take`), and the daemons each test
+ * starts and pushes on `started`, closed after that test.
+ */
+export function useFakeProvider(take: (provider: FakeProvider) => void, started: DaemonHarness[]): void {
+  let provider: FakeProvider | undefined;
+  beforeAll(async () => {
+    provider = await FakeProvider.start();
+    take(provider);
+  });
+  afterEach(async () => {
+    for (const app of started.splice(0)) await app.close();
+  });
+  afterAll(async () => {
+    await provider?.close();
+  });
 }
 
 /** A Chat Completions message as the daemon sends it. */

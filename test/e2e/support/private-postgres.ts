@@ -14,7 +14,7 @@ import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 
 /** The directory of the newest PostgreSQL server programs installed, or null. */
-export function postgresBinaries(): string | null {
+function postgresBinaries(): string | null {
   const root = "/usr/lib/postgresql";
   if (!existsSync(root)) return null;
   const versions = readdirSync(root)

@@ -45,7 +45,7 @@ export function promptFor(label: string, plan: InputPlan): string {
 }
 
 /** The plan a prompt carries, or undefined for any other text (a restart note, say). */
-export function planOf(prompt: string): InputPlan | undefined {
+function planOf(prompt: string): InputPlan | undefined {
   const at = prompt.indexOf(planMarker);
   if (at < 0) return undefined;
   return JSON.parse(prompt.slice(at + planMarker.length)) as InputPlan;

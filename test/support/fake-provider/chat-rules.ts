@@ -19,7 +19,7 @@ import {
 } from "./vendor-rule.js";
 
 /** Mistral's API model ids (its own names, not an Ollama tag or a Hugging Face path). */
-export const mistralApiModel =
+const mistralApiModel =
   /^(mistral|magistral|codestral|devstral|ministral|pixtral|voxtral|open-mistral|open-mixtral|labs-devstral)(-[a-z0-9.]+)+$/;
 
 /** The request fields Mistral's chat completions schema declares. */

@@ -38,11 +38,6 @@ export function isTextPart(part: ReplyPart): boolean {
   return part.type === "text" || part.type === "text_repeat";
 }
 
-/** The full text of a text part (only for finite `text` parts; repeats are not materialized). */
-export function joinedText(part: ReplyPart): string {
-  return part.type === "text" ? part.deltas.join("") : "";
-}
-
 /** `text` cut into `pieces` nearly equal pieces (by code point; the first piece may be empty only for empty text). */
 export function splitPieces(text: string, pieces = 3): string[] {
   const characters = Array.from(text);

@@ -47,7 +47,7 @@ function* failing(frames: Iterable<string>, protocol: FakeProtocol, fail: Stream
 }
 
 /** A transient in-stream failure as each vendor sends it. */
-export function failureFrame(protocol: FakeProtocol, fail: Omit<StreamFailure, "afterEvents">): string {
+function failureFrame(protocol: FakeProtocol, fail: Omit<StreamFailure, "afterEvents">): string {
   switch (protocol) {
     case "anthropic":
       return sse(
@@ -158,7 +158,7 @@ const defaultCodes: Record<FakeProtocol, Record<number, string>> = {
 };
 
 /** The error code a protocol uses for a status unless the reply names one. */
-export function errorCodeOf(protocol: FakeProtocol, reply: HttpErrorReply): string {
+function errorCodeOf(protocol: FakeProtocol, reply: HttpErrorReply): string {
   return reply.code ?? defaultCodes[protocol][reply.status] ?? "error";
 }
 

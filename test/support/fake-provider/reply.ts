@@ -10,7 +10,7 @@
 
 export type FakeProtocol = "chat_completions" | "responses" | "anthropic" | "gemini";
 
-export type FakeStop = "end_turn" | "max_tokens" | "content_filter";
+type FakeStop = "end_turn" | "max_tokens" | "content_filter";
 
 /** Token counts as the normalized client should report them (input includes cached tokens). */
 export interface FakeUsage {
@@ -136,7 +136,7 @@ export type Reply = StreamReply | RawReply | HttpErrorReply | HangReply;
 export const defaultUsage: FakeUsage = { input: 10, output: 5 };
 
 /** `text` cut into deltas of `size` characters (never inside a surrogate pair). */
-export function splitText(text: string, size = 4): string[] {
+function splitText(text: string, size = 4): string[] {
   const characters = Array.from(text);
   const deltas: string[] = [];
   for (let start = 0; start < characters.length; start += size) {

@@ -16,13 +16,10 @@ export type Body = Record<string, unknown>;
  * each with the `rs_` id of the reasoning item it came after, and the Anthropic thinking
  * signatures, each with the text it signs.
  */
-export interface IssuedPayloads {
+interface IssuedPayloads {
   pairs: ReadonlyMap<string, string>;
   signatures: ReadonlyMap<string, string>;
 }
-
-/** Nothing issued (a body checked on its own). */
-export const nothingIssued: IssuedPayloads = { pairs: new Map(), signatures: new Map() };
 
 export interface VendorRule {
   /** A short stable name ("anthropic.non-whitespace-text"). */

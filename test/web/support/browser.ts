@@ -13,10 +13,10 @@ import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { skeinBin } from "../../e2e/support/daemon-harness.js";
 
-export const chromiumPath = "/usr/bin/chromium";
+const chromiumPath = "/usr/bin/chromium";
 
 /** Where the tests save screenshots for a person to look at (git-ignored). */
-export const screenshotDir = resolve(dirname(fileURLToPath(import.meta.url)), "../../../test-output/web");
+const screenshotDir = resolve(dirname(fileURLToPath(import.meta.url)), "../../../test-output/web");
 
 /** Start Chromium headless. Throws, saying how to install it, when it is missing. */
 export async function launchChromium(): Promise<Browser> {

@@ -24,7 +24,7 @@ import {
 } from "../transcript/transcript-state.js";
 
 /** History entries per page (the snapshot's tail, and each page read back). */
-export const pageSize = 100;
+const pageSize = 100;
 
 /** What the session page renders. */
 export interface SessionView {

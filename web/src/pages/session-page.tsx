@@ -3,7 +3,7 @@
  * was forked from and its forks), the connection state, turn errors (a refused one with the repair form), pending
  * approvals, the live transcript and the input box.
  */
-import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from "react";
+import { type ReactNode, useCallback, useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import { approvalModes } from "../../../src/api/approval-modes.js";
 import type { ApprovalMode } from "../../../src/api/approvals.js";
 import type { HistoryEntry } from "../../../src/api/history.js";
@@ -13,6 +13,7 @@ import { call } from "../daemon-api.js";
 import { navigate } from "../route.js";
 import { PlanPanel } from "../transcript/plan-panel.js";
 import { currentPlan } from "../transcript/plan-state.js";
+import type { TranscriptState } from "../transcript/transcript-state.js";
 import { TranscriptView } from "../transcript/transcript-view.js";
 import { RepairForm } from "./repair-form.js";
 import { SessionController } from "./session-controller.js";
@@ -31,13 +32,7 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
     return () => controller.stop();
   }, [controller]);
   const view = useSyncExternalStore(controller.subscribe, controller.view);
-  const [forks, setForks] = useState<SessionList["items"]>([]);
-  useEffect(() => {
-    call<SessionList>("GET", `/sessions?parent_id=${encodeURIComponent(sessionId)}`).then(
-      (list) => setForks(list.items),
-      () => setForks([]),
-    );
-  }, [sessionId]);
+  const forks = useForks(sessionId);
 
   const onFork = useCallback(
     (entry: HistoryEntry) => {
@@ -64,70 +59,29 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
       </main>
     );
   }
-  const { summary, status, usage } = state;
+  const { status } = state;
   // Running, or waiting for an approval on a daemon that has them: both can be interrupted.
   const busy = status.phase !== "idle" || state.pendingInputs.size > 0;
   return (
     <main className="session">
-      <header className="session-header">
-        <div>
-          <h1>{summary.name ?? (summary.preview.text || "New session")}</h1>
-          <div className="meta">
-            <span className={`status ${status.phase}`} data-testid="status">
-              {status.interrupt_requested ? "interrupting" : status.phase}
-            </span>
-            <span>{summary.model ?? "no model"}</span>
-            <span data-testid="usage">{usage.total_tokens.toLocaleString()} tokens</span>
-            <code>{summary.workspace}</code>
-            {approvals ? (
-              <ApprovalModeSelect
-                mode={summary.approval_mode}
-                onChange={(mode) => void controller.setApprovalMode(mode)}
-              />
-            ) : null}
-          </div>
-          <div className="lineage">
-            {summary.parent_id !== null ? (
-              <a href={`#/sessions/${summary.parent_id}`} data-testid="parent">
-                forked from {summary.parent_id.slice(0, 13)}
-              </a>
-            ) : null}
-            {forks.length > 0 ? (
-              <span>
-                forks:{" "}
-                {forks.map((fork) => (
-                  <a key={fork.id} href={`#/sessions/${fork.id}`}>
-                    {fork.name ?? fork.id.slice(0, 13)}
-                  </a>
-                ))}
-              </span>
-            ) : null}
-          </div>
-        </div>
-      </header>
+      <SessionHeader
+        state={state}
+        forks={forks}
+        modeSelect={
+          approvals ? (
+            <ApprovalModeSelect
+              mode={state.summary.approval_mode}
+              onChange={(mode) => void controller.setApprovalMode(mode)}
+            />
+          ) : null
+        }
+      />
       {connection}
       {status.blocking_reason !== null ? (
         <div className="banner failure">{status.blocking_reason.detail}</div>
       ) : null}
-      {state.notice !== null || view.failure !== null ? (
-        <div className="banner notice" data-testid="notice">
-          {view.failure ?? state.notice}
-          <button type="button" onClick={() => controller.dismiss()}>
-            dismiss
-          </button>
-        </div>
-      ) : null}
-      {state.errors.map((error, index) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: errors are only appended.
-        <div key={index} className="banner failure" data-testid="turn-error">
-          <div>
-            {error.code}: {error.message}
-            {error.code === "provider_refused" && index === state.errors.length - 1 ? (
-              <RepairForm entries={state.entries} onRepair={(from, to) => controller.repair(from, to)} />
-            ) : null}
-          </div>
-        </div>
-      ))}
+      <NoticeBanner notice={view.failure ?? state.notice} onDismiss={() => controller.dismiss()} />
+      <TurnErrors state={state} onRepair={(from, to) => controller.repair(from, to)} />
       {approvals ? (
         <ApprovalsPanel
           approvals={state.approvals}
@@ -147,6 +101,103 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
         onInterrupt={() => controller.interrupt()}
       />
     </main>
+  );
+}
+
+/** The session's name, status, model, tokens and workspace, where it was forked from and its forks. */
+function SessionHeader({
+  state,
+  forks,
+  modeSelect,
+}: {
+  state: TranscriptState;
+  forks: SessionList["items"];
+  /** The approval mode selector, where the daemon answers approvals. */
+  modeSelect: ReactNode;
+}) {
+  const { summary, status, usage } = state;
+  return (
+    <header className="session-header">
+      <div>
+        <h1>{summary.name ?? (summary.preview.text || "New session")}</h1>
+        <div className="meta">
+          <span className={`status ${status.phase}`} data-testid="status">
+            {status.interrupt_requested ? "interrupting" : status.phase}
+          </span>
+          <span>{summary.model ?? "no model"}</span>
+          <span data-testid="usage">{usage.total_tokens.toLocaleString()} tokens</span>
+          <code>{summary.workspace}</code>
+          {modeSelect}
+        </div>
+        <div className="lineage">
+          {summary.parent_id !== null ? (
+            <a href={`#/sessions/${summary.parent_id}`} data-testid="parent">
+              forked from {summary.parent_id.slice(0, 13)}
+            </a>
+          ) : null}
+          {forks.length > 0 ? (
+            <span>
+              forks:{" "}
+              {forks.map((fork) => (
+                <a key={fork.id} href={`#/sessions/${fork.id}`}>
+                  {fork.name ?? fork.id.slice(0, 13)}
+                </a>
+              ))}
+            </span>
+          ) : null}
+        </div>
+      </div>
+    </header>
+  );
+}
+
+/** The forks of a session (none when they cannot be listed). */
+function useForks(sessionId: string): SessionList["items"] {
+  const [forks, setForks] = useState<SessionList["items"]>([]);
+  useEffect(() => {
+    call<SessionList>("GET", `/sessions?parent_id=${encodeURIComponent(sessionId)}`).then(
+      (list) => setForks(list.items),
+      () => setForks([]),
+    );
+  }, [sessionId]);
+  return forks;
+}
+
+/** The latest notice or failure, until dismissed. */
+function NoticeBanner({ notice, onDismiss }: { notice: string | null; onDismiss(): void }) {
+  if (notice === null) return null;
+  return (
+    <div className="banner notice" data-testid="notice">
+      {notice}
+      <button type="button" onClick={onDismiss}>
+        dismiss
+      </button>
+    </div>
+  );
+}
+
+/** The turns' errors; a refused request (the last error) comes with the repair form. */
+function TurnErrors({
+  state,
+  onRepair,
+}: {
+  state: TranscriptState;
+  onRepair: (from: number, to: number) => Promise<void>;
+}) {
+  return (
+    <>
+      {state.errors.map((error, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: errors are only appended.
+        <div key={index} className="banner failure" data-testid="turn-error">
+          <div>
+            {error.code}: {error.message}
+            {error.code === "provider_refused" && index === state.errors.length - 1 ? (
+              <RepairForm entries={state.entries} onRepair={(from, to) => onRepair(from, to)} />
+            ) : null}
+          </div>
+        </div>
+      ))}
+    </>
   );
 }
 

@@ -3,7 +3,7 @@
  * collapsed, a tool call with its arguments (a diff for file edits) and, beneath it, its result.
  * Every entry element carries `data-entry-id`; those with a checkpoint offer "fork here".
  */
-import { memo, useState } from "react";
+import { memo, type ReactNode, useState } from "react";
 import {
   type ContentSlice,
   type HistoryEntry,
@@ -64,20 +64,7 @@ export const EntryView = memo(function EntryView({ entry, result, running, onFor
         </details>
       );
     case "tool_call":
-      return (
-        <div className="entry tool" data-entry-id={entry.id} data-kind="tool_call" data-testid="tool-call">
-          <details open={running === true || isEdit(entry)}>
-            <summary>
-              <span className="tool-name">{entry.tool?.name ?? "tool"}</span> <ToolSummary entry={entry} />
-              {running === true ? <span className="running"> running…</span> : null}
-              {result?.tool?.is_error === true ? <span className="tool-error"> failed</span> : null}
-              {fork}
-            </summary>
-            <ToolArguments entry={entry} />
-          </details>
-          {result !== undefined ? <ResultView entry={result} /> : null}
-        </div>
-      );
+      return <ToolCallView entry={entry} result={result} running={running === true} fork={fork} />;
     case "tool_result":
       return <ResultView entry={entry} />;
     case "note":
@@ -94,18 +81,7 @@ export const EntryView = memo(function EntryView({ entry, result, running, onFor
         </div>
       );
     case "compaction":
-      return (
-        <details className="entry compaction" data-entry-id={entry.id} data-kind="compaction">
-          <summary>
-            context compacted
-            {entry.compaction === undefined
-              ? ""
-              : ` (${entry.compaction.before_tokens} → ${entry.compaction.after_tokens} tokens)`}
-            {fork}
-          </summary>
-          <PartsText parts={entry.content} />
-        </details>
-      );
+      return <CompactionView entry={entry} fork={fork} />;
     case "context_excluded":
       return (
         <div className="entry excluded" data-entry-id={entry.id} data-kind="context_excluded">
@@ -118,6 +94,50 @@ export const EntryView = memo(function EntryView({ entry, result, running, onFor
     }
   }
 });
+
+/** A tool call: its name, summary and arguments, its state, and beneath it its result. */
+function ToolCallView({
+  entry,
+  result,
+  running,
+  fork,
+}: {
+  entry: HistoryEntry;
+  result: HistoryEntry | undefined;
+  running: boolean;
+  fork: ReactNode;
+}) {
+  return (
+    <div className="entry tool" data-entry-id={entry.id} data-kind="tool_call" data-testid="tool-call">
+      <details open={running || isEdit(entry)}>
+        <summary>
+          <span className="tool-name">{entry.tool?.name ?? "tool"}</span> <ToolSummary entry={entry} />
+          {running ? <span className="running"> running…</span> : null}
+          {result?.tool?.is_error === true ? <span className="tool-error"> failed</span> : null}
+          {fork}
+        </summary>
+        <ToolArguments entry={entry} />
+      </details>
+      {result !== undefined ? <ResultView entry={result} /> : null}
+    </div>
+  );
+}
+
+/** A compaction: the summary that replaced older messages, collapsed. */
+function CompactionView({ entry, fork }: { entry: HistoryEntry; fork: ReactNode }) {
+  return (
+    <details className="entry compaction" data-entry-id={entry.id} data-kind="compaction">
+      <summary>
+        context compacted
+        {entry.compaction === undefined
+          ? ""
+          : ` (${entry.compaction.before_tokens} → ${entry.compaction.after_tokens} tokens)`}
+        {fork}
+      </summary>
+      <PartsText parts={entry.content} />
+    </details>
+  );
+}
 
 function ResultView({ entry }: { entry: HistoryEntry }) {
   return (

@@ -9,6 +9,7 @@
  * (`missedEntriesToken`) and merged with `mergeEntries`.
  */
 import type { HistoryEntry, HistoryPage } from "../../../src/api/history.js";
+import type { InputReceipt } from "../../../src/api/inputs.js";
 import type { SessionEvent } from "../../../src/api/session-events.js";
 import type { SessionSnapshot, SessionStatus, SessionUsage } from "../../../src/api/session-snapshot.js";
 import type { StreamBatch } from "../../../src/client/stream-batch.js";
@@ -160,41 +161,13 @@ function applyEvent(state: TranscriptState, event: SessionEvent): TranscriptStat
   switch (event.type) {
     case "status":
       return { ...state, status: { ...state.status, ...event.data } };
-    case "input": {
-      const receipt = event.data.input;
-      const pendingInputs = new Set(state.pendingInputs);
-      if (receipt.delivery === "pending") pendingInputs.add(receipt.id);
-      else pendingInputs.delete(receipt.id);
-      const sent =
-        receipt.delivery === "cancelled"
-          ? state.sent.filter((input) => input.inputId !== receipt.id)
-          : state.sent;
-      return {
-        ...state,
-        pendingInputs,
-        sent,
-        inputOrder: Math.max(state.inputOrder, receipt.acceptance_order),
-      };
-    }
+    case "input":
+      return applyReceipt(state, event.data.input);
     case "text":
     case "thinking":
       return appendDelta(state, event.type, event.data.run_id, event.data.message_id, event.data.text);
-    case "message": {
-      const entry = event.data.entry;
-      const merged = mergeEntries(state, [entry]);
-      const commitsDrafts =
-        entry.kind === "assistant" || entry.kind === "thinking" || entry.kind === "tool_call";
-      return {
-        ...merged,
-        drafts: commitsDrafts
-          ? merged.drafts.filter((draft) => draft.turnId !== entry.turn_id)
-          : merged.drafts,
-        sent:
-          entry.input_id === null
-            ? merged.sent
-            : merged.sent.filter((input) => input.inputId !== entry.input_id),
-      };
-    }
+    case "message":
+      return applyCommittedEntry(state, event.data.entry);
     case "tool": {
       const runningTools = new Set(state.runningTools);
       if (event.data.result === null) runningTools.add(event.data.tool_call_id);
@@ -253,6 +226,35 @@ function applyEvent(state: TranscriptState, event: SessionEvent): TranscriptStat
       return unknown;
     }
   }
+}
+
+/** An input's receipt: pending or not any more; a cancelled one is no longer shown as sent. */
+function applyReceipt(state: TranscriptState, receipt: InputReceipt): TranscriptState {
+  const pendingInputs = new Set(state.pendingInputs);
+  if (receipt.delivery === "pending") pendingInputs.add(receipt.id);
+  else pendingInputs.delete(receipt.id);
+  const sent =
+    receipt.delivery === "cancelled"
+      ? state.sent.filter((input) => input.inputId !== receipt.id)
+      : state.sent;
+  return {
+    ...state,
+    pendingInputs,
+    sent,
+    inputOrder: Math.max(state.inputOrder, receipt.acceptance_order),
+  };
+}
+
+/** A committed entry: into the history, replacing the drafts of its turn and its sent input. */
+function applyCommittedEntry(state: TranscriptState, entry: HistoryEntry): TranscriptState {
+  const merged = mergeEntries(state, [entry]);
+  const commitsDrafts = entry.kind === "assistant" || entry.kind === "thinking" || entry.kind === "tool_call";
+  return {
+    ...merged,
+    drafts: commitsDrafts ? merged.drafts.filter((draft) => draft.turnId !== entry.turn_id) : merged.drafts,
+    sent:
+      entry.input_id === null ? merged.sent : merged.sent.filter((input) => input.inputId !== entry.input_id),
+  };
 }
 
 function appendDelta(

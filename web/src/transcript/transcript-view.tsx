@@ -3,11 +3,11 @@
  * kept), committed entries, streamed drafts and messages sent but not yet committed. It sticks
  * to the bottom while the reader is there.
  */
-import { useEffect, useLayoutEffect, useMemo, useRef } from "react";
+import { type RefObject, useEffect, useLayoutEffect, useMemo, useRef } from "react";
 import type { HistoryEntry } from "../../../src/api/history.js";
 import { EntryView } from "./entry-view.js";
 import { Markdown } from "./markdown.js";
-import type { TranscriptState } from "./transcript-state.js";
+import type { Draft, TranscriptState } from "./transcript-state.js";
 
 export interface TranscriptViewProps {
   state: TranscriptState;
@@ -17,7 +17,7 @@ export interface TranscriptViewProps {
 }
 
 /** The User Timing mark set once per page load, when a transcript with entries is first in the DOM. */
-export const transcriptRenderedMark = "skein:transcript-rendered";
+const transcriptRenderedMark = "skein:transcript-rendered";
 let marked = false;
 
 /** The scrolling transcript. */
@@ -27,36 +27,8 @@ export function TranscriptView({ state, loadingOlder, onLoadOlder, onFork }: Tra
   const atBottom = useRef(true);
   const heightBefore = useRef<{ height: number; first: string | undefined } | null>(null);
 
-  // Tool results are shown beneath their calls (when the call is shown).
-  const { results, nested } = useMemo(() => {
-    const calls = new Set(
-      state.entries.filter((entry) => entry.kind === "tool_call").map((entry) => entry.tool?.tool_call_id),
-    );
-    const byCall = new Map<string, HistoryEntry>();
-    const inside = new Set<string>();
-    for (const entry of state.entries) {
-      const callId = entry.tool?.tool_call_id;
-      if (entry.kind === "tool_result" && callId !== undefined && calls.has(callId)) {
-        byCall.set(callId, entry);
-        inside.add(entry.id);
-      }
-    }
-    return { results: byCall, nested: inside };
-  }, [state.entries]);
-
-  useEffect(() => {
-    const target = top.current;
-    const root = scroller.current;
-    if (target === null || root === null) return undefined;
-    const observer = new IntersectionObserver(
-      (seen) => {
-        if (seen.some((entry) => entry.isIntersecting)) onLoadOlder();
-      },
-      { root, rootMargin: "200px 0px 0px 0px" },
-    );
-    observer.observe(target);
-    return () => observer.disconnect();
-  }, [onLoadOlder]);
+  const { results, nested } = useMemo(() => resultsBeneathCalls(state.entries), [state.entries]);
+  useLoadWhenSeen(top, scroller, onLoadOlder);
 
   const first = state.entries[0]?.id;
   useLayoutEffect(() => {
@@ -101,25 +73,71 @@ export function TranscriptView({ state, loadingOlder, onLoadOlder, onFork }: Tra
           />
         ),
       )}
-      {state.drafts.map((draft) =>
-        draft.kind === "thinking" ? (
-          <details key={draft.messageId} className="entry thinking draft" data-testid="draft-thinking" open>
-            <summary>Thinking…</summary>
-            <pre className="text">{draft.text}</pre>
-          </details>
-        ) : (
-          <div key={draft.messageId} className="entry assistant draft" data-testid="draft">
-            <div className="who">Agent</div>
-            <Markdown text={`${draft.partial ? "… " : ""}${draft.text}`} />
-          </div>
-        ),
-      )}
+      {state.drafts.map((draft) => (
+        <DraftView key={draft.messageId} draft={draft} />
+      ))}
       {state.sent.map((input) => (
         <div key={input.inputId} className="entry user sent" data-testid="sent">
           <div className="who">You (sending…)</div>
           <Markdown text={input.text} />
         </div>
       ))}
+    </div>
+  );
+}
+
+/** Tool results are shown beneath their calls (when the call is shown): each by call id, and which are. */
+function resultsBeneathCalls(entries: readonly HistoryEntry[]): {
+  results: Map<string, HistoryEntry>;
+  nested: Set<string>;
+} {
+  const calls = new Set(
+    entries.filter((entry) => entry.kind === "tool_call").map((entry) => entry.tool?.tool_call_id),
+  );
+  const results = new Map<string, HistoryEntry>();
+  const nested = new Set<string>();
+  for (const entry of entries) {
+    const callId = entry.tool?.tool_call_id;
+    if (entry.kind === "tool_result" && callId !== undefined && calls.has(callId)) {
+      results.set(callId, entry);
+      nested.add(entry.id);
+    }
+  }
+  return { results, nested };
+}
+
+/** Call `onSeen` whenever `target` comes (within 200 px) into view of the scrolling `root`. */
+function useLoadWhenSeen(
+  target: RefObject<HTMLDivElement | null>,
+  root: RefObject<HTMLDivElement | null>,
+  onSeen: () => void,
+): void {
+  useEffect(() => {
+    const seenTarget = target.current;
+    const scrollRoot = root.current;
+    if (seenTarget === null || scrollRoot === null) return undefined;
+    const observer = new IntersectionObserver(
+      (seen) => {
+        if (seen.some((entry) => entry.isIntersecting)) onSeen();
+      },
+      { root: scrollRoot, rootMargin: "200px 0px 0px 0px" },
+    );
+    observer.observe(seenTarget);
+    return () => observer.disconnect();
+  }, [target, root, onSeen]);
+}
+
+/** A message or thinking being streamed. */
+function DraftView({ draft }: { draft: Draft }) {
+  return draft.kind === "thinking" ? (
+    <details className="entry thinking draft" data-testid="draft-thinking" open>
+      <summary>Thinking…</summary>
+      <pre className="text">{draft.text}</pre>
+    </details>
+  ) : (
+    <div className="entry assistant draft" data-testid="draft">
+      <div className="who">Agent</div>
+      <Markdown text={`${draft.partial ? "… " : ""}${draft.text}`} />
     </div>
   );
 }

@@ -1,0 +1,141 @@
+/** What boot hands the session actors and the routes: the two service bags, built from its parts. */
+import { rm } from "node:fs/promises";
+import type pino from "pino";
+import { checkpointStore } from "../../home/checkpoints.js";
+import { WorkspaceConfigurationError, workspaceProblem } from "../../tools/builtin-tools.js";
+import type { SessionRegistry } from "../actor/session-registry.js";
+import type { ClusterNode } from "../cluster/cluster-node.js";
+import { workspaceMissingOnNode } from "../cluster/node-workspace.js";
+import { problem } from "../http/problem.js";
+import type { ApiKeys } from "../process/api-key-lookup.js";
+import { DaemonMetrics } from "../process/daemon-metrics.js";
+import type { DrainController } from "../process/drain.js";
+import { NoProviderError, type ProviderConfigSource } from "../process/provider-config.js";
+import { providerProbe } from "../process/provider-probe.js";
+import { sessionProviders } from "../process/session-providers.js";
+import type { DaemonSettings } from "../process/settings.js";
+import type { RouteServices } from "../routes/route-services.js";
+import { findProjectInstructions } from "../session/project-instructions.js";
+import type { SessionServices } from "../session/session-services.js";
+import type { SessionStorage } from "../storage/session-storage.js";
+import { checkpointWorkspace } from "../turn/workspace-checkpoints.js";
+import type { Tooling } from "./start-tooling.js";
+
+/** The parts of the daemon both service bags are made of. */
+export interface DaemonParts {
+  settings: DaemonSettings;
+  env: NodeJS.ProcessEnv;
+  storage: SessionStorage;
+  cluster: ClusterNode | null;
+  providers: ProviderConfigSource;
+  tooling: Tooling;
+  drain: DrainController;
+  /** The home and the database files: no tool touches them. */
+  hiddenPaths: string[];
+  historySecret: string;
+  /** API keys: config.json, the daemon's environment, then the keys `skein auth set` stored. */
+  keys: ApiKeys;
+  logger: pino.Logger;
+  now: () => number;
+}
+
+/** The system prompt of a session created without one. */
+function defaultSystemPrompt(workspace: string): string {
+  return (
+    `You are a capable software agent working in the directory ${workspace}. ` +
+    "Use the tools to inspect and change files there and to run commands; paths are relative to that directory. " +
+    "Be concise, check your work, and say what you changed."
+  );
+}
+
+/** What every session actor gets: storage, tools, provider settings and workspace checkpoints. */
+export function sessionServicesOf(parts: DaemonParts): SessionServices {
+  const { storage, cluster, tooling, providers, logger } = parts;
+  return {
+    storage,
+    ...(cluster === null ? {} : { ownership: cluster }),
+    historySecret: parts.historySecret,
+    logger,
+    now: parts.now,
+    isDraining: () => parts.drain.draining,
+    // Built-in tools first: a refused workspace fails the turn before any MCP server starts for it.
+    tools: async (session) => {
+      // A session's turns run on whichever node owns it: its workspace must be on this one too.
+      const missing = cluster === null ? null : await workspaceMissingOnNode(session.workspace, cluster.url);
+      if (missing !== null) throw new WorkspaceConfigurationError(session.workspace, missing);
+      return [
+        ...tooling.toolKit.toolsFor(session.workspace),
+        ...(await tooling.mcp.toolsFor(session.mcpServers, session.workspace)),
+      ];
+    },
+    turnSettings: (session) => providers.turnSettings(session.providerProfile),
+    ...(parts.env.SKEIN_CHECKPOINTS === "0" ? {} : workspaceCheckpoints(parts)),
+    ...sessionProviders(providers, parts.keys),
+  };
+}
+
+/** Checkpoints of a session's workspace around each turn, and their removal with the session. */
+function workspaceCheckpoints(parts: DaemonParts): Pick<SessionServices, "checkpoint" | "removeCheckpoints"> {
+  const { settings, hiddenPaths, logger } = parts;
+  return {
+    checkpoint: async (session, turnId, phase) => {
+      try {
+        await checkpointWorkspace(
+          { home: settings.home, hiddenPaths },
+          session.id,
+          session.workspace,
+          turnId,
+          phase,
+        );
+      } catch (error) {
+        logger.warn({ session: session.id, turnId, phase, err: error }, "workspace checkpoint skipped");
+      }
+    },
+    removeCheckpoints: (sessionId) => {
+      // A long session's store holds many objects: removed off the event loop, failures logged.
+      rm(checkpointStore(settings.home, sessionId), { recursive: true, force: true }).catch(
+        (error: unknown) =>
+          logger.warn({ session: sessionId, err: error }, "workspace checkpoints not removed"),
+      );
+    },
+  };
+}
+
+/** The daemon's metrics: what sessions publish (observed), and what is read when scraped. */
+export function daemonMetricsOf(parts: DaemonParts, sessions: SessionRegistry): DaemonMetrics {
+  const { cluster } = parts;
+  return new DaemonMetrics({
+    census: () => sessions.census(),
+    commitStats: () => parts.storage.commitStats(),
+    mcp: () => parts.tooling.mcp.status(),
+    ...(cluster === null ? {} : { node: () => cluster.health() }),
+  });
+}
+
+/** What the routes get: the registry, storage, provider defaults and workspace checks. */
+export function routeServicesOf(parts: DaemonParts, registry: SessionRegistry): RouteServices {
+  const { providers, hiddenPaths } = parts;
+  return {
+    registry,
+    storage: parts.storage,
+    historySecret: parts.historySecret,
+    now: parts.now,
+    defaultSystemPrompt,
+    workspaceProblem: (workspace) => workspaceProblem(workspace, hiddenPaths),
+    projectInstructions: (workspace) => findProjectInstructions(workspace, { hiddenPaths }),
+    mcpServerNames: () => parts.tooling.mcp.serverNames(),
+    providerDefaults: (name) => {
+      try {
+        const named = providers.resolveProfile(name);
+        return { name: named.name, model: named.profile.model };
+      } catch (error) {
+        // A session may be created before any provider exists; its turns say how to add one.
+        if (error instanceof NoProviderError && name === null) return { name: null, model: null };
+        if (error instanceof NoProviderError) throw problem("invalid_request", error.message);
+        throw error;
+      }
+    },
+    resolveProfile: (name) => providers.resolveProfile(name),
+    ...providerProbe(parts.keys),
+  };
+}

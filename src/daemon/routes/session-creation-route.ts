@@ -1,0 +1,110 @@
+/** `PUT /sessions/:id`: create a session, new or forked at a checkpoint. */
+import { CreateSessionBodySchema } from "../../api/schemas/session-creation.js";
+import { SessionSnapshotSchema } from "../../api/schemas/session-snapshot.js";
+import type { CreateSessionBody, ForkSessionBody, NewSessionBody } from "../../api/sessions.js";
+import type { SessionRegistry } from "../actor/session-registry.js";
+import { problem } from "../http/problem.js";
+import type { ResourceRoute } from "../http/resource.js";
+import { withInstructions } from "../session/project-instructions.js";
+import { checkIdShape, checkNewId } from "./client-id.js";
+import { rememberRefusal } from "./creation-rejection.js";
+import { answerWith } from "./daemon-problem.js";
+import type { RouteServices } from "./route-services.js";
+import { SessionPathParams } from "./session-path.js";
+import { checkWorkspace } from "./workspace-check.js";
+
+/** The `PUT` of `/sessions/:id` (`If-None-Match: *` required). */
+export function createSessionRoute(services: RouteServices): ResourceRoute {
+  const { registry } = services;
+  return {
+    schema: {
+      params: SessionPathParams,
+      body: CreateSessionBodySchema,
+      response: { 201: SessionSnapshotSchema },
+    },
+    config: {
+      startsWork: true,
+      doc: {
+        summary: "Create a session, new or forked at a checkpoint",
+        headers: [{ name: "If-None-Match", description: "must be `*`", required: true }],
+      },
+    },
+    handler: async (request, reply) => {
+      const { id } = request.params as { id: string };
+      const condition = request.headers["if-none-match"];
+      if (condition === undefined) {
+        throw problem("precondition_required", "creating a session needs `If-None-Match: *`");
+      }
+      if (condition.trim() !== "*") throw problem("invalid_request", "If-None-Match must be `*`");
+      checkNewId(id, "session id", services.now());
+      const body = request.body as CreateSessionBody;
+      const snapshot = await answerWith(async () => {
+        if (await registry.exists(id)) {
+          throw problem("precondition_failed", `session ${id} already exists`);
+        }
+        const actor = await rememberRefusal(services.storage, id, services.now(), () =>
+          body.kind === "new" ? createNew(registry, services, id, body) : fork(registry, id, body),
+        );
+        return actor.snapshot();
+      });
+      return reply.code(201).header("location", `/sessions/${id}`).send(snapshot);
+    },
+  };
+}
+
+async function createNew(
+  registry: SessionRegistry,
+  services: RouteServices,
+  id: string,
+  body: { kind: "new" } & NewSessionBody,
+) {
+  checkWorkspace(body.workspace, services.workspaceProblem);
+  const profile = services.providerDefaults(body.provider_profile ?? null);
+  const mcpServers = mcpSelection(body.mcp_servers, services.mcpServerNames());
+  const systemPrompt = body.system_prompt ?? services.defaultSystemPrompt(body.workspace);
+  const instructions = services.projectInstructions(body.workspace);
+  return registry.create({
+    id,
+    workspace: body.workspace,
+    name: body.name ?? null,
+    providerProfile: profile.name,
+    model: body.model ?? profile.model,
+    systemPrompt: instructions === null ? systemPrompt : withInstructions(systemPrompt, instructions),
+    mcpServers,
+    instructions:
+      instructions === null
+        ? null
+        : { path: instructions.path, bytes: instructions.bytes, truncated: instructions.truncated },
+    ...(body.request_config === undefined ? {} : { requestConfig: body.request_config }),
+    approvalPolicy: body.approval_policy ?? null,
+    // As accepted: validation neither coerces nor adds nor removes a field.
+    creationRequest: body,
+  });
+}
+
+/** The MCP servers a new session uses: those it names (each must be configured), else every configured one. */
+function mcpSelection(requested: readonly string[] | undefined, configured: readonly string[]): string[] {
+  if (requested === undefined) return [...configured];
+  const unknown = requested.filter((name) => !configured.includes(name));
+  if (unknown.length > 0) {
+    throw problem(
+      "invalid_request",
+      `MCP server ${unknown.map((name) => `"${name}"`).join(", ")} is not configured` +
+        (configured.length > 0
+          ? ` (configured: ${configured.join(", ")})`
+          : " (none is; see `skein mcp add`)"),
+    );
+  }
+  return [...new Set(requested)];
+}
+
+async function fork(registry: SessionRegistry, id: string, body: { kind: "fork" } & ForkSessionBody) {
+  checkIdShape(body.source_session_id, "source_session_id");
+  return registry.fork({
+    id,
+    sourceSessionId: body.source_session_id,
+    checkpointId: body.checkpoint_id,
+    name: body.name ?? null,
+    creationRequest: body,
+  });
+}

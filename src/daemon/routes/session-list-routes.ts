@@ -1,0 +1,69 @@
+/** `GET /sessions`: the listing, as JSON or as a stream of its changes. */
+import { SessionListStreamFrameSchema } from "../../api/schemas/session-list-events.js";
+import { ListQuerySchema, SessionListSchema } from "../../api/schemas/sessions.js";
+import type { ListQuery, SessionList, SessionListQuery } from "../../api/sessions.js";
+import { type HttpApp, wantsEventStream } from "../http/create-http-app.js";
+import { problem } from "../http/problem.js";
+import { registerResource } from "../http/resource.js";
+import type { SessionListFilter } from "../storage/sessions-table.js";
+import { serveSessionStream } from "../stream/sse-stream.js";
+import { checkIdShape } from "./client-id.js";
+import { answerWith } from "./daemon-problem.js";
+import type { RouteServices } from "./route-services.js";
+import { lastEventId, rejectReplayParameters, streamCursorOf } from "./stream-query.js";
+
+/** Register `GET /sessions`. */
+export function registerSessionListRoutes(app: HttpApp, services: RouteServices): void {
+  const { registry } = services;
+  registerResource(app, "/sessions", {
+    GET: {
+      schema: {
+        querystring: ListQuerySchema,
+        response: {
+          200: {
+            description: "the listing, or (Accept: text/event-stream) its stream",
+            content: {
+              "application/json": { schema: SessionListSchema },
+              "text/event-stream": { schema: SessionListStreamFrameSchema },
+            },
+          },
+        },
+      },
+      config: {
+        eventStream: true,
+        doc: {
+          summary: "List sessions (newest activity first), or stream the listing",
+          headers: [lastEventId],
+        },
+      },
+      handler: async (request, reply) => {
+        const query = request.query as ListQuery;
+        const filter = listFilter(query);
+        if (!wantsEventStream(request)) {
+          rejectReplayParameters(query);
+          return answerWith(async (): Promise<SessionList> => ({ items: await registry.list(filter) }));
+        }
+        const after = streamCursorOf(query, request.headers["last-event-id"]);
+        const opened = await answerWith(() => registry.openList(filter, after));
+        reply.hijack();
+        serveSessionStream(reply.raw, {
+          feed: opened.feed,
+          first: opened.first,
+          ...services.streamOptions,
+          onClose: () => opened.closed(),
+        });
+        return reply;
+      },
+    },
+  });
+}
+
+/** The listing a `GET /sessions` asks for: `scope` all (default) or top, or `parent_id`'s forks. */
+function listFilter(query: SessionListQuery): SessionListFilter {
+  if (query.parent_id !== undefined) {
+    if (query.scope !== undefined) throw problem("invalid_request", "give scope or parent_id, not both");
+    checkIdShape(query.parent_id, "parent_id");
+    return { kind: "children", parentId: query.parent_id };
+  }
+  return { kind: query.scope ?? "all" };
+}
