@@ -19,7 +19,7 @@ import {
   SessionNotFoundError,
   StoreClosedError,
 } from "./errors.js";
-import { checkHeadRecord, type HeadRecord } from "./head-record.js";
+import { checkedLastRow, checkHeadRecord, type HeadRecord } from "./head-record.js";
 import type { HeadSigner } from "./head-signer.js";
 import type { PreparedEntry } from "./prepared-append.js";
 import { prepareAppend } from "./prepared-append.js";
@@ -324,18 +324,7 @@ export class SqliteStore implements TransactionalStore<SqliteTransaction> {
   private readHeadUnlocked(sessionId: string): LogHead | null {
     const row = this.selectHead.get(sessionId);
     const record = this.heads.read(sessionId);
-    if (row === undefined && record === null) return null;
-    const last = row === undefined ? null : { hash: row.hash, position: row.position };
-    checkHeadRecord(
-      sessionId,
-      last?.position ?? -1,
-      record,
-      (at) => (at === last?.position ? last.hash : undefined),
-      {
-        signer: this.signer,
-      },
-    );
-    return last;
+    return checkedLastRow(sessionId, row, record, this.signer);
   }
 
   private readRangeUnlocked(sessionId: string, from: number, limit: number): PositionedEntry[] {
