@@ -95,19 +95,14 @@ export class PgStore implements TransactionalStore<pg.PoolClient> {
    * shares with the other writes queued meanwhile. PostgreSQL's COMMIT returns once the commit is
    * durable: `onWritten` is told at that moment.
    */
-  append(
+  async append(
     sessionId: string,
     entries: readonly HashedEntry[],
     alongside?: AlongsideWrites<pg.PoolClient>,
     options: AppendOptions = {},
   ): Promise<LogHead> {
-    if (this.closed) return Promise.reject(new StoreClosedError(sessionId));
-    let prepared: PreparedEntry[];
-    try {
-      prepared = prepareAppend(sessionId, entries);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    if (this.closed) throw new StoreClosedError(sessionId);
+    const prepared = prepareAppend(sessionId, entries);
     return this.commitQueue.run(
       sessionId,
       async (client) => {

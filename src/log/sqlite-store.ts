@@ -153,19 +153,14 @@ export class SqliteStore implements TransactionalStore<SqliteTransaction> {
    * savepoint with the connection, so other writes of the caller commit or roll back together
    * with these entries.
    */
-  append(
+  async append(
     sessionId: string,
     entries: readonly HashedEntry[],
     alongside?: AlongsideWrites<SqliteTransaction>,
     options: AppendOptions = {},
   ): Promise<LogHead> {
-    if (this.closed) return Promise.reject(new StoreClosedError(sessionId));
-    let prepared: PreparedEntry[];
-    try {
-      prepared = prepareAppend(sessionId, entries);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    if (this.closed) throw new StoreClosedError(sessionId);
+    const prepared = prepareAppend(sessionId, entries);
     // The queue runs each write in its own savepoint already: a second one inside it would only
     // cost two more statements per commit.
     return this.commitQueue.run(
