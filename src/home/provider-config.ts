@@ -11,7 +11,6 @@
  * Writes are atomic with mode 0600 (the file may hold API keys).
  */
 
-import { readFileSync } from "node:fs";
 import type { ApprovalPolicy } from "../model/approval-policy.js";
 import { parseHeadPublicKey } from "../model/head-key.js";
 import { LlmClientError } from "../model/llm-client.js";
@@ -20,6 +19,7 @@ import { ApprovalPolicyError, parseApprovalPolicy } from "./approval-policy.js";
 import { writeFileAtomic } from "./atomic-file.js";
 import { homePaths } from "./home.js";
 import { McpConfigError, type McpServersConfig, parseMcpServers } from "./mcp-config.js";
+import { readOptionalText } from "./optional-text-file.js";
 import { parseWebFetchConfig, type WebFetchConfig } from "./web-fetch-config.js";
 
 export {
@@ -96,14 +96,8 @@ export class ProviderConfigError extends Error {
 /** The config of a home; an absent file is an empty config. Throws ProviderConfigError. */
 export function readProviderConfig(home: string): ProviderConfig {
   const path = homePaths(home).config;
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { providers: {} };
-    throw new ProviderConfigError(path, `it cannot be read (${(error as Error).message})`, { cause: error });
-  }
-  return parseProviderConfig(text, path);
+  const text = readOptionalText(path, (reason, cause) => new ProviderConfigError(path, reason, { cause }));
+  return text === null ? { providers: {} } : parseProviderConfig(text, path);
 }
 
 /** Parse and strictly validate config.json text; throws ProviderConfigError naming the problem. */

@@ -7,9 +7,9 @@
  * 0700 home, which no tool can reach (the whole home is hidden from tools). A key is never put
  * in an error message.
  */
-import { readFileSync } from "node:fs";
 import { writeFileAtomic } from "./atomic-file.js";
 import { homePaths } from "./home.js";
+import { readOptionalText } from "./optional-text-file.js";
 import { isProfileName } from "./provider-config.js";
 
 /** Content of secrets.json: the stored key of each profile that has one. */
@@ -44,14 +44,8 @@ export function apiKeyProblem(key: string): string | null {
 /** The secrets of a home; an absent file holds no keys. Throws SecretsFileError. */
 export function readSecretsFile(home: string): SecretsFile {
   const path = homePaths(home).secrets;
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { apiKeys: {} };
-    throw new SecretsFileError(path, `it cannot be read (${(error as Error).message})`, { cause: error });
-  }
-  return parseSecretsFile(text, path);
+  const text = readOptionalText(path, (reason, cause) => new SecretsFileError(path, reason, { cause }));
+  return text === null ? { apiKeys: {} } : parseSecretsFile(text, path);
 }
 
 /** Parse and validate secrets.json text; throws SecretsFileError naming the problem (never a key). */

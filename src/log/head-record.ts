@@ -148,3 +148,33 @@ export function parseHeadRecord(sessionId: string, text: string): HeadRecord {
       signed === null ? null : { signature: signed.signature as string, key_id: signed.key_id as string },
   };
 }
+
+/** The position and hash of a log's last entry (a store's `LogHead`). */
+interface LastRow {
+  hash: string;
+  position: number;
+}
+
+/**
+ * The head of a store that keeps the last entry's row beside its recorded head (SQLite,
+ * PostgreSQL): the last row checked against the record, null for a session with neither.
+ */
+export function checkedLastRow(
+  sessionId: string,
+  row: LastRow | undefined,
+  record: HeadRecord | null,
+  signer: HeadSigner | undefined,
+): LastRow | null {
+  if (row === undefined && record === null) return null;
+  const last = row === undefined ? null : { hash: row.hash, position: row.position };
+  checkHeadRecord(
+    sessionId,
+    last?.position ?? -1,
+    record,
+    (at) => (at === last?.position ? last.hash : undefined),
+    {
+      signer,
+    },
+  );
+  return last;
+}

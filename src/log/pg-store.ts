@@ -18,7 +18,7 @@ import type { GroupCommitStats } from "./commit-queue.js";
 import type { HashedEntry, PositionedEntry } from "./entries.js";
 import { isEntryHash } from "./entry-hash.js";
 import { AppendConflictError, LogCorruptError, SessionNotFoundError, StoreClosedError } from "./errors.js";
-import { checkHeadRecord, type HeadRecord } from "./head-record.js";
+import { checkedLastRow, checkHeadRecord, type HeadRecord } from "./head-record.js";
 import type { HeadSigner } from "./head-signer.js";
 import { PgCommitQueue } from "./pg-commit-queue.js";
 import { keepConnectionErrors } from "./pg-connection-errors.js";
@@ -95,19 +95,14 @@ export class PgStore implements TransactionalStore<pg.PoolClient> {
    * shares with the other writes queued meanwhile. PostgreSQL's COMMIT returns once the commit is
    * durable: `onWritten` is told at that moment.
    */
-  append(
+  async append(
     sessionId: string,
     entries: readonly HashedEntry[],
     alongside?: AlongsideWrites<pg.PoolClient>,
     options: AppendOptions = {},
   ): Promise<LogHead> {
-    if (this.closed) return Promise.reject(new StoreClosedError(sessionId));
-    let prepared: PreparedEntry[];
-    try {
-      prepared = prepareAppend(sessionId, entries);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    if (this.closed) throw new StoreClosedError(sessionId);
+    const prepared = prepareAppend(sessionId, entries);
     return this.commitQueue.run(
       sessionId,
       async (client) => {
@@ -358,18 +353,7 @@ export class PgStore implements TransactionalStore<pg.PoolClient> {
       [sessionId],
     );
     const row = result.rows[0];
-    if (row === undefined && record === null) return null;
-    const last = row === undefined ? null : { hash: row.hash, position: row.position };
-    checkHeadRecord(
-      sessionId,
-      last?.position ?? -1,
-      record,
-      (at) => (at === last?.position ? last.hash : undefined),
-      {
-        signer: this.signer,
-      },
-    );
-    return last;
+    return checkedLastRow(sessionId, row, record, this.signer);
   }
 }
 

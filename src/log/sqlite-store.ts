@@ -19,7 +19,7 @@ import {
   SessionNotFoundError,
   StoreClosedError,
 } from "./errors.js";
-import { checkHeadRecord, type HeadRecord } from "./head-record.js";
+import { checkedLastRow, checkHeadRecord, type HeadRecord } from "./head-record.js";
 import type { HeadSigner } from "./head-signer.js";
 import type { PreparedEntry } from "./prepared-append.js";
 import { prepareAppend } from "./prepared-append.js";
@@ -153,19 +153,14 @@ export class SqliteStore implements TransactionalStore<SqliteTransaction> {
    * savepoint with the connection, so other writes of the caller commit or roll back together
    * with these entries.
    */
-  append(
+  async append(
     sessionId: string,
     entries: readonly HashedEntry[],
     alongside?: AlongsideWrites<SqliteTransaction>,
     options: AppendOptions = {},
   ): Promise<LogHead> {
-    if (this.closed) return Promise.reject(new StoreClosedError(sessionId));
-    let prepared: PreparedEntry[];
-    try {
-      prepared = prepareAppend(sessionId, entries);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    if (this.closed) throw new StoreClosedError(sessionId);
+    const prepared = prepareAppend(sessionId, entries);
     // The queue runs each write in its own savepoint already: a second one inside it would only
     // cost two more statements per commit.
     return this.commitQueue.run(
@@ -324,18 +319,7 @@ export class SqliteStore implements TransactionalStore<SqliteTransaction> {
   private readHeadUnlocked(sessionId: string): LogHead | null {
     const row = this.selectHead.get(sessionId);
     const record = this.heads.read(sessionId);
-    if (row === undefined && record === null) return null;
-    const last = row === undefined ? null : { hash: row.hash, position: row.position };
-    checkHeadRecord(
-      sessionId,
-      last?.position ?? -1,
-      record,
-      (at) => (at === last?.position ? last.hash : undefined),
-      {
-        signer: this.signer,
-      },
-    );
-    return last;
+    return checkedLastRow(sessionId, row, record, this.signer);
   }
 
   private readRangeUnlocked(sessionId: string, from: number, limit: number): PositionedEntry[] {

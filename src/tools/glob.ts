@@ -7,12 +7,10 @@
  */
 import { lstat } from "node:fs/promises";
 import type { JsonObject } from "../model/json.js";
-import { ToolError } from "../model/tools.js";
-import { fileError } from "./file-error.js";
 import { globFilter } from "./grep-search.js";
 import type { HiddenPaths } from "./hidden-paths.js";
 import { type WorkspaceTool, workspaceTool } from "./tool-kind.js";
-import { realWorkspace, resolveInWorkspace, workspaceRelative } from "./workspace-path.js";
+import { startDirectory, workspaceRelative } from "./workspace-path.js";
 import { walkFiles } from "./workspace-walk.js";
 
 /** Most paths one call returns. */
@@ -60,13 +58,7 @@ interface FoundFile {
 
 async function glob(workspace: string, hidden: HiddenPaths, input: GlobInput): Promise<string> {
   const requested = input.path ?? ".";
-  const realRoot = await realWorkspace(workspace);
-  const start = await resolveInWorkspace(workspace, requested, hidden);
-  const stats = await lstat(start).catch((error: unknown) => {
-    throw fileError(requested, error);
-  });
-  if (!stats.isDirectory())
-    throw new ToolError("execution_failed", `glob: "${requested}" is not a directory`);
+  const { realRoot, start } = await startDirectory(workspace, hidden, requested);
   const prefix = workspaceRelative(realRoot, start);
   const keep = globFilter(input.pattern);
   const found: FoundFile[] = [];

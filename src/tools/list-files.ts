@@ -8,7 +8,7 @@
  * sandbox (an empty directory or an unreadable file there) and explains why they cannot be used.
  */
 import type { Dirent } from "node:fs";
-import { lstat, opendir, readlink } from "node:fs/promises";
+import { opendir, readlink } from "node:fs/promises";
 import path from "node:path";
 import type { JsonObject } from "../model/json.js";
 import { ToolError } from "../model/tools.js";
@@ -17,7 +17,7 @@ import { type HiddenPaths, hiddenPathCovering } from "./hidden-paths.js";
 import { truncateText } from "./output-limit.js";
 import { PinnedDirectory } from "./pinned-directory.js";
 import { type WorkspaceTool, workspaceTool } from "./tool-kind.js";
-import { realWorkspace, resolveInWorkspace, workspaceRelative } from "./workspace-path.js";
+import { startDirectory, workspaceRelative } from "./workspace-path.js";
 
 /** Most entries one call lists. */
 export const MAX_LIST_ENTRIES = 1000;
@@ -56,12 +56,7 @@ export const listFilesTool: WorkspaceTool = workspaceTool("list_files", inputSch
 
 async function listFiles(workspace: string, hidden: HiddenPaths, input: ListFilesInput): Promise<string> {
   const requested = input.path ?? ".";
-  const realRoot = await realWorkspace(workspace);
-  const start = await resolveInWorkspace(workspace, requested, hidden);
-  const stats = await lstat(start).catch((error: unknown) => {
-    throw fileError(requested, error);
-  });
-  if (!stats.isDirectory()) throw new ToolError("execution_failed", `"${requested}" is not a directory`);
+  const { realRoot, start } = await startDirectory(workspace, hidden, requested);
 
   const listing: Listing = {
     realRoot,

@@ -14,6 +14,7 @@ import { lstat, readlink, realpath } from "node:fs/promises";
 import path from "node:path";
 import type { JsonObject } from "../model/json.js";
 import { ToolError } from "../model/tools.js";
+import { fileError } from "./file-error.js";
 import { type HiddenPaths, hiddenPathCovering, NO_HIDDEN_PATHS } from "./hidden-paths.js";
 import { isInsideDirectory } from "./path-containment.js";
 import { errorCode, errorMessage } from "./system-error.js";
@@ -190,4 +191,22 @@ function tooManyLinks(scope: Confinement): WorkspacePathError {
 
 function unreadable(scope: Confinement, error: unknown): ToolError {
   return new ToolError("execution_failed", `cannot resolve "${scope.requested}": ${errorMessage(error)}`);
+}
+
+/**
+ * The directory a listing or search starts at (`requested`, relative to the workspace), resolved
+ * inside the workspace and off its hidden paths, with the workspace's real root beside it.
+ */
+export async function startDirectory(
+  workspace: string,
+  hidden: HiddenPaths,
+  requested: string,
+): Promise<{ realRoot: string; start: string }> {
+  const realRoot = await realWorkspace(workspace);
+  const start = await resolveInWorkspace(workspace, requested, hidden);
+  const stats = await lstat(start).catch((error: unknown) => {
+    throw fileError(requested, error);
+  });
+  if (!stats.isDirectory()) throw new ToolError("execution_failed", `"${requested}" is not a directory`);
+  return { realRoot, start };
 }

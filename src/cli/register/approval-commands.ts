@@ -5,9 +5,11 @@
  */
 import type { Command } from "commander";
 import type { CommandWiring } from "./command-wiring.js";
+import { lazyAction } from "./lazy-action.js";
 
 /** Register `approve`, `deny` and `approvals` on the program. */
-export function registerApprovalCommands(program: Command, { context, exitWith }: CommandWiring): void {
+export function registerApprovalCommands(program: Command, wiring: CommandWiring): void {
+  const { context, exitWith } = wiring;
   program
     .command("approve")
     .description("allow a tool call that waits for approval")
@@ -41,8 +43,5 @@ export function registerApprovalCommands(program: Command, { context, exitWith }
     .description("list the tool calls that wait for approval (of one session, or of all)")
     .argument("[session]", "session id, unique id prefix or name")
     .option("--json", "print them as JSON")
-    .action(async (session: string | undefined, options, command: Command) => {
-      const { listApprovals } = await import("../commands/approve.js");
-      exitWith(await listApprovals(context(command), session, options));
-    });
+    .action(lazyAction(wiring, () => import("../commands/approve.js"), "listApprovals"));
 }

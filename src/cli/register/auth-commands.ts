@@ -5,9 +5,10 @@
  */
 import type { Command } from "commander";
 import type { CommandWiring } from "./command-wiring.js";
+import { lazyAction } from "./lazy-action.js";
 
 /** Register `auth` and its subcommands on the program. */
-export function registerAuthCommands(program: Command, { context, exitWith }: CommandWiring): void {
+export function registerAuthCommands(program: Command, wiring: CommandWiring): void {
   const auth = program
     .command("auth")
     .description("store provider API keys where the daemon reads them ($SKEIN_HOME/secrets.json)")
@@ -30,25 +31,16 @@ Examples:
       "store the API key of a profile, read from a hidden prompt or from stdin (never from arguments)",
     )
     .argument("<profile>")
-    .action(async (profile: string, _options, command: Command) => {
-      const { setKey } = await import("../commands/auth.js");
-      exitWith(await setKey(context(command), profile));
-    });
+    .action(lazyAction(wiring, () => import("../commands/auth.js"), "setKey"));
   auth
     .command("list")
     .description("list the profiles that have a stored key (keys are never shown)")
     .option("--json", "print as JSON")
-    .action(async (options: { json?: boolean }, command: Command) => {
-      const { listKeys } = await import("../commands/auth.js");
-      exitWith(listKeys(context(command), options));
-    });
+    .action(lazyAction(wiring, () => import("../commands/auth.js"), "listKeys"));
   auth
     .command("remove")
     .alias("rm")
     .description("forget the stored key of a profile")
     .argument("<profile>")
-    .action(async (profile: string, _options, command: Command) => {
-      const { removeKey } = await import("../commands/auth.js");
-      exitWith(await removeKey(context(command), profile));
-    });
+    .action(lazyAction(wiring, () => import("../commands/auth.js"), "removeKey"));
 }

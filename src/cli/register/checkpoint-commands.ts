@@ -5,19 +5,17 @@
  */
 import type { Command } from "commander";
 import type { CommandWiring } from "./command-wiring.js";
+import { lazyAction } from "./lazy-action.js";
 
 /** Register `diff` and `undo` on the program. */
-export function registerCheckpointCommands(program: Command, { context, exitWith }: CommandWiring): void {
+export function registerCheckpointCommands(program: Command, wiring: CommandWiring): void {
   program
     .command("diff")
     .description("show what a turn changed in the session's workspace (default: its latest turn)")
     .argument("<id>", "session id, unique id prefix or name")
     .option("--turn <run>", "the turn (a run id prefix, as `skein show` and --json name it)")
     .option("--stat", "only the changed files and line counts")
-    .action(async (id: string, options: { turn?: string; stat?: boolean }, command: Command) => {
-      const { diffTurn } = await import("../commands/checkpoints.js");
-      exitWith(await diffTurn(context(command), id, options));
-    });
+    .action(lazyAction(wiring, () => import("../commands/checkpoints.js"), "diffTurn"));
 
   program
     .command("undo")
@@ -28,8 +26,5 @@ export function registerCheckpointCommands(program: Command, { context, exitWith
       "after",
       "\nThe daemon checkpoints the workspace before and after every turn in a git store under $SKEIN_HOME\n(never the workspace's own .git); files ignored by .gitignore are not checkpointed or restored.",
     )
-    .action(async (id: string, options: { turn?: string }, command: Command) => {
-      const { undoTurn } = await import("../commands/checkpoints.js");
-      exitWith(await undoTurn(context(command), id, options));
-    });
+    .action(lazyAction(wiring, () => import("../commands/checkpoints.js"), "undoTurn"));
 }

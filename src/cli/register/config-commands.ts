@@ -5,10 +5,12 @@
  */
 import type { Command } from "commander";
 import type { CommandWiring } from "./command-wiring.js";
+import { lazyAction } from "./lazy-action.js";
 import { wholeNumber } from "./whole-number-option.js";
 
 /** Register `config` and its subcommands on the program. */
-export function registerConfigCommands(program: Command, { context, exitWith }: CommandWiring): void {
+export function registerConfigCommands(program: Command, wiring: CommandWiring): void {
+  const { context, exitWith } = wiring;
   const config = program
     .command("config")
     .description("manage provider profiles ($SKEIN_HOME/config.json)")
@@ -43,35 +45,23 @@ Examples:
   $ skein config add ollama --protocol chat_completions --base-url http://localhost:11434/v1 --model qwen3:8b
   $ printf %s "$KEY" | skein config add work --protocol anthropic --model claude-sonnet-4-5 --api-key -`,
     )
-    .action(async (name: string, options, command: Command) => {
-      const { addProfile } = await import("../commands/provider-config.js");
-      exitWith(await addProfile(context(command), name, options));
-    });
+    .action(lazyAction(wiring, () => import("../commands/provider-config.js"), "addProfile"));
   config
     .command("list")
     .description("list provider profiles (* marks the active one; keys are never shown)")
     .option("--json", "print as JSON")
-    .action(async (options, command: Command) => {
-      const { listProfiles } = await import("../commands/provider-config.js");
-      exitWith(listProfiles(context(command), options));
-    });
+    .action(lazyAction(wiring, () => import("../commands/provider-config.js"), "listProfiles"));
   config
     .command("remove")
     .alias("rm")
     .description("remove a provider profile")
     .argument("<name>")
-    .action(async (name: string, _options, command: Command) => {
-      const { removeProfile } = await import("../commands/provider-config.js");
-      exitWith(await removeProfile(context(command), name));
-    });
+    .action(lazyAction(wiring, () => import("../commands/provider-config.js"), "removeProfile"));
   config
     .command("use")
     .description("make a profile the active one (used by new sessions)")
     .argument("<name>")
-    .action(async (name: string, _options, command: Command) => {
-      const { useProfile } = await import("../commands/provider-config.js");
-      exitWith(await useProfile(context(command), name));
-    });
+    .action(lazyAction(wiring, () => import("../commands/provider-config.js"), "useProfile"));
   config
     .command("test")
     .description("send one tiny request to a provider (default: the active profile) and report what happened")

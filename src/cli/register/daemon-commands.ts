@@ -5,6 +5,7 @@
  */
 import type { Command } from "commander";
 import type { CommandWiring } from "./command-wiring.js";
+import { lazyAction } from "./lazy-action.js";
 import { wholeNumber } from "./whole-number-option.js";
 
 /** Log records as readable lines on this terminal (`skein daemon run` on a TTY). */
@@ -21,7 +22,8 @@ async function readableLogSink(env: NodeJS.ProcessEnv): Promise<{ write(line: st
 }
 
 /** Register `daemon` and its subcommands on the program. */
-export function registerDaemonCommands(program: Command, { context, exitWith }: CommandWiring): void {
+export function registerDaemonCommands(program: Command, wiring: CommandWiring): void {
+  const { context, exitWith } = wiring;
   const daemon = program
     .command("daemon")
     .description("run and manage the background daemon")
@@ -32,10 +34,7 @@ export function registerDaemonCommands(program: Command, { context, exitWith }: 
   daemon
     .command("start")
     .description("start the daemon in the background (no-op when one runs)")
-    .action(async (_options, command: Command) => {
-      const { startDaemon } = await import("../commands/daemon-control.js");
-      exitWith(await startDaemon(context(command)));
-    });
+    .action(lazyAction(wiring, () => import("../commands/daemon-control.js"), "startDaemon"));
   daemon
     .command("stop")
     .description("stop the daemon gracefully (running turns get --timeout to finish)")
@@ -48,20 +47,14 @@ export function registerDaemonCommands(program: Command, { context, exitWith }: 
     .command("status")
     .description("say whether a daemon runs for the home (exit 0 if so, 3 if not)")
     .option("--json", "print the status as JSON")
-    .action(async (options, command: Command) => {
-      const { daemonStatus } = await import("../commands/daemon-control.js");
-      exitWith(await daemonStatus(context(command), options));
-    });
+    .action(lazyAction(wiring, () => import("../commands/daemon-control.js"), "daemonStatus"));
   daemon
     .command("logs")
     .description("print the daemon's log ($SKEIN_HOME/daemon.log)")
     .option("-n, --lines <n>", "number of lines", wholeNumber, 50)
     .option("-f, --follow", "keep printing new lines (Ctrl-C stops)")
     .option("--json", "print the raw JSON records instead of readable lines")
-    .action(async (options: { lines: number; follow?: boolean; json?: boolean }, command: Command) => {
-      const { daemonLogs } = await import("../commands/daemon-control.js");
-      exitWith(await daemonLogs(context(command), options));
-    });
+    .action(lazyAction(wiring, () => import("../commands/daemon-control.js"), "daemonLogs"));
   daemon
     .command("run")
     .description("run the daemon in the foreground (settings from SKEIN_* environment variables)")

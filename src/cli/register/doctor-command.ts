@@ -5,10 +5,11 @@
  */
 import type { Command } from "commander";
 import type { CommandWiring } from "./command-wiring.js";
+import { lazyAction } from "./lazy-action.js";
 import { wholeNumber } from "./whole-number-option.js";
 
 /** Register `doctor` on the program. */
-export function registerDoctorCommand(program: Command, { context, exitWith }: CommandWiring): void {
+export function registerDoctorCommand(program: Command, wiring: CommandWiring): void {
   program
     .command("doctor")
     .description(
@@ -20,8 +21,5 @@ export function registerDoctorCommand(program: Command, { context, exitWith }: C
       "after",
       "\nExit status 1 when any check fails (warnings do not fail); each failure prints its fix.",
     )
-    .action(async (options: { json?: boolean; timeout: number }, command: Command) => {
-      const { doctor } = await import("../commands/doctor.js");
-      exitWith(await doctor(context(command), options));
-    });
+    .action(lazyAction(wiring, () => import("../commands/doctor.js"), "doctor"));
 }

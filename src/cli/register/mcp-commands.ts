@@ -5,10 +5,11 @@
  */
 import type { Command } from "commander";
 import type { CommandWiring } from "./command-wiring.js";
+import { lazyAction } from "./lazy-action.js";
 import { wholeNumber } from "./whole-number-option.js";
 
 /** Register `mcp` and its subcommands on the program. */
-export function registerMcpCommands(program: Command, { context, exitWith }: CommandWiring): void {
+export function registerMcpCommands(program: Command, wiring: CommandWiring): void {
   const mcp = program
     .command("mcp")
     .description("manage MCP servers, whose tools sessions' agents get ($SKEIN_HOME/config.json)")
@@ -31,10 +32,7 @@ Examples:
     .alias("ls")
     .description("list MCP servers: state, tools, last error (asks the daemon)")
     .option("--json", "print the daemon's GET /mcp answer")
-    .action(async (options, command: Command) => {
-      const { listMcpServers } = await import("../commands/mcp.js");
-      exitWith(await listMcpServers(context(command), options));
-    });
+    .action(lazyAction(wiring, () => import("../commands/mcp.js"), "listMcpServers"));
   mcp
     .command("add")
     .description("add (or replace) an MCP server: a command after --, or --url")
@@ -50,27 +48,18 @@ Examples:
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a config placeholder, shown in help
     .option("--cwd <dir>", "working directory of a stdio server (absolute, or ${workspace})")
     .option("--timeout-ms <ms>", "how long one tool call may take (default 60000)", wholeNumber)
-    .action(async (name: string, commandLine: string[], options, command: Command) => {
-      const { addMcpServer } = await import("../commands/mcp.js");
-      exitWith(await addMcpServer(context(command), name, commandLine, options));
-    });
+    .action(lazyAction(wiring, () => import("../commands/mcp.js"), "addMcpServer"));
   mcp
     .command("remove")
     .alias("rm")
     .description("remove an MCP server (the daemon stops it)")
     .argument("<name>")
-    .action(async (name: string, _options, command: Command) => {
-      const { removeMcpServer } = await import("../commands/mcp.js");
-      exitWith(await removeMcpServer(context(command), name));
-    });
+    .action(lazyAction(wiring, () => import("../commands/mcp.js"), "removeMcpServer"));
   mcp
     .command("test")
     .description("start a server in the daemon now and list its tools, or say why it fails")
     .argument("<name>")
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a config placeholder, shown in help
     .option("--workspace <dir>", "the workspace for ${workspace} (default: the current directory)")
-    .action(async (name: string, options: { workspace?: string }, command: Command) => {
-      const { testMcpServer } = await import("../commands/mcp.js");
-      exitWith(await testMcpServer(context(command), name, options));
-    });
+    .action(lazyAction(wiring, () => import("../commands/mcp.js"), "testMcpServer"));
 }

@@ -7,6 +7,7 @@
  */
 import type { Command } from "commander";
 import type { CommandWiring } from "./command-wiring.js";
+import { lazyAction } from "./lazy-action.js";
 import { wholeNumber } from "./whole-number-option.js";
 
 /** Register `sessions`, `show`, `attach`, `fork`, `interrupt`, `compact`, `repair`, `web`, `rm` and `verify`. */
@@ -17,7 +18,7 @@ export function registerSessionCommands(program: Command, wiring: CommandWiring)
 }
 
 /** `sessions`, `show` and `attach`: read a session, once or live. */
-function registerReadingCommands(program: Command, { context, exitWith }: CommandWiring): void {
+function registerReadingCommands(program: Command, wiring: CommandWiring): void {
   program
     .command("sessions")
     .alias("ls")
@@ -29,10 +30,7 @@ function registerReadingCommands(program: Command, { context, exitWith }: Comman
       "after",
       "\nExamples:\n  $ skein sessions\n  $ skein sessions --here -n 5\n  $ skein sessions --json | jq '.[].id'",
     )
-    .action(async (options, command: Command) => {
-      const { listSessions } = await import("../commands/sessions.js");
-      exitWith(await listSessions(context(command), options));
-    });
+    .action(lazyAction(wiring, () => import("../commands/sessions.js"), "listSessions"));
 
   program
     .command("show")
@@ -47,10 +45,7 @@ function registerReadingCommands(program: Command, { context, exitWith }: Comman
       "after",
       "\nEach entry starts with its id in brackets; `skein fork ID --at ENTRY` starts a fork there.\n\nExamples:\n  $ skein show 01a2b3c4-d5\n  $ skein show 01a2b3c4-d5 --tail 20 --no-pager",
     )
-    .action(async (id: string, options, command: Command) => {
-      const { showSession } = await import("../commands/show.js");
-      exitWith(await showSession(context(command), id, options));
-    });
+    .action(lazyAction(wiring, () => import("../commands/show.js"), "showSession"));
 
   program
     .command("attach")
@@ -63,14 +58,11 @@ function registerReadingCommands(program: Command, { context, exitWith }: Comman
       "after",
       "\nExamples:\n  $ skein attach 01a2b3c4-d5\n  $ skein attach 01a2b3c4-d5 --until-idle",
     )
-    .action(async (id: string, options, command: Command) => {
-      const { attachSession } = await import("../commands/attach.js");
-      exitWith(await attachSession(context(command), id, options));
-    });
+    .action(lazyAction(wiring, () => import("../commands/attach.js"), "attachSession"));
 }
 
 /** `fork`, `interrupt`, `compact` and `repair`: act on one session. */
-function registerChangingCommands(program: Command, { context, exitWith }: CommandWiring): void {
+function registerChangingCommands(program: Command, wiring: CommandWiring): void {
   program
     .command("fork")
     .description("copy a session's history (up to an entry) into a new session; prints the new id")
@@ -81,28 +73,20 @@ function registerChangingCommands(program: Command, { context, exitWith }: Comma
       "after",
       "\nExamples:\n  $ skein fork 01a2b3c4-d5\n  $ skein fork 01a2b3c4-d5 --at 4 --name try-other-approach",
     )
-    .action(async (id: string, options, command: Command) => {
-      const { forkSession } = await import("../commands/fork.js");
-      exitWith(await forkSession(context(command), id, options));
-    });
+    .action(lazyAction(wiring, () => import("../commands/fork.js"), "forkSession"));
 
   program
     .command("interrupt")
     .description("stop a session's running turn and cancel its queued inputs")
     .argument("<id>", "session id, unique id prefix or name")
     .addHelpText("after", "\nExample:\n  $ skein interrupt 01a2b3c4-d5")
-    .action(async (id: string, _options, command: Command) => {
-      const { interruptSession } = await import("../commands/interrupt.js");
-      exitWith(await interruptSession(context(command), id));
-    });
+    .action(lazyAction(wiring, () => import("../commands/interrupt.js"), "interruptSession"));
 
   program
     .command("compact")
     .description("summarize a session's older messages so its context is smaller (its history stays whole)")
     .argument("<id>", "session id, unique id prefix or name")
-    .action(async (id: string, _options, command: Command) => {
-      exitWith(await (await import("../commands/compact.js")).compactSession(context(command), id));
-    });
+    .action(lazyAction(wiring, () => import("../commands/compact.js"), "compactSession"));
 
   program
     .command("repair")
@@ -114,14 +98,11 @@ function registerChangingCommands(program: Command, { context, exitWith }: Comma
       "after",
       "\nThe entries stay in the session's history (and in `skein show`); only later requests leave them out.\nA turn that a provider refused says when this is the way out.\n\nExamples:\n  $ skein repair 01a2b3c4-d5 --from 12\n  $ skein repair 01a2b3c4-d5 --from 12 --to 15",
     )
-    .action(async (id: string, options: { from: number; to?: number }, command: Command) => {
-      const { repairSession } = await import("../commands/repair.js");
-      exitWith(await repairSession(context(command), id, options));
-    });
+    .action(lazyAction(wiring, () => import("../commands/repair.js"), "repairSession"));
 }
 
 /** `web`, `rm` and `verify`: the browser's view, deletion, and checking logs. */
-function registerBrowserAndLifecycleCommands(program: Command, { context, exitWith }: CommandWiring): void {
+function registerBrowserAndLifecycleCommands(program: Command, wiring: CommandWiring): void {
   program
     .command("web")
     .description("print a one-time login link to the web UI, and open it on a desktop")
@@ -130,10 +111,7 @@ function registerBrowserAndLifecycleCommands(program: Command, { context, exitWi
       "after",
       "\nThe link signs one browser in (an HttpOnly cookie, 7 days); it works once, within 2 minutes.\n\nExamples:\n  $ skein web\n  $ skein web --print",
     )
-    .action(async (options, command: Command) => {
-      const { openWeb } = await import("../commands/web.js");
-      exitWith(await openWeb(context(command), options));
-    });
+    .action(lazyAction(wiring, () => import("../commands/web.js"), "openWeb"));
 
   program
     .command("rm")
@@ -141,10 +119,7 @@ function registerBrowserAndLifecycleCommands(program: Command, { context, exitWi
     .argument("<id...>", "session ids, unique id prefixes or names")
     .option("-f, --force", "interrupt a running session first")
     .addHelpText("after", "\nExamples:\n  $ skein rm 01a2b3c4-d5\n  $ skein rm -f 01a2b3c4-d5 01a2b3c5-77")
-    .action(async (ids: string[], options, command: Command) => {
-      const { removeSessions } = await import("../commands/remove.js");
-      exitWith(await removeSessions(context(command), ids, options));
-    });
+    .action(lazyAction(wiring, () => import("../commands/remove.js"), "removeSessions"));
 
   program
     .command("verify")
@@ -157,8 +132,5 @@ function registerBrowserAndLifecycleCommands(program: Command, { context, exitWi
       "after",
       "\nExit status 1 when any log fails verification. Keep the printed heads and the public key elsewhere:\na later rewrite of the log, even with every hash recomputed, no longer matches them.\n\nExamples:\n  $ skein verify\n  $ skein verify 01a2b3c4-d5 --json",
     )
-    .action(async (ids: string[], options, command: Command) => {
-      const { verifySessions } = await import("../commands/verify.js");
-      exitWith(await verifySessions(context(command), ids, options));
-    });
+    .action(lazyAction(wiring, () => import("../commands/verify.js"), "verifySessions"));
 }

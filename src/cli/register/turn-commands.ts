@@ -6,10 +6,11 @@
 import type { Command } from "commander";
 import { effortOption, temperatureOption } from "../session-settings-options.js";
 import type { CommandWiring } from "./command-wiring.js";
+import { lazyAction } from "./lazy-action.js";
 import { wholeNumber } from "./whole-number-option.js";
 
 /** Register `chat` and `run` on the program. */
-export function registerTurnCommands(program: Command, { context, exitWith }: CommandWiring): void {
+export function registerTurnCommands(program: Command, wiring: CommandWiring): void {
   const chat = program
     .command("chat", { isDefault: true })
     .description("chat with an agent working in the current directory (the default command)")
@@ -33,10 +34,7 @@ Examples:
   $ skein chat --session 01a2b3c4-d5 --hide-thinking
   $ skein chat -c`,
     )
-    .action(async (options, command: Command) => {
-      const { chat } = await import("../commands/chat.js");
-      exitWith(await chat(context(command), options));
-    });
+    .action(lazyAction(wiring, () => import("../commands/chat.js"), "chat"));
 
   const run = program
     .command("run")
@@ -73,10 +71,7 @@ Examples:
   $ echo "write a haiku" | skein run -
   $ skein run --json "hi" | jq -c 'select(.type=="text")'`,
     )
-    .action(async (prompt: string, options, command: Command) => {
-      const { runPrompt } = await import("../commands/run-prompt.js");
-      exitWith(await runPrompt(context(command), prompt, options));
-    });
+    .action(lazyAction(wiring, () => import("../commands/run-prompt.js"), "runPrompt"));
 }
 
 /** `command` with the model settings a turn may set (`--effort`, `--max-tokens`, `--temperature`), in help order. */

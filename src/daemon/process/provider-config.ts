@@ -9,7 +9,7 @@
  * to add one). A broken file never replaces a good one: the last good config stays in use and
  * the problem is exposed as `lastError` until the file is fixed.
  */
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { homePaths } from "../../home/home.js";
 import {
   type ProviderConfig,
@@ -20,6 +20,7 @@ import {
   splitProfile,
 } from "../../home/provider-config.js";
 import type { TurnSettings } from "../session/session-services.js";
+import { fileStamp } from "./file-stamp.js";
 
 /** A profile together with its name, and what it sets for its sessions. */
 export interface NamedProfile {
@@ -116,15 +117,10 @@ export class ProviderConfigSource {
   private refresh(): void {
     let stamp: string;
     try {
-      const stats = statSync(this.path, { bigint: true });
-      // mtime alone misses two writes within the file system's timestamp granularity.
-      stamp = `${stats.mtimeNs}:${stats.size}:${stats.ino}`;
+      stamp = fileStamp(this.path);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
-        this.error = new ProviderConfigError(this.path, (error as Error).message, { cause: error });
-        return;
-      }
-      stamp = "absent";
+      this.error = new ProviderConfigError(this.path, (error as Error).message, { cause: error });
+      return;
     }
     if (stamp === this.seen) return;
     this.seen = stamp;

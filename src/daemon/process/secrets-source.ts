@@ -6,9 +6,9 @@
  * missing file holds no keys; a broken file holds none either (a key is never guessed from a
  * half-written file) and is exposed as `lastError` until it is fixed.
  */
-import { statSync } from "node:fs";
 import { homePaths } from "../../home/home.js";
 import { readSecretsFile, type SecretsFile, SecretsFileError } from "../../home/secrets-file.js";
+import { fileStamp } from "./file-stamp.js";
 
 const noSecrets: SecretsFile = Object.freeze({ apiKeys: Object.freeze({}) });
 
@@ -41,11 +41,9 @@ export class SecretsSource {
   private refresh(): void {
     let stamp: string;
     try {
-      const stats = statSync(this.path, { bigint: true });
-      // mtime alone misses two writes within the file system's timestamp granularity.
-      stamp = `${stats.mtimeNs}:${stats.size}:${stats.ino}`;
+      stamp = fileStamp(this.path);
     } catch (error) {
-      stamp = (error as NodeJS.ErrnoException).code === "ENOENT" ? "absent" : `error:${String(error)}`;
+      stamp = `error:${String(error)}`;
     }
     if (stamp === this.seen) return;
     this.seen = stamp;

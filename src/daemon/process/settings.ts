@@ -125,23 +125,36 @@ function readSlowDisk(env: NodeJS.ProcessEnv): SlowDisk | null {
 }
 
 function readLeaseSeconds(env: NodeJS.ProcessEnv): number {
-  const raw = value(env, "SKEIN_LEASE_SECONDS");
-  if (raw === undefined) return defaultLeaseSeconds;
-  if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > 3600) {
-    throw new SettingsError("SKEIN_LEASE_SECONDS", raw, "expected a whole number of seconds from 1 to 3600");
-  }
-  return Number(raw);
+  return readWholeNumber(env, "SKEIN_LEASE_SECONDS", defaultLeaseSeconds, {
+    min: 1,
+    max: 3600,
+    expected: "expected a whole number of seconds from 1 to 3600",
+  });
 }
 
 function readNodeHistorySeconds(env: NodeJS.ProcessEnv): number {
-  const raw = value(env, "SKEIN_NODE_HISTORY_SECONDS");
-  if (raw === undefined) return 600;
-  if (!/^\d{1,7}$/.test(raw) || Number(raw) > 2_592_000) {
-    throw new SettingsError(
-      "SKEIN_NODE_HISTORY_SECONDS",
-      raw,
-      "expected a whole number of seconds from 0 to 2592000 (30 days)",
-    );
+  return readWholeNumber(env, "SKEIN_NODE_HISTORY_SECONDS", 600, {
+    min: 0,
+    max: 2_592_000,
+    expected: "expected a whole number of seconds from 0 to 2592000 (30 days)",
+  });
+}
+
+/**
+ * A whole-number setting from min to max, or `fallback` when unset. At most as many digits as
+ * `max` has, so a long run of leading zeros is refused like any other malformed number.
+ */
+function readWholeNumber(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  range: { min: number; max: number; expected: string },
+): number {
+  const raw = value(env, name);
+  if (raw === undefined) return fallback;
+  const digits = new RegExp(`^\\d{1,${String(range.max).length}}$`);
+  if (!digits.test(raw) || Number(raw) < range.min || Number(raw) > range.max) {
+    throw new SettingsError(name, raw, range.expected);
   }
   return Number(raw);
 }
@@ -190,16 +203,11 @@ function readDatabase(env: NodeJS.ProcessEnv, home: string): DatabaseTarget {
 }
 
 function readPort(env: NodeJS.ProcessEnv): number {
-  const raw = value(env, "SKEIN_PORT");
-  if (raw === undefined) return 0;
-  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65_535) {
-    throw new SettingsError(
-      "SKEIN_PORT",
-      raw,
-      "expected an integer from 0 to 65535 (0 = choose a free port)",
-    );
-  }
-  return Number(raw);
+  return readWholeNumber(env, "SKEIN_PORT", 0, {
+    min: 0,
+    max: 65_535,
+    expected: "expected an integer from 0 to 65535 (0 = choose a free port)",
+  });
 }
 
 function readToken(env: NodeJS.ProcessEnv): string {
