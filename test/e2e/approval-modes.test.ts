@@ -8,11 +8,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
-import { FakeProvider } from "../support/fake-provider/server.js";
 import { DaemonHarness, type HistoryEntry } from "./support/daemon-harness.js";
-import { eventually, profileFor } from "./support/fixture.js";
+import { eventually, profileFor, useFakeProvider } from "./support/fixture.js";
 
 interface Snapshot {
   status: { phase: string };
@@ -22,29 +21,16 @@ interface Snapshot {
 }
 
 describe("approval modes", () => {
-  let provider: FakeProvider;
-  const started: DaemonHarness[] = [];
-
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-  });
-
-  afterEach(async () => {
-    for (const app of started.splice(0)) await app.close();
-  });
-
-  afterAll(async () => {
-    await provider?.close();
-  });
+  const fake = useFakeProvider();
 
   async function daemon(): Promise<DaemonHarness> {
-    provider.reset();
-    provider.script = () => text("done");
+    fake.provider.reset();
+    fake.provider.script = () => text("done");
     const app = await DaemonHarness.start({
-      providers: profileFor(provider),
+      providers: profileFor(fake.provider),
       config: { approvalPolicy: undefined },
     });
-    started.push(app);
+    fake.started.push(app);
     return app;
   }
 
@@ -84,7 +70,7 @@ describe("approval modes", () => {
     const readOnly = await setMode(app, sessionId, { mode: "read-only" });
     expect(readOnly.status).toBe(200);
     expect(readOnly.json()).toEqual({ approval_policy: null, approval_mode: "read-only" });
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "write_file", args: { path: "a.txt", content: "a" }, id: "call_ro" }]),
       text("refused"),
     );
@@ -94,7 +80,7 @@ describe("approval modes", () => {
 
     await setMode(app, sessionId, { mode: "auto-edit" });
     expect((await snapshot(app, sessionId)).approval_mode).toBe("auto-edit");
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "write_file", args: { path: "b.txt", content: "b" }, id: "call_ae" }]),
       text("written"),
     );
@@ -106,7 +92,7 @@ describe("approval modes", () => {
   it("runs a read-only command in ask mode at once and still asks for any other", async () => {
     const app = await daemon();
     const sessionId = await app.createSession();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "run_command", args: { command: "ls -a | wc -l && pwd" }, id: "call_ls" }]),
       toolCalls([{ name: "run_command", args: { command: "echo ran > effects.txt" }, id: "call_echo" }]),
       text("ok"),

@@ -12,7 +12,6 @@ import Database from "better-sqlite3";
 import { v7 as uuidv7 } from "uuid";
 import { describe, expect, it } from "vitest";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
-import type { FakeProvider } from "../support/fake-provider/server.js";
 import { testServerConfig } from "../support/mcp/servers.js";
 import { type ApiResponse, DaemonHarness, type HistoryEntry } from "./support/daemon-harness.js";
 import { contentText, eventually, messagesOf, profileFor, useFakeProvider } from "./support/fixture.js";
@@ -35,26 +34,21 @@ interface Snapshot {
 }
 
 describe("approvals", () => {
-  let provider: FakeProvider;
-  const started: DaemonHarness[] = [];
-
-  useFakeProvider((fake) => {
-    provider = fake;
-  }, started);
+  const fake = useFakeProvider();
 
   /** A daemon with the built-in policy (or the config.json fields given). */
   async function daemon(
     config: Record<string, unknown> = { approvalPolicy: undefined },
     mcpServers?: Record<string, unknown>,
   ): Promise<DaemonHarness> {
-    provider.reset();
-    provider.script = () => text("done");
+    fake.provider.reset();
+    fake.provider.script = () => text("done");
     const app = await DaemonHarness.start({
-      providers: profileFor(provider),
+      providers: profileFor(fake.provider),
       config,
       ...(mcpServers === undefined ? {} : { mcpServers }),
     });
-    started.push(app);
+    fake.started.push(app);
     return app;
   }
 
@@ -111,7 +105,7 @@ describe("approvals", () => {
 
   it("asks before a command runs: the call waits in the snapshot and the stream, and an allow runs it once", async () => {
     const app = await daemon();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_echo" }]),
       text("It ran."),
     );
@@ -137,7 +131,7 @@ describe("approvals", () => {
       true,
     );
     expect(effects(app)).toBe("");
-    expect(provider.requests).toHaveLength(1);
+    expect(fake.provider.requests).toHaveLength(1);
 
     const allowed = await answer(app, sessionId, "call_echo", { decision: "allow", client_id: "test" });
     expect(allowed.status).toBe(200);
@@ -176,7 +170,7 @@ describe("approvals", () => {
 
   it("denies with a message the model reads, and the command never runs", async () => {
     const app = await daemon();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_echo" }]),
       text("Understood."),
     );
@@ -193,14 +187,14 @@ describe("approvals", () => {
     await app.idle(sessionId);
 
     expect(effects(app)).toBe("");
-    const tool = messagesOf(provider.requests[1]!).find((message) => message.role === "tool");
+    const tool = messagesOf(fake.provider.requests[1]!).find((message) => message.role === "tool");
     expect(tool?.tool_call_id).toBe("call_echo");
     expect(contentText(tool!)).toMatch(/The user denied this tool call.*use the Makefile/);
   });
 
   it("takes one decision when two clients answer at once: one 200, the other 409", async () => {
     const app = await daemon();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_echo" }]),
     );
     const sessionId = await app.createSession();
@@ -226,7 +220,7 @@ describe("approvals", () => {
 
   it("keeps a waiting call waiting across SIGKILL: not run, still listed, and run once when allowed", async () => {
     const app = await daemon();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_echo" }]),
       text("It ran once."),
     );
@@ -262,12 +256,12 @@ describe("approvals", () => {
       "assistant",
     ]);
     expect(resultOf(history.items, "call_echo")).toMatch(/^exit code: 0/);
-    expect(provider.requests).toHaveLength(2);
+    expect(fake.provider.requests).toHaveLength(2);
   });
 
   it("treats a call allowed before SIGKILL whose tool had not finished as of unknown outcome, never run again", async () => {
     const app = await daemon();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([
         { name: "run_command", args: { command: "echo started >> effects.txt; sleep 30" }, id: "call_sleep" },
       ]),
@@ -305,7 +299,7 @@ describe("approvals", () => {
         rules: [{ tool: "run_command", pattern: "sleep *", action: "allow" }],
       },
     });
-    provider.queue(
+    fake.provider.queue(
       toolCalls([
         { name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_echo" },
         { name: "run_command", args: { command: "sleep 30" }, id: "call_sleep" },
@@ -340,14 +334,16 @@ describe("approvals", () => {
     );
     expect(resultOf(history.items, "call_sleep")).toMatch(/outcome is unknown/);
     // The model reads the denial with its message after the restart.
-    const tool = messagesOf(provider.requests[1]!).find((message) => message.tool_call_id === "call_echo");
+    const tool = messagesOf(fake.provider.requests[1]!).find(
+      (message) => message.tool_call_id === "call_echo",
+    );
     expect(contentText(tool!)).toMatch(/The user denied this tool call.*use the Makefile/);
     expect(effects(app)).toBe("");
   });
 
   it("denies what waits when the turn is interrupted", async () => {
     const app = await daemon();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([
         { name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_a" },
         { name: "write_file", args: { path: "b.txt", content: "b" }, id: "call_b" },
@@ -392,7 +388,7 @@ describe("approvals", () => {
 
   it("asks the user with ask_user and gives the model the answer", async () => {
     const app = await daemon();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "ask_user", args: { question: "Which colour?" }, id: "call_ask" }]),
       text("Blue it is."),
     );
@@ -411,15 +407,15 @@ describe("approvals", () => {
     await app.idle(sessionId);
 
     const offered =
-      (provider.requests[0]!.body as { tools?: Array<{ function: { name: string } }> }).tools ?? [];
+      (fake.provider.requests[0]!.body as { tools?: Array<{ function: { name: string } }> }).tools ?? [];
     expect(offered.map((tool) => tool.function.name)).toContain("ask_user");
-    const tool = messagesOf(provider.requests[1]!).find((message) => message.role === "tool");
+    const tool = messagesOf(fake.provider.requests[1]!).find((message) => message.role === "tool");
     expect(contentText(tool!)).toBe("blue");
   });
 
   it("remembers an always answer for the session: the matching waiting call is answered too, and later ones are not asked", async () => {
     const app = await daemon();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([
         { name: "write_file", args: { path: "a.txt", content: "a" }, id: "call_a" },
         { name: "write_file", args: { path: "b.txt", content: "b" }, id: "call_b" },
@@ -444,7 +440,7 @@ describe("approvals", () => {
 
   it("applies a session's own policy from creation, and a changed one from then on", async () => {
     const app = await daemon();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([
         { name: "run_command", args: { command: "rm -rf build" }, id: "call_rm" },
         { name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_echo" },
@@ -467,7 +463,7 @@ describe("approvals", () => {
     });
     expect(changed.status).toBe(200);
     expect(changed.json()).toEqual({ approval_policy: null, approval_mode: "ask" });
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "run_command", args: { command: "echo again >> effects.txt" }, id: "call_2" }]),
     );
     await app.prompt(sessionId, "record again");
@@ -484,14 +480,15 @@ describe("approvals", () => {
   it("ends a turn at the tool-round cap with the outcome limit_reached, not an error", async () => {
     const app = await daemon({ approvalPolicy: undefined, maxToolRounds: 2 });
     let call = 0;
-    provider.script = () => toolCalls([{ name: "list_files", args: { path: "." }, id: `call_${call++}` }]);
+    fake.provider.script = () =>
+      toolCalls([{ name: "list_files", args: { path: "." }, id: `call_${call++}` }]);
     const sessionId = await app.createSession();
     const stream = await app.openStream(sessionId);
     await app.turn(sessionId, "loop forever");
     const frames = await stream.readUntil((event) => event.type === "turn_completed");
     stream.close();
 
-    expect(provider.requests).toHaveLength(2);
+    expect(fake.provider.requests).toHaveLength(2);
     const completed = eventsOf(frames).find((event) => event.type === "turn_completed");
     expect(completed?.data).toMatchObject({ state: "completed", outcome: "limit_reached" });
     expect(eventsOf(frames).some((event) => event.type === "error")).toBe(false);
@@ -501,7 +498,7 @@ describe("approvals", () => {
 
   it("does not hold a shutdown for a call that waits for a person; the next start waits again", async () => {
     const app = await daemon();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_echo" }]),
       text("ok"),
     );
@@ -522,7 +519,7 @@ describe("approvals", () => {
 
   it("asks before an MCP tool runs, and lets config.json's rules allow a server's tools", async () => {
     const app = await daemon({ approvalPolicy: undefined }, { test: testServerConfig() });
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "test__echo", args: { text: "asked first" }, id: "call_mcp" }]),
       text("echoed"),
     );
@@ -538,7 +535,7 @@ describe("approvals", () => {
       { approvalPolicy: { rules: [{ tool: "test__*", action: "allow" }] } },
       { test: testServerConfig() },
     );
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "test__echo", args: { text: "not asked" }, id: "call_mcp2" }]),
       text("ok"),
     );
@@ -550,7 +547,7 @@ describe("approvals", () => {
 
   it("asks again for a new call that reuses an old call's id (as some servers do)", async () => {
     const app = await daemon();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "run_command", args: { command: "echo first >> effects.txt" }, id: "call_0" }]),
       text("First done."),
       toolCalls([{ name: "run_command", args: { command: "echo second >> effects.txt" }, id: "call_0" }]),
@@ -572,7 +569,7 @@ describe("approvals", () => {
 
   it("refuses answers of the wrong shape and changes nothing", async () => {
     const app = await daemon();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_echo" }]),
     );
     const sessionId = await app.createSession();

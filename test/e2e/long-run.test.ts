@@ -5,11 +5,11 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
-import { FakeProvider } from "../support/fake-provider/server.js";
-import { DaemonHarness, type HistoryEntry } from "./support/daemon-harness.js";
-import { profileFor } from "./support/fixture.js";
+import type { FakeProvider } from "../support/fake-provider/server.js";
+import type { DaemonHarness, HistoryEntry } from "./support/daemon-harness.js";
+import { useSharedFixture } from "./support/fixture.js";
 import { eventsOf } from "./support/sse-client.js";
 
 const rounds = 150;
@@ -17,15 +17,8 @@ const rounds = 150;
 describe("a long run", () => {
   let provider: FakeProvider;
   let app: DaemonHarness;
-
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-    app = await DaemonHarness.start({ providers: profileFor(provider) });
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await provider.close();
+  useSharedFixture((fixture) => {
+    ({ provider, app } = fixture);
   });
 
   it(`completes ${rounds} tool rounds in one turn, with every call answered once and nothing lost on restart`, async () => {

@@ -4,11 +4,11 @@
  * exactly what the workload did; the route is behind the token like every route with data.
  */
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
-import { FakeProvider } from "../support/fake-provider/server.js";
-import { DaemonHarness, rawRequest } from "./support/daemon-harness.js";
-import { fixtureModel, profileFor } from "./support/fixture.js";
+import type { FakeProvider } from "../support/fake-provider/server.js";
+import { type DaemonHarness, rawRequest } from "./support/daemon-harness.js";
+import { fixtureModel, useSharedFixture } from "./support/fixture.js";
 
 type Families = ReturnType<typeof parsePrometheusTextFormat>;
 
@@ -24,15 +24,8 @@ function sample(families: Families, name: string, labels: Record<string, string>
 describe("the metrics route", () => {
   let provider: FakeProvider;
   let app: DaemonHarness;
-
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-    app = await DaemonHarness.start({ providers: profileFor(provider) });
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await provider.close();
+  useSharedFixture((fixture) => {
+    ({ provider, app } = fixture);
   });
 
   it("counts what a scripted workload did, in Prometheus's text format, every name starting with skein_", async () => {

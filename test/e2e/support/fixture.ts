@@ -73,15 +73,23 @@ export function useSharedFixture(
   });
 }
 
+/** The fake provider of a `describe` and the daemons its current test started. */
+export interface FakeProviderScope {
+  /** The provider, started before the first test; read it inside tests and hooks. */
+  readonly provider: FakeProvider;
+  /** Daemons the current test started, closed after that test. */
+  readonly started: DaemonHarness[];
+}
+
 /**
- * One fake provider for the enclosing `describe` (handed to `take`), and the daemons each test
- * starts and pushes on `started`, closed after that test.
+ * One fake provider for the enclosing `describe`, and the daemons each test starts and pushes on
+ * `started`, closed after that test.
  */
-export function useFakeProvider(take: (provider: FakeProvider) => void, started: DaemonHarness[]): void {
+export function useFakeProvider(): FakeProviderScope {
   let provider: FakeProvider | undefined;
+  const started: DaemonHarness[] = [];
   beforeAll(async () => {
     provider = await FakeProvider.start();
-    take(provider);
   });
   afterEach(async () => {
     for (const app of started.splice(0)) await app.close();
@@ -89,6 +97,13 @@ export function useFakeProvider(take: (provider: FakeProvider) => void, started:
   afterAll(async () => {
     await provider?.close();
   });
+  return {
+    get provider(): FakeProvider {
+      if (provider === undefined) throw new Error("the fake provider is read before it started");
+      return provider;
+    },
+    started,
+  };
 }
 
 /** A Chat Completions message as the daemon sends it. */
