@@ -48,18 +48,16 @@ export interface Fixture {
 }
 
 /**
- * One fake provider and one daemon for the enclosing `describe` (started before its tests and
- * handed to `take`, closed after them), the provider reset before each test and then answering
- * `answer` when one is given.
+ * One fake provider and one daemon for the enclosing `describe` (started before its tests,
+ * closed after them; read the fields inside tests and hooks), the provider reset before each
+ * test and then answering `answer` when one is given.
  */
 export function useSharedFixture(
-  take: (fixture: Fixture) => void,
   options: { env?: Record<string, string>; database?: DatabaseKind; answer?: string } = {},
-): void {
+): Fixture {
   let fixture: Fixture | undefined;
   beforeAll(async () => {
     fixture = await startFixture(options.env, options.database);
-    take(fixture);
   });
   afterAll(async () => {
     await fixture?.app.close();
@@ -71,6 +69,18 @@ export function useSharedFixture(
     const answer = options.answer;
     if (provider !== undefined && answer !== undefined) provider.script = () => text(answer);
   });
+  const current = (): Fixture => {
+    if (fixture === undefined) throw new Error("the shared fixture is read before it started");
+    return fixture;
+  };
+  return {
+    get provider() {
+      return current().provider;
+    },
+    get app() {
+      return current().app;
+    },
+  };
 }
 
 /** The fake provider of a `describe` and the daemons its current test started. */
