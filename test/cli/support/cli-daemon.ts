@@ -1,9 +1,9 @@
 /**
  * The fake provider, daemon and CLI sandbox a `describe` of CLI tests shares.
  */
-import { afterAll, beforeAll } from "vitest";
 import { DaemonHarness } from "../../e2e/support/daemon-harness.js";
 import { FakeProvider } from "../../support/fake-provider/server.js";
+import { useStartedForDescribe } from "../../support/started-for-describe.js";
 import { CliSandbox, fakeProfile } from "./cli-harness.js";
 
 /** A fake provider, a daemon on it and a CLI sandbox pointed at that daemon (autostart off). */
@@ -18,36 +18,22 @@ export interface CliDaemonScope {
  * enclosing `describe`'s tests and closes both after them; read the fields inside tests and hooks.
  */
 export function useCliDaemon(script?: FakeProvider["script"]): CliDaemonScope {
-  let started: CliDaemonScope | undefined;
-  beforeAll(async () => {
-    const provider = await FakeProvider.start();
-    if (script !== undefined) provider.script = script;
-    const daemon = await DaemonHarness.start({
-      providers: { fake: fakeProfile(provider.baseUrl) as never },
-    }).catch(async (error: unknown) => {
+  return useStartedForDescribe(
+    async () => {
+      const provider = await FakeProvider.start();
+      if (script !== undefined) provider.script = script;
+      const daemon = await DaemonHarness.start({
+        providers: { fake: fakeProfile(provider.baseUrl) as never },
+      }).catch(async (error: unknown) => {
+        await provider.close();
+        throw error;
+      });
+      const cli = new CliSandbox({ root: daemon.root, home: daemon.home, env: { SKEIN_NO_AUTOSTART: "1" } });
+      return { provider, daemon, cli };
+    },
+    async ({ provider, daemon }) => {
+      await daemon.close();
       await provider.close();
-      throw error;
-    });
-    const cli = new CliSandbox({ root: daemon.root, home: daemon.home, env: { SKEIN_NO_AUTOSTART: "1" } });
-    started = { provider, daemon, cli };
-  });
-  afterAll(async () => {
-    await started?.daemon.close();
-    await started?.provider.close();
-  });
-  const current = (): CliDaemonScope => {
-    if (started === undefined) throw new Error("the CLI daemon is read before it started");
-    return started;
-  };
-  return {
-    get provider() {
-      return current().provider;
     },
-    get daemon() {
-      return current().daemon;
-    },
-    get cli() {
-      return current().cli;
-    },
-  };
+  );
 }

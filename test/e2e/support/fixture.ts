@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { text } from "../../support/fake-provider/reply.js";
 import type { RecordedRequest } from "../../support/fake-provider/server.js";
 import { FakeProvider } from "../../support/fake-provider/server.js";
+import { useStartedForDescribe } from "../../support/started-for-describe.js";
 import { DaemonHarness, type DatabaseKind, type HistoryEntry, sleep } from "./daemon-harness.js";
 
 export const fixtureProfile = "fixture";
@@ -55,32 +56,19 @@ export interface Fixture {
 export function useSharedFixture(
   options: { env?: Record<string, string>; database?: DatabaseKind; answer?: string } = {},
 ): Fixture {
-  let fixture: Fixture | undefined;
-  beforeAll(async () => {
-    fixture = await startFixture(options.env, options.database);
-  });
-  afterAll(async () => {
-    await fixture?.app.close();
-    await fixture?.provider.close();
-  });
+  const fixture = useStartedForDescribe(
+    () => startFixture(options.env, options.database),
+    async ({ provider, app }) => {
+      await app.close();
+      await provider.close();
+    },
+  );
   beforeEach(() => {
-    const provider = fixture?.provider;
-    provider?.reset();
+    fixture.provider.reset();
     const answer = options.answer;
-    if (provider !== undefined && answer !== undefined) provider.script = () => text(answer);
+    if (answer !== undefined) fixture.provider.script = () => text(answer);
   });
-  const current = (): Fixture => {
-    if (fixture === undefined) throw new Error("the shared fixture is read before it started");
-    return fixture;
-  };
-  return {
-    get provider() {
-      return current().provider;
-    },
-    get app() {
-      return current().app;
-    },
-  };
+  return fixture;
 }
 
 /** The fake provider of a `describe` and the daemons its current test started. */
