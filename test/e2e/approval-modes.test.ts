@@ -10,8 +10,8 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
-import { DaemonHarness, type HistoryEntry } from "./support/daemon-harness.js";
-import { eventually, profileFor, useFakeProvider } from "./support/fixture.js";
+import { DaemonHarness } from "./support/daemon-harness.js";
+import { eventually, profileFor, toolResultOf, useFakeProvider } from "./support/fixture.js";
 
 interface Snapshot {
   status: { phase: string };
@@ -56,12 +56,6 @@ describe("approval modes", () => {
     }
   }
 
-  function resultOf(entries: readonly HistoryEntry[], callId: string): string {
-    const entry = entries.find((item) => item.kind === "tool_result" && item.tool?.tool_call_id === callId);
-    const value = entry?.content.find((part) => part.field === "result")?.value;
-    return typeof value === "string" ? value : JSON.stringify(value);
-  }
-
   it("refuses a write in read-only mode and allows it in auto-edit mode, without asking either time", async () => {
     const app = await daemon();
     const sessionId = await app.createSession();
@@ -76,7 +70,9 @@ describe("approval modes", () => {
     );
     await app.turn(sessionId, "write a");
     expect(existsSync(join(app.workspace, "a.txt"))).toBe(false);
-    expect(resultOf((await app.history(sessionId)).items, "call_ro")).toMatch(/approval mode \(read-only\)/);
+    expect(toolResultOf((await app.history(sessionId)).items, "call_ro")).toMatch(
+      /approval mode \(read-only\)/,
+    );
 
     await setMode(app, sessionId, { mode: "auto-edit" });
     expect((await snapshot(app, sessionId)).approval_mode).toBe("auto-edit");
@@ -104,7 +100,7 @@ describe("approval modes", () => {
     });
     expect(waiting.map((call) => call.call_id)).toEqual(["call_echo"]);
     const history = (await app.history(sessionId)).items;
-    expect(resultOf(history, "call_ls")).toContain(app.workspace);
+    expect(toolResultOf(history, "call_ls")).toContain(app.workspace);
   });
 
   it("keeps the session's rules when only the mode changes, and takes both in one body", async () => {

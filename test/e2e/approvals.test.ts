@@ -13,8 +13,15 @@ import { v7 as uuidv7 } from "uuid";
 import { describe, expect, it } from "vitest";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
 import { testServerConfig } from "../support/mcp/servers.js";
-import { type ApiResponse, DaemonHarness, type HistoryEntry } from "./support/daemon-harness.js";
-import { contentText, eventually, messagesOf, profileFor, useFakeProvider } from "./support/fixture.js";
+import { type ApiResponse, DaemonHarness } from "./support/daemon-harness.js";
+import {
+  contentText,
+  eventually,
+  messagesOf,
+  profileFor,
+  toolResultOf,
+  useFakeProvider,
+} from "./support/fixture.js";
 import { eventsOf } from "./support/sse-client.js";
 
 interface PendingApprovalJson {
@@ -90,12 +97,6 @@ describe("approvals", () => {
     } finally {
       db.close();
     }
-  }
-
-  function resultOf(entries: readonly HistoryEntry[], callId: string): string {
-    const entry = entries.find((item) => item.kind === "tool_result" && item.tool?.tool_call_id === callId);
-    const value = entry?.content.find((part) => part.field === "result")?.value;
-    return typeof value === "string" ? value : JSON.stringify(value);
   }
 
   function effects(app: DaemonHarness): string {
@@ -255,7 +256,7 @@ describe("approvals", () => {
       "tool_result",
       "assistant",
     ]);
-    expect(resultOf(history.items, "call_echo")).toMatch(/^exit code: 0/);
+    expect(toolResultOf(history.items, "call_echo")).toMatch(/^exit code: 0/);
     expect(fake.provider.requests).toHaveLength(2);
   });
 
@@ -285,7 +286,7 @@ describe("approvals", () => {
       "note",
       "assistant",
     ]);
-    expect(resultOf(history.items, "call_sleep")).toMatch(/outcome is unknown/);
+    expect(toolResultOf(history.items, "call_sleep")).toMatch(/outcome is unknown/);
     expect(effects(app)).toBe("started\n");
     expect((await snapshot(app, sessionId)).pending_approvals).toEqual([]);
   });
@@ -329,10 +330,10 @@ describe("approvals", () => {
       "note",
       "assistant",
     ]);
-    expect(resultOf(history.items, "call_echo")).toBe(
+    expect(toolResultOf(history.items, "call_echo")).toBe(
       "The user denied this tool call; it was not run. Their message: use the Makefile",
     );
-    expect(resultOf(history.items, "call_sleep")).toMatch(/outcome is unknown/);
+    expect(toolResultOf(history.items, "call_sleep")).toMatch(/outcome is unknown/);
     // The model reads the denial with its message after the restart.
     const tool = messagesOf(fake.provider.requests[1]!).find(
       (message) => message.tool_call_id === "call_echo",
@@ -376,7 +377,7 @@ describe("approvals", () => {
     });
     const history = await app.history(sessionId);
     for (const callId of ["call_a", "call_b", "call_c"]) {
-      expect(resultOf(history.items, callId)).toMatch(
+      expect(toolResultOf(history.items, callId)).toMatch(
         /not run: the user interrupted the turn while it waited/,
       );
     }
@@ -452,7 +453,7 @@ describe("approvals", () => {
     expect((await snapshot(app, sessionId)).approval_policy).toEqual(policy);
     await app.turn(sessionId, "clean and record");
     const history = await app.history(sessionId);
-    expect(resultOf(history.items, "call_rm")).toMatch(
+    expect(toolResultOf(history.items, "call_rm")).toMatch(
       /denied by the approval policy \(run_command "rm \*" → deny \(session\)\)/,
     );
     expect(effects(app)).toBe("ran\n");
@@ -529,7 +530,7 @@ describe("approvals", () => {
     expect(pending).toMatchObject({ tool: "test__echo", rule: { source: "builtin", action: "ask" } });
     expect((await answer(app, sessionId, "call_mcp", { decision: "allow" })).status).toBe(200);
     await app.idle(sessionId);
-    expect(resultOf((await app.history(sessionId)).items, "call_mcp")).toBe("asked first");
+    expect(toolResultOf((await app.history(sessionId)).items, "call_mcp")).toBe("asked first");
 
     const allowing = await daemon(
       { approvalPolicy: { rules: [{ tool: "test__*", action: "allow" }] } },
@@ -541,7 +542,7 @@ describe("approvals", () => {
     );
     const other = await allowing.createSession();
     await allowing.turn(other, "echo");
-    expect(resultOf((await allowing.history(other)).items, "call_mcp2")).toBe("not asked");
+    expect(toolResultOf((await allowing.history(other)).items, "call_mcp2")).toBe("not asked");
     expect(logKinds(allowing, other)).not.toContain("approval_requested");
   });
 

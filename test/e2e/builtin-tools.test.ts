@@ -23,7 +23,7 @@ import {
 import type { RecordedRequest } from "../support/fake-provider/server.js";
 import { compactionProfile, endsWithToolResults } from "./support/compaction-script.js";
 import { DaemonHarness, type HistoryEntry } from "./support/daemon-harness.js";
-import { profileFor, useFakeProvider } from "./support/fixture.js";
+import { profileFor, toolResultText, useFakeProvider } from "./support/fixture.js";
 
 const protocols: FakeProtocol[] = ["chat_completions", "responses", "anthropic", "gemini"];
 
@@ -83,13 +83,8 @@ describe("search and patch tools", () => {
       await app.turn(id, "replace the needles");
 
       const items = (await app.history(id)).items;
-      const result = (name: string): string => {
-        const call = items.find(
-          (entry: HistoryEntry) => entry.kind === "tool_result" && entry.tool?.name === name,
-        );
-        const value = call?.content.find((part) => part.field === "result")?.value;
-        return typeof value === "string" ? value : JSON.stringify(value);
-      };
+      const result = (name: string): string =>
+        toolResultText(items.find((entry) => entry.kind === "tool_result" && entry.tool?.name === name));
       expect(result("grep")).toBe("a.txt:1: needle one\nb.txt:1: needle two");
       expect(result("apply_patch")).toBe("applied 2 edit(s) to 2 file(s): edited a.txt, edited b.txt");
       expect(readFileSync(join(app.workspace, "a.txt"), "utf8")).toBe("thread one\n");

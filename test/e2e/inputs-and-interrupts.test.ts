@@ -11,7 +11,14 @@ import { v7 as uuidv7 } from "uuid";
 import { describe, expect, it } from "vitest";
 import { deliver, deltas, hang, httpError, text, toolCalls } from "../support/fake-provider/reply.js";
 import { type DaemonHarness, databaseKinds, sleep, userTexts } from "./support/daemon-harness.js";
-import { contentText, eventually, gate, messagesOf, useSharedFixture } from "./support/fixture.js";
+import {
+  contentText,
+  eventually,
+  gate,
+  holdFirstRequest,
+  messagesOf,
+  useSharedFixture,
+} from "./support/fixture.js";
 import { eventsOf } from "./support/sse-client.js";
 
 interface Snapshot {
@@ -46,11 +53,7 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
   }
 
   it("delivers inputs that arrive during a turn in acceptance order, in later turns", async () => {
-    const held = gate();
-    shared.provider.script = async (request) => {
-      if (request.index === 0) await held.promise;
-      return text(`answer ${request.index}`);
-    };
+    const held = holdFirstRequest(shared.provider, (index) => `answer ${index}`);
     const sessionId = await shared.app.createSession();
     const first = uuidv7();
     await shared.app.prompt(sessionId, "first", first);
@@ -269,11 +272,7 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
   });
 
   it("cancels queued inputs only through the given order, and leaves the turn running without its run id", async () => {
-    const held = gate();
-    shared.provider.script = async (request) => {
-      if (request.index === 0) await held.promise;
-      return text("done");
-    };
+    const held = holdFirstRequest(shared.provider, () => "done");
     const sessionId = await shared.app.createSession();
     await shared.app.prompt(sessionId, "running");
     const running = await runningTurn(sessionId, 1);
@@ -404,11 +403,7 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
   });
 
   it("cancels a queued input, which is then never delivered", async () => {
-    const held = gate();
-    shared.provider.script = async (request) => {
-      if (request.index === 0) await held.promise;
-      return text("done");
-    };
+    const held = holdFirstRequest(shared.provider, () => "done");
     const sessionId = await shared.app.createSession();
     const running = uuidv7();
     await shared.app.prompt(sessionId, "keep busy", running);

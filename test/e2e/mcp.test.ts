@@ -31,8 +31,8 @@ import {
 import { weirdToolName } from "../support/mcp/test-tools.js";
 import type { ProbeReport, ProbeRequest } from "../support/network-probe.mjs";
 import { type UnprivilegedUser, unprivilegedUser } from "../support/unprivileged-user.js";
-import { DaemonHarness, type HistoryEntry, type ProviderProfileConfig } from "./support/daemon-harness.js";
-import { eventually, useFakeProvider } from "./support/fixture.js";
+import { DaemonHarness, type ProviderProfileConfig } from "./support/daemon-harness.js";
+import { eventually, toolResultText, useFakeProvider } from "./support/fixture.js";
 
 const protocols = ["chat_completions", "responses", "anthropic", "gemini"] as const;
 
@@ -65,11 +65,6 @@ describe("MCP servers through the daemon", () => {
     const app = await DaemonHarness.start({ providers: profiles(), mcpServers, ...(user ? { user } : {}) });
     fake.started.push(app);
     return app;
-  }
-
-  function resultOf(entry: HistoryEntry | undefined): string {
-    const value = entry?.content.find((part) => part.field === "result")?.value;
-    return typeof value === "string" ? value : JSON.stringify(value);
   }
 
   it("lists configured servers, starts one on request, and runs an MCP tool in a turn of each protocol", async () => {
@@ -108,7 +103,7 @@ describe("MCP servers through the daemon", () => {
         protocol,
       ).toEqual(["user", "tool_call", "tool_result", "assistant"]);
       expect(history[2]!.tool).toMatchObject({ name: weird, is_error: false });
-      expect(resultOf(history[2])).toBe(`item it-${protocol}`);
+      expect(toolResultText(history[2])).toBe(`item it-${protocol}`);
       expect(fake.provider.requests, protocol).toHaveLength(2);
       const offered = fake.provider.requests[0]!.rawBody;
       expect(offered).toContain(JSON.stringify(weird));
@@ -148,7 +143,7 @@ describe("MCP servers through the daemon", () => {
     ).map((tool) => tool.function.name);
     expect(names).toContain("fs__read_text_file");
     expect(names.some((name) => name.startsWith("test__"))).toBe(false);
-    expect(resultOf((await app.history(onlyFs)).items[2])).toBe("from the filesystem server");
+    expect(toolResultText((await app.history(onlyFs)).items[2])).toBe("from the filesystem server");
 
     fake.provider.reset();
     const none = await app.createSession({ mcp_servers: [] });
@@ -169,7 +164,7 @@ describe("MCP servers through the daemon", () => {
     );
     const sessionId = await app.createSession();
     await app.turn(sessionId, "echo something");
-    expect(resultOf((await app.history(sessionId)).items[2])).toBe("still works");
+    expect(toolResultText((await app.history(sessionId)).items[2])).toBe("still works");
     const status = (await app.api("/mcp")).json<McpStatus>();
     const byName = Object.fromEntries(status.servers.map((server) => [server.name, server.instances[0]]));
     expect(byName.exits?.state).toBe("failed");
@@ -216,7 +211,7 @@ describe("MCP servers through the daemon", () => {
       "assistant",
     ]);
     expect(history[2]!.tool).toMatchObject({ name: "test__slow", is_error: true });
-    expect(resultOf(history[2])).toMatch(/outcome is unknown/);
+    expect(toolResultText(history[2])).toMatch(/outcome is unknown/);
     expect((await app.receipt(sessionId, inputId)).turn?.state).toBe("abandoned");
     // The call ran once, and only once.
     expect(readFileSync(markerPath, "utf8")).toBe("started\n");
@@ -256,7 +251,7 @@ describe("MCP servers through the daemon", () => {
       await app.turn(sessionId, "probe");
       const history = (await app.history(sessionId)).items;
       expect(history[2]!.tool).toMatchObject({ name: "probe__probe", is_error: false });
-      const report = JSON.parse(resultOf(history[2])) as ProbeReport;
+      const report = JSON.parse(toolResultText(history[2])) as ProbeReport;
 
       // No service of the host answers: not the listener on any of its addresses, not the daemon, the fake provider or PostgreSQL.
       expect(Object.keys(report.tcp)).toHaveLength(request.tcp!.length);
@@ -313,11 +308,11 @@ describe("MCP servers through the daemon", () => {
         const sessionId = await app.createSession();
         await app.turn(sessionId, "probe");
         const history = (await app.history(sessionId)).items;
-        expect(history[2]!.tool, resultOf(history[2])).toMatchObject({
+        expect(history[2]!.tool, toolResultText(history[2])).toMatchObject({
           name: "probe__probe",
           is_error: false,
         });
-        const report = JSON.parse(resultOf(history[2])) as ProbeReport;
+        const report = JSON.parse(toolResultText(history[2])) as ProbeReport;
         expect(report.tcp[`${peer.address}:${peer.port}`]).toBe("open");
         for (const { host, port } of blocked) {
           const key = `${host.includes(":") ? `[${host}]` : host}:${port}`;

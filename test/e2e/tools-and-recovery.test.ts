@@ -11,13 +11,14 @@ import { join } from "node:path";
 import { v7 as uuidv7 } from "uuid";
 import { describe, expect, it } from "vitest";
 import { hang, text, toolCalls } from "../support/fake-provider/reply.js";
-import { DaemonHarness, databaseKinds, type HistoryEntry, userTexts } from "./support/daemon-harness.js";
+import { DaemonHarness, databaseKinds, userTexts } from "./support/daemon-harness.js";
 import {
   contentText,
   entryText,
   eventually,
   messagesOf,
   profileFor,
+  toolResultText,
   useFakeProvider,
 } from "./support/fixture.js";
 import { eventsOf } from "./support/sse-client.js";
@@ -39,11 +40,6 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
     );
     fake.started.push(app);
     return app;
-  }
-
-  function resultText(entry: HistoryEntry | undefined): string {
-    const value = entry?.content.find((part) => part.field === "result")?.value;
-    return typeof value === "string" ? value : JSON.stringify(value);
   }
 
   it("runs a tool-using turn: the file is written, history has the call and its result, the model gets the result", async () => {
@@ -87,7 +83,7 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
     ]);
     const tool = messages.find((message) => message.role === "tool");
     expect(tool?.tool_call_id).toBe("call_write_1");
-    expect(contentText(tool!)).toBe(resultText(result));
+    expect(contentText(tool!)).toBe(toolResultText(result));
     expect(messages.indexOf(tool!)).toBeGreaterThan(messages.indexOf(assistant!));
   });
 
@@ -128,7 +124,9 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
     await app.turn(sessionId, "show me the daemon's token and keys");
 
     const results = (await app.history(sessionId)).items.filter((entry) => entry.kind === "tool_result");
-    const byCall = Object.fromEntries(results.map((entry) => [entry.tool?.tool_call_id, resultText(entry)]));
+    const byCall = Object.fromEntries(
+      results.map((entry) => [entry.tool?.tool_call_id, toolResultText(entry)]),
+    );
     expect(byCall.call_read).toMatch(/hidden from the agent/);
     expect(byCall.call_edit).toMatch(/hidden from the agent/);
     expect(byCall.call_list).toContain("home/ [hidden]");
@@ -171,7 +169,7 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
     ]);
     const result = history.items[2]!;
     expect(result.tool).toMatchObject({ name: "run_command", tool_call_id: "call_sleep_1", is_error: true });
-    expect(resultText(result)).toMatch(/outcome is unknown/);
+    expect(toolResultText(result)).toMatch(/outcome is unknown/);
     const note = history.items[3]!;
     expect(entryText(note)).toMatch(/daemon restarted/);
     expect(note.turn_id).toBe(turnId);
@@ -251,7 +249,9 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
     });
     const history = await app.history(sessionId);
     expect(history.items.map((entry) => entry.kind)).toEqual(["user", "tool_call", "tool_result"]);
-    expect(resultText(history.items[2])).toMatch(/not run: the user interrupted the turn while it waited/);
+    expect(toolResultText(history.items[2])).toMatch(
+      /not run: the user interrupted the turn while it waited/,
+    );
     expect(fake.provider.requests).toHaveLength(1);
     expect(existsSync(join(app.workspace, "effects.txt"))).toBe(false);
   });
@@ -278,7 +278,7 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
     });
     const history = await app.history(sessionId);
     expect(history.items.map((entry) => entry.kind)).toEqual(["user", "tool_call", "tool_result"]);
-    expect(resultText(history.items[2])).toMatch(/interrupted by the user.*outcome is unknown/);
+    expect(toolResultText(history.items[2])).toMatch(/interrupted by the user.*outcome is unknown/);
     expect(fake.provider.requests).toHaveLength(1);
     expect(readFileSync(effects, "utf8")).toBe("started\n");
   });

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { text } from "../support/fake-provider/reply.js";
 import type { FakeProvider } from "../support/fake-provider/server.js";
 import { type DaemonHarness, databaseKinds, userTexts } from "./support/daemon-harness.js";
-import { gate, startFixture, useSharedFixture } from "./support/fixture.js";
+import { holdFirstRequest, startFixture, useSharedFixture } from "./support/fixture.js";
 import { eventsOf, type StreamEvent } from "./support/sse-client.js";
 
 /** The group-commit figures of the daemon's last run, from its `stopped` log line. */
@@ -102,11 +102,7 @@ describe.each(databaseKinds)("commits per turn ($name)", ({ database }) => {
   });
 
   it("queues an input sent while a turn runs, for the next turn", async () => {
-    const held = gate();
-    shared.provider.script = async (request) => {
-      if (request.index === 0) await held.promise;
-      return text(`answer ${request.index}`);
-    };
+    const held = holdFirstRequest(shared.provider, (index) => `answer ${index}`);
     const sessionId = await shared.app.createSession();
     const first = uuidv7();
     await shared.app.prompt(sessionId, "first", first);

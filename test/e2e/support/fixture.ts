@@ -138,6 +138,19 @@ export function entryText(entry: HistoryEntry): string {
     .join("");
 }
 
+/** The result of a tool_result entry as text (JSON when the result is not a string). */
+export function toolResultText(entry: HistoryEntry | undefined): string {
+  const value = entry?.content.find((part) => part.field === "result")?.value;
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+/** The result of the call `callId` among `entries`, as `toolResultText` gives it. */
+export function toolResultOf(entries: readonly HistoryEntry[], callId: string): string {
+  return toolResultText(
+    entries.find((item) => item.kind === "tool_result" && item.tool?.tool_call_id === callId),
+  );
+}
+
 /** Poll `check` until it returns a value other than undefined; throws after `timeoutMs`. */
 export async function eventually<T>(
   what: string,
@@ -160,4 +173,20 @@ export function gate(): { promise: Promise<void>; open: () => void } {
     open = resolve;
   });
   return { promise, open };
+}
+
+/**
+ * Scripts `provider` to hold its first request until the returned gate opens and to answer each
+ * request (the first once it is let through) with `answer(request index)`.
+ */
+export function holdFirstRequest(
+  provider: FakeProvider,
+  answer: (index: number) => string,
+): { open: () => void } {
+  const held = gate();
+  provider.script = async (request) => {
+    if (request.index === 0) await held.promise;
+    return text(answer(request.index));
+  };
+  return held;
 }
