@@ -2,44 +2,25 @@
  * The interactive chat through a real pseudo-terminal (tmux): type a prompt, watch the answer
  * stream, interrupt a slow turn with Ctrl-C, leave with Ctrl-C or Ctrl-D.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { deliver, deltas, reasoning, text, toolCalls } from "../support/fake-provider/reply.js";
+import { ChatTerminals, screenShows } from "./support/chat-terminal.js";
 import { useCliDaemon } from "./support/cli-daemon.js";
-import { eventually, occurrences, skeinBin } from "./support/cli-harness.js";
-import { TmuxPane, tmuxAvailable } from "./support/tmux-pane.js";
+import { eventually, occurrences } from "./support/cli-harness.js";
+import { type TmuxPane, tmuxAvailable } from "./support/tmux-pane.js";
 
 describe.skipIf(!tmuxAvailable())("interactive chat in a terminal", () => {
   const shared = useCliDaemon();
-  const panes: TmuxPane[] = [];
+  let terminals: ChatTerminals;
 
-  afterEach(() => {
-    for (const pane of panes.splice(0)) pane.close();
+  beforeAll(() => {
+    terminals = new ChatTerminals(shared.daemon);
   });
 
-  function chat(...args: string[]): TmuxPane {
-    const pane = TmuxPane.start([process.execPath, skeinBin, ...args], {
-      cwd: shared.daemon.workspace,
-      env: {
-        PATH: process.env.PATH ?? "/usr/bin:/bin",
-        HOME: shared.daemon.root,
-        SKEIN_HOME: shared.daemon.home,
-        SKEIN_NO_AUTOSTART: "1",
-        TERM: "screen",
-      },
-    });
-    panes.push(pane);
-    return pane;
-  }
+  afterEach(() => terminals.closeAll());
 
-  async function screenShows(pane: TmuxPane, needle: string, timeoutMs = 10_000): Promise<string> {
-    return eventually(
-      () => {
-        const screen = pane.capture();
-        return screen.includes(needle) ? screen : null;
-      },
-      () => `"${needle}" never appeared; screen:\n${pane.capture()}`,
-      timeoutMs,
-    );
+  function chat(...args: string[]): TmuxPane {
+    return terminals.start(args);
   }
 
   /**
