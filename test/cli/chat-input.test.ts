@@ -5,11 +5,11 @@
  */
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { historyPath } from "../../src/cli/line-editor/prompt-history.js";
 import { deliver, deltas, text, toolCalls } from "../support/fake-provider/reply.js";
 import type { RecordedRequest } from "../support/fake-provider/server.js";
-import { ChatTerminals, matchesFixture, promptReady, screenShows } from "./support/chat-terminal.js";
+import { matchesFixture, promptReady, screenShows, useChatTerminals } from "./support/chat-terminal.js";
 import { useCliDaemon } from "./support/cli-daemon.js";
 import { eventually, occurrences } from "./support/cli-harness.js";
 import { tmuxAvailable } from "./support/tmux-pane.js";
@@ -29,13 +29,7 @@ function lastUserText(request: RecordedRequest | undefined): string {
 
 describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
   const shared = useCliDaemon();
-  let terminals: ChatTerminals;
-
-  beforeAll(() => {
-    terminals = new ChatTerminals(shared.daemon);
-  });
-
-  afterEach(() => terminals.closeAll());
+  const terminals = useChatTerminals(shared);
 
   it("edits a prompt over several lines with Alt-Enter, Shift-Enter and a backslash at the end of a line", async () => {
     shared.provider.reset();

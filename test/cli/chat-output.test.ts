@@ -6,9 +6,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { deliver, reasoning, text, toolCalls } from "../support/fake-provider/reply.js";
-import { ChatTerminals, matchesFixture, promptReady, screenShows } from "./support/chat-terminal.js";
+import { matchesFixture, promptReady, screenShows, useChatTerminals } from "./support/chat-terminal.js";
 import { useCliDaemon } from "./support/cli-daemon.js";
 import { eventually, occurrences } from "./support/cli-harness.js";
 import { tmuxAvailable } from "./support/tmux-pane.js";
@@ -21,13 +21,7 @@ function coloured(code: string, text: string): RegExp {
 
 describe.skipIf(!tmuxAvailable())("what the chat shows", () => {
   const shared = useCliDaemon();
-  let terminals: ChatTerminals;
-
-  beforeAll(() => {
-    terminals = new ChatTerminals(shared.daemon);
-  });
-
-  afterEach(() => terminals.closeAll());
+  const terminals = useChatTerminals(shared);
 
   it("shows an answer joined mid-stream once, whole and in order", async () => {
     shared.provider.reset();

@@ -2,22 +2,16 @@
  * The interactive chat through a real pseudo-terminal (tmux): type a prompt, watch the answer
  * stream, interrupt a slow turn with Ctrl-C, leave with Ctrl-C or Ctrl-D.
  */
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { deliver, deltas, reasoning, text, toolCalls } from "../support/fake-provider/reply.js";
-import { ChatTerminals, screenShows } from "./support/chat-terminal.js";
+import { screenShows, useChatTerminals } from "./support/chat-terminal.js";
 import { useCliDaemon } from "./support/cli-daemon.js";
 import { eventually, occurrences } from "./support/cli-harness.js";
 import { type TmuxPane, tmuxAvailable } from "./support/tmux-pane.js";
 
 describe.skipIf(!tmuxAvailable())("interactive chat in a terminal", () => {
   const shared = useCliDaemon();
-  let terminals: ChatTerminals;
-
-  beforeAll(() => {
-    terminals = new ChatTerminals(shared.daemon);
-  });
-
-  afterEach(() => terminals.closeAll());
+  const terminals = useChatTerminals(shared);
 
   function chat(...args: string[]): TmuxPane {
     return terminals.start(args);
