@@ -7,12 +7,13 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DaemonHarness } from "../e2e/support/daemon-harness.js";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
-import { CliSandbox, eventually, fakeProfile, occurrences, skeinBin } from "./support/cli-harness.js";
-import { TmuxPane, tmuxAvailable } from "./support/tmux-pane.js";
+import { screenShows, useChatTerminals } from "./support/chat-terminal.js";
+import { CliSandbox, eventually, fakeProfile, occurrences } from "./support/cli-harness.js";
+import { type TmuxPane, tmuxAvailable } from "./support/tmux-pane.js";
 
 interface Snapshot {
   status: { phase: string };
@@ -23,7 +24,6 @@ describe("approvals from the command line", () => {
   let provider: FakeProvider;
   let daemon: DaemonHarness;
   let cli: CliSandbox;
-  const panes: TmuxPane[] = [];
 
   beforeAll(async () => {
     provider = await FakeProvider.start();
@@ -42,10 +42,6 @@ describe("approvals from the command line", () => {
   beforeEach(() => {
     provider.reset();
     provider.script = () => text("Done.");
-  });
-
-  afterEach(() => {
-    for (const pane of panes.splice(0)) pane.close();
   });
 
   async function snapshot(sessionId: string): Promise<Snapshot> {
@@ -189,30 +185,14 @@ describe("approvals from the command line", () => {
   });
 
   describe.skipIf(!tmuxAvailable())("in a terminal", () => {
-    function open(...args: string[]): TmuxPane {
-      const pane = TmuxPane.start([process.execPath, skeinBin, ...args], {
-        cwd: daemon.workspace,
-        env: {
-          PATH: process.env.PATH ?? "/usr/bin:/bin",
-          HOME: daemon.root,
-          SKEIN_HOME: daemon.home,
-          SKEIN_NO_AUTOSTART: "1",
-          TERM: "screen",
-        },
-      });
-      panes.push(pane);
-      return pane;
-    }
+    const terminals = useChatTerminals({
+      get daemon() {
+        return daemon;
+      },
+    });
 
-    async function screenShows(pane: TmuxPane, needle: string, timeoutMs = 10_000): Promise<string> {
-      return eventually(
-        () => {
-          const screen = pane.capture();
-          return screen.includes(needle) ? screen : null;
-        },
-        () => `"${needle}" never appeared; screen:\n${pane.capture()}`,
-        timeoutMs,
-      );
+    function open(...args: string[]): TmuxPane {
+      return terminals.start(args);
     }
 
     /** Wait until the last line of the screen ends with `mark` (a prompt waiting for keys). */
