@@ -14,16 +14,21 @@ export interface CliDaemonScope {
 }
 
 /**
- * Starts a fake provider (answering with `script` when given) and a daemon on it before the
+ * Starts a fake provider (answering with `script` when given) and a daemon on it (with the
+ * config.json fields `config` when given) before the
  * enclosing `describe`'s tests and closes both after them; read the fields inside tests and hooks.
  */
-export function useCliDaemon(script?: FakeProvider["script"]): CliDaemonScope {
+export function useCliDaemon(
+  script?: FakeProvider["script"],
+  config?: Record<string, unknown>,
+): CliDaemonScope {
   return useStartedForDescribe(
     async () => {
       const provider = await FakeProvider.start();
       if (script !== undefined) provider.script = script;
       const daemon = await DaemonHarness.start({
         providers: { fake: fakeProfile(provider.baseUrl) as never },
+        ...(config === undefined ? {} : { config }),
       }).catch(async (error: unknown) => {
         await provider.close();
         throw error;
