@@ -7,12 +7,12 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DaemonHarness } from "../e2e/support/daemon-harness.js";
+import { beforeEach, describe, expect, it } from "vitest";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
-import { FakeProvider } from "../support/fake-provider/server.js";
-import { CliSandbox, eventually, fakeProfile, occurrences, skeinBin } from "./support/cli-harness.js";
-import { TmuxPane, tmuxAvailable } from "./support/tmux-pane.js";
+import { screenShows, useChatTerminals } from "./support/chat-terminal.js";
+import { useCliDaemon } from "./support/cli-daemon.js";
+import { eventually, occurrences } from "./support/cli-harness.js";
+import { type TmuxPane, tmuxAvailable } from "./support/tmux-pane.js";
 
 interface Snapshot {
   status: { phase: string };
@@ -20,47 +20,26 @@ interface Snapshot {
 }
 
 describe("approvals from the command line", () => {
-  let provider: FakeProvider;
-  let daemon: DaemonHarness;
-  let cli: CliSandbox;
-  const panes: TmuxPane[] = [];
-
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-    daemon = await DaemonHarness.start({
-      providers: { fake: fakeProfile(provider.baseUrl) as never },
-      config: { approvalPolicy: undefined },
-    });
-    cli = new CliSandbox({ root: daemon.root, home: daemon.home, env: { SKEIN_NO_AUTOSTART: "1" } });
-  });
-
-  afterAll(async () => {
-    await daemon.close();
-    await provider.close();
-  });
+  const shared = useCliDaemon(undefined, { approvalPolicy: undefined });
 
   beforeEach(() => {
-    provider.reset();
-    provider.script = () => text("Done.");
-  });
-
-  afterEach(() => {
-    for (const pane of panes.splice(0)) pane.close();
+    shared.provider.reset();
+    shared.provider.script = () => text("Done.");
   });
 
   async function snapshot(sessionId: string): Promise<Snapshot> {
-    return (await daemon.api(`/sessions/${sessionId}?tail=0`)).json<Snapshot>();
+    return (await shared.daemon.api(`/sessions/${sessionId}?tail=0`)).json<Snapshot>();
   }
 
   function newestSession(): Promise<string> {
-    return daemon
+    return shared.daemon
       .api("/sessions")
       .then((response) => response.json<{ items: Array<{ id: string }> }>().items[0]!.id);
   }
 
   function effects(): string {
     try {
-      return readFileSync(join(daemon.workspace, "effects.txt"), "utf8");
+      return readFileSync(join(shared.daemon.workspace, "effects.txt"), "utf8");
     } catch {
       return "";
     }
@@ -69,13 +48,13 @@ describe("approvals from the command line", () => {
   describe("skein run, approvals, approve and deny", () => {
     it("exits 5 when the turn waits, leaves the call waiting, and a script answers it", async () => {
       // An idle session made just before shares the waiting one's first 8 characters.
-      provider.queue(text("Idle."));
-      expect((await cli.run(["run", "an idle session"])).code).toBe(0);
-      provider.queue(
+      shared.provider.queue(text("Idle."));
+      expect((await shared.cli.run(["run", "an idle session"])).code).toBe(0);
+      shared.provider.queue(
         toolCalls([{ name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_run_1" }]),
         text("It ran."),
       );
-      const result = await cli.run(["run", "record a run"]);
+      const result = await shared.cli.run(["run", "record a run"]);
       expect(result.code).toBe(5);
       expect(result.stderr).toContain(
         "skein: the turn waits for approval of run_command echo ran >> effects.txt (call call_run_1)",
@@ -88,44 +67,44 @@ describe("approvals from the command line", () => {
       });
       expect(effects()).toBe("");
 
-      const listed = await cli.run(["approvals"]);
+      const listed = await shared.cli.run(["approvals"]);
       expect(listed.code).toBe(0);
       expect(listed.stdout).toMatch(/call_run_1 {2}run_command echo ran >> effects\.txt/);
       // The prefix shown is unique among every session, not only the waiting ones.
       const shownPrefix = listed.stdout.split(" ")[0]!;
-      const all = (await daemon.api("/sessions")).json<{ items: { id: string }[] }>().items;
+      const all = (await shared.daemon.api("/sessions")).json<{ items: { id: string }[] }>().items;
       expect(
         all.filter((session) => session.id.startsWith(shownPrefix)).map((session) => session.id),
       ).toEqual([sessionId]);
 
-      const approved = await cli.run(["approve", shownPrefix, "call_run"]);
+      const approved = await shared.cli.run(["approve", shownPrefix, "call_run"]);
       expect(approved.code).toBe(0);
       expect(approved.stdout).toBe("run_command echo ran >> effects.txt: allowed by skein\n");
-      await daemon.idle(sessionId);
+      await shared.daemon.idle(sessionId);
       expect(effects()).toBe("ran\n");
 
-      const denied = await cli.run(["deny", sessionId, "call_run_1", "-m", "too late"]);
+      const denied = await shared.cli.run(["deny", sessionId, "call_run_1", "-m", "too late"]);
       expect(denied.code).toBe(1);
       expect(denied.stderr).toMatch(/already answered: allow \(approval_conflict\)/);
-      const unknown = await cli.run(["approve", sessionId, "call_nope"]);
+      const unknown = await shared.cli.run(["approve", sessionId, "call_nope"]);
       expect(unknown.code).toBe(4);
     });
 
     it("allows every asked call with --approve and says so on stderr", async () => {
-      provider.queue(
+      shared.provider.queue(
         toolCalls([
           { name: "run_command", args: { command: "echo approved >> effects.txt" }, id: "call_ok" },
         ]),
         text("Approved and ran."),
       );
       const before = effects();
-      const result = await cli.run(["run", "--approve", "record it"]);
+      const result = await shared.cli.run(["run", "--approve", "record it"]);
       expect(result.code).toBe(0);
       expect(result.stdout).toBe("Approved and ran.\n");
       expect(result.stderr).toContain("approved run_command echo approved >> effects.txt (--approve)");
       expect(effects()).toBe(`${before}approved\n`);
       const sessionId = await newestSession();
-      const again = await daemon.api(`/sessions/${sessionId}/approvals/call_ok`, {
+      const again = await shared.daemon.api(`/sessions/${sessionId}/approvals/call_ok`, {
         method: "POST",
         body: { decision: "allow" },
       });
@@ -133,29 +112,31 @@ describe("approvals from the command line", () => {
     });
 
     it("stops with exit 5 on a question, even with --approve, and takes its answer from skein approve -m", async () => {
-      provider.queue(
+      shared.provider.queue(
         toolCalls([{ name: "ask_user", args: { question: "Which colour?" }, id: "call_ask" }]),
         text("Blue it is."),
       );
-      const result = await cli.run(["run", "--approve", "paint it"]);
+      const result = await shared.cli.run(["run", "--approve", "paint it"]);
       expect(result.code).toBe(5);
       expect(result.stderr).toContain("skein: the agent asks: Which colour? (call call_ask)");
       const sessionId = await newestSession();
-      const answered = await cli.run(["approve", sessionId, "call_ask", "-m", "blue"]);
+      const answered = await shared.cli.run(["approve", sessionId, "call_ask", "-m", "blue"]);
       expect(answered.code).toBe(0);
-      await daemon.idle(sessionId);
-      const last = provider.lastRequest.body as { messages: Array<{ role: string; content: unknown }> };
+      await shared.daemon.idle(sessionId);
+      const last = shared.provider.lastRequest.body as {
+        messages: Array<{ role: string; content: unknown }>;
+      };
       expect(last.messages.find((message) => message.role === "tool")?.content).toBe("blue");
     });
   });
 
   it("takes the answer from the next line when the chat reads a pipe", async () => {
-    provider.queue(
+    shared.provider.queue(
       toolCalls([{ name: "run_command", args: { command: "echo piped >> effects.txt" }, id: "call_pipe" }]),
       text("Piped and ran."),
     );
     const before = effects();
-    const result = await cli.run([], { input: "record it\ny\n" });
+    const result = await shared.cli.run([], { input: "record it\ny\n" });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("⚠ run_command wants approval");
     expect(result.stdout).toContain("allowed by skein");
@@ -164,12 +145,12 @@ describe("approvals from the command line", () => {
   });
 
   it("prints a line for each waiting call when attach's output is not a terminal", async () => {
-    provider.queue(
+    shared.provider.queue(
       toolCalls([{ name: "write_file", args: { path: "attached.txt", content: "x" }, id: "call_note" }]),
     );
-    const sessionId = await daemon.createSession();
-    await daemon.prompt(sessionId, "write it");
-    const attach = cli.spawn(["attach", sessionId]);
+    const sessionId = await shared.daemon.createSession();
+    await shared.daemon.prompt(sessionId, "write it");
+    const attach = shared.cli.spawn(["attach", sessionId]);
     await eventually(
       () =>
         attach
@@ -181,38 +162,18 @@ describe("approvals from the command line", () => {
     );
     attach.child.kill("SIGINT");
     expect((await attach.exited).code).toBe(0);
-    await daemon.api(`/sessions/${sessionId}/approvals/call_note`, {
+    await shared.daemon.api(`/sessions/${sessionId}/approvals/call_note`, {
       method: "POST",
       body: { decision: "deny" },
     });
-    await daemon.idle(sessionId);
+    await shared.daemon.idle(sessionId);
   });
 
   describe.skipIf(!tmuxAvailable())("in a terminal", () => {
-    function open(...args: string[]): TmuxPane {
-      const pane = TmuxPane.start([process.execPath, skeinBin, ...args], {
-        cwd: daemon.workspace,
-        env: {
-          PATH: process.env.PATH ?? "/usr/bin:/bin",
-          HOME: daemon.root,
-          SKEIN_HOME: daemon.home,
-          SKEIN_NO_AUTOSTART: "1",
-          TERM: "screen",
-        },
-      });
-      panes.push(pane);
-      return pane;
-    }
+    const terminals = useChatTerminals(shared);
 
-    async function screenShows(pane: TmuxPane, needle: string, timeoutMs = 10_000): Promise<string> {
-      return eventually(
-        () => {
-          const screen = pane.capture();
-          return screen.includes(needle) ? screen : null;
-        },
-        () => `"${needle}" never appeared; screen:\n${pane.capture()}`,
-        timeoutMs,
-      );
+    function open(...args: string[]): TmuxPane {
+      return terminals.start(args);
     }
 
     /** Wait until the last line of the screen ends with `mark` (a prompt waiting for keys). */
@@ -236,8 +197,8 @@ describe("approvals from the command line", () => {
     const question = "allow? [y]es [n]o [a]lways, or a message to deny with ›";
 
     it("shows a waiting edit as a diff and takes y, a message, and always", async () => {
-      writeFileSync(join(daemon.workspace, "notes.txt"), "alpha\nbeta\ngamma\n");
-      provider.queue(
+      writeFileSync(join(shared.daemon.workspace, "notes.txt"), "alpha\nbeta\ngamma\n");
+      shared.provider.queue(
         toolCalls([
           {
             name: "edit_file",
@@ -261,11 +222,11 @@ describe("approvals from the command line", () => {
       pane.type("y");
       pane.press("Enter");
       await screenShows(pane, "Edited.");
-      expect(readFileSync(join(daemon.workspace, "notes.txt"), "utf8")).toBe("alpha\nBETA\ngamma\n");
+      expect(readFileSync(join(shared.daemon.workspace, "notes.txt"), "utf8")).toBe("alpha\nBETA\ngamma\n");
       // The transcript shows the edit as a diff too.
       expect(await screenShows(pane, "allowed by skein")).toMatch(/⚙ edit_file/);
 
-      provider.queue(
+      shared.provider.queue(
         toolCalls([{ name: "run_command", args: { command: "echo no >> effects.txt" }, id: "call_no" }]),
         text("Fine, I will not."),
       );
@@ -276,10 +237,10 @@ describe("approvals from the command line", () => {
       pane.press("Enter");
       await screenShows(pane, "Fine, I will not.");
       expect(await screenShows(pane, "denied by skein: not now, thanks")).toBeTruthy();
-      const denial = JSON.stringify(provider.lastRequest.body);
+      const denial = JSON.stringify(shared.provider.lastRequest.body);
       expect(denial).toContain("not now, thanks");
 
-      provider.queue(
+      shared.provider.queue(
         toolCalls([{ name: "write_file", args: { path: "one.txt", content: "1" }, id: "call_w1" }]),
         toolCalls([{ name: "write_file", args: { path: "two.txt", content: "2" }, id: "call_w2" }]),
         text("Two files."),
@@ -292,14 +253,14 @@ describe("approvals from the command line", () => {
       const done = await screenShows(pane, "Two files.");
       expect(occurrences(done, "wants approval")).toBe(3);
       expect(occurrences(done, "allowed (and remembered for this session) by skein")).toBe(1);
-      expect(readFileSync(join(daemon.workspace, "two.txt"), "utf8")).toBe("2");
+      expect(readFileSync(join(shared.daemon.workspace, "two.txt"), "utf8")).toBe("2");
       await promptReady(pane);
       pane.press("C-d");
       await screenShows(pane, "[exit 0]");
     });
 
     it("interrupts the turn on Ctrl-C at the question, which denies the call", async () => {
-      provider.queue(
+      shared.provider.queue(
         toolCalls([{ name: "run_command", args: { command: "echo cc >> effects.txt" }, id: "call_cc" }]),
       );
       const before = effects();
@@ -315,7 +276,7 @@ describe("approvals from the command line", () => {
       );
       expect(occurrences(screen, "wants approval")).toBe(1);
       expect(effects()).toBe(before);
-      provider.script = () => text("Still here.");
+      shared.provider.script = () => text("Still here.");
       await say(pane, "hello again");
       await screenShows(pane, "Still here.");
       await promptReady(pane);
@@ -330,13 +291,13 @@ describe("approvals from the command line", () => {
       pane.press("BTab");
       await screenShows(pane, "approval mode: auto-edit");
       await screenShows(pane, "auto-edit ›");
-      provider.queue(
+      shared.provider.queue(
         toolCalls([{ name: "write_file", args: { path: "mode-a.txt", content: "a" }, id: "call_mode_a" }]),
         text("Wrote it."),
       );
       await say(pane, "write mode-a");
       await screenShows(pane, "Wrote it.");
-      expect(readFileSync(join(daemon.workspace, "mode-a.txt"), "utf8")).toBe("a");
+      expect(readFileSync(join(shared.daemon.workspace, "mode-a.txt"), "utf8")).toBe("a");
 
       await promptReady(pane);
       pane.press("BTab");
@@ -344,7 +305,7 @@ describe("approvals from the command line", () => {
       pane.press("BTab");
       await screenShows(pane, "approval mode: read-only");
       await screenShows(pane, "read-only ›");
-      provider.queue(
+      shared.provider.queue(
         toolCalls([{ name: "write_file", args: { path: "mode-b.txt", content: "b" }, id: "call_mode_b" }]),
         text("It was refused."),
       );
@@ -352,10 +313,11 @@ describe("approvals from the command line", () => {
       const screen = await screenShows(pane, "It was refused.");
       expect(screen).toContain("approval mode (read-only)");
       expect(occurrences(screen, "wants approval")).toBe(0);
-      expect(() => readFileSync(join(daemon.workspace, "mode-b.txt"), "utf8")).toThrow();
+      expect(() => readFileSync(join(shared.daemon.workspace, "mode-b.txt"), "utf8")).toThrow();
       const sessionId = await newestSession();
       expect(
-        (await daemon.api(`/sessions/${sessionId}?tail=0`)).json<{ approval_mode: string }>().approval_mode,
+        (await shared.daemon.api(`/sessions/${sessionId}?tail=0`)).json<{ approval_mode: string }>()
+          .approval_mode,
       ).toBe("read-only");
 
       await say(pane, "/approvals ask");
@@ -366,13 +328,13 @@ describe("approvals from the command line", () => {
     });
 
     it("answers a waiting call from skein attach", async () => {
-      provider.queue(
+      shared.provider.queue(
         toolCalls([{ name: "run_command", args: { command: "echo attach >> effects.txt" }, id: "call_att" }]),
         text("Attached and ran."),
       );
       const before = effects();
-      const sessionId = await daemon.createSession();
-      await daemon.prompt(sessionId, "from elsewhere");
+      const sessionId = await shared.daemon.createSession();
+      await shared.daemon.prompt(sessionId, "from elsewhere");
       const pane = open("attach", sessionId);
       await screenShows(pane, "$ echo attach >> effects.txt");
       await promptReady(pane, "›");

@@ -2,41 +2,27 @@
  * `skein attach` across daemon restarts: the follower reconnects with its cursor, prints one
  * notice per reset, and neither duplicates nor loses committed text.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DaemonHarness } from "../e2e/support/daemon-harness.js";
+import { describe, expect, it } from "vitest";
 import { deliver, deltas, text } from "../support/fake-provider/reply.js";
-import { FakeProvider } from "../support/fake-provider/server.js";
-import { CliSandbox, eventually, fakeProfile, occurrences } from "./support/cli-harness.js";
+import { useCliDaemon } from "./support/cli-daemon.js";
+import { eventually, occurrences } from "./support/cli-harness.js";
 
 const notice = "reconnected: the daemon or session restarted";
 
 describe("skein attach", () => {
-  let provider: FakeProvider;
-  let daemon: DaemonHarness;
-  let cli: CliSandbox;
-
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-    daemon = await DaemonHarness.start({ providers: { fake: fakeProfile(provider.baseUrl) as never } });
-    cli = new CliSandbox({ root: daemon.root, home: daemon.home, env: { SKEIN_NO_AUTOSTART: "1" } });
-  });
-
-  afterAll(async () => {
-    await daemon.close();
-    await provider.close();
-  });
+  const shared = useCliDaemon();
 
   it("follows a session live and detaches on Ctrl-C with exit 0", async () => {
-    provider.script = () => text("Live answer streamed to the follower.");
-    const id = await daemon.createSession();
-    await daemon.turn(id, "earlier prompt");
-    const attach = cli.spawn(["attach", id.slice(0, 24)]);
+    shared.provider.script = () => text("Live answer streamed to the follower.");
+    const id = await shared.daemon.createSession();
+    await shared.daemon.turn(id, "earlier prompt");
+    const attach = shared.cli.spawn(["attach", id.slice(0, 24)]);
     await eventually(
       () => attach.stdout().includes("Live answer streamed"),
       () => `history not shown: ${attach.stdout()} ${attach.stderr()}`,
     );
-    provider.script = () => text("A second, live answer.");
-    await daemon.turn(id, "a live prompt");
+    shared.provider.script = () => text("A second, live answer.");
+    await shared.daemon.turn(id, "a live prompt");
     await eventually(
       () => attach.stdout().includes("A second, live answer."),
       () => `live turn not shown: ${attach.stdout()}`,
@@ -50,43 +36,43 @@ describe("skein attach", () => {
   });
 
   it("survives a graceful restart and a crash of the daemon without duplicated or lost text", async () => {
-    provider.script = () => text("Alpha answer before any restart.");
-    const id = await daemon.createSession();
-    await daemon.turn(id, "alpha prompt");
-    const attach = cli.spawn(["attach", id]);
+    shared.provider.script = () => text("Alpha answer before any restart.");
+    const id = await shared.daemon.createSession();
+    await shared.daemon.turn(id, "alpha prompt");
+    const attach = shared.cli.spawn(["attach", id]);
     await eventually(
       () => attach.stdout().includes("Alpha answer before any restart."),
       () => `history not shown: ${attach.stdout()} ${attach.stderr()}`,
     );
 
     // 1. A graceful restart while idle: a notice, nothing reprinted.
-    await daemon.restart({ crash: false });
+    await shared.daemon.restart({ crash: false });
     await eventually(
       () => occurrences(attach.stdout(), notice) === 1,
       () => `no reconnect notice: ${attach.stdout()} ${attach.stderr()}`,
     );
-    provider.script = () => text("Beta answer after the graceful restart.");
-    await daemon.turn(id, "beta prompt");
+    shared.provider.script = () => text("Beta answer after the graceful restart.");
+    await shared.daemon.turn(id, "beta prompt");
     await eventually(
       () => attach.stdout().includes("Beta answer after the graceful restart."),
       () => `beta turn not shown: ${attach.stdout()}`,
     );
 
     // 2. A crash in the middle of a streamed turn: the recovery turn's answer appears once.
-    provider.script = () => deliver(deltas(200, "gamma "), { delayMs: 20 });
-    await daemon.prompt(id, "gamma prompt");
+    shared.provider.script = () => deliver(deltas(200, "gamma "), { delayMs: 20 });
+    await shared.daemon.prompt(id, "gamma prompt");
     await eventually(
       () => occurrences(attach.stdout(), "gamma ") >= 5,
       () => `gamma deltas not shown: ${attach.stdout()}`,
     );
-    provider.script = () => text("Delta answer from the recovery turn.");
-    await daemon.restart({ crash: true });
+    shared.provider.script = () => text("Delta answer from the recovery turn.");
+    await shared.daemon.restart({ crash: true });
     await eventually(
       () => attach.stdout().includes("Delta answer from the recovery turn."),
       () => `recovery turn not shown: ${attach.stdout()} ${attach.stderr()}`,
       15_000,
     );
-    await daemon.idle(id);
+    await shared.daemon.idle(id);
 
     attach.child.kill("SIGINT");
     const result = await attach.exited;
@@ -115,24 +101,24 @@ describe("skein attach", () => {
   }, 60_000);
 
   it("leaves with --until-idle once the session has nothing to do", async () => {
-    provider.script = () => text("done");
-    const id = await daemon.createSession();
-    await daemon.turn(id, "one");
-    const result = await cli.run(["attach", id, "--until-idle"]);
+    shared.provider.script = () => text("done");
+    const id = await shared.daemon.createSession();
+    await shared.daemon.turn(id, "one");
+    const result = await shared.cli.run(["attach", id, "--until-idle"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("done");
   });
 
   it("exits 4 for a session that is deleted while attached", async () => {
-    provider.script = () => text("soon gone");
-    const id = await daemon.createSession();
-    await daemon.turn(id, "to be deleted");
-    const attach = cli.spawn(["attach", id]);
+    shared.provider.script = () => text("soon gone");
+    const id = await shared.daemon.createSession();
+    await shared.daemon.turn(id, "to be deleted");
+    const attach = shared.cli.spawn(["attach", id]);
     await eventually(
       () => attach.stdout().includes("soon gone"),
       () => attach.stdout(),
     );
-    await daemon.api(`/sessions/${id}`, { method: "DELETE" });
+    await shared.daemon.api(`/sessions/${id}`, { method: "DELETE" });
     const result = await attach.exited;
     expect(result.code).toBe(4);
     expect(result.stderr).toContain("not found");

@@ -5,14 +5,13 @@
  */
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { historyPath } from "../../src/cli/line-editor/prompt-history.js";
-import { DaemonHarness } from "../e2e/support/daemon-harness.js";
 import { deliver, deltas, text, toolCalls } from "../support/fake-provider/reply.js";
 import type { RecordedRequest } from "../support/fake-provider/server.js";
-import { FakeProvider } from "../support/fake-provider/server.js";
-import { ChatTerminals, matchesFixture, promptReady, screenShows } from "./support/chat-terminal.js";
-import { eventually, fakeProfile, occurrences } from "./support/cli-harness.js";
+import { matchesFixture, promptReady, screenShows, useChatTerminals } from "./support/chat-terminal.js";
+import { useCliDaemon } from "./support/cli-daemon.js";
+import { eventually, occurrences } from "./support/cli-harness.js";
 import { tmuxAvailable } from "./support/tmux-pane.js";
 
 /** The text of the newest user message a request carried. */
@@ -29,26 +28,12 @@ function lastUserText(request: RecordedRequest | undefined): string {
 }
 
 describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
-  let provider: FakeProvider;
-  let daemon: DaemonHarness;
-  let terminals: ChatTerminals;
-
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-    daemon = await DaemonHarness.start({ providers: { fake: fakeProfile(provider.baseUrl) as never } });
-    terminals = new ChatTerminals(daemon);
-  });
-
-  afterEach(() => terminals.closeAll());
-
-  afterAll(async () => {
-    await daemon.close();
-    await provider.close();
-  });
+  const shared = useCliDaemon();
+  const terminals = useChatTerminals(shared);
 
   it("edits a prompt over several lines with Alt-Enter, Shift-Enter and a backslash at the end of a line", async () => {
-    provider.reset();
-    provider.script = () => text("Three lines received.");
+    shared.provider.reset();
+    shared.provider.script = () => text("Three lines received.");
     const pane = terminals.start();
     await promptReady(pane);
     pane.type("first line");
@@ -64,19 +49,19 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
     await screenShows(pane, "  fifth line");
     pane.press("Enter");
     const screen = await screenShows(pane, "── fake-model");
-    expect(lastUserText(provider.requests[0])).toBe(
+    expect(lastUserText(shared.provider.requests[0])).toBe(
       "first line\nsecond line\nthird line\nfourth line\nfifth line",
     );
     expect(screen).toContain("› first line\n  second line\n  third line\n  fourth line\n  fifth line\n");
     await promptReady(pane);
-    await matchesFixture(pane.capture(), daemon, "multi-line-prompt");
+    await matchesFixture(pane.capture(), shared.daemon, "multi-line-prompt");
     pane.press("C-d");
     await screenShows(pane, "[exit 0]");
   });
 
   it("keeps the cursor where the text is drawn with wide characters and emoji, and edits them whole", async () => {
-    provider.reset();
-    provider.script = () => text("Got it.");
+    shared.provider.reset();
+    shared.provider.script = () => text("Got it.");
     const pane = terminals.start();
     await promptReady(pane);
     const start = pane.cursor();
@@ -95,18 +80,18 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
     await cursorAt(8);
     pane.press("Enter");
     await screenShows(pane, "── fake-model");
-    expect(lastUserText(provider.requests[0])).toBe("日本語e\u0301x");
+    expect(lastUserText(shared.provider.requests[0])).toBe("日本語e\u0301x");
     pane.press("C-d");
     await screenShows(pane, "[exit 0]");
   });
 
   it("puts the workspace back to before the last turn that called tools with /undo", async () => {
-    provider.reset();
-    provider.queue(
+    shared.provider.reset();
+    shared.provider.queue(
       toolCalls([{ name: "write_file", args: { path: "made-by-agent.txt", content: "new\n" } }]),
       text("Wrote it."),
     );
-    const made = join(daemon.workspace, "made-by-agent.txt");
+    const made = join(shared.daemon.workspace, "made-by-agent.txt");
     const pane = terminals.start();
     await promptReady(pane);
     pane.type("make a file");
@@ -124,18 +109,18 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
   });
 
   it("sends a pasted a⏎b⏎c as one prompt", async () => {
-    provider.reset();
-    provider.script = () => text("One paste, one prompt.");
+    shared.provider.reset();
+    shared.provider.script = () => text("One paste, one prompt.");
     const pane = terminals.start();
     await promptReady(pane);
     pane.paste("alpha\nbeta\ngamma");
     await screenShows(pane, "  gamma");
     // Nothing was sent by the newlines inside the paste.
-    expect(provider.requests).toHaveLength(0);
+    expect(shared.provider.requests).toHaveLength(0);
     pane.press("Enter");
     await screenShows(pane, "One paste, one prompt.");
-    expect(provider.requests).toHaveLength(1);
-    expect(lastUserText(provider.requests[0])).toBe("alpha\nbeta\ngamma");
+    expect(shared.provider.requests).toHaveLength(1);
+    expect(lastUserText(shared.provider.requests[0])).toBe("alpha\nbeta\ngamma");
     // A large paste with Windows line ends: whole, one line break each.
     await promptReady(pane);
     const lines = Array.from({ length: 400 }, (_, i) => `pasted line ${i} ${"x".repeat(40)}`);
@@ -145,19 +130,22 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
     expect(pane.captureVisible()).toMatch(/ {2}… \d+ lines above\n/);
     pane.press("Enter");
     await eventually(
-      () => provider.requests.length === 2,
+      () => shared.provider.requests.length === 2,
       () => "the large paste was not sent",
     );
-    expect(lastUserText(provider.requests[1])).toBe(lines.join("\n"));
+    expect(lastUserText(shared.provider.requests[1])).toBe(lines.join("\n"));
     await promptReady(pane);
     pane.press("C-d");
     await screenShows(pane, "[exit 0]");
   });
 
   it("queues a prompt typed while a turn streams, echoing it as it is typed, and answers it next", async () => {
-    provider.reset();
+    shared.provider.reset();
     // Long enough (6 s) that the typing surely happens while it streams, also on a busy machine.
-    provider.queue(deliver(deltas(300, "tick "), { delayMs: 20 }), text("The queued question is answered."));
+    shared.provider.queue(
+      deliver(deltas(300, "tick "), { delayMs: 20 }),
+      text("The queued question is answered."),
+    );
     const pane = terminals.start();
     await promptReady(pane);
     pane.type("start something slow");
@@ -170,20 +158,20 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
     pane.press("Enter");
     await screenShows(pane, "queued: what comes next");
     const screen = await screenShows(pane, "The queued question is answered.", 20_000);
-    expect(provider.requests).toHaveLength(2);
-    expect(lastUserText(provider.requests[1])).toBe("what comes next");
+    expect(shared.provider.requests).toHaveLength(2);
+    expect(lastUserText(shared.provider.requests[1])).toBe("what comes next");
     // The queued prompt is shown above its answer when its turn starts.
     expect(screen).toMatch(/› what comes next\nThe queued question is answered\./);
     expect(occurrences(screen, "The queued question is answered.")).toBe(1);
     await promptReady(pane);
-    await matchesFixture(pane.capture(), daemon, "queued-prompt");
+    await matchesFixture(pane.capture(), shared.daemon, "queued-prompt");
     pane.press("C-d");
     await screenShows(pane, "[exit 0]");
   });
 
   it("keeps the prompt history per workspace between runs (0600), with Up and Ctrl-R", async () => {
-    provider.reset();
-    provider.script = () => text("Noted.");
+    shared.provider.reset();
+    shared.provider.script = () => text("Noted.");
     const first = terminals.start();
     await promptReady(first);
     first.type("a prompt worth keeping");
@@ -196,7 +184,7 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
     await promptReady(first);
     first.press("C-d");
     await screenShows(first, "[exit 0]");
-    const file = historyPath(daemon.home, daemon.workspace);
+    const file = historyPath(shared.daemon.home, shared.daemon.workspace);
     expect(statSync(file).mode & 0o777).toBe(0o600);
 
     const second = terminals.start();
@@ -214,7 +202,7 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
     second.type(" again");
     second.press("Enter");
     await screenShows(second, "── fake-model");
-    expect(lastUserText(provider.requests.at(-1))).toBe("a prompt worth keeping again");
+    expect(lastUserText(shared.provider.requests.at(-1))).toBe("a prompt worth keeping again");
     await promptReady(second);
     second.press("C-d");
     await screenShows(second, "[exit 0]");
@@ -237,16 +225,16 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
       expect(help).toContain(command);
     }
     await promptReady(pane);
-    await matchesFixture(pane.capture(), daemon, "slash-help");
+    await matchesFixture(pane.capture(), shared.daemon, "slash-help");
     pane.type("/ex");
     pane.press("Tab", "Enter");
     await screenShows(pane, "[exit 0]");
   });
 
   it("completes an @path mention with Tab and attaches the file's text to the prompt", async () => {
-    provider.reset();
-    provider.script = () => text("I read the notes.");
-    writeFileSync(join(daemon.workspace, "notes-for-the-model.md"), "remember the milk\n");
+    shared.provider.reset();
+    shared.provider.script = () => text("I read the notes.");
+    writeFileSync(join(shared.daemon.workspace, "notes-for-the-model.md"), "remember the milk\n");
     const pane = terminals.start();
     await promptReady(pane);
     pane.type("summarize @notes-for");
@@ -255,7 +243,7 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
     pane.press("Enter");
     await screenShows(pane, "attached @notes-for-the-model.md (2 lines)");
     await screenShows(pane, "I read the notes.");
-    const sent = lastUserText(provider.requests[0]);
+    const sent = lastUserText(shared.provider.requests[0]);
     expect(sent.startsWith("summarize @notes-for-the-model.md")).toBe(true);
     expect(sent).toContain("``` notes-for-the-model.md\nremember the milk\n```");
     await promptReady(pane);
@@ -316,8 +304,8 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
   });
 
   it("copies the last answer with /copy and goes on in a copy of the session with /fork", async () => {
-    provider.reset();
-    provider.script = () => text("Copy this answer, please.");
+    shared.provider.reset();
+    shared.provider.script = () => text("Copy this answer, please.");
     const pane = terminals.start();
     pane.setOption("set-clipboard", "on");
     const first = await screenShows(pane, "Ctrl-D exits");
@@ -347,12 +335,12 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
     );
     expect(ids[1]).not.toBe(original);
     await promptReady(pane);
-    provider.script = () => text("Still the same conversation.");
+    shared.provider.script = () => text("Still the same conversation.");
     pane.type("and in the fork?");
     pane.press("Enter");
     await screenShows(pane, "Still the same conversation.");
     // The fork carries the conversation: the model sees the first prompt too.
-    const body = JSON.stringify(provider.requests.at(-1)?.body);
+    const body = JSON.stringify(shared.provider.requests.at(-1)?.body);
     expect(body).toContain("say something");
     expect(body).toContain("and in the fork?");
     await promptReady(pane);
@@ -361,8 +349,8 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
   });
 
   it("switches the model with /model and the effort with /effort from the next turn on, and back with default", async () => {
-    provider.reset();
-    provider.script = () => text("Answered by whichever model.");
+    shared.provider.reset();
+    shared.provider.script = () => text("Answered by whichever model.");
     const pane = terminals.start();
     const banner = await screenShows(pane, "Ctrl-D exits");
     const sessionId = /new session ([0-9a-f-]{36})/.exec(banner)?.[1];
@@ -379,8 +367,8 @@ describe.skipIf(!tmuxAvailable())("typing at the chat prompt", () => {
     pane.type("which model?");
     pane.press("Enter");
     await screenShows(pane, "Answered by whichever model.");
-    expect((provider.requests[0]!.body as { model?: string }).model).toBe("other-model");
-    const snapshot = (await daemon.api(`/sessions/${sessionId}`)).json<{
+    expect((shared.provider.requests[0]!.body as { model?: string }).model).toBe("other-model");
+    const snapshot = (await shared.daemon.api(`/sessions/${sessionId}`)).json<{
       settings: { effective: { model: string; request_config: { reasoning?: { effort?: string } } } };
     }>();
     expect(snapshot.settings.effective.model).toBe("other-model");

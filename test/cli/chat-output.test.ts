@@ -6,12 +6,11 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DaemonHarness } from "../e2e/support/daemon-harness.js";
+import { describe, expect, it } from "vitest";
 import { deliver, reasoning, text, toolCalls } from "../support/fake-provider/reply.js";
-import { FakeProvider } from "../support/fake-provider/server.js";
-import { ChatTerminals, matchesFixture, promptReady, screenShows } from "./support/chat-terminal.js";
-import { eventually, fakeProfile, occurrences } from "./support/cli-harness.js";
+import { matchesFixture, promptReady, screenShows, useChatTerminals } from "./support/chat-terminal.js";
+import { useCliDaemon } from "./support/cli-daemon.js";
+import { eventually, occurrences } from "./support/cli-harness.js";
 import { tmuxAvailable } from "./support/tmux-pane.js";
 
 /** `text` drawn in the SGR colour `code` (tmux may add other attributes around it). */
@@ -21,31 +20,17 @@ function coloured(code: string, text: string): RegExp {
 }
 
 describe.skipIf(!tmuxAvailable())("what the chat shows", () => {
-  let provider: FakeProvider;
-  let daemon: DaemonHarness;
-  let terminals: ChatTerminals;
-
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-    daemon = await DaemonHarness.start({ providers: { fake: fakeProfile(provider.baseUrl) as never } });
-    terminals = new ChatTerminals(daemon);
-  });
-
-  afterEach(() => terminals.closeAll());
-
-  afterAll(async () => {
-    await daemon.close();
-    await provider.close();
-  });
+  const shared = useCliDaemon();
+  const terminals = useChatTerminals(shared);
 
   it("shows an answer joined mid-stream once, whole and in order", async () => {
-    provider.reset();
+    shared.provider.reset();
     const words = Array.from({ length: 30 }, (_, i) => `word${String(i + 1).padStart(2, "0")} `);
-    provider.script = () => deliver(text(words), { delayMs: 60 });
-    const id = await daemon.createSession({ name: "joined" });
-    await daemon.prompt(id, "a long answer please");
+    shared.provider.script = () => deliver(text(words), { delayMs: 60 });
+    const id = await shared.daemon.createSession({ name: "joined" });
+    await shared.daemon.prompt(id, "a long answer please");
     await eventually(
-      () => provider.requests.length > 0,
+      () => shared.provider.requests.length > 0,
       () => "the provider was never asked",
     );
     // Let part of the answer stream before attaching.
@@ -58,7 +43,7 @@ describe.skipIf(!tmuxAvailable())("what the chat shows", () => {
     expect(occurrences(screen, "word15")).toBe(1);
     expect(occurrences(screen, "word30")).toBe(1);
     expect(screen).toContain(words.join("").trim());
-    await matchesFixture(screen, daemon, "attach-mid-turn");
+    await matchesFixture(screen, shared.daemon, "attach-mid-turn");
     pane.press("C-d");
     await screenShows(pane, "[exit 0]");
   });
@@ -77,8 +62,8 @@ describe.skipIf(!tmuxAvailable())("what the chat shows", () => {
   ];
 
   it("renders an answer's markdown on a terminal, with colours in code blocks", async () => {
-    provider.reset();
-    provider.script = () => deliver(text(markdownAnswer), { delayMs: 20 });
+    shared.provider.reset();
+    shared.provider.script = () => deliver(text(markdownAnswer), { delayMs: 20 });
     const pane = terminals.start();
     await promptReady(pane);
     pane.type("show me markdown");
@@ -96,14 +81,14 @@ describe.skipIf(!tmuxAvailable())("what the chat shows", () => {
     // The keyword coloured (magenta), the string green: highlighted, not just printed.
     expect(styled).toMatch(coloured("35", "const"));
     expect(styled).toMatch(coloured("32", '"hello"'));
-    await matchesFixture(screen, daemon, "markdown-answer");
+    await matchesFixture(screen, shared.daemon, "markdown-answer");
     pane.press("C-d");
     await screenShows(pane, "[exit 0]");
   });
 
   it("leaves the markdown as written with NO_COLOR", async () => {
-    provider.reset();
-    provider.script = () => text(markdownAnswer);
+    shared.provider.reset();
+    shared.provider.script = () => text(markdownAnswer);
     const pane = terminals.start([], { env: { NO_COLOR: "1" } });
     await promptReady(pane);
     pane.type("show me markdown");
@@ -118,11 +103,11 @@ describe.skipIf(!tmuxAvailable())("what the chat shows", () => {
   });
 
   it("shows a command in full with its exit code and output preview, and an edit as a coloured diff", async () => {
-    provider.reset();
-    writeFileSync(join(daemon.workspace, "greeting.txt"), "hello\nworld\n");
+    shared.provider.reset();
+    writeFileSync(join(shared.daemon.workspace, "greeting.txt"), "hello\nworld\n");
     const command =
       "for i in 1 2 3 4 5 6; do echo line-$i; done; echo done-with-a-rather-long-command-line-here";
-    provider.queue(
+    shared.provider.queue(
       toolCalls([{ name: "run_command", args: { command } }]),
       toolCalls([
         { name: "edit_file", args: { path: "greeting.txt", old_text: "world", new_text: "there" } },
@@ -146,14 +131,14 @@ describe.skipIf(!tmuxAvailable())("what the chat shows", () => {
     const styled = pane.captureStyled();
     expect(styled).toMatch(coloured("31", "-world"));
     expect(styled).toMatch(coloured("32", "+there"));
-    await matchesFixture(screen, daemon, "tool-preview-and-diff");
+    await matchesFixture(screen, shared.daemon, "tool-preview-and-diff");
     pane.press("C-d");
     await screenShows(pane, "[exit 0]");
   });
 
   it("shows hidden thinking as one dim line, and the status line while waiting for the model", async () => {
-    provider.reset();
-    provider.script = async () => {
+    shared.provider.reset();
+    shared.provider.script = async () => {
       // A provider that is slow to answer at all.
       await sleep(4_000);
       return reasoning("A long private thought.", text("Answer after a pause."));

@@ -2,56 +2,19 @@
  * The interactive chat through a real pseudo-terminal (tmux): type a prompt, watch the answer
  * stream, interrupt a slow turn with Ctrl-C, leave with Ctrl-C or Ctrl-D.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DaemonHarness } from "../e2e/support/daemon-harness.js";
+import { describe, expect, it } from "vitest";
 import { deliver, deltas, reasoning, text, toolCalls } from "../support/fake-provider/reply.js";
-import { FakeProvider } from "../support/fake-provider/server.js";
-import { eventually, fakeProfile, occurrences, skeinBin } from "./support/cli-harness.js";
-import { TmuxPane, tmuxAvailable } from "./support/tmux-pane.js";
+import { screenShows, useChatTerminals } from "./support/chat-terminal.js";
+import { useCliDaemon } from "./support/cli-daemon.js";
+import { eventually, occurrences } from "./support/cli-harness.js";
+import { type TmuxPane, tmuxAvailable } from "./support/tmux-pane.js";
 
 describe.skipIf(!tmuxAvailable())("interactive chat in a terminal", () => {
-  let provider: FakeProvider;
-  let daemon: DaemonHarness;
-  const panes: TmuxPane[] = [];
-
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-    daemon = await DaemonHarness.start({ providers: { fake: fakeProfile(provider.baseUrl) as never } });
-  });
-
-  afterEach(() => {
-    for (const pane of panes.splice(0)) pane.close();
-  });
-
-  afterAll(async () => {
-    await daemon.close();
-    await provider.close();
-  });
+  const shared = useCliDaemon();
+  const terminals = useChatTerminals(shared);
 
   function chat(...args: string[]): TmuxPane {
-    const pane = TmuxPane.start([process.execPath, skeinBin, ...args], {
-      cwd: daemon.workspace,
-      env: {
-        PATH: process.env.PATH ?? "/usr/bin:/bin",
-        HOME: daemon.root,
-        SKEIN_HOME: daemon.home,
-        SKEIN_NO_AUTOSTART: "1",
-        TERM: "screen",
-      },
-    });
-    panes.push(pane);
-    return pane;
-  }
-
-  async function screenShows(pane: TmuxPane, needle: string, timeoutMs = 10_000): Promise<string> {
-    return eventually(
-      () => {
-        const screen = pane.capture();
-        return screen.includes(needle) ? screen : null;
-      },
-      () => `"${needle}" never appeared; screen:\n${pane.capture()}`,
-      timeoutMs,
-    );
+    return terminals.start(args);
   }
 
   /**
@@ -74,8 +37,8 @@ describe.skipIf(!tmuxAvailable())("interactive chat in a terminal", () => {
   }
 
   it("streams the answer to a typed prompt, with thinking and tool calls, and a status line", async () => {
-    provider.reset();
-    provider.queue(
+    shared.provider.reset();
+    shared.provider.queue(
       deliver(
         reasoning(
           "Pondering the request.",
@@ -104,8 +67,8 @@ describe.skipIf(!tmuxAvailable())("interactive chat in a terminal", () => {
   });
 
   it("interrupts a slow turn on Ctrl-C, then exits on a second Ctrl-C at the prompt", async () => {
-    provider.reset();
-    provider.script = () => deliver(deltas(400, "tick "), { delayMs: 25 });
+    shared.provider.reset();
+    shared.provider.script = () => deliver(deltas(400, "tick "), { delayMs: 25 });
     const pane = chat();
     await screenShows(pane, "Ctrl-D exits");
     await promptReady(pane);
@@ -116,11 +79,11 @@ describe.skipIf(!tmuxAvailable())("interactive chat in a terminal", () => {
     const screen = await screenShows(pane, "── interrupted");
     expect(screen).toContain("interrupting…");
     await eventually(
-      () => provider.requests[0]?.clientAborted === true,
+      () => shared.provider.requests[0]?.clientAborted === true,
       () => "the provider request was not aborted",
     );
     // The session is usable again at once.
-    provider.script = () => text("Back after the interrupt.");
+    shared.provider.script = () => text("Back after the interrupt.");
     await promptReady(pane);
     pane.type("still there?");
     pane.press("Enter");
@@ -134,8 +97,8 @@ describe.skipIf(!tmuxAvailable())("interactive chat in a terminal", () => {
   });
 
   it("interrupts, instead of dying, on a Ctrl-C that arrives with the prompt before the turn starts", async () => {
-    provider.reset();
-    provider.script = () => deliver(deltas(400, "tock "), { delayMs: 25 });
+    shared.provider.reset();
+    shared.provider.script = () => deliver(deltas(400, "tock "), { delayMs: 25 });
     const pane = chat();
     await screenShows(pane, "Ctrl-D exits");
     await promptReady(pane);
@@ -144,7 +107,7 @@ describe.skipIf(!tmuxAvailable())("interactive chat in a terminal", () => {
     pane.press("Enter", "C-c");
     const screen = await screenShows(pane, "── interrupted");
     expect(screen).not.toContain("[exit");
-    provider.script = () => text("Still alive.");
+    shared.provider.script = () => text("Still alive.");
     await promptReady(pane);
     pane.type("and now?");
     pane.press("Enter");
@@ -155,10 +118,10 @@ describe.skipIf(!tmuxAvailable())("interactive chat in a terminal", () => {
   });
 
   it("resumes a session with --session and shows its recent history", async () => {
-    provider.reset();
-    provider.script = () => text("An answer worth remembering.");
-    const id = await daemon.createSession({ name: "resumable" });
-    await daemon.turn(id, "a question from before");
+    shared.provider.reset();
+    shared.provider.script = () => text("An answer worth remembering.");
+    const id = await shared.daemon.createSession({ name: "resumable" });
+    await shared.daemon.turn(id, "a question from before");
     const pane = chat("chat", "--session", "resumable");
     const screen = await screenShows(pane, "An answer worth remembering.");
     expect(screen).toContain(`session ${id}`);
@@ -172,15 +135,15 @@ describe.skipIf(!tmuxAvailable())("interactive chat in a terminal", () => {
   });
 
   it("keeps the prompt and the typed draft intact while another client's turn streams in", async () => {
-    provider.reset();
-    provider.script = () => deliver(text(["Answer ", "for the ", "other client."]), { delayMs: 30 });
-    const id = await daemon.createSession({ name: "shared" });
+    shared.provider.reset();
+    shared.provider.script = () => deliver(text(["Answer ", "for the ", "other client."]), { delayMs: 30 });
+    const id = await shared.daemon.createSession({ name: "shared" });
     const pane = chat("chat", "--session", "shared");
     await screenShows(pane, "Ctrl-D exits");
     await promptReady(pane);
     pane.type("my draft");
     await screenShows(pane, "› my draft");
-    await daemon.prompt(id, "a prompt from elsewhere");
+    await shared.daemon.prompt(id, "a prompt from elsewhere");
     await screenShows(pane, "Answer for the other client.");
     const screen = await eventually(
       () => {

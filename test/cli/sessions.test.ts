@@ -1,12 +1,11 @@
 /**
  * Session commands end to end: sessions, show, fork, interrupt, rm, and id prefixes.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { tokenCount } from "../../src/cli/render/session-table.js";
-import { DaemonHarness } from "../e2e/support/daemon-harness.js";
 import { deliver, deltas, text, toolCalls } from "../support/fake-provider/reply.js";
-import { FakeProvider } from "../support/fake-provider/server.js";
-import { CliSandbox, eventually, fakeProfile } from "./support/cli-harness.js";
+import { useCliDaemon } from "./support/cli-daemon.js";
+import { eventually } from "./support/cli-harness.js";
 
 interface Summary {
   id: string;
@@ -18,28 +17,18 @@ interface Summary {
 }
 
 describe("session commands", () => {
-  let provider: FakeProvider;
-  let daemon: DaemonHarness;
-  let cli: CliSandbox;
+  const shared = useCliDaemon();
 
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-    provider.script = () => text("Plain answer.");
-    daemon = await DaemonHarness.start({ providers: { fake: fakeProfile(provider.baseUrl) as never } });
-    cli = new CliSandbox({ root: daemon.root, home: daemon.home, env: { SKEIN_NO_AUTOSTART: "1" } });
-  });
-
-  afterAll(async () => {
-    await daemon.close();
-    await provider.close();
+  beforeAll(() => {
+    shared.provider.script = () => text("Plain answer.");
   });
 
   async function sessions(): Promise<Summary[]> {
-    return (await daemon.api("/sessions")).json<{ items: Summary[] }>().items;
+    return (await shared.daemon.api("/sessions")).json<{ items: Summary[] }>().items;
   }
 
   async function newSession(prompt: string, name?: string): Promise<string> {
-    const result = await cli.run(["run", ...(name === undefined ? [] : ["--name", name]), prompt]);
+    const result = await shared.cli.run(["run", ...(name === undefined ? [] : ["--name", name]), prompt]);
     expect(result.code).toBe(0);
     const found = (await sessions()).find((session) => session.preview.text === prompt);
     if (found === undefined) throw new Error(`no session for ${prompt}`);
@@ -51,19 +40,19 @@ describe("session commands", () => {
     await newSession("prefix one");
     const newest = await newSession("prefix two");
     const ids = (await sessions()).map((session) => session.id);
-    const listed = await cli.run(["sessions", "-n", "1"]);
+    const listed = await shared.cli.run(["sessions", "-n", "1"]);
     expect(listed.code, listed.stderr).toBe(0);
     const prefix = listed.stdout.split("\n")[1]!.split(/\s+/)[0]!;
     expect(newest.startsWith(prefix)).toBe(true);
     expect(ids.filter((id) => id.startsWith(prefix))).toEqual([newest]);
-    const shown = await cli.run(["show", prefix]);
+    const shown = await shared.cli.run(["show", prefix]);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain("prefix two");
   });
 
   it("lists sessions as a table with id prefix, name, status, activity, model, tokens used and preview", async () => {
     const id = await newSession("list me please", "listed");
-    const result = await cli.run(["sessions"]);
+    const result = await shared.cli.run(["sessions"]);
     expect(result.code).toBe(0);
     const [header, ...rows] = result.stdout.trimEnd().split("\n");
     expect(header).toMatch(/^ID\s+NAME\s+STATUS\s+ACTIVE\s+MODEL\s+TOKENS\s+PREVIEW$/);
@@ -77,17 +66,17 @@ describe("session commands", () => {
     expect(row).toMatch(
       new RegExp(`listed\\s+idle\\s+(just now|\\d+s ago)\\s+fake-model\\s+${tokens}\\s+list me please`),
     );
-    const json = JSON.parse((await cli.run(["sessions", "--json"])).stdout) as Summary[];
+    const json = JSON.parse((await shared.cli.run(["sessions", "--json"])).stdout) as Summary[];
     expect(json.map((session) => session.id)).toContain(id);
   });
 
   it("shows a session's history readably, with tool calls and entry ids", async () => {
-    provider.queue(
+    shared.provider.queue(
       toolCalls([{ name: "list_files", args: { path: "." } }], { text: "Looking around." }),
       text("The workspace is empty."),
     );
     const id = await newSession("what is here?");
-    const result = await cli.run(["show", id.slice(0, 23)]);
+    const result = await shared.cli.run(["show", id.slice(0, 23)]);
     expect(result.code).toBe(0);
     const out = result.stdout;
     expect(out).toContain(`session ${id}`);
@@ -96,7 +85,7 @@ describe("session commands", () => {
     expect(out).toMatch(/\[2-1\] ⚙ list_files \./);
     expect(out).toMatch(/\[3\] → list_files /);
     expect(out).toMatch(/\[4\] assistant .*\n {4}The workspace is empty\./);
-    const tail = await cli.run(["show", id, "--tail", "1"]);
+    const tail = await shared.cli.run(["show", id, "--tail", "1"]);
     expect(tail.stdout).toContain("The workspace is empty.");
     expect(tail.stdout).not.toContain("what is here?");
     expect(tail.stdout).toContain("earlier entries not shown");
@@ -105,7 +94,7 @@ describe("session commands", () => {
   it("accepts any unique prefix, with or without dashes, and a session name", async () => {
     const id = await newSession("prefix target", "prefixed");
     for (const ref of [id, id.slice(0, 24), id.replaceAll("-", "").slice(0, 22), "prefixed"]) {
-      const result = await cli.run(["show", ref, "--tail", "1"]);
+      const result = await shared.cli.run(["show", ref, "--tail", "1"]);
       expect(result.code, `ref ${ref}: ${result.stderr}`).toBe(0);
       expect(result.stdout).toContain(`session ${id}`);
     }
@@ -116,7 +105,7 @@ describe("session commands", () => {
     const b = await newSession("ambiguous two");
     let common = 0;
     while (a[common] === b[common]) common++;
-    const result = await cli.run(["show", a.slice(0, common)]);
+    const result = await shared.cli.run(["show", a.slice(0, common)]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`session id prefix "${a.slice(0, common)}" is ambiguous`);
     expect(result.stderr).toContain(a);
@@ -124,76 +113,76 @@ describe("session commands", () => {
   });
 
   it("reports an unknown session id with exit 4", async () => {
-    const unknown = await cli.run(["show", "fffffff"]);
+    const unknown = await shared.cli.run(["show", "fffffff"]);
     expect(unknown.code).toBe(4);
     expect(unknown.stderr).toContain('no session matches "fffffff"');
-    const full = await cli.run(["show", "01890a5d-ac96-774b-bcce-b302099a8057"]);
+    const full = await shared.cli.run(["show", "01890a5d-ac96-774b-bcce-b302099a8057"]);
     expect(full.code).toBe(4);
     expect(full.stderr).toContain("not found");
   });
 
   it("forks at the newest entry by default and at a given entry with --at", async () => {
-    provider.script = () => text("Fork source answer.");
+    shared.provider.script = () => text("Fork source answer.");
     const id = await newSession("fork me");
-    const whole = await cli.run(["fork", id.slice(0, 24)]);
+    const whole = await shared.cli.run(["fork", id.slice(0, 24)]);
     expect(whole.code).toBe(0);
     const wholeId = whole.stdout.trim();
     expect(whole.stderr).toContain(`forked session ${id}`);
-    const partial = await cli.run(["fork", id, "--at", "1", "--name", "early-branch"]);
+    const partial = await shared.cli.run(["fork", id, "--at", "1", "--name", "early-branch"]);
     expect(partial.code).toBe(0);
     const partialId = partial.stdout.trim();
     const all = await sessions();
     expect(all.find((session) => session.id === wholeId)?.parent_id).toBe(id);
     expect(all.find((session) => session.id === partialId)?.name).toBe("early-branch");
-    const wholeShow = (await cli.run(["show", wholeId])).stdout;
+    const wholeShow = (await shared.cli.run(["show", wholeId])).stdout;
     expect(wholeShow).toContain("fork me");
     expect(wholeShow).toContain("Fork source answer.");
-    const partialShow = (await cli.run(["show", "early-branch"])).stdout;
+    const partialShow = (await shared.cli.run(["show", "early-branch"])).stdout;
     expect(partialShow).toContain("fork me");
     expect(partialShow).not.toContain("Fork source answer.");
-    const bad = await cli.run(["fork", id, "--at", "999"]);
+    const bad = await shared.cli.run(["fork", id, "--at", "999"]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("999");
   });
 
   it("interrupts a running turn and refuses to delete a busy session unless forced", async () => {
-    provider.script = () => deliver(deltas(400, "slow "), { delayMs: 25 });
-    const id = await daemon.createSession({ name: "busy" });
-    await daemon.prompt(id, "take your time");
+    shared.provider.script = () => deliver(deltas(400, "slow "), { delayMs: 25 });
+    const id = await shared.daemon.createSession({ name: "busy" });
+    await shared.daemon.prompt(id, "take your time");
     await eventually(
-      () => provider.requests.length > 0,
+      () => shared.provider.requests.length > 0,
       () => "the provider never got the request",
     );
-    const refused = await cli.run(["rm", "busy"]);
+    const refused = await shared.cli.run(["rm", "busy"]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("is running a turn");
-    const interrupted = await cli.run(["interrupt", "busy"]);
+    const interrupted = await shared.cli.run(["interrupt", "busy"]);
     expect(interrupted.code).toBe(0);
     expect(interrupted.stdout).toContain("interrupted run");
-    await daemon.idle(id);
-    expect(provider.lastRequest.clientAborted).toBe(true);
-    const idle = await cli.run(["interrupt", "busy"]);
+    await shared.daemon.idle(id);
+    expect(shared.provider.lastRequest.clientAborted).toBe(true);
+    const idle = await shared.cli.run(["interrupt", "busy"]);
     expect(idle.stdout).toContain("nothing to interrupt");
 
-    await daemon.prompt(id, "again, slowly");
-    const forced = await cli.run(["rm", "--force", "busy"]);
+    await shared.daemon.prompt(id, "again, slowly");
+    const forced = await shared.cli.run(["rm", "--force", "busy"]);
     expect(forced.code, forced.stderr).toBe(0);
     expect(forced.stdout).toContain(`deleted session ${id}`);
     expect((await sessions()).some((session) => session.id === id)).toBe(false);
   });
 
   it("deletes sessions with rm", async () => {
-    provider.script = () => text("Plain answer.");
+    shared.provider.script = () => text("Plain answer.");
     const a = await newSession("delete me a");
     const b = await newSession("delete me b");
-    const result = await cli.run(["rm", a, b.slice(0, 24)]);
+    const result = await shared.cli.run(["rm", a, b.slice(0, 24)]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`deleted session ${a}`);
     expect(result.stdout).toContain(`deleted session ${b}`);
     const left = (await sessions()).map((session) => session.id);
     expect(left).not.toContain(a);
     expect(left).not.toContain(b);
-    const again = await cli.run(["rm", a]);
+    const again = await shared.cli.run(["rm", a]);
     expect(again.code).toBe(4);
   });
 });

@@ -60,7 +60,7 @@ describe("telling whether commands can run", () => {
         providers: { fake: fakeProfile(provider.baseUrl) as never },
         env: { SKEIN_BWRAP_PATH: "/nonexistent/skein-test/bwrap" },
       });
-      const terminals = new ChatTerminals(daemon);
+      const terminals = new ChatTerminals({ daemon });
       try {
         const pane = terminals.start();
         await promptReady(pane);

@@ -2,37 +2,25 @@
  * `skein show` with entries the daemon sends truncated: the start and a note by default, the
  * whole content with `--full` (fetched through each part's ref), in text and in JSON.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DaemonHarness } from "../e2e/support/daemon-harness.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { text } from "../support/fake-provider/reply.js";
-import { FakeProvider } from "../support/fake-provider/server.js";
-import { CliSandbox, fakeProfile } from "./support/cli-harness.js";
+import { useCliDaemon } from "./support/cli-daemon.js";
 
 describe("skein show with large entries", () => {
-  let provider: FakeProvider;
-  let daemon: DaemonHarness;
-  let cli: CliSandbox;
+  const shared = useCliDaemon();
   let id: string;
   const prompt = `${"a long prompt line\n".repeat(30_000)}the very end`;
   const answer = `${"é".repeat(200_000)} answered`;
 
   beforeAll(async () => {
-    provider = await FakeProvider.start();
-    provider.script = () => text([answer]);
-    daemon = await DaemonHarness.start({ providers: { fake: fakeProfile(provider.baseUrl) as never } });
-    cli = new CliSandbox({ root: daemon.root, home: daemon.home, env: { SKEIN_NO_AUTOSTART: "1" } });
-    id = await daemon.createSession();
-    await daemon.prompt(id, prompt);
-    await daemon.idle(id);
-  });
-
-  afterAll(async () => {
-    await daemon?.close();
-    await provider?.close();
+    shared.provider.script = () => text([answer]);
+    id = await shared.daemon.createSession();
+    await shared.daemon.prompt(id, prompt);
+    await shared.daemon.idle(id);
   });
 
   it("prints the start of a large entry and a note saying how to see all of it", async () => {
-    const result = await cli.run(["show", id, "--no-pager"]);
+    const result = await shared.cli.run(["show", id, "--no-pager"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("a long prompt line");
     expect(result.stdout).toContain(`[… ${Buffer.byteLength(prompt)} bytes, skein show --full]`);
@@ -42,12 +30,12 @@ describe("skein show with large entries", () => {
   });
 
   it("prints large entries whole with --full, as text and as JSON", async () => {
-    const result = await cli.run(["show", id, "--no-pager", "--full"]);
+    const result = await shared.cli.run(["show", id, "--no-pager", "--full"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("the very end");
     expect(result.stdout).toContain(" answered");
     expect(result.stdout).not.toContain("skein show --full]");
-    const json = await cli.run(["show", id, "--json", "--full"]);
+    const json = await shared.cli.run(["show", id, "--json", "--full"]);
     const { entries } = JSON.parse(json.stdout) as {
       entries: Array<{ kind: string; content: Array<{ text?: string; truncated?: boolean }> }>;
     };

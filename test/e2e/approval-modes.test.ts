@@ -8,11 +8,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
-import { FakeProvider } from "../support/fake-provider/server.js";
-import { DaemonHarness, type HistoryEntry } from "./support/daemon-harness.js";
-import { eventually, profileFor } from "./support/fixture.js";
+import { DaemonHarness } from "./support/daemon-harness.js";
+import { eventually, profileFor, toolResultOf, useFakeProvider } from "./support/fixture.js";
 
 interface Snapshot {
   status: { phase: string };
@@ -22,29 +21,16 @@ interface Snapshot {
 }
 
 describe("approval modes", () => {
-  let provider: FakeProvider;
-  const started: DaemonHarness[] = [];
-
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-  });
-
-  afterEach(async () => {
-    for (const app of started.splice(0)) await app.close();
-  });
-
-  afterAll(async () => {
-    await provider?.close();
-  });
+  const fake = useFakeProvider();
 
   async function daemon(): Promise<DaemonHarness> {
-    provider.reset();
-    provider.script = () => text("done");
+    fake.provider.reset();
+    fake.provider.script = () => text("done");
     const app = await DaemonHarness.start({
-      providers: profileFor(provider),
+      providers: profileFor(fake.provider),
       config: { approvalPolicy: undefined },
     });
-    started.push(app);
+    fake.started.push(app);
     return app;
   }
 
@@ -70,12 +56,6 @@ describe("approval modes", () => {
     }
   }
 
-  function resultOf(entries: readonly HistoryEntry[], callId: string): string {
-    const entry = entries.find((item) => item.kind === "tool_result" && item.tool?.tool_call_id === callId);
-    const value = entry?.content.find((part) => part.field === "result")?.value;
-    return typeof value === "string" ? value : JSON.stringify(value);
-  }
-
   it("refuses a write in read-only mode and allows it in auto-edit mode, without asking either time", async () => {
     const app = await daemon();
     const sessionId = await app.createSession();
@@ -84,17 +64,19 @@ describe("approval modes", () => {
     const readOnly = await setMode(app, sessionId, { mode: "read-only" });
     expect(readOnly.status).toBe(200);
     expect(readOnly.json()).toEqual({ approval_policy: null, approval_mode: "read-only" });
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "write_file", args: { path: "a.txt", content: "a" }, id: "call_ro" }]),
       text("refused"),
     );
     await app.turn(sessionId, "write a");
     expect(existsSync(join(app.workspace, "a.txt"))).toBe(false);
-    expect(resultOf((await app.history(sessionId)).items, "call_ro")).toMatch(/approval mode \(read-only\)/);
+    expect(toolResultOf((await app.history(sessionId)).items, "call_ro")).toMatch(
+      /approval mode \(read-only\)/,
+    );
 
     await setMode(app, sessionId, { mode: "auto-edit" });
     expect((await snapshot(app, sessionId)).approval_mode).toBe("auto-edit");
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "write_file", args: { path: "b.txt", content: "b" }, id: "call_ae" }]),
       text("written"),
     );
@@ -106,7 +88,7 @@ describe("approval modes", () => {
   it("runs a read-only command in ask mode at once and still asks for any other", async () => {
     const app = await daemon();
     const sessionId = await app.createSession();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "run_command", args: { command: "ls -a | wc -l && pwd" }, id: "call_ls" }]),
       toolCalls([{ name: "run_command", args: { command: "echo ran > effects.txt" }, id: "call_echo" }]),
       text("ok"),
@@ -118,7 +100,7 @@ describe("approval modes", () => {
     });
     expect(waiting.map((call) => call.call_id)).toEqual(["call_echo"]);
     const history = (await app.history(sessionId)).items;
-    expect(resultOf(history, "call_ls")).toContain(app.workspace);
+    expect(toolResultOf(history, "call_ls")).toContain(app.workspace);
   });
 
   it("keeps the session's rules when only the mode changes, and takes both in one body", async () => {

@@ -12,10 +12,16 @@ import Database from "better-sqlite3";
 import { v7 as uuidv7 } from "uuid";
 import { describe, expect, it } from "vitest";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
-import type { FakeProvider } from "../support/fake-provider/server.js";
 import { testServerConfig } from "../support/mcp/servers.js";
-import { type ApiResponse, DaemonHarness, type HistoryEntry } from "./support/daemon-harness.js";
-import { contentText, eventually, messagesOf, profileFor, useFakeProvider } from "./support/fixture.js";
+import { type ApiResponse, DaemonHarness } from "./support/daemon-harness.js";
+import {
+  contentText,
+  eventually,
+  messagesOf,
+  profileFor,
+  toolResultOf,
+  useFakeProvider,
+} from "./support/fixture.js";
 import { eventsOf } from "./support/sse-client.js";
 
 interface PendingApprovalJson {
@@ -35,26 +41,21 @@ interface Snapshot {
 }
 
 describe("approvals", () => {
-  let provider: FakeProvider;
-  const started: DaemonHarness[] = [];
-
-  useFakeProvider((fake) => {
-    provider = fake;
-  }, started);
+  const fake = useFakeProvider();
 
   /** A daemon with the built-in policy (or the config.json fields given). */
   async function daemon(
     config: Record<string, unknown> = { approvalPolicy: undefined },
     mcpServers?: Record<string, unknown>,
   ): Promise<DaemonHarness> {
-    provider.reset();
-    provider.script = () => text("done");
+    fake.provider.reset();
+    fake.provider.script = () => text("done");
     const app = await DaemonHarness.start({
-      providers: profileFor(provider),
+      providers: profileFor(fake.provider),
       config,
       ...(mcpServers === undefined ? {} : { mcpServers }),
     });
-    started.push(app);
+    fake.started.push(app);
     return app;
   }
 
@@ -98,12 +99,6 @@ describe("approvals", () => {
     }
   }
 
-  function resultOf(entries: readonly HistoryEntry[], callId: string): string {
-    const entry = entries.find((item) => item.kind === "tool_result" && item.tool?.tool_call_id === callId);
-    const value = entry?.content.find((part) => part.field === "result")?.value;
-    return typeof value === "string" ? value : JSON.stringify(value);
-  }
-
   function effects(app: DaemonHarness): string {
     const path = join(app.workspace, "effects.txt");
     return existsSync(path) ? readFileSync(path, "utf8") : "";
@@ -111,7 +106,7 @@ describe("approvals", () => {
 
   it("asks before a command runs: the call waits in the snapshot and the stream, and an allow runs it once", async () => {
     const app = await daemon();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_echo" }]),
       text("It ran."),
     );
@@ -137,7 +132,7 @@ describe("approvals", () => {
       true,
     );
     expect(effects(app)).toBe("");
-    expect(provider.requests).toHaveLength(1);
+    expect(fake.provider.requests).toHaveLength(1);
 
     const allowed = await answer(app, sessionId, "call_echo", { decision: "allow", client_id: "test" });
     expect(allowed.status).toBe(200);
@@ -176,7 +171,7 @@ describe("approvals", () => {
 
   it("denies with a message the model reads, and the command never runs", async () => {
     const app = await daemon();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_echo" }]),
       text("Understood."),
     );
@@ -193,14 +188,14 @@ describe("approvals", () => {
     await app.idle(sessionId);
 
     expect(effects(app)).toBe("");
-    const tool = messagesOf(provider.requests[1]!).find((message) => message.role === "tool");
+    const tool = messagesOf(fake.provider.requests[1]!).find((message) => message.role === "tool");
     expect(tool?.tool_call_id).toBe("call_echo");
     expect(contentText(tool!)).toMatch(/The user denied this tool call.*use the Makefile/);
   });
 
   it("takes one decision when two clients answer at once: one 200, the other 409", async () => {
     const app = await daemon();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_echo" }]),
     );
     const sessionId = await app.createSession();
@@ -226,7 +221,7 @@ describe("approvals", () => {
 
   it("keeps a waiting call waiting across SIGKILL: not run, still listed, and run once when allowed", async () => {
     const app = await daemon();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_echo" }]),
       text("It ran once."),
     );
@@ -261,13 +256,13 @@ describe("approvals", () => {
       "tool_result",
       "assistant",
     ]);
-    expect(resultOf(history.items, "call_echo")).toMatch(/^exit code: 0/);
-    expect(provider.requests).toHaveLength(2);
+    expect(toolResultOf(history.items, "call_echo")).toMatch(/^exit code: 0/);
+    expect(fake.provider.requests).toHaveLength(2);
   });
 
   it("treats a call allowed before SIGKILL whose tool had not finished as of unknown outcome, never run again", async () => {
     const app = await daemon();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([
         { name: "run_command", args: { command: "echo started >> effects.txt; sleep 30" }, id: "call_sleep" },
       ]),
@@ -291,7 +286,7 @@ describe("approvals", () => {
       "note",
       "assistant",
     ]);
-    expect(resultOf(history.items, "call_sleep")).toMatch(/outcome is unknown/);
+    expect(toolResultOf(history.items, "call_sleep")).toMatch(/outcome is unknown/);
     expect(effects(app)).toBe("started\n");
     expect((await snapshot(app, sessionId)).pending_approvals).toEqual([]);
   });
@@ -305,7 +300,7 @@ describe("approvals", () => {
         rules: [{ tool: "run_command", pattern: "sleep *", action: "allow" }],
       },
     });
-    provider.queue(
+    fake.provider.queue(
       toolCalls([
         { name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_echo" },
         { name: "run_command", args: { command: "sleep 30" }, id: "call_sleep" },
@@ -335,19 +330,21 @@ describe("approvals", () => {
       "note",
       "assistant",
     ]);
-    expect(resultOf(history.items, "call_echo")).toBe(
+    expect(toolResultOf(history.items, "call_echo")).toBe(
       "The user denied this tool call; it was not run. Their message: use the Makefile",
     );
-    expect(resultOf(history.items, "call_sleep")).toMatch(/outcome is unknown/);
+    expect(toolResultOf(history.items, "call_sleep")).toMatch(/outcome is unknown/);
     // The model reads the denial with its message after the restart.
-    const tool = messagesOf(provider.requests[1]!).find((message) => message.tool_call_id === "call_echo");
+    const tool = messagesOf(fake.provider.requests[1]!).find(
+      (message) => message.tool_call_id === "call_echo",
+    );
     expect(contentText(tool!)).toMatch(/The user denied this tool call.*use the Makefile/);
     expect(effects(app)).toBe("");
   });
 
   it("denies what waits when the turn is interrupted", async () => {
     const app = await daemon();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([
         { name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_a" },
         { name: "write_file", args: { path: "b.txt", content: "b" }, id: "call_b" },
@@ -380,7 +377,7 @@ describe("approvals", () => {
     });
     const history = await app.history(sessionId);
     for (const callId of ["call_a", "call_b", "call_c"]) {
-      expect(resultOf(history.items, callId)).toMatch(
+      expect(toolResultOf(history.items, callId)).toMatch(
         /not run: the user interrupted the turn while it waited/,
       );
     }
@@ -392,7 +389,7 @@ describe("approvals", () => {
 
   it("asks the user with ask_user and gives the model the answer", async () => {
     const app = await daemon();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "ask_user", args: { question: "Which colour?" }, id: "call_ask" }]),
       text("Blue it is."),
     );
@@ -411,15 +408,15 @@ describe("approvals", () => {
     await app.idle(sessionId);
 
     const offered =
-      (provider.requests[0]!.body as { tools?: Array<{ function: { name: string } }> }).tools ?? [];
+      (fake.provider.requests[0]!.body as { tools?: Array<{ function: { name: string } }> }).tools ?? [];
     expect(offered.map((tool) => tool.function.name)).toContain("ask_user");
-    const tool = messagesOf(provider.requests[1]!).find((message) => message.role === "tool");
+    const tool = messagesOf(fake.provider.requests[1]!).find((message) => message.role === "tool");
     expect(contentText(tool!)).toBe("blue");
   });
 
   it("remembers an always answer for the session: the matching waiting call is answered too, and later ones are not asked", async () => {
     const app = await daemon();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([
         { name: "write_file", args: { path: "a.txt", content: "a" }, id: "call_a" },
         { name: "write_file", args: { path: "b.txt", content: "b" }, id: "call_b" },
@@ -444,7 +441,7 @@ describe("approvals", () => {
 
   it("applies a session's own policy from creation, and a changed one from then on", async () => {
     const app = await daemon();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([
         { name: "run_command", args: { command: "rm -rf build" }, id: "call_rm" },
         { name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_echo" },
@@ -456,7 +453,7 @@ describe("approvals", () => {
     expect((await snapshot(app, sessionId)).approval_policy).toEqual(policy);
     await app.turn(sessionId, "clean and record");
     const history = await app.history(sessionId);
-    expect(resultOf(history.items, "call_rm")).toMatch(
+    expect(toolResultOf(history.items, "call_rm")).toMatch(
       /denied by the approval policy \(run_command "rm \*" → deny \(session\)\)/,
     );
     expect(effects(app)).toBe("ran\n");
@@ -467,7 +464,7 @@ describe("approvals", () => {
     });
     expect(changed.status).toBe(200);
     expect(changed.json()).toEqual({ approval_policy: null, approval_mode: "ask" });
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "run_command", args: { command: "echo again >> effects.txt" }, id: "call_2" }]),
     );
     await app.prompt(sessionId, "record again");
@@ -484,14 +481,15 @@ describe("approvals", () => {
   it("ends a turn at the tool-round cap with the outcome limit_reached, not an error", async () => {
     const app = await daemon({ approvalPolicy: undefined, maxToolRounds: 2 });
     let call = 0;
-    provider.script = () => toolCalls([{ name: "list_files", args: { path: "." }, id: `call_${call++}` }]);
+    fake.provider.script = () =>
+      toolCalls([{ name: "list_files", args: { path: "." }, id: `call_${call++}` }]);
     const sessionId = await app.createSession();
     const stream = await app.openStream(sessionId);
     await app.turn(sessionId, "loop forever");
     const frames = await stream.readUntil((event) => event.type === "turn_completed");
     stream.close();
 
-    expect(provider.requests).toHaveLength(2);
+    expect(fake.provider.requests).toHaveLength(2);
     const completed = eventsOf(frames).find((event) => event.type === "turn_completed");
     expect(completed?.data).toMatchObject({ state: "completed", outcome: "limit_reached" });
     expect(eventsOf(frames).some((event) => event.type === "error")).toBe(false);
@@ -501,7 +499,7 @@ describe("approvals", () => {
 
   it("does not hold a shutdown for a call that waits for a person; the next start waits again", async () => {
     const app = await daemon();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_echo" }]),
       text("ok"),
     );
@@ -522,7 +520,7 @@ describe("approvals", () => {
 
   it("asks before an MCP tool runs, and lets config.json's rules allow a server's tools", async () => {
     const app = await daemon({ approvalPolicy: undefined }, { test: testServerConfig() });
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "test__echo", args: { text: "asked first" }, id: "call_mcp" }]),
       text("echoed"),
     );
@@ -532,25 +530,25 @@ describe("approvals", () => {
     expect(pending).toMatchObject({ tool: "test__echo", rule: { source: "builtin", action: "ask" } });
     expect((await answer(app, sessionId, "call_mcp", { decision: "allow" })).status).toBe(200);
     await app.idle(sessionId);
-    expect(resultOf((await app.history(sessionId)).items, "call_mcp")).toBe("asked first");
+    expect(toolResultOf((await app.history(sessionId)).items, "call_mcp")).toBe("asked first");
 
     const allowing = await daemon(
       { approvalPolicy: { rules: [{ tool: "test__*", action: "allow" }] } },
       { test: testServerConfig() },
     );
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "test__echo", args: { text: "not asked" }, id: "call_mcp2" }]),
       text("ok"),
     );
     const other = await allowing.createSession();
     await allowing.turn(other, "echo");
-    expect(resultOf((await allowing.history(other)).items, "call_mcp2")).toBe("not asked");
+    expect(toolResultOf((await allowing.history(other)).items, "call_mcp2")).toBe("not asked");
     expect(logKinds(allowing, other)).not.toContain("approval_requested");
   });
 
   it("asks again for a new call that reuses an old call's id (as some servers do)", async () => {
     const app = await daemon();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "run_command", args: { command: "echo first >> effects.txt" }, id: "call_0" }]),
       text("First done."),
       toolCalls([{ name: "run_command", args: { command: "echo second >> effects.txt" }, id: "call_0" }]),
@@ -572,7 +570,7 @@ describe("approvals", () => {
 
   it("refuses answers of the wrong shape and changes nothing", async () => {
     const app = await daemon();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_echo" }]),
     );
     const sessionId = await app.createSession();

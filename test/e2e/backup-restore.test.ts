@@ -6,12 +6,9 @@
 import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CliSandbox } from "../cli/support/cli-harness.js";
+import { describe, expect, it } from "vitest";
+import { useCliDaemon } from "../cli/support/cli-daemon.js";
 import { deliver, text } from "../support/fake-provider/reply.js";
-import { FakeProvider } from "../support/fake-provider/server.js";
-import { DaemonHarness } from "./support/daemon-harness.js";
-import { profileFor } from "./support/fixture.js";
 
 interface Manifest {
   heads: Array<{ session: string; position: number; hash: string; key_id: string | null }>;
@@ -39,34 +36,20 @@ function chains(path: string): Map<string, string[]> {
 }
 
 describe("backing up and restoring a home", () => {
-  let provider: FakeProvider;
-  let app: DaemonHarness;
-  let cli: CliSandbox;
-
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-    provider.script = () => deliver(text(["a ", "streamed ", "answer"]), { delayMs: 5 });
-    app = await DaemonHarness.start({ providers: profileFor(provider) });
-    cli = new CliSandbox({ root: app.root, home: app.home, env: { SKEIN_NO_AUTOSTART: "1" } });
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await provider.close();
-  });
+  const shared = useCliDaemon(() => deliver(text(["a ", "streamed ", "answer"]), { delayMs: 5 }));
 
   it("copies a home while 20 sessions take turns, and a restore verifies and equals the source up to the backup", async () => {
-    const sessions = await Promise.all(Array.from({ length: 20 }, () => app.createSession()));
+    const sessions = await Promise.all(Array.from({ length: 20 }, () => shared.daemon.createSession()));
     let writing = true;
     const traffic = Promise.all(
       sessions.map(async (session, i) => {
-        for (let turn = 0; writing; turn++) await app.turn(session, `session ${i} turn ${turn}`);
+        for (let turn = 0; writing; turn++) await shared.daemon.turn(session, `session ${i} turn ${turn}`);
       }),
     );
-    await Promise.all(sessions.map((session) => app.turn(session, "first")));
-    expect((await cli.run(["auth", "set", "stored"], { input: "sk-backed-up" })).code).toBe(0);
-    const folder = join(app.root, "backup-1");
-    const backup = await cli.run(["backup", folder], { timeoutMs: 60_000 });
+    await Promise.all(sessions.map((session) => shared.daemon.turn(session, "first")));
+    expect((await shared.cli.run(["auth", "set", "stored"], { input: "sk-backed-up" })).code).toBe(0);
+    const folder = join(shared.daemon.root, "backup-1");
+    const backup = await shared.cli.run(["backup", folder], { timeoutMs: 60_000 });
     writing = false;
     await traffic;
     expect(backup.stderr).toBe("");
@@ -88,8 +71,8 @@ describe("backing up and restoring a home", () => {
     ]);
     expect(manifest.heads).toHaveLength(20);
 
-    const restoredHome = join(app.root, "restored-home");
-    const restore = await cli.run(["restore", folder], {
+    const restoredHome = join(shared.daemon.root, "restored-home");
+    const restore = await shared.cli.run(["restore", folder], {
       env: { SKEIN_HOME: restoredHome },
       timeoutMs: 60_000,
     });
@@ -103,7 +86,7 @@ describe("backing up and restoring a home", () => {
     expect(statSync(join(restoredHome, "secrets.json")).mode & 0o777).toBe(0o600);
 
     // Every restored log is the source's log cut at the backup's head (the source went on writing).
-    const source = chains(app.dbPath);
+    const source = chains(shared.daemon.dbPath);
     const restored = chains(join(restoredHome, "skein.sqlite"));
     let behind = 0;
     for (const head of manifest.heads) {
@@ -116,28 +99,28 @@ describe("backing up and restoring a home", () => {
 
     // A daemon on the restored home (started by the CLI) verifies every log with the restored key.
     const onRestored = { SKEIN_HOME: restoredHome, SKEIN_NO_AUTOSTART: "" };
-    const verify = await cli.run(["verify"], { env: onRestored, timeoutMs: 60_000 });
+    const verify = await shared.cli.run(["verify"], { env: onRestored, timeoutMs: 60_000 });
     expect(verify.code).toBe(0);
     // It also went on with what the backup caught in flight (queued inputs, cut turns), as after a crash.
     for (const head of manifest.heads)
       expect(verify.stdout).toMatch(
         new RegExp(`^ok  ${head.session}  \\d+ entries  head \\d+ \\w+  signed by ${head.key_id}: `, "m"),
       );
-    expect((await cli.run(["daemon", "stop"], { env: onRestored, timeoutMs: 30_000 })).code).toBe(0);
+    expect((await shared.cli.run(["daemon", "stop"], { env: onRestored, timeoutMs: 30_000 })).code).toBe(0);
   }, 180_000);
 
   it("refuses a folder that is not empty, a home that is not empty and a backup that does not verify, and leaves each as it was", async () => {
-    const busy = join(app.root, "busy");
+    const busy = join(shared.daemon.root, "busy");
     mkdirSync(busy);
     writeFileSync(join(busy, "keep.txt"), "mine");
-    const refused = await cli.run(["backup", busy]);
+    const refused = await shared.cli.run(["backup", busy]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`skein backup: ${busy} is not empty`);
     expect(readdirSync(busy)).toEqual(["keep.txt"]);
 
-    const folder = join(app.root, "backup-2");
-    expect((await cli.run(["backup", folder], { timeoutMs: 60_000 })).code).toBe(0);
-    const intoBusy = await cli.run(["restore", folder], { env: { SKEIN_HOME: busy } });
+    const folder = join(shared.daemon.root, "backup-2");
+    expect((await shared.cli.run(["backup", folder], { timeoutMs: 60_000 })).code).toBe(0);
+    const intoBusy = await shared.cli.run(["restore", folder], { env: { SKEIN_HOME: busy } });
     expect(intoBusy.code).toBe(1);
     expect(intoBusy.stderr).toContain(`skein restore: ${busy} is not empty`);
     expect(readdirSync(busy)).toEqual(["keep.txt"]);
@@ -148,8 +131,8 @@ describe("backing up and restoring a home", () => {
       "UPDATE transcript SET entry = replace(entry, 'first', 'FIRST') WHERE entry LIKE '%first%'",
     ).run();
     db.close();
-    const tamperedHome = join(app.root, "tampered-home");
-    const tampered = await cli.run(["restore", folder], {
+    const tamperedHome = join(shared.daemon.root, "tampered-home");
+    const tampered = await shared.cli.run(["restore", folder], {
       env: { SKEIN_HOME: tamperedHome },
       timeoutMs: 60_000,
     });
@@ -157,7 +140,7 @@ describe("backing up and restoring a home", () => {
     expect(tampered.stderr).toMatch(/^skein restore: session \S+ does not verify at position \d+/);
     expect(() => statSync(tamperedHome)).toThrow();
 
-    const postgres = await cli.run(["backup", join(app.root, "backup-3")], {
+    const postgres = await shared.cli.run(["backup", join(shared.daemon.root, "backup-3")], {
       env: { SKEIN_DB: "postgres://127.0.0.1:5432/test" },
     });
     expect(postgres.code).toBe(1);

@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   type FakeProtocol,
   reasoning,
@@ -20,10 +20,10 @@ import {
   toolCallPart,
   toolCalls,
 } from "../support/fake-provider/reply.js";
-import { FakeProvider, type RecordedRequest } from "../support/fake-provider/server.js";
+import type { RecordedRequest } from "../support/fake-provider/server.js";
 import { compactionProfile, endsWithToolResults } from "./support/compaction-script.js";
 import { DaemonHarness, type HistoryEntry } from "./support/daemon-harness.js";
-import { profileFor } from "./support/fixture.js";
+import { profileFor, toolResultText, useFakeProvider } from "./support/fixture.js";
 
 const protocols: FakeProtocol[] = ["chat_completions", "responses", "anthropic", "gemini"];
 
@@ -64,25 +64,16 @@ function toolScript(protocol: FakeProtocol): (request: RecordedRequest) => Retur
 }
 
 describe("search and patch tools", () => {
-  let provider: FakeProvider;
-  const started: DaemonHarness[] = [];
-
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-  });
-  afterEach(async () => {
-    for (const app of started.splice(0)) await app.close();
-  });
-  afterAll(async () => {
-    await provider?.close();
-  });
+  const fake = useFakeProvider();
 
   describe.each(protocols)("%s", (protocol) => {
     it("runs grep, then apply_patch across two files and todo_write, and the plan is in the snapshot", async () => {
-      provider.reset();
-      provider.script = toolScript(protocol);
-      const app = await DaemonHarness.start({ providers: { main: compactionProfile(protocol, provider) } });
-      started.push(app);
+      fake.provider.reset();
+      fake.provider.script = toolScript(protocol);
+      const app = await DaemonHarness.start({
+        providers: { main: compactionProfile(protocol, fake.provider) },
+      });
+      fake.started.push(app);
       writeFileSync(join(app.workspace, "a.txt"), "needle one\n");
       writeFileSync(join(app.workspace, "b.txt"), "needle two\n");
       writeFileSync(join(app.workspace, "c.md"), "needle three\n");
@@ -92,18 +83,13 @@ describe("search and patch tools", () => {
       await app.turn(id, "replace the needles");
 
       const items = (await app.history(id)).items;
-      const result = (name: string): string => {
-        const call = items.find(
-          (entry: HistoryEntry) => entry.kind === "tool_result" && entry.tool?.name === name,
-        );
-        const value = call?.content.find((part) => part.field === "result")?.value;
-        return typeof value === "string" ? value : JSON.stringify(value);
-      };
+      const result = (name: string): string =>
+        toolResultText(items.find((entry) => entry.kind === "tool_result" && entry.tool?.name === name));
       expect(result("grep")).toBe("a.txt:1: needle one\nb.txt:1: needle two");
       expect(result("apply_patch")).toBe("applied 2 edit(s) to 2 file(s): edited a.txt, edited b.txt");
       expect(readFileSync(join(app.workspace, "a.txt"), "utf8")).toBe("thread one\n");
       expect(readFileSync(join(app.workspace, "b.txt"), "utf8")).toBe("thread two\n");
-      const last = provider.requests.at(-1)?.rawBody ?? "";
+      const last = fake.provider.requests.at(-1)?.rawBody ?? "";
       expect(last).toContain("a.txt:1: needle one");
       expect(last).toContain("applied 2 edit(s)");
       const todos = [{ content: "replace the needles", status: "completed" }];
@@ -123,14 +109,17 @@ describe("search and patch tools", () => {
     try {
       const results: string[] = [];
       for (const config of [{}, { webFetch: { allowAddresses: ["127.0.0.1/32"] } }]) {
-        provider.reset();
-        provider.queue(toolCalls([{ name: "web_fetch", args: { url }, id: "call_fetch" }]), text("fetched"));
+        fake.provider.reset();
+        fake.provider.queue(
+          toolCalls([{ name: "web_fetch", args: { url }, id: "call_fetch" }]),
+          text("fetched"),
+        );
         const app = await DaemonHarness.start({
-          providers: profileFor(provider),
+          providers: profileFor(fake.provider),
           env: { SKEIN_SANDBOX_NETWORK: "1" },
           config,
         });
-        started.push(app);
+        fake.started.push(app);
         const id = await app.createSession({ approval_policy: { default: "allow" } });
         await app.turn(id, "fetch it");
         const entry = (await app.history(id)).items.find((item: HistoryEntry) => item.kind === "tool_result");

@@ -14,7 +14,7 @@ import { v7 as uuidv7 } from "uuid";
 import { describe, expect, it } from "vitest";
 import { contextOverflowReply, promptTokensOf } from "../support/fake-provider/context-overflow.js";
 import { type FakeProtocol, hang } from "../support/fake-provider/reply.js";
-import type { FakeProvider, RecordedRequest } from "../support/fake-provider/server.js";
+import type { RecordedRequest } from "../support/fake-provider/server.js";
 import {
   compactionProfile,
   compactionScript,
@@ -48,23 +48,18 @@ interface CompactionEntry extends HistoryEntry {
 }
 
 describe("context compaction", () => {
-  let provider: FakeProvider;
-  const started: DaemonHarness[] = [];
-
-  useFakeProvider((fake) => {
-    provider = fake;
-  }, started);
+  const fake = useFakeProvider();
 
   async function daemon(
     protocol: FakeProtocol,
     extra: Partial<ProviderProfileConfig> = {},
   ): Promise<DaemonHarness> {
-    provider.reset();
-    provider.script = compactionScript(protocol);
+    fake.provider.reset();
+    fake.provider.script = compactionScript(protocol);
     const app = await DaemonHarness.start({
-      providers: { main: compactionProfile(protocol, provider, { contextWindow: 1_000_000, ...extra }) },
+      providers: { main: compactionProfile(protocol, fake.provider, { contextWindow: 1_000_000, ...extra }) },
     });
-    started.push(app);
+    fake.started.push(app);
     writeFileSync(join(app.workspace, "notes.txt"), `${"the notes say hello. ".repeat(40)}\n`);
     return app;
   }
@@ -119,7 +114,7 @@ describe("context compaction", () => {
   }
 
   function modelRequests(): RecordedRequest[] {
-    return provider.requests.filter((request) => !isSummaryRequest(request));
+    return fake.provider.requests.filter((request) => !isSummaryRequest(request));
   }
 
   describe.each(protocols)("%s", (protocol) => {
@@ -161,9 +156,9 @@ describe("context compaction", () => {
         entries.some((entry) => entry.kind === "user" && entry.content[0]?.text === scriptPrompt("tools", 0)),
       ).toBe(true);
 
-      const before = provider.requests.length;
+      const before = fake.provider.requests.length;
       await turn(app, id, scriptPrompt("tools", 4));
-      const next = provider.requests.slice(before).find((request) => !isSummaryRequest(request))!;
+      const next = fake.provider.requests.slice(before).find((request) => !isSummaryRequest(request))!;
       expect(next.rawBody).toContain(marker!.content[0]!.text!);
       expect(next.rawBody).not.toContain(scriptPrompt("tools", 0));
       expect(next.rawBody).toContain(scriptPrompt("tools", 2));
@@ -195,14 +190,14 @@ describe("context compaction", () => {
       for (let n = 0; n < 3; n++) await turn(app, id, scriptPrompt(n % 2 === 0 ? "tools" : "chat", n, 30));
       // From here the model takes a little more than the turns a compaction keeps.
       const largest = Math.max(...modelRequests().map((request) => promptTokensOf(request.rawBody)));
-      provider.contextWindow = largest + 200;
+      fake.provider.contextWindow = largest + 200;
       let overflowed = 0;
       for (let n = 3; n < 8; n++) {
-        const count = provider.requests.length;
+        const count = fake.provider.requests.length;
         await turn(app, id, scriptPrompt(n % 2 === 0 ? "tools" : "chat", n, 30));
-        overflowed += provider.requests
+        overflowed += fake.provider.requests
           .slice(count)
-          .filter((request) => promptTokensOf(request.rawBody) > provider.contextWindow!).length;
+          .filter((request) => promptTokensOf(request.rawBody) > fake.provider.contextWindow!).length;
       }
       expect(overflowed).toBeGreaterThan(0);
       const triggers = (await history(app, id)).flatMap((entry) =>
@@ -216,16 +211,16 @@ describe("context compaction", () => {
     const app = await daemon("chat_completions");
     const id = await app.createSession();
     for (let n = 0; n < 4; n++) await turn(app, id, scriptPrompt("chat", n, 20));
-    const script = provider.script;
-    provider.script = (request) =>
+    const script = fake.provider.script;
+    fake.provider.script = (request) =>
       isSummaryRequest(request) ? script(request) : contextOverflowReply("chat_completions", 9_000, 8_000);
-    const count = provider.requests.length;
+    const count = fake.provider.requests.length;
     const inputId = uuidv7();
     await app.prompt(id, scriptPrompt("chat", 4), inputId);
     await app.idle(id, 30_000);
     const receipt = (await app.api(`/sessions/${id}/inputs/${inputId}`)).json<{ turn: { state: string } }>();
     expect(receipt.turn.state).toBe("failed");
-    const sent = provider.requests.slice(count);
+    const sent = fake.provider.requests.slice(count);
     expect(sent.filter((request) => !isSummaryRequest(request))).toHaveLength(2);
     expect(sent.filter(isSummaryRequest).length).toBeGreaterThan(0);
     const triggers = (await history(app, id)).flatMap((entry) =>
@@ -241,12 +236,12 @@ describe("context compaction", () => {
     // the largest request then still holds the kept turns and a summary.
     for (let n = 0; n < 8; n++) await turn(app, id, scriptPrompt("chat", n, 150));
     const largest = Math.max(...modelRequests().map((request) => promptTokensOf(request.rawBody)));
-    provider.contextWindow = Math.floor(largest / 2);
-    const count = provider.requests.length;
+    fake.provider.contextWindow = Math.floor(largest / 2);
+    const count = fake.provider.requests.length;
     await turn(app, id, scriptPrompt("chat", 8, 5));
-    const summaries = provider.requests.slice(count).filter(isSummaryRequest);
+    const summaries = fake.provider.requests.slice(count).filter(isSummaryRequest);
     const accepted = summaries.filter(
-      (request) => promptTokensOf(request.rawBody) <= provider.contextWindow!,
+      (request) => promptTokensOf(request.rawBody) <= fake.provider.contextWindow!,
     );
     expect(accepted.length).toBeGreaterThan(1);
     // The later pieces carry the summary so far.
@@ -255,7 +250,7 @@ describe("context compaction", () => {
 
   it("compacts before the request that would pass the fill threshold, never overflowing", async () => {
     const app = await daemon("chat_completions", { contextWindow: 6_000, compactThreshold: 0.5 });
-    provider.contextWindow = 6_000;
+    fake.provider.contextWindow = 6_000;
     const id = await app.createSession();
     for (let n = 0; n < 14; n++) await turn(app, id, scriptPrompt(n % 3 === 0 ? "tools" : "chat", n, 40));
     const triggers = (await history(app, id)).flatMap((entry) =>
@@ -277,16 +272,16 @@ describe("context compaction", () => {
     await compactNow(app, id);
     const first = (await history(app, id)).find((entry) => entry.kind === "compaction")!.content[0]!.text!;
     for (let n = 4; n < 8; n++) await turn(app, id, scriptPrompt("chat", n));
-    const count = provider.requests.length;
+    const count = fake.provider.requests.length;
     const second = await compactNow(app, id);
     expect(second.last_compaction_error).toBeNull();
-    const summaryRequest = provider.requests.slice(count).find(isSummaryRequest)!;
+    const summaryRequest = fake.provider.requests.slice(count).find(isSummaryRequest)!;
     expect(summaryRequest.rawBody).toContain(first);
     const markers = (await history(app, id)).filter((entry) => entry.kind === "compaction");
     expect(markers).toHaveLength(2);
-    const before = provider.requests.length;
+    const before = fake.provider.requests.length;
     await turn(app, id, scriptPrompt("chat", 8));
-    const next = provider.requests.slice(before).find((request) => !isSummaryRequest(request))!;
+    const next = fake.provider.requests.slice(before).find((request) => !isSummaryRequest(request))!;
     expect(next.rawBody).toContain(markers[1]!.content[0]!.text!);
     expect(next.rawBody).not.toContain(first);
   });
@@ -312,9 +307,9 @@ describe("context compaction", () => {
         body: { kind: "fork", source_session_id: id, checkpoint_id: checkpoint },
       });
       expect(created.status, created.text).toBe(201);
-      const before = provider.requests.length;
+      const before = fake.provider.requests.length;
       await turn(app, fork, scriptPrompt("chat", 10));
-      const next = provider.requests.slice(before).find((request) => !isSummaryRequest(request))!;
+      const next = fake.provider.requests.slice(before).find((request) => !isSummaryRequest(request))!;
       expect(next.rawBody.includes(marker.content[0]!.text!)).toBe(compacted);
       expect(next.rawBody.includes(scriptPrompt("tools", 0))).toBe(!compacted);
     }
@@ -326,9 +321,9 @@ describe("context compaction", () => {
     const empty = await app.api(`/sessions/${id}/compact`, { method: "POST" });
     expect(empty.status).toBe(409);
     expect(empty.json().code).toBe("nothing_to_compact");
-    provider.queue(hang());
+    fake.provider.queue(hang());
     await app.prompt(id, scriptPrompt("chat", 0));
-    await provider.waitForRequests(1);
+    await fake.provider.waitForRequests(1);
     const busy = await app.api(`/sessions/${id}/compact`, { method: "POST" });
     expect(busy.status).toBe(409);
     expect(busy.json().code).toBe("session_busy");
@@ -339,19 +334,19 @@ describe("context compaction", () => {
     const id = await app.createSession();
     for (let n = 0; n < 4; n++) await turn(app, id, scriptPrompt("tools", n));
     const head = (await app.api(`/sessions/${id}/verify`)).json<{ head: unknown }>();
-    const script = provider.script;
-    provider.script = (request) => (isSummaryRequest(request) ? hang() : script(request));
-    const count = provider.requests.length;
+    const script = fake.provider.script;
+    fake.provider.script = (request) => (isSummaryRequest(request) ? hang() : script(request));
+    const count = fake.provider.requests.length;
     expect((await app.api(`/sessions/${id}/compact`, { method: "POST" })).status).toBe(202);
     await eventually("the summary request", () =>
-      provider.requests.slice(count).some(isSummaryRequest) ? true : undefined,
+      fake.provider.requests.slice(count).some(isSummaryRequest) ? true : undefined,
     );
     await app.kill();
     await app.boot();
     const verified = (await app.api(`/sessions/${id}/verify`)).json<{ head: unknown; valid?: boolean }>();
     expect(verified).toEqual(head);
     expect((await history(app, id)).some((entry) => entry.kind === "compaction")).toBe(false);
-    provider.script = script;
+    fake.provider.script = script;
     await turn(app, id, scriptPrompt("chat", 5));
     const done = await compactNow(app, id);
     expect(done.last_compaction).not.toBeNull();
@@ -360,12 +355,12 @@ describe("context compaction", () => {
 
   it("keeps a 200-turn session usable in a small context window", { timeout: 120_000 }, async () => {
     const app = await daemon("chat_completions", { contextWindow: 8_000, compactThreshold: 0.8 });
-    provider.contextWindow = 8_000;
+    fake.provider.contextWindow = 8_000;
     const id = await app.createSession();
     for (let n = 0; n < 200; n++) await turn(app, id, scriptPrompt(n % 5 === 0 ? "tools" : "chat", n, 5));
     const markers = (await history(app, id)).filter((entry) => entry.kind === "compaction");
     expect(markers.length).toBeGreaterThan(2);
-    for (const request of provider.requests)
+    for (const request of fake.provider.requests)
       expect(promptTokensOf(request.rawBody)).toBeLessThanOrEqual(8_000);
     const now = await context(app, id);
     expect(now.fill).toBeLessThan(0.8);

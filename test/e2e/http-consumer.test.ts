@@ -9,42 +9,27 @@
 import { v7 as uuidv7 } from "uuid";
 import { describe, expect, it } from "vitest";
 import { deliver, reasoning, text } from "../support/fake-provider/reply.js";
-import type { FakeProvider } from "../support/fake-provider/server.js";
-import {
-  type DaemonHarness,
-  databaseKinds,
-  type HistoryPage,
-  type Receipt,
-  type StreamPage,
-} from "./support/daemon-harness.js";
+import { databaseKinds, type HistoryPage, type Receipt, type StreamPage } from "./support/daemon-harness.js";
 import { entryText, fixtureModel, fixtureProfile, gate, useSharedFixture } from "./support/fixture.js";
 import { checkContiguous, eventsOf } from "./support/sse-client.js";
 
 describe.each(databaseKinds)("a plain HTTP consumer ($name)", ({ database }) => {
-  let provider: FakeProvider;
-  let app: DaemonHarness;
-
-  useSharedFixture(
-    (fixture) => {
-      ({ provider, app } = fixture);
-    },
-    { database },
-  );
+  const shared = useSharedFixture({ database });
 
   it("creates a session, sends an idempotent input, streams the turn contiguously and finds it in history", async () => {
     // The answer waits until the stream is open, and is slow enough to span several frames.
     const held = gate();
-    provider.script = async () => {
+    shared.provider.script = async () => {
       await held.promise;
       return deliver(text("The answer is forty-two, as always."), { delayMs: 15 });
     };
 
     // Create: 201, Location, and a snapshot a client can start from.
     const sessionId = uuidv7();
-    const created = await app.api(`/sessions/${sessionId}`, {
+    const created = await shared.app.api(`/sessions/${sessionId}`, {
       method: "PUT",
       headers: { "if-none-match": "*" },
-      body: { kind: "new", workspace: app.workspace, name: "consumer" },
+      body: { kind: "new", workspace: shared.app.workspace, name: "consumer" },
     });
     expect(created.status).toBe(201);
     expect(created.headers.location).toBe(`/sessions/${sessionId}`);
@@ -53,7 +38,7 @@ describe.each(databaseKinds)("a plain HTTP consumer ($name)", ({ database }) => 
     expect(snapshot).toMatchObject({
       id: sessionId,
       name: "consumer",
-      workspace: app.workspace,
+      workspace: shared.app.workspace,
       parent_id: null,
       provider_profile: fixtureProfile,
       model: fixtureModel,
@@ -63,7 +48,10 @@ describe.each(databaseKinds)("a plain HTTP consumer ($name)", ({ database }) => 
       preview: { text: "", transcript_count: 0, truncated: false },
       history: { items: [], older: null, newer: null },
       // The creation request, as sent, so a client can tell the session is the one it asked for.
-      creation: { kind: "new", submitted: { kind: "new", workspace: app.workspace, name: "consumer" } },
+      creation: {
+        kind: "new",
+        submitted: { kind: "new", workspace: shared.app.workspace, name: "consumer" },
+      },
     });
     expect(Date.parse(snapshot.created_at as string)).not.toBeNaN();
     expect(Date.parse(snapshot.activity_at as string)).not.toBeNaN();
@@ -74,7 +62,10 @@ describe.each(databaseKinds)("a plain HTTP consumer ($name)", ({ database }) => 
     // Input: 202 with a receipt; the same PUT again is the same receipt; another body conflicts.
     const inputId = uuidv7();
     const body = { kind: "message", text: "What is the answer?" };
-    const accepted = await app.api(`/sessions/${sessionId}/inputs/${inputId}`, { method: "PUT", body });
+    const accepted = await shared.app.api(`/sessions/${sessionId}/inputs/${inputId}`, {
+      method: "PUT",
+      body,
+    });
     expect(accepted.status).toBe(202);
     const receipt = accepted.json<Receipt>();
     expect(receipt).toMatchObject({
@@ -85,13 +76,13 @@ describe.each(databaseKinds)("a plain HTTP consumer ($name)", ({ database }) => 
       acceptance_order: 1,
     });
     expect(["pending", "committed"]).toContain(receipt.delivery);
-    const again = await app.api(`/sessions/${sessionId}/inputs/${inputId}`, { method: "PUT", body });
+    const again = await shared.app.api(`/sessions/${sessionId}/inputs/${inputId}`, { method: "PUT", body });
     expect(again.status).toBe(202);
     const repeated = again.json<Receipt>();
     expect(repeated.id).toBe(inputId);
     expect(repeated.acceptance_order).toBe(receipt.acceptance_order);
     expect(repeated.accepted_at).toBe(receipt.accepted_at);
-    const conflict = await app.api(`/sessions/${sessionId}/inputs/${inputId}`, {
+    const conflict = await shared.app.api(`/sessions/${sessionId}/inputs/${inputId}`, {
       method: "PUT",
       body: { kind: "message", text: "Something else entirely" },
     });
@@ -100,7 +91,7 @@ describe.each(databaseKinds)("a plain HTTP consumer ($name)", ({ database }) => 
     expect(conflict.json().code).toBe("input_conflict");
 
     // Stream from the create cursor: a replay (no reset), contiguous, until turn_completed.
-    const stream = await app.openStream(sessionId, {
+    const stream = await shared.app.openStream(sessionId, {
       after: { generation: cursor.generation, cursor: cursor.sequence },
     });
     const frames = [await stream.next()];
@@ -127,7 +118,7 @@ describe.each(databaseKinds)("a plain HTTP consumer ($name)", ({ database }) => 
     expect(completed?.data).toMatchObject({ state: "completed", input_ids: [inputId] });
 
     // Reconnect with the last cursor: still the same generation, no reset, nothing repeated.
-    const resumed = await app.openStream(sessionId, {
+    const resumed = await shared.app.openStream(sessionId, {
       after: { generation: cursor.generation, cursor: last },
     });
     const first = await resumed.next();
@@ -138,7 +129,7 @@ describe.each(databaseKinds)("a plain HTTP consumer ($name)", ({ database }) => 
     checkContiguous([first], last);
 
     // History: the user entry carries the input id, then the assistant's answer.
-    const history = await app.history(sessionId);
+    const history = await shared.app.history(sessionId);
     const user = history.items.find((entry) => entry.kind === "user");
     expect(user?.input_id).toBe(inputId);
     expect(user === undefined ? "" : entryText(user)).toBe("What is the answer?");
@@ -147,7 +138,7 @@ describe.each(databaseKinds)("a plain HTTP consumer ($name)", ({ database }) => 
     expect(assistant?.turn_id).toBe(completed?.data.run_id);
 
     // Receipt: committed by a completed turn, at the user entry's position.
-    const final = await app.receipt(sessionId, inputId);
+    const final = await shared.app.receipt(sessionId, inputId);
     expect(final.delivery).toBe("committed");
     expect(final.transcript_position).toBe(user?.position);
     expect(final.turn?.state).toBe("completed");
@@ -155,26 +146,27 @@ describe.each(databaseKinds)("a plain HTTP consumer ($name)", ({ database }) => 
     expect(final.turn?.ended_at).not.toBeNull();
 
     // The preview shows the first prompt, the same in the snapshot and in the collection.
-    const after = (await app.api(`/sessions/${sessionId}?tail=0`)).json<{
+    const after = (await shared.app.api(`/sessions/${sessionId}?tail=0`)).json<{
       preview: unknown;
       input_order: number;
     }>();
     expect(after.preview).toEqual({ text: "What is the answer?", transcript_count: 2, truncated: false });
     expect(after.input_order).toBe(1);
-    const listed = (await app.api("/sessions")).json<{ items: Array<{ id: string; preview: unknown }> }>()
-      .items;
+    const listed = (await shared.app.api("/sessions")).json<{
+      items: Array<{ id: string; preview: unknown }>;
+    }>().items;
     expect(listed.find((item) => item.id === sessionId)?.preview).toEqual(after.preview);
 
     // The idempotent re-PUT ran nothing twice.
-    expect(provider.requests).toHaveLength(1);
+    expect(shared.provider.requests).toHaveLength(1);
   });
 
   it("resumes with Last-Event-ID like an EventSource: only later events, none lost, none repeated", async () => {
-    provider.script = () => deliver(text("one two three four five six seven eight"), { delayMs: 20 });
-    const sessionId = await app.createSession();
+    shared.provider.script = () => deliver(text("one two three four five six seven eight"), { delayMs: 20 });
+    const sessionId = await shared.app.createSession();
 
     // The initial attach: a reset with the snapshot, under an id the client remembers.
-    const initial = await app.openStream(sessionId);
+    const initial = await shared.app.openStream(sessionId);
     const reset = await initial.next();
     expect(reset.batch.events[0]?.type).toBe("reset");
     expect(reset.batch.events[0]?.data).toEqual({ reason: "initial" });
@@ -182,7 +174,7 @@ describe.each(databaseKinds)("a plain HTTP consumer ($name)", ({ database }) => 
 
     // The connection drops in the middle of a turn, after the first streamed text.
     const inputId = uuidv7();
-    await app.prompt(sessionId, "count to eight", inputId);
+    await shared.app.prompt(sessionId, "count to eight", inputId);
     await initial.readUntil((event) => event.type === "text");
     initial.close();
     const seen = eventsOf(initial.frames.slice(1));
@@ -190,7 +182,7 @@ describe.each(databaseKinds)("a plain HTTP consumer ($name)", ({ database }) => 
     expect(lastEventId).toBeDefined();
 
     // Reconnect as a browser would: the Last-Event-ID header, no query parameters.
-    const resumed = await app.openStream(sessionId, { lastEventId: lastEventId! });
+    const resumed = await shared.app.openStream(sessionId, { lastEventId: lastEventId! });
     const rest = await resumed.readUntil((event) => event.type === "turn_completed");
     resumed.close();
     expect(rest[0]!.batch.generation).toBe(reset.batch.generation);
@@ -204,36 +196,36 @@ describe.each(databaseKinds)("a plain HTTP consumer ($name)", ({ database }) => 
     expect(answer).toBe("one two three four five six seven eight");
     const sequences = all.map((event) => event.sequence);
     expect(new Set(sequences).size).toBe(sequences.length);
-    await app.idle(sessionId);
+    await shared.app.idle(sessionId);
 
     // A Last-Event-ID from the end of the turn gets nothing already seen.
-    const caughtUp = await app.openStream(sessionId, { lastEventId: resumed.lastEventId! });
+    const caughtUp = await shared.app.openStream(sessionId, { lastEventId: resumed.lastEventId! });
     const tail = await caughtUp.next();
     caughtUp.close();
     const resumedAt = Number(resumed.lastEventId!.split(".")[1]);
     checkContiguous([tail], resumedAt);
     expect(tail.batch.events.map((event) => event.type)).not.toContain("turn_completed");
 
-    const history: HistoryPage = await app.history(sessionId);
+    const history: HistoryPage = await shared.app.history(sessionId);
     expect(history.items.filter((entry) => entry.kind === "user").map((entry) => entry.input_id)).toEqual([
       inputId,
     ]);
   });
 
   it("streams the same events to every watcher, thinking included, and counts usage", async () => {
-    provider.script = () =>
+    shared.provider.script = () =>
       deliver(
         reasoning("Let me think this through.", text("Forty-two.", { usage: { input: 12, output: 7 } })),
         {
           delayMs: 10,
         },
       );
-    const sessionId = await app.createSession();
-    const watchers = [await app.openStream(sessionId), await app.openStream(sessionId)];
+    const sessionId = await shared.app.createSession();
+    const watchers = [await shared.app.openStream(sessionId), await shared.app.openStream(sessionId)];
     const starts = await Promise.all(watchers.map((watcher) => watcher.next()));
     expect(starts[0]!.batch.generation).toBe(starts[1]!.batch.generation);
     expect(starts[0]!.batch.cursor).toBe(starts[1]!.batch.cursor);
-    await app.prompt(sessionId, "think first");
+    await shared.app.prompt(sessionId, "think first");
     const streams = await Promise.all(
       watchers.map((watcher) => watcher.readUntil((event) => event.type === "turn_completed")),
     );
@@ -257,7 +249,7 @@ describe.each(databaseKinds)("a plain HTTP consumer ($name)", ({ database }) => 
       total_tokens: 19,
     });
 
-    const history = await app.history(sessionId);
+    const history = await shared.app.history(sessionId);
     expect(history.items.map((entry) => entry.kind)).toEqual(["user", "thinking", "assistant"]);
     expect(entryText(history.items[1]!)).toBe("Let me think this through.");
     // Seven deltas 10 ms apart, then the answer: the model thought for at least ~60 ms. History
@@ -271,7 +263,7 @@ describe.each(databaseKinds)("a plain HTTP consumer ($name)", ({ database }) => 
     );
     const streamedEntry = streamed?.data.entry as { thinking_duration_ms?: number } | undefined;
     expect(streamedEntry?.thinking_duration_ms).toBe(thought);
-    const snapshot = (await app.api(`/sessions/${sessionId}?tail=0`)).json<{ usage: unknown }>();
+    const snapshot = (await shared.app.api(`/sessions/${sessionId}?tail=0`)).json<{ usage: unknown }>();
     expect(snapshot.usage).toEqual({
       prompt_tokens: 12,
       completion_tokens: 7,

@@ -10,9 +10,15 @@ import { join } from "node:path";
 import { v7 as uuidv7 } from "uuid";
 import { describe, expect, it } from "vitest";
 import { deliver, deltas, hang, httpError, text, toolCalls } from "../support/fake-provider/reply.js";
-import type { FakeProvider } from "../support/fake-provider/server.js";
 import { type DaemonHarness, databaseKinds, sleep, userTexts } from "./support/daemon-harness.js";
-import { contentText, eventually, gate, messagesOf, useSharedFixture } from "./support/fixture.js";
+import {
+  contentText,
+  eventually,
+  gate,
+  holdFirstRequest,
+  messagesOf,
+  useSharedFixture,
+} from "./support/fixture.js";
 import { eventsOf } from "./support/sse-client.js";
 
 interface Snapshot {
@@ -22,25 +28,17 @@ interface Snapshot {
 }
 
 describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({ database }) => {
-  let provider: FakeProvider;
-  let app: DaemonHarness;
-
-  useSharedFixture(
-    (fixture) => {
-      ({ provider, app } = fixture);
-    },
-    { database, answer: "ok" },
-  );
+  const shared = useSharedFixture({ database, answer: "ok" });
 
   async function snapshot(sessionId: string): Promise<Snapshot> {
-    const response = await app.api(`/sessions/${sessionId}?tail=0`);
+    const response = await shared.app.api(`/sessions/${sessionId}?tail=0`);
     expect(response.status).toBe(200);
     return response.json<Snapshot>();
   }
 
   /** Wait until the session runs a turn whose provider request has arrived; its run id. */
   async function runningTurn(sessionId: string, requests: number): Promise<Snapshot> {
-    await provider.waitForRequests(requests);
+    await shared.provider.waitForRequests(requests);
     return eventually("a running turn", async () => {
       const current = await snapshot(sessionId);
       return current.status.phase === "running" && current.status.run_id !== null ? current : undefined;
@@ -48,21 +46,17 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
   }
 
   async function put(sessionId: string, inputId: string, textBody: string) {
-    return app.api(`/sessions/${sessionId}/inputs/${inputId}`, {
+    return shared.app.api(`/sessions/${sessionId}/inputs/${inputId}`, {
       method: "PUT",
       body: { kind: "message", text: textBody },
     });
   }
 
   it("delivers inputs that arrive during a turn in acceptance order, in later turns", async () => {
-    const held = gate();
-    provider.script = async (request) => {
-      if (request.index === 0) await held.promise;
-      return text(`answer ${request.index}`);
-    };
-    const sessionId = await app.createSession();
+    const held = holdFirstRequest(shared.provider, (index) => `answer ${index}`);
+    const sessionId = await shared.app.createSession();
     const first = uuidv7();
-    await app.prompt(sessionId, "first", first);
+    await shared.app.prompt(sessionId, "first", first);
     await runningTurn(sessionId, 1);
     const queued = [uuidv7(), uuidv7(), uuidv7()];
     for (const [index, id] of queued.entries()) {
@@ -76,10 +70,10 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
     expect(waiting.input_order).toBe(4);
 
     held.open();
-    await app.idle(sessionId);
-    const history = await app.history(sessionId);
+    await shared.app.idle(sessionId);
+    const history = await shared.app.history(sessionId);
     expect(userTexts(history.items)).toEqual(["first", "queued 0", "queued 1", "queued 2"]);
-    const receipts = await Promise.all([first, ...queued].map((id) => app.receipt(sessionId, id)));
+    const receipts = await Promise.all([first, ...queued].map((id) => shared.app.receipt(sessionId, id)));
     expect(receipts.map((receipt) => receipt.delivery)).toEqual([
       "committed",
       "committed",
@@ -97,14 +91,14 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
     // The queued inputs were not slipped into the running turn: they ran after it.
     for (const receipt of receipts.slice(1)) expect(receipt.turn?.id).not.toBe(receipts[0]!.turn?.id);
     // The model saw them in order, after the first answer.
-    const lastMessages = messagesOf(provider.lastRequest).filter((message) => message.role === "user");
+    const lastMessages = messagesOf(shared.provider.lastRequest).filter((message) => message.role === "user");
     expect(lastMessages.map(contentText)).toEqual(["first", "queued 0", "queued 1", "queued 2"]);
   });
 
   it("refuses the 33rd waiting input with 429 queue_full but still accepts a duplicate of a waiting one", async () => {
-    provider.script = () => hang();
-    const sessionId = await app.createSession();
-    await app.prompt(sessionId, "running");
+    shared.provider.script = () => hang();
+    const sessionId = await shared.app.createSession();
+    await shared.app.prompt(sessionId, "running");
     const running = await runningTurn(sessionId, 1);
     const waiting: string[] = [];
     for (let index = 0; index < 32; index++) {
@@ -125,7 +119,7 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
     expect(current.input_order).toBe(33);
 
     // Interrupt through the last order: the queue is emptied and the turn stops.
-    const interrupted = await app.api(`/sessions/${sessionId}/interrupt`, {
+    const interrupted = await shared.app.api(`/sessions/${sessionId}/interrupt`, {
       method: "POST",
       body: { run_id: running.status.run_id, through_input_order: current.input_order },
     });
@@ -133,20 +127,20 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
     const result = interrupted.json<{ state: string; cancelled_input_ids: string[] }>();
     expect(result.state).toBe("requested");
     expect([...result.cancelled_input_ids].sort()).toEqual([...waiting].sort());
-    await app.idle(sessionId);
-    expect(provider.requests).toHaveLength(1);
+    await shared.app.idle(sessionId);
+    expect(shared.provider.requests).toHaveLength(1);
   });
 
   it("interrupts a turn before the first token; the turn ends interrupted and the session takes the next input", async () => {
-    provider.script = () => hang();
-    const sessionId = await app.createSession();
+    shared.provider.script = () => hang();
+    const sessionId = await shared.app.createSession();
     const inputId = uuidv7();
-    await app.prompt(sessionId, "never answered", inputId);
+    await shared.app.prompt(sessionId, "never answered", inputId);
     const running = await runningTurn(sessionId, 1);
-    const stream = await app.openStream(sessionId);
+    const stream = await shared.app.openStream(sessionId);
     await stream.next();
 
-    const response = await app.api(`/sessions/${sessionId}/interrupt`, {
+    const response = await shared.app.api(`/sessions/${sessionId}/interrupt`, {
       method: "POST",
       body: { run_id: running.status.run_id, through_input_order: running.input_order },
     });
@@ -160,42 +154,42 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
     stream.close();
     const completed = eventsOf(frames).find((event) => event.type === "turn_completed");
     expect(completed?.data).toMatchObject({ run_id: running.status.run_id, state: "interrupted" });
-    await app.idle(sessionId);
+    await shared.app.idle(sessionId);
 
     // The provider request was aborted, not left hanging.
-    await provider.requests[0]!.closed;
-    expect(provider.requests[0]!.clientAborted).toBe(true);
-    const receipt = await app.receipt(sessionId, inputId);
+    await shared.provider.requests[0]!.closed;
+    expect(shared.provider.requests[0]!.clientAborted).toBe(true);
+    const receipt = await shared.app.receipt(sessionId, inputId);
     expect(receipt.delivery).toBe("committed");
     expect(receipt.turn?.state).toBe("interrupted");
 
     // An interrupt of a turn that has ended says so.
-    const late = await app.api(`/sessions/${sessionId}/interrupt`, {
+    const late = await shared.app.api(`/sessions/${sessionId}/interrupt`, {
       method: "POST",
       body: { run_id: running.status.run_id, through_input_order: running.input_order },
     });
     expect(late.json()).toMatchObject({ state: "already_ended", cancelled_input_ids: [] });
 
-    provider.script = () => text("back again");
+    shared.provider.script = () => text("back again");
     const next = uuidv7();
-    await app.prompt(sessionId, "are you there?", next);
-    await app.idle(sessionId);
-    expect((await app.receipt(sessionId, next)).turn?.state).toBe("completed");
-    const history = await app.history(sessionId);
+    await shared.app.prompt(sessionId, "are you there?", next);
+    await shared.app.idle(sessionId);
+    expect((await shared.app.receipt(sessionId, next)).turn?.state).toBe("completed");
+    const history = await shared.app.history(sessionId);
     expect(history.items.map((entry) => entry.kind)).toEqual(["user", "user", "assistant"]);
   });
 
   it("interrupts in the middle of a streamed answer and commits none of the partial text", async () => {
-    provider.script = () => deliver(deltas(400, "word "), { delayMs: 10 });
-    const sessionId = await app.createSession();
-    const stream = await app.openStream(sessionId);
+    shared.provider.script = () => deliver(deltas(400, "word "), { delayMs: 10 });
+    const sessionId = await shared.app.createSession();
+    const stream = await shared.app.openStream(sessionId);
     await stream.next();
     const inputId = uuidv7();
-    await app.prompt(sessionId, "talk for a while", inputId);
+    await shared.app.prompt(sessionId, "talk for a while", inputId);
     const running = await runningTurn(sessionId, 1);
     await stream.readUntil((event) => event.type === "text");
 
-    const response = await app.api(`/sessions/${sessionId}/interrupt`, {
+    const response = await shared.app.api(`/sessions/${sessionId}/interrupt`, {
       method: "POST",
       body: { run_id: running.status.run_id, through_input_order: running.input_order },
     });
@@ -206,63 +200,63 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
     const streamed = events.filter((event) => event.type === "text").map((event) => String(event.data.text));
     expect(streamed.join("").length).toBeGreaterThan(0);
     expect(eventsOf(frames).find((event) => event.type === "turn_completed")?.data.state).toBe("interrupted");
-    await app.idle(sessionId);
-    await provider.requests[0]!.closed;
-    expect(provider.requests[0]!.clientAborted).toBe(true);
+    await shared.app.idle(sessionId);
+    await shared.provider.requests[0]!.closed;
+    expect(shared.provider.requests[0]!.clientAborted).toBe(true);
 
     // The partial response was shown live but never committed: no assistant entry, no message event.
-    const history = await app.history(sessionId);
+    const history = await shared.app.history(sessionId);
     expect(history.items.map((entry) => entry.kind)).toEqual(["user"]);
     const committedKinds = events
       .filter((event) => event.type === "message")
       .map((event) => (event.data.entry as { kind: string }).kind);
     expect(committedKinds).toEqual(["user"]);
-    expect((await app.receipt(sessionId, inputId)).turn?.state).toBe("interrupted");
+    expect((await shared.app.receipt(sessionId, inputId)).turn?.state).toBe("interrupted");
 
     // The next turn's request carries no trace of the partial answer.
-    provider.script = () => text("fresh");
-    await app.turn(sessionId, "again");
-    const roles = messagesOf(provider.lastRequest).map((message) => message.role);
+    shared.provider.script = () => text("fresh");
+    await shared.app.turn(sessionId, "again");
+    const roles = messagesOf(shared.provider.lastRequest).map((message) => message.role);
     expect(roles.filter((role) => role === "assistant")).toEqual([]);
   });
 
   it("admits concurrent duplicates of one input once", async () => {
-    const sessionId = await app.createSession();
+    const sessionId = await shared.app.createSession();
     const inputId = uuidv7();
     const responses = await Promise.all(
       Array.from({ length: 6 }, () => put(sessionId, inputId, "only once")),
     );
     expect(responses.map((response) => response.status)).toEqual([202, 202, 202, 202, 202, 202]);
     expect(new Set(responses.map((response) => response.json().acceptance_order))).toEqual(new Set([1]));
-    await app.idle(sessionId);
-    expect(userTexts((await app.history(sessionId)).items)).toEqual(["only once"]);
-    expect(provider.requests).toHaveLength(1);
+    await shared.app.idle(sessionId);
+    expect(userTexts((await shared.app.history(sessionId)).items)).toEqual(["only once"]);
+    expect(shared.provider.requests).toHaveLength(1);
     // client_id is not part of the input's identity: a retry with another one is the same input.
-    const retried = await app.api(`/sessions/${sessionId}/inputs/${inputId}`, {
+    const retried = await shared.app.api(`/sessions/${sessionId}/inputs/${inputId}`, {
       method: "PUT",
       body: { kind: "message", text: "only once", client_id: "another-tab" },
     });
     expect(retried.status).toBe(202);
     expect(retried.json()).toMatchObject({ id: inputId, acceptance_order: 1, delivery: "committed" });
     // An input id belongs to one session: the same PUT to another session conflicts.
-    const elsewhere = await put(await app.createSession(), inputId, "only once");
+    const elsewhere = await put(await shared.app.createSession(), inputId, "only once");
     expect(elsewhere.status).toBe(409);
     expect(elsewhere.json().code).toBe("input_conflict");
   });
 
   it("runs the model again for a continue input, with a continuation entry and no user entry", async () => {
-    provider.script = (request) => text(`reply ${request.index}`);
-    const sessionId = await app.createSession();
-    await app.turn(sessionId, "start");
+    shared.provider.script = (request) => text(`reply ${request.index}`);
+    const sessionId = await shared.app.createSession();
+    await shared.app.turn(sessionId, "start");
     const inputId = uuidv7();
-    const response = await app.api(`/sessions/${sessionId}/inputs/${inputId}`, {
+    const response = await shared.app.api(`/sessions/${sessionId}/inputs/${inputId}`, {
       method: "PUT",
       body: { kind: "continue" },
     });
     expect(response.status).toBe(202);
     expect(response.json()).toMatchObject({ id: inputId, kind: "continue" });
-    await app.idle(sessionId);
-    const history = await app.history(sessionId);
+    await shared.app.idle(sessionId);
+    const history = await shared.app.history(sessionId);
     expect(history.items.map((entry) => entry.kind)).toEqual([
       "user",
       "assistant",
@@ -270,23 +264,21 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
       "assistant",
     ]);
     expect(history.items[2]!.input_id).toBe(inputId);
-    expect(provider.requests).toHaveLength(2);
-    expect(messagesOf(provider.lastRequest).filter((message) => message.role === "user")).toHaveLength(1);
-    expect((await app.receipt(sessionId, inputId)).turn?.state).toBe("completed");
+    expect(shared.provider.requests).toHaveLength(2);
+    expect(messagesOf(shared.provider.lastRequest).filter((message) => message.role === "user")).toHaveLength(
+      1,
+    );
+    expect((await shared.app.receipt(sessionId, inputId)).turn?.state).toBe("completed");
   });
 
   it("cancels queued inputs only through the given order, and leaves the turn running without its run id", async () => {
-    const held = gate();
-    provider.script = async (request) => {
-      if (request.index === 0) await held.promise;
-      return text("done");
-    };
-    const sessionId = await app.createSession();
-    await app.prompt(sessionId, "running");
+    const held = holdFirstRequest(shared.provider, () => "done");
+    const sessionId = await shared.app.createSession();
+    await shared.app.prompt(sessionId, "running");
     const running = await runningTurn(sessionId, 1);
     const queued = [uuidv7(), uuidv7(), uuidv7()];
     for (const [index, id] of queued.entries()) await put(sessionId, id, `queued ${index}`);
-    const response = await app.api(`/sessions/${sessionId}/interrupt`, {
+    const response = await shared.app.api(`/sessions/${sessionId}/interrupt`, {
       method: "POST",
       body: { run_id: null, through_input_order: 3 },
     });
@@ -304,14 +296,14 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
     expect(current.pending_inputs.map((input) => input.id)).toEqual([queued[2]]);
 
     held.open();
-    await app.idle(sessionId);
-    expect(userTexts((await app.history(sessionId)).items)).toEqual(["running", "queued 2"]);
-    const receipts = await Promise.all(queued.map((id) => app.receipt(sessionId, id)));
+    await shared.app.idle(sessionId);
+    expect(userTexts((await shared.app.history(sessionId)).items)).toEqual(["running", "queued 2"]);
+    const receipts = await Promise.all(queued.map((id) => shared.app.receipt(sessionId, id)));
     expect(receipts.map((receipt) => receipt.delivery)).toEqual(["cancelled", "cancelled", "committed"]);
   });
 
   it("interrupts a turn while a tool runs: the command is killed and its call gets a result", async () => {
-    provider.queue(
+    shared.provider.queue(
       toolCalls([
         {
           name: "run_command",
@@ -320,20 +312,20 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
         },
       ]),
     );
-    const sessionId = await app.createSession();
+    const sessionId = await shared.app.createSession();
     const inputId = uuidv7();
-    await app.prompt(sessionId, "run something slow", inputId);
-    const marker = join(app.workspace, "interrupted.txt");
+    await shared.app.prompt(sessionId, "run something slow", inputId);
+    const marker = join(shared.app.workspace, "interrupted.txt");
     await eventually("the command to start", () => (existsSync(marker) ? true : undefined));
     const running = await snapshot(sessionId);
-    const response = await app.api(`/sessions/${sessionId}/interrupt`, {
+    const response = await shared.app.api(`/sessions/${sessionId}/interrupt`, {
       method: "POST",
       body: { run_id: running.status.run_id, through_input_order: running.input_order },
     });
     expect(response.json()).toMatchObject({ state: "requested" });
-    await app.idle(sessionId, 10_000);
-    expect((await app.receipt(sessionId, inputId)).turn?.state).toBe("interrupted");
-    const history = await app.history(sessionId);
+    await shared.app.idle(sessionId, 10_000);
+    expect((await shared.app.receipt(sessionId, inputId)).turn?.state).toBe("interrupted");
+    const history = await shared.app.history(sessionId);
     expect(history.items.map((entry) => entry.kind)).toEqual(["user", "tool_call", "tool_result"]);
     expect(history.items[2]!.tool).toMatchObject({
       name: "run_command",
@@ -343,19 +335,19 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
     expect(readFileSync(marker, "utf8")).toBe("begun\n");
 
     // The next turn sends a well-formed history: the call and its result.
-    provider.script = () => text("ok, stopped");
-    await app.turn(sessionId, "what happened?");
-    const messages = messagesOf(provider.lastRequest);
+    shared.provider.script = () => text("ok, stopped");
+    await shared.app.turn(sessionId, "what happened?");
+    const messages = messagesOf(shared.provider.lastRequest);
     expect(messages.find((message) => message.role === "tool")?.tool_call_id).toBe("call_int_1");
   });
 
   it("fails a turn the provider refuses, with an error event, and runs the next one", async () => {
-    provider.queue(httpError(400, { message: "the fixture refuses this request" }));
-    const sessionId = await app.createSession();
-    const stream = await app.openStream(sessionId);
+    shared.provider.queue(httpError(400, { message: "the fixture refuses this request" }));
+    const sessionId = await shared.app.createSession();
+    const stream = await shared.app.openStream(sessionId);
     await stream.next();
     const inputId = uuidv7();
-    await app.prompt(sessionId, "refused", inputId);
+    await shared.app.prompt(sessionId, "refused", inputId);
     const frames = await stream.readUntil((event) => event.type === "turn_completed");
     stream.close();
     const events = eventsOf(frames);
@@ -363,14 +355,14 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
     expect(error?.data.code).toBe("provider_refused");
     expect(String(error?.data.message)).toContain("the fixture refuses this request");
     expect(events.find((event) => event.type === "turn_completed")?.data.state).toBe("failed");
-    await app.idle(sessionId);
-    expect((await app.receipt(sessionId, inputId)).turn?.state).toBe("failed");
+    await shared.app.idle(sessionId);
+    expect((await shared.app.receipt(sessionId, inputId)).turn?.state).toBe("failed");
 
     const next = uuidv7();
-    await app.prompt(sessionId, "accepted", next);
-    await app.idle(sessionId);
-    expect((await app.receipt(sessionId, next)).turn?.state).toBe("completed");
-    expect((await app.history(sessionId)).items.map((entry) => entry.kind)).toEqual([
+    await shared.app.prompt(sessionId, "accepted", next);
+    await shared.app.idle(sessionId);
+    expect((await shared.app.receipt(sessionId, next)).turn?.state).toBe("completed");
+    expect((await shared.app.history(sessionId)).items.map((entry) => entry.kind)).toEqual([
       "user",
       "user",
       "assistant",
@@ -379,7 +371,7 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
 
   it("sends a request again without the history message a refusal names, and says so on the stream", async () => {
     // A content filter that names the message it refuses, as OpenAI's `param` does.
-    provider.script = (request) => {
+    shared.provider.script = (request) => {
       const messages = (request.body as { messages: unknown[] }).messages;
       const index = messages.findIndex((message) => JSON.stringify(message).includes("POISON"));
       if (index < 0) return text("answered");
@@ -389,15 +381,15 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
         }),
       });
     };
-    const sessionId = await app.createSession();
+    const sessionId = await shared.app.createSession();
     // The message the model is asked to answer is never left out: that turn fails.
     const refused = uuidv7();
-    await app.prompt(sessionId, "POISON", refused);
-    await app.idle(sessionId);
-    expect((await app.receipt(sessionId, refused)).turn?.state).toBe("failed");
-    const stream = await app.openStream(sessionId);
+    await shared.app.prompt(sessionId, "POISON", refused);
+    await shared.app.idle(sessionId);
+    expect((await shared.app.receipt(sessionId, refused)).turn?.state).toBe("failed");
+    const stream = await shared.app.openStream(sessionId);
     await stream.next();
-    await app.prompt(sessionId, "and now?");
+    await shared.app.prompt(sessionId, "and now?");
     const frames = await stream.readUntil((event) => event.type === "turn_completed");
     stream.close();
     const events = eventsOf(frames);
@@ -405,25 +397,21 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
     expect(retry?.data).toMatchObject({ delay_ms: 0, adjusted: [expect.stringContaining('"POISON"')] });
     expect(String(retry?.data.reason)).toContain("sent again without");
     expect(events.find((event) => event.type === "turn_completed")?.data.state).toBe("completed");
-    expect(provider.lastRequest.rawBody).not.toContain("POISON");
+    expect(shared.provider.lastRequest.rawBody).not.toContain("POISON");
     // The log keeps the message: only the request left it out.
-    expect(JSON.stringify((await app.history(sessionId)).items)).toContain("POISON");
+    expect(JSON.stringify((await shared.app.history(sessionId)).items)).toContain("POISON");
   });
 
   it("cancels a queued input, which is then never delivered", async () => {
-    const held = gate();
-    provider.script = async (request) => {
-      if (request.index === 0) await held.promise;
-      return text("done");
-    };
-    const sessionId = await app.createSession();
+    const held = holdFirstRequest(shared.provider, () => "done");
+    const sessionId = await shared.app.createSession();
     const running = uuidv7();
-    await app.prompt(sessionId, "keep busy", running);
+    await shared.app.prompt(sessionId, "keep busy", running);
     await runningTurn(sessionId, 1);
     const queued = uuidv7();
     expect((await put(sessionId, queued, "cancel me")).status).toBe(202);
 
-    const cancel = await app.api(`/sessions/${sessionId}/inputs/${queued}/cancel`, {
+    const cancel = await shared.app.api(`/sessions/${sessionId}/inputs/${queued}/cancel`, {
       method: "POST",
       body: {},
     });
@@ -434,66 +422,68 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
     expect((await snapshot(sessionId)).pending_inputs).toEqual([]);
 
     held.open();
-    await app.idle(sessionId);
+    await shared.app.idle(sessionId);
     await sleep(100);
-    const history = await app.history(sessionId);
+    const history = await shared.app.history(sessionId);
     expect(userTexts(history.items)).toEqual(["keep busy"]);
-    expect(provider.requests).toHaveLength(1);
-    const receipt = await app.receipt(sessionId, queued);
+    expect(shared.provider.requests).toHaveLength(1);
+    const receipt = await shared.app.receipt(sessionId, queued);
     expect(receipt).toMatchObject({ delivery: "cancelled", transcript_position: null, turn: null });
-    const again = await app.api(`/sessions/${sessionId}/inputs/${queued}/cancel`, { method: "POST" });
+    const again = await shared.app.api(`/sessions/${sessionId}/inputs/${queued}/cancel`, { method: "POST" });
     expect(again.json()).toMatchObject({ result: "not_pending" });
     // Re-sending the cancelled input is idempotent: the same cancelled receipt, nothing queued.
     const resent = await put(sessionId, queued, "cancel me");
     expect(resent.status).toBe(202);
     expect(resent.json()).toMatchObject({ id: queued, delivery: "cancelled" });
     expect((await snapshot(sessionId)).pending_inputs).toEqual([]);
-    await app.idle(sessionId);
-    expect(provider.requests).toHaveLength(1);
+    await shared.app.idle(sessionId);
+    expect(shared.provider.requests).toHaveLength(1);
   });
 
   it("cancelling the running turn's only input interrupts the turn", async () => {
-    provider.script = () => hang();
-    const sessionId = await app.createSession();
+    shared.provider.script = () => hang();
+    const sessionId = await shared.app.createSession();
     const inputId = uuidv7();
-    await app.prompt(sessionId, "stop me", inputId);
+    await shared.app.prompt(sessionId, "stop me", inputId);
     await runningTurn(sessionId, 1);
-    const cancel = await app.api(`/sessions/${sessionId}/inputs/${inputId}/cancel`, { method: "POST" });
+    const cancel = await shared.app.api(`/sessions/${sessionId}/inputs/${inputId}/cancel`, {
+      method: "POST",
+    });
     expect(cancel.status).toBe(200);
     expect(cancel.json()).toMatchObject({ result: "interrupt_requested", input: { id: inputId } });
-    await app.idle(sessionId);
-    const receipt = await app.receipt(sessionId, inputId);
+    await shared.app.idle(sessionId);
+    const receipt = await shared.app.receipt(sessionId, inputId);
     expect(receipt.delivery).toBe("committed");
     expect(receipt.turn?.state).toBe("interrupted");
-    const again = await app.api(`/sessions/${sessionId}/inputs/${inputId}/cancel`, { method: "POST" });
+    const again = await shared.app.api(`/sessions/${sessionId}/inputs/${inputId}/cancel`, { method: "POST" });
     expect(again.json()).toMatchObject({ result: "not_pending" });
   });
 
   it("refuses to delete a running session, then deletes every row of it", async () => {
     const held = gate();
-    provider.script = async () => {
+    shared.provider.script = async () => {
       await held.promise;
       return text("finished");
     };
-    const sessionId = await app.createSession();
-    const other = await app.createSession();
+    const sessionId = await shared.app.createSession();
+    const other = await shared.app.createSession();
     const inputId = uuidv7();
-    await app.prompt(sessionId, "before delete", inputId);
+    await shared.app.prompt(sessionId, "before delete", inputId);
     await runningTurn(sessionId, 1);
-    const busy = await app.api(`/sessions/${sessionId}`, { method: "DELETE" });
+    const busy = await shared.app.api(`/sessions/${sessionId}`, { method: "DELETE" });
     expect(busy.status).toBe(409);
     expect(busy.headers["content-type"]).toBe("application/problem+json");
     expect(busy.json().code).toBe("session_busy");
     held.open();
-    await app.idle(sessionId);
+    await shared.app.idle(sessionId);
 
-    const before = await rowsMentioning(app, sessionId);
+    const before = await rowsMentioning(shared.app, sessionId);
     expect(before.tables).toEqual(expect.arrayContaining(["transcript", "inputs", "turns"]));
     expect(before.count).toBeGreaterThan(0);
 
-    const watcher = await app.openStream(sessionId);
+    const watcher = await shared.app.openStream(sessionId);
     await watcher.next();
-    const deleted = await app.api(`/sessions/${sessionId}`, { method: "DELETE" });
+    const deleted = await shared.app.api(`/sessions/${sessionId}`, { method: "DELETE" });
     expect(deleted.status).toBe(200);
     // A stream of a deleted session ends.
     await watcher.waitClosed();
@@ -502,20 +492,20 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
       `/sessions/${sessionId}/history`,
       `/sessions/${sessionId}/inputs/${inputId}`,
     ]) {
-      const gone = await app.api(path);
+      const gone = await shared.app.api(path);
       expect(gone.status).toBe(404);
       expect(gone.json().code).toBe("resource_not_found");
     }
-    const again = await app.api(`/sessions/${sessionId}`, { method: "DELETE" });
+    const again = await shared.app.api(`/sessions/${sessionId}`, { method: "DELETE" });
     expect(again.status).toBe(404);
-    const listed = (await app.api("/sessions"))
+    const listed = (await shared.app.api("/sessions"))
       .json<{ items: Array<{ id: string }> }>()
       .items.map((item) => item.id);
     expect(listed).not.toContain(sessionId);
     expect(listed).toContain(other);
-    expect(await rowsMentioning(app, sessionId)).toEqual({ tables: [], count: 0 });
+    expect(await rowsMentioning(shared.app, sessionId)).toEqual({ tables: [], count: 0 });
     // The other session is untouched.
-    expect((await app.api(`/sessions/${other}`)).status).toBe(200);
+    expect((await shared.app.api(`/sessions/${other}`)).status).toBe(200);
   });
 });
 

@@ -5,32 +5,20 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
-import { FakeProvider } from "../support/fake-provider/server.js";
-import { DaemonHarness, type HistoryEntry } from "./support/daemon-harness.js";
-import { profileFor } from "./support/fixture.js";
+import type { HistoryEntry } from "./support/daemon-harness.js";
+import { useSharedFixture } from "./support/fixture.js";
 import { eventsOf } from "./support/sse-client.js";
 
 const rounds = 150;
 
 describe("a long run", () => {
-  let provider: FakeProvider;
-  let app: DaemonHarness;
-
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-    app = await DaemonHarness.start({ providers: profileFor(provider) });
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await provider.close();
-  });
+  const shared = useSharedFixture();
 
   it(`completes ${rounds} tool rounds in one turn, with every call answered once and nothing lost on restart`, async () => {
     // Round i edits "line i" into "line i+1"; a tool that ran twice or not at all breaks the chain.
-    provider.script = (request) =>
+    shared.provider.script = (request) =>
       request.index < rounds
         ? toolCalls([
             {
@@ -43,17 +31,17 @@ describe("a long run", () => {
             },
           ])
         : text("All rounds done.");
-    const sessionId = await app.createSession();
-    writeFileSync(join(app.workspace, "log.txt"), "line 0\n");
-    const stream = await app.openStream(sessionId);
-    await app.prompt(sessionId, "edit the log many times");
+    const sessionId = await shared.app.createSession();
+    writeFileSync(join(shared.app.workspace, "log.txt"), "line 0\n");
+    const stream = await shared.app.openStream(sessionId);
+    await shared.app.prompt(sessionId, "edit the log many times");
     const frames = await stream.readUntil((event) => event.type === "turn_completed", 120_000);
     stream.close();
     const completed = eventsOf(frames).find((event) => event.type === "turn_completed");
     expect(completed?.data).toMatchObject({ state: "completed", outcome: "finished" });
 
-    expect(provider.requests).toHaveLength(rounds + 1);
-    expect(readFileSync(join(app.workspace, "log.txt"), "utf8")).toBe(`line ${rounds}\n`);
+    expect(shared.provider.requests).toHaveLength(rounds + 1);
+    expect(readFileSync(join(shared.app.workspace, "log.txt"), "utf8")).toBe(`line ${rounds}\n`);
 
     const before = await allHistory(sessionId);
     const calls = before.filter((entry) => entry.kind === "tool_call");
@@ -64,11 +52,11 @@ describe("a long run", () => {
       new Set(calls.map((entry) => entry.tool?.tool_call_id)),
     );
 
-    await app.restart({ crash: true });
+    await shared.app.restart({ crash: true });
     const after = await allHistory(sessionId);
     expect(after.map((entry) => entry.id)).toEqual(before.map((entry) => entry.id));
     // The turn had ended: the restart recovers nothing and asks the model nothing.
-    expect(provider.requests).toHaveLength(rounds + 1);
+    expect(shared.provider.requests).toHaveLength(rounds + 1);
     expect(after.filter((entry) => entry.kind === "note")).toHaveLength(0);
   });
 
@@ -79,7 +67,7 @@ describe("a long run", () => {
     do {
       const query: string = next === null ? "limit=7" : `limit=7&next=${next}`;
       const page: { items: HistoryEntry[]; older: string | null } = (
-        await app.api(`/sessions/${sessionId}/history?${query}`)
+        await shared.app.api(`/sessions/${sessionId}/history?${query}`)
       ).json<{
         items: HistoryEntry[];
         older: string | null;

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "no
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { v7 as uuidv7 } from "uuid";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { McpStatus, McpTestReport } from "../../src/api/mcp-status.js";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
@@ -31,24 +31,13 @@ import {
 import { weirdToolName } from "../support/mcp/test-tools.js";
 import type { ProbeReport, ProbeRequest } from "../support/network-probe.mjs";
 import { type UnprivilegedUser, unprivilegedUser } from "../support/unprivileged-user.js";
-import { DaemonHarness, type HistoryEntry, type ProviderProfileConfig } from "./support/daemon-harness.js";
-import { eventually } from "./support/fixture.js";
+import { DaemonHarness, type ProviderProfileConfig } from "./support/daemon-harness.js";
+import { eventually, toolResultText, useFakeProvider } from "./support/fixture.js";
 
 const protocols = ["chat_completions", "responses", "anthropic", "gemini"] as const;
 
 describe("MCP servers through the daemon", () => {
-  let provider: FakeProvider;
-  const started: DaemonHarness[] = [];
-
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-  });
-  afterEach(async () => {
-    for (const app of started.splice(0)) await app.close();
-  });
-  afterAll(async () => {
-    await provider?.close();
-  });
+  const fake = useFakeProvider();
 
   function profiles(): Record<string, ProviderProfileConfig> {
     return Object.fromEntries(
@@ -58,8 +47,8 @@ describe("MCP servers through the daemon", () => {
           protocol,
           baseUrl:
             protocol === "chat_completions" || protocol === "responses"
-              ? provider.baseUrlWith("v1")
-              : provider.baseUrl,
+              ? fake.provider.baseUrlWith("v1")
+              : fake.provider.baseUrl,
           apiKey: "fixture-key",
           model: "fixture-model",
         },
@@ -71,16 +60,11 @@ describe("MCP servers through the daemon", () => {
     mcpServers: Record<string, unknown>,
     user?: UnprivilegedUser,
   ): Promise<DaemonHarness> {
-    provider.reset();
-    provider.script = () => text("ok");
+    fake.provider.reset();
+    fake.provider.script = () => text("ok");
     const app = await DaemonHarness.start({ providers: profiles(), mcpServers, ...(user ? { user } : {}) });
-    started.push(app);
+    fake.started.push(app);
     return app;
-  }
-
-  function resultOf(entry: HistoryEntry | undefined): string {
-    const value = entry?.content.find((part) => part.field === "result")?.value;
-    return typeof value === "string" ? value : JSON.stringify(value);
   }
 
   it("lists configured servers, starts one on request, and runs an MCP tool in a turn of each protocol", async () => {
@@ -106,8 +90,8 @@ describe("MCP servers through the daemon", () => {
     expect(weird).toMatch(/^test__lookup_item_v2_by-id_[0-9a-f]{8}$/);
 
     for (const protocol of protocols) {
-      provider.reset();
-      provider.queue(
+      fake.provider.reset();
+      fake.provider.queue(
         toolCalls([{ name: weird, args: { id: `it-${protocol}` }, id: `call_${protocol}` }]),
         text("found it"),
       );
@@ -119,13 +103,13 @@ describe("MCP servers through the daemon", () => {
         protocol,
       ).toEqual(["user", "tool_call", "tool_result", "assistant"]);
       expect(history[2]!.tool).toMatchObject({ name: weird, is_error: false });
-      expect(resultOf(history[2])).toBe(`item it-${protocol}`);
-      expect(provider.requests, protocol).toHaveLength(2);
-      const offered = provider.requests[0]!.rawBody;
+      expect(toolResultText(history[2])).toBe(`item it-${protocol}`);
+      expect(fake.provider.requests, protocol).toHaveLength(2);
+      const offered = fake.provider.requests[0]!.rawBody;
       expect(offered).toContain(JSON.stringify(weird));
       if (protocol === "gemini") expect(offered).not.toContain("$ref");
       else expect(offered).toContain('"$ref":"#/$defs/ItemId"');
-      expect(provider.requests[1]!.rawBody).toContain(`item it-${protocol}`);
+      expect(fake.provider.requests[1]!.rawBody).toContain(`item it-${protocol}`);
     }
     // One server process served every session.
     const after = (await app.api("/mcp")).json<McpStatus>();
@@ -146,7 +130,7 @@ describe("MCP servers through the daemon", () => {
     });
 
     writeFileSync(join(app.workspace, "notes.txt"), "from the filesystem server");
-    provider.queue(
+    fake.provider.queue(
       toolCalls([
         { name: "fs__read_text_file", args: { path: join(app.workspace, "notes.txt") }, id: "call_fs" },
       ]),
@@ -155,16 +139,16 @@ describe("MCP servers through the daemon", () => {
     const onlyFs = await app.createSession({ mcp_servers: ["fs"] });
     await app.turn(onlyFs, "read notes.txt");
     const names = (
-      (provider.requests[0]!.body as { tools: Array<{ function: { name: string } }> }).tools ?? []
+      (fake.provider.requests[0]!.body as { tools: Array<{ function: { name: string } }> }).tools ?? []
     ).map((tool) => tool.function.name);
     expect(names).toContain("fs__read_text_file");
     expect(names.some((name) => name.startsWith("test__"))).toBe(false);
-    expect(resultOf((await app.history(onlyFs)).items[2])).toBe("from the filesystem server");
+    expect(toolResultText((await app.history(onlyFs)).items[2])).toBe("from the filesystem server");
 
-    provider.reset();
+    fake.provider.reset();
     const none = await app.createSession({ mcp_servers: [] });
     await app.turn(none, "hi");
-    const plain = (provider.requests[0]!.body as { tools: Array<{ function: { name: string } }> }).tools;
+    const plain = (fake.provider.requests[0]!.body as { tools: Array<{ function: { name: string } }> }).tools;
     expect(plain.every((tool) => !tool.function.name.includes("__"))).toBe(true);
   });
 
@@ -174,13 +158,13 @@ describe("MCP servers through the daemon", () => {
       garbage: { command: "sh", args: ["-c", "echo '<html>not a server</html>'; sleep 60"] },
       test: testServerConfig(),
     });
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "test__echo", args: { text: "still works" }, id: "call_echo" }]),
       text("done"),
     );
     const sessionId = await app.createSession();
     await app.turn(sessionId, "echo something");
-    expect(resultOf((await app.history(sessionId)).items[2])).toBe("still works");
+    expect(toolResultText((await app.history(sessionId)).items[2])).toBe("still works");
     const status = (await app.api("/mcp")).json<McpStatus>();
     const byName = Object.fromEntries(status.servers.map((server) => [server.name, server.instances[0]]));
     expect(byName.exits?.state).toBe("failed");
@@ -198,12 +182,12 @@ describe("MCP servers through the daemon", () => {
     const marker = "marker.txt";
     const app = await daemon({ test: testServerConfig(["--pid-file", "pids.txt"], { cwd: "${workspace}" }) });
     const sessionId = await app.createSession();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([
         { name: "test__slow", args: { ms: 60_000, marker: join(app.workspace, marker) }, id: "call_slow" },
       ]),
     );
-    provider.script = () => text("I will not call it again.");
+    fake.provider.script = () => text("I will not call it again.");
     const inputId = uuidv7();
     await app.prompt(sessionId, "wait a minute", inputId);
     const markerPath = join(app.workspace, marker);
@@ -227,7 +211,7 @@ describe("MCP servers through the daemon", () => {
       "assistant",
     ]);
     expect(history[2]!.tool).toMatchObject({ name: "test__slow", is_error: true });
-    expect(resultOf(history[2])).toMatch(/outcome is unknown/);
+    expect(toolResultText(history[2])).toMatch(/outcome is unknown/);
     expect((await app.receipt(sessionId, inputId)).turn?.state).toBe("abandoned");
     // The call ran once, and only once.
     expect(readFileSync(markerPath, "utf8")).toBe("started\n");
@@ -242,7 +226,7 @@ describe("MCP servers through the daemon", () => {
       mkdirSync(other);
       writeFileSync(join(other, "secret.txt"), "another session's file");
       const hostTmp = `/tmp/skein-probe-${uuidv7()}`;
-      const providerPort = Number(new URL(provider.baseUrl).port);
+      const providerPort = Number(new URL(fake.provider.baseUrl).port);
       const request: ProbeRequest = {
         tcp: [
           ...hostAddresses().map((host) => ({ host, port: listener.port })),
@@ -259,14 +243,17 @@ describe("MCP servers through the daemon", () => {
         ],
         read: [join(other, "secret.txt"), join(app.home, "config.json"), "/etc/hostname"],
       };
-      provider.queue(toolCalls([{ name: "probe__probe", args: request, id: "call_probe" }]), text("probed"));
+      fake.provider.queue(
+        toolCalls([{ name: "probe__probe", args: request, id: "call_probe" }]),
+        text("probed"),
+      );
       const sessionId = await app.createSession();
       await app.turn(sessionId, "probe");
       const history = (await app.history(sessionId)).items;
       expect(history[2]!.tool).toMatchObject({ name: "probe__probe", is_error: false });
-      const report = JSON.parse(resultOf(history[2])) as ProbeReport;
+      const report = JSON.parse(toolResultText(history[2])) as ProbeReport;
 
-      // No service of the host answers: not the listener on any of its addresses, not the daemon, the provider or PostgreSQL.
+      // No service of the host answers: not the listener on any of its addresses, not the daemon, the fake provider or PostgreSQL.
       expect(Object.keys(report.tcp)).toHaveLength(request.tcp!.length);
       for (const [target, outcome] of Object.entries(report.tcp)) expect(outcome, target).not.toBe("open");
       // Writable: its workspace and its own HOME (the server's directory in the daemon's home), nothing else.
@@ -314,18 +301,18 @@ describe("MCP servers through the daemon", () => {
           tcp: [{ host: peer.address, port: peer.port }, ...blocked],
           write: [join(app.workspace, "allowed.txt")],
         };
-        provider.queue(
+        fake.provider.queue(
           toolCalls([{ name: "probe__probe", args: request, id: "call_probe" }]),
           text("probed"),
         );
         const sessionId = await app.createSession();
         await app.turn(sessionId, "probe");
         const history = (await app.history(sessionId)).items;
-        expect(history[2]!.tool, resultOf(history[2])).toMatchObject({
+        expect(history[2]!.tool, toolResultText(history[2])).toMatchObject({
           name: "probe__probe",
           is_error: false,
         });
-        const report = JSON.parse(resultOf(history[2])) as ProbeReport;
+        const report = JSON.parse(toolResultText(history[2])) as ProbeReport;
         expect(report.tcp[`${peer.address}:${peer.port}`]).toBe("open");
         for (const { host, port } of blocked) {
           const key = `${host.includes(":") ? `[${host}]` : host}:${port}`;
@@ -348,7 +335,10 @@ describe("MCP servers through the daemon", () => {
     const app = await daemon({
       test: testServerConfig(["--pid-file", "pids.txt", "--grandchild"], { cwd: "${workspace}" }),
     });
-    provider.queue(toolCalls([{ name: "test__echo", args: { text: "x" }, id: "call_echo" }]), text("done"));
+    fake.provider.queue(
+      toolCalls([{ name: "test__echo", args: { text: "x" }, id: "call_echo" }]),
+      text("done"),
+    );
     const sessionId = await app.createSession();
     await app.turn(sessionId, "echo");
     // Two pids in the server's own namespace (server and grandchild): find them on the host by cwd.

@@ -4,11 +4,10 @@
  * exactly what the workload did; the route is behind the token like every route with data.
  */
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
-import { FakeProvider } from "../support/fake-provider/server.js";
-import { DaemonHarness, rawRequest } from "./support/daemon-harness.js";
-import { fixtureModel, profileFor } from "./support/fixture.js";
+import { rawRequest } from "./support/daemon-harness.js";
+import { fixtureModel, useSharedFixture } from "./support/fixture.js";
 
 type Families = ReturnType<typeof parsePrometheusTextFormat>;
 
@@ -22,29 +21,18 @@ function sample(families: Families, name: string, labels: Record<string, string>
 }
 
 describe("the metrics route", () => {
-  let provider: FakeProvider;
-  let app: DaemonHarness;
-
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-    app = await DaemonHarness.start({ providers: profileFor(provider) });
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await provider.close();
-  });
+  const shared = useSharedFixture();
 
   it("counts what a scripted workload did, in Prometheus's text format, every name starting with skein_", async () => {
-    const first = await app.createSession();
-    const second = await app.createSession();
-    const watcher = await app.openStream(first);
+    const first = await shared.app.createSession();
+    const second = await shared.app.createSession();
+    const watcher = await shared.app.openStream(first);
     await watcher.next();
     for (const session of [first, second]) {
-      provider.queue(toolCalls([{ name: "list_files", args: { path: "." } }]), text("done"));
-      await app.turn(session, "look around");
+      shared.provider.queue(toolCalls([{ name: "list_files", args: { path: "." } }]), text("done"));
+      await shared.app.turn(session, "look around");
     }
-    const answer = await app.api("/metrics", {
+    const answer = await shared.app.api("/metrics", {
       headers: { accept: "text/plain;version=0.0.4;q=0.5,*/*;q=0.1" },
     });
     expect(answer.status).toBe(200);
@@ -55,7 +43,7 @@ describe("the metrics route", () => {
     expect(sample(families, "skein_turns_total", { state: "completed" })).toBe(2);
     expect(sample(families, "skein_tool_calls_total", { tool: "list_files", outcome: "ok" })).toBe(2);
     expect(sample(families, "skein_model_requests_total", { model: fixtureModel })).toBe(4);
-    const usage = provider.requests.length;
+    const usage = shared.provider.requests.length;
     expect(usage).toBe(4);
     expect(sample(families, "skein_model_tokens_total", { model: fixtureModel, kind: "prompt" })).toBe(40);
     expect(sample(families, "skein_model_tokens_total", { model: fixtureModel, kind: "completion" })).toBe(
@@ -73,7 +61,7 @@ describe("the metrics route", () => {
   });
 
   it("answers 401 without the token, with nothing counted in the answer", async () => {
-    const answer = await rawRequest(app.port, { method: "GET", path: "/metrics", headers: {} });
+    const answer = await rawRequest(shared.app.port, { method: "GET", path: "/metrics", headers: {} });
     expect(answer.status).toBe(401);
     expect(answer.text).not.toContain("skein_");
   });

@@ -5,7 +5,6 @@
  */
 import { v7 as uuidv7 } from "uuid";
 import { describe, expect, it } from "vitest";
-import type { DaemonHarness } from "./support/daemon-harness.js";
 import { useSharedFixture } from "./support/fixture.js";
 import { type SseConnection, type StreamEvent, StreamRefusedError } from "./support/sse-client.js";
 
@@ -18,25 +17,18 @@ interface Summary {
 }
 
 describe("the session list", () => {
-  let app: DaemonHarness;
-
-  useSharedFixture(
-    (fixture) => {
-      app = fixture.app;
-    },
-    { answer: "an answer" },
-  );
+  const shared = useSharedFixture({ answer: "an answer" });
 
   async function ids(query: string): Promise<string[]> {
-    const response = await app.api(`/sessions${query}`);
+    const response = await shared.app.api(`/sessions${query}`);
     expect(response.status).toBe(200);
     return response.json<{ items: Summary[] }>().items.map((item) => item.id);
   }
 
   async function forkOf(source: string): Promise<string> {
-    const checkpoint = (await app.history(source)).items[0]!.checkpoint_id!;
+    const checkpoint = (await shared.app.history(source)).items[0]!.checkpoint_id!;
     const id = uuidv7();
-    const response = await app.api(`/sessions/${id}`, {
+    const response = await shared.app.api(`/sessions/${id}`, {
       method: "PUT",
       headers: { "if-none-match": "*" },
       body: { kind: "fork", source_session_id: source, checkpoint_id: checkpoint },
@@ -54,10 +46,10 @@ describe("the session list", () => {
     (event.data.session as Summary | undefined)?.id === id || event.data.id === id;
 
   it("lists all sessions by default or with scope=all, the top-level ones with scope=top, a session's forks with parent_id", async () => {
-    const root = await app.createSession();
-    await app.turn(root, "root prompt");
+    const root = await shared.app.createSession();
+    await shared.app.turn(root, "root prompt");
     const child = await forkOf(root);
-    await app.turn(child, "child prompt");
+    await shared.app.turn(child, "child prompt");
     const grandchild = await forkOf(child);
 
     const all = await ids("");
@@ -77,15 +69,15 @@ describe("the session list", () => {
       "?parent_id=not-an-id",
       "?after_seq=1",
     ]) {
-      const response = await app.api(`/sessions${query}`);
+      const response = await shared.app.api(`/sessions${query}`);
       expect(response.status, query).toBe(400);
       expect(response.json().code).toBe("invalid_request");
     }
   });
 
   it("streams the list: a snapshot, then created, status, updated and deleted events", async () => {
-    const existing = await app.createSession();
-    const stream = await app.openListStream();
+    const existing = await shared.app.createSession();
+    const stream = await shared.app.openListStream();
     const first = await stream.next();
     expect(first.id).toBe(`${first.batch.generation}.${first.batch.cursor}`);
     expect(first.batch.events[0]).toEqual({ type: "reset", data: { reason: "initial" } });
@@ -93,11 +85,11 @@ describe("the session list", () => {
     expect(snapshot.items.map((item) => item.id)).toEqual(await ids(""));
     expect(snapshot.items.map((item) => item.id)).toContain(existing);
 
-    const id = await app.createSession();
+    const id = await shared.app.createSession();
     const created = await eventsUntil(stream, (event) => event.type === "created" && about(id)(event));
     expect(created.at(-1)?.data.session).toMatchObject({ id, parent_id: null, status: { phase: "idle" } });
 
-    await app.turn(id, "hello list");
+    await shared.app.turn(id, "hello list");
     // The turn's last commit is followed by the idle status, then by the summary saying so.
     const settled = (event: StreamEvent) => {
       const session = event.data.session as Summary | undefined;
@@ -121,46 +113,48 @@ describe("the session list", () => {
     expect(updates[0]).toMatchObject({ input_order: 1, preview: { text: "hello list" } });
     expect(updates.at(-1)).toMatchObject({ input_order: 1, status: { phase: "idle" } });
 
-    expect((await app.api(`/sessions/${id}`, { method: "DELETE" })).status).toBe(200);
+    expect((await shared.app.api(`/sessions/${id}`, { method: "DELETE" })).status).toBe(200);
     const deleted = await eventsUntil(stream, (event) => event.type === "deleted" && about(id)(event));
     expect(deleted.at(-1)?.data).toEqual({ id, parent_id: null });
     stream.close();
   });
 
   it("resumes after a reconnect from the last cursor, and starts over with a fresh list when it cannot", async () => {
-    const stream = await app.openListStream();
+    const stream = await shared.app.openListStream();
     await stream.next();
     const cursor = stream.lastEventId!;
     stream.close();
 
-    const missed = await app.createSession();
-    const resumed = await app.openListStream("", { lastEventId: cursor });
+    const missed = await shared.app.createSession();
+    const resumed = await shared.app.openListStream("", { lastEventId: cursor });
     const replay = await eventsUntil(resumed, (event) => event.type === "created" && about(missed)(event));
     expect(replay.map((event) => event.type)).not.toContain("reset");
     expect(replay.every((event, i) => event.sequence === Number(cursor.split(".")[1]) + 1 + i)).toBe(true);
     resumed.close();
 
-    const stale = await app.openListStream("", { lastEventId: `${"A".repeat(22)}.3` });
+    const stale = await shared.app.openListStream("", { lastEventId: `${"A".repeat(22)}.3` });
     const fresh = await stale.next();
     expect(fresh.batch.events[0]).toEqual({ type: "reset", data: { reason: "generation_changed" } });
     const items = (fresh.batch.snapshot as unknown as { items: Summary[] }).items;
     expect(items.map((item) => item.id)).toContain(missed);
     stale.close();
 
-    const malformed = await app.openListStream("", { lastEventId: "nope" }).catch((error: unknown) => error);
+    const malformed = await shared.app
+      .openListStream("", { lastEventId: "nope" })
+      .catch((error: unknown) => error);
     expect(malformed).toBeInstanceOf(StreamRefusedError);
     expect((malformed as StreamRefusedError).status).toBe(400);
   });
 
   it("streams only what its filter selects: a session's forks, or the top-level sessions", async () => {
-    const root = await app.createSession();
-    await app.turn(root, "root prompt");
-    const children = await app.openListStream(`parent_id=${root}`);
-    const top = await app.openListStream("scope=top");
+    const root = await shared.app.createSession();
+    await shared.app.turn(root, "root prompt");
+    const children = await shared.app.openListStream(`parent_id=${root}`);
+    const top = await shared.app.openListStream("scope=top");
     expect((await children.next()).batch.snapshot).toEqual({ items: [] });
     await top.next();
 
-    const unrelated = await app.createSession();
+    const unrelated = await shared.app.createSession();
     const child = await forkOf(root);
     const seenByChildren = await eventsUntil(children, (event) => event.type === "created");
     expect(

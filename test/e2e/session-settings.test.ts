@@ -7,7 +7,7 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { text } from "../support/fake-provider/reply.js";
-import type { FakeProvider, RecordedRequest } from "../support/fake-provider/server.js";
+import type { RecordedRequest } from "../support/fake-provider/server.js";
 import { DaemonHarness } from "./support/daemon-harness.js";
 import { eventually, fixtureModel, gate, useFakeProvider } from "./support/fixture.js";
 
@@ -24,30 +24,30 @@ interface Settings {
 }
 
 describe("session settings", () => {
-  let provider: FakeProvider;
-  const started: DaemonHarness[] = [];
-
-  useFakeProvider((fake) => {
-    provider = fake;
-  }, started);
+  const fake = useFakeProvider();
 
   async function daemon(): Promise<DaemonHarness> {
-    provider.reset();
-    provider.script = () => text("ok");
+    fake.provider.reset();
+    fake.provider.script = () => text("ok");
     const app = await DaemonHarness.start({
       providers: {
         chat: {
           protocol: "chat_completions",
-          baseUrl: provider.baseUrlWith("v1"),
+          baseUrl: fake.provider.baseUrlWith("v1"),
           apiKey: "k",
           model: fixtureModel,
           temperature: 0.7,
           maxOutputTokens: 100,
         },
-        claude: { protocol: "anthropic", baseUrl: provider.baseUrl, apiKey: "k", model: "claude-sonnet-4-5" },
+        claude: {
+          protocol: "anthropic",
+          baseUrl: fake.provider.baseUrl,
+          apiKey: "k",
+          model: "claude-sonnet-4-5",
+        },
       },
     });
-    started.push(app);
+    fake.started.push(app);
     return app;
   }
 
@@ -63,7 +63,7 @@ describe("session settings", () => {
     const app = await daemon();
     const plain = await app.createSession();
     await app.turn(plain, "one");
-    expect(body(provider.requests[0])).toMatchObject({
+    expect(body(fake.provider.requests[0])).toMatchObject({
       model: fixtureModel,
       temperature: 0.7,
       max_tokens: 100,
@@ -71,7 +71,7 @@ describe("session settings", () => {
 
     const own = await app.createSession({ request_config: { temperature: 0.2 } });
     await app.turn(own, "two");
-    expect(body(provider.requests[1])).toMatchObject({ temperature: 0.2, max_tokens: 100 });
+    expect(body(fake.provider.requests[1])).toMatchObject({ temperature: 0.2, max_tokens: 100 });
     expect(await settingsOf(app, own)).toEqual({
       provider_profile: "chat",
       model: fixtureModel,
@@ -94,7 +94,7 @@ describe("session settings", () => {
       expect(patched.status).toBe(200);
     }
     await app.turn(id, "two");
-    expect(body(provider.requests[1]).model).toBe(fixtureModel);
+    expect(body(fake.provider.requests[1]).model).toBe(fixtureModel);
     const expected = { provider_profile: "chat", protocol: "chat_completions", model: fixtureModel };
     expect((await settingsOf(app, id)).effective).toMatchObject(expected);
     const listed = (await app.api("/sessions")).json<{ items: { id: string; model: string | null }[] }>();
@@ -118,7 +118,7 @@ describe("session settings", () => {
       request_config: { max_tokens: 50, reasoning: { effort: "low" } },
     });
     await app.turn(id, "two");
-    const second = body(provider.requests[1]);
+    const second = body(fake.provider.requests[1]);
     expect(second.model).toBe("other-model");
     expect(second.max_tokens).toBe(50);
     expect(second.temperature).toBe(0.7);
@@ -147,8 +147,8 @@ describe("session settings", () => {
       effective: { protocol: "anthropic", model: "claude-sonnet-4-5" },
     });
     await app.turn(id, "two");
-    expect(provider.requests[1]?.protocol).toBe("anthropic");
-    expect(body(provider.requests[1]).model).toBe("claude-sonnet-4-5");
+    expect(fake.provider.requests[1]?.protocol).toBe("anthropic");
+    expect(body(fake.provider.requests[1]).model).toBe("claude-sonnet-4-5");
   });
 
   it("refuses an unknown profile with 400 and changes nothing", async () => {
@@ -171,19 +171,19 @@ describe("session settings", () => {
     const app = await daemon();
     const id = await app.createSession();
     const held = gate();
-    provider.script = async () => {
+    fake.provider.script = async () => {
       await held.promise;
       return text("slow");
     };
     await app.prompt(id, "one");
-    await eventually("the first request", () => (provider.requests.length > 0 ? true : undefined));
+    await eventually("the first request", () => (fake.provider.requests.length > 0 ? true : undefined));
     const patched = await app.api(`/sessions/${id}`, { method: "PATCH", body: { model: "later-model" } });
     expect(patched.status).toBe(200);
     held.open();
     await app.idle(id);
-    provider.script = () => text("ok");
+    fake.provider.script = () => text("ok");
     await app.turn(id, "two");
-    expect(body(provider.requests[0]).model).toBe(fixtureModel);
-    expect(body(provider.requests[1]).model).toBe("later-model");
+    expect(body(fake.provider.requests[0]).model).toBe(fixtureModel);
+    expect(body(fake.provider.requests[1]).model).toBe("later-model");
   });
 });

@@ -158,17 +158,12 @@ describe.skipIf(skipReason !== null)("a full disk under a running daemon", () =>
 });
 
 describe("boot failures and a log changed behind the daemon's back", () => {
-  let provider: FakeProvider;
-  const started: DaemonHarness[] = [];
-
-  useFakeProvider((fake) => {
-    provider = fake;
-  }, started);
+  const fake = useFakeProvider();
 
   it("exits non-zero and releases its home when boot fails after the listener is up", async () => {
-    provider.reset();
-    const app = await DaemonHarness.start({ providers: profileFor(provider) });
-    started.push(app);
+    fake.provider.reset();
+    const app = await DaemonHarness.start({ providers: profileFor(fake.provider) });
+    fake.started.push(app);
     await app.shutdown();
     // daemon.json cannot be written: a directory (with something in it) stands in its place.
     mkdirSync(join(app.home, "daemon.json"));
@@ -185,10 +180,10 @@ describe("boot failures and a log changed behind the daemon's back", () => {
   });
 
   it("refuses input with log_corrupt once a loaded session's log no longer verifies, and appends nothing", async () => {
-    provider.reset();
-    provider.script = () => text("ok");
-    const app = await DaemonHarness.start({ providers: profileFor(provider) });
-    started.push(app);
+    fake.provider.reset();
+    fake.provider.script = () => text("ok");
+    const app = await DaemonHarness.start({ providers: profileFor(fake.provider) });
+    fake.started.push(app);
     const sessionId = await app.createSession();
     await app.turn(sessionId, "one");
     await app.turn(sessionId, "two");
@@ -220,14 +215,14 @@ describe("boot failures and a log changed behind the daemon's back", () => {
     };
     check.close();
     expect(after.n).toBe(before.n);
-    expect(provider.requests).toHaveLength(2);
+    expect(fake.provider.requests).toHaveLength(2);
   });
 
   it("checks the log before admitting input even when nothing read it since it changed", async () => {
-    provider.reset();
-    provider.script = () => text("ok");
-    const app = await DaemonHarness.start({ providers: profileFor(provider) });
-    started.push(app);
+    fake.provider.reset();
+    fake.provider.script = () => text("ok");
+    const app = await DaemonHarness.start({ providers: profileFor(fake.provider) });
+    fake.started.push(app);
     const sessionId = await app.createSession();
     await app.turn(sessionId, "one");
 
@@ -244,6 +239,6 @@ describe("boot failures and a log changed behind the daemon's back", () => {
     });
     expect(put.status).toBe(500);
     expect(put.json()).toMatchObject({ code: "log_corrupt" });
-    expect(provider.requests).toHaveLength(1);
+    expect(fake.provider.requests).toHaveLength(1);
   });
 });

@@ -11,50 +11,40 @@ import { join } from "node:path";
 import { v7 as uuidv7 } from "uuid";
 import { describe, expect, it } from "vitest";
 import { hang, text, toolCalls } from "../support/fake-provider/reply.js";
-import type { FakeProvider } from "../support/fake-provider/server.js";
-import { DaemonHarness, databaseKinds, type HistoryEntry, userTexts } from "./support/daemon-harness.js";
+import { DaemonHarness, databaseKinds, userTexts } from "./support/daemon-harness.js";
 import {
   contentText,
   entryText,
   eventually,
   messagesOf,
   profileFor,
+  toolResultText,
   useFakeProvider,
 } from "./support/fixture.js";
 import { eventsOf } from "./support/sse-client.js";
 
 describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
-  let provider: FakeProvider;
-  const started: DaemonHarness[] = [];
-
-  useFakeProvider((fake) => {
-    provider = fake;
-  }, started);
+  const fake = useFakeProvider();
 
   async function daemon(
     options: { configured?: boolean; env?: Record<string, string>; config?: Record<string, unknown> } = {},
   ): Promise<DaemonHarness> {
-    provider.reset();
-    provider.script = () => text("ok");
+    fake.provider.reset();
+    fake.provider.script = () => text("ok");
     const env = options.env ?? {};
     const config = options.config ?? {};
     const app = await DaemonHarness.start(
       options.configured === false
         ? { env, database }
-        : { providers: profileFor(provider), env, database, config },
+        : { providers: profileFor(fake.provider), env, database, config },
     );
-    started.push(app);
+    fake.started.push(app);
     return app;
-  }
-
-  function resultText(entry: HistoryEntry | undefined): string {
-    const value = entry?.content.find((part) => part.field === "result")?.value;
-    return typeof value === "string" ? value : JSON.stringify(value);
   }
 
   it("runs a tool-using turn: the file is written, history has the call and its result, the model gets the result", async () => {
     const app = await daemon();
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "write_file", args: { path: "out.txt", content: "x" }, id: "call_write_1" }]),
       text("I wrote out.txt."),
     );
@@ -77,12 +67,12 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
     expect(result!.tool).toMatchObject({ name: "write_file", tool_call_id: "call_write_1", is_error: false });
     expect(entryText(answer!)).toBe("I wrote out.txt.");
 
-    expect(provider.requests).toHaveLength(2);
+    expect(fake.provider.requests).toHaveLength(2);
     const offered =
-      (provider.requests[0]!.body as { tools?: Array<{ function: { name: string } }> }).tools ?? [];
+      (fake.provider.requests[0]!.body as { tools?: Array<{ function: { name: string } }> }).tools ?? [];
     expect(offered.map((tool) => tool.function.name)).toContain("write_file");
     // The second request carries the call and its result in Chat Completions shape.
-    const messages = messagesOf(provider.requests[1]!);
+    const messages = messagesOf(fake.provider.requests[1]!);
     const assistant = messages.find((message) => message.role === "assistant");
     expect(assistant?.tool_calls).toEqual([
       {
@@ -93,7 +83,7 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
     ]);
     const tool = messages.find((message) => message.role === "tool");
     expect(tool?.tool_call_id).toBe("call_write_1");
-    expect(contentText(tool!)).toBe(resultText(result));
+    expect(contentText(tool!)).toBe(toolResultText(result));
     expect(messages.indexOf(tool!)).toBeGreaterThan(messages.indexOf(assistant!));
   });
 
@@ -111,7 +101,7 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
     });
 
     const config = readFileSync(join(app.home, "config.json"), "utf8");
-    provider.queue(
+    fake.provider.queue(
       toolCalls([
         { name: "read_file", args: { path: "home/daemon.json" }, id: "call_read" },
         {
@@ -134,7 +124,9 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
     await app.turn(sessionId, "show me the daemon's token and keys");
 
     const results = (await app.history(sessionId)).items.filter((entry) => entry.kind === "tool_result");
-    const byCall = Object.fromEntries(results.map((entry) => [entry.tool?.tool_call_id, resultText(entry)]));
+    const byCall = Object.fromEntries(
+      results.map((entry) => [entry.tool?.tool_call_id, toolResultText(entry)]),
+    );
     expect(byCall.call_read).toMatch(/hidden from the agent/);
     expect(byCall.call_edit).toMatch(/hidden from the agent/);
     expect(byCall.call_list).toContain("home/ [hidden]");
@@ -149,8 +141,8 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
   it("recovers from SIGKILL in the middle of a tool: abandoned turn, unknown outcome, a note, a new turn, no re-run", async () => {
     const app = await daemon();
     const command = "echo started >> effects.txt; sleep 30";
-    provider.queue(toolCalls([{ name: "run_command", args: { command }, id: "call_sleep_1" }]));
-    provider.script = () => text("I will check effects.txt before doing anything else.");
+    fake.provider.queue(toolCalls([{ name: "run_command", args: { command }, id: "call_sleep_1" }]));
+    fake.provider.script = () => text("I will check effects.txt before doing anything else.");
     const sessionId = await app.createSession();
     const inputId = uuidv7();
     await app.prompt(sessionId, "record that you started, then wait", inputId);
@@ -177,7 +169,7 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
     ]);
     const result = history.items[2]!;
     expect(result.tool).toMatchObject({ name: "run_command", tool_call_id: "call_sleep_1", is_error: true });
-    expect(resultText(result)).toMatch(/outcome is unknown/);
+    expect(toolResultText(result)).toMatch(/outcome is unknown/);
     const note = history.items[3]!;
     expect(entryText(note)).toMatch(/daemon restarted/);
     expect(note.turn_id).toBe(turnId);
@@ -185,8 +177,8 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
     expect(answer.turn_id).not.toBe(turnId);
 
     // A new turn ran: the model was asked again, with the note and the unknown outcome.
-    expect(provider.requests).toHaveLength(2);
-    const messages = messagesOf(provider.requests[1]!);
+    expect(fake.provider.requests).toHaveLength(2);
+    const messages = messagesOf(fake.provider.requests[1]!);
     expect(messages.map(contentText).some((content) => content.includes("daemon restarted"))).toBe(true);
     const tool = messages.find((message) => message.role === "tool");
     expect(tool?.tool_call_id).toBe("call_sleep_1");
@@ -234,10 +226,10 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
   it("ends a turn interrupted just before SIGKILL as interrupted: the waiting call is denied, no new turn runs", async () => {
     // The built-in policy: the command waits for an answer.
     const app = await daemon({ config: { approvalPolicy: undefined } });
-    provider.queue(
+    fake.provider.queue(
       toolCalls([{ name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_wait" }]),
     );
-    provider.script = () => text("a turn that should not run");
+    fake.provider.script = () => text("a turn that should not run");
     const sessionId = await app.createSession();
     const inputId = uuidv7();
     await app.prompt(sessionId, "record a run", inputId);
@@ -257,16 +249,18 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
     });
     const history = await app.history(sessionId);
     expect(history.items.map((entry) => entry.kind)).toEqual(["user", "tool_call", "tool_result"]);
-    expect(resultText(history.items[2])).toMatch(/not run: the user interrupted the turn while it waited/);
-    expect(provider.requests).toHaveLength(1);
+    expect(toolResultText(history.items[2])).toMatch(
+      /not run: the user interrupted the turn while it waited/,
+    );
+    expect(fake.provider.requests).toHaveLength(1);
     expect(existsSync(join(app.workspace, "effects.txt"))).toBe(false);
   });
 
   it("ends a turn interrupted mid-tool just before SIGKILL as interrupted: no note, no new turn, the tool not run again", async () => {
     const app = await daemon();
     const command = "echo started >> effects.txt; sleep 30";
-    provider.queue(toolCalls([{ name: "run_command", args: { command }, id: "call_sleep" }]));
-    provider.script = () => text("a turn that should not run");
+    fake.provider.queue(toolCalls([{ name: "run_command", args: { command }, id: "call_sleep" }]));
+    fake.provider.script = () => text("a turn that should not run");
     const sessionId = await app.createSession();
     const inputId = uuidv7();
     await app.prompt(sessionId, "record that you started, then wait", inputId);
@@ -284,18 +278,18 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
     });
     const history = await app.history(sessionId);
     expect(history.items.map((entry) => entry.kind)).toEqual(["user", "tool_call", "tool_result"]);
-    expect(resultText(history.items[2])).toMatch(/interrupted by the user.*outcome is unknown/);
-    expect(provider.requests).toHaveLength(1);
+    expect(toolResultText(history.items[2])).toMatch(/interrupted by the user.*outcome is unknown/);
+    expect(fake.provider.requests).toHaveLength(1);
     expect(readFileSync(effects, "utf8")).toBe("started\n");
   });
 
   it("keeps queued inputs and their order across SIGKILL, and a re-PUT after the crash is the same receipt", async () => {
     const app = await daemon();
-    provider.script = (request) => (request.index === 0 ? hang() : text(`answer ${request.index}`));
+    fake.provider.script = (request) => (request.index === 0 ? hang() : text(`answer ${request.index}`));
     const sessionId = await app.createSession();
     const first = uuidv7();
     await app.prompt(sessionId, "hangs", first);
-    await provider.waitForRequests(1);
+    await fake.provider.waitForRequests(1);
     const queued = [uuidv7(), uuidv7()];
     const receipts = [];
     for (const [index, id] of queued.entries())
@@ -333,16 +327,16 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
     });
     expect(conflict.status).toBe(409);
     await app.idle(sessionId);
-    expect(provider.requests).toHaveLength(3);
+    expect(fake.provider.requests).toHaveLength(3);
   });
 
   it("ends a turn cut by an actor restart as failed, and the session takes its queued and next inputs", async () => {
     const app = await daemon({ env: { SKEIN_INSPECT: "1" } });
-    provider.script = (request) => (request.index === 0 ? hang() : text(`answer ${request.index}`));
+    fake.provider.script = (request) => (request.index === 0 ? hang() : text(`answer ${request.index}`));
     const sessionId = await app.createSession();
     const first = uuidv7();
     await app.prompt(sessionId, "hangs", first);
-    await provider.waitForRequests(1);
+    await fake.provider.waitForRequests(1);
     const queued = uuidv7();
     await app.prompt(sessionId, "queued behind it", queued);
     const watcher = await app.openStream(sessionId);
@@ -368,11 +362,11 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
 
   it("drains on shutdown: refuses new work, ends streams, exits 0, and the next start recovers the cut turn", async () => {
     const app = await daemon();
-    provider.script = (request) => (request.index === 0 ? hang() : text("picked up again"));
+    fake.provider.script = (request) => (request.index === 0 ? hang() : text("picked up again"));
     const sessionId = await app.createSession();
     const inputId = uuidv7();
     await app.prompt(sessionId, "long running", inputId);
-    await provider.waitForRequests(1);
+    await fake.provider.waitForRequests(1);
     const watcher = await app.openStream(sessionId);
     await watcher.next();
     const instanceId = (await app.api("/server")).json<{ instance_id: string }>().instance_id;
@@ -468,6 +462,6 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
     expect(events.find((event) => event.type === "turn_completed")?.data.state).toBe("failed");
     await app.idle(sessionId);
     expect((await app.receipt(sessionId, inputId)).turn?.state).toBe("failed");
-    expect(provider.requests).toHaveLength(0);
+    expect(fake.provider.requests).toHaveLength(0);
   });
 });

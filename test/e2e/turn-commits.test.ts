@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { text } from "../support/fake-provider/reply.js";
 import type { FakeProvider } from "../support/fake-provider/server.js";
 import { type DaemonHarness, databaseKinds, userTexts } from "./support/daemon-harness.js";
-import { gate, startFixture, useSharedFixture } from "./support/fixture.js";
+import { holdFirstRequest, startFixture, useSharedFixture } from "./support/fixture.js";
 import { eventsOf, type StreamEvent } from "./support/sse-client.js";
 
 /** The group-commit figures of the daemon's last run, from its `stopped` log line. */
@@ -34,47 +34,39 @@ function eventWord(event: StreamEvent): string {
 }
 
 describe.each(databaseKinds)("commits per turn ($name)", ({ database }) => {
-  let provider: FakeProvider;
-  let app: DaemonHarness;
-
-  useSharedFixture(
-    (fixture) => {
-      ({ provider, app } = fixture);
-    },
-    { database, answer: "ok" },
-  );
+  const shared = useSharedFixture({ database, answer: "ok" });
 
   async function put(sessionId: string, inputId: string, body: string) {
-    return app.api(`/sessions/${sessionId}/inputs/${inputId}`, {
+    return shared.app.api(`/sessions/${sessionId}/inputs/${inputId}`, {
       method: "PUT",
       body: { kind: "message", text: body },
     });
   }
 
   it("commits a plain turn in at most two transactions", async () => {
-    const sessionId = await app.createSession();
-    await app.turn(sessionId, "warm up");
+    const sessionId = await shared.app.createSession();
+    await shared.app.turn(sessionId, "warm up");
     // A daemon run that only loads the session, then one that also runs a turn: the difference
     // is what the turn cost.
-    await app.restart({ crash: false });
-    await app.idle(sessionId);
-    await app.restart({ crash: false });
-    const loadOnly = lastRunCommits(app.readLog());
-    await app.idle(sessionId);
-    await app.turn(sessionId, "counted");
-    await app.restart({ crash: false });
-    const withTurn = lastRunCommits(app.readLog());
+    await shared.app.restart({ crash: false });
+    await shared.app.idle(sessionId);
+    await shared.app.restart({ crash: false });
+    const loadOnly = lastRunCommits(shared.app.readLog());
+    await shared.app.idle(sessionId);
+    await shared.app.turn(sessionId, "counted");
+    await shared.app.restart({ crash: false });
+    const withTurn = lastRunCommits(shared.app.readLog());
     expect(withTurn.transactions - loadOnly.transactions).toBeLessThanOrEqual(2);
     // Where the backend counts its fsyncs (SQLite), those too.
     if (withTurn.fsyncs !== null && loadOnly.fsyncs !== null) {
       expect(withTurn.fsyncs - loadOnly.fsyncs).toBeLessThanOrEqual(2);
     }
-    const history = await app.history(sessionId);
+    const history = await shared.app.history(sessionId);
     expect(userTexts(history.items)).toEqual(["warm up", "counted"]);
   });
 
   it("answers a retried input id with its receipt, and a reused one with input_conflict", async () => {
-    const sessionId = await app.createSession();
+    const sessionId = await shared.app.createSession();
     const inputId = uuidv7();
     const first = await put(sessionId, inputId, "once");
     expect(first.status).toBe(202);
@@ -85,8 +77,8 @@ describe.each(databaseKinds)("commits per turn ($name)", ({ database }) => {
       transcript_position: null,
       turn: null,
     });
-    await app.idle(sessionId);
-    const stored = await app.receipt(sessionId, inputId);
+    await shared.app.idle(sessionId);
+    const stored = await shared.app.receipt(sessionId, inputId);
     expect(stored).toMatchObject({ delivery: "committed", turn: { state: "completed" } });
 
     // The session is idle again: the retry is recognised, not a second turn.
@@ -97,47 +89,43 @@ describe.each(databaseKinds)("commits per turn ($name)", ({ database }) => {
     expect(other.status).toBe(409);
     expect(other.json().code).toBe("input_conflict");
     // The same id in another, idle session is a conflict too (the shortcut checks it as well).
-    const elsewhere = await app.createSession();
+    const elsewhere = await shared.app.createSession();
     const moved = await put(elsewhere, inputId, "once");
     expect(moved.status).toBe(409);
     expect(moved.json().code).toBe("input_conflict");
-    await app.idle(sessionId);
-    expect(provider.requests).toHaveLength(1);
-    expect(userTexts((await app.history(sessionId)).items)).toEqual(["once"]);
-    expect(userTexts((await app.history(elsewhere)).items)).toEqual([]);
-    const snapshot = (await app.api(`/sessions/${elsewhere}?tail=0`)).json<{ input_order: number }>();
+    await shared.app.idle(sessionId);
+    expect(shared.provider.requests).toHaveLength(1);
+    expect(userTexts((await shared.app.history(sessionId)).items)).toEqual(["once"]);
+    expect(userTexts((await shared.app.history(elsewhere)).items)).toEqual([]);
+    const snapshot = (await shared.app.api(`/sessions/${elsewhere}?tail=0`)).json<{ input_order: number }>();
     expect(snapshot.input_order).toBe(0);
   });
 
   it("queues an input sent while a turn runs, for the next turn", async () => {
-    const held = gate();
-    provider.script = async (request) => {
-      if (request.index === 0) await held.promise;
-      return text(`answer ${request.index}`);
-    };
-    const sessionId = await app.createSession();
+    const held = holdFirstRequest(shared.provider, (index) => `answer ${index}`);
+    const sessionId = await shared.app.createSession();
     const first = uuidv7();
-    await app.prompt(sessionId, "first", first);
-    await provider.waitForRequests(1);
+    await shared.app.prompt(sessionId, "first", first);
+    await shared.provider.waitForRequests(1);
     const second = uuidv7();
     const queued = await put(sessionId, second, "second");
     expect(queued.status).toBe(202);
     expect(queued.json()).toMatchObject({ delivery: "pending", acceptance_order: 2, turn: null });
-    const waiting = (await app.api(`/sessions/${sessionId}?tail=0`)).json<{
+    const waiting = (await shared.app.api(`/sessions/${sessionId}?tail=0`)).json<{
       pending_inputs: Array<{ id: string }>;
     }>();
     expect(waiting.pending_inputs.map((input) => input.id)).toEqual([second]);
     held.open();
-    await app.idle(sessionId);
-    const receipts = await Promise.all([first, second].map((id) => app.receipt(sessionId, id)));
+    await shared.app.idle(sessionId);
+    const receipts = await Promise.all([first, second].map((id) => shared.app.receipt(sessionId, id)));
     expect(receipts.map((receipt) => receipt.turn?.state)).toEqual(["completed", "completed"]);
     expect(receipts[1]!.turn!.id).not.toBe(receipts[0]!.turn!.id);
-    expect(userTexts((await app.history(sessionId)).items)).toEqual(["first", "second"]);
+    expect(userTexts((await shared.app.history(sessionId)).items)).toEqual(["first", "second"]);
   });
 
   it("streams the input, its delivery, the messages and the turn's end in order", async () => {
-    const sessionId = await app.createSession();
-    const stream = await app.openStream(sessionId);
+    const sessionId = await shared.app.createSession();
+    const stream = await shared.app.openStream(sessionId);
     try {
       await stream.next();
       const inputId = uuidv7();
@@ -162,7 +150,7 @@ describe.each(databaseKinds)("commits per turn ($name)", ({ database }) => {
     } finally {
       stream.close();
     }
-    await app.idle(sessionId);
+    await shared.app.idle(sessionId);
   });
 });
 

@@ -7,15 +7,12 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { v7 as uuidv7 } from "uuid";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/log/canonical-json.js";
 import type { LogEntry } from "../../src/log/entries.js";
 import { buildChain } from "../../src/log/entry-hash.js";
-import { CliSandbox } from "../cli/support/cli-harness.js";
+import { useCliDaemon } from "../cli/support/cli-daemon.js";
 import { text } from "../support/fake-provider/reply.js";
-import { FakeProvider } from "../support/fake-provider/server.js";
-import { DaemonHarness } from "./support/daemon-harness.js";
-import { profileFor } from "./support/fixture.js";
 
 interface Report {
   session_id: string;
@@ -27,30 +24,16 @@ interface Report {
 }
 
 describe("verifying session logs", () => {
-  let provider: FakeProvider;
-  let app: DaemonHarness;
-  let cli: CliSandbox;
-
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-    provider.script = () => text("ok");
-    app = await DaemonHarness.start({ providers: profileFor(provider) });
-    cli = new CliSandbox({ root: app.root, home: app.home, env: { SKEIN_NO_AUTOSTART: "1" } });
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await provider.close();
-  });
+  const shared = useCliDaemon(() => text("ok"));
 
   async function verify(sessionId: string): Promise<Report> {
-    const response = await app.api(`/sessions/${sessionId}/verify`);
+    const response = await shared.daemon.api(`/sessions/${sessionId}/verify`);
     expect(response.status).toBe(200);
     return response.json<Report>();
   }
 
   function behind(work: (db: Database.Database) => void): void {
-    const db = new Database(app.dbPath);
+    const db = new Database(shared.daemon.dbPath);
     try {
       work(db);
     } finally {
@@ -59,26 +42,26 @@ describe("verifying session logs", () => {
   }
 
   it("signs every head with the home's key, kept 0600, and reports a valid signature", async () => {
-    const sessionId = await app.createSession();
-    await app.turn(sessionId, "one");
+    const sessionId = await shared.daemon.createSession();
+    await shared.daemon.turn(sessionId, "one");
     const report = await verify(sessionId);
     expect(report.status).toBe("verified");
     expect(report.problem).toBeNull();
     expect(report.head).toMatchObject({ signature_status: "valid", key_id: report.signing_key.key_id });
     expect(report.entries).toBe(report.head!.position + 1);
     expect(report.signing_key.public_key).toMatch(/BEGIN PUBLIC KEY/);
-    expect(statSync(join(app.home, "head-signing-key.pem")).mode & 0o777).toBe(0o600);
+    expect(statSync(join(shared.daemon.home, "head-signing-key.pem")).mode & 0o777).toBe(0o600);
 
-    const result = await cli.run(["verify", sessionId]);
+    const result = await shared.cli.run(["verify", sessionId]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`ok  ${sessionId}`);
     expect(result.stdout).toContain(`signed by ${report.signing_key.key_id}`);
   });
 
   it("reports a log cut back at its tail as corrupt, and the session then refuses input", async () => {
-    const sessionId = await app.createSession();
-    await app.turn(sessionId, "one");
-    await app.turn(sessionId, "two");
+    const sessionId = await shared.daemon.createSession();
+    await shared.daemon.turn(sessionId, "one");
+    await shared.daemon.turn(sessionId, "two");
     const before = await verify(sessionId);
     const cut = before.head!.position - 2;
     behind((db) =>
@@ -90,21 +73,21 @@ describe("verifying session logs", () => {
     expect(report.problem).toMatchObject({ position: cut + 1 });
     expect(report.problem!.reason).toMatch(/removed/);
 
-    const put = await app.api(`/sessions/${sessionId}/inputs/${uuidv7()}`, {
+    const put = await shared.daemon.api(`/sessions/${sessionId}/inputs/${uuidv7()}`, {
       method: "PUT",
       body: { kind: "message", text: "three" },
     });
     expect(put.status).toBe(500);
     expect(put.json()).toMatchObject({ code: "log_corrupt" });
 
-    const result = await cli.run(["verify", sessionId]);
+    const result = await shared.cli.run(["verify", sessionId]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(`CORRUPT  ${sessionId}  at position ${cut + 1}`);
   });
 
   it("detects a log rewritten and re-hashed with its recorded head moved along, by the signature", async () => {
-    const sessionId = await app.createSession();
-    await app.turn(sessionId, "the real question");
+    const sessionId = await shared.daemon.createSession();
+    await shared.daemon.turn(sessionId, "the real question");
     const before = await verify(sessionId);
     // A forger with write access to the database but not to the key rewrites the whole log.
     behind((db) => {
@@ -133,7 +116,7 @@ describe("verifying session logs", () => {
   });
 
   it("answers 404 for an unknown session", async () => {
-    const response = await app.api(`/sessions/${uuidv7()}/verify`);
+    const response = await shared.daemon.api(`/sessions/${uuidv7()}/verify`);
     expect(response.status).toBe(404);
   });
 });

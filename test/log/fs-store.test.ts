@@ -29,6 +29,7 @@ import { FsStore } from "../../src/log/fs-store.js";
 import { readStoredHead, writeNextHead } from "../../src/log/head-file.js";
 import { encodeRecordLine } from "../../src/log/jsonl-record.js";
 import { userMessage } from "../../src/model/items.js";
+import { rejectionOf } from "../support/rejection.js";
 import { logArbitrary } from "./arbitraries.js";
 import { raceWithChildProcess } from "./concurrent-writers.js";
 import { describeStoreContract, sampleEntries, writeSession } from "./store-contract.js";
@@ -92,9 +93,7 @@ describe("FsStore", () => {
   });
 
   async function corruptionOf(sessionId: string): Promise<LogCorruptError> {
-    const error = await store.readAll(sessionId).catch((e: unknown) => e);
-    if (!(error instanceof LogCorruptError))
-      throw new Error(`expected LogCorruptError, got ${String(error)}`);
+    const error = await rejectionOf(store.readAll(sessionId), (e) => e instanceof LogCorruptError);
     expect(error.sessionId).toBe(sessionId);
     return error;
   }

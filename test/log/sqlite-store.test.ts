@@ -10,6 +10,7 @@ import { buildChain, canonicalTextOf, computeHash } from "../../src/log/entry-ha
 import { InvalidAppendError, LogCorruptError } from "../../src/log/errors.js";
 import { createTranscriptSchema, SqliteStore } from "../../src/log/sqlite-store.js";
 import type { userMessage } from "../../src/model/items.js";
+import { rejectionOf } from "../support/rejection.js";
 import { logArbitrary } from "./arbitraries.js";
 import { raceWithChildProcess } from "./concurrent-writers.js";
 import { corruptRow } from "./sqlite-tampering.js";
@@ -101,9 +102,7 @@ describe("SqliteStore", () => {
   });
 
   async function corruptionOf(sessionId: string): Promise<LogCorruptError> {
-    const error = await store.readAll(sessionId).catch((e: unknown) => e);
-    if (!(error instanceof LogCorruptError))
-      throw new Error(`expected LogCorruptError, got ${String(error)}`);
+    const error = await rejectionOf(store.readAll(sessionId), (e) => e instanceof LogCorruptError);
     expect(error.sessionId).toBe(sessionId);
     return error;
   }

@@ -18,6 +18,7 @@ import {
 import { type HeadSignature, HeadSigner } from "../../src/log/head-signer.js";
 import type { LogHead, Store } from "../../src/log/store.js";
 import { assistantMessage, userMessage } from "../../src/model/items.js";
+import { rejectionOf } from "../support/rejection.js";
 import { logArbitrary } from "./arbitraries.js";
 
 /** Fresh storage for one test, with the hooks the contract needs to reach behind the store. */
@@ -80,15 +81,8 @@ export async function writeSession(
   return chain;
 }
 
-async function corruption(promise: Promise<unknown>): Promise<LogCorruptError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof LogCorruptError) return error;
-    throw error;
-  }
-  throw new Error("expected a LogCorruptError");
-}
+const corruption = (promise: Promise<unknown>): Promise<LogCorruptError> =>
+  rejectionOf(promise, (error) => error instanceof LogCorruptError);
 
 /** The store contract, run against storage from `makeStore`. */
 export function describeStoreContract(

@@ -6,17 +6,11 @@ import { assistantMessage, userMessage } from "../../src/model/items.js";
 import type { LlmClient } from "../../src/model/llm-client.js";
 import { Worker, WorkerError } from "../../src/worker/index.js";
 import { MockLlmClient, mockHang } from "../support/mock-llm-client.js";
+import { rejectionOf } from "../support/rejection.js";
 import { deferred, defineTool, textResponse, toolCallResponse } from "./scripts.js";
 
-async function failure(promise: Promise<unknown>): Promise<WorkerError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof WorkerError) return error;
-    throw error;
-  }
-  throw new Error("expected the run to fail");
-}
+const failure = (promise: Promise<unknown>): Promise<WorkerError> =>
+  rejectionOf(promise, (error) => error instanceof WorkerError);
 
 /** A worker whose stream sends a partial text block and then hangs; `streaming` resolves at the delta. */
 function hangingStream(ignoreAbort = false) {

@@ -9,6 +9,7 @@ import {
 } from "../../src/model/items.js";
 import { type Interceptor, Worker, WorkerError } from "../../src/worker/index.js";
 import { MockLlmClient, type MockStep } from "../support/mock-llm-client.js";
+import { rejectionOf } from "../support/rejection.js";
 import { recordingTool, textResponse, toolCallResponse, weatherRoundTrip, weatherTool } from "./scripts.js";
 
 function lockedWith(responses: MockStep[][], interceptor: Interceptor) {
@@ -18,15 +19,8 @@ function lockedWith(responses: MockStep[][], interceptor: Interceptor) {
   return { client, locked: worker.lock() };
 }
 
-async function failure(promise: Promise<unknown>): Promise<WorkerError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof WorkerError) return error;
-    throw error;
-  }
-  throw new Error("expected the run to fail");
-}
+const failure = (promise: Promise<unknown>): Promise<WorkerError> =>
+  rejectionOf(promise, (error) => error instanceof WorkerError);
 
 describe("interceptor: onPromptSubmit", () => {
   it("commits the replacement item it returns", async () => {

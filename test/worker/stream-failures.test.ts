@@ -14,17 +14,11 @@ import { assistantMessage, userMessage } from "../../src/model/items.js";
 import { LlmClientError } from "../../src/model/llm-client.js";
 import { Worker, WorkerError } from "../../src/worker/index.js";
 import { MockLlmClient, mockFail } from "../support/mock-llm-client.js";
+import { rejectionOf } from "../support/rejection.js";
 import { recordingTool, textResponse, weatherTool } from "./scripts.js";
 
-async function failure(promise: Promise<unknown>): Promise<WorkerError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof WorkerError) return error;
-    throw error;
-  }
-  throw new Error("expected the run to fail");
-}
+const failure = (promise: Promise<unknown>): Promise<WorkerError> =>
+  rejectionOf(promise, (error) => error instanceof WorkerError);
 
 describe("stream failures", () => {
   it("commits nothing of a response whose stream fails, even blocks that were complete", async () => {

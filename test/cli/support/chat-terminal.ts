@@ -5,7 +5,7 @@
  * Boundary rule: test support only; the panes it starts are closed by `closeAll()`.
  */
 import { join } from "node:path";
-import { expect } from "vitest";
+import { afterEach, expect } from "vitest";
 import type { DaemonHarness } from "../../e2e/support/daemon-harness.js";
 import { eventually, skeinBin } from "./cli-harness.js";
 import { TmuxPane } from "./tmux-pane.js";
@@ -16,7 +16,8 @@ const fixtures = join(import.meta.dirname, "..", "fixtures");
 export class ChatTerminals {
   readonly #panes: TmuxPane[] = [];
 
-  constructor(private readonly daemon: DaemonHarness) {}
+  // The holder, not the daemon: a describe's daemon starts after its terminals are made.
+  constructor(private readonly on: { readonly daemon: DaemonHarness }) {}
 
   /** `skein args…` in the daemon's workspace, on a real terminal. */
   start(
@@ -24,11 +25,11 @@ export class ChatTerminals {
     options: { env?: Record<string, string>; cwd?: string; width?: number } = {},
   ): TmuxPane {
     const pane = TmuxPane.start([process.execPath, skeinBin, ...args], {
-      cwd: options.cwd ?? this.daemon.workspace,
+      cwd: options.cwd ?? this.on.daemon.workspace,
       env: {
         PATH: process.env.PATH ?? "/usr/bin:/bin",
-        HOME: this.daemon.root,
-        SKEIN_HOME: this.daemon.home,
+        HOME: this.on.daemon.root,
+        SKEIN_HOME: this.on.daemon.home,
         SKEIN_NO_AUTOSTART: "1",
         TERM: "screen",
         ...options.env,
@@ -42,6 +43,13 @@ export class ChatTerminals {
   closeAll(): void {
     for (const pane of this.#panes.splice(0)) pane.close();
   }
+}
+
+/** Chats on the daemon `on` holds, for the enclosing `describe`, closed after each test. */
+export function useChatTerminals(on: { readonly daemon: DaemonHarness }): ChatTerminals {
+  const terminals = new ChatTerminals(on);
+  afterEach(() => terminals.closeAll());
+  return terminals;
 }
 
 /** Wait until the screen contains `needle`; resolves with the screen. */

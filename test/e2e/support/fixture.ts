@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { text } from "../../support/fake-provider/reply.js";
 import type { RecordedRequest } from "../../support/fake-provider/server.js";
 import { FakeProvider } from "../../support/fake-provider/server.js";
+import { useStartedForDescribe } from "../../support/started-for-describe.js";
 import { DaemonHarness, type DatabaseKind, type HistoryEntry, sleep } from "./daemon-harness.js";
 
 export const fixtureProfile = "fixture";
@@ -48,40 +49,45 @@ export interface Fixture {
 }
 
 /**
- * One fake provider and one daemon for the enclosing `describe` (started before its tests and
- * handed to `take`, closed after them), the provider reset before each test and then answering
- * `answer` when one is given.
+ * One fake provider and one daemon for the enclosing `describe` (started before its tests,
+ * closed after them; read the fields inside tests and hooks), the provider reset before each
+ * test and then answering `answer` when one is given.
  */
 export function useSharedFixture(
-  take: (fixture: Fixture) => void,
   options: { env?: Record<string, string>; database?: DatabaseKind; answer?: string } = {},
-): void {
-  let fixture: Fixture | undefined;
-  beforeAll(async () => {
-    fixture = await startFixture(options.env, options.database);
-    take(fixture);
-  });
-  afterAll(async () => {
-    await fixture?.app.close();
-    await fixture?.provider.close();
-  });
+): Fixture {
+  const fixture = useStartedForDescribe(
+    () => startFixture(options.env, options.database),
+    async ({ provider, app }) => {
+      await app.close();
+      await provider.close();
+    },
+  );
   beforeEach(() => {
-    const provider = fixture?.provider;
-    provider?.reset();
+    fixture.provider.reset();
     const answer = options.answer;
-    if (provider !== undefined && answer !== undefined) provider.script = () => text(answer);
+    if (answer !== undefined) fixture.provider.script = () => text(answer);
   });
+  return fixture;
+}
+
+/** The fake provider of a `describe` and the daemons its current test started. */
+export interface FakeProviderScope {
+  /** The provider, started before the first test; read it inside tests and hooks. */
+  readonly provider: FakeProvider;
+  /** Daemons the current test started, closed after that test. */
+  readonly started: DaemonHarness[];
 }
 
 /**
- * One fake provider for the enclosing `describe` (handed to `take`), and the daemons each test
- * starts and pushes on `started`, closed after that test.
+ * One fake provider for the enclosing `describe`, and the daemons each test starts and pushes on
+ * `started`, closed after that test.
  */
-export function useFakeProvider(take: (provider: FakeProvider) => void, started: DaemonHarness[]): void {
+export function useFakeProvider(): FakeProviderScope {
   let provider: FakeProvider | undefined;
+  const started: DaemonHarness[] = [];
   beforeAll(async () => {
     provider = await FakeProvider.start();
-    take(provider);
   });
   afterEach(async () => {
     for (const app of started.splice(0)) await app.close();
@@ -89,6 +95,13 @@ export function useFakeProvider(take: (provider: FakeProvider) => void, started:
   afterAll(async () => {
     await provider?.close();
   });
+  return {
+    get provider(): FakeProvider {
+      if (provider === undefined) throw new Error("the fake provider is read before it started");
+      return provider;
+    },
+    started,
+  };
 }
 
 /** A Chat Completions message as the daemon sends it. */
@@ -125,6 +138,19 @@ export function entryText(entry: HistoryEntry): string {
     .join("");
 }
 
+/** The result of a tool_result entry as text (JSON when the result is not a string). */
+export function toolResultText(entry: HistoryEntry | undefined): string {
+  const value = entry?.content.find((part) => part.field === "result")?.value;
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+/** The result of the call `callId` among `entries`, as `toolResultText` gives it. */
+export function toolResultOf(entries: readonly HistoryEntry[], callId: string): string {
+  return toolResultText(
+    entries.find((item) => item.kind === "tool_result" && item.tool?.tool_call_id === callId),
+  );
+}
+
 /** Poll `check` until it returns a value other than undefined; throws after `timeoutMs`. */
 export async function eventually<T>(
   what: string,
@@ -147,4 +173,20 @@ export function gate(): { promise: Promise<void>; open: () => void } {
     open = resolve;
   });
   return { promise, open };
+}
+
+/**
+ * Scripts `provider` to hold its first request until the returned gate opens and to answer each
+ * request (the first once it is let through) with `answer(request index)`.
+ */
+export function holdFirstRequest(
+  provider: FakeProvider,
+  answer: (index: number) => string,
+): { open: () => void } {
+  const held = gate();
+  provider.script = async (request) => {
+    if (request.index === 0) await held.promise;
+    return text(answer(request.index));
+  };
+  return held;
 }

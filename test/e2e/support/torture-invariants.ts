@@ -13,7 +13,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DaemonHarness, HistoryEntry, HistoryPage, Receipt } from "./daemon-harness.js";
-import { entryText } from "./fixture.js";
+import { entryText, toolResultText } from "./fixture.js";
 import { effectsFile, writtenFolder, writtenPath } from "./torture-model.js";
 
 /** One input the test sent, as the test knows it. */
@@ -68,7 +68,7 @@ export async function checkSession(app: DaemonHarness, session: TrackedSession):
   return {
     violations,
     toolCalls: read.filter((entry) => entry.kind === "tool_call").length,
-    unknownOutcomes: results.filter((entry) => unknownOutcome.test(resultOf(entry))).length,
+    unknownOutcomes: results.filter((entry) => unknownOutcome.test(toolResultText(entry))).length,
     recoveries: read.filter((entry) => entry.kind === "note").length,
   };
 }
@@ -189,11 +189,6 @@ async function inputViolations(
 }
 
 /** The result text of a tool_result entry. */
-function resultOf(entry: HistoryEntry): string {
-  const value = entry.content.find((part) => part.field === "result")?.value;
-  return typeof value === "string" ? value : JSON.stringify(value);
-}
-
 function toolViolations(session: TrackedSession, entries: readonly HistoryEntry[]): string[] {
   const problems: string[] = [];
   const calls = new Map<string, HistoryEntry>();
@@ -223,7 +218,7 @@ function toolViolations(session: TrackedSession, entries: readonly HistoryEntry[
         `tool call ${id} is answered at position ${result.position}, before its call at ${call.position}`,
       );
     }
-    const output = resultOf(result);
+    const output = toolResultText(result);
     const unknown = unknownOutcome.test(output);
     const isError = result.tool?.is_error === true;
     if (isError && !unknown)
@@ -281,7 +276,7 @@ function toolViolations(session: TrackedSession, entries: readonly HistoryEntry[
       );
     } else if (temporary) {
       const answer = results.get(id)?.[0];
-      if (answer !== undefined && !unknownOutcome.test(resultOf(answer))) {
+      if (answer !== undefined && !unknownOutcome.test(toolResultText(answer))) {
         problems.push(`${writtenFolder}/${file} is left over from write_file ${id}, which says it completed`);
       }
     }
