@@ -26,6 +26,7 @@ import { joinCluster, type RegistryHolder } from "./boot/join-cluster.js";
 import { openStorage } from "./boot/open-storage.js";
 import { registerRoutes } from "./boot/register-routes.js";
 import { startTooling } from "./boot/start-tooling.js";
+import { startTracing } from "./boot/start-tracing.js";
 import type { ClusterNode } from "./cluster/cluster-node.js";
 import { warnWherePeersDistrust } from "./cluster/peer-trust.js";
 import type { Relays } from "./cluster/request-forwarding.js";
@@ -103,6 +104,8 @@ async function boot(
   undo: Array<() => Promise<void> | void>,
 ): Promise<RunningDaemon> {
   const instanceId = uuidv7();
+  const tracing = await startTracing(env, logger);
+  if (tracing !== null) undo.push(() => tracing.shutdown());
   const { signer, created: keyCreated } = await loadSigningKey(settings.home);
   const storage = await openStorage(settings, signer, logger);
   undo.push(() => storage.close());
@@ -127,6 +130,7 @@ async function boot(
     drain,
     hiddenPaths,
     logger,
+    tracing,
     now,
     historySecret: randomBytes(32).toString("hex"),
     keys: apiKeys(env, new SecretsSource(settings.home)),

@@ -22,6 +22,7 @@ import type { HttpApp } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
 import { answerWith } from "../routes/daemon-problem.js";
 import { DEFAULT_KEEPALIVE_MS } from "../stream/sse-stream.js";
+import type { Tracing } from "../telemetry/tracing.js";
 import type { ClusterNode } from "./cluster-node.js";
 
 /** Marks a relayed request, with the id of the node that relayed it. */
@@ -59,7 +60,10 @@ export interface Relays {
 }
 
 /** Relay requests about sessions owned by other nodes to their owner. */
-export function registerForwarding(app: HttpApp, options: { node: ClusterNode; token: string }): Relays {
+export function registerForwarding(
+  app: HttpApp,
+  options: { node: ClusterNode; token: string; tracing?: Tracing },
+): Relays {
   const open = new Set<() => void>();
   let draining = false;
   app.addHook("preHandler", async (request, reply) => {
@@ -76,10 +80,20 @@ export function registerForwarding(app: HttpApp, options: { node: ClusterNode; t
         headers: { "retry-after": "1" },
       });
     }
-    const upstream = await relay(lease.url, request.method, request.url, request.headers, request.body, {
+    const incoming = request.headers.traceparent;
+    const span = options.tracing?.relay(
+      request.method,
+      request.url,
+      lease.node_id,
+      typeof incoming === "string" ? incoming : undefined,
+    );
+    // The owner continues the trace under the relay's span.
+    const sent = span === undefined ? request.headers : { ...request.headers, traceparent: span.traceparent };
+    const upstream = await relay(lease.url, request.method, request.url, sent, request.body, {
       token: options.token,
       nodeId: options.node.nodeId,
     }).catch(async (error: unknown) => {
+      span?.end(503);
       // Nothing listens at the owner's address: it is gone. Free its sessions and answer here.
       if ((error as NodeJS.ErrnoException).code === "ECONNREFUSED") {
         await answerWith(() => options.node.nodeGone(lease.node_id));
@@ -96,6 +110,7 @@ export function registerForwarding(app: HttpApp, options: { node: ClusterNode; t
     });
     // Null only when the owner refused the connection: the session is answered here.
     if (upstream === null) return;
+    span?.end(upstream.statusCode ?? 502);
     reply.hijack();
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(upstream.headers)) {
