@@ -92,14 +92,17 @@ function workspaceCheckpoints(parts: DaemonParts): Pick<SessionServices, "checkp
           phase,
         );
       } catch (error) {
-        logger.warn({ session: session.id, turnId, phase, err: error }, "workspace checkpoint skipped");
+        logger.warn(
+          { session_id: session.id, run_id: turnId, phase, err: error },
+          "workspace checkpoint skipped",
+        );
       }
     },
     removeCheckpoints: (sessionId) => {
       // A long session's store holds many objects: removed off the event loop, failures logged.
       rm(checkpointStore(settings.home, sessionId), { recursive: true, force: true }).catch(
         (error: unknown) =>
-          logger.warn({ session: sessionId, err: error }, "workspace checkpoints not removed"),
+          logger.warn({ session_id: sessionId, err: error }, "workspace checkpoints not removed"),
       );
     },
   };

@@ -26,7 +26,7 @@ import { type HistoryLog, wholeLog } from "../history/history-log.js";
 import { extendPreview } from "../history/preview.js";
 import { projectEntry, recordToolNames, type ToolNames } from "../history/project-history.js";
 import type { RowWrites, SessionStorage, StoredSessionWriter } from "../storage/session-storage.js";
-import type { CommitSpan, TurnTrace } from "../telemetry/turn-trace.js";
+import type { CommitSpan, TraceIds, TurnTrace } from "../telemetry/turn-trace.js";
 import { anchoredLog } from "./anchored-log.js";
 import type { SessionOutlet } from "./session-outlet.js";
 
@@ -131,6 +131,11 @@ export class SessionLogWriter {
     this.#traces.set(turnId, trace);
   }
 
+  /** The trace ids turn `turnId`'s entries carry (undefined when it is not traced). */
+  traceOf(turnId: string): TraceIds | undefined {
+    return this.#traces.get(turnId)?.ids;
+  }
+
   /** Turn `turnId` is over: its trace is no longer the log's business. */
   untrace(turnId: string): void {
     this.#traces.delete(turnId);
@@ -190,7 +195,7 @@ export class SessionLogWriter {
     this.#corrupt = error;
     // Nothing more is written: what was held can never be.
     this.#held = [];
-    this.#outlet.logger.error({ session: this.sessionId, err: error }, "session log failed verification");
+    this.#outlet.logger.error({ session_id: this.sessionId, err: error }, "session log failed verification");
     for (const observer of this.#observers) observer.corrupted?.(error);
   }
 

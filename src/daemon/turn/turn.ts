@@ -13,6 +13,7 @@
  */
 import { boundText } from "../history/bounded-entry.js";
 import type { FreshAdmission } from "../session/input-queue.js";
+import { turnLogFields } from "../session/log-fields.js";
 import type { SessionPort } from "../session/session-port.js";
 import type { SessionServices } from "../session/session-services.js";
 import { idleStatus } from "../session/session-snapshot.js";
@@ -202,10 +203,7 @@ export class Turn {
   #holdEnd(ending: TurnEnding, error: unknown): void {
     const { port, board, retry, supervisor } = this.#crew;
     const detail = storageFailureText(error);
-    port.logger.warn(
-      { session: port.sessionId, turn: this.run.id, err: error },
-      "could not log a turn's end",
-    );
+    port.logger.warn({ ...turnLogFields(port, this.run.id), err: error }, "could not log a turn's end");
     if (!this.#endingReported) {
       this.#endingReported = true;
       port.publish("error", {
