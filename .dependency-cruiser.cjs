@@ -75,7 +75,7 @@ const daemonFloors = {
   storage: ["http", "telemetry"],
   stream: ["http", "telemetry"],
   history: ["http", "telemetry"],
-  http: ["telemetry"],
+  http: [],
   telemetry: [],
 };
 

@@ -83,11 +83,11 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       contentTypes.push(type);
       try {
         if (type.startsWith("application/json")) {
-          spans.push(...spansOfJson(JSON.parse(body.toString("utf8"))));
+          spans.push(...spansOf(JSON.parse(body.toString("utf8")), jsonId));
           response.writeHead(200, { "content-type": "application/json" }).end("{}");
         } else if (type.startsWith("application/x-protobuf")) {
           const decoded = requestType.toObject(requestType.decode(body), { longs: String, bytes: String });
-          spans.push(...spansOfProtobuf(decoded));
+          spans.push(...spansOf(decoded, protobufId));
           response.writeHead(200, { "content-type": "application/x-protobuf" }).end();
         } else response.writeHead(415).end();
       } catch (error) {
@@ -115,37 +115,14 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
 
 type Json = Record<string, unknown>;
 
-function spansOfJson(request: Json): ReceivedSpan[] {
+/**
+ * The spans of a request in OTLP's JSON mapping (what protobufjs's `toObject` gives too, but for
+ * the ids: hex strings in OTLP/JSON, base64 of the bytes from protobuf); `hex` reads an id.
+ */
+function spansOf(request: Json, hex: (id: unknown) => string): ReceivedSpan[] {
   const received: ReceivedSpan[] = [];
   for (const resourceSpans of (request.resourceSpans as Json[] | undefined) ?? []) {
-    const resource = attributesOf((resourceSpans.resource as Json | undefined)?.attributes, "json");
-    for (const scopeSpans of (resourceSpans.scopeSpans as Json[] | undefined) ?? []) {
-      for (const span of (scopeSpans.spans as Json[] | undefined) ?? []) {
-        received.push({
-          traceId: String(span.traceId),
-          spanId: String(span.spanId),
-          parentSpanId: String(span.parentSpanId ?? ""),
-          name: String(span.name),
-          kind: Number(span.kind),
-          attributes: attributesOf(span.attributes, "json"),
-          statusCode: Number((span.status as Json | undefined)?.code ?? 0),
-          links: ((span.links as Json[] | undefined) ?? []).map((link) => ({
-            traceId: String(link.traceId),
-            spanId: String(link.spanId),
-          })),
-          serviceName: resource["service.name"],
-        });
-      }
-    }
-  }
-  return received;
-}
-
-function spansOfProtobuf(request: Json): ReceivedSpan[] {
-  const received: ReceivedSpan[] = [];
-  const hex = (base64: unknown) => Buffer.from(String(base64 ?? ""), "base64").toString("hex");
-  for (const resourceSpans of (request.resourceSpans as Json[] | undefined) ?? []) {
-    const resource = attributesOf((resourceSpans.resource as Json | undefined)?.attributes, "protobuf");
+    const resource = attributesOf((resourceSpans.resource as Json | undefined)?.attributes);
     for (const scopeSpans of (resourceSpans.scopeSpans as Json[] | undefined) ?? []) {
       for (const span of (scopeSpans.spans as Json[] | undefined) ?? []) {
         received.push({
@@ -154,7 +131,7 @@ function spansOfProtobuf(request: Json): ReceivedSpan[] {
           parentSpanId: hex(span.parentSpanId),
           name: String(span.name),
           kind: Number(span.kind ?? 0),
-          attributes: attributesOf(span.attributes, "protobuf"),
+          attributes: attributesOf(span.attributes),
           statusCode: Number((span.status as Json | undefined)?.code ?? 0),
           links: ((span.links as Json[] | undefined) ?? []).map((link) => ({
             traceId: hex(link.traceId),
@@ -168,22 +145,24 @@ function spansOfProtobuf(request: Json): ReceivedSpan[] {
   return received;
 }
 
-function attributesOf(list: unknown, encoding: "json" | "protobuf"): Record<string, unknown> {
+const jsonId = (id: unknown): string => String(id ?? "");
+const protobufId = (id: unknown): string => Buffer.from(String(id ?? ""), "base64").toString("hex");
+
+/** OTLP key-values as plain values (both encodings decode to the same JSON mapping here). */
+function attributesOf(list: unknown): Record<string, unknown> {
   const attributes: Record<string, unknown> = {};
   for (const pair of (list as Json[] | undefined) ?? [])
-    attributes[String(pair.key)] = valueOf(pair.value as Json, encoding);
+    attributes[String(pair.key)] = plainValue(pair.value as Json);
   return attributes;
 }
 
-function valueOf(value: Json | undefined, encoding: "json" | "protobuf"): unknown {
+function plainValue(value: Json | undefined): unknown {
   if (value === undefined) return undefined;
   if ("stringValue" in value) return value.stringValue;
   if ("boolValue" in value) return value.boolValue;
   if ("intValue" in value) return Number(value.intValue);
   if ("doubleValue" in value) return Number(value.doubleValue);
   if ("arrayValue" in value)
-    return (((value.arrayValue as Json).values as Json[] | undefined) ?? []).map((item) =>
-      valueOf(item, encoding),
-    );
+    return (((value.arrayValue as Json).values as Json[] | undefined) ?? []).map(plainValue);
   return undefined;
 }

@@ -326,14 +326,12 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
       client.release();
     }
     this.#takeovers += claimed.length;
+    const { logger } = this.#options;
     for (const { session, epoch } of claimed) {
       this.#held.set(session, { epoch, since: Date.now() });
-      this.#options.logger.info(
-        { session_id: session, epoch },
-        "claimed a session with work and no live owner",
-      );
+      logger.info({ session_id: session, epoch }, "claimed a session with work and no live owner");
       await this.#options.adopt(session).catch((error: unknown) => {
-        this.#options.logger.error({ session_id: session, err: error }, "could not load a claimed session");
+        logger.error({ session_id: session, err: error }, "could not load a claimed session");
       });
     }
   }
@@ -364,10 +362,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
         // Taken while we were away (a pause, a lost connection): stop, commit nothing more.
         this.#held.delete(sessionId);
         // Routine in a cluster (another node took it while this one was away): the fence keeps it safe.
-        this.#options.logger.info(
-          { session_id: sessionId, epoch },
-          "session lease lost; dropping the session",
-        );
+        this.#options.logger.info({ session_id: sessionId, epoch }, "session lease lost; dropping it");
         this.#options.lost(sessionId, epoch);
       }
       await this.warnOfUntrustedKeys();

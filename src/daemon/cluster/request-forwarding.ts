@@ -22,7 +22,7 @@ import type { HttpApp } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
 import { answerWith } from "../routes/daemon-problem.js";
 import { DEFAULT_KEEPALIVE_MS } from "../stream/sse-stream.js";
-import type { Tracing } from "../telemetry/tracing.js";
+import type { RequestSpan, Tracing } from "../telemetry/tracing.js";
 import type { ClusterNode } from "./cluster-node.js";
 
 /** Marks a relayed request, with the id of the node that relayed it. */
@@ -80,15 +80,7 @@ export function registerForwarding(
         headers: { "retry-after": "1" },
       });
     }
-    const incoming = request.headers.traceparent;
-    const span = options.tracing?.relay(
-      request.method,
-      request.url,
-      lease.node_id,
-      typeof incoming === "string" ? incoming : undefined,
-    );
-    // The owner continues the trace under the relay's span.
-    const sent = span === undefined ? request.headers : { ...request.headers, traceparent: span.traceparent };
+    const { span, headers: sent } = relaySpan(options.tracing, request, lease.node_id);
     const upstream = await relay(lease.url, request.method, request.url, sent, request.body, {
       token: options.token,
       nodeId: options.node.nodeId,
@@ -147,6 +139,23 @@ export function registerForwarding(
       for (const end of [...open]) end();
     },
   };
+}
+
+/** The relay's span (none when not tracing) and the headers to send: the owner continues the trace under the span. */
+function relaySpan(
+  tracing: Tracing | undefined,
+  request: { method: string; url: string; headers: Record<string, string | string[] | undefined> },
+  ownerNode: string,
+): { span: RequestSpan | undefined; headers: Record<string, string | string[] | undefined> } {
+  if (tracing === undefined) return { span: undefined, headers: request.headers };
+  const incoming = request.headers.traceparent;
+  const span = tracing.relay(
+    request.method,
+    request.url,
+    ownerNode,
+    typeof incoming === "string" ? incoming : undefined,
+  );
+  return { span, headers: { ...request.headers, traceparent: span.traceparent } };
 }
 
 /** Send the request to `base` and resolve with the response once its headers arrived. */

@@ -9,7 +9,7 @@
  */
 
 /** Where spans go: OTLP over HTTP (JSON or protobuf), or the daemon's standard output. */
-export type SpanExport = "otlp-json" | "otlp-protobuf" | "console";
+type SpanExport = "otlp-json" | "otlp-protobuf" | "console";
 
 /** Which traces are kept (the `OTEL_TRACES_SAMPLER` values the daemon understands). */
 export type SamplerSetting =
@@ -21,7 +21,7 @@ export type SamplerSetting =
   | { kind: "parentbased_traceidratio"; ratio: number };
 
 /** The batch span processor's tuning (`OTEL_BSP_*`); absent fields take the SDK's defaults. */
-export interface BatchSettings {
+interface BatchSettings {
   scheduledDelayMillis?: number;
   exportTimeoutMillis?: number;
   maxQueueSize?: number;
