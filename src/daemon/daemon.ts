@@ -18,6 +18,7 @@ import { SessionRegistry } from "./actor/session-registry.js";
 import {
   type DaemonParts,
   daemonMetricsOf,
+  meteredBy,
   routeServicesOf,
   sessionServicesOf,
 } from "./boot/daemon-services.js";
@@ -138,7 +139,7 @@ async function boot(
   };
   const sessions = new SessionRegistry({
     ...sessionServicesOf(parts),
-    observeEvent: (sessionId, type, data) => metrics.observe(sessionId, type, data),
+    ...meteredBy(() => metrics),
   });
   const metrics = daemonMetricsOf(parts, sessions);
   registry.current = sessions;
@@ -163,7 +164,7 @@ async function boot(
     metrics,
     storage,
     logger,
-    services: routeServicesOf(parts, sessions),
+    services: routeServicesOf(parts, sessions, metrics),
     // Answer the request first; the drain closes the listener.
     shutdown: (timeoutMs) => setTimeout(() => void shutdown(timeoutMs), 10).unref(),
   });

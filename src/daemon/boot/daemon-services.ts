@@ -119,10 +119,27 @@ export function daemonMetricsOf(parts: DaemonParts, sessions: SessionRegistry): 
   });
 }
 
+/** What sessions tell the daemon's metrics (made later, so reached through `metrics()`): their events and timings. */
+export function meteredBy(metrics: () => DaemonMetrics): Pick<SessionServices, "observeEvent" | "meter"> {
+  return {
+    observeEvent: (sessionId, type, data) => metrics().observe(sessionId, type, data),
+    meter: {
+      modelRequest: (profile, model, seconds, outcome) =>
+        metrics().modelRequest(profile, model, seconds, outcome),
+      commit: (seconds) => metrics().commit(seconds),
+    },
+  };
+}
+
 /** What the routes get: the registry, storage, provider defaults and workspace checks. */
-export function routeServicesOf(parts: DaemonParts, registry: SessionRegistry): RouteServices {
+export function routeServicesOf(
+  parts: DaemonParts,
+  registry: SessionRegistry,
+  metrics: DaemonMetrics,
+): RouteServices {
   const { providers, hiddenPaths } = parts;
   return {
+    streamOptions: { countBytes: (bytes) => metrics.sseBytes(bytes) },
     registry,
     storage: parts.storage,
     historySecret: parts.historySecret,

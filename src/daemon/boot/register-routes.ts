@@ -66,7 +66,9 @@ export function registerRoutes(app: HttpApp, routes: DaemonRoutes): Relays | nul
     isDraining: () => routes.drain.draining,
     shutdown: routes.shutdown,
   });
-  registerMetricsRoutes(app, routes.metrics);
+  const metricsPort =
+    settings.metricsPort === null ? null : { host: settings.host, port: settings.metricsPort };
+  registerMetricsRoutes(app, routes.metrics, metricsPort);
   registerHealthRoutes(app, healthOf(routes));
   const relays =
     cluster === null
