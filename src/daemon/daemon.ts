@@ -42,7 +42,7 @@ import { HomeLock, HomeLockedError } from "./process/home-lock.js";
 import { closeInheritedDescriptors } from "./process/inherited-descriptors.js";
 import { loginFile } from "./process/login-file.js";
 import { defaultNodeUrl, listenHostNames, nodeAddressWarnings } from "./process/node-address.js";
-import { choosePort } from "./process/port.js";
+import { choosePort, rememberPort } from "./process/port.js";
 import { ProviderConfigSource } from "./process/provider-config.js";
 import { SecretsSource } from "./process/secrets-source.js";
 import { type DaemonSettings, readSettings } from "./process/settings.js";
@@ -235,6 +235,7 @@ async function listen(
 ): Promise<number> {
   const port = await choosePort({ configured: settings.port, home: settings.home, host: settings.host });
   await app.listen({ host: settings.host, port });
+  if (settings.port === 0) await rememberPort(settings.home, port);
   if (cluster !== null && settings.database.kind === "postgres") {
     cluster.url = settings.nodeUrl ?? defaultNodeUrl(settings.host, port);
     for (const warning of nodeAddressWarnings(cluster.url, settings.host, settings.nodeUrl !== null))
