@@ -25,6 +25,7 @@ import { daemonStop } from "./boot/daemon-stop.js";
 import { joinCluster, type RegistryHolder } from "./boot/join-cluster.js";
 import { openStorage } from "./boot/open-storage.js";
 import { registerRoutes } from "./boot/register-routes.js";
+import { followSharedConfig } from "./boot/share-config.js";
 import { startTooling } from "./boot/start-tooling.js";
 import type { ClusterNode } from "./cluster/cluster-node.js";
 import { warnWherePeersDistrust } from "./cluster/peer-trust.js";
@@ -112,6 +113,9 @@ async function boot(
   const registry: RegistryHolder = { current: null };
   const cluster = joinCluster(storage, { settings, instanceId, signer, logger, providers, registry });
   if (cluster !== null) undo.push(() => cluster.stop());
+  // Before any turn runs: on a cluster, the profiles every node shares.
+  const sharedConfig = await followSharedConfig(storage, settings, providers, logger);
+  if (sharedConfig !== null) undo.push(() => sharedConfig.stop());
   const now = () => Date.now();
   const hiddenPaths = hiddenPathsOf(settings);
   const tooling = startTooling({ settings, env, providers, hiddenPaths, logger, now });
@@ -122,6 +126,7 @@ async function boot(
     env,
     storage,
     cluster,
+    sharedConfig,
     providers,
     tooling,
     drain,
@@ -159,6 +164,7 @@ async function boot(
     storage,
     logger,
     services: routeServicesOf(parts, sessions),
+    config: { providers, shared: sharedConfig },
     // Answer the request first; the drain closes the listener.
     shutdown: (timeoutMs) => setTimeout(() => void shutdown(timeoutMs), 10).unref(),
   });
