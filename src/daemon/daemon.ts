@@ -175,6 +175,7 @@ async function boot(
     token: settings.token,
     version: protocolVersion,
     instance_id: instanceId,
+    config_source: sharedConfig === null ? "file" : "database",
   });
   sessions.startUnloading(settings.unloadSeconds * 1000);
   logger.info({ port, home: settings.home, instanceId }, "ready");
