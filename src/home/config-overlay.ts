@@ -28,7 +28,7 @@ export interface ConfigEntry {
 }
 
 /** What the validator names as the place of a problem in the shared config. */
-export const sharedConfigPlace = "the cluster config (database)";
+export const sharedConfigPlace = "in the database (cluster_config)";
 
 /** Header names whose values are credentials: kept per node, never in the database. */
 const credentialHeader = /authorization|api[-_]?key|token|secret|cookie|password/i;

@@ -247,7 +247,11 @@ export async function testProfile(
   name: string | undefined,
   options: { timeoutMs: number },
 ): Promise<ExitCode> {
-  const chosen = name ?? readConfig(context.home).active;
+  // On a cluster the active profile is the daemon's (the shared config over config.json).
+  const shared = name === undefined ? await sharedConfigOf(context) : null;
+  shared?.client.close();
+  const chosen =
+    name ?? (shared === null ? readConfig(context.home).active : (shared.view.active ?? undefined));
   if (chosen === undefined) {
     throw new CliError(
       "no provider profile is active",

@@ -39,9 +39,9 @@ export class ClusterConfigFeed {
   #listener: WakeUpListener | null = null;
   #timer: NodeJS.Timeout | null = null;
   #state: SharedConfigState = { version: 0, entries: [], error: null };
-  /** The version refused here last (-1: none), so it is logged once. */
-  #refused = -1;
-  #applied = false;
+  /** What is in force and what was refused here last (version and entries), so each is acted on once. */
+  #inForce: string | null = null;
+  #refused: string | null = null;
   #reading: Promise<void> | null = null;
   #again = false;
   #readFailed = false;
@@ -115,14 +115,16 @@ export class ClusterConfigFeed {
 
   /** Put a stored config in force unless an as new one already is; a bad one is logged once. */
   #apply(stored: StoredConfig): void {
-    if (this.#applied && stored.version <= this.#state.version) return;
-    if (stored.version === this.#refused) return;
+    // An older version is a read that a change through this node overtook.
+    if (this.#inForce !== null && stored.version < this.#state.version) return;
+    const seen = `${stored.version}\u0000${JSON.stringify(stored.entries)}`;
+    if (seen === this.#inForce || seen === this.#refused) return;
     try {
       checkSharedConfig(stored.entries);
       this.#providers.share(stored.entries);
     } catch (error) {
       if (!(error instanceof ProviderConfigError)) throw error;
-      this.#refused = stored.version;
+      this.#refused = seen;
       this.#state = { ...this.#state, error: `version ${stored.version}: ${error.message}` };
       this.#logger.error(
         { err: error, version: stored.version },
@@ -135,7 +137,7 @@ export class ClusterConfigFeed {
         { version: stored.version, entries: stored.entries.length },
         "cluster config in force",
       );
-    this.#applied = true;
+    this.#inForce = seen;
     this.#state = { version: stored.version, entries: stored.entries, error: null };
   }
 }

@@ -47,7 +47,8 @@ interface Row {
 /** Every entry in force and the config's version. */
 export async function readStoredConfig(db: pg.Pool | pg.PoolClient): Promise<StoredConfig> {
   const { rows } = await db.query<Row>(
-    "SELECT section, name, value, version FROM cluster_config ORDER BY section, name",
+    // Byte order, as `byPlace` sorts: a change's entries and a later read of them compare equal.
+    'SELECT section, name, value, version FROM cluster_config ORDER BY section COLLATE "C", name COLLATE "C"',
   );
   let version = 0;
   const entries: ConfigEntry[] = [];
@@ -80,6 +81,7 @@ export async function changeStoredConfig(
       const entries = before.entries.filter((entry) => !same(entry));
       if (change.value !== undefined)
         entries.push({ section: change.section, name: change.name, value: change.value });
+      entries.sort(byPlace);
       check(entries);
       const version = before.version + 1;
       await client.query(
@@ -104,4 +106,11 @@ export async function changeStoredConfig(
   } finally {
     client.release();
   }
+}
+
+/** Entries by section, then name, in code-unit order. */
+function byPlace(a: ConfigEntry, b: ConfigEntry): number {
+  const first = a.section === b.section ? a.name : a.section;
+  const second = a.section === b.section ? b.name : b.section;
+  return first < second ? -1 : first > second ? 1 : 0;
 }
