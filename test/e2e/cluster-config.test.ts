@@ -166,17 +166,32 @@ describe("one config for a cluster", () => {
       );
       expect(view.version).toBe(1);
       expect(Object.keys(view.providers).sort()).toEqual(["fixture", "good"]);
-      expect(node.readLog()).toMatch(/cluster config not used; the last good one stays in force/);
+      await eventually("the refusal in the log", () =>
+        /cluster config not used; the last good one stays in force/.test(node.readLog()) ? true : undefined,
+      );
     }
     const sessionId = await b!.createSession({ provider_profile: "good" });
     await b!.turn(sessionId, "runs on");
-    // Fixed by the next good change: every node takes it.
+    // Removed by hand without a NOTIFY: the poll (every 5 s) finds it on every node.
+    const fixedAt = Date.now();
     await cluster.schema.query("UPDATE cluster_config SET value = NULL WHERE name = 'broken'");
-    expect((await a!.api("/config/profiles/other", { method: "PUT", body: good })).status).toBe(200);
-    await eventually("B to take version 3", async () => {
-      const view = await configOf(b!);
-      return view.version === 3 && view.error === null ? true : undefined;
-    });
+    for (const node of [a!, b!]) {
+      await eventually(
+        "the node to find the fix by polling",
+        async () => {
+          const view = await configOf(node);
+          return view.version === 2 && view.error === null ? true : undefined;
+        },
+        8_000,
+      );
+    }
+    expect(Date.now() - fixedAt).toBeLessThan(6_000);
+    expect(
+      (await a!.api("/config/profiles/other", { method: "PUT", body: good })).json<ConfigView>().version,
+    ).toBe(3);
+    await eventually("B to take version 3", async () =>
+      (await configOf(b!)).version === 3 ? true : undefined,
+    );
   });
 
   it("makes `skein config add|use|list|remove` on a node's home change the cluster config, not config.json", async () => {
