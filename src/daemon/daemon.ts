@@ -169,17 +169,25 @@ async function boot(
     shutdown: (timeoutMs) => setTimeout(() => void shutdown(timeoutMs), 10).unref(),
   });
   const port = await listen(app, settings, cluster, logger);
-  await writeDiscoveryFile(settings.home, {
-    pid: process.pid,
-    port,
-    token: settings.token,
-    version: protocolVersion,
-    instance_id: instanceId,
-    config_source: sharedConfig === null ? "file" : "database",
-  });
+  await publishDiscovery(settings, { port, instanceId, configShared: sharedConfig !== null });
   sessions.startUnloading(settings.unloadSeconds * 1000);
   logger.info({ port, home: settings.home, instanceId }, "ready");
   return { settings, port, instanceId, shutdown, stopped };
+}
+
+/** daemon.json: how clients reach this daemon, and where `skein config` writes for it. */
+async function publishDiscovery(
+  settings: DaemonSettings,
+  daemon: { port: number; instanceId: string; configShared: boolean },
+): Promise<void> {
+  await writeDiscoveryFile(settings.home, {
+    pid: process.pid,
+    port: daemon.port,
+    token: settings.token,
+    version: protocolVersion,
+    instance_id: daemon.instanceId,
+    config_source: daemon.configShared ? "database" : "file",
+  });
 }
 
 /** Which signed heads count: this home's key (signing the heads not signed yet) and config.json's. */

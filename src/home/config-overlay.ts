@@ -13,12 +13,11 @@
 import { type ProviderConfig, ProviderConfigError, parseProviderConfig } from "./provider-config.js";
 
 /** The sections of the shared config this daemon reads. */
-export const configSections = ["providers", "mcpServers", "settings"] as const;
+const configSections = ["providers", "mcpServers", "settings"] as const;
 export type ConfigSection = (typeof configSections)[number];
 
 /** The top-level settings the shared config may set. */
-export const sharedSettings = ["active", "approvalPolicy", "maxToolRounds"] as const;
-export type SharedSetting = (typeof sharedSettings)[number];
+const sharedSettings = ["active", "approvalPolicy", "maxToolRounds"] as const;
 
 /** One entry of the shared config: its section, its name there, its JSON value. */
 export interface ConfigEntry {
@@ -28,7 +27,7 @@ export interface ConfigEntry {
 }
 
 /** What the validator names as the place of a problem in the shared config. */
-export const sharedConfigPlace = "in the database (cluster_config)";
+const sharedConfigPlace = "in the database (cluster_config)";
 
 /** Header names whose values are credentials: kept per node, never in the database. */
 const credentialHeader = /authorization|api[-_]?key|token|secret|cookie|password/i;
@@ -39,7 +38,7 @@ export function isConfigSection(section: string): section is ConfigSection {
 }
 
 /** The config the shared entries say by themselves (as config.json text would). */
-export function sharedConfigOf(entries: readonly ConfigEntry[]): Record<string, unknown> {
+function sharedConfigOf(entries: readonly ConfigEntry[]): Record<string, unknown> {
   const providers: Record<string, unknown> = Object.create(null);
   const mcpServers: Record<string, unknown> = Object.create(null);
   const config: Record<string, unknown> = { providers };

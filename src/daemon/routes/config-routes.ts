@@ -11,7 +11,7 @@
  * config is its home's config.json, which `skein config` edits.
  */
 import { Type } from "typebox";
-import type { ConfigView } from "../../api/config.js";
+import type { ConfigSettingBody, ConfigView } from "../../api/config.js";
 import {
   ConfigEntryBodySchema,
   ConfigSettingBodySchema,
@@ -79,7 +79,7 @@ export function registerConfigRoutes(app: HttpApp, options: ConfigRouteOptions):
       },
       handler: async (request) => {
         const { name } = request.params as { name: string };
-        const { value } = request.body as { value: unknown };
+        const { value } = request.body as ConfigSettingBody;
         if (value === undefined) throw problem("invalid_request", "the body needs a `value`");
         return change(options, { section: "settings", name, value });
       },
