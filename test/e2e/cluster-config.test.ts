@@ -194,7 +194,7 @@ describe("one config for a cluster", () => {
     );
   });
 
-  it("makes `skein config add|use|list|remove` on a node's home change the cluster config, not config.json", async () => {
+  it("makes `skein config add|use|list|remove` and `skein mcp add|remove` on a node's home change the cluster config, not config.json", async () => {
     cluster = new TestCluster(provider);
     const [a, b] = await cluster.start(2, 2);
     const fileBefore = readFileSync(join(a!.home, "config.json"), "utf8");
@@ -237,6 +237,16 @@ describe("one config for a cluster", () => {
     ]);
     expect(withKey.code).toBe(2);
     expect(withKey.stderr).toMatch(/API keys are never stored in the cluster's database/);
+    const mcp = await skein(a!, ["mcp", "add", "tools", "--", "/bin/true"]);
+    expect(mcp.stdout).toMatch(/added MCP server "tools" in the cluster config/);
+    await eventually("B to list the shared MCP server", async () => {
+      const servers = (await b!.api("/mcp")).json<{ servers: Array<{ name: string }> }>().servers;
+      return servers.some((server) => server.name === "tools") ? true : undefined;
+    });
+    expect((await skein(b!, ["mcp", "remove", "tools"])).code).toBe(0);
+    await eventually("A to drop the shared MCP server", async () =>
+      (await configOf(a!)).shared_entries.some((entry) => entry.name === "tools") ? undefined : true,
+    );
     const removed = await skein(b!, ["config", "remove", "team"]);
     expect(removed.code).toBe(0);
     await eventually("A to have no team", async () =>

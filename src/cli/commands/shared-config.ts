@@ -124,10 +124,31 @@ export async function activateSharedProfile(
   return exitCodes.ok;
 }
 
+/** `skein mcp add|remove` on the shared config: the entry as config.json would hold it, or undefined to remove. */
+export async function changeSharedMcpServer(
+  context: CliContext,
+  shared: SharedConfig,
+  name: string,
+  entry: Record<string, unknown> | undefined,
+): Promise<ExitCode> {
+  const replaced = shared.view.shared_entries.some(
+    (known) => known.section === "mcpServers" && known.name === name,
+  );
+  if (entry === undefined && !replaced)
+    throw new CliError(`the cluster config has no MCP server named "${name}"`, exitCodes.notFound);
+  const view = await change(shared, "mcp-servers", name, entry);
+  const what = entry === undefined ? "removed" : replaced ? "replaced" : "added";
+  writeLine(
+    context.terminal.out,
+    `${what} MCP server "${name}" ${entry === undefined ? "from" : "in"} the cluster config (version ${view.version}): every node's new sessions ${entry === undefined ? "no longer use it" : "use it"}`,
+  );
+  return exitCodes.ok;
+}
+
 /** One change through the daemon; a change it refuses is a usage error with its reason. */
 async function change(
   shared: SharedConfig,
-  kind: "profiles" | "settings",
+  kind: "profiles" | "mcp-servers" | "settings",
   name: string,
   value?: unknown,
 ): Promise<ConfigView> {
