@@ -32,6 +32,11 @@ const sharedConfigPlace = "in the database (cluster_config)";
 /** Header names whose values are credentials: kept per node, never in the database. */
 const credentialHeader = /authorization|api[-_]?key|token|secret|cookie|password/i;
 
+/** Whether a header of this name carries a credential (its value is never shared nor shown). */
+export function isCredentialHeader(name: string): boolean {
+  return credentialHeader.test(name);
+}
+
 /** Whether `section` is one this daemon reads. */
 export function isConfigSection(section: string): section is ConfigSection {
   return (configSections as readonly string[]).includes(section);
@@ -101,7 +106,7 @@ function checkNoSecret(name: string, value: unknown, fail: (reason: string) => n
     );
   if (typeof profile.headers === "object" && profile.headers !== null) {
     for (const header of Object.keys(profile.headers)) {
-      if (credentialHeader.test(header))
+      if (isCredentialHeader(header))
         fail(
           `${where} sets header "${header}", a credential; credentials stay in each node's own config.json or secrets`,
         );

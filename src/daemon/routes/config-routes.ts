@@ -17,7 +17,7 @@ import {
   ConfigSettingBodySchema,
   ConfigViewSchema,
 } from "../../api/schemas/config.js";
-import type { ConfigSection } from "../../home/config-overlay.js";
+import { type ConfigSection, isCredentialHeader } from "../../home/config-overlay.js";
 import { ProviderConfigError } from "../../home/provider-config.js";
 import type { ClusterConfigFeed } from "../cluster/cluster-config-feed.js";
 import { ConfigEntryMissingError } from "../cluster/cluster-config-store.js";
@@ -44,7 +44,8 @@ export function registerConfigRoutes(app: HttpApp, options: ConfigRouteOptions):
       config: {
         doc: {
           summary: "Where `skein config` writes, and the config in force on this daemon",
-          description: "API keys are never answered: a profile's `apiKey` reads `(stored)`.",
+          description:
+            "API keys are never answered: a profile's `apiKey`, and the value of a credential header, read `(stored)`.",
         },
       },
       handler: async (): Promise<ConfigView> => configView(options),
@@ -128,6 +129,13 @@ function configView(options: ConfigRouteOptions): ConfigView {
   for (const [name, profile] of Object.entries(config.providers)) {
     const shown: Record<string, unknown> = { ...profile };
     if (shown.apiKey !== undefined) shown.apiKey = "(stored)";
+    if (profile.headers !== undefined)
+      shown.headers = Object.fromEntries(
+        Object.entries(profile.headers).map(([name, value]) => [
+          name,
+          isCredentialHeader(name) ? "(stored)" : value,
+        ]),
+      );
     providers[name] = { shared: sharedProfiles.has(name), profile: shown };
   }
   const errors = [options.providers.lastError?.message ?? null, state?.error ?? null].filter(
