@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { text } from "../support/fake-provider/reply.js";
+import { text, toolCalls } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
 import { type DaemonHarness, skeinBin } from "./support/daemon-harness.js";
 import { eventually, profileFor } from "./support/fixture.js";
@@ -64,7 +64,7 @@ describe("one config for a cluster", () => {
     await provider?.close();
   });
 
-  it("uses a profile added through node A in a turn on node B within 2 s, with B's own key, no restart", async () => {
+  it("uses a profile added through node A in a turn on node B within 2 s, with B's own key, no restart; and A's shared approval policy", async () => {
     cluster = new TestCluster(provider);
     const [a, b] = await cluster.start(2, 2, (index) => ({
       env: { SHARED_KEY: index === 0 ? "key-of-a" : "key-of-b" },
@@ -103,7 +103,28 @@ describe("one config for a cluster", () => {
       "SELECT value FROM cluster_config WHERE section = 'providers' AND name = 'shared'",
     );
     expect(rows[0]!.value).not.toMatch(/key-of/);
-    expect(b!.readLog()).toMatch(/cluster config in force/);
+    // Each node logs when a version goes in force: A at its write, B at its NOTIFY.
+    const inForceAt = (node: DaemonHarness) =>
+      node
+        .readLog()
+        .split("\n")
+        .filter((line) => line.includes('"cluster config in force"') && line.includes('"version":1'))
+        .map((line) => (JSON.parse(line) as { time: number }).time)[0];
+    console.log(`version 1 in force on A at its write, on B ${inForceAt(b!)! - inForceAt(a!)!} ms later`);
+    expect(inForceAt(b!)! - inForceAt(a!)!).toBeLessThan(2_000);
+    // A shared approval policy, set through A, decides B's next tool call.
+    const policy = await a!.api("/config/settings/approvalPolicy", {
+      method: "PUT",
+      body: { value: { default: "deny" } },
+    });
+    expect(policy.status).toBe(200);
+    await eventually("B to have the shared policy", async () =>
+      (await configOf(b!)).shared_entries.some((entry) => entry.name === "approvalPolicy") ? true : undefined,
+    );
+    provider.queue(toolCalls([{ name: "list_files", args: { path: "." }, id: "call_denied" }]));
+    await b!.turn(sessionId, "list the files");
+    const results = (await b!.history(sessionId)).items.filter((entry) => entry.kind === "tool_result");
+    expect(JSON.stringify(results.at(-1)!.content)).toMatch(/denied by the approval policy/);
   });
 
   it("refuses a bad change with the reason, and nothing changes on any node", async () => {
