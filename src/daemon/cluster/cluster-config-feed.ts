@@ -19,6 +19,7 @@ import {
   configChannel,
   readStoredConfig,
   type StoredConfig,
+  unreadableError,
 } from "./cluster-config-store.js";
 import { WakeUpListener } from "./wake-up-listener.js";
 
@@ -117,9 +118,10 @@ export class ClusterConfigFeed {
   #apply(stored: StoredConfig): void {
     // An older version is a read that a change through this node overtook.
     if (this.#inForce !== null && stored.version < this.#state.version) return;
-    const seen = `${stored.version}\u0000${JSON.stringify(stored.entries)}`;
+    const seen = `${stored.version}\u0000${JSON.stringify(stored.entries)}\u0000${stored.unreadable ?? ""}`;
     if (seen === this.#inForce || seen === this.#refused) return;
     try {
+      if (stored.unreadable !== undefined) throw unreadableError(stored.unreadable);
       checkSharedConfig(stored.entries);
       this.#providers.share(stored.entries);
     } catch (error) {

@@ -9,6 +9,7 @@
  */
 import type pg from "pg";
 import { type ConfigEntry, type ConfigSection, isConfigSection } from "../../home/config-overlay.js";
+import { ProviderConfigError } from "../../home/provider-config.js";
 
 /** The channel a change of the shared config is announced on (payload: the new version). */
 export const configChannel = "skein_config";
@@ -20,6 +21,8 @@ const writeLockKey = 7_413_220_001;
 export interface StoredConfig {
   version: number;
   entries: ConfigEntry[];
+  /** Entries whose value is not JSON (written by hand), as `section/name`: the config is not usable. */
+  unreadable?: string[];
 }
 
 /** One change: set an entry (`value` given) or remove it (`value` undefined). */
@@ -52,13 +55,18 @@ export async function readStoredConfig(db: pg.Pool | pg.PoolClient): Promise<Sto
   );
   let version = 0;
   const entries: ConfigEntry[] = [];
+  const unreadable: string[] = [];
   for (const row of rows) {
     version = Math.max(version, Number(row.version));
     // Removed entries and sections of newer daemons are not this daemon's config.
     if (row.value === null || !isConfigSection(row.section)) continue;
-    entries.push({ section: row.section, name: row.name, value: JSON.parse(row.value) as unknown });
+    try {
+      entries.push({ section: row.section, name: row.name, value: JSON.parse(row.value) as unknown });
+    } catch {
+      unreadable.push(`${row.section}/${row.name}`);
+    }
   }
-  return { version, entries };
+  return unreadable.length === 0 ? { version, entries } : { version, entries, unreadable };
 }
 
 /**
@@ -76,6 +84,7 @@ export async function changeStoredConfig(
     try {
       await client.query("SELECT pg_advisory_xact_lock($1)", [writeLockKey]);
       const before = await readStoredConfig(client);
+      if (before.unreadable !== undefined) throw unreadableError(before.unreadable);
       const same = (entry: ConfigEntry) => entry.section === change.section && entry.name === change.name;
       if (change.value === undefined && !before.entries.some(same)) throw new ConfigEntryMissingError(change);
       const entries = before.entries.filter((entry) => !same(entry));
@@ -113,4 +122,12 @@ function byPlace(a: ConfigEntry, b: ConfigEntry): number {
   const first = a.section === b.section ? a.name : a.section;
   const second = a.section === b.section ? b.name : b.section;
   return first < second ? -1 : first > second ? 1 : 0;
+}
+
+/** Why a stored config with entries that are not JSON cannot be used. */
+export function unreadableError(unreadable: readonly string[]): ProviderConfigError {
+  return new ProviderConfigError(
+    "in the database (cluster_config)",
+    `entry ${unreadable.join(", ")} is not JSON: write it through PUT /config/… or set its value to NULL`,
+  );
 }

@@ -138,3 +138,29 @@ describe("the shared config store", () => {
     }
   });
 });
+
+describe("a shared config row that is not JSON", () => {
+  it("is never used: a node starts and runs on its config.json, and changes are refused until it is fixed", async () => {
+    await schema.query(
+      "INSERT INTO cluster_config (section, name, value, version, updated_at) VALUES ('providers', 'hand', '{oops', 1, 0)",
+    );
+    const stored = await readStoredConfig(storage.pool);
+    expect(stored).toEqual({ version: 1, entries: [], unreadable: ["providers/hand"] });
+    const errors: string[] = [];
+    const logger = { ...quiet, error: (_: object, message: string) => errors.push(message) };
+    const feed = new ClusterConfigFeed(storage.pool, new ProviderConfigSource(newHome()), logger, 3_600_000);
+    await feed.start({ connectionString: schema.url });
+    try {
+      expect(feed.state.error).toMatch(/entry providers\/hand is not JSON/);
+      expect(errors).toEqual(["cluster config not used; the last good one stays in force"]);
+      await expect(feed.change({ section: "providers", name: "p", value: profile })).rejects.toThrow(
+        /providers\/hand is not JSON/,
+      );
+      await schema.query("UPDATE cluster_config SET value = NULL WHERE name = 'hand'");
+      await feed.change({ section: "providers", name: "p", value: profile });
+      expect(feed.state).toMatchObject({ version: 2, error: null });
+    } finally {
+      await feed.stop();
+    }
+  });
+});
