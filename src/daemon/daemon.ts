@@ -27,6 +27,7 @@ import { openStorage } from "./boot/open-storage.js";
 import { registerRoutes } from "./boot/register-routes.js";
 import { followSharedConfig } from "./boot/share-config.js";
 import { startTooling } from "./boot/start-tooling.js";
+import { startTracing } from "./boot/start-tracing.js";
 import type { ClusterNode } from "./cluster/cluster-node.js";
 import { warnWherePeersDistrust } from "./cluster/peer-trust.js";
 import type { Relays } from "./cluster/request-forwarding.js";
@@ -95,6 +96,9 @@ export async function startDaemon(
   }
 }
 
+/** The clock of the daemon's parts (ms since the epoch). */
+const wallClock = (): number => Date.now();
+
 /** The daemon's start, phase by phase; each phase that opens something leaves its undo step. */
 async function boot(
   settings: DaemonSettings,
@@ -104,6 +108,7 @@ async function boot(
   undo: Array<() => Promise<void> | void>,
 ): Promise<RunningDaemon> {
   const instanceId = uuidv7();
+  const tracing = await startTracing(env, logger, undo);
   const { signer, created: keyCreated } = await loadSigningKey(settings.home);
   const storage = await openStorage(settings, signer, logger);
   undo.push(() => storage.close());
@@ -116,9 +121,8 @@ async function boot(
   // Before any turn runs: on a cluster, the profiles every node shares.
   const sharedConfig = await followSharedConfig(storage, settings, providers, logger);
   if (sharedConfig !== null) undo.push(() => sharedConfig.stop());
-  const now = () => Date.now();
   const hiddenPaths = hiddenPathsOf(settings);
-  const tooling = startTooling({ settings, env, providers, hiddenPaths, logger, now });
+  const tooling = startTooling({ settings, env, providers, hiddenPaths, logger, now: wallClock });
   undo.push(() => tooling.mcp.stop());
   const drain = new DrainController();
   const parts: DaemonParts = {
@@ -132,7 +136,8 @@ async function boot(
     drain,
     hiddenPaths,
     logger,
-    now,
+    tracing,
+    now: wallClock,
     historySecret: randomBytes(32).toString("hex"),
     keys: apiKeys(env, new SecretsSource(settings.home)),
   };
