@@ -26,6 +26,7 @@ import { daemonStop } from "./boot/daemon-stop.js";
 import { joinCluster, type RegistryHolder } from "./boot/join-cluster.js";
 import { openStorage } from "./boot/open-storage.js";
 import { registerRoutes } from "./boot/register-routes.js";
+import { followSharedConfig } from "./boot/share-config.js";
 import { startTooling } from "./boot/start-tooling.js";
 import { startTracing } from "./boot/start-tracing.js";
 import type { ClusterNode } from "./cluster/cluster-node.js";
@@ -118,6 +119,9 @@ async function boot(
   const registry: RegistryHolder = { current: null };
   const cluster = joinCluster(storage, { settings, instanceId, signer, logger, providers, registry });
   if (cluster !== null) undo.push(() => cluster.stop());
+  // Before any turn runs: on a cluster, the profiles every node shares.
+  const sharedConfig = await followSharedConfig(storage, settings, providers, logger);
+  if (sharedConfig !== null) undo.push(() => sharedConfig.stop());
   const hiddenPaths = hiddenPathsOf(settings);
   const tooling = startTooling({ settings, env, providers, hiddenPaths, logger, now: wallClock });
   undo.push(() => tooling.mcp.stop());
@@ -127,6 +131,7 @@ async function boot(
     env,
     storage,
     cluster,
+    sharedConfig,
     providers,
     tooling,
     drain,
@@ -165,20 +170,30 @@ async function boot(
     storage,
     logger,
     services: routeServicesOf(parts, sessions, metrics),
+    config: { providers, shared: sharedConfig },
     // Answer the request first; the drain closes the listener.
     shutdown: (timeoutMs) => setTimeout(() => void shutdown(timeoutMs), 10).unref(),
   });
   const port = await listen(app, settings, cluster, logger);
-  await writeDiscoveryFile(settings.home, {
-    pid: process.pid,
-    port,
-    token: settings.token,
-    version: protocolVersion,
-    instance_id: instanceId,
-  });
+  await publishDiscovery(settings, { port, instanceId, configShared: sharedConfig !== null });
   sessions.startUnloading(settings.unloadSeconds * 1000);
   logger.info({ port, home: settings.home, instanceId }, "ready");
   return { settings, port, instanceId, shutdown, stopped };
+}
+
+/** daemon.json: how clients reach this daemon, and where `skein config` writes for it. */
+async function publishDiscovery(
+  settings: DaemonSettings,
+  daemon: { port: number; instanceId: string; configShared: boolean },
+): Promise<void> {
+  await writeDiscoveryFile(settings.home, {
+    pid: process.pid,
+    port: daemon.port,
+    token: settings.token,
+    version: protocolVersion,
+    instance_id: daemon.instanceId,
+    config_source: daemon.configShared ? "database" : "file",
+  });
 }
 
 /** Which signed heads count: this home's key (signing the heads not signed yet) and config.json's. */

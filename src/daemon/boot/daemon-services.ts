@@ -4,6 +4,7 @@ import type pino from "pino";
 import { checkpointStore } from "../../home/checkpoints.js";
 import { WorkspaceConfigurationError, workspaceProblem } from "../../tools/builtin-tools.js";
 import type { SessionRegistry } from "../actor/session-registry.js";
+import type { ClusterConfigFeed } from "../cluster/cluster-config-feed.js";
 import type { ClusterNode } from "../cluster/cluster-node.js";
 import { workspaceMissingOnNode } from "../cluster/node-workspace.js";
 import { problem } from "../http/problem.js";
@@ -28,6 +29,8 @@ export interface DaemonParts {
   env: NodeJS.ProcessEnv;
   storage: SessionStorage;
   cluster: ClusterNode | null;
+  /** The cluster's shared config this node follows (null on SQLite). */
+  sharedConfig: ClusterConfigFeed | null;
   providers: ProviderConfigSource;
   tooling: Tooling;
   drain: DrainController;
