@@ -195,11 +195,14 @@ export async function useProfile(context: CliContext, name: string): Promise<Exi
   return exitCodes.ok;
 }
 
-/** `skein config test [NAME]`: the daemon sends one tiny request to the provider; reports what happened. */
+/**
+ * `skein config test [NAME]`: the daemon sends one tiny request to the provider (giving up after
+ * `options.timeout` seconds); reports what happened.
+ */
 export async function testProfile(
   context: CliContext,
   name: string | undefined,
-  options: { timeoutMs: number },
+  options: { timeout: number },
 ): Promise<ExitCode> {
   const chosen = name ?? readConfig(context.home).active;
   if (chosen === undefined) {
@@ -213,7 +216,7 @@ export async function testProfile(
   const shell = server.shell;
   let answer: ProviderTestAnswer;
   try {
-    answer = await client.testProvider(chosen, { timeout_ms: options.timeoutMs });
+    answer = await client.testProvider(chosen, { timeout_ms: options.timeout * 1000 });
   } finally {
     client.close();
   }
