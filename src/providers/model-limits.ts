@@ -10,6 +10,7 @@
  *
  * Boundary rule: pure functions of a profile.
  */
+import { bareModel } from "./bare-model.js";
 import type { ProviderProfile } from "./provider-profile.js";
 
 /** USD per million tokens. `cacheRead`/`cacheWrite` price cached prompt tokens read and written. */
@@ -87,12 +88,6 @@ const rows: readonly LimitRow[] = [
   // DeepSeek.
   [/^deepseek-(chat|reasoner)/, 128_000, 8_192, [0.28, 0.42, 0.028, 0.28]],
 ];
-
-/** A model name without a provider prefix ("openai/gpt-5", "models/gemini-2.5-pro"), lower-cased. */
-function bareModel(model: string): string {
-  const lower = model.toLowerCase();
-  return lower.slice(lower.lastIndexOf("/") + 1);
-}
 
 /** The table's row for a model, or undefined for a model it does not know. */
 function rowFor(model: string): LimitRow | undefined {
