@@ -16,6 +16,8 @@
  *
  * Boundary rule: pure functions of protocol and model name.
  */
+
+import { unreachable } from "../model/unreachable.js";
 import { bareModel } from "./bare-model.js";
 import {
   type AnthropicEffort,
@@ -258,9 +260,7 @@ function rowFor(protocol: ProviderProtocol, model: string): ModelCapabilities {
       return anthropicRow(model);
     case "gemini":
       return geminiRow(model);
-    default: {
-      const unreachable: never = protocol;
-      throw new Error(`unknown protocol ${String(unreachable)}`);
-    }
+    default:
+      unreachable(protocol, "unknown protocol");
   }
 }

@@ -8,6 +8,8 @@
  * Boundary rule: schema only. The log's own tables (`transcript`, `transcript_heads`) are the
  * log stores'; the cluster's (`nodes`, `session_leases`) are migrations here like any other.
  */
+
+import { unreachable } from "../../model/unreachable.js";
 import { get, type SqlDialect, type SqlProgram } from "./sql-program.js";
 
 /** The database was written by a newer daemon whose schema this one does not know. */
@@ -180,10 +182,8 @@ export function migrationStatements(migration: Migration, dialect: SqlDialect): 
       return [...migration.statements];
     case "postgres":
       return migration.statements.map((statement) => statement.replace(/\bINTEGER\b/g, "BIGINT"));
-    default: {
-      const unknown: never = dialect;
-      throw new Error(`unknown dialect ${String(unknown)}`);
-    }
+    default:
+      unreachable(dialect, "unknown dialect");
   }
 }
 

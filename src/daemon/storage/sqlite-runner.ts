@@ -6,6 +6,7 @@
  * the caller holds; `runSqliteAtomic` gives the program its own (a savepoint when nested).
  */
 import type Database from "better-sqlite3";
+import { unreachable } from "../../model/unreachable.js";
 import type { SqlProgram, SqlStep } from "./sql-program.js";
 
 const prepared = new WeakMap<Database.Database, Map<string, Database.Statement>>();
@@ -34,10 +35,8 @@ function execute(db: Database.Database, step: SqlStep): unknown {
       return { changes: statement(db, step.sql).run(...step.params).changes };
     case "dialect":
       return "sqlite";
-    default: {
-      const unknown: never = step;
-      throw new Error(`unknown SQL step ${JSON.stringify(unknown)}`);
-    }
+    default:
+      unreachable(step, "unknown SQL step");
   }
 }
 
