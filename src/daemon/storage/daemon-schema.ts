@@ -176,7 +176,7 @@ export const migrations: readonly Migration[] = [
 export const schemaVersion = migrations[migrations.length - 1]!.version;
 
 /** The statements of `migration` in `dialect`. */
-export function migrationStatements(migration: Migration, dialect: SqlDialect): string[] {
+function migrationStatements(migration: Migration, dialect: SqlDialect): string[] {
   switch (dialect) {
     case "sqlite":
       return [...migration.statements];
@@ -185,6 +185,24 @@ export function migrationStatements(migration: Migration, dialect: SqlDialect): 
     default:
       unreachable(dialect, "unknown dialect");
   }
+}
+
+/**
+ * The migrations a database at version `current` still needs, in order, as `dialect`
+ * statements; a database newer than this code (`label` names it) is a DatabaseVersionError.
+ */
+export function pendingMigrations(
+  current: number,
+  label: string,
+  dialect: SqlDialect,
+): Array<{ version: number; statements: string[] }> {
+  if (current > schemaVersion) throw new DatabaseVersionError(label, current, schemaVersion);
+  return migrations
+    .filter((migration) => migration.version > current)
+    .map((migration) => ({
+      version: migration.version,
+      statements: migrationStatements(migration, dialect),
+    }));
 }
 
 /** The `schema_version` table in `dialect` (created if missing). */
