@@ -21,7 +21,7 @@ import {
   writeProviderConfig,
 } from "../../home/provider-config.js";
 import { type CliContext, connectWithServer } from "../cli-context.js";
-import { CliError } from "../cli-error.js";
+import { CliError, readHomeFile } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { writeShellWarning } from "../render/shell-warning.js";
 import { writeLine } from "../render/terminal.js";
@@ -39,14 +39,7 @@ export interface AddProfileOptions {
 
 /** The config of a home; an absent file is an empty config. */
 export function readConfig(home: string): ProviderConfig {
-  try {
-    return readProviderConfig(home);
-  } catch (error) {
-    if (error instanceof ProviderConfigError) {
-      throw new CliError(error.message, exitCodes.error, `fix or remove ${error.path}`);
-    }
-    throw error;
-  }
+  return readHomeFile(() => readProviderConfig(home), ProviderConfigError);
 }
 
 /** Validate and write config.json atomically (mode 0600); an invalid config is a usage error. */
