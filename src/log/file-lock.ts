@@ -27,6 +27,7 @@ import {
   utimesSync,
   writeSync,
 } from "node:fs";
+import { processAlive } from "../model/process-alive.js";
 import { LockTimeoutError } from "./errors.js";
 
 /** How long to wait for a lock, and when a held lock counts as abandoned. */
@@ -209,16 +210,7 @@ function isStale(holder: LockHolder, options: FileLockOptions): boolean {
     // Our pid but another start time: a previous incarnation that died holding the lock.
     return Math.abs(startMs - processStartMs) > sameProcessStartToleranceMs;
   }
-  return !isProcessAlive(pid);
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
+  return !processAlive(pid);
 }
 
 /** Move the stale lock aside atomically; if what we moved turns out to be a fresh lock, put it back. */
