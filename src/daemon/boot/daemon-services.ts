@@ -4,6 +4,7 @@ import type pino from "pino";
 import { checkpointStore } from "../../home/checkpoints.js";
 import { WorkspaceConfigurationError, workspaceProblem } from "../../tools/builtin-tools.js";
 import type { SessionRegistry } from "../actor/session-registry.js";
+import type { ClusterConfigFeed } from "../cluster/cluster-config-feed.js";
 import type { ClusterNode } from "../cluster/cluster-node.js";
 import { workspaceMissingOnNode } from "../cluster/node-workspace.js";
 import { problem } from "../http/problem.js";
@@ -18,6 +19,7 @@ import type { RouteServices } from "../routes/route-services.js";
 import { findProjectInstructions } from "../session/project-instructions.js";
 import type { SessionServices } from "../session/session-services.js";
 import type { SessionStorage } from "../storage/session-storage.js";
+import type { Tracing } from "../telemetry/tracing.js";
 import { checkpointWorkspace } from "../turn/workspace-checkpoints.js";
 import type { Tooling } from "./start-tooling.js";
 
@@ -27,6 +29,8 @@ export interface DaemonParts {
   env: NodeJS.ProcessEnv;
   storage: SessionStorage;
   cluster: ClusterNode | null;
+  /** The cluster's shared config this node follows (null on SQLite). */
+  sharedConfig: ClusterConfigFeed | null;
   providers: ProviderConfigSource;
   tooling: Tooling;
   drain: DrainController;
@@ -36,6 +40,8 @@ export interface DaemonParts {
   /** API keys: config.json, the daemon's environment, then the keys `skein auth set` stored. */
   keys: ApiKeys;
   logger: pino.Logger;
+  /** The daemon's tracing; null when no trace is exported. */
+  tracing: Tracing | null;
   now: () => number;
 }
 
@@ -56,6 +62,7 @@ export function sessionServicesOf(parts: DaemonParts): SessionServices {
     ...(cluster === null ? {} : { ownership: cluster }),
     historySecret: parts.historySecret,
     logger,
+    ...(parts.tracing === null ? {} : { tracing: parts.tracing }),
     now: parts.now,
     isDraining: () => parts.drain.draining,
     // Built-in tools first: a refused workspace fails the turn before any MCP server starts for it.
@@ -88,14 +95,17 @@ function workspaceCheckpoints(parts: DaemonParts): Pick<SessionServices, "checkp
           phase,
         );
       } catch (error) {
-        logger.warn({ session: session.id, turnId, phase, err: error }, "workspace checkpoint skipped");
+        logger.warn(
+          { session_id: session.id, run_id: turnId, phase, err: error },
+          "workspace checkpoint skipped",
+        );
       }
     },
     removeCheckpoints: (sessionId) => {
       // A long session's store holds many objects: removed off the event loop, failures logged.
       rm(checkpointStore(settings.home, sessionId), { recursive: true, force: true }).catch(
         (error: unknown) =>
-          logger.warn({ session: sessionId, err: error }, "workspace checkpoints not removed"),
+          logger.warn({ session_id: sessionId, err: error }, "workspace checkpoints not removed"),
       );
     },
   };
@@ -112,10 +122,27 @@ export function daemonMetricsOf(parts: DaemonParts, sessions: SessionRegistry): 
   });
 }
 
+/** What sessions tell the daemon's metrics (made later, so reached through `metrics()`): their events and timings. */
+export function meteredBy(metrics: () => DaemonMetrics): Pick<SessionServices, "observeEvent" | "meter"> {
+  return {
+    observeEvent: (sessionId, type, data) => metrics().observe(sessionId, type, data),
+    meter: {
+      modelRequest: (profile, model, seconds, outcome) =>
+        metrics().modelRequest(profile, model, seconds, outcome),
+      commit: (seconds) => metrics().commit(seconds),
+    },
+  };
+}
+
 /** What the routes get: the registry, storage, provider defaults and workspace checks. */
-export function routeServicesOf(parts: DaemonParts, registry: SessionRegistry): RouteServices {
+export function routeServicesOf(
+  parts: DaemonParts,
+  registry: SessionRegistry,
+  metrics: DaemonMetrics,
+): RouteServices {
   const { providers, hiddenPaths } = parts;
   return {
+    streamOptions: { countBytes: (bytes) => metrics.sseBytes(bytes) },
     registry,
     storage: parts.storage,
     historySecret: parts.historySecret,
@@ -124,6 +151,7 @@ export function routeServicesOf(parts: DaemonParts, registry: SessionRegistry): 
     workspaceProblem: (workspace) => workspaceProblem(workspace, hiddenPaths),
     projectInstructions: (workspace) => findProjectInstructions(workspace, { hiddenPaths }),
     mcpServerNames: () => parts.tooling.mcp.serverNames(),
+    ...(parts.tracing === null ? {} : { tracing: parts.tracing }),
     providerDefaults: (name) => {
       try {
         const named = providers.resolveProfile(name);

@@ -43,6 +43,7 @@ export function daemonStop(parts: DaemonParts, serving: StoppableServing): Daemo
       await sessions.drain(timeoutMs, { handOff });
       // Hand the sessions off at once: released leases, and a wake-up for the other nodes.
       await cluster?.stop();
+      await parts.sharedConfig?.stop();
       // Stop accepting and cut the streams before stopping the MCP servers, which may take
       // seconds: a client whose stream ended reconnects at once, and a listener still open
       // then would take it in and the close would wait on it.
@@ -55,6 +56,8 @@ export function daemonStop(parts: DaemonParts, serving: StoppableServing): Daemo
       const commits = parts.storage.commitStats();
       await parts.storage.close();
       serving.lock.release();
+      // The spans of the last turns go out before the process exits.
+      await parts.tracing?.shutdown();
       logger.info({ groupCommit: commits }, "stopped");
       stoppedResolve();
     })();

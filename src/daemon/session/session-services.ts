@@ -11,6 +11,7 @@ import type { ModelLimits } from "../../providers/model-limits.js";
 import type { SessionStorage } from "../storage/session-storage.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import type { SessionFeedOptions } from "../stream/session-feed.js";
+import type { Tracing } from "../telemetry/tracing.js";
 import type { ProviderDescription } from "./session-settings.js";
 
 /** A provider client chosen for one turn, with the names the snapshot and usage events show. */
@@ -36,6 +37,14 @@ export interface SessionLogger {
   info(object: object, message: string): void;
   warn(object: object, message: string): void;
   error(object: object, message: string): void;
+}
+
+/** What the daemon's metrics measure of a session besides its events: how long things took. */
+export interface SessionMeter {
+  /** A model request to `profile`'s `model` ended after `seconds` (its response committed, or it failed). */
+  modelRequest(profile: string, model: string, seconds: number, outcome: "ok" | "error"): void;
+  /** A commit of a session's log was durable after `seconds`. */
+  commit(seconds: number): void;
 }
 
 /** Which checkpoint of a turn to record. */
@@ -105,6 +114,10 @@ export interface SessionServices {
   /** config.json's approval policies and tool-round cap for a session's next turn. */
   turnSettings(session: SessionRow): TurnSettings;
   logger: SessionLogger;
+  /** The daemon's tracing; absent when no trace is exported (then nothing is traced). */
+  tracing?: Tracing;
+  /** Hears how long model requests and commits took (the daemon's metrics). */
+  meter?: SessionMeter;
   /** Hears every event a session publishes, after its clients (the daemon's metrics). */
   observeEvent?: SessionEventObserver;
   /** True once the daemon drains: no new turn starts. */

@@ -22,6 +22,7 @@ import type { SessionPort } from "../session/session-port.js";
 import type { BoundClient, SessionServices } from "../session/session-services.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import type { DeltaEventType } from "../stream/encoded-event.js";
+import type { TurnTrace } from "../telemetry/turn-trace.js";
 import {
   type AbortCause,
   completedEnding,
@@ -30,12 +31,13 @@ import {
   type TurnEnding,
 } from "./turn-ending.js";
 import { toolEventData, usageEventData } from "./turn-events.js";
+import { tracedCompaction, tracedDecision } from "./turn-tracing.js";
 
 export interface TurnRunOptions {
   id: string;
   inputIds: readonly string[];
   /** What the daemon gives the turn: its client, its tools, config.json's settings, checkpoints. */
-  services: Pick<SessionServices, "bindClient" | "tools" | "turnSettings" | "checkpoint">;
+  services: Pick<SessionServices, "bindClient" | "tools" | "turnSettings" | "checkpoint" | "meter">;
   session: SessionRow;
   /** The session's history, appending through its log writer. */
   conversation: Conversation;
@@ -47,6 +49,8 @@ export interface TurnRunOptions {
    * comes (the turn is then aborted). Without it, the turn publishes as it goes.
    */
   held?: boolean;
+  /** The turn's trace (none when the daemon exports no traces). */
+  trace?: TurnTrace | undefined;
   /** A tool of the turn started, or the result of one was committed (`toolsUnsettled` changed). */
   onToolsChanged?: () => void;
   /** The session's compaction hooks for this turn's client (none: the turn never compacts). */
@@ -74,6 +78,8 @@ export class TurnRun {
   #abortCause: AbortCause | null = null;
   #abortDetail = "";
   #request = 0;
+  /** When the model request in flight went out (`performance.now()`); null between requests. */
+  #requestBegan: number | null = null;
   #usage: Usage = {};
   /** Calls whose tool started and whose result is not committed yet. */
   readonly #unsettledCalls = new Set<string>();
@@ -188,6 +194,8 @@ export class TurnRun {
       }
       return completedEnding(end.result, end.requestCount, end.interrupted, this.#usage);
     } finally {
+      // A request still in flight ended with the run: it failed, or was cut.
+      this.#requestEnded(prepared.bound, "error");
       this.#port.flushDeltas();
       if (this.#checkpointed !== null) {
         await this.#checkpointed;
@@ -234,11 +242,15 @@ export class TurnRun {
     const { state } = this.#port.log;
     const { gate } = this.#options;
     const policy = this.#policy!;
+    const { trace } = this.#options;
     const compaction = this.#afterRelease(
-      this.#options.compaction?.(
-        bound,
-        state.system_prompt,
-        offered.map((made) => made.meta),
+      tracedCompaction(
+        this.#options.compaction?.(
+          bound,
+          state.system_prompt,
+          offered.map((made) => made.meta),
+        ),
+        trace,
       ),
     );
     return resumeWithCompaction(compaction, {
@@ -255,7 +267,10 @@ export class TurnRun {
         beforeToolCall: async (call) => {
           await this.#checkpointBefore();
           this.#toolsCalled = true;
-          return gate.beforeToolCall(call, policy, this.id, this.#abort.signal);
+          if (trace === undefined) return gate.beforeToolCall(call, policy, this.id, this.#abort.signal);
+          return tracedDecision(trace, call, () =>
+            gate.beforeToolCall(call, policy, this.id, this.#abort.signal),
+          );
         },
       },
       observer: this.#observer(bound, () => void this.#checkpointBefore()),
@@ -294,6 +309,15 @@ export class TurnRun {
     };
   }
 
+  /** The model request in flight (if any) ended: the daemon's metrics hear how long it took. */
+  #requestEnded(bound: BoundClient, outcome: "ok" | "error"): void {
+    const began = this.#requestBegan;
+    if (began === null) return;
+    this.#requestBegan = null;
+    const seconds = (performance.now() - began) / 1000;
+    this.#options.services.meter?.modelRequest(bound.profileName, bound.model, seconds, outcome);
+  }
+
   /** The loop's observer; `toolCallStarts` is told when the model starts a tool call. */
   #observer(bound: BoundClient, toolCallStarts: () => void) {
     const port = this.#port;
@@ -302,8 +326,11 @@ export class TurnRun {
     // (the merger compares them on every delta, and the same string compares at once).
     let textMessage = `${turnId}:${this.#request}`;
     let thinkingMessage = `${textMessage}:thinking`;
+    const { trace } = this.#options;
     return {
       onRequestStart: (request: number) => {
+        trace?.requestStarted(request, bound.client.provider, bound.model);
+        this.#requestBegan = performance.now();
         this.#request = request;
         textMessage = `${turnId}:${request}`;
         thinkingMessage = `${textMessage}:thinking`;
@@ -330,9 +357,12 @@ export class TurnRun {
             if (event.block.type === "tool_use") toolCallStarts();
             return;
           case "block_stop":
+          case "status":
+            if (trace !== undefined && event.stop_reason !== undefined)
+              trace.requestStopped(event.stop_reason);
+            return;
           case "block_abort":
           case "usage":
-          case "status":
           case "error":
           case "ping":
             return;
@@ -341,6 +371,8 @@ export class TurnRun {
         }
       },
       onRequestEnd: (_request: number, usage: Usage) => {
+        trace?.requestEnded(usage);
+        this.#requestEnded(bound, "ok");
         if (Object.keys(usage).length === 0) return;
         // Stored with the turn's end (one write per turn); streamed per request.
         this.#usage = addUsage(this.#usage, usage);
@@ -354,6 +386,7 @@ export class TurnRun {
         this.#publish(() => port.publish("tool", data));
       },
       onToolCallEnd: (call: ToolCallItem, result: ToolResultItem) => {
+        trace?.toolEnded(call.call_id, { isError: result.is_error === true });
         const data = toolEventData(call, result);
         this.#publish(() => port.publish("tool", data));
       },
