@@ -8,6 +8,7 @@
  */
 import type { PushMetricExporter } from "@opentelemetry/sdk-metrics";
 import type { Registry } from "prom-client";
+import { type ExporterMakers, exporterOf } from "./export-kind.js";
 import { prometheusMetricProducer } from "./prometheus-metric-producer.js";
 import { telemetryResource } from "./telemetry-resource.js";
 import type { MetricsExportSettings } from "./telemetry-settings.js";
@@ -30,7 +31,7 @@ export async function startMetricsExport(
     settings.exports.map(
       async (kind) =>
         new sdk.PeriodicExportingMetricReader({
-          exporter: await exporterOf(kind, sdk),
+          exporter: await exporterOf(kind, metricExporters(sdk)),
           exportIntervalMillis: settings.intervalMillis,
           exportTimeoutMillis: settings.timeoutMillis,
           metricProducers: [prometheusMetricProducer(registry, startTime)],
@@ -47,20 +48,13 @@ export async function startMetricsExport(
 
 type Sdk = typeof import("@opentelemetry/sdk-metrics");
 
-async function exporterOf(
-  kind: MetricsExportSettings["exports"][number],
-  sdk: Sdk,
-): Promise<PushMetricExporter> {
-  switch (kind) {
-    case "console":
-      return new sdk.ConsoleMetricExporter();
-    case "otlp-json":
-      return new (await import("@opentelemetry/exporter-metrics-otlp-http")).OTLPMetricExporter();
-    case "otlp-protobuf":
-      return new (await import("@opentelemetry/exporter-metrics-otlp-proto")).OTLPMetricExporter();
-    default: {
-      const unknown: never = kind;
-      throw new Error(`unknown metrics export ${String(unknown)}`);
-    }
-  }
+/** The metric exporters, each package loaded only when named. */
+function metricExporters(sdk: Sdk): ExporterMakers<PushMetricExporter> {
+  return {
+    console: () => new sdk.ConsoleMetricExporter(),
+    otlpJson: async () =>
+      new (await import("@opentelemetry/exporter-metrics-otlp-http")).OTLPMetricExporter(),
+    otlpProtobuf: async () =>
+      new (await import("@opentelemetry/exporter-metrics-otlp-proto")).OTLPMetricExporter(),
+  };
 }

@@ -47,6 +47,7 @@ function metricOf(family: PromJson[number], startTime: HrTime, endTime: HrTime):
   const descriptor = { name: family.name, description: family.help, unit: "", valueType: double };
   const point = <T>(attributes: Attributes, value: T) => ({ startTime, endTime, attributes, value });
   const samples = family.values as PromSample[];
+  const pointsOf = () => samples.map((sample) => point(attributesOf(sample.labels), sample.value));
   switch (String(family.type)) {
     case "counter":
       return {
@@ -54,14 +55,14 @@ function metricOf(family: PromJson[number], startTime: HrTime, endTime: HrTime):
         aggregationTemporality: cumulative,
         dataPointType: sumPoint,
         isMonotonic: true,
-        dataPoints: samples.map((sample) => point(attributesOf(sample.labels), sample.value)),
+        dataPoints: pointsOf(),
       } as MetricData;
     case "gauge":
       return {
         descriptor,
         aggregationTemporality: cumulative,
         dataPointType: gaugePoint,
-        dataPoints: samples.map((sample) => point(attributesOf(sample.labels), sample.value)),
+        dataPoints: pointsOf(),
       } as MetricData;
     case "histogram":
       return {

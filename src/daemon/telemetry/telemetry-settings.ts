@@ -9,7 +9,7 @@
  */
 
 /** Where spans (or metrics) go: OTLP over HTTP (JSON or protobuf), or the daemon's standard output. */
-type SpanExport = "otlp-json" | "otlp-protobuf" | "console";
+export type SpanExport = "otlp-json" | "otlp-protobuf" | "console";
 
 /** Which traces are kept (the `OTEL_TRACES_SAMPLER` values the daemon understands). */
 export type SamplerSetting =

@@ -19,6 +19,7 @@ import {
   trace,
 } from "@opentelemetry/api";
 import type { SpanExporter, TracerProvider } from "@opentelemetry/sdk-trace";
+import { type ExporterMakers, exporterOf } from "./export-kind.js";
 import { telemetryResource } from "./telemetry-resource.js";
 import type { SamplerSetting, TelemetrySettings } from "./telemetry-settings.js";
 import { TurnTrace } from "./turn-trace.js";
@@ -58,7 +59,7 @@ export class Tracing {
       import("@opentelemetry/sdk-trace"),
       import("@opentelemetry/core"),
     ]);
-    const exporters = await Promise.all(settings.exports.map((kind) => exporterOf(kind, sdk)));
+    const exporters = await Promise.all(settings.exports.map((kind) => exporterOf(kind, spanExporters(sdk))));
     const resource = await telemetryResource(version);
     const provider = new sdk.TracerProvider({
       resource,
@@ -156,19 +157,14 @@ function requestSpan(span: Span): RequestSpan {
 
 type Sdk = typeof import("@opentelemetry/sdk-trace");
 
-async function exporterOf(kind: TelemetrySettings["exports"][number], sdk: Sdk): Promise<SpanExporter> {
-  switch (kind) {
-    case "console":
-      return new sdk.ConsoleSpanExporter();
-    case "otlp-json":
-      return new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter();
-    case "otlp-protobuf":
-      return new (await import("@opentelemetry/exporter-trace-otlp-proto")).OTLPTraceExporter();
-    default: {
-      const unknown: never = kind;
-      throw new Error(`unknown span export ${String(unknown)}`);
-    }
-  }
+/** The span exporters, each package loaded only when named. */
+function spanExporters(sdk: Sdk): ExporterMakers<SpanExporter> {
+  return {
+    console: () => new sdk.ConsoleSpanExporter(),
+    otlpJson: async () => new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter(),
+    otlpProtobuf: async () =>
+      new (await import("@opentelemetry/exporter-trace-otlp-proto")).OTLPTraceExporter(),
+  };
 }
 
 function samplerOf(setting: SamplerSetting, sdk: Sdk) {
