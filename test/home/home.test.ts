@@ -13,6 +13,7 @@ describe("the Skein home", () => {
       home: "/h",
       lock: "/h/daemon.lock",
       discovery: "/h/daemon.json",
+      port: "/h/daemon.port",
       config: "/h/config.json",
       database: "/h/skein.sqlite",
       signingKey: "/h/head-signing-key.pem",
