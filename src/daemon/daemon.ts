@@ -15,6 +15,7 @@ import { protocolVersion } from "../api/protocol.js";
 import { homeLockedExitCode } from "../home/exit-codes.js";
 import type { HeadSigner } from "../log/head-signer.js";
 import { SessionRegistry } from "./actor/session-registry.js";
+import { SessionRetention } from "./actor/session-retention.js";
 import {
   type DaemonParts,
   daemonMetricsOf,
@@ -45,6 +46,7 @@ import { ProviderConfigSource } from "./process/provider-config.js";
 import { SecretsSource } from "./process/secrets-source.js";
 import { type DaemonSettings, readSettings } from "./process/settings.js";
 import { loadSigningKey } from "./process/signing-key.js";
+import type { SessionServices } from "./session/session-services.js";
 import { databaseFiles } from "./storage/database.js";
 import type { SessionStorage } from "./storage/session-storage.js";
 
@@ -131,11 +133,19 @@ async function boot(
     historySecret: randomBytes(32).toString("hex"),
     keys: apiKeys(env, new SecretsSource(settings.home)),
   };
-  const sessions = new SessionRegistry({
+  const sessionServices: SessionServices = {
     ...sessionServicesOf(parts),
     observeEvent: (sessionId, type, data) => metrics.observe(sessionId, type, data),
-  });
+  };
+  const sessions = new SessionRegistry(sessionServices);
   const metrics = daemonMetricsOf(parts, sessions);
+  const retention = new SessionRetention({
+    registry: sessions,
+    services: sessionServices,
+    policy: () => providers.current().retention,
+    removed: (report) => metrics.retained(report),
+  });
+  undo.push(() => retention.stop());
   registry.current = sessions;
   undo.push(() => sessions.drain(0));
   // A cluster node recovers by claiming sessions with work and no live owner (cluster-node.ts).
@@ -145,7 +155,8 @@ async function boot(
   const app = openHttpApp(settings, logins, drain, logger);
   undo.push(() => app.close());
   let relays: Relays | null = null;
-  const { shutdown, stopped } = daemonStop(parts, { instanceId, relays: () => relays, sessions, app, lock });
+  const serving = { instanceId, relays: () => relays, sessions, retention, app, lock };
+  const { shutdown, stopped } = daemonStop(parts, serving);
   relays = registerRoutes(app, {
     settings,
     instanceId,
@@ -156,6 +167,7 @@ async function boot(
     drain,
     logins,
     metrics,
+    retention,
     storage,
     logger,
     services: routeServicesOf(parts, sessions),
@@ -171,6 +183,7 @@ async function boot(
     instance_id: instanceId,
   });
   sessions.startUnloading(settings.unloadSeconds * 1000);
+  retention.start();
   logger.info({ port, home: settings.home, instanceId }, "ready");
   return { settings, port, instanceId, shutdown, stopped };
 }

@@ -7,6 +7,7 @@ import { packageRoot, packageVersion } from "../../home/package-version.js";
 import type { HeadSigner } from "../../log/head-signer.js";
 import type { McpManager } from "../../mcp/mcp-manager.js";
 import type { BuiltinToolKit } from "../../tools/builtin-tools.js";
+import type { SessionRetention } from "../actor/session-retention.js";
 import type { ClusterNode } from "../cluster/cluster-node.js";
 import { type Relays, registerForwarding } from "../cluster/request-forwarding.js";
 import type { BrowserLogins } from "../http/browser-logins.js";
@@ -29,6 +30,7 @@ import { registerMetricsRoutes } from "../routes/metrics-routes.js";
 import { registerOpenApiRoute } from "../routes/openapi-routes.js";
 import { registerProviderRoutes } from "../routes/provider-routes.js";
 import { registerRepairRoutes } from "../routes/repair-routes.js";
+import { registerRetentionRoutes } from "../routes/retention-routes.js";
 import type { RouteServices } from "../routes/route-services.js";
 import { registerServerRoutes } from "../routes/server-routes.js";
 import { registerSessionRoutes } from "../routes/session-routes.js";
@@ -48,6 +50,8 @@ export interface DaemonRoutes {
   drain: DrainController;
   logins: BrowserLogins;
   services: RouteServices;
+  /** `POST /gc`: the daemon's retention. */
+  retention: SessionRetention;
   metrics: DaemonMetrics;
   storage: SessionStorage;
   logger: pino.Logger;
@@ -77,6 +81,7 @@ export function registerRoutes(app: HttpApp, routes: DaemonRoutes): Relays | nul
   registerRepairRoutes(app, services);
   registerHistoryRoutes(app, services);
   registerVerifyRoutes(app, services, routes.signer);
+  registerRetentionRoutes(app, routes.retention);
   registerProviderRoutes(app, services);
   registerMcpRoutes(app, { mcp: routes.mcp, workspaceProblem: services.workspaceProblem });
   if (settings.inspect) registerDebugRoutes(app, services);

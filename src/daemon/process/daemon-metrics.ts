@@ -12,6 +12,7 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import type { McpStatus } from "../../api/mcp-status.js";
+import type { GcReport } from "../../api/retention.js";
 import type { SessionEventData } from "../../api/session-events.js";
 import type { SessionCensus } from "../actor/session-census.js";
 import type { NodeHealth } from "../cluster/node-health.js";
@@ -36,6 +37,8 @@ export class DaemonMetrics {
   readonly #retries: Counter;
   readonly #approvals: Counter<"decision">;
   readonly #compactions: Counter<"result">;
+  readonly #retainedSessions: Counter<"action">;
+  readonly #retainedBytes: Counter;
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
@@ -61,11 +64,24 @@ export class DaemonMetrics {
       "decision",
     ]);
     this.#compactions = counter("skein_compactions_total", "Compactions ended, by result", ["result"]);
+    this.#retainedSessions = counter(
+      "skein_retention_sessions_total",
+      "Sessions retention deleted (idle) or pruned (log cut), by action",
+      ["action"],
+    );
+    this.#retainedBytes = counter("skein_retention_bytes_total", "Bytes of log entries retention removed");
     this.#scraped(sources);
     collectDefaultMetrics({ register: this.registry, prefix: "skein_" });
   }
 
   /** One event a session published. */
+  /** Count what a retention run removed (not dry runs). */
+  retained(report: GcReport): void {
+    this.#retainedSessions.inc({ action: "deleted" }, report.deleted.length);
+    this.#retainedSessions.inc({ action: "pruned" }, report.pruned.length);
+    this.#retainedBytes.inc(report.bytes_freed);
+  }
+
   observe<T extends keyof SessionEventData>(_sessionId: string, type: T, data: SessionEventData[T]): void {
     this.#count({ type, data } as ObservedEvent);
   }
