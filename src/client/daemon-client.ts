@@ -22,6 +22,7 @@ import type { ContentSlice, HistoryPage, HistoryQuery } from "../api/history.js"
 import type { CancelAnswer, InputBody, InputReceipt, InterruptAnswer, InterruptBody } from "../api/inputs.js";
 import type { McpStatus, McpTestBody, McpTestReport } from "../api/mcp-status.js";
 import type { ProviderTestAnswer, ProviderTestBody } from "../api/provider-test.js";
+import type { GcReport } from "../api/retention.js";
 import type { ServerInfo, ShutdownAnswer, ShutdownBody } from "../api/server.js";
 import type { SessionSettings, SessionSettingsBody } from "../api/session-settings.js";
 import type {
@@ -284,6 +285,11 @@ export class DaemonClient {
   repair(sessionId: string, from: number, to?: number): Promise<RepairAnswer> {
     const body = to === undefined ? { from_position: from } : { from_position: from, to_position: to };
     return this.#call("POST", `${sessionPath(sessionId)}/repair`, { body });
+  }
+
+  /** `POST /gc`: apply the retention policy now, or with `dryRun` only report what it would remove. */
+  gc(dryRun: boolean): Promise<GcReport> {
+    return this.#call("POST", "/gc", { body: { dry_run: dryRun } });
   }
 
   /** `POST /sessions/{sid}/compact`: start compacting the session's context (202; the stream tells the end). */
