@@ -171,6 +171,21 @@ describe.each(databaseKinds)("retention over 1,000 sessions ($name)", ({ databas
     const history = await app.history(id);
     expect(history.items.some((item) => item.content.some((c) => c.text === "still here"))).toBe(true);
     expect((await app.api(`/sessions/${id}/verify`)).json<{ status: string }>().status).toBe("verified");
+    // Forked at its last answer: the fork starts from the pruned session's replayed state.
+    const answer = history.items.findLast((item) => item.checkpoint_id !== null)!;
+    const fork = uuidv7();
+    const created = await app.api(`/sessions/${fork}`, {
+      method: "PUT",
+      headers: { "if-none-match": "*" },
+      body: { kind: "fork", source_session_id: id, checkpoint_id: answer.checkpoint_id },
+    });
+    expect(created.status, created.text).toBe(201);
+    const before = provider.requests.length;
+    await app.turn(fork, "and in the fork?");
+    const sent = provider.requests.slice(before).map((request) => request.rawBody).join("\n");
+    expect(sent).toContain("the earlier turns, in brief");
+    expect(sent).toContain("are you there?");
+    expect((await app.api(`/sessions/${fork}/verify`)).json<{ status: string }>().status).toBe("verified");
   }, 60_000);
 
   it("never touches a running session, nor the input queued behind its turn", async () => {
