@@ -44,7 +44,7 @@ const comparedFields = [
 ] as const satisfies ReadonlyArray<keyof RestoredState>;
 
 /** The canonical JSON bytes of an entry (what the SQL stores' `entry` column holds). */
-export function entryBytes(entry: LogEntry): number {
+function entryBytes(entry: LogEntry): number {
   return Buffer.byteLength(canonicalJson(entry), "utf8");
 }
 

@@ -66,7 +66,7 @@ export function checkPrunedStart(sessionId: string, entries: readonly Positioned
 }
 
 /** The latest `pruned` entry of `entries`, or null. */
-export function latestPruned(entries: readonly PositionedEntry[]): PositionedEntry | null {
+function latestPruned(entries: readonly PositionedEntry[]): PositionedEntry | null {
   for (let i = entries.length - 1; i >= 0; i--) {
     if (entries[i]!.entry.kind === "pruned") return entries[i]!;
   }

@@ -182,7 +182,10 @@ describe.each(databaseKinds)("retention over 1,000 sessions ($name)", ({ databas
     expect(created.status, created.text).toBe(201);
     const before = provider.requests.length;
     await app.turn(fork, "and in the fork?");
-    const sent = provider.requests.slice(before).map((request) => request.rawBody).join("\n");
+    const sent = provider.requests
+      .slice(before)
+      .map((request) => request.rawBody)
+      .join("\n");
     expect(sent).toContain("the earlier turns, in brief");
     expect(sent).toContain("are you there?");
     expect((await app.api(`/sessions/${fork}/verify`)).json<{ status: string }>().status).toBe("verified");
