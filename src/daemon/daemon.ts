@@ -15,12 +15,13 @@ import { protocolVersion } from "../api/protocol.js";
 import { homeLockedExitCode } from "../home/exit-codes.js";
 import type { HeadSigner } from "../log/head-signer.js";
 import { SessionRegistry } from "./actor/session-registry.js";
-import { SessionRetention } from "./actor/session-retention.js";
 import {
   type DaemonParts,
   daemonMetricsOf,
+  retentionOf,
   routeServicesOf,
   sessionServicesOf,
+  startHousekeeping,
 } from "./boot/daemon-services.js";
 import { daemonStop } from "./boot/daemon-stop.js";
 import { joinCluster, type RegistryHolder } from "./boot/join-cluster.js";
@@ -46,7 +47,6 @@ import { ProviderConfigSource } from "./process/provider-config.js";
 import { SecretsSource } from "./process/secrets-source.js";
 import { type DaemonSettings, readSettings } from "./process/settings.js";
 import { loadSigningKey } from "./process/signing-key.js";
-import type { SessionServices } from "./session/session-services.js";
 import { databaseFiles } from "./storage/database.js";
 import type { SessionStorage } from "./storage/session-storage.js";
 
@@ -133,24 +133,16 @@ async function boot(
     historySecret: randomBytes(32).toString("hex"),
     keys: apiKeys(env, new SecretsSource(settings.home)),
   };
-  const sessionServices: SessionServices = {
+  const sessions = new SessionRegistry({
     ...sessionServicesOf(parts),
     observeEvent: (sessionId, type, data) => metrics.observe(sessionId, type, data),
-  };
-  const sessions = new SessionRegistry(sessionServices);
-  const metrics = daemonMetricsOf(parts, sessions);
-  const retention = new SessionRetention({
-    registry: sessions,
-    services: sessionServices,
-    policy: () => providers.current().retention,
-    removed: (report) => metrics.retained(report),
   });
-  undo.push(() => retention.stop());
+  const metrics = daemonMetricsOf(parts, sessions);
+  const retention = retentionOf(parts, sessions, metrics);
   registry.current = sessions;
   undo.push(() => sessions.drain(0));
   // A cluster node recovers by claiming sessions with work and no live owner (cluster-node.ts).
   if (cluster === null) await sessions.recover();
-
   const logins = new BrowserLogins(loginFile(settings.home));
   const app = openHttpApp(settings, logins, drain, logger);
   undo.push(() => app.close());
@@ -167,10 +159,9 @@ async function boot(
     drain,
     logins,
     metrics,
-    retention,
     storage,
     logger,
-    services: routeServicesOf(parts, sessions),
+    services: routeServicesOf(parts, sessions, retention),
     // Answer the request first; the drain closes the listener.
     shutdown: (timeoutMs) => setTimeout(() => void shutdown(timeoutMs), 10).unref(),
   });
@@ -182,8 +173,7 @@ async function boot(
     version: protocolVersion,
     instance_id: instanceId,
   });
-  sessions.startUnloading(settings.unloadSeconds * 1000);
-  retention.start();
+  startHousekeeping(settings, sessions, retention);
   logger.info({ port, home: settings.home, instanceId }, "ready");
   return { settings, port, instanceId, shutdown, stopped };
 }

@@ -23,10 +23,9 @@ import type { HeadSigner } from "./head-signer.js";
 import { PgCommitQueue } from "./pg-commit-queue.js";
 import { keepConnectionErrors } from "./pg-connection-errors.js";
 import { readPgHeadRecord, signPgHead, unsignedPgHeads } from "./pg-head-records.js";
+import { latestPgCut } from "./pg-prune-cut.js";
 import { type PreparedEntry, prepareAppend } from "./prepared-append.js";
-import { type PruneCut, pruneCutOf } from "./pruned-log.js";
 import type { AlongsideWrites, AppendOptions, LogHead, TransactionalStore } from "./store.js";
-import { parseStoredEntry } from "./stored-entry.js";
 import { backfillRecordedHeads, transcriptTables } from "./transcript-schema.js";
 import { type StoredRow, verifyRows, verifyStoredLog } from "./verify-rows.js";
 
@@ -383,16 +382,6 @@ export class PgStore implements TransactionalStore<pg.PoolClient> {
     const row = result.rows[0];
     return checkedLastRow(sessionId, row, record, this.signer);
   }
-}
-
-/** The cut the session's latest `pruned` record names (its text parsed, not verified), or null. */
-async function latestPgCut(client: pg.PoolClient, sessionId: string): Promise<PruneCut | null> {
-  const result = await client.query<{ entry: string }>(
-    "SELECT entry FROM transcript WHERE session = $1 AND kind = 'pruned' ORDER BY position DESC LIMIT 1",
-    [sessionId],
-  );
-  const text = result.rows[0]?.entry;
-  return text === undefined ? null : pruneCutOf(parseStoredEntry(sessionId, -1, text));
 }
 
 async function selectRowsWith(queryable: Queryable, text: string, values: unknown[]): Promise<StoredRow[]> {

@@ -205,3 +205,41 @@ describe.each(databaseKinds)("retention over 1,000 sessions ($name)", ({ databas
     expect(Number(rows[0]!.p)).toBe(0);
   });
 });
+
+describe("retention in the background", () => {
+  let provider: FakeProvider;
+  let app: DaemonHarness;
+
+  beforeAll(async () => {
+    provider = await FakeProvider.start();
+    provider.script = () => text("ok");
+    app = await DaemonHarness.start({
+      providers: profileFor(provider),
+      config: { retention: { deleteIdleDays: 1, intervalMinutes: 0.01 } },
+      env: { SKEIN_UNLOAD_SECONDS: "1" },
+    });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await provider?.close();
+  });
+
+  it("deletes a session idle past the limit once its actor is unloaded, and counts it", async () => {
+    const old = await app.createSession();
+    await app.turn(old, "hello");
+    const recent = await app.createSession();
+    await app.sql("UPDATE sessions SET activity_at = ? WHERE id = ?", [Date.now() - 2 * dayMs, old]);
+    const deadline = Date.now() + 15_000;
+    while ((await app.sql("SELECT 1 FROM sessions WHERE id = ?", [old])).length > 0) {
+      if (Date.now() > deadline) throw new Error("the idle session was not deleted in the background");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await app.sql("SELECT 1 FROM transcript WHERE session = ?", [old])).toHaveLength(0);
+    expect(await app.sql("SELECT 1 FROM sessions WHERE id = ?", [recent])).toHaveLength(1);
+    expect((await app.api(`/sessions/${old}`)).status).toBe(404);
+    const metrics = (await app.api("/metrics")).text;
+    expect(metrics).toMatch(/skein_retention_sessions_total\{action="deleted"\} 1/);
+    expect(app.readLog()).toContain("retention deleted an idle session");
+  }, 30_000);
+});

@@ -4,6 +4,7 @@ import type pino from "pino";
 import { checkpointStore } from "../../home/checkpoints.js";
 import { WorkspaceConfigurationError, workspaceProblem } from "../../tools/builtin-tools.js";
 import type { SessionRegistry } from "../actor/session-registry.js";
+import { SessionRetention } from "../actor/session-retention.js";
 import type { ClusterNode } from "../cluster/cluster-node.js";
 import { workspaceMissingOnNode } from "../cluster/node-workspace.js";
 import { problem } from "../http/problem.js";
@@ -112,11 +113,40 @@ export function daemonMetricsOf(parts: DaemonParts, sessions: SessionRegistry): 
   });
 }
 
-/** What the routes get: the registry, storage, provider defaults and workspace checks. */
-export function routeServicesOf(parts: DaemonParts, registry: SessionRegistry): RouteServices {
+/** The daemon's retention: config.json's policy as it is now, each run's removals counted. */
+export function retentionOf(
+  parts: DaemonParts,
+  registry: SessionRegistry,
+  metrics: DaemonMetrics,
+): SessionRetention {
+  return new SessionRetention({
+    registry,
+    services: sessionServicesOf(parts),
+    policy: () => parts.providers.current().retention,
+    removed: (report) => metrics.retained(report),
+  });
+}
+
+/** Start what runs in the background once the daemon is ready: unloading quiet actors, retention. */
+export function startHousekeeping(
+  settings: DaemonSettings,
+  registry: SessionRegistry,
+  retention: SessionRetention,
+): void {
+  registry.startUnloading(settings.unloadSeconds * 1000);
+  retention.start();
+}
+
+/** What the routes get: the registry, retention, storage, provider defaults and workspace checks. */
+export function routeServicesOf(
+  parts: DaemonParts,
+  registry: SessionRegistry,
+  retention: SessionRetention,
+): RouteServices {
   const { providers, hiddenPaths } = parts;
   return {
     registry,
+    retention,
     storage: parts.storage,
     historySecret: parts.historySecret,
     now: parts.now,

@@ -7,7 +7,6 @@ import { packageRoot, packageVersion } from "../../home/package-version.js";
 import type { HeadSigner } from "../../log/head-signer.js";
 import type { McpManager } from "../../mcp/mcp-manager.js";
 import type { BuiltinToolKit } from "../../tools/builtin-tools.js";
-import type { SessionRetention } from "../actor/session-retention.js";
 import type { ClusterNode } from "../cluster/cluster-node.js";
 import { type Relays, registerForwarding } from "../cluster/request-forwarding.js";
 import type { BrowserLogins } from "../http/browser-logins.js";
@@ -50,8 +49,6 @@ export interface DaemonRoutes {
   drain: DrainController;
   logins: BrowserLogins;
   services: RouteServices;
-  /** `POST /gc`: the daemon's retention. */
-  retention: SessionRetention;
   metrics: DaemonMetrics;
   storage: SessionStorage;
   logger: pino.Logger;
@@ -81,7 +78,7 @@ export function registerRoutes(app: HttpApp, routes: DaemonRoutes): Relays | nul
   registerRepairRoutes(app, services);
   registerHistoryRoutes(app, services);
   registerVerifyRoutes(app, services, routes.signer);
-  registerRetentionRoutes(app, routes.retention);
+  registerRetentionRoutes(app, services.retention);
   registerProviderRoutes(app, services);
   registerMcpRoutes(app, { mcp: routes.mcp, workspaceProblem: services.workspaceProblem });
   if (settings.inspect) registerDebugRoutes(app, services);
