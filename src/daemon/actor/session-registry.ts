@@ -256,7 +256,10 @@ export class SessionRegistry {
   #retire(sessionId: string, actor: SessionActor, reason: "restart" | "unload"): Promise<void> {
     this.#actors.delete(sessionId);
     const stopped = actor.stop(reason).catch((error: unknown) => {
-      this.#services.logger.error({ session: sessionId, err: error }, "session actor failed to stop cleanly");
+      this.#services.logger.error(
+        { session_id: sessionId, err: error },
+        "session actor failed to stop cleanly",
+      );
     });
     return this.#hold(sessionId, stopped);
   }
@@ -274,22 +277,16 @@ export class SessionRegistry {
   holdLoads(sessionId: string, until: Promise<unknown>): boolean {
     if (this.#draining || this.#actors.has(sessionId) || this.#loading.has(sessionId)) return false;
     if (this.#stopping.has(sessionId)) return false;
-    void this.#hold(
-      sessionId,
-      until.then(() => undefined).catch(() => undefined),
-    );
+    const settled = until.then(() => undefined).catch(() => undefined);
+    void this.#hold(sessionId, settled);
     return true;
   }
 
-  /** Tell the session list's watchers that retention deleted a session that was not loaded. */
-  removed(row: { id: string; parentId: string | null }): void {
-    this.#listHub.deleted(row);
-  }
-
-  /** Forget a deleted session's actor, and its workspace checkpoints. */
-  forget(sessionId: string): void {
+  /** Forget a deleted session's actor and checkpoints; `parentId` given: list watchers hear of it (it had no actor). */
+  forget(sessionId: string, parentId?: string | null): void {
     this.#actors.delete(sessionId);
     this.#services.removeCheckpoints?.(sessionId);
+    if (parentId !== undefined) this.#listHub.deleted({ id: sessionId, parentId });
     void this.#release(sessionId);
   }
 
@@ -324,7 +321,7 @@ export class SessionRegistry {
       try {
         await this.get(session);
       } catch (error) {
-        logger.error({ session, err: error }, "could not load session at start");
+        logger.error({ session_id: session, err: error }, "could not load session at start");
       }
     }
   }
@@ -375,7 +372,7 @@ export class SessionRegistry {
     // Fenced: another node owns the session now; it is not this node's to restart.
     if (error instanceof WriteFencedError) {
       this.#services.logger.warn(
-        { session: id },
+        { session_id: id },
         "session actor stopped: this node lost the session's lease",
       );
       return;
@@ -389,12 +386,15 @@ export class SessionRegistry {
     const now = this.#services.now();
     const last = this.#lastCrashRestart.get(id);
     if (last !== undefined && now - last < crashRestartWindowMs) {
-      this.#services.logger.warn({ session: id }, "session actor crashed again; not restarting it eagerly");
+      this.#services.logger.warn(
+        { session_id: id },
+        "session actor crashed again; not restarting it eagerly",
+      );
       return;
     }
     this.#lastCrashRestart.set(id, now);
     this.get(id).catch((error: unknown) => {
-      this.#services.logger.error({ session: id, err: error }, "could not restart session actor");
+      this.#services.logger.error({ session_id: id, err: error }, "could not restart session actor");
     });
   }
 }

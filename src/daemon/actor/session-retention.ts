@@ -164,13 +164,12 @@ export class SessionRetention {
       const outcome = await this.#decide(storage, candidate, idle, policy);
       if (outcome.kind === "deleted") {
         await storage.deleteSession(id);
-        services.removeCheckpoints?.(id);
-        registry.removed({ id, parentId: candidate.parentId });
-        services.logger.info({ session: id, bytes: outcome.bytes }, "retention deleted an idle session");
+        registry.forget(id, candidate.parentId);
+        services.logger.info({ session_id: id, bytes: outcome.bytes }, "retention deleted an idle session");
       } else if (outcome.kind === "pruned") {
         await outcome.apply(storage);
         services.logger.info(
-          { session: id, up_to: outcome.upTo, bytes: outcome.bytes },
+          { session_id: id, up_to: outcome.upTo, bytes: outcome.bytes },
           "retention pruned a session's log",
         );
       }
