@@ -17,8 +17,7 @@ import type { HeadSigner } from "../log/head-signer.js";
 import { SessionRegistry } from "./actor/session-registry.js";
 import {
   type DaemonParts,
-  daemonMetricsOf,
-  retentionOf,
+  metricsAndRetentionOf,
   routeServicesOf,
   sessionServicesOf,
   startHousekeeping,
@@ -142,8 +141,7 @@ async function boot(
     ...sessionServicesOf(parts),
     observeEvent: (sessionId, type, data) => metrics.observe(sessionId, type, data),
   });
-  const metrics = daemonMetricsOf(parts, sessions);
-  const retention = retentionOf(parts, sessions, metrics);
+  const { metrics, retention } = metricsAndRetentionOf(parts, sessions);
   registry.current = sessions;
   undo.push(() => sessions.drain(0));
   // A cluster node recovers by claiming sessions with work and no live owner (cluster-node.ts).

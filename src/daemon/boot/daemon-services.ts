@@ -110,7 +110,7 @@ function workspaceCheckpoints(parts: DaemonParts): Pick<SessionServices, "checkp
 }
 
 /** The daemon's metrics: what sessions publish (observed), and what is read when scraped. */
-export function daemonMetricsOf(parts: DaemonParts, sessions: SessionRegistry): DaemonMetrics {
+function daemonMetricsOf(parts: DaemonParts, sessions: SessionRegistry): DaemonMetrics {
   const { cluster } = parts;
   return new DaemonMetrics({
     census: () => sessions.census(),
@@ -120,18 +120,19 @@ export function daemonMetricsOf(parts: DaemonParts, sessions: SessionRegistry): 
   });
 }
 
-/** The daemon's retention: config.json's policy as it is now, each run's removals counted. */
-export function retentionOf(
+/** The daemon's metrics, and its retention (config.json's policy as it is now, each run's removals counted). */
+export function metricsAndRetentionOf(
   parts: DaemonParts,
   registry: SessionRegistry,
-  metrics: DaemonMetrics,
-): SessionRetention {
-  return new SessionRetention({
+): { metrics: DaemonMetrics; retention: SessionRetention } {
+  const metrics = daemonMetricsOf(parts, registry);
+  const retention = new SessionRetention({
     registry,
     services: sessionServicesOf(parts),
     policy: () => parts.providers.current().retention,
     removed: (report) => metrics.retained(report),
   });
+  return { metrics, retention };
 }
 
 /** Start what runs in the background once the daemon is ready: unloading quiet actors, retention. */
