@@ -22,6 +22,7 @@ import { LogCorruptError } from "../../src/log/errors.js";
 import { HeadSigner } from "../../src/log/head-signer.js";
 import { PgStore } from "../../src/log/pg-store.js";
 import { type PrunePlan, planPrune } from "../../src/log/prune-plan.js";
+import { forkAt } from "../../src/log/session-log.js";
 import { SessionWriter } from "../../src/log/session-writer.js";
 import { SqliteStore } from "../../src/log/sqlite-store.js";
 import type { TransactionalStore } from "../../src/log/store.js";
@@ -292,6 +293,19 @@ for (const [name, open] of [
         id,
       );
       expect((await corruption(store, id)).message).toMatch(/signature/);
+    });
+
+    it("is forked by the library from its replayed state", async () => {
+      const { id } = await prunedSession(store);
+      const kept = await store.readAll(id);
+      const answer = kept.findLast((placed) => placed.entry.kind === "assistant_items")!;
+      const fork = await forkAt(store, id, answer.hash);
+      const forked = collectState(await store.readAll(fork.sessionId));
+      const source = collectState(
+        kept.filter((placed) => placed.position <= answer.position).concat(kept.at(-1)!),
+      );
+      expect(forked.history).toEqual(source.history);
+      expect(forked.system_prompt).toBe("be brief");
     });
 
     it("a record whose rows were put back (a restored copy) still verifies from position 0", async () => {
