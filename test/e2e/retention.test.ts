@@ -5,7 +5,11 @@
  * verifies, a pruned one loads and takes a new turn, and a session that is running (a turn in
  * progress, an input queued behind it) is never touched, however old and large it looks.
  * The database is built through the storage layer (the daemon stopped), not 1,000 HTTP turns.
+ * Then: the background run on its interval (a loaded session waits for its actor's unload), and
+ * in a cluster, a session whose lease another node holds is left alone until that node is gone.
  */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GcReport } from "../../src/api/retention.js";
@@ -22,6 +26,7 @@ import { hang, text } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
 import { DaemonHarness, databaseKinds } from "./support/daemon-harness.js";
 import { profileFor } from "./support/fixture.js";
+import { TestCluster } from "./support/test-cluster.js";
 
 const dayMs = 86_400_000;
 const idleCount = 600;
@@ -242,4 +247,52 @@ describe("retention in the background", () => {
     expect(metrics).toMatch(/skein_retention_sessions_total\{action="deleted"\} 1/);
     expect(app.readLog()).toContain("retention deleted an idle session");
   }, 30_000);
+});
+
+describe("retention in a cluster", () => {
+  let provider: FakeProvider;
+  let cluster: TestCluster;
+
+  beforeAll(async () => {
+    provider = await FakeProvider.start();
+    cluster = new TestCluster(provider);
+    await cluster.start(2, 2);
+  }, 60_000);
+
+  afterAll(async () => {
+    await cluster?.close();
+    await provider?.close();
+  });
+
+  it("leaves a session another node holds, and takes it once that node is gone", async () => {
+    const [a, b] = cluster.nodes as [DaemonHarness, DaemonHarness];
+    const here = await a.createSession();
+    await a.turn(here, "held here");
+    const there = await b.createSession();
+    await b.turn(there, "held there");
+    const old = Date.now() - 2 * dayMs;
+    await cluster.schema.query("UPDATE sessions SET activity_at = $1 WHERE id IN ($2, $3)", [
+      old,
+      here,
+      there,
+    ]);
+    const config = join(a.home, "config.json");
+    const current = JSON.parse(readFileSync(config, "utf8")) as Record<string, unknown>;
+    writeFileSync(config, JSON.stringify({ ...current, retention: { deleteIdleDays: 1 } }), { mode: 0o600 });
+    let report: GcReport | null = null;
+    for (let tries = 0; report?.policy == null && tries < 50; tries++) {
+      report = (await a.api("/gc", { method: "POST", body: {} })).json<GcReport>();
+      if (report.policy === null) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(report!.deleted).toEqual([]);
+    const reasons = Object.fromEntries(report!.skipped.map((s) => [s.session_id, s.reason]));
+    expect(reasons[here]).toBe("loaded on this node");
+    expect(reasons[there]).toMatch(/^its lease is held by another node/);
+
+    await b.shutdown();
+    const after = (await a.api("/gc", { method: "POST", body: {} })).json<GcReport>();
+    expect(after.deleted.map((d) => d.session_id)).toEqual([there]);
+    expect(await cluster.schema.query("SELECT 1 FROM sessions WHERE id = $1", [there])).toHaveLength(0);
+    expect((await a.api(`/sessions/${here}/verify`)).json<{ status: string }>().status).toBe("verified");
+  }, 60_000);
 });

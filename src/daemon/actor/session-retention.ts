@@ -85,7 +85,7 @@ export class SessionRetention {
     schedule();
   }
 
-  /** Stop the background runs; resolves once a run under way has ended. */
+  /** Stop the background runs; a run under way ends after the session it is at (resolves then). */
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#timer !== null) clearTimeout(this.#timer);
@@ -109,6 +109,8 @@ export class SessionRetention {
     const idleBefore = policy.delete_idle_days === null ? null : started - policy.delete_idle_days * dayMs;
     const aboveBytes = policy.keep_entries === null ? null : policy.above_bytes;
     for (const candidate of await services.storage.retentionCandidates(idleBefore, aboveBytes)) {
+      // A daemon that drains does not wait for the rest: the next run takes them.
+      if (this.#stopped) break;
       const idle = idleBefore !== null && candidate.activityAt < idleBefore;
       const outcome = await this.#apply(candidate, idle, policy, dryRun);
       const session_id = candidate.id;
