@@ -43,6 +43,7 @@ import type { VerifyReport } from "../api/verify-report.js";
 import { readDiscoveryFile } from "../home/discovery-file.js";
 import { skeinHome } from "../home/home.js";
 import { apiErrorFrom, DaemonProtocolError, DaemonUnreachableError } from "./api-errors.js";
+import type { DaemonClientOptions } from "./daemon-client-options.js";
 import { type DaemonEndpoint, endpointOf } from "./daemon-endpoint.js";
 import { processAlive } from "./ensure-daemon.js";
 import { type ExchangeAnswer, exchange, isConnectionRefused } from "./http-exchange.js";
@@ -55,21 +56,6 @@ import {
   type SessionListItem,
   type StreamItem,
 } from "./session-stream.js";
-
-export interface DaemonClientOptions {
-  /** Find the daemon through this home's daemon.json (default: SKEIN_HOME or ~/.skein). */
-  home?: string;
-  /** Talk to this endpoint instead of reading daemon.json. */
-  endpoint?: DaemonEndpoint;
-  /** Per-request timeout (default 30 s). */
-  timeoutMs?: number;
-  /**
-   * Start a daemon for the home (e.g. `ensureDaemon`). Given, the client starts the daemon again
-   * when it crashed (daemon.json names a process that is gone) instead of failing; a daemon
-   * stopped on purpose removed its daemon.json and is left stopped.
-   */
-  startDaemon?: () => Promise<unknown>;
-}
 
 interface CallOptions {
   body?: unknown;
