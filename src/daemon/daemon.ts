@@ -156,8 +156,8 @@ async function boot(
   const app = openHttpApp(settings, logins, drain, logger);
   undo.push(() => app.close());
   let relays: Relays | null = null;
-  const serving = { instanceId, relays: () => relays, sessions, retention, app, lock };
-  const { shutdown, stopped } = daemonStop(parts, serving);
+  const serving = { instanceId, relays: () => relays, sessions, retention, app, lock, metrics };
+  const stop = daemonStop(parts, serving);
   relays = registerRoutes(app, {
     settings,
     instanceId,
@@ -173,13 +173,13 @@ async function boot(
     services: routeServicesOf(parts, sessions, metrics, retention),
     config: { providers, shared: sharedConfig },
     // Answer the request first; the drain closes the listener.
-    shutdown: (timeoutMs) => setTimeout(() => void shutdown(timeoutMs), 10).unref(),
+    shutdown: (timeoutMs) => setTimeout(() => void stop.shutdown(timeoutMs), 10).unref(),
   });
   const port = await listen(app, settings, cluster, logger);
   await publishDiscovery(settings, { port, instanceId, configShared: sharedConfig !== null });
   startHousekeeping(settings, sessions, retention);
   logger.info({ port, home: settings.home, instanceId }, "ready");
-  return { settings, port, instanceId, shutdown, stopped };
+  return { settings, port, instanceId, shutdown: stop.shutdown, stopped: stop.stopped };
 }
 
 /** daemon.json: how clients reach this daemon, and where `skein config` writes for it. */

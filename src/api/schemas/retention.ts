@@ -6,46 +6,34 @@
  * the report.
  */
 import { type Static, Type } from "typebox";
-import { named } from "./named-schema.js";
-import { closed } from "./parts.js";
+import { closedObject, namedObject } from "./parts.js";
 
 /** The request: `dry_run` says what would go without removing anything. */
-export const GcBodySchema = named("GcBody", Type.Object({ dry_run: Type.Optional(Type.Boolean()) }, closed));
+export const GcBodySchema = namedObject("GcBody", { dry_run: Type.Optional(Type.Boolean()) });
 export type GcBody = Static<typeof GcBodySchema>;
 
 const Count = Type.Integer({ minimum: 0 });
 
 /** What one run of retention did (or, dry, would do). Bytes are the entries' canonical JSON. */
-export const GcReportSchema = named(
-  "GcReport",
-  Type.Object(
-    {
-      dry_run: Type.Boolean(),
-      /** The policy applied (config.json's `retention`, defaults filled in); null: none configured, nothing done. */
-      policy: Type.Union([
-        Type.Null(),
-        Type.Object(
-          {
-            delete_idle_days: Type.Union([Type.Number(), Type.Null()]),
-            keep_entries: Type.Union([Count, Type.Null()]),
-            above_bytes: Count,
-            interval_minutes: Type.Number(),
-          },
-          closed,
-        ),
-      ]),
-      /** Sessions deleted whole (idle too long). */
-      deleted: Type.Array(Type.Object({ session_id: Type.String(), entries: Count, bytes: Count }, closed)),
-      /** Sessions whose entries before `up_to` were removed (a `pruned` entry records it). */
-      pruned: Type.Array(
-        Type.Object({ session_id: Type.String(), up_to: Count, entries: Count, bytes: Count }, closed),
-      ),
-      /** Sessions the policy names but that were left alone, and why (loaded, waiting, owned by another node, …). */
-      skipped: Type.Array(Type.Object({ session_id: Type.String(), reason: Type.String() }, closed)),
-      bytes_freed: Count,
-      duration_ms: Count,
-    },
-    closed,
-  ),
-);
+export const GcReportSchema = namedObject("GcReport", {
+  dry_run: Type.Boolean(),
+  /** The policy applied (config.json's `retention`, defaults filled in); null: none configured, nothing done. */
+  policy: Type.Union([
+    Type.Null(),
+    closedObject({
+      delete_idle_days: Type.Union([Type.Number(), Type.Null()]),
+      keep_entries: Type.Union([Count, Type.Null()]),
+      above_bytes: Count,
+      interval_minutes: Type.Number(),
+    }),
+  ]),
+  /** Sessions deleted whole (idle too long). */
+  deleted: Type.Array(closedObject({ session_id: Type.String(), entries: Count, bytes: Count })),
+  /** Sessions whose entries before `up_to` were removed (a `pruned` entry records it). */
+  pruned: Type.Array(closedObject({ session_id: Type.String(), up_to: Count, entries: Count, bytes: Count })),
+  /** Sessions the policy names but that were left alone, and why (loaded, waiting, owned by another node, …). */
+  skipped: Type.Array(closedObject({ session_id: Type.String(), reason: Type.String() })),
+  bytes_freed: Count,
+  duration_ms: Count,
+});
 export type GcReport = Static<typeof GcReportSchema>;
