@@ -21,6 +21,7 @@ import type { CommandWiring } from "./register/command-wiring.js";
 import { registerConfigCommands } from "./register/config-commands.js";
 import { registerDaemonCommands } from "./register/daemon-commands.js";
 import { registerDoctorCommand } from "./register/doctor-command.js";
+import { registerGcCommand } from "./register/gc-command.js";
 import { registerMcpCommands } from "./register/mcp-commands.js";
 import { registerSessionCommands } from "./register/session-commands.js";
 import { registerTurnCommands } from "./register/turn-commands.js";
@@ -121,6 +122,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   registerDoctorCommand(program, wiring);
   registerDaemonCommands(program, wiring);
   registerBackupCommands(program, wiring);
+  registerGcCommand(program, wiring);
   registerConfigCommands(program, wiring);
   registerAuthCommands(program, wiring);
   registerMcpCommands(program, wiring);

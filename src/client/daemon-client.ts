@@ -23,6 +23,7 @@ import type { ContentSlice, HistoryPage, HistoryQuery } from "../api/history.js"
 import type { CancelAnswer, InputBody, InputReceipt, InterruptAnswer, InterruptBody } from "../api/inputs.js";
 import type { McpStatus, McpTestBody, McpTestReport } from "../api/mcp-status.js";
 import type { ProviderTestAnswer, ProviderTestBody } from "../api/provider-test.js";
+import type { GcReport } from "../api/retention.js";
 import type { ServerInfo, ShutdownAnswer, ShutdownBody } from "../api/server.js";
 import type { SessionSettings, SessionSettingsBody } from "../api/session-settings.js";
 import type {
@@ -43,6 +44,7 @@ import { readDiscoveryFile } from "../home/discovery-file.js";
 import { skeinHome } from "../home/home.js";
 import { processAlive } from "../model/process-alive.js";
 import { apiErrorFrom, DaemonProtocolError, DaemonUnreachableError } from "./api-errors.js";
+import type { DaemonClientOptions } from "./daemon-client-options.js";
 import { type DaemonEndpoint, endpointOf } from "./daemon-endpoint.js";
 import { type ExchangeAnswer, exchange, isConnectionRefused } from "./http-exchange.js";
 import {
@@ -54,21 +56,6 @@ import {
   type SessionListItem,
   type StreamItem,
 } from "./session-stream.js";
-
-export interface DaemonClientOptions {
-  /** Find the daemon through this home's daemon.json (default: SKEIN_HOME or ~/.skein). */
-  home?: string;
-  /** Talk to this endpoint instead of reading daemon.json. */
-  endpoint?: DaemonEndpoint;
-  /** Per-request timeout (default 30 s). */
-  timeoutMs?: number;
-  /**
-   * Start a daemon for the home (e.g. `ensureDaemon`). Given, the client starts the daemon again
-   * when it crashed (daemon.json names a process that is gone) instead of failing; a daemon
-   * stopped on purpose removed its daemon.json and is left stopped.
-   */
-  startDaemon?: () => Promise<unknown>;
-}
 
 interface CallOptions {
   body?: unknown;
@@ -304,6 +291,11 @@ export class DaemonClient {
   repair(sessionId: string, from: number, to?: number): Promise<RepairAnswer> {
     const body = to === undefined ? { from_position: from } : { from_position: from, to_position: to };
     return this.#call("POST", `${sessionPath(sessionId)}/repair`, { body });
+  }
+
+  /** `POST /gc`: apply the retention policy now, or with `dryRun` only report what it would remove. */
+  gc(dryRun: boolean): Promise<GcReport> {
+    return this.#call("POST", "/gc", { body: { dry_run: dryRun } });
   }
 
   /** `POST /sessions/{sid}/compact`: start compacting the session's context (202; the stream tells the end). */

@@ -33,7 +33,8 @@ export type * from "../api/verify-report.js";
 export { DiscoveryFileError, type DiscoveryInfo } from "../home/discovery-file.js";
 export { defaultHomeName, type HomePaths, homePaths, skeinHome } from "../home/home.js";
 export * from "./api-errors.js";
-export { DaemonClient, type DaemonClientOptions } from "./daemon-client.js";
+export { DaemonClient } from "./daemon-client.js";
+export type { DaemonClientOptions } from "./daemon-client-options.js";
 export type { DaemonEndpoint } from "./daemon-endpoint.js";
 export {
   DaemonStartError,

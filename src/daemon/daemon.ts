@@ -17,10 +17,11 @@ import type { HeadSigner } from "../log/head-signer.js";
 import { SessionRegistry } from "./actor/session-registry.js";
 import {
   type DaemonParts,
-  daemonMetricsOf,
   meteredBy,
+  metricsAndRetentionOf,
   routeServicesOf,
   sessionServicesOf,
+  startHousekeeping,
 } from "./boot/daemon-services.js";
 import { daemonStop } from "./boot/daemon-stop.js";
 import { joinCluster, type RegistryHolder } from "./boot/join-cluster.js";
@@ -146,17 +147,17 @@ async function boot(
     ...sessionServicesOf(parts),
     ...meteredBy(() => metrics),
   });
-  const metrics = daemonMetricsOf(parts, sessions);
+  const { metrics, retention } = metricsAndRetentionOf(parts, sessions);
   registry.current = sessions;
   undo.push(() => sessions.drain(0));
   // A cluster node recovers by claiming sessions with work and no live owner (cluster-node.ts).
   if (cluster === null) await sessions.recover();
-
   const logins = new BrowserLogins(loginFile(settings.home));
   const app = openHttpApp(settings, logins, drain, logger);
   undo.push(() => app.close());
   let relays: Relays | null = null;
-  const stop = daemonStop(parts, { instanceId, relays: () => relays, sessions, app, lock, metrics });
+  const serving = { instanceId, relays: () => relays, sessions, retention, app, lock, metrics };
+  const stop = daemonStop(parts, serving);
   relays = registerRoutes(app, {
     settings,
     instanceId,
@@ -169,14 +170,14 @@ async function boot(
     metrics,
     storage,
     logger,
-    services: routeServicesOf(parts, sessions, metrics),
+    services: routeServicesOf(parts, sessions, metrics, retention),
     config: { providers, shared: sharedConfig },
     // Answer the request first; the drain closes the listener.
     shutdown: (timeoutMs) => setTimeout(() => void stop.shutdown(timeoutMs), 10).unref(),
   });
   const port = await listen(app, settings, cluster, logger);
   await publishDiscovery(settings, { port, instanceId, configShared: sharedConfig !== null });
-  sessions.startUnloading(settings.unloadSeconds * 1000);
+  startHousekeeping(settings, sessions, retention);
   logger.info({ port, home: settings.home, instanceId }, "ready");
   return { settings, port, instanceId, shutdown: stop.shutdown, stopped: stop.stopped };
 }

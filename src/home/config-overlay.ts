@@ -3,7 +3,7 @@
  * A `providers` entry is one profile, a `mcpServers` entry one MCP server, a `settings` entry
  * one of the top-level settings (`active`, `approvalPolicy`, `maxToolRounds`); a database
  * entry replaces the file's of the same name. What only a node's own file may say
- * (`trustedHeadKeys`, `webFetch`) has no entry. Sections this daemon does not know (a newer
+ * (`trustedHeadKeys`, `webFetch`, `retention`) has no entry. Sections this daemon does not know (a newer
  * daemon's, e.g. agents) are ignored.
  *
  * Boundary rule: the format and its checks only, through config.json's own validator

@@ -1,6 +1,6 @@
 /**
  * `$SKEIN_HOME/config.json`: the provider profiles, `{"active"?: name, "providers": {name:
- * profile}, "mcpServers"?, "approvalPolicy"?, "maxToolRounds"?, "trustedHeadKeys"?, "webFetch"?}`. Its shape, its parser and its
+ * profile}, "mcpServers"?, "approvalPolicy"?, "maxToolRounds"?, "trustedHeadKeys"?, "webFetch"?, "retention"?}`. Its shape, its parser and its
  * writer, shared by the daemon (which re-reads it when it changes) and the CLI (`skein config`,
  * which edits it).
  *
@@ -20,6 +20,7 @@ import { writeFileAtomic } from "./atomic-file.js";
 import { homePaths } from "./home.js";
 import { McpConfigError, type McpServersConfig, parseMcpServers } from "./mcp-config.js";
 import { readOptionalText } from "./optional-text-file.js";
+import { parseRetentionConfig, type RetentionConfig } from "./retention-config.js";
 import { parseWebFetchConfig, type WebFetchConfig } from "./web-fetch-config.js";
 
 export {
@@ -58,6 +59,8 @@ export interface ProviderConfig extends SessionSettings {
   trustedHeadKeys?: string[];
   /** What `web_fetch` may reach besides public addresses (see web-fetch-config.ts). */
   webFetch?: WebFetchConfig;
+  /** What the daemon removes of old sessions (see retention-config.ts); absent: nothing. */
+  retention?: RetentionConfig;
 }
 
 /** Most keys `trustedHeadKeys` may list. */
@@ -116,7 +119,16 @@ export function parseProviderConfig(text: string, path: string): ProviderConfig 
   const root = asRecord(value) ?? fail("expected a JSON object");
   checkKeys(
     root,
-    ["active", "providers", "mcpServers", "approvalPolicy", "maxToolRounds", "trustedHeadKeys", "webFetch"],
+    [
+      "active",
+      "providers",
+      "mcpServers",
+      "approvalPolicy",
+      "maxToolRounds",
+      "trustedHeadKeys",
+      "webFetch",
+      "retention",
+    ],
     "the top level",
     fail,
   );
@@ -142,6 +154,7 @@ export function parseProviderConfig(text: string, path: string): ProviderConfig 
     }
   }
   if (root.webFetch !== undefined) config.webFetch = parseWebFetchConfig(root.webFetch, fail);
+  if (root.retention !== undefined) config.retention = parseRetentionConfig(root.retention, fail);
   if (root.trustedHeadKeys !== undefined)
     config.trustedHeadKeys = parseTrustedHeadKeys(root.trustedHeadKeys, fail);
   if (root.active !== undefined && root.active !== null) {

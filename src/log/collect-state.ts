@@ -16,7 +16,7 @@ import type { Item } from "../model/items.js";
 import type { RequestConfig } from "../model/request-config.js";
 import { TODO_WRITE_TOOL, type Todo, todosFromArguments } from "../model/todos.js";
 import { compactionSummaryItem } from "./compaction-summary.js";
-import type { HashedEntry, LogEntry } from "./entries.js";
+import type { HashedEntry, LogEntry, PositionedEntry } from "./entries.js";
 
 /** One LLM request's token usage as the log records it (`llm_usage` entries). */
 export interface UsageRecord {
@@ -117,14 +117,48 @@ export function emptyState(): RestoredState {
   };
 }
 
-/** Replay `entries` (in log order) into the state they describe. */
+/**
+ * Replay `entries` (in log order) into the state they describe. A log whose first stored entry
+ * is not position 0 (a pruned log, see pruned-log.ts) starts from the base its `pruned` record
+ * carries.
+ */
 export function collectState(entries: readonly HashedEntry[]): RestoredState {
-  const state = emptyState();
+  const state = startStateOf(entries);
   for (const hashed of entries) {
     applyEntry(state, hashed.entry);
     state.head_hash = hashed.hash;
   }
   return state;
+}
+
+/**
+ * Where replay starts: the empty state for a log stored from position 0; for a pruned log (its
+ * first entry at position P > 0), the `base` of its latest `pruned` record, at position P. The
+ * store verified that this record names exactly this cut; without one there is nothing to start
+ * from, and the log is corrupt.
+ */
+export function startStateOf(entries: readonly HashedEntry[]): RestoredState {
+  const state = emptyState();
+  const first = entries[0] as Partial<PositionedEntry> | undefined;
+  if (first?.position === undefined || first.position === 0) return state;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const { entry } = entries[i]!;
+    if (entry.kind !== "pruned") continue;
+    if (entry.up_to !== first.position) break;
+    const { base } = entry;
+    state.system_prompt = base.system_prompt;
+    state.config = { ...base.config };
+    state.request_count = base.request_count;
+    state.locked_prefix_len = base.locked_prefix_len;
+    state.last_run_interrupted = base.last_run_interrupted;
+    state.approval_policy = base.approval_policy === null ? null : structuredClone(base.approval_policy);
+    state.approval_mode = base.approval_mode;
+    state.remembered_rules = base.remembered_rules.map((rule) => ({ ...rule }));
+    state.todos = base.todos.map((todo) => ({ ...todo }));
+    state.next_position = first.position;
+    return state;
+  }
+  throw new Error(`a log starting at position ${first.position} needs a pruned record naming that cut`);
 }
 
 /**
@@ -166,6 +200,9 @@ export function applyEntry(state: RestoredState, entry: LogEntry): void {
       return;
     case "continuation":
       // The model ran again without new input: nothing to replay.
+      return;
+    case "pruned":
+      // Its base seeds the replay of the kept entries (pruned-log.ts); here it changes nothing.
       return;
     case "turn_end":
       state.request_count = entry.turn_count;

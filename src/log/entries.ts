@@ -14,6 +14,7 @@ import type {
 } from "../model/approval-policy.js";
 import type { Item } from "../model/items.js";
 import type { RequestConfig } from "../model/request-config.js";
+import type { Todo } from "../model/todos.js";
 
 /**
  * Where a forked session branched from: the source session and the hash of the last entry it
@@ -163,6 +164,24 @@ export type LogEntry =
       reason: ExclusionReason;
       detail?: string;
     }
+  /**
+   * Retention removed the entries before `up_to` (positions 0..up_to-1) from the store; this
+   * record, appended after them and so covered by the chain and the signed head, is what lets a
+   * log whose first stored entry is `up_to` verify: `cut_hash` is the hash of entry up_to-1,
+   * which the first kept entry's prev_hash must equal. `base` is the replayed state at the cut
+   * that the kept entries do not rebuild (replay starts from it); `entries` and `bytes` count what
+   * was dropped (canonical JSON bytes), `policy` names the rule that dropped it.
+   */
+  | {
+      kind: "pruned";
+      ts: number;
+      up_to: number;
+      cut_hash: string;
+      entries: number;
+      bytes: number;
+      policy: PrunePolicy;
+      base: PrunedBase;
+    }
   | {
       kind: "llm_usage";
       ts: number;
@@ -174,6 +193,29 @@ export type LogEntry =
     };
 
 export type LogEntryKind = LogEntry["kind"];
+
+/** The retention rule a `pruned` entry was written under: keep the last `keep_entries` of logs above `above_bytes`. */
+export interface PrunePolicy {
+  keep_entries: number;
+  above_bytes: number;
+}
+
+/**
+ * What replay of the dropped entries set that the kept ones do not set again: a pruned log's
+ * replay starts from this instead of the empty state (the history comes from the kept entries,
+ * which begin at or before the latest compaction's first kept position).
+ */
+export interface PrunedBase {
+  system_prompt: string | null;
+  config: RequestConfig;
+  request_count: number;
+  locked_prefix_len: number;
+  last_run_interrupted: boolean;
+  approval_policy: ApprovalPolicy | null;
+  approval_mode: ApprovalMode;
+  remembered_rules: ApprovalRule[];
+  todos: Todo[];
+}
 
 /** A stored entry: the entry plus its place in the hash chain (lowercase hex SHA-256). */
 export interface HashedEntry {

@@ -7,6 +7,7 @@
  * source's session_start) carries the fork point in `forked_from` instead of whatever it had, and
  * the entry at the fork point may keep only its first items.
  */
+import { applyEntry, startStateOf } from "./collect-state.js";
 import type { LogEntry, PositionedEntry } from "./entries.js";
 import { LogCorruptError } from "./errors.js";
 
@@ -44,6 +45,39 @@ export function copiedForkEntries(
     forked_from: { session_id: sourceId, entry_hash: at.hash, position: cut.position },
   };
   return copies;
+}
+
+/**
+ * A fork of a pruned log (its first stored entry is not position 0, so there is nothing to copy
+ * from the start): one session_start at `now` whose history is the source's replayed state right
+ * after `cut` (its first `cut.keepItems` items), pointing back at that entry without a position
+ * (the snapshot form), then the source's approval policy and mode when it had its own.
+ */
+export function snapshotForkEntries(
+  sourceId: string,
+  source: readonly PositionedEntry[],
+  cut: ForkCut,
+  now: number,
+): LogEntry[] {
+  const at = source.find((placed) => placed.position === cut.position);
+  if (at === undefined) throw new RangeError(`session ${sourceId} has no entry at position ${cut.position}`);
+  const state = startStateOf(source);
+  for (const placed of source) {
+    if (placed.position > cut.position) break;
+    const whole = placed.position < cut.position || cut.keepItems === undefined;
+    applyEntry(state, whole ? placed.entry : keepFirstItems(placed.entry, cut.keepItems!));
+  }
+  const start: LogEntry = {
+    kind: "session_start",
+    ts: now,
+    system_prompt: state.system_prompt,
+    config: { ...state.config },
+    history: state.history,
+    forked_from: { session_id: sourceId, entry_hash: at.hash },
+  };
+  if (state.approval_policy === null && state.approval_mode === "ask") return [start];
+  const policy = state.approval_policy;
+  return [start, { kind: "approval_policy_changed", ts: now, policy, mode: state.approval_mode }];
 }
 
 /** The entry with only its first `count` items (entries that hold one item or none are unchanged). */

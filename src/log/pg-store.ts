@@ -23,10 +23,11 @@ import type { HeadSigner } from "./head-signer.js";
 import { PgCommitQueue } from "./pg-commit-queue.js";
 import { keepConnectionErrors } from "./pg-connection-errors.js";
 import { readPgHeadRecord, signPgHead, unsignedPgHeads } from "./pg-head-records.js";
+import { latestPgCut } from "./pg-prune-cut.js";
 import { type PreparedEntry, prepareAppend } from "./prepared-append.js";
 import type { AlongsideWrites, AppendOptions, LogHead, TransactionalStore } from "./store.js";
 import { backfillRecordedHeads, transcriptTables } from "./transcript-schema.js";
-import { type StoredRow, verifyRows } from "./verify-rows.js";
+import { type StoredRow, verifyRows, verifyStoredLog } from "./verify-rows.js";
 
 type Queryable = pg.Pool | pg.PoolClient;
 
@@ -192,10 +193,17 @@ export class PgStore implements TransactionalStore<pg.PoolClient> {
         }
         throw new SessionNotFoundError(sessionId);
       }
-      const entries = verifyRows(sessionId, rows, 0, null);
-      checkHeadRecord(sessionId, entries.length - 1, record, (at) => entries[at]?.hash, {
-        signer: this.signer,
-      });
+      const entries = verifyStoredLog(sessionId, rows);
+      const first = entries[0]!.position;
+      checkHeadRecord(
+        sessionId,
+        entries[entries.length - 1]!.position,
+        record,
+        (at) => entries[at - first]?.hash,
+        {
+          signer: this.signer,
+        },
+      );
       return entries;
     });
   }
@@ -214,14 +222,14 @@ export class PgStore implements TransactionalStore<pg.PoolClient> {
             `${SELECT_COLUMNS} WHERE session = $1 ORDER BY position`,
             [sessionId],
           );
-          const entries = verifyRows(sessionId, rows, 0, null);
+          const entries = verifyStoredLog(sessionId, rows);
           if (entries.length === 0) return null;
           const end = entries[entries.length - 1]!;
           checkHeadRecord(
             sessionId,
             end.position,
             await readPgHeadRecord(client, sessionId),
-            (at) => entries[at]?.hash,
+            (at) => entries[at - entries[0]!.position]?.hash,
             {
               signer,
               allowUnsigned: true,
@@ -255,13 +263,23 @@ export class PgStore implements TransactionalStore<pg.PoolClient> {
     }
     const end = Math.min(from + limit, 2 ** 31 - 1);
     return this.inSnapshot(async (client) => {
-      const rows = await selectRowsWith(
-        client,
-        `${SELECT_COLUMNS} WHERE session = $1 AND position >= $2 AND position < $3 ORDER BY position`,
-        [sessionId, from, end],
-      );
+      const select = (start: number) =>
+        selectRowsWith(
+          client,
+          `${SELECT_COLUMNS} WHERE session = $1 AND position >= $2 AND position < $3 ORDER BY position`,
+          [sessionId, start, end],
+        );
+      let start = from;
+      let rows = await select(start);
       let prevHash: string | null = null;
-      if (from > 0) {
+      // A range reaching before a pruned log's cut starts at the cut, chained to the hash it names.
+      const cut = rows[0]?.[0] === from ? null : await latestPgCut(client, sessionId);
+      if (cut !== null && from < cut.upTo) {
+        if (end <= cut.upTo) return [];
+        start = cut.upTo;
+        prevHash = cut.cutHash;
+        rows = await select(start);
+      } else if (from > 0) {
         const predecessor = await client.query<{ hash: string }>(
           "SELECT hash FROM transcript WHERE session = $1 AND position = $2",
           [sessionId, from - 1],
@@ -280,12 +298,12 @@ export class PgStore implements TransactionalStore<pg.PoolClient> {
       } else if (rows.length === 0 && (await this.checkedHead(client, sessionId, false)) === null) {
         throw new SessionNotFoundError(sessionId);
       }
-      const entries = verifyRows(sessionId, rows, from, prevHash);
+      const entries = verifyRows(sessionId, rows, start, prevHash);
       // A short range must really be the end of the log: not a gap before later entries, nor a
       // log cut back before its recorded head.
-      if (entries.length < end - from) {
+      if (entries.length < end - start) {
         const head = await this.checkedHead(client, sessionId, false);
-        const missing = from + entries.length;
+        const missing = start + entries.length;
         if (head !== null && head.position >= missing) {
           throw new LogCorruptError(sessionId, missing, "the entry is missing");
         }
@@ -307,6 +325,15 @@ export class PgStore implements TransactionalStore<pg.PoolClient> {
   }
 
   /** Delete the session's entries and recorded head on `client`, in the caller's transaction. */
+  /** Remove the session's entries before `upTo` in the caller's transaction (retention; see pruned-log.ts). */
+  async pruneInTransaction(client: pg.PoolClient, sessionId: string, upTo: number): Promise<number> {
+    const result = await client.query("DELETE FROM transcript WHERE session = $1 AND position < $2", [
+      sessionId,
+      upTo,
+    ]);
+    return result.rowCount ?? 0;
+  }
+
   async deleteInTransaction(client: pg.PoolClient, sessionId: string): Promise<void> {
     await client.query("DELETE FROM transcript WHERE session = $1", [sessionId]);
     await client.query("DELETE FROM transcript_heads WHERE session = $1", [sessionId]);

@@ -12,7 +12,7 @@ import type { Item } from "../model/items.js";
 import { isAssistantMessage, isReasoning, isToolCall, isToolResult, isUserMessage } from "../model/items.js";
 import type { RequestConfig } from "../model/request-config.js";
 import type { RestoredState, UsageRecord } from "./collect-state.js";
-import { collectState } from "./collect-state.js";
+import { applyEntry, collectState, startStateOf } from "./collect-state.js";
 import type { EntryContext, LogEntry, Outcome, SessionOrigin } from "./entries.js";
 import { UnknownEntryError } from "./errors.js";
 import { copiedForkEntries } from "./fork-entries.js";
@@ -189,7 +189,9 @@ export async function forkAt(
     await appendEntries(store, head, copiedForkEntries(sourceId, entries, { position: cut }));
     return { sessionId: head.sessionId, headHash: head.hash! };
   }
-  const state = collectState(entries.slice(0, cut + 1));
+  // From the start of what is stored: a pruned log's replay starts from its record's base.
+  const state = startStateOf(entries);
+  for (const placed of entries.slice(0, cut + 1)) applyEntry(state, placed.entry);
   return startSession(store, uuidv7(), state, { session_id: sourceId, entry_hash: entryHash });
 }
 

@@ -11,7 +11,9 @@ import type Database from "better-sqlite3";
 import type { PositionedEntry } from "./entries.js";
 import { isEntryHash } from "./entry-hash.js";
 import { LogCorruptError } from "./errors.js";
-import { type StoredRow, verifyRows } from "./verify-rows.js";
+import { checkPrunedStart, type PruneCut, pruneCutOf } from "./pruned-log.js";
+import { parseStoredEntry } from "./stored-entry.js";
+import { type StoredRow, storedStart, verifyRows } from "./verify-rows.js";
 
 const DEFAULT_READ_PAGE_ROWS = 256;
 
@@ -39,6 +41,7 @@ export class SqlitePagedRead {
   private readonly selectFirstRangePage: Database.Statement<[string, number, number, number], StoredRow>;
   private readonly selectNextRangePage: Database.Statement<[string, number, number, number], StoredRow>;
   private readonly selectHashAt: Database.Statement<[string, number], unknown>;
+  private readonly selectLatestPruned: Database.Statement<[string], unknown>;
 
   /** Prepare the paged queries on `db` (whose `transcript` table exists); see `readPageRowsOf`. */
   constructor(db: Database.Database, pageRows?: number) {
@@ -61,6 +64,11 @@ export class SqlitePagedRead {
         `${ROW_COLUMNS} AND position > ? AND position < ? ORDER BY position LIMIT ?`,
       )
       .raw(true);
+    this.selectLatestPruned = db
+      .prepare<[string], unknown>(
+        "SELECT entry FROM transcript WHERE session = ? AND kind = 'pruned' ORDER BY position DESC LIMIT 1",
+      )
+      .pluck(true);
     this.selectHashAt = db
       .prepare<[string, number], unknown>("SELECT hash FROM transcript WHERE session = ? AND position = ?")
       .pluck(true);
@@ -80,9 +88,23 @@ export class SqlitePagedRead {
     return predecessor;
   }
 
-  /** Every row of a session, verified as positions 0, 1, ... of one chain. */
+  /**
+   * Every row of a session, verified as positions 0, 1, ... of one chain, or, for a pruned log,
+   * as positions P, P + 1, ... whose latest `pruned` record names the cut at P (pruned-log.ts).
+   */
   verifyAll(sessionId: string): PositionedEntry[] {
-    return this.verifyPages(sessionId, 0, null, null, this.firstPage(sessionId, 0, null));
+    const rows = this.firstPage(sessionId, 0, null);
+    const start = storedStart(sessionId, rows[0]);
+    const entries = this.verifyPages(sessionId, start.position, null, start.prevHash, rows);
+    checkPrunedStart(sessionId, entries);
+    return entries;
+  }
+
+  /** The cut the session's latest `pruned` record names (its text parsed, not verified), or null. */
+  latestCut(sessionId: string): PruneCut | null {
+    const text = this.selectLatestPruned.get(sessionId);
+    if (typeof text !== "string") return null;
+    return pruneCutOf(parseStoredEntry(sessionId, -1, text));
   }
 
   /** The first page of rows `from` up to `end` (null: every row of the session, whatever its position). */

@@ -81,6 +81,7 @@ export class SqliteStore implements TransactionalStore<SqliteTransaction> {
   private readonly selectSessions: Database.Statement<[], string>;
   private readonly selectExists: Database.Statement<[string], number>;
   private readonly deleteTx: Database.Transaction<(sessionId: string) => void>;
+  private readonly deleteBefore: Database.Statement<[string, number]>;
   private readonly compareAndInsertTx: Database.Transaction<
     (sessionId: string, prepared: PreparedEntry[], alongside?: AlongsideWrites<SqliteTransaction>) => LogHead
   >;
@@ -127,6 +128,7 @@ export class SqliteStore implements TransactionalStore<SqliteTransaction> {
       .prepare<[string], number>("SELECT 1 FROM transcript WHERE session = ? LIMIT 1")
       .pluck(true);
     const deleteRows = db.prepare("DELETE FROM transcript WHERE session = ?");
+    this.deleteBefore = db.prepare("DELETE FROM transcript WHERE session = ? AND position < ?");
     this.deleteTx = db.transaction((sessionId: string) => {
       deleteRows.run(sessionId);
       heads.remove(sessionId);
@@ -190,6 +192,12 @@ export class SqliteStore implements TransactionalStore<SqliteTransaction> {
     this.deleteTx(sessionId);
   }
 
+  /** Remove the session's entries before `upTo` on `db`, in the caller's transaction (retention; see pruned-log.ts). */
+  pruneInTransaction(db: SqliteTransaction, sessionId: string, upTo: number): number {
+    this.requireOwnConnection(db);
+    return this.deleteBefore.run(sessionId, upTo).changes;
+  }
+
   async readAll(sessionId: string): Promise<PositionedEntry[]> {
     return this.readAllTx(sessionId);
   }
@@ -236,10 +244,16 @@ export class SqliteStore implements TransactionalStore<SqliteTransaction> {
         const entries = this.pages.verifyAll(sessionId);
         if (entries.length === 0) return;
         last = entries[entries.length - 1]!;
-        checkHeadRecord(sessionId, last.position, this.heads.read(sessionId), (at) => entries[at]?.hash, {
-          signer,
-          allowUnsigned: true,
-        });
+        checkHeadRecord(
+          sessionId,
+          last.position,
+          this.heads.read(sessionId),
+          (at) => entries[at - entries[0]!.position]?.hash,
+          {
+            signer,
+            allowUnsigned: true,
+          },
+        );
       } catch (error) {
         if (error instanceof LogCorruptError) return;
         throw error;
@@ -309,9 +323,15 @@ export class SqliteStore implements TransactionalStore<SqliteTransaction> {
       throw new SessionNotFoundError(sessionId);
     }
     const last = entries[entries.length - 1]!;
-    checkHeadRecord(sessionId, last.position, this.heads.read(sessionId), (at) => entries[at]?.hash, {
-      signer: this.signer,
-    });
+    checkHeadRecord(
+      sessionId,
+      last.position,
+      this.heads.read(sessionId),
+      (at) => entries[at - entries[0]!.position]?.hash,
+      {
+        signer: this.signer,
+      },
+    );
     return entries;
   }
 
@@ -324,8 +344,18 @@ export class SqliteStore implements TransactionalStore<SqliteTransaction> {
 
   private readRangeUnlocked(sessionId: string, from: number, limit: number): PositionedEntry[] {
     const end = Math.min(from + limit, Number.MAX_SAFE_INTEGER);
-    const rows = this.pages.firstPage(sessionId, from, end);
-    const prevHash = this.pages.predecessorHash(sessionId, from);
+    let start = from;
+    let rows = this.pages.firstPage(sessionId, from, end);
+    let prevHash = this.pages.predecessorHash(sessionId, from);
+    // A range reaching before a pruned log's cut starts at the cut, chained to the hash it names.
+    const beforeCut = prevHash === undefined || (from === 0 && rows[0]?.[0] !== 0);
+    const cut = beforeCut ? this.pages.latestCut(sessionId) : null;
+    if (cut !== null && from < cut.upTo) {
+      if (end <= cut.upTo) return [];
+      start = cut.upTo;
+      prevHash = cut.cutHash;
+      rows = this.pages.firstPage(sessionId, start, end);
+    }
     if (prevHash === undefined) {
       if (rows.length > 0) throw new LogCorruptError(sessionId, from - 1, "the entry is missing");
       if (!this.hasEntries(sessionId)) throw new SessionNotFoundError(sessionId);
@@ -334,12 +364,12 @@ export class SqliteStore implements TransactionalStore<SqliteTransaction> {
     if (from === 0 && rows.length === 0 && !this.hasEntries(sessionId)) {
       throw new SessionNotFoundError(sessionId);
     }
-    const entries = this.pages.verifyPages(sessionId, from, end, prevHash, rows);
+    const entries = this.pages.verifyPages(sessionId, start, end, prevHash, rows);
     // A short range must really be the end of the log: not a gap before later entries, nor a
     // log cut back before its recorded head.
-    if (entries.length < end - from) {
+    if (entries.length < end - start) {
       const head = this.readHeadUnlocked(sessionId);
-      const missing = from + entries.length;
+      const missing = start + entries.length;
       if (head !== null && head.position >= missing) {
         throw new LogCorruptError(sessionId, missing, "the entry is missing");
       }

@@ -100,6 +100,13 @@ export interface TransactionalStore<Tx> extends Store<Tx> {
    */
   appendInTransaction(tx: Tx, sessionId: string, entries: readonly HashedEntry[]): Awaitable<LogHead>;
 
+  /**
+   * Remove the session's entries before position `upTo` inside the caller's transaction `tx`
+   * (retention: the caller appends the `pruned` record naming this cut in the same transaction,
+   * or the log no longer verifies; see pruned-log.ts). Returns how many rows went.
+   */
+  pruneInTransaction(tx: Tx, sessionId: string, upTo: number): Awaitable<number>;
+
   /** Remove the session's entries and recorded head inside the caller's transaction `tx`. */
   deleteInTransaction(tx: Tx, sessionId: string): Awaitable<void>;
 

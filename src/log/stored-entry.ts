@@ -27,6 +27,7 @@ const entryKinds: Record<LogEntryKind, true> = {
   approval_resolved: true,
   compaction: true,
   context_excluded: true,
+  pruned: true,
 };
 
 /** Why `value` is not shaped like a log entry, or null when it is. */

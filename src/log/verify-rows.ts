@@ -5,9 +5,11 @@
  * Boundary rule: pure; shared by the SQL stores so both report corruption the same way.
  */
 import type { PositionedEntry } from "./entries.js";
+import { isEntryHash } from "./entry-hash.js";
 import { LogCorruptError } from "./errors.js";
+import { checkPrunedStart } from "./pruned-log.js";
 import { parseStoredEntry } from "./stored-entry.js";
-import { verifyEntry } from "./verify-chain.js";
+import { type ChainStart, logStart, verifyEntry } from "./verify-chain.js";
 
 /** A stored row as the SQL stores select it: position, hash, prev_hash, kind, entry text. */
 export type StoredRow = [position: number, hash: unknown, prevHash: unknown, kind: unknown, entry: unknown];
@@ -53,4 +55,28 @@ export function verifyRows(
     prev = stored.hash;
   }
   return into;
+}
+
+/**
+ * Where a whole log's stored rows start, from its first row: position 0 (chained from nothing),
+ * or a later position P chained from the row's own prev_hash: a pruned log, which verifies only
+ * if its `pruned` record then names that cut (checkPrunedStart). Any other first row reads from
+ * position 0, so it is reported as the missing or misplaced entry it is.
+ */
+export function storedStart(sessionId: string, first: StoredRow | undefined): ChainStart {
+  if (first === undefined) return logStart;
+  const [position, , prevHash] = first;
+  if (!Number.isSafeInteger(position) || position <= 0) return logStart;
+  if (!isEntryHash(prevHash)) {
+    throw new LogCorruptError(sessionId, position, "the first stored entry has no valid prev_hash");
+  }
+  return { position, prevHash };
+}
+
+/** A whole log's rows (all of the session's, in position order) verified from where they start (see `storedStart`). */
+export function verifyStoredLog(sessionId: string, rows: readonly StoredRow[]): PositionedEntry[] {
+  const start = storedStart(sessionId, rows[0]);
+  const entries = verifyRows(sessionId, rows, start.position, start.prevHash);
+  checkPrunedStart(sessionId, entries);
+  return entries;
 }

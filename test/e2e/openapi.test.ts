@@ -88,6 +88,7 @@ describe("the OpenAPI document", () => {
         "GET /sessions/{sid}/inputs/{iid}",
         "GET /web/session",
         "POST /debug/sessions/{id}/restart",
+        "POST /gc",
         "POST /mcp/{name}/test",
         "POST /providers/{name}/test",
         "POST /server/shutdown",
@@ -199,6 +200,8 @@ describe("the OpenAPI document", () => {
     });
     await app.api(`/debug/sessions/${forkId}/restart`, { method: "POST" });
     await app.api(`/sessions/${forkId}`, { method: "DELETE" });
+    await app.api("/gc", { method: "POST", body: { dry_run: true } });
+    await app.api("/gc", { method: "POST", body: { dry_run: "yes" } });
     await app.api("/mcp");
     await app.api("/cluster");
     await app.api("/config");

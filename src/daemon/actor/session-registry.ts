@@ -7,6 +7,7 @@
  * stopped is dropped from the map before anyone can be handed it again.
  */
 
+import { setTimeout as sleep } from "node:timers/promises";
 import type { SessionSummary } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
@@ -104,7 +105,9 @@ export class SessionRegistry {
     return SessionActor.load(services, sessionId, this.#supervisor, epoch)
       .then(async (actor) => {
         this.#actors.set(sessionId, actor);
-        await this.#resume(actor);
+        // Its kick recovers a turn a crash or a shutdown left `running` (abandoned, noted, a new
+        // turn) before anything else, then lets the queue run (nothing starts while draining).
+        await actor.recoverOrKick();
         return actor;
       })
       .catch((error: unknown) => {
@@ -252,25 +255,38 @@ export class SessionRegistry {
   /** Take `actor` out of the map and stop it; the session loads again only once it has stopped. */
   #retire(sessionId: string, actor: SessionActor, reason: "restart" | "unload"): Promise<void> {
     this.#actors.delete(sessionId);
-    const stopped: Promise<void> = actor
-      .stop(reason)
-      .catch((error: unknown) => {
-        this.#services.logger.error(
-          { session_id: sessionId, err: error },
-          "session actor failed to stop cleanly",
-        );
-      })
-      .finally(() => {
-        if (this.#stopping.get(sessionId) === stopped) this.#stopping.delete(sessionId);
-      });
-    this.#stopping.set(sessionId, stopped);
-    return stopped;
+    const stopped = actor.stop(reason).catch((error: unknown) => {
+      this.#services.logger.error(
+        { session_id: sessionId, err: error },
+        "session actor failed to stop cleanly",
+      );
+    });
+    return this.#hold(sessionId, stopped);
   }
 
-  /** Forget a deleted session's actor, and its workspace checkpoints. */
-  forget(sessionId: string): void {
+  /** Loads of the session wait until `until` settles (it must not reject). */
+  #hold(sessionId: string, until: Promise<void>): Promise<void> {
+    const held = until.finally(() => {
+      if (this.#stopping.get(sessionId) === held) this.#stopping.delete(sessionId);
+    });
+    this.#stopping.set(sessionId, held);
+    return held;
+  }
+
+  /** Hold the session's loads until `until` settles (retention cuts only logs no actor holds); false when it is here already. */
+  holdLoads(sessionId: string, until: Promise<unknown>): boolean {
+    if (this.#draining || this.#actors.has(sessionId) || this.#loading.has(sessionId)) return false;
+    if (this.#stopping.has(sessionId)) return false;
+    const settled = until.then(() => undefined).catch(() => undefined);
+    void this.#hold(sessionId, settled);
+    return true;
+  }
+
+  /** Forget a deleted session's actor and checkpoints; `parentId` given: list watchers hear of it (it had no actor). */
+  forget(sessionId: string, parentId?: string | null): void {
     this.#actors.delete(sessionId);
     this.#services.removeCheckpoints?.(sessionId);
+    if (parentId !== undefined) this.#listHub.deleted({ id: sessionId, parentId });
     void this.#release(sessionId);
   }
 
@@ -293,7 +309,7 @@ export class SessionRegistry {
 
   /**
    * Boot recovery: every session with a turn left `running` by a crash, or with queued inputs,
-   * is loaded; loading recovers the cut turn (see #resume) and lets the queue run.
+   * is loaded; loading recovers the cut turn (see #load) and lets the queue run.
    */
   async recover(): Promise<void> {
     const { storage, logger } = this.#services;
@@ -308,15 +324,6 @@ export class SessionRegistry {
         logger.error({ session_id: session, err: error }, "could not load session at start");
       }
     }
-  }
-
-  /**
-   * Start a freshly loaded actor: its kick recovers a turn left `running` by a crash or a
-   * shutdown (abandoned, noted, a new turn) before anything else, then lets the queue run.
-   * While the daemon drains nothing starts; the next start recovers the turn.
-   */
-  async #resume(actor: SessionActor): Promise<void> {
-    await actor.recoverOrKick();
   }
 
   /** Unload actors that have been quiet for `idleMs` (checked every `everyMs`). */
@@ -350,12 +357,9 @@ export class SessionRegistry {
     this.#listHub.close();
     // A turn that waits for a person's answer is not waited for: the next start waits again.
     const running = [...this.#actors.values()].map((actor) => actor.turnSettled(options.handOff === true));
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((done) => {
-      timer = setTimeout(done, timeoutMs);
-    });
-    await Promise.race([Promise.all(running), timeout]);
-    clearTimeout(timer);
+    const waited = new AbortController();
+    await Promise.race([Promise.all(running), sleep(timeoutMs, undefined, waited).catch(() => undefined)]);
+    waited.abort();
     const stopped = [...this.#actors.keys()];
     for (const actor of this.#actors.values()) await actor.stop("shutdown");
     this.#actors.clear();

@@ -5,6 +5,7 @@ import { checkpointStore } from "../../home/checkpoints.js";
 import { packageVersion } from "../../home/package-version.js";
 import { WorkspaceConfigurationError, workspaceProblem } from "../../tools/builtin-tools.js";
 import type { SessionRegistry } from "../actor/session-registry.js";
+import { SessionRetention } from "../actor/session-retention.js";
 import type { ClusterConfigFeed } from "../cluster/cluster-config-feed.js";
 import type { ClusterNode } from "../cluster/cluster-node.js";
 import { workspaceMissingOnNode } from "../cluster/node-workspace.js";
@@ -114,7 +115,7 @@ function workspaceCheckpoints(parts: DaemonParts): Pick<SessionServices, "checkp
 }
 
 /** The daemon's metrics: what sessions publish (observed), and what is read when scraped. */
-export function daemonMetricsOf(parts: DaemonParts, sessions: SessionRegistry): DaemonMetrics {
+function daemonMetricsOf(parts: DaemonParts, sessions: SessionRegistry): DaemonMetrics {
   const { cluster, logger } = parts;
   const metrics = new DaemonMetrics({
     census: () => sessions.census(),
@@ -134,6 +135,31 @@ export function daemonMetricsOf(parts: DaemonParts, sessions: SessionRegistry): 
   return metrics;
 }
 
+/** The daemon's metrics, and its retention (config.json's policy as it is now, each run's removals counted). */
+export function metricsAndRetentionOf(
+  parts: DaemonParts,
+  registry: SessionRegistry,
+): { metrics: DaemonMetrics; retention: SessionRetention } {
+  const metrics = daemonMetricsOf(parts, registry);
+  const retention = new SessionRetention({
+    registry,
+    services: sessionServicesOf(parts),
+    policy: () => parts.providers.current().retention,
+    removed: (report) => metrics.retained(report),
+  });
+  return { metrics, retention };
+}
+
+/** Start what runs in the background once the daemon is ready: unloading quiet actors, retention. */
+export function startHousekeeping(
+  settings: DaemonSettings,
+  registry: SessionRegistry,
+  retention: SessionRetention,
+): void {
+  registry.startUnloading(settings.unloadSeconds * 1000);
+  retention.start();
+}
+
 /** What sessions tell the daemon's metrics (made later, so reached through `metrics()`): their events and timings. */
 export function meteredBy(metrics: () => DaemonMetrics): Pick<SessionServices, "observeEvent" | "meter"> {
   return {
@@ -146,16 +172,18 @@ export function meteredBy(metrics: () => DaemonMetrics): Pick<SessionServices, "
   };
 }
 
-/** What the routes get: the registry, storage, provider defaults and workspace checks. */
+/** What the routes get: the registry, retention, storage, provider defaults and workspace checks. */
 export function routeServicesOf(
   parts: DaemonParts,
   registry: SessionRegistry,
   metrics: DaemonMetrics,
+  retention: SessionRetention,
 ): RouteServices {
   const { providers, hiddenPaths } = parts;
   return {
     streamOptions: { countBytes: (bytes) => metrics.sseBytes(bytes) },
     registry,
+    retention,
     storage: parts.storage,
     historySecret: parts.historySecret,
     now: parts.now,

@@ -1,5 +1,6 @@
 /** The daemon's one way down: drain the sessions, hand them off, close everything, once. */
 import type { SessionRegistry } from "../actor/session-registry.js";
+import type { SessionRetention } from "../actor/session-retention.js";
 import type { Relays } from "../cluster/request-forwarding.js";
 import { closeListener } from "../http/close-listener.js";
 import type { HttpApp } from "../http/create-http-app.js";
@@ -14,6 +15,8 @@ export interface StoppableServing {
   /** The relays of forwarded requests, once registered (null off a cluster). */
   relays(): Relays | null;
   sessions: SessionRegistry;
+  /** Its background runs stop before the sessions drain (a run under way finishes first). */
+  retention: SessionRetention;
   app: HttpApp;
   lock: HomeLock;
   /** The metrics, exported once more at the end when they are pushed. */
@@ -42,6 +45,7 @@ export function daemonStop(parts: DaemonParts, serving: StoppableServing): Daemo
       // Streams relayed through this node end now: their clients resume on another node.
       serving.relays()?.closeAll();
       // Another live node recovers a cut turn at once: wait only for tools that are running.
+      await serving.retention.stop();
       const handOff = cluster !== null && (await cluster.othersLive().catch(() => false));
       await sessions.drain(timeoutMs, { handOff });
       // Hand the sessions off at once: released leases, and a wake-up for the other nodes.

@@ -30,6 +30,7 @@ import { registerMetricsRoutes } from "../routes/metrics-routes.js";
 import { registerOpenApiRoute } from "../routes/openapi-routes.js";
 import { registerProviderRoutes } from "../routes/provider-routes.js";
 import { registerRepairRoutes } from "../routes/repair-routes.js";
+import { registerRetentionRoutes } from "../routes/retention-routes.js";
 import type { RouteServices } from "../routes/route-services.js";
 import { registerServerRoutes } from "../routes/server-routes.js";
 import { registerSessionRoutes } from "../routes/session-routes.js";
@@ -89,6 +90,7 @@ export function registerRoutes(app: HttpApp, routes: DaemonRoutes): Relays | nul
   registerRepairRoutes(app, services);
   registerHistoryRoutes(app, services);
   registerVerifyRoutes(app, services, routes.signer);
+  registerRetentionRoutes(app, services.retention);
   registerProviderRoutes(app, services);
   registerConfigRoutes(app, routes.config);
   registerMcpRoutes(app, { mcp: routes.mcp, workspaceProblem: services.workspaceProblem });

@@ -175,6 +175,7 @@ function itemsOf(entry: LogEntry): readonly Item[] {
     case "approval_resolved":
     case "compaction":
     case "context_excluded":
+    case "pruned":
       return [];
     default:
       return unreachable(entry);

@@ -12,6 +12,7 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { McpStatus } from "../../api/mcp-status.js";
+import type { GcReport } from "../../api/retention.js";
 import type { SessionEventData } from "../../api/session-events.js";
 import type { SessionCensus } from "../actor/session-census.js";
 import type { NodeHealth } from "../cluster/node-health.js";
@@ -39,6 +40,8 @@ export class DaemonMetrics implements SessionMeter {
   readonly #retries: Counter;
   readonly #approvals: Counter<"decision">;
   readonly #compactions: Counter<"result">;
+  readonly #retainedSessions: Counter<"action">;
+  readonly #retainedBytes: Counter;
   readonly #requestSeconds: Histogram<"profile" | "model" | "outcome">;
   readonly #commitSeconds: Histogram;
   readonly #sseBytes: Counter;
@@ -69,6 +72,12 @@ export class DaemonMetrics implements SessionMeter {
       "decision",
     ]);
     this.#compactions = counter("skein_compactions_total", "Compactions ended, by result", ["result"]);
+    this.#retainedSessions = counter(
+      "skein_retention_sessions_total",
+      "Sessions retention deleted (idle) or pruned (log cut), by action",
+      ["action"],
+    );
+    this.#retainedBytes = counter("skein_retention_bytes_total", "Bytes of log entries retention removed");
     this.#requestSeconds = new Histogram({
       name: "skein_model_request_duration_seconds",
       help: "Model requests, from sent to their response committed (or failed), by profile, model and outcome",
@@ -113,6 +122,13 @@ export class DaemonMetrics implements SessionMeter {
   /** Bytes went out on a session stream. */
   sseBytes(bytes: number): void {
     this.#sseBytes.inc(bytes);
+  }
+
+  /** Count what a retention run removed (not dry runs). */
+  retained(report: GcReport): void {
+    this.#retainedSessions.inc({ action: "deleted" }, report.deleted.length);
+    this.#retainedSessions.inc({ action: "pruned" }, report.pruned.length);
+    this.#retainedBytes.inc(report.bytes_freed);
   }
 
   /** One event a session published. */

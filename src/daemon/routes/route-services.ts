@@ -2,6 +2,7 @@
 import type { ProbeOutcome } from "../../providers/profile-probe.js";
 import type { ProviderProfile } from "../../providers/provider-profile.js";
 import type { SessionRegistry } from "../actor/session-registry.js";
+import type { SessionRetention } from "../actor/session-retention.js";
 import type { ApiKeySource } from "../process/api-key-lookup.js";
 import type { NamedProfile } from "../process/provider-config.js";
 import type { ProjectInstructions } from "../session/project-instructions.js";
@@ -22,6 +23,8 @@ interface ApiKeyReport {
 
 export interface RouteServices {
   registry: SessionRegistry;
+  /** `POST /gc`: the daemon's retention. */
+  retention: SessionRetention;
   storage: SessionStorage;
   historySecret: string;
   now(): number;

@@ -43,10 +43,13 @@ export function anchoredLog(
         );
       }
       let entries: PositionedEntry[];
+      let start = from;
       try {
         entries = await storage.readLogRange(sessionId, from, anchor.position - from + 1);
+        // A pruned log's range starts at its cut when `from` is before it.
+        start = Math.max(from, entries[0]?.position ?? from);
         const last = entries[entries.length - 1];
-        if (entries.length !== anchor.position - from + 1 || last?.hash !== anchor.hash) {
+        if (entries.length !== anchor.position - start + 1 || last?.hash !== anchor.hash) {
           throw new LogCorruptError(
             sessionId,
             anchor.position,
@@ -58,8 +61,9 @@ export function anchoredLog(
         throw error;
       }
       const first = entries[0]!;
-      if (first.prev_hash !== null && from > 0) learned.push({ position: from - 1, hash: first.prev_hash });
-      return entries.slice(0, to - from + 1);
+      if (first.prev_hash !== null && start > 0 && start === from)
+        learned.push({ position: start - 1, hash: first.prev_hash });
+      return entries.slice(0, Math.max(0, to - start + 1));
     },
   };
 }

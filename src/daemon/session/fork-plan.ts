@@ -10,7 +10,7 @@
  */
 import { collectState } from "../../log/collect-state.js";
 import type { LogEntry, PositionedEntry, SessionOrigin } from "../../log/entries.js";
-import { copiedForkEntries } from "../../log/fork-entries.js";
+import { copiedForkEntries, snapshotForkEntries } from "../../log/fork-entries.js";
 import { CheckpointUnknownError } from "../errors.js";
 import { projectEntry, type ToolNames } from "../history/project-history.js";
 import { closeOpenCalls } from "./open-tool-calls.js";
@@ -33,7 +33,12 @@ export function planFork(
   for (const placed of entries) {
     const k = projectEntry(placed, names).findIndex((entry) => entry.checkpoint_id === checkpointId);
     if (k < 0) continue;
-    const copies = copiedForkEntries(sourceId, entries, { position: placed.position, keepItems: k + 1 });
+    const cut = { position: placed.position, keepItems: k + 1 };
+    // A log retention pruned has no start to copy: the fork starts from its replayed state.
+    const copies =
+      entries[0]!.position === 0
+        ? copiedForkEntries(sourceId, entries, cut)
+        : snapshotForkEntries(sourceId, entries, cut, now);
     const state = collectState(copies.map((entry) => ({ hash: "", prev_hash: null, entry })));
     const results = closeOpenCalls(state.history, "branch_checkpoint");
     if (results.length > 0) copies.push({ kind: "tool_results", ts: now, items: results });

@@ -234,7 +234,7 @@ export class SessionLogWriter {
   confirmRead(entries: readonly PositionedEntry[]): void {
     const head = this.#checkpoints.head;
     if (head === null) return;
-    const stored = entries[head.position];
+    const stored = entries[head.position - (entries[0]?.position ?? 0)];
     if (stored?.hash === head.hash) return;
     this.#rolledBack(entries.length - 1, head.position);
   }

@@ -14,9 +14,11 @@ import type { InputReceipt } from "../../api/inputs.js";
 import type { SessionPreview } from "../../api/session-snapshot.js";
 import { type Awaitable, andThen } from "../../log/awaitable.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
+import { hashEntry } from "../../log/entry-hash.js";
 import type { HeadRecord } from "../../log/head-record.js";
 import { SessionWriter } from "../../log/session-writer.js";
 import type { LogHead, Store } from "../../log/store.js";
+import { SessionBusyError } from "../errors.js";
 import { appliedSchemaVersionProgram } from "./daemon-schema.js";
 import { checkDeliveredWithin, lastDeliveredInputProgram } from "./delivery-evidence.js";
 import { GuardedLog } from "./guarded-log.js";
@@ -35,6 +37,7 @@ import {
   type RejectedCreation,
   recordRejectionProgram,
 } from "./rejected-creations-table.js";
+import { notQuietProgram, type RetentionCandidate, retentionCandidatesProgram } from "./retention-table.js";
 import {
   admitAndTouchProgram,
   createSessionRowProgram,
@@ -233,6 +236,29 @@ export class BackendSessionStorage<Tx> implements SessionStorage {
 
   async failTurn(sessionId: string, turnId: string, endedAt: number, error: string): Promise<void> {
     await this.#write(sessionId, () => failTurnProgram(sessionId, turnId, endedAt, error));
+  }
+
+  retentionCandidates(idleBefore: number | null, aboveBytes: number | null): Promise<RetentionCandidate[]> {
+    return this.#shared.backend.read(retentionCandidatesProgram(idleBefore, aboveBytes));
+  }
+
+  pruneLog(
+    sessionId: string,
+    headHash: string,
+    record: Extract<LogEntry, { kind: "pruned" }>,
+  ): Promise<LogHead> {
+    const { backend } = this.#shared;
+    const hashed = hashEntry(headHash, record);
+    return backend.log.commitQueue.run(sessionId, (tx) =>
+      andThen(this.#checkFence(tx, sessionId), () =>
+        andThen(backend.run(tx, notQuietProgram(sessionId)), (busy) => {
+          if (busy !== null) throw new SessionBusyError(sessionId);
+          return andThen(backend.log.appendInTransaction(tx, sessionId, [hashed]), (head) =>
+            andThen(backend.log.pruneInTransaction(tx, sessionId, record.up_to), () => head),
+          );
+        }),
+      ),
+    );
   }
 
   async recordRejection(rejection: RejectedCreation): Promise<void> {

@@ -35,7 +35,7 @@ export function checkDeliveredWithin(
   delivered: DeliveredInput | null,
 ): void {
   if (delivered === null) return;
-  const end = entries.length - 1;
+  const end = entries.length === 0 ? -1 : entries[entries.length - 1]!.position;
   if (delivered.position <= end) return;
   throw new LogCorruptError(
     sessionId,

@@ -19,6 +19,7 @@ import type { LogHead } from "../../log/store.js";
 import type { Usage } from "../../model/usage.js";
 import type { Admission, InputRow, NewInput } from "./inputs-table.js";
 import type { RejectedCreation } from "./rejected-creations-table.js";
+import type { RetentionCandidate } from "./retention-table.js";
 import type { NewSession, SessionListFilter, SessionRow } from "./sessions-table.js";
 import type { TurnRow } from "./turns-table.js";
 
@@ -172,6 +173,22 @@ export interface SessionStorage {
    * effort); `TurnStateError` when the session has no such running turn.
    */
   failTurn(sessionId: string, turnId: string, endedAt: number, error: string): Promise<void>;
+
+  // --- retention --------------------------------------------------------------------------
+
+  /** Sessions retention may act on: nothing waits, no turn runs (see retention-table.ts). */
+  retentionCandidates(idleBefore: number | null, aboveBytes: number | null): Promise<RetentionCandidate[]>;
+  /**
+   * Cut the session's log in one transaction behind the fence: append `record` (a `pruned`
+   * entry) after `headHash` (compare-and-append: `AppendConflictError` when the head moved) and
+   * remove the entries before its `up_to`. Refused with `SessionBusyError` when an input waits
+   * or a turn runs. Resolves with the new head.
+   */
+  pruneLog(
+    sessionId: string,
+    headHash: string,
+    record: Extract<LogEntry, { kind: "pruned" }>,
+  ): Promise<LogHead>;
 
   // --- refused creations ------------------------------------------------------------------
 
