@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { access, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_BWRAP_PATH } from "../../src/tools/bubblewrap.js";
 import { resolveHiddenPaths } from "../../src/tools/hidden-paths.js";
 import { probeNetworkHelper } from "../../src/tools/network-helper.js";
@@ -25,10 +25,9 @@ import {
   callTool,
   expectToolError,
   isErrorOutput,
-  makeTempDirectory,
   outputText,
   requireBwrap,
-  type TempDirectory,
+  withTempDirectory,
 } from "./tool-harness.js";
 
 const sandboxed: OfferedShell = {
@@ -38,7 +37,7 @@ const sandboxed: OfferedShell = {
 };
 const unconfined: OfferedShell = { mode: "unconfined" };
 
-let workspace: TempDirectory;
+const workspace = withTempDirectory();
 const run = (input: unknown, shell: OfferedShell = sandboxed, signal?: AbortSignal) =>
   callTool(runCommandTool(workspace.root, shell), input, signal);
 
@@ -73,12 +72,6 @@ async function eventually(
 
 beforeAll(() => {
   requireBwrap();
-});
-beforeEach(async () => {
-  workspace = await makeTempDirectory();
-});
-afterEach(async () => {
-  await workspace.remove();
 });
 
 describe("run_command in the sandbox", () => {

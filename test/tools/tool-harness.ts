@@ -2,7 +2,7 @@
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { expect } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import type { ToolDefinition, ToolOutput } from "../../src/model/tools.js";
 import { ToolError } from "../../src/model/tools.js";
 import { probeBwrap } from "../../src/tools/bubblewrap.js";
@@ -17,6 +17,30 @@ export interface TempDirectory {
 export async function makeTempDirectory(prefix = "skein-tools-", base = tmpdir()): Promise<TempDirectory> {
   const root = await realpath(await mkdtemp(path.join(base, prefix)));
   return { root, remove: () => rm(root, { recursive: true, force: true }) };
+}
+
+/**
+ * A temporary directory made before each test of the enclosing scope and removed after it (or,
+ * with `each: false`, one for all its tests); read `root` inside tests and hooks.
+ */
+export function withTempDirectory(options: { prefix?: string; each?: boolean } = {}): {
+  readonly root: string;
+} {
+  let directory: TempDirectory | undefined;
+  const [before, after] = options.each === false ? [beforeAll, afterAll] : [beforeEach, afterEach];
+  before(async () => {
+    directory = await makeTempDirectory(options.prefix);
+  });
+  after(async () => {
+    await directory?.remove();
+    directory = undefined;
+  });
+  return {
+    get root(): string {
+      if (directory === undefined) throw new Error("the temporary directory is read outside a test");
+      return directory.root;
+    },
+  };
 }
 
 /** Calls a tool definition with JSON-encoded `input`, as the Worker would. */
