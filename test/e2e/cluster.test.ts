@@ -12,10 +12,11 @@ import { v7 as uuidv7 } from "uuid";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { deliver, hang, text, toolCalls } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
+import { freePort } from "../support/free-port.js";
 import type { PgSchema } from "../support/pg-schema.js";
 import { type DaemonHarness, type StreamPage, skeinBin, sleep, userTexts } from "./support/daemon-harness.js";
 import { eventually } from "./support/fixture.js";
-import { freePort, type NodeOptions, TestCluster } from "./support/test-cluster.js";
+import { type NodeOptions, TestCluster } from "./support/test-cluster.js";
 
 const leaseSeconds = 2;
 

@@ -12,6 +12,7 @@ import { OUTPUT_LIMIT_BYTES } from "../../src/tools/output-limit.js";
 import { runCommandTool } from "../../src/tools/run-command.js";
 import { chooseShell, describeShellChoice, type OfferedShell } from "../../src/tools/shell-mode.js";
 import { socketFilterFor } from "../../src/tools/socket-filter.js";
+import { eventually } from "../support/eventually.js";
 import {
   canMakePeer,
   type HostListener,
@@ -55,19 +56,6 @@ async function sleepers(seconds: string): Promise<number[]> {
     if (commandLine === `sleep\0${seconds}\0` && !/\) Z /.test(status)) found.push(Number(entry));
   }
   return found;
-}
-
-/** Polls until `condition` holds, failing after `timeoutMs` (generous: this is not a timing assert). */
-async function eventually(
-  condition: () => Promise<boolean>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 beforeAll(() => {
@@ -307,7 +295,10 @@ describe("run_command in the sandbox", () => {
       "timed out after 1000 ms; the command and all its processes were killed\nstarted\n",
     );
     for (const seconds of [main, background, detached]) {
-      await eventually(async () => (await sleepers(seconds)).length === 0, `sleep ${seconds} is gone`);
+      await eventually(
+        `sleep ${seconds} to be gone`,
+        async () => (await sleepers(seconds)).length === 0 || undefined,
+      );
     }
   });
 
@@ -320,22 +311,29 @@ describe("run_command in the sandbox", () => {
       controller.signal,
     );
     await eventually(
-      async () => (await sleepers(main)).length === 1 && (await sleepers(background)).length === 1,
-      "both sleeps run",
+      "both sleeps to run",
+      async () =>
+        ((await sleepers(main)).length === 1 && (await sleepers(background)).length === 1) || undefined,
     );
     controller.abort();
     const output = await pending;
     expect(isErrorOutput(output)).toBe(true);
     expect(outputText(output)).toMatch(/^cancelled; the command and all its processes were killed/);
     for (const seconds of [main, background]) {
-      await eventually(async () => (await sleepers(seconds)).length === 0, `sleep ${seconds} is gone`);
+      await eventually(
+        `sleep ${seconds} to be gone`,
+        async () => (await sleepers(seconds)).length === 0 || undefined,
+      );
     }
   });
 
   it("leaves no background process running after the command exits", async () => {
     const background = uniqueSleep();
     expect(await run({ command: `(setsid sleep ${background} &) ; echo done` })).toBe("exit code: 0\ndone\n");
-    await eventually(async () => (await sleepers(background)).length === 0, `sleep ${background} is gone`);
+    await eventually(
+      `sleep ${background} to be gone`,
+      async () => (await sleepers(background)).length === 0 || undefined,
+    );
   });
 
   it("refuses to start when already aborted", async () => {
@@ -393,7 +391,10 @@ describe("run_command unconfined", () => {
     const output = await run({ command: `sleep ${background} & sleep ${main}`, timeout_ms: 500 }, unconfined);
     expect(outputText(output)).toMatch(/^timed out after 500 ms/);
     for (const seconds of [main, background]) {
-      await eventually(async () => (await sleepers(seconds)).length === 0, `sleep ${seconds} is gone`);
+      await eventually(
+        `sleep ${seconds} to be gone`,
+        async () => (await sleepers(seconds)).length === 0 || undefined,
+      );
     }
   });
 });

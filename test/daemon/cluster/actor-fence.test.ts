@@ -19,6 +19,7 @@ import type { LogEntry } from "../../../src/log/entries.js";
 import { HeadSigner } from "../../../src/log/head-signer.js";
 import { textBlockStart, textBlockStop, textDelta } from "../../../src/model/events.js";
 import { userMessage } from "../../../src/model/items.js";
+import { eventually } from "../../support/eventually.js";
 import { MockLlmClient } from "../../support/mock-llm-client.js";
 import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
 import { type TestServices, testServices } from "../session/session-services.js";
@@ -86,16 +87,6 @@ async function startNode(
   return started;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 10_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** A model that answers every request with "ok". */
 function answering(): () => MockLlmClient {
   return () => new MockLlmClient([textBlockStart(0), textDelta(0, "ok"), textBlockStop(0)]);
@@ -131,7 +122,7 @@ describe("fencing per actor", () => {
       await locker.query("BEGIN");
       await locker.query("SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE", [other]);
       const held = registry.withActor(other, (actor) => actor.setApprovalPolicy({ approval_policy: null }));
-      await until("the other session's write to wait for the lock", async () => {
+      await eventually("the other session's write to wait for the lock", async () => {
         const rows = await schema.query<{ n: number }>(
           "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
           [schema.name],
@@ -148,7 +139,7 @@ describe("fencing per actor", () => {
 
       // The lease runs out (a pause, say); the node notices and drops the session...
       await schema.query("UPDATE session_leases SET expires_at = 0 WHERE session = $1", [session]);
-      await until("the node to drop the session", () => (a.node.holds(session) ? undefined : true));
+      await eventually("the node to drop the session", () => (a.node.holds(session) ? undefined : true));
       expect(old.stopped).toBe(true);
       // ...and claims it again at the next request: a new epoch, a new actor.
       const current = await registry.get(session);
@@ -160,7 +151,7 @@ describe("fencing per actor", () => {
       // The old actor's admission was refused; the request was answered by the current actor.
       const receipt = await answered;
       expect(receipt.id).toBe(inputId);
-      await until("the input's turn to complete", async () => {
+      await eventually("the input's turn to complete", async () => {
         const stored = await a.storage.getReceipt(session, inputId);
         return stored?.turn?.state === "completed" ? true : undefined;
       });
@@ -171,7 +162,7 @@ describe("fencing per actor", () => {
     const actor = await registry.get(session);
     const next = uuidv7();
     await actor.submit(next, { kind: "message", text: "and the next one" }, null);
-    await until("the next turn to complete", async () =>
+    await eventually("the next turn to complete", async () =>
       (await a.storage.getReceipt(session, next))?.turn?.state === "completed" ? true : undefined,
     );
     expect((await actor.snapshot(0)).status.blocking_reason ?? null).toBeNull();
@@ -287,7 +278,7 @@ describe("fencing per actor", () => {
     );
     expect(a.node.holds("s")).toBe(false);
 
-    await until("B to claim the session", () => (b.adopted.includes("s") ? true : undefined), 6_000);
+    await eventually("B to claim the session", () => (b.adopted.includes("s") ? true : undefined), 6_000);
     expect((await b.node.leaseOf("s"))?.node_id).toBe(b.node.nodeId);
   });
 });

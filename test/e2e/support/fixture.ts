@@ -10,7 +10,7 @@ import { text } from "../../support/fake-provider/reply.js";
 import type { RecordedRequest } from "../../support/fake-provider/server.js";
 import { FakeProvider } from "../../support/fake-provider/server.js";
 import { useStartedForDescribe } from "../../support/started-for-describe.js";
-import { DaemonHarness, type DatabaseKind, type HistoryEntry, sleep } from "./daemon-harness.js";
+import { DaemonHarness, type DatabaseKind, type HistoryEntry } from "./daemon-harness.js";
 
 export const fixtureProfile = "fixture";
 export const fixtureModel = "fixture-model";
@@ -151,20 +151,8 @@ export function toolResultOf(entries: readonly HistoryEntry[], callId: string): 
   );
 }
 
-/** Poll `check` until it returns a value other than undefined; throws after `timeoutMs`. */
-export async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(25);
-  }
-}
+/** Poll until a check gives a value (shared with the unit tests that wait on processes). */
+export { eventually } from "../../support/eventually.js";
 
 /** A promise with its resolve function, to hold a provider reply until the test releases it. */
 export function gate(): { promise: Promise<void>; open: () => void } {
