@@ -9,7 +9,6 @@
  */
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { McpStatus, McpTestReport } from "../../src/api/mcp-status.js";
@@ -60,11 +59,7 @@ describe("MCP servers through the daemon", () => {
     mcpServers: Record<string, unknown>,
     user?: UnprivilegedUser,
   ): Promise<DaemonHarness> {
-    fake.provider.reset();
-    fake.provider.script = () => text("ok");
-    const app = await DaemonHarness.start({ providers: profiles(), mcpServers, ...(user ? { user } : {}) });
-    fake.started.push(app);
-    return app;
+    return fake.daemon({ providers: profiles(), mcpServers, ...(user ? { user } : {}) });
   }
 
   it("lists configured servers, starts one on request, and runs an MCP tool in a turn of each protocol", async () => {
@@ -372,18 +367,12 @@ describe("project instructions through the daemon", () => {
     await provider?.close();
   });
 
-  function sessionStart(sessionId: string): Record<string, unknown> {
-    const db = new Database(app.dbPath, { readonly: true });
-    try {
-      const row = db
-        .prepare("SELECT entry FROM transcript WHERE session = ? AND position = 0")
-        .get(sessionId) as {
-        entry: string;
-      };
-      return JSON.parse(row.entry) as Record<string, unknown>;
-    } finally {
-      db.close();
-    }
+  async function sessionStart(sessionId: string): Promise<Record<string, unknown>> {
+    const [row] = await app.sql<{ entry: string }>(
+      "SELECT entry FROM transcript WHERE session = ? AND position = 0",
+      [sessionId],
+    );
+    return JSON.parse(row!.entry) as Record<string, unknown>;
   }
 
   function systemPromptSent(): string {
@@ -404,7 +393,7 @@ describe("project instructions through the daemon", () => {
     expect(systemPromptSent()).toContain(
       `The project's instructions for agents, from ${join(repo, "AGENTS.md")}:\n\nRun the tests with \`make check\` before you answer.\n`,
     );
-    const start = sessionStart(sessionId);
+    const start = await sessionStart(sessionId);
     expect(start.instructions).toEqual({ path: join(repo, "AGENTS.md"), bytes: 51, truncated: false });
     expect(start.system_prompt).toContain("make check");
   });
@@ -420,7 +409,7 @@ describe("project instructions through the daemon", () => {
       `${"z".repeat(32 * 1024)}\n\n[... the file is 100000 bytes; only its first 32768 are shown]`,
     );
     expect(prompt).not.toContain("z".repeat(32 * 1024 + 1));
-    expect(sessionStart(sessionId).instructions).toEqual({
+    expect((await sessionStart(sessionId)).instructions).toEqual({
       path: join(workspace, "CLAUDE.md"),
       bytes: 100_000,
       truncated: true,
@@ -431,6 +420,6 @@ describe("project instructions through the daemon", () => {
     const sessionId = await app.createSession();
     await app.turn(sessionId, "hi");
     expect(systemPromptSent()).not.toContain("instructions for agents");
-    expect(sessionStart(sessionId)).not.toHaveProperty("instructions");
+    expect(await sessionStart(sessionId)).not.toHaveProperty("instructions");
   });
 });
