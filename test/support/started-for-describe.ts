@@ -8,7 +8,7 @@ import { afterAll, beforeAll } from "vitest";
  * returned object reads through to what started (read it inside tests and hooks, not at
  * describe time).
  */
-export function useStartedForDescribe<T extends object>(
+export function startedForDescribe<T extends object>(
   start: () => Promise<T>,
   stop: (started: T) => Promise<void>,
 ): T {

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { text } from "../../support/fake-provider/reply.js";
 import type { RecordedRequest } from "../../support/fake-provider/server.js";
 import { FakeProvider, type Script } from "../../support/fake-provider/server.js";
-import { useStartedForDescribe } from "../../support/started-for-describe.js";
+import { startedForDescribe } from "../../support/started-for-describe.js";
 import {
   DaemonHarness,
   type DatabaseKind,
@@ -61,7 +61,7 @@ export interface Fixture {
 export function useSharedFixture(
   options: { env?: Record<string, string>; database?: DatabaseKind; answer?: string } = {},
 ): Fixture {
-  const fixture = useStartedForDescribe(
+  const fixture = startedForDescribe(
     () => startFixture(options.env, options.database),
     async ({ provider, app }) => {
       await app.close();
