@@ -8,7 +8,7 @@
  */
 import pg from "pg";
 import { v7 as uuidv7 } from "uuid";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SessionRegistry } from "../../../src/daemon/actor/session-registry.js";
 import { ClusterNode, SessionOwnedElsewhereError } from "../../../src/daemon/cluster/cluster-node.js";
 import { emptyPreview } from "../../../src/daemon/history/preview.js";
@@ -21,8 +21,8 @@ import { textBlockStart, textBlockStop, textDelta } from "../../../src/model/eve
 import { userMessage } from "../../../src/model/items.js";
 import { eventually } from "../../support/eventually.js";
 import { MockLlmClient } from "../../support/mock-llm-client.js";
-import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
 import { type TestServices, testServices } from "../session/session-services.js";
+import { withNodesOnFreshSchema } from "./nodes-on-schema.js";
 
 interface Node {
   storage: PgSessionStorage;
@@ -37,28 +37,15 @@ const quiet = { info: () => {}, warn: () => {}, error: () => {} };
 // One head-signing key for the cluster, as the nodes of a real one share it.
 const signer = HeadSigner.generate();
 
-let schema: PgSchema;
-let nodes: Node[] = [];
 let env: TestServices | null = null;
-
-beforeEach(async () => {
-  schema = await createPgSchema("skein_actor_fence");
-});
-
-afterEach(async () => {
-  for (const { node, storage } of nodes) {
-    await node.stop();
-    await storage.close();
-  }
-  nodes = [];
+const cluster = withNodesOnFreshSchema<Node>("skein_actor_fence", async () => {
   await env?.cleanup();
   env = null;
-  await schema.drop();
 });
 
 /** This suite's connections, named so that the test can find them in pg_stat_activity. */
 function appUrl(): string {
-  return `${schema.url}&application_name=${schema.name}`;
+  return `${cluster.schema.url}&application_name=${cluster.schema.name}`;
 }
 
 /** A node on the schema as the daemon starts one; `lost` and `adopt` as the daemon wires them, to `registry`. */
@@ -69,7 +56,7 @@ async function startNode(
   const adopted: string[] = [];
   const node = new ClusterNode(storage.pool, {
     nodeId: uuidv7(),
-    url: `http://127.0.0.1:${41000 + nodes.length}`,
+    url: `http://127.0.0.1:${41000 + cluster.nodes.length}`,
     leaseMs: options.leaseMs ?? 60_000,
     pollMs: options.pollMs ?? 3_600_000,
     signer,
@@ -82,7 +69,7 @@ async function startNode(
   });
   storage.fenceWith(node);
   const started = { storage, node, adopted };
-  nodes.push(started);
+  cluster.nodes.push(started);
   await node.start({ connectionString: appUrl() });
   return started;
 }
@@ -116,16 +103,16 @@ describe("fencing per actor", () => {
     const old = await registry.get(session);
 
     // Hold up the node's group commit: a write of the other session waits for a row lock.
-    const locker = new pg.Client({ connectionString: schema.url });
+    const locker = new pg.Client({ connectionString: cluster.schema.url });
     await locker.connect();
     try {
       await locker.query("BEGIN");
       await locker.query("SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE", [other]);
       const held = registry.withActor(other, (actor) => actor.setApprovalPolicy({ approval_policy: null }));
       await eventually("the other session's write to wait for the lock", async () => {
-        const rows = await schema.query<{ n: number }>(
+        const rows = await cluster.schema.query<{ n: number }>(
           "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
-          [schema.name],
+          [cluster.schema.name],
         );
         return rows[0]!.n > 0 ? true : undefined;
       });
@@ -138,7 +125,7 @@ describe("fencing per actor", () => {
       expect(a.storage.commitStats().requests).toBeGreaterThan(0);
 
       // The lease runs out (a pause, say); the node notices and drops the session...
-      await schema.query("UPDATE session_leases SET expires_at = 0 WHERE session = $1", [session]);
+      await cluster.schema.query("UPDATE session_leases SET expires_at = 0 WHERE session = $1", [session]);
       await eventually("the node to drop the session", () => (a.node.holds(session) ? undefined : true));
       expect(old.stopped).toBe(true);
       // ...and claims it again at the next request: a new epoch, a new actor.
@@ -177,16 +164,18 @@ describe("fencing per actor", () => {
     const [a, b] = [await startNode(), await startNode()];
     await a!.storage.createSession({ id: "s", workspace: "/tmp/work", createdAt: ts }, [start], emptyPreview);
     const stale = a!.storage.writerFrom("s", await a!.storage.readLog("s"));
-    await schema.query("UPDATE session_leases SET expires_at = 0 WHERE session = 's'");
+    await cluster.schema.query("UPDATE session_leases SET expires_at = 0 WHERE session = 's'");
     await b!.node.acquire("s");
     const owner = b!.storage.writerFrom("s", await b!.storage.readLog("s"));
     await owner.append([{ kind: "user_input", ts, item: userMessage("from the new owner") }], {});
-    const before = await schema.query("SELECT position, hash FROM transcript WHERE session = 's'");
+    const before = await cluster.schema.query("SELECT position, hash FROM transcript WHERE session = 's'");
 
     await expect(
       stale.append([{ kind: "user_input", ts, item: userMessage("late, from the old owner") }], {}),
     ).rejects.toBeInstanceOf(WriteFencedError);
-    expect(await schema.query("SELECT position, hash FROM transcript WHERE session = 's'")).toEqual(before);
+    expect(await cluster.schema.query("SELECT position, hash FROM transcript WHERE session = 's'")).toEqual(
+      before,
+    );
   });
 
   it("answers a request that reaches the old owner's actor after a takeover as owned elsewhere, not as a corrupt log", async () => {
@@ -207,7 +196,7 @@ describe("fencing per actor", () => {
     const old = await registry.get(id);
     // B takes the session over (A was paused past its lease, say) and writes to it; A has not
     // noticed yet (its next renewal is 20 s away).
-    await schema.query("UPDATE session_leases SET expires_at = 0 WHERE session = $1", [id]);
+    await cluster.schema.query("UPDATE session_leases SET expires_at = 0 WHERE session = $1", [id]);
     await b.node.acquire(id);
     const writer = b.storage.writerFrom(id, await b.storage.readLog(id));
     await writer.append([{ kind: "user_input", ts, item: userMessage("on B") }], {});
@@ -241,7 +230,7 @@ describe("fencing per actor", () => {
       lost: () => {},
     });
     storage.fenceWith(a);
-    nodes.push({ storage, node: a, adopted: [] });
+    cluster.nodes.push({ storage, node: a, adopted: [] });
     await storage.createSession({ id: "s", workspace: "/tmp/work", createdAt: ts }, [start], emptyPreview);
     // Paused mid-commit: the fence's share lock on the lease row, in a transaction that waits.
     const paused = await storage.pool.connect();
@@ -271,7 +260,7 @@ describe("fencing per actor", () => {
       intent: { text: "i" },
       acceptedAt: ts,
     });
-    await schema.query(
+    await cluster.schema.query(
       `UPDATE session_leases SET node_id = $1, epoch = epoch + 1,
          expires_at = (extract(epoch from clock_timestamp()) * 1000)::bigint + 1000 WHERE session = 's'`,
       [a.node.nodeId],

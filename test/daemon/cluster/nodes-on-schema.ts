@@ -1,0 +1,46 @@
+/**
+ * Cluster nodes on the real PostgreSQL for the cluster tests: a fresh schema for each test, and
+ * the nodes (each its own storage and `ClusterNode`) a test starts on it, stopped and closed
+ * after the test before the schema is dropped.
+ */
+import { afterEach, beforeEach } from "vitest";
+import type { ClusterNode } from "../../../src/daemon/cluster/cluster-node.js";
+import type { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
+import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
+
+/** What the fixture stops after each test; a test's own node type adds what it records. */
+export interface StartedNode {
+  storage: PgSessionStorage;
+  node: ClusterNode;
+}
+
+/**
+ * A schema named from `prefix` for each test, and the list the test pushes its nodes on;
+ * `afterNodes` runs once the nodes stopped, before the schema is dropped.
+ */
+export function withNodesOnFreshSchema<N extends StartedNode>(
+  prefix: string,
+  afterNodes: () => Promise<void> = async () => {},
+): { readonly schema: PgSchema; readonly nodes: N[] } {
+  let schema: PgSchema | undefined;
+  const nodes: N[] = [];
+  beforeEach(async () => {
+    schema = await createPgSchema(prefix);
+  });
+  afterEach(async () => {
+    for (const { node, storage } of nodes.splice(0)) {
+      await node.stop();
+      await storage.close();
+    }
+    await afterNodes();
+    await schema?.drop();
+    schema = undefined;
+  });
+  return {
+    get schema(): PgSchema {
+      if (schema === undefined) throw new Error("the schema is read outside a test");
+      return schema;
+    },
+    nodes,
+  };
+}
