@@ -33,6 +33,7 @@
  *                                  writer, the input queue, the mailbox, snapshots, settings
  *   {storage, stream, history}     tables and backends; the event feed; history projection
  *   http                           HTTP ingress
+ *   telemetry                      the OpenTelemetry spans of turns, admissions and relays
  */
 const { builtinModules } = require("node:module");
 
@@ -62,18 +63,20 @@ const daemonFloors = {
     "stream",
     "history",
     "http",
+    "telemetry",
     "process",
     "cluster",
   ],
-  actor: ["turn", "approval", "compaction", "session", "storage", "stream", "history", "http"],
-  turn: ["approval", "compaction", "session", "storage", "stream", "history", "http"],
-  approval: ["session", "storage", "stream", "history", "http"],
-  compaction: ["session", "storage", "stream", "history", "http"],
-  session: ["storage", "stream", "history", "http"],
-  storage: ["http"],
-  stream: ["http"],
-  history: ["http"],
+  actor: ["turn", "approval", "compaction", "session", "storage", "stream", "history", "http", "telemetry"],
+  turn: ["approval", "compaction", "session", "storage", "stream", "history", "http", "telemetry"],
+  approval: ["session", "storage", "stream", "history", "http", "telemetry"],
+  compaction: ["session", "storage", "stream", "history", "http", "telemetry"],
+  session: ["storage", "stream", "history", "http", "telemetry"],
+  storage: ["http", "telemetry"],
+  stream: ["http", "telemetry"],
+  history: ["http", "telemetry"],
   http: [],
+  telemetry: [],
 };
 
 function daemonFloorRule(floor, allowed) {

@@ -20,6 +20,7 @@ const suites = [
   "cluster-faults",
   "tools",
   "backup",
+  "telemetry",
 ];
 const here = dirname(fileURLToPath(import.meta.url));
 const requested = process.argv.slice(2);

@@ -26,6 +26,7 @@ import { joinCluster, type RegistryHolder } from "./boot/join-cluster.js";
 import { openStorage } from "./boot/open-storage.js";
 import { registerRoutes } from "./boot/register-routes.js";
 import { startTooling } from "./boot/start-tooling.js";
+import { startTracing } from "./boot/start-tracing.js";
 import type { ClusterNode } from "./cluster/cluster-node.js";
 import { warnWherePeersDistrust } from "./cluster/peer-trust.js";
 import type { Relays } from "./cluster/request-forwarding.js";
@@ -94,6 +95,9 @@ export async function startDaemon(
   }
 }
 
+/** The clock of the daemon's parts (ms since the epoch). */
+const wallClock = (): number => Date.now();
+
 /** The daemon's start, phase by phase; each phase that opens something leaves its undo step. */
 async function boot(
   settings: DaemonSettings,
@@ -103,6 +107,7 @@ async function boot(
   undo: Array<() => Promise<void> | void>,
 ): Promise<RunningDaemon> {
   const instanceId = uuidv7();
+  const tracing = await startTracing(env, logger, undo);
   const { signer, created: keyCreated } = await loadSigningKey(settings.home);
   const storage = await openStorage(settings, signer, logger);
   undo.push(() => storage.close());
@@ -112,9 +117,8 @@ async function boot(
   const registry: RegistryHolder = { current: null };
   const cluster = joinCluster(storage, { settings, instanceId, signer, logger, providers, registry });
   if (cluster !== null) undo.push(() => cluster.stop());
-  const now = () => Date.now();
   const hiddenPaths = hiddenPathsOf(settings);
-  const tooling = startTooling({ settings, env, providers, hiddenPaths, logger, now });
+  const tooling = startTooling({ settings, env, providers, hiddenPaths, logger, now: wallClock });
   undo.push(() => tooling.mcp.stop());
   const drain = new DrainController();
   const parts: DaemonParts = {
@@ -127,7 +131,8 @@ async function boot(
     drain,
     hiddenPaths,
     logger,
-    now,
+    tracing,
+    now: wallClock,
     historySecret: randomBytes(32).toString("hex"),
     keys: apiKeys(env, new SecretsSource(settings.home)),
   };

@@ -54,6 +54,9 @@ export type CompactionTrigger = "auto" | "overflow" | "manual";
 export interface EntryContext {
   turn_id?: string;
   input_id?: string;
+  /** The turn's trace (OpenTelemetry ids, lowercase hex) when the daemon exports traces. */
+  trace_id?: string;
+  span_id?: string;
 }
 
 export type LogEntry =

@@ -378,7 +378,7 @@ export class SessionActor {
     this.#compactor.abort();
     this.#turns.dispose();
     this.feed.close();
-    this.#services.logger.info({ session: this.sessionId, reason }, "session actor stopped");
+    this.#services.logger.info({ session_id: this.sessionId, reason }, "session actor stopped");
   }
 
   /** An unexpected failure: end the turn as failed if possible, stop, and let the supervisor replace us. */
@@ -391,7 +391,7 @@ export class SessionActor {
       this.#supervisor.crashed(this, error);
       return;
     }
-    this.#services.logger.error({ session: this.sessionId, err: error }, "session actor crashed");
+    this.#services.logger.error({ session_id: this.sessionId, err: error }, "session actor crashed");
     void this.#turns.failOnCrash(error);
     this.#stop("crashed");
     this.#supervisor.crashed(this, error);

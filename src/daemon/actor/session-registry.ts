@@ -256,7 +256,7 @@ export class SessionRegistry {
       .stop(reason)
       .catch((error: unknown) => {
         this.#services.logger.error(
-          { session: sessionId, err: error },
+          { session_id: sessionId, err: error },
           "session actor failed to stop cleanly",
         );
       })
@@ -305,7 +305,7 @@ export class SessionRegistry {
       try {
         await this.get(session);
       } catch (error) {
-        logger.error({ session, err: error }, "could not load session at start");
+        logger.error({ session_id: session, err: error }, "could not load session at start");
       }
     }
   }
@@ -368,7 +368,7 @@ export class SessionRegistry {
     // Fenced: another node owns the session now; it is not this node's to restart.
     if (error instanceof WriteFencedError) {
       this.#services.logger.warn(
-        { session: id },
+        { session_id: id },
         "session actor stopped: this node lost the session's lease",
       );
       return;
@@ -382,12 +382,15 @@ export class SessionRegistry {
     const now = this.#services.now();
     const last = this.#lastCrashRestart.get(id);
     if (last !== undefined && now - last < crashRestartWindowMs) {
-      this.#services.logger.warn({ session: id }, "session actor crashed again; not restarting it eagerly");
+      this.#services.logger.warn(
+        { session_id: id },
+        "session actor crashed again; not restarting it eagerly",
+      );
       return;
     }
     this.#lastCrashRestart.set(id, now);
     this.get(id).catch((error: unknown) => {
-      this.#services.logger.error({ session: id, err: error }, "could not restart session actor");
+      this.#services.logger.error({ session_id: id, err: error }, "could not restart session actor");
     });
   }
 }

@@ -18,6 +18,7 @@ import type { RouteServices } from "../routes/route-services.js";
 import { findProjectInstructions } from "../session/project-instructions.js";
 import type { SessionServices } from "../session/session-services.js";
 import type { SessionStorage } from "../storage/session-storage.js";
+import type { Tracing } from "../telemetry/tracing.js";
 import { checkpointWorkspace } from "../turn/workspace-checkpoints.js";
 import type { Tooling } from "./start-tooling.js";
 
@@ -36,6 +37,8 @@ export interface DaemonParts {
   /** API keys: config.json, the daemon's environment, then the keys `skein auth set` stored. */
   keys: ApiKeys;
   logger: pino.Logger;
+  /** The daemon's tracing; null when no trace is exported. */
+  tracing: Tracing | null;
   now: () => number;
 }
 
@@ -56,6 +59,7 @@ export function sessionServicesOf(parts: DaemonParts): SessionServices {
     ...(cluster === null ? {} : { ownership: cluster }),
     historySecret: parts.historySecret,
     logger,
+    ...(parts.tracing === null ? {} : { tracing: parts.tracing }),
     now: parts.now,
     isDraining: () => parts.drain.draining,
     // Built-in tools first: a refused workspace fails the turn before any MCP server starts for it.
@@ -88,14 +92,17 @@ function workspaceCheckpoints(parts: DaemonParts): Pick<SessionServices, "checkp
           phase,
         );
       } catch (error) {
-        logger.warn({ session: session.id, turnId, phase, err: error }, "workspace checkpoint skipped");
+        logger.warn(
+          { session_id: session.id, run_id: turnId, phase, err: error },
+          "workspace checkpoint skipped",
+        );
       }
     },
     removeCheckpoints: (sessionId) => {
       // A long session's store holds many objects: removed off the event loop, failures logged.
       rm(checkpointStore(settings.home, sessionId), { recursive: true, force: true }).catch(
         (error: unknown) =>
-          logger.warn({ session: sessionId, err: error }, "workspace checkpoints not removed"),
+          logger.warn({ session_id: sessionId, err: error }, "workspace checkpoints not removed"),
       );
     },
   };
@@ -124,6 +131,7 @@ export function routeServicesOf(parts: DaemonParts, registry: SessionRegistry): 
     workspaceProblem: (workspace) => workspaceProblem(workspace, hiddenPaths),
     projectInstructions: (workspace) => findProjectInstructions(workspace, { hiddenPaths }),
     mcpServerNames: () => parts.tooling.mcp.serverNames(),
+    ...(parts.tracing === null ? {} : { tracing: parts.tracing }),
     providerDefaults: (name) => {
       try {
         const named = providers.resolveProfile(name);

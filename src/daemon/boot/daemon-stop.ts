@@ -55,6 +55,8 @@ export function daemonStop(parts: DaemonParts, serving: StoppableServing): Daemo
       const commits = parts.storage.commitStats();
       await parts.storage.close();
       serving.lock.release();
+      // The spans of the last turns go out before the process exits.
+      await parts.tracing?.shutdown();
       logger.info({ groupCommit: commits }, "stopped");
       stoppedResolve();
     })();

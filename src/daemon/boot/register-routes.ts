@@ -68,7 +68,14 @@ export function registerRoutes(app: HttpApp, routes: DaemonRoutes): Relays | nul
   });
   registerMetricsRoutes(app, routes.metrics);
   registerHealthRoutes(app, healthOf(routes));
-  const relays = cluster === null ? null : registerForwarding(app, { node: cluster, token: settings.token });
+  const relays =
+    cluster === null
+      ? null
+      : registerForwarding(app, {
+          node: cluster,
+          token: settings.token,
+          ...(services.tracing === undefined ? {} : { tracing: services.tracing }),
+        });
   registerClusterRoutes(app, cluster);
   registerSessionRoutes(app, services);
   registerInputRoutes(app, services);

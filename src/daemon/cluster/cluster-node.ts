@@ -174,7 +174,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
       throw new SessionOwnedElsewhereError(sessionId, lease?.node_id ?? "unknown");
     }
     this.#held.set(sessionId, { epoch, since: Date.now() });
-    this.#options.logger.info({ session: sessionId, epoch }, "session lease taken");
+    this.#options.logger.info({ session_id: sessionId, epoch }, "session lease taken");
     return epoch;
   }
 
@@ -203,7 +203,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     const detail = `lease epoch ${epoch} was superseded by epoch ${lease?.epoch ?? "none"} of node ${lease?.node_id ?? "none"}`;
     // A takeover is the fence working, not a fault: warn, and say which write lost.
     this.#options.logger.warn(
-      { session: sessionId, epoch, current: lease ?? null },
+      { session_id: sessionId, epoch, current: lease ?? null },
       `write fenced: ${detail}`,
     );
     this.noteError(`write fenced for session ${sessionId}: ${detail}`);
@@ -326,11 +326,12 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
       client.release();
     }
     this.#takeovers += claimed.length;
+    const { logger } = this.#options;
     for (const { session, epoch } of claimed) {
       this.#held.set(session, { epoch, since: Date.now() });
-      this.#options.logger.info({ session, epoch }, "claimed a session with work and no live owner");
+      logger.info({ session_id: session, epoch }, "claimed a session with work and no live owner");
       await this.#options.adopt(session).catch((error: unknown) => {
-        this.#options.logger.error({ session, err: error }, "could not load a claimed session");
+        logger.error({ session_id: session, err: error }, "could not load a claimed session");
       });
     }
   }
@@ -361,7 +362,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
         // Taken while we were away (a pause, a lost connection): stop, commit nothing more.
         this.#held.delete(sessionId);
         // Routine in a cluster (another node took it while this one was away): the fence keeps it safe.
-        this.#options.logger.info({ session: sessionId, epoch }, "session lease lost; dropping the session");
+        this.#options.logger.info({ session_id: sessionId, epoch }, "session lease lost; dropping it");
         this.#options.lost(sessionId, epoch);
       }
       await this.warnOfUntrustedKeys();

@@ -22,6 +22,7 @@ import type { HttpApp } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
 import { answerWith } from "../routes/daemon-problem.js";
 import { DEFAULT_KEEPALIVE_MS } from "../stream/sse-stream.js";
+import type { RequestSpan, Tracing } from "../telemetry/tracing.js";
 import type { ClusterNode } from "./cluster-node.js";
 
 /** Marks a relayed request, with the id of the node that relayed it. */
@@ -59,7 +60,10 @@ export interface Relays {
 }
 
 /** Relay requests about sessions owned by other nodes to their owner. */
-export function registerForwarding(app: HttpApp, options: { node: ClusterNode; token: string }): Relays {
+export function registerForwarding(
+  app: HttpApp,
+  options: { node: ClusterNode; token: string; tracing?: Tracing },
+): Relays {
   const open = new Set<() => void>();
   let draining = false;
   app.addHook("preHandler", async (request, reply) => {
@@ -76,10 +80,12 @@ export function registerForwarding(app: HttpApp, options: { node: ClusterNode; t
         headers: { "retry-after": "1" },
       });
     }
-    const upstream = await relay(lease.url, request.method, request.url, request.headers, request.body, {
+    const { span, headers: sent } = relaySpan(options.tracing, request, lease.node_id);
+    const upstream = await relay(lease.url, request.method, request.url, sent, request.body, {
       token: options.token,
       nodeId: options.node.nodeId,
     }).catch(async (error: unknown) => {
+      span?.end(503);
       // Nothing listens at the owner's address: it is gone. Free its sessions and answer here.
       if ((error as NodeJS.ErrnoException).code === "ECONNREFUSED") {
         await answerWith(() => options.node.nodeGone(lease.node_id));
@@ -96,6 +102,7 @@ export function registerForwarding(app: HttpApp, options: { node: ClusterNode; t
     });
     // Null only when the owner refused the connection: the session is answered here.
     if (upstream === null) return;
+    span?.end(upstream.statusCode ?? 502);
     reply.hijack();
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(upstream.headers)) {
@@ -132,6 +139,23 @@ export function registerForwarding(app: HttpApp, options: { node: ClusterNode; t
       for (const end of [...open]) end();
     },
   };
+}
+
+/** The relay's span (none when not tracing) and the headers to send: the owner continues the trace under the span. */
+function relaySpan(
+  tracing: Tracing | undefined,
+  request: { method: string; url: string; headers: Record<string, string | string[] | undefined> },
+  ownerNode: string,
+): { span: RequestSpan | undefined; headers: Record<string, string | string[] | undefined> } {
+  if (tracing === undefined) return { span: undefined, headers: request.headers };
+  const incoming = request.headers.traceparent;
+  const span = tracing.relay(
+    request.method,
+    request.url,
+    ownerNode,
+    typeof incoming === "string" ? incoming : undefined,
+  );
+  return { span, headers: { ...request.headers, traceparent: span.traceparent } };
 }
 
 /** Send the request to `base` and resolve with the response once its headers arrived. */

@@ -21,6 +21,7 @@ import type { Usage } from "../../model/usage.js";
 import { isContextOverflow, reportedContextWindow } from "../../providers/context-overflow.js";
 import { costOf, type ModelLimits } from "../../providers/model-limits.js";
 import { boundText } from "../history/bounded-entry.js";
+import { turnLogFields } from "../session/log-fields.js";
 import type { SessionPort } from "../session/session-port.js";
 import type { BoundClient, SessionServices } from "../session/session-services.js";
 import type { SessionRow } from "../storage/sessions-table.js";
@@ -299,7 +300,7 @@ export class SessionCompactor {
     });
     this.#lastError = null;
     port.logger.info(
-      { session: port.sessionId, trigger, before, after, requests: result.requests },
+      { ...turnLogFields(port, turnId), trigger, before, after, requests: result.requests },
       "compacted a session's context",
     );
     port.publish("compaction_completed", {
@@ -316,7 +317,10 @@ export class SessionCompactor {
   #failed(trigger: CompactionTrigger, turnId: string | null, error: unknown): void {
     const message = error instanceof Error ? error.message : String(error);
     this.#lastError = message;
-    this.#port.logger.warn({ session: this.#port.sessionId, trigger, err: error }, "a compaction failed");
+    this.#port.logger.warn(
+      { ...turnLogFields(this.#port, turnId), trigger, err: error },
+      "a compaction failed",
+    );
     this.#port.publish("compaction_failed", {
       run_id: turnId,
       trigger,

@@ -8,6 +8,20 @@ import { ProblemError, problem, requestBodyTooLarge } from "./problem.js";
 import { defaultBodyLimit } from "./route-config.js";
 import { describeValidation, type ValidationIssue } from "./validation-detail.js";
 
+/** A W3C `traceparent` header's trace id (version 00; not all zeros). */
+const traceparentShape = /^00-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/** The session and the caller's trace a request is about, for its log lines (what it names). */
+function requestLogFields(request: FastifyRequest): { session_id?: string; trace_id?: string } {
+  const fields: { session_id?: string; trace_id?: string } = {};
+  const sid = (request.params as { sid?: unknown } | undefined)?.sid;
+  if (typeof sid === "string") fields.session_id = sid;
+  const traceparent = request.headers.traceparent;
+  const traceId = typeof traceparent === "string" ? traceparentShape.exec(traceparent)?.[1] : undefined;
+  if (traceId !== undefined && !/^0+$/.test(traceId)) fields.trace_id = traceId;
+  return fields;
+}
+
 /** The problem an error thrown while answering `request` is answered with (500 ones logged). */
 export function toProblem(error: unknown, request: FastifyRequest): ProblemError {
   if (error instanceof ProblemError) return error;
@@ -40,7 +54,10 @@ export function toProblem(error: unknown, request: FastifyRequest): ProblemError
     // Fastify's own client errors (aborted upload, bad framing); their messages name no internals.
     return problem("invalid_request", fastifyError.message ?? "the request is invalid");
   }
-  request.log.error({ err: error }, "unexpected error while answering a request");
+  request.log.error(
+    { ...requestLogFields(request), err: error },
+    "unexpected error while answering a request",
+  );
   return problem("internal_error", "the daemon failed to answer this request; the cause is in its log");
 }
 

@@ -32,6 +32,12 @@ function inputIdsOf(request: { params: unknown }): Static<typeof InputParams> {
   checkIdShape(iid, "input id");
   return { sid, iid };
 }
+/** The status an error is answered with (for the admission's span). */
+function statusOf(error: unknown): number {
+  const status = (error as { statusCode?: unknown }).statusCode;
+  return typeof status === "number" ? status : 500;
+}
+
 /** Register the input, cancel and interrupt routes. */
 export function registerInputRoutes(app: HttpApp, services: RouteServices): void {
   const { registry } = services;
@@ -57,10 +63,22 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
         if (intent.kind === "message" && intent.text.trim() === "") {
           throw problem("message_empty", "a message input needs non-blank text");
         }
-        const receipt = await answerWith(async () =>
-          registry.withActor(sid, (actor) => actor.submit(iid, intent, body.client_id ?? null)),
+        const traceparent = request.headers.traceparent;
+        const span = services.tracing?.admission(
+          sid,
+          iid,
+          typeof traceparent === "string" ? traceparent : undefined,
         );
-        return reply.code(202).send(receipt);
+        try {
+          const receipt = await answerWith(async () =>
+            registry.withActor(sid, (actor) => actor.submit(iid, intent, body.client_id ?? null)),
+          );
+          span?.end(202);
+          return reply.code(202).send(receipt);
+        } catch (error) {
+          span?.end(statusOf(error));
+          throw error;
+        }
       },
     },
     GET: {

@@ -6,6 +6,7 @@ import type { ApiKeySource } from "../process/api-key-lookup.js";
 import type { NamedProfile } from "../process/provider-config.js";
 import type { ProjectInstructions } from "../session/project-instructions.js";
 import type { SessionStorage } from "../storage/session-storage.js";
+import type { Tracing } from "../telemetry/tracing.js";
 
 /** The provider a new session gets: the named profile (or the active one) and its model. */
 interface ProviderDefaults {
@@ -40,6 +41,8 @@ export interface RouteServices {
   projectInstructions(workspace: string): ProjectInstructions | null;
   /** The names of the MCP servers in config.json (a new session uses them all unless it names some). */
   mcpServerNames(): string[];
+  /** The daemon's tracing (absent: no trace is exported): each input's admission gets a span. */
+  tracing?: Tracing;
   /** SSE connection tuning (tests shorten the keepalive). */
   streamOptions?: { keepaliveMs?: number };
 }

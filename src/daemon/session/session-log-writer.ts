@@ -26,6 +26,7 @@ import { type HistoryLog, wholeLog } from "../history/history-log.js";
 import { extendPreview } from "../history/preview.js";
 import { projectEntry, recordToolNames, type ToolNames } from "../history/project-history.js";
 import type { RowWrites, SessionStorage, StoredSessionWriter } from "../storage/session-storage.js";
+import type { CommitSpan, TraceIds, TurnTrace } from "../telemetry/turn-trace.js";
 import { anchoredLog } from "./anchored-log.js";
 import type { SessionOutlet } from "./session-outlet.js";
 
@@ -75,6 +76,8 @@ export class SessionLogWriter {
   #corrupt: LogCorruptError | null = null;
   /** Entries accepted but not yet written: they go first in the next commit, whatever it is. */
   #held: LogEntry[] = [];
+  /** The turns being traced: their entries carry the trace's ids, their commits get spans. */
+  readonly #traces = new Map<string, TurnTrace>();
 
   /** A writer over the session's whole log, just read and verified as `entries`. */
   constructor(outlet: SessionOutlet, place: LogPlace, entries: readonly PositionedEntry[]) {
@@ -121,6 +124,26 @@ export class SessionLogWriter {
   /** The replay of the log (read it; commits change it). */
   get state(): Readonly<RestoredState> {
     return this.#writer.state;
+  }
+
+  /** Entries of turn `turnId` carry `trace`'s ids from now on, and its commits get spans, until `untrace`. */
+  trace(turnId: string, trace: TurnTrace): void {
+    this.#traces.set(turnId, trace);
+  }
+
+  /** The trace ids turn `turnId`'s entries carry (undefined when it is not traced). */
+  traceOf(turnId: string): TraceIds | undefined {
+    return this.#traces.get(turnId)?.ids;
+  }
+
+  /** Turn `turnId` is over: its trace is no longer the log's business. */
+  untrace(turnId: string): void {
+    this.#traces.delete(turnId);
+  }
+
+  /** The hash of the last entry committed (null for an empty log). */
+  get headHash(): string | null {
+    return this.#writer.headHash;
   }
 
   /** Position of the last entry. */
@@ -172,7 +195,7 @@ export class SessionLogWriter {
     this.#corrupt = error;
     // Nothing more is written: what was held can never be.
     this.#held = [];
-    this.#outlet.logger.error({ session: this.sessionId, err: error }, "session log failed verification");
+    this.#outlet.logger.error({ session_id: this.sessionId, err: error }, "session log failed verification");
     for (const observer of this.#observers) observer.corrupted?.(error);
   }
 
@@ -281,7 +304,7 @@ export class SessionLogWriter {
     if (this.#corrupt !== null) throw this.#corrupt;
     const writer = this.#writer;
     const held = this.#held.length;
-    const all = held === 0 ? entries : [...this.#held, ...entries];
+    const { all, span } = this.#traced(held === 0 ? entries : [...this.#held, ...entries]);
     if (all.length === 0) {
       await this.#storage.writeRows(this.sessionId, { ...writes, activityAt: this.#outlet.now() });
       written?.();
@@ -297,9 +320,11 @@ export class SessionLogWriter {
         written === undefined ? {} : { onWritten: () => written() },
       );
     } catch (error) {
+      span?.failed(error);
       this.#noticeCorruption(error);
       throw error;
     }
+    span?.written(writer.position - all.length + 1, writer.position, writer.headHash);
     // Only what was held when the append began: a hold while it was in flight waits for the next.
     this.#held.splice(0, held);
     options.announce?.();
@@ -309,6 +334,23 @@ export class SessionLogWriter {
     this.#publish(placed);
     for (const observer of this.#observers) observer.committed?.(placed);
     return placed.slice(held);
+  }
+
+  /**
+   * `all` with the trace ids of the traced turn each entry belongs to, and a span for the
+   * commit under the first such turn's trace (none when no turn is traced: tracing off).
+   */
+  #traced(all: readonly LogEntry[]): { all: readonly LogEntry[]; span: CommitSpan | null } {
+    if (this.#traces.size === 0) return { all, span: null };
+    let first: TurnTrace | undefined;
+    const stamped = all.map((entry): LogEntry => {
+      const turnId = "turn_id" in entry ? entry.turn_id : undefined;
+      const trace = turnId === undefined || turnId === null ? undefined : this.#traces.get(turnId);
+      if (trace === undefined) return entry;
+      first ??= trace;
+      return { ...entry, ...trace.ids };
+    });
+    return { all: stamped, span: first?.commitStarted(stamped.length) ?? null };
   }
 
   /** One `message` event per history entry of what was stored, then `committed`. */

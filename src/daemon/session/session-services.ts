@@ -11,6 +11,7 @@ import type { ModelLimits } from "../../providers/model-limits.js";
 import type { SessionStorage } from "../storage/session-storage.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import type { SessionFeedOptions } from "../stream/session-feed.js";
+import type { Tracing } from "../telemetry/tracing.js";
 import type { ProviderDescription } from "./session-settings.js";
 
 /** A provider client chosen for one turn, with the names the snapshot and usage events show. */
@@ -105,6 +106,8 @@ export interface SessionServices {
   /** config.json's approval policies and tool-round cap for a session's next turn. */
   turnSettings(session: SessionRow): TurnSettings;
   logger: SessionLogger;
+  /** The daemon's tracing; absent when no trace is exported (then nothing is traced). */
+  tracing?: Tracing;
   /** Hears every event a session publishes, after its clients (the daemon's metrics). */
   observeEvent?: SessionEventObserver;
   /** True once the daemon drains: no new turn starts. */

@@ -114,7 +114,7 @@ export async function endCutTurn(
     endTurn: { id: turn.id, state: recovery.state, endedAt: now, error: null },
   });
   port.logger.info(
-    { session: sessionId, turn: turn.id, state: recovery.state },
+    { session_id: sessionId, run_id: turn.id, state: recovery.state },
     recovery.state === "interrupted"
       ? "recovered a turn interrupted before a restart cut it short"
       : "recovered a turn cut short by a restart",

@@ -21,6 +21,7 @@ import type { SessionPort } from "../session/session-port.js";
 import type { BoundClient, SessionServices } from "../session/session-services.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import type { DeltaEventType } from "../stream/encoded-event.js";
+import type { TurnTrace } from "../telemetry/turn-trace.js";
 import {
   type AbortCause,
   completedEnding,
@@ -29,6 +30,7 @@ import {
   type TurnEnding,
 } from "./turn-ending.js";
 import { toolEventData, usageEventData } from "./turn-events.js";
+import { tracedCompaction, tracedDecision } from "./turn-tracing.js";
 
 export interface TurnRunOptions {
   id: string;
@@ -46,6 +48,8 @@ export interface TurnRunOptions {
    * comes (the turn is then aborted). Without it, the turn publishes as it goes.
    */
   held?: boolean;
+  /** The turn's trace (none when the daemon exports no traces). */
+  trace?: TurnTrace | undefined;
   /** A tool of the turn started, or the result of one was committed (`toolsUnsettled` changed). */
   onToolsChanged?: () => void;
   /** The session's compaction hooks for this turn's client (none: the turn never compacts). */
@@ -233,11 +237,15 @@ export class TurnRun {
     const { state } = this.#port.log;
     const { gate } = this.#options;
     const policy = this.#policy!;
+    const { trace } = this.#options;
     const compaction = this.#afterRelease(
-      this.#options.compaction?.(
-        bound,
-        state.system_prompt,
-        offered.map((made) => made.meta),
+      tracedCompaction(
+        this.#options.compaction?.(
+          bound,
+          state.system_prompt,
+          offered.map((made) => made.meta),
+        ),
+        trace,
       ),
     );
     return resumeWithCompaction(compaction, {
@@ -254,7 +262,10 @@ export class TurnRun {
         beforeToolCall: async (call) => {
           await this.#checkpointBefore();
           this.#toolsCalled = true;
-          return gate.beforeToolCall(call, policy, this.id, this.#abort.signal);
+          if (trace === undefined) return gate.beforeToolCall(call, policy, this.id, this.#abort.signal);
+          return tracedDecision(trace, call, () =>
+            gate.beforeToolCall(call, policy, this.id, this.#abort.signal),
+          );
         },
       },
       observer: this.#observer(bound, () => void this.#checkpointBefore()),
@@ -301,8 +312,10 @@ export class TurnRun {
     // (the merger compares them on every delta, and the same string compares at once).
     let textMessage = `${turnId}:${this.#request}`;
     let thinkingMessage = `${textMessage}:thinking`;
+    const { trace } = this.#options;
     return {
       onRequestStart: (request: number) => {
+        trace?.requestStarted(request, bound.client.provider, bound.model);
         this.#request = request;
         textMessage = `${turnId}:${request}`;
         thinkingMessage = `${textMessage}:thinking`;
@@ -329,9 +342,12 @@ export class TurnRun {
             if (event.block.type === "tool_use") toolCallStarts();
             return;
           case "block_stop":
+          case "status":
+            if (trace !== undefined && event.stop_reason !== undefined)
+              trace.requestStopped(event.stop_reason);
+            return;
           case "block_abort":
           case "usage":
-          case "status":
           case "error":
           case "ping":
             return;
@@ -342,6 +358,7 @@ export class TurnRun {
         }
       },
       onRequestEnd: (_request: number, usage: Usage) => {
+        trace?.requestEnded(usage);
         if (Object.keys(usage).length === 0) return;
         // Stored with the turn's end (one write per turn); streamed per request.
         this.#usage = addUsage(this.#usage, usage);
@@ -355,6 +372,7 @@ export class TurnRun {
         this.#publish(() => port.publish("tool", data));
       },
       onToolCallEnd: (call: ToolCallItem, result: ToolResultItem) => {
+        trace?.toolEnded(call.call_id, { isError: result.is_error === true });
         const data = toolEventData(call, result);
         this.#publish(() => port.publish("tool", data));
       },

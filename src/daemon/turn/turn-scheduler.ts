@@ -344,7 +344,7 @@ export class TurnScheduler {
       return;
     }
     logger.warn(
-      { session: sessionId, err: error },
+      { session_id: sessionId, err: error },
       "could not start a turn: storage unavailable; will retry",
     );
     this.#storageRetry.schedule(() => this.kick());

@@ -13,12 +13,14 @@
  */
 import { boundText } from "../history/bounded-entry.js";
 import type { FreshAdmission } from "../session/input-queue.js";
+import { turnLogFields } from "../session/log-fields.js";
 import type { SessionPort } from "../session/session-port.js";
 import type { SessionServices } from "../session/session-services.js";
 import { idleStatus } from "../session/session-snapshot.js";
 import type { InputRow } from "../storage/inputs-table.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import { storageFailureText } from "../storage/storage-unavailable.js";
+import type { TurnTrace } from "../telemetry/turn-trace.js";
 import type { StorageRetry } from "./storage-retry.js";
 import type { TurnBoard } from "./turn-board.js";
 import { turnConversation } from "./turn-conversation.js";
@@ -47,11 +49,21 @@ export class Turn {
   readonly #started: StartedTurn;
   /** Whether the turn's error event has gone out (once, whatever retries of its end follow). */
   #endingReported = false;
+  /** The code of the turn's error, once reported. */
+  #endingCode: string | null = null;
+  /** The turn's trace; undefined when the daemon exports no traces. */
+  readonly #trace: TurnTrace | undefined;
 
   /** Its start is written: the run starts now (held until `#announce`). */
-  private constructor(crew: TurnCrew, started: StartedTurn, session: SessionRow) {
+  private constructor(
+    crew: TurnCrew,
+    started: StartedTurn,
+    session: SessionRow,
+    trace: TurnTrace | undefined,
+  ) {
     this.#crew = crew;
     this.#started = started;
+    this.#trace = trace;
     const { port, services, parts, board } = crew;
     const { turnId, inputIds } = started;
     const run: TurnRun = new TurnRun(port, {
@@ -59,6 +71,7 @@ export class Turn {
       inputIds,
       services,
       session,
+      trace,
       conversation: turnConversation(port, parts.gate, turnId, () => run),
       gate: parts.gate,
       held: true,
@@ -85,6 +98,9 @@ export class Turn {
   ): Promise<Turn | null> {
     const { port, parts } = crew;
     const { started, entries, writes } = planTurnStart(port.log, parts.gate, pending, port.now());
+    // Traced before its start commits, so the start's entries carry the trace too.
+    const trace = crew.services.tracing?.turn(port.sessionId, started.turnId, started.inputIds);
+    if (trace !== undefined) port.log.trace(started.turnId, trace);
     const commit =
       admission === undefined
         ? port.log.begin(entries, writes)
@@ -97,10 +113,11 @@ export class Turn {
     let turn: Turn | null = null;
     try {
       await commit.written;
-      turn = new Turn(crew, started, session);
+      turn = new Turn(crew, started, session, trace);
       await commit.durable;
     } catch (error) {
       if (turn !== null) turn.#drop();
+      else endTrace(port, started.turnId, trace, "failed", "error", "storage_unavailable");
       // A refused admission wrote nothing: the usual admission answers as it would have.
       if (admission !== undefined) return null;
       throw error;
@@ -125,9 +142,10 @@ export class Turn {
 
   /** Its start never became durable: the run stops unheard, and its end is never written. */
   #drop(): void {
-    const { board } = this.#crew;
+    const { board, port } = this.#crew;
     if (board.running === this.run) board.running = null;
     this.run.abort("storage");
+    endTrace(port, this.run.id, this.#trace, "failed", "error", "storage_unavailable");
   }
 
   /** Outside the mailbox: wait for the run to end, then come back to the mailbox once to end the turn. */
@@ -154,6 +172,7 @@ export class Turn {
     if (board.running !== this.run) return;
     if (!this.#endingReported && ending.error !== undefined) {
       this.#endingReported = true;
+      this.#endingCode = ending.error.code;
       // A provider's error text is its own; an event carries at most its start.
       port.publish("error", {
         run_id: this.run.id,
@@ -184,10 +203,7 @@ export class Turn {
   #holdEnd(ending: TurnEnding, error: unknown): void {
     const { port, board, retry, supervisor } = this.#crew;
     const detail = storageFailureText(error);
-    port.logger.warn(
-      { session: port.sessionId, turn: this.run.id, err: error },
-      "could not log a turn's end",
-    );
+    port.logger.warn({ ...turnLogFields(port, this.run.id), err: error }, "could not log a turn's end");
     if (!this.#endingReported) {
       this.#endingReported = true;
       port.publish("error", {
@@ -214,6 +230,7 @@ export class Turn {
     const { port, parts, board, supervisor } = this.#crew;
     const { id, inputIds } = this.run;
     board.running = null;
+    endTrace(port, id, this.#trace, state, outcome, this.#endingCode);
     if (endedAt !== null) {
       // The end just committed says what a read would: the turn ended `state` at `endedAt`.
       parts.inputs.publishReceipts(receiptsOf(this.#started, state, endedAt));
@@ -230,4 +247,18 @@ export class Turn {
     );
     if (!supervisor.halted()) await this.#crew.next();
   }
+}
+
+/** The turn's trace ends: with the hash of the log's last entry when its end was logged. */
+function endTrace(
+  port: SessionPort,
+  turnId: string,
+  trace: TurnTrace | undefined,
+  state: string,
+  outcome: string,
+  errorCode: string | null,
+): void {
+  if (trace === undefined) return;
+  port.log.untrace(turnId);
+  trace.end(state, outcome, errorCode, errorCode === "storage_unavailable" ? null : port.log.headHash);
 }
