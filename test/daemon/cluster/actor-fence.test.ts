@@ -15,25 +15,19 @@ import { emptyPreview } from "../../../src/daemon/history/preview.js";
 import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
 import { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
 import { WriteFencedError } from "../../../src/daemon/storage/session-storage.js";
-import type { LogEntry } from "../../../src/log/entries.js";
 import { HeadSigner } from "../../../src/log/head-signer.js";
 import { textBlockStart, textBlockStop, textDelta } from "../../../src/model/events.js";
 import { userMessage } from "../../../src/model/items.js";
 import { eventually } from "../../support/eventually.js";
 import { MockLlmClient } from "../../support/mock-llm-client.js";
 import { type TestServices, testServices } from "../session/session-services.js";
-import { withNodesOnFreshSchema } from "./nodes-on-schema.js";
+import { quiet, type StartedNode, start, ts, withNodesOnFreshSchema } from "./nodes-on-schema.js";
 
-interface Node {
-  storage: PgSessionStorage;
-  node: ClusterNode;
+interface Node extends StartedNode {
   /** Sessions claimed by the node's scan. */
   adopted: string[];
 }
 
-const ts = Date.parse("2025-05-06T07:08:09.010Z");
-const start: LogEntry = { kind: "session_start", ts, system_prompt: null, config: {}, history: [] };
-const quiet = { info: () => {}, warn: () => {}, error: () => {} };
 // One head-signing key for the cluster, as the nodes of a real one share it.
 const signer = HeadSigner.generate();
 

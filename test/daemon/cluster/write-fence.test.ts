@@ -14,13 +14,12 @@ import { emptyPreview } from "../../../src/daemon/history/preview.js";
 import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
 import { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
 import { type WriteFence, WriteFencedError } from "../../../src/daemon/storage/session-storage.js";
-import type { LogEntry } from "../../../src/log/entries.js";
 import { HeadSigner } from "../../../src/log/head-signer.js";
 import { textBlockStart, textBlockStop, textDelta } from "../../../src/model/events.js";
 import { userMessage } from "../../../src/model/items.js";
 import { MockLlmClient } from "../../support/mock-llm-client.js";
 import { testServices } from "../session/session-services.js";
-import { withNodesOnFreshSchema } from "./nodes-on-schema.js";
+import { quiet, type StartedNode, start, ts, withNodesOnFreshSchema } from "./nodes-on-schema.js";
 
 /** The real fence of a node, counting the fence queries it runs. */
 class CountingFence implements WriteFence<pg.PoolClient> {
@@ -41,17 +40,11 @@ class CountingFence implements WriteFence<pg.PoolClient> {
   }
 }
 
-interface Node {
-  storage: PgSessionStorage;
-  node: ClusterNode;
+interface Node extends StartedNode {
   fence: CountingFence;
   /** Sessions this node was told it lost. */
   lost: string[];
 }
-
-const ts = Date.parse("2025-05-06T07:08:09.010Z");
-const start: LogEntry = { kind: "session_start", ts, system_prompt: null, config: {}, history: [] };
-const quiet = { info: () => {}, warn: () => {}, error: () => {} };
 
 const cluster = withNodesOnFreshSchema<Node>("skein_fence");
 
