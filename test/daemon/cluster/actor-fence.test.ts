@@ -20,7 +20,7 @@ import { textBlockStart, textBlockStop, textDelta } from "../../../src/model/eve
 import { userMessage } from "../../../src/model/items.js";
 import { eventually } from "../../support/eventually.js";
 import { MockLlmClient } from "../../support/mock-llm-client.js";
-import { type TestServices, testServices } from "../session/session-services.js";
+import { createTestSession, type TestServices, testServices } from "../session/session-services.js";
 import { quiet, type StartedNode, start, ts, withNodesOnFreshSchema } from "./nodes-on-schema.js";
 
 interface Node extends StartedNode {
@@ -178,15 +178,7 @@ describe("fencing per actor", () => {
     const a = await startNode({ registry: () => registry });
     const b = await startNode();
     registry = new SessionRegistry({ ...env.services, storage: a.storage, ownership: a.node });
-    const id = uuidv7();
-    await registry.create({
-      id,
-      workspace: env.workspace,
-      name: null,
-      providerProfile: null,
-      model: null,
-      systemPrompt: null,
-    });
+    const id = await createTestSession(registry, env.workspace);
     const old = await registry.get(id);
     // B takes the session over (A was paused past its lease, say) and writes to it; A has not
     // noticed yet (its next renewal is 20 s away).

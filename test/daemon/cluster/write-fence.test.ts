@@ -18,7 +18,7 @@ import { HeadSigner } from "../../../src/log/head-signer.js";
 import { textBlockStart, textBlockStop, textDelta } from "../../../src/model/events.js";
 import { userMessage } from "../../../src/model/items.js";
 import { MockLlmClient } from "../../support/mock-llm-client.js";
-import { testServices } from "../session/session-services.js";
+import { createTestSession, testServices } from "../session/session-services.js";
 import { quiet, type StartedNode, start, ts, withNodesOnFreshSchema } from "./nodes-on-schema.js";
 
 /** The real fence of a node, counting the fence queries it runs. */
@@ -255,15 +255,7 @@ describe("the write fence of a cluster node", () => {
     );
     try {
       const registry = new SessionRegistry({ ...env.services, storage: a!.storage, ownership: a!.node });
-      const id = uuidv7();
-      await registry.create({
-        id,
-        workspace: env.workspace,
-        name: null,
-        providerProfile: null,
-        model: null,
-        systemPrompt: null,
-      });
+      const id = await createTestSession(registry, env.workspace);
       const actor = await registry.get(id);
       const stats = a!.storage.commitStats();
       a!.fence.checks = 0;
