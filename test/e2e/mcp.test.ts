@@ -30,7 +30,7 @@ import {
 import { weirdToolName } from "../support/mcp/test-tools.js";
 import type { ProbeReport, ProbeRequest } from "../support/network-probe.mjs";
 import { type UnprivilegedUser, unprivilegedUser } from "../support/unprivileged-user.js";
-import { DaemonHarness, type ProviderProfileConfig } from "./support/daemon-harness.js";
+import { DaemonHarness, type HistoryEntry, type ProviderProfileConfig } from "./support/daemon-harness.js";
 import { eventually, toolResultText, useFakeProvider } from "./support/fixture.js";
 
 const protocols = ["chat_completions", "responses", "anthropic", "gemini"] as const;
@@ -60,6 +60,17 @@ describe("MCP servers through the daemon", () => {
     user?: UnprivilegedUser,
   ): Promise<DaemonHarness> {
     return fake.daemon({ providers: profiles(), mcpServers, ...(user ? { user } : {}) });
+  }
+
+  /** A turn in which the model calls the probe server's tool with `request`; the session's history. */
+  async function probeTurn(app: DaemonHarness, request: ProbeRequest): Promise<HistoryEntry[]> {
+    fake.provider.queue(
+      toolCalls([{ name: "probe__probe", args: request, id: "call_probe" }]),
+      text("probed"),
+    );
+    const sessionId = await app.createSession();
+    await app.turn(sessionId, "probe");
+    return (await app.history(sessionId)).items;
   }
 
   it("lists configured servers, starts one on request, and runs an MCP tool in a turn of each protocol", async () => {
@@ -238,13 +249,7 @@ describe("MCP servers through the daemon", () => {
         ],
         read: [join(other, "secret.txt"), join(app.home, "config.json"), "/etc/hostname"],
       };
-      fake.provider.queue(
-        toolCalls([{ name: "probe__probe", args: request, id: "call_probe" }]),
-        text("probed"),
-      );
-      const sessionId = await app.createSession();
-      await app.turn(sessionId, "probe");
-      const history = (await app.history(sessionId)).items;
+      const history = await probeTurn(app, request);
       expect(history[2]!.tool).toMatchObject({ name: "probe__probe", is_error: false });
       const report = JSON.parse(toolResultText(history[2])) as ProbeReport;
 
@@ -296,13 +301,7 @@ describe("MCP servers through the daemon", () => {
           tcp: [{ host: peer.address, port: peer.port }, ...blocked],
           write: [join(app.workspace, "allowed.txt")],
         };
-        fake.provider.queue(
-          toolCalls([{ name: "probe__probe", args: request, id: "call_probe" }]),
-          text("probed"),
-        );
-        const sessionId = await app.createSession();
-        await app.turn(sessionId, "probe");
-        const history = (await app.history(sessionId)).items;
+        const history = await probeTurn(app, request);
         expect(history[2]!.tool, toolResultText(history[2])).toMatchObject({
           name: "probe__probe",
           is_error: false,
