@@ -5,10 +5,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, expect } from "vitest";
+import { expect } from "vitest";
 import { LogCorruptError } from "../../src/log/errors.js";
 import type { Store } from "../../src/log/store.js";
 import { rejectionOf } from "../support/rejection.js";
+import { startedForEachTest } from "../support/started-for-describe.js";
 
 /** The test's directory and store (a test may put another store in its place). */
 export interface TempStore<S extends Store> {
@@ -20,35 +21,26 @@ export interface TempStore<S extends Store> {
 
 /** A directory named from `prefix` and the store `open` makes in it, for each test. */
 export function withTempStore<S extends Store>(prefix: string, open: (dir: string) => S): TempStore<S> {
-  let current: { dir: string; store: S } | undefined;
-  beforeEach(() => {
-    const dir = mkdtempSync(join(tmpdir(), prefix));
-    current = { dir, store: open(dir) };
-  });
-  afterEach(async () => {
-    if (current === undefined) return;
-    await current.store.close();
-    rmSync(current.dir, { recursive: true, force: true });
-    current = undefined;
-  });
-  const read = () => {
-    if (current === undefined) throw new Error("the store is read outside a test");
-    return current;
-  };
-  return {
-    get dir() {
-      return read().dir;
+  return startedForEachTest(
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), prefix));
+      const current: TempStore<S> = {
+        dir,
+        store: open(dir),
+        async corruptionOf(sessionId) {
+          const error = await rejectionOf(
+            current.store.readAll(sessionId),
+            (e) => e instanceof LogCorruptError,
+          );
+          expect(error.sessionId).toBe(sessionId);
+          return error;
+        },
+      };
+      return current;
     },
-    get store() {
-      return read().store;
+    async ({ dir, store }) => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
     },
-    set store(next: S) {
-      read().store = next;
-    },
-    async corruptionOf(sessionId) {
-      const error = await rejectionOf(read().store.readAll(sessionId), (e) => e instanceof LogCorruptError);
-      expect(error.sessionId).toBe(sessionId);
-      return error;
-    },
-  };
+  );
 }

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach } from "vitest";
+import { startedForEachTest } from "../support/started-for-describe.js";
 
 /** The test's database, its file and its directory; read them inside tests and hooks. */
 export interface WalDatabase {
@@ -17,35 +17,19 @@ export interface WalDatabase {
 
 /** A fresh database named from `prefix` for each test, with `pragma` set before the table is made. */
 export function withWalDatabase(prefix: string, pragma: string): WalDatabase {
-  let current: WalDatabase | undefined;
-  beforeEach(() => {
-    const dir = mkdtempSync(join(tmpdir(), prefix));
-    const path = join(dir, "db.sqlite");
-    const db = new Database(path);
-    db.pragma("journal_mode = WAL");
-    db.pragma(pragma);
-    db.exec("CREATE TABLE t (n INTEGER NOT NULL)");
-    current = { dir, path, db };
-  });
-  afterEach(() => {
-    if (current === undefined) return;
-    if (current.db.open) current.db.close();
-    rmSync(current.dir, { recursive: true, force: true });
-    current = undefined;
-  });
-  const read = (): WalDatabase => {
-    if (current === undefined) throw new Error("the database is read outside a test");
-    return current;
-  };
-  return {
-    get dir() {
-      return read().dir;
+  return startedForEachTest(
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), prefix));
+      const path = join(dir, "db.sqlite");
+      const db = new Database(path);
+      db.pragma("journal_mode = WAL");
+      db.pragma(pragma);
+      db.exec("CREATE TABLE t (n INTEGER NOT NULL)");
+      return { dir, path, db };
     },
-    get path() {
-      return read().path;
+    ({ dir, db }) => {
+      if (db.open) db.close();
+      rmSync(dir, { recursive: true, force: true });
     },
-    get db() {
-      return read().db;
-    },
-  };
+  );
 }

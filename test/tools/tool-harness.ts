@@ -2,10 +2,11 @@
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
+import { expect } from "vitest";
 import type { ToolDefinition, ToolOutput } from "../../src/model/tools.js";
 import { ToolError } from "../../src/model/tools.js";
 import { probeBwrap } from "../../src/tools/bubblewrap.js";
+import { startedForDescribe, startedForEachTest } from "../support/started-for-describe.js";
 
 /** A fresh, empty directory; `root` is its real path. */
 export interface TempDirectory {
@@ -26,21 +27,9 @@ export async function makeTempDirectory(prefix = "skein-tools-", base = tmpdir()
 export function withTempDirectory(options: { prefix?: string; each?: boolean } = {}): {
   readonly root: string;
 } {
-  let directory: TempDirectory | undefined;
-  const [before, after] = options.each === false ? [beforeAll, afterAll] : [beforeEach, afterEach];
-  before(async () => {
-    directory = await makeTempDirectory(options.prefix);
-  });
-  after(async () => {
-    await directory?.remove();
-    directory = undefined;
-  });
-  return {
-    get root(): string {
-      if (directory === undefined) throw new Error("the temporary directory is read outside a test");
-      return directory.root;
-    },
-  };
+  const start = () => makeTempDirectory(options.prefix);
+  const stop = (directory: TempDirectory) => directory.remove();
+  return options.each === false ? startedForDescribe(start, stop) : startedForEachTest(start, stop);
 }
 
 /** Calls a tool definition with JSON-encoded `input`, as the Worker would. */

@@ -3,11 +3,11 @@
  * the nodes (each its own storage and `ClusterNode`) a test starts on it, stopped and closed
  * after the test before the schema is dropped; and what the tests' sessions start with.
  */
-import { afterEach, beforeEach } from "vitest";
 import type { ClusterNode } from "../../../src/daemon/cluster/cluster-node.js";
 import type { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
 import type { LogEntry } from "../../../src/log/entries.js";
 import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
+import { startedForEachTest } from "../../support/started-for-describe.js";
 
 /** The time the tests' entries carry. */
 export const ts = Date.parse("2025-05-06T07:08:09.010Z");
@@ -30,25 +30,15 @@ export function withNodesOnFreshSchema<N extends StartedNode>(
   prefix: string,
   afterNodes: () => Promise<void> = async () => {},
 ): { readonly schema: PgSchema; readonly nodes: N[] } {
-  let schema: PgSchema | undefined;
-  const nodes: N[] = [];
-  beforeEach(async () => {
-    schema = await createPgSchema(prefix);
-  });
-  afterEach(async () => {
-    for (const { node, storage } of nodes.splice(0)) {
-      await node.stop();
-      await storage.close();
-    }
-    await afterNodes();
-    await schema?.drop();
-    schema = undefined;
-  });
-  return {
-    get schema(): PgSchema {
-      if (schema === undefined) throw new Error("the schema is read outside a test");
-      return schema;
+  return startedForEachTest(
+    async () => ({ schema: await createPgSchema(prefix), nodes: [] as N[] }),
+    async ({ schema, nodes }) => {
+      for (const { node, storage } of nodes) {
+        await node.stop();
+        await storage.close();
+      }
+      await afterNodes();
+      await schema.drop();
     },
-    nodes,
-  };
+  );
 }
