@@ -18,6 +18,7 @@ import type {
 } from "../api/approvals.js";
 import type { LoginLink } from "../api/browser-login.js";
 import type { ClusterInfo } from "../api/cluster.js";
+import type { ConfigView } from "../api/config.js";
 import type { ContentSlice, HistoryPage, HistoryQuery } from "../api/history.js";
 import type { CancelAnswer, InputBody, InputReceipt, InterruptAnswer, InterruptBody } from "../api/inputs.js";
 import type { McpStatus, McpTestBody, McpTestReport } from "../api/mcp-status.js";
@@ -182,6 +183,25 @@ export class DaemonClient {
   /** `GET /cluster`: the nodes sharing the daemon's database (none on SQLite). */
   cluster(): Promise<ClusterInfo> {
     return this.#call("GET", "/cluster");
+  }
+
+  /** `GET /config`: where `skein config` writes for this daemon, and the config in force there. */
+  config(): Promise<ConfigView> {
+    return this.#call("GET", "/config");
+  }
+
+  /**
+   * Set (`value` given) or remove one entry of the cluster's shared config: `PUT`/`DELETE
+   * /config/{kind}/{name}`; the config in force after it.
+   */
+  changeConfig(
+    kind: "profiles" | "mcp-servers" | "settings",
+    name: string,
+    value?: unknown,
+  ): Promise<ConfigView> {
+    const path = `/config/${kind}/${encodeURIComponent(name)}`;
+    if (value === undefined) return this.#call("DELETE", path);
+    return this.#call("PUT", path, { body: kind === "settings" ? { value } : value });
   }
 
   /** `POST /server/shutdown`: the daemon drains (running turns get `timeoutMs`) and exits. */

@@ -18,6 +18,7 @@ import { SessionRegistry } from "./actor/session-registry.js";
 import {
   type DaemonParts,
   daemonMetricsOf,
+  meteredBy,
   routeServicesOf,
   sessionServicesOf,
 } from "./boot/daemon-services.js";
@@ -25,6 +26,7 @@ import { daemonStop } from "./boot/daemon-stop.js";
 import { joinCluster, type RegistryHolder } from "./boot/join-cluster.js";
 import { openStorage } from "./boot/open-storage.js";
 import { registerRoutes } from "./boot/register-routes.js";
+import { followSharedConfig } from "./boot/share-config.js";
 import { startTooling } from "./boot/start-tooling.js";
 import { startTracing } from "./boot/start-tracing.js";
 import type { ClusterNode } from "./cluster/cluster-node.js";
@@ -41,7 +43,7 @@ import { HomeLock, HomeLockedError } from "./process/home-lock.js";
 import { closeInheritedDescriptors } from "./process/inherited-descriptors.js";
 import { loginFile } from "./process/login-file.js";
 import { defaultNodeUrl, listenHostNames, nodeAddressWarnings } from "./process/node-address.js";
-import { choosePort } from "./process/port.js";
+import { choosePort, rememberPort } from "./process/port.js";
 import { ProviderConfigSource } from "./process/provider-config.js";
 import { SecretsSource } from "./process/secrets-source.js";
 import { type DaemonSettings, readSettings } from "./process/settings.js";
@@ -117,6 +119,9 @@ async function boot(
   const registry: RegistryHolder = { current: null };
   const cluster = joinCluster(storage, { settings, instanceId, signer, logger, providers, registry });
   if (cluster !== null) undo.push(() => cluster.stop());
+  // Before any turn runs: on a cluster, the profiles every node shares.
+  const sharedConfig = await followSharedConfig(storage, settings, providers, logger);
+  if (sharedConfig !== null) undo.push(() => sharedConfig.stop());
   const hiddenPaths = hiddenPathsOf(settings);
   const tooling = startTooling({ settings, env, providers, hiddenPaths, logger, now: wallClock });
   undo.push(() => tooling.mcp.stop());
@@ -126,6 +131,7 @@ async function boot(
     env,
     storage,
     cluster,
+    sharedConfig,
     providers,
     tooling,
     drain,
@@ -138,7 +144,7 @@ async function boot(
   };
   const sessions = new SessionRegistry({
     ...sessionServicesOf(parts),
-    observeEvent: (sessionId, type, data) => metrics.observe(sessionId, type, data),
+    ...meteredBy(() => metrics),
   });
   const metrics = daemonMetricsOf(parts, sessions);
   registry.current = sessions;
@@ -163,21 +169,31 @@ async function boot(
     metrics,
     storage,
     logger,
-    services: routeServicesOf(parts, sessions),
+    services: routeServicesOf(parts, sessions, metrics),
+    config: { providers, shared: sharedConfig },
     // Answer the request first; the drain closes the listener.
     shutdown: (timeoutMs) => setTimeout(() => void shutdown(timeoutMs), 10).unref(),
   });
   const port = await listen(app, settings, cluster, logger);
-  await writeDiscoveryFile(settings.home, {
-    pid: process.pid,
-    port,
-    token: settings.token,
-    version: protocolVersion,
-    instance_id: instanceId,
-  });
+  await publishDiscovery(settings, { port, instanceId, configShared: sharedConfig !== null });
   sessions.startUnloading(settings.unloadSeconds * 1000);
   logger.info({ port, home: settings.home, instanceId }, "ready");
   return { settings, port, instanceId, shutdown, stopped };
+}
+
+/** daemon.json: how clients reach this daemon, and where `skein config` writes for it. */
+async function publishDiscovery(
+  settings: DaemonSettings,
+  daemon: { port: number; instanceId: string; configShared: boolean },
+): Promise<void> {
+  await writeDiscoveryFile(settings.home, {
+    pid: process.pid,
+    port: daemon.port,
+    token: settings.token,
+    version: protocolVersion,
+    instance_id: daemon.instanceId,
+    config_source: daemon.configShared ? "database" : "file",
+  });
 }
 
 /** Which signed heads count: this home's key (signing the heads not signed yet) and config.json's. */
@@ -234,6 +250,7 @@ async function listen(
 ): Promise<number> {
   const port = await choosePort({ configured: settings.port, home: settings.home, host: settings.host });
   await app.listen({ host: settings.host, port });
+  if (settings.port === 0) await rememberPort(settings.home, port);
   if (cluster !== null && settings.database.kind === "postgres") {
     cluster.url = settings.nodeUrl ?? defaultNodeUrl(settings.host, port);
     for (const warning of nodeAddressWarnings(cluster.url, settings.host, settings.nodeUrl !== null))

@@ -17,6 +17,12 @@ export interface DiscoveryInfo {
   token: string;
   version: typeof protocolVersion;
   instance_id: string;
+  /**
+   * Where `skein config` writes for this daemon: `database` when it runs on PostgreSQL (the
+   * cluster's shared config, through its HTTP API), else the home's config.json. Absent from
+   * older daemons' files: config.json.
+   */
+  config_source?: "file" | "database";
 }
 
 /** daemon.json exists but cannot be read or does not have the expected shape. */
@@ -67,5 +73,14 @@ function checkDiscoveryInfo(path: string, value: unknown): DiscoveryInfo {
   if (typeof instance_id !== "string" || instance_id.length === 0) {
     throw new DiscoveryFileError(path, "bad instance_id");
   }
-  return { pid: pid as number, port: port as number, token, version: protocolVersion, instance_id };
+  const info: DiscoveryInfo = {
+    pid: pid as number,
+    port: port as number,
+    token,
+    version: protocolVersion,
+    instance_id,
+  };
+  if (record.config_source === "database" || record.config_source === "file")
+    info.config_source = record.config_source;
+  return info;
 }

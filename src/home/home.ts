@@ -18,6 +18,8 @@ export interface HomePaths {
   lock: string;
   /** `daemon.json`: how clients find the daemon (pid, port, token, version, instance id). */
   discovery: string;
+  /** `daemon.port`: the port a daemon chose once, kept across clean restarts (daemon.json is removed then). */
+  port: string;
   /** `config.json`: the provider profiles. */
   config: string;
   /** Default SQLite database (SKEIN_DB overrides it). */
@@ -43,6 +45,7 @@ export function homePaths(home: string): HomePaths {
     home,
     lock: join(home, "daemon.lock"),
     discovery: join(home, "daemon.json"),
+    port: join(home, "daemon.port"),
     config: join(home, "config.json"),
     database: join(home, "skein.sqlite"),
     signingKey: join(home, "head-signing-key.pem"),

@@ -72,6 +72,13 @@ describe("the OpenAPI document", () => {
         "GET /readyz",
         "GET /server",
         "GET /cluster",
+        "GET /config",
+        "PUT /config/profiles/{name}",
+        "DELETE /config/profiles/{name}",
+        "PUT /config/mcp-servers/{name}",
+        "DELETE /config/mcp-servers/{name}",
+        "PUT /config/settings/{name}",
+        "DELETE /config/settings/{name}",
         "GET /healthz",
         "GET /sessions",
         "GET /sessions/{id}",
@@ -194,6 +201,17 @@ describe("the OpenAPI document", () => {
     await app.api(`/sessions/${forkId}`, { method: "DELETE" });
     await app.api("/mcp");
     await app.api("/cluster");
+    await app.api("/config");
+    // A daemon on SQLite keeps its config in config.json: a change is 409 config_not_shared.
+    await app.api("/config/profiles/x", {
+      method: "PUT",
+      body: { protocol: "chat_completions", model: "m" },
+    });
+    await app.api("/config/profiles/x", { method: "DELETE" });
+    await app.api("/config/mcp-servers/x", { method: "PUT", body: { command: "x" } });
+    await app.api("/config/mcp-servers/x", { method: "DELETE" });
+    await app.api("/config/settings/active", { method: "PUT", body: { value: "x" } });
+    await app.api("/config/settings/active", { method: "DELETE" });
     await app.api("/healthz");
     await app.api("/readyz");
     await app.api("/metrics");

@@ -133,8 +133,11 @@ async function profileChecks(
   timeoutMs: number,
 ): Promise<DoctorCheck[]> {
   if (config === null) return [{ name: "providers", status: "skip", detail: "config.json is not valid" }];
+  // On a cluster the daemon's profiles are the shared config's over config.json.
+  const view = await client.config().catch(() => null);
+  const names = Object.keys(view?.source === "database" ? view.providers : config.providers);
   const checks: DoctorCheck[] = [];
-  for (const name of Object.keys(config.providers)) {
+  for (const name of names) {
     const label = `profile ${name}`;
     try {
       const answer = await client.testProvider(name, { timeout_ms: timeoutMs });

@@ -4,7 +4,8 @@
  * run in the daemon.
  *
  * Boundary rule: `add` and `remove` edit the file through the same config module as `skein
- * config` (one validator, atomic 0600 writes; the running daemon notices by itself). `list`
+ * config` (one validator, atomic 0600 writes; the running daemon notices by itself), or, when
+ * the daemon runs on PostgreSQL, the cluster's shared config through it (shared-config.ts). `list`
  * and `test` ask the daemon (GET /mcp, POST /mcp/{name}/test), so what they show is what the
  * daemon sees in its own environment.
  */
@@ -16,6 +17,7 @@ import { CliError } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { type Paint, writeLine } from "../render/terminal.js";
 import { parseHeaders, readConfig, saveProviderConfig } from "./provider-config.js";
+import { changeSharedMcpServer, sharedConfigOf } from "./shared-config.js";
 
 export interface AddMcpServerOptions {
   url?: string;
@@ -54,6 +56,14 @@ export async function addMcpServer(
     if (error instanceof McpConfigError) throw new CliError(error.message, exitCodes.usage);
     throw error;
   }
+  const shared = await sharedConfigOf(context);
+  if (shared !== null) {
+    try {
+      return await changeSharedMcpServer(context, shared, name, entry);
+    } finally {
+      shared.client.close();
+    }
+  }
   mkdirSync(context.home, { recursive: true, mode: 0o700 });
   const config = readConfig(context.home);
   const replaced = config.mcpServers !== undefined && Object.hasOwn(config.mcpServers, name);
@@ -68,6 +78,18 @@ export async function addMcpServer(
 
 /** `skein mcp remove NAME`. */
 export async function removeMcpServer(context: CliContext, name: string): Promise<ExitCode> {
+  const shared = await sharedConfigOf(context);
+  if (shared !== null) {
+    const isShared = shared.view.shared_entries.some(
+      (entry) => entry.section === "mcpServers" && entry.name === name,
+    );
+    try {
+      // A server of this node's own config.json is removed there, on this node only.
+      if (isShared) return await changeSharedMcpServer(context, shared, name, undefined);
+    } finally {
+      shared.client.close();
+    }
+  }
   const config = readConfig(context.home);
   if (config.mcpServers === undefined || !Object.hasOwn(config.mcpServers, name)) {
     throw new CliError(`no MCP server named "${name}"`, exitCodes.notFound);

@@ -26,6 +26,13 @@ import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { writeShellWarning } from "../render/shell-warning.js";
 import { writeLine } from "../render/terminal.js";
 import { readAll } from "../stdin-text.js";
+import {
+  activateSharedProfile,
+  addSharedProfile,
+  removeSharedProfile,
+  type SharedConfig,
+  sharedConfigOf,
+} from "./shared-config.js";
 
 export interface AddProfileOptions {
   protocol: string;
@@ -87,6 +94,9 @@ export async function addProfile(
   }
   if (options.header !== undefined && options.header.length > 0)
     profile.headers = parseHeaders(options.header);
+  const shared = await sharedConfigOf(context);
+  if (shared !== null)
+    return closing(shared, () => addSharedProfile(context, shared, name, profile, options.use === true));
   mkdirSync(context.home, { recursive: true, mode: 0o700 });
   const config = readConfig(context.home);
   const replaced = Object.hasOwn(config.providers, name);
@@ -123,9 +133,32 @@ export function parseHeaders(values: readonly string[]): Record<string, string> 
   return headers;
 }
 
-/** `skein config list`. */
-export function listProfiles(context: CliContext, options: { json?: boolean }): ExitCode {
-  const config = readConfig(context.home);
+/** Run `action` on the shared config, then let go of the daemon's connection. */
+async function closing(shared: SharedConfig, action: () => Promise<ExitCode>): Promise<ExitCode> {
+  try {
+    return await action();
+  } finally {
+    shared.client.close();
+  }
+}
+
+/** `skein config list`: the config in force on the daemon when the cluster shares it, else config.json. */
+export async function listProfiles(context: CliContext, options: { json?: boolean }): Promise<ExitCode> {
+  const shared = await sharedConfigOf(context);
+  shared?.client.close();
+  const config: ProviderConfig =
+    shared === null
+      ? readConfig(context.home)
+      : {
+          ...(shared.view.active === null ? {} : { active: shared.view.active }),
+          providers: Object.fromEntries(
+            Object.entries(shared.view.providers).map(([name, { profile }]) => [
+              name,
+              profile as unknown as ProviderProfile,
+            ]),
+          ),
+        };
+  const isShared = (name: string) => shared?.view.providers[name]?.shared === true;
   const out = context.terminal.out;
   const names = Object.keys(config.providers);
   if (options.json === true) {
@@ -135,7 +168,11 @@ export function listProfiles(context: CliContext, options: { json?: boolean }): 
         return [name, apiKey === undefined ? rest : { ...rest, apiKey: "(stored)" }];
       }),
     );
-    writeLine(out, JSON.stringify({ active: config.active ?? null, providers: redacted }, null, 2));
+    const source = shared === null ? {} : { source: "database", version: shared.view.version };
+    writeLine(
+      out,
+      JSON.stringify({ ...source, active: config.active ?? null, providers: redacted }, null, 2),
+    );
     return exitCodes.ok;
   }
   if (names.length === 0) {
@@ -156,7 +193,7 @@ export function listProfiles(context: CliContext, options: { json?: boolean }): 
     const marker = config.active === name ? out.paint.green("*") : " ";
     writeLine(
       out,
-      `${marker} ${out.paint.bold(name)}  ${profile.protocol}  ${profile.model}  ${out.paint.dim(`${effectiveBaseUrl(profile)} · ${key}`)}`,
+      `${marker} ${out.paint.bold(name)}  ${profile.protocol}  ${profile.model}  ${out.paint.dim(`${effectiveBaseUrl(profile)} · ${key}${isShared(name) ? " · cluster" : ""}`)}`,
     );
   }
   return exitCodes.ok;
@@ -164,6 +201,13 @@ export function listProfiles(context: CliContext, options: { json?: boolean }): 
 
 /** `skein config remove NAME`. */
 export async function removeProfile(context: CliContext, name: string): Promise<ExitCode> {
+  const shared = await sharedConfigOf(context);
+  if (shared !== null) {
+    if (shared.view.providers[name]?.shared === true)
+      return closing(shared, () => removeSharedProfile(context, shared, name));
+    shared.client.close();
+    // A profile of this node's own config.json: removed there, on this node only.
+  }
   const config = readConfig(context.home);
   if (!Object.hasOwn(config.providers, name))
     throw new CliError(`no provider profile named "${name}"`, exitCodes.notFound);
@@ -182,6 +226,8 @@ export async function removeProfile(context: CliContext, name: string): Promise<
 
 /** `skein config use NAME`. */
 export async function useProfile(context: CliContext, name: string): Promise<ExitCode> {
+  const shared = await sharedConfigOf(context);
+  if (shared !== null) return closing(shared, () => activateSharedProfile(context, shared, name));
   const config = readConfig(context.home);
   if (!Object.hasOwn(config.providers, name)) {
     const known = Object.keys(config.providers);
@@ -201,7 +247,11 @@ export async function testProfile(
   name: string | undefined,
   options: { timeoutMs: number },
 ): Promise<ExitCode> {
-  const chosen = name ?? readConfig(context.home).active;
+  // On a cluster the active profile is the daemon's (the shared config over config.json).
+  const shared = name === undefined ? await sharedConfigOf(context) : null;
+  shared?.client.close();
+  const chosen =
+    name ?? (shared === null ? readConfig(context.home).active : (shared.view.active ?? undefined));
   if (chosen === undefined) {
     throw new CliError(
       "no provider profile is active",

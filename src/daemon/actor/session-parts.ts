@@ -47,7 +47,14 @@ export function sessionParts(
   owner: PartsOwner,
 ): SessionParts {
   const { storage } = services;
-  const outlet = feedOutlet(row.id, feed, services.now, services.logger, services.observeEvent);
+  const outlet = feedOutlet(
+    row.id,
+    feed,
+    services.now,
+    services.logger,
+    services.observeEvent,
+    services.meter,
+  );
   const place = { storage, writer: storage.writerFrom(row.id, entries), preview: row.preview };
   const log = new SessionLogWriter(outlet, place, entries);
   log.observe({ committed: () => owner.committed() });

@@ -4,6 +4,7 @@ import type pino from "pino";
 import { checkpointStore } from "../../home/checkpoints.js";
 import { WorkspaceConfigurationError, workspaceProblem } from "../../tools/builtin-tools.js";
 import type { SessionRegistry } from "../actor/session-registry.js";
+import type { ClusterConfigFeed } from "../cluster/cluster-config-feed.js";
 import type { ClusterNode } from "../cluster/cluster-node.js";
 import { workspaceMissingOnNode } from "../cluster/node-workspace.js";
 import { problem } from "../http/problem.js";
@@ -28,6 +29,8 @@ export interface DaemonParts {
   env: NodeJS.ProcessEnv;
   storage: SessionStorage;
   cluster: ClusterNode | null;
+  /** The cluster's shared config this node follows (null on SQLite). */
+  sharedConfig: ClusterConfigFeed | null;
   providers: ProviderConfigSource;
   tooling: Tooling;
   drain: DrainController;
@@ -119,10 +122,27 @@ export function daemonMetricsOf(parts: DaemonParts, sessions: SessionRegistry): 
   });
 }
 
+/** What sessions tell the daemon's metrics (made later, so reached through `metrics()`): their events and timings. */
+export function meteredBy(metrics: () => DaemonMetrics): Pick<SessionServices, "observeEvent" | "meter"> {
+  return {
+    observeEvent: (sessionId, type, data) => metrics().observe(sessionId, type, data),
+    meter: {
+      modelRequest: (profile, model, seconds, outcome) =>
+        metrics().modelRequest(profile, model, seconds, outcome),
+      commit: (seconds) => metrics().commit(seconds),
+    },
+  };
+}
+
 /** What the routes get: the registry, storage, provider defaults and workspace checks. */
-export function routeServicesOf(parts: DaemonParts, registry: SessionRegistry): RouteServices {
+export function routeServicesOf(
+  parts: DaemonParts,
+  registry: SessionRegistry,
+  metrics: DaemonMetrics,
+): RouteServices {
   const { providers, hiddenPaths } = parts;
   return {
+    streamOptions: { countBytes: (bytes) => metrics.sseBytes(bytes) },
     registry,
     storage: parts.storage,
     historySecret: parts.historySecret,

@@ -43,6 +43,7 @@ export function daemonStop(parts: DaemonParts, serving: StoppableServing): Daemo
       await sessions.drain(timeoutMs, { handOff });
       // Hand the sessions off at once: released leases, and a wake-up for the other nodes.
       await cluster?.stop();
+      await parts.sharedConfig?.stop();
       // Stop accepting and cut the streams before stopping the MCP servers, which may take
       // seconds: a client whose stream ended reconnects at once, and a listener still open
       // then would take it in and the close would wait on it.

@@ -20,6 +20,7 @@ import { shellInfo } from "../process/shell-info.js";
 import { registerApprovalRoutes } from "../routes/approval-routes.js";
 import { registerClusterRoutes } from "../routes/cluster-routes.js";
 import { registerCompactRoutes } from "../routes/compact-routes.js";
+import { type ConfigRouteOptions, registerConfigRoutes } from "../routes/config-routes.js";
 import { registerDebugRoutes } from "../routes/debug-routes.js";
 import { type HealthRouteOptions, registerHealthRoutes } from "../routes/health-routes.js";
 import { registerHistoryRoutes } from "../routes/history-routes.js";
@@ -51,6 +52,8 @@ export interface DaemonRoutes {
   metrics: DaemonMetrics;
   storage: SessionStorage;
   logger: pino.Logger;
+  /** The config in force, and the cluster's shared config (null on SQLite). */
+  config: ConfigRouteOptions;
   /** `POST /server/shutdown`: drain and stop within this time. */
   shutdown(timeoutMs: number): void;
 }
@@ -66,7 +69,9 @@ export function registerRoutes(app: HttpApp, routes: DaemonRoutes): Relays | nul
     isDraining: () => routes.drain.draining,
     shutdown: routes.shutdown,
   });
-  registerMetricsRoutes(app, routes.metrics);
+  const metricsPort =
+    settings.metricsPort === null ? null : { host: settings.host, port: settings.metricsPort };
+  registerMetricsRoutes(app, routes.metrics, metricsPort);
   registerHealthRoutes(app, healthOf(routes));
   const relays =
     cluster === null
@@ -85,6 +90,7 @@ export function registerRoutes(app: HttpApp, routes: DaemonRoutes): Relays | nul
   registerHistoryRoutes(app, services);
   registerVerifyRoutes(app, services, routes.signer);
   registerProviderRoutes(app, services);
+  registerConfigRoutes(app, routes.config);
   registerMcpRoutes(app, { mcp: routes.mcp, workspaceProblem: services.workspaceProblem });
   if (settings.inspect) registerDebugRoutes(app, services);
   registerOpenApiRoute(app, () => ({ version: packageVersion(), protocol: protocolVersion, port: port() }));

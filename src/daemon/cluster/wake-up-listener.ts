@@ -55,7 +55,10 @@ export class WakeUpListener {
       this.#client = null;
       void client.end().catch(() => undefined);
       if (this.#stopped) return;
-      this.#logger.warn({ err: error ?? null }, "cluster wake-up connection lost; polling until it is back");
+      this.#logger.warn(
+        { err: error ?? null, channel: this.#channel },
+        "cluster wake-up connection lost; polling until it is back",
+      );
       void this.#reopen();
     };
     // Always listened to: an 'error' event with no listener would end the process.
@@ -89,7 +92,10 @@ export class WakeUpListener {
         } catch {
           continue;
         }
-        this.#logger.info({ attempts: attempt + 1 }, "cluster wake-up connection is back");
+        this.#logger.info(
+          { attempts: attempt + 1, channel: this.#channel },
+          "cluster wake-up connection is back",
+        );
         this.#wake();
         return;
       }

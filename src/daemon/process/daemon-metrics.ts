@@ -10,11 +10,12 @@
  * Boundary rule: a registry of this daemon's own (never prom-client's global one, so two
  * daemons in one process do not share counters); what it reads comes in as functions.
  */
-import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { McpStatus } from "../../api/mcp-status.js";
 import type { SessionEventData } from "../../api/session-events.js";
 import type { SessionCensus } from "../actor/session-census.js";
 import type { NodeHealth } from "../cluster/node-health.js";
+import type { SessionMeter } from "../session/session-services.js";
 
 /** What the scrape-time figures are read from. */
 export interface MetricSources {
@@ -25,8 +26,8 @@ export interface MetricSources {
   node?: () => NodeHealth;
 }
 
-/** A Prometheus registry fed by session events and read from `sources` when scraped. */
-export class DaemonMetrics {
+/** A Prometheus registry fed by session events and timings, and read from `sources` when scraped. */
+export class DaemonMetrics implements SessionMeter {
   readonly registry = new Registry();
   readonly #turns: Counter<"state">;
   readonly #inputs: Counter<"outcome">;
@@ -36,6 +37,9 @@ export class DaemonMetrics {
   readonly #retries: Counter;
   readonly #approvals: Counter<"decision">;
   readonly #compactions: Counter<"result">;
+  readonly #requestSeconds: Histogram<"profile" | "model" | "outcome">;
+  readonly #commitSeconds: Histogram;
+  readonly #sseBytes: Counter;
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
@@ -61,8 +65,37 @@ export class DaemonMetrics {
       "decision",
     ]);
     this.#compactions = counter("skein_compactions_total", "Compactions ended, by result", ["result"]);
+    this.#requestSeconds = new Histogram({
+      name: "skein_model_request_duration_seconds",
+      help: "Model requests, from sent to their response committed (or failed), by profile, model and outcome",
+      labelNames: ["profile", "model", "outcome"],
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+      registers,
+    });
+    this.#commitSeconds = new Histogram({
+      name: "skein_commit_duration_seconds",
+      help: "Commits of session logs, from begun to durable",
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
+      registers,
+    });
+    this.#sseBytes = counter("skein_sse_bytes_total", "Bytes written to session streams (SSE)");
     this.#scraped(sources);
     collectDefaultMetrics({ register: this.registry, prefix: "skein_" });
+  }
+
+  /** A model request ended (see SessionMeter). */
+  modelRequest(profile: string, model: string, seconds: number, outcome: "ok" | "error"): void {
+    this.#requestSeconds.observe({ profile, model, outcome }, seconds);
+  }
+
+  /** A commit was durable (see SessionMeter). */
+  commit(seconds: number): void {
+    this.#commitSeconds.observe(seconds);
+  }
+
+  /** Bytes went out on a session stream. */
+  sseBytes(bytes: number): void {
+    this.#sseBytes.inc(bytes);
   }
 
   /** One event a session published. */

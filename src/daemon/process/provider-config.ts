@@ -7,9 +7,12 @@
  * changes, so a profile added by `skein config add` is usable without a restart. A missing file
  * means "no providers" (the daemon still starts; turns fail with a NoProviderError that says how
  * to add one). A broken file never replaces a good one: the last good config stays in use and
- * the problem is exposed as `lastError` until the file is fixed.
+ * the problem is exposed as `lastError` until the file is fixed. On a cluster the database's
+ * shared entries are laid over the file (`share`, home/config-overlay.ts); the whole is checked
+ * again whenever either changes, and a whole that fails keeps the last good config likewise.
  */
 import { readFileSync } from "node:fs";
+import { type ConfigEntry, mergeSharedConfig } from "../../home/config-overlay.js";
 import { homePaths } from "../../home/home.js";
 import {
   type ProviderConfig,
@@ -57,8 +60,13 @@ const emptyConfig: ProviderConfig = Object.freeze({ providers: Object.freeze({})
 export class ProviderConfigSource {
   readonly path: string;
   private config: ProviderConfig = emptyConfig;
+  /** config.json alone, as last read well. */
+  private fileConfig: ProviderConfig = emptyConfig;
   private seen: string | null = null;
   private error: ProviderConfigError | null = null;
+  private fileError: ProviderConfigError | null = null;
+  /** The shared entries laid over the file (null: none, off a cluster). */
+  private shared: readonly ConfigEntry[] | null = null;
 
   constructor(home: string) {
     this.path = homePaths(home).config;
@@ -68,6 +76,24 @@ export class ProviderConfigSource {
   current(): ProviderConfig {
     this.refresh();
     return this.config;
+  }
+
+  /**
+   * Lay the cluster's shared entries over the file from now on; throws ProviderConfigError,
+   * keeping the config in force, when the file and the entries together are not valid.
+   */
+  share(entries: readonly ConfigEntry[]): void {
+    this.refresh();
+    const merged = mergeSharedConfig(this.fileConfig, entries);
+    this.shared = entries;
+    this.config = merged;
+    this.error = this.fileError;
+  }
+
+  /** The config a change of the shared entries would put in force here; throws ProviderConfigError. */
+  withShared(entries: readonly ConfigEntry[]): ProviderConfig {
+    this.refresh();
+    return mergeSharedConfig(this.fileConfig, entries);
   }
 
   /** Why the file on disk is not in use, or null when it is (or is absent). */
@@ -124,19 +150,34 @@ export class ProviderConfigSource {
     }
     if (stamp === this.seen) return;
     this.seen = stamp;
-    if (stamp === "absent") {
-      this.config = emptyConfig;
+    try {
+      this.fileConfig =
+        stamp === "absent" ? emptyConfig : parseProviderConfig(readFileSync(this.path, "utf8"), this.path);
+      this.fileError = null;
+    } catch (error) {
+      this.fileError =
+        error instanceof ProviderConfigError
+          ? error
+          : new ProviderConfigError(this.path, (error as Error).message, { cause: error });
+      this.error = this.fileError;
+      return;
+    }
+    this.applyFile();
+  }
+
+  /** The file just read well, with the shared entries over it when there are any. */
+  private applyFile(): void {
+    if (this.shared === null) {
+      this.config = this.fileConfig;
       this.error = null;
       return;
     }
     try {
-      this.config = parseProviderConfig(readFileSync(this.path, "utf8"), this.path);
+      this.config = mergeSharedConfig(this.fileConfig, this.shared);
       this.error = null;
     } catch (error) {
-      this.error =
-        error instanceof ProviderConfigError
-          ? error
-          : new ProviderConfigError(this.path, (error as Error).message, { cause: error });
+      if (!(error instanceof ProviderConfigError)) throw error;
+      this.error = error;
     }
   }
 }

@@ -58,6 +58,8 @@ export interface DaemonSettings {
    * SQLite log takes this much longer, off the main thread or blocking it; null: none.
    */
   slowDisk: SlowDisk | null;
+  /** A port serving GET /metrics without the token, on `host` (SKEIN_METRICS_PORT); null: none. */
+  metricsPort: number | null;
   /** Test-only (SKEIN_TEST_COUNT_STATEMENTS=1): count the SQLite statements run, for the stop log line. */
   countStatements: boolean;
 }
@@ -106,6 +108,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): DaemonSettin
     leaseSeconds: readLeaseSeconds(env),
     nodeHistorySeconds: readNodeHistorySeconds(env),
     slowDisk: readSlowDisk(env),
+    metricsPort: value(env, "SKEIN_METRICS_PORT") === undefined ? null : readMetricsPort(env),
     countStatements: readFlag(env, "SKEIN_TEST_COUNT_STATEMENTS"),
   };
 }
@@ -207,6 +210,14 @@ function readPort(env: NodeJS.ProcessEnv): number {
     min: 0,
     max: 65_535,
     expected: "expected an integer from 0 to 65535 (0 = choose a free port)",
+  });
+}
+
+function readMetricsPort(env: NodeJS.ProcessEnv): number {
+  return readWholeNumber(env, "SKEIN_METRICS_PORT", 0, {
+    min: 1,
+    max: 65_535,
+    expected: "expected a port from 1 to 65535",
   });
 }
 

@@ -1,14 +1,35 @@
 /**
  * `GET /metrics`: the daemon's metrics in Prometheus's text format (process/daemon-metrics.ts),
- * behind the bearer token like every route that holds data.
+ * behind the bearer token like every route that holds data; and, when SKEIN_METRICS_PORT is
+ * set, the same on that port without the token (process/metrics-listener.ts), opened and closed
+ * with the app.
  */
+import type { Server } from "node:http";
 import { Type } from "typebox";
 import type { HttpApp } from "../http/create-http-app.js";
 import { registerResource } from "../http/resource.js";
 import type { DaemonMetrics } from "../process/daemon-metrics.js";
+import { listenForMetrics } from "../process/metrics-listener.js";
 
-/** Register the metrics route. */
-export function registerMetricsRoutes(app: HttpApp, metrics: DaemonMetrics): void {
+/** Register the metrics route (and the metrics port at `open`, when given). */
+export function registerMetricsRoutes(
+  app: HttpApp,
+  metrics: DaemonMetrics,
+  open: { host: string; port: number } | null,
+): void {
+  if (open !== null) {
+    let server: Server | null = null;
+    app.addHook("onReady", async () => {
+      server = await listenForMetrics(metrics, open.host, open.port);
+    });
+    app.addHook("onClose", async () => {
+      const listening = server;
+      if (listening === null) return;
+      // A scraper keeps its connection alive between scrapes: cut it, or the close waits for it.
+      listening.closeAllConnections();
+      await new Promise<void>((resolve) => listening.close(() => resolve()));
+    });
+  }
   registerResource(app, "/metrics", {
     GET: {
       schema: {

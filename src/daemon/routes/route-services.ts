@@ -43,6 +43,6 @@ export interface RouteServices {
   mcpServerNames(): string[];
   /** The daemon's tracing (absent: no trace is exported): each input's admission gets a span. */
   tracing?: Tracing;
-  /** SSE connection tuning (tests shorten the keepalive). */
-  streamOptions?: { keepaliveMs?: number };
+  /** SSE connections: their tuning (tests shorten the keepalive), and who counts their bytes (the metrics). */
+  streamOptions?: { keepaliveMs?: number; countBytes?: (bytes: number) => void };
 }

@@ -312,6 +312,7 @@ export class SessionLogWriter {
       return [];
     }
     const preview = extendPreview(this.#preview, writer.placed(all));
+    const began = this.#outlet.meter === undefined ? 0 : performance.now();
     let placed: PlacedEntry[];
     try {
       placed = await writer.append(
@@ -325,6 +326,7 @@ export class SessionLogWriter {
       throw error;
     }
     span?.written(writer.position - all.length + 1, writer.position, writer.headHash);
+    this.#outlet.meter?.commit((performance.now() - began) / 1000);
     // Only what was held when the append began: a hold while it was in flight waits for the next.
     this.#held.splice(0, held);
     options.announce?.();

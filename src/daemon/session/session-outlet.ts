@@ -4,7 +4,7 @@
  */
 import type { SessionEventData } from "../../api/session-events.js";
 import type { SessionFeed } from "../stream/session-feed.js";
-import type { SessionEventObserver, SessionLogger } from "./session-services.js";
+import type { SessionEventObserver, SessionLogger, SessionMeter } from "./session-services.js";
 
 /** What a session tells the world with: its clients, the clock, the logger (the log writer needs no more). */
 export interface SessionOutlet {
@@ -14,6 +14,8 @@ export interface SessionOutlet {
   /** The clock (ms since the epoch); tests may pin it. */
   now(): number;
   readonly logger: SessionLogger;
+  /** Hears how long the session's commits took (absent: nobody measures). */
+  readonly meter?: SessionMeter;
 }
 
 /** The outlet of a session whose events go to `feed`. */
@@ -23,8 +25,10 @@ export function feedOutlet(
   clock: () => number,
   logger: SessionLogger,
   observer?: SessionEventObserver,
+  meter?: SessionMeter,
 ): SessionOutlet {
   return {
+    ...(meter === undefined ? {} : { meter }),
     sessionId,
     publish:
       observer === undefined

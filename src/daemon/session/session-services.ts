@@ -39,6 +39,14 @@ export interface SessionLogger {
   error(object: object, message: string): void;
 }
 
+/** What the daemon's metrics measure of a session besides its events: how long things took. */
+export interface SessionMeter {
+  /** A model request to `profile`'s `model` ended after `seconds` (its response committed, or it failed). */
+  modelRequest(profile: string, model: string, seconds: number, outcome: "ok" | "error"): void;
+  /** A commit of a session's log was durable after `seconds`. */
+  commit(seconds: number): void;
+}
+
 /** Which checkpoint of a turn to record. */
 export type CheckpointPhase = "before" | "after" | "after-unchanged";
 
@@ -108,6 +116,8 @@ export interface SessionServices {
   logger: SessionLogger;
   /** The daemon's tracing; absent when no trace is exported (then nothing is traced). */
   tracing?: Tracing;
+  /** Hears how long model requests and commits took (the daemon's metrics). */
+  meter?: SessionMeter;
   /** Hears every event a session publishes, after its clients (the daemon's metrics). */
   observeEvent?: SessionEventObserver;
   /** True once the daemon drains: no new turn starts. */

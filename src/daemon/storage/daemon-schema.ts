@@ -168,6 +168,23 @@ export const migrations: readonly Migration[] = [
       "ALTER TABLE nodes ADD COLUMN profiles_digest TEXT",
     ],
   },
+  {
+    version: 8,
+    statements: [
+      // A cluster's shared config (PostgreSQL only; unused on SQLite), laid over each node's
+      // config.json: one row per entry of a section (`providers`, `mcpServers`, `settings`;
+      // other sections are kept for newer daemons and ignored). `value` is the entry's JSON,
+      // null once removed: the row stays so the config's version, the highest `version`, only grows.
+      `CREATE TABLE cluster_config (
+        section TEXT NOT NULL,
+        name TEXT NOT NULL,
+        value TEXT,
+        version INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (section, name)
+      )`,
+    ],
+  },
 ];
 
 /** The schema version this daemon writes. */

@@ -47,6 +47,8 @@ export interface SessionStreamOptions {
   readonly maxBufferedBytes?: number;
   /** The most bytes of one frame of events (default 1 MiB). */
   readonly maxFrameBytes?: number;
+  /** Told the size of every chunk written (the daemon's metrics). */
+  readonly countBytes?: (bytes: number) => void;
   /** Called once when the connection is over, with what ended it. */
   readonly onClose?: (reason: StreamEndReason) => void;
 }
@@ -242,6 +244,7 @@ class SessionStreamConnection {
       return false;
     }
     this.sentSinceTick = true;
+    this.options.countBytes?.(typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.length);
     if (res.writableLength > this.maxBufferedBytes) {
       this.destroy("buffer_limit");
       return false;

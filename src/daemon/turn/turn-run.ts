@@ -36,7 +36,7 @@ export interface TurnRunOptions {
   id: string;
   inputIds: readonly string[];
   /** What the daemon gives the turn: its client, its tools, config.json's settings, checkpoints. */
-  services: Pick<SessionServices, "bindClient" | "tools" | "turnSettings" | "checkpoint">;
+  services: Pick<SessionServices, "bindClient" | "tools" | "turnSettings" | "checkpoint" | "meter">;
   session: SessionRow;
   /** The session's history, appending through its log writer. */
   conversation: Conversation;
@@ -77,6 +77,8 @@ export class TurnRun {
   #abortCause: AbortCause | null = null;
   #abortDetail = "";
   #request = 0;
+  /** When the model request in flight went out (`performance.now()`); null between requests. */
+  #requestBegan: number | null = null;
   #usage: Usage = {};
   /** Calls whose tool started and whose result is not committed yet. */
   readonly #unsettledCalls = new Set<string>();
@@ -191,6 +193,8 @@ export class TurnRun {
       }
       return completedEnding(end.result, end.requestCount, end.interrupted, this.#usage);
     } finally {
+      // A request still in flight ended with the run: it failed, or was cut.
+      this.#requestEnded(prepared.bound, "error");
       this.#port.flushDeltas();
       if (this.#checkpointed !== null) {
         await this.#checkpointed;
@@ -304,6 +308,15 @@ export class TurnRun {
     };
   }
 
+  /** The model request in flight (if any) ended: the daemon's metrics hear how long it took. */
+  #requestEnded(bound: BoundClient, outcome: "ok" | "error"): void {
+    const began = this.#requestBegan;
+    if (began === null) return;
+    this.#requestBegan = null;
+    const seconds = (performance.now() - began) / 1000;
+    this.#options.services.meter?.modelRequest(bound.profileName, bound.model, seconds, outcome);
+  }
+
   /** The loop's observer; `toolCallStarts` is told when the model starts a tool call. */
   #observer(bound: BoundClient, toolCallStarts: () => void) {
     const port = this.#port;
@@ -316,6 +329,7 @@ export class TurnRun {
     return {
       onRequestStart: (request: number) => {
         trace?.requestStarted(request, bound.client.provider, bound.model);
+        this.#requestBegan = performance.now();
         this.#request = request;
         textMessage = `${turnId}:${request}`;
         thinkingMessage = `${textMessage}:thinking`;
@@ -359,6 +373,7 @@ export class TurnRun {
       },
       onRequestEnd: (_request: number, usage: Usage) => {
         trace?.requestEnded(usage);
+        this.#requestEnded(bound, "ok");
         if (Object.keys(usage).length === 0) return;
         // Stored with the turn's end (one write per turn); streamed per request.
         this.#usage = addUsage(this.#usage, usage);

@@ -1,9 +1,11 @@
+import { writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { writeDiscoveryFile } from "../../../src/daemon/process/discovery-file.js";
 import { ensureHome } from "../../../src/daemon/process/home.js";
-import { choosePort, isPortFree, pickFreePort } from "../../../src/daemon/process/port.js";
+import { choosePort, isPortFree, pickFreePort, rememberPort } from "../../../src/daemon/process/port.js";
+import { homePaths } from "../../../src/home/home.js";
 import { removeTempRoots, tempRoot } from "./temp-home.js";
 
 afterEach(removeTempRoots);
@@ -46,6 +48,26 @@ describe("choosePort", () => {
       expect(await isPortFree(host, chosen)).toBe(true);
     } finally {
       server.close();
+    }
+  });
+
+  it("comes back to the port it chose before a clean stop (kept in daemon.port, not daemon.json)", async () => {
+    const kept = await pickFreePort(host);
+    const home = join(tempRoot(), "home");
+    ensureHome(home);
+    await rememberPort(home, kept);
+    expect(await choosePort({ configured: 0, home, host })).toBe(kept);
+  });
+
+  it("prefers the kept port to a stale daemon.json's, and ignores a daemon.port that names no port", async () => {
+    const kept = await pickFreePort(host);
+    const published = await pickFreePort(host);
+    const home = await homeWithPreviousPort(published);
+    await rememberPort(home, kept);
+    expect(await choosePort({ configured: 0, home, host })).toBe(kept);
+    for (const garbage of ["70000", "0", "-1", "http", ""]) {
+      writeFileSync(homePaths(home).port, garbage);
+      expect(await choosePort({ configured: 0, home, host })).toBe(published);
     }
   });
 

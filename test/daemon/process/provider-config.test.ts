@@ -1,4 +1,4 @@
-import { readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { NoProviderError, ProviderConfigSource } from "../../../src/daemon/process/provider-config.js";
@@ -154,5 +154,40 @@ describe("ProviderConfigSource", () => {
     await expect(writeProviderConfig(home, { active: "nope", providers: {} })).rejects.toThrow(
       /"active" names profile "nope", which is not in "providers"/,
     );
+  });
+});
+
+describe("ProviderConfigSource with a cluster's shared config", () => {
+  const shared = { protocol: "chat_completions" as const, baseUrl: "http://127.0.0.1:9/v1", model: "shared" };
+
+  it("lays the shared entries over config.json, and keeps them over a config.json edited later", async () => {
+    const home = newHome();
+    await writeProviderConfig(home, local);
+    const source = new ProviderConfigSource(home);
+    source.share([
+      { section: "providers", name: "team", value: shared },
+      { section: "settings", name: "active", value: "team" },
+    ]);
+    expect(source.resolveProfile(null).name).toBe("team");
+    expect(source.resolveProfile("local").profile.model).toBe("qwen3");
+    const edited = { ...local, providers: { ...local.providers, more: local.providers.local! } };
+    writeFileSync(join(home, "config.json"), JSON.stringify(edited));
+    // A later mtime for sure: the source re-reads on a changed stamp.
+    const later = new Date(Date.now() + 2_000);
+    utimesSync(join(home, "config.json"), later, later);
+    expect(Object.keys(source.current().providers).sort()).toEqual(["local", "more", "team"]);
+    expect(source.current().active).toBe("team");
+  });
+
+  it("refuses shared entries that do not check with this node's file, keeping the config in force", async () => {
+    const home = newHome();
+    await writeProviderConfig(home, local);
+    const source = new ProviderConfigSource(home);
+    const before = source.current();
+    expect(() =>
+      source.share([{ section: "providers", name: "team", value: { ...shared, protocol: "nope" } }]),
+    ).toThrow(ProviderConfigError);
+    expect(source.current()).toBe(before);
+    expect(source.lastError).toBeNull();
   });
 });

@@ -62,6 +62,7 @@ describe("the daemon database", () => {
       .map((row) => row.name)
       .sort();
     expect(tables).toEqual([
+      "cluster_config",
       "inputs",
       "nodes",
       "rejected_creations",
