@@ -14,7 +14,7 @@ import { sampleEntries, writeSession } from "./store-contract.js";
 const worker = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "append-worker.ts");
 
 /** How a race between this process and a child process went. */
-export interface RaceResult {
+interface RaceResult {
   parentConflicts: number;
   childConflicts: number;
 }
