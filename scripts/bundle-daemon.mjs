@@ -20,6 +20,9 @@ await build({
     "@opentelemetry/core",
     "@opentelemetry/exporter-trace-otlp-http",
     "@opentelemetry/exporter-trace-otlp-proto",
+    "@opentelemetry/sdk-metrics",
+    "@opentelemetry/exporter-metrics-otlp-http",
+    "@opentelemetry/exporter-metrics-otlp-proto",
   ],
   banner: {
     js: "import { createRequire as __skeinCreateRequire } from 'node:module'; const require = __skeinCreateRequire(import.meta.url);",

@@ -156,7 +156,7 @@ async function boot(
   const app = openHttpApp(settings, logins, drain, logger);
   undo.push(() => app.close());
   let relays: Relays | null = null;
-  const { shutdown, stopped } = daemonStop(parts, { instanceId, relays: () => relays, sessions, app, lock });
+  const stop = daemonStop(parts, { instanceId, relays: () => relays, sessions, app, lock, metrics });
   relays = registerRoutes(app, {
     settings,
     instanceId,
@@ -172,13 +172,13 @@ async function boot(
     services: routeServicesOf(parts, sessions, metrics),
     config: { providers, shared: sharedConfig },
     // Answer the request first; the drain closes the listener.
-    shutdown: (timeoutMs) => setTimeout(() => void shutdown(timeoutMs), 10).unref(),
+    shutdown: (timeoutMs) => setTimeout(() => void stop.shutdown(timeoutMs), 10).unref(),
   });
   const port = await listen(app, settings, cluster, logger);
   await publishDiscovery(settings, { port, instanceId, configShared: sharedConfig !== null });
   sessions.startUnloading(settings.unloadSeconds * 1000);
   logger.info({ port, home: settings.home, instanceId }, "ready");
-  return { settings, port, instanceId, shutdown, stopped };
+  return { settings, port, instanceId, shutdown: stop.shutdown, stopped: stop.stopped };
 }
 
 /** daemon.json: how clients reach this daemon, and where `skein config` writes for it. */

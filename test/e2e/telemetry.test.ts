@@ -11,7 +11,12 @@ import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
-import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from "../support/otlp-receiver.js";
+import {
+  type OtlpReceiver,
+  type ReceivedPoint,
+  type ReceivedSpan,
+  startOtlpReceiver,
+} from "../support/otlp-receiver.js";
 import type { DaemonHarness } from "./support/daemon-harness.js";
 import { fixtureModel, startFixture } from "./support/fixture.js";
 import { TestCluster } from "./support/test-cluster.js";
@@ -64,6 +69,7 @@ describe("traces exported over OTLP/HTTP with JSON", () => {
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
       OTEL_SERVICE_NAME: "skein-under-test",
       OTEL_BSP_SCHEDULE_DELAY: "50",
+      OTEL_METRIC_EXPORT_INTERVAL: "200",
     });
   });
   afterAll(async () => {
@@ -146,6 +152,36 @@ describe("traces exported over OTLP/HTTP with JSON", () => {
       expect(hashes.get(hash)).toBe(commit.attributes["skein.log.last_position"]);
     }
     expect(turn!.attributes["skein.log.entry_hash"]).toBe(entries.at(-1)!.hash);
+  });
+
+  it("push the metrics GET /metrics shows over OTLP too, counters, gauges and histograms alike", async () => {
+    const { app } = fixture;
+    const point = (points: readonly ReceivedPoint[], metric: string, labels: Record<string, string> = {}) =>
+      points.find(
+        (candidate) =>
+          candidate.metric === metric &&
+          Object.entries(labels).every(([key, value]) => candidate.attributes[key] === value),
+      );
+    // The first test's turn: one completed, one tool call, two model requests.
+    const settled = () => {
+      const last = receiver.metricExports.at(-1) ?? [];
+      return point(last, "skein_turns_total", { state: "completed" })?.value === 1;
+    };
+    await receiver.waitFor(() => settled());
+    const points = receiver.metricExports.at(-1)!;
+    expect(point(points, "skein_turns_total", { state: "completed" })?.kind).toBe("sum");
+    expect(point(points, "skein_tool_calls_total", { tool: "list_files", outcome: "ok" })?.value).toBe(1);
+    const requests = point(points, "skein_model_request_duration_seconds", {
+      model: fixtureModel,
+      outcome: "ok",
+    });
+    expect(requests?.kind).toBe("histogram");
+    expect(requests?.value).toBe(2);
+    expect(requests?.bucketCounts?.reduce((total, count) => total + count, 0)).toBe(2);
+    expect(point(points, "skein_sessions", { state: "loaded" })?.kind).toBe("gauge");
+    // The scrape and the export read one registry.
+    const scraped = (await app.api("/metrics")).text;
+    expect(scraped).toContain('skein_turns_total{state="completed"} 1');
   });
 
   it("start a trace of its own for an input sent without a traceparent, or with a malformed one", async () => {
@@ -231,8 +267,11 @@ describe("a relayed input on a two-node cluster", () => {
       const caller = callerContext();
       // Sent to the node that does not own the session: it relays the input to the owner.
       await promptTraced(b!, sessionId, "second", caller.traceparent);
+      // Each node exports its own spans, in its own time.
       await receiver.waitFor((spans) =>
-        spans.some((span) => span.traceId === caller.traceId && span.name === "invoke_agent skein"),
+        ["skein.relay", "skein.admission", "invoke_agent skein"].every((name) =>
+          spans.some((span) => span.traceId === caller.traceId && span.name === name),
+        ),
       );
       const spans = receiver.spans.filter((span) => span.traceId === caller.traceId);
       const [relay] = named(spans, "skein.relay");

@@ -56,10 +56,24 @@ const requestType = protobuf
   .parse(otlpTraceProto, { keepCase: false })
   .root.lookupType("otlp.ExportTraceServiceRequest");
 
+/** One data point of a received metric (OTLP/JSON), flattened. */
+export interface ReceivedPoint {
+  metric: string;
+  kind: "sum" | "gauge" | "histogram";
+  attributes: Record<string, unknown>;
+  /** A sum's or gauge's value; a histogram's count. */
+  value: number;
+  /** A histogram's sum, and its per-bucket counts. */
+  sum?: number;
+  bucketCounts?: number[];
+}
+
 /** A running receiver: its endpoint (for OTEL_EXPORTER_OTLP_ENDPOINT), what it got, and how it was sent. */
 export interface OtlpReceiver {
   endpoint: string;
   spans: ReceivedSpan[];
+  /** Every metrics export received (OTLP/JSON), newest last, each flattened to its points. */
+  metricExports: ReceivedPoint[][];
   contentTypes: string[];
   /** Resolves once `predicate` holds for the spans received (polls; rejects after `timeoutMs`). */
   waitFor(predicate: (spans: readonly ReceivedSpan[]) => boolean, timeoutMs?: number): Promise<void>;
@@ -70,16 +84,22 @@ export interface OtlpReceiver {
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const contentTypes: string[] = [];
+  const metricExports: ReceivedPoint[][] = [];
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
       const type = request.headers["content-type"] ?? "";
-      if (request.method !== "POST" || request.url !== "/v1/traces") {
+      if (request.method !== "POST" || (request.url !== "/v1/traces" && request.url !== "/v1/metrics")) {
         response.writeHead(404).end();
         return;
       }
       const body = Buffer.concat(chunks);
+      if (request.url === "/v1/metrics" && request.method === "POST" && type.startsWith("application/json")) {
+        metricExports.push(pointsOf(JSON.parse(body.toString("utf8"))));
+        response.writeHead(200, { "content-type": "application/json" }).end("{}");
+        return;
+      }
       contentTypes.push(type);
       try {
         if (type.startsWith("application/json")) {
@@ -100,6 +120,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   return {
     endpoint: `http://127.0.0.1:${port}`,
     spans,
+    metricExports,
     contentTypes,
     async waitFor(predicate, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
@@ -165,4 +186,40 @@ function plainValue(value: Json | undefined): unknown {
   if ("arrayValue" in value)
     return (((value.arrayValue as Json).values as Json[] | undefined) ?? []).map(plainValue);
   return undefined;
+}
+
+/** The points of an OTLP/JSON metrics request. */
+function pointsOf(request: Json): ReceivedPoint[] {
+  const points: ReceivedPoint[] = [];
+  for (const resourceMetrics of (request.resourceMetrics as Json[] | undefined) ?? []) {
+    for (const scopeMetrics of (resourceMetrics.scopeMetrics as Json[] | undefined) ?? []) {
+      for (const metric of (scopeMetrics.metrics as Json[] | undefined) ?? []) {
+        for (const kind of ["sum", "gauge", "histogram"] as const) {
+          const data = metric[kind] as Json | undefined;
+          for (const point of (data?.dataPoints as Json[] | undefined) ?? []) {
+            const attributes = attributesOf(point.attributes);
+            const metricName = String(metric.name);
+            if (kind === "histogram") {
+              const bucketCounts = ((point.bucketCounts as unknown[]) ?? []).map(Number);
+              points.push({
+                metric: metricName,
+                kind,
+                attributes,
+                value: Number(point.count),
+                sum: Number(point.sum),
+                bucketCounts,
+              });
+            } else
+              points.push({
+                metric: metricName,
+                kind,
+                attributes,
+                value: Number(point.asDouble ?? point.asInt),
+              });
+          }
+        }
+      }
+    }
+  }
+  return points;
 }

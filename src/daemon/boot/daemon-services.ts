@@ -2,6 +2,7 @@
 import { rm } from "node:fs/promises";
 import type pino from "pino";
 import { checkpointStore } from "../../home/checkpoints.js";
+import { packageVersion } from "../../home/package-version.js";
 import { WorkspaceConfigurationError, workspaceProblem } from "../../tools/builtin-tools.js";
 import type { SessionRegistry } from "../actor/session-registry.js";
 import type { ClusterConfigFeed } from "../cluster/cluster-config-feed.js";
@@ -19,6 +20,7 @@ import type { RouteServices } from "../routes/route-services.js";
 import { findProjectInstructions } from "../session/project-instructions.js";
 import type { SessionServices } from "../session/session-services.js";
 import type { SessionStorage } from "../storage/session-storage.js";
+import { metricsExportSettingsOf } from "../telemetry/telemetry-settings.js";
 import type { Tracing } from "../telemetry/tracing.js";
 import { checkpointWorkspace } from "../turn/workspace-checkpoints.js";
 import type { Tooling } from "./start-tooling.js";
@@ -113,13 +115,23 @@ function workspaceCheckpoints(parts: DaemonParts): Pick<SessionServices, "checkp
 
 /** The daemon's metrics: what sessions publish (observed), and what is read when scraped. */
 export function daemonMetricsOf(parts: DaemonParts, sessions: SessionRegistry): DaemonMetrics {
-  const { cluster } = parts;
-  return new DaemonMetrics({
+  const { cluster, logger } = parts;
+  const metrics = new DaemonMetrics({
     census: () => sessions.census(),
     commitStats: () => parts.storage.commitStats(),
     mcp: () => parts.tooling.mcp.status(),
     ...(cluster === null ? {} : { node: () => cluster.health() }),
   });
+  // Pushed over OTLP too when the OpenTelemetry variables ask for it.
+  const { settings, warnings } = metricsExportSettingsOf(parts.env);
+  for (const warning of warnings) logger.warn({ setting: warning }, "OpenTelemetry setting ignored");
+  if (settings !== null) {
+    metrics.exportWith(settings, packageVersion(), (error) =>
+      logger.error({ err: error }, "could not start exporting metrics"),
+    );
+    logger.info({ exports: settings.exports, intervalMs: settings.intervalMillis }, "exporting metrics");
+  }
+  return metrics;
 }
 
 /** What sessions tell the daemon's metrics (made later, so reached through `metrics()`): their events and timings. */

@@ -3,6 +3,7 @@ import type { SessionRegistry } from "../actor/session-registry.js";
 import type { Relays } from "../cluster/request-forwarding.js";
 import { closeListener } from "../http/close-listener.js";
 import type { HttpApp } from "../http/create-http-app.js";
+import type { DaemonMetrics } from "../process/daemon-metrics.js";
 import { removeDiscoveryFile } from "../process/discovery-file.js";
 import type { HomeLock } from "../process/home-lock.js";
 import type { DaemonParts } from "./daemon-services.js";
@@ -15,6 +16,8 @@ export interface StoppableServing {
   sessions: SessionRegistry;
   app: HttpApp;
   lock: HomeLock;
+  /** The metrics, exported once more at the end when they are pushed. */
+  metrics: DaemonMetrics;
 }
 
 /** The daemon's stop: `shutdown` (idempotent: every call gets the one drain) and `stopped`. */
@@ -56,8 +59,9 @@ export function daemonStop(parts: DaemonParts, serving: StoppableServing): Daemo
       const commits = parts.storage.commitStats();
       await parts.storage.close();
       serving.lock.release();
-      // The spans of the last turns go out before the process exits.
+      // The spans of the last turns, and the last counts, go out before the process exits.
       await parts.tracing?.shutdown();
+      await serving.metrics.stopExport();
       logger.info({ groupCommit: commits }, "stopped");
       stoppedResolve();
     })();

@@ -16,6 +16,8 @@ import type { SessionEventData } from "../../api/session-events.js";
 import type { SessionCensus } from "../actor/session-census.js";
 import type { NodeHealth } from "../cluster/node-health.js";
 import type { SessionMeter } from "../session/session-services.js";
+import { type MetricsExport, startMetricsExport } from "../telemetry/metrics-export.js";
+import type { MetricsExportSettings } from "../telemetry/telemetry-settings.js";
 
 /** What the scrape-time figures are read from. */
 export interface MetricSources {
@@ -40,6 +42,8 @@ export class DaemonMetrics implements SessionMeter {
   readonly #requestSeconds: Histogram<"profile" | "model" | "outcome">;
   readonly #commitSeconds: Histogram;
   readonly #sseBytes: Counter;
+  /** The OTLP export of these metrics, when configured (resolves null when not, or when it could not start). */
+  #export: Promise<MetricsExport | null> = Promise.resolve(null);
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
@@ -81,6 +85,19 @@ export class DaemonMetrics implements SessionMeter {
     this.#sseBytes = counter("skein_sse_bytes_total", "Bytes written to session streams (SSE)");
     this.#scraped(sources);
     collectDefaultMetrics({ register: this.registry, prefix: "skein_" });
+  }
+
+  /** Push these metrics as `settings` say too (in the background; a failure to start is told to `failed`). */
+  exportWith(settings: MetricsExportSettings, version: string, failed: (error: unknown) => void): void {
+    this.#export = startMetricsExport(settings, this.registry, version).catch((error: unknown) => {
+      failed(error);
+      return null;
+    });
+  }
+
+  /** Export once more and stop exporting (the daemon stops). */
+  async stopExport(): Promise<void> {
+    await (await this.#export)?.shutdown();
   }
 
   /** A model request ended (see SessionMeter). */

@@ -8,7 +8,7 @@
  * (tracing.ts), so a test reads every setting without starting anything.
  */
 
-/** Where spans go: OTLP over HTTP (JSON or protobuf), or the daemon's standard output. */
+/** Where spans (or metrics) go: OTLP over HTTP (JSON or protobuf), or the daemon's standard output. */
 type SpanExport = "otlp-json" | "otlp-protobuf" | "console";
 
 /** Which traces are kept (the `OTEL_TRACES_SAMPLER` values the daemon understands). */
@@ -53,46 +53,86 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** Read the tracing settings from `env` (the daemon's environment). */
 export function telemetrySettingsOf(env: Env): TelemetryReading {
   const warnings: string[] = [];
-  if (value(env, "OTEL_SDK_DISABLED")?.toLowerCase() === "true") return { settings: null, warnings };
-  const named = listOf(value(env, "OTEL_TRACES_EXPORTER"));
+  const exports = exportsOf(env, "TRACES", warnings);
+  if (exports.length === 0) return { settings: null, warnings };
+  const settings = { exports, sampler: samplerOf(env, warnings), batch: batchOf(env, warnings) };
+  return { settings, warnings };
+}
+
+/** How the daemon's metrics are pushed over OTLP besides `GET /metrics`. */
+export interface MetricsExportSettings {
+  exports: SpanExport[];
+  /** OTEL_METRIC_EXPORT_INTERVAL: how often (ms; default 60000). */
+  intervalMillis: number;
+  /** OTEL_METRIC_EXPORT_TIMEOUT: how long one export may take (ms; default 30000, at most the interval). */
+  timeoutMillis: number;
+}
+
+/** Read the metrics export settings from `env`; null settings: metrics are only scraped. */
+export function metricsExportSettingsOf(env: Env): {
+  settings: MetricsExportSettings | null;
+  warnings: string[];
+} {
+  const warnings: string[] = [];
+  const exports = exportsOf(env, "METRICS", warnings);
+  if (exports.length === 0) return { settings: null, warnings };
+  const intervalMillis = wholeOf(env, "OTEL_METRIC_EXPORT_INTERVAL", warnings) ?? 60_000;
+  // The SDK refuses a timeout longer than the interval.
+  const timeoutMillis = Math.min(
+    wholeOf(env, "OTEL_METRIC_EXPORT_TIMEOUT", warnings) ?? 30_000,
+    intervalMillis,
+  );
+  return { settings: { exports, intervalMillis, timeoutMillis }, warnings };
+}
+
+/**
+ * Where one signal goes: `OTEL_<SIGNAL>_EXPORTER`, or OTLP when an endpoint is named (unset
+ * and no endpoint: nowhere, though the SDK's own default would send to localhost:4318 unasked).
+ */
+function exportsOf(env: Env, signal: "TRACES" | "METRICS", warnings: string[]): SpanExport[] {
+  if (value(env, "OTEL_SDK_DISABLED")?.toLowerCase() === "true") return [];
+  const named = listOf(value(env, `OTEL_${signal}_EXPORTER`));
   const endpoint =
-    value(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") ?? value(env, "OTEL_EXPORTER_OTLP_ENDPOINT");
-  // Unset: on only when an endpoint says where to send (the SDK's own default would send to
-  // localhost:4318 unasked).
+    value(env, `OTEL_EXPORTER_OTLP_${signal}_ENDPOINT`) ?? value(env, "OTEL_EXPORTER_OTLP_ENDPOINT");
   const exporters = named ?? (endpoint === undefined ? [] : ["otlp"]);
-  if (exporters.includes("none")) return { settings: null, warnings };
+  if (exporters.includes("none")) return [];
   const exports: SpanExport[] = [];
   for (const exporter of exporters) {
     if (exporter === "console") exports.push("console");
     else if (exporter === "otlp") {
-      const chosen = otlpExport(env, warnings);
+      const chosen = otlpExport(env, signal, warnings);
       if (chosen !== null) exports.push(chosen);
-    } else warnings.push(`OTEL_TRACES_EXPORTER: "${exporter}" is not supported (use otlp, console or none)`);
+    } else if (exporter === "prometheus" && signal === "METRICS")
+      warnings.push(
+        'OTEL_METRICS_EXPORTER: "prometheus": scrape GET /metrics, or the port SKEIN_METRICS_PORT opens',
+      );
+    else warnings.push(`OTEL_${signal}_EXPORTER: "${exporter}" is not supported (use otlp, console or none)`);
   }
-  if (exports.length === 0) return { settings: null, warnings };
-  const settings = {
-    exports: [...new Set(exports)],
-    sampler: samplerOf(env, warnings),
-    batch: batchOf(env, warnings),
-  };
-  return { settings, warnings };
+  return [...new Set(exports)];
+}
+
+/** A positive whole number from `name`; undefined when unset or not one (then warned). */
+function wholeOf(env: Env, name: string, warnings: string[]): number | undefined {
+  const text = value(env, name);
+  if (text === undefined) return undefined;
+  const number = Number(text);
+  if (Number.isSafeInteger(number) && number > 0) return number;
+  warnings.push(`${name}: "${text}" is not a positive whole number; the default is used`);
+  return undefined;
 }
 
 function batchOf(env: Env, warnings: string[]): BatchSettings {
   const batch: BatchSettings = {};
   for (const [name, field] of batchVariables) {
-    const text = value(env, name);
-    if (text === undefined) continue;
-    const number = Number(text);
-    if (Number.isSafeInteger(number) && number > 0) batch[field] = number;
-    else warnings.push(`${name}: "${text}" is not a positive whole number; the default is used`);
+    const number = wholeOf(env, name, warnings);
+    if (number !== undefined) batch[field] = number;
   }
   return batch;
 }
 
-function otlpExport(env: Env, warnings: string[]): SpanExport | null {
+function otlpExport(env: Env, signal: "TRACES" | "METRICS", warnings: string[]): SpanExport | null {
   const protocol =
-    value(env, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") ??
+    value(env, `OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`) ??
     value(env, "OTEL_EXPORTER_OTLP_PROTOCOL") ??
     "http/protobuf";
   switch (protocol) {
@@ -102,7 +142,7 @@ function otlpExport(env: Env, warnings: string[]): SpanExport | null {
       return "otlp-json";
     default:
       warnings.push(
-        `OTEL_EXPORTER_OTLP_PROTOCOL: "${protocol}" is not supported (use http/protobuf or http/json); no traces are exported`,
+        `OTEL_EXPORTER_OTLP_PROTOCOL: "${protocol}" is not supported (use http/protobuf or http/json); no ${signal.toLowerCase()} are exported`,
       );
       return null;
   }

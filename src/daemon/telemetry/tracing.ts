@@ -19,6 +19,7 @@ import {
   trace,
 } from "@opentelemetry/api";
 import type { SpanExporter, TracerProvider } from "@opentelemetry/sdk-trace";
+import { telemetryResource } from "./telemetry-resource.js";
 import type { SamplerSetting, TelemetrySettings } from "./telemetry-settings.js";
 import { TurnTrace } from "./turn-trace.js";
 
@@ -53,17 +54,12 @@ export class Tracing {
 
   /** Start the SDK with `settings`; `version` is the daemon's, for the resource. */
   static async start(settings: TelemetrySettings, version: string): Promise<Tracing> {
-    const [sdk, resources, core] = await Promise.all([
+    const [sdk, core] = await Promise.all([
       import("@opentelemetry/sdk-trace"),
-      import("@opentelemetry/resources"),
       import("@opentelemetry/core"),
     ]);
     const exporters = await Promise.all(settings.exports.map((kind) => exporterOf(kind, sdk)));
-    const resource = resources
-      .defaultResource()
-      .merge(resources.resourceFromAttributes({ "service.name": "skein", "service.version": version }))
-      // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the defaults above.
-      .merge(resources.detectResources({ detectors: [resources.envDetector] }));
+    const resource = await telemetryResource(version);
     const provider = new sdk.TracerProvider({
       resource,
       sampler: samplerOf(settings.sampler, sdk),
