@@ -7,16 +7,8 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { text } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
+import { processExists } from "../support/process-exists.js";
 import { CliSandbox, eventually, fakeProfile, occurrences } from "./support/cli-harness.js";
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe("daemon auto-start", () => {
   let provider: FakeProvider;
@@ -51,7 +43,7 @@ describe("daemon auto-start", () => {
     expect(b.stdout).toBe("Started and answered.\n");
     const info = cli.daemonInfo();
     expect(info).not.toBeNull();
-    expect(processAlive(info!.pid)).toBe(true);
+    expect(processExists(info!.pid)).toBe(true);
     // A starter that lost the race may still be on its way out (it fails on the home lock).
     await eventually(
       () => cli.daemonPids().length === 1,
@@ -98,7 +90,7 @@ describe("daemon auto-start", () => {
     const stopped = await cli.run(["daemon", "stop"]);
     expect(stopped.code).toBe(0);
     expect(stopped.stdout).toContain(`stopped the Skein daemon (pid ${info.pid})`);
-    expect(processAlive(info.pid)).toBe(false);
+    expect(processExists(info.pid)).toBe(false);
     expect(cli.daemonInfo()).toBeNull();
     const after = await cli.run(["daemon", "stop"]);
     expect(after.code).toBe(0);
@@ -111,7 +103,7 @@ describe("daemon auto-start", () => {
     const first = cli.daemonInfo()!;
     process.kill(first.pid, "SIGKILL");
     await eventually(
-      () => !processAlive(first.pid),
+      () => !processExists(first.pid),
       () => "the killed daemon is still there",
     );
     const result = await cli.run(["run", "after a crash"]);

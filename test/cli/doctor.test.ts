@@ -3,25 +3,17 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { httpError, text } from "../support/fake-provider/reply.js";
-import { FakeProvider } from "../support/fake-provider/server.js";
+import { withFakeProvider } from "../support/fake-provider/with-fake-provider.js";
 import { CliSandbox, fakeProfile } from "./support/cli-harness.js";
 
 describe("skein doctor", () => {
-  let provider: FakeProvider;
+  const fake = withFakeProvider();
   const sandboxes: CliSandbox[] = [];
-
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-  });
 
   afterEach(async () => {
     for (const sandbox of sandboxes.splice(0)) await sandbox.cleanup();
-  });
-
-  afterAll(async () => {
-    await provider.close();
   });
 
   function sandbox(env: Record<string, string> = {}): CliSandbox {
@@ -31,9 +23,9 @@ describe("skein doctor", () => {
   }
 
   it("passes every check on a working setup (exit 0)", async () => {
-    provider.script = () => text("OK");
+    fake().script = () => text("OK");
     const cli = sandbox();
-    cli.writeProviders({ fake: fakeProfile(provider.baseUrl) });
+    cli.writeProviders({ fake: fakeProfile(fake().baseUrl) });
     const result = await cli.run(["doctor"], { timeoutMs: 40_000 });
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const lines = result.stdout.split("\n");
@@ -49,13 +41,13 @@ describe("skein doctor", () => {
   }, 50_000);
 
   it("fails a refusing profile, a missing key and a missing sandbox, each with its fix (exit 1)", async () => {
-    provider.script = () => httpError(401, { message: "invalid api key" });
+    fake().script = () => httpError(401, { message: "invalid api key" });
     const cli = sandbox({ SKEIN_BWRAP_PATH: "/nonexistent/skein-test/bwrap" });
     cli.writeProviders({
-      refused: fakeProfile(provider.baseUrl),
+      refused: fakeProfile(fake().baseUrl),
       keyless: {
         protocol: "chat_completions",
-        baseUrl: `${provider.baseUrl}/v1`,
+        baseUrl: `${fake().baseUrl}/v1`,
         model: "m",
         apiKeyEnv: "SKEIN_TEST_UNSET_KEY",
       },

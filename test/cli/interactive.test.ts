@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { deliver, deltas, reasoning, text, toolCalls } from "../support/fake-provider/reply.js";
-import { screenShows, useChatTerminals } from "./support/chat-terminal.js";
+import { promptReady, screenShows, useChatTerminals } from "./support/chat-terminal.js";
 import { useCliDaemon } from "./support/cli-daemon.js";
 import { eventually, occurrences } from "./support/cli-harness.js";
 import { type TmuxPane, tmuxAvailable } from "./support/tmux-pane.js";
@@ -15,25 +15,6 @@ describe.skipIf(!tmuxAvailable())("interactive chat in a terminal", () => {
 
   function chat(...args: string[]): TmuxPane {
     return terminals.start(args);
-  }
-
-  /**
-   * Wait until the prompt is shown (the last line is the bare prompt mark): keys typed before it
-   * would meet a terminal not yet in raw mode, echoed by the terminal itself (and a Ctrl-C would
-   * be a signal to a program still starting).
-   */
-  async function promptReady(pane: TmuxPane): Promise<void> {
-    await eventually(
-      () => {
-        const lines = pane.capture().trimEnd().split("\n");
-        // During a turn the prompt is shown too, under the turn's status line.
-        return lines.at(-1)?.trim() === "›" && lines.at(-2)?.endsWith("Ctrl-C interrupts") !== true
-          ? true
-          : null;
-      },
-      () => `the prompt never appeared; screen:\n${pane.capture()}`,
-      10_000,
-    );
   }
 
   it("streams the answer to a typed prompt, with thinking and tool calls, and a status line", async () => {

@@ -5,29 +5,26 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DaemonHarness } from "../e2e/support/daemon-harness.js";
 import { text } from "../support/fake-provider/reply.js";
-import { FakeProvider } from "../support/fake-provider/server.js";
+import { withFakeProvider } from "../support/fake-provider/with-fake-provider.js";
 import { ChatTerminals, promptReady, screenShows } from "./support/chat-terminal.js";
 import { CliSandbox, fakeProfile } from "./support/cli-harness.js";
 import { tmuxAvailable } from "./support/tmux-pane.js";
 
 describe("telling whether commands can run", () => {
-  let provider: FakeProvider;
+  const fake = withFakeProvider({ script: () => text("OK") });
   let withoutBwrap: CliSandbox;
   let withBwrap: CliSandbox;
 
   beforeAll(async () => {
-    provider = await FakeProvider.start();
-    provider.script = () => text("OK");
     withoutBwrap = new CliSandbox({ env: { SKEIN_BWRAP_PATH: "/nonexistent/skein-test/bwrap" } });
-    withoutBwrap.writeProviders({ fake: fakeProfile(provider.baseUrl) });
+    withoutBwrap.writeProviders({ fake: fakeProfile(fake().baseUrl) });
     withBwrap = new CliSandbox();
-    withBwrap.writeProviders({ fake: fakeProfile(provider.baseUrl) });
+    withBwrap.writeProviders({ fake: fakeProfile(fake().baseUrl) });
   });
 
   afterAll(async () => {
     await withoutBwrap.cleanup();
     await withBwrap.cleanup();
-    await provider.close();
   });
 
   it("`config test` warns that run_command is not offered, with the install hint and the opt-in", async () => {
@@ -57,7 +54,7 @@ describe("telling whether commands can run", () => {
     "chat says so under its header, before the first prompt",
     async () => {
       const daemon = await DaemonHarness.start({
-        providers: { fake: fakeProfile(provider.baseUrl) as never },
+        providers: { fake: fakeProfile(fake().baseUrl) as never },
         env: { SKEIN_BWRAP_PATH: "/nonexistent/skein-test/bwrap" },
       });
       const terminals = new ChatTerminals({ daemon });

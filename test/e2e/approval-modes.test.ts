@@ -7,11 +7,10 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
-import { DaemonHarness } from "./support/daemon-harness.js";
-import { eventually, profileFor, toolResultOf, useFakeProvider } from "./support/fixture.js";
+import type { DaemonHarness } from "./support/daemon-harness.js";
+import { eventually, toolResultOf, useFakeProvider } from "./support/fixture.js";
 
 interface Snapshot {
   status: { phase: string };
@@ -24,14 +23,7 @@ describe("approval modes", () => {
   const fake = useFakeProvider();
 
   async function daemon(): Promise<DaemonHarness> {
-    fake.provider.reset();
-    fake.provider.script = () => text("done");
-    const app = await DaemonHarness.start({
-      providers: profileFor(fake.provider),
-      config: { approvalPolicy: undefined },
-    });
-    fake.started.push(app);
-    return app;
+    return fake.daemon({ config: { approvalPolicy: undefined } }, () => text("done"));
   }
 
   async function snapshot(app: DaemonHarness, sessionId: string): Promise<Snapshot> {
@@ -42,18 +34,15 @@ describe("approval modes", () => {
     return app.api(`/sessions/${sessionId}/approval-policy`, { method: "PUT", body });
   }
 
-  function loggedChanges(app: DaemonHarness, sessionId: string): Array<Record<string, unknown>> {
-    const db = new Database(app.dbPath, { readonly: true });
-    try {
-      return db
-        .prepare<[string], { entry: string }>(
-          "SELECT entry FROM transcript WHERE session = ? AND kind = 'approval_policy_changed' ORDER BY position",
-        )
-        .all(sessionId)
-        .map((row) => JSON.parse(row.entry) as Record<string, unknown>);
-    } finally {
-      db.close();
-    }
+  async function loggedChanges(
+    app: DaemonHarness,
+    sessionId: string,
+  ): Promise<Array<Record<string, unknown>>> {
+    const rows = await app.sql<{ entry: string }>(
+      "SELECT entry FROM transcript WHERE session = ? AND kind = 'approval_policy_changed' ORDER BY position",
+      [sessionId],
+    );
+    return rows.map((row) => JSON.parse(row.entry) as Record<string, unknown>);
   }
 
   it("refuses a write in read-only mode and allows it in auto-edit mode, without asking either time", async () => {
@@ -82,7 +71,10 @@ describe("approval modes", () => {
     );
     await app.turn(sessionId, "write b");
     expect(readFileSync(join(app.workspace, "b.txt"), "utf8")).toBe("b");
-    expect(loggedChanges(app, sessionId).map((entry) => entry.mode)).toEqual(["read-only", "auto-edit"]);
+    expect((await loggedChanges(app, sessionId)).map((entry) => entry.mode)).toEqual([
+      "read-only",
+      "auto-edit",
+    ]);
   });
 
   it("runs a read-only command in ask mode at once and still asks for any other", async () => {
@@ -120,7 +112,7 @@ describe("approval modes", () => {
       approval_policy: { rules: [{ tool: "run_command", pattern: "git push*", action: "deny" }] },
       approval_mode: "ask",
     });
-    expect(loggedChanges(app, sessionId).map((entry) => entry.mode ?? null)).toEqual([
+    expect((await loggedChanges(app, sessionId)).map((entry) => entry.mode ?? null)).toEqual([
       null,
       "full-auto",
       "ask",
@@ -135,6 +127,6 @@ describe("approval modes", () => {
       expect(bad.status).toBe(400);
     }
     expect((await snapshot(app, sessionId)).approval_mode).toBe("ask");
-    expect(loggedChanges(app, sessionId)).toEqual([]);
+    expect(await loggedChanges(app, sessionId)).toEqual([]);
   });
 });

@@ -8,20 +8,12 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { v7 as uuidv7 } from "uuid";
 import { describe, expect, it } from "vitest";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
 import { testServerConfig } from "../support/mcp/servers.js";
-import { type ApiResponse, DaemonHarness } from "./support/daemon-harness.js";
-import {
-  contentText,
-  eventually,
-  messagesOf,
-  profileFor,
-  toolResultOf,
-  useFakeProvider,
-} from "./support/fixture.js";
+import type { ApiResponse, DaemonHarness } from "./support/daemon-harness.js";
+import { contentText, eventually, messagesOf, toolResultOf, useFakeProvider } from "./support/fixture.js";
 import { eventsOf } from "./support/sse-client.js";
 
 interface PendingApprovalJson {
@@ -48,15 +40,7 @@ describe("approvals", () => {
     config: Record<string, unknown> = { approvalPolicy: undefined },
     mcpServers?: Record<string, unknown>,
   ): Promise<DaemonHarness> {
-    fake.provider.reset();
-    fake.provider.script = () => text("done");
-    const app = await DaemonHarness.start({
-      providers: profileFor(fake.provider),
-      config,
-      ...(mcpServers === undefined ? {} : { mcpServers }),
-    });
-    fake.started.push(app);
-    return app;
+    return fake.daemon({ config, ...(mcpServers === undefined ? {} : { mcpServers }) }, () => text("done"));
   }
 
   async function snapshot(app: DaemonHarness, sessionId: string): Promise<Snapshot> {
@@ -85,18 +69,12 @@ describe("approvals", () => {
   }
 
   /** The kinds of the session's log entries, in order (read from the daemon's database). */
-  function logKinds(app: DaemonHarness, sessionId: string): string[] {
-    const db = new Database(app.dbPath, { readonly: true });
-    try {
-      return db
-        .prepare<[string], { kind: string }>(
-          "SELECT kind FROM transcript WHERE session = ? ORDER BY position",
-        )
-        .all(sessionId)
-        .map((row) => row.kind);
-    } finally {
-      db.close();
-    }
+  async function logKinds(app: DaemonHarness, sessionId: string): Promise<string[]> {
+    const rows = await app.sql<{ kind: string }>(
+      "SELECT kind FROM transcript WHERE session = ? ORDER BY position",
+      [sessionId],
+    );
+    return rows.map((row) => row.kind);
   }
 
   function effects(app: DaemonHarness): string {
@@ -160,7 +138,7 @@ describe("approvals", () => {
     expect(unknown.json()).toMatchObject({ code: "approval_unknown" });
 
     // The request and the decision are in the chain, before the tool's result.
-    const kinds = logKinds(app, sessionId);
+    const kinds = await logKinds(app, sessionId);
     const requestedAt = kinds.indexOf("approval_requested");
     expect(kinds[requestedAt - 1]).toBe("assistant_items");
     expect(kinds.indexOf("approval_resolved")).toBeGreaterThan(requestedAt);
@@ -216,7 +194,7 @@ describe("approvals", () => {
     expect(won).toHaveLength(2);
     await app.idle(sessionId);
     expect(effects(app)).toBe(decisions.has("allow") ? "ran\n" : "");
-    expect(logKinds(app, sessionId).filter((kind) => kind === "approval_resolved")).toHaveLength(1);
+    expect((await logKinds(app, sessionId)).filter((kind) => kind === "approval_resolved")).toHaveLength(1);
   });
 
   it("keeps a waiting call waiting across SIGKILL: not run, still listed, and run once when allowed", async () => {
@@ -436,7 +414,7 @@ describe("approvals", () => {
     expect((await answer(app, sessionId, "call_b", { decision: "allow" })).json()).toMatchObject({
       by: "rule",
     });
-    expect(logKinds(app, sessionId).filter((kind) => kind === "approval_requested")).toHaveLength(2);
+    expect((await logKinds(app, sessionId)).filter((kind) => kind === "approval_requested")).toHaveLength(2);
   });
 
   it("applies a session's own policy from creation, and a changed one from then on", async () => {
@@ -469,7 +447,9 @@ describe("approvals", () => {
     );
     await app.prompt(sessionId, "record again");
     await waitingCalls(app, sessionId);
-    expect(logKinds(app, sessionId).filter((kind) => kind === "approval_policy_changed")).toHaveLength(2);
+    expect(
+      (await logKinds(app, sessionId)).filter((kind) => kind === "approval_policy_changed"),
+    ).toHaveLength(2);
 
     const bad = await app.api(`/sessions/${sessionId}/approval-policy`, {
       method: "PUT",
@@ -543,7 +523,7 @@ describe("approvals", () => {
     const other = await allowing.createSession();
     await allowing.turn(other, "echo");
     expect(toolResultOf((await allowing.history(other)).items, "call_mcp2")).toBe("not asked");
-    expect(logKinds(allowing, other)).not.toContain("approval_requested");
+    expect(await logKinds(allowing, other)).not.toContain("approval_requested");
   });
 
   it("asks again for a new call that reuses an old call's id (as some servers do)", async () => {
@@ -592,6 +572,6 @@ describe("approvals", () => {
       expect(response.status, JSON.stringify(body)).toBe(400);
     }
     expect((await snapshot(app, sessionId)).pending_approvals).toHaveLength(1);
-    expect(logKinds(app, sessionId)).not.toContain("approval_resolved");
+    expect(await logKinds(app, sessionId)).not.toContain("approval_resolved");
   });
 });

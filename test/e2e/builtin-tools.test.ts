@@ -22,8 +22,8 @@ import {
 } from "../support/fake-provider/reply.js";
 import type { RecordedRequest } from "../support/fake-provider/server.js";
 import { compactionProfile, endsWithToolResults } from "./support/compaction-script.js";
-import { DaemonHarness, type HistoryEntry } from "./support/daemon-harness.js";
-import { profileFor, toolResultText, useFakeProvider } from "./support/fixture.js";
+import type { HistoryEntry } from "./support/daemon-harness.js";
+import { toolResultText, useFakeProvider } from "./support/fixture.js";
 
 const protocols: FakeProtocol[] = ["chat_completions", "responses", "anthropic", "gemini"];
 
@@ -68,12 +68,10 @@ describe("search and patch tools", () => {
 
   describe.each(protocols)("%s", (protocol) => {
     it("runs grep, then apply_patch across two files and todo_write, and the plan is in the snapshot", async () => {
-      fake.provider.reset();
-      fake.provider.script = toolScript(protocol);
-      const app = await DaemonHarness.start({
-        providers: { main: compactionProfile(protocol, fake.provider) },
-      });
-      fake.started.push(app);
+      const app = await fake.daemon(
+        { providers: { main: compactionProfile(protocol, fake.provider) } },
+        toolScript(protocol),
+      );
       writeFileSync(join(app.workspace, "a.txt"), "needle one\n");
       writeFileSync(join(app.workspace, "b.txt"), "needle two\n");
       writeFileSync(join(app.workspace, "c.md"), "needle three\n");
@@ -109,17 +107,11 @@ describe("search and patch tools", () => {
     try {
       const results: string[] = [];
       for (const config of [{}, { webFetch: { allowAddresses: ["127.0.0.1/32"] } }]) {
-        fake.provider.reset();
+        const app = await fake.daemon({ env: { SKEIN_SANDBOX_NETWORK: "1" }, config });
         fake.provider.queue(
           toolCalls([{ name: "web_fetch", args: { url }, id: "call_fetch" }]),
           text("fetched"),
         );
-        const app = await DaemonHarness.start({
-          providers: profileFor(fake.provider),
-          env: { SKEIN_SANDBOX_NETWORK: "1" },
-          config,
-        });
-        fake.started.push(app);
         const id = await app.createSession({ approval_policy: { default: "allow" } });
         await app.turn(id, "fetch it");
         const entry = (await app.history(id)).items.find((item: HistoryEntry) => item.kind === "tool_result");

@@ -10,10 +10,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { v7 as uuidv7 } from "uuid";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { HeadSigner } from "../../src/log/head-signer.js";
 import { deliver, text } from "../support/fake-provider/reply.js";
-import { FakeProvider } from "../support/fake-provider/server.js";
+import { withFakeProvider } from "../support/fake-provider/with-fake-provider.js";
 import { createPgSchema } from "../support/pg-schema.js";
 import { runFaults } from "./support/cluster-faults.js";
 import { exchange } from "./support/cluster-traffic.js";
@@ -22,20 +22,12 @@ import { eventually, profileFor } from "./support/fixture.js";
 import { SeededRandom, seedFromEnvironment } from "./support/seeded-random.js";
 
 describe("fault injection on a cluster", () => {
-  let provider: FakeProvider;
-
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-  });
-
-  afterAll(async () => {
-    await provider?.close();
-  });
+  const fake = withFakeProvider();
 
   it("keeps every invariant through one fault of each kind under traffic", async () => {
     const seed = seedFromEnvironment();
     const report = await runFaults({
-      provider,
+      provider: fake(),
       random: new SeededRandom(seed),
       seed,
       cycles: 5,
@@ -57,12 +49,12 @@ describe("fault injection on a cluster", () => {
 
   it("fences per actor: a node paused past its lease, resumed with traffic at once, claims its session again and nothing its old actor queued commits", async () => {
     const schema = await createPgSchema("skein_sigstop");
-    provider.reset();
+    fake().reset();
     // Answers that trickle in: while the node is paused they pile up in its socket.
-    provider.script = (request) =>
+    fake().script = (request) =>
       deliver(text(["the ", "answer ", `${request.index} `, "trickles ", "in"]), { delayMs: 150 });
     const node = await DaemonHarness.start({
-      providers: profileFor(provider),
+      providers: profileFor(fake()),
       env: { SKEIN_DB: schema.url, SKEIN_TOKEN: randomBytes(24).toString("hex"), SKEIN_LEASE_SECONDS: "2" },
       signingKeyPem: HeadSigner.generate().privateKeyPem(),
     });
@@ -84,7 +76,7 @@ describe("fault injection on a cluster", () => {
         const first = uuidv7();
         sent.push(first);
         await put(first);
-        await provider.waitForRequests(round + 1);
+        await fake().waitForRequests(round + 1);
         process.kill(node.pid, "SIGSTOP");
         await sleep(2_000 + 1_200);
         process.kill(node.pid, "SIGCONT");

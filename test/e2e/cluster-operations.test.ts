@@ -9,38 +9,30 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { v7 as uuidv7 } from "uuid";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { HeadSigner } from "../../src/log/head-signer.js";
 import { deliver, hang, text, toolCalls } from "../support/fake-provider/reply.js";
-import { FakeProvider } from "../support/fake-provider/server.js";
+import { withFakeProvider } from "../support/fake-provider/with-fake-provider.js";
 import { type DaemonHarness, skeinBin, sleep, userTexts } from "./support/daemon-harness.js";
 import { eventually } from "./support/fixture.js";
 import { TestCluster } from "./support/test-cluster.js";
 
 describe("operating a cluster", () => {
-  let provider: FakeProvider;
+  const fake = withFakeProvider();
   let cluster: TestCluster;
-
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-  });
 
   afterEach(async () => {
     await cluster?.close();
   });
 
-  afterAll(async () => {
-    await provider?.close();
-  });
-
   it("refuses a second live node at one SKEIN_NODE_URL, loudly, and the first keeps its running turn", async () => {
-    cluster = new TestCluster(provider);
+    cluster = new TestCluster(fake());
     const [a] = await cluster.start(1, 2);
-    provider.script = () => deliver(text(["a ", "slow ", "healthy ", "answer"]), { delayMs: 800 });
+    fake().script = () => deliver(text(["a ", "slow ", "healthy ", "answer"]), { delayMs: 800 });
     const sessionId = await a!.createSession();
     const inputId = uuidv7();
     await a!.prompt(sessionId, "a turn on A", inputId);
-    await provider.waitForRequests(1);
+    await fake().waitForRequests(1);
     // The default URL on two machines with the same port is exactly this: one URL, two nodes.
     const started = Date.now();
     const refusal = await cluster
@@ -61,13 +53,13 @@ describe("operating a cluster", () => {
   });
 
   it("takes its sessions back at once when a node restarts at its address after a crash, long before the lease ends", async () => {
-    cluster = new TestCluster(provider);
+    cluster = new TestCluster(fake());
     const [a] = await cluster.start(1, 60);
-    provider.script = (request) => (request.index === 0 ? hang() : text(`answer ${request.index}`));
+    fake().script = (request) => (request.index === 0 ? hang() : text(`answer ${request.index}`));
     const sessionId = await a!.createSession();
     const cut = uuidv7();
     await a!.prompt(sessionId, "cut short", cut);
-    await provider.waitForRequests(1);
+    await fake().waitForRequests(1);
     await a!.restart({ crash: true });
     const restartedAt = Date.now();
     await a!.idle(sessionId, 10_000);
@@ -77,11 +69,11 @@ describe("operating a cluster", () => {
   });
 
   it("waits on SIGTERM for a running tool before it hands the turn off, so the tool's outcome is known", async () => {
-    cluster = new TestCluster(provider);
+    cluster = new TestCluster(fake());
     const [a, b] = await cluster.start(2, 2);
     const command = "echo started > started.txt; sleep 2; echo done > done.txt";
-    provider.queue(toolCalls([{ name: "run_command", args: { command }, id: "call_slow" }]));
-    provider.script = () => text("after the tool");
+    fake().queue(toolCalls([{ name: "run_command", args: { command }, id: "call_slow" }]));
+    fake().script = () => text("after the tool");
     const sessionId = await a!.createSession();
     await b!.prompt(sessionId, "run the slow command");
     await eventually("the command to start", () =>
@@ -100,7 +92,7 @@ describe("operating a cluster", () => {
   });
 
   it("shows in GET /cluster each node's heartbeat lag and whether its profiles match, warns of other profiles, and drops nodes gone for SKEIN_NODE_HISTORY_SECONDS", async () => {
-    cluster = new TestCluster(provider);
+    cluster = new TestCluster(fake());
     const [a, b, c] = await cluster.start(3, 2, () => ({ env: { SKEIN_NODE_HISTORY_SECONDS: "3" } }));
     type Listed = {
       nodes: Array<{
@@ -124,7 +116,7 @@ describe("operating a cluster", () => {
     }
     // B's config.json changes: another model. It publishes that with its next heartbeat.
     b!.writeProviders({
-      other: { protocol: "chat_completions", baseUrl: provider.baseUrlWith("v1"), model: "another-model" },
+      other: { protocol: "chat_completions", baseUrl: fake().baseUrlWith("v1"), model: "another-model" },
     });
     const bId = await cluster.nodeIdOf(b!);
     await eventually("A to see B's other profiles", async () => {
@@ -149,7 +141,7 @@ describe("operating a cluster", () => {
   });
 
   it("warns at start when the other live nodes do not trust the new node's head-signing key", async () => {
-    cluster = new TestCluster(provider);
+    cluster = new TestCluster(fake());
     const [a] = await cluster.start(1, 2);
     const b = await cluster.add({ signingKeyPem: HeadSigner.generate().privateKeyPem() });
     await eventually("B to hear that A does not trust its key", () =>
@@ -177,7 +169,7 @@ describe("operating a cluster", () => {
   });
 
   it("refuses a turn on a node where the session's workspace does not exist, saying that every node needs it", async () => {
-    cluster = new TestCluster(provider);
+    cluster = new TestCluster(fake());
     const [a, b] = await cluster.start(2, 2);
     const workspace = join(a!.root, "not-shared");
     mkdirSync(workspace);
@@ -199,12 +191,10 @@ describe("operating a cluster", () => {
   });
 
   it("says where a turn's checkpoints are when skein diff asks a node that did not run it", async () => {
-    cluster = new TestCluster(provider);
+    cluster = new TestCluster(fake());
     const [a, b] = await cluster.start(2, 2);
-    provider.queue(
-      toolCalls([{ name: "write_file", args: { path: "made.txt", content: "x" }, id: "call_w" }]),
-    );
-    provider.script = () => text("wrote it");
+    fake().queue(toolCalls([{ name: "write_file", args: { path: "made.txt", content: "x" }, id: "call_w" }]));
+    fake().script = () => text("wrote it");
     const sessionId = await a!.createSession();
     await b!.turn(sessionId, "write a file");
     expect(existsSync(join(a!.home, "checkpoints", `${sessionId}.git`, "HEAD"))).toBe(true);
@@ -225,7 +215,7 @@ describe("operating a cluster", () => {
   });
 
   it("exits at once on SIGTERM while it relays a client's stream: the stream ends and the client resumes on the owner", async () => {
-    cluster = new TestCluster(provider);
+    cluster = new TestCluster(fake());
     const [a, b] = await cluster.start(2, 2);
     const sessionId = await a!.createSession();
     await a!.turn(sessionId, "before");
@@ -247,15 +237,15 @@ describe("operating a cluster", () => {
   });
 
   it("hands a running turn off on SIGTERM without waiting for it, ending the streams relayed from it", async () => {
-    cluster = new TestCluster(provider);
+    cluster = new TestCluster(fake());
     const [a, b] = await cluster.start(2, 2);
-    provider.script = (request) => (request.index === 0 ? hang() : text(`answer ${request.index}`));
+    fake().script = (request) => (request.index === 0 ? hang() : text(`answer ${request.index}`));
     const sessionId = await a!.createSession();
     const throughB = await b!.openStream(sessionId);
     const before = (await throughB.next()).batch.generation;
     const cut = uuidv7();
     await b!.prompt(sessionId, "running when A stops", cut);
-    await provider.waitForRequests(1);
+    await fake().waitForRequests(1);
     const started = Date.now();
     expect(await a!.signal("SIGTERM", 40_000)).toBe(0);
     const exitMs = Date.now() - started;

@@ -15,6 +15,7 @@ import { HeadSigner } from "../../src/log/head-signer.js";
 import { text } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
 import { createPgSchema, type PgSchema } from "../support/pg-schema.js";
+import { processExists } from "../support/process-exists.js";
 import { ClusterTraffic, countByStatus, exchange } from "./support/cluster-traffic.js";
 import { DaemonHarness, rawRequest, sleep } from "./support/daemon-harness.js";
 import { eventually, profileFor } from "./support/fixture.js";
@@ -66,14 +67,7 @@ describe("a cluster through PostgreSQL outages", () => {
 
   /** Each node's process is still running. */
   function alive(): boolean[] {
-    return nodes.map((node) => {
-      try {
-        process.kill(node.pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    });
+    return nodes.map((node) => processExists(node.pid));
   }
 
   async function listenerCount(url: string, application: string | null): Promise<number> {

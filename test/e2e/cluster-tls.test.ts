@@ -12,8 +12,9 @@ import { fileURLToPath } from "node:url";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FakeProvider } from "../support/fake-provider/server.js";
+import { freePort } from "../support/free-port.js";
 import { eventually } from "./support/fixture.js";
-import { freePort, TestCluster } from "./support/test-cluster.js";
+import { TestCluster } from "./support/test-cluster.js";
 
 const tlsDir = join(dirname(fileURLToPath(import.meta.url)), "support", "tls");
 /** A self-signed certificate for localhost and 127.0.0.1, for this test only. */

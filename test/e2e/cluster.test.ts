@@ -9,31 +9,24 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { v7 as uuidv7 } from "uuid";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { deliver, hang, text, toolCalls } from "../support/fake-provider/reply.js";
-import { FakeProvider } from "../support/fake-provider/server.js";
+import { withFakeProvider } from "../support/fake-provider/with-fake-provider.js";
+import { freePort } from "../support/free-port.js";
 import type { PgSchema } from "../support/pg-schema.js";
 import { type DaemonHarness, type StreamPage, skeinBin, sleep, userTexts } from "./support/daemon-harness.js";
 import { eventually } from "./support/fixture.js";
-import { freePort, type NodeOptions, TestCluster } from "./support/test-cluster.js";
+import { type NodeOptions, TestCluster } from "./support/test-cluster.js";
 
 const leaseSeconds = 2;
 
 describe("a cluster of daemons on one PostgreSQL", () => {
-  let provider: FakeProvider;
+  const fake = withFakeProvider();
   let testCluster: TestCluster;
   let schema: PgSchema;
 
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-  });
-
   afterEach(async () => {
     await testCluster?.close();
-  });
-
-  afterAll(async () => {
-    await provider?.close();
   });
 
   /** `count` nodes on a fresh schema, sharing the token; `perNode(i)` adds a node's own settings. */
@@ -42,7 +35,7 @@ describe("a cluster of daemons on one PostgreSQL", () => {
     lease = leaseSeconds,
     perNode: (index: number) => NodeOptions = () => ({}),
   ): Promise<DaemonHarness[]> {
-    testCluster = new TestCluster(provider);
+    testCluster = new TestCluster(fake());
     const nodes = await testCluster.start(count, lease, perNode);
     schema = testCluster.schema;
     return nodes;
@@ -156,11 +149,11 @@ describe("a cluster of daemons on one PostgreSQL", () => {
 
   it("takes over a SIGKILLed owner's session within lease + 5 s: the cut turn is abandoned, the queued input runs", async () => {
     const [a, b] = await cluster(2);
-    provider.script = (request) => (request.index === 0 ? hang() : text(`answer ${request.index}`));
+    fake().script = (request) => (request.index === 0 ? hang() : text(`answer ${request.index}`));
     const sessionId = await a!.createSession();
     const cut = uuidv7();
     await a!.prompt(sessionId, "cut short", cut);
-    await provider.waitForRequests(1);
+    await fake().waitForRequests(1);
     const queued = uuidv7();
     await b!.prompt(sessionId, "queued behind it", queued);
     const killedAt = Date.now();
@@ -221,11 +214,11 @@ describe("a cluster of daemons on one PostgreSQL", () => {
 
   it("accepts an input on another node at once when the owner's address refuses connections, long before its lease ends", async () => {
     const [a, b] = await cluster(2, 60);
-    provider.script = (request) => (request.index === 0 ? hang() : text(`answer ${request.index}`));
+    fake().script = (request) => (request.index === 0 ? hang() : text(`answer ${request.index}`));
     const sessionId = await a!.createSession();
     const cut = uuidv7();
     await a!.prompt(sessionId, "cut short", cut);
-    await provider.waitForRequests(1);
+    await fake().waitForRequests(1);
     await a!.kill();
     const sentAt = Date.now();
     const next = uuidv7();
@@ -241,8 +234,8 @@ describe("a cluster of daemons on one PostgreSQL", () => {
   it("ends a turn interrupted through another node just before the owner's SIGKILL as interrupted on the node that takes over", async () => {
     const [a, b] = await cluster(2, 60);
     const command = "echo started >> effects.txt; sleep 30";
-    provider.queue(toolCalls([{ name: "run_command", args: { command }, id: "call_sleep" }]));
-    provider.script = () => text("a turn that should not run");
+    fake().queue(toolCalls([{ name: "run_command", args: { command }, id: "call_sleep" }]));
+    fake().script = () => text("a turn that should not run");
     const sessionId = await a!.createSession();
     const inputId = uuidv7();
     await a!.prompt(sessionId, "record that you started, then wait", inputId);
@@ -264,15 +257,15 @@ describe("a cluster of daemons on one PostgreSQL", () => {
     expect((await b!.receipt(sessionId, inputId)).turn).toMatchObject({ id: turnId, state: "interrupted" });
     const kinds = (await b!.history(sessionId)).items.map((entry) => entry.kind);
     expect(kinds).toEqual(["user", "tool_call", "tool_result"]);
-    expect(provider.requests).toHaveLength(1);
+    expect(fake().requests).toHaveLength(1);
     expect(readFileSync(effects, "utf8")).toBe("started\n");
   });
 
   it("takes over a session SIGKILLed mid-tool on another node: unknown outcome, the tool ran once, a watcher on B follows the new generation", async () => {
     const [a, b] = await cluster(2);
     const command = "echo started >> effects.txt; sleep 30";
-    provider.queue(toolCalls([{ name: "run_command", args: { command }, id: "call_sleep_1" }]));
-    provider.script = () => text("checked effects.txt");
+    fake().queue(toolCalls([{ name: "run_command", args: { command }, id: "call_sleep_1" }]));
+    fake().script = () => text("checked effects.txt");
     const sessionId = await a!.createSession();
     const watcher = await b!.openStream(sessionId);
     const before = (await watcher.next()).batch.generation;
@@ -306,13 +299,13 @@ describe("a cluster of daemons on one PostgreSQL", () => {
     await a!.turn(sessionId, "warm up");
     const bId = await nodeIdOf(b!);
     // A turn A is in the middle of when it is paused: its answer trickles in after the pause.
-    provider.script = () =>
+    fake().script = () =>
       deliver(text(["stale ", "answer ", "from ", "the ", "old ", "owner"]), { delayMs: 700 });
     await a!.prompt(sessionId, "in flight on A");
-    await provider.waitForRequests(2);
+    await fake().waitForRequests(2);
     process.kill(a!.pid, "SIGSTOP");
     try {
-      provider.script = () => text("from B");
+      fake().script = () => text("from B");
       await eventually(
         "B to take the session over",
         async () => ((await ownerOf(sessionId)) === bId ? true : undefined),
@@ -348,7 +341,7 @@ describe("a cluster of daemons on one PostgreSQL", () => {
     const [a, b, c] = await cluster(3);
     const sessions = await Promise.all([1, 2, 3].map(() => a!.createSession()));
     for (const sessionId of sessions) await a!.turn(sessionId, "before");
-    provider.script = (request) => text(`answer ${request.index}`);
+    fake().script = (request) => text(`answer ${request.index}`);
     const stopped = a!.signal("SIGTERM");
     await stopped;
     // Inputs through the survivors run at once: the leases were released, not left to expire.

@@ -21,7 +21,7 @@ import {
   isSummaryRequest,
   scriptPrompt,
 } from "./support/compaction-script.js";
-import { DaemonHarness, type HistoryEntry, type ProviderProfileConfig } from "./support/daemon-harness.js";
+import type { DaemonHarness, HistoryEntry, ProviderProfileConfig } from "./support/daemon-harness.js";
 import { eventually, useFakeProvider } from "./support/fixture.js";
 
 const protocols: FakeProtocol[] = ["chat_completions", "responses", "anthropic", "gemini"];
@@ -54,12 +54,14 @@ describe("context compaction", () => {
     protocol: FakeProtocol,
     extra: Partial<ProviderProfileConfig> = {},
   ): Promise<DaemonHarness> {
-    fake.provider.reset();
-    fake.provider.script = compactionScript(protocol);
-    const app = await DaemonHarness.start({
-      providers: { main: compactionProfile(protocol, fake.provider, { contextWindow: 1_000_000, ...extra }) },
-    });
-    fake.started.push(app);
+    const app = await fake.daemon(
+      {
+        providers: {
+          main: compactionProfile(protocol, fake.provider, { contextWindow: 1_000_000, ...extra }),
+        },
+      },
+      compactionScript(protocol),
+    );
     writeFileSync(join(app.workspace, "notes.txt"), `${"the notes say hello. ".repeat(40)}\n`);
     return app;
   }

@@ -17,7 +17,7 @@ import { buildChain } from "../../src/log/entry-hash.js";
 import { HeadSigner } from "../../src/log/head-signer.js";
 import { CliSandbox } from "../cli/support/cli-harness.js";
 import { text } from "../support/fake-provider/reply.js";
-import { FakeProvider } from "../support/fake-provider/server.js";
+import { withFakeProvider } from "../support/fake-provider/with-fake-provider.js";
 import { DaemonHarness, databaseKinds } from "./support/daemon-harness.js";
 import { profileFor } from "./support/fixture.js";
 
@@ -38,15 +38,13 @@ type Moment = "cold" | "live" | "after an actor restart";
 const moments: readonly Moment[] = ["cold", "live", "after an actor restart"];
 
 describe.each(databaseKinds)("a tampered head ($name)", ({ database }) => {
-  let provider: FakeProvider;
+  const fake = withFakeProvider({ script: () => text("ok") });
   let app: DaemonHarness;
   let cli: CliSandbox;
 
   beforeAll(async () => {
-    provider = await FakeProvider.start();
-    provider.script = () => text("ok");
     app = await DaemonHarness.start({
-      providers: profileFor(provider),
+      providers: profileFor(fake()),
       database,
       env: { SKEIN_INSPECT: "1" },
     });
@@ -55,7 +53,6 @@ describe.each(databaseKinds)("a tampered head ($name)", ({ database }) => {
 
   afterAll(async () => {
     await app?.close();
-    await provider?.close();
   });
 
   async function headRow(sessionId: string): Promise<HeadRow> {

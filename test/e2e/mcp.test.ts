@@ -9,7 +9,6 @@
  */
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { McpStatus, McpTestReport } from "../../src/api/mcp-status.js";
@@ -31,7 +30,7 @@ import {
 import { weirdToolName } from "../support/mcp/test-tools.js";
 import type { ProbeReport, ProbeRequest } from "../support/network-probe.mjs";
 import { type UnprivilegedUser, unprivilegedUser } from "../support/unprivileged-user.js";
-import { DaemonHarness, type ProviderProfileConfig } from "./support/daemon-harness.js";
+import { DaemonHarness, type HistoryEntry, type ProviderProfileConfig } from "./support/daemon-harness.js";
 import { eventually, toolResultText, useFakeProvider } from "./support/fixture.js";
 
 const protocols = ["chat_completions", "responses", "anthropic", "gemini"] as const;
@@ -60,11 +59,18 @@ describe("MCP servers through the daemon", () => {
     mcpServers: Record<string, unknown>,
     user?: UnprivilegedUser,
   ): Promise<DaemonHarness> {
-    fake.provider.reset();
-    fake.provider.script = () => text("ok");
-    const app = await DaemonHarness.start({ providers: profiles(), mcpServers, ...(user ? { user } : {}) });
-    fake.started.push(app);
-    return app;
+    return fake.daemon({ providers: profiles(), mcpServers, ...(user ? { user } : {}) });
+  }
+
+  /** A turn in which the model calls the probe server's tool with `request`; the session's history. */
+  async function probeTurn(app: DaemonHarness, request: ProbeRequest): Promise<HistoryEntry[]> {
+    fake.provider.queue(
+      toolCalls([{ name: "probe__probe", args: request, id: "call_probe" }]),
+      text("probed"),
+    );
+    const sessionId = await app.createSession();
+    await app.turn(sessionId, "probe");
+    return (await app.history(sessionId)).items;
   }
 
   it("lists configured servers, starts one on request, and runs an MCP tool in a turn of each protocol", async () => {
@@ -243,13 +249,7 @@ describe("MCP servers through the daemon", () => {
         ],
         read: [join(other, "secret.txt"), join(app.home, "config.json"), "/etc/hostname"],
       };
-      fake.provider.queue(
-        toolCalls([{ name: "probe__probe", args: request, id: "call_probe" }]),
-        text("probed"),
-      );
-      const sessionId = await app.createSession();
-      await app.turn(sessionId, "probe");
-      const history = (await app.history(sessionId)).items;
+      const history = await probeTurn(app, request);
       expect(history[2]!.tool).toMatchObject({ name: "probe__probe", is_error: false });
       const report = JSON.parse(toolResultText(history[2])) as ProbeReport;
 
@@ -301,13 +301,7 @@ describe("MCP servers through the daemon", () => {
           tcp: [{ host: peer.address, port: peer.port }, ...blocked],
           write: [join(app.workspace, "allowed.txt")],
         };
-        fake.provider.queue(
-          toolCalls([{ name: "probe__probe", args: request, id: "call_probe" }]),
-          text("probed"),
-        );
-        const sessionId = await app.createSession();
-        await app.turn(sessionId, "probe");
-        const history = (await app.history(sessionId)).items;
+        const history = await probeTurn(app, request);
         expect(history[2]!.tool, toolResultText(history[2])).toMatchObject({
           name: "probe__probe",
           is_error: false,
@@ -372,18 +366,12 @@ describe("project instructions through the daemon", () => {
     await provider?.close();
   });
 
-  function sessionStart(sessionId: string): Record<string, unknown> {
-    const db = new Database(app.dbPath, { readonly: true });
-    try {
-      const row = db
-        .prepare("SELECT entry FROM transcript WHERE session = ? AND position = 0")
-        .get(sessionId) as {
-        entry: string;
-      };
-      return JSON.parse(row.entry) as Record<string, unknown>;
-    } finally {
-      db.close();
-    }
+  async function sessionStart(sessionId: string): Promise<Record<string, unknown>> {
+    const [row] = await app.sql<{ entry: string }>(
+      "SELECT entry FROM transcript WHERE session = ? AND position = 0",
+      [sessionId],
+    );
+    return JSON.parse(row!.entry) as Record<string, unknown>;
   }
 
   function systemPromptSent(): string {
@@ -404,7 +392,7 @@ describe("project instructions through the daemon", () => {
     expect(systemPromptSent()).toContain(
       `The project's instructions for agents, from ${join(repo, "AGENTS.md")}:\n\nRun the tests with \`make check\` before you answer.\n`,
     );
-    const start = sessionStart(sessionId);
+    const start = await sessionStart(sessionId);
     expect(start.instructions).toEqual({ path: join(repo, "AGENTS.md"), bytes: 51, truncated: false });
     expect(start.system_prompt).toContain("make check");
   });
@@ -420,7 +408,7 @@ describe("project instructions through the daemon", () => {
       `${"z".repeat(32 * 1024)}\n\n[... the file is 100000 bytes; only its first 32768 are shown]`,
     );
     expect(prompt).not.toContain("z".repeat(32 * 1024 + 1));
-    expect(sessionStart(sessionId).instructions).toEqual({
+    expect((await sessionStart(sessionId)).instructions).toEqual({
       path: join(workspace, "CLAUDE.md"),
       bytes: 100_000,
       truncated: true,
@@ -431,6 +419,6 @@ describe("project instructions through the daemon", () => {
     const sessionId = await app.createSession();
     await app.turn(sessionId, "hi");
     expect(systemPromptSent()).not.toContain("instructions for agents");
-    expect(sessionStart(sessionId)).not.toHaveProperty("instructions");
+    expect(await sessionStart(sessionId)).not.toHaveProperty("instructions");
   });
 });

@@ -6,9 +6,9 @@
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpError, text, toolCalls } from "../support/fake-provider/reply.js";
+import { freePort } from "../support/free-port.js";
 import { rawRequest } from "./support/daemon-harness.js";
 import { fixtureModel, fixtureProfile, startFixture, useSharedFixture } from "./support/fixture.js";
-import { freePort } from "./support/test-cluster.js";
 
 type Families = ReturnType<typeof parsePrometheusTextFormat>;
 

@@ -8,7 +8,7 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { text } from "../support/fake-provider/reply.js";
 import type { RecordedRequest } from "../support/fake-provider/server.js";
-import { DaemonHarness } from "./support/daemon-harness.js";
+import type { DaemonHarness } from "./support/daemon-harness.js";
 import { eventually, fixtureModel, gate, useFakeProvider } from "./support/fixture.js";
 
 interface Settings {
@@ -27,9 +27,7 @@ describe("session settings", () => {
   const fake = useFakeProvider();
 
   async function daemon(): Promise<DaemonHarness> {
-    fake.provider.reset();
-    fake.provider.script = () => text("ok");
-    const app = await DaemonHarness.start({
+    return fake.daemon({
       providers: {
         chat: {
           protocol: "chat_completions",
@@ -47,8 +45,6 @@ describe("session settings", () => {
         },
       },
     });
-    fake.started.push(app);
-    return app;
   }
 
   function body(request: RecordedRequest | undefined): Record<string, unknown> {

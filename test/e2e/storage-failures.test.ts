@@ -161,9 +161,7 @@ describe("boot failures and a log changed behind the daemon's back", () => {
   const fake = useFakeProvider();
 
   it("exits non-zero and releases its home when boot fails after the listener is up", async () => {
-    fake.provider.reset();
-    const app = await DaemonHarness.start({ providers: profileFor(fake.provider) });
-    fake.started.push(app);
+    const app = await fake.daemon();
     await app.shutdown();
     // daemon.json cannot be written: a directory (with something in it) stands in its place.
     mkdirSync(join(app.home, "daemon.json"));
@@ -180,10 +178,7 @@ describe("boot failures and a log changed behind the daemon's back", () => {
   });
 
   it("refuses input with log_corrupt once a loaded session's log no longer verifies, and appends nothing", async () => {
-    fake.provider.reset();
-    fake.provider.script = () => text("ok");
-    const app = await DaemonHarness.start({ providers: profileFor(fake.provider) });
-    fake.started.push(app);
+    const app = await fake.daemon();
     const sessionId = await app.createSession();
     await app.turn(sessionId, "one");
     await app.turn(sessionId, "two");
@@ -219,10 +214,7 @@ describe("boot failures and a log changed behind the daemon's back", () => {
   });
 
   it("checks the log before admitting input even when nothing read it since it changed", async () => {
-    fake.provider.reset();
-    fake.provider.script = () => text("ok");
-    const app = await DaemonHarness.start({ providers: profileFor(fake.provider) });
-    fake.started.push(app);
+    const app = await fake.daemon();
     const sessionId = await app.createSession();
     await app.turn(sessionId, "one");
 

@@ -11,13 +11,12 @@ import { join } from "node:path";
 import { v7 as uuidv7 } from "uuid";
 import { describe, expect, it } from "vitest";
 import { hang, text, toolCalls } from "../support/fake-provider/reply.js";
-import { DaemonHarness, databaseKinds, userTexts } from "./support/daemon-harness.js";
+import { type DaemonHarness, databaseKinds, userTexts } from "./support/daemon-harness.js";
 import {
   contentText,
   entryText,
   eventually,
   messagesOf,
-  profileFor,
   toolResultText,
   useFakeProvider,
 } from "./support/fixture.js";
@@ -29,17 +28,11 @@ describe.each(databaseKinds)("tools and recovery ($name)", ({ database }) => {
   async function daemon(
     options: { configured?: boolean; env?: Record<string, string>; config?: Record<string, unknown> } = {},
   ): Promise<DaemonHarness> {
-    fake.provider.reset();
-    fake.provider.script = () => text("ok");
     const env = options.env ?? {};
     const config = options.config ?? {};
-    const app = await DaemonHarness.start(
-      options.configured === false
-        ? { env, database }
-        : { providers: profileFor(fake.provider), env, database, config },
+    return fake.daemon(
+      options.configured === false ? { providers: undefined, env, database } : { env, database, config },
     );
-    fake.started.push(app);
-    return app;
   }
 
   it("runs a tool-using turn: the file is written, history has the call and its result, the model gets the result", async () => {

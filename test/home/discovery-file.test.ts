@@ -4,18 +4,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DiscoveryFileError, type DiscoveryInfo, readDiscoveryFile } from "../../src/home/discovery-file.js";
-import { newHome, removeTempRoots } from "../daemon/process/temp-home.js";
+import { DiscoveryFileError, readDiscoveryFile } from "../../src/home/discovery-file.js";
+import { discoveryInfo as info, newHome, removeTempRoots } from "../daemon/process/temp-home.js";
 
 afterEach(removeTempRoots);
-
-const info: DiscoveryInfo = {
-  pid: 4242,
-  port: 45_678,
-  token: "t".repeat(64),
-  version: 3,
-  instance_id: "inst-1",
-};
 
 describe("readDiscoveryFile", () => {
   it("reads as null when absent and throws a typed error when malformed", () => {

@@ -2,19 +2,17 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import fc from "fast-check";
 import { v7 as uuidv7 } from "uuid";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/log/canonical-json.js";
 import { buildChain, canonicalTextOf, computeHash } from "../../src/log/entry-hash.js";
 import { InvalidAppendError, LogCorruptError } from "../../src/log/errors.js";
 import { createTranscriptSchema, SqliteStore } from "../../src/log/sqlite-store.js";
-import type { userMessage } from "../../src/model/items.js";
-import { rejectionOf } from "../support/rejection.js";
-import { logArbitrary } from "./arbitraries.js";
-import { raceWithChildProcess } from "./concurrent-writers.js";
+import { expectEveryByteChangeCaught } from "./byte-flips.js";
+import { expectNoInterleaving } from "./concurrent-writers.js";
 import { corruptRow } from "./sqlite-tampering.js";
 import { describeStoreContract, sampleEntries, writeSession } from "./store-contract.js";
+import { withTempStore } from "./temp-store.js";
 import { describeTransactionalStoreContract } from "./transactional-store-contract.js";
 
 function tempDir(): string {
@@ -86,48 +84,30 @@ describeTransactionalStoreContract("SqliteStore", async () => {
 });
 
 describe("SqliteStore", () => {
-  let dir: string;
-  let file: string;
-  let store: SqliteStore;
-
-  beforeEach(() => {
-    dir = tempDir();
-    file = join(dir, "log.sqlite");
-    store = new SqliteStore(file);
-  });
-
-  afterEach(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  async function corruptionOf(sessionId: string): Promise<LogCorruptError> {
-    const error = await rejectionOf(store.readAll(sessionId), (e) => e instanceof LogCorruptError);
-    expect(error.sessionId).toBe(sessionId);
-    return error;
-  }
+  const t = withTempStore("skein-sqlite-store-", (dir) => new SqliteStore(join(dir, "log.sqlite")));
+  const file = () => join(t.dir, "log.sqlite");
 
   it("records a head for every session of a database written before recorded heads existed", async () => {
     const id = uuidv7();
-    const chain = await writeSession(store, id, sampleEntries(3));
-    await store.close();
-    const old = new Database(file);
+    const chain = await writeSession(t.store, id, sampleEntries(3));
+    await t.store.close();
+    const old = new Database(file());
     old.exec("DROP TABLE transcript_heads");
     old.close();
-    store = new SqliteStore(file);
-    expect((await store.readAll(id)).map((entry) => entry.hash)).toEqual(chain.map((entry) => entry.hash));
-    expect(await store.readHeadRecord(id)).toEqual({ position: 2, hash: chain[2]!.hash, signed: null });
+    t.store = new SqliteStore(file());
+    expect((await t.store.readAll(id)).map((entry) => entry.hash)).toEqual(chain.map((entry) => entry.hash));
+    expect(await t.store.readHeadRecord(id)).toEqual({ position: 2, hash: chain[2]!.hash, signed: null });
   });
 
   it("opens its database durably: WAL and synchronous=FULL", () => {
-    expect(store.db.pragma("journal_mode", { simple: true })).toBe("wal");
-    expect(store.db.pragma("synchronous", { simple: true })).toBe(2);
+    expect(t.store.db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(t.store.db.pragma("synchronous", { simple: true })).toBe(2);
   });
 
   it("stores one row per entry with the canonical entry text", async () => {
     const id = uuidv7();
-    const chain = await writeSession(store, id, sampleEntries(3));
-    const rows = store.db
+    const chain = await writeSession(t.store, id, sampleEntries(3));
+    const rows = t.store.db
       .prepare("SELECT session, position, hash, prev_hash, kind, entry FROM transcript ORDER BY seq")
       .all() as {
       session: string;
@@ -144,137 +124,127 @@ describe("SqliteStore", () => {
 
   it("detects a tampered byte changed with SQL and names the position", async () => {
     const id = uuidv7();
-    await writeSession(store, id, sampleEntries(5));
-    store.db
+    await writeSession(t.store, id, sampleEntries(5));
+    t.store.db
       .prepare("UPDATE transcript SET entry = replace(entry, 'question 3', 'questioN 3') WHERE session = ?")
       .run(id);
-    const error = await corruptionOf(id);
+    const error = await t.corruptionOf(id);
     expect(error.position).toBe(3);
     expect(error.reason).toContain("hash mismatch");
   });
 
   it("detects a removed middle row", async () => {
     const id = uuidv7();
-    await writeSession(store, id, sampleEntries(5));
-    store.db.prepare("DELETE FROM transcript WHERE session = ? AND position = 2").run(id);
-    expect((await corruptionOf(id)).position).toBe(2);
-    const error = await store.readRange(id, 1, 3).catch((e: unknown) => e);
+    await writeSession(t.store, id, sampleEntries(5));
+    t.store.db.prepare("DELETE FROM transcript WHERE session = ? AND position = 2").run(id);
+    expect((await t.corruptionOf(id)).position).toBe(2);
+    const error = await t.store.readRange(id, 1, 3).catch((e: unknown) => e);
     expect((error as LogCorruptError).position).toBe(2);
   });
 
   it("detects a removed row at the end of a range that later rows follow", async () => {
     const id = uuidv7();
-    await writeSession(store, id, sampleEntries(6));
-    store.db.prepare("DELETE FROM transcript WHERE session = ? AND position = 3").run(id);
-    const error = await store.readRange(id, 1, 3).catch((e: unknown) => e);
+    await writeSession(t.store, id, sampleEntries(6));
+    t.store.db.prepare("DELETE FROM transcript WHERE session = ? AND position = 3").run(id);
+    const error = await t.store.readRange(id, 1, 3).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LogCorruptError);
     expect((error as LogCorruptError).position).toBe(3);
   });
 
   it("detects a wrong prev_hash even when the row's own hash was recomputed", async () => {
     const id = uuidv7();
-    const chain = await writeSession(store, id, sampleEntries(4));
+    const chain = await writeSession(t.store, id, sampleEntries(4));
     const forgedPrev = chain[0]!.hash;
-    store.db
+    t.store.db
       .prepare("UPDATE transcript SET prev_hash = ?, hash = ? WHERE session = ? AND position = 2")
       .run(forgedPrev, computeHash(forgedPrev, chain[2]!.entry), id);
-    expect((await corruptionOf(id)).position).toBe(2);
+    expect((await t.corruptionOf(id)).position).toBe(2);
   });
 
   it("detects an unparseable entry and a kind column that disagrees with the entry", async () => {
     const id = uuidv7();
-    await writeSession(store, id, sampleEntries(4));
-    store.db.prepare("UPDATE transcript SET kind = 'turn_end' WHERE session = ? AND position = 1").run(id);
-    expect((await corruptionOf(id)).position).toBe(1);
-    store.db
+    await writeSession(t.store, id, sampleEntries(4));
+    t.store.db.prepare("UPDATE transcript SET kind = 'turn_end' WHERE session = ? AND position = 1").run(id);
+    expect((await t.corruptionOf(id)).position).toBe(1);
+    t.store.db
       .prepare(
         "UPDATE transcript SET kind = 'user_input', entry = '{oops' WHERE session = ? AND position = 1",
       )
       .run(id);
-    const error = await corruptionOf(id);
+    const error = await t.corruptionOf(id);
     expect(error.position).toBe(1);
     expect(error.reason).toContain("unparseable");
   });
 
   it("detects any single-byte change to a stored row's entry at that row's position", async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        logArbitrary(5),
-        fc.nat(),
-        fc.nat(),
-        fc.integer({ min: 1, max: 255 }),
-        async (entries, pick, offset, delta) => {
-          const id = uuidv7();
-          await writeSession(store, id, entries);
-          const position = pick % entries.length;
-          const bytes = Buffer.from(
-            store.db
-              .prepare<[string, number], string>(
-                "SELECT entry FROM transcript WHERE session = ? AND position = ?",
-              )
-              .pluck()
-              .get(id, position)!,
-            "utf8",
-          );
-          const at = offset % bytes.length;
-          bytes[at] = (bytes[at]! + delta) % 256;
-          // CAST keeps the raw bytes (even invalid UTF-8) as TEXT, as a disk-level edit would.
-          store.db
-            .prepare("UPDATE transcript SET entry = CAST(? AS TEXT) WHERE session = ? AND position = ?")
-            .run(bytes, id, position);
-          const error = await store.readAll(id).catch((e: unknown) => e);
-          expect(error).toBeInstanceOf(LogCorruptError);
-          expect((error as LogCorruptError).position).toBe(position);
-        },
-      ),
-      { numRuns: 40 },
+    await expectEveryByteChangeCaught(
+      () => t.store,
+      ({ sessionId, entries, pick, offset, delta }) => {
+        const position = pick % entries.length;
+        const bytes = Buffer.from(
+          t.store.db
+            .prepare<[string, number], string>(
+              "SELECT entry FROM transcript WHERE session = ? AND position = ?",
+            )
+            .pluck()
+            .get(sessionId, position)!,
+          "utf8",
+        );
+        const at = offset % bytes.length;
+        bytes[at] = (bytes[at]! + delta) % 256;
+        // CAST keeps the raw bytes (even invalid UTF-8) as TEXT, as a disk-level edit would.
+        t.store.db
+          .prepare("UPDATE transcript SET entry = CAST(? AS TEXT) WHERE session = ? AND position = ?")
+          .run(bytes, sessionId, position);
+        return position;
+      },
     );
   });
 
   it("keeps a corrupt session from affecting the others in the same table", async () => {
     const bad = uuidv7();
     const good = uuidv7();
-    await writeSession(store, bad, sampleEntries(3));
-    await writeSession(store, good, sampleEntries(3));
-    store.db.prepare("UPDATE transcript SET entry = '{}' WHERE session = ? AND position = 0").run(bad);
-    await expect(store.readAll(bad)).rejects.toBeInstanceOf(LogCorruptError);
-    expect(await store.readAll(good)).toHaveLength(3);
-    expect(await store.listSessions()).toEqual([good, bad]);
+    await writeSession(t.store, bad, sampleEntries(3));
+    await writeSession(t.store, good, sampleEntries(3));
+    t.store.db.prepare("UPDATE transcript SET entry = '{}' WHERE session = ? AND position = 0").run(bad);
+    await expect(t.store.readAll(bad)).rejects.toBeInstanceOf(LogCorruptError);
+    expect(await t.store.readAll(good)).toHaveLength(3);
+    expect(await t.store.listSessions()).toEqual([good, bad]);
   });
 
   it("commits the caller's writes alongside a group-committed append, or neither", async () => {
-    store.db.exec("CREATE TABLE receipts (session TEXT, position INTEGER)");
-    const insert = store.db.prepare("INSERT INTO receipts VALUES (?, ?)");
+    t.store.db.exec("CREATE TABLE receipts (session TEXT, position INTEGER)");
+    const insert = t.store.db.prepare("INSERT INTO receipts VALUES (?, ?)");
     const kept = uuidv7();
     const refused = uuidv7();
     const results = await Promise.allSettled([
-      store.append(kept, buildChain(null, sampleEntries(2)), (_db, head) => {
+      t.store.append(kept, buildChain(null, sampleEntries(2)), (_db, head) => {
         insert.run(kept, head.position);
       }),
-      store.append(refused, buildChain(null, sampleEntries(2)), () => {
+      t.store.append(refused, buildChain(null, sampleEntries(2)), () => {
         insert.run(refused, 0);
         throw new Error("the receipt cannot be written");
       }),
     ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected"]);
     expect((results[1] as PromiseRejectedResult).reason).toEqual(new Error("the receipt cannot be written"));
-    expect(store.db.prepare("SELECT session, position FROM receipts").all()).toEqual([
+    expect(t.store.db.prepare("SELECT session, position FROM receipts").all()).toEqual([
       { session: kept, position: 1 },
     ]);
-    expect(await store.readAll(kept)).toHaveLength(2);
-    expect(await store.exists(refused)).toBe(false);
+    expect(await t.store.readAll(kept)).toHaveLength(2);
+    expect(await t.store.exists(refused)).toBe(false);
   });
 
   it("refuses writes alongside an append that are not synchronous, writing nothing", async () => {
     const id = uuidv7();
     await expect(
-      store.append(id, buildChain(null, sampleEntries(1)), async () => undefined),
+      t.store.append(id, buildChain(null, sampleEntries(1)), async () => undefined),
     ).rejects.toBeInstanceOf(InvalidAppendError);
-    expect(await store.exists(id)).toBe(false);
+    expect(await t.store.exists(id)).toBe(false);
   });
 
   it("appends synchronously inside the caller's own transaction on its connection, committing and rolling back with it", async () => {
-    const db = new Database(join(dir, "daemon.sqlite"));
+    const db = new Database(join(t.dir, "daemon.sqlite"));
     try {
       db.pragma("journal_mode = WAL");
       db.exec("CREATE TABLE inputs (id TEXT PRIMARY KEY, state TEXT NOT NULL)");
@@ -302,7 +272,7 @@ describe("SqliteStore", () => {
         position: 2,
       });
       // Never on another connection: its writes would not be in the caller's transaction.
-      const other = new Database(join(dir, "daemon.sqlite"));
+      const other = new Database(join(t.dir, "daemon.sqlite"));
       try {
         expect(() => shared.appendInTransaction(other, uuidv7(), buildChain(null, sampleEntries(1)))).toThrow(
           /its own connection/,
@@ -338,10 +308,10 @@ describe("SqliteStore", () => {
     const two = uuidv7();
     const a = buildChain(null, sampleEntries(2));
     const b = buildChain(null, sampleEntries(2));
-    await store.append(one, [a[0]!]);
-    await store.append(two, [b[0]!]);
-    await store.append(one, [a[1]!]);
-    const order = store.db.prepare("SELECT session, position FROM transcript ORDER BY seq").raw().all();
+    await t.store.append(one, [a[0]!]);
+    await t.store.append(two, [b[0]!]);
+    await t.store.append(one, [a[1]!]);
+    const order = t.store.db.prepare("SELECT session, position FROM transcript ORDER BY seq").raw().all();
     expect(order).toEqual([
       [one, 0],
       [two, 0],
@@ -350,22 +320,6 @@ describe("SqliteStore", () => {
   });
 
   it("never interleaves a chain when another process appends concurrently", async () => {
-    const id = uuidv7();
-    await writeSession(store, id, sampleEntries(1));
-    const count = 150;
-    const race = await raceWithChildProcess(store, "sqlite", file, id, count);
-    const read = await store.readAll(id);
-    expect(read).toHaveLength(1 + 2 * count);
-    const texts = read
-      .slice(1)
-      .map((e) => (e.entry.kind === "user_input" ? JSON.stringify(e.entry.item) : ""))
-      .map((t) => (JSON.parse(t) as ReturnType<typeof userMessage>).content[0]!);
-    for (const label of ["parent", "child"]) {
-      const mine = texts
-        .map((p) => (p.type === "text" ? p.text : ""))
-        .filter((t) => t.startsWith(`${label} `));
-      expect(mine).toEqual(Array.from({ length: count }, (_, i) => `${label} ${i}`));
-    }
-    expect(race.parentConflicts + race.childConflicts).toBeGreaterThan(0);
+    await expectNoInterleaving(t.store, "sqlite", file());
   });
 });

@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import { v7 as uuidv7 } from "uuid";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/log/canonical-json.js";
 import { collectState } from "../../src/log/collect-state.js";
 import type { HashedEntry, LogEntry } from "../../src/log/entries.js";
@@ -20,6 +20,7 @@ import type { LogHead, Store } from "../../src/log/store.js";
 import { assistantMessage, userMessage } from "../../src/model/items.js";
 import { rejectionOf } from "../support/rejection.js";
 import { logArbitrary } from "./arbitraries.js";
+import { harnessForEachTest } from "./store-harness.js";
 
 /** Fresh storage for one test, with the hooks the contract needs to reach behind the store. */
 export interface StoreHarness {
@@ -90,31 +91,18 @@ export function describeStoreContract(
   makeStore: (options?: StoreOptions) => Promise<StoreHarness>,
 ): void {
   describe(`${name} (store contract)`, () => {
-    let harness: StoreHarness;
-    let store: Store;
-    const others: Store[] = [];
-
-    beforeEach(async () => {
-      harness = await makeStore();
-      store = harness.store;
-    });
-
-    afterEach(async () => {
-      for (const other of others.splice(0)) await other.close();
-      await store.close();
-      await harness.cleanup();
-    });
+    const t = harnessForEachTest(() => makeStore());
 
     async function another(): Promise<Store> {
-      const other = await harness.openAnother();
-      others.push(other);
+      const other = await t.harness.openAnother();
+      t.others.push(other);
       return other;
     }
 
     it("reads back what was appended, with positions and the chain intact", async () => {
       const id = uuidv7();
-      const chain = await writeSession(store, id, sampleEntries(5));
-      const read = await store.readAll(id);
+      const chain = await writeSession(t.store, id, sampleEntries(5));
+      const read = await t.store.readAll(id);
       expect(read.map((e) => e.position)).toEqual([0, 1, 2, 3, 4]);
       expect(read.map((e) => e.hash)).toEqual(chain.map((e) => e.hash));
       expect(read.map((e) => e.prev_hash)).toEqual(chain.map((e) => e.prev_hash));
@@ -125,9 +113,9 @@ export function describeStoreContract(
     it("returns the new head from an append and from readHead", async () => {
       const id = uuidv7();
       const chain = buildChain(null, sampleEntries(4));
-      expect(await store.append(id, chain.slice(0, 1))).toEqual({ hash: chain[0]!.hash, position: 0 });
-      expect(await store.append(id, chain.slice(1))).toEqual({ hash: chain[3]!.hash, position: 3 });
-      expect(await store.readHead(id)).toEqual({ hash: chain[3]!.hash, position: 3 });
+      expect(await t.store.append(id, chain.slice(0, 1))).toEqual({ hash: chain[0]!.hash, position: 0 });
+      expect(await t.store.append(id, chain.slice(1))).toEqual({ hash: chain[3]!.hash, position: 3 });
+      expect(await t.store.readHead(id)).toEqual({ hash: chain[3]!.hash, position: 3 });
     });
 
     it("tells onWritten the new head once, before the append resolves, and never for a refused append", async () => {
@@ -135,7 +123,7 @@ export function describeStoreContract(
       const chain = buildChain(null, sampleEntries(2));
       const told: LogHead[] = [];
       let toldBeforeResolved = false;
-      const head = await store
+      const head = await t.store
         .append(id, chain, undefined, { onWritten: (written) => told.push(written) })
         .then((resolved) => {
           toldBeforeResolved = told.length === 1;
@@ -145,91 +133,91 @@ export function describeStoreContract(
       expect(told).toEqual([head]);
       const stale = hashEntry(chain[0]!.hash, { kind: "turn_end", ts: 9, turn_count: 1 });
       await expect(
-        store.append(id, [stale], undefined, { onWritten: (written) => told.push(written) }),
+        t.store.append(id, [stale], undefined, { onWritten: (written) => told.push(written) }),
       ).rejects.toBeInstanceOf(AppendConflictError);
       expect(told).toHaveLength(1);
     });
 
     it("treats an unknown session as absent", async () => {
       const id = uuidv7();
-      await expect(store.readAll(id)).rejects.toBeInstanceOf(SessionNotFoundError);
-      await expect(store.readRange(id, 0, 10)).rejects.toBeInstanceOf(SessionNotFoundError);
-      expect(await store.readHead(id)).toBeNull();
-      expect(await store.exists(id)).toBe(false);
-      await expect(store.deleteSession(id)).resolves.toBeUndefined();
+      await expect(t.store.readAll(id)).rejects.toBeInstanceOf(SessionNotFoundError);
+      await expect(t.store.readRange(id, 0, 10)).rejects.toBeInstanceOf(SessionNotFoundError);
+      expect(await t.store.readHead(id)).toBeNull();
+      expect(await t.store.exists(id)).toBe(false);
+      await expect(t.store.deleteSession(id)).resolves.toBeUndefined();
     });
 
     it("reads ranges, including an empty one past the end", async () => {
       const id = uuidv7();
-      const chain = await writeSession(store, id, sampleEntries(6));
-      const middle = await store.readRange(id, 2, 3);
+      const chain = await writeSession(t.store, id, sampleEntries(6));
+      const middle = await t.store.readRange(id, 2, 3);
       expect(middle.map((e) => e.position)).toEqual([2, 3, 4]);
       expect(middle.map((e) => e.hash)).toEqual(chain.slice(2, 5).map((e) => e.hash));
-      expect((await store.readRange(id, 4, 100)).map((e) => e.position)).toEqual([4, 5]);
-      expect(await store.readRange(id, 6, 10)).toEqual([]);
-      expect(await store.readRange(id, 0, 0)).toEqual([]);
-      expect((await store.readRange(id, 0, 1))[0]!.hash).toBe(chain[0]!.hash);
+      expect((await t.store.readRange(id, 4, 100)).map((e) => e.position)).toEqual([4, 5]);
+      expect(await t.store.readRange(id, 6, 10)).toEqual([]);
+      expect(await t.store.readRange(id, 0, 0)).toEqual([]);
+      expect((await t.store.readRange(id, 0, 1))[0]!.hash).toBe(chain[0]!.hash);
     });
 
     it("lists sessions newest first and reports existence", async () => {
       const first = uuidv7();
       const second = uuidv7();
-      await writeSession(store, first, sampleEntries(1));
-      await writeSession(store, second, sampleEntries(2));
-      expect(await store.listSessions()).toEqual([second, first]);
-      expect(await store.exists(first)).toBe(true);
+      await writeSession(t.store, first, sampleEntries(1));
+      await writeSession(t.store, second, sampleEntries(2));
+      expect(await t.store.listSessions()).toEqual([second, first]);
+      expect(await t.store.exists(first)).toBe(true);
     });
 
     it("deletes a session entirely", async () => {
       const keep = uuidv7();
       const drop = uuidv7();
-      await writeSession(store, keep, sampleEntries(2));
-      await writeSession(store, drop, sampleEntries(3));
-      await store.deleteSession(drop);
-      expect(await store.exists(drop)).toBe(false);
-      expect(await store.readHead(drop)).toBeNull();
-      expect(await store.listSessions()).toEqual([keep]);
+      await writeSession(t.store, keep, sampleEntries(2));
+      await writeSession(t.store, drop, sampleEntries(3));
+      await t.store.deleteSession(drop);
+      expect(await t.store.exists(drop)).toBe(false);
+      expect(await t.store.readHead(drop)).toBeNull();
+      expect(await t.store.listSessions()).toEqual([keep]);
       // The id can start over from an empty log.
-      await writeSession(store, drop, sampleEntries(1));
-      expect(await store.readAll(drop)).toHaveLength(1);
+      await writeSession(t.store, drop, sampleEntries(1));
+      expect(await t.store.readAll(drop)).toHaveLength(1);
     });
 
     it("rejects an append whose expected head is stale, writing nothing", async () => {
       const id = uuidv7();
-      const chain = await writeSession(store, id, sampleEntries(3));
+      const chain = await writeSession(t.store, id, sampleEntries(3));
       const stale = hashEntry(chain[1]!.hash, { kind: "turn_end", ts: 9, turn_count: 1 });
-      const error = await store.append(id, [stale]).catch((e: unknown) => e);
+      const error = await t.store.append(id, [stale]).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(AppendConflictError);
       expect((error as AppendConflictError).expectedHead).toBe(chain[1]!.hash);
       expect((error as AppendConflictError).actualHead).toBe(chain[2]!.hash);
-      expect(await store.readAll(id)).toHaveLength(3);
+      expect(await t.store.readAll(id)).toHaveLength(3);
     });
 
     it("refuses to create a session that already exists", async () => {
       const id = uuidv7();
-      await writeSession(store, id, sampleEntries(2));
+      await writeSession(t.store, id, sampleEntries(2));
       const again = buildChain(null, sampleEntries(1));
-      await expect(store.append(id, again)).rejects.toBeInstanceOf(AppendConflictError);
-      expect(await store.readAll(id)).toHaveLength(2);
+      await expect(t.store.append(id, again)).rejects.toBeInstanceOf(AppendConflictError);
+      expect(await t.store.readAll(id)).toHaveLength(2);
     });
 
     it("refuses to append to a missing session as if it existed", async () => {
       const chain = buildChain(null, sampleEntries(2));
-      await expect(store.append(uuidv7(), chain.slice(1))).rejects.toBeInstanceOf(AppendConflictError);
+      await expect(t.store.append(uuidv7(), chain.slice(1))).rejects.toBeInstanceOf(AppendConflictError);
     });
 
     it("lets exactly one of two concurrent appends on the same head win", async () => {
       const id = uuidv7();
-      const chain = await writeSession(store, id, sampleEntries(2));
+      const chain = await writeSession(t.store, id, sampleEntries(2));
       const head = chain[1]!.hash;
       const a = hashEntry(head, { kind: "user_input", ts: 10, item: userMessage("from a") });
       const b = hashEntry(head, { kind: "user_input", ts: 11, item: userMessage("from b") });
-      const results = await Promise.allSettled([store.append(id, [a]), store.append(id, [b])]);
+      const results = await Promise.allSettled([t.store.append(id, [a]), t.store.append(id, [b])]);
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
       const rejected = results.filter((r) => r.status === "rejected");
       expect(rejected).toHaveLength(1);
       expect((rejected[0] as PromiseRejectedResult).reason).toBeInstanceOf(AppendConflictError);
-      const read = await store.readAll(id);
+      const read = await t.store.readAll(id);
       expect(read).toHaveLength(3);
       expect([a.hash, b.hash]).toContain(read[2]!.hash);
     });
@@ -237,70 +225,70 @@ export function describeStoreContract(
     it("rejects malformed appends before writing anything", async () => {
       const id = uuidv7();
       const chain = buildChain(null, sampleEntries(3));
-      await expect(store.append(id, [])).rejects.toBeInstanceOf(InvalidAppendError);
+      await expect(t.store.append(id, [])).rejects.toBeInstanceOf(InvalidAppendError);
       const wrongHash = { ...chain[0]!, hash: "0".repeat(64) };
-      await expect(store.append(id, [wrongHash])).rejects.toBeInstanceOf(InvalidAppendError);
-      await expect(store.append(id, [chain[0]!, chain[2]!])).rejects.toBeInstanceOf(InvalidAppendError);
-      expect(await store.exists(id)).toBe(false);
+      await expect(t.store.append(id, [wrongHash])).rejects.toBeInstanceOf(InvalidAppendError);
+      await expect(t.store.append(id, [chain[0]!, chain[2]!])).rejects.toBeInstanceOf(InvalidAppendError);
+      expect(await t.store.exists(id)).toBe(false);
     });
 
     it("keeps every session's chain intact when many sessions append at once", async () => {
       const ids = Array.from({ length: 20 }, () => uuidv7());
-      await Promise.all(ids.map((id) => writeSession(store, id, sampleEntries(8))));
-      for (const id of ids) expect((await store.readAll(id)).map((e) => e.position)).toHaveLength(8);
+      await Promise.all(ids.map((id) => writeSession(t.store, id, sampleEntries(8))));
+      for (const id of ids) expect((await t.store.readAll(id)).map((e) => e.position)).toHaveLength(8);
     });
 
     it("shares storage with a second instance: it sees the writes and its stale append conflicts", async () => {
       const id = uuidv7();
-      const chain = await writeSession(store, id, sampleEntries(2));
+      const chain = await writeSession(t.store, id, sampleEntries(2));
       const second = await another();
       expect((await second.readAll(id)).map((e) => e.hash)).toEqual(chain.map((e) => e.hash));
       const seen = (await second.readHead(id))!.hash;
-      await store.append(id, [hashEntry(seen, { kind: "turn_end", ts: 5, turn_count: 1 })]);
+      await t.store.append(id, [hashEntry(seen, { kind: "turn_end", ts: 5, turn_count: 1 })]);
       const late = hashEntry(seen, { kind: "turn_end", ts: 6, turn_count: 2 });
       await expect(second.append(id, [late])).rejects.toBeInstanceOf(AppendConflictError);
       const head = (await second.readHead(id))!;
       const next = hashEntry(head.hash, { kind: "turn_end", ts: 7, turn_count: 2 });
       expect(await second.append(id, [next])).toEqual({ hash: next.hash, position: 3 });
-      expect((await store.readAll(id)).map((e) => e.hash).at(-1)).toBe(next.hash);
+      expect((await t.store.readAll(id)).map((e) => e.hash).at(-1)).toBe(next.hash);
     });
 
     it("names the session and position of a corrupt entry on readAll and readRange", async () => {
       const id = uuidv7();
-      await writeSession(store, id, sampleEntries(6));
-      await harness.corruptEntry(id, 3);
-      const error = await corruption(store.readAll(id));
+      await writeSession(t.store, id, sampleEntries(6));
+      await t.harness.corruptEntry(id, 3);
+      const error = await corruption(t.store.readAll(id));
       expect(error.sessionId).toBe(id);
       expect(error.position).toBe(3);
-      expect((await corruption(store.readRange(id, 2, 3))).position).toBe(3);
+      expect((await corruption(t.store.readRange(id, 2, 3))).position).toBe(3);
       // Entries before the corruption still read and verify.
-      expect(await store.readRange(id, 0, 3)).toHaveLength(3);
+      expect(await t.store.readRange(id, 0, 3)).toHaveLength(3);
     });
 
     it("keeps other sessions readable when one is corrupt", async () => {
       const bad = uuidv7();
       const good = uuidv7();
-      await writeSession(store, bad, sampleEntries(3));
-      await writeSession(store, good, sampleEntries(3));
-      await harness.corruptEntry(bad, 1);
-      await expect(store.readAll(bad)).rejects.toBeInstanceOf(LogCorruptError);
-      expect(await store.readAll(good)).toHaveLength(3);
+      await writeSession(t.store, bad, sampleEntries(3));
+      await writeSession(t.store, good, sampleEntries(3));
+      await t.harness.corruptEntry(bad, 1);
+      await expect(t.store.readAll(bad)).rejects.toBeInstanceOf(LogCorruptError);
+      expect(await t.store.readAll(good)).toHaveLength(3);
     });
 
     it("detects entries cut off the end of a log, and chains nothing onto the cut", async () => {
       const id = uuidv7();
-      const chain = await writeSession(store, id, sampleEntries(5));
-      await harness.cutTail(id, 3);
-      const error = await corruption(store.readAll(id));
+      const chain = await writeSession(t.store, id, sampleEntries(5));
+      await t.harness.cutTail(id, 3);
+      const error = await corruption(t.store.readAll(id));
       expect(error.sessionId).toBe(id);
       expect(error.position).toBe(3);
-      expect((await corruption(store.readRange(id, 0, 10))).position).toBe(3);
-      await corruption(store.readHead(id));
+      expect((await corruption(t.store.readRange(id, 0, 10))).position).toBe(3);
+      await corruption(t.store.readHead(id));
       // A writer that only knows the shortened log cannot extend it.
       const onCut = hashEntry(chain[2]!.hash, { kind: "turn_end", ts: 9, turn_count: 1 });
-      await expect(store.append(id, [onCut])).rejects.toBeInstanceOf(LogCorruptError);
+      await expect(t.store.append(id, [onCut])).rejects.toBeInstanceOf(LogCorruptError);
       // The entries that remain still read as a range that stops short of the end.
-      expect(await store.readRange(id, 0, 2)).toHaveLength(2);
+      expect(await t.store.readRange(id, 0, 2)).toHaveLength(2);
     });
 
     it("detects a cut of the tail wherever it falls (property)", async () => {
@@ -308,10 +296,10 @@ export function describeStoreContract(
         fc.asyncProperty(logArbitrary(8), fc.nat(), async (entries, cut) => {
           fc.pre(entries.length >= 2);
           const id = uuidv7();
-          await writeSession(store, id, entries);
+          await writeSession(t.store, id, entries);
           const keep = (cut % (entries.length - 1)) + 1;
-          await harness.cutTail(id, keep);
-          expect((await corruption(store.readAll(id))).position).toBe(keep);
+          await t.harness.cutTail(id, keep);
+          expect((await corruption(t.store.readAll(id))).position).toBe(keep);
         }),
         { numRuns: 10 },
       );
@@ -319,9 +307,9 @@ export function describeStoreContract(
 
     it("detects a log whose every entry was removed while its recorded head remains", async () => {
       const id = uuidv7();
-      await writeSession(store, id, sampleEntries(3));
-      await harness.cutTail(id, 0);
-      await expect(store.readAll(id)).rejects.toBeInstanceOf(LogCorruptError);
+      await writeSession(t.store, id, sampleEntries(3));
+      await t.harness.cutTail(id, 0);
+      await expect(t.store.readAll(id)).rejects.toBeInstanceOf(LogCorruptError);
     });
 
     it("signs each recorded head when given a signer, and detects a log rewritten and re-hashed behind it", async () => {
@@ -395,8 +383,8 @@ export function describeStoreContract(
 
     it("records an unsigned head without a signer", async () => {
       const id = uuidv7();
-      const chain = await writeSession(store, id, sampleEntries(2));
-      expect(await store.readHeadRecord(id)).toEqual({ position: 1, hash: chain[1]!.hash, signed: null });
+      const chain = await writeSession(t.store, id, sampleEntries(2));
+      expect(await t.store.readHeadRecord(id)).toEqual({ position: 1, hash: chain[1]!.hash, signed: null });
     });
 
     it("round-trips random logs: read == written, verified, same replayed state", async () => {
@@ -404,8 +392,8 @@ export function describeStoreContract(
         fc.asyncProperty(logArbitrary(10), fc.integer({ min: 1, max: 4 }), async (entries, batch) => {
           const id = uuidv7();
           const chain = buildChain(null, entries);
-          for (let i = 0; i < chain.length; i += batch) await store.append(id, chain.slice(i, i + batch));
-          const read = await store.readAll(id);
+          for (let i = 0; i < chain.length; i += batch) await t.store.append(id, chain.slice(i, i + batch));
+          const read = await t.store.readAll(id);
           expect(read.map((e) => e.hash)).toEqual(chain.map((e) => e.hash));
           expect(canonicalJson(collectState(read))).toBe(canonicalJson(collectState(chain)));
         }),

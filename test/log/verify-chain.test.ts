@@ -4,6 +4,7 @@ import { buildChain, computeHash } from "../../src/log/entry-hash.js";
 import { LogCorruptError } from "../../src/log/errors.js";
 import { verifyChain } from "../../src/log/verify-chain.js";
 import { assistantMessage, userMessage } from "../../src/model/items.js";
+import { thrownBy } from "../support/rejection.js";
 
 function sampleChain(): HashedEntry[] {
   const entries: LogEntry[] = [
@@ -17,13 +18,7 @@ function sampleChain(): HashedEntry[] {
 }
 
 function corruptionOf(run: () => void): LogCorruptError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof LogCorruptError) return error;
-    throw error;
-  }
-  throw new Error("expected a LogCorruptError");
+  return thrownBy(run, (error) => error instanceof LogCorruptError, "expected a LogCorruptError");
 }
 
 describe("verifyChain", () => {

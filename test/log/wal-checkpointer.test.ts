@@ -1,24 +1,16 @@
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { WalCheckpointer } from "../../src/log/wal-checkpointer.js";
+import { withWalDatabase } from "./wal-database.js";
 
-let dir: string;
-let path: string;
-let db: Database.Database;
+const wal = withWalDatabase("skein-wal-checkpointer-", "wal_autocheckpoint = 0");
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "skein-wal-checkpointer-"));
-  path = join(dir, "db.sqlite");
-  db = new Database(path);
-  db.pragma("journal_mode = WAL");
-  db.pragma("wal_autocheckpoint = 0");
-  db.exec("CREATE TABLE t (n INTEGER NOT NULL)");
-  db.pragma("wal_checkpoint(TRUNCATE)");
+  wal.db.pragma("wal_checkpoint(TRUNCATE)");
 });
 
 async function until(check: () => boolean): Promise<void> {
@@ -29,15 +21,10 @@ async function until(check: () => boolean): Promise<void> {
   }
 }
 
-afterEach(() => {
-  if (db.open) db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
 /** Rows found in the database file alone, as if its write-ahead log were lost. */
 function rowsInDatabaseFile(): number {
-  const copy = join(dir, "copy.sqlite");
-  copyFileSync(path, copy);
+  const copy = join(wal.dir, "copy.sqlite");
+  copyFileSync(wal.path, copy);
   const other = new Database(copy, { readonly: true });
   try {
     return (other.prepare("SELECT count(*) AS c FROM t").get() as { c: number }).c;
@@ -47,15 +34,15 @@ function rowsInDatabaseFile(): number {
 }
 
 function insertRows(count: number): void {
-  const insert = db.prepare("INSERT INTO t (n) VALUES (?)");
-  db.transaction(() => {
+  const insert = wal.db.prepare("INSERT INTO t (n) VALUES (?)");
+  wal.db.transaction(() => {
     for (let n = 0; n < count; n++) insert.run(n);
   })();
 }
 
 describe("WalCheckpointer", () => {
   it("copies the write-ahead log into the database file from its own thread", async () => {
-    const checkpointer = new WalCheckpointer(path);
+    const checkpointer = new WalCheckpointer(wal.path);
     try {
       insertRows(500);
       expect(rowsInDatabaseFile()).toBe(0);
@@ -67,7 +54,7 @@ describe("WalCheckpointer", () => {
   });
 
   it("checkpoints within its interval after a write, and once for many writes", async () => {
-    const checkpointer = new WalCheckpointer(path, { intervalMs: 30 });
+    const checkpointer = new WalCheckpointer(wal.path, { intervalMs: 30 });
     try {
       for (let n = 0; n < 10; n++) {
         insertRows(10);
@@ -83,8 +70,8 @@ describe("WalCheckpointer", () => {
   });
 
   it("does not block a reader that holds an older snapshot, and catches up after it", async () => {
-    const checkpointer = new WalCheckpointer(path);
-    const reader = new Database(path);
+    const checkpointer = new WalCheckpointer(wal.path);
+    const reader = new Database(wal.path);
     try {
       insertRows(10);
       reader.exec("BEGIN");
@@ -101,7 +88,7 @@ describe("WalCheckpointer", () => {
   });
 
   it("starts its worker with the first write and stops it after a while without any", async () => {
-    const checkpointer = new WalCheckpointer(path, { intervalMs: 10, idleStopMs: 50 });
+    const checkpointer = new WalCheckpointer(wal.path, { intervalMs: 10, idleStopMs: 50 });
     try {
       expect(checkpointer.workerRunning).toBe(false);
       insertRows(5);
@@ -124,10 +111,10 @@ describe("WalCheckpointer", () => {
     const script = `
       import Database from "better-sqlite3";
       import { WalCheckpointer } from ${JSON.stringify(pathToFileURL(built).href)};
-      const db = new Database(${JSON.stringify(path)});
+      const db = new Database(${JSON.stringify(wal.path)});
       db.exec("INSERT INTO t (n) VALUES (1)");
       db.close();
-      const checkpointer = new WalCheckpointer(${JSON.stringify(path)});
+      const checkpointer = new WalCheckpointer(${JSON.stringify(wal.path)});
       await checkpointer.checkpointNow();
       await checkpointer.close();
       console.log("closed");
@@ -141,7 +128,7 @@ describe("WalCheckpointer", () => {
   it("says so when its worker dies, and then asks for nothing more", async () => {
     const errors: string[] = [];
     let dead = 0;
-    const missing = join(dir, "gone", "db.sqlite");
+    const missing = join(wal.dir, "gone", "db.sqlite");
     const checkpointer = new WalCheckpointer(missing, {
       onError: (message) => errors.push(message),
       onDead: () => dead++,

@@ -1,37 +1,21 @@
-import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { GroupCommitFailedError } from "../../src/log/errors.js";
 import { SqliteCommitQueue } from "../../src/log/sqlite-commit-queue.js";
 import { type SlowDisk, WalSync, WalSyncFailedError } from "../../src/log/wal-sync.js";
+import { withWalDatabase } from "./wal-database.js";
 
-let dir: string;
-let db: Database.Database;
-let path: string;
-
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "skein-wal-sync-"));
-  path = join(dir, "db.sqlite");
-  db = new Database(path);
-  db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = NORMAL");
-  db.exec("CREATE TABLE t (n INTEGER NOT NULL)");
-});
-
-afterEach(() => {
-  if (db.open) db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const wal = withWalDatabase("skein-wal-sync-", "synchronous = NORMAL");
 
 function queueWith(sync: WalSync): SqliteCommitQueue {
-  return new SqliteCommitQueue(db, { durable: () => sync.durable() });
+  return new SqliteCommitQueue(wal.db, { durable: () => sync.durable() });
 }
 
 function insert(queue: SqliteCommitQueue, n: number): Promise<void> {
   return queue.run("s", () => {
-    db.prepare("INSERT INTO t (n) VALUES (?)").run(n);
+    wal.db.prepare("INSERT INTO t (n) VALUES (?)").run(n);
   });
 }
 
@@ -47,20 +31,20 @@ async function ticksDuring(work: Promise<unknown>): Promise<number> {
 describe("WalSync", () => {
   it("acknowledges a commit only after a flush that began after it", async () => {
     const slow: SlowDisk = { delayMs: 80, blocking: false };
-    const sync = new WalSync(path, { slowDisk: slow });
+    const sync = new WalSync(wal.path, { slowDisk: slow });
     const queue = queueWith(sync);
     const started = performance.now();
     await insert(queue, 1);
     expect(performance.now() - started).toBeGreaterThanOrEqual(75);
     expect(sync.flushes).toBe(1);
     // Committed, so another connection already saw it; acknowledged only now.
-    expect(db.prepare("SELECT count(*) AS c FROM t").get()).toEqual({ c: 1 });
+    expect(wal.db.prepare("SELECT count(*) AS c FROM t").get()).toEqual({ c: 1 });
   });
 
   it("starts a commit's flush before its writer hears it was written, and acknowledges it after", async () => {
-    const sync = new WalSync(path);
+    const sync = new WalSync(wal.path);
     const order: string[] = [];
-    const queue = new SqliteCommitQueue(db, {
+    const queue = new SqliteCommitQueue(wal.db, {
       durable: () => {
         order.push("flush started");
         return sync.durable();
@@ -68,7 +52,7 @@ describe("WalSync", () => {
     });
     const done = queue.run(
       "s",
-      () => db.prepare("INSERT INTO t (n) VALUES (1)").run(),
+      () => wal.db.prepare("INSERT INTO t (n) VALUES (1)").run(),
       () => order.push("written"),
     );
     await done;
@@ -79,14 +63,14 @@ describe("WalSync", () => {
 
   it("keeps the event loop running while the disk is slow, unlike a flush on the main thread", async () => {
     // 300 ms: room for 60 ticks of 5 ms, of which 8 must come even on a busy machine.
-    const free = queueWith(new WalSync(path, { slowDisk: { delayMs: 300, blocking: false } }));
+    const free = queueWith(new WalSync(wal.path, { slowDisk: { delayMs: 300, blocking: false } }));
     expect(await ticksDuring(insert(free, 1))).toBeGreaterThanOrEqual(8);
-    const blocked = queueWith(new WalSync(path, { slowDisk: { delayMs: 300, blocking: true } }));
+    const blocked = queueWith(new WalSync(wal.path, { slowDisk: { delayMs: 300, blocking: true } }));
     expect(await ticksDuring(insert(blocked, 2))).toBeLessThanOrEqual(2);
   });
 
   it("lets commits that arrive during a flush share the next one", async () => {
-    const sync = new WalSync(path, { slowDisk: { delayMs: 40, blocking: false } });
+    const sync = new WalSync(wal.path, { slowDisk: { delayMs: 40, blocking: false } });
     const queue = queueWith(sync);
     const writes: Promise<void>[] = [insert(queue, 0)];
     // Twenty commits on later ticks, all while the first flush is still running.
@@ -97,11 +81,11 @@ describe("WalSync", () => {
     await Promise.all(writes);
     expect(queue.stats().transactions).toBeGreaterThan(2);
     expect(sync.flushes).toBe(2);
-    expect(db.prepare("SELECT count(*) AS c FROM t").get()).toEqual({ c: 21 });
+    expect(wal.db.prepare("SELECT count(*) AS c FROM t").get()).toEqual({ c: 21 });
   });
 
   it("flushes for a commit that asks the moment the previous flush is acknowledged", async () => {
-    const sync = new WalSync(path);
+    const sync = new WalSync(wal.path);
     // Each call comes from the acknowledgement of the one before, as the flush loop winds down.
     let chained: Promise<void> = sync.durable();
     for (let n = 0; n < 20; n++) chained = chained.then(() => sync.durable());
@@ -112,8 +96,8 @@ describe("WalSync", () => {
 
   it("refuses the commit and every later one once a flush fails", async () => {
     // A log path that cannot be opened (a symbolic link to itself): the flush fails.
-    const sync = new WalSync(join(dir, "loop"));
-    symlinkSync(join(dir, "loop-wal"), join(dir, "loop-wal"));
+    const sync = new WalSync(join(wal.dir, "loop"));
+    symlinkSync(join(wal.dir, "loop-wal"), join(wal.dir, "loop-wal"));
     const queue = queueWith(sync);
     const failed = await insert(queue, 1).catch((error: unknown) => error);
     expect(failed).toBeInstanceOf(GroupCommitFailedError);
@@ -123,8 +107,8 @@ describe("WalSync", () => {
   });
 
   it("flushes the database file itself while no write-ahead log exists", async () => {
-    db.close();
-    const plain = join(dir, "plain.sqlite");
+    wal.db.close();
+    const plain = join(wal.dir, "plain.sqlite");
     new Database(plain).close();
     const sync = new WalSync(plain);
     await sync.durable();

@@ -19,10 +19,11 @@ import { DEFAULT_BWRAP_PATH, probeBwrap } from "../../src/tools/bubblewrap.js";
 import { resolveHiddenPaths } from "../../src/tools/hidden-paths.js";
 import { type NetworkHelperProbe, probeNetworkHelper } from "../../src/tools/network-helper.js";
 import { socketFilterFor } from "../../src/tools/socket-filter.js";
+import { eventually } from "../support/eventually.js";
+import { freePort } from "../support/free-port.js";
 import {
   isProcessAlive as alive,
   filesystemServerConfig,
-  freePort,
   type RunningHttpServer,
   startHttpTestServer,
   startSdkExampleServer,
@@ -97,16 +98,6 @@ function outputText(output: ToolOutput): string {
 
 function isError(output: ToolOutput): boolean {
   return typeof output !== "string" && output.is_error === true;
-}
-
-async function eventually<T>(what: string, check: () => T | undefined | Promise<T | undefined>, ms = 15_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 25));
-  }
 }
 
 describe("the MCP manager", () => {

@@ -1,9 +1,3 @@
-/**
- * Failure handling, the same for every protocol, against the fake provider over real HTTP:
- * typed HTTP errors, retries while opening (and only then), broken and stalled streams,
- * cancellation, provider error events and garbage.
- */
-import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { createLlmClient } from "../../src/providers/index.js";
 import {
@@ -19,6 +13,7 @@ import {
   text,
 } from "../support/fake-provider/index.js";
 import { withFakeProvider } from "../support/fake-provider/with-fake-provider.js";
+import { freePort } from "../support/free-port.js";
 import { ask, assertWellFormed, clientFor, collect, protocols, retriesOf, textOf } from "./stream-helpers.js";
 
 const fake = withFakeProvider({ script: () => text("unexpected extra request") });
@@ -292,13 +287,3 @@ describe("connect failures", () => {
     expect(retriesOf(events).map((retry) => retry.attempt)).toEqual([1, 2]);
   });
 });
-
-/** A port nothing listens on (bound, then released). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  const port = typeof address === "object" && address !== null ? address.port : 0;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}

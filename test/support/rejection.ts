@@ -1,4 +1,4 @@
-/** The typed error a promise is expected to reject with. */
+/** The typed error a promise is expected to reject with, or a call to throw. */
 
 /**
  * Resolves to the error `promise` rejects with when `isExpected` accepts it; rethrows any other
@@ -16,4 +16,22 @@ export async function rejectionOf<E extends Error>(
     throw error;
   }
   throw new Error("expected the promise to reject, but it resolved");
+}
+
+/**
+ * The error `call` throws when `isExpected` accepts it; rethrows any other error and fails,
+ * saying `returned`, when the call returns instead.
+ */
+export function thrownBy<E extends Error>(
+  call: () => unknown,
+  isExpected: (error: unknown) => error is E,
+  returned: string,
+): E {
+  try {
+    call();
+  } catch (error) {
+    if (isExpected(error)) return error;
+    throw error;
+  }
+  throw new Error(returned);
 }

@@ -1,11 +1,11 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { applyPatchTool } from "../../src/tools/apply-patch.js";
 import { resolveHiddenPaths } from "../../src/tools/hidden-paths.js";
-import { callTool, expectToolError, makeTempDirectory, type TempDirectory } from "./tool-harness.js";
+import { callTool, expectToolError, withTempDirectory } from "./tool-harness.js";
 
-let workspace: TempDirectory;
+const workspace = withTempDirectory();
 const read = (relative: string) => readFile(path.join(workspace.root, relative), "utf8");
 const patch = (edits: unknown) =>
   callTool(applyPatchTool(workspace.root, resolveHiddenPaths([path.join(workspace.root, ".skein")])), {
@@ -13,13 +13,9 @@ const patch = (edits: unknown) =>
   });
 
 beforeEach(async () => {
-  workspace = await makeTempDirectory();
   await mkdir(path.join(workspace.root, "src"));
   await writeFile(path.join(workspace.root, "src/a.ts"), "export const a = 1;\nexport const b = 2;\n");
   await writeFile(path.join(workspace.root, "src/b.ts"), "import { a } from './a';\n");
-});
-afterEach(async () => {
-  await workspace.remove();
 });
 
 describe("apply_patch", () => {

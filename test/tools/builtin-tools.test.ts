@@ -83,23 +83,25 @@ describe("chooseShell", () => {
   });
 });
 
+/** The built-in tools, in order, when no shell is offered (run_command comes last when one is). */
+const toolsWithoutAShell = [
+  "read_file",
+  "write_file",
+  "edit_file",
+  "apply_patch",
+  "list_files",
+  "grep",
+  "glob",
+  "todo_write",
+  "web_fetch",
+];
+
 describe("builtinTools", () => {
   it("gives the file tools and a sandboxed run_command", async () => {
     requireBwrap();
     const workspace = await makeTempDirectory();
     try {
-      expect(names(workspace.root, { env: {} })).toEqual([
-        "read_file",
-        "write_file",
-        "edit_file",
-        "apply_patch",
-        "list_files",
-        "grep",
-        "glob",
-        "todo_write",
-        "web_fetch",
-        "run_command",
-      ]);
+      expect(names(workspace.root, { env: {} })).toEqual([...toolsWithoutAShell, "run_command"]);
       const tools = builtinTools(workspace.root, { env: {} });
       const runCommand = tools.find((definition) => definition().meta.name === "run_command");
       if (runCommand === undefined) throw new Error("run_command is missing");
@@ -111,17 +113,7 @@ describe("builtinTools", () => {
   });
 
   it("leaves run_command out when no shell is offered", () => {
-    expect(names("/srv/ws", { shell: "off" })).toEqual([
-      "read_file",
-      "write_file",
-      "edit_file",
-      "apply_patch",
-      "list_files",
-      "grep",
-      "glob",
-      "todo_write",
-      "web_fetch",
-    ]);
+    expect(names("/srv/ws", { shell: "off" })).toEqual(toolsWithoutAShell);
     expect(names("/srv/ws", { bwrapPath: missingBwrap, env: {} })).not.toContain("run_command");
   });
 

@@ -1,19 +1,15 @@
 import { readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { editFileTool, occurrences } from "../../src/tools/edit-file.js";
-import { callTool, expectToolError, makeTempDirectory, type TempDirectory } from "./tool-harness.js";
+import { callTool, expectToolError, makeTempDirectory, withTempDirectory } from "./tool-harness.js";
 
-let workspace: TempDirectory;
+const workspace = withTempDirectory();
 const edit = (input: unknown) => callTool(editFileTool(workspace.root), input);
 const file = () => path.join(workspace.root, "app.ts");
 
 beforeEach(async () => {
-  workspace = await makeTempDirectory();
   await writeFile(file(), "const a = 1;\nconst b = 2;\nconst c = 2;\n");
-});
-afterEach(async () => {
-  await workspace.remove();
 });
 
 describe("edit_file", () => {

@@ -1,11 +1,11 @@
 import { mkdir, symlink, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { globTool, MAX_GLOB_RESULTS } from "../../src/tools/glob.js";
 import { resolveHiddenPaths } from "../../src/tools/hidden-paths.js";
-import { callTool, expectToolError, makeTempDirectory, type TempDirectory } from "./tool-harness.js";
+import { callTool, expectToolError, withTempDirectory } from "./tool-harness.js";
 
-let workspace: TempDirectory;
+const workspace = withTempDirectory();
 let clock = 1_700_000_000;
 const put = async (relative: string, content = "") => {
   const absolute = path.join(workspace.root, relative);
@@ -18,7 +18,6 @@ const glob = (input: unknown) =>
   callTool(globTool(workspace.root, resolveHiddenPaths([path.join(workspace.root, ".skein")])), input);
 
 beforeEach(async () => {
-  workspace = await makeTempDirectory();
   await put("src/old.ts");
   await put("src/deep/mid.ts");
   await put("README.md");
@@ -28,9 +27,6 @@ beforeEach(async () => {
   await put(".skein/secret.ts");
   await put("src/new.ts");
   await symlink(path.join(workspace.root, "src"), path.join(workspace.root, "src-link"));
-});
-afterEach(async () => {
-  await workspace.remove();
 });
 
 describe("glob", () => {

@@ -6,11 +6,11 @@
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { grepTool } from "../../src/tools/grep.js";
 import { findRipgrep } from "../../src/tools/grep-ripgrep.js";
 import { resolveHiddenPaths } from "../../src/tools/hidden-paths.js";
-import { callTool, makeTempDirectory, type TempDirectory } from "./tool-harness.js";
+import { callTool, withTempDirectory } from "./tool-harness.js";
 
 const ripgrep = findRipgrep();
 if (ripgrep === null)
@@ -33,13 +33,7 @@ const gitignore = fc.record({
   rules: fc.array(fc.constantFrom(...ignoreRules), { minLength: 1, maxLength: 3 }),
 });
 
-let workspace: TempDirectory;
-beforeAll(async () => {
-  workspace = await makeTempDirectory();
-});
-afterAll(async () => {
-  await workspace.remove();
-});
+const workspace = withTempDirectory({ each: false });
 
 describe("grep engines", () => {
   it("give the same result for random trees, patterns, paths and globs", async () => {

@@ -1,11 +1,11 @@
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { type GrepEngine, grepTool } from "../../src/tools/grep.js";
 import { findRipgrep } from "../../src/tools/grep-ripgrep.js";
 import { MAX_GREP_MATCHES } from "../../src/tools/grep-search.js";
 import { resolveHiddenPaths } from "../../src/tools/hidden-paths.js";
-import { callTool, expectToolError, makeTempDirectory, type TempDirectory } from "./tool-harness.js";
+import { callTool, expectToolError, withTempDirectory } from "./tool-harness.js";
 
 const ripgrep = findRipgrep();
 if (ripgrep === null)
@@ -15,7 +15,7 @@ const engines: Array<[string, GrepEngine]> = [
   ["in-process", { kind: "in_process" }],
 ];
 
-let workspace: TempDirectory;
+const workspace = withTempDirectory();
 const put = async (relative: string, content: string | Buffer) => {
   const absolute = path.join(workspace.root, relative);
   await mkdir(path.dirname(absolute), { recursive: true });
@@ -23,7 +23,6 @@ const put = async (relative: string, content: string | Buffer) => {
 };
 
 beforeEach(async () => {
-  workspace = await makeTempDirectory();
   await put("src/a.ts", "const needle = 1;\nother\nneedle again\n");
   await put("src/b.md", "a needle in markdown\n");
   await put("README.md", "no match here\nNeedle capital\n");
@@ -35,9 +34,6 @@ beforeEach(async () => {
   await put("bin.dat", Buffer.from("needle\0binary"));
   await put(".skein/token", "needle secret\n");
   await symlink("/etc", path.join(workspace.root, "etc-link"));
-});
-afterEach(async () => {
-  await workspace.remove();
 });
 
 describe.each(engines)("grep with the %s engine", (_name, engine) => {

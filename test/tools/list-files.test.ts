@@ -1,10 +1,10 @@
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { listFilesTool, MAX_LIST_ENTRIES } from "../../src/tools/list-files.js";
-import { callTool, expectToolError, makeTempDirectory, type TempDirectory } from "./tool-harness.js";
+import { callTool, expectToolError, withTempDirectory } from "./tool-harness.js";
 
-let workspace: TempDirectory;
+const workspace = withTempDirectory();
 const list = (input: unknown) => callTool(listFilesTool(workspace.root), input);
 const make = async (relative: string) => {
   const absolute = path.join(workspace.root, relative);
@@ -14,14 +14,10 @@ const make = async (relative: string) => {
 };
 
 beforeEach(async () => {
-  workspace = await makeTempDirectory();
   for (const entry of ["b.txt", "a/", "a/z.ts", "a/inner/deep.ts", ".git/HEAD", "node_modules/x/index.js"]) {
     await make(entry);
   }
   await symlink("/etc", path.join(workspace.root, "etc-link"));
-});
-afterEach(async () => {
-  await workspace.remove();
 });
 
 describe("list_files", () => {

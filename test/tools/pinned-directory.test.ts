@@ -1,22 +1,18 @@
 import { mkdir, readFile, rename, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { PinnedDirectory } from "../../src/tools/pinned-directory.js";
-import { makeTempDirectory, type TempDirectory } from "./tool-harness.js";
+import { withTempDirectory } from "./tool-harness.js";
 
-let base: TempDirectory;
+const base = withTempDirectory();
 let root: string;
 let outside: string;
 
 beforeEach(async () => {
-  base = await makeTempDirectory();
   root = path.join(base.root, "ws");
   outside = path.join(base.root, "outside");
   await mkdir(path.join(root, "a", "b"), { recursive: true });
   await mkdir(outside);
-});
-afterEach(async () => {
-  await base.remove();
 });
 
 describe("PinnedDirectory", () => {

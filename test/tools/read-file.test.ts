@@ -1,21 +1,14 @@
 import { execFileSync } from "node:child_process";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { OUTPUT_LIMIT_BYTES } from "../../src/tools/output-limit.js";
 import { DEFAULT_READ_LINES, readFileTool } from "../../src/tools/read-file.js";
-import { callTool, expectToolError, makeTempDirectory, type TempDirectory } from "./tool-harness.js";
+import { callTool, expectToolError, withTempDirectory } from "./tool-harness.js";
 
-let workspace: TempDirectory;
+const workspace = withTempDirectory();
 const read = (input: unknown) => callTool(readFileTool(workspace.root), input);
 const numbered = (count: number) => Array.from({ length: count }, (_, i) => `line ${i + 1}`);
-
-beforeEach(async () => {
-  workspace = await makeTempDirectory();
-});
-afterEach(async () => {
-  await workspace.remove();
-});
 
 describe("read_file", () => {
   it("returns a small file's text exactly, without a note", async () => {

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { access, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_BWRAP_PATH } from "../../src/tools/bubblewrap.js";
 import { resolveHiddenPaths } from "../../src/tools/hidden-paths.js";
 import { probeNetworkHelper } from "../../src/tools/network-helper.js";
@@ -12,6 +12,7 @@ import { OUTPUT_LIMIT_BYTES } from "../../src/tools/output-limit.js";
 import { runCommandTool } from "../../src/tools/run-command.js";
 import { chooseShell, describeShellChoice, type OfferedShell } from "../../src/tools/shell-mode.js";
 import { socketFilterFor } from "../../src/tools/socket-filter.js";
+import { eventually } from "../support/eventually.js";
 import {
   canMakePeer,
   type HostListener,
@@ -25,10 +26,9 @@ import {
   callTool,
   expectToolError,
   isErrorOutput,
-  makeTempDirectory,
   outputText,
   requireBwrap,
-  type TempDirectory,
+  withTempDirectory,
 } from "./tool-harness.js";
 
 const sandboxed: OfferedShell = {
@@ -38,7 +38,7 @@ const sandboxed: OfferedShell = {
 };
 const unconfined: OfferedShell = { mode: "unconfined" };
 
-let workspace: TempDirectory;
+const workspace = withTempDirectory();
 const run = (input: unknown, shell: OfferedShell = sandboxed, signal?: AbortSignal) =>
   callTool(runCommandTool(workspace.root, shell), input, signal);
 
@@ -58,27 +58,8 @@ async function sleepers(seconds: string): Promise<number[]> {
   return found;
 }
 
-/** Polls until `condition` holds, failing after `timeoutMs` (generous: this is not a timing assert). */
-async function eventually(
-  condition: () => Promise<boolean>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 beforeAll(() => {
   requireBwrap();
-});
-beforeEach(async () => {
-  workspace = await makeTempDirectory();
-});
-afterEach(async () => {
-  await workspace.remove();
 });
 
 describe("run_command in the sandbox", () => {
@@ -314,7 +295,10 @@ describe("run_command in the sandbox", () => {
       "timed out after 1000 ms; the command and all its processes were killed\nstarted\n",
     );
     for (const seconds of [main, background, detached]) {
-      await eventually(async () => (await sleepers(seconds)).length === 0, `sleep ${seconds} is gone`);
+      await eventually(
+        `sleep ${seconds} to be gone`,
+        async () => (await sleepers(seconds)).length === 0 || undefined,
+      );
     }
   });
 
@@ -327,22 +311,29 @@ describe("run_command in the sandbox", () => {
       controller.signal,
     );
     await eventually(
-      async () => (await sleepers(main)).length === 1 && (await sleepers(background)).length === 1,
-      "both sleeps run",
+      "both sleeps to run",
+      async () =>
+        ((await sleepers(main)).length === 1 && (await sleepers(background)).length === 1) || undefined,
     );
     controller.abort();
     const output = await pending;
     expect(isErrorOutput(output)).toBe(true);
     expect(outputText(output)).toMatch(/^cancelled; the command and all its processes were killed/);
     for (const seconds of [main, background]) {
-      await eventually(async () => (await sleepers(seconds)).length === 0, `sleep ${seconds} is gone`);
+      await eventually(
+        `sleep ${seconds} to be gone`,
+        async () => (await sleepers(seconds)).length === 0 || undefined,
+      );
     }
   });
 
   it("leaves no background process running after the command exits", async () => {
     const background = uniqueSleep();
     expect(await run({ command: `(setsid sleep ${background} &) ; echo done` })).toBe("exit code: 0\ndone\n");
-    await eventually(async () => (await sleepers(background)).length === 0, `sleep ${background} is gone`);
+    await eventually(
+      `sleep ${background} to be gone`,
+      async () => (await sleepers(background)).length === 0 || undefined,
+    );
   });
 
   it("refuses to start when already aborted", async () => {
@@ -400,7 +391,10 @@ describe("run_command unconfined", () => {
     const output = await run({ command: `sleep ${background} & sleep ${main}`, timeout_ms: 500 }, unconfined);
     expect(outputText(output)).toMatch(/^timed out after 500 ms/);
     for (const seconds of [main, background]) {
-      await eventually(async () => (await sleepers(seconds)).length === 0, `sleep ${seconds} is gone`);
+      await eventually(
+        `sleep ${seconds} to be gone`,
+        async () => (await sleepers(seconds)).length === 0 || undefined,
+      );
     }
   });
 });

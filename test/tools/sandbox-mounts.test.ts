@@ -8,7 +8,7 @@ import {
   workspaceMountArguments,
   writableMountArguments,
 } from "../../src/tools/sandbox-mounts.js";
-import { makeTempDirectory, type TempDirectory } from "./tool-harness.js";
+import { makeTempDirectory, type TempDirectory, withTempDirectory } from "./tool-harness.js";
 
 /** The arguments as `[option, ...operands]` groups, for readable expectations. */
 function mounts(args: readonly string[]): string[] {
@@ -33,14 +33,7 @@ describe("privateDirectories", () => {
 });
 
 describe("workspaceMountArguments", () => {
-  let workspace: TempDirectory;
-
-  beforeEach(async () => {
-    workspace = await makeTempDirectory();
-  });
-  afterEach(async () => {
-    await workspace.remove();
-  });
+  const workspace = withTempDirectory();
 
   it("mounts a private directory holding the workspace before the workspace, the others after", () => {
     const groups = mounts(workspaceMountArguments(workspace.root, []));

@@ -10,14 +10,14 @@ import { existsSync, readFileSync } from "node:fs";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { connect, createServer, type Server } from "node:net";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_BWRAP_PATH } from "../../src/tools/bubblewrap.js";
 import { runCommandTool } from "../../src/tools/run-command.js";
 import { chooseShell, describeShellChoice, type OfferedShell } from "../../src/tools/shell-mode.js";
 import { ALLOWED_SOCKET_FAMILIES, socketFilterFor } from "../../src/tools/socket-filter.js";
 import { runSeccompProgram } from "./classic-bpf.js";
 import { i386SyscallProgram, SURVIVED_STATUS, x32SyscallProgram } from "./tiny-elf.js";
-import { callTool, makeTempDirectory, outputText, requireBwrap, type TempDirectory } from "./tool-harness.js";
+import { callTool, outputText, requireBwrap, withTempDirectory } from "./tool-harness.js";
 
 const filtered: OfferedShell = {
   mode: "sandboxed",
@@ -37,7 +37,7 @@ const KILLED_BY_SECCOMP = 128 + 31;
 /** The shell's status for a process killed by SIGSEGV. */
 const KILLED_BY_SEGV = 128 + 11;
 
-let workspace: TempDirectory;
+const workspace = withTempDirectory();
 const run = async (shell: OfferedShell, command: string) =>
   outputText(await callTool(runCommandTool(workspace.root, shell), { command }));
 
@@ -73,12 +73,6 @@ function canConnectFromHost(socketPath: string): Promise<boolean> {
 
 beforeAll(() => {
   requireBwrap();
-});
-beforeEach(async () => {
-  workspace = await makeTempDirectory();
-});
-afterEach(async () => {
-  await workspace.remove();
 });
 
 describe("the socket filter in the sandbox", () => {

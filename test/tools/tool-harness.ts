@@ -6,6 +6,7 @@ import { expect } from "vitest";
 import type { ToolDefinition, ToolOutput } from "../../src/model/tools.js";
 import { ToolError } from "../../src/model/tools.js";
 import { probeBwrap } from "../../src/tools/bubblewrap.js";
+import { startedForDescribe, startedForEachTest } from "../support/started-for-describe.js";
 
 /** A fresh, empty directory; `root` is its real path. */
 export interface TempDirectory {
@@ -17,6 +18,18 @@ export interface TempDirectory {
 export async function makeTempDirectory(prefix = "skein-tools-", base = tmpdir()): Promise<TempDirectory> {
   const root = await realpath(await mkdtemp(path.join(base, prefix)));
   return { root, remove: () => rm(root, { recursive: true, force: true }) };
+}
+
+/**
+ * A temporary directory made before each test of the enclosing scope and removed after it (or,
+ * with `each: false`, one for all its tests); read `root` inside tests and hooks.
+ */
+export function withTempDirectory(options: { prefix?: string; each?: boolean } = {}): {
+  readonly root: string;
+} {
+  const start = () => makeTempDirectory(options.prefix);
+  const stop = (directory: TempDirectory) => directory.remove();
+  return options.each === false ? startedForDescribe(start, stop) : startedForEachTest(start, stop);
 }
 
 /** Calls a tool definition with JSON-encoded `input`, as the Worker would. */

@@ -1,22 +1,13 @@
 import { spawnSync } from "node:child_process";
 import { chmod, mkdir, readdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { writeFileTool } from "../../src/tools/write-file.js";
-import { callTool, expectToolError, makeTempDirectory, type TempDirectory } from "./tool-harness.js";
+import { callTool, expectToolError, withTempDirectory } from "./tool-harness.js";
 
-let workspace: TempDirectory;
-let outside: TempDirectory;
+const workspace = withTempDirectory();
+const outside = withTempDirectory({ prefix: "skein-outside-" });
 const write = (input: unknown) => callTool(writeFileTool(workspace.root), input);
-
-beforeEach(async () => {
-  workspace = await makeTempDirectory();
-  outside = await makeTempDirectory("skein-outside-");
-});
-afterEach(async () => {
-  await workspace.remove();
-  await outside.remove();
-});
 
 describe("write_file", () => {
   it("creates a file and its missing parent directories", async () => {

@@ -16,6 +16,7 @@ import {
   missedEntriesToken,
   type TranscriptState,
 } from "../../web/src/transcript/transcript-state.js";
+import { sessionSnapshot } from "../support/session-snapshot.js";
 
 function entry(id: string, kind: HistoryEntry["kind"], turn: string | null, textValue = id): HistoryEntry {
   return {
@@ -32,30 +33,10 @@ function entry(id: string, kind: HistoryEntry["kind"], turn: string | null, text
 }
 
 function snapshot(items: HistoryEntry[], older: string | null = null): SessionSnapshot {
-  return {
-    id: "s",
-    name: null,
-    workspace: "/w",
-    parent_id: null,
-    created_at: "2026-01-01T00:00:00.000Z",
-    activity_at: "2026-01-01T00:00:00.000Z",
-    provider_profile: "p",
-    model: "m",
-    status: { phase: "idle", run_id: null, interrupt_requested: false, blocking_reason: null },
-    cursor: { generation: "g", sequence: 0 },
+  return sessionSnapshot({
     preview: { text: "", transcript_count: items.length, truncated: false },
-    input_order: 0,
-    usage: { prompt_tokens: 0, completion_tokens: 0, cached_prompt_tokens: 0, total_tokens: 0 },
-    creation: { kind: "new", submitted: { kind: "new", workspace: "/w" } },
-    pending_inputs: [],
-    pending_approvals: [],
-    approval_policy: null,
-    approval_mode: "ask",
     history: { items, older, newer: null, high_water: items.length, byte_limited: false },
-    settings: { provider_profile: "p", model: "m", request_config: {}, effective: null },
-    context: null,
-    todos: [],
-  };
+  });
 }
 
 let sequence = 0;

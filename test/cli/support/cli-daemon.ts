@@ -3,7 +3,7 @@
  */
 import { DaemonHarness } from "../../e2e/support/daemon-harness.js";
 import { FakeProvider } from "../../support/fake-provider/server.js";
-import { useStartedForDescribe } from "../../support/started-for-describe.js";
+import { startedForDescribe } from "../../support/started-for-describe.js";
 import { CliSandbox, fakeProfile } from "./cli-harness.js";
 
 /** A fake provider, a daemon on it and a CLI sandbox pointed at that daemon (autostart off). */
@@ -22,7 +22,7 @@ export function useCliDaemon(
   script?: FakeProvider["script"],
   config?: Record<string, unknown>,
 ): CliDaemonScope {
-  return useStartedForDescribe(
+  return startedForDescribe(
     async () => {
       const provider = await FakeProvider.start();
       if (script !== undefined) provider.script = script;

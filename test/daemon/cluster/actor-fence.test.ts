@@ -8,56 +8,38 @@
  */
 import pg from "pg";
 import { v7 as uuidv7 } from "uuid";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SessionRegistry } from "../../../src/daemon/actor/session-registry.js";
 import { ClusterNode, SessionOwnedElsewhereError } from "../../../src/daemon/cluster/cluster-node.js";
 import { emptyPreview } from "../../../src/daemon/history/preview.js";
 import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
 import { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
 import { WriteFencedError } from "../../../src/daemon/storage/session-storage.js";
-import type { LogEntry } from "../../../src/log/entries.js";
 import { HeadSigner } from "../../../src/log/head-signer.js";
 import { textBlockStart, textBlockStop, textDelta } from "../../../src/model/events.js";
 import { userMessage } from "../../../src/model/items.js";
+import { eventually } from "../../support/eventually.js";
 import { MockLlmClient } from "../../support/mock-llm-client.js";
-import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
-import { type TestServices, testServices } from "../session/session-services.js";
+import { createTestSession, type TestServices, testServices } from "../session/session-services.js";
+import { quiet, type StartedNode, start, ts, withNodesOnFreshSchema } from "./nodes-on-schema.js";
 
-interface Node {
-  storage: PgSessionStorage;
-  node: ClusterNode;
+interface Node extends StartedNode {
   /** Sessions claimed by the node's scan. */
   adopted: string[];
 }
 
-const ts = Date.parse("2025-05-06T07:08:09.010Z");
-const start: LogEntry = { kind: "session_start", ts, system_prompt: null, config: {}, history: [] };
-const quiet = { info: () => {}, warn: () => {}, error: () => {} };
 // One head-signing key for the cluster, as the nodes of a real one share it.
 const signer = HeadSigner.generate();
 
-let schema: PgSchema;
-let nodes: Node[] = [];
 let env: TestServices | null = null;
-
-beforeEach(async () => {
-  schema = await createPgSchema("skein_actor_fence");
-});
-
-afterEach(async () => {
-  for (const { node, storage } of nodes) {
-    await node.stop();
-    await storage.close();
-  }
-  nodes = [];
+const cluster = withNodesOnFreshSchema<Node>("skein_actor_fence", async () => {
   await env?.cleanup();
   env = null;
-  await schema.drop();
 });
 
 /** This suite's connections, named so that the test can find them in pg_stat_activity. */
 function appUrl(): string {
-  return `${schema.url}&application_name=${schema.name}`;
+  return `${cluster.schema.url}&application_name=${cluster.schema.name}`;
 }
 
 /** A node on the schema as the daemon starts one; `lost` and `adopt` as the daemon wires them, to `registry`. */
@@ -68,7 +50,7 @@ async function startNode(
   const adopted: string[] = [];
   const node = new ClusterNode(storage.pool, {
     nodeId: uuidv7(),
-    url: `http://127.0.0.1:${41000 + nodes.length}`,
+    url: `http://127.0.0.1:${41000 + cluster.nodes.length}`,
     leaseMs: options.leaseMs ?? 60_000,
     pollMs: options.pollMs ?? 3_600_000,
     signer,
@@ -81,19 +63,9 @@ async function startNode(
   });
   storage.fenceWith(node);
   const started = { storage, node, adopted };
-  nodes.push(started);
+  cluster.nodes.push(started);
   await node.start({ connectionString: appUrl() });
   return started;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 10_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** A model that answers every request with "ok". */
@@ -125,16 +97,16 @@ describe("fencing per actor", () => {
     const old = await registry.get(session);
 
     // Hold up the node's group commit: a write of the other session waits for a row lock.
-    const locker = new pg.Client({ connectionString: schema.url });
+    const locker = new pg.Client({ connectionString: cluster.schema.url });
     await locker.connect();
     try {
       await locker.query("BEGIN");
       await locker.query("SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE", [other]);
       const held = registry.withActor(other, (actor) => actor.setApprovalPolicy({ approval_policy: null }));
-      await until("the other session's write to wait for the lock", async () => {
-        const rows = await schema.query<{ n: number }>(
+      await eventually("the other session's write to wait for the lock", async () => {
+        const rows = await cluster.schema.query<{ n: number }>(
           "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
-          [schema.name],
+          [cluster.schema.name],
         );
         return rows[0]!.n > 0 ? true : undefined;
       });
@@ -147,8 +119,8 @@ describe("fencing per actor", () => {
       expect(a.storage.commitStats().requests).toBeGreaterThan(0);
 
       // The lease runs out (a pause, say); the node notices and drops the session...
-      await schema.query("UPDATE session_leases SET expires_at = 0 WHERE session = $1", [session]);
-      await until("the node to drop the session", () => (a.node.holds(session) ? undefined : true));
+      await cluster.schema.query("UPDATE session_leases SET expires_at = 0 WHERE session = $1", [session]);
+      await eventually("the node to drop the session", () => (a.node.holds(session) ? undefined : true));
       expect(old.stopped).toBe(true);
       // ...and claims it again at the next request: a new epoch, a new actor.
       const current = await registry.get(session);
@@ -160,7 +132,7 @@ describe("fencing per actor", () => {
       // The old actor's admission was refused; the request was answered by the current actor.
       const receipt = await answered;
       expect(receipt.id).toBe(inputId);
-      await until("the input's turn to complete", async () => {
+      await eventually("the input's turn to complete", async () => {
         const stored = await a.storage.getReceipt(session, inputId);
         return stored?.turn?.state === "completed" ? true : undefined;
       });
@@ -171,7 +143,7 @@ describe("fencing per actor", () => {
     const actor = await registry.get(session);
     const next = uuidv7();
     await actor.submit(next, { kind: "message", text: "and the next one" }, null);
-    await until("the next turn to complete", async () =>
+    await eventually("the next turn to complete", async () =>
       (await a.storage.getReceipt(session, next))?.turn?.state === "completed" ? true : undefined,
     );
     expect((await actor.snapshot(0)).status.blocking_reason ?? null).toBeNull();
@@ -186,16 +158,18 @@ describe("fencing per actor", () => {
     const [a, b] = [await startNode(), await startNode()];
     await a!.storage.createSession({ id: "s", workspace: "/tmp/work", createdAt: ts }, [start], emptyPreview);
     const stale = a!.storage.writerFrom("s", await a!.storage.readLog("s"));
-    await schema.query("UPDATE session_leases SET expires_at = 0 WHERE session = 's'");
+    await cluster.schema.query("UPDATE session_leases SET expires_at = 0 WHERE session = 's'");
     await b!.node.acquire("s");
     const owner = b!.storage.writerFrom("s", await b!.storage.readLog("s"));
     await owner.append([{ kind: "user_input", ts, item: userMessage("from the new owner") }], {});
-    const before = await schema.query("SELECT position, hash FROM transcript WHERE session = 's'");
+    const before = await cluster.schema.query("SELECT position, hash FROM transcript WHERE session = 's'");
 
     await expect(
       stale.append([{ kind: "user_input", ts, item: userMessage("late, from the old owner") }], {}),
     ).rejects.toBeInstanceOf(WriteFencedError);
-    expect(await schema.query("SELECT position, hash FROM transcript WHERE session = 's'")).toEqual(before);
+    expect(await cluster.schema.query("SELECT position, hash FROM transcript WHERE session = 's'")).toEqual(
+      before,
+    );
   });
 
   it("answers a request that reaches the old owner's actor after a takeover as owned elsewhere, not as a corrupt log", async () => {
@@ -204,19 +178,11 @@ describe("fencing per actor", () => {
     const a = await startNode({ registry: () => registry });
     const b = await startNode();
     registry = new SessionRegistry({ ...env.services, storage: a.storage, ownership: a.node });
-    const id = uuidv7();
-    await registry.create({
-      id,
-      workspace: env.workspace,
-      name: null,
-      providerProfile: null,
-      model: null,
-      systemPrompt: null,
-    });
+    const id = await createTestSession(registry, env.workspace);
     const old = await registry.get(id);
     // B takes the session over (A was paused past its lease, say) and writes to it; A has not
     // noticed yet (its next renewal is 20 s away).
-    await schema.query("UPDATE session_leases SET expires_at = 0 WHERE session = $1", [id]);
+    await cluster.schema.query("UPDATE session_leases SET expires_at = 0 WHERE session = $1", [id]);
     await b.node.acquire(id);
     const writer = b.storage.writerFrom(id, await b.storage.readLog(id));
     await writer.append([{ kind: "user_input", ts, item: userMessage("on B") }], {});
@@ -250,7 +216,7 @@ describe("fencing per actor", () => {
       lost: () => {},
     });
     storage.fenceWith(a);
-    nodes.push({ storage, node: a, adopted: [] });
+    cluster.nodes.push({ storage, node: a, adopted: [] });
     await storage.createSession({ id: "s", workspace: "/tmp/work", createdAt: ts }, [start], emptyPreview);
     // Paused mid-commit: the fence's share lock on the lease row, in a transaction that waits.
     const paused = await storage.pool.connect();
@@ -280,14 +246,14 @@ describe("fencing per actor", () => {
       intent: { text: "i" },
       acceptedAt: ts,
     });
-    await schema.query(
+    await cluster.schema.query(
       `UPDATE session_leases SET node_id = $1, epoch = epoch + 1,
          expires_at = (extract(epoch from clock_timestamp()) * 1000)::bigint + 1000 WHERE session = 's'`,
       [a.node.nodeId],
     );
     expect(a.node.holds("s")).toBe(false);
 
-    await until("B to claim the session", () => (b.adopted.includes("s") ? true : undefined), 6_000);
+    await eventually("B to claim the session", () => (b.adopted.includes("s") ? true : undefined), 6_000);
     expect((await b.node.leaseOf("s"))?.node_id).toBe(b.node.nodeId);
   });
 });

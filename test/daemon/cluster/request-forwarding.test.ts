@@ -1,9 +1,3 @@
-/**
- * The relay's lease lookup is storage like any other read: with the database unreachable (a
- * real pool pointed at a loopback port where nothing listens), a request about a session this
- * node does not hold answers 503 `request_unavailable` with Retry-After, never 500.
- */
-import { createServer } from "node:net";
 import pg from "pg";
 import { v7 as uuidv7 } from "uuid";
 import { afterEach, describe, expect, it } from "vitest";
@@ -13,18 +7,10 @@ import { createHttpApp, type HttpApp } from "../../../src/daemon/http/create-htt
 import { registerResource } from "../../../src/daemon/http/resource.js";
 import { HeadSigner } from "../../../src/log/head-signer.js";
 import { keepConnectionErrors } from "../../../src/log/pg-connection-errors.js";
+import { freePort } from "../../support/free-port.js";
 
 const token = "test-token-0123456789abcdef";
 const quiet = { info: () => {}, warn: () => {}, error: () => {} };
-
-/** A loopback port nothing listens on (bound, then closed). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 let app: HttpApp | null = null;
 let pool: pg.Pool | null = null;
@@ -38,7 +24,7 @@ afterEach(async () => {
 
 describe("relaying requests while the database is down", () => {
   it("answers 503 with Retry-After when the lease lookup cannot reach the database", async () => {
-    pool = new pg.Pool({ connectionString: `postgres://postgres@127.0.0.1:${await closedPort()}/test` });
+    pool = new pg.Pool({ connectionString: `postgres://postgres@127.0.0.1:${await freePort()}/test` });
     keepConnectionErrors(pool);
     const node = new ClusterNode(pool, {
       nodeId: uuidv7(),

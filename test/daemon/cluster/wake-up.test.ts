@@ -11,6 +11,7 @@ import { emptyPreview } from "../../../src/daemon/history/preview.js";
 import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
 import { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
 import { HeadSigner } from "../../../src/log/head-signer.js";
+import { eventually } from "../../support/eventually.js";
 import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
 
 const quiet = { info: () => {}, warn: () => {}, error: () => {} };
@@ -61,16 +62,6 @@ async function listeners(name: string): Promise<number[]> {
   return rows.map((row) => row.pid);
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 8_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 describe("the cluster's wake-up connection", () => {
   it("comes back after its backend is terminated, and a NOTIFY then wakes the node", async () => {
     const name = `${schema.name}_b`;
@@ -78,12 +69,12 @@ describe("the cluster's wake-up connection", () => {
     const adopted: string[] = [];
     const creator = await startNode(`${schema.name}_a`, creatorAdopted);
     await startNode(name, adopted);
-    const [first] = await until("the node to listen", async () => {
+    const [first] = await eventually("the node to listen", async () => {
       const pids = await listeners(name);
       return pids.length === 1 ? pids : undefined;
     });
     await schema.query("SELECT pg_terminate_backend($1)", [first]);
-    const [second] = await until("the node to listen again", async () => {
+    const [second] = await eventually("the node to listen again", async () => {
       const pids = await listeners(name);
       return pids.length === 1 && pids[0] !== first ? pids : undefined;
     });
@@ -104,7 +95,7 @@ describe("the cluster's wake-up connection", () => {
       acceptedAt: 1,
     });
     await creator.stop();
-    await until("a node to claim the session", async () =>
+    await eventually("a node to claim the session", async () =>
       adopted.includes("s") || creatorAdopted.includes("s") ? true : undefined,
     );
     expect(adopted).toEqual(["s"]);

@@ -7,20 +7,19 @@
  */
 import type pg from "pg";
 import { v7 as uuidv7 } from "uuid";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SessionRegistry } from "../../../src/daemon/actor/session-registry.js";
 import { ClusterNode } from "../../../src/daemon/cluster/cluster-node.js";
 import { emptyPreview } from "../../../src/daemon/history/preview.js";
 import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
 import { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
 import { type WriteFence, WriteFencedError } from "../../../src/daemon/storage/session-storage.js";
-import type { LogEntry } from "../../../src/log/entries.js";
 import { HeadSigner } from "../../../src/log/head-signer.js";
 import { textBlockStart, textBlockStop, textDelta } from "../../../src/model/events.js";
 import { userMessage } from "../../../src/model/items.js";
 import { MockLlmClient } from "../../support/mock-llm-client.js";
-import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
-import { testServices } from "../session/session-services.js";
+import { createTestSession, testServices } from "../session/session-services.js";
+import { quiet, type StartedNode, start, ts, withNodesOnFreshSchema } from "./nodes-on-schema.js";
 
 /** The real fence of a node, counting the fence queries it runs. */
 class CountingFence implements WriteFence<pg.PoolClient> {
@@ -41,42 +40,24 @@ class CountingFence implements WriteFence<pg.PoolClient> {
   }
 }
 
-interface Node {
-  storage: PgSessionStorage;
-  node: ClusterNode;
+interface Node extends StartedNode {
   fence: CountingFence;
   /** Sessions this node was told it lost. */
   lost: string[];
 }
 
-const ts = Date.parse("2025-05-06T07:08:09.010Z");
-const start: LogEntry = { kind: "session_start", ts, system_prompt: null, config: {}, history: [] };
-const quiet = { info: () => {}, warn: () => {}, error: () => {} };
-
-let schema: PgSchema;
-let nodes: Node[] = [];
-
-beforeEach(async () => {
-  schema = await createPgSchema("skein_fence");
-});
-
-afterEach(async () => {
-  for (const { node, storage } of nodes) {
-    await node.stop();
-    await storage.close();
-  }
-  nodes = [];
-  await schema.drop();
-});
+const cluster = withNodesOnFreshSchema<Node>("skein_fence");
 
 /** A node on the schema, started as the daemon starts one (a long lease: no renewal interferes). */
 async function startNode(): Promise<Node> {
   const signer = HeadSigner.generate();
-  const storage = new PgSessionStorage(await openPgDaemonDatabase(schema.url, { max: 4 }), { signer });
+  const storage = new PgSessionStorage(await openPgDaemonDatabase(cluster.schema.url, { max: 4 }), {
+    signer,
+  });
   const lost: string[] = [];
   const node = new ClusterNode(storage.pool, {
     nodeId: uuidv7(),
-    url: `http://127.0.0.1:${40000 + nodes.length}`,
+    url: `http://127.0.0.1:${40000 + cluster.nodes.length}`,
     leaseMs: 60_000,
     signer,
     logger: quiet,
@@ -88,8 +69,8 @@ async function startNode(): Promise<Node> {
   const fence = new CountingFence(node);
   storage.fenceWith(fence);
   const started = { storage, node, fence, lost };
-  nodes.push(started);
-  await node.start({ connectionString: schema.url });
+  cluster.nodes.push(started);
+  await node.start({ connectionString: cluster.schema.url });
   return started;
 }
 
@@ -119,7 +100,7 @@ async function startTurn(node: Node, sessionId: string, inputId: string, turnId:
 /** Node A paused past its lease: the lease expired and node B took the session (a new epoch). */
 async function takeOver(from: Node, to: Node, sessionId: string): Promise<void> {
   expect(from.node.holds(sessionId)).toBe(true);
-  await schema.query("UPDATE session_leases SET expires_at = 0 WHERE session = $1", [sessionId]);
+  await cluster.schema.query("UPDATE session_leases SET expires_at = 0 WHERE session = $1", [sessionId]);
   await to.node.acquire(sessionId);
   expect((await to.node.leaseOf(sessionId))?.epoch).toBe(2);
 }
@@ -127,10 +108,10 @@ async function takeOver(from: Node, to: Node, sessionId: string): Promise<void> 
 /** What a fenced write must not change: the session's row, its turns, its inputs and its log. */
 async function rowsOf(sessionId: string): Promise<unknown[]> {
   return [
-    await schema.query("SELECT * FROM sessions WHERE id = $1", [sessionId]),
-    await schema.query("SELECT * FROM turns WHERE session = $1 ORDER BY id", [sessionId]),
-    await schema.query("SELECT * FROM inputs WHERE session = $1 ORDER BY id", [sessionId]),
-    await schema.query("SELECT position, hash FROM transcript WHERE session = $1 ORDER BY position", [
+    await cluster.schema.query("SELECT * FROM sessions WHERE id = $1", [sessionId]),
+    await cluster.schema.query("SELECT * FROM turns WHERE session = $1 ORDER BY id", [sessionId]),
+    await cluster.schema.query("SELECT * FROM inputs WHERE session = $1 ORDER BY id", [sessionId]),
+    await cluster.schema.query("SELECT position, hash FROM transcript WHERE session = $1 ORDER BY position", [
       sessionId,
     ]),
   ];
@@ -264,7 +245,7 @@ describe("the write fence of a cluster node", () => {
     expect(deleted.status).toBe("fulfilled");
     expect(late.status === "rejected" && late.reason).toBeInstanceOf(WriteFencedError);
     expect(other.status).toBe("fulfilled");
-    expect(await schema.query("SELECT * FROM turns")).toEqual([]);
+    expect(await cluster.schema.query("SELECT * FROM turns")).toEqual([]);
   });
 
   it("runs a plain turn with one fence query per group commit", async () => {
@@ -274,15 +255,7 @@ describe("the write fence of a cluster node", () => {
     );
     try {
       const registry = new SessionRegistry({ ...env.services, storage: a!.storage, ownership: a!.node });
-      const id = uuidv7();
-      await registry.create({
-        id,
-        workspace: env.workspace,
-        name: null,
-        providerProfile: null,
-        model: null,
-        systemPrompt: null,
-      });
+      const id = await createTestSession(registry, env.workspace);
       const actor = await registry.get(id);
       const stats = a!.storage.commitStats();
       a!.fence.checks = 0;

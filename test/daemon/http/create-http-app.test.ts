@@ -1,16 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { rawRequest } from "./raw-http.js";
-import { startTestApp, type TestApp, token, validHead } from "./test-app.js";
+import { token, validHead, withTestApp } from "./test-app.js";
 
-let t: TestApp;
-
-beforeAll(async () => {
-  t = await startTestApp();
-});
-
-afterAll(async () => {
-  await t.close();
-});
+const t = withTestApp();
 
 async function problemOf(response: Response): Promise<Record<string, unknown>> {
   expect(response.headers.get("content-type")).toBe("application/problem+json");

@@ -4,19 +4,11 @@
  * origin or host check, as a well-framed request would. Over a raw socket, since fetch cannot
  * send malformed framing.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expectProblem, type RawResponse, rawConversation, rawRequest } from "./raw-http.js";
-import { startTestApp, type TestApp, token } from "./test-app.js";
+import { token, withTestApp } from "./test-app.js";
 
-let t: TestApp;
-
-beforeAll(async () => {
-  t = await startTestApp();
-});
-
-afterAll(async () => {
-  await t.close();
-});
+const t = withTestApp();
 
 const auth = `Authorization: Bearer ${token}`;
 const json = "Content-Type: application/json";

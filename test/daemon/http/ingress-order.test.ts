@@ -1,17 +1,9 @@
 /** What is decided before a body is read, and what an early answer does to a kept-alive connection. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expectProblem, rawConversation, rawRequest } from "./raw-http.js";
-import { startTestApp, type TestApp, validHead } from "./test-app.js";
+import { validHead, withTestApp } from "./test-app.js";
 
-let t: TestApp;
-
-beforeAll(async () => {
-  t = await startTestApp();
-});
-
-afterAll(async () => {
-  await t.close();
-});
+const t = withTestApp();
 
 function head(requestLine: string, lines: string[]): string {
   return `${[requestLine, ...validHead(t.port), ...lines].join("\r\n")}\r\n\r\n`;

@@ -1,17 +1,9 @@
 /** An answer sent before a large body was read reaches a client that is still sending it. */
 import { request } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "./test-app.js";
+import { describe, expect, it } from "vitest";
+import { withTestApp } from "./test-app.js";
 
-let t: TestApp;
-
-beforeAll(async () => {
-  t = await startTestApp();
-});
-
-afterAll(async () => {
-  await t.close();
-});
+const t = withTestApp();
 
 /** Upload `bytes` as one body the way a plain client does (write all, then read); the status or the error code. */
 function upload(headers: Record<string, string>, bytes: number): Promise<number | string> {

@@ -1,16 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RawResponse, rawRequest } from "./raw-http.js";
-import { startTestApp, type TestApp, token, validHead } from "./test-app.js";
+import { startTestApp, type TestApp, token, validHead, withTestApp } from "./test-app.js";
 
-let t: TestApp;
-
-beforeAll(async () => {
-  t = await startTestApp();
-});
-
-afterAll(async () => {
-  await t.close();
-});
+const t = withTestApp();
 
 /** POST /small with a complete JSON body and the given extra header lines. */
 function post(lines: string[], head = validHead(t.port)): Promise<RawResponse> {

@@ -1,17 +1,9 @@
 /** Requests Node would answer by itself (or not at all) get problem JSON too, after the token check. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expectProblem, rawConversation, rawRequest } from "./raw-http.js";
-import { startTestApp, type TestApp, token, validHead } from "./test-app.js";
+import { token, validHead, withTestApp } from "./test-app.js";
 
-let t: TestApp;
-
-beforeAll(async () => {
-  t = await startTestApp();
-});
-
-afterAll(async () => {
-  await t.close();
-});
+const t = withTestApp();
 
 const auth = `Authorization: Bearer ${token}`;
 

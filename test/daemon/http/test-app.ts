@@ -4,6 +4,7 @@ import { createHttpApp, type HttpApp, wantsEventStream } from "../../../src/daem
 import { problem } from "../../../src/daemon/http/problem.js";
 import { registerResource } from "../../../src/daemon/http/resource.js";
 import { inputBodyLimit } from "../../../src/daemon/http/route-config.js";
+import { startedForDescribe } from "../../support/started-for-describe.js";
 
 export const token = "test-token-0123456789abcdef";
 
@@ -26,6 +27,14 @@ const MessageInput = Type.Object(
 const ContinueInput = Type.Object({ kind: Type.Literal("continue") }, { additionalProperties: false });
 
 /** Start the app with dummy routes on an ephemeral port. */
+/** One test app for the calling file (or `describe`): started before its tests, closed after them. */
+export function withTestApp(): TestApp {
+  return startedForDescribe(
+    () => startTestApp(),
+    (started) => started.close(),
+  );
+}
+
 export async function startTestApp(
   options: Parameters<typeof createHttpApp>[0] | null = null,
 ): Promise<TestApp> {

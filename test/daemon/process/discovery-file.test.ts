@@ -2,18 +2,10 @@ import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { removeDiscoveryFile, writeDiscoveryFile } from "../../../src/daemon/process/discovery-file.js";
-import { type DiscoveryInfo, readDiscoveryFile } from "../../../src/home/discovery-file.js";
-import { newHome, removeTempRoots } from "./temp-home.js";
+import { readDiscoveryFile } from "../../../src/home/discovery-file.js";
+import { discoveryInfo as info, newHome, removeTempRoots } from "./temp-home.js";
 
 afterEach(removeTempRoots);
-
-const info: DiscoveryInfo = {
-  pid: 4242,
-  port: 45_678,
-  token: "t".repeat(64),
-  version: 3,
-  instance_id: "inst-1",
-};
 
 describe("daemon.json", () => {
   it("is written with mode 0600 and the documented fields", async () => {

@@ -1,19 +1,18 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { writeDiscoveryFile } from "../../../src/daemon/process/discovery-file.js";
 import { HomeLock, HomeLockedError } from "../../../src/daemon/process/home-lock.js";
+import { thrownBy } from "../../support/rejection.js";
 import { startFixture } from "./child-process.js";
 import { newHome, removeTempRoots } from "./temp-home.js";
 
 afterEach(removeTempRoots);
 
 function lockError(home: string): HomeLockedError {
-  try {
-    HomeLock.acquire(home).release();
-  } catch (error) {
-    expect(error).toBeInstanceOf(HomeLockedError);
-    return error as HomeLockedError;
-  }
-  throw new Error("the second lock was granted");
+  return thrownBy(
+    () => HomeLock.acquire(home).release(),
+    (error) => error instanceof HomeLockedError,
+    "the second lock was granted",
+  );
 }
 
 describe("HomeLock", () => {

@@ -2,21 +2,10 @@ import { readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from "n
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { NoProviderError, ProviderConfigSource } from "../../../src/daemon/process/provider-config.js";
-import {
-  type ProviderConfig,
-  ProviderConfigError,
-  writeProviderConfig,
-} from "../../../src/home/provider-config.js";
-import { newHome, removeTempRoots } from "./temp-home.js";
+import { ProviderConfigError, writeProviderConfig } from "../../../src/home/provider-config.js";
+import { localProviderConfig as local, newHome, removeTempRoots } from "./temp-home.js";
 
 afterEach(removeTempRoots);
-
-const local: ProviderConfig = {
-  active: "local",
-  providers: {
-    local: { protocol: "chat_completions", baseUrl: "http://127.0.0.1:11434/v1", model: "qwen3" },
-  },
-};
 
 describe("ProviderConfigSource", () => {
   it("has no providers when config.json is missing, and says how to add one", () => {

@@ -5,16 +5,9 @@ import { SecretsSource } from "../../../src/daemon/process/secrets-source.js";
 import { sessionProviders } from "../../../src/daemon/process/session-providers.js";
 import { type ProviderConfig, writeProviderConfig } from "../../../src/home/provider-config.js";
 import { writeSecretsFile } from "../../../src/home/secrets-file.js";
-import { newHome, removeTempRoots } from "./temp-home.js";
+import { localProviderConfig as config, newHome, removeTempRoots } from "./temp-home.js";
 
 afterEach(removeTempRoots);
-
-const config: ProviderConfig = {
-  active: "local",
-  providers: {
-    local: { protocol: "chat_completions", baseUrl: "http://127.0.0.1:11434/v1", model: "qwen3" },
-  },
-};
 
 describe("sessionProviders", () => {
   it("gives every turn of a profile and model the same client until config.json changes", async () => {

@@ -2,15 +2,14 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isLoopbackAddress, readSettings, SettingsError } from "../../../src/daemon/process/settings.js";
+import { thrownBy } from "../../support/rejection.js";
 
 function settingsError(env: NodeJS.ProcessEnv): SettingsError {
-  try {
-    readSettings(env);
-  } catch (error) {
-    expect(error).toBeInstanceOf(SettingsError);
-    return error as SettingsError;
-  }
-  throw new Error("readSettings accepted the environment");
+  return thrownBy(
+    () => readSettings(env),
+    (error) => error instanceof SettingsError,
+    "readSettings accepted the environment",
+  );
 }
 
 describe("readSettings", () => {

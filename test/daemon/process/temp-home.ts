@@ -1,8 +1,10 @@
-/** Fresh temporary homes for the process tests. */
+/** Fresh temporary homes for the process tests, and the daemon.json and config.json tests write into one. */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureHome } from "../../../src/daemon/process/home.js";
+import type { DiscoveryInfo } from "../../../src/home/discovery-file.js";
+import type { ProviderConfig } from "../../../src/home/provider-config.js";
 
 const made: string[] = [];
 
@@ -24,3 +26,20 @@ export function newHome(): string {
   ensureHome(home);
   return home;
 }
+
+/** A daemon.json's fields as a daemon of this protocol version writes them. */
+export const discoveryInfo: DiscoveryInfo = {
+  pid: 4242,
+  port: 45_678,
+  token: "t".repeat(64),
+  version: 3,
+  instance_id: "inst-1",
+};
+
+/** A config.json with one profile, `local`, on an Ollama at its usual port. */
+export const localProviderConfig: ProviderConfig = {
+  active: "local",
+  providers: {
+    local: { protocol: "chat_completions", baseUrl: "http://127.0.0.1:11434/v1", model: "qwen3" },
+  },
+};

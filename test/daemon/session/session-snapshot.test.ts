@@ -8,36 +8,21 @@ import {
   maxSnapshotBytes,
   sameStatus,
 } from "../../../src/daemon/session/session-snapshot.js";
+import { sessionSnapshot } from "../../support/session-snapshot.js";
 
 /** A snapshot with an empty history whose system prompt (echoed in `submitted`) has `promptBytes`. */
 function snapshotEchoing(promptBytes: number): SessionSnapshot {
-  return {
-    id: "s",
-    name: null,
-    workspace: "/w",
-    parent_id: null,
-    created_at: "2026-01-01T00:00:00.000Z",
-    activity_at: "2026-01-01T00:00:00.000Z",
+  return sessionSnapshot({
     provider_profile: null,
     model: null,
     status: idleStatus,
-    cursor: { generation: "g", sequence: 0 },
-    preview: { text: "", transcript_count: 0, truncated: false },
-    input_order: 0,
-    usage: { prompt_tokens: 0, completion_tokens: 0, cached_prompt_tokens: 0, total_tokens: 0 },
     creation: {
       kind: "new",
       submitted: { kind: "new", workspace: "/w", system_prompt: "p".repeat(promptBytes) },
     },
-    pending_inputs: [],
-    pending_approvals: [],
-    approval_policy: null,
-    approval_mode: "ask",
     history: emptyHistoryPage,
     settings: { provider_profile: null, model: null, request_config: {}, effective: null },
-    context: null,
-    todos: [],
-  };
+  });
 }
 
 describe("a snapshot's history budget", () => {

@@ -93,6 +93,11 @@ async function storageWithSession(backend: Backend, ...ids: string[]): Promise<S
   return storage;
 }
 
+/** The log entry of input `inputId` delivered in turn `turnId` (its text is its id). */
+function userInputEntry(inputId: string, turnId: string): LogEntry {
+  return { kind: "user_input", ts, item: userMessage(inputId), turn_id: turnId, input_id: inputId };
+}
+
 /** Admit an input the usual way: it waits in the queue. */
 async function admitWaiting(storage: SessionStorage, sessionId: string, inputId: string): Promise<void> {
   await storage.admitInput({
@@ -108,13 +113,7 @@ async function admitWaiting(storage: SessionStorage, sessionId: string, inputId:
 async function deliverInput(storage: SessionStorage, sessionId: string, inputId: string, turnId: string) {
   await admitWaiting(storage, sessionId, inputId);
   const writer = storage.writerFrom(sessionId, await storage.readLog(sessionId));
-  const entry: LogEntry = {
-    kind: "user_input",
-    ts,
-    item: userMessage(inputId),
-    turn_id: turnId,
-    input_id: inputId,
-  };
+  const entry = userInputEntry(inputId, turnId);
   return writer.append([entry], {
     startTurn: { id: turnId, inputIds: [inputId], startedAt: ts },
     committedInputs: { turnId, inputs: [{ id: inputId, transcriptPosition: writer.position + 1 }] },
@@ -214,13 +213,7 @@ async function admitAndDeliver(
   order: number,
 ) {
   const writer = storage.writerFrom(sessionId, await storage.readLog(sessionId));
-  const entry: LogEntry = {
-    kind: "user_input",
-    ts,
-    item: userMessage(inputId),
-    turn_id: turnId,
-    input_id: inputId,
-  };
+  const entry = userInputEntry(inputId, turnId);
   const input = {
     session: sessionId,
     id: inputId,

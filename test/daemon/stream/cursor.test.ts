@@ -1,17 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { StreamCursorError } from "../../../src/daemon/errors.js";
 import { formatEventId, parseLastEventId, parseStreamCursor } from "../../../src/daemon/stream/cursor.js";
+import { thrownBy } from "../../support/rejection.js";
 
 const G = "AbCdEfGhIjKlMnOpQr_-09";
 
 function failure(run: () => unknown): StreamCursorError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof StreamCursorError) return error;
-    throw error;
-  }
-  throw new Error("expected a StreamCursorError");
+  return thrownBy(run, (error) => error instanceof StreamCursorError, "expected a StreamCursorError");
 }
 
 describe("stream cursor parsing", () => {

@@ -21,6 +21,7 @@ import pg from "pg";
 import { HeadSigner } from "../../../src/log/head-signer.js";
 import { deliver, text } from "../../support/fake-provider/reply.js";
 import type { FakeProvider } from "../../support/fake-provider/server.js";
+import { processExists } from "../../support/process-exists.js";
 import { ClusterTraffic, countByStatus, exchange, type TrafficAnswer } from "./cluster-traffic.js";
 import { DaemonHarness, sleep } from "./daemon-harness.js";
 import { profileFor } from "./fixture.js";
@@ -138,7 +139,7 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunRepor
         `input ${input.id} (${input.acknowledged ? "acknowledged" : "never acknowledged"}) was not delivered`,
       );
     for (const [index, node] of nodes.entries()) {
-      if (!isAlive(node.pid)) violations.push(`node ${index} died (pid ${node.pid})`);
+      if (!processExists(node.pid)) violations.push(`node ${index} died (pid ${node.pid})`);
     }
     for (const answer of traffic.answers) {
       if (answer.status === 500 || answer.code === "log_corrupt" || answer.code === "internal_error")
@@ -359,13 +360,4 @@ async function learnInstance(
 ): Promise<void> {
   const answer = await exchange(node, "GET", "/server");
   instances.set((JSON.parse(answer.text) as { instance_id: string }).instance_id, index);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -572,20 +572,18 @@ export class DaemonHarness {
     );
   }
 
-  /** The first batch of a fresh SSE attach (optionally resuming after a previous page). */
-  streamPage(
+  /** The first batch of a fresh SSE attach (optionally resuming after a previous page); the stream is closed after it. */
+  async streamPage(
     sessionId: string,
     after?: { generation: string; cursor: number },
     options: { tail?: number } = {},
   ): Promise<StreamPage> {
-    const query = new URLSearchParams();
-    if (after !== undefined) {
-      query.set("after_generation", after.generation);
-      query.set("after_seq", String(after.cursor));
+    const stream = await this.openStream(sessionId, { after, tail: options.tail });
+    try {
+      return (await stream.next()).batch;
+    } finally {
+      stream.close();
     }
-    if (options.tail !== undefined) query.set("tail", String(options.tail));
-    const suffix = query.size > 0 ? `?${query}` : "";
-    return readFirstFrame(this.port, `/sessions/${sessionId}${suffix}`, this.token, this.address);
   }
 }
 
@@ -629,64 +627,6 @@ export function rawRequest(
     );
     req.on("error", fail);
     if (options.body !== undefined) req.write(options.body);
-    req.end();
-  });
-}
-
-/** Open an SSE stream, parse its first `data:` frame, then close the connection. */
-function readFirstFrame(port: number, path: string, token: string, address: string): Promise<StreamPage> {
-  return new Promise((done, fail) => {
-    const req = httpRequest(
-      {
-        host: address,
-        port,
-        method: "GET",
-        path,
-        headers: {
-          host: `${hostInUrl(address)}:${port}`,
-          authorization: `Bearer ${token}`,
-          accept: "text/event-stream",
-        },
-      },
-      (res) => {
-        if (res.statusCode !== 200) {
-          const chunks: Buffer[] = [];
-          res.on("data", (chunk: Buffer) => chunks.push(chunk));
-          res.on("end", () => {
-            const error = new Error(`stream ${path}: ${res.statusCode}`) as Error & {
-              status?: number;
-              body?: string;
-            };
-            error.status = res.statusCode ?? 0;
-            error.body = Buffer.concat(chunks).toString("utf8");
-            fail(error);
-          });
-          return;
-        }
-        let buffered = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => {
-          buffered += chunk;
-          const end = buffered.indexOf("\n\n");
-          if (end < 0) return;
-          const frame = buffered.slice(0, end);
-          const data = frame
-            .split("\n")
-            .filter((line) => line.startsWith("data: "))
-            .map((line) => line.slice(6))
-            .join("\n");
-          if (data === "") {
-            // a keepalive comment before the first batch: keep reading
-            buffered = buffered.slice(end + 2);
-            return;
-          }
-          req.destroy();
-          done(JSON.parse(data) as StreamPage);
-        });
-        res.on("error", () => {});
-      },
-    );
-    req.on("error", fail);
     req.end();
   });
 }

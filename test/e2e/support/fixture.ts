@@ -8,9 +8,14 @@
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { text } from "../../support/fake-provider/reply.js";
 import type { RecordedRequest } from "../../support/fake-provider/server.js";
-import { FakeProvider } from "../../support/fake-provider/server.js";
-import { useStartedForDescribe } from "../../support/started-for-describe.js";
-import { DaemonHarness, type DatabaseKind, type HistoryEntry, sleep } from "./daemon-harness.js";
+import { FakeProvider, type Script } from "../../support/fake-provider/server.js";
+import { startedForDescribe } from "../../support/started-for-describe.js";
+import {
+  DaemonHarness,
+  type DatabaseKind,
+  type HarnessOptions,
+  type HistoryEntry,
+} from "./daemon-harness.js";
 
 export const fixtureProfile = "fixture";
 export const fixtureModel = "fixture-model";
@@ -56,7 +61,7 @@ export interface Fixture {
 export function useSharedFixture(
   options: { env?: Record<string, string>; database?: DatabaseKind; answer?: string } = {},
 ): Fixture {
-  const fixture = useStartedForDescribe(
+  const fixture = startedForDescribe(
     () => startFixture(options.env, options.database),
     async ({ provider, app }) => {
       await app.close();
@@ -77,6 +82,12 @@ export interface FakeProviderScope {
   readonly provider: FakeProvider;
   /** Daemons the current test started, closed after that test. */
   readonly started: DaemonHarness[];
+  /**
+   * Resets the provider to answer with `script` (a plain "ok" when left out) and starts a daemon
+   * closed after the current test, with one profile that talks to the provider unless `options`
+   * give the providers (`providers: undefined`: an unconfigured daemon).
+   */
+  daemon(options?: HarnessOptions, script?: Script): Promise<DaemonHarness>;
 }
 
 /**
@@ -95,13 +106,21 @@ export function useFakeProvider(): FakeProviderScope {
   afterAll(async () => {
     await provider?.close();
   });
-  return {
+  const scope: FakeProviderScope = {
     get provider(): FakeProvider {
       if (provider === undefined) throw new Error("the fake provider is read before it started");
       return provider;
     },
     started,
+    async daemon(options = {}, script = () => text("ok")) {
+      scope.provider.reset();
+      scope.provider.script = script;
+      const app = await DaemonHarness.start({ providers: profileFor(scope.provider), ...options });
+      started.push(app);
+      return app;
+    },
   };
+  return scope;
 }
 
 /** A Chat Completions message as the daemon sends it. */
@@ -151,20 +170,8 @@ export function toolResultOf(entries: readonly HistoryEntry[], callId: string): 
   );
 }
 
-/** Poll `check` until it returns a value other than undefined; throws after `timeoutMs`. */
-export async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(25);
-  }
-}
+/** Poll until a check gives a value (shared with the unit tests that wait on processes). */
+export { eventually } from "../../support/eventually.js";
 
 /** A promise with its resolve function, to hold a provider reply until the test releases it. */
 export function gate(): { promise: Promise<void>; open: () => void } {

@@ -9,9 +9,9 @@
  */
 import { spawn } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
+import { freePort } from "../../support/free-port.js";
 
 /** The directory of the newest PostgreSQL server programs installed, or null. */
 function postgresBinaries(): string | null {
@@ -21,15 +21,6 @@ function postgresBinaries(): string | null {
     .filter((name) => existsSync(join(root, name, "bin", "pg_ctl")))
     .sort((a, b) => Number(b) - Number(a));
   return versions.length === 0 ? null : join(root, versions[0]!, "bin");
-}
-
-/** A free loopback port (bound, then closed). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 export class PrivatePostgres {

@@ -6,7 +6,6 @@
  * HTTP and the rows of their schema.
  */
 import { randomBytes } from "node:crypto";
-import { type AddressInfo, createServer } from "node:net";
 import { HeadSigner } from "../../../src/log/head-signer.js";
 import { text } from "../../support/fake-provider/reply.js";
 import type { FakeProvider } from "../../support/fake-provider/server.js";
@@ -104,16 +103,4 @@ export class TestCluster {
     await this.#schema?.drop();
     this.#schema = null;
   }
-}
-
-/** A port nothing listens on at `address` now. */
-export function freePort(address: string): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once("error", fail);
-    server.listen(0, address, () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => done(port));
-    });
-  });
 }

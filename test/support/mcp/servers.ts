@@ -11,10 +11,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { McpStdioServerConfig } from "../../../src/home/mcp-config.js";
+import { freePort } from "../free-port.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -77,19 +77,6 @@ export async function startSdkExampleServer(): Promise<RunningHttpServer> {
   return startListening(process.execPath, [file], { MCP_PORT: String(port) }, (line) =>
     line.includes(`listening on port ${port}`) ? `http://127.0.0.1:${port}/mcp` : undefined,
   );
-}
-
-/** A TCP port nothing listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function startListening(
