@@ -107,6 +107,8 @@ describe.skipIf(!tmuxAvailable())("interactive chat in a terminal", () => {
     const screen = await screenShows(pane, "An answer worth remembering.");
     expect(screen).toContain(`session ${id}`);
     expect(screen).toContain("› a question from before");
+    // The history shows before the prompt takes keys: typed earlier, the Enter would be lost.
+    await promptReady(pane);
     pane.type("/status");
     pane.press("Enter");
     await screenShows(pane, `session ${id} · fake-model · idle`);
