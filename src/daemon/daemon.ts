@@ -27,6 +27,7 @@ import { joinCluster, type RegistryHolder } from "./boot/join-cluster.js";
 import { openStorage } from "./boot/open-storage.js";
 import { registerRoutes } from "./boot/register-routes.js";
 import { followSharedConfig } from "./boot/share-config.js";
+import { startScheduler } from "./boot/start-scheduler.js";
 import { startTooling } from "./boot/start-tooling.js";
 import { startTracing } from "./boot/start-tracing.js";
 import type { ClusterNode } from "./cluster/cluster-node.js";
@@ -48,6 +49,7 @@ import { ProviderConfigSource } from "./process/provider-config.js";
 import { SecretsSource } from "./process/secrets-source.js";
 import { type DaemonSettings, readSettings } from "./process/settings.js";
 import { loadSigningKey } from "./process/signing-key.js";
+import type { Scheduler } from "./schedule/scheduler.js";
 import { databaseFiles } from "./storage/database.js";
 import type { SessionStorage } from "./storage/session-storage.js";
 
@@ -156,7 +158,17 @@ async function boot(
   const app = openHttpApp(settings, logins, drain, logger);
   undo.push(() => app.close());
   let relays: Relays | null = null;
-  const stop = daemonStop(parts, { instanceId, relays: () => relays, sessions, app, lock, metrics });
+  let scheduler: Scheduler | null = null;
+  const stop = daemonStop(parts, {
+    instanceId,
+    relays: () => relays,
+    scheduler: () => scheduler,
+    sessions,
+    app,
+    lock,
+    metrics,
+  });
+  const routeServices = routeServicesOf(parts, sessions, metrics);
   relays = registerRoutes(app, {
     settings,
     instanceId,
@@ -169,7 +181,7 @@ async function boot(
     metrics,
     storage,
     logger,
-    services: routeServicesOf(parts, sessions, metrics),
+    services: routeServices,
     config: { providers, shared: sharedConfig },
     // Answer the request first; the drain closes the listener.
     shutdown: (timeoutMs) => setTimeout(() => void stop.shutdown(timeoutMs), 10).unref(),
@@ -177,6 +189,7 @@ async function boot(
   const port = await listen(app, settings, cluster, logger);
   await publishDiscovery(settings, { port, instanceId, configShared: sharedConfig !== null });
   sessions.startUnloading(settings.unloadSeconds * 1000);
+  scheduler = startScheduler(parts, sessions, routeServices);
   logger.info({ port, home: settings.home, instanceId }, "ready");
   return { settings, port, instanceId, shutdown: stop.shutdown, stopped: stop.stopped };
 }

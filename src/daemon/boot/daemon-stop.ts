@@ -6,6 +6,7 @@ import type { HttpApp } from "../http/create-http-app.js";
 import type { DaemonMetrics } from "../process/daemon-metrics.js";
 import { removeDiscoveryFile } from "../process/discovery-file.js";
 import type { HomeLock } from "../process/home-lock.js";
+import type { Scheduler } from "../schedule/scheduler.js";
 import type { DaemonParts } from "./daemon-services.js";
 
 /** What is stopped besides the daemon's parts. */
@@ -13,6 +14,8 @@ export interface StoppableServing {
   instanceId: string;
   /** The relays of forwarded requests, once registered (null off a cluster). */
   relays(): Relays | null;
+  /** The scheduler, once started (it stops firing before the sessions drain). */
+  scheduler(): Scheduler | null;
   sessions: SessionRegistry;
   app: HttpApp;
   lock: HomeLock;
@@ -41,6 +44,7 @@ export function daemonStop(parts: DaemonParts, serving: StoppableServing): Daemo
       void parts.drain.begin(timeoutMs);
       // Streams relayed through this node end now: their clients resume on another node.
       serving.relays()?.closeAll();
+      await serving.scheduler()?.stop();
       // Another live node recovers a cut turn at once: wait only for tools that are running.
       const handOff = cluster !== null && (await cluster.othersLive().catch(() => false));
       await sessions.drain(timeoutMs, { handOff });

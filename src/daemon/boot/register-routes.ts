@@ -2,6 +2,7 @@
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type pino from "pino";
+import { v7 as uuidv7 } from "uuid";
 import { protocolVersion } from "../../api/protocol.js";
 import { packageRoot, packageVersion } from "../../home/package-version.js";
 import type { HeadSigner } from "../../log/head-signer.js";
@@ -31,6 +32,7 @@ import { registerOpenApiRoute } from "../routes/openapi-routes.js";
 import { registerProviderRoutes } from "../routes/provider-routes.js";
 import { registerRepairRoutes } from "../routes/repair-routes.js";
 import type { RouteServices } from "../routes/route-services.js";
+import { registerScheduleRoutes } from "../routes/schedule-routes.js";
 import { registerServerRoutes } from "../routes/server-routes.js";
 import { registerSessionRoutes } from "../routes/session-routes.js";
 import { registerVerifyRoutes } from "../routes/verify-routes.js";
@@ -85,6 +87,7 @@ export function registerRoutes(app: HttpApp, routes: DaemonRoutes): Relays | nul
   registerSessionRoutes(app, services);
   registerInputRoutes(app, services);
   registerApprovalRoutes(app, services);
+  registerScheduleRoutes(app, services, () => uuidv7());
   registerCompactRoutes(app, services);
   registerRepairRoutes(app, services);
   registerHistoryRoutes(app, services);
