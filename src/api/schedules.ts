@@ -6,7 +6,6 @@
  */
 export type {
   CreateScheduleBody,
-  MissedPolicy,
   PatchScheduleBody,
   Schedule,
   ScheduleList,

@@ -22,6 +22,7 @@ import { registerConfigCommands } from "./register/config-commands.js";
 import { registerDaemonCommands } from "./register/daemon-commands.js";
 import { registerDoctorCommand } from "./register/doctor-command.js";
 import { registerMcpCommands } from "./register/mcp-commands.js";
+import { registerScheduleCommands } from "./register/schedule-commands.js";
 import { registerSessionCommands } from "./register/session-commands.js";
 import { registerTurnCommands } from "./register/turn-commands.js";
 
@@ -118,6 +119,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   registerApprovalCommands(program, wiring);
   registerSessionCommands(program, wiring);
   registerCheckpointCommands(program, wiring);
+  registerScheduleCommands(program, wiring);
   registerDoctorCommand(program, wiring);
   registerDaemonCommands(program, wiring);
   registerBackupCommands(program, wiring);

@@ -42,9 +42,11 @@ import type { VerifyReport } from "../api/verify-report.js";
 import { readDiscoveryFile } from "../home/discovery-file.js";
 import { skeinHome } from "../home/home.js";
 import { apiErrorFrom, DaemonProtocolError, DaemonUnreachableError } from "./api-errors.js";
+import type { CallOptions, DaemonClientOptions } from "./client-options.js";
 import { type DaemonEndpoint, endpointOf } from "./daemon-endpoint.js";
 import { processAlive } from "./ensure-daemon.js";
 import { type ExchangeAnswer, exchange, isConnectionRefused } from "./http-exchange.js";
+import { type ScheduleCalls, scheduleCalls } from "./schedule-calls.js";
 import {
   type FollowListOptions,
   type FollowOptions,
@@ -55,26 +57,7 @@ import {
   type StreamItem,
 } from "./session-stream.js";
 
-export interface DaemonClientOptions {
-  /** Find the daemon through this home's daemon.json (default: SKEIN_HOME or ~/.skein). */
-  home?: string;
-  /** Talk to this endpoint instead of reading daemon.json. */
-  endpoint?: DaemonEndpoint;
-  /** Per-request timeout (default 30 s). */
-  timeoutMs?: number;
-  /**
-   * Start a daemon for the home (e.g. `ensureDaemon`). Given, the client starts the daemon again
-   * when it crashed (daemon.json names a process that is gone) instead of failing; a daemon
-   * stopped on purpose removed its daemon.json and is left stopped.
-   */
-  startDaemon?: () => Promise<unknown>;
-}
-
-interface CallOptions {
-  body?: unknown;
-  headers?: Record<string, string>;
-  timeoutMs?: number;
-}
+export type { DaemonClientOptions } from "./client-options.js";
 
 /** A connection to one daemon (or to whichever daemon currently serves a home). */
 export class DaemonClient {
@@ -178,6 +161,11 @@ export class DaemonClient {
       // A server may take its startup timeout (30 s by default, at most 10 min) to answer.
       timeoutMs: 660_000,
     });
+  }
+
+  /** The schedule routes (`/schedules`): create, list, read, pause or resume, remove. */
+  get schedules(): ScheduleCalls {
+    return scheduleCalls((method, path, options) => this.#call(method, path, options));
   }
 
   /** `GET /cluster`: the nodes sharing the daemon's database (none on SQLite). */

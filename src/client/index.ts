@@ -23,6 +23,7 @@ export {
 } from "../api/problem.js";
 export { capabilities, protocolVersion } from "../api/protocol.js";
 export type * from "../api/provider-test.js";
+export type * from "../api/schedules.js";
 export type * from "../api/server.js";
 export type * from "../api/session-events.js";
 export type * from "../api/session-list-events.js";

@@ -17,9 +17,6 @@ const NewSessionSpecSchema = Type.Object(
 
 const MissedSchema = Type.Union([Type.Literal("skip"), Type.Literal("run_once")]);
 
-/** What happens to firings missed while no daemon could fire them. */
-export type MissedPolicy = Static<typeof MissedSchema>;
-
 /** Body of `POST /schedules`. */
 export const CreateScheduleBodySchema = Type.Object(
   {

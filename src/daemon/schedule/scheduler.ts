@@ -41,7 +41,7 @@ export interface SchedulerServices {
 const dueBatch = 100;
 
 /** The timing of a stored schedule. */
-export function timingOf(row: ScheduleRow): ScheduleTiming {
+function timingOf(row: ScheduleRow): ScheduleTiming {
   if (row.cron !== null) return { kind: "cron", cron: row.cron, timezone: row.timezone };
   if (row.at !== null) return { kind: "at", at: row.at };
   throw new Error(`schedule ${row.id} has neither a cron expression nor a time`);

@@ -45,6 +45,12 @@ describe("a firing's derived id", () => {
     expect(firingId("input", "morning", at)).toBe(expected);
   });
 
+  it("gives the example id docs/http-api.md shows", () => {
+    expect(firingId("input", "morning", Date.UTC(2026, 0, 2, 7))).toBe(
+      "019b7d81-8980-725f-a9d5-a03be7670ded",
+    );
+  });
+
   it("refuses a time that does not fit 48 bits", () => {
     expect(() => firingId("input", "x", -1)).toThrow(RangeError);
     expect(() => firingId("input", "x", 2 ** 48)).toThrow(RangeError);
