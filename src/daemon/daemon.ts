@@ -26,8 +26,8 @@ import { daemonStop } from "./boot/daemon-stop.js";
 import { joinCluster, type RegistryHolder } from "./boot/join-cluster.js";
 import { openStorage } from "./boot/open-storage.js";
 import { registerRoutes } from "./boot/register-routes.js";
+import { schedulerOf } from "./boot/scheduler-of.js";
 import { followSharedConfig } from "./boot/share-config.js";
-import { startScheduler } from "./boot/start-scheduler.js";
 import { startTooling } from "./boot/start-tooling.js";
 import { startTracing } from "./boot/start-tracing.js";
 import type { ClusterNode } from "./cluster/cluster-node.js";
@@ -36,6 +36,7 @@ import type { Relays } from "./cluster/request-forwarding.js";
 import { BrowserLogins } from "./http/browser-logins.js";
 import { createHttpApp, type HttpApp } from "./http/create-http-app.js";
 import { apiKeys } from "./process/api-key-lookup.js";
+import type { DaemonMetrics } from "./process/daemon-metrics.js";
 import { writeDiscoveryFile } from "./process/discovery-file.js";
 import { DrainController, installSignalHandlers } from "./process/drain.js";
 import { establishHeadTrust } from "./process/head-trust.js";
@@ -49,7 +50,6 @@ import { ProviderConfigSource } from "./process/provider-config.js";
 import { SecretsSource } from "./process/secrets-source.js";
 import { type DaemonSettings, readSettings } from "./process/settings.js";
 import { loadSigningKey } from "./process/signing-key.js";
-import type { Scheduler } from "./schedule/scheduler.js";
 import { databaseFiles } from "./storage/database.js";
 import type { SessionStorage } from "./storage/session-storage.js";
 
@@ -154,21 +154,38 @@ async function boot(
   // A cluster node recovers by claiming sessions with work and no live owner (cluster-node.ts).
   if (cluster === null) await sessions.recover();
 
+  return serve(parts, { instanceId, signer, lock, sessions, metrics }, undo);
+}
+
+/** The serving phase: the routes, the listener, daemon.json, then the unloading and the scheduler. */
+async function serve(
+  parts: DaemonParts,
+  running: {
+    instanceId: string;
+    signer: HeadSigner;
+    lock: HomeLock;
+    sessions: SessionRegistry;
+    metrics: DaemonMetrics;
+  },
+  undo: Array<() => Promise<void> | void>,
+): Promise<RunningDaemon> {
+  const { settings, drain, logger, storage, cluster, tooling, providers, sharedConfig } = parts;
+  const { instanceId, signer, lock, sessions, metrics } = running;
   const logins = new BrowserLogins(loginFile(settings.home));
   const app = openHttpApp(settings, logins, drain, logger);
   undo.push(() => app.close());
   let relays: Relays | null = null;
-  let scheduler: Scheduler | null = null;
+  const routeServices = routeServicesOf(parts, sessions, metrics);
+  const scheduler = schedulerOf(parts, sessions, routeServices);
   const stop = daemonStop(parts, {
     instanceId,
     relays: () => relays,
-    scheduler: () => scheduler,
+    scheduler,
     sessions,
     app,
     lock,
     metrics,
   });
-  const routeServices = routeServicesOf(parts, sessions, metrics);
   relays = registerRoutes(app, {
     settings,
     instanceId,
@@ -189,7 +206,7 @@ async function boot(
   const port = await listen(app, settings, cluster, logger);
   await publishDiscovery(settings, { port, instanceId, configShared: sharedConfig !== null });
   sessions.startUnloading(settings.unloadSeconds * 1000);
-  scheduler = startScheduler(parts, sessions, routeServices);
+  scheduler.start();
   logger.info({ port, home: settings.home, instanceId }, "ready");
   return { settings, port, instanceId, shutdown: stop.shutdown, stopped: stop.stopped };
 }

@@ -14,8 +14,8 @@ export interface StoppableServing {
   instanceId: string;
   /** The relays of forwarded requests, once registered (null off a cluster). */
   relays(): Relays | null;
-  /** The scheduler, once started (it stops firing before the sessions drain). */
-  scheduler(): Scheduler | null;
+  /** The scheduler (it stops firing before the sessions drain). */
+  scheduler: Scheduler;
   sessions: SessionRegistry;
   app: HttpApp;
   lock: HomeLock;
@@ -44,7 +44,7 @@ export function daemonStop(parts: DaemonParts, serving: StoppableServing): Daemo
       void parts.drain.begin(timeoutMs);
       // Streams relayed through this node end now: their clients resume on another node.
       serving.relays()?.closeAll();
-      await serving.scheduler()?.stop();
+      await serving.scheduler.stop();
       // Another live node recovers a cut turn at once: wait only for tools that are running.
       const handOff = cluster !== null && (await cluster.othersLive().catch(() => false));
       await sessions.drain(timeoutMs, { handOff });

@@ -6,13 +6,13 @@ import { createNewSession } from "../routes/session-creation-route.js";
 import { Scheduler } from "../schedule/scheduler.js";
 import type { DaemonParts } from "./daemon-services.js";
 
-/** Start firing due schedules; a firing into a new session creates it as `PUT /sessions/{id}` would. */
-export function startScheduler(
+/** The scheduler (started once the daemon listens); a firing into a new session creates it as `PUT /sessions/{id}` would. */
+export function schedulerOf(
   parts: DaemonParts,
   sessions: SessionRegistry,
   services: RouteServices,
 ): Scheduler {
-  const scheduler = new Scheduler({
+  return new Scheduler({
     storage: parts.storage,
     registry: sessions,
     logger: parts.logger,
@@ -25,6 +25,4 @@ export function startScheduler(
       }),
     ownedElsewhere: (error) => error instanceof SessionOwnedElsewhereError,
   });
-  scheduler.start();
-  return scheduler;
 }
