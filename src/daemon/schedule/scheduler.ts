@@ -40,6 +40,9 @@ export interface SchedulerServices {
 /** How many due schedules one tick handles at most. */
 const dueBatch = 100;
 
+/** How long due schedules that did not move wait before the next look. */
+const stuckRetryMs = 250;
+
 /** The timing of a stored schedule. */
 function timingOf(row: ScheduleRow): ScheduleTiming {
   if (row.cron !== null) return { kind: "cron", cron: row.cron, timezone: row.timezone };
@@ -86,35 +89,41 @@ export class Scheduler {
     const pollMs = this.#services.pollMs ?? 1_000;
     let delay = pollMs;
     try {
-      const due = await storage.dueSchedules(now(), dueBatch);
-      for (const row of due) {
+      let moved = false;
+      for (const row of await storage.dueSchedules(now(), dueBatch)) {
         if (this.#stopped) return;
-        await this.#handle(row).catch((error: unknown) => {
-          logger.warn({ err: error, schedule_id: row.id }, "schedule firing failed; retrying");
-        });
+        moved =
+          (await this.#handle(row).catch((error: unknown) => {
+            logger.warn({ err: error, schedule_id: row.id }, "schedule firing failed; retrying");
+            return false;
+          })) || moved;
       }
       const earliest = await storage.earliestFiring();
-      if (earliest !== null) delay = Math.min(pollMs, Math.max(10, earliest - now()));
+      // Due rows this tick could not move (another node's session, a failure) are looked at
+      // again after a pause, not in a tight loop; a backlog that moves is worked off at once.
+      if (earliest !== null && earliest <= now()) delay = moved ? 10 : stuckRetryMs;
+      else if (earliest !== null) delay = Math.min(pollMs, Math.max(10, earliest - now()));
     } catch (error) {
       logger.warn({ err: error }, "scheduler could not read the schedules");
     }
     this.#schedule(delay);
   }
 
-  /** Fire or skip one due schedule, then move its next firing (compare-and-set). */
-  async #handle(row: ScheduleRow): Promise<void> {
+  /** Fire or skip one due schedule, then move its next firing (compare-and-set); true when moved. */
+  async #handle(row: ScheduleRow): Promise<boolean> {
     const { storage, logger } = this.#services;
     const expected = row.nextFireAt;
-    if (expected === null) return;
+    if (expected === null) return false;
     const step = stepAt(timingOf(row), row.missed, expected, this.#services.now());
     switch (step.kind) {
       case "wait":
-        return;
-      case "skip":
-        if (await storage.advanceSchedule(row.id, expected, step.next, null)) {
+        return false;
+      case "skip": {
+        const moved = await storage.advanceSchedule(row.id, expected, step.next, null);
+        if (moved)
           logger.info({ schedule_id: row.id, missed_at: expected, next: step.next }, "missed firing skipped");
-        }
-        return;
+        return moved;
+      }
       case "fire":
         break;
       default: {
@@ -125,14 +134,16 @@ export class Scheduler {
     const inputId = firingId("input", row.id, step.fireAt);
     const sessionId = row.sessionId ?? firingId("session", row.id, step.fireAt);
     const outcome = await this.#admit(row, sessionId, inputId);
-    if (outcome === "elsewhere") return;
+    if (outcome === "elsewhere") return false;
     const firing = outcome === "admitted" ? { firedAt: step.fireAt, inputId, sessionId } : null;
-    if (await storage.advanceSchedule(row.id, expected, step.next, firing)) {
+    const moved = await storage.advanceSchedule(row.id, expected, step.next, firing);
+    if (moved) {
       logger.info(
         { schedule_id: row.id, fire_at: step.fireAt, input_id: inputId, session_id: sessionId, outcome },
         "schedule fired",
       );
     }
+    return moved;
   }
 
   /** Admit the firing's input (creating its new session first when the schedule makes one). */
