@@ -13,6 +13,7 @@ import type { ApprovalRecord, PendingApproval } from "../api/approvals.js";
 import { DaemonApiError } from "../client/api-errors.js";
 import type { DaemonClient } from "../client/daemon-client.js";
 import type { StreamBatch } from "../client/stream-batch.js";
+import { unreachable } from "../model/unreachable.js";
 import { describeFailure } from "./cli-error.js";
 import { approvalQuestion, approvalRequestLines, parseApprovalAnswer } from "./render/approval-prompt.js";
 import type { Paint } from "./render/terminal.js";
@@ -184,10 +185,8 @@ async function askOnce(
         await send(request, body, options);
         return "done";
       }
-      default: {
-        const unknown: never = result;
-        throw new Error(`unknown answer ${JSON.stringify(unknown)}`);
-      }
+      default:
+        unreachable(result, "unknown answer");
     }
   }
 }

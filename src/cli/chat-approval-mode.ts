@@ -9,6 +9,7 @@
 import { approvalModes, nextApprovalMode } from "../api/approval-modes.js";
 import type { ApprovalMode } from "../api/approvals.js";
 import type { DaemonClient } from "../client/daemon-client.js";
+import { unreachable } from "../model/unreachable.js";
 import { errorMessage } from "./cli-error.js";
 import type { Paint } from "./render/terminal.js";
 
@@ -82,10 +83,8 @@ export function modeLabel(paint: Paint, mode: ApprovalMode): string {
       return `${paint.yellow(mode)} `;
     case "full-auto":
       return `${paint.red(mode)} `;
-    default: {
-      const unknown: never = mode;
-      throw new Error(`unknown approval mode ${String(unknown)}`);
-    }
+    default:
+      unreachable(mode, "unknown approval mode");
   }
 }
 

@@ -23,6 +23,23 @@ export class CliError extends Error {
   }
 }
 
+/**
+ * What `read` returns; a home file it found broken (a `Broken`, which names the file) is a
+ * CliError that says to fix or remove it.
+ */
+export function readHomeFile<T>(
+  read: () => T,
+  Broken: abstract new (...args: never[]) => Error & { path: string },
+): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof Broken)
+      throw new CliError(error.message, exitCodes.error, `fix or remove ${error.path}`);
+    throw error;
+  }
+}
+
 /** The message, hint and exit code of any error a command let escape. */
 export function describeFailure(error: unknown): { message: string; hint?: string; exitCode: ExitCode } {
   if (error instanceof CliError) {

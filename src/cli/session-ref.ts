@@ -7,6 +7,7 @@
  */
 import type { SessionSummary } from "../api/session-snapshot.js";
 import type { DaemonClient } from "../client/daemon-client.js";
+import { type CliContext, connect } from "./cli-context.js";
 import { CliError } from "./cli-error.js";
 import { exitCodes } from "./exit-codes.js";
 
@@ -69,4 +70,21 @@ export function uniquePrefixes(ids: readonly string[], minimum = 8): Map<string,
     result.set(id, id.slice(0, Math.min(id.length, length)));
   });
   return result;
+}
+
+/**
+ * Connect to the daemon, resolve `ref`, and run `work` with the client and the session's id;
+ * the connection is closed after it, however it ends.
+ */
+export async function withSession<T>(
+  context: CliContext,
+  ref: string,
+  work: (client: DaemonClient, id: string) => Promise<T>,
+): Promise<T> {
+  const client = await connect(context);
+  try {
+    return await work(client, await resolveSessionId(client, ref));
+  } finally {
+    client.close();
+  }
 }

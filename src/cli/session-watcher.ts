@@ -16,6 +16,7 @@ import type { SessionPhase, SessionSnapshot } from "../api/session-snapshot.js";
 import type { StreamCursor } from "../api/stream-cursor.js";
 import type { DaemonClient } from "../client/daemon-client.js";
 import type { StreamBatch } from "../client/stream-batch.js";
+import { unreachable } from "../model/unreachable.js";
 import type { TranscriptView } from "./render/transcript-view.js";
 
 /** How the turn that took an input ended. */
@@ -211,10 +212,8 @@ export class SessionWatcher {
           case "batch":
             await this.#batch(item.batch);
             break;
-          default: {
-            const unknown: never = item;
-            throw new Error(`unknown stream item ${JSON.stringify(unknown)}`);
-          }
+          default:
+            unreachable(item, "unknown stream item");
         }
       }
     } catch (error) {
@@ -305,10 +304,8 @@ export class SessionWatcher {
       case "compaction_completed":
       case "compaction_failed":
         return;
-      default: {
-        const unknown: never = event;
-        throw new Error(`unhandled stream event ${JSON.stringify(unknown)}`);
-      }
+      default:
+        unreachable(event, "unhandled stream event");
     }
   }
 

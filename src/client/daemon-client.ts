@@ -41,10 +41,10 @@ import type {
 import type { VerifyReport } from "../api/verify-report.js";
 import { readDiscoveryFile } from "../home/discovery-file.js";
 import { skeinHome } from "../home/home.js";
+import { processAlive } from "../model/process-alive.js";
 import { apiErrorFrom, DaemonProtocolError, DaemonUnreachableError } from "./api-errors.js";
 import type { CallOptions, DaemonClientOptions } from "./client-options.js";
 import { type DaemonEndpoint, endpointOf } from "./daemon-endpoint.js";
-import { processAlive } from "./ensure-daemon.js";
 import { type ExchangeAnswer, exchange, isConnectionRefused } from "./http-exchange.js";
 import { type ScheduleCalls, scheduleCalls } from "./schedule-calls.js";
 import {

@@ -76,16 +76,6 @@ export async function probeDaemon(home: string, timeoutMs = 2_000): Promise<Live
   }
 }
 
-/** Whether a process with this pid exists (and is ours to signal). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** The running daemon of `home`, started in the background when there is none. */
 export async function ensureDaemon(options: EnsureDaemonOptions): Promise<LiveDaemon & { started: boolean }> {
   const { home } = options;

@@ -3,9 +3,9 @@
  * history and stream code, each with a stable code and the context it is about, and the table
  * that says which problem (if any) a route answers for each code.
  *
- * Boundary rule: errors are plain classes here and nowhere else in those folders; a route
- * maps a `DaemonError` through `problemFor` (daemon-problem.ts), never by `instanceof` one by
- * one. A code whose problem is null is a bug when it reaches a route (500, logged). Failures of
+ * Boundary rule: errors are plain classes here and nowhere else in those folders (the ones
+ * that carry only a session id come from one factory); a route maps a `DaemonError` through
+ * `problemFor` (daemon-problem.ts), never by `instanceof` one by one. A code whose problem is null is a bug when it reaches a route (500, logged). Failures of
  * the process at start (settings, home, lock, key, database version) live in `process/` and
  * `storage/database.ts`: they end the start, they never reach a route.
  *
@@ -53,32 +53,48 @@ export abstract class DaemonError extends Error {
   abstract readonly code: DaemonErrorCode;
 }
 
-/** A session with this id exists already (create → 412). */
-export class SessionExistsError extends DaemonError {
-  readonly code = "session_exists";
-  constructor(readonly sessionId: string) {
-    super(`session ${sessionId} already exists`);
-    this.name = "SessionExistsError";
-  }
+/**
+ * The class of an error about one session that keeps nothing but the session's id: its code,
+ * its name, and the sentence a person reads, made of the id and any `details` the constructor
+ * takes after it. As a type, such an error is `InstanceType<typeof ItsClass>`.
+ */
+function sessionErrorClass<const C extends DaemonErrorCode, D extends string[] = []>(
+  code: C,
+  name: string,
+  message: (sessionId: string, ...details: D) => string,
+) {
+  return class extends DaemonError {
+    readonly code: C = code;
+    constructor(
+      readonly sessionId: string,
+      ...details: D
+    ) {
+      super(message(sessionId, ...details));
+      this.name = name;
+    }
+  };
 }
+
+/** A session with this id exists already (create → 412). */
+export const SessionExistsError = sessionErrorClass(
+  "session_exists",
+  "SessionExistsError",
+  (id) => `session ${id} already exists`,
+);
 
 /** The session cannot take the request now: a turn runs (409 session_busy). */
-export class SessionBusyError extends DaemonError {
-  readonly code = "session_busy";
-  constructor(readonly sessionId: string) {
-    super(`session ${sessionId} is running a turn; interrupt it or wait until it is idle`);
-    this.name = "SessionBusyError";
-  }
-}
+export const SessionBusyError = sessionErrorClass(
+  "session_busy",
+  "SessionBusyError",
+  (id) => `session ${id} is running a turn; interrupt it or wait until it is idle`,
+);
 
 /** A compaction of the session is running already (409 session_busy). */
-export class CompactionRunningError extends DaemonError {
-  readonly code = "compaction_running";
-  constructor(readonly sessionId: string) {
-    super(`session ${sessionId} is compacting its context already; wait for compaction_completed`);
-    this.name = "CompactionRunningError";
-  }
-}
+export const CompactionRunningError = sessionErrorClass(
+  "compaction_running",
+  "CompactionRunningError",
+  (id) => `session ${id} is compacting its context already; wait for compaction_completed`,
+);
 
 /** A compaction would summarize nothing: the turns it keeps whole are all there is (409). */
 export class NothingToCompactError extends DaemonError {
@@ -95,50 +111,39 @@ export class NothingToCompactError extends DaemonError {
 }
 
 /** No provider is configured for the session, so no model can write a summary (400). */
-export class ProviderMissingError extends DaemonError {
-  readonly code = "provider_missing";
-  constructor(
-    readonly sessionId: string,
-    detail: string,
-  ) {
-    super(`session ${sessionId} cannot be compacted: ${detail}`);
-    this.name = "ProviderMissingError";
-  }
-}
+export const ProviderMissingError = sessionErrorClass(
+  "provider_missing",
+  "ProviderMissingError",
+  (id, detail: string) => `session ${id} cannot be compacted: ${detail}`,
+);
 
 /** The session exists but its actor could not be kept running for this request (503). */
-export class SessionUnavailableError extends DaemonError {
-  readonly code = "session_unavailable";
-  constructor(readonly sessionId: string) {
-    super(`session ${sessionId} is restarting; try again`);
-    this.name = "SessionUnavailableError";
-  }
-}
+export const SessionUnavailableError = sessionErrorClass(
+  "session_unavailable",
+  "SessionUnavailableError",
+  (id) => `session ${id} is restarting; try again`,
+);
 
 /**
  * The daemon drains: no session is loaded any more (→ 503 daemon_unavailable). A stream that
  * reconnects meanwhile must not bring a session back to life under a stopping daemon.
  */
-export class DaemonDrainingError extends DaemonError {
-  readonly code = "daemon_draining";
-  constructor(readonly sessionId: string) {
-    super(`the daemon is shutting down; session ${sessionId} is not loaded again until it restarts`);
-    this.name = "DaemonDrainingError";
-  }
-}
+export const DaemonDrainingError = sessionErrorClass(
+  "daemon_draining",
+  "DaemonDrainingError",
+  (id) => `the daemon is shutting down; session ${id} is not loaded again until it restarts`,
+);
 
 /**
  * The actor stopped (deleted, unloaded, restarted, its lease lost) under the request; the
  * caller looks the session up again. Never "not found": a session without a row is the log's
  * `SessionNotFoundError`, wherever that is noticed.
  */
-export class ActorStoppedError extends DaemonError {
-  readonly code = "actor_stopped";
-  constructor(readonly sessionId: string) {
-    super(`session ${sessionId} is restarting; try again`);
-    this.name = "ActorStoppedError";
-  }
-}
+export const ActorStoppedError = sessionErrorClass(
+  "actor_stopped",
+  "ActorStoppedError",
+  (id) => `session ${id} is restarting; try again`,
+);
 
 /** The session has no input with this id (→ 404 input_unknown). */
 export class InputUnknownError extends DaemonError {
@@ -354,13 +359,8 @@ export class ApprovalAnswerInvalidError extends DaemonError {
 }
 
 /** A repair names entries the session does not have, or none whose items are in the context (400). */
-export class RepairRangeInvalidError extends DaemonError {
-  readonly code = "repair_range_invalid";
-  constructor(
-    readonly sessionId: string,
-    detail: string,
-  ) {
-    super(`session ${sessionId} cannot be repaired so: ${detail}`);
-    this.name = "RepairRangeInvalidError";
-  }
-}
+export const RepairRangeInvalidError = sessionErrorClass(
+  "repair_range_invalid",
+  "RepairRangeInvalidError",
+  (id, detail: string) => `session ${id} cannot be repaired so: ${detail}`,
+);

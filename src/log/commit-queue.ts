@@ -14,6 +14,8 @@
  * savepoint takes its notes with it, as the database takes back its locks. A closed queue refuses
  * writes with `StoreClosedError`, after committing what was queued.
  */
+
+import { unreachable } from "../model/unreachable.js";
 import type { Awaitable } from "./awaitable.js";
 import { GroupCommitFailedError, StoreClosedError } from "./errors.js";
 
@@ -230,10 +232,8 @@ export class CommitQueue<Tx> {
         );
         return;
       }
-      default: {
-        const unknown: never = result;
-        throw new Error(`unknown batch result ${JSON.stringify(unknown)}`);
-      }
+      default:
+        unreachable(result, "unknown batch result");
     }
   }
 }

@@ -27,7 +27,9 @@ import {
   utimesSync,
   writeSync,
 } from "node:fs";
+import { processAlive } from "../model/process-alive.js";
 import { LockTimeoutError } from "./errors.js";
+import { nullOnErrno } from "./null-on-errno.js";
 
 /** How long to wait for a lock, and when a held lock counts as abandoned. */
 export interface FileLockOptions {
@@ -158,13 +160,8 @@ function isSameLock(stats: { ino: number; mtimeMs: number } | undefined, mine: L
 }
 
 function tryCreateLock(lockPath: string): LockIdentity | null {
-  let fd: number;
-  try {
-    fd = openSync(lockPath, "wx");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return null;
-    throw error;
-  }
+  const fd = nullOnErrno("EEXIST", () => openSync(lockPath, "wx"));
+  if (fd === null) return null;
   try {
     writeSync(fd, lockContent);
     const stats = fstatSync(fd);
@@ -190,13 +187,10 @@ interface LockHolder {
 }
 
 function readLock(lockPath: string): LockHolder | null {
-  try {
+  return nullOnErrno("ENOENT", () => {
     const ageMs = Date.now() - statSync(lockPath).mtimeMs;
     return { content: readFileSync(lockPath, "utf8"), ageMs };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
-  }
+  });
 }
 
 function isStale(holder: LockHolder, options: FileLockOptions): boolean {
@@ -209,16 +203,7 @@ function isStale(holder: LockHolder, options: FileLockOptions): boolean {
     // Our pid but another start time: a previous incarnation that died holding the lock.
     return Math.abs(startMs - processStartMs) > sameProcessStartToleranceMs;
   }
-  return !isProcessAlive(pid);
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
+  return !processAlive(pid);
 }
 
 /** Move the stale lock aside atomically; if what we moved turns out to be a fresh lock, put it back. */

@@ -17,6 +17,7 @@ import {
   nextHeadSlot,
   type SlottedHead,
 } from "./head-slots.js";
+import { nullOnErrno } from "./null-on-errno.js";
 
 /** A session's head files as read: the newest valid slot, and the record to check the log against. */
 export interface StoredHead {
@@ -36,12 +37,7 @@ export interface HeadPaths {
 
 /** Open the slot file to read it and then write the next head (null: it does not exist yet). */
 export function openHeadFileForUpdate(paths: HeadPaths): number | null {
-  try {
-    return openSync(paths.slots, constants.O_RDWR);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
-  }
+  return nullOnErrno("ENOENT", () => openSync(paths.slots, constants.O_RDWR));
 }
 
 /**
@@ -91,12 +87,7 @@ export function writeNextHead(
 }
 
 function openHeadFileForRead(path: string): number | null {
-  try {
-    return openSync(path, constants.O_RDONLY);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
-  }
+  return nullOnErrno("ENOENT", () => openSync(path, constants.O_RDONLY));
 }
 
 function readSlots(fd: number): Buffer {
@@ -111,12 +102,6 @@ function readSlots(fd: number): Buffer {
 }
 
 function readLegacyHead(sessionId: string, path: string): HeadRecord | null {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
-  }
-  return parseHeadRecord(sessionId, text);
+  const text = nullOnErrno("ENOENT", () => readFileSync(path, "utf8"));
+  return text === null ? null : parseHeadRecord(sessionId, text);
 }

@@ -6,6 +6,8 @@
  *
  * Boundary rule: pure checks; each store reads its own record and calls `checkHeadRecord`.
  */
+
+import { unreachable } from "../model/unreachable.js";
 import { isEntryHash } from "./entry-hash.js";
 import { LogCorruptError } from "./errors.js";
 import type { HeadSignature, HeadSigner, SignatureCheck } from "./head-signer.js";
@@ -108,10 +110,8 @@ export function checkHeadRecord(
       );
     case "invalid":
       throw new LogCorruptError(sessionId, record.position, "the recorded head's signature does not verify");
-    default: {
-      const unknown: never = status;
-      throw new Error(`unknown signature status ${String(unknown)}`);
-    }
+    default:
+      unreachable(status, "unknown signature status");
   }
 }
 

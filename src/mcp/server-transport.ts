@@ -9,6 +9,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ResolvedServer } from "../home/mcp-config.js";
+import { unreachable } from "../model/unreachable.js";
 import { serverEnvironment } from "./server-environment.js";
 import { type McpSandbox, serverConfinement } from "./server-sandbox.js";
 import { ProcessGroupTransport } from "./stdio-transport.js";
@@ -38,10 +39,8 @@ export function createTransport(
     }
     case "http":
       return new StreamableHTTPClientTransport(server.url, { requestInit: { headers: server.headers } });
-    default: {
-      const unknown: never = server;
-      throw new Error(`unknown MCP transport ${JSON.stringify(unknown)}`);
-    }
+    default:
+      unreachable(server, "unknown MCP transport");
   }
 }
 

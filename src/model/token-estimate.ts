@@ -8,6 +8,7 @@
  * count scale these by it (see the daemon's context accounting).
  */
 import type { Item } from "./items.js";
+import { unreachable } from "./unreachable.js";
 
 /** Characters per token of the estimate (English prose and code average about 4). */
 const charsPerToken = 4;
@@ -41,10 +42,8 @@ export function estimateItemTokens(item: Item): number {
         estimateTextTokens(item.text) +
         Math.ceil((item.encrypted_content?.length ?? 0) / (charsPerToken * 4))
       );
-    default: {
-      const unknown: never = item;
-      throw new Error(`unknown item ${JSON.stringify(unknown)}`);
-    }
+    default:
+      unreachable(item, "unknown item");
   }
 }
 

@@ -16,6 +16,9 @@
  *
  * Boundary rule: pure functions of protocol and model name.
  */
+
+import { unreachable } from "../model/unreachable.js";
+import { bareModel } from "./bare-model.js";
 import {
   type AnthropicEffort,
   allEffortLevels,
@@ -47,10 +50,13 @@ const baseRow: Omit<ModelCapabilities, "family" | "reasoning"> = {
   reasoningDetails: true,
 };
 
-/** A model name without a provider prefix ("openai/gpt-5", "models/gemini-2.5-pro") and lower-cased. */
-function bareModel(model: string): string {
-  const lower = model.toLowerCase();
-  return lower.slice(lower.lastIndexOf("/") + 1);
+/** A row of `family` reasoning so: the base row but for the `differences` it spells out. */
+function capabilityRow(
+  family: string,
+  reasoning: ModelCapabilities["reasoning"],
+  differences: Partial<typeof baseRow> = {},
+): ModelCapabilities {
+  return { ...baseRow, family, reasoning, ...differences };
 }
 
 // ---- OpenAI -------------------------------------------------------------------------------
@@ -66,16 +72,11 @@ function openAiReasoningRow(
   family: string,
   levels: Readonly<Record<Effort, OpenAiEffort>>,
 ): ModelCapabilities {
-  return {
-    ...baseRow,
+  return capabilityRow(
     family,
-    reasoning: { style: "effort", levels },
-    temperature: false,
-    topP: false,
-    topK: false,
-    samplingWithReasoning: false,
-    encryptedReasoning: true,
-  };
+    { style: "effort", levels },
+    { temperature: false, topP: false, topK: false, samplingWithReasoning: false, encryptedReasoning: true },
+  );
 }
 
 /** The OpenAI row for a model name, or undefined when it is not an OpenAI model. */
@@ -91,12 +92,12 @@ function openAiRow(model: string): ModelCapabilities | undefined {
       if (major === 5 && minor === 1) return openAiReasoningRow("openai-gpt-5.1", gpt51Levels);
       return openAiReasoningRow("openai-gpt-5.2+", gpt52Levels);
     }
-    return { ...baseRow, family: "openai-gpt-chat", reasoning: { style: "none" }, topK: false };
+    return capabilityRow("openai-gpt-chat", { style: "none" }, { topK: false });
   }
   if (/^(chatgpt|codex-mini)/.test(name)) {
     return name.startsWith("codex")
       ? openAiReasoningRow("openai-o-series", commonEffortLevels)
-      : { ...baseRow, family: "openai-gpt-chat", reasoning: { style: "none" }, topK: false };
+      : capabilityRow("openai-gpt-chat", { style: "none" }, { topK: false });
   }
   return undefined;
 }
@@ -110,39 +111,29 @@ function chatCompletionsRow(model: string): ModelCapabilities {
   if (name.includes("deepseek")) {
     // DeepSeek maps every level itself (its docs list minimal..xhigh).
     // top_k is no DeepSeek parameter (nor Kimi's, nor Google's endpoint's): OpenAI's schema has none.
-    return {
-      ...baseRow,
-      family: "deepseek",
-      reasoning: { style: "effort", levels: allEffortLevels },
-      reasoningContent: true,
-      topK: false,
-    };
+    return capabilityRow(
+      "deepseek",
+      { style: "effort", levels: allEffortLevels },
+      { reasoningContent: true, topK: false },
+    );
   }
   if (isKimiThinking(name)) {
     // "thinking is enabled but reasoning_content is missing in assistant tool call message".
-    return {
-      ...baseRow,
-      family: "kimi-thinking",
-      reasoning: { style: "effort", levels: commonEffortLevels },
-      reasoningContent: true,
-      topK: false,
-    };
+    return capabilityRow(
+      "kimi-thinking",
+      { style: "effort", levels: commonEffortLevels },
+      { reasoningContent: true, topK: false },
+    );
   }
   if (Number(/^gemini-(\d+)/.exec(name)?.[1] ?? "0") >= 3) {
     // Google's OpenAI-compatible endpoint carries Gemini 3's signatures in `extra_content`.
-    return {
-      ...baseRow,
-      family: "gemini-3-compat",
-      reasoning: { style: "effort", levels: commonEffortLevels },
-      thoughtSignatures: true,
-      topK: false,
-    };
+    return capabilityRow(
+      "gemini-3-compat",
+      { style: "effort", levels: commonEffortLevels },
+      { thoughtSignatures: true, topK: false },
+    );
   }
-  return {
-    ...baseRow,
-    family: "openai-compatible",
-    reasoning: { style: "effort", levels: commonEffortLevels },
-  };
+  return capabilityRow("openai-compatible", { style: "effort", levels: commonEffortLevels });
 }
 
 /**
@@ -161,11 +152,7 @@ function isKimiThinking(name: string): boolean {
 
 function responsesRow(model: string): ModelCapabilities {
   return (
-    openAiRow(model) ?? {
-      ...baseRow,
-      family: "responses-other",
-      reasoning: { style: "effort", levels: commonEffortLevels },
-    }
+    openAiRow(model) ?? capabilityRow("responses-other", { style: "effort", levels: commonEffortLevels })
   );
 }
 
@@ -193,44 +180,34 @@ function anthropicRow(model: string): ModelCapabilities {
     (version !== undefined &&
       (version.major >= 5 || (version.major === 4 && version.minor >= 7 && name.includes("opus"))));
   if (adaptiveOnly) {
-    return {
-      ...baseRow,
-      family: "claude-adaptive-only",
-      reasoning: { style: "anthropic_adaptive", levels: adaptiveOnlyLevels },
-      temperature: false,
-      topP: false,
-      topK: false,
-      samplingWithReasoning: false,
-    };
+    return capabilityRow(
+      "claude-adaptive-only",
+      { style: "anthropic_adaptive", levels: adaptiveOnlyLevels },
+      { temperature: false, topP: false, topK: false, samplingWithReasoning: false },
+    );
   }
   // Claude 4.1 and later answer 400 "`temperature` and `top_p` cannot both be specified for this model".
   const onlyOneSampler =
     version !== undefined && (version.major > 4 || (version.major === 4 && version.minor >= 1));
   if (version !== undefined && version.major === 4 && version.minor >= 6) {
-    return {
-      ...baseRow,
-      temperatureWithTopP: false,
-      family: "claude-4.6",
-      reasoning: {
-        style: "anthropic_adaptive",
-        // `max` is Opus-only.
-        levels: name.includes("opus")
-          ? anthropicAdaptiveLevels
-          : { ...anthropicAdaptiveLevels, xhigh: "high" },
-      },
-      samplingWithReasoning: false,
-    };
+    // `max` is Opus-only.
+    const levels: Record<Effort, AnthropicEffort> = name.includes("opus")
+      ? anthropicAdaptiveLevels
+      : { ...anthropicAdaptiveLevels, xhigh: "high" };
+    return capabilityRow(
+      "claude-4.6",
+      { style: "anthropic_adaptive", levels },
+      { temperatureWithTopP: false, samplingWithReasoning: false },
+    );
   }
   if (version !== undefined && (version.major < 3 || (version.major === 3 && version.minor < 7))) {
-    return { ...baseRow, family: "claude-no-thinking", reasoning: { style: "none" } };
+    return capabilityRow("claude-no-thinking", { style: "none" });
   }
-  return {
-    ...baseRow,
-    temperatureWithTopP: !onlyOneSampler,
-    family: "claude-budget",
-    reasoning: { style: "anthropic_budget", budgets: anthropicBudgets },
-    samplingWithReasoning: false,
-  };
+  return capabilityRow(
+    "claude-budget",
+    { style: "anthropic_budget", budgets: anthropicBudgets },
+    { temperatureWithTopP: !onlyOneSampler, samplingWithReasoning: false },
+  );
 }
 
 // ---- Gemini -------------------------------------------------------------------------------
@@ -250,21 +227,18 @@ function geminiRow(model: string): ModelCapabilities {
   const major = version === null ? undefined : Number(version[1]);
   const minor = version === null ? 0 : Number(version[2] ?? "0");
   if (major !== undefined && major >= 3) {
-    return {
-      ...baseRow,
-      family: name.includes("pro") ? "gemini-3-pro" : "gemini-3",
-      reasoning: {
-        style: "gemini_level",
-        levels: name.includes("pro") ? geminiProLevels : geminiFlashLevels,
-      },
-      thoughtSignatures: true,
-    };
+    const pro = name.includes("pro");
+    return capabilityRow(
+      pro ? "gemini-3-pro" : "gemini-3",
+      { style: "gemini_level", levels: pro ? geminiProLevels : geminiFlashLevels },
+      { thoughtSignatures: true },
+    );
   }
   if (major !== undefined && (major < 2 || (major === 2 && minor < 5))) {
-    return { ...baseRow, family: "gemini-no-thinking", reasoning: { style: "none" } };
+    return capabilityRow("gemini-no-thinking", { style: "none" });
   }
   // 2.5, and unknown names: Gemini 3 still accepts a thinking budget, Gemini 2.5 takes nothing else.
-  return { ...baseRow, family: "gemini-2.5", reasoning: { style: "gemini_budget", budgets: geminiBudgets } };
+  return capabilityRow("gemini-2.5", { style: "gemini_budget", budgets: geminiBudgets });
 }
 
 /** The table row for a protocol and model, with a profile's overrides applied. */
@@ -286,9 +260,7 @@ function rowFor(protocol: ProviderProtocol, model: string): ModelCapabilities {
       return anthropicRow(model);
     case "gemini":
       return geminiRow(model);
-    default: {
-      const unreachable: never = protocol;
-      throw new Error(`unknown protocol ${String(unreachable)}`);
-    }
+    default:
+      unreachable(protocol, "unknown protocol");
   }
 }

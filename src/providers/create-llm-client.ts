@@ -4,6 +4,7 @@
  * Boundary rule: selection and defaults only.
  */
 import type { LlmClient } from "../model/llm-client.js";
+import { unreachable } from "../model/unreachable.js";
 import { anthropicProtocol } from "./anthropic/adapter.js";
 import { chatCompletionsProtocol } from "./chat-completions/adapter.js";
 import { type FieldRefusals, processFieldRefusals } from "./field-refusals.js";
@@ -46,10 +47,8 @@ export function protocolAdapter(
       return bindProtocol(anthropicProtocol, profile, apiKey, refusals);
     case "gemini":
       return bindProtocol(geminiProtocol, profile, apiKey, refusals);
-    default: {
-      const unreachable: never = profile.protocol;
-      throw new Error(`unknown protocol ${String(unreachable)}`);
-    }
+    default:
+      unreachable(profile.protocol, "unknown protocol");
   }
 }
 

@@ -8,6 +8,7 @@
  * at the cost of one refused request).
  */
 import { createHash } from "node:crypto";
+import { cachedEntry } from "../model/cached-entry.js";
 import { effectiveBaseUrl, type ProviderProfile } from "./provider-profile.js";
 
 /** Refused field keys by profile. */
@@ -21,12 +22,7 @@ export class FieldRefusals {
 
   /** Records refused keys; returns those that were new. */
   remember(profile: ProviderProfile, keys: readonly string[]): string[] {
-    const key = profileKey(profile);
-    let set = this.byProfile.get(key);
-    if (set === undefined) {
-      set = new Set();
-      this.byProfile.set(key, set);
-    }
+    const set = cachedEntry(this.byProfile, profileKey(profile), () => new Set<string>());
     const fresh = keys.filter((field) => !set.has(field));
     for (const field of fresh) set.add(field);
     return fresh;

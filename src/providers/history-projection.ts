@@ -16,6 +16,7 @@
  */
 import { type Item, type ToolResultItem, toolResult } from "../model/items.js";
 import { toolArgumentsObject } from "../model/tool-arguments.js";
+import { unreachable } from "../model/unreachable.js";
 
 /** What an error result with no text of its own is sent as. */
 const emptyErrorText = "The tool failed without an error message.";
@@ -104,10 +105,8 @@ export function pairedEntries(items: readonly Item[]): PairedItem[] {
         closeStep();
         out.push({ item, from: position });
         break;
-      default: {
-        const unreachable: never = item;
-        throw new Error(`unknown item ${JSON.stringify(unreachable)}`);
-      }
+      default:
+        unreachable(item, "unknown item");
     }
   });
   // Calls still open have no result: a request is sent only after their tools ran, so none will come.

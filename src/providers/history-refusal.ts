@@ -13,6 +13,7 @@
 import type { Item } from "../model/items.js";
 import { messageText } from "../model/items.js";
 import type { LlmRequest, RefusedPath } from "../model/llm-client.js";
+import { unreachable } from "../model/unreachable.js";
 
 /**
  * For each element of a body's history array, the positions in the request's items it was
@@ -76,10 +77,8 @@ function describeItem(item: Item): string {
       return `the ${item.name} call ${item.call_id}`;
     case "tool_result":
       return `the result of call ${item.call_id}`;
-    default: {
-      const unreachable: never = item;
-      throw new Error(`unknown item ${JSON.stringify(unreachable)}`);
-    }
+    default:
+      unreachable(item, "unknown item");
   }
 }
 

@@ -9,7 +9,7 @@
 import type { RefusedPath } from "../model/llm-client.js";
 import { LlmClientError } from "../model/llm-client.js";
 import { refusedFields, refusedPaths, validationText } from "./refused-fields.js";
-import { isWireObject, objectAt, objectsAt, preview, stringAt, type WireObject } from "./wire-json.js";
+import { bodyRoot, errorBodyRoot, objectAt, objectsAt, preview, stringAt } from "./wire-json.js";
 
 /** Response headers as far as error handling reads them (undici response headers, wrapped). */
 export interface HeaderSource {
@@ -34,13 +34,7 @@ export function retryAfterMs(headers: HeaderSource, now = Date.now()): number | 
  * milliseconds: Gemini's 429 RESOURCE_EXHAUSTED carries it there and sends no Retry-After.
  */
 function retryInfoDelayMs(body: string): number | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-  const root = Array.isArray(parsed) ? parsed.find(isWireObject) : isWireObject(parsed) ? parsed : undefined;
+  const root = errorBodyRoot(body);
   for (const detail of objectsAt(objectAt(root, "error"), "details")) {
     if (!(stringAt(detail, "@type") ?? "").endsWith("google.rpc.RetryInfo")) continue;
     const delay = /^\s*(\d+(?:\.\d+)?)s\s*$/.exec(stringAt(detail, "retryDelay") ?? "");
@@ -60,11 +54,7 @@ export function describeErrorBody(body: string): { code?: string; message?: stri
   }
   // OpenAI {error:{message,type,code}}, Anthropic {type:"error",error:{type,message}},
   // Gemini {error:{code:429,message,status}}, and a few servers' bare {message} or [{error}].
-  const root: WireObject | undefined = Array.isArray(parsed)
-    ? parsed.find(isWireObject)
-    : isWireObject(parsed)
-      ? parsed
-      : undefined;
+  const root = bodyRoot(parsed);
   const error = objectAt(root, "error") ?? root;
   // pydantic validators (Mistral, vLLM) list what they refused in `detail`, not in a message.
   const validation = root === undefined ? undefined : validationText(root);

@@ -8,6 +8,7 @@
  * Boundary rule: types and pure decisions; no I/O.
  */
 import type { ReasoningControl } from "../model/request-config.js";
+import { unreachable } from "../model/unreachable.js";
 
 /** The effort levels a request config may ask for. */
 export type Effort = Extract<ReasoningControl, { effort: unknown }>["effort"];
@@ -176,10 +177,8 @@ function defaultReasoningRule(style: ReasoningStyle): ReasoningRule {
       return { style, budgets: geminiBudgets };
     case "gemini_level":
       return { style, levels: geminiFlashLevels };
-    default: {
-      const unreachable: never = style;
-      throw new Error(`unknown reasoning style ${String(unreachable)}`);
-    }
+    default:
+      unreachable(style, "unknown reasoning style");
   }
 }
 

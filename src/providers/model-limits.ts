@@ -10,6 +10,7 @@
  *
  * Boundary rule: pure functions of a profile.
  */
+import { bareModel } from "./bare-model.js";
 import type { ProviderProfile } from "./provider-profile.js";
 
 /** USD per million tokens. `cacheRead`/`cacheWrite` price cached prompt tokens read and written. */
@@ -41,168 +42,65 @@ const defaultMaxOutputTokens = 4_096;
 /** Compact when the prompt reaches this share of the window (see docs/providers.md). */
 export const defaultCompactThreshold = 0.8;
 
-interface LimitRow {
-  pattern: RegExp;
-  contextWindow: number;
-  maxOutputTokens: number;
-  /** input, output, cache read, cache write (USD per million tokens). */
-  prices?: [number, number, number, number];
-}
+/**
+ * One row of the table: the model-name pattern, the context window, the output limit and, where
+ * known, the prices (input, output, cache read, cache write; USD per million tokens).
+ */
+type LimitRow = readonly [
+  pattern: RegExp,
+  contextWindow: number,
+  maxOutputTokens: number,
+  prices?: readonly [number, number, number, number],
+];
 
 /** First match wins, so narrower names come before broader ones. */
 const rows: readonly LimitRow[] = [
   // OpenAI (cached input is read at a discount; writes cost the input price).
-  {
-    pattern: /^gpt-5(\.\d+)?-chat/,
-    contextWindow: 128_000,
-    maxOutputTokens: 16_384,
-    prices: [1.25, 10, 0.125, 1.25],
-  },
-  {
-    pattern: /^gpt-5(\.\d+)?-nano/,
-    contextWindow: 400_000,
-    maxOutputTokens: 128_000,
-    prices: [0.05, 0.4, 0.005, 0.05],
-  },
-  {
-    pattern: /^gpt-5(\.\d+)?-mini/,
-    contextWindow: 400_000,
-    maxOutputTokens: 128_000,
-    prices: [0.25, 2, 0.025, 0.25],
-  },
-  {
-    pattern: /^gpt-5\.[2-9]/,
-    contextWindow: 400_000,
-    maxOutputTokens: 128_000,
-    prices: [1.75, 14, 0.175, 1.75],
-  },
-  { pattern: /^gpt-5/, contextWindow: 400_000, maxOutputTokens: 128_000, prices: [1.25, 10, 0.125, 1.25] },
-  {
-    pattern: /^gpt-4\.1-nano/,
-    contextWindow: 1_047_576,
-    maxOutputTokens: 32_768,
-    prices: [0.1, 0.4, 0.025, 0.1],
-  },
-  {
-    pattern: /^gpt-4\.1-mini/,
-    contextWindow: 1_047_576,
-    maxOutputTokens: 32_768,
-    prices: [0.4, 1.6, 0.1, 0.4],
-  },
-  { pattern: /^gpt-4\.1/, contextWindow: 1_047_576, maxOutputTokens: 32_768, prices: [2, 8, 0.5, 2] },
-  {
-    pattern: /^gpt-4o-mini/,
-    contextWindow: 128_000,
-    maxOutputTokens: 16_384,
-    prices: [0.15, 0.6, 0.075, 0.15],
-  },
-  {
-    pattern: /^(gpt-4o|chatgpt-4o)/,
-    contextWindow: 128_000,
-    maxOutputTokens: 16_384,
-    prices: [2.5, 10, 1.25, 2.5],
-  },
-  {
-    pattern: /^o[34]-mini/,
-    contextWindow: 200_000,
-    maxOutputTokens: 100_000,
-    prices: [1.1, 4.4, 0.275, 1.1],
-  },
-  { pattern: /^o3/, contextWindow: 200_000, maxOutputTokens: 100_000, prices: [2, 8, 0.5, 2] },
-  { pattern: /^o1/, contextWindow: 200_000, maxOutputTokens: 100_000, prices: [15, 60, 7.5, 15] },
+  [/^gpt-5(\.\d+)?-chat/, 128_000, 16_384, [1.25, 10, 0.125, 1.25]],
+  [/^gpt-5(\.\d+)?-nano/, 400_000, 128_000, [0.05, 0.4, 0.005, 0.05]],
+  [/^gpt-5(\.\d+)?-mini/, 400_000, 128_000, [0.25, 2, 0.025, 0.25]],
+  [/^gpt-5\.[2-9]/, 400_000, 128_000, [1.75, 14, 0.175, 1.75]],
+  [/^gpt-5/, 400_000, 128_000, [1.25, 10, 0.125, 1.25]],
+  [/^gpt-4\.1-nano/, 1_047_576, 32_768, [0.1, 0.4, 0.025, 0.1]],
+  [/^gpt-4\.1-mini/, 1_047_576, 32_768, [0.4, 1.6, 0.1, 0.4]],
+  [/^gpt-4\.1/, 1_047_576, 32_768, [2, 8, 0.5, 2]],
+  [/^gpt-4o-mini/, 128_000, 16_384, [0.15, 0.6, 0.075, 0.15]],
+  [/^(gpt-4o|chatgpt-4o)/, 128_000, 16_384, [2.5, 10, 1.25, 2.5]],
+  [/^o[34]-mini/, 200_000, 100_000, [1.1, 4.4, 0.275, 1.1]],
+  [/^o3/, 200_000, 100_000, [2, 8, 0.5, 2]],
+  [/^o1/, 200_000, 100_000, [15, 60, 7.5, 15]],
   // Anthropic (cache writes at 1.25x input, the 5-minute cache).
-  {
-    pattern: /^claude-opus-4-([5-9]|\d\d)/,
-    contextWindow: 200_000,
-    maxOutputTokens: 64_000,
-    prices: [5, 25, 0.5, 6.25],
-  },
-  {
-    pattern: /^claude-opus-4/,
-    contextWindow: 200_000,
-    maxOutputTokens: 32_000,
-    prices: [15, 75, 1.5, 18.75],
-  },
-  {
-    pattern: /^claude-sonnet-4/,
-    contextWindow: 200_000,
-    maxOutputTokens: 64_000,
-    prices: [3, 15, 0.3, 3.75],
-  },
-  {
-    pattern: /^claude-3-7-sonnet/,
-    contextWindow: 200_000,
-    maxOutputTokens: 64_000,
-    prices: [3, 15, 0.3, 3.75],
-  },
-  { pattern: /^claude-haiku-4/, contextWindow: 200_000, maxOutputTokens: 64_000, prices: [1, 5, 0.1, 1.25] },
-  { pattern: /^claude-3-5-haiku/, contextWindow: 200_000, maxOutputTokens: 8_192, prices: [0.8, 4, 0.08, 1] },
-  { pattern: /^claude-/, contextWindow: 200_000, maxOutputTokens: 8_192 },
+  [/^claude-opus-4-([5-9]|\d\d)/, 200_000, 64_000, [5, 25, 0.5, 6.25]],
+  [/^claude-opus-4/, 200_000, 32_000, [15, 75, 1.5, 18.75]],
+  [/^claude-sonnet-4/, 200_000, 64_000, [3, 15, 0.3, 3.75]],
+  [/^claude-3-7-sonnet/, 200_000, 64_000, [3, 15, 0.3, 3.75]],
+  [/^claude-haiku-4/, 200_000, 64_000, [1, 5, 0.1, 1.25]],
+  [/^claude-3-5-haiku/, 200_000, 8_192, [0.8, 4, 0.08, 1]],
+  [/^claude-/, 200_000, 8_192],
   // Gemini (prices for prompts up to 200k tokens).
-  {
-    pattern: /^gemini-3(\.\d+)?-pro/,
-    contextWindow: 1_048_576,
-    maxOutputTokens: 65_536,
-    prices: [2, 12, 0.2, 2],
-  },
-  {
-    pattern: /^gemini-3(\.\d+)?-flash/,
-    contextWindow: 1_048_576,
-    maxOutputTokens: 65_536,
-    prices: [0.5, 3, 0.05, 0.5],
-  },
-  {
-    pattern: /^gemini-2\.5-pro/,
-    contextWindow: 1_048_576,
-    maxOutputTokens: 65_536,
-    prices: [1.25, 10, 0.125, 1.25],
-  },
-  {
-    pattern: /^gemini-2\.5-flash-lite/,
-    contextWindow: 1_048_576,
-    maxOutputTokens: 65_536,
-    prices: [0.1, 0.4, 0.01, 0.1],
-  },
-  {
-    pattern: /^gemini-2\.5-flash/,
-    contextWindow: 1_048_576,
-    maxOutputTokens: 65_536,
-    prices: [0.3, 2.5, 0.03, 0.3],
-  },
-  {
-    pattern: /^gemini-2\.0-flash/,
-    contextWindow: 1_048_576,
-    maxOutputTokens: 8_192,
-    prices: [0.1, 0.4, 0.025, 0.1],
-  },
-  { pattern: /^gemini-/, contextWindow: 1_048_576, maxOutputTokens: 8_192 },
+  [/^gemini-3(\.\d+)?-pro/, 1_048_576, 65_536, [2, 12, 0.2, 2]],
+  [/^gemini-3(\.\d+)?-flash/, 1_048_576, 65_536, [0.5, 3, 0.05, 0.5]],
+  [/^gemini-2\.5-pro/, 1_048_576, 65_536, [1.25, 10, 0.125, 1.25]],
+  [/^gemini-2\.5-flash-lite/, 1_048_576, 65_536, [0.1, 0.4, 0.01, 0.1]],
+  [/^gemini-2\.5-flash/, 1_048_576, 65_536, [0.3, 2.5, 0.03, 0.3]],
+  [/^gemini-2\.0-flash/, 1_048_576, 8_192, [0.1, 0.4, 0.025, 0.1]],
+  [/^gemini-/, 1_048_576, 8_192],
   // DeepSeek.
-  {
-    pattern: /^deepseek-(chat|reasoner)/,
-    contextWindow: 128_000,
-    maxOutputTokens: 8_192,
-    prices: [0.28, 0.42, 0.028, 0.28],
-  },
+  [/^deepseek-(chat|reasoner)/, 128_000, 8_192, [0.28, 0.42, 0.028, 0.28]],
 ];
-
-/** A model name without a provider prefix ("openai/gpt-5", "models/gemini-2.5-pro"), lower-cased. */
-function bareModel(model: string): string {
-  const lower = model.toLowerCase();
-  return lower.slice(lower.lastIndexOf("/") + 1);
-}
 
 /** The table's row for a model, or undefined for a model it does not know. */
 function rowFor(model: string): LimitRow | undefined {
   const bare = bareModel(model);
-  return rows.find((row) => row.pattern.test(bare));
+  return rows.find(([pattern]) => pattern.test(bare));
 }
 
 /** The limits and prices of a profile's model. */
 export function modelLimits(profile: ProviderProfile): ModelLimits {
-  const row = rowFor(profile.model);
+  const [, tableWindow, tableOutput = defaultMaxOutputTokens, tablePrices] = rowFor(profile.model) ?? [];
   const warnings: string[] = [];
   let windowSource: ModelLimits["windowSource"] = "table";
-  let contextWindow = row?.contextWindow;
+  let contextWindow = tableWindow;
   if (profile.contextWindow !== undefined) {
     contextWindow = profile.contextWindow;
     windowSource = "profile";
@@ -213,12 +111,11 @@ export function modelLimits(profile: ProviderProfile): ModelLimits {
       `the context window of model "${profile.model}" is not known; assuming ${defaultContextWindow} tokens (set "contextWindow" in its profile)`,
     );
   }
-  const tableOutput = row?.maxOutputTokens ?? defaultMaxOutputTokens;
   const maxOutputTokens = Math.min(profile.maxOutputTokens ?? tableOutput, contextWindow);
   let prices: ModelPrices | null = null;
   if (profile.prices !== undefined) prices = { ...profile.prices };
-  else if (row?.prices !== undefined) {
-    const [input, output, cacheRead, cacheWrite] = row.prices;
+  else if (tablePrices !== undefined) {
+    const [input, output, cacheRead, cacheWrite] = tablePrices;
     prices = { input, output, cacheRead, cacheWrite };
   }
   return {

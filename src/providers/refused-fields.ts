@@ -12,7 +12,7 @@
  * Boundary rule: pure functions of an error body.
  */
 import type { RefusedPath } from "../model/llm-client.js";
-import { isWireObject, objectsAt, stringAt, type WireObject } from "./wire-json.js";
+import { errorBodyRoot, isWireObject, objectsAt, stringAt, type WireObject } from "./wire-json.js";
 
 /** The key a path (as a vendor spells it) is filed under. */
 function fieldKey(path: readonly (string | number)[]): string | undefined {
@@ -28,7 +28,7 @@ function fieldKey(path: readonly (string | number)[]): string | undefined {
 
 /** The field keys an error body names (none when it names none). */
 export function refusedFields(body: string): string[] {
-  const root = errorRoot(body);
+  const root = errorBodyRoot(body);
   if (root === undefined) return [];
   const keys = new Set<string>();
   const error = isWireObject(root.error) ? root.error : root;
@@ -53,7 +53,7 @@ export function refusedFields(body: string): string[] {
  * path the message starts with ("messages.3.content.0: unexpected `tool_use_id` …").
  */
 export function refusedPaths(body: string): RefusedPath[] {
-  const root = errorRoot(body);
+  const root = errorBodyRoot(body);
   if (root === undefined) return [];
   const paths: RefusedPath[] = [];
   const error = isWireObject(root.error) ? root.error : root;
@@ -81,17 +81,6 @@ function pathSegments(path: string): (string | number)[] {
     .split(/[.[\]]+/)
     .filter((part) => part.length > 0)
     .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
-}
-
-/** The error object of a body (a bare object, or the first object of an array), or undefined. */
-function errorRoot(body: string): WireObject | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-  return Array.isArray(parsed) ? parsed.find(isWireObject) : isWireObject(parsed) ? parsed : undefined;
 }
 
 function addKey(keys: Set<string>, key: string | undefined): void {

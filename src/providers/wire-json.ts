@@ -16,6 +16,22 @@ export function isWireObject(value: unknown): value is WireObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** The object a parsed error body is about: the body itself, or the first object of an array. */
+export function bodyRoot(parsed: unknown): WireObject | undefined {
+  return Array.isArray(parsed) ? parsed.find(isWireObject) : isWireObject(parsed) ? parsed : undefined;
+}
+
+/** `bodyRoot` of an error body's text, or undefined when the text is not JSON. */
+export function errorBodyRoot(body: string): WireObject | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  return bodyRoot(parsed);
+}
+
 /** The object at `key`, if it is one. */
 export function objectAt(source: WireObject | undefined, key: string): WireObject | undefined {
   const value = source?.[key];

@@ -11,8 +11,8 @@
  * written are put back as they were.
  */
 import { lstat, unlink } from "node:fs/promises";
-import type { JsonObject } from "../model/json.js";
 import { ToolError } from "../model/tools.js";
+import { argumentsSchema, textArgument } from "./argument-schema.js";
 import { MAX_EDIT_FILE_BYTES, occurrences } from "./edit-file.js";
 import { fileError } from "./file-error.js";
 import type { HiddenPaths } from "./hidden-paths.js";
@@ -36,34 +36,27 @@ export interface ApplyPatchInput {
   edits: PatchEdit[];
 }
 
-const inputSchema: JsonObject = {
-  type: "object",
-  properties: {
+const inputSchema = argumentsSchema(
+  {
     edits: {
       type: "array",
       minItems: 1,
       maxItems: MAX_PATCH_EDITS,
       description: "The edits, applied in order; a later edit of a file sees the earlier ones.",
-      items: {
-        type: "object",
-        properties: {
+      items: argumentsSchema(
+        {
           path: filePathArgument,
-          old_text: {
-            type: "string",
-            minLength: 1,
-            description:
-              "Exact text to replace (whitespace included); it must occur exactly once in the file. Omit it to create a new file.",
-          },
+          old_text: textArgument(
+            "Exact text to replace (whitespace included); it must occur exactly once in the file. Omit it to create a new file.",
+          ),
           new_text: { type: "string", description: "Text to put in its place, or the new file's content." },
         },
-        required: ["path", "new_text"],
-        additionalProperties: false,
-      },
+        ["path", "new_text"],
+      ),
     },
   },
-  required: ["edits"],
-  additionalProperties: false,
-};
+  ["edits"],
+);
 
 const description =
   "Apply several edits across workspace files at once, all or nothing: each edit is " +

@@ -5,8 +5,8 @@
  * count), so an edit never lands somewhere the model did not mean; the file must be valid UTF-8
  * so that rewriting it cannot corrupt bytes the model never saw.
  */
-import type { JsonObject } from "../model/json.js";
 import { ToolError } from "../model/tools.js";
+import { argumentsSchema, textArgument } from "./argument-schema.js";
 import type { HiddenPaths } from "./hidden-paths.js";
 import { type WorkspaceTool, workspaceTool } from "./tool-kind.js";
 import { openRegularFile, replaceFileAtomically } from "./workspace-file.js";
@@ -22,20 +22,16 @@ export interface EditFileInput {
   new_text: string;
 }
 
-const inputSchema: JsonObject = {
-  type: "object",
-  properties: {
+const inputSchema = argumentsSchema(
+  {
     path: filePathArgument,
-    old_text: {
-      type: "string",
-      minLength: 1,
-      description: "Exact text to replace, including whitespace; it must occur exactly once in the file.",
-    },
+    old_text: textArgument(
+      "Exact text to replace, including whitespace; it must occur exactly once in the file.",
+    ),
     new_text: { type: "string", description: "Text to put in its place." },
   },
-  required: ["path", "old_text", "new_text"],
-  additionalProperties: false,
-};
+  ["path", "old_text", "new_text"],
+);
 
 const description =
   "Replace one exact occurrence of old_text with new_text in a workspace file. old_text must match " +

@@ -6,7 +6,7 @@
  * `grep`'s `glob`; at most `MAX_GLOB_RESULTS` paths are returned, with a note for the rest.
  */
 import { lstat } from "node:fs/promises";
-import type { JsonObject } from "../model/json.js";
+import { argumentsSchema, textArgument } from "./argument-schema.js";
 import { globFilter } from "./grep-search.js";
 import type { HiddenPaths } from "./hidden-paths.js";
 import { type WorkspaceTool, workspaceTool } from "./tool-kind.js";
@@ -24,24 +24,15 @@ export interface GlobInput {
   path?: string;
 }
 
-const inputSchema: JsonObject = {
-  type: "object",
-  properties: {
-    pattern: {
-      type: "string",
-      minLength: 1,
-      description:
-        "Glob such as '**/*.ts' or 'src/**/test_*.py', matched against paths from the searched directory; a glob without '/' (e.g. '*.md') matches file names at any depth.",
-    },
-    path: {
-      type: "string",
-      minLength: 1,
-      description: "Directory to search, relative to the workspace root (default: the root).",
-    },
+const inputSchema = argumentsSchema(
+  {
+    pattern: textArgument(
+      "Glob such as '**/*.ts' or 'src/**/test_*.py', matched against paths from the searched directory; a glob without '/' (e.g. '*.md') matches file names at any depth.",
+    ),
+    path: textArgument("Directory to search, relative to the workspace root (default: the root)."),
   },
-  required: ["pattern"],
-  additionalProperties: false,
-};
+  ["pattern"],
+);
 
 const description =
   "Find files by name or path pattern. Returns workspace-relative paths, most recently modified first, " +

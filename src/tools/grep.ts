@@ -6,8 +6,8 @@
  * through one `MatchCollector`, so the result does not depend on which one ran.
  */
 import { lstat } from "node:fs/promises";
-import type { JsonObject } from "../model/json.js";
 import { type ToolDefinition, ToolError } from "../model/tools.js";
+import { argumentsSchema, textArgument } from "./argument-schema.js";
 import { fileError } from "./file-error.js";
 import { searchInProcess } from "./grep-in-process.js";
 import { searchWithRipgrep } from "./grep-ripgrep.js";
@@ -32,30 +32,18 @@ export interface GrepInput {
   glob?: string;
 }
 
-const inputSchema: JsonObject = {
-  type: "object",
-  properties: {
-    pattern: {
-      type: "string",
-      minLength: 1,
-      description:
-        "Regular expression matched against each line (case-sensitive; write [Aa] or alternatives for other cases).",
-    },
-    path: {
-      type: "string",
-      minLength: 1,
-      description: "File or directory to search, relative to the workspace root (default: the root).",
-    },
-    glob: {
-      type: "string",
-      minLength: 1,
-      description:
-        "Only search files matching this glob, e.g. '*.ts' (a glob without '/' matches file names) or 'src/**/*.test.ts' (matched from the searched directory).",
-    },
+const inputSchema = argumentsSchema(
+  {
+    pattern: textArgument(
+      "Regular expression matched against each line (case-sensitive; write [Aa] or alternatives for other cases).",
+    ),
+    path: textArgument("File or directory to search, relative to the workspace root (default: the root)."),
+    glob: textArgument(
+      "Only search files matching this glob, e.g. '*.ts' (a glob without '/' matches file names) or 'src/**/*.test.ts' (matched from the searched directory).",
+    ),
   },
-  required: ["pattern"],
-  additionalProperties: false,
-};
+  ["pattern"],
+);
 
 const description =
   "Search file contents with a regular expression. Returns 'path:line: text' for each matching line, " +

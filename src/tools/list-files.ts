@@ -10,8 +10,8 @@
 import type { Dirent } from "node:fs";
 import { opendir, readlink } from "node:fs/promises";
 import path from "node:path";
-import type { JsonObject } from "../model/json.js";
 import { ToolError } from "../model/tools.js";
+import { argumentsSchema, textArgument } from "./argument-schema.js";
 import { fileError } from "./file-error.js";
 import { type HiddenPaths, hiddenPathCovering } from "./hidden-paths.js";
 import { truncateText } from "./output-limit.js";
@@ -32,18 +32,10 @@ export interface ListFilesInput {
   recursive?: boolean;
 }
 
-const inputSchema: JsonObject = {
-  type: "object",
-  properties: {
-    path: {
-      type: "string",
-      minLength: 1,
-      description: "Directory to list, relative to the workspace root (default: the root).",
-    },
-    recursive: { type: "boolean", description: "Also list subdirectories' contents (default false)." },
-  },
-  additionalProperties: false,
-};
+const inputSchema = argumentsSchema({
+  path: textArgument("Directory to list, relative to the workspace root (default: the root)."),
+  recursive: { type: "boolean", description: "Also list subdirectories' contents (default false)." },
+});
 
 const description =
   "List a workspace directory. Paths are relative to the workspace root; directories end with '/', " +

@@ -5,8 +5,8 @@
  * reaches the model; the output says where it stopped and which `offset` continues it.
  */
 import type { FileHandle } from "node:fs/promises";
-import type { JsonObject } from "../model/json.js";
 import { ToolError } from "../model/tools.js";
+import { argumentsSchema } from "./argument-schema.js";
 import type { HiddenPaths } from "./hidden-paths.js";
 import { OUTPUT_LIMIT_BYTES, utf8Prefix } from "./output-limit.js";
 import { type WorkspaceTool, workspaceTool } from "./tool-kind.js";
@@ -27,9 +27,8 @@ export interface ReadFileInput {
   limit?: number;
 }
 
-const inputSchema: JsonObject = {
-  type: "object",
-  properties: {
+const inputSchema = argumentsSchema(
+  {
     path: filePathArgument,
     offset: { type: "integer", minimum: 1, description: "1-based line number to start at (default 1)." },
     limit: {
@@ -39,9 +38,8 @@ const inputSchema: JsonObject = {
       description: `Most lines to return (default ${DEFAULT_READ_LINES}).`,
     },
   },
-  required: ["path"],
-  additionalProperties: false,
-};
+  ["path"],
+);
 
 const description =
   "Read a UTF-8 text file from the workspace. Returns the file's lines exactly (no line numbers added). " +

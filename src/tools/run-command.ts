@@ -8,9 +8,9 @@
  * everything in it; nothing the command started outlives the call.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import type { JsonObject } from "../model/json.js";
 import type { ToolContext, ToolDefinition, ToolOutput } from "../model/tools.js";
 import { ToolError } from "../model/tools.js";
+import { argumentsSchema, textArgument } from "./argument-schema.js";
 import { commandEnvironment, sandboxArguments } from "./bubblewrap.js";
 import { type HiddenPaths, hiddenPathCovering, NO_HIDDEN_PATHS } from "./hidden-paths.js";
 import { hostNetworkView } from "./network-helper.js";
@@ -34,10 +34,9 @@ export interface RunCommandInput {
   timeout_ms?: number;
 }
 
-const inputSchema: JsonObject = {
-  type: "object",
-  properties: {
-    command: { type: "string", minLength: 1, description: "Shell command, run as `sh -c command`." },
+const inputSchema = argumentsSchema(
+  {
+    command: textArgument("Shell command, run as `sh -c command`."),
     timeout_ms: {
       type: "integer",
       minimum: 1,
@@ -45,9 +44,8 @@ const inputSchema: JsonObject = {
       description: `Kill the command after this many milliseconds (default ${DEFAULT_COMMAND_TIMEOUT_MS}).`,
     },
   },
-  required: ["command"],
-  additionalProperties: false,
-};
+  ["command"],
+);
 
 function describe(shell: OfferedShell): string {
   const common =

@@ -16,6 +16,7 @@
  * Boundary rule: this file knows system-call numbers and the BPF encoding, nothing about
  * bubblewrap or the tools; an architecture it has no table for gets no filter, and says so.
  */
+import { unreachable } from "../model/unreachable.js";
 
 /** The filter for the host's architecture, or why there is none. */
 export type SocketFilter =
@@ -211,10 +212,8 @@ function assemble(instructions: readonly Instruction[]): Buffer {
       case "return":
         emit(BPF_RET_K, 0, 0, instruction.value);
         break;
-      default: {
-        const unreachable: never = instruction;
-        throw new Error(`unknown instruction ${JSON.stringify(unreachable)}`);
-      }
+      default:
+        unreachable(instruction, "unknown instruction");
     }
   }
   return program;

@@ -9,6 +9,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { readdir, unlink } from "node:fs/promises";
+import { processAlive } from "../model/process-alive.js";
 import type { PinnedDirectory } from "./pinned-directory.js";
 
 const SUFFIX = ".skein-tmp";
@@ -43,17 +44,7 @@ export async function sweepTemporarySiblings(directory: PinnedDirectory, name: s
     const writer = WRITER.exec(candidate.slice(prefix.length, -SUFFIX.length));
     if (writer === null) continue;
     const pid = Number(writer[1]);
-    const live = pid === process.pid ? inFlight.has(candidate) : processExists(pid);
+    const live = pid === process.pid ? inFlight.has(candidate) : processAlive(pid);
     if (!live) await unlink(directory.entry(candidate)).catch(() => undefined);
-  }
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, as another user's process.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }

@@ -6,7 +6,6 @@
  * Boundary rule: the input schema and `todosFromArguments` (src/model/todos.ts) accept the same
  * plans; the result is the plan as a text checklist, bounded by the schema's limits.
  */
-import type { JsonObject } from "../model/json.js";
 import {
   MAX_TODO_CHARS,
   MAX_TODOS,
@@ -16,6 +15,7 @@ import {
   todoMark,
 } from "../model/todos.js";
 import type { ToolDefinition } from "../model/tools.js";
+import { argumentsSchema } from "./argument-schema.js";
 import { toolKind } from "./tool-kind.js";
 
 /** Arguments of `todo_write`. */
@@ -23,27 +23,23 @@ export interface TodoWriteInput {
   todos: Todo[];
 }
 
-const inputSchema: JsonObject = {
-  type: "object",
-  properties: {
+const inputSchema = argumentsSchema(
+  {
     todos: {
       type: "array",
       maxItems: MAX_TODOS,
       description: "The whole plan, in order; it replaces the previous one.",
-      items: {
-        type: "object",
-        properties: {
+      items: argumentsSchema(
+        {
           content: { type: "string", minLength: 1, maxLength: MAX_TODO_CHARS, pattern: "\\S" },
           status: { enum: [...TODO_STATUSES] },
         },
-        required: ["content", "status"],
-        additionalProperties: false,
-      },
+        ["content", "status"],
+      ),
     },
   },
-  required: ["todos"],
-  additionalProperties: false,
-};
+  ["todos"],
+);
 
 const description =
   "Keep your plan for the task as a checklist the user sees live: send the whole list each time, " +

@@ -17,8 +17,8 @@ import type { LookupFunction } from "node:net";
 import { isIP } from "node:net";
 import { networkInterfaces } from "node:os";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
-import type { JsonObject } from "../model/json.js";
 import { type ToolDefinition, ToolError } from "../model/tools.js";
+import { argumentsSchema, textArgument } from "./argument-schema.js";
 import { type AddressAllowList, addressProblem } from "./fetch-address.js";
 import { htmlToMarkdown } from "./html-markdown.js";
 import { truncateText } from "./output-limit.js";
@@ -46,14 +46,10 @@ interface WebFetchInput {
   url: string;
 }
 
-const inputSchema: JsonObject = {
-  type: "object",
-  properties: {
-    url: { type: "string", minLength: 1, maxLength: 4096, description: "The http or https URL to GET." },
-  },
-  required: ["url"],
-  additionalProperties: false,
-};
+const inputSchema = argumentsSchema(
+  { url: textArgument("The http or https URL to GET.", { maxLength: 4096 }) },
+  ["url"],
+);
 
 const description =
   "Fetch a web page or other text over http(s) (GET) and return it: HTML converted to Markdown, " +

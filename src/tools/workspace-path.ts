@@ -12,8 +12,8 @@
  */
 import { lstat, readlink, realpath } from "node:fs/promises";
 import path from "node:path";
-import type { JsonObject } from "../model/json.js";
 import { ToolError } from "../model/tools.js";
+import { textArgument } from "./argument-schema.js";
 import { fileError } from "./file-error.js";
 import { type HiddenPaths, hiddenPathCovering, NO_HIDDEN_PATHS } from "./hidden-paths.js";
 import { isInsideDirectory } from "./path-containment.js";
@@ -159,11 +159,7 @@ async function confine(scope: Confinement, candidate: string, hops: number): Pro
 }
 
 /** The JSON Schema of a file tool's `path` argument, as the model is told it. */
-export const filePathArgument: JsonObject = {
-  type: "string",
-  minLength: 1,
-  description: "File path, relative to the workspace root.",
-};
+export const filePathArgument = textArgument("File path, relative to the workspace root.");
 
 /** A path as the model should see it: relative to the workspace root ("." for the root). */
 export function workspaceRelative(realRoot: string, absolute: string): string {

@@ -4,7 +4,8 @@
  * Boundary rule: the target and every directory created for it are inside the workspace
  * (resolved by `resolveInWorkspace`); the write is atomic (temporary file + rename).
  */
-import type { JsonObject } from "../model/json.js";
+
+import { argumentsSchema } from "./argument-schema.js";
 import type { HiddenPaths } from "./hidden-paths.js";
 import { type WorkspaceTool, workspaceTool } from "./tool-kind.js";
 import { replaceFileAtomically } from "./workspace-file.js";
@@ -16,15 +17,13 @@ export interface WriteFileInput {
   content: string;
 }
 
-const inputSchema: JsonObject = {
-  type: "object",
-  properties: {
+const inputSchema = argumentsSchema(
+  {
     path: filePathArgument,
     content: { type: "string", description: "The file's complete new content." },
   },
-  required: ["path", "content"],
-  additionalProperties: false,
-};
+  ["path", "content"],
+);
 
 const description =
   "Create a file in the workspace, or replace an existing file's whole content. Missing parent " +

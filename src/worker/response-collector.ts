@@ -31,6 +31,7 @@ import type {
   StreamEvent,
 } from "../model/events.js";
 import type { ItemOrigin, MessagePhase, ReasoningItem, ToolCallItem } from "../model/items.js";
+import { unreachable } from "../model/unreachable.js";
 import { reasoningItem } from "./reasoning-item.js";
 
 /** Which provider message a text block belongs to, and the signature it ended with. */
@@ -148,10 +149,8 @@ export class ResponseCollector {
       case "error":
       case "ping":
         return;
-      default: {
-        const unknownEvent: never = event;
-        throw new Error(`Unknown stream event: ${JSON.stringify(unknownEvent)}`);
-      }
+      default:
+        unreachable(event, "Unknown stream event:");
     }
   }
 
@@ -194,10 +193,8 @@ export class ResponseCollector {
         if (start.origin !== undefined) block.origin = start.origin;
         return block;
       }
-      default: {
-        const unknownStart: never = start;
-        throw new Error(`Unknown block start: ${JSON.stringify(unknownStart)}`);
-      }
+      default:
+        unreachable(start, "Unknown block start:");
     }
   }
 
@@ -224,10 +221,8 @@ export class ResponseCollector {
       case "input_json":
         if (block.type === "tool_use") block.json += delta.json;
         return;
-      default: {
-        const unknownDelta: never = delta;
-        throw new Error(`Unknown block delta: ${JSON.stringify(unknownDelta)}`);
-      }
+      default:
+        unreachable(delta, "Unknown block delta:");
     }
   }
 
@@ -240,10 +235,8 @@ export class ResponseCollector {
         return this.thinkingBlock(order);
       case "input_json":
         return { type: "orphan_input", order };
-      default: {
-        const unknownDelta: never = delta;
-        throw new Error(`Unknown block delta: ${JSON.stringify(unknownDelta)}`);
-      }
+      default:
+        unreachable(delta, "Unknown block delta:");
     }
   }
 
@@ -281,10 +274,8 @@ export class ResponseCollector {
         return;
       case "orphan_input":
         return;
-      default: {
-        const unknownBlock: never = block;
-        throw new Error(`Unknown open block: ${JSON.stringify(unknownBlock)}`);
-      }
+      default:
+        unreachable(block, "Unknown open block:");
     }
   }
 
@@ -351,10 +342,8 @@ function deltaFits(block: OpenBlock, delta: BlockDelta): boolean {
       return block.type === "thinking";
     case "input_json":
       return block.type === "tool_use" || block.type === "orphan_input";
-    default: {
-      const unknownDelta: never = delta;
-      throw new Error(`Unknown block delta: ${JSON.stringify(unknownDelta)}`);
-    }
+    default:
+      unreachable(delta, "Unknown block delta:");
   }
 }
 

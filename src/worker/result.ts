@@ -1,4 +1,5 @@
 /** How a run ended without failing. Failures reject with a WorkerError instead. */
+import { unreachable } from "../model/unreachable.js";
 
 /**
  * - `finished`: the model answered without tool calls and no interceptor asked for more.
@@ -17,9 +18,7 @@ export function leavesRunInterrupted(result: WorkerResult): boolean {
     case "paused":
     case "yielded":
       return true;
-    default: {
-      const unknownResult: never = result;
-      throw new Error(`Unknown worker result: ${String(unknownResult)}`);
-    }
+    default:
+      unreachable(result, "Unknown worker result:");
   }
 }

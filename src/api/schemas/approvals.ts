@@ -14,10 +14,10 @@ import { approvalModes } from "../approval-modes.js";
 import { approvalPolicyLimits } from "../approval-policy-limits.js";
 import { matchesModel } from "./matches-model.js";
 import { named } from "./named-schema.js";
-import { closed, NullableString, Time } from "./parts.js";
+import { closedObject, literalUnion, NullableString, namedObject, Time } from "./parts.js";
 
-const Action = Type.Union([Type.Literal("allow"), Type.Literal("ask"), Type.Literal("deny")]);
-const Decision = Type.Union([Type.Literal("allow"), Type.Literal("deny")]);
+const Action = literalUnion("allow", "ask", "deny");
+const Decision = literalUnion("allow", "deny");
 
 /**
  * `{"default"?, "rules"?: [{"tool", "pattern"?, "action"}]}`: the creation field
@@ -27,25 +27,19 @@ const Decision = Type.Union([Type.Literal("allow"), Type.Literal("deny")]);
 export const ApprovalPolicySchema = named(
   "ApprovalPolicy",
   matchesModel<ApprovalPolicy>()(
-    Type.Object(
-      {
-        default: Type.Optional(Action),
-        rules: Type.Optional(
-          Type.Array(
-            Type.Object(
-              {
-                tool: Type.String({ minLength: 1, maxLength: approvalPolicyLimits.tool }),
-                pattern: Type.Optional(Type.String({ maxLength: approvalPolicyLimits.pattern })),
-                action: Action,
-              },
-              closed,
-            ),
-            { maxItems: approvalPolicyLimits.rules },
-          ),
+    closedObject({
+      default: Type.Optional(Action),
+      rules: Type.Optional(
+        Type.Array(
+          closedObject({
+            tool: Type.String({ minLength: 1, maxLength: approvalPolicyLimits.tool }),
+            pattern: Type.Optional(Type.String({ maxLength: approvalPolicyLimits.pattern })),
+            action: Action,
+          }),
+          { maxItems: approvalPolicyLimits.rules },
         ),
-      },
-      closed,
-    ),
+      ),
+    }),
   ),
 );
 
@@ -66,107 +60,90 @@ export const ApprovalModeSchema = named(
 export const NullableApprovalPolicySchema = Type.Union([ApprovalPolicySchema, Type.Null()]);
 
 const MatchedRuleSchema = matchesModel<MatchedRule>()(
-  Type.Object(
-    {
-      source: Type.Union([
-        Type.Literal("builtin"),
-        Type.Literal("config"),
-        Type.Literal("profile"),
-        Type.Literal("session"),
-        Type.Literal("remembered"),
-        Type.Literal("workspace"),
-        Type.Literal("ask_user"),
-        Type.Literal("mode"),
-        Type.Literal("read_only_command"),
-      ]),
-      tool: NullableString,
-      pattern: NullableString,
-      action: Action,
-    },
-    closed,
-  ),
+  closedObject({
+    source: literalUnion(
+      "builtin",
+      "config",
+      "profile",
+      "session",
+      "remembered",
+      "workspace",
+      "ask_user",
+      "mode",
+      "read_only_command",
+    ),
+    tool: NullableString,
+    pattern: NullableString,
+    action: Action,
+  }),
 );
 
 /** A tool call that waits for an answer, as a snapshot lists it and `approval_requested` announces it. */
-export const PendingApprovalSchema = named(
-  "PendingApproval",
-  Type.Object(
-    {
-      call_id: Type.String(),
-      tool: Type.String(),
-      /**
-       * The call's arguments, the JSON text the model wrote. Over 256 KiB it is cut to its first
-       * 16 KiB and `truncated.arguments` gives the full size in UTF-8 bytes (the whole text is in
-       * the call's history entry).
-       */
-      arguments: Type.String(),
-      truncated: Type.Optional(Type.Object({ arguments: Type.Integer({ minimum: 0 }) }, closed)),
-      /** The rule that asked. */
-      rule: MatchedRuleSchema,
-      /** The turn that made the call (null for logs that do not say). */
-      run_id: NullableString,
-      requested_at: Time,
-    },
-    closed,
-  ),
-);
+export const PendingApprovalSchema = namedObject("PendingApproval", {
+  call_id: Type.String(),
+  tool: Type.String(),
+  /**
+   * The call's arguments, the JSON text the model wrote. Over 256 KiB it is cut to its first
+   * 16 KiB and `truncated.arguments` gives the full size in UTF-8 bytes (the whole text is in
+   * the call's history entry).
+   */
+  arguments: Type.String(),
+  truncated: Type.Optional(closedObject({ arguments: Type.Integer({ minimum: 0 }) })),
+  /** The rule that asked. */
+  rule: MatchedRuleSchema,
+  /** The turn that made the call (null for logs that do not say). */
+  run_id: NullableString,
+  requested_at: Time,
+});
 export type PendingApproval = Static<typeof PendingApprovalSchema>;
 
 /** Body of `POST /sessions/{id}/approvals/{call_id}`. */
-export const ApprovalAnswerBodySchema = Type.Object(
-  {
-    decision: Decision,
-    /** Also allow (or deny) matching calls for the rest of the session (see docs/http-api.md). */
-    remember: Type.Optional(Type.Boolean()),
-    /** Told to the model: a deny's reason, or the answer to an `ask_user` question. */
-    message: Type.Optional(Type.String({ maxLength: 64 * 1024 })),
-    /** The answering client's name, kept with the decision. */
-    client_id: Type.Optional(Type.String({ maxLength: 512 })),
-  },
-  closed,
-);
+export const ApprovalAnswerBodySchema = closedObject({
+  decision: Decision,
+  /** Also allow (or deny) matching calls for the rest of the session (see docs/http-api.md). */
+  remember: Type.Optional(Type.Boolean()),
+  /** Told to the model: a deny's reason, or the answer to an `ask_user` question. */
+  message: Type.Optional(Type.String({ maxLength: 64 * 1024 })),
+  /** The answering client's name, kept with the decision. */
+  client_id: Type.Optional(Type.String({ maxLength: 512 })),
+});
 export type ApprovalAnswerBody = Static<typeof ApprovalAnswerBodySchema>;
 
 /** The fields of a recorded answer (the `approval_resolved` event adds `run_id`). */
 export const approvalRecordFields = {
   call_id: Type.String(),
   decision: Decision,
-  by: Type.Union([
-    Type.Literal("client"),
-    Type.Literal("rule"),
-    Type.Literal("interrupt"),
-    Type.Literal("turn_end"),
-  ]),
+  by: literalUnion("client", "rule", "interrupt", "turn_end"),
   client_id: NullableString,
   message: NullableString,
   /** The rule an "always" answer added to the session, or null. */
   remember: Type.Union([
-    Type.Object({ tool: Type.String(), pattern: Type.Optional(Type.String()), action: Action }, closed),
+    closedObject({ tool: Type.String(), pattern: Type.Optional(Type.String()), action: Action }),
     Type.Null(),
   ]),
   resolved_at: Time,
 };
 
 /** The decision recorded for a call: the answer of the approval route and the `approval_resolved` event. */
-export const ApprovalRecordSchema = named("ApprovalRecord", Type.Object(approvalRecordFields, closed));
+export const ApprovalRecordSchema = namedObject("ApprovalRecord", approvalRecordFields);
 export type ApprovalRecord = Static<typeof ApprovalRecordSchema>;
 
 /**
  * Body of `PUT /sessions/{id}/approval-policy`: the session's own policy (null to fall back to
  * config.json's), its approval mode, or both; what is left out stays as it is.
  */
-export const ApprovalPolicyBodySchema = Type.Object(
+export const ApprovalPolicyBodySchema = closedObject(
   {
     approval_policy: Type.Optional(NullableApprovalPolicySchema),
     mode: Type.Optional(ApprovalModeSchema),
   },
-  { ...closed, minProperties: 1 },
+  { minProperties: 1 },
 );
 export type ApprovalPolicyBody = Static<typeof ApprovalPolicyBodySchema>;
 
 /** The answer of `PUT /sessions/{id}/approval-policy`: the session's policy and mode now. */
-export const ApprovalPolicyAnswerSchema = Type.Object(
-  { approval_policy: NullableApprovalPolicySchema, approval_mode: ApprovalModeSchema },
-  closed,
-);
+export const ApprovalPolicyAnswerSchema = closedObject({
+  approval_policy: NullableApprovalPolicySchema,
+  approval_mode: ApprovalModeSchema,
+});
 export type ApprovalPolicyAnswer = Static<typeof ApprovalPolicyAnswerSchema>;

@@ -10,14 +10,14 @@
 import { type Static, Type } from "typebox";
 import type { JsonValue } from "../../model/json.js";
 import { named } from "./named-schema.js";
-import { closed, NullableString, Time } from "./parts.js";
+import { closedObject, literalUnion, NullableString, namedObject, Time } from "./parts.js";
 
 /** The most bytes of JSON-escaped text one slice holds, and the default (the answer stays within 1 MiB). */
 export const maxContentSliceBytes = 960 * 1024;
 
-const PartField = Type.Union([Type.Literal("arguments"), Type.Literal("result")]);
+const PartField = literalUnion("arguments", "result");
 
-const ContentEncodingSchema = Type.Union([Type.Literal("text"), Type.Literal("json")]);
+const ContentEncodingSchema = literalUnion("text", "json");
 
 /**
  * What the fetched content of a truncated part is: the text itself (`text` parts, and `json`
@@ -35,20 +35,19 @@ const marker = {
   ref: Type.String({ description: "path of the content route that serves the whole content" }),
 };
 
-const InlineText = Type.Object({ kind: Type.Literal("text"), text: Type.String() }, closed);
-const InlineJson = Type.Object(
-  {
-    kind: Type.Literal("json"),
-    field: PartField,
-    value: Type.Unsafe<JsonValue>({ description: "any JSON value" }),
-  },
-  closed,
-);
-const TruncatedText = Type.Object({ kind: Type.Literal("text"), text: Type.String(), ...marker }, closed);
-const TruncatedJson = Type.Object(
-  { kind: Type.Literal("json"), field: PartField, value: Type.String(), ...marker },
-  closed,
-);
+const InlineText = closedObject({ kind: Type.Literal("text"), text: Type.String() });
+const InlineJson = closedObject({
+  kind: Type.Literal("json"),
+  field: PartField,
+  value: Type.Unsafe<JsonValue>({ description: "any JSON value" }),
+});
+const TruncatedText = closedObject({ kind: Type.Literal("text"), text: Type.String(), ...marker });
+const TruncatedJson = closedObject({
+  kind: Type.Literal("json"),
+  field: PartField,
+  value: Type.String(),
+  ...marker,
+});
 
 /** A content part: whole (as the log holds it) or truncated (its content fetched through `ref`). */
 const HistoryPartSchema = named(
@@ -69,50 +68,39 @@ export type TruncatedPart = Static<typeof TruncatedText> | Static<typeof Truncat
 /** What a truncated part carries besides its preview. */
 export type TruncationMarker = Omit<Static<typeof TruncatedText>, "kind" | "text">;
 
-const HistoryEntryKindSchema = Type.Union([
-  Type.Literal("user"),
-  Type.Literal("assistant"),
-  Type.Literal("thinking"),
-  Type.Literal("tool_call"),
-  Type.Literal("tool_result"),
-  Type.Literal("note"),
-  Type.Literal("continuation"),
-  Type.Literal("compaction"),
-  Type.Literal("context_excluded"),
-]);
+const HistoryEntryKindSchema = literalUnion(
+  "user",
+  "assistant",
+  "thinking",
+  "tool_call",
+  "tool_result",
+  "note",
+  "continuation",
+  "compaction",
+  "context_excluded",
+);
 export type HistoryEntryKind = Static<typeof HistoryEntryKindSchema>;
 
 /** The tool a tool_call or tool_result entry is about. */
-const HistoryToolSchema = Type.Object(
-  {
-    name: Type.String(),
-    tool_call_id: Type.String(),
-    /** Only on tool_result entries: whether the tool reported an error. */
-    is_error: Type.Optional(Type.Boolean()),
-  },
-  closed,
-);
+const HistoryToolSchema = closedObject({
+  name: Type.String(),
+  tool_call_id: Type.String(),
+  /** Only on tool_result entries: whether the tool reported an error. */
+  is_error: Type.Optional(Type.Boolean()),
+});
 export type HistoryTool = Static<typeof HistoryToolSchema>;
 
 /**
  * A compaction as history shows it: from here on the model sees the summary plus the entries
  * from `first_kept_position` on; the token counts are the daemon's estimates of the context.
  */
-const HistoryCompactionSchema = Type.Object(
-  {
-    first_kept_position: Type.Integer({ minimum: 0 }),
-    before_tokens: Type.Integer({ minimum: 0 }),
-    after_tokens: Type.Integer({ minimum: 0 }),
-    /** `auto` (the fill threshold), `overflow` (the provider refused a long request), `manual`; null in entries that do not say. */
-    trigger: Type.Union([
-      Type.Literal("auto"),
-      Type.Literal("overflow"),
-      Type.Literal("manual"),
-      Type.Null(),
-    ]),
-  },
-  closed,
-);
+const HistoryCompactionSchema = closedObject({
+  first_kept_position: Type.Integer({ minimum: 0 }),
+  before_tokens: Type.Integer({ minimum: 0 }),
+  after_tokens: Type.Integer({ minimum: 0 }),
+  /** `auto` (the fill threshold), `overflow` (the provider refused a long request), `manual`; null in entries that do not say. */
+  trigger: Type.Union([Type.Literal("auto"), Type.Literal("overflow"), Type.Literal("manual"), Type.Null()]),
+});
 export type HistoryCompaction = Static<typeof HistoryCompactionSchema>;
 
 /**
@@ -120,114 +108,87 @@ export type HistoryCompaction = Static<typeof HistoryCompactionSchema>;
  * `to_position` leave every later request (their history entries stay). `reason` is `refusal`
  * (the model refused that turn) or `repair` (a client asked, `POST /sessions/{id}/repair`).
  */
-const HistoryExclusionSchema = Type.Object(
-  {
-    from_position: Type.Integer({ minimum: 1 }),
-    to_position: Type.Integer({ minimum: 1 }),
-    reason: Type.Union([Type.Literal("refusal"), Type.Literal("repair")]),
-  },
-  closed,
-);
+const HistoryExclusionSchema = closedObject({
+  from_position: Type.Integer({ minimum: 1 }),
+  to_position: Type.Integer({ minimum: 1 }),
+  reason: literalUnion("refusal", "repair"),
+});
 export type HistoryExclusion = Static<typeof HistoryExclusionSchema>;
 
 /** One history entry: what a client sees of one item of a committed log entry. */
-export const HistoryEntrySchema = named(
-  "HistoryEntry",
-  Type.Object(
-    {
-      /** `"<position>"`, `"<position>-<k>"` or `"continue-<input_id>"`. */
-      id: Type.String(),
-      /** The log position the entry comes from (several entries may share one). */
-      position: Type.Integer({ minimum: 0 }),
-      kind: HistoryEntryKindSchema,
-      turn_id: NullableString,
-      input_id: NullableString,
-      /** RFC 3339 with milliseconds, UTC: the log entry's time. */
-      created_at: Time,
-      content: Type.Array(HistoryPartSchema),
-      /** The id a fork may start from (this entry included), or null for thinking and continuation. */
-      checkpoint_id: NullableString,
-      tool: Type.Union([HistoryToolSchema, Type.Null()]),
-      /** Thinking entries only: ms from the first thinking delta to the end of the block; null when unknown. */
-      thinking_duration_ms: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()])),
-      /** Compaction entries only: what the compaction kept and saved (`content` holds the summary). */
-      compaction: Type.Optional(HistoryCompactionSchema),
-      /** Context_excluded entries only: the entries left out of the model's context (`content` says so in words). */
-      excluded: Type.Optional(HistoryExclusionSchema),
-    },
-    closed,
-  ),
-);
+export const HistoryEntrySchema = namedObject("HistoryEntry", {
+  /** `"<position>"`, `"<position>-<k>"` or `"continue-<input_id>"`. */
+  id: Type.String(),
+  /** The log position the entry comes from (several entries may share one). */
+  position: Type.Integer({ minimum: 0 }),
+  kind: HistoryEntryKindSchema,
+  turn_id: NullableString,
+  input_id: NullableString,
+  /** RFC 3339 with milliseconds, UTC: the log entry's time. */
+  created_at: Time,
+  content: Type.Array(HistoryPartSchema),
+  /** The id a fork may start from (this entry included), or null for thinking and continuation. */
+  checkpoint_id: NullableString,
+  tool: Type.Union([HistoryToolSchema, Type.Null()]),
+  /** Thinking entries only: ms from the first thinking delta to the end of the block; null when unknown. */
+  thinking_duration_ms: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()])),
+  /** Compaction entries only: what the compaction kept and saved (`content` holds the summary). */
+  compaction: Type.Optional(HistoryCompactionSchema),
+  /** Context_excluded entries only: the entries left out of the model's context (`content` says so in words). */
+  excluded: Type.Optional(HistoryExclusionSchema),
+});
 export type HistoryEntry = Static<typeof HistoryEntrySchema>;
 
 /** `GET /sessions/{id}/history` and a snapshot's `history`. */
-export const HistoryPageSchema = named(
-  "HistoryPage",
-  Type.Object(
-    {
-      /** Oldest first. */
-      items: Type.Array(HistoryEntrySchema),
-      /** A token for the page before this one, or null when nothing older exists. */
-      older: NullableString,
-      /** A token for the page after this one (up to `high_water`), or null. */
-      newer: NullableString,
-      /** The log head position this page (and every page reached from its tokens) is bounded by. */
-      high_water: Type.Integer(),
-      /** True when the byte budget ended the page before `limit` positions (more follow in its direction). */
-      byte_limited: Type.Boolean(),
-    },
-    closed,
-  ),
-);
+export const HistoryPageSchema = namedObject("HistoryPage", {
+  /** Oldest first. */
+  items: Type.Array(HistoryEntrySchema),
+  /** A token for the page before this one, or null when nothing older exists. */
+  older: NullableString,
+  /** A token for the page after this one (up to `high_water`), or null. */
+  newer: NullableString,
+  /** The log head position this page (and every page reached from its tokens) is bounded by. */
+  high_water: Type.Integer(),
+  /** True when the byte budget ended the page before `limit` positions (more follow in its direction). */
+  byte_limited: Type.Boolean(),
+});
 export type HistoryPage = Static<typeof HistoryPageSchema>;
 
 /** The query of `GET /sessions/{id}/history`: the newest page without one; at most one of next, before, after. */
-export const HistoryQuerySchema = Type.Object(
-  {
-    /** Positions per page, 1..200 (default 100); must equal the limit a `next` token was issued for. */
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
-    /** An `older` or `newer` token of an earlier page. */
-    next: Type.Optional(Type.String({ maxLength: 2048 })),
-    /** Read backwards from this log position (exclusive). */
-    before: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
-    /** Read forwards from this log position (exclusive, except 0: from the start). */
-    after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
-  },
-  closed,
-);
+export const HistoryQuerySchema = closedObject({
+  /** Positions per page, 1..200 (default 100); must equal the limit a `next` token was issued for. */
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+  /** An `older` or `newer` token of an earlier page. */
+  next: Type.Optional(Type.String({ maxLength: 2048 })),
+  /** Read backwards from this log position (exclusive). */
+  before: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+  /** Read forwards from this log position (exclusive, except 0: from the start). */
+  after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+});
 export type HistoryQuery = Static<typeof HistoryQuerySchema>;
 
 /** `GET /sessions/{id}/entries/{entry_id}/content`: one slice of a part's whole content. */
-export const ContentSliceSchema = named(
-  "ContentSlice",
-  Type.Object(
-    {
-      entry_id: Type.String(),
-      part: Type.Integer({ minimum: 0 }),
-      encoding: ContentEncodingSchema,
-      /** UTF-8 bytes of the whole content. */
-      bytes: Type.Integer({ minimum: 0 }),
-      /** UTF-8 byte offset of this slice's text. */
-      offset: Type.Integer({ minimum: 0 }),
-      /** Where the next slice starts, or null after the last one. */
-      next_offset: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
-      text: Type.String(),
-    },
-    closed,
-  ),
-);
+export const ContentSliceSchema = namedObject("ContentSlice", {
+  entry_id: Type.String(),
+  part: Type.Integer({ minimum: 0 }),
+  encoding: ContentEncodingSchema,
+  /** UTF-8 bytes of the whole content. */
+  bytes: Type.Integer({ minimum: 0 }),
+  /** UTF-8 byte offset of this slice's text. */
+  offset: Type.Integer({ minimum: 0 }),
+  /** Where the next slice starts, or null after the last one. */
+  next_offset: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+  text: Type.String(),
+});
 export type ContentSlice = Static<typeof ContentSliceSchema>;
 
 /** The query of `GET /sessions/{id}/entries/{entry_id}/content` (a part's `ref` carries `part`). */
-export const ContentQuerySchema = Type.Object(
-  {
-    /** The part's index in the entry's `content`. */
-    part: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
-    /** UTF-8 byte offset where the slice starts (default 0); must start a character. */
-    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
-    /** Most bytes the slice's text takes as a JSON string (1..983040, the default). */
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: maxContentSliceBytes })),
-  },
-  closed,
-);
+export const ContentQuerySchema = closedObject({
+  /** The part's index in the entry's `content`. */
+  part: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+  /** UTF-8 byte offset where the slice starts (default 0); must start a character. */
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+  /** Most bytes the slice's text takes as a JSON string (1..983040, the default). */
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: maxContentSliceBytes })),
+});
 export type ContentQuery = Static<typeof ContentQuerySchema>;

@@ -6,18 +6,18 @@
  * Boundary rule: the schemas are the definition; each type is `Static` of its schema.
  */
 import { type Static, Type } from "typebox";
-import { named } from "./named-schema.js";
-import { closed, NullableString, Time } from "./parts.js";
+import { closedObject, literalUnion, NullableString, namedObject, Time } from "./parts.js";
 
 const ClientId = Type.Optional(Type.String({ maxLength: 512 }));
 
 /** Body of `PUT /sessions/{sid}/inputs/{iid}`. */
 export const InputBodySchema = Type.Union([
-  Type.Object(
-    { kind: Type.Literal("message"), text: Type.String({ maxLength: 4 * 1024 * 1024 }), client_id: ClientId },
-    closed,
-  ),
-  Type.Object({ kind: Type.Literal("continue"), client_id: ClientId }, closed),
+  closedObject({
+    kind: Type.Literal("message"),
+    text: Type.String({ maxLength: 4 * 1024 * 1024 }),
+    client_id: ClientId,
+  }),
+  closedObject({ kind: Type.Literal("continue"), client_id: ClientId }),
 ]);
 export type InputBody = Static<typeof InputBodySchema>;
 
@@ -27,21 +27,12 @@ type WithoutClientId<T> = T extends unknown ? Omit<T, "client_id"> : never;
 /** What a client asked for in an input: its body without `client_id` (retries may differ in it). */
 export type InputIntent = WithoutClientId<InputBody>;
 
-const InputDeliverySchema = Type.Union([
-  Type.Literal("pending"),
-  Type.Literal("committed"),
-  Type.Literal("cancelled"),
-]);
+const InputDeliverySchema = literalUnion("pending", "committed", "cancelled");
 
 /** Where an admitted input stands. */
 export type InputDelivery = Static<typeof InputDeliverySchema>;
 
-const EndedTurnStateSchema = Type.Union([
-  Type.Literal("completed"),
-  Type.Literal("interrupted"),
-  Type.Literal("abandoned"),
-  Type.Literal("failed"),
-]);
+const EndedTurnStateSchema = literalUnion("completed", "interrupted", "abandoned", "failed");
 
 /** The state of a turn that has ended. */
 export type EndedTurnState = Static<typeof EndedTurnStateSchema>;
@@ -50,84 +41,59 @@ export type EndedTurnState = Static<typeof EndedTurnStateSchema>;
 export type TurnState = "running" | EndedTurnState;
 
 /** The receipt of an input: `GET /sessions/{sid}/inputs/{iid}` and the 202 of `PUT`. */
-export const InputReceiptSchema = named(
-  "InputReceipt",
-  Type.Object(
-    {
+export const InputReceiptSchema = namedObject("InputReceipt", {
+  id: Type.String(),
+  session_id: Type.String(),
+  kind: Type.String(),
+  admission: Type.Literal("accepted"),
+  accepted_at: Time,
+  acceptance_order: Type.Integer({ minimum: 0 }),
+  delivery: InputDeliverySchema,
+  /** The log position of the entry that delivered the input, once delivered. */
+  transcript_position: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+  turn: Type.Union([
+    Type.Null(),
+    closedObject({
       id: Type.String(),
-      session_id: Type.String(),
-      kind: Type.String(),
-      admission: Type.Literal("accepted"),
-      accepted_at: Time,
-      acceptance_order: Type.Integer({ minimum: 0 }),
-      delivery: InputDeliverySchema,
-      /** The log position of the entry that delivered the input, once delivered. */
-      transcript_position: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
-      turn: Type.Union([
-        Type.Null(),
-        Type.Object(
-          {
-            id: Type.String(),
-            state: Type.Union([Type.Literal("running"), ...EndedTurnStateSchema.anyOf]),
-            started_at: Time,
-            ended_at: Type.Union([Time, Type.Null()]),
-          },
-          closed,
-        ),
-      ]),
-      client_id: NullableString,
-    },
-    closed,
-  ),
-);
+      state: Type.Union([Type.Literal("running"), ...EndedTurnStateSchema.anyOf]),
+      started_at: Time,
+      ended_at: Type.Union([Time, Type.Null()]),
+    }),
+  ]),
+  client_id: NullableString,
+});
 export type InputReceipt = Static<typeof InputReceiptSchema>;
 
 /** A waiting input as a snapshot's `pending_inputs` lists it. */
-export const PendingInputSchema = Type.Object(
-  {
-    id: Type.String(),
-    kind: Type.String(),
-    accepted_at: Time,
-    acceptance_order: Type.Integer({ minimum: 0 }),
-    delivery: Type.Literal("pending"),
-  },
-  closed,
-);
+export const PendingInputSchema = closedObject({
+  id: Type.String(),
+  kind: Type.String(),
+  accepted_at: Time,
+  acceptance_order: Type.Integer({ minimum: 0 }),
+  delivery: Type.Literal("pending"),
+});
 export type PendingInput = Static<typeof PendingInputSchema>;
 
 /** Body of `POST /sessions/{sid}/interrupt`. */
-export const InterruptBodySchema = Type.Object(
-  {
-    /** The turn to stop; null stops none (only queued inputs are cancelled). */
-    run_id: NullableString,
-    /** Queued inputs with an acceptance order up to this one are cancelled. */
-    through_input_order: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
-  },
-  closed,
-);
+export const InterruptBodySchema = closedObject({
+  /** The turn to stop; null stops none (only queued inputs are cancelled). */
+  run_id: NullableString,
+  /** Queued inputs with an acceptance order up to this one are cancelled. */
+  through_input_order: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+});
 export type InterruptBody = Static<typeof InterruptBodySchema>;
 
 /** The answer of `POST /sessions/{sid}/interrupt`. */
-export const InterruptAnswerSchema = Type.Object(
-  {
-    run_id: NullableString,
-    state: Type.Union([Type.Literal("requested"), Type.Literal("already_ended")]),
-    cancelled_input_ids: Type.Array(Type.String()),
-  },
-  closed,
-);
+export const InterruptAnswerSchema = closedObject({
+  run_id: NullableString,
+  state: literalUnion("requested", "already_ended"),
+  cancelled_input_ids: Type.Array(Type.String()),
+});
 export type InterruptAnswer = Static<typeof InterruptAnswerSchema>;
 
 /** The answer of `POST /sessions/{sid}/inputs/{iid}/cancel`. */
-export const CancelAnswerSchema = Type.Object(
-  {
-    result: Type.Union([
-      Type.Literal("cancelled"),
-      Type.Literal("interrupt_requested"),
-      Type.Literal("not_pending"),
-    ]),
-    input: InputReceiptSchema,
-  },
-  closed,
-);
+export const CancelAnswerSchema = closedObject({
+  result: literalUnion("cancelled", "interrupt_requested", "not_pending"),
+  input: InputReceiptSchema,
+});
 export type CancelAnswer = Static<typeof CancelAnswerSchema>;

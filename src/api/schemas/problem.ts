@@ -8,37 +8,34 @@
 import { type Static, Type } from "typebox";
 import { type ProblemCode, problemStatuses, problemTitles } from "../problem-codes.js";
 import { named } from "./named-schema.js";
-import { closed, Time } from "./parts.js";
+import { closedObject, Time } from "./parts.js";
 
-const RejectedCreation = Type.Object(
+const RejectedCreation = closedObject(
   { status: Type.Integer(), code: Type.String(), detail: Type.String(), rejected_at: Time },
-  { ...closed, description: "the answer a refused creation of this session id got" },
+  { description: "the answer a refused creation of this session id got" },
 );
 
 /** The shape every problem has, with its status and code left general (each alternative fixes them). */
-const ProblemBodySchema = Type.Object(
-  {
-    type: Type.Literal("about:blank"),
-    title: Type.String(),
-    status: Type.Integer(),
-    detail: Type.String({ description: "a sentence for a person" }),
-    code: Type.Unsafe<ProblemCode>(Type.String()),
-  },
-  closed,
-);
+const ProblemBodySchema = closedObject({
+  type: Type.Literal("about:blank"),
+  title: Type.String(),
+  status: Type.Integer(),
+  detail: Type.String({ description: "a sentence for a person" }),
+  code: Type.Unsafe<ProblemCode>(Type.String()),
+});
 
 /** The wire body of a problem (its status is always the code's, `problemStatuses`). */
 export type ProblemBody = Static<typeof ProblemBodySchema>;
 
 function alternative(code: ProblemCode) {
-  return Type.Object(
+  return closedObject(
     {
       ...ProblemBodySchema.properties,
       status: Type.Literal(problemStatuses[code]),
       code: Type.Literal(code),
       ...(code === "resource_not_found" ? { rejected_creation: Type.Optional(RejectedCreation) } : {}),
     },
-    { ...closed, title: problemTitles[code] },
+    { title: problemTitles[code] },
   );
 }
 

@@ -9,40 +9,34 @@
 import { type Static, Type } from "typebox";
 import { ApprovalPolicySchema } from "./approvals.js";
 import { named } from "./named-schema.js";
-import { closed, NullableString } from "./parts.js";
+import { closedObject, NullableString } from "./parts.js";
 import { RequestConfigSchema } from "./session-settings.js";
 
-const NewSessionSchema = Type.Object(
-  {
-    kind: Type.Literal("new"),
-    /** An existing absolute directory, neither the daemon's home nor inside it. */
-    workspace: Type.String({ minLength: 1, maxLength: 4096 }),
-    name: Type.Optional(Type.String({ maxLength: 256 })),
-    /** Default: config.json's `active` profile. */
-    provider_profile: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
-    /** Default: the profile's model. */
-    model: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-    system_prompt: Type.Optional(Type.String({ maxLength: 65_536 })),
-    /** The MCP servers its agent gets (names from config.json); default: every configured one. */
-    mcp_servers: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 64 })),
-    /** Model parameters; default: the profile's. */
-    request_config: Type.Optional(RequestConfigSchema),
-    /** The session's own approval policy; default: none (config.json's applies). */
-    approval_policy: Type.Optional(ApprovalPolicySchema),
-  },
-  closed,
-);
+const NewSessionSchema = closedObject({
+  kind: Type.Literal("new"),
+  /** An existing absolute directory, neither the daemon's home nor inside it. */
+  workspace: Type.String({ minLength: 1, maxLength: 4096 }),
+  name: Type.Optional(Type.String({ maxLength: 256 })),
+  /** Default: config.json's `active` profile. */
+  provider_profile: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  /** Default: the profile's model. */
+  model: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  system_prompt: Type.Optional(Type.String({ maxLength: 65_536 })),
+  /** The MCP servers its agent gets (names from config.json); default: every configured one. */
+  mcp_servers: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 64 })),
+  /** Model parameters; default: the profile's. */
+  request_config: Type.Optional(RequestConfigSchema),
+  /** The session's own approval policy; default: none (config.json's applies). */
+  approval_policy: Type.Optional(ApprovalPolicySchema),
+});
 
-const ForkSessionSchema = Type.Object(
-  {
-    kind: Type.Literal("fork"),
-    source_session_id: Type.String(),
-    /** A history entry's `checkpoint_id` of the source. */
-    checkpoint_id: Type.String({ minLength: 1, maxLength: 128 }),
-    name: Type.Optional(Type.String({ maxLength: 256 })),
-  },
-  closed,
-);
+const ForkSessionSchema = closedObject({
+  kind: Type.Literal("fork"),
+  source_session_id: Type.String(),
+  /** A history entry's `checkpoint_id` of the source. */
+  checkpoint_id: Type.String({ minLength: 1, maxLength: 128 }),
+  name: Type.Optional(Type.String({ maxLength: 256 })),
+});
 
 /** Body of `PUT /sessions/{id}` (with `If-None-Match: *`): a new session or a fork. */
 export const CreateSessionBodySchema = named(
@@ -68,8 +62,8 @@ const forkFields = {
 
 /** How a session came to be: created new, or forked at a checkpoint (a summary's `creation`). */
 export const SessionCreationSchema = Type.Union([
-  Type.Object({ kind: Type.Literal("new") }, closed),
-  Type.Object(forkFields, closed),
+  closedObject({ kind: Type.Literal("new") }),
+  closedObject(forkFields),
 ]);
 export type SessionCreation = Static<typeof SessionCreationSchema>;
 
@@ -86,7 +80,7 @@ const Submitted = Type.Union([CreateSessionBodySchema, Type.Null()], {
  * the daemon stored it (schema version 6).
  */
 export const SnapshotCreationSchema = Type.Union([
-  Type.Object({ kind: Type.Literal("new"), submitted: Submitted }, closed),
-  Type.Object({ ...forkFields, submitted: Submitted }, closed),
+  closedObject({ kind: Type.Literal("new"), submitted: Submitted }),
+  closedObject({ ...forkFields, submitted: Submitted }),
 ]);
 export type SnapshotCreation = Static<typeof SnapshotCreationSchema>;

@@ -12,29 +12,20 @@ import { approvalRecordFields, PendingApprovalSchema } from "./approvals.js";
 import { HistoryEntrySchema } from "./history.js";
 import { InputReceiptSchema } from "./inputs.js";
 import { named } from "./named-schema.js";
-import { closed, NullableString } from "./parts.js";
+import { closedObject, literalUnion, NullableString } from "./parts.js";
 import { SessionSnapshotSchema, SessionStatusSchema } from "./session-snapshot.js";
 
 /** One event of a stream: its type, its sequence in the stream and its `data`. */
 export function event<K extends string, D extends TSchema>(type: K, data: D, description: string) {
-  return Type.Object(
+  return closedObject(
     { type: Type.Literal(type), sequence: Type.Integer({ minimum: 0 }), data },
-    { ...closed, description },
+    { description },
   );
 }
 
-const EndedTurnState = Type.Union([
-  Type.Literal("completed"),
-  Type.Literal("interrupted"),
-  Type.Literal("abandoned"),
-  Type.Literal("failed"),
-]);
+const EndedTurnState = literalUnion("completed", "interrupted", "abandoned", "failed");
 
-const CompactionTriggerSchema = Type.Union([
-  Type.Literal("auto"),
-  Type.Literal("overflow"),
-  Type.Literal("manual"),
-]);
+const CompactionTriggerSchema = literalUnion("auto", "overflow", "manual");
 
 /** Why a compaction ran: the fill threshold, a provider's "context too long", or a client's request. */
 export type CompactionTriggerName = Static<typeof CompactionTriggerSchema>;
@@ -49,118 +40,94 @@ const compactionEventFields = {
 };
 
 /** What the compaction events carry (token counts are the daemon's estimates of the prompt). */
-const CompactionEventSchema = Type.Object(compactionEventFields, closed);
+const CompactionEventSchema = closedObject(compactionEventFields);
 export type CompactionEventData = Static<typeof CompactionEventSchema>;
 
-const Delta = Type.Object({ run_id: Type.String(), message_id: Type.String(), text: Type.String() }, closed);
+const Delta = closedObject({ run_id: Type.String(), message_id: Type.String(), text: Type.String() });
 
 /** One published event of a session. */
 const SessionEventSchema = named(
   "SessionEvent",
   Type.Union([
     event("status", SessionStatusSchema, "the session's status changed (as a snapshot's `status`)"),
-    event("input", Type.Object({ input: InputReceiptSchema }, closed), "an input was admitted or delivered"),
+    event("input", closedObject({ input: InputReceiptSchema }), "an input was admitted or delivered"),
     event("text", Delta, "merged text deltas of one model message (`message_id` `<run_id>:<n>`)"),
     event("thinking", Delta, "merged thinking deltas (`message_id` `<run_id>:<n>:thinking`)"),
-    event("message", Type.Object({ entry: HistoryEntrySchema }, closed), "a history entry was committed"),
+    event("message", closedObject({ entry: HistoryEntrySchema }), "a history entry was committed"),
     event(
       "tool",
-      Type.Object(
-        {
-          tool_call_id: Type.String(),
-          name: Type.String(),
-          arguments: Type.String(),
-          result: NullableString,
-          is_error: Type.Boolean(),
-          /** Present when the arguments or the result were cut to their start: the full size in UTF-8 bytes. */
-          truncated: Type.Optional(
-            Type.Object(
-              { arguments: Type.Optional(Type.Integer()), result: Type.Optional(Type.Integer()) },
-              closed,
-            ),
-          ),
-        },
-        closed,
-      ),
+      closedObject({
+        tool_call_id: Type.String(),
+        name: Type.String(),
+        arguments: Type.String(),
+        result: NullableString,
+        is_error: Type.Boolean(),
+        /** Present when the arguments or the result were cut to their start: the full size in UTF-8 bytes. */
+        truncated: Type.Optional(
+          closedObject({ arguments: Type.Optional(Type.Integer()), result: Type.Optional(Type.Integer()) }),
+        ),
+      }),
       "a tool call started (`result` null) or ended",
     ),
     event(
       "retry",
-      Type.Object(
-        {
-          run_id: Type.String(),
-          attempt: Type.Integer(),
-          reason: Type.String(),
-          delay_ms: Type.Integer(),
-          /** What a resend after a refusal leaves out (refused optional fields, or the history item the refusal named). */
-          adjusted: Type.Optional(Type.Array(Type.String())),
-        },
-        closed,
-      ),
+      closedObject({
+        run_id: Type.String(),
+        attempt: Type.Integer(),
+        reason: Type.String(),
+        delay_ms: Type.Integer(),
+        /** What a resend after a refusal leaves out (refused optional fields, or the history item the refusal named). */
+        adjusted: Type.Optional(Type.Array(Type.String())),
+      }),
       "a model request is retried",
     ),
     event(
       "usage",
-      Type.Object(
-        {
-          run_id: Type.String(),
-          model: Type.String(),
-          prompt_tokens: Type.Integer(),
-          cached_prompt_tokens: Type.Integer(),
-          completion_tokens: Type.Integer(),
-          total_tokens: Type.Integer(),
-        },
-        closed,
-      ),
+      closedObject({
+        run_id: Type.String(),
+        model: Type.String(),
+        prompt_tokens: Type.Integer(),
+        cached_prompt_tokens: Type.Integer(),
+        completion_tokens: Type.Integer(),
+        total_tokens: Type.Integer(),
+      }),
       "tokens of one model request",
     ),
-    event("committed", Type.Object({ high_water: Type.Integer() }, closed), "the log head moved"),
+    event("committed", closedObject({ high_water: Type.Integer() }), "the log head moved"),
     event(
       "turn_completed",
-      Type.Object(
-        {
-          run_id: Type.String(),
-          state: EndedTurnState,
-          input_ids: Type.Array(Type.String()),
-          /**
-           * Why a turn that completed stopped: the model answered (`finished`), or the turn
-           * reached its cap of tool rounds (`limit_reached`); `error` for the other states.
-           */
-          outcome: Type.Union([
-            Type.Literal("finished"),
-            Type.Literal("limit_reached"),
-            Type.Literal("paused"),
-            Type.Literal("yielded"),
-            Type.Literal("error"),
-          ]),
-        },
-        closed,
-      ),
+      closedObject({
+        run_id: Type.String(),
+        state: EndedTurnState,
+        input_ids: Type.Array(Type.String()),
+        /**
+         * Why a turn that completed stopped: the model answered (`finished`), or the turn
+         * reached its cap of tool rounds (`limit_reached`); `error` for the other states.
+         */
+        outcome: literalUnion("finished", "limit_reached", "paused", "yielded", "error"),
+      }),
       "a turn ended",
     ),
     event("approval_requested", PendingApprovalSchema, "a committed tool call waits for an answer"),
     event(
       "approval_resolved",
-      Type.Object({ ...approvalRecordFields, run_id: NullableString }, closed),
+      closedObject({ ...approvalRecordFields, run_id: NullableString }),
       "a waiting tool call was answered (logged before its tool may run)",
     ),
     event("compaction_started", CompactionEventSchema, "a compaction of the model's context began"),
     event(
       "compaction_completed",
-      Type.Object({ ...compactionEventFields, position: Type.Integer({ minimum: 0 }) }, closed),
+      closedObject({ ...compactionEventFields, position: Type.Integer({ minimum: 0 }) }),
       "a compaction's entry is in the log at `position`",
     ),
     event(
       "compaction_failed",
-      Type.Object(
-        { run_id: NullableString, trigger: CompactionTriggerSchema, message: Type.String() },
-        closed,
-      ),
+      closedObject({ run_id: NullableString, trigger: CompactionTriggerSchema, message: Type.String() }),
       "a compaction gave up; the session is exactly as before",
     ),
     event(
       "error",
-      Type.Object({ run_id: NullableString, code: Type.String(), message: Type.String() }, closed),
+      closedObject({ run_id: NullableString, code: Type.String(), message: Type.String() }),
       "a turn met an error (codes: docs/http-api.md, The stream)",
     ),
   ]),
@@ -171,11 +138,7 @@ export type SessionEventType = SessionEvent["type"];
 /** The `data` of each event type a session publishes. */
 export type SessionEventData = { [K in SessionEventType]: Extract<SessionEvent, { type: K }>["data"] };
 
-const ResetReasonSchema = Type.Union([
-  Type.Literal("initial"),
-  Type.Literal("generation_changed"),
-  Type.Literal("replay_unavailable"),
-]);
+const ResetReasonSchema = literalUnion("initial", "generation_changed", "replay_unavailable");
 
 /** Why a frame starts over from a snapshot instead of replaying. */
 export type ResetReason = Static<typeof ResetReasonSchema>;
@@ -183,9 +146,9 @@ export type ResetReason = Static<typeof ResetReasonSchema>;
 /** The event a frame starts with when it carries a snapshot; it has no sequence. */
 const ResetEventSchema = named(
   "ResetEvent",
-  Type.Object(
-    { type: Type.Literal("reset"), data: Type.Object({ reason: ResetReasonSchema }, closed) },
-    { ...closed, description: "start over from the frame's snapshot" },
+  closedObject(
+    { type: Type.Literal("reset"), data: closedObject({ reason: ResetReasonSchema }) },
+    { description: "start over from the frame's snapshot" },
   ),
 );
 export type ResetEvent = Static<typeof ResetEventSchema>;
@@ -195,14 +158,14 @@ export type ResetEvent = Static<typeof ResetEventSchema>;
  * events, and the snapshot when the first event is a reset.
  */
 export function frame<E extends TSchema, S extends TSchema>(events: E, snapshot: S) {
-  return Type.Object(
+  return closedObject(
     {
       generation: Type.String(),
       cursor: Type.Integer({ minimum: 0, description: "the sequence of the frame's last event" }),
       events: Type.Array(Type.Union([ResetEventSchema, events])),
       snapshot: Type.Optional(snapshot),
     },
-    { ...closed, description: "the JSON of one SSE `data:` line; its SSE `id` is `<generation>.<cursor>`" },
+    { description: "the JSON of one SSE `data:` line; its SSE `id` is `<generation>.<cursor>`" },
   );
 }
 

@@ -9,7 +9,7 @@
  */
 import { type Static, Type } from "typebox";
 import { named } from "./named-schema.js";
-import { closed, NullableString } from "./parts.js";
+import { closedObject, NullableString } from "./parts.js";
 import { event, frame } from "./session-events.js";
 import { SessionStatusSchema, SessionSummarySchema } from "./session-snapshot.js";
 import { SessionListSchema } from "./sessions.js";
@@ -18,18 +18,14 @@ import { SessionListSchema } from "./sessions.js";
 const SessionListEventSchema = named(
   "SessionListEvent",
   Type.Union([
-    event("created", Type.Object({ session: SessionSummarySchema }, closed), "a session was created"),
-    event("updated", Type.Object({ session: SessionSummarySchema }, closed), "a listed session changed"),
+    event("created", closedObject({ session: SessionSummarySchema }), "a session was created"),
+    event("updated", closedObject({ session: SessionSummarySchema }), "a listed session changed"),
     event(
       "status",
-      Type.Object({ id: Type.String(), parent_id: NullableString, status: SessionStatusSchema }, closed),
+      closedObject({ id: Type.String(), parent_id: NullableString, status: SessionStatusSchema }),
       "a session's status changed",
     ),
-    event(
-      "deleted",
-      Type.Object({ id: Type.String(), parent_id: NullableString }, closed),
-      "a session was deleted",
-    ),
+    event("deleted", closedObject({ id: Type.String(), parent_id: NullableString }), "a session was deleted"),
   ]),
 );
 export type SessionListEvent = Static<typeof SessionListEventSchema>;

@@ -11,8 +11,7 @@
 import { type Static, Type } from "typebox";
 import type { RequestConfig } from "../../model/request-config.js";
 import { matchesModel } from "./matches-model.js";
-import { named } from "./named-schema.js";
-import { closed, NullableString } from "./parts.js";
+import { closedObject, literalUnion, NullableString, namedObject } from "./parts.js";
 
 /**
  * A session's own model parameters, in the log's shape: `max_tokens` (output limit),
@@ -22,17 +21,11 @@ import { closed, NullableString } from "./parts.js";
  */
 export type RequestConfigBody = Omit<RequestConfig, "stop_sequences">;
 
-const Effort = Type.Union([
-  Type.Literal("minimal"),
-  Type.Literal("low"),
-  Type.Literal("medium"),
-  Type.Literal("high"),
-  Type.Literal("xhigh"),
-]);
+const Effort = literalUnion("minimal", "low", "medium", "high", "xhigh");
 
 const Reasoning = Type.Union([
-  Type.Object({ effort: Effort }, closed),
-  Type.Object({ budget_tokens: Type.Integer({ minimum: 0, maximum: 1_000_000 }) }, closed),
+  closedObject({ effort: Effort }),
+  closedObject({ budget_tokens: Type.Integer({ minimum: 0, maximum: 1_000_000 }) }),
 ]);
 
 const fields = {
@@ -45,16 +38,13 @@ const fields = {
 
 /** A session's own model parameters as a request sets them (creation's `request_config`). */
 export const RequestConfigSchema = matchesModel<RequestConfigBody>()(
-  Type.Object(
-    {
-      max_tokens: Type.Optional(fields.max_tokens),
-      temperature: Type.Optional(fields.temperature),
-      top_p: Type.Optional(fields.top_p),
-      top_k: Type.Optional(fields.top_k),
-      reasoning: Type.Optional(fields.reasoning),
-    },
-    closed,
-  ),
+  closedObject({
+    max_tokens: Type.Optional(fields.max_tokens),
+    temperature: Type.Optional(fields.temperature),
+    top_p: Type.Optional(fields.top_p),
+    top_k: Type.Optional(fields.top_k),
+    reasoning: Type.Optional(fields.reasoning),
+  }),
 );
 
 /**
@@ -63,73 +53,52 @@ export const RequestConfigSchema = matchesModel<RequestConfigBody>()(
  * the profile's model, no own parameter); `request_config` is a merge patch (a field set to null
  * is removed, an absent one kept).
  */
-export const SessionSettingsBodySchema = Type.Object(
-  {
-    provider_profile: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 128 }), Type.Null()])),
-    model: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 256 }), Type.Null()])),
-    request_config: Type.Optional(
-      Type.Union([
-        Type.Object(
-          {
-            max_tokens: Type.Optional(Type.Union([fields.max_tokens, Type.Null()])),
-            temperature: Type.Optional(Type.Union([fields.temperature, Type.Null()])),
-            top_p: Type.Optional(Type.Union([fields.top_p, Type.Null()])),
-            top_k: Type.Optional(Type.Union([fields.top_k, Type.Null()])),
-            reasoning: Type.Optional(Type.Union([fields.reasoning, Type.Null()])),
-          },
-          closed,
-        ),
-        Type.Null(),
-      ]),
-    ),
-  },
-  closed,
-);
+export const SessionSettingsBodySchema = closedObject({
+  provider_profile: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 128 }), Type.Null()])),
+  model: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 256 }), Type.Null()])),
+  request_config: Type.Optional(
+    Type.Union([
+      closedObject({
+        max_tokens: Type.Optional(Type.Union([fields.max_tokens, Type.Null()])),
+        temperature: Type.Optional(Type.Union([fields.temperature, Type.Null()])),
+        top_p: Type.Optional(Type.Union([fields.top_p, Type.Null()])),
+        top_k: Type.Optional(Type.Union([fields.top_k, Type.Null()])),
+        reasoning: Type.Optional(Type.Union([fields.reasoning, Type.Null()])),
+      }),
+      Type.Null(),
+    ]),
+  ),
+});
 export type SessionSettingsBody = Static<typeof SessionSettingsBodySchema>;
 
 /** The model parameters as an answer shows them (what was accepted, so no ranges). */
 const RequestConfigAnswer = matchesModel<RequestConfigBody>()(
-  Type.Object(
-    {
-      max_tokens: Type.Optional(Type.Integer()),
-      temperature: Type.Optional(Type.Number()),
-      top_p: Type.Optional(Type.Number()),
-      top_k: Type.Optional(Type.Integer()),
-      reasoning: Type.Optional(
-        Type.Union([
-          Type.Object({ effort: Effort }, closed),
-          Type.Object({ budget_tokens: Type.Integer() }, closed),
-        ]),
-      ),
-    },
-    closed,
-  ),
+  closedObject({
+    max_tokens: Type.Optional(Type.Integer()),
+    temperature: Type.Optional(Type.Number()),
+    top_p: Type.Optional(Type.Number()),
+    top_k: Type.Optional(Type.Integer()),
+    reasoning: Type.Optional(
+      Type.Union([closedObject({ effort: Effort }), closedObject({ budget_tokens: Type.Integer() })]),
+    ),
+  }),
 );
 
 /** What a session runs with: its own settings and the values its next request will use. */
-export const SessionSettingsSchema = named(
-  "SessionSettings",
-  Type.Object(
-    {
-      provider_profile: NullableString,
-      model: NullableString,
+export const SessionSettingsSchema = namedObject("SessionSettings", {
+  provider_profile: NullableString,
+  model: NullableString,
+  request_config: RequestConfigAnswer,
+  /** Null when no provider is configured (every turn fails saying how to add one). */
+  effective: Type.Union([
+    Type.Null(),
+    closedObject({
+      provider_profile: Type.String(),
+      protocol: Type.String(),
+      model: Type.String(),
+      /** The session's parameters over the profile's defaults (before the capability table filters them). */
       request_config: RequestConfigAnswer,
-      /** Null when no provider is configured (every turn fails saying how to add one). */
-      effective: Type.Union([
-        Type.Null(),
-        Type.Object(
-          {
-            provider_profile: Type.String(),
-            protocol: Type.String(),
-            model: Type.String(),
-            /** The session's parameters over the profile's defaults (before the capability table filters them). */
-            request_config: RequestConfigAnswer,
-          },
-          closed,
-        ),
-      ]),
-    },
-    closed,
-  ),
-);
+    }),
+  ]),
+});
 export type SessionSettings = Static<typeof SessionSettingsSchema>;

@@ -6,41 +6,34 @@
  * Boundary rule: the schemas are the definition; each type is `Static` of its schema.
  */
 import { type Static, Type } from "typebox";
-import { named } from "./named-schema.js";
-import { closed } from "./parts.js";
+import { closedObject, literalUnion, namedObject } from "./parts.js";
 import { SessionSummarySchema } from "./session-snapshot.js";
 import { streamResumeFields } from "./stream-cursor.js";
 
 const listFields = {
-  scope: Type.Optional(Type.Union([Type.Literal("all"), Type.Literal("top")])),
+  scope: Type.Optional(literalUnion("all", "top")),
   /** List the forks of this session (not together with `scope`). */
   parent_id: Type.Optional(Type.String()),
 };
 
-const SessionListQuerySchema = Type.Object(listFields, closed);
+const SessionListQuerySchema = closedObject(listFields);
 
 /** Which sessions `GET /sessions` lists: all (the default), the top-level ones, or one session's forks. */
 export type SessionListQuery = Static<typeof SessionListQuerySchema>;
 
 /** The query of `GET /sessions`: which sessions, and where a stream of the list resumes. */
-export const ListQuerySchema = Type.Object({ ...listFields, ...streamResumeFields }, closed);
+export const ListQuerySchema = closedObject({ ...listFields, ...streamResumeFields });
 export type ListQuery = Static<typeof ListQuerySchema>;
 
 /** `GET /sessions`, and the snapshot of the session list stream's reset. */
-export const SessionListSchema = named(
-  "SessionList",
-  Type.Object(
-    {
-      /** Newest activity first. */
-      items: Type.Array(SessionSummarySchema),
-    },
-    closed,
-  ),
-);
+export const SessionListSchema = namedObject("SessionList", {
+  /** Newest activity first. */
+  items: Type.Array(SessionSummarySchema),
+});
 export type SessionList = Static<typeof SessionListSchema>;
 
 /** `DELETE /sessions/{id}`. */
-export const DeleteAnswerSchema = Type.Object({ id: Type.String(), deleted: Type.Literal(true) }, closed);
+export const DeleteAnswerSchema = closedObject({ id: Type.String(), deleted: Type.Literal(true) });
 export type DeleteAnswer = Static<typeof DeleteAnswerSchema>;
 
 const tailField = {
@@ -48,11 +41,11 @@ const tailField = {
   tail: Type.Optional(Type.Integer({ minimum: 0, maximum: 200 })),
 };
 
-const SessionQuerySchema = Type.Object(tailField, closed);
+const SessionQuerySchema = closedObject(tailField);
 
 /** The query of `GET /sessions/{id}`: how many history entries the snapshot holds. */
 export type SessionQuery = Static<typeof SessionQuerySchema>;
 
 /** The query of `GET /sessions/{id}`, with where a stream of the session resumes. */
-export const SessionReadQuerySchema = Type.Object({ ...tailField, ...streamResumeFields }, closed);
+export const SessionReadQuerySchema = closedObject({ ...tailField, ...streamResumeFields });
 export type SessionReadQuery = Static<typeof SessionReadQuerySchema>;

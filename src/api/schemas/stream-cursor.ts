@@ -5,17 +5,16 @@
  * Boundary rule: the schemas are the definition; each type is `Static` of its schema.
  */
 import { type Static, Type } from "typebox";
-import { named } from "./named-schema.js";
-import { closed } from "./parts.js";
+import { closedObject, namedObject } from "./parts.js";
 
 /**
  * A stream position: the lifetime of the feed that numbered the events (`generation`) and the
  * last sequence seen.
  */
-export const StreamCursorSchema = named(
-  "StreamCursor",
-  Type.Object({ generation: Type.String(), sequence: Type.Integer({ minimum: 0 }) }, closed),
-);
+export const StreamCursorSchema = namedObject("StreamCursor", {
+  generation: Type.String(),
+  sequence: Type.Integer({ minimum: 0 }),
+});
 export type StreamCursor = Static<typeof StreamCursorSchema>;
 
 /** The fields a stream request resumes with (or the header `Last-Event-ID: <generation>.<sequence>`). */
@@ -25,7 +24,7 @@ export const streamResumeFields = {
   after_seq: Type.Optional(Type.String()),
 };
 
-const StreamResumeQuerySchema = Type.Object(streamResumeFields, closed);
+const StreamResumeQuerySchema = closedObject(streamResumeFields);
 
 /** The query a stream request resumes with. */
 export type StreamResumeQuery = Static<typeof StreamResumeQuerySchema>;

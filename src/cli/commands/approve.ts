@@ -16,7 +16,7 @@ import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { approvalSummary } from "../render/approval-prompt.js";
 import { relativeTime } from "../render/relative-time.js";
 import { writeLine } from "../render/terminal.js";
-import { resolveSessionId, uniquePrefixes } from "../session-ref.js";
+import { resolveSessionId, uniquePrefixes, withSession } from "../session-ref.js";
 
 export interface AnswerOptions {
   /** allow only: also allow matching calls for the rest of the session. */
@@ -33,9 +33,7 @@ export async function answerCall(
   callRef: string,
   options: AnswerOptions,
 ): Promise<ExitCode> {
-  const client = await connect(context);
-  try {
-    const sessionId = await resolveSessionId(client, sessionRef);
+  return withSession(context, sessionRef, async (client, sessionId) => {
     const snapshot = await client.getSession(sessionId, 0);
     const call = pickCall(snapshot, callRef);
     const body: ApprovalAnswerBody = {
@@ -48,9 +46,7 @@ export async function answerCall(
     const what = call.request === null ? `call ${call.id}` : approvalSummary(call.request);
     writeLine(context.terminal.out, `${what}: ${describeRecord(record)}`);
     return exitCodes.ok;
-  } finally {
-    client.close();
-  }
+  });
 }
 
 /** List the calls that wait, of one session or of every session that waits. */

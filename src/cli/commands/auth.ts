@@ -19,7 +19,7 @@ import {
   writeSecretsFile,
 } from "../../home/secrets-file.js";
 import type { CliContext } from "../cli-context.js";
-import { CliError } from "../cli-error.js";
+import { CliError, readHomeFile } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { readHiddenLine } from "../hidden-line.js";
 import { writeLine } from "../render/terminal.js";
@@ -90,14 +90,7 @@ function checkProfileName(profile: string): void {
 }
 
 function readSecrets(home: string): SecretsFile {
-  try {
-    return readSecretsFile(home);
-  } catch (error) {
-    if (error instanceof SecretsFileError) {
-      throw new CliError(error.message, exitCodes.error, `fix or remove ${error.path}`);
-    }
-    throw error;
-  }
+  return readHomeFile(() => readSecretsFile(home), SecretsFileError);
 }
 
 /** What would keep the daemon from using a key stored for `profile` (see docs/cli.md, "API keys"). */

@@ -5,16 +5,14 @@
  */
 import type { SessionContext } from "../../api/session-snapshot.js";
 import type { DaemonClient } from "../../client/index.js";
-import { type CliContext, connect } from "../cli-context.js";
+import type { CliContext } from "../cli-context.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { writeLine } from "../render/terminal.js";
-import { resolveSessionId } from "../session-ref.js";
+import { withSession } from "../session-ref.js";
 
 /** Compact a session's context and report the token counts. */
 export async function compactSession(context: CliContext, ref: string): Promise<ExitCode> {
-  const client = await connect(context);
-  try {
-    const id = await resolveSessionId(client, ref);
+  return withSession(context, ref, async (client, id) => {
     const before = (await client.getSession(id, 0)).context;
     const started = await client.compact(id);
     const after = await waitForEnd(client, id, before?.last_compaction?.position ?? null);
@@ -35,9 +33,7 @@ export async function compactSession(context: CliContext, ref: string): Promise<
       `session ${id}: context compacted from about ${started.before_tokens} to ${done?.after_tokens ?? "?"} tokens (${percent(after)})`,
     );
     return exitCodes.ok;
-  } finally {
-    client.close();
-  }
+  });
 }
 
 async function waitForEnd(

@@ -10,9 +10,10 @@ import type { ClusterInfo } from "../../api/cluster.js";
 import type { SessionSummary } from "../../api/session-snapshot.js";
 import { DaemonClient } from "../../client/daemon-client.js";
 import { endpointOf } from "../../client/daemon-endpoint.js";
-import { ensureDaemon, probeDaemon, processAlive } from "../../client/ensure-daemon.js";
+import { ensureDaemon, probeDaemon } from "../../client/ensure-daemon.js";
 import { readDiscoveryFile } from "../../home/discovery-file.js";
 import { homePaths } from "../../home/home.js";
+import { processAlive } from "../../model/process-alive.js";
 import type { CliContext } from "../cli-context.js";
 import { CliError } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
@@ -34,10 +35,11 @@ export async function startDaemon(context: CliContext): Promise<ExitCode> {
 }
 
 /**
- * `skein daemon stop`: drain (running turns get `timeoutMs`) and wait for the process to exit,
- * saying which turns were running, which of them finished in time and which were cut.
+ * `skein daemon stop`: drain (running turns get `options.timeout` seconds) and wait for the
+ * process to exit, saying which turns were running, which of them finished in time and which were cut.
  */
-export async function stopDaemon(context: CliContext, options: { timeoutMs: number }): Promise<ExitCode> {
+export async function stopDaemon(context: CliContext, options: { timeout: number }): Promise<ExitCode> {
+  const timeoutMs = options.timeout * 1000;
   const out = context.terminal.out;
   const live = await probeDaemon(context.home);
   if (live === null) {
@@ -64,7 +66,7 @@ export async function stopDaemon(context: CliContext, options: { timeoutMs: numb
     if (running.size > 0) {
       writeLine(
         out,
-        `${running.size} running turn${running.size === 1 ? "" : "s"}; waiting up to ${options.timeoutMs / 1000} s for ${running.size === 1 ? "it" : "them"} to finish:`,
+        `${running.size} running turn${running.size === 1 ? "" : "s"}; waiting up to ${options.timeout} s for ${running.size === 1 ? "it" : "them"} to finish:`,
       );
       for (const session of running.values()) writeLine(out, `  ${sessionLabel(session)}`);
     }
@@ -76,9 +78,9 @@ export async function stopDaemon(context: CliContext, options: { timeoutMs: numb
     );
     // Unreferenced: a pending wait must not keep this command alive after the daemon is gone.
     await Promise.race([Promise.all(positioned), sleep(5_000, undefined, { ref: false })]);
-    await client.shutdown(live.server.instance_id, options.timeoutMs);
+    await client.shutdown(live.server.instance_id, timeoutMs);
     const shutdownAt = Date.now();
-    const deadline = Date.now() + options.timeoutMs + 15_000;
+    const deadline = Date.now() + timeoutMs + 15_000;
     while (processAlive(live.info.pid)) {
       if (Date.now() > deadline) {
         throw new CliError(
@@ -90,7 +92,7 @@ export async function stopDaemon(context: CliContext, options: { timeoutMs: numb
     }
     // The daemon waits for every running turn up to the timeout: gone sooner, all of them ended
     // (the end of the last one may not have reached its stream before the daemon closed it).
-    if (Date.now() - shutdownAt < options.timeoutMs) for (const id of running.keys()) finished.add(id);
+    if (Date.now() - shutdownAt < timeoutMs) for (const id of running.keys()) finished.add(id);
   } finally {
     following.abort();
     await Promise.all(watchers);
@@ -101,7 +103,7 @@ export async function stopDaemon(context: CliContext, options: { timeoutMs: numb
     if (finished.has(id)) continue;
     writeLine(
       out,
-      `cut at the ${options.timeoutMs / 1000} s limit: ${sessionLabel(session)} (its saved steps are kept; \`skein show ${id.slice(0, 13)}\` shows where it stopped)`,
+      `cut at the ${options.timeout} s limit: ${sessionLabel(session)} (its saved steps are kept; \`skein show ${id.slice(0, 13)}\` shows where it stopped)`,
     );
   }
   writeLine(out, `stopped the Skein daemon (pid ${live.info.pid})`);

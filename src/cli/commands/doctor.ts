@@ -29,9 +29,11 @@ interface DoctorCheck {
 
 /** The oldest Node.js the package supports (package.json's engines). */
 const minimumNode: readonly [number, number] = [20, 19];
-/** Below this much free space in the home, a warning; below the second, a failure. */
-const lowDiskBytes = 1024 ** 3;
-const criticalDiskBytes = 100 * 1024 ** 2;
+/** Free space in the home below which the disk check fails (100 MiB) or warns (1 GiB), with what to do. */
+const diskLevels: ReadonlyArray<{ below: number; status: "fail" | "warn"; fix: string }> = [
+  { below: 100 * 1024 ** 2, status: "fail", fix: "free some space: sessions cannot be saved" },
+  { below: 1024 ** 3, status: "warn", fix: "free some space soon (sessions stop saving when it runs out)" },
+];
 
 /** Run every check and print them; exit 1 when any failed. */
 export async function doctor(
@@ -197,23 +199,9 @@ function diskCheck(home: string): DoctorCheck {
     const stats = statfsSync(path);
     const free = stats.bavail * stats.bsize;
     const shown = `${(free / 1024 ** 3).toFixed(1)} GiB free for ${home}`;
-    if (free < criticalDiskBytes) {
-      return {
-        name: "disk",
-        status: "fail",
-        detail: shown,
-        fix: "free some space: sessions cannot be saved",
-      };
-    }
-    if (free < lowDiskBytes) {
-      return {
-        name: "disk",
-        status: "warn",
-        detail: shown,
-        fix: "free some space soon (sessions stop saving when it runs out)",
-      };
-    }
-    return { name: "disk", status: "ok", detail: shown };
+    const level = diskLevels.find((each) => free < each.below);
+    if (level === undefined) return { name: "disk", status: "ok", detail: shown };
+    return { name: "disk", status: level.status, detail: shown, fix: level.fix };
   } catch (error) {
     return { name: "disk", status: "warn", detail: `cannot tell free space: ${String(error)}` };
   }

@@ -6,11 +6,11 @@
  */
 import type { DaemonClient } from "../../client/daemon-client.js";
 import { uuidV7 } from "../../client/uuid-v7.js";
-import { type CliContext, connect } from "../cli-context.js";
+import type { CliContext } from "../cli-context.js";
 import { CliError } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { writeLine } from "../render/terminal.js";
-import { resolveSessionId } from "../session-ref.js";
+import { withSession } from "../session-ref.js";
 
 export interface ForkOptions {
   at?: string;
@@ -19,9 +19,7 @@ export interface ForkOptions {
 
 /** Fork a session and print the new session's id. */
 export async function forkSession(context: CliContext, ref: string, options: ForkOptions): Promise<ExitCode> {
-  const client = await connect(context);
-  try {
-    const source = await resolveSessionId(client, ref);
+  return withSession(context, ref, async (client, source) => {
     const checkpoint = options.at ?? (await latestCheckpoint(client, source));
     const snapshot = await client.forkSession(uuidV7(), {
       source_session_id: source,
@@ -37,9 +35,7 @@ export async function forkSession(context: CliContext, ref: string, options: For
     );
     writeLine(out, snapshot.id);
     return exitCodes.ok;
-  } finally {
-    client.close();
-  }
+  });
 }
 
 /** The newest checkpoint id of a session's history. */

@@ -3,16 +3,14 @@
  *
  * Boundary rule: one snapshot read (for the run id and input order), one POST.
  */
-import { type CliContext, connect } from "../cli-context.js";
+import type { CliContext } from "../cli-context.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { writeLine } from "../render/terminal.js";
-import { resolveSessionId } from "../session-ref.js";
+import { withSession } from "../session-ref.js";
 
 /** Interrupt a session. */
 export async function interruptSession(context: CliContext, ref: string): Promise<ExitCode> {
-  const client = await connect(context);
-  try {
-    const id = await resolveSessionId(client, ref);
+  return withSession(context, ref, async (client, id) => {
     const snapshot = await client.getSession(id, 0);
     const out = context.terminal.out;
     if (snapshot.status.phase === "idle" && snapshot.pending_inputs.length === 0) {
@@ -25,7 +23,5 @@ export async function interruptSession(context: CliContext, ref: string): Promis
     if (cancelled > 0) parts.push(`cancelled ${cancelled} queued input${cancelled === 1 ? "" : "s"}`);
     writeLine(out, `session ${id}: ${parts.join("; ")}`);
     return exitCodes.ok;
-  } finally {
-    client.close();
-  }
+  });
 }

@@ -21,7 +21,7 @@ import {
   writeProviderConfig,
 } from "../../home/provider-config.js";
 import { type CliContext, connectWithServer } from "../cli-context.js";
-import { CliError } from "../cli-error.js";
+import { CliError, readHomeFile } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { writeShellWarning } from "../render/shell-warning.js";
 import { writeLine } from "../render/terminal.js";
@@ -46,14 +46,7 @@ export interface AddProfileOptions {
 
 /** The config of a home; an absent file is an empty config. */
 export function readConfig(home: string): ProviderConfig {
-  try {
-    return readProviderConfig(home);
-  } catch (error) {
-    if (error instanceof ProviderConfigError) {
-      throw new CliError(error.message, exitCodes.error, `fix or remove ${error.path}`);
-    }
-    throw error;
-  }
+  return readHomeFile(() => readProviderConfig(home), ProviderConfigError);
 }
 
 /** Validate and write config.json atomically (mode 0600); an invalid config is a usage error. */
@@ -241,11 +234,14 @@ export async function useProfile(context: CliContext, name: string): Promise<Exi
   return exitCodes.ok;
 }
 
-/** `skein config test [NAME]`: the daemon sends one tiny request to the provider; reports what happened. */
+/**
+ * `skein config test [NAME]`: the daemon sends one tiny request to the provider (giving up after
+ * `options.timeout` seconds); reports what happened.
+ */
 export async function testProfile(
   context: CliContext,
   name: string | undefined,
-  options: { timeoutMs: number },
+  options: { timeout: number },
 ): Promise<ExitCode> {
   // On a cluster the active profile is the daemon's (the shared config over config.json).
   const shared = name === undefined ? await sharedConfigOf(context) : null;
@@ -263,7 +259,7 @@ export async function testProfile(
   const shell = server.shell;
   let answer: ProviderTestAnswer;
   try {
-    answer = await client.testProvider(chosen, { timeout_ms: options.timeoutMs });
+    answer = await client.testProvider(chosen, { timeout_ms: options.timeout * 1000 });
   } finally {
     client.close();
   }

@@ -5,10 +5,10 @@
  *
  * Boundary rule: one POST; the daemon checks the range and answers what it left out.
  */
-import { type CliContext, connect } from "../cli-context.js";
+import type { CliContext } from "../cli-context.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { writeLine } from "../render/terminal.js";
-import { resolveSessionId } from "../session-ref.js";
+import { withSession } from "../session-ref.js";
 
 /** Leave log entries `from`..`to` out of the session's later requests and say what that left out. */
 export async function repairSession(
@@ -16,9 +16,7 @@ export async function repairSession(
   ref: string,
   options: { from: number; to?: number },
 ): Promise<ExitCode> {
-  const client = await connect(context);
-  try {
-    const id = await resolveSessionId(client, ref);
+  return withSession(context, ref, async (client, id) => {
     const answer = await client.repair(id, options.from, options.to);
     const range =
       answer.from_position === answer.to_position
@@ -30,7 +28,5 @@ export async function repairSession(
       `session ${id}: ${range} left out of the model's context from the next request on (${items}; the history keeps them)`,
     );
     return exitCodes.ok;
-  } finally {
-    client.close();
-  }
+  });
 }

@@ -5,6 +5,7 @@
  * Boundary rule: plain data from what the command already knows; nothing is written here.
  */
 import type { PendingApproval } from "../../api/approvals.js";
+import { unreachable } from "../../model/unreachable.js";
 import type { TurnOutcome, UsageTotals } from "../session-watcher.js";
 
 /** The last line of `--json`: what a script needs to know about the turn. */
@@ -95,9 +96,7 @@ function endOf(
     case "abandoned":
     case "running":
       return { status: "abandoned", exit_reason: "daemon_restarted", errors };
-    default: {
-      const unknown: never = outcome.state;
-      throw new Error(`unexpected turn state ${String(unknown)}`);
-    }
+    default:
+      unreachable(outcome.state, "unexpected turn state");
   }
 }

@@ -6,13 +6,13 @@
  * `--full` their whole content is fetched through each part's ref.
  */
 import type { HistoryEntry } from "../../api/history.js";
-import { type CliContext, connect } from "../cli-context.js";
+import type { CliContext } from "../cli-context.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { withFullContent } from "../full-content.js";
 import { entryLines, sessionHeader } from "../render/history-listing.js";
 import { page } from "../render/pager.js";
 import { writeLine } from "../render/terminal.js";
-import { resolveSessionId } from "../session-ref.js";
+import { withSession } from "../session-ref.js";
 
 export interface ShowOptions {
   tail?: number;
@@ -25,9 +25,7 @@ export interface ShowOptions {
 
 /** Print a session's history. */
 export async function showSession(context: CliContext, ref: string, options: ShowOptions): Promise<ExitCode> {
-  const client = await connect(context);
-  try {
-    const id = await resolveSessionId(client, ref);
+  return withSession(context, ref, async (client, id) => {
     const snapshot = await client.getSession(id, 0);
     const entries: HistoryEntry[] = [];
     let earlier = false;
@@ -76,7 +74,5 @@ export async function showSession(context: CliContext, ref: string, options: Sho
     if (shown.length === 0) lines.push(out.paint.dim("(no history yet)"));
     await page(out, lines, options.pager === false ? { ...context.env, SKEIN_PAGER: "cat" } : context.env);
     return exitCodes.ok;
-  } finally {
-    client.close();
-  }
+  });
 }

@@ -9,7 +9,6 @@ import { lazyAction } from "./lazy-action.js";
 
 /** Register `approve`, `deny` and `approvals` on the program. */
 export function registerApprovalCommands(program: Command, wiring: CommandWiring): void {
-  const { context, exitWith } = wiring;
   program
     .command("approve")
     .description("allow a tool call that waits for approval")
@@ -21,10 +20,7 @@ export function registerApprovalCommands(program: Command, wiring: CommandWiring
       "after",
       '\nExamples:\n  $ skein approvals\n  $ skein approve 01a2b3c4-d5 call_7Hq\n  $ skein approve 01a2b3c4-d5 call_9 -m "blue"',
     )
-    .action(async (session: string, call: string, options, command: Command) => {
-      const { answerCall } = await import("../commands/approve.js");
-      exitWith(await answerCall(context(command), "allow", session, call, options));
-    });
+    .action(lazyAction(wiring, () => import("../commands/approve.js"), "answerCall", "allow"));
 
   program
     .command("deny")
@@ -33,10 +29,7 @@ export function registerApprovalCommands(program: Command, wiring: CommandWiring
     .argument("<call>", "the call's id (or a unique prefix)")
     .option("-m, --message <text>", "why, or what to do instead (the model reads it)")
     .addHelpText("after", '\nExample:\n  $ skein deny 01a2b3c4-d5 call_7Hq -m "use the Makefile instead"')
-    .action(async (session: string, call: string, options, command: Command) => {
-      const { answerCall } = await import("../commands/approve.js");
-      exitWith(await answerCall(context(command), "deny", session, call, options));
-    });
+    .action(lazyAction(wiring, () => import("../commands/approve.js"), "answerCall", "deny"));
 
   program
     .command("approvals")

@@ -5,9 +5,10 @@
  */
 import type { Command } from "commander";
 import type { CommandWiring } from "./command-wiring.js";
+import { lazyAction } from "./lazy-action.js";
 
 /** Register `backup` and `restore` on the program. */
-export function registerBackupCommands(program: Command, { context, exitWith }: CommandWiring): void {
+export function registerBackupCommands(program: Command, wiring: CommandWiring): void {
   program
     .command("backup")
     .description("copy the home (database, signing key, config) into a new folder, while the daemon runs")
@@ -16,10 +17,7 @@ export function registerBackupCommands(program: Command, { context, exitWith }: 
       "after",
       "\nThe SQLite database is copied consistently with SQLite's online backup API, and every session's log is\nverified in the copy. On PostgreSQL use pg_dump (docs/operations.md). The folder holds the home's signing key:\nkeep it as private as the home.\n\nExample:\n  $ skein backup /backups/skein-$(date +%F)",
     )
-    .action(async (path: string, _options, command: Command) => {
-      const { runBackup } = await import("../commands/backup.js");
-      exitWith(await runBackup(context(command), "backup", path));
-    });
+    .action(lazyAction(wiring, () => import("../commands/backup.js"), "runBackup", "backup"));
   program
     .command("restore")
     .description("restore a backup into an empty or new home (SKEIN_HOME or --home)")
@@ -28,8 +26,5 @@ export function registerBackupCommands(program: Command, { context, exitWith }: 
       "after",
       "\nEvery session's log is verified against the heads the backup recorded; on any difference nothing is left\nin the home.\n\nExample:\n  $ SKEIN_HOME=~/.skein-restored skein restore /backups/skein-2026-12-06",
     )
-    .action(async (path: string, _options, command: Command) => {
-      const { runBackup } = await import("../commands/backup.js");
-      exitWith(await runBackup(context(command), "restore", path));
-    });
+    .action(lazyAction(wiring, () => import("../commands/backup.js"), "runBackup", "restore"));
 }

@@ -10,7 +10,6 @@ import { wholeNumber } from "./whole-number-option.js";
 
 /** Register `config` and its subcommands on the program. */
 export function registerConfigCommands(program: Command, wiring: CommandWiring): void {
-  const { context, exitWith } = wiring;
   const config = program
     .command("config")
     .description("manage provider profiles ($SKEIN_HOME/config.json)")
@@ -67,8 +66,5 @@ Examples:
     .description("send one tiny request to a provider (default: the active profile) and report what happened")
     .argument("[name]")
     .option("--timeout <seconds>", "give up after this long", wholeNumber, 30)
-    .action(async (name: string | undefined, options: { timeout: number }, command: Command) => {
-      const { testProfile } = await import("../commands/provider-config.js");
-      exitWith(await testProfile(context(command), name, { timeoutMs: options.timeout * 1000 }));
-    });
+    .action(lazyAction(wiring, () => import("../commands/provider-config.js"), "testProfile"));
 }

@@ -23,7 +23,7 @@ async function readableLogSink(env: NodeJS.ProcessEnv): Promise<{ write(line: st
 
 /** Register `daemon` and its subcommands on the program. */
 export function registerDaemonCommands(program: Command, wiring: CommandWiring): void {
-  const { context, exitWith } = wiring;
+  const { exitWith } = wiring;
   const daemon = program
     .command("daemon")
     .description("run and manage the background daemon")
@@ -39,10 +39,7 @@ export function registerDaemonCommands(program: Command, wiring: CommandWiring):
     .command("stop")
     .description("stop the daemon gracefully (running turns get --timeout to finish)")
     .option("--timeout <seconds>", "seconds running turns get to finish", wholeNumber, 10)
-    .action(async (options: { timeout: number }, command: Command) => {
-      const { stopDaemon } = await import("../commands/daemon-control.js");
-      exitWith(await stopDaemon(context(command), { timeoutMs: options.timeout * 1000 }));
-    });
+    .action(lazyAction(wiring, () => import("../commands/daemon-control.js"), "stopDaemon"));
   daemon
     .command("status")
     .description("say whether a daemon runs for the home (exit 0 if so, 3 if not)")

@@ -1,7 +1,7 @@
 /**
  * The action most commands have: import the command's module when the command runs (main.ts says
- * why), call one of its functions with the command's context and commander's arguments, and exit
- * with the code it returns.
+ * why), call one of its functions with the command's context, any fixed leading arguments (which
+ * way a shared function goes) and commander's arguments, and exit with the code it returns.
  *
  * Boundary rule: registration only; nothing here runs before a command is chosen.
  */
@@ -12,11 +12,12 @@ import type { CommandWiring } from "./command-wiring.js";
 /** A command module's entry: the context first, then commander's arguments and options. */
 type CommandFunction = (context: CliContext, ...args: never[]) => number | Promise<number>;
 
-/** A commander action that loads `load()` when it runs and calls its export `name`. */
+/** A commander action that loads `load()` when it runs and calls its export `name`, `leading` first. */
 export function lazyAction<Name extends string, Module extends Record<Name, CommandFunction>>(
   { context, exitWith }: CommandWiring,
   load: () => Promise<Module>,
   name: Name,
+  ...leading: unknown[]
 ): (...args: unknown[]) => Promise<void> {
   return async (...args) => {
     // commander passes the declared arguments, then the options, then the command itself
@@ -25,6 +26,6 @@ export function lazyAction<Name extends string, Module extends Record<Name, Comm
       context: CliContext,
       ...args: unknown[]
     ) => number | Promise<number>;
-    exitWith(await run(context(command), ...args.slice(0, -1)));
+    exitWith(await run(context(command), ...leading, ...args.slice(0, -1)));
   };
 }

@@ -15,6 +15,7 @@
  */
 import { type HistoryEntry, isTruncatedPart } from "../../api/history.js";
 import type { SessionEvent } from "../../api/session-events.js";
+import { unreachable } from "../../model/unreachable.js";
 import { compactionLine } from "./compaction-line.js";
 import { exclusionLine } from "./exclusion-line.js";
 import { dropsUnsavedText, type StreamedSegment } from "./streamed-segment.js";
@@ -194,10 +195,8 @@ export class TranscriptView {
       case "approval_requested":
       case "approval_resolved":
         return;
-      default: {
-        const unknown: never = event;
-        throw new Error(`unhandled stream event ${JSON.stringify(unknown)}`);
-      }
+      default:
+        unreachable(event, "unhandled stream event");
     }
   }
 
@@ -281,10 +280,8 @@ export class TranscriptView {
       case "context_excluded":
         this.#writer.asideLine(paint.dim(exclusionLine(entry)));
         return;
-      default: {
-        const unknown: never = entry.kind;
-        throw new Error(`unhandled history entry kind ${String(unknown)}`);
-      }
+      default:
+        unreachable(entry.kind, "unhandled history entry kind");
     }
   }
 

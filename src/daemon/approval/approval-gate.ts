@@ -34,6 +34,7 @@ import type { ApprovalPolicy, ApprovalResolver, MatchedRule } from "../../model/
 import { type Item, type ToolCallItem, type ToolResultItem, toolResult } from "../../model/items.js";
 import { openToolCalls } from "../../model/open-tool-calls.js";
 import { toolArgumentsObject } from "../../model/tool-arguments.js";
+import { unreachable } from "../../model/unreachable.js";
 import type { BeforeToolCallAction } from "../../worker/index.js";
 import { ApprovalAnswerInvalidError, ApprovalConflictError, ApprovalUnknownError } from "../errors.js";
 import { boundText } from "../history/bounded-entry.js";
@@ -162,10 +163,8 @@ export class ApprovalGate {
           await log.commit([requestEntry(call, rule, this.#port.now(), turnId)]);
         });
         return answeredAction(call, await this.#answerOf(call.call_id, signal));
-      default: {
-        const unknown: never = rule.action;
-        throw new Error(`unknown approval action ${String(unknown)}`);
-      }
+      default:
+        unreachable(rule.action, "unknown approval action");
     }
   }
 

@@ -7,19 +7,14 @@
  * Boundary rule: the definition only. The turn's approval gate answers every call before a tool
  * would run, so `execute` is reached only where no gate is in place, and then says so.
  */
-import type { JsonObject } from "../../model/json.js";
 import type { ToolDefinition, ToolMeta } from "../../model/tools.js";
 import { ToolError } from "../../model/tools.js";
+import { argumentsSchema, textArgument } from "../../tools/argument-schema.js";
 import { askUserToolName } from "./approval-policy.js";
 
-const inputSchema: JsonObject = {
-  type: "object",
-  properties: {
-    question: { type: "string", minLength: 1, description: "The question, as the user will read it." },
-  },
-  required: ["question"],
-  additionalProperties: false,
-};
+const inputSchema = argumentsSchema({ question: textArgument("The question, as the user will read it.") }, [
+  "question",
+]);
 
 const meta: ToolMeta = {
   name: askUserToolName,

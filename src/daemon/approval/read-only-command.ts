@@ -15,6 +15,8 @@
  *
  * Boundary rule: pure; the approval policy decides what a read-only command is allowed to do.
  */
+
+import { unreachable } from "../../model/unreachable.js";
 import { argumentProblem, readOnlyPrograms } from "./read-only-programs.js";
 import { parseShell, type ShellCommand, type ShellStatement, type ShellWord } from "./shell-syntax.js";
 
@@ -92,10 +94,8 @@ function commandProblem(command: ShellCommand): string | null {
       return statementProblem(command.left) ?? statementProblem(command.right);
     case "simple":
       return simpleCommandProblem(command.assignments, command.words);
-    default: {
-      const unknown: never = command;
-      throw new Error(`unknown shell command ${JSON.stringify(unknown)}`);
-    }
+    default:
+      unreachable(command, "unknown shell command");
   }
 }
 

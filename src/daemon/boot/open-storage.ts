@@ -1,6 +1,7 @@
 /** The daemon's storage, as `SKEIN_DB` selects it. */
 import type pino from "pino";
 import type { HeadSigner } from "../../log/head-signer.js";
+import { unreachable } from "../../model/unreachable.js";
 import type { DaemonSettings } from "../process/settings.js";
 import { openDaemonDatabase } from "../storage/database.js";
 import { openPgDaemonDatabase } from "../storage/pg-database.js";
@@ -35,9 +36,7 @@ export async function openStorage(
         }),
         { signer },
       );
-    default: {
-      const unknown: never = target;
-      throw new Error(`unknown database ${JSON.stringify(unknown)}`);
-    }
+    default:
+      unreachable(target, "unknown database");
   }
 }

@@ -9,6 +9,7 @@
  * is stored). It reads the replayed state and never changes it.
  */
 import type { RestoredState } from "../../log/collect-state.js";
+import { cachedEntry } from "../../model/cached-entry.js";
 import type { Item } from "../../model/items.js";
 import { estimateItemsTokens, estimateItemTokens, estimateTextTokens } from "../../model/token-estimate.js";
 import type { ToolMeta } from "../../model/tools.js";
@@ -113,16 +114,8 @@ export class ContextAccount {
 const toolTokensBySchema = new WeakMap<object, Map<string, number>>();
 
 function toolTokens(tool: ToolMeta): number {
-  let byText = toolTokensBySchema.get(tool.input_schema);
-  if (byText === undefined) {
-    byText = new Map();
-    toolTokensBySchema.set(tool.input_schema, byText);
-  }
-  const key = `${tool.name}\u0000${tool.description}`;
-  let tokens = byText.get(key);
-  if (tokens === undefined) {
-    tokens = estimateTextTokens(tool.name + tool.description + JSON.stringify(tool.input_schema));
-    byText.set(key, tokens);
-  }
-  return tokens;
+  const byText = cachedEntry(toolTokensBySchema, tool.input_schema, () => new Map<string, number>());
+  return cachedEntry(byText, `${tool.name}\u0000${tool.description}`, () =>
+    estimateTextTokens(tool.name + tool.description + JSON.stringify(tool.input_schema)),
+  );
 }

@@ -17,6 +17,7 @@ import { type Item, messageText, userMessage } from "../../model/items.js";
 import { type LlmClient, LlmClientError } from "../../model/llm-client.js";
 import type { RequestConfig } from "../../model/request-config.js";
 import { estimateTextTokens } from "../../model/token-estimate.js";
+import { unreachable } from "../../model/unreachable.js";
 import { addUsage, mergeUsage, type Usage } from "../../model/usage.js";
 import { isContextOverflow } from "../../providers/context-overflow.js";
 
@@ -153,10 +154,8 @@ function renderItem(item: Item, maxTokens: number): string {
       return `Tool result for call ${item.call_id}${item.is_error === true ? " (error)" : ""}: ${cut(item.output)}`;
     case "reasoning":
       return "";
-    default: {
-      const unknown: never = item;
-      throw new Error(`unknown item ${JSON.stringify(unknown)}`);
-    }
+    default:
+      unreachable(item, "unknown item");
   }
 }
 

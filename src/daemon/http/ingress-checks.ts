@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FastifyRequest } from "fastify";
+import { cachedEntry } from "../../model/cached-entry.js";
 import { negotiate } from "./accept.js";
 import type { HttpApp } from "./http-app.js";
 import { isJsonMediaType, parseJsonBody } from "./json-body.js";
@@ -57,13 +58,11 @@ function allowedQueryOfRoutes(): (request: FastifyRequest) => ReadonlySet<string
   const allowedQueryByRoute = new Map<string, ReadonlySet<string>>();
   return (request) => {
     const route = request.routeOptions;
-    const key = `${request.method} ${route.url ?? ""}`;
-    let allowed = allowedQueryByRoute.get(key);
-    if (allowed === undefined) {
-      allowed = new Set(route.config.query ?? queryNamesOfSchema(route.schema?.querystring));
-      allowedQueryByRoute.set(key, allowed);
-    }
-    return allowed;
+    return cachedEntry(
+      allowedQueryByRoute,
+      `${request.method} ${route.url ?? ""}`,
+      () => new Set(route.config.query ?? queryNamesOfSchema(route.schema?.querystring)),
+    );
   };
 }
 

@@ -7,6 +7,8 @@
  * when the session named it, and "no provider" (null, or the error that says how to add one)
  * when it relies on the active one.
  */
+
+import { cachedEntry } from "../../model/cached-entry.js";
 import type { LlmClient } from "../../model/llm-client.js";
 import type { RequestConfig } from "../../model/request-config.js";
 import { createLlmClient } from "../../providers/create-llm-client.js";
@@ -48,25 +50,13 @@ export function sessionProviders(
   const clientFor = (profileName: string | null, model: string | null): MadeClient => {
     const loaded = source.current();
     const generation = keys.generation();
-    let byKeys = made.get(loaded);
-    if (byKeys === undefined) {
-      byKeys = new WeakMap();
-      made.set(loaded, byKeys);
-    }
-    let clients = byKeys.get(generation);
-    if (clients === undefined) {
-      clients = new Map();
-      byKeys.set(generation, clients);
-    }
-    const key = `${profileName ?? ""}\u0000${model ?? ""}`;
-    let client = clients.get(key);
-    if (client === undefined) {
+    const byKeys = cachedEntry(made, loaded, () => new WeakMap<object, Map<string, MadeClient>>());
+    const clients = cachedEntry(byKeys, generation, () => new Map<string, MadeClient>());
+    return cachedEntry(clients, `${profileName ?? ""}\u0000${model ?? ""}`, () => {
       const { name, profile } = resolve(profileName, model);
       const llm = createLlmClient(keys.withKey(name, profile));
-      client = { name, profile, client: llm, limits: modelLimits(profile) };
-      clients.set(key, client);
-    }
-    return client;
+      return { name, profile, client: llm, limits: modelLimits(profile) };
+    });
   };
   return {
     bindClient: (profileName, model, config) => {

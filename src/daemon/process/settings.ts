@@ -94,7 +94,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): DaemonSettin
   checkNodeUrl(nodeUrl, host, isLoopbackAddress(host));
   return {
     home,
-    port: readPort(env),
+    port: readWholeNumber(env, "SKEIN_PORT"),
     token: readToken(env),
     tokenGenerated: generatedToken,
     dbPath: database.kind === "sqlite" ? database.path : homePaths(home).database,
@@ -105,10 +105,11 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): DaemonSettin
     allowNonLoopback,
     nodeUrl,
     publicUrls: readPublicUrls(value(env, "SKEIN_PUBLIC_URLS")),
-    leaseSeconds: readLeaseSeconds(env),
-    nodeHistorySeconds: readNodeHistorySeconds(env),
+    leaseSeconds: readWholeNumber(env, "SKEIN_LEASE_SECONDS"),
+    nodeHistorySeconds: readWholeNumber(env, "SKEIN_NODE_HISTORY_SECONDS"),
     slowDisk: readSlowDisk(env),
-    metricsPort: value(env, "SKEIN_METRICS_PORT") === undefined ? null : readMetricsPort(env),
+    metricsPort:
+      value(env, "SKEIN_METRICS_PORT") === undefined ? null : readWholeNumber(env, "SKEIN_METRICS_PORT"),
     countStatements: readFlag(env, "SKEIN_TEST_COUNT_STATEMENTS"),
   };
 }
@@ -127,37 +128,30 @@ function readSlowDisk(env: NodeJS.ProcessEnv): SlowDisk | null {
   return { delayMs: Number(raw), blocking };
 }
 
-function readLeaseSeconds(env: NodeJS.ProcessEnv): number {
-  return readWholeNumber(env, "SKEIN_LEASE_SECONDS", defaultLeaseSeconds, {
-    min: 1,
-    max: 3600,
-    expected: "expected a whole number of seconds from 1 to 3600",
-  });
-}
-
-function readNodeHistorySeconds(env: NodeJS.ProcessEnv): number {
-  return readWholeNumber(env, "SKEIN_NODE_HISTORY_SECONDS", 600, {
-    min: 0,
-    max: 2_592_000,
-    expected: "expected a whole number of seconds from 0 to 2592000 (30 days)",
-  });
-}
+/** The whole-number settings: default, least and greatest value, and what a bad value is told. */
+const wholeNumberSettings = {
+  SKEIN_PORT: [0, 0, 65_535, "expected an integer from 0 to 65535 (0 = choose a free port)"],
+  SKEIN_METRICS_PORT: [0, 1, 65_535, "expected a port from 1 to 65535"],
+  SKEIN_LEASE_SECONDS: [defaultLeaseSeconds, 1, 3600, "expected a whole number of seconds from 1 to 3600"],
+  SKEIN_NODE_HISTORY_SECONDS: [
+    600,
+    0,
+    2_592_000,
+    "expected a whole number of seconds from 0 to 2592000 (30 days)",
+  ],
+} as const satisfies Record<string, readonly [fallback: number, min: number, max: number, expected: string]>;
 
 /**
- * A whole-number setting from min to max, or `fallback` when unset. At most as many digits as
+ * A whole-number setting from min to max, or its default when unset. At most as many digits as
  * `max` has, so a long run of leading zeros is refused like any other malformed number.
  */
-function readWholeNumber(
-  env: NodeJS.ProcessEnv,
-  name: string,
-  fallback: number,
-  range: { min: number; max: number; expected: string },
-): number {
+function readWholeNumber(env: NodeJS.ProcessEnv, name: keyof typeof wholeNumberSettings): number {
+  const [fallback, min, max, expected] = wholeNumberSettings[name];
   const raw = value(env, name);
   if (raw === undefined) return fallback;
-  const digits = new RegExp(`^\\d{1,${String(range.max).length}}$`);
-  if (!digits.test(raw) || Number(raw) < range.min || Number(raw) > range.max) {
-    throw new SettingsError(name, raw, range.expected);
+  const digits = new RegExp(`^\\d{1,${String(max).length}}$`);
+  if (!digits.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new SettingsError(name, raw, expected);
   }
   return Number(raw);
 }
@@ -203,22 +197,6 @@ function readDatabase(env: NodeJS.ProcessEnv, home: string): DatabaseTarget {
     return { kind: "postgres", url: raw };
   }
   return { kind: "sqlite", path: readPath(env, "SKEIN_DB") ?? homePaths(home).database };
-}
-
-function readPort(env: NodeJS.ProcessEnv): number {
-  return readWholeNumber(env, "SKEIN_PORT", 0, {
-    min: 0,
-    max: 65_535,
-    expected: "expected an integer from 0 to 65535 (0 = choose a free port)",
-  });
-}
-
-function readMetricsPort(env: NodeJS.ProcessEnv): number {
-  return readWholeNumber(env, "SKEIN_METRICS_PORT", 0, {
-    min: 1,
-    max: 65_535,
-    expected: "expected a port from 1 to 65535",
-  });
 }
 
 function readToken(env: NodeJS.ProcessEnv): string {

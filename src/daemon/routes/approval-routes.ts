@@ -6,7 +6,7 @@
  *
  * Boundary rule: validation only; the session actor decides and logs, in its mailbox.
  */
-import { Type } from "typebox";
+import { type Static, Type } from "typebox";
 import type { ApprovalAnswerBody, ApprovalPolicyBody } from "../../api/approvals.js";
 import {
   ApprovalAnswerBodySchema,
@@ -16,57 +16,42 @@ import {
 } from "../../api/schemas/approvals.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { registerResource } from "../http/resource.js";
-import { checkIdShape } from "./client-id.js";
-import { answerWith } from "./daemon-problem.js";
+import { ActorPathParams, actorRoute } from "./actor-route.js";
 import type { RouteServices } from "./route-services.js";
 
 const AnswerParams = Type.Object({
   sid: Type.String(),
   callId: Type.String({ minLength: 1, maxLength: 512 }),
 });
-const SessionParams = Type.Object({ sid: Type.String() });
 
 /** Register the approval routes. */
 export function registerApprovalRoutes(app: HttpApp, services: RouteServices): void {
   const { registry } = services;
 
   registerResource(app, "/sessions/:sid/approvals/:callId", {
-    POST: {
-      schema: {
-        params: AnswerParams,
-        body: ApprovalAnswerBodySchema,
-        response: { 200: ApprovalRecordSchema },
-      },
+    POST: actorRoute(registry, {
+      summary: "Answer a tool call that waits for approval (allow or deny, once)",
+      params: AnswerParams,
+      body: ApprovalAnswerBodySchema,
+      answer: [200, ApprovalRecordSchema],
       // An allow lets a tool run: not while the daemon drains.
-      config: {
-        startsWork: true,
-        doc: { summary: "Answer a tool call that waits for approval (allow or deny, once)" },
-      },
-      handler: async (request) => {
-        const { sid, callId } = request.params as { sid: string; callId: string };
-        checkIdShape(sid, "session id");
-        const body = request.body as ApprovalAnswerBody;
-        return answerWith(() => registry.withActor(sid, (actor) => actor.answerApproval(callId, body)));
-      },
-    },
+      startsWork: true,
+      input: (request) => ({
+        callId: (request.params as Static<typeof AnswerParams>).callId,
+        body: request.body as ApprovalAnswerBody,
+      }),
+      act: (actor, { callId, body }) => actor.answerApproval(callId, body),
+    }),
   });
 
   registerResource(app, "/sessions/:sid/approval-policy", {
-    PUT: {
-      schema: {
-        params: SessionParams,
-        body: ApprovalPolicyBodySchema,
-        response: { 200: ApprovalPolicyAnswerSchema },
-      },
-      config: {
-        doc: { summary: "Set or clear the session's own approval policy, or set its approval mode" },
-      },
-      handler: async (request) => {
-        const { sid } = request.params as { sid: string };
-        checkIdShape(sid, "session id");
-        const body = request.body as ApprovalPolicyBody;
-        return answerWith(() => registry.withActor(sid, (actor) => actor.setApprovalPolicy(body)));
-      },
-    },
+    PUT: actorRoute(registry, {
+      summary: "Set or clear the session's own approval policy, or set its approval mode",
+      params: ActorPathParams,
+      body: ApprovalPolicyBodySchema,
+      answer: [200, ApprovalPolicyAnswerSchema],
+      input: (request) => request.body as ApprovalPolicyBody,
+      act: (actor, body) => actor.setApprovalPolicy(body),
+    }),
   });
 }

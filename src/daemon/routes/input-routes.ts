@@ -18,19 +18,18 @@ import type { HttpApp } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
 import { inputBodyLimit } from "../http/route-config.js";
+import { ActorPathParams, actorRoute } from "./actor-route.js";
 import { checkIdShape, checkNewId } from "./client-id.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
 
 const InputParams = Type.Object({ sid: Type.String(), iid: Type.String() });
-const SessionParams = Type.Object({ sid: Type.String() });
 
-/** The session and input ids of an input's path, both checked to be possible ones. */
-function inputIdsOf(request: { params: unknown }): Static<typeof InputParams> {
-  const { sid, iid } = request.params as Static<typeof InputParams>;
-  checkIdShape(sid, "session id");
+/** The input id of an input's path, checked to be a possible one. */
+function inputIdOf(request: { params: unknown }): string {
+  const { iid } = request.params as Static<typeof InputParams>;
   checkIdShape(iid, "input id");
-  return { sid, iid };
+  return iid;
 }
 /** The status an error is answered with (for the admission's span). */
 function statusOf(error: unknown): number {
@@ -81,41 +80,33 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
         }
       },
     },
-    GET: {
-      schema: { params: InputParams, response: { 200: InputReceiptSchema } },
-      config: { doc: { summary: "An input's receipt" } },
-      handler: async (request) => {
-        const { sid, iid } = inputIdsOf(request);
-        return answerWith(() => registry.withActor(sid, (actor) => actor.receipt(iid)));
-      },
-    },
+    GET: actorRoute(registry, {
+      summary: "An input's receipt",
+      params: InputParams,
+      answer: [200, InputReceiptSchema],
+      input: inputIdOf,
+      act: (actor, iid) => actor.receipt(iid),
+    }),
   });
 
   registerResource(app, "/sessions/:sid/inputs/:iid/cancel", {
-    POST: {
-      schema: { params: InputParams, response: { 200: CancelAnswerSchema } },
-      config: { doc: { summary: "Cancel a queued input (or interrupt the turn that delivers it alone)" } },
-      handler: async (request) => {
-        const { sid, iid } = inputIdsOf(request);
-        return answerWith(() => registry.withActor(sid, (actor) => actor.cancelInput(iid)));
-      },
-    },
+    POST: actorRoute(registry, {
+      summary: "Cancel a queued input (or interrupt the turn that delivers it alone)",
+      params: InputParams,
+      answer: [200, CancelAnswerSchema],
+      input: inputIdOf,
+      act: (actor, iid) => actor.cancelInput(iid),
+    }),
   });
 
   registerResource(app, "/sessions/:sid/interrupt", {
-    POST: {
-      schema: { params: SessionParams, body: InterruptBodySchema, response: { 200: InterruptAnswerSchema } },
-      config: {
-        doc: { summary: "Stop the running turn (when `run_id` is its id) and cancel queued inputs" },
-      },
-      handler: async (request) => {
-        const { sid } = request.params as { sid: string };
-        checkIdShape(sid, "session id");
-        const body = request.body as InterruptBody;
-        return answerWith(async () =>
-          registry.withActor(sid, (actor) => actor.interrupt(body.run_id, body.through_input_order)),
-        );
-      },
-    },
+    POST: actorRoute(registry, {
+      summary: "Stop the running turn (when `run_id` is its id) and cancel queued inputs",
+      params: ActorPathParams,
+      body: InterruptBodySchema,
+      answer: [200, InterruptAnswerSchema],
+      input: (request) => request.body as InterruptBody,
+      act: (actor, body) => actor.interrupt(body.run_id, body.through_input_order),
+    }),
   });
 }

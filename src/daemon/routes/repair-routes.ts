@@ -8,34 +8,22 @@
  *
  * Boundary rule: the route only asks the actor; the actor decides.
  */
-import { Type } from "typebox";
 import { RepairAnswerSchema, type RepairBody, RepairBodySchema } from "../../api/schemas/session-snapshot.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { registerResource } from "../http/resource.js";
-import { checkIdShape } from "./client-id.js";
-import { answerWith } from "./daemon-problem.js";
+import { ActorPathParams, actorRoute } from "./actor-route.js";
 import type { RouteServices } from "./route-services.js";
-
-const SessionParams = Type.Object({ sid: Type.String() });
 
 /** Register the repair route. */
 export function registerRepairRoutes(app: HttpApp, services: RouteServices): void {
-  const { registry } = services;
   registerResource(app, "/sessions/:sid/repair", {
-    POST: {
-      schema: { params: SessionParams, body: RepairBodySchema, response: { 200: RepairAnswerSchema } },
-      config: {
-        doc: { summary: "Leave log entries out of the model's context (the way out of a refused history)" },
-      },
-      handler: async (request, reply) => {
-        const { sid } = request.params as { sid: string };
-        checkIdShape(sid, "session id");
-        const body = request.body as RepairBody;
-        const answer = await answerWith(() =>
-          registry.withActor(sid, (actor) => actor.repair(body.from_position, body.to_position)),
-        );
-        return reply.code(200).send(answer);
-      },
-    },
+    POST: actorRoute(services.registry, {
+      summary: "Leave log entries out of the model's context (the way out of a refused history)",
+      params: ActorPathParams,
+      body: RepairBodySchema,
+      answer: [200, RepairAnswerSchema],
+      input: (request) => request.body as RepairBody,
+      act: (actor, body) => actor.repair(body.from_position, body.to_position),
+    }),
   });
 }

@@ -10,7 +10,12 @@ import { serveSessionStream } from "../stream/sse-stream.js";
 import { checkIdShape } from "./client-id.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
-import { lastEventId, rejectReplayParameters, streamCursorOf } from "./stream-query.js";
+import {
+  jsonOrStreamAnswer,
+  rejectReplayParameters,
+  streamCursorOf,
+  streamRouteConfig,
+} from "./stream-query.js";
 
 /** Register `GET /sessions`. */
 export function registerSessionListRoutes(app: HttpApp, services: RouteServices): void {
@@ -19,23 +24,13 @@ export function registerSessionListRoutes(app: HttpApp, services: RouteServices)
     GET: {
       schema: {
         querystring: ListQuerySchema,
-        response: {
-          200: {
-            description: "the listing, or (Accept: text/event-stream) its stream",
-            content: {
-              "application/json": { schema: SessionListSchema },
-              "text/event-stream": { schema: SessionListStreamFrameSchema },
-            },
-          },
-        },
+        response: jsonOrStreamAnswer(
+          "the listing, or (Accept: text/event-stream) its stream",
+          SessionListSchema,
+          SessionListStreamFrameSchema,
+        ),
       },
-      config: {
-        eventStream: true,
-        doc: {
-          summary: "List sessions (newest activity first), or stream the listing",
-          headers: [lastEventId],
-        },
-      },
+      config: streamRouteConfig("List sessions (newest activity first), or stream the listing"),
       handler: async (request, reply) => {
         const query = request.query as ListQuery;
         const filter = listFilter(query);

@@ -14,7 +14,12 @@ import type { RouteServices } from "./route-services.js";
 import { createSessionRoute } from "./session-creation-route.js";
 import { registerSessionListRoutes } from "./session-list-routes.js";
 import { SessionPathParams, sessionIdOf } from "./session-path.js";
-import { lastEventId, rejectReplayParameters, streamCursorOf } from "./stream-query.js";
+import {
+  jsonOrStreamAnswer,
+  rejectReplayParameters,
+  streamCursorOf,
+  streamRouteConfig,
+} from "./stream-query.js";
 
 /** Register the session routes: the listing and each session. */
 export function registerSessionRoutes(app: HttpApp, services: RouteServices): void {
@@ -34,20 +39,13 @@ function readSessionRoute(services: RouteServices): ResourceRoute {
     schema: {
       params: SessionPathParams,
       querystring: SessionReadQuerySchema,
-      response: {
-        200: {
-          description: "the snapshot, or (Accept: text/event-stream) the session's stream",
-          content: {
-            "application/json": { schema: SessionSnapshotSchema },
-            "text/event-stream": { schema: SessionStreamFrameSchema },
-          },
-        },
-      },
+      response: jsonOrStreamAnswer(
+        "the snapshot, or (Accept: text/event-stream) the session's stream",
+        SessionSnapshotSchema,
+        SessionStreamFrameSchema,
+      ),
     },
-    config: {
-      eventStream: true,
-      doc: { summary: "A session's snapshot, or its event stream", headers: [lastEventId] },
-    },
+    config: streamRouteConfig("A session's snapshot, or its event stream"),
     handler: async (request, reply) => {
       const id = sessionIdOf(request);
       const query = request.query as SessionReadQuery;

@@ -8,6 +8,8 @@
  * Boundary rule: schema only. The log's own tables (`transcript`, `transcript_heads`) are the
  * log stores'; the cluster's (`nodes`, `session_leases`) are migrations here like any other.
  */
+
+import { unreachable } from "../../model/unreachable.js";
 import { get, type SqlDialect, type SqlProgram } from "./sql-program.js";
 
 /** The database was written by a newer daemon whose schema this one does not know. */
@@ -217,17 +219,33 @@ export const migrations: readonly Migration[] = [
 export const schemaVersion = migrations[migrations.length - 1]!.version;
 
 /** The statements of `migration` in `dialect`. */
-export function migrationStatements(migration: Migration, dialect: SqlDialect): string[] {
+function migrationStatements(migration: Migration, dialect: SqlDialect): string[] {
   switch (dialect) {
     case "sqlite":
       return [...migration.statements];
     case "postgres":
       return migration.statements.map((statement) => statement.replace(/\bINTEGER\b/g, "BIGINT"));
-    default: {
-      const unknown: never = dialect;
-      throw new Error(`unknown dialect ${String(unknown)}`);
-    }
+    default:
+      unreachable(dialect, "unknown dialect");
   }
+}
+
+/**
+ * The migrations a database at version `current` still needs, in order, as `dialect`
+ * statements; a database newer than this code (`label` names it) is a DatabaseVersionError.
+ */
+export function pendingMigrations(
+  current: number,
+  label: string,
+  dialect: SqlDialect,
+): Array<{ version: number; statements: string[] }> {
+  if (current > schemaVersion) throw new DatabaseVersionError(label, current, schemaVersion);
+  return migrations
+    .filter((migration) => migration.version > current)
+    .map((migration) => ({
+      version: migration.version,
+      statements: migrationStatements(migration, dialect),
+    }));
 }
 
 /** The `schema_version` table in `dialect` (created if missing). */

@@ -11,8 +11,8 @@ import { chmodSync, closeSync, openSync } from "node:fs";
 import Database from "better-sqlite3";
 import {
   DatabaseVersionError,
-  migrationStatements,
   migrations,
+  pendingMigrations,
   schemaVersion,
   schemaVersionTable,
 } from "./daemon-schema.js";
@@ -84,15 +84,9 @@ function migrate(db: DaemonDatabase, path: string): void {
   db.exec(schemaVersionTable("sqlite"));
   // IMMEDIATE: two daemons opening one file at once must not both apply a migration.
   const apply = db.transaction(() => {
-    const current = currentSchemaVersion(db);
-    if (current > schemaVersion) throw new DatabaseVersionError(path, current, schemaVersion);
-    for (const migration of migrations) {
-      if (migration.version <= current) continue;
-      for (const statement of migrationStatements(migration, "sqlite")) db.exec(statement);
-      db.prepare("INSERT INTO schema_version (version, applied_at) VALUES (?, ?)").run(
-        migration.version,
-        Date.now(),
-      );
+    for (const { version, statements } of pendingMigrations(currentSchemaVersion(db), path, "sqlite")) {
+      for (const statement of statements) db.exec(statement);
+      db.prepare("INSERT INTO schema_version (version, applied_at) VALUES (?, ?)").run(version, Date.now());
     }
   });
   apply.immediate();

@@ -10,13 +10,7 @@
 import pg from "pg";
 import { keepConnectionErrors } from "../../log/pg-connection-errors.js";
 import { createPgTranscriptSchema } from "../../log/pg-store.js";
-import {
-  DatabaseVersionError,
-  migrationStatements,
-  migrations,
-  schemaVersion,
-  schemaVersionTable,
-} from "./daemon-schema.js";
+import { pendingMigrations, schemaVersionTable } from "./daemon-schema.js";
 import { pgTypes } from "./pg-runner.js";
 
 /** The URL without its password, for messages and logs. */
@@ -82,13 +76,11 @@ async function migratePg(pool: pg.Pool, label: string): Promise<void> {
     // Per schema: suites (or clusters) in other schemas of the database do not wait on each other.
     await client.query("SELECT pg_advisory_xact_lock(hashtext('skein.migrate.' || current_schema()))");
     await client.query(schemaVersionTable("postgres"));
-    const current = await currentPgSchemaVersion(client);
-    if (current > schemaVersion) throw new DatabaseVersionError(label, current, schemaVersion);
-    for (const migration of migrations) {
-      if (migration.version <= current) continue;
-      for (const statement of migrationStatements(migration, "postgres")) await client.query(statement);
+    const pending = pendingMigrations(await currentPgSchemaVersion(client), label, "postgres");
+    for (const { version, statements } of pending) {
+      for (const statement of statements) await client.query(statement);
       await client.query("INSERT INTO schema_version (version, applied_at) VALUES ($1, $2)", [
-        migration.version,
+        version,
         Date.now(),
       ]);
     }

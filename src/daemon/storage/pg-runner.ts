@@ -8,6 +8,7 @@
  * may turn such an error into its own, never carry on with more statements.
  */
 import pg from "pg";
+import { unreachable } from "../../model/unreachable.js";
 import type { SqlProgram, SqlStep, SqlValue } from "./sql-program.js";
 
 /** Something that runs a query: a pool or one client of it. */
@@ -57,10 +58,8 @@ async function execute(queryable: PgQueryable, step: SqlStep): Promise<unknown> 
       return { changes: (await queryable.query(numberPlaceholders(step.sql), valuesOf(step))).rowCount ?? 0 };
     case "dialect":
       return "postgres";
-    default: {
-      const unknown: never = step;
-      throw new Error(`unknown SQL step ${JSON.stringify(unknown)}`);
-    }
+    default:
+      unreachable(step, "unknown SQL step");
   }
 }
 

@@ -8,6 +8,7 @@
  */
 import type { CreateSessionBody, SessionCreation } from "../../api/session-creation.js";
 import type { SessionPreview, SessionUsage } from "../../api/session-snapshot.js";
+import { unreachable } from "../../model/unreachable.js";
 import type { Usage } from "../../model/usage.js";
 import { SessionExistsError } from "../errors.js";
 import type { DaemonDatabase } from "./database.js";
@@ -184,10 +185,8 @@ export function* listSessionsProgram(filter: SessionListFilter = { kind: "all" }
         filter.parentId,
       );
       break;
-    default: {
-      const unknown: never = filter;
-      throw new Error(`unknown session filter ${JSON.stringify(unknown)}`);
-    }
+    default:
+      unreachable(filter, "unknown session filter");
   }
   return records.map(rowOf);
 }
@@ -206,10 +205,8 @@ export function sessionMatches(row: Pick<SessionRow, "parentId">, filter: Sessio
       return row.parentId === null;
     case "children":
       return row.parentId === filter.parentId;
-    default: {
-      const unknown: never = filter;
-      throw new Error(`unknown session filter ${JSON.stringify(unknown)}`);
-    }
+    default:
+      unreachable(filter, "unknown session filter");
   }
 }
 

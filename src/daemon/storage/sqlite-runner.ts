@@ -6,22 +6,15 @@
  * the caller holds; `runSqliteAtomic` gives the program its own (a savepoint when nested).
  */
 import type Database from "better-sqlite3";
+import { cachedEntry } from "../../model/cached-entry.js";
+import { unreachable } from "../../model/unreachable.js";
 import type { SqlProgram, SqlStep } from "./sql-program.js";
 
 const prepared = new WeakMap<Database.Database, Map<string, Database.Statement>>();
 
 function statement(db: Database.Database, sql: string): Database.Statement {
-  let cache = prepared.get(db);
-  if (cache === undefined) {
-    cache = new Map();
-    prepared.set(db, cache);
-  }
-  let found = cache.get(sql);
-  if (found === undefined) {
-    found = db.prepare(sql);
-    cache.set(sql, found);
-  }
-  return found;
+  const cache = cachedEntry(prepared, db, () => new Map<string, Database.Statement>());
+  return cachedEntry(cache, sql, () => db.prepare(sql));
 }
 
 function execute(db: Database.Database, step: SqlStep): unknown {
@@ -34,10 +27,8 @@ function execute(db: Database.Database, step: SqlStep): unknown {
       return { changes: statement(db, step.sql).run(...step.params).changes };
     case "dialect":
       return "sqlite";
-    default: {
-      const unknown: never = step;
-      throw new Error(`unknown SQL step ${JSON.stringify(unknown)}`);
-    }
+    default:
+      unreachable(step, "unknown SQL step");
   }
 }
 

@@ -11,6 +11,7 @@ import type { SessionEventData } from "../../api/session-events.js";
 import type { StreamEvent } from "../../model/events.js";
 import type { Item, ToolCallItem, ToolResultItem } from "../../model/items.js";
 import type { ToolDefinition, ToolMeta } from "../../model/tools.js";
+import { unreachable } from "../../model/unreachable.js";
 import { addUsage, type Usage } from "../../model/usage.js";
 import type { Conversation, ConversationRunEnd } from "../../worker/index.js";
 import type { ApprovalGate, TurnPolicy } from "../approval/approval-gate.js";
@@ -365,10 +366,8 @@ export class TurnRun {
           case "error":
           case "ping":
             return;
-          default: {
-            const unknownEvent: never = event;
-            throw new Error(`unknown stream event ${JSON.stringify(unknownEvent)}`);
-          }
+          default:
+            unreachable(event, "unknown stream event");
         }
       },
       onRequestEnd: (_request: number, usage: Usage) => {

@@ -11,6 +11,8 @@
  * Boundary rule: a turn changes the session only through its port (log, publish, mailbox) and
  * the board (the running turn, the status); when a turn starts is the scheduler's.
  */
+
+import { unreachable } from "../../model/unreachable.js";
 import { boundText } from "../history/bounded-entry.js";
 import type { FreshAdmission } from "../session/input-queue.js";
 import { turnLogFields } from "../session/log-fields.js";
@@ -192,10 +194,8 @@ export class Turn {
       case "refused":
         this.#holdEnd(end.ending, end.error);
         return;
-      default: {
-        const unknown: never = end;
-        throw new Error(`unknown turn end ${JSON.stringify(unknown)}`);
-      }
+      default:
+        unreachable(end, "unknown turn end");
     }
   }
 

@@ -22,6 +22,7 @@ import type {
   StreamEvent,
 } from "../../model/events.js";
 import { LlmClientError } from "../../model/llm-client.js";
+import { unreachable } from "../../model/unreachable.js";
 import { ProtocolParser } from "../protocol-parser.js";
 import type { SseMessage } from "../sse-decoder.js";
 import { providerStreamErrorOf } from "../stream-errors.js";
@@ -259,10 +260,8 @@ export class AnthropicParser extends ProtocolParser {
         }
         out.push({ type: "block_stop", index: state.index, block_type: "tool_use", stop_reason: "tool_use" });
         break;
-      default: {
-        const unreachable: never = state.type;
-        throw new Error(`unknown block type ${String(unreachable)}`);
-      }
+      default:
+        unreachable(state.type, "unknown block type");
     }
   }
 

@@ -25,6 +25,7 @@ import { messageText, payloadFits } from "../../model/items.js";
 import type { JsonObject } from "../../model/json.js";
 import type { LlmRequest } from "../../model/llm-client.js";
 import { toolArgumentsObject } from "../../model/tool-arguments.js";
+import { unreachable } from "../../model/unreachable.js";
 import { pairedEntries, resultText } from "../history-projection.js";
 import type { HistorySources } from "../history-refusal.js";
 import {
@@ -131,10 +132,8 @@ function blockOf(item: Item, origin: ItemOrigin): { role: Role; block: Anthropic
       if (item.is_error === true) block.is_error = true;
       return { role: "user", block };
     }
-    default: {
-      const unreachable: never = item;
-      throw new Error(`unknown item ${JSON.stringify(unreachable)}`);
-    }
+    default:
+      unreachable(item, "unknown item");
   }
 }
 

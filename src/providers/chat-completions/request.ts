@@ -16,6 +16,7 @@ import type { Item, ItemOrigin, ToolCallItem } from "../../model/items.js";
 import { messageText, payloadFits } from "../../model/items.js";
 import type { JsonObject } from "../../model/json.js";
 import type { LlmRequest } from "../../model/llm-client.js";
+import { unreachable } from "../../model/unreachable.js";
 import { skipSignatureValidation } from "../gemini/request.js";
 import { pairedEntries, resultText, sendableArguments } from "../history-projection.js";
 import type { HistorySources } from "../history-refusal.js";
@@ -160,10 +161,8 @@ export function chatMessages(
         flushAssistant();
         push({ role: "tool", tool_call_id: item.call_id, content: resultText(item) }, [from]);
         break;
-      default: {
-        const unreachable: never = item;
-        throw new Error(`unknown item ${JSON.stringify(unreachable)}`);
-      }
+      default:
+        unreachable(item, "unknown item");
     }
   });
   flushAssistant();

@@ -18,6 +18,7 @@ import { messageText, payloadFits } from "../../model/items.js";
 import type { JsonObject } from "../../model/json.js";
 import type { LlmRequest } from "../../model/llm-client.js";
 import { toolArgumentsObject } from "../../model/tool-arguments.js";
+import { unreachable } from "../../model/unreachable.js";
 import { pairedItems, resultText } from "../history-projection.js";
 import {
   budgetFor,
@@ -115,10 +116,8 @@ function partOf(
       if (call?.id !== undefined) functionResponse.id = call.id;
       return { role: "user", part: { functionResponse } };
     }
-    default: {
-      const unreachable: never = item;
-      throw new Error(`unknown item ${JSON.stringify(unreachable)}`);
-    }
+    default:
+      unreachable(item, "unknown item");
   }
 }
 

@@ -18,6 +18,7 @@ import type { Item, ItemOrigin, MessagePhase } from "../../model/items.js";
 import { messageText, payloadFits } from "../../model/items.js";
 import type { JsonObject } from "../../model/json.js";
 import type { LlmRequest } from "../../model/llm-client.js";
+import { unreachable } from "../../model/unreachable.js";
 import { pairedEntries, resultText, sendableArguments } from "../history-projection.js";
 import type { HistorySources } from "../history-refusal.js";
 import {
@@ -233,10 +234,8 @@ export function responsesInput(
       case "tool_result":
         push({ type: "function_call_output", call_id: item.call_id, output: resultText(item) });
         break;
-      default: {
-        const unreachable: never = item;
-        throw new Error(`unknown item ${JSON.stringify(unreachable)}`);
-      }
+      default:
+        unreachable(item, "unknown item");
     }
   });
   return input;
