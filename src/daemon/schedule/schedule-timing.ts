@@ -9,6 +9,7 @@
  * could fire it was running (or the session's owner was gone until its lease expired).
  */
 import { Cron } from "croner";
+import { unreachable } from "../../model/unreachable.js";
 
 /** A schedule's timing: a cron expression (in a time zone, UTC by default) or one time. */
 export type ScheduleTiming =
@@ -51,10 +52,8 @@ export function nextFiringAfter(timing: ScheduleTiming, afterMs: number): number
       return timing.at > afterMs ? timing.at : null;
     case "cron":
       return cronOf(timing).nextRun(new Date(afterMs))?.getTime() ?? null;
-    default: {
-      const unknown: never = timing;
-      throw new Error(`unknown timing ${JSON.stringify(unknown)}`);
-    }
+    default:
+      return unreachable(timing, "unknown timing");
   }
 }
 
@@ -86,10 +85,8 @@ export function stepAt(
       const latest = latestFiringUpTo(timing, nextFireAt, now);
       return { kind: "fire", fireAt: latest, next: nextFiringAfter(timing, latest) };
     }
-    default: {
-      const unknown: never = missed;
-      throw new Error(`unknown missed policy ${String(unknown)}`);
-    }
+    default:
+      return unreachable(missed, "unknown missed policy");
   }
 }
 

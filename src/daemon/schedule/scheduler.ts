@@ -15,6 +15,7 @@
 import type pino from "pino";
 import type { InputIntent } from "../../api/inputs.js";
 import { SessionNotFoundError } from "../../log/errors.js";
+import { unreachable } from "../../model/unreachable.js";
 import type { SessionRegistry } from "../actor/session-registry.js";
 import { SessionExistsError } from "../errors.js";
 import { ProblemError } from "../http/problem.js";
@@ -126,10 +127,8 @@ export class Scheduler {
       }
       case "fire":
         break;
-      default: {
-        const unknown: never = step;
-        throw new Error(`unknown step ${JSON.stringify(unknown)}`);
-      }
+      default:
+        return unreachable(step, "unknown step");
     }
     const inputId = firingId("input", row.id, step.fireAt);
     const sessionId = row.sessionId ?? firingId("session", row.id, step.fireAt);
