@@ -99,6 +99,7 @@ describe.each(databaseKinds)("schedules ($name)", ({ database }) => {
       [{ ...base, cron: "0 7 * * *", timezone: "Mars/Olympus" }, 400, /IANA time zone/],
       [{ ...base, cron: "0 7 * * *", at: new Date().toISOString() }, 400, /exactly one of `cron` and `at`/],
       [{ ...base }, 400, /exactly one of `cron` and `at`/],
+      [{ ...base, at: "1969-07-20T20:17:40Z" }, 400, /after 1970/],
       [{ ...base, cron: "0 7 * * *", missed: "sometimes" }, 400, /missed/],
       [{ ...base, cron: "0 7 * * *", session_id: "019a0000-0000-7000-8000-000000000000" }, 404, /not found/],
       [

@@ -150,7 +150,10 @@ function timingOfBody(body: CreateScheduleBody): ScheduleTiming {
     if (body.timezone !== undefined) {
       throw problem("invalid_request", "`timezone` applies to `cron` only (`at` carries its own offset)");
     }
-    return { kind: "at", at: Date.parse(body.at) };
+    const at = Date.parse(body.at);
+    // Firing ids carry the time as a UUIDv7 timestamp: 1970 onwards.
+    if (!(at >= 0)) throw problem("invalid_request", "`at` must lie after 1970-01-01T00:00:00Z");
+    return { kind: "at", at };
   }
   return { kind: "cron", cron: body.cron ?? "", timezone: body.timezone ?? null };
 }
