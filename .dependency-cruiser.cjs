@@ -26,6 +26,7 @@
  *
  *   routes                         the HTTP routes (and beside them process/, cluster/ and
  *                                  boot/, which no floor imports; daemon.ts and boot/ wire all)
+ *   schedule                       the scheduler: firing times, firing ids, the firing loop
  *   actor                          the session actor, its supervisor (registry), the list hub
  *   turn                           a session's turns: scheduler, run, start, end, recovery
  *   {approval, compaction}         the approval gate and policy; context compaction
@@ -66,6 +67,19 @@ const daemonFloors = {
     "telemetry",
     "process",
     "cluster",
+    "schedule",
+  ],
+  schedule: [
+    "actor",
+    "turn",
+    "approval",
+    "compaction",
+    "session",
+    "storage",
+    "stream",
+    "history",
+    "http",
+    "telemetry",
   ],
   actor: ["turn", "approval", "compaction", "session", "storage", "stream", "history", "http", "telemetry"],
   turn: ["approval", "compaction", "session", "storage", "stream", "history", "http", "telemetry"],

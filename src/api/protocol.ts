@@ -18,4 +18,5 @@ export const capabilities = {
   session_list: 1,
   provider_test: 1,
   approvals: 1,
+  schedules: 1,
 } as const;

@@ -23,6 +23,7 @@ import { registerDaemonCommands } from "./register/daemon-commands.js";
 import { registerDoctorCommand } from "./register/doctor-command.js";
 import { registerGcCommand } from "./register/gc-command.js";
 import { registerMcpCommands } from "./register/mcp-commands.js";
+import { registerScheduleCommands } from "./register/schedule-commands.js";
 import { registerSessionCommands } from "./register/session-commands.js";
 import { registerTurnCommands } from "./register/turn-commands.js";
 
@@ -119,6 +120,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   registerApprovalCommands(program, wiring);
   registerSessionCommands(program, wiring);
   registerCheckpointCommands(program, wiring);
+  registerScheduleCommands(program, wiring);
   registerDoctorCommand(program, wiring);
   registerDaemonCommands(program, wiring);
   registerBackupCommands(program, wiring);

@@ -44,9 +44,10 @@ import { readDiscoveryFile } from "../home/discovery-file.js";
 import { skeinHome } from "../home/home.js";
 import { processAlive } from "../model/process-alive.js";
 import { apiErrorFrom, DaemonProtocolError, DaemonUnreachableError } from "./api-errors.js";
-import type { DaemonClientOptions } from "./daemon-client-options.js";
+import type { CallOptions, DaemonClientOptions } from "./client-options.js";
 import { type DaemonEndpoint, endpointOf } from "./daemon-endpoint.js";
 import { type ExchangeAnswer, exchange, isConnectionRefused } from "./http-exchange.js";
+import { type ScheduleCalls, scheduleCalls } from "./schedule-calls.js";
 import {
   type FollowListOptions,
   type FollowOptions,
@@ -57,11 +58,7 @@ import {
   type StreamItem,
 } from "./session-stream.js";
 
-interface CallOptions {
-  body?: unknown;
-  headers?: Record<string, string>;
-  timeoutMs?: number;
-}
+export type { DaemonClientOptions } from "./client-options.js";
 
 /** A connection to one daemon (or to whichever daemon currently serves a home). */
 export class DaemonClient {
@@ -165,6 +162,11 @@ export class DaemonClient {
       // A server may take its startup timeout (30 s by default, at most 10 min) to answer.
       timeoutMs: 660_000,
     });
+  }
+
+  /** The schedule routes (`/schedules`): create, list, read, pause or resume, remove. */
+  get schedules(): ScheduleCalls {
+    return scheduleCalls((method, path, options) => this.#call(method, path, options));
   }
 
   /** `GET /cluster`: the nodes sharing the daemon's database (none on SQLite). */

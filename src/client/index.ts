@@ -23,6 +23,7 @@ export {
 } from "../api/problem.js";
 export { capabilities, protocolVersion } from "../api/protocol.js";
 export type * from "../api/provider-test.js";
+export type * from "../api/schedules.js";
 export type * from "../api/server.js";
 export type * from "../api/session-events.js";
 export type * from "../api/session-list-events.js";
@@ -33,8 +34,8 @@ export type * from "../api/verify-report.js";
 export { DiscoveryFileError, type DiscoveryInfo } from "../home/discovery-file.js";
 export { defaultHomeName, type HomePaths, homePaths, skeinHome } from "../home/home.js";
 export * from "./api-errors.js";
+export type { DaemonClientOptions } from "./client-options.js";
 export { DaemonClient } from "./daemon-client.js";
-export type { DaemonClientOptions } from "./daemon-client-options.js";
 export type { DaemonEndpoint } from "./daemon-endpoint.js";
 export {
   DaemonStartError,

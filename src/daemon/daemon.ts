@@ -15,6 +15,7 @@ import { protocolVersion } from "../api/protocol.js";
 import { homeLockedExitCode } from "../home/exit-codes.js";
 import type { HeadSigner } from "../log/head-signer.js";
 import { SessionRegistry } from "./actor/session-registry.js";
+import type { SessionRetention } from "./actor/session-retention.js";
 import {
   type DaemonParts,
   meteredBy,
@@ -27,6 +28,7 @@ import { daemonStop } from "./boot/daemon-stop.js";
 import { joinCluster, type RegistryHolder } from "./boot/join-cluster.js";
 import { openStorage } from "./boot/open-storage.js";
 import { registerRoutes } from "./boot/register-routes.js";
+import { schedulerOf } from "./boot/scheduler-of.js";
 import { followSharedConfig } from "./boot/share-config.js";
 import { startTooling } from "./boot/start-tooling.js";
 import { startTracing } from "./boot/start-tracing.js";
@@ -36,6 +38,7 @@ import type { Relays } from "./cluster/request-forwarding.js";
 import { BrowserLogins } from "./http/browser-logins.js";
 import { createHttpApp, type HttpApp } from "./http/create-http-app.js";
 import { apiKeys } from "./process/api-key-lookup.js";
+import type { DaemonMetrics } from "./process/daemon-metrics.js";
 import { writeDiscoveryFile } from "./process/discovery-file.js";
 import { DrainController, installSignalHandlers } from "./process/drain.js";
 import { establishHeadTrust } from "./process/head-trust.js";
@@ -152,11 +155,32 @@ async function boot(
   undo.push(() => sessions.drain(0));
   // A cluster node recovers by claiming sessions with work and no live owner (cluster-node.ts).
   if (cluster === null) await sessions.recover();
+
+  return serve(parts, { instanceId, signer, lock, sessions, metrics, retention }, undo);
+}
+
+/** The serving phase: the routes, the listener, daemon.json, then the unloading and the scheduler. */
+async function serve(
+  parts: DaemonParts,
+  running: {
+    instanceId: string;
+    signer: HeadSigner;
+    lock: HomeLock;
+    sessions: SessionRegistry;
+    metrics: DaemonMetrics;
+    retention: SessionRetention;
+  },
+  undo: Array<() => Promise<void> | void>,
+): Promise<RunningDaemon> {
+  const { settings, drain, logger, storage, cluster, tooling, providers, sharedConfig } = parts;
+  const { instanceId, signer, lock, sessions, metrics, retention } = running;
   const logins = new BrowserLogins(loginFile(settings.home));
   const app = openHttpApp(settings, logins, drain, logger);
   undo.push(() => app.close());
   let relays: Relays | null = null;
-  const serving = { instanceId, relays: () => relays, sessions, retention, app, lock, metrics };
+  const routeServices = routeServicesOf(parts, sessions, metrics, retention);
+  const scheduler = schedulerOf(parts, sessions, routeServices);
+  const serving = { instanceId, relays: () => relays, scheduler, sessions, retention, app, lock, metrics };
   const stop = daemonStop(parts, serving);
   relays = registerRoutes(app, {
     settings,
@@ -170,7 +194,7 @@ async function boot(
     metrics,
     storage,
     logger,
-    services: routeServicesOf(parts, sessions, metrics, retention),
+    services: routeServices,
     config: { providers, shared: sharedConfig },
     // Answer the request first; the drain closes the listener.
     shutdown: (timeoutMs) => setTimeout(() => void stop.shutdown(timeoutMs), 10).unref(),
@@ -178,6 +202,7 @@ async function boot(
   const port = await listen(app, settings, cluster, logger);
   await publishDiscovery(settings, { port, instanceId, configShared: sharedConfig !== null });
   startHousekeeping(settings, sessions, retention);
+  scheduler.start();
   logger.info({ port, home: settings.home, instanceId }, "ready");
   return { settings, port, instanceId, shutdown: stop.shutdown, stopped: stop.stopped };
 }

@@ -98,6 +98,11 @@ describe("the OpenAPI document", () => {
         "POST /web/logout",
         "PUT /sessions/{id}",
         "PUT /sessions/{sid}/inputs/{iid}",
+        "GET /schedules",
+        "POST /schedules",
+        "GET /schedules/{id}",
+        "PATCH /schedules/{id}",
+        "DELETE /schedules/{id}",
       ].sort(),
     );
     for (const { key, operation } of operations) {
@@ -202,6 +207,14 @@ describe("the OpenAPI document", () => {
     await app.api(`/sessions/${forkId}`, { method: "DELETE" });
     await app.api("/gc", { method: "POST", body: { dry_run: true } });
     await app.api("/gc", { method: "POST", body: { dry_run: "yes" } });
+    const scheduleBody = { id: "daily", cron: "0 7 * * *", session_id: id, prompt: "p", missed: "skip" };
+    await app.api("/schedules", { method: "POST", body: scheduleBody });
+    await app.api("/schedules", { method: "POST", body: scheduleBody });
+    await app.api("/schedules");
+    await app.api("/schedules/daily");
+    await app.api("/schedules/daily", { method: "PATCH", body: { paused: true } });
+    await app.api("/schedules/daily", { method: "DELETE" });
+    await app.api("/schedules/daily");
     await app.api("/mcp");
     await app.api("/cluster");
     await app.api("/config");

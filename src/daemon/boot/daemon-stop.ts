@@ -7,6 +7,7 @@ import type { HttpApp } from "../http/create-http-app.js";
 import type { DaemonMetrics } from "../process/daemon-metrics.js";
 import { removeDiscoveryFile } from "../process/discovery-file.js";
 import type { HomeLock } from "../process/home-lock.js";
+import type { Scheduler } from "../schedule/scheduler.js";
 import type { DaemonParts } from "./daemon-services.js";
 
 /** What is stopped besides the daemon's parts. */
@@ -14,6 +15,8 @@ export interface StoppableServing {
   instanceId: string;
   /** The relays of forwarded requests, once registered (null off a cluster). */
   relays(): Relays | null;
+  /** The scheduler (it stops firing before the sessions drain). */
+  scheduler: Scheduler;
   sessions: SessionRegistry;
   /** Its background runs stop before the sessions drain (a run under way finishes first). */
   retention: SessionRetention;
@@ -44,6 +47,7 @@ export function daemonStop(parts: DaemonParts, serving: StoppableServing): Daemo
       void parts.drain.begin(timeoutMs);
       // Streams relayed through this node end now: their clients resume on another node.
       serving.relays()?.closeAll();
+      await serving.scheduler.stop();
       // Another live node recovers a cut turn at once: wait only for tools that are running.
       await serving.retention.stop();
       const handOff = cluster !== null && (await cluster.othersLive().catch(() => false));

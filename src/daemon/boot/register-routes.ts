@@ -2,6 +2,7 @@
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type pino from "pino";
+import { v7 as uuidv7 } from "uuid";
 import { protocolVersion } from "../../api/protocol.js";
 import { packageRoot, packageVersion } from "../../home/package-version.js";
 import type { HeadSigner } from "../../log/head-signer.js";
@@ -32,6 +33,7 @@ import { registerProviderRoutes } from "../routes/provider-routes.js";
 import { registerRepairRoutes } from "../routes/repair-routes.js";
 import { registerRetentionRoutes } from "../routes/retention-routes.js";
 import type { RouteServices } from "../routes/route-services.js";
+import { registerScheduleRoutes } from "../routes/schedule-routes.js";
 import { registerServerRoutes } from "../routes/server-routes.js";
 import { registerSessionRoutes } from "../routes/session-routes.js";
 import { registerVerifyRoutes } from "../routes/verify-routes.js";
@@ -86,6 +88,7 @@ export function registerRoutes(app: HttpApp, routes: DaemonRoutes): Relays | nul
   registerSessionRoutes(app, services);
   registerInputRoutes(app, services);
   registerApprovalRoutes(app, services);
+  registerScheduleRoutes(app, services, () => uuidv7());
   registerCompactRoutes(app, services);
   registerRepairRoutes(app, services);
   registerHistoryRoutes(app, services);

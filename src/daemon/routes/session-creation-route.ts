@@ -52,6 +52,15 @@ export function createSessionRoute(services: RouteServices): ResourceRoute {
   };
 }
 
+/** Create a new session `id` as `PUT /sessions/{id}` with `body` would (checks included). */
+export async function createNewSession(
+  services: RouteServices,
+  id: string,
+  body: { kind: "new" } & NewSessionBody,
+): Promise<void> {
+  await createNew(services.registry, services, id, body);
+}
+
 async function createNew(
   registry: SessionRegistry,
   services: RouteServices,

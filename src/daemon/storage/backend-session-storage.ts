@@ -45,6 +45,18 @@ import {
   finishSessionCreationProgram,
   rowWritesProgram,
 } from "./row-writes.js";
+import {
+  advanceScheduleProgram,
+  deleteScheduleProgram,
+  dueSchedulesProgram,
+  earliestFiringProgram,
+  type FiringRecord,
+  getScheduleProgram,
+  insertScheduleProgram,
+  listSchedulesProgram,
+  type ScheduleRow,
+  setSchedulePausedProgram,
+} from "./schedules-table.js";
 import type {
   InputCancellation,
   RowWrites,
@@ -271,6 +283,49 @@ export class BackendSessionStorage<Tx> implements SessionStorage {
 
   getRejection(id: string, now: number): Promise<RejectedCreation | null> {
     return this.#shared.backend.read(getRejectionProgram(id, now));
+  }
+
+  createSchedule(row: ScheduleRow): Promise<boolean> {
+    return this.#scheduleWrite(row.id, () => insertScheduleProgram(row));
+  }
+
+  getSchedule(id: string): Promise<ScheduleRow | null> {
+    return this.#shared.backend.read(getScheduleProgram(id));
+  }
+
+  listSchedules(): Promise<ScheduleRow[]> {
+    return this.#shared.backend.read(listSchedulesProgram());
+  }
+
+  dueSchedules(now: number, limit: number): Promise<ScheduleRow[]> {
+    return this.#shared.backend.read(dueSchedulesProgram(now, limit));
+  }
+
+  earliestFiring(): Promise<number | null> {
+    return this.#shared.backend.read(earliestFiringProgram());
+  }
+
+  setSchedulePaused(id: string, paused: boolean): Promise<boolean> {
+    return this.#scheduleWrite(id, () => setSchedulePausedProgram(id, paused));
+  }
+
+  deleteSchedule(id: string): Promise<boolean> {
+    return this.#scheduleWrite(id, () => deleteScheduleProgram(id));
+  }
+
+  advanceSchedule(
+    id: string,
+    expected: number,
+    next: number | null,
+    firing: FiringRecord | null,
+  ): Promise<boolean> {
+    return this.#scheduleWrite(id, () => advanceScheduleProgram(id, expected, next, firing));
+  }
+
+  /** A schedule's write in the group commit: not a session's, so no lease fences it. */
+  #scheduleWrite<T>(id: string, program: () => SqlProgram<T>): Promise<T> {
+    const { backend } = this.#shared;
+    return backend.log.commitQueue.run(`schedule:${id}`, (tx) => backend.run(tx, program()));
   }
 
   commitStats() {

@@ -1,5 +1,5 @@
 /**
- * The daemon's tables (sessions, inputs, turns, rejected_creations) as numbered migrations,
+ * The daemon's tables (sessions, inputs, turns, rejected_creations, schedules) as numbered migrations,
  * one list for both backends: SQLite runs each statement as written; PostgreSQL runs it with
  * every INTEGER widened to BIGINT (times are milliseconds, beyond 32 bits). Each applied version
  * is recorded in `schema_version`; a database with a higher version than this code knows is
@@ -185,6 +185,32 @@ export const migrations: readonly Migration[] = [
         updated_at INTEGER NOT NULL,
         PRIMARY KEY (section, name)
       )`,
+    ],
+  },
+  {
+    version: 9,
+    statements: [
+      // Schedules (both backends): each firing admits an input whose id derives from the
+      // schedule's id and the firing's time (daemon/schedule/firing-id.ts). `cron` or `at_time`
+      // is set, and `session_id` or `new_session` (JSON: workspace and profile). `next_fire_at`
+      // is null once nothing more will fire; it moves only by compare-and-set.
+      `CREATE TABLE schedules (
+        id TEXT PRIMARY KEY,
+        cron TEXT,
+        at_time INTEGER,
+        timezone TEXT,
+        session_id TEXT,
+        new_session TEXT,
+        prompt TEXT NOT NULL,
+        missed TEXT NOT NULL CHECK (missed IN ('skip', 'run_once')),
+        paused INTEGER NOT NULL DEFAULT 0,
+        next_fire_at INTEGER,
+        last_fired_at INTEGER,
+        last_input_id TEXT,
+        last_session_id TEXT,
+        created_at INTEGER NOT NULL
+      )`,
+      "CREATE INDEX schedules_by_next_firing ON schedules (next_fire_at)",
     ],
   },
 ];

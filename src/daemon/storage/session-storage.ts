@@ -20,6 +20,7 @@ import type { Usage } from "../../model/usage.js";
 import type { Admission, InputRow, NewInput } from "./inputs-table.js";
 import type { RejectedCreation } from "./rejected-creations-table.js";
 import type { RetentionCandidate } from "./retention-table.js";
+import type { FiringRecord, ScheduleRow } from "./schedules-table.js";
 import type { NewSession, SessionListFilter, SessionRow } from "./sessions-table.js";
 import type { TurnRow } from "./turns-table.js";
 
@@ -194,6 +195,28 @@ export interface SessionStorage {
 
   recordRejection(rejection: RejectedCreation): Promise<void>;
   getRejection(id: string, now: number): Promise<RejectedCreation | null>;
+
+  // --- schedules --------------------------------------------------------------------------
+
+  /** Store a new schedule; false (nothing written) when its id is taken. */
+  createSchedule(row: ScheduleRow): Promise<boolean>;
+  getSchedule(id: string): Promise<ScheduleRow | null>;
+  listSchedules(): Promise<ScheduleRow[]>;
+  /** Schedules not paused whose next firing is at or before `now`, the most overdue first. */
+  dueSchedules(now: number, limit: number): Promise<ScheduleRow[]>;
+  /** The earliest next firing of a schedule not paused, or null. */
+  earliestFiring(): Promise<number | null>;
+  /** Pause or resume; false when there is no such schedule. */
+  setSchedulePaused(id: string, paused: boolean): Promise<boolean>;
+  /** Remove; false when there was no such schedule. */
+  deleteSchedule(id: string): Promise<boolean>;
+  /** Compare-and-set of the next firing from `expected` to `next`; true when this call moved it. */
+  advanceSchedule(
+    id: string,
+    expected: number,
+    next: number | null,
+    firing: FiringRecord | null,
+  ): Promise<boolean>;
 
   /**
    * Group-commit figures (benchmarks): transactions, writes, the fsyncs the daemon ran itself

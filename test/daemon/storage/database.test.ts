@@ -54,7 +54,7 @@ describe("the daemon database", () => {
     expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 
-  it("creates the sessions, inputs, turns and rejected_creations tables and records the schema version", () => {
+  it("creates the sessions, inputs, turns, rejected_creations and schedules tables and records the schema version", () => {
     const { db } = tempDatabase();
     const tables = (
       db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]
@@ -66,6 +66,7 @@ describe("the daemon database", () => {
       "inputs",
       "nodes",
       "rejected_creations",
+      "schedules",
       "schema_version",
       "session_leases",
       "sessions",

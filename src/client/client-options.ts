@@ -1,4 +1,4 @@
-/** How a `DaemonClient` finds its daemon, how long it waits, and whether it may start one. */
+/** The options of a `DaemonClient` and of one of its calls. */
 import type { DaemonEndpoint } from "./daemon-endpoint.js";
 
 export interface DaemonClientOptions {
@@ -14,4 +14,10 @@ export interface DaemonClientOptions {
    * stopped on purpose removed its daemon.json and is left stopped.
    */
   startDaemon?: () => Promise<unknown>;
+}
+
+export interface CallOptions {
+  body?: unknown;
+  headers?: Record<string, string>;
+  timeoutMs?: number;
 }

@@ -1,0 +1,106 @@
+/**
+ * The schedules table through the storage port on both backends: a schedule is stored once per
+ * id, listed, found due by its next firing, paused and removed, and its next firing moves only
+ * by a compare-and-set on the value it had (of racing moves exactly one wins).
+ */
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
+import { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
+import type { ScheduleRow } from "../../../src/daemon/storage/schedules-table.js";
+import type { SessionStorage } from "../../../src/daemon/storage/session-storage.js";
+import { SqliteSessionStorage } from "../../../src/daemon/storage/sqlite-session-storage.js";
+import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
+import { tempDatabase } from "./temp-database.js";
+
+let schema: PgSchema;
+beforeAll(async () => {
+  schema = await createPgSchema("skein_schedules");
+});
+afterAll(async () => {
+  await schema.drop();
+});
+
+const backends: Array<{ name: string; open(): Promise<SessionStorage> }> = [
+  { name: "SQLite", open: async () => new SqliteSessionStorage(tempDatabase().db) },
+  {
+    name: "PostgreSQL",
+    async open() {
+      await schema.query(`DROP SCHEMA ${schema.name} CASCADE; CREATE SCHEMA ${schema.name}`);
+      const storage = new PgSessionStorage(await openPgDaemonDatabase(schema.url, { max: 4 }));
+      onTestFinished(() => storage.close());
+      return storage;
+    },
+  },
+];
+
+function row(id: string, nextFireAt: number | null): ScheduleRow {
+  return {
+    id,
+    cron: "* * * * *",
+    at: null,
+    timezone: "Europe/Berlin",
+    sessionId: null,
+    newSession: { workspace: "/tmp/w", profile: null },
+    prompt: "p",
+    missed: "run_once",
+    paused: false,
+    nextFireAt,
+    lastFiredAt: null,
+    lastInputId: null,
+    lastSessionId: null,
+    createdAt: 1_000,
+  };
+}
+
+describe.each(backends)("the schedules table ($name)", (backend) => {
+  it("stores a schedule once per id and reads it back as stored", async () => {
+    const storage = await backend.open();
+    expect(await storage.createSchedule(row("a", 60_000))).toBe(true);
+    expect(await storage.createSchedule({ ...row("a", 1), prompt: "other" })).toBe(false);
+    expect(await storage.getSchedule("a")).toEqual(row("a", 60_000));
+    expect(await storage.getSchedule("b")).toBeNull();
+  });
+
+  it("finds due schedules, most overdue first, leaving out paused and finished ones", async () => {
+    const storage = await backend.open();
+    await storage.createSchedule(row("late", 5_000));
+    await storage.createSchedule(row("later", 9_000));
+    await storage.createSchedule(row("future", 20_000));
+    await storage.createSchedule(row("done", null));
+    await storage.createSchedule(row("paused", 1_000));
+    expect(await storage.setSchedulePaused("paused", true)).toBe(true);
+    expect((await storage.dueSchedules(10_000, 10)).map((due) => due.id)).toEqual(["late", "later"]);
+    expect(await storage.earliestFiring()).toBe(5_000);
+    expect((await storage.listSchedules()).map((listed) => listed.id).sort()).toEqual([
+      "done",
+      "future",
+      "late",
+      "later",
+      "paused",
+    ]);
+    expect(await storage.deleteSchedule("late")).toBe(true);
+    expect(await storage.deleteSchedule("late")).toBe(false);
+    expect(await storage.setSchedulePaused("late", false)).toBe(false);
+  });
+
+  it("moves the next firing only from the value it has, once among racing moves", async () => {
+    const storage = await backend.open();
+    await storage.createSchedule(row("s", 5_000));
+    const firing = { firedAt: 5_000, inputId: "input", sessionId: "session" };
+    const racing = await Promise.all([
+      storage.advanceSchedule("s", 5_000, 6_000, firing),
+      storage.advanceSchedule("s", 5_000, 6_000, firing),
+      storage.advanceSchedule("s", 5_000, 6_000, null),
+    ]);
+    expect(racing.filter(Boolean)).toHaveLength(1);
+    expect((await storage.getSchedule("s"))?.nextFireAt).toBe(6_000);
+    expect(await storage.advanceSchedule("s", 5_000, 7_000, null)).toBe(false);
+    expect(await storage.advanceSchedule("s", 6_000, null, firing)).toBe(true);
+    expect(await storage.getSchedule("s")).toMatchObject({
+      nextFireAt: null,
+      lastFiredAt: 5_000,
+      lastInputId: "input",
+      lastSessionId: "session",
+    });
+  });
+});
