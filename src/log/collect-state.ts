@@ -12,11 +12,12 @@ import type {
   ApprovalRule,
   MatchedRule,
 } from "../model/approval-policy.js";
+import type { Budget } from "../model/budget.js";
 import type { Item } from "../model/items.js";
 import type { RequestConfig } from "../model/request-config.js";
 import { TODO_WRITE_TOOL, type Todo, todosFromArguments } from "../model/todos.js";
 import { compactionSummaryItem } from "./compaction-summary.js";
-import type { HashedEntry, LogEntry, PositionedEntry } from "./entries.js";
+import type { HashedEntry, LogEntry, PositionedEntry, RequestUsage } from "./entries.js";
 
 /** One LLM request's token usage as the log records it (`llm_usage` entries). */
 export interface UsageRecord {
@@ -84,6 +85,10 @@ export interface RestoredState {
   last_compaction: CompactionRecord | null;
   /** The agent's plan: the latest well-formed `todo_write` call's (empty before any). */
   todos: Todo[];
+  /** The session's own budget (the latest `budget_changed`; null: none of its own). */
+  budget: Budget | null;
+  /** What the latest logged model answer's request used (null: none logged with its usage). */
+  last_request_usage: RequestUsage | null;
 }
 
 /** Where the latest compaction is and what it saved (its estimates). */
@@ -114,6 +119,8 @@ export function emptyState(): RestoredState {
     next_position: 0,
     last_compaction: null,
     todos: [],
+    budget: null,
+    last_request_usage: null,
   };
 }
 
@@ -155,6 +162,7 @@ export function startStateOf(entries: readonly HashedEntry[]): RestoredState {
     state.approval_mode = base.approval_mode;
     state.remembered_rules = base.remembered_rules.map((rule) => ({ ...rule }));
     state.todos = base.todos.map((todo) => ({ ...todo }));
+    state.budget = base.budget === undefined ? null : { ...base.budget };
     state.next_position = first.position;
     return state;
   }
@@ -188,6 +196,10 @@ export function applyEntry(state: RestoredState, entry: LogEntry): void {
       pushItems(state, entry.items, position);
       forgetReusedCallIds(state, entry.items);
       takeLatestPlan(state, entry.items);
+      if (entry.usage !== undefined) state.last_request_usage = { ...entry.usage };
+      return;
+    case "budget_changed":
+      state.budget = entry.budget === null ? null : { ...entry.budget };
       return;
     case "hook_injected_items":
       pushItems(state, entry.items, position);

@@ -12,6 +12,7 @@ import type {
   ApprovalRule,
   MatchedRule,
 } from "../model/approval-policy.js";
+import type { Budget } from "../model/budget.js";
 import type { Item } from "../model/items.js";
 import type { RequestConfig } from "../model/request-config.js";
 import type { Todo } from "../model/todos.js";
@@ -43,6 +44,8 @@ export type Outcome =
   | { type: "paused" }
   | { type: "limit_reached" }
   | { type: "yielded" }
+  /** A budget that applies to the session was used up: the turn stopped before its next model request. */
+  | { type: "budget_exhausted"; message: string }
   | { type: "error"; message: string };
 
 /** Why items left the model's context: the model refused them, or a client repaired the session. */
@@ -72,7 +75,8 @@ export type LogEntry =
       instructions?: SessionInstructions;
     }
   | ({ kind: "user_input"; ts: number; item: Item } & EntryContext)
-  | ({ kind: "assistant_items"; ts: number; items: Item[] } & EntryContext)
+  /** A model answer; `usage`: what its request used (absent in logs written before it was recorded). */
+  | ({ kind: "assistant_items"; ts: number; items: Item[]; usage?: RequestUsage } & EntryContext)
   | ({ kind: "tool_results"; ts: number; items: Item[] } & EntryContext)
   /** Items an interceptor added that are neither user input nor model output (e.g. system messages). */
   | ({ kind: "hook_injected_items"; ts: number; items: Item[] } & EntryContext)
@@ -182,6 +186,11 @@ export type LogEntry =
       policy: PrunePolicy;
       base: PrunedBase;
     }
+  /**
+   * The session's own budget was set (or removed: null) through `PUT /sessions/{id}/budget`;
+   * from here on it applies before every model request. `client_id`: who set it, when named.
+   */
+  | { kind: "budget_changed"; ts: number; budget: Budget | null; client_id?: string }
   | {
       kind: "llm_usage";
       ts: number;
@@ -193,6 +202,24 @@ export type LogEntry =
     };
 
 export type LogEntryKind = LogEntry["kind"];
+
+/**
+ * What one model request used, logged with its answer: tokens as the provider reported them
+ * (`input_tokens` is the whole prompt, cached tokens included), the profile that served it, and
+ * its cost in USD at that profile's prices when they are known (absent otherwise), and the
+ * schedule the turn ran for. Budgets count
+ * these (daemon/budget/).
+ */
+export interface RequestUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  profile: string;
+  cost_usd?: number;
+  /** The schedule whose firing started the turn that made the request (absent: none). */
+  schedule?: string;
+}
 
 /** The retention rule a `pruned` entry was written under: keep the last `keep_entries` of logs above `above_bytes`. */
 export interface PrunePolicy {
@@ -215,6 +242,8 @@ export interface PrunedBase {
   approval_mode: ApprovalMode;
   remembered_rules: ApprovalRule[];
   todos: Todo[];
+  /** The session's own budget at the cut (absent: none, and in records written before budgets). */
+  budget?: Budget;
 }
 
 /** A stored entry: the entry plus its place in the hash chain (lowercase hex SHA-256). */

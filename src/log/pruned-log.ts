@@ -85,5 +85,6 @@ export function prunedBaseOf(state: Readonly<RestoredState>): PrunedBase {
     approval_mode: state.approval_mode,
     remembered_rules: state.remembered_rules.map((rule) => ({ ...rule })),
     todos: state.todos.map((todo) => ({ ...todo })),
+    ...(state.budget === null ? {} : { budget: { ...state.budget } }),
   };
 }

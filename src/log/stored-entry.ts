@@ -28,6 +28,7 @@ const entryKinds: Record<LogEntryKind, true> = {
   compaction: true,
   context_excluded: true,
   pruned: true,
+  budget_changed: true,
 };
 
 /** Why `value` is not shaped like a log entry, or null when it is. */

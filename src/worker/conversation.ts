@@ -10,6 +10,7 @@
  * there is exactly one copy of the history.
  */
 import type { Item } from "../model/items.js";
+import type { Usage } from "../model/usage.js";
 import { errorMessage, WorkerError } from "./errors.js";
 import type { CommitKind, WorkerObserver } from "./observer.js";
 
@@ -22,6 +23,11 @@ export interface AppendHint {
    * it writes when the run has ended (one commit instead of two).
    */
   final?: boolean;
+  /**
+   * A model answer's step: what its request used, as the provider reported it (absent for other
+   * steps), so an owner that persists may log it with the answer in one write.
+   */
+  usage?: Usage;
 }
 
 export interface Conversation {

@@ -227,7 +227,7 @@ export class WorkerRun implements ToolBatchRun {
       // Without tool calls and without an onRunEnd hook, this answer is the run's last step.
       const onRunEnd = this.interceptor.onRunEnd;
       const final = response.toolCalls.length === 0 && onRunEnd === undefined;
-      await this.commit(assistantItems(response), "assistant", { final });
+      await this.commit(assistantItems(response), "assistant", { final, usage });
       this.core.requestCount += 1;
       this.notify("onRequestEnd", () => this.observer.onRequestEnd?.(index, usage));
 

@@ -102,9 +102,11 @@ const SessionEventSchema = named(
         input_ids: Type.Array(Type.String()),
         /**
          * Why a turn that completed stopped: the model answered (`finished`), or the turn
-         * reached its cap of tool rounds (`limit_reached`); `error` for the other states.
+         * reached its cap of tool rounds (`limit_reached`), or a budget that applies to the
+         * session was used up before its next model request (`budget_exhausted`); `error` for
+         * the other states.
          */
-        outcome: literalUnion("finished", "limit_reached", "paused", "yielded", "error"),
+        outcome: literalUnion("finished", "limit_reached", "budget_exhausted", "paused", "yielded", "error"),
       }),
       "a turn ended",
     ),

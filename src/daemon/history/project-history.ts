@@ -5,7 +5,8 @@
  * history entry, in order, so a history entry id (`"<position>"` when its log entry yields one,
  * `"<position>-<k>"` for the k-th of several) names one item of one log entry for good; a fork
  * at a checkpoint id can be resolved back to that item. Bookkeeping entries (turn_end,
- * run_outcome, config_changed, locked, cache_unlocked, llm_usage and the approval entries)
+ * run_outcome, config_changed, locked, cache_unlocked, llm_usage, budget_changed and the approval
+ * entries)
  * yield nothing; a compaction yields one `compaction` entry holding the summary (the entries it
  * summarized stay in history); a context_excluded entry yields one `context_excluded` entry
  * saying which entries the model is no longer sent, so a reader sees what requests leave out.
@@ -176,6 +177,7 @@ function itemsOf(entry: LogEntry): readonly Item[] {
     case "compaction":
     case "context_excluded":
     case "pruned":
+    case "budget_changed":
       return [];
     default:
       return unreachable(entry);

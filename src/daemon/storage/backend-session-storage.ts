@@ -19,6 +19,7 @@ import type { HeadRecord } from "../../log/head-record.js";
 import { SessionWriter } from "../../log/session-writer.js";
 import type { LogHead, Store } from "../../log/store.js";
 import { SessionBusyError } from "../errors.js";
+import { type UsageScope, type UsageTotals, usageTotalsProgram } from "./budget-usage-table.js";
 import { appliedSchemaVersionProgram } from "./daemon-schema.js";
 import { checkDeliveredWithin, lastDeliveredInputProgram } from "./delivery-evidence.js";
 import { GuardedLog } from "./guarded-log.js";
@@ -40,6 +41,7 @@ import {
 import { notQuietProgram, type RetentionCandidate, retentionCandidatesProgram } from "./retention-table.js";
 import {
   admitAndTouchProgram,
+  appendRowsProgram,
   createSessionRowProgram,
   deleteSessionProgram,
   finishSessionCreationProgram,
@@ -136,7 +138,12 @@ export class BackendSessionStorage<Tx> implements SessionStorage {
       },
       placed: (more) => writer.placed(more),
       append: (more, writes, options) =>
-        writer.append(more, (tx) => backend.run(tx, rowWritesProgram(sessionId, writes)), options),
+        writer.append(
+          more,
+          // The usage the entries carry is added up in the same transaction (budget-usage-table.ts).
+          (tx) => backend.run(tx, appendRowsProgram(sessionId, writes, more)),
+          options,
+        ),
     };
   }
 
@@ -248,6 +255,10 @@ export class BackendSessionStorage<Tx> implements SessionStorage {
 
   async failTurn(sessionId: string, turnId: string, endedAt: number, error: string): Promise<void> {
     await this.#write(sessionId, () => failTurnProgram(sessionId, turnId, endedAt, error));
+  }
+
+  usageTotals(scope: UsageScope, fromDay: number | null): Promise<UsageTotals> {
+    return this.#shared.backend.read(usageTotalsProgram(scope, fromDay));
   }
 
   retentionCandidates(idleBefore: number | null, aboveBytes: number | null): Promise<RetentionCandidate[]> {

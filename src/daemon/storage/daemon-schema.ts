@@ -1,6 +1,6 @@
 /**
- * The daemon's tables (sessions, inputs, turns, rejected_creations, schedules) as numbered migrations,
- * one list for both backends: SQLite runs each statement as written; PostgreSQL runs it with
+ * The daemon's tables (sessions, inputs, turns, rejected_creations, schedules, budget_usage) as
+ * numbered migrations, one list for both backends: SQLite runs each statement as written; PostgreSQL runs it with
  * every INTEGER widened to BIGINT (times are milliseconds, beyond 32 bits). Each applied version
  * is recorded in `schema_version`; a database with a higher version than this code knows is
  * refused (`DatabaseVersionError`) before anything is written to it.
@@ -211,6 +211,29 @@ export const migrations: readonly Migration[] = [
         created_at INTEGER NOT NULL
       )`,
       "CREATE INDEX schedules_by_next_firing ON schedules (next_fire_at)",
+    ],
+  },
+  {
+    version: 10,
+    statements: [
+      // What model requests used, per session, UTC day (days since the epoch), profile and
+      // schedule ('' for none): written with the log entry that carries the usage
+      // (budget-usage-table.ts), summed by budget checks. `session_id`, not `session`: a deleted
+      // session's spending still counts toward its profile's day.
+      `CREATE TABLE budget_usage (
+        session_id TEXT NOT NULL,
+        day INTEGER NOT NULL,
+        profile TEXT NOT NULL,
+        schedule TEXT NOT NULL,
+        tokens INTEGER NOT NULL,
+        cost_nanos INTEGER NOT NULL,
+        requests INTEGER NOT NULL,
+        PRIMARY KEY (session_id, day, profile, schedule)
+      )`,
+      "CREATE INDEX budget_usage_by_profile ON budget_usage (profile, day)",
+      "CREATE INDEX budget_usage_by_schedule ON budget_usage (schedule, day)",
+      // A schedule's budget (JSON, config.json's shape), null for none.
+      "ALTER TABLE schedules ADD COLUMN budget TEXT",
     ],
   },
 ];

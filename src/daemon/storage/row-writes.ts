@@ -7,7 +7,9 @@
  * Boundary rule: composition only; each table's statements live in its table module.
  */
 import type { SessionPreview } from "../../api/session-snapshot.js";
+import type { LogEntry } from "../../log/entries.js";
 import { InputNotFreshError } from "../errors.js";
+import { recordUsageProgram } from "./budget-usage-table.js";
 import {
   type Admission,
   admitInputProgram,
@@ -54,6 +56,16 @@ export function* rowWritesProgram(sessionId: string, writes: RowWrites): SqlProg
     ...(activityAt === undefined ? {} : { activityAt }),
     ...(writes.provider === undefined ? {} : { provider: writes.provider }),
   });
+}
+
+/** What an append of `entries` writes besides them: `writes`, and the usage the entries carry. */
+export function* appendRowsProgram(
+  sessionId: string,
+  writes: RowWrites,
+  entries: readonly LogEntry[],
+): SqlProgram<void> {
+  yield* rowWritesProgram(sessionId, writes);
+  yield* recordUsageProgram(sessionId, entries);
 }
 
 /** Admit an input; a new one moves the session's activity time to its acceptance. */

@@ -17,6 +17,7 @@ import type { HeadRecord } from "../../log/head-record.js";
 import type { PlacedEntry, WriterAppendOptions } from "../../log/session-writer.js";
 import type { LogHead } from "../../log/store.js";
 import type { Usage } from "../../model/usage.js";
+import type { UsageScope, UsageTotals } from "./budget-usage-table.js";
 import type { Admission, InputRow, NewInput } from "./inputs-table.js";
 import type { RejectedCreation } from "./rejected-creations-table.js";
 import type { RetentionCandidate } from "./retention-table.js";
@@ -174,6 +175,11 @@ export interface SessionStorage {
    * effort); `TurnStateError` when the session has no such running turn.
    */
   failTurn(sessionId: string, turnId: string, endedAt: number, error: string): Promise<void>;
+
+  // --- budgets ----------------------------------------------------------------------------
+
+  /** What `scope` used from UTC day `fromDay` on (null: ever), summed from `budget_usage`. */
+  usageTotals(scope: UsageScope, fromDay: number | null): Promise<UsageTotals>;
 
   // --- retention --------------------------------------------------------------------------
 
