@@ -32,6 +32,7 @@
  *   {approval, compaction}         the approval gate and policy; context compaction
  *   session                        what every part of a session shares: the port, the log
  *                                  writer, the input queue, the mailbox, snapshots, settings
+ *   budget                         budgets: their arithmetic, the checks before model requests
  *   {storage, stream, history}     tables and backends; the event feed; history projection
  *   http                           HTTP ingress
  *   telemetry                      the OpenTelemetry spans of turns, admissions and relays
@@ -60,6 +61,7 @@ const daemonFloors = {
     "approval",
     "compaction",
     "session",
+    "budget",
     "storage",
     "stream",
     "history",
@@ -75,17 +77,19 @@ const daemonFloors = {
     "approval",
     "compaction",
     "session",
+    "budget",
     "storage",
     "stream",
     "history",
     "http",
     "telemetry",
   ],
-  actor: ["turn", "approval", "compaction", "session", "storage", "stream", "history", "http", "telemetry"],
-  turn: ["approval", "compaction", "session", "storage", "stream", "history", "http", "telemetry"],
-  approval: ["session", "storage", "stream", "history", "http", "telemetry"],
-  compaction: ["session", "storage", "stream", "history", "http", "telemetry"],
-  session: ["storage", "stream", "history", "http", "telemetry"],
+  actor: ["turn", "approval", "compaction", "session", "budget", "storage", "stream", "history", "http", "telemetry"],
+  turn: ["approval", "compaction", "session", "budget", "storage", "stream", "history", "http", "telemetry"],
+  approval: ["session", "budget", "storage", "stream", "history", "http", "telemetry"],
+  compaction: ["session", "budget", "storage", "stream", "history", "http", "telemetry"],
+  session: ["budget", "storage", "stream", "history", "http", "telemetry"],
+  budget: ["storage", "http", "telemetry"],
   storage: ["http", "telemetry"],
   stream: ["http", "telemetry"],
   history: ["http", "telemetry"],

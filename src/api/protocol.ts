@@ -19,4 +19,5 @@ export const capabilities = {
   provider_test: 1,
   approvals: 1,
   schedules: 1,
+  budgets: 1,
 } as const;

@@ -1,6 +1,6 @@
 /**
  * `$SKEIN_HOME/config.json`: the provider profiles, `{"active"?: name, "providers": {name:
- * profile}, "mcpServers"?, "approvalPolicy"?, "maxToolRounds"?, "trustedHeadKeys"?, "webFetch"?, "retention"?}`. Its shape, its parser and its
+ * profile}, "mcpServers"?, "approvalPolicy"?, "maxToolRounds"?, "trustedHeadKeys"?, "webFetch"?, "retention"?, "budgets"?}`. Its shape, its parser and its
  * writer, shared by the daemon (which re-reads it when it changes) and the CLI (`skein config`,
  * which edits it).
  *
@@ -17,6 +17,7 @@ import { LlmClientError } from "../model/llm-client.js";
 import { type ProviderProfile, validateProviderProfile } from "../providers/provider-profile.js";
 import { ApprovalPolicyError, parseApprovalPolicy } from "./approval-policy.js";
 import { writeFileAtomic } from "./atomic-file.js";
+import { type BudgetsConfig, parseBudgetsConfig } from "./budget-config.js";
 import { homePaths } from "./home.js";
 import { McpConfigError, type McpServersConfig, parseMcpServers } from "./mcp-config.js";
 import { readOptionalText } from "./optional-text-file.js";
@@ -61,6 +62,8 @@ export interface ProviderConfig extends SessionSettings {
   webFetch?: WebFetchConfig;
   /** What the daemon removes of old sessions (see retention-config.ts); absent: nothing. */
   retention?: RetentionConfig;
+  /** Caps on what sessions and profiles may use (see budget-config.ts); absent: none. */
+  budgets?: BudgetsConfig;
 }
 
 /** Most keys `trustedHeadKeys` may list. */
@@ -128,6 +131,7 @@ export function parseProviderConfig(text: string, path: string): ProviderConfig 
       "trustedHeadKeys",
       "webFetch",
       "retention",
+      "budgets",
     ],
     "the top level",
     fail,
@@ -155,6 +159,7 @@ export function parseProviderConfig(text: string, path: string): ProviderConfig 
   }
   if (root.webFetch !== undefined) config.webFetch = parseWebFetchConfig(root.webFetch, fail);
   if (root.retention !== undefined) config.retention = parseRetentionConfig(root.retention, fail);
+  if (root.budgets !== undefined) config.budgets = parseBudgetsConfig(root.budgets, fail);
   if (root.trustedHeadKeys !== undefined)
     config.trustedHeadKeys = parseTrustedHeadKeys(root.trustedHeadKeys, fail);
   if (root.active !== undefined && root.active !== null) {

@@ -30,6 +30,7 @@ export function sessionSnapshot(changes: Partial<SessionSnapshot> = {}): Session
     settings: { provider_profile: "p", model: "m", request_config: {}, effective: null },
     context: null,
     todos: [],
+    budget: null,
     ...changes,
   };
 }

@@ -6,6 +6,7 @@
  * `cron`/`at` and `session_id`/`new_session` a body names is checked by the route (one of each).
  */
 import { type Static, Type } from "typebox";
+import { BudgetBodySchema } from "./budget.js";
 import { closedObject, literalUnion, NullableString, namedObject, Time } from "./parts.js";
 
 /** What a firing into a new session creates it with. */
@@ -26,6 +27,8 @@ export const CreateScheduleBodySchema = closedObject({
   new_session: Type.Optional(NewSessionSpecSchema),
   prompt: Type.String({ minLength: 1, maxLength: 1024 * 1024 }),
   missed: MissedSchema,
+  /** What the turns the schedule's firings start may use together (config.json's budget shape). */
+  budget: Type.Optional(BudgetBodySchema),
 });
 export type CreateScheduleBody = Static<typeof CreateScheduleBodySchema>;
 
@@ -52,6 +55,8 @@ export const ScheduleSchema = namedObject("Schedule", {
   /** The session the last firing went to. */
   last_session_id: NullableString,
   created_at: Time,
+  /** The schedule's budget (null: none), its period filled in. */
+  budget: Type.Union([BudgetBodySchema, Type.Null()]),
 });
 export type Schedule = Static<typeof ScheduleSchema>;
 

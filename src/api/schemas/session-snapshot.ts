@@ -7,8 +7,10 @@
  * Boundary rule: the schemas are the definition; each type is `Static` of its schema. The
  * daemon builds them, a client reads them.
  */
+
 import { type Static, Type } from "typebox";
 import { ApprovalModeSchema, NullableApprovalPolicySchema, PendingApprovalSchema } from "./approvals.js";
+import { BudgetViewSchema } from "./budget.js";
 import { HistoryPageSchema } from "./history.js";
 import { PendingInputSchema } from "./inputs.js";
 import { closedObject, literalUnion, NullableString, namedObject, Time } from "./parts.js";
@@ -141,6 +143,8 @@ export const SessionSnapshotSchema = namedObject("SessionSnapshot", {
   context: Type.Union([SessionContextSchema, Type.Null()]),
   /** The agent's plan: the items of its latest `todo_write` call, in order (empty before any). */
   todos: Type.Array(TodoSchema),
+  /** The tightest budget that applies to the session's model requests (null: none applies). */
+  budget: Type.Union([BudgetViewSchema, Type.Null()]),
 });
 export type SessionSnapshot = Static<typeof SessionSnapshotSchema>;
 

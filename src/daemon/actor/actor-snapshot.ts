@@ -5,12 +5,15 @@
  *
  * Boundary rule: reads only; the actor decides when each step runs.
  */
+
 import type { ApprovalMode, ApprovalPolicy, PendingApproval } from "../../api/approvals.js";
+import type { BudgetView } from "../../api/budget.js";
 import type { HistoryPage } from "../../api/history.js";
 import type { SessionSettings } from "../../api/session-settings.js";
 import type { SessionContext, SessionSnapshot, SessionStatus, TodoItem } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { RequestConfig } from "../../model/request-config.js";
+import { sessionBudgetView } from "../budget/budget-view.js";
 import type { HistoryLog } from "../history/history-log.js";
 import { readTailPage } from "../history/history-page.js";
 import type { SessionServices } from "../session/session-services.js";
@@ -31,6 +34,7 @@ export interface SnapshotParts {
   settings: SessionSettings;
   context: SessionContext | null;
   todos: TodoItem[];
+  budget: BudgetView | null;
 }
 
 /**
@@ -42,11 +46,12 @@ export async function snapshotParts(
   status: SessionStatus,
   cursor: StreamCursor,
   readRow: () => Promise<SessionRow>,
-  describe: SessionServices["describeProvider"],
+  services: Pick<SessionServices, "describeProvider" | "storage" | "turnSettings" | "now">,
 ): Promise<SnapshotParts> {
   const { log, inputs, gate, compactor } = parts;
   const history = await log.readableLog();
   const row = await readRow();
+  const settings = settingsNow(row, log.state.config, services.describeProvider);
   return {
     log: history,
     row,
@@ -54,9 +59,21 @@ export async function snapshotParts(
     cursor,
     pending: await inputs.pending(),
     approvals: { pending: gate.pending(), policy: log.state.approval_policy, mode: log.state.approval_mode },
-    settings: settingsNow(row, log.state.config, describe),
+    settings,
     context: compactor.context(row),
     todos: log.state.todos,
+    // The session's own and its profile's budgets (a schedule's applies to its firings' turns only).
+    budget: await sessionBudgetView(
+      services.storage,
+      {
+        sessionId: row.id,
+        own: log.state.budget,
+        config: services.turnSettings(row).budgets,
+        profile: settings.effective?.provider_profile ?? row.providerProfile,
+        schedule: null,
+      },
+      services.now(),
+    ),
   };
 }
 
@@ -78,6 +95,7 @@ export async function finishSnapshot(
       parts.settings,
       parts.context,
       parts.todos,
+      parts.budget,
     );
   const history = await readTailPage(parts.log, {
     sessionId,

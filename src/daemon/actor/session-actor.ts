@@ -347,13 +347,7 @@ export class SessionActor {
   #snapshotParts(cursor: StreamCursor): Promise<SnapshotParts> {
     this.#lastUsedAt = this.#services.now();
     const parts = { log: this.#log, inputs: this.#inputs, gate: this.#gate, compactor: this.#compactor };
-    return snapshotParts(
-      parts,
-      this.#turns.status,
-      cursor,
-      () => this.#row(),
-      this.#services.describeProvider,
-    );
+    return snapshotParts(parts, this.#turns.status, cursor, () => this.#row(), this.#services);
   }
 
   async #row(): Promise<SessionRow> {

@@ -137,6 +137,7 @@ export class ProviderConfigSource {
       profilePolicy: profile.approvalPolicy,
       maxToolRounds:
         profile.maxToolRounds !== undefined ? profile.maxToolRounds : (config.maxToolRounds ?? null),
+      budgets: config.budgets,
     };
   }
 

@@ -20,6 +20,7 @@ import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
 import { firstFiring, type ScheduleTiming, timingProblem } from "../schedule/schedule-timing.js";
 import type { ScheduleRow } from "../storage/schedules-table.js";
+import { checkedBudget } from "./budget-body.js";
 import { checkIdShape } from "./client-id.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
@@ -139,6 +140,7 @@ async function checkedRow(
     lastInputId: null,
     lastSessionId: null,
     createdAt,
+    budget: body.budget === undefined ? null : checkedBudget(body.budget),
   };
 }
 
@@ -173,6 +175,7 @@ function scheduleOf(row: ScheduleRow): Schedule {
     paused: row.paused,
     next_fire_at: time(row.nextFireAt),
     last_fired_at: time(row.lastFiredAt),
+    budget: row.budget,
     last_input_id: row.lastInputId,
     last_session_id: row.lastSessionId,
     created_at: new Date(row.createdAt).toISOString(),

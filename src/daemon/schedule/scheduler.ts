@@ -17,6 +17,7 @@ import type { InputIntent } from "../../api/inputs.js";
 import { SessionNotFoundError } from "../../log/errors.js";
 import { unreachable } from "../../model/unreachable.js";
 import type { SessionRegistry } from "../actor/session-registry.js";
+import { scheduleClientId } from "../budget/schedule-attribution.js";
 import { SessionExistsError } from "../errors.js";
 import { ProblemError } from "../http/problem.js";
 import type { ScheduleRow } from "../storage/schedules-table.js";
@@ -155,7 +156,7 @@ export class Scheduler {
     const intent: InputIntent = { kind: "message", text: row.prompt };
     try {
       if (row.newSession !== null) await this.#ensureSession(sessionId, row.newSession);
-      await registry.withActor(sessionId, (actor) => actor.submit(inputId, intent, `schedule:${row.id}`));
+      await registry.withActor(sessionId, (actor) => actor.submit(inputId, intent, scheduleClientId(row.id)));
       return "admitted";
     } catch (error) {
       if (this.#services.ownedElsewhere(error)) return "elsewhere";

@@ -3,6 +3,7 @@
  * can be built in a test with a real database and a fake provider.
  */
 import type { SessionEventData } from "../../api/session-events.js";
+import type { BudgetsConfig } from "../../home/budget-config.js";
 import type { ApprovalPolicy } from "../../model/approval-policy.js";
 import type { LlmClient } from "../../model/llm-client.js";
 import type { RequestConfig } from "../../model/request-config.js";
@@ -58,6 +59,8 @@ export interface TurnSettings {
   profilePolicy?: ApprovalPolicy | undefined;
   /** The most tool rounds (model requests answered with tool calls) one turn takes; null: no cap. */
   maxToolRounds: number | null;
+  /** config.json's `budgets` (read before every model request, so a raise applies at once). */
+  budgets?: BudgetsConfig | undefined;
 }
 
 /**

@@ -7,6 +7,7 @@
  * caller's job (inside the actor's mailbox, so the cursor and the history agree).
  */
 import type { ApprovalMode, ApprovalPolicy, PendingApproval } from "../../api/approvals.js";
+import type { BudgetView } from "../../api/budget.js";
 import type { HistoryPage } from "../../api/history.js";
 import type { CreateSessionBody } from "../../api/session-creation.js";
 import type { SessionSettings } from "../../api/session-settings.js";
@@ -128,6 +129,7 @@ export function sessionSnapshot(
   settings: SessionSettings,
   context: SessionContext | null,
   todos: readonly TodoItem[],
+  budget: BudgetView | null,
 ): SessionSnapshot {
   return {
     ...sessionSummary(row, status, cursor, settings.effective),
@@ -144,5 +146,6 @@ export function sessionSnapshot(
     settings,
     context,
     todos: todos.map((todo) => ({ ...todo })),
+    budget,
   };
 }

@@ -8,6 +8,7 @@
  * its restart) that handled the same firing, one moves it and the other changes nothing. Not
  * session data: the target column is `session_id`, so deleting a session leaves its schedules.
  */
+import type { Budget } from "../../model/budget.js";
 import { all, get, run, type SqlProgram } from "./sql-program.js";
 
 /** A schedule as stored (times in ms since the epoch). */
@@ -26,6 +27,8 @@ export interface ScheduleRow {
   lastInputId: string | null;
   lastSessionId: string | null;
   createdAt: number;
+  /** What the turns its firings start may use together (null: no budget of its own). */
+  budget: Budget | null;
 }
 
 /** The last firing a schedule made (recorded with the move of its next firing). */
@@ -50,11 +53,12 @@ interface ScheduleRecord {
   last_input_id: string | null;
   last_session_id: string | null;
   created_at: number;
+  budget: string | null;
 }
 
 const columns =
   "id, cron, at_time, timezone, session_id, new_session, prompt, missed, paused, next_fire_at, " +
-  "last_fired_at, last_input_id, last_session_id, created_at";
+  "last_fired_at, last_input_id, last_session_id, created_at, budget";
 
 function rowOf(record: ScheduleRecord): ScheduleRow {
   return {
@@ -75,13 +79,14 @@ function rowOf(record: ScheduleRecord): ScheduleRow {
     lastInputId: record.last_input_id,
     lastSessionId: record.last_session_id,
     createdAt: record.created_at,
+    budget: record.budget === null ? null : (JSON.parse(record.budget) as Budget),
   };
 }
 
 /** Store a new schedule; false (nothing written) when its id is taken. */
 export function* insertScheduleProgram(row: ScheduleRow): SqlProgram<boolean> {
   const result = yield* run(
-    `INSERT INTO schedules (${columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO schedules (${columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO NOTHING`,
     row.id,
     row.cron,
@@ -97,6 +102,7 @@ export function* insertScheduleProgram(row: ScheduleRow): SqlProgram<boolean> {
     row.lastInputId,
     row.lastSessionId,
     row.createdAt,
+    row.budget === null ? null : JSON.stringify(row.budget),
   );
   return result.changes === 1;
 }

@@ -5,10 +5,12 @@
  * calls) is held, not committed: the turn's end commits it, in one transaction with the end,
  * and holding needs no mailbox, so a plain turn enters the mailbox only for its start and end.
  */
+import type { LogEntry } from "../../log/entries.js";
 import { classifyDelta } from "../../log/session-log.js";
 import type { Item } from "../../model/items.js";
-import type { Conversation } from "../../worker/index.js";
+import type { AppendHint, Conversation } from "../../worker/index.js";
 import type { ApprovalGate } from "../approval/approval-gate.js";
+import type { TurnBudget } from "../budget/turn-budget.js";
 import type { SessionPort } from "../session/session-port.js";
 import { isStorageUnavailable, storageFailureText } from "../storage/storage-unavailable.js";
 import type { TurnRun } from "./turn-run.js";
@@ -19,6 +21,7 @@ export function turnConversation(
   gate: ApprovalGate,
   turnId: string,
   turn: () => TurnRun,
+  budget?: TurnBudget,
 ): Conversation {
   const { log } = port;
   return {
@@ -32,11 +35,11 @@ export function turnConversation(
           // The run's last step: committed (and published) with the turn's end, in one
           // transaction. Nothing runs on it meanwhile: no tool, no other request; whatever
           // the session commits first writes it first.
-          log.hold(classifyDelta(items, port.now(), { turn_id: turnId }));
+          log.hold(withUsage(classifyDelta(items, port.now(), { turn_id: turnId }), hint, budget));
           return;
         }
         await port.serialize(async () => {
-          const entries = classifyDelta(items, port.now(), { turn_id: turnId });
+          const entries = withUsage(classifyDelta(items, port.now(), { turn_id: turnId }), hint, budget);
           // A model response's calls that must wait are requested in the same commit as the calls.
           const policy = turn().policy;
           if (kind === "assistant" && policy !== null)
@@ -52,4 +55,18 @@ export function turnConversation(
       }
     },
   };
+}
+
+/**
+ * A model answer's entries with its request's usage on the `assistant_items` entry, so the log
+ * holds what every request used (and storage adds it to the budget sums in the same commit).
+ */
+function withUsage(
+  entries: LogEntry[],
+  hint: AppendHint | undefined,
+  budget: TurnBudget | undefined,
+): LogEntry[] {
+  const usage = hint?.usage === undefined ? null : (budget?.usageRecord(hint.usage) ?? null);
+  if (usage === null) return entries;
+  return entries.map((entry) => (entry.kind === "assistant_items" ? { ...entry, usage } : entry));
 }

@@ -45,6 +45,21 @@ export function completedEnding(
   return { state: "completed", outcome: { type: result }, interrupted, requestCount, usage };
 }
 
+/**
+ * A turn a budget stopped before its next model request (`message`: which budget and how to go
+ * on): completed, not failed, and not interrupted (nothing was cut: the next input or `continue`
+ * goes on from here once the budget allows it).
+ */
+export function budgetExhaustedEnding(requestCount: number, usage: Usage, message: string): TurnEnding {
+  return {
+    state: "completed",
+    outcome: { type: "budget_exhausted", message },
+    interrupted: false,
+    requestCount,
+    usage,
+  };
+}
+
 /** A turn that failed with `code` (the error event's) and `message`. */
 export function failedEnding(requestCount: number, usage: Usage, code: string, message: string): TurnEnding {
   return {

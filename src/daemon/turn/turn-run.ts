@@ -13,6 +13,7 @@ import type { Item, ToolCallItem, ToolResultItem } from "../../model/items.js";
 import type { ToolDefinition, ToolMeta } from "../../model/tools.js";
 import { unreachable } from "../../model/unreachable.js";
 import { addUsage, type Usage } from "../../model/usage.js";
+import { errorMessage } from "../../worker/errors.js";
 import type { Conversation, ConversationRunEnd } from "../../worker/index.js";
 import type { ApprovalGate, TurnPolicy } from "../approval/approval-gate.js";
 import { askUserTool } from "../approval/ask-user-tool.js";
@@ -25,41 +26,15 @@ import type { DeltaEventType } from "../stream/encoded-event.js";
 import type { TurnTrace } from "../telemetry/turn-trace.js";
 import {
   type AbortCause,
+  budgetExhaustedEnding,
   completedEnding,
   endingOfError,
   failedEnding,
   type TurnEnding,
 } from "./turn-ending.js";
 import { toolEventData, usageEventData } from "./turn-events.js";
+import type { TurnRunOptions } from "./turn-run-options.js";
 import { tracedCompaction, tracedDecision } from "./turn-tracing.js";
-
-export interface TurnRunOptions {
-  id: string;
-  inputIds: readonly string[];
-  /** What the daemon gives the turn: its client, its tools, config.json's settings, checkpoints. */
-  services: Pick<SessionServices, "bindClient" | "tools" | "turnSettings" | "checkpoint" | "meter">;
-  session: SessionRow;
-  /** The session's history, appending through its log writer. */
-  conversation: Conversation;
-  /** The session's approvals: the turn's tool calls pass through it. */
-  gate: ApprovalGate;
-  /**
-   * The turn starts before its start is durable (its start commit is written, its fsync not yet
-   * done): what it would publish waits until `release()`, and nothing is published if it never
-   * comes (the turn is then aborted). Without it, the turn publishes as it goes.
-   */
-  held?: boolean;
-  /** The turn's trace (none when the daemon exports no traces). */
-  trace?: TurnTrace | undefined;
-  /** A tool of the turn started, or the result of one was committed (`toolsUnsettled` changed). */
-  onToolsChanged?: () => void;
-  /** The session's compaction hooks for this turn's client (none: the turn never compacts). */
-  compaction?: (
-    bound: BoundClient,
-    systemPrompt: string | null,
-    tools: readonly ToolMeta[],
-  ) => TurnCompaction;
-}
 
 /** What a turn runs with once its client and tools are known. */
 interface Prepared {
@@ -186,6 +161,8 @@ export class TurnRun {
     if ("state" in prepared) return prepared;
     try {
       const end = await this.#loop(prepared);
+      const refusal = this.#options.budget?.refusal;
+      if (refusal != null) return budgetExhaustedEnding(end.requestCount, this.#usage, refusal.message);
       if ("error" in end) {
         const abort =
           this.#abortCause === null ? null : { cause: this.#abortCause, detail: this.#abortDetail };
@@ -217,15 +194,16 @@ export class TurnRun {
     try {
       bound = services.bindClient(session.providerProfile, session.model, state.config);
     } catch (error) {
-      return failedEnding(state.request_count, this.#usage, "provider_unconfigured", errorText(error));
+      return failedEnding(state.request_count, this.#usage, "provider_unconfigured", errorMessage(error));
     }
     let tools: ToolDefinition[];
     try {
       tools = await services.tools(session);
     } catch (error) {
       // E.g. a workspace inside the daemon's home, from a session created before that was refused.
-      return failedEnding(state.request_count, this.#usage, "workspace_refused", errorText(error));
+      return failedEnding(state.request_count, this.#usage, "workspace_refused", errorMessage(error));
     }
+    this.#options.budget?.bind(bound.profileName, bound.limits.prices);
     const settings = services.turnSettings(session);
     const offered = [...tools, askUserTool()].map((definition) => definition());
     this.#policy = {
@@ -242,7 +220,7 @@ export class TurnRun {
     const { state } = this.#port.log;
     const { gate } = this.#options;
     const policy = this.#policy!;
-    const { trace } = this.#options;
+    const { trace, budget } = this.#options;
     const compaction = this.#afterRelease(
       tracedCompaction(
         this.#options.compaction?.(
@@ -264,6 +242,7 @@ export class TurnRun {
       // Counted from this turn's start: a turn takes at most this many tool rounds, if capped.
       maxRequests: maxToolRounds === null ? null : state.request_count + maxToolRounds,
       interceptor: {
+        ...(budget === undefined ? {} : { inspectRequest: () => budget.beforeRequest() }),
         beforeToolCall: async (call) => {
           await this.#checkpointBefore();
           this.#toolsCalled = true;
@@ -392,8 +371,4 @@ export class TurnRun {
       },
     };
   }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -13,6 +13,8 @@
  */
 
 import { unreachable } from "../../model/unreachable.js";
+import { scheduleOfInputs } from "../budget/schedule-attribution.js";
+import { TurnBudget } from "../budget/turn-budget.js";
 import { boundText } from "../history/bounded-entry.js";
 import type { FreshAdmission } from "../session/input-queue.js";
 import { turnLogFields } from "../session/log-fields.js";
@@ -68,13 +70,23 @@ export class Turn {
     this.#trace = trace;
     const { port, services, parts, board } = crew;
     const { turnId, inputIds } = started;
+    const budget = new TurnBudget({
+      storage: services.storage,
+      sessionId: port.sessionId,
+      own: () => port.log.state.budget,
+      config: () => services.turnSettings(session).budgets,
+      lastUsage: () => port.log.state.last_request_usage,
+      scheduleId: scheduleOfInputs(started.delivered.map((delivered) => delivered.row)),
+      now: () => port.now(),
+    });
     const run: TurnRun = new TurnRun(port, {
       id: turnId,
       inputIds,
       services,
       session,
       trace,
-      conversation: turnConversation(port, parts.gate, turnId, () => run),
+      budget,
+      conversation: turnConversation(port, parts.gate, turnId, () => run, budget),
       gate: parts.gate,
       held: true,
       onToolsChanged: () => board.notifySettled(),

@@ -49,6 +49,7 @@ function row(id: string, nextFireAt: number | null): ScheduleRow {
     lastInputId: null,
     lastSessionId: null,
     createdAt: 1_000,
+    budget: null,
   };
 }
 
