@@ -187,10 +187,10 @@ export type LogEntry =
       base: PrunedBase;
     }
   /**
-   * The session's own budget was set (or removed: null) through `PUT /sessions/{id}/budget`;
-   * from here on it applies before every model request. `client_id`: who set it, when named.
+   * The session's own budget was set (`PUT /sessions/{id}/budget`) or removed (null, `DELETE`);
+   * from here on it applies before every model request (null: config.json's default, if any).
    */
-  | { kind: "budget_changed"; ts: number; budget: Budget | null; client_id?: string }
+  | { kind: "budget_changed"; ts: number; budget: Budget | null }
   | {
       kind: "llm_usage";
       ts: number;

@@ -12,6 +12,7 @@
  * failure that is not the model's, a tool's or the storage's (a bug) crashes the actor: it
  * reports to its supervisor, which replaces it with a new one (a new generation).
  */
+
 import type {
   ApprovalAnswerBody,
   ApprovalPolicyAnswer,
@@ -29,6 +30,7 @@ import type { CompactAnswer, SessionSnapshot, SessionStatus } from "../../api/se
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { PositionedEntry } from "../../log/entries.js";
 import { type LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
+import type { Budget } from "../../model/budget.js";
 import type { ApprovalGate } from "../approval/approval-gate.js";
 import type { SessionCompactor } from "../compaction/compaction.js";
 import { ActorStoppedError, CompactionRunningError, SessionBusyError } from "../errors.js";
@@ -52,6 +54,7 @@ import {
   repairContext,
   repairPreview,
   setApprovalPolicy,
+  setBudget,
   startCompaction,
 } from "./session-requests.js";
 
@@ -174,6 +177,11 @@ export class SessionActor {
     });
   }
 
+  /** Set (or clear: null) the session's own budget, as a `budget_changed` entry. */
+  setBudget(budget: Budget | null): Promise<void> {
+    return this.#task(() => setBudget(this.#port, budget));
+  }
+
   /**
    * The snapshot with the newest `tail` history positions. Its parts are taken in the mailbox
    * (so history, cursor and status agree); the history is read after, outside it, so a reconnect
@@ -284,9 +292,8 @@ export class SessionActor {
   }
 
   /**
-   * Leave the items of entries `from`..`to` out of every later request (the log keeps them):
-   * the way out when a provider keeps refusing something in the history. Refused while a turn
-   * or a compaction runs.
+   * Leave the items of entries `from`..`to` out of every later request (the log keeps them): the
+   * way out when a provider keeps refusing something in the history. Refused while a turn runs.
    */
   repair(from: number, to: number | undefined): Promise<RepairAnswer> {
     return this.#task(async () => {

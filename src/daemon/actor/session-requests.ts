@@ -1,13 +1,14 @@
 /**
  * What a client's request that changes a loaded session does, inside its actor's mailbox: its
  * own approval policy, a new provider profile, model or model parameters (`config_changed`), a
- * manual compaction started, entries left out of later requests (a context repair). The actor checks the log is intact and the session free before it calls them. And
+ * manual compaction started, entries left out of later requests (a context repair), its own budget. The actor checks the log is intact and the session free before it calls them. And
  * the one repair a session gets as it loads: a missing preview.
  */
 import type { ApprovalPolicyAnswer, ApprovalPolicyBody } from "../../api/approvals.js";
 import type { SessionSettings, SessionSettingsBody } from "../../api/session-settings.js";
 import type { CompactAnswer } from "../../api/session-snapshot.js";
 import type { PositionedEntry } from "../../log/entries.js";
+import type { Budget } from "../../model/budget.js";
 import type { SessionCompactor } from "../compaction/compaction.js";
 import { NothingToCompactError, ProviderMissingError } from "../errors.js";
 import { previewOf } from "../history/preview.js";
@@ -36,6 +37,12 @@ export async function setApprovalPolicy(
     },
   ]);
   return { approval_policy: port.log.state.approval_policy, approval_mode: port.log.state.approval_mode };
+}
+
+/** Set (or clear: null) the session's own budget, as a `budget_changed` entry (the log checked intact first). */
+export async function setBudget(port: SessionPort, budget: Budget | null): Promise<void> {
+  await port.log.checkIntact();
+  await port.log.commit([{ kind: "budget_changed", ts: port.now(), budget }]);
 }
 
 /** Leave the items of entries `from`..`to` out of every later request (see context-repair.ts). */

@@ -19,6 +19,7 @@ import { checkReadiness } from "../process/readiness.js";
 import type { DaemonSettings } from "../process/settings.js";
 import { shellInfo } from "../process/shell-info.js";
 import { registerApprovalRoutes } from "../routes/approval-routes.js";
+import { registerBudgetRoutes } from "../routes/budget-routes.js";
 import { registerClusterRoutes } from "../routes/cluster-routes.js";
 import { registerCompactRoutes } from "../routes/compact-routes.js";
 import { type ConfigRouteOptions, registerConfigRoutes } from "../routes/config-routes.js";
@@ -91,6 +92,7 @@ export function registerRoutes(app: HttpApp, routes: DaemonRoutes): Relays | nul
   registerScheduleRoutes(app, services, () => uuidv7());
   registerCompactRoutes(app, services);
   registerRepairRoutes(app, services);
+  registerBudgetRoutes(app, services);
   registerHistoryRoutes(app, services);
   registerVerifyRoutes(app, services, routes.signer);
   registerRetentionRoutes(app, services.retention);
