@@ -293,7 +293,7 @@ export class SessionActor {
 
   /**
    * Leave the items of entries `from`..`to` out of every later request (the log keeps them): the
-   * way out when a provider keeps refusing something in the history. Refused while a turn runs.
+   * way out when a provider keeps refusing something in the history. Refused while busy (turn, compaction).
    */
   repair(from: number, to: number | undefined): Promise<RepairAnswer> {
     return this.#task(async () => {
