@@ -14,7 +14,7 @@
 export type BudgetPeriod = "total" | "day";
 
 /** The periods a budget may name, in the order docs list them. */
-export const budgetPeriods: readonly BudgetPeriod[] = ["total", "day"];
+const budgetPeriods: readonly BudgetPeriod[] = ["total", "day"];
 
 /**
  * A cap on model requests: at least one of `maxTokens` (prompt + output tokens of every request,

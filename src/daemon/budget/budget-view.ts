@@ -9,7 +9,7 @@ import { type BudgetSubject, budgetStatuses } from "./budget-check.js";
 import { type BudgetStatus, tightestStatus } from "./budget-status.js";
 
 /** `status` on the wire (cost rounded to micro-dollars). */
-export function budgetViewOf(status: BudgetStatus): BudgetView {
+function budgetViewOf(status: BudgetStatus): BudgetView {
   const { budget, used, remaining } = status;
   return {
     scope: status.scope,

@@ -10,20 +10,18 @@
 import type { SessionEventData } from "../../api/session-events.js";
 import type { StreamEvent } from "../../model/events.js";
 import type { Item, ToolCallItem, ToolResultItem } from "../../model/items.js";
-import type { ToolDefinition, ToolMeta } from "../../model/tools.js";
+import type { ToolDefinition } from "../../model/tools.js";
 import { unreachable } from "../../model/unreachable.js";
 import { addUsage, type Usage } from "../../model/usage.js";
 import { errorMessage } from "../../worker/errors.js";
-import type { Conversation, ConversationRunEnd } from "../../worker/index.js";
-import type { ApprovalGate, TurnPolicy } from "../approval/approval-gate.js";
+import type { ConversationRunEnd } from "../../worker/index.js";
+import type { TurnPolicy } from "../approval/approval-gate.js";
 import { askUserTool } from "../approval/ask-user-tool.js";
 import { resumeWithCompaction } from "../compaction/compacting-run.js";
 import type { TurnCompaction } from "../compaction/compaction.js";
 import type { SessionPort } from "../session/session-port.js";
-import type { BoundClient, SessionServices } from "../session/session-services.js";
-import type { SessionRow } from "../storage/sessions-table.js";
+import type { BoundClient } from "../session/session-services.js";
 import type { DeltaEventType } from "../stream/encoded-event.js";
-import type { TurnTrace } from "../telemetry/turn-trace.js";
 import {
   type AbortCause,
   budgetExhaustedEnding,
