@@ -193,10 +193,7 @@ export function applyEntry(state: RestoredState, entry: LogEntry): void {
       dropAnsweredApprovals(state, entry.items);
       return;
     case "assistant_items":
-      pushItems(state, entry.items, position);
-      forgetReusedCallIds(state, entry.items);
-      takeLatestPlan(state, entry.items);
-      if (entry.usage !== undefined) state.last_request_usage = { ...entry.usage };
+      applyAnswer(state, entry, position);
       return;
     case "budget_changed":
       state.budget = entry.budget === null ? null : { ...entry.budget };
@@ -255,6 +252,18 @@ export function applyEntry(state: RestoredState, entry: LogEntry): void {
       throw new Error(`unknown log entry kind ${(unknown as { kind: string }).kind}`);
     }
   }
+}
+
+/** A model answer: its items join the history (and the plan), its usage is the latest request's. */
+function applyAnswer(
+  state: RestoredState,
+  entry: Extract<LogEntry, { kind: "assistant_items" }>,
+  position: number,
+): void {
+  pushItems(state, entry.items, position);
+  forgetReusedCallIds(state, entry.items);
+  takeLatestPlan(state, entry.items);
+  if (entry.usage !== undefined) state.last_request_usage = { ...entry.usage };
 }
 
 /** A call waits for approval, unless it was answered or is waiting already. */

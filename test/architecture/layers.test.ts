@@ -153,7 +153,7 @@ describe("the layer rules", () => {
         "src/daemon/session/port.ts":
           'import type { run } from "../turn/run.js";\nexport const port: typeof run | null = null;\n',
       },
-      "daemon-session-imports-storage-stream-history-http",
+      "daemon-session-imports-budget-storage-stream-history-http",
     ],
     [
       "a daemon floor importing its sibling (approval importing compaction)",
@@ -161,7 +161,7 @@ describe("the layer rules", () => {
         "src/daemon/approval/gate.ts":
           'import { compactor } from "../compaction/compactor.js";\nexport const gate = compactor;\n',
       },
-      "daemon-approval-imports-session-storage-stream-history-http",
+      "daemon-approval-imports-session-budget-storage-stream-history-http",
     ],
     [
       "the daemon's bottom floor importing the routes (http importing routes)",

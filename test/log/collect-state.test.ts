@@ -42,6 +42,8 @@ describe("collectState", () => {
       next_position: 0,
       last_compaction: null,
       todos: [],
+      budget: null,
+      last_request_usage: null,
     });
   });
 

@@ -191,6 +191,8 @@ describe.each(backends)("session log on %s", (_name, open) => {
       next_position: 10,
       last_compaction: null,
       todos: [],
+      budget: null,
+      last_request_usage: null,
     });
     await saveCacheUnlocked(store, head);
     expect((await restore(store, head.sessionId)).locked_prefix_len).toBe(0);

@@ -230,8 +230,9 @@ export const migrations: readonly Migration[] = [
         requests INTEGER NOT NULL,
         PRIMARY KEY (session_id, day, profile, schedule)
       )`,
-      "CREATE INDEX budget_usage_by_profile ON budget_usage (profile, day)",
-      "CREATE INDEX budget_usage_by_schedule ON budget_usage (schedule, day)",
+      // Covering: a profile's or a schedule's sum reads the index alone.
+      "CREATE INDEX budget_usage_by_profile ON budget_usage (profile, day, tokens, cost_nanos)",
+      "CREATE INDEX budget_usage_by_schedule ON budget_usage (schedule, day, tokens, cost_nanos)",
       // A schedule's budget (JSON, config.json's shape), null for none.
       "ALTER TABLE schedules ADD COLUMN budget TEXT",
     ],
