@@ -19,6 +19,8 @@ export const exitCodes = {
   notFound: 4,
   /** `skein run` only: the turn waits for an approval (or a question) and `--approve` was not given. */
   approvalNeeded: 5,
+  /** `skein run` only: a budget stopped the turn before its next model request (`budget_exhausted`). */
+  budgetExhausted: 6,
   /** `skein daemon run` only: another daemon already owns this home (EX_TEMPFAIL). */
   homeLocked: homeLockedExitCode,
   /** Interrupted by Ctrl-C (the running turn was interrupted). */

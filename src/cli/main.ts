@@ -16,6 +16,7 @@ import { exitCodes } from "./exit-codes.js";
 import { registerApprovalCommands } from "./register/approval-commands.js";
 import { registerAuthCommands } from "./register/auth-commands.js";
 import { registerBackupCommands } from "./register/backup-commands.js";
+import { registerBudgetCommands } from "./register/budget-commands.js";
 import { registerCheckpointCommands } from "./register/checkpoint-commands.js";
 import type { CommandWiring } from "./register/command-wiring.js";
 import { registerConfigCommands } from "./register/config-commands.js";
@@ -121,6 +122,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   registerSessionCommands(program, wiring);
   registerCheckpointCommands(program, wiring);
   registerScheduleCommands(program, wiring);
+  registerBudgetCommands(program, wiring);
   registerDoctorCommand(program, wiring);
   registerDaemonCommands(program, wiring);
   registerBackupCommands(program, wiring);

@@ -68,6 +68,8 @@ export class SessionWatcher {
   readonly #errors = new Map<string, { code: string; message: string }[]>();
   readonly #successor = new Map<string, string>();
   readonly #cancelled = new Set<string>();
+  /** Completed turns a live `input` event ended: their `turn_completed` (the outcome) follows. */
+  readonly #completionDue = new Set<string>();
   readonly #awaited = new Set<string>();
   readonly #abort = new AbortController();
   readonly #listeners = new Set<() => void>();
@@ -166,6 +168,7 @@ export class SessionWatcher {
     const state = this.#ended.get(turnId);
     if (state === undefined) return null;
     const outcome = this.#turnOutcome.get(turnId);
+    if (outcome === undefined && this.#completionDue.has(turnId)) return null;
     return outcome === undefined ? { turnId, state, errors } : { turnId, state, outcome, errors };
   }
 
@@ -258,9 +261,12 @@ export class SessionWatcher {
       case "status":
         this.status = { ...event.data };
         return;
-      case "input":
+      case "input": {
+        const { turn } = event.data.input;
+        if (turn?.state === "completed" && !this.#turnOutcome.has(turn.id)) this.#completionDue.add(turn.id);
         this.noteReceipt(event.data.input);
         return;
+      }
       case "usage": {
         this.model = event.data.model;
         const add = (totals: UsageTotals): void => {
@@ -285,6 +291,7 @@ export class SessionWatcher {
         return;
       }
       case "turn_completed":
+        this.#completionDue.delete(event.data.run_id);
         this.#ended.set(event.data.run_id, event.data.state);
         this.#turnOutcome.set(event.data.run_id, event.data.outcome);
         for (const inputId of event.data.input_ids) {
@@ -328,6 +335,7 @@ export class SessionWatcher {
   }
 
   async #reset(reason: string, snapshot: SessionSnapshot): Promise<void> {
+    this.#completionDue.clear();
     this.seed(snapshot);
     const items = snapshot.history.items;
     if (this.#firstBatch && reason === "initial") {

@@ -7,6 +7,7 @@
  * then sent once more, which is safe because neither failure lets the request reach a handler.
  * Error answers become `DaemonApiError` (status, problem code, detail).
  */
+
 import { Agent } from "node:http";
 import type {
   ApprovalAnswerBody,
@@ -44,6 +45,7 @@ import { readDiscoveryFile } from "../home/discovery-file.js";
 import { skeinHome } from "../home/home.js";
 import { processAlive } from "../model/process-alive.js";
 import { apiErrorFrom, DaemonProtocolError, DaemonUnreachableError } from "./api-errors.js";
+import { type BudgetCalls, budgetCalls } from "./budget-calls.js";
 import type { CallOptions, DaemonClientOptions } from "./client-options.js";
 import { type DaemonEndpoint, endpointOf } from "./daemon-endpoint.js";
 import { type ExchangeAnswer, exchange, isConnectionRefused } from "./http-exchange.js";
@@ -162,6 +164,11 @@ export class DaemonClient {
       // A server may take its startup timeout (30 s by default, at most 10 min) to answer.
       timeoutMs: 660_000,
     });
+  }
+
+  /** The budget routes (`/sessions/{sid}/budget`): set or remove a session's own budget. */
+  get budgets(): BudgetCalls {
+    return budgetCalls((method, path, options) => this.#call(method, path, options));
   }
 
   /** The schedule routes (`/schedules`): create, list, read, pause or resume, remove. */

@@ -13,6 +13,7 @@
  */
 export type * from "../api/approvals.js";
 export type { BrowserSession, LoginLink } from "../api/browser-login.js";
+export type * from "../api/budget.js";
 export * from "../api/history.js";
 export type * from "../api/inputs.js";
 export {

@@ -48,7 +48,14 @@ export function report(
   if (outcome === "forced") return exitCodes.interrupted;
   switch (outcome.state) {
     case "completed":
-      return exitCodes.ok;
+      if (outcome.outcome !== "budget_exhausted") return exitCodes.ok;
+      throw new CliError(
+        "the turn stopped before its next model request: a budget that applies to the session is used up",
+        exitCodes.budgetExhausted,
+        sessionKept
+          ? `see \`skein budget show ${sessionId.slice(0, 13)}\`; raise it (\`skein budget set ${sessionId.slice(0, 13)} --tokens N\`) and run again in the session to go on`
+          : 'raise the budget (config.json\'s "budgets") and run again',
+      );
     case "interrupted":
     case "cancelled":
       context.terminal.err.stream.write("skein: the turn was interrupted\n");

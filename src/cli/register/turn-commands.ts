@@ -61,7 +61,8 @@ The answer goes to stdout; the session id, tool calls, thinking and notices go t
 model answers is deleted again; --ephemeral deletes it in any case. When the reader of stdout
 goes away (\`skein run … | head\`) the turn is interrupted.
 Exit status: 0 when the turn completed, 1 when it failed (the error is on stderr), 130 when interrupted,
-5 when the turn waits for an approval (the call stays waiting: answer it with skein approve/deny).
+5 when the turn waits for an approval (the call stays waiting: answer it with skein approve/deny),
+6 when a budget stopped the turn (budget_exhausted: see skein budget).
 
 Examples:
   $ skein "list the TODOs in src/"

@@ -176,6 +176,10 @@ export class TranscriptView {
         this.#writer.endParagraph();
         if (event.data.outcome === "limit_reached") {
           this.notice("(the turn stopped at its limit of tool rounds; send a message to go on)");
+        } else if (event.data.outcome === "budget_exhausted") {
+          this.notice(
+            "(BUDGET EXHAUSTED: the turn stopped before its next model request; see `skein budget show`, raise it, then send a message to go on)",
+          );
         }
         return;
       case "compaction_started":
