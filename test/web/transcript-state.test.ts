@@ -79,6 +79,20 @@ describe("the transcript reducer", () => {
     expect(state!.notice).toContain("interrupted");
   });
 
+  it("says clearly when a budget stopped a turn, and nothing when a turn simply answered", () => {
+    const ended = (outcome: "finished" | "budget_exhausted") =>
+      applyBatch(
+        fromSnapshot(snapshot([])),
+        batch([
+          { type: "turn_completed", data: { run_id: "r1", state: "completed", input_ids: [], outcome } },
+        ]),
+      );
+    expect(ended("budget_exhausted")!.notice).toMatch(
+      /^Budget exhausted: the turn stopped before its next model request/,
+    );
+    expect(ended("finished")!.notice).toBeNull();
+  });
+
   it("says what a refused request was sent again without, and how a plain retry waits", () => {
     let state = applyBatch(
       fromSnapshot(snapshot([])),

@@ -1,11 +1,13 @@
 /**
- * A session: its header (status, model, tokens, workspace, the approval mode selector, where it
+ * A session: its header (status, model, tokens, budget, workspace, the approval mode selector, where it
  * was forked from and its forks), the connection state, turn errors (a refused one with the repair form), pending
  * approvals, the live transcript and the input box.
  */
+
 import { type ReactNode, useCallback, useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import { approvalModes } from "../../../src/api/approval-modes.js";
 import type { ApprovalMode } from "../../../src/api/approvals.js";
+import type { BudgetView } from "../../../src/api/budget.js";
 import type { HistoryEntry } from "../../../src/api/history.js";
 import type { SessionList } from "../../../src/api/sessions.js";
 import { ApprovalsPanel } from "../approvals/approvals-panel.js";
@@ -126,6 +128,7 @@ function SessionHeader({
           </span>
           <span>{summary.model ?? "no model"}</span>
           <span data-testid="usage">{usage.total_tokens.toLocaleString()} tokens</span>
+          <BudgetMeter budget={summary.budget} />
           <code>{summary.workspace}</code>
           {modeSelect}
         </div>
@@ -148,6 +151,28 @@ function SessionHeader({
         </div>
       </div>
     </header>
+  );
+}
+
+/** The tightest budget that applies to the session (as its snapshot said), if any. */
+function BudgetMeter({ budget }: { budget: BudgetView | null }) {
+  if (budget === null) return null;
+  const parts: string[] = [];
+  if (budget.limit.max_tokens !== null)
+    parts.push(`${budget.used.tokens.toLocaleString()} / ${budget.limit.max_tokens.toLocaleString()} tokens`);
+  if (budget.limit.max_cost_usd !== null)
+    parts.push(`$${budget.used.cost_usd.toFixed(2)} / $${budget.limit.max_cost_usd.toFixed(2)}`);
+  const period = budget.period === "day" ? " today" : "";
+  return (
+    <span
+      className={budget.exhausted ? "budget exhausted" : "budget"}
+      data-testid="budget"
+      title={`${budget.scope} budget`}
+    >
+      {budget.exhausted ? "budget exhausted: " : "budget: "}
+      {parts.join(", ")}
+      {period}
+    </span>
   );
 }
 

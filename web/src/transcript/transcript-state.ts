@@ -189,7 +189,7 @@ function applyEvent(state: TranscriptState, event: SessionEvent): TranscriptStat
       return {
         ...state,
         drafts: state.drafts.filter((draft) => draft.turnId !== event.data.run_id),
-        notice: event.data.state === "completed" ? state.notice : `The turn ended: ${event.data.state}.`,
+        notice: turnEndNotice(event.data.state, event.data.outcome) ?? state.notice,
       };
     case "error":
       return {
@@ -286,4 +286,15 @@ function inLogOrder(entries: HistoryEntry[]): HistoryEntry[] {
 function itemIndex(id: string): number {
   const match = /^\d+-(\d+)$/.exec(id);
   return match === null ? 0 : Number(match[1]);
+}
+
+/** What the page says when a turn ends (null: nothing to say, it answered). */
+function turnEndNotice(
+  state: Extract<SessionEvent, { type: "turn_completed" }>["data"]["state"],
+  outcome: Extract<SessionEvent, { type: "turn_completed" }>["data"]["outcome"],
+): string | null {
+  if (outcome === "budget_exhausted") {
+    return "Budget exhausted: the turn stopped before its next model request. Raise the session's budget (skein budget set) or config.json's, then send a message to go on.";
+  }
+  return state === "completed" ? null : `The turn ended: ${state}.`;
 }
