@@ -205,6 +205,59 @@ describe.each(databaseKinds)("budgets ($name)", ({ database }) => {
     expect(await budgetOf(app, first)).toMatchObject({ scope: "profile", exhausted: true });
   });
 
+  it("caps what a schedule's firings may use together, whatever their session", async () => {
+    const app = await fake.daemon({ database }, () => text("tick", hundred));
+    const sessionId = await app.createSession();
+    const created = await app.api("/schedules", {
+      method: "POST",
+      body: {
+        id: "capped",
+        cron: "* * * * * *",
+        session_id: sessionId,
+        prompt: "tick",
+        missed: "skip",
+        budget: { maxTokens: 250 },
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(created.json()).toMatchObject({ budget: { maxTokens: 250, period: "total" } });
+    // Two firings fit (0 + 100, 100 + 100); every later one stops before its request.
+    await eventually("a firing stopped by the budget", async () =>
+      (await entriesOf(app, sessionId, "run_outcome")).some(
+        (entry) => (entry.outcome as { type: string }).type === "budget_exhausted",
+      )
+        ? true
+        : undefined,
+    );
+    expect((await app.api("/schedules/capped", { method: "PATCH", body: { paused: true } })).status).toBe(
+      200,
+    );
+    await app.idle(sessionId);
+    expect(fake.provider.requests.length).toBe(2);
+    const outcomes = (await entriesOf(app, sessionId, "run_outcome")).map(
+      (entry) => (entry.outcome as { type: string; message?: string }).type,
+    );
+    expect(outcomes.slice(0, 2)).toEqual(["finished", "finished"]);
+    expect(outcomes.slice(2).every((type) => type === "budget_exhausted")).toBe(true);
+    const last = (await entriesOf(app, sessionId, "run_outcome")).at(-1)!.outcome as { message: string };
+    expect(last.message).toMatch(/schedule capped's budget/);
+    // A message of the session's own (no schedule's) is not the schedule's to cap.
+    await app.turn(sessionId, "and you?");
+    expect(fake.provider.requests.length).toBe(3);
+    const refused = await app.api("/schedules", {
+      method: "POST",
+      body: {
+        cron: "0 7 * * *",
+        session_id: sessionId,
+        prompt: "p",
+        missed: "skip",
+        budget: { period: "day" },
+      },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json<{ detail: string }>().detail).toMatch(/must set "maxTokens", "maxCostUsd" or both/);
+  });
+
   it("still counts the usage of an answer committed before a SIGKILL", { timeout: 60_000 }, async () => {
     let call = 0;
     const app = await fake.daemon({ database }, () =>
