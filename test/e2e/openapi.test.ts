@@ -63,6 +63,8 @@ describe("the OpenAPI document", () => {
         "POST /sessions/{sid}/compact",
         "POST /sessions/{sid}/repair",
         "PUT /sessions/{sid}/approval-policy",
+        "PUT /sessions/{sid}/budget",
+        "DELETE /sessions/{sid}/budget",
         "GET /",
         "GET /assets/{file}",
         "GET /login",
@@ -195,6 +197,10 @@ describe("the OpenAPI document", () => {
     asking.close();
     await app.idle(id);
     await app.api(`/sessions/${id}/approval-policy`, { method: "PUT", body: { approval_policy: null } });
+    await app.api(`/sessions/${id}/budget`, { method: "PUT", body: { maxTokens: 1_000_000, period: "day" } });
+    await app.api(`/sessions/${id}/budget`, { method: "PUT", body: { maxTokens: -1 } });
+    await app.api(`/sessions/${id}`);
+    await app.api(`/sessions/${id}/budget`, { method: "DELETE" });
     await app.api(`/sessions/${id}/repair`, { method: "POST", body: { from_position: 100_000 } });
     await app.api(`/sessions/${id}/repair`, { method: "POST", body: { from_position: 1 } });
     const forkId = uuidv7();
@@ -207,7 +213,14 @@ describe("the OpenAPI document", () => {
     await app.api(`/sessions/${forkId}`, { method: "DELETE" });
     await app.api("/gc", { method: "POST", body: { dry_run: true } });
     await app.api("/gc", { method: "POST", body: { dry_run: "yes" } });
-    const scheduleBody = { id: "daily", cron: "0 7 * * *", session_id: id, prompt: "p", missed: "skip" };
+    const scheduleBody = {
+      id: "daily",
+      cron: "0 7 * * *",
+      session_id: id,
+      prompt: "p",
+      missed: "skip",
+      budget: { maxCostUsd: 1.5 },
+    };
     await app.api("/schedules", { method: "POST", body: scheduleBody });
     await app.api("/schedules", { method: "POST", body: scheduleBody });
     await app.api("/schedules");
