@@ -64,4 +64,52 @@ describe("budget commands", () => {
     expect(huge.stderr).toMatch(/maxTokens/);
     expect((await shared.cli.run(["budget", "show", id])).stdout).toBe(`session ${id}: no budget applies\n`);
   });
+
+  it("gives a schedule a budget with skein schedule add --budget-*", async () => {
+    const id = await shared.daemon.createSession();
+    const added = await shared.cli.run([
+      "schedule",
+      "add",
+      "0 7 * * *",
+      "morning",
+      "--session",
+      id,
+      "--id",
+      "budgeted",
+      "--budget-tokens",
+      "5000",
+      "--budget-cost",
+      "0.5",
+      "--budget-period",
+      "day",
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    const stored = (await shared.daemon.api("/schedules/budgeted")).json<{ budget: unknown }>();
+    expect(stored.budget).toEqual({ maxTokens: 5000, maxCostUsd: 0.5, period: "day" });
+    const lonePeriod = await shared.cli.run([
+      "schedule",
+      "add",
+      "0 7 * * *",
+      "p",
+      "--session",
+      id,
+      "--budget-period",
+      "day",
+    ]);
+    expect(lonePeriod.code).toBe(2);
+    expect(lonePeriod.stderr).toMatch(/--budget-period needs --budget-tokens or --budget-cost/);
+    const week = await shared.cli.run([
+      "schedule",
+      "add",
+      "0 7 * * *",
+      "p",
+      "--session",
+      id,
+      "--budget-tokens",
+      "5",
+      "--budget-period",
+      "week",
+    ]);
+    expect(week.code).toBe(2);
+  });
 });

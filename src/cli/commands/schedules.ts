@@ -21,6 +21,9 @@ export interface AddScheduleOptions {
   timezone?: string;
   missed?: string;
   id?: string;
+  budgetTokens?: number;
+  budgetCost?: number;
+  budgetPeriod?: string;
   json?: boolean;
 }
 
@@ -57,6 +60,7 @@ export async function addSchedule(
         : { session_id: await resolveSessionId(client, options.session) }),
       prompt,
       missed,
+      ...budgetOf(options),
     };
     const schedule = await client.schedules.create(body);
     if (options.json === true) writeLine(context.terminal.out, JSON.stringify(schedule, null, 2));
@@ -69,6 +73,27 @@ export async function addSchedule(
   } finally {
     client.close();
   }
+}
+
+/** The body's `budget` from `--budget-*` (none without a limit; the daemon checks the period). */
+function budgetOf(options: AddScheduleOptions): Pick<CreateScheduleBody, "budget"> {
+  const { budgetTokens, budgetCost, budgetPeriod } = options;
+  if (budgetTokens === undefined && budgetCost === undefined) {
+    if (budgetPeriod !== undefined)
+      throw new CliError("--budget-period needs --budget-tokens or --budget-cost", exitCodes.usage);
+    return {};
+  }
+  const budget: NonNullable<CreateScheduleBody["budget"]> = {};
+  if (budgetTokens !== undefined) budget.maxTokens = budgetTokens;
+  if (budgetCost !== undefined) budget.maxCostUsd = budgetCost;
+  if (budgetPeriod === "total" || budgetPeriod === "day") budget.period = budgetPeriod;
+  else if (budgetPeriod !== undefined) {
+    throw new CliError(
+      `--budget-period must be total or day, got ${JSON.stringify(budgetPeriod)}`,
+      exitCodes.usage,
+    );
+  }
+  return { budget };
 }
 
 /** `skein schedule list`: every schedule, one line each. */

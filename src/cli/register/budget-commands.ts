@@ -3,8 +3,9 @@
  *
  * Boundary rule: registration only; a command's module is imported when it runs (main.ts says why).
  */
-import { type Command, InvalidArgumentError } from "commander";
+import type { Command } from "commander";
 import type { CommandWiring } from "./command-wiring.js";
+import { costOption } from "./cost-option.js";
 import { lazyAction } from "./lazy-action.js";
 import { wholeNumber } from "./whole-number-option.js";
 
@@ -47,13 +48,4 @@ Examples:
     .description("remove the session's own budget (config.json's default applies again, if set)")
     .argument("<session>", "session id, unique id prefix or name")
     .action(lazyAction(wiring, commands, "clearBudget"));
-}
-
-/** commander parser of a cost in USD: a number, 0 or more. */
-function costOption(value: string): number {
-  const parsed = Number(value);
-  if (value.trim() === "" || !Number.isFinite(parsed) || parsed < 0) {
-    throw new InvalidArgumentError("expected an amount in USD, 0 or more");
-  }
-  return parsed;
 }

@@ -5,7 +5,9 @@
  */
 import type { Command } from "commander";
 import type { CommandWiring } from "./command-wiring.js";
+import { costOption } from "./cost-option.js";
 import { lazyAction } from "./lazy-action.js";
+import { wholeNumber } from "./whole-number-option.js";
 
 const commands = () => import("../commands/schedules.js");
 
@@ -38,6 +40,9 @@ Examples:
     .option("--timezone <zone>", "the cron expression's IANA time zone (default UTC)")
     .option("--missed <policy>", "firings missed while no daemon ran: skip (default) or run_once")
     .option("--id <id>", "the schedule's id (default: a new UUIDv7)")
+    .option("--budget-tokens <n>", "most tokens the schedule's firings may use together", wholeNumber)
+    .option("--budget-cost <usd>", "most cost in USD the schedule's firings may use together", costOption)
+    .option("--budget-period <period>", "what the budget counts: total (default) or day (per UTC day)")
     .option("--json", "print the daemon's answer")
     .action(lazyAction(wiring, commands, "addSchedule"));
   schedule
