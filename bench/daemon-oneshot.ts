@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { DaemonHarness } from "../test/e2e/support/daemon-harness.js";
 import { text } from "../test/support/fake-provider/reply.js";
 import type { FakeProvider } from "../test/support/fake-provider/server.js";
-import { cpuOf, daemonEnv, follow, type ProcessCpu, profiles, sendInput } from "./daemon-support.js";
+import { cpuOf, daemonEnv, follow, followedTurn, type ProcessCpu, profiles } from "./daemon-support.js";
 import { type Figure, figure } from "./report.js";
 
 /** The daemon CPU (ms) of one-shot sessions and of plain turns, measured on one daemon. */
@@ -80,11 +80,7 @@ export async function measureOneShot(
     });
     const session = await app.createSession();
     const follower = await follow(app, session);
-    const turn = async (i: number) => {
-      const completed = follower.nextTurn();
-      await sendInput(app, session, `turn ${i}`);
-      await completed;
-    };
+    const turn = (i: number) => followedTurn(app, session, follower, `turn ${i}`);
     for (let i = 0; i < 10; i++) await turn(i);
     const plainTurn = await cpuPer(app, turns, async () => {
       for (let i = 0; i < turns; i++) await turn(i);

@@ -87,6 +87,18 @@ export interface Follower {
   close(): void;
 }
 
+/** Send a message input to a followed session and wait until its follower sees the turn end. */
+export async function followedTurn(
+  app: DaemonHarness,
+  sessionId: string,
+  follower: Follower,
+  text: string,
+): Promise<TurnSeen> {
+  const completed = follower.nextTurn();
+  await sendInput(app, sessionId, text);
+  return completed;
+}
+
 const textMark = '"type":"text"';
 const completedMark = '"type":"turn_completed"';
 

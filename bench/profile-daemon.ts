@@ -26,6 +26,7 @@ import {
   cpuOf,
   type Follower,
   follow,
+  followedTurn,
   now,
   sendInput,
   stamp,
@@ -154,11 +155,7 @@ try {
     provider.script = () => text(["hello", " world"]);
     const turns = Number(process.env.TURNS ?? 300);
     const watcher = await follow(app, session);
-    const turn = async (i: number) => {
-      const completed = watcher.nextTurn();
-      await sendInput(app, session, `turn ${i}`);
-      await completed;
-    };
+    const turn = (i: number) => followedTurn(app, session, watcher, `turn ${i}`);
     for (let i = 0; i < 20; i++) await turn(i);
     const before = cpuMs(app.pid);
     const start = performance.now();
