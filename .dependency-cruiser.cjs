@@ -26,7 +26,8 @@
  *
  *   routes                         the HTTP routes (and beside them process/, cluster/ and
  *                                  boot/, which no floor imports; daemon.ts and boot/ wire all)
- *   schedule                       the scheduler: firing times, firing ids, the firing loop
+ *   {schedule, task}               the scheduler: firing times, firing ids, the firing loop;
+ *                                  the `task` tool: agents, child sessions, their limits
  *   actor                          the session actor, its supervisor (registry), the list hub
  *   turn                           a session's turns: scheduler, run, start, end, recovery
  *   {approval, compaction}         the approval gate and policy; context compaction
@@ -68,7 +69,10 @@ const daemonFloors = {
     "process",
     "cluster",
     "schedule",
+    "task",
   ],
+  // Siblings: the scheduler and the `task` tool both drive sessions through the registry.
+  task: ["actor", "turn", "approval", "compaction", "session", "storage", "stream", "history", "http", "telemetry"],
   schedule: [
     "actor",
     "turn",

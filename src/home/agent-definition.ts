@@ -59,7 +59,8 @@ export function parseAgentDefinition(
   if (typeof value !== "object" || value === null || Array.isArray(value)) fail(`${where} must be an object`);
   const record = value as Record<string, unknown>;
   const unknown = Object.keys(record).filter((key) => !knownKeys.includes(key));
-  if (unknown.length > 0) fail(`${where} has an unknown field "${unknown[0]}" (known: ${knownKeys.join(", ")})`);
+  if (unknown.length > 0)
+    fail(`${where} has an unknown field "${unknown[0]}" (known: ${knownKeys.join(", ")})`);
   const text = (key: string, max: number): string | undefined => {
     const field = record[key];
     if (field === undefined) return undefined;

@@ -31,7 +31,8 @@ const maxFileBytes = 128 * 1024;
 export function parseAgentFile(file: string, name: string, text: string): AgentDefinition | AgentFileError {
   if (!isAgentName(name)) return new AgentFileError(file, `"${name}" is not an agent name`);
   const match = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/.exec(text);
-  if (match === null) return new AgentFileError(file, "it does not start with front matter between --- lines");
+  if (match === null)
+    return new AgentFileError(file, "it does not start with front matter between --- lines");
   let front: unknown;
   try {
     front = parseYaml(match[1]!, { maxAliasCount: 16 });

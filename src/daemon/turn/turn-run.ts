@@ -19,7 +19,7 @@ import { askUserTool } from "../approval/ask-user-tool.js";
 import { resumeWithCompaction } from "../compaction/compacting-run.js";
 import type { TurnCompaction } from "../compaction/compaction.js";
 import type { SessionPort } from "../session/session-port.js";
-import type { BoundClient, SessionServices } from "../session/session-services.js";
+import type { BoundClient, EventPublisher, SessionServices } from "../session/session-services.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import type { DeltaEventType } from "../stream/encoded-event.js";
 import type { TurnTrace } from "../telemetry/turn-trace.js";
@@ -37,7 +37,10 @@ export interface TurnRunOptions {
   id: string;
   inputIds: readonly string[];
   /** What the daemon gives the turn: its client, its tools, config.json's settings, checkpoints. */
-  services: Pick<SessionServices, "bindClient" | "tools" | "turnSettings" | "checkpoint" | "meter">;
+  services: Pick<
+    SessionServices,
+    "bindClient" | "tools" | "turnSettings" | "checkpoint" | "meter" | "delegation"
+  >;
   session: SessionRow;
   /** The session's history, appending through its log writer. */
   conversation: Conversation;
@@ -221,13 +224,16 @@ export class TurnRun {
     }
     let tools: ToolDefinition[];
     try {
-      tools = await services.tools(session);
+      const own = [...(await services.tools(session)), askUserTool()];
+      const port = this.#port;
+      const publish: EventPublisher = (type, data) => this.#publish(() => port.publish(type, data));
+      tools = services.delegation === undefined ? own : await services.delegation.toolsFor(session, own, publish);
     } catch (error) {
       // E.g. a workspace inside the daemon's home, from a session created before that was refused.
       return failedEnding(state.request_count, this.#usage, "workspace_refused", errorText(error));
     }
     const settings = services.turnSettings(session);
-    const offered = [...tools, askUserTool()].map((definition) => definition());
+    const offered = tools.map((definition) => definition());
     this.#policy = {
       workspace: session.workspace,
       config: settings.configPolicy,
