@@ -72,7 +72,18 @@ const daemonFloors = {
     "task",
   ],
   // Siblings: the scheduler and the `task` tool both drive sessions through the registry.
-  task: ["actor", "turn", "approval", "compaction", "session", "storage", "stream", "history", "http", "telemetry"],
+  task: [
+    "actor",
+    "turn",
+    "approval",
+    "compaction",
+    "session",
+    "storage",
+    "stream",
+    "history",
+    "http",
+    "telemetry",
+  ],
   schedule: [
     "actor",
     "turn",

@@ -150,7 +150,10 @@ async function boot(
   const { delegation, hub } = delegationParts(parts, registry);
   const sessions = new SessionRegistry({
     ...sessionServicesOf(parts),
-    ...meteredBy(() => metrics, (sessionId, type, data) => hub.observe(sessionId, type, data)),
+    ...meteredBy(
+      () => metrics,
+      (sessionId, type, data) => hub.observe(sessionId, type, data),
+    ),
     delegation,
   });
   const { metrics, retention } = metricsAndRetentionOf(parts, sessions);

@@ -6,8 +6,8 @@
  * and parallel limits; an interrupt of the parent stops its children; usage rolls up.
  */
 import { describe, expect, it } from "vitest";
-import type { RecordedRequest, Script } from "../support/fake-provider/server.js";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
+import type { RecordedRequest, Script } from "../support/fake-provider/server.js";
 import type { DaemonHarness } from "./support/daemon-harness.js";
 import { eventually, useFakeProvider } from "./support/fixture.js";
 import { eventsOf } from "./support/sse-client.js";
@@ -161,11 +161,80 @@ describe("subagents (task)", () => {
     for (const who of ["alpha", "beta"] as const) {
       const mine = fake.provider.requests.filter((request) => whose(request) === who);
       expect(mine.length).toBeLessThanOrEqual(2);
-      const answered = mine.findIndex((request) => request.finishedAt !== undefined && !request.clientAborted);
+      const answered = mine.findIndex(
+        (request) => request.finishedAt !== undefined && !request.clientAborted,
+      );
       expect(answered).toBe(mine.length - 1);
     }
     expect((await app.api(`/sessions/${parentId}/verify`)).json()).toMatchObject({ status: "verified" });
-  });
+  }, 60_000);
+
+  it("relays a child's approval to the parent's stream, keeps it waiting across SIGKILL, and completes once it is answered", async () => {
+    const gamma = { description: "Runs things (gamma).", prompt: "MARK-GAMMA: you run things." };
+    const script: Script = (request) => {
+      const body = request.rawBody;
+      if (body.includes("MARK-GAMMA")) {
+        if (body.includes("call_g") && body.includes('"role":"tool"')) return text("ANSWER-GAMMA done");
+        return toolCalls([
+          { name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_g" },
+        ]);
+      }
+      if (whose(request) === "alpha")
+        return text(
+          Array.from({ length: 60 }, () => "."),
+          { delivery: { delayMs: 150 } },
+        );
+      if (body.includes("ANSWER-GAMMA")) return text("parent done");
+      return toolCalls([
+        { name: "task", args: { agent: "alpha", prompt: "find A" }, id: "call_a" },
+        { name: "task", args: { agent: "gamma", prompt: "run it" }, id: "call_c" },
+      ]);
+    };
+    // The built-in policy: the child's command waits for a person.
+    const app = await fake.daemon(
+      { config: { agents: { ...agents, gamma }, approvalPolicy: undefined } },
+      script,
+    );
+    const parentId = await app.createSession();
+    const stream = await app.openStream(parentId);
+    await app.prompt(parentId, "delegate");
+    const frames = await stream.readUntil((event) => event.type === "approval_requested", 20_000);
+    const relayed = eventsOf(frames).find((event) => event.type === "approval_requested")!.data as {
+      call_id: string;
+      session_id?: string;
+    };
+    const gammaChild = (await children(app, parentId)).find((kid) => kid.agent === "gamma")!;
+    expect(relayed).toMatchObject({ call_id: "call_g", session_id: gammaChild.id });
+    stream.close();
+    await eventually("alpha streaming", async () =>
+      fake.provider.requests.some((request) => whose(request) === "alpha") ? true : undefined,
+    );
+
+    await app.restart({ crash: true });
+    // After the restart the parent's new stream tells of the waiting call again.
+    const parent = await snapshot(app, parentId);
+    const generation = (parent as unknown as { cursor: { generation: string } }).cursor.generation;
+    const again = await app.openStream(parentId, { after: { generation, cursor: 0 } });
+    const replayed = await again.readUntil(
+      (event) =>
+        event.type === "approval_requested" &&
+        (event.data as { session_id?: string }).session_id !== undefined,
+      20_000,
+    );
+    again.close();
+    expect(eventsOf(replayed).some((event) => event.type === "approval_requested")).toBe(true);
+    const answer = await app.api(`/sessions/${relayed.session_id}/approvals/call_g`, {
+      method: "POST",
+      body: { decision: "allow" },
+    });
+    expect(answer.status).toBe(200);
+    await app.idle(parentId, 60_000);
+    const last = fake.provider.requests.filter((request) => whose(request) === "parent").at(-1)!;
+    expect(last.rawBody).toContain("ANSWER-GAMMA done");
+    const gammaRequests = fake.provider.requests.filter((request) => request.rawBody.includes("MARK-GAMMA"));
+    expect(gammaRequests).toHaveLength(2);
+    expect((await app.api(`/sessions/${gammaChild.id}/verify`)).json()).toMatchObject({ status: "verified" });
+  }, 90_000);
 
   it("keeps a child from delegating at the default depth limit, and runs one task at a time with maxParallelTasks 1", async () => {
     const app = await fake.daemon({ config: { agents, maxParallelTasks: 1 } }, delegating(40));

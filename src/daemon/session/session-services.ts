@@ -85,7 +85,11 @@ export interface Delegation {
    * when it is a `task` call's child, plus `task` while its depth allows; `publish` carries the
    * task events to the session's stream.
    */
-  toolsFor(session: SessionRow, offered: ToolDefinition[], publish: EventPublisher): Promise<ToolDefinition[]>;
+  toolsFor(
+    session: SessionRow,
+    offered: ToolDefinition[],
+    publish: EventPublisher,
+  ): Promise<ToolDefinition[]>;
 }
 
 export interface SessionServices {

@@ -131,7 +131,9 @@ function rowOf(record: SessionRecord): SessionRow {
     creationRequest: record.creation_request,
     mcpServers: record.mcp_servers === null ? [] : (JSON.parse(record.mcp_servers) as string[]),
     task:
-      record.parent_call_id === null ? null : { parentCallId: record.parent_call_id, agent: record.agent ?? "" },
+      record.parent_call_id === null
+        ? null
+        : { parentCallId: record.parent_call_id, agent: record.agent ?? "" },
   };
 }
 

@@ -227,7 +227,8 @@ export class TurnRun {
       const own = [...(await services.tools(session)), askUserTool()];
       const port = this.#port;
       const publish: EventPublisher = (type, data) => this.#publish(() => port.publish(type, data));
-      tools = services.delegation === undefined ? own : await services.delegation.toolsFor(session, own, publish);
+      tools =
+        services.delegation === undefined ? own : await services.delegation.toolsFor(session, own, publish);
     } catch (error) {
       // E.g. a workspace inside the daemon's home, from a session created before that was refused.
       return failedEnding(state.request_count, this.#usage, "workspace_refused", errorText(error));
