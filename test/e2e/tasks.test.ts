@@ -236,6 +236,34 @@ describe("subagents (task)", () => {
     expect((await app.api(`/sessions/${gammaChild.id}/verify`)).json()).toMatchObject({ status: "verified" });
   }, 90_000);
 
+  it("forks the child from the parent's conversation before the call when the context is fork", async () => {
+    const script: Script = (request) => {
+      if (whose(request) === "alpha") return text("ANSWER-ALPHA forked");
+      if (request.rawBody.includes("ANSWER-ALPHA")) return text("parent done");
+      if (!request.rawBody.includes("now delegate")) return text("noted");
+      return toolCalls([
+        { name: "task", args: { agent: "alpha", prompt: "go on", context: "fork" }, id: "call_f" },
+      ]);
+    };
+    const app = await fake.daemon({ config: { agents } }, script);
+    const parentId = await app.createSession();
+    await app.turn(parentId, "remember SECRET-42");
+    await app.prompt(parentId, "now delegate");
+    await app.idle(parentId, 30_000);
+    const child = fake.provider.requests.find((request) => whose(request) === "alpha")!;
+    // The child read the parent's conversation, and its task with the agent's prompt.
+    expect(child.rawBody).toContain("SECRET-42");
+    expect(child.rawBody).toContain("now delegate");
+    expect(child.rawBody).toContain("go on");
+    const [kid] = await children(app, parentId);
+    const snap = (await app.api(`/sessions/${kid!.id}?tail=0`)).json<{
+      creation: { kind: string };
+      parent_call_id: string;
+      agent: string;
+    }>();
+    expect(snap).toMatchObject({ creation: { kind: "fork" }, parent_call_id: "call_f", agent: "alpha" });
+  });
+
   it("keeps a child from delegating at the default depth limit, and runs one task at a time with maxParallelTasks 1", async () => {
     const app = await fake.daemon({ config: { agents, maxParallelTasks: 1 } }, delegating(40));
     const parentId = await app.createSession();

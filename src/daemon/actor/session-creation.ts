@@ -43,6 +43,8 @@ export interface ForkSessionRequest {
   name: string | null;
   /** The creation request as accepted, kept for snapshots (`creation.submitted`). */
   creationRequest?: CreateSessionBody;
+  /** A `task` call's child forked from its parent (the source). */
+  task?: ChildTask;
 }
 
 /** A new session's row and whole first log, first entry (a session_start) first. */
@@ -115,6 +117,7 @@ export function forkRecord(
     fork: { checkpointId: request.checkpointId, entryHash: plan.origin.entry_hash },
     mcpServers: source.mcpServers,
     ...(request.creationRequest === undefined ? {} : { creationRequest: request.creationRequest }),
+    ...(request.task === undefined ? {} : { task: request.task }),
   };
   return { row, entries: plan.entries };
 }

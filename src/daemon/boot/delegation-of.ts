@@ -15,6 +15,7 @@ import type { ChildRequest, TaskServices } from "../task/task-services.js";
 import { delegationDefaults } from "../task/task-services.js";
 import { type DaemonParts, defaultSystemPrompt } from "./daemon-services.js";
 import type { RegistryHolder } from "./join-cluster.js";
+import { taskForkPoint } from "./task-fork-point.js";
 
 /** The delegation sessions get and the hub the daemon's event observer feeds. */
 export function delegationParts(
@@ -43,8 +44,21 @@ export function delegationParts(
       };
     },
     createChild: async (request) => {
-      if (registry.current === null) throw new Error("the session registry is not built yet");
-      await registry.current.create(childSession(parts, request));
+      const sessions = registry.current;
+      if (sessions === null) throw new Error("the session registry is not built yet");
+      if (request.context === "fresh") {
+        await sessions.create(childSession(parts, request));
+        return;
+      }
+      const checkpointId = taskForkPoint(await sessions.readLog(request.parent.id), request.callId);
+      if (checkpointId === null) throw new Error(`call ${request.callId} has no history to fork before it`);
+      await sessions.fork({
+        id: request.id,
+        sourceSessionId: request.parent.id,
+        checkpointId,
+        name: childName(request),
+        task: { parentCallId: request.callId, agent: request.agentName },
+      });
     },
   };
   return { delegation: delegationOf(services), hub };
@@ -60,7 +74,7 @@ function childSession(parts: DaemonParts, request: ChildRequest): NewSessionRequ
   return {
     id: request.id,
     workspace: parent.workspace,
-    name: `${request.agentName}: ${request.prompt.replace(/\s+/g, " ").trim().slice(0, 60)}`,
+    name: childName(request),
     providerProfile: profile?.name ?? parent.providerProfile,
     model: agent.model ?? (profile === null ? parent.model : profile.profile.model),
     systemPrompt: instructions === null ? base : withInstructions(base, instructions),
@@ -72,4 +86,9 @@ function childSession(parts: DaemonParts, request: ChildRequest): NewSessionRequ
     ...(agent.mode === undefined ? {} : { approvalMode: agent.mode }),
     child: { parentId: parent.id, parentCallId: request.callId, agent: request.agentName },
   };
+}
+
+/** A child's name: its agent and the start of its task. */
+function childName(request: ChildRequest): string {
+  return `${request.agentName}: ${request.prompt.replace(/\s+/g, " ").trim().slice(0, 60)}`;
 }

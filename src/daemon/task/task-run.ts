@@ -49,7 +49,9 @@ export async function runTask(services: TaskServices, call: TaskCall): Promise<T
   try {
     await ensureChild(services, call, childId);
     call.publish("task_started", { call_id: callId, child_session_id: childId, agent: args.agent });
-    await admit(services, childId, inputId, args.prompt, parent.id);
+    // A fork's system prompt is its parent's: the agent's prompt comes with the task instead.
+    const text = args.context === "fork" ? `${call.agent.prompt}\n\n${args.prompt}` : args.prompt;
+    await admit(services, childId, inputId, text, parent.id);
     await relayWaiting(services, childId, call.publish);
     const ending = await waitForEnding(services, childId, inputId, signal);
     const usage = await usageOf(services, childId);
