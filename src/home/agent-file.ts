@@ -11,7 +11,7 @@ import { parse as parseYaml } from "yaml";
 import { type AgentDefinition, isAgentName, parseAgentDefinition } from "./agent-definition.js";
 
 /** Where a workspace keeps its agent files. */
-export const agentDirectory = join(".skein", "agents");
+const agentDirectory = join(".skein", "agents");
 
 /** Why an agent file does not define an agent. */
 export class AgentFileError extends Error {

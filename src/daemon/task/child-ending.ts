@@ -10,7 +10,7 @@ import type { LogEntry } from "../../log/entries.js";
 import type { Item } from "../../model/items.js";
 
 /** How the child's work ended, as the parent's `task_completed` names it. */
-export type ChildEndState = "completed" | "interrupted" | "failed";
+type ChildEndState = "completed" | "interrupted" | "failed";
 
 /** The end of the child's work on one input. */
 export interface ChildEnding {

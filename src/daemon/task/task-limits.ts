@@ -8,7 +8,7 @@
 export type TaskSlot = () => void;
 
 /** The default per-daemon limit. */
-export const defaultDaemonTaskLimit = 32;
+const defaultDaemonTaskLimit = 32;
 
 interface Waiter {
   sessionId: string;

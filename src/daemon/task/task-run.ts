@@ -23,7 +23,7 @@ import { taskId } from "./task-id.js";
 import type { TaskServices } from "./task-services.js";
 
 /** The most characters of a child's answer the call's result carries. */
-export const maxAnswerLength = 32_000;
+const maxAnswerLength = 32_000;
 
 /** One `task` call of `parent`. */
 export interface TaskCall {

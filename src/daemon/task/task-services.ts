@@ -12,7 +12,7 @@ import type { TaskHub } from "./task-hub.js";
 import type { TaskLimits } from "./task-limits.js";
 
 /** config.json's delegation settings, as they are now. */
-export interface DelegationSettings {
+interface DelegationSettings {
   agents: Readonly<Record<string, AgentDefinition>> | undefined;
   maxParallelTasks: number;
   maxTaskDepth: number;

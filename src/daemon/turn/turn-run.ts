@@ -15,11 +15,10 @@ import { unreachable } from "../../model/unreachable.js";
 import { addUsage, type Usage } from "../../model/usage.js";
 import type { Conversation, ConversationRunEnd } from "../../worker/index.js";
 import type { ApprovalGate, TurnPolicy } from "../approval/approval-gate.js";
-import { askUserTool } from "../approval/ask-user-tool.js";
 import { resumeWithCompaction } from "../compaction/compacting-run.js";
 import type { TurnCompaction } from "../compaction/compaction.js";
 import type { SessionPort } from "../session/session-port.js";
-import type { BoundClient, EventPublisher, SessionServices } from "../session/session-services.js";
+import type { BoundClient, SessionServices } from "../session/session-services.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import type { DeltaEventType } from "../stream/encoded-event.js";
 import type { TurnTrace } from "../telemetry/turn-trace.js";
@@ -31,16 +30,14 @@ import {
   type TurnEnding,
 } from "./turn-ending.js";
 import { toolEventData, usageEventData } from "./turn-events.js";
+import { type TurnToolServices, turnTools } from "./turn-tools.js";
 import { tracedCompaction, tracedDecision } from "./turn-tracing.js";
 
 export interface TurnRunOptions {
   id: string;
   inputIds: readonly string[];
   /** What the daemon gives the turn: its client, its tools, config.json's settings, checkpoints. */
-  services: Pick<
-    SessionServices,
-    "bindClient" | "tools" | "turnSettings" | "checkpoint" | "meter" | "delegation"
-  >;
+  services: Pick<SessionServices, "bindClient" | "turnSettings" | "checkpoint" | "meter"> & TurnToolServices;
   session: SessionRow;
   /** The session's history, appending through its log writer. */
   conversation: Conversation;
@@ -224,11 +221,7 @@ export class TurnRun {
     }
     let tools: ToolDefinition[];
     try {
-      const own = [...(await services.tools(session)), askUserTool()];
-      const port = this.#port;
-      const publish: EventPublisher = (type, data) => this.#publish(() => port.publish(type, data));
-      tools =
-        services.delegation === undefined ? own : await services.delegation.toolsFor(session, own, publish);
+      tools = await turnTools(services, session, this.#port, (publish) => this.#publish(publish));
     } catch (error) {
       // E.g. a workspace inside the daemon's home, from a session created before that was refused.
       return failedEnding(state.request_count, this.#usage, "workspace_refused", errorText(error));
