@@ -53,49 +53,26 @@ const layers = {
   cli: ["model", "api", "home", "client"],
 };
 
+/** What the floors that drive sessions from outside (schedule, task) may import. */
+const sessionDrivers = [
+  "actor",
+  "turn",
+  "approval",
+  "compaction",
+  "session",
+  "storage",
+  "stream",
+  "history",
+  "http",
+  "telemetry",
+];
+
 /** The daemon's floors, top to bottom: each lists the floors it may import. */
 const daemonFloors = {
-  routes: [
-    "actor",
-    "turn",
-    "approval",
-    "compaction",
-    "session",
-    "storage",
-    "stream",
-    "history",
-    "http",
-    "telemetry",
-    "process",
-    "cluster",
-    "schedule",
-    "task",
-  ],
+  routes: [...sessionDrivers, "process", "cluster", "schedule", "task"],
   // Siblings: the scheduler and the `task` tool both drive sessions through the registry.
-  task: [
-    "actor",
-    "turn",
-    "approval",
-    "compaction",
-    "session",
-    "storage",
-    "stream",
-    "history",
-    "http",
-    "telemetry",
-  ],
-  schedule: [
-    "actor",
-    "turn",
-    "approval",
-    "compaction",
-    "session",
-    "storage",
-    "stream",
-    "history",
-    "http",
-    "telemetry",
-  ],
+  schedule: sessionDrivers,
+  task: sessionDrivers,
   actor: ["turn", "approval", "compaction", "session", "storage", "stream", "history", "http", "telemetry"],
   turn: ["approval", "compaction", "session", "storage", "stream", "history", "http", "telemetry"],
   approval: ["session", "storage", "stream", "history", "http", "telemetry"],

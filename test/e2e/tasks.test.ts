@@ -58,6 +58,18 @@ function delegating(childDelayMs: number, deltas = 6): Script {
 describe("subagents (task)", () => {
   const fake = useFakeProvider();
 
+  /** A parent that delegated to alpha and beta, once both children's first requests arrived. */
+  async function delegatingWhileChildrenStream(delayMs: number, deltas: number) {
+    const app = await fake.daemon({ config: { agents } }, delegating(delayMs, deltas));
+    const parentId = await app.createSession();
+    await app.prompt(parentId, "delegate");
+    await eventually("both children streaming", async () => {
+      const who = fake.provider.requests.map(whose);
+      return who.includes("alpha") && who.includes("beta") ? true : undefined;
+    });
+    return { app, parentId };
+  }
+
   async function children(app: DaemonHarness, parentId: string): Promise<Summary[]> {
     const response = await app.api(`/sessions?parent_id=${parentId}`);
     expect(response.status).toBe(200);
@@ -128,14 +140,7 @@ describe("subagents (task)", () => {
   }
 
   it("survives SIGKILL while both children stream: each child finishes once, the parent completes, chains verify", async () => {
-    const app = await fake.daemon({ config: { agents } }, delegating(150, 40));
-    const parentId = await app.createSession();
-    await app.prompt(parentId, "delegate");
-    // Both children are streaming (their first requests arrived) when the daemon dies.
-    await eventually("both children streaming", async () => {
-      const who = fake.provider.requests.map(whose);
-      return who.includes("alpha") && who.includes("beta") ? true : undefined;
-    });
+    const { app, parentId } = await delegatingWhileChildrenStream(150, 40);
     await app.restart({ crash: true });
     await app.idle(parentId, 60_000);
 
@@ -283,13 +288,7 @@ describe("subagents (task)", () => {
   });
 
   it("interrupts the running children when the parent is interrupted", async () => {
-    const app = await fake.daemon({ config: { agents } }, delegating(200, 200));
-    const parentId = await app.createSession();
-    await app.prompt(parentId, "delegate");
-    await eventually("both children streaming", async () => {
-      const who = fake.provider.requests.map(whose);
-      return who.includes("alpha") && who.includes("beta") ? true : undefined;
-    });
+    const { app, parentId } = await delegatingWhileChildrenStream(200, 200);
     const parent = await app.api(`/sessions/${parentId}?tail=0`);
     const runId = parent.json<{ status: { run_id: string } }>().status.run_id;
     const interrupted = await app.api(`/sessions/${parentId}/interrupt`, {

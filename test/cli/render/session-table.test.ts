@@ -3,25 +3,12 @@ import pc from "picocolors";
 import { describe, expect, it } from "vitest";
 import type { SessionSummary } from "../../../src/api/session-snapshot.js";
 import { sessionTable } from "../../../src/cli/render/session-table.js";
+import { sessionSnapshot } from "../../support/session-snapshot.js";
 
+/** A listed session: the summary fields of a whole snapshot. */
 function summary(id: string, changes: Partial<SessionSummary> = {}): SessionSummary {
   return {
-    id,
-    name: null,
-    workspace: "/w",
-    parent_id: null,
-    parent_call_id: null,
-    agent: null,
-    created_at: "2026-01-01T00:00:00.000Z",
-    activity_at: "2026-01-01T00:00:00.000Z",
-    provider_profile: null,
-    model: "m",
-    status: { phase: "idle", run_id: null, interrupt_requested: false, blocking_reason: null },
-    cursor: null,
-    preview: { text: "the prompt", transcript_count: 1, truncated: false },
-    input_order: 1,
-    usage: { prompt_tokens: 0, completion_tokens: 0, cached_prompt_tokens: 0, total_tokens: 0 },
-    creation: { kind: "new" },
+    ...sessionSnapshot({ id, preview: { text: "the prompt", transcript_count: 1, truncated: false } }),
     ...changes,
   };
 }
