@@ -53,37 +53,28 @@ const layers = {
   cli: ["model", "api", "home", "client"],
 };
 
-/** What the floors that drive sessions from outside (schedule, task) may import. */
-const sessionDrivers = [
-  "actor",
-  "turn",
-  "approval",
-  "compaction",
-  "session",
-  "storage",
-  "stream",
-  "history",
-  "http",
-  "telemetry",
+/** The daemon's floors, top to bottom; siblings share a tier and do not import each other. */
+const daemonTiers = [
+  ["routes"],
+  ["schedule", "task"],
+  ["actor"],
+  ["turn"],
+  ["approval", "compaction"],
+  ["session"],
+  ["storage", "stream", "history"],
+  ["http", "telemetry"],
 ];
 
-/** The daemon's floors, top to bottom: each lists the floors it may import. */
-const daemonFloors = {
-  routes: [...sessionDrivers, "process", "cluster", "schedule", "task"],
-  // Siblings: the scheduler and the `task` tool both drive sessions through the registry.
-  schedule: sessionDrivers,
-  task: sessionDrivers,
-  actor: ["turn", "approval", "compaction", "session", "storage", "stream", "history", "http", "telemetry"],
-  turn: ["approval", "compaction", "session", "storage", "stream", "history", "http", "telemetry"],
-  approval: ["session", "storage", "stream", "history", "http", "telemetry"],
-  compaction: ["session", "storage", "stream", "history", "http", "telemetry"],
-  session: ["storage", "stream", "history", "http", "telemetry"],
-  storage: ["http", "telemetry"],
-  stream: ["http", "telemetry"],
-  history: ["http", "telemetry"],
-  http: [],
-  telemetry: [],
-};
+/** Folders beside the floors that only the routes floor (and boot/, daemon.ts) may import. */
+const routesSideFolders = ["process", "cluster"];
+
+/** Each floor and the floors it may import: every floor of the tiers below its own. */
+const daemonFloors = Object.fromEntries(
+  daemonTiers.flatMap((tier, index) => {
+    const below = daemonTiers.slice(index + 1).flat();
+    return tier.map((floor) => [floor, floor === "routes" ? [...below, ...routesSideFolders] : below]);
+  }),
+);
 
 function daemonFloorRule(floor, allowed) {
   return {
