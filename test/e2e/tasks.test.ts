@@ -82,14 +82,18 @@ describe("subagents (task)", () => {
     return response.json<Snapshot>();
   }
 
-  for (const protocol of ["chat_completions", "anthropic"] as const) {
-    it(`runs two task calls of one batch in parallel as child sessions and hands their answers back (${protocol})`, async () => {
+  const variants = [
+    { protocol: "chat_completions", database: "sqlite" },
+    { protocol: "anthropic", database: "postgres" },
+  ] as const;
+  for (const { protocol, database } of variants) {
+    it(`runs two task calls of one batch in parallel as child sessions and hands their answers back (${protocol}, ${database})`, async () => {
       const providers =
         protocol === "anthropic"
           ? { fx: { protocol, baseUrl: fake.provider.baseUrl, apiKey: "k", model: "claude-sonnet-4-5" } }
           : undefined;
       const app = await fake.daemon(
-        { config: { agents }, ...(providers === undefined ? {} : { providers }) },
+        { config: { agents }, database, ...(providers === undefined ? {} : { providers }) },
         delegating(60),
       );
       const parentId = await app.createSession();
