@@ -70,7 +70,7 @@ function childSession(parts: DaemonParts, request: ChildRequest): NewSessionRequ
   // An agent's profile must exist now (its model defaults to that profile's).
   const profile = agent.profile === undefined ? null : parts.providers.resolveProfile(agent.profile);
   const base = `${defaultSystemPrompt(parent.workspace)}\n\n${agent.prompt}`;
-  const instructions = findProjectInstructions(parent.workspace, { hiddenPaths: parts.hiddenPaths });
+  const instructions = findProjectInstructions(parent.workspace, { hidden: parts.tooling.toolKit.hidden });
   return {
     id: request.id,
     workspace: parent.workspace,
