@@ -16,6 +16,7 @@ import type {
   SessionSnapshot,
   SessionStatus,
   SessionSummary,
+  SessionUsage,
   TodoItem,
 } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
@@ -105,6 +106,8 @@ export function sessionSummary(
     name: row.name,
     workspace: row.workspace,
     parent_id: row.parentId,
+    parent_call_id: row.task?.parentCallId ?? null,
+    agent: row.task?.agent ?? null,
     created_at: new Date(row.createdAt).toISOString(),
     activity_at: new Date(row.activityAt).toISOString(),
     provider_profile: row.providerProfile ?? resolved?.provider_profile ?? null,
@@ -130,6 +133,7 @@ export function sessionSnapshot(
   context: SessionContext | null,
   todos: readonly TodoItem[],
   budget: BudgetView | null,
+  usageTotal: SessionUsage = row.usage,
 ): SessionSnapshot {
   return {
     ...sessionSummary(row, status, cursor, settings.effective),
@@ -147,5 +151,6 @@ export function sessionSnapshot(
     context,
     todos: todos.map((todo) => ({ ...todo })),
     budget,
+    usage_total: usageTotal,
   };
 }

@@ -216,6 +216,15 @@ export const migrations: readonly Migration[] = [
   {
     version: 10,
     statements: [
+      // A `task` call's child session (daemon/task/): the parent's call that started it and the
+      // agent it runs as; `parent_id` names the parent. Null for every other session.
+      "ALTER TABLE sessions ADD COLUMN parent_call_id TEXT",
+      "ALTER TABLE sessions ADD COLUMN agent TEXT",
+    ],
+  },
+  {
+    version: 11,
+    statements: [
       // What model requests used, per session, UTC day (days since the epoch), profile and
       // schedule ('' for none): written with the log entry that carries the usage
       // (budget-usage-table.ts), summed by budget checks. `session_id`, not `session`: a deleted

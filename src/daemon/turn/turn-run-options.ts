@@ -12,12 +12,13 @@ import type { TurnCompaction } from "../compaction/compaction.js";
 import type { BoundClient, SessionServices } from "../session/session-services.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import type { TurnTrace } from "../telemetry/turn-trace.js";
+import type { TurnToolServices } from "./turn-tools.js";
 
 export interface TurnRunOptions {
   id: string;
   inputIds: readonly string[];
   /** What the daemon gives the turn: its client, its tools, config.json's settings, checkpoints. */
-  services: Pick<SessionServices, "bindClient" | "tools" | "turnSettings" | "checkpoint" | "meter">;
+  services: Pick<SessionServices, "bindClient" | "turnSettings" | "checkpoint" | "meter"> & TurnToolServices;
   session: SessionRow;
   /** The session's history, appending through its log writer. */
   conversation: Conversation;

@@ -16,7 +16,6 @@ import { addUsage, type Usage } from "../../model/usage.js";
 import { errorMessage } from "../../worker/errors.js";
 import type { ConversationRunEnd } from "../../worker/index.js";
 import type { TurnPolicy } from "../approval/approval-gate.js";
-import { askUserTool } from "../approval/ask-user-tool.js";
 import { resumeWithCompaction } from "../compaction/compacting-run.js";
 import type { TurnCompaction } from "../compaction/compaction.js";
 import type { SessionPort } from "../session/session-port.js";
@@ -32,6 +31,7 @@ import {
 } from "./turn-ending.js";
 import { toolEventData, usageEventData } from "./turn-events.js";
 import type { TurnRunOptions } from "./turn-run-options.js";
+import { turnTools } from "./turn-tools.js";
 import { tracedCompaction, tracedDecision } from "./turn-tracing.js";
 
 /** What a turn runs with once its client and tools are known. */
@@ -196,14 +196,14 @@ export class TurnRun {
     }
     let tools: ToolDefinition[];
     try {
-      tools = await services.tools(session);
+      tools = await turnTools(services, session, this.#port, (publish) => this.#publish(publish));
     } catch (error) {
       // E.g. a workspace inside the daemon's home, from a session created before that was refused.
       return failedEnding(state.request_count, this.#usage, "workspace_refused", errorMessage(error));
     }
     this.#options.budget?.bind(bound.profileName, bound.limits.prices);
     const settings = services.turnSettings(session);
-    const offered = [...tools, askUserTool()].map((definition) => definition());
+    const offered = tools.map((definition) => definition());
     this.#policy = {
       workspace: session.workspace,
       config: settings.configPolicy,
