@@ -168,8 +168,8 @@ export class SessionWatcher {
     const state = this.#ended.get(turnId);
     if (state === undefined) return null;
     const outcome = this.#turnOutcome.get(turnId);
-    if (outcome === undefined && this.#completionDue.has(turnId)) return null;
-    return outcome === undefined ? { turnId, state, errors } : { turnId, state, outcome, errors };
+    if (outcome !== undefined) return { turnId, state, outcome, errors };
+    return this.#completionDue.has(turnId) ? null : { turnId, state, errors };
   }
 
   /** Resolves when `check` returns a value other than null/false; rejects if following fails. */
@@ -261,12 +261,10 @@ export class SessionWatcher {
       case "status":
         this.status = { ...event.data };
         return;
-      case "input": {
-        const { turn } = event.data.input;
-        if (turn?.state === "completed" && !this.#turnOutcome.has(turn.id)) this.#completionDue.add(turn.id);
+      case "input":
+        if (event.data.input.turn?.state === "completed") this.#completionDue.add(event.data.input.turn.id);
         this.noteReceipt(event.data.input);
         return;
-      }
       case "usage": {
         this.model = event.data.model;
         const add = (totals: UsageTotals): void => {

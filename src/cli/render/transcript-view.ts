@@ -18,6 +18,7 @@ import type { SessionEvent } from "../../api/session-events.js";
 import { unreachable } from "../../model/unreachable.js";
 import { compactionLine } from "./compaction-line.js";
 import { exclusionLine } from "./exclusion-line.js";
+import { outcomeNotice } from "./outcome-notice.js";
 import { dropsUnsavedText, type StreamedSegment } from "./streamed-segment.js";
 import { entryJson, entryText, toolLines } from "./tool-line.js";
 import type { TranscriptViewOptions } from "./transcript-view-options.js";
@@ -174,13 +175,7 @@ export class TranscriptView {
         // A finished turn ends its line (another client's turn gets no status line after it).
         if (!this.#wanted(event.data.run_id)) return;
         this.#writer.endParagraph();
-        if (event.data.outcome === "limit_reached") {
-          this.notice("(the turn stopped at its limit of tool rounds; send a message to go on)");
-        } else if (event.data.outcome === "budget_exhausted") {
-          this.notice(
-            "(BUDGET EXHAUSTED: the turn stopped before its next model request; see `skein budget show`, raise it, then send a message to go on)",
-          );
-        }
+        if (outcomeNotice(event.data.outcome) !== null) this.notice(outcomeNotice(event.data.outcome)!);
         return;
       case "compaction_started":
         this.notice(`compacting the context (${event.data.trigger})…`);
