@@ -8,9 +8,11 @@ import type { Browser, BrowserContext, ConsoleMessage, Page } from "playwright-c
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DaemonHarness } from "../e2e/support/daemon-harness.js";
 import { profileFor } from "../e2e/support/fixture.js";
-import { text } from "../support/fake-provider/reply.js";
+import { reasoning, text } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
 import { launchChromium, loginLink, screenshot } from "./support/browser.js";
+
+const words = (count: number) => Array.from({ length: count }, (_, index) => `word${index} `);
 
 const tableAnswer = [
   "Here are the figures:\n\n",
@@ -68,7 +70,9 @@ describe("the web UI to live in, in Chromium", () => {
       .locator("tbody tr")
       .first()
       .locator("td")
-      .evaluateAll((cells) => cells.map((cell) => getComputedStyle(cell).textAlign));
+      .evaluateAll((cells) =>
+        cells.map((cell) => cell.ownerDocument.defaultView!.getComputedStyle(cell).textAlign),
+      );
     expect(aligns).toEqual(["left", "right", "center"]);
     expect(await table.locator("[style]").count()).toBe(0);
     const keyword = page.locator('[data-kind="assistant"] pre code .hljs-keyword', { hasText: "const" });
@@ -76,11 +80,79 @@ describe("the web UI to live in, in Chromium", () => {
     const plain = await page
       .locator('[data-kind="assistant"] .markdown p')
       .first()
-      .evaluate((node) => getComputedStyle(node).color);
-    expect(await keyword.evaluate((node) => getComputedStyle(node).color)).not.toBe(plain);
+      .evaluate((node) => node.ownerDocument.defaultView!.getComputedStyle(node).color);
+    expect(
+      await keyword.evaluate((node) => node.ownerDocument.defaultView!.getComputedStyle(node).color),
+    ).not.toBe(plain);
     await screenshot(page, "markdown-table");
     // Give a late CSP report the time to reach the console.
     await page.waitForTimeout(300);
     expect(consoleErrors).toEqual([]);
   });
+
+  async function waitIdle(): Promise<void> {
+    await page.locator('[data-testid="status"]', { hasText: "idle" }).waitFor();
+  }
+
+  it("shows the answer whole, its thinking included, when the page is reloaded mid-answer", async () => {
+    const sessionId = await app.createSession();
+    await page.goto(`${base()}/#/sessions/${sessionId}`);
+    await waitIdle();
+    provider.queue(
+      reasoning(["I weigh ", "the question ", "carefully."], text(words(300), { delivery: { delayMs: 25 } })),
+    );
+    await app.prompt(sessionId, "think, then answer at length");
+    await page.getByTestId("draft").filter({ hasText: "word40" }).waitFor();
+    consoleErrors.length = 0;
+    await page.reload();
+    const draft = page.locator('[data-testid="draft"] .markdown');
+    await draft.filter({ hasText: "word60" }).waitFor();
+    expect(await draft.textContent()).toMatch(/^word0 word1 word2 /);
+    expect(await page.getByTestId("draft-thinking").textContent()).toContain(
+      "I weigh the question carefully.",
+    );
+    await screenshot(page, "reload-mid-answer");
+    await page.locator('[data-kind="assistant"]', { hasText: "word299" }).waitFor({ timeout: 30_000 });
+    await waitIdle();
+    expect(await page.getByTestId("draft").count()).toBe(0);
+    expect(consoleErrors).toEqual([]);
+  }, 60_000);
+
+  it("keeps an interrupted answer where it stood, marked interrupted, under the next turn's entries", async () => {
+    const sessionId = await app.createSession();
+    await page.goto(`${base()}/#/sessions/${sessionId}`);
+    await waitIdle();
+    provider.queue(text(words(400), { delivery: { delayMs: 25 } }), text("the answer after the interrupt"));
+    await page.getByLabel("Message").fill("a long answer to interrupt");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.getByTestId("draft").filter({ hasText: "word10" }).waitFor();
+    await page.getByRole("button", { name: "Interrupt" }).click();
+    await page.getByTestId("notice").filter({ hasText: "interrupted" }).waitFor();
+    await waitIdle();
+    expect(await page.getByTestId("draft").count()).toBe(0);
+    const kept = page.getByTestId("interrupted-answer");
+    await kept.waitFor();
+    expect(await kept.textContent()).toMatch(/interrupted.*word0 word1 .*word10 /s);
+    expect(await kept.textContent()).not.toContain("word399");
+
+    await page.getByLabel("Message").fill("and now?");
+    await page.getByRole("button", { name: "Send" }).click();
+    const next = page.locator('[data-kind="assistant"]', { hasText: "the answer after the interrupt" });
+    await next.waitFor();
+    // In reading order: the interrupted answer, the next message, its answer.
+    const order = await page
+      .locator('[data-testid="interrupted-answer"], [data-kind="user"], [data-kind="assistant"]')
+      .allTextContents();
+    expect(
+      order.map((shown) =>
+        shown.includes("word0 word1") ? "interrupted" : shown.replace(/\s+/g, " ").trim(),
+      ),
+    ).toEqual([
+      expect.stringContaining("a long answer to interrupt"),
+      "interrupted",
+      expect.stringContaining("and now?"),
+      expect.stringContaining("the answer after the interrupt"),
+    ]);
+    await screenshot(page, "interrupted-answer");
+  }, 60_000);
 });
