@@ -155,4 +155,77 @@ describe("the web UI to live in, in Chromium", () => {
     ]);
     await screenshot(page, "interrupted-answer");
   }, 60_000);
+
+  /** The page's root background colour and theme attribute. */
+  async function themeOf(tab: Page): Promise<{ theme: string | null; background: string }> {
+    return tab.locator("html").evaluate((root) => ({
+      theme: root.getAttribute("data-theme"),
+      background: root.ownerDocument.defaultView!.getComputedStyle(root).backgroundColor,
+    }));
+  }
+
+  it("follows the system's dark mode, and a toggle that the browser remembers", async () => {
+    const dark = await browser.newContext({ viewport: { width: 1100, height: 800 }, colorScheme: "dark" });
+    const tab = await dark.newPage();
+    watchConsole(tab);
+    await tab.goto(loginLink(app.home, app.root));
+    await tab.getByTestId("session-list").waitFor();
+    const sessionId = await app.createSession();
+    provider.queue(text(tableAnswer));
+    await app.turn(sessionId, "a table in the dark");
+    await tab.goto(`${base()}/#/sessions/${sessionId}`);
+    await tab.locator('[data-kind="assistant"] .markdown table').waitFor();
+    const inDark = await themeOf(tab);
+    expect(inDark.theme).toBe("dark");
+    await screenshot(tab, "session-dark");
+
+    await tab.getByTestId("theme-toggle").click();
+    const inLight = await themeOf(tab);
+    expect(inLight.theme).toBe("light");
+    expect(inLight.background).not.toBe(inDark.background);
+    await tab.reload();
+    await tab.locator('[data-kind="assistant"] .markdown table').waitFor();
+    expect(await themeOf(tab)).toEqual(inLight);
+    await tab.getByTestId("theme-toggle").click();
+    expect(await themeOf(tab)).toEqual(inDark);
+    await dark.close();
+
+    // A light system, nothing saved: light.
+    expect((await themeOf(page)).theme).toBe("light");
+    expect(consoleErrors).toEqual([]);
+  }, 60_000);
+
+  it("is usable on a phone, 390 px wide: no sideways scrolling, a prompt sent and answered", async () => {
+    const phone = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+      deviceScaleFactor: 2,
+    });
+    const tab = await phone.newPage();
+    watchConsole(tab);
+    const overflow = () => tab.locator("html").evaluate((root) => root.scrollWidth - root.clientWidth);
+    await tab.goto(loginLink(app.home, app.root));
+    await tab.getByTestId("session-list").waitFor();
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await screenshot(tab, "phone-sessions");
+
+    const sessionId = await app.createSession();
+    await tab.goto(`${base()}/#/sessions/${sessionId}`);
+    await tab.getByTestId("status").waitFor();
+    provider.queue(text(tableAnswer));
+    const message = tab.getByLabel("Message");
+    expect(await message.isVisible()).toBe(true);
+    await message.fill("a table on a phone");
+    await tab.getByRole("button", { name: "Send" }).tap();
+    await tab.locator('[data-kind="assistant"] .markdown table').waitFor();
+    await tab.locator('[data-testid="status"]', { hasText: "idle" }).waitFor();
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    const send = await tab.getByRole("button", { name: "Send" }).boundingBox();
+    expect(send).not.toBeNull();
+    expect(send!.y + send!.height).toBeLessThanOrEqual(844);
+    await screenshot(tab, "phone-session");
+    await phone.close();
+    expect(consoleErrors).toEqual([]);
+  }, 60_000);
 });

@@ -10,6 +10,7 @@ import { call, loadBrowserSession, logout } from "./daemon-api.js";
 import { SessionPage } from "./pages/session-page.js";
 import { SessionsPage } from "./pages/sessions-page.js";
 import { useRoute } from "./route.js";
+import { ThemeToggle } from "./theme/theme-toggle.js";
 
 type SignIn =
   | { kind: "checking" }
@@ -37,6 +38,7 @@ export function App() {
       <a href="#/" className="brand">
         Skein
       </a>
+      <ThemeToggle />
       {signIn.kind === "signed_in" ? (
         <>
           <span className="version">daemon {signIn.server.version}</span>
