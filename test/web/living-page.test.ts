@@ -4,11 +4,14 @@
  * mid-answer shows the answer whole, thinking included; an interrupted answer stays, marked
  * interrupted; dark mode; a phone-size viewport. Screenshots go to test-output/web/.
  */
+
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Browser, BrowserContext, ConsoleMessage, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DaemonHarness } from "../e2e/support/daemon-harness.js";
 import { profileFor } from "../e2e/support/fixture.js";
-import { reasoning, text } from "../support/fake-provider/reply.js";
+import { reasoning, text, toolCalls } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
 import { launchChromium, loginLink, screenshot } from "./support/browser.js";
 
@@ -227,5 +230,49 @@ describe("the web UI to live in, in Chromium", () => {
     await screenshot(tab, "phone-session");
     await phone.close();
     expect(consoleErrors).toEqual([]);
+  }, 60_000);
+
+  it("finds sessions from the sidebar's search", async () => {
+    const apples = await app.createSession({ name: "apple orchard notes" });
+    const pears = await app.createSession({ name: "pear harvest plan" });
+    await page.goto(`${base()}/#/sessions/${apples}`);
+    const sidebar = page.getByTestId("sidebar");
+    await sidebar.locator(`[data-session-id="${pears}"]`).waitFor();
+    await sidebar.getByLabel("Search sessions").fill("harvest PEAR");
+    await sidebar.locator(`[data-session-id="${apples}"]`).waitFor({ state: "detached" });
+    expect(await sidebar.locator(".sidebar-sessions li").count()).toBe(1);
+    expect(await sidebar.locator(`[data-session-id="${pears}"]`).count()).toBe(1);
+    await sidebar.getByLabel("Search sessions").fill("no such session anywhere");
+    await sidebar.getByText("No session matches.").waitFor();
+    await sidebar.getByLabel("Search sessions").fill("");
+    await sidebar.locator(`[data-session-id="${apples}"]`).waitFor();
+  });
+
+  it("answers another session's approval from the inbox, and that turn goes on", async () => {
+    const elsewhere = await app.createSession();
+    const asking = await app.createSession({ name: "asks first", approval_policy: { default: "ask" } });
+    provider.queue(
+      toolCalls([
+        { name: "write_file", args: { path: "inbox.txt", content: "from the inbox\n" }, id: "call_inbox" },
+      ]),
+      text("written after the inbox said yes"),
+    );
+    await page.goto(`${base()}/#/sessions/${elsewhere}`);
+    await page.getByTestId("status").waitFor();
+    await app.prompt(asking, "write inbox.txt, asking first");
+    const card = page.locator(
+      `[data-testid="approvals-inbox"] [data-session-id="${asking}"] [data-call-id="call_inbox"]`,
+    );
+    await card.waitFor();
+    await screenshot(page, "approvals-inbox");
+    expect(existsSync(join(app.workspace, "inbox.txt"))).toBe(false);
+    await card.getByRole("button", { name: "Allow" }).click();
+    await app.idle(asking);
+    expect(readFileSync(join(app.workspace, "inbox.txt"), "utf8")).toBe("from the inbox\n");
+    await page.getByTestId("approvals-inbox").waitFor({ state: "detached" });
+    const answers = (await app.history(asking)).items.filter((entry) => entry.kind === "assistant");
+    expect(answers.map((entry) => JSON.stringify(entry.content))).toEqual([
+      expect.stringContaining("written after the inbox said yes"),
+    ]);
   }, 60_000);
 });
