@@ -42,7 +42,7 @@ markdown.renderer.rules.th_open = alignAsClass;
 markdown.renderer.rules.td_open = alignAsClass;
 
 /** Markdown text as HTML (escaped, classes instead of inline styles). */
-export function renderMarkdown(text: string): string {
+function renderMarkdown(text: string): string {
   return markdown.render(text);
 }
 
