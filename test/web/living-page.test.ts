@@ -2,7 +2,8 @@
  * The web UI as a place to live in, in Debian's Chromium against a real daemon and the fake
  * provider: markdown tables and highlighted code with no Content-Security-Policy error; a reload
  * mid-answer shows the answer whole, thinking included; an interrupted answer stays, marked
- * interrupted; dark mode; a phone-size viewport. Screenshots go to test-output/web/.
+ * interrupted; dark mode; a phone-size viewport (an approval answered there); the sidebar's
+ * search; the approvals inbox across sessions. Screenshots go to test-output/web/.
  */
 
 import { existsSync, readFileSync } from "node:fs";
@@ -228,6 +229,24 @@ describe("the web UI to live in, in Chromium", () => {
     expect(send).not.toBeNull();
     expect(send!.y + send!.height).toBeLessThanOrEqual(844);
     await screenshot(tab, "phone-session");
+
+    // An approval answered from the phone's sessions page (its inbox), and the turn goes on.
+    const asking = await app.createSession({ name: "asks the phone", approval_policy: { default: "ask" } });
+    provider.queue(
+      toolCalls([{ name: "write_file", args: { path: "phone.txt", content: "tapped\n" }, id: "call_phone" }]),
+      text("written after the tap"),
+    );
+    await tab.goto(`${base()}/#/`);
+    await tab.getByTestId("session-list").waitFor();
+    await app.prompt(asking, "write phone.txt, asking first");
+    const card = tab.locator(`[data-testid="approvals-inbox"] [data-call-id="call_phone"]`);
+    await card.waitFor();
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await screenshot(tab, "phone-inbox");
+    await card.getByRole("button", { name: "Allow" }).tap();
+    await app.idle(asking);
+    expect(readFileSync(join(app.workspace, "phone.txt"), "utf8")).toBe("tapped\n");
+    await tab.getByTestId("approvals-inbox").waitFor({ state: "detached" });
     await phone.close();
     expect(consoleErrors).toEqual([]);
   }, 60_000);
