@@ -213,6 +213,15 @@ export const migrations: readonly Migration[] = [
       "CREATE INDEX schedules_by_next_firing ON schedules (next_fire_at)",
     ],
   },
+  {
+    version: 10,
+    statements: [
+      // A `task` call's child session (daemon/task/): the parent's call that started it and the
+      // agent it runs as; `parent_id` names the parent. Null for every other session.
+      "ALTER TABLE sessions ADD COLUMN parent_call_id TEXT",
+      "ALTER TABLE sessions ADD COLUMN agent TEXT",
+    ],
+  },
 ];
 
 /** The schema version this daemon writes. */
