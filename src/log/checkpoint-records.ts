@@ -44,7 +44,11 @@ export function signedCheckpointRow(
 }
 
 /** The checkpoint a stored row holds, once its signature verifies under a key `signer` trusts. */
-export function checkedCheckpoint(sessionId: string, row: CheckpointRow, signer: HeadSigner): StateCheckpoint {
+export function checkedCheckpoint(
+  sessionId: string,
+  row: CheckpointRow,
+  signer: HeadSigner,
+): StateCheckpoint {
   const { position, hash, state } = row;
   if (!Number.isSafeInteger(position) || position < 0 || !isEntryHash(hash) || typeof state !== "string") {
     throw new LogCorruptError(sessionId, 0, "the state checkpoint does not have the expected shape");
@@ -52,7 +56,11 @@ export function checkedCheckpoint(sessionId: string, row: CheckpointRow, signer:
   const signed = { signature: String(row.signature), key_id: String(row.key_id) };
   const status = signer.checkCheckpoint(sessionId, position, hash, checkpointDigest(state), signed);
   if (status === "unknown_key") {
-    throw new LogCorruptError(sessionId, position, "the state checkpoint is signed by a key not trusted here");
+    throw new LogCorruptError(
+      sessionId,
+      position,
+      "the state checkpoint is signed by a key not trusted here",
+    );
   }
   if (status === "invalid") {
     throw new LogCorruptError(sessionId, position, "the state checkpoint's signature does not verify");

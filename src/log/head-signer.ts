@@ -36,12 +36,7 @@ export function headSigningMessage(sessionId: string, position: number, hash: st
  * The bytes a state checkpoint's signature covers (see state-checkpoint.ts): its own version
  * prefix, so a head signature can never pass for a checkpoint's or the other way round.
  */
-function checkpointSigningMessage(
-  sessionId: string,
-  position: number,
-  hash: string,
-  digest: string,
-): Buffer {
+function checkpointSigningMessage(sessionId: string, position: number, hash: string, digest: string): Buffer {
   return Buffer.from(`skein-checkpoint-v1\n${sessionId}\n${position}\n${hash}\n${digest}`, "utf8");
 }
 

@@ -4,7 +4,12 @@
  * Boundary rule: statements only; the caller's transaction (its client) holds the writes.
  */
 import type pg from "pg";
-import { type CheckpointRecords, type CheckpointRow, checkedCheckpoint, signedCheckpointRow } from "./checkpoint-records.js";
+import {
+  type CheckpointRecords,
+  type CheckpointRow,
+  checkedCheckpoint,
+  signedCheckpointRow,
+} from "./checkpoint-records.js";
 import type { HeadSigner } from "./head-signer.js";
 import type { StateCheckpoint } from "./state-checkpoint.js";
 
@@ -38,7 +43,9 @@ export class PgCheckpointRecords implements CheckpointRecords<pg.PoolClient> {
       [sessionId],
     );
     const row = found.rows[0];
-    return row === undefined ? null : checkedCheckpoint(sessionId, { ...row, position: Number(row.position) }, this.#signer);
+    return row === undefined
+      ? null
+      : checkedCheckpoint(sessionId, { ...row, position: Number(row.position) }, this.#signer);
   }
 
   async remove(client: pg.PoolClient, sessionId: string): Promise<void> {

@@ -4,7 +4,12 @@
  * Boundary rule: statements only; the caller's transaction holds the writes.
  */
 import type Database from "better-sqlite3";
-import { type CheckpointRecords, type CheckpointRow, checkedCheckpoint, signedCheckpointRow } from "./checkpoint-records.js";
+import {
+  type CheckpointRecords,
+  type CheckpointRow,
+  checkedCheckpoint,
+  signedCheckpointRow,
+} from "./checkpoint-records.js";
 import type { HeadSigner } from "./head-signer.js";
 import type { StateCheckpoint } from "./state-checkpoint.js";
 

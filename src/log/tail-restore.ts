@@ -13,9 +13,9 @@
  * Boundary rule: reads only, through a store's verified reads; what to do with a corrupt log is
  * the caller's (the daemon marks the session corrupt).
  */
-import { emptyState, type RestoredState, applyEntry } from "./collect-state.js";
-import { collectState } from "./collect-state.js";
+
 import type { CheckpointRecords } from "./checkpoint-records.js";
+import { applyEntry, collectState, emptyState, type RestoredState } from "./collect-state.js";
 import type { PositionedEntry } from "./entries.js";
 import { LogCorruptError } from "./errors.js";
 import { checkpointOf, restoreFromCheckpoint, type StateCheckpoint } from "./state-checkpoint.js";
@@ -28,7 +28,7 @@ export interface RestoredLog {
    * The entries read and verified: the whole log, or (from a checkpoint) the checkpoint's own
    * entry and every entry after it.
    */
-  entries: PositionedEntry[];
+  entries: readonly PositionedEntry[];
   /** The checkpoint restore started from; null when it read the whole log. */
   checkpoint: StateCheckpoint | null;
 }
@@ -56,7 +56,11 @@ export async function restoreLog(
   const entries = await store.readRange(sessionId, position, Number.MAX_SAFE_INTEGER - position);
   const first = entries[0];
   if (first === undefined) {
-    throw new LogCorruptError(sessionId, position, `the state checkpoint names position ${position}, past the log's head`);
+    throw new LogCorruptError(
+      sessionId,
+      position,
+      `the state checkpoint names position ${position}, past the log's head`,
+    );
   }
   if (first.position !== position || first.hash !== hash) {
     throw new LogCorruptError(sessionId, position, "the entry is not the one the state checkpoint names");
@@ -96,13 +100,21 @@ export async function verifyPrefix(
     const page = await store.readRange(sessionId, from, Math.min(pageSize, end + 1 - from));
     const first = page[0];
     if (first === undefined) {
-      throw new LogCorruptError(sessionId, from, `the log ends before its state checkpoint at position ${end}`);
+      throw new LogCorruptError(
+        sessionId,
+        from,
+        `the log ends before its state checkpoint at position ${end}`,
+      );
     }
     if (last === null) {
       // A pruned log starts at its cut: its base is not replayed here, only its chain checked.
       state = first.position === 0 ? emptyState() : null;
     } else if (first.prev_hash !== last.hash) {
-      throw new LogCorruptError(sessionId, first.position, "the entry does not follow the one read before it");
+      throw new LogCorruptError(
+        sessionId,
+        first.position,
+        "the entry does not follow the one read before it",
+      );
     }
     for (const placed of page) if (state !== null) applyEntry(state, placed.entry);
     last = page[page.length - 1]!;

@@ -26,26 +26,35 @@ const reachingBackArbitrary: fc.Arbitrary<(position: number) => LogEntry> = fc.o
         after_tokens: after,
       }),
   ),
-  fc.tuple(fc.nat(), fc.nat()).map(
-    ([back, width]) =>
-      (position: number): LogEntry => {
-        const from = Math.max(0, position - 1 - (back % (position + 1)));
-        return { kind: "context_excluded", ts: 2, from_position: from, to_position: from + (width % 3), reason: "repair" };
-      },
-  ),
-  fc.constantFrom("call_0", "call_1", "__proto__").map(
-    (id) => (): LogEntry => ({ kind: "assistant_items", ts: 3, items: [toolCall(id, "bash", "{}")] }),
-  ),
-  fc.constantFrom("call_0", "call_1").map(
-    (id) => (): LogEntry => ({ kind: "tool_results", ts: 4, items: [toolResult(id, "done", false)] }),
-  ),
+  fc.tuple(fc.nat(), fc.nat()).map(([back, width]) => (position: number): LogEntry => {
+    const from = Math.max(0, position - 1 - (back % (position + 1)));
+    return {
+      kind: "context_excluded",
+      ts: 2,
+      from_position: from,
+      to_position: from + (width % 3),
+      reason: "repair",
+    };
+  }),
+  fc
+    .constantFrom("call_0", "call_1", "__proto__")
+    .map((id) => (): LogEntry => ({ kind: "assistant_items", ts: 3, items: [toolCall(id, "bash", "{}")] })),
+  fc
+    .constantFrom("call_0", "call_1")
+    .map((id) => (): LogEntry => ({ kind: "tool_results", ts: 4, items: [toolResult(id, "done", false)] })),
 );
 
 /** A log of every kind of entry, positions included, as a store would return it. */
 const historyArbitrary: fc.Arbitrary<PositionedEntry[]> = fc
   .tuple(
     sessionStartArbitrary,
-    fc.array(fc.oneof(laterEntryArbitrary.map((entry) => () => entry), reachingBackArbitrary), { maxLength: 40 }),
+    fc.array(
+      fc.oneof(
+        laterEntryArbitrary.map((entry) => () => entry),
+        reachingBackArbitrary,
+      ),
+      { maxLength: 40 },
+    ),
   )
   .map(([start, later]) => {
     const entries: LogEntry[] = [start];

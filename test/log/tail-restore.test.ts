@@ -57,7 +57,9 @@ async function sqliteBackend(): Promise<Backend> {
       sqlite(sql).run(...params);
     },
     async text(sql, params) {
-      return sqlite(sql).pluck().get(...params) as string;
+      return sqlite(sql)
+        .pluck()
+        .get(...params) as string;
     },
     async close() {
       await store.close();
@@ -73,7 +75,10 @@ async function pgBackend(): Promise<Backend> {
   await admin.query(`CREATE SCHEMA ${schema}`);
   await admin.end();
   const signer = HeadSigner.generate();
-  const store = await PgStore.open({ connectionString, options: `-c search_path=${schema}`, max: 4 }, { signer });
+  const store = await PgStore.open(
+    { connectionString, options: `-c search_path=${schema}`, max: 4 },
+    { signer },
+  );
   const records = new PgCheckpointRecords(store.pool, signer);
   return {
     store,
@@ -170,10 +175,17 @@ describe.each([
 
   it("finds a tampered prefix row in the background check, though restore does not read it", async () => {
     const { id, checkpoint } = await session();
-    const text = await current.text("SELECT entry FROM transcript WHERE session = $1 AND position = $2", [id, 6]);
+    const text = await current.text("SELECT entry FROM transcript WHERE session = $1 AND position = $2", [
+      id,
+      6,
+    ]);
     const changed = text.replace("question", "Question");
     expect(changed).not.toBe(text);
-    await current.exec("UPDATE transcript SET entry = $1 WHERE session = $2 AND position = $3", [changed, id, 6]);
+    await current.exec("UPDATE transcript SET entry = $1 WHERE session = $2 AND position = $3", [
+      changed,
+      id,
+      6,
+    ]);
     await restoreLog(current.store, current.records, id);
     const error = await corruption(verifyPrefix(current.store, id, checkpoint, { pageSize: 4 }));
     expect(error.position).toBe(6);
