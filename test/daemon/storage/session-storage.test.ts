@@ -17,8 +17,8 @@ import { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage
 import type { SessionStorage } from "../../../src/daemon/storage/session-storage.js";
 import { tablesWithSessionColumn } from "../../../src/daemon/storage/sessions-table.js";
 import { SqliteSessionStorage } from "../../../src/daemon/storage/sqlite-session-storage.js";
-import { HeadSigner } from "../../../src/log/head-signer.js";
 import type { LogEntry } from "../../../src/log/entries.js";
+import { HeadSigner } from "../../../src/log/head-signer.js";
 import { userMessage } from "../../../src/model/items.js";
 import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
 import { tempDatabase } from "./temp-database.js";
