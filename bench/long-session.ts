@@ -59,7 +59,9 @@ async function sinkFor(app: DaemonHarness, signer: HeadSigner): Promise<Sink> {
       async finish(sessionId, head, checkpoint) {
         const signed = signer.sign(sessionId, head.position, head.hash);
         store.db
-          .prepare("UPDATE transcript_heads SET position = ?, hash = ?, signature = ?, key_id = ? WHERE session = ?")
+          .prepare(
+            "UPDATE transcript_heads SET position = ?, hash = ?, signature = ?, key_id = ? WHERE session = ?",
+          )
           .run(head.position, head.hash, signed.signature, signed.key_id, sessionId);
         new SqliteCheckpointRecords(store.db, signer).write(store.db, sessionId, checkpoint);
       },
@@ -122,9 +124,17 @@ function entryAt(position: number, end: number, turn: number): LogEntry {
     case 0:
       return { kind: "user_input", ts, item: userMessage(`Turn ${turn}: ${prose.repeat(2)}`) };
     case 1:
-      return { kind: "assistant_items", ts, items: [toolCall(call, "bash", JSON.stringify({ command: `grep -rn x${turn} src` }))] };
+      return {
+        kind: "assistant_items",
+        ts,
+        items: [toolCall(call, "bash", JSON.stringify({ command: `grep -rn x${turn} src` }))],
+      };
     case 2:
-      return { kind: "tool_results", ts, items: [toolResult(call, `src/file${turn}.ts:1: ${prose.repeat(48)}`)] };
+      return {
+        kind: "tool_results",
+        ts,
+        items: [toolResult(call, `src/file${turn}.ts:1: ${prose.repeat(48)}`)],
+      };
     case 3:
       return { kind: "assistant_items", ts, items: [assistantMessage(prose.repeat(12))] };
     case 4:
@@ -208,7 +218,12 @@ interface Opened {
 }
 
 /** A session grown to `size` entries, opened after a restart: first snapshot, next request, RSS. */
-async function openLong(app: DaemonHarness, fake: FakeProvider, signer: HeadSigner, size: number): Promise<Opened> {
+async function openLong(
+  app: DaemonHarness,
+  fake: FakeProvider,
+  signer: HeadSigner,
+  size: number,
+): Promise<Opened> {
   const sessionId = await app.createSession();
   await app.turn(sessionId, "hello");
   await app.shutdown();
@@ -216,7 +231,9 @@ async function openLong(app: DaemonHarness, fake: FakeProvider, signer: HeadSign
   const generated = Date.now();
   const bytes = await grow(sink, sessionId, size, signer);
   await sink.close();
-  console.log(`  ${size} entries (${(bytes / 1e6).toFixed(0)} MB) written in ${((Date.now() - generated) / 1000).toFixed(1)} s`);
+  console.log(
+    `  ${size} entries (${(bytes / 1e6).toFixed(0)} MB) written in ${((Date.now() - generated) / 1000).toFixed(1)} s`,
+  );
   await app.boot();
   // Warm up (code loaded, connections opened) on a new small session: the empty daemon's RSS is
   // taken after it, so what is measured is what the long session costs.
@@ -239,14 +256,19 @@ async function openLong(app: DaemonHarness, fake: FakeProvider, signer: HeadSign
   await app.idle(sessionId, 600_000);
   const rssAboveEmptyMb = (await peak) - emptyRss;
   const verified = await app.api(`/sessions/${sessionId}`);
-  if (verified.status !== 200) throw new Error(`after the background check: ${verified.status} ${verified.text}`);
+  if (verified.status !== 200)
+    throw new Error(`after the background check: ${verified.status} ${verified.text}`);
   return { snapshotMs, requestMs, rssAboveEmptyMb, megabytes: bytes / 1e6 };
 }
 
 async function backendFigures(database: "sqlite" | "postgres"): Promise<Figure[]> {
   const fake = await FakeProvider.start();
   const signer = HeadSigner.generate();
-  const app = await Harness.start({ providers: profileFor(fake), database, signingKeyPem: signer.privateKeyPem() });
+  const app = await Harness.start({
+    providers: profileFor(fake),
+    database,
+    signingKeyPem: signer.privateKeyPem(),
+  });
   try {
     console.log(`${database}:`);
     const small = await openLong(app, fake, signer, baselineEntries);

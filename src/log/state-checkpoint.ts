@@ -18,7 +18,7 @@ import { LogCorruptError } from "./errors.js";
 import type { LogHead } from "./store.js";
 
 /** Default distance in positions between checkpoints written without a compaction. */
-export const defaultCheckpointSpacing = 4_096;
+const defaultCheckpointSpacing = 4_096;
 
 /** A checkpoint as written: where it is in the chain and the state there as canonical JSON. */
 export interface StateCheckpoint extends LogHead {
