@@ -27,11 +27,6 @@ export interface SessionParts {
   gate: ApprovalGate;
   compactor: SessionCompactor;
   turns: TurnScheduler;
-  /**
-   * The background check of the log before the state checkpoint it was restored from: true
-   * once verified (null: the whole log was read and verified at load).
-   */
-  prefixChecked: Promise<boolean> | null;
 }
 
 /** What the actor hears of its parts: every commit, and what its turn scheduler tells. */
@@ -73,8 +68,8 @@ export function sessionParts(
   const gate = new ApprovalGate(port);
   const compactor = new SessionCompactor(port, services.limitsOf);
   const turns = new TurnScheduler(port, services, { inputs, gate, compactor }, owner);
-  const { checkpoint } = restored;
-  const prefixChecked =
-    checkpoint === null ? null : checkPrefix(log, storage, checkpoint, () => owner.halted(), services.logger);
-  return { port, log, inputs, gate, compactor, turns, prefixChecked };
+  // It reports what it finds itself (a corrupt prefix marks the log corrupt): nothing awaits it.
+  if (restored.checkpoint !== null)
+    void checkPrefix(log, storage, restored.checkpoint, () => owner.halted(), services.logger);
+  return { port, log, inputs, gate, compactor, turns };
 }
