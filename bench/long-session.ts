@@ -3,7 +3,8 @@
  * first snapshot (the load included) and to its next turn's model request, and the daemon's RSS
  * above an empty daemon while the session is loaded (its peak while the log's prefix is verified
  * in the background), for a 10,000-entry session (the baseline, same run) and a long one
- * (1,000,000 entries by default, about 0.85 KB each: SKEIN_BENCH_LONG_ENTRIES sets the count).
+ * (1,000,000 entries by default, about 0.85 KB each: SKEIN_BENCH_LONG_ENTRIES sets the count;
+ * SKEIN_BENCH_LONG_BACKENDS=sqlite or =postgres runs one backend).
  *
  * The long logs are written straight into the daemon's database while it is stopped (a fast
  * path: entries chained, heads and the state checkpoint signed with the daemon's key), as the
@@ -105,22 +106,32 @@ async function sinkFor(app: DaemonHarness, signer: HeadSigner): Promise<Sink> {
 
 const prose = "The agent reads the code, runs the tests and explains what it found in plain words. ";
 
-/** The entry at `position` of a realistic session: turns of seven entries, a compaction every 2,000. */
-function entryAt(position: number, end: number, turn: number): LogEntry {
+/** Whether the entry at `position` of a log of `end` entries is a compaction (one every 2,000, the last 100 before the end). */
+function isCompaction(position: number, end: number): boolean {
+  const last = end - lastCompactionBeforeEnd;
+  return position === last || (position % compactionEvery === 0 && position < last);
+}
+
+/**
+ * The entry at `position` of a realistic session: turns of seven entries (`slot` counts the
+ * entries of turns so far, so a compaction falls between two entries of a turn, never in place
+ * of one: every result follows its call), a compaction every 2,000 positions keeping the last
+ * two turns from `keepFrom` (a turn's start: a compaction never cuts a call from its result).
+ */
+function entryAt(position: number, end: number, slot: number, turn: number, keepFrom: number): LogEntry {
   const ts = 1_760_000_000_000 + position;
-  const lastCompaction = end - lastCompactionBeforeEnd;
-  if (position === lastCompaction || (position % compactionEvery === 0 && position < lastCompaction)) {
+  if (isCompaction(position, end)) {
     return {
       kind: "compaction",
       ts,
       summary: `Summary at ${position}: ${prose.repeat(8)}`,
-      first_kept_position: position - 14,
+      first_kept_position: keepFrom,
       before_tokens: 90_000,
       after_tokens: 4_000,
     };
   }
-  const call = `call_${position - (position % 7)}`;
-  switch (position % 7) {
+  const call = `call_${slot - (slot % 7)}`;
+  switch (slot % 7) {
     case 0:
       return { kind: "user_input", ts, item: userMessage(`Turn ${turn}: ${prose.repeat(2)}`) };
     case 1:
@@ -162,8 +173,15 @@ async function grow(sink: Sink, sessionId: string, size: number, signer: HeadSig
   let checkpoint: StateCheckpoint | null = null;
   let rows: Row[] = [];
   let bytes = 0;
+  let slot = 0;
+  const turnStarts = [existing.length, existing.length];
   for (let position = existing.length; position < size; position++) {
-    const entry = entryAt(position, size, state.request_count + 1);
+    const entry = entryAt(position, size, slot, state.request_count + 1, turnStarts[0]!);
+    if (entry.kind !== "compaction") slot++;
+    if (entry.kind === "user_input") {
+      turnStarts.push(position);
+      turnStarts.shift();
+    }
     const text = canonicalJson(entry);
     bytes += text.length;
     const hash = hashAfterValidPrev(prev, text);
@@ -193,21 +211,23 @@ function cpuTicks(pid: number): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
-/** Sample RSS until the process has been idle for a second (the background check is over); the peak. */
-async function peakRssUntilIdle(pid: number, limitMs = 600_000): Promise<number> {
+/** Sample RSS until the daemon logs that the session's prefix verified; the peak, and how long that took. */
+async function peakRssUntilVerified(
+  app: DaemonHarness,
+  sessionId: string,
+  limitMs = 1_800_000,
+): Promise<{ peak: number; verifiedMs: number }> {
+  const pid = app.pid;
   let peak = rssMb(pid);
-  let lastTicks = cpuTicks(pid);
-  let idleSince = Date.now();
   const deadline = Date.now() + limitMs;
+  const done = new RegExp(`"session_id":"${sessionId}"[^\n]*"ms":(\\d+)[^\n]*prefix verified`);
   while (Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     peak = Math.max(peak, rssMb(pid));
-    const ticks = cpuTicks(pid);
-    if (ticks - lastTicks > 2) idleSince = Date.now();
-    lastTicks = ticks;
-    if (Date.now() - idleSince > 1_000) return peak;
+    const found = done.exec(app.readLog());
+    if (found !== null) return { peak, verifiedMs: Number(found[1]) };
   }
-  return peak;
+  throw new Error(`the prefix of ${sessionId} was not verified within ${limitMs} ms`);
 }
 
 interface Opened {
@@ -215,6 +235,8 @@ interface Opened {
   requestMs: number;
   rssAboveEmptyMb: number;
   megabytes: number;
+  /** How long the background check of the prefix took (from its start, a second after the load). */
+  verifiedMs: number;
 }
 
 /** A session grown to `size` entries, opened after a restart: first snapshot, next request, RSS. */
@@ -250,15 +272,16 @@ async function openLong(
     while (fake.requests.length === requests) await new Promise((resolve) => setTimeout(resolve, 1));
     return performance.now() - sent;
   })();
-  const peak = peakRssUntilIdle(app.pid);
+  const peak = peakRssUntilVerified(app, sessionId);
   await app.prompt(sessionId, "and now?");
   const requestMs = await waitRequest;
   await app.idle(sessionId, 600_000);
-  const rssAboveEmptyMb = (await peak) - emptyRss;
+  const { peak: peakRss, verifiedMs } = await peak;
+  const rssAboveEmptyMb = peakRss - emptyRss;
   const verified = await app.api(`/sessions/${sessionId}`);
   if (verified.status !== 200)
     throw new Error(`after the background check: ${verified.status} ${verified.text}`);
-  return { snapshotMs, requestMs, rssAboveEmptyMb, megabytes: bytes / 1e6 };
+  return { snapshotMs, requestMs, rssAboveEmptyMb, megabytes: bytes / 1e6, verifiedMs };
 }
 
 async function backendFigures(database: "sqlite" | "postgres"): Promise<Figure[]> {
@@ -296,6 +319,13 @@ async function backendFigures(database: "sqlite" | "postgres"): Promise<Figure[]
         small.rssAboveEmptyMb,
         `${size}: peak RSS while loaded (the next turn and the prefix's background verification included) above the same daemon just booted and warmed up on a small session; target <= 50 MB`,
       ),
+      figure(
+        `long_session_prefix_verified_${database}`,
+        long.verifiedMs / 1000,
+        "s",
+        small.verifiedMs / 1000,
+        `${size}: the background verification of the log before the state checkpoint (paced to a quarter of the main thread), from its start to the log line saying it verified`,
+      ),
     ];
   } finally {
     await app.close();
@@ -304,6 +334,10 @@ async function backendFigures(database: "sqlite" | "postgres"): Promise<Figure[]
 }
 
 export async function run(): Promise<void> {
-  const figures = [...(await backendFigures("sqlite")), ...(await backendFigures("postgres"))];
+  const backends = (process.env.SKEIN_BENCH_LONG_BACKENDS ?? "sqlite,postgres").split(",");
+  const figures: Figure[] = [];
+  for (const backend of ["sqlite", "postgres"] as const) {
+    if (backends.includes(backend)) figures.push(...(await backendFigures(backend)));
+  }
   writeReport("long-session", figures);
 }

@@ -33,9 +33,10 @@ export async function checkPrefix(
   logger: SessionLogger,
 ): Promise<boolean> {
   await sleep(startDelayMs);
-  let resumed = performance.now();
+  const began = performance.now();
+  let resumed = began;
   try {
-    return await storage.verifyLogPrefix(log.sessionId, checkpoint, {
+    const verified = await storage.verifyLogPrefix(log.sessionId, checkpoint, {
       pageSize,
       stopped: () => stopped() || log.corrupt !== null,
       between: async () => {
@@ -43,6 +44,11 @@ export async function checkPrefix(
         resumed = performance.now();
       },
     });
+    if (verified) {
+      const ms = Math.round(performance.now() - began);
+      logger.info({ session_id: log.sessionId, up_to: checkpoint.position, ms }, "the log's prefix verified");
+    }
+    return verified;
   } catch (error) {
     if (error instanceof LogCorruptError) log.markCorrupt(error);
     else logger.warn({ session_id: log.sessionId, err: error }, "the log's prefix could not be verified");
