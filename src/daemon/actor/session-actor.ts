@@ -109,8 +109,8 @@ export class SessionActor {
   }
 
   /**
-   * Load a session from durable state: its row and its verified log. Throws the store's errors
-   * (SessionNotFoundError, LogCorruptError, storage failures) unchanged. `epoch`: the lease it is
+   * Load a session from durable state: its row and its log, restored (log/tail-restore.ts). Throws
+   * the store's errors (SessionNotFoundError, LogCorruptError, storage failures) unchanged. `epoch`: the lease it is
    * loaded under (its `services.storage` writes under it), null on one node.
    */
   static async load(
