@@ -205,12 +205,6 @@ function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
 }
 
-/** CPU time of the process so far (clock ticks). */
-function cpuTicks(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return Number(fields[11]) + Number(fields[12]);
-}
-
 /** Sample RSS until the daemon logs that the session's prefix verified; the peak, and how long that took. */
 async function peakRssUntilVerified(
   app: DaemonHarness,
