@@ -5,8 +5,8 @@
  * Boundary rule: an input is stored before the 202 is sent; everything after (the turn) is the
  * session actor's business.
  */
-import { type Static, Type } from "typebox";
-import type { InputBody, InputIntent, InterruptBody } from "../../api/inputs.js";
+import { type Static, type TSchema, Type } from "typebox";
+import type { InputBody, InputIntent } from "../../api/inputs.js";
 import {
   CancelAnswerSchema,
   InputBodySchema,
@@ -14,11 +14,13 @@ import {
   InterruptAnswerSchema,
   InterruptBodySchema,
 } from "../../api/schemas/inputs.js";
+import type { SessionActor } from "../actor/session-actor.js";
+import type { SessionRegistry } from "../actor/session-registry.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
-import { registerResource } from "../http/resource.js";
+import { type ResourceRoute, registerResource } from "../http/resource.js";
 import { inputBodyLimit } from "../http/route-config.js";
-import { ActorPathParams, actorRoute } from "./actor-route.js";
+import { actorBodyRoute, actorRoute } from "./actor-route.js";
 import { checkIdShape, checkNewId } from "./client-id.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
@@ -30,6 +32,15 @@ function inputIdOf(request: { params: unknown }): string {
   const { iid } = request.params as Static<typeof InputParams>;
   checkIdShape(iid, "input id");
   return iid;
+}
+/** A route on one input of a session: its path's ids checked, then one call with the input id. */
+function inputRoute<T>(
+  registry: SessionRegistry,
+  summary: string,
+  answer: readonly [status: number, schema: TSchema],
+  act: (actor: SessionActor, iid: string) => Promise<T> | T,
+): ResourceRoute {
+  return actorRoute(registry, { summary, params: InputParams, answer, input: inputIdOf, act });
 }
 /** The status an error is answered with (for the admission's span). */
 function statusOf(error: unknown): number {
@@ -80,32 +91,25 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
         }
       },
     },
-    GET: actorRoute(registry, {
-      summary: "An input's receipt",
-      params: InputParams,
-      answer: [200, InputReceiptSchema],
-      input: inputIdOf,
-      act: (actor, iid) => actor.receipt(iid),
-    }),
+    GET: inputRoute(registry, "An input's receipt", [200, InputReceiptSchema], (actor, iid) =>
+      actor.receipt(iid),
+    ),
   });
 
   registerResource(app, "/sessions/:sid/inputs/:iid/cancel", {
-    POST: actorRoute(registry, {
-      summary: "Cancel a queued input (or interrupt the turn that delivers it alone)",
-      params: InputParams,
-      answer: [200, CancelAnswerSchema],
-      input: inputIdOf,
-      act: (actor, iid) => actor.cancelInput(iid),
-    }),
+    POST: inputRoute(
+      registry,
+      "Cancel a queued input (or interrupt the turn that delivers it alone)",
+      [200, CancelAnswerSchema],
+      (actor, iid) => actor.cancelInput(iid),
+    ),
   });
 
   registerResource(app, "/sessions/:sid/interrupt", {
-    POST: actorRoute(registry, {
+    POST: actorBodyRoute(registry, {
       summary: "Stop the running turn (when `run_id` is its id) and cancel queued inputs",
-      params: ActorPathParams,
       body: InterruptBodySchema,
       answer: [200, InterruptAnswerSchema],
-      input: (request) => request.body as InterruptBody,
       act: (actor, body) => actor.interrupt(body.run_id, body.through_input_order),
     }),
   });
