@@ -201,10 +201,8 @@ export function applyEntry(state: RestoredState, entry: LogEntry): void {
       applyExclusion(state, entry.from_position, entry.to_position);
       return;
     case "continuation":
-      // The model ran again without new input: nothing to replay.
-      return;
     case "pruned":
-      // Its base seeds the replay of the kept entries (pruned-log.ts); here it changes nothing.
+      // The model ran again without new input; a pruned record's base seeded the replay (pruned-log.ts).
       return;
     case "turn_end":
       state.request_count = entry.turn_count;
