@@ -196,15 +196,7 @@ function applyEvent(state: TranscriptState, event: SessionEvent): TranscriptStat
         summary: { ...state.summary, model: event.data.model },
       };
     case "turn_completed":
-      return {
-        ...state,
-        drafts: state.drafts.filter((draft) => draft.turnId !== event.data.run_id),
-        interrupted:
-          event.data.state === "interrupted"
-            ? [...state.interrupted, ...keptDrafts(state, event.data.run_id)]
-            : state.interrupted,
-        notice: turnEndNotice(event.data.state, event.data.outcome) ?? state.notice,
-      };
+      return applyTurnCompleted(state, event.data);
     case "error":
       return {
         ...state,
@@ -326,4 +318,20 @@ function turnEndNotice(
     return "Budget exhausted: the turn stopped before its next model request. Raise the session's budget (skein budget set) or config.json's, then send a message to go on.";
   }
   return state === "completed" ? null : `The turn ended: ${state}.`;
+}
+
+/** A turn ended: its drafts go (an interrupted turn's are kept apart), and the page says why it stopped. */
+function applyTurnCompleted(
+  state: TranscriptState,
+  data: Extract<SessionEvent, { type: "turn_completed" }>["data"],
+): TranscriptState {
+  return {
+    ...state,
+    drafts: state.drafts.filter((draft) => draft.turnId !== data.run_id),
+    interrupted:
+      data.state === "interrupted"
+        ? [...state.interrupted, ...keptDrafts(state, data.run_id)]
+        : state.interrupted,
+    notice: turnEndNotice(data.state, data.outcome) ?? state.notice,
+  };
 }
