@@ -57,6 +57,7 @@ import {
   type SessionListItem,
   type StreamItem,
 } from "./session-stream.js";
+import { type TokenCalls, tokenCalls } from "./token-calls.js";
 
 export type { DaemonClientOptions } from "./client-options.js";
 
@@ -167,6 +168,11 @@ export class DaemonClient {
   /** The schedule routes (`/schedules`): create, list, read, pause or resume, remove. */
   get schedules(): ScheduleCalls {
     return scheduleCalls((method, path, options) => this.#call(method, path, options));
+  }
+
+  /** The token routes (`/tokens`): create, list, revoke named API tokens. */
+  get tokens(): TokenCalls {
+    return tokenCalls((method, path, options) => this.#call(method, path, options));
   }
 
   /** `GET /cluster`: the nodes sharing the daemon's database (none on SQLite). */

@@ -32,11 +32,13 @@ import { schedulerOf } from "./boot/scheduler-of.js";
 import { followSharedConfig } from "./boot/share-config.js";
 import { startTooling } from "./boot/start-tooling.js";
 import { startTracing } from "./boot/start-tracing.js";
+import { tokenLookupOf } from "./boot/token-lookup.js";
 import type { ClusterNode } from "./cluster/cluster-node.js";
 import { warnWherePeersDistrust } from "./cluster/peer-trust.js";
 import type { Relays } from "./cluster/request-forwarding.js";
 import { BrowserLogins } from "./http/browser-logins.js";
 import { createHttpApp, type HttpApp } from "./http/create-http-app.js";
+import type { TokenLookup } from "./http/request-authority.js";
 import { apiKeys } from "./process/api-key-lookup.js";
 import type { DaemonMetrics } from "./process/daemon-metrics.js";
 import { writeDiscoveryFile } from "./process/discovery-file.js";
@@ -52,6 +54,7 @@ import { ProviderConfigSource } from "./process/provider-config.js";
 import { SecretsSource } from "./process/secrets-source.js";
 import { type DaemonSettings, readSettings } from "./process/settings.js";
 import { loadSigningKey } from "./process/signing-key.js";
+import { readTlsFiles } from "./process/tls-files.js";
 import { databaseFiles } from "./storage/database.js";
 import type { SessionStorage } from "./storage/session-storage.js";
 
@@ -175,7 +178,7 @@ async function serve(
   const { settings, drain, logger, storage, cluster, tooling, providers, sharedConfig } = parts;
   const { instanceId, signer, lock, sessions, metrics, retention } = running;
   const logins = new BrowserLogins(loginFile(settings.home));
-  const app = openHttpApp(settings, logins, drain, logger);
+  const app = openHttpApp(settings, { logins, tokens: tokenLookupOf(storage.apiTokens) }, drain, logger);
   undo.push(() => app.close());
   let relays: Relays | null = null;
   const routeServices = routeServicesOf(parts, sessions, metrics, retention);
@@ -252,13 +255,15 @@ function hiddenPathsOf(settings: DaemonSettings): string[] {
 /** The HTTP app, its ingress rules set for this daemon's token, logins and addresses. */
 function openHttpApp(
   settings: DaemonSettings,
-  logins: BrowserLogins,
+  access: { logins: BrowserLogins; tokens: TokenLookup },
   drain: DrainController,
   logger: pino.Logger,
 ): HttpApp {
   return createHttpApp({
     token: settings.token,
-    logins,
+    ...access,
+    ...(settings.tls === null ? {} : { tls: readTlsFiles(settings.tls) }),
+    trustedProxies: settings.trustProxy,
     isDraining: () => drain.draining,
     loggerInstance: logger,
     // Clients on other machines and relays from other nodes name the address they used.

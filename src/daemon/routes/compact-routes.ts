@@ -19,6 +19,7 @@ export function registerCompactRoutes(app: HttpApp, services: RouteServices): vo
   registerResource(app, "/sessions/:sid/compact", {
     POST: actorRoute(services.registry, {
       summary: "Compact the session's model context now (the summary is written in the background)",
+      role: "driver",
       params: ActorPathParams,
       answer: [202, CompactAnswerSchema],
       startsWork: true,

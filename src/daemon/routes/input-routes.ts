@@ -5,6 +5,7 @@
  * Boundary rule: an input is stored before the 202 is sent; everything after (the turn) is the
  * session actor's business.
  */
+import type { FastifyRequest } from "fastify";
 import { type Static, Type } from "typebox";
 import type { InputBody, InputIntent, InterruptBody } from "../../api/inputs.js";
 import {
@@ -15,9 +16,11 @@ import {
   InterruptBodySchema,
 } from "../../api/schemas/inputs.js";
 import type { HttpApp } from "../http/create-http-app.js";
+import { senderOf } from "../http/credential.js";
 import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
 import { inputBodyLimit } from "../http/route-config.js";
+import type { InputSource } from "../storage/inputs-table.js";
 import { ActorPathParams, actorRoute } from "./actor-route.js";
 import { checkIdShape, checkNewId } from "./client-id.js";
 import { answerWith } from "./daemon-problem.js";
@@ -46,6 +49,7 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
       schema: { params: InputParams, body: InputBodySchema, response: { 202: InputReceiptSchema } },
       bodyLimit: inputBodyLimit,
       config: {
+        role: "driver",
         startsWork: true,
         doc: {
           summary: "Submit an input (durable and idempotent: stored before the 202)",
@@ -70,7 +74,7 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
         );
         try {
           const receipt = await answerWith(async () =>
-            registry.withActor(sid, (actor) => actor.submit(iid, intent, body.client_id ?? null)),
+            registry.withActor(sid, (actor) => actor.submit(iid, intent, sourceOf(request, body))),
           );
           span?.end(202);
           return reply.code(202).send(receipt);
@@ -82,6 +86,7 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
     },
     GET: actorRoute(registry, {
       summary: "An input's receipt",
+      role: "viewer",
       params: InputParams,
       answer: [200, InputReceiptSchema],
       input: inputIdOf,
@@ -92,6 +97,7 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
   registerResource(app, "/sessions/:sid/inputs/:iid/cancel", {
     POST: actorRoute(registry, {
       summary: "Cancel a queued input (or interrupt the turn that delivers it alone)",
+      role: "driver",
       params: InputParams,
       answer: [200, CancelAnswerSchema],
       input: inputIdOf,
@@ -102,6 +108,7 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
   registerResource(app, "/sessions/:sid/interrupt", {
     POST: actorRoute(registry, {
       summary: "Stop the running turn (when `run_id` is its id) and cancel queued inputs",
+      role: "driver",
       params: ActorPathParams,
       body: InterruptBodySchema,
       answer: [200, InterruptAnswerSchema],
@@ -109,4 +116,10 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
       act: (actor, body) => actor.interrupt(body.run_id, body.through_input_order),
     }),
   });
+}
+
+/** Who sent an input: the name the client gave itself, its token's name, its address. */
+function sourceOf(request: FastifyRequest, body: InputBody): InputSource {
+  const sender = senderOf(request.raw);
+  return { clientId: body.client_id ?? null, sentBy: sender.principal, sentFrom: sender.address };
 }

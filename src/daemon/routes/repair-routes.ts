@@ -19,6 +19,7 @@ export function registerRepairRoutes(app: HttpApp, services: RouteServices): voi
   registerResource(app, "/sessions/:sid/repair", {
     POST: actorRoute(services.registry, {
       summary: "Leave log entries out of the model's context (the way out of a refused history)",
+      role: "driver",
       params: ActorPathParams,
       body: RepairBodySchema,
       answer: [200, RepairAnswerSchema],

@@ -155,7 +155,9 @@ export class Scheduler {
     const intent: InputIntent = { kind: "message", text: row.prompt };
     try {
       if (row.newSession !== null) await this.#ensureSession(sessionId, row.newSession);
-      await registry.withActor(sessionId, (actor) => actor.submit(inputId, intent, `schedule:${row.id}`));
+      await registry.withActor(sessionId, (actor) =>
+        actor.submit(inputId, intent, { clientId: `schedule:${row.id}`, sentBy: null, sentFrom: null }),
+      );
       return "admitted";
     } catch (error) {
       if (this.#services.ownedElsewhere(error)) return "elsewhere";

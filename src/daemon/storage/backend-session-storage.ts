@@ -19,6 +19,7 @@ import type { HeadRecord } from "../../log/head-record.js";
 import { SessionWriter } from "../../log/session-writer.js";
 import type { LogHead, Store } from "../../log/store.js";
 import { SessionBusyError } from "../errors.js";
+import { type ApiTokenStore, apiTokenStoreOn } from "./api-token-store.js";
 import { appliedSchemaVersionProgram } from "./daemon-schema.js";
 import { checkDeliveredWithin, lastDeliveredInputProgram } from "./delivery-evidence.js";
 import { GuardedLog } from "./guarded-log.js";
@@ -87,12 +88,14 @@ interface SharedState<Tx> {
 
 export class BackendSessionStorage<Tx> implements SessionStorage {
   #shared: SharedState<Tx>;
+  readonly apiTokens: ApiTokenStore;
   /** The lease epoch this view's writes are fenced at (undefined: the node's, for writes outside an actor). */
   #epoch: number | undefined = undefined;
 
   /** Storage on `backend`, unfenced until `fenceWith`. */
   constructor(backend: StorageBackend<Tx>) {
     this.#shared = { backend, fence: null, sessionTables: null };
+    this.apiTokens = apiTokenStoreOn(backend);
   }
 
   /** From now on every write of a session first passes `fence` in its transaction (cluster mode). */

@@ -1,5 +1,5 @@
 /**
- * The daemon's tables (sessions, inputs, turns, rejected_creations, schedules) as numbered migrations,
+ * The daemon's tables (sessions, inputs, turns, rejected_creations, schedules, api_tokens) as numbered migrations,
  * one list for both backends: SQLite runs each statement as written; PostgreSQL runs it with
  * every INTEGER widened to BIGINT (times are milliseconds, beyond 32 bits). Each applied version
  * is recorded in `schema_version`; a database with a higher version than this code knows is
@@ -211,6 +211,23 @@ export const migrations: readonly Migration[] = [
         created_at INTEGER NOT NULL
       )`,
       "CREATE INDEX schedules_by_next_firing ON schedules (next_fire_at)",
+    ],
+  },
+  {
+    version: 10,
+    statements: [
+      // Named API tokens (both backends, so every node sees a revocation at once): the SHA-256
+      // digest of each secret, never the secret. `session_id`: the one session it may reach.
+      `CREATE TABLE api_tokens (
+        name TEXT PRIMARY KEY,
+        digest TEXT NOT NULL UNIQUE,
+        role TEXT NOT NULL CHECK (role IN ('viewer', 'approver', 'driver', 'admin')),
+        session_id TEXT,
+        created_at INTEGER NOT NULL
+      )`,
+      // Who sent each input (the token's name) and from which address (docs/http-api.md).
+      "ALTER TABLE inputs ADD COLUMN sent_by TEXT",
+      "ALTER TABLE inputs ADD COLUMN sent_from TEXT",
     ],
   },
 ];

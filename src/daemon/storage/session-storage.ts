@@ -17,6 +17,7 @@ import type { HeadRecord } from "../../log/head-record.js";
 import type { PlacedEntry, WriterAppendOptions } from "../../log/session-writer.js";
 import type { LogHead } from "../../log/store.js";
 import type { Usage } from "../../model/usage.js";
+import type { ApiTokenStore } from "./api-token-store.js";
 import type { Admission, InputRow, NewInput } from "./inputs-table.js";
 import type { RejectedCreation } from "./rejected-creations-table.js";
 import type { RetentionCandidate } from "./retention-table.js";
@@ -195,6 +196,11 @@ export interface SessionStorage {
 
   recordRejection(rejection: RejectedCreation): Promise<void>;
   getRejection(id: string, now: number): Promise<RejectedCreation | null>;
+
+  // --- named API tokens -------------------------------------------------------------------
+
+  /** The named API tokens (not session data: shared by every node of a cluster). */
+  readonly apiTokens: ApiTokenStore;
 
   // --- schedules --------------------------------------------------------------------------
 
