@@ -8,6 +8,7 @@
  * Error answers become `DaemonApiError` (status, problem code, detail).
  */
 import { Agent } from "node:http";
+import { Agent as HttpsAgent } from "node:https";
 import type {
   ApprovalAnswerBody,
   ApprovalMode,
@@ -66,6 +67,7 @@ export class DaemonClient {
   /** The home whose daemon.json names the daemon; null for a fixed endpoint. */
   readonly home: string | null;
   readonly #agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  readonly #tlsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 16 });
   readonly #timeoutMs: number;
   readonly #startDaemon: (() => Promise<unknown>) | null;
   #restarting: Promise<boolean> | null = null;
@@ -355,6 +357,12 @@ export class DaemonClient {
   /** Close idle keep-alive connections (call when done, so the process can exit at once). */
   close(): void {
     this.#agent.destroy();
+    this.#tlsAgent.destroy();
+  }
+
+  /** The connection pool for `endpoint`: HTTPS or HTTP. */
+  #agentFor(endpoint: DaemonEndpoint): Agent {
+    return endpoint.tlsCert === undefined ? this.#agent : this.#tlsAgent;
   }
 
   async #call<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
@@ -371,7 +379,7 @@ export class DaemonClient {
     const spec = { method, path, timeoutMs: options.timeoutMs ?? this.#timeoutMs, ...options };
     let endpoint = this.endpoint();
     try {
-      const answer = await exchange(endpoint, this.#agent, spec);
+      const answer = await exchange(endpoint, this.#agentFor(endpoint), spec);
       if (answer.status !== 401 || !this.rediscover() || this.#endpoint === null) return answer;
       endpoint = this.#endpoint;
     } catch (error) {
@@ -384,7 +392,7 @@ export class DaemonClient {
       endpoint = this.#endpoint;
     }
     try {
-      return await exchange(endpoint, this.#agent, spec);
+      return await exchange(endpoint, this.#agentFor(endpoint), spec);
     } catch (error) {
       if (!isConnectionRefused(error)) throw error;
       throw new DaemonUnreachableError(this.home, `nothing answers on 127.0.0.1:${endpoint.port}`, {

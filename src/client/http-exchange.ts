@@ -12,7 +12,17 @@ import {
   type IncomingMessage,
   request,
 } from "node:http";
-import type { DaemonEndpoint } from "./daemon-endpoint.js";
+import { request as httpsRequest } from "node:https";
+import { type DaemonEndpoint, pinnedTls } from "./daemon-endpoint.js";
+
+/** node:http or node:https, as the daemon serves. */
+function send(endpoint: DaemonEndpoint): typeof request {
+  return endpoint.tlsCert === undefined ? request : httpsRequest;
+}
+
+function tlsOf(endpoint: DaemonEndpoint): ReturnType<typeof pinnedTls> | Record<string, never> {
+  return endpoint.tlsCert === undefined ? {} : pinnedTls(endpoint.tlsCert);
+}
 
 /** A request to the daemon; `body` is sent as JSON. */
 export interface ExchangeRequest {
@@ -56,10 +66,11 @@ export function exchange(
         : { "content-type": "application/json", "content-length": String(Buffer.byteLength(payload)) }),
       ...spec.headers,
     };
-    const req = request(
+    const req = send(endpoint)(
       {
         host: endpoint.host ?? "127.0.0.1",
         port: endpoint.port,
+        ...tlsOf(endpoint),
         method: spec.method,
         path: spec.path,
         headers,
@@ -114,10 +125,11 @@ export function openEventStream(
   timeoutMs = 10_000,
 ): Promise<OpenedStream> {
   return new Promise((resolve, reject) => {
-    const req = request(
+    const req = send(endpoint)(
       {
         host: endpoint.host ?? "127.0.0.1",
         port: endpoint.port,
+        ...tlsOf(endpoint),
         method: "GET",
         path,
         agent: false,

@@ -48,7 +48,12 @@ import { ensureHome } from "./process/home.js";
 import { HomeLock, HomeLockedError } from "./process/home-lock.js";
 import { closeInheritedDescriptors } from "./process/inherited-descriptors.js";
 import { loginFile } from "./process/login-file.js";
-import { defaultNodeUrl, listenHostNames, nodeAddressWarnings } from "./process/node-address.js";
+import {
+  defaultNodeUrl,
+  isWildcardAddress,
+  listenHostNames,
+  nodeAddressWarnings,
+} from "./process/node-address.js";
 import { choosePort, rememberPort } from "./process/port.js";
 import { ProviderConfigSource } from "./process/provider-config.js";
 import { SecretsSource } from "./process/secrets-source.js";
@@ -222,6 +227,9 @@ async function publishDiscovery(
     version: protocolVersion,
     instance_id: daemon.instanceId,
     config_source: daemon.configShared ? "database" : "file",
+    // A client on this machine connects to the listen address (loopback for a wildcard one).
+    ...(settings.host === "127.0.0.1" || isWildcardAddress(settings.host) ? {} : { host: settings.host }),
+    ...(settings.tls === null ? {} : { tls_cert: settings.tls.certPath }),
   });
 }
 
