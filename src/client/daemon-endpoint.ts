@@ -5,9 +5,10 @@
  *
  * Boundary rule: a plain type and its constructor; the only I/O is reading the certificate.
  */
+
+import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { RequestOptions } from "node:https";
-import { X509Certificate } from "node:crypto";
 import type { DiscoveryInfo } from "../home/discovery-file.js";
 
 /** Where a client sends its requests. */

@@ -56,7 +56,9 @@ describe("named tokens and roles", () => {
     for (const [path, methods] of Object.entries(paths))
       for (const [method, operation] of Object.entries(methods))
         declared.set(`${method.toUpperCase()} ${path}`, operation["x-skein-role"]);
-    expect(Object.fromEntries([...declared].sort())).toEqual(Object.fromEntries([...documentedRoles()].sort()));
+    expect(Object.fromEntries([...declared].sort())).toEqual(
+      Object.fromEntries([...documentedRoles()].sort()),
+    );
 
     const secrets = new Map<Role, string>();
     for (const role of roles) secrets.set(role, await createToken(app, { name: `matrix-${role}`, role }));
@@ -96,7 +98,9 @@ describe("named tokens and roles", () => {
     const refused = await app.api(`/sessions/${other}?tail=0`, { headers: as(secret) });
     expect(refused.status).toBe(403);
     expect(refused.json()).toMatchObject({ code: "session_forbidden" });
-    const listing = (await app.api("/sessions", { headers: as(secret) })).json<{ items: Array<{ id: string }> }>();
+    const listing = (await app.api("/sessions", { headers: as(secret) })).json<{
+      items: Array<{ id: string }>;
+    }>();
     expect(listing.items.map((item) => item.id)).toEqual([mine]);
     expect((await app.api("/server", { headers: as(secret) })).status).toBe(200);
     expect((await app.api("/schedules", { headers: as(secret) })).json()).toMatchObject({
@@ -113,14 +117,19 @@ describe("named tokens and roles", () => {
       tokens: [{ name: "phone", role: "viewer", session_id: null, created_at: expect.any(String) }],
     });
     expect(listed.text).not.toContain(secret);
-    expect((await app.api("/tokens/phone", { method: "DELETE" })).json()).toEqual({ name: "phone", revoked: true });
+    expect((await app.api("/tokens/phone", { method: "DELETE" })).json()).toEqual({
+      name: "phone",
+      revoked: true,
+    });
     const after = await app.api("/sessions", { headers: as(secret) });
     expect(after.status).toBe(401);
     expect(after.json()).toMatchObject({ code: "authentication_required" });
     expect((await app.api("/tokens/phone", { method: "DELETE" })).status).toBe(404);
   });
 
-  it("records which token sent an input and answered an approval, and from which address", { timeout: 60_000 }, async () => {
+  it("records which token sent an input and answered an approval, and from which address", {
+    timeout: 60_000,
+  }, async () => {
     const app = await fake.daemon({ config: { approvalPolicy: undefined } });
     fake.provider.queue(
       toolCalls([{ name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_who" }]),
@@ -138,7 +147,9 @@ describe("named tokens and roles", () => {
     expect(sent.status, sent.text).toBe(202);
     expect(sent.json()).toMatchObject({ sent_by: "laptop", sent_from: "127.0.0.1" });
     await eventually("the call waits", async () => {
-      const snapshot = (await app.api(`/sessions/${sessionId}?tail=0`)).json<{ pending_approvals: unknown[] }>();
+      const snapshot = (await app.api(`/sessions/${sessionId}?tail=0`)).json<{
+        pending_approvals: unknown[];
+      }>();
       return snapshot.pending_approvals.length === 1 ? true : undefined;
     });
     const answered = await app.api(`/sessions/${sessionId}/approvals/call_who`, {
@@ -150,7 +161,10 @@ describe("named tokens and roles", () => {
     expect(answered.json()).toMatchObject({ answered_by: "phone", answered_from: "127.0.0.1" });
     // The driver may not answer: that needs approver (which driver includes) — it may; a viewer may not.
     expect((await app.receipt(sessionId, inputId)).delivery).toBeDefined();
-    const again = await app.api(`/sessions/${sessionId}/approvals/call_who`, { method: "POST", body: { decision: "allow" } });
+    const again = await app.api(`/sessions/${sessionId}/approvals/call_who`, {
+      method: "POST",
+      body: { decision: "allow" },
+    });
     expect(again.json()).toMatchObject({ answered_by: "phone" });
     // The bootstrap token's own inputs say so.
     const own = await app.prompt(sessionId, "and again");
@@ -186,19 +200,33 @@ describe("named tokens and roles", () => {
   it("skein token create prints the token alone; list and revoke work through the CLI", async () => {
     const app = await fake.daemon();
     const env = { ...process.env, SKEIN_HOME: app.home, SKEIN_NO_AUTOSTART: "1" };
-    const created = await run(process.execPath, [skeinBin, "token", "create", "tablet", "--role", "approver"], { env });
+    const created = await run(
+      process.execPath,
+      [skeinBin, "token", "create", "tablet", "--role", "approver"],
+      { env },
+    );
     const secret = created.stdout.trim();
     expect(created.stdout).toBe(`${secret}\n`);
     expect(secret).toMatch(/^skn_[A-Za-z0-9_-]{43}$/);
-    expect((await app.api(`/sessions/${uuidv7()}/approvals/x`, { method: "POST", headers: as(secret), body: { decision: "allow" } })).status).toBe(404);
+    expect(
+      (
+        await app.api(`/sessions/${uuidv7()}/approvals/x`, {
+          method: "POST",
+          headers: as(secret),
+          body: { decision: "allow" },
+        })
+      ).status,
+    ).toBe(404);
     const listed = await run(process.execPath, [skeinBin, "token", "list"], { env });
     expect(listed.stdout).toMatch(/^tablet {2}approver {2}every session {2}created /);
     await run(process.execPath, [skeinBin, "token", "revoke", "tablet"], { env });
     expect((await app.api("/sessions", { headers: as(secret) })).status).toBe(401);
-    const wrong = await run(process.execPath, [skeinBin, "token", "create", "x", "--role", "owner"], { env }).catch(
-      (error: { code: number; stderr: string }) => error,
-    );
+    const wrong = await run(process.execPath, [skeinBin, "token", "create", "x", "--role", "owner"], {
+      env,
+    }).catch((error: { code: number; stderr: string }) => error);
     expect(wrong).toMatchObject({ code: 2 });
-    expect((wrong as { stderr: string }).stderr).toContain("--role must be one of viewer, approver, driver, admin");
+    expect((wrong as { stderr: string }).stderr).toContain(
+      "--role must be one of viewer, approver, driver, admin",
+    );
   });
 });

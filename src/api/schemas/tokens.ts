@@ -8,7 +8,7 @@ import { type Static, Type } from "typebox";
 import { closedObject, literalUnion, NullableString, namedObject, Time } from "./parts.js";
 
 /** A token's name: letters, digits, `.`, `_`, `-`, starting with a letter or digit (not `bootstrap`). */
-export const tokenNamePattern = "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$";
+const tokenNamePattern = "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$";
 
 const RoleSchema = literalUnion("viewer", "approver", "driver", "admin");
 
@@ -29,7 +29,7 @@ const tokenFields = {
 };
 
 /** A token as `GET /tokens` lists it. */
-export const TokenInfoSchema = namedObject("TokenInfo", tokenFields);
+const TokenInfoSchema = namedObject("TokenInfo", tokenFields);
 export type TokenInfo = Static<typeof TokenInfoSchema>;
 
 /** The answer of `POST /tokens`: the token's secret, shown this once. */

@@ -65,7 +65,7 @@ import {
   installExpectContinue,
   installIngressChecks,
 } from "./ingress-checks.js";
-import { type ProblemError, problem } from "./problem.js";
+import { problem } from "./problem.js";
 import { frameworkErrorDetail, notFound, sendProblem, settleHeaders, toProblem } from "./problem-answers.js";
 import { parseQueryString } from "./query.js";
 import { answerConnect, answerUnparsableRequest } from "./raw-answer.js";

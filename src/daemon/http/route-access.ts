@@ -18,7 +18,7 @@ export function requiredRole(config: { role?: Role }): Role {
 }
 
 /** The name of the path parameter holding the session id of a route under `/sessions/{id}`, or null. */
-export function sessionParamOf(url: string): string | null {
+function sessionParamOf(url: string): string | null {
   return /^\/sessions\/:([A-Za-z]\w*)(\/|$)/.exec(url)?.[1] ?? null;
 }
 
