@@ -7,8 +7,6 @@
  * then sent once more, which is safe because neither failure lets the request reach a handler.
  * Error answers become `DaemonApiError` (status, problem code, detail).
  */
-import { Agent } from "node:http";
-import { Agent as HttpsAgent } from "node:https";
 import type {
   ApprovalAnswerBody,
   ApprovalMode,
@@ -47,7 +45,7 @@ import { processAlive } from "../model/process-alive.js";
 import { apiErrorFrom, DaemonProtocolError, DaemonUnreachableError } from "./api-errors.js";
 import type { CallOptions, DaemonClientOptions } from "./client-options.js";
 import { type DaemonEndpoint, endpointOf } from "./daemon-endpoint.js";
-import { type ExchangeAnswer, exchange, isConnectionRefused } from "./http-exchange.js";
+import { clientAgents, type ExchangeAnswer, exchange, isConnectionRefused } from "./http-exchange.js";
 import { type ScheduleCalls, scheduleCalls } from "./schedule-calls.js";
 import {
   type FollowListOptions,
@@ -66,8 +64,7 @@ export type { DaemonClientOptions } from "./client-options.js";
 export class DaemonClient {
   /** The home whose daemon.json names the daemon; null for a fixed endpoint. */
   readonly home: string | null;
-  readonly #agent = new Agent({ keepAlive: true, maxSockets: 16 });
-  readonly #tlsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 16 });
+  readonly #agents = clientAgents();
   readonly #timeoutMs: number;
   readonly #startDaemon: (() => Promise<unknown>) | null;
   #restarting: Promise<boolean> | null = null;
@@ -356,13 +353,7 @@ export class DaemonClient {
 
   /** Close idle keep-alive connections (call when done, so the process can exit at once). */
   close(): void {
-    this.#agent.destroy();
-    this.#tlsAgent.destroy();
-  }
-
-  /** The connection pool for `endpoint`: HTTPS or HTTP. */
-  #agentFor(endpoint: DaemonEndpoint): Agent {
-    return endpoint.tlsCert === undefined ? this.#agent : this.#tlsAgent;
+    for (const agent of Object.values(this.#agents)) agent.destroy();
   }
 
   async #call<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
@@ -379,7 +370,7 @@ export class DaemonClient {
     const spec = { method, path, timeoutMs: options.timeoutMs ?? this.#timeoutMs, ...options };
     let endpoint = this.endpoint();
     try {
-      const answer = await exchange(endpoint, this.#agentFor(endpoint), spec);
+      const answer = await exchange(endpoint, this.#agents, spec);
       if (answer.status !== 401 || !this.rediscover() || this.#endpoint === null) return answer;
       endpoint = this.#endpoint;
     } catch (error) {
@@ -392,7 +383,7 @@ export class DaemonClient {
       endpoint = this.#endpoint;
     }
     try {
-      return await exchange(endpoint, this.#agentFor(endpoint), spec);
+      return await exchange(endpoint, this.#agents, spec);
     } catch (error) {
       if (!isConnectionRefused(error)) throw error;
       throw new DaemonUnreachableError(this.home, `nothing answers on 127.0.0.1:${endpoint.port}`, {

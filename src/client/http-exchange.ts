@@ -8,12 +8,27 @@
 import {
   type Agent,
   type ClientRequest,
+  Agent as HttpAgent,
   type IncomingHttpHeaders,
   type IncomingMessage,
   request,
 } from "node:http";
-import { request as httpsRequest } from "node:https";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { type DaemonEndpoint, pinnedTls } from "./daemon-endpoint.js";
+
+/** A client's connection pools: one for a daemon serving HTTP, one for HTTPS. */
+export interface ClientAgents {
+  http: Agent;
+  https: HttpsAgent;
+}
+
+/** New connection pools (keeping connections open between requests unless `keepAlive` is false). */
+export function clientAgents(keepAlive = true): ClientAgents {
+  return {
+    http: new HttpAgent({ keepAlive, maxSockets: 16 }),
+    https: new HttpsAgent({ keepAlive, maxSockets: 16 }),
+  };
+}
 
 /** node:http or node:https, as the daemon serves. */
 function send(endpoint: DaemonEndpoint): typeof request {
@@ -53,7 +68,7 @@ class ExchangeTimeoutError extends Error {
 /** Send one request and read the whole answer. */
 export function exchange(
   endpoint: DaemonEndpoint,
-  agent: Agent,
+  agents: ClientAgents,
   spec: ExchangeRequest,
 ): Promise<ExchangeAnswer> {
   return new Promise((resolve, reject) => {
@@ -74,7 +89,7 @@ export function exchange(
         method: spec.method,
         path: spec.path,
         headers,
-        agent,
+        agent: endpoint.tlsCert === undefined ? agents.http : agents.https,
       },
       (res) => {
         const chunks: Buffer[] = [];

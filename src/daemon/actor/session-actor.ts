@@ -1,10 +1,9 @@
 /**
  * The session actor: the single owner of one loaded session. It holds the session's event feed
  * (generation + sequence + replay window + watchers) and its mailbox, builds the one port its
- * parts are given (session/session-port.ts: the log, publishing, the mailbox, the clock, the
- * logger), and puts together the parts that do the work: the log writer (the one writer of the
- * session's log and the replay of it), the input queue, the approval gate, the compactor and the
- * turn scheduler (which keeps the session's status).
+ * parts are given (session/session-port.ts), and puts together the parts that do the work: the
+ * log writer (the one writer of the session's log and its replay), the input queue, the approval
+ * gate, the compactor and the turn scheduler (which keeps the session's status).
  *
  * Boundary rule: everything that reads or appends the log runs through the mailbox, one task at
  * a time, so a snapshot and the cursor sent with it always agree and appends never race. Live
@@ -12,7 +11,6 @@
  * failure that is not the model's, a tool's or the storage's (a bug) crashes the actor: it
  * reports to its supervisor, which replaces it with a new one (a new generation).
  */
-
 import type {
   ApprovalAnswerBody,
   ApprovalPolicyAnswer,

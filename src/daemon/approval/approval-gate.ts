@@ -21,7 +21,6 @@
  * through the log writer; `beforeToolCall` runs in the turn (outside the mailbox) and only
  * reads the replay or waits.
  */
-
 import type { ApprovalAnswerBody, ApprovalRecord, PendingApproval } from "../../api/approvals.js";
 import type {
   PendingApproval as LoggedRequest,

@@ -84,26 +84,25 @@ export function registerForwarding(
       });
     }
     const { span, headers: sent } = relaySpan(options.tracing, request, lease.node_id);
-    const upstream = await relay(lease.url, request.method, request.url, sent, request.body, {
-      token: options.token,
-      nodeId: options.node.nodeId,
-      sender: senderOf(request.raw),
-    }).catch(async (error: unknown) => {
-      span?.end(503);
-      // Nothing listens at the owner's address: it is gone. Free its sessions and answer here.
-      if ((error as NodeJS.ErrnoException).code === "ECONNREFUSED") {
-        await answerWith(() => options.node.nodeGone(lease.node_id));
-        return null;
-      }
-      options.node.noteError(
-        `could not relay to node ${lease.node_id} at ${lease.url}: ${(error as Error).message}`,
-      );
-      throw problem(
-        "request_unavailable",
-        `session ${sessionId} is owned by node ${lease.node_id}, which cannot be reached now (${(error as Error).message}); try again shortly`,
-        { headers: { "retry-after": "1" } },
-      );
-    });
+    const auth = { token: options.token, nodeId: options.node.nodeId, sender: senderOf(request.raw) };
+    const upstream = await relay(lease.url, request.method, request.url, sent, request.body, auth).catch(
+      async (error: unknown) => {
+        span?.end(503);
+        // Nothing listens at the owner's address: it is gone. Free its sessions and answer here.
+        if ((error as NodeJS.ErrnoException).code === "ECONNREFUSED") {
+          await answerWith(() => options.node.nodeGone(lease.node_id));
+          return null;
+        }
+        options.node.noteError(
+          `could not relay to node ${lease.node_id} at ${lease.url}: ${(error as Error).message}`,
+        );
+        throw problem(
+          "request_unavailable",
+          `session ${sessionId} is owned by node ${lease.node_id}, which cannot be reached now (${(error as Error).message}); try again shortly`,
+          { headers: { "retry-after": "1" } },
+        );
+      },
+    );
     // Null only when the owner refused the connection: the session is answered here.
     if (upstream === null) return;
     span?.end(upstream.statusCode ?? 502);

@@ -9,7 +9,6 @@
  * by `$ref`. An event stream's media type is `text/event-stream` with a string body; the JSON
  * of each SSE `data:` line is the schema under `x-sse-data`.
  */
-
 import type { RouteOptions } from "fastify";
 import { csrfHeaderName, sessionCookieName } from "../../api/browser-login.js";
 import { problemContentType } from "../../api/problem.js";
