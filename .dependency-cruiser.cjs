@@ -52,46 +52,28 @@ const layers = {
   cli: ["model", "api", "home", "client"],
 };
 
-/** The daemon's floors, top to bottom: each lists the floors it may import. */
-const daemonFloors = {
-  routes: [
-    "actor",
-    "turn",
-    "approval",
-    "compaction",
-    "session",
-    "storage",
-    "stream",
-    "history",
-    "http",
-    "telemetry",
-    "process",
-    "cluster",
-    "schedule",
-  ],
-  schedule: [
-    "actor",
-    "turn",
-    "approval",
-    "compaction",
-    "session",
-    "storage",
-    "stream",
-    "history",
-    "http",
-    "telemetry",
-  ],
-  actor: ["turn", "approval", "compaction", "session", "storage", "stream", "history", "http", "telemetry"],
-  turn: ["approval", "compaction", "session", "storage", "stream", "history", "http", "telemetry"],
-  approval: ["session", "storage", "stream", "history", "http", "telemetry"],
-  compaction: ["session", "storage", "stream", "history", "http", "telemetry"],
-  session: ["storage", "stream", "history", "http", "telemetry"],
-  storage: ["http", "telemetry"],
-  stream: ["http", "telemetry"],
-  history: ["http", "telemetry"],
-  http: [],
-  telemetry: [],
-};
+/** The daemon's floors, top to bottom; siblings share a tier and do not import each other. */
+const daemonTiers = [
+  ["routes"],
+  ["schedule"],
+  ["actor"],
+  ["turn"],
+  ["approval", "compaction"],
+  ["session"],
+  ["storage", "stream", "history"],
+  ["http", "telemetry"],
+];
+
+/** Folders beside the floors that only the routes floor (and boot/, daemon.ts) may import. */
+const routesSideFolders = ["process", "cluster"];
+
+/** Each floor and the floors it may import: every floor of the tiers below its own. */
+const daemonFloors = Object.fromEntries(
+  daemonTiers.flatMap((tier, index) => {
+    const below = daemonTiers.slice(index + 1).flat();
+    return tier.map((floor) => [floor, floor === "routes" ? [...below, ...routesSideFolders] : below]);
+  }),
+);
 
 function daemonFloorRule(floor, allowed) {
   return {

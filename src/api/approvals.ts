@@ -8,16 +8,7 @@
  * (schemas/approvals.ts); the policy's own shape is the model's (src/model/approval-policy.ts);
  * config.json's copy is validated in src/home/approval-policy.ts.
  */
-export type {
-  ApprovalAction,
-  ApprovalDecision,
-  ApprovalMode,
-  ApprovalPolicy,
-  ApprovalResolver,
-  ApprovalRule,
-  MatchedRule,
-  RuleSource,
-} from "../model/approval-policy.js";
+export type * from "../model/approval-policy.js";
 export type {
   ApprovalAnswerBody,
   ApprovalPolicyAnswer,

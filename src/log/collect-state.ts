@@ -6,17 +6,14 @@
  */
 import type {
   ApprovalDecision,
-  ApprovalMode,
-  ApprovalPolicy,
   ApprovalResolver,
   ApprovalRule,
   MatchedRule,
 } from "../model/approval-policy.js";
 import type { Item } from "../model/items.js";
-import type { RequestConfig } from "../model/request-config.js";
-import { TODO_WRITE_TOOL, type Todo, todosFromArguments } from "../model/todos.js";
+import { TODO_WRITE_TOOL, todosFromArguments } from "../model/todos.js";
 import { compactionSummaryItem } from "./compaction-summary.js";
-import type { HashedEntry, LogEntry, PositionedEntry } from "./entries.js";
+import type { HashedEntry, LogEntry, PositionedEntry, PrunedBase } from "./entries.js";
 
 /** One LLM request's token usage as the log records it (`llm_usage` entries). */
 export interface UsageRecord {
@@ -54,24 +51,15 @@ export interface ResolvedApproval {
   resolved_at: number;
 }
 
-/** Everything a worker needs to continue a session, as replayed from its log. */
-export interface RestoredState {
-  system_prompt: string | null;
-  config: RequestConfig;
+/**
+ * Everything a worker needs to continue a session, as replayed from its log: the settings a
+ * pruned log's base keeps (`PrunedBase`), then what the kept entries give.
+ */
+export interface RestoredState extends PrunedBase {
   history: Item[];
-  /** How many model requests the session has made (the latest `turn_end`'s `turn_count`). */
-  request_count: number;
-  locked_prefix_len: number;
-  last_run_interrupted: boolean;
   /** Hash of the last entry replayed; null for an empty log. */
   head_hash: string | null;
   usage_history: UsageRecord[];
-  /** The session's own approval policy (null: the configured one applies). */
-  approval_policy: ApprovalPolicy | null;
-  /** The session's approval mode (`ask` until a change sets another). */
-  approval_mode: ApprovalMode;
-  /** Rules remembered from "always" answers, oldest first. */
-  remembered_rules: ApprovalRule[];
   /** Calls waiting for an answer, in request order; a call leaves once answered or given a result. */
   pending_approvals: PendingApproval[];
   /** Every answer given, by call id (a null-prototype record). */
@@ -85,8 +73,6 @@ export interface RestoredState {
   next_position: number;
   /** The latest compaction replayed, or null when the context was never compacted. */
   last_compaction: CompactionRecord | null;
-  /** The agent's plan: the latest well-formed `todo_write` call's (empty before any). */
-  todos: Todo[];
 }
 
 /** Where the latest compaction is and what it saved (its estimates). */

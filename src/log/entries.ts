@@ -212,12 +212,17 @@ export interface PrunePolicy {
 export interface PrunedBase {
   system_prompt: string | null;
   config: RequestConfig;
+  /** How many model requests the session has made (the latest `turn_end`'s `turn_count`). */
   request_count: number;
   locked_prefix_len: number;
   last_run_interrupted: boolean;
+  /** The session's own approval policy (null: the configured one applies). */
   approval_policy: ApprovalPolicy | null;
+  /** The session's approval mode (`ask` until a change sets another). */
   approval_mode: ApprovalMode;
+  /** Rules remembered from "always" answers, oldest first. */
   remembered_rules: ApprovalRule[];
+  /** The agent's plan: the latest well-formed `todo_write` call's (empty before any). */
   todos: Todo[];
 }
 

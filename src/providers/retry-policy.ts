@@ -6,6 +6,7 @@
  * Boundary rule: pure decisions plus one abortable sleep; no HTTP.
  */
 import { LlmClientError } from "../model/llm-client.js";
+import { unreachable } from "../model/unreachable.js";
 
 /** Retry limits. `maxAttempts` counts the first attempt too. */
 export interface RetryPolicy {
@@ -58,10 +59,8 @@ export function isRetryable(error: LlmClientError): boolean {
     case "aborted":
     case "config":
       return false;
-    default: {
-      const unreachable: never = error.kind;
-      return unreachable;
-    }
+    default:
+      return unreachable(error.kind, "unknown LLM error kind");
   }
 }
 

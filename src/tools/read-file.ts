@@ -6,6 +6,7 @@
  */
 import type { FileHandle } from "node:fs/promises";
 import { ToolError } from "../model/tools.js";
+import { unreachable } from "../model/unreachable.js";
 import { argumentsSchema } from "./argument-schema.js";
 import type { HiddenPaths } from "./hidden-paths.js";
 import { OUTPUT_LIMIT_BYTES, utf8Prefix } from "./output-limit.js";
@@ -109,10 +110,8 @@ function windowNote(window: LineWindow, first: number): string {
         `\n[output limit of ${OUTPUT_LIMIT_BYTES} bytes reached: lines ${first}-${last} shown; ` +
         `continue with offset=${last + 1}]`
       );
-    default: {
-      const unreachable: never = window.stop;
-      return unreachable;
-    }
+    default:
+      return unreachable(window.stop, "unknown read stop");
   }
 }
 

@@ -222,7 +222,7 @@ describe("approvals", () => {
     expect((await app.receipt(sessionId, inputId)).turn?.state).toBe("abandoned");
     expect(current.status.run_id).not.toBe(before!.run_id);
     expect(effects(app)).toBe("");
-    expect((await app.history(sessionId)).items.map((entry) => entry.kind)).toEqual(["user", "tool_call"]);
+    expect(await app.historyKinds(sessionId)).toEqual(["user", "tool_call"]);
 
     expect((await answer(app, sessionId, "call_echo", { decision: "allow" })).status).toBe(200);
     await app.idle(sessionId);
@@ -473,7 +473,7 @@ describe("approvals", () => {
     const completed = eventsOf(frames).find((event) => event.type === "turn_completed");
     expect(completed?.data).toMatchObject({ state: "completed", outcome: "limit_reached" });
     expect(eventsOf(frames).some((event) => event.type === "error")).toBe(false);
-    const kinds = (await app.history(sessionId)).items.map((entry) => entry.kind);
+    const kinds = await app.historyKinds(sessionId);
     expect(kinds).toEqual(["user", "tool_call", "tool_result", "tool_call", "tool_result"]);
   });
 

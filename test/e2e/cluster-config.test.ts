@@ -9,12 +9,11 @@ import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
-import { FakeProvider } from "../support/fake-provider/server.js";
+import { useTestClusters } from "./support/cluster-scope.js";
 import { type DaemonHarness, skeinBin } from "./support/daemon-harness.js";
 import { eventually, profileFor } from "./support/fixture.js";
-import { TestCluster } from "./support/test-cluster.js";
 
 const run = promisify(execFile);
 
@@ -49,30 +48,17 @@ async function configOf(node: DaemonHarness): Promise<ConfigView> {
 }
 
 describe("one config for a cluster", () => {
-  let provider: FakeProvider;
-  let cluster: TestCluster;
-
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-  });
-
-  afterEach(async () => {
-    await cluster?.close();
-  });
-
-  afterAll(async () => {
-    await provider?.close();
-  });
+  const clusters = useTestClusters();
 
   it("uses a profile added through node A in a turn on node B within 2 s, with B's own key, no restart; and A's shared approval policy", async () => {
-    cluster = new TestCluster(provider);
+    const cluster = clusters.cluster();
     const [a, b] = await cluster.start(2, 2, (index) => ({
       env: { SHARED_KEY: index === 0 ? "key-of-a" : "key-of-b" },
     }));
-    provider.script = () => text("from the shared profile");
+    clusters.provider.script = () => text("from the shared profile");
     const profile = {
       protocol: "chat_completions",
-      baseUrl: provider.baseUrlWith("v1"),
+      baseUrl: clusters.provider.baseUrlWith("v1"),
       model: "shared-model",
       apiKeyEnv: "SHARED_KEY",
     };
@@ -88,8 +74,8 @@ describe("one config for a cluster", () => {
     const knownAt = Date.now();
     const sessionId = await b!.createSession({ provider_profile: "shared" });
     await b!.prompt(sessionId, "hello");
-    await provider.waitForRequests(1);
-    const request = provider.requests[0]!;
+    await clusters.provider.waitForRequests(1);
+    const request = clusters.provider.requests[0]!;
     const elapsed = request.receivedAt - addedAt;
     console.log(
       `profile added on A → known on B ${knownAt - addedAt} ms → B's turn at the provider ${elapsed.toFixed(0)} ms`,
@@ -121,16 +107,16 @@ describe("one config for a cluster", () => {
     await eventually("B to have the shared policy", async () =>
       (await configOf(b!)).shared_entries.some((entry) => entry.name === "approvalPolicy") ? true : undefined,
     );
-    provider.queue(toolCalls([{ name: "list_files", args: { path: "." }, id: "call_denied" }]));
+    clusters.provider.queue(toolCalls([{ name: "list_files", args: { path: "." }, id: "call_denied" }]));
     await b!.turn(sessionId, "list the files");
     const results = (await b!.history(sessionId)).items.filter((entry) => entry.kind === "tool_result");
     expect(JSON.stringify(results.at(-1)!.content)).toMatch(/denied by the approval policy/);
   });
 
   it("refuses a bad change with the reason, and nothing changes on any node", async () => {
-    cluster = new TestCluster(provider);
+    const cluster = clusters.cluster();
     const [a, b] = await cluster.start(2, 2);
-    const good = { protocol: "chat_completions", baseUrl: provider.baseUrlWith("v1"), model: "m" };
+    const good = { protocol: "chat_completions", baseUrl: clusters.provider.baseUrlWith("v1"), model: "m" };
     expect((await a!.api("/config/profiles/good", { method: "PUT", body: good })).status).toBe(200);
     await eventually("B to have version 1", async () =>
       (await configOf(b!)).version === 1 ? true : undefined,
@@ -167,9 +153,9 @@ describe("one config for a cluster", () => {
   });
 
   it("logs a bad config written into the database behind the nodes' backs, keeps the last good one, and runs on", async () => {
-    cluster = new TestCluster(provider);
+    const cluster = clusters.cluster();
     const [a, b] = await cluster.start(2, 2);
-    const good = { protocol: "chat_completions", baseUrl: provider.baseUrlWith("v1"), model: "m" };
+    const good = { protocol: "chat_completions", baseUrl: clusters.provider.baseUrlWith("v1"), model: "m" };
     expect((await a!.api("/config/profiles/good", { method: "PUT", body: good })).status).toBe(200);
     // A newer daemon's value, or a hand-edited row: not a config this daemon can use.
     await cluster.schema.query(
@@ -216,7 +202,7 @@ describe("one config for a cluster", () => {
   });
 
   it("makes `skein config add|use|list|remove` and `skein mcp add|remove` on a node's home change the cluster config, not config.json", async () => {
-    cluster = new TestCluster(provider);
+    const cluster = clusters.cluster();
     const [a, b] = await cluster.start(2, 2);
     const fileBefore = readFileSync(join(a!.home, "config.json"), "utf8");
     const added = await skein(a!, [
@@ -226,7 +212,7 @@ describe("one config for a cluster", () => {
       "--protocol",
       "chat_completions",
       "--base-url",
-      provider.baseUrlWith("v1"),
+      clusters.provider.baseUrlWith("v1"),
       "--model",
       "team-model",
       "--use",
@@ -238,11 +224,11 @@ describe("one config for a cluster", () => {
     await eventually("B to use team as its active profile", async () =>
       (await configOf(b!)).active === "team" ? true : undefined,
     );
-    provider.reset();
-    provider.script = () => text("team answer");
+    clusters.provider.reset();
+    clusters.provider.script = () => text("team answer");
     const sessionId = await b!.createSession();
     await b!.turn(sessionId, "which model?");
-    expect((provider.requests[0]!.body as { model: string }).model).toBe("team-model");
+    expect((clusters.provider.requests[0]!.body as { model: string }).model).toBe("team-model");
     const listed = await skein(b!, ["config", "list"]);
     expect(listed.stdout).toMatch(/\* team .*cluster/);
     const withKey = await skein(a!, [
@@ -277,9 +263,8 @@ describe("one config for a cluster", () => {
   });
 
   it("keeps a daemon on SQLite on its config.json: GET /config says file and changes are refused", async () => {
-    cluster = new TestCluster(provider);
     const { DaemonHarness } = await import("./support/daemon-harness.js");
-    const single = await DaemonHarness.start({ providers: profileFor(provider) });
+    const single = await DaemonHarness.start({ providers: profileFor(clusters.provider) });
     try {
       const view = await configOf(single);
       expect(view.source).toBe("file");

@@ -255,7 +255,7 @@ describe("a cluster of daemons on one PostgreSQL", () => {
     // B finds A's address refusing connections and takes the session at once.
     await b!.idle(sessionId, 10_000);
     expect((await b!.receipt(sessionId, inputId)).turn).toMatchObject({ id: turnId, state: "interrupted" });
-    const kinds = (await b!.history(sessionId)).items.map((entry) => entry.kind);
+    const kinds = await b!.historyKinds(sessionId);
     expect(kinds).toEqual(["user", "tool_call", "tool_result"]);
     expect(fake().requests).toHaveLength(1);
     expect(readFileSync(effects, "utf8")).toBe("started\n");
@@ -285,7 +285,7 @@ describe("a cluster of daemons on one PostgreSQL", () => {
     expect(page.events.map((event) => event.type)).toContain("reset");
     resumed.close();
     expect((await b!.receipt(sessionId, inputId)).turn?.state).toBe("abandoned");
-    const kinds = (await b!.history(sessionId)).items.map((entry) => entry.kind);
+    const kinds = await b!.historyKinds(sessionId);
     expect(kinds).toEqual(["user", "tool_call", "tool_result", "note", "assistant"]);
     expect(readFileSync(effects, "utf8")).toBe("started\n");
     await b!.turn(sessionId, "next");

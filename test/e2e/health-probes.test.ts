@@ -4,30 +4,16 @@
  * database another, newer daemon has migrated makes the daemon alive but not ready.
  */
 import Database from "better-sqlite3";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { schemaVersion } from "../../src/daemon/storage/database.js";
-import { text } from "../support/fake-provider/reply.js";
-import { FakeProvider } from "../support/fake-provider/server.js";
-import { DaemonHarness, rawRequest } from "./support/daemon-harness.js";
-import { eventually, profileFor } from "./support/fixture.js";
+import { rawRequest } from "./support/daemon-harness.js";
+import { eventually, useSharedFixture } from "./support/fixture.js";
 
 describe("health and readiness probes", () => {
-  let provider: FakeProvider;
-  let app: DaemonHarness;
-
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-    provider.script = () => text("ok");
-    app = await DaemonHarness.start({ providers: profileFor(provider) });
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await provider.close();
-  });
+  const shared = useSharedFixture({ answer: "ok" });
 
   function probe(path: string, headers: Record<string, string> = {}) {
-    return rawRequest(app.port, { method: "GET", path, headers });
+    return rawRequest(shared.app.port, { method: "GET", path, headers });
   }
 
   it("answers both probes without a credential, with no data but the status", async () => {
@@ -45,13 +31,13 @@ describe("health and readiness probes", () => {
   it("refuses a probe with a foreign Host or Origin like any route, and methods other than GET", async () => {
     expect((await probe("/healthz", { host: "attacker.example" })).status).toBe(403);
     expect((await probe("/readyz", { origin: "https://attacker.example" })).status).toBe(403);
-    const post = await app.api("/readyz", { method: "POST", body: {} });
+    const post = await shared.app.api("/readyz", { method: "POST", body: {} });
     expect(post.status).toBe(405);
     expect(post.headers.allow).toBe("GET");
   });
 
   it("is alive but not ready while the database holds a schema newer than the daemon's, and ready again when it does not", async () => {
-    const db = new Database(app.dbPath);
+    const db = new Database(shared.app.dbPath);
     try {
       db.prepare("INSERT INTO schema_version (version, applied_at) VALUES (?, ?)").run(
         schemaVersion + 1,
@@ -65,7 +51,7 @@ describe("health and readiness probes", () => {
       });
       const said = `"reason":"the database holds schema version ${schemaVersion + 1}, this daemon ${schemaVersion}","msg":"not ready (readyz)"`;
       await eventually("the reason in the daemon's log", async () =>
-        app.readLog().includes(said) ? true : undefined,
+        shared.app.readLog().includes(said) ? true : undefined,
       );
       db.prepare("DELETE FROM schema_version WHERE version = ?").run(schemaVersion + 1);
       expect((await probe("/readyz")).status).toBe(200);

@@ -25,7 +25,7 @@ import { assistantMessage, userMessage } from "../../src/model/items.js";
 import { hang, text } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
 import { DaemonHarness, databaseKinds } from "./support/daemon-harness.js";
-import { profileFor } from "./support/fixture.js";
+import { profileFor, useSharedFixture } from "./support/fixture.js";
 import { TestCluster } from "./support/test-cluster.js";
 
 const dayMs = 86_400_000;
@@ -212,40 +212,28 @@ describe.each(databaseKinds)("retention over 1,000 sessions ($name)", ({ databas
 });
 
 describe("retention in the background", () => {
-  let provider: FakeProvider;
-  let app: DaemonHarness;
-
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-    provider.script = () => text("ok");
-    app = await DaemonHarness.start({
-      providers: profileFor(provider),
-      config: { retention: { deleteIdleDays: 1, intervalMinutes: 0.01 } },
-      env: { SKEIN_UNLOAD_SECONDS: "1" },
-    });
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await provider?.close();
+  const shared = useSharedFixture({
+    answer: "ok",
+    config: { retention: { deleteIdleDays: 1, intervalMinutes: 0.01 } },
+    env: { SKEIN_UNLOAD_SECONDS: "1" },
   });
 
   it("deletes a session idle past the limit once its actor is unloaded, and counts it", async () => {
-    const old = await app.createSession();
-    await app.turn(old, "hello");
-    const recent = await app.createSession();
-    await app.sql("UPDATE sessions SET activity_at = ? WHERE id = ?", [Date.now() - 2 * dayMs, old]);
+    const old = await shared.app.createSession();
+    await shared.app.turn(old, "hello");
+    const recent = await shared.app.createSession();
+    await shared.app.sql("UPDATE sessions SET activity_at = ? WHERE id = ?", [Date.now() - 2 * dayMs, old]);
     const deadline = Date.now() + 15_000;
-    while ((await app.sql("SELECT 1 FROM sessions WHERE id = ?", [old])).length > 0) {
+    while ((await shared.app.sql("SELECT 1 FROM sessions WHERE id = ?", [old])).length > 0) {
       if (Date.now() > deadline) throw new Error("the idle session was not deleted in the background");
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    expect(await app.sql("SELECT 1 FROM transcript WHERE session = ?", [old])).toHaveLength(0);
-    expect(await app.sql("SELECT 1 FROM sessions WHERE id = ?", [recent])).toHaveLength(1);
-    expect((await app.api(`/sessions/${old}`)).status).toBe(404);
-    const metrics = (await app.api("/metrics")).text;
+    expect(await shared.app.sql("SELECT 1 FROM transcript WHERE session = ?", [old])).toHaveLength(0);
+    expect(await shared.app.sql("SELECT 1 FROM sessions WHERE id = ?", [recent])).toHaveLength(1);
+    expect((await shared.app.api(`/sessions/${old}`)).status).toBe(404);
+    const metrics = (await shared.app.api("/metrics")).text;
     expect(metrics).toMatch(/skein_retention_sessions_total\{action="deleted"\} 1/);
-    expect(app.readLog()).toContain("retention deleted an idle session");
+    expect(shared.app.readLog()).toContain("retention deleted an idle session");
   }, 30_000);
 });
 

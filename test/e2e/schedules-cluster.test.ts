@@ -7,11 +7,10 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { FakeProvider } from "../support/fake-provider/server.js";
+import { describe, expect, it } from "vitest";
+import { useTestClusters } from "./support/cluster-scope.js";
 import { sleep } from "./support/daemon-harness.js";
 import { documentedFiringId } from "./support/schedule-ids.js";
-import { TestCluster } from "./support/test-cluster.js";
 
 interface ScheduleAnswer {
   id: string;
@@ -29,21 +28,10 @@ function firingTimes(s: ScheduleAnswer): number[] {
 }
 
 describe("schedules on a cluster", () => {
-  let provider: FakeProvider;
-  let testCluster: TestCluster | null = null;
-
-  beforeAll(async () => {
-    provider = await FakeProvider.start();
-  });
-  afterEach(async () => {
-    await testCluster?.close();
-  });
-  afterAll(async () => {
-    await provider?.close();
-  });
+  const clusters = useTestClusters();
 
   it("admits each firing once across two nodes, through a node's crash", async () => {
-    testCluster = new TestCluster(provider);
+    const testCluster = clusters.cluster();
     const [a, b] = await testCluster.start(2, 2);
     const sessionId = await a!.createSession();
     const workspace = mkdtempSync(join(tmpdir(), "skein-schedule-cluster-"));

@@ -5,10 +5,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { v7 as uuidv7 } from "uuid";
 import { expect } from "vitest";
-import { hashEntry } from "../../src/log/entry-hash.js";
-import { AppendConflictError } from "../../src/log/errors.js";
 import type { Store } from "../../src/log/store.js";
-import { userMessage } from "../../src/model/items.js";
+import { appendRacing } from "./racing-appends.js";
 import { sampleEntries, writeSession } from "./store-contract.js";
 
 const worker = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "append-worker.ts");
@@ -50,22 +48,7 @@ async function raceWithChildProcess(
   const exited = once(child, "exit");
   child.stdin.write("go\n");
 
-  let parentConflicts = 0;
-  for (let i = 0; i < count; ) {
-    const head = await store.readHead(sessionId);
-    const entry = hashEntry(head?.hash ?? null, {
-      kind: "user_input",
-      ts: Date.now(),
-      item: userMessage(`parent ${i}`),
-    });
-    try {
-      await store.append(sessionId, [entry]);
-      i++;
-    } catch (error) {
-      if (!(error instanceof AppendConflictError)) throw error;
-      parentConflicts++;
-    }
-  }
+  const parentConflicts = await appendRacing(store, sessionId, count, "parent");
   const [code] = (await exited) as [number | null];
   if (code !== 0) throw new Error(`worker failed with exit code ${code}`);
   const last = output.trim().split("\n").at(-1)!;

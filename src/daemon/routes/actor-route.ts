@@ -6,7 +6,7 @@
  * Boundary rule: wiring only; what the call does is the actor's, what the input is the route's.
  */
 import type { FastifyRequest } from "fastify";
-import { type TSchema, Type } from "typebox";
+import { type Static, type TSchema, Type } from "typebox";
 import type { Role } from "../../api/roles.js";
 import type { SessionActor } from "../actor/session-actor.js";
 import type { SessionRegistry } from "../actor/session-registry.js";
@@ -56,4 +56,29 @@ export function actorRoute<I, T>(registry: SessionRegistry, route: ActorRoute<I,
       return reply.code(status).send(answer);
     },
   };
+}
+
+/** A route on a session's actor whose input is its checked body (the path names the session only). */
+export interface ActorBodyRoute<B extends TSchema, T> {
+  summary: string;
+  body: B;
+  /** The least role that may call it (src/api/roles.ts). */
+  role: Role;
+  /** The status of a success and the schema of its answer. */
+  answer: readonly [status: number, schema: TSchema];
+  /** A route whose call may start work (refused while the daemon drains). */
+  startsWork?: boolean;
+  act: (actor: SessionActor, body: Static<B>) => Promise<T> | T;
+}
+
+/** `actorRoute` for a route on `/sessions/:sid/...` whose call takes the request's body. */
+export function actorBodyRoute<B extends TSchema, T>(
+  registry: SessionRegistry,
+  route: ActorBodyRoute<B, T>,
+): ResourceRoute {
+  return actorRoute(registry, {
+    ...route,
+    params: ActorPathParams,
+    input: (request) => request.body as Static<B>,
+  });
 }

@@ -7,7 +7,7 @@
  * Boundary rule: validation only; the session actor decides and logs, in its mailbox.
  */
 import { type Static, Type } from "typebox";
-import type { ApprovalAnswerBody, ApprovalPolicyBody } from "../../api/approvals.js";
+import type { ApprovalAnswerBody } from "../../api/approvals.js";
 import {
   ApprovalAnswerBodySchema,
   ApprovalPolicyAnswerSchema,
@@ -17,7 +17,7 @@ import {
 import type { HttpApp } from "../http/create-http-app.js";
 import { senderOf } from "../http/credential.js";
 import { registerResource } from "../http/resource.js";
-import { ActorPathParams, actorRoute } from "./actor-route.js";
+import { actorBodyRoute, actorRoute } from "./actor-route.js";
 import type { RouteServices } from "./route-services.js";
 
 const AnswerParams = Type.Object({
@@ -48,13 +48,11 @@ export function registerApprovalRoutes(app: HttpApp, services: RouteServices): v
   });
 
   registerResource(app, "/sessions/:sid/approval-policy", {
-    PUT: actorRoute(registry, {
+    PUT: actorBodyRoute(registry, {
       summary: "Set or clear the session's own approval policy, or set its approval mode",
       role: "driver",
-      params: ActorPathParams,
       body: ApprovalPolicyBodySchema,
       answer: [200, ApprovalPolicyAnswerSchema],
-      input: (request) => request.body as ApprovalPolicyBody,
       act: (actor, body) => actor.setApprovalPolicy(body),
     }),
   });

@@ -5,9 +5,11 @@
  * Boundary rule: an input is stored before the 202 is sent; everything after (the turn) is the
  * session actor's business.
  */
+
 import type { FastifyRequest } from "fastify";
-import { type Static, Type } from "typebox";
-import type { InputBody, InputIntent, InterruptBody } from "../../api/inputs.js";
+import { type Static, type TSchema, Type } from "typebox";
+import type { InputBody, InputIntent } from "../../api/inputs.js";
+import type { Role } from "../../api/roles.js";
 import {
   CancelAnswerSchema,
   InputBodySchema,
@@ -15,13 +17,15 @@ import {
   InterruptAnswerSchema,
   InterruptBodySchema,
 } from "../../api/schemas/inputs.js";
+import type { SessionActor } from "../actor/session-actor.js";
+import type { SessionRegistry } from "../actor/session-registry.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { senderOf } from "../http/credential.js";
 import { problem } from "../http/problem.js";
-import { registerResource } from "../http/resource.js";
+import { type ResourceRoute, registerResource } from "../http/resource.js";
 import { inputBodyLimit } from "../http/route-config.js";
 import type { InputSource } from "../storage/inputs-table.js";
-import { ActorPathParams, actorRoute } from "./actor-route.js";
+import { actorBodyRoute, actorRoute } from "./actor-route.js";
 import { checkIdShape, checkNewId } from "./client-id.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
@@ -33,6 +37,16 @@ function inputIdOf(request: { params: unknown }): string {
   const { iid } = request.params as Static<typeof InputParams>;
   checkIdShape(iid, "input id");
   return iid;
+}
+/** A route on one input of a session: its path's ids checked, then one call with the input id. */
+function inputRoute<T>(
+  registry: SessionRegistry,
+  summary: string,
+  role: Role,
+  answer: readonly [status: number, schema: TSchema],
+  act: (actor: SessionActor, iid: string) => Promise<T> | T,
+): ResourceRoute {
+  return actorRoute(registry, { summary, role, params: InputParams, answer, input: inputIdOf, act });
 }
 /** The status an error is answered with (for the admission's span). */
 function statusOf(error: unknown): number {
@@ -84,35 +98,27 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
         }
       },
     },
-    GET: actorRoute(registry, {
-      summary: "An input's receipt",
-      role: "viewer",
-      params: InputParams,
-      answer: [200, InputReceiptSchema],
-      input: inputIdOf,
-      act: (actor, iid) => actor.receipt(iid),
-    }),
+    GET: inputRoute(registry, "An input's receipt", "viewer", [200, InputReceiptSchema], (actor, iid) =>
+      actor.receipt(iid),
+    ),
   });
 
   registerResource(app, "/sessions/:sid/inputs/:iid/cancel", {
-    POST: actorRoute(registry, {
-      summary: "Cancel a queued input (or interrupt the turn that delivers it alone)",
-      role: "driver",
-      params: InputParams,
-      answer: [200, CancelAnswerSchema],
-      input: inputIdOf,
-      act: (actor, iid) => actor.cancelInput(iid),
-    }),
+    POST: inputRoute(
+      registry,
+      "Cancel a queued input (or interrupt the turn that delivers it alone)",
+      "driver",
+      [200, CancelAnswerSchema],
+      (actor, iid) => actor.cancelInput(iid),
+    ),
   });
 
   registerResource(app, "/sessions/:sid/interrupt", {
-    POST: actorRoute(registry, {
+    POST: actorBodyRoute(registry, {
       summary: "Stop the running turn (when `run_id` is its id) and cancel queued inputs",
       role: "driver",
-      params: ActorPathParams,
       body: InterruptBodySchema,
       answer: [200, InterruptAnswerSchema],
-      input: (request) => request.body as InterruptBody,
       act: (actor, body) => actor.interrupt(body.run_id, body.through_input_order),
     }),
   });

@@ -5,6 +5,7 @@ import { SessionSnapshotSchema } from "../../api/schemas/session-snapshot.js";
 import { DeleteAnswerSchema, SessionReadQuerySchema } from "../../api/schemas/sessions.js";
 import type { SessionSettingsBody } from "../../api/session-settings.js";
 import type { DeleteAnswer, SessionReadQuery } from "../../api/sessions.js";
+import type { SessionActor } from "../actor/session-actor.js";
 import { type HttpApp, wantsEventStream } from "../http/create-http-app.js";
 import { type ResourceRoute, registerResource } from "../http/resource.js";
 import { serveSessionStream } from "../stream/sse-stream.js";
@@ -32,9 +33,19 @@ export function registerSessionRoutes(app: HttpApp, services: RouteServices): vo
   });
 }
 
+/** `act` on session `id`'s actor; a session unknown because its creation was refused says why. */
+function withKnownActor<T>(
+  services: RouteServices,
+  id: string,
+  act: (actor: SessionActor) => Promise<T> | T,
+): Promise<T> {
+  return answerWith(() =>
+    explainUnknown(services.storage, id, services.now(), () => services.registry.withActor(id, act)),
+  );
+}
+
 /** `GET /sessions/:id`: the snapshot, or (Accept: text/event-stream) the session's stream. */
 function readSessionRoute(services: RouteServices): ResourceRoute {
-  const { registry } = services;
   return {
     schema: {
       params: SessionPathParams,
@@ -51,21 +62,13 @@ function readSessionRoute(services: RouteServices): ResourceRoute {
       const query = request.query as SessionReadQuery;
       if (!wantsEventStream(request)) {
         rejectReplayParameters(query);
-        return answerWith(() =>
-          explainUnknown(services.storage, id, services.now(), () =>
-            registry.withActor(id, (actor) => actor.snapshot(query.tail)),
-          ),
-        );
+        return withKnownActor(services, id, (actor) => actor.snapshot(query.tail));
       }
       const after = streamCursorOf(query, request.headers["last-event-id"]);
-      const { actor, first } = await answerWith(() =>
-        explainUnknown(services.storage, id, services.now(), () =>
-          registry.withActor(id, async (actor) => ({
-            actor,
-            first: await actor.openStream(after, query.tail),
-          })),
-        ),
-      );
+      const { actor, first } = await withKnownActor(services, id, async (actor) => ({
+        actor,
+        first: await actor.openStream(after, query.tail),
+      }));
       reply.hijack();
       serveSessionStream(reply.raw, { feed: actor.feed, first, ...services.streamOptions });
       return reply;

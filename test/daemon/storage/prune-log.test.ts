@@ -4,41 +4,18 @@
  * it refuses while an input waits or a turn runs; and the candidates retention reads skip such
  * sessions and say how large the others are.
  */
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SessionBusyError } from "../../../src/daemon/errors.js";
 import { emptyPreview } from "../../../src/daemon/history/preview.js";
-import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
-import { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
 import type { SessionStorage } from "../../../src/daemon/storage/session-storage.js";
-import { SqliteSessionStorage } from "../../../src/daemon/storage/sqlite-session-storage.js";
 import type { LogEntry } from "../../../src/log/entries.js";
 import { AppendConflictError } from "../../../src/log/errors.js";
 import { type PrunePlan, planPrune } from "../../../src/log/prune-plan.js";
 import { assistantMessage, userMessage } from "../../../src/model/items.js";
-import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
 import { rejectionOf } from "../../support/rejection.js";
-import { tempDatabase } from "./temp-database.js";
+import { storageBackends } from "./storage-backends.js";
 
-let schema: PgSchema;
-beforeAll(async () => {
-  schema = await createPgSchema("skein_prune");
-});
-afterAll(async () => {
-  await schema.drop();
-});
-
-const backends: Array<{ name: string; open: () => Promise<SessionStorage> }> = [
-  { name: "SQLite", open: async () => new SqliteSessionStorage(tempDatabase().db) },
-  {
-    name: "PostgreSQL",
-    open: async () => {
-      await schema.query(`DROP SCHEMA ${schema.name} CASCADE; CREATE SCHEMA ${schema.name}`);
-      const storage = new PgSessionStorage(await openPgDaemonDatabase(schema.url, { max: 4 }));
-      onTestFinished(() => storage.close());
-      return storage;
-    },
-  },
-];
+const backends = storageBackends("skein_prune");
 
 const ts = 1_000;
 /** A compacted session: start, three turns, a compaction keeping the last, one more turn. */

@@ -3,35 +3,11 @@
  * id, listed, found due by its next firing, paused and removed, and its next firing moves only
  * by a compare-and-set on the value it had (of racing moves exactly one wins).
  */
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
-import { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
+import { describe, expect, it } from "vitest";
 import type { ScheduleRow } from "../../../src/daemon/storage/schedules-table.js";
-import type { SessionStorage } from "../../../src/daemon/storage/session-storage.js";
-import { SqliteSessionStorage } from "../../../src/daemon/storage/sqlite-session-storage.js";
-import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
-import { tempDatabase } from "./temp-database.js";
+import { storageBackends } from "./storage-backends.js";
 
-let schema: PgSchema;
-beforeAll(async () => {
-  schema = await createPgSchema("skein_schedules");
-});
-afterAll(async () => {
-  await schema.drop();
-});
-
-const backends: Array<{ name: string; open(): Promise<SessionStorage> }> = [
-  { name: "SQLite", open: async () => new SqliteSessionStorage(tempDatabase().db) },
-  {
-    name: "PostgreSQL",
-    async open() {
-      await schema.query(`DROP SCHEMA ${schema.name} CASCADE; CREATE SCHEMA ${schema.name}`);
-      const storage = new PgSessionStorage(await openPgDaemonDatabase(schema.url, { max: 4 }));
-      onTestFinished(() => storage.close());
-      return storage;
-    },
-  },
-];
+const backends = storageBackends("skein_schedules");
 
 function row(id: string, nextFireAt: number | null): ScheduleRow {
   return {

@@ -13,13 +13,13 @@ import {
 import { emptyPreview } from "../../../src/daemon/history/preview.js";
 import { DatabaseVersionError, migrations } from "../../../src/daemon/storage/daemon-schema.js";
 import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
-import { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
 import type { SessionStorage } from "../../../src/daemon/storage/session-storage.js";
 import { tablesWithSessionColumn } from "../../../src/daemon/storage/sessions-table.js";
 import { SqliteSessionStorage } from "../../../src/daemon/storage/sqlite-session-storage.js";
 import type { LogEntry } from "../../../src/log/entries.js";
 import { userMessage } from "../../../src/model/items.js";
 import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
+import { freshPgSessionStorage } from "./storage-backends.js";
 import { tempDatabase } from "./temp-database.js";
 
 /** A backend under test: fresh storage, and a way to count rows behind its back. */
@@ -62,11 +62,7 @@ const sqlite = (): Backend => {
 const postgres = (): Backend => ({
   name: "PostgreSQL",
   async open() {
-    // Each test its own tables: the schema is emptied first.
-    await schema.query(`DROP SCHEMA ${schema.name} CASCADE; CREATE SCHEMA ${schema.name}`);
-    const storage = new PgSessionStorage(await openPgDaemonDatabase(schema.url, { max: 4 }));
-    onTestFinished(() => storage.close());
-    return storage;
+    return freshPgSessionStorage(schema);
   },
   async count(table, session) {
     const rows = await schema.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE session = $1`, [

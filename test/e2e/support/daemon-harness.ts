@@ -536,6 +536,11 @@ export class DaemonHarness {
     return response.json<HistoryPage>();
   }
 
+  /** The kinds of a session's history items, oldest first (the first page of `history`). */
+  async historyKinds(sessionId: string): Promise<string[]> {
+    return (await this.history(sessionId)).items.map((entry) => entry.kind);
+  }
+
   /** Open a session stream and keep it open (after a cursor, or with a Last-Event-ID header). */
   openStream(
     sessionId: string,

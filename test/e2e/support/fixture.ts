@@ -33,19 +33,27 @@ export function profileFor(provider: FakeProvider) {
 }
 
 /** A fake provider and a daemon using it. */
-export async function startFixture(
+export function startFixture(
   env: Record<string, string> = {},
   database: DatabaseKind = "sqlite",
 ): Promise<{ provider: FakeProvider; app: DaemonHarness }> {
+  return startFixtureWith({ env, database });
+}
+
+/** A fake provider and a daemon using it, started with `options` besides its one profile. */
+async function startFixtureWith(options: FixtureHarnessOptions): Promise<Fixture> {
   const provider = await FakeProvider.start();
   try {
-    const app = await DaemonHarness.start({ providers: profileFor(provider), env, database });
+    const app = await DaemonHarness.start({ ...options, providers: profileFor(provider) });
     return { provider, app };
   } catch (error) {
     await provider.close();
     throw error;
   }
 }
+
+/** What a fixture's daemon starts with besides its profile (`env`, `database`, `config`, ...). */
+type FixtureHarnessOptions = Omit<HarnessOptions, "providers">;
 
 /** A fake provider and the daemon that talks to it. */
 export interface Fixture {
@@ -58,11 +66,10 @@ export interface Fixture {
  * closed after them; read the fields inside tests and hooks), the provider reset before each
  * test and then answering `answer` when one is given.
  */
-export function useSharedFixture(
-  options: { env?: Record<string, string>; database?: DatabaseKind; answer?: string } = {},
-): Fixture {
+export function useSharedFixture(options: FixtureHarnessOptions & { answer?: string } = {}): Fixture {
+  const { answer, ...harness } = options;
   const fixture = startedForDescribe(
-    () => startFixture(options.env, options.database),
+    () => startFixtureWith(harness),
     async ({ provider, app }) => {
       await app.close();
       await provider.close();
@@ -70,7 +77,6 @@ export function useSharedFixture(
   );
   beforeEach(() => {
     fixture.provider.reset();
-    const answer = options.answer;
     if (answer !== undefined) fixture.provider.script = () => text(answer);
   });
   return fixture;
