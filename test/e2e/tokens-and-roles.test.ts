@@ -14,7 +14,7 @@ import { v7 as uuidv7 } from "uuid";
 import { describe, expect, it } from "vitest";
 import { type Role, roleAllows, roles } from "../../src/api/roles.js";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
-import { type DaemonHarness, skeinBin } from "./support/daemon-harness.js";
+import { type DaemonHarness, rawRequest, skeinBin } from "./support/daemon-harness.js";
 import { eventually, useFakeProvider } from "./support/fixture.js";
 
 const run = promisify(execFile);
@@ -169,6 +169,40 @@ describe("named tokens and roles", () => {
     // The bootstrap token's own inputs say so.
     const own = await app.prompt(sessionId, "and again");
     expect(own).toMatchObject({ sent_by: "bootstrap", sent_from: "127.0.0.1" });
+  });
+
+  it("binds a browser login to the token whose link made it: its role, and its revocation", async () => {
+    const app = await fake.daemon();
+    const secret = await createToken(app, { name: "tablet", role: "viewer" });
+    const link = await app.api("/web/login-codes", { method: "POST", headers: as(secret) });
+    expect(link.status, link.text).toBe(201);
+    const url = new URL(link.json<{ url: string }>().url);
+    // As a browser: no Authorization header, the cookie instead.
+    const browser = (method: string, path: string, headers: Record<string, string> = {}, body?: unknown) =>
+      rawRequest(app.port, {
+        method,
+        path,
+        headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const login = await browser("GET", url.pathname + url.search, { accept: "text/html" });
+    expect(login.status, login.text).toBe(303);
+    const cookie = String(login.headers["set-cookie"]).split(";")[0]!;
+    expect((await browser("GET", "/sessions", { cookie })).status).toBe(200);
+    const session = (await browser("GET", "/web/session", { cookie })).json<{ csrf_token: string }>();
+    const refused = await browser(
+      "POST",
+      "/tokens",
+      { cookie, "x-skein-csrf": session.csrf_token },
+      {
+        name: "escalate",
+        role: "admin",
+      },
+    );
+    expect(refused.status).toBe(403);
+    expect(refused.json()).toMatchObject({ code: "role_forbidden" });
+    await app.api("/tokens/tablet", { method: "DELETE" });
+    expect((await browser("GET", "/sessions", { cookie })).status).toBe(401);
   });
 
   it("answers bad bodies to POST /tokens with a clear 400 (or 409 for a taken name) and stores nothing", async () => {

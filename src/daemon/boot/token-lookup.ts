@@ -6,7 +6,7 @@
 import type { Principal } from "../http/credential.js";
 import { problem } from "../http/problem.js";
 import type { TokenLookup } from "../http/request-authority.js";
-import { digestsEqual, tokenDigest } from "../http/token-secret.js";
+import { digestsEqual, secretDigest } from "../http/token-secret.js";
 import type { ApiTokenStore } from "../storage/api-token-store.js";
 import type { ApiTokenRow } from "../storage/api-tokens-table.js";
 
@@ -14,7 +14,7 @@ import type { ApiTokenRow } from "../storage/api-tokens-table.js";
 export function tokenLookupOf(store: ApiTokenStore): TokenLookup {
   return {
     bySecret: async (secret) => {
-      const digest = tokenDigest(secret);
+      const digest = secretDigest(secret);
       const row = await answered(() => store.byDigest(digest));
       return row !== null && digestsEqual(row.digest, digest) ? principalOf(row) : null;
     },

@@ -10,7 +10,8 @@
  * only someone who holds the cookie (the browser, which never shows it to a page) or was told
  * the token by the daemon (the page, through `GET /web/session`) can send it.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { secretDigest } from "./token-secret.js";
 
 /** One login as a LoginStore keeps it. */
 export interface StoredLogin {
@@ -77,20 +78,20 @@ export class BrowserLogins {
     const expiresAt = this.now() + codeLifetimeMs;
     this.#dropExpiredCodes();
     while (this.#codes.size >= maxCodes) this.#codes.delete(this.#codes.keys().next().value as string);
-    this.#codes.set(digest(code), { expiresAt, token });
+    this.#codes.set(secretDigest(code), { expiresAt, token });
     return { code, expiresAt };
   }
 
   /** Spend `code` on a new login (stored before it is returned), or null when it is unknown, used or expired. */
   async redeem(code: string): Promise<NewLogin | null> {
-    const key = digest(code);
+    const key = secretDigest(code);
     const pending = this.#codes.get(key);
     this.#codes.delete(key);
     if (pending === undefined || pending.expiresAt <= this.now()) return null;
     const cookieValue = randomBytes(32).toString("base64url");
     const created = this.now();
     const login: StoredLogin = {
-      hash: digest(cookieValue),
+      hash: secretDigest(cookieValue),
       created_at: new Date(created).toISOString(),
       expires_at: new Date(created + loginLifetimeMs).toISOString(),
       ...(pending.token === null ? {} : { token: pending.token }),
@@ -104,7 +105,7 @@ export class BrowserLogins {
 
   /** The login `cookieValue` belongs to, or null when it is unknown, logged out or expired. */
   check(cookieValue: string): CookieLogin | null {
-    const login = this.#logins.get(digest(cookieValue));
+    const login = this.#logins.get(secretDigest(cookieValue));
     if (login === undefined) return null;
     const expiresAt = Date.parse(login.expires_at);
     return expiresAt > this.now() ? { cookieValue, expiresAt, token: login.token ?? null } : null;
@@ -112,7 +113,7 @@ export class BrowserLogins {
 
   /** End the login of `cookieValue` (nothing happens for an unknown one). */
   async logout(cookieValue: string): Promise<void> {
-    if (this.#logins.delete(digest(cookieValue))) await this.#save();
+    if (this.#logins.delete(secretDigest(cookieValue))) await this.#save();
   }
 
   async #save(): Promise<void> {
@@ -154,8 +155,4 @@ export function cookieValue(cookieHeaders: readonly string[], name: string): str
     }
   }
   return found.length === 1 ? found[0]! : null;
-}
-
-function digest(secret: string): string {
-  return createHash("sha256").update(secret, "utf8").digest("hex");
 }

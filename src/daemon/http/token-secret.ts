@@ -12,8 +12,8 @@ export function newTokenSecret(): string {
   return `skn_${randomBytes(32).toString("base64url")}`;
 }
 
-/** SHA-256 (hex) of a token secret: what the database keeps. */
-export function tokenDigest(secret: string): string {
+/** SHA-256 (hex) of a secret (a token's, a login cookie's or code's): what is kept of it. */
+export function secretDigest(secret: string): string {
   return createHash("sha256").update(secret, "utf8").digest("hex");
 }
 

@@ -17,7 +17,7 @@ import type { CreatedToken, CreateTokenBody, TokenInfo, TokenRevoked } from "../
 import type { HttpApp } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
-import { newTokenSecret, tokenDigest } from "../http/token-secret.js";
+import { newTokenSecret, secretDigest } from "../http/token-secret.js";
 import type { ApiTokenStore } from "../storage/api-token-store.js";
 import type { ApiTokenRow } from "../storage/api-tokens-table.js";
 import { checkIdShape } from "./client-id.js";
@@ -45,7 +45,7 @@ export function registerTokenRoutes(app: HttpApp, tokens: ApiTokenStore, now: ()
         const secret = newTokenSecret();
         const row: ApiTokenRow = {
           name: body.name,
-          digest: tokenDigest(secret),
+          digest: secretDigest(secret),
           role: body.role,
           sessionId: body.session_id ?? null,
           createdAt: now(),
