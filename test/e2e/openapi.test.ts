@@ -140,6 +140,8 @@ describe("the OpenAPI document", () => {
         "message",
         "retry",
         "status",
+        "task_completed",
+        "task_started",
         "text",
         "thinking",
         "tool",

@@ -6,7 +6,6 @@
  * Boundary rule: at most one live actor per session. Loads are deduplicated, and an actor that
  * stopped is dropped from the map before anyone can be handed it again.
  */
-
 import { setTimeout as sleep } from "node:timers/promises";
 import type { SessionSummary } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
@@ -93,9 +92,10 @@ export class SessionRegistry {
 
   /** Load a session's actor (its row must exist) and start what waits in it. */
   async #load(sessionId: string): Promise<SessionActor> {
-    if ((await this.#services.storage.getSession(sessionId)) === null)
-      throw new SessionNotFoundError(sessionId);
     const ownership = this.#services.ownership;
+    // No lease for a missing session; on one node `SessionActor.load` finds a missing row itself.
+    if (ownership !== undefined && (await this.#services.storage.getSession(sessionId)) === null)
+      throw new SessionNotFoundError(sessionId);
     // The actor writes under the epoch of this claim, never a later one (see WriteFence).
     const epoch = ownership === undefined ? null : await ownership.acquire(sessionId);
     const services =

@@ -3,7 +3,7 @@ import { rm } from "node:fs/promises";
 import type pino from "pino";
 import { checkpointStore } from "../../home/checkpoints.js";
 import { packageVersion } from "../../home/package-version.js";
-import { WorkspaceConfigurationError, workspaceProblem } from "../../tools/builtin-tools.js";
+import { WorkspaceConfigurationError } from "../../tools/builtin-tools.js";
 import type { SessionRegistry } from "../actor/session-registry.js";
 import { SessionRetention } from "../actor/session-retention.js";
 import type { ClusterConfigFeed } from "../cluster/cluster-config-feed.js";
@@ -19,7 +19,7 @@ import { sessionProviders } from "../process/session-providers.js";
 import type { DaemonSettings } from "../process/settings.js";
 import type { RouteServices } from "../routes/route-services.js";
 import { findProjectInstructions } from "../session/project-instructions.js";
-import type { SessionServices } from "../session/session-services.js";
+import type { SessionEventObserver, SessionServices } from "../session/session-services.js";
 import type { SessionStorage } from "../storage/session-storage.js";
 import { metricsExportSettingsOf } from "../telemetry/telemetry-settings.js";
 import type { Tracing } from "../telemetry/tracing.js";
@@ -49,7 +49,7 @@ export interface DaemonParts {
 }
 
 /** The system prompt of a session created without one. */
-function defaultSystemPrompt(workspace: string): string {
+export function defaultSystemPrompt(workspace: string): string {
   return (
     `You are a capable software agent working in the directory ${workspace}. ` +
     "Use the tools to inspect and change files there and to run commands; paths are relative to that directory. " +
@@ -161,9 +161,15 @@ export function startHousekeeping(
 }
 
 /** What sessions tell the daemon's metrics (made later, so reached through `metrics()`): their events and timings. */
-export function meteredBy(metrics: () => DaemonMetrics): Pick<SessionServices, "observeEvent" | "meter"> {
+export function meteredBy(
+  metrics: () => DaemonMetrics,
+  alsoObserve: SessionEventObserver,
+): Pick<SessionServices, "observeEvent" | "meter"> {
   return {
-    observeEvent: (sessionId, type, data) => metrics().observe(sessionId, type, data),
+    observeEvent: (sessionId, type, data) => {
+      alsoObserve(sessionId, type, data);
+      metrics().observe(sessionId, type, data);
+    },
     meter: {
       modelRequest: (profile, model, seconds, outcome) =>
         metrics().modelRequest(profile, model, seconds, outcome),
@@ -179,7 +185,7 @@ export function routeServicesOf(
   metrics: DaemonMetrics,
   retention: SessionRetention,
 ): RouteServices {
-  const { providers, hiddenPaths } = parts;
+  const { providers } = parts;
   return {
     streamOptions: { countBytes: (bytes) => metrics.sseBytes(bytes) },
     registry,
@@ -188,8 +194,10 @@ export function routeServicesOf(
     historySecret: parts.historySecret,
     now: parts.now,
     defaultSystemPrompt,
-    workspaceProblem: (workspace) => workspaceProblem(workspace, hiddenPaths),
-    projectInstructions: (workspace) => findProjectInstructions(workspace, { hiddenPaths }),
+    // The hidden paths as the tool kit resolved them at start (a realpath each), not per session.
+    workspaceProblem: (workspace) => parts.tooling.toolKit.workspaceProblem(workspace),
+    projectInstructions: (workspace) =>
+      findProjectInstructions(workspace, { hidden: parts.tooling.toolKit.hidden }),
     mcpServerNames: () => parts.tooling.mcp.serverNames(),
     ...(parts.tracing === null ? {} : { tracing: parts.tracing }),
     providerDefaults: (name) => {

@@ -216,6 +216,15 @@ export const migrations: readonly Migration[] = [
   {
     version: 10,
     statements: [
+      // A `task` call's child session (daemon/task/): the parent's call that started it and the
+      // agent it runs as; `parent_id` names the parent. Null for every other session.
+      "ALTER TABLE sessions ADD COLUMN parent_call_id TEXT",
+      "ALTER TABLE sessions ADD COLUMN agent TEXT",
+    ],
+  },
+  {
+    version: 11,
+    statements: [
       // Named API tokens (both backends, so every node sees a revocation at once): the SHA-256
       // digest of each secret, never the secret. `session_id`: the one session it may reach.
       `CREATE TABLE api_tokens (
