@@ -1,9 +1,8 @@
 /**
  * The session actor: the single owner of one loaded session. It holds the session's event feed
- * (generation + sequence + replay window + watchers) and its mailbox, builds the one port its
- * parts are given (session/session-port.ts), and puts together the parts that do the work: the
- * log writer (the one writer of the session's log and its replay), the input queue, the approval
- * gate, the compactor and the turn scheduler (which keeps the session's status).
+ * (generation, sequence, replay window, watchers) and its mailbox, builds the one port its parts
+ * are given (session/session-port.ts) and puts together the parts that do the work: the log
+ * writer, the input queue, the approval gate, the compactor and the turn scheduler.
  *
  * Boundary rule: everything that reads or appends the log runs through the mailbox, one task at
  * a time, so a snapshot and the cursor sent with it always agree and appends never race. Live
