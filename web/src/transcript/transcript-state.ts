@@ -185,26 +185,9 @@ function applyEvent(state: TranscriptState, event: SessionEvent): TranscriptStat
       return { ...state, runningTools };
     }
     case "usage":
-      return {
-        ...state,
-        usage: {
-          prompt_tokens: state.usage.prompt_tokens + event.data.prompt_tokens,
-          completion_tokens: state.usage.completion_tokens + event.data.completion_tokens,
-          cached_prompt_tokens: state.usage.cached_prompt_tokens + event.data.cached_prompt_tokens,
-          total_tokens: state.usage.total_tokens + event.data.total_tokens,
-        },
-        summary: { ...state.summary, model: event.data.model },
-      };
+      return applyUsage(state, event.data);
     case "turn_completed":
-      return {
-        ...state,
-        drafts: state.drafts.filter((draft) => draft.turnId !== event.data.run_id),
-        interrupted:
-          event.data.state === "interrupted"
-            ? [...state.interrupted, ...keptDrafts(state, event.data.run_id)]
-            : state.interrupted,
-        notice: event.data.state === "completed" ? state.notice : `The turn ended: ${event.data.state}.`,
-      };
+      return applyTurnCompleted(state, event.data);
     case "error":
       return {
         ...state,
@@ -247,6 +230,39 @@ function applyEvent(state: TranscriptState, event: SessionEvent): TranscriptStat
       return unknown;
     }
   }
+}
+
+/** A model request's usage, added to the totals. */
+function applyUsage(
+  state: TranscriptState,
+  usage: Extract<SessionEvent, { type: "usage" }>["data"],
+): TranscriptState {
+  return {
+    ...state,
+    usage: {
+      prompt_tokens: state.usage.prompt_tokens + usage.prompt_tokens,
+      completion_tokens: state.usage.completion_tokens + usage.completion_tokens,
+      cached_prompt_tokens: state.usage.cached_prompt_tokens + usage.cached_prompt_tokens,
+      total_tokens: state.usage.total_tokens + usage.total_tokens,
+    },
+    summary: { ...state.summary, model: usage.model },
+  };
+}
+
+/** A turn's end: its drafts go (an interrupted turn's are kept, marked), and a notice unless it completed. */
+function applyTurnCompleted(
+  state: TranscriptState,
+  ended: Extract<SessionEvent, { type: "turn_completed" }>["data"],
+): TranscriptState {
+  return {
+    ...state,
+    drafts: state.drafts.filter((draft) => draft.turnId !== ended.run_id),
+    interrupted:
+      ended.state === "interrupted"
+        ? [...state.interrupted, ...keptDrafts(state, ended.run_id)]
+        : state.interrupted,
+    notice: ended.state === "completed" ? state.notice : `The turn ended: ${ended.state}.`,
+  };
 }
 
 /** An input's receipt: pending or not any more; a cancelled one is no longer shown as sent. */
