@@ -16,6 +16,7 @@ import { homeLockedExitCode } from "../home/exit-codes.js";
 import type { HeadSigner } from "../log/head-signer.js";
 import { SessionRegistry } from "./actor/session-registry.js";
 import type { SessionRetention } from "./actor/session-retention.js";
+import { daemonNotifications } from "./notify/daemon-notifications.js";
 import {
   type DaemonParts,
   meteredBy,
@@ -130,6 +131,8 @@ async function boot(
   const tooling = startTooling({ settings, env, providers, hiddenPaths, logger, now: wallClock });
   undo.push(() => tooling.mcp.stop());
   const drain = new DrainController();
+  const notifications = daemonNotifications(storage, () => providers.current().notifications ?? [], env, logger);
+  undo.push(() => notifications.stop());
   const parts: DaemonParts = {
     settings,
     env,
@@ -142,13 +145,14 @@ async function boot(
     hiddenPaths,
     logger,
     tracing,
+    notifications,
     now: wallClock,
     historySecret: randomBytes(32).toString("hex"),
     keys: apiKeys(env, new SecretsSource(settings.home)),
   };
   const sessions = new SessionRegistry({
     ...sessionServicesOf(parts),
-    ...meteredBy(() => metrics),
+    ...meteredBy(() => metrics, notifications),
   });
   const { metrics, retention } = metricsAndRetentionOf(parts, sessions);
   registry.current = sessions;
@@ -203,6 +207,7 @@ async function serve(
   await publishDiscovery(settings, { port, instanceId, configShared: sharedConfig !== null });
   startHousekeeping(settings, sessions, retention);
   scheduler.start();
+  parts.notifications.start();
   logger.info({ port, home: settings.home, instanceId }, "ready");
   return { settings, port, instanceId, shutdown: stop.shutdown, stopped: stop.stopped };
 }

@@ -1,6 +1,6 @@
 /**
  * `$SKEIN_HOME/config.json`: the provider profiles, `{"active"?: name, "providers": {name:
- * profile}, "mcpServers"?, "approvalPolicy"?, "maxToolRounds"?, "trustedHeadKeys"?, "webFetch"?, "retention"?}`. Its shape, its parser and its
+ * profile}, "mcpServers"?, "approvalPolicy"?, "maxToolRounds"?, "trustedHeadKeys"?, "webFetch"?, "retention"?, "notifications"?}`. Its shape, its parser and its
  * writer, shared by the daemon (which re-reads it when it changes) and the CLI (`skein config`,
  * which edits it).
  *
@@ -20,6 +20,7 @@ import { writeFileAtomic } from "./atomic-file.js";
 import { homePaths } from "./home.js";
 import { McpConfigError, type McpServersConfig, parseMcpServers } from "./mcp-config.js";
 import { readOptionalText } from "./optional-text-file.js";
+import { type NotificationTarget, parseNotificationsConfig } from "./notification-config.js";
 import { parseRetentionConfig, type RetentionConfig } from "./retention-config.js";
 import { parseWebFetchConfig, type WebFetchConfig } from "./web-fetch-config.js";
 
@@ -61,6 +62,8 @@ export interface ProviderConfig extends SessionSettings {
   webFetch?: WebFetchConfig;
   /** What the daemon removes of old sessions (see retention-config.ts); absent: nothing. */
   retention?: RetentionConfig;
+  /** Webhooks told of sessions' events (see notification-config.ts); absent: none. */
+  notifications?: NotificationTarget[];
 }
 
 /** Most keys `trustedHeadKeys` may list. */
@@ -128,6 +131,7 @@ export function parseProviderConfig(text: string, path: string): ProviderConfig 
       "trustedHeadKeys",
       "webFetch",
       "retention",
+      "notifications",
     ],
     "the top level",
     fail,
@@ -155,6 +159,8 @@ export function parseProviderConfig(text: string, path: string): ProviderConfig 
   }
   if (root.webFetch !== undefined) config.webFetch = parseWebFetchConfig(root.webFetch, fail);
   if (root.retention !== undefined) config.retention = parseRetentionConfig(root.retention, fail);
+  if (root.notifications !== undefined)
+    config.notifications = parseNotificationsConfig(root.notifications, fail);
   if (root.trustedHeadKeys !== undefined)
     config.trustedHeadKeys = parseTrustedHeadKeys(root.trustedHeadKeys, fail);
   if (root.active !== undefined && root.active !== null) {

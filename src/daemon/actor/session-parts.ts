@@ -54,6 +54,7 @@ export function sessionParts(
     services.logger,
     services.observeEvent,
     services.meter,
+    services.notifications,
   );
   const place = { storage, writer: storage.writerFrom(row.id, entries), preview: row.preview };
   const log = new SessionLogWriter(outlet, place, entries);

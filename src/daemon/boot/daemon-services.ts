@@ -19,6 +19,7 @@ import { sessionProviders } from "../process/session-providers.js";
 import type { DaemonSettings } from "../process/settings.js";
 import type { RouteServices } from "../routes/route-services.js";
 import { findProjectInstructions } from "../session/project-instructions.js";
+import type { DaemonNotifications } from "../notify/daemon-notifications.js";
 import type { SessionServices } from "../session/session-services.js";
 import type { SessionStorage } from "../storage/session-storage.js";
 import { metricsExportSettingsOf } from "../telemetry/telemetry-settings.js";
@@ -45,6 +46,8 @@ export interface DaemonParts {
   logger: pino.Logger;
   /** The daemon's tracing; null when no trace is exported. */
   tracing: Tracing | null;
+  /** config.json's webhooks: the outbox's planner and deliverer. */
+  notifications: DaemonNotifications;
   now: () => number;
 }
 
@@ -160,10 +163,20 @@ export function startHousekeeping(
   retention.start();
 }
 
-/** What sessions tell the daemon's metrics (made later, so reached through `metrics()`): their events and timings. */
-export function meteredBy(metrics: () => DaemonMetrics): Pick<SessionServices, "observeEvent" | "meter"> {
+/**
+ * What sessions tell the daemon's metrics (made later, so reached through `metrics()`): their
+ * events and timings; and the webhooks: what each commit owes, and when it is durable.
+ */
+export function meteredBy(
+  metrics: () => DaemonMetrics,
+  notifications: DaemonNotifications,
+): Pick<SessionServices, "observeEvent" | "meter" | "notifications"> {
   return {
-    observeEvent: (sessionId, type, data) => metrics().observe(sessionId, type, data),
+    notifications: notifications.planner,
+    observeEvent: (sessionId, type, data) => {
+      metrics().observe(sessionId, type, data);
+      if (type === "committed") notifications.committed(sessionId);
+    },
     meter: {
       modelRequest: (profile, model, seconds, outcome) =>
         metrics().modelRequest(profile, model, seconds, outcome),

@@ -20,6 +20,7 @@ import { SessionWriter } from "../../log/session-writer.js";
 import type { LogHead, Store } from "../../log/store.js";
 import { SessionBusyError } from "../errors.js";
 import { appliedSchemaVersionProgram } from "./daemon-schema.js";
+import { backendOutbox } from "./backend-outbox.js";
 import { checkDeliveredWithin, lastDeliveredInputProgram } from "./delivery-evidence.js";
 import { GuardedLog } from "./guarded-log.js";
 import {
@@ -59,6 +60,7 @@ import {
 } from "./schedules-table.js";
 import type {
   InputCancellation,
+  NotificationOutbox,
   RowWrites,
   SessionStorage,
   StoredSessionWriter,
@@ -90,9 +92,12 @@ export class BackendSessionStorage<Tx> implements SessionStorage {
   /** The lease epoch this view's writes are fenced at (undefined: the node's, for writes outside an actor). */
   #epoch: number | undefined = undefined;
 
+  readonly outbox: NotificationOutbox;
+
   /** Storage on `backend`, unfenced until `fenceWith`. */
   constructor(backend: StorageBackend<Tx>) {
     this.#shared = { backend, fence: null, sessionTables: null };
+    this.outbox = backendOutbox(backend);
   }
 
   /** From now on every write of a session first passes `fence` in its transaction (cluster mode). */
