@@ -16,7 +16,6 @@ import { homeLockedExitCode } from "../home/exit-codes.js";
 import type { HeadSigner } from "../log/head-signer.js";
 import { SessionRegistry } from "./actor/session-registry.js";
 import type { SessionRetention } from "./actor/session-retention.js";
-import { daemonNotifications } from "./notify/daemon-notifications.js";
 import {
   type DaemonParts,
   meteredBy,
@@ -38,6 +37,7 @@ import { warnWherePeersDistrust } from "./cluster/peer-trust.js";
 import type { Relays } from "./cluster/request-forwarding.js";
 import { BrowserLogins } from "./http/browser-logins.js";
 import { createHttpApp, type HttpApp } from "./http/create-http-app.js";
+import { daemonNotifications } from "./notify/daemon-notifications.js";
 import { apiKeys } from "./process/api-key-lookup.js";
 import type { DaemonMetrics } from "./process/daemon-metrics.js";
 import { writeDiscoveryFile } from "./process/discovery-file.js";
@@ -131,7 +131,12 @@ async function boot(
   const tooling = startTooling({ settings, env, providers, hiddenPaths, logger, now: wallClock });
   undo.push(() => tooling.mcp.stop());
   const drain = new DrainController();
-  const notifications = daemonNotifications(storage, () => providers.current().notifications ?? [], env, logger);
+  const notifications = daemonNotifications(
+    storage,
+    () => providers.current().notifications ?? [],
+    env,
+    logger,
+  );
   undo.push(() => notifications.stop());
   const parts: DaemonParts = {
     settings,

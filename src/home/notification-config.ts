@@ -33,9 +33,14 @@ export interface NotificationTarget {
 const knownKeys = ["url", "events", "secret", "allowPrivate"];
 
 /** Validates the `notifications` value; `fail` throws with the reason. */
-export function parseNotificationsConfig(value: unknown, fail: (reason: string) => never): NotificationTarget[] {
+export function parseNotificationsConfig(
+  value: unknown,
+  fail: (reason: string) => never,
+): NotificationTarget[] {
   if (!Array.isArray(value)) fail(`"notifications" must be an array of webhooks`);
-  const targets = (value as unknown[]).map((entry, index) => parseTarget(entry, `notifications[${index}]`, fail));
+  const targets = (value as unknown[]).map((entry, index) =>
+    parseTarget(entry, `notifications[${index}]`, fail),
+  );
   const seen = new Set<string>();
   for (const [index, target] of targets.entries()) {
     if (seen.has(target.url)) fail(`"notifications[${index}].url" ${target.url} is listed twice`);
@@ -45,7 +50,8 @@ export function parseNotificationsConfig(value: unknown, fail: (reason: string) 
 }
 
 function parseTarget(value: unknown, where: string, fail: (reason: string) => never): NotificationTarget {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) fail(`"${where}" must be an object`);
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    fail(`"${where}" must be an object`);
   const record = value as Record<string, unknown>;
   const unknownKey = Object.keys(record).find((key) => !knownKeys.includes(key));
   if (unknownKey !== undefined)
@@ -85,7 +91,9 @@ function parseEvents(value: unknown, where: string, fail: (reason: string) => ne
   const events: NotificationEvent[] = [];
   for (const event of value as unknown[]) {
     if (!isNotificationEvent(event))
-      fail(`"${where}.events" has unknown event ${JSON.stringify(event)} (known: ${notificationEvents.join(", ")})`);
+      fail(
+        `"${where}.events" has unknown event ${JSON.stringify(event)} (known: ${notificationEvents.join(", ")})`,
+      );
     if (!events.includes(event as NotificationEvent)) events.push(event as NotificationEvent);
   }
   return events;

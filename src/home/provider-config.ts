@@ -19,8 +19,8 @@ import { ApprovalPolicyError, parseApprovalPolicy } from "./approval-policy.js";
 import { writeFileAtomic } from "./atomic-file.js";
 import { homePaths } from "./home.js";
 import { McpConfigError, type McpServersConfig, parseMcpServers } from "./mcp-config.js";
-import { readOptionalText } from "./optional-text-file.js";
 import { type NotificationTarget, parseNotificationsConfig } from "./notification-config.js";
+import { readOptionalText } from "./optional-text-file.js";
 import { parseRetentionConfig, type RetentionConfig } from "./retention-config.js";
 import { parseWebFetchConfig, type WebFetchConfig } from "./web-fetch-config.js";
 

@@ -76,12 +76,16 @@ describe("notifications", () => {
     await app.idle(sessionId);
     await app.prompt(sessionId, "ask me");
     await waitingCall(app, sessionId);
-    expect((await answer(app, sessionId, "call_ask", { decision: "allow", message: "blue" })).status).toBe(200);
+    expect((await answer(app, sessionId, "call_ask", { decision: "allow", message: "blue" })).status).toBe(
+      200,
+    );
     await app.idle(sessionId);
     await app.prompt(sessionId, "fail");
     await app.idle(sessionId);
 
-    const got = await eventually("five deliveries", () => (hook.deliveries.length >= 5 ? hook.deliveries : undefined));
+    const got = await eventually("five deliveries", () =>
+      hook.deliveries.length >= 5 ? hook.deliveries : undefined,
+    );
     expect(got.map((delivery) => delivery.json.event)).toEqual([
       "approval_requested",
       "turn_completed",
@@ -117,7 +121,9 @@ describe("notifications", () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     hook.status = 204;
     await hook.up();
-    const [delivery] = await eventually("the delivery", () => (hook.deliveries.length > 0 ? hook.deliveries : undefined));
+    const [delivery] = await eventually("the delivery", () =>
+      hook.deliveries.length > 0 ? hook.deliveries : undefined,
+    );
     expect(delivery!.json.event).toBe("turn_completed");
     expect(validSignature(delivery!.body, delivery!.signature)).toBe(true);
     expect(app.readLog()).toMatch(/notification not delivered, will retry/);

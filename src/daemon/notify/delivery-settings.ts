@@ -28,7 +28,7 @@ const defaults: DeliverySettings = {
 };
 
 /** A setting of the environment is not a whole number of milliseconds above 0. */
-export class DeliverySettingError extends Error {
+class DeliverySettingError extends Error {
   constructor(
     readonly variable: string,
     readonly value: string,

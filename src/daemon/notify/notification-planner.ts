@@ -15,7 +15,6 @@ import { randomUUID } from "node:crypto";
 import type { NotificationEvent, NotificationTarget } from "../../home/notification-config.js";
 import type { LogEntry } from "../../log/entries.js";
 import type { JsonObject, JsonValue } from "../../model/json.js";
-import { askUserToolName } from "../approval/approval-policy.js";
 import type { NotificationPlanner } from "../session/session-services.js";
 import type { NewNotification } from "../storage/outbox-table.js";
 import type { RowWrites } from "../storage/session-storage.js";
@@ -36,7 +35,13 @@ export function notificationPlanner(targets: () => readonly NotificationTarget[]
       const subscribed = configured.filter((target) => target.events.includes(event));
       if (subscribed.length === 0) continue;
       const id = `evt_${randomUUID()}`;
-      const body = JSON.stringify({ id, event, session_id: sessionId, data, created_at: new Date(now).toISOString() });
+      const body = JSON.stringify({
+        id,
+        event,
+        session_id: sessionId,
+        data,
+        created_at: new Date(now).toISOString(),
+      });
       for (const target of subscribed) {
         rows.push({ id, targetUrl: target.url, sessionId, event, body, createdAt: now });
       }
@@ -46,14 +51,14 @@ export function notificationPlanner(targets: () => readonly NotificationTarget[]
 }
 
 /** The events a commit of `entries` with `writes` is, in log order (a turn's end last). */
-export function commitEvents(entries: readonly LogEntry[], writes: RowWrites): CommitEvent[] {
+function commitEvents(entries: readonly LogEntry[], writes: RowWrites): CommitEvent[] {
   const events: CommitEvent[] = [];
   for (const entry of entries) {
     if (entry.kind !== "approval_requested") continue;
     const data: JsonObject = { call_id: entry.call_id, tool: entry.tool, turn_id: entry.turn_id ?? null };
     const args = callArguments(entries, entry.call_id);
     if (args !== undefined) data.arguments = args;
-    events.push({ event: entry.tool === askUserToolName ? "question" : "approval_requested", data });
+    events.push({ event: entry.rule.source === "ask_user" ? "question" : "approval_requested", data });
   }
   const end = writes.endTurn;
   if (end !== undefined) {

@@ -10,6 +10,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { NotificationTarget } from "../../home/notification-config.js";
+import { unreachable } from "../../model/unreachable.js";
 import type { SessionLogger } from "../session/session-services.js";
 import type { ClaimedNotification, NotificationSettlement } from "../storage/outbox-table.js";
 import type { NotificationOutbox } from "../storage/session-storage.js";
@@ -91,13 +92,16 @@ export class OutboxDeliverer {
         this.logger.info({ ...context, attempts: row.attempts + 1 }, "notification delivered");
         break;
       case "retry":
-        this.logger.warn({ ...context, reason: settlement.error, retry_at: settlement.at }, "notification not delivered, will retry");
+        this.logger.warn(
+          { ...context, reason: settlement.error, retry_at: settlement.at },
+          "notification not delivered, will retry",
+        );
         break;
       case "gave_up":
         this.logger.error({ ...context, reason: settlement.error }, "notification given up");
         break;
       default:
-        settlement satisfies never;
+        unreachable(settlement, "unknown notification settlement");
     }
     await this.outbox.settle(row, this.#owner, settlement);
   }
@@ -112,11 +116,15 @@ export class OutboxDeliverer {
       case "failed": {
         const at = now + retryDelay(this.settings, row.attempts);
         if (at - row.createdAt > this.settings.giveUpMs)
-          return { kind: "gave_up", at: now, error: `${outcome.reason}; still failing ${this.settings.giveUpMs} ms after the event` };
+          return {
+            kind: "gave_up",
+            at: now,
+            error: `${outcome.reason}; still failing ${this.settings.giveUpMs} ms after the event`,
+          };
         return { kind: "retry", at, error: outcome.reason };
       }
       default:
-        return outcome satisfies never;
+        return unreachable(outcome, "unknown webhook outcome");
     }
   }
 }

@@ -9,7 +9,7 @@
  * Boundary rule: one request, its outcome as data; retries are the deliverer's.
  */
 import { createHmac } from "node:crypto";
-import { lookup, type LookupAddress } from "node:dns";
+import { type LookupAddress, lookup } from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
@@ -26,7 +26,7 @@ export type PostOutcome =
   | { kind: "refused"; reason: string };
 
 /** The signature header's value for `body` under `secret`. */
-export function signatureOf(body: string, secret: string): string {
+function signatureOf(body: string, secret: string): string {
   return `sha256=${createHmac("sha256", secret).update(body, "utf8").digest("hex")}`;
 }
 
@@ -48,7 +48,9 @@ function refusal(address: string): string | null {
       .flatMap((info) => (info === undefined ? [] : [info.address])),
   );
   const problem = addressProblem(address, own, noneAllowed);
-  return problem === null ? null : `${address} is ${problem} (set "allowPrivate": true on the webhook to allow it)`;
+  return problem === null
+    ? null
+    : `${address} is ${problem} (set "allowPrivate": true on the webhook to allow it)`;
 }
 
 /** A resolver for one connection that keeps only allowed addresses, and fails when none is left. */

@@ -3,12 +3,12 @@
  * can be built in a test with a real database and a fake provider.
  */
 import type { SessionEventData } from "../../api/session-events.js";
+import type { LogEntry } from "../../log/entries.js";
 import type { ApprovalPolicy } from "../../model/approval-policy.js";
 import type { LlmClient } from "../../model/llm-client.js";
 import type { RequestConfig } from "../../model/request-config.js";
 import type { ToolDefinition } from "../../model/tools.js";
 import type { ModelLimits } from "../../providers/model-limits.js";
-import type { LogEntry } from "../../log/entries.js";
 import type { NewNotification } from "../storage/outbox-table.js";
 import type { RowWrites, SessionStorage } from "../storage/session-storage.js";
 import type { SessionRow } from "../storage/sessions-table.js";

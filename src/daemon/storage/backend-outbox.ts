@@ -23,6 +23,8 @@ export function backendOutbox<Tx>(backend: StorageBackend<Tx>): NotificationOutb
         backend.run(tx, claimDueNotificationsProgram(owner, now, until, limit)),
       ),
     settle: (row: ClaimedNotification, owner: string, settlement: NotificationSettlement) =>
-      queue.run("notification-outbox", (tx) => backend.run(tx, settleNotificationProgram(row, owner, settlement))),
+      queue.run("notification-outbox", (tx) =>
+        backend.run(tx, settleNotificationProgram(row, owner, settlement)),
+      ),
   };
 }

@@ -19,8 +19,8 @@ import type { HeadRecord } from "../../log/head-record.js";
 import { SessionWriter } from "../../log/session-writer.js";
 import type { LogHead, Store } from "../../log/store.js";
 import { SessionBusyError } from "../errors.js";
-import { appliedSchemaVersionProgram } from "./daemon-schema.js";
 import { backendOutbox } from "./backend-outbox.js";
+import { appliedSchemaVersionProgram } from "./daemon-schema.js";
 import { checkDeliveredWithin, lastDeliveredInputProgram } from "./delivery-evidence.js";
 import { GuardedLog } from "./guarded-log.js";
 import {

@@ -5,9 +5,9 @@
  * never get the same row (`FOR UPDATE SKIP LOCKED`).
  */
 import { describe, expect, it } from "vitest";
+import type { NewNotification } from "../../../src/daemon/storage/outbox-table.js";
 import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
 import { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
-import type { NewNotification } from "../../../src/daemon/storage/outbox-table.js";
 import { createPgSchema } from "../../support/pg-schema.js";
 import { freshPgSessionStorage, storageBackends } from "./storage-backends.js";
 
@@ -15,7 +15,14 @@ const backends = storageBackends("skein_outbox");
 
 function notification(n: number, createdAt = 1_000): NewNotification {
   const id = `evt_${String(n).padStart(3, "0")}`;
-  return { id, targetUrl: "https://h.example/x", sessionId: "s1", event: "turn_completed", body: `{"id":"${id}"}`, createdAt };
+  return {
+    id,
+    targetUrl: "https://h.example/x",
+    sessionId: "s1",
+    event: "turn_completed",
+    body: `{"id":"${id}"}`,
+    createdAt,
+  };
 }
 
 describe.each(backends)("the notification outbox ($name)", (backend) => {
