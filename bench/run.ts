@@ -21,6 +21,7 @@ const suites = [
   "tools",
   "backup",
   "telemetry",
+  "notifications",
 ];
 const here = dirname(fileURLToPath(import.meta.url));
 const requested = process.argv.slice(2);
