@@ -41,8 +41,23 @@ export function daemonEnv(env: Record<string, string>): Record<string, string> {
 
 /** utime + stime of a process, in ms (from /proc/<pid>/stat, in clock ticks of 10 ms). */
 export function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  return cpuOf(pid).own;
+}
+
+/** A process's CPU time (ms): its own, and that of the child processes it waited for. */
+export interface ProcessCpu {
+  own: number;
+  children: number;
+}
+
+/**
+ * utime + stime of a process and cutime + cstime of its waited-for children (the git processes
+ * of workspace checkpoints, say), in ms (from /proc/<pid>/stat, in clock ticks of 10 ms).
+ */
+export function cpuOf(pid: number): ProcessCpu {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ").map(Number);
+  const ms = (ticks: number) => (ticks * 1000) / 100;
+  return { own: ms(fields[11]! + fields[12]!), children: ms(fields[13]! + fields[14]!) };
 }
 
 /**
@@ -70,6 +85,18 @@ export interface Follower {
   /** Resolves at the next `turn_completed` (call it before the input is sent). */
   nextTurn(): Promise<TurnSeen>;
   close(): void;
+}
+
+/** Send a message input to a followed session and wait until its follower sees the turn end. */
+export async function followedTurn(
+  app: DaemonHarness,
+  sessionId: string,
+  follower: Follower,
+  text: string,
+): Promise<TurnSeen> {
+  const completed = follower.nextTurn();
+  await sendInput(app, sessionId, text);
+  return completed;
 }
 
 const textMark = '"type":"text"';

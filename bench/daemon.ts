@@ -5,8 +5,9 @@
  * The daemon runs as a real child process (`bin/skein.js daemon run`, built code); the fake
  * provider and the SSE watchers run in this process. Delays are measured from the moment the
  * provider wrote a delta (its text carries `performance.timeOrigin + performance.now()`) to the
- * moment a watcher parsed it; both clocks are the same machine's wall clock. The parts `turns`
- * and `slowcommit` live in bench/daemon-turns.ts and bench/daemon-slow-commit.ts.
+ * moment a watcher parsed it; both clocks are the same machine's wall clock. The parts `turns`,
+ * `oneshot` and `slowcommit` live in bench/daemon-turns.ts, bench/daemon-oneshot.ts and
+ * bench/daemon-slow-commit.ts.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -20,6 +21,7 @@ import { assistantMessage, toolCall, toolResult, userMessage } from "../src/mode
 import { DaemonHarness, rawRequest } from "../test/e2e/support/daemon-harness.js";
 import { deliver, deltas, type Reply, text } from "../test/support/fake-provider/reply.js";
 import { FakeProvider } from "../test/support/fake-provider/server.js";
+import { oneShotFigures } from "./daemon-oneshot.js";
 import { slowCommitFigures } from "./daemon-slow-commit.js";
 import {
   bareFsyncMs,
@@ -38,7 +40,16 @@ import { turnFigures } from "./daemon-turns.js";
 import { type Figure, figure, mergeWithLast, quantile, writeReport } from "./report.js";
 
 /** The parts of the suite; `SKEIN_BENCH_PARTS=stream,snapshot` runs only those (figures merged into the last report). */
-const parts = ["cold", "stream", "first", "turns", "concurrent", "slowcommit", "snapshot"] as const;
+const parts = [
+  "cold",
+  "stream",
+  "first",
+  "turns",
+  "oneshot",
+  "concurrent",
+  "slowcommit",
+  "snapshot",
+] as const;
 type Part = (typeof parts)[number];
 
 function selectedParts(): Set<Part> {
@@ -53,7 +64,7 @@ function selectedParts(): Set<Part> {
 
 /**
  * A size from the environment (for quick runs while working on a part), or its default:
- * SKEIN_BENCH_TURNS (part turns), SKEIN_BENCH_SESSIONS (concurrent), SKEIN_BENCH_BUSY and
+ * SKEIN_BENCH_TURNS (part turns), SKEIN_BENCH_ONESHOTS (oneshot), SKEIN_BENCH_SESSIONS (concurrent), SKEIN_BENCH_BUSY and
  * SKEIN_BENCH_DELTAS (slowcommit).
  */
 function size(name: string, fallback: number): number {
@@ -94,6 +105,8 @@ export async function run(): Promise<void> {
     }
     if (selected.has("turns"))
       figures.push(...(await turnFigures(provider, size("SKEIN_BENCH_TURNS", 200), 20)));
+    if (selected.has("oneshot"))
+      figures.push(...(await oneShotFigures(provider, size("SKEIN_BENCH_ONESHOTS", 100))));
     if (selected.has("concurrent"))
       figures.push(...(await concurrentTurns(provider, size("SKEIN_BENCH_SESSIONS", 1000))));
     if (selected.has("slowcommit"))

@@ -1,22 +1,32 @@
 /**
- * `tsx bench/profile-daemon.ts <stream|turns|concurrent> <dir>`: runs one daemon load under
+ * `tsx bench/profile-daemon.ts <stream|turns|concurrent|oneshot> <dir>`: runs one daemon load under
  * `node --cpu-prof` (the profile is written to <dir> when the daemon exits; `none`: no profile)
  * and prints the daemon's CPU time per unit of work. `bench/profile-summary.ts` prints a
  * profile's top functions. Not a suite of `npm run bench`: a tool for finding where the time goes.
  *
  * Sizes: TURNS (turns, default 300), SESSIONS (concurrent: that many sessions, one short turn
- * each, all at once, default 1000), WATCHERS (stream: that many SSE watchers of the session,
+ * each, all at once, default 1000; oneshot: that many `skein run "hi"` in new sessions, one
+ * after the other, default 100), WATCHERS (stream: that many SSE watchers of the session,
  * as in the bench's stream figures, default 0; the deltas then carry the bench's stamps). SKEIN_CHECKPOINTS=0 in this process's environment is passed
  * on to the daemon (no workspace checkpoints), to see what they cost. It prints the measured
  * phase's window (CLOCK_MONOTONIC µs) for `profile-summary.ts`, so setup is left out.
+ * SKEIN_PROFILE_BIN names another checkout's built `bin/skein.js` to profile instead (e.g.
+ * main's, for a before/after). PERF_OUT=<file> also records the measured phase with `perf
+ * record -g` (CPU-time samples, so time the daemon spent descheduled on a busy machine is not
+ * counted, unlike the V8 profile's wall-clock samples; give `dir` none and
+ * SKEIN_NODE_FLAGS=--perf-basic-prof for JavaScript names).
  */
+import { spawn } from "node:child_process";
 import { DaemonHarness } from "../test/e2e/support/daemon-harness.js";
 import { deltas, text } from "../test/support/fake-provider/reply.js";
 import { FakeProvider } from "../test/support/fake-provider/server.js";
+import { runOneShot } from "./daemon-oneshot.js";
 import {
   cpuMs,
+  cpuOf,
   type Follower,
   follow,
+  followedTurn,
   now,
   sendInput,
   stamp,
@@ -29,10 +39,32 @@ const [mode = "turns", dir = "/tmp/skein-profile"] = process.argv.slice(2);
 /** CLOCK_MONOTONIC in µs, the clock of a V8 CPU profile's timestamps. */
 const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
 
+/** The measured phase: opened before it, closed after it (prints it, stops `perf`). */
+async function openWindow(): Promise<{ close(): Promise<void> }> {
+  const out = process.env.PERF_OUT;
+  const perf =
+    out === undefined
+      ? null
+      : spawn("perf", ["record", "-F", "1999", "-g", "-p", String(app.pid), "-o", out], { stdio: "ignore" });
+  // perf needs a moment to attach before the phase starts.
+  if (perf !== null) await new Promise((resolve) => setTimeout(resolve, 500));
+  const from = monotonicUs();
+  return {
+    close: async () => {
+      console.log(`window: ${from},${monotonicUs()}`);
+      if (perf === null) return;
+      const exited = new Promise((resolve) => perf.once("exit", resolve));
+      perf.kill("SIGINT");
+      await exited;
+    },
+  };
+}
+
 // The harness passes SKEIN_NODE_FLAGS of this process to the daemon's node.
 if (dir !== "none") process.env.SKEIN_NODE_FLAGS = `--cpu-prof --cpu-prof-dir=${dir}`;
 const provider = await FakeProvider.start();
 const app = await DaemonHarness.start({
+  ...(process.env.SKEIN_PROFILE_BIN === undefined ? {} : { skeinBin: process.env.SKEIN_PROFILE_BIN }),
   providers: {
     bench: { protocol: "chat_completions", baseUrl: provider.baseUrlWith("v1"), apiKey: "k", model: "m" },
   },
@@ -52,14 +84,28 @@ try {
     provider.script = () => deltas(100_000, watcherCount === 0 ? () => "x" : stamp);
     const before = cpuMs(app.pid);
     const start = performance.now();
-    const from = monotonicUs();
+    const window = await openWindow();
     await app.prompt(session, "stream");
     await Promise.all(watchers.map((w) => w.done));
     await app.idle(session, 120_000);
-    console.log(`window: ${from},${monotonicUs()}`);
+    await window.close();
     for (const w of watchers) w.close();
     console.log(
       `stream: ${(performance.now() - start).toFixed(0)} ms wall, ${cpuMs(app.pid) - before} ms CPU`,
+    );
+  } else if (mode === "oneshot") {
+    provider.script = () => text(["hello", " world"]);
+    const count = Number(process.env.SESSIONS ?? 100);
+    for (let i = 0; i < 5; i++) await runOneShot(app);
+    const before = cpuOf(app.pid);
+    const window = await openWindow();
+    for (let i = 0; i < count; i++) await runOneShot(app);
+    const after = cpuOf(app.pid);
+    await window.close();
+    const own = (after.own - before.own) / count;
+    const children = (after.children - before.children) / count;
+    console.log(
+      `oneshot: ${(own + children).toFixed(2)} ms CPU/session (daemon ${own.toFixed(2)}, child processes ${children.toFixed(2)})`,
     );
   } else if (mode === "concurrent") {
     provider.script = () => text("ok");
@@ -75,7 +121,7 @@ try {
     }
     provider.reset();
     const before = cpuMs(app.pid);
-    const from = monotonicUs();
+    const window = await openWindow();
     const start = now();
     const seen = await Promise.all(
       ids.map(async (id, i) => {
@@ -88,7 +134,7 @@ try {
       }),
     );
     const cpu = cpuMs(app.pid) - before;
-    console.log(`window: ${from},${monotonicUs()}`);
+    await window.close();
     // Where the time goes: quantiles (p50/p99/max, ms from the start) of each stage of the turns.
     const stage = (values: number[]) => {
       const sorted = [...values].sort((a, b) => a - b);
@@ -109,18 +155,14 @@ try {
     provider.script = () => text(["hello", " world"]);
     const turns = Number(process.env.TURNS ?? 300);
     const watcher = await follow(app, session);
-    const turn = async (i: number) => {
-      const completed = watcher.nextTurn();
-      await sendInput(app, session, `turn ${i}`);
-      await completed;
-    };
+    const turn = (i: number) => followedTurn(app, session, watcher, `turn ${i}`);
     for (let i = 0; i < 20; i++) await turn(i);
     const before = cpuMs(app.pid);
     const start = performance.now();
-    const from = monotonicUs();
+    const window = await openWindow();
     for (let i = 0; i < turns; i++) await turn(i);
     const cpu = cpuMs(app.pid) - before;
-    console.log(`window: ${from},${monotonicUs()}`);
+    await window.close();
     watcher.close();
     console.log(
       `turns: ${((performance.now() - start) / turns).toFixed(2)} ms wall/turn, ${(cpu / turns).toFixed(2)} ms CPU/turn`,

@@ -89,6 +89,8 @@ export interface BuiltinToolKit {
   readonly grepEngine: GrepEngine;
   /** The tool definitions for one workspace (see `builtinTools`). */
   toolsFor(workspace: string): ToolDefinition[];
+  /** `workspaceProblem` against the kit's hidden paths, resolved once (a route's check of each new session). */
+  workspaceProblem(workspace: string): string | null;
 }
 
 /**
@@ -135,6 +137,10 @@ export function builtinToolKit(options: BuiltinToolsOptions = {}): BuiltinToolKi
       if (shell.mode !== "off") tools.push(runCommandTool(workspace, shell, hidden));
       return tools;
     },
+    workspaceProblem: (workspace) =>
+      path.isAbsolute(workspace)
+        ? resolvedWorkspaceProblem(workspace, hidden)
+        : `workspace "${workspace}" must be an absolute path`,
   };
 }
 

@@ -93,9 +93,11 @@ export class SessionRegistry {
 
   /** Load a session's actor (its row must exist) and start what waits in it. */
   async #load(sessionId: string): Promise<SessionActor> {
-    if ((await this.#services.storage.getSession(sessionId)) === null)
-      throw new SessionNotFoundError(sessionId);
     const ownership = this.#services.ownership;
+    // No lease is claimed for a session that does not exist; on one node there is no lease, and
+    // `SessionActor.load` finds a missing row itself (one read of it per load, not two).
+    if (ownership !== undefined && (await this.#services.storage.getSession(sessionId)) === null)
+      throw new SessionNotFoundError(sessionId);
     // The actor writes under the epoch of this claim, never a later one (see WriteFence).
     const epoch = ownership === undefined ? null : await ownership.acquire(sessionId);
     const services =

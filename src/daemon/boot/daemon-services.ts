@@ -3,7 +3,7 @@ import { rm } from "node:fs/promises";
 import type pino from "pino";
 import { checkpointStore } from "../../home/checkpoints.js";
 import { packageVersion } from "../../home/package-version.js";
-import { WorkspaceConfigurationError, workspaceProblem } from "../../tools/builtin-tools.js";
+import { WorkspaceConfigurationError } from "../../tools/builtin-tools.js";
 import type { SessionRegistry } from "../actor/session-registry.js";
 import { SessionRetention } from "../actor/session-retention.js";
 import type { ClusterConfigFeed } from "../cluster/cluster-config-feed.js";
@@ -192,7 +192,7 @@ export function routeServicesOf(
   metrics: DaemonMetrics,
   retention: SessionRetention,
 ): RouteServices {
-  const { providers, hiddenPaths } = parts;
+  const { providers } = parts;
   return {
     streamOptions: { countBytes: (bytes) => metrics.sseBytes(bytes) },
     registry,
@@ -201,8 +201,10 @@ export function routeServicesOf(
     historySecret: parts.historySecret,
     now: parts.now,
     defaultSystemPrompt,
-    workspaceProblem: (workspace) => workspaceProblem(workspace, hiddenPaths),
-    projectInstructions: (workspace) => findProjectInstructions(workspace, { hiddenPaths }),
+    // The hidden paths as the tool kit resolved them at start (a realpath each), not per session.
+    workspaceProblem: (workspace) => parts.tooling.toolKit.workspaceProblem(workspace),
+    projectInstructions: (workspace) =>
+      findProjectInstructions(workspace, { hidden: parts.tooling.toolKit.hidden }),
     mcpServerNames: () => parts.tooling.mcp.serverNames(),
     ...(parts.tracing === null ? {} : { tracing: parts.tracing }),
     providerDefaults: (name) => {

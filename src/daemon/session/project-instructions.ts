@@ -10,10 +10,19 @@
  * Boundary rule: a file that is or leads (through a symlink) into a hidden path (the daemon's
  * home, its database) is never opened; only regular files are read.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
 import path from "node:path";
 import type { SessionInstructions } from "../../log/entries.js";
-import { hiddenPathCovering, resolveHiddenPaths } from "../../tools/hidden-paths.js";
+import { type HiddenPaths, hiddenPathCovering } from "../../tools/hidden-paths.js";
 import { utf8Prefix } from "../../tools/output-limit.js";
 
 /** The file names looked for in each directory, in order of precedence. */
@@ -28,12 +37,15 @@ export interface ProjectInstructions extends SessionInstructions {
   text: string;
 }
 
-/** Find the project instructions of `workspace` (an absolute directory), or null when there are none. */
+/**
+ * Find the project instructions of `workspace` (an absolute directory), or null when there are
+ * none. `hidden`: the hidden paths, resolved (`resolveHiddenPaths`; a daemon resolves them once).
+ */
 export function findProjectInstructions(
   workspace: string,
-  options: { hiddenPaths: readonly string[]; maxBytes?: number },
+  options: { hidden: HiddenPaths; maxBytes?: number },
 ): ProjectInstructions | null {
-  const hidden = resolveHiddenPaths(options.hiddenPaths);
+  const { hidden } = options;
   const maxBytes = options.maxBytes ?? maxInstructionBytes;
   for (const directory of searchedDirectories(path.resolve(workspace))) {
     for (const name of instructionFileNames) {
@@ -76,8 +88,11 @@ function readInstructions(
   hidden: readonly string[],
   maxBytes: number,
 ): ProjectInstructions | null | "absent" {
+  // Most directories hold neither file: asked without an exception (a thrown ENOENT costs more
+  // than the lookup), and `realpath` below still decides for whatever is there.
   let real: string;
   try {
+    if (lstatSync(file, { throwIfNoEntry: false }) === undefined) return "absent";
     real = realpathSync.native(file);
   } catch {
     return "absent";
@@ -112,8 +127,7 @@ function readInstructions(
 
 function exists(file: string): boolean {
   try {
-    statSync(file);
-    return true;
+    return statSync(file, { throwIfNoEntry: false }) !== undefined;
   } catch {
     return false;
   }

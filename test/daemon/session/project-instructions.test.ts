@@ -7,6 +7,7 @@ import {
   maxInstructionBytes,
   withInstructions,
 } from "../../../src/daemon/session/project-instructions.js";
+import { resolveHiddenPaths } from "../../../src/tools/hidden-paths.js";
 
 const roots: string[] = [];
 afterEach(() => {
@@ -25,7 +26,10 @@ function tree() {
 }
 
 const find = (workspace: string, hiddenPaths: string[] = [], maxBytes?: number) =>
-  findProjectInstructions(workspace, { hiddenPaths, ...(maxBytes === undefined ? {} : { maxBytes }) });
+  findProjectInstructions(workspace, {
+    hidden: resolveHiddenPaths(hiddenPaths),
+    ...(maxBytes === undefined ? {} : { maxBytes }),
+  });
 
 describe("project instructions", () => {
   it("takes the workspace's AGENTS.md over its CLAUDE.md, and CLAUDE.md when there is no AGENTS.md", () => {

@@ -71,6 +71,11 @@ export interface HarnessOptions {
    * and cwd are written as it sees them. Default: the harness's own user.
    */
   user?: UnprivilegedUser;
+  /**
+   * The `skein` command the daemon is started from; default this checkout's `bin/skein.js`. A
+   * bench names another checkout's built one to compare two builds in one run.
+   */
+  skeinBin?: string;
 }
 
 /** The storage backends the e2e suites run against. */
@@ -151,6 +156,8 @@ export class DaemonHarness {
   private readonly env: Record<string, string>;
   private readonly extraConfig: Record<string, unknown>;
   private readonly launcher: string[];
+  /** The `skein` command the daemon is started from. */
+  readonly bin: string;
   private readonly user: { user: UnprivilegedUser; view: CheckoutView } | null;
 
   private constructor(options: HarnessOptions) {
@@ -162,6 +169,7 @@ export class DaemonHarness {
     this.env = { ...(options.env ?? {}) };
     this.address = options.address ?? "127.0.0.1";
     this.launcher = options.launcher ?? [];
+    this.bin = options.skeinBin ?? skeinBin;
     this.extraConfig = { approvalPolicy: { default: "allow" }, ...options.config };
     this.user =
       options.user === undefined ? null : { user: options.user, view: CheckoutView.open(options.user) };
@@ -290,13 +298,13 @@ export class DaemonHarness {
     };
     let child: ChildProcess;
     if (this.user === null) {
-      const command = [...this.launcher, process.execPath, ...flags, skeinBin, "daemon", "run"];
+      const command = [...this.launcher, process.execPath, ...flags, this.bin, "daemon", "run"];
       child = spawn(command[0]!, command.slice(1), { env, stdio: ["ignore", log, log] });
     } else {
       if (this.launcher.length > 0) throw new Error("a daemon run as another user cannot have a launcher");
       giveTree(this.root, this.user.user);
       const { view } = this.user;
-      child = view.spawn(process.execPath, [...flags, view.pathOf(skeinBin), "daemon", "run"], {
+      child = view.spawn(process.execPath, [...flags, view.pathOf(this.bin), "daemon", "run"], {
         env,
         stdio: ["ignore", log, log],
       });
