@@ -99,33 +99,30 @@ export function* settleNotificationProgram(
   settlement: NotificationSettlement,
 ): SqlProgram<void> {
   const where = "WHERE id = ? AND target_url = ? AND claimed_by = ?";
-  switch (settlement.kind) {
-    case "delivered":
-      yield* run(`DELETE FROM notification_outbox ${where}`, key.id, key.targetUrl, owner);
-      return;
+  if (settlement.kind === "delivered") {
+    yield* run(`DELETE FROM notification_outbox ${where}`, key.id, key.targetUrl, owner);
+    return;
+  }
+  const column = timeColumn(settlement.kind);
+  yield* run(
+    `UPDATE notification_outbox SET attempts = attempts + 1, ${column} = ?, last_error = ?,
+     claimed_by = NULL, claimed_until = NULL ${where}`,
+    settlement.at,
+    settlement.error,
+    key.id,
+    key.targetUrl,
+    owner,
+  );
+}
+
+/** The column a failed attempt's time goes to: when to try again, or when it was given up. */
+function timeColumn(kind: "retry" | "gave_up"): string {
+  switch (kind) {
     case "retry":
-      yield* run(
-        `UPDATE notification_outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?,
-         claimed_by = NULL, claimed_until = NULL ${where}`,
-        settlement.at,
-        settlement.error,
-        key.id,
-        key.targetUrl,
-        owner,
-      );
-      return;
+      return "next_attempt_at";
     case "gave_up":
-      yield* run(
-        `UPDATE notification_outbox SET attempts = attempts + 1, gave_up_at = ?, last_error = ?,
-         claimed_by = NULL, claimed_until = NULL ${where}`,
-        settlement.at,
-        settlement.error,
-        key.id,
-        key.targetUrl,
-        owner,
-      );
-      return;
+      return "gave_up_at";
     default:
-      unreachable(settlement, "unknown notification settlement");
+      return unreachable(kind, "unknown notification settlement");
   }
 }
