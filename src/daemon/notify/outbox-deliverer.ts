@@ -83,7 +83,8 @@ export class OutboxDeliverer {
     const target = this.targets().find((candidate) => candidate.url === row.targetUrl);
     const outcome: PostOutcome =
       target === undefined
-        ? { kind: "refused", reason: "the webhook is no longer in config.json" }
+        ? // Another node (or this one's next config) may know it: retried until given up.
+          { kind: "failed", reason: "the webhook is not in this node's config.json" }
         : await postWebhook(target, row.id, row.body, this.settings.timeoutMs);
     const settlement = this.#settlement(row, outcome);
     const context = { event_id: row.id, event: row.event, session_id: row.sessionId, url: row.targetUrl };
