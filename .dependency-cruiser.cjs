@@ -26,7 +26,8 @@
  *
  *   routes                         the HTTP routes (and beside them process/, cluster/ and
  *                                  boot/, which no floor imports; daemon.ts and boot/ wire all)
- *   schedule                       the scheduler: firing times, firing ids, the firing loop
+ *   {schedule, task}               the scheduler: firing times, firing ids, the firing loop;
+ *                                  the `task` tool: agents, child sessions, their limits
  *   actor                          the session actor, its supervisor (registry), the list hub
  *   turn                           a session's turns: scheduler, run, start, end, recovery
  *   {approval, compaction, notify} the approval gate and policy; context compaction; the
@@ -56,7 +57,7 @@ const layers = {
 /** The daemon's floors, top to bottom; siblings share a tier and do not import each other. */
 const daemonTiers = [
   ["routes"],
-  ["schedule"],
+  ["schedule", "task"],
   ["actor"],
   ["turn"],
   ["approval", "compaction", "notify"],

@@ -35,7 +35,9 @@ export class PendingApprovals {
         this.#pending.set(request.call_id, request);
     }
     for (const event of batch.events) {
-      if (event.type === "approval_requested") this.#pending.set(event.data.call_id, event.data);
+      // A relayed call of a `task` child (session_id set) is answered at the child's session.
+      if (event.type === "approval_requested" && event.data.session_id === undefined)
+        this.#pending.set(event.data.call_id, event.data);
       else if (event.type === "approval_resolved") {
         this.#pending.delete(event.data.call_id);
         this.#resolved.set(event.data.call_id, event.data);

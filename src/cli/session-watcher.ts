@@ -303,6 +303,8 @@ export class SessionWatcher {
       case "compaction_started":
       case "compaction_completed":
       case "compaction_failed":
+      case "task_started":
+      case "task_completed":
         return;
       default:
         unreachable(event, "unhandled stream event");

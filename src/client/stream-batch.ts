@@ -47,6 +47,8 @@ const sessionEventTypes: Record<SessionEventType, true> = {
   turn_completed: true,
   error: true,
   approval_requested: true,
+  task_started: true,
+  task_completed: true,
   approval_resolved: true,
   compaction_started: true,
   compaction_completed: true,

@@ -25,6 +25,7 @@ import {
   startHousekeeping,
 } from "./boot/daemon-services.js";
 import { daemonStop } from "./boot/daemon-stop.js";
+import { delegationParts } from "./boot/delegation-of.js";
 import { joinCluster, type RegistryHolder } from "./boot/join-cluster.js";
 import { openStorage } from "./boot/open-storage.js";
 import { registerRoutes } from "./boot/register-routes.js";
@@ -155,9 +156,15 @@ async function boot(
     historySecret: randomBytes(32).toString("hex"),
     keys: apiKeys(env, new SecretsSource(settings.home)),
   };
+  const { delegation, hub } = delegationParts(parts, registry);
   const sessions = new SessionRegistry({
     ...sessionServicesOf(parts),
-    ...meteredBy(() => metrics, notifications),
+    ...meteredBy(
+      () => metrics,
+      (sessionId, type, data) => hub.observe(sessionId, type, data),
+      notifications,
+    ),
+    delegation,
   });
   const { metrics, retention } = metricsAndRetentionOf(parts, sessions);
   registry.current = sessions;

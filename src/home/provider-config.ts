@@ -1,6 +1,7 @@
 /**
  * `$SKEIN_HOME/config.json`: the provider profiles, `{"active"?: name, "providers": {name:
- * profile}, "mcpServers"?, "approvalPolicy"?, "maxToolRounds"?, "trustedHeadKeys"?, "webFetch"?, "retention"?, "notifications"?}`. Its shape, its parser and its
+ * profile}, "mcpServers"?, "approvalPolicy"?, "maxToolRounds"?, "trustedHeadKeys"?, "webFetch"?, "retention"?, "agents"?,
+ * "maxParallelTasks"?, "maxTaskDepth"?, "notifications"?}`. Its shape, its parser and its
  * writer, shared by the daemon (which re-reads it when it changes) and the CLI (`skein config`,
  * which edits it).
  *
@@ -15,6 +16,7 @@ import type { ApprovalPolicy } from "../model/approval-policy.js";
 import { parseHeadPublicKey } from "../model/head-key.js";
 import { LlmClientError } from "../model/llm-client.js";
 import { type ProviderProfile, validateProviderProfile } from "../providers/provider-profile.js";
+import { type AgentDefinition, parseAgentsConfig } from "./agent-definition.js";
 import { ApprovalPolicyError, parseApprovalPolicy } from "./approval-policy.js";
 import { writeFileAtomic } from "./atomic-file.js";
 import { homePaths } from "./home.js";
@@ -64,7 +66,16 @@ export interface ProviderConfig extends SessionSettings {
   retention?: RetentionConfig;
   /** Webhooks told of sessions' events (see notification-config.ts); absent: none. */
   notifications?: NotificationTarget[];
+  /** Agents the `task` tool may start (see agent-definition.ts). */
+  agents?: Record<string, AgentDefinition>;
+  /** Most `task` calls of one session that run at once (default 4). */
+  maxParallelTasks?: number;
+  /** How deep `task` calls may nest: 1 lets a session start children that cannot start their own (default 1). */
+  maxTaskDepth?: number;
 }
+
+/** Highest `maxParallelTasks` and `maxTaskDepth` config.json may set. */
+const taskLimits = { maxParallelTasks: 64, maxTaskDepth: 8 } as const;
 
 /** Most keys `trustedHeadKeys` may list. */
 const maxTrustedHeadKeys = 256;
@@ -132,6 +143,9 @@ export function parseProviderConfig(text: string, path: string): ProviderConfig 
       "webFetch",
       "retention",
       "notifications",
+      "agents",
+      "maxParallelTasks",
+      "maxTaskDepth",
     ],
     "the top level",
     fail,
@@ -161,6 +175,14 @@ export function parseProviderConfig(text: string, path: string): ProviderConfig 
   if (root.retention !== undefined) config.retention = parseRetentionConfig(root.retention, fail);
   if (root.notifications !== undefined)
     config.notifications = parseNotificationsConfig(root.notifications, fail);
+  if (root.agents !== undefined) config.agents = parseAgentsConfig(root.agents, fail);
+  for (const key of ["maxParallelTasks", "maxTaskDepth"] as const) {
+    const limit = root[key];
+    if (limit === undefined) continue;
+    if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 0 || limit > taskLimits[key])
+      fail(`"${key}" must be a whole number from 0 to ${taskLimits[key]}`);
+    config[key] = limit as number;
+  }
   if (root.trustedHeadKeys !== undefined)
     config.trustedHeadKeys = parseTrustedHeadKeys(root.trustedHeadKeys, fail);
   if (root.active !== undefined && root.active !== null) {

@@ -40,6 +40,8 @@ export const toolApprovalTraits: ReadonlyMap<string, ToolApprovalTraits> = new M
   ["run_command", { kind: "command", workspacePath: false }],
   ["web_fetch", { kind: "network", workspacePath: false }],
   ["ask_user", { kind: "ask_user", workspacePath: false }],
+  // Delegating reads nothing itself: the child's own tools are judged by the child's policy and mode.
+  ["task", { kind: "read", workspacePath: false }],
 ]);
 
 const external: ToolApprovalTraits = { kind: "external", workspacePath: false };

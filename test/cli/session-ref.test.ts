@@ -12,6 +12,8 @@ function summary(id: string, name: string | null = null): SessionSummary {
     name,
     workspace: "/w",
     parent_id: null,
+    parent_call_id: null,
+    agent: null,
     created_at: "",
     activity_at: "",
     provider_profile: null,

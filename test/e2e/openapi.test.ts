@@ -137,6 +137,8 @@ describe("the OpenAPI document", () => {
         "message",
         "retry",
         "status",
+        "task_completed",
+        "task_started",
         "text",
         "thinking",
         "tool",

@@ -12,6 +12,8 @@ export function sessionSnapshot(changes: Partial<SessionSnapshot> = {}): Session
     name: null,
     workspace: "/w",
     parent_id: null,
+    parent_call_id: null,
+    agent: null,
     created_at: "2026-01-01T00:00:00.000Z",
     activity_at: "2026-01-01T00:00:00.000Z",
     provider_profile: "p",
@@ -30,6 +32,7 @@ export function sessionSnapshot(changes: Partial<SessionSnapshot> = {}): Session
     settings: { provider_profile: "p", model: "m", request_config: {}, effective: null },
     context: null,
     todos: [],
+    usage_total: { prompt_tokens: 0, completion_tokens: 0, cached_prompt_tokens: 0, total_tokens: 0 },
     ...changes,
   };
 }

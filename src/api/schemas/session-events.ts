@@ -108,7 +108,36 @@ const SessionEventSchema = named(
       }),
       "a turn ended",
     ),
-    event("approval_requested", PendingApprovalSchema, "a committed tool call waits for an answer"),
+    event(
+      "approval_requested",
+      closedObject({
+        ...PendingApprovalSchema.properties,
+        /** Present on a parent's stream: the `task` child whose call waits (answer it at that session's route). */
+        session_id: Type.Optional(Type.String()),
+      }),
+      "a committed tool call waits for an answer (`session_id`: a `task` child's call, relayed to its parent)",
+    ),
+    event(
+      "task_started",
+      closedObject({ call_id: Type.String(), child_session_id: Type.String(), agent: Type.String() }),
+      "a `task` call started (or, after a restart, resumed) its child session",
+    ),
+    event(
+      "task_completed",
+      closedObject({
+        call_id: Type.String(),
+        child_session_id: Type.String(),
+        /** How the child's turn for the task ended; `cancelled`: its input never ran. */
+        state: literalUnion("completed", "interrupted", "failed", "cancelled"),
+        usage: closedObject({
+          prompt_tokens: Type.Integer({ minimum: 0 }),
+          completion_tokens: Type.Integer({ minimum: 0 }),
+          cached_prompt_tokens: Type.Integer({ minimum: 0 }),
+          total_tokens: Type.Integer({ minimum: 0 }),
+        }),
+      }),
+      "a `task` call's child ended its work; `usage`: the child's totals so far",
+    ),
     event(
       "approval_resolved",
       closedObject({ ...approvalRecordFields, run_id: NullableString }),

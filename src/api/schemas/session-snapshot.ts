@@ -58,7 +58,12 @@ const summaryFields = {
   id: Type.String(),
   name: NullableString,
   workspace: Type.String(),
+  /** The session it was forked from, or the parent whose `task` call started it. */
   parent_id: NullableString,
+  /** A `task` call's child: the parent's call that started it (null for every other session). */
+  parent_call_id: NullableString,
+  /** A `task` call's child: the agent it runs as (null for every other session). */
+  agent: NullableString,
   created_at: Time,
   activity_at: Time,
   provider_profile: NullableString,
@@ -141,6 +146,8 @@ export const SessionSnapshotSchema = namedObject("SessionSnapshot", {
   context: Type.Union([SessionContextSchema, Type.Null()]),
   /** The agent's plan: the items of its latest `todo_write` call, in order (empty before any). */
   todos: Type.Array(TodoSchema),
+  /** `usage` plus the usage of every child its `task` calls started, and theirs, recursively. */
+  usage_total: SessionUsageSchema,
 });
 export type SessionSnapshot = Static<typeof SessionSnapshotSchema>;
 

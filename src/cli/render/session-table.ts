@@ -1,5 +1,6 @@
 /**
- * The `skein sessions` table: id prefix, name, status, last activity, model, tokens used, preview.
+ * The `skein sessions` table: id prefix, name, status, last activity, model, tokens used, preview
+ * (a `task` call's child says its agent and its parent first).
  *
  * Boundary rule: pure formatting of summaries; on a terminal the preview is cut to the width,
  * elsewhere every row still stays one line.
@@ -35,7 +36,7 @@ export function sessionTable(
       relativeTime(session.activity_at, now),
       clip(session.model ?? "-", 24),
       tokenCount(session.usage.total_tokens),
-      oneLine(session.preview.text) + (session.preview.truncated ? "…" : ""),
+      childLabel(session, prefixes) + oneLine(session.preview.text) + (session.preview.truncated ? "…" : ""),
     ];
   });
   const header = ["ID", "NAME", "STATUS", "ACTIVE", "MODEL", "TOKENS", "PREVIEW"];
@@ -70,6 +71,13 @@ export function sessionTable(
     );
   }
   return lines;
+}
+
+/** "agent NAME of PARENT · " for a `task` call's child, else nothing. */
+function childLabel(session: SessionSummary, prefixes: ReadonlyMap<string, string>): string {
+  if (session.agent === null || session.parent_id === null) return "";
+  const parent = prefixes.get(session.parent_id) ?? session.parent_id.slice(0, 8);
+  return `agent ${session.agent} of ${parent} · `;
 }
 
 /** Tokens the session used so far, short: "-", "950", "12.3k", "4.1M". */

@@ -194,6 +194,8 @@ export class TranscriptView {
       case "committed":
       case "approval_requested":
       case "approval_resolved":
+      case "task_started":
+      case "task_completed":
         return;
       default:
         unreachable(event, "unhandled stream event");

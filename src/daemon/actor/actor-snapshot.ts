@@ -65,8 +65,16 @@ export async function finishSnapshot(
   parts: SnapshotParts,
   tail: number | undefined,
   sessionId: string,
-  services: Pick<SessionServices, "historySecret" | "now">,
+  services: Pick<SessionServices, "historySecret" | "now" | "storage">,
 ): Promise<SessionSnapshot> {
+  const children = await services.storage.descendantUsage(sessionId);
+  const own = parts.row.usage;
+  const usageTotal = {
+    prompt_tokens: own.prompt_tokens + children.prompt_tokens,
+    completion_tokens: own.completion_tokens + children.completion_tokens,
+    cached_prompt_tokens: own.cached_prompt_tokens + children.cached_prompt_tokens,
+    total_tokens: own.total_tokens + children.total_tokens,
+  };
   const withHistory = (history: HistoryPage): SessionSnapshot =>
     sessionSnapshot(
       parts.row,
@@ -78,6 +86,7 @@ export async function finishSnapshot(
       parts.settings,
       parts.context,
       parts.todos,
+      usageTotal,
     );
   const history = await readTailPage(parts.log, {
     sessionId,

@@ -6,10 +6,10 @@
  */
 import type { CreateSessionBody } from "../../api/session-creation.js";
 import type { LogEntry, PositionedEntry, SessionInstructions } from "../../log/entries.js";
-import type { ApprovalPolicy } from "../../model/approval-policy.js";
+import type { ApprovalMode, ApprovalPolicy } from "../../model/approval-policy.js";
 import type { RequestConfig } from "../../model/request-config.js";
 import { planFork } from "../session/fork-plan.js";
-import type { NewSession, SessionRow } from "../storage/sessions-table.js";
+import type { ChildTask, NewSession, SessionRow } from "../storage/sessions-table.js";
 
 /** What `PUT /sessions/{id}` with kind "new" asks for, after validation and defaults. */
 export interface NewSessionRequest {
@@ -29,6 +29,10 @@ export interface NewSessionRequest {
   approvalPolicy?: ApprovalPolicy | null;
   /** The creation request as accepted, kept for snapshots (`creation.submitted`). */
   creationRequest?: CreateSessionBody;
+  /** The session's approval mode from the start (default: `ask`), logged with its policy. */
+  approvalMode?: ApprovalMode;
+  /** A `task` call's child: its parent session, the call and the agent. */
+  child?: { parentId: string } & ChildTask;
 }
 
 /** What `PUT /sessions/{id}` with kind "fork" asks for. */
@@ -39,6 +43,8 @@ export interface ForkSessionRequest {
   name: string | null;
   /** The creation request as accepted, kept for snapshots (`creation.submitted`). */
   creationRequest?: CreateSessionBody;
+  /** A `task` call's child forked from its parent (the source). */
+  task?: ChildTask;
 }
 
 /** A new session's row and whole first log, first entry (a session_start) first. */
@@ -59,6 +65,12 @@ export function newSessionRecord(request: NewSessionRequest, now: number): Sessi
     createdAt: now,
     mcpServers: request.mcpServers ?? [],
     ...(request.creationRequest === undefined ? {} : { creationRequest: request.creationRequest }),
+    ...(request.child === undefined
+      ? {}
+      : {
+          parentId: request.child.parentId,
+          task: { parentCallId: request.child.parentCallId, agent: request.child.agent },
+        }),
   };
   const start: LogEntry = {
     kind: "session_start",
@@ -69,9 +81,16 @@ export function newSessionRecord(request: NewSessionRequest, now: number): Sessi
     ...(request.instructions == null ? {} : { instructions: request.instructions }),
   };
   const policy: LogEntry[] =
-    request.approvalPolicy == null
+    request.approvalPolicy == null && request.approvalMode === undefined
       ? []
-      : [{ kind: "approval_policy_changed", ts: now, policy: request.approvalPolicy }];
+      : [
+          {
+            kind: "approval_policy_changed",
+            ts: now,
+            policy: request.approvalPolicy ?? null,
+            ...(request.approvalMode === undefined ? {} : { mode: request.approvalMode }),
+          },
+        ];
   return { row, entries: [start, ...policy] };
 }
 
@@ -98,6 +117,7 @@ export function forkRecord(
     fork: { checkpointId: request.checkpointId, entryHash: plan.origin.entry_hash },
     mcpServers: source.mcpServers,
     ...(request.creationRequest === undefined ? {} : { creationRequest: request.creationRequest }),
+    ...(request.task === undefined ? {} : { task: request.task }),
   };
   return { row, entries: plan.entries };
 }

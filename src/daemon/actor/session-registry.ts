@@ -6,7 +6,6 @@
  * Boundary rule: at most one live actor per session. Loads are deduplicated, and an actor that
  * stopped is dropped from the map before anyone can be handed it again.
  */
-
 import { setTimeout as sleep } from "node:timers/promises";
 import type { SessionSummary } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
@@ -94,8 +93,7 @@ export class SessionRegistry {
   /** Load a session's actor (its row must exist) and start what waits in it. */
   async #load(sessionId: string): Promise<SessionActor> {
     const ownership = this.#services.ownership;
-    // No lease is claimed for a session that does not exist; on one node there is no lease, and
-    // `SessionActor.load` finds a missing row itself (one read of it per load, not two).
+    // No lease for a missing session; on one node `SessionActor.load` finds a missing row itself.
     if (ownership !== undefined && (await this.#services.storage.getSession(sessionId)) === null)
       throw new SessionNotFoundError(sessionId);
     // The actor writes under the epoch of this claim, never a later one (see WriteFence).

@@ -30,16 +30,22 @@ import { commandParts, shellOperatorsIn } from "./shell-command.js";
 import { literalPattern, matchesWildcard } from "./wildcard-pattern.js";
 
 /**
- * The policy when nothing is set: reading (and keeping a plan) allowed, writing and running (MCP
- * tools included) asked.
+ * The policy when nothing is set: reading (and keeping a plan, and delegating with `task`)
+ * allowed, writing and running (MCP tools included) asked.
  */
 const builtinPolicy: Readonly<ApprovalPolicy> = Object.freeze({
   default: "ask" as const,
-  rules: ["read_file", "list_files", "grep", "glob", "todo_write"].map((tool) => ({
+  rules: ["read_file", "list_files", "grep", "glob", "todo_write", "task"].map((tool) => ({
     tool,
     action: "allow" as const,
   })),
 });
+
+/**
+ * The daemon's tool that delegates work to a child session (daemon/task/); allowed by the
+ * built-in policy, and run again, not answered "outcome unknown", after a crash cut it short.
+ */
+export const taskToolName = "task";
 
 /** The built-in tool that asks the user a question; it is always asked, never evaluated. */
 export const askUserToolName = "ask_user";

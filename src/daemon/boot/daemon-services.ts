@@ -20,7 +20,7 @@ import { sessionProviders } from "../process/session-providers.js";
 import type { DaemonSettings } from "../process/settings.js";
 import type { RouteServices } from "../routes/route-services.js";
 import { findProjectInstructions } from "../session/project-instructions.js";
-import type { SessionServices } from "../session/session-services.js";
+import type { SessionEventObserver, SessionServices } from "../session/session-services.js";
 import type { SessionStorage } from "../storage/session-storage.js";
 import { metricsExportSettingsOf } from "../telemetry/telemetry-settings.js";
 import type { Tracing } from "../telemetry/tracing.js";
@@ -52,7 +52,7 @@ export interface DaemonParts {
 }
 
 /** The system prompt of a session created without one. */
-function defaultSystemPrompt(workspace: string): string {
+export function defaultSystemPrompt(workspace: string): string {
   return (
     `You are a capable software agent working in the directory ${workspace}. ` +
     "Use the tools to inspect and change files there and to run commands; paths are relative to that directory. " +
@@ -165,15 +165,18 @@ export function startHousekeeping(
 
 /**
  * What sessions tell the daemon's metrics (made later, so reached through `metrics()`): their
- * events and timings; and the webhooks: what each commit owes, and when it is durable.
+ * events and timings (each event to `alsoObserve` first); and the webhooks: what each commit
+ * owes, and when it is durable.
  */
 export function meteredBy(
   metrics: () => DaemonMetrics,
+  alsoObserve: SessionEventObserver,
   notifications: DaemonNotifications,
 ): Pick<SessionServices, "observeEvent" | "meter" | "notifications"> {
   return {
     notifications: notifications.planner,
     observeEvent: (sessionId, type, data) => {
+      alsoObserve(sessionId, type, data);
       metrics().observe(sessionId, type, data);
       if (type === "committed") notifications.committed(sessionId);
     },

@@ -21,15 +21,17 @@ const reasonText: Record<OpenCallReason, string> = {
 export type KnownResult = (call: ToolCallItem) => ToolResultItem | null;
 
 /**
- * Error results closing every open call of `history`, in call order: the result `known` gives
- * a call whose outcome the log already tells (a denied call), `reason`'s text for the others.
+ * Error results closing every open call of `history` (but those `keepOpen` spares), in call
+ * order: the result `known` gives a call whose outcome the log already tells (a denied call),
+ * `reason`'s text for the others.
  */
 export function closeOpenCalls(
   history: readonly Item[],
   reason: OpenCallReason,
   known: KnownResult = () => null,
+  keepOpen: (call: ToolCallItem) => boolean = () => false,
 ): ToolResultItem[] {
-  return openToolCalls(history).map(
-    (call) => known(call) ?? toolResult(call.call_id, reasonText[reason], true),
-  );
+  return openToolCalls(history)
+    .filter((call) => !keepOpen(call))
+    .map((call) => known(call) ?? toolResult(call.call_id, reasonText[reason], true));
 }

@@ -89,7 +89,26 @@ interface SessionOwnership {
   release(sessionId: string): Promise<void>;
 }
 
+/** Publishes one event on a session's stream. */
+export type EventPublisher = <T extends keyof SessionEventData>(type: T, data: SessionEventData[T]) => void;
+
+/** The daemon's agents and its `task` tool, as a session's turn sees them (daemon/task/). */
+export interface Delegation {
+  /**
+   * The tools one turn of `session` offers: `offered` (its own), narrowed to its agent's list
+   * when it is a `task` call's child, plus `task` while its depth allows; `publish` carries the
+   * task events to the session's stream.
+   */
+  toolsFor(
+    session: SessionRow,
+    offered: ToolDefinition[],
+    publish: EventPublisher,
+  ): Promise<ToolDefinition[]>;
+}
+
 export interface SessionServices {
+  /** Agents and the `task` tool; none: sessions cannot delegate. */
+  delegation?: Delegation;
   /** Cluster ownership; none on a single node. */
   ownership?: SessionOwnership;
   /** Everything kept durably: the session logs and the daemon's rows. */

@@ -15,6 +15,7 @@ import type {
   SessionSnapshot,
   SessionStatus,
   SessionSummary,
+  SessionUsage,
   TodoItem,
 } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
@@ -104,6 +105,8 @@ export function sessionSummary(
     name: row.name,
     workspace: row.workspace,
     parent_id: row.parentId,
+    parent_call_id: row.task?.parentCallId ?? null,
+    agent: row.task?.agent ?? null,
     created_at: new Date(row.createdAt).toISOString(),
     activity_at: new Date(row.activityAt).toISOString(),
     provider_profile: row.providerProfile ?? resolved?.provider_profile ?? null,
@@ -128,6 +131,7 @@ export function sessionSnapshot(
   settings: SessionSettings,
   context: SessionContext | null,
   todos: readonly TodoItem[],
+  usageTotal: SessionUsage = row.usage,
 ): SessionSnapshot {
   return {
     ...sessionSummary(row, status, cursor, settings.effective),
@@ -144,5 +148,6 @@ export function sessionSnapshot(
     settings,
     context,
     todos: todos.map((todo) => ({ ...todo })),
+    usage_total: usageTotal,
   };
 }

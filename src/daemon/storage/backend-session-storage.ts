@@ -11,7 +11,7 @@
  * the fence first, when there is one (cluster mode), in the write's own transaction.
  */
 import type { InputReceipt } from "../../api/inputs.js";
-import type { SessionPreview } from "../../api/session-snapshot.js";
+import type { SessionPreview, SessionUsage } from "../../api/session-snapshot.js";
 import { type Awaitable, andThen } from "../../log/awaitable.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import { hashEntry } from "../../log/entry-hash.js";
@@ -67,6 +67,7 @@ import type {
   WriteFence,
 } from "./session-storage.js";
 import {
+  descendantUsageProgram,
   getSessionProgram,
   listSessionsProgram,
   type NewSession,
@@ -192,6 +193,10 @@ export class BackendSessionStorage<Tx> implements SessionStorage {
 
   listSessions(filter?: SessionListFilter): Promise<SessionRow[]> {
     return this.#shared.backend.read(listSessionsProgram(filter));
+  }
+
+  descendantUsage(sessionId: string): Promise<SessionUsage> {
+    return this.#shared.backend.read(descendantUsageProgram(sessionId));
   }
 
   deleteSession(sessionId: string): Promise<void> {

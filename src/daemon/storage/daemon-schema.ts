@@ -216,6 +216,15 @@ export const migrations: readonly Migration[] = [
   {
     version: 10,
     statements: [
+      // A `task` call's child session (daemon/task/): the parent's call that started it and the
+      // agent it runs as; `parent_id` names the parent. Null for every other session.
+      "ALTER TABLE sessions ADD COLUMN parent_call_id TEXT",
+      "ALTER TABLE sessions ADD COLUMN agent TEXT",
+    ],
+  },
+  {
+    version: 11,
+    statements: [
       // The notification outbox (daemon/notify): one row per webhook delivery still owed,
       // written in the commit of the log entry it tells of, deleted once delivered. `id` is
       // the event's (the same for every target, stable across retries); `body` is the exact

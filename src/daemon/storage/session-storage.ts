@@ -9,7 +9,7 @@
  */
 
 import type { EndedTurnState, InputReceipt } from "../../api/inputs.js";
-import type { SessionPreview } from "../../api/session-snapshot.js";
+import type { SessionPreview, SessionUsage } from "../../api/session-snapshot.js";
 import type { Awaitable } from "../../log/awaitable.js";
 import type { RestoredState } from "../../log/collect-state.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
@@ -161,6 +161,8 @@ export interface SessionStorage {
   createSession(row: NewSession, entries: readonly LogEntry[], preview: SessionPreview): Promise<void>;
   getSession(sessionId: string): Promise<SessionRow | null>;
   listSessions(filter?: SessionListFilter): Promise<SessionRow[]>;
+  /** The usage of the session's `task` children, recursively, summed. */
+  descendantUsage(sessionId: string): Promise<SessionUsage>;
   /** Remove the session: its log (through the log store) and every row about it. */
   deleteSession(sessionId: string): Promise<void>;
   /** Store a repaired preview (no log entry). */

@@ -41,6 +41,14 @@ export interface SessionRow {
   creationRequest: string | null;
   /** Names of the MCP servers whose tools the session's agent gets (empty: none). */
   mcpServers: string[];
+  /** A `task` call's child: the parent's call that started it, and its agent (null otherwise). */
+  task: ChildTask | null;
+}
+
+/** What a child session of a `task` call records of it (its parent is the row's `parentId`). */
+export interface ChildTask {
+  parentCallId: string;
+  agent: string;
 }
 
 /** What a caller supplies to create a session row; the rest starts at zero. */
@@ -58,6 +66,8 @@ export interface NewSession {
   mcpServers?: readonly string[];
   /** The creation request it was made by (none: a session made without one, as in tests). */
   creationRequest?: CreateSessionBody;
+  /** A `task` call's child (with `parentId` the parent). */
+  task?: ChildTask;
 }
 
 interface SessionRecord {
@@ -82,6 +92,8 @@ interface SessionRecord {
   fork_entry_hash: string | null;
   mcp_servers: string | null;
   creation_request: string | null;
+  parent_call_id: string | null;
+  agent: string | null;
 }
 
 function rowOf(record: SessionRecord): SessionRow {
@@ -108,7 +120,7 @@ function rowOf(record: SessionRecord): SessionRow {
       truncated: record.preview_truncated === 1,
     },
     creation:
-      record.parent_id === null
+      record.parent_id === null || (record.parent_call_id !== null && record.fork_checkpoint_id === null)
         ? { kind: "new" }
         : {
             kind: "fork",
@@ -118,6 +130,10 @@ function rowOf(record: SessionRecord): SessionRow {
           },
     creationRequest: record.creation_request,
     mcpServers: record.mcp_servers === null ? [] : (JSON.parse(record.mcp_servers) as string[]),
+    task:
+      record.parent_call_id === null
+        ? null
+        : { parentCallId: record.parent_call_id, agent: record.agent ?? "" },
   };
 }
 
@@ -128,8 +144,8 @@ export function* insertSessionProgram(session: NewSession): SqlProgram<SessionRo
     // RETURNING (PostgreSQL, and SQLite since 3.35) hands the stored row back without a second read.
     record = yield* get<SessionRecord>(
       `INSERT INTO sessions (id, name, workspace, parent_id, provider_profile, model, system_prompt, created_at,
-         activity_at, fork_checkpoint_id, fork_entry_hash, mcp_servers, creation_request)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+         activity_at, fork_checkpoint_id, fork_entry_hash, mcp_servers, creation_request, parent_call_id, agent)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
       session.id,
       session.name ?? null,
       session.workspace,
@@ -143,6 +159,8 @@ export function* insertSessionProgram(session: NewSession): SqlProgram<SessionRo
       session.fork?.entryHash ?? null,
       JSON.stringify(session.mcpServers ?? []),
       session.creationRequest === undefined ? null : JSON.stringify(session.creationRequest),
+      session.task?.parentCallId ?? null,
+      session.task?.agent ?? null,
     );
   } catch (error) {
     if (isUniqueViolation(error)) throw new SessionExistsError(session.id);
@@ -194,6 +212,32 @@ export function* listSessionsProgram(filter: SessionListFilter = { kind: "all" }
 /** `listSessionsProgram` on a SQLite connection. */
 export function listSessions(db: DaemonDatabase, filter: SessionListFilter = { kind: "all" }): SessionRow[] {
   return runSqlite(db, listSessionsProgram(filter));
+}
+
+/**
+ * The usage of every child session `task` calls of `sessionId` started, and of theirs,
+ * recursively (a fork is no child: its usage is its own), summed.
+ */
+export function* descendantUsageProgram(sessionId: string): SqlProgram<SessionUsage> {
+  const row = yield* get<Record<keyof SessionUsage, number | string | null>>(
+    `WITH RECURSIVE tree(id) AS (
+       SELECT id FROM sessions WHERE parent_id = ? AND parent_call_id IS NOT NULL
+       UNION ALL
+       SELECT s.id FROM sessions s JOIN tree t ON s.parent_id = t.id WHERE s.parent_call_id IS NOT NULL
+     )
+     SELECT SUM(usage_prompt_tokens) AS prompt_tokens, SUM(usage_completion_tokens) AS completion_tokens,
+       SUM(usage_cached_prompt_tokens) AS cached_prompt_tokens, SUM(usage_total_tokens) AS total_tokens
+     FROM sessions WHERE id IN (SELECT id FROM tree)`,
+    sessionId,
+  );
+  // PostgreSQL sums BIGINTs as NUMERIC, which its driver gives as text.
+  const count = (value: number | string | null | undefined): number => Number(value ?? 0);
+  return {
+    prompt_tokens: count(row?.prompt_tokens),
+    completion_tokens: count(row?.completion_tokens),
+    cached_prompt_tokens: count(row?.cached_prompt_tokens),
+    total_tokens: count(row?.total_tokens),
+  };
 }
 
 /** Whether `row` is one of the sessions `filter` selects. */

@@ -9,8 +9,10 @@
  */
 import type { RestoredState } from "../../log/collect-state.js";
 import type { LogEntry } from "../../log/entries.js";
-import { type Item, userMessage } from "../../model/items.js";
+import { type Item, type ToolCallItem, userMessage } from "../../model/items.js";
+import { openToolCalls } from "../../model/open-tool-calls.js";
 import { waitingCallsClosed } from "../approval/approval-gate.js";
+import { taskToolName } from "../approval/approval-policy.js";
 import { knownResult } from "../approval/call-outcomes.js";
 import type { InputQueue } from "../session/input-queue.js";
 import { closeOpenCalls, type KnownResult } from "../session/open-tool-calls.js";
@@ -59,6 +61,9 @@ export interface TurnRecovery {
  *   {interrupted: true}; no note, no new turn.
  * - Calls waited for an answer: none of their batch had started, so nothing is written; they
  *   stay open and the new turn waits for the same answers.
+ * - `task` calls open (and not refused by the log): they are run again by the new turn (a task
+ *   is idempotent: daemon/task/), so they stay open; the other open calls get their known result
+ *   or "outcome unknown", and no note comes between the calls and their results.
  * - Otherwise each open call gets its known result or "outcome unknown", then the restart note.
  */
 export function recoverCutTurn(
@@ -85,6 +90,13 @@ export function recoverCutTurn(
     return { state: "interrupted", entries, continues: false };
   }
   if (view.pending_approvals.length > 0) return { state: "abandoned", entries: [], continues: true };
+  const rerun = (call: ToolCallItem) => call.name === taskToolName && known(call) === null;
+  if (openToolCalls(view.history).some(rerun)) {
+    const results = closeOpenCalls(view.history, "daemon_restart", known, rerun);
+    const entries: LogEntry[] =
+      results.length === 0 ? [] : [{ kind: "tool_results", ts: now, items: results, turn_id: turn.id }];
+    return { state: "abandoned", entries, continues: true };
+  }
   return {
     state: "abandoned",
     entries: abandonedTurnEntries(turn.id, now, view.history, known),

@@ -15,7 +15,6 @@ import { unreachable } from "../../model/unreachable.js";
 import { addUsage, type Usage } from "../../model/usage.js";
 import type { Conversation, ConversationRunEnd } from "../../worker/index.js";
 import type { ApprovalGate, TurnPolicy } from "../approval/approval-gate.js";
-import { askUserTool } from "../approval/ask-user-tool.js";
 import { resumeWithCompaction } from "../compaction/compacting-run.js";
 import type { TurnCompaction } from "../compaction/compaction.js";
 import type { SessionPort } from "../session/session-port.js";
@@ -31,13 +30,14 @@ import {
   type TurnEnding,
 } from "./turn-ending.js";
 import { toolEventData, usageEventData } from "./turn-events.js";
+import { type TurnToolServices, turnTools } from "./turn-tools.js";
 import { tracedCompaction, tracedDecision } from "./turn-tracing.js";
 
 export interface TurnRunOptions {
   id: string;
   inputIds: readonly string[];
   /** What the daemon gives the turn: its client, its tools, config.json's settings, checkpoints. */
-  services: Pick<SessionServices, "bindClient" | "tools" | "turnSettings" | "checkpoint" | "meter">;
+  services: Pick<SessionServices, "bindClient" | "turnSettings" | "checkpoint" | "meter"> & TurnToolServices;
   session: SessionRow;
   /** The session's history, appending through its log writer. */
   conversation: Conversation;
@@ -221,13 +221,13 @@ export class TurnRun {
     }
     let tools: ToolDefinition[];
     try {
-      tools = await services.tools(session);
+      tools = await turnTools(services, session, this.#port, (publish) => this.#publish(publish));
     } catch (error) {
       // E.g. a workspace inside the daemon's home, from a session created before that was refused.
       return failedEnding(state.request_count, this.#usage, "workspace_refused", errorText(error));
     }
     const settings = services.turnSettings(session);
-    const offered = [...tools, askUserTool()].map((definition) => definition());
+    const offered = tools.map((definition) => definition());
     this.#policy = {
       workspace: session.workspace,
       config: settings.configPolicy,

@@ -8,8 +8,9 @@ import { v7 as uuidv7 } from "uuid";
 import type { InputIntent, InputReceipt, TurnState } from "../../api/inputs.js";
 import type { LogEntry } from "../../log/entries.js";
 import type { PlacedEntry } from "../../log/session-writer.js";
-import { type Item, userMessage } from "../../model/items.js";
+import { type Item, type ToolCallItem, userMessage } from "../../model/items.js";
 import type { ApprovalGate } from "../approval/approval-gate.js";
+import { taskToolName } from "../approval/approval-policy.js";
 import { closeOpenCalls } from "../session/open-tool-calls.js";
 import type { SessionLogWriter } from "../session/session-log-writer.js";
 import { deliveredReceipt, type InputRow } from "../storage/inputs-table.js";
@@ -87,7 +88,9 @@ export function turnStartEntries({ turnId, now, pending, gate, history }: TurnSt
     // Calls that wait for an answer are denied; a turn without inputs waits for them instead.
     const closing = gate.closingEntries("turn_end", turnId);
     if (closing.length > 0) entries.push(...closing);
-    const stale = closeOpenCalls(history, "failed");
+    // A turn that goes on with one a restart cut runs its `task` calls again (turn-recovery.ts).
+    const rerun = (call: ToolCallItem) => pending.length === 0 && call.name === taskToolName;
+    const stale = closeOpenCalls(history, "failed", undefined, rerun);
     if (closing.length === 0 && stale.length > 0) {
       entries.push({ kind: "tool_results", ts: now, items: stale, turn_id: turnId });
     }

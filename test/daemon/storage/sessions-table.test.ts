@@ -3,6 +3,7 @@ import { SessionExistsError } from "../../../src/daemon/errors.js";
 import { admitInput } from "../../../src/daemon/storage/inputs-table.js";
 import {
   deleteSessionRows,
+  descendantUsageProgram,
   getSession,
   insertSession,
   listSessions,
@@ -13,6 +14,7 @@ import {
   touchActivity,
   updateUsage,
 } from "../../../src/daemon/storage/sessions-table.js";
+import { runSqlite } from "../../../src/daemon/storage/sqlite-runner.js";
 import { getTurn, startTurn } from "../../../src/daemon/storage/turns-table.js";
 import { addSession, tempDatabase } from "./temp-database.js";
 
@@ -44,9 +46,53 @@ describe("the sessions table", () => {
       creation: { kind: "new" },
       creationRequest: null,
       mcpServers: [],
+      task: null,
     });
     expect(getSession(db, "s1")).toEqual(row);
     expect(getSession(db, "nope")).toBeNull();
+  });
+
+  it("records a task's child (parent, call, agent; created new) and sums its usage, recursively, into the parent's descendants", () => {
+    const { db } = tempDatabase();
+    addSession(db, "p");
+    const child = insertSession(db, {
+      id: "c",
+      workspace: "/w",
+      createdAt: 1000,
+      parentId: "p",
+      task: { parentCallId: "call_1", agent: "alpha" },
+    });
+    expect(child).toMatchObject({
+      parentId: "p",
+      task: { parentCallId: "call_1", agent: "alpha" },
+      creation: { kind: "new" },
+    });
+    insertSession(db, {
+      id: "g",
+      workspace: "/w",
+      createdAt: 1000,
+      parentId: "c",
+      task: { parentCallId: "x", agent: "general" },
+    });
+    // A fork of the parent is no child: its usage stays its own.
+    insertSession(db, {
+      id: "f",
+      workspace: "/w",
+      createdAt: 1000,
+      parentId: "p",
+      fork: { checkpointId: "1", entryHash: "h" },
+    });
+    updateUsage(db, "c", { input_tokens: 10, output_tokens: 5 });
+    updateUsage(db, "g", { input_tokens: 1, output_tokens: 2, total_tokens: 4 });
+    updateUsage(db, "f", { input_tokens: 100, output_tokens: 100 });
+    updateUsage(db, "p", { input_tokens: 1000, output_tokens: 1000 });
+    expect(runSqlite(db, descendantUsageProgram("p"))).toEqual({
+      prompt_tokens: 11,
+      completion_tokens: 7,
+      cached_prompt_tokens: 0,
+      total_tokens: 19,
+    });
+    expect(runSqlite(db, descendantUsageProgram("g")).total_tokens).toBe(0);
   });
 
   it("keeps the creation request a session was made by, as JSON", () => {

@@ -190,6 +190,31 @@ const batches = fc.record({
 });
 
 describe("recoverCutTurn", () => {
+  it("leaves a cut batch's task calls open for the new turn to run again, closing only the others, with no note", () => {
+    const state = replay([
+      { kind: "session_start", ts: 1, system_prompt: null, config: {}, history: [] },
+      { kind: "user_input", ts: 2, item: userMessage("delegate"), turn_id: "t1" },
+      {
+        kind: "assistant_items",
+        ts: 3,
+        items: [
+          toolCall("a", "task", JSON.stringify({ agent: "general", prompt: "x" })),
+          toolCall("b", "task", "not json"),
+          toolCall("c", "run_command", JSON.stringify({ command: "make" })),
+        ],
+        turn_id: "t1",
+      },
+    ]);
+    const recovery = recoverCutTurn({ id: "t1", interruptRequested: false }, state, workspace, 9);
+    expect(recovery).toMatchObject({ state: "abandoned", continues: true });
+    expect(recovery.entries).toHaveLength(1);
+    const closed = recovery.entries[0] as { kind: string; items: ToolResultItem[] };
+    expect(closed.kind).toBe("tool_results");
+    // The task call with no object for arguments never ran: it is refused, not run again.
+    expect(closed.items.map((item) => item.call_id)).toEqual(["b", "c"]);
+    expect(closed.items[1]!.output).toMatch(unknownOutcome);
+  });
+
   it("gives a call the user denied their denial and message, not an unknown outcome (the crash right after a deny)", () => {
     const state = replay(
       logOf(

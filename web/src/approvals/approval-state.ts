@@ -37,6 +37,8 @@ export function applyApprovalEvent(
   const callId = event.data.call_id;
   switch (event.type) {
     case "approval_requested":
+      // A `task` child's call, relayed: it is answered at the child's session, not this one.
+      if (event.data.session_id !== undefined) return pending;
       if (pending.some((approval) => approval.call_id === callId)) return pending;
       return [...pending, event.data];
     case "approval_resolved":

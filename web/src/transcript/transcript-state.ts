@@ -212,6 +212,13 @@ function applyEvent(state: TranscriptState, event: SessionEvent): TranscriptStat
     case "approval_requested":
     case "approval_resolved":
       return { ...state, approvals: applyApprovalEvent(state.approvals, event) };
+    case "task_started":
+      return {
+        ...state,
+        notice: `Agent ${event.data.agent} is working on a task (session ${event.data.child_session_id}).`,
+      };
+    case "task_completed":
+      return { ...state, notice: `A task's agent ended: ${event.data.state}.` };
     case "compaction_started":
       return { ...state, notice: "Compacting the model's context…" };
     case "compaction_completed":

@@ -1,0 +1,94 @@
+/**
+ * The daemon's delegation: the `task` tool's services (registry, storage, hub, limits,
+ * config.json's agents and limits) and how a child session is made: in the parent's workspace,
+ * with the daemon's default system prompt, the workspace's instructions and the agent's prompt,
+ * the agent's profile and model (else the parent's), the parent's MCP servers, the agent's mode.
+ */
+
+import type { NewSessionRequest } from "../actor/session-creation.js";
+import { findProjectInstructions, withInstructions } from "../session/project-instructions.js";
+import type { Delegation } from "../session/session-services.js";
+import { delegationOf } from "../task/delegation.js";
+import { TaskHub } from "../task/task-hub.js";
+import { TaskLimits } from "../task/task-limits.js";
+import type { ChildRequest, TaskServices } from "../task/task-services.js";
+import { delegationDefaults } from "../task/task-services.js";
+import { type DaemonParts, defaultSystemPrompt } from "./daemon-services.js";
+import type { RegistryHolder } from "./join-cluster.js";
+import { taskForkPoint } from "./task-fork-point.js";
+
+/** The delegation sessions get and the hub the daemon's event observer feeds. */
+export function delegationParts(
+  parts: DaemonParts,
+  registry: RegistryHolder,
+): { delegation: Delegation; hub: TaskHub } {
+  const hub = new TaskHub();
+  const limits = new TaskLimits();
+  const services: TaskServices = {
+    get registry() {
+      // Sessions run turns only once the registry exists.
+      if (registry.current === null) throw new Error("the session registry is not built yet");
+      return registry.current;
+    },
+    storage: parts.storage,
+    hub,
+    limits,
+    logger: parts.logger,
+    pollMs: 500,
+    settings: () => {
+      const config = parts.providers.current();
+      return {
+        agents: config.agents,
+        maxParallelTasks: config.maxParallelTasks ?? delegationDefaults.maxParallelTasks,
+        maxTaskDepth: config.maxTaskDepth ?? delegationDefaults.maxTaskDepth,
+      };
+    },
+    createChild: async (request) => {
+      const sessions = registry.current;
+      if (sessions === null) throw new Error("the session registry is not built yet");
+      if (request.context === "fresh") {
+        await sessions.create(childSession(parts, request));
+        return;
+      }
+      const checkpointId = taskForkPoint(await sessions.readLog(request.parent.id), request.callId);
+      if (checkpointId === null) throw new Error(`call ${request.callId} has no history to fork before it`);
+      await sessions.fork({
+        id: request.id,
+        sourceSessionId: request.parent.id,
+        checkpointId,
+        name: childName(request),
+        task: { parentCallId: request.callId, agent: request.agentName },
+      });
+    },
+  };
+  return { delegation: delegationOf(services), hub };
+}
+
+/** The new session a `task` call's child is. */
+function childSession(parts: DaemonParts, request: ChildRequest): NewSessionRequest {
+  const { parent, agent } = request;
+  // An agent's profile must exist now (its model defaults to that profile's).
+  const profile = agent.profile === undefined ? null : parts.providers.resolveProfile(agent.profile);
+  const base = `${defaultSystemPrompt(parent.workspace)}\n\n${agent.prompt}`;
+  const instructions = findProjectInstructions(parent.workspace, { hidden: parts.tooling.toolKit.hidden });
+  return {
+    id: request.id,
+    workspace: parent.workspace,
+    name: childName(request),
+    providerProfile: profile?.name ?? parent.providerProfile,
+    model: agent.model ?? (profile === null ? parent.model : profile.profile.model),
+    systemPrompt: instructions === null ? base : withInstructions(base, instructions),
+    mcpServers: parent.mcpServers,
+    instructions:
+      instructions === null
+        ? null
+        : { path: instructions.path, bytes: instructions.bytes, truncated: instructions.truncated },
+    ...(agent.mode === undefined ? {} : { approvalMode: agent.mode }),
+    child: { parentId: parent.id, parentCallId: request.callId, agent: request.agentName },
+  };
+}
+
+/** A child's name: its agent and the start of its task. */
+function childName(request: ChildRequest): string {
+  return `${request.agentName}: ${request.prompt.replace(/\s+/g, " ").trim().slice(0, 60)}`;
+}
