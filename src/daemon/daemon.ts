@@ -16,6 +16,7 @@ import { homeLockedExitCode } from "../home/exit-codes.js";
 import type { HeadSigner } from "../log/head-signer.js";
 import { SessionRegistry } from "./actor/session-registry.js";
 import type { SessionRetention } from "./actor/session-retention.js";
+import { taskToolName } from "./approval/approval-policy.js";
 import {
   type DaemonParts,
   meteredBy,
@@ -137,6 +138,7 @@ async function boot(
     () => providers.current().notifications ?? [],
     env,
     logger,
+    taskToolName,
   );
   undo.push(() => notifications.stop());
   const parts: DaemonParts = {

@@ -115,6 +115,39 @@ describe("notifications", () => {
     await outboxEmpty(app);
   });
 
+  it("delivers task_completed when a subagent's task ends in the parent's log", async () => {
+    const hook = await receiver();
+    const app = await fake.daemon({
+      config: {
+        agents: { alpha: { description: "Looks things up.", prompt: "MARK-ALPHA: you look things up." } },
+        notifications: [
+          { url: hook.url, events: ["task_completed", "turn_completed"], secret, allowPrivate: true },
+        ],
+      },
+    });
+    fake.provider.script = (request) => {
+      if (request.rawBody.includes("MARK-ALPHA")) return text("ANSWER-ALPHA 42");
+      if (request.rawBody.includes("ANSWER-ALPHA")) return text("parent done");
+      return toolCalls([{ name: "task", args: { agent: "alpha", prompt: "find A" }, id: "call_task" }]);
+    };
+    const parentId = await app.createSession();
+    await app.prompt(parentId, "delegate");
+    await app.idle(parentId);
+    const got = await eventually("the task's and both turns' deliveries", () => {
+      const task = hook.deliveries.find((delivery) => delivery.json.event === "task_completed");
+      const parentTurn = hook.deliveries.find(
+        (delivery) => delivery.json.event === "turn_completed" && delivery.json.session_id === parentId,
+      );
+      return task !== undefined && parentTurn !== undefined ? { task, parentTurn } : undefined;
+    });
+    expect(got.task.json).toMatchObject({
+      session_id: parentId,
+      data: { call_id: "call_task", is_error: false },
+    });
+    expect(validSignature(got.task.body, got.task.signature)).toBe(true);
+    expect(hook.deliveries.filter((delivery) => delivery.json.event === "task_completed")).toHaveLength(1);
+  });
+
   it("delivers to a receiver that was down once it is up again, under the same id", async () => {
     const hook = await receiver();
     const app = await daemon(hook.url, { events: ["turn_completed"] });

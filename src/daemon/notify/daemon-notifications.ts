@@ -23,20 +23,24 @@ export interface DaemonNotifications {
   stop(): Promise<void>;
 }
 
-/** Webhooks for config.json's `notifications` as `targets` reads them now; throws DeliverySettingError. */
+/**
+ * Webhooks for config.json's `notifications` as `targets` reads them now (`taskTool`: the name of
+ * the tool whose results end subagent tasks); throws DeliverySettingError.
+ */
 export function daemonNotifications(
   storage: SessionStorage,
   targets: () => readonly NotificationTarget[],
   env: NodeJS.ProcessEnv,
   logger: SessionLogger,
+  taskTool: string,
 ): DaemonNotifications {
   const deliverer = new OutboxDeliverer(storage.outbox, targets, deliverySettingsFrom(env), logger);
-  const plan = notificationPlanner(targets);
+  const plan = notificationPlanner(targets, taskTool);
   // Sessions whose commit in flight queued a delivery (poked when it is durable).
   const queued = new Set<string>();
   return {
-    planner: (sessionId, entries, writes, now) => {
-      const rows = plan(sessionId, entries, writes, now);
+    planner: (sessionId, entries, writes, now, toolOf) => {
+      const rows = plan(sessionId, entries, writes, now, toolOf);
       if (rows.length > 0) queued.add(sessionId);
       return rows;
     },

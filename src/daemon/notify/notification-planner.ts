@@ -5,8 +5,8 @@
  * subscribed target, each with the exact body that will be posted. The body is fixed here, at
  * commit, so every retry posts the same bytes under the same id.
  *
- * Hook for `task_completed`: when subagent tasks record their end in the log, add a case for
- * that entry kind to `commitEvents` (the event name is already accepted by config.json).
+ * `task_completed`: a subagent task ends with its `task` call's result (a `tool_results` item
+ * whose call's tool is `taskTool`), committed in the parent's log.
  *
  * Boundary rule: pure over the commit and the configured targets; queueing is the commit's,
  * delivery is outbox-deliverer.ts's.
@@ -14,6 +14,7 @@
 import { randomUUID } from "node:crypto";
 import type { NotificationEvent, NotificationTarget } from "../../home/notification-config.js";
 import type { LogEntry } from "../../log/entries.js";
+import type { ToolCallItem } from "../../model/items.js";
 import type { JsonObject, JsonValue } from "../../model/json.js";
 import type { NotificationPlanner } from "../session/session-services.js";
 import type { NewNotification } from "../storage/outbox-table.js";
@@ -26,12 +27,16 @@ interface CommitEvent {
 }
 
 /** The planner over the targets config.json lists now (`targets` is read at every commit). */
-export function notificationPlanner(targets: () => readonly NotificationTarget[]): NotificationPlanner {
-  return (sessionId, entries, writes, now) => {
+export function notificationPlanner(
+  targets: () => readonly NotificationTarget[],
+  taskTool: string,
+): NotificationPlanner {
+  return (sessionId, entries, writes, now, toolOf) => {
     const configured = targets();
     if (configured.length === 0) return [];
     const rows: NewNotification[] = [];
-    for (const { event, data } of commitEvents(entries, writes)) {
+    const isTask = (callId: string) => (toolOf(callId) ?? callName(entries, callId)) === taskTool;
+    for (const { event, data } of commitEvents(entries, writes, isTask)) {
       const subscribed = configured.filter((target) => target.events.includes(event));
       if (subscribed.length === 0) continue;
       const id = `evt_${randomUUID()}`;
@@ -51,9 +56,25 @@ export function notificationPlanner(targets: () => readonly NotificationTarget[]
 }
 
 /** The events a commit of `entries` with `writes` is, in log order (a turn's end last). */
-function commitEvents(entries: readonly LogEntry[], writes: RowWrites): CommitEvent[] {
+function commitEvents(
+  entries: readonly LogEntry[],
+  writes: RowWrites,
+  isTask: (callId: string) => boolean,
+): CommitEvent[] {
   const events: CommitEvent[] = [];
   for (const entry of entries) {
+    if (entry.kind === "tool_results") {
+      // A subagent task ends with its `task` call's result.
+      for (const item of entry.items) {
+        if (item.type !== "tool_result" || !isTask(item.call_id)) continue;
+        const data = {
+          call_id: item.call_id,
+          turn_id: entry.turn_id ?? null,
+          is_error: item.is_error === true,
+        };
+        events.push({ event: "task_completed", data });
+      }
+    }
     if (entry.kind !== "approval_requested") continue;
     const data: JsonObject = { call_id: entry.call_id, tool: entry.tool, turn_id: entry.turn_id ?? null };
     const args = callArguments(entries, entry.call_id);
@@ -72,10 +93,19 @@ function commitEvents(entries: readonly LogEntry[], writes: RowWrites): CommitEv
 
 /** The arguments of tool call `callId` when the same commit carries the call. */
 function callArguments(entries: readonly LogEntry[], callId: string): JsonValue | undefined {
+  return callIn(entries, callId)?.arguments;
+}
+
+/** The tool of call `callId` when the same commit carries the call, else null. */
+function callName(entries: readonly LogEntry[], callId: string): string | null {
+  return callIn(entries, callId)?.name ?? null;
+}
+
+function callIn(entries: readonly LogEntry[], callId: string): ToolCallItem | undefined {
   for (const entry of entries) {
     if (entry.kind !== "assistant_items") continue;
     for (const item of entry.items) {
-      if (item.type === "tool_call" && item.call_id === callId) return item.arguments;
+      if (item.type === "tool_call" && item.call_id === callId) return item;
     }
   }
   return undefined;

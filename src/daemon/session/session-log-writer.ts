@@ -316,7 +316,14 @@ export class SessionLogWriter {
     let placed: PlacedEntry[];
     try {
       const now = this.#outlet.now();
-      const notifications = this.#outlet.notifications?.(this.sessionId, all, writes, now) ?? [];
+      const notifications =
+        this.#outlet.notifications?.(
+          this.sessionId,
+          all,
+          writes,
+          now,
+          (callId) => this.#toolNames.get(callId) ?? null,
+        ) ?? [];
       placed = await writer.append(
         all,
         { ...writes, preview, activityAt: now, ...(notifications.length > 0 ? { notifications } : {}) },

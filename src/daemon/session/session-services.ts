@@ -44,6 +44,8 @@ export type NotificationPlanner = (
   entries: readonly LogEntry[],
   writes: RowWrites,
   now: number,
+  /** The tool of a call committed before (null: unknown). */
+  toolOf: (callId: string) => string | null,
 ) => NewNotification[];
 
 /** The daemon's logger, as far as sessions use it (pino's shape). */
