@@ -21,6 +21,7 @@ const suites = [
   "tools",
   "backup",
   "telemetry",
+  "long-session",
   "notifications",
 ];
 const here = dirname(fileURLToPath(import.meta.url));

@@ -36,12 +36,20 @@ export class ChainCheckpoints {
     this.#spacing = spacing;
   }
 
-  /** Checkpoints of a log whose entries (`position`, `hash`, in order from 0) were just verified. */
+  /**
+   * Checkpoints of a log whose entries (`position`, `hash`, in order) were just verified: from
+   * position 0, or from a later first entry that is itself a trusted point (a pruned log's cut,
+   * a signed state checkpoint's entry), which is then kept as the anchor of everything before it.
+   */
   static ofVerified(
     entries: ReadonlyArray<{ position: number; hash: string }>,
     spacing = defaultCheckpointSpacing,
   ): ChainCheckpoints {
     const checkpoints = new ChainCheckpoints(spacing);
+    const first = entries[0];
+    if (first !== undefined && first.position > 0 && entries.length > 1) {
+      checkpoints.#points.push({ position: first.position, hash: first.hash });
+    }
     for (let i = spacing - 1; i < entries.length - 1; i += spacing) {
       const { position, hash } = entries[i]!;
       checkpoints.#points.push({ position, hash });

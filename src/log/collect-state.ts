@@ -56,6 +56,10 @@ export interface RestoredState extends PrunedBase {
   history: Item[];
   /** Hash of the last entry replayed; null for an empty log. */
   head_hash: string | null;
+  /**
+   * The usage of the latest model requests (at most `usageHistoryLimit`, oldest first); the log
+   * keeps every record. Bounded so that neither replay nor a state checkpoint grows with the log.
+   */
   usage_history: UsageRecord[];
   /** Calls waiting for an answer, in request order; a call leaves once answered or given a result. */
   pending_approvals: PendingApproval[];
@@ -79,6 +83,9 @@ export interface CompactionRecord {
   before_tokens: number;
   after_tokens: number;
 }
+
+/** How many usage records replay keeps (the latest). */
+export const usageHistoryLimit = 256;
 
 /** The state of an empty log: no prompt, default config, nothing said yet. */
 export function emptyState(): RestoredState {
@@ -213,6 +220,7 @@ export function applyEntry(state: RestoredState, entry: LogEntry): void {
         cache_write_tokens: entry.cache_write_tokens,
         output_tokens: entry.output_tokens,
       });
+      if (state.usage_history.length > usageHistoryLimit) state.usage_history.shift();
       return;
     case "approval_policy_changed":
       state.approval_policy = entry.policy === null ? null : structuredClone(entry.policy);

@@ -32,6 +32,14 @@ export function headSigningMessage(sessionId: string, position: number, hash: st
   return Buffer.from(`skein-head-v1\n${sessionId}\n${position}\n${hash}`, "utf8");
 }
 
+/**
+ * The bytes a state checkpoint's signature covers (see state-checkpoint.ts): its own version
+ * prefix, so a head signature can never pass for a checkpoint's or the other way round.
+ */
+function checkpointSigningMessage(sessionId: string, position: number, hash: string, digest: string): Buffer {
+  return Buffer.from(`skein-checkpoint-v1\n${sessionId}\n${position}\n${hash}\n${digest}`, "utf8");
+}
+
 /** A key's id: the first 16 hex digits of SHA-256 over its DER-encoded public key. */
 export const keyIdOf = headKeyIdOf;
 
@@ -121,6 +129,26 @@ export class HeadSigner {
     // Only heads of this signer's own key are remembered: another key may stop being trusted.
     if (valid && own) this.#remember(sessionId, position, hash, signed);
     return valid ? "valid" : "invalid";
+  }
+
+  /** Sign a state checkpoint: the session, its position and hash, and the digest of its state. */
+  signCheckpoint(sessionId: string, position: number, hash: string, digest: string): HeadSignature {
+    const message = checkpointSigningMessage(sessionId, position, hash, digest);
+    return { signature: sign(null, message, this.#privateKey).toString("base64"), key_id: this.keyId };
+  }
+
+  /** Check a state checkpoint's signature against the keys this signer trusts. */
+  checkCheckpoint(
+    sessionId: string,
+    position: number,
+    hash: string,
+    digest: string,
+    signed: HeadSignature,
+  ): SignatureCheck {
+    const key = signed.key_id === this.keyId ? this.#publicKey : this.#keyFor(signed.key_id);
+    if (key === undefined) return "unknown_key";
+    const message = checkpointSigningMessage(sessionId, position, hash, digest);
+    return verify(null, message, key, Buffer.from(signed.signature, "base64")) ? "valid" : "invalid";
   }
 
   #keyFor(keyId: string): KeyObject | undefined {

@@ -337,6 +337,7 @@ export class PgStore implements TransactionalStore<pg.PoolClient> {
   async deleteInTransaction(client: pg.PoolClient, sessionId: string): Promise<void> {
     await client.query("DELETE FROM transcript WHERE session = $1", [sessionId]);
     await client.query("DELETE FROM transcript_heads WHERE session = $1", [sessionId]);
+    await client.query("DELETE FROM transcript_checkpoints WHERE session = $1", [sessionId]);
   }
 
   /** Group-committed, like an append. */

@@ -60,17 +60,16 @@ export class SessionWriter<Tx = unknown> {
   #position: number;
   readonly #state: RestoredState;
 
-  private constructor(store: Store<Tx>, sessionId: string, entries: readonly PositionedEntry[]) {
+  private constructor(store: Store<Tx>, sessionId: string, head: LogHead | null, state: RestoredState) {
     this.#store = store;
-    const last = entries[entries.length - 1];
-    this.#head = { sessionId, hash: last?.hash ?? null };
-    this.#position = last?.position ?? -1;
-    this.#state = entries.length === 0 ? emptyState() : collectState(entries);
+    this.#head = { sessionId, hash: head?.hash ?? null };
+    this.#position = head?.position ?? -1;
+    this.#state = state;
   }
 
   /** A writer over a session's whole verified log (the store verifies it on read). */
   static async open<Tx>(store: Store<Tx>, sessionId: string): Promise<SessionWriter<Tx>> {
-    return new SessionWriter(store, sessionId, await store.readAll(sessionId));
+    return SessionWriter.fromEntries(store, sessionId, await store.readAll(sessionId));
   }
 
   /** A writer over entries already read and verified (e.g. by a caller that needs them too). */
@@ -79,12 +78,27 @@ export class SessionWriter<Tx = unknown> {
     sessionId: string,
     entries: readonly PositionedEntry[],
   ): SessionWriter<Tx> {
-    return new SessionWriter(store, sessionId, entries);
+    const last = entries[entries.length - 1];
+    const state = entries.length === 0 ? emptyState() : collectState(entries);
+    return new SessionWriter(store, sessionId, last ?? null, state);
+  }
+
+  /**
+   * A writer over a state already restored (e.g. from a state checkpoint and the verified
+   * entries after it, see tail-restore.ts) whose last entry is `head`; it owns `state` from now.
+   */
+  static fromState<Tx>(
+    store: Store<Tx>,
+    sessionId: string,
+    head: LogHead,
+    state: RestoredState,
+  ): SessionWriter<Tx> {
+    return new SessionWriter(store, sessionId, head, state);
   }
 
   /** A writer for a session that has no entries yet (its first append creates it). */
   static forNewSession<Tx>(store: Store<Tx>, sessionId: string): SessionWriter<Tx> {
-    return new SessionWriter(store, sessionId, []);
+    return new SessionWriter(store, sessionId, null, emptyState());
   }
 
   get sessionId(): string {

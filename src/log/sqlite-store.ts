@@ -128,10 +128,12 @@ export class SqliteStore implements TransactionalStore<SqliteTransaction> {
       .prepare<[string], number>("SELECT 1 FROM transcript WHERE session = ? LIMIT 1")
       .pluck(true);
     const deleteRows = db.prepare("DELETE FROM transcript WHERE session = ?");
+    const deleteCheckpoint = db.prepare("DELETE FROM transcript_checkpoints WHERE session = ?");
     this.deleteBefore = db.prepare("DELETE FROM transcript WHERE session = ? AND position < ?");
     this.deleteTx = db.transaction((sessionId: string) => {
       deleteRows.run(sessionId);
       heads.remove(sessionId);
+      deleteCheckpoint.run(sessionId);
     });
     // Nested inside another transaction, better-sqlite3 runs this as a savepoint.
     this.compareAndInsertTx = db.transaction(

@@ -1,7 +1,8 @@
 /**
  * The log's tables, declared once for every SQL backend: `transcript` (one row per entry; `entry`
  * holds the canonical JSON that was hashed) and `transcript_heads` (each session's recorded
- * head, see head-record.ts). Each backend asks for the statements in its own dialect.
+ * head, see head-record.ts) and `transcript_checkpoints` (each session's latest signed state
+ * checkpoint, see checkpoint-records.ts). Each backend asks for the statements in its own dialect.
  *
  * Boundary rule: schema only; the stores own what they write into it.
  */
@@ -38,6 +39,15 @@ const headColumns: readonly Column[] = [
   { name: "key_id", type: same("TEXT") },
 ];
 
+const checkpointColumns: readonly Column[] = [
+  { name: "session", type: same("TEXT PRIMARY KEY") },
+  { name: "position", type: same("INTEGER NOT NULL") },
+  { name: "hash", type: same("TEXT NOT NULL") },
+  { name: "state", type: same("TEXT NOT NULL") },
+  { name: "signature", type: same("TEXT NOT NULL") },
+  { name: "key_id", type: same("TEXT NOT NULL") },
+];
+
 function createTable(
   dialect: SqlDialect,
   name: string,
@@ -48,11 +58,12 @@ function createTable(
   return `CREATE TABLE IF NOT EXISTS ${name} (\n  ${lines.join(",\n  ")}\n)`;
 }
 
-/** The statements that create both tables if they are missing (idempotent). */
+/** The statements that create the tables if they are missing (idempotent). */
 export function transcriptTables(dialect: SqlDialect): string[] {
   return [
     createTable(dialect, "transcript", transcriptColumns, ["UNIQUE (session, position)"]),
     createTable(dialect, "transcript_heads", headColumns),
+    createTable(dialect, "transcript_checkpoints", checkpointColumns),
   ];
 }
 

@@ -91,7 +91,7 @@ const outcome: fc.Arbitrary<Outcome> = fc.oneof(
 );
 
 /** A session_start entry (with or without a fork origin). */
-const sessionStartArbitrary: fc.Arbitrary<LogEntry> = fc.record(
+export const sessionStartArbitrary: fc.Arbitrary<LogEntry> = fc.record(
   {
     kind: fc.constant("session_start" as const),
     ts,
@@ -120,7 +120,7 @@ function approvalPolicyArbitrary(): fc.Arbitrary<ApprovalPolicy> {
 }
 
 /** Any entry that may follow a session_start. */
-const laterEntryArbitrary: fc.Arbitrary<LogEntry> = fc.oneof(
+export const laterEntryArbitrary: fc.Arbitrary<LogEntry> = fc.oneof(
   fc
     .tuple(ts, itemArbitrary, context)
     .map(([t, item, c]): LogEntry => ({ kind: "user_input", ts: t, item, ...c })),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { collectState } from "../../src/log/collect-state.js";
+import { collectState, usageHistoryLimit } from "../../src/log/collect-state.js";
 import { compactionSummaryItem } from "../../src/log/compaction-summary.js";
 import type { LogEntry } from "../../src/log/entries.js";
 import { buildChain, computeHash } from "../../src/log/entry-hash.js";
@@ -194,6 +194,24 @@ describe("collectState", () => {
       },
     ]);
     expect(state.history).toHaveLength(2);
+  });
+
+  it("keeps the usage of only the latest requests, however many the log records", () => {
+    const usage = (n: number): LogEntry => ({
+      kind: "llm_usage",
+      ts: n,
+      history_len: n,
+      input_total_tokens: n,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      output_tokens: 1,
+    });
+    const entries = [...fullTurn];
+    for (let n = 0; n < usageHistoryLimit + 10; n++) entries.push(usage(n));
+    const kept = collectState(buildChain(null, entries)).usage_history;
+    expect(kept).toHaveLength(usageHistoryLimit);
+    expect(kept[0]!.history_len).toBe(10);
+    expect(kept.at(-1)!.history_len).toBe(usageHistoryLimit + 9);
   });
 
   it("keeps the usage history empty without llm_usage entries", () => {

@@ -10,6 +10,8 @@ import { call, loadBrowserSession, logout } from "./daemon-api.js";
 import { SessionPage } from "./pages/session-page.js";
 import { SessionsPage } from "./pages/sessions-page.js";
 import { useRoute } from "./route.js";
+import { SessionSidebar } from "./sessions/session-sidebar.js";
+import { ThemeToggle } from "./theme/theme-toggle.js";
 
 type SignIn =
   | { kind: "checking" }
@@ -37,6 +39,7 @@ export function App() {
       <a href="#/" className="brand">
         Skein
       </a>
+      <ThemeToggle />
       {signIn.kind === "signed_in" ? (
         <>
           <span className="version">daemon {signIn.server.version}</span>
@@ -81,7 +84,10 @@ export function App() {
         <>
           {header}
           {match !== null ? (
-            <SessionPage key={match[1]} sessionId={match[1]!} approvals={approvals} />
+            <div className="with-sidebar">
+              <SessionSidebar current={match[1]!} />
+              <SessionPage key={match[1]} sessionId={match[1]!} approvals={approvals} />
+            </div>
           ) : (
             <SessionsPage />
           )}

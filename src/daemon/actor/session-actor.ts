@@ -29,6 +29,7 @@ import type { CompactAnswer, SessionSnapshot, SessionStatus } from "../../api/se
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { PositionedEntry } from "../../log/entries.js";
 import { type LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
+import type { RestoredLog } from "../../log/tail-restore.js";
 import type { ApprovalGate } from "../approval/approval-gate.js";
 import type { SessionCompactor } from "../compaction/compaction.js";
 import { ActorStoppedError, CompactionRunningError, SessionBusyError } from "../errors.js";
@@ -79,7 +80,7 @@ export class SessionActor {
   private constructor(
     services: SessionServices,
     row: SessionRow,
-    entries: readonly PositionedEntry[],
+    restored: RestoredLog,
     supervisor: ActorSupervisor,
     epoch: number | null,
   ) {
@@ -90,7 +91,7 @@ export class SessionActor {
     this.#supervisor = supervisor;
     this.feed = new SessionFeed(services.feedOptions);
     this.#lastUsedAt = services.now();
-    const parts = sessionParts(services, row, entries, this.feed, (task) => this.#task(task), {
+    const parts = sessionParts(services, row, restored, this.feed, (task) => this.#task(task), {
       committed: () => {
         this.#lastUsedAt = services.now();
         supervisor.summaryChanged(this);
@@ -108,8 +109,8 @@ export class SessionActor {
   }
 
   /**
-   * Load a session from durable state: its row and its verified log. Throws the store's errors
-   * (SessionNotFoundError, LogCorruptError, storage failures) unchanged. `epoch`: the lease it is
+   * Load a session from durable state: its row and its log, restored (log/tail-restore.ts). Throws
+   * the store's errors (SessionNotFoundError, LogCorruptError, storage failures) unchanged. `epoch`: the lease it is
    * loaded under (its `services.storage` writes under it), null on one node.
    */
   static async load(
@@ -120,11 +121,11 @@ export class SessionActor {
   ): Promise<SessionActor> {
     const row = await services.storage.getSession(sessionId);
     if (row === null) throw new SessionNotFoundError(sessionId);
-    const entries = await services.storage.readLog(sessionId);
+    const restored = await services.storage.restoreLog(sessionId);
     return new SessionActor(
       services,
-      await repairPreview(services, row, entries),
-      entries,
+      await repairPreview(services, row, restored),
+      restored,
       supervisor,
       epoch,
     );

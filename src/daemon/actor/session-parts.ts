@@ -6,10 +6,11 @@
  * Boundary rule: built once per actor (actor/session-actor.ts), which owns the feed and the
  * mailbox the port reaches.
  */
-import type { PositionedEntry } from "../../log/entries.js";
+import type { RestoredLog } from "../../log/tail-restore.js";
 import { ApprovalGate } from "../approval/approval-gate.js";
 import { SessionCompactor } from "../compaction/compaction.js";
 import { InputQueue } from "../session/input-queue.js";
+import { checkPrefix } from "../session/prefix-check.js";
 import { SessionLogWriter } from "../session/session-log-writer.js";
 import { feedOutlet } from "../session/session-outlet.js";
 import { feedPort, type SessionPort } from "../session/session-port.js";
@@ -35,13 +36,15 @@ export interface PartsOwner extends TurnSupervisor {
 }
 
 /**
- * The parts of the session whose row is `row` and whose whole log was just read (and verified)
- * as `entries`, publishing on `feed`, appending inside `serialize` (the actor's mailbox).
+ * The parts of the session whose row is `row` and whose log was just restored (its reads
+ * verified) as `restored`, publishing on `feed`, appending inside `serialize` (the actor's
+ * mailbox). A log restored from a state checkpoint has the part before it verified in the
+ * background (session/prefix-check.ts).
  */
 export function sessionParts(
   services: SessionServices,
   row: SessionRow,
-  entries: readonly PositionedEntry[],
+  restored: RestoredLog,
   feed: SessionFeed,
   serialize: <T>(task: () => Promise<T> | T) => Promise<T>,
   owner: PartsOwner,
@@ -56,8 +59,8 @@ export function sessionParts(
     services.meter,
     services.notifications,
   );
-  const place = { storage, writer: storage.writerFrom(row.id, entries), preview: row.preview };
-  const log = new SessionLogWriter(outlet, place, entries);
+  const place = { storage, writer: storage.writerFromRestore(row.id, restored), preview: row.preview };
+  const log = new SessionLogWriter(outlet, place, restored.entries);
   log.observe({ committed: () => owner.committed() });
   const port = feedPort(outlet, feed, log, serialize);
   const inputs = new InputQueue(outlet, storage);
@@ -66,5 +69,8 @@ export function sessionParts(
   const gate = new ApprovalGate(port);
   const compactor = new SessionCompactor(port, services.limitsOf);
   const turns = new TurnScheduler(port, services, { inputs, gate, compactor }, owner);
+  // It reports what it finds itself (a corrupt prefix marks the log corrupt): nothing awaits it.
+  if (restored.checkpoint !== null)
+    void checkPrefix(log, storage, restored.checkpoint, () => owner.halted(), services.logger);
   return { port, log, inputs, gate, compactor, turns };
 }

@@ -7,7 +7,7 @@
 import type { ApprovalPolicyAnswer, ApprovalPolicyBody } from "../../api/approvals.js";
 import type { SessionSettings, SessionSettingsBody } from "../../api/session-settings.js";
 import type { CompactAnswer } from "../../api/session-snapshot.js";
-import type { PositionedEntry } from "../../log/entries.js";
+import type { RestoredLog } from "../../log/tail-restore.js";
 import type { SessionCompactor } from "../compaction/compaction.js";
 import { NothingToCompactError, ProviderMissingError } from "../errors.js";
 import { previewOf } from "../history/preview.js";
@@ -118,9 +118,16 @@ export function startCompaction(
 export async function repairPreview(
   services: SessionServices,
   row: SessionRow,
-  entries: readonly PositionedEntry[],
+  restored: RestoredLog,
 ): Promise<SessionRow> {
-  if (row.preview.transcript_count > 0 || !entries.some(({ entry }) => projectsToHistory(entry))) return row;
+  // A log restored from a state checkpoint was written by a daemon that stores previews.
+  const entries = restored.entries;
+  if (
+    restored.checkpoint !== null ||
+    row.preview.transcript_count > 0 ||
+    !entries.some(({ entry }) => projectsToHistory(entry))
+  )
+    return row;
   const preview = previewOf(entries);
   await services.storage.setPreview(row.id, preview);
   return { ...row, preview };

@@ -79,7 +79,10 @@ export class SessionLogWriter {
   /** The turns being traced: their entries carry the trace's ids, their commits get spans. */
   readonly #traces = new Map<string, TurnTrace>();
 
-  /** A writer over the session's whole log, just read and verified as `entries`. */
+  /**
+   * A writer over the session's log, just read and verified as `entries`: the whole log, or the
+   * entry of the state checkpoint it was restored from and every one after it.
+   */
   constructor(outlet: SessionOutlet, place: LogPlace, entries: readonly PositionedEntry[]) {
     this.sessionId = place.writer.sessionId;
     this.#outlet = outlet;
@@ -87,6 +90,8 @@ export class SessionLogWriter {
     this.#writer = place.writer;
     this.#preview = place.preview;
     this.#checkpoints = ChainCheckpoints.ofVerified(entries);
+    // A restored context may hold calls from before the entries read: their results need names too.
+    recordToolNames({ kind: "assistant_items", ts: 0, items: place.writer.state.history }, this.#toolNames);
     for (const { entry } of entries) recordToolNames(entry, this.#toolNames);
   }
 

@@ -13,13 +13,17 @@
 import type { InputReceipt } from "../../api/inputs.js";
 import type { SessionPreview, SessionUsage } from "../../api/session-snapshot.js";
 import { type Awaitable, andThen } from "../../log/awaitable.js";
+import { collectState } from "../../log/collect-state.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import { hashEntry } from "../../log/entry-hash.js";
 import type { HeadRecord } from "../../log/head-record.js";
 import { SessionWriter } from "../../log/session-writer.js";
+import type { StateCheckpoint } from "../../log/state-checkpoint.js";
 import type { LogHead, Store } from "../../log/store.js";
+import { type PrefixOptions, type RestoredLog, restoreLog, verifyPrefix } from "../../log/tail-restore.js";
 import { SessionBusyError } from "../errors.js";
 import { backendOutbox } from "./backend-outbox.js";
+import { checkpointedWriter } from "./checkpointed-writer.js";
 import { appliedSchemaVersionProgram } from "./daemon-schema.js";
 import { checkDeliveredWithin, lastDeliveredInputProgram } from "./delivery-evidence.js";
 import { GuardedLog } from "./guarded-log.js";
@@ -60,7 +64,6 @@ import {
 } from "./schedules-table.js";
 import type {
   InputCancellation,
-  NotificationOutbox,
   RowWrites,
   SessionStorage,
   StoredSessionWriter,
@@ -93,8 +96,7 @@ export class BackendSessionStorage<Tx> implements SessionStorage {
   /** The lease epoch this view's writes are fenced at (undefined: the node's, for writes outside an actor). */
   #epoch: number | undefined = undefined;
 
-  readonly outbox: NotificationOutbox;
-
+  readonly outbox: ReturnType<typeof backendOutbox>;
   /** Storage on `backend`, unfenced until `fenceWith`. */
   constructor(backend: StorageBackend<Tx>) {
     this.#shared = { backend, fence: null, sessionTables: null };
@@ -124,26 +126,30 @@ export class BackendSessionStorage<Tx> implements SessionStorage {
   }
 
   writerFrom(sessionId: string, entries: readonly PositionedEntry[]): StoredSessionWriter {
+    return this.writerFromRestore(sessionId, { state: collectState(entries), entries, checkpoint: null });
+  }
+
+  writerFromRestore(sessionId: string, restored: RestoredLog): StoredSessionWriter {
     const { backend, fence } = this.#shared;
     // Appends pass the fence before the head compare: a late commit is fenced, not a conflict.
     const log: Store<Tx> =
       fence === null ? backend.log : new GuardedLog(backend.log, (tx, id) => this.#checkFence(tx, id));
-    const writer = SessionWriter.fromEntries(log, sessionId, entries);
-    return {
-      sessionId,
-      get headHash() {
-        return writer.headHash;
-      },
-      get position() {
-        return writer.position;
-      },
-      get state() {
-        return writer.state;
-      },
-      placed: (more) => writer.placed(more),
-      append: (more, writes, options) =>
-        writer.append(more, (tx) => backend.run(tx, rowWritesProgram(sessionId, writes)), options),
-    };
+    return checkpointedWriter(backend, log, sessionId, restored, (tx, writes) =>
+      backend.run(tx, rowWritesProgram(sessionId, writes)),
+    );
+  }
+
+  async restoreLog(sessionId: string): Promise<RestoredLog> {
+    const { backend } = this.#shared;
+    // The rows first: the log only grows, so what they name must be in the log read after them.
+    const delivered = await backend.read(lastDeliveredInputProgram(sessionId));
+    const restored = await restoreLog(backend.log, backend.checkpoints, sessionId);
+    checkDeliveredWithin(sessionId, restored.entries, delivered);
+    return restored;
+  }
+
+  verifyLogPrefix(sessionId: string, checkpoint: StateCheckpoint, options?: PrefixOptions): Promise<boolean> {
+    return verifyPrefix(this.#shared.backend.log, sessionId, checkpoint, options);
   }
 
   async readLog(sessionId: string): Promise<PositionedEntry[]> {
@@ -276,7 +282,10 @@ export class BackendSessionStorage<Tx> implements SessionStorage {
         andThen(backend.run(tx, notQuietProgram(sessionId)), (busy) => {
           if (busy !== null) throw new SessionBusyError(sessionId);
           return andThen(backend.log.appendInTransaction(tx, sessionId, [hashed]), (head) =>
-            andThen(backend.log.pruneInTransaction(tx, sessionId, record.up_to), () => head),
+            andThen(backend.log.pruneInTransaction(tx, sessionId, record.up_to), () =>
+              // A checkpoint may name entries the cut removed: the next load reads the kept log whole.
+              andThen(backend.checkpoints.remove(tx, sessionId), () => head),
+            ),
           );
         }),
       ),

@@ -10,6 +10,7 @@
  */
 import type pg from "pg";
 import type { HeadSigner } from "../../log/head-signer.js";
+import { PgCheckpointRecords } from "../../log/pg-checkpoint-records.js";
 import { PgStore } from "../../log/pg-store.js";
 import { BackendSessionStorage } from "./backend-session-storage.js";
 import { runPg } from "./pg-runner.js";
@@ -24,6 +25,7 @@ export class PgSessionStorage extends BackendSessionStorage<pg.PoolClient> {
     const log = new PgStore(pool, { ownsPool: false, ...options });
     super({
       log,
+      checkpoints: new PgCheckpointRecords(pool, options.signer),
       run: (client, program) => runPg(client, program),
       read: (program) => runPg(pool, program),
       outsideTransaction: async (work) => {

@@ -15,7 +15,9 @@ import type { RestoredState } from "../../log/collect-state.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import type { HeadRecord } from "../../log/head-record.js";
 import type { PlacedEntry, WriterAppendOptions } from "../../log/session-writer.js";
+import type { StateCheckpoint } from "../../log/state-checkpoint.js";
 import type { LogHead } from "../../log/store.js";
+import type { PrefixOptions, RestoredLog } from "../../log/tail-restore.js";
 import type { Usage } from "../../model/usage.js";
 import type { Admission, InputRow, NewInput } from "./inputs-table.js";
 import type { ClaimedNotification, NewNotification, NotificationSettlement } from "./outbox-table.js";
@@ -139,8 +141,24 @@ export interface SessionStorage {
 
   /** The writer of a session whose whole log was just read (and so verified) as `entries`. */
   writerFrom(sessionId: string, entries: readonly PositionedEntry[]): StoredSessionWriter;
+  /**
+   * The writer of a session just restored (`restoreLog`). Its appends keep the session's state
+   * checkpoint: at each compaction and every few thousand entries they write a new one.
+   */
+  writerFromRestore(sessionId: string, restored: RestoredLog): StoredSessionWriter;
   /** The session's whole verified log. */
   readLog(sessionId: string): Promise<PositionedEntry[]>;
+  /**
+   * The session's state as restored to load it: from its latest signed state checkpoint and the
+   * verified entries after it, or from its whole verified log when it has none (see
+   * log/tail-restore.ts). Throws what `readLog` throws, and `LogCorruptError` for a bad checkpoint.
+   */
+  restoreLog(sessionId: string): Promise<RestoredLog>;
+  /**
+   * Verify the log up to `checkpoint` page by page (the part `restoreLog` did not read): true
+   * once verified, false when `options.stopped` stopped it; throws `LogCorruptError`.
+   */
+  verifyLogPrefix(sessionId: string, checkpoint: StateCheckpoint, options?: PrefixOptions): Promise<boolean>;
   /** Entries `from <= position < from + limit`, verified within the range. */
   readLogRange(sessionId: string, from: number, limit: number): Promise<PositionedEntry[]>;
   /** The log's last entry, checked against its recorded head (cheap). */

@@ -335,7 +335,7 @@ export function setPreview(db: DaemonDatabase, sessionId: string, preview: Sessi
 }
 
 /** The log store's own tables: its entries are deleted through the store, never here. */
-const logTables = new Set(["transcript", "transcript_heads"]);
+const logTables = new Set(["transcript", "transcript_heads", "transcript_checkpoints"]);
 
 /**
  * Names of every daemon table with a `session` column, found in the schema (so tables added

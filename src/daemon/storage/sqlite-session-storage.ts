@@ -10,7 +10,9 @@
  * Boundary rule: this file only builds the SQLite backend; what the storage does with it is
  * backend-session-storage.ts's, the same as on PostgreSQL.
  */
+
 import type { HeadSigner } from "../../log/head-signer.js";
+import { SqliteCheckpointRecords } from "../../log/sqlite-checkpoint-records.js";
 import { SqliteCommitQueue } from "../../log/sqlite-commit-queue.js";
 import { SqliteStore, type SqliteTransaction } from "../../log/sqlite-store.js";
 import { WalCheckpointer } from "../../log/wal-checkpointer.js";
@@ -79,6 +81,7 @@ function sqliteBackend(
   const log = new SqliteStore(db, { commitQueue: queue, signer: options.signer });
   return {
     log,
+    checkpoints: new SqliteCheckpointRecords(db, options.signer),
     run: (tx, program) => runSqlite(tx, program),
     read: async (program) => runSqlite(db, program),
     outsideTransaction: (work) => work(db),

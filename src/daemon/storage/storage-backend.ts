@@ -9,12 +9,15 @@
  * so a write composed with `andThen` (log/awaitable.ts) stays synchronous.
  */
 import type { Awaitable } from "../../log/awaitable.js";
+import type { CheckpointRecords } from "../../log/checkpoint-records.js";
 import type { TransactionalStore } from "../../log/store.js";
 import type { SqlProgram } from "./sql-program.js";
 
 export interface StorageBackend<Tx> {
   /** The session logs; its `commitQueue` is every write's group commit. */
   readonly log: TransactionalStore<Tx>;
+  /** The sessions' signed state checkpoints (restore starts from them; see log/tail-restore.ts). */
+  readonly checkpoints: CheckpointRecords<Tx>;
   /** Run `program` on `tx`, inside the write (and transaction) that holds it. */
   run<T>(tx: Tx, program: SqlProgram<T>): Awaitable<T>;
   /** Run a reading `program` outside the group commit. */

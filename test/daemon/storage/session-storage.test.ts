@@ -17,6 +17,7 @@ import type { SessionStorage } from "../../../src/daemon/storage/session-storage
 import { tablesWithSessionColumn } from "../../../src/daemon/storage/sessions-table.js";
 import { SqliteSessionStorage } from "../../../src/daemon/storage/sqlite-session-storage.js";
 import type { LogEntry } from "../../../src/log/entries.js";
+import { HeadSigner } from "../../../src/log/head-signer.js";
 import { userMessage } from "../../../src/model/items.js";
 import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
 import { freshPgSessionStorage } from "./storage-backends.js";
@@ -43,7 +44,7 @@ const sqlite = (): Backend => {
   return {
     name: "SQLite",
     async open() {
-      storage = new SqliteSessionStorage(tempDatabase().db);
+      storage = new SqliteSessionStorage(tempDatabase().db, { signer: HeadSigner.generate() });
       return storage;
     },
     async count(table, session) {
@@ -62,7 +63,7 @@ const sqlite = (): Backend => {
 const postgres = (): Backend => ({
   name: "PostgreSQL",
   async open() {
-    return freshPgSessionStorage(schema);
+    return freshPgSessionStorage(schema, { signer: HeadSigner.generate() });
   },
   async count(table, session) {
     const rows = await schema.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE session = $1`, [
@@ -161,17 +162,29 @@ describe.each([sqlite(), postgres()])("the storage port on $name", (backend) => 
 
   it("deletes a session's log through the store and every row of it, keeping other sessions intact", async () => {
     const storage = await storageWithSession(backend, "gone", "kept");
-    for (const id of ["gone", "kept"]) await deliverInput(storage, id, `${id}-i1`, `${id}-t1`);
+    for (const id of ["gone", "kept"]) {
+      await deliverInput(storage, id, `${id}-i1`, `${id}-t1`);
+      // A compaction's commit writes the session's state checkpoint (transcript_checkpoints).
+      const compaction: LogEntry = {
+        kind: "compaction",
+        ts,
+        summary: "so far",
+        first_kept_position: 1,
+        before_tokens: 10,
+        after_tokens: 5,
+      };
+      await storage.writerFrom(id, await storage.readLog(id)).append([compaction], {});
+    }
     await storage.deleteSession("gone");
     const tables = await backend.tables();
     expect(tables).toEqual(expect.arrayContaining(["inputs", "turns"]));
-    for (const table of [...tables, "transcript", "transcript_heads"]) {
+    for (const table of [...tables, "transcript", "transcript_heads", "transcript_checkpoints"]) {
       expect(await backend.count(table, "gone"), table).toBe(0);
       // No cluster fences these storages, so they hold no leases.
       if (table !== "session_leases") expect(await backend.count(table, "kept"), table).toBeGreaterThan(0);
     }
     expect(await storage.getSession("gone")).toBeNull();
-    expect((await storage.readLog("kept")).map((entry) => entry.position)).toEqual([0, 1]);
+    expect((await storage.readLog("kept")).map((entry) => entry.position)).toEqual([0, 1, 2]);
   });
 
   it("group-commits concurrent admissions and appends of many sessions in few transactions", async () => {

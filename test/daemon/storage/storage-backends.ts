@@ -8,6 +8,7 @@ import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js
 import { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
 import type { SessionStorage } from "../../../src/daemon/storage/session-storage.js";
 import { SqliteSessionStorage } from "../../../src/daemon/storage/sqlite-session-storage.js";
+import type { HeadSigner } from "../../../src/log/head-signer.js";
 import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
 import { tempDatabase } from "./temp-database.js";
 
@@ -17,10 +18,16 @@ export interface StorageBackend {
   open(): Promise<SessionStorage>;
 }
 
-/** PostgreSQL storage on `schema`, emptied first, closed when the current test finishes. */
-export async function freshPgSessionStorage(schema: PgSchema): Promise<PgSessionStorage> {
+/**
+ * PostgreSQL storage on `schema`, emptied first, closed when the current test finishes (heads
+ * and state checkpoints signed by `options.signer`, if given).
+ */
+export async function freshPgSessionStorage(
+  schema: PgSchema,
+  options: { signer?: HeadSigner } = {},
+): Promise<PgSessionStorage> {
   await schema.query(`DROP SCHEMA ${schema.name} CASCADE; CREATE SCHEMA ${schema.name}`);
-  const storage = new PgSessionStorage(await openPgDaemonDatabase(schema.url, { max: 4 }));
+  const storage = new PgSessionStorage(await openPgDaemonDatabase(schema.url, { max: 4 }), options);
   onTestFinished(() => storage.close());
   return storage;
 }

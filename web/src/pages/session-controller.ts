@@ -9,10 +9,12 @@ import type { ApprovalMode, ApprovalPolicyAnswer } from "../../../src/api/approv
 import type { HistoryEntry, HistoryPage } from "../../../src/api/history.js";
 import type { InputReceipt, InterruptAnswer } from "../../../src/api/inputs.js";
 import type { RepairAnswer, SessionSnapshot } from "../../../src/api/session-snapshot.js";
-import { decodeBatch } from "../../../src/client/stream-batch.js";
+import { decodeBatch, type StreamBatch } from "../../../src/client/stream-batch.js";
 import type { ApprovalAnswer } from "../approvals/approval-state.js";
 import { ApiError, call } from "../daemon-api.js";
 import { type ConnectionState, EventStream } from "../stream/event-stream.js";
+import { readReplayWindow } from "../stream/replay-window.js";
+import { withReplayedDrafts } from "../transcript/replayed-drafts.js";
 import {
   applyBatch,
   dropSent,
@@ -40,6 +42,8 @@ export class SessionController {
   #view: SessionView = { transcript: null, connection: "connecting", failure: null, loadingOlder: false };
   readonly #listeners = new Set<() => void>();
   readonly #stream: EventStream;
+  /** Frames held while the replay window before an initial mid-answer snapshot is read. */
+  #held: StreamBatch[] | null = null;
 
   constructor(readonly sessionId: string) {
     this.#stream = new EventStream({
@@ -198,6 +202,38 @@ export class SessionController {
       this.#fail(error);
       return;
     }
+    if (this.#held !== null) {
+      this.#held.push(batch);
+      return;
+    }
+    const before = this.#view.transcript;
+    if (before === null && batch.reset !== null && batch.reset.snapshot.status.phase !== "idle") {
+      this.#joinMidAnswer(batch);
+      return;
+    }
+    this.#apply(batch);
+  }
+
+  /**
+   * The first frame finds a turn running: its answer so far is in no snapshot. Show the snapshot,
+   * hold the next frames, read the replay window up to the snapshot's cursor for the drafts still
+   * open, then apply the held frames: the answer shows whole, thinking included.
+   */
+  #joinMidAnswer(batch: StreamBatch): void {
+    this.#update({ transcript: applyBatch(null, { ...batch, events: [] }) });
+    this.#held = [{ ...batch, reset: null }];
+    void readReplayWindow(`${this.#path()}?tail=0`, {
+      generation: batch.generation,
+      sequence: batch.cursor,
+    }).then((events) => {
+      if (events !== null) this.#transcript((state) => withReplayedDrafts(state, events));
+      const held = this.#held ?? [];
+      this.#held = null;
+      for (const frame of held) this.#apply(frame);
+    });
+  }
+
+  #apply(batch: StreamBatch): void {
     const before = this.#view.transcript;
     const missed =
       before !== null && batch.reset !== null && batch.reset.reason !== "initial"

@@ -2,61 +2,19 @@
  * Every session, live (the session list's stream), as a fork tree: each session under the one
  * it was forked from, newest activity first; and a form for a new session.
  */
-import { useEffect, useMemo, useState } from "react";
+import { useMemo, useState } from "react";
 import { v7 as uuidv7 } from "uuid";
 import type { InputReceipt } from "../../../src/api/inputs.js";
 import type { SessionSnapshot, SessionSummary } from "../../../src/api/session-snapshot.js";
-import { decodeSessionListBatch } from "../../../src/client/stream-batch.js";
+import { ApprovalsInbox } from "../approvals/approvals-inbox.js";
 import { call } from "../daemon-api.js";
 import { navigate } from "../route.js";
-import { type ConnectionState, EventStream } from "../stream/event-stream.js";
+import { byActivity, useSessionList } from "../sessions/use-session-list.js";
 
 /** The sessions page. */
 export function SessionsPage() {
-  const [sessions, setSessions] = useState<ReadonlyMap<string, SessionSummary>>(new Map());
-  const [connection, setConnection] = useState<ConnectionState>("connecting");
-  useEffect(() => {
-    const stream = new EventStream({
-      path: "/sessions",
-      onState: setConnection,
-      onFrame: (data) => {
-        const batch = decodeSessionListBatch(data);
-        setSessions((current) => {
-          const next = new Map(
-            batch.reset === null ? current : batch.reset.snapshot.items.map((s) => [s.id, s]),
-          );
-          for (const event of batch.events) {
-            switch (event.type) {
-              case "created":
-              case "updated":
-                next.set(event.data.session.id, event.data.session);
-                break;
-              case "status": {
-                const known = next.get(event.data.id);
-                if (known !== undefined) next.set(event.data.id, { ...known, status: event.data.status });
-                break;
-              }
-              case "deleted":
-                next.delete(event.data.id);
-                break;
-              default: {
-                const unknown: never = event;
-                return unknown;
-              }
-            }
-          }
-          return next;
-        });
-      },
-    });
-    stream.start();
-    return () => stream.close();
-  }, []);
-
-  const ordered = useMemo(
-    () => [...sessions.values()].sort((a, b) => b.activity_at.localeCompare(a.activity_at)),
-    [sessions],
-  );
+  const { sessions, connection } = useSessionList();
+  const ordered = useMemo(() => byActivity(sessions), [sessions]);
   const children = useMemo(() => {
     const byParent = new Map<string | null, SessionSummary[]>();
     for (const session of ordered) {
@@ -73,6 +31,7 @@ export function SessionsPage() {
           {connection === "connecting" ? "connecting…" : "reconnecting…"}
         </div>
       )}
+      <ApprovalsInbox sessions={ordered} />
       <NewSessionForm defaultWorkspace={ordered[0]?.workspace ?? ""} />
       <table className="session-list" data-testid="session-list">
         <thead>

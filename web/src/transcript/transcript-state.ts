@@ -25,6 +25,13 @@ export interface Draft {
   partial: boolean;
 }
 
+/** Text streamed for a turn that was interrupted before it was committed: kept where it stood. */
+export interface InterruptedDraft {
+  draft: Draft;
+  /** The id of the entry it follows (null: before every entry shown). */
+  afterEntryId: string | null;
+}
+
 /** A message sent from this page whose user entry has not arrived yet. */
 export interface SentInput {
   inputId: string;
@@ -37,6 +44,8 @@ export interface TranscriptState {
   entries: readonly HistoryEntry[];
   ids: ReadonlySet<string>;
   drafts: readonly Draft[];
+  /** What interrupted turns had streamed (never committed: the log keeps no partial answer). */
+  interrupted: readonly InterruptedDraft[];
   /** Tool calls that started and have not ended. */
   runningTools: ReadonlySet<string>;
   status: SessionStatus;
@@ -62,6 +71,7 @@ export function fromSnapshot(snapshot: SessionSnapshot): TranscriptState {
     entries: history.items,
     ids: new Set(history.items.map((entry) => entry.id)),
     drafts: [],
+    interrupted: [],
     runningTools: new Set(),
     status,
     usage,
@@ -189,6 +199,10 @@ function applyEvent(state: TranscriptState, event: SessionEvent): TranscriptStat
       return {
         ...state,
         drafts: state.drafts.filter((draft) => draft.turnId !== event.data.run_id),
+        interrupted:
+          event.data.state === "interrupted"
+            ? [...state.interrupted, ...keptDrafts(state, event.data.run_id)]
+            : state.interrupted,
         notice: event.data.state === "completed" ? state.notice : `The turn ended: ${event.data.state}.`,
       };
     case "error":
@@ -279,6 +293,14 @@ function appendDelta(
   const drafts = [...state.drafts];
   drafts[index] = { ...drafts[index]!, text: drafts[index]!.text + text };
   return { ...state, drafts };
+}
+
+/** The drafts of an interrupted turn, kept after the newest entry shown. */
+function keptDrafts(state: TranscriptState, turnId: string): InterruptedDraft[] {
+  const afterEntryId = state.entries.at(-1)?.id ?? null;
+  return state.drafts
+    .filter((draft) => draft.turnId === turnId && draft.text !== "")
+    .map((draft) => ({ draft, afterEntryId }));
 }
 
 function pendingApprovalsOf(snapshot: SessionSnapshot): PendingApproval[] {

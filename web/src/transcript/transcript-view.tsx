@@ -3,11 +3,11 @@
  * kept), committed entries, streamed drafts and messages sent but not yet committed. It sticks
  * to the bottom while the reader is there.
  */
-import { type RefObject, useEffect, useLayoutEffect, useMemo, useRef } from "react";
+import { Fragment, type RefObject, useEffect, useLayoutEffect, useMemo, useRef } from "react";
 import type { HistoryEntry } from "../../../src/api/history.js";
 import { EntryView } from "./entry-view.js";
 import { Markdown } from "./markdown.js";
-import type { Draft, TranscriptState } from "./transcript-state.js";
+import type { Draft, InterruptedDraft, TranscriptState } from "./transcript-state.js";
 
 export interface TranscriptViewProps {
   state: TranscriptState;
@@ -62,15 +62,18 @@ export function TranscriptView({ state, loadingOlder, onLoadOlder, onFork }: Tra
       <div ref={top} className="older">
         {state.older === null ? "the beginning of the session" : loadingOlder ? "loading older entries…" : ""}
       </div>
+      <InterruptedDrafts kept={state.interrupted} after={null} />
       {state.entries.map((entry) =>
         nested.has(entry.id) ? null : (
-          <EntryView
-            key={entry.id}
-            entry={entry}
-            result={entry.tool === null ? undefined : results.get(entry.tool.tool_call_id)}
-            running={entry.tool !== null && state.runningTools.has(entry.tool.tool_call_id)}
-            onFork={onFork}
-          />
+          <Fragment key={entry.id}>
+            <EntryView
+              entry={entry}
+              result={entry.tool === null ? undefined : results.get(entry.tool.tool_call_id)}
+              running={entry.tool !== null && state.runningTools.has(entry.tool.tool_call_id)}
+              onFork={onFork}
+            />
+            <InterruptedDrafts kept={state.interrupted} after={entry.id} />
+          </Fragment>
         ),
       )}
       {state.drafts.map((draft) => (
@@ -139,5 +142,38 @@ function DraftView({ draft }: { draft: Draft }) {
       <div className="who">Agent</div>
       <Markdown text={`${draft.partial ? "… " : ""}${draft.text}`} />
     </div>
+  );
+}
+
+/** What interrupted turns streamed after the entry `after`, marked interrupted (never committed). */
+function InterruptedDrafts({ kept, after }: { kept: readonly InterruptedDraft[]; after: string | null }) {
+  return (
+    <>
+      {kept
+        .filter((item) => item.afterEntryId === after)
+        .map(({ draft }) =>
+          draft.kind === "thinking" ? (
+            <details
+              key={draft.messageId}
+              className="entry thinking interrupted"
+              data-testid="interrupted-thinking"
+            >
+              <summary>Thinking (interrupted)</summary>
+              <pre className="text">{draft.text}</pre>
+            </details>
+          ) : (
+            <div
+              key={draft.messageId}
+              className="entry assistant interrupted"
+              data-testid="interrupted-answer"
+            >
+              <div className="who">
+                Agent <span className="interrupted-mark">interrupted</span>
+              </div>
+              <Markdown text={`${draft.partial ? "… " : ""}${draft.text}`} />
+            </div>
+          ),
+        )}
+    </>
   );
 }
