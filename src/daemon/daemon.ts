@@ -16,6 +16,7 @@ import { homeLockedExitCode } from "../home/exit-codes.js";
 import type { HeadSigner } from "../log/head-signer.js";
 import { SessionRegistry } from "./actor/session-registry.js";
 import type { SessionRetention } from "./actor/session-retention.js";
+import { taskToolName } from "./approval/approval-policy.js";
 import {
   type DaemonParts,
   meteredBy,
@@ -40,6 +41,7 @@ import type { Relays } from "./cluster/request-forwarding.js";
 import { BrowserLogins } from "./http/browser-logins.js";
 import { createHttpApp, type HttpApp } from "./http/create-http-app.js";
 import type { TokenLookup } from "./http/request-authority.js";
+import { daemonNotifications } from "./notify/daemon-notifications.js";
 import { apiKeys } from "./process/api-key-lookup.js";
 import type { DaemonMetrics } from "./process/daemon-metrics.js";
 import { writeDiscoveryFile } from "./process/discovery-file.js";
@@ -139,6 +141,14 @@ async function boot(
   const tooling = startTooling({ settings, env, providers, hiddenPaths, logger, now: wallClock });
   undo.push(() => tooling.mcp.stop());
   const drain = new DrainController();
+  const notifications = daemonNotifications(
+    storage,
+    () => providers.current().notifications ?? [],
+    env,
+    logger,
+    taskToolName,
+  );
+  undo.push(() => notifications.stop());
   const parts: DaemonParts = {
     settings,
     env,
@@ -151,6 +161,7 @@ async function boot(
     hiddenPaths,
     logger,
     tracing,
+    notifications,
     now: wallClock,
     historySecret: randomBytes(32).toString("hex"),
     keys: apiKeys(env, new SecretsSource(settings.home)),
@@ -161,6 +172,7 @@ async function boot(
     ...meteredBy(
       () => metrics,
       (sessionId, type, data) => hub.observe(sessionId, type, data),
+      notifications,
     ),
     delegation,
   });
@@ -217,6 +229,7 @@ async function serve(
   await publishDiscovery(settings, { port, instanceId, configShared: sharedConfig !== null });
   startHousekeeping(settings, sessions, retention);
   scheduler.start();
+  parts.notifications.start();
   logger.info({ port, home: settings.home, instanceId }, "ready");
   return { settings, port, instanceId, shutdown: stop.shutdown, stopped: stop.stopped };
 }

@@ -1,7 +1,7 @@
 /**
  * `$SKEIN_HOME/config.json`: the provider profiles, `{"active"?: name, "providers": {name:
  * profile}, "mcpServers"?, "approvalPolicy"?, "maxToolRounds"?, "trustedHeadKeys"?, "webFetch"?, "retention"?, "agents"?,
- * "maxParallelTasks"?, "maxTaskDepth"?}`. Its shape, its parser and its
+ * "maxParallelTasks"?, "maxTaskDepth"?, "notifications"?}`. Its shape, its parser and its
  * writer, shared by the daemon (which re-reads it when it changes) and the CLI (`skein config`,
  * which edits it).
  *
@@ -21,6 +21,7 @@ import { ApprovalPolicyError, parseApprovalPolicy } from "./approval-policy.js";
 import { writeFileAtomic } from "./atomic-file.js";
 import { homePaths } from "./home.js";
 import { McpConfigError, type McpServersConfig, parseMcpServers } from "./mcp-config.js";
+import { type NotificationTarget, parseNotificationsConfig } from "./notification-config.js";
 import { readOptionalText } from "./optional-text-file.js";
 import { parseRetentionConfig, type RetentionConfig } from "./retention-config.js";
 import { parseWebFetchConfig, type WebFetchConfig } from "./web-fetch-config.js";
@@ -63,6 +64,8 @@ export interface ProviderConfig extends SessionSettings {
   webFetch?: WebFetchConfig;
   /** What the daemon removes of old sessions (see retention-config.ts); absent: nothing. */
   retention?: RetentionConfig;
+  /** Webhooks told of sessions' events (see notification-config.ts); absent: none. */
+  notifications?: NotificationTarget[];
   /** Agents the `task` tool may start (see agent-definition.ts). */
   agents?: Record<string, AgentDefinition>;
   /** Most `task` calls of one session that run at once (default 4). */
@@ -139,6 +142,7 @@ export function parseProviderConfig(text: string, path: string): ProviderConfig 
       "trustedHeadKeys",
       "webFetch",
       "retention",
+      "notifications",
       "agents",
       "maxParallelTasks",
       "maxTaskDepth",
@@ -169,6 +173,8 @@ export function parseProviderConfig(text: string, path: string): ProviderConfig 
   }
   if (root.webFetch !== undefined) config.webFetch = parseWebFetchConfig(root.webFetch, fail);
   if (root.retention !== undefined) config.retention = parseRetentionConfig(root.retention, fail);
+  if (root.notifications !== undefined)
+    config.notifications = parseNotificationsConfig(root.notifications, fail);
   if (root.agents !== undefined) config.agents = parseAgentsConfig(root.agents, fail);
   for (const key of ["maxParallelTasks", "maxTaskDepth"] as const) {
     const limit = root[key];

@@ -21,6 +21,7 @@ import type { PrefixOptions, RestoredLog } from "../../log/tail-restore.js";
 import type { Usage } from "../../model/usage.js";
 import type { ApiTokenStore } from "./api-token-store.js";
 import type { Admission, InputRow, NewInput } from "./inputs-table.js";
+import type { ClaimedNotification, NewNotification, NotificationSettlement } from "./outbox-table.js";
 import type { RejectedCreation } from "./rejected-creations-table.js";
 import type { RetentionCandidate } from "./retention-table.js";
 import type { FiringRecord, ScheduleRow } from "./schedules-table.js";
@@ -57,6 +58,19 @@ export interface RowWrites {
   activityAt?: number;
   /** The session's provider profile and model change (null: back to the defaults). */
   provider?: { providerProfile: string | null; model: string | null };
+  /** Webhook deliveries this commit's entries owe (the notification outbox). */
+  notifications?: readonly NewNotification[];
+}
+
+/**
+ * The notification outbox as a delivering node uses it (see outbox-table.ts): claim due rows
+ * for a while, then settle each. Not a session's write: no lease fences it.
+ */
+export interface NotificationOutbox {
+  /** Claim up to `limit` rows due at `now` that nobody holds, for `owner`, until `until`. */
+  claim(owner: string, now: number, until: number, limit: number): Promise<ClaimedNotification[]>;
+  /** Settle `owner`'s claim of one row (no effect when the claim is no longer `owner`'s). */
+  settle(row: ClaimedNotification, owner: string, settlement: NotificationSettlement): Promise<void>;
 }
 
 /**
@@ -243,6 +257,9 @@ export interface SessionStorage {
     next: number | null,
     firing: FiringRecord | null,
   ): Promise<boolean>;
+
+  /** The webhook deliveries owed (see `NotificationOutbox`). */
+  readonly outbox: NotificationOutbox;
 
   /**
    * Group-commit figures (benchmarks): transactions, writes, the fsyncs the daemon ran itself
