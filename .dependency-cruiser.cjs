@@ -30,7 +30,8 @@
  *                                  the `task` tool: agents, child sessions, their limits
  *   actor                          the session actor, its supervisor (registry), the list hub
  *   turn                           a session's turns: scheduler, run, start, end, recovery
- *   {approval, compaction}         the approval gate and policy; context compaction
+ *   {approval, compaction, notify} the approval gate and policy; context compaction; the
+ *                                  webhooks (the notification outbox's planner and deliverer)
  *   session                        what every part of a session shares: the port, the log
  *                                  writer, the input queue, the mailbox, snapshots, settings
  *   budget                         budgets: their arithmetic, the checks before model requests
@@ -60,7 +61,7 @@ const daemonTiers = [
   ["schedule", "task"],
   ["actor"],
   ["turn"],
-  ["approval", "compaction"],
+  ["approval", "compaction", "notify"],
   ["session"],
   ["budget"],
   ["storage", "stream", "history"],

@@ -22,6 +22,7 @@ const suites = [
   "backup",
   "telemetry",
   "long-session",
+  "notifications",
 ];
 const here = dirname(fileURLToPath(import.meta.url));
 const requested = process.argv.slice(2);

@@ -7,8 +7,6 @@
  * then sent once more, which is safe because neither failure lets the request reach a handler.
  * Error answers become `DaemonApiError` (status, problem code, detail).
  */
-
-import { Agent } from "node:http";
 import type {
   ApprovalAnswerBody,
   ApprovalMode,
@@ -48,7 +46,7 @@ import { apiErrorFrom, DaemonProtocolError, DaemonUnreachableError } from "./api
 import { type BudgetCalls, budgetCalls } from "./budget-calls.js";
 import type { CallOptions, DaemonClientOptions } from "./client-options.js";
 import { type DaemonEndpoint, endpointOf } from "./daemon-endpoint.js";
-import { type ExchangeAnswer, exchange, isConnectionRefused } from "./http-exchange.js";
+import { clientAgents, type ExchangeAnswer, exchange, isConnectionRefused } from "./http-exchange.js";
 import { type ScheduleCalls, scheduleCalls } from "./schedule-calls.js";
 import {
   type FollowListOptions,
@@ -59,6 +57,7 @@ import {
   type SessionListItem,
   type StreamItem,
 } from "./session-stream.js";
+import { type TokenCalls, tokenCalls } from "./token-calls.js";
 
 export type { DaemonClientOptions } from "./client-options.js";
 
@@ -66,7 +65,7 @@ export type { DaemonClientOptions } from "./client-options.js";
 export class DaemonClient {
   /** The home whose daemon.json names the daemon; null for a fixed endpoint. */
   readonly home: string | null;
-  readonly #agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  readonly #agents = clientAgents();
   readonly #timeoutMs: number;
   readonly #startDaemon: (() => Promise<unknown>) | null;
   #restarting: Promise<boolean> | null = null;
@@ -174,6 +173,11 @@ export class DaemonClient {
   /** The schedule routes (`/schedules`): create, list, read, pause or resume, remove. */
   get schedules(): ScheduleCalls {
     return scheduleCalls((method, path, options) => this.#call(method, path, options));
+  }
+
+  /** The token routes (`/tokens`): create, list, revoke named API tokens. */
+  get tokens(): TokenCalls {
+    return tokenCalls((method, path, options) => this.#call(method, path, options));
   }
 
   /** `GET /cluster`: the nodes sharing the daemon's database (none on SQLite). */
@@ -355,7 +359,7 @@ export class DaemonClient {
 
   /** Close idle keep-alive connections (call when done, so the process can exit at once). */
   close(): void {
-    this.#agent.destroy();
+    for (const agent of Object.values(this.#agents)) agent.destroy();
   }
 
   async #call<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
@@ -372,7 +376,7 @@ export class DaemonClient {
     const spec = { method, path, timeoutMs: options.timeoutMs ?? this.#timeoutMs, ...options };
     let endpoint = this.endpoint();
     try {
-      const answer = await exchange(endpoint, this.#agent, spec);
+      const answer = await exchange(endpoint, this.#agents, spec);
       if (answer.status !== 401 || !this.rediscover() || this.#endpoint === null) return answer;
       endpoint = this.#endpoint;
     } catch (error) {
@@ -385,7 +389,7 @@ export class DaemonClient {
       endpoint = this.#endpoint;
     }
     try {
-      return await exchange(endpoint, this.#agent, spec);
+      return await exchange(endpoint, this.#agents, spec);
     } catch (error) {
       if (!isConnectionRefused(error)) throw error;
       throw new DaemonUnreachableError(this.home, `nothing answers on 127.0.0.1:${endpoint.port}`, {

@@ -11,7 +11,6 @@
  */
 import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync, readFileSync } from "node:fs";
-import { Agent } from "node:http";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
@@ -20,7 +19,7 @@ import { type DiscoveryInfo, readDiscoveryFile } from "../home/discovery-file.js
 import { homeLockedExitCode } from "../home/exit-codes.js";
 import { homePaths } from "../home/home.js";
 import { endpointOf } from "./daemon-endpoint.js";
-import { exchange } from "./http-exchange.js";
+import { clientAgents, exchange } from "./http-exchange.js";
 
 /** A daemon that answered `GET /server` with state ready. */
 export interface LiveDaemon {
@@ -59,9 +58,9 @@ export async function probeDaemon(home: string, timeoutMs = 2_000): Promise<Live
     return null;
   }
   if (info === null) return null;
-  const agent = new Agent({ keepAlive: false });
+  const agents = clientAgents(false);
   try {
-    const answer = await exchange(endpointOf(info), agent, {
+    const answer = await exchange(endpointOf(info), agents, {
       method: "GET",
       path: "/server",
       timeoutMs,
@@ -72,7 +71,7 @@ export async function probeDaemon(home: string, timeoutMs = 2_000): Promise<Live
   } catch {
     return null;
   } finally {
-    agent.destroy();
+    for (const agent of Object.values(agents)) agent.destroy();
   }
 }
 

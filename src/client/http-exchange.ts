@@ -8,11 +8,36 @@
 import {
   type Agent,
   type ClientRequest,
+  Agent as HttpAgent,
   type IncomingHttpHeaders,
   type IncomingMessage,
   request,
 } from "node:http";
-import type { DaemonEndpoint } from "./daemon-endpoint.js";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { type DaemonEndpoint, pinnedTls } from "./daemon-endpoint.js";
+
+/** A client's connection pools: one for a daemon serving HTTP, one for HTTPS. */
+export interface ClientAgents {
+  http: Agent;
+  https: HttpsAgent;
+}
+
+/** New connection pools (keeping connections open between requests unless `keepAlive` is false). */
+export function clientAgents(keepAlive = true): ClientAgents {
+  return {
+    http: new HttpAgent({ keepAlive, maxSockets: 16 }),
+    https: new HttpsAgent({ keepAlive, maxSockets: 16 }),
+  };
+}
+
+/** node:http or node:https, as the daemon serves. */
+function send(endpoint: DaemonEndpoint): typeof request {
+  return endpoint.tlsCert === undefined ? request : httpsRequest;
+}
+
+function tlsOf(endpoint: DaemonEndpoint): ReturnType<typeof pinnedTls> | Record<string, never> {
+  return endpoint.tlsCert === undefined ? {} : pinnedTls(endpoint.tlsCert);
+}
 
 /** A request to the daemon; `body` is sent as JSON. */
 export interface ExchangeRequest {
@@ -43,7 +68,7 @@ class ExchangeTimeoutError extends Error {
 /** Send one request and read the whole answer. */
 export function exchange(
   endpoint: DaemonEndpoint,
-  agent: Agent,
+  agents: ClientAgents,
   spec: ExchangeRequest,
 ): Promise<ExchangeAnswer> {
   return new Promise((resolve, reject) => {
@@ -56,14 +81,15 @@ export function exchange(
         : { "content-type": "application/json", "content-length": String(Buffer.byteLength(payload)) }),
       ...spec.headers,
     };
-    const req = request(
+    const req = send(endpoint)(
       {
         host: endpoint.host ?? "127.0.0.1",
         port: endpoint.port,
+        ...tlsOf(endpoint),
         method: spec.method,
         path: spec.path,
         headers,
-        agent,
+        agent: endpoint.tlsCert === undefined ? agents.http : agents.https,
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -114,10 +140,11 @@ export function openEventStream(
   timeoutMs = 10_000,
 ): Promise<OpenedStream> {
   return new Promise((resolve, reject) => {
-    const req = request(
+    const req = send(endpoint)(
       {
         host: endpoint.host ?? "127.0.0.1",
         port: endpoint.port,
+        ...tlsOf(endpoint),
         method: "GET",
         path,
         agent: false,

@@ -16,6 +16,7 @@ import { homeLockedExitCode } from "../home/exit-codes.js";
 import type { HeadSigner } from "../log/head-signer.js";
 import { SessionRegistry } from "./actor/session-registry.js";
 import type { SessionRetention } from "./actor/session-retention.js";
+import { taskToolName } from "./approval/approval-policy.js";
 import {
   type DaemonParts,
   meteredBy,
@@ -33,11 +34,14 @@ import { schedulerOf } from "./boot/scheduler-of.js";
 import { followSharedConfig } from "./boot/share-config.js";
 import { startTooling } from "./boot/start-tooling.js";
 import { startTracing } from "./boot/start-tracing.js";
+import { tokenLookupOf } from "./boot/token-lookup.js";
 import type { ClusterNode } from "./cluster/cluster-node.js";
 import { warnWherePeersDistrust } from "./cluster/peer-trust.js";
 import type { Relays } from "./cluster/request-forwarding.js";
 import { BrowserLogins } from "./http/browser-logins.js";
 import { createHttpApp, type HttpApp } from "./http/create-http-app.js";
+import type { TokenLookup } from "./http/request-authority.js";
+import { daemonNotifications } from "./notify/daemon-notifications.js";
 import { apiKeys } from "./process/api-key-lookup.js";
 import type { DaemonMetrics } from "./process/daemon-metrics.js";
 import { writeDiscoveryFile } from "./process/discovery-file.js";
@@ -47,12 +51,18 @@ import { ensureHome } from "./process/home.js";
 import { HomeLock, HomeLockedError } from "./process/home-lock.js";
 import { closeInheritedDescriptors } from "./process/inherited-descriptors.js";
 import { loginFile } from "./process/login-file.js";
-import { defaultNodeUrl, listenHostNames, nodeAddressWarnings } from "./process/node-address.js";
+import {
+  defaultNodeUrl,
+  isWildcardAddress,
+  listenHostNames,
+  nodeAddressWarnings,
+} from "./process/node-address.js";
 import { choosePort, rememberPort } from "./process/port.js";
 import { ProviderConfigSource } from "./process/provider-config.js";
 import { SecretsSource } from "./process/secrets-source.js";
 import { type DaemonSettings, readSettings } from "./process/settings.js";
 import { loadSigningKey } from "./process/signing-key.js";
+import { readTlsFiles } from "./process/tls-files.js";
 import { databaseFiles } from "./storage/database.js";
 import type { SessionStorage } from "./storage/session-storage.js";
 
@@ -131,6 +141,14 @@ async function boot(
   const tooling = startTooling({ settings, env, providers, hiddenPaths, logger, now: wallClock });
   undo.push(() => tooling.mcp.stop());
   const drain = new DrainController();
+  const notifications = daemonNotifications(
+    storage,
+    () => providers.current().notifications ?? [],
+    env,
+    logger,
+    taskToolName,
+  );
+  undo.push(() => notifications.stop());
   const parts: DaemonParts = {
     settings,
     env,
@@ -143,6 +161,7 @@ async function boot(
     hiddenPaths,
     logger,
     tracing,
+    notifications,
     now: wallClock,
     historySecret: randomBytes(32).toString("hex"),
     keys: apiKeys(env, new SecretsSource(settings.home)),
@@ -153,6 +172,7 @@ async function boot(
     ...meteredBy(
       () => metrics,
       (sessionId, type, data) => hub.observe(sessionId, type, data),
+      notifications,
     ),
     delegation,
   });
@@ -181,7 +201,7 @@ async function serve(
   const { settings, drain, logger, storage, cluster, tooling, providers, sharedConfig } = parts;
   const { instanceId, signer, lock, sessions, metrics, retention } = running;
   const logins = new BrowserLogins(loginFile(settings.home));
-  const app = openHttpApp(settings, logins, drain, logger);
+  const app = openHttpApp(settings, { logins, tokens: tokenLookupOf(storage.apiTokens) }, drain, logger);
   undo.push(() => app.close());
   let relays: Relays | null = null;
   const routeServices = routeServicesOf(parts, sessions, metrics, retention);
@@ -209,6 +229,7 @@ async function serve(
   await publishDiscovery(settings, { port, instanceId, configShared: sharedConfig !== null });
   startHousekeeping(settings, sessions, retention);
   scheduler.start();
+  parts.notifications.start();
   logger.info({ port, home: settings.home, instanceId }, "ready");
   return { settings, port, instanceId, shutdown: stop.shutdown, stopped: stop.stopped };
 }
@@ -225,6 +246,9 @@ async function publishDiscovery(
     version: protocolVersion,
     instance_id: daemon.instanceId,
     config_source: daemon.configShared ? "database" : "file",
+    // A client on this machine connects to the listen address (loopback for a wildcard one).
+    ...(settings.host === "127.0.0.1" || isWildcardAddress(settings.host) ? {} : { host: settings.host }),
+    ...(settings.tls === null ? {} : { tls_cert: settings.tls.certPath }),
   });
 }
 
@@ -258,13 +282,15 @@ function hiddenPathsOf(settings: DaemonSettings): string[] {
 /** The HTTP app, its ingress rules set for this daemon's token, logins and addresses. */
 function openHttpApp(
   settings: DaemonSettings,
-  logins: BrowserLogins,
+  access: { logins: BrowserLogins; tokens: TokenLookup },
   drain: DrainController,
   logger: pino.Logger,
 ): HttpApp {
   return createHttpApp({
     token: settings.token,
-    logins,
+    ...access,
+    ...(settings.tls === null ? {} : { tls: readTlsFiles(settings.tls) }),
+    trustedProxies: settings.trustProxy,
     isDraining: () => drain.draining,
     loggerInstance: logger,
     // Clients on other machines and relays from other nodes name the address they used.

@@ -23,6 +23,10 @@ export interface DiscoveryInfo {
    * older daemons' files: config.json.
    */
   config_source?: "file" | "database";
+  /** The address a client on this machine connects to; absent: 127.0.0.1. */
+  host?: string;
+  /** The daemon serves HTTPS with the certificate in this PEM file (SKEIN_TLS_CERT); absent: HTTP. */
+  tls_cert?: string;
 }
 
 /** daemon.json exists but cannot be read or does not have the expected shape. */
@@ -82,5 +86,7 @@ function checkDiscoveryInfo(path: string, value: unknown): DiscoveryInfo {
   };
   if (record.config_source === "database" || record.config_source === "file")
     info.config_source = record.config_source;
+  if (typeof record.host === "string" && record.host !== "") info.host = record.host;
+  if (typeof record.tls_cert === "string" && record.tls_cert !== "") info.tls_cert = record.tls_cert;
   return info;
 }

@@ -1,7 +1,7 @@
 /**
  * `$SKEIN_HOME/config.json`: the provider profiles, `{"active"?: name, "providers": {name:
  * profile}, "mcpServers"?, "approvalPolicy"?, "maxToolRounds"?, "trustedHeadKeys"?, "webFetch"?, "retention"?, "agents"?,
- * "maxParallelTasks"?, "maxTaskDepth"?, "budgets"?}`. Its shape, its parser and its
+ * "maxParallelTasks"?, "maxTaskDepth"?, "notifications"?, "budgets"?}`. Its shape, its parser and its
  * writer, shared by the daemon (which re-reads it when it changes) and the CLI (`skein config`,
  * which edits it).
  *
@@ -22,6 +22,7 @@ import { writeFileAtomic } from "./atomic-file.js";
 import { type BudgetsConfig, parseBudgetsConfig } from "./budget-config.js";
 import { homePaths } from "./home.js";
 import { McpConfigError, type McpServersConfig, parseMcpServers } from "./mcp-config.js";
+import { type NotificationTarget, parseNotificationsConfig } from "./notification-config.js";
 import { readOptionalText } from "./optional-text-file.js";
 import { parseRetentionConfig, type RetentionConfig } from "./retention-config.js";
 import { parseWebFetchConfig, type WebFetchConfig } from "./web-fetch-config.js";
@@ -66,6 +67,8 @@ export interface ProviderConfig extends SessionSettings {
   retention?: RetentionConfig;
   /** Caps on what sessions and profiles may use (see budget-config.ts); absent: none. */
   budgets?: BudgetsConfig;
+  /** Webhooks told of sessions' events (see notification-config.ts); absent: none. */
+  notifications?: NotificationTarget[];
   /** Agents the `task` tool may start (see agent-definition.ts). */
   agents?: Record<string, AgentDefinition>;
   /** Most `task` calls of one session that run at once (default 4). */
@@ -143,6 +146,7 @@ export function parseProviderConfig(text: string, path: string): ProviderConfig 
       "webFetch",
       "retention",
       "budgets",
+      "notifications",
       "agents",
       "maxParallelTasks",
       "maxTaskDepth",
@@ -174,6 +178,8 @@ export function parseProviderConfig(text: string, path: string): ProviderConfig 
   if (root.webFetch !== undefined) config.webFetch = parseWebFetchConfig(root.webFetch, fail);
   if (root.retention !== undefined) config.retention = parseRetentionConfig(root.retention, fail);
   if (root.budgets !== undefined) config.budgets = parseBudgetsConfig(root.budgets, fail);
+  if (root.notifications !== undefined)
+    config.notifications = parseNotificationsConfig(root.notifications, fail);
   if (root.agents !== undefined) config.agents = parseAgentsConfig(root.agents, fail);
   for (const key of ["maxParallelTasks", "maxTaskDepth"] as const) {
     const limit = root[key];

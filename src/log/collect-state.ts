@@ -43,6 +43,9 @@ export interface ResolvedApproval {
   decision: ApprovalDecision;
   by: ApprovalResolver;
   client_id: string | null;
+  /** The token the answer came with, and the address it came from (null: not recorded). */
+  answered_by: string | null;
+  answered_from: string | null;
   message: string | null;
   remember: ApprovalRule | null;
   /** When it was resolved (ms since the epoch). */
@@ -289,6 +292,8 @@ function applyApprovalResolved(
     decision: entry.decision,
     by: entry.by,
     client_id: entry.client_id ?? null,
+    answered_by: entry.answered_by ?? null,
+    answered_from: entry.answered_from ?? null,
     message: entry.message ?? null,
     remember: entry.remember === undefined ? null : { ...entry.remember },
     resolved_at: entry.ts,

@@ -123,7 +123,9 @@ export type LogEntry =
   /**
    * The answer to an approval request, logged before the tool runs. `remember`: the rule an
    * "always" answer added to the session; `message`: what the model is told (a deny's reason,
-   * an `ask_user` answer); `client_id`: the answering client's name, when it gave one.
+   * an `ask_user` answer); `client_id`: the answering client's name, when it gave one;
+   * `answered_by`: the name of the token the answer came with (`bootstrap` for the daemon's
+   * own) and `answered_from` the address it came from, for answers given through the daemon.
    */
   | ({
       kind: "approval_resolved";
@@ -132,6 +134,8 @@ export type LogEntry =
       decision: ApprovalDecision;
       by: ApprovalResolver;
       client_id?: string;
+      answered_by?: string;
+      answered_from?: string;
       message?: string;
       remember?: ApprovalRule;
     } & EntryContext)

@@ -105,6 +105,9 @@ describe("the OpenAPI document", () => {
         "GET /schedules/{id}",
         "PATCH /schedules/{id}",
         "DELETE /schedules/{id}",
+        "POST /tokens",
+        "GET /tokens",
+        "DELETE /tokens/{name}",
       ].sort(),
     );
     for (const { key, operation } of operations) {
@@ -227,6 +230,12 @@ describe("the OpenAPI document", () => {
     await app.api("/schedules", { method: "POST", body: scheduleBody });
     await app.api("/schedules");
     await app.api("/schedules/daily");
+    await app.api("/tokens", { method: "POST", body: { name: "openapi", role: "viewer" } });
+    await app.api("/tokens", { method: "POST", body: { name: "openapi", role: "viewer" } });
+    await app.api("/tokens", { method: "POST", body: { name: "bad name", role: "viewer" } });
+    await app.api("/tokens");
+    await app.api("/tokens/openapi", { method: "DELETE" });
+    await app.api("/tokens/openapi", { method: "DELETE" });
     await app.api("/schedules/daily", { method: "PATCH", body: { paused: true } });
     await app.api("/schedules/daily", { method: "DELETE" });
     await app.api("/schedules/daily");

@@ -191,6 +191,8 @@ describe("the transcript reducer", () => {
         decision: "allow",
         by: "client",
         client_id: null,
+        answered_by: "bootstrap",
+        answered_from: "127.0.0.1",
         message: null,
         remember: null,
         resolved_at: "2026-01-01T00:00:01.000Z",

@@ -115,6 +115,10 @@ export const approvalRecordFields = {
   decision: Decision,
   by: literalUnion("client", "rule", "interrupt", "turn_end"),
   client_id: NullableString,
+  /** The name of the token the answer came with (`bootstrap`: the daemon's own); null: not recorded. */
+  answered_by: NullableString,
+  /** The address the answer came from (behind SKEIN_TRUST_PROXY: the forwarded client's); null: not recorded. */
+  answered_from: NullableString,
   message: NullableString,
   /** The rule an "always" answer added to the session, or null. */
   remember: Type.Union([

@@ -61,6 +61,10 @@ export const InputReceiptSchema = namedObject("InputReceipt", {
     }),
   ]),
   client_id: NullableString,
+  /** The name of the token that sent the input (`bootstrap`: the daemon's own); null: not recorded (a schedule's firing). */
+  sent_by: NullableString,
+  /** The address it came from (behind SKEIN_TRUST_PROXY: the forwarded client's); null: not recorded. */
+  sent_from: NullableString,
 });
 export type InputReceipt = Static<typeof InputReceiptSchema>;
 

@@ -1,10 +1,8 @@
 /**
  * The session actor: the single owner of one loaded session. It holds the session's event feed
- * (generation + sequence + replay window + watchers) and its mailbox, builds the one port its
- * parts are given (session/session-port.ts: the log, publishing, the mailbox, the clock, the
- * logger), and puts together the parts that do the work: the log writer (the one writer of the
- * session's log and the replay of it), the input queue, the approval gate, the compactor and the
- * turn scheduler (which keeps the session's status).
+ * (generation, sequence, replay window, watchers) and its mailbox, builds the one port its parts
+ * are given (session/session-port.ts) and puts together the parts that do the work: the log
+ * writer, the input queue, the approval gate, the compactor and the turn scheduler.
  *
  * Boundary rule: everything that reads or appends the log runs through the mailbox, one task at
  * a time, so a snapshot and the cursor sent with it always agree and appends never race. Live
@@ -35,12 +33,14 @@ import type { ApprovalGate } from "../approval/approval-gate.js";
 import type { SessionCompactor } from "../compaction/compaction.js";
 import { ActorStoppedError, CompactionRunningError, SessionBusyError } from "../errors.js";
 import type { HistoryLog } from "../history/history-log.js";
+import type { Sender } from "../http/credential.js";
 import type { RepairAnswer } from "../session/context-repair.js";
 import type { InputQueue } from "../session/input-queue.js";
 import { Mailbox } from "../session/mailbox.js";
 import type { SessionLogWriter } from "../session/session-log-writer.js";
 import type { SessionPort } from "../session/session-port.js";
 import type { SessionServices } from "../session/session-services.js";
+import type { InputSource } from "../storage/inputs-table.js";
 import { WriteFencedError } from "../storage/session-storage.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import { SessionFeed } from "../stream/session-feed.js";
@@ -162,10 +162,10 @@ export class SessionActor {
   }
 
   /** Answer a call that waits for approval (once: see ApprovalGate.answer). */
-  answerApproval(callId: string, body: ApprovalAnswerBody): Promise<ApprovalRecord> {
+  answerApproval(callId: string, body: ApprovalAnswerBody, sender: Sender): Promise<ApprovalRecord> {
     return this.#task(async () => {
       await this.#log.checkIntact();
-      return this.#gate.answer(callId, body);
+      return this.#gate.answer(callId, body, sender);
     });
   }
 
@@ -224,15 +224,15 @@ export class SessionActor {
    * Admit an input (idempotently) and start a turn for it when the session is idle: a new input
    * of an idle session is admitted in the same commit as its turn's start.
    */
-  submit(inputId: string, intent: InputIntent, clientId: string | null): Promise<InputReceipt> {
+  submit(inputId: string, intent: InputIntent, source: InputSource): Promise<InputReceipt> {
     return this.#task(async () => {
       // The shortcut's commit compares the log's head itself (a log changed behind the
       // daemon's back makes it fail and marks the session corrupt, which the check reports).
-      const started = await this.#turns.admitAndStart(inputId, intent, clientId);
+      const started = await this.#turns.admitAndStart(inputId, intent, source);
       // Its commit told the supervisor the summary changed.
       if (started !== null) return started;
       await this.#log.checkIntact();
-      const admission = await this.#inputs.admit(inputId, intent, clientId);
+      const admission = await this.#inputs.admit(inputId, intent, source);
       if (admission.created) {
         this.#supervisor.summaryChanged(this);
         queueMicrotask(() => this.#turns.kick());

@@ -57,6 +57,7 @@ export function sessionParts(
     services.logger,
     services.observeEvent,
     services.meter,
+    services.notifications,
   );
   const place = { storage, writer: storage.writerFromRestore(row.id, restored), preview: row.preview };
   const log = new SessionLogWriter(outlet, place, restored.entries);

@@ -21,7 +21,6 @@
  * through the log writer; `beforeToolCall` runs in the turn (outside the mailbox) and only
  * reads the replay or waits.
  */
-
 import type { ApprovalAnswerBody, ApprovalRecord, PendingApproval } from "../../api/approvals.js";
 import type {
   PendingApproval as LoggedRequest,
@@ -38,6 +37,7 @@ import { unreachable } from "../../model/unreachable.js";
 import type { BeforeToolCallAction } from "../../worker/index.js";
 import { ApprovalAnswerInvalidError, ApprovalConflictError, ApprovalUnknownError } from "../errors.js";
 import { boundText } from "../history/bounded-entry.js";
+import type { Sender } from "../http/credential.js";
 import type { SessionPort } from "../session/session-port.js";
 import { askUserToolName, judgeCall, rememberedRule, ruleCovers } from "./approval-policy.js";
 import { questionOf } from "./ask-user-tool.js";
@@ -174,7 +174,7 @@ export class ApprovalGate {
    * (and was never answered) an ApprovalUnknownError. With `remember`, the rule it adds also
    * answers the other waiting calls it covers.
    */
-  async answer(callId: string, body: ApprovalAnswerBody): Promise<ApprovalRecord> {
+  async answer(callId: string, body: ApprovalAnswerBody, sender: Sender): Promise<ApprovalRecord> {
     const { log, sessionId } = this.#port;
     const recorded = log.state.approval_decisions[callId];
     if (recorded !== undefined) {
@@ -204,6 +204,8 @@ export class ApprovalGate {
         decision: body.decision,
         by: "client",
         ...(body.client_id === undefined ? {} : { client_id: body.client_id }),
+        ...(sender.principal === null ? {} : { answered_by: sender.principal }),
+        ...(sender.address === null ? {} : { answered_from: sender.address }),
         ...(body.message === undefined ? {} : { message: body.message }),
         ...(remember === undefined ? {} : { remember }),
         ...turnOf(request),
@@ -349,6 +351,8 @@ function recordJson(answer: ResolvedApproval): ApprovalRecord {
     decision: answer.decision,
     by: answer.by,
     client_id: answer.client_id,
+    answered_by: answer.answered_by,
+    answered_from: answer.answered_from,
     message: answer.message,
     remember: answer.remember,
     resolved_at: new Date(answer.resolved_at).toISOString(),

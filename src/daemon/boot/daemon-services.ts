@@ -10,6 +10,7 @@ import type { ClusterConfigFeed } from "../cluster/cluster-config-feed.js";
 import type { ClusterNode } from "../cluster/cluster-node.js";
 import { workspaceMissingOnNode } from "../cluster/node-workspace.js";
 import { problem } from "../http/problem.js";
+import type { DaemonNotifications } from "../notify/daemon-notifications.js";
 import type { ApiKeys } from "../process/api-key-lookup.js";
 import { DaemonMetrics } from "../process/daemon-metrics.js";
 import type { DrainController } from "../process/drain.js";
@@ -45,6 +46,8 @@ export interface DaemonParts {
   logger: pino.Logger;
   /** The daemon's tracing; null when no trace is exported. */
   tracing: Tracing | null;
+  /** config.json's webhooks: the outbox's planner and deliverer. */
+  notifications: DaemonNotifications;
   now: () => number;
 }
 
@@ -160,15 +163,22 @@ export function startHousekeeping(
   retention.start();
 }
 
-/** What sessions tell the daemon's metrics (made later, so reached through `metrics()`): their events and timings. */
+/**
+ * What sessions tell the daemon's metrics (made later, so reached through `metrics()`): their
+ * events and timings (each event to `alsoObserve` first); and the webhooks: what each commit
+ * owes, and when it is durable.
+ */
 export function meteredBy(
   metrics: () => DaemonMetrics,
   alsoObserve: SessionEventObserver,
-): Pick<SessionServices, "observeEvent" | "meter"> {
+  notifications: DaemonNotifications,
+): Pick<SessionServices, "observeEvent" | "meter" | "notifications"> {
   return {
+    notifications: notifications.planner,
     observeEvent: (sessionId, type, data) => {
       alsoObserve(sessionId, type, data);
       metrics().observe(sessionId, type, data);
+      if (type === "committed") notifications.committed(sessionId);
     },
     meter: {
       modelRequest: (profile, model, seconds, outcome) =>

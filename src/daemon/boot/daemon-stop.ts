@@ -52,6 +52,8 @@ export function daemonStop(parts: DaemonParts, serving: StoppableServing): Daemo
       await serving.retention.stop();
       const handOff = cluster !== null && (await cluster.othersLive().catch(() => false));
       await sessions.drain(timeoutMs, { handOff });
+      // The drained sessions' last events are queued; what is not delivered now is after a restart.
+      await parts.notifications.stop();
       // Hand the sessions off at once: released leases, and a wake-up for the other nodes.
       await cluster?.stop();
       await parts.sharedConfig?.stop();

@@ -36,6 +36,7 @@ import type { RouteServices } from "../routes/route-services.js";
 import { registerScheduleRoutes } from "../routes/schedule-routes.js";
 import { registerServerRoutes } from "../routes/server-routes.js";
 import { registerSessionRoutes } from "../routes/session-routes.js";
+import { registerTokenRoutes } from "../routes/token-routes.js";
 import { registerVerifyRoutes } from "../routes/verify-routes.js";
 import { registerWebRoutes } from "../routes/web-routes.js";
 import { schemaVersion } from "../storage/database.js";
@@ -96,6 +97,7 @@ export function registerRoutes(app: HttpApp, routes: DaemonRoutes): Relays | nul
   registerRetentionRoutes(app, services.retention);
   registerProviderRoutes(app, services);
   registerConfigRoutes(app, routes.config);
+  registerTokenRoutes(app, routes.storage.apiTokens, Date.now);
   registerMcpRoutes(app, { mcp: routes.mcp, workspaceProblem: services.workspaceProblem });
   if (settings.inspect) registerDebugRoutes(app, services);
   registerOpenApiRoute(app, () => ({ version: packageVersion(), protocol: protocolVersion, port: port() }));
@@ -104,6 +106,7 @@ export function registerRoutes(app: HttpApp, routes: DaemonRoutes): Relays | nul
     logins: routes.logins,
     assets: root === null ? null : StaticAssets.load(join(root.directory, "dist", "web")),
     port,
+    scheme: settings.tls !== null || settings.trustProxy.length > 0 ? "https" : "http",
   });
   return relays;
 }

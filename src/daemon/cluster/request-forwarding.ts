@@ -19,6 +19,7 @@
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { HttpApp } from "../http/create-http-app.js";
+import { relayedByHeader, relayedFromHeader, type Sender, senderOf } from "../http/credential.js";
 import { problem } from "../http/problem.js";
 import { answerWith } from "../routes/daemon-problem.js";
 import { DEFAULT_KEEPALIVE_MS } from "../stream/sse-stream.js";
@@ -43,6 +44,8 @@ const droppedHeaders = new Set([
   "sec-fetch-mode",
   "sec-fetch-dest",
   "x-csrf-token",
+  relayedByHeader,
+  relayedFromHeader,
 ]);
 
 const sessionPath = /^\/sessions\/([^/?#]+)/;
@@ -81,25 +84,25 @@ export function registerForwarding(
       });
     }
     const { span, headers: sent } = relaySpan(options.tracing, request, lease.node_id);
-    const upstream = await relay(lease.url, request.method, request.url, sent, request.body, {
-      token: options.token,
-      nodeId: options.node.nodeId,
-    }).catch(async (error: unknown) => {
-      span?.end(503);
-      // Nothing listens at the owner's address: it is gone. Free its sessions and answer here.
-      if ((error as NodeJS.ErrnoException).code === "ECONNREFUSED") {
-        await answerWith(() => options.node.nodeGone(lease.node_id));
-        return null;
-      }
-      options.node.noteError(
-        `could not relay to node ${lease.node_id} at ${lease.url}: ${(error as Error).message}`,
-      );
-      throw problem(
-        "request_unavailable",
-        `session ${sessionId} is owned by node ${lease.node_id}, which cannot be reached now (${(error as Error).message}); try again shortly`,
-        { headers: { "retry-after": "1" } },
-      );
-    });
+    const auth = { token: options.token, nodeId: options.node.nodeId, sender: senderOf(request.raw) };
+    const upstream = await relay(lease.url, request.method, request.url, sent, request.body, auth).catch(
+      async (error: unknown) => {
+        span?.end(503);
+        // Nothing listens at the owner's address: it is gone. Free its sessions and answer here.
+        if ((error as NodeJS.ErrnoException).code === "ECONNREFUSED") {
+          await answerWith(() => options.node.nodeGone(lease.node_id));
+          return null;
+        }
+        options.node.noteError(
+          `could not relay to node ${lease.node_id} at ${lease.url}: ${(error as Error).message}`,
+        );
+        throw problem(
+          "request_unavailable",
+          `session ${sessionId} is owned by node ${lease.node_id}, which cannot be reached now (${(error as Error).message}); try again shortly`,
+          { headers: { "retry-after": "1" } },
+        );
+      },
+    );
     // Null only when the owner refused the connection: the session is answered here.
     if (upstream === null) return;
     span?.end(upstream.statusCode ?? 502);
@@ -165,7 +168,7 @@ function relay(
   path: string,
   incoming: Record<string, string | string[] | undefined>,
   body: unknown,
-  auth: { token: string; nodeId: string },
+  auth: { token: string; nodeId: string; sender: Sender },
 ): Promise<IncomingMessage> {
   const target = new URL(path, base);
   const headers: Record<string, string | string[]> = {};
@@ -175,6 +178,9 @@ function relay(
   headers.host = target.host;
   headers.authorization = `Bearer ${auth.token}`;
   headers[forwardedHeader] = auth.nodeId;
+  // Who sent the request and from where, recorded by the owner (it believes these from the token only).
+  if (auth.sender.principal !== null) headers[relayedByHeader] = auth.sender.principal;
+  if (auth.sender.address !== null) headers[relayedFromHeader] = auth.sender.address;
   const payload = body === undefined ? null : Buffer.from(JSON.stringify(body));
   if (payload !== null) {
     headers["content-type"] = "application/json";

@@ -10,7 +10,8 @@
  * only someone who holds the cookie (the browser, which never shows it to a page) or was told
  * the token by the daemon (the page, through `GET /web/session`) can send it.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { secretDigest } from "./token-secret.js";
 
 /** One login as a LoginStore keeps it. */
 export interface StoredLogin {
@@ -18,6 +19,8 @@ export interface StoredLogin {
   hash: string;
   created_at: string;
   expires_at: string;
+  /** The named token the login acts as (its role and session); absent: the bootstrap token. */
+  token?: string;
 }
 
 /** Where logins survive a restart of the daemon. */
@@ -36,6 +39,14 @@ export interface NewLogin {
 export interface CookieLogin {
   cookieValue: string;
   expiresAt: number;
+  /** The named token the login is bound to (revoking it ends the login); null: the bootstrap token. */
+  token: string | null;
+}
+
+/** An unredeemed code: when it expires and which token the login it becomes acts as. */
+interface PendingCode {
+  expiresAt: number;
+  token: string | null;
 }
 
 /** How long a login code works (ms). */
@@ -49,7 +60,7 @@ const maxLogins = 64;
 
 /** The daemon's login codes and logins. */
 export class BrowserLogins {
-  readonly #codes = new Map<string, number>();
+  readonly #codes = new Map<string, PendingCode>();
   readonly #logins = new Map<string, StoredLogin>();
 
   constructor(
@@ -61,28 +72,29 @@ export class BrowserLogins {
     }
   }
 
-  /** A new one-time code and when it expires. */
-  issueCode(): { code: string; expiresAt: number } {
+  /** A new one-time code and when it expires; its login acts as `token` (null: the bootstrap token). */
+  issueCode(token: string | null): { code: string; expiresAt: number } {
     const code = randomBytes(32).toString("base64url");
     const expiresAt = this.now() + codeLifetimeMs;
     this.#dropExpiredCodes();
     while (this.#codes.size >= maxCodes) this.#codes.delete(this.#codes.keys().next().value as string);
-    this.#codes.set(digest(code), expiresAt);
+    this.#codes.set(secretDigest(code), { expiresAt, token });
     return { code, expiresAt };
   }
 
   /** Spend `code` on a new login (stored before it is returned), or null when it is unknown, used or expired. */
   async redeem(code: string): Promise<NewLogin | null> {
-    const key = digest(code);
-    const expiresAt = this.#codes.get(key);
+    const key = secretDigest(code);
+    const pending = this.#codes.get(key);
     this.#codes.delete(key);
-    if (expiresAt === undefined || expiresAt <= this.now()) return null;
+    if (pending === undefined || pending.expiresAt <= this.now()) return null;
     const cookieValue = randomBytes(32).toString("base64url");
     const created = this.now();
     const login: StoredLogin = {
-      hash: digest(cookieValue),
+      hash: secretDigest(cookieValue),
       created_at: new Date(created).toISOString(),
       expires_at: new Date(created + loginLifetimeMs).toISOString(),
+      ...(pending.token === null ? {} : { token: pending.token }),
     };
     this.#dropExpiredLogins();
     while (this.#logins.size >= maxLogins) this.#logins.delete(this.#logins.keys().next().value as string);
@@ -93,15 +105,15 @@ export class BrowserLogins {
 
   /** The login `cookieValue` belongs to, or null when it is unknown, logged out or expired. */
   check(cookieValue: string): CookieLogin | null {
-    const login = this.#logins.get(digest(cookieValue));
+    const login = this.#logins.get(secretDigest(cookieValue));
     if (login === undefined) return null;
     const expiresAt = Date.parse(login.expires_at);
-    return expiresAt > this.now() ? { cookieValue, expiresAt } : null;
+    return expiresAt > this.now() ? { cookieValue, expiresAt, token: login.token ?? null } : null;
   }
 
   /** End the login of `cookieValue` (nothing happens for an unknown one). */
   async logout(cookieValue: string): Promise<void> {
-    if (this.#logins.delete(digest(cookieValue))) await this.#save();
+    if (this.#logins.delete(secretDigest(cookieValue))) await this.#save();
   }
 
   async #save(): Promise<void> {
@@ -110,7 +122,7 @@ export class BrowserLogins {
 
   #dropExpiredCodes(): void {
     const now = this.now();
-    for (const [key, expiresAt] of this.#codes) if (expiresAt <= now) this.#codes.delete(key);
+    for (const [key, pending] of this.#codes) if (pending.expiresAt <= now) this.#codes.delete(key);
   }
 
   #dropExpiredLogins(): void {
@@ -143,8 +155,4 @@ export function cookieValue(cookieHeaders: readonly string[], name: string): str
     }
   }
   return found.length === 1 ? found[0]! : null;
-}
-
-function digest(secret: string): string {
-  return createHash("sha256").update(secret, "utf8").digest("hex");
 }

@@ -41,6 +41,8 @@
  * the same checks 1-3 (request-authority.ts) on as much of the head as can be read.
  */
 import type { IncomingMessage, Server } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import Fastify, {
@@ -54,6 +56,7 @@ import Fastify, {
 import { problemContentType } from "../../api/problem.js";
 import { negotiate } from "./accept.js";
 import type { BrowserLogins } from "./browser-logins.js";
+import { clientAddress, mayConnectInPlainText, plainAddress } from "./client-address.js";
 import { recordCredential } from "./credential.js";
 import type { HttpApp } from "./http-app.js";
 import {
@@ -62,11 +65,11 @@ import {
   installExpectContinue,
   installIngressChecks,
 } from "./ingress-checks.js";
-import { type ProblemError, problem } from "./problem.js";
+import { problem } from "./problem.js";
 import { frameworkErrorDetail, notFound, sendProblem, settleHeaders, toProblem } from "./problem-answers.js";
 import { parseQueryString } from "./query.js";
 import { answerConnect, answerUnparsableRequest } from "./raw-answer.js";
-import { RequestAuthority } from "./request-authority.js";
+import { RequestAuthority, type TokenLookup } from "./request-authority.js";
 import { BearerCheck } from "./request-guard.js";
 import { defaultBodyLimit } from "./route-config.js";
 
@@ -91,6 +94,12 @@ export interface HttpAppOptions {
   token: string;
   /** Browser logins: their cookie authenticates like the token. None: the token only. */
   logins?: BrowserLogins;
+  /** Named API tokens (looked up on every request). None: the bootstrap token only. */
+  tokens?: TokenLookup;
+  /** Serve HTTPS with this certificate and key (PEM); none: plain HTTP. */
+  tls?: { cert: string; key: string };
+  /** Peers whose `X-Forwarded-For` names the client (SKEIN_TRUST_PROXY); see client-address.ts. */
+  trustedProxies?: readonly string[];
   /** The port the app listens on (for the Host check); default: read from the listening server. */
   port?: () => number;
   /** Fastify's logger option (false, true or pino options). Default false. */
@@ -128,15 +137,19 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     });
   const authority = new RequestAuthority({
     bearer: new BearerCheck(options.token),
+    tokens: options.tokens,
     logins: options.logins,
     port: portOf,
     extraHosts: options.extraHosts,
     publicUrls: options.publicUrls,
   });
   // Who sends the request: token or cookie, Host, origin, CSRF (the first three ingress checks).
-  const checkAuthority: AuthorityCheck = (request, isPublic = false) => {
-    const head = { rawHeaders: request.raw.rawHeaders, method: request.method, whole: true };
-    recordCredential(request.raw, authority.check(head, isPublic));
+  const trusted = new Set((options.trustedProxies ?? []).map(plainAddress));
+  const checkAuthority: AuthorityCheck = async (request, isPublic = false) => {
+    const raw = request.raw.rawHeaders;
+    const head = { rawHeaders: raw, method: request.method, whole: true };
+    const credential = await authority.checkRequest(head, isPublic);
+    recordCredential(request.raw, credential, clientAddress(request.raw.socket.remoteAddress, raw, trusted));
   };
   const app = Fastify(
     fastifyOptions(options, authority, checkAuthority),
@@ -158,6 +171,12 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     answerConnect(request, socket, authority),
   );
   installBodyRules(app);
+  // Behind a proxy without TLS of its own, only the proxies (and this machine) talk in plain text.
+  if (options.tls === undefined && trusted.size > 0) {
+    app.server.on("connection", (socket: Socket) => {
+      if (!mayConnectInPlainText(socket.remoteAddress, trusted)) socket.destroy();
+    });
+  }
 
   app.addHook("onSend", (request, reply, payload, done) => {
     settleHeaders(request, reply);
@@ -212,15 +231,34 @@ function fastifyOptions(
     routerOptions: { querystringParser: parseQueryString },
     clientErrorHandler: (error, socket) => answerUnparsableRequest(error, socket, authority),
     frameworkErrors: (error, request, reply) => {
-      let answer: ProblemError;
-      try {
-        checkAuthority(request);
-        answer = problem("invalid_request", frameworkErrorDetail(error));
-      } catch (refusal) {
-        answer = toProblem(refusal, request);
-      }
-      sendProblem(reply, answer);
+      void checkAuthority(request).then(
+        () => sendProblem(reply, problem("invalid_request", frameworkErrorDetail(error))),
+        (refusal: unknown) => sendProblem(reply, toProblem(refusal, request)),
+      );
     },
+    ...(options.tls === undefined ? {} : { serverFactory: httpsServerFactory(options.tls, timeouts) }),
+  };
+}
+
+/** An HTTPS server with the options Fastify gives its own HTTP server (it passes none to HTTPS). */
+function httpsServerFactory(
+  tls: { cert: string; key: string },
+  timeouts: HttpTimeouts,
+): NonNullable<FastifyHttpOptions<Server>["serverFactory"]> {
+  return (handler) => {
+    const server = createHttpsServer(
+      {
+        cert: tls.cert,
+        key: tls.key,
+        requireHostHeader: false,
+        headersTimeout: timeouts.headersMs ?? 30_000,
+        connectionsCheckingInterval: timeouts.checkIntervalMs ?? 5_000,
+      },
+      handler,
+    );
+    server.keepAliveTimeout = timeouts.keepAliveMs ?? 10_000;
+    server.requestTimeout = timeouts.requestMs ?? 60_000;
+    return server;
   };
 }
 

@@ -6,14 +6,16 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FastifyRequest } from "fastify";
 import { cachedEntry } from "../../model/cached-entry.js";
 import { negotiate } from "./accept.js";
+import { credentialOf } from "./credential.js";
 import type { HttpApp } from "./http-app.js";
 import { isJsonMediaType, parseJsonBody } from "./json-body.js";
 import { daemonUnavailable, problem, requestBodyTooLarge } from "./problem.js";
 import { bodyLimitOf, notFound } from "./problem-answers.js";
 import { checkQuery, queryNamesOfSchema } from "./query.js";
+import { checkRouteAccess } from "./route-access.js";
 
-/** Who sends the request: token or cookie, Host, origin, CSRF (the first three checks); throws. */
-export type AuthorityCheck = (request: FastifyRequest, isPublic?: boolean) => void;
+/** Who sends the request: token or cookie, Host, origin, CSRF (the first three checks); rejects. */
+export type AuthorityCheck = (request: FastifyRequest, isPublic?: boolean) => Promise<void>;
 
 /** Install the `onRequest` hook that refuses a request failing any check before its body. */
 export function installIngressChecks(
@@ -24,12 +26,13 @@ export function installIngressChecks(
   const allowedQuery = allowedQueryOfRoutes();
   app.addHook("onRequest", async (request) => {
     const config = request.routeOptions.config;
-    checkAuthority(request, !request.is404 && config.public === true);
+    await checkAuthority(request, !request.is404 && config.public === true);
     checkExpectation(request.headers.expect);
     // Here, not in the 404 handler: Fastify would read and check the body before calling it.
     if (request.is404) throw notFound(request);
     // The 405 placeholders answer next; nothing else about the request matters.
     if (config.allow !== undefined) return;
+    checkRouteAccess(request, credentialOf(request.raw));
     const encoding = request.headers["content-encoding"];
     if (encoding !== undefined && encoding.trim().toLowerCase() !== "identity") {
       throw problem(

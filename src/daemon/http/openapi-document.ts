@@ -14,6 +14,7 @@ import { csrfHeaderName, sessionCookieName } from "../../api/browser-login.js";
 import { problemContentType } from "../../api/problem.js";
 import { schemaName } from "../../api/schemas/named-schema.js";
 import { ProblemSchema } from "../../api/schemas/problem.js";
+import { requiredRole } from "./route-access.js";
 import type { RouteDoc } from "./route-config.js";
 
 /** What the document says of the API as a whole. */
@@ -132,6 +133,9 @@ function operation(
   }
   responses.default = { $ref: "#/components/responses/Problem" };
   op.responses = responses;
+  // Who may call it: `public`, or the least role (route-access.ts); what a session-bound token may.
+  op["x-skein-role"] = route.config?.public === true ? "public" : requiredRole(route.config ?? {});
+  if (route.config?.boundTokens !== undefined) op["x-skein-bound-tokens"] = route.config.boundTokens;
   if (route.config?.public === true) op.security = [];
   else if (doc?.tokenOnly === true) op.security = [{ bearer: [] }];
   else if (method !== "GET") op.security = [{ bearer: [] }, { cookie: [], csrf: [] }];

@@ -6,21 +6,40 @@
  * in the same order as one it can: 401, then 400/403 for Host, then 403 for the origin, and only
  * then how it is framed.
  *
- * Boundary rule: pure decisions over header lines (the caller says how much of the head it
- * could read); records nothing, answers nothing.
+ * Named tokens (and browser logins bound to one) are looked up in the database on every request
+ * (`TokenLookup`), so a revoked token stops working at once on every node of a cluster; only
+ * `checkRequest` (the request hook) looks them up. `check`, for the heads Fastify never parses,
+ * knows the bootstrap token (and logins bound to it) alone: such a request is malformed anyway,
+ * and a named token there is answered 401 instead of the framing error.
+ *
+ * Boundary rule: decisions over header lines (the caller says how much of the head it could
+ * read) and the token lookup; records nothing, answers nothing.
  */
 import { csrfHeaderName, sessionCookieName } from "../../api/browser-login.js";
-import { type BrowserLogins, cookieValue, csrfTokenMatches } from "./browser-logins.js";
-import type { Credential } from "./credential.js";
+import { bootstrapTokenName } from "../../api/roles.js";
+import { type BrowserLogins, type CookieLogin, cookieValue, csrfTokenMatches } from "./browser-logins.js";
+import type { Credential, Principal } from "./credential.js";
 import { authenticationRequired, problem } from "./problem.js";
 import {
   allowedHosts,
   allowedOrigins,
   type BearerCheck,
+  bearerSecret,
   browserRefusal,
   headerValues,
   publicAuthority,
 } from "./request-guard.js";
+
+/** Where named tokens are found: by the secret a request sends, and by name (a bound login). */
+export interface TokenLookup {
+  /** The token whose secret is `secret`, or null (unknown or revoked). */
+  bySecret(secret: string): Promise<Principal | null>;
+  /** The token named `name`, or null (revoked). */
+  byName(name: string): Promise<Principal | null>;
+}
+
+/** The bootstrap token's principal: admin of every session. */
+const bootstrapPrincipal: Principal = { name: bootstrapTokenName, role: "admin", sessionId: null };
 
 /** The head of a request as far as it could be read. */
 export interface ReadableHead {
@@ -39,6 +58,8 @@ export interface ReadableHead {
 /** What the checks need to know about the daemon. */
 export interface AuthorityOptions {
   bearer: BearerCheck;
+  /** Named tokens; none: the bootstrap token only. */
+  tokens?: TokenLookup | undefined;
   logins?: BrowserLogins | undefined;
   /** The port the daemon listens on (Host and origins name it). */
   port: () => number;
@@ -64,10 +85,10 @@ export class RequestAuthority {
    * 401 authentication_required, 400 invalid_request (Host count), 403 host_forbidden, 403
    * origin_forbidden, 403 csrf_token_invalid. A public route accepts a request without a credential.
    */
-  check(head: ReadableHead, isPublic = false): Credential {
+  check(head: ReadableHead, isPublic = false, named: Credential | null = null): Credential {
     const raw = head.rawHeaders;
     const port = this.#options.port();
-    const credential = this.#authenticate(raw, port, isPublic);
+    const credential = named ?? this.#authenticate(raw, port, isPublic);
     const { hosts, origins } = this.#self(port);
     const host = headerValues(raw, "host");
     if (host.length > 1 || (host.length === 0 && head.whole))
@@ -93,18 +114,48 @@ export class RequestAuthority {
     return credential;
   }
 
-  // Token, or a login's cookie when no Authorization header is sent; nothing on public routes.
+  /** `check`, with named tokens and logins bound to them looked up first. */
+  async checkRequest(head: ReadableHead, isPublic = false): Promise<Credential> {
+    return this.check(head, isPublic, await this.#named(head.rawHeaders));
+  }
+
+  // A named token, or a login bound to one, that the request carries (looked up); else null.
+  async #named(raw: readonly string[]): Promise<Credential | null> {
+    const { tokens, logins, bearer } = this.#options;
+    if (tokens === undefined) return null;
+    const authorization = headerValues(raw, "authorization");
+    if (authorization.length === 1) {
+      if (bearer.accepts(authorization[0])) return null;
+      const secret = bearerSecret(authorization[0]!);
+      const principal = secret === null ? null : await tokens.bySecret(secret);
+      return principal === null ? null : { kind: "token", principal };
+    }
+    if (authorization.length > 0 || logins === undefined) return null;
+    const login = this.#cookieLogin(raw, this.#options.port());
+    if (login === null || login.token === null) return null;
+    const principal = await tokens.byName(login.token);
+    return principal === null ? null : { kind: "cookie", login, principal };
+  }
+
+  // The bootstrap token, or a login bound to it when no Authorization header is sent; nothing on public routes.
   #authenticate(raw: readonly string[], port: number, isPublic: boolean): Credential {
     const authorization = headerValues(raw, "authorization");
-    const { logins, bearer } = this.#options;
-    if (authorization.length === 0 && logins !== undefined) {
-      const value = cookieValue(headerValues(raw, "cookie"), sessionCookieName(port));
-      const login = value === null ? null : logins.check(value);
-      if (login !== null) return { kind: "cookie", login };
+    if (authorization.length === 0) {
+      const login = this.#cookieLogin(raw, port);
+      if (login !== null && login.token === null)
+        return { kind: "cookie", login, principal: bootstrapPrincipal };
     }
-    if (authorization.length === 1 && bearer.accepts(authorization[0])) return { kind: "token" };
+    if (authorization.length === 1 && this.#options.bearer.accepts(authorization[0]))
+      return { kind: "token", principal: bootstrapPrincipal };
     if (isPublic) return { kind: "none" };
     throw authenticationRequired();
+  }
+
+  #cookieLogin(raw: readonly string[], port: number): CookieLogin | null {
+    const logins = this.#options.logins;
+    if (logins === undefined) return null;
+    const value = cookieValue(headerValues(raw, "cookie"), sessionCookieName(port));
+    return value === null ? null : logins.check(value);
   }
 
   // Every request's Host check needs the accepted hosts: made once per port.

@@ -19,14 +19,19 @@ export class BearerCheck {
     this.expected = digest(token);
   }
 
-  /** True when `authorization` is `Bearer <token>` with the right token. */
+  /** True when `authorization` is `Bearer <token>` with the daemon's token. */
   accepts(authorization: string | undefined): boolean {
     if (authorization === undefined) return false;
-    const match = /^bearer +(\S+) *$/i.exec(authorization);
+    const secret = bearerSecret(authorization);
     // Hash even on a malformed header so the work done does not depend on the input's shape.
-    const given = digest(match?.[1] ?? "");
-    return timingSafeEqual(given, this.expected) && match !== null;
+    const given = digest(secret ?? "");
+    return timingSafeEqual(given, this.expected) && secret !== null;
   }
+}
+
+/** The secret of an `Authorization: Bearer <secret>` value, or null when it has another shape. */
+export function bearerSecret(authorization: string): string | null {
+  return /^bearer +(\S+) *$/i.exec(authorization)?.[1] ?? null;
 }
 
 /** The Host values accepted for a daemon on `port` (lower case). */

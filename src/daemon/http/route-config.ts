@@ -5,6 +5,8 @@
  * in handlers: which query parameters they take, whether they can answer text/event-stream,
  * whether they start work (and so are refused while the daemon drains).
  */
+import type { Role } from "../../api/roles.js";
+
 declare module "fastify" {
   interface FastifyContextConfig {
     /** Query parameter names this route accepts; default: its querystring schema's properties. */
@@ -22,6 +24,17 @@ declare module "fastify" {
     public?: boolean;
     /** Answers a browser's page or asset (not JSON): the Accept check is left to the route. */
     page?: boolean;
+    /**
+     * The least role that may call the route (src/api/roles.ts). A route that declares none needs
+     * admin, so a new route is closed to lesser tokens until someone decides otherwise.
+     */
+    role?: Role;
+    /**
+     * For a token bound to one session: routes under `/sessions/{id}` check the id themselves;
+     * any other route refuses such a token unless it says `unscoped` (it holds no session's
+     * data, e.g. `GET /server`) or `filtered` (its handler shows the bound session only).
+     */
+    boundTokens?: "unscoped" | "filtered";
     /** What the OpenAPI document says of the route (openapi-document.ts); every route has one. */
     doc?: RouteDoc;
   }

@@ -44,6 +44,7 @@ function isStoredLogin(value: unknown): value is StoredLogin {
     /^[0-9a-f]{64}$/.test(login.hash) &&
     typeof login.created_at === "string" &&
     typeof login.expires_at === "string" &&
-    !Number.isNaN(Date.parse(login.expires_at))
+    !Number.isNaN(Date.parse(login.expires_at)) &&
+    (login.token === undefined || typeof login.token === "string")
   );
 }

@@ -51,7 +51,7 @@ export function readPublicUrls(raw: string | undefined): string[] {
 }
 
 /** True for a wildcard listen address (every interface). */
-function isWildcardAddress(address: string): boolean {
+export function isWildcardAddress(address: string): boolean {
   return address === "0.0.0.0" || address === "::" || address === "0:0:0:0:0:0:0:0";
 }
 

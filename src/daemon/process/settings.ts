@@ -5,17 +5,26 @@
  * socket. Every invalid value is a `SettingsError` naming the variable, so `skein daemon run`
  * can print one clear line and exit non-zero.
  *
- * Variables: SKEIN_HOME, SKEIN_PORT, SKEIN_TOKEN, SKEIN_DB (a SQLite path or a postgres:// URL), SKEIN_INSPECT, SKEIN_UNLOAD_SECONDS,
+ * Variables: SKEIN_HOME, SKEIN_LISTEN (or SKEIN_HOST and SKEIN_PORT), SKEIN_TLS_CERT, SKEIN_TLS_KEY,
+ * SKEIN_TRUST_PROXY, SKEIN_TOKEN, SKEIN_DB (a SQLite path or a postgres:// URL), SKEIN_INSPECT, SKEIN_UNLOAD_SECONDS,
  * SKEIN_HOST, SKEIN_ALLOW_NON_LOOPBACK, SKEIN_PUBLIC_URLS, for a cluster SKEIN_NODE_URL, SKEIN_LEASE_SECONDS and
  * SKEIN_NODE_HISTORY_SECONDS, and for benchmarks only
- * SKEIN_TEST_COMMIT_DELAY_MS, SKEIN_TEST_COMMIT_DELAY_BLOCKING and SKEIN_TEST_COUNT_STATEMENTS. SKEIN_HOST must be a loopback address (127.0.0.0/8 or
- * ::1) unless SKEIN_ALLOW_NON_LOOPBACK=1: the bearer token travels in clear text, so binding a
- * reachable interface is an explicit opt-in. An empty variable counts as unset.
+ * SKEIN_TEST_COMMIT_DELAY_MS, SKEIN_TEST_COMMIT_DELAY_BLOCKING and SKEIN_TEST_COUNT_STATEMENTS. The listen address must be a loopback address
+ * (127.0.0.0/8 or ::1) unless TLS is configured, a reverse proxy is trusted, or
+ * SKEIN_ALLOW_NON_LOOPBACK=1 (listen-settings.ts). An empty variable counts as unset.
  */
 import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import { homePaths, resolveUserPath, skeinHome } from "../../home/home.js";
 import type { SlowDisk } from "../../log/wal-sync.js";
+import {
+  checkExposure,
+  type ListenSettings,
+  readListen,
+  readTlsPaths,
+  readTrustProxy,
+  type TlsPaths,
+} from "./listen-settings.js";
 import { checkNodeUrl, readNodeUrl, readPublicUrls } from "./node-address.js";
 import { SettingsError } from "./settings-error.js";
 
@@ -40,6 +49,10 @@ export interface DaemonSettings {
   unloadSeconds: number;
   /** Bind address (an IP literal). */
   host: string;
+  /** SKEIN_TLS_CERT and SKEIN_TLS_KEY: serve HTTPS; null: plain HTTP. */
+  tls: TlsPaths | null;
+  /** SKEIN_TRUST_PROXY: the reverse proxies whose `X-Forwarded-For` is believed. */
+  trustProxy: string[];
   /** SKEIN_ALLOW_NON_LOOPBACK=1 was given. */
   allowNonLoopback: boolean;
   /**
@@ -80,21 +93,17 @@ const maxUnloadSeconds = 604_800;
 export function readSettings(env: NodeJS.ProcessEnv = process.env): DaemonSettings {
   const home = readHome(env);
   const generatedToken = value(env, "SKEIN_TOKEN") === undefined;
-  const host = readHost(env);
+  const listen = readListenSettings(env);
+  const host = listen.host;
   const allowNonLoopback = readFlag(env, "SKEIN_ALLOW_NON_LOOPBACK");
-  if (!allowNonLoopback && !isLoopbackAddress(host)) {
-    throw new SettingsError(
-      "SKEIN_HOST",
-      host,
-      "it is not a loopback address; set SKEIN_ALLOW_NON_LOOPBACK=1 to bind it anyway (the token travels in clear text)",
-    );
-  }
+  const variable = value(env, "SKEIN_LISTEN") === undefined ? "SKEIN_HOST" : "SKEIN_LISTEN";
+  checkExposure(listen, variable, isLoopbackAddress(host), allowNonLoopback);
   const database = readDatabase(env, home);
   const nodeUrl = readNodeUrl(value(env, "SKEIN_NODE_URL"));
   checkNodeUrl(nodeUrl, host, isLoopbackAddress(host));
   return {
     home,
-    port: readWholeNumber(env, "SKEIN_PORT"),
+    port: listen.port,
     token: readToken(env),
     tokenGenerated: generatedToken,
     dbPath: database.kind === "sqlite" ? database.path : homePaths(home).database,
@@ -102,6 +111,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): DaemonSettin
     inspect: readFlag(env, "SKEIN_INSPECT"),
     unloadSeconds: readUnloadSeconds(env),
     host,
+    tls: listen.tls,
+    trustProxy: listen.trustProxy,
     allowNonLoopback,
     nodeUrl,
     publicUrls: readPublicUrls(value(env, "SKEIN_PUBLIC_URLS")),
@@ -230,6 +241,24 @@ function readUnloadSeconds(env: NodeJS.ProcessEnv): number {
     throw new SettingsError("SKEIN_UNLOAD_SECONDS", raw, "expected a whole number of seconds");
   }
   return Math.min(maxUnloadSeconds, Math.max(1, Number(raw)));
+}
+
+// SKEIN_LISTEN, or SKEIN_HOST and SKEIN_PORT (not both ways at once); TLS and trusted proxies.
+function readListenSettings(env: NodeJS.ProcessEnv): ListenSettings {
+  const listen = readListen(value(env, "SKEIN_LISTEN"));
+  if (listen !== null && (value(env, "SKEIN_HOST") !== undefined || value(env, "SKEIN_PORT") !== undefined)) {
+    throw new SettingsError(
+      "SKEIN_LISTEN",
+      value(env, "SKEIN_LISTEN") ?? null,
+      "give SKEIN_LISTEN or SKEIN_HOST and SKEIN_PORT, not both",
+    );
+  }
+  return {
+    host: listen?.host ?? readHost(env),
+    port: listen?.port ?? readWholeNumber(env, "SKEIN_PORT"),
+    tls: readTlsPaths(readPath(env, "SKEIN_TLS_CERT"), readPath(env, "SKEIN_TLS_KEY")),
+    trustProxy: readTrustProxy(value(env, "SKEIN_TRUST_PROXY")),
+  };
 }
 
 function readHost(env: NodeJS.ProcessEnv): string {

@@ -7,6 +7,7 @@
  */
 import type { FastifyRequest } from "fastify";
 import { type Static, type TSchema, Type } from "typebox";
+import type { Role } from "../../api/roles.js";
 import type { SessionActor } from "../actor/session-actor.js";
 import type { SessionRegistry } from "../actor/session-registry.js";
 import type { ResourceRoute } from "../http/resource.js";
@@ -22,6 +23,8 @@ export interface ActorRoute<I, T> {
   /** The path parameters; `sid` among them. */
   params: TSchema;
   body?: TSchema;
+  /** The least role that may call it (src/api/roles.ts). */
+  role: Role;
   /** The status of a success and the schema of its answer. */
   answer: readonly [status: number, schema: TSchema];
   /** A route whose call may start work (refused while the daemon drains). */
@@ -40,7 +43,11 @@ export function actorRoute<I, T>(registry: SessionRegistry, route: ActorRoute<I,
       ...(route.body === undefined ? {} : { body: route.body }),
       response: { [status]: answerSchema },
     },
-    config: { ...(route.startsWork === true ? { startsWork: true } : {}), doc: { summary: route.summary } },
+    config: {
+      role: route.role,
+      ...(route.startsWork === true ? { startsWork: true } : {}),
+      doc: { summary: route.summary },
+    },
     handler: async (request, reply) => {
       const { sid } = request.params as { sid: string };
       checkIdShape(sid, "session id");
@@ -55,6 +62,8 @@ export function actorRoute<I, T>(registry: SessionRegistry, route: ActorRoute<I,
 export interface ActorBodyRoute<B extends TSchema, T> {
   summary: string;
   body: B;
+  /** The least role that may call it (src/api/roles.ts). */
+  role: Role;
   /** The status of a success and the schema of its answer. */
   answer: readonly [status: number, schema: TSchema];
   /** A route whose call may start work (refused while the daemon drains). */

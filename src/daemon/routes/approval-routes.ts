@@ -15,6 +15,7 @@ import {
   ApprovalRecordSchema,
 } from "../../api/schemas/approvals.js";
 import type { HttpApp } from "../http/create-http-app.js";
+import { senderOf } from "../http/credential.js";
 import { registerResource } from "../http/resource.js";
 import { actorBodyRoute, actorRoute } from "./actor-route.js";
 import type { RouteServices } from "./route-services.js";
@@ -31,6 +32,7 @@ export function registerApprovalRoutes(app: HttpApp, services: RouteServices): v
   registerResource(app, "/sessions/:sid/approvals/:callId", {
     POST: actorRoute(registry, {
       summary: "Answer a tool call that waits for approval (allow or deny, once)",
+      role: "approver",
       params: AnswerParams,
       body: ApprovalAnswerBodySchema,
       answer: [200, ApprovalRecordSchema],
@@ -39,14 +41,16 @@ export function registerApprovalRoutes(app: HttpApp, services: RouteServices): v
       input: (request) => ({
         callId: (request.params as Static<typeof AnswerParams>).callId,
         body: request.body as ApprovalAnswerBody,
+        sender: senderOf(request.raw),
       }),
-      act: (actor, { callId, body }) => actor.answerApproval(callId, body),
+      act: (actor, { callId, body, sender }) => actor.answerApproval(callId, body, sender),
     }),
   });
 
   registerResource(app, "/sessions/:sid/approval-policy", {
     PUT: actorBodyRoute(registry, {
       summary: "Set or clear the session's own approval policy, or set its approval mode",
+      role: "driver",
       body: ApprovalPolicyBodySchema,
       answer: [200, ApprovalPolicyAnswerSchema],
       act: (actor, body) => actor.setApprovalPolicy(body),

@@ -12,6 +12,7 @@ export function registerClusterRoutes(app: HttpApp, node: ClusterNode | null): v
     GET: {
       schema: { response: { 200: ClusterInfoSchema } },
       config: {
+        role: "viewer",
         doc: {
           summary: "The cluster's nodes: liveness and how many sessions each owns",
           description: "A daemon on SQLite answers `clustered: false` and no nodes.",

@@ -42,6 +42,7 @@ export function registerConfigRoutes(app: HttpApp, options: ConfigRouteOptions):
     GET: {
       schema: { response: { 200: ConfigViewSchema } },
       config: {
+        role: "admin",
         doc: {
           summary: "Where `skein config` writes, and the config in force on this daemon",
           description:
@@ -55,7 +56,10 @@ export function registerConfigRoutes(app: HttpApp, options: ConfigRouteOptions):
     registerResource(app, path, {
       PUT: {
         schema: { params: nameParams, body: ConfigEntryBodySchema, response: { 200: ConfigViewSchema } },
-        config: { doc: { summary: `Set a ${what} of the cluster's shared config (PostgreSQL)` } },
+        config: {
+          role: "admin",
+          doc: { summary: `Set a ${what} of the cluster's shared config (PostgreSQL)` },
+        },
         handler: async (request) => {
           const { name } = request.params as { name: string };
           return change(options, { section, name, value: request.body });
@@ -63,7 +67,10 @@ export function registerConfigRoutes(app: HttpApp, options: ConfigRouteOptions):
       },
       DELETE: {
         schema: { params: nameParams, response: { 200: ConfigViewSchema } },
-        config: { doc: { summary: `Remove a ${what} from the cluster's shared config (PostgreSQL)` } },
+        config: {
+          role: "admin",
+          doc: { summary: `Remove a ${what} from the cluster's shared config (PostgreSQL)` },
+        },
         handler: async (request) => {
           const { name } = request.params as { name: string };
           return change(options, { section, name });
@@ -76,6 +83,7 @@ export function registerConfigRoutes(app: HttpApp, options: ConfigRouteOptions):
     PUT: {
       schema: { params: nameParams, body: ConfigSettingBodySchema, response: { 200: ConfigViewSchema } },
       config: {
+        role: "admin",
         doc: { summary: "Set `active`, `approvalPolicy` or `maxToolRounds` in the cluster's shared config" },
       },
       handler: async (request) => {
@@ -87,7 +95,7 @@ export function registerConfigRoutes(app: HttpApp, options: ConfigRouteOptions):
     },
     DELETE: {
       schema: { params: nameParams, response: { 200: ConfigViewSchema } },
-      config: { doc: { summary: "Remove a setting from the cluster's shared config" } },
+      config: { role: "admin", doc: { summary: "Remove a setting from the cluster's shared config" } },
       handler: async (request) => {
         const { name } = request.params as { name: string };
         return change(options, { section: "settings", name });

@@ -31,6 +31,7 @@ export function registerContextRoutes(app: HttpApp, services: RouteServices): vo
   registerResource(app, "/sessions/:sid/compact", {
     POST: actorRoute(services.registry, {
       summary: "Compact the session's model context now (the summary is written in the background)",
+      role: "driver",
       params: ActorPathParams,
       answer: [202, CompactAnswerSchema],
       startsWork: true,
@@ -40,6 +41,7 @@ export function registerContextRoutes(app: HttpApp, services: RouteServices): vo
   registerResource(app, "/sessions/:sid/repair", {
     POST: actorBodyRoute(services.registry, {
       summary: "Leave log entries out of the model's context (the way out of a refused history)",
+      role: "driver",
       body: RepairBodySchema,
       answer: [200, RepairAnswerSchema],
       act: (actor, body) => actor.repair(body.from_position, body.to_position),

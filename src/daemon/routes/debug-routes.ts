@@ -13,7 +13,10 @@ export function registerDebugRoutes(app: HttpApp, services: RouteServices): void
   registerResource(app, "/debug/sessions/:id/restart", {
     POST: {
       schema: { params: SessionPathParams, response: { 200: RestartAnswerSchema } },
-      config: { doc: { summary: "Stop a session's actor as if it had crashed (SKEIN_INSPECT=1 only)" } },
+      config: {
+        role: "admin",
+        doc: { summary: "Stop a session's actor as if it had crashed (SKEIN_INSPECT=1 only)" },
+      },
       handler: async (request) => {
         const id = sessionIdOf(request);
         return answerWith(async (): Promise<RestartAnswer> => {

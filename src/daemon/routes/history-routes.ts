@@ -31,7 +31,7 @@ export function registerHistoryRoutes(app: HttpApp, services: RouteServices): vo
         querystring: HistoryQuerySchema,
         response: { 200: HistoryPageSchema },
       },
-      config: { doc: { summary: "A page of a session's history (never loads the session)" } },
+      config: { role: "viewer", doc: { summary: "A page of a session's history (never loads the session)" } },
       handler: async (request) => {
         const id = sessionIdOf(request);
         const query = request.query as HistoryQuery;
@@ -58,7 +58,7 @@ export function registerHistoryRoutes(app: HttpApp, services: RouteServices): vo
         querystring: ContentQuerySchema,
         response: { 200: ContentSliceSchema },
       },
-      config: { doc: { summary: "One slice of the whole content of a truncated part" } },
+      config: { role: "viewer", doc: { summary: "One slice of the whole content of a truncated part" } },
       handler: async (request) => {
         const id = sessionIdOf(request);
         const { entry } = request.params as Static<typeof ContentParams>;

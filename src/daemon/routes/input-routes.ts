@@ -5,8 +5,11 @@
  * Boundary rule: an input is stored before the 202 is sent; everything after (the turn) is the
  * session actor's business.
  */
+
+import type { FastifyRequest } from "fastify";
 import { type Static, type TSchema, Type } from "typebox";
 import type { InputBody, InputIntent } from "../../api/inputs.js";
+import type { Role } from "../../api/roles.js";
 import {
   CancelAnswerSchema,
   InputBodySchema,
@@ -17,9 +20,11 @@ import {
 import type { SessionActor } from "../actor/session-actor.js";
 import type { SessionRegistry } from "../actor/session-registry.js";
 import type { HttpApp } from "../http/create-http-app.js";
+import { senderOf } from "../http/credential.js";
 import { problem } from "../http/problem.js";
 import { type ResourceRoute, registerResource } from "../http/resource.js";
 import { inputBodyLimit } from "../http/route-config.js";
+import type { InputSource } from "../storage/inputs-table.js";
 import { actorBodyRoute, actorRoute } from "./actor-route.js";
 import { checkIdShape, checkNewId } from "./client-id.js";
 import { answerWith } from "./daemon-problem.js";
@@ -37,10 +42,11 @@ function inputIdOf(request: { params: unknown }): string {
 function inputRoute<T>(
   registry: SessionRegistry,
   summary: string,
+  role: Role,
   answer: readonly [status: number, schema: TSchema],
   act: (actor: SessionActor, iid: string) => Promise<T> | T,
 ): ResourceRoute {
-  return actorRoute(registry, { summary, params: InputParams, answer, input: inputIdOf, act });
+  return actorRoute(registry, { summary, role, params: InputParams, answer, input: inputIdOf, act });
 }
 /** The status an error is answered with (for the admission's span). */
 function statusOf(error: unknown): number {
@@ -57,6 +63,7 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
       schema: { params: InputParams, body: InputBodySchema, response: { 202: InputReceiptSchema } },
       bodyLimit: inputBodyLimit,
       config: {
+        role: "driver",
         startsWork: true,
         doc: {
           summary: "Submit an input (durable and idempotent: stored before the 202)",
@@ -81,7 +88,7 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
         );
         try {
           const receipt = await answerWith(async () =>
-            registry.withActor(sid, (actor) => actor.submit(iid, intent, body.client_id ?? null)),
+            registry.withActor(sid, (actor) => actor.submit(iid, intent, sourceOf(request, body))),
           );
           span?.end(202);
           return reply.code(202).send(receipt);
@@ -91,7 +98,7 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
         }
       },
     },
-    GET: inputRoute(registry, "An input's receipt", [200, InputReceiptSchema], (actor, iid) =>
+    GET: inputRoute(registry, "An input's receipt", "viewer", [200, InputReceiptSchema], (actor, iid) =>
       actor.receipt(iid),
     ),
   });
@@ -100,6 +107,7 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
     POST: inputRoute(
       registry,
       "Cancel a queued input (or interrupt the turn that delivers it alone)",
+      "driver",
       [200, CancelAnswerSchema],
       (actor, iid) => actor.cancelInput(iid),
     ),
@@ -108,9 +116,16 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
   registerResource(app, "/sessions/:sid/interrupt", {
     POST: actorBodyRoute(registry, {
       summary: "Stop the running turn (when `run_id` is its id) and cancel queued inputs",
+      role: "driver",
       body: InterruptBodySchema,
       answer: [200, InterruptAnswerSchema],
       act: (actor, body) => actor.interrupt(body.run_id, body.through_input_order),
     }),
   });
+}
+
+/** Who sent an input: the name the client gave itself, its token's name, its address. */
+function sourceOf(request: FastifyRequest, body: InputBody): InputSource {
+  const sender = senderOf(request.raw);
+  return { clientId: body.client_id ?? null, sentBy: sender.principal, sentFrom: sender.address };
 }

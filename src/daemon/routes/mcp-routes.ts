@@ -25,7 +25,10 @@ export function registerMcpRoutes(app: HttpApp, services: McpRouteServices): voi
   registerResource(app, "/mcp", {
     GET: {
       schema: { response: { 200: McpStatusSchema } },
-      config: { doc: { summary: "The configured MCP servers, their instances, tools and last errors" } },
+      config: {
+        role: "viewer",
+        doc: { summary: "The configured MCP servers, their instances, tools and last errors" },
+      },
       handler: async () => services.mcp.status(),
     },
   });
@@ -36,7 +39,11 @@ export function registerMcpRoutes(app: HttpApp, services: McpRouteServices): voi
         body: McpTestBodySchema,
         response: { 200: McpTestReportSchema },
       },
-      config: { startsWork: true, doc: { summary: "Start an MCP server now and report whether it came up" } },
+      config: {
+        role: "admin",
+        startsWork: true,
+        doc: { summary: "Start an MCP server now and report whether it came up" },
+      },
       handler: async (request) => {
         const { name } = request.params as { name: string };
         const { workspace } = request.body as { workspace?: string };

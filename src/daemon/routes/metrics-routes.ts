@@ -41,7 +41,11 @@ export function registerMetricsRoutes(
         },
       },
       // Scrapers ask for text/plain or OpenMetrics; the answer is always the text format.
-      config: { page: true, doc: { summary: "The daemon's metrics (Prometheus text format)" } },
+      config: {
+        role: "viewer",
+        page: true,
+        doc: { summary: "The daemon's metrics (Prometheus text format)" },
+      },
       handler: async (_request, reply) =>
         reply
           .header("content-type", metrics.registry.contentType)

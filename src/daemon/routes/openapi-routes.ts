@@ -12,7 +12,11 @@ export function registerOpenApiRoute(app: HttpApp, info: () => DocumentInfo): vo
       schema: {
         response: { 200: Type.Object({}, { description: "this document (OpenAPI 3.1)" }) },
       },
-      config: { doc: { summary: "The OpenAPI 3.1 document of this API" } },
+      config: {
+        role: "viewer",
+        boundTokens: "unscoped",
+        doc: { summary: "The OpenAPI 3.1 document of this API" },
+      },
       handler: async () => {
         document ??= openApiDocument(routesOf(app), info());
         return document;

@@ -32,6 +32,7 @@ export function registerProviderRoutes(app: HttpApp, services: RouteServices): v
         response: { 200: ProviderTestAnswerSchema },
       },
       config: {
+        role: "admin",
         startsWork: true,
         doc: {
           summary: "Send one tiny request to a provider profile, from the daemon",

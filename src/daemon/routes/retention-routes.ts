@@ -18,6 +18,7 @@ export function registerRetentionRoutes(app: HttpApp, retention: SessionRetentio
     POST: {
       schema: { body: GcBodySchema, response: { 200: GcReportSchema } },
       config: {
+        role: "admin",
         startsWork: true,
         doc: {
           summary: "Apply the retention policy now (dry_run: only report what would be removed)",

@@ -35,6 +35,7 @@ export function registerScheduleRoutes(app: HttpApp, services: RouteServices, ne
     POST: {
       schema: { body: CreateScheduleBodySchema, response: { 201: ScheduleSchema } },
       config: {
+        role: "driver",
         doc: {
           summary: "Create a schedule: a prompt fired into a session on a cron expression or at one time",
           description:
@@ -50,19 +51,19 @@ export function registerScheduleRoutes(app: HttpApp, services: RouteServices, ne
     },
     GET: {
       schema: { response: { 200: ScheduleListSchema } },
-      config: { doc: { summary: "Every schedule, oldest first" } },
+      config: { role: "viewer", doc: { summary: "Every schedule, oldest first" } },
       handler: async () => ({ schedules: (await answerWith(() => storage.listSchedules())).map(scheduleOf) }),
     },
   });
   registerResource(app, "/schedules/:id", {
     GET: {
       schema: { params: ScheduleParams, response: { 200: ScheduleSchema } },
-      config: { doc: { summary: "A schedule" } },
+      config: { role: "viewer", doc: { summary: "A schedule" } },
       handler: async (request) => scheduleOf(await found(services, idOf(request))),
     },
     PATCH: {
       schema: { params: ScheduleParams, body: PatchScheduleBodySchema, response: { 200: ScheduleSchema } },
-      config: { doc: { summary: 'Pause (`{"paused": true}`) or resume a schedule' } },
+      config: { role: "driver", doc: { summary: 'Pause (`{"paused": true}`) or resume a schedule' } },
       handler: async (request) => {
         const id = idOf(request);
         const body = request.body as PatchScheduleBody;
@@ -73,7 +74,7 @@ export function registerScheduleRoutes(app: HttpApp, services: RouteServices, ne
     },
     DELETE: {
       schema: { params: ScheduleParams, response: { 200: DeleteAnswerSchema } },
-      config: { doc: { summary: "Remove a schedule (inputs it admitted stay)" } },
+      config: { role: "driver", doc: { summary: "Remove a schedule (inputs it admitted stay)" } },
       handler: async (request) => {
         const id = idOf(request);
         if (!(await answerWith(() => storage.deleteSchedule(id)))) throw notFound(id);

@@ -21,7 +21,11 @@ export function registerServerRoutes(app: HttpApp, options: ServerRouteOptions):
   registerResource(app, "/server", {
     GET: {
       schema: { response: { 200: ServerInfoSchema } },
-      config: { doc: { summary: "The daemon: instance, protocol, state, capabilities, version" } },
+      config: {
+        role: "viewer",
+        boundTokens: "unscoped",
+        doc: { summary: "The daemon: instance, protocol, state, capabilities, version" },
+      },
       handler: async (): Promise<ServerInfo> => ({
         instance_id: options.instanceId,
         protocol: protocolVersion,
@@ -36,6 +40,7 @@ export function registerServerRoutes(app: HttpApp, options: ServerRouteOptions):
     POST: {
       schema: { body: ShutdownBodySchema, response: { 202: ShutdownAnswerSchema } },
       config: {
+        role: "admin",
         doc: {
           summary: "Drain and stop the daemon",
           description: "Running turns get `timeout_ms`; a wrong `instance_id` is 409 instance_changed.",

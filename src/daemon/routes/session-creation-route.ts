@@ -23,6 +23,7 @@ export function createSessionRoute(services: RouteServices): ResourceRoute {
       response: { 201: SessionSnapshotSchema },
     },
     config: {
+      role: "driver",
       startsWork: true,
       doc: {
         summary: "Create a session, new or forked at a checkpoint",

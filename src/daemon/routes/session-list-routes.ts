@@ -3,6 +3,7 @@ import { SessionListStreamFrameSchema } from "../../api/schemas/session-list-eve
 import { ListQuerySchema, SessionListSchema } from "../../api/schemas/sessions.js";
 import type { ListQuery, SessionList, SessionListQuery } from "../../api/sessions.js";
 import { type HttpApp, wantsEventStream } from "../http/create-http-app.js";
+import { type Credential, credentialOf } from "../http/credential.js";
 import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
 import type { SessionListFilter } from "../storage/sessions-table.js";
@@ -30,14 +31,28 @@ export function registerSessionListRoutes(app: HttpApp, services: RouteServices)
           SessionListStreamFrameSchema,
         ),
       },
-      config: streamRouteConfig("List sessions (newest activity first), or stream the listing"),
+      config: {
+        ...streamRouteConfig("List sessions (newest activity first), or stream the listing"),
+        role: "viewer",
+        boundTokens: "filtered",
+      },
       handler: async (request, reply) => {
         const query = request.query as ListQuery;
         const filter = listFilter(query);
+        // A token bound to one session sees that session's entry only.
+        const bound = boundSessionOf(credentialOf(request.raw));
         if (!wantsEventStream(request)) {
           rejectReplayParameters(query);
-          return answerWith(async (): Promise<SessionList> => ({ items: await registry.list(filter) }));
+          return answerWith(async (): Promise<SessionList> => {
+            const items = await registry.list(filter);
+            return { items: bound === null ? items : items.filter((item) => item.id === bound) };
+          });
         }
+        if (bound !== null)
+          throw problem(
+            "session_forbidden",
+            "a token bound to one session cannot stream the listing; read it as JSON",
+          );
         const after = streamCursorOf(query, request.headers["last-event-id"]);
         const opened = await answerWith(() => registry.openList(filter, after));
         reply.hijack();
@@ -51,6 +66,11 @@ export function registerSessionListRoutes(app: HttpApp, services: RouteServices)
       },
     },
   });
+}
+
+/** The one session the request's token may reach, or null (every session). */
+function boundSessionOf(credential: Credential): string | null {
+  return credential.kind === "none" ? null : credential.principal.sessionId;
 }
 
 /** The listing a `GET /sessions` asks for: `scope` all (default) or top, or `parent_id`'s forks. */

@@ -56,7 +56,7 @@ function readSessionRoute(services: RouteServices): ResourceRoute {
         SessionStreamFrameSchema,
       ),
     },
-    config: streamRouteConfig("A session's snapshot, or its event stream"),
+    config: { ...streamRouteConfig("A session's snapshot, or its event stream"), role: "viewer" },
     handler: async (request, reply) => {
       const id = sessionIdOf(request);
       const query = request.query as SessionReadQuery;
@@ -86,6 +86,7 @@ function changeSettingsRoute(services: RouteServices): ResourceRoute {
       response: { 200: SessionSettingsSchema },
     },
     config: {
+      role: "driver",
       doc: {
         summary: "Change a session's provider profile, model or model parameters from its next request on",
       },
@@ -103,7 +104,10 @@ function deleteSessionRoute(services: RouteServices): ResourceRoute {
   const { registry } = services;
   return {
     schema: { params: SessionPathParams, response: { 200: DeleteAnswerSchema } },
-    config: { doc: { summary: "Delete a session and its whole history (409 while a turn runs)" } },
+    config: {
+      role: "admin",
+      doc: { summary: "Delete a session and its whole history (409 while a turn runs)" },
+    },
     handler: async (request) => {
       const id = sessionIdOf(request);
       return answerWith(async (): Promise<DeleteAnswer> => {

@@ -16,6 +16,7 @@ export function registerVerifyRoutes(app: HttpApp, services: RouteServices, sign
     GET: {
       schema: { params: SessionPathParams, response: { 200: VerifyReportSchema } },
       config: {
+        role: "viewer",
         doc: {
           summary: "Re-hash a session's whole log and check its recorded head and signature",
           description: "A corrupt log is a 200 report with `status: corrupt`, not an error.",

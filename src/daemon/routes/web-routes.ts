@@ -16,6 +16,7 @@ import {
   loginPath,
   sessionCookieName,
 } from "../../api/browser-login.js";
+import { bootstrapTokenName } from "../../api/roles.js";
 import { BrowserSessionSchema, LoginLinkSchema } from "../../api/schemas/browser-login.js";
 import type { BrowserLogins } from "../http/browser-logins.js";
 import { codeLifetimeMs, csrfTokenOf } from "../http/browser-logins.js";
@@ -32,6 +33,8 @@ export interface WebRouteOptions {
   assets: StaticAssets | null;
   /** The port the daemon listens on (the cookie's name carries it). */
   port(): number;
+  /** How the daemon is reached (a login link names it): https with TLS or behind a TLS proxy. */
+  scheme: "http" | "https";
 }
 
 /** What the page may load and where it may connect: itself only. */
@@ -118,6 +121,8 @@ function registerLoginRoutes(app: HttpApp, options: WebRouteOptions): void {
     POST: {
       schema: { response: { 201: LoginLinkSchema } },
       config: {
+        role: "viewer",
+        boundTokens: "unscoped",
         doc: {
           summary: "A one-time login link for a browser (bearer token only; `skein web` asks for it)",
           tokenOnly: true,
@@ -125,15 +130,18 @@ function registerLoginRoutes(app: HttpApp, options: WebRouteOptions): void {
         },
       },
       handler: async (request, reply) => {
-        if (credentialOf(request.raw).kind !== "token") {
+        const credential = credentialOf(request.raw);
+        if (credential.kind !== "token") {
           throw problem(
             "authentication_required",
             "login links are issued to the bearer token only (run `skein web`)",
           );
         }
-        const { code, expiresAt } = logins.issueCode();
+        // The login acts as the token that asked for it: its role, its session, its revocation.
+        const { name } = credential.principal;
+        const { code, expiresAt } = logins.issueCode(name === bootstrapTokenName ? null : name);
         const link: LoginLink = {
-          url: `http://${request.headers.host}${loginPath}?code=${code}`,
+          url: `${options.scheme}://${request.headers.host}${loginPath}?code=${code}`,
           expires_at: new Date(expiresAt).toISOString(),
         };
         return reply.code(201).send(link);
@@ -187,7 +195,11 @@ function registerBrowserSessionRoutes(app: HttpApp, options: WebRouteOptions): v
   registerResource(app, "/web/session", {
     GET: {
       schema: { response: { 200: BrowserSessionSchema } },
-      config: { doc: { summary: "How this request is signed in, and the login's CSRF token" } },
+      config: {
+        role: "viewer",
+        boundTokens: "unscoped",
+        doc: { summary: "How this request is signed in, and the login's CSRF token" },
+      },
       handler: async (request): Promise<BrowserSession> => {
         const credential = credentialOf(request.raw);
         if (credential.kind !== "cookie") return { auth: "token", csrf_token: null, expires_at: null };
@@ -203,7 +215,7 @@ function registerBrowserSessionRoutes(app: HttpApp, options: WebRouteOptions): v
   registerResource(app, "/web/logout", {
     POST: {
       schema: { response: { 204: noBody("signed out: the login ends and the cookie is cleared") } },
-      config: { doc: { summary: "Sign this browser out" } },
+      config: { role: "viewer", boundTokens: "unscoped", doc: { summary: "Sign this browser out" } },
       handler: async (request, reply) => {
         const credential = credentialOf(request.raw);
         if (credential.kind === "cookie") {

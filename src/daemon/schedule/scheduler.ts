@@ -156,7 +156,9 @@ export class Scheduler {
     const intent: InputIntent = { kind: "message", text: row.prompt };
     try {
       if (row.newSession !== null) await this.#ensureSession(sessionId, row.newSession);
-      await registry.withActor(sessionId, (actor) => actor.submit(inputId, intent, scheduleClientId(row.id)));
+      await registry.withActor(sessionId, (actor) =>
+        actor.submit(inputId, intent, { clientId: scheduleClientId(row.id), sentBy: null, sentFrom: null }),
+      );
       return "admitted";
     } catch (error) {
       if (this.#services.ownedElsewhere(error)) return "elsewhere";

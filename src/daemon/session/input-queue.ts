@@ -9,7 +9,13 @@
 import type { InputIntent, InputReceipt } from "../../api/inputs.js";
 import type { JsonObject } from "../../model/json.js";
 import { InputUnknownError } from "../errors.js";
-import { type Admission, type InputRow, type NewInput, pendingReceipt } from "../storage/inputs-table.js";
+import {
+  type Admission,
+  type InputRow,
+  type InputSource,
+  type NewInput,
+  pendingReceipt,
+} from "../storage/inputs-table.js";
 import type { InputCancellation, SessionStorage } from "../storage/session-storage.js";
 import type { SessionOutlet } from "./session-outlet.js";
 
@@ -25,8 +31,8 @@ export class InputQueue {
   }
 
   /** Admit an input (or recognise a retry of one); a new one is announced on the stream. */
-  async admit(inputId: string, intent: InputIntent, clientId: string | null): Promise<Admission> {
-    const admission = await this.#storage.admitInput(this.#newInput(inputId, intent, clientId));
+  async admit(inputId: string, intent: InputIntent, source: InputSource): Promise<Admission> {
+    const admission = await this.#storage.admitInput(this.#newInput(inputId, intent, source));
     if (admission.created) this.announce(admission.receipt);
     return admission;
   }
@@ -36,8 +42,8 @@ export class InputQueue {
    * `TurnScheduler.admitAndStart`), as acceptance number `order`: its row writes, its queue row
    * and its receipt once admitted. Nothing is written or announced here.
    */
-  prepare(inputId: string, intent: InputIntent, clientId: string | null, order: number): FreshAdmission {
-    const input = this.#newInput(inputId, intent, clientId);
+  prepare(inputId: string, intent: InputIntent, source: InputSource, order: number): FreshAdmission {
+    const input = this.#newInput(inputId, intent, source);
     const receipt = pendingReceipt(input, order);
     return {
       writes: { input, order },
@@ -47,7 +53,7 @@ export class InputQueue {
         session: input.session,
         kind: input.kind,
         intent: input.intent,
-        clientId,
+        ...source,
         acceptedAt: input.acceptedAt,
         acceptanceOrder: order,
         delivery: "pending",
@@ -102,13 +108,13 @@ export class InputQueue {
   }
 
   /** The input as the inputs table admits it, accepted now. */
-  #newInput(inputId: string, intent: InputIntent, clientId: string | null): NewInput {
+  #newInput(inputId: string, intent: InputIntent, source: InputSource): NewInput {
     return {
       session: this.sessionId,
       id: inputId,
       kind: intent.kind,
       intent: intentJson(intent),
-      clientId,
+      ...source,
       acceptedAt: this.#outlet.now(),
     };
   }

@@ -320,9 +320,18 @@ export class SessionLogWriter {
     const began = this.#outlet.meter === undefined ? 0 : performance.now();
     let placed: PlacedEntry[];
     try {
+      const now = this.#outlet.now();
+      const notifications =
+        this.#outlet.notifications?.(
+          this.sessionId,
+          all,
+          writes,
+          now,
+          (callId) => this.#toolNames.get(callId) ?? null,
+        ) ?? [];
       placed = await writer.append(
         all,
-        { ...writes, preview, activityAt: this.#outlet.now() },
+        { ...writes, preview, activityAt: now, ...(notifications.length > 0 ? { notifications } : {}) },
         written === undefined ? {} : { onWritten: () => written() },
       );
     } catch (error) {

@@ -4,7 +4,12 @@
  */
 import type { SessionEventData } from "../../api/session-events.js";
 import type { SessionFeed } from "../stream/session-feed.js";
-import type { SessionEventObserver, SessionLogger, SessionMeter } from "./session-services.js";
+import type {
+  NotificationPlanner,
+  SessionEventObserver,
+  SessionLogger,
+  SessionMeter,
+} from "./session-services.js";
 
 /** What a session tells the world with: its clients, the clock, the logger (the log writer needs no more). */
 export interface SessionOutlet {
@@ -16,6 +21,8 @@ export interface SessionOutlet {
   readonly logger: SessionLogger;
   /** Hears how long the session's commits took (absent: nobody measures). */
   readonly meter?: SessionMeter;
+  /** The webhook deliveries a commit owes (absent: none configured). */
+  readonly notifications?: NotificationPlanner;
 }
 
 /** The outlet of a session whose events go to `feed`. */
@@ -26,9 +33,11 @@ export function feedOutlet(
   logger: SessionLogger,
   observer?: SessionEventObserver,
   meter?: SessionMeter,
+  notifications?: NotificationPlanner,
 ): SessionOutlet {
   return {
     ...(meter === undefined ? {} : { meter }),
+    ...(notifications === undefined ? {} : { notifications }),
     sessionId,
     publish:
       observer === undefined

@@ -4,12 +4,14 @@
  */
 import type { SessionEventData } from "../../api/session-events.js";
 import type { BudgetsConfig } from "../../home/budget-config.js";
+import type { LogEntry } from "../../log/entries.js";
 import type { ApprovalPolicy } from "../../model/approval-policy.js";
 import type { LlmClient } from "../../model/llm-client.js";
 import type { RequestConfig } from "../../model/request-config.js";
 import type { ToolDefinition } from "../../model/tools.js";
 import type { ModelLimits } from "../../providers/model-limits.js";
-import type { SessionStorage } from "../storage/session-storage.js";
+import type { NewNotification } from "../storage/outbox-table.js";
+import type { RowWrites, SessionStorage } from "../storage/session-storage.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import type { SessionFeedOptions } from "../stream/session-feed.js";
 import type { Tracing } from "../telemetry/tracing.js";
@@ -32,6 +34,20 @@ export type SessionEventObserver = <T extends keyof SessionEventData>(
   type: T,
   data: SessionEventData[T],
 ) => void;
+
+/**
+ * The webhook deliveries a commit of session `sessionId` owes: its entries (held ones first)
+ * and its row writes in, outbox rows out (queued in the same transaction). Called once per
+ * commit, before it is written; called again if the commit is retried.
+ */
+export type NotificationPlanner = (
+  sessionId: string,
+  entries: readonly LogEntry[],
+  writes: RowWrites,
+  now: number,
+  /** The tool of a call committed before (null: unknown). */
+  toolOf: (callId: string) => string | null,
+) => NewNotification[];
 
 /** The daemon's logger, as far as sessions use it (pino's shape). */
 export interface SessionLogger {
@@ -142,6 +158,8 @@ export interface SessionServices {
   meter?: SessionMeter;
   /** Hears every event a session publishes, after its clients (the daemon's metrics). */
   observeEvent?: SessionEventObserver;
+  /** The webhook deliveries a commit owes (config.json's notifications); absent: none. */
+  notifications?: NotificationPlanner;
   /** True once the daemon drains: no new turn starts. */
   isDraining(): boolean;
   feedOptions?: SessionFeedOptions;

@@ -1,9 +1,8 @@
 /**
  * The storage port (`SessionStorage`) over a database backend (storage-backend.ts): the log's
- * `transcript` tables through the backend's log store and the daemon's tables through the SQL
- * programs, written through one group commit (the log store's), so the writes of many sessions
- * share transactions and a session's log and its rows never disagree. Both backends are this
- * class; SqliteSessionStorage and PgSessionStorage only build their backend.
+ * tables through the backend's log store, the daemon's through the SQL programs, written in one
+ * group commit, so a session's log and its rows never disagree. Both backends are this class;
+ * SqliteSessionStorage and PgSessionStorage only build their backend.
  *
  * Boundary rule: the only code that composes the table programs and the log store into
  * transactions; everything above it speaks through `SessionStorage`. Every append of a session,
@@ -22,6 +21,8 @@ import type { StateCheckpoint } from "../../log/state-checkpoint.js";
 import type { LogHead, Store } from "../../log/store.js";
 import { type PrefixOptions, type RestoredLog, restoreLog, verifyPrefix } from "../../log/tail-restore.js";
 import { SessionBusyError } from "../errors.js";
+import { type ApiTokenStore, apiTokenStoreOn } from "./api-token-store.js";
+import { backendOutbox } from "./backend-outbox.js";
 import { type UsageScope, type UsageTotals, usageTotalsProgram } from "./budget-usage-table.js";
 import { checkpointedWriter } from "./checkpointed-writer.js";
 import { appliedSchemaVersionProgram } from "./daemon-schema.js";
@@ -93,12 +94,15 @@ interface SharedState<Tx> {
 
 export class BackendSessionStorage<Tx> implements SessionStorage {
   #shared: SharedState<Tx>;
+  readonly apiTokens: ApiTokenStore;
+  readonly outbox: ReturnType<typeof backendOutbox>;
   /** The lease epoch this view's writes are fenced at (undefined: the node's, for writes outside an actor). */
   #epoch: number | undefined = undefined;
-
   /** Storage on `backend`, unfenced until `fenceWith`. */
   constructor(backend: StorageBackend<Tx>) {
     this.#shared = { backend, fence: null, sessionTables: null };
+    this.apiTokens = apiTokenStoreOn(backend);
+    this.outbox = backendOutbox(backend);
   }
 
   /** From now on every write of a session first passes `fence` in its transaction (cluster mode). */

@@ -1,6 +1,6 @@
 /**
- * The daemon's tables (sessions, inputs, turns, rejected_creations, schedules, budget_usage) as
- * numbered migrations, one list for both backends: SQLite runs each statement as written; PostgreSQL runs it with
+ * The daemon's tables (sessions, inputs, turns, rejected_creations, schedules, api_tokens,
+ * notification_outbox, budget_usage) as numbered migrations, one list for both backends: SQLite runs each statement as written; PostgreSQL runs it with
  * every INTEGER widened to BIGINT (times are milliseconds, beyond 32 bits). Each applied version
  * is recorded in `schema_version`; a database with a higher version than this code knows is
  * refused (`DatabaseVersionError`) before anything is written to it.
@@ -224,6 +224,50 @@ export const migrations: readonly Migration[] = [
   },
   {
     version: 11,
+    statements: [
+      // Named API tokens (both backends, so every node sees a revocation at once): the SHA-256
+      // digest of each secret, never the secret. `session_id`: the one session it may reach.
+      `CREATE TABLE api_tokens (
+        name TEXT PRIMARY KEY,
+        digest TEXT NOT NULL UNIQUE,
+        role TEXT NOT NULL CHECK (role IN ('viewer', 'approver', 'driver', 'admin')),
+        session_id TEXT,
+        created_at INTEGER NOT NULL
+      )`,
+      // Who sent each input (the token's name) and from which address (docs/http-api.md).
+      "ALTER TABLE inputs ADD COLUMN sent_by TEXT",
+      "ALTER TABLE inputs ADD COLUMN sent_from TEXT",
+    ],
+  },
+  {
+    version: 12,
+    statements: [
+      // The notification outbox (daemon/notify): one row per webhook delivery still owed,
+      // written in the commit of the log entry it tells of, deleted once delivered. `id` is
+      // the event's (the same for every target, stable across retries); `body` is the exact
+      // JSON posted. A node delivering a row claims it until `claimed_until`; `gave_up_at` is
+      // set when delivery stopped for good (kept, with `last_error`, for the operator).
+      // Not session data: a deleted session's last events are still delivered.
+      `CREATE TABLE notification_outbox (
+        id TEXT NOT NULL,
+        target_url TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        event TEXT NOT NULL,
+        body TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL,
+        claimed_by TEXT,
+        claimed_until INTEGER,
+        gave_up_at INTEGER,
+        last_error TEXT,
+        PRIMARY KEY (id, target_url)
+      )`,
+      "CREATE INDEX notification_outbox_due ON notification_outbox (next_attempt_at) WHERE gave_up_at IS NULL",
+    ],
+  },
+  {
+    version: 13,
     statements: [
       // What model requests used, per session, UTC day (days since the epoch), profile and
       // schedule ('' for none): written with the log entry that carries the usage

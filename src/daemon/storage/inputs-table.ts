@@ -31,6 +31,9 @@ export interface InputRow {
   /** The intent as admitted (parsed back from its canonical JSON). */
   intent: JsonValue;
   clientId: string | null;
+  /** The name of the token that sent it, and the address it came from (null: not recorded). */
+  sentBy: string | null;
+  sentFrom: string | null;
   /** ms since the epoch. */
   acceptedAt: number;
   acceptanceOrder: number;
@@ -46,7 +49,16 @@ export interface NewInput {
   /** What the client asked for, without fields that may differ between retries (e.g. client_id). */
   intent: JsonValue;
   clientId?: string | null;
+  sentBy?: string | null;
+  sentFrom?: string | null;
   acceptedAt: number;
+}
+
+/** Who sent an input: the client's own name for itself, the token's name, the address. */
+export interface InputSource {
+  clientId: string | null;
+  sentBy: string | null;
+  sentFrom: string | null;
 }
 
 export type Admission =
@@ -71,6 +83,8 @@ interface InputRecord {
   kind: string;
   intent: string;
   client_id: string | null;
+  sent_by: string | null;
+  sent_from: string | null;
   accepted_at: number;
   acceptance_order: number;
   delivery: InputDelivery;
@@ -94,6 +108,8 @@ function rowOf(record: InputRecord): InputRow {
     kind: record.kind,
     intent: JSON.parse(record.intent) as JsonValue,
     clientId: record.client_id,
+    sentBy: record.sent_by,
+    sentFrom: record.sent_from,
     acceptedAt: record.accepted_at,
     acceptanceOrder: record.acceptance_order,
     delivery: record.delivery,
@@ -122,6 +138,8 @@ function receiptOf(record: Omit<ReceiptRecord, "intent">): InputReceipt {
             ended_at: record.turn_ended_at === null ? null : timestamp(record.turn_ended_at),
           },
     client_id: record.client_id,
+    sent_by: record.sent_by,
+    sent_from: record.sent_from,
   };
 }
 
@@ -168,13 +186,15 @@ export function* admitInputProgram(
   const waitingBefore = waiting?.n ?? 0;
   if (waitingBefore >= queueLimit) throw new QueueFullError(input.session, queueLimit);
   yield* run(
-    `INSERT INTO inputs (id, session, kind, intent, client_id, accepted_at, acceptance_order, delivery)
-     VALUES (?, ?, ?, ?, ?, ?, ?, 'pending')`,
+    `INSERT INTO inputs (id, session, kind, intent, client_id, sent_by, sent_from, accepted_at, acceptance_order, delivery)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
     input.id,
     input.session,
     input.kind,
     intent,
     input.clientId ?? null,
+    input.sentBy ?? null,
+    input.sentFrom ?? null,
     input.acceptedAt,
     bumped.input_order,
   );
@@ -189,6 +209,8 @@ export function pendingReceipt(input: NewInput, order: number): InputReceipt {
     session: input.session,
     kind: input.kind,
     client_id: input.clientId ?? null,
+    sent_by: input.sentBy ?? null,
+    sent_from: input.sentFrom ?? null,
     accepted_at: input.acceptedAt,
     acceptance_order: order,
     delivery: "pending",
@@ -222,6 +244,8 @@ export function deliveredReceipt(
     session: row.session,
     kind: row.kind,
     client_id: row.clientId,
+    sent_by: row.sentBy,
+    sent_from: row.sentFrom,
     accepted_at: row.acceptedAt,
     acceptance_order: row.acceptanceOrder,
     delivery: "committed",

@@ -16,6 +16,7 @@ import {
   markInputsCommittedProgram,
   type NewInput,
 } from "./inputs-table.js";
+import { insertNotificationProgram } from "./outbox-table.js";
 import { forgetRejectionProgram } from "./rejected-creations-table.js";
 import type { RowWrites } from "./session-storage.js";
 import {
@@ -49,6 +50,7 @@ export function* rowWritesProgram(sessionId: string, writes: RowWrites): SqlProg
     const { id, ...end } = writes.endTurn;
     yield* endTurnProgram(id, end);
   }
+  for (const notification of writes.notifications ?? []) yield* insertNotificationProgram(notification);
   // The session's row changes in one statement, whatever of it this commit changes.
   yield* updateSessionRowProgram(sessionId, {
     ...(writes.usage !== undefined && Object.keys(writes.usage).length > 0 ? { usage: writes.usage } : {}),

@@ -19,8 +19,10 @@ import type { StateCheckpoint } from "../../log/state-checkpoint.js";
 import type { LogHead } from "../../log/store.js";
 import type { PrefixOptions, RestoredLog } from "../../log/tail-restore.js";
 import type { Usage } from "../../model/usage.js";
+import type { ApiTokenStore } from "./api-token-store.js";
 import type { UsageScope, UsageTotals } from "./budget-usage-table.js";
 import type { Admission, InputRow, NewInput } from "./inputs-table.js";
+import type { ClaimedNotification, NewNotification, NotificationSettlement } from "./outbox-table.js";
 import type { RejectedCreation } from "./rejected-creations-table.js";
 import type { RetentionCandidate } from "./retention-table.js";
 import type { FiringRecord, ScheduleRow } from "./schedules-table.js";
@@ -57,6 +59,19 @@ export interface RowWrites {
   activityAt?: number;
   /** The session's provider profile and model change (null: back to the defaults). */
   provider?: { providerProfile: string | null; model: string | null };
+  /** Webhook deliveries this commit's entries owe (the notification outbox). */
+  notifications?: readonly NewNotification[];
+}
+
+/**
+ * The notification outbox as a delivering node uses it (see outbox-table.ts): claim due rows
+ * for a while, then settle each. Not a session's write: no lease fences it.
+ */
+export interface NotificationOutbox {
+  /** Claim up to `limit` rows due at `now` that nobody holds, for `owner`, until `until`. */
+  claim(owner: string, now: number, until: number, limit: number): Promise<ClaimedNotification[]>;
+  /** Settle `owner`'s claim of one row (no effect when the claim is no longer `owner`'s). */
+  settle(row: ClaimedNotification, owner: string, settlement: NotificationSettlement): Promise<void>;
 }
 
 /**
@@ -222,6 +237,11 @@ export interface SessionStorage {
   recordRejection(rejection: RejectedCreation): Promise<void>;
   getRejection(id: string, now: number): Promise<RejectedCreation | null>;
 
+  // --- named API tokens -------------------------------------------------------------------
+
+  /** The named API tokens (not session data: shared by every node of a cluster). */
+  readonly apiTokens: ApiTokenStore;
+
   // --- schedules --------------------------------------------------------------------------
 
   /** Store a new schedule; false (nothing written) when its id is taken. */
@@ -243,6 +263,9 @@ export interface SessionStorage {
     next: number | null,
     firing: FiringRecord | null,
   ): Promise<boolean>;
+
+  /** The webhook deliveries owed (see `NotificationOutbox`). */
+  readonly outbox: NotificationOutbox;
 
   /**
    * Group-commit figures (benchmarks): transactions, writes, the fsyncs the daemon ran itself

@@ -96,7 +96,11 @@ async function admit(
 ): Promise<void> {
   try {
     await services.registry.withActor(childId, (actor) =>
-      actor.submit(inputId, { kind: "message", text: prompt }, `task:${parentId}`),
+      actor.submit(
+        inputId,
+        { kind: "message", text: prompt },
+        { clientId: `task:${parentId}`, sentBy: null, sentFrom: null },
+      ),
     );
   } catch (error) {
     // Another node owns the child now: it was admitted before, or that node's recovery runs it.

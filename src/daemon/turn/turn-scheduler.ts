@@ -21,7 +21,7 @@ import { LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
 import type { FreshAdmission } from "../session/input-queue.js";
 import type { SessionPort } from "../session/session-port.js";
 import type { SessionServices } from "../session/session-services.js";
-import type { InputRow } from "../storage/inputs-table.js";
+import type { InputRow, InputSource } from "../storage/inputs-table.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import { isStorageUnavailable } from "../storage/storage-unavailable.js";
 import type { TurnRow } from "../storage/turns-table.js";
@@ -142,7 +142,7 @@ export class TurnScheduler {
   async admitAndStart(
     inputId: string,
     intent: InputIntent,
-    clientId: string | null,
+    source: InputSource,
   ): Promise<InputReceipt | null> {
     if (!this.#idleForAdmission()) return null;
     let admission: FreshAdmission;
@@ -153,7 +153,7 @@ export class TurnScheduler {
       session = await this.#row();
       // The read may have yielded: the session must still be idle.
       if (!this.#idleForAdmission()) return null;
-      admission = this.#parts.inputs.prepare(inputId, intent, clientId, session.inputOrder + 1);
+      admission = this.#parts.inputs.prepare(inputId, intent, source, session.inputOrder + 1);
     } catch {
       return null;
     }

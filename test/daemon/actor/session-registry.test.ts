@@ -10,6 +10,7 @@ import { SessionNotFoundError } from "../../../src/log/errors.js";
 import { textBlockStart, textBlockStop, textDelta } from "../../../src/model/events.js";
 import { assistantMessage, userMessage } from "../../../src/model/items.js";
 import { builtinTools } from "../../../src/tools/builtin-tools.js";
+import { unnamedSource } from "../../support/input-source.js";
 import { MockLlmClient, mockHang } from "../../support/mock-llm-client.js";
 import { createTestSession, type TestServices, testServices } from "../session/session-services.js";
 
@@ -82,7 +83,7 @@ describe("SessionRegistry", () => {
     const { registry, workspace } = registryWith("Hello there");
     const id = await create(registry, workspace);
     const actor = await registry.get(id);
-    await actor.submit(uuidv7(), { kind: "message", text: "Hi" }, null);
+    await actor.submit(uuidv7(), { kind: "message", text: "Hi" }, unnamedSource);
     for (let i = 0; i < 200 && (actor.busy || (await actor.snapshot(0)).pending_inputs.length > 0); i++) {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
@@ -107,9 +108,9 @@ describe("SessionRegistry", () => {
     const actor = await registry.get(id);
     const first = uuidv7();
     const queued = uuidv7();
-    await actor.submit(first, { kind: "message", text: "hangs" }, null);
+    await actor.submit(first, { kind: "message", text: "hangs" }, unnamedSource);
     for (let i = 0; i < 200 && calls === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
-    await actor.submit(queued, { kind: "message", text: "queued" }, null);
+    await actor.submit(queued, { kind: "message", text: "queued" }, unnamedSource);
     const snapshot = actor.snapshot(0); // keeps the mailbox busy while the restart happens
     await registry.restart(id);
     await snapshot.catch(() => undefined);
@@ -141,7 +142,7 @@ describe("SessionRegistry", () => {
     const id = await create(registry, env.workspace);
     const actor = await registry.get(id);
     const first = uuidv7();
-    await actor.submit(first, { kind: "message", text: "hangs" }, null);
+    await actor.submit(first, { kind: "message", text: "hangs" }, unnamedSource);
     for (let i = 0; i < 200 && calls === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
     // Not awaited: the request comes while the old actor is still stopping.
     const restarted = registry.restart(id);
@@ -151,7 +152,7 @@ describe("SessionRegistry", () => {
     expect(getReceipt(env.db, id, first)?.turn?.state).toBe("failed");
     // The new actor's log ends where the old one's last write left it: its own appends chain on.
     const next = uuidv7();
-    await fresh.submit(next, { kind: "message", text: "next" }, null);
+    await fresh.submit(next, { kind: "message", text: "next" }, unnamedSource);
     for (let i = 0; i < 400 && getReceipt(env.db, id, next)?.turn?.state !== "completed"; i++) {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
@@ -169,7 +170,7 @@ describe("SessionRegistry", () => {
     const actor = await registry.get(id);
     for (const text of ["first", "second"]) {
       const inputId = uuidv7();
-      await actor.submit(inputId, { kind: "message", text }, null);
+      await actor.submit(inputId, { kind: "message", text }, unnamedSource);
       for (let i = 0; i < 400 && getReceipt(env.db, id, inputId)?.turn?.state !== "failed"; i++) {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }

@@ -4,6 +4,7 @@
  * real client against the fake provider, whose vendor rules refuse what the vendors refuse:
  * each scenario's later turn must be accepted.
  */
+
 import { v7 as uuidv7 } from "uuid";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SessionActor } from "../../../src/daemon/actor/session-actor.js";
@@ -20,6 +21,7 @@ import {
   toolCalls,
 } from "../../support/fake-provider/index.js";
 import { withFakeProvider } from "../../support/fake-provider/with-fake-provider.js";
+import { unnamedSource } from "../../support/input-source.js";
 import { createTestSession, type TestServices, testServices } from "../session/session-services.js";
 
 const fake = withFakeProvider({ script: () => text("unexpected extra request") });
@@ -70,7 +72,7 @@ async function settled(actor: SessionActor): Promise<void> {
 
 /** Sends one message and waits for its turn to end; the turn's outcome from the log. */
 async function turn(actor: SessionActor, env: TestServices, id: string, message: string): Promise<unknown> {
-  await actor.submit(uuidv7(), { kind: "message", text: message }, null);
+  await actor.submit(uuidv7(), { kind: "message", text: message }, unnamedSource);
   await settled(actor);
   const log = await env.storage.readLog(id);
   return log.filter(({ entry }) => entry.kind === "run_outcome").at(-1)?.entry;

@@ -10,6 +10,9 @@ import { type ToolCallItem, toolCall } from "../../../src/model/items.js";
 import type { BeforeToolCallAction } from "../../../src/worker/index.js";
 import { type TestPort, testPort } from "../session/test-port.js";
 
+/** An answer whose sender was not recorded (the gate alone, no HTTP request). */
+const noSender = { principal: null, address: null };
+
 /** Whether `promise` is still pending after everything queued so far has run. */
 async function pending(promise: Promise<unknown>): Promise<boolean> {
   let settled = false;
@@ -97,7 +100,7 @@ describe("the approval gate", () => {
       return action;
     });
     expect(await pending(decided)).toBe(true);
-    const record = await env.port.serialize(() => gate.answer("c1", { decision: "allow" }));
+    const record = await env.port.serialize(() => gate.answer("c1", { decision: "allow" }, noSender));
     expect(record).toMatchObject({ call_id: "c1", decision: "allow", by: "client" });
     expect(await decided).toEqual({ action: "continue" });
     expect(order).toEqual(["decided:approval_resolved"]);
@@ -110,7 +113,7 @@ describe("the approval gate", () => {
     const decided = gate.beforeToolCall(call, policy, "turn-1");
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(gate.pending().map((request) => request.call_id)).toEqual(["c9"]);
-    await env.port.serialize(() => gate.answer("c9", { decision: "deny", message: "not now" }));
+    await env.port.serialize(() => gate.answer("c9", { decision: "deny", message: "not now" }, noSender));
     expect(await decided).toEqual({
       action: "result",
       result: {
@@ -138,7 +141,7 @@ describe("the approval gate", () => {
     const turn = new AbortController();
     const decided = gate.beforeToolCall(call, policy, "turn-1", turn.signal);
     turn.abort();
-    await env.port.serialize(() => gate.answer("c1", { decision: "allow" }));
+    await env.port.serialize(() => gate.answer("c1", { decision: "allow" }, noSender));
     // The answer is logged for the next turn; the aborted one is not woken.
     expect(await pending(decided)).toBe(true);
     expect(await gate.beforeToolCall(call, policy, "turn-2")).toEqual({ action: "continue" });
@@ -147,15 +150,15 @@ describe("the approval gate", () => {
   it("answers the same decision again with the recorded one, refuses another, and knows no answer for a call that waits for nothing", async () => {
     const { env, gate, policy } = await setUp();
     await respond(env, gate, policy, [toolCall("c1", "write_file", '{"path":"a.txt","content":"x"}')]);
-    const first = await env.port.serialize(() => gate.answer("c1", { decision: "deny" }));
-    const again = await env.port.serialize(() => gate.answer("c1", { decision: "deny" }));
+    const first = await env.port.serialize(() => gate.answer("c1", { decision: "deny" }, noSender));
+    const again = await env.port.serialize(() => gate.answer("c1", { decision: "deny" }, noSender));
     expect(again).toEqual(first);
-    await expect(env.port.serialize(() => gate.answer("c1", { decision: "allow" }))).rejects.toBeInstanceOf(
-      ApprovalConflictError,
-    );
-    await expect(env.port.serialize(() => gate.answer("nope", { decision: "allow" }))).rejects.toBeInstanceOf(
-      ApprovalUnknownError,
-    );
+    await expect(
+      env.port.serialize(() => gate.answer("c1", { decision: "allow" }, noSender)),
+    ).rejects.toBeInstanceOf(ApprovalConflictError);
+    await expect(
+      env.port.serialize(() => gate.answer("nope", { decision: "allow" }, noSender)),
+    ).rejects.toBeInstanceOf(ApprovalUnknownError);
     expect(env.kinds().filter((kind) => kind === "approval_resolved")).toHaveLength(1);
   });
 
@@ -166,7 +169,7 @@ describe("the approval gate", () => {
       toolCall("c2", "write_file", '{"path":"b.txt","content":"y"}'),
       toolCall("c3", "run_command", '{"command":"make"}'),
     ]);
-    await env.port.serialize(() => gate.answer("c1", { decision: "allow", remember: true }));
+    await env.port.serialize(() => gate.answer("c1", { decision: "allow", remember: true }, noSender));
     expect(gate.pending().map((request) => request.call_id)).toEqual(["c3"]);
     const resolved = env.events.filter((event) => event.type === "approval_resolved");
     expect(resolved.map((event) => (event.data as { call_id: string; by: string }).by)).toEqual([

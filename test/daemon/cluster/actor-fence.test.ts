@@ -6,6 +6,7 @@
  * conflict that reads as corruption; and a lease row a node no longer holds is not kept alive
  * by its renewals, so the session's waiting input is claimed elsewhere.
  */
+
 import pg from "pg";
 import { v7 as uuidv7 } from "uuid";
 import { describe, expect, it } from "vitest";
@@ -19,6 +20,7 @@ import { HeadSigner } from "../../../src/log/head-signer.js";
 import { textBlockStart, textBlockStop, textDelta } from "../../../src/model/events.js";
 import { userMessage } from "../../../src/model/items.js";
 import { eventually } from "../../support/eventually.js";
+import { unnamedSource } from "../../support/input-source.js";
 import { MockLlmClient } from "../../support/mock-llm-client.js";
 import { createTestSession, type TestServices, testServices } from "../session/session-services.js";
 import { quiet, type StartedNode, start, ts, withNodesOnFreshSchema } from "./nodes-on-schema.js";
@@ -113,7 +115,7 @@ describe("fencing per actor", () => {
       // A request reaches the session's actor: its admission queues behind that transaction.
       const inputId = uuidv7();
       const answered = registry.withActor(session, (actor) =>
-        actor.submit(inputId, { kind: "message", text: "queued on the old actor" }, null),
+        actor.submit(inputId, { kind: "message", text: "queued on the old actor" }, unnamedSource),
       );
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(a.storage.commitStats().requests).toBeGreaterThan(0);
@@ -142,7 +144,7 @@ describe("fencing per actor", () => {
     // The log is whole and the current actor keeps writing it.
     const actor = await registry.get(session);
     const next = uuidv7();
-    await actor.submit(next, { kind: "message", text: "and the next one" }, null);
+    await actor.submit(next, { kind: "message", text: "and the next one" }, unnamedSource);
     await eventually("the next turn to complete", async () =>
       (await a.storage.getReceipt(session, next))?.turn?.state === "completed" ? true : undefined,
     );
@@ -188,7 +190,7 @@ describe("fencing per actor", () => {
     await writer.append([{ kind: "user_input", ts, item: userMessage("on B") }], {});
 
     const answered = await registry
-      .withActor(id, (actor) => actor.submit(uuidv7(), { kind: "message", text: "to A" }, null))
+      .withActor(id, (actor) => actor.submit(uuidv7(), { kind: "message", text: "to A" }, unnamedSource))
       .then(
         () => null,
         (error: unknown) => error,

@@ -5,6 +5,7 @@
  * commit, not once per write, and that saving never lets a write through that the fence would
  * have refused.
  */
+
 import type pg from "pg";
 import { v7 as uuidv7 } from "uuid";
 import { describe, expect, it } from "vitest";
@@ -17,6 +18,7 @@ import { type WriteFence, WriteFencedError } from "../../../src/daemon/storage/s
 import { HeadSigner } from "../../../src/log/head-signer.js";
 import { textBlockStart, textBlockStop, textDelta } from "../../../src/model/events.js";
 import { userMessage } from "../../../src/model/items.js";
+import { unnamedSource } from "../../support/input-source.js";
 import { MockLlmClient } from "../../support/mock-llm-client.js";
 import { createTestSession, testServices } from "../session/session-services.js";
 import { quiet, type StartedNode, start, ts, withNodesOnFreshSchema } from "./nodes-on-schema.js";
@@ -260,7 +262,7 @@ describe("the write fence of a cluster node", () => {
       const stats = a!.storage.commitStats();
       a!.fence.checks = 0;
       const inputId = uuidv7();
-      await actor.submit(inputId, { kind: "message", text: "Hi" }, null);
+      await actor.submit(inputId, { kind: "message", text: "Hi" }, unnamedSource);
       for (
         let i = 0;
         i < 400 && (await a!.storage.getReceipt(id, inputId))?.turn?.state !== "completed";

@@ -106,11 +106,27 @@ describe("readSettings", () => {
     );
   });
 
-  it("refuses a non-loopback bind address unless SKEIN_ALLOW_NON_LOOPBACK=1", () => {
+  it("refuses a non-loopback bind address without TLS, a trusted proxy or SKEIN_ALLOW_NON_LOOPBACK=1", () => {
     const error = settingsError({ SKEIN_HOST: "0.0.0.0" });
     expect(error.variable).toBe("SKEIN_HOST");
-    expect(error.message).toMatch(/SKEIN_ALLOW_NON_LOOPBACK=1/);
+    expect(error.message).toMatch(/set SKEIN_TLS_CERT and SKEIN_TLS_KEY .* or SKEIN_TRUST_PROXY/);
+    expect(settingsError({ SKEIN_LISTEN: "10.0.0.5:7700" }).variable).toBe("SKEIN_LISTEN");
     expect(readSettings({ SKEIN_HOST: "0.0.0.0", SKEIN_ALLOW_NON_LOOPBACK: "1" }).host).toBe("0.0.0.0");
+    const tls = readSettings({
+      SKEIN_LISTEN: "0.0.0.0:7700",
+      SKEIN_TLS_CERT: "/c.pem",
+      SKEIN_TLS_KEY: "/k.pem",
+    });
+    expect([tls.host, tls.port, tls.tls]).toEqual([
+      "0.0.0.0",
+      7700,
+      { certPath: "/c.pem", keyPath: "/k.pem" },
+    ]);
+    const proxied = readSettings({ SKEIN_LISTEN: "[::]:7700", SKEIN_TRUST_PROXY: "10.0.0.2, ::1" });
+    expect([proxied.host, proxied.trustProxy]).toEqual(["::", ["10.0.0.2", "::1"]]);
+    expect(settingsError({ SKEIN_TLS_CERT: "/c.pem" }).variable).toBe("SKEIN_TLS_KEY");
+    expect(settingsError({ SKEIN_TRUST_PROXY: "proxy.local" }).message).toMatch(/is not an IP address/);
+    expect(settingsError({ SKEIN_LISTEN: "127.0.0.1:7700", SKEIN_PORT: "7701" }).message).toMatch(/not both/);
     expect(settingsError({ SKEIN_HOST: "localhost" }).message).toMatch(/expected an IP address/);
   });
 

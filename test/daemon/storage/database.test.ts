@@ -54,7 +54,7 @@ describe("the daemon database", () => {
     expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 
-  it("creates the sessions, inputs, turns, rejected_creations, schedules and budget_usage tables and records the schema version", () => {
+  it("creates the sessions, inputs, turns, rejected_creations, schedules, api_tokens, notification_outbox and budget_usage tables and records the schema version", () => {
     const { db } = tempDatabase();
     const tables = (
       db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]
@@ -63,9 +63,11 @@ describe("the daemon database", () => {
       .sort();
     expect(tables).toEqual([
       "budget_usage",
+      "api_tokens",
       "cluster_config",
       "inputs",
       "nodes",
+      "notification_outbox",
       "rejected_creations",
       "schedules",
       "schema_version",

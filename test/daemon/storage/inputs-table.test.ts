@@ -134,7 +134,12 @@ describe("input receipts", () => {
   it("shows a pending input with its acceptance time in RFC 3339 milliseconds and no turn", () => {
     const { db } = tempDatabase();
     addSession(db, "s");
-    const { receipt } = admitInput(db, { ...message("s", "i1", "hi"), clientId: "c" });
+    const { receipt } = admitInput(db, {
+      ...message("s", "i1", "hi"),
+      clientId: "c",
+      sentBy: "phone",
+      sentFrom: "203.0.113.7",
+    });
     expect(receipt).toEqual({
       id: "i1",
       session_id: "s",
@@ -146,6 +151,8 @@ describe("input receipts", () => {
       transcript_position: null,
       turn: null,
       client_id: "c",
+      sent_by: "phone",
+      sent_from: "203.0.113.7",
     });
     expect(getReceipt(db, "s", "i1")).toEqual(receipt);
     expect(Object.keys(receipt)).toEqual([
@@ -159,6 +166,8 @@ describe("input receipts", () => {
       "transcript_position",
       "turn",
       "client_id",
+      "sent_by",
+      "sent_from",
     ]);
   });
 

@@ -24,6 +24,9 @@ import type { ToolDefinition } from "../../../src/model/tools.js";
 import { MockLlmClient, type MockStep, mockDelay } from "../../support/mock-llm-client.js";
 import { type TestPort, testPort } from "../session/test-port.js";
 
+/** An answer whose sender was not recorded (the gate alone, no HTTP request). */
+const noSender = { principal: null, address: null };
+
 function answer(text: string): StreamEvent[] {
   return [
     textBlockStart(0),
@@ -128,7 +131,7 @@ describe("a turn's run", () => {
     for (let i = 0; i < 100 && !gate.waiting; i++) await new Promise((resolve) => setTimeout(resolve, 5));
     expect(gate.pending().map((request) => request.call_id)).toEqual(["call-1"]);
     expect(runs).toEqual([]);
-    await env.port.serialize(() => gate.answer("call-1", { decision: "allow" }));
+    await env.port.serialize(() => gate.answer("call-1", { decision: "allow" }, noSender));
     expect(await ending).toMatchObject({ state: "completed", requestCount: 2 });
     expect(runs).toEqual(['{"path":"a.txt"}']);
     const kinds = (await env.storage.readLog(env.sessionId)).map(({ entry }) => entry.kind);

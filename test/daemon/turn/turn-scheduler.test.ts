@@ -3,6 +3,7 @@
  * is admitted in its turn's start commit, and the model's last answer is held and committed
  * with the turn's end; anything appended in between commits the held answer first, in order.
  */
+
 import { v7 as uuidv7 } from "uuid";
 import { afterEach, describe, expect, it } from "vitest";
 import type { InputReceipt } from "../../../src/api/inputs.js";
@@ -13,6 +14,7 @@ import { SessionCompactor } from "../../../src/daemon/compaction/compaction.js";
 import { InputQueue } from "../../../src/daemon/session/input-queue.js";
 import { TurnScheduler } from "../../../src/daemon/turn/turn-scheduler.js";
 import { textBlockStart, textBlockStop, textDelta, usageEvent } from "../../../src/model/events.js";
+import { unnamedSource } from "../../support/input-source.js";
 import { MockLlmClient, mockDelay } from "../../support/mock-llm-client.js";
 import { createTestSession, type TestServices, testServices } from "../session/session-services.js";
 import { type TestPort, testPort } from "../session/test-port.js";
@@ -57,7 +59,7 @@ describe("a plain turn's commits", () => {
     const actor = await registry.get(id);
     const before = storage.commitStats().transactions;
     const inputId = uuidv7();
-    const receipt = await actor.submit(inputId, { kind: "message", text: "Hi" }, null);
+    const receipt = await actor.submit(inputId, { kind: "message", text: "Hi" }, unnamedSource);
     expect(receipt).toMatchObject({ id: inputId, acceptance_order: 1, delivery: "pending", turn: null });
     await settled(actor);
     expect(storage.commitStats().transactions - before).toBe(2);
@@ -105,7 +107,7 @@ describe("a plain turn's commits", () => {
       watcher.consumed(seen);
     });
     const before = storage.commitStats().transactions;
-    await actor.submit(uuidv7(), { kind: "message", text: "Hi" }, null);
+    await actor.submit(uuidv7(), { kind: "message", text: "Hi" }, unnamedSource);
     await settled(actor);
     watcher.close();
     expect(changed).not.toBeNull();
@@ -134,8 +136,8 @@ describe("a plain turn's commits", () => {
     // the next turn from the queue: both ways of starting a turn announce receipts.
     const [first, second] = [uuidv7(), uuidv7()];
     await Promise.all([
-      actor.submit(first, { kind: "message", text: "one" }, null),
-      actor.submit(second, { kind: "message", text: "two" }, null),
+      actor.submit(first, { kind: "message", text: "one" }, unnamedSource),
+      actor.submit(second, { kind: "message", text: "two" }, unnamedSource),
     ]);
     await settled(actor);
     const read = actor.feed.read({ generation: actor.feed.generation, sequence: from });
@@ -197,7 +199,7 @@ describe("a plain turn in the mailbox", () => {
     const inputId = uuidv7();
     // As the actor does: the admission runs in the mailbox.
     const receipt = await env.port.serialize(() =>
-      turns.admitAndStart(inputId, { kind: "message", text: "Hi" }, null),
+      turns.admitAndStart(inputId, { kind: "message", text: "Hi" }, unnamedSource),
     );
     expect(receipt).toMatchObject({ id: inputId, delivery: "pending" });
     await turns.turnSettled();
@@ -223,8 +225,8 @@ describe("a plain turn in the mailbox", () => {
     );
     const inputs = new InputQueue(env.port, env.storage);
     await env.port.serialize(async () => {
-      await turns.admitAndStart(uuidv7(), { kind: "message", text: "first" }, null);
-      await inputs.admit(uuidv7(), { kind: "message", text: "second" }, null);
+      await turns.admitAndStart(uuidv7(), { kind: "message", text: "first" }, unnamedSource);
+      await inputs.admit(uuidv7(), { kind: "message", text: "second" }, unnamedSource);
     });
     for (let i = 0; i < 200 && (turns.busy || (await inputs.pending()).length > 0); i++) {
       await new Promise((resolve) => setTimeout(resolve, 5));

@@ -18,6 +18,8 @@ function input(id: string, order: number, intent: InputRow["intent"]): InputRow 
     kind: (intent as { kind: string }).kind,
     intent,
     clientId: null,
+    sentBy: null,
+    sentFrom: null,
     acceptedAt: 100 + order,
     acceptanceOrder: order,
     delivery: "pending",

@@ -185,16 +185,7 @@ function applyEvent(state: TranscriptState, event: SessionEvent): TranscriptStat
       return { ...state, runningTools };
     }
     case "usage":
-      return {
-        ...state,
-        usage: {
-          prompt_tokens: state.usage.prompt_tokens + event.data.prompt_tokens,
-          completion_tokens: state.usage.completion_tokens + event.data.completion_tokens,
-          cached_prompt_tokens: state.usage.cached_prompt_tokens + event.data.cached_prompt_tokens,
-          total_tokens: state.usage.total_tokens + event.data.total_tokens,
-        },
-        summary: { ...state.summary, model: event.data.model },
-      };
+      return applyUsage(state, event.data);
     case "turn_completed":
       return applyTurnCompleted(state, event.data);
     case "error":
@@ -239,6 +230,39 @@ function applyEvent(state: TranscriptState, event: SessionEvent): TranscriptStat
       return unknown;
     }
   }
+}
+
+/** A model request's usage, added to the totals. */
+function applyUsage(
+  state: TranscriptState,
+  usage: Extract<SessionEvent, { type: "usage" }>["data"],
+): TranscriptState {
+  return {
+    ...state,
+    usage: {
+      prompt_tokens: state.usage.prompt_tokens + usage.prompt_tokens,
+      completion_tokens: state.usage.completion_tokens + usage.completion_tokens,
+      cached_prompt_tokens: state.usage.cached_prompt_tokens + usage.cached_prompt_tokens,
+      total_tokens: state.usage.total_tokens + usage.total_tokens,
+    },
+    summary: { ...state.summary, model: usage.model },
+  };
+}
+
+/** A turn's end: its drafts go (an interrupted turn's are kept, marked), and a notice unless it completed. */
+function applyTurnCompleted(
+  state: TranscriptState,
+  ended: Extract<SessionEvent, { type: "turn_completed" }>["data"],
+): TranscriptState {
+  return {
+    ...state,
+    drafts: state.drafts.filter((draft) => draft.turnId !== ended.run_id),
+    interrupted:
+      ended.state === "interrupted"
+        ? [...state.interrupted, ...keptDrafts(state, ended.run_id)]
+        : state.interrupted,
+    notice: turnEndNotice(ended.state, ended.outcome) ?? state.notice,
+  };
 }
 
 /** An input's receipt: pending or not any more; a cancelled one is no longer shown as sent. */
@@ -318,20 +342,4 @@ function turnEndNotice(
     return "Budget exhausted: the turn stopped before its next model request. Raise the session's budget (skein budget set) or config.json's, then send a message to go on.";
   }
   return state === "completed" ? null : `The turn ended: ${state}.`;
-}
-
-/** A turn ended: its drafts go (an interrupted turn's are kept apart), and the page says why it stopped. */
-function applyTurnCompleted(
-  state: TranscriptState,
-  data: Extract<SessionEvent, { type: "turn_completed" }>["data"],
-): TranscriptState {
-  return {
-    ...state,
-    drafts: state.drafts.filter((draft) => draft.turnId !== data.run_id),
-    interrupted:
-      data.state === "interrupted"
-        ? [...state.interrupted, ...keptDrafts(state, data.run_id)]
-        : state.interrupted,
-    notice: turnEndNotice(data.state, data.outcome) ?? state.notice,
-  };
 }

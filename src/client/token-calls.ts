@@ -1,0 +1,27 @@
+/**
+ * The token routes as client calls (`DaemonClient.tokens`): `POST`/`GET /tokens`,
+ * `DELETE /tokens/{name}`.
+ */
+import type { CreatedToken, CreateTokenBody, TokenInfo, TokenList, TokenRevoked } from "../api/tokens.js";
+import type { CallOptions } from "./client-options.js";
+
+/** One JSON request to the daemon (an error answer throws `DaemonApiError`). */
+type JsonCall = <T>(method: string, path: string, options?: CallOptions) => Promise<T>;
+
+export interface TokenCalls {
+  /** `POST /tokens`: the new token, its secret shown this once. */
+  create(body: CreateTokenBody): Promise<CreatedToken>;
+  /** `GET /tokens`, oldest first. */
+  list(): Promise<TokenInfo[]>;
+  /** `DELETE /tokens/{name}`. */
+  revoke(name: string): Promise<TokenRevoked>;
+}
+
+/** The token calls made through `call`. */
+export function tokenCalls(call: JsonCall): TokenCalls {
+  return {
+    create: (body) => call("POST", "/tokens", { body }),
+    list: async () => (await call<TokenList>("GET", "/tokens")).tokens,
+    revoke: (name) => call("DELETE", `/tokens/${encodeURIComponent(name)}`),
+  };
+}

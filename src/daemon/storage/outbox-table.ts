@@ -1,0 +1,128 @@
+/**
+ * The `notification_outbox` table: webhook deliveries owed (daemon/notify delivers them). A row
+ * is inserted in the transaction of the log entry it tells of (`RowWrites.notifications`), so
+ * an event is queued exactly when its entry commits; a node claims due rows for a while (a
+ * lease: `FOR UPDATE SKIP LOCKED` on PostgreSQL, so two nodes never claim one row at once) and
+ * then deletes the row (delivered), moves its next attempt on (retry) or marks it given up.
+ *
+ * Boundary rule: this table's statements only; every settling write is conditional on the
+ * claim still being the caller's, so a node whose lease ran out changes nothing.
+ */
+import { unreachable } from "../../model/unreachable.js";
+import { all, dialect, run, type SqlProgram } from "./sql-program.js";
+
+/** A delivery to queue: the event's id (shared by its targets), where, and the exact body. */
+export interface NewNotification {
+  id: string;
+  targetUrl: string;
+  sessionId: string;
+  event: string;
+  body: string;
+  createdAt: number;
+}
+
+/** A row a node claimed for delivery. */
+export interface ClaimedNotification extends NewNotification {
+  /** Attempts made before this one. */
+  attempts: number;
+}
+
+/** Queue `notification`, due at once. */
+export function* insertNotificationProgram(notification: NewNotification): SqlProgram<void> {
+  const { id, targetUrl, sessionId, event, body, createdAt } = notification;
+  yield* run(
+    `INSERT INTO notification_outbox (id, target_url, session_id, event, body, created_at, next_attempt_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    id,
+    targetUrl,
+    sessionId,
+    event,
+    body,
+    createdAt,
+    createdAt,
+  );
+}
+
+interface ClaimRow {
+  id: string;
+  target_url: string;
+  session_id: string;
+  event: string;
+  body: string;
+  created_at: number | string;
+  attempts: number | string;
+}
+
+/** Claim up to `limit` due rows nobody holds for `owner` until `until`; the rows claimed. */
+export function* claimDueNotificationsProgram(
+  owner: string,
+  now: number,
+  until: number,
+  limit: number,
+): SqlProgram<ClaimedNotification[]> {
+  // PostgreSQL: rows another node is claiming right now are skipped, not waited for.
+  const lock = (yield* dialect()) === "postgres" ? " FOR UPDATE SKIP LOCKED" : "";
+  const rows = yield* all<ClaimRow>(
+    `UPDATE notification_outbox SET claimed_by = ?, claimed_until = ?
+     WHERE (id, target_url) IN (
+       SELECT id, target_url FROM notification_outbox
+       WHERE gave_up_at IS NULL AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until < ?)
+       ORDER BY next_attempt_at LIMIT ?${lock})
+     RETURNING id, target_url, session_id, event, body, created_at, attempts`,
+    owner,
+    until,
+    now,
+    now,
+    limit,
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    targetUrl: row.target_url,
+    sessionId: row.session_id,
+    event: row.event,
+    body: row.body,
+    createdAt: Number(row.created_at),
+    attempts: Number(row.attempts),
+  }));
+}
+
+/** What became of a claimed delivery. */
+export type NotificationSettlement =
+  | { kind: "delivered" }
+  | { kind: "retry"; at: number; error: string }
+  | { kind: "gave_up"; at: number; error: string };
+
+/** Settle `owner`'s claim of one row (nothing when the claim is no longer `owner`'s). */
+export function* settleNotificationProgram(
+  key: { id: string; targetUrl: string },
+  owner: string,
+  settlement: NotificationSettlement,
+): SqlProgram<void> {
+  const where = "WHERE id = ? AND target_url = ? AND claimed_by = ?";
+  if (settlement.kind === "delivered") {
+    yield* run(`DELETE FROM notification_outbox ${where}`, key.id, key.targetUrl, owner);
+    return;
+  }
+  const column = timeColumn(settlement.kind);
+  yield* run(
+    `UPDATE notification_outbox SET attempts = attempts + 1, ${column} = ?, last_error = ?,
+     claimed_by = NULL, claimed_until = NULL ${where}`,
+    settlement.at,
+    settlement.error,
+    key.id,
+    key.targetUrl,
+    owner,
+  );
+}
+
+/** The column a failed attempt's time goes to: when to try again, or when it was given up. */
+function timeColumn(kind: "retry" | "gave_up"): string {
+  switch (kind) {
+    case "retry":
+      return "next_attempt_at";
+    case "gave_up":
+      return "gave_up_at";
+    default:
+      return unreachable(kind, "unknown notification settlement");
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The notification outbox through the storage port on both backends: rows queued with a commit's
+ * row writes are claimed once per lease, settled only by their claimer (delivered: gone; retry:
+ * due again later; given up: never claimed again); and on PostgreSQL two nodes claiming at once
+ * never get the same row (`FOR UPDATE SKIP LOCKED`).
+ */
+import { describe, expect, it } from "vitest";
+import type { NewNotification } from "../../../src/daemon/storage/outbox-table.js";
+import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
+import { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
+import { createPgSchema } from "../../support/pg-schema.js";
+import { freshPgSessionStorage, storageBackends } from "./storage-backends.js";
+
+const backends = storageBackends("skein_outbox");
+
+function notification(n: number, createdAt = 1_000): NewNotification {
+  const id = `evt_${String(n).padStart(3, "0")}`;
+  return {
+    id,
+    targetUrl: "https://h.example/x",
+    sessionId: "s1",
+    event: "turn_completed",
+    body: `{"id":"${id}"}`,
+    createdAt,
+  };
+}
+
+describe.each(backends)("the notification outbox ($name)", (backend) => {
+  it("hands a due row to one claimer per lease, and lets only that claimer settle it", async () => {
+    const storage = await backend.open();
+    await storage.writeRows("s1", { notifications: [notification(1), notification(2, 5_000)] });
+    const first = await storage.outbox.claim("a", 2_000, 12_000, 10);
+    expect(first).toEqual([{ ...notification(1), attempts: 0 }]);
+    expect(await storage.outbox.claim("b", 3_000, 13_000, 10)).toEqual([]);
+    // Another claimer's settlement is no settlement.
+    await storage.outbox.settle(first[0]!, "b", { kind: "delivered" });
+    expect(await storage.outbox.claim("b", 12_001, 22_000, 1)).toEqual([{ ...notification(1), attempts: 0 }]);
+    await storage.outbox.settle(first[0]!, "b", { kind: "retry", at: 30_000, error: "503" });
+    expect((await storage.outbox.claim("c", 29_999, 40_000, 10)).map((row) => row.id)).toEqual(["evt_002"]);
+    const again = await storage.outbox.claim("c", 30_000, 40_000, 10);
+    expect(again).toEqual([{ ...notification(1), attempts: 1 }]);
+    await storage.outbox.settle(again[0]!, "c", { kind: "gave_up", at: 30_001, error: "refused" });
+    await storage.outbox.settle({ ...notification(2, 5_000), attempts: 0 }, "c", { kind: "delivered" });
+    expect(await storage.outbox.claim("d", 99_000_000, 99_000_001, 10)).toEqual([]);
+  });
+});
+
+describe("the notification outbox on a PostgreSQL cluster", () => {
+  it("never hands one row to two nodes claiming at once", async () => {
+    const schema = await createPgSchema("skein_outbox_race");
+    try {
+      const one = await freshPgSessionStorage(schema);
+      const two = new PgSessionStorage(await openPgDaemonDatabase(schema.url, { max: 4 }));
+      try {
+        const rows = Array.from({ length: 60 }, (_, n) => notification(n));
+        await one.writeRows("s1", { notifications: rows });
+        const claimed: Record<string, string[]> = { one: [], two: [] };
+        const drain = async (name: "one" | "two", storage: PgSessionStorage) => {
+          for (;;) {
+            const got = await storage.outbox.claim(name, 2_000, 60_000, 3);
+            if (got.length === 0) return;
+            claimed[name]!.push(...got.map((row) => row.id));
+          }
+        };
+        await Promise.all([drain("one", one), drain("two", two)]);
+        const all = [...claimed.one!, ...claimed.two!].sort();
+        expect(all).toEqual(rows.map((row) => row.id));
+        expect(claimed.one!.length).toBeGreaterThan(0);
+        expect(claimed.two!.length).toBeGreaterThan(0);
+      } finally {
+        await two.close();
+      }
+    } finally {
+      await schema.drop();
+    }
+  });
+});
