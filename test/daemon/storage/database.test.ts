@@ -62,8 +62,8 @@ describe("the daemon database", () => {
       .map((row) => row.name)
       .sort();
     expect(tables).toEqual([
-      "budget_usage",
       "api_tokens",
+      "budget_usage",
       "cluster_config",
       "inputs",
       "nodes",
