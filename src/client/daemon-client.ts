@@ -166,19 +166,13 @@ export class DaemonClient {
   }
 
   /** The budget routes (`/sessions/{sid}/budget`): set or remove a session's own budget. */
-  get budgets(): BudgetCalls {
-    return budgetCalls((method, path, options) => this.#call(method, path, options));
-  }
-
+  readonly budgets: BudgetCalls = budgetCalls((method, path, options) => this.#call(method, path, options));
   /** The schedule routes (`/schedules`): create, list, read, pause or resume, remove. */
-  get schedules(): ScheduleCalls {
-    return scheduleCalls((method, path, options) => this.#call(method, path, options));
-  }
-
+  readonly schedules: ScheduleCalls = scheduleCalls((method, path, options) =>
+    this.#call(method, path, options),
+  );
   /** The token routes (`/tokens`): create, list, revoke named API tokens. */
-  get tokens(): TokenCalls {
-    return tokenCalls((method, path, options) => this.#call(method, path, options));
-  }
+  readonly tokens: TokenCalls = tokenCalls((method, path, options) => this.#call(method, path, options));
 
   /** `GET /cluster`: the nodes sharing the daemon's database (none on SQLite). */
   cluster(): Promise<ClusterInfo> {

@@ -381,23 +381,19 @@ export class BackendSessionStorage<Tx> implements SessionStorage {
    * of the same transaction under the same epoch, and they skip the query. A write rolled back
    * to its savepoint releases that lock, and the queue's memo forgets the note with it (see
    * log/commit-queue.ts). A write under another epoch (an actor of an older claim) is checked on
-   * its own. Returns the memo key noted, or null (no fence, or no epoch to note).
+   * its own. Returns the memo key noted (`fenced:<session>:<epoch>`), or null (no fence, or no
+   * epoch to note).
    */
   #checkFence(tx: Tx, sessionId: string): Awaitable<string | null> {
     const fence = this.#shared.fence;
     if (fence === null) return null;
     const epoch = this.#epoch ?? fence.heldEpoch(sessionId);
     const memo = this.#shared.backend.log.commitQueue.memoOf(tx);
-    const key = epoch === undefined ? null : fencedKey(sessionId, epoch);
+    const key = epoch === undefined ? null : `fenced:${sessionId}:${epoch}`;
     if (key !== null && memo?.has(key)) return key;
     return andThen(fence.check(tx, sessionId, epoch), () => {
       if (key !== null) memo?.add(key);
       return key;
     });
   }
-}
-
-/** The memo key noting that the session passed the fence under `epoch` in the current transaction. */
-function fencedKey(sessionId: string, epoch: number): string {
-  return `fenced:${sessionId}:${epoch}`;
 }
