@@ -295,6 +295,8 @@ describe("collectState", () => {
         message: "not now",
         remember: null,
         resolved_at: 4,
+        answered_by: null,
+        answered_from: null,
       });
       expect(state.approval_decisions.call_2?.remember).toEqual(remember);
     });
