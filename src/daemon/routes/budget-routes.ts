@@ -23,7 +23,7 @@ export function registerBudgetRoutes(app: HttpApp, services: RouteServices): voi
   registerResource(app, "/sessions/:sid/budget", {
     PUT: actorRoute(services.registry, {
       summary: "Set the session's own budget (tokens and/or USD, in total or per UTC day)",
-      role: "driver",
+      role: "admin",
       params: ActorPathParams,
       body: BudgetBodySchema,
       answer: [200, SessionBudgetAnswerSchema],
@@ -32,7 +32,7 @@ export function registerBudgetRoutes(app: HttpApp, services: RouteServices): voi
     }),
     DELETE: actorRoute(services.registry, {
       summary: "Remove the session's own budget (config.json's default applies again, if set)",
-      role: "driver",
+      role: "admin",
       params: ActorPathParams,
       answer: [200, SessionBudgetAnswerSchema],
       act: (actor) => setAndShow(actor, null),
