@@ -241,7 +241,8 @@ export class SessionLogWriter {
     if (head === null) return;
     const stored = entries[head.position - (entries[0]?.position ?? 0)];
     if (stored?.hash === head.hash) return;
-    this.#rolledBack(entries.length - 1, head.position);
+    // The entries may start at a state checkpoint: the end is the last one's position, not a count.
+    this.#rolledBack(entries.at(-1)?.position ?? -1, head.position);
   }
 
   /** The stored head must not be behind the last committed one (a cheap check before a history read). */
