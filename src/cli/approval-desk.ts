@@ -9,7 +9,7 @@
  * caller's `ask`.
  */
 import { createInterface } from "node:readline";
-import type { ApprovalRecord, PendingApproval } from "../api/approvals.js";
+import type { ApprovalAnswerBody, ApprovalRecord, PendingApproval } from "../api/approvals.js";
 import { DaemonApiError } from "../client/api-errors.js";
 import type { DaemonClient } from "../client/daemon-client.js";
 import type { StreamBatch } from "../client/stream-batch.js";
@@ -195,7 +195,7 @@ async function askOnce(
 
 async function send(
   request: PendingApproval,
-  body: { decision: "allow" | "deny"; remember?: boolean; message?: string },
+  body: Omit<ApprovalAnswerBody, "client_id">,
   options: ApprovalDeskOptions,
 ): Promise<void> {
   try {

@@ -261,11 +261,20 @@ function applyAnswer(
   if (entry.usage !== undefined) state.last_request_usage = { ...entry.usage };
 }
 
-/** A call waits for approval, unless it was answered or is waiting already. */
+/**
+ * A call waits for approval, unless it was answered or is waiting already. A call `retry`
+ * answered and cut short again is asked about again (an `unknown_outcome` request): the
+ * earlier answer gives way to the new question.
+ */
 function applyApprovalRequested(
   state: RestoredState,
   entry: Extract<LogEntry, { kind: "approval_requested" }>,
 ): void {
+  if (
+    entry.rule.source === "unknown_outcome" &&
+    state.approval_decisions[entry.call_id]?.decision === "retry"
+  )
+    delete state.approval_decisions[entry.call_id];
   if (
     Object.hasOwn(state.approval_decisions, entry.call_id) ||
     state.pending_approvals.some((pending) => pending.call_id === entry.call_id)

@@ -6,6 +6,7 @@ import { exitCodes } from "../../../src/cli/exit-codes.js";
 function request(tool: string, args: unknown): PendingApproval {
   return {
     call_id: "call_1",
+    kind: "approval",
     tool,
     arguments: JSON.stringify(args),
     rule: { source: "config", tool: null, pattern: null, action: "ask" },

@@ -12,6 +12,7 @@ const plain = pc.createColors(false);
 function request(tool: string, args: unknown): PendingApproval {
   return {
     call_id: "call_1",
+    kind: "approval",
     tool,
     arguments: JSON.stringify(args),
     rule: { source: "config", tool: "run_command", pattern: "git *", action: "ask" },
