@@ -5,11 +5,13 @@
  * `approval_requested` event) instead of answering "outcome unknown"; `retry` runs the command
  * exactly once more, `skip` and `done` do not run it, and the model's next request carries the
  * result each answer gives; the answer records who gave it; a decision of the other kind is
- * refused and changes nothing. One daemon for every case (SQLite).
+ * refused and changes nothing; `skein approvals` and `skein resolve` answer from the command
+ * line. One daemon for every case (SQLite).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { CliSandbox, occurrences } from "../cli/support/cli-harness.js";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
 import type { RecordedRequest } from "../support/fake-provider/server.js";
 import type { DaemonHarness } from "./support/daemon-harness.js";
@@ -111,12 +113,31 @@ describe("unknown outcomes resolved by a person", () => {
     const wrongWay = await answer(app, sessions.done, "call_done", { decision: "maybe" });
     expect(wrongWay.status).toBe(400);
 
-    const answers: Record<Name, Record<string, unknown>> = {
+    // From the command line: `skein approvals` says how to answer, `skein resolve` refuses a wrong word.
+    const cli = new CliSandbox({ root: app.root, home: app.home, env: { SKEIN_NO_AUTOSTART: "1" } });
+    const listed = await cli.run(["approvals"]);
+    expect(listed.stdout).toContain("skein resolve SESSION CALL retry|skip|done");
+    expect(occurrences(listed.stdout, "run_command")).toBe(3);
+    const wrongWord = await cli.run(["resolve", sessions.done, "call_done", "maybe"]);
+    expect(wrongWord.code).toBe(2);
+    expect(wrongWord.stderr).toContain("say retry, skip or done");
+    const resolvedByCli = await cli.run([
+      "resolve",
+      sessions.done,
+      "call_do",
+      "done",
+      "-m",
+      "it finished: 3 targets built",
+    ]);
+    expect(resolvedByCli.code).toBe(0);
+    expect(resolvedByCli.stdout).toContain("marked done by skein: it finished: 3 targets built");
+    await app.idle(sessions.done);
+
+    const answers: Record<"retry" | "skip", Record<string, unknown>> = {
       retry: { decision: "retry" },
       skip: { decision: "skip", message: "the disk was full" },
-      done: { decision: "done", message: "it finished: 3 targets built" },
     };
-    for (const name of names) {
+    for (const name of ["retry", "skip"] as const) {
       const answered = await answer(app, sessions[name], `call_${name}`, {
         ...answers[name],
         client_id: "test",
