@@ -124,6 +124,24 @@ export function readProviderConfig(home: string): ProviderConfig {
   return text === null ? { providers: {} } : parseProviderConfig(text, path);
 }
 
+/** Every key config.json's top level may hold. */
+const topLevelKeys = [
+  "active",
+  "providers",
+  "mcpServers",
+  "approvalPolicy",
+  "maxToolRounds",
+  "trustedHeadKeys",
+  "webFetch",
+  "retention",
+  "budgets",
+  "notifications",
+  "agents",
+  "maxParallelTasks",
+  "maxTaskDepth",
+  "onUnknownOutcome",
+];
+
 /** Parse and strictly validate config.json text; throws ProviderConfigError naming the problem. */
 export function parseProviderConfig(text: string, path: string): ProviderConfig {
   let value: unknown;
@@ -138,27 +156,7 @@ export function parseProviderConfig(text: string, path: string): ProviderConfig 
     throw new ProviderConfigError(path, reason);
   };
   const root = asRecord(value) ?? fail("expected a JSON object");
-  checkKeys(
-    root,
-    [
-      "active",
-      "providers",
-      "mcpServers",
-      "approvalPolicy",
-      "maxToolRounds",
-      "trustedHeadKeys",
-      "webFetch",
-      "retention",
-      "budgets",
-      "notifications",
-      "agents",
-      "maxParallelTasks",
-      "maxTaskDepth",
-      "onUnknownOutcome",
-    ],
-    "the top level",
-    fail,
-  );
+  checkKeys(root, topLevelKeys, "the top level", fail);
   const providersValue = root.providers === undefined ? {} : root.providers;
   const providers = asRecord(providersValue) ?? fail(`"providers" must be an object of named profiles`);
   // Null prototype: a profile named "__proto__" must stay a plain key, not replace the prototype.

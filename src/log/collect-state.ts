@@ -262,25 +262,19 @@ function applyAnswer(
 }
 
 /**
- * A call waits for approval, unless it was answered or is waiting already. A call `retry`
- * answered and cut short again is asked about again (an `unknown_outcome` request): the
- * earlier answer gives way to the new question.
+ * A call waits for approval, unless it was answered or is waiting already (but a `retry` answer
+ * gives way to an `unknown_outcome` request: the retried call was cut short again).
  */
 function applyApprovalRequested(
   state: RestoredState,
   entry: Extract<LogEntry, { kind: "approval_requested" }>,
 ): void {
-  if (
-    entry.rule.source === "unknown_outcome" &&
-    state.approval_decisions[entry.call_id]?.decision === "retry"
-  )
+  if (Object.hasOwn(state.approval_decisions, entry.call_id)) {
+    const retried = state.approval_decisions[entry.call_id]!.decision === "retry";
+    if (!retried || entry.rule.source !== "unknown_outcome") return;
     delete state.approval_decisions[entry.call_id];
-  if (
-    Object.hasOwn(state.approval_decisions, entry.call_id) ||
-    state.pending_approvals.some((pending) => pending.call_id === entry.call_id)
-  ) {
-    return;
   }
+  if (state.pending_approvals.some((pending) => pending.call_id === entry.call_id)) return;
   state.pending_approvals.push({
     call_id: entry.call_id,
     tool: entry.tool,

@@ -21,7 +21,7 @@ export const unknownOutcomeDecisions: readonly UnknownOutcomeDecision[] = ["retr
 export type UnknownOutcomePolicy = Readonly<Record<string, UnknownOutcomeAction>>;
 
 /** The key that names every tool not named on its own. */
-export const anyToolKey = "*";
+const anyToolKey = "*";
 
 /**
  * The action for `tool` and the key that gave it (its own name, else `*`); `tell_model` with a
