@@ -121,14 +121,8 @@ describe("unknown outcomes resolved by a person", () => {
     const wrongWord = await cli.run(["resolve", sessions.done, "call_done", "maybe"]);
     expect(wrongWord.code).toBe(2);
     expect(wrongWord.stderr).toContain("say retry, skip or done");
-    const resolvedByCli = await cli.run([
-      "resolve",
-      sessions.done,
-      "call_do",
-      "done",
-      "-m",
-      "it finished: 3 targets built",
-    ]);
+    const result = "it finished: 3 targets built";
+    const resolvedByCli = await cli.run(["resolve", sessions.done, "call_do", "done", "-m", result]);
     expect(resolvedByCli.code).toBe(0);
     expect(resolvedByCli.stdout).toContain("marked done by skein: it finished: 3 targets built");
     await app.idle(sessions.done);
