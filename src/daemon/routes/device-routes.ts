@@ -6,6 +6,7 @@
  *
  * Boundary rule: checks and storage; the ingress hook looks devices' cookies up (token-lookup.ts).
  */
+import { randomBytes } from "node:crypto";
 import encodeQR from "qr";
 import { type Static, Type } from "typebox";
 import {
@@ -64,7 +65,7 @@ export function registerDeviceRoutes(app: HttpApp, options: DeviceRouteOptions):
         if (body.name === bootstrapTokenName)
           throw problem("invalid_request", `the name ${bootstrapTokenName} is the daemon's own token's`);
         if (body.session_id !== undefined) checkIdShape(body.session_id, "session_id");
-        const code = newTokenSecret();
+        const code = randomBytes(32).toString("base64url");
         const device: NewDevice = {
           name: body.name,
           role: body.role ?? defaultDeviceRole,
