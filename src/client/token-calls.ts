@@ -26,7 +26,7 @@ export interface TokenCalls {
   readonly devices: DeviceCalls;
 }
 
-export interface DeviceCalls {
+interface DeviceCalls {
   /** `POST /devices`: the new device's one-time pairing link and its QR code. */
   create(body: CreateDeviceBody): Promise<DevicePairing>;
   /** `GET /devices`, oldest first. */

@@ -68,7 +68,7 @@ export async function pairDevice(context: CliContext, options: PairDeviceOptions
 }
 
 /** The QR code of `text` as lines of block characters (two modules a character, top and bottom). */
-export function qrLines(text: string): string[] {
+function qrLines(text: string): string[] {
   return encodeQR(text, "ascii", { ecc: "medium" }).replace(/\n+$/, "").split("\n");
 }
 

@@ -42,7 +42,7 @@ export interface TokenLookup {
 }
 
 /** A paired device as a cookie proves it: who it acts as, and until when. */
-export interface DeviceLogin {
+interface DeviceLogin {
   principal: Principal;
   expiresAt: number;
 }
