@@ -46,7 +46,11 @@ describe("devices", () => {
       rawRequest(app.port, { method: "GET", path: route, headers: { cookie } });
     expect((await asPhone("/sessions")).status).toBe(200);
     expect((await asPhone("/devices")).json()).toMatchObject({ code: "role_forbidden" });
-    expect((await asPhone("/web/session")).json()).toMatchObject({ auth: "cookie" });
+    expect((await asPhone("/web/session")).json()).toMatchObject({
+      auth: "cookie",
+      name: "phone",
+      role: "approver",
+    });
     // The cookie is a browser's credential, never a bearer token.
     const bearer = await rawRequest(app.port, {
       method: "GET",

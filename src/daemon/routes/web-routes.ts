@@ -195,11 +195,17 @@ function registerBrowserSessionRoutes(app: HttpApp, options: WebRouteOptions): v
       },
       handler: async (request): Promise<BrowserSession> => {
         const credential = credentialOf(request.raw);
-        if (credential.kind !== "cookie") return { auth: "token", csrf_token: null, expires_at: null };
+        // The route needs a credential: `none` never reaches here, and would be a viewer at most.
+        const { name, role } =
+          credential.kind === "none" ? { name: "", role: "viewer" as const } : credential.principal;
+        if (credential.kind !== "cookie")
+          return { auth: "token", csrf_token: null, expires_at: null, name, role };
         return {
           auth: "cookie",
           csrf_token: csrfTokenOf(credential.login.cookieValue),
           expires_at: new Date(credential.login.expiresAt).toISOString(),
+          name,
+          role,
         };
       },
     },
