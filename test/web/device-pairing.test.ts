@@ -118,7 +118,9 @@ describe("a phone paired as a device, in Chromium", () => {
     await admin.getByRole("button", { name: "Pair" }).click();
     const qr = admin.getByTestId("pairing").locator("img.qr");
     await qr.waitFor();
-    expect(await qr.evaluate((image) => (image as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+    expect(
+      await qr.evaluate((image) => (image as unknown as { naturalWidth: number }).naturalWidth),
+    ).toBeGreaterThan(0);
     await admin.locator('[data-device="tablet"]', { hasText: "waiting for pairing" }).waitFor();
     await screenshot(admin, "devices-page-pairing");
     const link = (await admin.getByTestId("pairing-url").textContent()) ?? "";
@@ -130,7 +132,7 @@ describe("a phone paired as a device, in Chromium", () => {
       const drawing = canvas.getContext("2d")!;
       drawing.fillStyle = "#fff";
       drawing.fillRect(0, 0, 300, 300);
-      drawing.drawImage(image as HTMLImageElement, 10, 10, 280, 280);
+      drawing.drawImage(image as unknown as Parameters<typeof drawing.drawImage>[0], 10, 10, 280, 280);
       return Array.from(drawing.getImageData(0, 0, 300, 300).data);
     });
     expect(decodeQR({ width: 300, height: 300, data: Uint8Array.from(pixels) }, { format: "RGBA" })).toBe(

@@ -126,6 +126,12 @@ function PairingForm({ onPaired }: { onPaired: () => void }) {
             {new Date(pairing.pairing_expires_at).toLocaleTimeString()}, and signs that browser in as{" "}
             {pairing.role}.
           </p>
+          {/^(127\.|localhost$|\[::1\]$)/.test(new URL(pairing.pairing_url).hostname) ? (
+            <div className="banner notice">
+              The link names this machine's loopback address, which a phone cannot reach: set
+              SKEIN_PUBLIC_URLS (and SKEIN_LISTEN with TLS) to the address the phone uses.
+            </div>
+          ) : null}
         </div>
       ) : null}
     </form>
