@@ -70,17 +70,7 @@ export function App() {
       return (
         <>
           {header}
-          <main className="signed-out" data-testid="signed-out">
-            <h1>Not signed in</h1>
-            <p>
-              Run <code>skein web</code> in a terminal on this machine: it prints a login link (and opens it
-              on a desktop). A link works once, for two minutes.
-            </p>
-            <p>
-              On a phone, open the pairing link (or scan the QR code) that{" "}
-              <code>skein web --device NAME</code> prints.
-            </p>
-          </main>
+          <SignedOutPage />
         </>
       );
     case "signed_in": {
@@ -107,4 +97,21 @@ export function App() {
       return unknown;
     }
   }
+}
+
+/** What a browser that is not signed in sees: how to sign in, on this machine or a phone. */
+function SignedOutPage() {
+  return (
+    <main className="signed-out" data-testid="signed-out">
+      <h1>Not signed in</h1>
+      <p>
+        Run <code>skein web</code> in a terminal on this machine: it prints a login link (and opens it on a
+        desktop). A link works once, for two minutes.
+      </p>
+      <p>
+        On a phone, open the pairing link (or scan the QR code) that <code>skein web --device NAME</code>{" "}
+        prints.
+      </p>
+    </main>
+  );
 }
