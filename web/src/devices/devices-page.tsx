@@ -34,7 +34,7 @@ export function DevicesPage() {
     <main className="devices" data-testid="devices-page">
       <PairingForm onPaired={() => void reload()} />
       {failure !== null ? <div className="banner failure">{failure}</div> : null}
-      <table className="device-list" data-testid="device-list">
+      <table className="session-list" data-testid="device-list">
         <thead>
           <tr>
             <th>Device</th>
@@ -84,7 +84,7 @@ function PairingForm({ onPaired }: { onPaired: () => void }) {
   };
   return (
     <form
-      className="pair-device"
+      className="new-session"
       onSubmit={(event) => {
         event.preventDefault();
         void pair();
