@@ -2,7 +2,8 @@
  * Devices against the real daemon over loopback and the real CLI: `skein web --device` prints a
  * pairing link and a QR code that reads back as that link; the link signs one browser in once
  * (a second use answers a page that says so) with the device's role; `skein devices` lists it as
- * paired and `skein devices revoke` ends its cookie on the very next request.
+ * paired and `skein devices revoke` (or signing out in its browser) ends its cookie on the very
+ * next request.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
@@ -16,7 +17,7 @@ const run = promisify(execFile);
 describe("devices", () => {
   const fake = useFakeProvider();
 
-  it("pairs a browser once through the printed link or its QR code, and revokes it at once", async () => {
+  it("pairs a browser once through the printed link or its QR code, revokes it at once, and refuses bad pairings", async () => {
     const app = await fake.daemon();
     const env = { ...process.env, SKEIN_HOME: app.home, SKEIN_NO_AUTOSTART: "1" };
     const skein = (...args: string[]) => run(process.execPath, [skeinBin, ...args], { env });
@@ -67,10 +68,50 @@ describe("devices", () => {
     expect(refused.status).toBe(401);
     expect(refused.json()).toMatchObject({ code: "authentication_required" });
     expect((await skein("devices")).stdout).toBe("no devices (pair one with skein web --device NAME)\n");
+
+    // Signing out in a device's browser unpairs it: its cookie was its only credential.
+    const pad = await app.api("/devices", { method: "POST", body: { name: "pad", role: "viewer" } });
+    const padLink = new URL(pad.json<{ pairing_url: string }>().pairing_url);
+    const padCookie = String(
+      (await rawRequest(app.port, { method: "GET", path: padLink.pathname + padLink.search, headers: {} }))
+        .headers["set-cookie"],
+    ).split(";")[0]!;
+    const session = await rawRequest(app.port, {
+      method: "GET",
+      path: "/web/session",
+      headers: { cookie: padCookie },
+    });
+    const signedOut = await rawRequest(app.port, {
+      method: "POST",
+      path: "/web/logout",
+      headers: { cookie: padCookie, "x-skein-csrf": session.json<{ csrf_token: string }>().csrf_token },
+    });
+    expect(signedOut.status).toBe(204);
+    expect((await app.api("/devices")).json()).toEqual({ devices: [] });
     const unknown = await skein("devices", "revoke", "phone").catch(
       (error: { code: number; stderr: string }) => error,
     );
     expect(unknown).toMatchObject({ code: expect.any(Number) });
     expect((unknown as { stderr: string }).stderr).toContain("there is no device named phone");
+
+    // Bad pairings: a clear error, and nothing stored.
+    const failed = (...args: string[]) =>
+      run(process.execPath, [skeinBin, ...args], { env }).catch(
+        (error: { code: number; stderr: string }) => error,
+      );
+    for (const body of [{ name: "bad name" }, { name: "ok", role: "owner" }, { name: "bootstrap" }, {}]) {
+      const answer = await app.api("/devices", { method: "POST", body });
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(answer.json()).toMatchObject({ code: "invalid_request" });
+    }
+    expect(await failed("web", "--device", "x", "--role", "owner")).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--role must be one of viewer, approver, driver, admin"),
+    });
+    expect(await failed("web", "--role", "viewer")).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--role and --session go with --device NAME"),
+    });
+    expect((await app.api("/devices")).json()).toEqual({ devices: [] });
   });
 });
