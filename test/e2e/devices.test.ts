@@ -3,7 +3,7 @@
  * pairing link and a QR code that reads back as that link; the link signs one browser in once
  * (a second use answers a page that says so) with the device's role; `skein devices` lists it as
  * paired and `skein devices revoke` (or signing out in its browser) ends its cookie on the very
- * next request.
+ * next request; a bad pairing is a clear error that stores nothing.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
