@@ -13,7 +13,6 @@ export type {
   DeviceInfo,
   DeviceList,
   DevicePairing,
-  DeviceRevoked,
 } from "./schemas/devices.js";
 
 /** The path a pairing link opens: `GET /pair?code=…` sets the device's cookie and redirects to `/`. */

@@ -3,13 +3,7 @@
  * `DELETE /tokens/{name}`, and the devices' (`tokens.devices`, tokens of kind device):
  * `POST`/`GET /devices`, `DELETE /devices/{name}`.
  */
-import type {
-  CreateDeviceBody,
-  DeviceInfo,
-  DeviceList,
-  DevicePairing,
-  DeviceRevoked,
-} from "../api/devices.js";
+import type { CreateDeviceBody, DeviceInfo, DeviceList, DevicePairing } from "../api/devices.js";
 import type { CreatedToken, CreateTokenBody, TokenInfo, TokenList, TokenRevoked } from "../api/tokens.js";
 import type { CallOptions } from "./client-options.js";
 
@@ -32,7 +26,7 @@ interface DeviceCalls {
   /** `GET /devices`, oldest first. */
   list(): Promise<DeviceInfo[]>;
   /** `DELETE /devices/{name}`. */
-  revoke(name: string): Promise<DeviceRevoked>;
+  revoke(name: string): Promise<TokenRevoked>;
 }
 
 /** The token calls made through `call`. */

@@ -1,19 +1,20 @@
 /**
  * Devices on the wire: the body of `POST /devices`, the pairing it answers (a one-time link and
- * its QR code) and the entries of `GET /devices`.
+ * its QR code) and the entries of `GET /devices`. `DELETE /devices/{name}` answers as
+ * `DELETE /tokens/{name}` does (a device is a token of kind device).
  *
  * Boundary rule: the schemas are the definition; each type is `Static` of its schema.
  */
 import { type Static, Type } from "typebox";
-import { closedObject, literalUnion, NullableString, namedObject, Time } from "./parts.js";
+import { closedObject, literalUnion, namedObject, Time } from "./parts.js";
+import { RoleSchema, tokenFields, tokenNamePattern } from "./tokens.js";
 
-const RoleSchema = literalUnion("viewer", "approver", "driver", "admin");
 const NullableTime = Type.Union([Time, Type.Null()]);
 
 /** Body of `POST /devices`. */
 export const CreateDeviceBodySchema = closedObject({
   /** A token's name rules: a device and a token never share a name. */
-  name: Type.String({ pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$" }),
+  name: Type.String({ pattern: tokenNamePattern }),
   /** What the paired browser may do; approver when absent. */
   role: Type.Optional(RoleSchema),
   /** Only this session may be reached from the device. */
@@ -21,12 +22,7 @@ export const CreateDeviceBodySchema = closedObject({
 });
 export type CreateDeviceBody = Static<typeof CreateDeviceBodySchema>;
 
-const deviceFields = {
-  name: Type.String(),
-  role: RoleSchema,
-  session_id: NullableString,
-  created_at: Time,
-};
+const deviceFields = tokenFields;
 
 /** A device as `GET /devices` lists it. */
 const DeviceInfoSchema = namedObject("DeviceInfo", {
@@ -54,10 +50,3 @@ export type DevicePairing = Static<typeof DevicePairingSchema>;
 /** The answer of `GET /devices`. */
 export const DeviceListSchema = namedObject("DeviceList", { devices: Type.Array(DeviceInfoSchema) });
 export type DeviceList = Static<typeof DeviceListSchema>;
-
-/** The answer of `DELETE /devices/{name}`. */
-export const DeviceRevokedSchema = namedObject("DeviceRevoked", {
-  name: Type.String(),
-  revoked: Type.Literal(true),
-});
-export type DeviceRevoked = Static<typeof DeviceRevokedSchema>;

@@ -13,18 +13,14 @@ import {
   type CreateDeviceBody,
   type DeviceInfo,
   type DevicePairing,
-  type DeviceRevoked,
   defaultDeviceRole,
   pairingLifetimeMs,
   pairPath,
 } from "../../api/devices.js";
 import { bootstrapTokenName } from "../../api/roles.js";
-import {
-  CreateDeviceBodySchema,
-  DeviceListSchema,
-  DevicePairingSchema,
-  DeviceRevokedSchema,
-} from "../../api/schemas/devices.js";
+import { CreateDeviceBodySchema, DeviceListSchema, DevicePairingSchema } from "../../api/schemas/devices.js";
+import { TokenRevokedSchema } from "../../api/schemas/tokens.js";
+import type { TokenRevoked } from "../../api/tokens.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
@@ -109,12 +105,12 @@ export function registerDeviceRoutes(app: HttpApp, options: DeviceRouteOptions):
   });
   registerResource(app, "/devices/:name", {
     DELETE: {
-      schema: { params: DeviceParams, response: { 200: DeviceRevokedSchema } },
+      schema: { params: DeviceParams, response: { 200: TokenRevokedSchema } },
       config: {
         role: "admin",
         doc: { summary: "Revoke a device (its cookie is refused from its next request on, on every node)" },
       },
-      handler: async (request): Promise<DeviceRevoked> => {
+      handler: async (request): Promise<TokenRevoked> => {
         const { name } = request.params as Static<typeof DeviceParams>;
         if (!(await answerWith(() => devices.remove(name))))
           throw problem("resource_not_found", `there is no device named ${name}`);
