@@ -62,6 +62,17 @@ describe.each(backends)("pruning a session's log on $name", (backend) => {
     expect(after!.entries).toBe(15 - plan.upTo);
   });
 
+  it("reads a range that starts exactly at the cut, as one reaching before it does", async () => {
+    const storage = await backend.open();
+    await storage.createSession({ id: "s", workspace: "/tmp/w", createdAt: ts }, compactedLog(), emptyPreview);
+    const { head, plan } = await planned(storage, "s");
+    await storage.pruneLog("s", head, plan.entry);
+    const entries = await storage.readLog("s");
+    expect(await storage.readLogRange("s", plan.upTo, 3)).toEqual(entries.slice(0, 3));
+    expect(await storage.readLogRange("s", plan.upTo - 2, 5)).toEqual(entries.slice(0, 3));
+    expect(await storage.readLogRange("s", 0, plan.upTo)).toEqual([]);
+  });
+
   it("fails, removing nothing, when an append came first", async () => {
     const storage = await backend.open();
     await storage.createSession(
