@@ -115,7 +115,8 @@ describe("verified-prefix checkpoints", () => {
           for (let position = 0; position <= head; position++) {
             if (checkpoints.view().anchorFor(position)?.position === position) known.add(position);
           }
-          const views: Array<{ view: ReturnType<ChainCheckpoints["view"]>; answers: Array<number | null> }> = [];
+          const views: Array<{ view: ReturnType<ChainCheckpoints["view"]>; answers: Array<number | null> }> =
+            [];
           const answersOf = (view: ReturnType<ChainCheckpoints["view"]>) =>
             Array.from({ length: 100 }, (_, position) => view.anchorFor(position)?.position ?? null);
           for (const step of steps) {

@@ -24,7 +24,7 @@ import type { HistoryLog } from "../history/history-log.js";
 import type { SessionStorage } from "../storage/session-storage.js";
 
 /** Entries per read while chaining a range to a distant checkpoint: what memory holds besides the range. */
-export const anchoredChunk = 512;
+const anchoredChunk = 512;
 
 /** The session's log as of `checkpoints` now, read in verified, anchored ranges. */
 export function anchoredLog(
@@ -42,7 +42,8 @@ export function anchoredLog(
     let best = view.anchorFor(position);
     // Points learned since the view was taken (by reads, by the prefix check) hold for it too.
     const now = checkpoints.view().anchorFor(position);
-    const candidates = now === null || head === null || now.position > head.position ? before : [now, ...before];
+    const candidates =
+      now === null || head === null || now.position > head.position ? before : [now, ...before];
     for (const point of candidates) {
       if (point.position >= position && (best === null || point.position < best.position)) best = point;
     }
@@ -120,7 +121,8 @@ async function readChained(
       );
     }
     points.push(...pointsOf(read));
-    if (first.position <= to) wanted.push(last.position <= to ? read : read.slice(0, to - first.position + 1));
+    if (first.position <= to)
+      wanted.push(last.position <= to ? read : read.slice(0, to - first.position + 1));
     // A chunk that starts after where it was asked to starts at the stored log's start.
     expected =
       first.prev_hash === null || first.position > low

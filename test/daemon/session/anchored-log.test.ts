@@ -154,7 +154,10 @@ const backends: Array<{ name: string; open: () => Promise<TamperableStorage> }> 
     open: async () => {
       if (schema === undefined) throw new Error("the PostgreSQL schema is read before it was made");
       const current = schema;
-      return { storage: await freshPgSessionStorage(current), sql: (statement, params) => current.query(statement, params) };
+      return {
+        storage: await freshPgSessionStorage(current),
+        sql: (statement, params) => current.query(statement, params),
+      };
     },
   },
 ];
@@ -234,17 +237,16 @@ describe.each(backends)("anchored reads before a state checkpoint ($name)", ({ o
   it("find an entry forged in the middle of the skipped span, with every hash after it recomputed to a chunk's end", async () => {
     const { sql, ranges, found, log } = await restoredSession(80, 60);
     // The chunk 37..44 is forged as a consistent chain from 36: only its link to 45 breaks.
-    let prev = String((await sql("SELECT hash FROM transcript WHERE session = $1 AND position = $2", ["s", 36]))[0]!.hash);
+    let prev = String(
+      (await sql("SELECT hash FROM transcript WHERE session = $1 AND position = $2", ["s", 36]))[0]!.hash,
+    );
     for (let position = 37; position <= 44; position++) {
       const entry = said(`forged ${position}`);
       const hash = computeHash(prev, entry);
-      await sql("UPDATE transcript SET entry = $1, hash = $2, prev_hash = $3 WHERE session = $4 AND position = $5", [
-        canonicalJson(entry),
-        hash,
-        prev,
-        "s",
-        position,
-      ]);
+      await sql(
+        "UPDATE transcript SET entry = $1, hash = $2, prev_hash = $3 WHERE session = $4 AND position = $5",
+        [canonicalJson(entry), hash, prev, "s", position],
+      );
       prev = hash;
     }
     const failure = await log()
@@ -301,4 +303,3 @@ describe.each(backends)("anchored reads before a state checkpoint ($name)", ({ o
     expect(await log.read(cut - 3, cut + 3)).toEqual(pruned.slice(0, 4));
   });
 });
-

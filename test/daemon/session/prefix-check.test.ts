@@ -48,7 +48,10 @@ describe("history pages of a session restored from a state checkpoint", () => {
   async function restoredSession(info: (message: string) => void = () => undefined) {
     env = testServices(() => null);
     const signer = HeadSigner.generate();
-    const first = new SessionRegistry({ ...env.services, storage: new SqliteSessionStorage(env.db, { signer }) });
+    const first = new SessionRegistry({
+      ...env.services,
+      storage: new SqliteSessionStorage(env.db, { signer }),
+    });
     const id = await createTestSession(first, env.workspace);
     await first.drain(1_000);
     const storage = new RowCountingStorage(env.db, { signer });
@@ -99,7 +102,10 @@ describe("history pages of a session restored from a state checkpoint", () => {
   it("serve any page before the checkpoint at the cost of its window once the background prefix check passed", async () => {
     const logged: string[] = [];
     const { page } = await restoredSession((message) => logged.push(message));
-    await vi.waitFor(() => expect(logged).toContain("the log's prefix verified"), { timeout: 30_000, interval: 50 });
+    await vi.waitFor(() => expect(logged).toContain("the log's prefix verified"), {
+      timeout: 30_000,
+      interval: 50,
+    });
     for (const before of [100, 2_000, 6_000]) {
       const { served, rows, expected } = await page({ before });
       expect(served).toEqual(expected);

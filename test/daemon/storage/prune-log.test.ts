@@ -64,7 +64,11 @@ describe.each(backends)("pruning a session's log on $name", (backend) => {
 
   it("reads a range that starts exactly at the cut, as one reaching before it does", async () => {
     const storage = await backend.open();
-    await storage.createSession({ id: "s", workspace: "/tmp/w", createdAt: ts }, compactedLog(), emptyPreview);
+    await storage.createSession(
+      { id: "s", workspace: "/tmp/w", createdAt: ts },
+      compactedLog(),
+      emptyPreview,
+    );
     const { head, plan } = await planned(storage, "s");
     await storage.pruneLog("s", head, plan.entry);
     const entries = await storage.readLog("s");
