@@ -47,7 +47,7 @@ export async function checkPrefix(
       pageSize,
       stopped: () => stopped() || log.corrupt !== null,
       read: (page) => {
-        points.push(...log.pointsOf(page));
+        points.push(...log.verifiedPoints.pointsOf(page));
       },
       between: async () => {
         await sleep(Math.max(1, (performance.now() - resumed) * 3));
@@ -55,7 +55,7 @@ export async function checkPrefix(
       },
     });
     if (verified) {
-      log.learnVerified(points);
+      log.verifiedPoints.learn(points);
       const ms = Math.round(performance.now() - began);
       logger.info({ session_id: log.sessionId, up_to: checkpoint.position, ms }, "the log's prefix verified");
     }

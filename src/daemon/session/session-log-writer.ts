@@ -21,7 +21,6 @@ import type { RestoredState } from "../../log/collect-state.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import { AppendConflictError, LogCorruptError } from "../../log/errors.js";
 import type { PlacedEntry } from "../../log/session-writer.js";
-import type { LogHead } from "../../log/store.js";
 import { boundEntry } from "../history/bounded-entry.js";
 import { type HistoryLog, wholeLog } from "../history/history-log.js";
 import { extendPreview } from "../history/preview.js";
@@ -109,17 +108,9 @@ export class SessionLogWriter {
     return anchoredLog(this.sessionId, this.#storage, this.#checkpoints, (error) => this.markCorrupt(error));
   }
 
-  /** The points of verified `entries` this log's checkpoints keep (see ChainCheckpoints.pointsOf). */
-  pointsOf(entries: ReadonlyArray<{ position: number; hash: string }>): LogHead[] {
-    return this.#checkpoints.pointsOf(entries);
-  }
-
-  /**
-   * Keep `points` as checkpoints for history reads: each must be proven the log's (the prefix
-   * check passed up to the state checkpoint the log was restored from, which commits to them).
-   */
-  learnVerified(points: readonly LogHead[]): void {
-    this.#checkpoints.learn(points);
+  /** The log's verified points, to add what a check proves later (the prefix check: session/prefix-check.ts). */
+  get verifiedPoints(): Pick<ChainCheckpoints, "pointsOf" | "learn"> {
+    return this.#checkpoints;
   }
 
   /**
