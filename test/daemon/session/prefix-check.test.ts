@@ -1,12 +1,14 @@
 /**
- * History pages of a loaded session restored from a signed state checkpoint, before the log's
- * prefix was verified and after: a page before the checkpoint is the page the whole log gives,
- * and what one read proved (or the background prefix check, once it passes) makes the next page
- * read about its own window plus a checkpoint spacing, not everything up to the checkpoint.
+ * History pages (and entry contents) of a loaded session restored from a signed state checkpoint,
+ * before the log's prefix was verified and after: a page before the checkpoint is the page the
+ * whole log gives, and what one read proved (or the background prefix check, once it passes)
+ * makes the next page read about its own window plus a checkpoint spacing, not everything up to
+ * the checkpoint (nor the whole log, as an entry's content was read).
  * Rows read are counted through the storage (real SQLite), not timed.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { SessionRegistry } from "../../../src/daemon/actor/session-registry.js";
+import { readLoggedEntryContent } from "../../../src/daemon/history/entry-content.js";
 import { wholeLog } from "../../../src/daemon/history/history-log.js";
 import { readHistoryPage } from "../../../src/daemon/history/history-page.js";
 import type { SessionServices } from "../../../src/daemon/session/session-services.js";
@@ -16,9 +18,15 @@ import { HeadSigner } from "../../../src/log/head-signer.js";
 import { assistantMessage, userMessage } from "../../../src/model/items.js";
 import { createTestSession, type TestServices, testServices } from "./session-services.js";
 
-/** SQLite storage that counts the log rows its range reads return. */
+/** SQLite storage that counts the log rows its reads (ranges and whole logs) return. */
 class RowCountingStorage extends SqliteSessionStorage {
   rows = 0;
+
+  override async readLog(sessionId: string): Promise<PositionedEntry[]> {
+    const entries = await super.readLog(sessionId);
+    this.rows += entries.length;
+    return entries;
+  }
 
   override async readLogRange(sessionId: string, from: number, limit: number): Promise<PositionedEntry[]> {
     const entries = await super.readLogRange(sessionId, from, limit);
@@ -75,15 +83,29 @@ describe("history pages of a session restored from a state checkpoint", () => {
     const registry = new SessionRegistry(services);
     await registry.get(id);
     const whole = wholeLog(await storage.readLog(id));
+    /** What `work` returns, and the rows it read. */
+    const counted = async <T>(work: () => Promise<T>): Promise<{ value: T; rows: number }> => {
+      storage.rows = 0;
+      const value = await work();
+      return { value, rows: storage.rows };
+    };
     const request = { sessionId: id, secret: "test-secret", now: 1_000, limit: 100 };
     /** The page `options` asks for, the rows it read, and the same page from the whole log. */
     const page = async (options: { before?: number; next?: string }) => {
-      storage.rows = 0;
-      const served = await readHistoryPage(await registry.historyLog(id), { ...request, ...options });
-      const rows = storage.rows;
+      const { value: served, rows } = await counted(async () =>
+        readHistoryPage(await registry.historyLog(id), { ...request, ...options }),
+      );
       return { served, rows, expected: await readHistoryPage(whole, { ...request, ...options }) };
     };
-    return { registry, storage, page, checkpoint: checkpoint! };
+    /** An entry's content as the content route serves it, the rows it read, and the same from the whole log. */
+    const content = async (entryId: string) => {
+      const slice = { sessionId: id, entryId, part: 0, offset: 0, limit: 1_000 };
+      const { value: served, rows } = await counted(async () =>
+        readLoggedEntryContent(await registry.historyLog(id), slice),
+      );
+      return { served, rows, expected: await readLoggedEntryContent(whole, slice) };
+    };
+    return { registry, storage, page, content, checkpoint: checkpoint! };
   }
 
   it("serve a page before the checkpoint as the whole log gives it, and the next page older from what that read proved", async () => {
@@ -99,9 +121,9 @@ describe("history pages of a session restored from a state checkpoint", () => {
     expect(next.rows).toBeLessThanOrEqual(pageBound);
   });
 
-  it("serve any page before the checkpoint at the cost of its window once the background prefix check passed", async () => {
+  it("serve any page or entry content before the checkpoint at the cost of its window once the background prefix check passed", async () => {
     const logged: string[] = [];
-    const { page } = await restoredSession((message) => logged.push(message));
+    const { page, content } = await restoredSession((message) => logged.push(message));
     await vi.waitFor(() => expect(logged).toContain("the log's prefix verified"), {
       timeout: 30_000,
       interval: 50,
@@ -110,6 +132,12 @@ describe("history pages of a session restored from a state checkpoint", () => {
       const { served, rows, expected } = await page({ before });
       expect(served).toEqual(expected);
       expect(rows).toBeLessThanOrEqual(pageBound);
+    }
+    for (const entryId of ["1000", "7001"]) {
+      const { served, rows, expected } = await content(entryId);
+      expect(served).toEqual(expected);
+      expect(served.text).toContain(entryId);
+      expect(rows).toBeLessThanOrEqual(spacing);
     }
   });
 });
