@@ -23,17 +23,23 @@ const ts = Date.parse("2025-05-06T07:08:09.010Z");
 const start: LogEntry = { kind: "session_start", ts, system_prompt: null, config: {}, history: [] };
 const said = (text: string): LogEntry => ({ kind: "user_input", ts, item: userMessage(text) });
 
-/** A session with `count` entries in real SQLite storage, and its checkpoints as the actor keeps them. */
-async function loggedSession(count: number, spacing: number) {
-  const { db } = tempDatabase();
-  const storage = new SqliteSessionStorage(db);
+/** Session "s" of `storage` with `count` entries (a start, then user inputs); its writer. */
+async function filledSession(storage: SessionStorage, count: number) {
   await storage.createSession({ id: "s", workspace: "/tmp/work", createdAt: ts }, [start], emptyPreview);
   const writer = storage.writerFrom("s", await storage.readLog("s"));
   await writer.append(
     Array.from({ length: count - 1 }, (_, i) => said(`m${i + 1}`)),
     {},
   );
-  const checkpoints = ChainCheckpoints.ofVerified(await storage.readLog("s"), spacing);
+  return writer;
+}
+
+/** Anchored logs of session "s" on `checkpoints`, every range read recorded as `[from, limit]`, every corruption found kept. */
+function recordedLog(
+  storage: Pick<SessionStorage, "readLogRange">,
+  checkpoints: ChainCheckpoints,
+  chunk?: number,
+) {
   const ranges: Array<[number, number]> = [];
   const counted = {
     readLogRange: (id: string, from: number, limit: number) => {
@@ -42,8 +48,17 @@ async function loggedSession(count: number, spacing: number) {
     },
   };
   const found: LogCorruptError[] = [];
-  const log = () => anchoredLog("s", counted, checkpoints, (error) => found.push(error));
-  return { storage, db, writer, checkpoints, ranges, found, log };
+  const log = () => anchoredLog("s", counted, checkpoints, (error) => found.push(error), chunk);
+  return { ranges, found, log };
+}
+
+/** A session with `count` entries in real SQLite storage, and its checkpoints as the actor keeps them. */
+async function loggedSession(count: number, spacing: number) {
+  const { db } = tempDatabase();
+  const storage = new SqliteSessionStorage(db);
+  const writer = await filledSession(storage, count);
+  const checkpoints = ChainCheckpoints.ofVerified(await storage.readLog("s"), spacing);
+  return { storage, db, writer, checkpoints, ...recordedLog(storage, checkpoints) };
 }
 
 /** Rewrite entries from `from` on with new texts and recomputed hashes: a consistent chain, not the one verified. */
@@ -172,27 +187,13 @@ describe.each(backends)("anchored reads before a state checkpoint ($name)", ({ o
    */
   async function restoredSession(count: number, at: number) {
     const { storage, sql } = await open();
-    await storage.createSession({ id: "s", workspace: "/tmp/work", createdAt: ts }, [start], emptyPreview);
-    const writer = storage.writerFrom("s", await storage.readLog("s"));
-    await writer.append(
-      Array.from({ length: count - 1 }, (_, i) => said(`m${i + 1}`)),
-      {},
-    );
+    await filledSession(storage, count);
     const whole = await storage.readLog("s");
     const checkpoints = ChainCheckpoints.ofVerified(
       whole.filter((entry) => entry.position >= at),
       spacing,
     );
-    const ranges: Array<[number, number]> = [];
-    const counted = {
-      readLogRange: (id: string, from: number, limit: number) => {
-        ranges.push([from, limit]);
-        return storage.readLogRange(id, from, limit);
-      },
-    };
-    const found: LogCorruptError[] = [];
-    const log = () => anchoredLog("s", counted, checkpoints, (error) => found.push(error), chunk);
-    return { storage, sql, whole, ranges, found, log };
+    return { storage, sql, whole, ...recordedLog(storage, checkpoints, chunk) };
   }
 
   it("read a range far before the checkpoint in chunks of at most the chunk size, then anchor the next one on what it proved", async () => {
