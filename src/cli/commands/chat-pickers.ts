@@ -10,6 +10,7 @@ import type { SessionSettingsBody } from "../../api/session-settings.js";
 import type { DaemonClient } from "../../client/daemon-client.js";
 import type { CliContext } from "../cli-context.js";
 import { errorMessage } from "../cli-error.js";
+import { agentsBeneathParents } from "../render/agent-tree.js";
 import { sessionTable } from "../render/session-table.js";
 import type { OutputStream } from "../render/terminal.js";
 import type { TranscriptView } from "../render/transcript-view.js";
@@ -77,14 +78,15 @@ export async function pickSession(
 ): Promise<ChatEnd | "continue"> {
   const { client, context, view } = scope;
   const all = await client.listSessions();
-  const sessions = all.filter((session) => session.workspace === context.cwd);
+  const sessions = agentsBeneathParents(all.filter((session) => session.workspace === context.cwd)).map(
+    (row) => row.session,
+  );
   if (argument === undefined) {
     if (sessions.length === 0) {
       view.notice("no sessions in this workspace");
       return "continue";
     }
-    const known = all.map((session) => session.id);
-    const [header, ...rows] = sessionTable(sessions, scope.out, Date.now(), known);
+    const [header, ...rows] = sessionTable(sessions, scope.out, Date.now(), all);
     view.line(`     ${header}`);
     rows.forEach((row, index) => {
       const mark = sessions[index]!.id === scope.sessionId ? "*" : " ";
