@@ -34,7 +34,7 @@ export interface ChatApprovalsOptions {
 
 export class ChatApprovals {
   /** Feed it every batch of the session's stream. */
-  readonly pending = new PendingApprovals();
+  readonly pending = new PendingApprovals({ relayed: true });
   readonly #options: ChatApprovalsOptions;
 
   constructor(options: ChatApprovalsOptions) {
