@@ -192,7 +192,7 @@ async function askOnce(
   const key = waitingKey(request);
   if (request.session_id !== undefined)
     options.print(
-      paint.dim(`a task's agent asks (session ${request.session_id}; answered there from here):`),
+      paint.dim(`a task's agent asks (its session ${request.session_id}; the answer goes there):`),
     );
   for (const line of approvalRequestLines(paint, request, options.read, options.columns)) options.print(line);
   for (;;) {

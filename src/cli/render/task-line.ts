@@ -65,7 +65,7 @@ export function agentRow(paint: Paint, child: SessionSummary, number: number, id
     paint.cyan(child.id.slice(0, idWidth)),
     paint.bold(child.agent ?? "-"),
     status,
-    paint.dim(`${tokenCount(child.usage.total_tokens)} tokens`),
+    paint.dim(`${child.usage.total_tokens === 0 ? "0" : tokenCount(child.usage.total_tokens)} tokens`),
     clip(oneLine(child.preview.text), 60),
   ].join("  ");
 }
