@@ -5,7 +5,7 @@
  */
 import { type CliContext, connect } from "../cli-context.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
-import { agentsBeneathParents } from "../render/agent-tree.js";
+import { agentsBeneathParents } from "../../api/session-tree.js";
 import { sessionTable } from "../render/session-table.js";
 import { writeLine } from "../render/terminal.js";
 

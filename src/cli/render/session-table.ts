@@ -1,14 +1,14 @@
 /**
  * The `skein sessions` table: id prefix, name, status, last activity, model, tokens used (with
  * its `task` children's), preview (a `task` call's child says its agent and its parent first,
- * and sits indented under its parent when the caller put it there: agent-tree.ts).
+ * and sits indented under its parent when the caller put it there: src/api/session-tree.ts).
  *
  * Boundary rule: pure formatting of summaries; on a terminal the preview is cut to the width,
  * elsewhere every row still stays one line.
  */
 import type { SessionSummary } from "../../api/session-snapshot.js";
 import { uniquePrefixes } from "../session-ref.js";
-import { agentsBeneathParents, tokensWithAgents } from "./agent-tree.js";
+import { agentsBeneathParents, tokensWithAgents } from "../../api/session-tree.js";
 import { relativeTime } from "./relative-time.js";
 import type { OutputStream } from "./terminal.js";
 import { clip, oneLine, padVisible, visibleWidth } from "./text-shape.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { SessionSummary } from "../../../src/api/session-snapshot.js";
-import { agentsBeneathParents, tokensWithAgents } from "../../../src/cli/render/agent-tree.js";
-import { sessionSnapshot } from "../../support/session-snapshot.js";
+import type { SessionSummary } from "../../src/api/session-snapshot.js";
+import { agentsBeneathParents, tokensWithAgents } from "../../src/api/session-tree.js";
+import { sessionSnapshot } from "../support/session-snapshot.js";
 
 /** A listed session with `tokens` of its own, the child of `parent` as `agent` when given. */
 function listed(id: string, tokens: number, parent: string | null = null, agent: string | null = null) {

@@ -1,12 +1,12 @@
 /**
- * Sessions and the `task` children their agents run in, as `skein sessions` shows them: each
+ * Sessions and the `task` children their agents run in, as `skein sessions` and the web UI show them: each
  * child right after its parent (indented by its depth), and each session's tokens counted with
  * its children's, recursively (the snapshot's `usage_total`, rebuilt from a listing).
  *
  * Boundary rule: pure; it reads only the summaries it is given. A fork (no `agent`) is not a
  * child here: its tokens are its own and it keeps its place in the listing.
  */
-import type { SessionSummary } from "../../api/session-snapshot.js";
+import type { SessionSummary } from "./session-snapshot.js";
 
 /** Whether `session` is a `task` call's child (not a fork). */
 function isTaskChild(session: SessionSummary): session is SessionSummary & { parent_id: string } {
