@@ -7,10 +7,10 @@
  * the sessions and settings from the daemon.
  */
 import type { SessionSettingsBody } from "../../api/session-settings.js";
+import { agentsBeneathParents } from "../../api/session-tree.js";
 import type { DaemonClient } from "../../client/daemon-client.js";
 import type { CliContext } from "../cli-context.js";
 import { errorMessage } from "../cli-error.js";
-import { agentsBeneathParents } from "../../api/session-tree.js";
 import { sessionTable } from "../render/session-table.js";
 import type { OutputStream } from "../render/terminal.js";
 import type { TranscriptView } from "../render/transcript-view.js";

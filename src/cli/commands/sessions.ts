@@ -3,9 +3,10 @@
  *
  * Boundary rule: listing only (GET /sessions).
  */
+
+import { agentsBeneathParents } from "../../api/session-tree.js";
 import { type CliContext, connect } from "../cli-context.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
-import { agentsBeneathParents } from "../../api/session-tree.js";
 import { sessionTable } from "../render/session-table.js";
 import { writeLine } from "../render/terminal.js";
 

@@ -7,8 +7,8 @@
  * elsewhere every row still stays one line.
  */
 import type { SessionSummary } from "../../api/session-snapshot.js";
-import { uniquePrefixes } from "../session-ref.js";
 import { agentsBeneathParents, tokensWithAgents } from "../../api/session-tree.js";
+import { uniquePrefixes } from "../session-ref.js";
 import { relativeTime } from "./relative-time.js";
 import type { OutputStream } from "./terminal.js";
 import { clip, oneLine, padVisible, visibleWidth } from "./text-shape.js";
