@@ -2,10 +2,13 @@
  * The `task` calls of the chat's session that run now, from its stream: a `tool` event gives a
  * call's prompt, `task_started` starts the task's live line and `task_completed` ends it (so
  * does the turn's end, and a daemon restart, after which the recovery turn starts them again).
+ * A child's tokens so far come from the session listing (`noteChildren`): the parent's stream
+ * tells them only when the task ends.
  *
  * Boundary rule: state only; the lines are render/task-line.ts's and where they are drawn is
  * the chat's (above its prompt, see chat-notes.ts).
  */
+import type { SessionSummary } from "../api/session-snapshot.js";
 import type { StreamBatch } from "../client/stream-batch.js";
 import { toolArgumentsObject } from "../model/tool-arguments.js";
 import { type RunningTask, taskLiveLine } from "./render/task-line.js";
@@ -16,6 +19,8 @@ export class ChatTasks {
   /** The prompt of each `task` call seen starting (by call id). */
   readonly #prompts = new Map<string, string>();
   readonly #running = new Map<string, RunningTask>();
+  /** Each child's tokens as last listed, by child session id. */
+  readonly #tokens = new Map<string, number>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -53,6 +58,11 @@ export class ChatTasks {
     }
   }
 
+  /** The session's children as listed now: their tokens so far. */
+  noteChildren(children: readonly SessionSummary[]): void {
+    for (const child of children) this.#tokens.set(child.id, child.usage.total_tokens);
+  }
+
   /** The tasks running now, oldest first. */
   get running(): readonly RunningTask[] {
     return [...this.#running.values()];
@@ -61,6 +71,8 @@ export class ChatTasks {
   /** One live line per running task. */
   lines(paint: Paint, columns: number): string[] {
     const now = this.now();
-    return this.running.map((task) => taskLiveLine(paint, task, now, columns));
+    return this.running.map((task) =>
+      taskLiveLine(paint, task, now, columns, this.#tokens.get(task.childId)),
+    );
   }
 }

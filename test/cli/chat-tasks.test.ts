@@ -4,6 +4,7 @@ import type { SessionEvent } from "../../src/api/session-events.js";
 import { PendingApprovals, waitingKey } from "../../src/cli/approval-desk.js";
 import { ChatTasks } from "../../src/cli/chat-tasks.js";
 import type { StreamBatch } from "../../src/client/stream-batch.js";
+import { sessionSnapshot } from "../support/session-snapshot.js";
 
 /** A batch of `events` without a reset. */
 function batch(...events: SessionEvent[]): StreamBatch {
@@ -53,6 +54,10 @@ describe("the chat's running tasks", () => {
     tasks.observe(batch(taskCall, started));
     now = 3_500;
     expect(tasks.lines(pc.createColors(false), 100)).toEqual(["↳ alpha · find A · 2.5 s"]);
+    // The child's tokens so far, once a listing of the children gave them.
+    const listed = { ...sessionSnapshot({ id: "child" }), usage: { ...usage, total_tokens: 1_234 } };
+    tasks.noteChildren([listed]);
+    expect(tasks.lines(pc.createColors(false), 100)).toEqual(["↳ alpha · find A · 2.5 s · 1.2k tokens"]);
     tasks.observe(batch(completed));
     expect(tasks.running).toEqual([]);
   });

@@ -1,7 +1,8 @@
 /**
  * Subagents in the web UI, in Debian's Chromium against a real daemon and the fake provider: a
  * parent's `task` call shows inline as a task block (agent, prompt, state, link) while its child
- * works; the link follows the child live (its answer streams, its header names the parent);
+ * works, "waiting for approval" while the child's write waits; the link follows the child live
+ * (its approval answered there, its answer streams, its header names the parent);
  * back on the parent, the block says how the task ended with the child's tokens, the header
  * counts the agents' tokens, and the sidebar and the sessions page show the child under its
  * parent, marked with its agent — all without a Content-Security-Policy error.
@@ -15,9 +16,11 @@ import type { RecordedRequest } from "../support/fake-provider/server.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
 import { launchChromium, loginLink, screenshot } from "./support/browser.js";
 
-/** The parent (its requests carry its prompt) delegates once; the built-in agent answers slowly. */
+/** The parent (its requests carry its prompt) delegates once; the built-in agent writes (asked), then answers slowly. */
 function delegating(request: RecordedRequest) {
   if (!request.rawBody.includes("PARENT-DELEGATES")) {
+    if (!request.rawBody.includes("call_w"))
+      return toolCalls([{ name: "write_file", args: { path: "count.txt", content: "3" }, id: "call_w" }]);
     const pieces = Array.from({ length: 16 }, (_, i) => (i === 15 ? " CHILD-ANSWER" : `w${i} `));
     return text(pieces, { delivery: { delayMs: 100 } });
   }
@@ -35,7 +38,11 @@ describe("agents in the web UI, in Chromium", () => {
   beforeAll(async () => {
     provider = await FakeProvider.start();
     provider.script = delegating;
-    app = await DaemonHarness.start({ providers: profileFor(provider) });
+    // The built-in policy: `task` runs, the child's write is asked.
+    app = await DaemonHarness.start({
+      providers: profileFor(provider),
+      config: { approvalPolicy: undefined },
+    });
     browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1100, height: 800 } })).newPage();
     page.on("console", (message) => {
@@ -56,18 +63,22 @@ describe("agents in the web UI, in Chromium", () => {
     await page.goto(`http://127.0.0.1:${app.port}/#/sessions/${parent}`);
     await app.prompt(parent, "PARENT-DELEGATES: count them");
     const block = page.getByTestId("task-block");
-    await block.getByTestId("task-state").filter({ hasText: "running" }).waitFor();
+    await block.getByTestId("task-state").filter({ hasText: "waiting for approval" }).waitFor();
     expect(await block.textContent()).toContain("general");
     expect(await block.textContent()).toContain("count the files");
     const link = block.getByTestId("task-link");
     expect(await link.textContent()).toBe("follow live");
     await screenshot(page, "session-task-running");
 
-    // The child's page: its answer streams (a draft) and its header names the parent.
+    // The child's page: its write is answered there, its answer streams (a draft) and its header names the parent.
     await link.click();
     await page.waitForURL(/#\/sessions\/[0-9a-f-]{36}$/);
     const child = page.url().split("/").pop()!;
     expect(child).not.toBe(parent);
+    await page
+      .locator('[data-testid="approvals"] [data-call-id="call_w"]')
+      .getByRole("button", { name: "Allow" })
+      .click();
     await page.getByTestId("draft").filter({ hasText: "w3" }).waitFor();
     expect(await page.getByTestId("parent").textContent()).toBe(
       `agent general, a task of ${parent.slice(0, 13)}`,

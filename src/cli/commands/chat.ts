@@ -76,6 +76,7 @@ async function chatInSession(
   let usage = (): string | null => null;
   const tasks = new ChatTasks();
   const { notes, status } = chatStatus(reader, tasks, out, () => usage());
+  const stopPolling = pollTaskTokens(client, snapshot.id, tasks, notes);
   try {
     const view = chatTranscriptView(context, options, reader, status, snapshot.workspace);
     const approvals = new ChatApprovals({
@@ -134,6 +135,7 @@ async function chatInSession(
     });
     return await loop.loop();
   } finally {
+    stopPolling();
     status.end();
     reader.setNotes([]);
     await watcher?.stop();
@@ -156,6 +158,28 @@ function chatStatus(
     },
   };
   return { notes, status: new TurnStatus(sink, usage) };
+}
+
+/** While tasks run, their children's tokens every 2 s (the parent's stream says them only at the end). */
+function pollTaskTokens(
+  client: DaemonClient,
+  sessionId: string,
+  tasks: ChatTasks,
+  notes: ChatNotes,
+): () => void {
+  const timer = setInterval(() => {
+    if (tasks.running.length === 0) return;
+    client.listSessions({ parent_id: sessionId }).then(
+      (children) => {
+        tasks.noteChildren(children);
+        notes.refresh();
+      },
+      // A missed look is made up by the next one; the task's end notice has the final count.
+      () => undefined,
+    );
+  }, 2_000);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /** The chat's transcript: thinking collapsed, writes kept clear of the prompt and its status line. */

@@ -22,11 +22,12 @@ export interface RunningTask {
   startedAt: number;
 }
 
-/** The live line of a running task: `↳ alpha · find the config loader · 4.2 s`. */
-export function taskLiveLine(paint: Paint, task: RunningTask, now: number, width = 100): string {
+/** The live line of a running task: `↳ alpha · find the config loader · 4.2 s · 1.2k tokens`. */
+export function taskLiveLine(paint: Paint, task: RunningTask, now: number, width = 100, tokens = 0): string {
   const elapsed = `${(Math.max(0, now - task.startedAt) / 1000).toFixed(1)} s`;
-  const prompt = task.prompt === "" ? "" : ` · ${clip(oneLine(task.prompt), Math.max(10, width - 30))}`;
-  return `${paint.cyan("↳")} ${paint.bold(task.agent)}${paint.dim(`${prompt} · ${elapsed}`)}`;
+  const used = tokens > 0 ? ` · ${tokenCount(tokens)} tokens` : "";
+  const prompt = task.prompt === "" ? "" : ` · ${clip(oneLine(task.prompt), Math.max(10, width - 40))}`;
+  return `${paint.cyan("↳")} ${paint.bold(task.agent)}${paint.dim(`${prompt} · ${elapsed}${used}`)}`;
 }
 
 /** The notices of a session's `task` events, remembering each call's agent for the notice of its end. */

@@ -34,10 +34,15 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
     return () => controller.stop();
   }, [controller]);
   const view = useSyncExternalStore(controller.subscribe, controller.view);
-  // Listed again when a task starts or ends, or the session's phase changes.
-  const children = useChildren(sessionId, view.transcript?.tasks, view.transcript?.status.phase);
+  // Listed again when a task starts or ends, or the session's phase changes, and while agents work.
+  const [agentsWork, setAgentsWork] = useState(false);
+  const children = useChildren(sessionId, view.transcript?.tasks, view.transcript?.status.phase, agentsWork);
   const forks = useMemo(() => children.filter((child) => child.agent === null), [children]);
   const agents = useMemo(() => children.filter((child) => child.agent !== null), [children]);
+  useEffect(() => {
+    const running = [...(view.transcript?.tasks.values() ?? [])].some((task) => task.state === "running");
+    setAgentsWork(running || agents.some((child) => child.status.phase !== "idle"));
+  }, [view.transcript?.tasks, agents]);
 
   const onFork = useCallback(
     (entry: HistoryEntry) => {
@@ -208,17 +213,32 @@ function BudgetMeter({ budget }: { budget: BudgetView | null }) {
 
 /**
  * The forks and `task` children of a session (none when they cannot be listed), listed again
- * when its tasks or its phase change (a child's status and tokens are not on this stream).
+ * when its tasks or its phase change, and every 3 s while `polling` (a child's status and
+ * tokens are not on this session's stream: an agent waiting for an approval, say).
  */
-function useChildren(sessionId: string, tasks: unknown, phase: unknown): SessionList["items"] {
+function useChildren(
+  sessionId: string,
+  tasks: unknown,
+  phase: unknown,
+  polling: boolean,
+): SessionList["items"] {
   const [children, setChildren] = useState<SessionList["items"]>([]);
   useEffect(() => {
     void [tasks, phase];
-    call<SessionList>("GET", `/sessions?parent_id=${encodeURIComponent(sessionId)}`).then(
-      (list) => setChildren(list.items),
-      () => setChildren([]),
-    );
-  }, [sessionId, tasks, phase]);
+    let current = true;
+    const load = (): void => {
+      call<SessionList>("GET", `/sessions?parent_id=${encodeURIComponent(sessionId)}`).then(
+        (list) => current && setChildren(list.items),
+        () => current && setChildren([]),
+      );
+    };
+    load();
+    const timer = polling ? setInterval(load, 3_000) : undefined;
+    return () => {
+      current = false;
+      clearInterval(timer);
+    };
+  }, [sessionId, tasks, phase, polling]);
   return children;
 }
 

@@ -19,6 +19,8 @@ export interface TaskProgress {
   state: "running" | "completed" | "interrupted" | "failed" | "cancelled";
   /** The child's tokens when it ended (null while it runs). */
   tokens: number | null;
+  /** How many of the child's approval requests were relayed here (each is a reason to look at the child again). */
+  asked: number;
 }
 
 /** The stream events about tasks. */
@@ -32,12 +34,32 @@ export function applyTaskEvent(
   const next = new Map(tasks);
   if (event.type === "task_started") {
     const { call_id, child_session_id, agent } = event.data;
-    next.set(call_id, { childId: child_session_id, agent, state: "running", tokens: null });
+    next.set(call_id, { childId: child_session_id, agent, state: "running", tokens: null, asked: 0 });
   } else {
     const { call_id, child_session_id, state, usage } = event.data;
-    const agent = tasks.get(call_id)?.agent ?? "agent";
-    next.set(call_id, { childId: child_session_id, agent, state, tokens: usage.total_tokens });
+    const known = tasks.get(call_id);
+    next.set(call_id, {
+      childId: child_session_id,
+      agent: known?.agent ?? "agent",
+      state,
+      tokens: usage.total_tokens,
+      asked: known?.asked ?? 0,
+    });
   }
+  return next;
+}
+
+/**
+ * A child's approval request, relayed on the parent's stream: answered at the child, it changes
+ * nothing here but says the child now waits (the page lists its children again to show it).
+ */
+export function noteChildAsked(
+  tasks: ReadonlyMap<string, TaskProgress>,
+  childId: string,
+): ReadonlyMap<string, TaskProgress> {
+  const next = new Map(tasks);
+  for (const [callId, task] of tasks)
+    if (task.childId === childId) next.set(callId, { ...task, asked: task.asked + 1 });
   return next;
 }
 

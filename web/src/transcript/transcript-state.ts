@@ -14,7 +14,7 @@ import type { SessionEvent } from "../../../src/api/session-events.js";
 import type { SessionSnapshot, SessionStatus, SessionUsage } from "../../../src/api/session-snapshot.js";
 import type { StreamBatch } from "../../../src/client/stream-batch.js";
 import { applyApprovalEvent, type PendingApproval } from "../approvals/approval-state.js";
-import { applyTaskEvent, type TaskProgress } from "./task-state.js";
+import { applyTaskEvent, noteChildAsked, type TaskProgress } from "./task-state.js";
 
 /** Text streamed for a model message that is not committed yet. */
 export interface Draft {
@@ -212,6 +212,8 @@ function applyEvent(state: TranscriptState, event: SessionEvent): TranscriptStat
       return state;
     case "approval_requested":
     case "approval_resolved":
+      if (event.type === "approval_requested" && event.data.session_id !== undefined)
+        return { ...state, tasks: noteChildAsked(state.tasks, event.data.session_id) };
       return { ...state, approvals: applyApprovalEvent(state.approvals, event) };
     case "task_started":
     case "task_completed":
