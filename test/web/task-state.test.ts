@@ -72,10 +72,7 @@ describe("the page's task blocks", () => {
       state: "failed",
       tokens: null,
     });
-    const unreadable = {
-      ...call,
-      content: [{ kind: "json" as const, field: "arguments", value: "{not json" }],
-    };
+    const unreadable = entry("tool_call", "{not json");
     expect(taskFacts(unreadable, undefined, undefined, undefined)).toMatchObject({
       agent: "agent",
       prompt: "",
