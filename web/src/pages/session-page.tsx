@@ -34,15 +34,7 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
     return () => controller.stop();
   }, [controller]);
   const view = useSyncExternalStore(controller.subscribe, controller.view);
-  // Listed again when a task starts or ends, or the session's phase changes, and while agents work.
-  const [agentsWork, setAgentsWork] = useState(false);
-  const children = useChildren(sessionId, view.transcript?.tasks, view.transcript?.status.phase, agentsWork);
-  const forks = useMemo(() => children.filter((child) => child.agent === null), [children]);
-  const agents = useMemo(() => children.filter((child) => child.agent !== null), [children]);
-  useEffect(() => {
-    const running = [...(view.transcript?.tasks.values() ?? [])].some((task) => task.state === "running");
-    setAgentsWork(running || agents.some((child) => child.status.phase !== "idle"));
-  }, [view.transcript?.tasks, agents]);
+  const { forks, agents } = useForksAndAgents(sessionId, view.transcript);
 
   const onFork = useCallback(
     (entry: HistoryEntry) => {
@@ -209,6 +201,25 @@ function BudgetMeter({ budget }: { budget: BudgetView | null }) {
       {period}
     </span>
   );
+}
+
+/**
+ * The session's forks and its agents' sessions, listed again when a task starts or ends, or the
+ * session's phase changes, and while agents work.
+ */
+function useForksAndAgents(
+  sessionId: string,
+  transcript: TranscriptState | null,
+): { forks: SessionList["items"]; agents: SessionList["items"] } {
+  const [agentsWork, setAgentsWork] = useState(false);
+  const children = useChildren(sessionId, transcript?.tasks, transcript?.status.phase, agentsWork);
+  const forks = useMemo(() => children.filter((child) => child.agent === null), [children]);
+  const agents = useMemo(() => children.filter((child) => child.agent !== null), [children]);
+  useEffect(() => {
+    const running = [...(transcript?.tasks.values() ?? [])].some((task) => task.state === "running");
+    setAgentsWork(running || agents.some((child) => child.status.phase !== "idle"));
+  }, [transcript?.tasks, agents]);
+  return { forks, agents };
 }
 
 /**

@@ -68,18 +68,7 @@ export const EntryView = memo(function EntryView({ entry, result, running, onFor
         </details>
       );
     case "tool_call":
-      if (task !== undefined)
-        return (
-          <div
-            className="entry tool task"
-            data-entry-id={entry.id}
-            data-kind="tool_call"
-            data-testid="task-block"
-          >
-            <TaskHead facts={task} fork={fork} />
-            {result !== undefined ? <ResultView entry={result} /> : null}
-          </div>
-        );
+      if (task !== undefined) return <TaskBlock id={entry.id} facts={task} fork={fork} result={result} />;
       return <ToolCallView entry={entry} result={result} running={running === true} fork={fork} />;
     case "tool_result":
       return <ResultView entry={entry} />;
@@ -135,6 +124,21 @@ function ToolCallView({
         <ToolArguments entry={entry} />
       </details>
       {result !== undefined ? <ResultView entry={result} /> : null}
+    </div>
+  );
+}
+
+/** A `task` call: its head (task-view.tsx) and, beneath it, its result like any call's. */
+function TaskBlock(props: {
+  id: string;
+  facts: TaskFacts;
+  fork: ReactNode;
+  result: HistoryEntry | undefined;
+}) {
+  return (
+    <div className="entry tool task" data-entry-id={props.id} data-kind="tool_call" data-testid="task-block">
+      <TaskHead facts={props.facts} fork={props.fork} />
+      {props.result !== undefined ? <ResultView entry={props.result} /> : null}
     </div>
   );
 }
