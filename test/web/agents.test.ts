@@ -44,18 +44,18 @@ describe("agents in the web UI, in Chromium", () => {
       config: { approvalPolicy: undefined },
     });
     browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1100, height: 800 } })).newPage();
+    const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+    page = await context.newPage();
+    page.on("pageerror", (error) => errors.push(error.message));
     page.on("console", (message) => {
       if (message.type() === "error") errors.push(message.text());
     });
-    await page.goto(loginLink(app.home, app.root));
-    await page.getByTestId("session-list").waitFor();
+    // The login link sets the cookie and lands on the sessions page.
+    expect((await page.goto(loginLink(app.home, app.root)))?.ok()).toBe(true);
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await provider?.close();
+    for (const open of [browser, app, provider]) await open?.close();
   });
 
   it("shows a task inline with a link that follows its child live, then its end, tokens and the tree", async () => {

@@ -7,10 +7,11 @@
  * Boundary rule: one listing or one switch per command; the children come from the session
  * listing (`GET /sessions?parent_id=`), switching is the chat's (chat.ts).
  */
+import type { SessionSummary } from "../../api/session-snapshot.js";
 import { errorMessage } from "../cli-error.js";
 import { agentRow } from "../render/task-line.js";
 import type { ChatEnd } from "./chat-end.js";
-import type { PickerScope } from "./chat-pickers.js";
+import { type PickerScope, pickedByNumberOrPrefix } from "./chat-pickers.js";
 
 /** `/agents [N|ID]`: list the session's task children, or open the one picked. */
 export async function pickAgent(
@@ -18,7 +19,7 @@ export async function pickAgent(
   argument: string | undefined,
 ): Promise<ChatEnd | "continue"> {
   const { client, sessionId, view } = scope;
-  let children: Awaited<ReturnType<typeof client.listSessions>>;
+  let children: SessionSummary[];
   try {
     // Oldest first: the numbers stay put while more tasks start.
     children = (await client.listSessions({ parent_id: sessionId }))
@@ -29,28 +30,24 @@ export async function pickAgent(
     return "continue";
   }
   if (argument === undefined) {
-    if (children.length === 0) {
-      view.notice("no agents yet: the model starts one with its task tool");
-      return "continue";
-    }
-    for (const [index, child] of children.entries())
-      view.line(agentRow(scope.out.paint, child, index + 1, 13));
-    view.notice("open one with /agents N (or an id prefix); /parent comes back here");
+    listAgents(scope, children);
     return "continue";
   }
-  const byNumber = /^\d+$/.test(argument) ? children[Number(argument) - 1] : undefined;
-  const byPrefix = children.filter((child) => child.id.startsWith(argument.toLowerCase()));
-  const picked = byNumber ?? (byPrefix.length === 1 ? byPrefix[0] : undefined);
-  if (picked === undefined) {
-    view.notice(
-      byPrefix.length > 1
-        ? `"${argument}" matches ${byPrefix.length} agents' sessions; type more of the id`
-        : `no agent ${argument}; /agents lists them`,
-    );
+  const picked = pickedByNumberOrPrefix(children, children, argument, { what: "agent", list: "/agents" });
+  if (typeof picked === "string") {
+    view.notice(picked);
     return "continue";
   }
   view.notice(`opening agent ${picked.agent}'s session ${picked.id} (/parent comes back)`);
   return { kind: "switch", sessionId: picked.id, resume: true };
+}
+
+/** The numbered rows of `/agents`, and how to open one. */
+function listAgents(scope: PickerScope, children: readonly SessionSummary[]): void {
+  const { view } = scope;
+  if (children.length === 0) view.notice("no agents yet: the model starts one with its task tool");
+  for (const [index, child] of children.entries()) view.line(agentRow(scope.out.paint, child, index + 1, 13));
+  if (children.length > 0) view.notice("open one with /agents N (or an id prefix); /parent comes back here");
 }
 
 /** `/parent`: back to the session whose `task` call started this one. */
