@@ -80,6 +80,16 @@ export class PendingApprovals {
     return this.#resolved.get(callId);
   }
 
+  /** The calls a `task` child waits on, looked up at the child (a reset's snapshot has only the session's own). */
+  relayedFrom(childId: string, requests: readonly PendingApproval[]): void {
+    if (this.options.relayed !== true) return;
+    for (const request of requests) {
+      const relayed = { ...request, session_id: childId };
+      this.#pending.set(waitingKey(relayed), relayed);
+    }
+    this.#changed();
+  }
+
   /** A relayed call was answered (at its child's route): it waits no more here. */
   answeredRelayed(request: WaitingCall): void {
     if (request.session_id === undefined) return;

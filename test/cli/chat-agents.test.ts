@@ -8,6 +8,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { eventually } from "../support/eventually.js";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
 import type { RecordedRequest } from "../support/fake-provider/server.js";
 import { promptReady, screenShows, useChatTerminals } from "./support/chat-terminal.js";
@@ -66,6 +67,25 @@ describe.skipIf(!tmuxAvailable())("agents in the chat", () => {
     pane.type("/parent");
     pane.press("Enter");
     await screenShows(pane, /back to session [0-9a-f-]{36}/);
+    await promptReady(pane);
+    pane.press("C-d");
+    await screenShows(pane, "[exit 0]");
+  });
+
+  it("asks, in a chat opened on the parent, the call its agent already waits on", async () => {
+    const parent = await shared.daemon.createSession();
+    await shared.daemon.prompt(parent, "delegate before the chat");
+    await eventually("the agent waiting for its write", async () => {
+      const children = await shared.daemon.api(`/sessions?parent_id=${parent}`);
+      const items = children.json<{ items: { status: { phase: string } }[] }>().items;
+      return items.some((child) => child.status.phase === "waiting") ? true : undefined;
+    });
+    const pane = terminals.start(["--session", parent], { width: 120 });
+    const asked = await screenShows(pane, "allow?");
+    expect(asked).toContain("a task's agent asks (its session ");
+    pane.type("y");
+    pane.press("Enter");
+    await screenShows(pane, "parent done with the note");
     await promptReady(pane);
     pane.press("C-d");
     await screenShows(pane, "[exit 0]");

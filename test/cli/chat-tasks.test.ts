@@ -95,4 +95,13 @@ describe("a child's approvals relayed to the parent's stream", () => {
     pending.answeredRelayed(waiting!);
     expect(pending.has("child/call_w")).toBe(false);
   });
+
+  it("are taken from a child's own snapshot when the parent's stream no longer has them", () => {
+    const pending = new PendingApprovals({ relayed: true });
+    pending.relayedFrom("child", [request]);
+    expect(pending.list()).toEqual([{ ...request, session_id: "child" }]);
+    const plain = new PendingApprovals();
+    plain.relayedFrom("child", [request]);
+    expect(plain.list()).toEqual([]);
+  });
 });

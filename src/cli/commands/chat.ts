@@ -96,7 +96,7 @@ async function chatInSession(
       onBatch: (batch) => {
         // Attached while a run streams: its message in flight lost its start (shown once committed).
         if (batch.reset?.reason === "initial") view.joinedDuring(batch.reset.snapshot.status.run_id);
-        approvals.pending.observe(batch);
+        approvals.observe(batch);
         tasks.observe(batch);
         notes.refresh();
       },
@@ -120,6 +120,8 @@ async function chatInSession(
     if (shell?.mode === "off") writeShellWarning(out, shell);
     active.start();
     await active.connected();
+    // The snapshot lists only this session's waiting calls: its agents' are looked up, to be asked first.
+    await approvals.lookUpChildrenWaiting();
     loop = new ChatPromptLoop({
       client,
       context,
