@@ -35,6 +35,7 @@ const completed: SessionEvent = {
 };
 const request = {
   call_id: "call_w",
+  kind: "approval" as const,
   tool: "write_file",
   arguments: "{}",
   rule: { source: "builtin" as const, tool: null, pattern: null, action: "ask" as const },
