@@ -6,6 +6,7 @@
  */
 
 import type { NewSessionRequest } from "../actor/session-creation.js";
+import { interruptOnOwner } from "../cluster/owner-interrupt.js";
 import { findProjectInstructions, withInstructions } from "../session/project-instructions.js";
 import type { Delegation } from "../session/session-services.js";
 import { delegationOf } from "../task/delegation.js";
@@ -35,6 +36,12 @@ export function delegationParts(
     limits,
     logger: parts.logger,
     pollMs: 500,
+    interruptElsewhere: async (sessionId, runId, through) =>
+      parts.cluster !== null &&
+      (await interruptOnOwner(parts.cluster, parts.settings.token, sessionId, {
+        run_id: runId,
+        through_input_order: through,
+      })),
     settings: () => {
       const config = parts.providers.current();
       return {
