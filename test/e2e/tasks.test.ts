@@ -29,6 +29,8 @@ interface Snapshot extends Summary {
   status: { phase: string };
   usage: { total_tokens: number };
   usage_total: { total_tokens: number };
+  context: { cost_usd: number | null } | null;
+  cost_total_usd: number | null;
 }
 
 /** Which session a request is of: a child (by its agent's mark) or the parent. */
@@ -140,6 +142,15 @@ describe("subagents (task)", () => {
       );
       expect(childTokens).toBeGreaterThan(0);
       expect(parent.usage_total.total_tokens).toBe(parent.usage.total_tokens + childTokens);
+      // So does cost, where the model's prices are known (Claude's are; the fixture model's not).
+      const kidSnapshots = await Promise.all(kids.map((kid) => snapshot(app, kid.id)));
+      if (protocol === "anthropic") {
+        const kidCosts = kidSnapshots.reduce((sum, kid) => sum + (kid.context?.cost_usd ?? Number.NaN), 0);
+        expect(kidCosts).toBeGreaterThan(0);
+        expect(parent.cost_total_usd).toBeCloseTo(parent.context!.cost_usd! + kidCosts, 6);
+      } else {
+        expect(parent.cost_total_usd).toBe(parent.context?.cost_usd ?? null);
+      }
     });
   }
 

@@ -27,6 +27,7 @@ import { type UsageScope, type UsageTotals, usageTotalsProgram } from "./budget-
 import { checkpointedWriter } from "./checkpointed-writer.js";
 import { appliedSchemaVersionProgram } from "./daemon-schema.js";
 import { checkDeliveredWithin, lastDeliveredInputProgram } from "./delivery-evidence.js";
+import { type DescendantUsage, descendantUsageProgram } from "./descendant-usage.js";
 import { GuardedLog } from "./guarded-log.js";
 import {
   type Admission,
@@ -71,7 +72,6 @@ import type {
   WriteFence,
 } from "./session-storage.js";
 import {
-  descendantUsageProgram,
   getSessionProgram,
   listSessionsProgram,
   type NewSession,
@@ -201,7 +201,7 @@ export class BackendSessionStorage<Tx> implements SessionStorage {
     return this.#shared.backend.read(listSessionsProgram(filter));
   }
 
-  descendantUsage(sessionId: string): Promise<SessionUsage> {
+  descendantUsage(sessionId: string): Promise<DescendantUsage[]> {
     return this.#shared.backend.read(descendantUsageProgram(sessionId));
   }
 
