@@ -256,7 +256,7 @@ describe("subagents (task)", () => {
     expect((await app.api(`/sessions/${gammaChild.id}/verify`)).json()).toMatchObject({ status: "verified" });
   }, 90_000);
 
-  it("forks the child from the parent's conversation before the call when the context is fork", async () => {
+  it("forks the child from the parent's conversation before the call when the context is fork, with its agent's model, mode and tools", async () => {
     const script: Script = (request) => {
       if (whose(request) === "alpha") return text("ANSWER-ALPHA forked");
       if (request.rawBody.includes("ANSWER-ALPHA")) return text("parent done");
@@ -265,8 +265,15 @@ describe("subagents (task)", () => {
         { name: "task", args: { agent: "alpha", prompt: "go on", context: "fork" }, id: "call_f" },
       ]);
     };
-    const app = await fake.daemon({ config: { agents } }, script);
+    // The parent runs in full-auto with all tools; the agent asks for read-only, one tool, its model.
+    const alpha = { ...agents.alpha, mode: "read-only", tools: ["read_file"], model: "fork-model" };
+    const app = await fake.daemon({ config: { agents: { ...agents, alpha } } }, script);
     const parentId = await app.createSession();
+    const mode = await app.api(`/sessions/${parentId}/approval-policy`, {
+      method: "PUT",
+      body: { mode: "full-auto" },
+    });
+    expect(mode.status).toBe(200);
     await app.turn(parentId, "remember SECRET-42");
     await app.prompt(parentId, "now delegate");
     await app.idle(parentId, 30_000);
@@ -275,13 +282,26 @@ describe("subagents (task)", () => {
     expect(child.rawBody).toContain("SECRET-42");
     expect(child.rawBody).toContain("now delegate");
     expect(child.rawBody).toContain("go on");
+    expect(JSON.parse(child.rawBody).model).toBe("fork-model");
+    expect(child.rawBody).toContain('"name":"read_file"');
+    expect(child.rawBody).not.toContain('"name":"run_command"');
     const [kid] = await children(app, parentId);
     const snap = (await app.api(`/sessions/${kid!.id}?tail=0`)).json<{
       creation: { kind: string };
       parent_call_id: string;
       agent: string;
+      approval_mode: string;
+      model: string;
     }>();
-    expect(snap).toMatchObject({ creation: { kind: "fork" }, parent_call_id: "call_f", agent: "alpha" });
+    expect(snap).toMatchObject({
+      creation: { kind: "fork" },
+      parent_call_id: "call_f",
+      agent: "alpha",
+      approval_mode: "read-only",
+      model: "fork-model",
+    });
+    const parent = (await app.api(`/sessions/${parentId}?tail=0`)).json<{ approval_mode: string }>();
+    expect(parent.approval_mode).toBe("full-auto");
   });
 
   it("keeps a child from delegating at the default depth limit, and runs one task at a time with maxParallelTasks 1", async () => {

@@ -2,7 +2,8 @@
  * The daemon's delegation: the `task` tool's services (registry, storage, hub, limits,
  * config.json's agents and limits) and how a child session is made: in the parent's workspace,
  * with the daemon's default system prompt, the workspace's instructions and the agent's prompt,
- * the agent's profile and model (else the parent's), the parent's MCP servers, the agent's mode.
+ * the agent's profile and model (else the parent's), the parent's MCP servers, the agent's mode;
+ * a fork child likewise takes its agent's profile, model and mode (its log is the parent's).
  */
 
 import type { NewSessionRequest } from "../actor/session-creation.js";
@@ -65,6 +66,7 @@ export function delegationParts(
         checkpointId,
         name: childName(request),
         task: { parentCallId: request.callId, agent: request.agentName },
+        agentSettings: { ...agentProvider(parts, request), approvalMode: request.agent.mode ?? "ask" },
       });
     },
   };
@@ -74,16 +76,13 @@ export function delegationParts(
 /** The new session a `task` call's child is. */
 function childSession(parts: DaemonParts, request: ChildRequest): NewSessionRequest {
   const { parent, agent } = request;
-  // An agent's profile must exist now (its model defaults to that profile's).
-  const profile = agent.profile === undefined ? null : parts.providers.resolveProfile(agent.profile);
   const base = `${defaultSystemPrompt(parent.workspace)}\n\n${agent.prompt}`;
   const instructions = findProjectInstructions(parent.workspace, { hidden: parts.tooling.toolKit.hidden });
   return {
     id: request.id,
     workspace: parent.workspace,
     name: childName(request),
-    providerProfile: profile?.name ?? parent.providerProfile,
-    model: agent.model ?? (profile === null ? parent.model : profile.profile.model),
+    ...agentProvider(parts, request),
     systemPrompt: instructions === null ? base : withInstructions(base, instructions),
     mcpServers: parent.mcpServers,
     instructions:
@@ -92,6 +91,20 @@ function childSession(parts: DaemonParts, request: ChildRequest): NewSessionRequ
         : { path: instructions.path, bytes: instructions.bytes, truncated: instructions.truncated },
     ...(agent.mode === undefined ? {} : { approvalMode: agent.mode }),
     child: { parentId: parent.id, parentCallId: request.callId, agent: request.agentName },
+  };
+}
+
+/** The child's profile and model: its agent's, else its parent's. */
+function agentProvider(
+  parts: DaemonParts,
+  request: ChildRequest,
+): { providerProfile: string | null; model: string | null } {
+  const { parent, agent } = request;
+  // An agent's profile must exist now (its model defaults to that profile's).
+  const profile = agent.profile === undefined ? null : parts.providers.resolveProfile(agent.profile);
+  return {
+    providerProfile: profile?.name ?? parent.providerProfile,
+    model: agent.model ?? (profile === null ? parent.model : profile.profile.model),
   };
 }
 
