@@ -304,8 +304,14 @@ describe("subagents (task)", () => {
     expect(parent.approval_mode).toBe("full-auto");
   });
 
-  it("keeps a child from delegating at the default depth limit, and runs one task at a time with maxParallelTasks 1", async () => {
-    const app = await fake.daemon({ config: { agents, maxParallelTasks: 1 } }, delegating(40));
+  it("keeps a child from delegating at the default depth limit, saying so when it calls task anyway, and runs one task at a time with maxParallelTasks 1", async () => {
+    const base = delegating(40);
+    // Alpha calls `task` although it is not offered; its next request carries the answer.
+    const script: Script = (request) =>
+      whose(request) === "alpha" && !request.rawBody.includes("call_deep")
+        ? toolCalls([{ name: "task", args: { agent: "beta", prompt: "deeper" }, id: "call_deep" }])
+        : base(request);
+    const app = await fake.daemon({ config: { agents, maxParallelTasks: 1 } }, script);
     const parentId = await app.createSession();
     await app.prompt(parentId, "delegate");
     await app.idle(parentId, 30_000);
@@ -320,6 +326,13 @@ describe("subagents (task)", () => {
     expect(offersTask(requests.find((request) => whose(request) === "parent")!)).toBe(true);
     expect(offersTask(alpha)).toBe(false);
     expect(offersTask(beta)).toBe(false);
+    const answered = requests.filter((request) => whose(request) === "alpha")[1]!;
+    expect(answered.rawBody).toContain("task was not run: task depth limit 1 reached");
+    expect(answered.rawBody).not.toContain("Tool not found");
+    // No grandchild was made for it.
+    expect(
+      requests.filter((request) => whose(request) === "beta" && request.rawBody.includes("deeper")),
+    ).toEqual([]);
   });
 
   it("interrupts the running children when the parent is interrupted", async () => {
