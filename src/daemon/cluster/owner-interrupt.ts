@@ -16,7 +16,7 @@ import { forwardedHeader } from "./request-forwarding.js";
 const ownerAnswerMs = 10_000;
 
 /** Why an interrupt could not be delivered to the owner. */
-export class OwnerInterruptError extends Error {
+class OwnerInterruptError extends Error {
   constructor(
     readonly sessionId: string,
     readonly owner: string,

@@ -10,7 +10,7 @@
  * the fence first, when there is one (cluster mode), in the write's own transaction.
  */
 import type { InputReceipt } from "../../api/inputs.js";
-import type { SessionPreview, SessionUsage } from "../../api/session-snapshot.js";
+import type { SessionPreview } from "../../api/session-snapshot.js";
 import { type Awaitable, andThen } from "../../log/awaitable.js";
 import { collectState } from "../../log/collect-state.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";

@@ -9,7 +9,7 @@
  */
 
 import type { EndedTurnState, InputReceipt } from "../../api/inputs.js";
-import type { SessionPreview, SessionUsage } from "../../api/session-snapshot.js";
+import type { SessionPreview } from "../../api/session-snapshot.js";
 import type { Awaitable } from "../../log/awaitable.js";
 import type { RestoredState } from "../../log/collect-state.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
