@@ -26,7 +26,7 @@ import {
   startHousekeeping,
 } from "./boot/daemon-services.js";
 import { daemonStop } from "./boot/daemon-stop.js";
-import { delegationParts } from "./boot/delegation-of.js";
+import { delegationParts, taskWakeUpsOf } from "./boot/delegation-of.js";
 import { joinCluster, type RegistryHolder } from "./boot/join-cluster.js";
 import { openStorage } from "./boot/open-storage.js";
 import { registerRoutes } from "./boot/register-routes.js";
@@ -167,11 +167,17 @@ async function boot(
     keys: apiKeys(env, new SecretsSource(settings.home)),
   };
   const { delegation, hub } = delegationParts(parts, registry);
+  const taskWakeUps = await taskWakeUpsOf(parts, hub);
+  if (taskWakeUps !== null) undo.push(() => taskWakeUps.stop());
   const sessions = new SessionRegistry({
     ...sessionServicesOf(parts),
     ...meteredBy(
       () => metrics,
-      (sessionId, type, data) => hub.observe(sessionId, type, data),
+      (sessionId, type, data) => {
+        hub.observe(sessionId, type, data);
+        // A parent on another node may wait for this session's turn to end.
+        if (type === "turn_completed") taskWakeUps?.announce(sessionId);
+      },
       notifications,
     ),
     delegation,

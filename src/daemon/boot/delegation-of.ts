@@ -8,8 +8,10 @@
 
 import type { NewSessionRequest } from "../actor/session-creation.js";
 import { interruptOnOwner } from "../cluster/owner-interrupt.js";
+import { TaskWakeUps } from "../cluster/task-wake-ups.js";
 import { findProjectInstructions, withInstructions } from "../session/project-instructions.js";
 import type { Delegation } from "../session/session-services.js";
+import { PgSessionStorage } from "../storage/pg-session-storage.js";
 import { delegationOf } from "../task/delegation.js";
 import { TaskHub } from "../task/task-hub.js";
 import { TaskLimits } from "../task/task-limits.js";
@@ -71,6 +73,18 @@ export function delegationParts(
     },
   };
   return { delegation: delegationOf(services), hub };
+}
+
+/**
+ * On a cluster, the wake-ups of waiting `task` calls across nodes, listening (null on SQLite):
+ * announce each turn end through it, and the hub hears of other nodes' turn ends.
+ */
+export async function taskWakeUpsOf(parts: DaemonParts, hub: TaskHub): Promise<TaskWakeUps | null> {
+  const { storage, settings } = parts;
+  if (!(storage instanceof PgSessionStorage) || settings.database.kind !== "postgres") return null;
+  const wakeUps = new TaskWakeUps(storage.pool, parts.logger, (sessionId) => hub.wake(sessionId));
+  await wakeUps.start({ connectionString: settings.database.url });
+  return wakeUps;
 }
 
 /** The new session a `task` call's child is. */
