@@ -131,10 +131,16 @@ describe("subagents on a cluster", () => {
     const p2Node = owners.get(k2) === b ? c! : b!;
 
     // Interrupting P2 on its node reaches K2 on the other.
-    const p2Run = (await p2Node.api(`/sessions/${p2}?tail=0`)).json<{ status: { run_id: string } }>();
+    // Once P2's recovered turn runs (running its task call again, waiting on K2).
+    const p2Run = await eventually("P2's turn to run again", async () => {
+      const snapshot = (await p2Node.api(`/sessions/${p2}?tail=0`)).json<{
+        status: { run_id: string | null };
+      }>();
+      return snapshot.status.run_id ?? undefined;
+    });
     const interrupted = await p2Node.api(`/sessions/${p2}/interrupt`, {
       method: "POST",
-      body: { run_id: p2Run.status.run_id, through_input_order: 0 },
+      body: { run_id: p2Run, through_input_order: 0 },
     });
     expect(interrupted.status).toBe(200);
     await p2Node.idle(p2, 20_000);
