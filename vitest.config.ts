@@ -1,10 +1,53 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Files that assert on wall-clock time (a hand-off within 2 s, a stop naming a finished turn) or
+ * that load the whole machine (the crash torture, the network-namespace cluster): they run one
+ * at a time after everything else, so a neighbour's load cannot fail them.
+ */
+const runAlone = [
+  "test/e2e/cluster.test.ts",
+  "test/e2e/cluster-config.test.ts",
+  "test/e2e/cluster-netns.test.ts",
+  "test/e2e/cluster-operations.test.ts",
+  "test/e2e/crash-torture.test.ts",
+  "test/e2e/turn-commits.test.ts",
+  "test/e2e/head-tampering.test.ts",
+  "test/cli/daemon-stop.test.ts",
+  "test/cli/daemon-stop-attached.test.ts",
+  "test/daemon/process/readiness.test.ts",
+  "test/daemon/cluster/actor-fence.test.ts",
+  "test/daemon/cluster/node-registration.test.ts",
+  "test/daemon/stream/sse-stream.test.ts",
+];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // Most files wait on child processes, sockets and fsyncs, so two at a time keep two cores
+    // busy (Vitest's default on a 2-core machine is one).
+    maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "together",
+          include: ["test/**/*.test.ts"],
+          exclude: runAlone,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "alone",
+          include: runAlone,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

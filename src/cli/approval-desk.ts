@@ -9,7 +9,7 @@
  * caller's `ask`.
  */
 import { createInterface } from "node:readline";
-import type { ApprovalRecord, PendingApproval } from "../api/approvals.js";
+import type { ApprovalAnswerBody, ApprovalRecord, PendingApproval } from "../api/approvals.js";
 import { DaemonApiError } from "../client/api-errors.js";
 import type { DaemonClient } from "../client/daemon-client.js";
 import type { StreamBatch } from "../client/stream-batch.js";
@@ -179,7 +179,8 @@ async function askOnce(
         options.onInterrupt();
         return "interrupted";
       case "eof":
-        await send(request, { decision: "deny" }, options);
+        // Nothing denies an unknown outcome: it keeps waiting for someone who knows.
+        if (request.kind !== "unknown_outcome") await send(request, { decision: "deny" }, options);
         return "done";
       case "line": {
         const body = parseApprovalAnswer(request, result.text);
@@ -195,7 +196,7 @@ async function askOnce(
 
 async function send(
   request: PendingApproval,
-  body: { decision: "allow" | "deny"; remember?: boolean; message?: string },
+  body: Omit<ApprovalAnswerBody, "client_id">,
   options: ApprovalDeskOptions,
 ): Promise<void> {
   try {
@@ -212,9 +213,17 @@ async function send(
   }
 }
 
+const verbs: Record<ApprovalRecord["decision"], string> = {
+  allow: "allowed",
+  deny: "denied",
+  retry: "run again",
+  skip: "skipped (not run)",
+  done: "marked done",
+};
+
 /** `allowed`, `denied (message)`, `allowed for the rest of the session`, with who answered. */
 export function describeRecord(record: ApprovalRecord): string {
-  const verb = record.decision === "allow" ? "allowed" : "denied";
+  const verb = verbs[record.decision];
   const always = record.remember === null ? "" : " (and remembered for this session)";
   const who =
     record.by === "client"
@@ -267,7 +276,7 @@ export function terminalAsk(
 
 /**
  * Allow every waiting call `filter` selects as soon as it is seen (`skein run --approve`), except
- * `ask_user` questions, which need a person. `report` is told each decision or failure.
+ * `ask_user` questions and unknown outcomes, which need a person. `report` is told each decision or failure.
  * Returns the function that stops it.
  */
 export function approveAutomatically(
@@ -283,7 +292,9 @@ export function approveAutomatically(
   const sent = new Set<string>();
   const check = (): void => {
     for (const request of pending.list()) {
-      if (sent.has(request.call_id) || request.tool === "ask_user" || !options.filter(request)) continue;
+      if (sent.has(request.call_id) || request.tool === "ask_user" || request.kind === "unknown_outcome")
+        continue;
+      if (!options.filter(request)) continue;
       sent.add(request.call_id);
       options.client
         .answerApproval(options.sessionId, request.call_id, {

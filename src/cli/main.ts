@@ -26,7 +26,7 @@ import { registerGcCommand } from "./register/gc-command.js";
 import { registerMcpCommands } from "./register/mcp-commands.js";
 import { registerScheduleCommands } from "./register/schedule-commands.js";
 import { registerSessionCommands } from "./register/session-commands.js";
-import { registerTokenCommands } from "./register/token-commands.js";
+import { registerDeviceCommands, registerTokenCommands } from "./register/token-commands.js";
 import { registerTurnCommands } from "./register/turn-commands.js";
 
 const exitCodeHelp = `
@@ -131,6 +131,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   registerConfigCommands(program, wiring);
   registerAuthCommands(program, wiring);
   registerTokenCommands(program, wiring);
+  registerDeviceCommands(program, wiring);
   registerMcpCommands(program, wiring);
 
   const known = ["help", ...program.commands.flatMap((command) => [command.name(), ...command.aliases()])];

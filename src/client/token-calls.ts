@@ -1,7 +1,9 @@
 /**
  * The token routes as client calls (`DaemonClient.tokens`): `POST`/`GET /tokens`,
- * `DELETE /tokens/{name}`.
+ * `DELETE /tokens/{name}`, and the devices' (`tokens.devices`, tokens of kind device):
+ * `POST`/`GET /devices`, `DELETE /devices/{name}`.
  */
+import type { CreateDeviceBody, DeviceInfo, DeviceList, DevicePairing } from "../api/devices.js";
 import type { CreatedToken, CreateTokenBody, TokenInfo, TokenList, TokenRevoked } from "../api/tokens.js";
 import type { CallOptions } from "./client-options.js";
 
@@ -15,6 +17,16 @@ export interface TokenCalls {
   list(): Promise<TokenInfo[]>;
   /** `DELETE /tokens/{name}`. */
   revoke(name: string): Promise<TokenRevoked>;
+  readonly devices: DeviceCalls;
+}
+
+interface DeviceCalls {
+  /** `POST /devices`: the new device's one-time pairing link and its QR code. */
+  create(body: CreateDeviceBody): Promise<DevicePairing>;
+  /** `GET /devices`, oldest first. */
+  list(): Promise<DeviceInfo[]>;
+  /** `DELETE /devices/{name}`. */
+  revoke(name: string): Promise<TokenRevoked>;
 }
 
 /** The token calls made through `call`. */
@@ -23,5 +35,10 @@ export function tokenCalls(call: JsonCall): TokenCalls {
     create: (body) => call("POST", "/tokens", { body }),
     list: async () => (await call<TokenList>("GET", "/tokens")).tokens,
     revoke: (name) => call("DELETE", `/tokens/${encodeURIComponent(name)}`),
+    devices: {
+      create: (body) => call("POST", "/devices", { body }),
+      list: async () => (await call<DeviceList>("GET", "/devices")).devices,
+      revoke: (name) => call("DELETE", `/devices/${encodeURIComponent(name)}`),
+    },
   };
 }

@@ -14,6 +14,7 @@
  * row, and daemon-problem.ts answers it 404 `resource_not_found`.
  */
 import type { ProblemCode } from "../api/problem.js";
+import type { ApprovalDecision } from "../model/approval-policy.js";
 
 /** Each code, and the problem a route answers for it (null: not the client's doing). */
 export const daemonErrorProblems = {
@@ -338,7 +339,7 @@ export class ApprovalConflictError extends DaemonError {
   constructor(
     readonly sessionId: string,
     readonly callId: string,
-    readonly recorded: "allow" | "deny",
+    readonly recorded: ApprovalDecision,
   ) {
     super(`tool call ${JSON.stringify(callId)} of session ${sessionId} was already answered: ${recorded}`);
     this.name = "ApprovalConflictError";

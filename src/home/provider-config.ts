@@ -1,7 +1,7 @@
 /**
  * `$SKEIN_HOME/config.json`: the provider profiles, `{"active"?: name, "providers": {name:
  * profile}, "mcpServers"?, "approvalPolicy"?, "maxToolRounds"?, "trustedHeadKeys"?, "webFetch"?, "retention"?, "agents"?,
- * "maxParallelTasks"?, "maxTaskDepth"?, "notifications"?, "budgets"?}`. Its shape, its parser and its
+ * "maxParallelTasks"?, "maxTaskDepth"?, "notifications"?, "budgets"?, "onUnknownOutcome"?}`. Its shape, its parser and its
  * writer, shared by the daemon (which re-reads it when it changes) and the CLI (`skein config`,
  * which edits it).
  *
@@ -15,6 +15,7 @@
 import type { ApprovalPolicy } from "../model/approval-policy.js";
 import { parseHeadPublicKey } from "../model/head-key.js";
 import { LlmClientError } from "../model/llm-client.js";
+import type { UnknownOutcomePolicy } from "../model/unknown-outcome.js";
 import { type ProviderProfile, validateProviderProfile } from "../providers/provider-profile.js";
 import { type AgentDefinition, parseAgentsConfig } from "./agent-definition.js";
 import { ApprovalPolicyError, parseApprovalPolicy } from "./approval-policy.js";
@@ -25,6 +26,7 @@ import { McpConfigError, type McpServersConfig, parseMcpServers } from "./mcp-co
 import { type NotificationTarget, parseNotificationsConfig } from "./notification-config.js";
 import { readOptionalText } from "./optional-text-file.js";
 import { parseRetentionConfig, type RetentionConfig } from "./retention-config.js";
+import { parseUnknownOutcomeConfig } from "./unknown-outcome-config.js";
 import { parseWebFetchConfig, type WebFetchConfig } from "./web-fetch-config.js";
 
 export {
@@ -67,6 +69,8 @@ export interface ProviderConfig extends SessionSettings {
   retention?: RetentionConfig;
   /** Caps on what sessions and profiles may use (see budget-config.ts); absent: none. */
   budgets?: BudgetsConfig;
+  /** What recovery does with a call a crash cut short, per tool (see unknown-outcome-config.ts). */
+  onUnknownOutcome?: UnknownOutcomePolicy;
   /** Webhooks told of sessions' events (see notification-config.ts); absent: none. */
   notifications?: NotificationTarget[];
   /** Agents the `task` tool may start (see agent-definition.ts). */
@@ -120,6 +124,24 @@ export function readProviderConfig(home: string): ProviderConfig {
   return text === null ? { providers: {} } : parseProviderConfig(text, path);
 }
 
+/** Every key config.json's top level may hold. */
+const topLevelKeys = [
+  "active",
+  "providers",
+  "mcpServers",
+  "approvalPolicy",
+  "maxToolRounds",
+  "trustedHeadKeys",
+  "webFetch",
+  "retention",
+  "budgets",
+  "notifications",
+  "agents",
+  "maxParallelTasks",
+  "maxTaskDepth",
+  "onUnknownOutcome",
+];
+
 /** Parse and strictly validate config.json text; throws ProviderConfigError naming the problem. */
 export function parseProviderConfig(text: string, path: string): ProviderConfig {
   let value: unknown;
@@ -134,26 +156,7 @@ export function parseProviderConfig(text: string, path: string): ProviderConfig 
     throw new ProviderConfigError(path, reason);
   };
   const root = asRecord(value) ?? fail("expected a JSON object");
-  checkKeys(
-    root,
-    [
-      "active",
-      "providers",
-      "mcpServers",
-      "approvalPolicy",
-      "maxToolRounds",
-      "trustedHeadKeys",
-      "webFetch",
-      "retention",
-      "budgets",
-      "notifications",
-      "agents",
-      "maxParallelTasks",
-      "maxTaskDepth",
-    ],
-    "the top level",
-    fail,
-  );
+  checkKeys(root, topLevelKeys, "the top level", fail);
   const providersValue = root.providers === undefined ? {} : root.providers;
   const providers = asRecord(providersValue) ?? fail(`"providers" must be an object of named profiles`);
   // Null prototype: a profile named "__proto__" must stay a plain key, not replace the prototype.
@@ -178,6 +181,8 @@ export function parseProviderConfig(text: string, path: string): ProviderConfig 
   if (root.webFetch !== undefined) config.webFetch = parseWebFetchConfig(root.webFetch, fail);
   if (root.retention !== undefined) config.retention = parseRetentionConfig(root.retention, fail);
   if (root.budgets !== undefined) config.budgets = parseBudgetsConfig(root.budgets, fail);
+  if (root.onUnknownOutcome !== undefined)
+    config.onUnknownOutcome = parseUnknownOutcomeConfig(root.onUnknownOutcome, fail);
   if (root.notifications !== undefined)
     config.notifications = parseNotificationsConfig(root.notifications, fail);
   if (root.agents !== undefined) config.agents = parseAgentsConfig(root.agents, fail);

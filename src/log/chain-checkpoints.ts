@@ -6,10 +6,17 @@
  * each link checked) whose last hash equals a checkpoint's is exactly the range that was verified,
  * without re-reading the prefix. What is read is always hashed; only the prefix is not re-read.
  *
+ * Points are learned later too: a range read back that chains to a known point proves every
+ * entry in it, and so does the background check of a prefix a state checkpoint skipped at load.
+ * What is learned is kept at the positions `spacing - 1, 2 * spacing - 1, ...` (`pointsOf`), so
+ * learning the same range twice adds nothing.
+ *
  * Boundary rule: stateful but pure (no I/O); a checkpoint is recorded only for a position whose
- * prefix is known good. Points are at least `spacing` positions apart, plus the head, so memory
+ * prefix is known good. Points are about `spacing` positions apart, plus the head, so memory
  * stays small (a 10,000-entry log at the default spacing keeps about 40 points) and an anchored
- * read never goes more than about `spacing` positions past what it wants.
+ * read of a log known whole never goes more than about `spacing` positions past what it wants.
+ * A view is a fixed snapshot: appends only add past its count, and learning an earlier point
+ * replaces the points array (copy on write) instead of changing the one views hold.
  */
 import type { LogHead } from "./store.js";
 
@@ -26,8 +33,8 @@ export interface CheckpointView {
 
 export class ChainCheckpoints {
   readonly #spacing: number;
-  /** Points in position order, the head excluded; only ever appended to. */
-  readonly #points: LogHead[] = [];
+  /** Points in position order, the head excluded; appended to, or replaced whole when a point is learned. */
+  #points: LogHead[] = [];
   #head: LogHead | null = null;
 
   constructor(spacing = defaultCheckpointSpacing) {
@@ -82,6 +89,35 @@ export class ChainCheckpoints {
     this.#head = { position: head.position, hash: head.hash };
   }
 
+  /** Of a run of verified entries, the ones kept as points when learned (every `spacing`-th position). */
+  pointsOf(entries: ReadonlyArray<{ position: number; hash: string }>): LogHead[] {
+    const spacing = this.#spacing;
+    const points: LogHead[] = [];
+    for (const { position, hash } of entries) {
+      if ((position + 1) % spacing === 0) points.push({ position, hash });
+    }
+    return points;
+  }
+
+  /**
+   * Keep `points`, each verified (its hash chains to a known point, or a checked prefix ends in
+   * it): those before the head not kept yet. A position already kept keeps its point (a verified
+   * log has one hash per position). Views taken before do not change.
+   */
+  learn(points: readonly LogHead[]): void {
+    const head = this.#head;
+    const kept = this.#points;
+    const known = new Set(kept.map((point) => point.position));
+    const added: LogHead[] = [];
+    for (const { position, hash } of points) {
+      if (head === null || position >= head.position || known.has(position)) continue;
+      known.add(position);
+      added.push({ position, hash });
+    }
+    if (added.length === 0) return;
+    this.#points = mergedByPosition(kept, added);
+  }
+
   /** The checkpoints as they are now. */
   view(): CheckpointView {
     const points = this.#points;
@@ -103,4 +139,17 @@ export class ChainCheckpoints {
       },
     };
   }
+}
+
+/** `kept` (in position order) and `added` (any order, no position in `kept`) in one new array in position order. */
+function mergedByPosition(kept: readonly LogHead[], added: LogHead[]): LogHead[] {
+  added.sort((a, b) => a.position - b.position);
+  const merged: LogHead[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < kept.length || j < added.length) {
+    const next = j >= added.length || (i < kept.length && kept[i]!.position < added[j]!.position);
+    merged.push(next ? kept[i++]! : added[j++]!);
+  }
+  return merged;
 }

@@ -261,17 +261,20 @@ function applyAnswer(
   if (entry.usage !== undefined) state.last_request_usage = { ...entry.usage };
 }
 
-/** A call waits for approval, unless it was answered or is waiting already. */
+/**
+ * A call waits for approval, unless it was answered or is waiting already (but a `retry` answer
+ * gives way to an `unknown_outcome` request: the retried call was cut short again).
+ */
 function applyApprovalRequested(
   state: RestoredState,
   entry: Extract<LogEntry, { kind: "approval_requested" }>,
 ): void {
-  if (
-    Object.hasOwn(state.approval_decisions, entry.call_id) ||
-    state.pending_approvals.some((pending) => pending.call_id === entry.call_id)
-  ) {
-    return;
+  if (Object.hasOwn(state.approval_decisions, entry.call_id)) {
+    const retried = state.approval_decisions[entry.call_id]!.decision === "retry";
+    if (!retried || entry.rule.source !== "unknown_outcome") return;
+    delete state.approval_decisions[entry.call_id];
   }
+  if (state.pending_approvals.some((pending) => pending.call_id === entry.call_id)) return;
   state.pending_approvals.push({
     call_id: entry.call_id,
     tool: entry.tool,

@@ -18,3 +18,13 @@ export async function latestPgCut(client: pg.PoolClient, sessionId: string): Pro
   const text = result.rows[0]?.entry;
   return text === undefined ? null : pruneCutOf(parseStoredEntry(sessionId, -1, text));
 }
+
+/** The hash the entry at `position` links to when the log's latest cut is exactly there, else undefined. */
+export async function cutHashAt(
+  client: pg.PoolClient,
+  sessionId: string,
+  position: number,
+): Promise<string | undefined> {
+  const cut = await latestPgCut(client, sessionId);
+  return cut?.upTo === position ? cut.cutHash : undefined;
+}

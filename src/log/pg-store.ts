@@ -23,7 +23,7 @@ import type { HeadSigner } from "./head-signer.js";
 import { PgCommitQueue } from "./pg-commit-queue.js";
 import { keepConnectionErrors } from "./pg-connection-errors.js";
 import { readPgHeadRecord, signPgHead, unsignedPgHeads } from "./pg-head-records.js";
-import { latestPgCut } from "./pg-prune-cut.js";
+import { cutHashAt, latestPgCut } from "./pg-prune-cut.js";
 import { type PreparedEntry, prepareAppend } from "./prepared-append.js";
 import type { AlongsideWrites, AppendOptions, LogHead, TransactionalStore } from "./store.js";
 import { backfillRecordedHeads, transcriptTables } from "./transcript-schema.js";
@@ -284,7 +284,8 @@ export class PgStore implements TransactionalStore<pg.PoolClient> {
           "SELECT hash FROM transcript WHERE session = $1 AND position = $2",
           [sessionId, from - 1],
         );
-        const hash = predecessor.rows[0]?.hash;
+        // A range starting exactly at a pruned log's cut chains to the hash the cut names.
+        const hash = predecessor.rows[0]?.hash ?? (await cutHashAt(client, sessionId, from));
         if (hash === undefined) {
           if (rows.length > 0) throw new LogCorruptError(sessionId, from - 1, "the entry is missing");
           if ((await this.checkedHead(client, sessionId, false)) === null) {

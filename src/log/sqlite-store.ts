@@ -352,7 +352,8 @@ export class SqliteStore implements TransactionalStore<SqliteTransaction> {
     // A range reaching before a pruned log's cut starts at the cut, chained to the hash it names.
     const beforeCut = prevHash === undefined || (from === 0 && rows[0]?.[0] !== 0);
     const cut = beforeCut ? this.pages.latestCut(sessionId) : null;
-    if (cut !== null && from < cut.upTo) {
+    // Of a range starting exactly at the cut, too: the entry before it is gone.
+    if (cut !== null && from <= cut.upTo) {
       if (end <= cut.upTo) return [];
       start = cut.upTo;
       prevHash = cut.cutHash;

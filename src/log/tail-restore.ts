@@ -76,6 +76,11 @@ export interface PrefixOptions {
   between?: () => Promise<void>;
   /** Asked between pages: true stops the check early (the session was unloaded). Returns false then. */
   stopped?: () => boolean;
+  /**
+   * Told of each page once it is hashed and linked to the one before; what it holds is proven
+   * the log's only once the check returns true (the daemon keeps its points then).
+   */
+  read?: (page: readonly PositionedEntry[]) => void;
 }
 
 /**
@@ -117,6 +122,7 @@ export async function verifyPrefix(
       );
     }
     for (const placed of page) if (state !== null) applyEntry(state, placed.entry);
+    options.read?.(page);
     last = page[page.length - 1]!;
     await options.between?.();
   }

@@ -50,7 +50,12 @@ export type RuleSource =
   /** The session's approval mode (no explicit rule matched, or `read-only` refused). */
   | "mode"
   /** A `run_command` command that only reads (the read-only command classifier). */
-  | "read_only_command";
+  | "read_only_command"
+  /**
+   * config.json's `onUnknownOutcome` says `ask` for the tool of a call a crash cut short: a
+   * person says whether it runs again (see model/unknown-outcome.ts).
+   */
+  | "unknown_outcome";
 
 /** The rule that decided a call: `tool` and `pattern` null when the policy's default applied. */
 export interface MatchedRule {
@@ -60,8 +65,18 @@ export interface MatchedRule {
   action: ApprovalAction;
 }
 
-/** A person's (or a rule's) answer to an approval request. */
-export type ApprovalDecision = "allow" | "deny";
+/** A person's (or a rule's) answer to a request to run a call. */
+export type ApprovalVerdict = "allow" | "deny";
+
+/**
+ * A person's answer to a call whose outcome a crash left unknown: run it again (`retry`), tell
+ * the model it did not run (`skip`), or tell the model it ran, with the person's text as its
+ * result (`done`).
+ */
+export type UnknownOutcomeDecision = "retry" | "skip" | "done";
+
+/** An answer to an approval request: a verdict, or (for an unknown outcome) what became of the call. */
+export type ApprovalDecision = ApprovalVerdict | UnknownOutcomeDecision;
 
 /**
  * Who resolved a request: a client through the approval route, a rule remembered from another

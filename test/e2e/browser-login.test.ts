@@ -212,7 +212,13 @@ describe("browser sign-in", () => {
     const wrongToken = await get("/sessions", { cookie, authorization: "Bearer wrong" });
     expect(wrongToken.status).toBe(401);
     const tokenSession = await get("/web/session", { authorization: `Bearer ${app.token}` });
-    expect(tokenSession.json()).toEqual({ auth: "token", csrf_token: null, expires_at: null });
+    expect(tokenSession.json()).toEqual({
+      auth: "token",
+      csrf_token: null,
+      expires_at: null,
+      name: "bootstrap",
+      role: "admin",
+    });
   });
 
   it("keeps a login across a SIGKILL and restart, and ends it at logout", async () => {

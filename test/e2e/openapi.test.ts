@@ -108,6 +108,10 @@ describe("the OpenAPI document", () => {
         "POST /tokens",
         "GET /tokens",
         "DELETE /tokens/{name}",
+        "POST /devices",
+        "GET /devices",
+        "DELETE /devices/{name}",
+        "GET /pair",
       ].sort(),
     );
     for (const { key, operation } of operations) {
@@ -236,6 +240,16 @@ describe("the OpenAPI document", () => {
     await app.api("/tokens");
     await app.api("/tokens/openapi", { method: "DELETE" });
     await app.api("/tokens/openapi", { method: "DELETE" });
+    const pairing = (await app.api("/devices", { method: "POST", body: { name: "pad" } })).json<{
+      pairing_url: string;
+    }>();
+    await app.api("/devices", { method: "POST", body: { name: "pad" } });
+    const pair = new URL(pairing.pairing_url);
+    await app.api(`${pair.pathname}${pair.search}`);
+    await app.api(`${pair.pathname}${pair.search}`);
+    await app.api("/devices");
+    await app.api("/devices/pad", { method: "DELETE" });
+    await app.api("/devices/pad", { method: "DELETE" });
     await app.api("/schedules/daily", { method: "PATCH", body: { paused: true } });
     await app.api("/schedules/daily", { method: "DELETE" });
     await app.api("/schedules/daily");
@@ -313,6 +327,8 @@ describe("the OpenAPI document", () => {
     expect(seen).toContain("frame /sessions");
     expect(seen).toContain("GET /login 303");
     expect(seen).toContain("GET /login 401");
+    expect(seen).toContain("GET /pair 303");
+    expect(seen).toContain("GET /pair 401");
   });
 
   it("rejects answers that break the document", async () => {

@@ -1,20 +1,21 @@
 /**
  * Named tokens on a cluster (two real daemons on one PostgreSQL schema): a token made on one node
  * works on the other, a revocation on one node is refused by the other on its very next request
- * (tokens are read from the database on each request), and an approval answered on a node that
- * does not own the session is recorded with the sender's token name and address (the relay
- * carries them to the owner).
+ * (tokens are read from the database on each request), and so is a paired device's cookie; and an
+ * approval answered on a node that does not own the session is recorded with the sender's token
+ * name and address (the relay carries them to the owner).
  */
 import { v7 as uuidv7 } from "uuid";
 import { describe, expect, it } from "vitest";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
 import { useTestClusters } from "./support/cluster-scope.js";
+import { rawRequest } from "./support/daemon-harness.js";
 import { eventually } from "./support/fixture.js";
 
 describe("named tokens on a cluster", () => {
   const clusters = useTestClusters();
 
-  it("a token made on one node works on the other, and its revocation holds there on the next request", async () => {
+  it("a token or device made on one node works on the other, and its revocation holds there on the next request", async () => {
     const [a, b] = await clusters.cluster().start(2, 2);
     const created = await a!.api("/tokens", { method: "POST", body: { name: "roaming", role: "viewer" } });
     expect(created.status, created.text).toBe(201);
@@ -24,6 +25,29 @@ describe("named tokens on a cluster", () => {
     const refused = await b!.api("/sessions", { headers: auth });
     expect(refused.status).toBe(401);
     expect(refused.json()).toMatchObject({ code: "authentication_required" });
+
+    // A device paired through node a signs its browser in on node b too (behind one public
+    // address the cookie's name is the same everywhere; here each node's port names it), and
+    // its revocation on a refuses the cookie on b at its next request.
+    const pairing = await a!.api("/devices", { method: "POST", body: { name: "roaming-phone" } });
+    expect(pairing.status, pairing.text).toBe(201);
+    const link = new URL(pairing.json<{ pairing_url: string }>().pairing_url);
+    const paired = await rawRequest(a!.port, {
+      method: "GET",
+      path: link.pathname + link.search,
+      headers: {},
+    });
+    expect(paired.status).toBe(303);
+    const secret = String(paired.headers["set-cookie"]).split(";")[0]!.split("=")[1]!;
+    const onB = () =>
+      rawRequest(b!.port, {
+        method: "GET",
+        path: "/sessions",
+        headers: { cookie: `skein_session_${b!.port}=${secret}` },
+      });
+    expect((await onB()).status).toBe(200);
+    expect((await b!.api("/devices/roaming-phone", { method: "DELETE" })).status).toBe(200);
+    expect((await onB()).status).toBe(401);
   });
 
   it("records who answered an approval and from where when another node relays the answer", async () => {

@@ -60,7 +60,8 @@ describe("installing the package with npm", () => {
     await run("skein", ["daemon", "stop"], { cwd: elsewhere, env }).catch(() => undefined);
     await provider.close();
     rmSync(root, { recursive: true, force: true });
-  });
+    // The installed tree is large and the daemon stop waits for its exit: slow on a loaded machine.
+  }, 120_000);
 
   it("puts `skein` on the prefix's PATH, and it prints its version from any folder", async () => {
     const { stdout } = await run("skein", ["--version"], { cwd: elsewhere, env });

@@ -173,6 +173,7 @@ describe("the transcript reducer", () => {
       sequence: 1,
       data: {
         call_id: "c1",
+        kind: "approval" as const,
         tool: "run_command",
         arguments: "{}",
         rule,

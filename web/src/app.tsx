@@ -7,6 +7,7 @@ import type { BrowserSession } from "../../src/api/browser-login.js";
 import type { ServerInfo } from "../../src/api/server.js";
 import { approvalsCapability } from "./approvals/approval-state.js";
 import { call, loadBrowserSession, logout } from "./daemon-api.js";
+import { DevicesPage } from "./devices/devices-page.js";
 import { SessionPage } from "./pages/session-page.js";
 import { SessionsPage } from "./pages/sessions-page.js";
 import { useRoute } from "./route.js";
@@ -43,6 +44,7 @@ export function App() {
       {signIn.kind === "signed_in" ? (
         <>
           <span className="version">daemon {signIn.server.version}</span>
+          {signIn.session.role === "admin" ? <a href="#/devices">Devices</a> : null}
           <button
             type="button"
             onClick={() => void logout().then(() => setSignIn({ kind: "signed_out" }))}
@@ -68,13 +70,7 @@ export function App() {
       return (
         <>
           {header}
-          <main className="signed-out" data-testid="signed-out">
-            <h1>Not signed in</h1>
-            <p>
-              Run <code>skein web</code> in a terminal on this machine: it prints a login link (and opens it
-              on a desktop). A link works once, for two minutes.
-            </p>
-          </main>
+          <SignedOutPage />
         </>
       );
     case "signed_in": {
@@ -88,6 +84,8 @@ export function App() {
               <SessionSidebar current={match[1]!} />
               <SessionPage key={match[1]} sessionId={match[1]!} approvals={approvals} />
             </div>
+          ) : route === "/devices" && signIn.session.role === "admin" ? (
+            <DevicesPage />
           ) : (
             <SessionsPage />
           )}
@@ -99,4 +97,21 @@ export function App() {
       return unknown;
     }
   }
+}
+
+/** What a browser that is not signed in sees: how to sign in, on this machine or a phone. */
+function SignedOutPage() {
+  return (
+    <main className="signed-out" data-testid="signed-out">
+      <h1>Not signed in</h1>
+      <p>
+        Run <code>skein web</code> in a terminal on this machine: it prints a login link (and opens it on a
+        desktop). A link works once, for two minutes.
+      </p>
+      <p>
+        On a phone, open the pairing link (or scan the QR code) that <code>skein web --device NAME</code>{" "}
+        prints.
+      </p>
+    </main>
+  );
 }

@@ -17,7 +17,8 @@ import { named } from "./named-schema.js";
 import { closedObject, literalUnion, NullableString, namedObject, Time } from "./parts.js";
 
 const Action = literalUnion("allow", "ask", "deny");
-const Decision = literalUnion("allow", "deny");
+/** `allow`/`deny` answer an approval; `retry`/`skip`/`done` a call whose outcome is unknown. */
+const Decision = literalUnion("allow", "deny", "retry", "skip", "done");
 
 /**
  * `{"default"?, "rules"?: [{"tool", "pattern"?, "action"}]}`: the creation field
@@ -71,6 +72,7 @@ const MatchedRuleSchema = matchesModel<MatchedRule>()(
       "ask_user",
       "mode",
       "read_only_command",
+      "unknown_outcome",
     ),
     tool: NullableString,
     pattern: NullableString,
@@ -81,6 +83,12 @@ const MatchedRuleSchema = matchesModel<MatchedRule>()(
 /** A tool call that waits for an answer, as a snapshot lists it and `approval_requested` announces it. */
 export const PendingApprovalSchema = namedObject("PendingApproval", {
   call_id: Type.String(),
+  /**
+   * `approval`: the call waits for leave to run (`allow` | `deny`); `unknown_outcome`: a restart
+   * cut the call short and config.json's `onUnknownOutcome` asks a person what became of it
+   * (`retry` | `skip` | `done`).
+   */
+  kind: literalUnion("approval", "unknown_outcome"),
   tool: Type.String(),
   /**
    * The call's arguments, the JSON text the model wrote. Over 256 KiB it is cut to its first
@@ -97,12 +105,18 @@ export const PendingApprovalSchema = namedObject("PendingApproval", {
 });
 export type PendingApproval = Static<typeof PendingApprovalSchema>;
 
-/** Body of `POST /sessions/{id}/approvals/{call_id}`. */
+/**
+ * Body of `POST /sessions/{id}/approvals/{call_id}`: `allow` | `deny` for an `approval`,
+ * `retry` | `skip` | `done` for an `unknown_outcome` (the other kind's words are refused).
+ */
 export const ApprovalAnswerBodySchema = closedObject({
   decision: Decision,
-  /** Also allow (or deny) matching calls for the rest of the session (see docs/http-api.md). */
+  /** Also allow (or deny) matching calls for the rest of the session (see docs/http-api.md); not for an unknown outcome. */
   remember: Type.Optional(Type.Boolean()),
-  /** Told to the model: a deny's reason, or the answer to an `ask_user` question. */
+  /**
+   * Told to the model: a deny's reason, the answer to an `ask_user` question, a `skip`'s reason,
+   * or a `done` call's result.
+   */
   message: Type.Optional(Type.String({ maxLength: 64 * 1024 })),
   /** The answering client's name, kept with the decision. */
   client_id: Type.Optional(Type.String({ maxLength: 512 })),

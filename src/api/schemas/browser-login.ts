@@ -25,5 +25,9 @@ export const BrowserSessionSchema = closedObject({
   csrf_token: NullableString,
   /** RFC 3339: when the cookie stops working (null with the bearer token). */
   expires_at: Type.Union([Time, Type.Null()]),
+  /** Who the request acts as: the token's or device's name (`bootstrap` for the daemon's own). */
+  name: Type.String(),
+  /** What it may do (the page offers only what the role allows, e.g. Devices to an admin). */
+  role: literalUnion("viewer", "approver", "driver", "admin"),
 });
 export type BrowserSession = Static<typeof BrowserSessionSchema>;

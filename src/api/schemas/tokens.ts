@@ -7,10 +7,10 @@
 import { type Static, Type } from "typebox";
 import { closedObject, literalUnion, NullableString, namedObject, Time } from "./parts.js";
 
-/** A token's name: letters, digits, `.`, `_`, `-`, starting with a letter or digit (not `bootstrap`). */
-const tokenNamePattern = "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$";
+/** A token's (or device's) name: letters, digits, `.`, `_`, `-`, starting with a letter or digit (not `bootstrap`). */
+export const tokenNamePattern = "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$";
 
-const RoleSchema = literalUnion("viewer", "approver", "driver", "admin");
+export const RoleSchema = literalUnion("viewer", "approver", "driver", "admin");
 
 /** Body of `POST /tokens`. */
 export const CreateTokenBodySchema = closedObject({
@@ -21,7 +21,8 @@ export const CreateTokenBodySchema = closedObject({
 });
 export type CreateTokenBody = Static<typeof CreateTokenBodySchema>;
 
-const tokenFields = {
+/** What a token's (or a device's) answers say of it. */
+export const tokenFields = {
   name: Type.String(),
   role: RoleSchema,
   session_id: NullableString,

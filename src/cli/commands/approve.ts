@@ -6,9 +6,10 @@
  * daemon takes the first answer; the same one again is fine, another is refused); a call id may
  * be given as a unique prefix of a waiting call's.
  */
-import type { ApprovalAnswerBody, PendingApproval } from "../../api/approvals.js";
+import type { ApprovalAnswerBody, ApprovalDecision, PendingApproval } from "../../api/approvals.js";
 import type { SessionSnapshot } from "../../api/session-snapshot.js";
 import type { DaemonClient } from "../../client/daemon-client.js";
+import { unknownOutcomeDecisions } from "../../model/unknown-outcome.js";
 import { cliClientId, describeRecord } from "../approval-desk.js";
 import { type CliContext, connect } from "../cli-context.js";
 import { CliError } from "../cli-error.js";
@@ -25,10 +26,28 @@ export interface AnswerOptions {
   message?: string;
 }
 
+/** `skein resolve SESSION CALL retry|skip|done`: answer a call whose outcome a restart left unknown. */
+export function resolveCall(
+  context: CliContext,
+  sessionRef: string,
+  callRef: string,
+  decision: string,
+  options: Pick<AnswerOptions, "message">,
+): Promise<ExitCode> {
+  const chosen = unknownOutcomeDecisions.find((known) => known === decision);
+  if (chosen === undefined) {
+    throw new CliError(
+      `"${decision}" is no answer to an unknown outcome: say retry, skip or done`,
+      exitCodes.usage,
+    );
+  }
+  return answerCall(context, chosen, sessionRef, callRef, options);
+}
+
 /** Answer one waiting call; prints the recorded decision. */
 export async function answerCall(
   context: CliContext,
-  decision: "allow" | "deny",
+  decision: ApprovalDecision,
   sessionRef: string,
   callRef: string,
   options: AnswerOptions,
@@ -90,6 +109,14 @@ export async function listApprovals(
       out,
       out.paint.dim("answer with `skein approve SESSION CALL` or `skein deny SESSION CALL -m why`"),
     );
+    if (rows.some(({ request }) => request.kind === "unknown_outcome")) {
+      writeLine(
+        out,
+        out.paint.dim(
+          "an outcome unknown (cut by a restart): `skein resolve SESSION CALL retry|skip|done [-m TEXT]`",
+        ),
+      );
+    }
     return exitCodes.ok;
   } finally {
     client.close();

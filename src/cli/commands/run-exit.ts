@@ -28,6 +28,13 @@ export function waitsForPerson(sessionId: string, request: PendingApproval, remo
       `answer with \`skein approve ${session} ${request.call_id} -m "…"\``,
     );
   }
+  if (request.kind === "unknown_outcome") {
+    return new CliError(
+      `a daemon restart cut ${approvalSummary(request)} short and a person must say what became of it (call ${request.call_id})`,
+      exitCodes.approvalNeeded,
+      `answer with \`skein resolve ${session} ${request.call_id} retry|skip|done\``,
+    );
+  }
   return new CliError(
     `the turn waits for approval of ${approvalSummary(request)} (call ${request.call_id})`,
     exitCodes.approvalNeeded,

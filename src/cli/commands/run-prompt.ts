@@ -11,6 +11,7 @@
  * does. A session this command created is deleted afterwards with --ephemeral, and also when
  * its turn failed before the model answered anything (nothing in it is worth keeping).
  */
+import type { PendingApproval } from "../../api/approvals.js";
 import type { DaemonClient } from "../../client/daemon-client.js";
 import { uuidV7 } from "../../client/uuid-v7.js";
 import { approveAutomatically } from "../approval-desk.js";
@@ -152,13 +153,14 @@ async function awaitOutcome(
           },
         })
       : () => undefined;
-  // Without --approve any call that waits ends the command; with it, only a question does.
+  // Without --approve any call that waits ends the command; with it, only a question or an unknown outcome does.
+  const personOnly = (request: PendingApproval) =>
+    request.tool === "ask_user" || request.kind === "unknown_outcome";
   const needsPerson = watcher.waitUntil(
     () =>
       approvals
         .list()
-        .find((request) => ours(request) && (options.approve !== true || request.tool === "ask_user")) ??
-      null,
+        .find((request) => ours(request) && (options.approve !== true || personOnly(request))) ?? null,
   );
   try {
     return await withInterrupt(

@@ -1,22 +1,31 @@
 /**
  * `skein web`: a one-time login link to the daemon's web UI, printed and, on a desktop, opened
- * in the default browser (`--print` only prints).
+ * in the default browser (`--print` only prints); `--device NAME` pairs a phone instead.
  *
  * Boundary rule: one request (`POST /web/login-codes`) and, maybe, one detached opener process;
  * whether the browser really opened is not known and not waited for.
  */
 import { spawn } from "node:child_process";
 import { type CliContext, connect } from "../cli-context.js";
+import { CliError } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { writeLine } from "../render/terminal.js";
+import { pairDevice } from "./pair-device.js";
 
 export interface WebOptions {
   /** Print the link only; never start a browser. */
   print?: boolean;
+  /** Pair a device of this name instead (pair-device.ts). */
+  device?: string;
+  role?: string;
+  session?: string;
 }
 
-/** Print (and maybe open) a login link. */
+/** Print (and maybe open) a login link, or a device's pairing link and QR code. */
 export async function openWeb(context: CliContext, options: WebOptions): Promise<ExitCode> {
+  if (options.device !== undefined) return pairDevice(context, { ...options, device: options.device });
+  if (options.role !== undefined || options.session !== undefined)
+    throw new CliError("--role and --session go with --device NAME", exitCodes.usage);
   const client = await connect(context);
   try {
     const link = await client.createLoginLink();

@@ -1,5 +1,5 @@
 /**
- * `skein approve`, `skein deny` and `skein approvals`: answering the tool calls that wait.
+ * `skein approve`, `skein deny`, `skein resolve` and `skein approvals`: answering the tool calls that wait.
  *
  * Boundary rule: registration only; a command's module is imported when it runs (main.ts says why).
  */
@@ -7,7 +7,7 @@ import type { Command } from "commander";
 import type { CommandWiring } from "./command-wiring.js";
 import { lazyAction } from "./lazy-action.js";
 
-/** Register `approve`, `deny` and `approvals` on the program. */
+/** Register `approve`, `deny`, `resolve` and `approvals` on the program. */
 export function registerApprovalCommands(program: Command, wiring: CommandWiring): void {
   program
     .command("approve")
@@ -30,6 +30,19 @@ export function registerApprovalCommands(program: Command, wiring: CommandWiring
     .option("-m, --message <text>", "why, or what to do instead (the model reads it)")
     .addHelpText("after", '\nExample:\n  $ skein deny 01a2b3c4-d5 call_7Hq -m "use the Makefile instead"')
     .action(lazyAction(wiring, () => import("../commands/approve.js"), "answerCall", "deny"));
+
+  program
+    .command("resolve")
+    .description("say what became of a tool call a daemon restart cut short (its outcome unknown)")
+    .argument("<session>", "session id, unique id prefix or name")
+    .argument("<call>", "the call's id (or a unique prefix)")
+    .argument("<decision>", "retry (run it again), skip (it did not run) or done (it ran)")
+    .option("-m, --message <text>", "done: the call's result; skip: why (the model reads it)")
+    .addHelpText(
+      "after",
+      '\nExamples:\n  $ skein resolve 01a2b3c4-d5 call_7Hq retry\n  $ skein resolve 01a2b3c4-d5 call_7Hq done -m "deployed v2"',
+    )
+    .action(lazyAction(wiring, () => import("../commands/approve.js"), "resolveCall"));
 
   program
     .command("approvals")

@@ -107,9 +107,15 @@ function registerBrowserAndLifecycleCommands(program: Command, wiring: CommandWi
     .command("web")
     .description("print a one-time login link to the web UI, and open it on a desktop")
     .option("--print", "only print the link; do not start a browser")
+    .option("--device <name>", "pair a phone or tablet instead: a one-time link and its QR code")
+    .option("--role <role>", "with --device: viewer, approver (the default), driver or admin")
+    .option("--session <id>", "with --device: the one session the device may reach")
     .addHelpText(
       "after",
-      "\nThe link signs one browser in (an HttpOnly cookie, 7 days); it works once, within 2 minutes.\n\nExamples:\n  $ skein web\n  $ skein web --print",
+      "\nThe link signs one browser in (an HttpOnly cookie, 7 days); it works once, within 2 minutes.\n" +
+        "With --device it pairs a phone's browser instead (scan the QR code): signed in for 90 days with\n" +
+        "the device's role, until `skein devices revoke NAME`; the link works once, within 10 minutes.\n\n" +
+        "Examples:\n  $ skein web\n  $ skein web --print\n  $ skein web --device phone\n  $ skein web --device tablet --role driver",
     )
     .action(lazyAction(wiring, () => import("../commands/web.js"), "openWeb"));
 

@@ -8,6 +8,40 @@ import type { CommandWiring } from "./command-wiring.js";
 import { lazyAction } from "./lazy-action.js";
 
 const commands = () => import("../commands/tokens.js");
+const deviceCommands = () => import("../commands/devices.js");
+
+/** Register `devices` and its subcommand on the program. */
+export function registerDeviceCommands(program: Command, wiring: CommandWiring): void {
+  const devices = program
+    .command("devices")
+    .description("paired phones and tablets (skein web --device NAME pairs one): list, revoke")
+    .option("--json", "print the daemon's GET /devices answer")
+    .addHelpText(
+      "after",
+      `
+A device is a browser signed in by a one-time pairing link with a role (approver unless
+--role says otherwise), for 90 days. Revoking it refuses its cookie from its next request on,
+on every node; signing out in its browser revokes it too.
+
+Examples:
+  $ skein web --device phone
+  $ skein devices
+  $ skein devices revoke phone`,
+    )
+    .action(lazyAction(wiring, deviceCommands, "listDevices"));
+  devices
+    .command("list")
+    .alias("ls")
+    .description("list the devices: name, role, session, paired or waiting, last seen")
+    .option("--json", "print the daemon's GET /devices answer")
+    .action(lazyAction(wiring, deviceCommands, "listDevices"));
+  devices
+    .command("revoke")
+    .alias("rm")
+    .description("revoke a device: its browser is signed out at its next request, on every node")
+    .argument("<name>", "the device's name")
+    .action(lazyAction(wiring, deviceCommands, "revokeDevice"));
+}
 
 /** Register `token` and its subcommands on the program. */
 export function registerTokenCommands(program: Command, wiring: CommandWiring): void {

@@ -26,7 +26,9 @@ export function approvalRequestLines(
     return [`${paint.bold(paint.magenta("?"))} ${paint.bold("the agent asks:")} ${question}`];
   }
   const lines = [
-    `${paint.yellow("⚠")} ${paint.bold(request.tool)} ${paint.dim(`wants approval (${ruleText(request)}; call ${request.call_id})`)}`,
+    request.kind === "unknown_outcome"
+      ? `${paint.yellow("⚠")} ${paint.bold(request.tool)} ${paint.dim(`was cut short by a daemon restart; did it run? (call ${request.call_id})`)}`
+      : `${paint.yellow("⚠")} ${paint.bold(request.tool)} ${paint.dim(`wants approval (${ruleText(request)}; call ${request.call_id})`)}`,
   ];
   if (request.truncated !== undefined) {
     lines.push(
@@ -60,18 +62,44 @@ export function approvalRequestLines(
 /** The question line after a request: what to type. */
 export function approvalQuestion(paint: Paint, request: PendingApproval): string {
   if (request.tool === "ask_user") return `${paint.bold("your answer")} ${paint.dim("(Ctrl-D declines)")} › `;
+  if (request.kind === "unknown_outcome") {
+    return `${paint.bold("outcome?")} ${paint.dim("[r]etry [s]kip (it did not run) [d]one (it ran), or d: TEXT, its result")} › `;
+  }
   return `${paint.bold("allow?")} ${paint.dim("[y]es [n]o [a]lways, or a message to deny with")} › `;
+}
+
+/**
+ * What a typed line says of a call whose outcome is unknown: `r`/`retry`, `s`/`skip`, `d`/`done`,
+ * or `d: TEXT` (`done: TEXT`), done with TEXT as its result; anything else answers nothing.
+ */
+function parseOutcomeAnswer(text: string): ApprovalAnswerBody | null {
+  const withResult = /^(?:d|done)\s*:\s*(.+)$/is.exec(text);
+  if (withResult !== null) return { decision: "done", message: withResult[1]! };
+  switch (text.toLowerCase()) {
+    case "r":
+    case "retry":
+      return { decision: "retry" };
+    case "s":
+    case "skip":
+      return { decision: "skip" };
+    case "d":
+    case "done":
+      return { decision: "done" };
+    default:
+      return null;
+  }
 }
 
 /**
  * What a typed line answers: `y`/`yes` allow, `n`/`no` deny, `a`/`always` allow and remember,
  * any other text denies with it as the message to the model; an empty line answers nothing.
- * For `ask_user` any non-empty line is the answer.
+ * For `ask_user` any non-empty line is the answer; for an unknown outcome see `parseOutcomeAnswer`.
  */
 export function parseApprovalAnswer(request: PendingApproval, line: string): ApprovalAnswerBody | null {
   const text = line.trim();
   if (text === "") return null;
   if (request.tool === "ask_user") return { decision: "allow", message: line };
+  if (request.kind === "unknown_outcome") return parseOutcomeAnswer(text);
   switch (text.toLowerCase()) {
     case "y":
     case "yes":

@@ -38,6 +38,7 @@ import type { BeforeToolCallAction } from "../../worker/index.js";
 import { ApprovalAnswerInvalidError, ApprovalConflictError, ApprovalUnknownError } from "../errors.js";
 import { boundText } from "../history/bounded-entry.js";
 import type { Sender } from "../http/credential.js";
+import { closeOpenCalls } from "../session/open-tool-calls.js";
 import type { SessionPort } from "../session/session-port.js";
 import { askUserToolName, judgeCall, rememberedRule, ruleCovers } from "./approval-policy.js";
 import { questionOf } from "./ask-user-tool.js";
@@ -48,6 +49,7 @@ import {
   notRunText,
   questionMissingText,
 } from "./call-outcomes.js";
+import { answerProblem, approvalKindOf, isUnknownOutcomeDecision } from "./unknown-outcome-requests.js";
 
 /** What a turn's calls are judged with. */
 export interface TurnPolicy {
@@ -184,6 +186,8 @@ export class ApprovalGate {
     }
     const request = log.state.pending_approvals.find((pending) => pending.call_id === callId);
     if (request === undefined) throw new ApprovalUnknownError(sessionId, callId);
+    const problem = answerProblem(request, body);
+    if (problem !== null) throw new ApprovalAnswerInvalidError(sessionId, callId, problem);
     const isQuestion = request.tool === askUserToolName;
     if (isQuestion && body.decision === "allow" && body.message === undefined) {
       throw new ApprovalAnswerInvalidError(
@@ -193,8 +197,11 @@ export class ApprovalGate {
       );
     }
     const args = argumentsOf(log.state.history, callId);
+    const verdict = isUnknownOutcomeDecision(body.decision) ? null : body.decision;
     const remember =
-      body.remember === true && !isQuestion ? rememberedRule(request.tool, args, body.decision) : undefined;
+      body.remember === true && !isQuestion && verdict !== null
+        ? rememberedRule(request.tool, args, verdict)
+        : undefined;
     const now = this.#port.now();
     const entries: LogEntry[] = [
       {
@@ -211,11 +218,12 @@ export class ApprovalGate {
         ...turnOf(request),
       },
     ];
-    if (remember !== undefined) {
+    if (remember !== undefined && verdict !== null) {
       for (const other of log.state.pending_approvals) {
         if (other.call_id === callId || other.tool === askUserToolName) continue;
+        if (approvalKindOf(other) === "unknown_outcome") continue;
         if (!ruleCovers(remember, other.tool, argumentsOf(log.state.history, other.call_id))) continue;
-        entries.push(resolvedEntry(other, body.decision, "rule", now));
+        entries.push(resolvedEntry(other, verdict, "rule", now));
       }
     }
     await log.commit(entries);
@@ -278,7 +286,8 @@ export class ApprovalGate {
 /**
  * For a session whose turn stops while calls wait: each request denied (`by` the interrupt or
  * the turn's end) and a result for every open call, since none of the waiting batch has
- * started: "not run", or what an earlier answer gave it (a deny with the user's message).
+ * started: "not run", or what an earlier answer gave it (a deny with the user's message); a call
+ * that waited for a person's word on its unknown outcome gets the "outcome unknown" result.
  * Empty when nothing waits.
  */
 export function waitingCallsClosed(
@@ -291,9 +300,17 @@ export function waitingCallsClosed(
   const entries: LogEntry[] = state.pending_approvals.map((request) =>
     resolvedEntry(request, "deny", by, now),
   );
+  const cut = new Set(
+    state.pending_approvals
+      .filter((request) => approvalKindOf(request) === "unknown_outcome")
+      .map((request) => request.call_id),
+  );
   const results: ToolResultItem[] = openToolCalls(state.history).map(
     (call) =>
-      knownResult(call, state.approval_decisions, null) ?? toolResult(call.call_id, notRunText[by], true),
+      knownResult(call, state.approval_decisions, null) ??
+      (cut.has(call.call_id)
+        ? closeOpenCalls([call], "daemon_restart")[0]!
+        : toolResult(call.call_id, notRunText[by], true)),
   );
   if (results.length > 0) entries.push({ kind: "tool_results", ts: now, items: results, turn_id: turnId });
   return entries;
@@ -335,6 +352,7 @@ function pendingJson(request: LoggedRequest, history: readonly Item[]): PendingA
   const args = boundText(findCall(history, request.call_id)?.arguments ?? "{}");
   return {
     call_id: request.call_id,
+    kind: approvalKindOf(request),
     tool: request.tool,
     arguments: args.text,
     ...(args.cutFrom === null ? {} : { truncated: { arguments: args.cutFrom } }),

@@ -17,10 +17,10 @@
 import path from "node:path";
 import type {
   ApprovalAction,
-  ApprovalDecision,
   ApprovalMode,
   ApprovalPolicy,
   ApprovalRule,
+  ApprovalVerdict,
   MatchedRule,
   RuleSource,
 } from "../../model/approval-policy.js";
@@ -126,7 +126,7 @@ class Subject {
 export function rememberedRule(
   tool: string,
   args: Readonly<Record<string, unknown>>,
-  decision: ApprovalDecision,
+  decision: ApprovalVerdict,
 ): ApprovalRule {
   if (tool === "run_command" && typeof args.command === "string") {
     return { tool, pattern: literalPattern(args.command), action: decision };

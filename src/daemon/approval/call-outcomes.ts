@@ -26,8 +26,29 @@ export const notRunText: Record<"interrupt" | "turn_end", string> = {
 /** The result of an `ask_user` call without a question (it is never asked). */
 export const questionMissingText = "ask_user was not run: it needs a non-empty `question`.";
 
+/** What the model reads of a call a person said did not run (`skip`). */
+export const skippedText =
+  "The Skein daemon restarted while this tool call was in flight; a person checked and says it did not run. It was not run again.";
+
+/** What the model reads of a call a person said ran (`done`) without giving its result. */
+export const doneText =
+  "The Skein daemon restarted while this tool call was in flight; a person checked and says it completed. Its output was not kept.";
+
 /** What the loop does with an answered call. */
 export function answeredAction(call: ToolCallItem, answer: ResolvedApproval): BeforeToolCallAction {
+  switch (answer.decision) {
+    case "retry":
+      return { action: "continue" };
+    case "skip":
+      return {
+        action: "result",
+        result: { output: withMessage(skippedText, answer.message), is_error: true },
+      };
+    case "done":
+      return { action: "result", result: { output: answer.message ?? doneText, is_error: false } };
+    default:
+      break;
+  }
   if (call.name === askUserToolName) {
     if (answer.decision === "allow")
       return { action: "result", result: { output: answer.message ?? "", is_error: false } };
@@ -86,6 +107,10 @@ export function knownResult(
     return toolResult(call.call_id, deniedByPolicy(rule), true);
   }
   return null;
+}
+
+function withMessage(text: string, message: string | null): string {
+  return message === null ? text : `${text} Their message: ${message}`;
 }
 
 function deniedText(answer: ResolvedApproval): string {

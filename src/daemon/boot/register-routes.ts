@@ -24,12 +24,14 @@ import { registerClusterRoutes } from "../routes/cluster-routes.js";
 import { type ConfigRouteOptions, registerConfigRoutes } from "../routes/config-routes.js";
 import { registerContextRoutes } from "../routes/context-routes.js";
 import { registerDebugRoutes } from "../routes/debug-routes.js";
+import { registerDeviceRoutes } from "../routes/device-routes.js";
 import { type HealthRouteOptions, registerHealthRoutes } from "../routes/health-routes.js";
 import { registerHistoryRoutes } from "../routes/history-routes.js";
 import { registerInputRoutes } from "../routes/input-routes.js";
 import { registerMcpRoutes } from "../routes/mcp-routes.js";
 import { registerMetricsRoutes } from "../routes/metrics-routes.js";
 import { registerOpenApiRoute } from "../routes/openapi-routes.js";
+import { registerPairingRoute } from "../routes/pairing-route.js";
 import { registerProviderRoutes } from "../routes/provider-routes.js";
 import { registerRetentionRoutes } from "../routes/retention-routes.js";
 import type { RouteServices } from "../routes/route-services.js";
@@ -98,6 +100,10 @@ export function registerRoutes(app: HttpApp, routes: DaemonRoutes): Relays | nul
   registerProviderRoutes(app, services);
   registerConfigRoutes(app, routes.config);
   registerTokenRoutes(app, routes.storage.apiTokens, Date.now);
+  const devices = routes.storage.apiTokens.devices;
+  const scheme = settings.tls !== null || settings.trustProxy.length > 0 ? "https" : "http";
+  registerDeviceRoutes(app, { devices, now: Date.now, publicUrls: settings.publicUrls, scheme });
+  registerPairingRoute(app, { devices, now: Date.now, port });
   registerMcpRoutes(app, { mcp: routes.mcp, workspaceProblem: services.workspaceProblem });
   if (settings.inspect) registerDebugRoutes(app, services);
   registerOpenApiRoute(app, () => ({ version: packageVersion(), protocol: protocolVersion, port: port() }));
@@ -106,7 +112,8 @@ export function registerRoutes(app: HttpApp, routes: DaemonRoutes): Relays | nul
     logins: routes.logins,
     assets: root === null ? null : StaticAssets.load(join(root.directory, "dist", "web")),
     port,
-    scheme: settings.tls !== null || settings.trustProxy.length > 0 ? "https" : "http",
+    scheme,
+    devices,
   });
   return relays;
 }

@@ -3,6 +3,9 @@
  * (`GET /sessions/{id}/entries/{entry_id}/content?part=K&offset=&limit=`): the way to read a
  * part that history pages and stream events send truncated.
  *
+ * A loaded session's log is read at the entry's position only (an anchored range, as history
+ * pages read it), not whole: a slice of one entry of a million-entry log reads about one entry.
+ *
  * Boundary rule: a pure function of the verified log entries; finding nothing is an
  * EntryContentUnknownError (404), a bad offset a TextOffsetError (400).
  */
@@ -10,6 +13,7 @@ import type { ContentSlice } from "../../api/history.js";
 import type { PositionedEntry } from "../../log/entries.js";
 import { EntryContentUnknownError } from "../errors.js";
 import { partContent } from "./bounded-entry.js";
+import type { HistoryLog } from "./history-log.js";
 import { projectEntry } from "./project-history.js";
 import { sliceText } from "./text-slice.js";
 
@@ -25,6 +29,17 @@ export interface ContentRequest {
 }
 
 const positionalId = /^(0|[1-9][0-9]{0,14})(?:-(0|[1-9][0-9]{0,8}))?$/;
+
+/** The slice of the named part's content, reading only the entry's position of `log`; throws as `readEntryContent`. */
+export async function readLoggedEntryContent(
+  log: HistoryLog,
+  request: ContentRequest,
+): Promise<ContentSlice> {
+  const match = positionalId.exec(request.entryId);
+  const position = match === null ? null : Number(match[1]);
+  const entries = position === null || position > log.head ? [] : await log.read(position, position);
+  return readEntryContent(entries, request);
+}
 
 /** The slice of the named part's content. Throws EntryContentUnknownError or TextOffsetError. */
 export function readEntryContent(entries: readonly PositionedEntry[], request: ContentRequest): ContentSlice {

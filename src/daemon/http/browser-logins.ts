@@ -41,6 +41,8 @@ export interface CookieLogin {
   expiresAt: number;
   /** The named token the login is bound to (revoking it ends the login); null: the bootstrap token. */
   token: string | null;
+  /** True for a paired device's cookie (kept in the database, not by this node): `token` names the device. */
+  device: boolean;
 }
 
 /** An unredeemed code: when it expires and which token the login it becomes acts as. */
@@ -108,7 +110,9 @@ export class BrowserLogins {
     const login = this.#logins.get(secretDigest(cookieValue));
     if (login === undefined) return null;
     const expiresAt = Date.parse(login.expires_at);
-    return expiresAt > this.now() ? { cookieValue, expiresAt, token: login.token ?? null } : null;
+    return expiresAt > this.now()
+      ? { cookieValue, expiresAt, token: login.token ?? null, device: false }
+      : null;
   }
 
   /** End the login of `cookieValue` (nothing happens for an unknown one). */

@@ -6,8 +6,9 @@
  * in the same order as one it can: 401, then 400/403 for Host, then 403 for the origin, and only
  * then how it is framed.
  *
- * Named tokens (and browser logins bound to one) are looked up in the database on every request
- * (`TokenLookup`), so a revoked token stops working at once on every node of a cluster; only
+ * Named tokens (and browser logins bound to one, and paired devices' cookies) are looked up in the
+ * database on every request (`TokenLookup`), so a revoked token or device stops working at once on
+ * every node of a cluster; only
  * `checkRequest` (the request hook) looks them up. `check`, for the heads Fastify never parses,
  * knows the bootstrap token (and logins bound to it) alone: such a request is malformed anyway,
  * and a named token there is answered 401 instead of the framing error.
@@ -36,6 +37,14 @@ export interface TokenLookup {
   bySecret(secret: string): Promise<Principal | null>;
   /** The token named `name`, or null (revoked). */
   byName(name: string): Promise<Principal | null>;
+  /** The paired device whose cookie is `cookieValue`, or null (unknown, revoked or expired). */
+  byDeviceCookie(cookieValue: string): Promise<DeviceLogin | null>;
+}
+
+/** A paired device as a cookie proves it: who it acts as, and until when. */
+interface DeviceLogin {
+  principal: Principal;
+  expiresAt: number;
 }
 
 /** The bootstrap token's principal: admin of every session. */
@@ -121,7 +130,7 @@ export class RequestAuthority {
 
   // A named token, or a login bound to one, that the request carries (looked up); else null.
   async #named(raw: readonly string[]): Promise<Credential | null> {
-    const { tokens, logins, bearer } = this.#options;
+    const { tokens, bearer } = this.#options;
     if (tokens === undefined) return null;
     const authorization = headerValues(raw, "authorization");
     if (authorization.length === 1) {
@@ -130,11 +139,26 @@ export class RequestAuthority {
       const principal = secret === null ? null : await tokens.bySecret(secret);
       return principal === null ? null : { kind: "token", principal };
     }
-    if (authorization.length > 0 || logins === undefined) return null;
+    if (authorization.length > 0) return null;
     const login = this.#cookieLogin(raw, this.#options.port());
-    if (login === null || login.token === null) return null;
+    if (login === null) return this.#device(raw, tokens);
+    if (login.token === null) return null;
     const principal = await tokens.byName(login.token);
     return principal === null ? null : { kind: "cookie", login, principal };
+  }
+
+  // A paired device's cookie (in the database, so any node knows it), looked up; else null.
+  async #device(raw: readonly string[], tokens: TokenLookup): Promise<Credential | null> {
+    const value = cookieValue(headerValues(raw, "cookie"), sessionCookieName(this.#options.port()));
+    const device = value === null ? null : await tokens.byDeviceCookie(value);
+    if (value === null || device === null) return null;
+    const login = {
+      cookieValue: value,
+      expiresAt: device.expiresAt,
+      token: device.principal.name,
+      device: true,
+    };
+    return { kind: "cookie", login, principal: device.principal };
   }
 
   // The bootstrap token, or a login bound to it when no Authorization header is sent; nothing on public routes.

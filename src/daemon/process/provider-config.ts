@@ -138,6 +138,7 @@ export class ProviderConfigSource {
       maxToolRounds:
         profile.maxToolRounds !== undefined ? profile.maxToolRounds : (config.maxToolRounds ?? null),
       budgets: config.budgets,
+      onUnknownOutcome: config.onUnknownOutcome,
     };
   }
 

@@ -12,7 +12,7 @@ import {
   HistoryQuerySchema,
   maxContentSliceBytes,
 } from "../../api/schemas/history.js";
-import { readEntryContent } from "../history/entry-content.js";
+import { readLoggedEntryContent } from "../history/entry-content.js";
 import { readHistoryPage } from "../history/history-page.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { registerResource } from "../http/resource.js";
@@ -65,7 +65,7 @@ export function registerHistoryRoutes(app: HttpApp, services: RouteServices): vo
         const query = request.query as ContentQuery;
         return answerWith(async (): Promise<ContentSlice> => {
           await requireSession(services.registry, id);
-          return readEntryContent(await services.registry.readLog(id), {
+          return readLoggedEntryContent(await services.registry.historyLog(id), {
             sessionId: id,
             entryId: entry,
             part: query.part,

@@ -53,7 +53,7 @@ export function registerTokenRoutes(app: HttpApp, tokens: ApiTokenStore, now: ()
         if (!(await answerWith(() => tokens.create(row))))
           throw problem(
             "token_exists",
-            `a token named ${body.name} exists; revoke it first or pick another name`,
+            `a token or device named ${body.name} exists; revoke it first or pick another name`,
           );
         const created: CreatedToken = { ...infoOf(row), token: secret };
         return reply.code(201).send(created);

@@ -22,9 +22,12 @@ import type { BrowserLogins } from "../http/browser-logins.js";
 import { codeLifetimeMs, csrfTokenOf } from "../http/browser-logins.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { credentialOf } from "../http/credential.js";
+import { pageSecurityHeaders } from "../http/page-headers.js";
 import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
 import type { StaticAssets, StaticFile } from "../http/static-assets.js";
+import type { DeviceStore } from "../storage/device-store.js";
+import { answerWith } from "./daemon-problem.js";
 
 /** What the web routes serve and sign in with. */
 export interface WebRouteOptions {
@@ -35,19 +38,9 @@ export interface WebRouteOptions {
   port(): number;
   /** How the daemon is reached (a login link names it): https with TLS or behind a TLS proxy. */
   scheme: "http" | "https";
+  /** Paired devices: signing one out unpairs it (its cookie was its only credential). */
+  devices: DeviceStore;
 }
-
-/** What the page may load and where it may connect: itself only. */
-const pageSecurityHeaders = {
-  "content-security-policy":
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; " +
-    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-  "x-content-type-options": "nosniff",
-  "x-frame-options": "DENY",
-  "referrer-policy": "no-referrer",
-  "cross-origin-opener-policy": "same-origin",
-  "cross-origin-resource-policy": "same-origin",
-} as const;
 
 const noBody = (description: string) => Type.Null({ description });
 
@@ -202,11 +195,17 @@ function registerBrowserSessionRoutes(app: HttpApp, options: WebRouteOptions): v
       },
       handler: async (request): Promise<BrowserSession> => {
         const credential = credentialOf(request.raw);
-        if (credential.kind !== "cookie") return { auth: "token", csrf_token: null, expires_at: null };
+        // The route needs a credential: `none` never reaches here, and would be a viewer at most.
+        const { name, role } =
+          credential.kind === "none" ? { name: "", role: "viewer" as const } : credential.principal;
+        if (credential.kind !== "cookie")
+          return { auth: "token", csrf_token: null, expires_at: null, name, role };
         return {
           auth: "cookie",
           csrf_token: csrfTokenOf(credential.login.cookieValue),
           expires_at: new Date(credential.login.expiresAt).toISOString(),
+          name,
+          role,
         };
       },
     },
@@ -219,7 +218,9 @@ function registerBrowserSessionRoutes(app: HttpApp, options: WebRouteOptions): v
       handler: async (request, reply) => {
         const credential = credentialOf(request.raw);
         if (credential.kind === "cookie") {
-          await logins.logout(credential.login.cookieValue);
+          const { login } = credential;
+          if (login.device) await answerWith(() => options.devices.remove(credential.principal.name));
+          else await logins.logout(login.cookieValue);
           reply.header(
             "set-cookie",
             `${sessionCookieName(options.port())}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict`,

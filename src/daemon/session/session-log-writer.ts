@@ -108,6 +108,11 @@ export class SessionLogWriter {
     return anchoredLog(this.sessionId, this.#storage, this.#checkpoints, (error) => this.markCorrupt(error));
   }
 
+  /** The log's verified points, to add what a check proves later (the prefix check: session/prefix-check.ts). */
+  get verifiedPoints(): Pick<ChainCheckpoints, "pointsOf" | "learn"> {
+    return this.#checkpoints;
+  }
+
   /**
    * The log as committed now, for a history page or a snapshot (read outside the mailbox: only
    * what was committed is read). A session found corrupt reads (and so verifies) it whole; a

@@ -9,6 +9,7 @@ import type { ApprovalPolicy } from "../../model/approval-policy.js";
 import type { LlmClient } from "../../model/llm-client.js";
 import type { RequestConfig } from "../../model/request-config.js";
 import type { ToolDefinition } from "../../model/tools.js";
+import type { UnknownOutcomePolicy } from "../../model/unknown-outcome.js";
 import type { ModelLimits } from "../../providers/model-limits.js";
 import type { NewNotification } from "../storage/outbox-table.js";
 import type { RowWrites, SessionStorage } from "../storage/session-storage.js";
@@ -77,6 +78,8 @@ export interface TurnSettings {
   maxToolRounds: number | null;
   /** config.json's `budgets` (read before every model request, so a raise applies at once). */
   budgets?: BudgetsConfig | undefined;
+  /** config.json's `onUnknownOutcome` (read when a cut turn is recovered). */
+  onUnknownOutcome?: UnknownOutcomePolicy | undefined;
 }
 
 /**

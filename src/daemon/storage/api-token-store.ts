@@ -12,6 +12,7 @@ import {
   insertApiTokenProgram,
   listApiTokensProgram,
 } from "./api-tokens-table.js";
+import { type DeviceStore, deviceStoreOn } from "./device-store.js";
 import type { SqlProgram } from "./sql-program.js";
 import type { StorageBackend } from "./storage-backend.js";
 
@@ -25,6 +26,8 @@ export interface ApiTokenStore {
   list(): Promise<ApiTokenRow[]>;
   /** Revoke; false when there was no such token. */
   remove(name: string): Promise<boolean>;
+  /** The table's other kind: paired browsers (device-store.ts). */
+  readonly devices: DeviceStore;
 }
 
 /** The token store on `backend`. */
@@ -37,5 +40,6 @@ export function apiTokenStoreOn<Tx>(backend: StorageBackend<Tx>): ApiTokenStore 
     byName: (name) => backend.read(apiTokenByNameProgram(name)),
     list: () => backend.read(listApiTokensProgram()),
     remove: (name) => write(name, () => deleteApiTokenProgram(name)),
+    devices: deviceStoreOn(backend),
   };
 }

@@ -4,6 +4,9 @@
  * of the database authenticates nobody. Revoking deletes the row: every node checks the table on
  * every request (request-authority.ts), so the token stops working at once everywhere.
  *
+ * Devices share the table (kind `device`, device-table.ts): a name is a token's or a device's, and
+ * the programs here see tokens only (kind `token`), so no bearer header is ever a device's cookie.
+ *
  * Boundary rule: SQL programs (sql-program.ts) for either backend.
  */
 import type { Role } from "../../api/roles.js";
@@ -54,24 +57,32 @@ export function* insertApiTokenProgram(row: ApiTokenRow): SqlProgram<boolean> {
 
 /** The token whose secret has `digest`, or null. */
 export function* apiTokenByDigestProgram(digest: string): SqlProgram<ApiTokenRow | null> {
-  const record = yield* get<ApiTokenRecord>(`SELECT ${columns} FROM api_tokens WHERE digest = ?`, digest);
+  const record = yield* get<ApiTokenRecord>(
+    `SELECT ${columns} FROM api_tokens WHERE digest = ? AND kind = 'token'`,
+    digest,
+  );
   return record === undefined ? null : rowOf(record);
 }
 
 /** The token named `name`, or null. */
 export function* apiTokenByNameProgram(name: string): SqlProgram<ApiTokenRow | null> {
-  const record = yield* get<ApiTokenRecord>(`SELECT ${columns} FROM api_tokens WHERE name = ?`, name);
+  const record = yield* get<ApiTokenRecord>(
+    `SELECT ${columns} FROM api_tokens WHERE name = ? AND kind = 'token'`,
+    name,
+  );
   return record === undefined ? null : rowOf(record);
 }
 
 /** Every token, oldest first. */
 export function* listApiTokensProgram(): SqlProgram<ApiTokenRow[]> {
-  const records = yield* all<ApiTokenRecord>(`SELECT ${columns} FROM api_tokens ORDER BY created_at, name`);
+  const records = yield* all<ApiTokenRecord>(
+    `SELECT ${columns} FROM api_tokens WHERE kind = 'token' ORDER BY created_at, name`,
+  );
   return records.map(rowOf);
 }
 
 /** Revoke (remove) `name`; false when there was no such token. */
 export function* deleteApiTokenProgram(name: string): SqlProgram<boolean> {
-  const result = yield* run("DELETE FROM api_tokens WHERE name = ?", name);
+  const result = yield* run("DELETE FROM api_tokens WHERE name = ? AND kind = 'token'", name);
   return result.changes === 1;
 }

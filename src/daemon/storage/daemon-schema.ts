@@ -1,5 +1,5 @@
 /**
- * The daemon's tables (sessions, inputs, turns, rejected_creations, schedules, api_tokens,
+ * The daemon's tables (sessions, inputs, turns, rejected_creations, schedules, api_tokens (devices too),
  * notification_outbox, budget_usage) as numbered migrations, one list for both backends: SQLite runs each statement as written; PostgreSQL runs it with
  * every INTEGER widened to BIGINT (times are milliseconds, beyond 32 bits). Each applied version
  * is recorded in `schema_version`; a database with a higher version than this code knows is
@@ -288,6 +288,21 @@ export const migrations: readonly Migration[] = [
       "CREATE INDEX budget_usage_by_schedule ON budget_usage (schedule, day, tokens, cost_nanos)",
       // A schedule's budget (JSON, config.json's shape), null for none.
       "ALTER TABLE schedules ADD COLUMN budget TEXT",
+    ],
+  },
+  {
+    version: 14,
+    statements: [
+      // Devices (device-table.ts): a named token of kind `device` whose secret is a browser's
+      // cookie, set by spending a one-time pairing code (its digest and expiry here, cleared
+      // when spent). `paired_at`: when a browser spent it; `last_seen_at`: its latest request
+      // (at most once a minute). Tokens keep kind `token` and never have a pairing.
+      "ALTER TABLE api_tokens ADD COLUMN kind TEXT NOT NULL DEFAULT 'token'",
+      "ALTER TABLE api_tokens ADD COLUMN pairing_digest TEXT",
+      "ALTER TABLE api_tokens ADD COLUMN pairing_expires_at INTEGER",
+      "ALTER TABLE api_tokens ADD COLUMN paired_at INTEGER",
+      "ALTER TABLE api_tokens ADD COLUMN last_seen_at INTEGER",
+      "CREATE UNIQUE INDEX api_tokens_pairing ON api_tokens (pairing_digest)",
     ],
   },
 ];

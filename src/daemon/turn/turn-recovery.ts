@@ -2,7 +2,8 @@
  * Recovery of a turn a crash or a shutdown cut short (found `running` at the next start). What
  * the log and the turn's row already say is kept: a call whose outcome the log tells (a denied
  * call, with the user's message) gets that result, and only the calls that may have run are
- * answered "outcome unknown". A turn whose interrupt was acknowledged (the turn row's mark,
+ * answered "outcome unknown" (or, when config.json's `onUnknownOutcome` says `ask` for the tool,
+ * left waiting for a person's word: approval/unknown-outcome-requests.ts). A turn whose interrupt was acknowledged (the turn row's mark,
  * written before the 200) ends `interrupted`, as it would have without the crash; any other
  * ends `abandoned`, with a note telling the model, and the scheduler (turn-scheduler.ts) starts
  * a new turn.
@@ -11,9 +12,11 @@ import type { RestoredState } from "../../log/collect-state.js";
 import type { LogEntry } from "../../log/entries.js";
 import { type Item, type ToolCallItem, userMessage } from "../../model/items.js";
 import { openToolCalls } from "../../model/open-tool-calls.js";
+import type { UnknownOutcomePolicy } from "../../model/unknown-outcome.js";
 import { waitingCallsClosed } from "../approval/approval-gate.js";
 import { taskToolName } from "../approval/approval-policy.js";
 import { knownResult } from "../approval/call-outcomes.js";
+import { asksAboutUnknownOutcome, unknownOutcomeRequest } from "../approval/unknown-outcome-requests.js";
 import type { InputQueue } from "../session/input-queue.js";
 import { closeOpenCalls, type KnownResult } from "../session/open-tool-calls.js";
 import type { SessionPort } from "../session/session-port.js";
@@ -61,9 +64,12 @@ export interface TurnRecovery {
  *   {interrupted: true}; no note, no new turn.
  * - Calls waited for an answer: none of their batch had started, so nothing is written; they
  *   stay open and the new turn waits for the same answers.
- * - `task` calls open (and not refused by the log): they are run again by the new turn (a task
- *   is idempotent: daemon/task/), so they stay open; the other open calls get their known result
- *   or "outcome unknown", and no note comes between the calls and their results.
+ * - `task` calls open (and not refused by the log), or calls whose outcome the log does not
+ *   tell and whose tool `unknownOutcome` says `ask` for: a `task` call is run again by the new
+ *   turn (a task is idempotent: daemon/task/), an asked call gets an `approval_requested` entry
+ *   (source `unknown_outcome`) and the new turn waits for a person's `retry`, `skip` or `done`;
+ *   both stay open. The other open calls get their known result or "outcome unknown", and no
+ *   note comes between the calls and their results.
  * - Otherwise each open call gets its known result or "outcome unknown", then the restart note.
  */
 export function recoverCutTurn(
@@ -71,6 +77,7 @@ export function recoverCutTurn(
   view: RecoveryView,
   workspace: string | null,
   now: number,
+  unknownOutcome?: UnknownOutcomePolicy,
 ): TurnRecovery {
   const known: KnownResult = (call) => knownResult(call, view.approval_decisions, workspace);
   if (turn.interruptRequested) {
@@ -91,10 +98,19 @@ export function recoverCutTurn(
   }
   if (view.pending_approvals.length > 0) return { state: "abandoned", entries: [], continues: true };
   const rerun = (call: ToolCallItem) => call.name === taskToolName && known(call) === null;
-  if (openToolCalls(view.history).some(rerun)) {
-    const results = closeOpenCalls(view.history, "daemon_restart", known, rerun);
+  const asked = (call: ToolCallItem) => asksAboutUnknownOutcome(unknownOutcome, call) && known(call) === null;
+  const open = openToolCalls(view.history);
+  if (open.some((call) => rerun(call) || asked(call))) {
+    const results = closeOpenCalls(
+      view.history,
+      "daemon_restart",
+      known,
+      (call) => rerun(call) || asked(call),
+    );
     const entries: LogEntry[] =
       results.length === 0 ? [] : [{ kind: "tool_results", ts: now, items: results, turn_id: turn.id }];
+    for (const call of open.filter(asked))
+      entries.push(unknownOutcomeRequest(call, unknownOutcome, now, turn.id));
     return { state: "abandoned", entries, continues: true };
   }
   return {
@@ -113,6 +129,7 @@ export async function endCutTurn(
   inputs: InputQueue,
   turn: TurnRow,
   workspace: string,
+  unknownOutcome?: UnknownOutcomePolicy,
 ): Promise<TurnRecovery> {
   const { log, sessionId } = port;
   const now = port.now();
@@ -121,6 +138,7 @@ export async function endCutTurn(
     log.state,
     workspace,
     now,
+    unknownOutcome,
   );
   await log.commit(recovery.entries, {
     endTurn: { id: turn.id, state: recovery.state, endedAt: now, error: null },

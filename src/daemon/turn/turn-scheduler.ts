@@ -299,7 +299,14 @@ export class TurnScheduler {
    */
   async #recoverCutTurn(turn: TurnRow): Promise<void> {
     const session = await this.#row();
-    const recovery = await endCutTurn(this.#port, this.#parts.inputs, turn, session.workspace);
+    const { onUnknownOutcome } = this.#services.turnSettings(session);
+    const recovery = await endCutTurn(
+      this.#port,
+      this.#parts.inputs,
+      turn,
+      session.workspace,
+      onUnknownOutcome,
+    );
     if (recovery.continues) {
       await this.#begin([], session);
       return;

@@ -6,6 +6,7 @@ import { exitCodes } from "../../../src/cli/exit-codes.js";
 function request(tool: string, args: unknown): PendingApproval {
   return {
     call_id: "call_1",
+    kind: "approval",
     tool,
     arguments: JSON.stringify(args),
     rule: { source: "config", tool: null, pattern: null, action: "ask" },
@@ -30,6 +31,15 @@ describe("how skein run leaves when its turn waits for a person", () => {
     expect(failure.hint).toBe(
       'answer with `skein approve 0192a1b2-c3d4 call_1` or `skein deny 0192a1b2-c3d4 call_1 -m "why"`, or run with --approve',
     );
+  });
+
+  it("says a restart cut a call short and how to resolve it", () => {
+    const cut = { ...request("run_command", { command: "make deploy" }), kind: "unknown_outcome" as const };
+    const failure = waitsForPerson(sessionId, cut, false);
+    expect(failure.message).toBe(
+      "a daemon restart cut run_command make deploy short and a person must say what became of it (call call_1)",
+    );
+    expect(failure.hint).toBe("answer with `skein resolve 0192a1b2-c3d4 call_1 retry|skip|done`");
   });
 
   it("says an ephemeral session was deleted, so the call can no longer be answered", () => {

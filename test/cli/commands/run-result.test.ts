@@ -7,6 +7,7 @@ const usage = { prompt_tokens: 3, completion_tokens: 2, cached_prompt_tokens: 0,
 function request(tool: string): PendingApproval {
   return {
     call_id: "call_1",
+    kind: "approval",
     tool,
     arguments: "{}",
     rule: { source: "config", tool: null, pattern: null, action: "ask" },

@@ -2,6 +2,7 @@ import pc from "picocolors";
 import { describe, expect, it } from "vitest";
 import type { PendingApproval } from "../../../src/api/approvals.js";
 import {
+  approvalQuestion,
   approvalRequestLines,
   approvalSummary,
   parseApprovalAnswer,
@@ -12,6 +13,7 @@ const plain = pc.createColors(false);
 function request(tool: string, args: unknown): PendingApproval {
   return {
     call_id: "call_1",
+    kind: "approval",
     tool,
     arguments: JSON.stringify(args),
     rule: { source: "config", tool: "run_command", pattern: "git *", action: "ask" },
@@ -39,6 +41,32 @@ describe("the approval prompt", () => {
     const question = request("ask_user", { question: "Ready?" });
     expect(parseApprovalAnswer(question, "n")).toEqual({ decision: "allow", message: "n" });
     expect(parseApprovalAnswer(question, "")).toBeNull();
+  });
+
+  it.each([
+    ["r", { decision: "retry" }],
+    ["Retry", { decision: "retry" }],
+    ["s", { decision: "skip" }],
+    ["skip", { decision: "skip" }],
+    ["d", { decision: "done" }],
+    ["done", { decision: "done" }],
+    ["d: built 3 targets", { decision: "done", message: "built 3 targets" }],
+    ["DONE:ok", { decision: "done", message: "ok" }],
+    ["y", null],
+    ["no", null],
+    ["it probably ran", null],
+    ["", null],
+  ])("reads %j of an unknown outcome as %j (a stray word answers nothing)", (line, answer) => {
+    const cut = { ...request("run_command", { command: "make" }), kind: "unknown_outcome" as const };
+    expect(parseApprovalAnswer(cut, line)).toEqual(answer);
+  });
+
+  it("says a restart cut the call short, and asks retry, skip or done", () => {
+    const cut = { ...request("run_command", { command: "make" }), kind: "unknown_outcome" as const };
+    const lines = approvalRequestLines(plain, cut, () => null);
+    expect(lines[0]).toBe("⚠ run_command was cut short by a daemon restart; did it run? (call call_1)");
+    expect(lines[1]).toBe("  $ make");
+    expect(approvalQuestion(plain, cut)).toMatch(/\[r\]etry \[s\]kip .*\[d\]one/);
   });
 
   it("shows a whole apply_patch as one diff, file after file, against the files' current text", () => {

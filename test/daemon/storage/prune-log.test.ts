@@ -13,7 +13,7 @@ import { AppendConflictError } from "../../../src/log/errors.js";
 import { type PrunePlan, planPrune } from "../../../src/log/prune-plan.js";
 import { assistantMessage, userMessage } from "../../../src/model/items.js";
 import { rejectionOf } from "../../support/rejection.js";
-import { storageBackends } from "./storage-backends.js";
+import { type StorageBackend, storageBackends } from "./storage-backends.js";
 
 const backends = storageBackends("skein_prune");
 
@@ -42,14 +42,16 @@ async function planned(storage: SessionStorage, id: string): Promise<{ head: str
   return { head: entries[entries.length - 1]!.hash, plan: decision.plan };
 }
 
+/** Fresh storage of `backend` holding session "s" with `compactedLog()`. */
+async function compactedSession(backend: StorageBackend): Promise<SessionStorage> {
+  const storage = await backend.open();
+  await storage.createSession({ id: "s", workspace: "/tmp/w", createdAt: ts }, compactedLog(), emptyPreview);
+  return storage;
+}
+
 describe.each(backends)("pruning a session's log on $name", (backend) => {
   it("cuts the log on the head it was planned from, and the cut log reads back", async () => {
-    const storage = await backend.open();
-    await storage.createSession(
-      { id: "s", workspace: "/tmp/w", createdAt: ts },
-      compactedLog(),
-      emptyPreview,
-    );
+    const storage = await compactedSession(backend);
     const [candidate] = await storage.retentionCandidates(null, 0);
     expect(candidate).toMatchObject({ id: "s", entries: 14, parentId: null });
     expect(candidate!.bytes).toBeGreaterThan(4 * 40 * 3);
@@ -62,13 +64,18 @@ describe.each(backends)("pruning a session's log on $name", (backend) => {
     expect(after!.entries).toBe(15 - plan.upTo);
   });
 
+  it("reads a range that starts exactly at the cut, as one reaching before it does", async () => {
+    const storage = await compactedSession(backend);
+    const { head, plan } = await planned(storage, "s");
+    await storage.pruneLog("s", head, plan.entry);
+    const entries = await storage.readLog("s");
+    expect(await storage.readLogRange("s", plan.upTo, 3)).toEqual(entries.slice(0, 3));
+    expect(await storage.readLogRange("s", plan.upTo - 2, 5)).toEqual(entries.slice(0, 3));
+    expect(await storage.readLogRange("s", 0, plan.upTo)).toEqual([]);
+  });
+
   it("fails, removing nothing, when an append came first", async () => {
-    const storage = await backend.open();
-    await storage.createSession(
-      { id: "s", workspace: "/tmp/w", createdAt: ts },
-      compactedLog(),
-      emptyPreview,
-    );
+    const storage = await compactedSession(backend);
     const { head, plan } = await planned(storage, "s");
     const writer = storage.writerFrom("s", await storage.readLog("s"));
     await writer.append([{ kind: "user_input", ts, item: userMessage("late") }], {});
@@ -79,12 +86,7 @@ describe.each(backends)("pruning a session's log on $name", (backend) => {
   });
 
   it("refuses while an input waits, and leaves such a session out of the candidates", async () => {
-    const storage = await backend.open();
-    await storage.createSession(
-      { id: "s", workspace: "/tmp/w", createdAt: ts },
-      compactedLog(),
-      emptyPreview,
-    );
+    const storage = await compactedSession(backend);
     const { head, plan } = await planned(storage, "s");
     await storage.admitInput({
       session: "s",

@@ -5,7 +5,8 @@
  *
  * Wire shapes of a daemon with approvals: a tool call that needs a person's answer is listed
  * until someone (this page, the CLI, another client) answers it with
- * `POST /sessions/{id}/approvals/{call_id}` `{"decision":"allow"|"deny","remember"?,"message"?}`.
+ * `POST /sessions/{id}/approvals/{call_id}` `{"decision":"allow"|"deny","remember"?,"message"?}`
+ * (`{"decision":"retry"|"skip"|"done","message"?}` for an `unknown_outcome`).
  */
 
 import type { PendingApproval as ApiPendingApproval } from "../../../src/api/approvals.js";
@@ -20,9 +21,12 @@ export type PendingApproval = ApiPendingApproval;
 /** The stream events about approvals. */
 export type ApprovalEvent = Extract<SessionEvent, { type: "approval_requested" | "approval_resolved" }>;
 
-/** The body of an answer. */
+/**
+ * The body of an answer: `allow`/`deny` for an approval, `retry`/`skip`/`done` for a call whose
+ * outcome a daemon restart left unknown (`kind` `unknown_outcome`).
+ */
 export interface ApprovalAnswer {
-  decision: "allow" | "deny";
+  decision: "allow" | "deny" | "retry" | "skip" | "done";
   remember?: boolean;
   message?: string;
   /** Who answered, kept with the decision. */

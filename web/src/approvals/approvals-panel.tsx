@@ -1,6 +1,7 @@
 /**
  * The tool calls waiting for a person's decision: tool, arguments (a diff for file edits),
- * allow / deny, "always for this pattern in this session", and a message to the model.
+ * allow / deny, "always for this pattern in this session", and a message to the model; for a
+ * call a daemon restart cut short (`unknown_outcome`), retry / skip / done instead.
  */
 import { useState } from "react";
 import { toolEdits, toolSubject } from "../transcript/tool-view.js";
@@ -34,7 +35,7 @@ function ApprovalCard({
   const [remember, setRemember] = useState(false);
   const [message, setMessage] = useState("");
   const [busy, setBusy] = useState(false);
-  const answer = async (decision: "allow" | "deny"): Promise<void> => {
+  const answer = async (decision: ApprovalAnswer["decision"]): Promise<void> => {
     setBusy(true);
     try {
       const body: ApprovalAnswer = { decision, client_id: "skein-web" };
@@ -48,12 +49,78 @@ function ApprovalCard({
   const args = argumentsObject(approval.arguments);
   const edit = toolEdits(approval.tool, args);
   const subject = toolSubject(approval.tool, args);
+  const unknownOutcome = approval.kind === "unknown_outcome";
   return (
-    <div className="approval" data-call-id={approval.call_id}>
+    <div className="approval" data-call-id={approval.call_id} data-kind={approval.kind}>
       <div>
         <span className="tool-name">{approval.tool}</span> {subject === null ? null : <code>{subject}</code>}
       </div>
+      {unknownOutcome ? (
+        <p className="unknown-outcome">
+          A daemon restart cut this call short: did it run? Retry runs it again, Skip tells the model it did
+          not run, Done tells the model it ran (the message, if any, is its result).
+        </p>
+      ) : null}
       {edit ?? <pre className="json">{JSON.stringify(args ?? approval.arguments, null, 2)}</pre>}
+      {unknownOutcome ? (
+        <OutcomeAnswer busy={busy} message={message} setMessage={setMessage} answer={answer} />
+      ) : (
+        <VerdictAnswer
+          busy={busy}
+          message={message}
+          setMessage={setMessage}
+          remember={remember}
+          setRemember={setRemember}
+          answer={answer}
+        />
+      )}
+    </div>
+  );
+}
+
+interface AnswerControls {
+  busy: boolean;
+  message: string;
+  setMessage(message: string): void;
+  answer(decision: ApprovalAnswer["decision"]): Promise<void>;
+}
+
+/** Retry / Skip / Done, with an optional message (a skip's reason, a done call's result). */
+function OutcomeAnswer({ busy, message, setMessage, answer }: AnswerControls) {
+  return (
+    <>
+      <textarea
+        placeholder="message to the model (optional; for Done, the call's result)"
+        value={message}
+        onChange={(event) => setMessage(event.target.value)}
+        rows={2}
+      />
+      <div className="buttons">
+        <button type="button" disabled={busy} onClick={() => void answer("retry")}>
+          Retry
+        </button>
+        <button type="button" disabled={busy} onClick={() => void answer("skip")}>
+          Skip
+        </button>
+        <button type="button" disabled={busy} onClick={() => void answer("done")}>
+          Done
+        </button>
+      </div>
+    </>
+  );
+}
+
+/** Allow / Deny, "always", and a message to the model. */
+function VerdictAnswer({
+  busy,
+  message,
+  setMessage,
+  remember,
+  setRemember,
+  answer,
+}: AnswerControls & { remember: boolean; setRemember(remember: boolean): void }) {
+  return (
+    <>
       <label>
         <input type="checkbox" checked={remember} onChange={(event) => setRemember(event.target.checked)} />{" "}
         always for this pattern in this session
@@ -72,6 +139,6 @@ function ApprovalCard({
           Deny
         </button>
       </div>
-    </div>
+    </>
   );
 }
