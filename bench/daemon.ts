@@ -22,6 +22,7 @@ import { DaemonHarness, rawRequest } from "../test/e2e/support/daemon-harness.js
 import { deliver, deltas, type Reply, text } from "../test/support/fake-provider/reply.js";
 import { FakeProvider } from "../test/support/fake-provider/server.js";
 import { oneShotFigures } from "./daemon-oneshot.js";
+import { scaleFigures } from "./daemon-scale.js";
 import { slowCommitFigures } from "./daemon-slow-commit.js";
 import {
   bareFsyncMs,
@@ -49,6 +50,7 @@ const parts = [
   "concurrent",
   "slowcommit",
   "snapshot",
+  "scale",
 ] as const;
 type Part = (typeof parts)[number];
 
@@ -64,7 +66,8 @@ function selectedParts(): Set<Part> {
 
 /**
  * A size from the environment (for quick runs while working on a part), or its default:
- * SKEIN_BENCH_TURNS (part turns), SKEIN_BENCH_ONESHOTS (oneshot), SKEIN_BENCH_SESSIONS (concurrent), SKEIN_BENCH_BUSY and
+ * SKEIN_BENCH_TURNS (part turns), SKEIN_BENCH_ONESHOTS (oneshot), SKEIN_BENCH_SESSIONS (concurrent),
+ * SKEIN_BENCH_SCALE_SESSIONS and SKEIN_BENCH_SCALE_LOADED (scale), SKEIN_BENCH_BUSY and
  * SKEIN_BENCH_DELTAS (slowcommit).
  */
 function size(name: string, fallback: number): number {
@@ -114,6 +117,16 @@ export async function run(): Promise<void> {
         ...(await slowCommitFigures(provider, size("SKEIN_BENCH_BUSY", 8), size("SKEIN_BENCH_DELTAS", 2000))),
       );
     if (selected.has("snapshot")) figures.push(...(await snapshotCost(provider)));
+    if (selected.has("scale"))
+      figures.push(
+        ...(await scaleFigures(provider, {
+          sessions: size("SKEIN_BENCH_SCALE_SESSIONS", 100_000),
+          loaded: size("SKEIN_BENCH_SCALE_LOADED", 10_000),
+          baselineSessions: 1_000,
+          pageSamples: 100,
+          turns: 30,
+        })),
+      );
   } finally {
     await provider.close();
   }
