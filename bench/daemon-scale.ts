@@ -143,7 +143,7 @@ function pageFigures(
  * `PUT /sessions/{id}` writes one: its row, its session_start entry (signed head) and its
  * preview. The connection skips fsync: this is set-up, not a figure. Returns their ids, oldest first.
  */
-async function fillSessions(home: string, workspace: string, count: number): Promise<string[]> {
+export async function fillSessions(home: string, workspace: string, count: number): Promise<string[]> {
   const db = openDaemonDatabase(homePaths(home).database);
   db.pragma("synchronous = OFF");
   const storage = new SqliteSessionStorage(db, { signer: (await loadSigningKey(home)).signer });
@@ -168,7 +168,7 @@ async function fillSessions(home: string, workspace: string, count: number): Pro
 }
 
 /** Load each session's actor (a snapshot read loads it), a few at a time. */
-async function loadSessions(app: DaemonHarness, ids: readonly string[]): Promise<void> {
+export async function loadSessions(app: DaemonHarness, ids: readonly string[]): Promise<void> {
   const lanes = 8;
   let next = 0;
   const lane = async () => {

@@ -67,7 +67,7 @@ function selectedParts(): Set<Part> {
 /**
  * A size from the environment (for quick runs while working on a part), or its default:
  * SKEIN_BENCH_TURNS (part turns), SKEIN_BENCH_ONESHOTS (oneshot), SKEIN_BENCH_SESSIONS (concurrent),
- * SKEIN_BENCH_SCALE_SESSIONS and SKEIN_BENCH_SCALE_LOADED (scale), SKEIN_BENCH_BUSY and
+ * SKEIN_BENCH_SCALE_SESSIONS, SKEIN_BENCH_SCALE_LOADED and SKEIN_BENCH_SCALE_PAGES (scale), SKEIN_BENCH_BUSY and
  * SKEIN_BENCH_DELTAS (slowcommit).
  */
 function size(name: string, fallback: number): number {
@@ -123,7 +123,7 @@ export async function run(): Promise<void> {
           sessions: size("SKEIN_BENCH_SCALE_SESSIONS", 100_000),
           loaded: size("SKEIN_BENCH_SCALE_LOADED", 10_000),
           baselineSessions: 1_000,
-          pageSamples: 100,
+          pageSamples: size("SKEIN_BENCH_SCALE_PAGES", 100),
           turns: 30,
         })),
       );
@@ -339,7 +339,7 @@ async function concurrentTurns(provider: FakeProvider, sessions: number): Promis
     await Promise.all(ids.map((id) => app.prompt(id, "hi", uuidv7())));
     const accepted = now() - start;
     for (;;) {
-      const list = (await app.api("/sessions")).json<{
+      const list = (await app.api("/sessions?limit=1000")).json<{
         items: { status: { phase: string }; preview: { transcript_count: number } }[];
       }>();
       if (list.items.every((s) => s.status.phase === "idle" && s.preview.transcript_count >= 2)) break;

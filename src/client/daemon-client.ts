@@ -48,6 +48,7 @@ import type { CallOptions, DaemonClientOptions } from "./client-options.js";
 import { type DaemonEndpoint, endpointOf } from "./daemon-endpoint.js";
 import { clientAgents, type ExchangeAnswer, exchange, isConnectionRefused } from "./http-exchange.js";
 import { type ScheduleCalls, scheduleCalls } from "./schedule-calls.js";
+import { allSessionPages } from "./session-pages.js";
 import {
   type FollowListOptions,
   type FollowOptions,
@@ -207,13 +208,9 @@ export class DaemonClient {
     return this.#call("POST", "/server/shutdown", { body });
   }
 
-  /** `GET /sessions`: every session (or those `query` selects), newest activity first. */
-  async listSessions(query: SessionListQuery = {}): Promise<SessionSummary[]> {
-    const params = listQuery(query);
-    const path = params.size > 0 ? `/sessions?${params.toString()}` : "/sessions";
-    const answer = await this.#call<SessionList>("GET", path);
-    if (!Array.isArray(answer.items)) throw new DaemonProtocolError("GET", "/sessions", "no items array");
-    return answer.items;
+  /** `GET /sessions`: every session (or those `query` selects), newest activity first, page after page. */
+  listSessions(query: SessionListQuery = {}): Promise<SessionSummary[]> {
+    return allSessionPages(query, (path) => this.#call<SessionList>("GET", path));
   }
 
   /** `GET /sessions/{id}`: the snapshot with the newest `tail` history entries (default 100). */

@@ -45,6 +45,31 @@ describe("the session list", () => {
   const about = (id: string) => (event: StreamEvent) =>
     (event.data.session as Summary | undefined)?.id === id || event.data.id === id;
 
+  it("pages the listing with limit and next: every session once, in order; a bad page is a 400", async () => {
+    for (let i = 0; i < 5; i++) await shared.app.createSession();
+    const whole = await ids("?limit=1000");
+    expect(whole.length).toBeGreaterThanOrEqual(5);
+    const paged: string[] = [];
+    let next: string | null = null;
+    do {
+      const query: string = next === null ? "?limit=2" : `?limit=2&next=${encodeURIComponent(next)}`;
+      const response = await shared.app.api(`/sessions${query}`);
+      expect(response.status).toBe(200);
+      const page = response.json<{ items: Summary[]; next: string | null }>();
+      expect(page.items.length).toBeLessThanOrEqual(2);
+      paged.push(...page.items.map((item) => item.id));
+      next = page.next;
+    } while (next !== null);
+    expect(paged).toEqual(whole);
+    const first = (await shared.app.api("/sessions")).json<{ items: Summary[]; next: string | null }>();
+    expect(first.items.length).toBe(Math.min(whole.length, 100));
+    for (const query of ["?limit=0", "?limit=1001", "?next=nonsense", "?next=12.%2B%2B"]) {
+      const refused = await shared.app.api(`/sessions${query}`);
+      expect(refused.status, query).toBe(400);
+      expect(refused.json<{ code: string }>().code).toBe("invalid_request");
+    }
+  });
+
   it("lists all sessions by default or with scope=all, the top-level ones with scope=top, a session's forks with parent_id", async () => {
     const root = await shared.app.createSession();
     await shared.app.turn(root, "root prompt");

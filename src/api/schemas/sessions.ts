@@ -21,14 +21,28 @@ const SessionListQuerySchema = closedObject(listFields);
 /** Which sessions `GET /sessions` lists: all (the default), the top-level ones, or one session's forks. */
 export type SessionListQuery = Static<typeof SessionListQuerySchema>;
 
-/** The query of `GET /sessions`: which sessions, and where a stream of the list resumes. */
-export const ListQuerySchema = closedObject({ ...listFields, ...streamResumeFields });
+/** Sessions per `GET /sessions` page when the query names no `limit`. */
+export const defaultSessionPageSize = 100;
+/** The largest `limit` a `GET /sessions` page takes. */
+export const maxSessionPageSize = 1000;
+
+const pageFields = {
+  /** Sessions per page, 1..1000 (default 100); JSON only. */
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: maxSessionPageSize })),
+  /** The `next` token of the page before; JSON only. */
+  next: Type.Optional(Type.String({ maxLength: 256 })),
+};
+
+/** The query of `GET /sessions`: which sessions, which page, and where a stream of the list resumes. */
+export const ListQuerySchema = closedObject({ ...listFields, ...pageFields, ...streamResumeFields });
 export type ListQuery = Static<typeof ListQuerySchema>;
 
 /** `GET /sessions`, and the snapshot of the session list stream's reset. */
 export const SessionListSchema = namedObject("SessionList", {
   /** Newest activity first. */
   items: Type.Array(SessionSummarySchema),
+  /** `GET /sessions` only: the token of the next page, or null after the last one (absent in the list stream). */
+  next: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
 export type SessionList = Static<typeof SessionListSchema>;
 

@@ -17,7 +17,7 @@ import { previewOf } from "../history/preview.js";
 import type { SessionServices } from "../session/session-services.js";
 import { idleStatus, resolvedProvider, sessionSummary } from "../session/session-snapshot.js";
 import { WriteFencedError } from "../storage/session-storage.js";
-import type { NewSession, SessionListFilter, SessionRow } from "../storage/sessions-table.js";
+import type { NewSession, SessionListFilter, SessionPage, SessionRow } from "../storage/sessions-table.js";
 import type { ActorSupervisor, SupervisedActor } from "./actor-supervisor.js";
 import { SessionActor } from "./session-actor.js";
 import { censusOf, type SessionCensus } from "./session-census.js";
@@ -183,9 +183,9 @@ export class SessionRegistry {
     return this.#services.storage.readHeadRecord(sessionId);
   }
 
-  /** The summaries of the sessions `filter` selects (default: all), newest activity first; cursor null for sessions not loaded. */
-  async list(filter: SessionListFilter = { kind: "all" }): Promise<SessionSummary[]> {
-    return (await this.#services.storage.listSessions(filter)).map((row) => this.summary(row));
+  /** The summaries `filter` selects (default: all; `page`: that page), newest activity first; cursor null when not loaded. */
+  async list(filter: SessionListFilter = { kind: "all" }, page?: SessionPage): Promise<SessionSummary[]> {
+    return (await this.#services.storage.listSessions(filter, page)).map((row) => this.summary(row));
   }
 
   /** The summary of one session, or null when there is no such session. */

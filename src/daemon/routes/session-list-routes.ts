@@ -1,16 +1,19 @@
 /** `GET /sessions`: the listing, as JSON or as a stream of its changes. */
 import { SessionListStreamFrameSchema } from "../../api/schemas/session-list-events.js";
 import { ListQuerySchema, SessionListSchema } from "../../api/schemas/sessions.js";
+import type { SessionSummary } from "../../api/session-snapshot.js";
 import type { ListQuery, SessionList, SessionListQuery } from "../../api/sessions.js";
+import type { SessionRegistry } from "../actor/session-registry.js";
 import { type HttpApp, wantsEventStream } from "../http/create-http-app.js";
 import { type Credential, credentialOf } from "../http/credential.js";
 import { problem } from "../http/problem.js";
 import { registerResource } from "../http/resource.js";
-import type { SessionListFilter } from "../storage/sessions-table.js";
+import { type SessionListFilter, sessionMatches } from "../storage/sessions-table.js";
 import { serveSessionStream } from "../stream/sse-stream.js";
 import { checkIdShape } from "./client-id.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
+import { nextToken, sessionPageOf } from "./session-list-page.js";
 import {
   jsonOrStreamAnswer,
   rejectReplayParameters,
@@ -43,11 +46,19 @@ export function registerSessionListRoutes(app: HttpApp, services: RouteServices)
         const bound = boundSessionOf(credentialOf(request.raw));
         if (!wantsEventStream(request)) {
           rejectReplayParameters(query);
+          const page = sessionPageOf(query);
           return answerWith(async (): Promise<SessionList> => {
-            const items = await registry.list(filter);
-            return { items: bound === null ? items : items.filter((item) => item.id === bound) };
+            if (bound !== null) return { items: await boundListing(registry, bound, filter), next: null };
+            // One row more than the page: whether another page follows, without counting.
+            const items = await registry.list(filter, { ...page, limit: page.limit + 1 });
+            return { items: items.slice(0, page.limit), next: nextToken(items, page.limit) };
           });
         }
+        if (query.limit !== undefined || query.next !== undefined)
+          throw problem(
+            "invalid_request",
+            "limit and next page the JSON listing; a stream sends every session",
+          );
         if (bound !== null)
           throw problem(
             "session_forbidden",
@@ -66,6 +77,17 @@ export function registerSessionListRoutes(app: HttpApp, services: RouteServices)
       },
     },
   });
+}
+
+/** What a token bound to one session lists: that session, when it exists and `filter` selects it. */
+async function boundListing(
+  registry: SessionRegistry,
+  bound: string,
+  filter: SessionListFilter,
+): Promise<SessionSummary[]> {
+  const summary = await registry.summaryOf(bound);
+  if (summary === null) return [];
+  return sessionMatches({ parentId: summary.parent_id }, filter) ? [summary] : [];
 }
 
 /** The one session the request's token may reach, or null (every session). */

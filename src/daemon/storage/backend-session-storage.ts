@@ -76,6 +76,7 @@ import {
   listSessionsProgram,
   type NewSession,
   type SessionListFilter,
+  type SessionPage,
   type SessionRow,
   setPreviewProgram,
   tablesWithSessionColumnProgram,
@@ -197,8 +198,8 @@ export class BackendSessionStorage<Tx> implements SessionStorage {
     return this.#shared.backend.read(getSessionProgram(sessionId));
   }
 
-  listSessions(filter?: SessionListFilter): Promise<SessionRow[]> {
-    return this.#shared.backend.read(listSessionsProgram(filter));
+  listSessions(filter?: SessionListFilter, page?: SessionPage): Promise<SessionRow[]> {
+    return this.#shared.backend.read(listSessionsProgram(filter, page));
   }
 
   descendantUsage(sessionId: string): Promise<DescendantUsage[]> {

@@ -27,7 +27,7 @@ import type { ClaimedNotification, NewNotification, NotificationSettlement } fro
 import type { RejectedCreation } from "./rejected-creations-table.js";
 import type { RetentionCandidate } from "./retention-table.js";
 import type { FiringRecord, ScheduleRow } from "./schedules-table.js";
-import type { NewSession, SessionListFilter, SessionRow } from "./sessions-table.js";
+import type { NewSession, SessionListFilter, SessionPage, SessionRow } from "./sessions-table.js";
 import type { TurnRow } from "./turns-table.js";
 
 /** Row writes that commit in the same transaction as a log append (each part optional). */
@@ -181,7 +181,8 @@ export interface SessionStorage {
   /** Create a session: its row, its first entries and its preview, in one transaction. */
   createSession(row: NewSession, entries: readonly LogEntry[], preview: SessionPreview): Promise<void>;
   getSession(sessionId: string): Promise<SessionRow | null>;
-  listSessions(filter?: SessionListFilter): Promise<SessionRow[]>;
+  /** The rows `filter` selects, newest activity first; with `page`, that page only. */
+  listSessions(filter?: SessionListFilter, page?: SessionPage): Promise<SessionRow[]>;
   /** The usage of the session's `task` children, recursively, summed per profile and model. */
   descendantUsage(sessionId: string): Promise<DescendantUsage[]>;
   /** Remove the session: its log (through the log store) and every row about it. */

@@ -186,32 +186,63 @@ export function getSession(db: DaemonDatabase, sessionId: string): SessionRow | 
   return runSqlite(db, getSessionProgram(sessionId));
 }
 
-/** The session rows `filter` selects (default: all), newest activity first (ties: newest id first). */
-export function* listSessionsProgram(filter: SessionListFilter = { kind: "all" }): SqlProgram<SessionRow[]> {
-  const order = "ORDER BY activity_at DESC, id DESC";
-  let records: SessionRecord[];
+/** Where a listing page starts: after the row with this activity time and id (keyset, see `SessionPage`). */
+export interface SessionListKey {
+  activityAt: number;
+  id: string;
+}
+
+/** One page of a listing: at most `limit` rows, those after `after` in listing order (none: from the top). */
+export interface SessionPage {
+  limit: number;
+  after?: SessionListKey;
+}
+
+/**
+ * The session rows `filter` selects (default: all), newest activity first (ties: newest id
+ * first); with `page`, only that page. A page is a keyset range on the listing order, so its
+ * cost does not grow with the rows before it (indexes sessions_by_activity, sessions_by_parent).
+ */
+export function* listSessionsProgram(
+  filter: SessionListFilter = { kind: "all" },
+  page?: SessionPage,
+): SqlProgram<SessionRow[]> {
+  const where: string[] = [];
+  const params: SqlValue[] = [];
   switch (filter.kind) {
     case "all":
-      records = yield* all<SessionRecord>(`SELECT * FROM sessions ${order}`);
       break;
     case "top":
-      records = yield* all<SessionRecord>(`SELECT * FROM sessions WHERE parent_id IS NULL ${order}`);
+      where.push("parent_id IS NULL");
       break;
     case "children":
-      records = yield* all<SessionRecord>(
-        `SELECT * FROM sessions WHERE parent_id = ? ${order}`,
-        filter.parentId,
-      );
+      where.push("parent_id = ?");
+      params.push(filter.parentId);
       break;
     default:
       unreachable(filter, "unknown session filter");
   }
+  if (page?.after !== undefined) {
+    // Spelled out rather than a row value: both backends use the index for it.
+    where.push("(activity_at < ? OR (activity_at = ? AND id < ?))");
+    params.push(page.after.activityAt, page.after.activityAt, page.after.id);
+  }
+  const condition = where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`;
+  const limit = page === undefined ? "" : ` LIMIT ${Math.max(0, Math.trunc(page.limit))}`;
+  const records = yield* all<SessionRecord>(
+    `SELECT * FROM sessions ${condition} ORDER BY activity_at DESC, id DESC${limit}`,
+    ...params,
+  );
   return records.map(rowOf);
 }
 
 /** `listSessionsProgram` on a SQLite connection. */
-export function listSessions(db: DaemonDatabase, filter: SessionListFilter = { kind: "all" }): SessionRow[] {
-  return runSqlite(db, listSessionsProgram(filter));
+export function listSessions(
+  db: DaemonDatabase,
+  filter: SessionListFilter = { kind: "all" },
+  page?: SessionPage,
+): SessionRow[] {
+  return runSqlite(db, listSessionsProgram(filter, page));
 }
 
 /** Whether `row` is one of the sessions `filter` selects. */

@@ -139,6 +139,41 @@ describe("the sessions table", () => {
     expect(touchActivity(db, "missing", 1)).toBe(false);
   });
 
+  it("pages a listing by keyset: every session once, in listing order, ties on activity broken by id", () => {
+    const { db } = tempDatabase();
+    // Three sessions share an activity time, so a page boundary falls inside a tie.
+    for (const [id, at] of [
+      ["a", 100],
+      ["b", 200],
+      ["c", 200],
+      ["d", 200],
+      ["e", 300],
+      ["f", 50],
+    ] as const)
+      addSession(db, id, at);
+    insertSession(db, { id: "g", workspace: "/w", parentId: "a", createdAt: 250 });
+    const whole = listSessions(db).map((row) => row.id);
+    expect(whole).toEqual(["e", "g", "d", "c", "b", "a", "f"]);
+    for (const filter of [{ kind: "all" }, { kind: "top" }] satisfies SessionListFilter[]) {
+      for (const limit of [1, 2, 3, 7, 10]) {
+        const seen: string[] = [];
+        let after: { activityAt: number; id: string } | undefined;
+        for (;;) {
+          const page = listSessions(db, filter, after === undefined ? { limit } : { limit, after });
+          expect(page.length).toBeLessThanOrEqual(limit);
+          seen.push(...page.map((row) => row.id));
+          const last = page.at(-1);
+          if (page.length < limit || last === undefined) break;
+          after = { activityAt: last.activityAt, id: last.id };
+        }
+        expect(seen).toEqual(listSessions(db, filter).map((row) => row.id));
+      }
+    }
+    expect(
+      listSessions(db, { kind: "all" }, { limit: 2, after: { activityAt: 200, id: "c" } }).map((r) => r.id),
+    ).toEqual(["b", "a"]);
+  });
+
   it("records how a fork was made and lists all sessions, the top-level ones or one session's forks", () => {
     const { db } = tempDatabase();
     addSession(db, "root", 100);

@@ -238,7 +238,7 @@ function useChildren(
     void [tasks, phase];
     let current = true;
     const load = (): void => {
-      call<SessionList>("GET", `/sessions?parent_id=${encodeURIComponent(sessionId)}`).then(
+      call<SessionList>("GET", `/sessions?parent_id=${encodeURIComponent(sessionId)}&limit=1000`).then(
         (list) => current && setChildren(list.items),
         () => current && setChildren([]),
       );
