@@ -113,7 +113,13 @@ function pageFigures(
   const note = (filter: string) =>
     `GET /sessions${filter} (default page), ${size.pageSamples} samples with ${size.loaded} loaded (with none loaded: p50 ${quantile(cold.all, 0.5).toFixed(2)} ms, p99 ${quantile(cold.all, 0.99).toFixed(2)} ms); baseline: the same with ${size.baselineSessions} sessions in the database`;
   return [
-    figure(`scale_list_page_p50_ms_${label}`, quantile(loaded.all, 0.5), "ms", quantile(small.all, 0.5), note("")),
+    figure(
+      `scale_list_page_p50_ms_${label}`,
+      quantile(loaded.all, 0.5),
+      "ms",
+      quantile(small.all, 0.5),
+      note(""),
+    ),
     figure(
       `scale_list_page_p99_ms_${label}`,
       quantile(loaded.all, 0.99),
@@ -154,7 +160,13 @@ export async function fillSessions(home: string, workspace: string, count: numbe
       const id = uuidv7();
       const createdAt = start + i;
       const entries: LogEntry[] = [
-        { kind: "session_start", ts: createdAt, system_prompt: "You are a bench agent.", config: {}, history: [] },
+        {
+          kind: "session_start",
+          ts: createdAt,
+          system_prompt: "You are a bench agent.",
+          config: {},
+          history: [],
+        },
       ];
       const preview = previewOf(entries.map((entry, position) => ({ entry, position })));
       await storage.createSession({ id, workspace, createdAt, mcpServers: [] }, entries, preview);

@@ -54,7 +54,6 @@ import {
   type FollowOptions,
   followSession,
   followSessionList,
-  listQuery,
   type SessionListItem,
   type StreamItem,
 } from "./session-stream.js";

@@ -102,6 +102,22 @@ describe("named tokens and roles", () => {
       items: Array<{ id: string }>;
     }>();
     expect(listing.items.map((item) => item.id)).toEqual([mine]);
+    // Its entry wherever it would fall in the paged listing (a newer session fills the first page of one).
+    for (const [query, expected] of [
+      ["?limit=1", [mine]],
+      ["?scope=top&limit=1", [mine]],
+      [`?parent_id=${other}`, []],
+    ] as const) {
+      const page = (await app.api(`/sessions${query}`, { headers: as(secret) })).json<{
+        items: Array<{ id: string }>;
+        next: string | null;
+      }>();
+      expect(
+        page.items.map((item) => item.id),
+        query,
+      ).toEqual(expected);
+      expect(page.next).toBeNull();
+    }
     expect((await app.api("/server", { headers: as(secret) })).status).toBe(200);
     expect((await app.api("/schedules", { headers: as(secret) })).json()).toMatchObject({
       code: "session_forbidden",
