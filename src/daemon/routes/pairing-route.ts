@@ -12,6 +12,7 @@
  * code and of the cookie are ever stored.
  */
 import { randomBytes } from "node:crypto";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { sessionCookieName } from "../../api/browser-login.js";
 import { deviceLoginLifetimeMs, pairingLifetimeMs, pairPath } from "../../api/devices.js";
@@ -54,11 +55,10 @@ function confirmPage(code: string): string {
 `;
 }
 
+type PairingOptions = { devices: DeviceStore; now(): number; port(): number };
+
 /** Register `GET /pair` (the page) and `POST /pair` (spend the code). */
-export function registerPairingRoute(
-  app: HttpApp,
-  options: { devices: DeviceStore; now(): number; port(): number },
-): void {
+export function registerPairingRoute(app: HttpApp, options: PairingOptions): void {
   registerResource(app, pairPath, {
     GET: {
       schema: {
@@ -75,20 +75,16 @@ export function registerPairingRoute(
         page: true,
         doc: { summary: "A device's pairing link: a page whose button pairs this browser" },
       },
-      handler: async (request, reply) => {
-        const { code } = request.query as { code: string };
-        return (
-          reply
-            .code(200)
-            .headers(pageSecurityHeaders)
-            .header("content-type", "text/html; charset=utf-8")
-            .header("cache-control", "no-store")
-            // With no-referrer a browser posts the form with `Origin: null`, which the origin check
-            // refuses; same-origin still sends the link to nobody else.
-            .header("referrer-policy", "same-origin")
-            .send(confirmPage(code))
-        );
-      },
+      handler: async (request, reply) =>
+        reply
+          .code(200)
+          .headers(pageSecurityHeaders)
+          .header("content-type", "text/html; charset=utf-8")
+          .header("cache-control", "no-store")
+          // With no-referrer a browser posts the form with `Origin: null`, which the origin check
+          // refuses; same-origin still sends the link to nobody else.
+          .header("referrer-policy", "same-origin")
+          .send(confirmPage((request.query as { code: string }).code)),
     },
     POST: {
       schema: {
@@ -106,35 +102,42 @@ export function registerPairingRoute(
         emptyFormPost: true,
         doc: { summary: "Spend a device's pairing code: sign this browser in as the device" },
       },
-      handler: async (request, reply) => {
-        const { code } = request.query as { code: string };
-        const cookieValue = randomBytes(32).toString("base64url");
-        const now = options.now();
-        const device = await answerWith(() =>
-          options.devices.pair(secretDigest(code), secretDigest(cookieValue), now),
-        );
-        if (device === null) {
-          if (!(request.headers.accept ?? "").includes("text/html"))
-            throw problem("pairing_code_invalid", spentDetail);
-          return reply
-            .code(401)
-            .headers(pageSecurityHeaders)
-            .header("content-type", "text/html; charset=utf-8")
-            .header("cache-control", "no-store")
-            .send(spentPage);
-        }
-        const maxAge = Math.floor(deviceLoginLifetimeMs / 1000);
-        return reply
-          .code(303)
-          .headers(pageSecurityHeaders)
-          .header("cache-control", "no-store")
-          .header(
-            "set-cookie",
-            `${sessionCookieName(options.port())}=${cookieValue}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Strict`,
-          )
-          .header("location", "/")
-          .send();
-      },
+      handler: (request, reply) => spendPairingCode(request, reply, options),
     },
   });
+}
+
+/** `POST /pair`: spend the code; 303 with the device's cookie, or the spent page / 401. */
+async function spendPairingCode(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: PairingOptions,
+): Promise<FastifyReply> {
+  const { code } = request.query as { code: string };
+  const cookieValue = randomBytes(32).toString("base64url");
+  const now = options.now();
+  const device = await answerWith(() =>
+    options.devices.pair(secretDigest(code), secretDigest(cookieValue), now),
+  );
+  if (device === null) {
+    if (!(request.headers.accept ?? "").includes("text/html"))
+      throw problem("pairing_code_invalid", spentDetail);
+    return reply
+      .code(401)
+      .headers(pageSecurityHeaders)
+      .header("content-type", "text/html; charset=utf-8")
+      .header("cache-control", "no-store")
+      .send(spentPage);
+  }
+  const maxAge = Math.floor(deviceLoginLifetimeMs / 1000);
+  return reply
+    .code(303)
+    .headers(pageSecurityHeaders)
+    .header("cache-control", "no-store")
+    .header(
+      "set-cookie",
+      `${sessionCookieName(options.port())}=${cookieValue}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Strict`,
+    )
+    .header("location", "/")
+    .send();
 }
