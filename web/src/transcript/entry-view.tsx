@@ -49,20 +49,33 @@ export const EntryView = memo(function EntryView({ entry, result, running, onFor
         </div>
       );
     case "assistant":
+      // An answer an interrupt cut short is marked as the live page marks its unsaved drafts.
       return (
-        <div className="entry assistant" data-entry-id={entry.id} data-kind="assistant">
-          <div className="who">Agent {fork}</div>
+        <div
+          className={entry.interrupted === true ? "entry assistant interrupted" : "entry assistant"}
+          data-entry-id={entry.id}
+          data-kind="assistant"
+        >
+          <div className="who">
+            Agent {entry.interrupted === true ? <span className="interrupted-mark">interrupted</span> : null}{" "}
+            {fork}
+          </div>
           <PartsText parts={entry.content} markdown />
         </div>
       );
     case "thinking":
       return (
-        <details className="entry thinking" data-entry-id={entry.id} data-kind="thinking">
+        <details
+          className={entry.interrupted === true ? "entry thinking interrupted" : "entry thinking"}
+          data-entry-id={entry.id}
+          data-kind="thinking"
+        >
           <summary>
             Thinking
             {entry.thinking_duration_ms != null
               ? ` (${(entry.thinking_duration_ms / 1000).toFixed(1)} s)`
               : ""}
+            {entry.interrupted === true ? " (interrupted)" : ""}
           </summary>
           <PartsText parts={entry.content} />
         </details>
