@@ -55,6 +55,7 @@ export const EntryView = memo(function EntryView({ entry, result, running, onFor
           className={entry.interrupted === true ? "entry assistant interrupted" : "entry assistant"}
           data-entry-id={entry.id}
           data-kind="assistant"
+          data-testid={entry.interrupted === true ? "interrupted-answer" : undefined}
         >
           <div className="who">
             Agent {entry.interrupted === true ? <span className="interrupted-mark">interrupted</span> : null}{" "}
@@ -69,6 +70,7 @@ export const EntryView = memo(function EntryView({ entry, result, running, onFor
           className={entry.interrupted === true ? "entry thinking interrupted" : "entry thinking"}
           data-entry-id={entry.id}
           data-kind="thinking"
+          data-testid={entry.interrupted === true ? "interrupted-thinking" : undefined}
         >
           <summary>
             Thinking
