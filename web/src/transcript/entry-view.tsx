@@ -27,6 +27,44 @@ export interface EntryViewProps {
   task?: TaskFacts | undefined;
 }
 
+/** An assistant entry; one an interrupt cut short is marked as the live page marks its unsaved drafts. */
+function AnswerView({ entry, fork }: { entry: HistoryEntry; fork: ReactNode }) {
+  const cut = entry.interrupted === true;
+  return (
+    <div
+      className={cut ? "entry assistant interrupted" : "entry assistant"}
+      data-entry-id={entry.id}
+      data-kind="assistant"
+      data-testid={cut ? "interrupted-answer" : undefined}
+    >
+      <div className="who">
+        Agent {cut ? <span className="interrupted-mark">interrupted</span> : null} {fork}
+      </div>
+      <PartsText parts={entry.content} markdown />
+    </div>
+  );
+}
+
+/** A thinking entry, collapsed, with how long the model thought and whether an interrupt cut it short. */
+function ThinkingView({ entry }: { entry: HistoryEntry }) {
+  const cut = entry.interrupted === true;
+  return (
+    <details
+      className={cut ? "entry thinking interrupted" : "entry thinking"}
+      data-entry-id={entry.id}
+      data-kind="thinking"
+      data-testid={cut ? "interrupted-thinking" : undefined}
+    >
+      <summary>
+        Thinking
+        {entry.thinking_duration_ms != null ? ` (${(entry.thinking_duration_ms / 1000).toFixed(1)} s)` : ""}
+        {cut ? " (interrupted)" : ""}
+      </summary>
+      <PartsText parts={entry.content} />
+    </details>
+  );
+}
+
 /** One entry (with its tool result, for a call). */
 export const EntryView = memo(function EntryView({ entry, result, running, onFork, task }: EntryViewProps) {
   const fork =
@@ -49,39 +87,9 @@ export const EntryView = memo(function EntryView({ entry, result, running, onFor
         </div>
       );
     case "assistant":
-      // An answer an interrupt cut short is marked as the live page marks its unsaved drafts.
-      return (
-        <div
-          className={entry.interrupted === true ? "entry assistant interrupted" : "entry assistant"}
-          data-entry-id={entry.id}
-          data-kind="assistant"
-          data-testid={entry.interrupted === true ? "interrupted-answer" : undefined}
-        >
-          <div className="who">
-            Agent {entry.interrupted === true ? <span className="interrupted-mark">interrupted</span> : null}{" "}
-            {fork}
-          </div>
-          <PartsText parts={entry.content} markdown />
-        </div>
-      );
+      return <AnswerView entry={entry} fork={fork} />;
     case "thinking":
-      return (
-        <details
-          className={entry.interrupted === true ? "entry thinking interrupted" : "entry thinking"}
-          data-entry-id={entry.id}
-          data-kind="thinking"
-          data-testid={entry.interrupted === true ? "interrupted-thinking" : undefined}
-        >
-          <summary>
-            Thinking
-            {entry.thinking_duration_ms != null
-              ? ` (${(entry.thinking_duration_ms / 1000).toFixed(1)} s)`
-              : ""}
-            {entry.interrupted === true ? " (interrupted)" : ""}
-          </summary>
-          <PartsText parts={entry.content} />
-        </details>
-      );
+      return <ThinkingView entry={entry} />;
     case "tool_call":
       if (task !== undefined) return <TaskBlock id={entry.id} facts={task} fork={fork} result={result} />;
       return <ToolCallView entry={entry} result={result} running={running === true} fork={fork} />;
