@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { deliver, stream, text } from "../support/fake-provider/reply.js";
 import type { RecordedRequest } from "../support/fake-provider/server.js";
 import type { DaemonHarness } from "./support/daemon-harness.js";
-import { eventually, fixtureModel, useFakeProvider } from "./support/fixture.js";
+import { chatAndClaudeProfiles, eventually, useFakeProvider } from "./support/fixture.js";
 import { eventsOf } from "./support/sse-client.js";
 
 interface Entry {
@@ -39,22 +39,7 @@ describe("an answer interrupted mid-stream", () => {
   const fake = useFakeProvider();
 
   async function daemon(): Promise<DaemonHarness> {
-    return fake.daemon({
-      providers: {
-        chat: {
-          protocol: "chat_completions",
-          baseUrl: fake.provider.baseUrlWith("v1"),
-          apiKey: "k",
-          model: fixtureModel,
-        },
-        claude: {
-          protocol: "anthropic",
-          baseUrl: fake.provider.baseUrl,
-          apiKey: "k",
-          model: "claude-sonnet-4-5",
-        },
-      },
-    });
+    return fake.daemon({ providers: chatAndClaudeProfiles(fake.provider) });
   }
 
   /** Interrupts a turn whose answer (thinking, then many words) is streaming; the text streamed. */

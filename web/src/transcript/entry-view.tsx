@@ -27,18 +27,27 @@ export interface EntryViewProps {
   task?: TaskFacts | undefined;
 }
 
-/** An assistant entry; one an interrupt cut short is marked as the live page marks its unsaved drafts. */
-function AnswerView({ entry, fork }: { entry: HistoryEntry; fork: ReactNode }) {
+/**
+ * The attributes of an assistant or thinking entry's element; one an interrupt cut short is
+ * marked as the live page marks its unsaved drafts.
+ */
+function answerAttributes(entry: HistoryEntry, kind: "assistant" | "thinking") {
   const cut = entry.interrupted === true;
+  return {
+    className: cut ? `entry ${kind} interrupted` : `entry ${kind}`,
+    "data-entry-id": entry.id,
+    "data-kind": kind,
+    "data-testid": cut ? (kind === "assistant" ? "interrupted-answer" : "interrupted-thinking") : undefined,
+  };
+}
+
+/** An assistant entry, marked when an interrupt cut it short. */
+function AnswerView({ entry, fork }: { entry: HistoryEntry; fork: ReactNode }) {
   return (
-    <div
-      className={cut ? "entry assistant interrupted" : "entry assistant"}
-      data-entry-id={entry.id}
-      data-kind="assistant"
-      data-testid={cut ? "interrupted-answer" : undefined}
-    >
+    <div {...answerAttributes(entry, "assistant")}>
       <div className="who">
-        Agent {cut ? <span className="interrupted-mark">interrupted</span> : null} {fork}
+        Agent {entry.interrupted === true ? <span className="interrupted-mark">interrupted</span> : null}{" "}
+        {fork}
       </div>
       <PartsText parts={entry.content} markdown />
     </div>
@@ -47,18 +56,12 @@ function AnswerView({ entry, fork }: { entry: HistoryEntry; fork: ReactNode }) {
 
 /** A thinking entry, collapsed, with how long the model thought and whether an interrupt cut it short. */
 function ThinkingView({ entry }: { entry: HistoryEntry }) {
-  const cut = entry.interrupted === true;
+  const seconds = entry.thinking_duration_ms;
   return (
-    <details
-      className={cut ? "entry thinking interrupted" : "entry thinking"}
-      data-entry-id={entry.id}
-      data-kind="thinking"
-      data-testid={cut ? "interrupted-thinking" : undefined}
-    >
+    <details {...answerAttributes(entry, "thinking")}>
       <summary>
-        Thinking
-        {entry.thinking_duration_ms != null ? ` (${(entry.thinking_duration_ms / 1000).toFixed(1)} s)` : ""}
-        {cut ? " (interrupted)" : ""}
+        Thinking{seconds != null ? ` (${(seconds / 1000).toFixed(1)} s)` : ""}
+        {entry.interrupted === true ? " (interrupted)" : ""}
       </summary>
       <PartsText parts={entry.content} />
     </details>
