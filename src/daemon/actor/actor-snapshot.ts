@@ -19,6 +19,7 @@ import { readTailPage } from "../history/history-page.js";
 import type { SessionServices } from "../session/session-services.js";
 import { type ProviderDescription, settingsOf } from "../session/session-settings.js";
 import { emptyHistoryPage, historyBudget, sessionSnapshot } from "../session/session-snapshot.js";
+import { costTotal, usageTotal } from "../session/usage-roll-up.js";
 import type { InputRow } from "../storage/inputs-table.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import type { SessionParts } from "./session-parts.js";
@@ -82,15 +83,16 @@ export async function finishSnapshot(
   parts: SnapshotParts,
   tail: number | undefined,
   sessionId: string,
-  services: Pick<SessionServices, "historySecret" | "now" | "storage">,
+  services: Pick<SessionServices, "historySecret" | "now" | "storage" | "limitsOf">,
 ): Promise<SessionSnapshot> {
-  const children = await services.storage.descendantUsage(sessionId);
-  const own = parts.row.usage;
-  const usageTotal = {
-    prompt_tokens: own.prompt_tokens + children.prompt_tokens,
-    completion_tokens: own.completion_tokens + children.completion_tokens,
-    cached_prompt_tokens: own.cached_prompt_tokens + children.cached_prompt_tokens,
-    total_tokens: own.total_tokens + children.total_tokens,
+  const descendants = await services.storage.descendantUsage(sessionId);
+  const totals = {
+    usage: usageTotal(parts.row.usage, descendants),
+    costUsd: costTotal(
+      parts.context?.cost_usd ?? null,
+      descendants,
+      (profile, model) => services.limitsOf(profile, model)?.prices ?? null,
+    ),
   };
   const withHistory = (history: HistoryPage): SessionSnapshot =>
     sessionSnapshot(
@@ -104,7 +106,7 @@ export async function finishSnapshot(
       parts.context,
       parts.todos,
       parts.budget,
-      usageTotal,
+      totals,
     );
   const history = await readTailPage(parts.log, {
     sessionId,

@@ -2,8 +2,9 @@
  * What a waiting `task` call hears of its child in this daemon: every event a session publishes
  * passes `observe` (the daemon's session event observer), which wakes the calls waiting on that
  * session and relays a child's `approval_requested` to its parent's stream with the child's
- * `session_id`. A child another node runs publishes nothing here: the waiting call also looks at
- * the database on a bounded poll (task-run.ts), so no wake-up can be missed, only be late.
+ * `session_id`. A child another node runs publishes nothing here: on a cluster that node
+ * announces its turn ends (cluster/task-wake-ups.ts, calling `wake`), and the waiting call also
+ * looks at the database on a bounded poll (task-run.ts), so no wake-up can be missed, only be late.
  *
  * Boundary rule: in memory only; it never reads storage.
  */
@@ -25,7 +26,11 @@ export class TaskHub {
       relay?.("approval_requested", { ...request, session_id: request.session_id ?? sessionId });
       return;
     }
-    if (!wakingEvents.has(type)) return;
+    if (wakingEvents.has(type)) this.wake(sessionId);
+  }
+
+  /** Wake the calls waiting on `sessionId` now (an event here, or another node announced its turn end). */
+  wake(sessionId: string): void {
     const wakers = this.#wakers.get(sessionId);
     if (wakers === undefined) return;
     this.#wakers.delete(sessionId);

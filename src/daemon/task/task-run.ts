@@ -146,15 +146,32 @@ async function waitForEnding(
   }
 }
 
-/** The parent's call was stopped: stop the child's turn for the task, or its input if still queued. */
+/**
+ * The parent's call was stopped: stop the child's turn for the task, or its input if still
+ * queued, on the node that owns the child (this one, or another node of the cluster).
+ */
 async function interruptChild(services: TaskServices, childId: string, receipt: InputReceipt): Promise<void> {
+  const through = receipt.turn === null ? receipt.acceptance_order : 0;
   try {
-    await services.registry.withActor(childId, (actor) =>
-      actor.interrupt(receipt.turn?.id ?? null, receipt.turn === null ? receipt.acceptance_order : 0),
-    );
+    const runId = await taskTurnOf(services, childId, receipt);
+    if (await services.interruptElsewhere(childId, runId, through)) return;
+    await services.registry.withActor(childId, (actor) => actor.interrupt(runId, through));
   } catch (error) {
     services.logger.warn({ session_id: childId, err: error }, "could not interrupt a task's child session");
   }
+}
+
+/**
+ * The child's turn that works on the task now: the input's own, or, when a crash cut that one
+ * short (abandoned, no ending yet), the turn that goes on with it, which is the child's running one.
+ */
+async function taskTurnOf(
+  services: TaskServices,
+  childId: string,
+  receipt: InputReceipt,
+): Promise<string | null> {
+  if (receipt.turn === null || receipt.turn.state === "running") return receipt.turn?.id ?? null;
+  return (await services.storage.runningTurnOf(childId))?.id ?? null;
 }
 
 async function usageOf(services: TaskServices, childId: string): Promise<SessionUsage> {

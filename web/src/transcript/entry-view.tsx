@@ -13,6 +13,8 @@ import {
 import { argumentsObject } from "../approvals/approval-state.js";
 import { call } from "../daemon-api.js";
 import { Markdown } from "./markdown.js";
+import type { TaskFacts } from "./task-state.js";
+import { TaskHead } from "./task-view.js";
 import { isFileEdit, toolEdits, toolSubject } from "./tool-view.js";
 
 export interface EntryViewProps {
@@ -21,10 +23,12 @@ export interface EntryViewProps {
   result?: HistoryEntry | undefined;
   running?: boolean;
   onFork?: ((entry: HistoryEntry) => void) | undefined;
+  /** A `task` call's facts: it is shown as a task block. */
+  task?: TaskFacts | undefined;
 }
 
 /** One entry (with its tool result, for a call). */
-export const EntryView = memo(function EntryView({ entry, result, running, onFork }: EntryViewProps) {
+export const EntryView = memo(function EntryView({ entry, result, running, onFork, task }: EntryViewProps) {
   const fork =
     onFork !== undefined && entry.checkpoint_id !== null ? (
       <button
@@ -64,6 +68,7 @@ export const EntryView = memo(function EntryView({ entry, result, running, onFor
         </details>
       );
     case "tool_call":
+      if (task !== undefined) return <TaskBlock id={entry.id} facts={task} fork={fork} result={result} />;
       return <ToolCallView entry={entry} result={result} running={running === true} fork={fork} />;
     case "tool_result":
       return <ResultView entry={entry} />;
@@ -119,6 +124,21 @@ function ToolCallView({
         <ToolArguments entry={entry} />
       </details>
       {result !== undefined ? <ResultView entry={result} /> : null}
+    </div>
+  );
+}
+
+/** A `task` call: its head (task-view.tsx) and, beneath it, its result like any call's. */
+function TaskBlock(props: {
+  id: string;
+  facts: TaskFacts;
+  fork: ReactNode;
+  result: HistoryEntry | undefined;
+}) {
+  return (
+    <div className="entry tool task" data-entry-id={props.id} data-kind="tool_call" data-testid="task-block">
+      <TaskHead facts={props.facts} fork={props.fork} />
+      {props.result !== undefined ? <ResultView entry={props.result} /> : null}
     </div>
   );
 }

@@ -14,6 +14,7 @@ import type { SessionEvent } from "../../../src/api/session-events.js";
 import type { SessionSnapshot, SessionStatus, SessionUsage } from "../../../src/api/session-snapshot.js";
 import type { StreamBatch } from "../../../src/client/stream-batch.js";
 import { applyApprovalEvent, type PendingApproval } from "../approvals/approval-state.js";
+import { applyTaskEvent, noteChildAsked, type TaskProgress } from "./task-state.js";
 
 /** Text streamed for a model message that is not committed yet. */
 export interface Draft {
@@ -59,6 +60,8 @@ export interface TranscriptState {
   errors: readonly { turnId: string | null; code: string; message: string }[];
   notice: string | null;
   approvals: readonly PendingApproval[];
+  /** The `task` calls whose child the stream announced, by call id. */
+  tasks: ReadonlyMap<string, TaskProgress>;
   /** Message ids seen before the last reset (their drafts restart partial). */
   seenMessages: ReadonlySet<string>;
 }
@@ -82,6 +85,7 @@ export function fromSnapshot(snapshot: SessionSnapshot): TranscriptState {
     errors: [],
     notice: null,
     approvals: pendingApprovalsOf(snapshot),
+    tasks: new Map(),
     seenMessages: new Set(),
   };
 }
@@ -208,14 +212,13 @@ function applyEvent(state: TranscriptState, event: SessionEvent): TranscriptStat
       return state;
     case "approval_requested":
     case "approval_resolved":
+      if (event.type === "approval_requested" && event.data.session_id !== undefined)
+        return { ...state, tasks: noteChildAsked(state.tasks, event.data.session_id) };
       return { ...state, approvals: applyApprovalEvent(state.approvals, event) };
     case "task_started":
-      return {
-        ...state,
-        notice: `Agent ${event.data.agent} is working on a task (session ${event.data.child_session_id}).`,
-      };
     case "task_completed":
-      return { ...state, notice: `A task's agent ended: ${event.data.state}.` };
+      // Shown in the call's task block (task-view.tsx), not as a notice.
+      return { ...state, tasks: applyTaskEvent(state.tasks, event) };
     case "compaction_started":
       return { ...state, notice: "Compacting the model's context…" };
     case "compaction_completed":
