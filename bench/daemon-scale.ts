@@ -11,6 +11,9 @@ import { v7 as uuidv7 } from "uuid";
 import { previewOf } from "../src/daemon/history/preview.js";
 import { loadSigningKey } from "../src/daemon/process/signing-key.js";
 import { openDaemonDatabase } from "../src/daemon/storage/database.js";
+import { openPgDaemonDatabase } from "../src/daemon/storage/pg-database.js";
+import { PgSessionStorage } from "../src/daemon/storage/pg-session-storage.js";
+import type { SessionStorage } from "../src/daemon/storage/session-storage.js";
 import { SqliteSessionStorage } from "../src/daemon/storage/sqlite-session-storage.js";
 import { homePaths } from "../src/home/home.js";
 import type { LogEntry } from "../src/log/entries.js";
@@ -36,9 +39,14 @@ interface PageTimes {
 }
 
 /** Run the part: fill, boot, measure unloaded, load, measure loaded. */
-export async function scaleFigures(provider: FakeProvider, size: ScaleSize): Promise<Figure[]> {
+export async function scaleFigures(
+  provider: FakeProvider,
+  size: ScaleSize,
+  database: "sqlite" | "postgres" = "sqlite",
+): Promise<Figure[]> {
   const app = await DaemonHarness.start({
     providers: profiles(provider),
+    database,
     // Idle actors stay loaded for the whole run (the default unloads them after an hour anyway).
     env: daemonEnv({ SKEIN_LOG_LEVEL: "warn", SKEIN_UNLOAD_SECONDS: "604800" }),
   });
@@ -46,12 +54,12 @@ export async function scaleFigures(provider: FakeProvider, size: ScaleSize): Pro
     const turnSession = await app.createSession();
     await app.shutdown();
     const ids: string[] = [];
-    ids.push(...(await fillSessions(app.home, app.workspace, size.baselineSessions - 1)));
+    ids.push(...(await fillSessions(app, size.baselineSessions - 1)));
     await app.boot();
     const small = await pageTimes(app, size.pageSamples);
     await app.shutdown();
     const fillStart = now();
-    ids.push(...(await fillSessions(app.home, app.workspace, size.sessions - size.baselineSessions)));
+    ids.push(...(await fillSessions(app, size.sessions - size.baselineSessions)));
     const fillMs = now() - fillStart;
     await app.boot();
     await settle();
@@ -65,8 +73,8 @@ export async function scaleFigures(provider: FakeProvider, size: ScaleSize): Pro
     const loadedRss = rssKb(app.pid);
     const loadedPages = await pageTimes(app, size.pageSamples);
     const loadedTurns = await firstTextTimes(app, provider, turnSession, size.turns);
-    const label = `${size.sessions / 1000}k_sessions_${size.loaded / 1000}k_loaded`;
-    const setting = `${size.sessions} sessions in SQLite (filled in ${(fillMs / 1000).toFixed(1)} s through the storage layer), ${size.loaded} loaded by GET /sessions/{id} in ${(loadMs / 1000).toFixed(1)} s`;
+    const label = `${size.sessions / 1000}k_sessions_${size.loaded / 1000}k_loaded${database === "sqlite" ? "" : "_postgres"}`;
+    const setting = `${size.sessions} sessions in ${database === "sqlite" ? "SQLite" : "PostgreSQL"} (filled in ${(fillMs / 1000).toFixed(1)} s through the storage layer), ${size.loaded} loaded by GET /sessions/{id} in ${(loadMs / 1000).toFixed(1)} s`;
     return [
       figure(
         `scale_rss_mb_${label}`,
@@ -145,19 +153,31 @@ function pageFigures(
 }
 
 /**
- * Write `count` new sessions into the home's SQLite database (the daemon stopped), each as
+ * Write `count` new sessions into the daemon's database (the daemon stopped), each as
  * `PUT /sessions/{id}` writes one: its row, its session_start entry (signed head) and its
- * preview. The connection skips fsync: this is set-up, not a figure. Returns their ids, oldest first.
+ * preview. The connection skips waiting for the disk (SQLite `synchronous = OFF`, PostgreSQL
+ * `synchronous_commit = off`): this is set-up, not a figure. Returns their ids, oldest first.
  */
-export async function fillSessions(home: string, workspace: string, count: number): Promise<string[]> {
-  const db = openDaemonDatabase(homePaths(home).database);
-  db.pragma("synchronous = OFF");
-  const storage = new SqliteSessionStorage(db, { signer: (await loadSigningKey(home)).signer });
-  const ids: string[] = [];
-  try {
-    const start = Date.now() - count;
-    for (let i = 0; i < count; i++) {
-      const id = uuidv7();
+export async function fillSessions(app: DaemonHarness, count: number): Promise<string[]> {
+  const signer = (await loadSigningKey(app.home)).signer;
+  let storage: SessionStorage;
+  let closeDb: () => void = () => undefined;
+  if (app.pg === null) {
+    const db = openDaemonDatabase(homePaths(app.home).database);
+    db.pragma("synchronous = OFF");
+    storage = new SqliteSessionStorage(db, { signer });
+    closeDb = () => db.close();
+  } else {
+    const pool = await openPgDaemonDatabase(app.pg.url, { max: 8 });
+    pool.on("connect", (client) => void client.query("SET synchronous_commit = off").catch(() => undefined));
+    storage = new PgSessionStorage(pool, { signer });
+  }
+  const start = Date.now() - count;
+  const ids = Array.from({ length: count }, () => uuidv7());
+  let next = 0;
+  const lane = async () => {
+    while (next < count) {
+      const i = next++;
       const createdAt = start + i;
       const entries: LogEntry[] = [
         {
@@ -169,12 +189,19 @@ export async function fillSessions(home: string, workspace: string, count: numbe
         },
       ];
       const preview = previewOf(entries.map((entry, position) => ({ entry, position })));
-      await storage.createSession({ id, workspace, createdAt, mcpServers: [] }, entries, preview);
-      ids.push(id);
+      await storage.createSession(
+        { id: ids[i]!, workspace: app.workspace, createdAt, mcpServers: [] },
+        entries,
+        preview,
+      );
     }
+  };
+  try {
+    // SQLite writes one at a time anyway; PostgreSQL's round trips overlap on a few connections.
+    await Promise.all(Array.from({ length: app.pg === null ? 1 : 6 }, lane));
   } finally {
     await storage.close();
-    db.close();
+    closeDb();
   }
   return ids;
 }

@@ -67,7 +67,8 @@ function selectedParts(): Set<Part> {
 /**
  * A size from the environment (for quick runs while working on a part), or its default:
  * SKEIN_BENCH_TURNS (part turns), SKEIN_BENCH_ONESHOTS (oneshot), SKEIN_BENCH_SESSIONS (concurrent),
- * SKEIN_BENCH_SCALE_SESSIONS, SKEIN_BENCH_SCALE_LOADED and SKEIN_BENCH_SCALE_PAGES (scale), SKEIN_BENCH_BUSY and
+ * SKEIN_BENCH_SCALE_SESSIONS, SKEIN_BENCH_SCALE_LOADED, SKEIN_BENCH_SCALE_PAGES (scale; and
+ * SKEIN_BENCH_SCALE_BACKENDS: sqlite,postgres by default), SKEIN_BENCH_BUSY and
  * SKEIN_BENCH_DELTAS (slowcommit).
  */
 function size(name: string, fallback: number): number {
@@ -117,16 +118,20 @@ export async function run(): Promise<void> {
         ...(await slowCommitFigures(provider, size("SKEIN_BENCH_BUSY", 8), size("SKEIN_BENCH_DELTAS", 2000))),
       );
     if (selected.has("snapshot")) figures.push(...(await snapshotCost(provider)));
-    if (selected.has("scale"))
-      figures.push(
-        ...(await scaleFigures(provider, {
-          sessions: size("SKEIN_BENCH_SCALE_SESSIONS", 100_000),
-          loaded: size("SKEIN_BENCH_SCALE_LOADED", 10_000),
-          baselineSessions: 1_000,
-          pageSamples: size("SKEIN_BENCH_SCALE_PAGES", 100),
-          turns: 30,
-        })),
-      );
+    if (selected.has("scale")) {
+      const scale = {
+        sessions: size("SKEIN_BENCH_SCALE_SESSIONS", 100_000),
+        loaded: size("SKEIN_BENCH_SCALE_LOADED", 10_000),
+        baselineSessions: 1_000,
+        pageSamples: size("SKEIN_BENCH_SCALE_PAGES", 100),
+        turns: 30,
+      };
+      for (const backend of (process.env.SKEIN_BENCH_SCALE_BACKENDS ?? "sqlite,postgres").split(",")) {
+        if (backend !== "sqlite" && backend !== "postgres")
+          throw new Error(`SKEIN_BENCH_SCALE_BACKENDS: unknown backend ${backend}`);
+        figures.push(...(await scaleFigures(provider, scale, backend)));
+      }
+    }
   } finally {
     await provider.close();
   }
