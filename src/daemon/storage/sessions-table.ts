@@ -223,8 +223,9 @@ export function* listSessionsProgram(
       unreachable(filter, "unknown session filter");
   }
   if (page?.after !== undefined) {
-    // Spelled out rather than a row value: both backends use the index for it.
-    where.push("(activity_at < ? OR (activity_at = ? AND id < ?))");
+    // The range on activity_at alone is what both backends seek the index with (PostgreSQL would
+    // otherwise filter every row above the page); the OR then drops the rows of the tie before it.
+    where.push("activity_at <= ?", "(activity_at < ? OR id < ?)");
     params.push(page.after.activityAt, page.after.activityAt, page.after.id);
   }
   const condition = where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`;

@@ -130,6 +130,24 @@ describe.each([sqlite(), postgres()])("the storage port on $name", (backend) => 
     expect((await storage.runningTurnOf("s"))?.id).toBe("t1");
   });
 
+  it("pages the session listing by keyset, every session once, ties on activity in id order", async () => {
+    const storage = await storageWithSession(backend, "a", "b", "c", "d", "e");
+    const seen: string[] = [];
+    let after: { activityAt: number; id: string } | undefined;
+    for (let pages = 0; pages < 10; pages++) {
+      const page = await storage.listSessions(
+        { kind: "top" },
+        after === undefined ? { limit: 2 } : { limit: 2, after },
+      );
+      seen.push(...page.map((row) => row.id));
+      const last = page.at(-1);
+      if (page.length < 2 || last === undefined) break;
+      after = { activityAt: last.activityAt, id: last.id };
+    }
+    expect(seen).toEqual(["e", "d", "c", "b", "a"]);
+    expect((await storage.listSessions()).map((row) => row.id)).toEqual(seen);
+  });
+
   it("keeps a running turn's interrupt mark (the first one) for the next start to read, and leaves an ended turn alone", async () => {
     const storage = await storageWithSession(backend, "s");
     await deliverInput(storage, "s", "i1", "t1");
