@@ -89,7 +89,32 @@ describe("a child's approvals relayed to the parent's stream", () => {
     expect(pending.list().map(waitingKey)).toEqual(["call_w"]);
   });
 
-  it("are forgotten once answered here, since no resolution of them is relayed", () => {
+  it("are forgotten when their relayed resolution comes, and the parent's own call of the same id stays", () => {
+    const pending = new PendingApprovals({ relayed: true });
+    pending.observe(batch(relayed, { type: "approval_requested", sequence: 4, data: request }));
+    const resolved: SessionEvent = {
+      type: "approval_resolved",
+      sequence: 5,
+      data: {
+        call_id: "call_w",
+        decision: "allow",
+        by: "client",
+        client_id: "web",
+        answered_by: null,
+        answered_from: null,
+        message: null,
+        remember: null,
+        resolved_at: "2026-01-01T00:00:01.000Z",
+        run_id: "r",
+        session_id: "child",
+      },
+    };
+    pending.observe(batch(resolved));
+    expect(pending.list().map(waitingKey)).toEqual(["call_w"]);
+    expect(pending.resolution("child/call_w")?.client_id).toBe("web");
+  });
+
+  it("are forgotten once answered here", () => {
     const pending = new PendingApprovals({ relayed: true });
     pending.observe(batch(relayed));
     const [waiting] = pending.list();
