@@ -5,7 +5,8 @@
  * (its approval answered there, its answer streams, its header names the parent);
  * back on the parent, the block says how the task ended with the child's tokens, the header
  * counts the agents' tokens, and the sidebar and the sessions page show the child under its
- * parent, marked with its agent — all without a Content-Security-Policy error.
+ * parent, marked with its agent — all without a Content-Security-Policy error. A child's
+ * waiting call can also be answered in its task block on the parent's page.
  */
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -118,4 +119,21 @@ describe("agents in the web UI, in Chromium", () => {
     expect(Number(parentTokens!.replace(/\D/g, ""))).toBe(own + childTokens);
     expect(errors).toEqual([]);
   }, 30_000);
+
+  it("answers a child's waiting call in its task block on the parent's page", async () => {
+    const parent = await app.createSession();
+    await page.goto(`http://127.0.0.1:${app.port}/#/sessions/${parent}`);
+    await app.prompt(parent, "PARENT-DELEGATES: count them again");
+    const block = page.getByTestId("task-block");
+    const asked = block.locator('[data-testid="approvals"] [data-call-id="call_w"]');
+    expect(await asked.textContent({ timeout: 10_000 })).toContain("count.txt");
+    await screenshot(page, "session-task-approval");
+    // Only the block lists it: the page's own panel is for the parent's calls.
+    expect(await page.locator('main [data-testid="approvals"]').count()).toBe(1);
+    await asked.getByRole("button", { name: "Allow" }).click();
+    await asked.waitFor({ state: "detached" });
+    await page.locator('[data-kind="assistant"]', { hasText: "the parent used the answer" }).waitFor();
+    await block.getByTestId("task-state").filter({ hasText: "completed" }).waitFor();
+    expect(errors).toEqual([]);
+  }, 20_000);
 });

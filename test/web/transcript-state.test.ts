@@ -184,6 +184,25 @@ describe("the transcript reducer", () => {
     let pending = applyApprovalEvent([], requested);
     pending = applyApprovalEvent(pending, requested);
     expect(pending.map((approval) => approval.call_id)).toEqual(["c1"]);
+    const answer = {
+      call_id: "c1",
+      decision: "allow" as const,
+      by: "client" as const,
+      client_id: null,
+      answered_by: "bootstrap",
+      answered_from: "127.0.0.1",
+      message: null,
+      remember: null,
+      resolved_at: "2026-01-01T00:00:01.000Z",
+      run_id: "r1",
+    };
+    // A `task` child's answer of its own c1, relayed here, leaves this session's c1 waiting.
+    const relayed = {
+      type: "approval_resolved" as const,
+      sequence: 2,
+      data: { ...answer, session_id: "child" },
+    };
+    expect(applyApprovalEvent(pending, relayed)).toEqual(pending);
     pending = applyApprovalEvent(pending, {
       type: "approval_resolved",
       sequence: 2,
