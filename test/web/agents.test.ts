@@ -4,7 +4,7 @@
  * works, "waiting for approval" while the child's write waits; the link follows the child live
  * (its approval answered there, its answer streams, its header names the parent);
  * back on the parent, the block says how the task ended with the child's tokens, the header
- * counts the agents' tokens, and the sidebar and the sessions page show the child under its
+ * counts the agents' tokens and cost, and the sidebar and the sessions page show the child under its
  * parent, marked with its agent — all without a Content-Security-Policy error. A child's
  * waiting call can also be answered in its task block on the parent's page.
  */
@@ -40,8 +40,13 @@ describe("agents in the web UI, in Chromium", () => {
     provider = await FakeProvider.start();
     provider.script = delegating;
     // The built-in policy: `task` runs, the child's write is asked.
+    // Priced (1000 USD per million tokens either way), so the header shows the cost with agents.
+    const priced = Object.entries(profileFor(provider)).map(([name, profile]) => [
+      name,
+      { ...profile, prices: { input: 1000, output: 1000 } },
+    ]);
     app = await DaemonHarness.start({
-      providers: profileFor(provider),
+      providers: Object.fromEntries(priced),
       config: { approvalPolicy: undefined },
     });
     browser = await launchChromium();
@@ -98,6 +103,10 @@ describe("agents in the web UI, in Chromium", () => {
     await page
       .getByTestId("usage-total")
       .filter({ hasText: `${(own + childTokens).toLocaleString("en-US")} with agents` })
+      .waitFor();
+    await page
+      .getByTestId("cost-total")
+      .filter({ hasText: `$${((own + childTokens) / 1000).toFixed(4)} with agents` })
       .waitFor();
     // The sidebar: the child right under its parent, indented and marked with its agent.
     const rows = page.getByTestId("sidebar").locator("li");

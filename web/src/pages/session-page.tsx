@@ -17,6 +17,7 @@ import { PlanPanel } from "../transcript/plan-panel.js";
 import { currentPlan } from "../transcript/plan-state.js";
 import type { TranscriptState } from "../transcript/transcript-state.js";
 import { TranscriptView } from "../transcript/transcript-view.js";
+import { CostWithAgents, useCostWithAgents } from "./agents-cost.js";
 import { RepairForm } from "./repair-form.js";
 import { SessionController } from "./session-controller.js";
 
@@ -35,6 +36,7 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
   }, [controller]);
   const view = useSyncExternalStore(controller.subscribe, controller.view);
   const { forks, agents } = useForksAndAgents(sessionId, view.transcript);
+  const costWithAgents = useCostWithAgents(sessionId, agents);
 
   const onFork = useCallback(
     (entry: HistoryEntry) => {
@@ -70,6 +72,7 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
         state={state}
         forks={forks}
         agents={agents}
+        costWithAgents={costWithAgents}
         modeSelect={
           approvals ? (
             <ApprovalModeSelect
@@ -109,18 +112,21 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
 }
 
 /**
- * The session's name, status, model, tokens (with its agents' when it has some) and workspace,
+ * The session's name, status, model, tokens and cost (with its agents' when it has some) and workspace,
  * where it was forked from (or which session's task it works on) and its forks and agents.
  */
 function SessionHeader({
   state,
   forks,
   agents,
+  costWithAgents,
   modeSelect,
 }: {
   state: TranscriptState;
   forks: SessionList["items"];
   agents: SessionList["items"];
+  /** Its cost with its agents' (null: none, or a price unknown). */
+  costWithAgents: number | null;
   /** The approval mode selector, where the daemon answers approvals. */
   modeSelect: ReactNode;
 }) {
@@ -143,6 +149,7 @@ function SessionHeader({
               with agents
             </span>
           ) : null}
+          <CostWithAgents cost={costWithAgents} />
           <BudgetMeter budget={summary.budget} />
           <code>{summary.workspace}</code>
           {modeSelect}
