@@ -171,11 +171,7 @@ async function boot(
   if (taskWakeUps !== null) undo.push(() => taskWakeUps.stop());
   const sessions = new SessionRegistry({
     ...sessionServicesOf(parts),
-    ...meteredBy(
-      () => metrics,
-      taskObserver(hub, taskWakeUps),
-      notifications,
-    ),
+    ...meteredBy(() => metrics, taskObserver(hub, taskWakeUps), notifications),
     delegation,
   });
   const { metrics, retention } = metricsAndRetentionOf(parts, sessions);

@@ -200,9 +200,12 @@ describe("subagents on a cluster", () => {
       if (body.includes("call_g") && body.includes('"role":"tool"')) return text("ANSWER-GAMMA done");
       // The first request is cut by C's death; after the takeover the child asks, a little later.
       if (++gammaRequests === 1) return slow();
-      return toolCalls([{ name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_g" }], {
-        delivery: { delayMs: 200 },
-      });
+      return toolCalls(
+        [{ name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_g" }],
+        {
+          delivery: { delayMs: 200 },
+        },
+      );
     };
     const parent = await c!.createSession();
     await c!.prompt(parent, "delegate");
@@ -232,7 +235,9 @@ describe("subagents on a cluster", () => {
     await watcher.readUntil((event) => relayedOf(event, "approval_resolved"), 10_000);
     watcher.close();
     await a!.idle(parent, 30_000);
-    const last = clusters.provider.requests.filter((request) => !request.rawBody.includes("MARK-GAMMA")).at(-1)!;
+    const last = clusters.provider.requests
+      .filter((request) => !request.rawBody.includes("MARK-GAMMA"))
+      .at(-1)!;
     expect(last.rawBody).toContain("ANSWER-GAMMA done");
     expect(await cluster.ownerOf(child)).toBe(await cluster.nodeIdOf(b!));
 

@@ -48,7 +48,8 @@ export class TaskWakeUps {
     this.#listener = new WakeUpListener(connection, taskChannel, this.#logger, (payload) => {
       // "" after a lost connection came back: nothing to name, the polls find what was missed.
       if (payload === "") return;
-      if (payload.startsWith(approvalsPrefix)) this.#heard.approvalsChanged(payload.slice(approvalsPrefix.length));
+      if (payload.startsWith(approvalsPrefix))
+        this.#heard.approvalsChanged(payload.slice(approvalsPrefix.length));
       else this.#heard.turnEnded(payload);
     });
     await this.#listener.start();
