@@ -36,7 +36,6 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
   }, [controller]);
   const view = useSyncExternalStore(controller.subscribe, controller.view);
   const { forks, agents } = useForksAndAgents(sessionId, view.transcript);
-  const costWithAgents = useCostWithAgents(sessionId, agents);
 
   const onFork = useCallback(
     (entry: HistoryEntry) => {
@@ -72,7 +71,6 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
         state={state}
         forks={forks}
         agents={agents}
-        costWithAgents={costWithAgents}
         modeSelect={
           approvals ? (
             <ApprovalModeSelect
@@ -119,18 +117,16 @@ function SessionHeader({
   state,
   forks,
   agents,
-  costWithAgents,
   modeSelect,
 }: {
   state: TranscriptState;
   forks: SessionList["items"];
   agents: SessionList["items"];
-  /** Its cost with its agents' (null: none, or a price unknown). */
-  costWithAgents: number | null;
   /** The approval mode selector, where the daemon answers approvals. */
   modeSelect: ReactNode;
 }) {
   const { summary, status, usage } = state;
+  const costWithAgents = useCostWithAgents(summary.id, agents);
   return (
     <header className="session-header">
       <div>
