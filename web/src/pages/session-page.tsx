@@ -126,7 +126,7 @@ function SessionHeader({
   modeSelect: ReactNode;
 }) {
   const { summary, status, usage } = state;
-  const costWithAgents = useCostWithAgents(summary.id, agents);
+  const costWithAgents = useCostWithAgents(summary.id, agents, usage.total_tokens);
   return (
     <header className="session-header">
       <div>
