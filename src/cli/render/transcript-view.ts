@@ -18,6 +18,7 @@ import type { SessionEvent } from "../../api/session-events.js";
 import { unreachable } from "../../model/unreachable.js";
 import { compactionLine } from "./compaction-line.js";
 import { exclusionLine } from "./exclusion-line.js";
+import { interruptedMark } from "./interrupted-mark.js";
 import { outcomeNotice } from "./outcome-notice.js";
 import { dropsUnsavedText, type StreamedSegment } from "./streamed-segment.js";
 import { TaskNotices } from "./task-line.js";
@@ -257,6 +258,8 @@ export class TranscriptView {
       case "assistant":
       case "thinking":
         this.#committedText(entry.kind === "assistant" ? "text" : "thinking", entry);
+        if (entry.interrupted === true && entry.kind === "assistant")
+          this.#writer.asideLine(paint.dim(interruptedMark));
         return;
       case "tool_call":
         this.#rememberCall(entry);

@@ -27,6 +27,47 @@ export interface EntryViewProps {
   task?: TaskFacts | undefined;
 }
 
+/**
+ * The attributes of an assistant or thinking entry's element; one an interrupt cut short is
+ * marked as the live page marks its unsaved drafts.
+ */
+function answerAttributes(entry: HistoryEntry, kind: "assistant" | "thinking") {
+  const cut = entry.interrupted === true;
+  return {
+    className: cut ? `entry ${kind} interrupted` : `entry ${kind}`,
+    "data-entry-id": entry.id,
+    "data-kind": kind,
+    "data-testid": cut ? (kind === "assistant" ? "interrupted-answer" : "interrupted-thinking") : undefined,
+  };
+}
+
+/** An assistant entry, marked when an interrupt cut it short. */
+function AnswerView({ entry, fork }: { entry: HistoryEntry; fork: ReactNode }) {
+  return (
+    <div {...answerAttributes(entry, "assistant")}>
+      <div className="who">
+        Agent {entry.interrupted === true ? <span className="interrupted-mark">interrupted</span> : null}{" "}
+        {fork}
+      </div>
+      <PartsText parts={entry.content} markdown />
+    </div>
+  );
+}
+
+/** A thinking entry, collapsed, with how long the model thought and whether an interrupt cut it short. */
+function ThinkingView({ entry }: { entry: HistoryEntry }) {
+  const seconds = entry.thinking_duration_ms;
+  return (
+    <details {...answerAttributes(entry, "thinking")}>
+      <summary>
+        Thinking{seconds != null ? ` (${(seconds / 1000).toFixed(1)} s)` : ""}
+        {entry.interrupted === true ? " (interrupted)" : ""}
+      </summary>
+      <PartsText parts={entry.content} />
+    </details>
+  );
+}
+
 /** One entry (with its tool result, for a call). */
 export const EntryView = memo(function EntryView({ entry, result, running, onFork, task }: EntryViewProps) {
   const fork =
@@ -49,24 +90,9 @@ export const EntryView = memo(function EntryView({ entry, result, running, onFor
         </div>
       );
     case "assistant":
-      return (
-        <div className="entry assistant" data-entry-id={entry.id} data-kind="assistant">
-          <div className="who">Agent {fork}</div>
-          <PartsText parts={entry.content} markdown />
-        </div>
-      );
+      return <AnswerView entry={entry} fork={fork} />;
     case "thinking":
-      return (
-        <details className="entry thinking" data-entry-id={entry.id} data-kind="thinking">
-          <summary>
-            Thinking
-            {entry.thinking_duration_ms != null
-              ? ` (${(entry.thinking_duration_ms / 1000).toFixed(1)} s)`
-              : ""}
-          </summary>
-          <PartsText parts={entry.content} />
-        </details>
-      );
+      return <ThinkingView entry={entry} />;
     case "tool_call":
       if (task !== undefined) return <TaskBlock id={entry.id} facts={task} fork={fork} result={result} />;
       return <ToolCallView entry={entry} result={result} running={running === true} fork={fork} />;

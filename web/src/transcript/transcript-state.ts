@@ -52,7 +52,11 @@ export interface TranscriptState {
   entries: readonly HistoryEntry[];
   ids: ReadonlySet<string>;
   drafts: readonly Draft[];
-  /** What interrupted turns had streamed (never committed: the log keeps no partial answer). */
+  /**
+   * What interrupted turns had streamed that no committed entry holds: the daemon logs an
+   * interrupted answer (marked) with the turn's end, which replaces its drafts; these keep
+   * only what it did not log.
+   */
   interrupted: readonly InterruptedDraft[];
   /** Tool calls that started and have not ended. */
   runningTools: ReadonlySet<string>;
