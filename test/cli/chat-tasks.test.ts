@@ -4,6 +4,7 @@ import type { SessionEvent } from "../../src/api/session-events.js";
 import { PendingApprovals, waitingKey } from "../../src/cli/approval-desk.js";
 import { ChatTasks } from "../../src/cli/chat-tasks.js";
 import type { StreamBatch } from "../../src/client/stream-batch.js";
+import { allowedAnswer, waitingCall } from "../support/approval-records.js";
 import { sessionSnapshot } from "../support/session-snapshot.js";
 
 /** A batch of `events` without a reset. */
@@ -33,15 +34,7 @@ const completed: SessionEvent = {
   sequence: 4,
   data: { call_id: "call_t", child_session_id: "child", state: "completed", usage },
 };
-const request = {
-  call_id: "call_w",
-  kind: "approval" as const,
-  tool: "write_file",
-  arguments: "{}",
-  rule: { source: "builtin" as const, tool: null, pattern: null, action: "ask" as const },
-  run_id: "r",
-  requested_at: "2026-01-01T00:00:00.000Z",
-};
+const request = waitingCall("call_w");
 const relayed: SessionEvent = {
   type: "approval_requested",
   sequence: 3,
@@ -95,19 +88,7 @@ describe("a child's approvals relayed to the parent's stream", () => {
     const resolved: SessionEvent = {
       type: "approval_resolved",
       sequence: 5,
-      data: {
-        call_id: "call_w",
-        decision: "allow",
-        by: "client",
-        client_id: "web",
-        answered_by: null,
-        answered_from: null,
-        message: null,
-        remember: null,
-        resolved_at: "2026-01-01T00:00:01.000Z",
-        run_id: "r",
-        session_id: "child",
-      },
+      data: { ...allowedAnswer("call_w", { client_id: "web" }), run_id: "r", session_id: "child" },
     };
     pending.observe(batch(resolved));
     expect(pending.list().map(waitingKey)).toEqual(["call_w"]);

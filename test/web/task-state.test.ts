@@ -9,6 +9,7 @@ import {
   noteChildAsked,
   taskFacts,
 } from "../../web/src/transcript/task-state.js";
+import { allowedAnswer, waitingCall } from "../support/approval-records.js";
 import { sessionSnapshot } from "../support/session-snapshot.js";
 
 const usage = (total: number) => ({
@@ -35,15 +36,7 @@ function entry(kind: "tool_call" | "tool_result", value: unknown, isError = fals
 const call = entry("tool_call", { agent: "alpha", prompt: "find A" });
 const none: ChildApprovals = new Map();
 
-const request = {
-  call_id: "call_w",
-  kind: "approval" as const,
-  tool: "write_file",
-  arguments: "{}",
-  rule: { source: "builtin" as const, tool: null, pattern: null, action: "ask" as const },
-  run_id: "r",
-  requested_at: "2026-01-01T00:00:00.000Z",
-};
+const request = waitingCall("call_w");
 
 describe("the page's task blocks", () => {
   it("follow a task from its start to its end, with the child's tokens", () => {
@@ -120,19 +113,7 @@ describe("the page's task blocks", () => {
       state: "waiting for approval",
       approvals: [request],
     });
-    const answer = {
-      call_id: "call_w",
-      decision: "allow" as const,
-      by: "client" as const,
-      client_id: null,
-      answered_by: null,
-      answered_from: null,
-      message: null,
-      remember: null,
-      resolved_at: "2026-01-01T00:00:01.000Z",
-      run_id: "r",
-      session_id: "child",
-    };
+    const answer = { ...allowedAnswer("call_w"), run_id: "r", session_id: "child" };
     const answered = applyChildApprovalEvent(waiting, "child", {
       type: "approval_resolved",
       sequence: 4,

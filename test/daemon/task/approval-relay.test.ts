@@ -5,30 +5,11 @@
  * again.
  */
 import { describe, expect, it } from "vitest";
-import type { ApprovalRecord, PendingApproval } from "../../../src/api/approvals.js";
 import { ApprovalRelay, type ChildApprovals } from "../../../src/daemon/task/approval-relay.js";
+import { allowedAnswer, waitingCall } from "../../support/approval-records.js";
 
-const request = (callId: string): PendingApproval => ({
-  call_id: callId,
-  kind: "approval",
-  tool: "run_command",
-  arguments: "{}",
-  rule: { source: "builtin", tool: null, pattern: null, action: "ask" },
-  run_id: "r1",
-  requested_at: "2026-01-01T00:00:00.000Z",
-});
-
-const answer = (callId: string): ApprovalRecord => ({
-  call_id: callId,
-  decision: "allow",
-  by: "client",
-  client_id: "web",
-  answered_by: null,
-  answered_from: null,
-  message: null,
-  remember: null,
-  resolved_at: "2026-01-01T00:00:01.000Z",
-});
+const request = (callId: string) => waitingCall(callId, { tool: "run_command", run_id: "r1" });
+const answer = (callId: string) => allowedAnswer(callId, { client_id: "web" });
 
 /** A relay of child `k` whose log reads `logs` in turn; `told` collects what it published. */
 function relayOf(logs: ChildApprovals[], beforeRead: () => void = () => {}) {
