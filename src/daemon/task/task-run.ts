@@ -114,9 +114,14 @@ async function admit(
   }
 }
 
-/** The child's approvals from its stored log (null, logged, when it cannot be read now). */
+/**
+ * The child's approvals: its snapshot's when this node runs it (its answers reach the relay as
+ * events), else from its stored log (null, logged, when it cannot be read now).
+ */
 async function childApprovals(services: TaskServices, childId: string): Promise<ChildApprovals | null> {
   try {
+    const actor = services.registry.loaded(childId);
+    if (actor !== undefined) return { pending: (await actor.snapshot(0)).pending_approvals, decisions: {} };
     const { pending_approvals, approval_decisions, history } = collectState(
       await services.storage.readLog(childId),
     );
