@@ -6,9 +6,9 @@
  *
  * Two ways in. A child on this node publishes its events here (`requested`, `resolved`, from
  * the task hub). A child on another node publishes nothing here: its node announces that its
- * approvals changed (cluster/task-wake-ups.ts) and `catchUp` reads them from the child's log
- * and publishes the difference from what was relayed; the call's start does the same, so a
- * parent's new stream (a restart, a takeover) hears of calls that already wait.
+ * approvals changed (cluster/task-wake-ups.ts) and `catchUp` reads them (from the child's log,
+ * task-run.ts) and publishes the difference from what was relayed; the call's start does the
+ * same, so a parent's new stream (a restart, a takeover) hears of calls that already wait.
  *
  * Boundary rule: remembers only what it relayed; reading the child's log is the caller's.
  */
