@@ -25,14 +25,15 @@ export const cliClientId = "skein";
 export type WaitingCall = PendingApproval & { session_id?: string };
 
 /** A waiting call's key: its call id, with the child's session for a relayed one (call ids repeat across sessions). */
-export function waitingKey(request: WaitingCall): string {
+export function waitingKey(request: Pick<WaitingCall, "call_id" | "session_id">): string {
   return request.session_id === undefined ? request.call_id : `${request.session_id}/${request.call_id}`;
 }
 
 /**
  * The tool calls of one session that wait for an answer, as its stream tells; with `relayed`,
  * also its `task` children's calls relayed to it (answered at the child's route). Those are
- * forgotten when their task, or the parent's turn, ends: no `approval_resolved` is relayed.
+ * forgotten when their relayed `approval_resolved` comes (whoever answered), and at the latest
+ * when their task, or the parent's turn, ends.
  */
 export class PendingApprovals {
   readonly #pending = new Map<string, WaitingCall>();
@@ -54,8 +55,8 @@ export class PendingApprovals {
         if (event.data.session_id === undefined || this.options.relayed === true)
           this.#pending.set(waitingKey(event.data), event.data);
       } else if (event.type === "approval_resolved") {
-        this.#pending.delete(event.data.call_id);
-        this.#resolved.set(event.data.call_id, event.data);
+        this.#pending.delete(waitingKey(event.data));
+        this.#resolved.set(waitingKey(event.data), event.data);
       } else if (event.type === "task_completed") {
         this.#forgetRelayed((request) => request.session_id === event.data.child_session_id);
       } else if (event.type === "turn_completed") {
@@ -75,9 +76,9 @@ export class PendingApprovals {
     return this.#pending.has(key);
   }
 
-  /** How a call was answered, when this stream saw it. */
-  resolution(callId: string): ApprovalRecord | undefined {
-    return this.#resolved.get(callId);
+  /** How the call with this key (`waitingKey`) was answered, when this stream saw it. */
+  resolution(key: string): ApprovalRecord | undefined {
+    return this.#resolved.get(key);
   }
 
   /** The calls a `task` child waits on, looked up at the child (a reset's snapshot has only the session's own). */
@@ -224,7 +225,7 @@ async function askOnce(
     }
     switch (result.kind) {
       case "withdrawn": {
-        const record = pending.resolution(request.call_id);
+        const record = pending.resolution(key);
         if (record !== undefined) options.print(paint.dim(`  ${describeRecord(record)}`));
         return "done";
       }

@@ -26,7 +26,7 @@ import {
   startHousekeeping,
 } from "./boot/daemon-services.js";
 import { daemonStop, type StoppableServing } from "./boot/daemon-stop.js";
-import { delegationParts, taskWakeUpsOf } from "./boot/delegation-of.js";
+import { delegationParts, taskObserver, taskWakeUpsOf } from "./boot/delegation-of.js";
 import { joinCluster, type RegistryHolder } from "./boot/join-cluster.js";
 import { openStorage } from "./boot/open-storage.js";
 import { registerRoutes } from "./boot/register-routes.js";
@@ -171,15 +171,7 @@ async function boot(
   if (taskWakeUps !== null) undo.push(() => taskWakeUps.stop());
   const sessions = new SessionRegistry({
     ...sessionServicesOf(parts),
-    ...meteredBy(
-      () => metrics,
-      (sessionId, type, data) => {
-        hub.observe(sessionId, type, data);
-        // A parent on another node may wait for this session's turn to end.
-        if (type === "turn_completed") taskWakeUps?.announce(sessionId);
-      },
-      notifications,
-    ),
+    ...meteredBy(() => metrics, taskObserver(hub, taskWakeUps), notifications),
     delegation,
   });
   const { metrics, retention } = metricsAndRetentionOf(parts, sessions);

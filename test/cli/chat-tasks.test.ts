@@ -4,6 +4,7 @@ import type { SessionEvent } from "../../src/api/session-events.js";
 import { PendingApprovals, waitingKey } from "../../src/cli/approval-desk.js";
 import { ChatTasks } from "../../src/cli/chat-tasks.js";
 import type { StreamBatch } from "../../src/client/stream-batch.js";
+import { allowedAnswer, waitingCall } from "../support/approval-records.js";
 import { sessionSnapshot } from "../support/session-snapshot.js";
 
 /** A batch of `events` without a reset. */
@@ -33,15 +34,7 @@ const completed: SessionEvent = {
   sequence: 4,
   data: { call_id: "call_t", child_session_id: "child", state: "completed", usage },
 };
-const request = {
-  call_id: "call_w",
-  kind: "approval" as const,
-  tool: "write_file",
-  arguments: "{}",
-  rule: { source: "builtin" as const, tool: null, pattern: null, action: "ask" as const },
-  run_id: "r",
-  requested_at: "2026-01-01T00:00:00.000Z",
-};
+const request = waitingCall("call_w");
 const relayed: SessionEvent = {
   type: "approval_requested",
   sequence: 3,
@@ -89,7 +82,20 @@ describe("a child's approvals relayed to the parent's stream", () => {
     expect(pending.list().map(waitingKey)).toEqual(["call_w"]);
   });
 
-  it("are forgotten once answered here, since no resolution of them is relayed", () => {
+  it("are forgotten when their relayed resolution comes, and the parent's own call of the same id stays", () => {
+    const pending = new PendingApprovals({ relayed: true });
+    pending.observe(batch(relayed, { type: "approval_requested", sequence: 4, data: request }));
+    const resolved: SessionEvent = {
+      type: "approval_resolved",
+      sequence: 5,
+      data: { ...allowedAnswer("call_w", { client_id: "web" }), run_id: "r", session_id: "child" },
+    };
+    pending.observe(batch(resolved));
+    expect(pending.list().map(waitingKey)).toEqual(["call_w"]);
+    expect(pending.resolution("child/call_w")?.client_id).toBe("web");
+  });
+
+  it("are forgotten once answered here", () => {
     const pending = new PendingApprovals({ relayed: true });
     pending.observe(batch(relayed));
     const [waiting] = pending.list();

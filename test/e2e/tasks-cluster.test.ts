@@ -8,6 +8,10 @@
  * K2 on A). A is SIGKILLed; K1 and K2 go where the scans take them, each parent to the other
  * live node. Interrupting P2 reaches K2 on its node. A comes back; K1's node is SIGKILLed while
  * K1 streams, and A takes K1 over: K1 finishes there, P1 wakes on its node and completes.
+ *
+ * A second cluster: a child on node B asks for approval while its parent is on node A; the
+ * parent's watcher on A sees the request (and its answer) with the child's session id, also
+ * after a reconnect, and answers it through A.
  */
 import { describe, expect, it } from "vitest";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
@@ -16,6 +20,7 @@ import { useTestClusters } from "./support/cluster-scope.js";
 import type { DaemonHarness } from "./support/daemon-harness.js";
 import { eventually } from "./support/fixture.js";
 import { LeaseHold } from "./support/lease-hold.js";
+import { eventsOf, type StreamEvent } from "./support/sse-client.js";
 import type { TestCluster } from "./support/test-cluster.js";
 
 const agents = {
@@ -177,4 +182,69 @@ describe("subagents on a cluster", () => {
     const handOffMs = p1Requests[1]!.receivedAt - alpha[2]!.finishedAt!;
     console.info(`child on another node: last token → parent's next request ${handOffMs} ms`);
   }, 90_000);
+
+  it("relays a child's approval on another node to the parent's watcher, which answers it there", async () => {
+    const gamma = { description: "Runs things (gamma).", prompt: "MARK-GAMMA: you run things." };
+    let gammaRequests = 0;
+    const cluster = clusters.cluster();
+    // The built-in policy: the child's command waits for a person.
+    const [a, b, c] = await cluster.start(3, 2, () => ({
+      config: { agents: { gamma }, approvalPolicy: undefined },
+    }));
+    clusters.provider.script = (request) => {
+      const body = request.rawBody;
+      if (!body.includes("MARK-GAMMA"))
+        return body.includes("ANSWER-GAMMA")
+          ? text("parent done")
+          : toolCalls([{ name: "task", args: { agent: "gamma", prompt: "run it" }, id: "call_c" }]);
+      if (body.includes("call_g") && body.includes('"role":"tool"')) return text("ANSWER-GAMMA done");
+      // The first request is cut by C's death; after the takeover the child asks, a little later.
+      if (++gammaRequests === 1) return slow();
+      return toolCalls(
+        [{ name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_g" }],
+        {
+          delivery: { delayMs: 200 },
+        },
+      );
+    };
+    const parent = await c!.createSession();
+    await c!.prompt(parent, "delegate");
+    await eventually("the child streaming", async () => (gammaRequests > 0 ? true : undefined));
+    const child = await childOf(c!, parent);
+    // C dies: the parent goes to A, its child to B.
+    await killAndPlace(cluster, c!, [parent, child], async () => [
+      [a!, parent],
+      [b!, child],
+    ]);
+
+    const relayedOf = (event: StreamEvent, type: string) =>
+      event.type === type &&
+      (event.data as { session_id?: string; call_id: string }).session_id === child &&
+      (event.data as { call_id: string }).call_id === "call_g";
+    const { generation } = (await a!.api(`/sessions/${parent}?tail=0`)).json<{
+      cursor: { generation: string };
+    }>().cursor;
+    const watcher = await a!.openStream(parent, { after: { generation, cursor: 0 } });
+    await watcher.readUntil((event) => relayedOf(event, "approval_requested"), 20_000);
+    // Answered at the child's route through A, which relays it to B.
+    const answer = await a!.api(`/sessions/${child}/approvals/call_g`, {
+      method: "POST",
+      body: { decision: "allow" },
+    });
+    expect(answer.status).toBe(200);
+    await watcher.readUntil((event) => relayedOf(event, "approval_resolved"), 10_000);
+    watcher.close();
+    await a!.idle(parent, 30_000);
+    const last = clusters.provider.requests
+      .filter((request) => !request.rawBody.includes("MARK-GAMMA"))
+      .at(-1)!;
+    expect(last.rawBody).toContain("ANSWER-GAMMA done");
+    expect(await cluster.ownerOf(child)).toBe(await cluster.nodeIdOf(b!));
+
+    // A watcher that reconnects to the parent's stream hears of both again.
+    const again = await a!.openStream(parent, { after: { generation, cursor: 0 } });
+    const replayed = eventsOf(await again.readUntil((event) => relayedOf(event, "approval_resolved"), 5_000));
+    again.close();
+    expect(replayed.some((event) => relayedOf(event, "approval_requested"))).toBe(true);
+  }, 60_000);
 });

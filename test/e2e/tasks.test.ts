@@ -189,7 +189,7 @@ describe("subagents (task)", () => {
     expect((await app.api(`/sessions/${parentId}/verify`)).json()).toMatchObject({ status: "verified" });
   }, 60_000);
 
-  it("relays a child's approval to the parent's stream, keeps it waiting across SIGKILL, and completes once it is answered", async () => {
+  it("relays a child's approval to the parent's stream, keeps it waiting across SIGKILL, and completes once it is answered (its answer relayed too)", async () => {
     const gamma = { description: "Runs things (gamma).", prompt: "MARK-GAMMA: you run things." };
     const script: Script = (request) => {
       const body = request.rawBody;
@@ -241,13 +241,20 @@ describe("subagents (task)", () => {
         (event.data as { session_id?: string }).session_id !== undefined,
       20_000,
     );
-    again.close();
     expect(eventsOf(replayed).some((event) => event.type === "approval_requested")).toBe(true);
     const answer = await app.api(`/sessions/${relayed.session_id}/approvals/call_g`, {
       method: "POST",
       body: { decision: "allow" },
     });
     expect(answer.status).toBe(200);
+    // The answer is relayed too, so the parent's watchers drop the call.
+    await again.readUntil(
+      (event) =>
+        event.type === "approval_resolved" &&
+        (event.data as { session_id?: string }).session_id === relayed.session_id,
+      10_000,
+    );
+    again.close();
     await app.idle(parentId, 60_000);
     const last = fake.provider.requests.filter((request) => whose(request) === "parent").at(-1)!;
     expect(last.rawBody).toContain("ANSWER-GAMMA done");

@@ -4,8 +4,9 @@
  * works, "waiting for approval" while the child's write waits; the link follows the child live
  * (its approval answered there, its answer streams, its header names the parent);
  * back on the parent, the block says how the task ended with the child's tokens, the header
- * counts the agents' tokens, and the sidebar and the sessions page show the child under its
- * parent, marked with its agent — all without a Content-Security-Policy error.
+ * counts the agents' tokens and cost, and the sidebar and the sessions page show the child under its
+ * parent, marked with its agent — all without a Content-Security-Policy error. A child's
+ * waiting call can also be answered in its task block on the parent's page.
  */
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -39,8 +40,13 @@ describe("agents in the web UI, in Chromium", () => {
     provider = await FakeProvider.start();
     provider.script = delegating;
     // The built-in policy: `task` runs, the child's write is asked.
+    // Priced (1000 USD per million tokens either way), so the header shows the cost with agents.
+    const priced = Object.entries(profileFor(provider)).map(([name, profile]) => [
+      name,
+      { ...profile, prices: { input: 1000, output: 1000 } },
+    ]);
     app = await DaemonHarness.start({
-      providers: profileFor(provider),
+      providers: Object.fromEntries(priced),
       config: { approvalPolicy: undefined },
     });
     browser = await launchChromium();
@@ -98,6 +104,10 @@ describe("agents in the web UI, in Chromium", () => {
       .getByTestId("usage-total")
       .filter({ hasText: `${(own + childTokens).toLocaleString("en-US")} with agents` })
       .waitFor();
+    await page
+      .getByTestId("cost-total")
+      .filter({ hasText: `$${((own + childTokens) / 1000).toFixed(4)} with agents` })
+      .waitFor();
     // The sidebar: the child right under its parent, indented and marked with its agent.
     const rows = page.getByTestId("sidebar").locator("li");
     const ids = await rows.evaluateAll((nodes) => nodes.map((node) => node.getAttribute("data-session-id")));
@@ -118,4 +128,21 @@ describe("agents in the web UI, in Chromium", () => {
     expect(Number(parentTokens!.replace(/\D/g, ""))).toBe(own + childTokens);
     expect(errors).toEqual([]);
   }, 30_000);
+
+  it("answers a child's waiting call in its task block on the parent's page", async () => {
+    const parent = await app.createSession();
+    await page.goto(`http://127.0.0.1:${app.port}/#/sessions/${parent}`);
+    await app.prompt(parent, "PARENT-DELEGATES: count them again");
+    const block = page.getByTestId("task-block");
+    const asked = block.locator('[data-testid="approvals"] [data-call-id="call_w"]');
+    expect(await asked.textContent({ timeout: 10_000 })).toContain("count.txt");
+    await screenshot(page, "session-task-approval");
+    // Only the block lists it: the page's own panel is for the parent's calls.
+    expect(await page.locator('main [data-testid="approvals"]').count()).toBe(1);
+    await asked.getByRole("button", { name: "Allow" }).click();
+    await asked.waitFor({ state: "detached" });
+    await page.locator('[data-kind="assistant"]', { hasText: "the parent used the answer" }).waitFor();
+    await block.getByTestId("task-state").filter({ hasText: "completed" }).waitFor();
+    expect(errors).toEqual([]);
+  }, 20_000);
 });

@@ -10,7 +10,7 @@ import type { NewSessionRequest } from "../actor/session-creation.js";
 import { interruptOnOwner } from "../cluster/owner-interrupt.js";
 import { TaskWakeUps } from "../cluster/task-wake-ups.js";
 import { findProjectInstructions, withInstructions } from "../session/project-instructions.js";
-import type { Delegation } from "../session/session-services.js";
+import type { Delegation, SessionEventObserver } from "../session/session-services.js";
 import { PgSessionStorage } from "../storage/pg-session-storage.js";
 import { delegationOf } from "../task/delegation.js";
 import { TaskHub } from "../task/task-hub.js";
@@ -77,14 +77,33 @@ export function delegationParts(
 
 /**
  * On a cluster, the wake-ups of waiting `task` calls across nodes, listening (null on SQLite):
- * announce each turn end through it, and the hub hears of other nodes' turn ends.
+ * announce each turn end and approval change through it, and the hub hears of other nodes'.
  */
 export async function taskWakeUpsOf(parts: DaemonParts, hub: TaskHub): Promise<TaskWakeUps | null> {
   const { storage, settings } = parts;
   if (!(storage instanceof PgSessionStorage) || settings.database.kind !== "postgres") return null;
-  const wakeUps = new TaskWakeUps(storage.pool, parts.logger, (sessionId) => hub.wake(sessionId));
+  const wakeUps = new TaskWakeUps(storage.pool, parts.logger, {
+    turnEnded: (sessionId) => hub.wake(sessionId),
+    approvalsChanged: (sessionId) => hub.approvalsChanged(sessionId),
+  });
   await wakeUps.start({ connectionString: settings.database.url });
   return wakeUps;
+}
+
+/**
+ * The daemon's session event observer for tasks: the hub hears every event; on a cluster each
+ * turn end and each approval change of a session is announced to the other nodes, where a
+ * parent may wait on it (a relayed copy, with `session_id`, is a child's: not announced again).
+ */
+export function taskObserver(hub: TaskHub, wakeUps: TaskWakeUps | null): SessionEventObserver {
+  return (sessionId, type, data) => {
+    hub.observe(sessionId, type, data);
+    if (wakeUps === null) return;
+    if (type === "turn_completed") wakeUps.announce(sessionId);
+    const approval = type === "approval_requested" || type === "approval_resolved";
+    if (approval && (data as { session_id?: string }).session_id === undefined)
+      wakeUps.announceApprovals(sessionId);
+  };
 }
 
 /** The new session a `task` call's child is. */

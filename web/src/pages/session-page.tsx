@@ -17,6 +17,7 @@ import { PlanPanel } from "../transcript/plan-panel.js";
 import { currentPlan } from "../transcript/plan-state.js";
 import type { TranscriptState } from "../transcript/transcript-state.js";
 import { TranscriptView } from "../transcript/transcript-view.js";
+import { CostWithAgents, useCostWithAgents } from "./agents-cost.js";
 import { RepairForm } from "./repair-form.js";
 import { SessionController } from "./session-controller.js";
 
@@ -109,7 +110,7 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
 }
 
 /**
- * The session's name, status, model, tokens (with its agents' when it has some) and workspace,
+ * The session's name, status, model, tokens and cost (with its agents' when it has some) and workspace,
  * where it was forked from (or which session's task it works on) and its forks and agents.
  */
 function SessionHeader({
@@ -125,6 +126,7 @@ function SessionHeader({
   modeSelect: ReactNode;
 }) {
   const { summary, status, usage } = state;
+  const costWithAgents = useCostWithAgents(summary.id, agents, usage.total_tokens);
   return (
     <header className="session-header">
       <div>
@@ -143,6 +145,7 @@ function SessionHeader({
               with agents
             </span>
           ) : null}
+          <CostWithAgents cost={costWithAgents} />
           <BudgetMeter budget={summary.budget} />
           <code>{summary.workspace}</code>
           {modeSelect}

@@ -3,10 +3,13 @@
  * child session the call's agent works in) and `task_completed` (how it ended, and the child's
  * tokens), folded into a map by call id; and a task block's facts, from that map, the children
  * the session listing gives (`GET /sessions?parent_id=`, for tasks that started before the page
- * opened) and the call's own entries.
+ * opened) and the call's own entries. A child's approval requests, relayed on the parent's
+ * stream with its `session_id`, are kept by child until their relayed answer comes (or the task
+ * or the parent's turn ends), so the task block can offer to answer them.
  *
  * Boundary rule: pure and immutable, like transcript-state.ts.
  */
+import type { PendingApproval } from "../../../src/api/approvals.js";
 import type { HistoryEntry } from "../../../src/api/history.js";
 import type { SessionEvent } from "../../../src/api/session-events.js";
 import type { SessionSummary } from "../../../src/api/session-snapshot.js";
@@ -63,6 +66,38 @@ export function noteChildAsked(
   return next;
 }
 
+/** The calls `task` children wait on, relayed on the parent's stream, by child session id. */
+export type ChildApprovals = ReadonlyMap<string, readonly PendingApproval[]>;
+
+/** A relayed approval event of a child (`session_id` set). */
+type ChildApprovalEvent = Extract<SessionEvent, { type: "approval_requested" | "approval_resolved" }>;
+
+/** The children's waiting calls after one relayed request or answer. */
+export function applyChildApprovalEvent(
+  waiting: ChildApprovals,
+  childId: string,
+  event: ChildApprovalEvent,
+): ChildApprovals {
+  const calls = waiting.get(childId) ?? [];
+  const others = calls.filter((call) => call.call_id !== event.data.call_id);
+  const next = new Map(waiting);
+  if (event.type === "approval_requested") {
+    const { session_id: _child, ...request } = event.data;
+    next.set(childId, [...others, request]);
+  } else if (others.length === 0) next.delete(childId);
+  else next.set(childId, others);
+  return next;
+}
+
+/** Forget the waiting calls of `childId` (its task ended), or of every child (the turn ended). */
+export function forgetChildApprovals(waiting: ChildApprovals, childId: string | null): ChildApprovals {
+  if (waiting.size === 0) return waiting;
+  if (childId === null) return new Map();
+  const next = new Map(waiting);
+  next.delete(childId);
+  return next;
+}
+
 /** What a task block shows. */
 export interface TaskFacts {
   agent: string;
@@ -72,6 +107,8 @@ export interface TaskFacts {
   /** `running`, `waiting` (for an approval in the child), or how it ended. */
   state: string;
   tokens: number | null;
+  /** The child's calls that wait, as relayed here (answered at the child's route). */
+  approvals: readonly PendingApproval[];
 }
 
 /** A `task` call's facts: the stream's word first, then the child's listing, then the call's own entries. */
@@ -80,16 +117,19 @@ export function taskFacts(
   result: HistoryEntry | undefined,
   progress: TaskProgress | undefined,
   child: SessionSummary | undefined,
+  waiting: ChildApprovals,
 ): TaskFacts {
   const args = argumentsOf(call);
   const agent = progress?.agent ?? child?.agent ?? (typeof args.agent === "string" ? args.agent : "agent");
   const prompt = typeof args.prompt === "string" ? args.prompt : "";
   const childId = progress?.childId ?? child?.id ?? null;
   const ended = result === undefined ? null : result.tool?.is_error === true ? "failed" : "completed";
-  const running = child?.status.phase === "waiting" ? "waiting for approval" : "running";
+  const approvals = (childId === null ? undefined : waiting.get(childId)) ?? [];
+  const asks = approvals.length > 0 || child?.status.phase === "waiting";
+  const running = asks ? "waiting for approval" : "running";
   const state = progress?.state === "running" || progress === undefined ? (ended ?? running) : progress.state;
   const tokens = progress?.tokens ?? child?.usage.total_tokens ?? null;
-  return { agent, prompt, childId, state, tokens };
+  return { agent, prompt, childId, state, tokens, approvals };
 }
 
 function argumentsOf(entry: HistoryEntry): Record<string, unknown> {

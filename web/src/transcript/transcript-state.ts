@@ -14,7 +14,14 @@ import type { SessionEvent } from "../../../src/api/session-events.js";
 import type { SessionSnapshot, SessionStatus, SessionUsage } from "../../../src/api/session-snapshot.js";
 import type { StreamBatch } from "../../../src/client/stream-batch.js";
 import { applyApprovalEvent, type PendingApproval } from "../approvals/approval-state.js";
-import { applyTaskEvent, noteChildAsked, type TaskProgress } from "./task-state.js";
+import {
+  applyChildApprovalEvent,
+  applyTaskEvent,
+  type ChildApprovals,
+  forgetChildApprovals,
+  noteChildAsked,
+  type TaskProgress,
+} from "./task-state.js";
 
 /** Text streamed for a model message that is not committed yet. */
 export interface Draft {
@@ -66,6 +73,8 @@ export interface TranscriptState {
   approvals: readonly PendingApproval[];
   /** The `task` calls whose child the stream announced, by call id. */
   tasks: ReadonlyMap<string, TaskProgress>;
+  /** The calls its `task` children wait on, relayed here, by child session id. */
+  childApprovals: ChildApprovals;
   /** Message ids seen before the last reset (their drafts restart partial). */
   seenMessages: ReadonlySet<string>;
 }
@@ -90,6 +99,7 @@ export function fromSnapshot(snapshot: SessionSnapshot): TranscriptState {
     notice: null,
     approvals: pendingApprovalsOf(snapshot),
     tasks: new Map(),
+    childApprovals: new Map(),
     seenMessages: new Set(),
   };
 }
@@ -194,8 +204,11 @@ function applyEvent(state: TranscriptState, event: SessionEvent): TranscriptStat
     }
     case "usage":
       return applyUsage(state, event.data);
-    case "turn_completed":
-      return applyTurnCompleted(state, event.data);
+    case "turn_completed": {
+      // The turn's tasks are over: a child's call still listed would be answered too late.
+      const childApprovals = forgetChildApprovals(state.childApprovals, null);
+      return applyTurnCompleted({ ...state, childApprovals }, event.data);
+    }
     case "error":
       return {
         ...state,
@@ -215,14 +228,25 @@ function applyEvent(state: TranscriptState, event: SessionEvent): TranscriptStat
     case "committed":
       return state;
     case "approval_requested":
-    case "approval_resolved":
-      if (event.type === "approval_requested" && event.data.session_id !== undefined)
-        return { ...state, tasks: noteChildAsked(state.tasks, event.data.session_id) };
-      return { ...state, approvals: applyApprovalEvent(state.approvals, event) };
+    case "approval_resolved": {
+      const childId = event.data.session_id;
+      if (childId === undefined) return { ...state, approvals: applyApprovalEvent(state.approvals, event) };
+      // A `task` child's call, relayed: shown (and answered) in its task block.
+      const childApprovals = applyChildApprovalEvent(state.childApprovals, childId, event);
+      const tasks = event.type === "approval_requested" ? noteChildAsked(state.tasks, childId) : state.tasks;
+      return { ...state, tasks, childApprovals };
+    }
     case "task_started":
     case "task_completed":
       // Shown in the call's task block (task-view.tsx), not as a notice.
-      return { ...state, tasks: applyTaskEvent(state.tasks, event) };
+      return {
+        ...state,
+        tasks: applyTaskEvent(state.tasks, event),
+        childApprovals:
+          event.type === "task_completed"
+            ? forgetChildApprovals(state.childApprovals, event.data.child_session_id)
+            : state.childApprovals,
+      };
     case "compaction_started":
       return { ...state, notice: "Compacting the model's context…" };
     case "compaction_completed":

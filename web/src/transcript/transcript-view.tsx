@@ -39,7 +39,8 @@ export function TranscriptView({ state, agents, loadingOlder, onLoadOlder, onFor
   const taskOf = (entry: HistoryEntry): TaskFacts | undefined => {
     const callId = entry.tool?.tool_call_id;
     if (entry.kind !== "tool_call" || entry.tool?.name !== "task" || callId === undefined) return undefined;
-    return taskFacts(entry, results.get(callId), state.tasks.get(callId), childOfCall.get(callId));
+    const progress = state.tasks.get(callId);
+    return taskFacts(entry, results.get(callId), progress, childOfCall.get(callId), state.childApprovals);
   };
   useLoadWhenSeen(top, scroller, onLoadOlder);
 
