@@ -6,7 +6,7 @@
  *
  * Boundary rule: the only code that composes the table programs and the log store into
  * transactions; everything above it speaks through `SessionStorage`. Every append of a session,
- * its first included, goes through the log's `SessionWriter`. Every write of a session passes
+ * its first included, goes through the log's session-writer.ts. Every write of a session passes
  * the fence first, when there is one (cluster mode), in the write's own transaction.
  */
 import type { InputReceipt } from "../../api/inputs.js";
@@ -16,7 +16,7 @@ import { collectState } from "../../log/collect-state.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import { hashEntry } from "../../log/entry-hash.js";
 import type { HeadRecord } from "../../log/head-record.js";
-import { SessionWriter } from "../../log/session-writer.js";
+import { createLog } from "../../log/session-writer.js";
 import type { StateCheckpoint } from "../../log/state-checkpoint.js";
 import type { LogHead, Store } from "../../log/store.js";
 import { type PrefixOptions, type RestoredLog, restoreLog, verifyPrefix } from "../../log/tail-restore.js";
@@ -64,6 +64,7 @@ import {
   setSchedulePausedProgram,
 } from "./schedules-table.js";
 import type {
+  CreatedSession,
   InputCancellation,
   RowWrites,
   SessionStorage,
@@ -181,16 +182,30 @@ export class BackendSessionStorage<Tx> implements SessionStorage {
     return this.#write(sessionId, () => rowWritesProgram(sessionId, writes));
   }
 
-  async createSession(row: NewSession, entries: readonly LogEntry[], preview: SessionPreview): Promise<void> {
+  async createSession(
+    row: NewSession,
+    entries: readonly LogEntry[],
+    preview: SessionPreview,
+  ): Promise<CreatedSession> {
     const { backend } = this.#shared;
     // The row before the entries: an id taken is `SessionExistsError`, not a conflict with its log.
     // A creation records its lease rather than checking one (it has none yet).
-    const log = new GuardedLog(backend.log, (tx) => backend.run(tx, createSessionRowProgram(row)));
-    await SessionWriter.forNewSession(log, row.id).append(entries, (tx) =>
+    let inserted: SessionRow | undefined;
+    const log = new GuardedLog(backend.log, (tx) =>
+      andThen(backend.run(tx, createSessionRowProgram(row)), (stored) => {
+        inserted = stored;
+      }),
+    );
+    const written = await createLog(log, row.id, entries, (tx) =>
       andThen(backend.run(tx, finishSessionCreationProgram(row.id, preview)), () =>
         this.#shared.fence?.created(tx, row.id),
       ),
     );
+    // The row as its INSERT returned it, with the preview its transaction then wrote.
+    return {
+      row: { ...inserted!, preview },
+      restored: { state: collectState(written), entries: written, checkpoint: null },
+    };
   }
 
   getSession(sessionId: string): Promise<SessionRow | null> {

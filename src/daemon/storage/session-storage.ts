@@ -124,6 +124,12 @@ export class WriteFencedError extends Error {
 /** What cancelling one input did. */
 export type InputCancellation = "cancelled" | "not_pending";
 
+/** A session as its creation wrote it: the row as stored, and the log as appended (hashed, positioned, replayed). */
+export interface CreatedSession {
+  row: SessionRow;
+  restored: RestoredLog;
+}
+
 export interface SessionStorage {
   /**
    * This storage as an actor loaded under lease epoch `epoch` writes through it: every write of
@@ -177,8 +183,15 @@ export interface SessionStorage {
 
   // --- sessions ---------------------------------------------------------------------------
 
-  /** Create a session: its row, its first entries and its preview, in one transaction. */
-  createSession(row: NewSession, entries: readonly LogEntry[], preview: SessionPreview): Promise<void>;
+  /**
+   * Create a session: its row, its first entries and its preview, in one transaction. Resolves
+   * once durable with what that transaction wrote (nothing read back).
+   */
+  createSession(
+    row: NewSession,
+    entries: readonly LogEntry[],
+    preview: SessionPreview,
+  ): Promise<CreatedSession>;
   getSession(sessionId: string): Promise<SessionRow | null>;
   listSessions(filter?: SessionListFilter): Promise<SessionRow[]>;
   /** The usage of the session's `task` children, recursively, summed. */
