@@ -16,7 +16,6 @@ import { collectState } from "../../log/collect-state.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import { hashEntry } from "../../log/entry-hash.js";
 import type { HeadRecord } from "../../log/head-record.js";
-import { createLog } from "../../log/session-writer.js";
 import type { StateCheckpoint } from "../../log/state-checkpoint.js";
 import type { LogHead, Store } from "../../log/store.js";
 import { type PrefixOptions, type RestoredLog, restoreLog, verifyPrefix } from "../../log/tail-restore.js";
@@ -25,6 +24,7 @@ import { type ApiTokenStore, apiTokenStoreOn } from "./api-token-store.js";
 import { backendOutbox } from "./backend-outbox.js";
 import { type UsageScope, type UsageTotals, usageTotalsProgram } from "./budget-usage-table.js";
 import { checkpointedWriter } from "./checkpointed-writer.js";
+import { createSessionOn } from "./create-session.js";
 import { appliedSchemaVersionProgram } from "./daemon-schema.js";
 import { checkDeliveredWithin, lastDeliveredInputProgram } from "./delivery-evidence.js";
 import { GuardedLog } from "./guarded-log.js";
@@ -44,13 +44,7 @@ import {
   recordRejectionProgram,
 } from "./rejected-creations-table.js";
 import { notQuietProgram, type RetentionCandidate, retentionCandidatesProgram } from "./retention-table.js";
-import {
-  admitAndTouchProgram,
-  createSessionRowProgram,
-  deleteSessionProgram,
-  finishSessionCreationProgram,
-  rowWritesProgram,
-} from "./row-writes.js";
+import { admitAndTouchProgram, deleteSessionProgram, rowWritesProgram } from "./row-writes.js";
 import {
   advanceScheduleProgram,
   deleteScheduleProgram,
@@ -182,30 +176,12 @@ export class BackendSessionStorage<Tx> implements SessionStorage {
     return this.#write(sessionId, () => rowWritesProgram(sessionId, writes));
   }
 
-  async createSession(
+  createSession(
     row: NewSession,
     entries: readonly LogEntry[],
     preview: SessionPreview,
   ): Promise<CreatedSession> {
-    const { backend } = this.#shared;
-    // The row before the entries: an id taken is `SessionExistsError`, not a conflict with its log.
-    // A creation records its lease rather than checking one (it has none yet).
-    let inserted: SessionRow | undefined;
-    const log = new GuardedLog(backend.log, (tx) =>
-      andThen(backend.run(tx, createSessionRowProgram(row)), (stored) => {
-        inserted = stored;
-      }),
-    );
-    const written = await createLog(log, row.id, entries, (tx) =>
-      andThen(backend.run(tx, finishSessionCreationProgram(row.id, preview)), () =>
-        this.#shared.fence?.created(tx, row.id),
-      ),
-    );
-    // The row as its INSERT returned it, with the preview its transaction then wrote.
-    return {
-      row: { ...inserted!, preview },
-      restored: { state: collectState(written), entries: written, checkpoint: null },
-    };
+    return createSessionOn(this.#shared.backend, this.#shared.fence, row, entries, preview);
   }
 
   getSession(sessionId: string): Promise<SessionRow | null> {
