@@ -12,7 +12,6 @@ const runAlone = [
   "test/e2e/cluster-operations.test.ts",
   "test/e2e/crash-torture.test.ts",
   "test/e2e/turn-commits.test.ts",
-  "test/e2e/head-tampering.test.ts",
   "test/cli/daemon-stop.test.ts",
   "test/cli/daemon-stop-attached.test.ts",
   "test/daemon/process/readiness.test.ts",

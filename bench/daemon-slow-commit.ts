@@ -87,15 +87,16 @@ async function slowCommitRun(
     // would hide what commits do.
     env: daemonEnv({ SKEIN_LOG_LEVEL: "warn", SKEIN_CHECKPOINTS: "0", ...env }),
   });
+  let running = true;
+  let loops: Promise<void>[] = [];
   try {
     const sessions = await Promise.all(Array.from({ length: busy }, () => app.createSession()));
     const streaming = await app.createSession();
     const followers = await Promise.all(sessions.map((id) => follow(app, id)));
     const delays: number[] = [];
     const watcher = await watch(app, streaming, delays);
-    let running = true;
     let turns = 0;
-    const loops = sessions.map(async (id, i) => {
+    loops = sessions.map(async (id, i) => {
       const follower = followers[i]!;
       for (let n = 0; running; n++) {
         const seen = follower.nextTurn();
@@ -122,6 +123,10 @@ async function slowCommitRun(
     delays.sort((a, b) => a - b);
     return { delays, busyTurnsPerSecond: busyTurns / seconds };
   } finally {
+    // On an error above, the busy loops still send into the closing daemon: their rejections
+    // must not hide that error as unhandled ones.
+    running = false;
+    for (const loop of loops) loop.catch(() => undefined);
     await app.close();
   }
 }

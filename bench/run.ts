@@ -23,6 +23,7 @@ const suites = [
   "telemetry",
   "long-session",
   "notifications",
+  "schedules",
 ];
 const here = dirname(fileURLToPath(import.meta.url));
 const requested = process.argv.slice(2);

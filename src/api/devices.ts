@@ -15,7 +15,7 @@ export type {
   DevicePairing,
 } from "./schemas/devices.js";
 
-/** The path a pairing link opens: `GET /pair?code=…` sets the device's cookie and redirects to `/`. */
+/** The path a pairing link opens: `GET /pair?code=…` shows a button; its `POST` sets the device's cookie and redirects to `/`. */
 export const pairPath = "/pair";
 
 /** How long a pairing link works (ms). */

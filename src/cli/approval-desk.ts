@@ -21,11 +21,26 @@ import type { Paint } from "./render/terminal.js";
 /** The name the CLI's decisions carry in the session's log. */
 export const cliClientId = "skein";
 
-/** The tool calls of one session that wait for an answer, as its stream tells. */
+/** A waiting call; `session_id` names the `task` child whose call it is (relayed to its parent's stream). */
+export type WaitingCall = PendingApproval & { session_id?: string };
+
+/** A waiting call's key: its call id, with the child's session for a relayed one (call ids repeat across sessions). */
+export function waitingKey(request: Pick<WaitingCall, "call_id" | "session_id">): string {
+  return request.session_id === undefined ? request.call_id : `${request.session_id}/${request.call_id}`;
+}
+
+/**
+ * The tool calls of one session that wait for an answer, as its stream tells; with `relayed`,
+ * also its `task` children's calls relayed to it (answered at the child's route). Those are
+ * forgotten when their relayed `approval_resolved` comes (whoever answered), and at the latest
+ * when their task, or the parent's turn, ends.
+ */
 export class PendingApprovals {
-  readonly #pending = new Map<string, PendingApproval>();
+  readonly #pending = new Map<string, WaitingCall>();
   readonly #resolved = new Map<string, ApprovalRecord>();
   readonly #listeners = new Set<() => void>();
+
+  constructor(private readonly options: { relayed?: boolean } = {}) {}
 
   /** Learn from one batch of the session's stream. */
   observe(batch: StreamBatch): void {
@@ -35,35 +50,67 @@ export class PendingApprovals {
         this.#pending.set(request.call_id, request);
     }
     for (const event of batch.events) {
-      // A relayed call of a `task` child (session_id set) is answered at the child's session.
-      if (event.type === "approval_requested" && event.data.session_id === undefined)
-        this.#pending.set(event.data.call_id, event.data);
-      else if (event.type === "approval_resolved") {
-        this.#pending.delete(event.data.call_id);
-        this.#resolved.set(event.data.call_id, event.data);
+      if (event.type === "approval_requested") {
+        // A relayed call of a `task` child (session_id set) is the child's: kept only when asked for.
+        if (event.data.session_id === undefined || this.options.relayed === true)
+          this.#pending.set(waitingKey(event.data), event.data);
+      } else if (event.type === "approval_resolved") {
+        this.#pending.delete(waitingKey(event.data));
+        this.#resolved.set(waitingKey(event.data), event.data);
+      } else if (event.type === "task_completed") {
+        this.#forgetRelayed((request) => request.session_id === event.data.child_session_id);
+      } else if (event.type === "turn_completed") {
+        this.#forgetRelayed(() => true);
       }
     }
-    for (const listener of [...this.#listeners]) listener();
+    this.#changed();
   }
 
   /** The waiting calls, oldest first. */
-  list(): PendingApproval[] {
+  list(): WaitingCall[] {
     return [...this.#pending.values()];
   }
 
-  has(callId: string): boolean {
-    return this.#pending.has(callId);
+  /** Whether the call with this key (`waitingKey`) waits. */
+  has(key: string): boolean {
+    return this.#pending.has(key);
   }
 
-  /** How a call was answered, when this stream saw it. */
-  resolution(callId: string): ApprovalRecord | undefined {
-    return this.#resolved.get(callId);
+  /** How the call with this key (`waitingKey`) was answered, when this stream saw it. */
+  resolution(key: string): ApprovalRecord | undefined {
+    return this.#resolved.get(key);
+  }
+
+  /** The calls a `task` child waits on, looked up at the child (a reset's snapshot has only the session's own). */
+  relayedFrom(childId: string, requests: readonly PendingApproval[]): void {
+    if (this.options.relayed !== true) return;
+    for (const request of requests) {
+      const relayed = { ...request, session_id: childId };
+      this.#pending.set(waitingKey(relayed), relayed);
+    }
+    this.#changed();
+  }
+
+  /** A relayed call was answered (at its child's route): it waits no more here. */
+  answeredRelayed(request: WaitingCall): void {
+    if (request.session_id === undefined) return;
+    this.#pending.delete(waitingKey(request));
+    this.#changed();
   }
 
   /** Call `listener` after every batch; returns the function that stops it. */
   onChange(listener: () => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  #forgetRelayed(which: (request: WaitingCall) => boolean): void {
+    for (const [key, request] of this.#pending)
+      if (request.session_id !== undefined && which(request)) this.#pending.delete(key);
+  }
+
+  #changed(): void {
+    for (const listener of [...this.#listeners]) listener();
   }
 }
 
@@ -105,9 +152,11 @@ export function serveApprovals(pending: PendingApprovals, options: ApprovalDeskO
   const stopping = new AbortController();
   // Calls asked already: an answer sent reaches this stream's pending list a moment later.
   const handled = new Set<string>();
-  const next = (): PendingApproval | undefined =>
-    pending.list().find((request) => !handled.has(request.call_id) && (options.filter?.(request) ?? true));
-  const waitForRequest = (): Promise<PendingApproval | null> =>
+  const next = (): WaitingCall | undefined =>
+    pending
+      .list()
+      .find((request) => !handled.has(waitingKey(request)) && (options.filter?.(request) ?? true));
+  const waitForRequest = (): Promise<WaitingCall | null> =>
     new Promise((resolve) => {
       const check = (): void => {
         const request = stopping.signal.aborted ? null : next();
@@ -130,9 +179,9 @@ export function serveApprovals(pending: PendingApprovals, options: ApprovalDeskO
       const request = await waitForRequest();
       if (request === null) return;
       const answered = await askOnce(request, pending, options, stopping.signal);
-      handled.add(request.call_id);
+      handled.add(waitingKey(request));
       // After Ctrl-C the turn is being interrupted (which denies every waiting call): ask no more of them.
-      if (answered === "interrupted") for (const waiting of pending.list()) handled.add(waiting.call_id);
+      if (answered === "interrupted") for (const waiting of pending.list()) handled.add(waitingKey(waiting));
     }
   })();
   return {
@@ -145,21 +194,26 @@ export function serveApprovals(pending: PendingApprovals, options: ApprovalDeskO
 
 /** Show one request, read an answer and send it; "interrupted" when the person pressed Ctrl-C instead. */
 async function askOnce(
-  request: PendingApproval,
+  request: WaitingCall,
   pending: PendingApprovals,
   options: ApprovalDeskOptions,
   stopping: AbortSignal,
 ): Promise<"done" | "interrupted"> {
   const { paint } = options;
+  const key = waitingKey(request);
+  if (request.session_id !== undefined)
+    options.print(
+      paint.dim(`a task's agent asks (its session ${request.session_id}; the answer goes there):`),
+    );
   for (const line of approvalRequestLines(paint, request, options.read, options.columns)) options.print(line);
   for (;;) {
     const withdraw = new AbortController();
     const onStop = (): void => withdraw.abort();
     stopping.addEventListener("abort", onStop);
     const unsubscribe = pending.onChange(() => {
-      if (!pending.has(request.call_id)) withdraw.abort();
+      if (!pending.has(key)) withdraw.abort();
     });
-    if (stopping.aborted || !pending.has(request.call_id)) withdraw.abort();
+    if (stopping.aborted || !pending.has(key)) withdraw.abort();
     const resume = options.suspendKeys?.();
     let result: AnswerLine;
     try {
@@ -171,7 +225,7 @@ async function askOnce(
     }
     switch (result.kind) {
       case "withdrawn": {
-        const record = pending.resolution(request.call_id);
+        const record = pending.resolution(key);
         if (record !== undefined) options.print(paint.dim(`  ${describeRecord(record)}`));
         return "done";
       }
@@ -180,12 +234,16 @@ async function askOnce(
         return "interrupted";
       case "eof":
         // Nothing denies an unknown outcome: it keeps waiting for someone who knows.
-        if (request.kind !== "unknown_outcome") await send(request, { decision: "deny" }, options);
+        if (request.kind !== "unknown_outcome") {
+          await send(request, { decision: "deny" }, options);
+          pending.answeredRelayed(request);
+        }
         return "done";
       case "line": {
         const body = parseApprovalAnswer(request, result.text);
         if (body === null) continue;
         await send(request, body, options);
+        pending.answeredRelayed(request);
         return "done";
       }
       default:
@@ -195,15 +253,20 @@ async function askOnce(
 }
 
 async function send(
-  request: PendingApproval,
+  request: WaitingCall,
   body: Omit<ApprovalAnswerBody, "client_id">,
   options: ApprovalDeskOptions,
 ): Promise<void> {
   try {
-    const record = await options.client.answerApproval(options.sessionId, request.call_id, {
-      ...body,
-      client_id: options.clientId,
-    });
+    // A relayed call is answered at its child's route.
+    const record = await options.client.answerApproval(
+      request.session_id ?? options.sessionId,
+      request.call_id,
+      {
+        ...body,
+        client_id: options.clientId,
+      },
+    );
     options.print(options.paint.dim(`  ${describeRecord(record)}`));
   } catch (error) {
     // Not thrown on: the desk's loop is awaited only at its stop, so a daemon gone away here

@@ -7,6 +7,7 @@
  * turn) and the approval desk; what is asked and sent is approval-desk.ts's.
  */
 import type { DaemonClient } from "../client/daemon-client.js";
+import type { StreamBatch } from "../client/stream-batch.js";
 import {
   type ApprovalDesk,
   type ApprovalDeskOptions,
@@ -34,7 +35,7 @@ export interface ChatApprovalsOptions {
 
 export class ChatApprovals {
   /** Feed it every batch of the session's stream. */
-  readonly pending = new PendingApprovals();
+  readonly pending = new PendingApprovals({ relayed: true });
   readonly #options: ChatApprovalsOptions;
 
   constructor(options: ChatApprovalsOptions) {
@@ -97,6 +98,26 @@ export class ChatApprovals {
       wake();
     });
     await desk.stop();
+  }
+
+  /** Learn from one batch of the session's stream (a stream that starts over looks the children's calls up again). */
+  observe(batch: StreamBatch): void {
+    this.pending.observe(batch);
+    if (batch.reset !== null && batch.reset.reason !== "initial") void this.lookUpChildrenWaiting();
+  }
+
+  /**
+   * Look up the calls the session's `task` children wait on (a chat that starts, or a stream that
+   * starts over, has only the session's own in its snapshot); they are asked like relayed ones.
+   */
+  async lookUpChildrenWaiting(): Promise<void> {
+    const { client, sessionId } = this.#options;
+    const children = await client.listSessions({ parent_id: sessionId }).catch(() => []);
+    for (const child of children) {
+      if (child.agent === null || child.status.phase !== "waiting") continue;
+      const snapshot = await client.getSession(child.id, 0).catch(() => null);
+      if (snapshot !== null) this.pending.relayedFrom(child.id, snapshot.pending_approvals);
+    }
   }
 
   #deskOptions(onInterrupt: () => void, suspendKeys?: () => () => void): ApprovalDeskOptions {

@@ -26,8 +26,8 @@ import {
   sessionServicesOf,
   startHousekeeping,
 } from "./boot/daemon-services.js";
-import { daemonStop } from "./boot/daemon-stop.js";
-import { delegationParts } from "./boot/delegation-of.js";
+import { daemonStop, type StoppableServing } from "./boot/daemon-stop.js";
+import { delegationParts, taskObserver, taskWakeUpsOf } from "./boot/delegation-of.js";
 import { joinCluster, type RegistryHolder } from "./boot/join-cluster.js";
 import { openStorage } from "./boot/open-storage.js";
 import { registerRoutes } from "./boot/register-routes.js";
@@ -168,13 +168,11 @@ async function boot(
     keys: apiKeys(env, new SecretsSource(settings.home)),
   };
   const { delegation, hub } = delegationParts(parts, registry);
+  const taskWakeUps = await taskWakeUpsOf(parts, hub);
+  if (taskWakeUps !== null) undo.push(() => taskWakeUps.stop());
   const sessions = new SessionRegistry({
     ...sessionServicesOf(parts),
-    ...meteredBy(
-      () => metrics,
-      (sessionId, type, data) => hub.observe(sessionId, type, data),
-      notifications,
-    ),
+    ...meteredBy(() => metrics, taskObserver(hub, taskWakeUps), notifications),
     delegation,
   });
   const { metrics, retention } = metricsAndRetentionOf(parts, sessions);
@@ -183,7 +181,7 @@ async function boot(
   // A cluster node recovers by claiming sessions with work and no live owner (cluster-node.ts).
   if (cluster === null) await recoverSessions(sessions, { storage, logger });
 
-  return serve(parts, { instanceId, signer, lock, sessions, metrics, retention }, undo);
+  return serve(parts, { instanceId, signer, lock, sessions, metrics, retention, taskWakeUps }, undo);
 }
 
 /** The serving phase: the routes, the listener, daemon.json, then the unloading and the scheduler. */
@@ -196,18 +194,30 @@ async function serve(
     sessions: SessionRegistry;
     metrics: DaemonMetrics;
     retention: SessionRetention;
+    taskWakeUps: StoppableServing["taskWakeUps"];
   },
   undo: Array<() => Promise<void> | void>,
 ): Promise<RunningDaemon> {
   const { settings, drain, logger, storage, cluster, tooling, providers, sharedConfig } = parts;
-  const { instanceId, signer, lock, sessions, metrics, retention } = running;
+  const { instanceId, signer, lock, sessions, metrics, retention, taskWakeUps } = running;
   const logins = new BrowserLogins(loginFile(settings.home));
   const app = openHttpApp(settings, { logins, tokens: tokenLookupOf(storage.apiTokens) }, drain, logger);
   undo.push(() => app.close());
   let relays: Relays | null = null;
   const routeServices = routeServicesOf(parts, sessions, metrics, retention);
   const scheduler = schedulerOf(parts, sessions, routeServices);
-  const serving = { instanceId, relays: () => relays, scheduler, sessions, retention, app, lock, metrics };
+  const relaysNow = () => relays;
+  const serving = {
+    instanceId,
+    relays: relaysNow,
+    scheduler,
+    sessions,
+    retention,
+    app,
+    lock,
+    metrics,
+    taskWakeUps,
+  };
   const stop = daemonStop(parts, serving);
   relays = registerRoutes(app, {
     settings,

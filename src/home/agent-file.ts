@@ -7,7 +7,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parse as parseYaml } from "yaml";
+import { parseDocument } from "yaml";
 import { type AgentDefinition, isAgentName, parseAgentDefinition } from "./agent-definition.js";
 
 /** Where a workspace keeps its agent files. */
@@ -35,7 +35,13 @@ export function parseAgentFile(file: string, name: string, text: string): AgentD
     return new AgentFileError(file, "it does not start with front matter between --- lines");
   let front: unknown;
   try {
-    front = parseYaml(match[1]!, { maxAliasCount: 16 });
+    // A warning (an unknown tag or directive) would otherwise go to the process's stderr, once
+    // per read, and the value be guessed: the file is refused with it instead.
+    const document = parseDocument(match[1]!, { logLevel: "silent" });
+    const fault = document.errors[0] ?? document.warnings[0];
+    if (fault !== undefined)
+      return new AgentFileError(file, `its front matter is not YAML (${fault.message})`);
+    front = document.toJS({ maxAliasCount: 16 });
   } catch (error) {
     return new AgentFileError(file, `its front matter is not YAML (${(error as Error).message})`);
   }

@@ -1,7 +1,8 @@
 /**
  * A cluster's shared config: entries kept in the database, laid over each node's config.json.
  * A `providers` entry is one profile, a `mcpServers` entry one MCP server, a `settings` entry
- * one of the top-level settings (`active`, `approvalPolicy`, `maxToolRounds`); a database
+ * one of the top-level settings (`active`, `approvalPolicy`, `maxToolRounds`, `budgets`, so every
+ * node enforces the same limits on the usage they count together); a database
  * entry replaces the file's of the same name. What only a node's own file may say
  * (`trustedHeadKeys`, `webFetch`, `retention`) has no entry. Sections this daemon does not know (a newer
  * daemon's, e.g. agents) are ignored.
@@ -17,7 +18,7 @@ const configSections = ["providers", "mcpServers", "settings"] as const;
 export type ConfigSection = (typeof configSections)[number];
 
 /** The top-level settings the shared config may set. */
-const sharedSettings = ["active", "approvalPolicy", "maxToolRounds"] as const;
+const sharedSettings = ["active", "approvalPolicy", "maxToolRounds", "budgets"] as const;
 
 /** One entry of the shared config: its section, its name there, its JSON value. */
 export interface ConfigEntry {

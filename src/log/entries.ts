@@ -75,8 +75,19 @@ export type LogEntry =
       instructions?: SessionInstructions;
     }
   | ({ kind: "user_input"; ts: number; item: Item } & EntryContext)
-  /** A model answer; `usage`: what its request used (absent in logs written before it was recorded). */
-  | ({ kind: "assistant_items"; ts: number; items: Item[]; usage?: RequestUsage } & EntryContext)
+  /**
+   * A model answer; `usage`: what its request used (absent in logs written before it was
+   * recorded). `interrupted`: the answer was cut short by an interrupt while it streamed, and
+   * `items` hold what had streamed (text and thinking by value, no tool calls); it replays like
+   * any answer (the model is sent it on the next request). Absent on whole answers.
+   */
+  | ({
+      kind: "assistant_items";
+      ts: number;
+      items: Item[];
+      usage?: RequestUsage;
+      interrupted?: true;
+    } & EntryContext)
   | ({ kind: "tool_results"; ts: number; items: Item[] } & EntryContext)
   /** Items an interceptor added that are neither user input nor model output (e.g. system messages). */
   | ({ kind: "hook_injected_items"; ts: number; items: Item[] } & EntryContext)

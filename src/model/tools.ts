@@ -6,6 +6,11 @@ export interface ToolMeta {
   name: string;
   description: string;
   input_schema: JsonObject;
+  /**
+   * Not offered to the model, yet run when it calls the tool by name: a tool the session may not
+   * use now that answers with why (clearer than "Tool not found").
+   */
+  unlisted?: boolean;
 }
 
 /** Context a tool gets for one call. */

@@ -5,6 +5,7 @@
  * the Worker's lifecycle (mutating while locked, running twice at once) throws
  * `WorkerStateError`; a bad tool registration throws `DuplicateToolNameError` at `lock()`.
  */
+import type { Item } from "../model/items.js";
 import type { LlmClientError } from "../model/llm-client.js";
 import type { ToolError } from "../model/tools.js";
 
@@ -18,12 +19,25 @@ export type WorkerErrorKind = "client" | "tool" | "aborted" | "cancelled";
 export class WorkerError extends Error {
   readonly kind: WorkerErrorKind;
   readonly reason?: string;
+  /**
+   * Only on "cancelled": what the model's answer in flight had streamed when the run was
+   * cancelled (its text and thinking, by value: see interrupted-answer.ts). Absent when no
+   * answer was streaming or it had streamed nothing worth keeping.
+   */
+  readonly partial?: readonly Item[];
 
-  private constructor(kind: WorkerErrorKind, message: string, reason?: string, cause?: unknown) {
+  private constructor(
+    kind: WorkerErrorKind,
+    message: string,
+    reason?: string,
+    cause?: unknown,
+    partial?: readonly Item[],
+  ) {
     super(message, cause === undefined ? undefined : { cause });
     this.name = "WorkerError";
     this.kind = kind;
     if (reason !== undefined) this.reason = reason;
+    if (partial !== undefined && partial.length > 0) this.partial = partial;
   }
 
   /** The LLM client failed to open or to finish the stream, or sent an `error` event. */
@@ -47,6 +61,11 @@ export class WorkerError extends Error {
   /** The run was cancelled through `LockedWorker.cancel()` or its AbortSignal. */
   static cancelled(reason?: string, cause?: unknown): WorkerError {
     return new WorkerError("cancelled", "Cancelled", reason, cause);
+  }
+
+  /** The run was cancelled while the model answered; `partial` is what the answer had streamed. */
+  static cancelledMidAnswer(reason: string | undefined, partial: readonly Item[]): WorkerError {
+    return new WorkerError("cancelled", "Cancelled", reason, undefined, partial);
   }
 }
 

@@ -77,6 +77,12 @@ type ClosedBlock =
   | { type: "reasoning"; order: number; item: ReasoningItem }
   | { type: "tool_call"; order: number; item: ToolCallItem };
 
+/** A text or thinking block as far as it streamed (a cancelled response's). */
+export interface StreamedBlock {
+  kind: "text" | "thinking";
+  text: string;
+}
+
 /** What one response produced, each part in the order its block was opened. */
 export interface CollectedResponse {
   reasoning: ReasoningItem[];
@@ -173,6 +179,15 @@ export class ResponseCollector {
     if (this.stopReason !== undefined) response.stopReason = this.stopReason;
     if (this.refusal !== undefined) response.refusal = this.refusal;
     return response;
+  }
+
+  /** The text and thinking streamed so far, closed or still open, in order (tool input is left out). */
+  streamedSoFar(): StreamedBlock[] {
+    const blocks = [...this.closed, ...this.open.values()].sort((a, b) => a.order - b.order);
+    return blocks.flatMap((block): StreamedBlock[] => {
+      if (block.type === "text" || block.type === "thinking") return [{ kind: block.type, text: block.text }];
+      return block.type === "reasoning" ? [{ kind: "thinking", text: block.item.text }] : [];
+    });
   }
 
   private startBlock(start: BlockStart): OpenBlock {

@@ -11,7 +11,9 @@
  *
  * Decisions worth knowing:
  * - A response is collected by a fresh ResponseCollector and committed only once its stream has
- *   ended cleanly: nothing of a failed or cancelled response reaches history.
+ *   ended cleanly: nothing of a failed or cancelled response reaches history. A cancelled one's
+ *   streamed text and thinking ride on the cancellation error (`WorkerError.partial`), for an
+ *   owner that keeps what its user saw (the daemon logs it marked interrupted).
  * - `run(input)` first answers tool calls left pending by an interrupted run (is_error "not run"
  *   results, committed before the user message): the new input replaces whatever was awaited
  *   (typically a pause for approval), and the next request stays valid for every provider.
@@ -30,6 +32,7 @@ import { abortReasonText } from "./cancellation.js";
 import type { AppendHint } from "./conversation.js";
 import { errorMessage, WorkerError } from "./errors.js";
 import { type Awaitable, type BeforeRequestAction, type Interceptor, unknownAction } from "./interceptor.js";
+import { interruptedAnswer } from "./interrupted-answer.js";
 import type { CommitKind, WorkerObserver } from "./observer.js";
 import { refusalError } from "./refusal.js";
 import { type CollectedResponse, ResponseCollector } from "./response-collector.js";
@@ -306,7 +309,9 @@ export class WorkerRun implements ToolBatchRun {
         }
       }
     } catch (error) {
-      throw this.streamFailure(error);
+      const failure = this.streamFailure(error);
+      if (failure.kind !== "cancelled") throw failure;
+      throw WorkerError.cancelledMidAnswer(failure.reason, interruptedAnswer(collector.streamedSoFar()));
     } finally {
       // Let an abandoned stream clean up, without waiting for a stream that ignores its signal.
       if (!ended && iterator?.return !== undefined) {

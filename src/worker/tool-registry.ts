@@ -40,6 +40,7 @@ export class ToolRegistry {
     // Compare by code unit, not locale, so the order (and the prompt prefix) is byte-stable everywhere.
     this.sortedMetas = [...this.tools.values()]
       .map((entry) => entry.meta)
+      .filter((meta) => meta.unlisted !== true)
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
@@ -48,7 +49,7 @@ export class ToolRegistry {
     return this.tools.get(name);
   }
 
-  /** Materialised tool descriptions, sorted by name. */
+  /** Materialised tool descriptions, sorted by name (the unlisted ones left out: the model is not offered them). */
   metas(): readonly ToolMeta[] {
     return this.sortedMetas;
   }

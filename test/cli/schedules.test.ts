@@ -17,6 +17,7 @@ interface Schedule {
   missed: string;
   paused: boolean;
   last_session_id: string | null;
+  last_input_id: string | null;
 }
 
 describe("schedule commands", () => {
@@ -86,6 +87,8 @@ describe("schedule commands", () => {
     const shown = await shared.cli.run(["show", fired.last_session_id!, "--no-pager"]);
     expect(shown.stdout).toContain("hello later");
     expect(shown.stdout).toContain("scheduled answer");
+    const listed = await shared.cli.run(["schedule", "list"]);
+    expect(listed.stdout).toContain(`(input ${fired.last_input_id}, turn completed)`);
   });
 
   it("refuses a bad cron expression or a missing target with the reason, storing nothing", async () => {

@@ -487,6 +487,29 @@ const cases: Case[] = [
     code: "message_empty",
     send: (c) => putInput(c, uuidv7(), { kind: "message", text: " \n\t " }),
   },
+  {
+    name: "an input whose client_id poses as a schedule's firing (schedule:<id>) gets 400 and is not stored",
+    status: 400,
+    code: "invalid_request",
+    send: (c) => putInput(c, uuidv7(), { ...message, client_id: `schedule:${uuidv7()}` }),
+    check: (response) => expect(response.json().detail).toContain('"schedule:"'),
+  },
+  {
+    name: "an input whose client_id poses as a task's child input (task:<parent>) gets 400 and is not stored",
+    status: 400,
+    code: "invalid_request",
+    send: (c) => putInput(c, uuidv7(), { kind: "continue", client_id: `task:${c.session}` }),
+  },
+  {
+    name: "an approval answer whose client_id poses as a schedule gets 400",
+    status: 400,
+    code: "invalid_request",
+    send: (c) =>
+      c.app.api(`/sessions/${c.session}/approvals/call_1`, {
+        method: "POST",
+        body: { decision: "allow", client_id: "schedule:nightly" },
+      }),
+  },
 ];
 
 describe.each(databaseKinds)("the bad-input matrix ($name)", ({ database }) => {

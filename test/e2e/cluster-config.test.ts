@@ -50,7 +50,7 @@ async function configOf(node: DaemonHarness): Promise<ConfigView> {
 describe("one config for a cluster", () => {
   const clusters = useTestClusters();
 
-  it("uses a profile added through node A in a turn on node B within 2 s, with B's own key, no restart; and A's shared approval policy", async () => {
+  it("uses a profile added through node A in a turn on node B within 2 s, with B's own key, no restart; and A's shared approval policy and budgets", async () => {
     const cluster = clusters.cluster();
     const [a, b] = await cluster.start(2, 2, (index) => ({
       env: { SHARED_KEY: index === 0 ? "key-of-a" : "key-of-b" },
@@ -111,6 +111,18 @@ describe("one config for a cluster", () => {
     await b!.turn(sessionId, "list the files");
     const results = (await b!.history(sessionId)).items.filter((entry) => entry.kind === "tool_result");
     expect(JSON.stringify(results.at(-1)!.content)).toMatch(/denied by the approval policy/);
+    // Shared budgets, set through A, apply to B's sessions too.
+    const budgets = await a!.api("/config/settings/budgets", {
+      method: "PUT",
+      body: { value: { session: { maxTokens: 123_456 } } },
+    });
+    expect(budgets.status).toBe(200);
+    await eventually("B to enforce the shared budgets", async () => {
+      const { budget } = (await b!.api(`/sessions/${sessionId}?tail=0`)).json<{
+        budget: { scope: string; limit: { max_tokens: number | null } } | null;
+      }>();
+      return budget?.scope === "session" && budget.limit.max_tokens === 123_456 ? true : undefined;
+    });
   });
 
   it("refuses a bad change with the reason, and nothing changes on any node", async () => {

@@ -33,11 +33,40 @@ describe("devices", () => {
     );
 
     const path = new URL(link!).pathname + new URL(link!).search;
-    const paired = await rawRequest(app.port, { method: "GET", path, headers: { accept: "text/html" } });
+    // Opening the link (or a chat's link previewer fetching it) spends nothing: a page whose
+    // button posts the code, as a browser posts a form without fields.
+    const page = await rawRequest(app.port, { method: "GET", path, headers: { accept: "text/html" } });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`<form method="post" action="${path}">`);
+    expect(String(page.headers["set-cookie"] ?? "")).toBe("");
+    expect((await skein("devices")).stdout).toContain("waiting for pairing until");
+    const post = (headers: Record<string, string> = {}, body = "") =>
+      rawRequest(app.port, {
+        method: "POST",
+        path,
+        headers: {
+          accept: "text/html",
+          "content-type": "application/x-www-form-urlencoded",
+          "content-length": String(body.length),
+          ...headers,
+        },
+        body,
+      });
+    expect((await post({}, "code=x")).json()).toMatchObject({ code: "invalid_request" });
+    const elsewhere = await rawRequest(app.port, {
+      method: "POST",
+      path: "/devices",
+      headers: { authorization: `Bearer ${app.token}`, "content-type": "application/x-www-form-urlencoded" },
+      body: "name=x",
+    });
+    expect(elsewhere.json()).toMatchObject({ code: "unsupported_media_type" });
+    const foreign = await post({ origin: "https://attacker.example" });
+    expect(foreign.status).toBe(403);
+    const paired = await post();
     expect(paired.status).toBe(303);
     const cookie = String(paired.headers["set-cookie"]).split(";")[0]!;
     expect(cookie).toMatch(new RegExp(`^skein_session_${app.port}=`));
-    const again = await rawRequest(app.port, { method: "GET", path, headers: { accept: "text/html" } });
+    const again = await post();
     expect(again.status).toBe(401);
     expect(again.headers["content-type"]).toContain("text/html");
     expect(again.text).toContain("This pairing link does not work");
@@ -73,7 +102,7 @@ describe("devices", () => {
     const pad = await app.api("/devices", { method: "POST", body: { name: "pad", role: "viewer" } });
     const padLink = new URL(pad.json<{ pairing_url: string }>().pairing_url);
     const padCookie = String(
-      (await rawRequest(app.port, { method: "GET", path: padLink.pathname + padLink.search, headers: {} }))
+      (await rawRequest(app.port, { method: "POST", path: padLink.pathname + padLink.search, headers: {} }))
         .headers["set-cookie"],
     ).split(";")[0]!;
     const session = await rawRequest(app.port, {

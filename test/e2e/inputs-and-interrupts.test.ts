@@ -1,6 +1,7 @@
 /**
  * Inputs while a turn runs (FIFO order, the 32-input limit, concurrent duplicates, `continue`),
- * interrupts before the first token, in the middle of a streamed answer, during a tool and
+ * interrupts before the first token, in the middle of a streamed answer (what streamed is kept,
+ * marked), during a tool and
  * through a given input order, a provider refusal, cancelling one input, and deleting a session
  * down to its last row. One daemon for the file; each test uses its own session. A "gate" holds the
  * fake provider's answer until the test opens it, so a turn runs exactly as long as needed.
@@ -178,7 +179,7 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
     expect(await shared.app.historyKinds(sessionId)).toEqual(["user", "user", "assistant"]);
   });
 
-  it("interrupts in the middle of a streamed answer and commits none of the partial text", async () => {
+  it("interrupts in the middle of a streamed answer and commits the partial text, marked interrupted", async () => {
     shared.provider.script = () => deliver(deltas(400, "word "), { delayMs: 10 });
     const sessionId = await shared.app.createSession();
     const stream = await shared.app.openStream(sessionId);
@@ -203,19 +204,25 @@ describe.each(databaseKinds)("inputs, interrupts, cancel and delete ($name)", ({
     await shared.provider.requests[0]!.closed;
     expect(shared.provider.requests[0]!.clientAborted).toBe(true);
 
-    // The partial response was shown live but never committed: no assistant entry, no message event.
-    expect(await shared.app.historyKinds(sessionId)).toEqual(["user"]);
-    const committedKinds = events
+    // What streamed is committed with the turn's end, marked interrupted, and streamed as committed.
+    const history = await shared.app.history(sessionId);
+    expect(history.items.map((entry) => entry.kind)).toEqual(["user", "assistant"]);
+    expect(history.items[1]).toMatchObject({ interrupted: true, content: [{ text: streamed.join("") }] });
+    const committed = events
       .filter((event) => event.type === "message")
-      .map((event) => (event.data.entry as { kind: string }).kind);
-    expect(committedKinds).toEqual(["user"]);
+      .map((event) => event.data.entry as { kind: string; interrupted?: boolean });
+    expect(committed.map((entry) => [entry.kind, entry.interrupted ?? false])).toEqual([
+      ["user", false],
+      ["assistant", true],
+    ]);
     expect((await shared.app.receipt(sessionId, inputId)).turn?.state).toBe("interrupted");
 
-    // The next turn's request carries no trace of the partial answer.
+    // The next turn's request carries the partial answer as the assistant's.
     shared.provider.script = () => text("fresh");
     await shared.app.turn(sessionId, "again");
-    const roles = messagesOf(shared.provider.lastRequest).map((message) => message.role);
-    expect(roles.filter((role) => role === "assistant")).toEqual([]);
+    const sent = messagesOf(shared.provider.lastRequest).filter((message) => message.role !== "system");
+    expect(sent.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
+    expect(contentText(sent[1]!)).toBe(streamed.join(""));
   });
 
   it("admits concurrent duplicates of one input once", async () => {

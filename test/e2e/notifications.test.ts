@@ -1,12 +1,12 @@
 /**
  * Webhooks end to end, against the real daemon process and a real receiver on loopback: every
- * event kind arrives signed; a receiver down for a while gets the event once it is back, under
+ * event kind arrives signed; an interrupted turn is a `turn_completed` saying so; a receiver down for a while gets the event once it is back, under
  * the same id; a daemon SIGKILLed mid-delivery delivers after its restart, same id; a private
  * address without `allowPrivate` is never contacted and the log says why; a bad config is not used.
  */
 import { createHmac } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { httpError, text, toolCalls } from "../support/fake-provider/reply.js";
+import { deliver, deltas, httpError, text, toolCalls } from "../support/fake-provider/reply.js";
 import { WebhookReceiver } from "../support/webhook-receiver.js";
 import type { DaemonHarness } from "./support/daemon-harness.js";
 import { eventually, useFakeProvider } from "./support/fixture.js";
@@ -146,6 +146,34 @@ describe("notifications", () => {
     });
     expect(validSignature(got.task.body, got.task.signature)).toBe(true);
     expect(hook.deliveries.filter((delivery) => delivery.json.event === "task_completed")).toHaveLength(1);
+  });
+
+  it("delivers turn_completed with state interrupted for a turn interrupted mid-answer", async () => {
+    const hook = await receiver();
+    const app = await daemon(hook.url, { events: ["turn_completed", "turn_failed"] });
+    fake.provider.queue(deliver(deltas(400, "word "), { delayMs: 10 }));
+    const sessionId = await app.createSession();
+    await app.prompt(sessionId, "talk for a while");
+    const running = await eventually("a streaming turn", async () => {
+      if (fake.provider.requests.length === 0) return undefined;
+      const snapshot = (await app.api(`/sessions/${sessionId}?tail=0`)).json<{
+        status: { run_id: string | null };
+        input_order: number;
+      }>();
+      return snapshot.status.run_id === null ? undefined : snapshot;
+    });
+    await app.api(`/sessions/${sessionId}/interrupt`, {
+      method: "POST",
+      body: { run_id: running.status.run_id, through_input_order: running.input_order },
+    });
+    await app.idle(sessionId);
+    const [delivery] = await eventually("the delivery", () =>
+      hook.deliveries.length > 0 ? hook.deliveries : undefined,
+    );
+    expect(delivery!.json.event).toBe("turn_completed");
+    expect(delivery!.json.data).toMatchObject({ turn_id: running.status.run_id, state: "interrupted" });
+    await outboxEmpty(app);
+    expect(hook.deliveries).toHaveLength(1);
   });
 
   it("delivers to a receiver that was down once it is up again, under the same id", async () => {

@@ -112,6 +112,7 @@ describe("the OpenAPI document", () => {
         "GET /devices",
         "DELETE /devices/{name}",
         "GET /pair",
+        "POST /pair",
       ].sort(),
     );
     for (const { key, operation } of operations) {
@@ -246,7 +247,8 @@ describe("the OpenAPI document", () => {
     await app.api("/devices", { method: "POST", body: { name: "pad" } });
     const pair = new URL(pairing.pairing_url);
     await app.api(`${pair.pathname}${pair.search}`);
-    await app.api(`${pair.pathname}${pair.search}`);
+    await app.api(`${pair.pathname}${pair.search}`, { method: "POST" });
+    await app.api(`${pair.pathname}${pair.search}`, { method: "POST" });
     await app.api("/devices");
     await app.api("/devices/pad", { method: "DELETE" });
     await app.api("/devices/pad", { method: "DELETE" });
@@ -327,8 +329,9 @@ describe("the OpenAPI document", () => {
     expect(seen).toContain("frame /sessions");
     expect(seen).toContain("GET /login 303");
     expect(seen).toContain("GET /login 401");
-    expect(seen).toContain("GET /pair 303");
-    expect(seen).toContain("GET /pair 401");
+    expect(seen).toContain("GET /pair 200");
+    expect(seen).toContain("POST /pair 303");
+    expect(seen).toContain("POST /pair 401");
   });
 
   it("rejects answers that break the document", async () => {

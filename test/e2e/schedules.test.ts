@@ -21,6 +21,7 @@ interface Schedule {
   last_fired_at: string | null;
   last_input_id: string | null;
   last_session_id: string | null;
+  last_turn: { id: string; state: string } | null;
   created_at: string;
 }
 
@@ -86,6 +87,10 @@ describe.each(databaseKinds)("schedules ($name)", ({ database }) => {
       documentedFiringId("input", "every-second", Date.parse(settled.last_fired_at!)),
     );
     await expectEachFiringOnce(app, sessionId, settled, "tick");
+    const listed = (await app.api("/schedules")).json<{ schedules: Schedule[] }>().schedules;
+    const lastTurn = listed.find((s) => s.id === "every-second")?.last_turn;
+    expect(lastTurn?.state).toBe("completed");
+    expect(lastTurn?.id).toBe((await app.receipt(sessionId, settled.last_input_id!)).turn?.id);
     expect((await app.api("/schedules/every-second", { method: "DELETE" })).status).toBe(200);
     expect((await app.api("/schedules/every-second")).status).toBe(404);
   });

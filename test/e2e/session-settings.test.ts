@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { text } from "../support/fake-provider/reply.js";
 import type { RecordedRequest } from "../support/fake-provider/server.js";
 import type { DaemonHarness } from "./support/daemon-harness.js";
-import { eventually, fixtureModel, gate, useFakeProvider } from "./support/fixture.js";
+import { chatAndClaudeProfiles, eventually, fixtureModel, gate, useFakeProvider } from "./support/fixture.js";
 
 interface Settings {
   provider_profile: string | null;
@@ -28,22 +28,7 @@ describe("session settings", () => {
 
   async function daemon(): Promise<DaemonHarness> {
     return fake.daemon({
-      providers: {
-        chat: {
-          protocol: "chat_completions",
-          baseUrl: fake.provider.baseUrlWith("v1"),
-          apiKey: "k",
-          model: fixtureModel,
-          temperature: 0.7,
-          maxOutputTokens: 100,
-        },
-        claude: {
-          protocol: "anthropic",
-          baseUrl: fake.provider.baseUrl,
-          apiKey: "k",
-          model: "claude-sonnet-4-5",
-        },
-      },
+      providers: chatAndClaudeProfiles(fake.provider, { temperature: 0.7, maxOutputTokens: 100 }),
     });
   }
 

@@ -29,6 +29,8 @@ interface Snapshot extends Summary {
   status: { phase: string };
   usage: { total_tokens: number };
   usage_total: { total_tokens: number };
+  context: { cost_usd: number | null } | null;
+  cost_total_usd: number | null;
 }
 
 /** Which session a request is of: a child (by its agent's mark) or the parent. */
@@ -140,6 +142,15 @@ describe("subagents (task)", () => {
       );
       expect(childTokens).toBeGreaterThan(0);
       expect(parent.usage_total.total_tokens).toBe(parent.usage.total_tokens + childTokens);
+      // So does cost, where the model's prices are known (Claude's are; the fixture model's not).
+      const kidSnapshots = await Promise.all(kids.map((kid) => snapshot(app, kid.id)));
+      if (protocol === "anthropic") {
+        const kidCosts = kidSnapshots.reduce((sum, kid) => sum + (kid.context?.cost_usd ?? Number.NaN), 0);
+        expect(kidCosts).toBeGreaterThan(0);
+        expect(parent.cost_total_usd).toBeCloseTo(parent.context!.cost_usd! + kidCosts, 6);
+      } else {
+        expect(parent.cost_total_usd).toBe(parent.context?.cost_usd ?? null);
+      }
     });
   }
 
@@ -178,7 +189,7 @@ describe("subagents (task)", () => {
     expect((await app.api(`/sessions/${parentId}/verify`)).json()).toMatchObject({ status: "verified" });
   }, 60_000);
 
-  it("relays a child's approval to the parent's stream, keeps it waiting across SIGKILL, and completes once it is answered", async () => {
+  it("relays a child's approval to the parent's stream, keeps it waiting across SIGKILL, and completes once it is answered (its answer relayed too)", async () => {
     const gamma = { description: "Runs things (gamma).", prompt: "MARK-GAMMA: you run things." };
     const script: Script = (request) => {
       const body = request.rawBody;
@@ -230,13 +241,20 @@ describe("subagents (task)", () => {
         (event.data as { session_id?: string }).session_id !== undefined,
       20_000,
     );
-    again.close();
     expect(eventsOf(replayed).some((event) => event.type === "approval_requested")).toBe(true);
     const answer = await app.api(`/sessions/${relayed.session_id}/approvals/call_g`, {
       method: "POST",
       body: { decision: "allow" },
     });
     expect(answer.status).toBe(200);
+    // The answer is relayed too, so the parent's watchers drop the call.
+    await again.readUntil(
+      (event) =>
+        event.type === "approval_resolved" &&
+        (event.data as { session_id?: string }).session_id === relayed.session_id,
+      10_000,
+    );
+    again.close();
     await app.idle(parentId, 60_000);
     const last = fake.provider.requests.filter((request) => whose(request) === "parent").at(-1)!;
     expect(last.rawBody).toContain("ANSWER-GAMMA done");
@@ -245,7 +263,7 @@ describe("subagents (task)", () => {
     expect((await app.api(`/sessions/${gammaChild.id}/verify`)).json()).toMatchObject({ status: "verified" });
   }, 90_000);
 
-  it("forks the child from the parent's conversation before the call when the context is fork", async () => {
+  it("forks the child from the parent's conversation before the call when the context is fork, with its agent's model, mode and tools", async () => {
     const script: Script = (request) => {
       if (whose(request) === "alpha") return text("ANSWER-ALPHA forked");
       if (request.rawBody.includes("ANSWER-ALPHA")) return text("parent done");
@@ -254,8 +272,15 @@ describe("subagents (task)", () => {
         { name: "task", args: { agent: "alpha", prompt: "go on", context: "fork" }, id: "call_f" },
       ]);
     };
-    const app = await fake.daemon({ config: { agents } }, script);
+    // The parent runs in full-auto with all tools; the agent asks for read-only, one tool, its model.
+    const alpha = { ...agents.alpha, mode: "read-only", tools: ["read_file"], model: "fork-model" };
+    const app = await fake.daemon({ config: { agents: { ...agents, alpha } } }, script);
     const parentId = await app.createSession();
+    const mode = await app.api(`/sessions/${parentId}/approval-policy`, {
+      method: "PUT",
+      body: { mode: "full-auto" },
+    });
+    expect(mode.status).toBe(200);
     await app.turn(parentId, "remember SECRET-42");
     await app.prompt(parentId, "now delegate");
     await app.idle(parentId, 30_000);
@@ -264,17 +289,36 @@ describe("subagents (task)", () => {
     expect(child.rawBody).toContain("SECRET-42");
     expect(child.rawBody).toContain("now delegate");
     expect(child.rawBody).toContain("go on");
+    expect(JSON.parse(child.rawBody).model).toBe("fork-model");
+    expect(child.rawBody).toContain('"name":"read_file"');
+    expect(child.rawBody).not.toContain('"name":"run_command"');
     const [kid] = await children(app, parentId);
     const snap = (await app.api(`/sessions/${kid!.id}?tail=0`)).json<{
       creation: { kind: string };
       parent_call_id: string;
       agent: string;
+      approval_mode: string;
+      model: string;
     }>();
-    expect(snap).toMatchObject({ creation: { kind: "fork" }, parent_call_id: "call_f", agent: "alpha" });
+    expect(snap).toMatchObject({
+      creation: { kind: "fork" },
+      parent_call_id: "call_f",
+      agent: "alpha",
+      approval_mode: "read-only",
+      model: "fork-model",
+    });
+    const parent = (await app.api(`/sessions/${parentId}?tail=0`)).json<{ approval_mode: string }>();
+    expect(parent.approval_mode).toBe("full-auto");
   });
 
-  it("keeps a child from delegating at the default depth limit, and runs one task at a time with maxParallelTasks 1", async () => {
-    const app = await fake.daemon({ config: { agents, maxParallelTasks: 1 } }, delegating(40));
+  it("keeps a child from delegating at the default depth limit, saying so when it calls task anyway, and runs one task at a time with maxParallelTasks 1", async () => {
+    const base = delegating(40);
+    // Alpha calls `task` although it is not offered; its next request carries the answer.
+    const script: Script = (request) =>
+      whose(request) === "alpha" && !request.rawBody.includes("call_deep")
+        ? toolCalls([{ name: "task", args: { agent: "beta", prompt: "deeper" }, id: "call_deep" }])
+        : base(request);
+    const app = await fake.daemon({ config: { agents, maxParallelTasks: 1 } }, script);
     const parentId = await app.createSession();
     await app.prompt(parentId, "delegate");
     await app.idle(parentId, 30_000);
@@ -289,6 +333,13 @@ describe("subagents (task)", () => {
     expect(offersTask(requests.find((request) => whose(request) === "parent")!)).toBe(true);
     expect(offersTask(alpha)).toBe(false);
     expect(offersTask(beta)).toBe(false);
+    const answered = requests.filter((request) => whose(request) === "alpha")[1]!;
+    expect(answered.rawBody).toContain("task was not run: task depth limit 1 reached");
+    expect(answered.rawBody).not.toContain("Tool not found");
+    // No grandchild was made for it.
+    expect(
+      requests.filter((request) => whose(request) === "beta" && request.rawBody.includes("deeper")),
+    ).toEqual([]);
   });
 
   it("interrupts the running children when the parent is interrupted", async () => {

@@ -33,7 +33,7 @@ describe("named tokens on a cluster", () => {
     expect(pairing.status, pairing.text).toBe(201);
     const link = new URL(pairing.json<{ pairing_url: string }>().pairing_url);
     const paired = await rawRequest(a!.port, {
-      method: "GET",
+      method: "POST",
       path: link.pathname + link.search,
       headers: {},
     });

@@ -33,6 +33,8 @@ describe("agent files", () => {
       "---\ndescription: d\nmode: yolo\n---\nbody",
       "---\ndescription: d\nprompt: p\n---\nbody",
       "---\ndescription: d\ncolour: red\n---\nbody",
+      // YAML that parses only with a warning (an unknown tag): refused, not guessed.
+      "---\ndescription: !weird d\n---\nbody",
     ];
     for (const text of cases) {
       const parsed = parseAgentFile(file, "reviewer", text);

@@ -34,6 +34,7 @@ export function sessionSnapshot(changes: Partial<SessionSnapshot> = {}): Session
     todos: [],
     budget: null,
     usage_total: { prompt_tokens: 0, completion_tokens: 0, cached_prompt_tokens: 0, total_tokens: 0 },
+    cost_total_usd: null,
     ...changes,
   };
 }

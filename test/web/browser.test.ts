@@ -5,7 +5,7 @@
  * page says "reconnecting…", resumes, and ends with exactly the history route's entries);
  * an actor restart mid-stream; a waiting edit shown as a diff and answered with Allow and Deny; interrupt; fork;
  * a refused turn repaired from the form under its error; a request without cookie or token is refused; another page's form posts
- * are refused. Screenshots of the main pages go to test-output/web/.
+ * are refused; the schedules page lists the daemon's schedules. Screenshots of the main pages go to test-output/web/.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -368,6 +368,47 @@ describe("the web UI in Chromium", () => {
     }
     const still = await page.evaluate(async () => (await fetch("/web/session")).status);
     expect(still).toBe(200);
+  });
+
+  it("lists the schedules with timing, time zone, next and last firing, the last turn's state and paused ones", async () => {
+    const sessionId = await app.createSession();
+    provider.queue(text("fired from the schedule"));
+    const at = new Date(Date.now() + 1_000).toISOString();
+    const once = { id: "web-once", at, session_id: sessionId, prompt: "scheduled hello", missed: "run_once" };
+    expect((await app.api("/schedules", { method: "POST", body: once })).status).toBe(201);
+    const nightly = {
+      id: "web-nightly",
+      cron: "0 7 * * *",
+      timezone: "Europe/Berlin",
+      session_id: sessionId,
+      prompt: "p",
+      missed: "skip",
+    };
+    expect((await app.api("/schedules", { method: "POST", body: nightly })).status).toBe(201);
+    expect(
+      (await app.api("/schedules/web-nightly", { method: "PATCH", body: { paused: true } })).status,
+    ).toBe(200);
+    const deadline = Date.now() + 15_000;
+    while (
+      (await app.api("/schedules/web-once")).json<{ last_turn: { state: string } | null }>().last_turn
+        ?.state !== "completed"
+    ) {
+      if (Date.now() > deadline) throw new Error("the one-shot schedule's turn did not complete");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const errors: string[] = [];
+    page.on("console", (message) => void (message.type() === "error" && errors.push(message.text())));
+    await page.goto(`${base()}/#/schedules`);
+    const fired = page.locator('[data-schedule="web-once"]');
+    await fired.locator('[data-field="outcome"]', { hasText: "completed" }).waitFor();
+    expect(await fired.locator('[data-field="next"]').textContent()).toBe("none");
+    expect(await fired.locator('[data-field="last"]').textContent()).not.toBe("none");
+    const paused = page.locator('[data-schedule="web-nightly"]');
+    expect(await paused.textContent()).toContain("0 7 * * * (Europe/Berlin)");
+    expect(await paused.locator('[data-field="next"]').textContent()).toBe("paused");
+    expect(await paused.locator('[data-field="outcome"]').textContent()).toBe("—");
+    await screenshot(page, "schedules");
+    expect(errors).toEqual([]);
   });
 
   it("signs out", async () => {

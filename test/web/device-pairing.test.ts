@@ -63,6 +63,7 @@ describe("a phone paired as a device, in Chromium", () => {
     const link = skein("web", "--device", "phone").split("\n")[0]!;
     const { tab, errors } = await phone();
     await tab.goto(link);
+    await tab.getByRole("button", { name: "Pair this browser" }).click();
     await tab.getByTestId("session-list").waitFor();
     expect(new URL(tab.url()).pathname).toBe("/");
 
@@ -94,6 +95,7 @@ describe("a phone paired as a device, in Chromium", () => {
 
     const other = await phone();
     await other.tab.goto(link);
+    await other.tab.getByRole("button", { name: "Pair this browser" }).click();
     await other.tab.getByText("This pairing link does not work").waitFor();
     expect(skein("devices")).toMatch(/^phone {2}approver {2}every session {2}created .* paired /);
 
@@ -141,6 +143,7 @@ describe("a phone paired as a device, in Chromium", () => {
 
     const { tab, errors } = await phone();
     await tab.goto(link);
+    await tab.getByRole("button", { name: "Pair this browser" }).click();
     await tab.getByTestId("session-list").waitFor();
     expect(await tab.getByRole("link", { name: "Devices" }).count()).toBe(0);
     await admin.reload();

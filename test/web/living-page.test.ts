@@ -2,7 +2,7 @@
  * The web UI as a place to live in, in Debian's Chromium against a real daemon and the fake
  * provider: markdown tables and highlighted code with no Content-Security-Policy error; a reload
  * mid-answer shows the answer whole, thinking included; an interrupted answer stays, marked
- * interrupted; dark mode; a phone-size viewport (an approval answered there); the sidebar's
+ * interrupted, after a reload too (from history); dark mode; a phone-size viewport (an approval answered there); the sidebar's
  * search; the approvals inbox across sessions. Screenshots go to test-output/web/.
  */
 
@@ -144,20 +144,29 @@ describe("the web UI to live in, in Chromium", () => {
     const next = page.locator('[data-kind="assistant"]', { hasText: "the answer after the interrupt" });
     await next.waitFor();
     // In reading order: the interrupted answer, the next message, its answer.
-    const order = await page
-      .locator('[data-testid="interrupted-answer"], [data-kind="user"], [data-kind="assistant"]')
-      .allTextContents();
-    expect(
-      order.map((shown) =>
-        shown.includes("word0 word1") ? "interrupted" : shown.replace(/\s+/g, " ").trim(),
-      ),
-    ).toEqual([
+    const readingOrder = async () =>
+      (
+        await page
+          .locator('[data-testid="interrupted-answer"], [data-kind="user"], [data-kind="assistant"]')
+          .allTextContents()
+      ).map((shown) => (shown.includes("word0 word1") ? "interrupted" : shown.replace(/\s+/g, " ").trim()));
+    const expected = [
       expect.stringContaining("a long answer to interrupt"),
       "interrupted",
       expect.stringContaining("and now?"),
       expect.stringContaining("the answer after the interrupt"),
-    ]);
+    ];
+    expect(await readingOrder()).toEqual(expected);
     await screenshot(page, "interrupted-answer");
+
+    // The log keeps it: a reload shows it from history, in its place, still marked interrupted.
+    await page.reload();
+    await next.waitFor();
+    expect(await readingOrder()).toEqual(expected);
+    const reloaded = page.getByTestId("interrupted-answer");
+    expect(await reloaded.locator(".interrupted-mark").textContent()).toBe("interrupted");
+    expect(await reloaded.textContent()).toMatch(/word0 word1 .*word10 /s);
+    await screenshot(page, "interrupted-answer-reloaded");
   }, 60_000);
 
   /** The page's root background colour and theme attribute. */

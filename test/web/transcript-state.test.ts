@@ -16,6 +16,7 @@ import {
   missedEntriesToken,
   type TranscriptState,
 } from "../../web/src/transcript/transcript-state.js";
+import { allowedAnswer, waitingCall } from "../support/approval-records.js";
 import { sessionSnapshot } from "../support/session-snapshot.js";
 
 function entry(id: string, kind: HistoryEntry["kind"], turn: string | null, textValue = id): HistoryEntry {
@@ -167,39 +168,26 @@ describe("the transcript reducer", () => {
   });
 
   it("lists an approval from its request until it is resolved, once", () => {
-    const rule = { source: "builtin" as const, tool: null, pattern: null, action: "ask" as const };
     const requested = {
       type: "approval_requested" as const,
       sequence: 1,
-      data: {
-        call_id: "c1",
-        kind: "approval" as const,
-        tool: "run_command",
-        arguments: "{}",
-        rule,
-        run_id: "r1",
-        requested_at: "2026-01-01T00:00:00.000Z",
-      },
+      data: waitingCall("c1", { tool: "run_command", run_id: "r1" }),
     };
     let pending = applyApprovalEvent([], requested);
     pending = applyApprovalEvent(pending, requested);
     expect(pending.map((approval) => approval.call_id)).toEqual(["c1"]);
-    pending = applyApprovalEvent(pending, {
-      type: "approval_resolved",
+    const answer = {
+      ...allowedAnswer("c1", { answered_by: "bootstrap", answered_from: "127.0.0.1" }),
+      run_id: "r1",
+    };
+    // A `task` child's answer of its own c1, relayed here, leaves this session's c1 waiting.
+    const relayed = {
+      type: "approval_resolved" as const,
       sequence: 2,
-      data: {
-        call_id: "c1",
-        decision: "allow",
-        by: "client",
-        client_id: null,
-        answered_by: "bootstrap",
-        answered_from: "127.0.0.1",
-        message: null,
-        remember: null,
-        resolved_at: "2026-01-01T00:00:01.000Z",
-        run_id: "r1",
-      },
-    });
+      data: { ...answer, session_id: "child" },
+    };
+    expect(applyApprovalEvent(pending, relayed)).toEqual(pending);
+    pending = applyApprovalEvent(pending, { type: "approval_resolved", sequence: 2, data: answer });
     expect(pending).toEqual([]);
   });
 });

@@ -1,8 +1,18 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { type StreamEvent, statusEvent, textBlockStart, textDelta } from "../../src/model/events.js";
-import { assistantMessage, userMessage } from "../../src/model/items.js";
+import {
+  type StreamEvent,
+  statusEvent,
+  textBlockStart,
+  textDelta,
+  thinkingBlockStart,
+  thinkingBlockStop,
+  thinkingDelta,
+  toolInputDelta,
+  toolUseStart,
+} from "../../src/model/events.js";
+import { assistantMessage, reasoning, userMessage } from "../../src/model/items.js";
 import type { LlmClient } from "../../src/model/llm-client.js";
 import { Worker, WorkerError } from "../../src/worker/index.js";
 import { MockLlmClient, mockHang } from "../support/mock-llm-client.js";
@@ -44,6 +54,50 @@ describe("cancellation", () => {
     // The half-finished block does not leak into the next response.
     await expect(locked.resume()).resolves.toBe("finished");
     expect(locked.history).toEqual([userMessage("Hi"), assistantMessage("Hello!")]);
+  });
+
+  it("gives the cancellation error what the answer had streamed, by value, without its tool calls", async () => {
+    const streaming = deferred();
+    const client = MockLlmClient.withResponses([
+      [
+        thinkingBlockStart(0),
+        thinkingDelta(0, "Let me think"),
+        thinkingBlockStop(0, { text: "Let me think", signature: "sig" }),
+        thinkingBlockStart(1),
+        thinkingDelta(1, "more"),
+        textBlockStart(2),
+        textDelta(2, "Half "),
+        textDelta(2, "a sent"),
+        toolUseStart(3, "call_1", "shell"),
+        toolInputDelta(3, '{"comm'),
+        mockHang(),
+      ],
+    ]);
+    const worker = new Worker(client, {
+      observer: {
+        onEvent: (event) => event.type === "block_start" && event.index === 3 && streaming.resolve(),
+      },
+    });
+    const locked = worker.lock();
+    const running = locked.run("Hi");
+    await streaming.promise;
+    locked.cancel();
+    const error = await failure(running);
+    expect(error.kind).toBe("cancelled");
+    // No signature, id or tool call: an unfinished response's payloads are not sent back.
+    expect(error.partial).toEqual([
+      reasoning("Let me think"),
+      reasoning("more"),
+      assistantMessage("Half a sent"),
+    ]);
+    expect(locked.history).toEqual([userMessage("Hi")]);
+  });
+
+  it("gives a cancellation before any output no partial answer", async () => {
+    const { locked } = hangingStream();
+    const running = locked.run("Hi");
+    locked.cancel();
+    expect((await failure(running)).partial).toBeUndefined();
   });
 
   it("stops at once even when the stream ignores its abort signal", async () => {

@@ -11,6 +11,24 @@ function resultsOf(history: readonly { type: string }[]): ToolResultItem[] {
 }
 
 describe("tool execution", () => {
+  it("offers no unlisted tool to the model, yet runs it when the model calls it by name", async () => {
+    const client = MockLlmClient.withResponses([
+      toolCallResponse({ id: "c1", name: "hidden", args: "{}" }),
+      textResponse("done"),
+    ]);
+    const worker = new Worker(client);
+    worker.registerTool(defineTool("listed", async () => "listed ran"));
+    worker.registerTool(() => ({
+      meta: { name: "hidden", description: "not offered", input_schema: { type: "object" }, unlisted: true },
+      tool: { execute: async () => ({ output: "hidden says why", is_error: true }) },
+    }));
+    const locked = worker.lock();
+    expect(locked.tools.map((tool) => tool.name)).toEqual(["listed"]);
+    await locked.run("go");
+    expect(client.requests[0]!.tools?.map((tool) => tool.name)).toEqual(["listed"]);
+    expect(resultsOf(locked.history)).toEqual([toolResult("c1", "hidden says why", true)]);
+  });
+
   it("runs the tool calls of one response in parallel", async () => {
     const calls: string[] = [];
     const worker = new Worker(

@@ -11,6 +11,7 @@ import { DevicesPage } from "./devices/devices-page.js";
 import { SessionPage } from "./pages/session-page.js";
 import { SessionsPage } from "./pages/sessions-page.js";
 import { useRoute } from "./route.js";
+import { SchedulesPage } from "./schedules/schedules-page.js";
 import { SessionSidebar } from "./sessions/session-sidebar.js";
 import { ThemeToggle } from "./theme/theme-toggle.js";
 
@@ -44,6 +45,7 @@ export function App() {
       {signIn.kind === "signed_in" ? (
         <>
           <span className="version">daemon {signIn.server.version}</span>
+          <a href="#/schedules">Schedules</a>
           {signIn.session.role === "admin" ? <a href="#/devices">Devices</a> : null}
           <button
             type="button"
@@ -84,6 +86,8 @@ export function App() {
               <SessionSidebar current={match[1]!} />
               <SessionPage key={match[1]} sessionId={match[1]!} approvals={approvals} />
             </div>
+          ) : route === "/schedules" ? (
+            <SchedulesPage />
           ) : route === "/devices" && signIn.session.role === "admin" ? (
             <DevicesPage />
           ) : (

@@ -136,6 +136,11 @@ export const HistoryEntrySchema = namedObject("HistoryEntry", {
   compaction: Type.Optional(HistoryCompactionSchema),
   /** Context_excluded entries only: the entries left out of the model's context (`content` says so in words). */
   excluded: Type.Optional(HistoryExclusionSchema),
+  /**
+   * Assistant and thinking entries only, and only `true`: the answer was cut short by an
+   * interrupt and holds what had streamed until then (absent on whole answers).
+   */
+  interrupted: Type.Optional(Type.Literal(true)),
 });
 export type HistoryEntry = Static<typeof HistoryEntrySchema>;
 

@@ -7,6 +7,7 @@
  */
 import { type Static, Type } from "typebox";
 import { BudgetBodySchema } from "./budget.js";
+import { InputReceiptSchema } from "./inputs.js";
 import { closedObject, literalUnion, NullableString, namedObject, Time } from "./parts.js";
 
 /** What a firing into a new session creates it with. */
@@ -54,6 +55,12 @@ export const ScheduleSchema = namedObject("Schedule", {
   last_input_id: NullableString,
   /** The session the last firing went to. */
   last_session_id: NullableString,
+  /**
+   * The turn that delivered the last firing's input, as its receipt shows it (`state`:
+   * running, completed, interrupted, abandoned or failed); null before the first firing and
+   * while that input waits.
+   */
+  last_turn: InputReceiptSchema.properties.turn,
   created_at: Time,
   /** The schedule's budget (null: none), its period filled in. */
   budget: Type.Union([BudgetBodySchema, Type.Null()]),

@@ -142,8 +142,13 @@ const SessionEventSchema = named(
     ),
     event(
       "approval_resolved",
-      closedObject({ ...approvalRecordFields, run_id: NullableString }),
-      "a waiting tool call was answered (logged before its tool may run)",
+      closedObject({
+        ...approvalRecordFields,
+        run_id: NullableString,
+        /** Present on a parent's stream: the `task` child whose call was answered. */
+        session_id: Type.Optional(Type.String()),
+      }),
+      "a waiting tool call was answered (logged before its tool may run; `session_id`: a `task` child's call, relayed to its parent)",
     ),
     event("compaction_started", CompactionEventSchema, "a compaction of the model's context began"),
     event(

@@ -152,6 +152,11 @@ export const SessionSnapshotSchema = namedObject("SessionSnapshot", {
   budget: Type.Union([BudgetViewSchema, Type.Null()]),
   /** `usage` plus the usage of every child its `task` calls started, and theirs, recursively. */
   usage_total: SessionUsageSchema,
+  /**
+   * `context.cost_usd` plus each such child's cost at the prices of its own profile and model
+   * (USD); null when the session's or a child's (one that used tokens) prices are unknown.
+   */
+  cost_total_usd: Type.Union([Type.Number({ minimum: 0 }), Type.Null()]),
 });
 export type SessionSnapshot = Static<typeof SessionSnapshotSchema>;
 

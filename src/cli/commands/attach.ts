@@ -6,6 +6,7 @@
  *
  * Boundary rule: it never sends input or interrupts; its only writes are approval answers.
  */
+import { waitingKey } from "../approval-desk.js";
 import { ChatApprovals } from "../chat-approvals.js";
 import { type CliContext, connect } from "../cli-context.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
@@ -104,11 +105,13 @@ function announceWaitingCalls(
   const announced = new Set<string>();
   const announce = (): void => {
     for (const request of approvals.pending.list()) {
-      if (announced.has(request.call_id)) continue;
-      announced.add(request.call_id);
+      if (announced.has(waitingKey(request))) continue;
+      announced.add(waitingKey(request));
+      // A `task` child's call (relayed here) is answered at the child's session.
+      const session = (request.session_id ?? sessionId).slice(0, 13);
       view.line(
         out.paint.yellow(
-          `⚠ waiting for approval: ${approvalSummary(request)} — skein approve ${sessionId.slice(0, 13)} ${request.call_id}`,
+          `⚠ waiting for approval: ${approvalSummary(request)} — skein approve ${session} ${request.call_id}`,
         ),
       );
     }

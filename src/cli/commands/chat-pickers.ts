@@ -6,7 +6,10 @@
  * Boundary rule: one listing or one pick per command; the profiles are read from config.json,
  * the sessions and settings from the daemon.
  */
+
 import type { SessionSettingsBody } from "../../api/session-settings.js";
+import type { SessionSummary } from "../../api/session-snapshot.js";
+import { agentsBeneathParents } from "../../api/session-tree.js";
 import type { DaemonClient } from "../../client/daemon-client.js";
 import type { CliContext } from "../cli-context.js";
 import { errorMessage } from "../cli-error.js";
@@ -77,14 +80,15 @@ export async function pickSession(
 ): Promise<ChatEnd | "continue"> {
   const { client, context, view } = scope;
   const all = await client.listSessions();
-  const sessions = all.filter((session) => session.workspace === context.cwd);
+  const sessions = agentsBeneathParents(all.filter((session) => session.workspace === context.cwd)).map(
+    (row) => row.session,
+  );
   if (argument === undefined) {
     if (sessions.length === 0) {
       view.notice("no sessions in this workspace");
       return "continue";
     }
-    const known = all.map((session) => session.id);
-    const [header, ...rows] = sessionTable(sessions, scope.out, Date.now(), known);
+    const [header, ...rows] = sessionTable(sessions, scope.out, Date.now(), all);
     view.line(`     ${header}`);
     rows.forEach((row, index) => {
       const mark = sessions[index]!.id === scope.sessionId ? "*" : " ";
@@ -93,15 +97,9 @@ export async function pickSession(
     view.notice("switch to one with /sessions N (or an id prefix)");
     return "continue";
   }
-  const byNumber = /^\d+$/.test(argument) ? sessions[Number(argument) - 1] : undefined;
-  const byPrefix = all.filter((session) => session.id.startsWith(argument.toLowerCase()));
-  const picked = byNumber ?? (byPrefix.length === 1 ? byPrefix[0] : undefined);
-  if (picked === undefined) {
-    view.notice(
-      byPrefix.length > 1
-        ? `"${argument}" matches ${byPrefix.length} sessions; type more of the id`
-        : `no session ${argument}; /sessions lists them`,
-    );
+  const picked = pickedByNumberOrPrefix(sessions, all, argument, { what: "session", list: "/sessions" });
+  if (typeof picked === "string") {
+    view.notice(picked);
     return "continue";
   }
   if (picked.id === scope.sessionId) {
@@ -110,6 +108,25 @@ export async function pickSession(
   }
   view.notice(`left session ${scope.sessionId}`);
   return { kind: "switch", sessionId: picked.id };
+}
+
+/**
+ * The session `argument` picks: its number among `numbered` (as listed), or an id prefix that
+ * matches exactly one of `candidates`; else what to tell the person (`what` names the kind).
+ */
+export function pickedByNumberOrPrefix(
+  numbered: readonly SessionSummary[],
+  candidates: readonly SessionSummary[],
+  argument: string,
+  names: { what: string; list: string },
+): SessionSummary | string {
+  const byNumber = /^\d+$/.test(argument) ? numbered[Number(argument) - 1] : undefined;
+  const byPrefix = candidates.filter((session) => session.id.startsWith(argument.toLowerCase()));
+  const picked = byNumber ?? (byPrefix.length === 1 ? byPrefix[0] : undefined);
+  if (picked !== undefined) return picked;
+  return byPrefix.length > 1
+    ? `"${argument}" matches ${byPrefix.length} ${names.what}s; type more of the id`
+    : `no ${names.what} ${argument}; ${names.list} lists them`;
 }
 
 /** Apply `patch` to the chat's session and say what the next turn runs with. */

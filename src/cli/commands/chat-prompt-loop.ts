@@ -10,6 +10,7 @@ import type { InputReceipt } from "../../api/inputs.js";
 import { uuidV7 } from "../../client/uuid-v7.js";
 import { modeLabel } from "../chat-approval-mode.js";
 import type { ChatApprovals } from "../chat-approvals.js";
+import type { ChatNotes } from "../chat-notes.js";
 import { errorMessage } from "../cli-error.js";
 import { exitCodes } from "../exit-codes.js";
 import { attachMentions } from "../prompt-mentions.js";
@@ -27,6 +28,7 @@ export interface ChatLoopParts extends SlashCommandScope {
   reader: PromptReader;
   status: TurnStatus;
   approvals: ChatApprovals;
+  notes: ChatNotes;
 }
 
 /** An input sent: its id, and its receipt once admitted (null when it could not be sent). */
@@ -42,6 +44,9 @@ export class ChatPromptLoop {
 
   /** Prompts typed during a turn: slash commands wait here; messages were sent (the daemon queues them). */
   readonly #ahead: TypedAhead[] = [];
+
+  /** While a turn runs: leave it for another session (`/agents N` typed during it). */
+  #leave: ((end: ChatEnd) => void) | null = null;
 
   constructor(private readonly parts: ChatLoopParts) {}
 
@@ -73,6 +78,7 @@ export class ChatPromptLoop {
         view.resume();
         const outcome = await this.#turn({ inputId: ahead.inputId, receipt: ahead.receipt });
         if (outcome === "forced") return { kind: "exit", code: exitCodes.interrupted };
+        if ("kind" in outcome) return outcome;
         continue;
       }
       // Paused since the last turn's footer (see #turn): what streams from now on is shown.
@@ -107,6 +113,7 @@ export class ChatPromptLoop {
       if (!reader.interactive) writeLine(out, `${this.#mark} ${trimmed}`);
       const outcome = await this.#turn(this.#send(text));
       if (outcome === "forced") return { kind: "exit", code: exitCodes.interrupted };
+      if ("kind" in outcome) return outcome;
       if (outcome.state === "interrupted" || outcome.state === "cancelled") this.#armed = true;
     }
   }
@@ -135,17 +142,30 @@ export class ChatPromptLoop {
   #typedAhead(text: string): void {
     const trimmed = text.trim();
     if (trimmed === "") return;
+    if (/^\/agents(\s|$)/.test(trimmed)) {
+      // The agents work while the turn runs: list or open them now, not when it ends.
+      void this.#agentsNow(trimmed);
+      return;
+    }
     if (trimmed.startsWith("/")) this.#ahead.push({ kind: "command", text: trimmed });
     else this.#ahead.push({ kind: "sent", text, ...this.#send(text) });
     this.#showQueue();
   }
 
-  /** The queued prompts, as dim lines above the prompt (not in the answer streaming above). */
-  #showQueue(): void {
-    this.parts.reader.setNotes(queueNotes(this.#ahead));
+  /** `/agents [N]` during a turn: list them, or leave the turn (it runs on) for the agent's session. */
+  async #agentsNow(text: string): Promise<void> {
+    const end = await runSlashCommand(this.parts, text);
+    if (end === "continue") return;
+    if (this.#leave !== null) this.#leave(end);
+    else this.#ahead.push({ kind: "command", text });
   }
 
-  async #turn(sent: SentInput): Promise<TurnOutcome | "forced"> {
+  /** The queued prompts, as dim lines above the prompt (not in the answer streaming above). */
+  #showQueue(): void {
+    this.parts.notes.setQueue(queueNotes(this.#ahead));
+  }
+
+  async #turn(sent: SentInput): Promise<TurnOutcome | "forced" | ChatEnd> {
     const { client, sessionId, watcher, view, reader, status, approvals } = this.parts;
     const { inputId } = sent;
     let receipt: InputReceipt | null = null;
@@ -153,6 +173,9 @@ export class ChatPromptLoop {
     let force: (value: "forced") => void = () => {};
     const forced = new Promise<"forced">((resolve) => {
       force = resolve;
+    });
+    const leaving = new Promise<ChatEnd>((resolve) => {
+      this.#leave = resolve;
     });
     const interrupt = (admitted: InputReceipt): void => {
       const turnId = watcher.turnOf(inputId);
@@ -193,7 +216,7 @@ export class ChatPromptLoop {
       );
       status.begin();
       if (interrupts > 0) status.start("interrupting…");
-      let outcome: TurnOutcome | "forced";
+      let outcome: TurnOutcome | "forced" | ChatEnd;
       try {
         const admitted = await sent.receipt;
         if (admitted === null) return { turnId: null, state: "failed", errors: [] };
@@ -202,14 +225,15 @@ export class ChatPromptLoop {
         if (admitted.delivery === "pending" && watcher.status.phase !== "idle") {
           status.start("queued behind the running turn…");
         }
-        outcome = await Promise.race([watcher.waitForInput(inputId), forced]);
+        outcome = await Promise.race([watcher.waitForInput(inputId), forced, leaving]);
       } finally {
+        this.#leave = null;
         await keys.desk.stop();
         keys.release();
         status.end();
       }
       view.finish();
-      if (outcome !== "forced") {
+      if (outcome !== "forced" && !("kind" in outcome)) {
         // A prompt queued in the daemon starts its turn at once and may stream before this
         // footer (which awaits a snapshot) and its own echo are written: its events wait for
         // the loop to resume the view.

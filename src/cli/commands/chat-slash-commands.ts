@@ -18,6 +18,7 @@ import type { OutputStream } from "../render/terminal.js";
 import type { TranscriptView } from "../render/transcript-view.js";
 import { slashSettingsPatch } from "../session-settings-options.js";
 import type { SessionWatcher } from "../session-watcher.js";
+import { backToParent, pickAgent } from "./chat-agents.js";
 import type { ChatEnd } from "./chat-end.js";
 import { applySettings, listModelChoices, modelChoicePatch, pickSession } from "./chat-pickers.js";
 import { undoTurnLines } from "./checkpoints.js";
@@ -29,6 +30,8 @@ const slashCommands: readonly (readonly [string, string])[] = [
   ["/new", "start a new session in this workspace (this one stays)"],
   ["/sessions", "/sessions lists this workspace's sessions, /sessions N switches to one"],
   ["/fork", "continue in a copy of this session (this one stays as it is)"],
+  ["/agents", "/agents lists the agents this session's tasks started, /agents N opens one (live)"],
+  ["/parent", "back to the session whose task started this agent's session"],
   ["/model", "/model lists profiles and models, /model N picks one, /model NAME|default sets the model"],
   ["/effort", "/effort minimal|low|medium|high|xhigh|default: how hard the model thinks"],
   ["/approvals", "/approvals [MODE]: what runs without asking (read-only, ask, auto-edit, full-auto)"],
@@ -84,6 +87,10 @@ export async function runSlashCommand(scope: SlashCommandScope, text: string): P
       return forkHere(scope, failed);
     case "/sessions":
       return pickSession(scope, text.split(/\s+/)[1]);
+    case "/agents":
+      return pickAgent(scope, text.split(/\s+/)[1]);
+    case "/parent":
+      return backToParent(scope);
     case "/copy":
       copyLastAnswer(scope);
       return "continue";

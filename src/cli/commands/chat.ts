@@ -13,6 +13,8 @@ import type { SessionSnapshot } from "../../api/session-snapshot.js";
 import type { DaemonClient } from "../../client/daemon-client.js";
 import { ChatApprovalMode } from "../chat-approval-mode.js";
 import { ChatApprovals } from "../chat-approvals.js";
+import { ChatNotes } from "../chat-notes.js";
+import { ChatTasks } from "../chat-tasks.js";
 import { type CliContext, connectWithServer } from "../cli-context.js";
 import type { ExitCode } from "../exit-codes.js";
 import { historyPath } from "../line-editor/prompt-history.js";
@@ -51,7 +53,8 @@ export async function chat(context: CliContext, options: ChatOptions): Promise<E
     for (;;) {
       const end = await chatInSession(client, server.shell, context, options, reader, opened);
       if (end.kind === "exit") return end.code;
-      opened = { snapshot: await client.getSession(end.sessionId, 0), created: true };
+      // An agent's session (or its parent) shows its recent history; a new one or a fork starts empty.
+      opened = { snapshot: await client.getSession(end.sessionId, 0), created: end.resume !== true };
     }
   } finally {
     reader.close();
@@ -71,7 +74,9 @@ async function chatInSession(
   const out = context.terminal.out;
   let watcher: SessionWatcher | null = null;
   let usage = (): string | null => null;
-  const status = new TurnStatus(reader, () => usage());
+  const tasks = new ChatTasks();
+  const { notes, status } = chatStatus(reader, tasks, out, () => usage());
+  const stopPolling = pollTaskTokens(client, snapshot.id, tasks, notes);
   try {
     const view = chatTranscriptView(context, options, reader, status, snapshot.workspace);
     const approvals = new ChatApprovals({
@@ -91,7 +96,9 @@ async function chatInSession(
       onBatch: (batch) => {
         // Attached while a run streams: its message in flight lost its start (shown once committed).
         if (batch.reset?.reason === "initial") view.joinedDuring(batch.reset.snapshot.status.run_id);
-        approvals.pending.observe(batch);
+        approvals.observe(batch);
+        tasks.observe(batch);
+        notes.refresh();
       },
     });
     watcher = active;
@@ -113,6 +120,8 @@ async function chatInSession(
     if (shell?.mode === "off") writeShellWarning(out, shell);
     active.start();
     await active.connected();
+    // The snapshot lists only this session's waiting calls: its agents' are looked up, to be asked first.
+    await approvals.lookUpChildrenWaiting();
     loop = new ChatPromptLoop({
       client,
       context,
@@ -124,12 +133,55 @@ async function chatInSession(
       status,
       approvals,
       approvalMode,
+      notes,
     });
     return await loop.loop();
   } finally {
+    stopPolling();
     status.end();
+    reader.setNotes([]);
     await watcher?.stop();
   }
+}
+
+/** The lines above the prompt: the turn's status line, and under it the running tasks and queued prompts. */
+function chatStatus(
+  reader: PromptReader,
+  tasks: ChatTasks,
+  out: OutputStream,
+  usage: () => string | null,
+): { notes: ChatNotes; status: TurnStatus } {
+  const notes = new ChatNotes(reader, () => tasks.lines(out.paint, out.columns));
+  // Each tick of the turn's status line moves the running tasks' elapsed time too.
+  const sink = {
+    setStatus: (line: string | null) => {
+      reader.setStatus(line);
+      notes.refresh();
+    },
+  };
+  return { notes, status: new TurnStatus(sink, usage) };
+}
+
+/** While tasks run, their children's tokens every 2 s (the parent's stream says them only at the end). */
+function pollTaskTokens(
+  client: DaemonClient,
+  sessionId: string,
+  tasks: ChatTasks,
+  notes: ChatNotes,
+): () => void {
+  const timer = setInterval(() => {
+    if (tasks.running.length === 0) return;
+    client.listSessions({ parent_id: sessionId }).then(
+      (children) => {
+        tasks.noteChildren(children);
+        notes.refresh();
+      },
+      // A missed look is made up by the next one; the task's end notice has the final count.
+      () => undefined,
+    );
+  }, 2_000);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /** The chat's transcript: thinking collapsed, writes kept clear of the prompt and its status line. */
@@ -184,8 +236,12 @@ function header(out: OutputStream, snapshot: SessionSnapshot, created: boolean):
     snapshot.model === null
       ? paint.yellow("no provider configured (see skein config --help)")
       : `${snapshot.model}${snapshot.provider_profile === null ? "" : ` (${snapshot.provider_profile})`}`;
+  const agent =
+    snapshot.agent === null || snapshot.parent_id === null
+      ? ""
+      : `agent ${snapshot.agent}'s session, a task of ${snapshot.parent_id.slice(0, 13)} (/parent goes back)\n`;
   return paint.dim(
-    `${created ? "new session" : "session"} ${snapshot.id} · ${model} · ${snapshot.workspace}\n` +
+    `${created ? "new session" : "session"} ${snapshot.id} · ${model} · ${snapshot.workspace}\n${agent}` +
       "Type /help for commands. Ctrl-C interrupts, Ctrl-D exits.",
   );
 }

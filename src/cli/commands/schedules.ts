@@ -147,7 +147,7 @@ async function setPaused(context: CliContext, id: string, paused: boolean): Prom
   }
 }
 
-/** One schedule as `list` shows it: id, timing, target, state, next and last firing. */
+/** One schedule as `list` shows it: id, timing, target, state, next and last firing (and its turn's state). */
 function scheduleLine(schedule: Schedule): string {
   const timing =
     schedule.cron === null
@@ -161,6 +161,6 @@ function scheduleLine(schedule: Schedule): string {
   const last =
     schedule.last_fired_at === null
       ? ""
-      : `, last ${schedule.last_fired_at} (input ${schedule.last_input_id})`;
+      : `, last ${schedule.last_fired_at} (input ${schedule.last_input_id}, turn ${schedule.last_turn?.state ?? "not started"})`;
   return `${schedule.id}  ${timing}  ${target}  ${state}${last}  missed: ${schedule.missed}`;
 }

@@ -3,6 +3,8 @@
  *
  * Boundary rule: listing only (GET /sessions).
  */
+
+import { agentsBeneathParents } from "../../api/session-tree.js";
 import { type CliContext, connect } from "../cli-context.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { sessionTable } from "../render/session-table.js";
@@ -33,9 +35,9 @@ export async function listSessions(context: CliContext, options: SessionsOptions
       return exitCodes.ok;
     }
     // Prefixes unique among every session, not only the rows shown: `-n 1` must not print an
-    // 8-character prefix that other sessions share.
-    const known = all.map((session) => session.id);
-    for (const line of sessionTable(sessions, out, Date.now(), known)) writeLine(out, line);
+    // 8-character prefix that other sessions share; tokens count every child's, listed or not.
+    const rows = agentsBeneathParents(sessions).map((row) => row.session);
+    for (const line of sessionTable(rows, out, Date.now(), all)) writeLine(out, line);
     return exitCodes.ok;
   } finally {
     client.close();

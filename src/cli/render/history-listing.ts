@@ -9,6 +9,7 @@ import type { SessionSnapshot } from "../../api/session-snapshot.js";
 import { todoMark } from "../../api/todos.js";
 import { compactionLine } from "./compaction-line.js";
 import { exclusionLine } from "./exclusion-line.js";
+import { interruptedMark } from "./interrupted-mark.js";
 import { clockTime } from "./relative-time.js";
 import type { Paint } from "./terminal.js";
 import { callSubject, entryJson, shortResult } from "./tool-line.js";
@@ -66,17 +67,22 @@ export function entryLines(
 ): string[] {
   const tag = paint.dim(`[${entry.id}]`);
   const time = paint.dim(clockTime(entry.created_at));
+  // An answer an interrupt cut short: what it had streamed, marked.
+  const cut = entry.interrupted === true ? ` ${paint.yellow(interruptedMark)}` : "";
   const body = (text: string, style: (text: string) => string = (t) => t): string[] =>
     text.split("\n").map((line) => `    ${style(line)}`);
   switch (entry.kind) {
     case "user":
       return [`${tag} ${paint.bold(paint.cyan("you"))} ${time}`, ...body(displayText(entry), paint.bold)];
     case "assistant":
-      return [`${tag} ${paint.bold("assistant")} ${time}`, ...body(displayText(entry))];
+      return [`${tag} ${paint.bold("assistant")} ${time}${cut}`, ...body(displayText(entry))];
     case "thinking": {
       const text = displayText(entry);
       if (!options.showThinking || text === "") return [];
-      return [`${tag} ${paint.dim("thinking")}`, ...body(text, (line) => paint.dim(paint.italic(line)))];
+      return [
+        `${tag} ${paint.dim("thinking")}${cut}`,
+        ...body(text, (line) => paint.dim(paint.italic(line))),
+      ];
     }
     case "tool_call": {
       const name = entry.tool?.name ?? "?";

@@ -1,11 +1,13 @@
 /**
- * The `skein sessions` table: id prefix, name, status, last activity, model, tokens used, preview
- * (a `task` call's child says its agent and its parent first).
+ * The `skein sessions` table: id prefix, name, status, last activity, model, tokens used (with
+ * its `task` children's), preview (a `task` call's child says its agent and its parent first,
+ * and sits indented under its parent when the caller put it there: src/api/session-tree.ts).
  *
  * Boundary rule: pure formatting of summaries; on a terminal the preview is cut to the width,
  * elsewhere every row still stays one line.
  */
 import type { SessionSummary } from "../../api/session-snapshot.js";
+import { agentsBeneathParents, tokensWithAgents } from "../../api/session-tree.js";
 import { uniquePrefixes } from "../session-ref.js";
 import { relativeTime } from "./relative-time.js";
 import type { OutputStream } from "./terminal.js";
@@ -15,27 +17,34 @@ import { clip, oneLine, padVisible, visibleWidth } from "./text-shape.js";
 const PREVIEW = 6;
 
 /**
- * The table's lines (a header and one row per session). Each id is shown as its shortest
- * prefix (at least 8 characters) that is unique among `knownIds` (default: the rows' own), so
- * a prefix pasted back names the same session even when only some rows are shown.
+ * The table's lines (a header and one row per session, in the order given). Each id is shown as
+ * its shortest prefix (at least 8 characters) that is unique among `known` (default: the rows'
+ * own), so a prefix pasted back names the same session even when only some rows are shown; the
+ * tokens of a session count its `task` children's among `known` too, and a child listed under
+ * its parent is indented.
  */
 export function sessionTable(
   sessions: readonly SessionSummary[],
   output: OutputStream,
   now = Date.now(),
-  knownIds: readonly string[] = sessions.map((session) => session.id),
+  known: readonly SessionSummary[] = sessions,
 ): string[] {
   const paint = output.paint;
-  const prefixes = uniquePrefixes([...new Set([...knownIds, ...sessions.map((session) => session.id)])]);
-  const rows = sessions.map((session) => {
+  const prefixes = uniquePrefixes([...new Set([...known, ...sessions].map((session) => session.id))]);
+  const tokens = tokensWithAgents([...new Map([...known, ...sessions].map((s) => [s.id, s])).values()]);
+  const depths = new Map(agentsBeneathParents(sessions).map((row) => [row.session.id, row.depth]));
+  const rows = sessions.map((session, index) => {
     const { phase, interrupt_requested: stopping } = session.status;
+    // Indented only where the child follows its parent's rows (the caller's order says so).
+    const depth =
+      index > 0 && isBeneath(session, sessions.slice(0, index)) ? (depths.get(session.id) ?? 0) : 0;
     return [
-      prefixes.get(session.id) ?? session.id,
+      `${"  ".repeat(Math.max(0, depth - 1))}${depth > 0 ? "└ " : ""}${prefixes.get(session.id) ?? session.id}`,
       clip(session.name ?? "", 24),
       phase === "idle" ? "idle" : stopping ? "stopping" : phase,
       relativeTime(session.activity_at, now),
       clip(session.model ?? "-", 24),
-      tokenCount(session.usage.total_tokens),
+      tokenCount(tokens.get(session.id) ?? session.usage.total_tokens),
       childLabel(session, prefixes) + oneLine(session.preview.text) + (session.preview.truncated ? "…" : ""),
     ];
   });
@@ -71,6 +80,11 @@ export function sessionTable(
     );
   }
   return lines;
+}
+
+/** Whether a `task` child's parent is among `above` (the rows before it). */
+function isBeneath(session: SessionSummary, above: readonly SessionSummary[]): boolean {
+  return session.agent !== null && above.some((row) => row.id === session.parent_id);
 }
 
 /** "agent NAME of PARENT · " for a `task` call's child, else nothing. */

@@ -68,7 +68,7 @@ export function callSubject(name: string, args: unknown, width: number): string 
   return searchSubject(name, object, width) ?? shortArguments(args, width);
 }
 
-/** The subject of the search, plan, patch and fetch tools; null for other calls. */
+/** The subject of the search, plan, patch, fetch and task tools; null for other calls. */
 function searchSubject(name: string, object: Record<string, unknown> | null, width: number): string | null {
   const text = (key: string): string | null =>
     typeof object?.[key] === "string" ? (object[key] as string) : null;
@@ -81,6 +81,8 @@ function searchSubject(name: string, object: Record<string, unknown> | null, wid
   if (name === "glob" && pattern !== null) return clip(`${oneLine(pattern)}${where}`, width);
   if (name === "web_fetch" && text("url") !== null) return clip(oneLine(text("url") ?? ""), width);
   if (name === "todo_write" && Array.isArray(object?.todos)) return `${object.todos.length} items`;
+  if (name === "task" && text("agent") !== null)
+    return clip(`${text("agent")}: ${oneLine(text("prompt") ?? "")}`, width);
   const edits = patchEditArguments(object);
   if (name === "apply_patch" && edits !== null) {
     const paths = [...new Set(edits.map((edit) => edit.path))];

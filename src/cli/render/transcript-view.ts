@@ -18,8 +18,10 @@ import type { SessionEvent } from "../../api/session-events.js";
 import { unreachable } from "../../model/unreachable.js";
 import { compactionLine } from "./compaction-line.js";
 import { exclusionLine } from "./exclusion-line.js";
+import { interruptedMark } from "./interrupted-mark.js";
 import { outcomeNotice } from "./outcome-notice.js";
 import { dropsUnsavedText, type StreamedSegment } from "./streamed-segment.js";
+import { TaskNotices } from "./task-line.js";
 import { entryJson, entryText, toolLines } from "./tool-line.js";
 import type { TranscriptViewOptions } from "./transcript-view-options.js";
 import { type DeltaKind, TranscriptWriter } from "./transcript-writer.js";
@@ -36,6 +38,7 @@ export class TranscriptView {
   readonly #ownInputs = new Set<string>();
   readonly #shownTools = new Set<string>();
   readonly #calls = new Map<string, { name: string; args: unknown }>();
+  readonly #tasks = new TaskNotices();
   readonly #segments: StreamedSegment[] = [];
   readonly #writer: TranscriptWriter;
   /** A run that was under way when the view joined, until one of its messages starts in view. */
@@ -187,14 +190,16 @@ export class TranscriptView {
         // A status change of the joined run is seen live: messages after it are seen whole.
         if (event.data.run_id === this.#joinedTurn || event.data.phase === "idle") this.#joinedTurn = null;
         return;
+      case "task_started":
+      case "task_completed":
+        this.notice(this.#tasks.notice(event));
+        return;
       case "compaction_completed":
       case "input":
       case "usage":
       case "committed":
       case "approval_requested":
       case "approval_resolved":
-      case "task_started":
-      case "task_completed":
         return;
       default:
         unreachable(event, "unhandled stream event");
@@ -253,6 +258,8 @@ export class TranscriptView {
       case "assistant":
       case "thinking":
         this.#committedText(entry.kind === "assistant" ? "text" : "thinking", entry);
+        if (entry.interrupted === true && entry.kind === "assistant")
+          this.#writer.asideLine(paint.dim(interruptedMark));
         return;
       case "tool_call":
         this.#rememberCall(entry);

@@ -10,13 +10,7 @@ import type { ApprovalMode, ApprovalPolicy, PendingApproval } from "../../api/ap
 import type { BudgetView } from "../../api/budget.js";
 import type { HistoryPage } from "../../api/history.js";
 import type { SessionSettings } from "../../api/session-settings.js";
-import type {
-  SessionContext,
-  SessionSnapshot,
-  SessionStatus,
-  SessionUsage,
-  TodoItem,
-} from "../../api/session-snapshot.js";
+import type { SessionContext, SessionSnapshot, SessionStatus, TodoItem } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { RequestConfig } from "../../model/request-config.js";
 import { sessionBudgetView } from "../budget/budget-view.js";
@@ -25,6 +19,7 @@ import { readTailPage } from "../history/history-page.js";
 import type { SessionServices } from "../session/session-services.js";
 import { type ProviderDescription, settingsOf } from "../session/session-settings.js";
 import { emptyHistoryPage, historyBudget, sessionSnapshot } from "../session/session-snapshot.js";
+import { costTotal, usageTotal } from "../session/usage-roll-up.js";
 import type { InputRow } from "../storage/inputs-table.js";
 import type { CreatedSession } from "../storage/session-storage.js";
 import type { SessionRow } from "../storage/sessions-table.js";
@@ -71,11 +66,14 @@ export async function creationSnapshot(
   status: SessionStatus,
   cursor: StreamCursor,
   created: CreatedSession,
-  services: Pick<SessionServices, "describeProvider" | "storage" | "turnSettings" | "now" | "historySecret">,
+  services: Pick<
+    SessionServices,
+    "describeProvider" | "storage" | "turnSettings" | "now" | "historySecret" | "limitsOf"
+  >,
 ): Promise<SessionSnapshot> {
   const { row, restored } = created;
   const known = { log: wholeLog(restored.entries), row, status, cursor, pending: [] };
-  return finishSnapshot(await withState(parts, known, services), undefined, row.id, services, noUsage);
+  return finishSnapshot(await withState(parts, known, services), undefined, row.id, services, []);
 }
 
 /** The parts of a snapshot that come from the session's replayed state, the config and the budgets. */
@@ -108,14 +106,6 @@ async function withState(
   };
 }
 
-/** Usage of no tokens at all. */
-const noUsage: SessionUsage = {
-  prompt_tokens: 0,
-  completion_tokens: 0,
-  cached_prompt_tokens: 0,
-  total_tokens: 0,
-};
-
 /**
  * The snapshot of `parts` with its history read (outside the mailbox: the parts fix what is
  * read); `children`: the usage of the session's `task` children when known, else read.
@@ -124,16 +114,17 @@ export async function finishSnapshot(
   parts: SnapshotParts,
   tail: number | undefined,
   sessionId: string,
-  services: Pick<SessionServices, "historySecret" | "now" | "storage">,
-  children?: SessionUsage,
+  services: Pick<SessionServices, "historySecret" | "now" | "storage" | "limitsOf">,
+  children?: Awaited<ReturnType<SessionServices["storage"]["descendantUsage"]>>,
 ): Promise<SessionSnapshot> {
-  children ??= await services.storage.descendantUsage(sessionId);
-  const own = parts.row.usage;
-  const usageTotal = {
-    prompt_tokens: own.prompt_tokens + children.prompt_tokens,
-    completion_tokens: own.completion_tokens + children.completion_tokens,
-    cached_prompt_tokens: own.cached_prompt_tokens + children.cached_prompt_tokens,
-    total_tokens: own.total_tokens + children.total_tokens,
+  const descendants = children ?? (await services.storage.descendantUsage(sessionId));
+  const totals = {
+    usage: usageTotal(parts.row.usage, descendants),
+    costUsd: costTotal(
+      parts.context?.cost_usd ?? null,
+      descendants,
+      (profile, model) => services.limitsOf(profile, model)?.prices ?? null,
+    ),
   };
   const withHistory = (history: HistoryPage): SessionSnapshot =>
     sessionSnapshot(
@@ -147,7 +138,7 @@ export async function finishSnapshot(
       parts.context,
       parts.todos,
       parts.budget,
-      usageTotal,
+      totals,
     );
   const history = await readTailPage(parts.log, {
     sessionId,

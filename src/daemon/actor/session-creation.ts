@@ -47,6 +47,12 @@ export interface ForkSessionRequest {
   creationRequest?: CreateSessionBody;
   /** A `task` call's child forked from its parent (the source). */
   task?: ChildTask;
+  /**
+   * A task child's own provider, model and approval mode (its agent's), instead of the
+   * source's: the mode is logged after the copied entries with no session policy of its own
+   * (the configured one applies), as for a child created new.
+   */
+  agentSettings?: { providerProfile: string | null; model: string | null; approvalMode: ApprovalMode };
 }
 
 /** A session just created: its actor, and the snapshot its creation answers with (asked for at once). */
@@ -113,13 +119,14 @@ export function forkRecord(
   now: number,
 ): SessionRecord {
   const plan = planFork(entries, request.sourceSessionId, request.checkpointId, now);
+  const own = request.agentSettings;
   const row: NewSession = {
     id: request.id,
     name: request.name ?? source.name,
     workspace: source.workspace,
     parentId: source.id,
-    providerProfile: source.providerProfile,
-    model: source.model,
+    providerProfile: own === undefined ? source.providerProfile : own.providerProfile,
+    model: own === undefined ? source.model : own.model,
     systemPrompt: plan.systemPrompt,
     createdAt: now,
     fork: { checkpointId: request.checkpointId, entryHash: plan.origin.entry_hash },
@@ -127,5 +134,7 @@ export function forkRecord(
     ...(request.creationRequest === undefined ? {} : { creationRequest: request.creationRequest }),
     ...(request.task === undefined ? {} : { task: request.task }),
   };
-  return { row, entries: plan.entries };
+  if (own === undefined) return { row, entries: plan.entries };
+  const mode: LogEntry = { kind: "approval_policy_changed", ts: now, policy: null, mode: own.approvalMode };
+  return { row, entries: [...plan.entries, mode] };
 }

@@ -348,7 +348,7 @@ function findCall(history: readonly Item[], callId: string): ToolCallItem | unde
 }
 
 /** A logged request in its wire shape, with the call's arguments (bounded like a `tool` event's). */
-function pendingJson(request: LoggedRequest, history: readonly Item[]): PendingApproval {
+export function pendingJson(request: LoggedRequest, history: readonly Item[]): PendingApproval {
   const args = boundText(findCall(history, request.call_id)?.arguments ?? "{}");
   return {
     call_id: request.call_id,
@@ -363,7 +363,7 @@ function pendingJson(request: LoggedRequest, history: readonly Item[]): PendingA
 }
 
 /** A recorded answer in its wire shape. */
-function recordJson(answer: ResolvedApproval): ApprovalRecord {
+export function recordJson(answer: ResolvedApproval): ApprovalRecord {
   return {
     call_id: answer.call_id,
     decision: answer.decision,

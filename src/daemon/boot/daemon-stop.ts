@@ -24,6 +24,8 @@ export interface StoppableServing {
   lock: HomeLock;
   /** The metrics, exported once more at the end when they are pushed. */
   metrics: DaemonMetrics;
+  /** The cross-node wake-ups of waiting task calls (null off a cluster): their connection ends. */
+  taskWakeUps: { stop(): Promise<void> } | null;
 }
 
 /** The daemon's stop: `shutdown` (idempotent: every call gets the one drain) and `stopped`. */
@@ -56,6 +58,7 @@ export function daemonStop(parts: DaemonParts, serving: StoppableServing): Daemo
       await parts.notifications.stop();
       // Hand the sessions off at once: released leases, and a wake-up for the other nodes.
       await cluster?.stop();
+      await serving.taskWakeUps?.stop();
       await parts.sharedConfig?.stop();
       // Stop accepting and cut the streams before stopping the MCP servers, which may take
       // seconds: a client whose stream ended reconnects at once, and a listener still open

@@ -2,12 +2,16 @@
  * The daemon's delegation: the `task` tool's services (registry, storage, hub, limits,
  * config.json's agents and limits) and how a child session is made: in the parent's workspace,
  * with the daemon's default system prompt, the workspace's instructions and the agent's prompt,
- * the agent's profile and model (else the parent's), the parent's MCP servers, the agent's mode.
+ * the agent's profile and model (else the parent's), the parent's MCP servers, the agent's mode;
+ * a fork child likewise takes its agent's profile, model and mode (its log is the parent's).
  */
 
 import type { NewSessionRequest } from "../actor/session-creation.js";
+import { interruptOnOwner } from "../cluster/owner-interrupt.js";
+import { TaskWakeUps } from "../cluster/task-wake-ups.js";
 import { findProjectInstructions, withInstructions } from "../session/project-instructions.js";
-import type { Delegation } from "../session/session-services.js";
+import type { Delegation, SessionEventObserver } from "../session/session-services.js";
+import { PgSessionStorage } from "../storage/pg-session-storage.js";
 import { delegationOf } from "../task/delegation.js";
 import { TaskHub } from "../task/task-hub.js";
 import { TaskLimits } from "../task/task-limits.js";
@@ -35,6 +39,12 @@ export function delegationParts(
     limits,
     logger: parts.logger,
     pollMs: 500,
+    interruptElsewhere: async (sessionId, runId, through) =>
+      parts.cluster !== null &&
+      (await interruptOnOwner(parts.cluster, parts.settings.token, sessionId, {
+        run_id: runId,
+        through_input_order: through,
+      })),
     settings: () => {
       const config = parts.providers.current();
       return {
@@ -58,25 +68,54 @@ export function delegationParts(
         checkpointId,
         name: childName(request),
         task: { parentCallId: request.callId, agent: request.agentName },
+        agentSettings: { ...agentProvider(parts, request), approvalMode: request.agent.mode ?? "ask" },
       });
     },
   };
   return { delegation: delegationOf(services), hub };
 }
 
+/**
+ * On a cluster, the wake-ups of waiting `task` calls across nodes, listening (null on SQLite):
+ * announce each turn end and approval change through it, and the hub hears of other nodes'.
+ */
+export async function taskWakeUpsOf(parts: DaemonParts, hub: TaskHub): Promise<TaskWakeUps | null> {
+  const { storage, settings } = parts;
+  if (!(storage instanceof PgSessionStorage) || settings.database.kind !== "postgres") return null;
+  const wakeUps = new TaskWakeUps(storage.pool, parts.logger, {
+    turnEnded: (sessionId) => hub.wake(sessionId),
+    approvalsChanged: (sessionId) => hub.approvalsChanged(sessionId),
+  });
+  await wakeUps.start({ connectionString: settings.database.url });
+  return wakeUps;
+}
+
+/**
+ * The daemon's session event observer for tasks: the hub hears every event; on a cluster each
+ * turn end and each approval change of a session is announced to the other nodes, where a
+ * parent may wait on it (a relayed copy, with `session_id`, is a child's: not announced again).
+ */
+export function taskObserver(hub: TaskHub, wakeUps: TaskWakeUps | null): SessionEventObserver {
+  return (sessionId, type, data) => {
+    hub.observe(sessionId, type, data);
+    if (wakeUps === null) return;
+    if (type === "turn_completed") wakeUps.announce(sessionId);
+    const approval = type === "approval_requested" || type === "approval_resolved";
+    if (approval && (data as { session_id?: string }).session_id === undefined)
+      wakeUps.announceApprovals(sessionId);
+  };
+}
+
 /** The new session a `task` call's child is. */
 function childSession(parts: DaemonParts, request: ChildRequest): NewSessionRequest {
   const { parent, agent } = request;
-  // An agent's profile must exist now (its model defaults to that profile's).
-  const profile = agent.profile === undefined ? null : parts.providers.resolveProfile(agent.profile);
   const base = `${defaultSystemPrompt(parent.workspace)}\n\n${agent.prompt}`;
   const instructions = findProjectInstructions(parent.workspace, { hidden: parts.tooling.toolKit.hidden });
   return {
     id: request.id,
     workspace: parent.workspace,
     name: childName(request),
-    providerProfile: profile?.name ?? parent.providerProfile,
-    model: agent.model ?? (profile === null ? parent.model : profile.profile.model),
+    ...agentProvider(parts, request),
     systemPrompt: instructions === null ? base : withInstructions(base, instructions),
     mcpServers: parent.mcpServers,
     instructions:
@@ -85,6 +124,20 @@ function childSession(parts: DaemonParts, request: ChildRequest): NewSessionRequ
         : { path: instructions.path, bytes: instructions.bytes, truncated: instructions.truncated },
     ...(agent.mode === undefined ? {} : { approvalMode: agent.mode }),
     child: { parentId: parent.id, parentCallId: request.callId, agent: request.agentName },
+  };
+}
+
+/** The child's profile and model: its agent's, else its parent's. */
+function agentProvider(
+  parts: DaemonParts,
+  request: ChildRequest,
+): { providerProfile: string | null; model: string | null } {
+  const { parent, agent } = request;
+  // An agent's profile must exist now (its model defaults to that profile's).
+  const profile = agent.profile === undefined ? null : parts.providers.resolveProfile(agent.profile);
+  return {
+    providerProfile: profile?.name ?? parent.providerProfile,
+    model: agent.model ?? (profile === null ? parent.model : profile.profile.model),
   };
 }
 

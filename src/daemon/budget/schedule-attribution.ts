@@ -6,7 +6,9 @@
  * Boundary rule: the one place the client id's shape is written and read.
  */
 
-const prefix = "schedule:";
+/** The prefix of every client id a firing is admitted under (clients may not use it: routes/reserved-client-id.ts). */
+export const scheduleClientIdPrefix = "schedule:";
+const prefix = scheduleClientIdPrefix;
 
 /** The client id a firing of schedule `scheduleId` is admitted under. */
 export function scheduleClientId(scheduleId: string): string {

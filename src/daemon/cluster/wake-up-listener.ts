@@ -18,13 +18,21 @@ export class WakeUpListener {
   readonly #connection: pg.ClientConfig;
   readonly #channel: string;
   readonly #logger: SessionLogger;
-  readonly #wake: () => void;
+  readonly #wake: (payload: string) => void;
   #client: pg.Client | null = null;
   #reopening = false;
   #stopped = false;
 
-  /** Listen on `channel` with `connection`; `wake` runs for each notification. */
-  constructor(connection: pg.ClientConfig, channel: string, logger: SessionLogger, wake: () => void) {
+  /**
+   * Listen on `channel` with `connection`; `wake` runs for each notification with its payload
+   * (and with "" once a lost connection is back).
+   */
+  constructor(
+    connection: pg.ClientConfig,
+    channel: string,
+    logger: SessionLogger,
+    wake: (payload: string) => void,
+  ) {
     this.#connection = connection;
     this.#channel = channel;
     this.#logger = logger;
@@ -64,7 +72,7 @@ export class WakeUpListener {
     // Always listened to: an 'error' event with no listener would end the process.
     client.on("error", onLost);
     client.on("end", () => onLost());
-    client.on("notification", () => this.#wake());
+    client.on("notification", (message) => this.#wake(message.payload ?? ""));
     try {
       await client.connect();
       await client.query(`LISTEN ${this.#channel}`);
@@ -96,7 +104,7 @@ export class WakeUpListener {
           { attempts: attempt + 1, channel: this.#channel },
           "cluster wake-up connection is back",
         );
-        this.#wake();
+        this.#wake("");
         return;
       }
     } finally {

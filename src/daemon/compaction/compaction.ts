@@ -19,11 +19,12 @@ import { LlmClientError } from "../../model/llm-client.js";
 import type { ToolMeta } from "../../model/tools.js";
 import type { Usage } from "../../model/usage.js";
 import { isContextOverflow, reportedContextWindow } from "../../providers/context-overflow.js";
-import { costOf, type ModelLimits } from "../../providers/model-limits.js";
+import type { ModelLimits } from "../../providers/model-limits.js";
 import { boundText } from "../history/bounded-entry.js";
 import { turnLogFields } from "../session/log-fields.js";
 import type { SessionPort } from "../session/session-port.js";
 import type { BoundClient, SessionServices } from "../session/session-services.js";
+import { usageCost } from "../session/usage-roll-up.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import { ContextAccount } from "./context-accounting.js";
 import { summarizeItems } from "./context-summary.js";
@@ -172,7 +173,6 @@ export class SessionCompactor {
     const state = this.#port.log.state;
     const size = this.account.size(state);
     const last = state.last_compaction;
-    const usage = row.usage;
     return {
       used_tokens: size.tokens,
       estimated: size.estimated,
@@ -186,20 +186,7 @@ export class SessionCompactor {
           ? null
           : { position: last.position, before_tokens: last.before_tokens, after_tokens: last.after_tokens },
       last_compaction_error: this.#lastError,
-      cost_usd:
-        limits.prices === null
-          ? null
-          : Math.round(
-              costOf(
-                {
-                  input: usage.prompt_tokens,
-                  output: usage.completion_tokens,
-                  cacheRead: usage.cached_prompt_tokens,
-                  cacheWrite: 0,
-                },
-                limits.prices,
-              ) * 1_000_000,
-            ) / 1_000_000,
+      cost_usd: limits.prices === null ? null : usageCost(row.usage, limits.prices),
       warnings: limits.warnings,
     };
   }

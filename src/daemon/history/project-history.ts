@@ -15,7 +15,8 @@
  * tool reported an error); an empty or redacted reasoning item still yields a `thinking` entry,
  * with no content; a message in a hook_injected_items or note entry is a `note`; a tool result
  * whose call is not in the log gets the tool name "". A thinking entry carries
- * `thinking_duration_ms` (null when its reasoning item was not timed, e.g. in older logs).
+ * `thinking_duration_ms` (null when its reasoning item was not timed, e.g. in older logs). The
+ * entries of an answer an interrupt cut short carry `interrupted: true` (absent otherwise).
  */
 import type {
   HistoryCompaction,
@@ -83,6 +84,7 @@ export function projectEntry(placed: PlacedEntry, toolNames: ToolNames = new Map
   const createdAt = new Date(entry.ts).toISOString();
   const turnId = "turn_id" in entry ? (entry.turn_id ?? null) : null;
   const inputId = "input_id" in entry ? (entry.input_id ?? null) : null;
+  const interrupted = entry.kind === "assistant_items" && entry.interrupted === true;
   return drafts.map((draft, k) => {
     const id =
       draft.kind === "continuation" && inputId !== null
@@ -106,6 +108,7 @@ export function projectEntry(placed: PlacedEntry, toolNames: ToolNames = new Map
       ...(draft.thinkingMs === undefined ? {} : { thinking_duration_ms: draft.thinkingMs }),
       ...(draft.compaction === undefined ? {} : { compaction: draft.compaction }),
       ...(draft.excluded === undefined ? {} : { excluded: draft.excluded }),
+      ...(interrupted ? { interrupted: true as const } : {}),
     };
   });
 }

@@ -88,6 +88,23 @@ export function installBodyRules(app: HttpApp): void {
     }
   });
 
+  // Only a route's own page posts a form, and only a button without fields (the route's query
+  // carries what it needs): no form bodies anywhere else, so JSON stays the one request body.
+  app.addContentTypeParser(
+    "application/x-www-form-urlencoded",
+    { parseAs: "buffer" },
+    (request, body, done) => {
+      if (request.routeOptions.config.emptyFormPost !== true)
+        return done(
+          problem("unsupported_media_type", "request bodies must be sent as Content-Type: application/json"),
+          undefined,
+        );
+      if ((body as Buffer).length > 0)
+        return done(problem("invalid_request", "this form post takes no fields"), undefined);
+      done(null, undefined);
+    },
+  );
+
   app.addHook("preValidation", async (request) => {
     if (request.routeOptions.schema?.body !== undefined || request.body === undefined) return;
     const body = request.body;

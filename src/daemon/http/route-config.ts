@@ -25,6 +25,11 @@ declare module "fastify" {
     /** Answers a browser's page or asset (not JSON): the Accept check is left to the route. */
     page?: boolean;
     /**
+     * Takes a browser's form post with no fields (`application/x-www-form-urlencoded`, empty
+     * body) besides JSON: a page's button that changes state without any script.
+     */
+    emptyFormPost?: boolean;
+    /**
      * The least role that may call the route (src/api/roles.ts). A route that declares none needs
      * admin, so a new route is closed to lesser tokens until someone decides otherwise.
      */

@@ -1,7 +1,8 @@
 /**
  * Which webhook deliveries a commit owes: the events its entries and row writes are
  * (`approval_requested` for a tool call waiting for an answer, `question` for an `ask_user`
- * call, `turn_completed` and `turn_failed` for a turn's end), one outbox row per event and
+ * call, `turn_completed` for a turn's end completed or interrupted, `turn_failed` for one failed
+ * or abandoned), one outbox row per event and
  * subscribed target, each with the exact body that will be posted. The body is fixed here, at
  * commit, so every retry posts the same bytes under the same id.
  *
@@ -84,8 +85,10 @@ function commitEvents(
   const end = writes.endTurn;
   if (end !== undefined) {
     const data = { turn_id: end.id, state: end.state, error: end.error };
-    // An interrupted turn ended because someone asked: nobody needs telling.
-    if (end.state === "completed") events.push({ event: "turn_completed", data });
+    // An interrupted turn ended too (its `state` says how): whoever did not interrupt it learns
+    // that the session now waits for input, its cut answer logged.
+    if (end.state === "completed" || end.state === "interrupted")
+      events.push({ event: "turn_completed", data });
     else if (end.state === "failed" || end.state === "abandoned") events.push({ event: "turn_failed", data });
   }
   return events;

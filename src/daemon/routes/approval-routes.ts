@@ -18,6 +18,7 @@ import type { HttpApp } from "../http/create-http-app.js";
 import { senderOf } from "../http/credential.js";
 import { registerResource } from "../http/resource.js";
 import { actorBodyRoute, actorRoute } from "./actor-route.js";
+import { checkClientIdNotReserved } from "./reserved-client-id.js";
 import type { RouteServices } from "./route-services.js";
 
 const AnswerParams = Type.Object({
@@ -38,11 +39,15 @@ export function registerApprovalRoutes(app: HttpApp, services: RouteServices): v
       answer: [200, ApprovalRecordSchema],
       // An allow lets a tool run: not while the daemon drains.
       startsWork: true,
-      input: (request) => ({
-        callId: (request.params as Static<typeof AnswerParams>).callId,
-        body: request.body as ApprovalAnswerBody,
-        sender: senderOf(request.raw),
-      }),
+      input: (request) => {
+        const body = request.body as ApprovalAnswerBody;
+        checkClientIdNotReserved(body.client_id);
+        return {
+          callId: (request.params as Static<typeof AnswerParams>).callId,
+          body,
+          sender: senderOf(request.raw),
+        };
+      },
       act: (actor, { callId, body, sender }) => actor.answerApproval(callId, body, sender),
     }),
   });

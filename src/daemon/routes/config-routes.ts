@@ -84,7 +84,10 @@ export function registerConfigRoutes(app: HttpApp, options: ConfigRouteOptions):
       schema: { params: nameParams, body: ConfigSettingBodySchema, response: { 200: ConfigViewSchema } },
       config: {
         role: "admin",
-        doc: { summary: "Set `active`, `approvalPolicy` or `maxToolRounds` in the cluster's shared config" },
+        doc: {
+          summary:
+            "Set `active`, `approvalPolicy`, `maxToolRounds` or `budgets` in the cluster's shared config",
+        },
       },
       handler: async (request) => {
         const { name } = request.params as { name: string };

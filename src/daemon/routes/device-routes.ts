@@ -2,7 +2,7 @@
  * Devices: `POST /devices` (a device waiting for its pairing, and its one-time link with the
  * link's QR code), `GET /devices` (never a secret) and `DELETE /devices/{name}` (revoke: the
  * device's cookie is refused from its next request on, on every node). Admin only, like every
- * route that changes who may do what. The link itself is spent at `GET /pair` (pairing-route.ts).
+ * route that changes who may do what. The link itself is spent at `POST /pair`, the button of the page `GET /pair` shows (pairing-route.ts).
  *
  * Boundary rule: checks and storage; the ingress hook looks devices' cookies up (token-lookup.ts).
  */

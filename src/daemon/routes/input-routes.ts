@@ -28,6 +28,7 @@ import type { InputSource } from "../storage/inputs-table.js";
 import { actorBodyRoute, actorRoute } from "./actor-route.js";
 import { checkIdShape, checkNewId } from "./client-id.js";
 import { answerWith } from "./daemon-problem.js";
+import { checkClientIdNotReserved } from "./reserved-client-id.js";
 import type { RouteServices } from "./route-services.js";
 
 const InputParams = Type.Object({ sid: Type.String(), iid: Type.String() });
@@ -75,6 +76,7 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
         checkIdShape(sid, "session id");
         checkNewId(iid, "input id", services.now());
         const body = request.body as InputBody;
+        checkClientIdNotReserved(body.client_id);
         const intent: InputIntent =
           body.kind === "message" ? { kind: "message", text: body.text } : { kind: "continue" };
         if (intent.kind === "message" && intent.text.trim() === "") {

@@ -1,13 +1,18 @@
 /**
- * `GET /pair?code=…`: a phone's browser spends a device's one-time pairing code and is signed in
- * as the device (its own cookie, kept in the database by digest, so every node knows it). A code
- * that is unknown, spent or expired answers a short page that says so (or, to a client that does
- * not ask for HTML, 401 pairing_code_invalid).
+ * `GET /pair?code=…` shows a phone's browser a page with one button; its post (`POST
+ * /pair?code=…`) spends the device's one-time pairing code and signs the browser in as the device
+ * (its own cookie, kept in the database by digest, so every node knows it). A code that is
+ * unknown, spent or expired answers a short page that says so (or, to a client that does not ask
+ * for HTML, 401 pairing_code_invalid).
+ *
+ * Why a button: a GET must change nothing. A link shared through a chat is fetched first by the
+ * chat's link previewer, which would otherwise spend the code and keep the device's cookie.
  *
  * Boundary rule: public, like the login link: the code is the credential. Only the digests of the
  * code and of the cookie are ever stored.
  */
 import { randomBytes } from "node:crypto";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { sessionCookieName } from "../../api/browser-login.js";
 import { deviceLoginLifetimeMs, pairingLifetimeMs, pairPath } from "../../api/devices.js";
@@ -20,7 +25,7 @@ import type { DeviceStore } from "../storage/device-store.js";
 import { answerWith } from "./daemon-problem.js";
 
 const PairQuery = Type.Object(
-  { code: Type.String({ minLength: 1, maxLength: 256 }) },
+  { code: Type.String({ minLength: 1, maxLength: 256, pattern: "^[A-Za-z0-9_-]+$" }) },
   { additionalProperties: false },
 );
 
@@ -38,13 +43,50 @@ const spentPage = `<!doctype html>
 </body></html>
 `;
 
-/** Register `GET /pair`. */
-export function registerPairingRoute(
-  app: HttpApp,
-  options: { devices: DeviceStore; now(): number; port(): number },
-): void {
+/** The page a pairing link opens: one button that posts the code (no style, no script). */
+function confirmPage(code: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Pair this browser with Skein</title></head>
+<body><h1>Pair this browser with Skein</h1>
+<p>This signs this browser in as the device the link was made for. The link works once.</p>
+<form method="post" action="${pairPath}?code=${code}"><button type="submit">Pair this browser</button></form>
+</body></html>
+`;
+}
+
+type PairingOptions = { devices: DeviceStore; now(): number; port(): number };
+
+/** Register `GET /pair` (the page) and `POST /pair` (spend the code). */
+export function registerPairingRoute(app: HttpApp, options: PairingOptions): void {
   registerResource(app, pairPath, {
     GET: {
+      schema: {
+        querystring: PairQuery,
+        response: {
+          200: {
+            description: "a page with one button that posts the code (spends nothing)",
+            content: { "text/html": { schema: Type.String() } },
+          },
+        },
+      },
+      config: {
+        public: true,
+        page: true,
+        doc: { summary: "A device's pairing link: a page whose button pairs this browser" },
+      },
+      handler: async (request, reply) =>
+        reply
+          .code(200)
+          .headers(pageSecurityHeaders)
+          .header("content-type", "text/html; charset=utf-8")
+          .header("cache-control", "no-store")
+          // With no-referrer a browser posts the form with `Origin: null`, which the origin check
+          // refuses; same-origin still sends the link to nobody else.
+          .header("referrer-policy", "same-origin")
+          .send(confirmPage((request.query as { code: string }).code)),
+    },
+    POST: {
       schema: {
         querystring: PairQuery,
         response: {
@@ -57,37 +99,45 @@ export function registerPairingRoute(
       config: {
         public: true,
         page: true,
-        doc: { summary: "Spend a device's pairing link: sign this browser in as the device" },
+        emptyFormPost: true,
+        doc: { summary: "Spend a device's pairing code: sign this browser in as the device" },
       },
-      handler: async (request, reply) => {
-        const { code } = request.query as { code: string };
-        const cookieValue = randomBytes(32).toString("base64url");
-        const now = options.now();
-        const device = await answerWith(() =>
-          options.devices.pair(secretDigest(code), secretDigest(cookieValue), now),
-        );
-        if (device === null) {
-          if (!(request.headers.accept ?? "").includes("text/html"))
-            throw problem("pairing_code_invalid", spentDetail);
-          return reply
-            .code(401)
-            .headers(pageSecurityHeaders)
-            .header("content-type", "text/html; charset=utf-8")
-            .header("cache-control", "no-store")
-            .send(spentPage);
-        }
-        const maxAge = Math.floor(deviceLoginLifetimeMs / 1000);
-        return reply
-          .code(303)
-          .headers(pageSecurityHeaders)
-          .header("cache-control", "no-store")
-          .header(
-            "set-cookie",
-            `${sessionCookieName(options.port())}=${cookieValue}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Strict`,
-          )
-          .header("location", "/")
-          .send();
-      },
+      handler: (request, reply) => spendPairingCode(request, reply, options),
     },
   });
+}
+
+/** `POST /pair`: spend the code; 303 with the device's cookie, or the spent page / 401. */
+async function spendPairingCode(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: PairingOptions,
+): Promise<FastifyReply> {
+  const { code } = request.query as { code: string };
+  const cookieValue = randomBytes(32).toString("base64url");
+  const now = options.now();
+  const device = await answerWith(() =>
+    options.devices.pair(secretDigest(code), secretDigest(cookieValue), now),
+  );
+  if (device === null) {
+    if (!(request.headers.accept ?? "").includes("text/html"))
+      throw problem("pairing_code_invalid", spentDetail);
+    return reply
+      .code(401)
+      .headers(pageSecurityHeaders)
+      .header("content-type", "text/html; charset=utf-8")
+      .header("cache-control", "no-store")
+      .send(spentPage);
+  }
+  const maxAge = Math.floor(deviceLoginLifetimeMs / 1000);
+  return reply
+    .code(303)
+    .headers(pageSecurityHeaders)
+    .header("cache-control", "no-store")
+    .header(
+      "set-cookie",
+      `${sessionCookieName(options.port())}=${cookieValue}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Strict`,
+    )
+    .header("location", "/")
+    .send();
 }

@@ -46,20 +46,23 @@ export function registerScheduleRoutes(app: HttpApp, services: RouteServices, ne
         const row = await answerWith(() => checkedRow(services, request.body as CreateScheduleBody, newId));
         const stored = await answerWith(() => storage.createSchedule(row));
         if (!stored) throw problem("schedule_exists", `schedule ${row.id} already exists`);
-        return reply.code(201).header("location", `/schedules/${row.id}`).send(scheduleOf(row));
+        return reply.code(201).header("location", `/schedules/${row.id}`).send(scheduleOf(row, null));
       },
     },
     GET: {
       schema: { response: { 200: ScheduleListSchema } },
       config: { role: "viewer", doc: { summary: "Every schedule, oldest first" } },
-      handler: async () => ({ schedules: (await answerWith(() => storage.listSchedules())).map(scheduleOf) }),
+      handler: async () => {
+        const rows = await answerWith(() => storage.listSchedules());
+        return { schedules: await Promise.all(rows.map((row) => withLastTurn(services, row))) };
+      },
     },
   });
   registerResource(app, "/schedules/:id", {
     GET: {
       schema: { params: ScheduleParams, response: { 200: ScheduleSchema } },
       config: { role: "viewer", doc: { summary: "A schedule" } },
-      handler: async (request) => scheduleOf(await found(services, idOf(request))),
+      handler: async (request) => withLastTurn(services, await found(services, idOf(request))),
     },
     PATCH: {
       schema: { params: ScheduleParams, body: PatchScheduleBodySchema, response: { 200: ScheduleSchema } },
@@ -69,7 +72,7 @@ export function registerScheduleRoutes(app: HttpApp, services: RouteServices, ne
         const body = request.body as PatchScheduleBody;
         const changed = await answerWith(() => storage.setSchedulePaused(id, body.paused));
         if (!changed) throw notFound(id);
-        return scheduleOf(await found(services, id));
+        return withLastTurn(services, await found(services, id));
       },
     },
     DELETE: {
@@ -162,7 +165,15 @@ function timingOfBody(body: CreateScheduleBody): ScheduleTiming {
 }
 
 /** A stored schedule on the wire. */
-function scheduleOf(row: ScheduleRow): Schedule {
+/** A stored schedule on the wire, with the turn of its last firing (its input's receipt's). */
+async function withLastTurn(services: RouteServices, row: ScheduleRow): Promise<Schedule> {
+  if (row.lastSessionId === null || row.lastInputId === null) return scheduleOf(row, null);
+  const { lastSessionId, lastInputId } = row;
+  const receipt = await answerWith(() => services.storage.getReceipt(lastSessionId, lastInputId));
+  return scheduleOf(row, receipt?.turn ?? null);
+}
+
+function scheduleOf(row: ScheduleRow, lastTurn: Schedule["last_turn"]): Schedule {
   const time = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   return {
     id: row.id,
@@ -179,6 +190,7 @@ function scheduleOf(row: ScheduleRow): Schedule {
     budget: row.budget,
     last_input_id: row.lastInputId,
     last_session_id: row.lastSessionId,
+    last_turn: lastTurn,
     created_at: new Date(row.createdAt).toISOString(),
   };
 }

@@ -156,10 +156,15 @@ export class Scheduler {
     const intent: InputIntent = { kind: "message", text: row.prompt };
     try {
       if (row.newSession !== null) await this.#ensureSession(sessionId, row.newSession);
-      await registry.withActor(sessionId, (actor) =>
-        actor.submit(inputId, intent, { clientId: scheduleClientId(row.id), sentBy: null, sentFrom: null }),
+      const clientId = scheduleClientId(row.id);
+      const receipt = await registry.withActor(sessionId, (actor) =>
+        actor.submit(inputId, intent, { clientId, sentBy: null, sentFrom: null }),
       );
-      return "admitted";
+      if (receipt.client_id === clientId) return "admitted";
+      // A client sent an input under this firing's id first (the derivation is public): that
+      // input is the client's, not the schedule's, so the firing counts as refused.
+      logger.warn({ schedule_id: row.id, input_id: inputId }, "a client's input took the firing's id");
+      return "refused";
     } catch (error) {
       if (this.#services.ownedElsewhere(error)) return "elsewhere";
       if (error instanceof SessionNotFoundError || (error instanceof ProblemError && error.status < 500)) {

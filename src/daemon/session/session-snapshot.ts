@@ -133,7 +133,10 @@ export function sessionSnapshot(
   context: SessionContext | null,
   todos: readonly TodoItem[],
   budget: BudgetView | null,
-  usageTotal: SessionUsage = row.usage,
+  totals: { usage: SessionUsage; costUsd: number | null } = {
+    usage: row.usage,
+    costUsd: context?.cost_usd ?? null,
+  },
 ): SessionSnapshot {
   return {
     ...sessionSummary(row, status, cursor, settings.effective),
@@ -151,6 +154,7 @@ export function sessionSnapshot(
     context,
     todos: todos.map((todo) => ({ ...todo })),
     budget,
-    usage_total: usageTotal,
+    usage_total: totals.usage,
+    cost_total_usd: totals.costUsd,
   };
 }

@@ -10,7 +10,7 @@
  * the fence first, when there is one (cluster mode), in the write's own transaction.
  */
 import type { InputReceipt } from "../../api/inputs.js";
-import type { SessionPreview, SessionUsage } from "../../api/session-snapshot.js";
+import type { SessionPreview } from "../../api/session-snapshot.js";
 import { type Awaitable, andThen } from "../../log/awaitable.js";
 import { collectState } from "../../log/collect-state.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
@@ -27,6 +27,7 @@ import { checkpointedWriter } from "./checkpointed-writer.js";
 import { createSessionOn } from "./create-session.js";
 import { appliedSchemaVersionProgram } from "./daemon-schema.js";
 import { checkDeliveredWithin, lastDeliveredInputProgram } from "./delivery-evidence.js";
+import { type DescendantUsage, descendantUsageProgram } from "./descendant-usage.js";
 import { GuardedLog } from "./guarded-log.js";
 import {
   type Admission,
@@ -66,7 +67,6 @@ import type {
   WriteFence,
 } from "./session-storage.js";
 import {
-  descendantUsageProgram,
   getSessionProgram,
   listSessionsProgram,
   type NewSession,
@@ -192,7 +192,7 @@ export class BackendSessionStorage<Tx> implements SessionStorage {
     return this.#shared.backend.read(listSessionsProgram(filter));
   }
 
-  descendantUsage(sessionId: string): Promise<SessionUsage> {
+  descendantUsage(sessionId: string): Promise<DescendantUsage[]> {
     return this.#shared.backend.read(descendantUsageProgram(sessionId));
   }
 

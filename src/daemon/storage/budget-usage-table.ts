@@ -13,7 +13,7 @@
  */
 import type { LogEntry, RequestUsage } from "../../log/entries.js";
 import { unreachable } from "../../model/unreachable.js";
-import { get, run, type SqlProgram } from "./sql-program.js";
+import { all, get, run, type SqlProgram } from "./sql-program.js";
 
 /** Milliseconds in a UTC day (days are counted from the Unix epoch). */
 export const dayMs = 86_400_000;
@@ -42,7 +42,10 @@ export interface UsageTotals {
   costUsd: number;
 }
 
-/** Whose usage a budget counts: one session's, one profile's (all its sessions), one schedule's (its firings' turns). */
+/**
+ * Whose usage a budget counts: one session's (with its `task` children's), one profile's (all its
+ * sessions), one schedule's (its firings' turns).
+ */
 export type UsageScope =
   | { kind: "session"; sessionId: string }
   | { kind: "profile"; profile: string }
@@ -70,34 +73,53 @@ export function* recordUsageProgram(sessionId: string, entries: readonly LogEntr
   }
 }
 
-/** What `scope` used from UTC day `fromDay` on (null: ever). */
+/**
+ * A session and the `task` children its calls started, and theirs, recursively (a fork is no
+ * child: it pays for itself): whose usage the session's budget counts, since a child's requests
+ * are made for its parent's turn.
+ */
+function* sessionAndTaskChildrenProgram(sessionId: string): SqlProgram<string[]> {
+  const rows = yield* all<{ id: string }>(
+    `WITH RECURSIVE tree(id) AS (
+       SELECT id FROM sessions WHERE parent_id = ? AND parent_call_id IS NOT NULL
+       UNION ALL
+       SELECT s.id FROM sessions s JOIN tree t ON s.parent_id = t.id WHERE s.parent_call_id IS NOT NULL
+     )
+     SELECT id FROM tree`,
+    sessionId,
+  );
+  return [sessionId, ...rows.map((row) => row.id)];
+}
+
+/** What `scope` used from UTC day `fromDay` on (null: ever); a session's includes its `task` children's. */
 export function* usageTotalsProgram(scope: UsageScope, fromDay: number | null): SqlProgram<UsageTotals> {
-  const [column, value] = scopeColumn(scope);
-  const sums =
-    "SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost_nanos), 0) AS cost_nanos FROM budget_usage";
+  // Two reads, not one join: each then goes through its index (a session's rows by the key).
+  const [column, values] =
+    scope.kind === "session"
+      ? ["session_id", yield* sessionAndTaskChildrenProgram(scope.sessionId)]
+      : [scope.kind, [scopeValue(scope)]];
+  const match = values.length === 1 ? `${column} = ?` : `${column} IN (${values.map(() => "?").join(", ")})`;
+  const sums = `SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost_nanos), 0) AS cost_nanos FROM budget_usage WHERE ${match}`;
   const row =
     fromDay === null
-      ? yield* get<{ tokens: number | string; cost_nanos: number | string }>(
-          `${sums} WHERE ${column} = ?`,
-          value,
-        )
+      ? yield* get<{ tokens: number | string; cost_nanos: number | string }>(sums, ...values)
       : yield* get<{ tokens: number | string; cost_nanos: number | string }>(
-          `${sums} WHERE ${column} = ? AND day >= ?`,
-          value,
+          `${sums} AND day >= ?`,
+          ...values,
           fromDay,
         );
   // PostgreSQL answers a BIGINT sum as a numeric string.
   return { tokens: Number(row?.tokens ?? 0), costUsd: Number(row?.cost_nanos ?? 0) / nanosPerUsd };
 }
 
-function scopeColumn(scope: UsageScope): [string, string] {
+function scopeValue(scope: UsageScope): string {
   switch (scope.kind) {
     case "session":
-      return ["session_id", scope.sessionId];
+      return scope.sessionId;
     case "profile":
-      return ["profile", scope.profile];
+      return scope.profile;
     case "schedule":
-      return ["schedule", scope.scheduleId];
+      return scope.scheduleId;
     default:
       return unreachable(scope, "unknown usage scope");
   }

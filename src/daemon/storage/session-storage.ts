@@ -9,7 +9,7 @@
  */
 
 import type { EndedTurnState, InputReceipt } from "../../api/inputs.js";
-import type { SessionPreview, SessionUsage } from "../../api/session-snapshot.js";
+import type { SessionPreview } from "../../api/session-snapshot.js";
 import type { Awaitable } from "../../log/awaitable.js";
 import type { RestoredState } from "../../log/collect-state.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
@@ -21,6 +21,7 @@ import type { PrefixOptions, RestoredLog } from "../../log/tail-restore.js";
 import type { Usage } from "../../model/usage.js";
 import type { ApiTokenStore } from "./api-token-store.js";
 import type { UsageScope, UsageTotals } from "./budget-usage-table.js";
+import type { DescendantUsage } from "./descendant-usage.js";
 import type { Admission, InputRow, NewInput } from "./inputs-table.js";
 import type { ClaimedNotification, NewNotification, NotificationSettlement } from "./outbox-table.js";
 import type { RejectedCreation } from "./rejected-creations-table.js";
@@ -194,8 +195,8 @@ export interface SessionStorage {
   ): Promise<CreatedSession>;
   getSession(sessionId: string): Promise<SessionRow | null>;
   listSessions(filter?: SessionListFilter): Promise<SessionRow[]>;
-  /** The usage of the session's `task` children, recursively, summed. */
-  descendantUsage(sessionId: string): Promise<SessionUsage>;
+  /** The usage of the session's `task` children, recursively, summed per profile and model. */
+  descendantUsage(sessionId: string): Promise<DescendantUsage[]>;
   /** Remove the session: its log (through the log store) and every row about it. */
   deleteSession(sessionId: string): Promise<void>;
   /** Store a repaired preview (no log entry). */

@@ -214,32 +214,6 @@ export function listSessions(db: DaemonDatabase, filter: SessionListFilter = { k
   return runSqlite(db, listSessionsProgram(filter));
 }
 
-/**
- * The usage of every child session `task` calls of `sessionId` started, and of theirs,
- * recursively (a fork is no child: its usage is its own), summed.
- */
-export function* descendantUsageProgram(sessionId: string): SqlProgram<SessionUsage> {
-  const row = yield* get<Record<keyof SessionUsage, number | string | null>>(
-    `WITH RECURSIVE tree(id) AS (
-       SELECT id FROM sessions WHERE parent_id = ? AND parent_call_id IS NOT NULL
-       UNION ALL
-       SELECT s.id FROM sessions s JOIN tree t ON s.parent_id = t.id WHERE s.parent_call_id IS NOT NULL
-     )
-     SELECT SUM(usage_prompt_tokens) AS prompt_tokens, SUM(usage_completion_tokens) AS completion_tokens,
-       SUM(usage_cached_prompt_tokens) AS cached_prompt_tokens, SUM(usage_total_tokens) AS total_tokens
-     FROM sessions WHERE id IN (SELECT id FROM tree)`,
-    sessionId,
-  );
-  // PostgreSQL sums BIGINTs as NUMERIC, which its driver gives as text.
-  const count = (value: number | string | null | undefined): number => Number(value ?? 0);
-  return {
-    prompt_tokens: count(row?.prompt_tokens),
-    completion_tokens: count(row?.completion_tokens),
-    cached_prompt_tokens: count(row?.cached_prompt_tokens),
-    total_tokens: count(row?.total_tokens),
-  };
-}
-
 /** Whether `row` is one of the sessions `filter` selects. */
 export function sessionMatches(row: Pick<SessionRow, "parentId">, filter: SessionListFilter): boolean {
   switch (filter.kind) {

@@ -1,31 +1,44 @@
 /**
  * What a waiting `task` call hears of its child in this daemon: every event a session publishes
  * passes `observe` (the daemon's session event observer), which wakes the calls waiting on that
- * session and relays a child's `approval_requested` to its parent's stream with the child's
- * `session_id`. A child another node runs publishes nothing here: the waiting call also looks at
- * the database on a bounded poll (task-run.ts), so no wake-up can be missed, only be late.
+ * session and hands a child's `approval_requested` and `approval_resolved` to the call's relay
+ * (approval-relay.ts), which tells the parent's stream. A child another node runs publishes
+ * nothing here: on a cluster that node announces its turn ends and approval changes
+ * (cluster/task-wake-ups.ts, calling `wake` and `approvalsChanged`), and the waiting call also
+ * looks at the database on a bounded poll (task-run.ts), so no wake-up can be missed, only be late.
  *
  * Boundary rule: in memory only; it never reads storage.
  */
 import type { SessionEventData } from "../../api/session-events.js";
-import type { EventPublisher } from "../session/session-services.js";
+import type { ApprovalRelay } from "./approval-relay.js";
 
 /** Events of a child after which its input's state may have changed. */
 const wakingEvents: ReadonlySet<string> = new Set(["turn_completed", "input", "status"]);
 
 export class TaskHub {
   readonly #wakers = new Map<string, Set<() => void>>();
-  readonly #relays = new Map<string, EventPublisher>();
+  readonly #relays = new Map<string, ApprovalRelay>();
 
   /** One event of a session (cheap: a map lookup for sessions nobody waits on). */
   observe<T extends keyof SessionEventData>(sessionId: string, type: T, data: SessionEventData[T]): void {
     if (type === "approval_requested") {
-      const relay = this.#relays.get(sessionId);
-      const request = data as SessionEventData["approval_requested"];
-      relay?.("approval_requested", { ...request, session_id: request.session_id ?? sessionId });
+      this.#relays.get(sessionId)?.requested(data as SessionEventData["approval_requested"]);
       return;
     }
-    if (!wakingEvents.has(type)) return;
+    if (type === "approval_resolved") {
+      this.#relays.get(sessionId)?.resolved(data as SessionEventData["approval_resolved"]);
+      return;
+    }
+    if (wakingEvents.has(type)) this.wake(sessionId);
+  }
+
+  /** Another node announced that `sessionId`'s approvals changed: the call waiting on it catches up. */
+  approvalsChanged(sessionId: string): void {
+    void this.#relays.get(sessionId)?.catchUp();
+  }
+
+  /** Wake the calls waiting on `sessionId` now (an event here, or another node announced its turn end). */
+  wake(sessionId: string): void {
     const wakers = this.#wakers.get(sessionId);
     if (wakers === undefined) return;
     this.#wakers.delete(sessionId);
@@ -53,11 +66,11 @@ export class TaskHub {
     });
   }
 
-  /** Relay the approval requests of `childId` to its parent's stream until the returned function is called. */
-  relayApprovals(childId: string, publish: EventPublisher): () => void {
-    this.#relays.set(childId, publish);
+  /** Relay the approvals of `childId` through `relay` until the returned function is called. */
+  relayApprovals(childId: string, relay: ApprovalRelay): () => void {
+    this.#relays.set(childId, relay);
     return () => {
-      if (this.#relays.get(childId) === publish) this.#relays.delete(childId);
+      if (this.#relays.get(childId) === relay) this.#relays.delete(childId);
     };
   }
 }

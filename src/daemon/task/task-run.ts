@@ -10,13 +10,17 @@
  * Boundary rule: the child is an ordinary session: it is created, fed and interrupted only
  * through the registry, as any client would.
  */
+import type { ApprovalRecord } from "../../api/approvals.js";
 import type { InputReceipt } from "../../api/inputs.js";
 import type { SessionUsage } from "../../api/session-snapshot.js";
 import type { AgentDefinition } from "../../home/agent-definition.js";
+import { collectState } from "../../log/collect-state.js";
 import { ToolError, type ToolOutput } from "../../model/tools.js";
+import { pendingJson, recordJson } from "../approval/approval-gate.js";
 import { SessionExistsError } from "../errors.js";
 import type { EventPublisher } from "../session/session-services.js";
 import type { SessionRow } from "../storage/sessions-table.js";
+import { ApprovalRelay, type ChildApprovals } from "./approval-relay.js";
 import { type ChildEnding, childEnding } from "./child-ending.js";
 import type { TaskArguments } from "./task-arguments.js";
 import { taskId } from "./task-id.js";
@@ -45,14 +49,16 @@ export async function runTask(services: TaskServices, call: TaskCall): Promise<T
   );
   const childId = taskId("session", parent.id, callId);
   const inputId = taskId("input", parent.id, callId);
-  const stopRelay = services.hub.relayApprovals(childId, call.publish);
+  const relay = new ApprovalRelay(childId, call.publish, () => childApprovals(services, childId));
+  const stopRelay = services.hub.relayApprovals(childId, relay);
   try {
     await ensureChild(services, call, childId);
     call.publish("task_started", { call_id: callId, child_session_id: childId, agent: args.agent });
     // A fork's system prompt is its parent's: the agent's prompt comes with the task instead.
     const text = args.context === "fork" ? `${call.agent.prompt}\n\n${args.prompt}` : args.prompt;
     await admit(services, childId, inputId, text, parent.id);
-    await relayWaiting(services, childId, call.publish);
+    // Calls of the child that already wait (asked before a restart, or on another node).
+    await relay.catchUp();
     const ending = await waitForEnding(services, childId, inputId, signal);
     const usage = await usageOf(services, childId);
     call.publish("task_completed", {
@@ -108,13 +114,24 @@ async function admit(
   }
 }
 
-/** Calls of the child that already wait (asked before a restart): the parent's stream hears of them too. */
-async function relayWaiting(services: TaskServices, childId: string, publish: EventPublisher): Promise<void> {
-  const actor = services.registry.loaded(childId);
-  if (actor === undefined) return;
-  const snapshot = await actor.snapshot(0);
-  for (const request of snapshot.pending_approvals)
-    publish("approval_requested", { ...request, session_id: childId });
+/**
+ * The child's approvals: its snapshot's when this node runs it (its answers reach the relay as
+ * events), else from its stored log (null, logged, when it cannot be read now).
+ */
+async function childApprovals(services: TaskServices, childId: string): Promise<ChildApprovals | null> {
+  try {
+    const actor = services.registry.loaded(childId);
+    if (actor !== undefined) return { pending: (await actor.snapshot(0)).pending_approvals, decisions: {} };
+    const { pending_approvals, approval_decisions, history } = collectState(
+      await services.storage.readLog(childId),
+    );
+    const decisions: Record<string, ApprovalRecord> = {};
+    for (const [callId, answer] of Object.entries(approval_decisions)) decisions[callId] = recordJson(answer);
+    return { pending: pending_approvals.map((request) => pendingJson(request, history)), decisions };
+  } catch (error) {
+    services.logger.warn({ session_id: childId, err: error }, "could not read a task child's approvals");
+    return null;
+  }
 }
 
 /** Wait until the child's work on `inputId` ended; on an abort, interrupt the child and rethrow. */
@@ -146,15 +163,32 @@ async function waitForEnding(
   }
 }
 
-/** The parent's call was stopped: stop the child's turn for the task, or its input if still queued. */
+/**
+ * The parent's call was stopped: stop the child's turn for the task, or its input if still
+ * queued, on the node that owns the child (this one, or another node of the cluster).
+ */
 async function interruptChild(services: TaskServices, childId: string, receipt: InputReceipt): Promise<void> {
+  const through = receipt.turn === null ? receipt.acceptance_order : 0;
   try {
-    await services.registry.withActor(childId, (actor) =>
-      actor.interrupt(receipt.turn?.id ?? null, receipt.turn === null ? receipt.acceptance_order : 0),
-    );
+    const runId = await taskTurnOf(services, childId, receipt);
+    if (await services.interruptElsewhere(childId, runId, through)) return;
+    await services.registry.withActor(childId, (actor) => actor.interrupt(runId, through));
   } catch (error) {
     services.logger.warn({ session_id: childId, err: error }, "could not interrupt a task's child session");
   }
+}
+
+/**
+ * The child's turn that works on the task now: the input's own, or, when a crash cut that one
+ * short (abandoned, no ending yet), the turn that goes on with it, which is the child's running one.
+ */
+async function taskTurnOf(
+  services: TaskServices,
+  childId: string,
+  receipt: InputReceipt,
+): Promise<string | null> {
+  if (receipt.turn === null || receipt.turn.state === "running") return receipt.turn?.id ?? null;
+  return (await services.storage.runningTurnOf(childId))?.id ?? null;
 }
 
 async function usageOf(services: TaskServices, childId: string): Promise<SessionUsage> {

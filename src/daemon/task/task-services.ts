@@ -38,6 +38,11 @@ export interface TaskServices {
   /** Create the child session; throws SessionExistsError when it exists already. */
   createChild(request: ChildRequest): Promise<void>;
   logger: SessionLogger;
+  /**
+   * Interrupt a session another live node owns, on that node (true once it accepted); false when
+   * no other node owns it (a single daemon always answers false).
+   */
+  interruptElsewhere(sessionId: string, runId: string | null, throughInputOrder: number): Promise<boolean>;
   /** The longest a waiting call goes without looking at its child in the database. */
   pollMs: number;
 }

@@ -82,3 +82,21 @@ export function taskTool(
     },
   });
 }
+
+/**
+ * The `task` of a session that may not delegate now: not offered to the model (unlisted), and
+ * a call of it (the model guessed the name, or remembered it from a fork's history) is answered
+ * with `reason` as an error result, changing nothing.
+ */
+export function refusedTaskTool(reason: string): ToolDefinition {
+  const made: ToolMeta = {
+    name: taskToolName,
+    description: reason,
+    input_schema: argumentsSchema({}, []),
+    unlisted: true,
+  };
+  return () => ({
+    meta: made,
+    tool: { execute: () => Promise.resolve({ output: `task was not run: ${reason}.`, is_error: true }) },
+  });
+}

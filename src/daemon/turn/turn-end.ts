@@ -35,7 +35,8 @@ export interface TurnEndSource {
 }
 
 /**
- * The entries a turn's end commits: unless it completed, the calls that wait for an answer
+ * The entries a turn's end commits: an interrupted answer's streamed part (marked interrupted),
+ * unless it completed, the calls that wait for an answer
  * denied (or else its open calls closed: a denied call with its denial, the others as of
  * unknown outcome), for a refused turn its exclusion from the context, then `turn_end` and
  * `run_outcome`.
@@ -51,6 +52,16 @@ export function turnEndEntries({
   nextPosition,
 }: TurnEndSource): LogEntry[] {
   const entries: LogEntry[] = [];
+  if (ending.partial !== undefined) {
+    // What the interrupted answer had streamed (it holds no tool calls: nothing below closes it).
+    entries.push({
+      kind: "assistant_items",
+      ts: now,
+      items: [...ending.partial],
+      turn_id: turnId,
+      interrupted: true,
+    });
+  }
   const reason: OpenCallReason = ending.state === "interrupted" ? "interrupted" : "failed";
   const closing =
     ending.state === "completed"

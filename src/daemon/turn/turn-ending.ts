@@ -7,6 +7,7 @@
  */
 import type { EndedTurnState } from "../../api/inputs.js";
 import type { Outcome } from "../../log/entries.js";
+import type { Item } from "../../model/items.js";
 import { LlmClientError } from "../../model/llm-client.js";
 import type { Usage } from "../../model/usage.js";
 import type { WorkerError, WorkerResult } from "../../worker/index.js";
@@ -33,6 +34,11 @@ export interface TurnEnding {
    * sent again is refused again). `detail`: the refusal's text.
    */
   refused?: { detail: string };
+  /**
+   * An interrupt cut the model's answer short while it streamed: what it had streamed (text and
+   * thinking), logged with the end as an `assistant_items` entry marked interrupted.
+   */
+  partial?: readonly Item[];
 }
 
 /** A turn whose loop ran to its end. */
@@ -109,6 +115,8 @@ export function endingOfError(
       usage,
     };
     if (state === "failed") ending.error = { code: "session_error", message: "the turn was stopped" };
+    // Only a user's interrupt keeps what streamed: the user saw it and chose to stop there.
+    else if (error.partial !== undefined) ending.partial = error.partial;
     return ending;
   }
   const cause = error.cause;

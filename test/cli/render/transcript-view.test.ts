@@ -66,6 +66,23 @@ describe("TranscriptView", () => {
     expect(sink.text).toBe("Hello, world.\n");
   });
 
+  it("marks an answer an interrupt cut short (interrupted), live and from history", () => {
+    const live = view();
+    live.transcript.onEvent(delta("text", "Half a sent", "run-7", "run-7:0"));
+    live.transcript.onEvent(
+      message({ ...entry("2", "assistant", "Half a sent", "run-7"), interrupted: true }),
+    );
+    live.transcript.finish();
+    expect(live.sink.text).toBe("Half a sent\n(interrupted)\n");
+    const replayed = view();
+    replayed.transcript.onEvent(
+      message({ ...entry("2", "assistant", "Half a sent", "run-8"), interrupted: true }),
+    );
+    replayed.transcript.onEvent(message(entry("3", "assistant", "Whole.", "run-9")));
+    replayed.transcript.finish();
+    expect(replayed.sink.text).toBe("Half a sent\n(interrupted)\nWhole.\n");
+  });
+
   it("holds the next turn's events while paused, and shows them in order once resumed", () => {
     const { transcript, sink } = view();
     transcript.onEvent(delta("text", "First."));

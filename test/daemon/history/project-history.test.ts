@@ -122,6 +122,27 @@ describe("history projection", () => {
     expect(entries[2]).not.toHaveProperty("thinking_duration_ms");
   });
 
+  it("marks the entries of an interrupted answer, and only those, interrupted", () => {
+    const log = placeLog([
+      sessionStart(),
+      {
+        kind: "assistant_items",
+        ts: ts0,
+        items: [reasoning("hmm"), assistantMessage("Half")],
+        interrupted: true,
+      },
+      { kind: "assistant_items", ts: ts0, items: [assistantMessage("Whole")] },
+    ]);
+    const entries = projectLog(log);
+    expect(entries.map((entry) => [entry.kind, entry.interrupted])).toEqual([
+      ["thinking", true],
+      ["assistant", true],
+      ["assistant", undefined],
+    ]);
+    expect(entries[2]).not.toHaveProperty("interrupted");
+    expect(entries[1]!.content).toEqual([{ kind: "text", text: "Half" }]);
+  });
+
   it("names each tool result after its call earlier in the log and marks errors", () => {
     const log = placeLog([
       sessionStart(),

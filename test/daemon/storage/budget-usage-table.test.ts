@@ -2,7 +2,7 @@
  * The budget_usage table through the storage port on both backends: an answer's usage is added
  * up in the same transaction that appends its entry (and not when the append fails), per
  * session, UTC day, profile and schedule; a session's creation (a fork's copied entries) adds
- * nothing; and the sums a budget check reads stay cheap with many rows (the figure is printed).
+ * nothing; a session's sum takes in its `task` children's; and the sums a budget check reads stay cheap with many rows (the figure is printed).
  */
 import { performance } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
@@ -160,6 +160,42 @@ describe.each(backends)("the budget_usage table on $name", (backend) => {
       tokens: 30,
       costUsd: 0.1,
     });
+  });
+
+  it("counts a session's task children, and theirs, toward its session budget, but not a fork nor a sibling", async () => {
+    const storage = await backend.open();
+    const start: LogEntry = { kind: "session_start", ts, system_prompt: null, config: {}, history: [] };
+    const make = (id: string, parentId: string | null, task: boolean) =>
+      storage.createSession(
+        {
+          id,
+          workspace: "/tmp/w",
+          createdAt: ts,
+          parentId,
+          ...(task ? { task: { parentCallId: `call-${id}`, agent: "general" } } : {}),
+        },
+        [start],
+        emptyPreview,
+      );
+    await make("parent", null, false);
+    await make("child", "parent", true);
+    await make("grandchild", "child", true);
+    await make("sibling", "child", true);
+    await make("fork", "parent", false);
+    const spend = async (id: string, tokens: number) =>
+      storage.writerFrom(id, await storage.readLog(id)).append([answer(ts, usage(tokens))], {});
+    await spend("parent", 1000);
+    await spend("child", 200);
+    await spend("grandchild", 30);
+    await spend("sibling", 4);
+    await spend("fork", 50_000);
+    const session = (sessionId: string) => storage.usageTotals({ kind: "session", sessionId }, day);
+    expect((await session("parent")).tokens).toBe(1234);
+    expect((await session("child")).tokens).toBe(234);
+    expect((await session("grandchild")).tokens).toBe(30);
+    expect((await session("fork")).tokens).toBe(50_000);
+    // Each request is still counted once toward its profile's day.
+    expect((await storage.usageTotals({ kind: "profile", profile: "work" }, day)).tokens).toBe(51_234);
   });
 
   it("answers a budget's sum in well under a millisecond or so among 100,000 rows", async () => {

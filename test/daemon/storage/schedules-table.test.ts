@@ -1,11 +1,18 @@
 /**
  * The schedules table through the storage port on both backends: a schedule is stored once per
  * id, listed, found due by its next firing, paused and removed, and its next firing moves only
- * by a compare-and-set on the value it had (of racing moves exactly one wins).
+ * by a compare-and-set on the value it had (of racing moves exactly one wins); a tick's reads
+ * use the index of active schedules (SQLite's plans).
  */
 import { describe, expect, it } from "vitest";
-import type { ScheduleRow } from "../../../src/daemon/storage/schedules-table.js";
+import {
+  dueSchedulesProgram,
+  earliestFiringProgram,
+  type ScheduleRow,
+} from "../../../src/daemon/storage/schedules-table.js";
+import type { SqlProgram, SqlStep } from "../../../src/daemon/storage/sql-program.js";
 import { storageBackends } from "./storage-backends.js";
+import { tempDatabase } from "./temp-database.js";
 
 const backends = storageBackends("skein_schedules");
 
@@ -79,5 +86,24 @@ describe.each(backends)("the schedules table ($name)", (backend) => {
       lastInputId: "input",
       lastSessionId: "session",
     });
+  });
+});
+
+describe("the scheduler's reads of a tick (SQLite query plans)", () => {
+  /** The plan SQLite picks for the first statement `program` yields. */
+  function planOf(program: SqlProgram<unknown>): string {
+    const step = program.next().value as SqlStep;
+    if (step.op === "dialect") throw new Error("expected a statement");
+    const { db } = tempDatabase();
+    const rows = db.prepare(`EXPLAIN QUERY PLAN ${step.sql}`).all(...step.params) as { detail: string }[];
+    return rows.map((r) => r.detail).join("; ");
+  }
+
+  it("reach active schedules through an index of those alone, so paused ones cost a tick nothing", () => {
+    // A paused schedule keeps its past next firing: an index of every schedule made each tick
+    // step over all of them.
+    for (const plan of [planOf(dueSchedulesProgram(10_000, 100)), planOf(earliestFiringProgram())]) {
+      expect(plan).toMatch(/USING (COVERING )?INDEX schedules_active_by_next_firing/);
+    }
   });
 });

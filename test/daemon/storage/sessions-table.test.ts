@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { SessionExistsError } from "../../../src/daemon/errors.js";
+import { descendantUsageProgram } from "../../../src/daemon/storage/descendant-usage.js";
 import { admitInput } from "../../../src/daemon/storage/inputs-table.js";
 import {
   deleteSessionRows,
-  descendantUsageProgram,
   getSession,
   insertSession,
   listSessions,
@@ -52,7 +52,7 @@ describe("the sessions table", () => {
     expect(getSession(db, "nope")).toBeNull();
   });
 
-  it("records a task's child (parent, call, agent; created new) and sums its usage, recursively, into the parent's descendants", () => {
+  it("records a task's child (parent, call, agent; created new) and sums its usage, recursively, into the parent's descendants per profile and model", () => {
     const { db } = tempDatabase();
     addSession(db, "p");
     const child = insertSession(db, {
@@ -70,6 +70,8 @@ describe("the sessions table", () => {
     insertSession(db, {
       id: "g",
       workspace: "/w",
+      providerProfile: "cheap",
+      model: "small",
       createdAt: 1000,
       parentId: "c",
       task: { parentCallId: "x", agent: "general" },
@@ -86,13 +88,23 @@ describe("the sessions table", () => {
     updateUsage(db, "g", { input_tokens: 1, output_tokens: 2, total_tokens: 4 });
     updateUsage(db, "f", { input_tokens: 100, output_tokens: 100 });
     updateUsage(db, "p", { input_tokens: 1000, output_tokens: 1000 });
-    expect(runSqlite(db, descendantUsageProgram("p"))).toEqual({
-      prompt_tokens: 11,
-      completion_tokens: 7,
-      cached_prompt_tokens: 0,
-      total_tokens: 19,
-    });
-    expect(runSqlite(db, descendantUsageProgram("g")).total_tokens).toBe(0);
+    const parts = runSqlite(db, descendantUsageProgram("p"));
+    expect(parts).toHaveLength(2);
+    expect(parts).toEqual(
+      expect.arrayContaining([
+        {
+          providerProfile: "cheap",
+          model: "small",
+          usage: { prompt_tokens: 1, completion_tokens: 2, cached_prompt_tokens: 0, total_tokens: 4 },
+        },
+        {
+          providerProfile: null,
+          model: null,
+          usage: { prompt_tokens: 10, completion_tokens: 5, cached_prompt_tokens: 0, total_tokens: 15 },
+        },
+      ]),
+    );
+    expect(runSqlite(db, descendantUsageProgram("g"))).toEqual([]);
   });
 
   it("keeps the creation request a session was made by, as JSON", () => {

@@ -1,8 +1,16 @@
 /** What a turn's end commits, built from the session's state without storage. */
 import { describe, expect, it } from "vitest";
 import { turnEndEntries } from "../../../src/daemon/turn/turn-end.js";
-import type { TurnEnding } from "../../../src/daemon/turn/turn-ending.js";
-import { type Item, toolCall, toolResult, userMessage } from "../../../src/model/items.js";
+import { endingOfError, type TurnEnding } from "../../../src/daemon/turn/turn-ending.js";
+import {
+  assistantMessage,
+  type Item,
+  reasoning,
+  toolCall,
+  toolResult,
+  userMessage,
+} from "../../../src/model/items.js";
+import { WorkerError } from "../../../src/worker/index.js";
 import { denyingGate } from "./denying-gate.js";
 
 function ending(state: TurnEnding["state"]): TurnEnding {
@@ -41,6 +49,34 @@ describe("turnEndEntries", () => {
       items: [toolResult("c1", interrupted, true)],
     });
     expect(entries.slice(1).map((entry) => entry.kind)).toEqual(["turn_end", "run_outcome"]);
+  });
+
+  it("logs an interrupted answer's streamed part first, marked interrupted, before turn_end", () => {
+    const partial = [reasoning("hmm"), assistantMessage("Half a sent")];
+    const entries = turnEndEntries({
+      turnId: "t1",
+      ending: { ...ending("interrupted"), partial },
+      now: 9,
+      gate: denyingGate([]),
+      history: [userMessage("talk")],
+    });
+    expect(entries).toEqual([
+      { kind: "assistant_items", ts: 9, items: partial, turn_id: "t1", interrupted: true },
+      { kind: "turn_end", ts: 9, turn_count: 2 },
+      { kind: "run_outcome", ts: 9, outcome: { type: "finished" }, interrupted: true },
+    ]);
+  });
+
+  it("keeps a cancelled answer's streamed part for a user's interrupt only", () => {
+    const error = WorkerError.cancelledMidAnswer(undefined, [assistantMessage("Half")]);
+    const session = { id: "s", historyItems: 1 };
+    const interrupt = endingOfError(error, 1, {}, { cause: "interrupted", detail: "" }, session);
+    expect(interrupt).toMatchObject({ state: "interrupted", partial: [assistantMessage("Half")] });
+    for (const cause of ["shutdown", "crashed"] as const) {
+      const stopped = endingOfError(error, 1, {}, { cause, detail: "" }, session);
+      expect(stopped.state).toBe("failed");
+      expect(stopped.partial).toBeUndefined();
+    }
   });
 
   it("gives an open call whose result the log implies (a denied one) that result, and the others an unknown outcome", () => {

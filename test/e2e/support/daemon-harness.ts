@@ -112,6 +112,8 @@ export interface HistoryEntry {
   content: Array<{ kind: string; text?: string; field?: string; value?: unknown }>;
   tool: { name: string; tool_call_id: string; is_error?: boolean } | null;
   thinking_duration_ms?: number | null;
+  /** The entry holds what an answer had streamed when an interrupt cut it short. */
+  interrupted?: true;
 }
 
 /** An input receipt (docs/http-api.md, "Receipt"). */

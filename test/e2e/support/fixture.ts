@@ -32,6 +32,28 @@ export function profileFor(provider: FakeProvider) {
   };
 }
 
+/**
+ * Two profiles on `provider`: `chat` (Chat Completions, the fixture's model, with `chatExtra`)
+ * and `claude` (Anthropic, claude-sonnet-4-5); `chat` is the active one.
+ */
+export function chatAndClaudeProfiles(provider: FakeProvider, chatExtra: Record<string, unknown> = {}) {
+  return {
+    chat: {
+      protocol: "chat_completions" as const,
+      baseUrl: provider.baseUrlWith("v1"),
+      apiKey: "k",
+      model: fixtureModel,
+      ...chatExtra,
+    },
+    claude: {
+      protocol: "anthropic" as const,
+      baseUrl: provider.baseUrl,
+      apiKey: "k",
+      model: "claude-sonnet-4-5",
+    },
+  };
+}
+
 /** A fake provider and a daemon using it. */
 export function startFixture(
   env: Record<string, string> = {},

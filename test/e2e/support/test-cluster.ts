@@ -22,6 +22,8 @@ export interface NodeOptions {
   launcher?: string[];
   /** A head-signing key of its own instead of the cluster's shared one. */
   signingKeyPem?: string;
+  /** Other top-level fields of its config.json (e.g. `agents`). */
+  config?: Record<string, unknown>;
 }
 
 export class TestCluster {
@@ -75,6 +77,7 @@ export class TestCluster {
         ...options.env,
       },
       signingKeyPem: options.signingKeyPem ?? this.signingKeyPem,
+      ...(options.config === undefined ? {} : { config: options.config }),
       ...(options.address === undefined ? {} : { address: options.address }),
       ...(options.launcher === undefined ? {} : { launcher: options.launcher }),
     });

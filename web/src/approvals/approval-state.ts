@@ -46,6 +46,7 @@ export function applyApprovalEvent(
       if (pending.some((approval) => approval.call_id === callId)) return pending;
       return [...pending, event.data];
     case "approval_resolved":
+      if (event.data.session_id !== undefined) return pending;
       return pending.filter((approval) => approval.call_id !== callId);
     default: {
       const unknown: never = event;

@@ -17,6 +17,7 @@ import { PlanPanel } from "../transcript/plan-panel.js";
 import { currentPlan } from "../transcript/plan-state.js";
 import type { TranscriptState } from "../transcript/transcript-state.js";
 import { TranscriptView } from "../transcript/transcript-view.js";
+import { CostWithAgents, useCostWithAgents } from "./agents-cost.js";
 import { RepairForm } from "./repair-form.js";
 import { SessionController } from "./session-controller.js";
 
@@ -34,7 +35,7 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
     return () => controller.stop();
   }, [controller]);
   const view = useSyncExternalStore(controller.subscribe, controller.view);
-  const forks = useForks(sessionId);
+  const { forks, agents } = useForksAndAgents(sessionId, view.transcript);
 
   const onFork = useCallback(
     (entry: HistoryEntry) => {
@@ -69,6 +70,7 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
       <SessionHeader
         state={state}
         forks={forks}
+        agents={agents}
         modeSelect={
           approvals ? (
             <ApprovalModeSelect
@@ -93,6 +95,7 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
       <PlanPanel todos={currentPlan(state.entries, state.summary.todos)} />
       <TranscriptView
         state={state}
+        agents={agents}
         loadingOlder={view.loadingOlder}
         onLoadOlder={onLoadOlder}
         onFork={onFork}
@@ -106,18 +109,24 @@ export function SessionPage({ sessionId, approvals }: SessionPageProps) {
   );
 }
 
-/** The session's name, status, model, tokens and workspace, where it was forked from and its forks. */
+/**
+ * The session's name, status, model, tokens and cost (with its agents' when it has some) and workspace,
+ * where it was forked from (or which session's task it works on) and its forks and agents.
+ */
 function SessionHeader({
   state,
   forks,
+  agents,
   modeSelect,
 }: {
   state: TranscriptState;
   forks: SessionList["items"];
+  agents: SessionList["items"];
   /** The approval mode selector, where the daemon answers approvals. */
   modeSelect: ReactNode;
 }) {
   const { summary, status, usage } = state;
+  const costWithAgents = useCostWithAgents(summary.id, agents, usage.total_tokens);
   return (
     <header className="session-header">
       <div>
@@ -128,6 +137,15 @@ function SessionHeader({
           </span>
           <span>{summary.model ?? "no model"}</span>
           <span data-testid="usage">{usage.total_tokens.toLocaleString()} tokens</span>
+          {agents.length > 0 ? (
+            <span data-testid="usage-total">
+              {agents
+                .reduce((sum, child) => sum + child.usage.total_tokens, usage.total_tokens)
+                .toLocaleString()}{" "}
+              with agents
+            </span>
+          ) : null}
+          <CostWithAgents cost={costWithAgents} />
           <BudgetMeter budget={summary.budget} />
           <code>{summary.workspace}</code>
           {modeSelect}
@@ -135,8 +153,20 @@ function SessionHeader({
         <div className="lineage">
           {summary.parent_id !== null ? (
             <a href={`#/sessions/${summary.parent_id}`} data-testid="parent">
-              forked from {summary.parent_id.slice(0, 13)}
+              {summary.agent === null
+                ? `forked from ${summary.parent_id.slice(0, 13)}`
+                : `agent ${summary.agent}, a task of ${summary.parent_id.slice(0, 13)}`}
             </a>
+          ) : null}
+          {agents.length > 0 ? (
+            <span data-testid="agents">
+              agents:{" "}
+              {agents.map((child) => (
+                <a key={child.id} href={`#/sessions/${child.id}`}>
+                  {child.agent} ({child.status.phase})
+                </a>
+              ))}
+            </span>
           ) : null}
           {forks.length > 0 ? (
             <span>
@@ -176,16 +206,54 @@ function BudgetMeter({ budget }: { budget: BudgetView | null }) {
   );
 }
 
-/** The forks of a session (none when they cannot be listed). */
-function useForks(sessionId: string): SessionList["items"] {
-  const [forks, setForks] = useState<SessionList["items"]>([]);
+/**
+ * The session's forks and its agents' sessions, listed again when a task starts or ends, or the
+ * session's phase changes, and while agents work.
+ */
+function useForksAndAgents(
+  sessionId: string,
+  transcript: TranscriptState | null,
+): { forks: SessionList["items"]; agents: SessionList["items"] } {
+  const [agentsWork, setAgentsWork] = useState(false);
+  const children = useChildren(sessionId, transcript?.tasks, transcript?.status.phase, agentsWork);
+  const forks = useMemo(() => children.filter((child) => child.agent === null), [children]);
+  const agents = useMemo(() => children.filter((child) => child.agent !== null), [children]);
   useEffect(() => {
-    call<SessionList>("GET", `/sessions?parent_id=${encodeURIComponent(sessionId)}`).then(
-      (list) => setForks(list.items),
-      () => setForks([]),
-    );
-  }, [sessionId]);
-  return forks;
+    const running = [...(transcript?.tasks.values() ?? [])].some((task) => task.state === "running");
+    setAgentsWork(running || agents.some((child) => child.status.phase !== "idle"));
+  }, [transcript?.tasks, agents]);
+  return { forks, agents };
+}
+
+/**
+ * The forks and `task` children of a session (none when they cannot be listed), listed again
+ * when its tasks or its phase change, and every 3 s while `polling` (a child's status and
+ * tokens are not on this session's stream: an agent waiting for an approval, say).
+ */
+function useChildren(
+  sessionId: string,
+  tasks: unknown,
+  phase: unknown,
+  polling: boolean,
+): SessionList["items"] {
+  const [children, setChildren] = useState<SessionList["items"]>([]);
+  useEffect(() => {
+    void [tasks, phase];
+    let current = true;
+    const load = (): void => {
+      call<SessionList>("GET", `/sessions?parent_id=${encodeURIComponent(sessionId)}`).then(
+        (list) => current && setChildren(list.items),
+        () => current && setChildren([]),
+      );
+    };
+    load();
+    const timer = polling ? setInterval(load, 3_000) : undefined;
+    return () => {
+      current = false;
+      clearInterval(timer);
+    };
+  }, [sessionId, tasks, phase, polling]);
+  return children;
 }
 
 /** The latest notice or failure, until dismissed. */

@@ -1,11 +1,13 @@
 /**
  * Every session, live (the session list's stream), as a fork tree: each session under the one
- * it was forked from, newest activity first; and a form for a new session.
+ * it was forked from (an agent's session, under the one whose task started it, marked with its
+ * agent), newest activity first, tokens counted with its agents'; and a form for a new session.
  */
 import { useMemo, useState } from "react";
 import { v7 as uuidv7 } from "uuid";
 import type { InputReceipt } from "../../../src/api/inputs.js";
 import type { SessionSnapshot, SessionSummary } from "../../../src/api/session-snapshot.js";
+import { tokensWithAgents } from "../../../src/api/session-tree.js";
 import { ApprovalsInbox } from "../approvals/approvals-inbox.js";
 import { call } from "../daemon-api.js";
 import { navigate } from "../route.js";
@@ -23,6 +25,7 @@ export function SessionsPage() {
     }
     return byParent;
   }, [ordered, sessions]);
+  const tokens = useMemo(() => tokensWithAgents(ordered), [ordered]);
 
   return (
     <main className="sessions">
@@ -43,7 +46,7 @@ export function SessionsPage() {
           </tr>
         </thead>
         <tbody>
-          <SessionRows parent={null} depth={0} tree={children} />
+          <SessionRows parent={null} depth={0} tree={children} tokens={tokens} />
         </tbody>
       </table>
       {ordered.length === 0 && connection === "live" ? <p className="empty">No sessions yet.</p> : null}
@@ -51,39 +54,31 @@ export function SessionsPage() {
   );
 }
 
-function SessionRows({
-  parent,
-  depth,
-  tree,
-}: {
-  parent: string | null;
+/** The tree's rows and what each needs: its sessions by parent, and each session's tokens with its agents'. */
+interface TreeProps {
   depth: number;
   tree: ReadonlyMap<string | null, SessionSummary[]>;
-}) {
+  tokens: ReadonlyMap<string, number>;
+}
+
+function SessionRows({ parent, ...props }: TreeProps & { parent: string | null }) {
   return (
     <>
-      {(tree.get(parent) ?? []).map((session) => (
-        <SessionRow key={session.id} session={session} depth={depth} tree={tree} />
+      {(props.tree.get(parent) ?? []).map((session) => (
+        <SessionRow key={session.id} session={session} {...props} />
       ))}
     </>
   );
 }
 
-function SessionRow({
-  session,
-  depth,
-  tree,
-}: {
-  session: SessionSummary;
-  depth: number;
-  tree: ReadonlyMap<string | null, SessionSummary[]>;
-}) {
+function SessionRow({ session, depth, tree, tokens }: TreeProps & { session: SessionSummary }) {
   const title = session.name ?? (session.preview.text || "(no prompt yet)");
   return (
     <>
       <tr data-session-id={session.id}>
         <td style={{ paddingLeft: `${0.5 + depth * 1.5}rem` }}>
           {depth > 0 ? <span className="fork-mark">↳ </span> : null}
+          {session.agent === null ? null : <span className="agent-mark">agent {session.agent}</span>}
           <a href={`#/sessions/${session.id}`}>{title}</a>
           <div className="sub">
             {session.id.slice(0, 13)} · {session.model ?? "no model"} · {session.preview.transcript_count}{" "}
@@ -94,9 +89,11 @@ function SessionRow({
           <span className={`status ${session.status.phase}`}>{session.status.phase}</span>
         </td>
         <td title={session.activity_at}>{relativeTime(session.activity_at)}</td>
-        <td>{session.usage.total_tokens.toLocaleString()}</td>
+        <td data-testid="tokens">
+          {(tokens.get(session.id) ?? session.usage.total_tokens).toLocaleString()}
+        </td>
       </tr>
-      <SessionRows parent={session.id} depth={depth + 1} tree={tree} />
+      <SessionRows parent={session.id} depth={depth + 1} tree={tree} tokens={tokens} />
     </>
   );
 }

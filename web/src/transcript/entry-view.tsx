@@ -13,6 +13,8 @@ import {
 import { argumentsObject } from "../approvals/approval-state.js";
 import { call } from "../daemon-api.js";
 import { Markdown } from "./markdown.js";
+import type { TaskFacts } from "./task-state.js";
+import { TaskHead } from "./task-view.js";
 import { isFileEdit, toolEdits, toolSubject } from "./tool-view.js";
 
 export interface EntryViewProps {
@@ -21,10 +23,53 @@ export interface EntryViewProps {
   result?: HistoryEntry | undefined;
   running?: boolean;
   onFork?: ((entry: HistoryEntry) => void) | undefined;
+  /** A `task` call's facts: it is shown as a task block. */
+  task?: TaskFacts | undefined;
+}
+
+/**
+ * The attributes of an assistant or thinking entry's element; one an interrupt cut short is
+ * marked as the live page marks its unsaved drafts.
+ */
+function answerAttributes(entry: HistoryEntry, kind: "assistant" | "thinking") {
+  const cut = entry.interrupted === true;
+  return {
+    className: cut ? `entry ${kind} interrupted` : `entry ${kind}`,
+    "data-entry-id": entry.id,
+    "data-kind": kind,
+    "data-testid": cut ? (kind === "assistant" ? "interrupted-answer" : "interrupted-thinking") : undefined,
+  };
+}
+
+/** An assistant entry, marked when an interrupt cut it short. */
+function AnswerView({ entry, fork }: { entry: HistoryEntry; fork: ReactNode }) {
+  return (
+    <div {...answerAttributes(entry, "assistant")}>
+      <div className="who">
+        Agent {entry.interrupted === true ? <span className="interrupted-mark">interrupted</span> : null}{" "}
+        {fork}
+      </div>
+      <PartsText parts={entry.content} markdown />
+    </div>
+  );
+}
+
+/** A thinking entry, collapsed, with how long the model thought and whether an interrupt cut it short. */
+function ThinkingView({ entry }: { entry: HistoryEntry }) {
+  const seconds = entry.thinking_duration_ms;
+  return (
+    <details {...answerAttributes(entry, "thinking")}>
+      <summary>
+        Thinking{seconds != null ? ` (${(seconds / 1000).toFixed(1)} s)` : ""}
+        {entry.interrupted === true ? " (interrupted)" : ""}
+      </summary>
+      <PartsText parts={entry.content} />
+    </details>
+  );
 }
 
 /** One entry (with its tool result, for a call). */
-export const EntryView = memo(function EntryView({ entry, result, running, onFork }: EntryViewProps) {
+export const EntryView = memo(function EntryView({ entry, result, running, onFork, task }: EntryViewProps) {
   const fork =
     onFork !== undefined && entry.checkpoint_id !== null ? (
       <button
@@ -45,25 +90,11 @@ export const EntryView = memo(function EntryView({ entry, result, running, onFor
         </div>
       );
     case "assistant":
-      return (
-        <div className="entry assistant" data-entry-id={entry.id} data-kind="assistant">
-          <div className="who">Agent {fork}</div>
-          <PartsText parts={entry.content} markdown />
-        </div>
-      );
+      return <AnswerView entry={entry} fork={fork} />;
     case "thinking":
-      return (
-        <details className="entry thinking" data-entry-id={entry.id} data-kind="thinking">
-          <summary>
-            Thinking
-            {entry.thinking_duration_ms != null
-              ? ` (${(entry.thinking_duration_ms / 1000).toFixed(1)} s)`
-              : ""}
-          </summary>
-          <PartsText parts={entry.content} />
-        </details>
-      );
+      return <ThinkingView entry={entry} />;
     case "tool_call":
+      if (task !== undefined) return <TaskBlock id={entry.id} facts={task} fork={fork} result={result} />;
       return <ToolCallView entry={entry} result={result} running={running === true} fork={fork} />;
     case "tool_result":
       return <ResultView entry={entry} />;
@@ -119,6 +150,21 @@ function ToolCallView({
         <ToolArguments entry={entry} />
       </details>
       {result !== undefined ? <ResultView entry={result} /> : null}
+    </div>
+  );
+}
+
+/** A `task` call: its head (task-view.tsx) and, beneath it, its result like any call's. */
+function TaskBlock(props: {
+  id: string;
+  facts: TaskFacts;
+  fork: ReactNode;
+  result: HistoryEntry | undefined;
+}) {
+  return (
+    <div className="entry tool task" data-entry-id={props.id} data-kind="tool_call" data-testid="task-block">
+      <TaskHead facts={props.facts} fork={props.fork} />
+      {props.result !== undefined ? <ResultView entry={props.result} /> : null}
     </div>
   );
 }

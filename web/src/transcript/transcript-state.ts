@@ -14,6 +14,14 @@ import type { SessionEvent } from "../../../src/api/session-events.js";
 import type { SessionSnapshot, SessionStatus, SessionUsage } from "../../../src/api/session-snapshot.js";
 import type { StreamBatch } from "../../../src/client/stream-batch.js";
 import { applyApprovalEvent, type PendingApproval } from "../approvals/approval-state.js";
+import {
+  applyChildApprovalEvent,
+  applyTaskEvent,
+  type ChildApprovals,
+  forgetChildApprovals,
+  noteChildAsked,
+  type TaskProgress,
+} from "./task-state.js";
 
 /** Text streamed for a model message that is not committed yet. */
 export interface Draft {
@@ -44,7 +52,11 @@ export interface TranscriptState {
   entries: readonly HistoryEntry[];
   ids: ReadonlySet<string>;
   drafts: readonly Draft[];
-  /** What interrupted turns had streamed (never committed: the log keeps no partial answer). */
+  /**
+   * What interrupted turns had streamed that no committed entry holds: the daemon logs an
+   * interrupted answer (marked) with the turn's end, which replaces its drafts; these keep
+   * only what it did not log.
+   */
   interrupted: readonly InterruptedDraft[];
   /** Tool calls that started and have not ended. */
   runningTools: ReadonlySet<string>;
@@ -59,6 +71,10 @@ export interface TranscriptState {
   errors: readonly { turnId: string | null; code: string; message: string }[];
   notice: string | null;
   approvals: readonly PendingApproval[];
+  /** The `task` calls whose child the stream announced, by call id. */
+  tasks: ReadonlyMap<string, TaskProgress>;
+  /** The calls its `task` children wait on, relayed here, by child session id. */
+  childApprovals: ChildApprovals;
   /** Message ids seen before the last reset (their drafts restart partial). */
   seenMessages: ReadonlySet<string>;
 }
@@ -82,6 +98,8 @@ export function fromSnapshot(snapshot: SessionSnapshot): TranscriptState {
     errors: [],
     notice: null,
     approvals: pendingApprovalsOf(snapshot),
+    tasks: new Map(),
+    childApprovals: new Map(),
     seenMessages: new Set(),
   };
 }
@@ -186,8 +204,11 @@ function applyEvent(state: TranscriptState, event: SessionEvent): TranscriptStat
     }
     case "usage":
       return applyUsage(state, event.data);
-    case "turn_completed":
-      return applyTurnCompleted(state, event.data);
+    case "turn_completed": {
+      // The turn's tasks are over: a child's call still listed would be answered too late.
+      const childApprovals = forgetChildApprovals(state.childApprovals, null);
+      return applyTurnCompleted({ ...state, childApprovals }, event.data);
+    }
     case "error":
       return {
         ...state,
@@ -207,15 +228,25 @@ function applyEvent(state: TranscriptState, event: SessionEvent): TranscriptStat
     case "committed":
       return state;
     case "approval_requested":
-    case "approval_resolved":
-      return { ...state, approvals: applyApprovalEvent(state.approvals, event) };
+    case "approval_resolved": {
+      const childId = event.data.session_id;
+      if (childId === undefined) return { ...state, approvals: applyApprovalEvent(state.approvals, event) };
+      // A `task` child's call, relayed: shown (and answered) in its task block.
+      const childApprovals = applyChildApprovalEvent(state.childApprovals, childId, event);
+      const tasks = event.type === "approval_requested" ? noteChildAsked(state.tasks, childId) : state.tasks;
+      return { ...state, tasks, childApprovals };
+    }
     case "task_started":
+    case "task_completed":
+      // Shown in the call's task block (task-view.tsx), not as a notice.
       return {
         ...state,
-        notice: `Agent ${event.data.agent} is working on a task (session ${event.data.child_session_id}).`,
+        tasks: applyTaskEvent(state.tasks, event),
+        childApprovals:
+          event.type === "task_completed"
+            ? forgetChildApprovals(state.childApprovals, event.data.child_session_id)
+            : state.childApprovals,
       };
-    case "task_completed":
-      return { ...state, notice: `A task's agent ended: ${event.data.state}.` };
     case "compaction_started":
       return { ...state, notice: "Compacting the model's context…" };
     case "compaction_completed":

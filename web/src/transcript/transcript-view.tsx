@@ -5,12 +5,16 @@
  */
 import { Fragment, type RefObject, useEffect, useLayoutEffect, useMemo, useRef } from "react";
 import type { HistoryEntry } from "../../../src/api/history.js";
+import type { SessionSummary } from "../../../src/api/session-snapshot.js";
 import { EntryView } from "./entry-view.js";
 import { Markdown } from "./markdown.js";
+import { type TaskFacts, taskFacts } from "./task-state.js";
 import type { Draft, InterruptedDraft, TranscriptState } from "./transcript-state.js";
 
 export interface TranscriptViewProps {
   state: TranscriptState;
+  /** The session's `task` children as listed (for tasks the stream did not announce here). */
+  agents: readonly SessionSummary[];
   loadingOlder: boolean;
   onLoadOlder(): void;
   onFork(entry: HistoryEntry): void;
@@ -21,13 +25,23 @@ const transcriptRenderedMark = "skein:transcript-rendered";
 let marked = false;
 
 /** The scrolling transcript. */
-export function TranscriptView({ state, loadingOlder, onLoadOlder, onFork }: TranscriptViewProps) {
+export function TranscriptView({ state, agents, loadingOlder, onLoadOlder, onFork }: TranscriptViewProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const top = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
   const heightBefore = useRef<{ height: number; first: string | undefined } | null>(null);
 
   const { results, nested } = useMemo(() => resultsBeneathCalls(state.entries), [state.entries]);
+  const childOfCall = useMemo(
+    () => new Map(agents.map((child) => [child.parent_call_id ?? "", child])),
+    [agents],
+  );
+  const taskOf = (entry: HistoryEntry): TaskFacts | undefined => {
+    const callId = entry.tool?.tool_call_id;
+    if (entry.kind !== "tool_call" || entry.tool?.name !== "task" || callId === undefined) return undefined;
+    const progress = state.tasks.get(callId);
+    return taskFacts(entry, results.get(callId), progress, childOfCall.get(callId), state.childApprovals);
+  };
   useLoadWhenSeen(top, scroller, onLoadOlder);
 
   const first = state.entries[0]?.id;
@@ -71,6 +85,7 @@ export function TranscriptView({ state, loadingOlder, onLoadOlder, onFork }: Tra
               result={entry.tool === null ? undefined : results.get(entry.tool.tool_call_id)}
               running={entry.tool !== null && state.runningTools.has(entry.tool.tool_call_id)}
               onFork={onFork}
+              task={taskOf(entry)}
             />
             <InterruptedDrafts kept={state.interrupted} after={entry.id} />
           </Fragment>
