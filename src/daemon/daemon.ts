@@ -14,6 +14,7 @@ import { v7 as uuidv7 } from "uuid";
 import { protocolVersion } from "../api/protocol.js";
 import { homeLockedExitCode } from "../home/exit-codes.js";
 import type { HeadSigner } from "../log/head-signer.js";
+import { recoverSessions } from "./actor/boot-recovery.js";
 import { SessionRegistry } from "./actor/session-registry.js";
 import type { SessionRetention } from "./actor/session-retention.js";
 import { taskToolName } from "./approval/approval-policy.js";
@@ -178,7 +179,7 @@ async function boot(
   registry.current = sessions;
   undo.push(() => sessions.drain(0));
   // A cluster node recovers by claiming sessions with work and no live owner (cluster-node.ts).
-  if (cluster === null) await sessions.recover();
+  if (cluster === null) await recoverSessions(sessions, { storage, logger });
 
   return serve(parts, { instanceId, signer, lock, sessions, metrics, retention, taskWakeUps }, undo);
 }

@@ -6,8 +6,8 @@
  * copy of the history: the one the replay keeps.
  *
  * Boundary rule: every append of a session goes through `appendEntries` (the library's save
- * functions and the daemon alike); a store conflict or corruption propagates unchanged and
- * leaves head and state as they were.
+ * functions and the daemon alike; `createLog` for a new log's first entries); a store conflict
+ * or corruption propagates unchanged and leaves head and state as they were.
  */
 import { applyEntry, collectState, emptyState, type RestoredState } from "./collect-state.js";
 import type { HashedEntry, LogEntry, PositionedEntry } from "./entries.js";
@@ -37,11 +37,30 @@ export async function appendEntries<Tx>(
   alongside?: AlongsideWrites<Tx>,
   options?: AppendOptions,
 ): Promise<LogHead> {
-  const chain: HashedEntry[] =
-    entries.length === 1 ? [hashEntry(head.hash, entries[0]!)] : buildChain(head.hash, entries);
-  const stored = await store.append(head.sessionId, chain, alongside, options);
+  const stored = await store.append(head.sessionId, chainAfter(head.hash, entries), alongside, options);
   head.hash = stored.hash;
   return stored;
+}
+
+/**
+ * Create a session's log: compare-and-append `entries` as its first ones (the log must be
+ * empty), with `alongside` in the same transaction. Resolves once they are durable, with them as
+ * stored: hashed and positioned from 0, what a verified read of the new log would return.
+ */
+export async function createLog<Tx>(
+  store: Store<Tx>,
+  sessionId: string,
+  entries: readonly LogEntry[],
+  alongside?: AlongsideWrites<Tx>,
+): Promise<PositionedEntry[]> {
+  const chain = chainAfter(null, entries);
+  await store.append(sessionId, chain, alongside);
+  return chain.map((hashed, position) => ({ ...hashed, position }));
+}
+
+/** `entries` hashed and chained after the entry whose hash is `hash` (null: none). */
+function chainAfter(hash: string | null, entries: readonly LogEntry[]): HashedEntry[] {
+  return entries.length === 1 ? [hashEntry(hash, entries[0]!)] : buildChain(hash, entries);
 }
 
 /** What a caller of `SessionWriter.append` may want to hear besides its result. */

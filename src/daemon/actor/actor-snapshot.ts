@@ -14,13 +14,14 @@ import type { SessionContext, SessionSnapshot, SessionStatus, TodoItem } from ".
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { RequestConfig } from "../../model/request-config.js";
 import { sessionBudgetView } from "../budget/budget-view.js";
-import type { HistoryLog } from "../history/history-log.js";
+import { type HistoryLog, wholeLog } from "../history/history-log.js";
 import { readTailPage } from "../history/history-page.js";
 import type { SessionServices } from "../session/session-services.js";
 import { type ProviderDescription, settingsOf } from "../session/session-settings.js";
 import { emptyHistoryPage, historyBudget, sessionSnapshot } from "../session/session-snapshot.js";
 import { costTotal, usageTotal } from "../session/usage-roll-up.js";
 import type { InputRow } from "../storage/inputs-table.js";
+import type { CreatedSession } from "../storage/session-storage.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import type { SessionParts } from "./session-parts.js";
 
@@ -49,16 +50,43 @@ export async function snapshotParts(
   readRow: () => Promise<SessionRow>,
   services: Pick<SessionServices, "describeProvider" | "storage" | "turnSettings" | "now">,
 ): Promise<SnapshotParts> {
-  const { log, inputs, gate, compactor } = parts;
-  const history = await log.readableLog();
+  const history = await parts.log.readableLog();
   const row = await readRow();
+  const pending = await parts.inputs.pending();
+  return withState(parts, { log: history, row, status, cursor, pending }, services);
+}
+
+/**
+ * The snapshot of a session just created (`created`: what its creation commit wrote), taken
+ * before anything else ran in its actor: its history is the log as appended, and it has no
+ * input and no child yet (only its actor admits inputs and starts the turns that make children).
+ */
+export async function creationSnapshot(
+  parts: Pick<SessionParts, "log" | "gate" | "compactor">,
+  status: SessionStatus,
+  cursor: StreamCursor,
+  created: CreatedSession,
+  services: Pick<
+    SessionServices,
+    "describeProvider" | "storage" | "turnSettings" | "now" | "historySecret" | "limitsOf"
+  >,
+): Promise<SessionSnapshot> {
+  const { row, restored } = created;
+  const known = { log: wholeLog(restored.entries), row, status, cursor, pending: [] };
+  return finishSnapshot(await withState(parts, known, services), undefined, row.id, services, []);
+}
+
+/** The parts of a snapshot that come from the session's replayed state, the config and the budgets. */
+async function withState(
+  parts: Pick<SessionParts, "log" | "gate" | "compactor">,
+  known: Pick<SnapshotParts, "log" | "row" | "status" | "cursor" | "pending">,
+  services: Pick<SessionServices, "describeProvider" | "storage" | "turnSettings" | "now">,
+): Promise<SnapshotParts> {
+  const { log, gate, compactor } = parts;
+  const { row } = known;
   const settings = settingsNow(row, log.state.config, services.describeProvider);
   return {
-    log: history,
-    row,
-    status,
-    cursor,
-    pending: await inputs.pending(),
+    ...known,
     approvals: { pending: gate.pending(), policy: log.state.approval_policy, mode: log.state.approval_mode },
     settings,
     context: compactor.context(row),
@@ -78,14 +106,18 @@ export async function snapshotParts(
   };
 }
 
-/** The snapshot of `parts` with its history read (outside the mailbox: the parts fix what is read). */
+/**
+ * The snapshot of `parts` with its history read (outside the mailbox: the parts fix what is
+ * read); `children`: the usage of the session's `task` children when known, else read.
+ */
 export async function finishSnapshot(
   parts: SnapshotParts,
   tail: number | undefined,
   sessionId: string,
   services: Pick<SessionServices, "historySecret" | "now" | "storage" | "limitsOf">,
+  children?: Awaited<ReturnType<SessionServices["storage"]["descendantUsage"]>>,
 ): Promise<SessionSnapshot> {
-  const descendants = await services.storage.descendantUsage(sessionId);
+  const descendants = children ?? (await services.storage.descendantUsage(sessionId));
   const totals = {
     usage: usageTotal(parts.row.usage, descendants),
     costUsd: costTotal(

@@ -41,12 +41,12 @@ import type { SessionLogWriter } from "../session/session-log-writer.js";
 import type { SessionPort } from "../session/session-port.js";
 import type { SessionServices } from "../session/session-services.js";
 import type { InputSource } from "../storage/inputs-table.js";
-import { WriteFencedError } from "../storage/session-storage.js";
+import { type CreatedSession, WriteFencedError } from "../storage/session-storage.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import { SessionFeed } from "../stream/session-feed.js";
 import type { FirstBatch } from "../stream/sse-stream.js";
 import type { TurnScheduler } from "../turn/turn-scheduler.js";
-import { finishSnapshot, type SnapshotParts, snapshotParts } from "./actor-snapshot.js";
+import { creationSnapshot, finishSnapshot, type SnapshotParts, snapshotParts } from "./actor-snapshot.js";
 import type { ActorSupervisor, StopReason } from "./actor-supervisor.js";
 import { sessionParts } from "./session-parts.js";
 import {
@@ -124,13 +124,16 @@ export class SessionActor {
     const row = await services.storage.getSession(sessionId);
     if (row === null) throw new SessionNotFoundError(sessionId);
     const restored = await services.storage.restoreLog(sessionId);
-    return new SessionActor(
-      services,
-      await repairPreview(services, row, restored),
-      restored,
-      supervisor,
-      epoch,
-    );
+    const repaired = await repairPreview(services, row, restored);
+    return new SessionActor(services, repaired, restored, supervisor, epoch);
+  }
+
+  /** A session just created, from what its creation wrote; its snapshot's cursor and status as created. */
+  static fromCreation(services: SessionServices, created: CreatedSession, supervisor: ActorSupervisor) {
+    const actor = new SessionActor(services, created.row, created.restored, supervisor, null);
+    const parts = { log: actor.#log, gate: actor.#gate, compactor: actor.#compactor };
+    const { status, cursor } = actor;
+    return { actor, snapshot: () => creationSnapshot(parts, status, cursor, created, services) };
   }
 
   get status(): SessionStatus {
@@ -171,10 +174,7 @@ export class SessionActor {
 
   /** Set the session's own approval policy and/or approval mode, as a log entry. */
   setApprovalPolicy(body: ApprovalPolicyBody): Promise<ApprovalPolicyAnswer> {
-    return this.#task(async () => {
-      await this.#log.checkIntact();
-      return setApprovalPolicy(this.#port, body);
-    });
+    return this.#task(() => setApprovalPolicy(this.#port, body));
   }
 
   /** Set (or clear: null) the session's own budget, as a `budget_changed` entry. */
@@ -268,10 +268,9 @@ export class SessionActor {
    * on (a running turn keeps what it started with); logged as `config_changed`.
    */
   changeSettings(patch: SessionSettingsBody): Promise<SessionSettings> {
-    return this.#task(async () => {
-      await this.#log.checkIntact();
-      return changeSettings(this.#port, this.#services.describeProvider, await this.#row(), patch);
-    });
+    return this.#task(() =>
+      changeSettings(this.#port, this.#services.describeProvider, () => this.#row(), patch),
+    );
   }
 
   /**

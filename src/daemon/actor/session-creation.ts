@@ -5,11 +5,13 @@
  * transaction.
  */
 import type { CreateSessionBody } from "../../api/session-creation.js";
+import type { SessionSnapshot } from "../../api/session-snapshot.js";
 import type { LogEntry, PositionedEntry, SessionInstructions } from "../../log/entries.js";
 import type { ApprovalMode, ApprovalPolicy } from "../../model/approval-policy.js";
 import type { RequestConfig } from "../../model/request-config.js";
 import { planFork } from "../session/fork-plan.js";
 import type { ChildTask, NewSession, SessionRow } from "../storage/sessions-table.js";
+import type { SessionActor } from "./session-actor.js";
 
 /** What `PUT /sessions/{id}` with kind "new" asks for, after validation and defaults. */
 export interface NewSessionRequest {
@@ -51,6 +53,12 @@ export interface ForkSessionRequest {
    * (the configured one applies), as for a child created new.
    */
   agentSettings?: { providerProfile: string | null; model: string | null; approvalMode: ApprovalMode };
+}
+
+/** A session just created: its actor, and the snapshot its creation answers with (asked for at once). */
+export interface CreatedActor {
+  actor: SessionActor;
+  snapshot(): Promise<SessionSnapshot>;
 }
 
 /** A new session's row and whole first log, first entry (a session_start) first. */

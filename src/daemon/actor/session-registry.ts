@@ -19,18 +19,17 @@ import { idleStatus, resolvedProvider, sessionSummary } from "../session/session
 import { WriteFencedError } from "../storage/session-storage.js";
 import type { NewSession, SessionListFilter, SessionPage, SessionRow } from "../storage/sessions-table.js";
 import type { ActorSupervisor, SupervisedActor } from "./actor-supervisor.js";
+import { CrashRestarts } from "./crash-restarts.js";
 import { SessionActor } from "./session-actor.js";
 import { censusOf, type SessionCensus } from "./session-census.js";
 import {
+  type CreatedActor,
   type ForkSessionRequest,
   forkRecord,
   type NewSessionRequest,
   newSessionRecord,
 } from "./session-creation.js";
 import { type OpenedListStream, SessionListHub } from "./session-list-hub.js";
-
-/** A session whose actor crashes twice within this window is not restarted eagerly again. */
-const crashRestartWindowMs = 5_000;
 
 export class SessionRegistry {
   readonly #services: SessionServices;
@@ -41,7 +40,7 @@ export class SessionRegistry {
   readonly #actors = new Map<string, SessionActor>();
   readonly #loading = new Map<string, Promise<SessionActor>>();
   #unloadTimer: NodeJS.Timeout | null = null;
-  readonly #lastCrashRestart = new Map<string, number>();
+  readonly #crashRestarts = new CrashRestarts();
   /**
    * Actors out of the map that are still stopping: they may still write their turn's end, so
    * the session's next actor loads only once they have stopped (it would read the log before
@@ -216,13 +215,13 @@ export class SessionRegistry {
   }
 
   /** Create a session: its row and its session_start entry in one transaction. Throws SessionExistsError. */
-  async create(request: NewSessionRequest): Promise<SessionActor> {
+  async create(request: NewSessionRequest): Promise<CreatedActor> {
     const { row, entries } = newSessionRecord(request, this.#services.now());
     return this.#start(row, entries);
   }
 
   /** Fork a session at a history checkpoint into a new session (same workspace, provider, model). */
-  async fork(request: ForkSessionRequest): Promise<SessionActor> {
+  async fork(request: ForkSessionRequest): Promise<CreatedActor> {
     const source = await this.#services.storage.getSession(request.sourceSessionId);
     if (source === null) throw new SessionNotFoundError(request.sourceSessionId);
     const entries = await this.readLog(request.sourceSessionId);
@@ -231,14 +230,25 @@ export class SessionRegistry {
   }
 
   /**
-   * Write a new session's row, its log and its preview in one transaction, then load its actor.
-   * `entries` is the whole log, first entry (a session_start) first.
+   * Write a new session's row, its log and its preview in one transaction, then give it its
+   * actor. `entries` is the whole log, first entry (a session_start) first.
    */
-  async #start(row: NewSession, entries: readonly LogEntry[]): Promise<SessionActor> {
+  async #start(row: NewSession, entries: readonly LogEntry[]): Promise<CreatedActor> {
     const preview = previewOf(entries.map((entry, position) => ({ entry, position })));
-    await this.#services.storage.createSession(row, entries, preview);
+    const created = await this.#services.storage.createSession(row, entries, preview);
     void this.#listHub.created(row.id).catch(() => undefined);
-    return this.get(row.id);
+    const id = row.id;
+    // With leases, or once a request that came meanwhile loads it, its actor is loaded as usual.
+    const taken = this.#actors.has(id) || this.#loading.has(id) || this.#stopping.has(id);
+    if (this.#services.ownership !== undefined || taken || this.#draining) {
+      const actor = await this.get(id);
+      return { actor, snapshot: () => actor.snapshot() };
+    }
+    // Else built from what the commit wrote (this process's own write: nothing to read back).
+    // Nothing waits in it: only its actor writes turns and inputs; a fork's open calls are closed.
+    const made = SessionActor.fromCreation(this.#services, created, this.#supervisor);
+    this.#actors.set(id, made.actor);
+    return made;
   }
 
   /** Debug route: stop a session's actor as if it had crashed; the next request loads a new one. */
@@ -307,25 +317,6 @@ export class SessionRegistry {
     await this.#services.ownership?.release(sessionId).catch(() => undefined);
   }
 
-  /**
-   * Boot recovery: every session with a turn left `running` by a crash, or with queued inputs,
-   * is loaded; loading recovers the cut turn (see #load) and lets the queue run.
-   */
-  async recover(): Promise<void> {
-    const { storage, logger } = this.#services;
-    const sessions = new Set([
-      ...(await storage.runningTurns()).map((turn) => turn.session),
-      ...(await storage.sessionsWithPendingInputs()),
-    ]);
-    for (const session of sessions) {
-      try {
-        await this.get(session);
-      } catch (error) {
-        logger.error({ session_id: session, err: error }, "could not load session at start");
-      }
-    }
-  }
-
   /** Unload actors that have been quiet for `idleMs` (checked every `everyMs`). */
   startUnloading(idleMs: number, everyMs = Math.min(Math.max(idleMs / 4, 250), 30_000)): void {
     this.#unloadTimer = setInterval(() => {
@@ -380,19 +371,13 @@ export class SessionRegistry {
     // A turn the crash cut short ended with it; the next actor starts idle.
     if (actor.status.phase !== "idle")
       this.#listHub.statusChanged({ id, parentId: actor.parentId }, idleStatus);
-    // Restart at once, so queued inputs keep flowing; but a session that keeps crashing is
-    // restarted eagerly at most once per window (the next request still loads it), so a bug
-    // that fails every turn cannot spin the daemon.
-    const now = this.#services.now();
-    const last = this.#lastCrashRestart.get(id);
-    if (last !== undefined && now - last < crashRestartWindowMs) {
+    if (!this.#crashRestarts.allow(id, this.#services.now())) {
       this.#services.logger.warn(
         { session_id: id },
         "session actor crashed again; not restarting it eagerly",
       );
       return;
     }
-    this.#lastCrashRestart.set(id, now);
     this.get(id).catch((error: unknown) => {
       this.#services.logger.error({ session_id: id, err: error }, "could not restart session actor");
     });

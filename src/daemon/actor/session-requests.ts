@@ -21,12 +21,13 @@ import type { SessionRow } from "../storage/sessions-table.js";
 
 /**
  * Set (or clear, with null) the session's own approval policy, its approval mode, or both, as one
- * log entry (which always carries the policy in force after it).
+ * log entry (which always carries the policy in force after it); the log checked intact first.
  */
 export async function setApprovalPolicy(
   port: SessionPort,
   body: ApprovalPolicyBody,
 ): Promise<ApprovalPolicyAnswer> {
+  await port.log.checkIntact();
   const policy = body.approval_policy === undefined ? port.log.state.approval_policy : body.approval_policy;
   await port.log.commit([
     {
@@ -57,15 +58,18 @@ export async function repairContext(
 }
 
 /**
- * Change the settings of the session whose row is `row` as `patch` says, from its next model
- * request on; refuses a profile that is not configured before anything is written.
+ * Change the settings of the session (its log checked intact, then its row read) as `patch`
+ * says, from its next model request on; refuses a profile that is not configured before anything
+ * is written.
  */
 export async function changeSettings(
   port: SessionPort,
   describeProvider: SessionServices["describeProvider"],
-  row: SessionRow,
+  readRow: () => Promise<SessionRow>,
   patch: SessionSettingsBody,
 ): Promise<SessionSettings> {
+  await port.log.checkIntact();
+  const row = await readRow();
   const next = patchSettings(
     { providerProfile: row.providerProfile, model: row.model, config: port.log.state.config },
     patch,

@@ -43,10 +43,10 @@ export function createSessionRoute(services: RouteServices): ResourceRoute {
         if (await registry.exists(id)) {
           throw problem("precondition_failed", `session ${id} already exists`);
         }
-        const actor = await rememberRefusal(services.storage, id, services.now(), () =>
+        const created = await rememberRefusal(services.storage, id, services.now(), () =>
           body.kind === "new" ? createNew(registry, services, id, body) : fork(registry, id, body),
         );
-        return actor.snapshot();
+        return created.snapshot();
       });
       return reply.code(201).header("location", `/sessions/${id}`).send(snapshot);
     },

@@ -6,7 +6,7 @@
  *
  * Boundary rule: the only code that composes the table programs and the log store into
  * transactions; everything above it speaks through `SessionStorage`. Every append of a session,
- * its first included, goes through the log's `SessionWriter`. Every write of a session passes
+ * its first included, goes through the log's session-writer.ts. Every write of a session passes
  * the fence first, when there is one (cluster mode), in the write's own transaction.
  */
 import type { InputReceipt } from "../../api/inputs.js";
@@ -16,7 +16,6 @@ import { collectState } from "../../log/collect-state.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import { hashEntry } from "../../log/entry-hash.js";
 import type { HeadRecord } from "../../log/head-record.js";
-import { SessionWriter } from "../../log/session-writer.js";
 import type { StateCheckpoint } from "../../log/state-checkpoint.js";
 import type { LogHead, Store } from "../../log/store.js";
 import { type PrefixOptions, type RestoredLog, restoreLog, verifyPrefix } from "../../log/tail-restore.js";
@@ -25,6 +24,7 @@ import { type ApiTokenStore, apiTokenStoreOn } from "./api-token-store.js";
 import { backendOutbox } from "./backend-outbox.js";
 import { type UsageScope, type UsageTotals, usageTotalsProgram } from "./budget-usage-table.js";
 import { checkpointedWriter } from "./checkpointed-writer.js";
+import { createSessionOn } from "./create-session.js";
 import { appliedSchemaVersionProgram } from "./daemon-schema.js";
 import { checkDeliveredWithin, lastDeliveredInputProgram } from "./delivery-evidence.js";
 import { type DescendantUsage, descendantUsageProgram } from "./descendant-usage.js";
@@ -45,13 +45,7 @@ import {
   recordRejectionProgram,
 } from "./rejected-creations-table.js";
 import { notQuietProgram, type RetentionCandidate, retentionCandidatesProgram } from "./retention-table.js";
-import {
-  admitAndTouchProgram,
-  createSessionRowProgram,
-  deleteSessionProgram,
-  finishSessionCreationProgram,
-  rowWritesProgram,
-} from "./row-writes.js";
+import { admitAndTouchProgram, deleteSessionProgram, rowWritesProgram } from "./row-writes.js";
 import {
   advanceScheduleProgram,
   deleteScheduleProgram,
@@ -65,6 +59,7 @@ import {
   setSchedulePausedProgram,
 } from "./schedules-table.js";
 import type {
+  CreatedSession,
   InputCancellation,
   RowWrites,
   SessionStorage,
@@ -182,16 +177,12 @@ export class BackendSessionStorage<Tx> implements SessionStorage {
     return this.#write(sessionId, () => rowWritesProgram(sessionId, writes));
   }
 
-  async createSession(row: NewSession, entries: readonly LogEntry[], preview: SessionPreview): Promise<void> {
-    const { backend } = this.#shared;
-    // The row before the entries: an id taken is `SessionExistsError`, not a conflict with its log.
-    // A creation records its lease rather than checking one (it has none yet).
-    const log = new GuardedLog(backend.log, (tx) => backend.run(tx, createSessionRowProgram(row)));
-    await SessionWriter.forNewSession(log, row.id).append(entries, (tx) =>
-      andThen(backend.run(tx, finishSessionCreationProgram(row.id, preview)), () =>
-        this.#shared.fence?.created(tx, row.id),
-      ),
-    );
+  createSession(
+    row: NewSession,
+    entries: readonly LogEntry[],
+    preview: SessionPreview,
+  ): Promise<CreatedSession> {
+    return createSessionOn(this.#shared.backend, this.#shared.fence, row, entries, preview);
   }
 
   getSession(sessionId: string): Promise<SessionRow | null> {

@@ -23,6 +23,7 @@ import {
   deleteSessionRowsProgram,
   insertSessionProgram,
   type NewSession,
+  type SessionRow,
   setPreviewProgram,
   touchActivityProgram,
   updateSessionRowProgram,
@@ -107,9 +108,9 @@ function* admitFreshInputProgram(input: NewInput, order: number): SqlProgram<voi
   }
 }
 
-/** A session's row, before its first log entries (the caller appends those in between). */
-export function* createSessionRowProgram(row: NewSession): SqlProgram<void> {
-  yield* insertSessionProgram(row);
+/** A session's row, before its first log entries (the caller appends those in between); the row as stored. */
+export function* createSessionRowProgram(row: NewSession): SqlProgram<SessionRow> {
+  return yield* insertSessionProgram(row);
 }
 
 /** What follows a new session's first entries: its preview, and forgetting an earlier refusal of its id. */

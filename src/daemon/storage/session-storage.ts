@@ -125,6 +125,12 @@ export class WriteFencedError extends Error {
 /** What cancelling one input did. */
 export type InputCancellation = "cancelled" | "not_pending";
 
+/** A session as its creation wrote it: the row as stored, and the log as appended (hashed, positioned, replayed). */
+export interface CreatedSession {
+  row: SessionRow;
+  restored: RestoredLog;
+}
+
 export interface SessionStorage {
   /**
    * This storage as an actor loaded under lease epoch `epoch` writes through it: every write of
@@ -178,8 +184,15 @@ export interface SessionStorage {
 
   // --- sessions ---------------------------------------------------------------------------
 
-  /** Create a session: its row, its first entries and its preview, in one transaction. */
-  createSession(row: NewSession, entries: readonly LogEntry[], preview: SessionPreview): Promise<void>;
+  /**
+   * Create a session: its row, its first entries and its preview, in one transaction. Resolves
+   * once durable with what that transaction wrote (nothing read back).
+   */
+  createSession(
+    row: NewSession,
+    entries: readonly LogEntry[],
+    preview: SessionPreview,
+  ): Promise<CreatedSession>;
   getSession(sessionId: string): Promise<SessionRow | null>;
   /** The rows `filter` selects, newest activity first; with `page`, that page only. */
   listSessions(filter?: SessionListFilter, page?: SessionPage): Promise<SessionRow[]>;

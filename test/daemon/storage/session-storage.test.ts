@@ -118,6 +118,20 @@ async function deliverInput(storage: SessionStorage, sessionId: string, inputId:
 }
 
 describe.each([sqlite(), postgres()])("the storage port on $name", (backend) => {
+  it("answers a creation with the row and the log exactly as a later read returns them", async () => {
+    const storage = await backend.open();
+    const id = "0190f5c8-0000-7000-8000-0000000000c1";
+    const policy: LogEntry = { kind: "approval_policy_changed", ts, policy: null, mode: "auto-edit" };
+    const preview = { text: "", transcript_count: 0, truncated: false };
+    const created = await storage.createSession(
+      { id, workspace: "/tmp/work", createdAt: ts, name: "n", mcpServers: ["m"] },
+      [start, policy],
+      preview,
+    );
+    expect(created.row).toEqual(await storage.getSession(id));
+    expect(created.restored).toEqual(await storage.restoreLog(id));
+  });
+
   it("commits a turn's log entries, its inputs and its row together", async () => {
     const storage = await storageWithSession(backend, "s");
     const placed = await deliverInput(storage, "s", "i1", "t1");

@@ -1,0 +1,43 @@
+/**
+ * A new session written in one transaction: its row, its first log entries and its preview, and
+ * (cluster mode) its lease record; answered with what that transaction wrote, so the session's
+ * actor is built without reading any of it back.
+ *
+ * Boundary rule: the creation's transaction only; BackendSessionStorage.createSession calls it.
+ */
+import type { SessionPreview } from "../../api/session-snapshot.js";
+import { andThen } from "../../log/awaitable.js";
+import { collectState } from "../../log/collect-state.js";
+import type { LogEntry } from "../../log/entries.js";
+import { createLog } from "../../log/session-writer.js";
+import { GuardedLog } from "./guarded-log.js";
+import { createSessionRowProgram, finishSessionCreationProgram } from "./row-writes.js";
+import type { CreatedSession, WriteFence } from "./session-storage.js";
+import type { NewSession, SessionRow } from "./sessions-table.js";
+import type { StorageBackend } from "./storage-backend.js";
+
+/** Create session `row` with `entries` (a session_start first) and `preview` on `backend`. */
+export async function createSessionOn<Tx>(
+  backend: StorageBackend<Tx>,
+  fence: WriteFence<Tx> | null,
+  row: NewSession,
+  entries: readonly LogEntry[],
+  preview: SessionPreview,
+): Promise<CreatedSession> {
+  // The row before the entries: an id taken is `SessionExistsError`, not a conflict with its log.
+  // A creation records its lease rather than checking one (it has none yet).
+  let inserted: SessionRow | undefined;
+  const log = new GuardedLog(backend.log, (tx) =>
+    andThen(backend.run(tx, createSessionRowProgram(row)), (stored) => {
+      inserted = stored;
+    }),
+  );
+  const written = await createLog(log, row.id, entries, (tx) =>
+    andThen(backend.run(tx, finishSessionCreationProgram(row.id, preview)), () => fence?.created(tx, row.id)),
+  );
+  // The row as its INSERT returned it, with the preview its transaction then wrote.
+  return {
+    row: { ...inserted!, preview },
+    restored: { state: collectState(written), entries: written, checkpoint: null },
+  };
+}
