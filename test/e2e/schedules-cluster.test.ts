@@ -85,4 +85,67 @@ describe("schedules on a cluster", () => {
         .sort(),
     );
   }, 60_000);
+
+  it("admits every firing of an every-second schedule for 60 s exactly once on three nodes SIGKILLed and restarted in turn, each in one completed turn", async () => {
+    const testCluster = clusters.cluster();
+    const nodes = await testCluster.start(3, 2);
+    const sessionId = await nodes[0]!.createSession();
+    const body = {
+      id: "heartbeat",
+      cron: "* * * * * *",
+      session_id: sessionId,
+      prompt: "beat",
+      missed: "run_once",
+    };
+    expect((await nodes[1]!.api("/schedules", { method: "POST", body })).status).toBe(201);
+    // Every node dies once and comes back while the schedule fires; two are up at any time.
+    const began = Date.now();
+    for (let round = 0; Date.now() - began < 60_000; round++) {
+      await sleep(8_000);
+      const victim = nodes[round % 3]!;
+      await victim.kill();
+      await sleep(4_000);
+      await victim.boot();
+    }
+    const survivor = nodes[2]!;
+    expect(
+      (await survivor.api("/schedules/heartbeat", { method: "PATCH", body: { paused: true } })).status,
+    ).toBe(200);
+    const schema = testCluster.schema;
+    // Wait for the queued firings' turns to finish (the fake model answers at once).
+    for (let waited = 0; ; waited += 250) {
+      const busy = await schema.query<{ n: string }>(
+        "SELECT count(*) AS n FROM turns WHERE session = $1 AND state = 'running'",
+        [sessionId],
+      );
+      const queued = await schema.query<{ n: string }>(
+        "SELECT count(*) AS n FROM inputs WHERE session = $1 AND delivery = 'pending'",
+        [sessionId],
+      );
+      if (Number(busy[0]!.n) === 0 && Number(queued[0]!.n) === 0) break;
+      if (waited > 20_000) throw new Error("the firings' turns did not finish within 20 s");
+      await sleep(250);
+    }
+
+    const heartbeat = (await survivor.api("/schedules/heartbeat")).json<ScheduleAnswer>();
+    const times = firingTimes(heartbeat);
+    expect(times.length).toBeGreaterThanOrEqual(55);
+    const expected = times.map((at) => documentedFiringId("input", "heartbeat", at)).sort();
+    const admitted = await schema.query<{ id: string }>(
+      "SELECT id FROM inputs WHERE session = $1 AND client_id = 'schedule:heartbeat'",
+      [sessionId],
+    );
+    expect(admitted.map((row) => row.id).sort()).toEqual(expected);
+    // No firing ran twice: each input is in exactly one completed turn (an abandoned turn's
+    // input goes on in the turn that continues it).
+    const turns = await schema.query<{ input_ids: string }>(
+      "SELECT input_ids FROM turns WHERE session = $1 AND state = 'completed'",
+      [sessionId],
+    );
+    const completedIn = new Map<string, number>();
+    for (const turn of turns)
+      for (const id of JSON.parse(turn.input_ids) as string[])
+        completedIn.set(id, (completedIn.get(id) ?? 0) + 1);
+    expect(expected.filter((id) => completedIn.get(id) !== 1)).toEqual([]);
+  }, 150_000);
 });
