@@ -4,6 +4,7 @@
 // better-sqlite3 stays external (a native addon); so does the OpenTelemetry SDK, loaded only
 // when traces are exported (a daemon that exports none never parses it). CommonJS dependencies
 // get a `require`.
+import { readFileSync, writeFileSync } from "node:fs";
 import { build } from "esbuild";
 
 await build({
@@ -28,5 +29,13 @@ await build({
     js: "import { createRequire as __skeinCreateRequire } from 'node:module'; const require = __skeinCreateRequire(import.meta.url);",
   },
   legalComments: "none",
+  charset: "ascii",
   logLevel: "warning",
 });
+
+// V8 keeps a script's source in one byte per character only when every character is Latin-1;
+// one "§" or "’" in a dependency's comment doubles the 6 MB bundle in memory and makes the first
+// stack trace through it re-scan the whole text. `charset: "ascii"` escapes every string,
+// template, regular expression and identifier, so what is left outside ASCII is in comments.
+const bundle = "dist/daemon.bundle.js";
+writeFileSync(bundle, readFileSync(bundle, "utf8").replace(/[\u0080-\uffff]/g, "?"));
