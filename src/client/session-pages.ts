@@ -1,5 +1,5 @@
 /** `GET /sessions` read page after page, for callers that want every session the query selects. */
-import { maxSessionPageSize } from "../api/schemas/sessions.js";
+import { maxSessionPageSize } from "../api/session-page-size.js";
 import type { SessionSummary } from "../api/session-snapshot.js";
 import type { SessionList, SessionListQuery } from "../api/sessions.js";
 import { DaemonProtocolError } from "./api-errors.js";

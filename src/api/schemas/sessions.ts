@@ -6,6 +6,7 @@
  * Boundary rule: the schemas are the definition; each type is `Static` of its schema.
  */
 import { type Static, Type } from "typebox";
+import { maxSessionPageSize } from "../session-page-size.js";
 import { closedObject, literalUnion, namedObject } from "./parts.js";
 import { SessionSummarySchema } from "./session-snapshot.js";
 import { streamResumeFields } from "./stream-cursor.js";
@@ -20,11 +21,6 @@ const SessionListQuerySchema = closedObject(listFields);
 
 /** Which sessions `GET /sessions` lists: all (the default), the top-level ones, or one session's forks. */
 export type SessionListQuery = Static<typeof SessionListQuerySchema>;
-
-/** Sessions per `GET /sessions` page when the query names no `limit`. */
-export const defaultSessionPageSize = 100;
-/** The largest `limit` a `GET /sessions` page takes. */
-export const maxSessionPageSize = 1000;
 
 const pageFields = {
   /** Sessions per page, 1..1000 (default 100); JSON only. */

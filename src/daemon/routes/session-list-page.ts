@@ -7,7 +7,7 @@
  * changes while a client pages may show twice or not at all (the list stream follows changes).
  */
 
-import { defaultSessionPageSize } from "../../api/schemas/sessions.js";
+import { defaultSessionPageSize } from "../../api/session-page-size.js";
 import type { SessionSummary } from "../../api/session-snapshot.js";
 import { problem } from "../http/problem.js";
 import type { SessionListKey, SessionPage } from "../storage/sessions-table.js";
