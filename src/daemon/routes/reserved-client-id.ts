@@ -7,9 +7,7 @@
  */
 import { scheduleClientIdPrefix } from "../budget/schedule-attribution.js";
 import { problem } from "../http/problem.js";
-
-/** The client-id prefix of a `task` call's child input (task/task-run.ts writes it). */
-const taskClientIdPrefix = "task:";
+import { taskClientIdPrefix } from "../task/task-id.js";
 
 const reservedPrefixes = [scheduleClientIdPrefix, taskClientIdPrefix] as const;
 

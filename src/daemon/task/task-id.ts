@@ -10,6 +10,9 @@
  */
 import { derivedUuidV7, uuidV7Time } from "../session/derived-uuid.js";
 
+/** The client id a child's task input carries: this prefix and the parent's id (clients may not send it). */
+export const taskClientIdPrefix = "task:";
+
 /** What a derived id names. */
 export type TaskIdPurpose = "session" | "input";
 

@@ -23,7 +23,7 @@ import type { SessionRow } from "../storage/sessions-table.js";
 import { ApprovalRelay, type ChildApprovals } from "./approval-relay.js";
 import { type ChildEnding, childEnding } from "./child-ending.js";
 import type { TaskArguments } from "./task-arguments.js";
-import { taskId } from "./task-id.js";
+import { taskClientIdPrefix, taskId } from "./task-id.js";
 import type { TaskServices } from "./task-services.js";
 
 /** The most characters of a child's answer the call's result carries. */
@@ -105,7 +105,7 @@ async function admit(
       actor.submit(
         inputId,
         { kind: "message", text: prompt },
-        { clientId: `task:${parentId}`, sentBy: null, sentFrom: null },
+        { clientId: `${taskClientIdPrefix}${parentId}`, sentBy: null, sentFrom: null },
       ),
     );
   } catch (error) {
