@@ -76,6 +76,8 @@ export interface HarnessOptions {
    * bench names another checkout's built one to compare two builds in one run.
    */
   skeinBin?: string;
+  /** How long boot waits for `GET /server` to say ready (default 20 s; a daemon under valgrind needs more). */
+  readyTimeoutMs?: number;
 }
 
 /** The storage backends the e2e suites run against. */
@@ -158,6 +160,7 @@ export class DaemonHarness {
   private readonly env: Record<string, string>;
   private readonly extraConfig: Record<string, unknown>;
   private readonly launcher: string[];
+  private readonly readyTimeoutMs: number;
   /** The `skein` command the daemon is started from. */
   readonly bin: string;
   private readonly user: { user: UnprivilegedUser; view: CheckoutView } | null;
@@ -171,6 +174,7 @@ export class DaemonHarness {
     this.env = { ...(options.env ?? {}) };
     this.address = options.address ?? "127.0.0.1";
     this.launcher = options.launcher ?? [];
+    this.readyTimeoutMs = options.readyTimeoutMs ?? 20_000;
     this.bin = options.skeinBin ?? skeinBin;
     this.extraConfig = { approvalPolicy: { default: "allow" }, ...options.config };
     this.user =
@@ -314,7 +318,7 @@ export class DaemonHarness {
     this.child = child;
     const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
     this.childExit = exited;
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + this.readyTimeoutMs;
     for (;;) {
       const early = await Promise.race([exited, sleep(20).then(() => "running" as const)]);
       if (early !== "running") {
@@ -334,7 +338,8 @@ export class DaemonHarness {
           // not listening yet
         }
       }
-      if (Date.now() > deadline) throw new Error(`daemon not ready after 20 s; log:\n${this.readLog()}`);
+      if (Date.now() > deadline)
+        throw new Error(`daemon not ready after ${this.readyTimeoutMs} ms; log:\n${this.readLog()}`);
     }
   }
 

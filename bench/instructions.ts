@@ -1,0 +1,92 @@
+/**
+ * `tsx bench/instructions.ts [oneshot|turn|both]`: machine instructions the daemon executes per
+ * one-shot session (`skein run "hi"` in a new session) and per plain turn on an existing
+ * session, counted by valgrind's callgrind over every thread of the daemon (V8's compiler and
+ * GC threads and libuv's pool included). Counts do not depend on what else the machine is
+ * doing, so two builds can be compared on a loaded machine where CPU time cannot. Not a suite
+ * of `npm run bench`: a tool for before/after work (the daemon runs ~50× slower under valgrind).
+ *
+ * Sizes: WARMUP (units run first and not counted, default 20), COUNT (units counted, default
+ * 20). SKEIN_PROFILE_BIN names another checkout's built `bin/skein.js`. CALLGRIND_OUT=<dir>
+ * keeps the measured phase's callgrind file there (for `callgrind_annotate`).
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DaemonHarness } from "../test/e2e/support/daemon-harness.js";
+import { text } from "../test/support/fake-provider/reply.js";
+import { FakeProvider } from "../test/support/fake-provider/server.js";
+import { runOneShot } from "./daemon-oneshot.js";
+import { daemonEnv, follow, followedTurn, profiles } from "./daemon-support.js";
+
+const mode = process.argv[2] ?? "both";
+const warmup = Number(process.env.WARMUP ?? 20);
+const count = Number(process.env.COUNT ?? 20);
+const outDir = process.env.CALLGRIND_OUT ?? mkdtempSync(join(tmpdir(), "skein-callgrind-"));
+
+/** Wait until the daemon's timers after a unit have run, so they are counted with it. */
+const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1500));
+
+/** Sends a command to the callgrind of `pid` (zero the counters, or dump them). */
+function control(pid: number, option: "--zero" | "--dump"): void {
+  execFileSync("callgrind_control", [option, String(pid)], { stdio: "ignore" });
+}
+
+/** The instructions of the last dump written in `dir`: the sum of its `totals:` / `summary:` lines. */
+function lastDumpTotal(dir: string, pid: number): number {
+  const dumps = readdirSync(dir)
+    .filter((name) => name.startsWith(`callgrind.out.${pid}.`))
+    .sort((a, b) => Number(a.split(".").pop()) - Number(b.split(".").pop()));
+  const last = dumps.at(-1);
+  if (last === undefined) throw new Error(`no callgrind dump of ${pid} in ${dir}`);
+  const content = readFileSync(join(dir, last), "utf8");
+  const line = /^(?:totals|summary): (\d+)/m.exec(content);
+  if (line === null) throw new Error(`no totals in ${join(dir, last)}`);
+  return Number(line[1]);
+}
+
+/** Instructions per unit over `count` runs of `unit` after `warmup` uncounted ones. */
+async function perUnit(pid: number, unit: (i: number) => Promise<void>): Promise<number> {
+  for (let i = 0; i < warmup; i++) await unit(i);
+  await settle();
+  control(pid, "--zero");
+  for (let i = 0; i < count; i++) await unit(warmup + i);
+  await settle();
+  control(pid, "--dump");
+  return lastDumpTotal(outDir, pid) / count;
+}
+
+const provider = await FakeProvider.start();
+provider.script = () => text(["Hello", " there."]);
+const app = await DaemonHarness.start({
+  providers: profiles(provider),
+  env: daemonEnv({ SKEIN_LOG_LEVEL: "warn" }),
+  launcher: [
+    "valgrind",
+    "--tool=callgrind",
+    "--smc-check=all-non-file",
+    "--dump-instr=no",
+    `--callgrind-out-file=${join(outDir, "callgrind.out.%p")}`,
+  ],
+  readyTimeoutMs: 300_000,
+  ...(process.env.SKEIN_PROFILE_BIN === undefined ? {} : { skeinBin: process.env.SKEIN_PROFILE_BIN }),
+});
+try {
+  const millions = (n: number): string => `${(n / 1e6).toFixed(2)} M`;
+  if (mode === "oneshot" || mode === "both") {
+    const perSession = await perUnit(app.pid, () => runOneShot(app));
+    console.log(`oneshot: ${millions(perSession)} instructions per session (${count} after ${warmup})`);
+  }
+  if (mode === "turn" || mode === "both") {
+    const session = await app.createSession();
+    const follower = await follow(app, session);
+    const perTurn = await perUnit(app.pid, (i) => followedTurn(app, session, follower, `turn ${i}`));
+    follower.close();
+    console.log(`turn: ${millions(perTurn)} instructions per plain turn (${count} after ${warmup})`);
+  }
+  console.log(`callgrind files: ${outDir}`);
+} finally {
+  await app.close();
+  await provider.close();
+}
