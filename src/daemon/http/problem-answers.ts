@@ -11,9 +11,16 @@ import { describeValidation, type ValidationIssue } from "./validation-detail.js
 /** A W3C `traceparent` header's trace id (version 00; not all zeros). */
 const traceparentShape = /^00-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
-/** The session and the caller's trace a request is about, for its log lines (what it names). */
-function requestLogFields(request: FastifyRequest): { session_id?: string; trace_id?: string } {
-  const fields: { session_id?: string; trace_id?: string } = {};
+/** What a request's log line names besides its error. */
+interface RequestLogFields {
+  reqId: string;
+  session_id?: string;
+  trace_id?: string;
+}
+
+/** The request, the session and the caller's trace a request is about, for its log lines. */
+function requestLogFields(request: FastifyRequest): RequestLogFields {
+  const fields: RequestLogFields = { reqId: request.id };
   const sid = (request.params as { sid?: unknown } | undefined)?.sid;
   if (typeof sid === "string") fields.session_id = sid;
   const traceparent = request.headers.traceparent;
