@@ -10,10 +10,9 @@ import { credentialOf } from "./credential.js";
 import type { HttpApp } from "./http-app.js";
 import { isJsonMediaType, parseJsonBody } from "./json-body.js";
 import { daemonUnavailable, type ProblemError, problem, requestBodyTooLarge } from "./problem.js";
-import { notFound } from "./problem-answers.js";
+import { bodyLimitOf, notFound } from "./problem-answers.js";
 import { checkQuery, queryNamesOfSchema } from "./query.js";
 import { checkRouteAccess } from "./route-access.js";
-import { defaultBodyLimit } from "./route-config.js";
 
 /**
  * Who sends the request: token or cookie, Host, origin, CSRF (the first three checks). Throws
@@ -60,7 +59,7 @@ export function installIngressChecks(
     }
     if (config.startsWork === true && isDraining?.() === true) throw daemonUnavailable();
     // Size before type: Fastify would answer 415 to a body without Content-Type before its size.
-    const limit = route.bodyLimit ?? defaultBodyLimit;
+    const limit = bodyLimitOf(route);
     if (Number(request.headers["content-length"] ?? 0) > limit) throw requestBodyTooLarge(limit);
     // Past every check: a client waiting to send a JSON body may send it now.
     if (awaitingContinue.delete(request.raw) && !request.raw.complete) {

@@ -42,7 +42,7 @@ export function toProblem(error: unknown, request: FastifyRequest): ProblemError
   }
   switch (fastifyError.code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
-      return requestBodyTooLarge(bodyLimitOf(request));
+      return requestBodyTooLarge(bodyLimitOf(request.routeOptions));
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return problem(
         "unsupported_media_type",
@@ -68,9 +68,9 @@ export function toProblem(error: unknown, request: FastifyRequest): ProblemError
   return problem("internal_error", "the daemon failed to answer this request; the cause is in its log");
 }
 
-/** The most body bytes the route of `request` takes. */
-export function bodyLimitOf(request: FastifyRequest): number {
-  return request.routeOptions.bodyLimit ?? defaultBodyLimit;
+/** The most body bytes a route takes (`route`: a request's `routeOptions`). */
+export function bodyLimitOf(route: FastifyRequest["routeOptions"]): number {
+  return route.bodyLimit ?? defaultBodyLimit;
 }
 
 /** 404 for a path no route serves. */
@@ -97,7 +97,7 @@ export function settleHeaders(request: FastifyRequest, reply: FastifyReply): voi
   // read that much anyway); a larger or chunked (unbounded) rest closes the connection instead.
   if (!request.raw.complete) {
     const declared = request.headers["content-length"];
-    if (declared === undefined || Number(declared) > bodyLimitOf(request))
+    if (declared === undefined || Number(declared) > bodyLimitOf(request.routeOptions))
       reply.header("connection", "close");
   }
 }
