@@ -22,11 +22,14 @@ export const OneTimeCodeQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** A whole HTML page: `title`, then `body` (trusted markup); `head` adds to its head. */
+/**
+ * A whole HTML page: `title`, then `body` (trusted markup); `head` adds to its head. Its empty
+ * icon keeps the browser from asking for /favicon.ico, which is no route (a 401 in the console).
+ */
 export function htmlPage(title: string, body: string, head = ""): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>${head}</head>
+<link rel="icon" href="data:,"><title>${title}</title>${head}</head>
 <body>${body}</body></html>
 `;
 }
