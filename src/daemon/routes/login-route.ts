@@ -21,13 +21,7 @@ import { codeLifetimeMs } from "../http/browser-logins.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { pageSecurityHeaders } from "../http/page-headers.js";
 import { registerResource } from "../http/resource.js";
-import {
-  htmlPage,
-  OneTimeCodeQuery,
-  refuseSpentCode,
-  sendPage,
-  signedInRedirect,
-} from "./one-time-link-page.js";
+import { htmlPage, refuseSpentCode, registerOneTimeLink, signedInRedirect } from "./one-time-link.js";
 
 /** The script that posts the login page's form as soon as the page is parsed. */
 const submitScriptPath = `${loginPath}/submit.js`;
@@ -63,42 +57,17 @@ function loginPage(code: string): string {
 
 /** Register `GET /login` (the page), `POST /login` (spend the code) and the page's script. */
 export function registerLoginRoute(app: HttpApp, options: { logins: BrowserLogins; port(): number }): void {
-  registerResource(app, loginPath, {
-    GET: {
-      schema: {
-        querystring: OneTimeCodeQuery,
-        response: {
-          200: {
-            description: "a page whose form posts the code, submitted by its script at once (spends nothing)",
-            content: { "text/html": { schema: Type.String() } },
-          },
-        },
-      },
-      config: {
-        public: true,
-        page: true,
-        doc: { summary: "A login link: a page that signs this browser in (by posting the code)" },
-      },
-      handler: async (request, reply) =>
-        sendPage(reply, 200, loginPage((request.query as { code: string }).code)),
+  registerOneTimeLink(app, loginPath, {
+    page: {
+      summary: "A login link: a page that signs this browser in (by posting the code)",
+      description: "a page whose form posts the code, submitted by its script at once (spends nothing)",
+      html: loginPage,
     },
-    POST: {
-      schema: {
-        querystring: OneTimeCodeQuery,
-        response: {
-          303: Type.Null({
-            description:
-              "signed in: `Set-Cookie` (HttpOnly, SameSite=Strict, 7 days) and `Location: /`; a used, unknown or expired code is 401 login_code_invalid (an HTML page to a browser)",
-          }),
-        },
-      },
-      config: {
-        public: true,
-        page: true,
-        emptyFormPost: true,
-        doc: { summary: "Spend a login link's code: sign this browser in" },
-      },
-      handler: (request, reply) => spendLoginCode(request, reply, options),
+    spend: {
+      summary: "Spend a login link's code: sign this browser in",
+      description:
+        "signed in: `Set-Cookie` (HttpOnly, SameSite=Strict, 7 days) and `Location: /`; a used, unknown or expired code is 401 login_code_invalid (an HTML page to a browser)",
+      answer: (request, reply, code) => spendLoginCode(request, reply, code, options),
     },
   });
 
@@ -128,9 +97,10 @@ export function registerLoginRoute(app: HttpApp, options: { logins: BrowserLogin
 async function spendLoginCode(
   request: FastifyRequest,
   reply: FastifyReply,
+  code: string,
   options: { logins: BrowserLogins; port(): number },
 ): Promise<FastifyReply> {
-  const login = await options.logins.redeem((request.query as { code: string }).code);
+  const login = await options.logins.redeem(code);
   if (login === null) {
     return refuseSpentCode(request, reply, { code: "login_code_invalid", detail: spentDetail, spentPage });
   }

@@ -5,7 +5,7 @@
  * unknown, spent or expired answers a short page that says so (or, to a client that does not ask
  * for HTML, 401 pairing_code_invalid).
  *
- * Why a button: a GET must change nothing (one-time-link-page.ts). Unlike the login page
+ * Why a button: a GET must change nothing (one-time-link.ts). Unlike the login page
  * (login-route.ts), this page does not submit itself: a pairing link is made to travel to another
  * device, through chats and mail whose scanners may run scripts; a person presses the button.
  *
@@ -14,20 +14,12 @@
  */
 import { randomBytes } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { Type } from "typebox";
 import { deviceLoginLifetimeMs, pairingLifetimeMs, pairPath } from "../../api/devices.js";
 import type { HttpApp } from "../http/create-http-app.js";
-import { registerResource } from "../http/resource.js";
 import { secretDigest } from "../http/token-secret.js";
 import type { DeviceStore } from "../storage/device-store.js";
 import { answerWith } from "./daemon-problem.js";
-import {
-  htmlPage,
-  OneTimeCodeQuery,
-  refuseSpentCode,
-  sendPage,
-  signedInRedirect,
-} from "./one-time-link-page.js";
+import { htmlPage, refuseSpentCode, registerOneTimeLink, signedInRedirect } from "./one-time-link.js";
 
 const spentDetail =
   `this pairing link is unknown, used already or older than ${pairingLifetimeMs / 60_000} minutes; ` +
@@ -55,42 +47,17 @@ type PairingOptions = { devices: DeviceStore; now(): number; port(): number };
 
 /** Register `GET /pair` (the page) and `POST /pair` (spend the code). */
 export function registerPairingRoute(app: HttpApp, options: PairingOptions): void {
-  registerResource(app, pairPath, {
-    GET: {
-      schema: {
-        querystring: OneTimeCodeQuery,
-        response: {
-          200: {
-            description: "a page with one button that posts the code (spends nothing)",
-            content: { "text/html": { schema: Type.String() } },
-          },
-        },
-      },
-      config: {
-        public: true,
-        page: true,
-        doc: { summary: "A device's pairing link: a page whose button pairs this browser" },
-      },
-      handler: async (request, reply) =>
-        sendPage(reply, 200, confirmPage((request.query as { code: string }).code)),
+  registerOneTimeLink(app, pairPath, {
+    page: {
+      summary: "A device's pairing link: a page whose button pairs this browser",
+      description: "a page with one button that posts the code (spends nothing)",
+      html: confirmPage,
     },
-    POST: {
-      schema: {
-        querystring: OneTimeCodeQuery,
-        response: {
-          303: Type.Null({
-            description:
-              "paired: `Set-Cookie` (HttpOnly, SameSite=Strict, 90 days) and `Location: /`; a used, unknown or expired code is 401 pairing_code_invalid (an HTML page to a browser)",
-          }),
-        },
-      },
-      config: {
-        public: true,
-        page: true,
-        emptyFormPost: true,
-        doc: { summary: "Spend a device's pairing code: sign this browser in as the device" },
-      },
-      handler: (request, reply) => spendPairingCode(request, reply, options),
+    spend: {
+      summary: "Spend a device's pairing code: sign this browser in as the device",
+      description:
+        "paired: `Set-Cookie` (HttpOnly, SameSite=Strict, 90 days) and `Location: /`; a used, unknown or expired code is 401 pairing_code_invalid (an HTML page to a browser)",
+      answer: (request, reply, code) => spendPairingCode(request, reply, code, options),
     },
   });
 }
@@ -99,9 +66,9 @@ export function registerPairingRoute(app: HttpApp, options: PairingOptions): voi
 async function spendPairingCode(
   request: FastifyRequest,
   reply: FastifyReply,
+  code: string,
   options: PairingOptions,
 ): Promise<FastifyReply> {
-  const { code } = request.query as { code: string };
   const cookieValue = randomBytes(32).toString("base64url");
   const now = options.now();
   const device = await answerWith(() =>

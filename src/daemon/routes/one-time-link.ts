@@ -1,26 +1,66 @@
 /**
- * What the two one-time links a browser opens (a login link, a device's pairing link) answer:
- * a small page whose form posts the code, the page that says a code is spent, and the redirect
- * that sets the session cookie once the post spent it.
+ * The two one-time links a browser opens (a login link, a device's pairing link): `GET` answers
+ * a small page whose form posts the code, `POST` spends it, then the redirect that sets the
+ * session cookie, or the page that says a code is spent.
  *
  * Why a page and a post: a GET must change nothing. A link shared through a chat is fetched
  * first by the chat's link previewer, which would otherwise spend the code and keep the cookie.
  *
- * Boundary rule: answers only; the routes (login-route.ts, pairing-route.ts) spend the codes.
- * The pages hold no style and no inline script (the CSP of page-headers.ts allows neither).
+ * Boundary rule: registration and answers; each link's route (login-route.ts, pairing-route.ts)
+ * writes its pages and spends its codes. The pages hold no style and no inline script (the CSP
+ * of page-headers.ts allows neither).
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { sessionCookieName } from "../../api/browser-login.js";
 import type { ProblemCode } from "../../api/problem.js";
+import type { HttpApp } from "../http/create-http-app.js";
 import { pageSecurityHeaders } from "../http/page-headers.js";
 import { problem } from "../http/problem.js";
+import { registerResource } from "../http/resource.js";
 
 /** The query of a one-time link: the code, in the base64url the daemon issues (it is put into the page). */
-export const OneTimeCodeQuery = Type.Object(
+const OneTimeCodeQuery = Type.Object(
   { code: Type.String({ minLength: 1, maxLength: 256, pattern: "^[A-Za-z0-9_-]+$" }) },
   { additionalProperties: false },
 );
+
+/** What one link's two routes say (OpenAPI) and do. */
+export interface OneTimeLink {
+  /** `GET`: the page for `code`, spending nothing. */
+  page: { summary: string; description: string; html(code: string): string };
+  /** `POST`: spend `code`; the description says what 303 and 401 mean. */
+  spend: {
+    summary: string;
+    description: string;
+    answer(request: FastifyRequest, reply: FastifyReply, code: string): Promise<FastifyReply>;
+  };
+}
+
+/** Register `GET path?code=…` (the page) and `POST path?code=…` (no body, or a form without fields). */
+export function registerOneTimeLink(app: HttpApp, path: string, link: OneTimeLink): void {
+  const codeOf = (request: FastifyRequest) => (request.query as { code: string }).code;
+  registerResource(app, path, {
+    GET: {
+      schema: {
+        querystring: OneTimeCodeQuery,
+        response: {
+          200: { description: link.page.description, content: { "text/html": { schema: Type.String() } } },
+        },
+      },
+      config: { public: true, page: true, doc: { summary: link.page.summary } },
+      handler: async (request, reply) => sendPage(reply, 200, link.page.html(codeOf(request))),
+    },
+    POST: {
+      schema: {
+        querystring: OneTimeCodeQuery,
+        response: { 303: Type.Null({ description: link.spend.description }) },
+      },
+      config: { public: true, page: true, emptyFormPost: true, doc: { summary: link.spend.summary } },
+      handler: (request, reply) => link.spend.answer(request, reply, codeOf(request)),
+    },
+  });
+}
 
 /**
  * A whole HTML page: `title`, then `body` (trusted markup); `head` adds to its head. Its empty
@@ -35,7 +75,7 @@ export function htmlPage(title: string, body: string, head = ""): string {
 }
 
 /** Send `html` with the page headers, never cached. */
-export function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
+function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
   return (
     reply
       .code(status)
