@@ -98,8 +98,9 @@ export class RequestAuthority {
   /**
    * The credential of a request whose head passes, else throws the refusal as a ProblemError:
    * 401 authentication_required, 400 invalid_request (Host count), 403 host_forbidden, 403
-   * origin_forbidden, 403 csrf_token_invalid. A public route accepts a request without a credential.
-   * Knows the bootstrap token and logins bound to it only (no lookup).
+   * origin_forbidden, 403 csrf_token_invalid. A public route accepts a request without a credential,
+   * and a cookie's without its CSRF token. Knows the bootstrap token and logins bound to it only
+   * (no lookup).
    */
   check(head: ReadableHead, isPublic = false): Credential {
     const shown = this.#shown(head.rawHeaders, this.#options.port(), undefined);
@@ -138,7 +139,9 @@ export class RequestAuthority {
     }
     const refusal = browserRefusal(raw, origins);
     if (refusal !== null) throw problem("origin_forbidden", refusal, closing);
-    if (credential.kind === "cookie" && head.method !== "GET" && head.method !== "HEAD") {
+    // A public route acts on no credential (a login or pairing link's post spends its code), so a
+    // cookie the browser holds from an earlier login needs no CSRF token there.
+    if (credential.kind === "cookie" && !isPublic && head.method !== "GET" && head.method !== "HEAD") {
       const sent = headerValues(raw, csrfHeaderName);
       if (sent.length !== 1 || !csrfTokenMatches(credential.login.cookieValue, sent[0])) {
         throw problem(
