@@ -86,6 +86,15 @@ export interface AuthorityOptions {
 
 const closing = { headers: { connection: "close" } };
 
+/** Whether the request is a browser's top-level GET (or HEAD) of a public route, without an Origin. */
+function isPublicNavigation(head: ReadableHead, isPublic: boolean): boolean {
+  if (!isPublic || (head.method !== "GET" && head.method !== "HEAD")) return false;
+  const raw = head.rawHeaders;
+  if (headerValues(raw, "origin").length > 0) return false;
+  const mode = headerValues(raw, "sec-fetch-mode");
+  return mode.length === 1 && mode[0]!.toLowerCase() === "navigate";
+}
+
 /** The identity checks of every request, in the contract's order. */
 export class RequestAuthority {
   readonly #options: AuthorityOptions;
@@ -137,7 +146,10 @@ export class RequestAuthority {
         closing,
       );
     }
-    const refusal = browserRefusal(raw, origins);
+    // A link to a public page (a pairing or login link, a web asset) clicked in another site's
+    // page is a cross-site navigation: it carries no Origin, acts on no credential, and its
+    // page's own post is origin-checked, so only other requests need a page of the daemon's.
+    const refusal = isPublicNavigation(head, isPublic) ? null : browserRefusal(raw, origins);
     if (refusal !== null) throw problem("origin_forbidden", refusal, closing);
     // A public route acts on no credential (a login or pairing link's post spends its code), so a
     // cookie the browser holds from an earlier login needs no CSRF token there.
