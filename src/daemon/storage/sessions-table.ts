@@ -275,6 +275,18 @@ export interface SessionRowChanges {
  * pays one statement, not one each); false if there is no such session or nothing to change.
  */
 export function* updateSessionRowProgram(sessionId: string, changes: SessionRowChanges): SqlProgram<boolean> {
+  const { sets, params } = sessionRowSets(changes);
+  if (sets.length === 0) return false;
+  const changed = yield* run(`UPDATE sessions SET ${sets.join(", ")} WHERE id = ?`, ...params, sessionId);
+  return changed.changes > 0;
+}
+
+/**
+ * The SET clauses (and their parameters, in order) of an UPDATE of the sessions table that
+ * applies `changes`: for statements that change the row along with something else (the input
+ * order counter of an admission).
+ */
+export function sessionRowSets(changes: SessionRowChanges): { sets: string[]; params: SqlValue[] } {
   const sets: string[] = [];
   const params: SqlValue[] = [];
   const { usage, preview, activityAt, provider } = changes;
@@ -301,9 +313,7 @@ export function* updateSessionRowProgram(sessionId: string, changes: SessionRowC
     sets.push("provider_profile = ?", "model = ?");
     params.push(provider.providerProfile, provider.model);
   }
-  if (sets.length === 0) return false;
-  const changed = yield* run(`UPDATE sessions SET ${sets.join(", ")} WHERE id = ?`, ...params, sessionId);
-  return changed.changes > 0;
+  return { sets, params };
 }
 
 /** Move the session's activity time forward to `at` (never backwards); false if there is no such session. */
