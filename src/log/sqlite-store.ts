@@ -181,6 +181,17 @@ export class SqliteStore implements TransactionalStore<SqliteTransaction> {
       : this.compareAndInsertTx.immediate(sessionId, prepared, undefined);
   }
 
+  /**
+   * Compare-and-append on `db` inside a write of the group commit that fails with this (see
+   * `TransactionalStore.appendInWrite`): no savepoint, two statements fewer than
+   * `appendInTransaction`; outside any transaction it is its own IMMEDIATE one.
+   */
+  appendInWrite(db: SqliteTransaction, sessionId: string, entries: readonly HashedEntry[]): LogHead {
+    this.requireOwnConnection(db);
+    if (!db.inTransaction) return this.appendInTransaction(db, sessionId, entries);
+    return this.compareAndInsert(sessionId, prepareAppend(sessionId, entries));
+  }
+
   /** Delete the session's entries and recorded head on `db`, in the caller's transaction (or its own). */
   deleteInTransaction(db: SqliteTransaction, sessionId: string): void {
     this.requireOwnConnection(db);

@@ -29,7 +29,6 @@ import {
   type NewSession,
   type SessionRow,
   type SessionRowChanges,
-  setPreviewProgram,
   touchActivityProgram,
   updateSessionRowProgram,
 } from "./sessions-table.js";
@@ -137,14 +136,16 @@ function* admitFreshInputProgram(
   }
 }
 
-/** A session's row, before its first log entries (the caller appends those in between); the row as stored. */
-export function* createSessionRowProgram(row: NewSession): SqlProgram<SessionRow> {
-  return yield* insertSessionProgram(row);
+/**
+ * A session's row with its preview, before its first log entries (the caller appends those in
+ * between); the row as stored.
+ */
+export function* createSessionRowProgram(row: NewSession, preview: SessionPreview): SqlProgram<SessionRow> {
+  return yield* insertSessionProgram({ ...row, preview });
 }
 
-/** What follows a new session's first entries: its preview, and forgetting an earlier refusal of its id. */
-export function* finishSessionCreationProgram(sessionId: string, preview: SessionPreview): SqlProgram<void> {
-  yield* setPreviewProgram(sessionId, preview);
+/** What follows a new session's first entries: forgetting an earlier refusal of its id. */
+export function* finishSessionCreationProgram(sessionId: string): SqlProgram<void> {
   yield* forgetRejectionProgram(sessionId);
 }
 

@@ -68,6 +68,8 @@ export interface NewSession {
   creationRequest?: CreateSessionBody;
   /** A `task` call's child (with `parentId` the parent). */
   task?: ChildTask;
+  /** Its preview, stored with the row (none: empty, until its entries set one). */
+  preview?: SessionPreview;
 }
 
 interface SessionRecord {
@@ -144,8 +146,9 @@ export function* insertSessionProgram(session: NewSession): SqlProgram<SessionRo
     // RETURNING (PostgreSQL, and SQLite since 3.35) hands the stored row back without a second read.
     record = yield* get<SessionRecord>(
       `INSERT INTO sessions (id, name, workspace, parent_id, provider_profile, model, system_prompt, created_at,
-         activity_at, fork_checkpoint_id, fork_entry_hash, mcp_servers, creation_request, parent_call_id, agent)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+         activity_at, fork_checkpoint_id, fork_entry_hash, mcp_servers, creation_request, parent_call_id, agent,
+         preview_text, preview_truncated, transcript_count)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
       session.id,
       session.name ?? null,
       session.workspace,
@@ -161,6 +164,9 @@ export function* insertSessionProgram(session: NewSession): SqlProgram<SessionRo
       session.creationRequest === undefined ? null : JSON.stringify(session.creationRequest),
       session.task?.parentCallId ?? null,
       session.task?.agent ?? null,
+      session.preview?.text ?? "",
+      session.preview?.truncated === true ? 1 : 0,
+      session.preview?.transcript_count ?? 0,
     );
   } catch (error) {
     if (isUniqueViolation(error)) throw new SessionExistsError(session.id);
