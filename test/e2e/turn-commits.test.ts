@@ -15,7 +15,11 @@ import { holdFirstRequest, startFixture, useSharedFixture } from "./support/fixt
 import { eventsOf, type StreamEvent } from "./support/sse-client.js";
 
 /** The group-commit figures of the daemon's last run, from its `stopped` log line. */
-function lastRunCommits(log: string): { transactions: number; fsyncs: number | null; statements: number | null } {
+function lastRunCommits(log: string): {
+  transactions: number;
+  fsyncs: number | null;
+  statements: number | null;
+} {
   const runs = [...log.matchAll(/"groupCommit":(\{[^}]*\})/g)];
   const last = runs.at(-1);
   if (last === undefined) throw new Error(`no group-commit figures in the daemon's log:\n${log}`);
