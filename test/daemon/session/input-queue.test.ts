@@ -3,33 +3,15 @@
  * once a read found none and nothing was admitted since, the answer needs no statement. Real
  * SQLite storage, its statements counted.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { InputQueue } from "../../../src/daemon/session/input-queue.js";
 import type { SessionOutlet } from "../../../src/daemon/session/session-outlet.js";
-import {
-  type DaemonDatabase,
-  openDaemonDatabase,
-  statementsRun,
-} from "../../../src/daemon/storage/database.js";
-import { SqliteSessionStorage } from "../../../src/daemon/storage/sqlite-session-storage.js";
-
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
+import { type DaemonDatabase, statementsRun } from "../../../src/daemon/storage/database.js";
+import { countedSqliteStorage } from "../storage/temp-database.js";
 
 /** A queue over a new session "s" in a fresh database whose statements are counted. */
 async function queueOverNewSession(): Promise<{ queue: InputQueue; db: DaemonDatabase }> {
-  const dir = mkdtempSync(join(tmpdir(), "skein-input-queue-"));
-  const db = openDaemonDatabase(join(dir, "skein.sqlite"), { countStatements: true });
-  const storage = new SqliteSessionStorage(db, { ownsDb: true });
-  cleanups.push(async () => {
-    await storage.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { storage, db, folder: dir } = countedSqliteStorage();
   await storage.createSession(
     { id: "s", workspace: dir, createdAt: 1_000 },
     [{ kind: "session_start", ts: 1_000, system_prompt: null, config: {}, history: [] }],

@@ -3,27 +3,13 @@
  * it stores (the row with its preview, the first entries) and what it costs, pinned so that the
  * statements cannot grow back unnoticed.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { openDaemonDatabase, statementsRun } from "../../../src/daemon/storage/database.js";
-import { SqliteSessionStorage } from "../../../src/daemon/storage/sqlite-session-storage.js";
-
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
+import { describe, expect, it } from "vitest";
+import { statementsRun } from "../../../src/daemon/storage/database.js";
+import { countedSqliteStorage } from "./temp-database.js";
 
 describe("a session's creation on SQLite", () => {
   it("commits the row with its preview and the first entries in 7 statements, BEGIN and COMMIT included", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "skein-create-session-"));
-    const db = openDaemonDatabase(join(dir, "skein.sqlite"), { countStatements: true });
-    const storage = new SqliteSessionStorage(db, { ownsDb: true });
-    cleanups.push(async () => {
-      await storage.close();
-      rmSync(dir, { recursive: true, force: true });
-    });
+    const { storage, db, folder: dir } = countedSqliteStorage();
     const preview = { text: "first", transcript_count: 1, truncated: false };
     const before = statementsRun(db) ?? Number.NaN;
     const created = await storage.createSession(
