@@ -12,25 +12,22 @@ import { SessionNotFoundError } from "../../log/errors.js";
 import { InputNotFreshError } from "../errors.js";
 import { recordUsageProgram } from "./budget-usage-table.js";
 import {
-  type Admission,
   admitInputProgram,
   bumpInputOrderProgram,
   type Delivery,
   insertFreshInputProgram,
-  markInputsCommittedProgram,
-  type NewInput,
-} from "./inputs-table.js";
+} from "./input-admission.js";
+import { type Admission, markInputsCommittedProgram, type NewInput } from "./inputs-table.js";
 import { insertNotificationProgram } from "./outbox-table.js";
 import { forgetRejectionProgram } from "./rejected-creations-table.js";
+import { type SessionRowChanges, updateSessionRowProgram } from "./session-row-update.js";
 import type { RowWrites } from "./session-storage.js";
 import {
   deleteSessionRowsProgram,
   insertSessionProgram,
   type NewSession,
   type SessionRow,
-  type SessionRowChanges,
   touchActivityProgram,
-  updateSessionRowProgram,
 } from "./sessions-table.js";
 import type { SqlProgram } from "./sql-program.js";
 import { endTurnProgram, markInterruptRequestedProgram, startTurnProgram } from "./turns-table.js";
