@@ -1,5 +1,5 @@
 /**
- * A new session written in one transaction: its row, its first log entries and its preview, and
+ * A new session written in one transaction: its row with its preview, its first log entries, and
  * (cluster mode) its lease record; answered with what that transaction wrote, so the session's
  * actor is built without reading any of it back.
  *
@@ -28,16 +28,16 @@ export async function createSessionOn<Tx>(
   // A creation records its lease rather than checking one (it has none yet).
   let inserted: SessionRow | undefined;
   const log = new GuardedLog(backend.log, (tx) =>
-    andThen(backend.run(tx, createSessionRowProgram(row)), (stored) => {
+    andThen(backend.run(tx, createSessionRowProgram(row, preview)), (stored) => {
       inserted = stored;
     }),
   );
   const written = await createLog(log, row.id, entries, (tx) =>
-    andThen(backend.run(tx, finishSessionCreationProgram(row.id, preview)), () => fence?.created(tx, row.id)),
+    andThen(backend.run(tx, finishSessionCreationProgram(row.id)), () => fence?.created(tx, row.id)),
   );
-  // The row as its INSERT returned it, with the preview its transaction then wrote.
+  // The row as its INSERT returned it (its preview included).
   return {
-    row: { ...inserted!, preview },
+    row: inserted!,
     restored: { state: collectState(written), entries: written, checkpoint: null },
   };
 }
