@@ -138,21 +138,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     extraHosts: options.extraHosts,
     publicUrls: options.publicUrls,
   });
-  // Who sends the request: token or cookie, Host, origin, CSRF (the first three ingress checks).
   const trusted = new Set((options.trustedProxies ?? []).map(plainAddress));
-  const checkAuthority: AuthorityCheck = (request, isPublic = false) => {
-    const raw = request.raw.rawHeaders;
-    const head = { rawHeaders: raw, method: request.method, whole: true };
-    const record = (credential: Credential): undefined => {
-      recordCredential(
-        request.raw,
-        credential,
-        clientAddress(request.raw.socket.remoteAddress, raw, trusted),
-      );
-    };
-    const credential = authority.checkRequest(head, isPublic);
-    return credential instanceof Promise ? credential.then(record) : record(credential);
-  };
+  const checkAuthority = authorityCheck(authority, trusted);
   const app = Fastify(
     fastifyOptions(options, authority, checkAuthority),
   ).withTypeProvider<TypeBoxTypeProvider>();
@@ -199,6 +186,26 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   });
 
   return app;
+}
+
+/**
+ * Who sends the request: token or cookie, Host, origin, CSRF (the first three ingress checks);
+ * the credential and the client's address are recorded on the request.
+ */
+function authorityCheck(authority: RequestAuthority, trusted: ReadonlySet<string>): AuthorityCheck {
+  return (request, isPublic = false) => {
+    const raw = request.raw.rawHeaders;
+    const head = { rawHeaders: raw, method: request.method, whole: true };
+    const record = (credential: Credential): undefined => {
+      recordCredential(
+        request.raw,
+        credential,
+        clientAddress(request.raw.socket.remoteAddress, raw, trusted),
+      );
+    };
+    const credential = authority.checkRequest(head, isPublic);
+    return credential instanceof Promise ? credential.then(record) : record(credential);
+  };
 }
 
 /** Fastify's options: limits and timeouts, no request logging, and what answers before any hook. */
