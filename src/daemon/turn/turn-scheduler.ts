@@ -31,6 +31,7 @@ import { TurnBoard } from "./turn-board.js";
 import type { TurnParts, TurnSupervisor } from "./turn-parts.js";
 import { endCutTurn } from "./turn-recovery.js";
 import type { TurnRun } from "./turn-run.js";
+import type { StartedTurn } from "./turn-start.js";
 
 export class TurnScheduler {
   readonly #port: SessionPort;
@@ -169,6 +170,14 @@ export class TurnScheduler {
       this.#starting = false;
     }
     return admission.receipt;
+  }
+
+  /**
+   * A session just created with its first turn started in its creation's commit (`started`):
+   * run that turn, before anything else enters the mailbox.
+   */
+  runCommitted(started: StartedTurn, session: SessionRow): void {
+    Turn.committed(this.#crew, started, session);
   }
 
   /** Start a turn if the session is idle and inputs wait (after admissions, turn ends and loads). */
