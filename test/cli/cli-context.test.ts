@@ -6,9 +6,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { protocolVersion } from "../../src/api/protocol.js";
 import type { ServerInfo } from "../../src/api/server.js";
-import { DaemonUnreachableError } from "../../src/client/api-errors.js";
 import { type CliContext, connectFor, connectWithServer } from "../../src/cli/cli-context.js";
 import { processTerminal } from "../../src/cli/render/terminal.js";
+import { DaemonUnreachableError } from "../../src/client/api-errors.js";
 import { homePaths } from "../../src/home/home.js";
 
 const shell = { mode: "off", network: false, detail: "no bubblewrap", hint: "install it" } as const;

@@ -182,7 +182,11 @@ describe.each(databaseKinds)("a session created with its first input ($name)", (
   it("creates nothing when the session part is refused: no input is admitted either", async () => {
     const id = uuidv7();
     const inputId = uuidv7();
-    const response = await create(id, { id: inputId, kind: "message", text: "hi" }, { workspace: "/no/such/dir" });
+    const response = await create(
+      id,
+      { id: inputId, kind: "message", text: "hi" },
+      { workspace: "/no/such/dir" },
+    );
     expect(response.status).toBe(400);
     expect((await app.api(`/sessions/${id}/inputs/${inputId}`)).status).toBe(404);
     // The input id is still free: the same creation in a real workspace succeeds with it.
