@@ -95,6 +95,43 @@ describe("SessionRegistry", () => {
     ]);
   });
 
+  it("creates a session with its first input admitted and its turn started in the creation's one commit", async () => {
+    const { registry, workspace } = registryWith("Hello there");
+    const id = uuidv7();
+    const inputId = uuidv7();
+    const before = env!.storage.commitStats().transactions;
+    const created = await registry.create({
+      id,
+      workspace,
+      name: null,
+      providerProfile: null,
+      model: null,
+      systemPrompt: null,
+      firstInput: { id: inputId, intent: { kind: "message", text: "Hi" }, source: unnamedSource },
+    });
+    // The creation, the admission and the start: one transaction; nothing else was written yet.
+    expect(env!.storage.commitStats().transactions - before).toBe(1);
+    const receipt = await created.firstInput?.();
+    expect(receipt).toMatchObject({ id: inputId, acceptance_order: 1, delivery: "committed" });
+    expect(receipt?.turn?.state).toBe("running");
+    // The snapshot is the session as created, before its first input; its actor runs the turn.
+    const snapshot = await created.snapshot();
+    expect(snapshot.status.phase).toBe("idle");
+    expect(snapshot.history.items).toEqual([]);
+    expect(created.actor.busy).toBe(true);
+    await created.actor.turnSettled();
+    for (let i = 0; i < 200 && created.actor.busy; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    // The turn's end is the only other commit.
+    expect(env!.storage.commitStats().transactions - before).toBe(2);
+    expect(getTurn(env!.db, receipt!.turn!.id)?.state).toBe("completed");
+    await registry.restart(id);
+    const history = (await registry.withActor(id, (fresh) => fresh.snapshot())).history.items;
+    expect(history.map((entry) => [entry.kind, entry.input_id ?? null])).toEqual([
+      ["user", inputId],
+      ["assistant", null],
+    ]);
+  });
+
   it("ends a turn cut by a restart as failed and leaves the queued input to the next actor", async () => {
     let calls = 0;
     env = testServices(() => {
