@@ -12,7 +12,12 @@ import { assistantMessage, userMessage } from "../../../src/model/items.js";
 import { builtinTools } from "../../../src/tools/builtin-tools.js";
 import { unnamedSource } from "../../support/input-source.js";
 import { MockLlmClient, mockHang } from "../../support/mock-llm-client.js";
-import { createTestSession, type TestServices, testServices } from "../session/session-services.js";
+import {
+  createTestSession,
+  type TestServices,
+  testServices,
+  testSessionRequest,
+} from "../session/session-services.js";
 
 describe("SessionRegistry", () => {
   let env: TestServices | null = null;
@@ -101,12 +106,7 @@ describe("SessionRegistry", () => {
     const inputId = uuidv7();
     const before = env!.storage.commitStats().transactions;
     const created = await registry.create({
-      id,
-      workspace,
-      name: null,
-      providerProfile: null,
-      model: null,
-      systemPrompt: null,
+      ...testSessionRequest(id, workspace),
       firstInput: { id: inputId, intent: { kind: "message", text: "Hi" }, source: unnamedSource },
     });
     // The creation, the admission and the start: one transaction; nothing else was written yet.
@@ -120,7 +120,8 @@ describe("SessionRegistry", () => {
     expect(snapshot.history.items).toEqual([]);
     expect(created.actor.busy).toBe(true);
     await created.actor.turnSettled();
-    for (let i = 0; i < 200 && created.actor.busy; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    for (let i = 0; i < 200 && created.actor.busy; i++)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     // The turn's end is the only other commit.
     expect(env!.storage.commitStats().transactions - before).toBe(2);
     expect(getTurn(env!.db, receipt!.turn!.id)?.state).toBe("completed");
