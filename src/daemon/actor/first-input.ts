@@ -16,6 +16,8 @@ import { previewOf } from "../history/preview.js";
 import { freshAdmission, newInput } from "../session/input-queue.js";
 import type { InputSource } from "../storage/inputs-table.js";
 import type { CreatedSession, RowWrites } from "../storage/session-storage.js";
+import type { Tracing } from "../telemetry/tracing.js";
+import type { TurnTrace } from "../telemetry/turn-trace.js";
 import { receiptsOf, type StartedTurn, turnStartEntries, turnStartWrites } from "../turn/turn-start.js";
 
 /** A new session's first input as its creation asks for it (checked by the route). */
@@ -28,6 +30,8 @@ export interface FirstInputRequest {
 /** The first turn a session's creation started, as its new actor runs and announces it. */
 export interface CreatedTurn {
   started: StartedTurn;
+  /** Its trace (its start's entries carry its ids), when the daemon exports traces. */
+  trace: TurnTrace | undefined;
   /** The input's receipt as admitted (pending), announced before the turn's start. */
   admitted: InputReceipt;
   /** How many of the created log's entries are the session's own (its turn's start follows them). */
@@ -51,7 +55,7 @@ const freshGate = { waiting: false, closingEntries: () => [] };
 /**
  * The writes of `first`, the first input of session `sessionId` created at `now` (acceptance
  * order 1) after `sessionEntries` entries of its own. `startTurn`: its turn starts in the
- * creation's commit; else it is admitted only.
+ * creation's commit (traced with `tracing`, when given); else it is admitted only.
  */
 export function planFirstInput(
   sessionId: string,
@@ -59,13 +63,22 @@ export function planFirstInput(
   now: number,
   sessionEntries: number,
   startTurn: boolean,
+  tracing?: Pick<Tracing, "turn">,
 ): FirstInputPlan {
   const admission = freshAdmission(newInput(sessionId, first.id, first.intent, first.source, now), 1);
   if (!startTurn) {
     return { entries: [], writes: { admission: admission.writes }, turn: null, receipt: admission.receipt };
   }
   const turnId = uuidv7();
-  const entries = turnStartEntries({ turnId, now, pending: [admission.row], gate: freshGate, history: [] });
+  // Traced before its start commits, so the start's entries carry the trace too (as Turn.begin does).
+  const trace = tracing?.turn(sessionId, turnId, [first.id]);
+  const entries = turnStartEntries({
+    turnId,
+    now,
+    pending: [admission.row],
+    gate: freshGate,
+    history: [],
+  }).map((entry): LogEntry => (trace === undefined ? entry : { ...entry, ...trace.ids }));
   const started: StartedTurn = {
     turnId,
     inputIds: [first.id],
@@ -79,7 +92,7 @@ export function planFirstInput(
   return {
     entries,
     writes: { admission: admission.writes, ...turnStartWrites(started) },
-    turn: { started, admitted: admission.receipt, sessionEntries },
+    turn: { started, trace, admitted: admission.receipt, sessionEntries },
     receipt: running ?? admission.receipt,
   };
 }

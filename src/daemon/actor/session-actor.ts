@@ -150,7 +150,7 @@ export class SessionActor {
       // and tells what a commit of the admission and the turn's start would have.
       actor.#inputs.announce(turn.admitted);
       actor.#log.announceCreated(created.restored.entries.slice(turn.sessionEntries));
-      actor.#turns.runCommitted(turn.started, created.row);
+      actor.#turns.runCommitted(turn.started, created.row, turn.trace);
     }
     return { actor, snapshot: () => creationSnapshot(parts, status, cursor, shown, services) };
   }

@@ -227,8 +227,14 @@ export class SessionRegistry {
     // The turn starts in the creation's commit only where the new actor is built from that
     // commit; a loaded actor (a lease to take, a drain) starts it from the queue instead.
     const startsHere = this.#services.ownership === undefined && !this.#draining;
-    const plan = planFirstInput(row.id, first, now, entries.length, startsHere);
-    return this.#start(row, [...entries, ...plan.entries], plan);
+    const plan = planFirstInput(row.id, first, now, entries.length, startsHere, this.#services.tracing);
+    try {
+      return await this.#start(row, [...entries, ...plan.entries], plan);
+    } catch (error) {
+      // Nothing of the turn was written (or it was, and a load recovers it under a trace of its own).
+      plan.turn?.trace?.end("failed", "error", "session_not_created", null);
+      throw error;
+    }
   }
 
   /** Fork a session at a history checkpoint into a new session (same workspace, provider, model). */

@@ -24,7 +24,7 @@ import { inputBodyLimit } from "../http/route-config.js";
 import { actorBodyRoute, actorRoute } from "./actor-route.js";
 import { checkIdShape, checkNewId } from "./client-id.js";
 import { answerWith } from "./daemon-problem.js";
-import { checkedIntent, inputSourceOf } from "./input-body.js";
+import { checkedIntent, inputSourceOf, traceAdmission } from "./input-body.js";
 import type { RouteServices } from "./route-services.js";
 
 const InputParams = Type.Object({ sid: Type.String(), iid: Type.String() });
@@ -44,11 +44,6 @@ function inputRoute<T>(
   act: (actor: SessionActor, iid: string) => Promise<T> | T,
 ): ResourceRoute {
   return actorRoute(registry, { summary, role, params: InputParams, answer, input: inputIdOf, act });
-}
-/** The status an error is answered with (for the admission's span). */
-function statusOf(error: unknown): number {
-  const status = (error as { statusCode?: unknown }).statusCode;
-  return typeof status === "number" ? status : 500;
 }
 
 /** Register the input, cancel and interrupt routes. */
@@ -73,22 +68,13 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
         checkNewId(iid, "input id", services.now());
         const body = request.body as InputBody;
         const intent = checkedIntent(body);
-        const traceparent = request.headers.traceparent;
-        const span = services.tracing?.admission(
-          sid,
-          iid,
-          typeof traceparent === "string" ? traceparent : undefined,
-        );
-        try {
-          const receipt = await answerWith(async () =>
+        const ids = { sessionId: sid, inputId: iid, status: 202 };
+        const receipt = await traceAdmission(services.tracing, request, ids, () =>
+          answerWith(async () =>
             registry.withActor(sid, (actor) => actor.submit(iid, intent, inputSourceOf(request, body))),
-          );
-          span?.end(202);
-          return reply.code(202).send(receipt);
-        } catch (error) {
-          span?.end(statusOf(error));
-          throw error;
-        }
+          ),
+        );
+        return reply.code(202).send(receipt);
       },
     },
     GET: inputRoute(registry, "An input's receipt", "viewer", [200, InputReceiptSchema], (actor, iid) =>

@@ -14,7 +14,7 @@ import { withInstructions } from "../session/project-instructions.js";
 import { checkIdShape, checkNewId } from "./client-id.js";
 import { rememberRefusal } from "./creation-rejection.js";
 import { answerWith } from "./daemon-problem.js";
-import { checkedIntent, inputSourceOf } from "./input-body.js";
+import { checkedIntent, inputSourceOf, traceAdmission } from "./input-body.js";
 import type { RouteServices } from "./route-services.js";
 import { SessionPathParams } from "./session-path.js";
 import { checkWorkspace } from "./workspace-check.js";
@@ -52,18 +52,29 @@ export function createSessionRoute(services: RouteServices): ResourceRoute {
       // A first input is checked as its own route checks it, before anything (a refusal of it is
       // about the input, not the session: not remembered as a refused creation).
       const first = body.kind === "new" ? firstInputOf(request, body.input, services.now()) : undefined;
-      const answer = await answerWith(async (): Promise<CreatedSession> => {
-        if (await registry.exists(id)) {
-          throw problem("precondition_failed", `session ${id} already exists`);
-        }
-        const created = await rememberRefusal(services.storage, id, services.now(), () =>
-          body.kind === "new" ? createNew(registry, services, id, body, first) : fork(registry, id, body),
-        );
-        const snapshot = await created.snapshot();
-        const shell = services.shell;
-        if (created.firstInput === undefined) return { ...snapshot, shell };
-        return { ...snapshot, input: await created.firstInput(), shell };
-      });
+      const create = () =>
+        answerWith(async (): Promise<CreatedSession> => {
+          if (await registry.exists(id)) {
+            throw problem("precondition_failed", `session ${id} already exists`);
+          }
+          const created = await rememberRefusal(services.storage, id, services.now(), () =>
+            body.kind === "new" ? createNew(registry, services, id, body, first) : fork(registry, id, body),
+          );
+          const snapshot = await created.snapshot();
+          const shell = services.shell;
+          if (created.firstInput === undefined) return { ...snapshot, shell };
+          return { ...snapshot, input: await created.firstInput(), shell };
+        });
+      // A first input's admission is traced as its own route traces one.
+      const answer =
+        first === undefined
+          ? await create()
+          : await traceAdmission(
+              services.tracing,
+              request,
+              { sessionId: id, inputId: first.id, status: 201 },
+              create,
+            );
       return reply.code(201).header("location", `/sessions/${id}`).send(answer);
     },
   };

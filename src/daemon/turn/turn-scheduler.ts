@@ -25,6 +25,7 @@ import type { InputRow, InputSource } from "../storage/inputs-table.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import { isStorageUnavailable } from "../storage/storage-unavailable.js";
 import type { TurnRow } from "../storage/turns-table.js";
+import type { TurnTrace } from "../telemetry/turn-trace.js";
 import { StorageRetry } from "./storage-retry.js";
 import { Turn, type TurnCrew } from "./turn.js";
 import { TurnBoard } from "./turn-board.js";
@@ -176,8 +177,8 @@ export class TurnScheduler {
    * A session just created with its first turn started in its creation's commit (`started`):
    * run that turn, before anything else enters the mailbox.
    */
-  runCommitted(started: StartedTurn, session: SessionRow): void {
-    Turn.committed(this.#crew, started, session);
+  runCommitted(started: StartedTurn, session: SessionRow, trace: TurnTrace | undefined): void {
+    Turn.committed(this.#crew, started, session, trace);
   }
 
   /** Start a turn if the session is idle and inputs wait (after admissions, turn ends and loads). */

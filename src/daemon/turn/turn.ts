@@ -142,12 +142,16 @@ export class Turn {
 
   /**
    * Run the first turn of a session just created, whose start its creation committed (durable
-   * already; see actor/first-input.ts), before anything else enters the new actor's mailbox.
+   * already; see actor/first-input.ts) traced as `trace`, before anything else enters the new
+   * actor's mailbox.
    */
-  static committed(crew: TurnCrew, started: StartedTurn, session: SessionRow): Turn {
-    const { port, services } = crew;
-    const trace = services.tracing?.turn(port.sessionId, started.turnId, started.inputIds);
-    if (trace !== undefined) port.log.trace(started.turnId, trace);
+  static committed(
+    crew: TurnCrew,
+    started: StartedTurn,
+    session: SessionRow,
+    trace: TurnTrace | undefined,
+  ): Turn {
+    if (trace !== undefined) crew.port.log.trace(started.turnId, trace);
     const turn = new Turn(crew, started, session, trace);
     turn.#announce();
     return turn;
