@@ -132,6 +132,11 @@ export class PgStore implements TransactionalStore<pg.PoolClient> {
     return this.appendPrepared(client, sessionId, prepareAppend(sessionId, entries));
   }
 
+  /** `appendInTransaction`: it takes no savepoint of its own either. */
+  appendInWrite(client: pg.PoolClient, sessionId: string, entries: readonly HashedEntry[]): Promise<LogHead> {
+    return this.appendInTransaction(client, sessionId, entries);
+  }
+
   private async appendPrepared(
     client: pg.PoolClient,
     sessionId: string,

@@ -26,6 +26,7 @@ import { prepareAppend } from "./prepared-append.js";
 import { SqliteCommitQueue } from "./sqlite-commit-queue.js";
 import { SqliteHeadRecords } from "./sqlite-head-records.js";
 import { readPageRowsOf, SqlitePagedRead } from "./sqlite-paged-read.js";
+import { SqliteRowInserts } from "./sqlite-row-inserts.js";
 import type { AlongsideWrites, AppendOptions, LogHead, TransactionalStore } from "./store.js";
 import { backfillRecordedHeads, transcriptTables } from "./transcript-schema.js";
 
@@ -70,13 +71,10 @@ export class SqliteStore implements TransactionalStore<SqliteTransaction> {
   private closed = false;
 
   private readonly signer: HeadSigner | undefined;
-  private readonly selectHead: Database.Statement<[string], { hash: string; position: number }>;
   private readonly heads: SqliteHeadRecords;
   private readonly readAllTx: Database.Transaction<(sessionId: string) => PositionedEntry[]>;
   private readonly readHeadTx: Database.Transaction<(sessionId: string) => LogHead | null>;
-  private readonly insertRow: Database.Statement<
-    [string, number, string, string | null, string, string, number]
-  >;
+  private readonly insertRows: SqliteRowInserts;
   private readonly pages: SqlitePagedRead;
   private readonly selectSessions: Database.Statement<[], string>;
   private readonly selectExists: Database.Statement<[string], number>;
@@ -114,12 +112,7 @@ export class SqliteStore implements TransactionalStore<SqliteTransaction> {
     const db = this.db;
     const heads = new SqliteHeadRecords(db);
     this.heads = heads;
-    this.selectHead = db.prepare(
-      "SELECT hash, position FROM transcript WHERE session = ? ORDER BY position DESC LIMIT 1",
-    );
-    this.insertRow = db.prepare(
-      "INSERT INTO transcript (session, position, hash, prev_hash, kind, entry, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    );
+    this.insertRows = new SqliteRowInserts(db);
     this.pages = new SqlitePagedRead(db, pageRows);
     this.selectSessions = db
       .prepare<[], string>("SELECT DISTINCT session FROM transcript ORDER BY session DESC")
@@ -186,6 +179,17 @@ export class SqliteStore implements TransactionalStore<SqliteTransaction> {
     return db.inTransaction
       ? this.compareAndInsertTx(sessionId, prepared, undefined)
       : this.compareAndInsertTx.immediate(sessionId, prepared, undefined);
+  }
+
+  /**
+   * Compare-and-append on `db` inside a write of the group commit that fails with this (see
+   * `TransactionalStore.appendInWrite`): no savepoint, two statements fewer than
+   * `appendInTransaction`; outside any transaction it is its own IMMEDIATE one.
+   */
+  appendInWrite(db: SqliteTransaction, sessionId: string, entries: readonly HashedEntry[]): LogHead {
+    this.requireOwnConnection(db);
+    if (!db.inTransaction) return this.appendInTransaction(db, sessionId, entries);
+    return this.compareAndInsert(sessionId, prepareAppend(sessionId, entries));
   }
 
   /** Delete the session's entries and recorded head on `db`, in the caller's transaction (or its own). */
@@ -301,13 +305,9 @@ export class SqliteStore implements TransactionalStore<SqliteTransaction> {
     const expected = prepared[0]!.hashed.prev_hash;
     const actual = head?.hash ?? null;
     if (actual !== expected) throw new AppendConflictError(sessionId, expected, actual);
-    let position = head === null ? 0 : head.position + 1;
-    const now = Date.now();
-    for (const { hashed, text } of prepared) {
-      this.insertRow.run(sessionId, position, hashed.hash, hashed.prev_hash, hashed.entry.kind, text, now);
-      position++;
-    }
-    const last = { hash: prepared[prepared.length - 1]!.hashed.hash, position: position - 1 };
+    const first = head === null ? 0 : head.position + 1;
+    this.insertRows.insert(sessionId, first, prepared, Date.now());
+    const last = { hash: prepared[prepared.length - 1]!.hashed.hash, position: first + prepared.length - 1 };
     this.heads.write(sessionId, last, this.signer?.sign(sessionId, last.position, last.hash) ?? null);
     return last;
   }
@@ -337,11 +337,10 @@ export class SqliteStore implements TransactionalStore<SqliteTransaction> {
     return entries;
   }
 
-  /** The last entry, checked against the recorded head (cheap: two indexed lookups, no chain walk). */
+  /** The last entry, checked against the recorded head (cheap: one statement, two indexed lookups, no chain walk). */
   private readHeadUnlocked(sessionId: string): LogHead | null {
-    const row = this.selectHead.get(sessionId);
-    const record = this.heads.read(sessionId);
-    return checkedLastRow(sessionId, row, record, this.signer);
+    const { last, record } = this.heads.readWithLast(sessionId);
+    return checkedLastRow(sessionId, last, record, this.signer);
   }
 
   private readRangeUnlocked(sessionId: string, from: number, limit: number): PositionedEntry[] {

@@ -101,6 +101,13 @@ export interface TransactionalStore<Tx> extends Store<Tx> {
   appendInTransaction(tx: Tx, sessionId: string, entries: readonly HashedEntry[]): Awaitable<LogHead>;
 
   /**
+   * `appendInTransaction` for a write of the group commit that fails with whatever this throws
+   * (the queue then rolls the whole write back, so the caller never carries on after a failed
+   * append): the store needs no savepoint of its own around it.
+   */
+  appendInWrite(tx: Tx, sessionId: string, entries: readonly HashedEntry[]): Awaitable<LogHead>;
+
+  /**
    * Remove the session's entries before position `upTo` inside the caller's transaction `tx`
    * (retention: the caller appends the `pruned` record naming this cut in the same transaction,
    * or the log no longer verifies; see pruned-log.ts). Returns how many rows went.

@@ -39,6 +39,24 @@ describe("devices", () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain(`<form method="post" action="${path}">`);
     expect(String(page.headers["set-cookie"] ?? "")).toBe("");
+    // The link clicked in a chat or a mail read in a browser: a cross-site navigation, no Origin.
+    const navigation = { accept: "text/html", "sec-fetch-site": "cross-site", "sec-fetch-dest": "document" };
+    const clicked = await rawRequest(app.port, {
+      method: "GET",
+      path,
+      headers: { ...navigation, "sec-fetch-mode": "navigate" },
+    });
+    expect(clicked.status).toBe(200);
+    expect(clicked.text).toContain(`<form method="post" action="${path}">`);
+    // Another site's script or image asking for it is still refused.
+    for (const mode of ["cors", "no-cors"]) {
+      const fetched = await rawRequest(app.port, {
+        method: "GET",
+        path,
+        headers: { ...navigation, "sec-fetch-mode": mode },
+      });
+      expect(fetched.status, mode).toBe(403);
+    }
     expect((await skein("devices")).stdout).toContain("waiting for pairing until");
     const post = (headers: Record<string, string> = {}, body = "") =>
       rawRequest(app.port, {

@@ -15,13 +15,31 @@ import { holdFirstRequest, startFixture, useSharedFixture } from "./support/fixt
 import { eventsOf, type StreamEvent } from "./support/sse-client.js";
 
 /** The group-commit figures of the daemon's last run, from its `stopped` log line. */
-function lastRunCommits(log: string): { transactions: number; fsyncs: number | null } {
+function lastRunCommits(log: string): {
+  transactions: number;
+  fsyncs: number | null;
+  statements: number | null;
+} {
   const runs = [...log.matchAll(/"groupCommit":(\{[^}]*\})/g)];
   const last = runs.at(-1);
   if (last === undefined) throw new Error(`no group-commit figures in the daemon's log:\n${log}`);
-  const figures = JSON.parse(last[1]!) as { transactions: number; fsyncs?: number };
-  return { transactions: figures.transactions, fsyncs: figures.fsyncs ?? null };
+  const figures = JSON.parse(last[1]!) as { transactions: number; fsyncs?: number; statements?: number };
+  return {
+    transactions: figures.transactions,
+    fsyncs: figures.fsyncs ?? null,
+    statements: figures.statements ?? null,
+  };
 }
+
+/**
+ * The SQL statements a plain turn on a loaded, idle session runs on SQLite, pinned so that they
+ * cannot grow back unnoticed: the shortcut's commit (the head read, the entry, the head, the
+ * session's row with the input's order, the turn, the input stored delivered, BEGIN and COMMIT),
+ * the end's (the head read, the entries, the head, the turn's end, the session's row, the
+ * budget's usage, BEGIN and COMMIT), and the session's row read before the start. Finding no
+ * input waiting at the end costs nothing: nothing was admitted since the queue was found empty.
+ */
+const statementsPerPlainTurn = 17;
 
 /** An event as a short word: its type, and for inputs and messages what they say. */
 function eventWord(event: StreamEvent): string {
@@ -64,6 +82,49 @@ describe.each(databaseKinds)("commits per turn ($name)", ({ database }) => {
     const history = await shared.app.history(sessionId);
     expect(userTexts(history.items)).toEqual(["warm up", "counted"]);
   });
+
+  it.runIf(database === "sqlite")(
+    `runs ${statementsPerPlainTurn} SQL statements per plain turn on a loaded session`,
+    async () => {
+      const sessionId = await shared.app.createSession();
+      await shared.app.turn(sessionId, "warm up");
+      // Runs that load the session and run one turn, then that and `counted` more: the
+      // difference is what the turns cost.
+      const env = { SKEIN_TEST_COUNT_STATEMENTS: "1", SKEIN_CHECKPOINTS: "0" };
+      const counted = 10;
+      // Turns are followed on the session's stream (polling snapshots would run statements too).
+      const statementsOf = async (turns: number): Promise<number> => {
+        for (const [name, value] of Object.entries(env)) shared.app.setEnv(name, value);
+        try {
+          await shared.app.restart({ crash: false });
+          const stream = await shared.app.openStream(sessionId);
+          try {
+            await stream.next();
+            // The load's own work (its look for a turn to recover) ends first, so that every
+            // run's first turn takes the same path.
+            await new Promise((resolve) => setTimeout(resolve, 500));
+            for (let i = 0; i <= turns; i++) {
+              await put(sessionId, uuidv7(), `turn ${i}`);
+              await stream.readUntil((event) => event.type === "turn_completed");
+            }
+          } finally {
+            stream.close();
+          }
+          await shared.app.shutdown();
+        } finally {
+          for (const name of Object.keys(env)) shared.app.setEnv(name, undefined);
+        }
+        const { statements } = lastRunCommits(shared.app.readLog());
+        await shared.app.restart({ crash: false });
+        return statements!;
+      };
+      const base = await statementsOf(0);
+      const more = await statementsOf(counted);
+      // A run's own one-off writes (a few statements, as timing has it) are within the margin;
+      // one statement more per turn is not.
+      expect(Math.abs(more - base - statementsPerPlainTurn * counted)).toBeLessThanOrEqual(6);
+    },
+  );
 
   it("answers a retried input id with its receipt, and a reused one with input_conflict", async () => {
     const sessionId = await shared.app.createSession();

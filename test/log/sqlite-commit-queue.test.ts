@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { StoreClosedError } from "../../src/log/errors.js";
+import { GroupCommitFailedError, StoreClosedError } from "../../src/log/errors.js";
 import { AsyncSqliteWriteError, SqliteCommitQueue } from "../../src/log/sqlite-commit-queue.js";
 
 let dir: string;
@@ -62,6 +62,52 @@ describe("the SQLite commit queue", () => {
     await write;
     expect(notes()).toEqual(["held", "queued"]);
     expect(queue.stats()).toEqual({ transactions: 1, requests: 1 });
+    await queue.close();
+  });
+
+  it("runs a lone write in a transaction of its own, without a savepoint, and a batch's writes each in one", async () => {
+    const run: string[] = [];
+    const traced = new Database(join(dir, "traced.sqlite"), { verbose: (sql) => run.push(String(sql)) });
+    traced.exec("CREATE TABLE notes (text TEXT NOT NULL)");
+    const queue = new SqliteCommitQueue(traced);
+    const insert = traced.prepare("INSERT INTO notes VALUES (?)");
+    run.length = 0;
+    await queue.run("a", () => insert.run("alone"));
+    expect(run.map((sql) => sql.split(" ")[0])).toEqual(["BEGIN", "INSERT", "COMMIT"]);
+    run.length = 0;
+    await Promise.all([queue.run("a", () => insert.run("one")), queue.run("b", () => insert.run("two"))]);
+    expect(run.filter((sql) => sql.startsWith("SAVEPOINT"))).toHaveLength(2);
+    await queue.close();
+    traced.close();
+  });
+
+  it("rolls a lone write that throws back whole, tells only its caller, and commits the next", async () => {
+    const queue = new SqliteCommitQueue(db);
+    const insert = db.prepare("INSERT INTO notes VALUES (?)");
+    const refused = queue.run("a", () => {
+      insert.run("rolled back");
+      throw new Error("the write's own failure");
+    });
+    await expect(refused).rejects.toThrow("the write's own failure");
+    expect(db.inTransaction).toBe(false);
+    await queue.run("b", () => insert.run("kept"));
+    expect(notes()).toEqual(["kept"]);
+    await queue.close();
+  });
+
+  it("fails a lone write's commit as a group commit failure when SQLite rolled its transaction back under it", async () => {
+    const queue = new SqliteCommitQueue(db);
+    const cause = new Error("disk full");
+    const write = queue.run("a", () => {
+      db.prepare("INSERT INTO notes VALUES ('lost')").run();
+      // What SQLite does on its own after some errors (SQLITE_FULL, SQLITE_IOERR).
+      db.exec("ROLLBACK");
+      throw cause;
+    });
+    const error = await write.catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(GroupCommitFailedError);
+    expect((error as GroupCommitFailedError).cause).toBe(cause);
+    expect(notes()).toEqual([]);
     await queue.close();
   });
 

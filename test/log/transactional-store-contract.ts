@@ -98,6 +98,39 @@ export function describeTransactionalStoreContract<Tx>(
       expect(await t.store.readAll(kept)).toHaveLength(2);
     });
 
+    it("appends inside a write that fails with it (appendInWrite), alone or in a batch: all of the write or none of it", async () => {
+      const alone = uuidv7();
+      const chain = buildChain(null, sampleEntries(2));
+      const stale = hashEntry(chain[0]!.hash, { kind: "turn_end", ts: 9, turn_count: 1 });
+      expect(await t.store.commitQueue.run(alone, (tx) => t.store.appendInWrite(tx, alone, chain))).toEqual({
+        hash: chain[1]!.hash,
+        position: 1,
+      });
+      // A stale head fails the write whole; so does a write failing after the append, alone or batched.
+      const kept = uuidv7();
+      const results = await Promise.allSettled([
+        t.store.commitQueue.run(alone, (tx) => t.store.appendInWrite(tx, alone, [stale])),
+        t.store.commitQueue.run(kept, (tx) =>
+          t.store.appendInWrite(tx, kept, buildChain(null, sampleEntries(1))),
+        ),
+      ]);
+      expect(results.map((result) => result.status)).toEqual(["rejected", "fulfilled"]);
+      expect((results[0] as PromiseRejectedResult).reason).toBeInstanceOf(AppendConflictError);
+      const next = hashEntry(chain[1]!.hash, { kind: "turn_end", ts: 10, turn_count: 1 });
+      await expect(
+        t.store.commitQueue.run(alone, (tx) =>
+          andThen(t.store.appendInWrite(tx, alone, [next]), () => {
+            throw new Error("the caller's row cannot be written");
+          }),
+        ),
+      ).rejects.toThrow("the caller's row cannot be written");
+      expect((await t.store.readAll(alone)).map((entry) => entry.hash)).toEqual(
+        chain.map((entry) => entry.hash),
+      );
+      expect(await t.store.readHead(alone)).toEqual({ hash: chain[1]!.hash, position: 1 });
+      expect(await t.store.readAll(kept)).toHaveLength(1);
+    });
+
     it("refuses a stale head inside a write with AppendConflictError, writing nothing, and the write carries on", async () => {
       const id = uuidv7();
       const chain = await writeSession(t.store, id, sampleEntries(3));

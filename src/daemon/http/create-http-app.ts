@@ -57,14 +57,9 @@ import { problemContentType } from "../../api/problem.js";
 import { negotiate } from "./accept.js";
 import type { BrowserLogins } from "./browser-logins.js";
 import { clientAddress, mayConnectInPlainText, plainAddress } from "./client-address.js";
-import { recordCredential } from "./credential.js";
+import { type Credential, recordCredential } from "./credential.js";
 import type { HttpApp } from "./http-app.js";
-import {
-  type AuthorityCheck,
-  installBodyRules,
-  installExpectContinue,
-  installIngressChecks,
-} from "./ingress-checks.js";
+import { type AuthorityCheck, installBodyRules, installIngressChecks } from "./ingress-checks.js";
 import { problem } from "./problem.js";
 import { frameworkErrorDetail, notFound, sendProblem, settleHeaders, toProblem } from "./problem-answers.js";
 import { parseQueryString } from "./query.js";
@@ -145,11 +140,18 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   });
   // Who sends the request: token or cookie, Host, origin, CSRF (the first three ingress checks).
   const trusted = new Set((options.trustedProxies ?? []).map(plainAddress));
-  const checkAuthority: AuthorityCheck = async (request, isPublic = false) => {
+  const checkAuthority: AuthorityCheck = (request, isPublic = false) => {
     const raw = request.raw.rawHeaders;
     const head = { rawHeaders: raw, method: request.method, whole: true };
-    const credential = await authority.checkRequest(head, isPublic);
-    recordCredential(request.raw, credential, clientAddress(request.raw.socket.remoteAddress, raw, trusted));
+    const record = (credential: Credential): undefined => {
+      recordCredential(
+        request.raw,
+        credential,
+        clientAddress(request.raw.socket.remoteAddress, raw, trusted),
+      );
+    };
+    const credential = authority.checkRequest(head, isPublic);
+    return credential instanceof Promise ? credential.then(record) : record(credential);
   };
   const app = Fastify(
     fastifyOptions(options, authority, checkAuthority),
@@ -166,7 +168,6 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   registeredRoutes.set(app, routes);
 
   installIngressChecks(app, checkAuthority, options.isDraining);
-  installExpectContinue(app);
   app.server.on("connect", (request: IncomingMessage, socket: Duplex) =>
     answerConnect(request, socket, authority),
   );
@@ -213,6 +214,10 @@ function fastifyOptions(
       : {
           loggerInstance: options.loggerInstance,
           logController: new LogController({ disableRequestLogging: true }),
+          // No child logger per request: with request logging off it would be made for nothing
+          // (pino serializes its bindings at once); the one line written per failed request
+          // names its request id itself (problem-answers.ts).
+          childLoggerFactory: (logger: FastifyBaseLogger) => logger,
         }),
     bodyLimit: defaultBodyLimit,
     exposeHeadRoutes: false,
@@ -231,10 +236,12 @@ function fastifyOptions(
     routerOptions: { querystringParser: parseQueryString },
     clientErrorHandler: (error, socket) => answerUnparsableRequest(error, socket, authority),
     frameworkErrors: (error, request, reply) => {
-      void checkAuthority(request).then(
-        () => sendProblem(reply, problem("invalid_request", frameworkErrorDetail(error))),
-        (refusal: unknown) => sendProblem(reply, toProblem(refusal, request)),
-      );
+      void Promise.resolve(request)
+        .then((checked) => checkAuthority(checked))
+        .then(
+          () => sendProblem(reply, problem("invalid_request", frameworkErrorDetail(error))),
+          (refusal: unknown) => sendProblem(reply, toProblem(refusal, request)),
+        );
     },
     ...(options.tls === undefined ? {} : { serverFactory: httpsServerFactory(options.tls, timeouts) }),
   };

@@ -79,7 +79,8 @@ export function isJsonMediaType(contentType: string | undefined): boolean {
 }
 
 function charsetOf(contentType: string | undefined): string | null {
-  if (contentType === undefined) return null;
+  // Most bodies come as a bare `application/json`: no parameter, nothing to split.
+  if (contentType === undefined || !contentType.includes(";")) return null;
   for (const parameter of contentType.split(";").slice(1)) {
     const equals = parameter.indexOf("=");
     if (equals < 0) continue;

@@ -11,9 +11,16 @@ import { describeValidation, type ValidationIssue } from "./validation-detail.js
 /** A W3C `traceparent` header's trace id (version 00; not all zeros). */
 const traceparentShape = /^00-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
-/** The session and the caller's trace a request is about, for its log lines (what it names). */
-function requestLogFields(request: FastifyRequest): { session_id?: string; trace_id?: string } {
-  const fields: { session_id?: string; trace_id?: string } = {};
+/** What a request's log line names besides its error. */
+interface RequestLogFields {
+  reqId: string;
+  session_id?: string;
+  trace_id?: string;
+}
+
+/** The request, the session and the caller's trace a request is about, for its log lines. */
+function requestLogFields(request: FastifyRequest): RequestLogFields {
+  const fields: RequestLogFields = { reqId: request.id };
   const sid = (request.params as { sid?: unknown } | undefined)?.sid;
   if (typeof sid === "string") fields.session_id = sid;
   const traceparent = request.headers.traceparent;
@@ -35,7 +42,7 @@ export function toProblem(error: unknown, request: FastifyRequest): ProblemError
   }
   switch (fastifyError.code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
-      return requestBodyTooLarge(bodyLimitOf(request));
+      return requestBodyTooLarge(bodyLimitOf(request.routeOptions));
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return problem(
         "unsupported_media_type",
@@ -61,9 +68,9 @@ export function toProblem(error: unknown, request: FastifyRequest): ProblemError
   return problem("internal_error", "the daemon failed to answer this request; the cause is in its log");
 }
 
-/** The most body bytes the route of `request` takes. */
-export function bodyLimitOf(request: FastifyRequest): number {
-  return request.routeOptions.bodyLimit ?? defaultBodyLimit;
+/** The most body bytes a route takes (`route`: a request's `routeOptions`). */
+export function bodyLimitOf(route: FastifyRequest["routeOptions"]): number {
+  return route.bodyLimit ?? defaultBodyLimit;
 }
 
 /** 404 for a path no route serves. */
@@ -90,7 +97,7 @@ export function settleHeaders(request: FastifyRequest, reply: FastifyReply): voi
   // read that much anyway); a larger or chunked (unbounded) rest closes the connection instead.
   if (!request.raw.complete) {
     const declared = request.headers["content-length"];
-    if (declared === undefined || Number(declared) > bodyLimitOf(request))
+    if (declared === undefined || Number(declared) > bodyLimitOf(request.routeOptions))
       reply.header("connection", "close");
   }
 }

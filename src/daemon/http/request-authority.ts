@@ -50,6 +50,12 @@ interface DeviceLogin {
 /** The bootstrap token's principal: admin of every session. */
 const bootstrapPrincipal: Principal = { name: bootstrapTokenName, role: "admin", sessionId: null };
 
+/** A request with the bootstrap token. */
+const bootstrapToken: Credential = { kind: "token", principal: bootstrapPrincipal };
+
+/** A request on a public route without a credential. */
+const nobody: Credential = { kind: "none" };
+
 /** The head of a request as far as it could be read. */
 export interface ReadableHead {
   /** Header lines as Node's `rawHeaders`: name, value, name, value… */
@@ -80,6 +86,15 @@ export interface AuthorityOptions {
 
 const closing = { headers: { connection: "close" } };
 
+/** Whether the request is a browser's top-level GET (or HEAD) of a public route, without an Origin. */
+function isPublicNavigation(head: ReadableHead, isPublic: boolean): boolean {
+  if (!isPublic || (head.method !== "GET" && head.method !== "HEAD")) return false;
+  const raw = head.rawHeaders;
+  if (headerValues(raw, "origin").length > 0) return false;
+  const mode = headerValues(raw, "sec-fetch-mode");
+  return mode.length === 1 && mode[0]!.toLowerCase() === "navigate";
+}
+
 /** The identity checks of every request, in the contract's order. */
 export class RequestAuthority {
   readonly #options: AuthorityOptions;
@@ -93,12 +108,33 @@ export class RequestAuthority {
    * The credential of a request whose head passes, else throws the refusal as a ProblemError:
    * 401 authentication_required, 400 invalid_request (Host count), 403 host_forbidden, 403
    * origin_forbidden, 403 csrf_token_invalid. A public route accepts a request without a credential,
-   * and a cookie's without its CSRF token.
+   * and a cookie's without its CSRF token. Knows the bootstrap token and logins bound to it only
+   * (no lookup).
    */
-  check(head: ReadableHead, isPublic = false, named: Credential | null = null): Credential {
+  check(head: ReadableHead, isPublic = false): Credential {
+    const shown = this.#shown(head.rawHeaders, this.#options.port(), undefined);
+    // Without named tokens nothing is ever looked up.
+    return this.#admit(head, isPublic, typeof shown === "function" ? null : shown);
+  }
+
+  /**
+   * `check`, with named tokens and logins bound to them looked up first. Answers at once (no
+   * promise, no turn of the event loop) when nothing needs a lookup: the bootstrap token, a login
+   * bound to it, or no credential at all. Throws, or rejects, with the refusal.
+   */
+  checkRequest(head: ReadableHead, isPublic = false): Credential | Promise<Credential> {
+    const shown = this.#shown(head.rawHeaders, this.#options.port(), this.#options.tokens);
+    if (typeof shown !== "function") return this.#admit(head, isPublic, shown);
+    return shown().then((found) => this.#admit(head, isPublic, found));
+  }
+
+  // The checks after authentication, in the contract's order (401 first: nothing about the
+  // daemon is revealed to a caller without a credential).
+  #admit(head: ReadableHead, isPublic: boolean, found: Credential | null): Credential {
     const raw = head.rawHeaders;
+    const credential = found ?? (isPublic ? nobody : null);
+    if (credential === null) throw authenticationRequired();
     const port = this.#options.port();
-    const credential = named ?? this.#authenticate(raw, port, isPublic);
     const { hosts, origins } = this.#self(port);
     const host = headerValues(raw, "host");
     if (host.length > 1 || (host.length === 0 && head.whole))
@@ -110,7 +146,10 @@ export class RequestAuthority {
         closing,
       );
     }
-    const refusal = browserRefusal(raw, origins);
+    // A link to a public page (a pairing or login link, a web asset) clicked in another site's
+    // page is a cross-site navigation: it carries no Origin, acts on no credential, and its
+    // page's own post is origin-checked, so only other requests need a page of the daemon's.
+    const refusal = isPublicNavigation(head, isPublic) ? null : browserRefusal(raw, origins);
     if (refusal !== null) throw problem("origin_forbidden", refusal, closing);
     // A public route acts on no credential (a login or pairing link's post spends its code), so a
     // cookie the browser holds from an earlier login needs no CSRF token there.
@@ -126,28 +165,39 @@ export class RequestAuthority {
     return credential;
   }
 
-  /** `check`, with named tokens and logins bound to them looked up first. */
-  async checkRequest(head: ReadableHead, isPublic = false): Promise<Credential> {
-    return this.check(head, isPublic, await this.#named(head.rawHeaders));
-  }
-
-  // A named token, or a login bound to one, that the request carries (looked up); else null.
-  async #named(raw: readonly string[]): Promise<Credential | null> {
-    const { tokens, bearer } = this.#options;
-    if (tokens === undefined) return null;
+  /**
+   * What the headers prove: the bootstrap token, or a login bound to it (a credential at once);
+   * a named token's secret, a login bound to a named token or a paired device's cookie (a
+   * lookup in `tokens`, which resolves to null when it finds nothing); or nothing (null). A
+   * bearer header, when present, decides alone. Each header is read, and the token digested,
+   * once.
+   */
+  #shown(
+    raw: readonly string[],
+    port: number,
+    tokens: TokenLookup | undefined,
+  ): Credential | null | (() => Promise<Credential | null>) {
     const authorization = headerValues(raw, "authorization");
     if (authorization.length === 1) {
-      if (bearer.accepts(authorization[0])) return null;
-      const secret = bearerSecret(authorization[0]!);
-      const principal = secret === null ? null : await tokens.bySecret(secret);
-      return principal === null ? null : { kind: "token", principal };
+      const value = authorization[0]!;
+      if (this.#options.bearer.accepts(value)) return bootstrapToken;
+      const secret = tokens === undefined ? null : bearerSecret(value);
+      if (tokens === undefined || secret === null) return null;
+      return async () => {
+        const principal = await tokens.bySecret(secret);
+        return principal === null ? null : { kind: "token", principal };
+      };
     }
-    if (authorization.length > 0) return null;
-    const login = this.#cookieLogin(raw, this.#options.port());
-    if (login === null) return this.#device(raw, tokens);
-    if (login.token === null) return null;
-    const principal = await tokens.byName(login.token);
-    return principal === null ? null : { kind: "cookie", login, principal };
+    if (authorization.length > 1) return null;
+    const login = this.#cookieLogin(raw, port);
+    const name = login?.token ?? null;
+    if (login !== null && name === null) return { kind: "cookie", login, principal: bootstrapPrincipal };
+    if (tokens === undefined) return null;
+    if (login === null || name === null) return () => this.#device(raw, tokens);
+    return async () => {
+      const principal = await tokens.byName(name);
+      return principal === null ? null : { kind: "cookie", login, principal };
+    };
   }
 
   // A paired device's cookie (in the database, so any node knows it), looked up; else null.
@@ -162,20 +212,6 @@ export class RequestAuthority {
       device: true,
     };
     return { kind: "cookie", login, principal: device.principal };
-  }
-
-  // The bootstrap token, or a login bound to it when no Authorization header is sent; nothing on public routes.
-  #authenticate(raw: readonly string[], port: number, isPublic: boolean): Credential {
-    const authorization = headerValues(raw, "authorization");
-    if (authorization.length === 0) {
-      const login = this.#cookieLogin(raw, port);
-      if (login !== null && login.token === null)
-        return { kind: "cookie", login, principal: bootstrapPrincipal };
-    }
-    if (authorization.length === 1 && this.#options.bearer.accepts(authorization[0]))
-      return { kind: "token", principal: bootstrapPrincipal };
-    if (isPublic) return { kind: "none" };
-    throw authenticationRequired();
   }
 
   #cookieLogin(raw: readonly string[], port: number): CookieLogin | null {

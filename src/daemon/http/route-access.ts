@@ -22,21 +22,28 @@ function sessionParamOf(url: string): string | null {
   return /^\/sessions\/:([A-Za-z]\w*)(\/|$)/.exec(url)?.[1] ?? null;
 }
 
-/** Throws 403 role_forbidden or session_forbidden when `credential` may not use the request's route. */
-export function checkRouteAccess(request: FastifyRequest, credential: Credential): void {
+/**
+ * Throws 403 role_forbidden or session_forbidden when `credential` may not use the request's
+ * route (`route`: the request's `routeOptions`, read once by the caller).
+ */
+export function checkRouteAccess(
+  request: FastifyRequest,
+  route: FastifyRequest["routeOptions"],
+  credential: Credential,
+): void {
+  const config = route.config;
   // A public route holds no data (the page shell, its assets): whoever may reach the daemon may load it.
-  if (credential.kind === "none" || request.routeOptions.config.public === true) return;
+  if (credential.kind === "none" || config.public === true) return;
   const { principal } = credential;
-  const config = request.routeOptions.config;
   const needed = requiredRole(config);
   if (!roleAllows(principal.role, needed)) {
     throw problem(
       "role_forbidden",
-      `${request.method} ${request.routeOptions.url ?? ""} needs the ${needed} role; the token ${JSON.stringify(principal.name)} has ${principal.role}`,
+      `${request.method} ${route.url ?? ""} needs the ${needed} role; the token ${JSON.stringify(principal.name)} has ${principal.role}`,
     );
   }
   if (principal.sessionId === null) return;
-  const param = sessionParamOf(request.routeOptions.url ?? "");
+  const param = sessionParamOf(route.url ?? "");
   if (param !== null) {
     const sessionId = (request.params as Record<string, string | undefined>)[param];
     if (sessionId === principal.sessionId) return;

@@ -5,7 +5,7 @@
  * looked up by an index: the lookup's timing tells an attacker only about digests, whose
  * preimages they cannot find. The digest found is compared again in constant time.
  */
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 
 /** A new token secret: `skn_` and 32 random bytes in base64url (visible ASCII, fit for a header). */
 export function newTokenSecret(): string {
@@ -14,7 +14,7 @@ export function newTokenSecret(): string {
 
 /** SHA-256 (hex) of a secret (a token's, a login cookie's or code's): what is kept of it. */
 export function secretDigest(secret: string): string {
-  return createHash("sha256").update(secret, "utf8").digest("hex");
+  return hash("sha256", secret, "hex");
 }
 
 /** True when two hex digests are equal (constant time for equal lengths). */

@@ -23,6 +23,18 @@ export class InputQueue {
   readonly sessionId: string;
   readonly #outlet: SessionOutlet;
   readonly #storage: SessionStorage;
+  /**
+   * True when the queue is known empty without reading it: a read found it empty and no
+   * admission ran since. Only this queue adds waiting inputs to its session (the session's
+   * actor is its only writer, fenced per lease epoch, and a turn's start, a shortcut admission
+   * with its turn included, and cancellations only take inputs out of the queue), so a turn's
+   * end finds the queue empty without a statement.
+   */
+  #knownEmpty = false;
+  /** Admissions in flight: a read that overlaps one may have missed it. */
+  #admitting = 0;
+  /** Bumped whenever an admission starts or ends (a read seeing it change proves nothing). */
+  #admissions = 0;
 
   constructor(outlet: SessionOutlet, storage: SessionStorage) {
     this.sessionId = outlet.sessionId;
@@ -32,7 +44,17 @@ export class InputQueue {
 
   /** Admit an input (or recognise a retry of one); a new one is announced on the stream. */
   async admit(inputId: string, intent: InputIntent, source: InputSource): Promise<Admission> {
-    const admission = await this.#storage.admitInput(this.#newInput(inputId, intent, source));
+    this.#knownEmpty = false;
+    this.#admitting++;
+    this.#admissions++;
+    let admission: Admission;
+    try {
+      admission = await this.#storage.admitInput(this.#newInput(inputId, intent, source));
+    } finally {
+      this.#admitting--;
+      this.#admissions++;
+      this.#knownEmpty = false;
+    }
     if (admission.created) this.announce(admission.receipt);
     return admission;
   }
@@ -51,9 +73,17 @@ export class InputQueue {
     this.#outlet.publish("input", { input: receipt });
   }
 
-  /** The inputs waiting, in acceptance order. */
-  pending(): Promise<InputRow[]> {
-    return this.#storage.pendingInputs(this.sessionId);
+  /** The inputs waiting, in acceptance order (none, without a read, when the queue is known empty). */
+  async pending(): Promise<InputRow[]> {
+    if (this.#knownEmpty) return [];
+    const before = this.#admissions;
+    const quiet = this.#admitting === 0;
+    const rows = await this.#storage.pendingInputs(this.sessionId);
+    // Only a read that no admission overlapped saw every admission committed before it.
+    if (rows.length === 0 && quiet && this.#admitting === 0 && this.#admissions === before) {
+      this.#knownEmpty = true;
+    }
+    return rows;
   }
 
   /** Cancel one waiting input ("not_pending" when it was delivered or cancelled before). */

@@ -278,7 +278,7 @@ export class BackendSessionStorage<Tx> implements SessionStorage {
       andThen(this.#checkFence(tx, sessionId), () =>
         andThen(backend.run(tx, notQuietProgram(sessionId)), (busy) => {
           if (busy !== null) throw new SessionBusyError(sessionId);
-          return andThen(backend.log.appendInTransaction(tx, sessionId, [hashed]), (head) =>
+          return andThen(backend.log.appendInWrite(tx, sessionId, [hashed]), (head) =>
             andThen(backend.log.pruneInTransaction(tx, sessionId, record.up_to), () =>
               // A checkpoint may name entries the cut removed: the next load reads the kept log whole.
               andThen(backend.checkpoints.remove(tx, sessionId), () => head),

@@ -1,7 +1,8 @@
 /**
- * A new session written in one transaction: its row, its first log entries and its preview, what
- * its first input writes (its admission, its turn's start), and (cluster mode) its lease record; answered with what that transaction wrote, so the session's
- * actor is built without reading any of it back.
+ * A new session written in one transaction: its row with its preview, its first log entries, what
+ * its first input writes (its admission, its turn's start), and (cluster mode) its lease record;
+ * answered with what that transaction wrote, so the session's actor is built without reading any
+ * of it back.
  *
  * Boundary rule: the creation's transaction only; BackendSessionStorage.createSession calls it.
  */
@@ -32,22 +33,23 @@ export async function createSessionOn<Tx>(
   // A creation records its lease rather than checking one (it has none yet).
   let inserted: SessionRow | undefined;
   const log = new GuardedLog(backend.log, (tx) =>
-    andThen(backend.run(tx, createSessionRowProgram(row)), (stored) => {
+    andThen(backend.run(tx, createSessionRowProgram(row, preview)), (stored) => {
       inserted = stored;
     }),
   );
   const written = await createLog(log, row.id, entries, (tx) =>
     andThen(
-      andThen(backend.run(tx, finishSessionCreationProgram(row.id, preview)), () =>
+      andThen(backend.run(tx, finishSessionCreationProgram(row.id)), () =>
         writes === undefined ? undefined : backend.run(tx, rowWritesProgram(row.id, writes)),
       ),
       () => fence?.created(tx, row.id),
     ),
   );
-  // The row as its INSERT returned it, with the preview (and input order) its transaction then wrote.
+  // The row as its INSERT returned it (its preview included), with the input order its first
+  // input's admission then wrote.
   const inputOrder = writes?.admission?.order ?? inserted!.inputOrder;
   return {
-    row: { ...inserted!, preview, inputOrder },
+    row: { ...inserted!, inputOrder },
     restored: { state: collectState(written), entries: written, checkpoint: null },
   };
 }

@@ -7,7 +7,7 @@
  * not as a conflict with the existing log).
  *
  * Boundary rule: only the order of that step and the append is this file's; the compare, the
- * insert and the head record are the store's `appendInTransaction`, reads are the store's.
+ * insert and the head record are the store's `appendInWrite`, reads are the store's.
  */
 import { type Awaitable, andThen } from "../../log/awaitable.js";
 import type { HashedEntry, PositionedEntry } from "../../log/entries.js";
@@ -38,7 +38,8 @@ export class GuardedLog<Tx> implements Store<Tx> {
       sessionId,
       (tx) =>
         andThen(this.#before(tx, sessionId), () =>
-          andThen(log.appendInTransaction(tx, sessionId, entries), (head) =>
+          // The queue's write fails with the append: it needs no savepoint of its own.
+          andThen(log.appendInWrite(tx, sessionId, entries), (head) =>
             alongside === undefined ? head : andThen(alongside(tx, head), () => head),
           ),
         ),

@@ -1,11 +1,11 @@
 /**
- * The `inputs` table: durable, idempotent admission of a session's inputs, their FIFO queue and
- * their receipts.
+ * The `inputs` table: a session's inputs, their FIFO queue (delivery by a turn, cancellation)
+ * and their receipts. Admission (the idempotent insert and the input order it takes) is
+ * input-admission.ts's.
  *
  * Boundary rule: each operation is a SQL program (sql-program.ts) that either backend runs in
- * its caller's transaction, plus a synchronous wrapper on a better-sqlite3 connection. An input's identity is its id plus its intent (the canonical
- * JSON of what the client asked for); admission order comes from the session's `input_order`
- * counter, bumped in the same transaction as the insert, so orders are gapless per session.
+ * its caller's transaction, plus a synchronous wrapper on a better-sqlite3 connection. An
+ * input's identity is its id plus its intent (the canonical JSON of what the client asked for).
  */
 import type {
   InputDelivery,
@@ -13,16 +13,11 @@ import type {
   PendingInput as PendingInputJson,
   TurnState,
 } from "../../api/inputs.js";
-import { canonicalJson } from "../../log/canonical-json.js";
-import { SessionNotFoundError } from "../../log/errors.js";
 import type { JsonValue } from "../../model/json.js";
-import { InputConflictError, InputNotPendingError, InputUnknownError, QueueFullError } from "../errors.js";
+import { InputNotPendingError, InputUnknownError } from "../errors.js";
 import type { DaemonDatabase } from "./database.js";
 import { all, get, run, type SqlProgram } from "./sql-program.js";
 import { runSqlite, runSqliteAtomic } from "./sqlite-runner.js";
-
-/** How many inputs may wait in one session's queue. */
-export const defaultQueueLimit = 32;
 
 export interface InputRow {
   id: string;
@@ -77,7 +72,7 @@ export interface InputCommit {
   transcriptPosition: number | null;
 }
 
-interface InputRecord {
+export interface InputRecord {
   id: string;
   session: string;
   kind: string;
@@ -147,61 +142,6 @@ function timestamp(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-/**
- * Admit an input, or recognise a retry of one: the same id with the same intent in the same
- * session returns the existing receipt (created: false) even when the queue is full; the same id
- * with another intent or in another session throws `InputConflictError`. A new input gets the
- * session's next acceptance_order, unless `queueLimit` inputs are waiting (`QueueFullError`).
- * Throws `SessionNotFoundError` if the session has no row. The order counter is bumped first, so
- * its row lock serialises concurrent admissions of one session (on PostgreSQL too).
- */
-export function* admitInputProgram(
-  input: NewInput,
-  options: { queueLimit?: number } = {},
-): SqlProgram<Admission> {
-  const queueLimit = options.queueLimit ?? defaultQueueLimit;
-  const intent = canonicalJson(input.intent);
-  const bumped = yield* get<{ input_order: number }>(
-    "UPDATE sessions SET input_order = input_order + 1 WHERE id = ? RETURNING input_order",
-    input.session,
-  );
-  const existing = yield* get<InputRecord>("SELECT * FROM inputs WHERE id = ?", input.id);
-  if (existing !== undefined) {
-    if (existing.session !== input.session) {
-      throw new InputConflictError(input.session, input.id, "other_session");
-    }
-    if (existing.intent !== intent || existing.kind !== input.kind) {
-      throw new InputConflictError(input.session, input.id, "other_intent");
-    }
-    // A retry gives the counter back: the bump above is undone with the rest of this write.
-    if (bumped !== undefined)
-      yield* run("UPDATE sessions SET input_order = input_order - 1 WHERE id = ?", input.session);
-    return { receipt: (yield* getReceiptProgram(input.session, input.id))!, created: false };
-  }
-  if (bumped === undefined) throw new SessionNotFoundError(input.session);
-  const waiting = yield* get<{ n: number }>(
-    "SELECT count(*) AS n FROM inputs WHERE session = ? AND delivery = 'pending'",
-    input.session,
-  );
-  const waitingBefore = waiting?.n ?? 0;
-  if (waitingBefore >= queueLimit) throw new QueueFullError(input.session, queueLimit);
-  yield* run(
-    `INSERT INTO inputs (id, session, kind, intent, client_id, sent_by, sent_from, accepted_at, acceptance_order, delivery)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
-    input.id,
-    input.session,
-    input.kind,
-    intent,
-    input.clientId ?? null,
-    input.sentBy ?? null,
-    input.sentFrom ?? null,
-    input.acceptedAt,
-    bumped.input_order,
-  );
-  // Everything a pending receipt holds was just written: no need to read it back.
-  return { receipt: pendingReceipt(input, bumped.input_order), created: true, waitingBefore };
-}
-
 /** The receipt of `input` just admitted with acceptance order `order` (pending), without reading it back. */
 export function pendingReceipt(input: NewInput, order: number): InputReceipt {
   return receiptOf({
@@ -255,15 +195,6 @@ export function deliveredReceipt(
     turn_started_at: turn.startedAt,
     turn_ended_at: turn.endedAt,
   });
-}
-
-/** `admitInputProgram` on a SQLite connection, in its own transaction. */
-export function admitInput(
-  db: DaemonDatabase,
-  input: NewInput,
-  options: { queueLimit?: number } = {},
-): Admission {
-  return runSqliteAtomic(db, admitInputProgram(input, options));
 }
 
 /** The receipt of the session's input, or null when the session has no input with this id. */

@@ -207,7 +207,7 @@ export interface SessionStorage {
 
   // --- inputs -----------------------------------------------------------------------------
 
-  /** Admit an input durably (idempotent; see inputs-table.ts) and move the activity time. */
+  /** Admit an input durably (idempotent; see input-admission.ts) and move the activity time. */
   admitInput(input: NewInput): Promise<Admission>;
   getReceipt(sessionId: string, inputId: string): Promise<InputReceipt | null>;
   pendingInputs(sessionId: string): Promise<InputRow[]>;

@@ -12,6 +12,7 @@ import { unreachable } from "../../model/unreachable.js";
 import type { Usage } from "../../model/usage.js";
 import { SessionExistsError } from "../errors.js";
 import type { DaemonDatabase } from "./database.js";
+import { updateSessionRowProgram } from "./session-row-update.js";
 import { all, dialect, get, isUniqueViolation, run, type SqlProgram, type SqlValue } from "./sql-program.js";
 import { runSqlite, runSqliteAtomic } from "./sqlite-runner.js";
 
@@ -68,6 +69,8 @@ export interface NewSession {
   creationRequest?: CreateSessionBody;
   /** A `task` call's child (with `parentId` the parent). */
   task?: ChildTask;
+  /** Its preview, stored with the row (none: empty, until its entries set one). */
+  preview?: SessionPreview;
 }
 
 interface SessionRecord {
@@ -144,8 +147,9 @@ export function* insertSessionProgram(session: NewSession): SqlProgram<SessionRo
     // RETURNING (PostgreSQL, and SQLite since 3.35) hands the stored row back without a second read.
     record = yield* get<SessionRecord>(
       `INSERT INTO sessions (id, name, workspace, parent_id, provider_profile, model, system_prompt, created_at,
-         activity_at, fork_checkpoint_id, fork_entry_hash, mcp_servers, creation_request, parent_call_id, agent)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+         activity_at, fork_checkpoint_id, fork_entry_hash, mcp_servers, creation_request, parent_call_id, agent,
+         preview_text, preview_truncated, transcript_count)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
       session.id,
       session.name ?? null,
       session.workspace,
@@ -161,6 +165,9 @@ export function* insertSessionProgram(session: NewSession): SqlProgram<SessionRo
       session.creationRequest === undefined ? null : JSON.stringify(session.creationRequest),
       session.task?.parentCallId ?? null,
       session.task?.agent ?? null,
+      session.preview?.text ?? "",
+      session.preview?.truncated === true ? 1 : 0,
+      session.preview?.transcript_count ?? 0,
     );
   } catch (error) {
     if (isUniqueViolation(error)) throw new SessionExistsError(session.id);
@@ -258,52 +265,6 @@ export function sessionMatches(row: Pick<SessionRow, "parentId">, filter: Sessio
     default:
       unreachable(filter, "unknown session filter");
   }
-}
-
-/** What one UPDATE of a session's row changes (a field left out stays as it is). */
-export interface SessionRowChanges {
-  /** One request's usage, added to the totals (see `updateUsageProgram`). */
-  usage?: Usage;
-  preview?: SessionPreview;
-  /** Moves the activity time forward to this (never backwards). */
-  activityAt?: number;
-  provider?: { providerProfile: string | null; model: string | null };
-}
-
-/**
- * Apply `changes` to the session's row in one UPDATE (a commit that changes several of them
- * pays one statement, not one each); false if there is no such session or nothing to change.
- */
-export function* updateSessionRowProgram(sessionId: string, changes: SessionRowChanges): SqlProgram<boolean> {
-  const sets: string[] = [];
-  const params: SqlValue[] = [];
-  const { usage, preview, activityAt, provider } = changes;
-  if (usage !== undefined) {
-    const prompt = usage.input_tokens ?? 0;
-    const completion = usage.output_tokens ?? 0;
-    sets.push(
-      "usage_prompt_tokens = usage_prompt_tokens + ?",
-      "usage_completion_tokens = usage_completion_tokens + ?",
-      "usage_cached_prompt_tokens = usage_cached_prompt_tokens + ?",
-      "usage_total_tokens = usage_total_tokens + ?",
-    );
-    params.push(prompt, completion, usage.cache_read_tokens ?? 0, usage.total_tokens ?? prompt + completion);
-  }
-  if (preview !== undefined) {
-    sets.push("preview_text = ?", "preview_truncated = ?", "transcript_count = ?");
-    params.push(preview.text, preview.truncated ? 1 : 0, preview.transcript_count);
-  }
-  if (activityAt !== undefined) {
-    sets.push("activity_at = CASE WHEN activity_at < ? THEN ? ELSE activity_at END");
-    params.push(activityAt, activityAt);
-  }
-  if (provider !== undefined) {
-    sets.push("provider_profile = ?", "model = ?");
-    params.push(provider.providerProfile, provider.model);
-  }
-  if (sets.length === 0) return false;
-  const changed = yield* run(`UPDATE sessions SET ${sets.join(", ")} WHERE id = ?`, ...params, sessionId);
-  return changed.changes > 0;
 }
 
 /** Move the session's activity time forward to `at` (never backwards); false if there is no such session. */

@@ -94,6 +94,16 @@ interface SharedFrame {
 
 const sharedFrames = new WeakMap<SessionFeed, SharedFrame>();
 
+const keepaliveBytes = Buffer.from(KEEPALIVE_FRAME, "latin1");
+
+/**
+ * A frame as the bytes written: encoded to UTF-8 once here, so neither the byte count nor the
+ * chunked framing of the response (which needs the chunk's length) scans the text again.
+ */
+function frameBytes(frame: string): Buffer {
+  return Buffer.from(frame, "utf8");
+}
+
 /** Serves a session stream on `res` until the client leaves, the feed closes, or the client falls behind. */
 export function serveSessionStream(res: ServerResponse, options: SessionStreamOptions): void {
   new SessionStreamConnection(res, options).start();
@@ -155,7 +165,9 @@ class SessionStreamConnection {
     this.watcher = watcher;
     const { first } = this.options;
     const events = this.frameOf(first.events, first.cursor);
-    const written = this.write(encodeBatchFrame(this.feed.generation, this.cursor, events, first.reset));
+    const written = this.write(
+      frameBytes(encodeBatchFrame(this.feed.generation, this.cursor, events, first.reset)),
+    );
     if (watcher.closed) {
       // The feed closed before this connection attached: the client gets its first batch, then the end.
       this.end("feed_closed");
@@ -198,16 +210,16 @@ class SessionStreamConnection {
   }
 
   /** The frame of `events` (after `from`, through the cursor): shared bytes when other watchers may send the same. */
-  private liveFrame(from: number, events: readonly EncodedEvent[]): string | Buffer {
+  private liveFrame(from: number, events: readonly EncodedEvent[]): Buffer {
     const { feed } = this;
     const to = this.cursor;
-    if (feed.watcherCount < 2) return encodeBatchFrame(feed.generation, to, events);
+    if (feed.watcherCount < 2) return frameBytes(encodeBatchFrame(feed.generation, to, events));
     const shared = sharedFrames.get(feed);
     if (shared !== undefined && shared.from === from && shared.to === to) return shared.bytes;
     const frame: SharedFrame = {
       from,
       to,
-      bytes: Buffer.from(encodeBatchFrame(feed.generation, to, events), "utf8"),
+      bytes: frameBytes(encodeBatchFrame(feed.generation, to, events)),
     };
     sharedFrames.set(feed, frame);
     setImmediate(() => {
@@ -228,12 +240,12 @@ class SessionStreamConnection {
   }
 
   private tick(): void {
-    if (!this.sentSinceTick && !this.draining) this.write(KEEPALIVE_FRAME);
+    if (!this.sentSinceTick && !this.draining) this.write(keepaliveBytes);
     this.sentSinceTick = false;
   }
 
   /** Writes a chunk; false when it did not go out (buffer full, or the connection is over). */
-  private write(chunk: string | Buffer): boolean {
+  private write(chunk: Buffer): boolean {
     const { res } = this;
     if (this.finished || res.writableEnded || res.destroyed) return false;
     let flushed: boolean;
@@ -244,7 +256,7 @@ class SessionStreamConnection {
       return false;
     }
     this.sentSinceTick = true;
-    this.options.countBytes?.(typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.length);
+    this.options.countBytes?.(chunk.length);
     if (res.writableLength > this.maxBufferedBytes) {
       this.destroy("buffer_limit");
       return false;

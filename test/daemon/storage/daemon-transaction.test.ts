@@ -3,8 +3,8 @@ import { InputNotPendingError } from "../../../src/daemon/errors.js";
 import { wholeLog } from "../../../src/daemon/history/history-log.js";
 import { readHistoryPage } from "../../../src/daemon/history/history-page.js";
 import { previewOf } from "../../../src/daemon/history/preview.js";
+import { admitInput } from "../../../src/daemon/storage/input-admission.js";
 import {
-  admitInput,
   getReceipt,
   listPendingInputs,
   markInputsCommitted,

@@ -6,11 +6,10 @@ import {
   QueueFullError,
 } from "../../../src/daemon/errors.js";
 import { openDaemonDatabase } from "../../../src/daemon/storage/database.js";
+import { admitInput, defaultQueueLimit } from "../../../src/daemon/storage/input-admission.js";
 import {
-  admitInput,
   cancelInput,
   cancelInputsThrough,
-  defaultQueueLimit,
   getReceipt,
   listPendingInputs,
   markInputsCommitted,

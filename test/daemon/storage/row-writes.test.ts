@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { DaemonDatabase } from "../../../src/daemon/storage/database.js";
+import { getReceipt } from "../../../src/daemon/storage/inputs-table.js";
 import { rowWritesProgram } from "../../../src/daemon/storage/row-writes.js";
 import { getSession } from "../../../src/daemon/storage/sessions-table.js";
 import type { SqlProgram, SqlStep } from "../../../src/daemon/storage/sql-program.js";
@@ -83,5 +84,37 @@ describe("the row writes that commit with a log append", () => {
       }),
     );
     expect(statements.some((sql) => sql.startsWith("UPDATE sessions"))).toBe(false);
+  });
+
+  it("admit, start and deliver a fresh input in three statements: the session's row once, the turn, the input stored delivered", () => {
+    const { db } = tempDatabase();
+    addSession(db, "s1", 1_000);
+    const { statements } = runCounting(
+      db,
+      rowWritesProgram("s1", {
+        admission: {
+          input: { session: "s1", id: "i1", kind: "message", intent: { text: "hi" }, acceptedAt: 2_000 },
+          order: 1,
+        },
+        startTurn: { id: "t1", inputIds: ["i1"], startedAt: 2_000 },
+        committedInputs: { turnId: "t1", inputs: [{ id: "i1", transcriptPosition: 1 }] },
+        preview: { text: "hi", transcript_count: 2, truncated: false },
+        activityAt: 2_000,
+      }),
+    );
+    expect(statements.map((sql) => sql.split(/\s+/).slice(0, 2).join(" "))).toEqual([
+      "UPDATE sessions",
+      "INSERT INTO",
+      "INSERT INTO",
+    ]);
+    expect(getReceipt(db, "s1", "i1")).toMatchObject({
+      acceptance_order: 1,
+      delivery: "committed",
+      transcript_position: 1,
+      turn: { id: "t1", state: "running" },
+    });
+    const session = getSession(db, "s1");
+    expect(session).toMatchObject({ inputOrder: 1, activityAt: 2_000 });
+    expect(session?.preview.text).toBe("hi");
   });
 });

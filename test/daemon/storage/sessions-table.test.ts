@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SessionExistsError } from "../../../src/daemon/errors.js";
 import { descendantUsageProgram } from "../../../src/daemon/storage/descendant-usage.js";
-import { admitInput } from "../../../src/daemon/storage/inputs-table.js";
+import { admitInput } from "../../../src/daemon/storage/input-admission.js";
 import {
   deleteSessionRows,
   getSession,

@@ -305,6 +305,22 @@ describe("session SSE stream", () => {
     }
   });
 
+  it("counts exactly the bytes the client receives, multi-byte text and keepalives included", async () => {
+    const feed = new SessionFeed();
+    const counted: number[] = [];
+    const { server } = await streamServer(feed, () => ({
+      keepaliveMs: 30,
+      countBytes: (bytes) => counted.push(bytes),
+    }));
+    const client = await connect(server.port);
+    await client.waitFor(() => client.frames.length === 1, "the first batch");
+    feed.publish("status", { text: "grüße, 世界 🧵" });
+    await client.waitFor(() => lastSequence(client) === 1, "sequence 1");
+    await client.waitFor(() => client.comments.length >= 2, "two keepalives");
+    expect(client.events[0]!.data).toEqual({ text: "grüße, 世界 🧵" });
+    expect(counted.slice(0, client.frameBytes.length)).toEqual(client.frameBytes);
+  });
+
   it("writes a keepalive comment when nothing happens", async () => {
     const feed = new SessionFeed();
     const { server } = await streamServer(feed, () => ({ keepaliveMs: 30 }));
