@@ -260,6 +260,8 @@ export class SessionRegistry {
     // for a turn a crash cut short: abandoned, and continued).
     const taken = this.#actors.has(id) || this.#loading.has(id) || this.#stopping.has(id);
     if (this.#services.ownership !== undefined || taken || this.#draining || first?.turn === null) {
+      // A turn its creation started is not this path's to run: the load recovers it as cut short.
+      first?.turn?.trace?.end("abandoned", "error", "session_loaded_meanwhile", null);
       const actor = await this.get(id);
       const receipt = first === undefined ? {} : { firstInput: () => actor.receipt(first.receipt.id) };
       return { actor, snapshot: () => actor.snapshot(), ...receipt };
