@@ -91,7 +91,9 @@ describe.each(databaseKinds)("commits per turn ($name)", ({ database }) => {
       // Runs that load the session and run one turn, then that and `counted` more: the
       // difference is what the turns cost.
       const env = { SKEIN_TEST_COUNT_STATEMENTS: "1", SKEIN_CHECKPOINTS: "0" };
-      const counted = 10;
+      // Enough turns that one statement more per turn (30) stands out from a run's one-off
+      // timer writes (the notification outbox's claim: up to ~10 statements, as timing has it).
+      const counted = 30;
       // Turns are followed on the session's stream (polling snapshots would run statements too).
       const statementsOf = async (turns: number): Promise<number> => {
         for (const [name, value] of Object.entries(env)) shared.app.setEnv(name, value);
@@ -120,9 +122,7 @@ describe.each(databaseKinds)("commits per turn ($name)", ({ database }) => {
       };
       const base = await statementsOf(0);
       const more = await statementsOf(counted);
-      // A run's own one-off writes (a few statements, as timing has it) are within the margin;
-      // one statement more per turn is not.
-      expect(Math.abs(more - base - statementsPerPlainTurn * counted)).toBeLessThanOrEqual(6);
+      expect(Math.abs(more - base - statementsPerPlainTurn * counted)).toBeLessThanOrEqual(12);
     },
   );
 

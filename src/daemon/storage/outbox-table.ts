@@ -53,6 +53,18 @@ interface ClaimRow {
   attempts: number | string;
 }
 
+/** Whether any row is due and held by nobody at `now` (a read: an idle daemon's look writes nothing). */
+export function* anyDueNotificationProgram(now: number): SqlProgram<boolean> {
+  const rows = yield* all<{ due: number }>(
+    `SELECT 1 AS due FROM notification_outbox
+     WHERE gave_up_at IS NULL AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until < ?)
+     LIMIT 1`,
+    now,
+    now,
+  );
+  return rows.length > 0;
+}
+
 /** Claim up to `limit` due rows nobody holds for `owner` until `until`; the rows claimed. */
 export function* claimDueNotificationsProgram(
   owner: string,

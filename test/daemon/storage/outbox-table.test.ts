@@ -43,6 +43,17 @@ describe.each(backends)("the notification outbox ($name)", (backend) => {
     await storage.outbox.settle({ ...notification(2, 5_000), attempts: 0 }, "c", { kind: "delivered" });
     expect(await storage.outbox.claim("d", 99_000_000, 99_000_001, 10)).toEqual([]);
   });
+
+  it("looks for due rows without a write: nothing due takes no transaction", async () => {
+    const storage = await backend.open();
+    await storage.writeRows("s1", { notifications: [notification(1, 50_000)] });
+    const before = storage.commitStats().transactions;
+    for (let poll = 0; poll < 5; poll++)
+      expect(await storage.outbox.claim("a", 2_000 + poll, 12_000, 10)).toEqual([]);
+    expect(storage.commitStats().transactions).toBe(before);
+    expect((await storage.outbox.claim("a", 50_000, 60_000, 10)).map((row) => row.id)).toEqual(["evt_001"]);
+    expect(storage.commitStats().transactions).toBe(before + 1);
+  });
 });
 
 describe("the notification outbox on a PostgreSQL cluster", () => {
