@@ -7,6 +7,7 @@
 export type {
   CancelAnswer,
   EndedTurnState,
+  FirstInput,
   InputBody,
   InputDelivery,
   InputIntent,

@@ -5,7 +5,8 @@
  * Boundary rule: choosing and preparing the session only; what the command shows about it is
  * the command's own.
  */
-import type { SessionSnapshot } from "../api/session-snapshot.js";
+import type { FirstInput } from "../api/inputs.js";
+import type { CreatedSession } from "../api/session-creation.js";
 import type { DaemonClient } from "../client/daemon-client.js";
 import { uuidV7 } from "../client/uuid-v7.js";
 import { resolveSessionId } from "./session-ref.js";
@@ -23,13 +24,17 @@ export interface SessionChoice extends ModelOptions {
 /** An existing session (its settings already changed as asked), or the snapshot of a new one. */
 export type OpenedSession =
   | { created: false; sessionId: string }
-  | { created: true; snapshot: SessionSnapshot };
+  | { created: true; snapshot: CreatedSession };
 
-/** Find or create the session `options` choose for `workspace`. */
+/**
+ * Find or create the session `options` choose for `workspace`. A new one gets `firstInput` in
+ * its creation (the answer's `input` is its receipt); an existing one does not (send it yourself).
+ */
 export async function openSession(
   client: DaemonClient,
   workspace: string,
   options: SessionChoice,
+  firstInput?: FirstInput,
 ): Promise<OpenedSession> {
   let existing: string | null = null;
   if (options.session !== undefined) existing = await resolveSessionId(client, options.session);
@@ -46,6 +51,7 @@ export async function openSession(
     workspace,
     ...(options.name === undefined ? {} : { name: options.name }),
     ...newSessionSettings(options),
+    ...(firstInput === undefined ? {} : { input: firstInput }),
   });
   return { created: true, snapshot };
 }

@@ -24,6 +24,7 @@ import type { McpStatus, McpTestBody, McpTestReport } from "../api/mcp-status.js
 import type { ProviderTestAnswer, ProviderTestBody } from "../api/provider-test.js";
 import type { GcReport } from "../api/retention.js";
 import type { ServerInfo, ShutdownAnswer, ShutdownBody } from "../api/server.js";
+import type { CreatedSession } from "../api/session-creation.js";
 import type { SessionSettings, SessionSettingsBody } from "../api/session-settings.js";
 import type {
   CompactAnswer,
@@ -217,8 +218,13 @@ export class DaemonClient {
     return this.#call("GET", `${sessionPath(id)}${tail === undefined ? "" : `?tail=${tail}`}`);
   }
 
-  /** `PUT /sessions/{id}` (If-None-Match: *): a new session; `id` must be a fresh UUIDv7. */
-  createSession(id: string, body: NewSessionBody): Promise<SessionSnapshot> {
+  /**
+   * `PUT /sessions/{id}` (If-None-Match: *): a new session; `id` must be a fresh UUIDv7. With
+   * `body.input` (its id a fresh UUIDv7 too) its first input is admitted and its turn started
+   * in the same commit: the answer's `input` is its receipt, and following the stream from the
+   * answer's `cursor` misses nothing of the turn.
+   */
+  createSession(id: string, body: NewSessionBody): Promise<CreatedSession> {
     return this.#call("PUT", sessionPath(id), {
       body: { kind: "new", ...body },
       headers: { "if-none-match": "*" },
@@ -226,7 +232,7 @@ export class DaemonClient {
   }
 
   /** `PUT /sessions/{id}` with a fork body: a copy of the source's history up to `checkpoint_id`. */
-  forkSession(id: string, body: ForkSessionBody): Promise<SessionSnapshot> {
+  forkSession(id: string, body: ForkSessionBody): Promise<CreatedSession> {
     return this.#call("PUT", sessionPath(id), {
       body: { kind: "fork", ...body },
       headers: { "if-none-match": "*" },

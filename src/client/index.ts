@@ -2,9 +2,12 @@
  * `skein/client`: a typed client of the Skein daemon's HTTP API, usable by any program:
  *
  *   const client = DaemonClient.forHome();            // $SKEIN_HOME or ~/.skein
- *   const session = await client.createSession(uuidV7(), { workspace: process.cwd() });
- *   await client.putInput(session.id, uuidV7(), { kind: "message", text: "hi" });
+ *   const session = await client.createSession(uuidV7(), {
+ *     workspace: process.cwd(),
+ *     input: { id: uuidV7(), kind: "message", text: "hi" }, // optional: its first input
+ *   });
  *   for await (const item of client.follow(session.id, { after: session.cursor })) { ... }
+ *   await client.putInput(session.id, uuidV7(), { kind: "message", text: "and then?" });
  *   client.close();
  *
  * Boundary rule: the package's public client surface. Everything here speaks HTTP to the daemon
@@ -26,6 +29,7 @@ export { capabilities, protocolVersion } from "../api/protocol.js";
 export type * from "../api/provider-test.js";
 export type * from "../api/schedules.js";
 export type * from "../api/server.js";
+export type { CreatedSession } from "../api/session-creation.js";
 export type * from "../api/session-events.js";
 export type * from "../api/session-list-events.js";
 export type * from "../api/session-snapshot.js";

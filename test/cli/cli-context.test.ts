@@ -6,8 +6,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { protocolVersion } from "../../src/api/protocol.js";
 import type { ServerInfo } from "../../src/api/server.js";
-import { type CliContext, connectWithServer } from "../../src/cli/cli-context.js";
+import { type CliContext, connectFor, connectWithServer } from "../../src/cli/cli-context.js";
 import { processTerminal } from "../../src/cli/render/terminal.js";
+import { DaemonUnreachableError } from "../../src/client/api-errors.js";
 import { homePaths } from "../../src/home/home.js";
 
 const shell = { mode: "off", network: false, detail: "no bubblewrap", hint: "install it" } as const;
@@ -16,20 +17,33 @@ function serverInfo(state: ServerInfo["state"]): ServerInfo {
   return { instance_id: "fake", protocol: protocolVersion, state, capabilities: {}, version: "0.0.0", shell };
 }
 
-/** A daemon that only answers `GET /server`, with the states given in turn (the last one repeats). */
+/**
+ * A daemon that answers `GET /server` with the states given in turn (the last one repeats), and
+ * `GET /config` with `{"ok":true}`, or 503 daemon_unavailable while its last state is draining.
+ */
 class FakeDaemon {
   serverRequests = 0;
+  configRequests = 0;
   private readonly http: Server;
 
   constructor(private readonly states: ServerInfo["state"][]) {
     this.http = createServer((request, response) => {
+      const json = { "content-type": "application/json" };
+      if (request.method === "GET" && request.url === "/config") {
+        this.configRequests++;
+        if (this.states.at(-1) === "draining") {
+          const problem = { code: "daemon_unavailable", detail: "the daemon is draining" };
+          response.writeHead(503, json).end(JSON.stringify(problem));
+        } else response.writeHead(200, json).end(JSON.stringify({ ok: true }));
+        return;
+      }
       if (request.method !== "GET" || request.url !== "/server") {
         response.writeHead(404).end("{}");
         return;
       }
       const state = this.states[Math.min(this.serverRequests, this.states.length - 1)]!;
       this.serverRequests++;
-      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(serverInfo(state)));
+      response.writeHead(200, json).end(JSON.stringify(serverInfo(state)));
     });
   }
 
@@ -47,7 +61,7 @@ class FakeDaemon {
   }
 }
 
-describe("connectWithServer", () => {
+describe("connectWithServer and connectFor", () => {
   let home: string;
   let daemon: FakeDaemon | null = null;
 
@@ -83,5 +97,27 @@ describe("connectWithServer", () => {
     expect(server.shell).toEqual(shell);
     // The check, then auto-start's own look at the daemon: nothing more.
     expect(daemon.serverRequests).toBe(2);
+  });
+
+  it("sends the command's first request with no GET /server before it", async () => {
+    daemon = new FakeDaemon(["ready"]);
+    await daemon.listen(home);
+    const { client, answer } = await connectFor(context(), (reached) => reached.config());
+    client.close();
+    expect(answer).toEqual({ ok: true });
+    expect(daemon.serverRequests).toBe(0);
+    expect(daemon.configRequests).toBe(1);
+  });
+
+  it("says without auto-start that no daemon runs, or that the one that answers is shutting down", async () => {
+    const noAutoStart = { autoStart: false };
+    await expect(connectFor(context(), (reached) => reached.config(), noAutoStart)).rejects.toThrow(
+      DaemonUnreachableError,
+    );
+    daemon = new FakeDaemon(["draining"]);
+    await daemon.listen(home);
+    const draining = connectFor(context(), (reached) => reached.config(), noAutoStart);
+    await expect(draining).rejects.toThrow(DaemonUnreachableError);
+    await expect(draining).rejects.toThrow(/shutting down/);
   });
 });

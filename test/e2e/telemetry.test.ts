@@ -184,6 +184,43 @@ describe("traces exported over OTLP/HTTP with JSON", () => {
     expect(scraped).toContain('skein_turns_total{state="completed"} 1');
   });
 
+  it("trace a first input sent with its session's creation like any input: its admission, then its turn", async () => {
+    const { app, provider } = fixture;
+    provider.reset();
+    provider.script = () => text("fine");
+    const caller = callerContext();
+    const sessionId = uuidv7();
+    const created = await app.api(`/sessions/${sessionId}`, {
+      method: "PUT",
+      headers: { "if-none-match": "*", traceparent: caller.traceparent },
+      body: {
+        kind: "new",
+        workspace: app.workspace,
+        input: { id: uuidv7(), kind: "message", text: "hello" },
+      },
+    });
+    expect(created.status).toBe(201);
+    await app.idle(sessionId);
+    await receiver.waitFor((spans) =>
+      spans.some(
+        (span) => span.name === "invoke_agent skein" && span.attributes["skein.session.id"] === sessionId,
+      ),
+    );
+    const spans = receiver.spans.filter((span) => span.traceId === caller.traceId);
+    const [admission] = named(spans, "skein.admission");
+    expect(admission).toMatchObject({ parentSpanId: caller.spanId });
+    expect(admission!.attributes).toMatchObject({
+      "skein.session.id": sessionId,
+      "http.response.status_code": 201,
+    });
+    const [turn] = named(spans, "invoke_agent skein");
+    expect(turn!.parentSpanId).toBe(admission!.spanId);
+    // The turn's entries, its start's (written by the creation) included, carry its trace.
+    const entries = storedEntries(app, sessionId).filter((stored) => stored.entry.turn_id !== undefined);
+    expect(entries.map((stored) => stored.entry.kind)).toContain("user_input");
+    expect(entries.every((stored) => stored.entry.trace_id === caller.traceId)).toBe(true);
+  });
+
   it("start a trace of its own for an input sent without a traceparent, or with a malformed one", async () => {
     const { app } = fixture;
     fixture.provider.reset();

@@ -1,25 +1,41 @@
 /**
  * Inputs and turns on the wire, as TypeBox schemas and the types derived from them: the body of
- * `PUT /sessions/{sid}/inputs/{iid}`, the receipt that answers it, a snapshot's waiting inputs,
+ * `PUT /sessions/{sid}/inputs/{iid}` (and a new session's first input), the receipt that answers it, a snapshot's waiting inputs,
  * and the bodies and answers of cancel and interrupt.
  *
  * Boundary rule: the schemas are the definition; each type is `Static` of its schema.
  */
 import { type Static, Type } from "typebox";
+import { named } from "./named-schema.js";
 import { closedObject, literalUnion, NullableString, namedObject, Time } from "./parts.js";
 
 const ClientId = Type.Optional(Type.String({ maxLength: 512 }));
+const MessageText = Type.String({ maxLength: 4 * 1024 * 1024 });
 
 /** Body of `PUT /sessions/{sid}/inputs/{iid}`. */
 export const InputBodySchema = Type.Union([
-  closedObject({
-    kind: Type.Literal("message"),
-    text: Type.String({ maxLength: 4 * 1024 * 1024 }),
-    client_id: ClientId,
-  }),
+  closedObject({ kind: Type.Literal("message"), text: MessageText, client_id: ClientId }),
   closedObject({ kind: Type.Literal("continue"), client_id: ClientId }),
 ]);
 export type InputBody = Static<typeof InputBodySchema>;
+
+/**
+ * A new session's first input, sent with its creation (`input` of `PUT /sessions/{id}`): the
+ * input route's body plus the input's id (a fresh UUIDv7 the client chose, as in that route's path).
+ */
+export const FirstInputSchema = named(
+  "FirstInput",
+  Type.Union([
+    closedObject({
+      id: Type.String(),
+      kind: Type.Literal("message"),
+      text: MessageText,
+      client_id: ClientId,
+    }),
+    closedObject({ id: Type.String(), kind: Type.Literal("continue"), client_id: ClientId }),
+  ]),
+);
+export type FirstInput = Static<typeof FirstInputSchema>;
 
 /** Each member of a union without its `client_id`. */
 type WithoutClientId<T> = T extends unknown ? Omit<T, "client_id"> : never;

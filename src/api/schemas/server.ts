@@ -11,7 +11,7 @@ import { closedObject, literalUnion, NullableString } from "./parts.js";
  * How `run_command` is offered: inside bubblewrap (read-only host, writable workspace and /tmp,
  * network only when `network`), as a plain shell (the operator's opt-in), or not at all.
  */
-const ShellInfoSchema = closedObject(
+export const ShellInfoSchema = closedObject(
   {
     mode: literalUnion("sandboxed", "unconfined", "off"),
     /** Sandboxed commands have an outbound-only network (SKEIN_SANDBOX_NETWORK=1 and slirp4netns found). */

@@ -8,6 +8,7 @@
  */
 import { type Static, Type } from "typebox";
 import { ApprovalPolicySchema } from "./approvals.js";
+import { FirstInputSchema } from "./inputs.js";
 import { named } from "./named-schema.js";
 import { closedObject, NullableString } from "./parts.js";
 import { RequestConfigSchema } from "./session-settings.js";
@@ -28,6 +29,11 @@ const NewSessionSchema = closedObject({
   request_config: Type.Optional(RequestConfigSchema),
   /** The session's own approval policy; default: none (config.json's applies). */
   approval_policy: Type.Optional(ApprovalPolicySchema),
+  /**
+   * The session's first input, admitted in the creation's own commit (its turn starts from it);
+   * its receipt is the 201's `input`. Not part of a snapshot's `submitted`.
+   */
+  input: Type.Optional(FirstInputSchema),
 });
 
 const ForkSessionSchema = closedObject({

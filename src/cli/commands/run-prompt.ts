@@ -12,14 +12,15 @@
  * its turn failed before the model answered anything (nothing in it is worth keeping).
  */
 import type { PendingApproval } from "../../api/approvals.js";
+import type { FirstInput } from "../../api/inputs.js";
 import type { DaemonClient } from "../../client/daemon-client.js";
 import { uuidV7 } from "../../client/uuid-v7.js";
 import { approveAutomatically } from "../approval-desk.js";
 import { onBrokenPipe } from "../broken-pipe.js";
-import { type CliContext, connectWithServer } from "../cli-context.js";
+import { type CliContext, connect, connectFor } from "../cli-context.js";
 import { CliError, describeFailure } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
-import { openSession, type SessionChoice } from "../open-session.js";
+import { type OpenedSession, openSession, type SessionChoice } from "../open-session.js";
 import { approvalSummary } from "../render/approval-prompt.js";
 import { writeShellWarning } from "../render/shell-warning.js";
 import { withInterrupt } from "../sigint-interrupt.js";
@@ -52,26 +53,28 @@ export async function runPrompt(
   const text = promptArg === "-" ? await readAll(context.stdin) : promptArg;
   if (text.trim() === "") throw new CliError("the prompt is empty", exitCodes.usage);
   const { err } = context.terminal;
-  const { client, server } = await connectWithServer(context);
+  const inputId = uuidV7();
+  const { client, opened } = await connectAndOpen(context, options, { id: inputId, kind: "message", text });
   let watch: TurnWatch | null = null;
   let unregisterPipe = (): void => undefined;
   try {
-    const opened = await openSession(client, context.cwd, options);
     const created = opened.created;
     const sessionId = opened.created ? opened.snapshot.id : opened.sessionId;
-    // A new session's cursor is where its stream starts; an existing one is attached fresh.
+    // A new session's cursor is where its stream starts (after its creation, and the start of
+    // its first input's turn when the daemon started it there); an existing one is attached fresh.
     const after = opened.created ? opened.snapshot.cursor : null;
     err.stream.write(err.paint.dim(`${created ? "new session" : "session"} ${sessionId}\n`));
-    const shell = created ? server.shell : undefined;
+    const shell = opened.created ? opened.snapshot.shell : undefined;
     if (shell !== undefined && shell.mode === "off") writeShellWarning(err, shell);
-    const inputId = uuidV7();
     const active = watchTurn(context, client, { sessionId, inputId, after }, options);
     watch = active;
     active.watcher.start();
     // A fresh attach must be positioned before the input exists, or its first events would be
     // folded into the snapshot; a new session's cursor already is.
     if (after === null) await active.watcher.connected();
-    const receipt = await client.putInput(sessionId, inputId, { kind: "message", text });
+    const receipt =
+      (opened.created ? opened.snapshot.input : undefined) ??
+      (await client.putInput(sessionId, inputId, { kind: "message", text }));
     active.watcher.noteReceipt(receipt);
     active.waiting.start();
     const interruptTurn = (): Promise<unknown> =>
@@ -108,6 +111,30 @@ interface RunTurn {
   /** Whether this command created the session. */
   created: boolean;
   watch: TurnWatch;
+}
+
+/**
+ * Reach the daemon and open the session `options` choose. A new session is created with the
+ * prompt as its first input, in the command's first request (no `GET /server` before it: its
+ * answer tells whether a daemon runs, and a daemon is started when none does).
+ */
+async function connectAndOpen(
+  context: CliContext,
+  options: RunOptions,
+  first: FirstInput,
+): Promise<{ client: DaemonClient; opened: OpenedSession }> {
+  const open = (client: DaemonClient) => openSession(client, context.cwd, options, first);
+  if (options.session === undefined && options.continue !== true) {
+    const { client, answer } = await connectFor(context, open);
+    return { client, opened: answer };
+  }
+  const client = await connect(context);
+  try {
+    return { client, opened: await open(client) };
+  } catch (error) {
+    client.close();
+    throw error;
+  }
 }
 
 /** Refuse option combinations that make no sense (a usage error). */

@@ -48,6 +48,7 @@ import type { FirstBatch } from "../stream/sse-stream.js";
 import type { TurnScheduler } from "../turn/turn-scheduler.js";
 import { creationSnapshot, finishSnapshot, type SnapshotParts, snapshotParts } from "./actor-snapshot.js";
 import type { ActorSupervisor, StopReason } from "./actor-supervisor.js";
+import { beforeFirstInput, type CreatedTurn } from "./first-input.js";
 import { sessionParts } from "./session-parts.js";
 import {
   changeSettings,
@@ -128,12 +129,30 @@ export class SessionActor {
     return new SessionActor(services, repaired, restored, supervisor, epoch);
   }
 
-  /** A session just created, from what its creation wrote; its snapshot's cursor and status as created. */
-  static fromCreation(services: SessionServices, created: CreatedSession, supervisor: ActorSupervisor) {
+  /**
+   * A session just created, from what its creation wrote; its snapshot's cursor and status as
+   * created. `turn`: the first turn its creation started (actor/first-input.ts): its admission
+   * and start are published and it runs at once, after the snapshot's cursor.
+   */
+  static fromCreation(
+    services: SessionServices,
+    created: CreatedSession,
+    supervisor: ActorSupervisor,
+    turn: CreatedTurn | null = null,
+  ) {
     const actor = new SessionActor(services, created.row, created.restored, supervisor, null);
     const parts = { log: actor.#log, gate: actor.#gate, compactor: actor.#compactor };
     const { status, cursor } = actor;
-    return { actor, snapshot: () => creationSnapshot(parts, status, cursor, created, services) };
+    let shown = created;
+    if (turn !== null) {
+      shown = beforeFirstInput(created, turn.sessionEntries);
+      // Nothing else can have entered the new actor's mailbox yet: this runs as if inside it,
+      // and tells what a commit of the admission and the turn's start would have.
+      actor.#inputs.announce(turn.admitted);
+      actor.#log.announceCreated(created.restored.entries.slice(turn.sessionEntries));
+      actor.#turns.runCommitted(turn.started, created.row, turn.trace);
+    }
+    return { actor, snapshot: () => creationSnapshot(parts, status, cursor, shown, services) };
   }
 
   get status(): SessionStatus {

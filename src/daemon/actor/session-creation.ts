@@ -4,6 +4,7 @@
  * at a history checkpoint (fork-plan.ts). The registry (session-registry.ts) writes them in one
  * transaction.
  */
+import type { InputReceipt } from "../../api/inputs.js";
 import type { CreateSessionBody } from "../../api/session-creation.js";
 import type { SessionSnapshot } from "../../api/session-snapshot.js";
 import type { LogEntry, PositionedEntry, SessionInstructions } from "../../log/entries.js";
@@ -11,6 +12,7 @@ import type { ApprovalMode, ApprovalPolicy } from "../../model/approval-policy.j
 import type { RequestConfig } from "../../model/request-config.js";
 import { planFork } from "../session/fork-plan.js";
 import type { ChildTask, NewSession, SessionRow } from "../storage/sessions-table.js";
+import type { FirstInputRequest } from "./first-input.js";
 import type { SessionActor } from "./session-actor.js";
 
 /** What `PUT /sessions/{id}` with kind "new" asks for, after validation and defaults. */
@@ -35,6 +37,8 @@ export interface NewSessionRequest {
   approvalMode?: ApprovalMode;
   /** A `task` call's child: its parent session, the call and the agent. */
   child?: { parentId: string } & ChildTask;
+  /** Its first input, admitted with it (first-input.ts). */
+  firstInput?: FirstInputRequest;
 }
 
 /** What `PUT /sessions/{id}` with kind "fork" asks for. */
@@ -59,6 +63,8 @@ export interface ForkSessionRequest {
 export interface CreatedActor {
   actor: SessionActor;
   snapshot(): Promise<SessionSnapshot>;
+  /** The receipt of its first input, when its creation had one (asked for after the snapshot). */
+  firstInput?: () => Promise<InputReceipt>;
 }
 
 /** A new session's row and whole first log, first entry (a session_start) first. */

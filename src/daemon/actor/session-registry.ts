@@ -20,6 +20,7 @@ import { WriteFencedError } from "../storage/session-storage.js";
 import type { NewSession, SessionListFilter, SessionPage, SessionRow } from "../storage/sessions-table.js";
 import type { ActorSupervisor, SupervisedActor } from "./actor-supervisor.js";
 import { CrashRestarts } from "./crash-restarts.js";
+import { type FirstInputPlan, planFirstInput } from "./first-input.js";
 import { SessionActor } from "./session-actor.js";
 import { censusOf, type SessionCensus } from "./session-census.js";
 import {
@@ -214,10 +215,26 @@ export class SessionRegistry {
     );
   }
 
-  /** Create a session: its row and its session_start entry in one transaction. Throws SessionExistsError. */
+  /**
+   * Create a session: its row and its session_start entry in one transaction, with its first
+   * input's admission and (one node) its first turn's start when it has one. Throws SessionExistsError.
+   */
   async create(request: NewSessionRequest): Promise<CreatedActor> {
-    const { row, entries } = newSessionRecord(request, this.#services.now());
-    return this.#start(row, entries);
+    const now = this.#services.now();
+    const { row, entries } = newSessionRecord(request, now);
+    const first = request.firstInput;
+    if (first === undefined) return this.#start(row, entries);
+    // The turn starts in the creation's commit only where the new actor is built from that
+    // commit; a loaded actor (a lease to take, a drain) starts it from the queue instead.
+    const startsHere = this.#services.ownership === undefined && !this.#draining;
+    const plan = planFirstInput(row.id, first, now, entries.length, startsHere, this.#services.tracing);
+    try {
+      return await this.#start(row, [...entries, ...plan.entries], plan);
+    } catch (error) {
+      // Nothing of the turn was written (or it was, and a load recovers it under a trace of its own).
+      plan.turn?.trace?.end("failed", "error", "session_not_created", null);
+      throw error;
+    }
   }
 
   /** Fork a session at a history checkpoint into a new session (same workspace, provider, model). */
@@ -233,22 +250,29 @@ export class SessionRegistry {
    * Write a new session's row, its log and its preview in one transaction, then give it its
    * actor. `entries` is the whole log, first entry (a session_start) first.
    */
-  async #start(row: NewSession, entries: readonly LogEntry[]): Promise<CreatedActor> {
+  async #start(row: NewSession, entries: readonly LogEntry[], first?: FirstInputPlan): Promise<CreatedActor> {
     const preview = previewOf(entries.map((entry, position) => ({ entry, position })));
-    const created = await this.#services.storage.createSession(row, entries, preview);
+    const created = await this.#services.storage.createSession(row, entries, preview, first?.writes);
     void this.#listHub.created(row.id).catch(() => undefined);
     const id = row.id;
-    // With leases, or once a request that came meanwhile loads it, its actor is loaded as usual.
+    // With leases, or once a request that came meanwhile loads it, its actor is loaded as usual
+    // (the load starts the turn of a first input that waits, or takes one its creation started
+    // for a turn a crash cut short: abandoned, and continued).
     const taken = this.#actors.has(id) || this.#loading.has(id) || this.#stopping.has(id);
-    if (this.#services.ownership !== undefined || taken || this.#draining) {
+    if (this.#services.ownership !== undefined || taken || this.#draining || first?.turn === null) {
+      // A turn its creation started is not this path's to run: the load recovers it as cut short.
+      first?.turn?.trace?.end("abandoned", "error", "session_loaded_meanwhile", null);
       const actor = await this.get(id);
-      return { actor, snapshot: () => actor.snapshot() };
+      const receipt = first === undefined ? {} : { firstInput: () => actor.receipt(first.receipt.id) };
+      return { actor, snapshot: () => actor.snapshot(), ...receipt };
     }
     // Else built from what the commit wrote (this process's own write: nothing to read back).
-    // Nothing waits in it: only its actor writes turns and inputs; a fork's open calls are closed.
-    const made = SessionActor.fromCreation(this.#services, created, this.#supervisor);
+    // Nothing waits in it: only its actor writes turns and inputs; a fork's open calls are closed;
+    // a first input's turn started in the commit and runs now.
+    const made = SessionActor.fromCreation(this.#services, created, this.#supervisor, first?.turn ?? null);
     this.#actors.set(id, made.actor);
-    return made;
+    if (first === undefined) return made;
+    return { ...made, firstInput: () => Promise.resolve(first.receipt) };
   }
 
   /** Debug route: stop a session's actor as if it had crashed; the next request loads a new one. */

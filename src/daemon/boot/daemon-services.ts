@@ -1,4 +1,5 @@
 /** What boot hands the session actors and the routes: the two service bags, built from its parts. */
+
 import { rm } from "node:fs/promises";
 import type pino from "pino";
 import { checkpointStore } from "../../home/checkpoints.js";
@@ -18,6 +19,7 @@ import { NoProviderError, type ProviderConfigSource } from "../process/provider-
 import { providerProbe } from "../process/provider-probe.js";
 import { sessionProviders } from "../process/session-providers.js";
 import type { DaemonSettings } from "../process/settings.js";
+import { shellInfo } from "../process/shell-info.js";
 import type { RouteServices } from "../routes/route-services.js";
 import { findProjectInstructions } from "../session/project-instructions.js";
 import type { SessionEventObserver, SessionServices } from "../session/session-services.js";
@@ -202,6 +204,7 @@ export function routeServicesOf(
     retention,
     storage: parts.storage,
     historySecret: parts.historySecret,
+    shell: shellInfo(parts.tooling.toolKit.shell),
     now: parts.now,
     defaultSystemPrompt,
     // The hidden paths as the tool kit resolved them at start (a realpath each), not per session.

@@ -17,7 +17,6 @@ import type { DaemonMetrics } from "../process/daemon-metrics.js";
 import type { DrainController } from "../process/drain.js";
 import { checkReadiness } from "../process/readiness.js";
 import type { DaemonSettings } from "../process/settings.js";
-import { shellInfo } from "../process/shell-info.js";
 import { registerApprovalRoutes } from "../routes/approval-routes.js";
 import { registerBudgetRoutes } from "../routes/budget-routes.js";
 import { registerClusterRoutes } from "../routes/cluster-routes.js";
@@ -71,7 +70,7 @@ export function registerRoutes(app: HttpApp, routes: DaemonRoutes): Relays | nul
   registerServerRoutes(app, {
     instanceId: routes.instanceId,
     version: packageVersion(),
-    shell: shellInfo(routes.toolKit.shell),
+    shell: services.shell,
     isDraining: () => routes.drain.draining,
     shutdown: routes.shutdown,
   });

@@ -6,9 +6,8 @@
  * session actor's business.
  */
 
-import type { FastifyRequest } from "fastify";
 import { type Static, type TSchema, Type } from "typebox";
-import type { InputBody, InputIntent } from "../../api/inputs.js";
+import type { InputBody } from "../../api/inputs.js";
 import type { Role } from "../../api/roles.js";
 import {
   CancelAnswerSchema,
@@ -20,15 +19,12 @@ import {
 import type { SessionActor } from "../actor/session-actor.js";
 import type { SessionRegistry } from "../actor/session-registry.js";
 import type { HttpApp } from "../http/create-http-app.js";
-import { senderOf } from "../http/credential.js";
-import { problem } from "../http/problem.js";
 import { type ResourceRoute, registerResource } from "../http/resource.js";
 import { inputBodyLimit } from "../http/route-config.js";
-import type { InputSource } from "../storage/inputs-table.js";
 import { actorBodyRoute, actorRoute } from "./actor-route.js";
 import { checkIdShape, checkNewId } from "./client-id.js";
 import { answerWith } from "./daemon-problem.js";
-import { checkClientIdNotReserved } from "./reserved-client-id.js";
+import { checkedIntent, inputSourceOf, traceAdmission } from "./input-body.js";
 import type { RouteServices } from "./route-services.js";
 
 const InputParams = Type.Object({ sid: Type.String(), iid: Type.String() });
@@ -48,11 +44,6 @@ function inputRoute<T>(
   act: (actor: SessionActor, iid: string) => Promise<T> | T,
 ): ResourceRoute {
   return actorRoute(registry, { summary, role, params: InputParams, answer, input: inputIdOf, act });
-}
-/** The status an error is answered with (for the admission's span). */
-function statusOf(error: unknown): number {
-  const status = (error as { statusCode?: unknown }).statusCode;
-  return typeof status === "number" ? status : 500;
 }
 
 /** Register the input, cancel and interrupt routes. */
@@ -76,28 +67,14 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
         checkIdShape(sid, "session id");
         checkNewId(iid, "input id", services.now());
         const body = request.body as InputBody;
-        checkClientIdNotReserved(body.client_id);
-        const intent: InputIntent =
-          body.kind === "message" ? { kind: "message", text: body.text } : { kind: "continue" };
-        if (intent.kind === "message" && intent.text.trim() === "") {
-          throw problem("message_empty", "a message input needs non-blank text");
-        }
-        const traceparent = request.headers.traceparent;
-        const span = services.tracing?.admission(
-          sid,
-          iid,
-          typeof traceparent === "string" ? traceparent : undefined,
+        const intent = checkedIntent(body);
+        const ids = { sessionId: sid, inputId: iid, status: 202 };
+        const receipt = await traceAdmission(services.tracing, request, ids, () =>
+          answerWith(async () =>
+            registry.withActor(sid, (actor) => actor.submit(iid, intent, inputSourceOf(request, body))),
+          ),
         );
-        try {
-          const receipt = await answerWith(async () =>
-            registry.withActor(sid, (actor) => actor.submit(iid, intent, sourceOf(request, body))),
-          );
-          span?.end(202);
-          return reply.code(202).send(receipt);
-        } catch (error) {
-          span?.end(statusOf(error));
-          throw error;
-        }
+        return reply.code(202).send(receipt);
       },
     },
     GET: inputRoute(registry, "An input's receipt", "viewer", [200, InputReceiptSchema], (actor, iid) =>
@@ -124,10 +101,4 @@ export function registerInputRoutes(app: HttpApp, services: RouteServices): void
       act: (actor, body) => actor.interrupt(body.run_id, body.through_input_order),
     }),
   });
-}
-
-/** Who sent an input: the name the client gave itself, its token's name, its address. */
-function sourceOf(request: FastifyRequest, body: InputBody): InputSource {
-  const sender = senderOf(request.raw);
-  return { clientId: body.client_id ?? null, sentBy: sender.principal, sentFrom: sender.address };
 }

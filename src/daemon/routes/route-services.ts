@@ -1,4 +1,5 @@
 /** What the routes need from the daemon, passed in by daemon.ts. */
+import type { ShellInfo } from "../../api/server.js";
 import type { ProbeOutcome } from "../../providers/profile-probe.js";
 import type { ProviderProfile } from "../../providers/provider-profile.js";
 import type { SessionRegistry } from "../actor/session-registry.js";
@@ -27,6 +28,8 @@ export interface RouteServices {
   retention: SessionRetention;
   storage: SessionStorage;
   historySecret: string;
+  /** How sessions' run_command runs (`GET /server`'s `shell`; a new session's 201 says it too). */
+  shell: ShellInfo;
   now(): number;
   /** Defaults for a new session; throws a 400 problem for a profile that is not configured. */
   providerDefaults(profileName: string | null): ProviderDefaults;

@@ -1,14 +1,20 @@
-/** `PUT /sessions/:id`: create a session, new or forked at a checkpoint. */
+/** `PUT /sessions/:id`: create a session, new (with its first input, if sent) or forked at a checkpoint. */
+import type { FastifyRequest } from "fastify";
+import type { FirstInput } from "../../api/inputs.js";
+import { CreatedSessionSchema } from "../../api/schemas/created-session.js";
 import { CreateSessionBodySchema } from "../../api/schemas/session-creation.js";
-import { SessionSnapshotSchema } from "../../api/schemas/session-snapshot.js";
+import type { CreatedSession } from "../../api/session-creation.js";
 import type { CreateSessionBody, ForkSessionBody, NewSessionBody } from "../../api/sessions.js";
+import type { FirstInputRequest } from "../actor/first-input.js";
 import type { SessionRegistry } from "../actor/session-registry.js";
 import { problem } from "../http/problem.js";
 import type { ResourceRoute } from "../http/resource.js";
+import { inputBodyLimit } from "../http/route-config.js";
 import { withInstructions } from "../session/project-instructions.js";
 import { checkIdShape, checkNewId } from "./client-id.js";
 import { rememberRefusal } from "./creation-rejection.js";
 import { answerWith } from "./daemon-problem.js";
+import { checkedIntent, inputSourceOf, traceAdmission } from "./input-body.js";
 import type { RouteServices } from "./route-services.js";
 import { SessionPathParams } from "./session-path.js";
 import { checkWorkspace } from "./workspace-check.js";
@@ -20,13 +26,17 @@ export function createSessionRoute(services: RouteServices): ResourceRoute {
     schema: {
       params: SessionPathParams,
       body: CreateSessionBodySchema,
-      response: { 201: SessionSnapshotSchema },
+      response: { 201: CreatedSessionSchema },
     },
+    // A first input may be as large as the input route's.
+    bodyLimit: inputBodyLimit,
     config: {
       role: "driver",
       startsWork: true,
       doc: {
         summary: "Create a session, new or forked at a checkpoint",
+        description:
+          "A new session's `input` (optional) is its first input, admitted and its turn started in the creation's own commit; the 201 adds its receipt as `input`.",
         headers: [{ name: "If-None-Match", description: "must be `*`", required: true }],
       },
     },
@@ -39,16 +49,33 @@ export function createSessionRoute(services: RouteServices): ResourceRoute {
       if (condition.trim() !== "*") throw problem("invalid_request", "If-None-Match must be `*`");
       checkNewId(id, "session id", services.now());
       const body = request.body as CreateSessionBody;
-      const snapshot = await answerWith(async () => {
-        if (await registry.exists(id)) {
-          throw problem("precondition_failed", `session ${id} already exists`);
-        }
-        const created = await rememberRefusal(services.storage, id, services.now(), () =>
-          body.kind === "new" ? createNew(registry, services, id, body) : fork(registry, id, body),
-        );
-        return created.snapshot();
-      });
-      return reply.code(201).header("location", `/sessions/${id}`).send(snapshot);
+      // A first input is checked as its own route checks it, before anything (a refusal of it is
+      // about the input, not the session: not remembered as a refused creation).
+      const first = body.kind === "new" ? firstInputOf(request, body.input, services.now()) : undefined;
+      const create = () =>
+        answerWith(async (): Promise<CreatedSession> => {
+          if (await registry.exists(id)) {
+            throw problem("precondition_failed", `session ${id} already exists`);
+          }
+          const created = await rememberRefusal(services.storage, id, services.now(), () =>
+            body.kind === "new" ? createNew(registry, services, id, body, first) : fork(registry, id, body),
+          );
+          const snapshot = await created.snapshot();
+          const shell = services.shell;
+          if (created.firstInput === undefined) return { ...snapshot, shell };
+          return { ...snapshot, input: await created.firstInput(), shell };
+        });
+      // A first input's admission is traced as its own route traces one.
+      const answer =
+        first === undefined
+          ? await create()
+          : await traceAdmission(
+              services.tracing,
+              request,
+              { sessionId: id, inputId: first.id, status: 201 },
+              create,
+            );
+      return reply.code(201).header("location", `/sessions/${id}`).send(answer);
     },
   };
 }
@@ -62,12 +89,27 @@ export async function createNewSession(
   await createNew(services.registry, services, id, body);
 }
 
+/** A new session's first input, checked as `PUT /sessions/{sid}/inputs/{iid}` checks one. */
+function firstInputOf(
+  request: FastifyRequest,
+  input: FirstInput | undefined,
+  now: number,
+): FirstInputRequest | undefined {
+  if (input === undefined) return undefined;
+  checkNewId(input.id, "input id", now);
+  const { id, ...body } = input;
+  return { id, intent: checkedIntent(body), source: inputSourceOf(request, body) };
+}
+
 async function createNew(
   registry: SessionRegistry,
   services: RouteServices,
   id: string,
   body: { kind: "new" } & NewSessionBody,
+  firstInput?: FirstInputRequest,
 ) {
+  // `submitted` is the session as asked for; its first input is kept as an input.
+  const { input: _input, ...submitted } = body;
   checkWorkspace(body.workspace, services.workspaceProblem);
   const profile = services.providerDefaults(body.provider_profile ?? null);
   const mcpServers = mcpSelection(body.mcp_servers, services.mcpServerNames());
@@ -88,7 +130,8 @@ async function createNew(
     ...(body.request_config === undefined ? {} : { requestConfig: body.request_config }),
     approvalPolicy: body.approval_policy ?? null,
     // As accepted: validation neither coerces nor adds nor removes a field.
-    creationRequest: body,
+    creationRequest: submitted,
+    ...(firstInput === undefined ? {} : { firstInput }),
   });
 }
 

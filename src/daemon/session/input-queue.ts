@@ -65,24 +65,7 @@ export class InputQueue {
    * and its receipt once admitted. Nothing is written or announced here.
    */
   prepare(inputId: string, intent: InputIntent, source: InputSource, order: number): FreshAdmission {
-    const input = this.#newInput(inputId, intent, source);
-    const receipt = pendingReceipt(input, order);
-    return {
-      writes: { input, order },
-      receipt,
-      row: {
-        id: input.id,
-        session: input.session,
-        kind: input.kind,
-        intent: input.intent,
-        ...source,
-        acceptedAt: input.acceptedAt,
-        acceptanceOrder: order,
-        delivery: "pending",
-        transcriptPosition: null,
-        turnId: null,
-      },
-    };
+    return freshAdmission(this.#newInput(inputId, intent, source), order);
   }
 
   /** Tell the stream an input was admitted (its receipt, pending). */
@@ -139,15 +122,48 @@ export class InputQueue {
 
   /** The input as the inputs table admits it, accepted now. */
   #newInput(inputId: string, intent: InputIntent, source: InputSource): NewInput {
-    return {
-      session: this.sessionId,
-      id: inputId,
-      kind: intent.kind,
-      intent: intentJson(intent),
-      ...source,
-      acceptedAt: this.#outlet.now(),
-    };
+    return newInput(this.sessionId, inputId, intent, source, this.#outlet.now());
   }
+}
+
+/** Input `inputId` of session `sessionId` as the inputs table admits it, accepted at `acceptedAt`. */
+export function newInput(
+  sessionId: string,
+  inputId: string,
+  intent: InputIntent,
+  source: InputSource,
+  acceptedAt: number,
+): NewInput {
+  return {
+    session: sessionId,
+    id: inputId,
+    kind: intent.kind,
+    intent: intentJson(intent),
+    ...source,
+    acceptedAt,
+  };
+}
+
+/** `input` about to be admitted as acceptance number `order` in the commit of the turn that delivers it. */
+export function freshAdmission(input: NewInput, order: number): FreshAdmission {
+  return {
+    writes: { input, order },
+    receipt: pendingReceipt(input, order),
+    row: {
+      id: input.id,
+      session: input.session,
+      kind: input.kind,
+      intent: input.intent,
+      clientId: input.clientId ?? null,
+      sentBy: input.sentBy ?? null,
+      sentFrom: input.sentFrom ?? null,
+      acceptedAt: input.acceptedAt,
+      acceptanceOrder: order,
+      delivery: "pending",
+      transcriptPosition: null,
+      turnId: null,
+    },
+  };
 }
 
 /** An input about to be admitted with its turn's start (see `InputQueue.prepare`). */

@@ -280,6 +280,14 @@ export class SessionLogWriter {
   }
 
   /**
+   * Tell clients of entries the session's creation committed after its own first ones (its
+   * first turn's start), as a commit of them would have: their events, then `committed`.
+   */
+  announceCreated(placed: readonly PlacedEntry[]): void {
+    this.#publish(placed);
+  }
+
+  /**
    * Append the held entries and `entries` with `writes` (plus the preview and the activity
    * time) in one transaction, then publish them; resolves once durable and published, with
    * where `entries` (not the held ones) were stored. With no entries at all, `writes` are

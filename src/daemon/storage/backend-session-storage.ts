@@ -181,8 +181,9 @@ export class BackendSessionStorage<Tx> implements SessionStorage {
     row: NewSession,
     entries: readonly LogEntry[],
     preview: SessionPreview,
+    writes?: RowWrites,
   ): Promise<CreatedSession> {
-    return createSessionOn(this.#shared.backend, this.#shared.fence, row, entries, preview);
+    return createSessionOn(this.#shared.backend, this.#shared.fence, row, entries, preview, writes);
   }
 
   getSession(sessionId: string): Promise<SessionRow | null> {

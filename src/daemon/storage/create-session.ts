@@ -1,7 +1,8 @@
 /**
- * A new session written in one transaction: its row with its preview, its first log entries, and
- * (cluster mode) its lease record; answered with what that transaction wrote, so the session's
- * actor is built without reading any of it back.
+ * A new session written in one transaction: its row with its preview, its first log entries, what
+ * its first input writes (its admission, its turn's start), and (cluster mode) its lease record;
+ * answered with what that transaction wrote, so the session's actor is built without reading any
+ * of it back.
  *
  * Boundary rule: the creation's transaction only; BackendSessionStorage.createSession calls it.
  */
@@ -11,18 +12,22 @@ import { collectState } from "../../log/collect-state.js";
 import type { LogEntry } from "../../log/entries.js";
 import { createLog } from "../../log/session-writer.js";
 import { GuardedLog } from "./guarded-log.js";
-import { createSessionRowProgram, finishSessionCreationProgram } from "./row-writes.js";
-import type { CreatedSession, WriteFence } from "./session-storage.js";
+import { createSessionRowProgram, finishSessionCreationProgram, rowWritesProgram } from "./row-writes.js";
+import type { CreatedSession, RowWrites, WriteFence } from "./session-storage.js";
 import type { NewSession, SessionRow } from "./sessions-table.js";
 import type { StorageBackend } from "./storage-backend.js";
 
-/** Create session `row` with `entries` (a session_start first) and `preview` on `backend`. */
+/**
+ * Create session `row` with `entries` (a session_start first) and `preview` on `backend`, and
+ * `writes` (a first input's admission, its turn's start) in the same transaction after them.
+ */
 export async function createSessionOn<Tx>(
   backend: StorageBackend<Tx>,
   fence: WriteFence<Tx> | null,
   row: NewSession,
   entries: readonly LogEntry[],
   preview: SessionPreview,
+  writes?: RowWrites,
 ): Promise<CreatedSession> {
   // The row before the entries: an id taken is `SessionExistsError`, not a conflict with its log.
   // A creation records its lease rather than checking one (it has none yet).
@@ -33,11 +38,18 @@ export async function createSessionOn<Tx>(
     }),
   );
   const written = await createLog(log, row.id, entries, (tx) =>
-    andThen(backend.run(tx, finishSessionCreationProgram(row.id)), () => fence?.created(tx, row.id)),
+    andThen(
+      andThen(backend.run(tx, finishSessionCreationProgram(row.id)), () =>
+        writes === undefined ? undefined : backend.run(tx, rowWritesProgram(row.id, writes)),
+      ),
+      () => fence?.created(tx, row.id),
+    ),
   );
-  // The row as its INSERT returned it (its preview included).
+  // The row as its INSERT returned it (its preview included), with the input order its first
+  // input's admission then wrote.
+  const inputOrder = writes?.admission?.order ?? inserted!.inputOrder;
   return {
-    row: inserted!,
+    row: { ...inserted!, inputOrder },
     restored: { state: collectState(written), entries: written, checkpoint: null },
   };
 }

@@ -185,13 +185,15 @@ export interface SessionStorage {
   // --- sessions ---------------------------------------------------------------------------
 
   /**
-   * Create a session: its row, its first entries and its preview, in one transaction. Resolves
-   * once durable with what that transaction wrote (nothing read back).
+   * Create a session: its row, its first entries and its preview, in one transaction, with
+   * `writes` after them in it (its first input admitted, its first turn started). Resolves once
+   * durable with what that transaction wrote (nothing read back).
    */
   createSession(
     row: NewSession,
     entries: readonly LogEntry[],
     preview: SessionPreview,
+    writes?: RowWrites,
   ): Promise<CreatedSession>;
   getSession(sessionId: string): Promise<SessionRow | null>;
   /** The rows `filter` selects, newest activity first; with `page`, that page only. */

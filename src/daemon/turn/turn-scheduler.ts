@@ -25,12 +25,14 @@ import type { InputRow, InputSource } from "../storage/inputs-table.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import { isStorageUnavailable } from "../storage/storage-unavailable.js";
 import type { TurnRow } from "../storage/turns-table.js";
+import type { TurnTrace } from "../telemetry/turn-trace.js";
 import { StorageRetry } from "./storage-retry.js";
 import { Turn, type TurnCrew } from "./turn.js";
 import { TurnBoard } from "./turn-board.js";
 import type { TurnParts, TurnSupervisor } from "./turn-parts.js";
 import { endCutTurn } from "./turn-recovery.js";
 import type { TurnRun } from "./turn-run.js";
+import type { StartedTurn } from "./turn-start.js";
 
 export class TurnScheduler {
   readonly #port: SessionPort;
@@ -169,6 +171,14 @@ export class TurnScheduler {
       this.#starting = false;
     }
     return admission.receipt;
+  }
+
+  /**
+   * A session just created with its first turn started in its creation's commit (`started`):
+   * run that turn, before anything else enters the mailbox.
+   */
+  runCommitted(started: StartedTurn, session: SessionRow, trace: TurnTrace | undefined): void {
+    Turn.committed(this.#crew, started, session, trace);
   }
 
   /** Start a turn if the session is idle and inputs wait (after admissions, turn ends and loads). */

@@ -140,6 +140,23 @@ export class Turn {
     return turn;
   }
 
+  /**
+   * Run the first turn of a session just created, whose start its creation committed (durable
+   * already; see actor/first-input.ts) traced as `trace`, before anything else enters the new
+   * actor's mailbox.
+   */
+  static committed(
+    crew: TurnCrew,
+    started: StartedTurn,
+    session: SessionRow,
+    trace: TurnTrace | undefined,
+  ): Turn {
+    if (trace !== undefined) crew.port.log.trace(started.turnId, trace);
+    const turn = new Turn(crew, started, session, trace);
+    turn.#announce();
+    return turn;
+  }
+
   /** The start is durable: its receipts and the status go out, then what the run held. */
   #announce(): void {
     const { parts, board } = this.#crew;

@@ -12,7 +12,12 @@ import { assistantMessage, userMessage } from "../../../src/model/items.js";
 import { builtinTools } from "../../../src/tools/builtin-tools.js";
 import { unnamedSource } from "../../support/input-source.js";
 import { MockLlmClient, mockHang } from "../../support/mock-llm-client.js";
-import { createTestSession, type TestServices, testServices } from "../session/session-services.js";
+import {
+  createTestSession,
+  type TestServices,
+  testServices,
+  testSessionRequest,
+} from "../session/session-services.js";
 
 describe("SessionRegistry", () => {
   let env: TestServices | null = null;
@@ -92,6 +97,39 @@ describe("SessionRegistry", () => {
     expect(history.map((entry) => [entry.kind, entry.content])).toEqual([
       ["user", [{ kind: "text", text: "Hi" }]],
       ["assistant", [{ kind: "text", text: "Hello there" }]],
+    ]);
+  });
+
+  it("creates a session with its first input admitted and its turn started in the creation's one commit", async () => {
+    const { registry, workspace } = registryWith("Hello there");
+    const id = uuidv7();
+    const inputId = uuidv7();
+    const before = env!.storage.commitStats().transactions;
+    const created = await registry.create({
+      ...testSessionRequest(id, workspace),
+      firstInput: { id: inputId, intent: { kind: "message", text: "Hi" }, source: unnamedSource },
+    });
+    // The creation, the admission and the start: one transaction; nothing else was written yet.
+    expect(env!.storage.commitStats().transactions - before).toBe(1);
+    const receipt = await created.firstInput?.();
+    expect(receipt).toMatchObject({ id: inputId, acceptance_order: 1, delivery: "committed" });
+    expect(receipt?.turn?.state).toBe("running");
+    // The snapshot is the session as created, before its first input; its actor runs the turn.
+    const snapshot = await created.snapshot();
+    expect(snapshot.status.phase).toBe("idle");
+    expect(snapshot.history.items).toEqual([]);
+    expect(created.actor.busy).toBe(true);
+    await created.actor.turnSettled();
+    for (let i = 0; i < 200 && created.actor.busy; i++)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    // The turn's end is the only other commit.
+    expect(env!.storage.commitStats().transactions - before).toBe(2);
+    expect(getTurn(env!.db, receipt!.turn!.id)?.state).toBe("completed");
+    await registry.restart(id);
+    const history = (await registry.withActor(id, (fresh) => fresh.snapshot())).history.items;
+    expect(history.map((entry) => [entry.kind, entry.input_id ?? null])).toEqual([
+      ["user", inputId],
+      ["assistant", null],
     ]);
   });
 

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { v7 as uuidv7 } from "uuid";
+import type { NewSessionRequest } from "../../../src/daemon/actor/session-creation.js";
 import type { SessionRegistry } from "../../../src/daemon/actor/session-registry.js";
 import type { SessionServices } from "../../../src/daemon/session/session-services.js";
 import { type DaemonDatabase, openDaemonDatabase } from "../../../src/daemon/storage/database.js";
@@ -70,19 +71,17 @@ export function testServices(client: () => LlmClient | null): TestServices {
   };
 }
 
+/** The request of a session `id` with every default in `workspace`. */
+export function testSessionRequest(id: string, workspace: string): NewSessionRequest {
+  return { id, workspace, name: null, providerProfile: null, model: null, systemPrompt: null };
+}
+
 /** Create a session (id `id`, default a new one) with every default in `workspace`; returns its id. */
 export async function createTestSession(
   registry: SessionRegistry,
   workspace: string,
   id: string = uuidv7(),
 ): Promise<string> {
-  await registry.create({
-    id,
-    workspace,
-    name: null,
-    providerProfile: null,
-    model: null,
-    systemPrompt: null,
-  });
+  await registry.create(testSessionRequest(id, workspace));
   return id;
 }
