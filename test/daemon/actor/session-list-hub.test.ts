@@ -70,7 +70,8 @@ describe("SessionListHub", () => {
   });
 
   it("keeps an unwatched feed for the grace period, so a reconnect resumes, then drops it", async () => {
-    const { hub, create } = setup(30);
+    // A grace period a loaded machine's session creation (a commit) stays well inside.
+    const { hub, create } = setup(500);
     const opened = await hub.open({ kind: "all" }, null);
     const cursor = { generation: opened.feed.generation, sequence: opened.first.cursor };
     opened.closed();
@@ -80,7 +81,7 @@ describe("SessionListHub", () => {
     expect(resumed.first.reset).toBeUndefined();
     expect(resumed.first.events.map((event) => JSON.parse(event.json).type)).toEqual(["created"]);
     resumed.closed();
-    await sleep(80);
+    await sleep(1_000);
     expect(hub.feedCount).toBe(0);
     expect(opened.feed.closed).toBe(true);
     const after = await hub.open({ kind: "all" }, cursor);
