@@ -107,15 +107,15 @@ export class ContextAccount {
 }
 
 /**
- * Estimated tokens of each tool definition, by schema object and then name and description: a
- * turn's tools are made anew, but their schemas are the same constants turn after turn, and
- * serializing them on every turn was a visible share of a plain turn's work.
+ * Estimated tokens of each tool definition, by its meta: a turn's tools are made anew, but their
+ * metas are kept while the tool stays the same (tools/tool-kind.ts, mcp/mcp-tool.ts, the task
+ * tool per agent catalog), and serializing every schema on every turn was a visible share of a
+ * plain turn's work.
  */
-const toolTokensBySchema = new WeakMap<object, Map<string, number>>();
+const toolTokensByMeta = new WeakMap<ToolMeta, number>();
 
 function toolTokens(tool: ToolMeta): number {
-  const byText = cachedEntry(toolTokensBySchema, tool.input_schema, () => new Map<string, number>());
-  return cachedEntry(byText, `${tool.name}\u0000${tool.description}`, () =>
+  return cachedEntry(toolTokensByMeta, tool, () =>
     estimateTextTokens(tool.name + tool.description + JSON.stringify(tool.input_schema)),
   );
 }
