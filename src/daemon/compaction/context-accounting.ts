@@ -14,6 +14,7 @@ import type { Item } from "../../model/items.js";
 import { estimateItemsTokens, estimateItemTokens, estimateTextTokens } from "../../model/token-estimate.js";
 import type { ToolMeta } from "../../model/tools.js";
 import type { Usage } from "../../model/usage.js";
+import { GrowingEstimate } from "./growing-estimate.js";
 
 /** The context's size in tokens, and whether provider usage backs it. */
 export interface ContextSize {
@@ -45,6 +46,8 @@ export class ContextAccount {
   /** The estimate of the request being sent, to compare with the provider's count. */
   #sentEstimate: number | null = null;
   #lastSent: number | null = null;
+  /** The estimate of the items of the requests sent, which grow by what each turn appends. */
+  readonly #sentItems = new GrowingEstimate();
 
   /** Estimated tokens of one item, scaled to the model's tokenizer as far as known. */
   readonly itemTokens = (item: Item): number => Math.ceil(estimateItemTokens(item) * this.#ratio);
@@ -81,7 +84,7 @@ export class ContextAccount {
 
   /** A request is about to be sent with `items` (after any compaction). */
   sending(items: readonly Item[]): void {
-    this.#sentEstimate = estimateItemsTokens(items) + this.#overhead;
+    this.#sentEstimate = this.#sentItems.of(items) + this.#overhead;
     this.#lastSent = Math.ceil(this.#sentEstimate * this.#ratio);
   }
 

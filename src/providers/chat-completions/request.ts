@@ -21,7 +21,7 @@ import type { LlmRequest } from "../../model/llm-client.js";
 import type { ToolMeta } from "../../model/tools.js";
 import { unreachable } from "../../model/unreachable.js";
 import { skipSignatureValidation } from "../gemini/request.js";
-import { pairedEntries, resultText, sendableArguments } from "../history-projection.js";
+import { type PairedItem, pairedEntries, resultText, sendableArguments } from "../history-projection.js";
 import type { HistorySources } from "../history-refusal.js";
 import {
   levelFor,
@@ -85,9 +85,9 @@ export interface ChatRequestBody {
 }
 
 /** The position of the last user message: the current turn is everything after it. */
-function currentTurnStart(items: readonly Item[]): number {
-  for (let position = items.length - 1; position >= 0; position--) {
-    const item = items[position]!;
+function currentTurnStart(entries: readonly PairedItem[]): number {
+  for (let position = entries.length - 1; position >= 0; position--) {
+    const item = entries[position]!.item;
     if (item.type === "message" && item.role === "user") return position + 1;
   }
   return 0;
@@ -104,8 +104,7 @@ export function chatMessages(
   sources: HistorySources = [],
 ): ChatMessage[] {
   const entries = pairedEntries(history);
-  const items = entries.map((entry) => entry.item);
-  const turnStart = currentTurnStart(items);
+  const turnStart = currentTurnStart(entries);
   const messages: ChatMessage[] = [];
   const push = (message: ChatMessage, from: (number | undefined)[]) => {
     messages.push(message);
@@ -126,7 +125,7 @@ export function chatMessages(
   const startRun = (position: number): AssistantRun =>
     (run ??= {
       sources: [],
-      text: [],
+      textItems: [],
       calls: [],
       reasoning: [],
       details: [],
@@ -141,7 +140,7 @@ export function chatMessages(
           if ((run?.calls.length ?? 0) > 0) flushAssistant();
           const assistant = startRun(position);
           assistant.sources.push(from);
-          assistant.text.push(messageText(item));
+          assistant.textItems.push(item);
           assistant.only = item;
         } else {
           flushAssistant();
@@ -190,7 +189,8 @@ export function chatMessages(
 interface AssistantRun {
   /** The history positions the items came from. */
   sources: (number | undefined)[];
-  text: string[];
+  /** The run's assistant messages, whose text is joined (only when its message is made). */
+  textItems: Extract<Item, { type: "message" }>[];
   calls: ToolCallItem[];
   reasoning: string[];
   details: JsonObject[];
@@ -216,9 +216,12 @@ function plainAnswer(
   run: AssistantRun,
   options: Pick<ChatRequestOptions, "capabilities" | "origin">,
 ): Readonly<ChatMessage> | null {
-  if (run.text.join("").length === 0) return null;
   const answers = cachedEntry(plainAnswers, options, () => new WeakMap<Item, Readonly<ChatMessage>>());
-  return fixedElement(answers, item, () => assistantMessage(run, options)!);
+  const kept = answers.get(item);
+  if (kept !== undefined) return kept;
+  // An answer without text is no message (and not kept: it is rare).
+  const made = assistantMessage(run, options);
+  return made === null ? null : fixedElement(answers, item, () => made);
 }
 
 /** The system prompt's message, kept per client while the prompt stays the same. */
@@ -241,7 +244,7 @@ function assistantMessage(
   options: Pick<ChatRequestOptions, "capabilities" | "origin">,
 ): Extract<ChatMessage, { role: "assistant" }> | null {
   const { capabilities } = options;
-  const text = run.text.join("");
+  const text = run.textItems.map(messageText).join("");
   if (text.length === 0 && run.calls.length === 0) return null;
   const message: Extract<ChatMessage, { role: "assistant" }> = {
     role: "assistant",
