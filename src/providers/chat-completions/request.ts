@@ -93,6 +93,9 @@ function currentTurnStart(entries: readonly PairedItem[]): number {
   return 0;
 }
 
+/** What a message came from when nobody asked (never filled in). */
+const untraced: (number | undefined)[] = [];
+
 /**
  * The `messages` array for a request; `sources` (when given) gets, per message, the positions
  * of the history items it was built from.
@@ -101,15 +104,18 @@ export function chatMessages(
   systemPrompt: string | undefined,
   history: readonly Item[],
   options: Pick<ChatRequestOptions, "capabilities" | "origin">,
-  sources: HistorySources = [],
+  sources?: HistorySources,
 ): ChatMessage[] {
   const entries = pairedEntries(history);
   const turnStart = currentTurnStart(entries);
   const messages: ChatMessage[] = [];
   const push = (message: ChatMessage, from: (number | undefined)[]) => {
     messages.push(message);
-    sources.push(from);
+    sources?.push(from);
   };
+  // A message's one position, as an array only when someone asked where messages came from.
+  const only = (from: number | undefined): (number | undefined)[] =>
+    sources === undefined ? untraced : [from];
   if (systemPrompt !== undefined && systemPrompt.length > 0) push(systemMessage(systemPrompt, options), []);
   // The assistant items since the last user message or tool result: one assistant message.
   let run: AssistantRun | null = null;
@@ -146,7 +152,7 @@ export function chatMessages(
           flushAssistant();
           push(
             fixedElement(itemMessages, item, () => ({ role: item.role, content: messageText(item) })),
-            [from],
+            only(from),
           );
         }
         break;
@@ -174,7 +180,7 @@ export function chatMessages(
             tool_call_id: item.call_id,
             content: resultText(item),
           })),
-          [from],
+          only(from),
         );
         break;
       default:
