@@ -137,7 +137,8 @@ describe("builtinTools", () => {
     const metas = (workspace: string) => kit.toolsFor(workspace).map((definition) => definition().meta);
     const first = metas("/srv/ws");
     expect(metas("/srv/ws")).toEqual(first);
-    metas("/srv/ws").forEach((meta, index) => expect(meta).toBe(first[index]));
+    const second = metas("/srv/ws");
+    for (const [index, meta] of second.entries()) expect(meta).toBe(first[index]);
     const kind = toolKind("echo", { type: "object" });
     const run = async () => "ok";
     const before = kind("Echoes", run)().meta;
