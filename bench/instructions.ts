@@ -81,7 +81,9 @@ try {
   if (mode === "turn" || mode === "both") {
     const session = await app.createSession();
     const follower = await follow(app, session);
-    const perTurn = await perUnit(app.pid, (i) => followedTurn(app, session, follower, `turn ${i}`));
+    const perTurn = await perUnit(app.pid, async (i) => {
+      await followedTurn(app, session, follower, `turn ${i}`);
+    });
     follower.close();
     console.log(`turn: ${millions(perTurn)} instructions per plain turn (${count} after ${warmup})`);
   }

@@ -15,7 +15,7 @@ import { DaemonHarness, skeinBin } from "../test/e2e/support/daemon-harness.js";
 import { profileFor } from "../test/e2e/support/fixture.js";
 import { deltas, text, toolCalls } from "../test/support/fake-provider/reply.js";
 import { FakeProvider } from "../test/support/fake-provider/server.js";
-import { launchChromium, loginLink } from "../test/web/support/browser.js";
+import { launchChromium, loginLink, openLoginLink } from "../test/web/support/browser.js";
 import { type Figure, figure, quantile, writeReport } from "./report.js";
 
 const LOADS = 10;
@@ -49,7 +49,7 @@ export async function run(): Promise<void> {
   try {
     const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
     const page = await context.newPage();
-    await page.goto(loginLink(app.home, app.root));
+    await openLoginLink(page, loginLink(app.home, app.root));
 
     // 200 turns of a prompt, 4 tool rounds (a call and its result each) and an answer: 2,000 entries.
     const large = await app.createSession();

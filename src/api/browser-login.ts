@@ -9,7 +9,7 @@
 
 export type { BrowserSession, LoginLink } from "./schemas/browser-login.js";
 
-/** The path a login link opens: `GET /login?code=…` sets the cookie and redirects to `/`. */
+/** The path a login link opens: `GET /login?code=…` shows a page whose `POST` sets the cookie and redirects to `/`. */
 export const loginPath = "/login";
 
 /** The header a page signed in by cookie sends with every request but GET and HEAD. */

@@ -1,6 +1,7 @@
 /**
- * Browser sign-in against a real daemon over HTTP: a login link works once and sets an HttpOnly,
- * SameSite=Strict cookie; the cookie works on every route as the token does (JSON and streams)
+ * Browser sign-in against a real daemon over HTTP: opening a login link spends nothing (a page
+ * whose form posts the code); the post works once, from the daemon's own pages only, and sets an
+ * HttpOnly, SameSite=Strict cookie; the cookie works on every route as the token does (JSON and streams)
  * and survives a SIGKILL and restart; requests it signs other than GET need the login's CSRF
  * token; another page's requests are refused; logout ends it; nothing with data is reachable
  * without the token or a cookie.
@@ -50,9 +51,23 @@ describe("browser sign-in", () => {
     });
   }
 
-  async function signIn(): Promise<SignedIn> {
+  /** The post the login page's form sends: no fields, the code in the query. */
+  function postLogin(path: string, headers: Record<string, string> = {}, body = "") {
+    return rawRequest(app.port, {
+      method: "POST",
+      path,
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        "content-length": String(body.length),
+        ...headers,
+      },
+      body,
+    });
+  }
+
+  async function signIn(headers: Record<string, string> = {}): Promise<SignedIn> {
     const url = new URL(loginLink());
-    const answer = await get(`${url.pathname}${url.search}`);
+    const answer = await postLogin(`${url.pathname}${url.search}`, headers);
     expect(answer.status).toBe(303);
     const setCookie = String(answer.headers["set-cookie"]);
     const cookie = setCookie.split(";")[0]!;
@@ -62,29 +77,75 @@ describe("browser sign-in", () => {
     return { cookie, csrf };
   }
 
-  it("prints a link that works once and sets an HttpOnly SameSite=Strict cookie named for the port", async () => {
+  it("prints a link whose page spends nothing, and whose post works once and sets an HttpOnly SameSite=Strict cookie named for the port", async () => {
     const url = new URL(loginLink());
     expect(url.origin).toBe(`http://127.0.0.1:${app.port}`);
     expect(url.pathname).toBe("/login");
+    const path = `${url.pathname}${url.search}`;
 
-    const first = await get(`${url.pathname}${url.search}`);
+    // Opening the link (or a chat's link previewer fetching it) spends nothing, however often.
+    for (const accept of ["text/html", "*/*"]) {
+      const page = await get(path, { accept });
+      expect(page.status).toBe(200);
+      expect(page.headers["content-type"]).toBe("text/html; charset=utf-8");
+      expect(page.headers["cache-control"]).toBe("no-store");
+      expect(page.headers["referrer-policy"]).toBe("same-origin");
+      expect(page.headers["content-security-policy"]).toContain("script-src 'self'");
+      expect(page.headers["set-cookie"]).toBeUndefined();
+      expect(page.text).toContain(`<form id="login" method="post" action="${path}">`);
+      expect(page.text).toContain('<script src="/login/submit.js" defer></script>');
+    }
+    const script = await get("/login/submit.js");
+    expect(script.status).toBe(200);
+    expect(script.headers["content-type"]).toBe("text/javascript; charset=utf-8");
+    expect(script.text).toContain('getElementById("login").submit()');
+
+    // A form with fields, or another page's post, spends nothing either.
+    const fields = await postLogin(path, {}, "code=x");
+    expect(fields.status).toBe(400);
+    expect(fields.json()).toMatchObject({ code: "invalid_request" });
+    for (const origin of ["https://attacker.example", "null", "http://127.0.0.1:1"]) {
+      const foreign = await postLogin(path, { origin, "sec-fetch-site": "cross-site" });
+      expect(foreign.status, origin).toBe(403);
+      expect(foreign.json()).toMatchObject({ code: "origin_forbidden" });
+    }
+
+    const first = await postLogin(path, {
+      origin: `http://127.0.0.1:${app.port}`,
+      "sec-fetch-site": "same-origin",
+    });
     expect(first.status).toBe(303);
     expect(first.headers.location).toBe("/");
-    expect(first.headers["referrer-policy"]).toBe("no-referrer");
+    expect(first.headers["cache-control"]).toBe("no-store");
     const setCookie = String(first.headers["set-cookie"]);
     expect(setCookie).toMatch(new RegExp(`^skein_session_${app.port}=[A-Za-z0-9_-]{43}; `));
     expect(setCookie).toContain("HttpOnly");
     expect(setCookie).toContain("SameSite=Strict");
     expect(setCookie).toContain("Path=/");
+    expect((await get("/web/session", { cookie: setCookie.split(";")[0]! })).status).toBe(200);
 
-    const again = await get(`${url.pathname}${url.search}`);
+    const again = await postLogin(path);
     expect(again.status).toBe(401);
     expect(again.json()).toMatchObject({ code: "login_code_invalid" });
     expect(again.headers["set-cookie"]).toBeUndefined();
+    const page = await postLogin(path, { accept: "text/html" });
+    expect(page.status).toBe(401);
+    expect(page.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(page.text).toContain("This login link does not work");
+    expect(page.text).toContain("skein web");
 
-    const made = await get("/login?code=made-up");
+    const made = await postLogin("/login?code=made-up");
     expect(made.status).toBe(401);
     expect(made.json()).toMatchObject({ code: "login_code_invalid" });
+    // The code is put into the page: only the characters of a code the daemon issues.
+    expect((await get("/login?code=%22%3E%3Cscript%3E")).status).toBe(400);
+  });
+
+  it("signs in a browser that holds another login's cookie: the link's post needs no CSRF token", async () => {
+    const earlier = await signIn();
+    const later = await signIn({ cookie: earlier.cookie });
+    expect(later.cookie).not.toBe(earlier.cookie);
+    expect((await get("/web/session", { cookie: later.cookie })).status).toBe(200);
   });
 
   it("accepts the cookie on every route as the token: listing, creating, inputs, history and the stream", async () => {

@@ -143,4 +143,33 @@ describe("devices", () => {
     });
     expect((await app.api("/devices")).json()).toEqual({ devices: [] });
   });
+
+  it("pairs a browser that is signed in already: the button's post needs no CSRF token for the cookie it holds", async () => {
+    const app = await fake.daemon();
+    const formPost = (path: string, headers: Record<string, string>) =>
+      rawRequest(app.port, {
+        method: "POST",
+        path,
+        headers: { "content-type": "application/x-www-form-urlencoded", "content-length": "0", ...headers },
+      });
+    const login = new URL(
+      (await app.api("/web/login-codes", { method: "POST" })).json<{ url: string }>().url,
+    );
+    const signedIn = await formPost(login.pathname + login.search, {});
+    const cookie = String(signedIn.headers["set-cookie"]).split(";")[0]!;
+    const pad = await app.api("/devices", { method: "POST", body: { name: "pad", role: "viewer" } });
+    const padLink = new URL(pad.json<{ pairing_url: string }>().pairing_url);
+    const paired = await formPost(padLink.pathname + padLink.search, {
+      cookie,
+      origin: `http://127.0.0.1:${app.port}`,
+    });
+    expect(paired.status).toBe(303);
+    const padCookie = String(paired.headers["set-cookie"]).split(";")[0]!;
+    const session = await rawRequest(app.port, {
+      method: "GET",
+      path: "/web/session",
+      headers: { cookie: padCookie },
+    });
+    expect(session.json()).toMatchObject({ name: "pad", role: "viewer" });
+  });
 });

@@ -68,6 +68,8 @@ describe("the OpenAPI document", () => {
         "GET /",
         "GET /assets/{file}",
         "GET /login",
+        "POST /login",
+        "GET /login/submit.js",
         "GET /mcp",
         "GET /metrics",
         "GET /openapi.json",
@@ -277,7 +279,9 @@ describe("the OpenAPI document", () => {
     const link = (await app.api("/web/login-codes", { method: "POST" })).json<{ url: string }>();
     const login = new URL(link.url);
     await app.api(`${login.pathname}${login.search}`);
-    await app.api(`${login.pathname}${login.search}`);
+    await app.api(`${login.pathname}${login.search}`, { method: "POST" });
+    await app.api(`${login.pathname}${login.search}`, { method: "POST" });
+    await app.api("/login/submit.js");
     await app.api("/web/logout", { method: "POST" });
     const page = await app.api("/");
     const asset = /\/assets\/[^"]+\.js/.exec(page.text)![0];
@@ -327,8 +331,9 @@ describe("the OpenAPI document", () => {
     }
     expect(seen).toContain("frame /sessions/{id}");
     expect(seen).toContain("frame /sessions");
-    expect(seen).toContain("GET /login 303");
-    expect(seen).toContain("GET /login 401");
+    expect(seen).toContain("GET /login 200");
+    expect(seen).toContain("POST /login 303");
+    expect(seen).toContain("POST /login 401");
     expect(seen).toContain("GET /pair 200");
     expect(seen).toContain("POST /pair 303");
     expect(seen).toContain("POST /pair 401");

@@ -201,7 +201,7 @@ describe("named tokens and roles", () => {
         headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-    const login = await browser("GET", url.pathname + url.search, { accept: "text/html" });
+    const login = await browser("POST", url.pathname + url.search, { accept: "text/html" });
     expect(login.status, login.text).toBe(303);
     const cookie = String(login.headers["set-cookie"]).split(";")[0]!;
     expect((await browser("GET", "/sessions", { cookie })).status).toBe(200);

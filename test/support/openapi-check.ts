@@ -69,10 +69,12 @@ export class OpenApiCheck {
       );
     }
     if (key === "*/*" || media.startsWith("text/html") || media === "text/event-stream") return;
-    // A text/plain body (the metrics) is the string its schema describes; the rest is JSON.
+    // A text/plain or script body (the metrics, the login page's script) is the string its
+    // schema describes; the rest is JSON.
+    const isText = media === "text/plain" || media === "text/javascript";
     this.#validate(
       `${pointer}/content/${pointerSegment(key)}/schema`,
-      media === "text/plain" ? body : JSON.parse(body),
+      isText ? body : JSON.parse(body),
       `${method} ${url} → ${status}`,
     );
   }

@@ -15,7 +15,7 @@ import { profileFor } from "../e2e/support/fixture.js";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
 import type { RecordedRequest } from "../support/fake-provider/server.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
-import { launchChromium, loginLink, screenshot } from "./support/browser.js";
+import { launchChromium, loginLink, openLoginLink, screenshot } from "./support/browser.js";
 
 /** The parent (its requests carry its prompt) delegates once; the built-in agent writes (asked), then answers slowly. */
 function delegating(request: RecordedRequest) {
@@ -57,7 +57,7 @@ describe("agents in the web UI, in Chromium", () => {
       if (message.type() === "error") errors.push(message.text());
     });
     // The login link sets the cookie and lands on the sessions page.
-    expect((await page.goto(loginLink(app.home, app.root)))?.ok()).toBe(true);
+    await openLoginLink(page, loginLink(app.home, app.root));
   }, 60_000);
 
   afterAll(async () => {

@@ -16,7 +16,7 @@ import { DaemonHarness, skeinBin } from "../e2e/support/daemon-harness.js";
 import { profileFor } from "../e2e/support/fixture.js";
 import { text, toolCalls } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
-import { launchChromium, loginLink, screenshot } from "./support/browser.js";
+import { launchChromium, loginLink, openLoginLink, screenshot } from "./support/browser.js";
 
 const phoneSize = {
   viewport: { width: 390, height: 844 },
@@ -112,7 +112,7 @@ describe("a phone paired as a device, in Chromium", () => {
     const consoleErrors: string[] = [];
     admin.on("console", (message) => message.type() === "error" && consoleErrors.push(message.text()));
     admin.on("pageerror", (error) => consoleErrors.push(error.message));
-    await admin.goto(loginLink(app.home, app.root));
+    await openLoginLink(admin, loginLink(app.home, app.root));
     await admin.getByRole("link", { name: "Devices" }).click();
     await admin.getByTestId("devices-page").waitFor();
     await admin.getByLabel("Name").fill("tablet");

@@ -14,7 +14,7 @@ import { DaemonHarness } from "../e2e/support/daemon-harness.js";
 import { profileFor } from "../e2e/support/fixture.js";
 import { reasoning, text, toolCalls } from "../support/fake-provider/reply.js";
 import { FakeProvider } from "../support/fake-provider/server.js";
-import { launchChromium, loginLink, screenshot } from "./support/browser.js";
+import { launchChromium, loginLink, openLoginLink, screenshot } from "./support/browser.js";
 
 const words = (count: number) => Array.from({ length: count }, (_, index) => `word${index} `);
 
@@ -51,7 +51,7 @@ describe("the web UI to live in, in Chromium", () => {
     context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
     page = await context.newPage();
     watchConsole(page);
-    await page.goto(loginLink(app.home, app.root));
+    await openLoginLink(page, loginLink(app.home, app.root));
     await page.getByTestId("session-list").waitFor();
   }, 60_000);
 
@@ -181,7 +181,7 @@ describe("the web UI to live in, in Chromium", () => {
     const dark = await browser.newContext({ viewport: { width: 1100, height: 800 }, colorScheme: "dark" });
     const tab = await dark.newPage();
     watchConsole(tab);
-    await tab.goto(loginLink(app.home, app.root));
+    await openLoginLink(tab, loginLink(app.home, app.root));
     await tab.getByTestId("session-list").waitFor();
     const sessionId = await app.createSession();
     provider.queue(text(tableAnswer));
@@ -218,7 +218,7 @@ describe("the web UI to live in, in Chromium", () => {
     const tab = await phone.newPage();
     watchConsole(tab);
     const overflow = () => tab.locator("html").evaluate((root) => root.scrollWidth - root.clientWidth);
-    await tab.goto(loginLink(app.home, app.root));
+    await openLoginLink(tab, loginLink(app.home, app.root));
     await tab.getByTestId("session-list").waitFor();
     expect(await overflow()).toBeLessThanOrEqual(0);
     await screenshot(tab, "phone-sessions");

@@ -92,7 +92,8 @@ export class RequestAuthority {
   /**
    * The credential of a request whose head passes, else throws the refusal as a ProblemError:
    * 401 authentication_required, 400 invalid_request (Host count), 403 host_forbidden, 403
-   * origin_forbidden, 403 csrf_token_invalid. A public route accepts a request without a credential.
+   * origin_forbidden, 403 csrf_token_invalid. A public route accepts a request without a credential,
+   * and a cookie's without its CSRF token.
    */
   check(head: ReadableHead, isPublic = false, named: Credential | null = null): Credential {
     const raw = head.rawHeaders;
@@ -111,7 +112,9 @@ export class RequestAuthority {
     }
     const refusal = browserRefusal(raw, origins);
     if (refusal !== null) throw problem("origin_forbidden", refusal, closing);
-    if (credential.kind === "cookie" && head.method !== "GET" && head.method !== "HEAD") {
+    // A public route acts on no credential (a login or pairing link's post spends its code), so a
+    // cookie the browser holds from an earlier login needs no CSRF token there.
+    if (credential.kind === "cookie" && !isPublic && head.method !== "GET" && head.method !== "HEAD") {
       const sent = headerValues(raw, csrfHeaderName);
       if (sent.length !== 1 || !csrfTokenMatches(credential.login.cookieValue, sent[0])) {
         throw problem(

@@ -5,104 +5,59 @@
  * unknown, spent or expired answers a short page that says so (or, to a client that does not ask
  * for HTML, 401 pairing_code_invalid).
  *
- * Why a button: a GET must change nothing. A link shared through a chat is fetched first by the
- * chat's link previewer, which would otherwise spend the code and keep the device's cookie.
+ * Why a button: a GET must change nothing (one-time-link.ts). Unlike the login page
+ * (login-route.ts), this page does not submit itself: a pairing link is made to travel to another
+ * device, through chats and mail whose scanners may run scripts; a person presses the button.
  *
  * Boundary rule: public, like the login link: the code is the credential. Only the digests of the
  * code and of the cookie are ever stored.
  */
 import { randomBytes } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { Type } from "typebox";
-import { sessionCookieName } from "../../api/browser-login.js";
 import { deviceLoginLifetimeMs, pairingLifetimeMs, pairPath } from "../../api/devices.js";
 import type { HttpApp } from "../http/create-http-app.js";
-import { pageSecurityHeaders } from "../http/page-headers.js";
-import { problem } from "../http/problem.js";
-import { registerResource } from "../http/resource.js";
 import { secretDigest } from "../http/token-secret.js";
 import type { DeviceStore } from "../storage/device-store.js";
 import { answerWith } from "./daemon-problem.js";
-
-const PairQuery = Type.Object(
-  { code: Type.String({ minLength: 1, maxLength: 256, pattern: "^[A-Za-z0-9_-]+$" }) },
-  { additionalProperties: false },
-);
+import { htmlPage, refuseSpentCode, registerOneTimeLink, signedInRedirect } from "./one-time-link.js";
 
 const spentDetail =
   `this pairing link is unknown, used already or older than ${pairingLifetimeMs / 60_000} minutes; ` +
   "ask for a new one (skein web --device NAME, after skein devices revoke NAME)";
 
 /** The page a browser sees for a pairing link that does not work (no style, no script). */
-const spentPage = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Pairing link invalid</title></head>
-<body><h1>This pairing link does not work</h1>
+const spentPage = htmlPage(
+  "Pairing link invalid",
+  `<h1>This pairing link does not work</h1>
 <p>It was used already, is unknown, or is older than ${pairingLifetimeMs / 60_000} minutes. A pairing link signs in one browser, once.</p>
-<p>Ask for a new one on the computer that runs Skein: <code>skein devices revoke NAME</code>, then <code>skein web --device NAME</code>.</p>
-</body></html>
-`;
+<p>Ask for a new one on the computer that runs Skein: <code>skein devices revoke NAME</code>, then <code>skein web --device NAME</code>.</p>`,
+);
 
 /** The page a pairing link opens: one button that posts the code (no style, no script). */
 function confirmPage(code: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Pair this browser with Skein</title></head>
-<body><h1>Pair this browser with Skein</h1>
+  return htmlPage(
+    "Pair this browser with Skein",
+    `<h1>Pair this browser with Skein</h1>
 <p>This signs this browser in as the device the link was made for. The link works once.</p>
-<form method="post" action="${pairPath}?code=${code}"><button type="submit">Pair this browser</button></form>
-</body></html>
-`;
+<form method="post" action="${pairPath}?code=${code}"><button type="submit">Pair this browser</button></form>`,
+  );
 }
 
 type PairingOptions = { devices: DeviceStore; now(): number; port(): number };
 
 /** Register `GET /pair` (the page) and `POST /pair` (spend the code). */
 export function registerPairingRoute(app: HttpApp, options: PairingOptions): void {
-  registerResource(app, pairPath, {
-    GET: {
-      schema: {
-        querystring: PairQuery,
-        response: {
-          200: {
-            description: "a page with one button that posts the code (spends nothing)",
-            content: { "text/html": { schema: Type.String() } },
-          },
-        },
-      },
-      config: {
-        public: true,
-        page: true,
-        doc: { summary: "A device's pairing link: a page whose button pairs this browser" },
-      },
-      handler: async (request, reply) =>
-        reply
-          .code(200)
-          .headers(pageSecurityHeaders)
-          .header("content-type", "text/html; charset=utf-8")
-          .header("cache-control", "no-store")
-          // With no-referrer a browser posts the form with `Origin: null`, which the origin check
-          // refuses; same-origin still sends the link to nobody else.
-          .header("referrer-policy", "same-origin")
-          .send(confirmPage((request.query as { code: string }).code)),
+  registerOneTimeLink(app, pairPath, {
+    page: {
+      summary: "A device's pairing link: a page whose button pairs this browser",
+      description: "a page with one button that posts the code (spends nothing)",
+      html: confirmPage,
     },
-    POST: {
-      schema: {
-        querystring: PairQuery,
-        response: {
-          303: Type.Null({
-            description:
-              "paired: `Set-Cookie` (HttpOnly, SameSite=Strict, 90 days) and `Location: /`; a used, unknown or expired code is 401 pairing_code_invalid (an HTML page to a browser)",
-          }),
-        },
-      },
-      config: {
-        public: true,
-        page: true,
-        emptyFormPost: true,
-        doc: { summary: "Spend a device's pairing code: sign this browser in as the device" },
-      },
-      handler: (request, reply) => spendPairingCode(request, reply, options),
+    spend: {
+      summary: "Spend a device's pairing code: sign this browser in as the device",
+      description:
+        "paired: `Set-Cookie` (HttpOnly, SameSite=Strict, 90 days) and `Location: /`; a used, unknown or expired code is 401 pairing_code_invalid (an HTML page to a browser)",
+      answer: (request, reply, code) => spendPairingCode(request, reply, code, options),
     },
   });
 }
@@ -111,33 +66,17 @@ export function registerPairingRoute(app: HttpApp, options: PairingOptions): voi
 async function spendPairingCode(
   request: FastifyRequest,
   reply: FastifyReply,
+  code: string,
   options: PairingOptions,
 ): Promise<FastifyReply> {
-  const { code } = request.query as { code: string };
   const cookieValue = randomBytes(32).toString("base64url");
   const now = options.now();
   const device = await answerWith(() =>
     options.devices.pair(secretDigest(code), secretDigest(cookieValue), now),
   );
   if (device === null) {
-    if (!(request.headers.accept ?? "").includes("text/html"))
-      throw problem("pairing_code_invalid", spentDetail);
-    return reply
-      .code(401)
-      .headers(pageSecurityHeaders)
-      .header("content-type", "text/html; charset=utf-8")
-      .header("cache-control", "no-store")
-      .send(spentPage);
+    return refuseSpentCode(request, reply, { code: "pairing_code_invalid", detail: spentDetail, spentPage });
   }
-  const maxAge = Math.floor(deviceLoginLifetimeMs / 1000);
-  return reply
-    .code(303)
-    .headers(pageSecurityHeaders)
-    .header("cache-control", "no-store")
-    .header(
-      "set-cookie",
-      `${sessionCookieName(options.port())}=${cookieValue}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Strict`,
-    )
-    .header("location", "/")
-    .send();
+  const maxAgeSeconds = Math.floor(deviceLoginLifetimeMs / 1000);
+  return signedInRedirect(reply, { port: options.port(), value: cookieValue, maxAgeSeconds });
 }

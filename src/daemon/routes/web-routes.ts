@@ -1,8 +1,7 @@
 /**
  * The web UI and browser sign-in: `GET /` (the page) and `GET /assets/{file}` (its scripts and
- * styles), `POST /web/login-codes` (a one-time login link, for the bearer token), `GET /login`
- * (spends the code, sets the session cookie), `GET /web/session` (the page's CSRF token) and
- * `POST /web/logout`.
+ * styles), `POST /web/login-codes` (a one-time login link, for the bearer token; the link's own
+ * routes are in login-route.ts), `GET /web/session` (the page's CSRF token) and `POST /web/logout`.
  *
  * Boundary rule: the page, its assets and the login link are public: they hold no data (the
  * page asks for everything it shows with the cookie). Every other route needs the token or the
@@ -19,7 +18,7 @@ import {
 import { bootstrapTokenName } from "../../api/roles.js";
 import { BrowserSessionSchema, LoginLinkSchema } from "../../api/schemas/browser-login.js";
 import type { BrowserLogins } from "../http/browser-logins.js";
-import { codeLifetimeMs, csrfTokenOf } from "../http/browser-logins.js";
+import { csrfTokenOf } from "../http/browser-logins.js";
 import type { HttpApp } from "../http/create-http-app.js";
 import { credentialOf } from "../http/credential.js";
 import { pageSecurityHeaders } from "../http/page-headers.js";
@@ -28,6 +27,7 @@ import { registerResource } from "../http/resource.js";
 import type { StaticAssets, StaticFile } from "../http/static-assets.js";
 import type { DeviceStore } from "../storage/device-store.js";
 import { answerWith } from "./daemon-problem.js";
+import { registerLoginRoute } from "./login-route.js";
 
 /** What the web routes serve and sign in with. */
 export interface WebRouteOptions {
@@ -44,15 +44,11 @@ export interface WebRouteOptions {
 
 const noBody = (description: string) => Type.Null({ description });
 
-const LoginQuery = Type.Object(
-  { code: Type.String({ minLength: 1, maxLength: 256 }) },
-  { additionalProperties: false },
-);
-
 /** Register the web UI's routes. */
 export function registerWebRoutes(app: HttpApp, options: WebRouteOptions): void {
   registerPageRoutes(app, options);
-  registerLoginRoutes(app, options);
+  registerLoginCodeRoute(app, options);
+  registerLoginRoute(app, options);
   registerBrowserSessionRoutes(app, options);
 }
 
@@ -107,8 +103,8 @@ function registerPageRoutes(app: HttpApp, options: WebRouteOptions): void {
   });
 }
 
-/** A login link for the token, and spending its code in the browser. */
-function registerLoginRoutes(app: HttpApp, options: WebRouteOptions): void {
+/** A login link for the token (login-route.ts spends it). */
+function registerLoginCodeRoute(app: HttpApp, options: WebRouteOptions): void {
   const { logins } = options;
   registerResource(app, "/web/login-codes", {
     POST: {
@@ -138,45 +134,6 @@ function registerLoginRoutes(app: HttpApp, options: WebRouteOptions): void {
           expires_at: new Date(expiresAt).toISOString(),
         };
         return reply.code(201).send(link);
-      },
-    },
-  });
-
-  registerResource(app, loginPath, {
-    GET: {
-      schema: {
-        querystring: LoginQuery,
-        response: {
-          303: noBody(
-            "signed in: `Set-Cookie` (HttpOnly, SameSite=Strict, 7 days) and `Location: /`; a used, unknown or expired code is 401 login_code_invalid",
-          ),
-        },
-      },
-      config: {
-        public: true,
-        page: true,
-        doc: { summary: "Spend a login link's code: sign this browser in" },
-      },
-      handler: async (request, reply) => {
-        const { code } = request.query as { code: string };
-        const login = await logins.redeem(code);
-        if (login === null) {
-          throw problem(
-            "login_code_invalid",
-            `this login link is unknown, used already or older than ${codeLifetimeMs / 60_000} minutes; ` +
-              "run `skein web` for a new one",
-          );
-        }
-        const maxAge = Math.floor((login.expiresAt - Date.now()) / 1000);
-        return reply
-          .code(303)
-          .headers(pageSecurityHeaders)
-          .header(
-            "set-cookie",
-            `${sessionCookieName(options.port())}=${login.cookieValue}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Strict`,
-          )
-          .header("location", "/")
-          .send();
       },
     },
   });

@@ -53,3 +53,9 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(screenshotDir, { recursive: true });
   await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: false });
 }
+
+/** Open a login link in `page` and wait until its page signed the browser in and reached `/`. */
+export async function openLoginLink(page: Page, link: string): Promise<void> {
+  await page.goto(link);
+  await page.waitForURL((url) => url.pathname === "/");
+}
