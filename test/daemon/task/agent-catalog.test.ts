@@ -11,12 +11,18 @@ import { AgentCatalogs } from "../../../src/daemon/task/agent-catalog.js";
 
 const agentText = (front: string) => `---\n${front}\n---\nYou help.\n`;
 
+/** A workspace whose agent directory holds `name`.md with front matter `front`; its root and that directory. */
+function workspaceWith(name: string, front: string): { root: string; agents: string } {
+  const root = mkdtempSync(join(tmpdir(), "skein-catalog-"));
+  const agents = join(root, ".skein", "agents");
+  mkdirSync(agents, { recursive: true });
+  writeFileSync(join(agents, `${name}.md`), agentText(front));
+  return { root, agents };
+}
+
 describe("agent catalogs", () => {
   it("keep a workspace's catalog until a file or config.json's agents change", () => {
-    const root = mkdtempSync(join(tmpdir(), "skein-catalog-"));
-    const agents = join(root, ".skein", "agents");
-    mkdirSync(agents, { recursive: true });
-    writeFileSync(join(agents, "reviewer.md"), agentText("description: Reviews"));
+    const { root, agents } = workspaceWith("reviewer", "description: Reviews");
     const catalogs = new AgentCatalogs();
     const configured = { writer: { description: "Writes", prompt: "You write." } };
     const warn = () => undefined;
@@ -37,10 +43,7 @@ describe("agent catalogs", () => {
   });
 
   it("report a file that may not loosen the mode on every call", () => {
-    const root = mkdtempSync(join(tmpdir(), "skein-catalog-"));
-    const agents = join(root, ".skein", "agents");
-    mkdirSync(agents, { recursive: true });
-    writeFileSync(join(agents, "yolo.md"), agentText("description: Runs anything\nmode: auto-edit"));
+    const { root } = workspaceWith("yolo", "description: Runs anything\nmode: auto-edit");
     const catalogs = new AgentCatalogs();
     const warnings: string[] = [];
     const warn = (file: string) => warnings.push(file);
