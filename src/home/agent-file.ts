@@ -10,8 +10,14 @@ import { join } from "node:path";
 import { parseDocument } from "yaml";
 import { type AgentDefinition, isAgentName, parseAgentDefinition } from "./agent-definition.js";
 
-/** Where a workspace keeps its agent files. */
-const agentDirectory = join(".skein", "agents");
+/** Where a workspace keeps its agent files (relative to the workspace). */
+export const agentDirectory = join(".skein", "agents");
+
+/** The agents a workspace's files define, by name, and the files that define none. */
+export interface AgentFiles {
+  agents: Record<string, AgentDefinition>;
+  errors: AgentFileError[];
+}
 
 /** Why an agent file does not define an agent. */
 export class AgentFileError extends Error {
@@ -59,20 +65,22 @@ export function parseAgentFile(file: string, name: string, text: string): AgentD
 }
 
 /** The agents of `workspace`'s agent files, and the files that define none (absent directory: none). */
-export function readAgentFiles(workspace: string): {
-  agents: Record<string, AgentDefinition>;
-  errors: AgentFileError[];
-} {
-  const agents: Record<string, AgentDefinition> = Object.create(null);
-  const errors: AgentFileError[] = [];
+export function readAgentFiles(workspace: string): AgentFiles {
   const directory = join(workspace, agentDirectory);
   let names: string[];
   try {
     names = readdirSync(directory).filter((entry) => entry.endsWith(".md"));
   } catch {
-    return { agents, errors };
+    return { agents: Object.create(null), errors: [] };
   }
-  for (const entry of names.sort()) {
+  return readAgentFileList(directory, names);
+}
+
+/** The agents the files `names` (`<name>.md`) of `directory` define, and the files that define none. */
+export function readAgentFileList(directory: string, names: readonly string[]): AgentFiles {
+  const agents: Record<string, AgentDefinition> = Object.create(null);
+  const errors: AgentFileError[] = [];
+  for (const entry of [...names].sort()) {
     const file = join(directory, entry);
     let text: string;
     try {

@@ -60,12 +60,17 @@ export function pairedEntries(items: readonly Item[]): PairedItem[] {
   let stepIds = new Set<string>();
   /** Items that came between calls and their results: they go after the results. */
   let deferred: PairedItem[] = [];
+  // Called before every message: it makes nothing new when the step is already closed.
   const closeStep = () => {
-    for (const call of open) out.push({ item: toolResult(call.wire, missingResultText, true) });
-    open = [];
-    stepIds = new Set();
-    out.push(...deferred);
-    deferred = [];
+    if (open.length > 0) {
+      for (const call of open) out.push({ item: toolResult(call.wire, missingResultText, true) });
+      open = [];
+    }
+    if (stepIds.size > 0) stepIds = new Set();
+    if (deferred.length > 0) {
+      out.push(...deferred);
+      deferred = [];
+    }
   };
   const awaited = (position: number) => open.some((call) => (resultAt.get(call.id) ?? -1) > position);
   items.forEach((item, position) => {

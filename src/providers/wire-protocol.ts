@@ -25,6 +25,7 @@ import {
   type ProviderProtocol,
   providerLabels,
 } from "./provider-profile.js";
+import { requestBodyJson } from "./request-body-json.js";
 import { streamingRequestHeaders } from "./request-headers.js";
 import type { HttpRequestSpec, ProtocolAdapter, RequestAdjustment, StreamParser } from "./stream-parser.js";
 import type { WholeResponseConverter } from "./whole-response.js";
@@ -100,14 +101,20 @@ export function dropField(name: string): FieldAdjustment {
   };
 }
 
-/** Deletes a field of every element of a top-level array (`messages[*].reasoning_content`). */
+/**
+ * Deletes a field of every element of a top-level array (`messages[*].reasoning_content`); an
+ * element that has it is replaced by a copy without it, since a builder may share a frozen
+ * element between requests (request-body-json.ts).
+ */
 export function dropElementField(array: string, name: string): FieldAdjustment {
   return (body) => {
     const elements = body[array];
     if (!Array.isArray(elements)) return;
-    for (const element of elements) {
-      if (typeof element === "object" && element !== null) delete (element as WireBody)[name];
-    }
+    elements.forEach((element: unknown, index) => {
+      if (typeof element !== "object" || element === null || !Object.hasOwn(element, name)) return;
+      const { [name]: _, ...rest } = element as WireBody;
+      elements[index] = rest;
+    });
   };
 }
 
@@ -148,7 +155,7 @@ export function bindProtocol<O extends BoundModel>(
     buildHttpRequest(request: LlmRequest): HttpRequestSpec {
       const body = protocol.body(request, options) as WireBody;
       for (const field of refusals.refused(profile)) optionalFields[field]?.(body);
-      return { url, headers: { ...headers }, body: JSON.stringify(body) };
+      return { url, headers: { ...headers }, body: requestBodyJson(body) };
     },
     createParser(): StreamParser {
       return protocol.parser(context.provider);

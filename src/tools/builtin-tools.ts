@@ -61,14 +61,21 @@ export function workspaceProblem(workspace: string, hiddenPaths: readonly string
   return resolvedWorkspaceProblem(workspace, resolveHiddenPaths(hiddenPaths));
 }
 
-/** `workspaceProblem` for an absolute `workspace` and hidden paths already resolved. */
-function resolvedWorkspaceProblem(workspace: string, hidden: HiddenPaths): string | null {
+/**
+ * `workspaceProblem` for an absolute `workspace` and hidden paths already resolved; `covering`
+ * answers `hiddenPathCovering` for the workspace's real path (a kit keeps its answers).
+ */
+function resolvedWorkspaceProblem(
+  workspace: string,
+  hidden: HiddenPaths,
+  covering: (realPath: string) => string | undefined = (realPath) => hiddenPathCovering(hidden, realPath),
+): string | null {
   if (path.resolve(workspace) === path.parse(workspace).root)
     return "the filesystem root cannot be a workspace";
-  const covering = hiddenPathCovering(hidden, realPathOf(workspace));
-  if (covering === undefined) return null;
+  const coveringPath = covering(realPathOf(workspace));
+  if (coveringPath === undefined) return null;
   return (
-    `workspace "${workspace}" lies inside ${covering}, which holds the daemon's private data and is ` +
+    `workspace "${workspace}" lies inside ${coveringPath}, which holds the daemon's private data and is ` +
     "hidden from the agent; choose a workspace outside it"
   );
 }
@@ -114,6 +121,17 @@ export function builtinToolKit(options: BuiltinToolsOptions = {}): BuiltinToolKi
           },
     allowList: () => new AddressAllowList(allowAddresses()),
   };
+  // The hidden paths are the kit's for good: a real path's answer stays the same (it is asked
+  // on every turn of every session). The most real paths kept before starting afresh:
+  const maxKeptRealPaths = 1024;
+  const coveringByRealPath = new Map<string, string | undefined>();
+  const covering = (realPath: string): string | undefined => {
+    if (coveringByRealPath.has(realPath)) return coveringByRealPath.get(realPath);
+    if (coveringByRealPath.size >= maxKeptRealPaths) coveringByRealPath.clear();
+    const found = hiddenPathCovering(hidden, realPath);
+    coveringByRealPath.set(realPath, found);
+    return found;
+  };
   return {
     shell,
     hidden,
@@ -121,7 +139,7 @@ export function builtinToolKit(options: BuiltinToolsOptions = {}): BuiltinToolKi
     toolsFor: (workspace) => {
       requireAbsolute(workspace);
       // The workspace itself is resolved every time: where it points may have changed.
-      const problem = resolvedWorkspaceProblem(workspace, hidden);
+      const problem = resolvedWorkspaceProblem(workspace, hidden, covering);
       if (problem !== null) throw new WorkspaceConfigurationError(workspace, problem);
       const tools = [
         readFileTool(workspace, hidden),

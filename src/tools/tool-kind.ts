@@ -19,8 +19,14 @@ export type ToolKind<I> = (description: string, run: ToolRun<I>) => ToolDefiniti
 /** The kind of tool `name` taking input `I`, which `inputSchema` describes. */
 export function toolKind<I>(name: string, inputSchema: JsonObject): ToolKind<I> {
   const parseInput = toolInputParser<I>(name, inputSchema);
+  // One meta while the description stays the same: each turn makes its tools anew, and what
+  // is derived from a meta (its request JSON, its token estimate) is kept per meta object.
+  let kept: ToolMeta | null = null;
   return (description, run) => {
-    const meta: ToolMeta = { name, description, input_schema: inputSchema };
+    if (kept === null || kept.description !== description) {
+      kept = { name, description, input_schema: inputSchema };
+    }
+    const meta = kept;
     return () => ({
       meta,
       tool: {

@@ -10,6 +10,7 @@ import {
   UNCONFINED_SHELL_ENV,
 } from "../../src/tools/shell-mode.js";
 import { socketFilterFor } from "../../src/tools/socket-filter.js";
+import { toolKind } from "../../src/tools/tool-kind.js";
 import { callTool, expectToolError, makeTempDirectory, requireBwrap } from "./tool-harness.js";
 
 const missingBwrap = "/nonexistent/skein-test/bwrap";
@@ -129,6 +130,22 @@ describe("builtinTools", () => {
     expect(() => builtinTools("relative/ws", { shell: "off" })).toThrow(WorkspaceConfigurationError);
     expect(() => builtinTools("/", { shell: "off" })).toThrow(WorkspaceConfigurationError);
     expect(() => builtinTools("/srv/..", { shell: "off" })).toThrow(WorkspaceConfigurationError);
+  });
+
+  it("gives each tool the same meta on every call of one kit, and a new one when its description changes", () => {
+    const kit = builtinToolKit({ shell: "off" });
+    const metas = (workspace: string) => kit.toolsFor(workspace).map((definition) => definition().meta);
+    const first = metas("/srv/ws");
+    expect(metas("/srv/ws")).toEqual(first);
+    const second = metas("/srv/ws");
+    for (const [index, meta] of second.entries()) expect(meta).toBe(first[index]);
+    const kind = toolKind("echo", { type: "object" });
+    const run = async () => "ok";
+    const before = kind("Echoes", run)().meta;
+    expect(kind("Echoes", run)().meta).toBe(before);
+    const after = kind("Echoes its input", run)().meta;
+    expect(after).not.toBe(before);
+    expect(after.description).toBe("Echoes its input");
   });
 
   it("checks where a workspace points on every call of one kit: a link moved into a hidden path is refused", async () => {

@@ -14,6 +14,7 @@ import type { Item } from "../../model/items.js";
 import { estimateItemsTokens, estimateItemTokens, estimateTextTokens } from "../../model/token-estimate.js";
 import type { ToolMeta } from "../../model/tools.js";
 import type { Usage } from "../../model/usage.js";
+import { GrowingEstimate } from "./growing-estimate.js";
 
 /** The context's size in tokens, and whether provider usage backs it. */
 export interface ContextSize {
@@ -45,6 +46,8 @@ export class ContextAccount {
   /** The estimate of the request being sent, to compare with the provider's count. */
   #sentEstimate: number | null = null;
   #lastSent: number | null = null;
+  /** The estimate of the items of the requests sent, which grow by what each turn appends. */
+  readonly #sentItems = new GrowingEstimate();
 
   /** Estimated tokens of one item, scaled to the model's tokenizer as far as known. */
   readonly itemTokens = (item: Item): number => Math.ceil(estimateItemTokens(item) * this.#ratio);
@@ -81,7 +84,7 @@ export class ContextAccount {
 
   /** A request is about to be sent with `items` (after any compaction). */
   sending(items: readonly Item[]): void {
-    this.#sentEstimate = estimateItemsTokens(items) + this.#overhead;
+    this.#sentEstimate = this.#sentItems.of(items) + this.#overhead;
     this.#lastSent = Math.ceil(this.#sentEstimate * this.#ratio);
   }
 
@@ -107,15 +110,15 @@ export class ContextAccount {
 }
 
 /**
- * Estimated tokens of each tool definition, by schema object and then name and description: a
- * turn's tools are made anew, but their schemas are the same constants turn after turn, and
- * serializing them on every turn was a visible share of a plain turn's work.
+ * Estimated tokens of each tool definition, by its meta: a turn's tools are made anew, but their
+ * metas are kept while the tool stays the same (tools/tool-kind.ts, mcp/mcp-tool.ts, the task
+ * tool per agent catalog), and serializing every schema on every turn was a visible share of a
+ * plain turn's work.
  */
-const toolTokensBySchema = new WeakMap<object, Map<string, number>>();
+const toolTokensByMeta = new WeakMap<ToolMeta, number>();
 
 function toolTokens(tool: ToolMeta): number {
-  const byText = cachedEntry(toolTokensBySchema, tool.input_schema, () => new Map<string, number>());
-  return cachedEntry(byText, `${tool.name}\u0000${tool.description}`, () =>
+  return cachedEntry(toolTokensByMeta, tool, () =>
     estimateTextTokens(tool.name + tool.description + JSON.stringify(tool.input_schema)),
   );
 }

@@ -6,7 +6,7 @@
  */
 import type { HistoryEntry } from "../../api/history.js";
 import type { SessionPreview } from "../../api/session-snapshot.js";
-import { type PlacedEntry, projectEntry, type ToolNames } from "./project-history.js";
+import { inTranscript, type PlacedEntry, projectEntry, type ToolNames } from "./project-history.js";
 
 /** How many Unicode scalar values the preview text keeps. */
 const previewLength = 256;
@@ -21,19 +21,21 @@ export function previewOf(entries: readonly PlacedEntry[]): SessionPreview {
 
 /**
  * The preview after appending `entries` (new positions, oldest first) to a log whose preview
- * was `previous`. `toolNames` is not needed for the preview and may be omitted.
+ * was `previous`.
  */
-export function extendPreview(
-  previous: SessionPreview,
-  entries: readonly PlacedEntry[],
-  toolNames: ToolNames = new Map(),
-): SessionPreview {
+export function extendPreview(previous: SessionPreview, entries: readonly PlacedEntry[]): SessionPreview {
+  // The preview needs no tool names; projecting asks for a map to record them in.
+  const toolNames: ToolNames = new Map();
   let { text, transcript_count: count, truncated } = previous;
   let found = text !== "";
   for (const placed of entries) {
+    // Once the text is found only the count is left, which needs no projection.
+    if (found) {
+      if (inTranscript(placed.entry)) count += 1;
+      continue;
+    }
     const projected = projectEntry(placed, toolNames);
     if (projected.some((entry) => entry.kind !== "continuation")) count += 1;
-    if (found) continue;
     for (const entry of projected) {
       const userText = entry.kind === "user" ? textOf(entry) : "";
       if (userText === "") continue;

@@ -113,6 +113,14 @@ export function projectEntry(placed: PlacedEntry, toolNames: ToolNames = new Map
   });
 }
 
+/**
+ * Whether a log entry has a place in the transcript: whether `projectEntry` gives it an entry
+ * other than a continuation. Answered without projecting it (a preview asks on every commit).
+ */
+export function inTranscript(entry: LogEntry): boolean {
+  return entry.kind === "compaction" || entry.kind === "context_excluded" || itemsOf(entry).length > 0;
+}
+
 /** The history entries of a whole log (or a contiguous run of it from position 0), oldest first. */
 export function projectLog(entries: readonly PlacedEntry[]): FullHistoryEntry[] {
   const names: ToolNames = new Map();

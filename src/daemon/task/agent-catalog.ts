@@ -5,31 +5,68 @@
  * approval mode (only `read-only` or `ask`), so a cloned repository cannot make a child run
  * commands unasked; such a file is skipped and logged.
  *
- * Boundary rule: reads the workspace's agent files on each call (they are small and few);
- * decides nothing about running them.
+ * Boundary rule: every turn asks, and is told what the files and config.json say now; the
+ * files are read again only when they changed (home/agent-files-cache.ts) and the catalog is
+ * made again only when they or config.json's `agents` did, so a turn that changed nothing gets
+ * the same catalog object. Decides nothing about running the agents.
  */
 import { type AgentDefinition, generalAgent, generalAgentName } from "../../home/agent-definition.js";
-import { readAgentFiles } from "../../home/agent-file.js";
+import type { AgentFiles } from "../../home/agent-file.js";
+import { AgentFilesCache } from "../../home/agent-files-cache.js";
 
 /** Modes a workspace's agent file may set. */
 const workspaceModes: ReadonlySet<string> = new Set(["read-only", "ask"]);
 
-/** The agents of `workspace`, by name; `warn` hears of agent files that define none. */
-export function agentCatalog(
-  workspace: string,
-  configured: Readonly<Record<string, AgentDefinition>> | undefined,
-  warn: (file: string, reason: string) => void,
-): Map<string, AgentDefinition> {
+/** config.json's `agents`. */
+type ConfiguredAgents = Readonly<Record<string, AgentDefinition>> | undefined;
+
+/** A catalog as made, with what it was made from and the warnings its files gave. */
+interface MadeCatalog {
+  files: AgentFiles;
+  configured: ConfiguredAgents;
+  agents: ReadonlyMap<string, AgentDefinition>;
+  warnings: { file: string; reason: string }[];
+}
+
+/** The agents of `files` over `configured`, and why files were skipped. */
+function makeCatalog(files: AgentFiles, configured: ConfiguredAgents): MadeCatalog {
   const agents = new Map<string, AgentDefinition>([[generalAgentName, generalAgent]]);
+  const warnings = files.errors.map((error) => ({ file: error.file, reason: error.reason }));
   for (const [name, agent] of Object.entries(configured ?? {})) agents.set(name, agent);
-  const files = readAgentFiles(workspace);
-  for (const error of files.errors) warn(error.file, error.reason);
   for (const [name, agent] of Object.entries(files.agents)) {
     if (agent.mode !== undefined && !workspaceModes.has(agent.mode)) {
-      warn(`${name}.md`, `a workspace agent may set "mode" only to read-only or ask, not ${agent.mode}`);
+      warnings.push({
+        file: `${name}.md`,
+        reason: `a workspace agent may set "mode" only to read-only or ask, not ${agent.mode}`,
+      });
       continue;
     }
     agents.set(name, agent);
   }
-  return agents;
+  return { files, configured, agents, warnings };
+}
+
+/** The agent catalogs of a daemon's workspaces. */
+export class AgentCatalogs {
+  readonly #files = new AgentFilesCache();
+  readonly #made = new WeakMap<AgentFiles, MadeCatalog>();
+
+  /**
+   * The agents of `workspace` over `configured`, by name (the same map while neither changed);
+   * `warn` hears of agent files that define none, on every call.
+   */
+  of(
+    workspace: string,
+    configured: ConfiguredAgents,
+    warn: (file: string, reason: string) => void,
+  ): ReadonlyMap<string, AgentDefinition> {
+    const files = this.#files.read(workspace);
+    let made = this.#made.get(files);
+    if (made === undefined || made.configured !== configured) {
+      made = makeCatalog(files, configured);
+      this.#made.set(files, made);
+    }
+    for (const { file, reason } of made.warnings) warn(file, reason);
+    return made.agents;
+  }
 }

@@ -12,7 +12,7 @@ import type { ToolDefinition } from "../../model/tools.js";
 import { taskToolName } from "../approval/approval-policy.js";
 import type { Delegation } from "../session/session-services.js";
 import type { SessionRow } from "../storage/sessions-table.js";
-import { agentCatalog } from "./agent-catalog.js";
+import { AgentCatalogs } from "./agent-catalog.js";
 import type { TaskServices } from "./task-services.js";
 import { refusedTaskTool, taskTool } from "./task-tool.js";
 
@@ -21,10 +21,11 @@ const depthHorizon = 16;
 
 /** The delegation of a daemon whose parts are `services`. */
 export function delegationOf(services: TaskServices): Delegation {
+  const catalogs = new AgentCatalogs();
   return {
     async toolsFor(session, offered, publish): Promise<ToolDefinition[]> {
       const settings = services.settings();
-      const agents = agentCatalog(session.workspace, settings.agents, (file, reason) =>
+      const agents = catalogs.of(session.workspace, settings.agents, (file, reason) =>
         services.logger.warn({ session_id: session.id, file, reason }, "agent file skipped"),
       );
       let tools = offered;
@@ -37,7 +38,7 @@ export function delegationOf(services: TaskServices): Delegation {
           tools = made.filter((tool) => allowed!.has(tool.meta.name)).map((tool) => () => tool);
         }
       }
-      const refused = await whyNoTask(services, session, allowed);
+      const refused = await whyNoTask(services, settings, session, allowed);
       return [
         ...tools,
         refused === null ? taskTool(services, session, agents, publish) : refusedTaskTool(refused),
@@ -49,10 +50,11 @@ export function delegationOf(services: TaskServices): Delegation {
 /** Why `session` may not delegate now (said to a model that calls `task` anyway), or null when it may. */
 async function whyNoTask(
   services: TaskServices,
+  settings: ReturnType<TaskServices["settings"]>,
   session: SessionRow,
   allowed: ReadonlySet<string> | null,
 ): Promise<string | null> {
-  const { maxParallelTasks, maxTaskDepth } = services.settings();
+  const { maxParallelTasks, maxTaskDepth } = settings;
   if (maxParallelTasks <= 0) return "delegation is turned off (maxParallelTasks is 0): do the work yourself";
   if (allowed !== null && !allowed.has(taskToolName))
     return `agent ${session.task?.agent ?? ""} may not delegate (its tools do not include task): do the work yourself`;

@@ -7,6 +7,7 @@
  * checks; task-run.ts does the work.
  */
 import type { AgentDefinition } from "../../home/agent-definition.js";
+import { cachedEntry } from "../../model/cached-entry.js";
 import type { ToolDefinition, ToolMeta } from "../../model/tools.js";
 import { ToolError } from "../../model/tools.js";
 import { argumentsSchema, textArgument } from "../../tools/argument-schema.js";
@@ -28,8 +29,15 @@ function description(agents: ReadonlyMap<string, AgentDefinition>): string {
   );
 }
 
+/**
+ * The tool's meta per agent catalog: a catalog is the same object while its agents are
+ * (agent-catalog.ts), and what is derived from a meta (its request JSON, its token estimate)
+ * is kept per meta object.
+ */
+const metas = new WeakMap<ReadonlyMap<string, AgentDefinition>, ToolMeta>();
+
 function meta(agents: ReadonlyMap<string, AgentDefinition>): ToolMeta {
-  return {
+  return cachedEntry(metas, agents, () => ({
     name: taskToolName,
     description: description(agents),
     input_schema: argumentsSchema(
@@ -47,7 +55,7 @@ function meta(agents: ReadonlyMap<string, AgentDefinition>): ToolMeta {
       },
       ["agent", "prompt"],
     ),
-  };
+  }));
 }
 
 /** The `task` tool of one turn of `parent`, offering `agents`. */

@@ -12,13 +12,16 @@
  *
  * Boundary rule: pure functions from an LlmRequest to the wire body.
  */
+
+import { cachedEntry } from "../../model/cached-entry.js";
 import type { Item, ItemOrigin, ToolCallItem } from "../../model/items.js";
 import { messageText, payloadFits } from "../../model/items.js";
 import type { JsonObject } from "../../model/json.js";
 import type { LlmRequest } from "../../model/llm-client.js";
+import type { ToolMeta } from "../../model/tools.js";
 import { unreachable } from "../../model/unreachable.js";
 import { skipSignatureValidation } from "../gemini/request.js";
-import { pairedEntries, resultText, sendableArguments } from "../history-projection.js";
+import { type PairedItem, pairedEntries, resultText, sendableArguments } from "../history-projection.js";
 import type { HistorySources } from "../history-refusal.js";
 import {
   levelFor,
@@ -26,6 +29,7 @@ import {
   type OpenAiEffort,
   samplingParameters,
 } from "../model-capabilities.js";
+import { fixedElement } from "../request-body-json.js";
 
 /** Protocol options that come from the profile. */
 export interface ChatRequestOptions {
@@ -81,13 +85,16 @@ export interface ChatRequestBody {
 }
 
 /** The position of the last user message: the current turn is everything after it. */
-function currentTurnStart(items: readonly Item[]): number {
-  for (let position = items.length - 1; position >= 0; position--) {
-    const item = items[position]!;
+function currentTurnStart(entries: readonly PairedItem[]): number {
+  for (let position = entries.length - 1; position >= 0; position--) {
+    const item = entries[position]!.item;
     if (item.type === "message" && item.role === "user") return position + 1;
   }
   return 0;
 }
+
+/** What a message came from when nobody asked (never filled in). */
+const untraced: (number | undefined)[] = [];
 
 /**
  * The `messages` array for a request; `sources` (when given) gets, per message, the positions
@@ -97,35 +104,39 @@ export function chatMessages(
   systemPrompt: string | undefined,
   history: readonly Item[],
   options: Pick<ChatRequestOptions, "capabilities" | "origin">,
-  sources: HistorySources = [],
+  sources?: HistorySources,
 ): ChatMessage[] {
   const entries = pairedEntries(history);
-  const items = entries.map((entry) => entry.item);
-  const turnStart = currentTurnStart(items);
+  const turnStart = currentTurnStart(entries);
   const messages: ChatMessage[] = [];
   const push = (message: ChatMessage, from: (number | undefined)[]) => {
     messages.push(message);
-    sources.push(from);
+    sources?.push(from);
   };
-  if (systemPrompt !== undefined && systemPrompt.length > 0) {
-    push({ role: "system", content: systemPrompt }, []);
-  }
+  // A message's one position, as an array only when someone asked where messages came from.
+  const only = (from: number | undefined): (number | undefined)[] =>
+    sources === undefined ? untraced : [from];
+  if (systemPrompt !== undefined && systemPrompt.length > 0) push(systemMessage(systemPrompt, options), []);
   // The assistant items since the last user message or tool result: one assistant message.
   let run: AssistantRun | null = null;
   const flushAssistant = () => {
     if (run === null) return;
-    const message = assistantMessage(run, options);
+    const message =
+      run.sources.length === 1 && run.only !== null
+        ? plainAnswer(run.only, run, options)
+        : assistantMessage(run, options);
     if (message !== null) push(message, run.sources);
     run = null;
   };
   const startRun = (position: number): AssistantRun =>
     (run ??= {
       sources: [],
-      text: [],
+      textItems: [],
       calls: [],
       reasoning: [],
       details: [],
       inCurrentTurn: position >= turnStart,
+      only: null,
     });
   entries.forEach(({ item, from }, position) => {
     switch (item.type) {
@@ -135,10 +146,14 @@ export function chatMessages(
           if ((run?.calls.length ?? 0) > 0) flushAssistant();
           const assistant = startRun(position);
           assistant.sources.push(from);
-          assistant.text.push(messageText(item));
+          assistant.textItems.push(item);
+          assistant.only = item;
         } else {
           flushAssistant();
-          push({ role: item.role, content: messageText(item) }, [from]);
+          push(
+            fixedElement(itemMessages, item, () => ({ role: item.role, content: messageText(item) })),
+            only(from),
+          );
         }
         break;
       case "tool_call": {
@@ -159,7 +174,14 @@ export function chatMessages(
       }
       case "tool_result":
         flushAssistant();
-        push({ role: "tool", tool_call_id: item.call_id, content: resultText(item) }, [from]);
+        push(
+          fixedElement(itemMessages, item, () => ({
+            role: "tool",
+            tool_call_id: item.call_id,
+            content: resultText(item),
+          })),
+          only(from),
+        );
         break;
       default:
         unreachable(item, "unknown item");
@@ -173,12 +195,53 @@ export function chatMessages(
 interface AssistantRun {
   /** The history positions the items came from. */
   sources: (number | undefined)[];
-  text: string[];
+  /** The run's assistant messages, whose text is joined (only when its message is made). */
+  textItems: Extract<Item, { type: "message" }>[];
   calls: ToolCallItem[];
   reasoning: string[];
   details: JsonObject[];
   /** Whether the run belongs to the turn being answered (Gemini 3 checks its first call). */
   inCurrentTurn: boolean;
+  /** The run's last assistant message item (the whole run when it is its only source). */
+  only: Extract<Item, { type: "message" }> | null;
+}
+
+/**
+ * The messages made from one history item alone (a user or system message, a tool result):
+ * the same frozen element for every request that sends the item (request-body-json.ts). A
+ * result whose call goes by another id is a new item (`pairedEntries`), never one of these.
+ */
+const itemMessages = new WeakMap<Item, Readonly<ChatMessage>>();
+
+/** The assistant messages of runs that are one message item, per client (they depend on its capabilities). */
+const plainAnswers = new WeakMap<object, WeakMap<Item, Readonly<ChatMessage>>>();
+
+/** The assistant message of a run that is one message item alone, the same element every request. */
+function plainAnswer(
+  item: Item,
+  run: AssistantRun,
+  options: Pick<ChatRequestOptions, "capabilities" | "origin">,
+): Readonly<ChatMessage> | null {
+  const answers = cachedEntry(plainAnswers, options, () => new WeakMap<Item, Readonly<ChatMessage>>());
+  const kept = answers.get(item);
+  if (kept !== undefined) return kept;
+  // An answer without text is no message (and not kept: it is rare).
+  const made = assistantMessage(run, options);
+  return made === null ? null : fixedElement(answers, item, () => made);
+}
+
+/** The system prompt's message, kept per client while the prompt stays the same. */
+const systemMessages = new WeakMap<object, Readonly<ChatMessage>>();
+
+function systemMessage(
+  prompt: string,
+  options: Pick<ChatRequestOptions, "capabilities" | "origin">,
+): Readonly<ChatMessage> {
+  const kept = systemMessages.get(options);
+  if (kept !== undefined && kept.content === prompt) return kept;
+  const made = Object.freeze({ role: "system" as const, content: prompt });
+  systemMessages.set(options, made);
+  return made;
 }
 
 /** The assistant message of a run, or null for a run with neither text nor calls. */
@@ -187,7 +250,7 @@ function assistantMessage(
   options: Pick<ChatRequestOptions, "capabilities" | "origin">,
 ): Extract<ChatMessage, { role: "assistant" }> | null {
   const { capabilities } = options;
-  const text = run.text.join("");
+  const text = run.textItems.map(messageText).join("");
   if (text.length === 0 && run.calls.length === 0) return null;
   const message: Extract<ChatMessage, { role: "assistant" }> = {
     role: "assistant",
@@ -237,6 +300,20 @@ function toolCalls(
   return wire;
 }
 
+/** Each tool's definition as sent, made once per tool (request-body-json.ts). */
+const chatTools = new WeakMap<ToolMeta, Readonly<ChatTool>>();
+
+function chatTool(tool: ToolMeta): Readonly<ChatTool> {
+  return fixedElement(chatTools, tool, () => ({
+    type: "function",
+    function: Object.freeze({
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.input_schema,
+    }),
+  }));
+}
+
 /** The full streaming request body; `sources` as for `chatMessages`. */
 export function chatRequestBody(
   request: LlmRequest,
@@ -249,12 +326,7 @@ export function chatRequestBody(
     stream: true,
   };
   if (options.capabilities.streamUsage) body.stream_options = { include_usage: true };
-  if (request.tools.length > 0) {
-    body.tools = request.tools.map((tool) => ({
-      type: "function",
-      function: { name: tool.name, description: tool.description, parameters: tool.input_schema },
-    }));
-  }
+  if (request.tools.length > 0) body.tools = request.tools.map(chatTool);
   const { config } = request;
   const { capabilities } = options;
   if (config.max_tokens !== undefined) body[options.maxTokensField] = config.max_tokens;

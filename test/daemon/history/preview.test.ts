@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { extendPreview, previewOf, truncateScalars } from "../../../src/daemon/history/preview.js";
+import { projectEntry } from "../../../src/daemon/history/project-history.js";
 import type { LogEntry } from "../../../src/log/entries.js";
-import { assistantMessage, reasoning, userMessage } from "../../../src/model/items.js";
+import { assistantMessage, reasoning, toolCall, toolResult, userMessage } from "../../../src/model/items.js";
 import { placeLog, sessionStart, ts0 } from "./log-fixtures.js";
 
 describe("session preview", () => {
@@ -68,5 +69,35 @@ describe("session preview", () => {
       const extended = extendPreview(previewOf(log.slice(0, cut)), log.slice(cut));
       expect(extended, `cut at ${cut}`).toEqual(previewOf(log));
     }
+  });
+});
+
+describe("a preview's count", () => {
+  it("counts the positions whose projection has an entry besides a continuation, whatever their kind", () => {
+    const log = placeLog([
+      sessionStart(),
+      { kind: "user_input", ts: ts0, item: userMessage("first") },
+      { kind: "assistant_items", ts: ts0, items: [toolCall("c1", "read_file", "{}")] },
+      { kind: "tool_results", ts: ts0, items: [toolResult("c1", "text")] },
+      { kind: "assistant_items", ts: ts0, items: [] },
+      { kind: "note", ts: ts0, item: userMessage("a note") },
+      { kind: "hook_injected_items", ts: ts0, items: [userMessage("injected")] },
+      { kind: "turn_end", ts: ts0, turn_count: 1 },
+      { kind: "continuation", ts: ts0, input_id: "i1" },
+      {
+        kind: "compaction",
+        ts: ts0,
+        summary: "so far",
+        first_kept_position: 3,
+        before_tokens: 100,
+        after_tokens: 10,
+      },
+      { kind: "context_excluded", ts: ts0, from_position: 1, to_position: 2, reason: "repair" },
+    ] as LogEntry[]);
+    const projected = log.filter((placed) =>
+      projectEntry(placed).some((entry) => entry.kind !== "continuation"),
+    ).length;
+    expect(previewOf(log).transcript_count).toBe(projected);
+    expect(previewOf(log).transcript_count).toBe(7);
   });
 });
