@@ -179,9 +179,25 @@ const cases: Case[] = [
     send: (c) => putInput(c, uuidv7(), { kind: "message", text: "x".repeat(8 * 1024 * 1024 + 1024) }),
   },
   {
-    name: "a session body over 64 KiB gets 413",
+    // A creation may carry its first input, so it has the input's limit.
+    name: "a session body over 8 MiB gets 413",
     status: 413,
     code: "request_body_too_large",
+    send: (c) =>
+      c.app.api(`/sessions/${uuidv7()}`, {
+        method: "PUT",
+        headers: { "if-none-match": "*" },
+        body: {
+          kind: "new",
+          workspace: c.app.workspace,
+          input: { id: uuidv7(), kind: "message", text: "y".repeat(8 * 1024 * 1024 + 1024) },
+        },
+      }),
+  },
+  {
+    name: "a session's system prompt over 64 KiB gets 400",
+    status: 400,
+    code: "invalid_request",
     send: (c) =>
       c.app.api(`/sessions/${uuidv7()}`, {
         method: "PUT",

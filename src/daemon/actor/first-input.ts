@@ -13,11 +13,13 @@ import { v7 as uuidv7 } from "uuid";
 import type { InputIntent, InputReceipt } from "../../api/inputs.js";
 import type { LogEntry } from "../../log/entries.js";
 import { previewOf } from "../history/preview.js";
-import { freshAdmission, newInput } from "../session/input-queue.js";
+import { freshAdmission, type InputQueue, newInput } from "../session/input-queue.js";
+import type { SessionLogWriter } from "../session/session-log-writer.js";
 import type { InputSource } from "../storage/inputs-table.js";
 import type { CreatedSession, RowWrites } from "../storage/session-storage.js";
 import type { Tracing } from "../telemetry/tracing.js";
 import type { TurnTrace } from "../telemetry/turn-trace.js";
+import type { TurnScheduler } from "../turn/turn-scheduler.js";
 import { receiptsOf, type StartedTurn, turnStartEntries, turnStartWrites } from "../turn/turn-start.js";
 
 /** A new session's first input as its creation asks for it (checked by the route). */
@@ -57,7 +59,7 @@ const freshGate = { waiting: false, closingEntries: () => [] };
  * order 1) after `sessionEntries` entries of its own. `startTurn`: its turn starts in the
  * creation's commit (traced with `tracing`, when given); else it is admitted only.
  */
-export function planFirstInput(
+function planFirstInput(
   sessionId: string,
   first: FirstInputRequest,
   now: number,
@@ -101,10 +103,50 @@ export function planFirstInput(
  * The session as its creation's snapshot shows it when the creation also started its first
  * turn: as created, before the input's admission and the turn's start (the stream tells those).
  */
-export function beforeFirstInput(created: CreatedSession, sessionEntries: number): CreatedSession {
+function beforeFirstInput(created: CreatedSession, sessionEntries: number): CreatedSession {
   const entries = created.restored.entries.slice(0, sessionEntries);
   return {
     row: { ...created.row, preview: previewOf(entries), inputOrder: 0 },
     restored: { ...created.restored, entries },
   };
+}
+
+/**
+ * Run `create` with the creation's `entries` and `first`'s plan; a turn the plan started gets its
+ * trace ended when the creation fails (nothing of it was written, or a load recovers it under a
+ * trace of its own).
+ */
+export async function withFirstInput<T>(
+  sessionId: string,
+  entries: readonly LogEntry[],
+  first: FirstInputRequest,
+  plan: { now: number; startTurn: boolean; tracing: Pick<Tracing, "turn"> | undefined },
+  create: (entries: readonly LogEntry[], plan: FirstInputPlan) => Promise<T>,
+): Promise<T> {
+  const planned = planFirstInput(sessionId, first, plan.now, entries.length, plan.startTurn, plan.tracing);
+  try {
+    return await create([...entries, ...planned.entries], planned);
+  } catch (error) {
+    planned.turn?.trace?.end("failed", "error", "session_not_created", null);
+    throw error;
+  }
+}
+
+/**
+ * Tell what a commit of `turn`'s admission and start would have (the receipt, the entries after
+ * the session's own, `committed`) and run the turn; the snapshot to show, as created before them.
+ */
+export function runCreatedTurn(
+  parts: {
+    inputs: Pick<InputQueue, "announce">;
+    log: Pick<SessionLogWriter, "announceCreated">;
+    turns: Pick<TurnScheduler, "runCommitted">;
+  },
+  created: CreatedSession,
+  turn: CreatedTurn,
+): CreatedSession {
+  parts.inputs.announce(turn.admitted);
+  parts.log.announceCreated(created.restored.entries.slice(turn.sessionEntries));
+  parts.turns.runCommitted(turn.started, created.row, turn.trace);
+  return beforeFirstInput(created, turn.sessionEntries);
 }

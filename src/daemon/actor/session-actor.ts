@@ -27,7 +27,7 @@ import type { SessionSettings, SessionSettingsBody } from "../../api/session-set
 import type { CompactAnswer, SessionSnapshot, SessionStatus } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { PositionedEntry } from "../../log/entries.js";
-import { type LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
+import type { LogCorruptError } from "../../log/errors.js";
 import type { RestoredLog } from "../../log/tail-restore.js";
 import type { ApprovalGate } from "../approval/approval-gate.js";
 import type { SessionCompactor } from "../compaction/compaction.js";
@@ -39,6 +39,7 @@ import type { InputQueue } from "../session/input-queue.js";
 import { Mailbox } from "../session/mailbox.js";
 import type { SessionLogWriter } from "../session/session-log-writer.js";
 import type { SessionPort } from "../session/session-port.js";
+import { requiredRow } from "../session/session-row.js";
 import type { SessionServices } from "../session/session-services.js";
 import type { InputSource } from "../storage/inputs-table.js";
 import { type CreatedSession, WriteFencedError } from "../storage/session-storage.js";
@@ -48,7 +49,7 @@ import type { FirstBatch } from "../stream/sse-stream.js";
 import type { TurnScheduler } from "../turn/turn-scheduler.js";
 import { creationSnapshot, finishSnapshot, type SnapshotParts, snapshotParts } from "./actor-snapshot.js";
 import type { ActorSupervisor, StopReason } from "./actor-supervisor.js";
-import { beforeFirstInput, type CreatedTurn } from "./first-input.js";
+import { type CreatedTurn, runCreatedTurn } from "./first-input.js";
 import { sessionParts } from "./session-parts.js";
 import {
   changeSettings,
@@ -112,9 +113,8 @@ export class SessionActor {
   }
 
   /**
-   * Load a session from durable state: its row and its log, restored (log/tail-restore.ts). Throws
-   * the store's errors (SessionNotFoundError, LogCorruptError, storage failures) unchanged. `epoch`: the lease it is
-   * loaded under (its `services.storage` writes under it), null on one node.
+   * Load a session from its row and its restored log (log/tail-restore.ts); throws the store's errors
+   * unchanged. `epoch`: the lease it is loaded under (its storage writes under it), null on one node.
    */
   static async load(
     services: SessionServices,
@@ -122,17 +122,15 @@ export class SessionActor {
     supervisor: ActorSupervisor,
     epoch: number | null = null,
   ): Promise<SessionActor> {
-    const row = await services.storage.getSession(sessionId);
-    if (row === null) throw new SessionNotFoundError(sessionId);
+    const row = await requiredRow(services.storage, sessionId);
     const restored = await services.storage.restoreLog(sessionId);
     const repaired = await repairPreview(services, row, restored);
     return new SessionActor(services, repaired, restored, supervisor, epoch);
   }
 
   /**
-   * A session just created, from what its creation wrote; its snapshot's cursor and status as
-   * created. `turn`: the first turn its creation started (actor/first-input.ts): its admission
-   * and start are published and it runs at once, after the snapshot's cursor.
+   * A session just created, from what its creation wrote; its snapshot as created. `turn`: the first
+   * turn its creation started, published and run at once after the snapshot's cursor (first-input.ts).
    */
   static fromCreation(
     services: SessionServices,
@@ -143,15 +141,9 @@ export class SessionActor {
     const actor = new SessionActor(services, created.row, created.restored, supervisor, null);
     const parts = { log: actor.#log, gate: actor.#gate, compactor: actor.#compactor };
     const { status, cursor } = actor;
-    let shown = created;
-    if (turn !== null) {
-      shown = beforeFirstInput(created, turn.sessionEntries);
-      // Nothing else can have entered the new actor's mailbox yet: this runs as if inside it,
-      // and tells what a commit of the admission and the turn's start would have.
-      actor.#inputs.announce(turn.admitted);
-      actor.#log.announceCreated(created.restored.entries.slice(turn.sessionEntries));
-      actor.#turns.runCommitted(turn.started, created.row, turn.trace);
-    }
+    // Nothing else can have entered the new actor's mailbox yet: this runs as if inside it.
+    const running = { inputs: actor.#inputs, log: actor.#log, turns: actor.#turns };
+    const shown = turn === null ? created : runCreatedTurn(running, created, turn);
     return { actor, snapshot: () => creationSnapshot(parts, status, cursor, shown, services) };
   }
 
@@ -202,9 +194,8 @@ export class SessionActor {
   }
 
   /**
-   * The snapshot with the newest `tail` history positions. Its parts are taken in the mailbox
-   * (so history, cursor and status agree); the history is read after, outside it, so a reconnect
-   * never holds up the session's commits.
+   * The snapshot with the newest `tail` history positions: parts taken in the mailbox (so they agree),
+   * the history read after, outside it (a reconnect never holds up the session's commits).
    */
   async snapshot(tail?: number): Promise<SessionSnapshot> {
     const parts = await this.#task(() => this.#snapshotParts(this.cursor));
@@ -213,23 +204,19 @@ export class SessionActor {
 
   /** The first batch of a stream attach: a replay after `after`, or a reset with a snapshot. */
   async openStream(after: StreamCursor | null, tail?: number): Promise<FirstBatch> {
-    const taken = await this.#task(async () => {
+    const { read, parts } = await this.#task(async () => {
       const read = this.feed.read(after);
       if (read.kind === "events") return { read, parts: null };
       const cursor = { generation: this.feed.generation, sequence: read.cursor };
       return { read, parts: await this.#snapshotParts(cursor) };
     });
-    const { read, parts } = taken;
     if (read.kind === "events" || parts === null)
       return { cursor: read.cursor, events: read.kind === "events" ? read.events : [] };
     const snapshot = await finishSnapshot(parts, tail, this.sessionId, this.#services);
     return { cursor: read.cursor, events: [], reset: { reason: read.reason, snapshot } };
   }
 
-  /**
-   * The session's log as committed now, for a history page (read outside the mailbox: only
-   * what was committed is read). A session found corrupt reads (and so verifies) it whole.
-   */
+  /** The log as committed, for a history page (outside the mailbox); a corrupt session's read whole. */
   historyLog(): Promise<HistoryLog> {
     return this.#log.readableLog();
   }
@@ -343,10 +330,8 @@ export class SessionActor {
   }
 
   /**
-   * Stop the actor. A running turn is aborted: after a debug restart it ends `failed` (as if
-   * the actor had crashed); at shutdown it is left `running` in storage, so the next daemon
-   * start recovers it like after a crash. When its lease was lost it writes nothing either:
-   * the session's new owner recovers the turn.
+   * Stop the actor, aborting a running turn: after a debug restart it ends `failed`; at shutdown, or
+   * with the lease lost, it is left `running` for the next start (or the new owner) to recover.
    */
   async stop(reason: StopReason): Promise<void> {
     if (this.#stopped || this.#stopping) return;
@@ -366,8 +351,6 @@ export class SessionActor {
     this.#turns.abortFor("shutdown");
   }
 
-  // ---------------------------------------------------------------------------------------------
-
   /** Everything a snapshot holds but its history, and the log to read that from (in the mailbox). */
   #snapshotParts(cursor: StreamCursor): Promise<SnapshotParts> {
     this.#lastUsedAt = this.#services.now();
@@ -375,10 +358,8 @@ export class SessionActor {
     return snapshotParts(parts, this.#turns.status, cursor, () => this.#row(), this.#services);
   }
 
-  async #row(): Promise<SessionRow> {
-    const row = await this.#services.storage.getSession(this.sessionId);
-    if (row === null) throw new SessionNotFoundError(this.sessionId);
-    return row;
+  #row(): Promise<SessionRow> {
+    return requiredRow(this.#services.storage, this.sessionId);
   }
 
   /** Queue a task; a stopped actor refuses new work. */

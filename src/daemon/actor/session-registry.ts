@@ -20,7 +20,7 @@ import { WriteFencedError } from "../storage/session-storage.js";
 import type { NewSession, SessionListFilter, SessionPage, SessionRow } from "../storage/sessions-table.js";
 import type { ActorSupervisor, SupervisedActor } from "./actor-supervisor.js";
 import { CrashRestarts } from "./crash-restarts.js";
-import { type FirstInputPlan, planFirstInput } from "./first-input.js";
+import { type FirstInputPlan, withFirstInput } from "./first-input.js";
 import { SessionActor } from "./session-actor.js";
 import { censusOf, type SessionCensus } from "./session-census.js";
 import {
@@ -43,9 +43,8 @@ export class SessionRegistry {
   #unloadTimer: NodeJS.Timeout | null = null;
   readonly #crashRestarts = new CrashRestarts();
   /**
-   * Actors out of the map that are still stopping: they may still write their turn's end, so
-   * the session's next actor loads only once they have stopped (it would read the log before
-   * that write, and take the turn for one a crash cut short).
+   * Actors out of the map still stopping (they may still write their turn's end): the next actor
+   * loads after them, or it would take that turn for one a crash cut short.
    */
   readonly #stopping = new Map<string, Promise<void>>();
 
@@ -215,10 +214,7 @@ export class SessionRegistry {
     );
   }
 
-  /**
-   * Create a session: its row and its session_start entry in one transaction, with its first
-   * input's admission and (one node) its first turn's start when it has one. Throws SessionExistsError.
-   */
+  /** Create a session: row, session_start, first input and (one node) its turn's start in one transaction. Throws SessionExistsError. */
   async create(request: NewSessionRequest): Promise<CreatedActor> {
     const now = this.#services.now();
     const { row, entries } = newSessionRecord(request, now);
@@ -226,15 +222,9 @@ export class SessionRegistry {
     if (first === undefined) return this.#start(row, entries);
     // The turn starts in the creation's commit only where the new actor is built from that
     // commit; a loaded actor (a lease to take, a drain) starts it from the queue instead.
-    const startsHere = this.#services.ownership === undefined && !this.#draining;
-    const plan = planFirstInput(row.id, first, now, entries.length, startsHere, this.#services.tracing);
-    try {
-      return await this.#start(row, [...entries, ...plan.entries], plan);
-    } catch (error) {
-      // Nothing of the turn was written (or it was, and a load recovers it under a trace of its own).
-      plan.turn?.trace?.end("failed", "error", "session_not_created", null);
-      throw error;
-    }
+    const startTurn = this.#services.ownership === undefined && !this.#draining;
+    const plan = { now, startTurn, tracing: this.#services.tracing };
+    return withFirstInput(row.id, entries, first, plan, (all, planned) => this.#start(row, all, planned));
   }
 
   /** Fork a session at a history checkpoint into a new session (same workspace, provider, model). */

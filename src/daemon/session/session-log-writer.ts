@@ -28,6 +28,7 @@ import { projectEntry, recordToolNames, type ToolNames } from "../history/projec
 import type { RowWrites, SessionStorage, StoredSessionWriter } from "../storage/session-storage.js";
 import type { CommitSpan, TraceIds, TurnTrace } from "../telemetry/turn-trace.js";
 import { anchoredLog } from "./anchored-log.js";
+import type { CommitOptions, LogObserver, PendingCommit } from "./log-commit.js";
 import type { SessionOutlet } from "./session-outlet.js";
 
 /** Where a session's log is kept: the storage, the log's writer from it, the preview as stored. */
@@ -37,31 +38,7 @@ export interface LogPlace {
   preview: SessionPreview;
 }
 
-/** What a part of the session hears of every commit (see `SessionLogWriter.observe`). */
-export interface LogObserver {
-  /** A commit is durable and its events went out: the entries it stored, held ones first. */
-  committed?(placed: readonly PlacedEntry[]): void;
-  /** The log was found corrupt (once): nothing more will be written. */
-  corrupted?(error: LogCorruptError): void;
-}
-
-/** A commit under way (see `SessionLogWriter.begin`). */
-export interface PendingCommit {
-  /**
-   * The transaction committed and the replayed state holds the entries, possibly before they
-   * are durable: work without side effects may start (a turn's model request). Rejects as
-   * `durable` does when the commit fails before.
-   */
-  written: Promise<void>;
-  /** The commit is durable and published: where the entries (not the held ones) were stored. */
-  durable: Promise<PlacedEntry[]>;
-}
-
-/** What a commit publishes besides its entries. */
-export interface CommitOptions {
-  /** Published once the commit is durable, before any event of its own (an input's pending receipt). */
-  announce?: () => void;
-}
+export type { CommitOptions, LogObserver, PendingCommit } from "./log-commit.js";
 
 export class SessionLogWriter {
   readonly sessionId: string;

@@ -17,9 +17,10 @@
  */
 import type { CancelAnswer, InputIntent, InputReceipt, InterruptAnswer } from "../../api/inputs.js";
 import type { SessionStatus } from "../../api/session-snapshot.js";
-import { LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
+import { LogCorruptError } from "../../log/errors.js";
 import type { FreshAdmission } from "../session/input-queue.js";
 import type { SessionPort } from "../session/session-port.js";
+import { requiredRow } from "../session/session-row.js";
 import type { SessionServices } from "../session/session-services.js";
 import type { InputRow, InputSource } from "../storage/inputs-table.js";
 import type { SessionRow } from "../storage/sessions-table.js";
@@ -342,10 +343,8 @@ export class TurnScheduler {
   }
 
   /** The session's row (a turn reads its provider, model and workspace). */
-  async #row(): Promise<SessionRow> {
-    const row = await this.#services.storage.getSession(this.#port.sessionId);
-    if (row === null) throw new SessionNotFoundError(this.#port.sessionId);
-    return row;
+  #row(): Promise<SessionRow> {
+    return requiredRow(this.#services.storage, this.#port.sessionId);
   }
 
   /** Starting (or recovering) a turn failed: storage trouble is retried later, anything else is a crash. */

@@ -128,16 +128,7 @@ export function chatMessages(
     if (message !== null) push(message, run.sources);
     run = null;
   };
-  const startRun = (position: number): AssistantRun =>
-    (run ??= {
-      sources: [],
-      textItems: [],
-      calls: [],
-      reasoning: [],
-      details: [],
-      inCurrentTurn: position >= turnStart,
-      only: null,
-    });
+  const startRun = (position: number): AssistantRun => (run ??= emptyRun(position >= turnStart));
   entries.forEach(({ item, from }, position) => {
     switch (item.type) {
       case "message":
@@ -150,10 +141,7 @@ export function chatMessages(
           assistant.only = item;
         } else {
           flushAssistant();
-          push(
-            fixedElement(itemMessages, item, () => ({ role: item.role, content: messageText(item) })),
-            only(from),
-          );
+          push(plainMessage(item), only(from));
         }
         break;
       case "tool_call": {
@@ -174,14 +162,7 @@ export function chatMessages(
       }
       case "tool_result":
         flushAssistant();
-        push(
-          fixedElement(itemMessages, item, () => ({
-            role: "tool",
-            tool_call_id: item.call_id,
-            content: resultText(item),
-          })),
-          only(from),
-        );
+        push(plainMessage(item), only(from));
         break;
       default:
         unreachable(item, "unknown item");
@@ -189,6 +170,24 @@ export function chatMessages(
   });
   flushAssistant();
   return messages;
+}
+
+/** A run with nothing in it yet. */
+function emptyRun(inCurrentTurn: boolean): AssistantRun {
+  return { sources: [], textItems: [], calls: [], reasoning: [], details: [], inCurrentTurn, only: null };
+}
+
+/** The message of a user or system message item, or of a tool result: made once per item. */
+function plainMessage(
+  item: Extract<Item, { type: "message" }> | Extract<Item, { type: "tool_result" }>,
+): ChatMessage {
+  return item.type === "message"
+    ? fixedElement(itemMessages, item, () => ({ role: item.role, content: messageText(item) }))
+    : fixedElement(itemMessages, item, () => ({
+        role: "tool",
+        tool_call_id: item.call_id,
+        content: resultText(item),
+      }));
 }
 
 /** The assistant items of one run (between user messages and tool results), in order. */
