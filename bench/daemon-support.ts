@@ -1,8 +1,8 @@
 /**
  * What the daemon benches share (bench/daemon.ts and its parts, bench/profile-daemon.ts): the
- * wall clock the fake provider also stamps with, the provider profile, a process's CPU time,
- * a light follower of a session's stream that timestamps each turn's first text and its
- * `turn_completed`, and the group-commit counts a daemon logs when it stops.
+ * wall clock the fake provider also stamps with, the provider profile, a process's CPU time and
+ * resident memory, a light follower of a session's stream that timestamps each turn's first
+ * text and its `turn_completed`, and the group-commit counts a daemon logs when it stops.
  */
 import { closeSync, fsync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { request as httpRequest } from "node:http";
@@ -33,10 +33,23 @@ export function profiles(provider: FakeProvider) {
 /**
  * The environment of a bench daemon: `env`, plus SKEIN_CHECKPOINTS=0 when this process has
  * SKEIN_BENCH_CHECKPOINTS=0 (every daemon of the suite then runs without workspace checkpoints,
- * to see the daemon's own limit apart from the git processes they spawn).
+ * to see the daemon's own limit apart from the git processes they spawn), plus this process's
+ * SKEIN_V8_FLAGS when set (the daemon's V8 flags instead of its defaults, for a before/after).
  */
 export function daemonEnv(env: Record<string, string>): Record<string, string> {
-  return process.env.SKEIN_BENCH_CHECKPOINTS === "0" ? { SKEIN_CHECKPOINTS: "0", ...env } : env;
+  const v8Flags = process.env.SKEIN_V8_FLAGS;
+  return {
+    ...(process.env.SKEIN_BENCH_CHECKPOINTS === "0" ? { SKEIN_CHECKPOINTS: "0" } : {}),
+    ...(v8Flags === undefined ? {} : { SKEIN_V8_FLAGS: v8Flags }),
+    ...env,
+  };
+}
+
+/** A process's resident memory now and at its peak, in MB (VmRSS, VmHWM of /proc/<pid>/status). */
+export function rssMb(pid: number): { now: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const mb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? "0") / 1024;
+  return { now: mb("VmRSS"), peak: mb("VmHWM") };
 }
 
 /** utime + stime of a process, in ms (from /proc/<pid>/stat, in clock ticks of 10 ms). */

@@ -8,7 +8,9 @@
  *
  * Sizes: WARMUP (units run first and not counted, default 20), COUNT (units counted, default
  * 20). SKEIN_PROFILE_BIN names another checkout's built `bin/skein.js`. CALLGRIND_OUT=<dir>
- * keeps the measured phase's callgrind file there (for `callgrind_annotate`).
+ * keeps the measured phase's callgrind file there (for `callgrind_annotate`). SKEIN_V8_FLAGS is
+ * passed on to the daemon (its V8 flags instead of its defaults; `none`: V8's own), and
+ * SKEIN_NODE_FLAGS goes on the daemon's node command line (flags that must be set at start).
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";

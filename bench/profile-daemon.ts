@@ -1,14 +1,16 @@
 /**
  * `tsx bench/profile-daemon.ts <stream|turns|concurrent|oneshot> <dir>`: runs one daemon load under
  * `node --cpu-prof` (the profile is written to <dir> when the daemon exits; `none`: no profile)
- * and prints the daemon's CPU time per unit of work. `bench/profile-summary.ts` prints a
+ * and prints the daemon's CPU time per unit of work and its resident memory (idle after start,
+ * after the work, peak). `bench/profile-summary.ts` prints a
  * profile's top functions. Not a suite of `npm run bench`: a tool for finding where the time goes.
  *
  * Sizes: TURNS (turns, default 300), SESSIONS (concurrent: that many sessions, one short turn
  * each, all at once, default 1000; oneshot: that many `skein run "hi"` in new sessions, one
  * after the other, default 100), WATCHERS (stream: that many SSE watchers of the session,
  * as in the bench's stream figures, default 0; the deltas then carry the bench's stamps). SKEIN_CHECKPOINTS=0 in this process's environment is passed
- * on to the daemon (no workspace checkpoints), to see what they cost. It prints the measured
+ * on to the daemon (no workspace checkpoints), to see what they cost, and so is SKEIN_V8_FLAGS
+ * (the daemon's V8 flags instead of its defaults; `none`: V8's defaults). It prints the measured
  * phase's window (CLOCK_MONOTONIC µs) for `profile-summary.ts`, so setup is left out.
  * SKEIN_PROFILE_BIN names another checkout's built `bin/skein.js` to profile instead (e.g.
  * main's, for a before/after). PERF_OUT=<file> also records the measured phase with `perf
@@ -24,10 +26,12 @@ import { runOneShot } from "./daemon-oneshot.js";
 import {
   cpuMs,
   cpuOf,
+  daemonEnv,
   type Follower,
   follow,
   followedTurn,
   now,
+  rssMb,
   sendInput,
   stamp,
   type Watcher,
@@ -60,21 +64,28 @@ async function openWindow(): Promise<{ close(): Promise<void> }> {
   };
 }
 
-// The harness passes SKEIN_NODE_FLAGS of this process to the daemon's node.
-if (dir !== "none") process.env.SKEIN_NODE_FLAGS = `--cpu-prof --cpu-prof-dir=${dir}`;
+// The harness passes SKEIN_NODE_FLAGS of this process to the daemon's node (with those given,
+// e.g. V8 flags to compare).
+if (dir !== "none") {
+  const given = process.env.SKEIN_NODE_FLAGS ?? "";
+  process.env.SKEIN_NODE_FLAGS = `${given} --cpu-prof --cpu-prof-dir=${dir}`.trim();
+}
 const provider = await FakeProvider.start();
 const app = await DaemonHarness.start({
   ...(process.env.SKEIN_PROFILE_BIN === undefined ? {} : { skeinBin: process.env.SKEIN_PROFILE_BIN }),
   providers: {
     bench: { protocol: "chat_completions", baseUrl: provider.baseUrlWith("v1"), apiKey: "k", model: "m" },
   },
-  env: {
+  env: daemonEnv({
     SKEIN_LOG_LEVEL: "warn",
     ...(process.env.SKEIN_CHECKPOINTS === undefined
       ? {}
       : { SKEIN_CHECKPOINTS: process.env.SKEIN_CHECKPOINTS }),
-  },
+  }),
 });
+// Resident memory with nothing done yet, once start-up's garbage had a moment to be collected.
+await new Promise((resolve) => setTimeout(resolve, 1000));
+const idleRss = rssMb(app.pid).now;
 try {
   if (mode === "stream") {
     const session = await app.createSession();
@@ -168,6 +179,10 @@ try {
       `turns: ${((performance.now() - start) / turns).toFixed(2)} ms wall/turn, ${(cpu / turns).toFixed(2)} ms CPU/turn`,
     );
   }
+  const rss = rssMb(app.pid);
+  console.log(
+    `rss: idle ${idleRss.toFixed(0)} MB, after ${rss.now.toFixed(0)} MB, peak ${rss.peak.toFixed(0)} MB`,
+  );
   console.log(`daemon exited with ${await app.shutdown(10_000)}`);
 } finally {
   await app.close();
