@@ -3,13 +3,15 @@
  * flag set then holds for every function compiled after it).
  *
  * Why: the daemon's work per turn is many functions each run once or a few times, and V8 spent
- * a large part of it compiling them with TurboFan (on its compiler thread) for calls that never
- * came. A four times larger interrupt budget lets a function run longer in the interpreter and
- * Sparkplug before it is optimized, so only the really hot ones are. Measured with
- * `bench/instructions.ts` (callgrind, every thread of the daemon): a plain turn went from 11.5 M
- * to 7.5 M instructions and a one-shot session from 13.1 M to 10.2 M after 40 warm-up units,
- * with no loss after 300 (docs/architecture.md, "The daemon", has the table). It changes when
- * code is optimized, never what it does.
+ * a large part of it compiling them with TurboFan (on its compiler thread) for calls that mostly
+ * never came. A four times larger interrupt budget lets a function run longer in the
+ * interpreter and Sparkplug before it is optimized, so only the really hot ones are. Measured
+ * with `bench/instructions.ts` (callgrind, every thread of the daemon, several runs each): a
+ * plain turn went from 8.2–11.5 M to 7.5–9.4 M instructions after 40 warm-up turns and from
+ * 13.1–15.4 M to 7.8–9.1 M after 300, a one-shot session from 11.3–13.1 M to 10.2–10.6 M; the
+ * other threads' share of a turn fell from 3.4 M to 0.75 M (9.2 M to 0.77 M after 300) against
+ * 4–13% more on the main thread (docs/architecture.md, "The daemon", has the table). It
+ * changes when code is optimized, never what it does.
  */
 import { setFlagsFromString } from "node:v8";
 
@@ -38,10 +40,4 @@ export function applyDaemonV8Flags(env: NodeJS.ProcessEnv): readonly string[] {
   for (const flag of flags) setFlagsFromString(flag);
   Object.defineProperty(globalThis, appliedKey, { value: flags, configurable: true });
   return flags;
-}
-
-/** The V8 flags `applyDaemonV8Flags` set in this process (none when it was not called). */
-export function appliedDaemonV8Flags(): readonly string[] {
-  const applied: unknown = Reflect.get(globalThis, appliedKey);
-  return Array.isArray(applied) ? (applied as string[]) : [];
 }
