@@ -280,7 +280,11 @@ export class SessionLogWriter {
 
   /**
    * Start a commit as `commit` does, and tell its caller apart when it is written (the
-   * replayed state holds it; not yet durable) and when it is durable and published.
+   * replayed state holds it; not yet durable) and when it is durable and published. Once
+   * durable, the commit waits for the event loop's next check phase before it announces and
+   * publishes: the I/O its caller started on `written` (a turn's model request, which undici
+   * writes on a reused keep-alive socket only in the check phase after it was dispatched) leaves
+   * first, instead of after the events, the input's 202 and whatever they set off.
    */
   begin(entries: readonly LogEntry[], writes: RowWrites = {}, options: CommitOptions = {}): PendingCommit {
     let markWritten: () => void = () => undefined;
@@ -334,10 +338,12 @@ export class SessionLogWriter {
     this.#outlet.meter?.commit((performance.now() - began) / 1000);
     // Only what was held when the append began: a hold while it was in flight waits for the next.
     this.#held.splice(0, held);
-    options.announce?.();
     this.#preview = preview;
     if (writer.headHash !== null)
       this.#checkpoints.advance({ position: writer.position, hash: writer.headHash });
+    // Work started on `written` goes out before what tells of the commit (see `begin`).
+    if (written !== undefined) await nextCheckPhase();
+    options.announce?.();
     this.#publish(placed);
     for (const observer of this.#observers) observer.committed?.(placed);
     return placed.slice(held);
@@ -378,4 +384,9 @@ export class SessionLogWriter {
       this.markCorrupt(new LogCorruptError(this.sessionId, this.position + 1, "another writer appended"));
     }
   }
+}
+
+/** Resolves in the event loop's next check phase, after the immediates queued before it. */
+function nextCheckPhase(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
