@@ -46,6 +46,7 @@ import { daemonNotifications } from "./notify/daemon-notifications.js";
 import { apiKeys } from "./process/api-key-lookup.js";
 import type { DaemonMetrics } from "./process/daemon-metrics.js";
 import { writeDiscoveryFile } from "./process/discovery-file.js";
+import { recheckStamps } from "./process/file-stamp.js";
 import { DrainController, installSignalHandlers } from "./process/drain.js";
 import { establishHeadTrust } from "./process/head-trust.js";
 import { ensureHome } from "./process/home.js";
@@ -297,7 +298,7 @@ function openHttpApp(
   drain: DrainController,
   logger: pino.Logger,
 ): HttpApp {
-  return createHttpApp({
+  const app = createHttpApp({
     token: settings.token,
     ...access,
     ...(settings.tls === null ? {} : { tls: readTlsFiles(settings.tls) }),
@@ -308,6 +309,10 @@ function openHttpApp(
     extraHosts: listenHostNames(settings.host, networkInterfaces()),
     publicUrls: [...(settings.nodeUrl === null ? [] : [settings.nodeUrl]), ...settings.publicUrls],
   });
+  // Before the app's own listener: a request sees config.json and secrets.json as they were when
+  // it was sent, though they are stat'ed at most once per event-loop iteration (file-stamp.ts).
+  app.server.prependListener("request", recheckStamps);
+  return app;
 }
 
 /** Listen on the chosen port; on a cluster, then take this node's place in it. The port. */
