@@ -60,11 +60,14 @@ export function cpuOf(pid: number): ProcessCpu {
   return { own: ms(fields[11]! + fields[12]!), children: ms(fields[13]! + fields[14]!) };
 }
 
+/** Where a bench client reaches a server of sessions: a daemon, or the turn floor (bench/turn-floor.ts). */
+export type Endpoint = Pick<DaemonHarness, "port" | "token">;
+
 /**
  * Submit a message input with a bare request (the harness's `prompt` also checks the answer
  * against the OpenAPI document, which would delay this process reading the stream).
  */
-export async function sendInput(app: DaemonHarness, sessionId: string, text: string): Promise<void> {
+export async function sendInput(app: Endpoint, sessionId: string, text: string): Promise<void> {
   const answer = await rawRequest(app.port, {
     method: "PUT",
     path: `/sessions/${sessionId}/inputs/${uuidv7()}`,
@@ -74,10 +77,14 @@ export async function sendInput(app: DaemonHarness, sessionId: string, text: str
   if (answer.status !== 202) throw new Error(`input to ${sessionId}: ${answer.status} ${answer.text}`);
 }
 
-/** When a follower saw one turn's first text event and its `turn_completed` (wall-clock ms). */
+/** When a follower saw one turn's first text event and its `turn_completed` (wall-clock ms), and what it read. */
 export interface TurnSeen {
   firstTextAt: number | null;
   completedAt: number;
+  /** Bytes of the turn's stream read, up to the chunk with `turn_completed` (SSE framing included). */
+  bytes: number;
+  /** Stream frames (`data:` lines) in those chunks. */
+  frames: number;
 }
 
 /** A light follower of one session's stream. */
@@ -89,7 +96,7 @@ export interface Follower {
 
 /** Send a message input to a followed session and wait until its follower sees the turn end. */
 export async function followedTurn(
-  app: DaemonHarness,
+  app: Endpoint,
   sessionId: string,
   follower: Follower,
   text: string,
@@ -100,16 +107,26 @@ export async function followedTurn(
 }
 
 const textMark = '"type":"text"';
+const dataMark = "data: ";
+
+/** How many times `mark` occurs in `text` (a mark cut by a chunk boundary is missed: a rare undercount). */
+function countOf(text: string, mark: string): number {
+  let count = 0;
+  for (let at = text.indexOf(mark); at >= 0; at = text.indexOf(mark, at + mark.length)) count++;
+  return count;
+}
 const completedMark = '"type":"turn_completed"';
 
 /**
  * Follow a session's stream scanning raw bytes for the marks (no JSON parsing, so a thousand
  * followers cost this process little). Resolves once the first frame arrived.
  */
-export function follow(app: DaemonHarness, sessionId: string): Promise<Follower> {
+export function follow(app: Endpoint, sessionId: string): Promise<Follower> {
   return new Promise((attached, failed) => {
     let waiting: ((seen: TurnSeen) => void) | null = null;
     let firstTextAt: number | null = null;
+    let bytes = 0;
+    let frames = 0;
     // The end of the last chunk, so a mark cut in two by a chunk boundary is still found;
     // cleared once a turn is seen so its mark never counts for the next turn.
     let tail = "";
@@ -138,6 +155,8 @@ export function follow(app: DaemonHarness, sessionId: string): Promise<Follower>
               nextTurn: () =>
                 new Promise<TurnSeen>((resolve) => {
                   firstTextAt = null;
+                  bytes = 0;
+                  frames = 0;
                   waiting = resolve;
                 }),
               close: () => req.destroy(),
@@ -150,11 +169,13 @@ export function follow(app: DaemonHarness, sessionId: string): Promise<Follower>
             return;
           }
           if (firstTextAt === null && text.includes(textMark)) firstTextAt = at;
+          bytes += chunk.length;
+          frames += countOf(chunk, dataMark);
           if (text.includes(completedMark)) {
             const resolve = waiting;
             waiting = null;
             tail = "";
-            resolve({ firstTextAt, completedAt: at });
+            resolve({ firstTextAt, completedAt: at, bytes, frames });
             return;
           }
           tail = text.slice(-32);
