@@ -9,7 +9,6 @@
  */
 import { chmodSync, closeSync, openSync } from "node:fs";
 import Database from "better-sqlite3";
-import { WalFrameCounter } from "./wal-frame-counter.js";
 import {
   DatabaseVersionError,
   migrations,
@@ -17,6 +16,7 @@ import {
   schemaVersion,
   schemaVersionTable,
 } from "./daemon-schema.js";
+import { WalFrameCounter } from "./wal-frame-counter.js";
 
 export { DatabaseVersionError, migrations, schemaVersion };
 
