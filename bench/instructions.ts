@@ -11,7 +11,7 @@
  * keeps the measured phase's callgrind file there (for `callgrind_annotate`).
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DaemonHarness } from "../test/e2e/support/daemon-harness.js";
@@ -24,6 +24,8 @@ const mode = process.argv[2] ?? "both";
 const warmup = Number(process.env.WARMUP ?? 20);
 const count = Number(process.env.COUNT ?? 20);
 const outDir = process.env.CALLGRIND_OUT ?? mkdtempSync(join(tmpdir(), "skein-callgrind-"));
+// valgrind cannot write into a folder that does not exist (the daemon then fails to start).
+mkdirSync(outDir, { recursive: true });
 
 /** Wait until the daemon's timers after a unit have run, so they are counted with it. */
 const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1500));

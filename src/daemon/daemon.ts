@@ -11,7 +11,7 @@ import { randomBytes } from "node:crypto";
 import { networkInterfaces } from "node:os";
 import pino from "pino";
 import { v7 as uuidv7 } from "uuid";
-import { protocolVersion } from "../api/protocol.js";
+import { capabilities, protocolVersion } from "../api/protocol.js";
 import { homeLockedExitCode } from "../home/exit-codes.js";
 import type { HeadSigner } from "../log/head-signer.js";
 import { recoverSessions } from "./actor/boot-recovery.js";
@@ -255,6 +255,7 @@ async function publishDiscovery(
     port: daemon.port,
     token: settings.token,
     version: protocolVersion,
+    capabilities,
     instance_id: daemon.instanceId,
     config_source: daemon.configShared ? "database" : "file",
     // A client on this machine connects to the listen address (loopback for a wildcard one).
