@@ -194,6 +194,8 @@ export interface CommitStats {
   fsyncs: number | null;
   /** SQL statements run, when the daemon counted them (SKEIN_TEST_COUNT_STATEMENTS=1). */
   statements: number | null;
+  /** Pages written to SQLite's write-ahead log, when the daemon counted them (the same variable). */
+  walFrames: number | null;
 }
 
 /**
@@ -211,11 +213,13 @@ export function commitStatsOf(log: string): CommitStats {
     );
   const fsyncs = /"fsyncs":(\d+)/.exec(line);
   const statements = /"statements":(\d+)/.exec(line);
+  const walFrames = /"walFrames":(\d+)/.exec(line);
   return {
     transactions: Number(commits[1]),
     requests: Number(commits[2]),
     fsyncs: fsyncs === null ? null : Number(fsyncs[1]),
     statements: statements === null ? null : Number(statements[1]),
+    walFrames: walFrames === null ? null : Number(walFrames[1]),
   };
 }
 

@@ -2,10 +2,11 @@
  * Daemon bench part `turns`: sequential plain turns on one session, the fake provider answering
  * a short text at once. Per turn: the daemon's overhead (input sent → `turn_completed` seen on
  * the stream, minus the provider's own time for the request), input sent → LLM request
- * received, the daemon's CPU time, and its commits and fsyncs (from the group-commit counts the
- * daemon logs when it stops, minus those of a daemon that did only the setup). The same turns,
- * by the same client, also run against the Node.js floor of a plain turn (bench/turn-floor.ts):
- * its CPU and overhead per turn are the baselines of the daemon's in two more figures.
+ * received, the daemon's CPU time, and its commits, fsyncs, SQL statements and write-ahead log
+ * pages (from the group-commit counts the daemon logs when it stops, minus those of a daemon
+ * that did only the setup). The same turns, by the same client, also run against the Node.js
+ * floor of a plain turn (bench/turn-floor.ts): its CPU and overhead per turn are the baselines
+ * of the daemon's in two more figures.
  */
 import { tmpdir } from "node:os";
 import { DaemonHarness } from "../test/e2e/support/daemon-harness.js";
@@ -174,6 +175,15 @@ export async function turnFigures(provider: FakeProvider, turns: number, warmup:
       "statements",
       null,
       `SQL statements a plain turn runs on the daemon's SQLite connection (BEGIN, savepoints and COMMIT included), counted by a daemon with SKEIN_TEST_COUNT_STATEMENTS=1 and no workspace checkpoints over ${counted} turns after the same setup, minus a daemon that did only the setup`,
+    ),
+    figure(
+      "wal_frames_per_turn",
+      countedRun.walFrames === null || setupUncheckpointed.walFrames === null
+        ? Number.NaN
+        : (countedRun.walFrames - setupUncheckpointed.walFrames) / counted,
+      "pages",
+      null,
+      `pages (4 KiB frames) a plain turn's commits write to SQLite's write-ahead log, each copied into the database file again by the checkpointer; counted with the statements above (from the log's shared-memory index before each statement); \`tsx bench/wal-pages.ts\` tells which table or index they belong to`,
     ),
     figure(
       "fsyncs_per_turn",
