@@ -5,16 +5,13 @@
  */
 import { v7 as uuidv7 } from "uuid";
 import { afterEach, describe, expect, it } from "vitest";
-import { ApprovalGate } from "../../../src/daemon/approval/approval-gate.js";
-import { SessionCompactor } from "../../../src/daemon/compaction/compaction.js";
-import { InputQueue } from "../../../src/daemon/session/input-queue.js";
 import type { StoredSessionWriter } from "../../../src/daemon/storage/session-storage.js";
-import { TurnScheduler } from "../../../src/daemon/turn/turn-scheduler.js";
 import { GroupCommitFailedError } from "../../../src/log/errors.js";
 import { WalSyncFailedError } from "../../../src/log/wal-sync.js";
 import { unnamedSource } from "../../support/input-source.js";
 import { MockLlmClient, mockHang } from "../../support/mock-llm-client.js";
 import { type TestPort, testPort } from "../session/test-port.js";
+import { testScheduler } from "./test-scheduler.js";
 
 /** A writer whose appends are written (the store commits them) but whose flush fails once `fail` is called. */
 function flushFailingWriter(stored: StoredSessionWriter, flushFails: Promise<void>): StoredSessionWriter {
@@ -67,19 +64,8 @@ describe("a turn whose start is written but never durable", () => {
       [],
       (stored) => flushFailingWriter(stored, flushFails),
     );
-    const { port, services, storage } = env;
-    const parts = {
-      inputs: new InputQueue(port, storage),
-      gate: new ApprovalGate(port),
-      compactor: new SessionCompactor(port, services.limitsOf),
-    };
-    const turns = new TurnScheduler(port, services, parts, {
-      halted: () => false,
-      statusChanged: () => undefined,
-      crash: (error) => {
-        throw error;
-      },
-    });
+    const { port } = env;
+    const turns = testScheduler(env);
     // As the actor does: the admission runs in the mailbox.
     const receipt = port.serialize(() =>
       turns.admitAndStart(uuidv7(), { kind: "message", text: "Hi" }, unnamedSource),
