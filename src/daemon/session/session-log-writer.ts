@@ -28,6 +28,7 @@ import { projectEntry, recordToolNames, type ToolNames } from "../history/projec
 import type { RowWrites, SessionStorage, StoredSessionWriter } from "../storage/session-storage.js";
 import type { CommitSpan, TraceIds, TurnTrace } from "../telemetry/turn-trace.js";
 import { anchoredLog } from "./anchored-log.js";
+import { AnnounceOrder } from "./announce-order.js";
 import type { CommitOptions, LogObserver, PendingCommit } from "./log-commit.js";
 import type { SessionOutlet } from "./session-outlet.js";
 
@@ -53,6 +54,7 @@ export class SessionLogWriter {
   #corrupt: LogCorruptError | null = null;
   /** Entries accepted but not yet written: they go first in the next commit, whatever it is. */
   #held: LogEntry[] = [];
+  readonly #announceOrder = new AnnounceOrder();
   /** The turns being traced: their entries carry the trace's ids, their commits get spans. */
   readonly #traces = new Map<string, TurnTrace>();
 
@@ -284,7 +286,8 @@ export class SessionLogWriter {
    * durable, the commit waits for the event loop's next check phase before it announces and
    * publishes: the I/O its caller started on `written` (a turn's model request, which undici
    * writes on a reused keep-alive socket only in the check phase after it was dispatched) leaves
-   * first, instead of after the events, the input's 202 and whatever they set off.
+   * first, instead of after the events, the input's 202 and whatever they set off; a commit
+   * durable meanwhile announces after it (announce-order.ts).
    */
   begin(entries: readonly LogEntry[], writes: RowWrites = {}, options: CommitOptions = {}): PendingCommit {
     let markWritten: () => void = () => undefined;
@@ -308,6 +311,7 @@ export class SessionLogWriter {
     if (all.length === 0) {
       await this.#storage.writeRows(this.sessionId, { ...writes, activityAt: this.#outlet.now() });
       written?.();
+      await this.#announceOrder.turn(written !== undefined);
       options.announce?.();
       return [];
     }
@@ -341,8 +345,7 @@ export class SessionLogWriter {
     this.#preview = preview;
     if (writer.headHash !== null)
       this.#checkpoints.advance({ position: writer.position, hash: writer.headHash });
-    // Work started on `written` goes out before what tells of the commit (see `begin`).
-    if (written !== undefined) await nextCheckPhase();
+    await this.#announceOrder.turn(written !== undefined);
     options.announce?.();
     this.#publish(placed);
     for (const observer of this.#observers) observer.committed?.(placed);
@@ -384,9 +387,4 @@ export class SessionLogWriter {
       this.markCorrupt(new LogCorruptError(this.sessionId, this.position + 1, "another writer appended"));
     }
   }
-}
-
-/** Resolves in the event loop's next check phase, after the immediates queued before it. */
-function nextCheckPhase(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
