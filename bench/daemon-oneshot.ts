@@ -10,7 +10,15 @@ import { spawn } from "node:child_process";
 import { DaemonHarness } from "../test/e2e/support/daemon-harness.js";
 import { text } from "../test/support/fake-provider/reply.js";
 import type { FakeProvider } from "../test/support/fake-provider/server.js";
-import { cpuOf, daemonEnv, follow, followedTurn, type ProcessCpu, profiles } from "./daemon-support.js";
+import {
+  commitStatsOf,
+  cpuOf,
+  daemonEnv,
+  follow,
+  followedTurn,
+  type ProcessCpu,
+  profiles,
+} from "./daemon-support.js";
 import { type Figure, figure } from "./report.js";
 
 /** The daemon CPU (ms) of one-shot sessions and of plain turns, measured on one daemon. */
@@ -92,6 +100,38 @@ export async function measureOneShot(
   }
 }
 
+/**
+ * The SQL statements and write-ahead log pages of `count` one-shot sessions after 5 warm-up
+ * ones, counted by a daemon (SKEIN_TEST_COUNT_STATEMENTS=1, no workspace checkpoints) minus one
+ * that ran only the warm-up.
+ */
+async function oneShotWrites(
+  provider: FakeProvider,
+  count: number,
+): Promise<{ statements: number; pages: number }> {
+  const countedRun = async (sessions: number) => {
+    const app = await DaemonHarness.start({
+      providers: profiles(provider),
+      env: { SKEIN_LOG_LEVEL: "info", SKEIN_TEST_COUNT_STATEMENTS: "1", SKEIN_CHECKPOINTS: "0" },
+    });
+    try {
+      for (let i = 0; i < sessions; i++) await runOneShot(app);
+      await app.shutdown();
+      return commitStatsOf(app.readLog());
+    } finally {
+      await app.close();
+    }
+  };
+  const warmup = await countedRun(5);
+  const more = await countedRun(5 + count);
+  const per = (a: number | null, b: number | null) =>
+    a === null || b === null ? Number.NaN : (a - b) / count;
+  return {
+    statements: per(more.statements, warmup.statements),
+    pages: per(more.walFrames, warmup.walFrames),
+  };
+}
+
 /** The daemon CPU of a run: its own and its children's (ms). */
 const total = (cpu: ProcessCpu): number => cpu.own + cpu.children;
 
@@ -118,6 +158,16 @@ export async function oneShotFigures(provider: FakeProvider, sessions: number): 
       `daemon CPU per \`skein run "hi"\` in a new session (create, attach, one plain turn, idle), ${sessions} in a row after 5 warm-up, checkpoints on as shipped: ${split(run.oneShot)} (utime+stime and the waited-for children's, /proc/<pid>/stat, 10 ms ticks); baseline: a plain turn on an existing session of the same daemon (${split(run.plainTurn)}); target <= 5.5 ms, and <= 3 ms for the plain turn`,
     ),
   ];
+  const writes = await oneShotWrites(provider, 20);
+  figures.push(
+    figure(
+      "wal_frames_per_oneshot",
+      writes.pages,
+      "pages",
+      null,
+      `pages (4 KiB frames) a \`skein run "hi"\` in a new session writes to SQLite's write-ahead log (each copied into the database file again by the checkpointer), and ${writes.statements.toFixed(1)} SQL statements: a daemon with SKEIN_TEST_COUNT_STATEMENTS=1 and no workspace checkpoints over 20 one-shot sessions after 5 warm-up, minus one that ran only those`,
+    ),
+  );
   const other = process.env.SKEIN_BENCH_COMPARE_BIN;
   if (other === undefined || other === "") return figures;
   const per = Math.max(1, Math.round(sessions / compareRounds));

@@ -73,11 +73,14 @@ export function cpuOf(pid: number): ProcessCpu {
   return { own: ms(fields[11]! + fields[12]!), children: ms(fields[13]! + fields[14]!) };
 }
 
+/** Where a bench client reaches a server of sessions: a daemon, or the turn floor (bench/turn-floor.ts). */
+export type Endpoint = Pick<DaemonHarness, "port" | "token">;
+
 /**
  * Submit a message input with a bare request (the harness's `prompt` also checks the answer
  * against the OpenAPI document, which would delay this process reading the stream).
  */
-export async function sendInput(app: DaemonHarness, sessionId: string, text: string): Promise<void> {
+export async function sendInput(app: Endpoint, sessionId: string, text: string): Promise<void> {
   const answer = await rawRequest(app.port, {
     method: "PUT",
     path: `/sessions/${sessionId}/inputs/${uuidv7()}`,
@@ -87,10 +90,14 @@ export async function sendInput(app: DaemonHarness, sessionId: string, text: str
   if (answer.status !== 202) throw new Error(`input to ${sessionId}: ${answer.status} ${answer.text}`);
 }
 
-/** When a follower saw one turn's first text event and its `turn_completed` (wall-clock ms). */
+/** When a follower saw one turn's first text event and its `turn_completed` (wall-clock ms), and what it read. */
 export interface TurnSeen {
   firstTextAt: number | null;
   completedAt: number;
+  /** Bytes of the turn's stream read, up to the chunk with `turn_completed` (SSE framing included). */
+  bytes: number;
+  /** Stream frames (`data:` lines) in those chunks. */
+  frames: number;
 }
 
 /** A light follower of one session's stream. */
@@ -102,7 +109,7 @@ export interface Follower {
 
 /** Send a message input to a followed session and wait until its follower sees the turn end. */
 export async function followedTurn(
-  app: DaemonHarness,
+  app: Endpoint,
   sessionId: string,
   follower: Follower,
   text: string,
@@ -113,16 +120,26 @@ export async function followedTurn(
 }
 
 const textMark = '"type":"text"';
+const dataMark = "data: ";
+
+/** How many times `mark` occurs in `text` (a mark cut by a chunk boundary is missed: a rare undercount). */
+function countOf(text: string, mark: string): number {
+  let count = 0;
+  for (let at = text.indexOf(mark); at >= 0; at = text.indexOf(mark, at + mark.length)) count++;
+  return count;
+}
 const completedMark = '"type":"turn_completed"';
 
 /**
  * Follow a session's stream scanning raw bytes for the marks (no JSON parsing, so a thousand
  * followers cost this process little). Resolves once the first frame arrived.
  */
-export function follow(app: DaemonHarness, sessionId: string): Promise<Follower> {
+export function follow(app: Endpoint, sessionId: string): Promise<Follower> {
   return new Promise((attached, failed) => {
     let waiting: ((seen: TurnSeen) => void) | null = null;
     let firstTextAt: number | null = null;
+    let bytes = 0;
+    let frames = 0;
     // The end of the last chunk, so a mark cut in two by a chunk boundary is still found;
     // cleared once a turn is seen so its mark never counts for the next turn.
     let tail = "";
@@ -151,6 +168,8 @@ export function follow(app: DaemonHarness, sessionId: string): Promise<Follower>
               nextTurn: () =>
                 new Promise<TurnSeen>((resolve) => {
                   firstTextAt = null;
+                  bytes = 0;
+                  frames = 0;
                   waiting = resolve;
                 }),
               close: () => req.destroy(),
@@ -163,11 +182,13 @@ export function follow(app: DaemonHarness, sessionId: string): Promise<Follower>
             return;
           }
           if (firstTextAt === null && text.includes(textMark)) firstTextAt = at;
+          bytes += chunk.length;
+          frames += countOf(chunk, dataMark);
           if (text.includes(completedMark)) {
             const resolve = waiting;
             waiting = null;
             tail = "";
-            resolve({ firstTextAt, completedAt: at });
+            resolve({ firstTextAt, completedAt: at, bytes, frames });
             return;
           }
           tail = text.slice(-32);
@@ -186,6 +207,8 @@ export interface CommitStats {
   fsyncs: number | null;
   /** SQL statements run, when the daemon counted them (SKEIN_TEST_COUNT_STATEMENTS=1). */
   statements: number | null;
+  /** Pages written to SQLite's write-ahead log, when the daemon counted them (the same variable). */
+  walFrames: number | null;
 }
 
 /**
@@ -203,11 +226,13 @@ export function commitStatsOf(log: string): CommitStats {
     );
   const fsyncs = /"fsyncs":(\d+)/.exec(line);
   const statements = /"statements":(\d+)/.exec(line);
+  const walFrames = /"walFrames":(\d+)/.exec(line);
   return {
     transactions: Number(commits[1]),
     requests: Number(commits[2]),
     fsyncs: fsyncs === null ? null : Number(fsyncs[1]),
     statements: statements === null ? null : Number(statements[1]),
+    walFrames: walFrames === null ? null : Number(walFrames[1]),
   };
 }
 

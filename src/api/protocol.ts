@@ -2,8 +2,9 @@
  * The version of the daemon's HTTP protocol and the features it announces.
  *
  * Boundary rule: constants of the contract only. The daemon writes `protocolVersion` to
- * daemon.json and answers both in `GET /server`; a client refuses a daemon.json of another
- * version.
+ * daemon.json with the capabilities and answers both in `GET /server`; a client refuses a
+ * daemon.json of another version, and uses a feature added within a version only when the
+ * daemon announces it (a daemon started before an upgrade may still be running).
  */
 
 /** The protocol version written to daemon.json and returned by `GET /server`. */
@@ -20,4 +21,9 @@ export const capabilities = {
   approvals: 1,
   schedules: 1,
   budgets: 1,
+  /** `PUT /sessions/{id}` takes the session's first input (`input`). */
+  creation_input: 1,
 } as const;
+
+/** A feature a daemon may announce. */
+export type Capability = keyof typeof capabilities;

@@ -7,6 +7,7 @@
  */
 import type { FirstInput } from "../api/inputs.js";
 import type { CreatedSession } from "../api/session-creation.js";
+import { daemonAnnounces } from "../client/daemon-capabilities.js";
 import type { DaemonClient } from "../client/daemon-client.js";
 import { uuidV7 } from "../client/uuid-v7.js";
 import { resolveSessionId } from "./session-ref.js";
@@ -28,7 +29,8 @@ export type OpenedSession =
 
 /**
  * Find or create the session `options` choose for `workspace`. A new one gets `firstInput` in
- * its creation (the answer's `input` is its receipt); an existing one does not (send it yourself).
+ * its creation (the answer's `input` is its receipt) when the daemon announces it takes one; an
+ * existing one does not (send it yourself when the answer has no `input`).
  */
 export async function openSession(
   client: DaemonClient,
@@ -51,7 +53,11 @@ export async function openSession(
     workspace,
     ...(options.name === undefined ? {} : { name: options.name }),
     ...newSessionSettings(options),
-    ...(firstInput === undefined ? {} : { input: firstInput }),
+    // A daemon from before creations took an input (still running after an upgrade) would
+    // refuse the field: the command then sends the input by itself.
+    ...(firstInput === undefined || !daemonAnnounces(client.home, "creation_input")
+      ? {}
+      : { input: firstInput }),
   });
   return { created: true, snapshot };
 }

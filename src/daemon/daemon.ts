@@ -11,7 +11,7 @@ import { randomBytes } from "node:crypto";
 import { networkInterfaces } from "node:os";
 import pino from "pino";
 import { v7 as uuidv7 } from "uuid";
-import { protocolVersion } from "../api/protocol.js";
+import { capabilities, protocolVersion } from "../api/protocol.js";
 import { homeLockedExitCode } from "../home/exit-codes.js";
 import type { HeadSigner } from "../log/head-signer.js";
 import { recoverSessions } from "./actor/boot-recovery.js";
@@ -47,6 +47,7 @@ import { apiKeys } from "./process/api-key-lookup.js";
 import type { DaemonMetrics } from "./process/daemon-metrics.js";
 import { writeDiscoveryFile } from "./process/discovery-file.js";
 import { DrainController, installSignalHandlers } from "./process/drain.js";
+import { recheckStamps } from "./process/file-stamp.js";
 import { establishHeadTrust } from "./process/head-trust.js";
 import { ensureHome } from "./process/home.js";
 import { HomeLock, HomeLockedError } from "./process/home-lock.js";
@@ -255,6 +256,7 @@ async function publishDiscovery(
     port: daemon.port,
     token: settings.token,
     version: protocolVersion,
+    capabilities,
     instance_id: daemon.instanceId,
     config_source: daemon.configShared ? "database" : "file",
     // A client on this machine connects to the listen address (loopback for a wildcard one).
@@ -297,7 +299,7 @@ function openHttpApp(
   drain: DrainController,
   logger: pino.Logger,
 ): HttpApp {
-  return createHttpApp({
+  const app = createHttpApp({
     token: settings.token,
     ...access,
     ...(settings.tls === null ? {} : { tls: readTlsFiles(settings.tls) }),
@@ -308,6 +310,10 @@ function openHttpApp(
     extraHosts: listenHostNames(settings.host, networkInterfaces()),
     publicUrls: [...(settings.nodeUrl === null ? [] : [settings.nodeUrl]), ...settings.publicUrls],
   });
+  // Before the app's own listener: a request sees config.json and secrets.json as they were when
+  // it was sent, though they are stat'ed at most once per event-loop iteration (file-stamp.ts).
+  app.server.prependListener("request", recheckStamps);
+  return app;
 }
 
 /** Listen on the chosen port; on a cluster, then take this node's place in it. The port. */

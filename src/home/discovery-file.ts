@@ -27,6 +27,8 @@ export interface DiscoveryInfo {
   host?: string;
   /** The daemon serves HTTPS with the certificate in this PEM file (SKEIN_TLS_CERT); absent: HTTP. */
   tls_cert?: string;
+  /** The features the daemon announces, as `GET /server`'s `capabilities`; absent from older daemons' files. */
+  capabilities?: Record<string, number>;
 }
 
 /** daemon.json exists but cannot be read or does not have the expected shape. */
@@ -88,5 +90,17 @@ function checkDiscoveryInfo(path: string, value: unknown): DiscoveryInfo {
     info.config_source = record.config_source;
   if (typeof record.host === "string" && record.host !== "") info.host = record.host;
   if (typeof record.tls_cert === "string" && record.tls_cert !== "") info.tls_cert = record.tls_cert;
+  const announced = capabilitiesOf(record.capabilities);
+  if (announced !== undefined) info.capabilities = announced;
   return info;
+}
+
+/** The capabilities a daemon.json announces: the entries that are whole numbers (others are left out). */
+function capabilitiesOf(value: unknown): Record<string, number> | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const announced: Record<string, number> = {};
+  for (const [name, version] of Object.entries(value)) {
+    if (Number.isSafeInteger(version)) announced[name] = version as number;
+  }
+  return announced;
 }

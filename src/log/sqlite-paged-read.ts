@@ -22,7 +22,7 @@ const ROW_COLUMNS = "SELECT position, hash, prev_hash, kind, entry FROM transcri
 /** The page size for a store's `readPageRows` option (default 256); throws RangeError unless a positive integer. */
 export function readPageRowsOf(option: number | undefined): number {
   const pageRows = option ?? DEFAULT_READ_PAGE_ROWS;
-  if (!Number.isInteger(pageRows) || pageRows < 1) {
+  if (!Number.isSafeInteger(pageRows) || pageRows < 1) {
     throw new RangeError(`readPageRows must be a positive integer, got ${pageRows}`);
   }
   return pageRows;
@@ -32,36 +32,35 @@ export function readPageRowsOf(option: number | undefined): number {
 export class SqlitePagedRead {
   readonly pageRows: number;
   /** A log's first page: no bound on position, so rows at any position (even a bad one) are seen. */
-  private readonly selectFirstPage: Database.Statement<[string, number], StoredRow>;
+  private readonly selectFirstPage: Database.Statement<[string], StoredRow>;
   /**
    * The page after a verified row (`position > ?`): keyset paging keeps ORDER BY position's own
    * order, so a row at a fractional or non-numeric position is not skipped between pages.
    */
-  private readonly selectNextPage: Database.Statement<[string, number, number], StoredRow>;
-  private readonly selectFirstRangePage: Database.Statement<[string, number, number, number], StoredRow>;
-  private readonly selectNextRangePage: Database.Statement<[string, number, number, number], StoredRow>;
+  private readonly selectNextPage: Database.Statement<[string, number], StoredRow>;
+  private readonly selectFirstRangePage: Database.Statement<[string, number, number], StoredRow>;
+  private readonly selectNextRangePage: Database.Statement<[string, number, number], StoredRow>;
   private readonly selectHashAt: Database.Statement<[string, number], unknown>;
   private readonly selectLatestPruned: Database.Statement<[string], unknown>;
 
   /** Prepare the paged queries on `db` (whose `transcript` table exists); see `readPageRowsOf`. */
   constructor(db: Database.Database, pageRows?: number) {
     this.pageRows = readPageRowsOf(pageRows);
-    this.selectFirstPage = db
-      .prepare<[string, number], StoredRow>(`${ROW_COLUMNS} ORDER BY position LIMIT ?`)
-      .raw(true);
+    // The page size is written into the text, not bound: SQLite plans with a bound LIMIT's value,
+    // so a statement whose LIMIT is bound is prepared again on every run (a checked integer).
+    const limit = `ORDER BY position LIMIT ${this.pageRows}`;
+    this.selectFirstPage = db.prepare<[string], StoredRow>(`${ROW_COLUMNS} ${limit}`).raw(true);
     this.selectNextPage = db
-      .prepare<[string, number, number], StoredRow>(
-        `${ROW_COLUMNS} AND position > ? ORDER BY position LIMIT ?`,
-      )
+      .prepare<[string, number], StoredRow>(`${ROW_COLUMNS} AND position > ? ${limit}`)
       .raw(true);
     this.selectFirstRangePage = db
-      .prepare<[string, number, number, number], StoredRow>(
-        `${ROW_COLUMNS} AND position >= ? AND position < ? ORDER BY position LIMIT ?`,
+      .prepare<[string, number, number], StoredRow>(
+        `${ROW_COLUMNS} AND position >= ? AND position < ? ${limit}`,
       )
       .raw(true);
     this.selectNextRangePage = db
-      .prepare<[string, number, number, number], StoredRow>(
-        `${ROW_COLUMNS} AND position > ? AND position < ? ORDER BY position LIMIT ?`,
+      .prepare<[string, number, number], StoredRow>(
+        `${ROW_COLUMNS} AND position > ? AND position < ? ${limit}`,
       )
       .raw(true);
     this.selectLatestPruned = db
@@ -110,8 +109,8 @@ export class SqlitePagedRead {
   /** The first page of rows `from` up to `end` (null: every row of the session, whatever its position). */
   firstPage(sessionId: string, from: number, end: number | null): StoredRow[] {
     return end === null
-      ? this.selectFirstPage.all(sessionId, this.pageRows)
-      : this.selectFirstRangePage.all(sessionId, from, end, this.pageRows);
+      ? this.selectFirstPage.all(sessionId)
+      : this.selectFirstRangePage.all(sessionId, from, end);
   }
 
   /**
@@ -137,8 +136,8 @@ export class SqlitePagedRead {
       prev = last.hash;
       rows =
         end === null
-          ? this.selectNextPage.all(sessionId, last.position, size)
-          : this.selectNextRangePage.all(sessionId, last.position, end, size);
+          ? this.selectNextPage.all(sessionId, last.position)
+          : this.selectNextRangePage.all(sessionId, last.position, end);
     }
   }
 }

@@ -32,8 +32,19 @@ export class FieldRefusals {
 /** The refusals every client of this process shares unless given its own. */
 export const processFieldRefusals = new FieldRefusals();
 
+/**
+ * Each profile object's key, computed once: a client asks before every request with the same
+ * profile, and the digest was a visible part of building a request. Profiles are not changed
+ * in place (a changed config or key makes a new profile object, and so a new key).
+ */
+const keys = new WeakMap<ProviderProfile, string>();
+
 /** What identifies a profile's server account: protocol, base URL, model and (a digest of) the key. */
 function profileKey(profile: ProviderProfile): string {
+  return cachedEntry(keys, profile, () => computedProfileKey(profile));
+}
+
+function computedProfileKey(profile: ProviderProfile): string {
   const key = profile.apiKey ?? profile.apiKeyEnv ?? "";
   const digest = createHash("sha256").update(key).digest("hex").slice(0, 16);
   return JSON.stringify([profile.protocol, effectiveBaseUrl(profile), profile.model, digest]);

@@ -80,8 +80,8 @@ describe("SqlitePagedRead", () => {
     );
   });
 
-  it("refuses a page size that is not a positive integer", () => {
-    for (const readPageRows of [0, -1, 1.5, Number.NaN]) {
+  it("refuses a page size that is not a positive safe integer (it is written into the statements' text)", () => {
+    for (const readPageRows of [0, -1, 1.5, Number.NaN, 1e300, 2 ** 53]) {
       expect(() => new SqliteStore(store.db, { readPageRows })).toThrow(RangeError);
       expect(() => readPageRowsOf(readPageRows)).toThrow(RangeError);
     }

@@ -7,7 +7,8 @@
  * changes, so a profile added by `skein config add` is usable without a restart. A missing file
  * means "no providers" (the daemon still starts; turns fail with a NoProviderError that says how
  * to add one). A broken file never replaces a good one: the last good config stays in use and
- * the problem is exposed as `lastError` until the file is fixed. On a cluster the database's
+ * the problem is exposed as `lastError` until the file is fixed. The file is stat'ed at most once
+ * per event-loop iteration and HTTP request (file-stamp.ts's `StampCheck`). On a cluster the database's
  * shared entries are laid over the file (`share`, home/config-overlay.ts); the whole is checked
  * again whenever either changes, and a whole that fails keeps the last good config likewise.
  */
@@ -23,7 +24,7 @@ import {
   splitProfile,
 } from "../../home/provider-config.js";
 import type { TurnSettings } from "../session/session-services.js";
-import { fileStamp } from "./file-stamp.js";
+import { StampCheck } from "./file-stamp.js";
 
 /** A profile together with its name, and what it sets for its sessions. */
 export interface NamedProfile {
@@ -63,6 +64,7 @@ export class ProviderConfigSource {
   /** config.json alone, as last read well. */
   private fileConfig: ProviderConfig = emptyConfig;
   private seen: string | null = null;
+  private readonly stamp: StampCheck;
   private error: ProviderConfigError | null = null;
   private fileError: ProviderConfigError | null = null;
   /** The shared entries laid over the file (null: none, off a cluster). */
@@ -70,9 +72,10 @@ export class ProviderConfigSource {
 
   constructor(home: string) {
     this.path = homePaths(home).config;
+    this.stamp = new StampCheck(this.path);
   }
 
-  /** The config as of now; cheap when the file has not changed (one stat). */
+  /** The config as of now; cheap when the file has not changed (one stat per event-loop iteration). */
   current(): ProviderConfig {
     this.refresh();
     return this.config;
@@ -145,7 +148,7 @@ export class ProviderConfigSource {
   private refresh(): void {
     let stamp: string;
     try {
-      stamp = fileStamp(this.path);
+      stamp = this.stamp.now();
     } catch (error) {
       this.error = new ProviderConfigError(this.path, (error as Error).message, { cause: error });
       return;

@@ -8,7 +8,7 @@
  */
 import { homePaths } from "../../home/home.js";
 import { readSecretsFile, type SecretsFile, SecretsFileError } from "../../home/secrets-file.js";
-import { fileStamp } from "./file-stamp.js";
+import { StampCheck } from "./file-stamp.js";
 
 const noSecrets: SecretsFile = Object.freeze({ apiKeys: Object.freeze({}) });
 
@@ -17,14 +17,17 @@ export class SecretsSource {
   readonly path: string;
   private secrets: SecretsFile = noSecrets;
   private seen: string | null = null;
+  private readonly stamp: StampCheck;
   private error: SecretsFileError | null = null;
 
   constructor(private readonly home: string) {
     this.path = homePaths(home).secrets;
+    this.stamp = new StampCheck(this.path);
   }
 
   /**
-   * The secrets as of now; cheap when the file has not changed (one stat). A new object after
+   * The secrets as of now; cheap when the file has not changed (one stat per event-loop
+   * iteration and HTTP request, file-stamp.ts). A new object after
    * each change, so callers may key caches on it.
    */
   current(): SecretsFile {
@@ -41,7 +44,7 @@ export class SecretsSource {
   private refresh(): void {
     let stamp: string;
     try {
-      stamp = fileStamp(this.path);
+      stamp = this.stamp.now();
     } catch (error) {
       stamp = `error:${String(error)}`;
     }

@@ -73,7 +73,7 @@ export interface DaemonSettings {
   slowDisk: SlowDisk | null;
   /** A port serving GET /metrics without the token, on `host` (SKEIN_METRICS_PORT); null: none. */
   metricsPort: number | null;
-  /** Test-only (SKEIN_TEST_COUNT_STATEMENTS=1): count the SQLite statements run, for the stop log line. */
+  /** Test-only (SKEIN_TEST_COUNT_STATEMENTS=1): count the SQLite statements run and log pages written, for the stop log line. */
   countStatements: boolean;
 }
 

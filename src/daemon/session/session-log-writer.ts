@@ -28,6 +28,7 @@ import { projectEntry, recordToolNames, type ToolNames } from "../history/projec
 import type { RowWrites, SessionStorage, StoredSessionWriter } from "../storage/session-storage.js";
 import type { CommitSpan, TraceIds, TurnTrace } from "../telemetry/turn-trace.js";
 import { anchoredLog } from "./anchored-log.js";
+import { AnnounceOrder } from "./announce-order.js";
 import type { CommitOptions, LogObserver, PendingCommit } from "./log-commit.js";
 import type { SessionOutlet } from "./session-outlet.js";
 
@@ -53,6 +54,7 @@ export class SessionLogWriter {
   #corrupt: LogCorruptError | null = null;
   /** Entries accepted but not yet written: they go first in the next commit, whatever it is. */
   #held: LogEntry[] = [];
+  readonly #announceOrder = new AnnounceOrder();
   /** The turns being traced: their entries carry the trace's ids, their commits get spans. */
   readonly #traces = new Map<string, TurnTrace>();
 
@@ -280,7 +282,12 @@ export class SessionLogWriter {
 
   /**
    * Start a commit as `commit` does, and tell its caller apart when it is written (the
-   * replayed state holds it; not yet durable) and when it is durable and published.
+   * replayed state holds it; not yet durable) and when it is durable and published. Once
+   * durable, the commit waits for the event loop's next check phase before it announces and
+   * publishes: the I/O its caller started on `written` (a turn's model request, which undici
+   * writes on a reused keep-alive socket only in the check phase after it was dispatched) leaves
+   * first, instead of after the events, the input's 202 and whatever they set off; a commit
+   * durable meanwhile announces after it (announce-order.ts).
    */
   begin(entries: readonly LogEntry[], writes: RowWrites = {}, options: CommitOptions = {}): PendingCommit {
     let markWritten: () => void = () => undefined;
@@ -304,6 +311,7 @@ export class SessionLogWriter {
     if (all.length === 0) {
       await this.#storage.writeRows(this.sessionId, { ...writes, activityAt: this.#outlet.now() });
       written?.();
+      await this.#announceOrder.turn(written !== undefined);
       options.announce?.();
       return [];
     }
@@ -334,10 +342,11 @@ export class SessionLogWriter {
     this.#outlet.meter?.commit((performance.now() - began) / 1000);
     // Only what was held when the append began: a hold while it was in flight waits for the next.
     this.#held.splice(0, held);
-    options.announce?.();
     this.#preview = preview;
     if (writer.headHash !== null)
       this.#checkpoints.advance({ position: writer.position, hash: writer.headHash });
+    await this.#announceOrder.turn(written !== undefined);
+    options.announce?.();
     this.#publish(placed);
     for (const observer of this.#observers) observer.committed?.(placed);
     return placed.slice(held);

@@ -98,7 +98,9 @@ export function* usageTotalsProgram(scope: UsageScope, fromDay: number | null): 
     scope.kind === "session"
       ? ["session_id", yield* sessionAndTaskChildrenProgram(scope.sessionId)]
       : [scope.kind, [scopeValue(scope)]];
-  const match = values.length === 1 ? `${column} = ?` : `${column} IN (${values.map(() => "?").join(", ")})`;
+  const key = values.length === 1 ? `${column} = ?` : `${column} IN (${values.map(() => "?").join(", ")})`;
+  // The schedules' index holds only rows of a schedule: the plan may use it when the query says so.
+  const match = scope.kind === "schedule" ? `${key} AND schedule <> ''` : key;
   const sums = `SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost_nanos), 0) AS cost_nanos FROM budget_usage WHERE ${match}`;
   const row =
     fromDay === null

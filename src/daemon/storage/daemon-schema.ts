@@ -316,6 +316,25 @@ export const migrations: readonly Migration[] = [
       "CREATE INDEX schedules_active_by_next_firing ON schedules (next_fire_at) WHERE paused = 0",
     ],
   },
+  {
+    version: 16,
+    statements: [
+      // Fewer index pages per turn (each a page of write-ahead log and its copy back on SQLite),
+      // the same plans for every query. Only pending inputs are ever looked up by their
+      // delivery: an input a turn delivers as it is admitted (a turn on an idle session) no
+      // longer writes an index entry it would never be found by.
+      "DROP INDEX inputs_by_delivery",
+      "CREATE INDEX inputs_pending ON inputs (session, acceptance_order) WHERE delivery = 'pending'",
+      // A turn's state is looked up only as 'running' (turns_one_running serves that); the
+      // session alone is what deleting a session's rows needs, and a turn's end leaves it alone.
+      "DROP INDEX turns_by_session_state",
+      "CREATE INDEX turns_by_session ON turns (session)",
+      // A schedule's sum never names '' (turns of no schedule): their usage, most of it, is
+      // added without an entry to move here (the sum's query says `schedule <> ''`).
+      "DROP INDEX budget_usage_by_schedule",
+      "CREATE INDEX budget_usage_by_schedule ON budget_usage (schedule, day, tokens, cost_nanos) WHERE schedule <> ''",
+    ],
+  },
 ];
 
 /** The schema version this daemon writes. */

@@ -16,6 +16,7 @@ import {
   schemaVersion,
   schemaVersionTable,
 } from "./daemon-schema.js";
+import { WalFrameCounter } from "./wal-frame-counter.js";
 
 export { DatabaseVersionError, migrations, schemaVersion };
 
@@ -24,6 +25,8 @@ export type DaemonDatabase = Database.Database;
 
 /** Statements run so far on connections opened with `countStatements` (see `statementsRun`). */
 const statementCounts = new WeakMap<DaemonDatabase, { count: number }>();
+/** The log pages written by connections opened with `countStatements` (see `walFramesWritten`). */
+const frameCounters = new WeakMap<DaemonDatabase, WalFrameCounter>();
 
 /**
  * Open (creating if needed, mode 0600) the daemon database at `path`, set WAL,
@@ -32,7 +35,8 @@ const statementCounts = new WeakMap<DaemonDatabase, { count: number }>();
  * spills those of a commit over 64 KiB to a file it makes and unlinks in /var/tmp, so commits
  * then depended on a directory outside the home (full or read-only there, a commit fails).
  * `countStatements` (benchmarks only: SQLite then expands each statement's text for the count)
- * makes `statementsRun` count every statement the connection runs.
+ * makes `statementsRun` count every statement the connection runs, and `walFramesWritten` the
+ * pages its commits write to the write-ahead log (a file database only).
  */
 export function openDaemonDatabase(
   path: string,
@@ -41,8 +45,14 @@ export function openDaemonDatabase(
   const inMemory = path === ":memory:" || path === "";
   if (!inMemory) restrictFileMode(path);
   const counter = { count: 0 };
-  const db = new Database(path, options.countStatements === true ? { verbose: () => counter.count++ } : {});
+  const frames = options.countStatements === true && !inMemory ? new WalFrameCounter(path) : null;
+  const verbose = () => {
+    counter.count++;
+    frames?.sample();
+  };
+  const db = new Database(path, options.countStatements === true ? { verbose } : {});
   if (options.countStatements === true) statementCounts.set(db, counter);
+  if (frames !== null) frameCounters.set(db, frames);
   try {
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = FULL");
@@ -95,4 +105,15 @@ function migrate(db: DaemonDatabase, path: string): void {
 /** How many statements `db` ran, when it was opened with `countStatements`; null otherwise. */
 export function statementsRun(db: DaemonDatabase): number | null {
   return statementCounts.get(db)?.count ?? null;
+}
+
+/**
+ * How many pages `db`'s commits wrote to the write-ahead log since it opened, when it was opened
+ * with `countStatements` (a file database); null otherwise.
+ */
+export function walFramesWritten(db: DaemonDatabase): number | null {
+  const counter = frameCounters.get(db);
+  if (counter === undefined) return null;
+  counter.sample();
+  return counter.frames;
 }

@@ -9,6 +9,7 @@
  * claim still being the caller's, so a node whose lease ran out changes nothing.
  */
 import { unreachable } from "../../model/unreachable.js";
+import { limitClause } from "./sql-limit.js";
 import { all, dialect, run, type SqlProgram } from "./sql-program.js";
 
 /** A delivery to queue: the event's id (shared by its targets), where, and the exact body. */
@@ -79,13 +80,12 @@ export function* claimDueNotificationsProgram(
      WHERE (id, target_url) IN (
        SELECT id, target_url FROM notification_outbox
        WHERE gave_up_at IS NULL AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until < ?)
-       ORDER BY next_attempt_at LIMIT ?${lock})
+       ORDER BY next_attempt_at ${limitClause(limit)}${lock})
      RETURNING id, target_url, session_id, event, body, created_at, attempts`,
     owner,
     until,
     now,
     now,
-    limit,
   );
   return rows.map((row) => ({
     id: row.id,

@@ -9,6 +9,7 @@
  * session data: the target column is `session_id`, so deleting a session leaves its schedules.
  */
 import type { Budget } from "../../model/budget.js";
+import { limitClause } from "./sql-limit.js";
 import { all, get, run, type SqlProgram } from "./sql-program.js";
 
 /** A schedule as stored (times in ms since the epoch). */
@@ -123,9 +124,8 @@ export function* listSchedulesProgram(): SqlProgram<ScheduleRow[]> {
 export function* dueSchedulesProgram(now: number, limit: number): SqlProgram<ScheduleRow[]> {
   const records = yield* all<ScheduleRecord>(
     `SELECT ${columns} FROM schedules WHERE paused = 0 AND next_fire_at IS NOT NULL AND next_fire_at <= ?
-     ORDER BY next_fire_at, id LIMIT ?`,
+     ORDER BY next_fire_at, id ${limitClause(limit)}`,
     now,
-    limit,
   );
   return records.map(rowOf);
 }

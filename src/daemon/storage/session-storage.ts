@@ -286,9 +286,16 @@ export interface SessionStorage {
 
   /**
    * Group-commit figures (benchmarks): transactions, writes, the fsyncs the daemon ran itself
-   * (SQLite), and the SQL statements run when counting them was asked for (SQLite).
+   * (SQLite), and the SQL statements run and write-ahead log pages written when counting them
+   * was asked for (SQLite).
    */
-  commitStats(): { transactions: number; requests: number; fsyncs?: number; statements?: number };
+  commitStats(): {
+    transactions: number;
+    requests: number;
+    fsyncs?: number;
+    statements?: number;
+    walFrames?: number;
+  };
   /** The schema version the database holds now (one read; readiness probes). */
   appliedSchemaVersion(): Promise<number>;
   close(): Promise<void>;

@@ -18,7 +18,7 @@ import { SqliteStore, type SqliteTransaction } from "../../log/sqlite-store.js";
 import { WalCheckpointer } from "../../log/wal-checkpointer.js";
 import { type SlowDisk, WalSync } from "../../log/wal-sync.js";
 import { BackendSessionStorage } from "./backend-session-storage.js";
-import { type DaemonDatabase, statementsRun } from "./database.js";
+import { type DaemonDatabase, statementsRun, walFramesWritten } from "./database.js";
 import { runSqlite } from "./sqlite-runner.js";
 import type { StorageBackend } from "./storage-backend.js";
 
@@ -87,7 +87,12 @@ function sqliteBackend(
     outsideTransaction: (work) => work(db),
     stats: () => {
       const statements = statementsRun(db);
-      return { fsyncs: sync?.flushes ?? 0, ...(statements === null ? {} : { statements }) };
+      const walFrames = walFramesWritten(db);
+      return {
+        fsyncs: sync?.flushes ?? 0,
+        ...(statements === null ? {} : { statements }),
+        ...(walFrames === null ? {} : { walFrames }),
+      };
     },
     close: async () => {
       // What the queue committed last is flushed before the connection goes.

@@ -24,8 +24,8 @@ export interface StorageBackend<Tx> {
   read<T>(program: SqlProgram<T>): Promise<T>;
   /** Run `work` on a connection that holds no transaction (a check whose lock ends with its statement). */
   outsideTransaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
-  /** Figures besides the group commit's: the fsyncs the daemon ran itself, the statements counted. */
-  stats(): { fsyncs?: number; statements?: number };
+  /** Figures besides the group commit's: the fsyncs the daemon ran itself, the statements and log pages counted. */
+  stats(): { fsyncs?: number; statements?: number; walFrames?: number };
   /** Release what the backend holds, once the group commit has closed (flush, threads, connection). */
   close(): Promise<void>;
 }

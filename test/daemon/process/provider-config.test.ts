@@ -1,11 +1,15 @@
 import { readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { recheckStamps } from "../../../src/daemon/process/file-stamp.js";
 import { NoProviderError, ProviderConfigSource } from "../../../src/daemon/process/provider-config.js";
 import { ProviderConfigError, writeProviderConfig } from "../../../src/home/provider-config.js";
 import { localProviderConfig as local, newHome, removeTempRoots } from "./temp-home.js";
 
 afterEach(removeTempRoots);
+
+/** The event loop's next iteration: config.json is stat'ed at most once per iteration. */
+const nextIteration = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe("ProviderConfigSource", () => {
   it("has no providers when config.json is missing, and says how to add one", () => {
@@ -110,14 +114,17 @@ describe("ProviderConfigSource", () => {
     const source = new ProviderConfigSource(home);
     expect(Object.keys(source.current().providers)).toEqual([]);
     await writeProviderConfig(home, local);
+    await nextIteration();
     expect(source.resolveProfile(null).name).toBe("local");
     // Same size, written at once: the change must still be noticed.
     await writeProviderConfig(home, {
       ...local,
       providers: { local: { ...local.providers.local!, model: "qwen4" } },
     });
+    await nextIteration();
     expect(source.resolveProfile(null).profile.model).toBe("qwen4");
     unlinkSync(join(home, "config.json"));
+    await nextIteration();
     expect(source.current()).toEqual({ providers: {} });
   });
 
@@ -127,6 +134,8 @@ describe("ProviderConfigSource", () => {
     await writeProviderConfig(home, local);
     expect(source.resolveProfile(null).name).toBe("local");
     writeFileSync(join(home, "config.json"), '{"active":"local","providers":{');
+    // As when an HTTP request arrives: the file is stat'ed anew at once.
+    recheckStamps();
     expect(source.resolveProfile(null).name).toBe("local");
     expect(source.lastError).toBeInstanceOf(ProviderConfigError);
     expect(source.lastError?.message).toMatch(/is not valid JSON/);
@@ -134,9 +143,11 @@ describe("ProviderConfigSource", () => {
       join(home, "config.json"),
       JSON.stringify({ providers: { bad: { protocol: "soap", baseUrl: "http://x", model: "m" } } }),
     );
+    recheckStamps();
     expect(source.current()).toEqual(local);
     expect(source.lastError?.message).toMatch(/profile "bad": "protocol" must be one of chat_completions/);
     await writeProviderConfig(home, { providers: {} });
+    await nextIteration();
     expect(source.lastError).toBeNull();
     expect(source.current()).toEqual({ providers: {} });
   });
@@ -175,6 +186,7 @@ describe("ProviderConfigSource with a cluster's shared config", () => {
     // A later mtime for sure: the source re-reads on a changed stamp.
     const later = new Date(Date.now() + 2_000);
     utimesSync(join(home, "config.json"), later, later);
+    await nextIteration();
     expect(Object.keys(source.current().providers).sort()).toEqual(["local", "more", "team"]);
     expect(source.current().active).toBe("team");
   });

@@ -48,6 +48,22 @@ describe("the session log writer", () => {
     expect(kinds()).toEqual(["message:user", "committed"]);
   });
 
+  it("lets I/O its caller starts on `written` for the next check phase leave before it tells of the commit, even when the flush ended first", async () => {
+    const { port, kinds } = await fresh();
+    const commit = port.log.begin([{ kind: "user_input", ts: 1, item: userMessage("Hi") }]);
+    const seenAtSend: string[][] = [];
+    void commit.written.then(() => {
+      // As a turn does: building its model request takes a while (the flush ends meanwhile),
+      // and undici writes it on a reused keep-alive socket only in the next check phase.
+      const until = performance.now() + 30;
+      while (performance.now() < until);
+      setImmediate(() => seenAtSend.push(kinds()));
+    });
+    await commit.durable;
+    expect(seenAtSend).toEqual([[]]);
+    expect(kinds()).toEqual(["message:user", "committed"]);
+  });
+
   it("announces what its caller asks before any event of the commit", async () => {
     const { port, events, kinds } = await fresh();
     await port.log.commit(

@@ -11,6 +11,7 @@ import { Mailbox } from "../../../src/daemon/session/mailbox.js";
 import { SessionLogWriter } from "../../../src/daemon/session/session-log-writer.js";
 import type { SessionOutlet } from "../../../src/daemon/session/session-outlet.js";
 import type { SessionPort } from "../../../src/daemon/session/session-port.js";
+import type { StoredSessionWriter } from "../../../src/daemon/storage/session-storage.js";
 import type { LogEntry } from "../../../src/log/entries.js";
 import type { LlmClient } from "../../../src/model/llm-client.js";
 import { type TestServices, testServices } from "./session-services.js";
@@ -34,11 +35,13 @@ export interface TestPort extends TestServices {
 
 /**
  * A port over a new session (a `session_start`, then `entries`) in a fresh database;
- * `client` answers the session's model requests (none: no provider configured).
+ * `client` answers the session's model requests (none: no provider configured); `writer`
+ * wraps the storage's writer of the session (to make its commits fail at a chosen moment).
  */
 export async function testPort(
   client: () => LlmClient | null = () => null,
   entries: readonly LogEntry[] = [],
+  writer: (stored: StoredSessionWriter) => StoredSessionWriter = (stored) => stored,
 ): Promise<TestPort> {
   const env = testServices(client);
   const sessionId = uuidv7();
@@ -63,16 +66,20 @@ export async function testPort(
     logger: env.services.logger,
   };
   const row = await env.storage.getSession(sessionId);
-  const writer = new SessionLogWriter(
+  const logWriter = new SessionLogWriter(
     outlet,
-    { storage: env.storage, writer: env.storage.writerFrom(sessionId, stored), preview: row!.preview },
+    {
+      storage: env.storage,
+      writer: writer(env.storage.writerFrom(sessionId, stored)),
+      preview: row!.preview,
+    },
     stored,
   );
   const mailbox = new Mailbox();
   let serialized = 0;
   const port: SessionPort = {
     ...outlet,
-    log: writer,
+    log: logWriter,
     publishDelta: (type, turnId, messageId, text) => {
       events.push({ type, data: { run_id: turnId, message_id: messageId, text } });
     },

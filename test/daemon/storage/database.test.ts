@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
@@ -9,6 +9,7 @@ import {
   openDaemonDatabase,
   schemaVersion,
   statementsRun,
+  walFramesWritten,
 } from "../../../src/daemon/storage/database.js";
 import { getSession } from "../../../src/daemon/storage/sessions-table.js";
 import { addSession, tempDatabase, tempFolder } from "./temp-database.js";
@@ -33,6 +34,38 @@ describe("the daemon database", () => {
       // A read outside a transaction is one statement.
       expect(statementsRun(counted)).toBe(before + 1);
       expect(statementsRun(plain)).toBeNull();
+    } finally {
+      counted.close();
+      plain.close();
+    }
+  });
+
+  it("counts the pages a counting connection's commits write to the log, across a restart of the log", () => {
+    const folder = tempFolder();
+    const path = join(folder, "counted.sqlite");
+    const counted = openDaemonDatabase(path, { countStatements: true });
+    const plain = openDaemonDatabase(join(folder, "plain.sqlite"));
+    // The log's salts (its header's bytes 16-23): new ones each time it starts over.
+    const salts = () => readFileSync(`${path}-wal`).subarray(16, 24).toString("hex");
+    try {
+      counted.exec("CREATE TABLE t (a INTEGER)");
+      counted.exec("INSERT INTO t VALUES (1)");
+      const before = walFramesWritten(counted) ?? Number.NaN;
+      // A row on the table's one page: one page of log.
+      counted.prepare("INSERT INTO t VALUES (?)").run(2);
+      expect(walFramesWritten(counted)).toBe(before + 1);
+      // Copied back whole, the log starts over at its first frame with the next commit.
+      const [checkpoint] = counted.pragma("wal_checkpoint(PASSIVE)") as Array<{
+        log: number;
+        checkpointed: number;
+      }>;
+      expect(checkpoint!.checkpointed).toBe(checkpoint!.log);
+      const first = salts();
+      counted.prepare("INSERT INTO t VALUES (?)").run(3);
+      expect(salts()).not.toBe(first);
+      counted.prepare("INSERT INTO t VALUES (?)").run(4);
+      expect(walFramesWritten(counted)).toBe(before + 3);
+      expect(walFramesWritten(plain)).toBeNull();
     } finally {
       counted.close();
       plain.close();

@@ -106,4 +106,12 @@ describe("the scheduler's reads of a tick (SQLite query plans)", () => {
       expect(plan).toMatch(/USING (COVERING )?INDEX schedules_active_by_next_firing/);
     }
   });
+
+  it("binds no LIMIT in a tick's read of the due schedules, so SQLite does not prepare it again each tick", () => {
+    // SQLite's planner reads a bound LIMIT's value, which expires the statement at every bind.
+    const step = dueSchedulesProgram(10_000, 100).next().value as SqlStep;
+    if (step.op === "dialect") throw new Error("expected a statement");
+    expect(step.sql).toMatch(/LIMIT 100$/);
+    expect(step.params).toEqual([10_000]);
+  });
 });

@@ -9,15 +9,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { InputReceipt } from "../../../src/api/inputs.js";
 import type { SessionActor } from "../../../src/daemon/actor/session-actor.js";
 import { SessionRegistry } from "../../../src/daemon/actor/session-registry.js";
-import { ApprovalGate } from "../../../src/daemon/approval/approval-gate.js";
-import { SessionCompactor } from "../../../src/daemon/compaction/compaction.js";
 import { InputQueue } from "../../../src/daemon/session/input-queue.js";
-import { TurnScheduler } from "../../../src/daemon/turn/turn-scheduler.js";
+import type { TurnScheduler } from "../../../src/daemon/turn/turn-scheduler.js";
 import { textBlockStart, textBlockStop, textDelta, usageEvent } from "../../../src/model/events.js";
 import { unnamedSource } from "../../support/input-source.js";
 import { MockLlmClient, mockDelay } from "../../support/mock-llm-client.js";
 import { createTestSession, type TestServices, testServices } from "../session/session-services.js";
 import { type TestPort, testPort } from "../session/test-port.js";
+import { testScheduler } from "./test-scheduler.js";
 
 /** Message kinds and turn ends the actor's feed published since `after`, in order. */
 function eventsSince(actor: SessionActor, after: number): string[] {
@@ -176,20 +175,7 @@ describe("a plain turn in the mailbox", () => {
   /** A scheduler on a small port (no actor), with the session's other parts. */
   async function scheduler(client: () => MockLlmClient): Promise<{ env: TestPort; turns: TurnScheduler }> {
     env = await testPort(client);
-    const { port, storage, services } = env;
-    const parts = {
-      inputs: new InputQueue(port, storage),
-      gate: new ApprovalGate(port),
-      compactor: new SessionCompactor(port, services.limitsOf),
-    };
-    const turns = new TurnScheduler(port, services, parts, {
-      halted: () => false,
-      statusChanged: () => undefined,
-      crash: (error) => {
-        throw error;
-      },
-    });
-    return { env, turns };
+    return { env, turns: testScheduler(env) };
   }
 
   it("enters the mailbox once per step it serialises: its admission with its start, and its end", async () => {
