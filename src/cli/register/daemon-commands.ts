@@ -60,7 +60,8 @@ export function registerDaemonCommands(program: Command, wiring: CommandWiring):
       "\nEnvironment:\n  SKEIN_HOME  data folder (default ~/.skein)\n  SKEIN_PORT  port on 127.0.0.1 (default: chosen once)\n" +
         "  SKEIN_TOKEN bearer token (default: random per start)\n  SKEIN_DB    SQLite file (default $SKEIN_HOME/skein.sqlite) or postgres:// URL\n" +
         "  SKEIN_INSPECT=1  enable /debug routes\n  SKEIN_UNLOAD_SECONDS  unload idle sessions after this (default 3600)\n" +
-        "  SKEIN_LOG_FORMAT=json  raw JSON log records on a terminal too (readable lines otherwise)\n",
+        "  SKEIN_LOG_FORMAT=json  raw JSON log records on a terminal too (readable lines otherwise)\n" +
+        "  SKEIN_V8_FLAGS  V8 flags instead of the daemon's own (--interrupt-budget=270336); none: V8's defaults\n",
     )
     .option("--json", "log raw JSON records even on a terminal (they are JSON whenever stdout is not one)")
     .action(async (options: { json?: boolean }, command: Command) => {
