@@ -69,3 +69,42 @@ describe("pools whose checked-out client loses its backend", () => {
     });
   }
 });
+
+describe("a transaction the server ends for idling (idle_in_transaction_session_timeout)", () => {
+  it("fails its holder's next query as storage unavailable (a paused node's commit is retried, not a 500)", async () => {
+    const pool = await openPgDaemonDatabase(schema.url, { max: 2, idleInTransactionMs: 200 });
+    try {
+      const client = await pool.connect();
+      await client.query("BEGIN");
+      // As a node paused past the timeout (SIGSTOP) does: the event loop does not run while the
+      // server ends the session, so the server's FATAL answer is read as the next query's.
+      const pausedUntil = Date.now() + 700;
+      while (Date.now() < pausedUntil) {
+        // busy: nothing reads the socket
+      }
+      const failure = await client.query("SELECT 1").then(
+        () => null,
+        (error: unknown) => error,
+      );
+      client.release(failure instanceof Error ? failure : true);
+      expect(failure).toBeInstanceOf(Error);
+      expect(isStorageUnavailable(failure)).toBe(true);
+      expect(uncaught).toEqual([]);
+      expect((await pool.query<{ one: number }>("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("classifies the server's words for it by their SQLSTATE, and other transaction-state errors not", () => {
+    const pgError = (code: string, message: string) =>
+      Object.assign(new Error(message), { code, severity: "FATAL" });
+    expect(
+      isStorageUnavailable(pgError("25P03", "terminating connection due to idle-in-transaction timeout")),
+    ).toBe(true);
+    expect(isStorageUnavailable(pgError("25P04", "terminating connection due to transaction timeout"))).toBe(
+      true,
+    );
+    expect(isStorageUnavailable(pgError("25P02", "current transaction is aborted"))).toBe(false);
+  });
+});

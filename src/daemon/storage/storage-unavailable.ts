@@ -39,6 +39,10 @@ const osUnavailableCodes = new Set([
 // PostgreSQL SQLSTATE classes that describe the server, not the statement: connection
 // exceptions, insufficient resources, operator intervention (shutdown), system errors.
 const pgUnavailableClasses = ["08", "53", "57P", "58"];
+// The server ended the session's transaction for its time (idle in transaction: a node paused
+// past idle_in_transaction_session_timeout; transaction_timeout), not for what it ran: the same
+// work succeeds on a new connection. The rest of class 25 (invalid transaction state) is a bug.
+const pgUnavailableCodes = new Set(["25P03", "25P04"]);
 
 // node-postgres's words for a connection that is gone (they carry no code).
 const lostConnection =
@@ -60,7 +64,8 @@ export function isStorageUnavailable(error: unknown): boolean {
   if (typeof code !== "string") return false;
   if (code.startsWith("SQLITE_"))
     return unavailableCodes.some((known) => code === known || code.startsWith(`${known}_`));
-  if (isPgSqlState(code)) return pgUnavailableClasses.some((prefix) => code.startsWith(prefix));
+  if (isPgSqlState(code))
+    return pgUnavailableCodes.has(code) || pgUnavailableClasses.some((prefix) => code.startsWith(prefix));
   return osUnavailableCodes.has(code);
 }
 
