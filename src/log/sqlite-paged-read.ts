@@ -12,6 +12,7 @@ import type { PositionedEntry } from "./entries.js";
 import { isEntryHash } from "./entry-hash.js";
 import { LogCorruptError } from "./errors.js";
 import { checkPrunedStart, type PruneCut, pruneCutOf } from "./pruned-log.js";
+import { limitClause } from "./sql-limit.js";
 import { parseStoredEntry } from "./stored-entry.js";
 import { type StoredRow, storedStart, verifyRows } from "./verify-rows.js";
 
@@ -46,9 +47,8 @@ export class SqlitePagedRead {
   /** Prepare the paged queries on `db` (whose `transcript` table exists); see `readPageRowsOf`. */
   constructor(db: Database.Database, pageRows?: number) {
     this.pageRows = readPageRowsOf(pageRows);
-    // The page size is written into the text, not bound: SQLite plans with a bound LIMIT's value,
-    // so a statement whose LIMIT is bound is prepared again on every run (a checked integer).
-    const limit = `ORDER BY position LIMIT ${this.pageRows}`;
+    // The page size is in the text, not bound (sql-limit.ts: a bound LIMIT re-prepares each run).
+    const limit = `ORDER BY position ${limitClause(this.pageRows)}`;
     this.selectFirstPage = db.prepare<[string], StoredRow>(`${ROW_COLUMNS} ${limit}`).raw(true);
     this.selectNextPage = db
       .prepare<[string, number], StoredRow>(`${ROW_COLUMNS} AND position > ? ${limit}`)

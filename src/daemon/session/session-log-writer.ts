@@ -283,11 +283,8 @@ export class SessionLogWriter {
   /**
    * Start a commit as `commit` does, and tell its caller apart when it is written (the
    * replayed state holds it; not yet durable) and when it is durable and published. Once
-   * durable, the commit waits for the event loop's next check phase before it announces and
-   * publishes: the I/O its caller started on `written` (a turn's model request, which undici
-   * writes on a reused keep-alive socket only in the check phase after it was dispatched) leaves
-   * first, instead of after the events, the input's 202 and whatever they set off; a commit
-   * durable meanwhile announces after it (announce-order.ts).
+   * durable, it announces one check phase later, so the I/O its caller started on `written`
+   * (the turn's model request) goes out first (announce-order.ts).
    */
   begin(entries: readonly LogEntry[], writes: RowWrites = {}, options: CommitOptions = {}): PendingCommit {
     let markWritten: () => void = () => undefined;

@@ -8,8 +8,9 @@
  * Boundary rule: this table's statements only; every settling write is conditional on the
  * claim still being the caller's, so a node whose lease ran out changes nothing.
  */
+
+import { limitClause } from "../../log/sql-limit.js";
 import { unreachable } from "../../model/unreachable.js";
-import { limitClause } from "./sql-limit.js";
 import { all, dialect, run, type SqlProgram } from "./sql-program.js";
 
 /** A delivery to queue: the event's id (shared by its targets), where, and the exact body. */

@@ -8,8 +8,9 @@
  * its restart) that handled the same firing, one moves it and the other changes nothing. Not
  * session data: the target column is `session_id`, so deleting a session leaves its schedules.
  */
+
+import { limitClause } from "../../log/sql-limit.js";
 import type { Budget } from "../../model/budget.js";
-import { limitClause } from "./sql-limit.js";
 import { all, get, run, type SqlProgram } from "./sql-program.js";
 
 /** A schedule as stored (times in ms since the epoch). */

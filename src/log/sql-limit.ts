@@ -2,8 +2,8 @@
  * A LIMIT written into a statement's text instead of bound. SQLite's planner reads the value
  * bound to `LIMIT ?` (3.53), which marks the statement to be prepared again whenever it is bound:
  * better-sqlite3 binds on every run, so such a statement was parsed and planned anew each time
- * (the scheduler's due schedules, once a second on an idle daemon). A literal costs one cached
- * statement per distinct limit, and callers pass constants.
+ * (the scheduler's due schedules, once a second on an idle daemon; every page of a paged log
+ * read). A literal costs one cached statement per distinct limit, and callers pass constants.
  *
  * Boundary rule: text only; the value is checked, never a string from outside.
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { limitClause } from "../../../src/daemon/storage/sql-limit.js";
+import { limitClause } from "../../src/log/sql-limit.js";
 
 describe("limitClause", () => {
   it("writes a non-negative integer limit into the text", () => {
