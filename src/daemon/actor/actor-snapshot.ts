@@ -85,8 +85,13 @@ async function withState(
   const { log, gate, compactor } = parts;
   const { row } = known;
   const settings = settingsNow(row, log.state.config, services.describeProvider);
+  // Listed, not spread: see sessionSnapshot on what V8 makes of a spread with fields added.
   return {
-    ...known,
+    log: known.log,
+    row,
+    status: known.status,
+    cursor: known.cursor,
+    pending: known.pending,
     approvals: { pending: gate.pending(), policy: log.state.approval_policy, mode: log.state.approval_mode },
     settings,
     context: compactor.context(row),
@@ -145,7 +150,9 @@ export async function finishSnapshot(
     secret: services.historySecret,
     now: services.now(),
     ...(tail === undefined ? {} : { tail }),
-    maxBytes: historyBudget(withHistory(emptyHistoryPage)),
+    // A page of no positions takes no entry, so its budget is never consulted: measuring the
+    // rest of the snapshot for it (a JSON encoding of all of it) would be wasted.
+    maxBytes: tail === 0 ? 0 : historyBudget(withHistory(emptyHistoryPage)),
   });
   return withHistory(history);
 }

@@ -1,0 +1,103 @@
+/**
+ * A loaded session's snapshot with no history (`?tail=0`, as JSON and as a stream attach) reads
+ * only the newest few entries of its log, yet what it reads is still verified: a newest entry
+ * changed behind the daemon, or a log rolled back behind what the daemon committed, fails the
+ * read (500 log_corrupt) and marks the session corrupt.
+ */
+import { request as httpRequest } from "node:http";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { useCliDaemon } from "../cli/support/cli-daemon.js";
+import { text } from "../support/fake-provider/reply.js";
+
+describe("snapshots without history", () => {
+  const shared = useCliDaemon(() => text("the answer"));
+
+  function behind(work: (db: Database.Database) => void): void {
+    const db = new Database(shared.daemon.dbPath);
+    try {
+      work(db);
+    } finally {
+      db.close();
+    }
+  }
+
+  /** The status of a stream attach with `?tail=0` (its first chunk read, then closed). */
+  function attachStatus(sessionId: string): Promise<number> {
+    const { port, token } = shared.daemon;
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: "127.0.0.1",
+          port,
+          path: `/sessions/${sessionId}?tail=0`,
+          headers: {
+            host: `127.0.0.1:${port}`,
+            authorization: `Bearer ${token}`,
+            accept: "text/event-stream",
+          },
+        },
+        (res) => {
+          res.once("data", () => {
+            req.destroy();
+            resolve(res.statusCode ?? 0);
+          });
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+  }
+
+  /** A loaded session with `turns` finished turns (kept loaded by a snapshot read). */
+  async function sessionWithTurns(turns: number): Promise<string> {
+    const sessionId = await shared.daemon.createSession();
+    for (let i = 0; i < turns; i++) await shared.daemon.turn(sessionId, `question ${i}`);
+    expect((await shared.daemon.api(`/sessions/${sessionId}?tail=0`)).status).toBe(200);
+    return sessionId;
+  }
+
+  it("serves a long session's snapshot with tail=0 as JSON and as a stream, with an older token", async () => {
+    const sessionId = await sessionWithTurns(12);
+    const snapshot = (await shared.daemon.api(`/sessions/${sessionId}?tail=0`)).json<{
+      history: { items: unknown[]; older: string | null };
+    }>();
+    expect(snapshot.history.items).toEqual([]);
+    expect(snapshot.history.older).not.toBeNull();
+    const page = await shared.daemon.api(
+      `/sessions/${sessionId}/history?next=${encodeURIComponent(snapshot.history.older!)}`,
+    );
+    expect(page.status).toBe(200);
+    expect(page.json<{ items: unknown[] }>().items.length).toBeGreaterThan(12);
+    expect(await attachStatus(sessionId)).toBe(200);
+  });
+
+  it("catches the newest entry changed behind the daemon, on a JSON read with tail=0", async () => {
+    const sessionId = await sessionWithTurns(3);
+    behind((db) =>
+      db
+        .prepare(
+          "UPDATE transcript SET entry = replace(entry, 'the answer', 'a forged answer') WHERE session = ? AND position = (SELECT MAX(position) FROM transcript WHERE session = ? AND entry LIKE '%the answer%')",
+        )
+        .run(sessionId, sessionId),
+    );
+    const answer = await shared.daemon.api(`/sessions/${sessionId}?tail=0`);
+    expect(answer.status).toBe(500);
+    expect(answer.json()).toMatchObject({ code: "log_corrupt" });
+    expect(await attachStatus(sessionId)).toBe(500);
+  });
+
+  it("catches a log rolled back behind the daemon, on a stream attach with tail=0", async () => {
+    const sessionId = await sessionWithTurns(3);
+    behind((db) => {
+      const { head } = db
+        .prepare<[string], { head: number }>("SELECT MAX(position) AS head FROM transcript WHERE session = ?")
+        .get(sessionId)!;
+      db.prepare("DELETE FROM transcript WHERE session = ? AND position > ?").run(sessionId, head - 2);
+    });
+    expect(await attachStatus(sessionId)).toBe(500);
+    const answer = await shared.daemon.api(`/sessions/${sessionId}?tail=0`);
+    expect(answer.status).toBe(500);
+    expect(answer.json()).toMatchObject({ code: "log_corrupt" });
+  });
+});
