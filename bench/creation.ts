@@ -10,14 +10,15 @@
  *
  * Sizes: WARMUP (default 20), COUNT (default 20 under callgrind, 200 for cpu), ROUNDS (cpu, default 4).
  */
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { v7 as uuidv7 } from "uuid";
 import { DaemonHarness } from "../test/e2e/support/daemon-harness.js";
 import { text } from "../test/support/fake-provider/reply.js";
 import { FakeProvider } from "../test/support/fake-provider/server.js";
+import { callgrindControl, callgrindLauncher, lastDumpTotal } from "./callgrind.js";
 import { cpuOf, daemonEnv, profiles } from "./daemon-support.js";
 
 const measure = process.argv[2] ?? "instructions";
@@ -55,28 +56,7 @@ async function create(app: DaemonHarness, provider: FakeProvider, input: boolean
   await sleep(underValgrind ? 1000 : 40);
 }
 
-function control(pid: number, option: "--zero" | "--dump"): void {
-  execFileSync("callgrind_control", [option, String(pid)], { stdio: "ignore" });
-}
-
-function lastDumpTotal(dir: string, pid: number): number {
-  const dumps = readdirSync(dir)
-    .filter((name) => name.startsWith(`callgrind.out.${pid}.`))
-    .sort((a, b) => Number(a.split(".").pop()) - Number(b.split(".").pop()));
-  const last = dumps.at(-1);
-  if (last === undefined) throw new Error(`no callgrind dump of ${pid} in ${dir}`);
-  const line = /^(?:totals|summary): (\d+)/m.exec(readFileSync(join(dir, last), "utf8"));
-  if (line === null) throw new Error(`no totals in ${join(dir, last)}`);
-  return Number(line[1]);
-}
-
-const valgrind = [
-  "valgrind",
-  "--tool=callgrind",
-  "--smc-check=all-non-file",
-  "--dump-instr=no",
-  `--callgrind-out-file=${join(outDir, "callgrind.out.%p")}`,
-];
+const valgrind = callgrindLauncher(outDir);
 
 async function daemon(provider: FakeProvider, bin: string | undefined): Promise<DaemonHarness> {
   return DaemonHarness.start({
@@ -93,12 +73,12 @@ async function perCreation(provider: FakeProvider, input: boolean, bin?: string)
   try {
     for (let i = 0; i < warmup; i++) await create(app, provider, input);
     await settle();
-    if (underValgrind) control(app.pid, "--zero");
+    if (underValgrind) callgrindControl(app.pid, "--zero");
     const before = cpuOf(app.pid).own;
     for (let i = 0; i < count; i++) await create(app, provider, input);
     await settle();
     if (!underValgrind) return (cpuOf(app.pid).own - before) / count;
-    control(app.pid, "--dump");
+    callgrindControl(app.pid, "--dump");
     return lastDumpTotal(outDir, app.pid) / count;
   } finally {
     await app.close();
