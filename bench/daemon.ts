@@ -6,8 +6,8 @@
  * provider and the SSE watchers run in this process. Delays are measured from the moment the
  * provider wrote a delta (its text carries `performance.timeOrigin + performance.now()`) to the
  * moment a watcher parsed it; both clocks are the same machine's wall clock. The parts `turns`,
- * `oneshot` and `slowcommit` live in bench/daemon-turns.ts, bench/daemon-oneshot.ts and
- * bench/daemon-slow-commit.ts.
+ * `oneshot`, `warm` and `slowcommit` live in bench/daemon-turns.ts, bench/daemon-oneshot.ts,
+ * bench/daemon-warm.ts and bench/daemon-slow-commit.ts.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -38,6 +38,7 @@ import {
   watch,
 } from "./daemon-support.js";
 import { turnFigures } from "./daemon-turns.js";
+import { warmFigures } from "./daemon-warm.js";
 import { type Figure, figure, mergeWithLast, quantile, writeReport } from "./report.js";
 
 /** The parts of the suite; `SKEIN_BENCH_PARTS=stream,snapshot` runs only those (figures merged into the last report). */
@@ -47,6 +48,7 @@ const parts = [
   "first",
   "turns",
   "oneshot",
+  "warm",
   "concurrent",
   "slowcommit",
   "snapshot",
@@ -111,6 +113,8 @@ export async function run(): Promise<void> {
       figures.push(...(await turnFigures(provider, size("SKEIN_BENCH_TURNS", 200), 20)));
     if (selected.has("oneshot"))
       figures.push(...(await oneShotFigures(provider, size("SKEIN_BENCH_ONESHOTS", 100))));
+    if (selected.has("warm"))
+      figures.push(...(await warmFigures(provider, size("SKEIN_BENCH_ONESHOTS", 100))));
     if (selected.has("concurrent"))
       figures.push(...(await concurrentTurns(provider, size("SKEIN_BENCH_SESSIONS", 1000))));
     if (selected.has("slowcommit"))

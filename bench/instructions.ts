@@ -14,13 +14,14 @@
  * passed on to the daemon (its V8 flags instead of its defaults; `none`: V8's own), and
  * SKEIN_NODE_FLAGS goes on the daemon's node command line (flags that must be set at start).
  */
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DaemonHarness } from "../test/e2e/support/daemon-harness.js";
 import { text } from "../test/support/fake-provider/reply.js";
 import { FakeProvider } from "../test/support/fake-provider/server.js";
+import { callgrindControl, callgrindLauncher, lastDumpTotal } from "./callgrind.js";
 import { runOneShot } from "./daemon-oneshot.js";
 import { daemonEnv, type Endpoint, follow, followedTurn, profiles } from "./daemon-support.js";
 import { requestTemplateOf, startTurnFloor } from "./turn-floor.js";
@@ -35,32 +36,14 @@ mkdirSync(outDir, { recursive: true });
 /** Wait until the daemon's timers after a unit have run, so they are counted with it. */
 const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1500));
 
-/** Sends a command to the callgrind of `pid` (zero the counters, or dump them). */
-function control(pid: number, option: "--zero" | "--dump"): void {
-  execFileSync("callgrind_control", [option, String(pid)], { stdio: "ignore" });
-}
-
-/** The instructions of the last dump written in `dir`: the sum of its `totals:` / `summary:` lines. */
-function lastDumpTotal(dir: string, pid: number): number {
-  const dumps = readdirSync(dir)
-    .filter((name) => name.startsWith(`callgrind.out.${pid}.`))
-    .sort((a, b) => Number(a.split(".").pop()) - Number(b.split(".").pop()));
-  const last = dumps.at(-1);
-  if (last === undefined) throw new Error(`no callgrind dump of ${pid} in ${dir}`);
-  const content = readFileSync(join(dir, last), "utf8");
-  const line = /^(?:totals|summary): (\d+)/m.exec(content);
-  if (line === null) throw new Error(`no totals in ${join(dir, last)}`);
-  return Number(line[1]);
-}
-
 /** Instructions per unit over `count` runs of `unit` after `warmup` uncounted ones. */
 async function perUnit(pid: number, unit: (i: number) => Promise<void>): Promise<number> {
   for (let i = 0; i < warmup; i++) await unit(i);
   await settle();
-  control(pid, "--zero");
+  callgrindControl(pid, "--zero");
   for (let i = 0; i < count; i++) await unit(warmup + i);
   await settle();
-  control(pid, "--dump");
+  callgrindControl(pid, "--dump");
   return lastDumpTotal(outDir, pid) / count;
 }
 
@@ -77,13 +60,7 @@ async function perTurn(
   return instructions;
 }
 
-const valgrind = [
-  "valgrind",
-  "--tool=callgrind",
-  "--smc-check=all-non-file",
-  "--dump-instr=no",
-  `--callgrind-out-file=${join(outDir, "callgrind.out.%p")}`,
-];
+const valgrind = callgrindLauncher(outDir);
 const millions = (n: number): string => `${(n / 1e6).toFixed(2)} M`;
 const provider = await FakeProvider.start();
 provider.script = () => text(["Hello", " there."]);

@@ -386,6 +386,34 @@ describe.each(databaseKinds)("sessions ($name)", ({ database }) => {
     expect((await app.api(`/sessions/${retried}`)).json()).not.toHaveProperty("rejected_creation");
   });
 
+  it("answers a creation of an existing id 412 whatever else it gets wrong, and remembers no refusal for the id", async () => {
+    const existing = await app.createSession();
+    const wrong = [
+      { kind: "new", workspace: "/no/such/dir" },
+      { kind: "new", workspace: app.workspace, provider_profile: "no-such-profile" },
+      { kind: "fork", source_session_id: uuidv7(), checkpoint_id: "1" },
+      { kind: "new", workspace: app.workspace },
+    ];
+    for (const body of wrong) {
+      const put = await app.api(`/sessions/${existing}`, {
+        method: "PUT",
+        headers: { "if-none-match": "*" },
+        body,
+      });
+      expect(put.status).toBe(412);
+      expect(put.json<{ code: string; detail: string }>()).toMatchObject({
+        code: "precondition_failed",
+        detail: `session ${existing} already exists`,
+      });
+    }
+    expect((await app.api(`/sessions/${existing}`)).status).toBe(200);
+    await app.api(`/sessions/${existing}`, { method: "DELETE" });
+    // Deleted, the id was never refused: a GET finds nothing, with no decision to tell.
+    const gone = await app.api(`/sessions/${existing}`);
+    expect(gone.status).toBe(404);
+    expect(gone.json()).not.toHaveProperty("rejected_creation");
+  });
+
   it("serves a session created after GETs of its id found nothing, a refused creation included, and answers each unknown id alike", async () => {
     const asked = uuidv7();
     expect((await app.api(`/sessions/${asked}`)).status).toBe(404);

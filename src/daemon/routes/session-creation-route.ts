@@ -7,6 +7,7 @@ import type { CreatedSession } from "../../api/session-creation.js";
 import type { CreateSessionBody, ForkSessionBody, NewSessionBody } from "../../api/sessions.js";
 import type { FirstInputRequest } from "../actor/first-input.js";
 import type { SessionRegistry } from "../actor/session-registry.js";
+import { SessionExistsError } from "../errors.js";
 import { problem } from "../http/problem.js";
 import type { ResourceRoute } from "../http/resource.js";
 import { inputBodyLimit } from "../http/route-config.js";
@@ -54,11 +55,10 @@ export function createSessionRoute(services: RouteServices): ResourceRoute {
       const first = body.kind === "new" ? firstInputOf(request, body.input, services.now()) : undefined;
       const create = () =>
         answerWith(async (): Promise<CreatedSession> => {
-          if (await registry.exists(id)) {
-            throw problem("precondition_failed", `session ${id} already exists`);
-          }
           const created = await rememberRefusal(services.storage, id, services.now(), () =>
-            body.kind === "new" ? createNew(registry, services, id, body, first) : fork(registry, id, body),
+            existingFirst(registry, id, () =>
+              body.kind === "new" ? createNew(registry, services, id, body, first) : fork(registry, id, body),
+            ),
           );
           const snapshot = await created.snapshot();
           const shell = services.shell;
@@ -78,6 +78,24 @@ export function createSessionRoute(services: RouteServices): ResourceRoute {
       return reply.code(201).header("location", `/sessions/${id}`).send(answer);
     },
   };
+}
+
+/**
+ * Run the creation of session `id`; when it fails and `id` exists, answer 412 instead (an existing
+ * id is what the request gets wrong first, and it is no refusal to remember). Asked only on a
+ * failure: a creation that succeeds has no row to find, and one racing a taken id fails its
+ * INSERT with the same 412 (`SessionExistsError`), so a success costs no read of the row.
+ */
+async function existingFirst<T>(registry: SessionRegistry, id: string, create: () => Promise<T>): Promise<T> {
+  try {
+    return await create();
+  } catch (error) {
+    if (error instanceof SessionExistsError) throw error;
+    // A failing read (storage unavailable) leaves the creation's own error to answer.
+    const exists = await registry.exists(id).catch(() => false);
+    if (exists) throw problem("precondition_failed", `session ${id} already exists`);
+    throw error;
+  }
 }
 
 /** Create a new session `id` as `PUT /sessions/{id}` with `body` would (checks included). */

@@ -142,39 +142,64 @@ function rowOf(record: SessionRecord): SessionRow {
 
 /** Insert a new session row (activity = creation time); throws `SessionExistsError` if the id is taken. */
 export function* insertSessionProgram(session: NewSession): SqlProgram<SessionRow> {
-  let record: SessionRecord | undefined;
+  // The row as stored, built here rather than handed back (RETURNING *): every column is one of
+  // these values or a default of 0, so reading back the system prompt and the creation request
+  // would only copy them again.
+  const record: SessionRecord = {
+    id: session.id,
+    name: session.name ?? null,
+    workspace: session.workspace,
+    parent_id: session.parentId ?? null,
+    provider_profile: session.providerProfile ?? null,
+    model: session.model ?? null,
+    system_prompt: session.systemPrompt ?? null,
+    created_at: session.createdAt,
+    activity_at: session.createdAt,
+    input_order: 0,
+    usage_prompt_tokens: 0,
+    usage_completion_tokens: 0,
+    usage_cached_prompt_tokens: 0,
+    usage_total_tokens: 0,
+    preview_text: session.preview?.text ?? "",
+    preview_truncated: session.preview?.truncated === true ? 1 : 0,
+    transcript_count: session.preview?.transcript_count ?? 0,
+    fork_checkpoint_id: session.fork?.checkpointId ?? null,
+    fork_entry_hash: session.fork?.entryHash ?? null,
+    mcp_servers: JSON.stringify(session.mcpServers ?? []),
+    creation_request: session.creationRequest === undefined ? null : JSON.stringify(session.creationRequest),
+    parent_call_id: session.task?.parentCallId ?? null,
+    agent: session.task?.agent ?? null,
+  };
   try {
-    // RETURNING (PostgreSQL, and SQLite since 3.35) hands the stored row back without a second read.
-    record = yield* get<SessionRecord>(
+    yield* run(
       `INSERT INTO sessions (id, name, workspace, parent_id, provider_profile, model, system_prompt, created_at,
          activity_at, fork_checkpoint_id, fork_entry_hash, mcp_servers, creation_request, parent_call_id, agent,
          preview_text, preview_truncated, transcript_count)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-      session.id,
-      session.name ?? null,
-      session.workspace,
-      session.parentId ?? null,
-      session.providerProfile ?? null,
-      session.model ?? null,
-      session.systemPrompt ?? null,
-      session.createdAt,
-      session.createdAt,
-      session.fork?.checkpointId ?? null,
-      session.fork?.entryHash ?? null,
-      JSON.stringify(session.mcpServers ?? []),
-      session.creationRequest === undefined ? null : JSON.stringify(session.creationRequest),
-      session.task?.parentCallId ?? null,
-      session.task?.agent ?? null,
-      session.preview?.text ?? "",
-      session.preview?.truncated === true ? 1 : 0,
-      session.preview?.transcript_count ?? 0,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      record.id,
+      record.name,
+      record.workspace,
+      record.parent_id,
+      record.provider_profile,
+      record.model,
+      record.system_prompt,
+      record.created_at,
+      record.activity_at,
+      record.fork_checkpoint_id,
+      record.fork_entry_hash,
+      record.mcp_servers,
+      record.creation_request,
+      record.parent_call_id,
+      record.agent,
+      record.preview_text,
+      record.preview_truncated,
+      record.transcript_count,
     );
   } catch (error) {
     if (isUniqueViolation(error)) throw new SessionExistsError(session.id);
     throw error;
   }
-  // An INSERT that did not throw stored exactly one row, and RETURNING gave it.
-  return rowOf(record!);
+  return rowOf(record);
 }
 
 /** `insertSessionProgram` on a SQLite connection. */

@@ -130,6 +130,39 @@ describe.each([sqlite(), postgres()])("the storage port on $name", (backend) => 
     );
     expect(created.row).toEqual(await storage.getSession(id));
     expect(created.restored).toEqual(await storage.restoreLog(id));
+    // Every column a creation can set: the row it answers is built, not read back.
+    const full = [
+      {
+        id: "0190f5c8-0000-7000-8000-0000000000c2",
+        workspace: "/tmp/work",
+        createdAt: ts + 1,
+        name: null,
+        providerProfile: "p",
+        model: "m-1",
+        systemPrompt: "be brief ✓",
+        creationRequest: { kind: "new" as const, workspace: "/tmp/work", name: "ä" },
+        preview: { text: "hello", transcript_count: 3, truncated: true },
+      },
+      {
+        id: "0190f5c8-0000-7000-8000-0000000000c3",
+        workspace: "/tmp/work",
+        createdAt: ts + 2,
+        parentId: id,
+        fork: { checkpointId: "1", entryHash: "abc" },
+        creationRequest: { kind: "fork" as const, source_session_id: id, checkpoint_id: "1" },
+      },
+      {
+        id: "0190f5c8-0000-7000-8000-0000000000c4",
+        workspace: "/tmp/work",
+        createdAt: ts + 3,
+        parentId: id,
+        task: { parentCallId: "call-1", agent: "reviewer" },
+      },
+    ];
+    for (const row of full) {
+      const made = await storage.createSession(row, [start], row.preview ?? preview);
+      expect(made.row).toEqual(await storage.getSession(row.id));
+    }
   });
 
   it("commits a turn's log entries, its inputs and its row together", async () => {
