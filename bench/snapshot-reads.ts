@@ -35,33 +35,9 @@ const rounds = Number(process.env.ROUNDS ?? 4);
 const settle = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const auth = (app: DaemonHarness) => ({ authorization: `Bearer ${app.token}` });
 
-/** Open the session's stream at `path`, resolve with the first chunk's text, then close it. */
-function attachOnce(app: DaemonHarness, path: string): Promise<string> {
+/** Open the stream at `path`; `onChunk` gets each chunk's text and says (true) when to close it. */
+function readStream(app: DaemonHarness, path: string, onChunk: (chunk: string) => boolean): Promise<void> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: "127.0.0.1",
-        port: app.port,
-        path,
-        headers: { host: `127.0.0.1:${app.port}`, ...auth(app), accept: "text/event-stream" },
-      },
-      (res) => {
-        res.setEncoding("utf8");
-        res.once("data", (chunk: string) => {
-          req.destroy();
-          resolve(chunk);
-        });
-      },
-    );
-    req.on("error", reject);
-    req.end();
-  });
-}
-
-/** Follow `path` until a `turn_completed` frame, then close. */
-function followToEnd(app: DaemonHarness, path: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let seen = "";
     const req = httpRequest(
       {
         host: "127.0.0.1",
@@ -72,16 +48,26 @@ function followToEnd(app: DaemonHarness, path: string): Promise<void> {
       (res) => {
         res.setEncoding("utf8");
         res.on("data", (chunk: string) => {
-          seen = (seen + chunk).slice(-4096);
-          if (seen.includes('"type":"turn_completed"')) {
-            req.destroy();
-            resolve();
-          }
+          if (!onChunk(chunk)) return;
+          req.destroy();
+          resolve();
         });
       },
     );
     req.on("error", reject);
     req.end();
+  });
+}
+
+/** Open the session's stream at `path`, read its first chunk, then close it. */
+const attachOnce = (app: DaemonHarness, path: string): Promise<void> => readStream(app, path, () => true);
+
+/** Follow `path` until a `turn_completed` frame, then close. */
+function followToEnd(app: DaemonHarness, path: string): Promise<void> {
+  let seen = "";
+  return readStream(app, path, (chunk) => {
+    seen = (seen + chunk).slice(-4096);
+    return seen.includes('"type":"turn_completed"');
   });
 }
 
@@ -162,13 +148,12 @@ async function operations(
       },
     };
   }
-  if (mode === "attach")
-    return { op: async () => void (await attachOnce(app, `/sessions/${session}?tail=0`)) };
+  if (mode === "attach") return { op: () => attachOnce(app, `/sessions/${session}?tail=0`) };
   const snapshot = (
     await rawRequest(app.port, { method: "GET", path: `/sessions/${session}?tail=0`, headers: auth(app) })
   ).json<Created>();
   const query = `after_generation=${snapshot.cursor.generation}&after_seq=${snapshot.cursor.sequence}`;
-  return { op: async () => void (await attachOnce(app, `/sessions/${session}?${query}`)) };
+  return { op: () => attachOnce(app, `/sessions/${session}?${query}`) };
 }
 
 async function startDaemon(provider: FakeProvider, bin: string | undefined, launcher?: string[]) {

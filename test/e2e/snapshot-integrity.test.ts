@@ -1,26 +1,16 @@
 /**
- * A loaded session's snapshot with no history (`?tail=0`, as JSON and as a stream attach) reads
- * only the newest few entries of its log, yet what it reads is still verified: a newest entry
- * changed behind the daemon, or a log rolled back behind what the daemon committed, fails the
- * read (500 log_corrupt) and marks the session corrupt.
+ * A loaded session's snapshot with no history (`?tail=0`, as JSON and as a stream attach) skips
+ * measuring the snapshot for a history budget it never uses, yet still reads and verifies the
+ * newest entries of its log: a newest entry changed behind the daemon, or a log rolled back
+ * behind what the daemon committed, fails the read (500 log_corrupt).
  */
 import { request as httpRequest } from "node:http";
-import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { useCliDaemon } from "../cli/support/cli-daemon.js";
 import { text } from "../support/fake-provider/reply.js";
 
 describe("snapshots without history", () => {
   const shared = useCliDaemon(() => text("the answer"));
-
-  function behind(work: (db: Database.Database) => void): void {
-    const db = new Database(shared.daemon.dbPath);
-    try {
-      work(db);
-    } finally {
-      db.close();
-    }
-  }
 
   /** The status of a stream attach with `?tail=0` (its first chunk read, then closed). */
   function attachStatus(sessionId: string): Promise<number> {
@@ -74,12 +64,13 @@ describe("snapshots without history", () => {
 
   it("catches the newest entry changed behind the daemon, on a JSON read with tail=0", async () => {
     const sessionId = await sessionWithTurns(3);
-    behind((db) =>
-      db
-        .prepare(
-          "UPDATE transcript SET entry = replace(entry, 'the answer', 'a forged answer') WHERE session = ? AND position = (SELECT MAX(position) FROM transcript WHERE session = ? AND entry LIKE '%the answer%')",
-        )
-        .run(sessionId, sessionId),
+    const [newest] = await shared.daemon.sql<{ position: number }>(
+      "SELECT MAX(position) AS position FROM transcript WHERE session = ? AND entry LIKE '%the answer%'",
+      [sessionId],
+    );
+    await shared.daemon.sql(
+      "UPDATE transcript SET entry = replace(entry, 'the answer', 'a forged answer') WHERE session = ? AND position = ?",
+      [sessionId, newest!.position],
     );
     const answer = await shared.daemon.api(`/sessions/${sessionId}?tail=0`);
     expect(answer.status).toBe(500);
@@ -89,12 +80,14 @@ describe("snapshots without history", () => {
 
   it("catches a log rolled back behind the daemon, on a stream attach with tail=0", async () => {
     const sessionId = await sessionWithTurns(3);
-    behind((db) => {
-      const { head } = db
-        .prepare<[string], { head: number }>("SELECT MAX(position) AS head FROM transcript WHERE session = ?")
-        .get(sessionId)!;
-      db.prepare("DELETE FROM transcript WHERE session = ? AND position > ?").run(sessionId, head - 2);
-    });
+    const [last] = await shared.daemon.sql<{ head: number }>(
+      "SELECT MAX(position) AS head FROM transcript WHERE session = ?",
+      [sessionId],
+    );
+    await shared.daemon.sql("DELETE FROM transcript WHERE session = ? AND position > ?", [
+      sessionId,
+      last!.head - 2,
+    ]);
     expect(await attachStatus(sessionId)).toBe(500);
     const answer = await shared.daemon.api(`/sessions/${sessionId}?tail=0`);
     expect(answer.status).toBe(500);

@@ -207,13 +207,8 @@ async function readWindow(log: HistoryLog, window: Window): Promise<PositionedEn
   const after: PositionedEntry[] = [];
   let seenAfter = 0;
   const step = Math.max(1, Math.floor(window.readStep));
-  let size = firstReadSize(wantAfter, step);
-  for (
-    let next = pivot;
-    next <= last && seenAfter < wantAfter;
-    next += size, size = Math.min(step, size * 2)
-  ) {
-    const chunk = await log.read(next, Math.min(last, next + size - 1));
+  for (let next = pivot; next <= last && seenAfter < wantAfter; next += step) {
+    const chunk = await log.read(next, Math.min(last, next + step - 1));
     for (const placed of chunk) {
       after.push(placed);
       if (projectsToHistory(placed.entry)) seenAfter++;
@@ -223,29 +218,15 @@ async function readWindow(log: HistoryLog, window: Window): Promise<PositionedEn
   let before: PositionedEntry[] = [];
   let seenBefore = 0;
   let low = pivot;
-  size = firstReadSize(wantBefore, step);
   while (low > 0 && (seenBefore < wantBefore || unnamedResults(before, after))) {
-    const from = Math.max(0, low - size);
+    const from = Math.max(0, low - step);
     const chunk = await log.read(from, low - 1);
     for (const placed of chunk) if (projectsToHistory(placed.entry)) seenBefore++;
     before = before.length === 0 ? [...chunk] : chunk.concat(before);
     low = from;
-    size = Math.min(step, size * 2);
   }
   return before.concat(after);
 }
-
-/**
- * Entries of a side's first read: twice the history positions it wants (entries that yield
- * none lie between them), so a page of few positions (a snapshot's `tail=0`, say) reads and
- * verifies a few entries, not a whole step; later reads double up to `step`.
- */
-function firstReadSize(wanted: number, step: number): number {
-  return Math.min(step, Math.max(minFirstRead, 2 * wanted));
-}
-
-/** The fewest entries a side's first read takes (a turn's own entries, about). */
-const minFirstRead = 8;
 
 /** Whether a tool result in `first` then `second` names a call that neither holds before it. */
 function unnamedResults(first: readonly PositionedEntry[], second: readonly PositionedEntry[]): boolean {
