@@ -1,7 +1,7 @@
 /**
  * What the benches that count a daemon's instructions under valgrind's callgrind share
- * (bench/instructions.ts, bench/creation.ts): the launcher, zeroing and dumping the counters of
- * a running daemon, and the total of its last dump.
+ * (bench/instructions.ts, bench/creation.ts, bench/snapshot-reads.ts): the launcher, zeroing
+ * and dumping the counters of a running daemon, and the total of its last dump.
  */
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";

@@ -58,7 +58,11 @@ export function runOneShot(app: DaemonHarness): Promise<void> {
 }
 
 /** The daemon CPU spent by `work`, divided by `count` (the daemon settled before and after). */
-async function cpuPer(app: DaemonHarness, count: number, work: () => Promise<void>): Promise<ProcessCpu> {
+export async function cpuPer(
+  app: DaemonHarness,
+  count: number,
+  work: () => Promise<void>,
+): Promise<ProcessCpu> {
   await settle();
   const before = cpuOf(app.pid);
   await work();
@@ -133,7 +137,7 @@ async function oneShotWrites(
 }
 
 /** The daemon CPU of a run: its own and its children's (ms). */
-const total = (cpu: ProcessCpu): number => cpu.own + cpu.children;
+export const total = (cpu: ProcessCpu): number => cpu.own + cpu.children;
 
 /** The same measure in words. */
 const split = (cpu: ProcessCpu): string =>

@@ -13,11 +13,10 @@
  *
  * `cpu` (default): the daemon's utime+stime per op over ROUNDS alternated rounds of COUNT ops
  * against this checkout's build and SKEIN_BENCH_COMPARE_BIN's (when set); `instructions`: the
- * daemon under callgrind (as bench/instructions.ts), COUNT ops after WARMUP, this build or
+ * daemon under callgrind (bench/callgrind.ts), COUNT ops after WARMUP, this build or
  * SKEIN_PROFILE_BIN's.
  */
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +24,7 @@ import { v7 as uuidv7 } from "uuid";
 import { DaemonHarness, rawRequest } from "../test/e2e/support/daemon-harness.js";
 import { text } from "../test/support/fake-provider/reply.js";
 import { FakeProvider } from "../test/support/fake-provider/server.js";
+import { callgrindControl, callgrindLauncher, lastDumpTotal } from "./callgrind.js";
 import { cpuMs, daemonEnv, follow, followedTurn, profiles } from "./daemon-support.js";
 
 const mode = process.argv[2] ?? "get";
@@ -189,31 +189,17 @@ async function cpuRound(provider: FakeProvider, bin: string | undefined): Promis
 async function instructionsOf(provider: FakeProvider): Promise<number> {
   const outDir = process.env.CALLGRIND_OUT ?? mkdtempSync(join(tmpdir(), "skein-callgrind-"));
   mkdirSync(outDir, { recursive: true });
-  const launcher = [
-    "valgrind",
-    "--tool=callgrind",
-    "--smc-check=all-non-file",
-    "--dump-instr=no",
-    `--callgrind-out-file=${join(outDir, "callgrind.out.%p")}`,
-  ];
-  const app = await startDaemon(provider, process.env.SKEIN_PROFILE_BIN, launcher);
-  const lastDump = (): number => {
-    const dumps = readdirSync(outDir)
-      .filter((name) => name.startsWith(`callgrind.out.${app.pid}.`))
-      .sort((a, b) => Number(a.split(".").pop()) - Number(b.split(".").pop()));
-    const content = readFileSync(join(outDir, dumps.at(-1)!), "utf8");
-    return Number(/^(?:totals|summary): (\d+)/m.exec(content)![1]);
-  };
+  const app = await startDaemon(provider, process.env.SKEIN_PROFILE_BIN, callgrindLauncher(outDir));
   try {
     const { op, baseline } = await operations(app, provider);
     const per = async (unit: (i: number) => Promise<void>): Promise<number> => {
       for (let i = 0; i < warmup; i++) await unit(i);
       await settle(1500);
-      execFileSync("callgrind_control", ["--zero", String(app.pid)], { stdio: "ignore" });
+      callgrindControl(app.pid, "--zero");
       for (let i = 0; i < count; i++) await unit(i);
       await settle(1500);
-      execFileSync("callgrind_control", ["--dump", String(app.pid)], { stdio: "ignore" });
-      return lastDump() / count;
+      callgrindControl(app.pid, "--dump");
+      return lastDumpTotal(outDir, app.pid) / count;
     };
     const cost = await per(op);
     const result = baseline === undefined ? cost : cost - (await per(baseline));

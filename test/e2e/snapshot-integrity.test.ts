@@ -4,39 +4,23 @@
  * newest entries of its log: a newest entry changed behind the daemon, or a log rolled back
  * behind what the daemon committed, fails the read (500 log_corrupt).
  */
-import { request as httpRequest } from "node:http";
 import { describe, expect, it } from "vitest";
 import { useCliDaemon } from "../cli/support/cli-daemon.js";
 import { text } from "../support/fake-provider/reply.js";
+import { StreamRefusedError } from "./support/sse-client.js";
 
 describe("snapshots without history", () => {
   const shared = useCliDaemon(() => text("the answer"));
 
-  /** The status of a stream attach with `?tail=0` (its first chunk read, then closed). */
-  function attachStatus(sessionId: string): Promise<number> {
-    const { port, token } = shared.daemon;
-    return new Promise((resolve, reject) => {
-      const req = httpRequest(
-        {
-          host: "127.0.0.1",
-          port,
-          path: `/sessions/${sessionId}?tail=0`,
-          headers: {
-            host: `127.0.0.1:${port}`,
-            authorization: `Bearer ${token}`,
-            accept: "text/event-stream",
-          },
-        },
-        (res) => {
-          res.once("data", () => {
-            req.destroy();
-            resolve(res.statusCode ?? 0);
-          });
-        },
-      );
-      req.on("error", reject);
-      req.end();
-    });
+  /** The status of a stream attach with `?tail=0` (opened, then closed; a refusal's status). */
+  async function attachStatus(sessionId: string): Promise<number> {
+    try {
+      (await shared.daemon.openStream(sessionId, { tail: 0 })).close();
+      return 200;
+    } catch (error) {
+      if (error instanceof StreamRefusedError) return error.status;
+      throw error;
+    }
   }
 
   /** A loaded session with `turns` finished turns (kept loaded by a snapshot read). */
