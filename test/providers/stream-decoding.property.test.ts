@@ -222,4 +222,14 @@ describe.each(protocols)("%s decoding", (protocol) => {
       { numRuns: 300 },
     );
   });
+
+  it("fails with a typed error on an error object or array with no string form", async () => {
+    // Found by the property above: String() of a parsed {"toString": null} throws a TypeError.
+    const encoder = new TextEncoder();
+    for (const error of ['{"toString":null}', '[{"toString":null}]']) {
+      const frame = `data: {"type":"message_start","error":${error}}\n\n`;
+      const decoded = await decode(protocol, [encoder.encode(frame)]);
+      if (decoded.error !== undefined) expect(decoded.error).toBeInstanceOf(LlmClientError);
+    }
+  });
 });

@@ -91,7 +91,9 @@ export class ChatCompletionsParser extends ProtocolParser {
     const error = chunk.error;
     if (error !== undefined && error !== null) {
       const detail = isWireObject(error) ? error : undefined;
-      throw providerStreamErrorOf(this.provider, detail, ["code", "type"], { message: String(error) });
+      // JSON, not String(): a parsed object whose `toString` key holds a value has no string form.
+      const fallback = typeof error === "string" ? error : JSON.stringify(error);
+      throw providerStreamErrorOf(this.provider, detail, ["code", "type"], { message: fallback });
     }
     this.startResponse(out);
     const usage = chunk.usage;
