@@ -25,14 +25,16 @@
  * (busy timeout) for the restart's one fsync; who writes first changes where the fsync runs,
  * never what is safe.
  *
- * Boundary rule: PASSIVE checkpoints only, so the worker never waits for (or blocks) a reader or
- * the writer; what it cannot copy now it copies next time. Its one write, the restart, runs only
- * in its turn and gives up rather than wait for SQLite's write lock. The worker runs a few lines of
- * CommonJS given as source (no file of its own, so the bundled daemon needs no second entry),
- * loading better-sqlite3 from where this module resolves it. It costs ~9 MB of memory, so it
- * starts with the first write and stops after a while without any. A worker that dies on its
- * own (it could not open the database, say) is not restarted: `onDead` lets the owner hand
- * checkpoints back to SQLite's automatic ones.
+ * Boundary rule: PASSIVE checkpoints only, so the worker never waits for a reader or the writer,
+ * nor holds SQLite's write lock while a commit wants it; what it cannot copy now it copies next
+ * time. Its one write, the restart, runs only in its turn and gives up rather than wait for the
+ * write lock; the owner's commits wait for that turn alone (the second checkpoint, usually
+ * empty, and the header's fsync), asynchronously. The worker runs a few lines of CommonJS given
+ * as source (no file of its own, so the bundled daemon needs no second entry), loading
+ * better-sqlite3 from where this module resolves it. It costs ~9 MB of memory (a second
+ * connection when it restarts logs), so it starts with the first write and stops after a while
+ * without any. A worker that dies on its own (it could not open the database, say) is not
+ * restarted: `onDead` lets the owner hand checkpoints back to SQLite's automatic ones.
  */
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
