@@ -161,7 +161,10 @@ export function openEventStream(
         clearTimeout(timer);
         resolve({ response: res, request: req });
       });
-      const timer = setTimeout(() => req.destroy(new ExchangeTimeoutError("GET", path, timeoutMs)), timeoutMs);
+      const timer = setTimeout(
+        () => req.destroy(new ExchangeTimeoutError("GET", path, timeoutMs)),
+        timeoutMs,
+      );
       req.on("error", (error) => {
         clearTimeout(timer);
         // The daemon may close an idle connection just as it is reused: nothing reached it.

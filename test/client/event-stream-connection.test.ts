@@ -4,8 +4,8 @@
  * of its own. A real daemon child process, real HTTP over loopback.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DaemonClient, uuidV7 } from "../../src/client/index.js";
 import { type OpenedStream, openEventStream } from "../../src/client/http-exchange.js";
+import { DaemonClient, uuidV7 } from "../../src/client/index.js";
 import { DaemonHarness } from "../e2e/support/daemon-harness.js";
 
 /** The first chunk of an opened stream's body, as text; the stream is then cut. */
@@ -36,7 +36,11 @@ describe("the connection of a client's event stream", () => {
       const requestSocket = Object.values(client.agents.http.freeSockets).flat()[0];
       expect(requestSocket).toBeDefined();
 
-      const opened = await openEventStream(client.endpoint(), client.agents, `/sessions/${created.id}?tail=0`);
+      const opened = await openEventStream(
+        client.endpoint(),
+        client.agents,
+        `/sessions/${created.id}?tail=0`,
+      );
       expect(opened.response.statusCode).toBe(200);
       expect(opened.request.reusedSocket).toBe(true);
       expect(opened.request.socket).toBe(requestSocket);
