@@ -136,9 +136,9 @@ export interface OpenedStream {
 /**
  * Open `GET path` with `Accept: text/event-stream`: on an idle kept-alive connection of `agents`
  * when there is one (the one a command's previous request left, so the daemon accepts and sets
- * up no second connection), else on a connection of its own (a stream never waits for a pooled
- * connection behind the pool's limit). A reused connection the daemon closed meanwhile is
- * replaced by a new one once.
+ * up no second connection), taken out of the pool, else on a connection of its own (a stream
+ * never waits for a pooled connection behind the pool's limit). A reused connection the daemon
+ * closed meanwhile is replaced by a new one once.
  */
 export function openEventStream(
   endpoint: DaemonEndpoint,
@@ -165,6 +165,9 @@ export function openEventStream(
         () => req.destroy(new ExchangeTimeoutError("GET", path, timeoutMs)),
         timeoutMs,
       );
+      // A stream holds its connection for long: it leaves the pool, so that however many are
+      // open, the client's other requests never wait behind them for the pool's limit.
+      if (agent !== false) req.once("socket", (socket) => socket.emit("agentRemove"));
       req.on("error", (error) => {
         clearTimeout(timer);
         // The daemon may close an idle connection just as it is reused: nothing reached it.

@@ -44,8 +44,34 @@ describe("the connection of a client's event stream", () => {
       expect(opened.response.statusCode).toBe(200);
       expect(opened.request.reusedSocket).toBe(true);
       expect(opened.request.socket).toBe(requestSocket);
+      // Out of the pool: it counts against no limit of the client's other requests.
+      expect(Object.values(client.agents.http.sockets).flat()).not.toContain(requestSocket);
+      expect(Object.values(client.agents.http.freeSockets).flat()).not.toContain(requestSocket);
       expect(await firstChunk(opened)).toContain('"reason":"initial"');
     } finally {
+      client.close();
+    }
+  });
+
+  it("leaves the pool with its connection: more open streams than the pool's limit hold up no request", async () => {
+    const client = DaemonClient.forHome(app.home);
+    const streams: OpenedStream[] = [];
+    try {
+      const created = await client.createSession(uuidV7(), { workspace: app.workspace });
+      // Each stream takes the connection the request before it left (the pool holds 16).
+      for (let i = 0; i < 20; i++) {
+        await client.server(5_000);
+        const opened = await openEventStream(
+          client.endpoint(),
+          client.agents,
+          `/sessions/${created.id}?tail=0`,
+        );
+        expect(opened.request.reusedSocket).toBe(true);
+        streams.push(opened);
+      }
+      expect((await client.server(5_000)).version).toEqual(expect.any(String));
+    } finally {
+      for (const opened of streams) opened.request.destroy();
       client.close();
     }
   });
