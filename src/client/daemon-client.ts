@@ -346,10 +346,7 @@ export class DaemonClient {
     return followSession(this, sessionId, options);
   }
 
-  /**
-   * Follow the session list (`GET /sessions` as a stream): a reset with the list, then created,
-   * updated, status and deleted events, resuming across reconnects (see session-stream.ts).
-   */
+  /** Follow the session list (`GET /sessions` as a stream: a reset with the list, then created, updated, status and deleted events), resuming across reconnects. */
   followSessionList(options: FollowListOptions = {}): AsyncGenerator<SessionListItem, void, undefined> {
     return followSessionList(this, options);
   }

@@ -202,20 +202,8 @@ export class SessionActor {
     return finishSnapshot(parts, tail, this.sessionId, this.#services);
   }
 
-  /**
-   * The first batch of a stream attach: a replay after `after`, or a reset with a snapshot. A
-   * replay is read at once, not in the mailbox: the feed is a whole prefix of the session's
-   * events at any moment and the connection's watcher catches up from its end, so it never waits
-   * behind a running turn's commits; only a reset's snapshot must agree with its cursor.
-   */
+  /** The first batch of a stream attach: a replay after `after`, or a reset with a snapshot. */
   async openStream(after: StreamCursor | null, tail?: number): Promise<FirstBatch> {
-    if (!this.#stopped) {
-      const replay = this.feed.read(after);
-      if (replay.kind === "events") {
-        this.#lastUsedAt = this.#services.now();
-        return { cursor: replay.cursor, events: replay.events };
-      }
-    }
     const { read, parts } = await this.#task(async () => {
       const read = this.feed.read(after);
       if (read.kind === "events") return { read, parts: null };
