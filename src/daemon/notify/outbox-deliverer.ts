@@ -107,13 +107,18 @@ export class OutboxDeliverer {
     await this.outbox.settle(row, this.#owner, settlement);
   }
 
+  /** Given-up rows older than this are deleted with a give-up at `now`. */
+  #forgetBefore(now: number): number {
+    return now - this.settings.keepGivenUpMs;
+  }
+
   #settlement(row: ClaimedNotification, outcome: PostOutcome): NotificationSettlement {
     const now = this.now();
     switch (outcome.kind) {
       case "delivered":
         return { kind: "delivered" };
       case "refused":
-        return { kind: "gave_up", at: now, error: `not sent: ${outcome.reason}` };
+        return { kind: "gave_up", at: now, error: `not sent: ${outcome.reason}`, forgetBefore: this.#forgetBefore(now) };
       case "failed": {
         const at = now + retryDelay(this.settings, row.attempts);
         if (at - row.createdAt > this.settings.giveUpMs)
@@ -121,6 +126,7 @@ export class OutboxDeliverer {
             kind: "gave_up",
             at: now,
             error: `${outcome.reason}; still failing ${this.settings.giveUpMs} ms after the event`,
+            forgetBefore: this.#forgetBefore(now),
           };
         return { kind: "retry", at, error: outcome.reason };
       }
