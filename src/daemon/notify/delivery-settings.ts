@@ -1,7 +1,6 @@
 /**
  * How the outbox is delivered: the retry backoff (doubling from `retryMs` up to `retryMaxMs`),
- * when a delivery is given up (`giveUpMs` after its event), how often due rows are looked for,
- * how long a claim lasts and a request may take. The environment may change the backoff (tests
+ * when a delivery is given up (`giveUpMs` after its event), how long a claim lasts and a request may take. The environment may change the backoff (tests
  * need seconds, not minutes): `SKEIN_NOTIFY_RETRY_MS`, `SKEIN_NOTIFY_RETRY_MAX_MS`,
  * `SKEIN_NOTIFY_GIVE_UP_MS`, `SKEIN_NOTIFY_TIMEOUT_MS` (a claim lasts the timeout plus 5 s).
  *
@@ -12,7 +11,6 @@ export interface DeliverySettings {
   retryMs: number;
   retryMaxMs: number;
   giveUpMs: number;
-  pollMs: number;
   leaseMs: number;
   timeoutMs: number;
 }
@@ -22,7 +20,6 @@ const defaults: DeliverySettings = {
   retryMs: 2_000,
   retryMaxMs: 600_000,
   giveUpMs: 86_400_000,
-  pollMs: 1_000,
   leaseMs: 15_000,
   timeoutMs: 10_000,
 };
@@ -57,7 +54,6 @@ export function deliverySettingsFrom(env: NodeJS.ProcessEnv): DeliverySettings {
     retryMs,
     retryMaxMs: Math.max(retryMs, read("SKEIN_NOTIFY_RETRY_MAX_MS", defaults.retryMaxMs)),
     giveUpMs: read("SKEIN_NOTIFY_GIVE_UP_MS", defaults.giveUpMs),
-    pollMs: Math.min(defaults.pollMs, retryMs),
   };
 }
 
