@@ -7,7 +7,7 @@
  * wake-ups a second were about half of what an idle daemon cost (0.5 ms of CPU a second).
  * prom-client starts its sampler at once and for good; this one starts at the first read of
  * the metrics (a scrape, an OTLP export) and stops once nobody has read them for
- * `unreadStopMs`. Each read reports the samples since the previous one (as prom-client does);
+ * ten minutes. Each read reports the samples since the previous one (as prom-client does);
  * the figures of a read with no sample before it (the first one) are 0. The current lag
  * (`_seconds`, one setImmediate's delay, measured at each read) needs no sampler.
  *
@@ -20,7 +20,7 @@ import { Gauge, type Registry } from "prom-client";
 const sampleMs = 100;
 
 /** Sampling stops when the metrics have not been read for this long (a scraper reads every minute or so). */
-const unreadStopMs = 10 * 60_000;
+const defaultUnreadStopMs = 10 * 60_000;
 
 /** The names prom-client gives these metrics (before the registry's prefix). */
 export const eventLoopLagNames = [
@@ -40,11 +40,13 @@ type Figure = (histogram: IntervalHistogram) => number;
 const nanosecondsPerSecond = 1e9;
 
 export class EventLoopLag {
+  readonly #unreadStopMs: number;
   #histogram: IntervalHistogram | null = null;
   #stopTimer: NodeJS.Timeout | null = null;
 
   /** Register the eight metrics in `registry`, each name after `prefix`. */
-  constructor(registry: Registry, prefix: string) {
+  constructor(registry: Registry, prefix: string, unreadStopMs = defaultUnreadStopMs) {
+    this.#unreadStopMs = unreadStopMs;
     const registers = [registry];
     const figures: Array<[Gauge, Figure]> = [];
     const figure = (name: string, help: string, read: Figure, aggregator: "min" | "max" | "average") =>
@@ -113,7 +115,7 @@ export class EventLoopLag {
       this.#histogram = started;
     }
     if (this.#stopTimer !== null) clearTimeout(this.#stopTimer);
-    this.#stopTimer = setTimeout(() => this.stop(), unreadStopMs);
+    this.#stopTimer = setTimeout(() => this.stop(), this.#unreadStopMs);
     this.#stopTimer.unref();
   }
 }
