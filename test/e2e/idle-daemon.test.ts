@@ -20,15 +20,16 @@ function mainThreadSwitches(pid: number): number {
 describe.runIf(process.platform === "linux")("an idle daemon", () => {
   const shared = useSharedFixture({ answer: "ok" });
 
-  it("wakes its event loop a few times in four seconds at most, not ten times a second", async () => {
+  it("wakes its event loop a few times in four seconds, not ten times a second", async () => {
     const { app } = shared;
     // The boot's own work settles (the first scheduler and outbox looks, the readiness poll).
     await sleep(1_500);
     const before = mainThreadSwitches(app.pid);
     await sleep(4_000);
     const woken = mainThreadSwitches(app.pid) - before;
-    // Before the samplers and polls slept, this was over 40 (10 a second for the event-loop
-    // sampler, 2 for the polls); a garbage collection after the boot may add a few.
-    expect(woken).toBeLessThan(12);
+    // Before the samplers and polls slept, this was 48 (10 a second for the event-loop sampler,
+    // 2 for the polls); now 0-2, but one of V8's memory-reducing collections after the boot may
+    // fall in the window and add about 13 (its helper threads' hand-offs).
+    expect(woken).toBeLessThan(25);
   });
 });
