@@ -7,7 +7,7 @@
  *
  * Sizes: TURNS (turns, default 300), SESSIONS (concurrent: that many sessions, one short turn
  * each, all at once, default 1000; oneshot: that many `skein run "hi"` in new sessions, one
- * after the other, default 100), WATCHERS (stream: that many SSE watchers of the session,
+ * after the other, default 100, after WARMUP uncounted ones, default 5), WATCHERS (stream: that many SSE watchers of the session,
  * as in the bench's stream figures, default 0; the deltas then carry the bench's stamps). SKEIN_CHECKPOINTS=0 in this process's environment is passed
  * on to the daemon (no workspace checkpoints), to see what they cost, and so is SKEIN_V8_FLAGS
  * (the daemon's V8 flags instead of its defaults; `none`: V8's defaults). It prints the measured
@@ -107,7 +107,8 @@ try {
   } else if (mode === "oneshot") {
     provider.script = () => text(["hello", " world"]);
     const count = Number(process.env.SESSIONS ?? 100);
-    for (let i = 0; i < 5; i++) await runOneShot(app);
+    const warmup = Number(process.env.WARMUP ?? 5);
+    for (let i = 0; i < warmup; i++) await runOneShot(app);
     const before = cpuOf(app.pid);
     const window = await openWindow();
     for (let i = 0; i < count; i++) await runOneShot(app);

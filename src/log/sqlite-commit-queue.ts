@@ -9,9 +9,11 @@
  * one that returns a promise is refused (`AsyncSqliteWriteError`) and rolled back. With a
  * `durable` hook (a connection at synchronous=NORMAL whose log is flushed off the main thread,
  * see wal-sync.ts) a write resolves only once the hook says its transaction is on disk; the next
- * batch may commit meanwhile.
+ * batch may commit meanwhile. With a `turn`, each batch commits in its turn of the log (another
+ * connection writes the log now and then, see log-write-turn.ts); writes queue while it waits.
  */
 import type Database from "better-sqlite3";
+import type { Awaitable } from "./awaitable.js";
 import {
   type BatchResult,
   type BatchScope,
@@ -20,6 +22,7 @@ import {
   type QueuedWrite,
   type WriteOutcome,
 } from "./commit-queue.js";
+import type { LogWriteTurn } from "./log-write-turn.js";
 
 /** SQLite rolled the group commit's transaction back under it (the cause is kept aside). */
 class RolledBackError extends Error {
@@ -42,6 +45,7 @@ type Connection = Database.Database;
 class SqliteTransactions implements BatchTransactions<Connection> {
   readonly #db: Connection;
   readonly #durable: (() => Promise<void>) | null;
+  readonly #turn: LogWriteTurn | null;
   /** The error after which SQLite rolled back the current transaction, if it did. */
   #rollbackCause: unknown = null;
   readonly #savepoint: Database.Transaction<(write: QueuedWrite<Connection>) => unknown>;
@@ -58,9 +62,10 @@ class SqliteTransactions implements BatchTransactions<Connection> {
     (batch: readonly QueuedWrite<Connection>[], scope: BatchScope<Connection>) => WriteOutcome[]
   >;
 
-  constructor(db: Connection, durable: (() => Promise<void>) | null) {
+  constructor(db: Connection, options: SqliteCommitQueueOptions) {
     this.#db = db;
-    this.#durable = durable;
+    this.#durable = options.durable ?? null;
+    this.#turn = options.turn ?? null;
     // Nested inside the batch's transaction, better-sqlite3 runs this as a savepoint.
     this.#savepoint = db.transaction((write: QueuedWrite<Connection>) => runSynchronously(db, write));
     this.#aloneTx = db.transaction((write: QueuedWrite<Connection>, scope: BatchScope<Connection>) => {
@@ -95,7 +100,19 @@ class SqliteTransactions implements BatchTransactions<Connection> {
     );
   }
 
-  commit(batch: readonly QueuedWrite<Connection>[], scope: BatchScope<Connection>): BatchResult {
+  commit(batch: readonly QueuedWrite<Connection>[], scope: BatchScope<Connection>): Awaitable<BatchResult> {
+    const turn = this.#turn;
+    if (turn === null) return this.#commitNow(batch, scope);
+    const waiting = turn.acquire();
+    if (waiting !== null) return waiting.then(() => this.commit(batch, scope));
+    try {
+      return this.#commitNow(batch, scope);
+    } finally {
+      turn.release();
+    }
+  }
+
+  #commitNow(batch: readonly QueuedWrite<Connection>[], scope: BatchScope<Connection>): BatchResult {
     if (!this.#db.open) return { kind: "closed" };
     // Someone holds a transaction open across turns on this connection; wait for it to end.
     if (this.#db.inTransaction) return { kind: "busy" };
@@ -157,9 +174,18 @@ function runSynchronously(db: Connection, write: QueuedWrite<Connection>): unkno
   return value;
 }
 
+/** How a queue commits (see SqliteCommitQueue's constructor). */
+export interface SqliteCommitQueueOptions {
+  durable?: () => Promise<void>;
+  turn?: LogWriteTurn;
+}
+
 export class SqliteCommitQueue extends CommitQueue<Connection> {
-  /** A queue on `db`; `durable` resolves once what was committed before it was called is on disk. */
-  constructor(db: Connection, options: { durable?: () => Promise<void> } = {}) {
-    super(new SqliteTransactions(db, options.durable ?? null));
+  /**
+   * A queue on `db`; `durable` resolves once what was committed before it was called is on disk;
+   * each batch commits in its `turn` of the log, when given.
+   */
+  constructor(db: Connection, options: SqliteCommitQueueOptions = {}) {
+    super(new SqliteTransactions(db, options));
   }
 }

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GroupCommitFailedError, StoreClosedError } from "../../src/log/errors.js";
+import { LogWriteTurn, RESTARTING } from "../../src/log/log-write-turn.js";
 import { AsyncSqliteWriteError, SqliteCommitQueue } from "../../src/log/sqlite-commit-queue.js";
 
 let dir: string;
@@ -62,6 +63,29 @@ describe("the SQLite commit queue", () => {
     await write;
     expect(notes()).toEqual(["held", "queued"]);
     expect(queue.stats()).toEqual({ transactions: 1, requests: 1 });
+    await queue.close();
+  });
+
+  it("commits nothing while the checkpoint worker has its turn of the log, and what queued meanwhile after", async () => {
+    const turn = new LogWriteTurn();
+    const word = new Int32Array(turn.buffer);
+    // As the worker takes its turn to start a new log (wal-checkpointer.ts).
+    expect(Atomics.compareExchange(word, 0, 0, RESTARTING)).toBe(0);
+    const queue = new SqliteCommitQueue(db, { turn });
+    let committed = 0;
+    const writes = ["one", "two"].map((text) =>
+      queue.run(text, () => db.prepare("INSERT INTO notes VALUES (?)").run(text)).then(() => committed++),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(committed).toBe(0);
+    expect(notes()).toEqual([]);
+    Atomics.store(word, 0, 0);
+    Atomics.notify(word, 0);
+    await Promise.all(writes);
+    expect(notes()).toEqual(["one", "two"]);
+    expect(queue.stats()).toEqual({ transactions: 1, requests: 2 });
+    // The queue gave its turn back: the worker may take the next one.
+    expect(Atomics.compareExchange(word, 0, 0, RESTARTING)).toBe(0);
     await queue.close();
   });
 

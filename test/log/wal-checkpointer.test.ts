@@ -1,9 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
 import { beforeEach, describe, expect, it } from "vitest";
+import { LogWriteTurn } from "../../src/log/log-write-turn.js";
 import { WalCheckpointer } from "../../src/log/wal-checkpointer.js";
 import { withWalDatabase } from "./wal-database.js";
 
@@ -31,6 +32,11 @@ function rowsInDatabaseFile(): number {
   } finally {
     other.close();
   }
+}
+
+/** The write-ahead log's header (its salts change when a new log starts). */
+function walHeader(): Buffer {
+  return readFileSync(`${wal.path}-wal`).subarray(0, 32);
 }
 
 function insertRows(count: number): void {
@@ -140,5 +146,88 @@ describe("WalCheckpointer", () => {
     await checkpointer.close();
     expect(dead).toBe(1);
     expect(errors.join("\n")).toMatch(/Cannot open database/);
+  });
+
+  describe("when it starts each new log itself", () => {
+    it("starts the next log after copying the whole log, so the next commit only appends", async () => {
+      const checkpointer = new WalCheckpointer(wal.path, { restartsLog: new LogWriteTurn() });
+      try {
+        insertRows(10);
+        const old = walHeader();
+        await checkpointer.checkpointNow();
+        expect(checkpointer.restarts).toBe(1);
+        const started = walHeader();
+        expect(started.equals(old)).toBe(false);
+        // A commit that starts a log writes (and fsyncs) the header; this one finds it written.
+        insertRows(10);
+        expect(walHeader().equals(started)).toBe(true);
+        expect((wal.db.prepare("SELECT count(*) AS c FROM t").get() as { c: number }).c).toBe(20);
+        await checkpointer.checkpointNow();
+        expect(rowsInDatabaseFile()).toBe(20);
+      } finally {
+        await checkpointer.close();
+      }
+    });
+
+    it("leaves a log that is not all copied to grow, and starts none without being asked", async () => {
+      const reader = new Database(wal.path);
+      const asked = new WalCheckpointer(wal.path, { restartsLog: new LogWriteTurn() });
+      const plain = new WalCheckpointer(wal.path);
+      try {
+        insertRows(10);
+        reader.exec("BEGIN");
+        reader.prepare("SELECT count(*) AS c FROM t").get();
+        insertRows(10);
+        await asked.checkpointNow();
+        expect(asked.restarts).toBe(0);
+        reader.exec("COMMIT");
+        await plain.checkpointNow();
+        expect(plain.restarts).toBe(0);
+      } finally {
+        reader.close();
+        await asked.close();
+        await plain.close();
+      }
+    });
+
+    it("leaves the restart to the commit that has the turn of the log", async () => {
+      const turn = new LogWriteTurn();
+      const checkpointer = new WalCheckpointer(wal.path, { restartsLog: turn });
+      try {
+        insertRows(10);
+        const old = walHeader();
+        expect(turn.acquire()).toBeNull();
+        await checkpointer.checkpointNow();
+        expect(checkpointer.restarts).toBe(0);
+        expect(walHeader().equals(old)).toBe(true);
+        insertRows(10);
+        turn.release();
+        expect(walHeader().equals(old)).toBe(false);
+        expect(rowsInDatabaseFile()).toBe(10);
+      } finally {
+        await checkpointer.close();
+      }
+    });
+
+    it("gives up the restart, without an error, while another connection holds the write lock", async () => {
+      const errors: string[] = [];
+      const checkpointer = new WalCheckpointer(wal.path, {
+        restartsLog: new LogWriteTurn(),
+        onError: (m) => errors.push(m),
+      });
+      try {
+        insertRows(10);
+        wal.db.exec("BEGIN IMMEDIATE");
+        const started = Date.now();
+        await checkpointer.checkpointNow();
+        wal.db.exec("COMMIT");
+        expect(Date.now() - started).toBeLessThan(1_000);
+        expect(checkpointer.restarts).toBe(0);
+        expect(errors).toEqual([]);
+        expect(rowsInDatabaseFile()).toBe(10);
+      } finally {
+        await checkpointer.close();
+      }
+    });
   });
 });

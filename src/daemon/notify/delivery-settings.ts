@@ -1,8 +1,10 @@
 /**
  * How the outbox is delivered: the retry backoff (doubling from `retryMs` up to `retryMaxMs`),
- * when a delivery is given up (`giveUpMs` after its event), how long a claim lasts and a request may take. The environment may change the backoff (tests
- * need seconds, not minutes): `SKEIN_NOTIFY_RETRY_MS`, `SKEIN_NOTIFY_RETRY_MAX_MS`,
- * `SKEIN_NOTIFY_GIVE_UP_MS`, `SKEIN_NOTIFY_TIMEOUT_MS` (a claim lasts the timeout plus 5 s).
+ * when a delivery is given up (`giveUpMs` after its event), how long a given-up row is kept for
+ * a look (`keepGivenUpMs`), how long a claim lasts and a request may take. The environment may
+ * change them (tests need seconds, not minutes): `SKEIN_NOTIFY_RETRY_MS`,
+ * `SKEIN_NOTIFY_RETRY_MAX_MS`, `SKEIN_NOTIFY_GIVE_UP_MS`, `SKEIN_NOTIFY_KEEP_GIVEN_UP_MS`,
+ * `SKEIN_NOTIFY_TIMEOUT_MS` (a claim lasts the timeout plus 5 s).
  *
  * Boundary rule: the settings and the backoff arithmetic only.
  */
@@ -11,15 +13,18 @@ export interface DeliverySettings {
   retryMs: number;
   retryMaxMs: number;
   giveUpMs: number;
+  /** A given-up row older than this is deleted when another is given up. */
+  keepGivenUpMs: number;
   leaseMs: number;
   timeoutMs: number;
 }
 
-/** The defaults: 2 s doubling to 10 min, given up after 24 h. */
+/** The defaults: 2 s doubling to 10 min, given up after 24 h, a given-up row kept 7 days. */
 const defaults: DeliverySettings = {
   retryMs: 2_000,
   retryMaxMs: 600_000,
   giveUpMs: 86_400_000,
+  keepGivenUpMs: 604_800_000,
   leaseMs: 15_000,
   timeoutMs: 10_000,
 };
@@ -54,6 +59,7 @@ export function deliverySettingsFrom(env: NodeJS.ProcessEnv): DeliverySettings {
     retryMs,
     retryMaxMs: Math.max(retryMs, read("SKEIN_NOTIFY_RETRY_MAX_MS", defaults.retryMaxMs)),
     giveUpMs: read("SKEIN_NOTIFY_GIVE_UP_MS", defaults.giveUpMs),
+    keepGivenUpMs: read("SKEIN_NOTIFY_KEEP_GIVEN_UP_MS", defaults.keepGivenUpMs),
   };
 }
 

@@ -26,6 +26,9 @@ const batch = 16;
 /** The pause after a claim came back empty although a row looked due (another node took it). */
 const lostClaimMs = 250;
 
+/** The pause after a round the database failed (not the longest wait: it may be back at once). */
+const failedRoundRetryMs = 1_000;
+
 export class OutboxDeliverer {
   /** This loop's claims' owner (a new one per run: a restarted daemon never settles an old claim). */
   readonly #owner = `deliverer_${randomUUID()}`;
@@ -59,9 +62,9 @@ export class OutboxDeliverer {
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
     this.#round = this.#deliverDue()
-      .catch((error: unknown): null => {
+      .catch((error: unknown): number => {
         this.logger.warn({ err: error }, "notification outbox round failed");
-        return null;
+        return this.now() + failedRoundRetryMs;
       })
       .then((next) => {
         this.#round = null;
@@ -125,13 +128,23 @@ export class OutboxDeliverer {
     await this.outbox.settle(row, this.#owner, settlement);
   }
 
+  /** Given-up rows older than this are deleted with a give-up at `now`. */
+  #forgetBefore(now: number): number {
+    return now - this.settings.keepGivenUpMs;
+  }
+
   #settlement(row: ClaimedNotification, outcome: PostOutcome): NotificationSettlement {
     const now = this.now();
     switch (outcome.kind) {
       case "delivered":
         return { kind: "delivered" };
       case "refused":
-        return { kind: "gave_up", at: now, error: `not sent: ${outcome.reason}` };
+        return {
+          kind: "gave_up",
+          at: now,
+          error: `not sent: ${outcome.reason}`,
+          forgetBefore: this.#forgetBefore(now),
+        };
       case "failed": {
         const at = now + retryDelay(this.settings, row.attempts);
         if (at - row.createdAt > this.settings.giveUpMs)
@@ -139,6 +152,7 @@ export class OutboxDeliverer {
             kind: "gave_up",
             at: now,
             error: `${outcome.reason}; still failing ${this.settings.giveUpMs} ms after the event`,
+            forgetBefore: this.#forgetBefore(now),
           };
         return { kind: "retry", at, error: outcome.reason };
       }

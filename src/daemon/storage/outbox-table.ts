@@ -4,6 +4,10 @@
  * an event is queued exactly when its entry commits; a node claims due rows for a while (a
  * lease: `FOR UPDATE SKIP LOCKED` on PostgreSQL, so two nodes never claim one row at once) and
  * then deletes the row (delivered), moves its next attempt on (retry) or marks it given up.
+ * A given-up row stays for an operator to look at until a later give-up finds it older than
+ * its settlement's `forgetBefore` (at most `forgottenPerGiveUp` of them each time): a webhook
+ * that stays down for months must not grow the table without end, and sweeping on a give-up
+ * needs no timer of its own.
  *
  * Boundary rule: this table's statements only; every settling write is conditional on the
  * claim still being the caller's, so a node whose lease ran out changes nothing.
@@ -117,7 +121,10 @@ export function* claimDueNotificationsProgram(
 export type NotificationSettlement =
   | { kind: "delivered" }
   | { kind: "retry"; at: number; error: string }
-  | { kind: "gave_up"; at: number; error: string };
+  | { kind: "gave_up"; at: number; error: string; forgetBefore: number };
+
+/** Most older given-up rows one give-up deletes (each give-up deletes a bounded amount). */
+const forgottenPerGiveUp = 100;
 
 /** Settle `owner`'s claim of one row (nothing when the claim is no longer `owner`'s). */
 export function* settleNotificationProgram(
@@ -139,6 +146,14 @@ export function* settleNotificationProgram(
     key.id,
     key.targetUrl,
     owner,
+  );
+  if (settlement.kind !== "gave_up") return;
+  // A subquery, as SQLite's DELETE takes no LIMIT of its own.
+  yield* run(
+    `DELETE FROM notification_outbox WHERE (id, target_url) IN (
+       SELECT id, target_url FROM notification_outbox
+       WHERE gave_up_at IS NOT NULL AND gave_up_at < ? ${limitClause(forgottenPerGiveUp)})`,
+    settlement.forgetBefore,
   );
 }
 

@@ -5,13 +5,16 @@
  * admissions and steps) share one transaction and one fsync, and a session's log and its rows
  * never disagree. The connection runs at synchronous=NORMAL and the write-ahead log is flushed
  * off the main thread (log/wal-sync.ts): a write resolves once it is on disk, and the event loop
- * keeps streaming while the disk works. Checkpoints run on a worker thread (wal-checkpointer.ts).
+ * keeps streaming while the disk works. Checkpoints run on a worker thread (wal-checkpointer.ts),
+ * which also starts each new log in its turn (log-write-turn.ts), so that no commit here fsyncs
+ * the new log's header on the event loop (why that fsync must stay, and OFF is no way out: there).
  *
  * Boundary rule: this file only builds the SQLite backend; what the storage does with it is
  * backend-session-storage.ts's, the same as on PostgreSQL.
  */
 
 import type { HeadSigner } from "../../log/head-signer.js";
+import { LogWriteTurn } from "../../log/log-write-turn.js";
 import { SqliteCheckpointRecords } from "../../log/sqlite-checkpoint-records.js";
 import { SqliteCommitQueue } from "../../log/sqlite-commit-queue.js";
 import { SqliteStore, type SqliteTransaction } from "../../log/sqlite-store.js";
@@ -62,8 +65,11 @@ function sqliteBackend(
     db.pragma("synchronous = NORMAL");
     db.pragma("wal_autocheckpoint = 0");
     const flusher = new WalSync(db.name, { slowDisk: options.slowDisk ?? null });
+    // The worker starts each new log, so no commit here fsyncs its header on the event loop.
+    const turn = new LogWriteTurn();
     const copier = new WalCheckpointer(db.name, {
       onError: options.onCheckpointError,
+      restartsLog: turn,
       // Without the worker, SQLite checkpoints inside commits again (SQLite's default size).
       onDead: () => {
         if (db.open) db.pragma("wal_autocheckpoint = 1000");
@@ -76,6 +82,7 @@ function sqliteBackend(
         await flusher.durable();
         copier.written();
       },
+      turn,
     });
   }
   const log = new SqliteStore(db, { commitQueue: queue, signer: options.signer });

@@ -13,7 +13,13 @@ describe("the webhook delivery settings", () => {
     ]);
     expect(settings.leaseMs).toBeGreaterThan(settings.timeoutMs);
     const defaults = deliverySettingsFrom({});
-    expect(defaults).toMatchObject({ retryMs: 2_000, retryMaxMs: 600_000, giveUpMs: 86_400_000 });
+    expect(defaults).toMatchObject({
+      retryMs: 2_000,
+      retryMaxMs: 600_000,
+      giveUpMs: 86_400_000,
+      keepGivenUpMs: 604_800_000,
+    });
+    expect(deliverySettingsFrom({ SKEIN_NOTIFY_KEEP_GIVEN_UP_MS: "60000" }).keepGivenUpMs).toBe(60_000);
   });
 
   it("refuses a setting that is not a whole number of milliseconds above 0, naming it", () => {

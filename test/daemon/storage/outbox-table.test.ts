@@ -1,8 +1,9 @@
 /**
  * The notification outbox through the storage port on both backends: rows queued with a commit's
  * row writes are claimed once per lease, settled only by their claimer (delivered: gone; retry:
- * due again later; given up: never claimed again); the next due time (what the deliverer sleeps
- * until) follows retries, claims and given-up rows; and on PostgreSQL two nodes claiming at once
+ * due again later; given up: never claimed again, and deleted by a later give-up once older than
+ * it keeps them); the next due time (what the deliverer sleeps until) follows retries, claims
+ * and given-up rows; and on PostgreSQL two nodes claiming at once
  * never get the same row (`FOR UPDATE SKIP LOCKED`).
  */
 import { describe, expect, it } from "vitest";
@@ -40,9 +41,36 @@ describe.each(backends)("the notification outbox ($name)", (backend) => {
     expect((await storage.outbox.claim("c", 29_999, 40_000, 10)).map((row) => row.id)).toEqual(["evt_002"]);
     const again = await storage.outbox.claim("c", 30_000, 40_000, 10);
     expect(again).toEqual([{ ...notification(1), attempts: 1 }]);
-    await storage.outbox.settle(again[0]!, "c", { kind: "gave_up", at: 30_001, error: "refused" });
+    await storage.outbox.settle(again[0]!, "c", {
+      kind: "gave_up",
+      at: 30_001,
+      error: "refused",
+      forgetBefore: 0,
+    });
     await storage.outbox.settle({ ...notification(2, 5_000), attempts: 0 }, "c", { kind: "delivered" });
     expect(await storage.outbox.claim("d", 99_000_000, 99_000_001, 10)).toEqual([]);
+  });
+
+  it("forgets a given-up row when a later give-up finds it older than the rows it keeps", async () => {
+    const storage = await backend.open();
+    const giveUp = async (n: number, at: number, forgetBefore: number) => {
+      await storage.writeRows("s1", { notifications: [notification(n, at)] });
+      const [row] = await storage.outbox.claim("a", at, at + 10_000, 1);
+      expect(row?.id).toBe(notification(n).id);
+      await storage.outbox.settle(row!, "a", { kind: "gave_up", at, error: "down", forgetBefore });
+    };
+    // The same event queued again fails on its key while its given-up row is still there.
+    const queueAgain = (n: number, at: number) =>
+      storage.writeRows("s1", { notifications: [notification(n, at)] });
+    await giveUp(1, 1_000, 0);
+    await giveUp(2, 2_000, 1_000);
+    await expect(queueAgain(1, 3_000)).rejects.toThrow();
+    await giveUp(3, 9_000, 2_001);
+    await queueAgain(1, 10_000);
+    await queueAgain(2, 10_000);
+    await expect(queueAgain(3, 10_000)).rejects.toThrow();
+    const due = await storage.outbox.claim("b", 10_000, 20_000, 10);
+    expect(due.map((row) => row.id).sort()).toEqual(["evt_001", "evt_002"]);
   });
 
   it("looks for due rows without a write: nothing due takes no transaction", async () => {
@@ -69,7 +97,12 @@ describe.each(backends)("the notification outbox ($name)", (backend) => {
     expect(await storage.outbox.nextDue()).toBe(15_001);
     await storage.outbox.settle(second!, "a", { kind: "retry", at: 30_000, error: "503" });
     expect(await storage.outbox.nextDue()).toBe(20_001);
-    await storage.outbox.settle(first!, "a", { kind: "gave_up", at: 21_000, error: "refused" });
+    await storage.outbox.settle(first!, "a", {
+      kind: "gave_up",
+      at: 21_000,
+      error: "refused",
+      forgetBefore: 0,
+    });
     expect(await storage.outbox.nextDue()).toBe(30_000);
     expect(await storage.outbox.claim("b", 29_999, 40_000, 10)).toEqual([]);
     expect((await storage.outbox.claim("b", 30_000, 40_000, 10)).map((row) => row.id)).toEqual(["evt_002"]);
