@@ -24,6 +24,7 @@ const suites = [
   "long-session",
   "notifications",
   "schedules",
+  "idle",
 ];
 const here = dirname(fileURLToPath(import.meta.url));
 const requested = process.argv.slice(2);

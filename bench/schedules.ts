@@ -3,7 +3,8 @@
  * SQLite by default, PostgreSQL with SKEIN_BENCH_SCHEDULES_DB=postgres) run side by side over
  * the same window: one with no schedule (the baseline), one with 10,000 idle active schedules,
  * one with 10,000 paused ones. "Idle" means active (not paused) with a next firing that is not
- * due: a yearly cron (`0 0 1 1 *`), so the scheduler ticks (every second) with nothing to fire.
+ * due: a yearly cron (`0 0 1 1 *`), so the scheduler wakes (every second on PostgreSQL, every
+ * minute on SQLite) with nothing to fire.
  * Figures: daemon CPU per second of the window and resident memory (the median of one reading
  * a second), on daemons restarted after the schedules were made, so what the requests that made
  * them left on the heap is not counted; and each per schedule (the difference over the count).

@@ -29,6 +29,7 @@ import {
 import { daemonStop, type StoppableServing } from "./boot/daemon-stop.js";
 import { delegationParts, taskObserver, taskWakeUpsOf } from "./boot/delegation-of.js";
 import { joinCluster, type RegistryHolder } from "./boot/join-cluster.js";
+import { longestSleepMs } from "./boot/longest-sleep.js";
 import { openStorage } from "./boot/open-storage.js";
 import { registerRoutes } from "./boot/register-routes.js";
 import { schedulerOf } from "./boot/scheduler-of.js";
@@ -148,7 +149,7 @@ async function boot(
     () => providers.current().notifications ?? [],
     env,
     logger,
-    taskToolName,
+    { taskTool: taskToolName, longestWaitMs: longestSleepMs(cluster) },
   );
   undo.push(() => notifications.stop());
   const parts: DaemonParts = {
@@ -236,6 +237,7 @@ async function serve(
     config: { providers, shared: sharedConfig },
     // Answer the request first; the drain closes the listener.
     shutdown: (timeoutMs) => setTimeout(() => void stop.shutdown(timeoutMs), 10).unref(),
+    schedulesChanged: () => scheduler.wake(),
   });
   const port = await listen(app, settings, cluster, logger);
   await publishDiscovery(settings, { port, instanceId, configShared: sharedConfig !== null });

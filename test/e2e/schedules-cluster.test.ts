@@ -2,7 +2,9 @@
  * Schedules on a cluster of two daemons on one PostgreSQL: both run a scheduler over the same
  * table, yet every firing time's input is admitted once, under its derived id, into the target
  * session or into the one new session derived for it, also when the node firing them is killed
- * mid-way and the other takes over once the killed node's lease expires.
+ * mid-way and the other takes over once the killed node's lease expires. A schedule created on
+ * one node for a session another node owns is fired by the owner on time: a node's scheduler
+ * looks at the shared table every second, not only when its own node changes a schedule.
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -84,6 +86,33 @@ describe("schedules on a cluster", () => {
         )
         .sort(),
     );
+  }, 60_000);
+
+  it("fires on time a one-shot schedule created on one node for a session another node owns", async () => {
+    const testCluster = clusters.cluster();
+    const [a, b] = await testCluster.start(2, 2);
+    // Created through A, the session is A's: B's scheduler leaves the firing to A's.
+    const sessionId = await a!.createSession();
+    // Both schedulers have looked at an empty table and sleep.
+    await sleep(1_500);
+    const at = Date.now() + 2_000;
+    const body = { id: "elsewhere", at: new Date(at).toISOString(), session_id: sessionId, prompt: "hi" };
+    expect((await b!.api("/schedules", { method: "POST", body: { ...body, missed: "skip" } })).status).toBe(
+      201,
+    );
+    let firedAfter = Number.POSITIVE_INFINITY;
+    for (const deadline = Date.now() + 15_000; Date.now() < deadline; await sleep(20)) {
+      const fired = (await b!.api("/schedules/elsewhere")).json<{ last_input_id: string | null }>();
+      if (fired.last_input_id === null) continue;
+      firedAfter = Date.now() - at;
+      break;
+    }
+    expect(firedAfter).toBeLessThan(2_000);
+    const admitted = await testCluster.schema.query<{ id: string }>(
+      "SELECT id FROM inputs WHERE session = $1 AND client_id = 'schedule:elsewhere'",
+      [sessionId],
+    );
+    expect(admitted.map((row) => row.id)).toEqual([documentedFiringId("input", "elsewhere", at)]);
   }, 60_000);
 
   it("admits every firing of an every-second schedule for 60 s exactly once on three nodes SIGKILLed and restarted in turn, each in one completed turn", async () => {

@@ -4,7 +4,9 @@
  * are refused with nothing stored, a one-shot time missed while the daemon was down runs once
  * with `run_once` and never with `skip`, and a daemon killed between firings loses and doubles
  * none of them after its restart (SQLite; on PostgreSQL a killed node's lease delays its
- * sessions, see the cluster case in schedules-cluster.test.ts).
+ * sessions, see the cluster case in schedules-cluster.test.ts). The scheduler sleeps until the
+ * earliest firing (up to a minute on SQLite): a schedule created or removed meanwhile wakes it,
+ * so a new one fires on time and a removed one never.
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -172,6 +174,46 @@ describe.each(databaseKinds)("schedules ($name)", ({ database }) => {
     await app.idle(sessionId);
     expect(userTexts((await app.history(sessionId)).items)).toEqual(["missed once"]);
   }, 60_000);
+
+  it("fires a one-shot schedule created while the scheduler sleeps within a second of its time", async () => {
+    const { app } = shared;
+    const sessionId = await app.createSession();
+    // Nothing due for minutes: the scheduler's sleep is as long as it gets when the next one comes.
+    await sleep(1_200);
+    const at = Date.now() + 2_000;
+    const body = { id: "soon", at: new Date(at).toISOString(), session_id: sessionId, prompt: "on time" };
+    expect((await app.api("/schedules", { method: "POST", body: { ...body, missed: "skip" } })).status).toBe(
+      201,
+    );
+    const firedAfter = await eventually(
+      "the firing",
+      async () => ((await schedule(app, "soon")).last_input_id !== null ? Date.now() - at : undefined),
+      10_000,
+      20,
+    );
+    expect(firedAfter).toBeLessThan(1_000);
+    await app.idle(sessionId);
+    expect(userTexts((await app.history(sessionId)).items)).toEqual(["on time"]);
+    expect((await app.api("/schedules/soon", { method: "DELETE" })).status).toBe(200);
+  });
+
+  it("never fires a schedule removed before its time, and fires the next one created after it", async () => {
+    const { app } = shared;
+    const sessionId = await app.createSession();
+    const at = (ms: number) => new Date(Date.now() + ms).toISOString();
+    const body = { session_id: sessionId, missed: "run_once" };
+    const removed = { ...body, id: "removed", at: at(1_000), prompt: "never" };
+    expect((await app.api("/schedules", { method: "POST", body: removed })).status).toBe(201);
+    expect((await app.api("/schedules/removed", { method: "DELETE" })).status).toBe(200);
+    const kept = { ...body, id: "kept", at: at(2_000), prompt: "after the removal" };
+    expect((await app.api("/schedules", { method: "POST", body: kept })).status).toBe(201);
+    await eventually("the kept firing", async () =>
+      (await schedule(app, "kept")).last_input_id !== null ? true : undefined,
+    );
+    await app.idle(sessionId);
+    expect(userTexts((await app.history(sessionId)).items)).toEqual(["after the removal"]);
+    expect((await app.api("/schedules/kept", { method: "DELETE" })).status).toBe(200);
+  });
 
   it.runIf(database === "sqlite")(
     "loses and doubles no firing when the daemon is killed between firings and restarted",

@@ -74,7 +74,7 @@ export function daemonStop(parts: DaemonParts, serving: StoppableServing): Daemo
       serving.lock.release();
       // The spans of the last turns, and the last counts, go out before the process exits.
       await parts.tracing?.shutdown();
-      await serving.metrics.stopExport();
+      await serving.metrics.stop();
       logger.info({ groupCommit: commits }, "stopped");
       stoppedResolve();
     })();

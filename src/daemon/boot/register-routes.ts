@@ -61,6 +61,8 @@ export interface DaemonRoutes {
   config: ConfigRouteOptions;
   /** `POST /server/shutdown`: drain and stop within this time. */
   shutdown(timeoutMs: number): void;
+  /** A schedule was created, resumed, paused or removed here (the scheduler looks again). */
+  schedulesChanged(): void;
 }
 
 /** Register every route; the relays of requests forwarded to other nodes (null off a cluster). */
@@ -90,7 +92,7 @@ export function registerRoutes(app: HttpApp, routes: DaemonRoutes): Relays | nul
   registerSessionRoutes(app, services);
   registerInputRoutes(app, services);
   registerApprovalRoutes(app, services);
-  registerScheduleRoutes(app, services, () => uuidv7());
+  registerScheduleRoutes(app, services, { newId: () => uuidv7(), changed: routes.schedulesChanged });
   registerContextRoutes(app, services);
   registerBudgetRoutes(app, services);
   registerHistoryRoutes(app, services);

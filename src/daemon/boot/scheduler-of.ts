@@ -5,6 +5,7 @@ import type { RouteServices } from "../routes/route-services.js";
 import { createNewSession } from "../routes/session-creation-route.js";
 import { Scheduler } from "../schedule/scheduler.js";
 import type { DaemonParts } from "./daemon-services.js";
+import { longestSleepMs } from "./longest-sleep.js";
 
 /** The scheduler (started once the daemon listens); a firing into a new session creates it as `PUT /sessions/{id}` would. */
 export function schedulerOf(
@@ -24,5 +25,6 @@ export function schedulerOf(
         ...(spec.profile === null ? {} : { provider_profile: spec.profile }),
       }),
     ownedElsewhere: (error) => error instanceof SessionOwnedElsewhereError,
+    pollMs: longestSleepMs(parts.cluster),
   });
 }

@@ -1,8 +1,9 @@
 /**
  * The daemon's webhooks, wired: the planner every session's commits ask which deliveries they
  * owe, and the deliverer of the outbox, poked once a commit that queued something is durable
- * (between pokes it looks for due rows every `pollMs`, so retries and rows left by a crash are
- * found too).
+ * (between pokes it sleeps until the next row is due, so retries and rows left by a crash are
+ * found too, and at most `longestWaitMs`: a minute when this daemon is its database's only
+ * writer, a second on a cluster where other nodes' rows may be left by a node that died).
  *
  * Boundary rule: wiring only.
  */
@@ -32,9 +33,11 @@ export function daemonNotifications(
   targets: () => readonly NotificationTarget[],
   env: NodeJS.ProcessEnv,
   logger: SessionLogger,
-  taskTool: string,
+  options: { taskTool: string; longestWaitMs: number },
 ): DaemonNotifications {
-  const deliverer = new OutboxDeliverer(storage.outbox, targets, deliverySettingsFrom(env), logger);
+  const settings = deliverySettingsFrom(env);
+  const deliverer = new OutboxDeliverer(storage.outbox, targets, settings, logger, options.longestWaitMs);
+  const taskTool = options.taskTool;
   const plan = notificationPlanner(targets, taskTool);
   // Sessions whose commit in flight queued a delivery (poked when it is durable).
   const queued = new Set<string>();

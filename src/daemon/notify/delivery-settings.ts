@@ -1,10 +1,10 @@
 /**
  * How the outbox is delivered: the retry backoff (doubling from `retryMs` up to `retryMaxMs`),
  * when a delivery is given up (`giveUpMs` after its event), how long a given-up row is kept for
- * a look (`keepGivenUpMs`), how often due rows are looked for, how long a claim lasts and a
- * request may take. The environment may change them (tests need seconds, not minutes):
- * `SKEIN_NOTIFY_RETRY_MS`, `SKEIN_NOTIFY_RETRY_MAX_MS`, `SKEIN_NOTIFY_GIVE_UP_MS`,
- * `SKEIN_NOTIFY_KEEP_GIVEN_UP_MS`, `SKEIN_NOTIFY_TIMEOUT_MS` (a claim lasts the timeout plus 5 s).
+ * a look (`keepGivenUpMs`), how long a claim lasts and a request may take. The environment may
+ * change them (tests need seconds, not minutes): `SKEIN_NOTIFY_RETRY_MS`,
+ * `SKEIN_NOTIFY_RETRY_MAX_MS`, `SKEIN_NOTIFY_GIVE_UP_MS`, `SKEIN_NOTIFY_KEEP_GIVEN_UP_MS`,
+ * `SKEIN_NOTIFY_TIMEOUT_MS` (a claim lasts the timeout plus 5 s).
  *
  * Boundary rule: the settings and the backoff arithmetic only.
  */
@@ -15,7 +15,6 @@ export interface DeliverySettings {
   giveUpMs: number;
   /** A given-up row older than this is deleted when another is given up. */
   keepGivenUpMs: number;
-  pollMs: number;
   leaseMs: number;
   timeoutMs: number;
 }
@@ -26,7 +25,6 @@ const defaults: DeliverySettings = {
   retryMaxMs: 600_000,
   giveUpMs: 86_400_000,
   keepGivenUpMs: 604_800_000,
-  pollMs: 1_000,
   leaseMs: 15_000,
   timeoutMs: 10_000,
 };
@@ -62,7 +60,6 @@ export function deliverySettingsFrom(env: NodeJS.ProcessEnv): DeliverySettings {
     retryMaxMs: Math.max(retryMs, read("SKEIN_NOTIFY_RETRY_MAX_MS", defaults.retryMaxMs)),
     giveUpMs: read("SKEIN_NOTIFY_GIVE_UP_MS", defaults.giveUpMs),
     keepGivenUpMs: read("SKEIN_NOTIFY_KEEP_GIVEN_UP_MS", defaults.keepGivenUpMs),
-    pollMs: Math.min(defaults.pollMs, retryMs),
   };
 }
 

@@ -1,9 +1,12 @@
 /**
- * The outbox's delivery loop: every `pollMs` (and at once when poked after a commit that queued
- * something) it claims due rows for a lease, posts each to its webhook and settles it:
- * delivered rows are deleted, failed ones retried with backoff until `giveUpMs` after their
- * event, refused ones (a private address) given up at once. Rows outlive the daemon, so what
- * a crash or a restart interrupts is delivered later (at least once, with the same id).
+ * The outbox's delivery loop: at once when poked after a commit that queued something, and
+ * otherwise when the table says the next row is due (a retry's time, a lapsed claim) or after
+ * `longestWaitMs` at the latest, it claims due rows for a lease, posts each to its webhook and
+ * settles it: delivered rows are deleted, failed ones retried with backoff until `giveUpMs`
+ * after their event, refused ones (a private address) given up at once. Rows outlive the
+ * daemon, so what a crash or a restart interrupts is delivered later (at least once, with the
+ * same id). The longest wait bounds how late rows nobody pokes for are found: another node's
+ * rows on a cluster (that node died before delivering them), a jump of the clock.
  *
  * Boundary rule: the loop's lifetime and the settling decisions; the request is webhook-post.ts's,
  * the rows outbox-table.ts's.
@@ -20,6 +23,12 @@ import { type PostOutcome, postWebhook } from "./webhook-post.js";
 /** Most rows claimed (and posted at once) per round. */
 const batch = 16;
 
+/** The pause after a claim came back empty although a row looked due (another node took it). */
+const lostClaimMs = 250;
+
+/** The pause after a round the database failed (not the longest wait: it may be back at once). */
+const failedRoundRetryMs = 1_000;
+
 export class OutboxDeliverer {
   /** This loop's claims' owner (a new one per run: a restarted daemon never settles an old claim). */
   readonly #owner = `deliverer_${randomUUID()}`;
@@ -33,10 +42,12 @@ export class OutboxDeliverer {
     private readonly targets: () => readonly NotificationTarget[],
     private readonly settings: DeliverySettings,
     private readonly logger: SessionLogger,
+    /** The longest sleep between two looks at the table. */
+    private readonly longestWaitMs: number,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Start looking for due rows (one round now, then every `pollMs`). */
+  /** Start looking for due rows (one round now, then as the table says). */
   start(): void {
     this.poke();
   }
@@ -51,14 +62,21 @@ export class OutboxDeliverer {
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
     this.#round = this.#deliverDue()
-      .catch((error: unknown) => this.logger.warn({ err: error }, "notification outbox round failed"))
-      .finally(() => {
+      .catch((error: unknown): number => {
+        this.logger.warn({ err: error }, "notification outbox round failed");
+        return this.now() + failedRoundRetryMs;
+      })
+      .then((next) => {
         this.#round = null;
         if (this.#stopped) return;
         if (this.#again) {
           this.#again = false;
           this.poke();
-        } else this.#timer = setTimeout(() => this.poke(), this.settings.pollMs);
+          return;
+        }
+        const wait = next === null ? this.longestWaitMs : Math.max(0, next - this.now());
+        this.#timer = setTimeout(() => this.poke(), Math.min(wait, this.longestWaitMs));
+        this.#timer.unref();
       });
   }
 
@@ -69,13 +87,16 @@ export class OutboxDeliverer {
     await this.#round;
   }
 
-  async #deliverDue(): Promise<void> {
+  /** Deliver what is due now; resolves with when the next row is due (null: none is owed). */
+  async #deliverDue(): Promise<number | null> {
     for (;;) {
       const now = this.now();
+      const next = await this.outbox.nextDue();
+      if (next === null || next > now) return next;
       const claimed = await this.outbox.claim(this.#owner, now, now + this.settings.leaseMs, batch);
-      if (claimed.length === 0) return;
+      if (claimed.length === 0) return now + lostClaimMs;
       await Promise.all(claimed.map((row) => this.#deliver(row)));
-      if (claimed.length < batch || this.#stopped) return;
+      if (this.#stopped) return null;
     }
   }
 

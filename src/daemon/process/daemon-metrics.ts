@@ -19,6 +19,7 @@ import type { NodeHealth } from "../cluster/node-health.js";
 import type { SessionMeter } from "../session/session-services.js";
 import { type MetricsExport, startMetricsExport } from "../telemetry/metrics-export.js";
 import type { MetricsExportSettings } from "../telemetry/telemetry-settings.js";
+import { EventLoopLag, eventLoopLagNames } from "./event-loop-lag.js";
 
 /** What the scrape-time figures are read from. */
 export interface MetricSources {
@@ -29,10 +30,16 @@ export interface MetricSources {
   node?: () => NodeHealth;
 }
 
-/** A Prometheus registry fed by session events and timings, and read from `sources` when scraped. */
-/** How often the event-loop lag is sampled (ms). */
-const eventLoopSampleMs = 100;
+/**
+ * prom-client's own event-loop sampler is given this resolution (ms), about 24 days, so that it
+ * never wakes the process: it starts at once and cannot be left out, and its metrics are
+ * replaced by event-loop-lag.ts's, which sample only while the metrics are read.
+ */
+const idleSamplerMs = 2 ** 31 - 1;
 
+const metricPrefix = "skein_";
+
+/** A Prometheus registry fed by session events and timings, and read from `sources` when scraped. */
 export class DaemonMetrics implements SessionMeter {
   readonly registry = new Registry();
   readonly #turns: Counter<"state">;
@@ -48,6 +55,7 @@ export class DaemonMetrics implements SessionMeter {
   readonly #requestSeconds: Histogram<"profile" | "model" | "outcome">;
   readonly #commitSeconds: Histogram;
   readonly #sseBytes: Counter;
+  readonly #eventLoopLag: EventLoopLag;
   /** The OTLP export of these metrics, when configured (resolves null when not, or when it could not start). */
   #export: Promise<MetricsExport | null> = Promise.resolve(null);
 
@@ -96,13 +104,13 @@ export class DaemonMetrics implements SessionMeter {
     });
     this.#sseBytes = counter("skein_sse_bytes_total", "Bytes written to session streams (SSE)");
     this.#scraped(sources);
-    // Event-loop lag sampled every 100 ms, not prom-client's 10: each sample wakes the loop, and
-    // 100 wake-ups a second were most of an idle daemon's CPU (and ~1 ms of a one-shot session's).
     collectDefaultMetrics({
       register: this.registry,
-      prefix: "skein_",
-      eventLoopMonitoringPrecision: eventLoopSampleMs,
+      prefix: metricPrefix,
+      eventLoopMonitoringPrecision: idleSamplerMs,
     });
+    for (const name of eventLoopLagNames) this.registry.removeSingleMetric(metricPrefix + name);
+    this.#eventLoopLag = new EventLoopLag(this.registry, metricPrefix);
   }
 
   /** Push these metrics as `settings` say too (in the background; a failure to start is told to `failed`). */
@@ -113,9 +121,10 @@ export class DaemonMetrics implements SessionMeter {
     });
   }
 
-  /** Export once more and stop exporting (the daemon stops). */
-  async stopExport(): Promise<void> {
+  /** Export once more, stop exporting and stop sampling the event loop (the daemon stops). */
+  async stop(): Promise<void> {
     await (await this.#export)?.shutdown();
+    this.#eventLoopLag.stop();
   }
 
   /** A model request ended (see SessionMeter). */

@@ -28,9 +28,22 @@ import { checkWorkspace } from "./workspace-check.js";
 
 const ScheduleParams = Type.Object({ id: Type.String() });
 
-/** Register the schedule routes; `newId` names a schedule created without an id. */
-export function registerScheduleRoutes(app: HttpApp, services: RouteServices, newId: () => string): void {
+/** How the schedule routes name new schedules and tell the scheduler of a change. */
+export interface ScheduleRouteHooks {
+  /** The id of a schedule created without one. */
+  newId(): string;
+  /** A schedule was stored, paused, resumed or removed (after the write). */
+  changed(): void;
+}
+
+/** Register the schedule routes. */
+export function registerScheduleRoutes(
+  app: HttpApp,
+  services: RouteServices,
+  hooks: ScheduleRouteHooks,
+): void {
   const { storage } = services;
+  const { newId, changed } = hooks;
   registerResource(app, "/schedules", {
     POST: {
       schema: { body: CreateScheduleBodySchema, response: { 201: ScheduleSchema } },
@@ -46,6 +59,7 @@ export function registerScheduleRoutes(app: HttpApp, services: RouteServices, ne
         const row = await answerWith(() => checkedRow(services, request.body as CreateScheduleBody, newId));
         const stored = await answerWith(() => storage.createSchedule(row));
         if (!stored) throw problem("schedule_exists", `schedule ${row.id} already exists`);
+        changed();
         return reply.code(201).header("location", `/schedules/${row.id}`).send(scheduleOf(row, null));
       },
     },
@@ -70,8 +84,9 @@ export function registerScheduleRoutes(app: HttpApp, services: RouteServices, ne
       handler: async (request) => {
         const id = idOf(request);
         const body = request.body as PatchScheduleBody;
-        const changed = await answerWith(() => storage.setSchedulePaused(id, body.paused));
-        if (!changed) throw notFound(id);
+        const updated = await answerWith(() => storage.setSchedulePaused(id, body.paused));
+        if (!updated) throw notFound(id);
+        changed();
         return withLastTurn(services, await found(services, id));
       },
     },
@@ -81,6 +96,7 @@ export function registerScheduleRoutes(app: HttpApp, services: RouteServices, ne
       handler: async (request) => {
         const id = idOf(request);
         if (!(await answerWith(() => storage.deleteSchedule(id)))) throw notFound(id);
+        changed();
         return { id, deleted: true };
       },
     },

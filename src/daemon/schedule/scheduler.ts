@@ -11,6 +11,11 @@
  * whose session another node owns is left to that node's scheduler (`ownedElsewhere`); nothing
  * is moved here. Refusals that will not change (a deleted session, a workspace gone) move the
  * schedule on without a firing, logged; other failures are retried on the next tick.
+ *
+ * Between ticks the scheduler sleeps until the earliest firing in the table, at most `pollMs`
+ * (a clock that jumps is caught then), and `wake` cuts the sleep short when this node changed
+ * a schedule. Schedules other nodes add are found by that bounded sleep, so a cluster keeps it
+ * short (scheduler-of.ts).
  */
 import type pino from "pino";
 import type { InputIntent } from "../../api/inputs.js";
@@ -35,7 +40,7 @@ export interface SchedulerServices {
   createSession(id: string, spec: { workspace: string; profile: string | null }): Promise<void>;
   /** True when `error` says another node owns the session (its scheduler fires into it). */
   ownedElsewhere(error: unknown): boolean;
-  /** The longest sleep between two looks at the table (other nodes add schedules). */
+  /** The longest sleep between two looks at the table (other nodes add schedules; the clock may jump). */
   pollMs?: number;
 }
 
@@ -56,6 +61,9 @@ export class Scheduler {
   readonly #services: SchedulerServices;
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
+  /** A wake came during a tick: look again once it ends (the tick may have read before the change). */
+  #again = false;
+  #started = false;
   #stopped = false;
 
   constructor(services: SchedulerServices) {
@@ -64,7 +72,16 @@ export class Scheduler {
 
   /** Start ticking. */
   start(): void {
+    this.#started = true;
     this.#schedule(0);
+  }
+
+  /** Look at the table now (a schedule was created, resumed or removed on this node). */
+  wake(): void {
+    // Before the start the first tick reads the table anyway.
+    if (!this.#started || this.#stopped) return;
+    if (this.#running !== null) this.#again = true;
+    else this.#schedule(0);
   }
 
   /** Stop ticking and wait for a tick in progress. */
@@ -75,40 +92,50 @@ export class Scheduler {
     await this.#running;
   }
 
+  /** Tick after `delayMs` (instead of any tick pending: one chain of ticks at a time). */
   #schedule(delayMs: number): void {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
     if (this.#stopped) return;
     this.#timer = setTimeout(() => {
       this.#timer = null;
-      this.#running = this.#tick().finally(() => {
+      this.#running = this.#tick().then((delay) => {
         this.#running = null;
+        const again = this.#again;
+        this.#again = false;
+        this.#schedule(again ? 0 : delay);
       });
     }, delayMs);
     this.#timer.unref();
   }
 
-  async #tick(): Promise<void> {
+  /** Fire what is due; resolves with how long to sleep before the next tick. */
+  async #tick(): Promise<number> {
     const { storage, logger, now } = this.#services;
     const pollMs = this.#services.pollMs ?? 1_000;
-    let delay = pollMs;
     try {
+      // One read when nothing is due (the common case): the due rows are read only after it.
+      let earliest = await storage.earliestFiring();
+      if (earliest === null) return pollMs;
+      if (earliest > now()) return Math.min(pollMs, Math.max(10, earliest - now()));
       let moved = false;
       for (const row of await storage.dueSchedules(now(), dueBatch)) {
-        if (this.#stopped) return;
+        if (this.#stopped) return pollMs;
         moved =
           (await this.#handle(row).catch((error: unknown) => {
             logger.warn({ err: error, schedule_id: row.id }, "schedule firing failed; retrying");
             return false;
           })) || moved;
       }
-      const earliest = await storage.earliestFiring();
+      earliest = await storage.earliestFiring();
       // Due rows this tick could not move (another node's session, a failure) are looked at
       // again after a pause, not in a tight loop; a backlog that moves is worked off at once.
-      if (earliest !== null && earliest <= now()) delay = moved ? 10 : stuckRetryMs;
-      else if (earliest !== null) delay = Math.min(pollMs, Math.max(10, earliest - now()));
+      if (earliest !== null && earliest <= now()) return moved ? 10 : stuckRetryMs;
+      if (earliest !== null) return Math.min(pollMs, Math.max(10, earliest - now()));
     } catch (error) {
       logger.warn({ err: error }, "scheduler could not read the schedules");
     }
-    this.#schedule(delay);
+    return pollMs;
   }
 
   /** Fire or skip one due schedule, then move its next firing (compare-and-set); true when moved. */

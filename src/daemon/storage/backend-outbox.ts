@@ -10,6 +10,7 @@ import {
   type ClaimedNotification,
   claimDueNotificationsProgram,
   type NotificationSettlement,
+  nextDueNotificationProgram,
   settleNotificationProgram,
 } from "./outbox-table.js";
 import type { NotificationOutbox } from "./session-storage.js";
@@ -27,6 +28,7 @@ export function backendOutbox<Tx>(backend: StorageBackend<Tx>): NotificationOutb
             backend.run(tx, claimDueNotificationsProgram(owner, now, until, limit)),
           )
         : [],
+    nextDue: () => backend.read(nextDueNotificationProgram()),
     settle: (row: ClaimedNotification, owner: string, settlement: NotificationSettlement) =>
       queue.run("notification-outbox", (tx) =>
         backend.run(tx, settleNotificationProgram(row, owner, settlement)),

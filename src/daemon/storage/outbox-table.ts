@@ -71,6 +71,20 @@ export function* anyDueNotificationProgram(now: number): SqlProgram<boolean> {
   return rows.length > 0;
 }
 
+/**
+ * When the next row becomes claimable (its attempt due and any claim on it lapsed), or null when
+ * none is owed: how long the deliverer may sleep.
+ */
+export function* nextDueNotificationProgram(): SqlProgram<number | null> {
+  const rows = yield* all<{ next: number | string | null }>(
+    `SELECT min(CASE WHEN claimed_until IS NOT NULL AND claimed_until >= next_attempt_at
+                     THEN claimed_until + 1 ELSE next_attempt_at END) AS next
+     FROM notification_outbox WHERE gave_up_at IS NULL`,
+  );
+  const next = rows[0]?.next ?? null;
+  return next === null ? null : Number(next);
+}
+
 /** Claim up to `limit` due rows nobody holds for `owner` until `until`; the rows claimed. */
 export function* claimDueNotificationsProgram(
   owner: string,

@@ -71,6 +71,8 @@ export interface RowWrites {
 export interface NotificationOutbox {
   /** Claim up to `limit` rows due at `now` that nobody holds, for `owner`, until `until`. */
   claim(owner: string, now: number, until: number, limit: number): Promise<ClaimedNotification[]>;
+  /** When the next row becomes claimable (due, any claim on it lapsed), or null when none is owed (a read). */
+  nextDue(): Promise<number | null>;
   /** Settle `owner`'s claim of one row (no effect when the claim is no longer `owner`'s). */
   settle(row: ClaimedNotification, owner: string, settlement: NotificationSettlement): Promise<void>;
 }

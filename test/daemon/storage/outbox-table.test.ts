@@ -2,7 +2,8 @@
  * The notification outbox through the storage port on both backends: rows queued with a commit's
  * row writes are claimed once per lease, settled only by their claimer (delivered: gone; retry:
  * due again later; given up: never claimed again, and deleted by a later give-up once older than
- * it keeps them); and on PostgreSQL two nodes claiming at once
+ * it keeps them); the next due time (what the deliverer sleeps until) follows retries, claims
+ * and given-up rows; and on PostgreSQL two nodes claiming at once
  * never get the same row (`FOR UPDATE SKIP LOCKED`).
  */
 import { describe, expect, it } from "vitest";
@@ -81,6 +82,30 @@ describe.each(backends)("the notification outbox ($name)", (backend) => {
     expect(storage.commitStats().transactions).toBe(before);
     expect((await storage.outbox.claim("a", 50_000, 60_000, 10)).map((row) => row.id)).toEqual(["evt_001"]);
     expect(storage.commitStats().transactions).toBe(before + 1);
+  });
+
+  it("says when the next row becomes claimable: its attempt's time, or just after a claim on it lapses", async () => {
+    const storage = await backend.open();
+    expect(await storage.outbox.nextDue()).toBeNull();
+    await storage.writeRows("s1", { notifications: [notification(1, 4_000), notification(2, 9_000)] });
+    expect(await storage.outbox.nextDue()).toBe(4_000);
+    const [first] = await storage.outbox.claim("a", 5_000, 20_000, 1);
+    expect(first?.id).toBe("evt_001");
+    // The claimed row is held until 20 000; the other is due at 9 000.
+    expect(await storage.outbox.nextDue()).toBe(9_000);
+    const [second] = await storage.outbox.claim("a", 9_000, 15_000, 1);
+    expect(await storage.outbox.nextDue()).toBe(15_001);
+    await storage.outbox.settle(second!, "a", { kind: "retry", at: 30_000, error: "503" });
+    expect(await storage.outbox.nextDue()).toBe(20_001);
+    await storage.outbox.settle(first!, "a", {
+      kind: "gave_up",
+      at: 21_000,
+      error: "refused",
+      forgetBefore: 0,
+    });
+    expect(await storage.outbox.nextDue()).toBe(30_000);
+    expect(await storage.outbox.claim("b", 29_999, 40_000, 10)).toEqual([]);
+    expect((await storage.outbox.claim("b", 30_000, 40_000, 10)).map((row) => row.id)).toEqual(["evt_002"]);
   });
 });
 
