@@ -238,7 +238,8 @@ export class WalCheckpointer {
   }
 
   #workerNow(): Worker | null {
-    if (this.#dead) return null;
+    // Closed: a checkpoint scheduled while the last one ran (close waits for it) starts nothing.
+    if (this.#dead || this.#closed) return null;
     if (this.#worker !== null) return this.#worker;
     const driver = createRequire(import.meta.url).resolve("better-sqlite3");
     const worker = new Worker(workerSource, {

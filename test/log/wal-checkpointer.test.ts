@@ -111,6 +111,19 @@ describe("WalCheckpointer", () => {
     }
   });
 
+  it("starts no worker after its close, for a write that came while its last checkpoint ran", async () => {
+    const checkpointer = new WalCheckpointer(wal.path, { intervalMs: 20 });
+    insertRows(5);
+    const running = checkpointer.checkpointNow();
+    // A commit while the checkpoint runs: one more is due within the interval.
+    insertRows(5);
+    checkpointer.written();
+    await checkpointer.close();
+    await running;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(checkpointer.workerRunning).toBe(false);
+  });
+
   it("lets a process with nothing else to do finish its close (the worker is waited for)", () => {
     const built = resolve("dist/log/wal-checkpointer.js");
     if (!existsSync(built)) throw new Error("run npm run build first: this test runs the built module");

@@ -31,6 +31,8 @@ export interface SqliteStorageOptions {
   ownsDb?: boolean;
   slowDisk?: SlowDisk | null;
   onCheckpointError?: (message: string) => void;
+  /** At most one checkpoint (and new log) per this many ms (tests; default: the checkpointer's). */
+  checkpointIntervalMs?: number;
 }
 
 export class SqliteSessionStorage extends BackendSessionStorage<SqliteTransaction> {
@@ -40,7 +42,8 @@ export class SqliteSessionStorage extends BackendSessionStorage<SqliteTransactio
   /**
    * Storage on an open daemon database (see database.ts); heads are signed by `signer` when
    * given; `ownsDb`: close() closes the database too; `slowDisk`: a test-only delay per flush;
-   * `onCheckpointError` hears of a failed checkpoint (the next one retries).
+   * `onCheckpointError` hears of a failed checkpoint (the next one retries);
+   * `checkpointIntervalMs` spaces checkpoints (tests).
    */
   constructor(db: DaemonDatabase, options: SqliteStorageOptions = {}) {
     const backend = sqliteBackend(db, options);
@@ -68,6 +71,7 @@ function sqliteBackend(
     // The worker starts each new log, so no commit here fsyncs its header on the event loop.
     const turn = new LogWriteTurn();
     const copier = new WalCheckpointer(db.name, {
+      intervalMs: options.checkpointIntervalMs,
       onError: options.onCheckpointError,
       restartsLog: turn,
       // Without the worker, SQLite checkpoints inside commits again (SQLite's default size).
