@@ -160,6 +160,8 @@ export class WalCheckpointer {
   #checkpoints = 0;
   #restarts = 0;
   #settled: Array<() => void> = [];
+  /** Resolves once every worker told to stop has exited. */
+  #stopped: Promise<void> = Promise.resolve();
 
   /** A checkpointer for the database at `path` (in WAL mode). */
   constructor(path: string, options: WalCheckpointerOptions = {}) {
@@ -290,15 +292,17 @@ export class WalCheckpointer {
 
   async #stopWorker(): Promise<void> {
     const worker = this.#worker;
-    if (worker === null) return;
+    // Whatever is stopping already (after a while without writes): a close waits for that too.
+    if (worker === null) return this.#stopped;
     // A write from now on starts a new worker; this one's exit is expected.
     this.#worker = null;
     const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+    this.#stopped = Promise.all([this.#stopped, exited]).then(() => undefined);
     // Referenced again: a process with nothing else to do would otherwise exit before the
     // worker closes its connection, and whoever awaits this close would never resume.
     worker.ref();
     worker.postMessage("close");
-    await exited;
+    await this.#stopped;
   }
 
   #clearTimers(): void {

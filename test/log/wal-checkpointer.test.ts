@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
@@ -122,6 +122,20 @@ describe("WalCheckpointer", () => {
     await running;
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(checkpointer.workerRunning).toBe(false);
+  });
+
+  it("waits in its close for a worker that is stopping after a while without writes", async () => {
+    const threads = () => readdirSync("/proc/self/task").length;
+    const before = threads();
+    const checkpointer = new WalCheckpointer(wal.path, { intervalMs: 10, idleStopMs: 30 });
+    insertRows(5);
+    checkpointer.written();
+    await until(() => checkpointer.checkpoints === 1);
+    expect(threads()).toBeGreaterThan(before);
+    while (checkpointer.workerRunning) await new Promise((resolve) => setImmediate(resolve));
+    // The worker was told to stop (it closes its connections): close waits for it too.
+    await checkpointer.close();
+    expect(threads()).toBe(before);
   });
 
   it("lets a process with nothing else to do finish its close (the worker is waited for)", () => {
