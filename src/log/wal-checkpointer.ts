@@ -22,8 +22,9 @@
  * so no commit of the owner's starts a log in that gap. With the turn it checkpoints again (what
  * commits appended meanwhile, usually nothing) and restarts. A write off the owner's commit
  * queue is not held back by the turn: it may start a log itself, synced as before, or wait
- * (busy timeout) for the restart's one fsync; who writes first changes where the fsync runs,
- * never what is safe.
+ * (busy timeout, on its thread, in the busy handler's sleeps of 1, 2, 5, 10 ms…: longer than the
+ * fsync) for the restart's one fsync; who writes first changes where the fsync runs, never what
+ * is safe.
  *
  * Boundary rule: PASSIVE checkpoints only, so the worker never waits for a reader or the writer,
  * nor holds SQLite's write lock while a commit wants it; what it cannot copy now it copies next
