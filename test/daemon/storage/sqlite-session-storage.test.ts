@@ -56,7 +56,10 @@ describe("SQLite session storage", () => {
       onCheckpointError: (message) => errors.push(message),
     });
     const headers = new Set<string>();
-    const sampler = setInterval(() => headers.add(readFileSync(`${path}-wal`).subarray(0, 32).toString("hex")), 1);
+    const sampler = setInterval(
+      () => headers.add(readFileSync(`${path}-wal`).subarray(0, 32).toString("hex")),
+      1,
+    );
     // A reader of its own that holds snapshots now and then: some logs cannot restart.
     const reader = new Database(path);
     const snapshot = reader.prepare("SELECT count(*) AS c FROM sessions");
@@ -118,6 +121,8 @@ describe("SQLite session storage", () => {
     expect(errors).toEqual([]);
     // Many logs were started over (each a new header) while the sessions wrote.
     expect(headers.size).toBeGreaterThan(5);
-    console.log(`load: ${headers.size} log headers seen, longest write beside the queue ${longestAsideMs.toFixed(1)} ms`);
+    console.log(
+      `load: ${headers.size} log headers seen, longest write beside the queue ${longestAsideMs.toFixed(1)} ms`,
+    );
   });
 });
