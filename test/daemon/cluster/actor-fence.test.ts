@@ -14,6 +14,7 @@ import { v7 as uuidv7 } from "uuid";
 import { describe, expect, it } from "vitest";
 import { SessionRegistry } from "../../../src/daemon/actor/session-registry.js";
 import { ClusterNode, SessionOwnedElsewhereError } from "../../../src/daemon/cluster/cluster-node.js";
+import { SessionExistsError } from "../../../src/daemon/errors.js";
 import { emptyPreview } from "../../../src/daemon/history/preview.js";
 import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
 import { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
@@ -330,5 +331,34 @@ describe("fencing per actor", () => {
     );
     await registryB.drain(1000);
     await registryA.drain(1000);
+  });
+  it("ends two nodes' creations of the same id with its first input racing as one session, one input and one turn, leased by the winner alone", async () => {
+    env = testServices(answering());
+    const registries: SessionRegistry[] = [];
+    const nodes = [await startNode({ registry: () => registries[0] ?? null }), await startNode()];
+    for (const node of nodes)
+      registries.push(new SessionRegistry({ ...env.services, storage: node.storage, ownership: node.node }));
+    const id = uuidv7();
+    const inputId = uuidv7();
+    const request = {
+      ...testSessionRequest(id, env.workspace),
+      firstInput: { id: inputId, intent: { kind: "message" as const, text: "Hi" }, source: unnamedSource },
+    };
+    const outcomes = await Promise.allSettled(registries.map((registry) => registry.create(request)));
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const winner = outcomes.findIndex((outcome) => outcome.status === "fulfilled");
+    const [owner, loser] = [nodes[winner]!, nodes[1 - winner]!];
+    expect((outcomes[1 - winner] as PromiseRejectedResult).reason).toBeInstanceOf(SessionExistsError);
+    expect(await owner.node.leaseOf(id)).toMatchObject({ node_id: owner.node.nodeId, epoch: 1 });
+    expect(loser.node.holds(id)).toBe(false);
+    expect(registries[1 - winner]!.loaded(id)).toBeUndefined();
+    await eventually("the turn to complete", async () =>
+      (await owner.storage.getReceipt(id, inputId))?.turn?.state === "completed" ? true : undefined,
+    );
+    const count = async (sql: string) => (await cluster.schema.query<{ n: number }>(sql, [id]))[0]!.n;
+    expect(await count("SELECT count(*)::int AS n FROM sessions WHERE id = $1")).toBe(1);
+    expect(await count("SELECT count(*)::int AS n FROM inputs WHERE session = $1")).toBe(1);
+    expect(await count("SELECT count(*)::int AS n FROM turns WHERE session = $1")).toBe(1);
+    for (const registry of registries) await registry.drain(1000);
   });
 });
