@@ -1,8 +1,8 @@
 /**
  * A new session written in one transaction: its row with its preview, its first log entries, what
  * its first input writes (its admission, its turn's start), and (cluster mode) its lease record;
- * answered with what that transaction wrote (the lease's epoch included), so the session's actor is built without reading any
- * of it back.
+ * answered with what that transaction wrote (the lease's epoch included), so the session's actor
+ * is built without reading any of it back.
  *
  * Boundary rule: the creation's transaction only; BackendSessionStorage.createSession calls it.
  */
