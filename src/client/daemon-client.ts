@@ -66,7 +66,8 @@ export type { DaemonClientOptions } from "./client-options.js";
 export class DaemonClient {
   /** The home whose daemon.json names the daemon; null for a fixed endpoint. */
   readonly home: string | null;
-  readonly #agents = clientAgents();
+  /** The connection pools of this client's requests (its streams reuse an idle connection). */
+  readonly agents = clientAgents();
   readonly #timeoutMs: number;
   readonly #startDaemon: (() => Promise<unknown>) | null;
   #restarting: Promise<boolean> | null = null;
@@ -345,17 +346,14 @@ export class DaemonClient {
     return followSession(this, sessionId, options);
   }
 
-  /**
-   * Follow the session list (`GET /sessions` as a stream): a reset with the list, then created,
-   * updated, status and deleted events, resuming across reconnects (see session-stream.ts).
-   */
+  /** Follow the session list (`GET /sessions` as a stream: a reset with the list, then created, updated, status and deleted events), resuming across reconnects. */
   followSessionList(options: FollowListOptions = {}): AsyncGenerator<SessionListItem, void, undefined> {
     return followSessionList(this, options);
   }
 
   /** Close idle keep-alive connections (call when done, so the process can exit at once). */
   close(): void {
-    for (const agent of Object.values(this.#agents)) agent.destroy();
+    for (const agent of Object.values(this.agents)) agent.destroy();
   }
 
   async #call<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
@@ -372,7 +370,7 @@ export class DaemonClient {
     const spec = { method, path, timeoutMs: options.timeoutMs ?? this.#timeoutMs, ...options };
     let endpoint = this.endpoint();
     try {
-      const answer = await exchange(endpoint, this.#agents, spec);
+      const answer = await exchange(endpoint, this.agents, spec);
       if (answer.status !== 401 || !this.rediscover() || this.#endpoint === null) return answer;
       endpoint = this.#endpoint;
     } catch (error) {
@@ -385,7 +383,7 @@ export class DaemonClient {
       endpoint = this.#endpoint;
     }
     try {
-      return await exchange(endpoint, this.#agents, spec);
+      return await exchange(endpoint, this.agents, spec);
     } catch (error) {
       if (!isConnectionRefused(error)) throw error;
       throw new DaemonUnreachableError(this.home, `nothing answers on 127.0.0.1:${endpoint.port}`, {

@@ -11,6 +11,7 @@ import {
   Agent as HttpAgent,
   type IncomingHttpHeaders,
   type IncomingMessage,
+  type RequestOptions,
   request,
 } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
@@ -132,36 +133,62 @@ export interface OpenedStream {
   request: ClientRequest;
 }
 
-/** Open `GET path` with `Accept: text/event-stream` on its own connection. */
+/**
+ * Open `GET path` with `Accept: text/event-stream`: on an idle kept-alive connection of `agents`
+ * when there is one (the one a command's previous request left, so the daemon accepts and sets
+ * up no second connection), taken out of the pool, else on a connection of its own (a stream
+ * never waits for a pooled connection behind the pool's limit). A reused connection the daemon
+ * closed meanwhile is replaced by a new one once.
+ */
 export function openEventStream(
   endpoint: DaemonEndpoint,
+  agents: ClientAgents,
   path: string,
   headers: Record<string, string> = {},
   timeoutMs = 10_000,
 ): Promise<OpenedStream> {
   return new Promise((resolve, reject) => {
-    const req = send(endpoint)(
-      {
-        host: endpoint.host ?? "127.0.0.1",
-        port: endpoint.port,
-        ...tlsOf(endpoint),
-        method: "GET",
-        path,
-        agent: false,
-        headers: { authorization: `Bearer ${endpoint.token}`, accept: "text/event-stream", ...headers },
-      },
-      (res) => {
+    const options = {
+      host: endpoint.host ?? "127.0.0.1",
+      port: endpoint.port,
+      ...tlsOf(endpoint),
+      method: "GET",
+      path,
+      headers: { authorization: `Bearer ${endpoint.token}`, accept: "text/event-stream", ...headers },
+    };
+    const open = (agent: Agent | false): void => {
+      const req = send(endpoint)({ ...options, agent }, (res) => {
         clearTimeout(timer);
         resolve({ response: res, request: req });
-      },
-    );
-    const timer = setTimeout(() => req.destroy(new ExchangeTimeoutError("GET", path, timeoutMs)), timeoutMs);
-    req.on("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    req.end();
+      });
+      const timer = setTimeout(
+        () => req.destroy(new ExchangeTimeoutError("GET", path, timeoutMs)),
+        timeoutMs,
+      );
+      // A stream holds its connection for long: it leaves the pool, so that however many are
+      // open, the client's other requests never wait behind them for the pool's limit.
+      if (agent !== false) req.once("socket", (socket) => socket.emit("agentRemove"));
+      req.on("error", (error) => {
+        clearTimeout(timer);
+        // The daemon may close an idle connection just as it is reused: nothing reached it.
+        if (req.reusedSocket && isConnectionLost(error)) open(false);
+        else reject(error);
+      });
+      req.end();
+    };
+    open(idleConnectionPool(endpoint, agents, options));
   });
+}
+
+/** The pool of `agents` for `endpoint` when it holds an idle connection to it, else false. */
+function idleConnectionPool(
+  endpoint: DaemonEndpoint,
+  agents: ClientAgents,
+  options: RequestOptions,
+): Agent | false {
+  const agent = endpoint.tlsCert === undefined ? agents.http : agents.https;
+  const idle = agent.freeSockets[agent.getName(options)];
+  return idle !== undefined && idle.length > 0 ? agent : false;
 }
 
 /** Read the rest of a response body as text. */

@@ -17,6 +17,7 @@ import type { StreamCursor } from "../api/stream-cursor.js";
 import { apiErrorFrom, DaemonApiError, DaemonUnreachableError } from "./api-errors.js";
 import type { DaemonEndpoint } from "./daemon-endpoint.js";
 import {
+  type ClientAgents,
   isConnectionLost,
   isConnectionRefused,
   type OpenedStream,
@@ -74,6 +75,8 @@ interface StreamTarget<B> {
 export interface StreamEndpointSource {
   readonly home: string | null;
   endpoint(): DaemonEndpoint;
+  /** The connection pools of the source's other requests (a stream may reuse an idle connection). */
+  readonly agents: ClientAgents;
   rediscover(): boolean;
   /** Start the daemon again if it crashed; true when it did (see DaemonClient). */
   restartCrashed?(): Promise<boolean>;
@@ -129,7 +132,7 @@ async function* followStream<B extends { generation: string; cursor: number }>(
     let opened: OpenedStream;
     try {
       const path = target.path(cursor);
-      opened = await openEventStream(source.endpoint(), path);
+      opened = await openEventStream(source.endpoint(), source.agents, path);
       if (opened.response.statusCode !== 200) {
         const status = opened.response.statusCode ?? 0;
         const error = apiErrorFrom(status, await readBody(opened.response), "GET", path.split("?")[0]!);

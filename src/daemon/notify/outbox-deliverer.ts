@@ -118,7 +118,12 @@ export class OutboxDeliverer {
       case "delivered":
         return { kind: "delivered" };
       case "refused":
-        return { kind: "gave_up", at: now, error: `not sent: ${outcome.reason}`, forgetBefore: this.#forgetBefore(now) };
+        return {
+          kind: "gave_up",
+          at: now,
+          error: `not sent: ${outcome.reason}`,
+          forgetBefore: this.#forgetBefore(now),
+        };
       case "failed": {
         const at = now + retryDelay(this.settings, row.attempts);
         if (at - row.createdAt > this.settings.giveUpMs)

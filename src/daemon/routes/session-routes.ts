@@ -5,10 +5,11 @@ import { SessionSnapshotSchema } from "../../api/schemas/session-snapshot.js";
 import { DeleteAnswerSchema, SessionReadQuerySchema } from "../../api/schemas/sessions.js";
 import type { SessionSettingsBody } from "../../api/session-settings.js";
 import type { DeleteAnswer, SessionReadQuery } from "../../api/sessions.js";
+import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { SessionActor } from "../actor/session-actor.js";
 import { type HttpApp, wantsEventStream } from "../http/create-http-app.js";
 import { type ResourceRoute, registerResource } from "../http/resource.js";
-import { serveSessionStream } from "../stream/sse-stream.js";
+import { type FirstBatch, serveSessionStream } from "../stream/sse-stream.js";
 import { explainUnknown } from "./creation-rejection.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
@@ -67,13 +68,26 @@ function readSessionRoute(services: RouteServices): ResourceRoute {
       const after = streamCursorOf(query, request.headers["last-event-id"]);
       const { actor, first } = await withKnownActor(services, id, async (actor) => ({
         actor,
-        first: await actor.openStream(after, query.tail),
+        first: replayAtOnce(actor, after) ?? (await actor.openStream(after, query.tail)),
       }));
       reply.hijack();
       serveSessionStream(reply.raw, { feed: actor.feed, first, ...services.streamOptions });
       return reply;
     },
   };
+}
+
+/**
+ * The first batch of an attach whose cursor the replay window holds, read from the feed at once:
+ * any moment's feed is a whole prefix of the session's events and the connection's watcher
+ * catches up from its end, so the attach never waits in the actor's mailbox behind a running
+ * turn's commits (only a reset's snapshot must agree with its cursor: `openStream`). Null when
+ * the attach needs a reset, or the actor stopped (`openStream` then finds its successor).
+ */
+function replayAtOnce(actor: SessionActor, after: StreamCursor | null): FirstBatch | null {
+  if (actor.stopped) return null;
+  const read = actor.feed.read(after);
+  return read.kind === "events" ? { cursor: read.cursor, events: read.events } : null;
 }
 
 /** `PATCH /sessions/:id`: the session's provider, model or parameters from its next request on. */

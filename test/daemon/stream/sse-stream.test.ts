@@ -365,6 +365,24 @@ describe("session SSE stream", () => {
     feed.publish("status", {});
   });
 
+  it("leaves Node no connection-reset error to build a stack for when the client disconnects", async () => {
+    const feed = new SessionFeed();
+    const { server, served } = await streamServer(feed);
+    const client = await connect(server.port);
+    await client.waitFor(() => client.batches.length === 1, "the first batch");
+    client.close();
+    await until(() => served[0]?.ended !== null, "the stream to end");
+    await until(
+      () => served[0]!.res.socket === null || served[0]!.res.socket.destroyed,
+      "the socket to close",
+    );
+    // Node aborts a request still in flight when its socket closes with an error whose stack
+    // its streams format at once; a request already destroyed is left alone.
+    expect(served[0]!.res.req.destroyed).toBe(true);
+    expect(served[0]!.res.req.errored).toBeNull();
+    expect(served[0]!.ended).toBe("client_closed");
+  });
+
   it("does not throw when the client is gone before the stream starts", async () => {
     const feed = new SessionFeed();
     let outcome: string | null = null;
