@@ -222,9 +222,8 @@ export class SessionRegistry {
     const { row, entries } = newSessionRecord(request, now);
     const first = request.firstInput;
     if (first === undefined) return this.#start(row, entries);
-    // The turn starts in the creation's commit only where the new actor is built from that
-    // commit (on a cluster, under the lease that commit takes); a loaded actor (a drain) starts
-    // it from the queue instead.
+    // The turn starts in the creation's commit only where the new actor is built from that commit
+    // (a cluster's too, under its lease); a loaded actor (a drain) starts it from the queue.
     const startTurn = !this.#draining;
     const plan = { now, startTurn, tracing: this.#services.tracing };
     return withFirstInput(row.id, entries, first, plan, (all, planned) => this.#start(row, all, planned));
@@ -248,9 +247,7 @@ export class SessionRegistry {
     const created = await this.#services.storage.createSession(row, entries, preview, first?.writes);
     void this.#listHub.created(row.id).catch(() => undefined);
     const id = row.id;
-    // Once a request that came meanwhile loads it, its actor is loaded as usual (the load starts
-    // the turn of a first input that waits, or takes one its creation started for a turn a crash
-    // cut short: abandoned, and continued).
+    // Loaded as usual once a request loads it meanwhile (a started turn is then taken as cut short).
     const taken = this.#actors.has(id) || this.#loading.has(id) || this.#stopping.has(id);
     if (taken || this.#draining || first?.turn === null) {
       // A turn its creation started is not this path's to run: the load recovers it as cut short.
@@ -259,10 +256,9 @@ export class SessionRegistry {
       const receipt = first === undefined ? {} : { firstInput: () => actor.receipt(first.receipt.id) };
       return { actor, snapshot: () => actor.snapshot(), ...receipt };
     }
-    // Else built from what the commit wrote (this process's own write: nothing to read back),
-    // writing under the lease epoch that commit took (a cluster's fence refuses it once another
-    // claim raised it). Nothing waits in it: only its actor writes turns and inputs; a fork's
-    // open calls are closed; a first input's turn started in the commit and runs now.
+    // Else built from what the commit wrote (its own write: nothing to read back), under the lease
+    // epoch it took (fenced once another claim raised it); nothing waits in it (only its actor
+    // writes turns and inputs; a fork's open calls are closed); a first input's turn runs now.
     const services = this.#servicesUnder(created.epoch);
     const made = SessionActor.fromCreation(services, created, this.#supervisor, first?.turn ?? null);
     this.#actors.set(id, made.actor);

@@ -212,10 +212,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     throw new WriteFencedError(sessionId, detail);
   }
 
-  /**
-   * A session created here: its lease is ours from the creating transaction on, under the epoch
-   * returned (the new actor is built from the creation under it, no claim of its own).
-   */
+  /** A session created here: its lease is ours from the creating transaction on (the epoch returned). */
   async created(client: pg.PoolClient, sessionId: string): Promise<number> {
     const epoch = await runPg(client, createdLeaseProgram(sessionId, this.nodeId, this.leaseMs));
     // Held from inside the creating transaction, which may commit after a renewal has looked:
