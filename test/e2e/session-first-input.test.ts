@@ -3,7 +3,8 @@
  * and its turn started in the creation's own commit, the 201 with its receipt and a cursor from
  * which the stream tells the whole turn; a retried creation is 412 and runs nothing twice; an
  * input refused creates no session; and a SIGKILL right after the 201 loses neither. On both
- * storage backends (on PostgreSQL the turn starts from the queue as the leased actor loads); one daemon per backend, each test with its own sessions.
+ * storage backends (on PostgreSQL the same commit takes the session's lease, and the actor is
+ * built under it); one daemon per backend, each test with its own sessions.
  */
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -34,9 +35,6 @@ interface Created {
 describe.each(databaseKinds)("a session created with its first input ($name)", ({ database }) => {
   let provider: FakeProvider;
   let app: DaemonHarness;
-  // On PostgreSQL sessions are leased: the new session's actor is loaded, and the load starts
-  // the turn of the input its creation admitted (two commits); on SQLite the creation starts it.
-  const oneNode = database === "sqlite";
 
   beforeAll(async () => {
     ({ provider, app } = await startFixture({}, database));
@@ -73,17 +71,15 @@ describe.each(databaseKinds)("a session created with its first input ($name)", (
     const created = response.json<Created>();
     expect(created.input).toMatchObject({ id: inputId, acceptance_order: 1, client_id: "first-input-test" });
     expect(created.shell?.mode).toMatch(/^(sandboxed|unconfined|off)$/);
-    if (oneNode) {
-      // The receipt carries the turn; the snapshot shows the session as created, before the input.
-      expect(created.input).toMatchObject({
-        delivery: "committed",
-        transcript_position: 1,
-        turn: { state: "running" },
-      });
-      expect(created.status.phase).toBe("idle");
-      expect(created.pending_inputs).toEqual([]);
-      expect(created.history.items.map((entry) => entry.kind)).not.toContain("user");
-    }
+    // The receipt carries the turn; the snapshot shows the session as created, before the input.
+    expect(created.input).toMatchObject({
+      delivery: "committed",
+      transcript_position: 1,
+      turn: { state: "running" },
+    });
+    expect(created.status.phase).toBe("idle");
+    expect(created.pending_inputs).toEqual([]);
+    expect(created.history.items.map((entry) => entry.kind)).not.toContain("user");
 
     const stream = await app.openStream(id, {
       after: { generation: created.cursor.generation, cursor: created.cursor.sequence },
@@ -102,16 +98,14 @@ describe.each(databaseKinds)("a session created with its first input ($name)", (
       );
       const userShown = created.history.items.filter((entry) => entry.kind === "user");
       expect(userEvents.length + userShown.length).toBe(1);
-      if (oneNode) {
-        // What a creation followed by the input's own PUT would have told, in that order.
-        const turnId = created.input!.turn!.id;
-        expect(completed?.run_id).toBe(turnId);
-        const types = events.map((event) => event.type);
-        expect(types.slice(0, 5)).toEqual(["input", "message", "committed", "input", "status"]);
-        expect(events[0]!.data.input).toMatchObject({ id: inputId, delivery: "pending", turn: null });
-        expect(events[3]!.data.input).toMatchObject({ id: inputId, turn: { id: turnId, state: "running" } });
-        expect(events[4]!.data).toMatchObject({ phase: "running", run_id: turnId });
-      }
+      // What a creation followed by the input's own PUT would have told, in that order.
+      const turnId = created.input!.turn!.id;
+      expect(completed?.run_id).toBe(turnId);
+      const types = events.map((event) => event.type);
+      expect(types.slice(0, 5)).toEqual(["input", "message", "committed", "input", "status"]);
+      expect(events[0]!.data.input).toMatchObject({ id: inputId, delivery: "pending", turn: null });
+      expect(events[3]!.data.input).toMatchObject({ id: inputId, turn: { id: turnId, state: "running" } });
+      expect(events[4]!.data).toMatchObject({ phase: "running", run_id: turnId });
     } finally {
       stream.close();
     }
@@ -201,6 +195,8 @@ describe.each(databaseKinds)("a session created with its first input ($name)", (
     const inputId = uuidv7();
     const response = await create(id, { id: inputId, kind: "message", text: "survive the crash" });
     expect(response.status).toBe(201);
+    // Its turn started in the creation's commit (and, on PostgreSQL, under the lease it took).
+    expect(response.json<Created>().input?.turn?.state).toBe("running");
     killed = true;
     await app.kill();
     await app.boot();

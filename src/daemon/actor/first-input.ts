@@ -1,13 +1,14 @@
 /**
  * A new session's first input, sent with its creation (`input` of `PUT /sessions/{id}`): what the
  * creation's transaction writes for it besides the session, and what the new actor then tells.
- * On one node the input is admitted and its turn started in that transaction (one commit for
- * all three); the new actor publishes what a commit of the admission and the start would have
- * (the pending receipt, the start's entries, the running receipt and status) and runs the turn,
+ * The input is admitted and its turn started in that transaction (one commit for all three); the
+ * new actor publishes what a commit of the admission and the start would have (the pending
+ * receipt, the start's entries, the running receipt and status) and runs the turn,
  * and the creation's snapshot and cursor show the session as created, before all that, so a
- * client that follows the stream from that cursor sees the turn whole. Where the actor is loaded
- * instead (a cluster's lease, a drain) only the admission is written, and the load starts the
- * turn from the queue as for any waiting input.
+ * client that follows the stream from that cursor sees the turn whole. On a cluster the same
+ * commit takes the session's lease, and the actor is built under its epoch (fenced as any).
+ * Where the actor is loaded instead (a drain) only the admission is written, and the load starts
+ * the turn from the queue as for any waiting input.
  */
 import { v7 as uuidv7 } from "uuid";
 import type { InputIntent, InputReceipt } from "../../api/inputs.js";
@@ -106,6 +107,7 @@ function planFirstInput(
 function beforeFirstInput(created: CreatedSession, sessionEntries: number): CreatedSession {
   const entries = created.restored.entries.slice(0, sessionEntries);
   return {
+    ...created,
     row: { ...created.row, preview: previewOf(entries), inputOrder: 0 },
     restored: { ...created.restored, entries },
   };

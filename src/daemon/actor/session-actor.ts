@@ -138,7 +138,7 @@ export class SessionActor {
     supervisor: ActorSupervisor,
     turn: CreatedTurn | null = null,
   ) {
-    const actor = new SessionActor(services, created.row, created.restored, supervisor, null);
+    const actor = new SessionActor(services, created.row, created.restored, supervisor, created.epoch);
     const parts = { log: actor.#log, gate: actor.#gate, compactor: actor.#compactor };
     const { status, cursor } = actor;
     // Nothing else can have entered the new actor's mailbox yet: this runs as if inside it.

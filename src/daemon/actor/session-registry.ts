@@ -97,11 +97,7 @@ export class SessionRegistry {
       throw new SessionNotFoundError(sessionId);
     // The actor writes under the epoch of this claim, never a later one (see WriteFence).
     const epoch = ownership === undefined ? null : await ownership.acquire(sessionId);
-    const services =
-      epoch === null
-        ? this.#services
-        : { ...this.#services, storage: this.#services.storage.forLease(epoch) };
-    return SessionActor.load(services, sessionId, this.#supervisor, epoch)
+    return SessionActor.load(this.#servicesUnder(epoch), sessionId, this.#supervisor, epoch)
       .then(async (actor) => {
         this.#actors.set(sessionId, actor);
         // Its kick recovers a turn a crash or a shutdown left `running` (abandoned, noted, a new
@@ -113,6 +109,12 @@ export class SessionRegistry {
         if (this.#actors.get(sessionId) === undefined) void ownership?.release(sessionId);
         throw error;
       });
+  }
+
+  /** The services of an actor that writes under lease epoch `epoch` (null: one node, unfenced). */
+  #servicesUnder(epoch: number | null): SessionServices {
+    if (epoch === null) return this.#services;
+    return { ...this.#services, storage: this.#services.storage.forLease(epoch) };
   }
 
   /**
@@ -214,15 +216,15 @@ export class SessionRegistry {
     );
   }
 
-  /** Create a session: row, session_start, first input and (one node) its turn's start in one transaction. Throws SessionExistsError. */
+  /** Create a session: row, session_start, first input and its turn's start (and its lease) in one transaction. Throws SessionExistsError. */
   async create(request: NewSessionRequest): Promise<CreatedActor> {
     const now = this.#services.now();
     const { row, entries } = newSessionRecord(request, now);
     const first = request.firstInput;
     if (first === undefined) return this.#start(row, entries);
-    // The turn starts in the creation's commit only where the new actor is built from that
-    // commit; a loaded actor (a lease to take, a drain) starts it from the queue instead.
-    const startTurn = this.#services.ownership === undefined && !this.#draining;
+    // The turn starts in the creation's commit only where the new actor is built from that commit
+    // (a cluster's too, under its lease); a loaded actor (a drain) starts it from the queue.
+    const startTurn = !this.#draining;
     const plan = { now, startTurn, tracing: this.#services.tracing };
     return withFirstInput(row.id, entries, first, plan, (all, planned) => this.#start(row, all, planned));
   }
@@ -245,21 +247,20 @@ export class SessionRegistry {
     const created = await this.#services.storage.createSession(row, entries, preview, first?.writes);
     void this.#listHub.created(row.id).catch(() => undefined);
     const id = row.id;
-    // With leases, or once a request that came meanwhile loads it, its actor is loaded as usual
-    // (the load starts the turn of a first input that waits, or takes one its creation started
-    // for a turn a crash cut short: abandoned, and continued).
+    // Loaded as usual once a request loads it meanwhile (a started turn is then taken as cut short).
     const taken = this.#actors.has(id) || this.#loading.has(id) || this.#stopping.has(id);
-    if (this.#services.ownership !== undefined || taken || this.#draining || first?.turn === null) {
+    if (taken || this.#draining || first?.turn === null) {
       // A turn its creation started is not this path's to run: the load recovers it as cut short.
       first?.turn?.trace?.end("abandoned", "error", "session_loaded_meanwhile", null);
       const actor = await this.get(id);
       const receipt = first === undefined ? {} : { firstInput: () => actor.receipt(first.receipt.id) };
       return { actor, snapshot: () => actor.snapshot(), ...receipt };
     }
-    // Else built from what the commit wrote (this process's own write: nothing to read back).
-    // Nothing waits in it: only its actor writes turns and inputs; a fork's open calls are closed;
-    // a first input's turn started in the commit and runs now.
-    const made = SessionActor.fromCreation(this.#services, created, this.#supervisor, first?.turn ?? null);
+    // Else built from what the commit wrote (its own write: nothing to read back), under the lease
+    // epoch it took (fenced once another claim raised it); nothing waits in it (only its actor
+    // writes turns and inputs; a fork's open calls are closed); a first input's turn runs now.
+    const services = this.#servicesUnder(created.epoch);
+    const made = SessionActor.fromCreation(services, created, this.#supervisor, first?.turn ?? null);
     this.#actors.set(id, made.actor);
     if (first === undefined) return made;
     return { ...made, firstInput: () => Promise.resolve(first.receipt) };

@@ -212,12 +212,13 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     throw new WriteFencedError(sessionId, detail);
   }
 
-  /** A session created here: its lease is ours from the creating transaction on. */
-  async created(client: pg.PoolClient, sessionId: string): Promise<void> {
-    await runPg(client, createdLeaseProgram(sessionId, this.nodeId, this.leaseMs));
+  /** A session created here: its lease is ours from the creating transaction on (the epoch returned). */
+  async created(client: pg.PoolClient, sessionId: string): Promise<number> {
+    const epoch = await runPg(client, createdLeaseProgram(sessionId, this.nodeId, this.leaseMs));
     // Held from inside the creating transaction, which may commit after a renewal has looked:
     // no renewal may count it lost for a lease's length (the lease it was created with).
-    this.#held.set(sessionId, { epoch: 1, since: Date.now() + this.leaseMs });
+    this.#held.set(sessionId, { epoch, since: Date.now() + this.leaseMs });
+    return epoch;
   }
 
   /**

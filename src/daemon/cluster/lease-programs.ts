@@ -279,14 +279,16 @@ export function* fenceProgram(sessionId: string): SqlProgram<{ node_id: string; 
   );
 }
 
-/** A new session's lease, held by its creator (epoch 1). */
-export function* createdLeaseProgram(sessionId: string, nodeId: string, leaseMs: number): SqlProgram<void> {
-  yield* run(
-    `INSERT INTO session_leases (session, node_id, epoch, expires_at) VALUES (?, ?, 1, ${dbNow} + ?)`,
+/** A new session's lease, held by its creator (epoch 1); the epoch. */
+export function* createdLeaseProgram(sessionId: string, nodeId: string, leaseMs: number): SqlProgram<number> {
+  const row = yield* get<{ epoch: number }>(
+    `INSERT INTO session_leases (session, node_id, epoch, expires_at) VALUES (?, ?, 1, ${dbNow} + ?)
+     RETURNING epoch`,
     sessionId,
     nodeId,
     leaseMs,
   );
+  return row!.epoch;
 }
 
 /** Who holds the session's lease, and whether it is live; null when it never had one. */

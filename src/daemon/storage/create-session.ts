@@ -1,8 +1,8 @@
 /**
  * A new session written in one transaction: its row with its preview, its first log entries, what
  * its first input writes (its admission, its turn's start), and (cluster mode) its lease record;
- * answered with what that transaction wrote, so the session's actor is built without reading any
- * of it back.
+ * answered with what that transaction wrote (the lease's epoch included), so the session's actor
+ * is built without reading any of it back.
  *
  * Boundary rule: the creation's transaction only; BackendSessionStorage.createSession calls it.
  */
@@ -32,6 +32,7 @@ export async function createSessionOn<Tx>(
   // The row before the entries: an id taken is `SessionExistsError`, not a conflict with its log.
   // A creation records its lease rather than checking one (it has none yet).
   let inserted: SessionRow | undefined;
+  let epoch: number | null = null;
   const log = new GuardedLog(backend.log, (tx) =>
     andThen(backend.run(tx, createSessionRowProgram(row, preview)), (stored) => {
       inserted = stored;
@@ -42,7 +43,12 @@ export async function createSessionOn<Tx>(
       andThen(backend.run(tx, finishSessionCreationProgram(row.id)), () =>
         writes === undefined ? undefined : backend.run(tx, rowWritesProgram(row.id, writes)),
       ),
-      () => fence?.created(tx, row.id),
+      () =>
+        fence === null
+          ? undefined
+          : andThen(fence.created(tx, row.id), (taken) => {
+              epoch = taken;
+            }),
     ),
   );
   // The row as its INSERT returned it (its preview included), with the input order its first
@@ -51,5 +57,6 @@ export async function createSessionOn<Tx>(
   return {
     row: { ...inserted!, inputOrder },
     restored: { state: collectState(written), entries: written, checkpoint: null },
+    epoch,
   };
 }

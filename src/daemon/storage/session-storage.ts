@@ -108,7 +108,8 @@ export interface StoredSessionWriter {
 export interface WriteFence<Tx> {
   /** Refuse the write unless the session's lease is this node's under `epoch` (the writer's). */
   check(tx: Tx, sessionId: string, epoch: number | undefined): Awaitable<void>;
-  created(tx: Tx, sessionId: string): Awaitable<void>;
+  /** Record a new session's lease as this node's, in its creating transaction; the epoch it is taken under. */
+  created(tx: Tx, sessionId: string): Awaitable<number>;
   /** The epoch this node holds the session under now (writes outside an actor are fenced at it). */
   heldEpoch(sessionId: string): number | undefined;
 }
@@ -131,6 +132,8 @@ export type InputCancellation = "cancelled" | "not_pending";
 export interface CreatedSession {
   row: SessionRow;
   restored: RestoredLog;
+  /** The lease epoch the creating transaction took (its actor writes under it); null without a fence. */
+  epoch: number | null;
 }
 
 export interface SessionStorage {

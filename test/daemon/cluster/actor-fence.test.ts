@@ -4,7 +4,9 @@
  * claim (its node lost the session, then claimed it again) commits nothing, even what it had
  * queued before the new claim; a late append of an old owner is reported as fenced, not as a
  * conflict that reads as corruption; and a lease row a node no longer holds is not kept alive
- * by its renewals, so the session's waiting input is claimed elsewhere.
+ * by its renewals, so the session's waiting input is claimed elsewhere. A session created with
+ * its first input is built under the lease its creation took: the creation, the lease and the
+ * turn's start in one commit, and that actor fenced as any other.
  */
 
 import pg from "pg";
@@ -12,6 +14,7 @@ import { v7 as uuidv7 } from "uuid";
 import { describe, expect, it } from "vitest";
 import { SessionRegistry } from "../../../src/daemon/actor/session-registry.js";
 import { ClusterNode, SessionOwnedElsewhereError } from "../../../src/daemon/cluster/cluster-node.js";
+import { SessionExistsError } from "../../../src/daemon/errors.js";
 import { emptyPreview } from "../../../src/daemon/history/preview.js";
 import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
 import { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
@@ -21,8 +24,13 @@ import { textBlockStart, textBlockStop, textDelta } from "../../../src/model/eve
 import { userMessage } from "../../../src/model/items.js";
 import { eventually } from "../../support/eventually.js";
 import { unnamedSource } from "../../support/input-source.js";
-import { MockLlmClient } from "../../support/mock-llm-client.js";
-import { createTestSession, type TestServices, testServices } from "../session/session-services.js";
+import { MockLlmClient, mockDelay } from "../../support/mock-llm-client.js";
+import {
+  createTestSession,
+  type TestServices,
+  testServices,
+  testSessionRequest,
+} from "../session/session-services.js";
 import { quiet, type StartedNode, start, ts, withNodesOnFreshSchema } from "./nodes-on-schema.js";
 
 interface Node extends StartedNode {
@@ -257,5 +265,100 @@ describe("fencing per actor", () => {
 
     await eventually("B to claim the session", () => (b.adopted.includes("s") ? true : undefined), 6_000);
     expect((await b.node.leaseOf("s"))?.node_id).toBe(b.node.nodeId);
+  });
+  it("creates a leased session with its first input, its lease and its turn's start in one commit, and ends the turn in a second", async () => {
+    env = testServices(answering());
+    let registry: SessionRegistry | null = null;
+    const a = await startNode({ registry: () => registry });
+    registry = new SessionRegistry({ ...env.services, storage: a.storage, ownership: a.node });
+    const id = uuidv7();
+    const inputId = uuidv7();
+    const before = a.storage.commitStats().transactions;
+    const created = await registry.create({
+      ...testSessionRequest(id, env.workspace),
+      firstInput: { id: inputId, intent: { kind: "message", text: "Hi" }, source: unnamedSource },
+    });
+    expect(a.storage.commitStats().transactions - before).toBe(1);
+    expect(await created.firstInput?.()).toMatchObject({ delivery: "committed", turn: { state: "running" } });
+    // Built under the epoch the creation took, with no claim of its own.
+    expect(created.actor.epoch).toBe(1);
+    expect(await a.node.leaseOf(id)).toMatchObject({ node_id: a.node.nodeId, epoch: 1, live: true });
+    await eventually("the turn to complete", async () =>
+      (await a.storage.getReceipt(id, inputId))?.turn?.state === "completed" ? true : undefined,
+    );
+    await eventually("the actor to settle", () => (created.actor.busy ? undefined : true));
+    // The turn's end is the only other commit.
+    expect(a.storage.commitStats().transactions - before).toBe(2);
+    await registry.drain(1000);
+  });
+
+  it("refuses the turn's end of an actor its creation built once another node took the lease, and the new owner recovers the turn", async () => {
+    // The first turn answers after a pause, long enough for a takeover meanwhile.
+    let turns = 0;
+    env = testServices(() => {
+      turns++;
+      const steps = [textBlockStart(0), textDelta(0, "ok"), textBlockStop(0)];
+      return new MockLlmClient(turns === 1 ? [mockDelay(600), ...steps] : steps);
+    });
+    let registryA: SessionRegistry | null = null;
+    const a = await startNode({ registry: () => registryA });
+    const b = await startNode();
+    registryA = new SessionRegistry({ ...env.services, storage: a.storage, ownership: a.node });
+    const id = uuidv7();
+    const inputId = uuidv7();
+    const created = await registryA.create({
+      ...testSessionRequest(id, env.workspace),
+      firstInput: { id: inputId, intent: { kind: "message", text: "Hi" }, source: unnamedSource },
+    });
+    const startedTurn = (await created.firstInput?.())?.turn?.id;
+    // B takes the session over while the turn runs (A paused past its lease, say).
+    await cluster.schema.query("UPDATE session_leases SET expires_at = 0 WHERE session = $1", [id]);
+    expect(await b.node.acquire(id)).toBe(2);
+    const logged = (await a.storage.readLog(id)).length;
+    await eventually("A's actor to stop, fenced", () => (created.actor.stopped ? true : undefined), 5_000);
+    expect(registryA.loaded(id)).toBeUndefined();
+    // Nothing of A's turn's end committed: its log did not grow, its turn is still running.
+    expect(await a.storage.readLog(id)).toHaveLength(logged);
+    expect((await b.storage.getReceipt(id, inputId))?.turn).toMatchObject({
+      id: startedTurn,
+      state: "running",
+    });
+
+    const registryB = new SessionRegistry({ ...env.services, storage: b.storage, ownership: b.node });
+    await registryB.get(id);
+    await eventually("B to recover the turn A started", async () =>
+      (await b.storage.runningTurns()).some((turn) => turn.session === id) ? undefined : true,
+    );
+    await registryB.drain(1000);
+    await registryA.drain(1000);
+  });
+  it("ends two nodes' creations of the same id with its first input racing as one session, one input and one turn, leased by the winner alone", async () => {
+    env = testServices(answering());
+    const registries: SessionRegistry[] = [];
+    const nodes = [await startNode({ registry: () => registries[0] ?? null }), await startNode()];
+    for (const node of nodes)
+      registries.push(new SessionRegistry({ ...env.services, storage: node.storage, ownership: node.node }));
+    const id = uuidv7();
+    const inputId = uuidv7();
+    const request = {
+      ...testSessionRequest(id, env.workspace),
+      firstInput: { id: inputId, intent: { kind: "message" as const, text: "Hi" }, source: unnamedSource },
+    };
+    const outcomes = await Promise.allSettled(registries.map((registry) => registry.create(request)));
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const winner = outcomes.findIndex((outcome) => outcome.status === "fulfilled");
+    const [owner, loser] = [nodes[winner]!, nodes[1 - winner]!];
+    expect((outcomes[1 - winner] as PromiseRejectedResult).reason).toBeInstanceOf(SessionExistsError);
+    expect(await owner.node.leaseOf(id)).toMatchObject({ node_id: owner.node.nodeId, epoch: 1 });
+    expect(loser.node.holds(id)).toBe(false);
+    expect(registries[1 - winner]!.loaded(id)).toBeUndefined();
+    await eventually("the turn to complete", async () =>
+      (await owner.storage.getReceipt(id, inputId))?.turn?.state === "completed" ? true : undefined,
+    );
+    const count = async (sql: string) => (await cluster.schema.query<{ n: number }>(sql, [id]))[0]!.n;
+    expect(await count("SELECT count(*)::int AS n FROM sessions WHERE id = $1")).toBe(1);
+    expect(await count("SELECT count(*)::int AS n FROM inputs WHERE session = $1")).toBe(1);
+    expect(await count("SELECT count(*)::int AS n FROM turns WHERE session = $1")).toBe(1);
+    for (const registry of registries) await registry.drain(1000);
   });
 });

@@ -33,7 +33,7 @@ class CountingFence implements WriteFence<pg.PoolClient> {
     return this.node.check(client, sessionId, epoch);
   }
 
-  created(client: pg.PoolClient, sessionId: string): Promise<void> {
+  created(client: pg.PoolClient, sessionId: string): Promise<number> {
     return this.node.created(client, sessionId);
   }
 
