@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
@@ -37,6 +37,33 @@ function rowsInDatabaseFile(): number {
 /** The write-ahead log's header (its salts change when a new log starts). */
 function walHeader(): Buffer {
   return readFileSync(`${wal.path}-wal`).subarray(0, 32);
+}
+
+/**
+ * What a power loss may leave of a log file: `synced` is on disk; of each 4 KiB page written
+ * since (`written`), `mask` says whether it reached the disk (bit i: page i).
+ */
+function crashImage(synced: Buffer, written: Buffer, mask: number): Buffer {
+  const image = Buffer.alloc(written.length);
+  synced.copy(image, 0, 0, Math.min(synced.length, written.length));
+  for (let page = 0; page * 4096 < written.length; page++) {
+    if ((mask & (1 << page)) !== 0) written.copy(image, page * 4096, page * 4096, (page + 1) * 4096);
+  }
+  return image;
+}
+
+/** Row 1's value ("gone": no row) in the database `file` with the log `log`, as recovery finds it. */
+function valueAfterRecovery(file: Buffer, log: Buffer, name: string): string {
+  const path = join(wal.dir, `${name}.sqlite`);
+  writeFileSync(path, file);
+  writeFileSync(`${path}-wal`, log);
+  const db = new Database(path);
+  try {
+    expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+    return (db.prepare("SELECT v FROM kv WHERE k = 1").get() as { v: string } | undefined)?.v ?? "gone";
+  } finally {
+    db.close();
+  }
 }
 
 function insertRows(count: number): void {
@@ -191,6 +218,42 @@ describe("WalCheckpointer", () => {
         expect((wal.db.prepare("SELECT count(*) AS c FROM t").get() as { c: number }).c).toBe(20);
         await checkpointer.checkpointNow();
         expect(rowsInDatabaseFile()).toBe(20);
+      } finally {
+        await checkpointer.close();
+      }
+    });
+
+    it("leaves no power-loss image that takes back an acknowledged commit once it started the next log", async () => {
+      const checkpointer = new WalCheckpointer(wal.path, { restartsLog: new LogWriteTurn() });
+      try {
+        wal.db.exec("CREATE TABLE kv (k INTEGER PRIMARY KEY, v TEXT NOT NULL)");
+        wal.db.prepare("INSERT INTO kv VALUES (1, 'old')").run();
+        // Acknowledged: its frame is in the log; the older version of its page sits in an earlier one.
+        wal.db.prepare("UPDATE kv SET v = 'new' WHERE k = 1").run();
+        const oldLog = readFileSync(`${wal.path}-wal`);
+        await checkpointer.checkpointNow();
+        expect(checkpointer.restarts).toBe(1);
+        // The worker fsynced the new header before any frame: from then on it is on disk.
+        const headerSynced = Buffer.from(oldLog);
+        readFileSync(`${wal.path}-wal`).copy(headerSynced, 0, 0, 32);
+        // A commit over the old frames, not flushed yet (nobody was told).
+        insertRows(3000);
+        const newLog = readFileSync(`${wal.path}-wal`);
+        const file = readFileSync(wal.path);
+        const pages = Math.ceil(newLog.length / 4096);
+        expect(pages).toBeGreaterThan(3);
+        const images = Math.min(1 << pages, 512);
+        for (let mask = 0; mask < images; mask++) {
+          expect(valueAfterRecovery(file, crashImage(headerSynced, newLog, mask), `synced-${mask}`)).toBe(
+            "new",
+          );
+        }
+        // Without that fsync (the old header still on disk), some image revives an older version.
+        const revived = Array.from({ length: images }, (_, mask) => mask).filter(
+          (mask) =>
+            valueAfterRecovery(file, crashImage(oldLog, newLog, mask & ~1), `unsynced-${mask}`) !== "new",
+        );
+        expect(revived.length).toBeGreaterThan(0);
       } finally {
         await checkpointer.close();
       }
