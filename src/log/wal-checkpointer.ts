@@ -90,19 +90,25 @@ function restartLog() {
   }
 }
 function checkpointAndRestart() {
-  pin.exec("BEGIN");
+  // Once taken, the turn is given back whatever throws after (the pin's COMMIT included).
+  let held = false;
   try {
-    pinRead.get();
-    if (!checkpoint() || !takeTurn()) return false;
-  } finally {
-    pin.exec("COMMIT");
-  }
-  try {
+    pin.exec("BEGIN");
+    try {
+      pinRead.get();
+      if (!checkpoint()) return false;
+      held = takeTurn();
+      if (!held) return false;
+    } finally {
+      pin.exec("COMMIT");
+    }
     // What commits appended since the first checkpoint; then no commit runs until the restart.
     return checkpoint() && restartLog();
   } finally {
-    Atomics.store(turn, 0, 0);
-    Atomics.notify(turn, 0);
+    if (held) {
+      Atomics.store(turn, 0, 0);
+      Atomics.notify(turn, 0);
+    }
   }
 }
 parentPort.on("message", (message) => {
