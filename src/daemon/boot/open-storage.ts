@@ -24,6 +24,7 @@ export async function openStorage(
           signer,
           ownsDb: true,
           slowDisk: settings.slowDisk,
+          workerStartsLogs: settings.workerStartsLogs,
           onCheckpointError: (message) => logger.warn({ err: message }, "SQLite checkpoint failed; retrying"),
         },
       );

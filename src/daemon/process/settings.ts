@@ -71,6 +71,8 @@ export interface DaemonSettings {
    * SQLite log takes this much longer, off the main thread or blocking it; null: none.
    */
   slowDisk: SlowDisk | null;
+  /** The SQLite checkpoint worker starts each new write-ahead log (SKEIN_SQLITE_WORKER_STARTS_LOGS=1; off by default). */
+  workerStartsLogs: boolean;
   /** A port serving GET /metrics without the token, on `host` (SKEIN_METRICS_PORT); null: none. */
   metricsPort: number | null;
   /** Test-only (SKEIN_TEST_COUNT_STATEMENTS=1): count the SQLite statements run and log pages written, for the stop log line. */
@@ -119,6 +121,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): DaemonSettin
     leaseSeconds: readWholeNumber(env, "SKEIN_LEASE_SECONDS"),
     nodeHistorySeconds: readWholeNumber(env, "SKEIN_NODE_HISTORY_SECONDS"),
     slowDisk: readSlowDisk(env),
+    workerStartsLogs: readFlag(env, "SKEIN_SQLITE_WORKER_STARTS_LOGS"),
     metricsPort:
       value(env, "SKEIN_METRICS_PORT") === undefined ? null : readWholeNumber(env, "SKEIN_METRICS_PORT"),
     countStatements: readFlag(env, "SKEIN_TEST_COUNT_STATEMENTS"),

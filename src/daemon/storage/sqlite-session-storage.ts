@@ -6,8 +6,9 @@
  * never disagree. The connection runs at synchronous=NORMAL and the write-ahead log is flushed
  * off the main thread (log/wal-sync.ts): a write resolves once it is on disk, and the event loop
  * keeps streaming while the disk works. Checkpoints run on a worker thread (wal-checkpointer.ts),
- * which also starts each new log in its turn (log-write-turn.ts), so that no commit here fsyncs
- * the new log's header on the event loop (why that fsync must stay, and OFF is no way out: there).
+ * which, with `workerStartsLogs`, also starts each new log in its turn (log-write-turn.ts), so
+ * that no commit here fsyncs the new log's header on the event loop (why that fsync must stay,
+ * and OFF is no way out: there; why it is off by default: docs/architecture.md, Storage).
  *
  * Boundary rule: this file only builds the SQLite backend; what the storage does with it is
  * backend-session-storage.ts's, the same as on PostgreSQL.
@@ -33,6 +34,12 @@ export interface SqliteStorageOptions {
   onCheckpointError?: (message: string) => void;
   /** At most one checkpoint (and new log) per this many ms (tests; default: the checkpointer's). */
   checkpointIntervalMs?: number;
+  /**
+   * The checkpoint worker starts each new write-ahead log (SKEIN_SQLITE_WORKER_STARTS_LOGS=1), so
+   * no commit fsyncs a new log's header on the event loop. Off by default: under a burst it cost
+   * more than the stall it removes (see docs/architecture.md, Storage).
+   */
+  workerStartsLogs?: boolean;
 }
 
 export class SqliteSessionStorage extends BackendSessionStorage<SqliteTransaction> {
@@ -43,7 +50,7 @@ export class SqliteSessionStorage extends BackendSessionStorage<SqliteTransactio
    * Storage on an open daemon database (see database.ts); heads are signed by `signer` when
    * given; `ownsDb`: close() closes the database too; `slowDisk`: a test-only delay per flush;
    * `onCheckpointError` hears of a failed checkpoint (the next one retries);
-   * `checkpointIntervalMs` spaces checkpoints (tests).
+   * `checkpointIntervalMs` spaces checkpoints (tests); `workerStartsLogs`: see the option.
    */
   constructor(db: DaemonDatabase, options: SqliteStorageOptions = {}) {
     const backend = sqliteBackend(db, options);
@@ -68,8 +75,8 @@ function sqliteBackend(
     db.pragma("synchronous = NORMAL");
     db.pragma("wal_autocheckpoint = 0");
     const flusher = new WalSync(db.name, { slowDisk: options.slowDisk ?? null });
-    // The worker starts each new log, so no commit here fsyncs its header on the event loop.
-    const turn = new LogWriteTurn();
+    // The worker may start each new log, so no commit here fsyncs its header on the event loop.
+    const turn = options.workerStartsLogs === true ? new LogWriteTurn() : undefined;
     const copier = new WalCheckpointer(db.name, {
       intervalMs: options.checkpointIntervalMs,
       onError: options.onCheckpointError,

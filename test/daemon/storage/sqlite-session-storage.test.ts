@@ -30,9 +30,9 @@ function create(storage: SqliteSessionStorage, id: string): Promise<unknown> {
 }
 
 describe("SQLite session storage", () => {
-  it("has its checkpoint worker start the next write-ahead log, so its own next commit only appends", async () => {
+  it("has its checkpoint worker start the next write-ahead log when asked, so its own next commit only appends", async () => {
     const { db, path } = tempDatabase();
-    const storage = new SqliteSessionStorage(db);
+    const storage = new SqliteSessionStorage(db, { workerStartsLogs: true });
     onTestFinished(() => storage.close());
     const header = () => readFileSync(`${path}-wal`).subarray(0, 32);
     await create(storage, "s1");
@@ -47,11 +47,26 @@ describe("SQLite session storage", () => {
     expect(db.pragma("synchronous", { simple: true })).toBe(1);
   });
 
+  it("by default leaves the next write-ahead log to its next commit", async () => {
+    const { db, path } = tempDatabase();
+    const storage = new SqliteSessionStorage(db);
+    onTestFinished(() => storage.close());
+    const header = () => readFileSync(`${path}-wal`).subarray(0, 32);
+    await create(storage, "s1");
+    const first = header();
+    // The worker has checkpointed (within a second of the write) and started no log.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(header().equals(first)).toBe(true);
+    await create(storage, "s2");
+    expect(header().equals(first)).toBe(false);
+  });
+
   it("keeps every acknowledged append of many sessions, chained, while the worker copies and starts logs every few ms", async () => {
     const { db, path } = tempDatabase();
     db.exec("CREATE TABLE beside_queue (n INTEGER NOT NULL)");
     const errors: string[] = [];
     const storage = new SqliteSessionStorage(db, {
+      workerStartsLogs: true,
       checkpointIntervalMs: 2,
       onCheckpointError: (message) => errors.push(message),
     });
