@@ -3,15 +3,15 @@
  * that crashed (with a new generation), unloads quiet ones, recovers turns a crash cut short,
  * creates and forks sessions, and drains everything at shutdown.
  *
- * Boundary rule: at most one live actor per session. Loads are deduplicated, and an actor that
- * stopped is dropped from the map before anyone can be handed it again.
+ * Boundary rule: at most one live actor per session (loaded-actors.ts keeps the actors, the
+ * loads in flight and the actors still stopping).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { SessionSummary } from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import { LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
-import { ActorStoppedError, DaemonDrainingError, SessionUnavailableError } from "../errors.js";
+import { ActorStoppedError, SessionUnavailableError } from "../errors.js";
 import { type HistoryLog, wholeLog } from "../history/history-log.js";
 import { previewOf } from "../history/preview.js";
 import type { SessionServices } from "../session/session-services.js";
@@ -21,8 +21,9 @@ import type { NewSession, SessionListFilter, SessionPage, SessionRow } from "../
 import type { ActorSupervisor, SupervisedActor } from "./actor-supervisor.js";
 import { CrashRestarts } from "./crash-restarts.js";
 import { type FirstInputPlan, withFirstInput } from "./first-input.js";
+import { LoadedActors } from "./loaded-actors.js";
 import { SessionActor } from "./session-actor.js";
-import { censusOf, type SessionCensus } from "./session-census.js";
+import type { SessionCensus } from "./session-census.js";
 import {
   type CreatedActor,
   type ForkSessionRequest,
@@ -34,22 +35,15 @@ import { type OpenedListStream, SessionListHub } from "./session-list-hub.js";
 
 export class SessionRegistry {
   readonly #services: SessionServices;
-  /** Set once the drain begins: sessions that are not loaded stay unloaded. */
-  #draining = false;
   readonly #listHub: SessionListHub;
   readonly #supervisor: ActorSupervisor;
-  readonly #actors = new Map<string, SessionActor>();
-  readonly #loading = new Map<string, Promise<SessionActor>>();
+  readonly #actors: LoadedActors;
   #unloadTimer: NodeJS.Timeout | null = null;
   readonly #crashRestarts = new CrashRestarts();
-  /**
-   * Actors out of the map still stopping (they may still write their turn's end): the next actor
-   * loads after them, or it would take that turn for one a crash cut short.
-   */
-  readonly #stopping = new Map<string, Promise<void>>();
 
   constructor(services: SessionServices) {
     this.#services = services;
+    this.#actors = new LoadedActors(services.logger);
     this.#listHub = new SessionListHub(
       { list: (filter) => this.list(filter), summary: (sessionId) => this.summaryOf(sessionId) },
       services.feedOptions === undefined ? {} : { feed: services.feedOptions },
@@ -65,28 +59,12 @@ export class SessionRegistry {
 
   /** The loaded sessions now (metrics). */
   census(): SessionCensus {
-    return censusOf(this.#actors.values());
+    return this.#actors.census();
   }
 
   /** The loaded actor of a session, loading it from storage first if needed. */
-  async get(sessionId: string): Promise<SessionActor> {
-    const live = this.#actors.get(sessionId);
-    if (live !== undefined && !live.stopped) return live;
-    const stopping = this.#stopping.get(sessionId);
-    if (stopping !== undefined) {
-      await stopping;
-      return this.get(sessionId);
-    }
-    const pending = this.#loading.get(sessionId);
-    if (pending !== undefined) return pending;
-    if (this.#draining) throw new DaemonDrainingError(sessionId);
-    // Cleared however the load ends, including a throw before its first await settles: a load
-    // left in the map would answer every later request for the id with its failure.
-    const load = this.#load(sessionId).finally(() => {
-      if (this.#loading.get(sessionId) === load) this.#loading.delete(sessionId);
-    });
-    this.#loading.set(sessionId, load);
-    return load;
+  get(sessionId: string): Promise<SessionActor> {
+    return this.#actors.get(sessionId, (id) => this.#load(id));
   }
 
   /** Load a session's actor (its row must exist) and start what waits in it. */
@@ -106,7 +84,7 @@ export class SessionRegistry {
         return actor;
       })
       .catch((error: unknown) => {
-        if (this.#actors.get(sessionId) === undefined) void ownership?.release(sessionId);
+        if (this.#actors.mapped(sessionId) === undefined) void ownership?.release(sessionId);
         throw error;
       });
   }
@@ -144,13 +122,12 @@ export class SessionRegistry {
 
   /** How many loads are in flight (each settles and leaves; a test watches that none is left behind). */
   get loadingCount(): number {
-    return this.#loading.size;
+    return this.#actors.loadingCount;
   }
 
   /** The actor if it is loaded (never loads). */
   loaded(sessionId: string): SessionActor | undefined {
-    const actor = this.#actors.get(sessionId);
-    return actor?.stopped === false ? actor : undefined;
+    return this.#actors.loaded(sessionId);
   }
 
   /**
@@ -224,7 +201,7 @@ export class SessionRegistry {
     if (first === undefined) return this.#start(row, entries);
     // The turn starts in the creation's commit only where the new actor is built from that commit
     // (a cluster's too, under its lease); a loaded actor (a drain) starts it from the queue.
-    const startTurn = !this.#draining;
+    const startTurn = !this.#actors.draining;
     const plan = { now, startTurn, tracing: this.#services.tracing };
     return withFirstInput(row.id, entries, first, plan, (all, planned) => this.#start(row, all, planned));
   }
@@ -248,8 +225,7 @@ export class SessionRegistry {
     void this.#listHub.created(row.id).catch(() => undefined);
     const id = row.id;
     // Loaded as usual once a request loads it meanwhile (a started turn is then taken as cut short).
-    const taken = this.#actors.has(id) || this.#loading.has(id) || this.#stopping.has(id);
-    if (taken || this.#draining || first?.turn === null) {
+    if (this.#actors.busy(id) || this.#actors.draining || first?.turn === null) {
       // A turn its creation started is not this path's to run: the load recovers it as cut short.
       first?.turn?.trace?.end("abandoned", "error", "session_loaded_meanwhile", null);
       const actor = await this.get(id);
@@ -273,38 +249,13 @@ export class SessionRegistry {
       if (!(await this.exists(sessionId))) throw new SessionNotFoundError(sessionId);
       return;
     }
-    await this.#retire(sessionId, actor, "restart");
+    await this.#actors.retire(sessionId, actor, "restart");
     await this.#release(sessionId);
-  }
-
-  /** Take `actor` out of the map and stop it; the session loads again only once it has stopped. */
-  #retire(sessionId: string, actor: SessionActor, reason: "restart" | "unload"): Promise<void> {
-    this.#actors.delete(sessionId);
-    const stopped = actor.stop(reason).catch((error: unknown) => {
-      this.#services.logger.error(
-        { session_id: sessionId, err: error },
-        "session actor failed to stop cleanly",
-      );
-    });
-    return this.#hold(sessionId, stopped);
-  }
-
-  /** Loads of the session wait until `until` settles (it must not reject). */
-  #hold(sessionId: string, until: Promise<void>): Promise<void> {
-    const held = until.finally(() => {
-      if (this.#stopping.get(sessionId) === held) this.#stopping.delete(sessionId);
-    });
-    this.#stopping.set(sessionId, held);
-    return held;
   }
 
   /** Hold the session's loads until `until` settles (retention cuts only logs no actor holds); false when it is here already. */
   holdLoads(sessionId: string, until: Promise<unknown>): boolean {
-    if (this.#draining || this.#actors.has(sessionId) || this.#loading.has(sessionId)) return false;
-    if (this.#stopping.has(sessionId)) return false;
-    const settled = until.then(() => undefined).catch(() => undefined);
-    void this.#hold(sessionId, settled);
-    return true;
+    return this.#actors.holdLoads(sessionId, until);
   }
 
   /** Forget a deleted session's actor and checkpoints; `parentId` given: list watchers hear of it (it had no actor). */
@@ -321,35 +272,20 @@ export class SessionRegistry {
    * actor of another epoch (the current one) is left alone.
    */
   leaseLost(sessionId: string, epoch: number): void {
-    const actor = this.#actors.get(sessionId);
-    if (actor === undefined || actor.epoch !== epoch) return;
-    this.#actors.delete(sessionId);
-    void actor.stop("lease_lost");
+    this.#actors.leaseLost(sessionId, epoch);
   }
 
   async #release(sessionId: string): Promise<void> {
-    if (this.#actors.has(sessionId) || this.#loading.has(sessionId)) return;
+    if (this.#actors.holds(sessionId)) return;
     await this.#services.ownership?.release(sessionId).catch(() => undefined);
   }
 
   /** Unload actors that have been quiet for `idleMs` (checked every `everyMs`). */
   startUnloading(idleMs: number, everyMs = Math.min(Math.max(idleMs / 4, 250), 30_000)): void {
     this.#unloadTimer = setInterval(() => {
-      void this.#unloadQuiet(idleMs);
+      void this.#actors.retireQuiet(this.#services.now(), idleMs, (id) => this.#release(id));
     }, everyMs);
     this.#unloadTimer.unref();
-  }
-
-  async #unloadQuiet(idleMs: number): Promise<void> {
-    const now = this.#services.now();
-    for (const [id, actor] of [...this.#actors]) {
-      try {
-        if (!(await actor.isQuiet(now, idleMs)) || this.#actors.get(id) !== actor) continue;
-      } catch {
-        continue; // storage trouble: try again at the next check
-      }
-      void this.#retire(id, actor, "unload").then(() => this.#release(id));
-    }
   }
 
   /**
@@ -358,23 +294,20 @@ export class SessionRegistry {
    * it started has its result committed.
    */
   async drain(timeoutMs: number, options: { handOff?: boolean } = {}): Promise<void> {
-    this.#draining = true;
+    this.#actors.startDraining();
     if (this.#unloadTimer !== null) clearInterval(this.#unloadTimer);
     this.#listHub.close();
     // A turn that waits for a person's answer is not waited for: the next start waits again.
-    const running = [...this.#actors.values()].map((actor) => actor.turnSettled(options.handOff === true));
+    const running = this.#actors.entries().map(([, actor]) => actor.turnSettled(options.handOff === true));
     const waited = new AbortController();
     await Promise.race([Promise.all(running), sleep(timeoutMs, undefined, waited).catch(() => undefined)]);
     waited.abort();
-    const stopped = [...this.#actors.keys()];
-    for (const actor of this.#actors.values()) await actor.stop("shutdown");
-    this.#actors.clear();
-    for (const id of stopped) await this.#release(id);
+    for (const id of await this.#actors.stopAll()) await this.#release(id);
   }
 
   #onCrash(actor: SupervisedActor, error: unknown): void {
     const id = actor.sessionId;
-    if (this.#actors.get(id) === actor) this.#actors.delete(id);
+    if (this.#actors.mapped(id) === actor) this.#actors.delete(id);
     // Fenced: another node owns the session now; it is not this node's to restart.
     if (error instanceof WriteFencedError) {
       this.#services.logger.warn(
