@@ -1,6 +1,6 @@
 /** The scheduler of a daemon: fires the schedules in its database (every node runs one). */
 import type { SessionRegistry } from "../actor/session-registry.js";
-import { SessionOwnedElsewhereError } from "../cluster/cluster-node.js";
+import { SessionOwnedElsewhereError } from "../cluster/session-owned-elsewhere.js";
 import type { RouteServices } from "../routes/route-services.js";
 import { createNewSession } from "../routes/session-creation-route.js";
 import { Scheduler } from "../schedule/scheduler.js";

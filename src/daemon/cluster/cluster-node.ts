@@ -16,9 +16,9 @@ import type { HeadSigner } from "../../log/head-signer.js";
 import type { SessionLogger } from "../session/session-services.js";
 import { runPg } from "../storage/pg-runner.js";
 import { type WriteFence, WriteFencedError } from "../storage/session-storage.js";
+import { HeldLeases } from "./held-leases.js";
 import {
   claimLeaseProgram,
-  claimOrphansProgram,
   createdLeaseProgram,
   fenceProgram,
   heartbeatProgram,
@@ -30,13 +30,14 @@ import {
   nodeGoneProgram,
   nodeStoppedProgram,
   releaseLeaseProgram,
-  renewLeaseProgram,
-  renewLeasesProgram,
 } from "./lease-programs.js";
 import { type NodeHealth, notReadyReason } from "./node-health.js";
 import { registerNode } from "./node-registration.js";
 import { nodeView } from "./node-view.js";
+import { OrphanClaims } from "./orphan-claims.js";
 import { ProfileWarnings } from "./profile-warnings.js";
+import { SessionOwnedElsewhereError } from "./session-owned-elsewhere.js";
+import { unstackedInterval } from "./unstacked-interval.js";
 import { UntrustedKeyWarnings } from "./untrusted-keys.js";
 import { WakeUpListener } from "./wake-up-listener.js";
 
@@ -65,17 +66,6 @@ export interface ClusterOptions {
   lost(sessionId: string, epoch: number): void;
 }
 
-/** Another node holds a live lease on the session. */
-export class SessionOwnedElsewhereError extends Error {
-  constructor(
-    readonly sessionId: string,
-    readonly owner: string,
-  ) {
-    super(`session ${sessionId} is owned by node ${owner}`);
-    this.name = "SessionOwnedElsewhereError";
-  }
-}
-
 /** One node in the GET /cluster answer. */
 export type ClusterNodeView = ClusterNodeInfo;
 
@@ -86,19 +76,16 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
   readonly #options: ClusterOptions;
   /** How other nodes reach this one; known once the daemon listens. */
   url: string;
-  /** Sessions this node holds, with the epoch it holds them under and since when (ms, this node's clock). */
-  readonly #held = new Map<string, { epoch: number; since: number }>();
+  /** Sessions this node holds, with the epoch it holds them under. */
+  readonly #held: HeldLeases;
+  readonly #orphans: OrphanClaims;
   /** Warns of nodes whose head-signing key is not trusted here. */
   readonly #untrustedKeys: UntrustedKeyWarnings;
   readonly #profileWarnings: ProfileWarnings;
   #lastError: { message: string; at: number } | null = null;
   #wakeUps: WakeUpListener | null = null;
   #timers: NodeJS.Timeout[] = [];
-  #lastRenewal = 0;
-  #scanning: Promise<void> | null = null;
-  #rescan = false;
   #stopped = false;
-  #takeovers = 0;
 
   constructor(pool: pg.Pool, options: ClusterOptions) {
     this.#pool = pool;
@@ -106,6 +93,15 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     this.nodeId = options.nodeId;
     this.leaseMs = options.leaseMs;
     this.url = options.url;
+    this.#held = new HeldLeases(options.nodeId, options.leaseMs);
+    this.#orphans = new OrphanClaims(pool, {
+      nodeId: options.nodeId,
+      leaseMs: options.leaseMs,
+      logger: options.logger,
+      noteError: (message) => this.noteError(message),
+      claimed: (sessionId, epoch) => this.#held.hold(sessionId, epoch),
+      adopt: (sessionId) => options.adopt(sessionId),
+    });
     this.#profileWarnings = new ProfileWarnings(options.logger, () => this.#profilesDigest());
     this.#untrustedKeys = new UntrustedKeyWarnings(options.signer, options.logger);
   }
@@ -124,19 +120,26 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     await this.warnOfUntrustedKeys();
     await runPg(this.#pool, heartbeatProgram(this.nodeId, this.#status()));
     this.#profileWarnings.check(await this.nodes());
-    this.#lastRenewal = Date.now();
+    this.#held.renewedNow();
     this.#wakeUps = new WakeUpListener(connection, wakeChannel, this.#options.logger, () => this.wake());
     await this.#wakeUps.start();
     // Renew at a third of the lease: two renewals may fail before a lease can expire.
-    this.#every(Math.max(200, Math.floor(this.leaseMs / 3)), () => this.#renew());
-    this.#every(this.#options.pollMs ?? Math.max(250, Math.floor(this.leaseMs / 4)), () => this.wake());
+    const pollMs = this.#options.pollMs ?? Math.max(250, Math.floor(this.leaseMs / 4));
+    this.#timers.push(
+      unstackedInterval(Math.max(200, Math.floor(this.leaseMs / 3)), () => this.#renew()),
+      unstackedInterval(pollMs, () => this.wake()),
+    );
     this.wake();
   }
 
   /** What readiness and metrics read of this node now (node-health.ts). */
   health(now = Date.now()): NodeHealth {
-    const state = { stopped: this.#stopped, lastRenewal: this.#lastRenewal, leaseMs: this.leaseMs };
-    return { notReady: notReadyReason(state, now), held: this.#held.size, takeovers: this.#takeovers };
+    const state = { stopped: this.#stopped, lastRenewal: this.#held.lastRenewal, leaseMs: this.leaseMs };
+    return {
+      notReady: notReadyReason(state, now),
+      held: this.#held.size,
+      takeovers: this.#orphans.takeovers,
+    };
   }
 
   /** Whether this node holds the session now. */
@@ -151,7 +154,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
 
   /** The epoch this node holds the session under now (undefined: it holds none). */
   heldEpoch(sessionId: string): number | undefined {
-    return this.#held.get(sessionId)?.epoch;
+    return this.#held.epochOf(sessionId);
   }
 
   /**
@@ -161,28 +164,28 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
    */
   async acquire(sessionId: string): Promise<number> {
     if (this.#stopped) throw new WriteFencedError(sessionId, "the node is stopping");
-    const held = this.#held.get(sessionId);
-    if (held !== undefined) return held.epoch;
+    const held = this.#held.epochOf(sessionId);
+    if (held !== undefined) return held;
     const epoch = await runPg(this.#pool, claimLeaseProgram(sessionId, this.nodeId, this.leaseMs));
     if (epoch === null) {
       const lease = await this.leaseOf(sessionId);
       // Ours already (a creation whose lease this node recorded, then forgot in a race): keep it.
       if (lease?.live && lease.node_id === this.nodeId) {
-        this.#held.set(sessionId, { epoch: lease.epoch, since: Date.now() });
+        this.#held.hold(sessionId, lease.epoch);
         return lease.epoch;
       }
       throw new SessionOwnedElsewhereError(sessionId, lease?.node_id ?? "unknown");
     }
-    this.#held.set(sessionId, { epoch, since: Date.now() });
+    this.#held.hold(sessionId, epoch);
     this.#options.logger.info({ session_id: sessionId, epoch }, "session lease taken");
     return epoch;
   }
 
   /** Give the session up (its actor stopped); other nodes may claim it at once. */
   async release(sessionId: string): Promise<void> {
-    const epoch = this.#held.get(sessionId)?.epoch;
+    const epoch = this.#held.epochOf(sessionId);
     if (epoch === undefined) return;
-    this.#held.delete(sessionId);
+    this.#held.drop(sessionId);
     await runPg(this.#pool, releaseLeaseProgram(sessionId, this.nodeId, epoch)).catch(() => undefined);
     // If work is waiting, whoever hears this claims it without waiting for a poll.
     await this.#pool.query("SELECT pg_notify($1, $2)", [wakeChannel, sessionId]).catch(() => undefined);
@@ -207,7 +210,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
       `write fenced: ${detail}`,
     );
     this.noteError(`write fenced for session ${sessionId}: ${detail}`);
-    if (this.#held.get(sessionId)?.epoch === epoch) this.#held.delete(sessionId);
+    if (this.#held.epochOf(sessionId) === epoch) this.#held.drop(sessionId);
     this.#options.lost(sessionId, epoch);
     throw new WriteFencedError(sessionId, detail);
   }
@@ -217,7 +220,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     const epoch = await runPg(client, createdLeaseProgram(sessionId, this.nodeId, this.leaseMs));
     // Held from inside the creating transaction, which may commit after a renewal has looked:
     // no renewal may count it lost for a lease's length (the lease it was created with).
-    this.#held.set(sessionId, { epoch, since: Date.now() + this.leaseMs });
+    this.#held.hold(sessionId, epoch, Date.now() + this.leaseMs);
     return epoch;
   }
 
@@ -284,18 +287,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
 
   /** Look for sessions with work and no live owner now (a NOTIFY arrived, or the poll). */
   wake(): void {
-    if (this.#stopped) return;
-    if (this.#scanning !== null) {
-      this.#rescan = true;
-      return;
-    }
-    this.#scanning = (async () => {
-      do {
-        this.#rescan = false;
-        await this.#claimOrphans();
-      } while (this.#rescan && !this.#stopped);
-      this.#scanning = null;
-    })();
+    this.#orphans.wake();
   }
 
   /** Stop: release every lease (others take the sessions at once), mark the node stopped. */
@@ -303,38 +295,11 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     if (this.#stopped) return;
     this.#stopped = true;
     for (const timer of this.#timers) clearInterval(timer);
-    await this.#scanning;
-    for (const sessionId of [...this.#held.keys()]) await this.release(sessionId);
+    await this.#orphans.stop();
+    for (const sessionId of this.#held.sessions()) await this.release(sessionId);
     await runPg(this.#pool, nodeStoppedProgram(this.nodeId)).catch(() => undefined);
     await this.#pool.query("SELECT pg_notify($1, 'scan')", [wakeChannel]).catch(() => undefined);
     await this.#wakeUps?.stop();
-  }
-
-  async #claimOrphans(): Promise<void> {
-    let claimed: Array<{ session: string; epoch: number }>;
-    const client = await this.#pool.connect().catch(() => null);
-    if (client === null) return;
-    try {
-      await client.query("BEGIN");
-      claimed = await runPg(client, claimOrphansProgram(this.nodeId, this.leaseMs, 50));
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      this.#options.logger.warn({ err: error }, "claiming orphaned sessions failed");
-      this.noteError(`claiming orphaned sessions failed: ${(error as Error).message}`);
-      return;
-    } finally {
-      client.release();
-    }
-    this.#takeovers += claimed.length;
-    const { logger } = this.#options;
-    for (const { session, epoch } of claimed) {
-      this.#held.set(session, { epoch, since: Date.now() });
-      logger.info({ session_id: session, epoch }, "claimed a session with work and no live owner");
-      await this.#options.adopt(session).catch((error: unknown) => {
-        logger.error({ session_id: session, err: error }, "could not load a claimed session");
-      });
-    }
   }
 
   async #renew(): Promise<void> {
@@ -346,55 +311,19 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
           "another node had marked this node stopped (it could not reach it at its URL; its sessions were free to take); registered again",
         );
       }
-      const held = [...this.#held].map(([session, { epoch }]) => ({ session, epoch }));
-      const kept = new Map(
-        (await runPg(this.#pool, renewLeasesProgram(this.nodeId, this.leaseMs, held))).map((row) => [
-          row.session,
-          row.epoch,
-        ]),
-      );
-      this.#lastRenewal = Date.now();
-      for (const [sessionId, { epoch, since }] of [...this.#held]) {
-        // A lease taken while this renewal ran is not in its answer, and not lost.
-        if (kept.get(sessionId) === epoch || since >= startedAt) continue;
-        // Skipped because a commit held its fence lock: renew it alone, waiting for that commit.
-        if (await runPg(this.#pool, renewLeaseProgram(sessionId, this.nodeId, epoch, this.leaseMs))) continue;
-        if (this.#held.get(sessionId)?.epoch !== epoch) continue;
-        // Taken while we were away (a pause, a lost connection): stop, commit nothing more.
-        this.#held.delete(sessionId);
+      await this.#held.renew(this.#pool, startedAt, (sessionId, epoch) => {
         // Routine in a cluster (another node took it while this one was away): the fence keeps it safe.
         this.#options.logger.info({ session_id: sessionId, epoch }, "session lease lost; dropping it");
         this.#options.lost(sessionId, epoch);
-      }
+      });
       await this.warnOfUntrustedKeys();
       this.#profileWarnings.check(await this.nodes());
     } catch (error) {
       this.#options.logger.warn({ err: error }, "lease renewal failed");
       this.noteError(`lease renewal failed: ${(error as Error).message}`);
       // Past the lease, another node may own our sessions: drop them (the fence refuses their commits anyway).
-      if (Date.now() - this.#lastRenewal >= this.leaseMs) {
-        for (const [sessionId, { epoch }] of [...this.#held]) {
-          this.#held.delete(sessionId);
-          this.#options.lost(sessionId, epoch);
-        }
-      }
+      if (this.#held.expired())
+        this.#held.dropAll((sessionId, epoch) => this.#options.lost(sessionId, epoch));
     }
-  }
-
-  #every(ms: number, work: () => unknown): void {
-    let running = false;
-    const timer = setInterval(() => {
-      // A tick that outlasts the period (a renewal waiting on a commit's fence lock) is skipped,
-      // not stacked: piled-up renewals would take the connections the commits need.
-      if (running) return;
-      running = true;
-      void Promise.resolve()
-        .then(work)
-        .finally(() => {
-          running = false;
-        });
-    }, ms);
-    timer.unref();
-    this.#timers.push(timer);
   }
 }

@@ -9,7 +9,7 @@
  */
 import { problemStatuses } from "../../api/problem.js";
 import { LogCorruptError, SessionNotFoundError } from "../../log/errors.js";
-import { SessionOwnedElsewhereError } from "../cluster/cluster-node.js";
+import { SessionOwnedElsewhereError } from "../cluster/session-owned-elsewhere.js";
 import { DaemonError, daemonErrorProblems } from "../errors.js";
 import { ProblemError, problem } from "../http/problem.js";
 import { WriteFencedError } from "../storage/session-storage.js";
