@@ -13,12 +13,13 @@
  */
 import { readFileSync } from "node:fs";
 import { canonicalJson } from "../src/log/canonical-json.js";
-import { applyEntry, collectState, type RestoredState } from "../src/log/collect-state.js";
+import { applyEntry, collectState } from "../src/log/collect-state.js";
 import type { LogEntry } from "../src/log/entries.js";
 import { hashAfterValidPrev } from "../src/log/entry-hash.js";
 import { HeadSigner } from "../src/log/head-signer.js";
 import { PgCheckpointRecords } from "../src/log/pg-checkpoint-records.js";
 import { PgStore } from "../src/log/pg-store.js";
+import type { RestoredState } from "../src/log/restored-state.js";
 import { SqliteCheckpointRecords } from "../src/log/sqlite-checkpoint-records.js";
 import { SqliteStore } from "../src/log/sqlite-store.js";
 import { checkpointOf, type StateCheckpoint } from "../src/log/state-checkpoint.js";

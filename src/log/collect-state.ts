@@ -4,93 +4,17 @@
  * Boundary rule: pure and trusting. It neither verifies hashes nor checks links (stores verify
  * on read); it only folds entries into state.
  */
-import type {
-  ApprovalDecision,
-  ApprovalResolver,
-  ApprovalRule,
-  MatchedRule,
-} from "../model/approval-policy.js";
-import type { Budget } from "../model/budget.js";
 import type { Item } from "../model/items.js";
 import { TODO_WRITE_TOOL, todosFromArguments } from "../model/todos.js";
+import {
+  applyApprovalRequested,
+  applyApprovalResolved,
+  dropAnsweredApprovals,
+  forgetReusedCallIds,
+} from "./approval-replay.js";
 import { compactionSummaryItem } from "./compaction-summary.js";
-import type { HashedEntry, LogEntry, PositionedEntry, PrunedBase, RequestUsage } from "./entries.js";
-
-/** One LLM request's token usage as the log records it (`llm_usage` entries). */
-export interface UsageRecord {
-  /** History length when the request was sent. */
-  history_len: number;
-  /** Whole prompt, cached tokens included. */
-  input_total_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  output_tokens: number;
-}
-
-/** A committed tool call that waits for an answer (an `approval_requested` entry not yet resolved). */
-export interface PendingApproval {
-  call_id: string;
-  tool: string;
-  rule: MatchedRule;
-  /** When it was requested (ms since the epoch). */
-  requested_at: number;
-  turn_id: string | null;
-}
-
-/** A recorded answer to an approval request (an `approval_resolved` entry). */
-export interface ResolvedApproval {
-  call_id: string;
-  decision: ApprovalDecision;
-  by: ApprovalResolver;
-  client_id: string | null;
-  /** The token the answer came with, and the address it came from (null: not recorded). */
-  answered_by: string | null;
-  answered_from: string | null;
-  message: string | null;
-  remember: ApprovalRule | null;
-  /** When it was resolved (ms since the epoch). */
-  resolved_at: number;
-}
-
-/**
- * Everything a worker needs to continue a session, as replayed from its log: the settings a
- * pruned log's base keeps (`PrunedBase`), then what the kept entries give.
- */
-export interface RestoredState extends PrunedBase {
-  history: Item[];
-  /** Hash of the last entry replayed; null for an empty log. */
-  head_hash: string | null;
-  /**
-   * The usage of the latest model requests (at most `usageHistoryLimit`, oldest first); the log
-   * keeps every record. Bounded so that neither replay nor a state checkpoint grows with the log.
-   */
-  usage_history: UsageRecord[];
-  /** Calls waiting for an answer, in request order; a call leaves once answered or given a result. */
-  pending_approvals: PendingApproval[];
-  /** Every answer given, by call id (a null-prototype record). */
-  approval_decisions: Record<string, ResolvedApproval>;
-  /**
-   * The log position each history item comes from (parallel to `history`); a compaction's
-   * summary has the compaction's own position. What a later compaction cuts by.
-   */
-  history_positions: number[];
-  /** Position of the next entry replayed (the number of entries replayed so far). */
-  next_position: number;
-  /** The latest compaction replayed, or null when the context was never compacted. */
-  last_compaction: CompactionRecord | null;
-  /** The session's own budget (the latest `budget_changed`; null: none of its own). */
-  budget: Budget | null;
-  /** What the latest logged model answer's request used (null: none logged with its usage). */
-  last_request_usage: RequestUsage | null;
-}
-
-/** Where the latest compaction is and what it saved (its estimates). */
-export interface CompactionRecord {
-  position: number;
-  first_kept_position: number;
-  before_tokens: number;
-  after_tokens: number;
-}
+import type { HashedEntry, LogEntry, PositionedEntry } from "./entries.js";
+import type { ResolvedApproval, RestoredState } from "./restored-state.js";
 
 /** How many usage records replay keeps (the latest). */
 export const usageHistoryLimit = 256;
@@ -261,49 +185,6 @@ function applyAnswer(
   if (entry.usage !== undefined) state.last_request_usage = { ...entry.usage };
 }
 
-/**
- * A call waits for approval, unless it was answered or is waiting already (but a `retry` answer
- * gives way to an `unknown_outcome` request: the retried call was cut short again).
- */
-function applyApprovalRequested(
-  state: RestoredState,
-  entry: Extract<LogEntry, { kind: "approval_requested" }>,
-): void {
-  if (Object.hasOwn(state.approval_decisions, entry.call_id)) {
-    const retried = state.approval_decisions[entry.call_id]!.decision === "retry";
-    if (!retried || entry.rule.source !== "unknown_outcome") return;
-    delete state.approval_decisions[entry.call_id];
-  }
-  if (state.pending_approvals.some((pending) => pending.call_id === entry.call_id)) return;
-  state.pending_approvals.push({
-    call_id: entry.call_id,
-    tool: entry.tool,
-    rule: { ...entry.rule },
-    requested_at: entry.ts,
-    turn_id: entry.turn_id ?? null,
-  });
-}
-
-/** A call's approval is decided: no longer pending, its decision (and any rule) remembered. */
-function applyApprovalResolved(
-  state: RestoredState,
-  entry: Extract<LogEntry, { kind: "approval_resolved" }>,
-): void {
-  state.pending_approvals = state.pending_approvals.filter((pending) => pending.call_id !== entry.call_id);
-  state.approval_decisions[entry.call_id] = {
-    call_id: entry.call_id,
-    decision: entry.decision,
-    by: entry.by,
-    client_id: entry.client_id ?? null,
-    answered_by: entry.answered_by ?? null,
-    answered_from: entry.answered_from ?? null,
-    message: entry.message ?? null,
-    remember: entry.remember === undefined ? null : { ...entry.remember },
-    resolved_at: entry.ts,
-  };
-  if (entry.remember !== undefined) state.remembered_rules.push({ ...entry.remember });
-}
-
 /** A `todo_write` call sets the plan (compaction drops the call from the context, not the plan). */
 function takeLatestPlan(state: RestoredState, items: readonly Item[]): void {
   for (const item of items) {
@@ -319,28 +200,6 @@ function pushItems(state: RestoredState, items: readonly Item[], position: numbe
     state.history.push(item);
     state.history_positions.push(position);
   }
-}
-
-/**
- * Some servers reuse call ids (`call_0` in every response): a new call with an id seen before
- * is a new call, and an answer given to the old one must never apply to it.
- */
-function forgetReusedCallIds(state: RestoredState, items: readonly Item[]): void {
-  for (const item of items) {
-    if (item.type !== "tool_call") continue;
-    if (Object.hasOwn(state.approval_decisions, item.call_id)) delete state.approval_decisions[item.call_id];
-    if (state.pending_approvals.some((pending) => pending.call_id === item.call_id)) {
-      state.pending_approvals = state.pending_approvals.filter((pending) => pending.call_id !== item.call_id);
-    }
-  }
-}
-
-/** A call that got its result waits for nothing any more (e.g. closed when a turn stopped short). */
-function dropAnsweredApprovals(state: RestoredState, items: readonly Item[]): void {
-  if (state.pending_approvals.length === 0) return;
-  const answered = new Set<string>();
-  for (const item of items) if (item.type === "tool_result") answered.add(item.call_id);
-  state.pending_approvals = state.pending_approvals.filter((pending) => !answered.has(pending.call_id));
 }
 
 /**

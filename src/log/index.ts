@@ -14,6 +14,7 @@ export * from "./head-record.js";
 export * from "./head-signer.js";
 export * from "./pg-store.js";
 export * from "./prepared-append.js";
+export type * from "./restored-state.js";
 export * from "./session-log.js";
 export * from "./session-writer.js";
 export * from "./sqlite-commit-queue.js";

@@ -10,9 +10,10 @@
  * comparing with the whole replay; a cut that would change anything is refused.
  */
 import { canonicalJson } from "./canonical-json.js";
-import { applyEntry, collectState, type RestoredState, startStateOf } from "./collect-state.js";
+import { applyEntry, collectState, startStateOf } from "./collect-state.js";
 import type { LogEntry, PositionedEntry, PrunePolicy } from "./entries.js";
 import { prunedBaseOf } from "./pruned-log.js";
+import type { RestoredState } from "./restored-state.js";
 
 /** A cut retention may make: drop positions before `upTo`, then append `entry` (a `pruned` record). */
 export interface PrunePlan {

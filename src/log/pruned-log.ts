@@ -8,10 +8,11 @@
  * Boundary rule: pure. Stores call `checkPrunedStart` on a whole log they verified; a range read
  * calls `pruneCutOf` on the latest record to know where the stored log starts.
  */
-import type { RestoredState } from "./collect-state.js";
+
 import type { LogEntry, PositionedEntry, PrunedBase } from "./entries.js";
 import { isEntryHash } from "./entry-hash.js";
 import { LogCorruptError } from "./errors.js";
+import type { RestoredState } from "./restored-state.js";
 
 /** Where a pruned log starts: the first kept position and the hash of the entry before it. */
 export interface PruneCut {

@@ -11,11 +11,11 @@ import { v7 as uuidv7 } from "uuid";
 import type { Item } from "../model/items.js";
 import { isAssistantMessage, isReasoning, isToolCall, isToolResult, isUserMessage } from "../model/items.js";
 import type { RequestConfig } from "../model/request-config.js";
-import type { RestoredState, UsageRecord } from "./collect-state.js";
 import { applyEntry, collectState, startStateOf } from "./collect-state.js";
 import type { EntryContext, LogEntry, Outcome, SessionOrigin } from "./entries.js";
 import { UnknownEntryError } from "./errors.js";
 import { copiedForkEntries } from "./fork-entries.js";
+import type { RestoredState, UsageRecord } from "./restored-state.js";
 import { appendEntries, type LogHeadRef } from "./session-writer.js";
 import type { LogHead, Store } from "./store.js";
 

@@ -9,9 +9,10 @@
  * functions and the daemon alike; `createLog` for a new log's first entries); a store conflict
  * or corruption propagates unchanged and leaves head and state as they were.
  */
-import { applyEntry, collectState, emptyState, type RestoredState } from "./collect-state.js";
+import { applyEntry, collectState, emptyState } from "./collect-state.js";
 import type { HashedEntry, LogEntry, PositionedEntry } from "./entries.js";
 import { buildChain, hashEntry } from "./entry-hash.js";
+import type { RestoredState } from "./restored-state.js";
 import type { AlongsideWrites, AppendOptions, LogHead, Store } from "./store.js";
 
 /** The writer's view of a session's log: which session, and the hash it last appended. */

@@ -12,9 +12,10 @@
  */
 import { createHash } from "node:crypto";
 import { canonicalJson } from "./canonical-json.js";
-import { applyEntry, type ResolvedApproval, type RestoredState } from "./collect-state.js";
+import { applyEntry } from "./collect-state.js";
 import type { LogEntry, PositionedEntry } from "./entries.js";
 import { LogCorruptError } from "./errors.js";
+import type { ResolvedApproval, RestoredState } from "./restored-state.js";
 import type { LogHead } from "./store.js";
 
 /** Default distance in positions between checkpoints written without a compaction. */

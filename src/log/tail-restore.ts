@@ -15,9 +15,10 @@
  */
 
 import type { CheckpointRecords } from "./checkpoint-records.js";
-import { applyEntry, collectState, emptyState, type RestoredState } from "./collect-state.js";
+import { applyEntry, collectState, emptyState } from "./collect-state.js";
 import type { PositionedEntry } from "./entries.js";
 import { LogCorruptError } from "./errors.js";
+import type { RestoredState } from "./restored-state.js";
 import { checkpointOf, restoreFromCheckpoint, type StateCheckpoint } from "./state-checkpoint.js";
 import type { Store } from "./store.js";
 

@@ -7,10 +7,11 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { collectState, type RestoredState } from "../../src/log/collect-state.js";
+import { collectState } from "../../src/log/collect-state.js";
 import { planCompaction } from "../../src/log/compaction-plan.js";
 import { compactionSummaryItem } from "../../src/log/compaction-summary.js";
 import type { HashedEntry, LogEntry } from "../../src/log/entries.js";
+import type { RestoredState } from "../../src/log/restored-state.js";
 import {
   assistantMessage,
   type Item,

@@ -4,12 +4,12 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/log/canonical-json.js";
-import type { RestoredState } from "../../src/log/collect-state.js";
 import { collectState } from "../../src/log/collect-state.js";
 import type { LogEntry } from "../../src/log/entries.js";
 import { hashEntry } from "../../src/log/entry-hash.js";
 import { AppendConflictError, UnknownEntryError } from "../../src/log/errors.js";
 import { FsStore } from "../../src/log/fs-store.js";
+import type { RestoredState } from "../../src/log/restored-state.js";
 import type { LogHeadRef, SessionStartState } from "../../src/log/session-log.js";
 import {
   classifyDelta,

@@ -22,12 +22,12 @@
  * reads the replay or waits.
  */
 import type { ApprovalAnswerBody, ApprovalRecord, PendingApproval } from "../../api/approvals.js";
+import type { LogEntry } from "../../log/entries.js";
 import type {
   PendingApproval as LoggedRequest,
   ResolvedApproval,
   RestoredState,
-} from "../../log/collect-state.js";
-import type { LogEntry } from "../../log/entries.js";
+} from "../../log/restored-state.js";
 import type { PlacedEntry } from "../../log/session-writer.js";
 import type { ApprovalPolicy, ApprovalResolver, MatchedRule } from "../../model/approval-policy.js";
 import { type Item, type ToolCallItem, type ToolResultItem, toolResult } from "../../model/items.js";

@@ -9,7 +9,7 @@
  *
  * Boundary rule: pure functions of the call, the replayed answers and the workspace.
  */
-import type { ResolvedApproval } from "../../log/collect-state.js";
+import type { ResolvedApproval } from "../../log/restored-state.js";
 import type { MatchedRule } from "../../model/approval-policy.js";
 import { type ToolCallItem, type ToolResultItem, toolResult } from "../../model/items.js";
 import { toolArgumentsObject } from "../../model/tool-arguments.js";

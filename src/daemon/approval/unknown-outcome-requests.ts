@@ -9,8 +9,8 @@
  * Boundary rule: pure functions of the logged requests, the policy and the calls.
  */
 import type { ApprovalAnswerBody } from "../../api/approvals.js";
-import type { PendingApproval as LoggedRequest } from "../../log/collect-state.js";
 import type { LogEntry } from "../../log/entries.js";
+import type { PendingApproval as LoggedRequest } from "../../log/restored-state.js";
 import type { ApprovalDecision, UnknownOutcomeDecision } from "../../model/approval-policy.js";
 import type { ToolCallItem } from "../../model/items.js";
 import {

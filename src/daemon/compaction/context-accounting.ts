@@ -8,7 +8,7 @@
  * Boundary rule: in memory, per loaded session; rebuilt from estimates after a reload (nothing
  * is stored). It reads the replayed state and never changes it.
  */
-import type { RestoredState } from "../../log/collect-state.js";
+import type { RestoredState } from "../../log/restored-state.js";
 import { cachedEntry } from "../../model/cached-entry.js";
 import type { Item } from "../../model/items.js";
 import { estimateItemsTokens, estimateItemTokens, estimateTextTokens } from "../../model/token-estimate.js";

@@ -9,8 +9,8 @@
  */
 
 import type { RepairAnswer } from "../../api/session-snapshot.js";
-import type { RestoredState } from "../../log/collect-state.js";
 import type { LogEntry } from "../../log/entries.js";
+import type { RestoredState } from "../../log/restored-state.js";
 import type { LlmClientError } from "../../model/llm-client.js";
 import { RepairRangeInvalidError } from "../errors.js";
 

@@ -17,9 +17,9 @@
 
 import type { SessionPreview } from "../../api/session-snapshot.js";
 import { ChainCheckpoints } from "../../log/chain-checkpoints.js";
-import type { RestoredState } from "../../log/collect-state.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import { AppendConflictError, LogCorruptError } from "../../log/errors.js";
+import type { RestoredState } from "../../log/restored-state.js";
 import type { PlacedEntry } from "../../log/session-writer.js";
 import { boundEntry } from "../history/bounded-entry.js";
 import { type HistoryLog, wholeLog } from "../history/history-log.js";

@@ -11,9 +11,9 @@
 import type { EndedTurnState, InputReceipt } from "../../api/inputs.js";
 import type { SessionPreview } from "../../api/session-snapshot.js";
 import type { Awaitable } from "../../log/awaitable.js";
-import type { RestoredState } from "../../log/collect-state.js";
 import type { LogEntry, PositionedEntry } from "../../log/entries.js";
 import type { HeadRecord } from "../../log/head-record.js";
+import type { RestoredState } from "../../log/restored-state.js";
 import type { PlacedEntry, WriterAppendOptions } from "../../log/session-writer.js";
 import type { StateCheckpoint } from "../../log/state-checkpoint.js";
 import type { LogHead } from "../../log/store.js";

@@ -8,8 +8,9 @@
  * ends `abandoned`, with a note telling the model, and the scheduler (turn-scheduler.ts) starts
  * a new turn.
  */
-import type { RestoredState } from "../../log/collect-state.js";
+
 import type { LogEntry } from "../../log/entries.js";
+import type { RestoredState } from "../../log/restored-state.js";
 import { type Item, type ToolCallItem, userMessage } from "../../model/items.js";
 import { openToolCalls } from "../../model/open-tool-calls.js";
 import type { UnknownOutcomePolicy } from "../../model/unknown-outcome.js";

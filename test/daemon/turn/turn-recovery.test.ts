@@ -10,8 +10,9 @@ import {
   recoverCutTurn,
   restartNoteText,
 } from "../../../src/daemon/turn/turn-recovery.js";
-import { applyEntry, emptyState, type RestoredState } from "../../../src/log/collect-state.js";
+import { applyEntry, emptyState } from "../../../src/log/collect-state.js";
 import type { LogEntry } from "../../../src/log/entries.js";
+import type { RestoredState } from "../../../src/log/restored-state.js";
 import type { ApprovalResolver } from "../../../src/model/approval-policy.js";
 import { type ToolResultItem, toolCall, toolResult, userMessage } from "../../../src/model/items.js";
 

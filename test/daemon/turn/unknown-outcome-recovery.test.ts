@@ -16,8 +16,9 @@ import {
 } from "../../../src/daemon/approval/call-outcomes.js";
 import { answerProblem } from "../../../src/daemon/approval/unknown-outcome-requests.js";
 import { recoverCutTurn } from "../../../src/daemon/turn/turn-recovery.js";
-import { applyEntry, emptyState, type RestoredState } from "../../../src/log/collect-state.js";
+import { applyEntry, emptyState } from "../../../src/log/collect-state.js";
 import type { LogEntry } from "../../../src/log/entries.js";
+import type { RestoredState } from "../../../src/log/restored-state.js";
 import type { UnknownOutcomeDecision } from "../../../src/model/approval-policy.js";
 import { type ToolResultItem, toolCall, userMessage } from "../../../src/model/items.js";
 import { openToolCalls } from "../../../src/model/open-tool-calls.js";
