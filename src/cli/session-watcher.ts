@@ -1,7 +1,7 @@
 /**
  * Watching one session for a command: follows its stream (through the client's reconnecting
- * follower), feeds a TranscriptView, and keeps what commands wait on: the status, which turn took
- * which input, how turns ended, their errors and token usage.
+ * follower), feeds a TranscriptView, and keeps what commands wait on: the status, the token
+ * usage, and which turn took which input and how it ended (turn-tracker.ts keeps the turns).
  *
  * Boundary rule: state and waiting only; what is printed is the view's business and what to do
  * about an outcome is the command's. After a reset (daemon restart, lost replay) it re-syncs:
@@ -10,31 +10,15 @@
  * the recovery turn that continues it.
  */
 import type { HistoryEntry } from "../api/history.js";
-import type { InputReceipt, TurnState } from "../api/inputs.js";
-import type { SessionEvent, SessionEventData } from "../api/session-events.js";
+import type { InputReceipt } from "../api/inputs.js";
+import type { SessionEvent } from "../api/session-events.js";
 import type { SessionPhase, SessionSnapshot } from "../api/session-snapshot.js";
 import type { StreamCursor } from "../api/stream-cursor.js";
 import type { DaemonClient } from "../client/daemon-client.js";
 import type { StreamBatch } from "../client/stream-batch.js";
 import { unreachable } from "../model/unreachable.js";
 import type { TranscriptView } from "./render/transcript-view.js";
-
-/** How the turn that took an input ended. */
-export interface TurnOutcome {
-  turnId: string | null;
-  state: TurnState | "cancelled";
-  /** Why a completed turn stopped (`finished`, `limit_reached`, …), when its end was seen live. */
-  outcome?: SessionEventData["turn_completed"]["outcome"];
-  errors: { code: string; message: string }[];
-}
-
-/** Token counts of one turn or of the whole session. */
-export interface UsageTotals {
-  prompt: number;
-  completion: number;
-  cached: number;
-  total: number;
-}
+import { addUsage, emptyUsage, type TurnOutcome, TurnTracker, type UsageTotals } from "./turn-tracker.js";
 
 export interface SessionWatcherOptions {
   /** Resume after this cursor (e.g. a new session's snapshot cursor); null: attach fresh. */
@@ -49,8 +33,6 @@ export interface SessionWatcherOptions {
   afterBatch?: () => void;
 }
 
-const terminalStates: ReadonlySet<string> = new Set(["completed", "interrupted", "failed"]);
-
 /** Follows one session for a command and keeps what the command waits on. */
 export class SessionWatcher {
   status: { phase: SessionPhase; run_id: string | null; interrupt_requested: boolean } = {
@@ -60,16 +42,7 @@ export class SessionWatcher {
   };
   model: string | null = null;
   readonly sessionUsage: UsageTotals = emptyUsage();
-  readonly pendingInputs = new Set<string>();
-  readonly #turnUsage = new Map<string, UsageTotals>();
-  readonly #turnOfInput = new Map<string, string>();
-  readonly #ended = new Map<string, TurnState>();
-  readonly #turnOutcome = new Map<string, SessionEventData["turn_completed"]["outcome"]>();
-  readonly #errors = new Map<string, { code: string; message: string }[]>();
-  readonly #successor = new Map<string, string>();
-  readonly #cancelled = new Set<string>();
-  /** Completed turns a live `input` event ended: their `turn_completed` (the outcome) follows. */
-  readonly #completionDue = new Set<string>();
+  readonly #turns = new TurnTracker();
   readonly #awaited = new Set<string>();
   readonly #abort = new AbortController();
   readonly #listeners = new Set<() => void>();
@@ -112,38 +85,29 @@ export class SessionWatcher {
     await this.#loop?.catch(() => undefined);
   }
 
+  /** Inputs queued and not yet taken by a turn. */
+  get pendingInputs(): Set<string> {
+    return this.#turns.pendingInputs;
+  }
+
   /** The turn that took an input, once known. */
   turnOf(inputId: string): string | null {
-    return this.#turnOfInput.get(inputId) ?? null;
+    return this.#turns.turnOf(inputId);
   }
 
   /** The turn that took an input and the turns that continued it after restarts, oldest first. */
   turnsOf(inputId: string): string[] {
-    const turns: string[] = [];
-    for (
-      let turnId = this.#turnOfInput.get(inputId);
-      turnId !== undefined;
-      turnId = this.#successor.get(turnId)
-    ) {
-      turns.push(turnId);
-    }
-    return turns;
+    return this.#turns.turnsOf(inputId);
   }
 
   /** Token usage of a turn so far. */
   usageOf(turnId: string | null): UsageTotals {
-    return (turnId === null ? undefined : this.#turnUsage.get(turnId)) ?? emptyUsage();
+    return this.#turns.usageOf(turnId);
   }
 
   /** Learn from a receipt (the 202 of a PUT, or a receipt fetched after a reset). */
   noteReceipt(receipt: InputReceipt): void {
-    if (receipt.turn !== null) this.#turnOfInput.set(receipt.id, receipt.turn.id);
-    if (receipt.delivery === "pending") this.pendingInputs.add(receipt.id);
-    else this.pendingInputs.delete(receipt.id);
-    if (receipt.delivery === "cancelled") this.#cancelled.add(receipt.id);
-    if (receipt.turn !== null && terminalStates.has(receipt.turn.state)) {
-      this.#ended.set(receipt.turn.id, receipt.turn.state);
-    }
+    this.#turns.noteReceipt(receipt);
     this.#notify();
   }
 
@@ -155,21 +119,7 @@ export class SessionWatcher {
 
   /** How the input's turn ended, or null while it has not. */
   outcomeOf(inputId: string): TurnOutcome | null {
-    if (this.#cancelled.has(inputId) && !this.#turnOfInput.has(inputId)) {
-      return { turnId: null, state: "cancelled", errors: [] };
-    }
-    let turnId = this.#turnOfInput.get(inputId);
-    if (turnId === undefined) return null;
-    const errors: TurnOutcome["errors"] = [...(this.#errors.get(turnId) ?? [])];
-    for (let next = this.#successor.get(turnId); next !== undefined; next = this.#successor.get(turnId)) {
-      turnId = next;
-      errors.push(...(this.#errors.get(turnId) ?? []));
-    }
-    const state = this.#ended.get(turnId);
-    if (state === undefined) return null;
-    const outcome = this.#turnOutcome.get(turnId);
-    if (outcome !== undefined) return { turnId, state, outcome, errors };
-    return this.#completionDue.has(turnId) ? null : { turnId, state, errors };
+    return this.#turns.outcomeOf(inputId);
   }
 
   /** Resolves when `check` returns a value other than null/false; rejects if following fails. */
@@ -262,40 +212,19 @@ export class SessionWatcher {
         this.status = { ...event.data };
         return;
       case "input":
-        if (event.data.input.turn?.state === "completed") this.#completionDue.add(event.data.input.turn.id);
-        this.noteReceipt(event.data.input);
+        this.#turns.inputSeen(event.data.input);
+        this.#notify();
         return;
-      case "usage": {
+      case "usage":
         this.model = event.data.model;
-        const add = (totals: UsageTotals): void => {
-          totals.prompt += event.data.prompt_tokens;
-          totals.completion += event.data.completion_tokens;
-          totals.cached += event.data.cached_prompt_tokens;
-          totals.total += event.data.total_tokens;
-        };
-        add(this.sessionUsage);
-        const turnId = event.data.run_id;
-        const totals = this.#turnUsage.get(turnId) ?? emptyUsage();
-        add(totals);
-        this.#turnUsage.set(turnId, totals);
+        addUsage(this.sessionUsage, event.data);
+        this.#turns.usageSeen(event.data);
         return;
-      }
-      case "error": {
-        const turnId = event.data.run_id;
-        if (turnId === null) return;
-        const list = this.#errors.get(turnId) ?? [];
-        list.push({ code: event.data.code, message: event.data.message });
-        this.#errors.set(turnId, list);
+      case "error":
+        this.#turns.errorSeen(event.data);
         return;
-      }
       case "turn_completed":
-        this.#completionDue.delete(event.data.run_id);
-        this.#ended.set(event.data.run_id, event.data.state);
-        this.#turnOutcome.set(event.data.run_id, event.data.outcome);
-        for (const inputId of event.data.input_ids) {
-          this.#turnOfInput.set(inputId, event.data.run_id);
-          this.pendingInputs.delete(inputId);
-        }
+        this.#turns.turnCompleted(event.data);
         return;
       case "text":
       case "thinking":
@@ -335,7 +264,7 @@ export class SessionWatcher {
   }
 
   async #reset(reason: string, snapshot: SessionSnapshot): Promise<void> {
-    this.#completionDue.clear();
+    this.#turns.resetSeen();
     this.seed(snapshot);
     const items = snapshot.history.items;
     if (this.#firstBatch && reason === "initial") {
@@ -382,18 +311,11 @@ export class SessionWatcher {
       if (this.outcomeOf(inputId) !== null) continue;
       const receipt = await this.client.getInput(this.sessionId, inputId);
       this.noteReceipt(receipt);
-      const turn = receipt.turn;
-      if (turn === null || turn.state !== "abandoned") continue;
-      if (runningTurnId !== null && runningTurnId !== turn.id) this.#successor.set(turn.id, runningTurnId);
-      else this.#ended.set(turn.id, "abandoned");
+      this.#turns.followAbandoned(receipt.turn, runningTurnId);
     }
   }
 
   #notify(): void {
     for (const listener of [...this.#listeners]) listener();
   }
-}
-
-function emptyUsage(): UsageTotals {
-  return { prompt: 0, completion: 0, cached: 0, total: 0 };
 }

@@ -17,7 +17,7 @@ import { attachMentions } from "../prompt-mentions.js";
 import type { PromptReader } from "../prompt-reader.js";
 import { writeLine } from "../render/terminal.js";
 import type { TurnStatus } from "../render/turn-status.js";
-import type { TurnOutcome } from "../session-watcher.js";
+import type { TurnOutcome } from "../turn-tracker.js";
 import type { ChatEnd } from "./chat-end.js";
 import { runSlashCommand, type SlashCommandScope } from "./chat-slash-commands.js";
 import { turnFooter } from "./chat-turn-footer.js";

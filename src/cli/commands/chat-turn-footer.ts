@@ -4,7 +4,7 @@
  */
 import type { SessionContext } from "../../api/session-snapshot.js";
 import type { Paint } from "../render/terminal.js";
-import type { TurnOutcome, UsageTotals } from "../session-watcher.js";
+import type { TurnOutcome, UsageTotals } from "../turn-tracker.js";
 
 /** What the footer of one turn says. */
 export interface TurnFooterFacts {

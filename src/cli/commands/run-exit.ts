@@ -9,7 +9,7 @@ import type { CliContext } from "../cli-context.js";
 import { CliError } from "../cli-error.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { approvalSummary, requestSubject } from "../render/approval-prompt.js";
-import type { TurnOutcome } from "../session-watcher.js";
+import type { TurnOutcome } from "../turn-tracker.js";
 
 /** The failure of a run whose turn waits for a person: the call stays waiting; say how to answer it. */
 export function waitsForPerson(sessionId: string, request: PendingApproval, removed: boolean): CliError {

@@ -6,7 +6,7 @@
  */
 import type { PendingApproval } from "../../api/approvals.js";
 import { unreachable } from "../../model/unreachable.js";
-import type { TurnOutcome, UsageTotals } from "../session-watcher.js";
+import type { TurnOutcome, UsageTotals } from "../turn-tracker.js";
 
 /** The last line of `--json`: what a script needs to know about the turn. */
 export interface RunResult {
