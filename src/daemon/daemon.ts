@@ -29,10 +29,10 @@ import {
 import { daemonStop, type StoppableServing } from "./boot/daemon-stop.js";
 import { delegationParts, taskObserver, taskWakeUpsOf } from "./boot/delegation-of.js";
 import { joinCluster, type RegistryHolder } from "./boot/join-cluster.js";
-import { longestSleepMs } from "./boot/longest-sleep.js";
+import { outboxSleepMs } from "./boot/longest-sleep.js";
 import { openStorage } from "./boot/open-storage.js";
 import { registerRoutes } from "./boot/register-routes.js";
-import { schedulerOf } from "./boot/scheduler-of.js";
+import { scheduleWakeUpsOf, schedulerOf } from "./boot/scheduler-of.js";
 import { followSharedConfig } from "./boot/share-config.js";
 import { startTooling } from "./boot/start-tooling.js";
 import { startTracing } from "./boot/start-tracing.js";
@@ -149,7 +149,7 @@ async function boot(
     () => providers.current().notifications ?? [],
     env,
     logger,
-    { taskTool: taskToolName, longestWaitMs: longestSleepMs(cluster) },
+    { taskTool: taskToolName, longestWaitMs: outboxSleepMs(cluster) },
   );
   undo.push(() => notifications.stop());
   const parts: DaemonParts = {
@@ -208,6 +208,8 @@ async function serve(
   let relays: Relays | null = null;
   const routeServices = routeServicesOf(parts, sessions, metrics, retention);
   const scheduler = schedulerOf(parts, sessions, routeServices);
+  const scheduleWakeUps = await scheduleWakeUpsOf(parts, scheduler);
+  if (scheduleWakeUps !== null) undo.push(() => scheduleWakeUps.stop());
   const relaysNow = () => relays;
   const serving = {
     instanceId,
@@ -219,6 +221,7 @@ async function serve(
     lock,
     metrics,
     taskWakeUps,
+    scheduleWakeUps,
   };
   const stop = daemonStop(parts, serving);
   relays = registerRoutes(app, {

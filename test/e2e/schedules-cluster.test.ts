@@ -3,8 +3,8 @@
  * table, yet every firing time's input is admitted once, under its derived id, into the target
  * session or into the one new session derived for it, also when the node firing them is killed
  * mid-way and the other takes over once the killed node's lease expires. A schedule created on
- * one node for a session another node owns is fired by the owner on time: a node's scheduler
- * looks at the shared table every second, not only when its own node changes a schedule.
+ * one node for a session another node owns is fired by the owner on time: the creation's NOTIFY
+ * wakes every node's scheduler, not only the creating node's (schedules-cluster-wake-ups.test.ts).
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -26,6 +26,8 @@ export interface StoppableServing {
   metrics: DaemonMetrics;
   /** The cross-node wake-ups of waiting task calls (null off a cluster): their connection ends. */
   taskWakeUps: { stop(): Promise<void> } | null;
+  /** The scheduler's wake-up connection (null off a cluster): it ends once the scheduler stopped. */
+  scheduleWakeUps: { stop(): Promise<void> } | null;
 }
 
 /** The daemon's stop: `shutdown` (idempotent: every call gets the one drain) and `stopped`. */
@@ -50,6 +52,7 @@ export function daemonStop(parts: DaemonParts, serving: StoppableServing): Daemo
       // Streams relayed through this node end now: their clients resume on another node.
       serving.relays()?.closeAll();
       await serving.scheduler.stop();
+      await serving.scheduleWakeUps?.stop();
       // Another live node recovers a cut turn at once: wait only for tools that are running.
       await serving.retention.stop();
       const handOff = cluster !== null && (await cluster.othersLive().catch(() => false));

@@ -1,11 +1,14 @@
 /** The scheduler of a daemon: fires the schedules in its database (every node runs one). */
 import type { SessionRegistry } from "../actor/session-registry.js";
 import { SessionOwnedElsewhereError } from "../cluster/session-owned-elsewhere.js";
+import { WakeUpListener } from "../cluster/wake-up-listener.js";
 import type { RouteServices } from "../routes/route-services.js";
 import { createNewSession } from "../routes/session-creation-route.js";
 import { Scheduler } from "../schedule/scheduler.js";
+import { PgSessionStorage } from "../storage/pg-session-storage.js";
+import { schedulesChannel } from "../storage/schedules-table.js";
 import type { DaemonParts } from "./daemon-services.js";
-import { longestSleepMs } from "./longest-sleep.js";
+import { schedulerSleepMs } from "./longest-sleep.js";
 
 /** The scheduler (started once the daemon listens); a firing into a new session creates it as `PUT /sessions/{id}` would. */
 export function schedulerOf(
@@ -25,6 +28,28 @@ export function schedulerOf(
         ...(spec.profile === null ? {} : { provider_profile: spec.profile }),
       }),
     ownedElsewhere: (error) => error instanceof SessionOwnedElsewhereError,
-    pollMs: longestSleepMs(parts.cluster),
+    pollMs: schedulerSleepMs(parts.cluster),
   });
+}
+
+/**
+ * On a cluster, the scheduler's wake-up connection, listening (null on SQLite): every node's
+ * schedule changes are NOTIFYed at commit (schedules-table.ts), and each wakes `scheduler`, as
+ * does the connection's coming back after a loss (what was announced meanwhile is lost, the
+ * look finds it). Start it before the scheduler, whose first tick reads the table anyway.
+ */
+export async function scheduleWakeUpsOf(
+  parts: DaemonParts,
+  scheduler: Scheduler,
+): Promise<WakeUpListener | null> {
+  const { storage, settings } = parts;
+  if (!(storage instanceof PgSessionStorage) || settings.database.kind !== "postgres") return null;
+  const listener = new WakeUpListener(
+    { connectionString: settings.database.url },
+    schedulesChannel,
+    parts.logger,
+    () => scheduler.wake(),
+  );
+  await listener.start();
+  return listener;
 }

@@ -13,9 +13,10 @@
  * schedule on without a firing, logged; other failures are retried on the next tick.
  *
  * Between ticks the scheduler sleeps until the earliest firing in the table, at most `pollMs`
- * (a clock that jumps is caught then), and `wake` cuts the sleep short when this node changed
- * a schedule. Schedules other nodes add are found by that bounded sleep, so a cluster keeps it
- * short (scheduler-of.ts).
+ * (a clock that jumps is caught then), and `wake` cuts the sleep short when a schedule changed:
+ * on this node (its routes), or on a cluster on any node (its NOTIFY, and once after the
+ * wake-up connection came back: scheduler-of.ts). The bound covers a notification lost all the
+ * same (boot/longest-sleep.ts).
  */
 import type pino from "pino";
 import type { InputIntent } from "../../api/inputs.js";
@@ -40,7 +41,7 @@ export interface SchedulerServices {
   createSession(id: string, spec: { workspace: string; profile: string | null }): Promise<void>;
   /** True when `error` says another node owns the session (its scheduler fires into it). */
   ownedElsewhere(error: unknown): boolean;
-  /** The longest sleep between two looks at the table (other nodes add schedules; the clock may jump). */
+  /** The longest sleep between two looks at the table (a missed wake; the clock may jump). */
   pollMs?: number;
 }
 
@@ -76,7 +77,7 @@ export class Scheduler {
     this.#schedule(0);
   }
 
-  /** Look at the table now (a schedule was created, resumed or removed on this node). */
+  /** Look at the table now (a schedule was created, paused, resumed or removed, here or on another node). */
   wake(): void {
     // Before the start the first tick reads the table anyway.
     if (!this.#started || this.#stopped) return;

@@ -7,11 +7,25 @@
  * a compare-and-set on its current value (`advanceScheduleProgram`): of two nodes (or a node and
  * its restart) that handled the same firing, one moves it and the other changes nothing. Not
  * session data: the target column is `session_id`, so deleting a session leaves its schedules.
+ * On PostgreSQL a creation, pause, resume or removal NOTIFYs `schedulesChannel` in its own
+ * transaction, so every node's scheduler hears of it exactly when it commits and looks again.
  */
 
 import { limitClause } from "../../log/sql-limit.js";
 import type { Budget } from "../../model/budget.js";
-import { all, get, run, type SqlProgram } from "./sql-program.js";
+import { all, dialect, get, run, type SqlProgram } from "./sql-program.js";
+
+/**
+ * The channel a committed change of a schedule's timing is announced on (PostgreSQL): a node's
+ * scheduler sleeps until its earliest firing, so a schedule another node added or resumed must
+ * wake it. A moved next firing is not announced: it only ever moves later.
+ */
+export const schedulesChannel = "skein_schedules";
+
+/** NOTIFY the other nodes' schedulers at this transaction's commit (nothing on SQLite: one writer). */
+function* announceChange(): SqlProgram<void> {
+  if ((yield* dialect()) === "postgres") yield* get("SELECT pg_notify(?, '')", schedulesChannel);
+}
 
 /** A schedule as stored (times in ms since the epoch). */
 export interface ScheduleRow {
@@ -106,7 +120,9 @@ export function* insertScheduleProgram(row: ScheduleRow): SqlProgram<boolean> {
     row.createdAt,
     row.budget === null ? null : JSON.stringify(row.budget),
   );
-  return result.changes === 1;
+  if (result.changes !== 1) return false;
+  yield* announceChange();
+  return true;
 }
 
 /** The schedule `id`, or null. */
@@ -142,13 +158,17 @@ export function* earliestFiringProgram(): SqlProgram<number | null> {
 /** Pause or resume `id`; false when there is no such schedule. */
 export function* setSchedulePausedProgram(id: string, paused: boolean): SqlProgram<boolean> {
   const result = yield* run("UPDATE schedules SET paused = ? WHERE id = ?", paused ? 1 : 0, id);
-  return result.changes === 1;
+  if (result.changes !== 1) return false;
+  yield* announceChange();
+  return true;
 }
 
 /** Remove `id`; false when there was no such schedule. */
 export function* deleteScheduleProgram(id: string): SqlProgram<boolean> {
   const result = yield* run("DELETE FROM schedules WHERE id = ?", id);
-  return result.changes === 1;
+  if (result.changes !== 1) return false;
+  yield* announceChange();
+  return true;
 }
 
 /**
