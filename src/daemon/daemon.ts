@@ -32,7 +32,7 @@ import { joinCluster, type RegistryHolder } from "./boot/join-cluster.js";
 import { outboxSleepMs } from "./boot/longest-sleep.js";
 import { openStorage } from "./boot/open-storage.js";
 import { registerRoutes } from "./boot/register-routes.js";
-import { scheduleWakeUpsOf, schedulerOf } from "./boot/scheduler-of.js";
+import { schedulerOf, scheduleWakeUpsOf } from "./boot/scheduler-of.js";
 import { followSharedConfig } from "./boot/share-config.js";
 import { startTooling } from "./boot/start-tooling.js";
 import { startTracing } from "./boot/start-tracing.js";

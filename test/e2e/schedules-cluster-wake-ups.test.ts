@@ -114,8 +114,6 @@ describe("schedule wake-ups on a cluster", () => {
       return pids.length === 1 && pids[0] !== lost ? true : undefined;
     });
     expect(await firedAfter(b!, "unannounced", at)).toBeLessThan(1_000);
-    expect(await admitted(cluster, "unannounced")).toEqual([
-      documentedFiringId("input", "unannounced", at),
-    ]);
+    expect(await admitted(cluster, "unannounced")).toEqual([documentedFiringId("input", "unannounced", at)]);
   }, 60_000);
 });

@@ -22,9 +22,12 @@ import { all, dialect, get, run, type SqlProgram } from "./sql-program.js";
  */
 export const schedulesChannel = "skein_schedules";
 
-/** NOTIFY the other nodes' schedulers at this transaction's commit (nothing on SQLite: one writer). */
-function* announceChange(): SqlProgram<void> {
-  if ((yield* dialect()) === "postgres") yield* get("SELECT pg_notify(?, '')", schedulesChannel);
+/**
+ * NOTIFY every node's scheduler at this transaction's commit, naming `id` (a stored id: at most
+ * 128 characters, far below a payload's 8000 bytes). Nothing on SQLite: it has one writer.
+ */
+function* announceChange(id: string): SqlProgram<void> {
+  if ((yield* dialect()) === "postgres") yield* get("SELECT pg_notify(?, ?)", schedulesChannel, id);
 }
 
 /** A schedule as stored (times in ms since the epoch). */
@@ -121,7 +124,7 @@ export function* insertScheduleProgram(row: ScheduleRow): SqlProgram<boolean> {
     row.budget === null ? null : JSON.stringify(row.budget),
   );
   if (result.changes !== 1) return false;
-  yield* announceChange();
+  yield* announceChange(row.id);
   return true;
 }
 
@@ -159,7 +162,7 @@ export function* earliestFiringProgram(): SqlProgram<number | null> {
 export function* setSchedulePausedProgram(id: string, paused: boolean): SqlProgram<boolean> {
   const result = yield* run("UPDATE schedules SET paused = ? WHERE id = ?", paused ? 1 : 0, id);
   if (result.changes !== 1) return false;
-  yield* announceChange();
+  yield* announceChange(id);
   return true;
 }
 
@@ -167,7 +170,7 @@ export function* setSchedulePausedProgram(id: string, paused: boolean): SqlProgr
 export function* deleteScheduleProgram(id: string): SqlProgram<boolean> {
   const result = yield* run("DELETE FROM schedules WHERE id = ?", id);
   if (result.changes !== 1) return false;
-  yield* announceChange();
+  yield* announceChange(id);
   return true;
 }
 
