@@ -1,10 +1,11 @@
 /**
  * The daemon's webhooks, wired: the planner every session's commits ask which deliveries they
- * owe, and the deliverer of the outbox, poked once a commit that queued something is durable
- * (or 2 s after it queued them when no durable commit said so: an unknown outcome may have landed)
- * (between pokes it sleeps until the next row is due, so retries and rows left by a crash are
- * found too, and at most `longestWaitMs`: a minute when this daemon is its database's only
- * writer, a second on a cluster where other nodes' rows may be left by a node that died).
+ * owe, and the deliverer of the outbox, poked once a commit that queued something is durable, or
+ * 2 s after it queued them when no durable commit said so (a commit whose outcome was unknown may
+ * have landed them). Between pokes it sleeps until the next row is due, so retries and rows left
+ * by a crash are found too, and at most `longestWaitMs`: a minute when this daemon is its
+ * database's only writer, a second on a cluster where other nodes' rows may be left by a node
+ * that died.
  *
  * Boundary rule: wiring only.
  */
