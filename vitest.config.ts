@@ -35,6 +35,11 @@ export default defineConfig({
           name: "together",
           include: ["test/**/*.test.ts"],
           exclude: runAlone,
+          // A worker process runs file after file instead of one new process per file: ~0.15 s
+          // and half the CPU less per file (91 unit files: 34 s → 21 s wall, 41 s → 21 s CPU).
+          // The files share no state that matters: daemons, servers and databases are each
+          // file's own, and the few that change process state (umask, an env variable) restore it.
+          isolate: false,
           sequence: { groupOrder: 0 },
         },
       },

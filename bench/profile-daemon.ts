@@ -5,7 +5,8 @@
  * after the work, peak). `bench/profile-summary.ts` prints a
  * profile's top functions. Not a suite of `npm run bench`: a tool for finding where the time goes.
  *
- * Sizes: TURNS (turns, default 300), SESSIONS (concurrent: that many sessions, one short turn
+ * Sizes: TURNS (turns, default 300, after WARMUP uncounted ones, default 20; a new session every
+ * SESSION_TURNS turns, default one session for all, whose history then grows), SESSIONS (concurrent: that many sessions, one short turn
  * each, all at once, default 1000; oneshot: that many `skein run "hi"` in new sessions, one
  * after the other, default 100, after WARMUP uncounted ones, default 5), WATCHERS (stream: that many SSE watchers of the session,
  * as in the bench's stream figures, default 0; the deltas then carry the bench's stamps). SKEIN_CHECKPOINTS=0 in this process's environment is passed
@@ -163,19 +164,30 @@ try {
     );
     for (const follower of followers) follower.close();
   } else {
-    const session = await app.createSession();
     provider.script = () => text(["hello", " world"]);
     const turns = Number(process.env.TURNS ?? 300);
-    const watcher = await follow(app, session);
-    const turn = (i: number) => followedTurn(app, session, watcher, `turn ${i}`);
-    for (let i = 0; i < 20; i++) await turn(i);
+    const warmup = Number(process.env.WARMUP ?? 20);
+    const sessionTurns = Number(process.env.SESSION_TURNS ?? Number.POSITIVE_INFINITY);
+    let session = "";
+    let watcher: Follower | null = null;
+    let done = 0;
+    const turn = async () => {
+      if (done % sessionTurns === 0 || watcher === null) {
+        watcher?.close();
+        session = await app.createSession();
+        watcher = await follow(app, session);
+      }
+      await followedTurn(app, session, watcher, `turn ${done}`);
+      done++;
+    };
+    for (let i = 0; i < warmup; i++) await turn();
     const before = cpuMs(app.pid);
     const start = performance.now();
     const window = await openWindow();
-    for (let i = 0; i < turns; i++) await turn(i);
+    for (let i = 0; i < turns; i++) await turn();
     const cpu = cpuMs(app.pid) - before;
     await window.close();
-    watcher.close();
+    (watcher as Follower | null)?.close();
     console.log(
       `turns: ${((performance.now() - start) / turns).toFixed(2)} ms wall/turn, ${(cpu / turns).toFixed(2)} ms CPU/turn`,
     );
