@@ -53,7 +53,10 @@ export interface FollowStreamOptions {
   signal?: AbortSignal;
   /** Give up when no connection could be made for this long after a loss (default 60 s). */
   reconnectForMs?: number;
-  /** No byte (keepalives included) for this long counts as a lost connection (default 20 s). */
+  /**
+   * No byte (keepalives included) for this long counts as a lost connection (default 20 s); the
+   * answer's head is waited for as long.
+   */
   idleTimeoutMs?: number;
 }
 
@@ -132,7 +135,9 @@ async function* followStream<B extends { generation: string; cursor: number }>(
     let opened: OpenedStream;
     try {
       const path = target.path(cursor);
-      opened = await openEventStream(source.endpoint(), source.agents, path);
+      // The answer's head is the stream's first data: a daemon too busy to send it is given the
+      // idle timeout, as a stream that falls silent is (not the exchange's shorter default).
+      opened = await openEventStream(source.endpoint(), source.agents, path, {}, idleTimeoutMs);
       if (opened.response.statusCode !== 200) {
         const status = opened.response.statusCode ?? 0;
         const error = apiErrorFrom(status, await readBody(opened.response), "GET", path.split("?")[0]!);
