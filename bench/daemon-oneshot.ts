@@ -30,7 +30,7 @@ export interface OneShotRun {
 }
 
 /** Wait until the daemon settles (its timers after a turn), so its CPU is counted whole. */
-const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 300));
+const settle = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `skein run "hi"` against the daemon of `app`, from its workspace; resolves when the command exits 0. */
 export function runOneShot(app: DaemonHarness): Promise<void> {
@@ -57,17 +57,21 @@ export function runOneShot(app: DaemonHarness): Promise<void> {
   });
 }
 
-/** The daemon CPU spent by `work`, divided by `count` (the daemon settled before and after). */
+/**
+ * The CPU a server process (a daemon, or another product's server) spent by `work`, divided by
+ * `count` (the server settled `settleMs` before and after).
+ */
 export async function cpuPer(
-  app: DaemonHarness,
+  server: { pid: number },
   count: number,
   work: () => Promise<void>,
+  settleMs = 300,
 ): Promise<ProcessCpu> {
-  await settle();
-  const before = cpuOf(app.pid);
+  await settle(settleMs);
+  const before = cpuOf(server.pid);
   await work();
-  await settle();
-  const after = cpuOf(app.pid);
+  await settle(settleMs);
+  const after = cpuOf(server.pid);
   return { own: (after.own - before.own) / count, children: (after.children - before.children) / count };
 }
 

@@ -25,6 +25,7 @@ const suites = [
   "notifications",
   "schedules",
   "idle",
+  "opencode",
 ];
 const here = dirname(fileURLToPath(import.meta.url));
 const requested = process.argv.slice(2);
