@@ -14,10 +14,15 @@ import { join } from "node:path";
 import type { FakeProvider } from "../test/support/fake-provider/server.js";
 
 /** The provider and model ids the config defines; prompts name no model, the config's default is used. */
-export const opencodeModel = { providerID: "fake", modelID: "bench-model" } as const;
+const opencodeModel = { providerID: "fake", modelID: "bench-model" } as const;
 
-/** opencode's config: one provider on the fake provider through the bundled `@ai-sdk/openai-compatible`. */
+/**
+ * opencode's config: one provider on the fake provider through the bundled
+ * `@ai-sdk/openai-compatible`, and the top-level keys of SKEIN_BENCH_OPENCODE_CONFIG (a JSON
+ * object, e.g. `{"snapshot":false}`) over it, to see what one of its features costs.
+ */
 export function opencodeConfig(provider: FakeProvider): Record<string, unknown> {
+  const extra = process.env.SKEIN_BENCH_OPENCODE_CONFIG;
   return {
     $schema: "https://opencode.ai/config.json",
     autoupdate: false,
@@ -31,6 +36,7 @@ export function opencodeConfig(provider: FakeProvider): Record<string, unknown> 
       },
     },
     model: `${opencodeModel.providerID}/${opencodeModel.modelID}`,
+    ...(extra === undefined || extra === "" ? {} : (JSON.parse(extra) as Record<string, unknown>)),
   };
 }
 

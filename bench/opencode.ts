@@ -20,7 +20,9 @@
  * warm-up ones, and on the same server after a longer warm-up. Rounds alternate the servers, so
  * drift of a shared machine hits both alike. Sizes: SKEIN_BENCH_OPENCODE_ONESHOTS (per window,
  * default 30), SKEIN_BENCH_OPENCODE_WARMUP (the longer warm-up, default 200),
- * SKEIN_BENCH_OPENCODE_ROUNDS (default 3).
+ * SKEIN_BENCH_OPENCODE_ROUNDS (default 3). SKEIN_BENCH_OPENCODE_CONFIG: top-level keys over
+ * opencode's config (bench/opencode-server.ts), e.g. `{"snapshot":false}` or
+ * `{"agent":{"title":{"disable":true}}}`, to see what a feature of opencode costs.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -48,8 +50,9 @@ interface ServerRun {
   warm: ProcessCpu;
   /** First-text latencies (ms) of the measured one-shots. */
   firstText: number[];
-  /** Requests to the fake provider per one-shot. */
+  /** Requests to the fake provider per one-shot, and their body bytes. */
   providerRequests: number;
+  providerBytes: number;
   /** Wall-clock ms of a measured one-shot, from subscribing to the idle session (mean). */
   wallMs: number;
   /** CPU (ms) a second while idle, after the one-shots. */
@@ -93,14 +96,25 @@ async function measure(
   for (let i = 0; i < 5; i++) await server.oneShot();
   const requestsBefore = provider.requests.length;
   const fresh = await window();
-  const providerRequests = (provider.requests.length - requestsBefore) / oneShots;
+  const sent = provider.requests.slice(requestsBefore);
+  const providerRequests = sent.length / oneShots;
+  const providerBytes = sent.reduce((sum, request) => sum + request.rawBody.length, 0) / oneShots;
   for (let i = 0; i < warmup; i++) await server.oneShot();
   const warm = await window();
   const idleBefore = total(cpuOf(server.pid));
   await new Promise((resolve) => setTimeout(resolve, 5_000));
   const idlePerSecond = (total(cpuOf(server.pid)) - idleBefore) / 5;
   const wallMs = walls.reduce((sum, ms) => sum + ms, 0) / walls.length;
-  return { fresh, warm, firstText, providerRequests, wallMs, idlePerSecond, rssMb: rssMb(server.pid).now };
+  return {
+    fresh,
+    warm,
+    firstText,
+    providerRequests,
+    providerBytes,
+    wallMs,
+    idlePerSecond,
+    rssMb: rssMb(server.pid).now,
+  };
 }
 
 async function startSkein(provider: FakeProvider): Promise<ServerUnderTest> {
@@ -180,7 +194,7 @@ function figures(skein: ServerRun[], opencode: ServerRun[], sizes: string): Figu
       mean(skein, (run) => run.providerRequests),
       "requests",
       mean(opencode, (run) => run.providerRequests),
-      "requests to the fake provider per one-shot (opencode also asks the model for the session's title)",
+      `requests to the fake provider per one-shot (opencode also asks the model for the session's title); their bodies: Skein ${mean(skein, (run) => run.providerBytes).toFixed(0)} bytes, opencode ${mean(opencode, (run) => run.providerBytes).toFixed(0)} bytes a one-shot`,
     ),
     figure(
       "idle_cpu_ms_per_s_vs_opencode",
