@@ -8,7 +8,11 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pendingMigrations, schemaVersionTable } from "../../../src/daemon/storage/daemon-schema.js";
+import {
+  pendingMigrations,
+  schemaVersion,
+  schemaVersionTable,
+} from "../../../src/daemon/storage/daemon-schema.js";
 import { currentSchemaVersion, openDaemonDatabase } from "../../../src/daemon/storage/database.js";
 import { lastDeliveredInputProgram } from "../../../src/daemon/storage/delivery-evidence.js";
 import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
@@ -104,7 +108,7 @@ describe("migration 16 on a SQLite database of version 15", () => {
     const db = openDaemonDatabase(path);
     const storage = new SqliteSessionStorage(db, { ownsDb: true });
     try {
-      expect(currentSchemaVersion(db)).toBe(16);
+      expect(currentSchemaVersion(db)).toBe(schemaVersion);
       const indexes = db
         .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('inputs', 'turns')")
         .all() as Array<{ name: string }>;
