@@ -1,7 +1,7 @@
 /** The scheduler of a daemon: fires the schedules in its database (every node runs one). */
 import type { SessionRegistry } from "../actor/session-registry.js";
 import { SessionOwnedElsewhereError } from "../cluster/session-owned-elsewhere.js";
-import type { WakeUpSubscription } from "../cluster/wake-up-hub.js";
+import type { WakeUpSubscription } from "../cluster/wake-up-connection.js";
 import type { RouteServices } from "../routes/route-services.js";
 import { createNewSession } from "../routes/session-creation-route.js";
 import { Scheduler } from "../schedule/scheduler.js";

@@ -1,7 +1,7 @@
 /** On PostgreSQL the node follows the cluster's shared config, laid over its config.json. */
 import type pino from "pino";
 import { ClusterConfigFeed } from "../cluster/cluster-config-feed.js";
-import type { WakeUpHub } from "../cluster/wake-up-hub.js";
+import type { WakeUpConnection } from "../cluster/wake-up-connection.js";
 import type { ProviderConfigSource } from "../process/provider-config.js";
 import { PgSessionStorage } from "../storage/pg-session-storage.js";
 import type { SessionStorage } from "../storage/session-storage.js";
@@ -15,7 +15,7 @@ const sharedConfigPollMs = 5_000;
  */
 export async function followSharedConfig(
   storage: SessionStorage,
-  wakeUps: WakeUpHub | null,
+  wakeUps: WakeUpConnection | null,
   providers: ProviderConfigSource,
   logger: pino.Logger,
 ): Promise<ClusterConfigFeed | null> {

@@ -21,7 +21,7 @@ import {
   type StoredConfig,
   unreadableError,
 } from "./cluster-config-store.js";
-import type { WakeUpHub, WakeUpSubscription } from "./wake-up-hub.js";
+import type { WakeUpConnection, WakeUpSubscription } from "./wake-up-connection.js";
 
 /** The shared config as this node holds it. */
 export interface SharedConfigState {
@@ -55,7 +55,7 @@ export class ClusterConfigFeed {
   }
 
   /** Read the shared config, then follow its changes, told of them on `wakeUps` (throws when the database cannot be read now). */
-  async start(wakeUps: WakeUpHub): Promise<void> {
+  async start(wakeUps: WakeUpConnection): Promise<void> {
     this.#apply(await readStoredConfig(this.#pool));
     this.#listening = await wakeUps.subscribe(configChannel, () => void this.refresh());
     this.#timer = setInterval(() => void this.refresh(), this.#pollMs);

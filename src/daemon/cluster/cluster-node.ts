@@ -39,7 +39,7 @@ import { ProfileWarnings } from "./profile-warnings.js";
 import { SessionOwnedElsewhereError } from "./session-owned-elsewhere.js";
 import { unstackedInterval } from "./unstacked-interval.js";
 import { UntrustedKeyWarnings } from "./untrusted-keys.js";
-import type { WakeUpHub, WakeUpSubscription } from "./wake-up-hub.js";
+import type { WakeUpConnection, WakeUpSubscription } from "./wake-up-connection.js";
 
 /** The channel nodes wake each other on (payload: a session id with work, or "scan"). */
 export const wakeChannel = "skein_cluster";
@@ -107,7 +107,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
   }
 
   /** Register, trust the other nodes' keys, listen for wake-ups on `wakeUps` and start the timers. */
-  async start(wakeUps: WakeUpHub): Promise<void> {
+  async start(wakeUps: WakeUpConnection): Promise<void> {
     await registerNode(this.#pool, {
       id: this.nodeId,
       url: this.url,

@@ -13,7 +13,7 @@
  * next start; the child's own stream and snapshot always have it.
  */
 import type pg from "pg";
-import type { WakeUpHub, WakeUpSubscription } from "./wake-up-hub.js";
+import type { WakeUpConnection, WakeUpSubscription } from "./wake-up-connection.js";
 
 /** The channel turn ends and approval changes are announced on. */
 const taskChannel = "skein_task";
@@ -41,7 +41,7 @@ export class TaskWakeUps {
   }
 
   /** Listen on `wakeUps`. */
-  async start(wakeUps: WakeUpHub): Promise<void> {
+  async start(wakeUps: WakeUpConnection): Promise<void> {
     this.#listening = await wakeUps.subscribe(taskChannel, (payload) => {
       // "" after a lost connection came back: nothing to name, the polls find what was missed.
       if (payload === "") return;

@@ -4,7 +4,7 @@
  * after the test before the schema is dropped; and what the tests' sessions start with.
  */
 import type { ClusterNode } from "../../../src/daemon/cluster/cluster-node.js";
-import type { WakeUpHub } from "../../../src/daemon/cluster/wake-up-hub.js";
+import type { WakeUpConnection } from "../../../src/daemon/cluster/wake-up-connection.js";
 import type { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
 import type { LogEntry } from "../../../src/log/entries.js";
 import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
@@ -22,7 +22,7 @@ export interface StartedNode {
   storage: PgSessionStorage;
   node: ClusterNode;
   /** Its wake-up connection, once started (stopped after the node). */
-  wakeUps?: WakeUpHub;
+  wakeUps?: WakeUpConnection;
 }
 
 /**

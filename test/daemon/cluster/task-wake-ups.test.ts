@@ -8,7 +8,7 @@ import pg from "pg";
 import { v7 as uuidv7 } from "uuid";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TaskWakeUps } from "../../../src/daemon/cluster/task-wake-ups.js";
-import type { WakeUpHub } from "../../../src/daemon/cluster/wake-up-hub.js";
+import type { WakeUpConnection } from "../../../src/daemon/cluster/wake-up-connection.js";
 import { eventually } from "../../support/eventually.js";
 import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
 import { wakeUpsOn } from "./wake-ups-on.js";
@@ -16,7 +16,7 @@ import { wakeUpsOn } from "./wake-ups-on.js";
 let schema: PgSchema;
 const pools: pg.Pool[] = [];
 const nodes: TaskWakeUps[] = [];
-const hubs: WakeUpHub[] = [];
+const connections: WakeUpConnection[] = [];
 
 beforeEach(async () => {
   schema = await createPgSchema("skein_task_wake");
@@ -24,7 +24,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   for (const node of nodes.splice(0)) node.stop();
-  for (const hub of hubs.splice(0)) await hub.stop();
+  for (const connection of connections.splice(0)) await connection.stop();
   for (const pool of pools.splice(0)) await pool.end();
   await schema.drop();
 });
@@ -42,7 +42,7 @@ async function startNode(heard: string[], approvals: string[] = []): Promise<Tas
   });
   nodes.push(node);
   const wakeUps = await wakeUpsOn(schema.url);
-  hubs.push(wakeUps);
+  connections.push(wakeUps);
   await node.start(wakeUps);
   return node;
 }

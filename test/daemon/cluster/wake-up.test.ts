@@ -7,7 +7,7 @@
 import { v7 as uuidv7 } from "uuid";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ClusterNode } from "../../../src/daemon/cluster/cluster-node.js";
-import type { WakeUpHub } from "../../../src/daemon/cluster/wake-up-hub.js";
+import type { WakeUpConnection } from "../../../src/daemon/cluster/wake-up-connection.js";
 import { emptyPreview } from "../../../src/daemon/history/preview.js";
 import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
 import { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
@@ -20,7 +20,7 @@ const quiet = { info: () => {}, warn: () => {}, error: () => {} };
 const signer = HeadSigner.generate();
 
 let schema: PgSchema;
-const started: Array<{ node: ClusterNode; wakeUps: WakeUpHub; storage: PgSessionStorage }> = [];
+const started: Array<{ node: ClusterNode; wakeUps: WakeUpConnection; storage: PgSessionStorage }> = [];
 
 beforeEach(async () => {
   schema = await createPgSchema("skein_wake_up");

@@ -28,7 +28,7 @@ export interface WakeUpSubscription {
   unsubscribe(): void;
 }
 
-export class WakeUpHub {
+export class WakeUpConnection {
   readonly #connection: pg.ClientConfig;
   readonly #logger: SessionLogger;
   /** Each channel's subscribers, in the order they subscribed. */

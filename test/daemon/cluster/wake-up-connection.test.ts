@@ -7,26 +7,26 @@
  */
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { WakeUpHub, wakeUpApplicationName } from "../../../src/daemon/cluster/wake-up-hub.js";
+import { WakeUpConnection, wakeUpApplicationName } from "../../../src/daemon/cluster/wake-up-connection.js";
 import { eventually } from "../../support/eventually.js";
 import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
 import { wakeUpsOn } from "./wake-ups-on.js";
 
-/** Records what the hub warns of. */
+/** Records what the connection warns of. */
 function warningsLogger(warnings: string[]) {
   return { info: () => {}, warn: (_: object, message: string) => warnings.push(message), error: () => {} };
 }
 
 let schema: PgSchema;
-let hub: WakeUpHub | null = null;
+let wakeUps: WakeUpConnection | null = null;
 
 beforeEach(async () => {
-  schema = await createPgSchema("skein_wake_up_hub");
+  schema = await createPgSchema("skein_wake_up_conn");
 });
 
 afterEach(async () => {
-  await hub?.stop();
-  hub = null;
+  await wakeUps?.stop();
+  wakeUps = null;
   await schema.drop();
 });
 
@@ -35,12 +35,12 @@ function channels(): string[] {
   return ["cluster", "config", "task", 'Sched "ules"'].map((name) => `${schema.name}_${name}`);
 }
 
-/** The application name this test's hub connects with. */
+/** The application name this test's connection connects with. */
 function named(): string {
-  return `${schema.name}_hub`;
+  return `${schema.name}_wakeups`;
 }
 
-/** The backend pids of the test hub's LISTEN connection. */
+/** The backend pids of the test's wake-up connection. */
 async function listeners(): Promise<number[]> {
   const rows = await schema.query<{ pid: number }>(
     "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN %'",
@@ -55,7 +55,7 @@ async function notify(channel: string, payload: string): Promise<void> {
 }
 
 /** What each channel's subscriber heard, subscribed to `wakeUps`. */
-async function subscribeAll(wakeUps: WakeUpHub, names: string[]): Promise<Map<string, string[]>> {
+async function subscribeAll(wakeUps: WakeUpConnection, names: string[]): Promise<Map<string, string[]>> {
   const heard = new Map<string, string[]>();
   for (const channel of names) {
     const payloads: string[] = [];
@@ -73,14 +73,14 @@ async function notifyEach(heard: Map<string, string[]>, names: string[]): Promis
   );
 }
 
-describe("a node's wake-up hub", () => {
+describe("a node's wake-up connection", () => {
   it("LISTENs on every channel over one connection and hands a notification to its own channel's subscriber only", async () => {
     const names = channels();
-    const unstarted = new WakeUpHub(
+    const unstarted = new WakeUpConnection(
       { connectionString: `${schema.url}&application_name=${named()}` },
       warningsLogger([]),
     );
-    hub = unstarted;
+    wakeUps = unstarted;
     // Two subscribe before the connection opens, two after: all four are LISTENed on.
     const before = await subscribeAll(unstarted, names.slice(0, 2));
     await unstarted.start();
@@ -92,12 +92,12 @@ describe("a node's wake-up hub", () => {
   });
 
   it("hears nothing more on a channel once its subscriber unsubscribed", async () => {
-    hub = await wakeUpsOn(schema.url);
+    wakeUps = await wakeUpsOn(schema.url);
     const [gone, kept] = channels() as [string, string];
     const heardGone: string[] = [];
     const heardKept: string[] = [];
-    const subscription = await hub.subscribe(gone, (payload) => heardGone.push(payload));
-    await hub.subscribe(kept, (payload) => heardKept.push(payload));
+    const subscription = await wakeUps.subscribe(gone, (payload) => heardGone.push(payload));
+    await wakeUps.subscribe(kept, (payload) => heardKept.push(payload));
     subscription.unsubscribe();
     await notify(gone, "late");
     await notify(kept, "after");
@@ -108,9 +108,9 @@ describe("a node's wake-up hub", () => {
   });
 
   it(`shows as ${wakeUpApplicationName} in pg_stat_activity when the URL names no application`, async () => {
-    hub = await wakeUpsOn(schema.url);
+    wakeUps = await wakeUpsOn(schema.url);
     const [channel] = channels() as [string];
-    await hub.subscribe(channel, () => {});
+    await wakeUps.subscribe(channel, () => {});
     const rows = await schema.query<{ application_name: string }>(
       "SELECT application_name FROM pg_stat_activity WHERE query = $1",
       [`LISTEN ${pg.escapeIdentifier(channel)}`],
@@ -120,9 +120,9 @@ describe("a node's wake-up hub", () => {
 
   it("wakes every subscriber once when its terminated connection is back, warns once, and carries notifications again", async () => {
     const warnings: string[] = [];
-    hub = await wakeUpsOn(`${schema.url}&application_name=${named()}`, warningsLogger(warnings));
+    wakeUps = await wakeUpsOn(`${schema.url}&application_name=${named()}`, warningsLogger(warnings));
     const names = channels();
-    const heard = await subscribeAll(hub, names);
+    const heard = await subscribeAll(wakeUps, names);
     const [first] = await listeners();
     await schema.query("SELECT pg_terminate_backend($1)", [first]);
     await eventually("every subscriber to be woken", () =>
@@ -138,15 +138,15 @@ describe("a node's wake-up hub", () => {
 
   it("LISTENs on a channel subscribed while its connection is lost once the connection is back", async () => {
     const warnings: string[] = [];
-    hub = await wakeUpsOn(`${schema.url}&application_name=${named()}`, warningsLogger(warnings));
+    wakeUps = await wakeUpsOn(`${schema.url}&application_name=${named()}`, warningsLogger(warnings));
     const [listened, channel] = channels() as [string, string];
-    await hub.subscribe(listened, () => {});
+    await wakeUps.subscribe(listened, () => {});
     const [first] = await listeners();
     await schema.query("SELECT pg_terminate_backend($1)", [first]);
     await eventually("the loss to be noticed", () => (warnings.length > 0 ? true : undefined));
     const heard: string[] = [];
-    await hub.subscribe(channel, (payload) => heard.push(payload));
-    await eventually("the hub to listen again", async () => {
+    await wakeUps.subscribe(channel, (payload) => heard.push(payload));
+    await eventually("the connection to listen again", async () => {
       const pids = await listeners();
       return pids.length === 1 && pids[0] !== first ? true : undefined;
     });
