@@ -42,7 +42,7 @@ import { UntrustedKeyWarnings } from "./untrusted-keys.js";
 import type { WakeUpConnection, WakeUpSubscription } from "./wake-up-connection.js";
 
 /** The channel nodes wake each other on (payload: a session id with work, or "scan"). */
-export const wakeChannel = "skein_cluster";
+const wakeChannel = "skein_cluster";
 
 export interface ClusterOptions {
   nodeId: string;
