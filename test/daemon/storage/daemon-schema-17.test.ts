@@ -4,44 +4,15 @@
  * or one past a key, is a range of `schedules_by_creation` with nothing sorted (SQLite's plan, and
  * PostgreSQL's with sequential scans priced out, as a table grown large would have them).
  */
-import { join } from "node:path";
-import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  pendingMigrations,
-  schemaVersion,
-  schemaVersionTable,
-} from "../../../src/daemon/storage/daemon-schema.js";
-import { currentSchemaVersion, openDaemonDatabase } from "../../../src/daemon/storage/database.js";
-import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
-import { runPg } from "../../../src/daemon/storage/pg-runner.js";
-import { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
+import { schemaVersion } from "../../../src/daemon/storage/daemon-schema.js";
+import { currentSchemaVersion } from "../../../src/daemon/storage/database.js";
 import { listSchedulesProgram, type SchedulePage } from "../../../src/daemon/storage/schedules-table.js";
 import type { SessionStorage } from "../../../src/daemon/storage/session-storage.js";
-import {
-  run,
-  type SqlDialect,
-  type SqlProgram,
-  type SqlStep,
-} from "../../../src/daemon/storage/sql-program.js";
-import { runSqlite } from "../../../src/daemon/storage/sqlite-runner.js";
-import { SqliteSessionStorage } from "../../../src/daemon/storage/sqlite-session-storage.js";
+import { run, type SqlProgram, type SqlStep } from "../../../src/daemon/storage/sql-program.js";
 import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
-import { tempFolder } from "./temp-database.js";
-
-/** The statements that make a version 16 database, schema_version included. */
-function version16(dialect: SqlDialect): string[] {
-  return [
-    schemaVersionTable(dialect),
-    ...pendingMigrations(0, "test", dialect)
-      .filter((migration) => migration.version <= 16)
-      .flatMap(({ version, statements }) => [
-        ...statements,
-        `INSERT INTO schema_version (version, applied_at) VALUES (${version}, 0)`,
-      ]),
-  ];
-}
+import { migratedPg, migratedSqlite } from "./older-schema.js";
 
 /** Schedules as version 16 wrote them: ids against creation order, two sharing a creation time. */
 function* seedProgram(): SqlProgram<void> {
@@ -77,13 +48,7 @@ function statementOf(page: SchedulePage): { sql: string; params: readonly unknow
 
 describe("migration 17 on a SQLite database of version 16", () => {
   it("lists the schedules it kept in pages through the new index, sorting nothing", async () => {
-    const path = join(tempFolder(), "v16.sqlite");
-    const old = new Database(path);
-    for (const statement of version16("sqlite")) old.exec(statement);
-    runSqlite(old, seedProgram());
-    old.close();
-    const db = openDaemonDatabase(path);
-    const storage = new SqliteSessionStorage(db, { ownsDb: true });
+    const { db, storage } = migratedSqlite(16, seedProgram);
     try {
       expect(currentSchemaVersion(db)).toBe(schemaVersion);
       await expectPages(storage);
@@ -111,15 +76,7 @@ describe("migration 17 on a PostgreSQL schema of version 16", () => {
   });
 
   it("adds the same index, and each page is an index scan of it with no sort", async () => {
-    for (const statement of version16("postgres")) await schema.query(statement);
-    const seeding = new pg.Pool({ connectionString: schema.url, max: 1 });
-    try {
-      await runPg(seeding, seedProgram());
-    } finally {
-      await seeding.end();
-    }
-    const pool = await openPgDaemonDatabase(schema.url, { max: 2 });
-    const storage = new PgSessionStorage(pool);
+    const { storage } = await migratedPg(schema, 16, seedProgram);
     try {
       const [index] = await schema.query<{ indexdef: string }>(
         "SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'schedules_by_creation'",
