@@ -9,4 +9,5 @@ export type {
   PatchScheduleBody,
   Schedule,
   ScheduleList,
+  ScheduleListQuery,
 } from "./schemas/schedules.js";

@@ -2,6 +2,7 @@
  * The schedule routes as client calls (`DaemonClient.schedules`): `POST`/`GET /schedules`,
  * `GET`/`PATCH`/`DELETE /schedules/{id}`.
  */
+import { allSchedulePages } from "../api/schedule-pages.js";
 import type { CreateScheduleBody, Schedule, ScheduleList } from "../api/schedules.js";
 import type { DeleteAnswer } from "../api/sessions.js";
 import type { CallOptions } from "./client-options.js";
@@ -12,7 +13,7 @@ type JsonCall = <T>(method: string, path: string, options?: CallOptions) => Prom
 export interface ScheduleCalls {
   /** `POST /schedules`. */
   create(body: CreateScheduleBody): Promise<Schedule>;
-  /** `GET /schedules`, oldest first. */
+  /** `GET /schedules`: every schedule, oldest first, page after page. */
   list(): Promise<Schedule[]>;
   /** `GET /schedules/{id}`. */
   get(id: string): Promise<Schedule>;
@@ -27,7 +28,7 @@ export function scheduleCalls(call: JsonCall): ScheduleCalls {
   const path = (id: string) => `/schedules/${encodeURIComponent(id)}`;
   return {
     create: (body) => call("POST", "/schedules", { body }),
-    list: async () => (await call<ScheduleList>("GET", "/schedules")).schedules,
+    list: () => allSchedulePages((listing) => call<ScheduleList>("GET", listing)),
     get: (id) => call("GET", path(id)),
     setPaused: (id, paused) => call("PATCH", path(id), { body: { paused } }),
     remove: (id) => call("DELETE", path(id)),

@@ -31,13 +31,13 @@ import { delegationParts, taskObserver, taskWakeUpsOf } from "./boot/delegation-
 import { joinCluster, type RegistryHolder } from "./boot/join-cluster.js";
 import { outboxSleepMs } from "./boot/longest-sleep.js";
 import { openStorage } from "./boot/open-storage.js";
+import { openWakeUps } from "./boot/open-wake-ups.js";
 import { registerRoutes } from "./boot/register-routes.js";
 import { schedulerOf, scheduleWakeUpsOf } from "./boot/scheduler-of.js";
 import { followSharedConfig } from "./boot/share-config.js";
 import { startTooling } from "./boot/start-tooling.js";
 import { startTracing } from "./boot/start-tracing.js";
 import { tokenLookupOf } from "./boot/token-lookup.js";
-import type { ClusterNode } from "./cluster/cluster-node.js";
 import { warnWherePeersDistrust } from "./cluster/peer-trust.js";
 import type { Relays } from "./cluster/request-forwarding.js";
 import { BrowserLogins } from "./http/browser-logins.js";
@@ -131,6 +131,8 @@ async function boot(
   const { signer, created: keyCreated } = await loadSigningKey(settings.home);
   const storage = await openStorage(settings, signer, logger);
   undo.push(() => storage.close());
+  const wakeUps = await openWakeUps(settings, logger);
+  if (wakeUps !== null) undo.push(() => wakeUps.stop());
   const providers = new ProviderConfigSource(settings.home);
   // Before any session is read: which signed heads count (this home's key and config.json's).
   await trustHeads(settings, { signer, created: keyCreated }, storage, providers, logger);
@@ -138,7 +140,7 @@ async function boot(
   const cluster = joinCluster(storage, { settings, instanceId, signer, logger, providers, registry });
   if (cluster !== null) undo.push(() => cluster.stop());
   // Before any turn runs: on a cluster, the profiles every node shares.
-  const sharedConfig = await followSharedConfig(storage, settings, providers, logger);
+  const sharedConfig = await followSharedConfig(storage, wakeUps, providers, logger);
   if (sharedConfig !== null) undo.push(() => sharedConfig.stop());
   const hiddenPaths = hiddenPathsOf(settings);
   const tooling = startTooling({ settings, env, providers, hiddenPaths, logger, now: wallClock });
@@ -157,6 +159,7 @@ async function boot(
     env,
     storage,
     cluster,
+    wakeUps,
     sharedConfig,
     providers,
     tooling,
@@ -209,7 +212,7 @@ async function serve(
   const routeServices = routeServicesOf(parts, sessions, metrics, retention);
   const scheduler = schedulerOf(parts, sessions, routeServices);
   const scheduleWakeUps = await scheduleWakeUpsOf(parts, scheduler);
-  if (scheduleWakeUps !== null) undo.push(() => scheduleWakeUps.stop());
+  if (scheduleWakeUps !== null) undo.push(() => scheduleWakeUps.unsubscribe());
   const relaysNow = () => relays;
   const serving = {
     instanceId,
@@ -242,7 +245,7 @@ async function serve(
     shutdown: (timeoutMs) => setTimeout(() => void stop.shutdown(timeoutMs), 10).unref(),
     schedulesChanged: () => scheduler.wake(),
   });
-  const port = await listen(app, settings, cluster, logger);
+  const port = await listen(app, parts);
   await publishDiscovery(settings, { port, instanceId, configShared: sharedConfig !== null });
   startHousekeeping(settings, sessions, retention);
   scheduler.start();
@@ -322,20 +325,16 @@ function openHttpApp(
 }
 
 /** Listen on the chosen port; on a cluster, then take this node's place in it. The port. */
-async function listen(
-  app: HttpApp,
-  settings: DaemonSettings,
-  cluster: ClusterNode | null,
-  logger: pino.Logger,
-): Promise<number> {
+async function listen(app: HttpApp, parts: DaemonParts): Promise<number> {
+  const { settings, cluster, wakeUps, logger } = parts;
   const port = await choosePort({ configured: settings.port, home: settings.home, host: settings.host });
   await app.listen({ host: settings.host, port });
   if (settings.port === 0) await rememberPort(settings.home, port);
-  if (cluster !== null && settings.database.kind === "postgres") {
+  if (cluster !== null && wakeUps !== null) {
     cluster.url = settings.nodeUrl ?? defaultNodeUrl(settings.host, port);
     for (const warning of nodeAddressWarnings(cluster.url, settings.host, settings.nodeUrl !== null))
       logger.warn(warning);
-    await cluster.start({ connectionString: settings.database.url });
+    await cluster.start(wakeUps);
     // In the background: the answer only decides whether to warn.
     void warnWherePeersDistrust(cluster, { token: settings.token, logger }).catch((error: unknown) =>
       logger.info({ err: error }, "could not ask the other nodes whether they trust this node's key"),

@@ -1,9 +1,12 @@
 /**
  * `skein schedule add|list|pause|resume|remove` against a real daemon: a schedule into a session
  * (named by a prefix) and a one-shot schedule into a new session per firing, listed, paused,
- * resumed, removed; refusals come back with the daemon's reason and a failing exit code.
+ * resumed, removed; refusals come back with the daemon's reason and a failing exit code; the
+ * list shows every schedule, past one page of `GET /schedules`.
  */
 import { describe, expect, it } from "vitest";
+import { maxSchedulePageSize } from "../../src/api/schedule-page-size.js";
+import { createSchedules, listingOrder } from "../e2e/support/bulk-schedules.js";
 import { eventually } from "../e2e/support/fixture.js";
 import { text } from "../support/fake-provider/reply.js";
 import { useCliDaemon } from "./support/cli-daemon.js";
@@ -101,5 +104,16 @@ describe("schedule commands", () => {
     expect(untargeted.stderr).toContain("--session ID or --new");
     const after = (await shared.daemon.api("/schedules")).json<{ schedules: Schedule[] }>().schedules.length;
     expect(after).toBe(before);
+  });
+
+  it("lists every schedule, oldest first, past one page of GET /schedules", async () => {
+    const created = await createSchedules(shared.daemon, "many", maxSchedulePageSize + 2);
+    const listed = await shared.cli.run(["schedule", "list", "--json"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const ids = (JSON.parse(listed.stdout) as Schedule[]).map((schedule) => schedule.id);
+    expect(ids.filter((id) => id.startsWith("many-"))).toEqual(listingOrder(created));
+    expect(new Set(ids).size).toBe(ids.length);
+    const lines = (await shared.cli.run(["schedule", "list"])).stdout.split("\n");
+    expect(lines.filter((line) => line.startsWith("many-"))).toHaveLength(created.length);
   });
 });

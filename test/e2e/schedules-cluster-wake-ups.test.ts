@@ -54,10 +54,10 @@ async function admitted(cluster: TestCluster, id: string): Promise<string[]> {
   return rows.map((row) => row.id);
 }
 
-/** The backend pids of node `index`'s scheduler wake-up connection. */
+/** The backend pids of node `index`'s wake-up connection (the scheduler's wake-ups among its channels). */
 async function scheduleListeners(cluster: TestCluster, index: number): Promise<number[]> {
   const rows = await cluster.schema.query<{ pid: number }>(
-    "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query = 'LISTEN skein_schedules'",
+    "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN %'",
     [nodeName(cluster, index)],
   );
   return rows.map((row) => row.pid);

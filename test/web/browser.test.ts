@@ -5,7 +5,8 @@
  * page says "reconnecting…", resumes, and ends with exactly the history route's entries);
  * an actor restart mid-stream; a waiting edit shown as a diff and answered with Allow and Deny; interrupt; fork;
  * a refused turn repaired from the form under its error; a request without cookie or token is refused; another page's form posts
- * are refused; the schedules page lists the daemon's schedules. Screenshots of the main pages go to test-output/web/.
+ * are refused; the schedules page lists the daemon's schedules, every one past a page of
+ * `GET /schedules`. Screenshots of the main pages go to test-output/web/.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -13,6 +14,8 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { maxSchedulePageSize } from "../../src/api/schedule-page-size.js";
+import { createSchedules, listingOrder } from "../e2e/support/bulk-schedules.js";
 import { DaemonHarness, type HistoryEntry } from "../e2e/support/daemon-harness.js";
 import { entryText, profileFor } from "../e2e/support/fixture.js";
 import { httpError, text, toolCalls } from "../support/fake-provider/reply.js";
@@ -410,6 +413,17 @@ describe("the web UI in Chromium", () => {
     expect(await paused.locator('[data-field="outcome"]').textContent()).toBe("—");
     await screenshot(page, "schedules");
     expect(errors).toEqual([]);
+  });
+
+  it("lists every schedule on the schedules page, past one page of GET /schedules", async () => {
+    const created = await createSchedules(app, "web-many", maxSchedulePageSize + 2);
+    await page.goto(`${base()}/#/schedules`);
+    await page.reload();
+    const rows = page.locator("[data-schedule]");
+    await page.locator(`[data-schedule="${listingOrder(created).at(-1)}"]`).waitFor();
+    const shown = await rows.evaluateAll((found) => found.map((row) => row.getAttribute("data-schedule")));
+    expect(shown.filter((id) => id?.startsWith("web-many-"))).toEqual(listingOrder(created));
+    expect(new Set(shown).size).toBe(shown.length);
   });
 
   it("signs out", async () => {

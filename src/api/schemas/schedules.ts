@@ -1,11 +1,12 @@
 /**
- * Schedules on the wire: the body of `POST /schedules`, of `PATCH /schedules/{id}`, and the
- * schedule every schedule route answers with.
+ * Schedules on the wire: the body of `POST /schedules`, of `PATCH /schedules/{id}`, the
+ * schedule every schedule route answers with, and the listing's page (`GET /schedules`).
  *
  * Boundary rule: the schemas are the definition; each type is `Static` of its schema. Which of
  * `cron`/`at` and `session_id`/`new_session` a body names is checked by the route (one of each).
  */
 import { type Static, Type } from "typebox";
+import { maxSchedulePageSize } from "../schedule-page-size.js";
 import { BudgetBodySchema } from "./budget.js";
 import { InputReceiptSchema } from "./inputs.js";
 import { closedObject, literalUnion, NullableString, namedObject, Time } from "./parts.js";
@@ -67,6 +68,19 @@ export const ScheduleSchema = namedObject("Schedule", {
 });
 export type Schedule = Static<typeof ScheduleSchema>;
 
-/** `GET /schedules`. */
-export const ScheduleListSchema = namedObject("ScheduleList", { schedules: Type.Array(ScheduleSchema) });
+/** The query of `GET /schedules`: which page. */
+export const ScheduleListQuerySchema = closedObject({
+  /** Schedules per page, 1..1000 (default 100). */
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: maxSchedulePageSize })),
+  /** The `next` token of the page before. */
+  next: Type.Optional(Type.String({ maxLength: 256 })),
+});
+export type ScheduleListQuery = Static<typeof ScheduleListQuerySchema>;
+
+/** `GET /schedules`: a page of schedules, oldest first. */
+export const ScheduleListSchema = namedObject("ScheduleList", {
+  schedules: Type.Array(ScheduleSchema),
+  /** The token of the next page, or null after the last one (a daemon from before pages sends none). */
+  next: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
 export type ScheduleList = Static<typeof ScheduleListSchema>;

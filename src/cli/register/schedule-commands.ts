@@ -49,7 +49,7 @@ Examples:
     .command("list")
     .alias("ls")
     .description("list schedules: timing, target, next and last firing")
-    .option("--json", "print the daemon's GET /schedules answer")
+    .option("--json", "print every schedule as one JSON array")
     .action(lazyAction(wiring, commands, "listSchedules"));
   schedule
     .command("pause")

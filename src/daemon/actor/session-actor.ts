@@ -1,8 +1,9 @@
 /**
  * The session actor: the single owner of one loaded session. It holds the session's event feed
- * (generation, sequence, replay window, watchers) and its mailbox, builds the one port its parts
- * are given (session/session-port.ts) and puts together the parts that do the work: the log
- * writer, the input queue, the approval gate, the compactor and the turn scheduler.
+ * (generation, sequence, replay window, watchers) and its life (actor-lifecycle.ts: the mailbox,
+ * stopping, crashing), builds the one port its parts are given (session/session-port.ts) and puts
+ * together the parts that do the work: the log writer, the input queue, the approval gate, the
+ * compactor and the turn scheduler.
  *
  * Boundary rule: everything that reads or appends the log runs through the mailbox, one task at
  * a time, so a snapshot and the cursor sent with it always agree and appends never race. Live
@@ -29,28 +30,22 @@ import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { PositionedEntry } from "../../log/entries.js";
 import type { LogCorruptError } from "../../log/errors.js";
 import type { RestoredLog } from "../../log/tail-restore.js";
-import type { ApprovalGate } from "../approval/approval-gate.js";
-import type { SessionCompactor } from "../compaction/compaction.js";
-import { ActorStoppedError, CompactionRunningError, SessionBusyError } from "../errors.js";
+import { CompactionRunningError, SessionBusyError } from "../errors.js";
 import type { HistoryLog } from "../history/history-log.js";
 import type { Sender } from "../http/credential.js";
 import type { RepairAnswer } from "../session/context-repair.js";
-import type { InputQueue } from "../session/input-queue.js";
-import { Mailbox } from "../session/mailbox.js";
-import type { SessionLogWriter } from "../session/session-log-writer.js";
-import type { SessionPort } from "../session/session-port.js";
 import { requiredRow } from "../session/session-row.js";
 import type { SessionServices } from "../session/session-services.js";
 import type { InputSource } from "../storage/inputs-table.js";
-import { type CreatedSession, WriteFencedError } from "../storage/session-storage.js";
+import type { CreatedSession } from "../storage/session-storage.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import { SessionFeed } from "../stream/session-feed.js";
 import type { FirstBatch } from "../stream/sse-stream.js";
-import type { TurnScheduler } from "../turn/turn-scheduler.js";
+import { ActorLifecycle } from "./actor-lifecycle.js";
 import { creationSnapshot, finishSnapshot, type SnapshotParts, snapshotParts } from "./actor-snapshot.js";
 import type { ActorSupervisor, StopReason } from "./actor-supervisor.js";
 import { type CreatedTurn, runCreatedTurn } from "./first-input.js";
-import { sessionParts } from "./session-parts.js";
+import { type SessionParts, sessionParts } from "./session-parts.js";
 import {
   changeSettings,
   repairContext,
@@ -68,18 +63,10 @@ export class SessionActor {
   readonly epoch: number | null;
   readonly feed: SessionFeed;
   readonly #services: SessionServices;
-  readonly #mailbox = new Mailbox();
   readonly #supervisor: ActorSupervisor;
-  /** What the actor lends its parts: built once, here. */
-  readonly #port: SessionPort;
-  readonly #log: SessionLogWriter;
-  readonly #inputs: InputQueue;
-  readonly #gate: ApprovalGate;
-  readonly #compactor: SessionCompactor;
-  readonly #turns: TurnScheduler;
-  #stopped = false;
-  #stopping = false;
-  #lastUsedAt: number;
+  /** The parts that do the work, and the port the actor lends them: built once, here. */
+  readonly #parts: SessionParts;
+  readonly #life: ActorLifecycle;
 
   private constructor(
     services: SessionServices,
@@ -94,22 +81,19 @@ export class SessionActor {
     this.#services = services;
     this.#supervisor = supervisor;
     this.feed = new SessionFeed(services.feedOptions);
-    this.#lastUsedAt = services.now();
-    const parts = sessionParts(services, row, restored, this.feed, (task) => this.#task(task), {
+    // The parts call back only once built (none of them runs anything as it is made).
+    this.#parts = sessionParts(services, row, restored, this.feed, (task) => this.#life.run(task), {
       committed: () => {
-        this.#lastUsedAt = services.now();
+        this.#life.touch();
         supervisor.summaryChanged(this);
       },
-      halted: () => this.#stopped || this.#stopping,
+      halted: () => this.#life.halted,
       statusChanged: (status) => supervisor.statusChanged(this, status),
-      crash: (error) => this.#crash(error),
+      crash: (error) => {
+        if (this.#life.crash(error)) supervisor.crashed(this, error);
+      },
     });
-    this.#port = parts.port;
-    this.#log = parts.log;
-    this.#inputs = parts.inputs;
-    this.#gate = parts.gate;
-    this.#compactor = parts.compactor;
-    this.#turns = parts.turns;
+    this.#life = new ActorLifecycle(row.id, services, this.#parts, this.feed);
   }
 
   /**
@@ -139,16 +123,15 @@ export class SessionActor {
     turn: CreatedTurn | null = null,
   ) {
     const actor = new SessionActor(services, created.row, created.restored, supervisor, created.epoch);
-    const parts = { log: actor.#log, gate: actor.#gate, compactor: actor.#compactor };
+    const parts = actor.#parts;
     const { status, cursor } = actor;
     // Nothing else can have entered the new actor's mailbox yet: this runs as if inside it.
-    const running = { inputs: actor.#inputs, log: actor.#log, turns: actor.#turns };
-    const shown = turn === null ? created : runCreatedTurn(running, created, turn);
+    const shown = turn === null ? created : runCreatedTurn(parts, created, turn);
     return { actor, snapshot: () => creationSnapshot(parts, status, cursor, shown, services) };
   }
 
   get status(): SessionStatus {
-    return this.#turns.status;
+    return this.#parts.turns.status;
   }
 
   get cursor(): StreamCursor {
@@ -156,41 +139,41 @@ export class SessionActor {
   }
 
   get stopped(): boolean {
-    return this.#stopped;
+    return this.#life.stopped;
   }
 
   /** Whether a turn (or a compaction) is in progress. */
   get busy(): boolean {
-    return this.#turns.busy || this.#compactor.running;
+    return this.#parts.turns.busy || this.#parts.compactor.running;
   }
 
   /** True when nothing runs, nothing waits and nobody watches: the actor may be unloaded. */
   async isQuiet(now: number, idleMs: number): Promise<boolean> {
-    if (this.busy || this.feed.watcherCount > 0 || now - this.#lastUsedAt < idleMs) return false;
-    return (await this.#inputs.pending()).length === 0;
+    if (this.busy || this.feed.watcherCount > 0 || !this.#life.unusedFor(now, idleMs)) return false;
+    return (await this.#parts.inputs.pending()).length === 0;
   }
 
   /** Resolves when no turn runs or the running one waits for a person's answer (or, handing off, runs no tool). */
   turnSettled(handOff = false): Promise<void> {
-    return this.#turns.turnSettled(handOff);
+    return this.#parts.turns.turnSettled(handOff);
   }
 
   /** Answer a call that waits for approval (once: see ApprovalGate.answer). */
   answerApproval(callId: string, body: ApprovalAnswerBody, sender: Sender): Promise<ApprovalRecord> {
-    return this.#task(async () => {
-      await this.#log.checkIntact();
-      return this.#gate.answer(callId, body, sender);
+    return this.#life.run(async () => {
+      await this.#parts.log.checkIntact();
+      return this.#parts.gate.answer(callId, body, sender);
     });
   }
 
   /** Set the session's own approval policy and/or approval mode, as a log entry. */
   setApprovalPolicy(body: ApprovalPolicyBody): Promise<ApprovalPolicyAnswer> {
-    return this.#task(() => setApprovalPolicy(this.#port, body));
+    return this.#life.run(() => setApprovalPolicy(this.#parts.port, body));
   }
 
   /** Set (or clear: null) the session's own budget, as a `budget_changed` entry. */
   setBudget(budget: Parameters<typeof setBudget>[1]): Promise<void> {
-    return this.#task(() => setBudget(this.#port, budget));
+    return this.#life.run(() => setBudget(this.#parts.port, budget));
   }
 
   /**
@@ -198,13 +181,13 @@ export class SessionActor {
    * the history read after, outside it (a reconnect never holds up the session's commits).
    */
   async snapshot(tail?: number): Promise<SessionSnapshot> {
-    const parts = await this.#task(() => this.#snapshotParts(this.cursor));
+    const parts = await this.#life.run(() => this.#snapshotParts(this.cursor));
     return finishSnapshot(parts, tail, this.sessionId, this.#services);
   }
 
   /** The first batch of a stream attach: a replay after `after`, or a reset with a snapshot. */
   async openStream(after: StreamCursor | null, tail?: number): Promise<FirstBatch> {
-    const { read, parts } = await this.#task(async () => {
+    const { read, parts } = await this.#life.run(async () => {
       const read = this.feed.read(after);
       if (read.kind === "events") return { read, parts: null };
       const cursor = { generation: this.feed.generation, sequence: read.cursor };
@@ -218,12 +201,12 @@ export class SessionActor {
 
   /** The log as committed, for a history page (outside the mailbox); a corrupt session's read whole. */
   historyLog(): Promise<HistoryLog> {
-    return this.#log.readableLog();
+    return this.#parts.log.readableLog();
   }
 
   /** A whole log read from storage must hold what this actor committed (throws LogCorruptError, marking the session). */
   confirmRead(entries: readonly PositionedEntry[]): void {
-    this.#log.confirmRead(entries);
+    this.#parts.log.confirmRead(entries);
   }
 
   /**
@@ -231,17 +214,17 @@ export class SessionActor {
    * of an idle session is admitted in the same commit as its turn's start.
    */
   submit(inputId: string, intent: InputIntent, source: InputSource): Promise<InputReceipt> {
-    return this.#task(async () => {
+    return this.#life.run(async () => {
       // The shortcut's commit compares the log's head itself (a log changed behind the
       // daemon's back makes it fail and marks the session corrupt, which the check reports).
-      const started = await this.#turns.admitAndStart(inputId, intent, source);
+      const started = await this.#parts.turns.admitAndStart(inputId, intent, source);
       // Its commit told the supervisor the summary changed.
       if (started !== null) return started;
-      await this.#log.checkIntact();
-      const admission = await this.#inputs.admit(inputId, intent, source);
+      await this.#parts.log.checkIntact();
+      const admission = await this.#parts.inputs.admit(inputId, intent, source);
       if (admission.created) {
         this.#supervisor.summaryChanged(this);
-        queueMicrotask(() => this.#turns.kick());
+        queueMicrotask(() => this.#parts.turns.kick());
       }
       return admission.receipt;
     });
@@ -255,18 +238,18 @@ export class SessionActor {
   interrupt(turnId: string | null, throughOrder: number): Promise<InterruptResult> {
     // Stop the model at once; the bookkeeping waits its turn in the mailbox.
     const stopped =
-      turnId !== null && this.#turns.turn?.id === turnId ? this.#turns.requestInterrupt() : null;
-    return this.#task(() => this.#turns.recordInterrupt(turnId, stopped, throughOrder));
+      turnId !== null && this.#parts.turns.turn?.id === turnId ? this.#parts.turns.requestInterrupt() : null;
+    return this.#life.run(() => this.#parts.turns.recordInterrupt(turnId, stopped, throughOrder));
   }
 
   /** Cancel one input: drop it from the queue, or interrupt the turn it alone belongs to. */
   cancelInput(inputId: string): Promise<CancelResult> {
-    return this.#task(() => this.#turns.cancelInput(inputId));
+    return this.#life.run(() => this.#parts.turns.cancelInput(inputId));
   }
 
   /** The receipt of one of this session's inputs (404 input_unknown when it has none such). */
   receipt(inputId: string): Promise<InputReceipt> {
-    return this.#inputs.receipt(inputId);
+    return this.#parts.inputs.receipt(inputId);
   }
 
   /**
@@ -274,8 +257,8 @@ export class SessionActor {
    * on (a running turn keeps what it started with); logged as `config_changed`.
    */
   changeSettings(patch: SessionSettingsBody): Promise<SessionSettings> {
-    return this.#task(() =>
-      changeSettings(this.#port, this.#services.describeProvider, () => this.#row(), patch),
+    return this.#life.run(() =>
+      changeSettings(this.#parts.port, this.#services.describeProvider, () => this.#row(), patch),
     );
   }
 
@@ -285,13 +268,13 @@ export class SessionActor {
    * compaction runs, and when nothing would be summarized. Turns wait until it has ended.
    */
   compact(): Promise<CompactAnswer> {
-    return this.#task(async () => {
-      await this.#log.checkIntact();
-      if (this.#compactor.running) throw new CompactionRunningError(this.sessionId);
-      if (this.#turns.busy) throw new SessionBusyError(this.sessionId);
+    return this.#life.run(async () => {
+      await this.#parts.log.checkIntact();
+      if (this.#parts.compactor.running) throw new CompactionRunningError(this.sessionId);
+      if (this.#parts.turns.busy) throw new SessionBusyError(this.sessionId);
       const row = await this.#row();
-      return startCompaction(this.#port, this.#services.bindClient, this.#compactor, row, () => {
-        if (!this.#stopped) this.#turns.kick();
+      return startCompaction(this.#parts.port, this.#services.bindClient, this.#parts.compactor, row, () => {
+        if (!this.#life.stopped) this.#parts.turns.kick();
       });
     });
   }
@@ -301,99 +284,49 @@ export class SessionActor {
    * way out when a provider keeps refusing something in the history. Refused while busy (turn, compaction).
    */
   repair(from: number, to: number | undefined): Promise<RepairAnswer> {
-    return this.#task(async () => {
-      await this.#log.checkIntact();
+    return this.#life.run(async () => {
+      await this.#parts.log.checkIntact();
       if (this.busy) throw new SessionBusyError(this.sessionId);
-      return repairContext(this.#port, from, to);
+      return repairContext(this.#parts.port, from, to);
     });
   }
 
   /** Delete the session: its log and every row. Refused while a turn runs. */
   delete(): Promise<void> {
-    return this.#task(async () => {
+    return this.#life.run(async () => {
       if (this.busy) throw new SessionBusyError(this.sessionId);
       // Storage first: if it refuses, the session stays as it was and keeps its actor.
       await this.#services.storage.deleteSession(this.sessionId);
-      this.#stop("deleted");
+      this.#life.close("deleted");
       this.#supervisor.deleted(this);
     });
   }
 
   /** Run what waits: recover a turn a crash cut short, or start one for queued inputs. */
   recoverOrKick(): Promise<void> {
-    return this.#turns.recoverOrKick();
+    return this.#parts.turns.recoverOrKick();
   }
 
   /** A read of the stored log failed verification: the session takes nothing more (its turn stops). */
   markCorrupt(error: LogCorruptError): void {
-    this.#log.markCorrupt(error);
+    this.#parts.log.markCorrupt(error);
   }
 
   /**
    * Stop the actor, aborting a running turn: after a debug restart it ends `failed`; at shutdown, or
    * with the lease lost, it is left `running` for the next start (or the new owner) to recover.
    */
-  async stop(reason: StopReason): Promise<void> {
-    if (this.#stopped || this.#stopping) return;
-    // From here no new turn starts, even for inputs still queued (the next actor takes them).
-    this.#stopping = true;
-    if (reason !== "shutdown" && reason !== "lease_lost") {
-      const turn = this.#turns.abortFor("crashed");
-      if (turn !== null) {
-        await turn.done;
-        // The turn's end (its log entries and turn row) is queued in the mailbox: let it finish.
-        await this.#mailbox.idle();
-      }
-      this.#stop(reason);
-      return;
-    }
-    this.#stop(reason);
-    this.#turns.abortFor("shutdown");
+  stop(reason: StopReason): Promise<void> {
+    return this.#life.stop(reason);
   }
 
   /** Everything a snapshot holds but its history, and the log to read that from (in the mailbox). */
   #snapshotParts(cursor: StreamCursor): Promise<SnapshotParts> {
-    this.#lastUsedAt = this.#services.now();
-    const parts = { log: this.#log, inputs: this.#inputs, gate: this.#gate, compactor: this.#compactor };
-    return snapshotParts(parts, this.#turns.status, cursor, () => this.#row(), this.#services);
+    this.#life.touch();
+    return snapshotParts(this.#parts, this.#parts.turns.status, cursor, () => this.#row(), this.#services);
   }
 
   #row(): Promise<SessionRow> {
     return requiredRow(this.#services.storage, this.sessionId);
-  }
-
-  /** Queue a task; a stopped actor refuses new work. */
-  #task<T>(task: () => Promise<T> | T): Promise<T> {
-    if (this.#stopped) return Promise.reject(new ActorStoppedError(this.sessionId));
-    this.#lastUsedAt = this.#services.now();
-    return this.#mailbox.run(() => {
-      if (this.#stopped) throw new ActorStoppedError(this.sessionId);
-      return task();
-    });
-  }
-
-  #stop(reason: StopReason): void {
-    if (this.#stopped) return;
-    this.#stopped = true;
-    this.#compactor.abort();
-    this.#turns.dispose();
-    this.feed.close();
-    this.#services.logger.info({ session_id: this.sessionId, reason }, "session actor stopped");
-  }
-
-  /** An unexpected failure: end the turn as failed if possible, stop, and let the supervisor replace us. */
-  #crash(error: unknown): void {
-    if (this.#stopped) return;
-    if (error instanceof WriteFencedError) {
-      // Not a crash: the session's lease moved on (a takeover, or a newer claim of this node).
-      // Stop as for a lost lease, writing nothing more; the supervisor does not restart it.
-      void this.stop("lease_lost");
-      this.#supervisor.crashed(this, error);
-      return;
-    }
-    this.#services.logger.error({ session_id: this.sessionId, err: error }, "session actor crashed");
-    void this.#turns.failOnCrash(error);
-    this.#stop("crashed");
-    this.#supervisor.crashed(this, error);
   }
 }

@@ -4,7 +4,7 @@
  * input queue, the approval gate, the compactor and the turn scheduler.
  *
  * Boundary rule: built once per actor (actor/session-actor.ts), which owns the feed and the
- * mailbox the port reaches.
+ * mailbox (actor/actor-lifecycle.ts) the port reaches.
  */
 import type { RestoredLog } from "../../log/tail-restore.js";
 import { ApprovalGate } from "../approval/approval-gate.js";

@@ -10,6 +10,7 @@ import { SessionRetention } from "../actor/session-retention.js";
 import type { ClusterConfigFeed } from "../cluster/cluster-config-feed.js";
 import type { ClusterNode } from "../cluster/cluster-node.js";
 import { workspaceMissingOnNode } from "../cluster/node-workspace.js";
+import type { WakeUpConnection } from "../cluster/wake-up-connection.js";
 import { problem } from "../http/problem.js";
 import type { DaemonNotifications } from "../notify/daemon-notifications.js";
 import type { ApiKeys } from "../process/api-key-lookup.js";
@@ -35,6 +36,8 @@ export interface DaemonParts {
   env: NodeJS.ProcessEnv;
   storage: SessionStorage;
   cluster: ClusterNode | null;
+  /** The node's one wake-up connection, which the cluster's parts subscribe to (null on SQLite). */
+  wakeUps: WakeUpConnection | null;
   /** The cluster's shared config this node follows (null on SQLite). */
   sharedConfig: ClusterConfigFeed | null;
   providers: ProviderConfigSource;

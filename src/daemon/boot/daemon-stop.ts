@@ -24,10 +24,10 @@ export interface StoppableServing {
   lock: HomeLock;
   /** The metrics, exported once more at the end when they are pushed. */
   metrics: DaemonMetrics;
-  /** The cross-node wake-ups of waiting task calls (null off a cluster): their connection ends. */
-  taskWakeUps: { stop(): Promise<void> } | null;
-  /** The scheduler's wake-up connection (null off a cluster): it ends once the scheduler stopped. */
-  scheduleWakeUps: { stop(): Promise<void> } | null;
+  /** The cross-node wake-ups of waiting task calls (null off a cluster): they stop being heard. */
+  taskWakeUps: { stop(): void } | null;
+  /** The scheduler's wake-ups (null off a cluster): they stop being heard once the scheduler stopped. */
+  scheduleWakeUps: { unsubscribe(): void } | null;
 }
 
 /** The daemon's stop: `shutdown` (idempotent: every call gets the one drain) and `stopped`. */
@@ -52,7 +52,7 @@ export function daemonStop(parts: DaemonParts, serving: StoppableServing): Daemo
       // Streams relayed through this node end now: their clients resume on another node.
       serving.relays()?.closeAll();
       await serving.scheduler.stop();
-      await serving.scheduleWakeUps?.stop();
+      serving.scheduleWakeUps?.unsubscribe();
       // Another live node recovers a cut turn at once: wait only for tools that are running.
       await serving.retention.stop();
       const handOff = cluster !== null && (await cluster.othersLive().catch(() => false));
@@ -61,8 +61,10 @@ export function daemonStop(parts: DaemonParts, serving: StoppableServing): Daemo
       await parts.notifications.stop();
       // Hand the sessions off at once: released leases, and a wake-up for the other nodes.
       await cluster?.stop();
-      await serving.taskWakeUps?.stop();
-      await parts.sharedConfig?.stop();
+      serving.taskWakeUps?.stop();
+      parts.sharedConfig?.stop();
+      // Every subscriber above is gone: the node's wake-up connection ends.
+      await parts.wakeUps?.stop();
       // Stop accepting and cut the streams before stopping the MCP servers, which may take
       // seconds: a client whose stream ended reconnects at once, and a listener still open
       // then would take it in and the close would wait on it.

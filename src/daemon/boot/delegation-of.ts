@@ -76,18 +76,19 @@ export function delegationParts(
 }
 
 /**
- * On a cluster, the wake-ups of waiting `task` calls across nodes, listening (null on SQLite):
- * announce each turn end and approval change through it, and the hub hears of other nodes'.
+ * On a cluster, the wake-ups of waiting `task` calls across nodes, heard on the node's wake-up
+ * connection (null on SQLite): announce each turn end and approval change through it, and the
+ * hub hears of other nodes'.
  */
 export async function taskWakeUpsOf(parts: DaemonParts, hub: TaskHub): Promise<TaskWakeUps | null> {
-  const { storage, settings } = parts;
-  if (!(storage instanceof PgSessionStorage) || settings.database.kind !== "postgres") return null;
-  const wakeUps = new TaskWakeUps(storage.pool, parts.logger, {
+  const { storage } = parts;
+  if (!(storage instanceof PgSessionStorage) || parts.wakeUps === null) return null;
+  const taskWakeUps = new TaskWakeUps(storage.pool, {
     turnEnded: (sessionId) => hub.wake(sessionId),
     approvalsChanged: (sessionId) => hub.approvalsChanged(sessionId),
   });
-  await wakeUps.start({ connectionString: settings.database.url });
-  return wakeUps;
+  await taskWakeUps.start(parts.wakeUps);
+  return taskWakeUps;
 }
 
 /**

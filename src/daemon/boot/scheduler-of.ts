@@ -1,11 +1,10 @@
 /** The scheduler of a daemon: fires the schedules in its database (every node runs one). */
 import type { SessionRegistry } from "../actor/session-registry.js";
 import { SessionOwnedElsewhereError } from "../cluster/session-owned-elsewhere.js";
-import { WakeUpListener } from "../cluster/wake-up-listener.js";
+import type { WakeUpSubscription } from "../cluster/wake-up-connection.js";
 import type { RouteServices } from "../routes/route-services.js";
 import { createNewSession } from "../routes/session-creation-route.js";
 import { Scheduler } from "../schedule/scheduler.js";
-import { PgSessionStorage } from "../storage/pg-session-storage.js";
 import { schedulesChannel } from "../storage/schedules-table.js";
 import type { DaemonParts } from "./daemon-services.js";
 import { schedulerSleepMs } from "./longest-sleep.js";
@@ -33,23 +32,16 @@ export function schedulerOf(
 }
 
 /**
- * On a cluster, the scheduler's wake-up connection, listening (null on SQLite): every node's
- * schedule changes are NOTIFYed at commit (schedules-table.ts), and each wakes `scheduler`, as
- * does the connection's coming back after a loss (what was announced meanwhile is lost, the
- * look finds it). Start it before the scheduler, whose first tick reads the table anyway.
+ * On a cluster, the scheduler's wake-ups, heard on the node's wake-up connection (null on
+ * SQLite): every node's schedule changes are NOTIFYed at commit (schedules-table.ts), and each
+ * wakes `scheduler`, as does the connection's coming back after a loss (what was announced
+ * meanwhile is lost, the look finds it). Subscribe before the scheduler starts, whose first tick
+ * reads the table anyway.
  */
 export async function scheduleWakeUpsOf(
   parts: DaemonParts,
   scheduler: Scheduler,
-): Promise<WakeUpListener | null> {
-  const { storage, settings } = parts;
-  if (!(storage instanceof PgSessionStorage) || settings.database.kind !== "postgres") return null;
-  const listener = new WakeUpListener(
-    { connectionString: settings.database.url },
-    schedulesChannel,
-    parts.logger,
-    () => scheduler.wake(),
-  );
-  await listener.start();
-  return listener;
+): Promise<WakeUpSubscription | null> {
+  if (parts.wakeUps === null) return null;
+  return parts.wakeUps.subscribe(schedulesChannel, () => scheduler.wake());
 }

@@ -21,7 +21,7 @@ import {
   type StoredConfig,
   unreadableError,
 } from "./cluster-config-store.js";
-import { WakeUpListener } from "./wake-up-listener.js";
+import type { WakeUpConnection, WakeUpSubscription } from "./wake-up-connection.js";
 
 /** The shared config as this node holds it. */
 export interface SharedConfigState {
@@ -37,7 +37,7 @@ export class ClusterConfigFeed {
   readonly #providers: ProviderConfigSource;
   readonly #logger: SessionLogger;
   readonly #pollMs: number;
-  #listener: WakeUpListener | null = null;
+  #listening: WakeUpSubscription | null = null;
   #timer: NodeJS.Timeout | null = null;
   #state: SharedConfigState = { version: 0, entries: [], error: null };
   /** What is in force and what was refused here last (version and entries), so each is acted on once. */
@@ -54,11 +54,10 @@ export class ClusterConfigFeed {
     this.#pollMs = pollMs;
   }
 
-  /** Read the shared config, then follow its changes (throws when the database cannot be read now). */
-  async start(connection: pg.ClientConfig): Promise<void> {
+  /** Read the shared config, then follow its changes, told of them on `wakeUps` (throws when the database cannot be read now). */
+  async start(wakeUps: WakeUpConnection): Promise<void> {
     this.#apply(await readStoredConfig(this.#pool));
-    this.#listener = new WakeUpListener(connection, configChannel, this.#logger, () => void this.refresh());
-    await this.#listener.start();
+    this.#listening = await wakeUps.subscribe(configChannel, () => void this.refresh());
     this.#timer = setInterval(() => void this.refresh(), this.#pollMs);
     this.#timer.unref();
   }
@@ -108,10 +107,11 @@ export class ClusterConfigFeed {
   }
 
   /** Stop following changes. */
-  async stop(): Promise<void> {
+  stop(): void {
     if (this.#timer !== null) clearInterval(this.#timer);
     this.#timer = null;
-    await this.#listener?.stop();
+    this.#listening?.unsubscribe();
+    this.#listening = null;
   }
 
   /** Put a stored config in force unless an as new one already is; a bad one is logged once. */

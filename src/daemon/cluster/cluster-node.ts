@@ -39,10 +39,10 @@ import { ProfileWarnings } from "./profile-warnings.js";
 import { SessionOwnedElsewhereError } from "./session-owned-elsewhere.js";
 import { unstackedInterval } from "./unstacked-interval.js";
 import { UntrustedKeyWarnings } from "./untrusted-keys.js";
-import { WakeUpListener } from "./wake-up-listener.js";
+import type { WakeUpConnection, WakeUpSubscription } from "./wake-up-connection.js";
 
 /** The channel nodes wake each other on (payload: a session id with work, or "scan"). */
-export const wakeChannel = "skein_cluster";
+const wakeChannel = "skein_cluster";
 
 export interface ClusterOptions {
   nodeId: string;
@@ -83,7 +83,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
   readonly #untrustedKeys: UntrustedKeyWarnings;
   readonly #profileWarnings: ProfileWarnings;
   #lastError: { message: string; at: number } | null = null;
-  #wakeUps: WakeUpListener | null = null;
+  #wakeUps: WakeUpSubscription | null = null;
   #timers: NodeJS.Timeout[] = [];
   #stopped = false;
 
@@ -106,8 +106,8 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     this.#untrustedKeys = new UntrustedKeyWarnings(options.signer, options.logger);
   }
 
-  /** Register, trust the other nodes' keys, listen for wake-ups and start the timers. */
-  async start(connection: pg.ClientConfig): Promise<void> {
+  /** Register, trust the other nodes' keys, listen for wake-ups on `wakeUps` and start the timers. */
+  async start(wakeUps: WakeUpConnection): Promise<void> {
     await registerNode(this.#pool, {
       id: this.nodeId,
       url: this.url,
@@ -121,8 +121,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     await runPg(this.#pool, heartbeatProgram(this.nodeId, this.#status()));
     this.#profileWarnings.check(await this.nodes());
     this.#held.renewedNow();
-    this.#wakeUps = new WakeUpListener(connection, wakeChannel, this.#options.logger, () => this.wake());
-    await this.#wakeUps.start();
+    this.#wakeUps = await wakeUps.subscribe(wakeChannel, () => this.wake());
     // Renew at a third of the lease: two renewals may fail before a lease can expire.
     const pollMs = this.#options.pollMs ?? Math.max(250, Math.floor(this.leaseMs / 4));
     this.#timers.push(
@@ -299,7 +298,7 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
     for (const sessionId of this.#held.sessions()) await this.release(sessionId);
     await runPg(this.#pool, nodeStoppedProgram(this.nodeId)).catch(() => undefined);
     await this.#pool.query("SELECT pg_notify($1, 'scan')", [wakeChannel]).catch(() => undefined);
-    await this.#wakeUps?.stop();
+    this.#wakeUps?.unsubscribe();
   }
 
   async #renew(): Promise<void> {

@@ -13,8 +13,7 @@
  * next start; the child's own stream and snapshot always have it.
  */
 import type pg from "pg";
-import type { SessionLogger } from "../session/session-services.js";
-import { WakeUpListener } from "./wake-up-listener.js";
+import type { WakeUpConnection, WakeUpSubscription } from "./wake-up-connection.js";
 
 /** The channel turn ends and approval changes are announced on. */
 const taskChannel = "skein_task";
@@ -32,27 +31,24 @@ export interface TaskAnnouncements {
 
 export class TaskWakeUps {
   readonly #pool: pg.Pool;
-  readonly #logger: SessionLogger;
   readonly #heard: TaskAnnouncements;
-  #listener: WakeUpListener | null = null;
+  #listening: WakeUpSubscription | null = null;
 
   /** Announce through `pool`; `heard` hears each announcement (this node's too). */
-  constructor(pool: pg.Pool, logger: SessionLogger, heard: TaskAnnouncements) {
+  constructor(pool: pg.Pool, heard: TaskAnnouncements) {
     this.#pool = pool;
-    this.#logger = logger;
     this.#heard = heard;
   }
 
-  /** Listen with `connection` (throws when the database cannot be reached now). */
-  async start(connection: pg.ClientConfig): Promise<void> {
-    this.#listener = new WakeUpListener(connection, taskChannel, this.#logger, (payload) => {
+  /** Listen on `wakeUps`. */
+  async start(wakeUps: WakeUpConnection): Promise<void> {
+    this.#listening = await wakeUps.subscribe(taskChannel, (payload) => {
       // "" after a lost connection came back: nothing to name, the polls find what was missed.
       if (payload === "") return;
       if (payload.startsWith(approvalsPrefix))
         this.#heard.approvalsChanged(payload.slice(approvalsPrefix.length));
       else this.#heard.turnEnded(payload);
     });
-    await this.#listener.start();
   }
 
   /** Tell every node that a turn of `sessionId` ended (fire and forget). */
@@ -67,14 +63,13 @@ export class TaskWakeUps {
   }
 
   #notify(payload: string): void {
-    if (this.#listener === null) return;
+    if (this.#listening === null) return;
     this.#pool.query("SELECT pg_notify($1, $2)", [taskChannel, payload]).catch(() => undefined);
   }
 
-  /** Stop listening. */
-  async stop(): Promise<void> {
-    const listener = this.#listener;
-    this.#listener = null;
-    await listener?.stop();
+  /** Stop listening and announcing. */
+  stop(): void {
+    this.#listening?.unsubscribe();
+    this.#listening = null;
   }
 }

@@ -1,16 +1,25 @@
 /**
  * Schedules: `POST`/`GET /schedules`, `GET`/`PATCH`/`DELETE /schedules/{id}`. A schedule fires a
  * prompt into a session (or a new session each time) on a cron expression or at one time; the
- * scheduler (daemon/schedule/scheduler.ts) fires it, here it is only checked and stored.
+ * scheduler (daemon/schedule/scheduler.ts) fires it, here it is only checked and stored. The
+ * listing comes in pages (schedule-list-page.ts): each schedule shown reads its last turn.
  *
  * Boundary rule: a schedule is checked whole (timing, time zone, target session or new-session
  * workspace and profile) before anything is stored: a refused one leaves no row.
  */
 import { type Static, Type } from "typebox";
-import type { CreateScheduleBody, PatchScheduleBody, Schedule } from "../../api/schedules.js";
+import { defaultSchedulePageSize, maxSchedulePageSize } from "../../api/schedule-page-size.js";
+import type {
+  CreateScheduleBody,
+  PatchScheduleBody,
+  Schedule,
+  ScheduleList,
+  ScheduleListQuery,
+} from "../../api/schedules.js";
 import {
   CreateScheduleBodySchema,
   PatchScheduleBodySchema,
+  ScheduleListQuerySchema,
   ScheduleListSchema,
   ScheduleSchema,
 } from "../../api/schemas/schedules.js";
@@ -24,6 +33,7 @@ import { checkedBudget } from "./budget-body.js";
 import { checkIdShape } from "./client-id.js";
 import { answerWith } from "./daemon-problem.js";
 import type { RouteServices } from "./route-services.js";
+import { nextScheduleToken, schedulePageOf } from "./schedule-list-page.js";
 import { checkWorkspace } from "./workspace-check.js";
 
 const ScheduleParams = Type.Object({ id: Type.String() });
@@ -64,11 +74,23 @@ export function registerScheduleRoutes(
       },
     },
     GET: {
-      schema: { response: { 200: ScheduleListSchema } },
-      config: { role: "viewer", doc: { summary: "Every schedule, oldest first" } },
-      handler: async () => {
-        const rows = await answerWith(() => storage.listSchedules());
-        return { schedules: await Promise.all(rows.map((row) => withLastTurn(services, row))) };
+      schema: { querystring: ScheduleListQuerySchema, response: { 200: ScheduleListSchema } },
+      config: {
+        role: "viewer",
+        doc: {
+          summary: "A page of schedules, oldest first",
+          description:
+            `\`limit\` schedules (default ${defaultSchedulePageSize}, at most ${maxSchedulePageSize}); ` +
+            "the answer's `next` names the page after (null after the last).",
+        },
+      },
+      handler: async (request): Promise<ScheduleList> => {
+        const page = schedulePageOf(request.query as ScheduleListQuery);
+        // One row more than the page: whether another page follows, without counting.
+        const rows = await answerWith(() => storage.listSchedules({ ...page, limit: page.limit + 1 }));
+        const shown = rows.slice(0, page.limit);
+        const schedules = await Promise.all(shown.map((row) => withLastTurn(services, row)));
+        return { schedules, next: nextScheduleToken(rows, page.limit) };
       },
     },
   });
@@ -180,7 +202,6 @@ function timingOfBody(body: CreateScheduleBody): ScheduleTiming {
   return { kind: "cron", cron: body.cron ?? "", timezone: body.timezone ?? null };
 }
 
-/** A stored schedule on the wire. */
 /** A stored schedule on the wire, with the turn of its last firing (its input's receipt's). */
 async function withLastTurn(services: RouteServices, row: ScheduleRow): Promise<Schedule> {
   if (row.lastSessionId === null || row.lastInputId === null) return scheduleOf(row, null);

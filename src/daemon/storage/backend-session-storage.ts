@@ -55,6 +55,7 @@ import {
   getScheduleProgram,
   insertScheduleProgram,
   listSchedulesProgram,
+  type SchedulePage,
   type ScheduleRow,
   setSchedulePausedProgram,
 } from "./schedules-table.js";
@@ -309,8 +310,8 @@ export class BackendSessionStorage<Tx> implements SessionStorage {
     return this.#shared.backend.read(getScheduleProgram(id));
   }
 
-  listSchedules(): Promise<ScheduleRow[]> {
-    return this.#shared.backend.read(listSchedulesProgram());
+  listSchedules(page: SchedulePage): Promise<ScheduleRow[]> {
+    return this.#shared.backend.read(listSchedulesProgram(page));
   }
 
   dueSchedules(now: number, limit: number): Promise<ScheduleRow[]> {

@@ -335,6 +335,14 @@ export const migrations: readonly Migration[] = [
       "CREATE INDEX budget_usage_by_schedule ON budget_usage (schedule, day, tokens, cost_nanos) WHERE schedule <> ''",
     ],
   },
+  {
+    version: 17,
+    statements: [
+      // `GET /schedules` pages by (created_at, id), oldest first (schedules-table.ts): a page
+      // is a range of this index, not a sort of every schedule.
+      "CREATE INDEX schedules_by_creation ON schedules (created_at, id)",
+    ],
+  },
 ];
 
 /** The schema version this daemon writes. */

@@ -134,9 +134,36 @@ export function* getScheduleProgram(id: string): SqlProgram<ScheduleRow | null> 
   return record === undefined ? null : rowOf(record);
 }
 
-/** Every schedule, oldest first. */
-export function* listSchedulesProgram(): SqlProgram<ScheduleRow[]> {
-  const records = yield* all<ScheduleRecord>(`SELECT ${columns} FROM schedules ORDER BY created_at, id`);
+/** Where a listing page starts: after the schedule with this creation time and id. */
+interface ScheduleListKey {
+  createdAt: number;
+  id: string;
+}
+
+/** One page of the listing: at most `limit` schedules, after `after` (from the oldest without it). */
+export interface SchedulePage {
+  limit: number;
+  after?: ScheduleListKey;
+}
+
+/**
+ * A page of schedules, oldest first (creation time, then id): a keyset range of the
+ * `schedules_by_creation` index, so a page costs the same wherever it starts.
+ */
+export function* listSchedulesProgram(page: SchedulePage): SqlProgram<ScheduleRow[]> {
+  const limit = limitClause(page.limit);
+  const { after } = page;
+  // The first condition alone is a range of the index; the second leaves out what the key passed.
+  const records =
+    after === undefined
+      ? yield* all<ScheduleRecord>(`SELECT ${columns} FROM schedules ORDER BY created_at, id ${limit}`)
+      : yield* all<ScheduleRecord>(
+          `SELECT ${columns} FROM schedules WHERE created_at >= ? AND (created_at > ? OR id > ?)
+           ORDER BY created_at, id ${limit}`,
+          after.createdAt,
+          after.createdAt,
+          after.id,
+        );
   return records.map(rowOf);
 }
 

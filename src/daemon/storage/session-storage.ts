@@ -26,7 +26,7 @@ import type { Admission, InputRow, NewInput } from "./inputs-table.js";
 import type { ClaimedNotification, NewNotification, NotificationSettlement } from "./outbox-table.js";
 import type { RejectedCreation } from "./rejected-creations-table.js";
 import type { RetentionCandidate } from "./retention-table.js";
-import type { FiringRecord, ScheduleRow } from "./schedules-table.js";
+import type { FiringRecord, SchedulePage, ScheduleRow } from "./schedules-table.js";
 import type { NewSession, SessionListFilter, SessionPage, SessionRow } from "./sessions-table.js";
 import type { TurnRow } from "./turns-table.js";
 
@@ -269,7 +269,8 @@ export interface SessionStorage {
   /** Store a new schedule; false (nothing written) when its id is taken. */
   createSchedule(row: ScheduleRow): Promise<boolean>;
   getSchedule(id: string): Promise<ScheduleRow | null>;
-  listSchedules(): Promise<ScheduleRow[]>;
+  /** A page of the schedules, oldest first (creation time, then id). */
+  listSchedules(page: SchedulePage): Promise<ScheduleRow[]>;
   /** Schedules not paused whose next firing is at or before `now`, the most overdue first. */
   dueSchedules(now: number, limit: number): Promise<ScheduleRow[]>;
   /** The earliest next firing of a schedule not paused, or null. */

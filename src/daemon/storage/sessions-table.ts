@@ -219,7 +219,7 @@ export function getSession(db: DaemonDatabase, sessionId: string): SessionRow | 
 }
 
 /** Where a listing page starts: after the row with this activity time and id (keyset, see `SessionPage`). */
-export interface SessionListKey {
+interface SessionListKey {
   activityAt: number;
   id: string;
 }

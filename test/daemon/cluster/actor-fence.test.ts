@@ -33,6 +33,7 @@ import {
   testSessionRequest,
 } from "../session/session-services.js";
 import { quiet, type StartedNode, start, ts, withNodesOnFreshSchema } from "./nodes-on-schema.js";
+import { wakeUpsOn } from "./wake-ups-on.js";
 
 interface Node extends StartedNode {
   /** Sessions claimed by the node's scan. */
@@ -73,9 +74,9 @@ async function startNode(
     lost: (sessionId, epoch) => options.registry?.()?.leaseLost(sessionId, epoch),
   });
   storage.fenceWith(node);
-  const started = { storage, node, adopted };
+  const started = { storage, node, adopted, wakeUps: await wakeUpsOn(appUrl()) };
   cluster.nodes.push(started);
-  await node.start({ connectionString: appUrl() });
+  await node.start(started.wakeUps);
   return started;
 }
 

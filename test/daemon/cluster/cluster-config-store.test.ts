@@ -21,6 +21,7 @@ import { ProviderConfigError } from "../../../src/home/provider-config.js";
 import { HeadSigner } from "../../../src/log/head-signer.js";
 import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
 import { newHome, removeTempRoots } from "../process/temp-home.js";
+import { wakeUpsOn } from "./wake-ups-on.js";
 
 const quiet = { info: () => {}, warn: () => {}, error: () => {} };
 const profile = { protocol: "chat_completions", baseUrl: "http://127.0.0.1:9/v1", model: "m" };
@@ -121,7 +122,8 @@ describe("the shared config store", () => {
     const providers = new ProviderConfigSource(home);
     // Polling once an hour: only the notification can bring the change in time.
     const feed = new ClusterConfigFeed(storage.pool, providers, quiet, 3_600_000);
-    await feed.start({ connectionString: schema.url });
+    const wakeUps = await wakeUpsOn(schema.url);
+    await feed.start(wakeUps);
     try {
       expect(feed.state.version).toBe(0);
       await changeStoredConfig(
@@ -134,7 +136,8 @@ describe("the shared config store", () => {
       expect(feed.state.version).toBe(1);
       expect(providers.resolveProfile("p").profile.model).toBe("m");
     } finally {
-      await feed.stop();
+      feed.stop();
+      await wakeUps.stop();
     }
   });
 });
@@ -149,7 +152,8 @@ describe("a shared config row that is not JSON", () => {
     const errors: string[] = [];
     const logger = { ...quiet, error: (_: object, message: string) => errors.push(message) };
     const feed = new ClusterConfigFeed(storage.pool, new ProviderConfigSource(newHome()), logger, 3_600_000);
-    await feed.start({ connectionString: schema.url });
+    const wakeUps = await wakeUpsOn(schema.url);
+    await feed.start(wakeUps);
     try {
       expect(feed.state.error).toMatch(/entry providers\/hand is not JSON/);
       expect(errors).toEqual(["cluster config not used; the last good one stays in force"]);
@@ -160,7 +164,8 @@ describe("a shared config row that is not JSON", () => {
       await feed.change({ section: "providers", name: "p", value: profile });
       expect(feed.state).toMatchObject({ version: 2, error: null });
     } finally {
-      await feed.stop();
+      feed.stop();
+      await wakeUps.stop();
     }
   });
 });

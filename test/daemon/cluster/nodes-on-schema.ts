@@ -4,6 +4,7 @@
  * after the test before the schema is dropped; and what the tests' sessions start with.
  */
 import type { ClusterNode } from "../../../src/daemon/cluster/cluster-node.js";
+import type { WakeUpConnection } from "../../../src/daemon/cluster/wake-up-connection.js";
 import type { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
 import type { LogEntry } from "../../../src/log/entries.js";
 import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
@@ -20,6 +21,8 @@ export const quiet = { info: () => {}, warn: () => {}, error: () => {} };
 export interface StartedNode {
   storage: PgSessionStorage;
   node: ClusterNode;
+  /** Its wake-up connection, once started (stopped after the node). */
+  wakeUps?: WakeUpConnection;
 }
 
 /**
@@ -33,8 +36,9 @@ export function withNodesOnFreshSchema<N extends StartedNode>(
   return startedForEachTest(
     async () => ({ schema: await createPgSchema(prefix), nodes: [] as N[] }),
     async ({ schema, nodes }) => {
-      for (const { node, storage } of nodes) {
+      for (const { node, wakeUps, storage } of nodes) {
         await node.stop();
+        await wakeUps?.stop();
         await storage.close();
       }
       await afterNodes();

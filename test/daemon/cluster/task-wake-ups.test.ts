@@ -8,21 +8,23 @@ import pg from "pg";
 import { v7 as uuidv7 } from "uuid";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TaskWakeUps } from "../../../src/daemon/cluster/task-wake-ups.js";
+import type { WakeUpConnection } from "../../../src/daemon/cluster/wake-up-connection.js";
 import { eventually } from "../../support/eventually.js";
 import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
-
-const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+import { wakeUpsOn } from "./wake-ups-on.js";
 
 let schema: PgSchema;
 const pools: pg.Pool[] = [];
 const nodes: TaskWakeUps[] = [];
+const connections: WakeUpConnection[] = [];
 
 beforeEach(async () => {
   schema = await createPgSchema("skein_task_wake");
 });
 
 afterEach(async () => {
-  for (const node of nodes.splice(0)) await node.stop();
+  for (const node of nodes.splice(0)) node.stop();
+  for (const connection of connections.splice(0)) await connection.stop();
   for (const pool of pools.splice(0)) await pool.end();
   await schema.drop();
 });
@@ -34,12 +36,14 @@ afterEach(async () => {
 async function startNode(heard: string[], approvals: string[] = []): Promise<TaskWakeUps> {
   const pool = new pg.Pool({ connectionString: schema.url, max: 2 });
   pools.push(pool);
-  const node = new TaskWakeUps(pool, quiet, {
+  const node = new TaskWakeUps(pool, {
     turnEnded: (sessionId) => heard.push(sessionId),
     approvalsChanged: (sessionId) => approvals.push(sessionId),
   });
   nodes.push(node);
-  await node.start({ connectionString: schema.url });
+  const wakeUps = await wakeUpsOn(schema.url);
+  connections.push(wakeUps);
+  await node.start(wakeUps);
   return node;
 }
 
@@ -75,7 +79,7 @@ describe("task wake-ups across nodes", () => {
     const onB: string[] = [];
     const a = await startNode(onA);
     const b = await startNode(onB);
-    await b.stop();
+    b.stop();
     const first = uuidv7();
     b.announce(first);
     const second = uuidv7();

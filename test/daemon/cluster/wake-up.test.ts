@@ -6,27 +6,30 @@
  */
 import { v7 as uuidv7 } from "uuid";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ClusterNode, wakeChannel } from "../../../src/daemon/cluster/cluster-node.js";
+import { ClusterNode } from "../../../src/daemon/cluster/cluster-node.js";
+import type { WakeUpConnection } from "../../../src/daemon/cluster/wake-up-connection.js";
 import { emptyPreview } from "../../../src/daemon/history/preview.js";
 import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
 import { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
 import { HeadSigner } from "../../../src/log/head-signer.js";
 import { eventually } from "../../support/eventually.js";
 import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
+import { wakeUpsOn } from "./wake-ups-on.js";
 
 const quiet = { info: () => {}, warn: () => {}, error: () => {} };
 const signer = HeadSigner.generate();
 
 let schema: PgSchema;
-const started: Array<{ node: ClusterNode; storage: PgSessionStorage }> = [];
+const started: Array<{ node: ClusterNode; wakeUps: WakeUpConnection; storage: PgSessionStorage }> = [];
 
 beforeEach(async () => {
   schema = await createPgSchema("skein_wake_up");
 });
 
 afterEach(async () => {
-  for (const { node, storage } of started.splice(0)) {
+  for (const { node, wakeUps, storage } of started.splice(0)) {
     await node.stop();
+    await wakeUps.stop();
     await storage.close();
   }
   await schema.drop();
@@ -48,16 +51,17 @@ async function startNode(name: string, adopted: string[]): Promise<ClusterNode> 
     lost: () => {},
   });
   storage.fenceWith(node);
-  started.push({ node, storage });
-  await node.start({ connectionString: url });
+  const wakeUps = await wakeUpsOn(url);
+  started.push({ node, wakeUps, storage });
+  await node.start(wakeUps);
   return node;
 }
 
 /** The backend pids of the node's wake-up connection (found by its application name). */
 async function listeners(name: string): Promise<number[]> {
   const rows = await schema.query<{ pid: number }>(
-    "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query = $2",
-    [name, `LISTEN ${wakeChannel}`],
+    "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN %'",
+    [name],
   );
   return rows.map((row) => row.pid);
 }

@@ -22,6 +22,7 @@ import { unnamedSource } from "../../support/input-source.js";
 import { MockLlmClient } from "../../support/mock-llm-client.js";
 import { createTestSession, testServices } from "../session/session-services.js";
 import { quiet, type StartedNode, start, ts, withNodesOnFreshSchema } from "./nodes-on-schema.js";
+import { wakeUpsOn } from "./wake-ups-on.js";
 
 /** The real fence of a node, counting the fence queries it runs. */
 class CountingFence implements WriteFence<pg.PoolClient> {
@@ -70,9 +71,9 @@ async function startNode(): Promise<Node> {
   });
   const fence = new CountingFence(node);
   storage.fenceWith(fence);
-  const started = { storage, node, fence, lost };
+  const started = { storage, node, fence, lost, wakeUps: await wakeUpsOn(cluster.schema.url) };
   cluster.nodes.push(started);
-  await node.start({ connectionString: cluster.schema.url });
+  await node.start(started.wakeUps);
   return started;
 }
 

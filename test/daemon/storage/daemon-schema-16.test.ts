@@ -4,37 +4,18 @@
  * the schedules' usage index only rows of a schedule; every query those indexes served answers
  * as before, and on SQLite through the new indexes.
  */
-import { join } from "node:path";
-import Database from "better-sqlite3";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pendingMigrations, schemaVersionTable } from "../../../src/daemon/storage/daemon-schema.js";
-import { currentSchemaVersion, openDaemonDatabase } from "../../../src/daemon/storage/database.js";
+import { schemaVersion } from "../../../src/daemon/storage/daemon-schema.js";
+import { currentSchemaVersion } from "../../../src/daemon/storage/database.js";
 import { lastDeliveredInputProgram } from "../../../src/daemon/storage/delivery-evidence.js";
-import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
 import { runPg } from "../../../src/daemon/storage/pg-runner.js";
-import { PgSessionStorage } from "../../../src/daemon/storage/pg-session-storage.js";
 import type { SessionStorage } from "../../../src/daemon/storage/session-storage.js";
-import { run, type SqlDialect, type SqlProgram } from "../../../src/daemon/storage/sql-program.js";
+import { run, type SqlProgram } from "../../../src/daemon/storage/sql-program.js";
 import { runSqlite } from "../../../src/daemon/storage/sqlite-runner.js";
-import { SqliteSessionStorage } from "../../../src/daemon/storage/sqlite-session-storage.js";
 import { createPgSchema, type PgSchema } from "../../support/pg-schema.js";
-import { tempFolder } from "./temp-database.js";
+import { migratedPg, migratedSqlite } from "./older-schema.js";
 
 const day = 20_000;
-
-/** The statements that make a version 15 database, schema_version included. */
-function version15(dialect: SqlDialect): string[] {
-  return [
-    schemaVersionTable(dialect),
-    ...pendingMigrations(0, "test", dialect)
-      .filter((migration) => migration.version <= 15)
-      .flatMap(({ version, statements }) => [
-        ...statements,
-        `INSERT INTO schema_version (version, applied_at) VALUES (${version}, 0)`,
-      ]),
-  ];
-}
 
 /**
  * Rows as version 15 wrote them: session `s` with a committed input, two pending ones and a
@@ -96,15 +77,9 @@ async function expectSameAnswers(storage: SessionStorage): Promise<void> {
 
 describe("migration 16 on a SQLite database of version 15", () => {
   it("swaps the three indexes, and the queries they served answer the same through the new ones", async () => {
-    const path = join(tempFolder(), "v15.sqlite");
-    const old = new Database(path);
-    for (const statement of version15("sqlite")) old.exec(statement);
-    runSqlite(old, seedProgram());
-    old.close();
-    const db = openDaemonDatabase(path);
-    const storage = new SqliteSessionStorage(db, { ownsDb: true });
+    const { db, storage } = migratedSqlite(15, seedProgram);
     try {
-      expect(currentSchemaVersion(db)).toBe(16);
+      expect(currentSchemaVersion(db)).toBe(schemaVersion);
       const indexes = db
         .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('inputs', 'turns')")
         .all() as Array<{ name: string }>;
@@ -145,16 +120,7 @@ describe("migration 16 on a PostgreSQL schema of version 15", () => {
   });
 
   it("swaps the same three indexes, and the queries they served answer the same", async () => {
-    for (const statement of version15("postgres")) await schema.query(statement);
-    // A plain pool (no migration): the seed writes what version 15 would have.
-    const seeding = new pg.Pool({ connectionString: schema.url, max: 1 });
-    try {
-      await runPg(seeding, seedProgram());
-    } finally {
-      await seeding.end();
-    }
-    const pool = await openPgDaemonDatabase(schema.url, { max: 2 });
-    const storage = new PgSessionStorage(pool);
+    const { pool, storage } = await migratedPg(schema, 15, seedProgram);
     try {
       const rows = await schema.query<{ indexname: string; indexdef: string }>(
         "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename IN ('inputs', 'turns', 'budget_usage')",

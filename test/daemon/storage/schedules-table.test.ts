@@ -1,13 +1,15 @@
 /**
  * The schedules table through the storage port on both backends: a schedule is stored once per
- * id, listed, found due by its next firing, paused and removed, and its next firing moves only
- * by a compare-and-set on the value it had (of racing moves exactly one wins); a tick's reads
- * use the index of active schedules (SQLite's plans).
+ * id, listed in pages (oldest first, then by id), found due by its next firing, paused and
+ * removed, and its next firing moves only by a compare-and-set on the value it had (of racing
+ * moves exactly one wins); a tick's reads use the index of active schedules, a listing's page a
+ * range of the index by creation (SQLite's plans).
  */
 import { describe, expect, it } from "vitest";
 import {
   dueSchedulesProgram,
   earliestFiringProgram,
+  listSchedulesProgram,
   type ScheduleRow,
 } from "../../../src/daemon/storage/schedules-table.js";
 import type { SqlProgram, SqlStep } from "../../../src/daemon/storage/sql-program.js";
@@ -55,7 +57,7 @@ describe.each(backends)("the schedules table ($name)", (backend) => {
     expect(await storage.setSchedulePaused("paused", true)).toBe(true);
     expect((await storage.dueSchedules(10_000, 10)).map((due) => due.id)).toEqual(["late", "later"]);
     expect(await storage.earliestFiring()).toBe(5_000);
-    expect((await storage.listSchedules()).map((listed) => listed.id).sort()).toEqual([
+    expect((await storage.listSchedules({ limit: 10 })).map((listed) => listed.id).sort()).toEqual([
       "done",
       "future",
       "late",
@@ -65,6 +67,38 @@ describe.each(backends)("the schedules table ($name)", (backend) => {
     expect(await storage.deleteSchedule("late")).toBe(true);
     expect(await storage.deleteSchedule("late")).toBe(false);
     expect(await storage.setSchedulePaused("late", false)).toBe(false);
+  });
+
+  it("lists in pages oldest first, ties by id, each page starting past the key it is given", async () => {
+    const storage = await backend.open();
+    // Ids against creation order, and two creation times shared by several schedules.
+    const created = [
+      { id: "e", createdAt: 1_000 },
+      { id: "d", createdAt: 2_000 },
+      { id: "c", createdAt: 2_000 },
+      { id: "b", createdAt: 2_000 },
+      { id: "a", createdAt: 3_000 },
+      { id: "z", createdAt: 1_000 },
+    ];
+    for (const { id, createdAt } of created) await storage.createSchedule({ ...row(id, null), createdAt });
+    const ids = (rows: ScheduleRow[]) => rows.map((listed) => listed.id);
+    expect(ids(await storage.listSchedules({ limit: 10 }))).toEqual(["e", "z", "b", "c", "d", "a"]);
+    expect(ids(await storage.listSchedules({ limit: 2 }))).toEqual(["e", "z"]);
+    expect(ids(await storage.listSchedules({ limit: 2, after: { createdAt: 1_000, id: "z" } }))).toEqual([
+      "b",
+      "c",
+    ]);
+    expect(ids(await storage.listSchedules({ limit: 2, after: { createdAt: 2_000, id: "c" } }))).toEqual([
+      "d",
+      "a",
+    ]);
+    expect(ids(await storage.listSchedules({ limit: 2, after: { createdAt: 3_000, id: "a" } }))).toEqual([]);
+    // A key no schedule has (the one it named was removed) still starts where it would have been.
+    expect(ids(await storage.listSchedules({ limit: 3, after: { createdAt: 2_000, id: "bb" } }))).toEqual([
+      "c",
+      "d",
+      "a",
+    ]);
   });
 
   it("moves the next firing only from the value it has, once among racing moves", async () => {
@@ -89,7 +123,7 @@ describe.each(backends)("the schedules table ($name)", (backend) => {
   });
 });
 
-describe("the scheduler's reads of a tick (SQLite query plans)", () => {
+describe("the schedules' reads (SQLite query plans)", () => {
   /** The plan SQLite picks for the first statement `program` yields. */
   function planOf(program: SqlProgram<unknown>): string {
     const step = program.next().value as SqlStep;
@@ -104,6 +138,14 @@ describe("the scheduler's reads of a tick (SQLite query plans)", () => {
     // step over all of them.
     for (const plan of [planOf(dueSchedulesProgram(10_000, 100)), planOf(earliestFiringProgram())]) {
       expect(plan).toMatch(/USING (COVERING )?INDEX schedules_active_by_next_firing/);
+    }
+  });
+
+  it("reads a listing's page as a range of the index by creation, sorting nothing, wherever the page starts", () => {
+    for (const page of [{ limit: 101 }, { limit: 101, after: { createdAt: 5_000, id: "s" } }]) {
+      const plan = planOf(listSchedulesProgram(page));
+      expect(plan).toMatch(/USING (COVERING )?INDEX schedules_by_creation/);
+      expect(plan).not.toMatch(/TEMP B-TREE/);
     }
   });
 

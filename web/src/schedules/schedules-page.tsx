@@ -1,9 +1,10 @@
 /**
- * The schedules page (`#/schedules`): every schedule the daemon keeps (`GET /schedules`), with
- * its timing, time zone, target session, next and last firing, the state of the last firing's
- * turn, and whether it is paused. Read only: `skein schedule` adds, pauses and removes them.
+ * The schedules page (`#/schedules`): every schedule the daemon keeps (`GET /schedules`, page
+ * after page), with its timing, time zone, target session, next and last firing, the state of
+ * the last firing's turn, and whether it is paused. Read only: `skein schedule` adds, pauses and removes them.
  */
 import { useEffect, useState } from "react";
+import { allSchedulePages } from "../../../src/api/schedule-pages.js";
 import type { Schedule, ScheduleList } from "../../../src/api/schedules.js";
 import { call } from "../daemon-api.js";
 
@@ -12,8 +13,8 @@ export function SchedulesPage() {
   const [schedules, setSchedules] = useState<Schedule[] | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   useEffect(() => {
-    call<ScheduleList>("GET", "/schedules")
-      .then((list) => setSchedules(list.schedules))
+    allSchedulePages((path) => call<ScheduleList>("GET", path))
+      .then(setSchedules)
       .catch((error: unknown) => setFailure(error instanceof Error ? error.message : String(error)));
   }, []);
   return (
