@@ -17,6 +17,7 @@ import { deliver, deltas, hang, text } from "../test/support/fake-provider/reply
 import { FakeProvider } from "../test/support/fake-provider/server.js";
 import { createPgSchema, type PgSchema } from "../test/support/pg-schema.js";
 import { type Figure, figure, quantile, writeReport } from "./report.js";
+import { readSseFrames } from "./sse-frames.js";
 
 const now = (): number => performance.timeOrigin + performance.now();
 const token = randomBytes(24).toString("hex");
@@ -173,32 +174,21 @@ function watch(
         },
       },
       (res) => {
-        let buffered = "";
         let first = true;
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => {
-          buffered += chunk;
-          let end = buffered.indexOf("\n\n");
-          while (end >= 0) {
-            const frame = buffered.slice(0, end);
-            buffered = buffered.slice(end + 2);
-            end = buffered.indexOf("\n\n");
-            const data = frame.indexOf("data: ");
-            if (data < 0) continue;
-            if (first) {
-              first = false;
-              attached({ done, close: () => req.destroy() });
-            }
-            const receivedAt = now();
-            const batch = JSON.parse(frame.slice(data + 6)) as {
-              events: { type: string; data: { text?: string } }[];
-            };
-            for (const event of batch.events) {
-              if (event.type === "text" && event.data.text !== undefined) {
-                for (const part of event.data.text.split("|"))
-                  if (part !== "") delays.push(receivedAt - Number(part));
-              } else if (event.type === "turn_completed") finish();
-            }
+        readSseFrames(res, (_frame, data) => {
+          if (first) {
+            first = false;
+            attached({ done, close: () => req.destroy() });
+          }
+          const receivedAt = now();
+          const batch = JSON.parse(data) as {
+            events: { type: string; data: { text?: string } }[];
+          };
+          for (const event of batch.events) {
+            if (event.type === "text" && event.data.text !== undefined) {
+              for (const part of event.data.text.split("|"))
+                if (part !== "") delays.push(receivedAt - Number(part));
+            } else if (event.type === "turn_completed") finish();
           }
         });
       },

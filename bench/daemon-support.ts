@@ -11,6 +11,7 @@ import { promisify } from "node:util";
 import { v7 as uuidv7 } from "uuid";
 import { type DaemonHarness, rawRequest } from "../test/e2e/support/daemon-harness.js";
 import type { FakeProvider } from "../test/support/fake-provider/server.js";
+import { readSseFrames } from "./sse-frames.js";
 
 /** Wall-clock ms with sub-ms precision; the same clock as the fake provider's `receivedAt`. */
 export const now = (): number => performance.timeOrigin + performance.now();
@@ -288,35 +289,24 @@ export function watch(app: DaemonHarness, sessionId: string, delays: number[] | 
           });
           return;
         }
-        let buffered = "";
         let first = true;
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => {
-          buffered += chunk;
-          let end = buffered.indexOf("\n\n");
-          while (end >= 0) {
-            const frame = buffered.slice(0, end);
-            buffered = buffered.slice(end + 2);
-            end = buffered.indexOf("\n\n");
-            const data = frame.indexOf("data: ");
-            if (data < 0) continue;
-            if (frame.startsWith("id: ")) cursor = frame.slice(4, frame.indexOf("\n"));
-            if (first) {
-              first = false;
-              attach();
-            }
-            const batch = JSON.parse(frame.slice(data + 6)) as {
-              events: { type: string; data: { text?: string } }[];
-            };
-            const receivedAt = now();
-            for (const event of batch.events) {
-              if (event.type === "text" && event.data.text !== undefined) {
-                for (const part of event.data.text.split("|")) {
-                  if (part !== "") delays.push(receivedAt - Number.parseFloat(part));
-                }
-              } else if (event.type === "turn_completed") {
-                finish();
+        readSseFrames(res, (frame, data) => {
+          if (frame.startsWith("id: ")) cursor = frame.slice(4, frame.indexOf("\n"));
+          if (first) {
+            first = false;
+            attach();
+          }
+          const batch = JSON.parse(data) as {
+            events: { type: string; data: { text?: string } }[];
+          };
+          const receivedAt = now();
+          for (const event of batch.events) {
+            if (event.type === "text" && event.data.text !== undefined) {
+              for (const part of event.data.text.split("|")) {
+                if (part !== "") delays.push(receivedAt - Number.parseFloat(part));
               }
+            } else if (event.type === "turn_completed") {
+              finish();
             }
           }
         });

@@ -7,6 +7,7 @@
 import { request as httpRequest } from "node:http";
 import { rawRequest } from "../test/e2e/support/daemon-harness.js";
 import { now } from "./daemon-support.js";
+import { readSseFrames } from "./sse-frames.js";
 
 /** Where a one-shot client reaches an opencode server. */
 export interface OpencodeEndpoint {
@@ -45,7 +46,6 @@ function subscribe(server: OpencodeEndpoint): Promise<EventStream> {
   return new Promise((attached, failed) => {
     let until: ((event: StreamEvent, at: number) => boolean) | null = null;
     let done: () => void = () => {};
-    let buffered = "";
     let first = true;
     const req = httpRequest(
       {
@@ -54,39 +54,27 @@ function subscribe(server: OpencodeEndpoint): Promise<EventStream> {
         path: `/event?directory=${encodeURIComponent(server.workspace)}`,
         headers: { accept: "text/event-stream" },
       },
-      (res) => {
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => {
-          const at = now();
-          buffered += chunk;
-          let end = buffered.indexOf("\n\n");
-          while (end >= 0) {
-            const frame = buffered.slice(0, end);
-            buffered = buffered.slice(end + 2);
-            end = buffered.indexOf("\n\n");
-            const data = frame.indexOf("data: ");
-            if (data < 0) continue;
-            if (first) {
-              // The first frame is `server.connected`: from here on the session's events reach us.
-              first = false;
-              attached({
-                wait: (check) =>
-                  new Promise<void>((resolve) => {
-                    until = check;
-                    done = resolve;
-                  }),
-                close: () => req.destroy(),
-              });
-              continue;
-            }
-            if (until === null) continue;
-            if (until(JSON.parse(frame.slice(data + 6)) as StreamEvent, at)) {
-              until = null;
-              done();
-            }
+      (res) =>
+        readSseFrames(res, (_frame, data) => {
+          if (first) {
+            // The first frame is `server.connected`: from here on the session's events reach us.
+            first = false;
+            attached({
+              wait: (check) =>
+                new Promise<void>((resolve) => {
+                  until = check;
+                  done = resolve;
+                }),
+              close: () => req.destroy(),
+            });
+            return;
           }
-        });
-      },
+          if (until === null) return;
+          if (until(JSON.parse(data) as StreamEvent, now())) {
+            until = null;
+            done();
+          }
+        }),
     );
     req.on("error", failed);
     req.end();
