@@ -346,11 +346,11 @@ async function listen(app: HttpApp, parts: DaemonParts): Promise<number> {
 /**
  * `skein daemon run`: start, serve until drained, exit 0. A daemon that cannot start exits
  * non-zero with a message: 75 when another daemon owns the home (so a starter that lost the
- * race can tell), 1 otherwise.
+ * race can tell), 1 otherwise. `onServing` runs once it has started and serves.
  */
 export async function runDaemonForeground(
   env: NodeJS.ProcessEnv = process.env,
-  options: { logSink?: LogSink } = {},
+  options: { logSink?: LogSink; onServing?: () => void } = {},
 ): Promise<number> {
   // Before anything is spawned: no command or server may inherit the starter's descriptors.
   closeInheritedDescriptors(env);
@@ -361,6 +361,7 @@ export async function runDaemonForeground(
     process.stderr.write(`skein daemon: ${error instanceof Error ? error.message : String(error)}\n`);
     return error instanceof HomeLockedError ? homeLockedExitCode : 1;
   }
+  options.onServing?.();
   const removeHandlers = installSignalHandlers({
     drain: () => daemon.shutdown(30_000),
   });

@@ -1,6 +1,6 @@
 /**
- * The daemon's V8 flags: the defaults, SKEIN_V8_FLAGS replacing or removing them, and a daemon
- * started by `skein daemon run` running with them (read inside the daemon's process by a
+ * The daemon's V8 flags: the defaults (one set at load, one once serving), SKEIN_V8_FLAGS
+ * replacing or removing them, and a daemon started by `skein daemon run` running with them (read inside the daemon's process by a
  * script node preloads there, which writes down what the process set when it exits).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -43,18 +43,21 @@ describe("the daemon's V8 flags", () => {
     return JSON.parse(readFileSync(out, "utf8"));
   }
 
-  it("are a four times larger interrupt budget by default", () => {
-    expect(DEFAULT_DAEMON_V8_FLAGS).toEqual(["--interrupt-budget=270336"]);
+  it("are a four times larger interrupt budget at load and Sparkplug at once when serving, by default", () => {
+    expect(DEFAULT_DAEMON_V8_FLAGS).toEqual({
+      atLoad: ["--interrupt-budget=270336"],
+      onceServing: ["--always-sparkplug"],
+    });
     expect(daemonV8Flags({})).toEqual(DEFAULT_DAEMON_V8_FLAGS);
   });
 
   it("are replaced by SKEIN_V8_FLAGS, and none with none or an empty value", () => {
-    expect(daemonV8Flags({ SKEIN_V8_FLAGS: "--interrupt-budget=135168  --single-threaded-gc" })).toEqual([
-      "--interrupt-budget=135168",
-      "--single-threaded-gc",
-    ]);
-    expect(daemonV8Flags({ SKEIN_V8_FLAGS: "none" })).toEqual([]);
-    expect(daemonV8Flags({ SKEIN_V8_FLAGS: "" })).toEqual([]);
+    expect(daemonV8Flags({ SKEIN_V8_FLAGS: "--interrupt-budget=135168  --single-threaded-gc" })).toEqual({
+      atLoad: ["--interrupt-budget=135168", "--single-threaded-gc"],
+      onceServing: [],
+    });
+    expect(daemonV8Flags({ SKEIN_V8_FLAGS: "none" })).toEqual({ atLoad: [], onceServing: [] });
+    expect(daemonV8Flags({ SKEIN_V8_FLAGS: "" })).toEqual({ atLoad: [], onceServing: [] });
   });
 
   it("refuse a SKEIN_V8_FLAGS word that is not a flag", () => {
@@ -66,6 +69,6 @@ describe("the daemon's V8 flags", () => {
   });
 
   it("are not set in a daemon started with SKEIN_V8_FLAGS=none", async () => {
-    expect(await flagsOfADaemon({ SKEIN_V8_FLAGS: "none" })).toEqual([]);
+    expect(await flagsOfADaemon({ SKEIN_V8_FLAGS: "none" })).toEqual({ atLoad: [], onceServing: [] });
   });
 });

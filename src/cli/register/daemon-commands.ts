@@ -61,16 +61,22 @@ export function registerDaemonCommands(program: Command, wiring: CommandWiring):
         "  SKEIN_TOKEN bearer token (default: random per start)\n  SKEIN_DB    SQLite file (default $SKEIN_HOME/skein.sqlite) or postgres:// URL\n" +
         "  SKEIN_INSPECT=1  enable /debug routes\n  SKEIN_UNLOAD_SECONDS  unload idle sessions after this (default 3600)\n" +
         "  SKEIN_LOG_FORMAT=json  raw JSON log records on a terminal too (readable lines otherwise)\n" +
-        "  SKEIN_V8_FLAGS  V8 flags instead of the daemon's own (--interrupt-budget=270336); none: V8's defaults\n",
+        "  SKEIN_V8_FLAGS  V8 flags instead of the daemon's own (--interrupt-budget=270336, then --always-sparkplug); none: V8's defaults\n",
     )
     .option("--json", "log raw JSON records even on a terminal (they are JSON whenever stdout is not one)")
     .action(async (options: { json?: boolean }, command: Command) => {
       const home = command.optsWithGlobals<{ home?: string }>().home;
       const env = home === undefined ? process.env : { ...process.env, SKEIN_HOME: home };
       const { loadDaemon } = await import("../load-daemon.js");
+      const { applyDaemonV8Flags } = await import("../daemon-v8-flags.js");
       const { runDaemonForeground } = await loadDaemon();
       const readable =
         options.json !== true && env.SKEIN_LOG_FORMAT !== "json" && process.stdout.isTTY === true;
-      exitWith(await runDaemonForeground(env, readable ? { logSink: await readableLogSink(env) } : {}));
+      exitWith(
+        await runDaemonForeground(env, {
+          ...(readable ? { logSink: await readableLogSink(env) } : {}),
+          onServing: () => applyDaemonV8Flags(process.env, "onceServing"),
+        }),
+      );
     });
 }
