@@ -36,13 +36,14 @@ interface StreamEvent {
 }
 
 /** The instance's event stream; `until` sees each event and says when the wait is over. */
-interface EventStream {
+export interface EventStream {
   /** Resolves when `until` returned true for an event (at most one wait armed at a time). */
   wait(until: (event: StreamEvent, at: number) => boolean): Promise<void>;
   close(): void;
 }
 
-function subscribe(server: OpencodeEndpoint): Promise<EventStream> {
+/** Subscribe to the instance's event stream; resolves once its first frame arrived. */
+export function subscribe(server: OpencodeEndpoint): Promise<EventStream> {
   return new Promise((attached, failed) => {
     let until: ((event: StreamEvent, at: number) => boolean) | null = null;
     let done: () => void = () => {};
@@ -94,10 +95,13 @@ async function post(server: OpencodeEndpoint, path: string, body: unknown): Prom
   return answer.text;
 }
 
-/** One one-shot session: subscribe, create, prompt "hi", wait for idle, unsubscribe. */
-export async function opencodeOneShot(server: OpencodeEndpoint): Promise<OneShotSeen> {
+/**
+ * One one-shot session: subscribe, create, prompt "hi", wait for idle, unsubscribe; or, given a
+ * subscription kept for the server's life, the same on it without subscribing.
+ */
+export async function opencodeOneShot(server: OpencodeEndpoint, kept?: EventStream): Promise<OneShotSeen> {
   const start = now();
-  const stream = await subscribe(server);
+  const stream = kept ?? (await subscribe(server));
   try {
     const session = (JSON.parse(await post(server, "/session", {})) as { id: string }).id;
     let firstTextAt: number | null = null;
@@ -113,6 +117,6 @@ export async function opencodeOneShot(server: OpencodeEndpoint): Promise<OneShot
     const textAt: number | null = firstTextAt;
     return { firstTextMs: textAt === null ? null : textAt - sentAt, totalMs: now() - start };
   } finally {
-    stream.close();
+    if (kept === undefined) stream.close();
   }
 }

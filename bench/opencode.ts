@@ -23,6 +23,7 @@
  * SKEIN_BENCH_OPENCODE_ROUNDS (default 3). SKEIN_BENCH_OPENCODE_CONFIG: top-level keys over
  * opencode's config (bench/opencode-server.ts), e.g. `{"snapshot":false}` or
  * `{"agent":{"title":{"disable":true}}}`, to see what a feature of opencode costs.
+ * SKEIN_BENCH_OPENCODE_SUBSCRIBE=once: opencode's client keeps one event subscription instead.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -31,7 +32,7 @@ import { text } from "../test/support/fake-provider/reply.js";
 import { FakeProvider } from "../test/support/fake-provider/server.js";
 import { cpuPer, total } from "./daemon-oneshot.js";
 import { cpuOf, daemonEnv, type ProcessCpu, profiles, rssMb } from "./daemon-support.js";
-import { type OneShotSeen, opencodeOneShot } from "./opencode-client.js";
+import { type OneShotSeen, opencodeOneShot, subscribe } from "./opencode-client.js";
 import { gitWorkspace, OpencodeServer } from "./opencode-server.js";
 import { type Figure, figure, quantile, writeReport } from "./report.js";
 import { skeinOneShot } from "./skein-http-oneshot.js";
@@ -127,9 +128,22 @@ async function startSkein(provider: FakeProvider): Promise<ServerUnderTest> {
   return { pid: app.pid, oneShot: () => skeinOneShot(app, workspace), close: () => app.close() };
 }
 
+/**
+ * With SKEIN_BENCH_OPENCODE_SUBSCRIBE=once the client keeps one event subscription for the
+ * server's life instead of one a one-shot (opencode's cost per one-shot grows with the
+ * subscriptions opened and closed; Skein's stream is a session's, so its client subscribes anew).
+ */
 async function startOpencode(bin: string, provider: FakeProvider): Promise<ServerUnderTest> {
   const server = await OpencodeServer.start(bin, provider);
-  return { pid: server.pid, oneShot: () => opencodeOneShot(server), close: () => server.close() };
+  const kept = process.env.SKEIN_BENCH_OPENCODE_SUBSCRIBE === "once" ? await subscribe(server) : undefined;
+  return {
+    pid: server.pid,
+    oneShot: () => opencodeOneShot(server, kept),
+    close: () => {
+      kept?.close();
+      return server.close();
+    },
+  };
 }
 
 async function measured(
@@ -240,6 +254,10 @@ export async function run(): Promise<void> {
   } finally {
     await provider.close();
   }
-  const sizes = `${rounds} alternated rounds of a new server each, ${oneShots} one-shots a window, the warm window after ${warmup} more`;
+  const client =
+    process.env.SKEIN_BENCH_OPENCODE_SUBSCRIBE === "once"
+      ? "opencode's client keeping one event subscription"
+      : "each client subscribing anew a one-shot";
+  const sizes = `${rounds} alternated rounds of a new server each, ${oneShots} one-shots a window, the warm window after ${warmup} more, ${client}`;
   writeReport("opencode", figures(runs.skein, runs.opencode, sizes));
 }
