@@ -10,10 +10,10 @@
 import { randomBytes } from "node:crypto";
 import { networkInterfaces } from "node:os";
 import pino from "pino";
-import { v7 as uuidv7 } from "uuid";
 import { capabilities, protocolVersion } from "../api/protocol.js";
 import { homeLockedExitCode } from "../home/exit-codes.js";
 import type { HeadSigner } from "../log/head-signer.js";
+import { timeOrderedId } from "../model/time-ordered-id.js";
 import { recoverSessions } from "./actor/boot-recovery.js";
 import { SessionRegistry } from "./actor/session-registry.js";
 import type { SessionRetention } from "./actor/session-retention.js";
@@ -126,7 +126,7 @@ async function boot(
   logger: pino.Logger,
   undo: Array<() => Promise<void> | void>,
 ): Promise<RunningDaemon> {
-  const instanceId = uuidv7();
+  const instanceId = timeOrderedId();
   const tracing = await startTracing(env, logger, undo);
   const { signer, created: keyCreated } = await loadSigningKey(settings.home);
   const storage = await openStorage(settings, signer, logger);

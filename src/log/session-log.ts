@@ -7,10 +7,10 @@
  * compare-and-append against that head, so a second writer is detected, never interleaved.
  * `SessionWriter` does the same while also keeping the position and the replayed state.
  */
-import { v7 as uuidv7 } from "uuid";
 import type { Item } from "../model/items.js";
 import { isAssistantMessage, isReasoning, isToolCall, isToolResult, isUserMessage } from "../model/items.js";
 import type { RequestConfig } from "../model/request-config.js";
+import { timeOrderedId } from "../model/time-ordered-id.js";
 import { applyEntry, collectState, startStateOf } from "./collect-state.js";
 import type { EntryContext, LogEntry, Outcome, SessionOrigin } from "./entries.js";
 import { UnknownEntryError } from "./errors.js";
@@ -40,7 +40,7 @@ export async function createSession(
   state: SessionStartState,
   options: { sessionId?: string } = {},
 ): Promise<CreatedSession> {
-  return startSession(store, options.sessionId ?? uuidv7(), state, undefined);
+  return startSession(store, options.sessionId ?? timeOrderedId(), state, undefined);
 }
 
 /**
@@ -159,7 +159,7 @@ export async function restore(store: Store, sessionId: string): Promise<Restored
 
 /** A new session holding only a session_start of `state` (no provenance). */
 export async function fork(store: Store, state: SessionStartState): Promise<CreatedSession> {
-  return startSession(store, uuidv7(), state, undefined);
+  return startSession(store, timeOrderedId(), state, undefined);
 }
 
 /**
@@ -185,14 +185,14 @@ export async function forkAt(
   const cut = entries.findIndex((entry) => entry.hash === entryHash);
   if (cut < 0) throw new UnknownEntryError(sourceId, entryHash);
   if (options.mode === "copy") {
-    const head: LogHeadRef = { sessionId: uuidv7(), hash: null };
+    const head: LogHeadRef = { sessionId: timeOrderedId(), hash: null };
     await appendEntries(store, head, copiedForkEntries(sourceId, entries, { position: cut }));
     return { sessionId: head.sessionId, headHash: head.hash! };
   }
   // From the start of what is stored: a pruned log's replay starts from its record's base.
   const state = startStateOf(entries);
   for (const placed of entries.slice(0, cut + 1)) applyEntry(state, placed.entry);
-  return startSession(store, uuidv7(), state, { session_id: sourceId, entry_hash: entryHash });
+  return startSession(store, timeOrderedId(), state, { session_id: sourceId, entry_hash: entryHash });
 }
 
 /**
@@ -209,7 +209,7 @@ export async function ensureHeadOrFork(
   const stored = await store.readHead(head.sessionId);
   if ((stored?.hash ?? null) === head.hash) return false;
   const origin = head.hash === null ? undefined : { session_id: head.sessionId, entry_hash: head.hash };
-  const created = await startSession(store, uuidv7(), state, origin);
+  const created = await startSession(store, timeOrderedId(), state, origin);
   head.sessionId = created.sessionId;
   head.hash = created.headHash;
   return true;

@@ -10,9 +10,9 @@
  * Where the actor is loaded instead (a drain) only the admission is written, and the load starts
  * the turn from the queue as for any waiting input.
  */
-import { v7 as uuidv7 } from "uuid";
 import type { InputIntent, InputReceipt } from "../../api/inputs.js";
 import type { LogEntry } from "../../log/entries.js";
+import { timeOrderedId } from "../../model/time-ordered-id.js";
 import { previewOf } from "../history/preview.js";
 import { freshAdmission, type InputQueue, newInput } from "../session/input-queue.js";
 import type { SessionLogWriter } from "../session/session-log-writer.js";
@@ -72,7 +72,7 @@ function planFirstInput(
   if (!startTurn) {
     return { entries: [], writes: { admission: admission.writes }, turn: null, receipt: admission.receipt };
   }
-  const turnId = uuidv7();
+  const turnId = timeOrderedId();
   // Traced before its start commits, so the start's entries carry the trace too (as Turn.begin does).
   const trace = tracing?.turn(sessionId, turnId, [first.id]);
   const entries = turnStartEntries({

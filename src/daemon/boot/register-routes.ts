@@ -2,11 +2,11 @@
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type pino from "pino";
-import { v7 as uuidv7 } from "uuid";
 import { protocolVersion } from "../../api/protocol.js";
 import { packageRoot, packageVersion } from "../../home/package-version.js";
 import type { HeadSigner } from "../../log/head-signer.js";
 import type { McpManager } from "../../mcp/mcp-manager.js";
+import { timeOrderedId } from "../../model/time-ordered-id.js";
 import type { BuiltinToolKit } from "../../tools/builtin-tools.js";
 import type { ClusterNode } from "../cluster/cluster-node.js";
 import { type Relays, registerForwarding } from "../cluster/request-forwarding.js";
@@ -92,7 +92,7 @@ export function registerRoutes(app: HttpApp, routes: DaemonRoutes): Relays | nul
   registerSessionRoutes(app, services);
   registerInputRoutes(app, services);
   registerApprovalRoutes(app, services);
-  registerScheduleRoutes(app, services, { newId: () => uuidv7(), changed: routes.schedulesChanged });
+  registerScheduleRoutes(app, services, { newId: () => timeOrderedId(), changed: routes.schedulesChanged });
   registerContextRoutes(app, services);
   registerBudgetRoutes(app, services);
   registerHistoryRoutes(app, services);

@@ -4,11 +4,11 @@
  * them, the row writes, and the receipts its inputs show once the start (or the end) is durable.
  * The scheduler (turn-scheduler.ts) commits and announces them.
  */
-import { v7 as uuidv7 } from "uuid";
 import type { InputIntent, InputReceipt, TurnState } from "../../api/inputs.js";
 import type { LogEntry } from "../../log/entries.js";
 import type { PlacedEntry } from "../../log/session-writer.js";
 import { type Item, type ToolCallItem, userMessage } from "../../model/items.js";
+import { timeOrderedId } from "../../model/time-ordered-id.js";
 import type { ApprovalGate } from "../approval/approval-gate.js";
 import { taskToolName } from "../approval/approval-policy.js";
 import { closeOpenCalls } from "../session/open-tool-calls.js";
@@ -65,7 +65,7 @@ export function planTurnStart(
   pending: readonly InputRow[],
   now: number,
 ): TurnStart {
-  const turnId = uuidv7();
+  const turnId = timeOrderedId();
   const entries = turnStartEntries({ turnId, now, pending, gate, history: log.state.history });
   const placed = log.placed(entries);
   const started: StartedTurn = {
