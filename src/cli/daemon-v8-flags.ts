@@ -14,9 +14,9 @@
  *   when it is first compiled, instead of being interpreted until its budget runs out (which the
  *   larger budget made four times longer). The first sessions of a new daemon run code the
  *   daemon has never run: a one-shot session after 5 warm-up ones went from 12.9–21.3 M to
- *   8.7 M instructions. Not at load: start-up runs thousands of functions once (route and
- *   schema set-up), and compiling each to baseline code made `skein daemon run` ready 40%
- *   later.
+ *   9.9 M instructions (8.7 M with the flag set at load). Not at load: start-up runs
+ *   thousands of functions once (route and schema set-up), and compiling each to baseline code
+ *   made `skein daemon run` ready 40% later.
  * Both change when code is compiled, never what it does (docs/architecture.md has the tables).
  */
 import { setFlagsFromString } from "node:v8";

@@ -52,7 +52,9 @@ describe("named tokens on a cluster", () => {
 
   it("records who answered an approval and from where when another node relays the answer", async () => {
     const cluster = clusters.cluster();
-    const [a, b] = await cluster.start(2, 2);
+    // Long leases: the test needs a to keep the session throughout (b must relay, not take it
+    // over), and with 2 s leases a loaded machine could stall a past its renewal.
+    const [a, b] = await cluster.start(2, 15);
     clusters.provider.script = () => text("done");
     clusters.provider.queue(
       toolCalls([{ name: "run_command", args: { command: "echo ran >> effects.txt" }, id: "call_relay" }]),
