@@ -56,8 +56,17 @@ export class ClusterConfigFeed {
 
   /** Read the shared config, then follow its changes, told of them on `wakeUps` (throws when the database cannot be read now). */
   async start(wakeUps: WakeUpConnection): Promise<void> {
-    this.#apply(await readStoredConfig(this.#pool));
+    // Listening before the first read: a change committed between the two would otherwise wait
+    // for the next poll. A wake-up that overtakes the first read is harmless (older versions
+    // are ignored).
     this.#listening = await wakeUps.subscribe(configChannel, () => void this.refresh());
+    try {
+      this.#apply(await readStoredConfig(this.#pool));
+    } catch (error) {
+      this.#listening.unsubscribe();
+      this.#listening = null;
+      throw error;
+    }
     this.#timer = setInterval(() => void this.refresh(), this.#pollMs);
     this.#timer.unref();
   }

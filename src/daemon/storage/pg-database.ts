@@ -38,6 +38,9 @@ export interface PgDaemonDatabaseOptions {
   idleInTransactionMs?: number;
 }
 
+/** The name the daemon's pooled connections show in pg_stat_activity unless `SKEIN_DB` names one. */
+export const daemonApplicationName = "skein-daemon";
+
 /** Open a pool on `url` and bring its schema up to date. */
 export async function openPgDaemonDatabase(
   url: string,
@@ -45,6 +48,9 @@ export async function openPgDaemonDatabase(
 ): Promise<pg.Pool> {
   const pool = new pg.Pool({
     connectionString: url,
+    // How an operator tells the daemon's connections apart in pg_stat_activity (an
+    // application_name in the URL wins).
+    fallback_application_name: daemonApplicationName,
     types: pgTypes,
     max: options.max ?? 10,
     ...(options.idleInTransactionMs === undefined
