@@ -89,7 +89,7 @@ export function registerScheduleRoutes(
         // One row more than the page: whether another page follows, without counting.
         const rows = await answerWith(() => storage.listSchedules({ ...page, limit: page.limit + 1 }));
         const shown = rows.slice(0, page.limit);
-        const schedules = await Promise.all(shown.map((row) => withLastTurn(services, row)));
+        const schedules = await withLastTurns(services, shown);
         return { schedules, next: nextScheduleToken(rows, page.limit) };
       },
     },
@@ -208,6 +208,20 @@ async function withLastTurn(services: RouteServices, row: ScheduleRow): Promise<
   const { lastSessionId, lastInputId } = row;
   const receipt = await answerWith(() => services.storage.getReceipt(lastSessionId, lastInputId));
   return scheduleOf(row, receipt?.turn ?? null);
+}
+
+/** `withLastTurn` for a page of schedules, their receipts read at once. */
+async function withLastTurns(services: RouteServices, rows: readonly ScheduleRow[]): Promise<Schedule[]> {
+  const fired = rows.flatMap((row) =>
+    row.lastSessionId === null || row.lastInputId === null
+      ? []
+      : [{ sessionId: row.lastSessionId, inputId: row.lastInputId }],
+  );
+  const receipts = await answerWith(() => services.storage.getReceipts(fired));
+  const turnOf = new Map(fired.map((ref, index) => [ref.inputId, receipts[index]?.turn ?? null]));
+  return rows.map((row) =>
+    scheduleOf(row, row.lastInputId === null ? null : (turnOf.get(row.lastInputId) ?? null)),
+  );
 }
 
 function scheduleOf(row: ScheduleRow, lastTurn: Schedule["last_turn"]): Schedule {

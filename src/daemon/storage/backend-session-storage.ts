@@ -34,6 +34,8 @@ import {
   cancelInputProgram,
   cancelInputsThroughProgram,
   getReceiptProgram,
+  getReceiptsProgram,
+  type InputRef,
   type InputRow,
   listPendingInputsProgram,
   type NewInput,
@@ -230,6 +232,10 @@ export class BackendSessionStorage<Tx> implements SessionStorage {
 
   getReceipt(sessionId: string, inputId: string): Promise<InputReceipt | null> {
     return this.#shared.backend.read(getReceiptProgram(sessionId, inputId));
+  }
+
+  getReceipts(refs: readonly InputRef[]): Promise<Array<InputReceipt | null>> {
+    return this.#shared.backend.read(getReceiptsProgram(refs));
   }
 
   pendingInputs(sessionId: string): Promise<InputRow[]> {

@@ -16,7 +16,7 @@ import type {
 import type { JsonValue } from "../../model/json.js";
 import { InputNotPendingError, InputUnknownError } from "../errors.js";
 import type { DaemonDatabase } from "./database.js";
-import { all, get, run, type SqlProgram } from "./sql-program.js";
+import { all, dialect, get, run, type SqlProgram } from "./sql-program.js";
 import { runSqlite, runSqliteAtomic } from "./sqlite-runner.js";
 
 export interface InputRow {
@@ -205,6 +205,34 @@ export function* getReceiptProgram(sessionId: string, inputId: string): SqlProgr
     sessionId,
   );
   return record === undefined ? null : receiptOf(record);
+}
+
+/** A session's input, named for a receipt read. */
+export interface InputRef {
+  sessionId: string;
+  inputId: string;
+}
+
+/**
+ * The receipts of `refs` in one statement, in their order (null where the session has no such
+ * input): a listing's receipts without a read each.
+ */
+export function* getReceiptsProgram(refs: readonly InputRef[]): SqlProgram<Array<InputReceipt | null>> {
+  if (refs.length === 0) return [];
+  // The ids travel as one JSON array, so every list size is one statement text.
+  const ids =
+    (yield* dialect()) === "sqlite"
+      ? "SELECT value FROM json_each(?)"
+      : "SELECT jsonb_array_elements_text(?::jsonb)";
+  const records = yield* all<ReceiptRecord>(
+    `${receiptSelect} WHERE i.id IN (${ids})`,
+    JSON.stringify(refs.map((ref) => ref.inputId)),
+  );
+  const byId = new Map(records.map((record) => [record.id, record]));
+  return refs.map((ref) => {
+    const record = byId.get(ref.inputId);
+    return record === undefined || record.session !== ref.sessionId ? null : receiptOf(record);
+  });
 }
 
 /** `getReceiptProgram` on a SQLite connection. */

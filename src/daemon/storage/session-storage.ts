@@ -22,7 +22,7 @@ import type { Usage } from "../../model/usage.js";
 import type { ApiTokenStore } from "./api-token-store.js";
 import type { UsageScope, UsageTotals } from "./budget-usage-table.js";
 import type { DescendantUsage } from "./descendant-usage.js";
-import type { Admission, InputRow, NewInput } from "./inputs-table.js";
+import type { Admission, InputRef, InputRow, NewInput } from "./inputs-table.js";
 import type { ClaimedNotification, NewNotification, NotificationSettlement } from "./outbox-table.js";
 import type { RejectedCreation } from "./rejected-creations-table.js";
 import type { RetentionCandidate } from "./retention-table.js";
@@ -215,6 +215,8 @@ export interface SessionStorage {
   /** Admit an input durably (idempotent; see input-admission.ts) and move the activity time. */
   admitInput(input: NewInput): Promise<Admission>;
   getReceipt(sessionId: string, inputId: string): Promise<InputReceipt | null>;
+  /** The receipts of `refs` in one read, in their order (null for an input the session lacks). */
+  getReceipts(refs: readonly InputRef[]): Promise<Array<InputReceipt | null>>;
   pendingInputs(sessionId: string): Promise<InputRow[]>;
   /** Cancel waiting inputs with acceptance order <= `order`; their ids in order. */
   cancelInputsThrough(sessionId: string, order: number): Promise<string[]>;
