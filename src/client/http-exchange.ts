@@ -168,6 +168,10 @@ export function openEventStream(
       // A stream holds its connection for long: it leaves the pool, so that however many are
       // open, the client's other requests never wait behind them for the pool's limit.
       if (agent !== false) req.once("socket", (socket) => socket.emit("agentRemove"));
+      // Out of the pool, a connection kept alive after the stream's end would belong to nobody:
+      // nothing would reuse or close it, and it would hold the process open until the daemon's
+      // keep-alive timeout. So the stream's end closes its connection.
+      req.shouldKeepAlive = false;
       req.on("error", (error) => {
         clearTimeout(timer);
         // The daemon may close an idle connection just as it is reused: nothing reached it.

@@ -3,6 +3,8 @@
  * request left (so the daemon accepts no second connection for `skein run`'s attach), else one
  * of its own. A real daemon child process, real HTTP over loopback.
  */
+import { once } from "node:events";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type OpenedStream, openEventStream } from "../../src/client/http-exchange.js";
 import { DaemonClient, uuidV7 } from "../../src/client/index.js";
@@ -72,6 +74,31 @@ describe("the connection of a client's event stream", () => {
       expect((await client.server(5_000)).version).toEqual(expect.any(String));
     } finally {
       for (const opened of streams) opened.request.destroy();
+      client.close();
+    }
+  });
+
+  it("closes its connection when the daemon ends the stream, so no socket holds the process open", async () => {
+    const client = DaemonClient.forHome(app.home);
+    try {
+      const created = await client.createSession(uuidV7(), { workspace: app.workspace });
+      const opened = await openEventStream(
+        client.endpoint(),
+        client.agents,
+        `/sessions/${created.id}?tail=0`,
+      );
+      const socket = opened.request.socket!;
+      expect(opened.request.reusedSocket).toBe(true);
+      const closed = once(socket, "close").then(() => "closed" as const);
+      // Deleting the session ends its stream on the daemon's side.
+      await client.deleteSession(created.id);
+      opened.response.resume();
+      await once(opened.response, "end");
+      // Before, the connection stayed open (out of the pool, owned by nobody) until the
+      // daemon's 10 s keep-alive timeout closed it: `skein run` lingered that long after a
+      // failed turn whose session it removed.
+      expect(await Promise.race([closed, sleep(3_000, "still open" as const)])).toBe("closed");
+    } finally {
       client.close();
     }
   });
