@@ -21,7 +21,10 @@ function same(type: string): Record<SqlDialect, string> {
 }
 
 const transcriptColumns: readonly Column[] = [
-  { name: "seq", type: { sqlite: "INTEGER PRIMARY KEY AUTOINCREMENT", postgres: "BIGSERIAL PRIMARY KEY" } },
+  // Nothing reads `seq` (entries are found by session and position). On SQLite a plain rowid
+  // key: AUTOINCREMENT would keep its counter in `sqlite_sequence`, one more page written to the
+  // log by every commit that appends. Tables made before keep AUTOINCREMENT, which works the same.
+  { name: "seq", type: { sqlite: "INTEGER PRIMARY KEY", postgres: "BIGSERIAL PRIMARY KEY" } },
   { name: "session", type: same("TEXT NOT NULL") },
   { name: "position", type: same("INTEGER NOT NULL") },
   { name: "hash", type: same("TEXT NOT NULL") },

@@ -51,15 +51,16 @@ const statementsPerPlainTurn = 17;
 /**
  * The pages those commits write to SQLite's write-ahead log (each copied into the database file
  * again by the checkpointer), on a small database: per commit the transcript's row and its
- * (session, position) index, `sqlite_sequence`, the head, the session's row with its two
+ * (session, position) index, the head, the session's row with its two
  * activity indexes; the start's input (its row and two unique indexes) and turn (its row, its
  * id, its session and the one-running index); the end's turn row and one-running index and the
  * budget's usage (its row and the profile's index); ~0.5 of page 1 (the file grew) and of the
  * transcript's next page. An input delivered as it is admitted writes no pending-index entry,
  * a turn's end none in the session index, and usage of no schedule none in the schedules' index
- * (migration 16): 29.35 before it. `tsx bench/wal-pages.ts` lists them.
+ * (migration 16): 29.35 before it. The transcript's `seq` is a plain rowid, so no commit writes
+ * `sqlite_sequence` (26.35 with AUTOINCREMENT). `tsx bench/wal-pages.ts` lists them.
  */
-const walPagesPerPlainTurn = 26.35;
+const walPagesPerPlainTurn = 24.35;
 
 /** An event as a short word: its type, and for inputs and messages what they say. */
 function eventWord(event: StreamEvent): string {

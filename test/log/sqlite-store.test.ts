@@ -99,6 +99,33 @@ describe("SqliteStore", () => {
     expect(await t.store.readHeadRecord(id)).toEqual({ position: 2, hash: chain[2]!.hash, signed: null });
   });
 
+  it("makes the transcript's seq a plain rowid (no sqlite_sequence), and keeps appending to a table made with AUTOINCREMENT", async () => {
+    const id = uuidv7();
+    await writeSession(t.store, id, sampleEntries(2));
+    const tables = () =>
+      t.store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all();
+    expect(tables()).not.toContain("sqlite_sequence");
+    await t.store.close();
+    // A database made before: the same columns with `seq … AUTOINCREMENT`.
+    const old = new Database(file());
+    const ddl = old
+      .prepare("SELECT sql FROM sqlite_master WHERE name = 'transcript'")
+      .pluck()
+      .get() as string;
+    old.exec(`ALTER TABLE transcript RENAME TO transcript_new;
+      ${ddl.replace("INTEGER PRIMARY KEY", "INTEGER PRIMARY KEY AUTOINCREMENT")};
+      INSERT INTO transcript SELECT * FROM transcript_new; DROP TABLE transcript_new;`);
+    old.close();
+    t.store = new SqliteStore(file());
+    expect(tables()).toContain("sqlite_sequence");
+    const more = uuidv7();
+    const chain = await writeSession(t.store, more, sampleEntries(3));
+    expect((await t.store.readAll(more)).map((entry) => entry.hash)).toEqual(
+      chain.map((entry) => entry.hash),
+    );
+    expect(await t.store.readAll(id)).toHaveLength(2);
+  });
+
   it("opens its database durably: WAL and synchronous=FULL", () => {
     expect(t.store.db.pragma("journal_mode", { simple: true })).toBe("wal");
     expect(t.store.db.pragma("synchronous", { simple: true })).toBe(2);
