@@ -9,6 +9,7 @@
  * expired anyway), at most `maxRejections` are kept (the oldest go first), and a detail is cut
  * to `maxDetailLength` characters.
  */
+import { limitClause } from "../../log/sql-limit.js";
 import type { DaemonDatabase } from "./database.js";
 import { get, run, type SqlProgram } from "./sql-program.js";
 import { runSqlite, runSqliteAtomic } from "./sqlite-runner.js";
@@ -46,8 +47,7 @@ export function* recordRejectionProgram(
   );
   yield* run(
     `DELETE FROM rejected_creations WHERE id NOT IN (
-       SELECT id FROM rejected_creations ORDER BY rejected_at DESC, id DESC LIMIT ?)`,
-    limit,
+       SELECT id FROM rejected_creations ORDER BY rejected_at DESC, id DESC ${limitClause(limit)})`,
   );
 }
 
