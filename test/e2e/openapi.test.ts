@@ -14,7 +14,7 @@ import type { FakeProvider } from "../support/fake-provider/server.js";
 import type { OpenApiCheck } from "../support/openapi-check.js";
 import type { DaemonHarness } from "./support/daemon-harness.js";
 import { rawRequest } from "./support/daemon-harness.js";
-import { startFixture } from "./support/fixture.js";
+import { eventually, startFixture } from "./support/fixture.js";
 
 interface Document {
   openapi: string;
@@ -195,7 +195,13 @@ describe("the OpenAPI document", () => {
     await app.api(`${ref}&limit=1000`);
     await app.api(`/sessions/${id}/verify`);
     await app.api(`/sessions/${id}`, { method: "PATCH", body: { request_config: { max_tokens: 2048 } } });
-    await app.api(`/sessions/${id}/compact`, { method: "POST" });
+    expect((await app.api(`/sessions/${id}/compact`, { method: "POST" })).status).toBe(202);
+    // The summary is written in the background: its model request must be answered before the
+    // replies queued below, or it takes the tool call meant for the next turn.
+    await eventually("the compaction to end", async () => {
+      const snapshot = (await app.api(`/sessions/${id}?tail=0`)).json<{ context: { compacting: boolean } }>();
+      return snapshot.context.compacting ? undefined : true;
+    });
     await app.api(`/sessions/${id}/approval-policy`, {
       method: "PUT",
       body: { approval_policy: { default: "ask", rules: [] } },
