@@ -78,6 +78,8 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
   url: string;
   /** Sessions this node holds, with the epoch it holds them under. */
   readonly #held: HeldLeases;
+  /** Releases sent and not yet answered, by session: a claim of the session waits for its release. */
+  readonly #releasing = new Map<string, Promise<void>>();
   readonly #orphans: OrphanClaims;
   /** Warns of nodes whose head-signing key is not trusted here. */
   readonly #untrustedKeys: UntrustedKeyWarnings;
@@ -162,29 +164,44 @@ export class ClusterNode implements WriteFence<pg.PoolClient> {
    * Throws `SessionOwnedElsewhereError` when another node holds it.
    */
   async acquire(sessionId: string): Promise<number> {
+    // A release of this node's on its way to the database lands first: a claim read before it
+    // would find the lease live and ours, and keep an epoch the release then ends.
+    await this.#releasing.get(sessionId);
     if (this.#stopped) throw new WriteFencedError(sessionId, "the node is stopping");
     const held = this.#held.epochOf(sessionId);
     if (held !== undefined) return held;
-    const epoch = await runPg(this.#pool, claimLeaseProgram(sessionId, this.nodeId, this.leaseMs));
-    if (epoch === null) {
+    for (let attempt = 1; ; attempt++) {
+      const epoch = await runPg(this.#pool, claimLeaseProgram(sessionId, this.nodeId, this.leaseMs));
+      if (epoch !== null) {
+        this.#held.hold(sessionId, epoch);
+        this.#options.logger.info({ session_id: sessionId, epoch }, "session lease taken");
+        return epoch;
+      }
       const lease = await this.leaseOf(sessionId);
       // Ours already (a creation whose lease this node recorded, then forgot in a race): keep it.
       if (lease?.live && lease.node_id === this.nodeId) {
         this.#held.hold(sessionId, lease.epoch);
         return lease.epoch;
       }
+      // Live when claimed, ended since (released or expired between the two reads): claim again.
+      if (lease?.live === false && attempt < 3) continue;
       throw new SessionOwnedElsewhereError(sessionId, lease?.node_id ?? "unknown");
     }
-    this.#held.hold(sessionId, epoch);
-    this.#options.logger.info({ session_id: sessionId, epoch }, "session lease taken");
-    return epoch;
   }
 
   /** Give the session up (its actor stopped); other nodes may claim it at once. */
-  async release(sessionId: string): Promise<void> {
+  release(sessionId: string): Promise<void> {
     const epoch = this.#held.epochOf(sessionId);
-    if (epoch === undefined) return;
+    if (epoch === undefined) return this.#releasing.get(sessionId) ?? Promise.resolve();
     this.#held.drop(sessionId);
+    const released = this.#releaseLease(sessionId, epoch).finally(() => {
+      if (this.#releasing.get(sessionId) === released) this.#releasing.delete(sessionId);
+    });
+    this.#releasing.set(sessionId, released);
+    return released;
+  }
+
+  async #releaseLease(sessionId: string, epoch: number): Promise<void> {
     await runPg(this.#pool, releaseLeaseProgram(sessionId, this.nodeId, epoch)).catch(() => undefined);
     // If work is waiting, whoever hears this claims it without waiting for a poll.
     await this.#pool.query("SELECT pg_notify($1, $2)", [wakeChannel, sessionId]).catch(() => undefined);
