@@ -10,7 +10,13 @@ import type { ApprovalMode, ApprovalPolicy, PendingApproval } from "../../api/ap
 import type { BudgetView } from "../../api/budget.js";
 import type { HistoryPage } from "../../api/history.js";
 import type { SessionSettings } from "../../api/session-settings.js";
-import type { SessionContext, SessionSnapshot, SessionStatus, TodoItem } from "../../api/session-snapshot.js";
+import type {
+  SessionContext,
+  SessionSnapshot,
+  SessionStatus,
+  SessionUsage,
+  TodoItem,
+} from "../../api/session-snapshot.js";
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { RequestConfig } from "../../model/request-config.js";
 import { sessionBudgetView } from "../budget/budget-view.js";
@@ -19,7 +25,7 @@ import { readTailPage } from "../history/history-page.js";
 import type { SessionServices } from "../session/session-services.js";
 import { type ProviderDescription, settingsOf } from "../session/session-settings.js";
 import { emptyHistoryPage, historyBudget, sessionSnapshot } from "../session/session-snapshot.js";
-import { costTotal, usageTotal } from "../session/usage-roll-up.js";
+import { addSessionUsage, costTotal, usageTotal } from "../session/usage-roll-up.js";
 import type { InputRow } from "../storage/inputs-table.js";
 import type { CreatedSession } from "../storage/session-storage.js";
 import type { SessionRow } from "../storage/sessions-table.js";
@@ -39,19 +45,31 @@ export interface SnapshotParts {
   budget: BudgetView | null;
 }
 
+/** What a snapshot takes of the actor at its cursor, before anything else can change. */
+export interface SnapshotMoment {
+  status: SessionStatus;
+  cursor: StreamCursor;
+  /** The running turn's usage streamed before `cursor` and not stored yet (null: no turn runs). */
+  unstoredUsage: SessionUsage | null;
+}
+
 /**
- * Inside the mailbox: everything a snapshot holds but its history, with the session's `status`
- * as it is now (taken first) and the log to read the history from.
+ * Inside the mailbox: everything a snapshot holds but its history, as of `moment` (taken
+ * first), and the log to read the history from. Its usage counts every `usage` event up to
+ * its cursor, so a client that adds the events after it (a turn joined mid-way) ends with the
+ * totals the turn's end stores.
  */
 export async function snapshotParts(
   parts: Pick<SessionParts, "log" | "inputs" | "gate" | "compactor">,
-  status: SessionStatus,
-  cursor: StreamCursor,
+  moment: SnapshotMoment,
   readRow: () => Promise<SessionRow>,
   services: Pick<SessionServices, "describeProvider" | "storage" | "turnSettings" | "now">,
 ): Promise<SnapshotParts> {
+  const { status, cursor, unstoredUsage } = moment;
   const history = await parts.log.readableLog();
-  const row = await readRow();
+  const stored = await readRow();
+  const row =
+    unstoredUsage === null ? stored : { ...stored, usage: addSessionUsage(stored.usage, unstoredUsage) };
   const pending = await parts.inputs.pending();
   return withState(parts, { log: history, row, status, cursor, pending }, services);
 }

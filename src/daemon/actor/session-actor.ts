@@ -323,7 +323,8 @@ export class SessionActor {
   /** Everything a snapshot holds but its history, and the log to read that from (in the mailbox). */
   #snapshotParts(cursor: StreamCursor): Promise<SnapshotParts> {
     this.#life.touch();
-    return snapshotParts(this.#parts, this.#parts.turns.status, cursor, () => this.#row(), this.#services);
+    const { status, unstoredUsage } = this.#parts.turns;
+    return snapshotParts(this.#parts, { status, cursor, unstoredUsage }, () => this.#row(), this.#services);
   }
 
   #row(): Promise<SessionRow> {

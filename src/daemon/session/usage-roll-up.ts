@@ -27,16 +27,27 @@ export function usageCost(usage: SessionUsage, prices: ModelPrices): number {
   return Math.round(cost * 1_000_000) / 1_000_000;
 }
 
+/** No tokens used. */
+export const noUsage: SessionUsage = Object.freeze({
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  cached_prompt_tokens: 0,
+  total_tokens: 0,
+});
+
+/** The token counts of `a` and `b` added. */
+export function addSessionUsage(a: SessionUsage, b: SessionUsage): SessionUsage {
+  return {
+    prompt_tokens: a.prompt_tokens + b.prompt_tokens,
+    completion_tokens: a.completion_tokens + b.completion_tokens,
+    cached_prompt_tokens: a.cached_prompt_tokens + b.cached_prompt_tokens,
+    total_tokens: a.total_tokens + b.total_tokens,
+  };
+}
+
 /** `own` plus every descendant's usage. */
 export function usageTotal(own: SessionUsage, descendants: readonly DescendantUsage[]): SessionUsage {
-  const total = { ...own };
-  for (const { usage } of descendants) {
-    total.prompt_tokens += usage.prompt_tokens;
-    total.completion_tokens += usage.completion_tokens;
-    total.cached_prompt_tokens += usage.cached_prompt_tokens;
-    total.total_tokens += usage.total_tokens;
-  }
-  return total;
+  return descendants.reduce((total, { usage }) => addSessionUsage(total, usage), own);
 }
 
 /** `ownCost` plus every descendant's cost at its own prices; null when any part's cost is unknown. */

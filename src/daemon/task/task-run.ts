@@ -19,6 +19,7 @@ import { ToolError, type ToolOutput } from "../../model/tools.js";
 import { pendingJson, recordJson } from "../approval/approval-gate.js";
 import { SessionExistsError } from "../errors.js";
 import type { EventPublisher } from "../session/session-services.js";
+import { noUsage } from "../session/usage-roll-up.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import { ApprovalRelay, type ChildApprovals } from "./approval-relay.js";
 import { type ChildEnding, childEnding } from "./child-ending.js";
@@ -193,7 +194,7 @@ async function taskTurnOf(
 
 async function usageOf(services: TaskServices, childId: string): Promise<SessionUsage> {
   const row = await services.storage.getSession(childId);
-  return row?.usage ?? { prompt_tokens: 0, completion_tokens: 0, cached_prompt_tokens: 0, total_tokens: 0 };
+  return row?.usage ?? noUsage;
 }
 
 function resultOf(ending: ChildEnding | "cancelled", agent: string, childId: string): ToolOutput {

@@ -8,6 +8,7 @@
  * the model's or a tool's failures, only for bugs.
  */
 import type { SessionEventData } from "../../api/session-events.js";
+import type { SessionUsage } from "../../api/session-snapshot.js";
 import type { StreamEvent } from "../../model/events.js";
 import type { Item, ToolCallItem, ToolResultItem } from "../../model/items.js";
 import type { ToolDefinition } from "../../model/tools.js";
@@ -20,6 +21,7 @@ import { resumeWithCompaction } from "../compaction/compacting-run.js";
 import type { TurnCompaction } from "../compaction/compaction.js";
 import type { SessionPort } from "../session/session-port.js";
 import type { BoundClient } from "../session/session-services.js";
+import { addSessionUsage, noUsage } from "../session/usage-roll-up.js";
 import type { DeltaEventType } from "../stream/encoded-event.js";
 import {
   type AbortCause,
@@ -54,6 +56,8 @@ export class TurnRun {
   /** When the model request in flight went out (`performance.now()`); null between requests. */
   #requestBegan: number | null = null;
   #usage: Usage = {};
+  /** The usage of the `usage` events published so far: a snapshot's stored usage lacks it until the end commits. */
+  #streamedUsage: SessionUsage = noUsage;
   /** Calls whose tool started and whose result is not committed yet. */
   readonly #unsettledCalls = new Set<string>();
   #done: Promise<TurnEnding> | null = null;
@@ -100,6 +104,11 @@ export class TurnRun {
   #publish(publish: () => void): void {
     if (this.#held === null) publish();
     else this.#held.push(publish);
+  }
+
+  /** The usage its clients have been sent so far (`usage` events), which its end stores. */
+  get streamedUsage(): SessionUsage {
+    return this.#streamedUsage;
   }
 
   /** What the turn's calls are judged with (null until its tools are known). */
@@ -354,7 +363,10 @@ export class TurnRun {
         // Stored with the turn's end (one write per turn); streamed per request.
         this.#usage = addUsage(this.#usage, usage);
         const data = usageEventData(this.id, bound.model, usage);
-        this.#publish(() => port.publish("usage", data));
+        this.#publish(() => {
+          this.#streamedUsage = addSessionUsage(this.#streamedUsage, data);
+          port.publish("usage", data);
+        });
       },
       onToolCallStart: (call: ToolCallItem) => {
         this.#unsettledCalls.add(call.call_id);

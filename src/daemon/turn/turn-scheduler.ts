@@ -16,7 +16,7 @@
  * Boundary rule: everything it writes runs in the session's mailbox (`SessionPort.serialize`).
  */
 import type { CancelAnswer, InputIntent, InputReceipt, InterruptAnswer } from "../../api/inputs.js";
-import type { SessionStatus } from "../../api/session-snapshot.js";
+import type { SessionStatus, SessionUsage } from "../../api/session-snapshot.js";
 import { LogCorruptError } from "../../log/errors.js";
 import type { FreshAdmission } from "../session/input-queue.js";
 import type { SessionPort } from "../session/session-port.js";
@@ -72,6 +72,14 @@ export class TurnScheduler {
   /** The run of the turn in progress, if any. */
   get turn(): TurnRun | null {
     return this.#board.running;
+  }
+
+  /**
+   * The usage the running turn has streamed and not yet stored (its end stores it, in the same
+   * mailbox task that ends the turn here), or null: a snapshot adds it to the stored totals.
+   */
+  get unstoredUsage(): SessionUsage | null {
+    return this.#board.running?.streamedUsage ?? null;
   }
 
   /** Whether a turn is in progress or starting. */
