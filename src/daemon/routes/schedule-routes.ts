@@ -204,10 +204,8 @@ function timingOfBody(body: CreateScheduleBody): ScheduleTiming {
 
 /** A stored schedule on the wire, with the turn of its last firing (its input's receipt's). */
 async function withLastTurn(services: RouteServices, row: ScheduleRow): Promise<Schedule> {
-  if (row.lastSessionId === null || row.lastInputId === null) return scheduleOf(row, null);
-  const { lastSessionId, lastInputId } = row;
-  const receipt = await answerWith(() => services.storage.getReceipt(lastSessionId, lastInputId));
-  return scheduleOf(row, receipt?.turn ?? null);
+  const [schedule] = await withLastTurns(services, [row]);
+  return schedule!;
 }
 
 /** `withLastTurn` for a page of schedules, their receipts read at once. */
