@@ -20,6 +20,7 @@ import type {
 import type { StreamCursor } from "../../api/stream-cursor.js";
 import type { RequestConfig } from "../../model/request-config.js";
 import { sessionBudgetView } from "../budget/budget-view.js";
+import { taskAncestorBudgets } from "../budget/task-ancestors.js";
 import { type HistoryLog, wholeLog } from "../history/history-log.js";
 import { readTailPage } from "../history/history-page.js";
 import type { SessionServices } from "../session/session-services.js";
@@ -114,7 +115,8 @@ async function withState(
     settings,
     context: compactor.context(row),
     todos: log.state.todos,
-    // The session's own and its profile's budgets (a schedule's applies to its firings' turns only).
+    // The session's own, its task ancestors' and its profile's budgets (a schedule's applies to
+    // its firings' turns only).
     budget: await sessionBudgetView(
       services.storage,
       {
@@ -123,6 +125,7 @@ async function withState(
         config: services.turnSettings(row).budgets,
         profile: settings.effective?.provider_profile ?? row.providerProfile,
         schedule: null,
+        ancestors: await taskAncestorBudgets(services.storage, row),
       },
       services.now(),
     ),

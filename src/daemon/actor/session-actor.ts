@@ -49,6 +49,7 @@ import { type SessionParts, sessionParts } from "./session-parts.js";
 import {
   changeSettings,
   repairContext,
+  repairOwnBudget,
   repairPreview,
   setApprovalPolicy,
   setBudget,
@@ -108,7 +109,7 @@ export class SessionActor {
   ): Promise<SessionActor> {
     const row = await requiredRow(services.storage, sessionId);
     const restored = await services.storage.restoreLog(sessionId);
-    const repaired = await repairPreview(services, row, restored);
+    const repaired = await repairOwnBudget(services, await repairPreview(services, row, restored), restored);
     return new SessionActor(services, repaired, restored, supervisor, epoch);
   }
 

@@ -143,3 +143,24 @@ export async function repairPreview(
   await services.storage.setPreview(row.id, preview);
   return { ...row, preview };
 }
+
+/**
+ * The row's own budget as the restored log says it: a row written before the column existed
+ * (or whose write was lost with a crash between the two) is brought in line once, at load, so
+ * its task children's budget checks see it (budget-check.ts).
+ */
+export async function repairOwnBudget(
+  services: SessionServices,
+  row: SessionRow,
+  restored: RestoredLog,
+): Promise<SessionRow> {
+  const logged = restored.state.budget;
+  if (sameBudget(row.ownBudget, logged)) return row;
+  await services.storage.writeRows(row.id, { ownBudget: logged });
+  return { ...row, ownBudget: logged };
+}
+
+function sameBudget(a: Budget | null, b: Budget | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.maxTokens === b.maxTokens && a.maxCostUsd === b.maxCostUsd && a.period === b.period;
+}

@@ -1,9 +1,12 @@
 /**
  * Which budgets apply to a session's next model request and whether it may go out: the
  * session's own budget (its log's latest `budget_changed`, else config.json's `budgets.session`),
- * its profile's (`budgets.profiles`), and its schedule's when a schedule's firing started the
- * turn. What each has used is read from `budget_usage` (the durable sums of what the log holds),
- * never from memory, so every node and every restart sees the same count.
+ * that of each session whose `task` calls made it (a subagent works for its parent's turn, and a
+ * session budget counts its children's usage: a child stops when its parent's budget is used
+ * up, not only the parent after it), its profile's (`budgets.profiles`), and its schedule's
+ * when a schedule's firing started the turn. What each has used is read from `budget_usage`
+ * (the durable sums of what the log holds), never from memory, so every node and every restart
+ * sees the same count.
  *
  * Boundary rule: reads only; the turn decides what a refusal does (turn-run.ts ends the turn
  * with `budget_exhausted`).
@@ -31,6 +34,14 @@ export interface BudgetSubject {
   profile: string | null;
   /** The schedule whose firing started the turn, and its budget. */
   schedule: { id: string; budget: Budget | null } | null;
+  /** The sessions whose `task` calls made this one, parent first, with their own budgets. */
+  ancestors: readonly SessionBudget[];
+}
+
+/** A session and its own budget (null: config.json's `budgets.session`, if any, applies). */
+export interface SessionBudget {
+  sessionId: string;
+  own: Budget | null;
 }
 
 /** A budget that applies, and whose usage it counts. */
@@ -43,13 +54,13 @@ interface AppliedBudget {
 /** The budgets that apply to `subject`'s requests. */
 function appliedBudgets(subject: BudgetSubject): AppliedBudget[] {
   const applied: AppliedBudget[] = [];
-  const session = subject.own ?? subject.config?.session ?? null;
-  if (session !== null) {
-    applied.push({
-      scope: "session",
-      budget: session,
-      usage: { kind: "session", sessionId: subject.sessionId },
-    });
+  for (const { sessionId, own } of [
+    { sessionId: subject.sessionId, own: subject.own },
+    ...subject.ancestors,
+  ]) {
+    const session = own ?? subject.config?.session ?? null;
+    if (session !== null)
+      applied.push({ scope: "session", budget: session, usage: { kind: "session", sessionId } });
   }
   const profiles = subject.config?.profiles;
   if (subject.profile !== null && profiles !== undefined && Object.hasOwn(profiles, subject.profile)) {
@@ -71,13 +82,21 @@ function appliedBudgets(subject: BudgetSubject): AppliedBudget[] {
 }
 
 /** The status of every budget that applies to `subject` at `now` (empty: none does). */
-export async function budgetStatuses(
+export function budgetStatuses(
   storage: Pick<SessionStorage, "usageTotals">,
   subject: BudgetSubject,
   now: number,
 ): Promise<BudgetStatus[]> {
+  return statusesOf(storage, appliedBudgets(subject), now);
+}
+
+function statusesOf(
+  storage: Pick<SessionStorage, "usageTotals">,
+  applied: readonly AppliedBudget[],
+  now: number,
+): Promise<BudgetStatus[]> {
   return Promise.all(
-    appliedBudgets(subject).map(async ({ scope, budget, usage }) =>
+    applied.map(async ({ scope, budget, usage }) =>
       budgetStatus(scope, budget, await storage.usageTotals(usage, periodStartDay(budget, now)), now),
     ),
   );
@@ -99,23 +118,34 @@ export async function checkBudgets(
   expected: UsageTotals,
   now: number,
 ): Promise<BudgetRefusal | null> {
-  for (const status of await budgetStatuses(storage, subject, now)) {
-    if (!allowsRequest(status, expected)) return { status, message: refusalText(status, subject) };
+  const applied = appliedBudgets(subject);
+  const statuses = await statusesOf(storage, applied, now);
+  for (const [index, status] of statuses.entries()) {
+    if (!allowsRequest(status, expected)) {
+      const usage = applied[index]!.usage;
+      const owner =
+        usage.kind === "session" && usage.sessionId !== subject.sessionId ? usage.sessionId : null;
+      return { status, message: refusalText(status, subject, owner) };
+    }
   }
   return null;
 }
 
-/** What a person reads when `status` stops a turn: which budget, how much of it was used, how to go on. */
-function refusalText(status: BudgetStatus, subject: BudgetSubject): string {
+/**
+ * What a person reads when `status` stops a turn: which budget, how much of it was used, how to
+ * go on. `owner`: the session whose `task` calls made this one, when its budget is the one.
+ */
+function refusalText(status: BudgetStatus, subject: BudgetSubject, owner: string | null): string {
   const { budget, used } = status;
   const limits: string[] = [];
   if (budget.maxTokens !== undefined) limits.push(`${used.tokens} of ${budget.maxTokens} tokens`);
   if (budget.maxCostUsd !== undefined) limits.push(`$${used.costUsd.toFixed(4)} of $${budget.maxCostUsd}`);
   const period = budget.period === "day" ? "today (UTC)" : "in total";
-  const whose = whoseBudget(status.scope, subject);
+  const whose =
+    owner === null ? whoseBudget(status.scope, subject) : `session ${owner}'s budget (this task's)`;
   const raise =
     status.scope === "session"
-      ? `raise it (PUT /sessions/${subject.sessionId}/budget, skein budget set) and continue`
+      ? `raise it (PUT /sessions/${owner ?? subject.sessionId}/budget, skein budget set) and continue`
       : status.scope === "profile"
         ? `raise it in config.json's "budgets" or wait for the next UTC day, then continue`
         : "raise the schedule's budget or wait for its next period, then continue";

@@ -11,12 +11,16 @@ import type { RequestUsage } from "../../log/entries.js";
 import type { Budget } from "../../model/budget.js";
 import { budgetTokensOf, costNanosOf } from "../storage/budget-usage-table.js";
 import type { SessionStorage } from "../storage/session-storage.js";
+import type { SessionRow } from "../storage/sessions-table.js";
 import { type BudgetRefusal, checkBudgets } from "./budget-check.js";
+import { taskAncestorBudgets } from "./task-ancestors.js";
 
 /** What a turn's budget check reads. */
 export interface TurnBudgetSource {
-  storage: Pick<SessionStorage, "usageTotals" | "getSchedule">;
+  storage: Pick<SessionStorage, "usageTotals" | "getSchedule" | "getSession">;
   sessionId: string;
+  /** The session's place among sessions: whose `task` call made it (its ancestors' budgets apply too). */
+  row: Pick<SessionRow, "parentId" | "task">;
   /** The session's own budget now (its replayed log's). */
   own(): Budget | null;
   /** config.json's `budgets` now. */
@@ -47,7 +51,14 @@ export async function checkTurnBudget(
         };
   return checkBudgets(
     source.storage,
-    { sessionId: source.sessionId, own: source.own(), config: source.config(), profile, schedule },
+    {
+      sessionId: source.sessionId,
+      own: source.own(),
+      config: source.config(),
+      profile,
+      schedule,
+      ancestors: await taskAncestorBudgets(source.storage, source.row),
+    },
     expected,
     source.now(),
   );

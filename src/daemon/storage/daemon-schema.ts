@@ -343,6 +343,13 @@ export const migrations: readonly Migration[] = [
       "CREATE INDEX schedules_by_creation ON schedules (created_at, id)",
     ],
   },
+  {
+    version: 18,
+    statements: [
+      // A session's own budget (its log's latest `budget_changed`), for its task children's checks.
+      "ALTER TABLE sessions ADD COLUMN own_budget TEXT",
+    ],
+  },
 ];
 
 /** The schema version this daemon writes. */

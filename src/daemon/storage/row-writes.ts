@@ -42,6 +42,7 @@ export function* rowWritesProgram(sessionId: string, writes: RowWrites): SqlProg
     ...(writes.preview === undefined ? {} : { preview: writes.preview }),
     ...(activityAt === undefined ? {} : { activityAt }),
     ...(writes.provider === undefined ? {} : { provider: writes.provider }),
+    ...(writes.ownBudget === undefined ? {} : { ownBudget: writes.ownBudget }),
   };
   // An input admitted and delivered by the turn starting in the same write is inserted delivered.
   let deliveredNow: string | null = null;
@@ -79,13 +80,20 @@ export function* rowWritesProgram(sessionId: string, writes: RowWrites): SqlProg
   if (writes.admission === undefined) yield* updateSessionRowProgram(sessionId, rowChanges);
 }
 
-/** What an append of `entries` writes besides them: `writes`, and the usage the entries carry. */
+/**
+ * What an append of `entries` writes besides them: `writes`, the usage the entries carry, and
+ * the session's own budget when one of them changes it.
+ */
 export function* appendRowsProgram(
   sessionId: string,
   writes: RowWrites,
   entries: readonly LogEntry[],
 ): SqlProgram<void> {
-  yield* rowWritesProgram(sessionId, writes);
+  const budget = entries.findLast((entry) => entry.kind === "budget_changed");
+  yield* rowWritesProgram(
+    sessionId,
+    budget?.kind === "budget_changed" ? { ...writes, ownBudget: budget.budget } : writes,
+  );
   yield* recordUsageProgram(sessionId, entries);
 }
 

@@ -7,6 +7,7 @@
  * sessions-table.ts's.
  */
 import type { SessionPreview } from "../../api/session-snapshot.js";
+import type { Budget } from "../../model/budget.js";
 import type { Usage } from "../../model/usage.js";
 import { run, type SqlProgram, type SqlValue } from "./sql-program.js";
 
@@ -18,6 +19,8 @@ export interface SessionRowChanges {
   /** Moves the activity time forward to this (never backwards). */
   activityAt?: number;
   provider?: { providerProfile: string | null; model: string | null };
+  /** The session's own budget (null: none), as its log's latest `budget_changed` says. */
+  ownBudget?: Budget | null;
 }
 
 /**
@@ -39,7 +42,7 @@ export function* updateSessionRowProgram(sessionId: string, changes: SessionRowC
 export function sessionRowSets(changes: SessionRowChanges): { sets: string[]; params: SqlValue[] } {
   const sets: string[] = [];
   const params: SqlValue[] = [];
-  const { usage, preview, activityAt, provider } = changes;
+  const { usage, preview, activityAt, provider, ownBudget } = changes;
   if (usage !== undefined) {
     const prompt = usage.input_tokens ?? 0;
     const completion = usage.output_tokens ?? 0;
@@ -54,6 +57,10 @@ export function sessionRowSets(changes: SessionRowChanges): { sets: string[]; pa
   if (preview !== undefined) {
     sets.push("preview_text = ?", "preview_truncated = ?", "transcript_count = ?");
     params.push(preview.text, preview.truncated ? 1 : 0, preview.transcript_count);
+  }
+  if (ownBudget !== undefined) {
+    sets.push("own_budget = ?");
+    params.push(ownBudget === null ? null : JSON.stringify(ownBudget));
   }
   if (activityAt !== undefined) {
     sets.push("activity_at = CASE WHEN activity_at < ? THEN ? ELSE activity_at END");

@@ -18,6 +18,7 @@ import type { PlacedEntry, WriterAppendOptions } from "../../log/session-writer.
 import type { StateCheckpoint } from "../../log/state-checkpoint.js";
 import type { LogHead } from "../../log/store.js";
 import type { PrefixOptions, RestoredLog } from "../../log/tail-restore.js";
+import type { Budget } from "../../model/budget.js";
 import type { Usage } from "../../model/usage.js";
 import type { ApiTokenStore } from "./api-token-store.js";
 import type { UsageScope, UsageTotals } from "./budget-usage-table.js";
@@ -60,6 +61,8 @@ export interface RowWrites {
   activityAt?: number;
   /** The session's provider profile and model change (null: back to the defaults). */
   provider?: { providerProfile: string | null; model: string | null };
+  /** The session's own budget (null: none): a `budget_changed` entry's, or the log's at a load that repairs the row. */
+  ownBudget?: Budget | null;
   /** Webhook deliveries this commit's entries owe (the notification outbox). */
   notifications?: readonly NewNotification[];
 }

@@ -8,6 +8,7 @@
  */
 import type { CreateSessionBody, SessionCreation } from "../../api/session-creation.js";
 import type { SessionPreview, SessionUsage } from "../../api/session-snapshot.js";
+import type { Budget } from "../../model/budget.js";
 import { unreachable } from "../../model/unreachable.js";
 import type { Usage } from "../../model/usage.js";
 import { SessionExistsError } from "../errors.js";
@@ -44,6 +45,8 @@ export interface SessionRow {
   mcpServers: string[];
   /** A `task` call's child: the parent's call that started it, and its agent (null otherwise). */
   task: ChildTask | null;
+  /** Its own budget, as its log's latest `budget_changed` says (null: none, or not yet known: see the schema). */
+  ownBudget: Budget | null;
 }
 
 /** What a child session of a `task` call records of it (its parent is the row's `parentId`). */
@@ -97,6 +100,7 @@ interface SessionRecord {
   creation_request: string | null;
   parent_call_id: string | null;
   agent: string | null;
+  own_budget: string | null;
 }
 
 function rowOf(record: SessionRecord): SessionRow {
@@ -137,6 +141,7 @@ function rowOf(record: SessionRecord): SessionRow {
       record.parent_call_id === null
         ? null
         : { parentCallId: record.parent_call_id, agent: record.agent ?? "" },
+    ownBudget: record.own_budget === null ? null : (JSON.parse(record.own_budget) as Budget),
   };
 }
 
@@ -169,6 +174,7 @@ export function* insertSessionProgram(session: NewSession): SqlProgram<SessionRo
     creation_request: session.creationRequest === undefined ? null : JSON.stringify(session.creationRequest),
     parent_call_id: session.task?.parentCallId ?? null,
     agent: session.task?.agent ?? null,
+    own_budget: null,
   };
   try {
     yield* run(

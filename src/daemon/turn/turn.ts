@@ -73,6 +73,7 @@ export class Turn {
     const budget = new TurnBudget({
       storage: services.storage,
       sessionId: port.sessionId,
+      row: session,
       own: () => port.log.state.budget,
       config: () => services.turnSettings(session).budgets,
       lastUsage: () => port.log.state.last_request_usage,

@@ -47,6 +47,7 @@ describe("the sessions table", () => {
       creationRequest: null,
       mcpServers: [],
       task: null,
+      ownBudget: null,
     });
     expect(getSession(db, "s1")).toEqual(row);
     expect(getSession(db, "nope")).toBeNull();
