@@ -1,6 +1,6 @@
 /**
  * The daemon's SQLite database: open with the durability pragmas, then bring the schema up to
- * date with the numbered migrations of daemon-schema.ts, recorded in `schema_version`.
+ * date with the numbered migrations of daemon-migrations.ts, recorded in `schema_version`.
  *
  * Boundary rule: this file owns the daemon's tables (sessions, inputs, turns,
  * rejected_creations) and nothing else; the `transcript` table belongs to the log's SqliteStore, which shares the connection.
@@ -9,9 +9,9 @@
  */
 import { chmodSync, closeSync, openSync } from "node:fs";
 import Database from "better-sqlite3";
+import { migrations } from "./daemon-migrations.js";
 import {
   DatabaseVersionError,
-  migrations,
   pendingMigrations,
   schemaVersion,
   schemaVersionTable,

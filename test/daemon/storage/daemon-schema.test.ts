@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { migrations, schemaVersion } from "../../../src/daemon/storage/daemon-schema.js";
+import { migrations } from "../../../src/daemon/storage/daemon-migrations.js";
+import { schemaVersion } from "../../../src/daemon/storage/daemon-schema.js";
 
 describe("the daemon's schema migrations", () => {
   // Branches that each add "the next" migration collide when merged: two steps with one number

@@ -11,7 +11,8 @@ import {
   TurnStateError,
 } from "../../../src/daemon/errors.js";
 import { emptyPreview } from "../../../src/daemon/history/preview.js";
-import { DatabaseVersionError, migrations } from "../../../src/daemon/storage/daemon-schema.js";
+import { migrations } from "../../../src/daemon/storage/daemon-migrations.js";
+import { DatabaseVersionError } from "../../../src/daemon/storage/daemon-schema.js";
 import { openPgDaemonDatabase } from "../../../src/daemon/storage/pg-database.js";
 import type { SessionStorage } from "../../../src/daemon/storage/session-storage.js";
 import { tablesWithSessionColumn } from "../../../src/daemon/storage/sessions-table.js";
