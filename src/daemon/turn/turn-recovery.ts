@@ -6,7 +6,7 @@
  * left waiting for a person's word: approval/unknown-outcome-requests.ts). A turn whose interrupt was acknowledged (the turn row's mark,
  * written before the 200) ends `interrupted`, as it would have without the crash; any other
  * ends `abandoned`, with a note telling the model, and the scheduler (turn-scheduler.ts) starts
- * a new turn.
+ * a new turn. The row's usage totals get the requests the cut turn had made (cut-turn-usage.ts).
  */
 
 import type { LogEntry } from "../../log/entries.js";
@@ -22,6 +22,7 @@ import type { InputQueue } from "../session/input-queue.js";
 import { closeOpenCalls, type KnownResult } from "../session/open-tool-calls.js";
 import type { SessionPort } from "../session/session-port.js";
 import type { TurnRow } from "../storage/turns-table.js";
+import { cutTurnUsage } from "./cut-turn-usage.js";
 
 /** The note the model reads after a daemon restart cut a turn short. */
 export const restartNoteText =
@@ -141,8 +142,11 @@ export async function endCutTurn(
     now,
     unknownOutcome,
   );
+  // The row gets the turn's usage with its end; this turn's end never came.
+  const usage = await cutTurnUsage(log.historyLog(), turn.id);
   await log.commit(recovery.entries, {
     endTurn: { id: turn.id, state: recovery.state, endedAt: now, error: null },
+    ...(Object.keys(usage).length === 0 ? {} : { usage }),
   });
   port.logger.info(
     { session_id: sessionId, run_id: turn.id, state: recovery.state },
