@@ -57,6 +57,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: "forks",
+    setupFiles: ["test/support/fast-check-sizes.ts"],
     // Most files wait on child processes, sockets and fsyncs: with two at a time the machine's
     // two cores were busy 54% of the time, and three at a time ran the `together` files in 428 s
     // instead of 539 s for the same CPU (Vitest's default on a 2-core machine is one).
