@@ -1,7 +1,7 @@
 /**
  * Storage that fails under a running daemon: a full disk (a real tmpfs filled to ENOSPC) while a
- * turn commits and while inputs arrive, a boot that fails after the listener is up, and a log
- * changed behind a loaded session's back. In every case the daemon says what happened, changes
+ * turn commits, while inputs arrive and while a session is deleted, a boot that fails after the
+ * listener is up, and a log changed behind a loaded session's back. In every case the daemon says what happened, changes
  * nothing it cannot record, and carries on normally once the storage is usable again.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -160,6 +160,44 @@ describe.skipIf(skipReason !== null)("a full disk under a running daemon", () =>
     expect(texts[0]).toBe("one");
     expect(texts[1]).toMatch(/^two z{100}/);
   });
+  it("deletes a session on a full disk all or nothing: 503 with the session whole, or gone for good", async () => {
+    const { app, small } = await daemonOnSmallDisk();
+    const kept = await app.createSession();
+    await app.turn(kept, "a neighbour");
+    const sessionId = await app.createSession();
+    // Many entries on many pages: their deletion may write more to the write-ahead log than the
+    // space a checkpoint leaves in it (then it fails), or fit in that space (then it succeeds).
+    provider.script = () => text(`answer ${"w".repeat(3_000)}`);
+    for (let i = 0; i < 60; i++) await app.turn(sessionId, `turn ${i} ${"v".repeat(3_000)}`);
+    const before = await app.history(sessionId);
+    small.fill();
+
+    const first = await app.api(`/sessions/${sessionId}`, { method: "DELETE" });
+    expect([200, 503]).toContain(first.status);
+    if (first.status === 503) {
+      expect(first.json()).toMatchObject({ code: "request_unavailable" });
+      // Nothing of it went: the session answers as before, its history whole and verified.
+      expect((await app.api(`/sessions/${sessionId}?tail=0`)).status).toBe(200);
+      expect(await app.history(sessionId)).toEqual(before);
+      small.free();
+      expect((await app.api(`/sessions/${sessionId}`, { method: "DELETE" })).status).toBe(200);
+    } else {
+      small.free();
+    }
+    // Gone, and still gone after a crash: no row, no entry of it is read back.
+    for (let round = 0; round < 2; round++) {
+      expect((await app.api(`/sessions/${sessionId}?tail=0`)).status).toBe(404);
+      expect((await app.api(`/sessions/${sessionId}/history?limit=10`)).status).toBe(404);
+      if (round === 0) {
+        await app.kill();
+        await app.boot();
+      }
+    }
+    // Its neighbour is untouched and takes turns.
+    provider.script = () => text("still here");
+    await app.turn(kept, "after");
+    expect(userTexts((await app.history(kept)).items)).toEqual(["a neighbour", "after"]);
+  }, 60_000);
 });
 
 describe("boot failures and a log changed behind the daemon's back", () => {
