@@ -1,8 +1,9 @@
 /**
  * Storage that fails under a running daemon: a full disk (a real tmpfs filled to ENOSPC) while a
  * turn commits, while inputs arrive and while a session is deleted, a boot that fails after the
- * listener is up, and a log changed behind a loaded session's back. In every case the daemon says what happened, changes
- * nothing it cannot record, and carries on normally once the storage is usable again.
+ * listener is up, and a log changed behind a loaded session's back. In every case the daemon
+ * says what happened, changes nothing it cannot record, and carries on normally once the
+ * storage is usable again.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
