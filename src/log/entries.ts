@@ -157,6 +157,8 @@ export type LogEntry =
    * `first_kept_position` may be this entry's own position (nothing kept before it). Token
    * counts are the daemon's estimates of the context before and after. `trigger` says why it
    * ran (`auto`, `overflow`, `manual`); `model` names the model that wrote the summary.
+   * `usage`: what its summary requests used together (budgets count it like an answer's;
+   * absent in logs written before it was recorded, or when the provider reported none).
    */
   | ({
       kind: "compaction";
@@ -167,6 +169,7 @@ export type LogEntry =
       after_tokens: number;
       trigger?: CompactionTrigger;
       model?: string;
+      usage?: RequestUsage;
     } & EntryContext)
   /**
    * The items of the entries from `from_position` to `to_position` (both included) leave the

@@ -13,13 +13,14 @@
 import type { SessionContext } from "../../api/session-snapshot.js";
 import { type CompactionPlan, planCompaction } from "../../log/compaction-plan.js";
 import { compactionSummaryItem } from "../../log/compaction-summary.js";
-import type { CompactionTrigger, LogEntry } from "../../log/entries.js";
+import type { CompactionTrigger, LogEntry, RequestUsage } from "../../log/entries.js";
 import type { Item } from "../../model/items.js";
 import { LlmClientError } from "../../model/llm-client.js";
 import type { ToolMeta } from "../../model/tools.js";
 import type { Usage } from "../../model/usage.js";
 import { isContextOverflow, reportedContextWindow } from "../../providers/context-overflow.js";
 import type { ModelLimits } from "../../providers/model-limits.js";
+import { requestUsageOf } from "../budget/request-usage.js";
 import { boundText } from "../history/bounded-entry.js";
 import { turnLogFields } from "../session/log-fields.js";
 import type { SessionPort } from "../session/session-port.js";
@@ -40,6 +41,14 @@ const summaryShare = 0.15;
 
 /** The limits and prices of the model a session's settings resolve to (null: no provider configured). */
 export type LimitsOf = SessionServices["limitsOf"];
+
+/** The record a compaction's summary requests are logged with (null: the provider reported no usage). */
+export type UsageRecorder = (usage: Usage) => RequestUsage | null;
+
+/** The record of requests to `bound`'s profile outside any turn (a manual compaction: no schedule). */
+function recorderOf(bound: BoundClient): UsageRecorder {
+  return (usage) => requestUsageOf(usage, bound.profileName, bound.limits.prices, null);
+}
 
 /** The compaction hooks of one turn (see compacting-run.ts). */
 export interface TurnCompaction {
@@ -107,12 +116,13 @@ export class SessionCompactor {
     this.#running?.abort(new Error("the session stopped"));
   }
 
-  /** The hooks one turn runs with, for the client it bound. */
+  /** The hooks one turn runs with, for the client it bound (`record`: the turn's usage records). */
   forTurn(
     turnId: string,
     bound: BoundClient,
     systemPrompt: string | null,
     tools: readonly ToolMeta[],
+    record: UsageRecorder = recorderOf(bound),
   ): TurnCompaction {
     this.account.setOverhead(systemPrompt, tools);
     const limits = budgets(bound.limits, bound.requestConfig.max_tokens, this.account.overhead);
@@ -122,7 +132,7 @@ export class SessionCompactor {
         const size = this.account.size(this.#port.log.state);
         let sent: Item[] | undefined;
         if (size.tokens >= limits.trigger && !this.running) {
-          const written = await this.#compactQuietly("auto", bound, turnId, signal);
+          const written = await this.#compactQuietly("auto", bound, turnId, signal, record);
           if (written) sent = [...this.#port.log.state.history];
         }
         this.account.sending(sent ?? items);
@@ -131,7 +141,7 @@ export class SessionCompactor {
       observeUsage: (usage) => this.account.observe(this.#port.log.state, usage),
       isOverflow: (error) => error instanceof LlmClientError && isContextOverflow(error),
       compactAfterOverflow: (signal, error) =>
-        this.#compactQuietly("overflow", this.#withObservedWindow(bound, error), turnId, signal),
+        this.#compactQuietly("overflow", this.#withObservedWindow(bound, error), turnId, signal, record),
     };
   }
 
@@ -144,7 +154,7 @@ export class SessionCompactor {
     const controller = new AbortController();
     this.#running = controller;
     const before = this.account.size(this.#port.log.state).tokens;
-    void this.#run("manual", bound, null, plan, before, controller.signal)
+    void this.#run("manual", bound, null, plan, before, controller.signal, recorderOf(bound))
       .catch((error: unknown) => this.#failed("manual", null, error))
       .finally(() => {
         this.#running = null;
@@ -212,6 +222,7 @@ export class SessionCompactor {
     bound: BoundClient,
     turnId: string,
     signal: AbortSignal,
+    record: UsageRecorder,
   ): Promise<boolean> {
     const plan = this.plan(bound);
     if (plan === null) return false;
@@ -225,7 +236,7 @@ export class SessionCompactor {
     this.#running = controller;
     try {
       const before = this.account.size(this.#port.log.state).tokens;
-      return await this.#run(trigger, bound, turnId, plan, before, controller.signal);
+      return await this.#run(trigger, bound, turnId, plan, before, controller.signal, record);
     } catch (error) {
       if (signal.aborted) throw error;
       this.#failed(trigger, turnId, error);
@@ -244,6 +255,7 @@ export class SessionCompactor {
     plan: CompactionPlan,
     before: number,
     signal: AbortSignal,
+    record: UsageRecorder,
   ): Promise<boolean> {
     const port = this.#port;
     const { log } = port;
@@ -270,6 +282,7 @@ export class SessionCompactor {
       );
     }
     const after = Math.max(summaryTokens + plan.keptTokens, before - plan.summarizedTokens + summaryTokens);
+    const usage = record(result.usage);
     const entry: LogEntry = {
       kind: "compaction",
       ts: port.now(),
@@ -279,6 +292,7 @@ export class SessionCompactor {
       after_tokens: after,
       trigger,
       model: bound.model,
+      ...(usage === null ? {} : { usage }),
       ...(turnId === null ? {} : { turn_id: turnId }),
     };
     const placed = await port.serialize(async () => {

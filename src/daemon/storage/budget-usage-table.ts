@@ -2,7 +2,8 @@
  * The `budget_usage` table: what model requests used, added up per session, UTC day, provider
  * profile and schedule, so a budget's check reads one indexed sum however many sessions and
  * requests it spans (daemon/budget/). Each row is derived from the log: a model answer's
- * `assistant_items` entry carries its request's usage, and `recordUsageProgram` adds it here in
+ * `assistant_items` entry carries its request's usage (a `compaction` entry, its summary
+ * requests' usage), and `recordUsageProgram` adds it here in
  * the same transaction that appends the entry, so the table and the log never disagree, a crash
  * included.
  *
@@ -51,11 +52,12 @@ export type UsageScope =
   | { kind: "profile"; profile: string }
   | { kind: "schedule"; scheduleId: string };
 
-/** Add the usage of every model answer among `entries` (appended to `sessionId`'s log now). */
+/** Add the usage of every model answer and compaction among `entries` (appended to `sessionId`'s log now). */
 export function* recordUsageProgram(sessionId: string, entries: readonly LogEntry[]): SqlProgram<void> {
   for (const entry of entries) {
-    if (entry.kind !== "assistant_items" || entry.usage === undefined) continue;
+    if (entry.kind !== "assistant_items" && entry.kind !== "compaction") continue;
     const { usage } = entry;
+    if (usage === undefined) continue;
     yield* run(
       `INSERT INTO budget_usage (session_id, day, profile, schedule, tokens, cost_nanos, requests)
        VALUES (?, ?, ?, ?, ?, ?, 1)

@@ -91,7 +91,9 @@ export class Turn {
       gate: parts.gate,
       held: true,
       onToolsChanged: () => board.notifySettled(),
-      compaction: (bound, prompt, tools) => parts.compactor.forTurn(turnId, bound, prompt, tools),
+      // A compaction's summary requests are counted like the turn's own (profile, prices, schedule).
+      compaction: (bound, prompt, tools) =>
+        parts.compactor.forTurn(turnId, bound, prompt, tools, (usage) => budget.usageRecord(usage)),
     });
     this.run = run;
     board.running = run;

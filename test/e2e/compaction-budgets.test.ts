@@ -1,0 +1,88 @@
+/**
+ * A compaction's summary requests are model requests like any other: the session's totals count
+ * them, and so must its budgets (each compaction entry carries its requests' usage, recorded in
+ * the same commit). Manual compactions and those a turn makes before a request or after a
+ * "context too long" alike; the budget's count then equals the session's own totals.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { compactionProfile, compactionScript, scriptPrompt } from "./support/compaction-script.js";
+import type { DaemonHarness, ProviderProfileConfig } from "./support/daemon-harness.js";
+import { eventually, useFakeProvider } from "./support/fixture.js";
+
+interface Snapshot {
+  usage: { prompt_tokens: number; completion_tokens: number };
+  budget: { used: { tokens: number; cost_usd: number } } | null;
+  context: {
+    compacting: boolean;
+    last_compaction: { position: number } | null;
+    last_compaction_error: string | null;
+  };
+  status: { phase: string };
+}
+
+describe("budgets and compaction", () => {
+  const fake = useFakeProvider();
+
+  async function sessionWithBudget(
+    extra: Partial<ProviderProfileConfig> = {},
+  ): Promise<{ app: DaemonHarness; id: string }> {
+    const app = await fake.daemon(
+      {
+        providers: {
+          main: compactionProfile("chat_completions", fake.provider, { contextWindow: 1_000_000, ...extra }),
+        },
+      },
+      compactionScript("chat_completions"),
+    );
+    writeFileSync(join(app.workspace, "notes.txt"), `${"the notes say hello. ".repeat(40)}\n`);
+    const id = await app.createSession();
+    // Far above what the test spends: the snapshot then shows what the budget counted.
+    const budget = await app.api(`/sessions/${id}/budget`, {
+      method: "PUT",
+      body: { maxTokens: 1_000_000_000 },
+    });
+    expect(budget.status).toBe(200);
+    return { app, id };
+  }
+
+  async function snapshot(app: DaemonHarness, id: string): Promise<Snapshot> {
+    return (await app.api(`/sessions/${id}?tail=0`)).json<Snapshot>();
+  }
+
+  async function turn(app: DaemonHarness, id: string, prompt: string): Promise<void> {
+    await app.prompt(id, prompt);
+    await app.idle(id, 30_000);
+  }
+
+  /** What the session's own totals say it used, in a budget's terms (whole prompt plus output). */
+  const spent = (now: Snapshot): number => now.usage.prompt_tokens + now.usage.completion_tokens;
+
+  it("counts a manual compaction's summary requests toward the session's budget", async () => {
+    const { app, id } = await sessionWithBudget();
+    for (let n = 0; n < 4; n++) await turn(app, id, scriptPrompt(n % 2 === 0 ? "tools" : "chat", n));
+    const before = await snapshot(app, id);
+    expect(before.budget?.used.tokens).toBe(spent(before));
+
+    const started = await app.api(`/sessions/${id}/compact`, { method: "POST" });
+    expect(started.status).toBe(202);
+    const after = await eventually("the compaction to be written", async () => {
+      const now = await snapshot(app, id);
+      return now.context.last_compaction === null || now.context.compacting ? undefined : now;
+    });
+    expect(after.context.last_compaction_error).toBeNull();
+    expect(spent(after)).toBeGreaterThan(spent(before));
+    expect(after.budget?.used.tokens).toBe(spent(after));
+    expect(after.budget?.used.cost_usd).toBeGreaterThan(before.budget!.used.cost_usd);
+  });
+
+  it("counts the compactions a turn makes before its requests toward the session's budget", async () => {
+    const { app, id } = await sessionWithBudget({ contextWindow: 5_000, compactThreshold: 0.6 });
+    await turn(app, id, scriptPrompt("chat", 0));
+    await turn(app, id, scriptPrompt("loop", 1));
+    const now = await snapshot(app, id);
+    expect(now.context.last_compaction).not.toBeNull();
+    expect(now.budget?.used.tokens).toBe(spent(now));
+  });
+});
