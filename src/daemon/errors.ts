@@ -22,6 +22,7 @@ export const daemonErrorProblems = {
   session_busy: "session_busy",
   compaction_running: "session_busy",
   nothing_to_compact: "nothing_to_compact",
+  budget_exhausted: "budget_exhausted",
   provider_missing: "invalid_request",
   session_unavailable: "request_unavailable",
   actor_stopped: "request_unavailable",
@@ -110,6 +111,13 @@ export class NothingToCompactError extends DaemonError {
     this.name = "NothingToCompactError";
   }
 }
+
+/** A budget that applies to the session has nothing left for a compaction's summary requests (409). */
+export const CompactionOverBudgetError = sessionErrorClass(
+  "budget_exhausted",
+  "CompactionOverBudgetError",
+  (id, refusal: string) => `session ${id} cannot be compacted: ${refusal}`,
+);
 
 /** No provider is configured for the session, so no model can write a summary (400). */
 export const ProviderMissingError = sessionErrorClass(

@@ -2,12 +2,18 @@
  * A compaction's summary requests are model requests like any other: the session's totals count
  * them, and so must its budgets (each compaction entry carries its requests' usage, recorded in
  * the same commit). Manual compactions and those a turn makes before a request or after a
- * "context too long" alike; the budget's count then equals the session's own totals.
+ * "context too long" alike; the budget's count then equals the session's own totals. And they
+ * are checked first: a budget that refuses a request refuses a compaction's summary requests.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { compactionProfile, compactionScript, scriptPrompt } from "./support/compaction-script.js";
+import {
+  compactionProfile,
+  compactionScript,
+  isSummaryRequest,
+  scriptPrompt,
+} from "./support/compaction-script.js";
 import type { DaemonHarness, ProviderProfileConfig } from "./support/daemon-harness.js";
 import { eventually, useFakeProvider } from "./support/fixture.js";
 
@@ -84,5 +90,61 @@ describe("budgets and compaction", () => {
     const now = await snapshot(app, id);
     expect(now.context.last_compaction).not.toBeNull();
     expect(now.budget?.used.tokens).toBe(spent(now));
+  });
+
+  /** Spend up to `budget`: the session's own budget becomes exactly what it used. */
+  async function exhaust(app: DaemonHarness, id: string): Promise<void> {
+    const used = spent(await snapshot(app, id));
+    const put = await app.api(`/sessions/${id}/budget`, { method: "PUT", body: { maxTokens: used } });
+    expect(put.status).toBe(200);
+  }
+
+  it("refuses a manual compaction with 409 budget_exhausted when a budget has nothing left, and asks no model", async () => {
+    const { app, id } = await sessionWithBudget();
+    for (let n = 0; n < 4; n++) await turn(app, id, scriptPrompt(n % 2 === 0 ? "tools" : "chat", n));
+    await exhaust(app, id);
+    const requests = fake.provider.requests.length;
+    const refused = await app.api(`/sessions/${id}/compact`, { method: "POST" });
+    expect(refused.status).toBe(409);
+    expect(refused.json()).toMatchObject({ code: "budget_exhausted" });
+    expect(refused.json<{ detail: string }>().detail).toMatch(/the session's budget is used up/);
+    expect(fake.provider.requests.length).toBe(requests);
+    expect((await snapshot(app, id)).context.last_compaction).toBeNull();
+  });
+
+  it("ends a turn budget_exhausted without a summary request when its compaction is due and a budget has nothing left", async () => {
+    const app = await fake.daemon(
+      {
+        providers: {
+          wide: compactionProfile("chat_completions", fake.provider, { contextWindow: 1_000_000 }),
+          narrow: compactionProfile("chat_completions", fake.provider, {
+            contextWindow: 5_000,
+            compactThreshold: 0.6,
+          }),
+        },
+      },
+      compactionScript("chat_completions"),
+    );
+    const id = await app.createSession();
+    for (let n = 0; n < 4; n++) await turn(app, id, scriptPrompt("chat", n, 150));
+    await exhaust(app, id);
+    // In the narrow window the context is past the threshold: the next request is due a compaction.
+    const patched = await app.api(`/sessions/${id}`, {
+      method: "PATCH",
+      body: { provider_profile: "narrow" },
+    });
+    expect(patched.status).toBe(200);
+    const requests = fake.provider.requests.length;
+    await turn(app, id, scriptPrompt("chat", 4));
+    expect(fake.provider.requests.slice(requests).filter(isSummaryRequest)).toEqual([]);
+    expect(fake.provider.requests.length).toBe(requests);
+    const now = await snapshot(app, id);
+    expect(now.context.last_compaction).toBeNull();
+    const rows = await app.sql<{ kind: string; entry: string }>(
+      "SELECT kind, entry FROM transcript WHERE session = ? AND kind IN ('compaction', 'run_outcome') ORDER BY position",
+      [id],
+    );
+    expect(rows.map((row) => row.kind)).not.toContain("compaction");
+    expect(JSON.parse(rows.at(-1)!.entry)).toMatchObject({ outcome: { type: "budget_exhausted" } });
   });
 });

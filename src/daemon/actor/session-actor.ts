@@ -41,6 +41,7 @@ import type { CreatedSession } from "../storage/session-storage.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import { SessionFeed } from "../stream/session-feed.js";
 import type { FirstBatch } from "../stream/sse-stream.js";
+import { sessionBudgetSource } from "../turn/session-budget-source.js";
 import { ActorLifecycle } from "./actor-lifecycle.js";
 import { creationSnapshot, finishSnapshot, type SnapshotParts, snapshotParts } from "./actor-snapshot.js";
 import type { ActorSupervisor, StopReason } from "./actor-supervisor.js";
@@ -274,7 +275,9 @@ export class SessionActor {
       if (this.#parts.compactor.running) throw new CompactionRunningError(this.sessionId);
       if (this.#parts.turns.busy) throw new SessionBusyError(this.sessionId);
       const row = await this.#row();
-      return startCompaction(this.#parts.port, this.#services.bindClient, this.#parts.compactor, row, () => {
+      const port = this.#parts.port;
+      const budgets = sessionBudgetSource(port, this.#services, row, null);
+      return startCompaction(port, this.#services.bindClient, this.#parts.compactor, row, budgets, () => {
         if (!this.#life.stopped) this.#parts.turns.kick();
       });
     });

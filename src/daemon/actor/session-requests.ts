@@ -9,8 +9,9 @@ import type { SessionSettings, SessionSettingsBody } from "../../api/session-set
 import type { CompactAnswer } from "../../api/session-snapshot.js";
 import type { RestoredLog } from "../../log/tail-restore.js";
 import type { Budget } from "../../model/budget.js";
+import { checkTurnBudget, type TurnBudgetSource } from "../budget/turn-budget-check.js";
 import type { SessionCompactor } from "../compaction/compaction.js";
-import { NothingToCompactError, ProviderMissingError } from "../errors.js";
+import { CompactionOverBudgetError, NothingToCompactError, ProviderMissingError } from "../errors.js";
 import { previewOf } from "../history/preview.js";
 import { projectsToHistory } from "../history/project-history.js";
 import { type RepairAnswer, repairEntry } from "../session/context-repair.js";
@@ -93,15 +94,17 @@ export async function changeSettings(
 /**
  * Plan a compaction of the session now and start it in the background with the session's
  * client (`done` once it has ended, whatever the outcome). Throws `ProviderMissingError` without
- * a provider, `NothingToCompactError` when nothing would be summarized.
+ * a provider, `NothingToCompactError` when nothing would be summarized, and
+ * `CompactionOverBudgetError` when `budgets` refuse a model request now.
  */
-export function startCompaction(
+export async function startCompaction(
   port: SessionPort,
   bindClient: SessionServices["bindClient"],
   compactor: SessionCompactor,
   row: SessionRow,
+  budgets: TurnBudgetSource,
   done: () => void,
-): CompactAnswer {
+): Promise<CompactAnswer> {
   let bound: BoundClient;
   try {
     bound = bindClient(row.providerProfile, row.model, port.log.state.config);
@@ -112,6 +115,9 @@ export function startCompaction(
   if (plan === null) {
     throw new NothingToCompactError(port.sessionId, compactor.account.size(port.log.state).tokens);
   }
+  // The summary requests are model requests: checked against the session's budgets like a turn's.
+  const refusal = await checkTurnBudget(budgets, bound.profileName);
+  if (refusal !== null) throw new CompactionOverBudgetError(port.sessionId, refusal.message);
   const started = compactor.startManual(bound, plan, done);
   return {
     session_id: port.sessionId,

@@ -45,6 +45,14 @@ export type LimitsOf = SessionServices["limitsOf"];
 /** The record a compaction's summary requests are logged with (null: the provider reported no usage). */
 export type UsageRecorder = (usage: Usage) => RequestUsage | null;
 
+/** How a turn's compactions make their summary requests: as the turn's own requests are. */
+export interface TurnRequests {
+  /** The record of what they used. */
+  record: UsageRecorder;
+  /** Whether the budgets let a request go out now (false: no compaction, and the turn stops). */
+  allowed(): Promise<boolean>;
+}
+
 /** The record of requests to `bound`'s profile outside any turn (a manual compaction: no schedule). */
 function recorderOf(bound: BoundClient): UsageRecorder {
   return (usage) => requestUsageOf(usage, bound.profileName, bound.limits.prices, null);
@@ -116,14 +124,15 @@ export class SessionCompactor {
     this.#running?.abort(new Error("the session stopped"));
   }
 
-  /** The hooks one turn runs with, for the client it bound (`record`: the turn's usage records). */
+  /** The hooks one turn runs with, for the client it bound (`requests`: how the turn's requests are checked and counted). */
   forTurn(
     turnId: string,
     bound: BoundClient,
     systemPrompt: string | null,
     tools: readonly ToolMeta[],
-    record: UsageRecorder = recorderOf(bound),
+    requests: TurnRequests = { record: recorderOf(bound), allowed: async () => true },
   ): TurnCompaction {
+    const { record } = requests;
     this.account.setOverhead(systemPrompt, tools);
     const limits = budgets(bound.limits, bound.requestConfig.max_tokens, this.account.overhead);
     return {
@@ -131,7 +140,7 @@ export class SessionCompactor {
       beforeRequest: async (items, signal) => {
         const size = this.account.size(this.#port.log.state);
         let sent: Item[] | undefined;
-        if (size.tokens >= limits.trigger && !this.running) {
+        if (size.tokens >= limits.trigger && !this.running && (await requests.allowed())) {
           const written = await this.#compactQuietly("auto", bound, turnId, signal, record);
           if (written) sent = [...this.#port.log.state.history];
         }
@@ -140,7 +149,8 @@ export class SessionCompactor {
       },
       observeUsage: (usage) => this.account.observe(this.#port.log.state, usage),
       isOverflow: (error) => error instanceof LlmClientError && isContextOverflow(error),
-      compactAfterOverflow: (signal, error) =>
+      compactAfterOverflow: async (signal, error) =>
+        (await requests.allowed()) &&
         this.#compactQuietly("overflow", this.#withObservedWindow(bound, error), turnId, signal, record),
     };
   }

@@ -6,7 +6,8 @@
  *   `compaction_failed` on the session's stream tells how it ended); 409 `session_busy` while a
  *   turn or another compaction runs (a compaction is not queued behind a turn: a turn compacts
  *   by itself when it needs to); 409 `nothing_to_compact` when only the turns a compaction keeps
- *   whole are there; 400 `invalid_request` when no provider is configured.
+ *   whole are there; 409 `budget_exhausted` when a budget refuses a model request now; 400
+ *   `invalid_request` when no provider is configured.
  * - `POST /sessions/{sid}/repair` {from_position, to_position?}: the items of those log entries
  *   leave the model's context from the next request on (a `context_excluded` entry; the log and
  *   history pages keep them). The way out when a provider keeps refusing a session's requests

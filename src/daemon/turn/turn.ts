@@ -25,6 +25,7 @@ import type { InputRow } from "../storage/inputs-table.js";
 import type { SessionRow } from "../storage/sessions-table.js";
 import { storageFailureText } from "../storage/storage-unavailable.js";
 import type { TurnTrace } from "../telemetry/turn-trace.js";
+import { sessionBudgetSource } from "./session-budget-source.js";
 import type { StorageRetry } from "./storage-retry.js";
 import type { TurnBoard } from "./turn-board.js";
 import { turnConversation } from "./turn-conversation.js";
@@ -70,16 +71,14 @@ export class Turn {
     this.#trace = trace;
     const { port, services, parts, board } = crew;
     const { turnId, inputIds } = started;
-    const budget = new TurnBudget({
-      storage: services.storage,
-      sessionId: port.sessionId,
-      row: session,
-      own: () => port.log.state.budget,
-      config: () => services.turnSettings(session).budgets,
-      lastUsage: () => port.log.state.last_request_usage,
-      scheduleId: scheduleOfInputs(started.delivered.map((delivered) => delivered.row)),
-      now: () => port.now(),
-    });
+    const budget = new TurnBudget(
+      sessionBudgetSource(
+        port,
+        services,
+        session,
+        scheduleOfInputs(started.delivered.map((delivered) => delivered.row)),
+      ),
+    );
     const run: TurnRun = new TurnRun(port, {
       id: turnId,
       inputIds,
@@ -91,9 +90,12 @@ export class Turn {
       gate: parts.gate,
       held: true,
       onToolsChanged: () => board.notifySettled(),
-      // A compaction's summary requests are counted like the turn's own (profile, prices, schedule).
+      // A compaction's summary requests are checked and counted like the turn's own requests.
       compaction: (bound, prompt, tools) =>
-        parts.compactor.forTurn(turnId, bound, prompt, tools, (usage) => budget.usageRecord(usage)),
+        parts.compactor.forTurn(turnId, bound, prompt, tools, {
+          record: (usage) => budget.usageRecord(usage),
+          allowed: async () => (await budget.beforeRequest()).action === "continue",
+        }),
     });
     this.run = run;
     board.running = run;
