@@ -26,7 +26,7 @@ function beforeTurn(entry: LogEntry, turnId: string): boolean {
  * The usage the committed answers of turn `turnId` record, `entries` given newest first and
  * ending where the walk stops (`done`: an entry of an older turn was met).
  */
-export function answeredUsage(entries: readonly LogEntry[], turnId: string): { usage: Usage; done: boolean } {
+function answeredUsage(entries: readonly LogEntry[], turnId: string): { usage: Usage; done: boolean } {
   let usage: Usage = {};
   for (const entry of entries) {
     if (beforeTurn(entry, turnId)) return { usage, done: true };
