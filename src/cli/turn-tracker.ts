@@ -101,8 +101,9 @@ export class TurnTracker {
     this.noteReceipt(receipt);
   }
 
-  /** A live `usage` event: counted to its turn. */
+  /** A live `usage` event: counted to its turn (none: a compaction a client asked for). */
   usageSeen(usage: SessionEventData["usage"]): void {
+    if (usage.run_id === null) return;
     const totals = this.#turnUsage.get(usage.run_id) ?? emptyUsage();
     addUsage(totals, usage);
     this.#turnUsage.set(usage.run_id, totals);

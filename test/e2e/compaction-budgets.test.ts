@@ -16,6 +16,7 @@ import {
 } from "./support/compaction-script.js";
 import type { DaemonHarness, ProviderProfileConfig } from "./support/daemon-harness.js";
 import { eventually, useFakeProvider } from "./support/fixture.js";
+import { eventsOf } from "./support/sse-client.js";
 
 interface Snapshot {
   usage: { prompt_tokens: number; completion_tokens: number };
@@ -71,13 +72,29 @@ describe("budgets and compaction", () => {
     const before = await snapshot(app, id);
     expect(before.budget?.used.tokens).toBe(spent(before));
 
+    // A client following the stream counts the compaction's usage from its `usage` event.
+    const stream = await app.openStream(id, { tail: 0 });
+    const first = await stream.next();
     const started = await app.api(`/sessions/${id}/compact`, { method: "POST" });
     expect(started.status).toBe(202);
+    const events = [
+      ...first.batch.events,
+      ...eventsOf(await stream.readUntil((event) => event.type === "compaction_completed")),
+    ];
+    stream.close();
     const after = await eventually("the compaction to be written", async () => {
       const now = await snapshot(app, id);
       return now.context.last_compaction === null || now.context.compacting ? undefined : now;
     });
     expect(after.context.last_compaction_error).toBeNull();
+    const usageEvents = events.filter((event) => event.type === "usage");
+    expect(usageEvents).toHaveLength(1);
+    expect(usageEvents[0]!.data).toMatchObject({ run_id: null });
+    const counted = (first.batch.snapshot!.usage as { total_tokens: number }).total_tokens;
+    expect(counted + (usageEvents[0]!.data.total_tokens as number)).toBe(
+      (await app.api(`/sessions/${id}?tail=0`)).json<{ usage: { total_tokens: number } }>().usage
+        .total_tokens,
+    );
     expect(spent(after)).toBeGreaterThan(spent(before));
     expect(after.budget?.used.tokens).toBe(spent(after));
     expect(after.budget?.used.cost_usd).toBeGreaterThan(before.budget!.used.cost_usd);

@@ -84,14 +84,14 @@ const SessionEventSchema = named(
     event(
       "usage",
       closedObject({
-        run_id: Type.String(),
+        run_id: NullableString,
         model: Type.String(),
         prompt_tokens: Type.Integer(),
         cached_prompt_tokens: Type.Integer(),
         completion_tokens: Type.Integer(),
         total_tokens: Type.Integer(),
       }),
-      "tokens of one model request",
+      "tokens of one model request, or of a compaction's summary requests (`run_id`: the turn that made them; null for a compaction a client asked for)",
     ),
     event("committed", closedObject({ high_water: Type.Integer() }), "the log head moved"),
     event(

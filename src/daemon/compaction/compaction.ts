@@ -20,6 +20,7 @@ import type { ToolMeta } from "../../model/tools.js";
 import type { Usage } from "../../model/usage.js";
 import { isContextOverflow, reportedContextWindow } from "../../providers/context-overflow.js";
 import type { ModelLimits } from "../../providers/model-limits.js";
+import { hasUsage } from "../../providers/usage-report.js";
 import { requestUsageOf } from "../budget/request-usage.js";
 import { boundText } from "../history/bounded-entry.js";
 import { turnLogFields } from "../session/log-fields.js";
@@ -27,6 +28,7 @@ import type { SessionPort } from "../session/session-port.js";
 import type { BoundClient, SessionServices } from "../session/session-services.js";
 import { usageCost } from "../session/usage-roll-up.js";
 import type { SessionRow } from "../storage/sessions-table.js";
+import { usageEventData } from "../turn/turn-events.js";
 import { ContextAccount } from "./context-accounting.js";
 import { summarizeItems } from "./context-summary.js";
 
@@ -307,7 +309,11 @@ export class SessionCompactor {
     };
     const placed = await port.serialize(async () => {
       signal.throwIfAborted();
-      return log.commit([entry], { usage: result.usage });
+      const committed = await log.commit([entry], { usage: result.usage });
+      // Stored with this commit (not with a turn's end): told in the same mailbox task, so a
+      // snapshot's totals and the `usage` events after its cursor add up.
+      if (hasUsage(result.usage)) port.publish("usage", usageEventData(turnId, bound.model, result.usage));
+      return committed;
     });
     this.#lastError = null;
     port.logger.info(

@@ -11,7 +11,7 @@ import type { Usage } from "../../model/usage.js";
 import { boundText } from "../history/bounded-entry.js";
 
 /** The `usage` event of one LLM request. */
-export function usageEventData(turnId: string, model: string, usage: Usage): SessionEventData["usage"] {
+export function usageEventData(turnId: string | null, model: string, usage: Usage): SessionEventData["usage"] {
   const prompt = usage.input_tokens ?? 0;
   const completion = usage.output_tokens ?? 0;
   return {
