@@ -10,8 +10,12 @@ import type { ToolCallItem, ToolResultItem } from "../../model/items.js";
 import type { Usage } from "../../model/usage.js";
 import { boundText } from "../history/bounded-entry.js";
 
-/** The `usage` event of one LLM request. */
-export function usageEventData(turnId: string | null, model: string, usage: Usage): SessionEventData["usage"] {
+/** The `usage` event of one LLM request, or of a compaction's summary requests (no turn: null). */
+export function usageEventData(
+  turnId: string | null,
+  model: string,
+  usage: Usage,
+): SessionEventData["usage"] {
   const prompt = usage.input_tokens ?? 0;
   const completion = usage.output_tokens ?? 0;
   return {
