@@ -26,9 +26,9 @@ import { boundText } from "../history/bounded-entry.js";
 import { turnLogFields } from "../session/log-fields.js";
 import type { SessionPort } from "../session/session-port.js";
 import type { BoundClient, SessionServices } from "../session/session-services.js";
+import { usageEventData } from "../session/usage-event.js";
 import { usageCost } from "../session/usage-roll-up.js";
 import type { SessionRow } from "../storage/sessions-table.js";
-import { usageEventData } from "../turn/turn-events.js";
 import { ContextAccount } from "./context-accounting.js";
 import { summarizeItems } from "./context-summary.js";
 

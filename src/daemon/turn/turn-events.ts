@@ -1,32 +1,13 @@
 /**
- * The stream events a turn publishes about its model requests and tool calls (`usage`, `tool`),
- * built from what the agent loop observed.
+ * The stream events a turn publishes about its tool calls (`tool`), built from what the agent
+ * loop observed (its requests' `usage` events: session/usage-event.ts).
  *
  * Boundary rule: pure functions; text too large for an event is cut to its start (the whole of
  * it is in the history entries).
  */
 import type { SessionEventData } from "../../api/session-events.js";
 import type { ToolCallItem, ToolResultItem } from "../../model/items.js";
-import type { Usage } from "../../model/usage.js";
 import { boundText } from "../history/bounded-entry.js";
-
-/** The `usage` event of one LLM request, or of a compaction's summary requests (no turn: null). */
-export function usageEventData(
-  turnId: string | null,
-  model: string,
-  usage: Usage,
-): SessionEventData["usage"] {
-  const prompt = usage.input_tokens ?? 0;
-  const completion = usage.output_tokens ?? 0;
-  return {
-    run_id: turnId,
-    model,
-    prompt_tokens: prompt,
-    cached_prompt_tokens: usage.cache_read_tokens ?? 0,
-    completion_tokens: completion,
-    total_tokens: usage.total_tokens ?? prompt + completion,
-  };
-}
 
 /**
  * The `tool` event: a call starting (result null) or finished. Arguments or a result too large

@@ -21,6 +21,7 @@ import { resumeWithCompaction } from "../compaction/compacting-run.js";
 import type { TurnCompaction } from "../compaction/compaction.js";
 import type { SessionPort } from "../session/session-port.js";
 import type { BoundClient } from "../session/session-services.js";
+import { usageEventData } from "../session/usage-event.js";
 import { addSessionUsage, noUsage } from "../session/usage-roll-up.js";
 import type { DeltaEventType } from "../stream/encoded-event.js";
 import {
@@ -31,7 +32,7 @@ import {
   failedEnding,
   type TurnEnding,
 } from "./turn-ending.js";
-import { toolEventData, usageEventData } from "./turn-events.js";
+import { toolEventData } from "./turn-events.js";
 import type { TurnRunOptions } from "./turn-run-options.js";
 import { turnTools } from "./turn-tools.js";
 import { tracedCompaction, tracedDecision } from "./turn-tracing.js";
