@@ -166,7 +166,14 @@ export async function repairOwnBudget(
   return { ...row, ownBudget: logged };
 }
 
+/** Every field of a `Budget`: a field added to the type fails to compile here until it is listed. */
+const budgetFields = Object.keys({
+  maxTokens: true,
+  maxCostUsd: true,
+  period: true,
+} satisfies Record<keyof Budget, true>) as (keyof Budget)[];
+
 function sameBudget(a: Budget | null, b: Budget | null): boolean {
   if (a === null || b === null) return a === b;
-  return a.maxTokens === b.maxTokens && a.maxCostUsd === b.maxCostUsd && a.period === b.period;
+  return budgetFields.every((field) => a[field] === b[field]);
 }
