@@ -8,6 +8,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { text } from "../support/fake-provider/reply.js";
 import {
   compactionProfile,
   compactionScript,
@@ -163,5 +164,25 @@ describe("budgets and compaction", () => {
     );
     expect(rows.map((row) => row.kind)).not.toContain("compaction");
     expect(JSON.parse(rows.at(-1)!.entry)).toMatchObject({ outcome: { type: "budget_exhausted" } });
+  });
+
+  it("does not retry a failed compaction before each request of a turn: its summary requests are spent", async () => {
+    const { app, id } = await sessionWithBudget({ contextWindow: 5_000, compactThreshold: 0.6 });
+    // Summaries longer than what they replace: every compaction fails ("would not make the
+    // context smaller") after its summary request was made.
+    const script = compactionScript("chat_completions");
+    fake.provider.script = (request) =>
+      isSummaryRequest(request) ? text(`Summary: ${"the notes say hello. ".repeat(2_000)}`) : script(request);
+    await turn(app, id, scriptPrompt("chat", 0));
+    const before = fake.provider.requests.length;
+    await turn(app, id, scriptPrompt("loop", 1));
+    const requests = fake.provider.requests.slice(before);
+    // The tool loop's later requests are all past the threshold: one summary attempt, not one each.
+    expect(requests.filter((request) => !isSummaryRequest(request)).length).toBeGreaterThan(3);
+    expect(requests.filter(isSummaryRequest)).toHaveLength(1);
+    const now = await snapshot(app, id);
+    expect(now.context.last_compaction).toBeNull();
+    expect(now.context.last_compaction_error).toMatch(/would not make the context smaller/);
+    expect(now.status.phase).toBe("idle");
   });
 });

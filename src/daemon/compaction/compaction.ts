@@ -135,6 +135,10 @@ export class SessionCompactor {
     requests: TurnRequests = { record: recorderOf(bound), allowed: async () => true },
   ): TurnCompaction {
     const { record } = requests;
+    // A failed compaction before a request is not tried again before the turn's next ones: its
+    // summary requests were spent (and, with nothing logged, no budget counts them), and what
+    // made it fail is likely still there. A "context too long" still compacts.
+    let autoFailed = false;
     this.account.setOverhead(systemPrompt, tools);
     const limits = budgets(bound.limits, bound.requestConfig.max_tokens, this.account.overhead);
     return {
@@ -142,9 +146,10 @@ export class SessionCompactor {
       beforeRequest: async (items, signal) => {
         const size = this.account.size(this.#port.log.state);
         let sent: Item[] | undefined;
-        if (size.tokens >= limits.trigger && !this.running && (await requests.allowed())) {
-          const written = await this.#compactQuietly("auto", bound, turnId, signal, record);
-          if (written) sent = [...this.#port.log.state.history];
+        if (size.tokens >= limits.trigger && !this.running && !autoFailed && (await requests.allowed())) {
+          const outcome = await this.#compactQuietly("auto", bound, turnId, signal, record);
+          if (outcome === "written") sent = [...this.#port.log.state.history];
+          autoFailed = outcome === "failed";
         }
         this.account.sending(sent ?? items);
         return sent;
@@ -153,7 +158,13 @@ export class SessionCompactor {
       isOverflow: (error) => error instanceof LlmClientError && isContextOverflow(error),
       compactAfterOverflow: async (signal, error) =>
         (await requests.allowed()) &&
-        this.#compactQuietly("overflow", this.#withObservedWindow(bound, error), turnId, signal, record),
+        (await this.#compactQuietly(
+          "overflow",
+          this.#withObservedWindow(bound, error),
+          turnId,
+          signal,
+          record,
+        )) === "written",
     };
   }
 
@@ -235,31 +246,32 @@ export class SessionCompactor {
     turnId: string,
     signal: AbortSignal,
     record: UsageRecorder,
-  ): Promise<boolean> {
+  ): Promise<"written" | "skipped" | "failed"> {
     const plan = this.plan(bound);
-    if (plan === null) return false;
+    if (plan === null) return "skipped";
     // Before a request, a compaction that would replace little (the context is mostly what it
     // must keep, or the system prompt and tools) is not worth a summary request each time.
     const usable = budgets(bound.limits, bound.requestConfig.max_tokens, this.account.overhead).trigger;
-    if (trigger === "auto" && plan.summarizedTokens < usable * minimumGain) return false;
+    if (trigger === "auto" && plan.summarizedTokens < usable * minimumGain) return "skipped";
     const controller = new AbortController();
     const forward = () => controller.abort(signal.reason);
     signal.addEventListener("abort", forward, { once: true });
     this.#running = controller;
     try {
       const before = this.account.size(this.#port.log.state).tokens;
-      return await this.#run(trigger, bound, turnId, plan, before, controller.signal, record);
+      await this.#run(trigger, bound, turnId, plan, before, controller.signal, record);
+      return "written";
     } catch (error) {
       if (signal.aborted) throw error;
       this.#failed(trigger, turnId, error);
-      return false;
+      return "failed";
     } finally {
       signal.removeEventListener("abort", forward);
       this.#running = null;
     }
   }
 
-  /** Summarize, check, append. True when the compaction entry is in the log. */
+  /** Summarize, check, append; throws when nothing was written. */
   async #run(
     trigger: CompactionTrigger,
     bound: BoundClient,
@@ -268,7 +280,7 @@ export class SessionCompactor {
     before: number,
     signal: AbortSignal,
     record: UsageRecorder,
-  ): Promise<boolean> {
+  ): Promise<void> {
     const port = this.#port;
     const { log } = port;
     const shares = budgets(bound.limits, bound.requestConfig.max_tokens, this.account.overhead);
@@ -328,7 +340,6 @@ export class SessionCompactor {
       first_kept_position: plan.firstKeptPosition,
       position: placed[0]?.position ?? log.position,
     });
-    return true;
   }
 
   #failed(trigger: CompactionTrigger, turnId: string | null, error: unknown): void {
