@@ -60,6 +60,17 @@ function summed(requests: readonly Request[]): Usage {
   };
 }
 
+/** A request's usage record: `input` (with `cacheRead` of it cached) and `output` tokens. */
+function recorded(input: number, output: number, cacheRead: number): RequestUsage {
+  return {
+    input_tokens: input,
+    output_tokens: output,
+    cache_read_tokens: cacheRead,
+    cache_write_tokens: 0,
+    profile: "main",
+  };
+}
+
 describe("the usage of a turn a crash cut short", () => {
   it("is what the cut turn's answers recorded, never an earlier turn's, over any history and any page boundary", async () => {
     const ended = fc.array(fc.array(request, { maxLength: 12 }), { maxLength: 8 });
@@ -84,13 +95,7 @@ describe("the usage of a turn a crash cut short", () => {
   });
 
   it("stops at the previous turn even when that turn's end entries are missing", async () => {
-    const usage: RequestUsage = {
-      input_tokens: 10,
-      output_tokens: 1,
-      cache_read_tokens: 0,
-      cache_write_tokens: 0,
-      profile: "main",
-    };
+    const usage = recorded(10, 1, 0);
     const entries = [
       sessionStart(),
       ...turnEntries("older", [{ usage, tools: false, budgetChange: false }]),
@@ -105,13 +110,7 @@ describe("the usage of a turn a crash cut short", () => {
   });
 
   it("reads from a pruned log's cut when the turn reaches back before it", async () => {
-    const usage: RequestUsage = {
-      input_tokens: 5,
-      output_tokens: 2,
-      cache_read_tokens: 1,
-      cache_write_tokens: 0,
-      profile: "main",
-    };
+    const usage = recorded(5, 2, 1);
     const requests = Array.from({ length: 100 }, () => ({ usage, tools: true, budgetChange: false }));
     const kept = placeLog(turnEntries("cut", requests)).slice(150);
     const answers = kept.filter((stored) => stored.entry.kind === "assistant_items").length;
