@@ -489,18 +489,24 @@ function settle(): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // Cold start
 
+/** One daemon start (of `skeinBin`, default this checkout's): wall time to ready and its CPU by then (ms). */
+async function startOnce(provider: FakeProvider, skeinBin?: string): Promise<{ wall: number; cpu: number }> {
+  const begin = now();
+  const app = await DaemonHarness.start({
+    providers: profiles(provider),
+    env: daemonEnv({ SKEIN_LOG_LEVEL: "warn" }),
+    ...(skeinBin === undefined ? {} : { skeinBin }),
+  });
+  const wall = now() - begin;
+  const cpu = cpuMs(app.pid);
+  await app.close();
+  return { wall, cpu };
+}
+
 async function coldStart(provider: FakeProvider): Promise<Figure[]> {
   const runs = 7;
   const starts: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const begin = now();
-    const app = await DaemonHarness.start({
-      providers: profiles(provider),
-      env: daemonEnv({ SKEIN_LOG_LEVEL: "warn" }),
-    });
-    starts.push(now() - begin);
-    await app.close();
-  }
+  for (let i = 0; i < runs; i++) starts.push((await startOnce(provider)).wall);
   const bare: number[] = [];
   for (let i = 0; i < runs; i++) {
     const begin = now();
@@ -509,7 +515,7 @@ async function coldStart(provider: FakeProvider): Promise<Figure[]> {
   }
   starts.sort((a, b) => a - b);
   bare.sort((a, b) => a - b);
-  return [
+  const figures = [
     figure(
       "cold_start_ms",
       quantile(starts, 0.5),
@@ -518,6 +524,37 @@ async function coldStart(provider: FakeProvider): Promise<Figure[]> {
       'process start → GET /server ready (median of 7; polled every 20 ms); baseline: node -e ""',
     ),
   ];
+  const other = process.env.SKEIN_BENCH_COMPARE_BIN;
+  if (other === undefined || other === "") return figures;
+  // Alternated starts of both builds, so drift of a shared machine hits both alike.
+  const mine: { wall: number; cpu: number }[] = [];
+  const theirs: { wall: number; cpu: number }[] = [];
+  for (let i = 0; i < 11; i++) {
+    theirs.push(await startOnce(provider, other));
+    mine.push(await startOnce(provider));
+  }
+  const median = (list: { wall: number; cpu: number }[], pick: "wall" | "cpu") =>
+    quantile(
+      list.map((start) => start[pick]).sort((a, b) => a - b),
+      0.5,
+    );
+  figures.push(
+    figure(
+      "cold_start_ms_vs_build",
+      median(mine, "wall"),
+      "ms",
+      median(theirs, "wall"),
+      `cold_start_ms of this build against the build of ${other}, 11 alternated starts each (medians)`,
+    ),
+    figure(
+      "cold_start_cpu_ms_vs_build",
+      median(mine, "cpu"),
+      "ms",
+      median(theirs, "cpu"),
+      "the daemon's CPU (utime+stime, 10 ms ticks) from its start to ready, same starts",
+    ),
+  );
+  return figures;
 }
 
 // ---------------------------------------------------------------------------------------------

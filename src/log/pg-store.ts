@@ -13,7 +13,7 @@
  * append inside their own writes with `appendInTransaction`). Reads verify exactly like the SQLite
  * store.
  */
-import pg from "pg";
+import type pg from "pg";
 import type { GroupCommitStats } from "./commit-queue.js";
 import type { HashedEntry, PositionedEntry } from "./entries.js";
 import { isEntryHash } from "./entry-hash.js";
@@ -22,25 +22,15 @@ import { checkedLastRow, checkHeadRecord, type HeadRecord } from "./head-record.
 import type { HeadSigner } from "./head-signer.js";
 import { PgCommitQueue } from "./pg-commit-queue.js";
 import { keepConnectionErrors } from "./pg-connection-errors.js";
+import { pgDriver } from "./pg-driver.js";
 import { readPgHeadRecord, signPgHead, unsignedPgHeads } from "./pg-head-records.js";
 import { cutHashAt, latestPgCut } from "./pg-prune-cut.js";
+import { createPgTranscriptSchema } from "./pg-transcript-schema.js";
 import { type PreparedEntry, prepareAppend } from "./prepared-append.js";
 import type { AlongsideWrites, AppendOptions, LogHead, TransactionalStore } from "./store.js";
-import { backfillRecordedHeads, transcriptTables } from "./transcript-schema.js";
 import { type StoredRow, verifyRows, verifyStoredLog } from "./verify-rows.js";
 
 type Queryable = pg.Pool | pg.PoolClient;
-
-/**
- * Create the `transcript` table and `transcript_heads` if they do not exist (idempotent). A
- * database from before recorded heads gets one per session, from its last entry.
- */
-export async function createPgTranscriptSchema(queryable: Queryable): Promise<void> {
-  const existing = await queryable.query("SELECT to_regclass('transcript_heads') IS NOT NULL AS present");
-  const hadHeads = (existing.rows[0] as { present: boolean }).present;
-  for (const statement of transcriptTables("postgres")) await queryable.query(statement);
-  if (!hadHeads) await queryable.query(backfillRecordedHeads);
-}
 
 const UNIQUE_VIOLATION = "23505";
 const SELECT_COLUMNS = "SELECT position, hash, prev_hash, kind, entry FROM transcript";
@@ -80,7 +70,8 @@ export class PgStore implements TransactionalStore<pg.PoolClient> {
     config: string | pg.PoolConfig,
     options: Omit<PgStoreOptions, "ownsPool"> = {},
   ): Promise<PgStore> {
-    const pool = new pg.Pool(typeof config === "string" ? { connectionString: config } : config);
+    const { Pool } = await pgDriver();
+    const pool = new Pool(typeof config === "string" ? { connectionString: config } : config);
     keepConnectionErrors(pool);
     try {
       await createPgTranscriptSchema(pool);

@@ -8,7 +8,7 @@
  */
 import { STATUS_CODES } from "node:http";
 import type { Readable } from "node:stream";
-import { Agent, type Dispatcher, request as undiciRequest } from "undici";
+import { Agent, type Dispatcher } from "undici";
 import { LlmClientError } from "../model/llm-client.js";
 import { type HeaderSource, httpStatusError, transportError } from "./http-error.js";
 import type { HttpRequestSpec } from "./stream-parser.js";
@@ -71,14 +71,18 @@ export class HttpStream {
     // undici's own request API rather than its fetch: a Node stream body instead of a web
     // stream per response (a promise and several objects per chunk less), and no redirect
     // followed behind the caller's back (a provider's 3xx is an error, its key never re-sent).
+    // The dispatcher's own method, not undici's top-level `request`: the daemon's bundle carries
+    // only undici's Agent (scripts/daemon-bundle-undici.mjs).
     let response: Dispatcher.ResponseData;
     try {
-      response = await undiciRequest(this.spec.url, {
+      const url = new URL(this.spec.url);
+      response = await dispatcher().request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
         method: "POST",
         headers: requestHeaders(this.spec.headers),
         body: this.spec.body,
         signal: this.controller.signal,
-        dispatcher: dispatcher(),
       });
     } catch (error) {
       this.close();

@@ -96,7 +96,7 @@ async function webFetch(access: WebFetchAccess, input: WebFetchInput, signal: Ab
       url = parseUrl(new URL(location, url).href);
       continue;
     }
-    return render(await readBounded(url, response, bounded));
+    return await render(await readBounded(url, response, bounded));
   }
 }
 
@@ -224,7 +224,7 @@ async function readBounded(url: URL, response: IncomingMessage, signal: AbortSig
   };
 }
 
-function render(fetched: Fetched): string {
+async function render(fetched: Fetched): Promise<string> {
   const mediaType = fetched.contentType.split(";")[0]?.trim().toLowerCase() ?? "";
   const head = `${fetched.url.href} (${fetched.status}, ${mediaType || "no content type"})`;
   const textual =
@@ -232,7 +232,7 @@ function render(fetched: Fetched): string {
   if (!textual) return `${head}\n\n[${fetched.body.length} bytes of ${mediaType}, not text: not shown]`;
   const text = decodeText(fetched.body, fetched.contentType);
   const shown =
-    mediaType === "text/html" || mediaType === "application/xhtml+xml" ? htmlToMarkdown(text) : text;
+    mediaType === "text/html" || mediaType === "application/xhtml+xml" ? await htmlToMarkdown(text) : text;
   const note = fetched.cut ? `\n[the body was cut after ${MAX_FETCH_BYTES} bytes]` : "";
   return truncateText(`${head}\n\n${shown}`) + note;
 }

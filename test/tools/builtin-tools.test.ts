@@ -1,5 +1,7 @@
 import { mkdirSync, symlinkSync, unlinkSync } from "node:fs";
 import path from "node:path";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import formatsPlugin from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_BWRAP_PATH, probeBwrap } from "../../src/tools/bubblewrap.js";
 import { builtinToolKit, builtinTools, WorkspaceConfigurationError } from "../../src/tools/builtin-tools.js";
@@ -123,6 +125,19 @@ describe("builtinTools", () => {
       const { meta } = definition();
       expect(meta.description.length).toBeGreaterThan(20);
       expect(meta.input_schema).toMatchObject({ type: "object", additionalProperties: false });
+    }
+  });
+
+  it("gives every tool a schema valid under the 2020-12 meta-schema that compiles in strict mode", () => {
+    // The daemon compiles a tool's schema at its first call, without the meta-schema check.
+    const ajv = new Ajv2020({ allErrors: true, strict: true });
+    formatsPlugin.default(ajv);
+    const definitions = builtinTools("/srv/ws", { shell: "unconfined", env: allowUnconfined });
+    expect(definitions.length).toBeGreaterThanOrEqual(10);
+    for (const definition of definitions) {
+      const { name, input_schema } = definition().meta;
+      expect(ajv.validateSchema(input_schema), `${name}: ${ajv.errorsText(ajv.errors)}`).toBe(true);
+      expect(() => ajv.compile(input_schema), name).not.toThrow();
     }
   });
 

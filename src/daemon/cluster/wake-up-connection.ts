@@ -10,7 +10,8 @@
  * file only keeps the latency of a hand-off low through database trouble, on one connection per
  * node so that max_connections bounds a cluster by its pools, not by its channels.
  */
-import pg from "pg";
+import type pg from "pg";
+import { pgDriver } from "../../log/pg-driver.js";
 import type { SessionLogger } from "../session/session-services.js";
 
 /** Pauses between attempts to open a lost connection again (the last one repeats). */
@@ -65,7 +66,7 @@ export class WakeUpConnection {
     const client = this.#client;
     if (client === null) return subscription;
     try {
-      await client.query(listenStatement([channel]));
+      await client.query(listenStatement(client, [channel]));
     } catch (error) {
       // Most likely the connection failing: its replacement LISTENs on the channel and wakes it.
       this.#lose(client, error as Error);
@@ -86,7 +87,8 @@ export class WakeUpConnection {
     if (subscribers?.delete(wake) !== true || subscribers.size > 0) return;
     this.#subscribers.delete(channel);
     // Not waited for: a notification still on its way finds no subscriber and is dropped.
-    this.#client?.query(`UNLISTEN ${pg.escapeIdentifier(channel)}`).catch(() => undefined);
+    const client = this.#client;
+    client?.query(`UNLISTEN ${client.escapeIdentifier(channel)}`).catch(() => undefined);
   }
 
   /** Hand a notification to its channel's subscribers. */
@@ -95,7 +97,8 @@ export class WakeUpConnection {
   }
 
   async #open(): Promise<void> {
-    const client = new pg.Client(this.#connection);
+    const { Client } = await pgDriver();
+    const client = new Client(this.#connection);
     // Always listened to: an 'error' event with no listener would end the process.
     client.on("error", (error) => this.#lose(client, error));
     client.on("end", () => this.#lose(client, null));
@@ -107,7 +110,7 @@ export class WakeUpConnection {
       for (;;) {
         const channels = [...this.#subscribers.keys()].filter((channel) => !listened.has(channel));
         if (channels.length === 0) break;
-        await client.query(listenStatement(channels));
+        await client.query(listenStatement(client, channels));
         for (const channel of channels) listened.add(channel);
       }
     } catch (error) {
@@ -162,8 +165,8 @@ export class WakeUpConnection {
 }
 
 /** One statement LISTENing on `channels` (each quoted: a name is never read as SQL). */
-function listenStatement(channels: readonly string[]): string {
-  return channels.map((channel) => `LISTEN ${pg.escapeIdentifier(channel)}`).join("; ");
+function listenStatement(client: pg.Client, channels: readonly string[]): string {
+  return channels.map((channel) => `LISTEN ${client.escapeIdentifier(channel)}`).join("; ");
 }
 
 /** Resolve after `ms` without keeping the process alive. */

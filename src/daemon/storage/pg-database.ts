@@ -7,11 +7,12 @@
  * the storage's (pg-session-storage.ts). The tables live in the connection's current schema
  * (a URL may choose it with `?options=-c search_path=NAME`).
  */
-import pg from "pg";
+import type pg from "pg";
 import { keepConnectionErrors } from "../../log/pg-connection-errors.js";
-import { createPgTranscriptSchema } from "../../log/pg-store.js";
+import { pgDriver } from "../../log/pg-driver.js";
+import { createPgTranscriptSchema } from "../../log/pg-transcript-schema.js";
 import { pendingMigrations, schemaVersionTable } from "./daemon-schema.js";
-import { pgTypes } from "./pg-runner.js";
+import { pgTypesOf } from "./pg-runner.js";
 
 /** The URL without its password, for messages and logs. */
 function redactedUrl(url: string): string {
@@ -46,12 +47,13 @@ export async function openPgDaemonDatabase(
   url: string,
   options: PgDaemonDatabaseOptions = {},
 ): Promise<pg.Pool> {
-  const pool = new pg.Pool({
+  const driver = await pgDriver();
+  const pool = new driver.Pool({
     connectionString: url,
     // How an operator tells the daemon's connections apart in pg_stat_activity (an
     // application_name in the URL wins).
     fallback_application_name: daemonApplicationName,
-    types: pgTypes,
+    types: pgTypesOf(driver),
     max: options.max ?? 10,
     ...(options.idleInTransactionMs === undefined
       ? {}

@@ -2,12 +2,12 @@
  * Runs SQL programs (sql-program.ts) on a PostgreSQL connection, asynchronously.
  *
  * Boundary rule: the program's `?` placeholders become `$1..$n` here (programs never put a `?`
- * in a literal); BIGINT and COUNT come back as numbers (`pgTypes`, given to every pool of the
+ * in a literal); BIGINT and COUNT come back as numbers (`pgTypesOf`, given to every pool of the
  * daemon: the values it stores are milliseconds and counters, far below 2^53). A statement that
  * fails is thrown into the program, but PostgreSQL has then aborted the transaction: a program
  * may turn such an error into its own, never carry on with more statements.
  */
-import pg from "pg";
+import type pg from "pg";
 import { unreachable } from "../../model/unreachable.js";
 import type { SqlProgram, SqlStep, SqlValue } from "./sql-program.js";
 
@@ -17,13 +17,15 @@ export type PgQueryable = Pick<pg.PoolClient, "query">;
 const int8 = 20;
 const numeric = 1700;
 
-/** Type parsers for the daemon's pools: int8 and numeric as JavaScript numbers. */
-export const pgTypes: pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: string) => {
-    if (oid === int8 || oid === numeric) return (text: string) => Number(text);
-    return pg.types.getTypeParser(oid, format as "text");
-  }) as pg.CustomTypesConfig["getTypeParser"],
-};
+/** Type parsers for the daemon's pools of `driver`: int8 and numeric as JavaScript numbers. */
+export function pgTypesOf(driver: typeof pg): pg.CustomTypesConfig {
+  return {
+    getTypeParser: ((oid: number, format?: string) => {
+      if (oid === int8 || oid === numeric) return (text: string) => Number(text);
+      return driver.types.getTypeParser(oid, format as "text");
+    }) as pg.CustomTypesConfig["getTypeParser"],
+  };
+}
 
 const numbered = new Map<string, string>();
 /** Programs' texts are a fixed set; the bound only guards against one that builds its SQL. */
