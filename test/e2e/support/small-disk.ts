@@ -5,7 +5,7 @@
  * with it.
  */
 import { execFileSync } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -62,6 +62,12 @@ export class SmallDisk {
   /** Remove the filler: the space is free again. */
   free(): void {
     rmSync(this.fillerPath, { force: true });
+  }
+
+  /** Remove everything on the disk (between tests, once their daemons are gone): all its space is free. */
+  clear(): void {
+    for (const name of readdirSync(this.path))
+      rmSync(join(this.path, name), { recursive: true, force: true });
   }
 
   /** Unmount and remove the directory. */
