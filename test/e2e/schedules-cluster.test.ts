@@ -167,14 +167,19 @@ describe("schedules on a cluster", () => {
     expect(admitted.map((row) => row.id).sort()).toEqual(expected);
     // No firing ran twice: each input is in exactly one completed turn (an abandoned turn's
     // input goes on in the turn that continues it).
-    const turns = await schema.query<{ input_ids: string }>(
-      "SELECT input_ids FROM turns WHERE session = $1 AND state = 'completed'",
+    const turns = await schema.query<{ id: string; state: string; input_ids: string; error: string | null }>(
+      "SELECT id, state, input_ids, error FROM turns WHERE session = $1 ORDER BY started_at",
       [sessionId],
     );
-    const completedIn = new Map<string, number>();
+    // Every turn an input is in, with its state, so a failure says which way it went.
+    const turnsOf = new Map<string, string[]>();
     for (const turn of turns)
       for (const id of JSON.parse(turn.input_ids) as string[])
-        completedIn.set(id, (completedIn.get(id) ?? 0) + 1);
-    expect(expected.filter((id) => completedIn.get(id) !== 1)).toEqual([]);
+        turnsOf.set(id, [...(turnsOf.get(id) ?? []), `${turn.id} ${turn.state} ${turn.error ?? ""}`.trim()]);
+    const completedIn = (id: string) =>
+      (turnsOf.get(id) ?? []).filter((turn) => turn.split(" ")[1] === "completed").length;
+    expect(
+      expected.filter((id) => completedIn(id) !== 1).map((id) => ({ id, turns: turnsOf.get(id) ?? [] })),
+    ).toEqual([]);
   }, 150_000);
 });
